@@ -1,0 +1,261 @@
+// Package capture reads what a profiled run of the pinned-memory program left
+// behind — an Nsight Systems .nsys-rep, its SQLite export, a folder of
+// `nsys stats` CSV reports, the program's transcript or results JSON, or a
+// hand-written measurements file — into one model that the predictions query.
+//
+// Every loader says which facts its input cannot provide (see Gap), so that a
+// consumer never mistakes a missing fact for an empty one.
+package capture
+
+import "sort"
+
+// Format names the kind of input a Capture was read from.
+type Format string
+
+// The input formats nsyscheck reads.
+const (
+	FormatNsysRep      Format = "nsys-rep"
+	FormatSQLite       Format = "sqlite"
+	FormatCSV          Format = "csv"
+	FormatTranscript   Format = "transcript"
+	FormatMeasurements Format = "measurements" // also the program's results JSON
+)
+
+// Fact names one kind of information a Capture may or may not hold.
+type Fact string
+
+// The facts the predictions need. A loader lists in Capture.Missing every
+// fact its input cannot provide.
+const (
+	FactAPITrace     Fact = "api-trace"       // per-call CUDA runtime API records
+	FactAPISummary   Fact = "api-summary"     // per-name totals (cuda_api_sum)
+	FactMemcpy       Fact = "memcpy-trace"    // per-copy GPU memcpy activity records
+	FactMemcpyBytes  Fact = "memcpy-bytes"    // bytes per copy or per operation
+	FactMemoryKinds  Fact = "memory-kinds"    // source/destination memory kind of each copy
+	FactCorrelation  Fact = "correlation"     // API call <-> GPU activity correlation ids
+	FactKernels      Fact = "kernel-trace"    // per-launch kernel activity records
+	FactNVTX         Fact = "nvtx-ranges"     // per-instance NVTX push/pop ranges with times
+	FactNVTXSummary  Fact = "nvtx-summary"    // per-name NVTX totals (nvtx_sum)
+	FactProgram      Fact = "program-numbers" // the program's own timings (transcript, results JSON)
+	FactProcessScope Fact = "process-scope"   // process and thread ids of API calls
+)
+
+// Gap records a fact an input cannot provide and why.
+type Gap struct {
+	Fact   Fact   `json:"fact"`
+	Reason string `json:"reason"`
+}
+
+// CopyKind is the direction of a memory copy, normalised across nsys releases
+// ("[CUDA memcpy HtoD]", "[CUDA memcpy Host-to-Device]", ENUM_CUDA_MEMCPY_OPER).
+type CopyKind string
+
+// Copy kinds.
+const (
+	CopyHtoD    CopyKind = "HtoD"
+	CopyDtoH    CopyKind = "DtoH"
+	CopyDtoD    CopyKind = "DtoD"
+	CopyHtoH    CopyKind = "HtoH"
+	CopyPtoP    CopyKind = "PtoP"
+	CopyOther   CopyKind = "other" // array, unified-memory and other kinds
+	CopyUnknown CopyKind = "unknown"
+)
+
+// MemKind is the kind of memory on one side of a copy (ENUM_CUDA_MEM_KIND).
+type MemKind string
+
+// Memory kinds.
+const (
+	MemPageable MemKind = "pageable"
+	MemPinned   MemKind = "pinned"
+	MemDevice   MemKind = "device"
+	MemArray    MemKind = "array"
+	MemManaged  MemKind = "managed"
+	MemUnknown  MemKind = "unknown"
+)
+
+// APICall is one CUDA runtime (or driver) API call from the trace. Times are
+// nanoseconds on the capture's clock.
+type APICall struct {
+	Name          string `json:"name"` // without the _vNNNN suffix
+	Start         int64  `json:"start"`
+	End           int64  `json:"end"`
+	Result        int64  `json:"result"`
+	CorrelationID int64  `json:"correlationId"`
+	PID           int64  `json:"pid"`
+	TID           int64  `json:"tid"`
+	Thread        string `json:"thread,omitempty"`
+	Row           int    `json:"-"` // 1-based data row in the source file (CSV) or 0
+}
+
+// Duration is the call's duration in nanoseconds.
+func (c APICall) Duration() int64 { return c.End - c.Start }
+
+// Memcpy is one GPU memory-copy activity record.
+type Memcpy struct {
+	Kind          CopyKind `json:"kind"`
+	Src           MemKind  `json:"src"`
+	Dst           MemKind  `json:"dst"`
+	Bytes         int64    `json:"bytes"`
+	Start         int64    `json:"start"`
+	End           int64    `json:"end"`
+	CorrelationID int64    `json:"correlationId"`
+	Stream        int64    `json:"stream"`
+	Device        int64    `json:"device"`
+	PID           int64    `json:"pid"`
+}
+
+// Duration is the copy's GPU duration in nanoseconds.
+func (m Memcpy) Duration() int64 { return m.End - m.Start }
+
+// Kernel is one kernel launch's GPU activity record.
+type Kernel struct {
+	Name          string `json:"name"` // short (base) name
+	Start         int64  `json:"start"`
+	End           int64  `json:"end"`
+	CorrelationID int64  `json:"correlationId"`
+	Stream        int64  `json:"stream"`
+	PID           int64  `json:"pid"`
+}
+
+// Duration is the kernel's GPU duration in nanoseconds.
+func (k Kernel) Duration() int64 { return k.End - k.Start }
+
+// Range is one NVTX push/pop range instance.
+type Range struct {
+	Name   string `json:"name"`
+	Domain string `json:"domain,omitempty"`
+	Start  int64  `json:"start"`
+	End    int64  `json:"end"`  // 0 when Open
+	Open   bool   `json:"open"` // never popped before the capture ended
+	PID    int64  `json:"pid"`
+	TID    int64  `json:"tid"`
+}
+
+// Contains reports whether the instant span [start, end] lies inside the range.
+// An open range extends to the end of the capture.
+func (r Range) Contains(start, end int64) bool {
+	return start >= r.Start && (r.Open || end <= r.End)
+}
+
+// APISummary is one row of the cuda_api_sum report: totals per API name.
+type APISummary struct {
+	Name    string `json:"name"`
+	Calls   int64  `json:"calls"`
+	TotalNs int64  `json:"totalNs"`
+	MinNs   int64  `json:"minNs"`
+	MaxNs   int64  `json:"maxNs"`
+}
+
+// MemSummary is one copy kind's totals from cuda_gpu_mem_time_sum and
+// cuda_gpu_mem_size_sum.
+type MemSummary struct {
+	Kind    CopyKind `json:"kind"`
+	Count   int64    `json:"count"`
+	TotalNs int64    `json:"totalNs"`
+	TotalMB float64  `json:"totalMB"` // megabytes (1e6 bytes) as the report rounds them; 0 if unknown
+}
+
+// RangeSummary is one row of the nvtx_sum report.
+type RangeSummary struct {
+	Name      string `json:"name"` // without the ":" domain prefix
+	Domain    string `json:"domain,omitempty"`
+	Instances int64  `json:"instances"`
+	TotalNs   int64  `json:"totalNs"`
+}
+
+// Metadata describes where and how a capture was made, as far as the input says.
+type Metadata struct {
+	NsysVersion   string `json:"nsysVersion,omitempty"`
+	SchemaVersion string `json:"schemaVersion,omitempty"`
+	GPU           string `json:"gpu,omitempty"`
+	Driver        string `json:"driver,omitempty"`
+	CUDADriver    string `json:"cudaDriver,omitempty"` // e.g. "13000"
+	OS            string `json:"os,omitempty"`
+	// PCIe link of the GPU, where known (e.g. from the program's results).
+	PCIeGen   int `json:"pcieGen,omitempty"`
+	PCIeWidth int `json:"pcieWidth,omitempty"`
+}
+
+// Capture is everything nsyscheck knows about one profiled run.
+type Capture struct {
+	Path   string   `json:"path"`
+	Format Format   `json:"format"`
+	Files  []string `json:"files,omitempty"` // the files actually read
+	Meta   Metadata `json:"meta"`
+
+	Calls   []APICall `json:"calls,omitempty"`   // sorted by Start
+	Memcpys []Memcpy  `json:"memcpys,omitempty"` // sorted by Start
+	Kernels []Kernel  `json:"kernels,omitempty"` // sorted by Start
+	Ranges  []Range   `json:"ranges,omitempty"`  // sorted by Start
+
+	APISummary   []APISummary   `json:"apiSummary,omitempty"`
+	MemSummary   []MemSummary   `json:"memSummary,omitempty"`
+	RangeSummary []RangeSummary `json:"rangeSummary,omitempty"`
+
+	// Program holds the numbers the program itself reported (transcript,
+	// results JSON) or a measurements file; nil when the input has none.
+	Program *Measurements `json:"program,omitempty"`
+
+	// Missing lists the facts this input cannot provide.
+	Missing []Gap `json:"missing,omitempty"`
+}
+
+// Has reports whether the capture holds the given fact.
+func (c *Capture) Has(f Fact) bool {
+	for _, g := range c.Missing {
+		if g.Fact == f {
+			return false
+		}
+	}
+	return true
+}
+
+// Why returns the reason a fact is missing, or "" when it is present.
+func (c *Capture) Why(f Fact) string {
+	for _, g := range c.Missing {
+		if g.Fact == f {
+			return g.Reason
+		}
+	}
+	return ""
+}
+
+// Lack records that the capture cannot provide a fact. A fact already
+// recorded as missing keeps its first reason.
+func (c *Capture) Lack(f Fact, reason string) {
+	if !c.Has(f) {
+		return
+	}
+	c.Missing = append(c.Missing, Gap{Fact: f, Reason: reason})
+}
+
+// Sort orders every per-event list by start time (then by end, then by
+// correlation id), since no export guarantees row order.
+func (c *Capture) Sort() {
+	sort.SliceStable(c.Calls, func(i, j int) bool {
+		a, b := c.Calls[i], c.Calls[j]
+		if a.Start != b.Start {
+			return a.Start < b.Start
+		}
+		if a.End != b.End {
+			return a.End < b.End
+		}
+		return a.CorrelationID < b.CorrelationID
+	})
+	sort.SliceStable(c.Memcpys, func(i, j int) bool {
+		a, b := c.Memcpys[i], c.Memcpys[j]
+		if a.Start != b.Start {
+			return a.Start < b.Start
+		}
+		return a.CorrelationID < b.CorrelationID
+	})
+	sort.SliceStable(c.Kernels, func(i, j int) bool {
+		a, b := c.Kernels[i], c.Kernels[j]
+		if a.Start != b.Start {
+			return a.Start < b.Start
+		}
+		return a.CorrelationID < b.CorrelationID
+	})
+	sort.SliceStable(c.Ranges, func(i, j int) bool { return c.Ranges[i].Start < c.Ranges[j].Start })
+}
