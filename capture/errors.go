@@ -1,0 +1,74 @@
+package capture
+
+import (
+	"errors"
+	"strings"
+)
+
+// InputError says that an input cannot be read: which file, where in it,
+// what is wrong and what the user can do about it.
+type InputError struct {
+	Path    string // the file or folder given
+	Where   string // e.g. "row 12", "table CUPTI_ACTIVITY_KIND_MEMCPY", "column Duration (ns)"
+	Problem string // what is wrong, in plain words
+	Hint    string // what to do; may be empty
+	Err     error  // underlying error; may be nil
+}
+
+// Error formats the error as "path: where: problem: cause (hint)".
+func (e *InputError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Path)
+	if e.Where != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Where)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Problem)
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	if e.Hint != "" {
+		b.WriteString(" (")
+		b.WriteString(e.Hint)
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+// Unwrap returns the underlying error.
+func (e *InputError) Unwrap() error { return e.Err }
+
+// IsInputError reports whether err is, or wraps, an *InputError.
+func IsInputError(err error) bool {
+	var ie *InputError
+	return errors.As(err, &ie)
+}
+
+// Options tune how an input is loaded.
+type Options struct {
+	// APINames, when not empty, limits the API calls loaded to these names
+	// (without _vNNNN suffix), which keeps memory small on big captures.
+	// Empty loads every call.
+	APINames []string
+	// Nsys is the nsys executable used to export a .nsys-rep; empty means
+	// look it up ($NSYS, PATH, the usual install folders).
+	Nsys string
+	// CacheDir, when set, receives .nsys-rep exports instead of the folder
+	// beside the report.
+	CacheDir string
+}
+
+// WantsAPI reports whether calls named name are to be loaded.
+func (o Options) WantsAPI(name string) bool {
+	if len(o.APINames) == 0 {
+		return true
+	}
+	for _, n := range o.APINames {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
