@@ -1,0 +1,876 @@
+package capture
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/gocarina/gocsv"
+)
+
+// FactMemSummary names the per-copy-kind totals of cuda_gpu_mem_time_sum and
+// cuda_gpu_mem_size_sum (Capture.MemSummary). It is declared here rather than
+// in model.go because only the CSV loader can lack it on its own.
+const FactMemSummary Fact = "mem-summary"
+
+// csvReport is one `nsys stats` report that LoadCSVDir understands, with the
+// file-name suffixes of both report-name generations.
+type csvReport struct {
+	key   string   // the current report name
+	names []string // every report name that maps to it, newest first
+}
+
+var csvReports = []csvReport{
+	{"cuda_api_trace", []string{"cuda_api_trace", "cudaapitrace"}},
+	{"cuda_api_sum", []string{"cuda_api_sum", "cudaapisum"}},
+	{"cuda_gpu_mem_time_sum", []string{"cuda_gpu_mem_time_sum", "gpumemtimesum"}},
+	{"cuda_gpu_mem_size_sum", []string{"cuda_gpu_mem_size_sum", "gpumemsizesum"}},
+	{"nvtx_sum", []string{"nvtx_sum", "nvtxsum"}},
+}
+
+// csvSuffixes lists the accepted file-name suffixes, for messages.
+func csvSuffixes() string {
+	var s []string
+	for _, r := range csvReports {
+		for _, n := range r.names {
+			s = append(s, "_"+n+".csv")
+		}
+	}
+	return strings.Join(s, ", ")
+}
+
+// matchCSVReport returns the report key and base name of a file name such as
+// "ref_cuda_api_trace.csv", or ok false.
+func matchCSVReport(file string) (key, base string, ok bool) {
+	if !strings.HasSuffix(strings.ToLower(file), ".csv") {
+		return "", "", false
+	}
+	stem := file[:len(file)-len(".csv")]
+	for _, r := range csvReports {
+		for _, n := range r.names {
+			if stem == n {
+				return r.key, "", true
+			}
+			if strings.HasSuffix(stem, "_"+n) {
+				return r.key, strings.TrimSuffix(stem, "_"+n), true
+			}
+		}
+	}
+	return "", "", false
+}
+
+// LoadCSVDir reads the `nsys stats --format csv` reports in dir: the API
+// trace, the API, GPU-memory and NVTX summaries, under their current or
+// their 2022-era report names. Reports are found by their "_<report>.csv"
+// suffix whatever the base name; one base name per folder.
+func LoadCSVDir(dir string, opts Options) (*Capture, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, &InputError{Path: dir, Problem: "cannot read the CSV folder", Err: err, Hint: "check the path"}
+	}
+	if !st.IsDir() {
+		return nil, &InputError{Path: dir, Problem: "not a folder", Hint: "give the folder that holds the nsys stats CSV reports"}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, &InputError{Path: dir, Problem: "cannot list the CSV folder", Err: err}
+	}
+	found := map[string][]string{} // report key -> file names
+	bases := map[string]bool{}
+	var otherCSV []string
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		key, base, ok := matchCSVReport(e.Name())
+		if !ok {
+			if strings.HasSuffix(strings.ToLower(e.Name()), ".csv") {
+				otherCSV = append(otherCSV, e.Name())
+			}
+			continue
+		}
+		found[key] = append(found[key], e.Name())
+		bases[base] = true
+	}
+	if len(found) == 0 {
+		problem := "no CSV files"
+		if len(otherCSV) > 0 {
+			problem = "no known nsys stats report among the CSV files " + strings.Join(otherCSV, ", ")
+		}
+		return nil, &InputError{Path: dir, Problem: problem,
+			Hint: "expected files ending in " + csvSuffixes() +
+				"; make them with nsys stats --report cuda_api_trace,cuda_api_sum,cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum,nvtx_sum --format csv --output BASE REPORT.nsys-rep"}
+	}
+	if len(bases) > 1 {
+		var names []string
+		for _, files := range found {
+			names = append(names, files...)
+		}
+		sort.Strings(names)
+		return nil, &InputError{Path: dir, Problem: "reports of several captures in one folder: " + strings.Join(names, ", "),
+			Hint: "keep one capture's reports (one base name) per folder"}
+	}
+	for key, files := range found {
+		if len(files) > 1 {
+			sort.Strings(files)
+			return nil, &InputError{Path: dir, Problem: "report " + key + " is there more than once: " + strings.Join(files, ", "),
+				Hint: "keep one generation of the reports per folder"}
+		}
+	}
+
+	c := &Capture{Path: dir, Format: FormatCSV}
+	read := 0 // reports that held at least one data row
+	file := func(key string) string { return filepath.Join(dir, found[key][0]) }
+
+	if _, ok := found["cuda_api_trace"]; ok {
+		p := file("cuda_api_trace")
+		n, err := loadAPITraceFile(p, opts, c)
+		if err != nil {
+			return nil, err
+		}
+		c.Files = append(c.Files, p)
+		if n > 0 {
+			read++
+		}
+	} else {
+		c.Lack(FactAPITrace, "no *_cuda_api_trace.csv in "+dir+
+			"; make it with nsys stats --report cuda_api_trace --format csv --output BASE REPORT.nsys-rep")
+		c.Lack(FactProcessScope, "no *_cuda_api_trace.csv in "+dir+", and only the trace gives process and thread ids")
+	}
+	if _, ok := found["cuda_api_sum"]; ok {
+		p := file("cuda_api_sum")
+		rows, err := readAPISum(p)
+		if err != nil {
+			return nil, err
+		}
+		c.APISummary = rows
+		c.Files = append(c.Files, p)
+		if len(rows) > 0 {
+			read++
+		}
+	} else {
+		c.Lack(FactAPISummary, "no *_cuda_api_sum.csv in "+dir+
+			"; make it with nsys stats --report cuda_api_sum --format csv --output BASE REPORT.nsys-rep")
+	}
+	var timeRows, sizeRows []MemSummary
+	if _, ok := found["cuda_gpu_mem_time_sum"]; ok {
+		p := file("cuda_gpu_mem_time_sum")
+		if timeRows, err = readMemSum(p, false); err != nil {
+			return nil, err
+		}
+		c.Files = append(c.Files, p)
+		if len(timeRows) > 0 {
+			read++
+		}
+	}
+	if _, ok := found["cuda_gpu_mem_size_sum"]; ok {
+		p := file("cuda_gpu_mem_size_sum")
+		if sizeRows, err = readMemSum(p, true); err != nil {
+			return nil, err
+		}
+		c.Files = append(c.Files, p)
+		if len(sizeRows) > 0 {
+			read++
+		}
+	}
+	c.MemSummary = mergeMemSummary(timeRows, sizeRows)
+	switch {
+	case found["cuda_gpu_mem_time_sum"] == nil && found["cuda_gpu_mem_size_sum"] == nil:
+		c.Lack(FactMemSummary, "no *_cuda_gpu_mem_time_sum.csv or *_cuda_gpu_mem_size_sum.csv in "+dir+
+			"; make them with nsys stats --report cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum --format csv --output BASE REPORT.nsys-rep")
+	case found["cuda_gpu_mem_time_sum"] == nil:
+		c.Lack(FactMemSummary, "no *_cuda_gpu_mem_time_sum.csv in "+dir+
+			", so the copy totals have bytes but no times; make it with nsys stats --report cuda_gpu_mem_time_sum --format csv")
+	case found["cuda_gpu_mem_size_sum"] == nil:
+		c.Lack(FactMemSummary, "no *_cuda_gpu_mem_size_sum.csv in "+dir+
+			", so the copy totals have times but no bytes; make it with nsys stats --report cuda_gpu_mem_size_sum --format csv")
+	}
+	if _, ok := found["nvtx_sum"]; ok {
+		p := file("nvtx_sum")
+		rows, err := readNVTXSum(p)
+		if err != nil {
+			return nil, err
+		}
+		c.RangeSummary = rows
+		c.Files = append(c.Files, p)
+		if len(rows) > 0 {
+			read++
+		}
+	} else {
+		c.Lack(FactNVTXSummary, "no *_nvtx_sum.csv in "+dir+
+			"; make it with nsys stats --report nvtx_sum --format csv --output BASE REPORT.nsys-rep")
+	}
+	if read == 0 {
+		return nil, &InputError{Path: dir, Problem: "the reports " + strings.Join(c.Files, ", ") + " hold no data rows",
+			Hint: "the capture may have traced nothing; profile with nsys profile -t cuda,nvtx"}
+	}
+
+	c.Lack(FactMemcpy, "nsys stats CSV reports hold no per-copy GPU activity; give the .nsys-rep or its SQLite export")
+	c.Lack(FactMemcpyBytes, "the reports give bytes only as totals per copy kind in cuda_gpu_mem_size_sum, not per copy")
+	c.Lack(FactMemoryKinds, "no CSV report says whether a copy's host side was pageable or pinned; give the .nsys-rep or its SQLite export")
+	c.Lack(FactCorrelation, "cuda_api_trace carries correlation ids but no CSV report lists the GPU activity they point to")
+	c.Lack(FactKernels, "the CSV reports read here hold no per-launch kernel activity; give the .nsys-rep or its SQLite export")
+	c.Lack(FactNVTX, "nvtx_sum has per-name totals, not range instances with start and end times; give the .nsys-rep or its SQLite export")
+	c.Lack(FactProgram, "the CSV reports hold no program output; put the transcript or results JSON beside them")
+	c.Sort()
+	return c, nil
+}
+
+// ---------------------------------------------------------------------------
+// Shared reading helpers
+
+// bomReader strips a leading UTF-8 byte-order mark.
+func bomReader(r io.Reader) io.Reader {
+	br := bufio.NewReaderSize(r, 64<<10)
+	if b, err := br.Peek(3); err == nil && bytes.Equal(b, []byte{0xEF, 0xBB, 0xBF}) {
+		_, _ = br.Discard(3)
+	}
+	return br
+}
+
+// normColumn reduces a header name to a comparable key and its unit:
+// "Start (ns)" -> ("start", "ns"), "Thread Name" -> ("threadname", ""),
+// "Time(%)" -> ("time", "%"), "T-Pri" -> ("tpri", "").
+func normColumn(h string) (key, unit string) {
+	h = strings.TrimSpace(strings.TrimPrefix(h, "\uFEFF"))
+	if i := strings.LastIndexByte(h, '('); i >= 0 && strings.HasSuffix(h, ")") {
+		unit = strings.ToLower(strings.TrimSpace(h[i+1 : len(h)-1]))
+		h = h[:i]
+	}
+	var b strings.Builder
+	for _, r := range strings.ToLower(h) {
+		switch r {
+		case ' ', '-', '_', '\t':
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String(), unit
+}
+
+// timeScale returns the factor that turns a value in unit into nanoseconds.
+func timeScale(unit string) (float64, bool) {
+	switch unit {
+	case "", "ns":
+		return 1, true
+	case "us", "µs", "μs":
+		return 1e3, true
+	case "ms":
+		return 1e6, true
+	case "s", "sec":
+		return 1e9, true
+	}
+	return 0, false
+}
+
+// csvColumn describes one column a report needs.
+type csvColumn struct {
+	field    string   // the canonical key used in struct tags
+	aliases  []string // normalised header keys that mean this column
+	required bool
+	time     bool // a time: the header's unit is converted to ns
+	display  string
+}
+
+// resolvedHeader maps a report's header onto its columns.
+type resolvedHeader struct {
+	index map[string]int     // field -> column index
+	scale map[string]float64 // field -> factor to ns (time columns)
+	unit  map[string]string  // field -> unit as written
+	names []string           // the header as written
+}
+
+func resolveHeader(path, report string, header []string, cols []csvColumn) (*resolvedHeader, error) {
+	rh := &resolvedHeader{index: map[string]int{}, scale: map[string]float64{}, unit: map[string]string{}, names: header}
+	for i, h := range header {
+		key, unit := normColumn(h)
+		for _, col := range cols {
+			if _, dup := rh.index[col.field]; dup {
+				continue
+			}
+			for _, a := range col.aliases {
+				if key != a {
+					continue
+				}
+				rh.index[col.field] = i
+				rh.unit[col.field] = unit
+				if col.time {
+					s, ok := timeScale(unit)
+					if !ok {
+						return nil, &InputError{Path: path, Where: "column " + strconv.Quote(h),
+							Problem: "unknown time unit " + strconv.Quote(unit) + " in a " + report + " report",
+							Hint:    "export with nsys stats --timeunit nsec"}
+					}
+					rh.scale[col.field] = s
+				}
+			}
+		}
+	}
+	for _, col := range cols {
+		if _, ok := rh.index[col.field]; !ok && col.required {
+			quoted := make([]string, len(header))
+			for i, h := range header {
+				quoted[i] = strconv.Quote(strings.TrimPrefix(h, "\uFEFF"))
+			}
+			return nil, &InputError{Path: path, Where: "column " + strconv.Quote(col.display),
+				Problem: "this " + report + " report has no " + strconv.Quote(col.display) +
+					" column; columns found: " + strings.Join(quoted, ", "),
+				Hint: "make the report with nsys stats --report " + report +
+					" --format csv; a renamed column may come from an nsys release this tool does not know"}
+		}
+	}
+	return rh, nil
+}
+
+// stripVersion removes a "_vNNNN" API version suffix: cudaMemcpy_v3020 -> cudaMemcpy.
+func stripVersion(name string) string {
+	i := strings.LastIndex(name, "_v")
+	if i <= 0 || i+2 == len(name) {
+		return name
+	}
+	for _, r := range name[i+2:] {
+		if r < '0' || r > '9' {
+			return name
+		}
+	}
+	return name[:i]
+}
+
+// parseNs parses a time value in the column's unit as whole nanoseconds.
+// Integers take a fast path; decimals (e.g. --timeunit usec) are scaled.
+func parseNs(s string, scale float64) (int64, error) {
+	if scale == 1 {
+		if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return v, nil
+		}
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || strings.ContainsAny(s, "xXpP_") {
+		return 0, errors.New("not a number")
+	}
+	v := f * scale
+	if math.Abs(v) > 9e18 {
+		return 0, errors.New("out of range")
+	}
+	return int64(math.Round(v)), nil
+}
+
+// parseInt parses an integer column such as a count or an id.
+func parseInt(s string) (int64, error) {
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		// Some exports write counts as "12.0".
+		f, ferr := strconv.ParseFloat(s, 64)
+		if ferr != nil || f != math.Trunc(f) || math.Abs(f) > 9e18 || strings.ContainsAny(s, "xXpP_") {
+			return 0, errors.New("not an integer")
+		}
+		return int64(f), nil
+	}
+	return v, nil
+}
+
+func rowError(path string, row int, column, value, problem, hint string) *InputError {
+	return &InputError{Path: path, Where: fmt.Sprintf("data row %d, column %q", row, column),
+		Problem: fmt.Sprintf("%s: %q", problem, value), Hint: hint}
+}
+
+// csvReadError converts an encoding/csv error into an *InputError.
+func csvReadError(path string, err error) *InputError {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		row := pe.StartLine - 1
+		if row < 1 {
+			row = pe.Line - 1
+		}
+		where := fmt.Sprintf("line %d", pe.Line)
+		if row >= 1 {
+			where = fmt.Sprintf("data row %d (line %d)", row, pe.Line)
+		} else {
+			where = "header"
+		}
+		return &InputError{Path: path, Where: where, Problem: "malformed CSV", Err: pe.Err,
+			Hint: "the file may be cut short or not be an nsys stats --format csv report"}
+	}
+	return &InputError{Path: path, Problem: "cannot read the CSV report", Err: err}
+}
+
+// ---------------------------------------------------------------------------
+// cuda_api_trace: streamed
+
+var apiTraceColumns = []csvColumn{
+	{field: "start", aliases: []string{"start"}, required: true, time: true, display: "Start (ns)"},
+	{field: "duration", aliases: []string{"duration"}, required: true, time: true, display: "Duration (ns)"},
+	{field: "name", aliases: []string{"name"}, required: true, display: "Name"},
+	{field: "result", aliases: []string{"result"}, display: "Result"},
+	{field: "corrid", aliases: []string{"corrid", "correlationid"}, required: true, display: "CorrID"},
+	{field: "pid", aliases: []string{"pid", "processid"}, display: "Pid"},
+	{field: "tid", aliases: []string{"tid", "threadid"}, display: "Tid"},
+	{field: "thread", aliases: []string{"threadname", "thread"}, display: "Thread Name"},
+}
+
+func loadAPITraceFile(path string, opts Options, c *Capture) (int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, &InputError{Path: path, Problem: "cannot open the cuda_api_trace report", Err: err}
+	}
+	defer f.Close()
+	scoped := true
+	n, err := streamAPITrace(f, path, opts, func(call APICall) {
+		c.Calls = append(c.Calls, call)
+	}, func(hasScope bool) { scoped = hasScope })
+	if err != nil {
+		return 0, err
+	}
+	if !scoped {
+		c.Lack(FactProcessScope, path+" has no Pid/Tid columns")
+	}
+	return n, nil
+}
+
+// streamAPITrace reads a cuda_api_trace CSV report row by row and hands each
+// wanted call to emit; it returns the number of data rows read.
+//
+// This one report is read with encoding/csv and a header->index map rather
+// than gocsv: gocsv's streaming entry points (UnmarshalToCallback,
+// UnmarshalDecoderToCallback) pass every row through reflection and an
+// unbuffered channel to a second goroutine, which measured well under the
+// 1M rows/s this report needs (see BenchmarkCSVTraceStream). The small
+// summary reports go through gocsv.
+func streamAPITrace(r io.Reader, path string, opts Options, emit func(APICall), scope func(bool)) (int, error) {
+	cr := csv.NewReader(bomReader(r))
+	cr.ReuseRecord = true
+	header, err := cr.Read()
+	if err == io.EOF {
+		return 0, &InputError{Path: path, Problem: "empty file: no header row", Hint: "re-run nsys stats --report cuda_api_trace --format csv"}
+	}
+	if err != nil {
+		return 0, csvReadError(path, err)
+	}
+	header = append([]string(nil), header...)
+	rh, err := resolveHeader(path, "cuda_api_trace", header, apiTraceColumns)
+	if err != nil {
+		return 0, err
+	}
+	iStart, iDur, iName, iCorr := rh.index["start"], rh.index["duration"], rh.index["name"], rh.index["corrid"]
+	opt := func(f string) int {
+		if i, ok := rh.index[f]; ok {
+			return i
+		}
+		return -1
+	}
+	iRes, iPid, iTid, iThr := opt("result"), opt("pid"), opt("tid"), opt("thread")
+	if scope != nil {
+		scope(iPid >= 0 && iTid >= 0)
+	}
+	sStart, sDur := rh.scale["start"], rh.scale["duration"]
+	hint := "times must be non-negative numbers; re-export with nsys stats --report cuda_api_trace --format csv"
+	intern := map[string]string{}
+	internStr := func(s string) string {
+		if v, ok := intern[s]; ok {
+			return v
+		}
+		if len(intern) > 1<<16 { // many distinct strings: stop growing the table
+			return strings.Clone(s)
+		}
+		v := strings.Clone(s)
+		intern[v] = v
+		return v
+	}
+	num := func(rec []string, i, row int, col string) (int64, error) {
+		if i < 0 || rec[i] == "" {
+			return 0, nil
+		}
+		v, err := parseInt(rec[i])
+		if err != nil {
+			return 0, rowError(path, row, col, rec[i], "not an integer", "re-export the report with nsys stats --format csv")
+		}
+		return v, nil
+	}
+	row := 0
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		row++
+		if err != nil {
+			return row, csvReadError(path, err)
+		}
+		name := stripVersion(rec[iName])
+		if !opts.WantsAPI(name) {
+			continue
+		}
+		start, err := parseNs(rec[iStart], sStart)
+		if err != nil || start < 0 {
+			return row, rowError(path, row, header[iStart], rec[iStart], "start is not a non-negative number", hint)
+		}
+		dur, err := parseNs(rec[iDur], sDur)
+		if err != nil || dur < 0 {
+			return row, rowError(path, row, header[iDur], rec[iDur], "duration is not a non-negative number", hint)
+		}
+		if start > math.MaxInt64-dur {
+			return row, rowError(path, row, header[iDur], rec[iDur], "start + duration overflows", hint)
+		}
+		call := APICall{Name: internStr(name), Start: start, End: start + dur, Row: row}
+		if call.CorrelationID, err = num(rec, iCorr, row, header[iCorr]); err != nil {
+			return row, err
+		}
+		if iRes >= 0 {
+			if call.Result, err = num(rec, iRes, row, header[iRes]); err != nil {
+				return row, err
+			}
+		}
+		if iPid >= 0 {
+			if call.PID, err = num(rec, iPid, row, header[iPid]); err != nil {
+				return row, err
+			}
+		}
+		if iTid >= 0 {
+			if call.TID, err = num(rec, iTid, row, header[iTid]); err != nil {
+				return row, err
+			}
+		}
+		if iThr >= 0 {
+			call.Thread = internStr(rec[iThr])
+		}
+		emit(call)
+	}
+	return row, nil
+}
+
+// ---------------------------------------------------------------------------
+// Summary reports: small, decoded with gocsv
+
+// csvNum is a numeric cell decoded strictly (gocsv's own int and float
+// conversions accept "", "0x10" and truncate "1.9").
+type csvNum struct {
+	raw string
+	v   float64
+}
+
+// UnmarshalCSV implements gocsv.TypeUnmarshaller.
+func (n *csvNum) UnmarshalCSV(s string) error {
+	n.raw = s
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || strings.ContainsAny(s, "xXpP_") {
+		return fmt.Errorf("not a number: %q", s)
+	}
+	n.v = f
+	return nil
+}
+
+// canonicalReader feeds gocsv a report whose header has been rewritten to
+// canonical field keys, so one struct tag matches every header variant.
+type canonicalReader struct {
+	rows [][]string
+	pos  int
+}
+
+func (r *canonicalReader) Read() ([]string, error) {
+	if r.pos >= len(r.rows) {
+		return nil, io.EOF
+	}
+	r.pos++
+	return r.rows[r.pos-1], nil
+}
+
+func (r *canonicalReader) ReadAll() ([][]string, error) {
+	rows := r.rows[r.pos:]
+	r.pos = len(r.rows)
+	return rows, nil
+}
+
+// readSummary reads a small summary report into out (a pointer to a slice of
+// structs tagged with canonical field keys) and returns the resolved header.
+func readSummary(path, report string, cols []csvColumn, out any) (*resolvedHeader, int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, &InputError{Path: path, Problem: "cannot open the " + report + " report", Err: err}
+	}
+	defer f.Close()
+	cr := csv.NewReader(bomReader(f))
+	rows, err := cr.ReadAll()
+	if err != nil {
+		return nil, 0, csvReadError(path, err)
+	}
+	if len(rows) == 0 {
+		return nil, 0, &InputError{Path: path, Problem: "empty file: no header row", Hint: "re-run nsys stats --report " + report + " --format csv"}
+	}
+	rh, err := resolveHeader(path, report, rows[0], cols)
+	if err != nil {
+		return nil, 0, err
+	}
+	canon := make([]string, len(rows[0]))
+	for field, i := range rh.index {
+		canon[i] = field
+	}
+	for i := range canon {
+		if canon[i] == "" {
+			canon[i] = fmt.Sprintf("unused-%d", i)
+		}
+	}
+	rows[0] = canon
+	if len(rows) == 1 {
+		return rh, 0, nil
+	}
+	if err := gocsv.UnmarshalCSV(&canonicalReader{rows: rows}, out); err != nil {
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			col := "?"
+			if pe.Column >= 1 && pe.Column <= len(rh.names) {
+				col = rh.names[pe.Column-1]
+			}
+			return nil, 0, &InputError{Path: path, Where: fmt.Sprintf("data row %d, column %q", pe.Line-1, col),
+				Problem: "bad value", Err: pe.Err, Hint: "re-export the report with nsys stats --format csv"}
+		}
+		return nil, 0, &InputError{Path: path, Problem: "cannot decode the " + report + " report", Err: err}
+	}
+	return rh, len(rows) - 1, nil
+}
+
+// nsOf converts a decoded time cell to nanoseconds, checking its sign.
+func nsOf(path string, rh *resolvedHeader, row int, field string, n csvNum) (int64, error) {
+	col := rh.names[rh.index[field]]
+	v := n.v * rh.scale[field]
+	if n.v < 0 || math.Abs(v) > 9e18 {
+		return 0, rowError(path, row, col, n.raw, "time must be a non-negative number", "re-export the report with nsys stats --format csv")
+	}
+	return int64(math.Round(v)), nil
+}
+
+// countOf converts a decoded count cell, checking it is a whole non-negative number.
+func countOf(path string, rh *resolvedHeader, row int, field string, n csvNum) (int64, error) {
+	col := rh.names[rh.index[field]]
+	if n.v < 0 || n.v != math.Trunc(n.v) || n.v > 9e18 {
+		return 0, rowError(path, row, col, n.raw, "count must be a whole non-negative number", "re-export the report with nsys stats --format csv")
+	}
+	return int64(n.v), nil
+}
+
+var apiSumColumns = []csvColumn{
+	{field: "total", aliases: []string{"totaltime"}, required: true, time: true, display: "Total Time (ns)"},
+	{field: "calls", aliases: []string{"numcalls", "calls", "count"}, required: true, display: "Num Calls"},
+	{field: "min", aliases: []string{"min", "minimum"}, time: true, display: "Min (ns)"},
+	{field: "max", aliases: []string{"max", "maximum"}, time: true, display: "Max (ns)"},
+	{field: "name", aliases: []string{"name"}, required: true, display: "Name"},
+}
+
+type apiSumRow struct {
+	Total csvNum  `csv:"total"`
+	Calls csvNum  `csv:"calls"`
+	Min   *csvNum `csv:"min"`
+	Max   *csvNum `csv:"max"`
+	Name  string  `csv:"name"`
+}
+
+func readAPISum(path string) ([]APISummary, error) {
+	var rows []apiSumRow
+	rh, _, err := readSummary(path, "cuda_api_sum", apiSumColumns, &rows)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]APISummary, 0, len(rows))
+	for i, r := range rows {
+		s := APISummary{Name: stripVersion(r.Name)}
+		if s.TotalNs, err = nsOf(path, rh, i+1, "total", r.Total); err != nil {
+			return nil, err
+		}
+		if s.Calls, err = countOf(path, rh, i+1, "calls", r.Calls); err != nil {
+			return nil, err
+		}
+		if r.Min != nil {
+			if s.MinNs, err = nsOf(path, rh, i+1, "min", *r.Min); err != nil {
+				return nil, err
+			}
+		}
+		if r.Max != nil {
+			if s.MaxNs, err = nsOf(path, rh, i+1, "max", *r.Max); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+var memTimeColumns = []csvColumn{
+	{field: "total", aliases: []string{"totaltime"}, required: true, time: true, display: "Total Time (ns)"},
+	{field: "count", aliases: []string{"count", "operations", "numcalls"}, required: true, display: "Count"},
+	{field: "op", aliases: []string{"operation", "name"}, required: true, display: "Operation"},
+}
+
+var memSizeColumns = []csvColumn{
+	{field: "total", aliases: []string{"total"}, required: true, display: "Total (MB)"},
+	{field: "count", aliases: []string{"count", "operations", "numcalls"}, required: true, display: "Count"},
+	{field: "op", aliases: []string{"operation", "name"}, required: true, display: "Operation"},
+}
+
+type memSumRow struct {
+	Total csvNum `csv:"total"`
+	Count csvNum `csv:"count"`
+	Op    string `csv:"op"`
+}
+
+// copyKindOf maps a report's operation name to a copy kind; ok is false for
+// rows that are not copies (memsets).
+func copyKindOf(op string) (CopyKind, bool) {
+	o := strings.ToLower(op)
+	switch {
+	case strings.Contains(o, "memset"):
+		return "", false
+	case strings.Contains(o, "host-to-device"), strings.Contains(o, "htod"):
+		return CopyHtoD, true
+	case strings.Contains(o, "device-to-host"), strings.Contains(o, "dtoh"):
+		return CopyDtoH, true
+	case strings.Contains(o, "device-to-device"), strings.Contains(o, "dtod"):
+		return CopyDtoD, true
+	case strings.Contains(o, "host-to-host"), strings.Contains(o, "htoh"):
+		return CopyHtoH, true
+	case strings.Contains(o, "peer-to-peer"), strings.Contains(o, "ptop"):
+		return CopyPtoP, true
+	}
+	return CopyOther, true
+}
+
+// sizeScale turns the size report's unit into megabytes (1e6 bytes).
+func sizeScale(unit string) (float64, bool) {
+	switch unit {
+	case "", "mb":
+		return 1, true
+	case "kb":
+		return 1e-3, true
+	case "gb":
+		return 1e3, true
+	case "b":
+		return 1e-6, true
+	case "mib":
+		return 1.048576, true
+	case "kib":
+		return 1.024e-3, true
+	case "gib":
+		return 1073.741824, true
+	}
+	return 0, false
+}
+
+func readMemSum(path string, sizes bool) ([]MemSummary, error) {
+	report, cols := "cuda_gpu_mem_time_sum", memTimeColumns
+	if sizes {
+		report, cols = "cuda_gpu_mem_size_sum", memSizeColumns
+	}
+	var rows []memSumRow
+	rh, _, err := readSummary(path, report, cols, &rows)
+	if err != nil {
+		return nil, err
+	}
+	mbScale := 1.0
+	if sizes {
+		var ok bool
+		if mbScale, ok = sizeScale(rh.unit["total"]); !ok {
+			return nil, &InputError{Path: path, Where: "column " + strconv.Quote(rh.names[rh.index["total"]]),
+				Problem: "unknown size unit " + strconv.Quote(rh.unit["total"]), Hint: "re-export with nsys stats --format csv"}
+		}
+	}
+	var out []MemSummary
+	at := map[CopyKind]int{}
+	for i, r := range rows {
+		kind, ok := copyKindOf(r.Op)
+		if !ok {
+			continue
+		}
+		count, err := countOf(path, rh, i+1, "count", r.Count)
+		if err != nil {
+			return nil, err
+		}
+		var ns int64
+		var mb float64
+		if sizes {
+			if r.Total.v < 0 {
+				return nil, rowError(path, i+1, rh.names[rh.index["total"]], r.Total.raw, "size must be a non-negative number", "re-export the report with nsys stats --format csv")
+			}
+			mb = r.Total.v * mbScale
+		} else if ns, err = nsOf(path, rh, i+1, "total", r.Total); err != nil {
+			return nil, err
+		}
+		j, seen := at[kind]
+		if !seen {
+			j = len(out)
+			at[kind] = j
+			out = append(out, MemSummary{Kind: kind})
+		}
+		out[j].Count += count
+		out[j].TotalNs += ns
+		out[j].TotalMB += mb
+	}
+	return out, nil
+}
+
+// mergeMemSummary joins the time and size reports by copy kind: counts and
+// times from the time report, megabytes from the size report.
+func mergeMemSummary(times, sizes []MemSummary) []MemSummary {
+	out := append([]MemSummary(nil), times...)
+	at := map[CopyKind]int{}
+	for i, m := range out {
+		at[m.Kind] = i
+	}
+	for _, s := range sizes {
+		if i, ok := at[s.Kind]; ok {
+			out[i].TotalMB = s.TotalMB
+			continue
+		}
+		at[s.Kind] = len(out)
+		out = append(out, MemSummary{Kind: s.Kind, Count: s.Count, TotalMB: s.TotalMB})
+	}
+	return out
+}
+
+var nvtxSumColumns = []csvColumn{
+	{field: "total", aliases: []string{"totaltime"}, required: true, time: true, display: "Total Time (ns)"},
+	{field: "instances", aliases: []string{"instances", "count"}, required: true, display: "Instances"},
+	{field: "range", aliases: []string{"range", "name"}, required: true, display: "Range"},
+}
+
+type nvtxSumRow struct {
+	Total     csvNum `csv:"total"`
+	Instances csvNum `csv:"instances"`
+	Range     string `csv:"range"`
+}
+
+// splitRange splits nvtx_sum's "domain:name" ("":name for the default
+// domain, written ":name" since nsys 2023 and "name" before).
+func splitRange(s string) (domain, name string) {
+	if i := strings.IndexByte(s, ':'); i >= 0 {
+		return s[:i], s[i+1:]
+	}
+	return "", s
+}
+
+func readNVTXSum(path string) ([]RangeSummary, error) {
+	var rows []nvtxSumRow
+	rh, _, err := readSummary(path, "nvtx_sum", nvtxSumColumns, &rows)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RangeSummary, 0, len(rows))
+	for i, r := range rows {
+		var s RangeSummary
+		s.Domain, s.Name = splitRange(r.Range)
+		if s.TotalNs, err = nsOf(path, rh, i+1, "total", r.Total); err != nil {
+			return nil, err
+		}
+		if s.Instances, err = countOf(path, rh, i+1, "instances", r.Instances); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
