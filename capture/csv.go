@@ -22,6 +22,11 @@ import (
 // in model.go because only the CSV loader can lack it on its own.
 const FactMemSummary Fact = "mem-summary"
 
+// errEmptyReport marks a report file with no header at all: nsys writes an
+// empty file when a report has nothing to say (e.g. nvtx_sum of a capture
+// traced without NVTX).
+var errEmptyReport = errors.New("empty report")
+
 // csvReport is one `nsys stats` report that LoadCSVDir understands, with the
 // file-name suffixes of both report-name generations.
 type csvReport struct {
@@ -134,7 +139,10 @@ func LoadCSVDir(dir string, opts Options) (*Capture, error) {
 	if _, ok := found["cuda_api_trace"]; ok {
 		p := file("cuda_api_trace")
 		n, err := loadAPITraceFile(p, opts, c)
-		if err != nil {
+		if errors.Is(err, errEmptyReport) {
+			c.Lack(FactAPITrace, p+" is empty: nsys found no CUDA API calls to report")
+			c.Lack(FactProcessScope, p+" is empty")
+		} else if err != nil {
 			return nil, err
 		}
 		c.Files = append(c.Files, p)
@@ -149,7 +157,9 @@ func LoadCSVDir(dir string, opts Options) (*Capture, error) {
 	if _, ok := found["cuda_api_sum"]; ok {
 		p := file("cuda_api_sum")
 		rows, err := readAPISum(p)
-		if err != nil {
+		if errors.Is(err, errEmptyReport) {
+			c.Lack(FactAPISummary, p+" is empty: nsys found no CUDA API calls to report")
+		} else if err != nil {
 			return nil, err
 		}
 		c.APISummary = rows
@@ -164,7 +174,9 @@ func LoadCSVDir(dir string, opts Options) (*Capture, error) {
 	var timeRows, sizeRows []MemSummary
 	if _, ok := found["cuda_gpu_mem_time_sum"]; ok {
 		p := file("cuda_gpu_mem_time_sum")
-		if timeRows, err = readMemSum(p, false); err != nil {
+		if timeRows, err = readMemSum(p, false); errors.Is(err, errEmptyReport) {
+			c.Lack(FactMemSummary, p+" is empty: nsys found no GPU memory operations to report")
+		} else if err != nil {
 			return nil, err
 		}
 		c.Files = append(c.Files, p)
@@ -174,7 +186,9 @@ func LoadCSVDir(dir string, opts Options) (*Capture, error) {
 	}
 	if _, ok := found["cuda_gpu_mem_size_sum"]; ok {
 		p := file("cuda_gpu_mem_size_sum")
-		if sizeRows, err = readMemSum(p, true); err != nil {
+		if sizeRows, err = readMemSum(p, true); errors.Is(err, errEmptyReport) {
+			c.Lack(FactMemSummary, p+" is empty: nsys found no GPU memory operations to report")
+		} else if err != nil {
 			return nil, err
 		}
 		c.Files = append(c.Files, p)
@@ -182,7 +196,7 @@ func LoadCSVDir(dir string, opts Options) (*Capture, error) {
 			read++
 		}
 	}
-	c.MemSummary = mergeMemSummary(timeRows, sizeRows)
+	c.MemSummary = csvMergeMemSummary(timeRows, sizeRows)
 	switch {
 	case found["cuda_gpu_mem_time_sum"] == nil && found["cuda_gpu_mem_size_sum"] == nil:
 		c.Lack(FactMemSummary, "no *_cuda_gpu_mem_time_sum.csv or *_cuda_gpu_mem_size_sum.csv in "+dir+
@@ -197,7 +211,9 @@ func LoadCSVDir(dir string, opts Options) (*Capture, error) {
 	if _, ok := found["nvtx_sum"]; ok {
 		p := file("nvtx_sum")
 		rows, err := readNVTXSum(p)
-		if err != nil {
+		if errors.Is(err, errEmptyReport) {
+			c.Lack(FactNVTXSummary, p+" is empty: the capture holds no NVTX ranges (traced without -t nvtx?)")
+		} else if err != nil {
 			return nil, err
 		}
 		c.RangeSummary = rows
@@ -228,8 +244,8 @@ func LoadCSVDir(dir string, opts Options) (*Capture, error) {
 // ---------------------------------------------------------------------------
 // Shared reading helpers
 
-// bomReader strips a leading UTF-8 byte-order mark.
-func bomReader(r io.Reader) io.Reader {
+// csvBomReader strips a leading UTF-8 byte-order mark.
+func csvBomReader(r io.Reader) io.Reader {
 	br := bufio.NewReaderSize(r, 64<<10)
 	if b, err := br.Peek(3); err == nil && bytes.Equal(b, []byte{0xEF, 0xBB, 0xBF}) {
 		_, _ = br.Discard(3)
@@ -237,10 +253,10 @@ func bomReader(r io.Reader) io.Reader {
 	return br
 }
 
-// normColumn reduces a header name to a comparable key and its unit:
+// csvNormColumn reduces a header name to a comparable key and its unit:
 // "Start (ns)" -> ("start", "ns"), "Thread Name" -> ("threadname", ""),
 // "Time(%)" -> ("time", "%"), "T-Pri" -> ("tpri", "").
-func normColumn(h string) (key, unit string) {
+func csvNormColumn(h string) (key, unit string) {
 	h = strings.TrimSpace(strings.TrimPrefix(h, "\uFEFF"))
 	if i := strings.LastIndexByte(h, '('); i >= 0 && strings.HasSuffix(h, ")") {
 		unit = strings.ToLower(strings.TrimSpace(h[i+1 : len(h)-1]))
@@ -257,8 +273,8 @@ func normColumn(h string) (key, unit string) {
 	return b.String(), unit
 }
 
-// timeScale returns the factor that turns a value in unit into nanoseconds.
-func timeScale(unit string) (float64, bool) {
+// csvTimeScale returns the factor that turns a value in unit into nanoseconds.
+func csvTimeScale(unit string) (float64, bool) {
 	switch unit {
 	case "", "ns":
 		return 1, true
@@ -281,18 +297,18 @@ type csvColumn struct {
 	display  string
 }
 
-// resolvedHeader maps a report's header onto its columns.
-type resolvedHeader struct {
+// csvResolvedHeader maps a report's header onto its columns.
+type csvResolvedHeader struct {
 	index map[string]int     // field -> column index
 	scale map[string]float64 // field -> factor to ns (time columns)
 	unit  map[string]string  // field -> unit as written
 	names []string           // the header as written
 }
 
-func resolveHeader(path, report string, header []string, cols []csvColumn) (*resolvedHeader, error) {
-	rh := &resolvedHeader{index: map[string]int{}, scale: map[string]float64{}, unit: map[string]string{}, names: header}
+func csvResolveHeader(path, report string, header []string, cols []csvColumn) (*csvResolvedHeader, error) {
+	rh := &csvResolvedHeader{index: map[string]int{}, scale: map[string]float64{}, unit: map[string]string{}, names: header}
 	for i, h := range header {
-		key, unit := normColumn(h)
+		key, unit := csvNormColumn(h)
 		for _, col := range cols {
 			if _, dup := rh.index[col.field]; dup {
 				continue
@@ -304,7 +320,7 @@ func resolveHeader(path, report string, header []string, cols []csvColumn) (*res
 				rh.index[col.field] = i
 				rh.unit[col.field] = unit
 				if col.time {
-					s, ok := timeScale(unit)
+					s, ok := csvTimeScale(unit)
 					if !ok {
 						return nil, &InputError{Path: path, Where: "column " + strconv.Quote(h),
 							Problem: "unknown time unit " + strconv.Quote(unit) + " in a " + report + " report",
@@ -331,8 +347,8 @@ func resolveHeader(path, report string, header []string, cols []csvColumn) (*res
 	return rh, nil
 }
 
-// stripVersion removes a "_vNNNN" API version suffix: cudaMemcpy_v3020 -> cudaMemcpy.
-func stripVersion(name string) string {
+// csvStripVersion removes a "_vNNNN" API version suffix: cudaMemcpy_v3020 -> cudaMemcpy.
+func csvStripVersion(name string) string {
 	i := strings.LastIndex(name, "_v")
 	if i <= 0 || i+2 == len(name) {
 		return name
@@ -345,9 +361,9 @@ func stripVersion(name string) string {
 	return name[:i]
 }
 
-// parseNs parses a time value in the column's unit as whole nanoseconds.
+// csvParseNs parses a time value in the column's unit as whole nanoseconds.
 // Integers take a fast path; decimals (e.g. --timeunit usec) are scaled.
-func parseNs(s string, scale float64) (int64, error) {
+func csvParseNs(s string, scale float64) (int64, error) {
 	if scale == 1 {
 		if v, err := strconv.ParseInt(s, 10, 64); err == nil {
 			return v, nil
@@ -364,8 +380,8 @@ func parseNs(s string, scale float64) (int64, error) {
 	return int64(math.Round(v)), nil
 }
 
-// parseInt parses an integer column such as a count or an id.
-func parseInt(s string) (int64, error) {
+// csvParseInt parses an integer column such as a count or an id.
+func csvParseInt(s string) (int64, error) {
 	v, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
 		// Some exports write counts as "12.0".
@@ -378,7 +394,7 @@ func parseInt(s string) (int64, error) {
 	return v, nil
 }
 
-func rowError(path string, row int, column, value, problem, hint string) *InputError {
+func csvRowError(path string, row int, column, value, problem, hint string) *InputError {
 	return &InputError{Path: path, Where: fmt.Sprintf("data row %d, column %q", row, column),
 		Problem: fmt.Sprintf("%s: %q", problem, value), Hint: hint}
 }
@@ -446,17 +462,17 @@ func loadAPITraceFile(path string, opts Options, c *Capture) (int, error) {
 // 1M rows/s this report needs (see BenchmarkCSVTraceStream). The small
 // summary reports go through gocsv.
 func streamAPITrace(r io.Reader, path string, opts Options, emit func(APICall), scope func(bool)) (int, error) {
-	cr := csv.NewReader(bomReader(r))
+	cr := csv.NewReader(csvBomReader(r))
 	cr.ReuseRecord = true
 	header, err := cr.Read()
 	if err == io.EOF {
-		return 0, &InputError{Path: path, Problem: "empty file: no header row", Hint: "re-run nsys stats --report cuda_api_trace --format csv"}
+		return 0, errEmptyReport
 	}
 	if err != nil {
 		return 0, csvReadError(path, err)
 	}
 	header = append([]string(nil), header...)
-	rh, err := resolveHeader(path, "cuda_api_trace", header, apiTraceColumns)
+	rh, err := csvResolveHeader(path, "cuda_api_trace", header, apiTraceColumns)
 	if err != nil {
 		return 0, err
 	}
@@ -489,9 +505,9 @@ func streamAPITrace(r io.Reader, path string, opts Options, emit func(APICall), 
 		if i < 0 || rec[i] == "" {
 			return 0, nil
 		}
-		v, err := parseInt(rec[i])
+		v, err := csvParseInt(rec[i])
 		if err != nil {
-			return 0, rowError(path, row, col, rec[i], "not an integer", "re-export the report with nsys stats --format csv")
+			return 0, csvRowError(path, row, col, rec[i], "not an integer", "re-export the report with nsys stats --format csv")
 		}
 		return v, nil
 	}
@@ -505,20 +521,20 @@ func streamAPITrace(r io.Reader, path string, opts Options, emit func(APICall), 
 		if err != nil {
 			return row, csvReadError(path, err)
 		}
-		name := stripVersion(rec[iName])
+		name := csvStripVersion(rec[iName])
 		if !opts.WantsAPI(name) {
 			continue
 		}
-		start, err := parseNs(rec[iStart], sStart)
+		start, err := csvParseNs(rec[iStart], sStart)
 		if err != nil || start < 0 {
-			return row, rowError(path, row, header[iStart], rec[iStart], "start is not a non-negative number", hint)
+			return row, csvRowError(path, row, header[iStart], rec[iStart], "start is not a non-negative number", hint)
 		}
-		dur, err := parseNs(rec[iDur], sDur)
+		dur, err := csvParseNs(rec[iDur], sDur)
 		if err != nil || dur < 0 {
-			return row, rowError(path, row, header[iDur], rec[iDur], "duration is not a non-negative number", hint)
+			return row, csvRowError(path, row, header[iDur], rec[iDur], "duration is not a non-negative number", hint)
 		}
 		if start > math.MaxInt64-dur {
-			return row, rowError(path, row, header[iDur], rec[iDur], "start + duration overflows", hint)
+			return row, csvRowError(path, row, header[iDur], rec[iDur], "start + duration overflows", hint)
 		}
 		call := APICall{Name: internStr(name), Start: start, End: start + dur, Row: row}
 		if call.CorrelationID, err = num(rec, iCorr, row, header[iCorr]); err != nil {
@@ -568,14 +584,14 @@ func (n *csvNum) UnmarshalCSV(s string) error {
 	return nil
 }
 
-// canonicalReader feeds gocsv a report whose header has been rewritten to
+// csvCanonicalReader feeds gocsv a report whose header has been rewritten to
 // canonical field keys, so one struct tag matches every header variant.
-type canonicalReader struct {
+type csvCanonicalReader struct {
 	rows [][]string
 	pos  int
 }
 
-func (r *canonicalReader) Read() ([]string, error) {
+func (r *csvCanonicalReader) Read() ([]string, error) {
 	if r.pos >= len(r.rows) {
 		return nil, io.EOF
 	}
@@ -583,29 +599,29 @@ func (r *canonicalReader) Read() ([]string, error) {
 	return r.rows[r.pos-1], nil
 }
 
-func (r *canonicalReader) ReadAll() ([][]string, error) {
+func (r *csvCanonicalReader) ReadAll() ([][]string, error) {
 	rows := r.rows[r.pos:]
 	r.pos = len(r.rows)
 	return rows, nil
 }
 
-// readSummary reads a small summary report into out (a pointer to a slice of
+// csvReadSummary reads a small summary report into out (a pointer to a slice of
 // structs tagged with canonical field keys) and returns the resolved header.
-func readSummary(path, report string, cols []csvColumn, out any) (*resolvedHeader, int, error) {
+func csvReadSummary(path, report string, cols []csvColumn, out any) (*csvResolvedHeader, int, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, 0, &InputError{Path: path, Problem: "cannot open the " + report + " report", Err: err}
 	}
 	defer f.Close()
-	cr := csv.NewReader(bomReader(f))
+	cr := csv.NewReader(csvBomReader(f))
 	rows, err := cr.ReadAll()
 	if err != nil {
 		return nil, 0, csvReadError(path, err)
 	}
 	if len(rows) == 0 {
-		return nil, 0, &InputError{Path: path, Problem: "empty file: no header row", Hint: "re-run nsys stats --report " + report + " --format csv"}
+		return nil, 0, errEmptyReport
 	}
-	rh, err := resolveHeader(path, report, rows[0], cols)
+	rh, err := csvResolveHeader(path, report, rows[0], cols)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -622,7 +638,7 @@ func readSummary(path, report string, cols []csvColumn, out any) (*resolvedHeade
 	if len(rows) == 1 {
 		return rh, 0, nil
 	}
-	if err := gocsv.UnmarshalCSV(&canonicalReader{rows: rows}, out); err != nil {
+	if err := gocsv.UnmarshalCSV(&csvCanonicalReader{rows: rows}, out); err != nil {
 		var pe *csv.ParseError
 		if errors.As(err, &pe) {
 			col := "?"
@@ -637,21 +653,21 @@ func readSummary(path, report string, cols []csvColumn, out any) (*resolvedHeade
 	return rh, len(rows) - 1, nil
 }
 
-// nsOf converts a decoded time cell to nanoseconds, checking its sign.
-func nsOf(path string, rh *resolvedHeader, row int, field string, n csvNum) (int64, error) {
+// csvNsOf converts a decoded time cell to nanoseconds, checking its sign.
+func csvNsOf(path string, rh *csvResolvedHeader, row int, field string, n csvNum) (int64, error) {
 	col := rh.names[rh.index[field]]
 	v := n.v * rh.scale[field]
 	if n.v < 0 || math.Abs(v) > 9e18 {
-		return 0, rowError(path, row, col, n.raw, "time must be a non-negative number", "re-export the report with nsys stats --format csv")
+		return 0, csvRowError(path, row, col, n.raw, "time must be a non-negative number", "re-export the report with nsys stats --format csv")
 	}
 	return int64(math.Round(v)), nil
 }
 
-// countOf converts a decoded count cell, checking it is a whole non-negative number.
-func countOf(path string, rh *resolvedHeader, row int, field string, n csvNum) (int64, error) {
+// csvCountOf converts a decoded count cell, checking it is a whole non-negative number.
+func csvCountOf(path string, rh *csvResolvedHeader, row int, field string, n csvNum) (int64, error) {
 	col := rh.names[rh.index[field]]
 	if n.v < 0 || n.v != math.Trunc(n.v) || n.v > 9e18 {
-		return 0, rowError(path, row, col, n.raw, "count must be a whole non-negative number", "re-export the report with nsys stats --format csv")
+		return 0, csvRowError(path, row, col, n.raw, "count must be a whole non-negative number", "re-export the report with nsys stats --format csv")
 	}
 	return int64(n.v), nil
 }
@@ -674,26 +690,26 @@ type apiSumRow struct {
 
 func readAPISum(path string) ([]APISummary, error) {
 	var rows []apiSumRow
-	rh, _, err := readSummary(path, "cuda_api_sum", apiSumColumns, &rows)
+	rh, _, err := csvReadSummary(path, "cuda_api_sum", apiSumColumns, &rows)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]APISummary, 0, len(rows))
 	for i, r := range rows {
-		s := APISummary{Name: stripVersion(r.Name)}
-		if s.TotalNs, err = nsOf(path, rh, i+1, "total", r.Total); err != nil {
+		s := APISummary{Name: csvStripVersion(r.Name)}
+		if s.TotalNs, err = csvNsOf(path, rh, i+1, "total", r.Total); err != nil {
 			return nil, err
 		}
-		if s.Calls, err = countOf(path, rh, i+1, "calls", r.Calls); err != nil {
+		if s.Calls, err = csvCountOf(path, rh, i+1, "calls", r.Calls); err != nil {
 			return nil, err
 		}
 		if r.Min != nil {
-			if s.MinNs, err = nsOf(path, rh, i+1, "min", *r.Min); err != nil {
+			if s.MinNs, err = csvNsOf(path, rh, i+1, "min", *r.Min); err != nil {
 				return nil, err
 			}
 		}
 		if r.Max != nil {
-			if s.MaxNs, err = nsOf(path, rh, i+1, "max", *r.Max); err != nil {
+			if s.MaxNs, err = csvNsOf(path, rh, i+1, "max", *r.Max); err != nil {
 				return nil, err
 			}
 		}
@@ -720,9 +736,9 @@ type memSumRow struct {
 	Op    string `csv:"op"`
 }
 
-// copyKindOf maps a report's operation name to a copy kind; ok is false for
+// csvCopyKindOf maps a report's operation name to a copy kind; ok is false for
 // rows that are not copies (memsets).
-func copyKindOf(op string) (CopyKind, bool) {
+func csvCopyKindOf(op string) (CopyKind, bool) {
 	o := strings.ToLower(op)
 	switch {
 	case strings.Contains(o, "memset"):
@@ -741,8 +757,8 @@ func copyKindOf(op string) (CopyKind, bool) {
 	return CopyOther, true
 }
 
-// sizeScale turns the size report's unit into megabytes (1e6 bytes).
-func sizeScale(unit string) (float64, bool) {
+// csvSizeScale turns the size report's unit into megabytes (1e6 bytes).
+func csvSizeScale(unit string) (float64, bool) {
 	switch unit {
 	case "", "mb":
 		return 1, true
@@ -768,14 +784,14 @@ func readMemSum(path string, sizes bool) ([]MemSummary, error) {
 		report, cols = "cuda_gpu_mem_size_sum", memSizeColumns
 	}
 	var rows []memSumRow
-	rh, _, err := readSummary(path, report, cols, &rows)
+	rh, _, err := csvReadSummary(path, report, cols, &rows)
 	if err != nil {
 		return nil, err
 	}
 	mbScale := 1.0
 	if sizes {
 		var ok bool
-		if mbScale, ok = sizeScale(rh.unit["total"]); !ok {
+		if mbScale, ok = csvSizeScale(rh.unit["total"]); !ok {
 			return nil, &InputError{Path: path, Where: "column " + strconv.Quote(rh.names[rh.index["total"]]),
 				Problem: "unknown size unit " + strconv.Quote(rh.unit["total"]), Hint: "re-export with nsys stats --format csv"}
 		}
@@ -783,11 +799,11 @@ func readMemSum(path string, sizes bool) ([]MemSummary, error) {
 	var out []MemSummary
 	at := map[CopyKind]int{}
 	for i, r := range rows {
-		kind, ok := copyKindOf(r.Op)
+		kind, ok := csvCopyKindOf(r.Op)
 		if !ok {
 			continue
 		}
-		count, err := countOf(path, rh, i+1, "count", r.Count)
+		count, err := csvCountOf(path, rh, i+1, "count", r.Count)
 		if err != nil {
 			return nil, err
 		}
@@ -795,10 +811,10 @@ func readMemSum(path string, sizes bool) ([]MemSummary, error) {
 		var mb float64
 		if sizes {
 			if r.Total.v < 0 {
-				return nil, rowError(path, i+1, rh.names[rh.index["total"]], r.Total.raw, "size must be a non-negative number", "re-export the report with nsys stats --format csv")
+				return nil, csvRowError(path, i+1, rh.names[rh.index["total"]], r.Total.raw, "size must be a non-negative number", "re-export the report with nsys stats --format csv")
 			}
 			mb = r.Total.v * mbScale
-		} else if ns, err = nsOf(path, rh, i+1, "total", r.Total); err != nil {
+		} else if ns, err = csvNsOf(path, rh, i+1, "total", r.Total); err != nil {
 			return nil, err
 		}
 		j, seen := at[kind]
@@ -814,9 +830,9 @@ func readMemSum(path string, sizes bool) ([]MemSummary, error) {
 	return out, nil
 }
 
-// mergeMemSummary joins the time and size reports by copy kind: counts and
+// csvMergeMemSummary joins the time and size reports by copy kind: counts and
 // times from the time report, megabytes from the size report.
-func mergeMemSummary(times, sizes []MemSummary) []MemSummary {
+func csvMergeMemSummary(times, sizes []MemSummary) []MemSummary {
 	out := append([]MemSummary(nil), times...)
 	at := map[CopyKind]int{}
 	for i, m := range out {
@@ -845,9 +861,9 @@ type nvtxSumRow struct {
 	Range     string `csv:"range"`
 }
 
-// splitRange splits nvtx_sum's "domain:name" ("":name for the default
+// csvSplitRange splits nvtx_sum's "domain:name" ("":name for the default
 // domain, written ":name" since nsys 2023 and "name" before).
-func splitRange(s string) (domain, name string) {
+func csvSplitRange(s string) (domain, name string) {
 	if i := strings.IndexByte(s, ':'); i >= 0 {
 		return s[:i], s[i+1:]
 	}
@@ -856,18 +872,18 @@ func splitRange(s string) (domain, name string) {
 
 func readNVTXSum(path string) ([]RangeSummary, error) {
 	var rows []nvtxSumRow
-	rh, _, err := readSummary(path, "nvtx_sum", nvtxSumColumns, &rows)
+	rh, _, err := csvReadSummary(path, "nvtx_sum", nvtxSumColumns, &rows)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]RangeSummary, 0, len(rows))
 	for i, r := range rows {
 		var s RangeSummary
-		s.Domain, s.Name = splitRange(r.Range)
-		if s.TotalNs, err = nsOf(path, rh, i+1, "total", r.Total); err != nil {
+		s.Domain, s.Name = csvSplitRange(r.Range)
+		if s.TotalNs, err = csvNsOf(path, rh, i+1, "total", r.Total); err != nil {
 			return nil, err
 		}
-		if s.Instances, err = countOf(path, rh, i+1, "instances", r.Instances); err != nil {
+		if s.Instances, err = csvCountOf(path, rh, i+1, "instances", r.Instances); err != nil {
 			return nil, err
 		}
 		out = append(out, s)

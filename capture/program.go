@@ -1,0 +1,523 @@
+package capture
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+const mib = 1 << 20
+
+// programLacks records every trace fact that the program's own numbers (a
+// transcript, a results JSON or a measurements file) cannot provide.
+func programLacks(c *Capture, what string) {
+	reason := what + " holds the program's timings, not an Nsight Systems trace"
+	for _, f := range []Fact{FactAPITrace, FactAPISummary, FactMemcpy, FactMemcpyBytes, FactMemoryKinds,
+		FactCorrelation, FactKernels, FactNVTX, FactNVTXSummary, FactProcessScope, FactMemSummary} {
+		c.Lack(f, reason)
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Transcript
+
+var (
+	reDevice    = regexp.MustCompile(`^device: (.*) \(sm_(\d+), (\d+) SMs\), driver (\d+), runtime (\d+)$`)
+	reGateFail  = regexp.MustCompile(`^gate (.+?)\s+FAILED: ?(.*)$`)
+	reGateOK    = regexp.MustCompile(`^gate (.+?)\s+ok$`)
+	rePart1     = regexp.MustCompile(`^Part 1: blocking H2D$`)
+	rePart1b    = regexp.MustCompile(`^Part 1b: blocking D2H$`)
+	rePart2     = regexp.MustCompile(`^Part 2: async call vs completion \((\d+) MiB\)$`)
+	rePart3     = regexp.MustCompile(`^Part 3: zero-copy(?: \((\d+) MiB\))?$`)
+	reCopyRow   = regexp.MustCompile(`^(pageable|pinned)\s+(\d+) MiB\s+(\S+) ms\s+(\S+) GB/s$`)
+	reAsyncRow  = regexp.MustCompile(`^(pageable|pinned)\s+call\s+(\S+) ms\s+completion\s+(\S+) ms\s+call is\s+(\S+)%$`)
+	reKernelRow = regexp.MustCompile(`^(device-resident|zero-copy)\s+(\S+) ms/launch\s+(\S+) GB/s$`)
+	reReference = regexp.MustCompile(`^Reference: device-to-device cudaMemcpy (\d+) MiB\s+(\S+) ms\s+(\S+) GB/s \(read \+ write\)$`)
+	// nsys's progress bar, which may share a line with the program's output.
+	reProgress = regexp.MustCompile(`\[\d+/\d+\] \[[^\]]*\] ?\S*`)
+)
+
+// nsysLine reports whether a line is Nsight Systems' own output.
+func nsysLine(s string) bool {
+	for _, p := range []string{"Collecting data...", "Generating '", "Generated:", "Processing events...",
+		"Saving temporary", "Creating final output", "Exporting ", "Importing ", "WARNING:", "Warning:",
+		"The target application terminated", "Capture range ", "Processing [", "Report file "} {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return strings.HasSuffix(s, ".nsys-rep") || strings.HasSuffix(s, ".qdstrm")
+}
+
+// LoadTranscript reads the bundled program's stdout (possibly followed or
+// interleaved by nsys's own lines) into c.Program.
+func LoadTranscript(path string) (*Capture, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &InputError{Path: path, Problem: "cannot open the transcript", Err: err, Hint: "check the path"}
+	}
+	defer f.Close()
+	m, err := ParseTranscript(f, path)
+	if err != nil {
+		return nil, err
+	}
+	c := &Capture{Path: path, Format: FormatTranscript, Files: []string{path}, Program: m}
+	fillMetaFromProgram(c, m)
+	programLacks(c, "a transcript")
+	return c, nil
+}
+
+// ParseTranscript parses the program's stdout; name is used in errors.
+func ParseTranscript(r io.Reader, name string) (*Measurements, error) {
+	m := &Measurements{Schema: MeasurementsSchema, Source: "program transcript"}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	const (
+		none = iota
+		part1
+		part1b
+		part2
+		part3
+	)
+	part := none
+	var asyncBytes, kernelBytes int64
+	seen := map[string]int{} // row key -> line
+	found := false
+	lineNo := 0
+	bad := func(line int, problem string) error {
+		return &InputError{Path: name, Where: fmt.Sprintf("line %d", line), Problem: problem,
+			Hint: "the transcript should be the unedited stdout of the pinned program"}
+	}
+	num := func(line int, s, what string, allowZero bool) (float64, error) {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || (!allowZero && v == 0) {
+			return 0, bad(line, fmt.Sprintf("%s %q is not a positive number", what, s))
+		}
+		return v, nil
+	}
+	dup := func(line int, key string) error {
+		if prev, ok := seen[key]; ok {
+			return bad(line, fmt.Sprintf("row %s repeats the row of line %d", key, prev))
+		}
+		seen[key] = line
+		return nil
+	}
+	for sc.Scan() {
+		lineNo++
+		raw := sc.Text()
+		// A progress bar redraws itself with \r; keep what is left once every
+		// bar is removed.
+		var s string
+		for _, seg := range strings.Split(raw, "\r") {
+			seg = strings.TrimSpace(reProgress.ReplaceAllString(seg, ""))
+			if seg != "" {
+				s = seg
+			}
+		}
+		if s == "" || nsysLine(s) {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(s, "device:"):
+			g := reDevice.FindStringSubmatch(s)
+			if g == nil {
+				return nil, bad(lineNo, "malformed device line")
+			}
+			if m.GPU != "" {
+				return nil, bad(lineNo, "a second device line: the transcript holds more than one run")
+			}
+			m.GPU, m.Driver, m.CUDA = g[1], g[4], g[5]
+			continue
+		case strings.HasPrefix(s, "gate "):
+			if g := reGateFail.FindStringSubmatch(s); g != nil {
+				m.Gates = append(m.Gates, Gate{Name: g[1], Passed: false, Detail: g[2]})
+			} else if g := reGateOK.FindStringSubmatch(s); g != nil {
+				m.Gates = append(m.Gates, Gate{Name: g[1], Passed: true})
+			} else {
+				return nil, bad(lineNo, "malformed gate line")
+			}
+			continue
+		case strings.HasPrefix(s, "Part "):
+			switch {
+			case rePart1.MatchString(s):
+				part = part1
+			case rePart1b.MatchString(s):
+				part = part1b
+			case rePart2.MatchString(s):
+				g := rePart2.FindStringSubmatch(s)
+				n, err := strconv.ParseInt(g[1], 10, 64)
+				if err != nil || n <= 0 || n > 1<<30 {
+					return nil, bad(lineNo, "bad size in the Part 2 header")
+				}
+				asyncBytes = n * mib
+				part = part2
+			case rePart3.MatchString(s):
+				g := rePart3.FindStringSubmatch(s)
+				kernelBytes = 0
+				if g[1] != "" {
+					n, err := strconv.ParseInt(g[1], 10, 64)
+					if err != nil || n <= 0 || n > 1<<30 {
+						return nil, bad(lineNo, "bad size in the Part 3 header")
+					}
+					kernelBytes = 2 * n * mib // read + written per launch
+				}
+				part = part3
+			default:
+				return nil, bad(lineNo, "unknown part header")
+			}
+			found = true
+			continue
+		case strings.HasPrefix(s, "Reference:"):
+			g := reReference.FindStringSubmatch(s)
+			if g == nil {
+				return nil, bad(lineNo, "malformed device-to-device reference line")
+			}
+			v, err := num(lineNo, g[3], "GB/s", false)
+			if err != nil {
+				return nil, err
+			}
+			if _, err := num(lineNo, g[2], "ms", false); err != nil {
+				return nil, err
+			}
+			m.DeviceCopyGBps = v
+			found = true
+			part = none
+			continue
+		}
+		first := strings.Fields(s)[0]
+		isRow := first == "pageable" || first == "pinned" || first == "device-resident" || first == "zero-copy"
+		if !isRow {
+			// Anything else (nsys output we do not know, stderr) ends the part.
+			part = none
+			continue
+		}
+		switch part {
+		case none:
+			return nil, bad(lineNo, "a result row outside any part")
+		case part1, part1b:
+			g := reCopyRow.FindStringSubmatch(s)
+			if g == nil {
+				return nil, bad(lineNo, "malformed copy row; want SOURCE N MiB X ms Y GB/s")
+			}
+			size, err := strconv.ParseInt(g[2], 10, 64)
+			if err != nil || size <= 0 || size > 1<<30 {
+				return nil, bad(lineNo, fmt.Sprintf("size %q MiB is not a positive whole number", g[2]))
+			}
+			ms, err := num(lineNo, g[3], "ms", false)
+			if err != nil {
+				return nil, err
+			}
+			gb, err := num(lineNo, g[4], "GB/s", false)
+			if err != nil {
+				return nil, err
+			}
+			dir := "h2d"
+			if part == part1b {
+				dir = "d2h"
+			}
+			if err := dup(lineNo, dir+" "+g[1]+" "+g[2]+" MiB"); err != nil {
+				return nil, err
+			}
+			m.Copies = append(m.Copies, CopyTiming{Direction: dir, Source: g[1], Bytes: size * mib, Ms: ms, GBps: gb})
+		case part2:
+			g := reAsyncRow.FindStringSubmatch(s)
+			if g == nil {
+				return nil, bad(lineNo, "malformed async row; want SOURCE call X ms completion Y ms call is Z%")
+			}
+			call, err := num(lineNo, g[2], "call ms", true)
+			if err != nil {
+				return nil, err
+			}
+			done, err := num(lineNo, g[3], "completion ms", false)
+			if err != nil {
+				return nil, err
+			}
+			if _, err := num(lineNo, g[4], "call share", true); err != nil {
+				return nil, err
+			}
+			if err := dup(lineNo, "async "+g[1]); err != nil {
+				return nil, err
+			}
+			m.Async = append(m.Async, AsyncTiming{Source: g[1], Bytes: asyncBytes, CallMs: call, CompletionMs: done})
+		case part3:
+			g := reKernelRow.FindStringSubmatch(s)
+			if g == nil {
+				return nil, bad(lineNo, "malformed kernel row; want VARIANT X ms/launch Y GB/s")
+			}
+			ms, err := num(lineNo, g[2], "ms/launch", false)
+			if err != nil {
+				return nil, err
+			}
+			gb, err := num(lineNo, g[3], "GB/s", false)
+			if err != nil {
+				return nil, err
+			}
+			if err := dup(lineNo, "kernel "+g[1]); err != nil {
+				return nil, err
+			}
+			b := kernelBytes
+			if b == 0 {
+				b = bytesFromRate(gb, ms)
+			}
+			m.Kernels = append(m.Kernels, KernelTiming{Variant: g[1], Bytes: b, MsPerLaunch: ms, GBps: gb})
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, &InputError{Path: name, Where: fmt.Sprintf("line %d", lineNo+1), Problem: "cannot read the transcript", Err: err}
+	}
+	if !found {
+		for _, g := range m.Gates {
+			if !g.Passed {
+				return nil, &InputError{Path: name, Problem: "no program output found: the program stopped after gate " +
+					g.Name + " FAILED: " + g.Detail, Hint: "fix the failing correctness gate and run the program again"}
+			}
+		}
+		return nil, &InputError{Path: name, Problem: "no program output found",
+			Hint: "expected the pinned program's stdout: a device line, gate lines and Part 1/1b/2/3 tables"}
+	}
+	return m, nil
+}
+
+// bytesFromRate infers part 3's bytes per launch from the printed rate and
+// time, which the transcript rounds (3 decimals of ms, 1 of GB/s). The
+// estimate is snapped to a power-of-two number of MiB when within 3% of one
+// (the program's buffers are 64 MiB), else rounded to the nearest MiB.
+func bytesFromRate(gbps, ms float64) int64 {
+	est := gbps * 1e9 * ms * 1e-3 / mib // MiB
+	if est < 0.5 || est > 1<<40 {
+		return int64(math.Round(est * mib))
+	}
+	p := math.Exp2(math.Round(math.Log2(est)))
+	if math.Abs(est-p) <= 0.03*p {
+		return int64(p) * mib
+	}
+	return int64(math.Round(est)) * mib
+}
+
+// ---------------------------------------------------------------------------
+// Measurements JSON
+
+// LoadMeasurements reads a measurements file or the program's results JSON.
+func LoadMeasurements(path string) (*Capture, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &InputError{Path: path, Problem: "cannot open the measurements file", Err: err, Hint: "check the path"}
+	}
+	defer f.Close()
+	m, err := ParseMeasurements(f, path)
+	if err != nil {
+		return nil, err
+	}
+	c := &Capture{Path: path, Format: FormatMeasurements, Files: []string{path}, Program: m}
+	fillMetaFromProgram(c, m)
+	programLacks(c, "a measurements file")
+	return c, nil
+}
+
+// fillMetaFromProgram copies the machine description of m into c.Meta where
+// c.Meta has none. A driver written as a bare integer (cudaDriverGetVersion,
+// e.g. "13000") is the CUDA driver version; anything else ("580.173.02") is
+// the driver release.
+func fillMetaFromProgram(c *Capture, m *Measurements) {
+	if c.Meta.GPU == "" {
+		c.Meta.GPU = m.GPU
+	}
+	if m.Driver != "" {
+		if _, err := strconv.Atoi(m.Driver); err == nil {
+			if c.Meta.CUDADriver == "" {
+				c.Meta.CUDADriver = m.Driver
+			}
+		} else if c.Meta.Driver == "" {
+			c.Meta.Driver = m.Driver
+		}
+	}
+	if c.Meta.PCIeGen == 0 {
+		c.Meta.PCIeGen = m.PCIeGen
+	}
+	if c.Meta.PCIeWidth == 0 {
+		c.Meta.PCIeWidth = m.PCIeWidth
+	}
+}
+
+// ParseMeasurements decodes and validates JSON in the Measurements format;
+// name is used in errors. GBps left at 0 is filled in from bytes and time.
+func ParseMeasurements(r io.Reader, name string) (*Measurements, error) {
+	data, err := io.ReadAll(io.LimitReader(r, 64<<20))
+	if err != nil {
+		return nil, &InputError{Path: name, Problem: "cannot read the measurements", Err: err}
+	}
+	data = bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))
+	hint := "see docs/measurements.md for the format"
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var m Measurements
+	if err := dec.Decode(&m); err != nil {
+		where := ""
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			where = "byte " + strconv.FormatInt(se.Offset, 10)
+		case errors.As(err, &te):
+			where = te.Field
+			if where == "" {
+				where = "byte " + strconv.FormatInt(te.Offset, 10)
+			}
+		}
+		if err == io.EOF {
+			return nil, &InputError{Path: name, Problem: "empty file, no JSON", Hint: hint}
+		}
+		return nil, &InputError{Path: name, Where: where, Problem: "not a valid measurements JSON", Err: err, Hint: hint}
+	}
+	if dec.More() {
+		return nil, &InputError{Path: name, Problem: "more than one JSON value in the file", Hint: hint}
+	}
+	if m.Schema != MeasurementsSchema {
+		found := strconv.Quote(m.Schema)
+		if m.Schema == "" {
+			found = "none"
+		}
+		return nil, &InputError{Path: name, Where: "schema", Problem: "schema is " + found + ", expected " + strconv.Quote(MeasurementsSchema), Hint: hint}
+	}
+	if err := validateMeasurements(&m); err != nil {
+		return nil, &InputError{Path: name, Problem: err.problem, Hint: hint}
+	}
+	return &m, nil
+}
+
+// fieldError names the JSON path of an invalid value; problem starts with it.
+type fieldError struct{ where, problem string }
+
+func positive(v float64) bool { return v > 0 && !math.IsInf(v, 0) && !math.IsNaN(v) }
+
+// validateMeasurements checks every row and fills GB/s where it is 0.
+func validateMeasurements(m *Measurements) *fieldError {
+	fe := func(where, format string, a ...any) *fieldError {
+		return &fieldError{where: where, problem: where + " " + fmt.Sprintf(format, a...)}
+	}
+	if m.PCIeGen < 0 || m.PCIeWidth < 0 {
+		return fe("pcieGen", "and pcieWidth must not be negative")
+	}
+	seen := map[string]int{}
+	for i := range m.Copies {
+		c := &m.Copies[i]
+		p := fmt.Sprintf("copies[%d]", i)
+		if c.Direction != "h2d" && c.Direction != "d2h" {
+			return fe(p+".direction", "must be \"h2d\" or \"d2h\", not %q", c.Direction)
+		}
+		if c.Source != "pageable" && c.Source != "pinned" {
+			return fe(p+".source", "must be \"pageable\" or \"pinned\", not %q", c.Source)
+		}
+		if c.Bytes <= 0 {
+			return fe(p+".bytes", "must be > 0")
+		}
+		if !positive(c.Ms) {
+			return fe(p+".ms", "must be > 0")
+		}
+		if c.GBps < 0 || math.IsNaN(c.GBps) || math.IsInf(c.GBps, 0) {
+			return fe(p+".gbps", "must be > 0 (or left out)")
+		}
+		if c.Runs < 0 {
+			return fe(p+".runs", "must not be negative")
+		}
+		key := fmt.Sprintf("%s/%s/%d", c.Direction, c.Source, c.Bytes)
+		if j, ok := seen[key]; ok {
+			return fe(p, "repeats copies[%d] (%s %s %d bytes)", j, c.Direction, c.Source, c.Bytes)
+		}
+		seen[key] = i
+		if c.GBps == 0 {
+			c.GBps = float64(c.Bytes) / (c.Ms * 1e-3) / 1e9
+		}
+	}
+	seen = map[string]int{}
+	for i := range m.Async {
+		a := &m.Async[i]
+		p := fmt.Sprintf("async[%d]", i)
+		if a.Source != "pageable" && a.Source != "pinned" {
+			return fe(p+".source", "must be \"pageable\" or \"pinned\", not %q", a.Source)
+		}
+		if a.Bytes <= 0 {
+			return fe(p+".bytes", "must be > 0")
+		}
+		if !positive(a.CallMs) {
+			return fe(p+".callMs", "must be > 0")
+		}
+		if !positive(a.CompletionMs) {
+			return fe(p+".completionMs", "must be > 0")
+		}
+		if a.CallMs > a.CompletionMs {
+			return fe(p+".callMs", "(%g) must not exceed completionMs (%g): the call starts the copy", a.CallMs, a.CompletionMs)
+		}
+		if a.Runs < 0 {
+			return fe(p+".runs", "must not be negative")
+		}
+		if j, ok := seen[a.Source]; ok {
+			return fe(p, "repeats async[%d] (%s)", j, a.Source)
+		}
+		seen[a.Source] = i
+	}
+	seen = map[string]int{}
+	for i := range m.Kernels {
+		k := &m.Kernels[i]
+		p := fmt.Sprintf("kernels[%d]", i)
+		if k.Variant != "device-resident" && k.Variant != "zero-copy" {
+			return fe(p+".variant", "must be \"device-resident\" or \"zero-copy\", not %q", k.Variant)
+		}
+		if k.Bytes <= 0 {
+			return fe(p+".bytes", "must be > 0")
+		}
+		if !positive(k.MsPerLaunch) {
+			return fe(p+".msPerLaunch", "must be > 0")
+		}
+		if k.GBps < 0 || math.IsNaN(k.GBps) || math.IsInf(k.GBps, 0) {
+			return fe(p+".gbps", "must be > 0 (or left out)")
+		}
+		if k.Runs < 0 {
+			return fe(p+".runs", "must not be negative")
+		}
+		if j, ok := seen[k.Variant]; ok {
+			return fe(p, "repeats kernels[%d] (%s)", j, k.Variant)
+		}
+		seen[k.Variant] = i
+		if k.GBps == 0 {
+			k.GBps = float64(k.Bytes) / (k.MsPerLaunch * 1e-3) / 1e9
+		}
+	}
+	if a := m.AsyncCalls; a != nil {
+		if !positive(a.PageableMs) {
+			return fe("asyncCalls.pageableMs", "must be > 0")
+		}
+		if !positive(a.PinnedMs) {
+			return fe("asyncCalls.pinnedMs", "must be > 0")
+		}
+		if a.PageableCalls < 0 || a.PinnedCalls < 0 {
+			return fe("asyncCalls", "call counts must not be negative")
+		}
+		if a.PageableBytes < 0 || a.PinnedBytes < 0 {
+			return fe("asyncCalls", "bytes must not be negative")
+		}
+	}
+	if m.DeviceCopyGBps < 0 || math.IsNaN(m.DeviceCopyGBps) || math.IsInf(m.DeviceCopyGBps, 0) {
+		return fe("deviceCopyGBps", "must not be negative")
+	}
+	names := map[string]int{}
+	for i, g := range m.Gates {
+		p := fmt.Sprintf("gates[%d]", i)
+		if strings.TrimSpace(g.Name) == "" {
+			return fe(p+".name", "must not be empty")
+		}
+		if j, ok := names[g.Name]; ok {
+			return fe(p, "repeats gates[%d] (%s)", j, g.Name)
+		}
+		names[g.Name] = i
+	}
+	return nil
+}
