@@ -1,0 +1,231 @@
+package capture
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Load reads whatever path holds:
+//
+//   - a .nsys-rep report (LoadNsysRep);
+//   - an SQLite export, by its file header or a .sqlite name (LoadSQLite);
+//   - a .json measurements file or results JSON (LoadMeasurements);
+//   - a folder of `nsys stats` CSV reports, or one report in it (LoadCSVDir);
+//   - any other text file, as the program's transcript (LoadTranscript);
+//   - a folder: the best capture in it, in the order plain SQLite export,
+//     nsyscheck's own SQLite export (*.nsyscheck.sqlite), .nsys-rep, CSV
+//     reports, results JSON, transcript.
+//
+// Beside a trace (folder, or a file with the same base name) a results JSON
+// (*.results.json, results.json) or else a transcript (*.transcript.txt,
+// transcript.txt) supplies c.Program, and its path is added to c.Files.
+func Load(path string, opts Options) (*Capture, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, &InputError{Path: path, Problem: "cannot read the input", Err: err,
+			Hint: "check the path: give a .nsys-rep, .sqlite, .json, transcript or a folder holding them"}
+	}
+	if st.IsDir() {
+		return loadDir(path, opts)
+	}
+	c, err := loadFile(path, opts)
+	if err != nil {
+		return nil, err
+	}
+	if c.Program == nil {
+		dir := filepath.Dir(path)
+		base := captureBase(filepath.Base(path))
+		if err := attachProgram(c, dir, []string{
+			base + ".results.json", base + ".transcript.txt",
+		}); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+var sqliteHeader = []byte("SQLite format 3\x00")
+
+// hasSQLiteHeader reports whether the file starts with the SQLite header.
+func hasSQLiteHeader(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	buf := make([]byte, len(sqliteHeader))
+	if _, err := io.ReadFull(f, buf); err != nil {
+		return false
+	}
+	return bytes.Equal(buf, sqliteHeader)
+}
+
+func loadFile(path string, opts Options) (*Capture, error) {
+	name := strings.ToLower(filepath.Base(path))
+	switch {
+	case strings.HasSuffix(name, ".nsys-rep"), strings.HasSuffix(name, ".qdrep"):
+		return LoadNsysRep(path, opts)
+	case hasSQLiteHeader(path), strings.HasSuffix(name, ".sqlite"):
+		return LoadSQLite(path, opts)
+	case strings.HasSuffix(name, ".json"):
+		return LoadMeasurements(path)
+	case strings.HasSuffix(name, ".csv"):
+		if _, _, ok := matchCSVReport(filepath.Base(path)); !ok {
+			return nil, &InputError{Path: path, Problem: "not a known nsys stats report",
+				Hint: "expected a file ending in " + csvSuffixes() + ", or the folder that holds them"}
+		}
+		return LoadCSVDir(filepath.Dir(path), opts)
+	}
+	return LoadTranscript(path)
+}
+
+// captureBase strips the known extensions from a file name: "ref.sqlite" ->
+// "ref", "pinned.nsyscheck.sqlite" -> "pinned", "ref_cuda_api_sum.csv" -> "ref".
+func captureBase(name string) string {
+	if _, base, ok := matchCSVReport(name); ok {
+		return base
+	}
+	for _, ext := range []string{".nsyscheck.sqlite", ".sqlite", ".nsys-rep", ".qdrep",
+		".results.json", ".json", ".transcript.txt", ".txt"} {
+		if strings.HasSuffix(strings.ToLower(name), ext) {
+			return name[:len(name)-len(ext)]
+		}
+	}
+	return strings.TrimSuffix(name, filepath.Ext(name))
+}
+
+// loadDir picks the best capture in a folder.
+func loadDir(dir string, opts Options) (*Capture, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, &InputError{Path: dir, Problem: "cannot list the folder", Err: err}
+	}
+	var plainSQLite, ownSQLite, reps, results, transcripts []string
+	hasCSV := false
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		n := e.Name()
+		l := strings.ToLower(n)
+		switch {
+		case strings.HasSuffix(l, ".nsyscheck.sqlite"):
+			ownSQLite = append(ownSQLite, n)
+		case strings.HasSuffix(l, ".sqlite"):
+			plainSQLite = append(plainSQLite, n)
+		case strings.HasSuffix(l, ".nsys-rep"), strings.HasSuffix(l, ".qdrep"):
+			reps = append(reps, n)
+		case l == "results.json", strings.HasSuffix(l, ".results.json"):
+			results = append(results, n)
+		case l == "transcript.txt", strings.HasSuffix(l, ".transcript.txt"):
+			transcripts = append(transcripts, n)
+		case strings.HasSuffix(l, ".csv"):
+			if _, _, ok := matchCSVReport(n); ok {
+				hasCSV = true
+			}
+		}
+	}
+	pick := func(kind string, names []string) (string, error) {
+		if len(names) > 1 {
+			sort.Strings(names)
+			return "", &InputError{Path: dir, Problem: "more than one " + kind + ": " + strings.Join(names, ", "),
+				Hint: "give the file itself, or keep one capture per folder"}
+		}
+		return filepath.Join(dir, names[0]), nil
+	}
+	var c *Capture
+	var file string
+	switch {
+	case len(plainSQLite) > 0:
+		if file, err = pick("SQLite export", plainSQLite); err == nil {
+			c, err = LoadSQLite(file, opts)
+		}
+	case len(ownSQLite) > 0:
+		if file, err = pick("SQLite export", ownSQLite); err == nil {
+			c, err = LoadSQLite(file, opts)
+		}
+	case len(reps) > 0:
+		if file, err = pick(".nsys-rep report", reps); err == nil {
+			c, err = LoadNsysRep(file, opts)
+		}
+	case hasCSV:
+		c, err = LoadCSVDir(dir, opts)
+	case len(results) > 0:
+		if file, err = pick("results JSON", results); err == nil {
+			c, err = LoadMeasurements(file)
+		}
+	case len(transcripts) > 0:
+		if file, err = pick("transcript", transcripts); err == nil {
+			c, err = LoadTranscript(file)
+		}
+	default:
+		return nil, &InputError{Path: dir, Problem: "no capture found in " + dir,
+			Hint: "looked for *.sqlite, *.nsys-rep, nsys stats CSV reports (" + csvSuffixes() +
+				"), *.results.json / results.json and *.transcript.txt / transcript.txt"}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if c.Program != nil {
+		return c, nil
+	}
+	// Prefer the numbers of the same base name as the trace, then the only ones.
+	var want []string
+	if file != "" {
+		base := captureBase(filepath.Base(file))
+		want = append(want, base+".results.json", base+".transcript.txt")
+	}
+	if len(results) == 1 {
+		want = append(want, results[0])
+	}
+	if len(transcripts) == 1 {
+		want = append(want, transcripts[0])
+	}
+	want = append(want, "results.json", "transcript.txt")
+	return c, attachProgram(c, dir, want)
+}
+
+// attachProgram loads the first of names that exists in dir as c.Program.
+func attachProgram(c *Capture, dir string, names []string) error {
+	for _, n := range names {
+		p := filepath.Join(dir, n)
+		st, err := os.Stat(p)
+		if err != nil || st.IsDir() {
+			if err != nil && !errors.Is(err, os.ErrNotExist) {
+				return &InputError{Path: p, Problem: "cannot read the program's numbers", Err: err}
+			}
+			continue
+		}
+		var pc *Capture
+		if strings.HasSuffix(strings.ToLower(n), ".json") {
+			pc, err = LoadMeasurements(p)
+		} else {
+			pc, err = LoadTranscript(p)
+		}
+		if err != nil {
+			return err
+		}
+		c.Program = pc.Program
+		c.Files = append(c.Files, p)
+		fillMetaFromProgram(c, pc.Program)
+		dropGap(c, FactProgram)
+		return nil
+	}
+	return nil
+}
+
+// dropGap removes a fact from c.Missing once another input supplied it.
+func dropGap(c *Capture, f Fact) {
+	out := c.Missing[:0]
+	for _, g := range c.Missing {
+		if g.Fact != f {
+			out = append(out, g)
+		}
+	}
+	c.Missing = out
+}

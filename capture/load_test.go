@@ -1,0 +1,149 @@
+package capture
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// copyFiles copies the named files of src into a new folder.
+func copyFiles(t *testing.T, src string, names ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, n := range names {
+		b, err := os.ReadFile(filepath.Join(src, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, n), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestLoadFiles(t *testing.T) {
+	for _, tc := range []struct {
+		path string
+		want Format
+	}{
+		{"../testdata/reference/h200-ref/ref.sqlite", FormatSQLite},
+		{lessonT4, FormatMeasurements},
+		{refTranscript, FormatTranscript},
+		{"../testdata/reference/h200-ref/ref_cuda_api_trace.csv", FormatCSV},
+		{refCSV2022, FormatCSV}, // a folder of CSV reports only
+	} {
+		c, err := Load(tc.path, Options{})
+		if err != nil {
+			t.Errorf("%s: %v", tc.path, err)
+			continue
+		}
+		if c.Format != tc.want {
+			t.Errorf("%s: format %s, want %s", tc.path, c.Format, tc.want)
+		}
+	}
+}
+
+func TestLoadDirPrefersSQLiteAndAttachesProgram(t *testing.T) {
+	c, err := Load("../testdata/reference/h200-ref", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Format != FormatSQLite {
+		t.Fatalf("format %s, want sqlite", c.Format)
+	}
+	if c.Program == nil || len(c.Program.Copies) != 20 {
+		t.Fatal("the transcript's numbers were not attached")
+	}
+	if !c.Has(FactProgram) {
+		t.Errorf("program-numbers still missing: %s", c.Why(FactProgram))
+	}
+	last := c.Files[len(c.Files)-1]
+	if filepath.Base(last) != "ref.transcript.txt" {
+		t.Errorf("files %v", c.Files)
+	}
+
+	// The shipped capture: the results JSON wins over the transcript.
+	dir := copyFiles(t, "../testdata/captures/h200-pinned", "pinned.results.json", "pinned.transcript.txt",
+		"pinned_cuda_api_trace.csv", "pinned_cuda_api_sum.csv")
+	c, err = Load(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Format != FormatCSV || c.Program == nil || c.Program.Source != "pinned.cu results" {
+		t.Errorf("format %s program %+v", c.Format, c.Program)
+	}
+	if filepath.Base(c.Files[len(c.Files)-1]) != "pinned.results.json" {
+		t.Errorf("files %v", c.Files)
+	}
+
+	// Numbers alone are a capture too.
+	dir = copyFiles(t, "../testdata/captures/h200-pinned", "pinned.transcript.txt")
+	c, err = Load(dir, Options{})
+	if err != nil || c.Format != FormatTranscript {
+		t.Fatalf("transcript-only folder: %v", err)
+	}
+
+	// A broken results JSON beside a trace is an error, not silently dropped.
+	dir = copyFiles(t, "../testdata/captures/h200-pinned", "pinned_cuda_api_trace.csv")
+	if err := os.WriteFile(filepath.Join(dir, "results.json"), []byte(`{"schema":"x"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Load(dir, Options{})
+	wantInputError(t, err, "results.json", "schema")
+}
+
+func TestLoadPrefersPlainSQLite(t *testing.T) {
+	dir := copyFiles(t, "../testdata/reference/h200-ref", "ref.sqlite")
+	b, err := os.ReadFile(filepath.Join(dir, "ref.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A broken nsyscheck export beside a good plain one must not be chosen.
+	if err := os.WriteFile(filepath.Join(dir, "ref.nsyscheck.sqlite"), b[:100], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Base(c.Path) != "ref.sqlite" {
+		t.Errorf("loaded %s", c.Path)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	_, err := Load(filepath.Join(t.TempDir(), "nothing-here"), Options{})
+	wantInputError(t, err, "nothing-here", "check the path")
+
+	dir := writeDir(t, map[string]string{"notes.md": "hello"})
+	_, err = Load(dir, Options{})
+	wantInputError(t, err, "no capture found in "+dir, "*.sqlite", "*.nsys-rep", "_cuda_api_trace.csv", "results.json", "transcript.txt")
+
+	dir = writeDir(t, map[string]string{"a.results.json": "{}", "b.results.json": "{}"})
+	_, err = Load(dir, Options{})
+	wantInputError(t, err, "a.results.json", "b.results.json")
+
+	dir = writeDir(t, map[string]string{"other.csv": "a,b\n"})
+	_, err = Load(filepath.Join(dir, "other.csv"), Options{})
+	wantInputError(t, err, "other.csv", "not a known nsys stats report")
+
+	dir = writeDir(t, map[string]string{"t.txt": "just some text\n"})
+	_, err = Load(filepath.Join(dir, "t.txt"), Options{})
+	wantInputError(t, err, "t.txt", "no program output found")
+}
+
+func TestCaptureBase(t *testing.T) {
+	for in, want := range map[string]string{
+		"ref.sqlite": "ref", "pinned.nsyscheck.sqlite": "pinned", "ref_cuda_api_sum.csv": "ref",
+		"x.nsys-rep": "x", "pinned.results.json": "pinned", "ref.transcript.txt": "ref",
+	} {
+		if got := captureBase(in); got != want {
+			t.Errorf("captureBase(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if !strings.HasPrefix(csvSuffixes(), "_cuda_api_trace.csv") {
+		t.Error(csvSuffixes())
+	}
+}
