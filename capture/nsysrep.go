@@ -1,0 +1,339 @@
+package capture
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// nsysInstallGlobs are the places Nsight Systems and Nsight Compute install
+// an nsys binary, searched after $NSYS and PATH. Tests replace them.
+var nsysInstallGlobs = []string{
+	"/opt/nvidia/nsight-systems/*/bin/nsys",
+	"/opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys",
+}
+
+// nsysInstallHint tells the user how to get a usable nsys.
+const nsysInstallHint = "install Nsight Systems 2025.3 or newer, pass --nsys PATH, " +
+	"or give the report's SQLite export instead (nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep)"
+
+// FindNsys returns the nsys executable to use: override when given, else
+// $NSYS, else nsys on PATH, else the newest one under /opt/nvidia. An
+// override or $NSYS that cannot be run is an error, not a reason to look
+// elsewhere.
+func FindNsys(override string) (string, error) {
+	if override != "" {
+		return lookNsys(override, "the nsys given")
+	}
+	if env := os.Getenv("NSYS"); env != "" {
+		return lookNsys(env, "$NSYS")
+	}
+	if p, err := exec.LookPath("nsys"); err == nil {
+		return p, nil
+	}
+	if found := installedNsys(); len(found) > 0 {
+		return found[0], nil
+	}
+	return "", &InputError{Path: "nsys", Problem: "no nsys found on PATH, in $NSYS or under /opt/nvidia",
+		Hint: nsysInstallHint}
+}
+
+// lookNsys resolves an nsys named by the user (a path or a command name).
+func lookNsys(name, what string) (string, error) {
+	p, err := exec.LookPath(name)
+	if err != nil {
+		return "", &InputError{Path: name, Problem: what + " cannot be run", Err: err, Hint: nsysInstallHint}
+	}
+	return p, nil
+}
+
+// installedNsys lists the executables matching nsysInstallGlobs, newest
+// version first within each glob, globs in order.
+func installedNsys() []string {
+	var out []string
+	for _, g := range nsysInstallGlobs {
+		matches, _ := filepath.Glob(g)
+		var ok []string
+		for _, m := range matches {
+			if info, err := os.Stat(m); err == nil && info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0 {
+				ok = append(ok, m)
+			}
+		}
+		sort.SliceStable(ok, func(i, j int) bool { return versionLess(ok[j], ok[i]) })
+		out = append(out, ok...)
+	}
+	return out
+}
+
+// versionLess compares two paths by the numbers in them, so that
+// .../2025.10.1/... sorts after .../2025.3.2/....
+func versionLess(a, b string) bool {
+	na, nb := versionNumbers(a), versionNumbers(b)
+	for i := 0; i < len(na) && i < len(nb); i++ {
+		if na[i] != nb[i] {
+			return na[i] < nb[i]
+		}
+	}
+	if len(na) != len(nb) {
+		return len(na) < len(nb)
+	}
+	return a < b
+}
+
+func versionNumbers(s string) []int {
+	var out []int
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r < '0' || r > '9' }) {
+		n, err := strconv.Atoi(f)
+		if err == nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// LoadNsysRep reads an Nsight Systems report (.nsys-rep) by exporting it to
+// SQLite with nsys and loading the export. The export is cached beside the
+// report as <name>.nsyscheck.sqlite (or under opts.CacheDir, or the user's
+// cache folder when the report's folder is read-only) and reused while it is
+// newer than the report. The report itself is never modified.
+func LoadNsysRep(path string, opts Options) (*Capture, error) {
+	info, err := os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil, &InputError{Path: path, Problem: "no such file"}
+	case err != nil:
+		return nil, &InputError{Path: path, Problem: "cannot read the report", Err: err}
+	case info.IsDir():
+		return nil, &InputError{Path: path, Problem: "is a folder, not an Nsight Systems report", Hint: "give the .nsys-rep file itself"}
+	case info.Size() == 0:
+		return nil, &InputError{Path: path, Problem: "the file is empty, not an Nsight Systems report",
+			Hint: "profile again: nsys profile -t cuda,nvtx -o NAME ./program"}
+	}
+	head, err := readHead(path, 64)
+	if err != nil {
+		return nil, &InputError{Path: path, Problem: "cannot read the report", Err: err}
+	}
+	if bytes.HasPrefix(head, []byte(sqliteMagic)) {
+		// Already an SQLite export, only named like a report.
+		return LoadSQLite(path, opts)
+	}
+	if len(bytes.Trim(head, "\x00")) == 0 {
+		return nil, &InputError{Path: path, Problem: "the file holds only zero bytes, not an Nsight Systems report (an interrupted copy?)",
+			Hint: "copy the report again, or profile again: nsys profile -t cuda,nvtx -o NAME ./program"}
+	}
+
+	dir, name, err := exportCachePath(path, info, opts)
+	if err != nil {
+		return nil, err
+	}
+	cached := filepath.Join(dir, name)
+	finish := func(c *Capture) *Capture {
+		c.Format = FormatNsysRep
+		c.Path = path
+		c.Files = []string{path, cached}
+		return c
+	}
+	if ci, err := os.Stat(cached); err == nil && ci.Mode().IsRegular() && ci.ModTime().After(info.ModTime()) {
+		if c, err := LoadSQLite(cached, opts); err == nil {
+			return finish(c), nil
+		}
+		// A damaged or foreign cache file: export again over it.
+	}
+
+	nsys, err := FindNsys(opts.Nsys)
+	if err != nil {
+		var ie *InputError
+		if errors.As(err, &ie) {
+			return nil, &InputError{Path: path, Problem: "cannot export the report to SQLite: " + ie.Problem,
+				Err: ie.Err, Hint: ie.Hint}
+		}
+		return nil, err
+	}
+	if err := exportSQLite(nsys, path, head, dir, cached); err != nil {
+		return nil, err
+	}
+	c, err := LoadSQLite(cached, opts)
+	if err != nil {
+		return nil, err
+	}
+	return finish(c), nil
+}
+
+// readHead returns up to n bytes from the start of the file.
+func readHead(path string, n int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b := make([]byte, n)
+	k, err := io.ReadFull(f, b)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	return b[:k], nil
+}
+
+// exportCachePath chooses where the report's SQLite export lives: beside
+// the report when its folder is writable, else (or when opts.CacheDir is
+// set) in a cache folder, under a name keyed by the report's absolute path,
+// size and modification time.
+func exportCachePath(report string, info os.FileInfo, opts Options) (dir, name string, err error) {
+	base := strings.TrimSuffix(filepath.Base(report), filepath.Ext(report))
+	if opts.CacheDir == "" {
+		dir = filepath.Dir(report)
+		if dirWritable(dir) {
+			return dir, base + ".nsyscheck.sqlite", nil
+		}
+	}
+	dir = opts.CacheDir
+	if dir == "" {
+		ucd, err := os.UserCacheDir()
+		if err != nil {
+			ucd = os.TempDir()
+		}
+		dir = filepath.Join(ucd, "nsyscheck")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", "", &InputError{Path: report, Problem: "cannot create the export cache folder " + dir, Err: err,
+			Hint: "pass a writable cache folder, or give the report's SQLite export instead"}
+	}
+	abs, err := filepath.Abs(report)
+	if err != nil {
+		abs = report
+	}
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%d\x00%d", abs, info.Size(), info.ModTime().UnixNano())))
+	return dir, base + "-" + hex.EncodeToString(sum[:8]) + ".sqlite", nil
+}
+
+// dirWritable reports whether files can be created in dir. A folder with no
+// write permission bits counts as read-only even for a user (root) who could
+// write there anyway: its owner asked for it to be left alone.
+func dirWritable(dir string) bool {
+	info, err := os.Stat(dir)
+	if err != nil || !info.IsDir() || info.Mode().Perm()&0o222 == 0 {
+		return false
+	}
+	f, err := os.CreateTemp(dir, ".nsyscheck-probe-*")
+	if err != nil {
+		return false
+	}
+	name := f.Name()
+	f.Close()
+	os.Remove(name)
+	return true
+}
+
+// exportSQLite runs nsys export into a temporary file in dir and renames it
+// to dst once it is a complete SQLite database.
+func exportSQLite(nsys, report string, head []byte, dir, dst string) error {
+	f, err := os.CreateTemp(dir, "."+filepath.Base(dst)+".tmp-*.sqlite")
+	if err != nil {
+		return &InputError{Path: report, Problem: "cannot write the SQLite export in " + dir, Err: err,
+			Hint: "pass a writable cache folder, or give the report's SQLite export instead"}
+	}
+	tmp := f.Name()
+	f.Close()
+	os.Remove(tmp) // let nsys create it
+	defer os.Remove(tmp)
+	defer os.Remove(tmp + ".sqlite")
+
+	cmd := exec.Command(nsys, "export", "--type", "sqlite", "--force-overwrite", "true", "--output", tmp, report)
+	out, runErr := cmd.CombinedOutput()
+	if runErr != nil {
+		return nsysExportError(nsys, report, head, out, runErr)
+	}
+	got := tmp
+	if _, err := os.Stat(got); err != nil {
+		// Some releases append .sqlite to the name they are given.
+		got = tmp + ".sqlite"
+		if _, err := os.Stat(got); err != nil {
+			return &InputError{Path: report, Problem: fmt.Sprintf("%s export finished but wrote no SQLite file", nsys),
+				Err: outputError(out), Hint: nsysInstallHint}
+		}
+	}
+	if err := checkSQLiteFile(got); err != nil {
+		var ie *InputError
+		if errors.As(err, &ie) {
+			err = errors.New(ie.Problem)
+		}
+		return &InputError{Path: report, Problem: fmt.Sprintf("%s export wrote a damaged SQLite file", nsys),
+			Err: err, Hint: nsysInstallHint}
+	}
+	if err := os.Rename(got, dst); err != nil {
+		return &InputError{Path: report, Problem: "cannot store the SQLite export as " + dst, Err: err}
+	}
+	return nil
+}
+
+// outputError turns nsys's output into an error, keeping its last lines.
+func outputError(out []byte) error {
+	s := strings.TrimSpace(string(out))
+	if s == "" {
+		return nil
+	}
+	const maxOut = 2000
+	if len(s) > maxOut {
+		s = "..." + s[len(s)-maxOut:]
+	}
+	return errors.New(s)
+}
+
+// nsysExportError explains a failed nsys export.
+func nsysExportError(nsys, report string, head, out []byte, runErr error) error {
+	var exit *exec.ExitError
+	if !errors.As(runErr, &exit) {
+		return &InputError{Path: report, Problem: "cannot run " + nsys, Err: runErr, Hint: nsysInstallHint}
+	}
+	cause := outputError(out)
+	if cause == nil {
+		cause = runErr
+	}
+	lower := strings.ToLower(string(out))
+	if strings.Contains(lower, "version not supported") || strings.Contains(lower, "unsupported version") ||
+		strings.Contains(lower, "version is not supported") {
+		version := nsysVersion(nsys)
+		hint := "install Nsight Systems 2025.3 or newer and pass --nsys PATH, " +
+			"or export the report where it was made (nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep) and give the .sqlite"
+		for _, other := range installedNsys() {
+			if other != nsys {
+				hint = "try --nsys " + other + ", or " + hint
+				break
+			}
+		}
+		return &InputError{Path: report,
+			Problem: fmt.Sprintf("this nsys (%s%s) is too old to read the report, which a newer Nsight Systems wrote", nsys, version),
+			Err:     cause, Hint: hint}
+	}
+	problem := fmt.Sprintf("%s export failed (%v)", nsys, runErr)
+	if !bytes.HasPrefix(head, []byte("NVIDIA")) {
+		problem += "; the file does not start like an Nsight Systems report"
+	}
+	return &InputError{Path: report, Problem: problem, Err: cause,
+		Hint: "check that the file is a complete .nsys-rep, or give its SQLite export instead"}
+}
+
+// nsysVersion returns ", version X" for nsys, or "" when it cannot tell.
+func nsysVersion(nsys string) string {
+	out, err := exec.Command(nsys, "--version").Output()
+	if err != nil {
+		return ""
+	}
+	line := strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
+	if i := strings.LastIndex(line, "version "); i >= 0 {
+		line = line[i+len("version "):]
+	}
+	if line == "" {
+		return ""
+	}
+	return ", version " + line
+}

@@ -1,0 +1,388 @@
+package capture
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+var refReport = filepath.Join("..", "testdata", "reference", "h200-ref", "ref.nsys-rep")
+
+// shq quotes s for a POSIX shell.
+func shq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// fakeNsys writes an nsys stand-in that logs each call's arguments to a file
+// and then behaves as mode says:
+//
+//	copy     copies the reference export to the --output path
+//	append   copies it to the --output path with .sqlite appended
+//	old      answers like an nsys too old for the report
+//	fail     prints an error and exits 3
+//	garbage  writes a file that is not SQLite
+//	nothing  succeeds without writing anything
+func fakeNsys(t *testing.T, mode string) (nsys, calls string) {
+	t.Helper()
+	dir := t.TempDir()
+	calls = filepath.Join(dir, "calls.log")
+	ref, err := filepath.Abs(refSQLite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	action := map[string]string{
+		"copy":    `cp ` + shq(ref) + ` "$out"; echo "Generated: $out"`,
+		"append":  `cp ` + shq(ref) + ` "$out.sqlite"`,
+		"old":     `echo "Importer error status: Version not supported."; exit 1`,
+		"fail":    `echo "ERROR: something is wrong with this report" >&2; exit 3`,
+		"garbage": `echo "not a database" > "$out"`,
+		"nothing": `:`,
+	}[mode]
+	if action == "" {
+		t.Fatalf("unknown fake nsys mode %q", mode)
+	}
+	script := `#!/bin/sh
+echo "$*" >> ` + shq(calls) + `
+if [ "$1" = "--version" ]; then echo "NVIDIA Nsight Systems version 2022.4.2.1-df9881f"; exit 0; fi
+out=""
+while [ $# -gt 0 ]; do
+  case "$1" in --output) out="$2"; shift;; esac
+  shift
+done
+` + action + "\n"
+	nsys = filepath.Join(dir, "nsys")
+	if err := os.WriteFile(nsys, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return nsys, calls
+}
+
+// exportCalls counts the export calls the fake nsys has seen.
+func exportCalls(t *testing.T, calls string) int {
+	t.Helper()
+	b, err := os.ReadFile(calls)
+	if os.IsNotExist(err) {
+		return 0
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(b), "export ")
+}
+
+// reportCopy copies the reference report into a fresh folder, dated an hour
+// ago, and returns its path, bytes and modification time.
+func reportCopy(t *testing.T, name string) (path string, orig []byte, mtime time.Time) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "reports")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path = filepath.Join(dir, name)
+	sqCopy(t, refReport, path)
+	mtime = time.Now().Add(-time.Hour).Truncate(time.Second)
+	if err := os.Chtimes(path, mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+	orig, _ = os.ReadFile(path)
+	return path, orig, mtime
+}
+
+func checkReportUnchanged(t *testing.T, path string, orig []byte, mtime time.Time) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b, orig) {
+		t.Error("the report's bytes changed")
+	}
+	info, _ := os.Stat(path)
+	if !info.ModTime().Equal(mtime) {
+		t.Errorf("the report's mtime changed: %v -> %v", mtime, info.ModTime())
+	}
+}
+
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+func TestLoadNsysRepExportsAndCaches(t *testing.T) {
+	nsys, calls := fakeNsys(t, "copy")
+	report, orig, mtime := reportCopy(t, "my run.nsys-rep")
+	dir := filepath.Dir(report)
+	cache := filepath.Join(dir, "my run.nsyscheck.sqlite")
+
+	c, err := LoadNsysRep(report, Options{Nsys: nsys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Format != FormatNsysRep || c.Path != report || len(c.Files) != 2 || c.Files[0] != report || c.Files[1] != cache {
+		t.Errorf("format %s path %s files %v", c.Format, c.Path, c.Files)
+	}
+	if len(c.Calls) != 444 || len(c.Memcpys) != 289 || len(c.Ranges) != 8 || c.Meta.GPU != "NVIDIA H200" {
+		t.Errorf("calls %d memcpys %d ranges %d meta %+v", len(c.Calls), len(c.Memcpys), len(c.Ranges), c.Meta)
+	}
+	if got := strings.Join(dirNames(t, dir), "|"); got != "my run.nsys-rep|my run.nsyscheck.sqlite" {
+		t.Errorf("folder holds %s", got)
+	}
+	log, _ := os.ReadFile(calls)
+	if !strings.HasPrefix(string(log), "export --type sqlite --force-overwrite true --output "+dir+string(filepath.Separator)) ||
+		!strings.HasSuffix(strings.TrimSpace(string(log)), " "+report) {
+		t.Errorf("nsys called as %q", log)
+	}
+	checkReportUnchanged(t, report, orig, mtime)
+
+	// The second load reuses the export, with the same filter semantics.
+	c, err = LoadNsysRep(report, Options{Nsys: nsys, APINames: []string{"cudaMemcpyAsync"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := exportCalls(t, calls); n != 1 {
+		t.Errorf("nsys called %d times, want 1 (cache not reused)", n)
+	}
+	if len(c.Calls) != 22 || c.Format != FormatNsysRep {
+		t.Errorf("cached load: %d calls, format %s", len(c.Calls), c.Format)
+	}
+
+	// A report newer than its export is exported again.
+	future := time.Now().Add(time.Hour)
+	if err := os.Chtimes(report, future, future); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadNsysRep(report, Options{Nsys: nsys}); err != nil {
+		t.Fatal(err)
+	}
+	if n := exportCalls(t, calls); n != 2 {
+		t.Errorf("nsys called %d times, want 2 after the report changed", n)
+	}
+}
+
+func TestLoadNsysRepDamagedCache(t *testing.T) {
+	nsys, calls := fakeNsys(t, "copy")
+	report, _, _ := reportCopy(t, "ref.nsys-rep")
+	cache := filepath.Join(filepath.Dir(report), "ref.nsyscheck.sqlite")
+	if err := os.WriteFile(cache, []byte("half an export"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := LoadNsysRep(report, Options{Nsys: nsys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exportCalls(t, calls) != 1 || len(c.Calls) != 444 {
+		t.Errorf("exports %d calls %d", exportCalls(t, calls), len(c.Calls))
+	}
+	if err := checkSQLiteFile(cache); err != nil {
+		t.Errorf("cache not replaced: %v", err)
+	}
+}
+
+func TestLoadNsysRepReadOnlyFolder(t *testing.T) {
+	nsys, calls := fakeNsys(t, "copy")
+	userCache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", userCache)
+	t.Setenv("HOME", userCache)
+	report, orig, mtime := reportCopy(t, "ref.nsys-rep")
+	dir := filepath.Dir(report)
+	if err := os.Chmod(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(dir, 0o755) })
+
+	for i := 0; i < 2; i++ {
+		c, err := LoadNsysRep(report, Options{Nsys: nsys})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(c.Calls) != 444 || len(c.Files) != 2 ||
+			!strings.HasPrefix(c.Files[1], filepath.Join(userCache, "nsyscheck")+string(filepath.Separator)) {
+			t.Errorf("calls %d files %v", len(c.Calls), c.Files)
+		}
+	}
+	if n := exportCalls(t, calls); n != 1 {
+		t.Errorf("nsys called %d times, want 1", n)
+	}
+	if got := dirNames(t, dir); len(got) != 1 {
+		t.Errorf("read-only folder now holds %v", got)
+	}
+	if got := dirNames(t, filepath.Join(userCache, "nsyscheck")); len(got) != 1 {
+		t.Errorf("cache folder holds %v, want one export", got)
+	}
+	checkReportUnchanged(t, report, orig, mtime)
+}
+
+func TestLoadNsysRepCacheDir(t *testing.T) {
+	nsys, _ := fakeNsys(t, "append")
+	report, orig, mtime := reportCopy(t, "ref.nsys-rep")
+	cacheDir := filepath.Join(t.TempDir(), "cache", "nested")
+	c, err := LoadNsysRep(report, Options{Nsys: nsys, CacheDir: cacheDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Calls) != 444 || filepath.Dir(c.Files[1]) != cacheDir ||
+		!strings.HasPrefix(filepath.Base(c.Files[1]), "ref-") {
+		t.Errorf("calls %d files %v", len(c.Calls), c.Files)
+	}
+	if got := dirNames(t, filepath.Dir(report)); len(got) != 1 {
+		t.Errorf("report folder holds %v", got)
+	}
+	if got := dirNames(t, cacheDir); len(got) != 1 {
+		t.Errorf("cache folder holds %v", got)
+	}
+	checkReportUnchanged(t, report, orig, mtime)
+}
+
+func TestLoadNsysRepErrors(t *testing.T) {
+	cases := []struct {
+		mode      string
+		fragments []string
+	}{
+		{"old", []string{"too old", "version 2022.4.2.1", "Version not supported", "2025.3 or newer", ".sqlite"}},
+		{"fail", []string{"export failed", "something is wrong with this report", "exit status 3"}},
+		{"garbage", []string{"damaged SQLite file", "not an SQLite database"}},
+		{"nothing", []string{"wrote no SQLite file"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.mode, func(t *testing.T) {
+			nsys, _ := fakeNsys(t, tc.mode)
+			report, orig, mtime := reportCopy(t, "ref.nsys-rep")
+			_, err := LoadNsysRep(report, Options{Nsys: nsys})
+			if err == nil || !IsInputError(err) {
+				t.Fatalf("err = %v, want an *InputError", err)
+			}
+			t.Log(err)
+			for _, f := range append([]string{report}, tc.fragments...) {
+				if !strings.Contains(err.Error(), f) {
+					t.Errorf("error lacks %q: %v", f, err)
+				}
+			}
+			if got := dirNames(t, filepath.Dir(report)); len(got) != 1 {
+				t.Errorf("a failed export left %v", got)
+			}
+			checkReportUnchanged(t, report, orig, mtime)
+		})
+	}
+}
+
+func TestLoadNsysRepNotAReport(t *testing.T) {
+	nsys, calls := fakeNsys(t, "fail")
+	dir := t.TempDir()
+	for name, body := range map[string][]byte{
+		"empty.nsys-rep": nil,
+		"zeros.nsys-rep": make([]byte, 4096),
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := LoadNsysRep(p, Options{Nsys: nsys})
+		if err == nil || !IsInputError(err) || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "not an Nsight Systems report") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	text := filepath.Join(dir, "notes.nsys-rep")
+	os.WriteFile(text, []byte("hello"), 0o644)
+	_, err := LoadNsysRep(text, Options{Nsys: nsys})
+	if err == nil || !strings.Contains(err.Error(), "does not start like an Nsight Systems report") {
+		t.Errorf("text file: %v", err)
+	}
+	if _, err := LoadNsysRep(filepath.Join(dir, "missing.nsys-rep"), Options{Nsys: nsys}); err == nil || !strings.Contains(err.Error(), "no such file") {
+		t.Errorf("missing file: %v", err)
+	}
+	if n := exportCalls(t, calls); n != 1 {
+		t.Errorf("nsys called %d times, want 1 (only for the text file)", n)
+	}
+
+	// An SQLite export named like a report loads without nsys.
+	renamed := filepath.Join(dir, "export.nsys-rep")
+	sqCopy(t, refSQLite, renamed)
+	c, err := LoadNsysRep(renamed, Options{Nsys: nsys})
+	if err != nil || len(c.Calls) != 444 || c.Format != FormatSQLite {
+		t.Errorf("renamed export: %v", err)
+	}
+}
+
+func TestLoadNsysRepNoNsys(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	t.Setenv("NSYS", "")
+	old := nsysInstallGlobs
+	nsysInstallGlobs = []string{filepath.Join(t.TempDir(), "*", "bin", "nsys")}
+	t.Cleanup(func() { nsysInstallGlobs = old })
+
+	report, _, _ := reportCopy(t, "ref.nsys-rep")
+	_, err := LoadNsysRep(report, Options{})
+	if err == nil || !IsInputError(err) {
+		t.Fatalf("err = %v", err)
+	}
+	t.Log(err)
+	for _, f := range []string{report, "no nsys found", "Nsight Systems 2025.3 or newer", "--nsys", ".sqlite"} {
+		if !strings.Contains(err.Error(), f) {
+			t.Errorf("error lacks %q: %v", f, err)
+		}
+	}
+	_, err = LoadNsysRep(report, Options{Nsys: "/no/such/nsys"})
+	if err == nil || !strings.Contains(err.Error(), "/no/such/nsys") {
+		t.Errorf("bad --nsys: %v", err)
+	}
+}
+
+func TestFindNsys(t *testing.T) {
+	root := t.TempDir()
+	mk := func(rel string) string {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	mk("systems/2024.6.1/bin/nsys")
+	newest := mk("systems/2025.10.1/bin/nsys")
+	mk("systems/2025.3.2/bin/nsys")
+	compute := mk("compute/2025.3.0/host/target-linux-x64/nsys")
+	onPath := mk("path/nsys")
+	override := mk("custom/my-nsys")
+
+	old := nsysInstallGlobs
+	nsysInstallGlobs = []string{filepath.Join(root, "systems/*/bin/nsys"), filepath.Join(root, "compute/*/host/target-linux-x64/nsys")}
+	t.Cleanup(func() { nsysInstallGlobs = old })
+	t.Setenv("NSYS", "")
+	t.Setenv("PATH", t.TempDir())
+
+	check := func(override, want string) {
+		t.Helper()
+		got, err := FindNsys(override)
+		if err != nil || got != want {
+			t.Errorf("FindNsys(%q) = %q, %v; want %q", override, got, err, want)
+		}
+	}
+	check("", newest)
+	if got := installedNsys(); len(got) != 4 || got[0] != newest || got[3] != compute {
+		t.Errorf("installedNsys = %v", got)
+	}
+	t.Setenv("PATH", filepath.Dir(onPath))
+	check("", onPath)
+	t.Setenv("NSYS", override)
+	check("", override)
+	check(newest, newest)
+
+	t.Setenv("NSYS", filepath.Join(root, "gone"))
+	if _, err := FindNsys(""); err == nil || !strings.Contains(err.Error(), "$NSYS") {
+		t.Errorf("bad $NSYS: %v", err)
+	}
+	if _, err := FindNsys(filepath.Join(root, "nope")); err == nil || !IsInputError(err) {
+		t.Errorf("bad override: %v", err)
+	}
+}
