@@ -1,0 +1,95 @@
+package capture
+
+import (
+	"bytes"
+	"os"
+	"testing"
+)
+
+func seedFiles(f *testing.F, paths ...string) {
+	f.Helper()
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+}
+
+// FuzzCSVTrace feeds arbitrary bytes to the cuda_api_trace reader: it must
+// never panic, and every error must be an *InputError.
+func FuzzCSVTrace(f *testing.F) {
+	seedFiles(f, refCSV2025+"/ref_cuda_api_trace.csv", "../testdata/captures/h200-pinned/pinned_cuda_api_trace.csv")
+	f.Add([]byte("\uFEFF" + traceHeader + "1,2,\"a,b\",0,1,2,3,20,\"t\"\"x\"\r\n"))
+	f.Add([]byte("Start (us),Duration (us),Name,CorrID\n1.5,2e3,cudaFree_v1,1\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var calls int
+		_, err := csvStreamAPITraceForFuzz(data, func(c APICall) {
+			calls++
+			if c.End < c.Start || c.Start < 0 {
+				t.Fatalf("bad call %+v", c)
+			}
+		})
+		if err != nil && !IsInputError(err) {
+			t.Fatalf("error %T is not an *InputError: %v", err, err)
+		}
+	})
+}
+
+func csvStreamAPITraceForFuzz(data []byte, emit func(APICall)) (int, error) {
+	n, err := streamAPITrace(bytes.NewReader(data), "fuzz_cuda_api_trace.csv", Options{}, emit, nil)
+	if err == errEmptyReport {
+		return n, nil
+	}
+	return n, err
+}
+
+// FuzzTranscript feeds arbitrary text to the transcript parser.
+func FuzzTranscript(f *testing.F) {
+	seedFiles(f, refTranscript, pinnedTranscript)
+	f.Add([]byte("Part 2: async call vs completion (64 MiB)\n pinned call 0.004 ms completion 1.2 ms call is 0.3%\n"))
+	f.Add([]byte("Part 3: zero-copy (64 MiB)\n zero-copy 1.3 ms/launch 51.0 GB/s\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := ParseTranscript(bytes.NewReader(data), "fuzz.txt")
+		if err != nil {
+			if !IsInputError(err) {
+				t.Fatalf("error %T is not an *InputError: %v", err, err)
+			}
+			return
+		}
+		for _, c := range m.Copies {
+			if c.Bytes <= 0 || c.Ms <= 0 {
+				t.Fatalf("bad copy %+v", c)
+			}
+		}
+		for _, k := range m.Kernels {
+			if k.MsPerLaunch <= 0 {
+				t.Fatalf("bad kernel %+v", k)
+			}
+		}
+	})
+}
+
+// FuzzMeasurements feeds arbitrary bytes to the measurements parser.
+func FuzzMeasurements(f *testing.F) {
+	seedFiles(f, lessonT4, pinnedResults)
+	f.Add([]byte(`{"schema":"nsyscheck.measurements/v1","copies":[{"direction":"h2d","source":"pinned","bytes":1,"ms":1e-300}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := ParseMeasurements(bytes.NewReader(data), "fuzz.json")
+		if err != nil {
+			if !IsInputError(err) {
+				t.Fatalf("error %T is not an *InputError: %v", err, err)
+			}
+			return
+		}
+		if m.Schema != MeasurementsSchema {
+			t.Fatalf("schema %q accepted", m.Schema)
+		}
+		for _, c := range m.Copies {
+			if c.Bytes <= 0 || !(c.Ms > 0) || !(c.GBps > 0) && c.GBps != 0 {
+				t.Fatalf("bad copy accepted %+v", c)
+			}
+		}
+	})
+}
