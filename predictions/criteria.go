@@ -1,0 +1,103 @@
+package predictions
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/stat"
+)
+
+// The lesson's bounds.
+const (
+	FloorRatio       = 1.3  // 1.floor: pageable/pinned at 256 MiB at least this
+	GrowthTau        = 0.6  // 1.growth: Kendall's tau of size vs ratio at least this
+	PageableShareMin = 0.80 // 2.pageable: call share at least this
+	PinnedShareMax   = 0.10 // 2.pinned: call share below this
+	LossFactor       = 2.0  // 3.factor: measured loss within this factor of predicted
+	CallTimeRatio    = 5.0  // 4.calltime: pageable/pinned total call time at least this
+	SameAsTolerance  = 0.10 // exercise: ratios within 10% of each other are "about the same"
+)
+
+// relTol is the relative distance from a bound within which a measured value
+// counts as equal to it, so that a value printed as exactly the bound is not
+// pushed across it by floating-point rounding.
+const relTol = 1e-9
+
+func atLeast(x, bound float64) bool { return x >= bound-relTol*math.Abs(bound) }
+func atMost(x, bound float64) bool  { return x <= bound+relTol*math.Abs(bound) }
+
+// below is strict: a value equal to the bound (within relTol) is not below it.
+func below(x, bound float64) bool { return x < bound-relTol*math.Abs(bound) }
+
+func verdictOf(ok bool) Verdict {
+	if ok {
+		return Held
+	}
+	return Died
+}
+
+// FloorHolds is 1.floor's criterion: pinned faster than pageable at every
+// size (ratio pageable/pinned above 1) and the largest size's ratio at least
+// FloorRatio. ratios are ordered by size.
+func FloorHolds(ratios []float64) bool {
+	if len(ratios) == 0 {
+		return false
+	}
+	for _, r := range ratios {
+		if !(r > 1) {
+			return false
+		}
+	}
+	return atLeast(ratios[len(ratios)-1], FloorRatio)
+}
+
+// GrowthTauOf returns Kendall's tau between sizes and ratios (gonum's
+// stat.Kendall: a tie counts as a concordant pair).
+func GrowthTauOf(sizes []int64, ratios []float64) float64 {
+	x := make([]float64, len(sizes))
+	for i, s := range sizes {
+		x[i] = float64(s)
+	}
+	return stat.Kendall(x, ratios, nil)
+}
+
+// GrowthHolds is 1.growth's criterion: tau at least GrowthTau and the
+// largest size's ratio above the smallest's. sizes ascend; ratios follow.
+func GrowthHolds(sizes []int64, ratios []float64) (tau float64, held bool) {
+	if len(sizes) < 2 || len(sizes) != len(ratios) {
+		return math.NaN(), false
+	}
+	tau = GrowthTauOf(sizes, ratios)
+	return tau, atLeast(tau, GrowthTau) && ratios[len(ratios)-1] > ratios[0]
+}
+
+// PageableShareHolds is 2.pageable's criterion.
+func PageableShareHolds(share float64) bool { return atLeast(share, PageableShareMin) }
+
+// PinnedShareHolds is 2.pinned's criterion (strictly below the bound).
+func PinnedShareHolds(share float64) bool { return below(share, PinnedShareMax) }
+
+// FactorHolds is 3.factor's criterion: predicted/2 <= measured <= 2*predicted.
+func FactorHolds(measured, predicted float64) bool {
+	return predicted > 0 && atLeast(measured, predicted/LossFactor) && atMost(measured, predicted*LossFactor)
+}
+
+// CallTimeHolds is 4.calltime's criterion.
+func CallTimeHolds(ratio float64) bool { return atLeast(ratio, CallTimeRatio) }
+
+// DirectionAnswer names the direction where pinning buys more: the one with
+// the larger pageable/pinned ratio, or "about the same" when the larger
+// ratio is at most 10% above the smaller.
+func DirectionAnswer(h2d, d2h float64) string {
+	lo, hi := math.Min(h2d, d2h), math.Max(h2d, d2h)
+	if atMost(hi, lo*(1+SameAsTolerance)) {
+		return "about the same"
+	}
+	if h2d > d2h {
+		return "host-to-device"
+	}
+	return "device-to-host"
+}
+
+// DirectionRule states DirectionAnswer's rule in words.
+const DirectionRule = "the direction with the larger pageable/pinned ratio at 64 MiB; " +
+	"\"about the same\" when the larger ratio is at most 10% above the smaller (max/min <= 1.10)"

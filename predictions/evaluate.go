@@ -1,0 +1,445 @@
+package predictions
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/nsyscheck/nsyscheck/capture"
+)
+
+// eval is one source's answer to one claim.
+type eval struct {
+	verdict  Verdict
+	measured *float64
+	bound    float64
+	evidence []string
+	reason   string
+}
+
+func unavailable(reason string) eval { return eval{verdict: Unavailable, reason: reason} }
+
+// claimSpec describes a claim and how to evaluate it from one source.
+type claimSpec struct {
+	id         string
+	prediction int
+	statement  string
+	bound      float64 // fixed bound; 0 when the bound is computed (3.factor)
+	comparison string
+	unit       string
+	eval       func(d *sourceData) eval
+}
+
+var claimSpecs = []claimSpec{
+	{"1.floor", 1, "pinned beats pageable at every size (H2D), and at 256 MiB pageable costs at least 1.3x pinned",
+		FloorRatio, ">=", "x (pageable ms / pinned ms at 256 MiB)", evalFloor},
+	{"1.growth", 1, "the pageable/pinned ratio grows with size (Kendall's tau >= 0.6 and largest size's ratio above the smallest's)",
+		GrowthTau, ">=", "Kendall's tau (size vs ratio)", evalGrowth},
+	{"2.pageable", 2, "the pageable cudaMemcpyAsync call holds the thread for at least 80% of its completion time",
+		PageableShareMin, ">=", "share (mean call / mean completion)", func(d *sourceData) eval { return evalShare(d, "pageable") }},
+	{"2.pinned", 2, "the pinned cudaMemcpyAsync call holds the thread for under 10% of its completion time",
+		PinnedShareMax, "<", "share (mean call / mean completion)", func(d *sourceData) eval { return evalShare(d, "pinned") }},
+	{"3.factor", 3, "zero-copy's loss to device-resident is within a factor of two of resident GB/s / pinned H2D GB/s at 64 MiB",
+		0, "within 2x of", "x (zero-copy ms / resident ms)", evalFactor},
+	{"4.calltime", 4, "the ten timed pageable cudaMemcpyAsync calls total at least 5x the call time of the ten pinned ones",
+		CallTimeRatio, ">=", "x (pageable total / pinned total)", evalCallTime},
+	{"4.bytes", 4, "both groups of timed cudaMemcpyAsync calls move the same bytes",
+		1, "=", "pageable bytes / pinned bytes", evalBytes},
+}
+
+func sweepEvidence(name string, sd *sweepData, sizes []int64) []string {
+	ev := []string{name + ": " + sd.how}
+	for _, b := range sizes {
+		p, q := sd.pageable[b], sd.pinned[b]
+		line := fmt.Sprintf("%s: %s %s: pageable %.4f ms (%.2f GB/s", name, sd.dir, sizeName(b), p.ms, gbps(b, p.ms))
+		if p.corr != nil {
+			line += ", " + p.refs
+		}
+		line += fmt.Sprintf("), pinned %.4f ms (%.2f GB/s", q.ms, gbps(b, q.ms))
+		if q.corr != nil {
+			line += ", " + q.refs
+		}
+		line += fmt.Sprintf("), ratio %.3f", sd.ratio(b))
+		ev = append(ev, line)
+	}
+	return ev
+}
+
+func evalFloor(d *sourceData) eval {
+	sd := d.h2d
+	if sd == nil {
+		return unavailable(d.h2dWhy)
+	}
+	top := 256 * mib
+	if !sd.has(top) {
+		return unavailable(fmt.Sprintf("%s: no 256 MiB host-to-device row for both sources (sizes: %s)", d.name, sizeList(sd.sizes)))
+	}
+	ratios := sd.ratios()
+	// Order the 256 MiB ratio last for FloorHolds.
+	var others []float64
+	var slower []string
+	for i, b := range sd.sizes {
+		if b != top {
+			others = append(others, ratios[i])
+		}
+		if !(ratios[i] > 1) {
+			slower = append(slower, sizeName(b))
+		}
+	}
+	r := sd.ratio(top)
+	e := eval{verdict: verdictOf(FloorHolds(append(others, r))), measured: ptr(r), bound: FloorRatio,
+		evidence: sweepEvidence(d.name, sd, sd.sizes)}
+	if len(slower) > 0 {
+		e.evidence = append(e.evidence, fmt.Sprintf("%s: pinned is not faster than pageable at %s", d.name, strings.Join(slower, ", ")))
+	}
+	return e
+}
+
+func evalGrowth(d *sourceData) eval {
+	sd := d.h2d
+	if sd == nil {
+		return unavailable(d.h2dWhy)
+	}
+	if len(sd.sizes) < 2 {
+		return unavailable(fmt.Sprintf("%s: growth needs at least two sizes; found %s", d.name, sizeList(sd.sizes)))
+	}
+	ratios := sd.ratios()
+	tau, held := GrowthHolds(sd.sizes, ratios)
+	parts := make([]string, len(ratios))
+	ties := false
+	for i, r := range ratios {
+		parts[i] = fmt.Sprintf("%s %.3f", sizeName(sd.sizes[i]), r)
+		for j := 0; j < i; j++ {
+			if ratios[j] == r {
+				ties = true
+			}
+		}
+	}
+	ev := []string{
+		fmt.Sprintf("%s: h2d pageable/pinned ratios by size: %s (from %s)", d.name, strings.Join(parts, ", "), sd.how),
+		fmt.Sprintf("%s: Kendall's tau(size, ratio) = %.3f; largest size's ratio %.3f vs smallest's %.3f", d.name, tau, ratios[len(ratios)-1], ratios[0]),
+	}
+	if ties {
+		ev = append(ev, d.name+": some ratios tie; a tie counts as a concordant pair")
+	}
+	return eval{verdict: verdictOf(held), measured: ptr(tau), bound: GrowthTau, evidence: ev}
+}
+
+func evalShare(d *sourceData, src string) eval {
+	if d.async == nil {
+		return unavailable(d.asyncWhy)
+	}
+	s := d.async.side[src]
+	share := s.callMs / s.completionMs
+	held := PageableShareHolds(share)
+	bound := PageableShareMin
+	if src == "pinned" {
+		held, bound = PinnedShareHolds(share), PinnedShareMax
+	}
+	line := fmt.Sprintf("%s: %s: call %.4f ms, completion %.4f ms, share %.4f", d.name, src, s.callMs, s.completionMs, share)
+	if s.refs != "" {
+		line += fmt.Sprintf(" (%d calls, %s)", s.runs, s.refs)
+	}
+	return eval{verdict: verdictOf(held), measured: ptr(share), bound: bound,
+		evidence: []string{d.name + ": " + d.async.how, line}}
+}
+
+func evalFactor(d *sourceData) eval {
+	if d.kern == nil {
+		return unavailable(d.kernWhy)
+	}
+	if d.h2d == nil {
+		return unavailable("the prediction prices zero-copy against part 1's pinned H2D rate, which is unavailable: " + d.h2dWhy)
+	}
+	at := kernelBytes
+	if !d.h2d.has(at) {
+		return unavailable(fmt.Sprintf("%s: no pinned host-to-device row at %s (the kernel's size)", d.name, sizeName(at)))
+	}
+	k := d.kern
+	res, zero := k.ms["device-resident"], k.ms["zero-copy"]
+	pin := d.h2d.pinned[at]
+	resGBps := k.gbps("device-resident")
+	pinGBps := gbps(at, pin.ms)
+	predicted := resGBps / pinGBps
+	measured := zero.ms / res.ms
+	ev := []string{
+		d.name + ": " + k.how,
+		fmt.Sprintf("%s: bytes per launch %d, from %s", d.name, k.bytes, k.bytesFrom),
+		fmt.Sprintf("%s: device-resident %.4f ms per launch = %.1f GB/s%s; zero-copy %.4f ms per launch = %.1f GB/s%s",
+			d.name, res.ms, resGBps, optRefs(res), zero.ms, k.gbps("zero-copy"), optRefs(zero)),
+		fmt.Sprintf("%s: part 1 pinned h2d %s: %.4f ms = %.2f GB/s%s", d.name, sizeName(at), pin.ms, pinGBps, optRefs(pin)),
+		fmt.Sprintf("%s: predicted loss %.1f / %.2f = %.2fx; measured loss %.4f / %.4f = %.2fx; held when %.2f <= measured <= %.2f",
+			d.name, resGBps, pinGBps, predicted, zero.ms, res.ms, measured, predicted/LossFactor, predicted*LossFactor),
+	}
+	return eval{verdict: verdictOf(FactorHolds(measured, predicted)), measured: ptr(measured), bound: predicted, evidence: ev}
+}
+
+func optRefs(t timing) string {
+	if t.refs == "" || t.corr == nil {
+		return ""
+	}
+	return " (" + t.refs + ")"
+}
+
+func evalCallTime(d *sourceData) eval {
+	if d.calls == nil {
+		return unavailable(d.callsWhy)
+	}
+	ct := d.calls
+	if !(ct.pinnedMs > 0) {
+		return unavailable(d.name + ": the pinned group's total call time is zero")
+	}
+	ratio := ct.pageableMs / ct.pinnedMs
+	line := fmt.Sprintf("%s: pageable total %.4f ms", d.name, ct.pageableMs)
+	if ct.pageableN > 0 {
+		line += fmt.Sprintf(" over %d calls", ct.pageableN)
+	}
+	line += fmt.Sprintf(", pinned total %.4f ms", ct.pinnedMs)
+	if ct.pinnedN > 0 {
+		line += fmt.Sprintf(" over %d calls", ct.pinnedN)
+	}
+	line += fmt.Sprintf(", ratio %.1fx", ratio)
+	return eval{verdict: verdictOf(CallTimeHolds(ratio)), measured: ptr(ratio), bound: CallTimeRatio,
+		evidence: []string{d.name + ": " + ct.how, line}}
+}
+
+func evalBytes(d *sourceData) eval {
+	if d.bytes == nil {
+		if d.bytesWhy == "" {
+			return unavailable(d.callsWhy)
+		}
+		return unavailable(d.bytesWhy)
+	}
+	b := d.bytes
+	r := float64(b.pageable) / float64(b.pinned)
+	return eval{verdict: verdictOf(b.pageable == b.pinned), measured: ptr(r), bound: 1,
+		evidence: []string{d.name + ": " + b.how,
+			fmt.Sprintf("%s: pageable group %d bytes, pinned group %d bytes", d.name, b.pageable, b.pinned)}}
+}
+
+// Evaluate judges every claim, prediction and the exercise for one capture.
+func Evaluate(c *capture.Capture) *Result {
+	diags := &diagList{}
+	r := &Result{Input: Input{Path: c.Path, Format: c.Format, Files: c.Files, GPU: c.Meta.GPU},
+		Copies: []CopyRow{}, Async: []AsyncRow{}, Kernels: []KernelRow{}, AsyncCalls: []CallDurations{}}
+	if r.Input.GPU == "" && c.Program != nil {
+		r.Input.GPU = c.Program.GPU
+	}
+
+	var srcs []*sourceData
+	if hasTrace(c) {
+		srcs = append(srcs, traceData(c, diags, r))
+	}
+	if c.Program != nil {
+		srcs = append(srcs, programData(c, diags))
+	}
+
+	for _, spec := range claimSpecs {
+		r.Claims = append(r.Claims, judge(spec, srcs, diags))
+	}
+	for p := 1; p <= 4; p++ {
+		pr := Prediction{ID: p}
+		var vs []Verdict
+		for _, cl := range r.Claims {
+			if cl.Prediction == p {
+				pr.Claims = append(pr.Claims, cl.ID)
+				vs = append(vs, cl.Verdict)
+			}
+		}
+		pr.Verdict = combine(vs)
+		r.Predictions = append(r.Predictions, pr)
+	}
+	r.Exercise = exercise(srcs)
+	for _, d := range srcs {
+		tables(r, d)
+		slowerCheck(d, diags)
+		if r.DeviceCopyGBps == 0 && d.deviceGBps > 0 {
+			r.DeviceCopyGBps, r.DeviceCopyFrom = d.deviceGBps, d.deviceGBpsW
+		}
+	}
+	r.Diagnostics = diags.list
+	if r.Diagnostics == nil {
+		r.Diagnostics = []Diagnostic{}
+	}
+	return r
+}
+
+// traceData reads every part from the trace.
+func traceData(c *capture.Capture, diags *diagList, r *Result) *sourceData {
+	d := &sourceData{name: SourceTrace}
+	t, why := newTrace(c, diags)
+	if t == nil {
+		d.h2dWhy, d.d2hWhy, d.asyncWhy, d.kernWhy, d.callsWhy, d.bytesWhy = why, why, why, why, why, why
+		return d
+	}
+	r.Input.Thread = t.thread()
+	d.h2d, d.h2dWhy = t.part1("h2d")
+	d.d2h, d.d2hWhy = t.part1("d2h")
+	d.async, d.asyncWhy = t.part2()
+	if d.async != nil {
+		d.calls, d.bytes, d.bytesWhy = t.part4(d.async)
+	} else {
+		d.callsWhy, d.bytesWhy = d.asyncWhy, d.asyncWhy
+	}
+	d.kern, d.kernWhy = t.part3(c.Program)
+	d.deviceGBps, d.deviceGBpsW = t.deviceCopy()
+	return d
+}
+
+// judge merges the sources' answers to one claim: the trace decides where it
+// can answer; the program's numbers otherwise.
+func judge(spec claimSpec, srcs []*sourceData, diags *diagList) Claim {
+	cl := Claim{ID: spec.id, Prediction: spec.prediction, Statement: spec.statement, Bound: spec.bound,
+		Comparison: spec.comparison, Unit: spec.unit, Verdict: Unavailable, Evidence: []string{}}
+	var evals []eval
+	for _, d := range srcs {
+		evals = append(evals, spec.eval(d))
+	}
+	decided := -1
+	for i, e := range evals {
+		if e.verdict != Unavailable {
+			decided = i
+			break
+		}
+	}
+	var reasons []string
+	for i, e := range evals {
+		cl.Evidence = append(cl.Evidence, e.evidence...)
+		if e.verdict == Unavailable {
+			reasons = append(reasons, srcs[i].name+": "+e.reason)
+		}
+		if len(srcs) > 1 {
+			cl.Sources = append(cl.Sources, SourceValue{Source: srcs[i].name, Verdict: e.verdict, Measured: e.measured, Bound: e.bound, Reason: e.reason})
+		}
+	}
+	if decided < 0 {
+		cl.Reason = strings.Join(reasons, "; ")
+		if len(srcs) == 0 {
+			cl.Reason = "the input holds neither a trace nor the program's numbers"
+		}
+		return cl
+	}
+	e := evals[decided]
+	cl.Verdict, cl.Measured, cl.Bound, cl.From = e.verdict, e.measured, e.bound, srcs[decided].name
+	for i, o := range evals {
+		if i != decided && o.verdict != Unavailable && o.verdict != e.verdict {
+			diags.add(CodeSourcesDisagree, Warning, fmt.Sprintf(
+				"%s: the %s says %s (%.4g) but the %s says %s (%.4g); the %s decides",
+				spec.id, srcs[decided].name, e.verdict, *e.measured, srcs[i].name, o.verdict, *o.measured, srcs[decided].name))
+		}
+	}
+	return cl
+}
+
+// combine gives a prediction's verdict: held only if all its claims held,
+// died if any died, else unavailable.
+func combine(vs []Verdict) Verdict {
+	if len(vs) == 0 {
+		return Unavailable
+	}
+	all := true
+	for _, v := range vs {
+		if v == Died {
+			return Died
+		}
+		if v != Held {
+			all = false
+		}
+	}
+	if all {
+		return Held
+	}
+	return Unavailable
+}
+
+func exercise(srcs []*sourceData) Exercise {
+	ex := Exercise{Rule: DirectionRule, Verdict: "unavailable"}
+	var reasons []string
+	at := 64 * mib
+	for _, d := range srcs {
+		h, d2 := d.h2d, d.d2h
+		switch {
+		case h == nil:
+			reasons = append(reasons, d.name+": "+d.h2dWhy)
+		case d2 == nil:
+			reasons = append(reasons, d.name+": "+d.d2hWhy)
+		case !h.has(at) || !d2.has(at):
+			reasons = append(reasons, fmt.Sprintf("%s: no 64 MiB row for both sources in both directions", d.name))
+		default:
+			hr, dr := h.ratio(at), d2.ratio(at)
+			if ex.Verdict == "answered" {
+				ex.Evidence = append(ex.Evidence, fmt.Sprintf("%s: h2d ratio %.3f, d2h ratio %.3f (%s)", d.name, hr, dr, DirectionAnswer(hr, dr)))
+				continue
+			}
+			ex.H2DRatio, ex.D2HRatio = ptr(hr), ptr(dr)
+			ex.Answer = DirectionAnswer(hr, dr)
+			ex.Verdict, ex.From = "answered", d.name
+			ex.Evidence = append(ex.Evidence,
+				fmt.Sprintf("%s: h2d 64 MiB pageable %.4f ms / pinned %.4f ms = %.3f", d.name, h.pageable[at].ms, h.pinned[at].ms, hr),
+				fmt.Sprintf("%s: d2h 64 MiB pageable %.4f ms / pinned %.4f ms = %.3f", d.name, d2.pageable[at].ms, d2.pinned[at].ms, dr))
+		}
+	}
+	if ex.Verdict != "answered" {
+		ex.Reason = strings.Join(reasons, "; ")
+		if len(srcs) == 0 {
+			ex.Reason = "the input holds neither a trace nor the program's numbers"
+		}
+	}
+	return ex
+}
+
+// tables appends one source's rows to the result's tables.
+func tables(r *Result, d *sourceData) {
+	for _, sd := range []*sweepData{d.h2d, d.d2h} {
+		if sd == nil {
+			continue
+		}
+		for _, src := range sources {
+			for _, b := range sd.sizes {
+				t := sd.pageable[b]
+				if src == "pinned" {
+					t = sd.pinned[b]
+				}
+				r.Copies = append(r.Copies, CopyRow{From: d.name, Direction: sd.dir, Source: src, Bytes: b,
+					Ms: t.ms, GBps: gbps(b, t.ms), Ratio: sd.ratio(b), Runs: t.runs, CorrelationIDs: t.corr})
+			}
+		}
+	}
+	if d.async != nil {
+		for _, src := range sources {
+			s := d.async.side[src]
+			r.Async = append(r.Async, AsyncRow{From: d.name, Source: src, Bytes: s.bytes, CallMs: s.callMs,
+				CompletionMs: s.completionMs, Share: s.callMs / s.completionMs, Runs: s.runs, CorrelationIDs: s.corr})
+		}
+	}
+	if d.kern != nil {
+		for _, v := range variants {
+			t := d.kern.ms[v]
+			r.Kernels = append(r.Kernels, KernelRow{From: d.name, Variant: v, Bytes: d.kern.bytes, BytesFrom: d.kern.bytesFrom,
+				MsPerLaunch: t.ms, GBps: d.kern.gbps(v), Runs: t.runs, CorrelationIDs: t.corr})
+		}
+	}
+	if d.calls != nil && d.calls.perCall != nil {
+		r.AsyncCalls = append(r.AsyncCalls, *d.calls.perCall)
+	}
+}
+
+// slowerCheck warns, from the numbers alone, when a pinned row is slower
+// than its pageable row.
+func slowerCheck(d *sourceData, diags *diagList) {
+	for _, sd := range []*sweepData{d.h2d, d.d2h} {
+		if sd == nil {
+			continue
+		}
+		var slow []string
+		for _, b := range sd.sizes {
+			if sd.pinned[b].ms > sd.pageable[b].ms {
+				slow = append(slow, fmt.Sprintf("%s (pinned %.4f ms, pageable %.4f ms)", sizeName(b), sd.pinned[b].ms, sd.pageable[b].ms))
+			}
+		}
+		if len(slow) > 0 {
+			diags.add(CodePinnedSlower, Warning, fmt.Sprintf(
+				"%s: %s pinned copies are slower than pageable at %s: the pinned buffer probably is not pinned; check that it came from cudaMallocHost and that the return value was checked",
+				d.name, sd.dir, strings.Join(slow, ", ")))
+		}
+	}
+}

@@ -1,0 +1,230 @@
+// Package predictions judges the pinned-memory lesson's four predictions and
+// its exercise against one capture of the program: an Nsight Systems trace,
+// its CSV reports, the program's own numbers, or several of these at once.
+//
+// Every claim is evaluated from the trace wherever the trace holds the data
+// and from the program's numbers wherever those are given. When both exist,
+// both values are reported and the trace decides the verdict. A claim the
+// input cannot answer is "unavailable" with the reason; it is never guessed.
+package predictions
+
+import "github.com/nsyscheck/nsyscheck/capture"
+
+// Verdict is the outcome of one claim or prediction.
+type Verdict string
+
+// Verdicts.
+const (
+	Held        Verdict = "held"
+	Died        Verdict = "died"
+	Unavailable Verdict = "unavailable"
+)
+
+// Level is the severity of a diagnostic.
+type Level string
+
+// Diagnostic levels.
+const (
+	Info    Level = "info"
+	Warning Level = "warning"
+	Error   Level = "error"
+)
+
+// Diagnostic codes.
+const (
+	CodeSourcesDisagree      = "sources-disagree"
+	CodePinnedSourcePageable = "pinned-source-pageable"
+	CodePinnedSlower         = "pinned-slower-than-pageable"
+	CodeOtherThreadsIgnored  = "other-threads-ignored"
+	CodeOpenRange            = "open-nvtx-range"
+	CodeGateFailed           = "gate-failed"
+	CodeKernelBytes          = "kernel-bytes-inconsistent"
+)
+
+// Source names where a number came from.
+const (
+	SourceTrace   = "trace"   // the capture's per-call and per-activity records
+	SourceProgram = "program" // the program's transcript, results JSON or a measurements file
+)
+
+// Result is the evaluation of one input.
+type Result struct {
+	Input       Input        `json:"input"`
+	Claims      []Claim      `json:"claims"`
+	Predictions []Prediction `json:"predictions"`
+	Exercise    Exercise     `json:"exercise"`
+	Diagnostics []Diagnostic `json:"diagnostics"`
+
+	// Copies holds the part 1 (h2d) and part 1b (d2h) rows, per source of
+	// numbers (trace first, then program).
+	Copies []CopyRow `json:"copies"`
+	// Async holds part 2's rows.
+	Async []AsyncRow `json:"async"`
+	// Kernels holds part 3's rows.
+	Kernels []KernelRow `json:"kernels"`
+	// AsyncCalls holds prediction 4's per-call durations, one entry per
+	// source that has them.
+	AsyncCalls []CallDurations `json:"asyncCalls"`
+	// DeviceCopyGBps is the device-to-device copy bandwidth (bytes read +
+	// written per second / 1e9) when known, 0 otherwise.
+	DeviceCopyGBps float64 `json:"deviceCopyGBps,omitempty"`
+	// DeviceCopyFrom says where DeviceCopyGBps came from.
+	DeviceCopyFrom string `json:"deviceCopyFrom,omitempty"`
+}
+
+// Input describes what was evaluated.
+type Input struct {
+	Path   string         `json:"path"`
+	Format capture.Format `json:"format"`
+	Files  []string       `json:"files,omitempty"`
+	GPU    string         `json:"gpu,omitempty"`
+	// Thread is the program's thread the trace was read from, as "pid/tid".
+	Thread string `json:"thread,omitempty"`
+}
+
+// Claim is one checkable statement and its verdict.
+type Claim struct {
+	ID         string  `json:"id"`
+	Prediction int     `json:"prediction"`
+	Statement  string  `json:"statement"`
+	Verdict    Verdict `json:"verdict"`
+	// Measured is the number compared with Bound; nil when unavailable.
+	Measured   *float64 `json:"measured"`
+	Bound      float64  `json:"bound"`
+	Comparison string   `json:"comparison"`
+	Unit       string   `json:"unit"`
+	// From names the source whose numbers decided the verdict.
+	From     string        `json:"from,omitempty"`
+	Evidence []string      `json:"evidence"`
+	Sources  []SourceValue `json:"sources,omitempty"`
+	Reason   string        `json:"reason,omitempty"`
+}
+
+// SourceValue is one source's answer to a claim.
+type SourceValue struct {
+	Source   string   `json:"source"`
+	Verdict  Verdict  `json:"verdict"`
+	Measured *float64 `json:"measured"`
+	Bound    float64  `json:"bound,omitempty"`
+	Reason   string   `json:"reason,omitempty"`
+}
+
+// Prediction is one of the lesson's four predictions.
+type Prediction struct {
+	ID      int      `json:"id"`
+	Verdict Verdict  `json:"verdict"`
+	Claims  []string `json:"claims"`
+}
+
+// Exercise is the lesson's device-to-host exercise: the pageable/pinned
+// ratio at 64 MiB in both directions and where pinning buys more.
+type Exercise struct {
+	H2DRatio *float64 `json:"h2dRatio"`
+	D2HRatio *float64 `json:"d2hRatio"`
+	// Answer is "host-to-device", "device-to-host" or "about the same".
+	Answer string `json:"answer,omitempty"`
+	// Rule states how Answer was decided.
+	Rule string `json:"rule"`
+	// Verdict is "answered" or "unavailable".
+	Verdict  string   `json:"verdict"`
+	From     string   `json:"from,omitempty"`
+	Evidence []string `json:"evidence,omitempty"`
+	Reason   string   `json:"reason,omitempty"`
+}
+
+// Diagnostic is something the evaluation noticed about the input.
+type Diagnostic struct {
+	Code    string `json:"code"`
+	Level   Level  `json:"level"`
+	Message string `json:"message"`
+}
+
+// CopyRow is one row of part 1 (h2d) or 1b (d2h).
+type CopyRow struct {
+	From      string  `json:"from"`      // trace or program
+	Direction string  `json:"direction"` // h2d or d2h
+	Source    string  `json:"source"`    // host side: pageable or pinned
+	Bytes     int64   `json:"bytes"`
+	Ms        float64 `json:"ms"` // mean per copy
+	GBps      float64 `json:"gbps"`
+	// Ratio is pageable ms / pinned ms at this size and direction (the same
+	// on both rows of a size); 0 when one side is missing.
+	Ratio float64 `json:"ratio"`
+	Runs  int     `json:"runs,omitempty"`
+	// CorrelationIDs are the timed copies' API correlation ids (trace only).
+	CorrelationIDs []int64 `json:"correlationIds,omitempty"`
+}
+
+// AsyncRow is one row of part 2.
+type AsyncRow struct {
+	From         string  `json:"from"`
+	Source       string  `json:"source"` // pageable or pinned
+	Bytes        int64   `json:"bytes,omitempty"`
+	CallMs       float64 `json:"callMs"`
+	CompletionMs float64 `json:"completionMs"`
+	Share        float64 `json:"share"` // CallMs / CompletionMs
+	Runs         int     `json:"runs,omitempty"`
+	// CorrelationIDs are the timed calls' correlation ids (trace only).
+	CorrelationIDs []int64 `json:"correlationIds,omitempty"`
+}
+
+// KernelRow is one row of part 3.
+type KernelRow struct {
+	From        string  `json:"from"`
+	Variant     string  `json:"variant"` // device-resident or zero-copy
+	Bytes       int64   `json:"bytes"`   // read + written per launch
+	BytesFrom   string  `json:"bytesFrom,omitempty"`
+	MsPerLaunch float64 `json:"msPerLaunch"`
+	GBps        float64 `json:"gbps"`
+	Runs        int     `json:"runs,omitempty"`
+	// CorrelationIDs are the timed launches' correlation ids (trace only).
+	CorrelationIDs []int64 `json:"correlationIds,omitempty"`
+}
+
+// CallDurations are prediction 4's per-call durations of the two groups of
+// timed cudaMemcpyAsync calls, in milliseconds, in call order.
+type CallDurations struct {
+	From       string    `json:"from"`
+	PageableMs []float64 `json:"pageableMs"`
+	PinnedMs   []float64 `json:"pinnedMs"`
+	// Correlation ids of the calls, in the same order (trace only).
+	PageableCorrelationIDs []int64 `json:"pageableCorrelationIds,omitempty"`
+	PinnedCorrelationIDs   []int64 `json:"pinnedCorrelationIds,omitempty"`
+}
+
+// AllHeld reports whether every prediction held.
+func (r *Result) AllHeld() bool {
+	if len(r.Predictions) == 0 {
+		return false
+	}
+	for _, p := range r.Predictions {
+		if p.Verdict != Held {
+			return false
+		}
+	}
+	return true
+}
+
+// Claim returns the claim with the given id, or nil.
+func (r *Result) Claim(id string) *Claim {
+	for i := range r.Claims {
+		if r.Claims[i].ID == id {
+			return &r.Claims[i]
+		}
+	}
+	return nil
+}
+
+// Names lists the CUDA API names the predictions read, for
+// capture.Options.APINames.
+func Names() []string {
+	return []string{apiMemcpy, apiMemcpyAsync, apiStreamSync, apiLaunchKernel}
+}
+
+// API names.
+const (
+	apiMemcpy       = "cudaMemcpy"
+	apiMemcpyAsync  = "cudaMemcpyAsync"
+	apiStreamSync   = "cudaStreamSynchronize"
+	apiLaunchKernel = "cudaLaunchKernel"
+)

@@ -1,0 +1,187 @@
+package predictions
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+const evidenceWidth = 110
+
+// num formats a measured value or bound with four significant digits.
+func num(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return fmt.Sprint(x)
+	}
+	return strconv.FormatFloat(x, 'g', 4, 64)
+}
+
+// versus renders "measured comparison bound" for a claim.
+func versus(measured *float64, comparison string, bound float64) string {
+	if measured == nil {
+		return "-"
+	}
+	if comparison == "within 2x of" {
+		return fmt.Sprintf("%s within [%s, %s]", num(*measured), num(bound/LossFactor), num(bound*LossFactor))
+	}
+	return fmt.Sprintf("%s %s %s", num(*measured), comparison, num(bound))
+}
+
+// line is one claim's evidence in a line: the reason when unavailable, else
+// the deciding source's last evidence line.
+func (c *Claim) line() string {
+	s := c.Reason
+	if c.Verdict != Unavailable {
+		for _, e := range c.Evidence {
+			if strings.HasPrefix(e, c.From+": ") {
+				s = e
+			}
+		}
+	}
+	return clip(s, evidenceWidth)
+}
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-3]) + "..."
+}
+
+func inputName(r *Result) string {
+	if r.Input.Path == "" {
+		return string(r.Input.Format)
+	}
+	return filepath.Base(r.Input.Path)
+}
+
+// WriteText renders the result as a plain-text table for a person.
+func (r *Result) WriteText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%s)", r.Input.Path, r.Input.Format)
+	if r.Input.GPU != "" {
+		fmt.Fprintf(&b, ", %s", r.Input.GPU)
+	}
+	if r.Input.Thread != "" {
+		fmt.Fprintf(&b, ", thread %s", r.Input.Thread)
+	}
+	b.WriteString("\n\n")
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "CLAIM\tVERDICT\tMEASURED vs BOUND\tFROM\tEVIDENCE")
+	for i := range r.Claims {
+		c := &r.Claims[i]
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", c.ID, c.Verdict, versus(c.Measured, c.Comparison, c.Bound), dash(c.From), c.line())
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	b.WriteString("\n")
+	for _, p := range r.Predictions {
+		fmt.Fprintf(&b, "prediction %d: %-11s (%s)\n", p.ID, p.Verdict, strings.Join(p.Claims, ", "))
+	}
+	ex := r.Exercise
+	if ex.Verdict == "answered" {
+		fmt.Fprintf(&b, "exercise: pageable/pinned at 64 MiB: h2d %.2fx, d2h %.2fx; pinning buys more: %s (%s)\n",
+			*ex.H2DRatio, *ex.D2HRatio, ex.Answer, ex.From)
+	} else {
+		fmt.Fprintf(&b, "exercise: unavailable: %s\n", ex.Reason)
+	}
+	if r.DeviceCopyGBps > 0 {
+		fmt.Fprintf(&b, "device-to-device copy: %.1f GB/s (%s)\n", r.DeviceCopyGBps, r.DeviceCopyFrom)
+	}
+	if len(r.Diagnostics) > 0 {
+		b.WriteString("\n")
+		for _, d := range r.Diagnostics {
+			fmt.Fprintf(&b, "%s %s: %s\n", d.Level, d.Code, d.Message)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// WriteTextMulti renders several results side by side: one column of
+// verdicts and measured values per input, diagnostics below.
+func WriteTextMulti(w io.Writer, results []*Result) error {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	head := []string{"CLAIM", "BOUND"}
+	for _, r := range results {
+		head = append(head, inputName(r))
+	}
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	if len(results) > 0 {
+		for i, c := range results[0].Claims {
+			row := []string{c.ID, c.Comparison + " " + boundText(c)}
+			for _, r := range results {
+				row = append(row, claimCell(r, i))
+			}
+			fmt.Fprintln(tw, strings.Join(row, "\t"))
+		}
+		for i, p := range results[0].Predictions {
+			row := []string{fmt.Sprintf("prediction %d", p.ID), ""}
+			for _, r := range results {
+				row = append(row, string(r.Predictions[i].Verdict))
+			}
+			fmt.Fprintln(tw, strings.Join(row, "\t"))
+		}
+		row := []string{"exercise", "h2d/d2h at 64 MiB"}
+		for _, r := range results {
+			ex := r.Exercise
+			if ex.Verdict != "answered" {
+				row = append(row, "unavailable")
+				continue
+			}
+			row = append(row, fmt.Sprintf("%.2f/%.2f %s", *ex.H2DRatio, *ex.D2HRatio, ex.Answer))
+		}
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range results {
+		for _, d := range r.Diagnostics {
+			fmt.Fprintf(&b, "%s: %s %s: %s\n", inputName(r), d.Level, d.Code, d.Message)
+		}
+		for _, c := range r.Claims {
+			if c.Verdict == Unavailable {
+				fmt.Fprintf(&b, "%s: %s unavailable: %s\n", inputName(r), c.ID, clip(c.Reason, 2*evidenceWidth))
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func boundText(c Claim) string {
+	if c.Comparison == "within 2x of" {
+		return "predicted"
+	}
+	return num(c.Bound)
+}
+
+func claimCell(r *Result, i int) string {
+	if i >= len(r.Claims) {
+		return "-"
+	}
+	c := r.Claims[i]
+	if c.Measured == nil {
+		return string(c.Verdict)
+	}
+	s := fmt.Sprintf("%s %s", c.Verdict, num(*c.Measured))
+	if c.Comparison == "within 2x of" {
+		s += " vs " + num(c.Bound)
+	}
+	return s
+}
