@@ -386,3 +386,36 @@ func TestFindNsys(t *testing.T) {
 		t.Errorf("bad override: %v", err)
 	}
 }
+
+// TestLoadNsysRepRealNsys exports the reference report with a real nsys
+// (2025.3 or newer) when NSYSCHECK_REAL_NSYS=1, and checks that the result
+// matches the shipped SQLite export.
+func TestLoadNsysRepRealNsys(t *testing.T) {
+	if os.Getenv("NSYSCHECK_REAL_NSYS") == "" {
+		t.Skip("set NSYSCHECK_REAL_NSYS=1 to run the real nsys")
+	}
+	nsys, err := FindNsys("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	report, orig, mtime := reportCopy(t, "ref.nsys-rep")
+	c, err := LoadNsysRep(report, Options{Nsys: nsys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("nsys %s%s exported %s", nsys, nsysVersion(nsys), c.Files[1])
+	got := string(sqliteSummary(c))
+	want := string(sqliteSummary(sqLoad(t, refSQLite, Options{})))
+	// The export's own product version may differ from the one that made ref.sqlite.
+	cut := func(s string) string { return s[strings.Index(s, "\nschema:"):] }
+	if strings.TrimPrefix(got, "format: nsys-rep") == got || cut(got) != cut(want) {
+		t.Errorf("real export differs from ref.sqlite:\n%s", firstDiff(cut(want), cut(got)))
+	}
+	checkReportUnchanged(t, report, orig, mtime)
+	if _, err := LoadNsysRep(report, Options{Nsys: nsys}); err != nil {
+		t.Fatal(err)
+	}
+	if names := dirNames(t, filepath.Dir(report)); len(names) != 2 {
+		t.Errorf("report folder holds %v", names)
+	}
+}
