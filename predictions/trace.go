@@ -12,10 +12,10 @@ import (
 type traceCtx struct {
 	c        *capture.Capture
 	pid, tid int64
-	calls    []capture.APICall            // the program's thread, by start
-	memcpy   map[int64]*capture.Memcpy    // by correlation id, the thread's copies
-	launch   map[int64]*capture.APICall   // cudaLaunchKernel by correlation id
-	ranges   []capture.Range              // the thread's NVTX ranges
+	calls    []capture.APICall          // the program's thread, by start
+	memcpy   map[int64]*capture.Memcpy  // by correlation id, the thread's copies
+	launch   map[int64]*capture.APICall // cudaLaunchKernel by correlation id
+	ranges   []capture.Range            // the thread's NVTX ranges
 	diags    *diagList
 	apiTab   string // where API calls come from, for evidence
 	cpyTab   string
