@@ -1,0 +1,58 @@
+# nsyscheck — build, test, and (on a GPU machine) capture.
+GO      ?= go
+BIN     ?= bin
+NVCC    ?= nvcc
+NSYS    ?= nsys
+# GPU architecture for `make kernel`: the GPU present, as nvidia-smi reports it.
+ARCH    ?= sm_$(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d .)
+# Where `make capture` writes; it refuses to overwrite an existing folder.
+CAPTURE ?= /tmp/nsyscheck-capture
+REPORTS := cuda_api_sum,cuda_api_trace,cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum,nvtx_sum
+CAPTURES := $(sort $(dir $(wildcard testdata/captures/*/expect.json)))
+
+.PHONY: all build kernel test check-captures vet fmt-check capture bench fuzz clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN)/nsyscheck ./cmd/nsyscheck
+
+kernel:
+	@test "$(ARCH)" != "sm_" || { echo "make kernel: no GPU found by nvidia-smi; pass ARCH=sm_XX" >&2; exit 2; }
+	mkdir -p $(BIN)
+	$(NVCC) -std=c++17 -O3 -lineinfo -arch=$(ARCH) -o $(BIN)/pinned kernels/pinned.cu
+
+# The whole test suite: formatting, vet, unit/golden/CLI tests with the fuzz
+# seed corpora, and `nsyscheck verify --expect` on every shipped capture
+# through the built binary.
+test: fmt-check vet build
+	$(GO) test ./...
+	$(MAKE) --no-print-directory check-captures
+
+check-captures: build
+	@test -n "$(CAPTURES)" || { echo "no shipped captures with expect.json under testdata/captures" >&2; exit 1; }
+	@set -e; for d in $(CAPTURES); do \
+		echo "verify --expect $$d"; \
+		$(BIN)/nsyscheck verify $$d --expect $$d/expect.json > /dev/null; \
+	done
+
+vet:
+	$(GO) vet ./...
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+
+# Profile the bundled program with nsys and export SQLite + CSV reports.
+capture: kernel
+	@test ! -e "$(CAPTURE)" || { echo "make capture: $(CAPTURE) exists; pass CAPTURE=another/folder" >&2; exit 2; }
+	mkdir -p $(CAPTURE)
+	cp $(BIN)/pinned $(CAPTURE)/pinned
+	cd $(CAPTURE) && $(NSYS) profile -t cuda,nvtx -s none --cpuctxsw=none -o pinned ./pinned --json pinned.results.json > pinned.transcript.txt 2>&1
+	cd $(CAPTURE) && $(NSYS) export --type sqlite -o pinned.sqlite pinned.nsys-rep
+	cd $(CAPTURE) && $(NSYS) stats --report $(REPORTS) --format csv --output pinned --force-export true pinned.nsys-rep
+	rm -f $(CAPTURE)/pinned
+	@echo "capture written to $(CAPTURE)"
+
+clean:
+	rm -rf $(BIN)

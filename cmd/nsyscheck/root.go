@@ -1,0 +1,129 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit statuses: the contract scripts and CI rely on.
+const (
+	exitHeld   = 0 // every claim held
+	exitDied   = 1 // some claim died or could not be decided
+	exitError  = 2 // the input could not be read, or the command failed
+	exitSignal = 130
+)
+
+// version is set at link time (-ldflags "-X main.version=v1.2.3"); otherwise
+// the module's build information supplies it.
+var version = ""
+
+func buildVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		v := bi.Main.Version
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+				v += " (" + s.Value[:12] + ")"
+			}
+		}
+		if v != "" {
+			return v
+		}
+	}
+	return "devel"
+}
+
+// Streams are a command's standard streams; tests pass buffers.
+type Streams struct {
+	In  io.Reader
+	Out io.Writer
+	Err io.Writer
+}
+
+// isTerminal reports whether w is a terminal, for progress output.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// statusError carries an exit status through cobra. A nil err means the
+// command already said everything it had to.
+type statusError struct {
+	code int
+	err  error
+}
+
+func (e *statusError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *statusError) Unwrap() error { return e.err }
+
+func newRootCmd(s Streams) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "nsyscheck",
+		Short: "Check a CUDA pinned-memory lesson's predictions against an Nsight Systems capture",
+		Long: `nsyscheck proves or refutes, from a profiler capture, four predictions about
+pinned host memory: pageable vs pinned copy speed, whether cudaMemcpyAsync
+blocks the host, what zero-copy kernels cost, and what the capture's API
+trace shows. Every verdict comes with the numbers that decided it.
+
+  nsyscheck run                    build, profile and verify on a GPU machine
+  nsyscheck verify CAPTURE...      verify captures offline, on any machine
+  nsyscheck report CAPTURE... -o DIR   write Markdown/HTML reports with plots
+  nsyscheck scrub CAPTURE -o OUT   write a shareable copy of a SQLite export
+
+Exit status: 0 every claim held, 1 some claim died or was unavailable,
+2 the input could not be read or the command failed.`,
+		Version:       buildVersion(),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(s.In)
+	root.SetOut(s.Out)
+	root.SetErr(s.Err)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &statusError{code: exitError, err: fmt.Errorf("%w\nrun '%s --help' for usage", err, c.CommandPath())}
+	})
+	root.AddCommand(newVerifyCmd(s), newRunCmd(s))
+	for _, add := range extraCommands {
+		root.AddCommand(add(s))
+	}
+	return root
+}
+
+// extraCommands lets command files register themselves.
+var extraCommands []func(Streams) *cobra.Command
+
+// Main runs nsyscheck with args and returns the exit status.
+func Main(args []string, s Streams) int {
+	root := newRootCmd(s)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitHeld
+	}
+	var ee *statusError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintf(s.Err, "nsyscheck: %v\n", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintf(s.Err, "nsyscheck: %v\n", err)
+	return exitError
+}

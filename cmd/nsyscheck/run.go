@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/predictions"
+	"github.com/nsyscheck/nsyscheck/runner"
+)
+
+// runOptions are run's flags.
+type runOptions struct {
+	Out            string
+	Nsys, Nvcc     string
+	Arch           string
+	KeepEnv        []string
+	NoPIDNamespace bool
+	Timeout        time.Duration
+	Quiet          bool
+	Format         string
+}
+
+func newRunCmd(s Streams) *cobra.Command {
+	opts := &runOptions{}
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Build, profile and verify the bundled CUDA program on this GPU machine",
+		Long: `run does the whole job on a machine with an NVIDIA GPU:
+
+  detect   find the GPU (nvidia-smi), nvcc and nsys
+  build    write the bundled pinned.cu and build it for this GPU
+  profile  nsys profile -t cuda,nvtx -s none --cpuctxsw=none, in a minimal
+           environment and (where the machine allows) a private PID namespace
+  export   nsys export --type sqlite, compacted so no stale bytes remain
+  stats    the nsys stats CSV reports (names chosen from --help-reports)
+  analyze  NVIDIA's cuda_memcpy_async rule, where nsys has it
+  verify   the lesson's predictions, with the numbers behind each verdict
+  report   report.txt, verdicts.json, report.md and report.html with plots
+
+Everything goes into one new run folder (default ./nsyscheck-runs/<time>),
+with run.json recording tools, GPU, PCIe link, isolation, command lines and
+timings. An existing folder is never overwritten; a run that stops early
+(an error, Ctrl-C or --timeout) leaves its folder with an INCOMPLETE marker
+and run.json naming the step it reached.
+
+nvcc is looked for in PATH, $CUDA_HOME/bin and /usr/local/cuda/bin; nsys in
+$NSYS, PATH, /opt/nvidia/nsight-systems/*/bin and the CLI that Nsight Compute
+bundles (/opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys).
+
+The profiled program sees only PATH, LD_LIBRARY_PATH, HOME, CUDA_* and NSYS_*
+of your environment (add names with --keep-env), because a capture records
+the environment and every process it can see.`,
+		Example: `  nsyscheck run
+  nsyscheck run --out runs/h200-first --timeout 10m
+  nsyscheck run --nsys /opt/nvidia/nsight-systems/2025.3.1/bin/nsys --quiet`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			return runRun(opts, s)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&opts.Out, "out", "o", "", "run folder to create (default ./nsyscheck-runs/<UTC time>)")
+	f.StringVar(&opts.Nsys, "nsys", "", "nsys executable to use")
+	f.StringVar(&opts.Nvcc, "nvcc", "", "nvcc executable to use")
+	f.StringVar(&opts.Arch, "arch", "", "GPU architecture to build for, e.g. sm_90 (default: the GPU present)")
+	f.StringSliceVar(&opts.KeepEnv, "keep-env", nil, "also pass the environment variable `NAME` to the profiled program (repeatable)")
+	f.BoolVar(&opts.NoPIDNamespace, "no-pid-namespace", false, "do not profile in a private PID namespace")
+	f.DurationVar(&opts.Timeout, "timeout", 0, "stop the run after this long (e.g. 10m); 0 means no limit")
+	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress lines")
+	f.StringVar(&opts.Format, "format", "text", "verdict output: text, json or markdown")
+	return cmd
+}
+
+func runRun(opts *runOptions, s Streams) error {
+	switch opts.Format {
+	case "text", "json", "markdown":
+	default:
+		return &statusError{code: exitError, err: fmt.Errorf("unknown --format %q: use text, json or markdown", opts.Format)}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, opts.Timeout, fmt.Errorf("--timeout %s reached", opts.Timeout))
+		defer cancel()
+	}
+	ropts := runner.Options{
+		Dir: opts.Out, Nsys: opts.Nsys, Nvcc: opts.Nvcc, Arch: opts.Arch,
+		KeepEnv: opts.KeepEnv, NoPIDNamespace: opts.NoPIDNamespace,
+	}
+	if !opts.Quiet && isTerminal(s.Err) {
+		ropts.Progress = s.Err
+	}
+	run, err := runner.New(ropts, buildVersion())
+	if err != nil {
+		return &statusError{code: exitError, err: err}
+	}
+	fail := func(err error) error {
+		if cause := context.Cause(ctx); cause != nil {
+			err = fmt.Errorf("%w (%v); what was captured so far is in %s", err, cause, run.Dir)
+			run.Abort(cause)
+			if errors.Is(ctx.Err(), context.Canceled) {
+				return &statusError{code: exitSignal, err: err}
+			}
+			return &statusError{code: exitError, err: err}
+		}
+		run.Abort(err)
+		return &statusError{code: exitError, err: fmt.Errorf("%w\nthe run folder %s keeps what was made so far (run.json, logs)", err, run.Dir)}
+	}
+	if err := run.Profile(ctx); err != nil {
+		return fail(err)
+	}
+	var result *predictions.Result
+	if err := run.Step(ctx, "verify", func(st *runner.Step) error {
+		c, err := capture.Load(run.Dir, capture.Options{APINames: predictions.Names(), Nsys: run.Info.Nsys.Path})
+		if err != nil {
+			return err
+		}
+		result = predictions.Evaluate(c)
+		attachFolderFacts(result, c)
+		return nil
+	}); err != nil {
+		return fail(err)
+	}
+	if err := run.Step(ctx, "report", func(st *runner.Step) error {
+		return writeRunReports(run, result)
+	}); err != nil {
+		return fail(err)
+	}
+	if err := run.Finish(); err != nil {
+		return fail(err)
+	}
+	if err := writeResults(s.Out, opts.Format, []*predictions.Result{result}); err != nil {
+		return &statusError{code: exitError, err: err}
+	}
+	abs, _ := filepath.Abs(run.Dir)
+	fmt.Fprintf(s.Err, "\nrun folder: %s (%.1f s)\n", abs, run.Info.Seconds)
+	if !result.AllHeld() {
+		return &statusError{code: exitDied}
+	}
+	return nil
+}

@@ -1,0 +1,232 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	nsyscheck "github.com/nsyscheck/nsyscheck"
+	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/predictions"
+)
+
+// verifyOptions are verify's flags.
+type verifyOptions struct {
+	Format string
+	Expect string
+	Nsys   string
+}
+
+func newVerifyCmd(s Streams) *cobra.Command {
+	opts := &verifyOptions{}
+	cmd := &cobra.Command{
+		Use:   "verify [CAPTURE...]",
+		Short: "Verify the lesson's predictions against one or more captures",
+		Long: `verify reads each CAPTURE and gives a verdict (held, died or unavailable) for
+every claim of the lesson's four predictions, with the numbers that decided it.
+
+CAPTURE may be:
+  a .nsys-rep report       exported to SQLite with nsys (cached beside it as
+                           NAME.nsyscheck.sqlite, or in the user cache folder)
+  a .sqlite export         nsys export --type sqlite
+  a folder                 a run folder, or one holding an export or the
+                           nsys stats CSV reports (*_cuda_api_trace.csv, ...)
+  a transcript             the bundled program's standard output
+  a .json file             the program's results JSON, or a measurements file
+                           (see docs/measurements.md)
+
+Several captures are verified side by side in one table. With no CAPTURE,
+verify checks the real H200 capture shipped inside nsyscheck.
+
+--expect FILE compares the verdicts with an expected set ({"claims":
+{"1.floor": "held", ...}, "predictions": {"1": "held", ...}}): a mismatch
+prints the differences and exits 1; a match exits 0, even where the expected
+verdict is "died".
+
+Exit status: 0 every claim held (or --expect matched), 1 some claim died or
+was unavailable (or --expect did not match), 2 an input could not be read.`,
+		Example: `  nsyscheck verify
+  nsyscheck verify run/pinned.sqlite --format json
+  nsyscheck verify capA.nsys-rep capB/ lesson.json
+  nsyscheck verify testdata/captures/h200-pinned --expect testdata/captures/h200-pinned/expect.json`,
+		RunE: func(c *cobra.Command, args []string) error {
+			return runVerify(opts, args, s)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text, json or markdown")
+	cmd.Flags().StringVar(&opts.Expect, "expect", "", "compare verdicts with the expected set in `FILE` (one CAPTURE only)")
+	cmd.Flags().StringVar(&opts.Nsys, "nsys", "", "nsys executable used to export .nsys-rep files")
+	return cmd
+}
+
+// loadAndEvaluate reads every path and evaluates the predictions on each.
+// With no path it unpacks and uses the shipped capture.
+func loadAndEvaluate(paths []string, nsys string, s Streams) ([]*predictions.Result, func(), error) {
+	cleanup := func() {}
+	if len(paths) == 0 {
+		dir, err := nsyscheck.WriteShipped("")
+		if err != nil {
+			return nil, cleanup, &statusError{code: exitError, err: err}
+		}
+		cleanup = func() { _ = os.RemoveAll(strings.TrimSuffix(dir, nsyscheck.ShippedName)) }
+		fmt.Fprintf(s.Err, "No capture given: verifying the real H200 capture shipped with nsyscheck (%s).\n"+
+			"Pass a .nsys-rep, .sqlite, CSV folder, transcript or results JSON to verify your own.\n\n", nsyscheck.ShippedName)
+		paths = []string{dir}
+	}
+	opts := capture.Options{APINames: predictions.Names(), Nsys: nsys}
+	var results []*predictions.Result
+	for _, p := range paths {
+		c, err := capture.Load(p, opts)
+		if err != nil {
+			return nil, cleanup, &statusError{code: exitError, err: err}
+		}
+		r := predictions.Evaluate(c)
+		attachFolderFacts(r, c)
+		results = append(results, r)
+	}
+	return results, cleanup, nil
+}
+
+func runVerify(opts *verifyOptions, paths []string, s Streams) error {
+	switch opts.Format {
+	case "text", "json", "markdown":
+	default:
+		return &statusError{code: exitError, err: fmt.Errorf("unknown --format %q: use text, json or markdown", opts.Format)}
+	}
+	if opts.Expect != "" && len(paths) != 1 {
+		return &statusError{code: exitError, err: fmt.Errorf("--expect compares one capture's verdicts; give exactly one CAPTURE (got %d)", len(paths))}
+	}
+	var expect *expectation
+	if opts.Expect != "" {
+		var err error
+		if expect, err = readExpectation(opts.Expect); err != nil {
+			return &statusError{code: exitError, err: err}
+		}
+	}
+	results, cleanup, err := loadAndEvaluate(paths, opts.Nsys, s)
+	defer cleanup()
+	if err != nil {
+		return err
+	}
+	if err := writeResults(s.Out, opts.Format, results); err != nil {
+		return &statusError{code: exitError, err: err}
+	}
+	if expect != nil {
+		diffs, err := expect.compare(results[0])
+		if err != nil {
+			return &statusError{code: exitError, err: err}
+		}
+		if len(diffs) > 0 {
+			fmt.Fprintf(s.Err, "verdicts differ from %s:\n", opts.Expect)
+			for _, d := range diffs {
+				fmt.Fprintf(s.Err, "  %s\n", d)
+			}
+			return &statusError{code: exitDied}
+		}
+		fmt.Fprintf(s.Err, "verdicts match %s\n", opts.Expect)
+		return nil
+	}
+	for _, r := range results {
+		if !r.AllHeld() {
+			return &statusError{code: exitDied}
+		}
+	}
+	return nil
+}
+
+func writeResults(w io.Writer, format string, results []*predictions.Result) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		if len(results) == 1 {
+			return enc.Encode(results[0])
+		}
+		return enc.Encode(results)
+	case "markdown":
+		return writeMarkdown(w, results)
+	default:
+		if len(results) == 1 {
+			return results[0].WriteText(w)
+		}
+		return predictions.WriteTextMulti(w, results)
+	}
+}
+
+// expectation is an --expect file: verdicts by claim id and prediction id.
+type expectation struct {
+	Claims      map[string]string `json:"claims"`
+	Predictions map[string]string `json:"predictions"`
+}
+
+func readExpectation(path string) (*expectation, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read expected verdicts: %w", err)
+	}
+	var e expectation
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&e); err != nil {
+		return nil, fmt.Errorf("%s: not an expected-verdicts file (%v); want {\"claims\": {\"1.floor\": \"held\", ...}, \"predictions\": {\"1\": \"held\", ...}}", path, err)
+	}
+	if len(e.Claims) == 0 && len(e.Predictions) == 0 {
+		return nil, fmt.Errorf("%s: expects no verdicts; list claims and/or predictions", path)
+	}
+	return &e, nil
+}
+
+// compare lists every expected verdict the result does not match, reading
+// the result through its JSON form (the output contract).
+func (e *expectation) compare(r *predictions.Result) ([]string, error) {
+	data, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	var got struct {
+		Claims []struct {
+			ID      string `json:"id"`
+			Verdict string `json:"verdict"`
+		} `json:"claims"`
+		Predictions []struct {
+			ID      json.Number `json:"id"`
+			Verdict string      `json:"verdict"`
+		} `json:"predictions"`
+	}
+	if err := json.Unmarshal(data, &got); err != nil {
+		return nil, err
+	}
+	claims := map[string]string{}
+	for _, c := range got.Claims {
+		claims[c.ID] = c.Verdict
+	}
+	preds := map[string]string{}
+	for _, p := range got.Predictions {
+		preds[p.ID.String()] = p.Verdict
+	}
+	var diffs []string
+	diff := func(kind string, want, have map[string]string) {
+		keys := make([]string, 0, len(want))
+		for k := range want {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			h, ok := have[k]
+			if !ok {
+				h = "(absent)"
+			}
+			if h != want[k] {
+				diffs = append(diffs, fmt.Sprintf("%s %s: expected %s, got %s", kind, k, want[k], h))
+			}
+		}
+	}
+	diff("claim", e.Claims, claims)
+	diff("prediction", e.Predictions, preds)
+	return diffs, nil
+}

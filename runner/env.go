@@ -1,0 +1,72 @@
+package runner
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+
+	"github.com/nsyscheck/nsyscheck/privacy"
+)
+
+// Isolation records how the profiled program was kept from recording more of
+// the machine than the check needs. It is written to run.json.
+type Isolation struct {
+	// EnvKept lists the names (never the values) of the variables passed on.
+	EnvKept []string `json:"envKept"`
+	// EnvDropped counts the caller's variables left out.
+	EnvDropped int `json:"envDropped"`
+	// PIDNamespace is true when nsys ran in its own PID namespace, so the
+	// capture's process list holds only nsys and the program.
+	PIDNamespace bool `json:"pidNamespace"`
+	// Note explains why PID isolation did not apply, when it did not.
+	Note string `json:"note,omitempty"`
+}
+
+// minimalEnv keeps from environ only the variables the allowlist admits
+// (PATH, LD_LIBRARY_PATH, HOME, CUDA_*, NSYS_*) and the names in keep.
+func minimalEnv(environ []string, keep []string) (env []string, iso Isolation) {
+	for _, kv := range environ {
+		name, _, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		if privacy.AllowedEnv(name, keep) {
+			env = append(env, kv)
+			iso.EnvKept = append(iso.EnvKept, name)
+		} else {
+			iso.EnvDropped++
+		}
+	}
+	sort.Strings(iso.EnvKept)
+	return env, iso
+}
+
+// pidNamespacePrefix returns the argument list prefix that runs a program in
+// its own PID namespace (with its own /proc), or nil and a reason when the
+// machine does not allow it.
+func pidNamespacePrefix(ctx context.Context) ([]string, string) {
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		return nil, "unshare (util-linux) is not installed, so nsys sees every process on the machine"
+	}
+	prefix := []string{unshare, "--pid", "--fork", "--mount-proc"}
+	if os.Geteuid() != 0 {
+		prefix = []string{unshare, "--user", "--map-root-user", "--pid", "--fork", "--mount-proc"}
+	}
+	probe := exec.CommandContext(ctx, prefix[0], append(prefix[1:], "true")...)
+	if out, err := probe.CombinedOutput(); err != nil {
+		return nil, "this machine does not allow a private PID namespace (" +
+			strings.TrimSpace(firstLine(string(out), err.Error())) + "), so nsys sees every process on the machine"
+	}
+	return prefix, ""
+}
+
+func firstLine(s, fallback string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return fallback
+	}
+	return strings.SplitN(s, "\n", 2)[0]
+}

@@ -1,0 +1,486 @@
+// Package runner does the GPU half of nsyscheck's job: it builds the bundled
+// CUDA program for the GPU that is present, profiles it with Nsight Systems,
+// exports the SQLite and CSV reports, and records everything in a run folder
+// with a run.json that says what ran, with which tools, and how long it took.
+package runner
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "github.com/mattn/go-sqlite3" // SQLite driver for compaction
+
+	"github.com/nsyscheck/nsyscheck/kernels"
+)
+
+// Base is the file-name base of everything a run writes: pinned.nsys-rep,
+// pinned.sqlite, pinned_cuda_api_trace.csv, ...
+const Base = "pinned"
+
+// Files a run folder holds besides the capture and its reports.
+const (
+	InfoFile       = "run.json"
+	TranscriptFile = Base + ".transcript.txt"
+	ResultsFile    = Base + ".results.json"
+	IncompleteFile = "INCOMPLETE"
+)
+
+// Options configure a run.
+type Options struct {
+	// Dir is the run folder to create; it must not exist. Empty means
+	// ./nsyscheck-runs/<UTC timestamp>.
+	Dir string
+	// Nsys and Nvcc override where the tools are looked for.
+	Nsys, Nvcc string
+	// Arch overrides the GPU architecture nvcc builds for (e.g. sm_90).
+	Arch string
+	// KeepEnv names caller variables passed to the profiled program beyond
+	// the allowlist (PATH, LD_LIBRARY_PATH, HOME, CUDA_*, NSYS_*).
+	KeepEnv []string
+	// NoPIDNamespace turns off the private PID namespace.
+	NoPIDNamespace bool
+	// Progress receives one line per step as it starts and ends; nil is quiet.
+	Progress io.Writer
+	// Now is the clock (tests set it); nil means time.Now.
+	Now func() time.Time
+}
+
+// Step is one recorded step of a run.
+type Step struct {
+	Name     string   `json:"name"`
+	Commands []string `json:"commands,omitempty"`
+	Seconds  float64  `json:"seconds"`
+	Error    string   `json:"error,omitempty"`
+}
+
+// Tool is a program the run used.
+type Tool struct {
+	Path    string `json:"path"`
+	Version string `json:"version"`
+}
+
+// Info is the content of run.json.
+type Info struct {
+	// Status is "running", "complete", "failed" or "interrupted".
+	Status     string     `json:"status"`
+	FailedStep string     `json:"failedStep,omitempty"`
+	Error      string     `json:"error,omitempty"`
+	Started    time.Time  `json:"started"`
+	Finished   *time.Time `json:"finished,omitempty"`
+	Seconds    float64    `json:"seconds,omitempty"`
+	Nsyscheck  string     `json:"nsyscheck,omitempty"`
+	Nvcc       *Tool      `json:"nvcc,omitempty"`
+	Nsys       *Tool      `json:"nsys,omitempty"`
+	GPU        *GPU       `json:"gpu,omitempty"`
+	Arch       string     `json:"arch,omitempty"`
+	Isolation  *Isolation `json:"isolation,omitempty"`
+	Reports    []string   `json:"reports,omitempty"`
+	Analyze    *Analyze   `json:"nsysAnalyze,omitempty"`
+	Steps      []Step     `json:"steps"`
+	Files      []string   `json:"files,omitempty"`
+}
+
+// Run is a run folder being filled.
+type Run struct {
+	Dir  string
+	Info Info
+	opts Options
+	now  func() time.Time
+}
+
+// StepError is a run that stopped in a step.
+type StepError struct {
+	Step string
+	Err  error
+}
+
+func (e *StepError) Error() string { return fmt.Sprintf("step %q failed: %v", e.Step, e.Err) }
+
+func (e *StepError) Unwrap() error { return e.Err }
+
+// ProgramError is the bundled program failing: a CUDA error or a failed
+// correctness gate. Message holds the program's own words.
+type ProgramError struct {
+	ExitCode int
+	Message  string
+}
+
+func (e *ProgramError) Error() string {
+	what := "the program failed"
+	switch e.ExitCode {
+	case 2:
+		what = "the program hit a CUDA error"
+	case 3:
+		what = "a correctness gate of the program failed"
+	}
+	if e.Message == "" {
+		return fmt.Sprintf("%s (exit status %d)", what, e.ExitCode)
+	}
+	return fmt.Sprintf("%s (exit status %d): %s", what, e.ExitCode, e.Message)
+}
+
+// New creates the run folder and its run.json (status "running") and an
+// INCOMPLETE marker that only a finished run removes. It never reuses an
+// existing folder.
+func New(opts Options, version string) (*Run, error) {
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	dir := opts.Dir
+	if dir == "" {
+		dir = filepath.Join("nsyscheck-runs", now().UTC().Format("20060102-150405"))
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return nil, fmt.Errorf("create the folder for runs: %w", err)
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return nil, fmt.Errorf("run folder %s already exists; nsyscheck never overwrites a run: pass another --out", dir)
+		}
+		return nil, fmt.Errorf("create run folder: %w", err)
+	}
+	r := &Run{Dir: dir, opts: opts, now: now}
+	r.Info = Info{Status: "running", Started: now().UTC(), Nsyscheck: version}
+	marker := "This run did not finish; run.json says which step it reached.\n"
+	if err := os.WriteFile(filepath.Join(dir, IncompleteFile), []byte(marker), 0o644); err != nil {
+		return nil, fmt.Errorf("write %s: %w", IncompleteFile, err)
+	}
+	if err := r.save(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Path returns the path of a file inside the run folder.
+func (r *Run) Path(name string) string { return filepath.Join(r.Dir, name) }
+
+func (r *Run) progress(format string, args ...any) {
+	if r.opts.Progress != nil {
+		fmt.Fprintf(r.opts.Progress, format+"\n", args...)
+	}
+}
+
+// Step runs fn as a named, timed step, records it in run.json and turns a
+// failure into a *StepError naming the step.
+func (r *Run) Step(ctx context.Context, name string, fn func(s *Step) error) error {
+	s := Step{Name: name}
+	start := time.Now()
+	r.progress("• %-8s …", name)
+	err := fn(&s)
+	if err == nil && ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	s.Seconds = time.Since(start).Seconds()
+	if err != nil {
+		s.Error = err.Error()
+	}
+	r.Info.Steps = append(r.Info.Steps, s)
+	if err != nil {
+		r.progress("✗ %-8s %6.1fs  %v", name, s.Seconds, err)
+		r.Info.FailedStep = name
+		r.Info.Error = err.Error()
+		r.Info.Status = "failed"
+		if ctx.Err() != nil {
+			r.Info.Status = "interrupted"
+		}
+		_ = r.save()
+		return &StepError{Step: name, Err: err}
+	}
+	r.progress("✓ %-8s %6.1fs", name, s.Seconds)
+	return r.save()
+}
+
+// Finish marks the run complete: run.json gets its end time and file list,
+// and the INCOMPLETE marker goes.
+func (r *Run) Finish() error {
+	t := r.now().UTC()
+	r.Info.Finished = &t
+	r.Info.Seconds = t.Sub(r.Info.Started).Seconds()
+	r.Info.Status = "complete"
+	if err := os.Remove(r.Path(IncompleteFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	r.Info.Files = r.listFiles()
+	return r.save()
+}
+
+// Abort records why the run stopped outside any step (e.g. interruption
+// between steps). The INCOMPLETE marker stays.
+func (r *Run) Abort(err error) {
+	if r.Info.Status == "running" {
+		r.Info.Status = "failed"
+		r.Info.Error = err.Error()
+	}
+	t := r.now().UTC()
+	r.Info.Finished = &t
+	r.Info.Files = r.listFiles()
+	_ = r.save()
+}
+
+func (r *Run) listFiles() []string {
+	entries, _ := os.ReadDir(r.Dir)
+	var names []string
+	for _, e := range entries {
+		if !e.IsDir() && e.Name() != InfoFile {
+			names = append(names, e.Name())
+		}
+	}
+	return names
+}
+
+// save writes run.json through a temporary file so it is never half-written.
+func (r *Run) save() error {
+	data, err := json.MarshalIndent(r.Info, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := r.Path(InfoFile + ".tmp")
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", InfoFile, err)
+	}
+	return os.Rename(tmp, r.Path(InfoFile))
+}
+
+// Profile does the GPU steps: detect, build, profile, export, stats and
+// analyze. The run folder then holds the .nsys-rep, the compacted .sqlite,
+// the CSV reports, the transcript and the results JSON.
+func (r *Run) Profile(ctx context.Context) error {
+	var nvcc, nsys string
+	var gpu GPU
+	err := r.Step(ctx, "detect", func(s *Step) error {
+		var err error
+		if gpu, err = QueryGPU(ctx); err != nil {
+			return err
+		}
+		r.Info.GPU = &gpu
+		if nvcc, err = FindNvcc(r.opts.Nvcc); err != nil {
+			return err
+		}
+		if nsys, err = FindNsys(r.opts.Nsys); err != nil {
+			return err
+		}
+		r.Info.Nvcc = &Tool{Path: nvcc, Version: ToolVersion(ctx, nvcc)}
+		r.Info.Nsys = &Tool{Path: nsys, Version: ToolVersion(ctx, nsys)}
+		arch := r.opts.Arch
+		if arch == "" {
+			if arch, err = Arch(gpu.ComputeCap); err != nil {
+				return err
+			}
+		}
+		r.Info.Arch = arch
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+
+	if err := r.Step(ctx, "build", func(s *Step) error {
+		src := r.Path(kernels.PinnedFile)
+		if err := os.WriteFile(src, kernels.PinnedSource, 0o644); err != nil {
+			return fmt.Errorf("write the CUDA source: %w", err)
+		}
+		args := []string{"-std=c++17", "-O3", "-lineinfo", "-arch=" + r.Info.Arch, "-o", Base, kernels.PinnedFile}
+		s.Commands = append(s.Commands, commandLine(nvcc, args...))
+		cmd := command(ctx, r.Dir, os.Environ(), nvcc, args...)
+		if err := runLogged(cmd, r.Path("build.log"), nil); err != nil {
+			return fmt.Errorf("nvcc failed (%v); its output is in %s:\n%s", err, r.Path("build.log"), tail(r.Path("build.log"), 15))
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+
+	if err := r.Step(ctx, "profile", func(s *Step) error {
+		return r.profile(ctx, s, nsys)
+	}); err != nil {
+		return err
+	}
+
+	if err := r.Step(ctx, "export", func(s *Step) error {
+		return r.export(ctx, s, nsys)
+	}); err != nil {
+		return err
+	}
+
+	if err := r.Step(ctx, "stats", func(s *Step) error {
+		return r.stats(ctx, s, nsys)
+	}); err != nil {
+		return err
+	}
+
+	return r.Step(ctx, "analyze", func(s *Step) error {
+		r.Info.Analyze = r.analyze(ctx, s, nsys)
+		return nil
+	})
+}
+
+func (r *Run) profile(ctx context.Context, s *Step, nsys string) error {
+	env, iso := minimalEnv(os.Environ(), r.opts.KeepEnv)
+	var prefix []string
+	if r.opts.NoPIDNamespace {
+		iso.Note = "turned off with --no-pid-namespace, so nsys sees every process on the machine"
+	} else {
+		prefix, iso.Note = pidNamespacePrefix(ctx)
+		iso.PIDNamespace = prefix != nil
+	}
+	r.Info.Isolation = &iso
+	if iso.Note != "" {
+		r.progress("  note: %s", iso.Note)
+	}
+	args := []string{"profile", "-t", "cuda,nvtx", "-s", "none", "--cpuctxsw=none", "-o", Base,
+		"./" + Base, "--json", ResultsFile}
+	argv := append(append(append([]string{}, prefix...), nsys), args...)
+	s.Commands = append(s.Commands, commandLine(argv[0], argv[1:]...))
+	cmd := command(ctx, r.Dir, env, argv[0], argv[1:]...)
+	runErr := runLogged(cmd, r.Path(TranscriptFile), nil)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if msg := programMessage(r.Path(TranscriptFile)); msg != "" || exitCode(runErr) == 2 || exitCode(runErr) == 3 {
+		code := exitCode(runErr)
+		if code <= 0 {
+			code = 1
+		}
+		return &ProgramError{ExitCode: code, Message: msg}
+	}
+	rep := r.Path(Base + ".nsys-rep")
+	if _, err := os.Stat(rep); err != nil {
+		if q := findQdstrm(r.Dir, r.Path(TranscriptFile)); q != "" {
+			return fmt.Errorf("nsys left only %s and no %s.nsys-rep: its importer (QdstrmImporter) could not run, "+
+				"most often because libdw.so.1 is missing; install libdw1 (and libelf1) or a complete Nsight Systems, "+
+				"then run again", q, Base)
+		}
+		if runErr != nil {
+			return fmt.Errorf("nsys profile failed (%v):\n%s", runErr, tail(r.Path(TranscriptFile), 15))
+		}
+		return fmt.Errorf("nsys profile wrote no %s.nsys-rep:\n%s", Base, tail(r.Path(TranscriptFile), 15))
+	}
+	if runErr != nil {
+		return fmt.Errorf("nsys profile failed (%v):\n%s", runErr, tail(r.Path(TranscriptFile), 15))
+	}
+	if _, err := os.Stat(r.Path(ResultsFile)); err != nil {
+		return fmt.Errorf("the program wrote no %s:\n%s", ResultsFile, tail(r.Path(TranscriptFile), 15))
+	}
+	return nil
+}
+
+func (r *Run) export(ctx context.Context, s *Step, nsys string) error {
+	raw := r.Path(Base + ".export.sqlite")
+	args := []string{"export", "--type", "sqlite", "--output", raw, Base + ".nsys-rep"}
+	s.Commands = append(s.Commands, commandLine(nsys, args...))
+	cmd := command(ctx, r.Dir, os.Environ(), nsys, args...)
+	if err := runLogged(cmd, r.Path("export.log"), nil); err != nil {
+		return fmt.Errorf("nsys export failed (%v):\n%s", err, tail(r.Path("export.log"), 15))
+	}
+	if _, err := os.Stat(raw); err != nil {
+		return fmt.Errorf("nsys export wrote no %s:\n%s", raw, tail(r.Path("export.log"), 15))
+	}
+	// Compact into the shipped export so no stale bytes survive in free pages.
+	s.Commands = append(s.Commands, "VACUUM INTO "+Base+".sqlite")
+	if err := vacuumInto(raw, r.Path(Base+".sqlite")); err != nil {
+		return fmt.Errorf("compact the SQLite export: %w", err)
+	}
+	return os.Remove(raw)
+}
+
+func vacuumInto(src, dst string) error {
+	u := url.URL{Scheme: "file", OmitHost: true, Path: src, RawQuery: "mode=ro"}
+	db, err := sql.Open("sqlite3", u.String())
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	_, err = db.Exec("VACUUM INTO ?", dst)
+	return err
+}
+
+func (r *Run) stats(ctx context.Context, s *Step, nsys string) error {
+	help, err := command(ctx, r.Dir, os.Environ(), nsys, "stats", "--help-reports").CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("nsys stats --help-reports failed (%v): %s", err, strings.TrimSpace(string(help)))
+	}
+	reports, err := StatsReports(string(help))
+	if err != nil {
+		return err
+	}
+	r.Info.Reports = reports
+	args := []string{"stats", "--report", strings.Join(reports, ","), "--format", "csv",
+		"--output", Base, Base + ".sqlite"}
+	s.Commands = append(s.Commands, commandLine(nsys, args...))
+	cmd := command(ctx, r.Dir, os.Environ(), nsys, args...)
+	if err := runLogged(cmd, r.Path("stats.log"), nil); err != nil {
+		return fmt.Errorf("nsys stats failed (%v):\n%s", err, tail(r.Path("stats.log"), 15))
+	}
+	return nil
+}
+
+// programMessage returns the program's own error lines ("pinned: ...") from
+// the transcript, joined, or "".
+func programMessage(transcript string) string {
+	f, err := os.Open(transcript)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	var lines []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		if line := sc.Text(); strings.HasPrefix(line, Base+": ") {
+			lines = append(lines, strings.TrimPrefix(line, Base+": "))
+		}
+	}
+	return strings.Join(lines, "; ")
+}
+
+// findQdstrm looks for a .qdstrm file nsys left in the run folder or names
+// in its output.
+func findQdstrm(dir, transcript string) string {
+	if m, _ := filepath.Glob(filepath.Join(dir, "*.qdstrm")); len(m) > 0 {
+		return m[0]
+	}
+	data, err := os.ReadFile(transcript)
+	if err != nil {
+		return ""
+	}
+	for _, f := range strings.FieldsFunc(string(data), func(r rune) bool {
+		return r == ' ' || r == '\n' || r == '\r' || r == '\'' || r == '"' || r == '\t'
+	}) {
+		if strings.HasSuffix(f, ".qdstrm") {
+			if _, err := os.Stat(f); err == nil {
+				return f
+			}
+		}
+	}
+	return ""
+}
+
+// tail returns the last n lines of a file, for error messages.
+func tail(path string, n int) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	text := strings.ReplaceAll(string(data), "\r", "\n")
+	var lines []string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.TrimSpace(l) != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return "  " + strings.Join(lines, "\n  ")
+}

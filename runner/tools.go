@@ -1,0 +1,234 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/nsyscheck/nsyscheck/capture"
+)
+
+// ToolError says that a program the run needs is missing or unusable.
+type ToolError struct {
+	Tool   string   // "nvcc", "nsys", "nvidia-smi"
+	Looked []string // where it was looked for
+	Hint   string
+	Err    error
+}
+
+func (e *ToolError) Error() string {
+	msg := fmt.Sprintf("%s not found", e.Tool)
+	if e.Err != nil {
+		msg = fmt.Sprintf("%s unusable: %v", e.Tool, e.Err)
+	}
+	if len(e.Looked) > 0 {
+		msg += " (looked in: " + strings.Join(e.Looked, ", ") + ")"
+	}
+	if e.Hint != "" {
+		msg += "; " + e.Hint
+	}
+	return msg
+}
+
+func (e *ToolError) Unwrap() error { return e.Err }
+
+// FindNvcc locates nvcc: override, then PATH, $CUDA_HOME/bin, /usr/local/cuda/bin.
+func FindNvcc(override string) (string, error) {
+	if override != "" {
+		if isExecutable(override) {
+			return override, nil
+		}
+		return "", &ToolError{Tool: "nvcc", Looked: []string{override},
+			Hint: "--nvcc must name an executable nvcc"}
+	}
+	looked := []string{"PATH"}
+	if p, err := exec.LookPath("nvcc"); err == nil {
+		return p, nil
+	}
+	var candidates []string
+	if home := os.Getenv("CUDA_HOME"); home != "" {
+		candidates = append(candidates, filepath.Join(home, "bin", "nvcc"))
+	}
+	candidates = append(candidates, "/usr/local/cuda/bin/nvcc")
+	for _, c := range candidates {
+		looked = append(looked, c)
+		if isExecutable(c) {
+			return c, nil
+		}
+	}
+	return "", &ToolError{Tool: "nvcc", Looked: looked,
+		Hint: "install the CUDA toolkit, set CUDA_HOME, or pass --nvcc PATH"}
+}
+
+// FindNsys locates the Nsight Systems CLI (see capture.FindNsys).
+func FindNsys(override string) (string, error) {
+	p, err := capture.FindNsys(override)
+	if err != nil {
+		return "", &ToolError{Tool: "nsys", Err: err,
+			Hint: "install Nsight Systems 2025.3 or newer, set $NSYS, or pass --nsys PATH"}
+	}
+	return p, nil
+}
+
+func isExecutable(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
+}
+
+var versionLine = regexp.MustCompile(`(?m)(release [0-9.]+, V[0-9.]+|version [0-9][0-9.\-]*)`)
+
+// ToolVersion runs "TOOL --version" and returns the most telling line.
+func ToolVersion(ctx context.Context, tool string) string {
+	out, err := exec.CommandContext(ctx, tool, "--version").CombinedOutput()
+	if err != nil && len(out) == 0 {
+		return "unknown (" + err.Error() + ")"
+	}
+	if m := versionLine.FindString(string(out)); m != "" {
+		return m
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// GPU describes the device the run used, as nvidia-smi reports it.
+type GPU struct {
+	Name       string `json:"name"`
+	Driver     string `json:"driver"`
+	ComputeCap string `json:"computeCap"` // e.g. "9.0"
+	PCIe       PCIe   `json:"pcie"`
+}
+
+// PCIe is the GPU's PCI Express link.
+type PCIe struct {
+	GenCurrent   int `json:"genCurrent,omitempty"`
+	GenMax       int `json:"genMax,omitempty"`
+	WidthCurrent int `json:"widthCurrent,omitempty"`
+	WidthMax     int `json:"widthMax,omitempty"`
+	// RatedGBps is the rated bandwidth per direction of the maximum link
+	// (generation and width) in GB/s (1e9 bytes), after line encoding.
+	RatedGBps float64 `json:"ratedGBps,omitempty"`
+}
+
+// RatedGBps returns the per-direction rated bandwidth of a PCIe link of the
+// given generation and width, in GB/s, or 0 when unknown.
+func RatedGBps(gen, width int) float64 {
+	// Transfer rate per lane (GT/s) and line-code efficiency per generation.
+	var gts, eff float64
+	switch gen {
+	case 1:
+		gts, eff = 2.5, 8.0/10
+	case 2:
+		gts, eff = 5, 8.0/10
+	case 3:
+		gts, eff = 8, 128.0/130
+	case 4:
+		gts, eff = 16, 128.0/130
+	case 5:
+		gts, eff = 32, 128.0/130
+	case 6:
+		gts, eff = 64, 242.0/256
+	default:
+		return 0
+	}
+	if width <= 0 {
+		return 0
+	}
+	return gts * eff * float64(width) / 8
+}
+
+// QueryGPU asks nvidia-smi about the first GPU. A machine without a GPU or
+// driver gets a *ToolError saying so.
+func QueryGPU(ctx context.Context) (GPU, error) {
+	smi, err := exec.LookPath("nvidia-smi")
+	if err != nil {
+		return GPU{}, &ToolError{Tool: "nvidia-smi", Looked: []string{"PATH"},
+			Hint: "nsyscheck run needs a machine with an NVIDIA GPU and its driver; on a machine without one, use nsyscheck verify on a capture"}
+	}
+	fields := "name,driver_version,compute_cap,pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max"
+	out, err := exec.CommandContext(ctx, smi, "--query-gpu="+fields, "--format=csv,noheader,nounits").CombinedOutput()
+	if err != nil {
+		return GPU{}, &ToolError{Tool: "nvidia-smi", Err: fmt.Errorf("%v: %s", err, strings.TrimSpace(string(out))),
+			Hint: "no usable NVIDIA GPU: check the driver (nvidia-smi must list a GPU)"}
+	}
+	return parseSMI(string(out))
+}
+
+func parseSMI(out string) (GPU, error) {
+	line := strings.TrimSpace(strings.SplitN(strings.TrimSpace(out), "\n", 2)[0])
+	parts := strings.Split(line, ",")
+	if len(parts) < 7 {
+		return GPU{}, &ToolError{Tool: "nvidia-smi", Err: fmt.Errorf("unexpected answer %q", line),
+			Hint: "no GPU listed; check the driver"}
+	}
+	for i := range parts {
+		parts[i] = strings.TrimSpace(parts[i])
+	}
+	num := func(s string) int { n, _ := strconv.Atoi(s); return n }
+	g := GPU{Name: parts[0], Driver: parts[1], ComputeCap: parts[2], PCIe: PCIe{
+		GenCurrent: num(parts[3]), GenMax: num(parts[4]), WidthCurrent: num(parts[5]), WidthMax: num(parts[6]),
+	}}
+	g.PCIe.RatedGBps = RatedGBps(g.PCIe.GenMax, g.PCIe.WidthMax)
+	return g, nil
+}
+
+// Arch turns a compute capability such as "9.0" into nvcc's "sm_90".
+func Arch(computeCap string) (string, error) {
+	cc := strings.ReplaceAll(strings.TrimSpace(computeCap), ".", "")
+	if _, err := strconv.Atoi(cc); err != nil || cc == "" {
+		return "", fmt.Errorf("cannot derive a GPU architecture from compute capability %q; pass --arch sm_XX", computeCap)
+	}
+	return "sm_" + cc, nil
+}
+
+// StatsReports picks the names of the CSV reports nsyscheck reads from the
+// list `nsys stats --help-reports` prints: current names where listed, the
+// older names (before about 2023.1) otherwise.
+func StatsReports(helpReports string) ([]string, error) {
+	listed := map[string]bool{}
+	for _, line := range strings.Split(helpReports, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		name := f[0]
+		if i := strings.IndexByte(name, '['); i > 0 {
+			name = name[:i]
+		}
+		listed[name] = true
+	}
+	pairs := [][2]string{
+		{"cuda_api_sum", "cudaapisum"},
+		{"cuda_api_trace", "cudaapitrace"},
+		{"cuda_gpu_mem_time_sum", "gpumemtimesum"},
+		{"cuda_gpu_mem_size_sum", "gpumemsizesum"},
+		{"nvtx_sum", "nvtxsum"},
+	}
+	var names, missing []string
+	for _, p := range pairs {
+		switch {
+		case listed[p[0]]:
+			names = append(names, p[0])
+		case listed[p[1]]:
+			names = append(names, p[1])
+		default:
+			missing = append(missing, p[0])
+		}
+	}
+	if len(missing) > 0 {
+		known := make([]string, 0, len(listed))
+		for k := range listed {
+			known = append(known, k)
+		}
+		sort.Strings(known)
+		return names, errors.New("nsys stats does not offer the report(s) " + strings.Join(missing, ", ") +
+			"; it lists: " + strings.Join(known, " "))
+	}
+	return names, nil
+}
