@@ -221,8 +221,11 @@ func Evaluate(c *capture.Capture) *Result {
 	diags := &diagList{}
 	r := &Result{Input: Input{Path: c.Path, Format: c.Format, Files: c.Files, GPU: c.Meta.GPU},
 		Copies: []CopyRow{}, Async: []AsyncRow{}, Kernels: []KernelRow{}, AsyncCalls: []CallDurations{}}
-	if r.Input.GPU == "" && c.Program != nil {
-		r.Input.GPU = c.Program.GPU
+	if c.Program != nil {
+		r.Input.ProgramSource = c.Program.Source
+		if r.Input.GPU == "" {
+			r.Input.GPU = c.Program.GPU
+		}
 	}
 
 	var srcs []*sourceData

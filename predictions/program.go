@@ -3,6 +3,7 @@ package predictions
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -23,7 +24,6 @@ func (d *diagList) add(code string, level Level, msg string) {
 
 // programLabel says where the program's numbers came from.
 func programLabel(c *capture.Capture) string {
-	m := c.Program
 	label := "the program's numbers"
 	switch c.Format {
 	case capture.FormatTranscript:
@@ -31,8 +31,11 @@ func programLabel(c *capture.Capture) string {
 	case capture.FormatMeasurements:
 		label = "the measurements file"
 	}
-	if m.Source != "" {
-		label += fmt.Sprintf(" (%s)", m.Source)
+	for _, f := range c.Files {
+		l := strings.ToLower(f)
+		if strings.HasSuffix(l, ".json") || strings.HasSuffix(l, ".txt") {
+			return label + " " + filepath.Base(f)
+		}
 	}
 	return label
 }

@@ -78,6 +78,8 @@ type Input struct {
 	Format capture.Format `json:"format"`
 	Files  []string       `json:"files,omitempty"`
 	GPU    string         `json:"gpu,omitempty"`
+	// ProgramSource is the program numbers' own note of their origin.
+	ProgramSource string `json:"programSource,omitempty"`
 	// Thread is the program's thread the trace was read from, as "pid/tid".
 	Thread string `json:"thread,omitempty"`
 }

@@ -57,7 +57,11 @@ func inputName(r *Result) string {
 	if r.Input.Path == "" {
 		return string(r.Input.Format)
 	}
-	return filepath.Base(r.Input.Path)
+	dir := filepath.Base(filepath.Dir(r.Input.Path))
+	if dir == "." || dir == string(filepath.Separator) {
+		return filepath.Base(r.Input.Path)
+	}
+	return dir + "/" + filepath.Base(r.Input.Path)
 }
 
 // WriteText renders the result as a plain-text table for a person.

@@ -2,6 +2,7 @@ package predictions
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -105,6 +106,11 @@ func newTrace(c *capture.Capture, diags *diagList) (*traceCtx, string) {
 	switch c.Format {
 	case capture.FormatCSV:
 		t.apiTab, t.cpyTab, t.kernTab, t.nvtxTab = "cuda_api_trace", "(none)", "(none)", "nvtx_sum"
+		for _, f := range c.Files {
+			if l := strings.ToLower(filepath.Base(f)); strings.Contains(l, "api_trace") || strings.Contains(l, "apitrace") {
+				t.apiTab = filepath.Base(f)
+			}
+		}
 	default:
 		t.apiTab, t.cpyTab, t.kernTab, t.nvtxTab = "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_MEMCPY",
 			"CUPTI_ACTIVITY_KIND_KERNEL", "NVTX_EVENTS"
@@ -146,7 +152,7 @@ func (t *traceCtx) thread() string { return threadKey{t.pid, t.tid}.String() }
 // where the input is a CSV report, else its correlation id.
 func (t *traceCtx) ref(a capture.APICall) string {
 	if a.Row > 0 {
-		return fmt.Sprintf("row %d", a.Row)
+		return fmt.Sprintf("%s data row %d", t.apiTab, a.Row)
 	}
 	return fmt.Sprintf("corr %d", a.CorrelationID)
 }
@@ -157,7 +163,7 @@ func (t *traceCtx) refs(calls []capture.APICall) string {
 		return "no calls"
 	}
 	if calls[0].Row > 0 {
-		return fmt.Sprintf("%s rows %d..%d", t.apiTab, calls[0].Row, calls[len(calls)-1].Row)
+		return fmt.Sprintf("%s data rows %d..%d", t.apiTab, calls[0].Row, calls[len(calls)-1].Row)
 	}
 	ids := make([]int64, len(calls))
 	for i, a := range calls {
@@ -568,11 +574,11 @@ func (t *traceCtx) part4(ad *asyncData) (*callTotals, *byteTotals, string) {
 	ct := &callTotals{pageableMs: sum(p.callDurMs), pinnedMs: sum(q.callDurMs), pageableN: p.runs, pinnedN: q.runs,
 		perCall: &CallDurations{From: SourceTrace, PageableMs: p.callDurMs, PinnedMs: q.callDurMs,
 			PageableCorrelationIDs: p.corr, PinnedCorrelationIDs: q.corr},
-		how: fmt.Sprintf("%s durations of the timed cudaMemcpyAsync calls: pageable %s, pinned %s", t.apiTab, p.refs, q.refs)}
+		how: fmt.Sprintf("%s durations of the timed cudaMemcpyAsync calls: pageable %s, pinned %s; groups: %s", t.apiTab, p.refs, q.refs, ad.how)}
 	if p.totalBytes > 0 && q.totalBytes > 0 {
 		return ct, &byteTotals{pageable: p.totalBytes, pinned: q.totalBytes,
-			how: fmt.Sprintf("%s bytes of the copies correlated with the timed calls: pageable %d x %d B, pinned %d x %d B",
-				t.cpyTab, p.runs, p.bytes, q.runs, q.bytes)}, ""
+			how: fmt.Sprintf("%s bytes of the copies correlated with the timed calls: pageable %d x %d B (%s), pinned %d x %d B (%s); groups: %s",
+				t.cpyTab, p.runs, p.bytes, p.refs, q.runs, q.bytes, q.refs, ad.how)}, ""
 	}
 	return ct, nil, t.bytesFromSummary()
 }
