@@ -1,0 +1,215 @@
+// Package privacy finds what an Nsight Systems capture reveals beyond the
+// profiled run itself — the caller's environment, other processes on the
+// machine, credentials, the working folder — and writes a shareable copy of a
+// SQLite export without it.
+//
+// `nsys profile` records the profiled process's whole environment, its
+// working folder and a snapshot of every process on the machine. The SQLite
+// export keeps them in TARGET_INFO_SYSTEM_ENV, META_DATA_CAPTURE, PROCESSES,
+// ThreadNames and StringIds, and, because nsys grows its tables in place,
+// leaves stale copies of the same bytes in unused space of the file where no
+// query shows them. Scan reports all of it; Scrub removes it.
+//
+// The allowlist of environment variables and the secret patterns live in this
+// file only, so that the code that builds the profiled program's environment
+// and the code that checks a capture agree.
+package privacy
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Allowlist names the environment variables a shareable capture may keep:
+// exact names, or prefixes written with a trailing "*". They are what the
+// course's captures are made with and what the program needs to find CUDA.
+var Allowlist = []string{"PATH", "LD_LIBRARY_PATH", "HOME", "CUDA_*", "NSYS_*"}
+
+// SecretWords are the words that make a variable name look like it holds a
+// secret. A name matches when one of its "_"-separated parts starts with one
+// of them (GITHUB_TOKEN, SECRET_KEY, DB_PASSWORD, AWS_SECRET_ACCESS_KEY,
+// HTTP_AUTHORIZATION, GOOGLE_APPLICATION_CREDENTIALS), or when its last part
+// ends with one of the longer ones (APITOKEN, DBPASSWORD).
+var SecretWords = []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIAL", "AUTH"}
+
+// secretValuePrefixes are the prefixes of well-known credential formats, and
+// how many characters must follow the prefix for a value to count.
+var secretValuePrefixes = []struct {
+	prefix string
+	min    int
+}{
+	{"ghp_", 20}, {"gho_", 20}, {"ghs_", 20}, {"ghu_", 20}, {"github_pat_", 20},
+	{"glpat-", 16}, {"xoxb-", 16}, {"xoxp-", 16}, {"xoxa-", 16},
+	{"sk-", 20}, {"hf_", 20}, {"AKIA", 16}, {"ASIA", 16},
+	{"-----BEGIN", 10},
+}
+
+// Redacted replaces a value that Scrub removed. Scan treats a value equal
+// to it as already scrubbed.
+const Redacted = "[redacted]"
+
+// nsysPreload is the LD_PRELOAD placeholder nsys itself records for the
+// profiled process; it is not the caller's.
+const nsysPreload = "{}"
+
+// AllowedEnv reports whether the variable name may be kept in a shareable
+// capture or passed to the profiled program: it is on Allowlist or on keep
+// (same syntax: exact names or "PREFIX*"), and its name does not look like a
+// secret — a CUDA_AUTH_TOKEN is refused even though CUDA_* is allowed.
+func AllowedEnv(name string, keep []string) bool {
+	if name == "" || LooksSecretName(name) {
+		return false
+	}
+	return matchesAny(name, Allowlist) || matchesAny(name, keep)
+}
+
+func matchesAny(name string, patterns []string) bool {
+	for _, p := range patterns {
+		if prefix, ok := strings.CutSuffix(p, "*"); ok {
+			if strings.HasPrefix(name, prefix) {
+				return true
+			}
+		} else if name == p {
+			return true
+		}
+	}
+	return false
+}
+
+// FilterEnv returns the "NAME=value" entries of env whose names AllowedEnv
+// accepts, in their original order.
+func FilterEnv(env []string, keep []string) []string {
+	var out []string
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if AllowedEnv(name, keep) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// LooksSecretName reports whether a variable name looks like it holds a
+// secret (see SecretWords).
+func LooksSecretName(name string) bool {
+	up := strings.ToUpper(name)
+	parts := strings.FieldsFunc(up, func(r rune) bool { return r == '_' || r == '-' || r == '.' })
+	for _, part := range parts {
+		for _, w := range SecretWords {
+			if strings.HasPrefix(part, w) {
+				return true
+			}
+		}
+	}
+	// A last part with the word glued on: APITOKEN, DBPASSWORD, HFSECRET.
+	// Only the last part, so that TIKTOKEN_CACHE_DIR is not a token.
+	if n := len(parts); n > 0 {
+		for _, w := range SecretWords {
+			if len(w) > 3 && strings.HasSuffix(parts[n-1], w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// LooksSecretValue reports whether a value looks like a credential on its
+// own: a URL with a user and password, or a well-known token format.
+func LooksSecretValue(value string) bool {
+	if len(URLCredentials(value)) > 0 {
+		return true
+	}
+	for _, p := range secretValuePrefixes {
+		if i := strings.Index(value, p.prefix); i >= 0 && (i == 0 || !isTokenByte(value[i-1])) {
+			rest := value[i+len(p.prefix):]
+			n := 0
+			for n < len(rest) && isTokenByte(rest[n]) {
+				n++
+			}
+			if n >= p.min || (p.prefix == "-----BEGIN" && strings.Contains(rest, "PRIVATE KEY")) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isTokenByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+}
+
+// urlCredRE matches scheme://user:password@host. The user and password may
+// not hold "/", "@" or white space; the password must not be empty.
+var urlCredRE = regexp.MustCompile(`\b([A-Za-z][A-Za-z0-9+.\-]*)://([^/\s:@"';]+):([^/\s@"';]+)@([^/\s"';]+)`)
+
+// URLCredential is a user:password pair found in a URL.
+type URLCredential struct {
+	URL      string // the whole match, scheme://user:password@host
+	Scheme   string
+	User     string
+	Password string
+	Host     string
+	Offset   int // byte offset of the match in the searched text
+}
+
+// URLCredentials returns every scheme://user:password@host in s.
+func URLCredentials(s string) []URLCredential {
+	var out []URLCredential
+	for _, m := range urlCredRE.FindAllStringSubmatchIndex(s, -1) {
+		out = append(out, URLCredential{
+			URL:      s[m[0]:m[1]],
+			Scheme:   s[m[2]:m[3]],
+			User:     s[m[4]:m[5]],
+			Password: s[m[6]:m[7]],
+			Host:     s[m[8]:m[9]],
+			Offset:   m[0],
+		})
+	}
+	return out
+}
+
+// Mask shows enough of a value to recognise it and never all of it: at most
+// the first 3 characters (fewer for short values: a quarter of them), "…",
+// and the length in characters, e.g. "nsc…(19 chars)". An empty value is
+// "(empty)".
+func Mask(value string) string {
+	n := utf8.RuneCountInString(value)
+	if n == 0 {
+		return "(empty)"
+	}
+	show := min(3, n/4)
+	var b strings.Builder
+	for _, r := range value {
+		if show == 0 {
+			break
+		}
+		if r < 0x20 || r == 0x7f {
+			r = '?'
+		}
+		b.WriteRune(r)
+		show--
+	}
+	b.WriteString("…(")
+	b.WriteString(strconv.Itoa(n))
+	if n == 1 {
+		b.WriteString(" char)")
+	} else {
+		b.WriteString(" chars)")
+	}
+	return b.String()
+}
+
+// MaskURL masks only the password of every scheme://user:password@host in
+// s, keeping the rest readable: "https://bob:hun…(9 chars)@example.com".
+// Callers still must not print s unmasked elsewhere.
+func MaskURL(s string) string {
+	creds := URLCredentials(s)
+	for i := len(creds) - 1; i >= 0; i-- {
+		c := creds[i]
+		masked := c.Scheme + "://" + c.User + ":" + Mask(c.Password) + "@" + c.Host
+		s = s[:c.Offset] + masked + s[c.Offset+len(c.URL):]
+	}
+	return s
+}

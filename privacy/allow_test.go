@@ -1,0 +1,177 @@
+package privacy
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestAllowedEnv(t *testing.T) {
+	cases := []struct {
+		name string
+		keep []string
+		want bool
+	}{
+		{"PATH", nil, true},
+		{"LD_LIBRARY_PATH", nil, true},
+		{"HOME", nil, true},
+		{"CUDA_VISIBLE_DEVICES", nil, true},
+		{"CUDA_HOME", nil, true},
+		{"NSYS_KEEP", nil, true},
+		{"CUDA_AUTH_TOKEN", nil, false}, // allowed prefix, secret name
+		{"NSYS_API_KEY", nil, false},
+		{"PATHX", nil, false},
+		{"path", nil, false},
+		{"CUDA", nil, false},
+		{"USER", nil, false},
+		{"PWD", nil, false},
+		{"OMP_NUM_THREADS", nil, false},
+		{"OMP_NUM_THREADS", []string{"OMP_*"}, true},
+		{"TZ", []string{"TZ"}, true},
+		{"TZX", []string{"TZ"}, false},
+		{"GITHUB_TOKEN", []string{"GITHUB_TOKEN"}, false}, // keep cannot let a secret through
+		{"", nil, false},
+	}
+	for _, c := range cases {
+		if got := AllowedEnv(c.name, c.keep); got != c.want {
+			t.Errorf("AllowedEnv(%q, %q) = %v, want %v", c.name, c.keep, got, c.want)
+		}
+	}
+	env := []string{"PATH=/bin", "GITHUB_TOKEN=ghp_x", "CUDA_HOME=/usr/local/cuda", "LANG=C", "OMP_NUM_THREADS=4"}
+	got := strings.Join(FilterEnv(env, []string{"OMP_*"}), " ")
+	if got != "PATH=/bin CUDA_HOME=/usr/local/cuda OMP_NUM_THREADS=4" {
+		t.Errorf("FilterEnv = %q", got)
+	}
+}
+
+func TestLooksSecretName(t *testing.T) {
+	secret := []string{"NSC_FAKE_TOKEN", "GITHUB_TOKEN", "HF_TOKEN", "SECRET_KEY", "AWS_SECRET_ACCESS_KEY",
+		"DB_PASSWORD", "MYSQL_PWD_PASSWD", "API_KEY", "KEYRING_PASS", "GOOGLE_APPLICATION_CREDENTIALS",
+		"HTTP_AUTHORIZATION", "AUTH", "npm_config__auth", "APITOKEN", "DBPASSWORD", "access-token", "x.secret"}
+	plain := []string{"PATH", "HOME", "TIKTOKEN_CACHE_DIR", "NV_LIBCUBLAS_VERSION", "NSC_NOTE", "LANG",
+		"MONKEY_BUSINESS", "TERM", "OLDPWD"}
+	for _, n := range secret {
+		if !LooksSecretName(n) {
+			t.Errorf("LooksSecretName(%q) = false, want true", n)
+		}
+	}
+	for _, n := range plain {
+		if LooksSecretName(n) {
+			t.Errorf("LooksSecretName(%q) = true, want false", n)
+		}
+	}
+	// AUTHOR starts with AUTH: flagged on purpose (a false alarm is cheap).
+	if !LooksSecretName("AUTHOR_NAME_X") {
+		t.Errorf("LooksSecretName(AUTHOR_NAME_X) = false; the AUTH prefix rule changed")
+	}
+}
+
+func TestURLCredentials(t *testing.T) {
+	cases := []struct {
+		in                   string
+		n                    int
+		user, password, host string
+	}{
+		{"https://alice:s3cr3t@example.com/repo.git", 1, "alice", "s3cr3t", "example.com"},
+		{"postgres://app:p%40ss@db.internal:5432/x", 1, "app", "p%40ss", "db.internal:5432"},
+		{"see http_proxy=http://u:pw@proxy:3128 and more", 1, "u", "pw", "proxy:3128"},
+		{"git+ssh://me:tok-123@host", 1, "me", "tok-123", "host"},
+		{"a;b=https://x:y@h;c=ftp://p:q@r", 2, "x", "y", "h"},
+		{"https://example.com/path", 0, "", "", ""},
+		{"https://user@example.com", 0, "", "", ""},  // no password
+		{"https://user:@example.com", 0, "", "", ""}, // empty password
+		{"mailto:bob@example.com", 0, "", "", ""},
+		{"user:pass@host", 0, "", "", ""}, // no scheme
+		{"http://[::1]:8080/", 0, "", "", ""},
+		{"time 12:30@noon", 0, "", "", ""},
+	}
+	for _, c := range cases {
+		got := URLCredentials(c.in)
+		if len(got) != c.n {
+			t.Errorf("URLCredentials(%q) found %d, want %d: %+v", c.in, len(got), c.n, got)
+			continue
+		}
+		if c.n == 0 {
+			if LooksSecretValue(c.in) {
+				t.Errorf("LooksSecretValue(%q) = true", c.in)
+			}
+			continue
+		}
+		g := got[0]
+		if g.User != c.user || g.Password != c.password || g.Host != c.host {
+			t.Errorf("URLCredentials(%q)[0] = %+v", c.in, g)
+		}
+		if c.in[g.Offset:g.Offset+len(g.URL)] != g.URL {
+			t.Errorf("URLCredentials(%q): offset %d does not point at %q", c.in, g.Offset, g.URL)
+		}
+		if !LooksSecretValue(c.in) {
+			t.Errorf("LooksSecretValue(%q) = false", c.in)
+		}
+		masked := MaskURL(c.in)
+		if strings.Contains(masked, c.password) && len(c.password) > 3 {
+			t.Errorf("MaskURL(%q) = %q still holds the password", c.in, masked)
+		}
+		if !strings.Contains(masked, c.user+":") || !strings.Contains(masked, "@"+c.host) {
+			t.Errorf("MaskURL(%q) = %q lost the user or host", c.in, masked)
+		}
+	}
+}
+
+func TestLooksSecretValue(t *testing.T) {
+	yes := []string{"ghp_" + strings.Repeat("a", 36), "github_pat_" + strings.Repeat("B", 30), "AKIA" + strings.Repeat("Z", 16),
+		"sk-" + strings.Repeat("q", 40), "xoxb-" + strings.Repeat("1", 20), "hf_" + strings.Repeat("k", 30),
+		"-----BEGIN OPENSSH PRIVATE KEY-----"}
+	no := []string{"", "/usr/local/cuda", "ghp_short", "sk-learn", "libnccl2=2.28.3-1+cuda13.0", "xterm", "AKIA",
+		"task-" + strings.Repeat("q", 40), "-----BEGIN CERTIFICATE-----"}
+	for _, v := range yes {
+		if !LooksSecretValue(v) {
+			t.Errorf("LooksSecretValue(%q) = false", v)
+		}
+	}
+	for _, v := range no {
+		if LooksSecretValue(v) {
+			t.Errorf("LooksSecretValue(%q) = true", v)
+		}
+	}
+}
+
+func TestMask(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"", "(empty)"},
+		{"x", "…(1 char)"},
+		{"abc", "…(3 chars)"},
+		{"abcd", "a…(4 chars)"},
+		{"abcdefgh", "ab…(8 chars)"},
+		{"nsc-fake-4f2a9c7e1b", "nsc…(19 chars)"},
+		{"héllo wörld!", "hél…(12 chars)"},
+		{"\x00\x01abcdefghij", "??a…(12 chars)"},
+	}
+	for _, c := range cases {
+		if got := Mask(c.in); got != c.want {
+			t.Errorf("Mask(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	// Whatever the length, the value itself never appears.
+	for n := 1; n <= 64; n++ {
+		v := strings.Repeat("s", n-1) + "Z"
+		if m := Mask(v); strings.Contains(m, v) {
+			t.Errorf("Mask(%q) = %q shows the whole value", v, m)
+		}
+	}
+}
+
+func TestParseDeviceEnv(t *testing.T) {
+	// A piece without NAME= belongs to the value before it.
+	vars := ParseDeviceEnv("A=1;B=x;y;C=;D")
+	want := []EnvVar{{"A", "1", true}, {"B", "x;y", true}, {"C", ";D", true}}
+	if len(vars) != 3 {
+		t.Fatalf("ParseDeviceEnv = %+v", vars)
+	}
+	for i := range want {
+		if vars[i] != want[i] {
+			t.Errorf("var %d = %+v, want %+v", i, vars[i], want[i])
+		}
+	}
+	if got := FormatDeviceEnv(vars); got != "A=1;B=x;y;C=;D" {
+		t.Errorf("FormatDeviceEnv = %q", got)
+	}
+}

@@ -1,0 +1,585 @@
+package privacy
+
+import (
+	"bytes"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	_ "github.com/mattn/go-sqlite3" // SQLite driver for database/sql
+
+	"github.com/nsyscheck/nsyscheck/capture"
+)
+
+const (
+	sqliteMagic  = "SQLite format 3\x00"
+	nsysRepMagic = "NVIDIA Tegra Profiler Report"
+	exportHint   = "export it again with: nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep"
+)
+
+// NsysProcesses are the names of nsys's own processes, which every capture
+// records beside the profiled program.
+var NsysProcesses = []string{"nsys", "nsys-launcher", "nsys-tee", "QdstrmImporter", "nsys-ui", "nsys-exporter", "quadd_d"}
+
+// Where labels of the structured locations.
+const (
+	whereDeviceEnv = "TARGET_INFO_SYSTEM_ENV row DeviceEnvironment"
+	whereMetaEnv   = "META_DATA_CAPTURE row %s"
+	whereBlock     = "StringIds row %d (environment block no table refers to)"
+	whereProcess   = "PROCESSES pid %d"
+)
+
+// Scan reads a capture and reports what it exposes. A SQLite export is
+// queried (TARGET_INFO_SYSTEM_ENV, META_DATA_CAPTURE, StringIds, PROCESSES)
+// and its raw bytes are searched too, so that stale copies in unused pages
+// are found and reported apart. A .nsys-rep is searched as raw bytes only:
+// nsys stores the environment strings in it uncompressed, but nothing tells
+// live bytes from stale ones there.
+//
+// Scan never writes to the file or beside it.
+func Scan(path string) (*Report, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &capture.InputError{Path: path, Problem: "cannot read the capture", Err: err,
+			Hint: "check the path; give a SQLite export (.sqlite) or a .nsys-rep"}
+	}
+	switch {
+	case bytes.HasPrefix(data, []byte(sqliteMagic)):
+		return scanSQLite(path, data)
+	case bytes.HasPrefix(data, []byte(nsysRepMagic)) || strings.HasSuffix(path, ".nsys-rep") || strings.HasSuffix(path, ".qdrep"):
+		r := &Report{Path: path, Format: "nsys-rep"}
+		r.Notes = append(r.Notes, "a .nsys-rep is searched as raw bytes only; its SQLite export gives a fuller answer")
+		r.addRaw(data, nil, nil)
+		r.sort()
+		return r, nil
+	}
+	return nil, &capture.InputError{Path: path, Problem: "neither a SQLite database nor an Nsight Systems report",
+		Hint: "give the .nsys-rep or its SQLite export (nsys export --type sqlite)"}
+}
+
+// readOnlyDSN opens path read-only and immutable, so that SQLite neither
+// writes to it nor creates anything beside it.
+func readOnlyDSN(path string) string {
+	return fileDSN(path) + "?mode=ro&immutable=1"
+}
+
+func fileDSN(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}
+	return u.String()
+}
+
+func scanSQLite(path string, data []byte) (*Report, error) {
+	db, err := sql.Open("sqlite3", readOnlyDSN(path))
+	if err != nil {
+		return nil, &capture.InputError{Path: path, Problem: "cannot open the SQLite export", Err: err, Hint: exportHint}
+	}
+	defer db.Close()
+	r := &Report{Path: path, Format: "sqlite"}
+	s := &sqliteScan{db: db, r: r}
+	if err := s.run(); err != nil {
+		return nil, err
+	}
+	pm, err := buildPageMap(data, s.roots)
+	if err != nil {
+		r.Notes = append(r.Notes, "the file's pages could not be parsed ("+err.Error()+"), so raw hits are not told apart as live or unused")
+		pm = nil
+	} else {
+		r.UnusedBytes = pm.unusedBytes()
+	}
+	r.addRaw(data, pm, s.covered)
+	r.sort()
+	return r, nil
+}
+
+type sqliteScan struct {
+	db      *sql.DB
+	r       *Report
+	tables  map[string]bool
+	roots   []int64
+	covered map[string]bool // name+"="+value of every structured finding
+}
+
+func (s *sqliteScan) fail(where string, err error) error {
+	return &capture.InputError{Path: s.r.Path, Where: where, Problem: "cannot read the table", Err: err, Hint: exportHint}
+}
+
+func (s *sqliteScan) run() error {
+	s.tables = map[string]bool{}
+	s.covered = map[string]bool{}
+	rows, err := s.db.Query(`SELECT name, type, rootpage FROM sqlite_schema`)
+	if err != nil {
+		return &capture.InputError{Path: s.r.Path, Problem: "cannot read the database schema", Err: err, Hint: exportHint}
+	}
+	for rows.Next() {
+		var name, typ string
+		var root sql.NullInt64
+		if err := rows.Scan(&name, &typ, &root); err != nil {
+			rows.Close()
+			return &capture.InputError{Path: s.r.Path, Problem: "cannot read the database schema", Err: err, Hint: exportHint}
+		}
+		if typ == "table" {
+			s.tables[name] = true
+		}
+		if root.Valid && root.Int64 > 0 {
+			s.roots = append(s.roots, root.Int64)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return &capture.InputError{Path: s.r.Path, Problem: "cannot read the database schema", Err: err, Hint: exportHint}
+	}
+
+	pids, err := profiledPIDs(s.db, s.tables)
+	if err != nil {
+		return s.fail("table CUPTI_ACTIVITY_KIND_RUNTIME", err)
+	}
+	s.r.ProfiledPIDs = pids
+	steps := []func() error{s.deviceEnv, s.metaCapture, s.stringBlocks, s.processes}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// profiledPIDs returns the processes that made CUDA runtime (or driver)
+// calls: pid = (globalTid >> 24) & 0xFFFFFF.
+func profiledPIDs(db *sql.DB, tables map[string]bool) ([]int64, error) {
+	seen := map[int64]bool{}
+	for _, t := range []string{"CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER"} {
+		if !tables[t] {
+			continue
+		}
+		rows, err := db.Query(`SELECT DISTINCT (globalTid >> 24) & 16777215 FROM "` + t + `"`)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var pid int64
+			if err := rows.Scan(&pid); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			seen[pid] = true
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	var out []int64
+	for p := range seen {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out, nil
+}
+
+// EnvVar is one NAME=value entry of a recorded environment.
+type EnvVar struct {
+	Name, Value string
+	HasValue    bool // false for a bare NAME (StringIds blocks keep those)
+}
+
+// ParseDeviceEnv splits TARGET_INFO_SYSTEM_ENV's DeviceEnvironment,
+// "NAME=value;NAME=value". A piece that does not start with NAME= belongs to
+// the previous value (a value holding ";").
+func ParseDeviceEnv(s string) []EnvVar {
+	var out []EnvVar
+	for piece := range strings.SplitSeq(s, ";") {
+		name, value, ok := strings.Cut(piece, "=")
+		if ok && validName(name) {
+			out = append(out, EnvVar{Name: name, Value: value, HasValue: true})
+			continue
+		}
+		if n := len(out); n > 0 {
+			out[n-1].Value += ";" + piece
+		} else if piece != "" {
+			out = append(out, EnvVar{Name: piece})
+		}
+	}
+	return out
+}
+
+// FormatDeviceEnv is the inverse of ParseDeviceEnv.
+func FormatDeviceEnv(vars []EnvVar) string {
+	parts := make([]string, len(vars))
+	for i, v := range vars {
+		parts[i] = v.Name
+		if v.HasValue {
+			parts[i] += "=" + v.Value
+		}
+	}
+	return strings.Join(parts, ";")
+}
+
+// parseBlock splits a NUL-separated environment block (as /proc/PID/environ).
+func parseBlock(b []byte) []EnvVar {
+	var out []EnvVar
+	for piece := range bytes.SplitSeq(b, []byte{0}) {
+		if len(piece) == 0 {
+			continue
+		}
+		name, value, ok := strings.Cut(string(piece), "=")
+		out = append(out, EnvVar{Name: name, Value: value, HasValue: ok})
+	}
+	return out
+}
+
+func formatBlock(vars []EnvVar) []byte {
+	var b bytes.Buffer
+	for i, v := range vars {
+		if i > 0 {
+			b.WriteByte(0)
+		}
+		b.WriteString(v.Name)
+		if v.HasValue {
+			b.WriteByte('=')
+			b.WriteString(v.Value)
+		}
+	}
+	return b.Bytes()
+}
+
+// isEnvBlock tells a NUL-separated environment block from other strings:
+// at least two entries, and most of them NAME=value.
+func isEnvBlock(vars []EnvVar) bool {
+	if len(vars) < 2 {
+		return false
+	}
+	good := 0
+	for _, v := range vars {
+		if validName(v.Name) {
+			good++
+		}
+	}
+	return good*4 >= len(vars)*3
+}
+
+func validName(n string) bool {
+	if n == "" {
+		return false
+	}
+	for i := 0; i < len(n); i++ {
+		c := n[i]
+		if c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || i > 0 && c >= '0' && c <= '9' {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// classify says what a recorded variable exposes, if anything.
+func classify(v EnvVar) (Kind, bool) {
+	switch {
+	case v.Value == Redacted || v.Value == `"`+Redacted+`"`:
+		return "", false
+	case LooksSecretName(v.Name) || LooksSecretValue(v.Value):
+		return KindSecret, true
+	case v.Name == "LD_PRELOAD" && (v.Value == nsysPreload || v.Value == `"`+nsysPreload+`"`):
+		return "", false // nsys's own injection placeholder
+	case AllowedEnv(v.Name, nil):
+		return "", false
+	case v.Name == "PWD" || v.Name == "OLDPWD":
+		return KindWorkingDir, true
+	}
+	return KindEnv, true
+}
+
+func (s *sqliteScan) addVar(v EnvVar, where string) {
+	k, ok := classify(v)
+	if !ok {
+		return
+	}
+	s.r.Findings = append(s.r.Findings, Finding{Kind: k, Name: v.Name, Where: where, Masked: Mask(v.Value), value: v.Value})
+	s.covered[v.Name+"="+v.Value] = true
+}
+
+func (s *sqliteScan) deviceEnv() error {
+	if !s.tables["TARGET_INFO_SYSTEM_ENV"] {
+		return nil
+	}
+	rows, err := s.db.Query(`SELECT value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'DeviceEnvironment'`)
+	if err != nil {
+		return s.fail("table TARGET_INFO_SYSTEM_ENV", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return s.fail("table TARGET_INFO_SYSTEM_ENV", err)
+		}
+		for _, e := range ParseDeviceEnv(v) {
+			s.addVar(e, whereDeviceEnv)
+		}
+	}
+	return rows.Err()
+}
+
+// parseMetaEnv splits META_DATA_CAPTURE's NAME="value".
+func parseMetaEnv(s string) EnvVar {
+	name, value, ok := strings.Cut(s, "=")
+	if ok && len(value) >= 2 && value[0] == '"' && value[len(value)-1] == '"' {
+		value = value[1 : len(value)-1]
+	}
+	return EnvVar{Name: name, Value: value, HasValue: ok}
+}
+
+// homeDirRE matches a folder under a user's home, which names the account.
+var homeDirRE = regexp.MustCompile(`^(/home/|/Users/|[A-Za-z]:\\Users\\)[^/\\]+`)
+
+// secretArgRE matches --token=VALUE, --password VALUE, -p=VALUE style
+// arguments and NAME=VALUE assignments inside a command line.
+var secretArgRE = regexp.MustCompile(`(?:--?|\b)([A-Za-z][A-Za-z0-9_\-]*)[= ]([^\s"']+)`)
+
+// commandSecrets returns the credential-looking values in a command line.
+func commandSecrets(cmd string) []EnvVar {
+	var out []EnvVar
+	for _, m := range secretArgRE.FindAllStringSubmatch(cmd, -1) {
+		if LooksSecretName(m[1]) && m[2] != Redacted && !strings.HasPrefix(m[2], "-") {
+			out = append(out, EnvVar{Name: m[1], Value: m[2], HasValue: true})
+		}
+	}
+	for _, c := range URLCredentials(cmd) {
+		out = append(out, EnvVar{Name: "", Value: c.URL, HasValue: true})
+	}
+	return out
+}
+
+func (s *sqliteScan) metaCapture() error {
+	if !s.tables["META_DATA_CAPTURE"] {
+		return nil
+	}
+	rows, err := s.db.Query(`SELECT name, value FROM META_DATA_CAPTURE WHERE value IS NOT NULL`)
+	if err != nil {
+		return s.fail("table META_DATA_CAPTURE", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name, value string
+		if err := rows.Scan(&name, &value); err != nil {
+			return s.fail("table META_DATA_CAPTURE", err)
+		}
+		where := fmt.Sprintf(whereMetaEnv, name)
+		switch {
+		case strings.HasSuffix(name, ":ENVIRONMENT_VARIABLE"):
+			s.addVar(parseMetaEnv(value), where)
+		case strings.HasSuffix(name, ":WORKING_DIR"):
+			if homeDirRE.MatchString(value) {
+				s.r.Findings = append(s.r.Findings, Finding{Kind: KindWorkingDir, Name: "WORKING_DIR", Where: where,
+					Masked: Mask(value), value: value})
+			}
+		default:
+			// COMMAND and any other setting: only credentials matter.
+			for _, v := range commandSecrets(value) {
+				s.r.Findings = append(s.r.Findings, Finding{Kind: KindCommand, Name: v.Name, Where: where,
+					Masked: Mask(v.Value), value: v.Value})
+				s.covered[v.Name+"="+v.Value] = true
+			}
+		}
+	}
+	return rows.Err()
+}
+
+func (s *sqliteScan) stringBlocks() error {
+	if !s.tables["StringIds"] {
+		return nil
+	}
+	rows, err := s.db.Query(`SELECT id, CAST(value AS BLOB) FROM StringIds WHERE instr(CAST(value AS BLOB), x'00') > 0`)
+	if err != nil {
+		return s.fail("table StringIds", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var b []byte
+		if err := rows.Scan(&id, &b); err != nil {
+			return s.fail("table StringIds", err)
+		}
+		vars := parseBlock(b)
+		if !isEnvBlock(vars) {
+			continue
+		}
+		for _, v := range vars {
+			s.addVar(v, fmt.Sprintf(whereBlock, id))
+		}
+	}
+	return rows.Err()
+}
+
+// isNsysProcess reports whether a process name is one of nsys's own.
+func isNsysProcess(name string) bool {
+	base := filepath.Base(name)
+	for _, n := range NsysProcesses {
+		if base == n {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *sqliteScan) processes() error {
+	if !s.tables["PROCESSES"] {
+		return nil
+	}
+	profiled := map[int64]bool{}
+	for _, p := range s.r.ProfiledPIDs {
+		profiled[p] = true
+	}
+	command := ""
+	if len(profiled) == 0 && s.tables["META_DATA_CAPTURE"] {
+		// No CUDA calls: fall back to the launched command's name.
+		_ = s.db.QueryRow(`SELECT value FROM META_DATA_CAPTURE WHERE name = 'PROCESS_0:COMMAND'`).Scan(&command)
+		command, _, _ = strings.Cut(command, " ")
+	}
+	rows, err := s.db.Query(`SELECT pid, name FROM PROCESSES ORDER BY pid`)
+	if err != nil {
+		return s.fail("table PROCESSES", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var pid sql.NullInt64
+		var name sql.NullString
+		if err := rows.Scan(&pid, &name); err != nil {
+			return s.fail("table PROCESSES", err)
+		}
+		if profiled[pid.Int64] || isNsysProcess(name.String) {
+			continue
+		}
+		if command != "" && (name.String == command || filepath.Base(name.String) == filepath.Base(command)) {
+			continue
+		}
+		s.r.Findings = append(s.r.Findings, Finding{Kind: KindProcess, Name: name.String,
+			Where: fmt.Sprintf(whereProcess, pid.Int64)})
+	}
+	return rows.Err()
+}
+
+// rawEnvRE finds NAME=value strings in raw bytes: an upper-case name of at
+// least two characters, an optional quote, and a printable value up to a
+// quote, ";" or a control byte.
+var rawEnvRE = regexp.MustCompile(`([A-Z][A-Z0-9_]+)="?([\x20-\x21\x23-\x3a\x3c-\x7e]*)`)
+
+// rawGlue are column values SQLite stores right before a NAME=value string
+// in the same record, with nothing between them.
+var rawGlue = []string{"ENVIRONMENT_VARIABLE"}
+
+// rawURLRE finds credential URLs in raw bytes.
+var rawURLRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@"';\x00-\x1f]+:[^/\s@"';\x00-\x1f]+@[^/\s"';\x00-\x1f]+`)
+
+type rawKey struct {
+	kind        Kind
+	name, value string
+	unused      bool
+}
+
+// addRaw searches raw bytes for NAME=value strings and credential URLs.
+// With a page map, a hit in live space is reported only when it is a
+// credential no structured finding already covers; hits in unused space
+// are all reported, marked Unused. Without one (a .nsys-rep), every hit is
+// reported as raw bytes.
+func (r *Report) addRaw(data []byte, pm *pageMap, covered map[string]bool) {
+	counts := map[rawKey]int{}
+	first := map[rawKey]int64{}
+	var order []rawKey
+	add := func(k Kind, name, value string, off int64) {
+		unused := pm != nil && pm.inUnused(off)
+		if pm != nil && !unused && (k != KindSecret || covered[name+"="+value]) {
+			return
+		}
+		key := rawKey{k, name, value, unused}
+		if _, ok := counts[key]; !ok {
+			order = append(order, key)
+			first[key] = off
+		}
+		counts[key]++
+	}
+	for _, m := range rawEnvRE.FindAllSubmatchIndex(data, -1) {
+		v := EnvVar{Name: string(data[m[2]:m[3]]), Value: strings.TrimSuffix(string(data[m[4]:m[5]]), `"`), HasValue: true}
+		off := int64(m[2])
+		for _, g := range rawGlue {
+			if rest, ok := strings.CutPrefix(v.Name, g); ok && len(rest) > 0 {
+				v.Name = rest
+				off += int64(len(g))
+			}
+		}
+		if !cleanEnd(data, m[1]) && (len(v.Value) < 8 || !LooksSecretName(v.Name)) {
+			continue // a fragment: compressed or binary bytes follow
+		}
+		if v.Value == "" {
+			continue
+		}
+		if k, ok := classify(v); ok {
+			add(k, v.Name, v.Value, off)
+		}
+	}
+	for _, m := range rawURLRE.FindAllIndex(data, -1) {
+		u := string(data[m[0]:m[1]])
+		if len(URLCredentials(u)) == 0 || strings.Contains(u, Redacted) {
+			continue
+		}
+		if covered != nil && coveredURL(covered, u) {
+			if pm == nil || !pm.inUnused(int64(m[0])) {
+				continue
+			}
+		}
+		add(KindSecret, "", u, int64(m[0]))
+	}
+	for _, key := range order {
+		where := "raw bytes at offset " + strconv.FormatInt(first[key], 10)
+		if key.unused {
+			where += " (" + unusedLabel + ")"
+		}
+		r.Findings = append(r.Findings, Finding{Kind: key.kind, Name: key.name, Where: where, Offset: first[key],
+			Masked: Mask(key.value), Unused: key.unused, More: counts[key] - 1, value: key.value})
+	}
+}
+
+// cleanEnd reports whether a raw NAME=value string ends the way recorded
+// environment strings end: at a NUL (environment blocks), ";"
+// (DeviceEnvironment), a quote (META_DATA_CAPTURE) or the end of the data.
+// Stale schema and record bytes that happen to hold "=" end elsewhere.
+func cleanEnd(data []byte, end int) bool {
+	if end >= len(data) {
+		return true
+	}
+	switch data[end] {
+	case 0, ';', '"':
+		return true
+	}
+	return false
+}
+
+// coveredURL reports whether a credential URL is part of a value some
+// structured finding already holds.
+func coveredURL(covered map[string]bool, u string) bool {
+	for nv := range covered {
+		if strings.Contains(nv, u) {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *Report) sort() {
+	rank := map[Kind]int{KindSecret: 0, KindCommand: 1, KindEnv: 2, KindWorkingDir: 3, KindProcess: 4}
+	sort.SliceStable(r.Findings, func(i, j int) bool {
+		a, b := r.Findings[i], r.Findings[j]
+		if a.Unused != b.Unused {
+			return !a.Unused
+		}
+		return rank[a.Kind] < rank[b.Kind]
+	})
+}

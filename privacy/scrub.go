@@ -1,0 +1,655 @@
+package privacy
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/nsyscheck/nsyscheck/capture"
+)
+
+// ScrubOptions tune Scrub.
+type ScrubOptions struct {
+	// Force lets Scrub replace an existing output file.
+	Force bool
+	// Keep names more environment variables to keep, in Allowlist syntax
+	// (exact names or "PREFIX*"). Secret-looking names are never kept.
+	Keep []string
+	// DropNames removes variables outside the allowlist altogether. By
+	// default their names stay and only their values become Redacted: which
+	// variables were set (LD_PRELOAD, OMP_NUM_THREADS, ...) can matter when
+	// reading a measurement, while the values are where secrets live.
+	DropNames bool
+}
+
+const nsysRepScrubHint = "the report format cannot be rewritten; scrub its SQLite export instead: " +
+	"nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep, then nsyscheck scrub FILE.sqlite"
+
+// Scrub writes a shareable copy of the SQLite export in to out and returns
+// what it found in in (and so removed). It never modifies in: it works on a
+// private temporary copy, where it
+//
+//   - replaces the values of environment variables outside the allowlist
+//     (TARGET_INFO_SYSTEM_ENV DeviceEnvironment, META_DATA_CAPTURE
+//     PROCESS_n:ENVIRONMENT_VARIABLE rows, environment blocks in StringIds)
+//     with Redacted, keeping the names unless opts.DropNames;
+//   - deletes the rows of processes other than the profiled program and
+//     nsys's own from PROCESSES and from every table keyed by globalPid or
+//     globalTid (ThreadNames, ProcessStreams, ANALYSIS_FILE, ...), and their
+//     thread names from StringIds where nothing else refers to them;
+//   - replaces every credential-looking value Scan found, in any text
+//     column, and a working folder under a user's home;
+//
+// then writes the result with VACUUM INTO a temporary file beside out, which
+// rebuilds every page so that no stale bytes survive, checks it with Scan,
+// and renames it to out.
+//
+// Scrub refuses a .nsys-rep (the report format cannot be rewritten), out
+// equal to in, and an existing out unless opts.Force.
+func Scrub(in, out string, opts ScrubOptions) (*Report, error) {
+	if err := checkScrubPaths(in, out, opts); err != nil {
+		return nil, err
+	}
+	rep, err := Scan(in)
+	if err != nil {
+		return nil, err
+	}
+	if rep.Format != "sqlite" {
+		return nil, &capture.InputError{Path: in, Problem: "cannot scrub a " + rep.Format + " file", Hint: nsysRepScrubHint}
+	}
+
+	tmpDir, err := os.MkdirTemp("", "nsyscheck-scrub-")
+	if err != nil {
+		return nil, &capture.InputError{Path: in, Problem: "cannot make a temporary folder for the working copy", Err: err,
+			Hint: "check that $TMPDIR is writable"}
+	}
+	defer os.RemoveAll(tmpDir)
+	work := filepath.Join(tmpDir, "work.sqlite")
+	if err := copyFile(in, work); err != nil {
+		return nil, &capture.InputError{Path: in, Problem: "cannot copy the export to " + work, Err: err,
+			Hint: "check the free space in the temporary folder"}
+	}
+
+	tmpOut, err := scrubCopy(work, out, rep, opts)
+	if err != nil {
+		return nil, &capture.InputError{Path: in, Where: "working copy", Problem: "cannot scrub the export", Err: err,
+			Hint: "check that the file is a complete nsys SQLite export and that " + filepath.Dir(out) + " is writable"}
+	}
+	keepTmp := false
+	defer func() {
+		if !keepTmp {
+			os.Remove(tmpOut)
+		}
+	}()
+
+	after, err := Scan(tmpOut)
+	if err != nil {
+		return nil, err
+	}
+	if !after.Clean() {
+		var left []string
+		for _, f := range after.Findings {
+			left = append(left, fmt.Sprintf("%s %s in %s", f.Kind, nameOr(f.Name), f.Where))
+			if len(left) == 5 {
+				break
+			}
+		}
+		return nil, &capture.InputError{Path: in, Where: "scrubbed copy",
+			Problem: fmt.Sprintf("%d finding(s) survived scrubbing (%s), so nothing was written", len(after.Findings), strings.Join(left, "; ")),
+			Hint:    "report this capture's nsys version; meanwhile share the program's results JSON instead"}
+	}
+	if !opts.Force {
+		if _, err := os.Lstat(out); err == nil {
+			return nil, existsError(out)
+		}
+	}
+	if err := os.Rename(tmpOut, out); err != nil {
+		return nil, &capture.InputError{Path: out, Problem: "cannot move the scrubbed copy into place", Err: err,
+			Hint: "check that the folder is writable"}
+	}
+	keepTmp = true
+	return rep, nil
+}
+
+func existsError(out string) error {
+	return &capture.InputError{Path: out, Problem: "the output file already exists",
+		Hint: "choose another name, or use --force to replace it"}
+}
+
+func checkScrubPaths(in, out string, opts ScrubOptions) error {
+	if out == "" {
+		return &capture.InputError{Path: in, Problem: "no output file given", Hint: "name the shareable copy to write, e.g. capture.shared.sqlite"}
+	}
+	head := make([]byte, len(nsysRepMagic))
+	f, err := os.Open(in)
+	if err != nil {
+		return &capture.InputError{Path: in, Problem: "cannot read the capture", Err: err, Hint: "check the path"}
+	}
+	n, _ := io.ReadFull(f, head)
+	f.Close()
+	head = head[:n]
+	if bytes.HasPrefix(head, []byte(nsysRepMagic)) || strings.HasSuffix(in, ".nsys-rep") || strings.HasSuffix(in, ".qdrep") {
+		return &capture.InputError{Path: in, Problem: "cannot scrub a .nsys-rep", Hint: nsysRepScrubHint}
+	}
+	if !bytes.HasPrefix(head, []byte(sqliteMagic)) {
+		return &capture.InputError{Path: in, Problem: "not a SQLite database, so not an nsys SQLite export", Hint: exportHint}
+	}
+	inAbs, err1 := filepath.Abs(in)
+	outAbs, err2 := filepath.Abs(out)
+	if err1 == nil && err2 == nil && filepath.Clean(inAbs) == filepath.Clean(outAbs) {
+		return &capture.InputError{Path: out, Problem: "the output is the input; Scrub never modifies its input",
+			Hint: "name a different output file"}
+	}
+	oi, err := os.Stat(out)
+	if err == nil {
+		if ii, err := os.Stat(in); err == nil && os.SameFile(ii, oi) {
+			return &capture.InputError{Path: out, Problem: "the output is the input (the same file under another name); Scrub never modifies its input",
+				Hint: "name a different output file"}
+		}
+		if oi.IsDir() {
+			return &capture.InputError{Path: out, Problem: "the output is a folder", Hint: "name a file to write"}
+		}
+		if !opts.Force {
+			return existsError(out)
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return &capture.InputError{Path: out, Problem: "cannot check the output file", Err: err, Hint: "check the path"}
+	}
+	if st, err := os.Stat(filepath.Dir(outAbs)); err != nil || !st.IsDir() {
+		return &capture.InputError{Path: out, Problem: "the output folder does not exist", Err: err, Hint: "create it first"}
+	}
+	return nil
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	o, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(o, in); err != nil {
+		o.Close()
+		return err
+	}
+	return o.Close()
+}
+
+// scrubCopy rewrites the working copy and writes it, vacuumed, to a new
+// temporary file beside out, whose name it returns.
+func scrubCopy(work, out string, rep *Report, opts ScrubOptions) (string, error) {
+	db, err := sql.Open("sqlite3", fileDSN(work)+"?mode=rw")
+	if err != nil {
+		return "", err
+	}
+	defer db.Close()
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `PRAGMA secure_delete = ON`); err != nil {
+		return "", err
+	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return "", err
+	}
+	defer tx.Rollback()
+	s := &scrubber{tx: tx, rep: rep, opts: opts}
+	if err := s.loadSchema(); err != nil {
+		return "", err
+	}
+	steps := []func() error{s.deviceEnv, s.metaCapture, s.stringBlocks, s.processes, s.secrets}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return "", err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return "", err
+	}
+
+	f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".scrub-*.tmp")
+	if err != nil {
+		return "", err
+	}
+	tmpOut := f.Name()
+	f.Close()
+	if err := os.Remove(tmpOut); err != nil { // VACUUM INTO wants a new file
+		return "", err
+	}
+	if _, err := conn.ExecContext(ctx, `VACUUM INTO ?`, tmpOut); err != nil {
+		os.Remove(tmpOut)
+		return "", fmt.Errorf("VACUUM INTO %s: %w", tmpOut, err)
+	}
+	return tmpOut, nil
+}
+
+type scrubber struct {
+	tx   *sql.Tx
+	rep  *Report
+	opts ScrubOptions
+	// tables: name -> columns and their declared types.
+	tables map[string][]column
+}
+
+type column struct {
+	name, typ   string
+	refsStrings bool // declared "REFERENCES StringIds(id)" in the schema comment
+}
+
+// stringRefRE finds column definitions whose schema comment says they hold
+// StringIds ids, as nsys writes them:
+//
+//	nameId    INTEGER   NOT NULL,   -- REFERENCES StringIds(id) -- Thread name
+var stringRefRE = regexp.MustCompile(`(?m)^\s*"?(\w+)"?\s[^\n]*--\s*REFERENCES\s+StringIds\(id\)`)
+
+func (s *scrubber) loadSchema() error {
+	s.tables = map[string][]column{}
+	rows, err := s.tx.Query(`SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)
+	if err != nil {
+		return err
+	}
+	schema := map[string]string{}
+	for rows.Next() {
+		var name string
+		var ddl sql.NullString
+		if err := rows.Scan(&name, &ddl); err != nil {
+			rows.Close()
+			return err
+		}
+		schema[name] = ddl.String
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for name, ddl := range schema {
+		refs := map[string]bool{}
+		for _, m := range stringRefRE.FindAllStringSubmatch(ddl, -1) {
+			refs[m[1]] = true
+		}
+		cr, err := s.tx.Query(`SELECT name, type FROM pragma_table_info(?)`, name)
+		if err != nil {
+			return err
+		}
+		for cr.Next() {
+			var c column
+			if err := cr.Scan(&c.name, &c.typ); err != nil {
+				cr.Close()
+				return err
+			}
+			c.refsStrings = refs[c.name]
+			s.tables[name] = append(s.tables[name], c)
+		}
+		cr.Close()
+		if err := cr.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *scrubber) has(table string) bool { return len(s.tables[table]) > 0 }
+
+func (s *scrubber) hasColumn(table, col string) bool {
+	for _, c := range s.tables[table] {
+		if c.name == col {
+			return true
+		}
+	}
+	return false
+}
+
+// scrubVar returns the variable as a shareable capture may hold it, and
+// false when it is to be dropped.
+func (s *scrubber) scrubVar(v EnvVar) (EnvVar, bool) {
+	if v.Value == Redacted {
+		return v, true
+	}
+	if v.Name == "LD_PRELOAD" && v.Value == nsysPreload {
+		return v, true
+	}
+	if AllowedEnv(v.Name, s.opts.Keep) && !LooksSecretValue(v.Value) {
+		return v, true
+	}
+	if s.opts.DropNames {
+		return v, false
+	}
+	if v.HasValue {
+		v.Value = Redacted
+	}
+	return v, true
+}
+
+func (s *scrubber) scrubVars(vars []EnvVar) []EnvVar {
+	out := vars[:0:0]
+	for _, v := range vars {
+		if nv, ok := s.scrubVar(v); ok {
+			out = append(out, nv)
+		}
+	}
+	return out
+}
+
+func (s *scrubber) deviceEnv() error {
+	if !s.has("TARGET_INFO_SYSTEM_ENV") {
+		return nil
+	}
+	type row struct {
+		id    int64
+		value string
+	}
+	var rs []row
+	rows, err := s.tx.Query(`SELECT rowid, value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'DeviceEnvironment'`)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.id, &r.value); err != nil {
+			rows.Close()
+			return err
+		}
+		rs = append(rs, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, r := range rs {
+		nv := FormatDeviceEnv(s.scrubVars(ParseDeviceEnv(r.value)))
+		if nv != r.value {
+			if _, err := s.tx.Exec(`UPDATE TARGET_INFO_SYSTEM_ENV SET value = ? WHERE rowid = ?`, nv, r.id); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (s *scrubber) metaCapture() error {
+	if !s.has("META_DATA_CAPTURE") {
+		return nil
+	}
+	type row struct {
+		id          int64
+		name, value string
+	}
+	var rs []row
+	rows, err := s.tx.Query(`SELECT rowid, name, value FROM META_DATA_CAPTURE WHERE value IS NOT NULL`)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.id, &r.name, &r.value); err != nil {
+			rows.Close()
+			return err
+		}
+		rs = append(rs, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, r := range rs {
+		nv := r.value
+		switch {
+		case strings.HasSuffix(r.name, ":ENVIRONMENT_VARIABLE"):
+			v := parseMetaEnv(r.value)
+			sv, keep := s.scrubVar(v)
+			if !keep {
+				if _, err := s.tx.Exec(`DELETE FROM META_DATA_CAPTURE WHERE rowid = ?`, r.id); err != nil {
+					return err
+				}
+				continue
+			}
+			if sv != v {
+				nv = sv.Name + `="` + sv.Value + `"`
+			}
+		case strings.HasSuffix(r.name, ":WORKING_DIR"):
+			if homeDirRE.MatchString(r.value) {
+				nv = Redacted
+			}
+		default:
+			for _, v := range commandSecrets(r.value) {
+				nv = strings.ReplaceAll(nv, v.Value, Redacted)
+			}
+		}
+		if nv != r.value {
+			if _, err := s.tx.Exec(`UPDATE META_DATA_CAPTURE SET value = ? WHERE rowid = ?`, nv, r.id); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (s *scrubber) stringBlocks() error {
+	if !s.has("StringIds") {
+		return nil
+	}
+	type row struct {
+		id int64
+		b  []byte
+	}
+	var rs []row
+	rows, err := s.tx.Query(`SELECT id, CAST(value AS BLOB) FROM StringIds WHERE instr(CAST(value AS BLOB), x'00') > 0`)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.id, &r.b); err != nil {
+			rows.Close()
+			return err
+		}
+		rs = append(rs, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, r := range rs {
+		vars := parseBlock(r.b)
+		if !isEnvBlock(vars) {
+			continue
+		}
+		nb := formatBlock(s.scrubVars(vars))
+		if !bytes.Equal(nb, r.b) {
+			// Bound as a Go string, the text keeps its NUL separators.
+			if _, err := s.tx.Exec(`UPDATE StringIds SET value = ? WHERE id = ?`, string(nb), r.id); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+const pidExpr = `((%s >> 24) & 16777215)`
+
+func (s *scrubber) processes() error {
+	if !s.has("PROCESSES") {
+		return nil
+	}
+	var pids []int64
+	seen := map[int64]bool{}
+	for _, f := range s.rep.Findings {
+		if f.Kind != KindProcess {
+			continue
+		}
+		var pid int64
+		if _, err := fmt.Sscanf(f.Where, whereProcess, &pid); err == nil && !seen[pid] {
+			seen[pid] = true
+			pids = append(pids, pid)
+		}
+	}
+	if len(pids) == 0 {
+		return nil
+	}
+	if _, err := s.tx.Exec(`CREATE TEMP TABLE scrub_pids (pid INTEGER PRIMARY KEY)`); err != nil {
+		return err
+	}
+	for _, p := range pids {
+		if _, err := s.tx.Exec(`INSERT INTO scrub_pids VALUES (?)`, p); err != nil {
+			return err
+		}
+	}
+	// Thread-name strings of the removed processes, to drop afterwards
+	// where nothing else refers to them.
+	var nameIDs []int64
+	if s.hasColumn("ThreadNames", "nameId") && s.hasColumn("ThreadNames", "globalTid") {
+		rows, err := s.tx.Query(`SELECT DISTINCT nameId FROM ThreadNames WHERE ` + fmt.Sprintf(pidExpr, "globalTid") + ` IN (SELECT pid FROM scrub_pids)`)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return err
+			}
+			nameIDs = append(nameIDs, id)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+	}
+	// Their names too: the snapshot interns them in StringIds.
+	if _, err := s.tx.Exec(`CREATE TEMP TABLE scrub_names AS SELECT DISTINCT name FROM PROCESSES WHERE pid IN (SELECT pid FROM scrub_pids) AND name IS NOT NULL`); err != nil {
+		return err
+	}
+	if _, err := s.tx.Exec(`DELETE FROM PROCESSES WHERE pid IN (SELECT pid FROM scrub_pids)`); err != nil {
+		return err
+	}
+	for _, t := range sortedKeys(s.tables) {
+		for _, key := range []string{"globalPid", "globalTid"} {
+			if !s.hasColumn(t, key) {
+				continue
+			}
+			q := `DELETE FROM "` + t + `" WHERE ` + fmt.Sprintf(pidExpr, `"`+key+`"`) + ` IN (SELECT pid FROM scrub_pids)`
+			if _, err := s.tx.Exec(q); err != nil {
+				return fmt.Errorf("table %s: %w", t, err)
+			}
+		}
+	}
+	if s.has("StringIds") && s.hasColumn("StringIds", "value") {
+		var refs []string
+		for _, t := range sortedKeys(s.tables) {
+			for _, c := range s.tables[t] {
+				if c.refsStrings {
+					// NOT IN over a NULL would match nothing.
+					refs = append(refs, fmt.Sprintf(`SELECT "%s" FROM "%s" WHERE "%s" IS NOT NULL`, c.name, t, c.name))
+				}
+			}
+		}
+		// Without the schema comments (older exports) nothing is known to be
+		// unreferenced, so the strings stay.
+		if len(refs) > 0 {
+			unref := ` AND id NOT IN (` + strings.Join(refs, " UNION ") + `)`
+			stmt, err := s.tx.Prepare(`DELETE FROM StringIds WHERE id = ?` + unref)
+			if err != nil {
+				return err
+			}
+			defer stmt.Close()
+			for _, id := range nameIDs {
+				if _, err := stmt.Exec(id); err != nil {
+					return err
+				}
+			}
+			if _, err := s.tx.Exec(`DELETE FROM StringIds WHERE value IN (SELECT name FROM scrub_names)` + unref); err != nil {
+				return err
+			}
+		}
+	}
+	_, err := s.tx.Exec(`DROP TABLE temp.scrub_pids; DROP TABLE temp.scrub_names`)
+	return err
+}
+
+// secrets replaces every credential-looking value Scan found, live or in
+// unused space, wherever else it is stored in a text column.
+func (s *scrubber) secrets() error {
+	var values [][]byte
+	seen := map[string]bool{}
+	for _, f := range s.rep.Findings {
+		if (f.Kind == KindSecret || f.Kind == KindCommand || f.Kind == KindWorkingDir) && len(f.value) >= 4 && !seen[f.value] {
+			seen[f.value] = true
+			values = append(values, []byte(f.value))
+		}
+	}
+	if len(values) == 0 {
+		return nil
+	}
+	for _, t := range sortedKeys(s.tables) {
+		for _, c := range s.tables[t] {
+			typ := strings.ToUpper(c.typ)
+			if strings.Contains(typ, "INT") || strings.Contains(typ, "REAL") || strings.Contains(typ, "FLOA") || strings.Contains(typ, "DOUB") {
+				continue
+			}
+			if err := s.replaceIn(t, c.name, values); err != nil {
+				return fmt.Errorf("table %s column %s: %w", t, c.name, err)
+			}
+		}
+	}
+	return nil
+}
+
+func (s *scrubber) replaceIn(table, col string, values [][]byte) error {
+	var conds []string
+	args := make([]any, 0, len(values))
+	for _, v := range values {
+		conds = append(conds, `instr(CAST("`+col+`" AS BLOB), ?) > 0`)
+		args = append(args, v)
+	}
+	q := `SELECT rowid, CAST("` + col + `" AS BLOB), typeof("` + col + `") FROM "` + table + `" WHERE ` + strings.Join(conds, " OR ")
+	rows, err := s.tx.Query(q, args...)
+	if err != nil {
+		return err
+	}
+	type hit struct {
+		id  int64
+		b   []byte
+		typ string
+	}
+	var hits []hit
+	for rows.Next() {
+		var h hit
+		if err := rows.Scan(&h.id, &h.b, &h.typ); err != nil {
+			rows.Close()
+			return err
+		}
+		hits = append(hits, h)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, h := range hits {
+		nb := h.b
+		for _, v := range values {
+			nb = bytes.ReplaceAll(nb, v, []byte(Redacted))
+		}
+		var val any = string(nb)
+		if h.typ == "blob" {
+			val = nb
+		}
+		if _, err := s.tx.Exec(`UPDATE "`+table+`" SET "`+col+`" = ? WHERE rowid = ?`, val, h.id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
