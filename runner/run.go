@@ -406,12 +406,13 @@ func vacuumInto(src, dst string) error {
 }
 
 func (r *Run) stats(ctx context.Context, s *Step, nsys string) error {
-	help, err := command(ctx, r.Dir, os.Environ(), nsys, "stats", "--help-reports").CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("nsys stats --help-reports failed (%v): %s", err, strings.TrimSpace(string(help)))
-	}
+	// nsys 2025.3 exits 1 after listing its reports, so the list decides.
+	help, helpErr := command(ctx, r.Dir, os.Environ(), nsys, "stats", "--help-reports").CombinedOutput()
 	reports, err := StatsReports(string(help))
 	if err != nil {
+		if helpErr != nil {
+			return fmt.Errorf("nsys stats --help-reports failed (%v): %s", helpErr, strings.TrimSpace(string(help)))
+		}
 		return err
 	}
 	r.Info.Reports = reports
