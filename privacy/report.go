@@ -120,7 +120,11 @@ func (r *Report) Diagnostics() []Diagnostic {
 	byWhere := map[string][]Finding{}
 	for _, f := range live {
 		if f.Kind == KindEnv || f.Kind == KindWorkingDir {
-			byWhere[f.Where] = append(byWhere[f.Where], f)
+			where := f.Where
+			if strings.HasPrefix(where, "raw bytes") {
+				where = "the raw bytes of the file"
+			}
+			byWhere[where] = append(byWhere[where], f)
 		}
 	}
 	for _, where := range sortedKeys(byWhere) {

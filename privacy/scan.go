@@ -506,6 +506,7 @@ func (r *Report) addRaw(data []byte, pm *pageMap, covered map[string]bool) {
 		}
 		counts[key]++
 	}
+	var inSecret []span // NAME=value hits already reported as credentials
 	for _, m := range rawEnvRE.FindAllSubmatchIndex(data, -1) {
 		v := EnvVar{Name: string(data[m[2]:m[3]]), Value: strings.TrimSuffix(string(data[m[4]:m[5]]), `"`), HasValue: true}
 		off := int64(m[2])
@@ -523,12 +524,20 @@ func (r *Report) addRaw(data []byte, pm *pageMap, covered map[string]bool) {
 		}
 		if k, ok := classify(v); ok {
 			add(k, v.Name, v.Value, off)
+			if k == KindSecret {
+				inSecret = append(inSecret, span{int64(m[2]), int64(m[1])})
+			}
 		}
 	}
 	for _, m := range rawURLRE.FindAllIndex(data, -1) {
 		u := string(data[m[0]:m[1]])
 		if len(URLCredentials(u)) == 0 || strings.Contains(u, Redacted) {
 			continue
+		}
+		// Hits come in offset order, so the spans are sorted.
+		i := sort.Search(len(inSecret), func(i int) bool { return inSecret[i].hi > int64(m[0]) })
+		if i < len(inSecret) && inSecret[i].lo <= int64(m[0]) {
+			continue // part of a variable already reported
 		}
 		if covered != nil && coveredURL(covered, u) {
 			if pm == nil || !pm.inUnused(int64(m[0])) {

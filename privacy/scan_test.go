@@ -449,3 +449,51 @@ func TestScrubRealExposure(t *testing.T) {
 		t.Errorf("scrubbed copy has %d findings", len(after.Findings))
 	}
 }
+
+func TestScanNsysRepRaw(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString(nsysRepMagic + " 1.\n\x0b\x02")
+	b.WriteString("PATH=/usr/bin\x00HOME=/tmp\x00LD_PRELOAD={}\x00CUDA_HOME=/usr/local/cuda\x00")
+	b.WriteString("NSC_FAKE_TOKEN=" + fakeToken + "\x00NSC_NOTE=hi there\x00LANG=C.UTF-8\x00")
+	b.WriteString("\x01\x02_VERSION=7\x04\x22cpuctxsw=none\x00") // compressed fragments and nsys options
+	b.WriteString("\x12\x30GIT_REMOTE=https://me:" + urlPass + "@git.example.com/r.git\x00")
+	p := filepath.Join(t.TempDir(), "x.nsys-rep")
+	if err := os.WriteFile(p, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Scan(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Format != "nsys-rep" {
+		t.Fatalf("format %q", r.Format)
+	}
+	if f := find(r, KindSecret, "NSC_FAKE_TOKEN", false); len(f) != 1 || !strings.HasPrefix(f[0].Where, "raw bytes at offset ") {
+		t.Errorf("token: %+v", f)
+	}
+	if f := find(r, KindSecret, "GIT_REMOTE", false); len(f) != 1 {
+		t.Errorf("credential URL: %+v", r.Findings)
+	}
+	if f := find(r, KindEnv, "NSC_NOTE", false); len(f) != 1 {
+		t.Errorf("NSC_NOTE: %+v", f)
+	}
+	if f := find(r, KindEnv, "LANG", false); len(f) != 1 {
+		t.Errorf("LANG: %+v", f)
+	}
+	if len(r.Findings) != 4 {
+		t.Errorf("%d findings, want 4: %+v", len(r.Findings), r.Findings)
+	}
+	diags := r.Diagnostics()
+	if len(diags) != 3 { // two credentials, one group of variables
+		t.Errorf("%d diagnostics: %+v", len(diags), diags)
+	}
+	for _, d := range diags {
+		if strings.Contains(d.Message, fakeToken) || strings.Contains(d.Message, urlPass) || strings.Contains(d.Message, "hi there") {
+			t.Errorf("value in full: %s", d.Message)
+		}
+	}
+	if _, err := Scrub(p, filepath.Join(t.TempDir(), "x.sqlite"), ScrubOptions{}); err == nil ||
+		!strings.Contains(err.Error(), "cannot be rewritten") || !strings.Contains(err.Error(), "nsys export --type sqlite") {
+		t.Errorf("Scrub of a .nsys-rep: %v", err)
+	}
+}
