@@ -83,6 +83,9 @@ type Info struct {
 	Nsys       *Tool      `json:"nsys,omitempty"`
 	GPU        *GPU       `json:"gpu,omitempty"`
 	Arch       string     `json:"arch,omitempty"`
+	// BuildCache is the cached build of the same source, flags and nvcc
+	// that the run reused instead of calling nvcc, if any.
+	BuildCache string     `json:"buildCache,omitempty"`
 	Isolation  *Isolation `json:"isolation,omitempty"`
 	Reports    []string   `json:"reports,omitempty"`
 	Analyze    *Analyze   `json:"nsysAnalyze,omitempty"`
@@ -292,9 +295,18 @@ func (r *Run) Profile(ctx context.Context) error {
 		}
 		args := []string{"-std=c++17", "-O3", "-lineinfo", "-arch=" + r.Info.Arch, "-o", Base, kernels.PinnedFile}
 		s.Commands = append(s.Commands, commandLine(nvcc, args...))
+		cached := r.buildCachePath(args)
+		if cached != "" && copyExecutable(cached, r.Path(Base)) == nil {
+			s.Commands = append(s.Commands, "reused "+cached)
+			r.Info.BuildCache = cached
+			return nil
+		}
 		cmd := command(ctx, r.Dir, os.Environ(), nvcc, args...)
 		if err := runLogged(cmd, r.Path("build.log"), nil); err != nil {
 			return fmt.Errorf("nvcc failed (%v); its output is in %s:\n%s", err, r.Path("build.log"), tail(r.Path("build.log"), 15))
+		}
+		if cached != "" {
+			r.storeBuild(cached)
 		}
 		return nil
 	}); err != nil {
