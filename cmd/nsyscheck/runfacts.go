@@ -45,6 +45,7 @@ func attachFolderFacts(r *predictions.Result, c *capture.Capture) {
 		}
 	}
 	attachResident(r)
+	attachExposure(r, c)
 }
 
 // compareNsysRule sets NVIDIA's rule (which lists async copies whose host side
