@@ -1,0 +1,152 @@
+package capture
+
+import (
+	"bufio"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/gocarina/gocsv"
+)
+
+func BenchmarkLoadCSV(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := LoadCSVDir(refCSV2025, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// writeSyntheticTrace writes a cuda_api_trace report of n rows shaped like
+// nsys 2025.3's, with a quoted thread name on every tenth row.
+func writeSyntheticTrace(b *testing.B, path string, n int) {
+	b.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	io.WriteString(w, traceHeader)
+	names := []string{"cudaMemcpy", "cudaMemcpyAsync", "cudaStreamSynchronize", "cudaLaunchKernel", "cudaEventRecord", "cuKernelGetName"}
+	start := int64(385321151)
+	for i := 0; i < n; i++ {
+		thread := "pinned"
+		if i%10 == 0 {
+			thread = `"worker, 2"`
+		}
+		dur := int64(1000 + i%5000)
+		fmt.Fprintf(w, "%d,%d,%s,0,%d,4242,4243,20,%s\n", start, dur, names[i%len(names)], i+1, thread)
+		start += dur + 17
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// gocsvTraceRow is the same report decoded by gocsv, for comparison only.
+type gocsvTraceRow struct {
+	Start    int64  `csv:"Start (ns)"`
+	Duration int64  `csv:"Duration (ns)"`
+	Name     string `csv:"Name"`
+	Result   int64  `csv:"Result"`
+	CorrID   int64  `csv:"CorrID"`
+	Pid      int64  `csv:"Pid"`
+	Tid      int64  `csv:"Tid"`
+	Thread   string `csv:"Thread Name"`
+}
+
+// BenchmarkCSVTraceStream measures the streamed cuda_api_trace reader on a
+// synthetic 1M-row report, against gocsv's own streaming decoder.
+func BenchmarkCSVTraceStream(b *testing.B) {
+	const rows = 1_000_000
+	dir := b.TempDir()
+	path := filepath.Join(dir, "synthetic_cuda_api_trace.csv")
+	writeSyntheticTrace(b, path, rows)
+	st, _ := os.Stat(path)
+
+	rate := func(b *testing.B, start time.Time, n int) {
+		b.ReportMetric(float64(n)*float64(b.N)/time.Since(start).Seconds(), "rows/s")
+	}
+	b.Run("encoding-csv", func(b *testing.B) {
+		b.SetBytes(st.Size())
+		b.ReportAllocs()
+		t0 := time.Now()
+		for i := 0; i < b.N; i++ {
+			f, err := os.Open(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var sum int64
+			n, err := streamAPITrace(f, path, Options{}, func(c APICall) { sum += c.Duration() }, nil)
+			f.Close()
+			if err != nil || n != rows {
+				b.Fatalf("%d rows, %v", n, err)
+			}
+		}
+		rate(b, t0, rows)
+	})
+	b.Run("LoadCSVDir", func(b *testing.B) {
+		b.SetBytes(st.Size())
+		b.ReportAllocs()
+		t0 := time.Now()
+		for i := 0; i < b.N; i++ {
+			c, err := LoadCSVDir(dir, Options{})
+			if err != nil || len(c.Calls) != rows {
+				b.Fatalf("%v", err)
+			}
+		}
+		rate(b, t0, rows)
+	})
+	b.Run("gocsv-callback", func(b *testing.B) {
+		b.SetBytes(st.Size())
+		b.ReportAllocs()
+		t0 := time.Now()
+		for i := 0; i < b.N; i++ {
+			f, err := os.Open(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var sum int64
+			n := 0
+			err = gocsv.UnmarshalToCallback(bufio.NewReader(f), func(r gocsvTraceRow) {
+				c := APICall{Name: r.Name, Start: r.Start, End: r.Start + r.Duration, Result: r.Result,
+					CorrelationID: r.CorrID, PID: r.Pid, TID: r.Tid, Thread: r.Thread}
+				sum += c.Duration()
+				n++
+			})
+			f.Close()
+			if err != nil || n != rows {
+				b.Fatalf("%d rows, %v", n, err)
+			}
+		}
+		rate(b, t0, rows)
+	})
+	b.Run("gocsv-decoder-callback", func(b *testing.B) {
+		b.SetBytes(st.Size())
+		b.ReportAllocs()
+		t0 := time.Now()
+		for i := 0; i < b.N; i++ {
+			f, err := os.Open(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			cr := csv.NewReader(bufio.NewReader(f))
+			cr.ReuseRecord = true
+			n := 0
+			err = gocsv.UnmarshalDecoderToCallback(gocsv.NewSimpleDecoderFromCSVReader(cr), func(r gocsvTraceRow) { n++ })
+			f.Close()
+			if err != nil || n != rows {
+				b.Fatalf("%d rows, %v", n, err)
+			}
+		}
+		rate(b, t0, rows)
+	})
+}
