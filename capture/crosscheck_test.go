@@ -10,11 +10,21 @@ import "testing"
 // id for both inputs alike, so the order is compared strictly. Row is the
 // CSV data row and 0 for SQLite, so it is left out.
 func TestCrosscheckSQLiteCSV(t *testing.T) {
-	db, err := LoadSQLite("../testdata/reference/h200-ref/ref.sqlite", Options{})
+	for _, tc := range []struct{ sqlite, csvDir string }{
+		{"../testdata/reference/h200-ref/ref.sqlite", refCSV2025},
+		{"../testdata/captures/h200-pinned/pinned.sqlite", "../testdata/captures/h200-pinned"},
+		{"../testdata/captures/h200-pinned-nonvtx/pinned.sqlite", "../testdata/captures/h200-pinned-nonvtx"},
+	} {
+		t.Run(tc.csvDir, func(t *testing.T) { crosscheck(t, tc.sqlite, tc.csvDir) })
+	}
+}
+
+func crosscheck(t *testing.T, sqlitePath, csvDir string) {
+	db, err := LoadSQLite(sqlitePath, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := LoadCSVDir(refCSV2025, Options{})
+	cs, err := LoadCSVDir(csvDir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
