@@ -40,8 +40,10 @@ type Config struct {
 	// copied into the scaled report verbatim. Empty means the
 	// <base>_cuda_api_trace.csv beside Source.
 	SourceCSV string
-	// OutDir receives <Name>.sqlite and <Name>_cuda_api_trace.csv. It is
-	// created if needed; existing files of those names are replaced.
+	// OutDir receives <Name>.sqlite, and the folder <Name>-csv holding
+	// <Name>_cuda_api_trace.csv (a folder of its own, as capture.LoadCSVDir
+	// wants one capture per folder). Both are created if needed; existing
+	// files of those names are replaced.
 	OutDir string
 	// Name is the base name of the outputs; empty means "big".
 	Name string
@@ -64,6 +66,7 @@ type Config struct {
 // Result describes what Generate wrote.
 type Result struct {
 	SQLite      string        `json:"sqlite"`
+	CSVDir      string        `json:"csvDir,omitempty"`
 	CSV         string        `json:"csv,omitempty"`
 	SQLiteBytes int64         `json:"sqliteBytes"`
 	CSVBytes    int64         `json:"csvBytes,omitempty"`
@@ -139,7 +142,11 @@ func Generate(cfg Config) (*Result, error) {
 		if orig, err = readCSVLines(cfg.SourceCSV); err != nil {
 			return nil, err
 		}
-		res.CSV = filepath.Join(cfg.OutDir, cfg.Name+"_cuda_api_trace.csv")
+		res.CSVDir = filepath.Join(cfg.OutDir, cfg.Name+"-csv")
+		if err := os.MkdirAll(res.CSVDir, 0o755); err != nil {
+			return nil, err
+		}
+		res.CSV = filepath.Join(res.CSVDir, cfg.Name+"_cuda_api_trace.csv")
 	}
 
 	db, err := sql.Open("sqlite3", "file:"+(&url.URL{Path: filepath.ToSlash(res.SQLite)}).EscapedPath()+

@@ -229,14 +229,7 @@ func TestScaledVerdicts(t *testing.T) {
 		t.Errorf("SQLite verdicts differ:\nsource %v\nscaled %v", w, g)
 	}
 
-	csvDir := filepath.Join(dir, "csv")
-	if err := os.Mkdir(csvDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(res.CSV, filepath.Join(csvDir, filepath.Base(res.CSV))); err != nil {
-		t.Fatal(err)
-	}
-	c, err := capture.LoadCSVDir(csvDir, opts)
+	c, err := capture.LoadCSVDir(res.CSVDir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

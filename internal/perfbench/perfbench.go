@@ -1,0 +1,100 @@
+// Package perfbench measures nsyscheck on scaled-up captures next to what a
+// user would otherwise run: the sqlite3 shell with the query of nsys's
+// cuda_api_sum report, and nsys stats itself. Each contender runs as a child
+// process, so that wall time and peak RSS are its own.
+package perfbench
+
+import (
+	_ "embed"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// QueryFull is nsys's cuda_api_sum query for the sqlite3 shell, with an exact
+// median from window functions in place of nsys's Python median().
+//
+//go:embed cuda_api_sum.sql
+var QueryFull string
+
+// QueryNoMedian is the same query without the median: one GROUP BY pass.
+//
+//go:embed cuda_api_sum_nomedian.sql
+var QueryNoMedian string
+
+// Measure is one run of a child process.
+type Measure struct {
+	Wall   time.Duration
+	MaxRSS int64 // bytes
+	Exit   int
+	Stdout string // its first 4 KiB
+	Stderr string // its last 4 KiB
+	Err    error  // it could not be started, or was killed
+}
+
+// limited keeps the first (or last) n bytes written to it.
+type limited struct {
+	buf  []byte
+	n    int
+	tail bool
+}
+
+func (l *limited) Write(p []byte) (int, error) {
+	if l.tail {
+		l.buf = append(l.buf, p...)
+		if len(l.buf) > l.n {
+			l.buf = l.buf[len(l.buf)-l.n:]
+		}
+	} else if room := l.n - len(l.buf); room > 0 {
+		l.buf = append(l.buf, p[:min(room, len(p))]...)
+	}
+	return len(p), nil
+}
+
+// Run runs argv with extra environment variables and optional standard
+// input, and measures its wall time and peak resident set size.
+func Run(argv []string, env []string, stdin io.Reader) Measure {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdin = stdin
+	out, errOut := &limited{n: 4096}, &limited{n: 4096, tail: true}
+	cmd.Stdout, cmd.Stderr = out, errOut
+	start := time.Now()
+	err := cmd.Run()
+	m := Measure{Wall: time.Since(start), Stdout: string(out.buf), Stderr: string(errOut.buf)}
+	if cmd.ProcessState != nil {
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			m.MaxRSS = ru.Maxrss * 1024 // kilobytes on Linux
+		}
+		m.Exit = cmd.ProcessState.ExitCode()
+	}
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		m.Err = err
+	} else if m.Exit < 0 {
+		m.Err = errors.New(cmd.ProcessState.String())
+	}
+	return m
+}
+
+// Median returns the median of xs (the mean of the middle two for an even
+// count), or 0 for none.
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// Stdin returns a reader of s, for Run.
+func Stdin(s string) io.Reader { return strings.NewReader(s) }

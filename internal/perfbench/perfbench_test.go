@@ -1,0 +1,103 @@
+package perfbench
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/internal/bigcapture"
+	"github.com/nsyscheck/nsyscheck/predictions"
+)
+
+var source = filepath.Join("..", "..", bigcapture.DefaultSource)
+
+func TestMedian(t *testing.T) {
+	for _, c := range []struct {
+		in   []float64
+		want float64
+	}{{nil, 0}, {[]float64{3}, 3}, {[]float64{4, 1, 3}, 3}, {[]float64{4, 1, 3, 2}, 2.5}} {
+		if got := Median(c.in); got != c.want {
+			t.Errorf("Median(%v) = %v, want %v", c.in, got, c.want)
+		}
+	}
+}
+
+func TestRunMeasures(t *testing.T) {
+	m := Run([]string{"sh", "-c", "echo hi; exit 3"}, nil, nil)
+	if m.Err != nil || m.Exit != 3 || m.Stdout != "hi\n" || m.MaxRSS <= 0 || m.Wall <= 0 {
+		t.Errorf("Run = %+v", m)
+	}
+}
+
+// TestQueriesRun checks that both queries run in the sqlite3 shell on the
+// source capture, where the shell is installed, and that the full one gives
+// nsys stats' cudaapisum figures where nsys is installed too.
+func TestQueriesRun(t *testing.T) {
+	if _, err := exec.LookPath("sqlite3"); err != nil {
+		t.Skip("no sqlite3 shell")
+	}
+	for _, q := range []string{QueryFull, QueryNoMedian} {
+		m := Run([]string{"sqlite3", "-csv", "-header", source}, nil, Stdin(q))
+		if m.Err != nil || m.Exit != 0 || len(m.Stdout) < 100 {
+			t.Errorf("sqlite3: exit %d %v\n%s\n%s", m.Exit, m.Err, m.Stdout, m.Stderr)
+		}
+	}
+	if _, err := exec.LookPath("nsys"); err != nil {
+		return
+	}
+	mine := Run([]string{"sqlite3", "-csv", source}, nil, Stdin(QueryFull))
+	theirs := Run([]string{"nsys", "stats", "--report", "cudaapisum", "--format", "csv", source}, nil, nil)
+	if theirs.Exit != 0 {
+		t.Skipf("nsys stats failed: %s", theirs.Stderr)
+	}
+	// nsys prints a "Processing [...]" line and the header before the rows.
+	_, body, ok := strings.Cut(theirs.Stdout, "Time (%)")
+	if !ok {
+		t.Fatalf("no report in nsys stats' output:\n%s", theirs.Stdout)
+	}
+	_, body, _ = strings.Cut(body, "\n")
+	if got, want := strings.ReplaceAll(mine.Stdout, `"`, ""), strings.TrimSpace(body)+"\n"; got != want {
+		t.Errorf("sqlite3 query:\n%s\nnsys stats:\n%s", got, want)
+	}
+}
+
+func generate(b *testing.B, n int) *bigcapture.Result {
+	b.Helper()
+	res, err := bigcapture.Generate(bigcapture.Config{Source: source, OutDir: b.TempDir(), Runtime: n, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return res
+}
+
+// BenchmarkLoadSQLite100k loads and evaluates a capture with 100k added API
+// calls the way verify does. Run with -benchmem.
+func BenchmarkLoadSQLite100k(b *testing.B) {
+	res := generate(b, 100_000)
+	opts := capture.Options{APINames: predictions.Names()}
+	b.ResetTimer()
+	for b.Loop() {
+		c, err := capture.LoadSQLite(res.SQLite, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		predictions.Evaluate(c)
+	}
+	b.ReportMetric(float64(res.AddedRuntime+res.SourceRuntime)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
+
+// BenchmarkLoadCSV100k streams the matching cuda_api_trace report; run with
+// -cpu 1 for the one-core figure.
+func BenchmarkLoadCSV100k(b *testing.B) {
+	res := generate(b, 100_000)
+	opts := capture.Options{APINames: predictions.Names()}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := capture.LoadCSVDir(res.CSVDir, opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(res.CSVRows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
