@@ -383,8 +383,9 @@ func TestScrubRefuses(t *testing.T) {
 	}
 }
 
-// The lead adds a controlled real exposed capture at testdata/exposure/.
-const exposureDir = "testdata/exposure"
+// A real capture made without nsyscheck's isolation, with planted secrets
+// (see testdata/exposure/README.md).
+const exposureDir = "../testdata/exposure"
 
 func TestScanRealExposure(t *testing.T) {
 	p := filepath.Join(exposureDir, "exposed.sqlite")
@@ -438,8 +439,10 @@ func TestScrubRealExposure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bytes.Contains(raw, []byte(fakeToken)) {
-		t.Error("token survives in the scrubbed file")
+	for _, secret := range []string{fakeToken, "colleague-secret-91c3", "hunter2"} {
+		if bytes.Contains(raw, []byte(secret)) {
+			t.Errorf("%q survives in the scrubbed file", secret)
+		}
 	}
 	after, err := Scan(out)
 	if err != nil {
