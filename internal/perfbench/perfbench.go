@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -56,9 +57,26 @@ func (l *limited) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// TimeBin is GNU time, used where installed to read the child's peak RSS.
+// Go starts children with clone(CLONE_VM|CLONE_VFORK), so the ru_maxrss that
+// wait4 reports for a child includes the parent's own RSS at the moment of
+// exec; GNU time forks from a small process and reports the child alone.
+// Without it, Run falls back to ProcessState.SysUsage, whose figure is then
+// at least the calling process's RSS.
+var TimeBin = "/usr/bin/time"
+
+const rssMarker = "perfbench-maxrss-kb "
+
 // Run runs argv with extra environment variables and optional standard
 // input, and measures its wall time and peak resident set size.
 func Run(argv []string, env []string, stdin io.Reader) Measure {
+	wrapped := false
+	if TimeBin != "" {
+		if _, err := os.Stat(TimeBin); err == nil {
+			argv = append([]string{TimeBin, "-f", "\n" + rssMarker + "%M"}, argv...)
+			wrapped = true
+		}
+	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdin = stdin
@@ -72,6 +90,18 @@ func Run(argv []string, env []string, stdin io.Reader) Measure {
 			m.MaxRSS = ru.Maxrss * 1024 // kilobytes on Linux
 		}
 		m.Exit = cmd.ProcessState.ExitCode()
+	}
+	if wrapped {
+		if i := strings.LastIndex(m.Stderr, rssMarker); i >= 0 {
+			kb, err := strconv.ParseInt(strings.TrimSpace(m.Stderr[i+len(rssMarker):]), 10, 64)
+			if err == nil {
+				m.MaxRSS = kb * 1024
+			}
+			m.Stderr = strings.TrimSuffix(m.Stderr[:i], "\n")
+		}
+		if m.Exit > 128 && strings.Contains(m.Stderr, "terminated by signal") {
+			m.Err = errors.New(lastLine(m.Stderr))
+		}
 	}
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
@@ -98,3 +128,11 @@ func Median(xs []float64) float64 {
 
 // Stdin returns a reader of s, for Run.
 func Stdin(s string) io.Reader { return strings.NewReader(s) }
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return s
+}
