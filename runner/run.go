@@ -144,6 +144,11 @@ func New(opts Options, version string) (*Run, error) {
 	if dir == "" {
 		dir = filepath.Join("nsyscheck-runs", now().UTC().Format("20060102-150405"))
 	}
+	// Tools run inside the folder and are given paths in it: make them
+	// absolute, so they name the same files from there.
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return nil, fmt.Errorf("create the folder for runs: %w", err)
 	}
@@ -229,6 +234,34 @@ func (r *Run) Abort(err error) {
 	r.Info.Finished = &t
 	r.Info.Files = r.listFiles()
 	_ = r.save()
+}
+
+// Discard removes the run folder of a run that made nothing: one that holds
+// only run.json and the INCOMPLETE marker (the run stopped while looking for
+// the GPU and tools). It reports whether the folder went.
+func (r *Run) Discard() bool {
+	entries, err := os.ReadDir(r.Dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if n := e.Name(); n != InfoFile && n != IncompleteFile {
+			return false
+		}
+	}
+	for _, n := range []string{InfoFile, IncompleteFile} {
+		if err := os.Remove(r.Path(n)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return false
+		}
+	}
+	if err := os.Remove(r.Dir); err != nil {
+		return false
+	}
+	if r.opts.Dir == "" {
+		// The default parent folder, when this run was its only content.
+		_ = os.Remove(filepath.Dir(r.Dir))
+	}
+	return true
 }
 
 func (r *Run) listFiles() []string {

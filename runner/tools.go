@@ -143,19 +143,24 @@ func RatedGBps(gen, width int) float64 {
 	return gts * eff * float64(width) / 8
 }
 
+// noGPUHint tells a user on a machine without a usable GPU what to do.
+const noGPUHint = "nsyscheck run needs a machine with an NVIDIA GPU and its driver; " +
+	"on this machine, check a capture made elsewhere with nsyscheck verify CAPTURE " +
+	"(or nsyscheck verify alone, for the H200 capture shipped with nsyscheck)"
+
 // QueryGPU asks nvidia-smi about the first GPU. A machine without a GPU or
 // driver gets a *ToolError saying so.
 func QueryGPU(ctx context.Context) (GPU, error) {
 	smi, err := exec.LookPath("nvidia-smi")
 	if err != nil {
 		return GPU{}, &ToolError{Tool: "nvidia-smi", Looked: []string{"PATH"},
-			Hint: "nsyscheck run needs a machine with an NVIDIA GPU and its driver; on a machine without one, use nsyscheck verify on a capture"}
+			Hint: noGPUHint}
 	}
 	fields := "name,driver_version,compute_cap,pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max"
 	out, err := exec.CommandContext(ctx, smi, "--query-gpu="+fields, "--format=csv,noheader,nounits").CombinedOutput()
 	if err != nil {
 		return GPU{}, &ToolError{Tool: "nvidia-smi", Err: fmt.Errorf("%v: %s", err, strings.TrimSpace(string(out))),
-			Hint: "no usable NVIDIA GPU: check the driver (nvidia-smi must list a GPU)"}
+			Hint: "no usable NVIDIA GPU: check the driver (nvidia-smi must list a GPU); " + noGPUHint}
 	}
 	return parseSMI(string(out))
 }

@@ -106,7 +106,12 @@ func runRun(opts *runOptions, s Streams) error {
 	}
 	fail := func(err error) error {
 		if cause := context.Cause(ctx); cause != nil {
-			err = fmt.Errorf("%w (%v); what was captured so far is in %s", err, cause, run.Dir)
+			var se *runner.StepError
+			if errors.As(err, &se) && errors.Is(se.Err, ctx.Err()) {
+				err = fmt.Errorf("step %q stopped: %v; what was captured so far is in %s", se.Step, cause, run.Dir)
+			} else {
+				err = fmt.Errorf("%w (%v); what was captured so far is in %s", err, cause, run.Dir)
+			}
 			run.Abort(cause)
 			if errors.Is(ctx.Err(), context.Canceled) {
 				return &statusError{code: exitSignal, err: err}
@@ -114,6 +119,11 @@ func runRun(opts *runOptions, s Streams) error {
 			return &statusError{code: exitError, err: err}
 		}
 		run.Abort(err)
+		var se *runner.StepError
+		if errors.As(err, &se) && se.Step == "detect" && run.Discard() {
+			// Nothing was made: leave no empty run folder behind.
+			return &statusError{code: exitError, err: err}
+		}
 		return &statusError{code: exitError, err: fmt.Errorf("%w\nthe run folder %s keeps what was made so far (run.json, logs)", err, run.Dir)}
 	}
 	if err := run.Profile(ctx); err != nil {

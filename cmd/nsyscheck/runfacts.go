@@ -64,6 +64,14 @@ func compareNsysRule(r *predictions.Result, c *capture.Capture, flagged []runner
 			runner.AnalyzeRule, file, len(flagged)))
 		return
 	}
+	// The rule reports each copy by the start of its GPU copy record; a
+	// capture without those records (the CSV reports) cannot be matched.
+	if len(c.Memcpys) == 0 {
+		addDiag(r, codeNsysRule, predictions.Info, fmt.Sprintf(
+			"NVIDIA's %s rule (%s) flags %d copies from pageable memory; this input has no GPU memory-copy records to match them with (verify the SQLite export to compare)",
+			runner.AnalyzeRule, file, len(flagged)))
+		return
+	}
 	// The rule reports each copy by its start: match it to a call or its copy.
 	byStart := map[int64]int64{}
 	for _, call := range c.Calls {

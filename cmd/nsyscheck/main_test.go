@@ -1,0 +1,18 @@
+package main
+
+import (
+	"os"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain lets the test binary stand in for the nsyscheck command, so the
+// scripts in testdata/script run it the way a user does.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"nsyscheck": func() {
+			os.Exit(Main(os.Args[1:], Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
+		},
+	})
+}

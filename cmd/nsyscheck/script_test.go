@@ -1,0 +1,149 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestScripts runs the command-line scripts in testdata/script/*.txtar.
+//
+// Scripts see these variables beside testscript's own:
+//
+//	CAPTURES      the shipped captures (testdata/captures)
+//	MEASUREMENTS  testdata/measurements
+//	NSC_BIN       the folder holding the nsyscheck command alone, for a PATH
+//	              without any real tool on it
+//
+// and these commands:
+//
+//	exits N CMD ARGS...   run CMD like exec and require exit status N
+//	stopwatch start | stopwatch max DURATION   time what lies between
+//	noproc TEXT       no process runs in a folder under TEXT or has TEXT in
+//	                  its command line (waits up to 5 s for stragglers)
+func TestScripts(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir:                 filepath.Join("testdata", "script"),
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("CAPTURES", filepath.Join(root, "testdata", "captures"))
+			env.Setenv("MEASUREMENTS", filepath.Join(root, "testdata", "measurements"))
+			// Keep nsyscheck's build and export caches inside the work folder.
+			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
+			env.Setenv("XDG_CACHE_HOME", filepath.Join(env.WorkDir, "cache"))
+			for _, dir := range filepath.SplitList(env.Getenv("PATH")) {
+				if _, err := os.Stat(filepath.Join(dir, "nsyscheck")); err == nil {
+					env.Setenv("NSC_BIN", dir)
+					break
+				}
+			}
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"stopwatch": cmdStopwatch,
+			"noproc":    cmdNoproc,
+			"exits":     cmdExits,
+		},
+	})
+}
+
+func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits N CMD ARGS...")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exits: %v", err)
+	}
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("exits: %v", err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("exit status %d, want %d", got, want)
+	}
+}
+
+func cmdStopwatch(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! stopwatch")
+	}
+	switch {
+	case len(args) == 1 && args[0] == "start":
+		ts.Setenv("STOPWATCH_START", strconv.FormatInt(time.Now().UnixNano(), 10))
+	case len(args) == 2 && args[0] == "max":
+		limit, err := time.ParseDuration(args[1])
+		if err != nil {
+			ts.Fatalf("stopwatch max: %v", err)
+		}
+		ns, err := strconv.ParseInt(ts.Getenv("STOPWATCH_START"), 10, 64)
+		if err != nil {
+			ts.Fatalf("stopwatch max before stopwatch start")
+		}
+		if took := time.Since(time.Unix(0, ns)); took > limit {
+			ts.Fatalf("took %s, more than %s", took.Round(time.Millisecond), limit)
+		}
+	default:
+		ts.Fatalf("usage: stopwatch start | stopwatch max DURATION")
+	}
+}
+
+func cmdNoproc(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: noproc TEXT")
+	}
+	text := args[0]
+	var found []string
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		found = processesWith(text)
+		if len(found) == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if len(found) > 0 {
+		ts.Fatalf("processes left running:\n%s", strings.Join(found, "\n"))
+	}
+}
+
+// processesWith lists the live processes whose working folder lies under
+// text or whose command line mentions it.
+func processesWith(text string) []string {
+	entries, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		dir := filepath.Join("/proc", e.Name())
+		if stat, err := os.ReadFile(filepath.Join(dir, "stat")); err == nil {
+			// A zombie (state Z) is already dead, only not yet reaped.
+			if i := strings.LastIndexByte(string(stat), ')'); i > 0 && strings.HasPrefix(string(stat[i+1:]), " Z") {
+				continue
+			}
+		}
+		cmdline, _ := os.ReadFile(filepath.Join(dir, "cmdline"))
+		cwd, _ := os.Readlink(filepath.Join(dir, "cwd"))
+		line := strings.ReplaceAll(string(cmdline), "\x00", " ")
+		if strings.Contains(line, text) || cwd == text || strings.HasPrefix(cwd, text+"/") {
+			out = append(out, e.Name()+" (in "+cwd+"): "+line)
+		}
+	}
+	return out
+}
