@@ -8,11 +8,13 @@ import (
 	"os"
 
 	"github.com/nsyscheck/nsyscheck/predictions"
+	"github.com/nsyscheck/nsyscheck/report"
 	"github.com/nsyscheck/nsyscheck/runner"
 )
 
 // writeRunReports writes the verdicts into the run folder: report.txt for a
-// person, verdicts.json for scripts.
+// terminal, verdicts.json for scripts, and report.md and report.html with
+// their plots for a person.
 func writeRunReports(run *runner.Run, r *predictions.Result) error {
 	var text bytes.Buffer
 	if err := r.WriteText(&text); err != nil {
@@ -25,7 +27,19 @@ func writeRunReports(run *runner.Run, r *predictions.Result) error {
 	if err != nil {
 		return err
 	}
-	return writeNew(run.Path("verdicts.json"), append(data, '\n'))
+	if err := writeNew(run.Path("verdicts.json"), append(data, '\n')); err != nil {
+		return err
+	}
+	var link report.Link
+	if run.Info.GPU != nil {
+		link = pcieLink(run.Info.GPU.PCIe)
+	}
+	rep, err := report.Build(r, report.Options{Link: link})
+	if err != nil {
+		return err
+	}
+	_, err = rep.WriteDir(run.Dir, false)
+	return err
 }
 
 // writeNew writes a file that must not exist yet.
@@ -44,28 +58,8 @@ func writeNew(path string, data []byte) error {
 	return nil
 }
 
-// writeMarkdown renders the verdicts as Markdown tables.
+// writeMarkdown renders the verdicts as Markdown reports in the lesson's
+// shape, without plots (the report command draws those).
 func writeMarkdown(w io.Writer, results []*predictions.Result) error {
-	var b bytes.Buffer
-	for _, r := range results {
-		fmt.Fprintf(&b, "## %s (%s)\n\n| claim | verdict | measured | bound | evidence |\n|---|---|---|---|---|\n", r.Input.Path, r.Input.Format)
-		for _, c := range r.Claims {
-			measured := "–"
-			if c.Measured != nil {
-				measured = fmt.Sprintf("%.4g", *c.Measured)
-			}
-			ev := c.Reason
-			if c.Verdict != predictions.Unavailable && len(c.Evidence) > 0 {
-				ev = c.Evidence[len(c.Evidence)-1]
-			}
-			fmt.Fprintf(&b, "| %s | **%s** | %s | %s %.4g | %s |\n", c.ID, c.Verdict, measured, c.Comparison, c.Bound, ev)
-		}
-		b.WriteString("\n")
-		for _, d := range r.Diagnostics {
-			fmt.Fprintf(&b, "- %s `%s`: %s\n", d.Level, d.Code, d.Message)
-		}
-		b.WriteString("\n")
-	}
-	_, err := w.Write(b.Bytes())
-	return err
+	return report.Markdown(w, results)
 }

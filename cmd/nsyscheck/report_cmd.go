@@ -1,0 +1,177 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/nsyscheck/nsyscheck/predictions"
+	"github.com/nsyscheck/nsyscheck/report"
+	"github.com/nsyscheck/nsyscheck/runner"
+)
+
+func init() {
+	extraCommands = append(extraCommands, newReportCmd)
+}
+
+// reportOptions are report's flags.
+type reportOptions struct {
+	Out      string
+	Force    bool
+	PCIeGBps float64
+	Nsys     string
+}
+
+func newReportCmd(s Streams) *cobra.Command {
+	opts := &reportOptions{}
+	cmd := &cobra.Command{
+		Use:   "report [CAPTURE...] -o DIR",
+		Short: "Write Markdown and HTML reports with plots for one or more captures",
+		Long: `report verifies each CAPTURE as verify does and writes a report a person can
+look at into DIR:
+
+  report.md      the results tables, what the run said about each prediction
+                 (verdict and the numbers that decided it), the exercise,
+                 diagnostics, and the plots linked beside it
+  report.html    the same in one file, plots inline; it needs no network
+  bandwidth.png  copy bandwidth by size, pageable and pinned, both directions,
+                 with the PCIe link's rated bandwidth when it is known
+  async.png      part 2: time in the cudaMemcpyAsync call vs to completion
+  kernels.png    part 3: device-resident vs zero-copy, with prediction 3's band
+  calls.png      prediction 4: every timed cudaMemcpyAsync call's duration
+  (and an .svg of each plot)
+
+A plot the input has no data for is left out, and the report says why.
+With several CAPTUREs, each gets its own subfolder of DIR, named after it.
+With none, the real H200 capture shipped inside nsyscheck is used.
+
+The rated PCIe bandwidth comes from a run folder's run.json; --pcie-gbps
+gives it for other inputs. Existing files are never replaced unless --force
+is given; without it nothing is written when any would be.
+
+Exit status: 0 the reports were written (whatever the verdicts), 2 an input
+could not be read or a report could not be written.`,
+		Example: `  nsyscheck report testdata/captures/h200-pinned -o h200-report
+  nsyscheck report run/ lesson.json -o reports --force
+  nsyscheck report capture.sqlite -o out --pcie-gbps 31.5`,
+		RunE: func(c *cobra.Command, args []string) error {
+			return runReport(opts, args, s)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&opts.Out, "out", "o", "", "folder to write the reports into (required)")
+	f.BoolVar(&opts.Force, "force", false, "replace report files that already exist")
+	f.Float64Var(&opts.PCIeGBps, "pcie-gbps", 0, "rated PCIe bandwidth per direction in GB/s, drawn on the bandwidth plot (default: from run.json where there is one)")
+	f.StringVar(&opts.Nsys, "nsys", "", "nsys executable used to export .nsys-rep files")
+	return cmd
+}
+
+func runReport(opts *reportOptions, paths []string, s Streams) error {
+	if opts.Out == "" {
+		return &statusError{code: exitError, err: errors.New("say where the reports go: -o DIR")}
+	}
+	if opts.PCIeGBps < 0 {
+		return &statusError{code: exitError, err: fmt.Errorf("--pcie-gbps %g: want a bandwidth above 0", opts.PCIeGBps)}
+	}
+	results, cleanup, err := loadAndEvaluate(paths, opts.Nsys, s)
+	defer cleanup()
+	if err != nil {
+		return err
+	}
+	dirs := []string{opts.Out}
+	if len(results) > 1 {
+		dirs = subfolders(opts.Out, paths)
+	}
+	reps := make([]*report.Report, len(results))
+	files := make([]map[string][]byte, len(results))
+	for i, r := range results {
+		link := linkOf(r)
+		if opts.PCIeGBps > 0 {
+			link = report.Link{RatedGBps: opts.PCIeGBps}
+		}
+		if reps[i], err = report.Build(r, report.Options{Link: link}); err != nil {
+			return &statusError{code: exitError, err: fmt.Errorf("%s: %w", r.Input.Path, err)}
+		}
+		if files[i], err = reps[i].Files(); err != nil {
+			return &statusError{code: exitError, err: fmt.Errorf("%s: %w", r.Input.Path, err)}
+		}
+	}
+	// Refuse before writing anything, so a refusal leaves no half-written set.
+	if !opts.Force {
+		var clash []string
+		for i, dir := range dirs {
+			for name := range files[i] {
+				if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+					clash = append(clash, filepath.Join(dir, name))
+				}
+			}
+		}
+		if len(clash) > 0 {
+			sort.Strings(clash)
+			return &statusError{code: exitError, err: fmt.Errorf("not replacing existing files (use --force to overwrite): %s", strings.Join(clash, ", "))}
+		}
+	}
+	for i, dir := range dirs {
+		written, err := reps[i].WriteDir(dir, opts.Force)
+		if err != nil {
+			return &statusError{code: exitError, err: err}
+		}
+		for _, p := range reps[i].Plots {
+			if p.Skipped != "" {
+				fmt.Fprintf(s.Err, "%s: %s plot not drawn: %s\n", results[i].Input.Path, p.Name, p.Skipped)
+			}
+		}
+		fmt.Fprintf(s.Out, "%s: %s (%d files)\n", results[i].Input.Path, filepath.Join(dir, report.HTMLFile), len(written))
+	}
+	return nil
+}
+
+// subfolders names one folder of out per input path, after the path's last
+// element without its extension, made unique with -2, -3, ...
+func subfolders(out string, paths []string) []string {
+	seen := map[string]int{}
+	var dirs []string
+	for _, p := range paths {
+		base := filepath.Base(filepath.Clean(p))
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			base = strings.TrimSuffix(base, filepath.Ext(base))
+		}
+		if base == "" || base == "." || base == string(filepath.Separator) || base == ".." {
+			base = "input"
+		}
+		seen[base]++
+		if n := seen[base]; n > 1 {
+			base = fmt.Sprintf("%s-%d", base, n)
+		}
+		dirs = append(dirs, filepath.Join(out, base))
+	}
+	return dirs
+}
+
+// linkOf reads the PCIe link from the run.json beside the result's input,
+// when the input is a run folder.
+func linkOf(r *predictions.Result) report.Link {
+	dir := r.Input.Path
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		dir = filepath.Dir(dir)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, runner.InfoFile))
+	if err != nil {
+		return report.Link{}
+	}
+	var info runner.Info
+	if json.Unmarshal(data, &info) != nil || info.GPU == nil {
+		return report.Link{}
+	}
+	return pcieLink(info.GPU.PCIe)
+}
+
+func pcieLink(p runner.PCIe) report.Link {
+	return report.Link{RatedGBps: p.RatedGBps, Gen: p.GenMax, Width: p.WidthMax}
+}

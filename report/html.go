@@ -1,0 +1,111 @@
+package report
+
+import (
+	"encoding/base64"
+	"html/template"
+	"io"
+)
+
+// htmlPlot is a plot as the HTML page shows it: its PNG inline.
+type htmlPlot struct {
+	Plot
+	Src template.URL
+}
+
+type htmlPage struct {
+	*view
+	Plots []htmlPlot
+}
+
+func writeHTML(w io.Writer, v *view, plots []Plot) error {
+	page := htmlPage{view: v}
+	for _, p := range plots {
+		hp := htmlPlot{Plot: p}
+		if p.PNG != nil {
+			// The PNG is our own rendering; a data: URI keeps the page
+			// whole without a network or the files beside it.
+			hp.Src = template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(p.PNG))
+		}
+		page.Plots = append(page.Plots, hp)
+	}
+	return htmlTmpl.Execute(w, page)
+}
+
+var htmlTmpl = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<style>
+body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", "Liberation Sans", sans-serif; color: #222; background: #fff; margin: 0; }
+main { max-width: 1040px; margin: 0 auto; padding: 24px 28px 60px; }
+h1 { font-size: 26px; margin: 0 0 8px; }
+h2 { font-size: 20px; margin: 36px 0 10px; border-bottom: 1px solid #ddd; padding-bottom: 4px; }
+h3 { font-size: 16px; margin: 22px 0 8px; }
+p.about { margin: 2px 0; color: #444; }
+table { border-collapse: collapse; margin: 6px 0 4px; font-variant-numeric: tabular-nums; }
+th, td { border: 1px solid #d6d6d6; padding: 4px 10px; }
+th { background: #f3f4f6; text-align: left; }
+td.r, th.r { text-align: right; }
+p.note, p.caption, p.missing { color: #555; font-size: 13.5px; margin: 4px 0 10px; }
+p.missing { font-style: italic; }
+.v { display: inline-block; padding: 0 7px; border-radius: 9px; font-size: 13px; font-weight: 600; }
+.v-held, .v-answered { background: #dcf5e3; color: #17622f; }
+.v-died { background: #fbe0e0; color: #8b1a1a; }
+.v-unavailable { background: #eceff2; color: #4a5058; }
+.summary .v { margin-right: 12px; }
+ol.said > li { margin: 0 0 16px; }
+ol.said p { margin: 4px 0; }
+code { font: 13px ui-monospace, "DejaVu Sans Mono", "Liberation Mono", monospace; background: #f3f4f6; padding: 0 3px; border-radius: 3px; }
+ul.evidence { margin: 4px 0; padding-left: 20px; font-size: 13px; color: #444; }
+ul.diags li { margin: 4px 0; }
+.level-warning { color: #8a5a00; font-weight: 600; }
+.level-error { color: #8b1a1a; font-weight: 600; }
+.level-info { color: #555; font-weight: 600; }
+figure { margin: 14px 0 26px; }
+figure img { max-width: 100%; height: auto; border: 1px solid #e4e4e4; }
+</style>
+</head>
+<body>
+<main>
+<h1>{{.Title}}</h1>
+{{range .About}}<p class="about">{{.}}</p>
+{{end}}
+{{with .Verdicts}}<p class="summary">{{range .}}prediction {{.ID}} <span class="v v-{{.Verdict}}">{{.Verdict}}</span>{{end}}</p>{{end}}
+
+<h2>Results</h2>
+{{range .Tables}}{{template "table" .}}{{end}}
+
+<h2>What the run said</h2>
+<ol class="said">
+{{range .Said}}<li value="{{.ID}}"><p><strong>{{.Topic}}</strong> <span class="v v-{{.Verdict}}">{{.Verdict}}</span></p>
+{{range .Claims}}<p><code>{{.ID}}</code> <span class="v v-{{.Verdict}}">{{.Verdict}}</span> {{.Statement}}{{if eq .Verdict "unavailable"}}; unavailable because {{.Reason}}{{else if .Outcome}}; {{.Outcome}}{{end}}.{{range .Others}} Beside it, {{.}}.{{end}}</p>
+{{end}}{{with .Evidence}}<ul class="evidence">{{range .}}<li>{{range $i, $id := .IDs}}{{if $i}}, {{end}}<code>{{$id}}</code>{{end}}: {{.Text}}</li>{{end}}</ul>{{end}}</li>
+{{end}}</ol>
+
+<h2>Exercise: both directions</h2>
+{{template "table" .Exercise.Table}}
+{{if .Exercise.Answered}}<p><span class="v v-answered">answered</span> {{.Exercise.Sentence}}</p>
+<p class="note">Rule: {{.Exercise.Rule}}.</p>{{end}}
+
+<h2>Diagnostics</h2>
+{{if .Diags}}<ul class="diags">{{range .Diags}}<li><span class="level-{{.Level}}">{{.Level}}</span> <code>{{.Code}}</code> {{.Message}}</li>
+{{end}}</ul>{{else}}<p>None: the evaluation noticed nothing odd about this input.</p>{{end}}
+
+<h2>Plots</h2>
+{{range .Plots}}<h3>{{.Title}}</h3>
+{{if .Skipped}}<p class="missing">Not drawn: {{.Skipped}}.</p>
+{{else}}<figure><img src="{{.Src}}" alt="{{.Title}}"><figcaption><p class="caption">{{.Caption}}</p></figcaption></figure>
+{{end}}{{end}}
+</main>
+</body>
+</html>
+{{define "table"}}<h3>{{.Title}}</h3>
+{{if .Rows}}<table>
+<tr>{{range $i, $h := .Head}}<th{{if index $.Right $i}} class="r"{{end}}>{{$h}}</th>{{end}}</tr>
+{{range .Rows}}<tr>{{range $i, $c := .}}<td{{if index $.Right $i}} class="r"{{end}}>{{$c}}</td>{{end}}</tr>
+{{end}}</table>
+{{with .Note}}<p class="note">{{.}}</p>{{end}}
+{{else}}<p class="missing">{{.Missing}}</p>
+{{end}}{{end}}`))

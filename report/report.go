@@ -1,0 +1,221 @@
+// Package report turns one evaluated capture into reports for people: a
+// Markdown file and a self-contained HTML file in the lesson's shape (its
+// results tables, what the run said about each prediction, the exercise,
+// diagnostics) with plots of the numbers behind the verdicts, drawn as PNG
+// and SVG.
+//
+// A plot whose data the input does not hold is not drawn; the report says
+// which and why.
+package report
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/nsyscheck/nsyscheck/predictions"
+)
+
+// File names a report directory holds.
+const (
+	MarkdownFile = "report.md"
+	HTMLFile     = "report.html"
+)
+
+// Link is the GPU's PCI Express link, as far as it is known.
+type Link struct {
+	// RatedGBps is the rated bandwidth per direction in GB/s; 0 when unknown.
+	RatedGBps float64
+	// Gen and Width describe the link when known (0 otherwise).
+	Gen, Width int
+}
+
+// name is the link's generation and width, or "PCIe" when unknown.
+func (l Link) name() string {
+	if l.Gen > 0 && l.Width > 0 {
+		return fmt.Sprintf("PCIe Gen%d x%d", l.Gen, l.Width)
+	}
+	return "PCIe"
+}
+
+func (l Link) label() string {
+	if l.Gen > 0 && l.Width > 0 {
+		return fmt.Sprintf("PCIe Gen%d x%d rated %.1f GB/s", l.Gen, l.Width, l.RatedGBps)
+	}
+	return fmt.Sprintf("PCIe rated %.1f GB/s", l.RatedGBps)
+}
+
+// Options shape a report.
+type Options struct {
+	// Link draws the PCIe link's rated bandwidth on the bandwidth plot.
+	Link Link
+	// Title replaces the report's heading.
+	Title string
+	// NoPlots leaves the plots out (for a report printed to a terminal);
+	// the report then says how to get them.
+	NoPlots bool
+}
+
+// Plot is one drawn plot, or the reason it was not drawn.
+type Plot struct {
+	// Name is the file name without extension, e.g. "bandwidth".
+	Name    string
+	Title   string
+	Caption string
+	// Skipped is why the plot was not drawn; PNG and SVG are then nil.
+	Skipped string
+	PNG     []byte
+	SVG     []byte
+}
+
+// PNGFile and SVGFile are the plot's file names in a report directory.
+func (p *Plot) PNGFile() string { return p.Name + ".png" }
+
+// SVGFile is the plot's SVG file name.
+func (p *Plot) SVGFile() string { return p.Name + ".svg" }
+
+// Report is one input's report.
+type Report struct {
+	Result  *predictions.Result
+	Options Options
+	Plots   []Plot
+}
+
+// Build draws the plots for r. It fails only when a plot cannot be drawn
+// from data the input does hold.
+func Build(r *predictions.Result, opts Options) (*Report, error) {
+	rep := &Report{Result: r, Options: opts}
+	if opts.NoPlots {
+		return rep, nil
+	}
+	makers := []func() (chart, error){
+		func() (chart, error) { return bandwidthChart(r, opts.Link) },
+		func() (chart, error) { return asyncChart(r) },
+		func() (chart, error) { return kernelChart(r) },
+		func() (chart, error) { return callsChart(r) },
+	}
+	for _, mk := range makers {
+		ch, err := mk()
+		if err != nil {
+			return nil, fmt.Errorf("plot %s: %w", ch.name, err)
+		}
+		pl := Plot{Name: ch.name, Title: ch.title, Caption: ch.caption, Skipped: ch.skipped}
+		if ch.plot != nil {
+			if pl.PNG, pl.SVG, err = render(ch.plot); err != nil {
+				return nil, fmt.Errorf("plot %s: %w", ch.name, err)
+			}
+		}
+		rep.Plots = append(rep.Plots, pl)
+	}
+	return rep, nil
+}
+
+// Markdown renders the report as Markdown; images are linked by their file
+// names, relative to the report.
+func (rep *Report) Markdown() []byte {
+	var b bytes.Buffer
+	writeMarkdown(&b, rep.view())
+	return b.Bytes()
+}
+
+// HTML renders the report as one HTML file with its plots inline.
+func (rep *Report) HTML() ([]byte, error) {
+	var b bytes.Buffer
+	if err := writeHTML(&b, rep.view(), rep.Plots); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// Files returns every file of the report by name: report.md, report.html
+// and each drawn plot's PNG and SVG.
+func (rep *Report) Files() (map[string][]byte, error) {
+	html, err := rep.HTML()
+	if err != nil {
+		return nil, err
+	}
+	files := map[string][]byte{MarkdownFile: rep.Markdown(), HTMLFile: html}
+	for i := range rep.Plots {
+		p := &rep.Plots[i]
+		if p.PNG != nil {
+			files[p.PNGFile()] = p.PNG
+			files[p.SVGFile()] = p.SVG
+		}
+	}
+	return files, nil
+}
+
+// ExistsError is a refusal to replace files already in a report directory.
+type ExistsError struct {
+	Dir   string
+	Names []string
+}
+
+func (e *ExistsError) Error() string {
+	return fmt.Sprintf("%s already holds %s; not replacing them (use --force to overwrite)", e.Dir, strings.Join(e.Names, ", "))
+}
+
+// WriteDir writes the report's files into dir, creating it if needed, and
+// returns their paths. Unless overwrite is set it writes nothing when any
+// of the files exists already, and returns an *ExistsError.
+func (rep *Report) WriteDir(dir string, overwrite bool) ([]string, error) {
+	files, err := rep.Files()
+	if err != nil {
+		return nil, err
+	}
+	return writeFiles(dir, files, overwrite)
+}
+
+// names lists the files' names, sorted.
+func names(files map[string][]byte) []string {
+	out := make([]string, 0, len(files))
+	for n := range files {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func writeFiles(dir string, files map[string][]byte, overwrite bool) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	list := names(files)
+	if !overwrite {
+		var exist []string
+		for _, n := range list {
+			if _, err := os.Lstat(filepath.Join(dir, n)); err == nil {
+				exist = append(exist, n)
+			} else if !errors.Is(err, fs.ErrNotExist) {
+				return nil, err
+			}
+		}
+		if len(exist) > 0 {
+			return nil, &ExistsError{Dir: dir, Names: exist}
+		}
+	}
+	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	if overwrite {
+		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	}
+	var paths []string
+	for _, n := range list {
+		path := filepath.Join(dir, n)
+		f, err := os.OpenFile(path, flags, 0o644)
+		if err != nil {
+			return paths, fmt.Errorf("write %s: %w", path, err)
+		}
+		_, werr := f.Write(files[n])
+		cerr := f.Close()
+		if werr != nil || cerr != nil {
+			return paths, fmt.Errorf("write %s: %w", path, errors.Join(werr, cerr))
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
+}

@@ -1,0 +1,392 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/nsyscheck/nsyscheck/predictions"
+)
+
+// view is what both renderers print: plain strings, escaped by each
+// renderer for its own format.
+type view struct {
+	Title    string
+	About    []string // lines describing the input
+	Verdicts []verdictView
+	Tables   []tableView
+	Said     []saidView
+	Exercise exerciseView
+	Diags    []predictions.Diagnostic
+	NoPlots  bool
+	Plots    []Plot
+}
+
+type verdictView struct {
+	ID      int
+	Verdict string
+}
+
+type tableView struct {
+	Title   string
+	Note    string
+	Head    []string
+	Right   []bool // right-aligned columns
+	Rows    [][]string
+	Missing string // why the table is empty
+}
+
+type saidView struct {
+	ID      int
+	Topic   string
+	Verdict string
+	Claims  []claimView
+}
+
+// evidenceLine is one line of evidence and the claims it backs.
+type evidenceLine struct {
+	IDs  []string
+	Text string
+}
+
+// Evidence lists the prediction's evidence once per distinct line.
+func (s saidView) Evidence() []evidenceLine {
+	var out []evidenceLine
+	at := map[string]int{}
+	for _, c := range s.Claims {
+		for _, e := range c.Evidence {
+			if i, ok := at[e]; ok {
+				out[i].IDs = append(out[i].IDs, c.ID)
+				continue
+			}
+			at[e] = len(out)
+			out = append(out, evidenceLine{IDs: []string{c.ID}, Text: e})
+		}
+	}
+	return out
+}
+
+type claimView struct {
+	ID        string
+	Verdict   string
+	Statement string
+	Outcome   string   // the deciding numbers
+	Others    []string // the other sources' answers
+	Evidence  []string // the deciding source's evidence
+	Reason    string   // why unavailable
+}
+
+type exerciseView struct {
+	Answered bool
+	Table    tableView
+	Sentence string
+	Rule     string
+}
+
+var topics = map[int]string{
+	1: "Pinned against pageable copy time",
+	2: "How long cudaMemcpyAsync holds the thread",
+	3: "What zero-copy costs a kernel",
+	4: "What the capture's API trace shows",
+}
+
+// num formats a number with four significant digits.
+func num(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return fmt.Sprint(x)
+	}
+	return strconv.FormatFloat(x, 'g', 4, 64)
+}
+
+// msText formats milliseconds: three decimals, four below 0.1 ms.
+func msText(ms float64) string {
+	if ms != 0 && math.Abs(ms) < 0.1 {
+		return strconv.FormatFloat(ms, 'f', 4, 64)
+	}
+	return strconv.FormatFloat(ms, 'f', 3, 64)
+}
+
+func gbpsText(g float64) string { return strconv.FormatFloat(g, 'f', 1, 64) }
+
+func pct(share float64) string {
+	if share < 0.01 {
+		return strconv.FormatFloat(100*share, 'f', 2, 64) + "%"
+	}
+	return strconv.FormatFloat(100*share, 'f', 1, 64) + "%"
+}
+
+func ratioText(r float64) string {
+	if r <= 0 {
+		return "–"
+	}
+	return strconv.FormatFloat(r, 'f', 2, 64) + "x"
+}
+
+func verdictWord(v predictions.Verdict) string { return string(v) }
+
+// inputName is a short name for the input: its folder and file.
+func inputName(r *predictions.Result) string {
+	if r.Input.Path == "" {
+		return string(r.Input.Format)
+	}
+	dir := filepath.Base(filepath.Dir(r.Input.Path))
+	if dir == "." || dir == string(filepath.Separator) {
+		return filepath.Base(r.Input.Path)
+	}
+	return dir + "/" + filepath.Base(r.Input.Path)
+}
+
+func (rep *Report) view() *view {
+	r := rep.Result
+	v := &view{Title: rep.Options.Title, Diags: r.Diagnostics, NoPlots: rep.Options.NoPlots, Plots: rep.Plots}
+	if v.Title == "" {
+		v.Title = "Pinned memory report: " + inputName(r)
+	}
+	about := fmt.Sprintf("Input: %s (%s)", r.Input.Path, r.Input.Format)
+	if r.Input.GPU != "" {
+		about += ", " + r.Input.GPU
+	}
+	if r.Input.Thread != "" {
+		about += ", program thread " + r.Input.Thread
+	}
+	v.About = append(v.About, about+".")
+	if len(r.Input.Files) > 1 {
+		var fs []string
+		for _, f := range r.Input.Files {
+			fs = append(fs, filepath.Base(f))
+		}
+		v.About = append(v.About, "Files read: "+strings.Join(fs, ", ")+".")
+	}
+	if r.Input.ProgramSource != "" {
+		v.About = append(v.About, "The program's numbers: "+r.Input.ProgramSource+".")
+	}
+	v.About = append(v.About, "Where the capture's trace records hold a number, the tables show it and it decides the verdict; the program's own numbers fill in where the trace has none.")
+	for _, p := range r.Predictions {
+		v.Verdicts = append(v.Verdicts, verdictView{ID: p.ID, Verdict: verdictWord(p.Verdict)})
+	}
+	v.Tables = append(v.Tables, copyTable(r, "h2d"), copyTable(r, "d2h"), asyncTable(r), kernelTable(r))
+	for _, p := range r.Predictions {
+		s := saidView{ID: p.ID, Topic: topics[p.ID], Verdict: verdictWord(p.Verdict)}
+		for _, id := range p.Claims {
+			if c := r.Claim(id); c != nil {
+				s.Claims = append(s.Claims, claimOf(c))
+			}
+		}
+		v.Said = append(v.Said, s)
+	}
+	v.Exercise = exerciseOf(r)
+	return v
+}
+
+// tableNote names the source a table's numbers come from.
+func tableNote(from string) string {
+	return "Numbers from " + sourceWords(from) + "."
+}
+
+func copyTable(r *predictions.Result, dir string) tableView {
+	t := tableView{
+		Head:  []string{"size", "pageable ms", "pageable GB/s", "pinned ms", "pinned GB/s", "pageable/pinned"},
+		Right: []bool{false, true, true, true, true, true},
+	}
+	if dir == "h2d" {
+		t.Title = "Part 1: blocking cudaMemcpy, host to device"
+	} else {
+		t.Title = "Part 1b: blocking cudaMemcpy, device to host (the exercise's sweep)"
+	}
+	var froms []string
+	for _, c := range r.Copies {
+		if c.Direction == dir {
+			froms = append(froms, c.From)
+		}
+	}
+	from := preferred(froms)
+	if from == "" {
+		t.Missing = fmt.Sprintf("The input has no %s copy rows.", strings.ToUpper(dir))
+		return t
+	}
+	t.Note = tableNote(from)
+	type pair struct{ pageable, pinned *predictions.CopyRow }
+	bySize := map[int64]*pair{}
+	var sizes []int64
+	for i := range r.Copies {
+		c := &r.Copies[i]
+		if c.From != from || c.Direction != dir {
+			continue
+		}
+		p := bySize[c.Bytes]
+		if p == nil {
+			p = &pair{}
+			bySize[c.Bytes] = p
+			sizes = append(sizes, c.Bytes)
+		}
+		if c.Source == "pinned" {
+			p.pinned = c
+		} else {
+			p.pageable = c
+		}
+	}
+	sort.Slice(sizes, func(i, j int) bool { return sizes[i] < sizes[j] })
+	cells := func(c *predictions.CopyRow) (string, string) {
+		if c == nil {
+			return "–", "–"
+		}
+		return msText(c.Ms), gbpsText(c.GBps)
+	}
+	for _, b := range sizes {
+		p := bySize[b]
+		pgMs, pgG := cells(p.pageable)
+		pnMs, pnG := cells(p.pinned)
+		ratio := 0.0
+		if p.pageable != nil {
+			ratio = p.pageable.Ratio
+		} else if p.pinned != nil {
+			ratio = p.pinned.Ratio
+		}
+		t.Rows = append(t.Rows, []string{sizeLabel(b), pgMs, pgG, pnMs, pnG, ratioText(ratio)})
+	}
+	return t
+}
+
+func asyncTable(r *predictions.Result) tableView {
+	t := tableView{
+		Title: "Part 2: cudaMemcpyAsync on a stream, call vs completion",
+		Head:  []string{"source", "call (ms)", "completion (ms)", "call share"},
+		Right: []bool{false, true, true, true},
+	}
+	var froms []string
+	for _, a := range r.Async {
+		froms = append(froms, a.From)
+	}
+	from := preferred(froms)
+	if from == "" {
+		t.Missing = "The input has no part 2 rows."
+		return t
+	}
+	t.Note = tableNote(from)
+	for _, a := range r.Async {
+		if a.From == from {
+			t.Rows = append(t.Rows, []string{a.Source, msText(a.CallMs), msText(a.CompletionMs), pct(a.Share)})
+		}
+	}
+	return t
+}
+
+func kernelTable(r *predictions.Result) tableView {
+	t := tableView{
+		Title: "Part 3: the scaleCopy kernel, device-resident vs zero-copy",
+		Head:  []string{"variant", "ms per launch", "effective GB/s"},
+		Right: []bool{false, true, true},
+	}
+	var froms []string
+	for _, k := range r.Kernels {
+		froms = append(froms, k.From)
+	}
+	from := preferred(froms)
+	if from == "" {
+		t.Missing = "The input has no part 3 rows."
+		return t
+	}
+	t.Note = tableNote(from)
+	for _, k := range r.Kernels {
+		if k.From == from {
+			t.Rows = append(t.Rows, []string{k.Variant, msText(k.MsPerLaunch), gbpsText(k.GBps)})
+		}
+	}
+	if r.DeviceCopyGBps > 0 {
+		t.Note += fmt.Sprintf(" For scale: a device-to-device cudaMemcpy in the same run moved %s GB/s (%s).", gbpsText(r.DeviceCopyGBps), firstClause(r.DeviceCopyFrom))
+	}
+	return t
+}
+
+// firstClause shortens a provenance note to its source name.
+func firstClause(s string) string {
+	if i := strings.Index(s, ":"); i > 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func claimOf(c *predictions.Claim) claimView {
+	cv := claimView{ID: c.ID, Verdict: verdictWord(c.Verdict), Statement: c.Statement, Reason: c.Reason}
+	if c.Measured != nil {
+		m := *c.Measured
+		if c.Comparison == "within 2x of" {
+			cv.Outcome = fmt.Sprintf("measured %s against a predicted %s, and it holds from %s to %s",
+				num(m), num(c.Bound), num(c.Bound/predictions.LossFactor), num(c.Bound*predictions.LossFactor))
+		} else {
+			cv.Outcome = fmt.Sprintf("measured %s %s %s", num(m), c.Comparison, num(c.Bound))
+		}
+		if c.Unit != "" {
+			cv.Outcome += "; unit: " + c.Unit
+		}
+		if c.From != "" {
+			cv.Outcome += "; from " + sourceWords(c.From)
+		}
+	}
+	for _, sv := range c.Sources {
+		if sv.Source == c.From {
+			continue
+		}
+		switch {
+		case sv.Measured != nil:
+			cv.Others = append(cv.Others, fmt.Sprintf("%s give %s (%s)", sourceWords(sv.Source), num(*sv.Measured), sv.Verdict))
+		case sv.Reason != "":
+			cv.Others = append(cv.Others, fmt.Sprintf("%s cannot answer: %s", sourceWords(sv.Source), sv.Reason))
+		}
+	}
+	if c.Verdict != predictions.Unavailable {
+		prefix := c.From + ": "
+		for _, e := range c.Evidence {
+			if strings.HasPrefix(e, prefix) {
+				cv.Evidence = append(cv.Evidence, strings.TrimPrefix(e, prefix))
+			}
+		}
+	}
+	return cv
+}
+
+func exerciseOf(r *predictions.Result) exerciseView {
+	ex := r.Exercise
+	e := exerciseView{Rule: ex.Rule}
+	e.Table = tableView{
+		Title: "Pageable/pinned at 64 MiB, both directions",
+		Head:  []string{"direction", "pageable ms", "pinned ms", "pageable/pinned"},
+		Right: []bool{false, true, true, true},
+	}
+	if ex.Verdict != "answered" || ex.H2DRatio == nil || ex.D2HRatio == nil {
+		e.Sentence = "Unanswered: " + ex.Reason
+		e.Table.Missing = "No two-direction ratios: " + ex.Reason
+		return e
+	}
+	e.Answered = true
+	e.Table.Note = tableNote(ex.From)
+	for _, d := range []struct {
+		dir, name string
+		ratio     float64
+	}{{"h2d", "host to device", *ex.H2DRatio}, {"d2h", "device to host", *ex.D2HRatio}} {
+		pg, pn := "–", "–"
+		for _, c := range r.Copies {
+			if c.From == ex.From && c.Direction == d.dir && c.Bytes == 64<<20 {
+				if c.Source == "pinned" {
+					pn = msText(c.Ms)
+				} else {
+					pg = msText(c.Ms)
+				}
+			}
+		}
+		e.Table.Rows = append(e.Table.Rows, []string{d.name, pg, pn, ratioText(d.ratio)})
+	}
+	h, d := ratioText(*ex.H2DRatio), ratioText(*ex.D2HRatio)
+	switch ex.Answer {
+	case "host-to-device":
+		e.Sentence = fmt.Sprintf("Pinning buys more on the way to the device: pageable costs %s pinned host to device against %s device to host.", h, d)
+	case "device-to-host":
+		e.Sentence = fmt.Sprintf("Pinning buys more on the way back: pageable costs %s pinned device to host against %s host to device.", d, h)
+	default:
+		e.Sentence = fmt.Sprintf("Pinning buys about the same both ways: pageable costs %s pinned host to device and %s device to host.", h, d)
+	}
+	return e
+}
