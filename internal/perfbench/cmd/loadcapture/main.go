@@ -16,6 +16,7 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/predictions"
+	"github.com/nsyscheck/nsyscheck/privacy"
 )
 
 type report struct {
@@ -27,7 +28,8 @@ type report struct {
 	LoadSec    float64 `json:"loadSec"`
 	EvalSec    float64 `json:"evalSec"`
 	AllHeld    bool    `json:"allHeld"`
-	HeapMiB    float64 `json:"heapMiB"` // live heap after loading
+	ScanSec    float64 `json:"scanSec,omitempty"` // privacy.Scan, as verify runs it on SQLite inputs
+	HeapMiB    float64 `json:"heapMiB"`           // live heap after loading
 	GOMAXPROCS int     `json:"gomaxprocs"`
 }
 
@@ -36,6 +38,7 @@ func main() {
 	csvDir := flag.String("csvdir", "", "folder of nsys stats CSV reports to load with capture.LoadCSVDir")
 	all := flag.Bool("all", false, "load every API call, not only those the predictions read")
 	eval := flag.Bool("eval", true, "evaluate the predictions after loading")
+	scan := flag.Bool("scan", false, "also run privacy.Scan on the SQLite export, as verify does")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of loading and evaluating to `FILE`")
 	memProfile := flag.String("memprofile", "", "write a heap profile taken after loading to `FILE`")
 	flag.Parse()
@@ -97,6 +100,14 @@ func main() {
 		res := predictions.Evaluate(c)
 		r.EvalSec = time.Since(t1).Seconds()
 		r.AllHeld = res.AllHeld()
+	}
+	if *scan && *sqlitePath != "" {
+		t2 := time.Now()
+		if _, err := privacy.Scan(*sqlitePath); err != nil {
+			fmt.Fprintln(os.Stderr, "loadcapture:", err)
+			os.Exit(1)
+		}
+		r.ScanSec = time.Since(t2).Seconds()
 	}
 	_ = json.NewEncoder(os.Stdout).Encode(r)
 }
