@@ -247,7 +247,11 @@ func exportSQLite(nsys, report string, head []byte, dir, dst string) error {
 	defer os.Remove(tmp)
 	defer os.Remove(tmp + ".sqlite")
 
-	cmd := exec.Command(nsys, "export", "--type", "sqlite", "--force-overwrite", "true", "--output", tmp, report)
+	arg := report
+	if strings.HasPrefix(arg, "-") {
+		arg = "./" + arg // a file name, never an option of nsys
+	}
+	cmd := exec.Command(nsys, "export", "--type", "sqlite", "--force-overwrite", "true", "--output", tmp, arg)
 	out, runErr := cmd.CombinedOutput()
 	if runErr != nil {
 		return nsysExportError(nsys, report, head, out, runErr)

@@ -204,7 +204,7 @@ func (r *sqliteReader) load(c *Capture) error {
 	if _, err := r.columns(tabStrings, "id", "value"); err != nil {
 		return err
 	}
-	st, err := r.db.Prepare(`SELECT value FROM "` + r.tables[tabStrings] + `" WHERE id = ?`)
+	st, err := r.db.Prepare(`SELECT value FROM ` + quoteIdent(r.tables[tabStrings]) + ` WHERE id = ?`)
 	if err != nil {
 		return r.tableError(r.tables[tabStrings], err)
 	}
@@ -290,7 +290,7 @@ func resolveTables(names []string, logical ...string) map[string]string {
 // *InputError naming the first of the required columns it lacks.
 func (r *sqliteReader) columns(logical string, required ...string) (map[string]bool, error) {
 	table := r.tables[logical]
-	rows, err := r.db.Query(`PRAGMA table_info("` + table + `")`)
+	rows, err := r.db.Query(`PRAGMA table_info(` + quoteIdent(table) + `)`)
 	if err != nil {
 		return nil, r.tableError(table, err)
 	}
@@ -327,11 +327,17 @@ func (r *sqliteReader) columns(logical string, required ...string) (map[string]b
 	return cols, nil
 }
 
+// quoteIdent quotes an SQL identifier (a table or column name read from the
+// file's schema), doubling any double quote inside it.
+func quoteIdent(name string) string {
+	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+}
+
 // col returns the column expression for an optional integer column: the
 // column with NULL read as 0, or 0 when the table has no such column.
 func col(cols map[string]bool, name string) string {
 	if cols[name] {
-		return `ifnull("` + name + `", 0)`
+		return `ifnull(` + quoteIdent(name) + `, 0)`
 	}
 	return "0"
 }
@@ -383,7 +389,7 @@ func (r *sqliteReader) nameValues(logical string, names ...string) map[string]st
 	for i, n := range names {
 		args[i] = n
 	}
-	rows, err := r.db.Query(`SELECT name, ifnull(value, '') FROM "`+r.tables[logical]+`" WHERE name IN (`+ph+`)`, args...)
+	rows, err := r.db.Query(`SELECT name, ifnull(value, '') FROM `+quoteIdent(r.tables[logical])+` WHERE name IN (`+ph+`)`, args...)
 	if err != nil {
 		return out
 	}
@@ -405,7 +411,7 @@ func (r *sqliteReader) readEnum(logical string) (map[int64]string, error) {
 		return nil, err
 	}
 	table := r.tables[logical]
-	rows, err := r.db.Query(`SELECT id, ifnull(name, '') FROM "` + table + `"`)
+	rows, err := r.db.Query(`SELECT id, ifnull(name, '') FROM ` + quoteIdent(table))
 	if err != nil {
 		return nil, r.tableError(table, err)
 	}
@@ -464,7 +470,7 @@ func (r *sqliteReader) apiNameIDs(names []string) ([]int64, error) {
 	if len(conds) == 0 {
 		return nil, nil
 	}
-	rows, err := r.db.Query(`SELECT id, value FROM "`+table+`" WHERE `+strings.Join(conds, " OR "), args...)
+	rows, err := r.db.Query(`SELECT id, value FROM `+quoteIdent(table)+` WHERE `+strings.Join(conds, " OR "), args...)
 	if err != nil {
 		return nil, r.tableError(table, err)
 	}
@@ -507,7 +513,7 @@ func (r *sqliteReader) readThreadNames() (map[int64]string, error) {
 	if !cols["nameId"] || !cols["globalTid"] {
 		return out, nil
 	}
-	rows, err := r.db.Query(`SELECT globalTid, nameId FROM "` + table + `" WHERE globalTid IS NOT NULL AND nameId IS NOT NULL`)
+	rows, err := r.db.Query(`SELECT globalTid, nameId FROM ` + quoteIdent(table) + ` WHERE globalTid IS NOT NULL AND nameId IS NOT NULL`)
 	if err != nil {
 		return nil, r.tableError(table, err)
 	}
@@ -555,7 +561,7 @@ func (r *sqliteReader) readRuntime(c *Capture) error {
 	}
 
 	q := `SELECT start, "end", nameId, ` + col(cols, "returnValue") + `, ` + col(cols, "correlationId") + `, ` +
-		col(cols, "globalTid") + ` FROM "` + table + `"`
+		col(cols, "globalTid") + ` FROM ` + quoteIdent(table)
 	var args []any
 	if len(r.opts.APINames) > 0 {
 		ids, err := r.apiNameIDs(r.opts.APINames)
@@ -698,7 +704,7 @@ func (r *sqliteReader) readMemcpy(c *Capture) error {
 	}
 	q := `SELECT start, "end", bytes, copyKind, ` + src + `, ` + dst + `, ` + col(cols, "correlationId") + `, ` +
 		col(cols, "streamId") + `, ` + col(cols, "deviceId") + `, ` + col(cols, "globalPid") +
-		` FROM "` + table + `" ORDER BY start`
+		` FROM ` + quoteIdent(table) + ` ORDER BY start`
 	rows, err := r.db.Query(q)
 	if err != nil {
 		return r.tableError(table, err)
@@ -747,7 +753,7 @@ func (r *sqliteReader) readKernels(c *Capture) error {
 		return err
 	}
 	q := `SELECT start, "end", shortName, ` + col(cols, "correlationId") + `, ` + col(cols, "streamId") + `, ` +
-		col(cols, "globalPid") + `, ` + col(cols, "deviceId") + ` FROM "` + table + `" ORDER BY start`
+		col(cols, "globalPid") + `, ` + col(cols, "deviceId") + ` FROM ` + quoteIdent(table) + ` ORDER BY start`
 	rows, err := r.db.Query(q)
 	if err != nil {
 		return r.tableError(table, err)
@@ -827,7 +833,7 @@ func (r *sqliteReader) readNVTX(c *Capture) error {
 
 	domains := map[int64]string{}
 	if domainCreate >= 0 && cols["domainId"] {
-		rows, err := r.db.Query(`SELECT domainId, `+text+`, `+textID+` FROM "`+table+`" WHERE eventType = ?`, domainCreate)
+		rows, err := r.db.Query(`SELECT domainId, `+text+`, `+textID+` FROM `+quoteIdent(table)+` WHERE eventType = ?`, domainCreate)
 		if err != nil {
 			return r.tableError(table, err)
 		}
@@ -865,7 +871,7 @@ func (r *sqliteReader) readNVTX(c *Capture) error {
 	}
 
 	q := `SELECT start, "end", ` + text + `, ` + textID + `, ` + col(cols, "globalTid") + `, ` + col(cols, "domainId") +
-		` FROM "` + table + `" WHERE eventType = ? ORDER BY start`
+		` FROM ` + quoteIdent(table) + ` WHERE eventType = ? ORDER BY start`
 	rows, err := r.db.Query(q, pushPop)
 	if err != nil {
 		return r.tableError(table, err)
@@ -938,7 +944,7 @@ func (r *sqliteReader) readGPU(c *Capture) error {
 			return err
 		}
 		if dc["gpuId"] && dc["cudaId"] {
-			rows, err := r.db.Query(`SELECT cudaId, gpuId FROM "` + t + `" WHERE cudaId IS NOT NULL AND gpuId IS NOT NULL`)
+			rows, err := r.db.Query(`SELECT cudaId, gpuId FROM ` + quoteIdent(t) + ` WHERE cudaId IS NOT NULL AND gpuId IS NOT NULL`)
 			if err != nil {
 				return r.tableError(t, err)
 			}
@@ -957,7 +963,7 @@ func (r *sqliteReader) readGPU(c *Capture) error {
 			}
 		}
 	}
-	rows, err := r.db.Query(`SELECT ` + col(cols, "id") + `, ` + col(cols, "cuDevice") + `, ifnull(name, '') FROM "` + table + `"`)
+	rows, err := r.db.Query(`SELECT ` + col(cols, "id") + `, ` + col(cols, "cuDevice") + `, ifnull(name, '') FROM ` + quoteIdent(table))
 	if err != nil {
 		return r.tableError(table, err)
 	}

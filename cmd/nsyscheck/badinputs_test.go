@@ -1,0 +1,607 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	_ "github.com/mattn/go-sqlite3"
+)
+
+var updateDocs = flag.Bool("update", false, "rewrite docs/bad-inputs.md from the bad-input tests' real output")
+
+const shippedDir = "../../testdata/captures/h200-pinned"
+
+// badCase is a bad input: how it is made (from copies of the shipped
+// capture, in a fresh folder) and what nsyscheck must answer.
+type badCase struct {
+	group, name string
+	// make builds the input in dir and returns verify's arguments.
+	make func(t *testing.T, dir string) []string
+	// env is set while nsyscheck runs (e.g. PATH without nsys).
+	env  map[string]string
+	exit int
+	// want must all appear in stderr (exit 2) or stdout (otherwise).
+	want []string
+	// notHeld are claims and predictions ("1", "4.bytes") that the input
+	// cannot back: they must not come out held.
+	notHeld []string
+	// mayWrite allows new files in the input's folder (the export cache
+	// beside a writable .nsys-rep).
+	mayWrite bool
+}
+
+func badCases() []badCase {
+	return []badCase{
+		// SQLite exports.
+		{group: "SQLite export", name: "truncated to half its size",
+			make: func(t *testing.T, dir string) []string {
+				p := copyShipped(t, dir, "pinned.sqlite")
+				data := readFile(t, p)
+				writeFile(t, p, data[:len(data)/2])
+				return []string{p}
+			},
+			exit: 2, want: []string{"pinned.sqlite", "the file is truncated"}},
+		{group: "SQLite export", name: "zero-filled (same size)",
+			make: func(t *testing.T, dir string) []string {
+				p := copyShipped(t, dir, "pinned.sqlite")
+				writeFile(t, p, make([]byte, len(readFile(t, p))))
+				return []string{p}
+			},
+			exit: 2, want: []string{"pinned.sqlite", "only zero bytes"}},
+		{group: "SQLite export", name: "not SQLite at all (a CSV named .sqlite)",
+			make: func(t *testing.T, dir string) []string {
+				p := filepath.Join(dir, "capture.sqlite")
+				writeFile(t, p, readFile(t, filepath.Join(shippedDir, "pinned_cuda_api_trace.csv")))
+				return []string{p}
+			},
+			exit: 2, want: []string{"capture.sqlite", "not an SQLite database"}},
+		{group: "SQLite export", name: "empty file",
+			make: func(t *testing.T, dir string) []string {
+				p := filepath.Join(dir, "capture.sqlite")
+				writeFile(t, p, nil)
+				return []string{p}
+			},
+			exit: 2, want: []string{"capture.sqlite", "empty"}},
+		{group: "SQLite export", name: "no CUPTI_ACTIVITY_KIND_MEMCPY table",
+			make: sqliteEdit(`DROP TABLE CUPTI_ACTIVITY_KIND_MEMCPY`),
+			exit: 1, want: []string{"CUPTI_ACTIVITY_KIND_MEMCPY"},
+			notHeld: []string{"4.bytes", "4"}},
+		{group: "SQLite export", name: "no StringIds table",
+			make: sqliteEdit(`DROP TABLE StringIds`),
+			exit: 2, want: []string{"pinned.sqlite", "StringIds"}},
+		{group: "SQLite export", name: "no CUDA API trace (CUPTI_ACTIVITY_KIND_RUNTIME)",
+			make: sqliteEdit(`DROP TABLE CUPTI_ACTIVITY_KIND_RUNTIME`),
+			exit: 2, want: []string{"pinned.sqlite", "CUPTI_ACTIVITY_KIND_RUNTIME", "no CUDA API trace"}},
+		{group: "SQLite export", name: "a required column gone (MEMCPY.bytes)",
+			make: sqliteEdit(`ALTER TABLE CUPTI_ACTIVITY_KIND_MEMCPY DROP COLUMN bytes`),
+			exit: 2, want: []string{"pinned.sqlite", "column bytes is missing"}},
+
+		// CSV reports.
+		{group: "CSV reports", name: "cuda_api_trace without its Duration (ns) column",
+			make: csvEdit(func(s string) string { return dropCSVColumn(s, "Duration (ns)") }),
+			exit: 2, want: []string{"pinned_cuda_api_trace.csv", "Duration (ns)"}},
+		{group: "CSV reports", name: "cuda_api_trace with Duration (ns) renamed Elapsed",
+			make: csvEdit(func(s string) string {
+				return strings.Replace(s, "Duration (ns)", "Elapsed", 1)
+			}),
+			exit: 2, want: []string{"pinned_cuda_api_trace.csv", "Duration (ns)"}},
+		{group: "CSV reports", name: "cuda_api_trace header says Duration (us), values still ns",
+			make: csvEdit(func(s string) string {
+				return strings.Replace(s, "Duration (ns)", "Duration (us)", 1)
+			}),
+			exit: 1, want: []string{"prediction 4: unavailable"},
+			notHeld: []string{"4.calltime", "4.bytes", "4"}},
+		{group: "CSV reports", name: "a byte-order mark before the header",
+			make: csvEdit(func(s string) string { return "\ufeff" + s }),
+			exit: 1, want: []string{"prediction 2: held", "prediction 4: unavailable"},
+			notHeld: []string{"4.bytes"}},
+		{group: "CSV reports", name: "CRLF line ends",
+			make: csvEdit(func(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }),
+			exit: 1, want: []string{"prediction 2: held", "prediction 4: unavailable"},
+			notHeld: []string{"4.bytes"}},
+		{group: "CSV reports", name: `quoted commas in thread names ("pinned, main")`,
+			make: csvEdit(func(s string) string {
+				return regexp.MustCompile(`(?m),pinned$`).ReplaceAllString(s, `,"pinned, main"`)
+			}),
+			exit: 1, want: []string{"prediction 2: held", "4.calltime  held"},
+			notHeld: []string{"4.bytes"}},
+		{group: "CSV reports", name: "a negative duration on a cudaMemcpyAsync row",
+			make: csvEdit(func(s string) string { return editFirstAsync(s, "-7605600") }),
+			exit: 2, want: []string{"pinned_cuda_api_trace.csv", "Duration (ns)"},
+			notHeld: []string{"2", "4"}},
+		{group: "CSV reports", name: "a non-numeric duration on a cudaMemcpyAsync row",
+			make: csvEdit(func(s string) string { return editFirstAsync(s, "7.6 ms") }),
+			exit: 2, want: []string{"pinned_cuda_api_trace.csv", "Duration (ns)"},
+			notHeld: []string{"2", "4"}},
+
+		// What the trace holds.
+		{group: "trace content", name: "0 cudaMemcpyAsync calls",
+			make: sqliteEdit(deleteAsync(`1`)),
+			exit: 1, want: []string{"prediction 4: unavailable", "holds 0 cudaMemcpyAsync calls"},
+			notHeld: []string{"4.calltime", "4.bytes", "4"}},
+		{group: "trace content", name: "21 cudaMemcpyAsync calls (the last pinned one gone)",
+			make: sqliteEdit(deleteAsync(`start = (SELECT max(start) FROM CUPTI_ACTIVITY_KIND_RUNTIME r
+				WHERE r.nameId IN (SELECT id FROM StringIds WHERE value LIKE 'cudaMemcpyAsync%'))`)),
+			exit:    1,
+			notHeld: []string{"4.calltime", "4.bytes", "4"}},
+		{group: "trace content", name: "33 cudaMemcpyAsync calls (11 extra in the pinned range)",
+			make: sqliteEdit(`INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME
+				(start, end, eventClass, globalTid, correlationId, nameId, returnValue, callchainId)
+				SELECT start + 1, end + 1, eventClass, globalTid, correlationId + 1000000, nameId, returnValue, callchainId
+				FROM CUPTI_ACTIVITY_KIND_RUNTIME
+				WHERE nameId IN (SELECT id FROM StringIds WHERE value LIKE 'cudaMemcpyAsync%')
+				ORDER BY start DESC LIMIT 11`),
+			exit:    1,
+			notHeld: []string{"4.calltime", "4.bytes", "4"}},
+		{group: "trace content", name: "NVTX ranges never closed (every range's end NULL)",
+			make: sqliteEdit(`UPDATE NVTX_EVENTS SET end = NULL`),
+			exit: 1, want: []string{`open-nvtx-range: NVTX range "async-pageable"`, "was never closed", "prediction 4: unavailable"},
+			notHeld: []string{"4.calltime", "4.bytes", "4"}},
+		{group: "trace content", name: "a second thread of the program makes the same calls",
+			make: sqliteEdit(`INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME
+				(start, end, eventClass, globalTid, correlationId, nameId, returnValue, callchainId)
+				SELECT start + 3, end + 5000000, eventClass, globalTid + 1, correlationId + 2000000, nameId, returnValue, callchainId
+				FROM CUPTI_ACTIVITY_KIND_RUNTIME`),
+			exit: 0, want: []string{"thread 22/22", "prediction 4: held"}},
+		{group: "trace content", name: "a second process makes the same calls",
+			make: sqliteEdit(`INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME
+				(start, end, eventClass, globalTid, correlationId, nameId, returnValue, callchainId)
+				SELECT start + 3, end + 5000000, eventClass, globalTid + (77 << 24) + 55, correlationId + 3000000, nameId, returnValue, callchainId
+				FROM CUPTI_ACTIVITY_KIND_RUNTIME`),
+			exit: 0, want: []string{"thread 22/22", "prediction 4: held"}},
+
+		// Reports, paths and folders.
+		{group: "reports and paths", name: ".nsys-rep and no nsys installed",
+			make: func(t *testing.T, dir string) []string {
+				return []string{copyShipped(t, dir, "pinned.nsys-rep")}
+			},
+			env:  map[string]string{"PATH": "/nonexistent", "NSYS": ""},
+			exit: 2, want: []string{"pinned.nsys-rep", "no nsys found", "give the report's SQLite export instead"}},
+		{group: "reports and paths", name: ".nsys-rep in a read-only folder (export cached elsewhere)",
+			make: func(t *testing.T, dir string) []string {
+				p := copyShipped(t, dir, "pinned.nsys-rep")
+				copyShipped(t, dir, "pinned.results.json")
+				chmodReadOnly(t, dir)
+				return []string{"--nsys", fakeNsys(t), p}
+			},
+			exit: 0, want: []string{"pinned.nsys-rep", "prediction 4: held"}},
+		{group: "reports and paths", name: "SQLite export in a read-only folder",
+			make: func(t *testing.T, dir string) []string {
+				copyShipped(t, dir, "pinned.sqlite")
+				copyShipped(t, dir, "pinned.results.json")
+				chmodReadOnly(t, dir)
+				return []string{dir}
+			},
+			exit: 0, want: []string{"prediction 1: held", "prediction 4: held"}},
+		{group: "reports and paths", name: `a path with spaces and quotes (my "h200" 'run' #1/)`,
+			make: func(t *testing.T, dir string) []string {
+				sub := filepath.Join(dir, `my "h200" 'run' #1`)
+				if err := os.Mkdir(sub, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				copyShipped(t, sub, "pinned.sqlite")
+				copyShipped(t, sub, "pinned.results.json")
+				return []string{sub}
+			},
+			exit: 0, want: []string{`my "h200" 'run' #1/pinned.sqlite`, "prediction 4: held"}},
+		{group: "reports and paths", name: "a folder with no capture in it",
+			make: func(t *testing.T, dir string) []string {
+				writeFile(t, filepath.Join(dir, "notes.md"), []byte("# notes\n"))
+				return []string{dir}
+			},
+			exit: 2, want: []string{"no capture found in", "looked for *.sqlite"}},
+		{group: "reports and paths", name: "a path that does not exist",
+			make: func(t *testing.T, dir string) []string {
+				return []string{filepath.Join(dir, "missing.sqlite")}
+			},
+			exit: 2, want: []string{"missing.sqlite", "no such file"}},
+	}
+}
+
+// badResult is what one bad input got.
+type badResult struct {
+	c              badCase
+	exit           int
+	stdout, stderr string
+	verdicts       map[string]string // claim and prediction ids -> verdict
+	reasons        map[string]string // unavailable claim -> reason
+	thread         string            // the thread analysed
+	warnings       []string          // warning diagnostics, one per code
+}
+
+func TestBadInputs(t *testing.T) {
+	var results []badResult
+	for _, c := range badCases() {
+		t.Run(strings.ReplaceAll(c.group+"/"+c.name, " ", "_"), func(t *testing.T) {
+			dir := t.TempDir()
+			args := c.make(t, dir)
+			before := snapshot(t, dir)
+			for k, v := range c.env {
+				t.Setenv(k, v)
+			}
+			t.Setenv("XDG_CACHE_HOME", t.TempDir())
+
+			res := badResult{c: c}
+			res.exit, res.stdout, res.stderr = runMain(t, append([]string{"verify"}, args...))
+			_, jsonOut, _ := runMain(t, append([]string{"verify", "--format", "json"}, args...))
+			res.verdicts, res.reasons, res.thread, res.warnings = readVerdicts(jsonOut)
+
+			after := snapshot(t, dir)
+			for p, b := range before {
+				if a, ok := after[p]; !ok || a != b {
+					t.Errorf("input %s changed: before %s, after %s", p, b, a)
+				}
+			}
+			if !c.mayWrite {
+				for p := range after {
+					if _, ok := before[p]; !ok {
+						t.Errorf("nsyscheck wrote %s into the input's folder", p)
+					}
+				}
+			}
+			all := res.stdout + res.stderr
+			for _, bad := range []string{"panic:", "goroutine ", "runtime error"} {
+				if strings.Contains(all, bad) {
+					t.Errorf("output holds %q:\n%s", bad, all)
+				}
+			}
+			if res.exit != c.exit {
+				t.Errorf("exit status %d, want %d\nstdout:\n%s\nstderr:\n%s", res.exit, c.exit, res.stdout, res.stderr)
+			}
+			where := res.stdout
+			if c.exit == exitError {
+				where = res.stderr
+				if res.stdout != "" {
+					t.Errorf("an input error printed verdicts:\n%s", res.stdout)
+				}
+				// The message names the file or folder given.
+				named := false
+				for _, a := range args {
+					if strings.Contains(res.stderr, filepath.Base(a)) {
+						named = true
+					}
+				}
+				if !named {
+					t.Errorf("the message names none of %q:\n%s", args, res.stderr)
+				}
+			}
+			for _, w := range c.want {
+				if !strings.Contains(where, w) {
+					t.Errorf("output lacks %q:\n%s", w, where)
+				}
+			}
+			for _, id := range c.notHeld {
+				if v := res.verdicts[id]; v == "held" {
+					t.Errorf("%s came out held from an input that cannot back it", id)
+				}
+			}
+			if c.exit != exitError {
+				for id, v := range res.verdicts {
+					if v == "unavailable" && regexp.MustCompile(`(?m)^`+regexp.QuoteMeta(id)+`\s+held`).MatchString(res.stdout) {
+						t.Errorf("%s is unavailable but the table shows it held", id)
+					}
+				}
+			}
+			results = append(results, res)
+		})
+	}
+	if *updateDocs {
+		writeBadInputsDoc(t, results)
+	}
+}
+
+// runMain runs nsyscheck's Main, turning a panic into a test failure.
+func runMain(t *testing.T, args []string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				t.Errorf("nsyscheck %s panicked: %v\n%s", strings.Join(args, " "), r, debug.Stack())
+				code = -1
+			}
+		}()
+		code = Main(args, Streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+	}()
+	return code, out.String(), errb.String()
+}
+
+func readVerdicts(jsonOut string) (verdicts, reasons map[string]string, thread string, warnings []string) {
+	verdicts, reasons = map[string]string{}, map[string]string{}
+	var r struct {
+		Input struct {
+			Thread string
+		}
+		Diagnostics []struct {
+			Level, Code, Message string
+		}
+		Claims []struct {
+			ID, Verdict, Reason string
+		}
+		Predictions []struct {
+			ID      json.Number
+			Verdict string
+		}
+	}
+	if json.Unmarshal([]byte(jsonOut), &r) != nil {
+		return verdicts, reasons, "", nil
+	}
+	thread = r.Input.Thread
+	seen := map[string]bool{}
+	for _, d := range r.Diagnostics {
+		if d.Level == "warning" && !seen[d.Code] {
+			seen[d.Code] = true
+			warnings = append(warnings, d.Code+": "+d.Message)
+		}
+	}
+	for _, c := range r.Claims {
+		verdicts[c.ID] = c.Verdict
+		if c.Verdict == "unavailable" {
+			reasons[c.ID] = c.Reason
+		}
+	}
+	for _, p := range r.Predictions {
+		verdicts[p.ID.String()] = p.Verdict
+	}
+	return verdicts, reasons, thread, warnings
+}
+
+// snapshot records every file under dir by content hash, size and
+// modification time.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		out[p] = fmt.Sprintf("%x/%d/%s", sha256.Sum256(data), info.Size(), info.ModTime().Format(time.RFC3339Nano))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func readFile(t *testing.T, p string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func writeFile(t *testing.T, p string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// copyShipped copies a file of the shipped capture into dir.
+func copyShipped(t *testing.T, dir, name string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	writeFile(t, p, readFile(t, filepath.Join(shippedDir, name)))
+	return p
+}
+
+// chmodReadOnly makes dir read-only for the rest of the test.
+func chmodReadOnly(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.Chmod(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.Chmod(dir, 0o755) })
+}
+
+// sqliteEdit copies the shipped SQLite export and its results JSON and runs
+// stmt on the copy of the export.
+func sqliteEdit(stmt string) func(t *testing.T, dir string) []string {
+	return func(t *testing.T, dir string) []string {
+		t.Helper()
+		p := copyShipped(t, dir, "pinned.sqlite")
+		copyShipped(t, dir, "pinned.results.json")
+		db, err := sql.Open("sqlite3", p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+		if _, err := db.Exec(`VACUUM`); err != nil {
+			t.Fatal(err)
+		}
+		return []string{p}
+	}
+}
+
+// deleteAsync deletes the cudaMemcpyAsync calls that match cond.
+func deleteAsync(cond string) string {
+	return `DELETE FROM CUPTI_ACTIVITY_KIND_RUNTIME
+		WHERE nameId IN (SELECT id FROM StringIds WHERE value LIKE 'cudaMemcpyAsync%') AND (` + cond + `)`
+}
+
+// csvEdit copies the shipped CSV reports and results JSON and rewrites the
+// cuda_api_trace report with edit.
+func csvEdit(edit func(string) string) func(t *testing.T, dir string) []string {
+	return func(t *testing.T, dir string) []string {
+		t.Helper()
+		matches, err := filepath.Glob(filepath.Join(shippedDir, "*.csv"))
+		if err != nil || len(matches) == 0 {
+			t.Fatalf("no shipped CSV reports: %v", err)
+		}
+		for _, m := range matches {
+			copyShipped(t, dir, filepath.Base(m))
+		}
+		copyShipped(t, dir, "pinned.results.json")
+		p := filepath.Join(dir, "pinned_cuda_api_trace.csv")
+		writeFile(t, p, []byte(edit(string(readFile(t, p)))))
+		return []string{dir}
+	}
+}
+
+// dropCSVColumn removes a column from a simple CSV (no quoted commas).
+func dropCSVColumn(s, name string) string {
+	lines := strings.Split(s, "\n")
+	idx := -1
+	for i, h := range strings.Split(lines[0], ",") {
+		if h == name {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		return s
+	}
+	for i, l := range lines {
+		if l == "" {
+			continue
+		}
+		f := strings.Split(l, ",")
+		if idx < len(f) {
+			f = append(f[:idx], f[idx+1:]...)
+		}
+		lines[i] = strings.Join(f, ",")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// editFirstAsync sets the Duration (ns) field (the second) of the first
+// cudaMemcpyAsync row.
+func editFirstAsync(s, value string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if strings.Contains(l, ",cudaMemcpyAsync") {
+			f := strings.SplitN(l, ",", 3)
+			lines[i] = f[0] + "," + value + "," + f[2]
+			if strings.Contains(value, " ") || strings.Contains(value, ",") {
+				lines[i] = f[0] + `,"` + value + `",` + f[2]
+			}
+			break
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// fakeNsys writes a stand-in nsys whose export copies the shipped SQLite
+// export to --output.
+func fakeNsys(t *testing.T) string {
+	t.Helper()
+	src, err := filepath.Abs(filepath.Join(shippedDir, "pinned.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "nsys")
+	script := "#!/bin/sh\nout=\nwhile [ $# -gt 0 ]; do\n\tcase \"$1\" in --output|-o) out=$2; shift;; esac\n\tshift\ndone\n" +
+		"exec cp '" + src + "' \"$out\"\n"
+	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// writeBadInputsDoc writes docs/bad-inputs.md from the results.
+func writeBadInputsDoc(t *testing.T, results []badResult) {
+	var b strings.Builder
+	b.WriteString(`# Bad inputs and what nsyscheck answers
+
+Each row is a test (` + "`TestBadInputs` in `cmd/nsyscheck/badinputs_test.go`" + `): the input is made
+from a copy of the shipped H200 capture (` + "`testdata/captures/h200-pinned`" + `) in a
+fresh folder, ` + "`nsyscheck verify`" + ` runs on it, and the test checks the exit status,
+that an error names the file and the problem, that nothing panics, that no
+claim the input cannot back comes out held, and that the input's files are
+unchanged (content hash and modification time). The answers below are the
+tests' real output, trimmed; DIR is the test's folder. Regenerate with
+
+    go test ./cmd/nsyscheck -run TestBadInputs -update
+
+Exit status: 0 every claim held, 1 some claim died or was unavailable, 2 the
+input could not be read.
+
+`)
+	group := ""
+	for _, r := range results {
+		if r.c.group != group {
+			group = r.c.group
+			fmt.Fprintf(&b, "\n## %s\n\n| input | exit | answer |\n|---|---|---|\n", group)
+		}
+		fmt.Fprintf(&b, "| %s | %d | %s |\n", mdCell(r.c.name), r.exit, mdCell(answer(r)))
+	}
+	if err := os.WriteFile(filepath.Join("..", "..", "docs", "bad-inputs.md"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// answer sums up what nsyscheck said: the error, or the verdicts and why
+// claims were unavailable.
+func answer(r badResult) string {
+	if r.exit == exitError {
+		return trimPaths(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(r.stderr), "nsyscheck: ")))
+	}
+	var parts []string
+	var preds []string
+	for _, id := range []string{"1", "2", "3", "4"} {
+		preds = append(preds, id+" "+r.verdicts[id])
+	}
+	parts = append(parts, "predictions "+strings.Join(preds, ", "))
+	if r.thread != "" {
+		parts = append(parts, "thread analysed "+r.thread)
+	}
+	for _, w := range r.warnings {
+		parts = append(parts, "warning "+trimPaths(w))
+	}
+	ids := make([]string, 0, len(r.reasons))
+	for id := range r.reasons {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		parts = append(parts, id+" unavailable: "+trimPaths(r.reasons[id]))
+	}
+	for id, v := range r.verdicts {
+		if v == "died" && strings.Contains(id, ".") {
+			parts = append(parts, id+" died")
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+func trimPaths(s string) string {
+	s = regexp.MustCompile(`/tmp/TestBadInputs[^/]*/\d+`).ReplaceAllString(s, "DIR")
+	s = regexp.MustCompile(`/tmp/TestBadInputs[^/ ]*`).ReplaceAllString(s, "DIR")
+	const max = 400
+	if len(s) > max {
+		s = s[:max] + " …"
+	}
+	return s
+}
+
+func mdCell(s string) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	s = strings.ReplaceAll(s, "|", `\|`)
+	return s
+}

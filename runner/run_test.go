@@ -1,0 +1,72 @@
+package runner
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestStatsReportsReal(t *testing.T) {
+	help, err := os.ReadFile(filepath.Join("testdata", "help-reports-2025.3.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := StatsReports(string(help))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "cuda_api_sum,cuda_api_trace,cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum,nvtx_sum"
+	if strings.Join(got, ",") != want {
+		t.Errorf("got %v, want %s", got, want)
+	}
+	if _, err := StatsReports("cuda_api_sum -- CUDA API Summary\n"); err == nil || !strings.Contains(err.Error(), "cuda_api_trace") {
+		t.Errorf("a list without cuda_api_trace: %v", err)
+	}
+}
+
+// A relative --out becomes absolute, since tools run inside the folder and
+// are given paths in it; an existing folder is refused; a run that made
+// nothing leaves no folder.
+func TestNewAbsoluteRefuseDiscard(t *testing.T) {
+	t.Chdir(t.TempDir())
+	r, err := New(Options{Dir: "runs/a"}, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !filepath.IsAbs(r.Dir) {
+		t.Errorf("run folder %q is not absolute", r.Dir)
+	}
+	for _, f := range []string{InfoFile, IncompleteFile} {
+		if _, err := os.Stat(r.Path(f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	if _, err := New(Options{Dir: "runs/a"}, "test"); err == nil || !strings.Contains(err.Error(), "already exists") {
+		t.Errorf("second run into the same folder: %v", err)
+	}
+	if !r.Discard() {
+		t.Fatal("Discard kept a run that made nothing")
+	}
+	if _, err := os.Stat(r.Dir); !os.IsNotExist(err) {
+		t.Errorf("run folder still there: %v", err)
+	}
+	r2, err := New(Options{Dir: "runs/b"}, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(r2.Path("build.log"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r2.Discard() {
+		t.Error("Discard removed a run folder that holds a log")
+	}
+}
+
+func TestCommandLineQuotes(t *testing.T) {
+	got := commandLine("nsys", "export", "--output", "/tmp/my run/it's.sqlite", "")
+	want := `nsys export --output '/tmp/my run/it'\''s.sqlite' ''`
+	if got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
