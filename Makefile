@@ -9,13 +9,15 @@ ARCH    ?= sm_$(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2
 CAPTURE ?= /tmp/nsyscheck-capture
 REPORTS := cuda_api_sum,cuda_api_trace,cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum,nvtx_sum
 CAPTURES := $(sort $(dir $(wildcard testdata/captures/*/expect.json)))
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo devel)
+BENCH_DIR ?= /tmp/nsyscheck-bench
 
 .PHONY: all build kernel test check-captures vet fmt-check capture bench fuzz clean
 
 all: build
 
 build:
-	$(GO) build -o $(BIN)/nsyscheck ./cmd/nsyscheck
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN)/nsyscheck ./cmd/nsyscheck
 
 kernel:
 	@test "$(ARCH)" != "sm_" || { echo "make kernel: no GPU found by nvidia-smi; pass ARCH=sm_XX" >&2; exit 2; }
@@ -53,6 +55,25 @@ capture: kernel
 	cd $(CAPTURE) && $(NSYS) stats --report $(REPORTS) --format csv --output pinned --force-export true pinned.nsys-rep
 	rm -f $(CAPTURE)/pinned
 	@echo "capture written to $(CAPTURE)"
+
+# Scale the shipped capture to 1M and 10M API rows in $(BENCH_DIR) (about
+# 1.2 GiB) and time verify, the loader alone, sqlite3's cuda_api_sum query
+# and nsys stats side by side, plus one-core CSV streaming. About 8 minutes;
+# see docs/performance.md.
+bench:
+	$(GO) build -o $(BENCH_DIR)/bin/nsyscheck ./cmd/nsyscheck
+	$(GO) build -o $(BENCH_DIR)/bin/loadcapture ./internal/perfbench/cmd/loadcapture
+	$(GO) run ./internal/perfbench/cmd/perfbench -dir $(BENCH_DIR) -nsyscheck $(BENCH_DIR)/bin/nsyscheck \
+		-loadcapture $(BENCH_DIR)/bin/loadcapture -sizes 1000000,10000000 -reps 3
+
+# Fuzz every parser for FUZZTIME each (the seed corpora already run in
+# `make test`); anything found lands in capture/testdata/fuzz/ to keep.
+FUZZTIME ?= 3m
+fuzz:
+	@set -e; for t in FuzzCSVTrace FuzzTranscript FuzzMeasurements; do \
+		echo "fuzz $$t for $(FUZZTIME)"; \
+		$(GO) test ./capture -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME); \
+	done
 
 clean:
 	rm -rf $(BIN)

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/nsyscheck/nsyscheck/predictions"
 )
@@ -99,19 +100,35 @@ func Build(r *predictions.Result, opts Options) (*Report, error) {
 		func() (chart, error) { return kernelChart(r) },
 		func() (chart, error) { return callsChart(r) },
 	}
-	for _, mk := range makers {
-		ch, err := mk()
-		if err != nil {
-			return nil, fmt.Errorf("plot %s: %w", ch.name, err)
-		}
-		pl := Plot{Name: ch.name, Title: ch.title, Caption: ch.caption, Skipped: ch.skipped}
-		if ch.plot != nil {
-			if pl.PNG, pl.SVG, err = render(ch.plot); err != nil {
-				return nil, fmt.Errorf("plot %s: %w", ch.name, err)
+	// Each plot is drawn and rendered on its own goroutine: rendering
+	// dominates a report's cost, and the plots share nothing.
+	plots := make([]Plot, len(makers))
+	errs := make([]error, len(makers))
+	var wg sync.WaitGroup
+	for i, mk := range makers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ch, err := mk()
+			if err != nil {
+				errs[i] = fmt.Errorf("plot %s: %w", ch.name, err)
+				return
 			}
-		}
-		rep.Plots = append(rep.Plots, pl)
+			pl := Plot{Name: ch.name, Title: ch.title, Caption: ch.caption, Skipped: ch.skipped}
+			if ch.plot != nil {
+				if pl.PNG, pl.SVG, err = render(ch.plot); err != nil {
+					errs[i] = fmt.Errorf("plot %s: %w", ch.name, err)
+					return
+				}
+			}
+			plots[i] = pl
+		}()
 	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	rep.Plots = plots
 	return rep, nil
 }
 

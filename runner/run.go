@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	_ "github.com/mattn/go-sqlite3" // SQLite driver for compaction
@@ -97,6 +98,7 @@ type Info struct {
 type Run struct {
 	Dir  string
 	Info Info
+	mu   sync.Mutex // guards Info and run.json while steps run side by side
 	opts Options
 	now  func() time.Time
 }
@@ -193,6 +195,8 @@ func (r *Run) Step(ctx context.Context, name string, fn func(s *Step) error) err
 	if err != nil {
 		s.Error = err.Error()
 	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.Info.Steps = append(r.Info.Steps, s)
 	if err != nil {
 		r.progress("✗ %-8s %6.1fs  %v", name, s.Seconds, err)
@@ -288,10 +292,18 @@ func (r *Run) save() error {
 	return os.Rename(tmp, r.Path(InfoFile))
 }
 
-// Profile does the GPU steps: detect, build, profile, export, stats and
-// analyze. The run folder then holds the .nsys-rep, the compacted .sqlite,
-// the CSV reports, the transcript and the results JSON.
-func (r *Run) Profile(ctx context.Context) error {
+// Task is a named step of work that can run beside others.
+type Task struct {
+	Name string
+	Fn   func(s *Step) error
+}
+
+// Profile does the GPU steps: detect, build, profile, export, then stats and
+// analyze side by side with the given tasks (e.g. loading the export to
+// verify it), since all of them only read the export. The run folder then
+// holds the .nsys-rep, the compacted .sqlite, the CSV reports, the
+// transcript and the results JSON.
+func (r *Run) Profile(ctx context.Context, also ...Task) error {
 	var nvcc, nsys string
 	var gpu GPU
 	err := r.Step(ctx, "detect", func(s *Step) error {
@@ -306,8 +318,15 @@ func (r *Run) Profile(ctx context.Context) error {
 		if nsys, err = FindNsys(r.opts.Nsys); err != nil {
 			return err
 		}
-		r.Info.Nvcc = &Tool{Path: nvcc, Version: ToolVersion(ctx, nvcc)}
-		r.Info.Nsys = &Tool{Path: nsys, Version: ToolVersion(ctx, nsys)}
+		// Ask both tools their versions at once: each answer takes a while.
+		var nvccVersion, nsysVersion string
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() { defer wg.Done(); nvccVersion = ToolVersion(ctx, nvcc) }()
+		go func() { defer wg.Done(); nsysVersion = ToolVersion(ctx, nsys) }()
+		wg.Wait()
+		r.Info.Nvcc = &Tool{Path: nvcc, Version: nvccVersion}
+		r.Info.Nsys = &Tool{Path: nsys, Version: nsysVersion}
 		arch := r.opts.Arch
 		if arch == "" {
 			if arch, err = Arch(gpu.ComputeCap); err != nil {
@@ -358,16 +377,38 @@ func (r *Run) Profile(ctx context.Context) error {
 		return err
 	}
 
-	if err := r.Step(ctx, "stats", func(s *Step) error {
-		return r.stats(ctx, s, nsys)
-	}); err != nil {
-		return err
-	}
+	tasks := append([]Task{
+		{Name: "stats", Fn: func(s *Step) error { return r.stats(ctx, s, nsys) }},
+		{Name: "analyze", Fn: func(s *Step) error {
+			a := r.analyze(ctx, s, nsys)
+			r.mu.Lock()
+			r.Info.Analyze = a
+			r.mu.Unlock()
+			return nil
+		}},
+	}, also...)
+	return r.Concurrently(ctx, tasks...)
+}
 
-	return r.Step(ctx, "analyze", func(s *Step) error {
-		r.Info.Analyze = r.analyze(ctx, s, nsys)
-		return nil
-	})
+// Concurrently runs tasks as steps side by side and returns the first
+// failure in task order, after all have ended.
+func (r *Run) Concurrently(ctx context.Context, tasks ...Task) error {
+	errs := make([]error, len(tasks))
+	var wg sync.WaitGroup
+	for i, t := range tasks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = r.Step(ctx, t.Name, t.Fn)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (r *Run) profile(ctx context.Context, s *Step, nsys string) error {
@@ -460,7 +501,9 @@ func (r *Run) stats(ctx context.Context, s *Step, nsys string) error {
 		}
 		return err
 	}
+	r.mu.Lock()
 	r.Info.Reports = reports
+	r.mu.Unlock()
 	args := []string{"stats", "--report", strings.Join(reports, ","), "--format", "csv",
 		"--output", Base, Base + ".sqlite"}
 	s.Commands = append(s.Commands, commandLine(nsys, args...))

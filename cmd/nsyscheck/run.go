@@ -126,22 +126,24 @@ func runRun(opts *runOptions, s Streams) error {
 		}
 		return &statusError{code: exitError, err: fmt.Errorf("%w\nthe run folder %s keeps what was made so far (run.json, logs)", err, run.Dir)}
 	}
-	if err := run.Profile(ctx); err != nil {
-		return fail(err)
-	}
+	// Verifying needs only the export, so it runs beside stats and analyze.
 	var result *predictions.Result
-	if err := run.Step(ctx, "verify", func(st *runner.Step) error {
-		c, err := capture.Load(run.Dir, capture.Options{APINames: predictions.Names(), Nsys: run.Info.Nsys.Path})
+	var c *capture.Capture
+	verify := runner.Task{Name: "verify", Fn: func(st *runner.Step) error {
+		var err error
+		c, err = capture.Load(run.Path(runner.Base+".sqlite"), capture.Options{APINames: predictions.Names()})
 		if err != nil {
 			return err
 		}
 		result = predictions.Evaluate(c)
-		attachFolderFacts(result, c)
 		return nil
-	}); err != nil {
+	}}
+	if err := run.Profile(ctx, verify); err != nil {
 		return fail(err)
 	}
 	if err := run.Step(ctx, "report", func(st *runner.Step) error {
+		// The rule's output and run.json are complete now.
+		attachFolderFacts(result, c)
 		return writeRunReports(run, result)
 	}); err != nil {
 		return fail(err)
