@@ -52,6 +52,16 @@ type Options struct {
 	// (without _vNNNN suffix), which keeps memory small on big captures.
 	// Empty loads every call.
 	APINames []string
+	// ProgramThread, when set, loads the API calls of the program's thread
+	// only: the thread with the most cudaMemcpyAsync calls, then the most
+	// cudaMemcpy calls, then the most calls (counting the calls APINames
+	// selects; ties go to the lower process, then thread id). GPU copies and
+	// kernels are loaded only where they belong to a loaded call (kernels of
+	// the program's process when the thread launched none through the
+	// runtime API). Capture.OtherThreads counts the calls of the threads
+	// left out. This keeps what a big capture loads to the program's own
+	// records, whatever the other threads did.
+	ProgramThread bool
 	// Nsys is the nsys executable used to export a .nsys-rep; empty means
 	// look it up ($NSYS, PATH, the usual install folders).
 	Nsys string

@@ -199,6 +199,76 @@ type Capture struct {
 
 	// Missing lists the facts this input cannot provide.
 	Missing []Gap `json:"missing,omitempty"`
+
+	// OtherThreads counts, per thread, the API calls that were not loaded
+	// because Options.ProgramThread kept only the program's thread; the
+	// counts are of the calls Options.APINames selects. Sorted the way the
+	// program's thread is chosen (ThreadCount.Before). Empty when every
+	// thread was loaded.
+	OtherThreads []ThreadCount `json:"otherThreads,omitempty"`
+}
+
+// ThreadCount is the number of API calls one thread made.
+type ThreadCount struct {
+	PID         int64 `json:"pid"`
+	TID         int64 `json:"tid"`
+	Calls       int   `json:"calls"`       // all calls counted
+	MemcpyAsync int   `json:"memcpyAsync"` // cudaMemcpyAsync calls among them
+	Memcpy      int   `json:"memcpy"`      // cudaMemcpy calls among them
+}
+
+// Before reports whether thread a ranks before b as the program's thread:
+// more cudaMemcpyAsync calls, then more cudaMemcpy calls, then more calls,
+// then the lower process id, then the lower thread id.
+func (a ThreadCount) Before(b ThreadCount) bool {
+	if a.MemcpyAsync != b.MemcpyAsync {
+		return a.MemcpyAsync > b.MemcpyAsync
+	}
+	if a.Memcpy != b.Memcpy {
+		return a.Memcpy > b.Memcpy
+	}
+	if a.Calls != b.Calls {
+		return a.Calls > b.Calls
+	}
+	if a.PID != b.PID {
+		return a.PID < b.PID
+	}
+	return a.TID < b.TID
+}
+
+// CountThreads counts the calls per thread (process and thread id) and
+// returns the threads in the order of ThreadCount.Before: the first is the
+// program's thread.
+func CountThreads(calls []APICall) []ThreadCount {
+	at := map[[2]int64]int{}
+	var out []ThreadCount
+	for _, a := range calls {
+		k := [2]int64{a.PID, a.TID}
+		i, ok := at[k]
+		if !ok {
+			i = len(out)
+			at[k] = i
+			out = append(out, ThreadCount{PID: a.PID, TID: a.TID})
+		}
+		out[i].add(a.Name, 1)
+	}
+	sortThreads(out)
+	return out
+}
+
+// add counts n calls named name.
+func (t *ThreadCount) add(name string, n int) {
+	t.Calls += n
+	switch name {
+	case "cudaMemcpyAsync":
+		t.MemcpyAsync += n
+	case "cudaMemcpy":
+		t.Memcpy += n
+	}
+}
+
+func sortThreads(ts []ThreadCount) {
+	sort.Slice(ts, func(i, j int) bool { return ts[i].Before(ts[j]) })
 }
 
 // Has reports whether the capture holds the given fact.

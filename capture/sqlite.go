@@ -58,7 +58,8 @@ func LoadSQLite(path string, opts Options) (*Capture, error) {
 	}
 	defer db.Close()
 
-	r := &sqliteReader{db: db, path: path, opts: opts, strs: map[int64]string{}, devices: map[int64]bool{}}
+	r := &sqliteReader{db: db, path: path, opts: opts, strs: map[int64]string{}, devices: map[int64]bool{},
+		wantCorr: map[int64]bool{}}
 	defer r.close()
 	c := &Capture{Path: path, Format: FormatSQLite, Files: []string{path}}
 	if err := r.load(c); err != nil {
@@ -166,6 +167,14 @@ type sqliteReader struct {
 	strStmt *sql.Stmt
 
 	devices map[int64]bool // CUDA device ids that copies and kernels ran on
+
+	// With opts.ProgramThread: whether only the program's thread was loaded
+	// (the runtime table has thread ids), the correlation ids of its calls,
+	// whether it launched kernels through cudaLaunchKernel, and its process.
+	threadOnly bool
+	wantCorr   map[int64]bool
+	launches   bool
+	pid        int64
 }
 
 func (r *sqliteReader) close() {
@@ -542,7 +551,8 @@ func (r *sqliteReader) readThreadNames() (map[int64]string, error) {
 }
 
 // readRuntime streams the CUDA API calls, only those named in
-// opts.APINames when that is set.
+// opts.APINames when that is set, and only the program's thread's when
+// opts.ProgramThread is set.
 func (r *sqliteReader) readRuntime(c *Capture) error {
 	table := r.tables[tabRuntime]
 	cols, err := r.columns(tabRuntime, "start", "end", "nameId")
@@ -560,9 +570,7 @@ func (r *sqliteReader) readRuntime(c *Capture) error {
 		return err
 	}
 
-	q := `SELECT start, "end", nameId, ` + col(cols, "returnValue") + `, ` + col(cols, "correlationId") + `, ` +
-		col(cols, "globalTid") + ` FROM ` + quoteIdent(table)
-	var args []any
+	var conds []string
 	if len(r.opts.APINames) > 0 {
 		ids, err := r.apiNameIDs(r.opts.APINames)
 		if err != nil {
@@ -571,38 +579,75 @@ func (r *sqliteReader) readRuntime(c *Capture) error {
 		if len(ids) == 0 {
 			return nil // none of the wanted APIs was ever called
 		}
-		q += ` WHERE nameId IN (` + strings.TrimSuffix(strings.Repeat("?, ", len(ids)), ", ") + `)`
-		for _, id := range ids {
-			args = append(args, id)
-		}
+		conds = append(conds, `nameId IN (`+intList(ids)+`)`)
 	}
-	q += ` ORDER BY start`
+	gtidCol := col(cols, "globalTid")
+	if r.opts.ProgramThread && cols["globalTid"] {
+		gtids, err := r.programThread(c, table, gtidCol, conds)
+		if err != nil {
+			return err
+		}
+		if len(gtids) == 0 {
+			return nil // no calls at all
+		}
+		conds = append(conds, gtidCol+` IN (`+intList(gtids)+`)`)
+		r.threadOnly = true
+	}
+	// No ORDER BY: Capture.Sort orders the calls, and sorting here would
+	// make SQLite sort every matching row first.
+	q := `SELECT start, "end", nameId, ` + col(cols, "returnValue") + `, ` + col(cols, "correlationId") + `, ` +
+		gtidCol + ` FROM ` + quoteIdent(table)
+	if len(conds) > 0 {
+		q += ` WHERE ` + strings.Join(conds, ` AND `)
+	}
 
-	rows, err := r.db.Query(q, args...)
+	rows, err := r.db.Query(q)
 	if err != nil {
 		return r.tableError(table, err)
 	}
 	defer rows.Close()
 	names := map[int64]string{} // nameId -> name without version
+	var (
+		a             APICall
+		nameID, gtid  int64
+		lastID        = int64(-1)
+		lastName      string
+		lastGtid      = int64(-1)
+		lastPID, lTID int64
+		lastThread    string
+	)
 	for rows.Next() {
-		var a APICall
-		var nameID, gtid int64
+		a = APICall{}
 		if err := rows.Scan(&a.Start, &a.End, &nameID, &a.Result, &a.CorrelationID, &gtid); err != nil {
 			return r.tableError(table, err)
 		}
-		name, ok := names[nameID]
-		if !ok {
-			s, err := r.str(nameID)
-			if err != nil {
-				return err
+		if nameID != lastID {
+			name, ok := names[nameID]
+			if !ok {
+				s, err := r.str(nameID)
+				if err != nil {
+					return err
+				}
+				name = stripAPIVersion(s)
+				names[nameID] = name
 			}
-			name = stripAPIVersion(s)
-			names[nameID] = name
+			lastID, lastName = nameID, name
 		}
-		a.Name = name
+		a.Name = lastName
 		if gtid != 0 {
-			a.PID, a.TID = splitGlobalID(gtid)
-			a.Thread = threads[gtid]
+			if gtid != lastGtid {
+				lastGtid = gtid
+				lastPID, lTID = splitGlobalID(gtid)
+				lastThread = threads[gtid]
+			}
+			a.PID, a.TID, a.Thread = lastPID, lTID, lastThread
+		}
+		if r.threadOnly {
+			r.wantCorr[a.CorrelationID] = true
+			if a.Name == "cudaLaunchKernel" {
+				r.launches = true
+			}
+			r.pid = a.PID
 		}
 		c.Calls = append(c.Calls, a)
 	}
@@ -610,6 +655,110 @@ func (r *sqliteReader) readRuntime(c *Capture) error {
 		return r.tableError(table, err)
 	}
 	return nil
+}
+
+// programThread picks the program's thread (see Options.ProgramThread) from
+// the calls that conds select, counted per thread in one GROUP BY pass, and
+// returns its global thread ids (one, unless ids differ only in the bits
+// above the process id). The other threads' counts go to c.OtherThreads.
+func (r *sqliteReader) programThread(c *Capture, table, gtidCol string, conds []string) ([]int64, error) {
+	q := `SELECT ` + gtidCol + `, nameId, count(*) FROM ` + quoteIdent(table)
+	if len(conds) > 0 {
+		q += ` WHERE ` + strings.Join(conds, ` AND `)
+	}
+	q += ` GROUP BY 1, 2`
+	rows, err := r.db.Query(q)
+	if err != nil {
+		return nil, r.tableError(table, err)
+	}
+	type group struct{ gtid, nameID, n int64 }
+	var groups []group
+	for rows.Next() {
+		var g group
+		if err := rows.Scan(&g.gtid, &g.nameID, &g.n); err != nil {
+			rows.Close()
+			return nil, r.tableError(table, err)
+		}
+		groups = append(groups, g)
+	}
+	err = rows.Err()
+	rows.Close()
+	if err != nil {
+		return nil, r.tableError(table, err)
+	}
+	at := map[[2]int64]int{}
+	var counts []ThreadCount
+	gtids := map[[2]int64][]int64{}
+	for _, g := range groups {
+		var pid, tid int64
+		if g.gtid != 0 {
+			pid, tid = splitGlobalID(g.gtid)
+		}
+		k := [2]int64{pid, tid}
+		i, ok := at[k]
+		if !ok {
+			i = len(counts)
+			at[k] = i
+			counts = append(counts, ThreadCount{PID: pid, TID: tid})
+		}
+		s, err := r.str(g.nameID)
+		if err != nil {
+			return nil, err
+		}
+		counts[i].add(stripAPIVersion(s), int(g.n))
+		if ids := gtids[k]; len(ids) == 0 || ids[len(ids)-1] != g.gtid {
+			gtids[k] = append(ids, g.gtid)
+		}
+	}
+	if len(counts) == 0 {
+		return nil, nil
+	}
+	sortThreads(counts)
+	me := counts[0]
+	if len(counts) > 1 {
+		c.OtherThreads = counts[1:]
+	}
+	return gtids[[2]int64{me.PID, me.TID}], nil
+}
+
+// intList writes integers as a comma-separated SQL list.
+func intList(ids []int64) string {
+	b := make([]byte, 0, 8*len(ids))
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = strconv.AppendInt(b, id, 10)
+	}
+	return string(b)
+}
+
+// corrFilter returns the SQL condition that keeps the GPU records of a table
+// whose correlation ids belong to the loaded calls, or "" when everything is
+// to be read (every thread loaded, or no correlation ids to go by). Short
+// lists go into the SQL; wantsCorr filters longer ones while reading.
+func (r *sqliteReader) corrFilter(cols map[string]bool) string {
+	if !r.threadOnly || !cols["correlationId"] || len(r.wantCorr) > maxSQLList {
+		return ""
+	}
+	ids := make([]int64, 0, len(r.wantCorr))
+	for id := range r.wantCorr {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	if len(ids) == 0 {
+		return ` WHERE 0`
+	}
+	return ` WHERE correlationId IN (` + intList(ids) + `)`
+}
+
+// maxSQLList bounds the ids written into one SQL statement.
+const maxSQLList = 100000
+
+// wantsCorr reports whether a GPU record with this correlation id is to be
+// kept (see corrFilter).
+func (r *sqliteReader) wantsCorr(cols map[string]bool, corr int64) bool {
+	return !r.threadOnly || !cols["correlationId"] || r.wantCorr[corr]
 }
 
 // copyKindByName maps ENUM_CUDA_MEMCPY_OPER names to copy kinds.
@@ -704,17 +853,23 @@ func (r *sqliteReader) readMemcpy(c *Capture) error {
 	}
 	q := `SELECT start, "end", bytes, copyKind, ` + src + `, ` + dst + `, ` + col(cols, "correlationId") + `, ` +
 		col(cols, "streamId") + `, ` + col(cols, "deviceId") + `, ` + col(cols, "globalPid") +
-		` FROM ` + quoteIdent(table) + ` ORDER BY start`
+		` FROM ` + quoteIdent(table) + r.corrFilter(cols)
 	rows, err := r.db.Query(q)
 	if err != nil {
 		return r.tableError(table, err)
 	}
 	defer rows.Close()
+	var (
+		m                  Memcpy
+		kind, sk, dk, gpid int64
+	)
 	for rows.Next() {
-		var m Memcpy
-		var kind, sk, dk, gpid int64
+		m = Memcpy{}
 		if err := rows.Scan(&m.Start, &m.End, &m.Bytes, &kind, &sk, &dk, &m.CorrelationID, &m.Stream, &m.Device, &gpid); err != nil {
 			return r.tableError(table, err)
+		}
+		if !r.wantsCorr(cols, m.CorrelationID) {
+			continue
 		}
 		m.Kind = CopyUnknown
 		if k, ok := kinds[kind]; ok {
@@ -753,23 +908,40 @@ func (r *sqliteReader) readKernels(c *Capture) error {
 		return err
 	}
 	q := `SELECT start, "end", shortName, ` + col(cols, "correlationId") + `, ` + col(cols, "streamId") + `, ` +
-		col(cols, "globalPid") + `, ` + col(cols, "deviceId") + ` FROM ` + quoteIdent(table) + ` ORDER BY start`
+		col(cols, "globalPid") + `, ` + col(cols, "deviceId") + ` FROM ` + quoteIdent(table)
+	// Kernels belong to the loaded calls through cudaLaunchKernel's
+	// correlation ids; a thread that launched none through it keeps its
+	// process's kernels, as the predictions read them then.
+	byCorr := !r.threadOnly || r.launches
+	if byCorr {
+		q += r.corrFilter(cols)
+	}
 	rows, err := r.db.Query(q)
 	if err != nil {
 		return r.tableError(table, err)
 	}
 	defer rows.Close()
+	var (
+		k                 Kernel
+		nameID, gpid, dev int64
+	)
 	for rows.Next() {
-		var k Kernel
-		var nameID, gpid, dev int64
+		k = Kernel{}
 		if err := rows.Scan(&k.Start, &k.End, &nameID, &k.CorrelationID, &k.Stream, &gpid, &dev); err != nil {
 			return r.tableError(table, err)
 		}
-		if k.Name, err = r.str(nameID); err != nil {
-			return err
-		}
 		if gpid != 0 {
 			k.PID, _ = splitGlobalID(gpid)
+		}
+		if byCorr {
+			if !r.wantsCorr(cols, k.CorrelationID) {
+				continue
+			}
+		} else if k.PID != r.pid && k.PID != 0 && r.pid != 0 {
+			continue
+		}
+		if k.Name, err = r.str(nameID); err != nil {
+			return err
 		}
 		if cols["deviceId"] {
 			r.devices[dev] = true

@@ -305,3 +305,32 @@ func TestNames(t *testing.T) {
 		}
 	}
 }
+
+// A loader that kept only the program's thread (capture.Options.ProgramThread)
+// lists the others in OtherThreads: the same thread is read and the same
+// other-threads-ignored message given.
+func TestTwoThreadsLoadedApart(t *testing.T) {
+	whole := Evaluate(synthCapture(synthOpts{otherThread: true}))
+	c := synthCapture(synthOpts{otherThread: true})
+	var mine, others []capture.APICall
+	for _, a := range c.Calls {
+		if a.PID == 7 && a.TID == 7 {
+			mine = append(mine, a)
+		} else {
+			others = append(others, a)
+		}
+	}
+	if len(others) == 0 {
+		t.Fatal("the synthetic capture has no second thread")
+	}
+	c.Calls, c.OtherThreads = mine, capture.CountThreads(others)
+	apart := Evaluate(c)
+	wantVerdicts(t, apart, allVerdicts(Held))
+	if apart.Input.Thread != whole.Input.Thread {
+		t.Errorf("read thread %q, want %q", apart.Input.Thread, whole.Input.Thread)
+	}
+	d1, d2 := hasDiag(whole, CodeOtherThreadsIgnored, Info), hasDiag(apart, CodeOtherThreadsIgnored, Info)
+	if d1 == nil || d2 == nil || d1.Message != d2.Message {
+		t.Errorf("other-threads-ignored differs:\n%+v\n%+v", d1, d2)
+	}
+}

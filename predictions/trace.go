@@ -47,57 +47,27 @@ func newTrace(c *capture.Capture, diags *diagList) (*traceCtx, string) {
 	if len(c.Calls) == 0 {
 		return nil, "the API trace holds no CUDA calls"
 	}
-	type counts struct{ async, memcpy, all int }
-	per := map[threadKey]*counts{}
-	var keys []threadKey
-	for _, a := range c.Calls {
-		k := threadKey{a.PID, a.TID}
-		n := per[k]
-		if n == nil {
-			n = &counts{}
-			per[k] = n
-			keys = append(keys, k)
-		}
-		n.all++
-		switch a.Name {
-		case apiMemcpyAsync:
-			n.async++
-		case apiMemcpy:
-			n.memcpy++
-		}
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		a, b := per[keys[i]], per[keys[j]]
-		if a.async != b.async {
-			return a.async > b.async
-		}
-		if a.memcpy != b.memcpy {
-			return a.memcpy > b.memcpy
-		}
-		if a.all != b.all {
-			return a.all > b.all
-		}
-		if keys[i].pid != keys[j].pid {
-			return keys[i].pid < keys[j].pid
-		}
-		return keys[i].tid < keys[j].tid
-	})
-	me := keys[0]
+	// The loaded calls' threads and, where the loader kept only the
+	// program's thread, the counts of the threads it left out.
+	threads := append(capture.CountThreads(c.Calls), c.OtherThreads...)
+	sort.SliceStable(threads, func(i, j int) bool { return threads[i].Before(threads[j]) })
+	top := threads[0]
+	me := threadKey{top.PID, top.TID}
 	how := "the thread that issued the cudaMemcpyAsync calls"
-	if per[me].async == 0 {
+	if top.MemcpyAsync == 0 {
 		how = "the thread with the most cudaMemcpy calls"
-		if per[me].memcpy == 0 {
+		if top.Memcpy == 0 {
 			how = "the thread with the most CUDA calls"
 		}
 	}
-	if len(keys) > 1 {
+	if len(threads) > 1 {
 		var others []string
-		for _, k := range keys[1:] {
-			others = append(others, fmt.Sprintf("%s (%d calls)", k, per[k].all))
+		for _, o := range threads[1:] {
+			others = append(others, fmt.Sprintf("%s (%d calls)", threadKey{o.PID, o.TID}, o.Calls))
 		}
 		diags.add(CodeOtherThreadsIgnored, Info, fmt.Sprintf(
 			"read thread %s (%s, %d calls); ignored CUDA calls on %d other thread(s): %s",
-			me, how, per[me].all, len(keys)-1, strings.Join(others, ", ")))
+			me, how, top.Calls, len(threads)-1, strings.Join(others, ", ")))
 	}
 
 	t := &traceCtx{c: c, pid: me.pid, tid: me.tid, diags: diags,

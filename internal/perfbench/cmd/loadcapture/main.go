@@ -37,6 +37,7 @@ func main() {
 	sqlitePath := flag.String("sqlite", "", "nsys SQLite export to load with capture.LoadSQLite")
 	csvDir := flag.String("csvdir", "", "folder of nsys stats CSV reports to load with capture.LoadCSVDir")
 	all := flag.Bool("all", false, "load every API call, not only those the predictions read")
+	thread := flag.Bool("thread", true, "load only the program's thread (capture.Options.ProgramThread), as verify does")
 	eval := flag.Bool("eval", true, "evaluate the predictions after loading")
 	scan := flag.Bool("scan", false, "also run privacy.Scan on the SQLite export, as verify does")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of loading and evaluating to `FILE`")
@@ -58,6 +59,7 @@ func main() {
 	if !*all {
 		opts.APINames = predictions.Names()
 	}
+	opts.ProgramThread = *thread
 	var (
 		c    *capture.Capture
 		err  error
@@ -72,7 +74,7 @@ func main() {
 		path = *csvDir
 		c, err = capture.LoadCSVDir(path, opts)
 	default:
-		fmt.Fprintln(os.Stderr, "usage: loadcapture (-sqlite FILE | -csvdir DIR) [-all] [-eval=false]")
+		fmt.Fprintln(os.Stderr, "usage: loadcapture (-sqlite FILE | -csvdir DIR) [-all] [-thread=false] [-eval=false]")
 		os.Exit(2)
 	}
 	if err != nil {

@@ -1,0 +1,233 @@
+package capture
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// progGtid is the global thread id of the reference capture's calls.
+const progGtid = 281475345809430
+
+// sqTwoThreads adds a second thread of the same process to the reference
+// export: 30 cudaStreamSynchronize, 5 cudaMemcpyAsync (with a copy) and 2
+// cudaLaunchKernel calls (with kernels), new correlation ids.
+func sqTwoThreads(t *testing.T) string {
+	stmts := []string{`INSERT INTO StringIds (id, value) VALUES (9101, 'otherKernel')`}
+	ins := func(corr int64, nameID int) {
+		stmts = append(stmts, fmt.Sprintf(`INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME
+			(start, "end", eventClass, globalTid, correlationId, nameId, returnValue)
+			VALUES (%d, %d, 1, %d, %d, %d, 0)`, 400000000+corr*1000, 400000000+corr*1000+500, progGtid+1, corr, nameID))
+	}
+	corr := int64(10000)
+	for i := 0; i < 30; i++ {
+		corr++
+		ins(corr, 59)
+	}
+	for i := 0; i < 5; i++ {
+		corr++
+		ins(corr, 58)
+	}
+	stmts = append(stmts, fmt.Sprintf(`INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY
+		SELECT * FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE rowid = (SELECT min(rowid) FROM CUPTI_ACTIVITY_KIND_MEMCPY)`),
+		fmt.Sprintf(`UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET correlationId = %d WHERE rowid = (SELECT max(rowid) FROM CUPTI_ACTIVITY_KIND_MEMCPY)`, corr))
+	for i := 0; i < 2; i++ {
+		corr++
+		ins(corr, 66)
+		stmts = append(stmts, `INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL
+			SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE rowid = (SELECT min(rowid) FROM CUPTI_ACTIVITY_KIND_KERNEL)`,
+			fmt.Sprintf(`UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET correlationId = %d, shortName = 9101 WHERE rowid = (SELECT max(rowid) FROM CUPTI_ACTIVITY_KIND_KERNEL)`, corr))
+	}
+	return sqFixture(t, stmts...)
+}
+
+var predictionAPIs = []string{"cudaMemcpy", "cudaMemcpyAsync", "cudaStreamSynchronize", "cudaLaunchKernel"}
+
+func TestLoadSQLiteProgramThread(t *testing.T) {
+	p := sqTwoThreads(t)
+	ref := sqLoad(t, refSQLite, Options{APINames: predictionAPIs})
+	all := sqLoad(t, p, Options{APINames: predictionAPIs})
+	if len(all.Calls) != len(ref.Calls)+37 || len(all.Memcpys) != len(ref.Memcpys)+1 || len(all.Kernels) != len(ref.Kernels)+2 {
+		t.Fatalf("fixture: %d calls, %d copies, %d kernels", len(all.Calls), len(all.Memcpys), len(all.Kernels))
+	}
+	if len(all.OtherThreads) != 0 {
+		t.Errorf("every thread loaded, yet OtherThreads = %v", all.OtherThreads)
+	}
+
+	c := sqLoad(t, p, Options{APINames: predictionAPIs, ProgramThread: true})
+	pid, tid := splitGlobalID(progGtid)
+	for _, a := range c.Calls {
+		if a.PID != pid || a.TID != tid {
+			t.Fatalf("call of another thread loaded: %+v", a)
+		}
+	}
+	// The program's thread exactly as before, its copies and kernels only.
+	if !reflect.DeepEqual(c.Calls, ref.Calls) || !reflect.DeepEqual(c.Memcpys, ref.Memcpys) || !reflect.DeepEqual(c.Kernels, ref.Kernels) {
+		t.Errorf("program thread: %d calls, %d copies, %d kernels; want %d, %d, %d",
+			len(c.Calls), len(c.Memcpys), len(c.Kernels), len(ref.Calls), len(ref.Memcpys), len(ref.Kernels))
+	}
+	want := []ThreadCount{{PID: pid, TID: tid + 1, Calls: 37, MemcpyAsync: 5}}
+	if !reflect.DeepEqual(c.OtherThreads, want) {
+		t.Errorf("OtherThreads = %+v, want %+v", c.OtherThreads, want)
+	}
+	if c.Meta.GPU != ref.Meta.GPU || !reflect.DeepEqual(c.Ranges, ref.Ranges) {
+		t.Errorf("GPU %q ranges %d", c.Meta.GPU, len(c.Ranges))
+	}
+	sqCheckSorted(t, c)
+
+	// Counting every call: the other thread now has more calls but still
+	// fewer cudaMemcpyAsync, so the program's thread is still chosen.
+	c = sqLoad(t, p, Options{ProgramThread: true})
+	if len(c.OtherThreads) != 1 || c.OtherThreads[0].Calls != 37 || len(c.Calls) != 444 {
+		t.Errorf("no name filter: %d calls, OtherThreads %+v", len(c.Calls), c.OtherThreads)
+	}
+
+	// More cudaMemcpyAsync calls on the other thread make it the program's.
+	p2 := sqTwoThreads(t)
+	sqExec(t, p2, fmt.Sprintf(`UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET nameId = 58 WHERE globalTid = %d AND nameId = 59`, progGtid+1))
+	c = sqLoad(t, p2, Options{APINames: predictionAPIs, ProgramThread: true})
+	if len(c.Calls) != 37 || c.Calls[0].TID != tid+1 || len(c.Memcpys) != 1 || len(c.Kernels) != 2 {
+		t.Errorf("busier thread: %d calls (tid %d), %d copies, %d kernels", len(c.Calls), c.Calls[0].TID, len(c.Memcpys), len(c.Kernels))
+	}
+	if len(c.OtherThreads) != 1 || c.OtherThreads[0].TID != tid || c.OtherThreads[0].MemcpyAsync != 22 {
+		t.Errorf("busier thread: OtherThreads %+v", c.OtherThreads)
+	}
+}
+
+// A thread that launched no kernels through cudaLaunchKernel keeps its
+// process's kernels, as the predictions read them then.
+func TestLoadSQLiteProgramThreadNoLaunches(t *testing.T) {
+	c := sqLoad(t, refSQLite, Options{APINames: []string{"cudaMemcpyAsync"}, ProgramThread: true})
+	if len(c.Calls) != 22 || len(c.Kernels) != 28 || len(c.Memcpys) != 22 {
+		t.Errorf("%d calls, %d kernels, %d copies", len(c.Calls), len(c.Kernels), len(c.Memcpys))
+	}
+}
+
+func TestLoadCSVProgramThread(t *testing.T) {
+	src, err := filepath.Glob(filepath.Join(refCSV2025, "*_cuda_api_trace.csv"))
+	if err != nil || len(src) != 1 {
+		t.Fatalf("reference trace: %v %v", src, err)
+	}
+	body, err := os.ReadFile(src[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var extra strings.Builder
+	for i := 0; i < 40; i++ {
+		name := "cudaStreamSynchronize_v3020"
+		if i%8 == 0 {
+			name = "cudaMemcpyAsync_v3020"
+		}
+		fmt.Fprintf(&extra, "%d,100,%s,0,%d,22,23,20,\"other, thread\"\n", 400000000+i*1000, name, 20000+i)
+	}
+	dir := writeDir(t, map[string]string{"x_cuda_api_trace.csv": string(body) + extra.String()})
+	ref, err := LoadCSVDir(refCSV2025, Options{APINames: predictionAPIs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := LoadCSVDir(dir, Options{APINames: predictionAPIs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all.Calls) != len(ref.Calls)+40 {
+		t.Fatalf("fixture: %d calls", len(all.Calls))
+	}
+	c, err := LoadCSVDir(dir, Options{APINames: predictionAPIs, ProgramThread: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(c.Calls, ref.Calls) {
+		t.Errorf("program thread: %d calls, want %d", len(c.Calls), len(ref.Calls))
+	}
+	want := []ThreadCount{{PID: 22, TID: 23, Calls: 40, MemcpyAsync: 5}}
+	if !reflect.DeepEqual(c.OtherThreads, want) {
+		t.Errorf("OtherThreads = %+v, want %+v", c.OtherThreads, want)
+	}
+
+	// A damaged row on the other thread is reported as a plain load reports it.
+	bad := string(body) + extra.String() + "x,100,cudaMemcpyAsync_v3020,0,1,22,23,20,t\n"
+	dir = writeDir(t, map[string]string{"x_cuda_api_trace.csv": bad})
+	_, err1 := LoadCSVDir(dir, Options{APINames: predictionAPIs})
+	_, err2 := LoadCSVDir(dir, Options{APINames: predictionAPIs, ProgramThread: true})
+	if err1 == nil || err2 == nil || err1.Error() != err2.Error() {
+		t.Errorf("errors differ:\n%v\n%v", err1, err2)
+	}
+}
+
+// scanAll reads every record with csvScanner.
+func scanAll(data []byte) ([][]string, error) {
+	sc := newCSVScanner(bytes.NewReader(data))
+	var out [][]string
+	for {
+		rec, err := sc.next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		row := make([]string, len(rec))
+		for i, f := range rec {
+			row[i] = string(f)
+		}
+		out = append(out, row)
+	}
+}
+
+// csvAll reads every record with encoding/csv as streamAPITrace does.
+func csvAll(data []byte) ([][]string, error) {
+	cr := csv.NewReader(csvBomReader(bytes.NewReader(data)))
+	cr.FieldsPerRecord = -1
+	var out [][]string
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, rec)
+	}
+}
+
+// csvScanner must read what encoding/csv reads.
+func checkScanner(t *testing.T, data []byte) {
+	want, werr := csvAll(data)
+	got, gerr := scanAll(data)
+	if werr != nil {
+		return // encoding/csv reports the error on the second pass
+	}
+	if gerr != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("input %q:\n got %q (%v)\nwant %q", data, got, gerr, want)
+	}
+}
+
+func TestCSVScanner(t *testing.T) {
+	for _, s := range []string{
+		"", "\n", "a,b\n", "a,b", "a,b\r\n1,2\r\n", "\uFEFFa,b\n\n\n1,2\n", "a,,\n,,\n",
+		`"a,b","c""d",e` + "\n", "\"multi\nline\",x\n\"y\r\nz\",w\r\n", "a,b\r", "\"\"\n", "a\rb,c\n",
+		"\"a\"b,c\n", "a\"b,c\n", "\"open\n", "x,\"\"\"\"\n",
+	} {
+		checkScanner(t, []byte(s))
+	}
+	b, err := os.ReadFile("../testdata/captures/h200-pinned/pinned_cuda_api_trace.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkScanner(t, b)
+}
+
+func FuzzCSVScanner(f *testing.F) {
+	seedFiles(f, refCSV2025+"/ref_cuda_api_trace.csv")
+	f.Add([]byte("\uFEFF" + traceHeader + "1,2,\"a,b\",0,1,2,3,20,\"t\"\"x\"\r\n"))
+	f.Add([]byte("\"multi\nline\",x\n\"y\r\nz\",w\r\n\n"))
+	f.Fuzz(func(t *testing.T, data []byte) { checkScanner(t, data) })
+}
