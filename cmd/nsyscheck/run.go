@@ -131,7 +131,7 @@ func runRun(opts *runOptions, s Streams) error {
 	var c *capture.Capture
 	verify := runner.Task{Name: "verify", Fn: func(st *runner.Step) error {
 		var err error
-		c, err = capture.Load(run.Path(runner.Base+".sqlite"), capture.Options{APINames: predictions.Names()})
+		c, err = capture.Load(run.Path(runner.Base+".sqlite"), capture.Options{APINames: predictions.Names(), ProgramThread: true})
 		if err != nil {
 			return err
 		}

@@ -104,7 +104,10 @@ func compareNsysRule(r *predictions.Result, c *capture.Capture, flagged []runner
 	}
 	pg, pn := count(groups.PageableCorrelationIDs), count(groups.PinnedCorrelationIDs)
 	other := len(flaggedIDs) - pg - pn
-	agrees := pg == len(groups.PageableCorrelationIDs) && pn == 0 && unmatched == 0
+	// Copies the rule flags that match no call loaded (other threads or
+	// processes, which nsyscheck does not read) neither confirm nor
+	// contradict the reading of part 2: they are only counted.
+	agrees := pg == len(groups.PageableCorrelationIDs) && pn == 0
 	level, verdict := predictions.Info, "agrees with"
 	if !agrees {
 		level, verdict = predictions.Warning, "disagrees with"
@@ -119,7 +122,7 @@ func unmatchedNote(n int) string {
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf(", %d matching no call of the trace", n)
+	return fmt.Sprintf(", %d matching no call of the program's thread", n)
 }
 
 // attachPCIe states the link and how close pinned copies at 256 MiB came to

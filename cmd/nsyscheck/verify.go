@@ -78,7 +78,7 @@ func loadAndEvaluate(paths []string, nsys string, s Streams) ([]*predictions.Res
 			"Pass a .nsys-rep, .sqlite, CSV folder, transcript or results JSON to verify your own.\n\n", nsyscheck.ShippedName)
 		paths = []string{dir}
 	}
-	opts := capture.Options{APINames: predictions.Names(), Nsys: nsys}
+	opts := capture.Options{APINames: predictions.Names(), ProgramThread: true, Nsys: nsys}
 	var results []*predictions.Result
 	for _, p := range paths {
 		c, err := capture.Load(p, opts)
