@@ -3,6 +3,8 @@ package privacy
 import (
 	"encoding/binary"
 	"fmt"
+	"io"
+	"slices"
 	"sort"
 )
 
@@ -15,9 +17,16 @@ type span struct{ lo, hi int64 }
 // and the cell content, freeblocks, the tail of the last overflow page of a
 // record and reserved bytes. Stale bytes of deleted or moved rows survive in
 // the unused parts until the file is rebuilt (VACUUM).
+//
+// It also knows which b-tree pages hold no text: pages whose cells are
+// numbers only (every record serial type below 12, no overflow), such as
+// the pages of the CUPTI_ACTIVITY_KIND_* tables. Their live bytes cannot
+// hold a string, so the raw search reads only their unused parts.
 type pageMap struct {
 	pageSize int64
-	unused   []span // sorted, disjoint
+	nPages   int64
+	unused   []span   // sorted, disjoint
+	numeric  []uint64 // bit p: page p is a b-tree page whose live bytes hold no text
 }
 
 // inUnused reports whether the byte at off lies in an unused part of the file.
@@ -35,26 +44,93 @@ func (m *pageMap) unusedBytes() int64 {
 	return n
 }
 
-// buildPageMap walks every b-tree of the database image data from the given
-// root pages (page 1, the schema, is always walked) and the free list.
-func buildPageMap(data []byte, roots []int64) (*pageMap, error) {
-	if len(data) < 100 || string(data[:16]) != "SQLite format 3\x00" {
+func (m *pageMap) isNumeric(p int64) bool {
+	return m.numeric[p>>6]&(1<<(p&63)) != 0
+}
+
+// regions calls fn, in file order, for each maximal byte range the raw
+// search has to read: every unused byte, and every live byte of a page other
+// than a numbers-only b-tree page. size is the file size; bytes after the
+// last whole page are unused.
+func (m *pageMap) regions(size int64, fn func(lo, hi int64) error) error {
+	var cur span
+	emit := func(lo, hi int64) error {
+		if lo >= hi {
+			return nil
+		}
+		if cur.hi == lo && cur.hi > cur.lo {
+			cur.hi = hi
+			return nil
+		}
+		if cur.hi > cur.lo {
+			if err := fn(cur.lo, cur.hi); err != nil {
+				return err
+			}
+		}
+		cur = span{lo, hi}
+		return nil
+	}
+	ui := 0
+	for p := int64(1); p <= m.nPages; p++ {
+		base, end := (p-1)*m.pageSize, p*m.pageSize
+		if !m.isNumeric(p) {
+			if err := emit(base, end); err != nil {
+				return err
+			}
+			continue
+		}
+		for ui < len(m.unused) && m.unused[ui].hi <= base {
+			ui++
+		}
+		for k := ui; k < len(m.unused) && m.unused[k].lo < end; k++ {
+			if err := emit(max(m.unused[k].lo, base), min(m.unused[k].hi, end)); err != nil {
+				return err
+			}
+		}
+	}
+	if err := emit(m.nPages*m.pageSize, size); err != nil {
+		return err
+	}
+	if cur.hi > cur.lo {
+		return fn(cur.lo, cur.hi)
+	}
+	return nil
+}
+
+// Page states of the walker.
+const (
+	pageSeen    = 1 << iota // reached as a b-tree or overflow page
+	pageBtree               // its b-tree cells were read; its unused parts are in walker.btUnused
+	pageNumeric             // a b-tree page whose cells hold no text
+)
+
+// buildPageMap walks every b-tree of the database file f (size bytes) from
+// the given root pages (page 1, the schema, is always walked) and the free
+// list. It reads one page at a time, so its memory does not follow the file
+// size beyond a few bytes a page.
+func buildPageMap(f io.ReaderAt, size int64, roots []int64) (*pageMap, error) {
+	var hdr [100]byte
+	if size < 100 {
 		return nil, fmt.Errorf("not a SQLite database file")
 	}
-	pageSize := int64(binary.BigEndian.Uint16(data[16:18]))
+	if _, err := f.ReadAt(hdr[:], 0); err != nil {
+		return nil, err
+	}
+	if string(hdr[:16]) != "SQLite format 3\x00" {
+		return nil, fmt.Errorf("not a SQLite database file")
+	}
+	pageSize := int64(binary.BigEndian.Uint16(hdr[16:18]))
 	if pageSize == 1 {
 		pageSize = 65536
 	}
 	if pageSize < 512 || pageSize&(pageSize-1) != 0 {
 		return nil, fmt.Errorf("bad page size %d in the file header", pageSize)
 	}
-	usable := pageSize - int64(data[20])
-	nPages := int64(len(data)) / pageSize
-	w := &walker{data: data, pageSize: pageSize, usable: usable, nPages: nPages,
-		used: make(map[int64][]span), kind: make(map[int64]byte)}
+	usable := pageSize - int64(hdr[20])
+	nPages := size / pageSize
+	w := &walker{f: f, pageSize: pageSize, usable: usable, nPages: nPages,
+		state: make([]byte, nPages+1), other: make(map[int64][]span)}
 
-	// Page 1 starts with the 100-byte file header.
-	w.mark(1, 0, 100)
 	all := append([]int64{1}, roots...)
 	for _, r := range all {
 		if err := w.tree(r, 0); err != nil {
@@ -63,41 +139,70 @@ func buildPageMap(data []byte, roots []int64) (*pageMap, error) {
 	}
 	// Pointer-map pages of auto-vacuum databases hold only page numbers;
 	// treat them as used so their zero bytes do not count as unused.
-	if binary.BigEndian.Uint32(data[52:56]) != 0 {
+	if binary.BigEndian.Uint32(hdr[52:56]) != 0 {
 		entries := usable / 5
 		for p := int64(2); p <= nPages; p += entries + 1 {
 			w.mark(p, 0, pageSize)
-			w.kind[p] = 'p'
 		}
 	}
 	// Free-list trunk pages: only the next-trunk pointer, the count and the
 	// leaf page numbers are live; leaf pages are entirely unused.
-	trunk := int64(binary.BigEndian.Uint32(data[32:36]))
+	trunk := int64(binary.BigEndian.Uint32(hdr[32:36]))
 	for seen := 0; trunk != 0; seen++ {
 		if trunk > nPages || seen > int(nPages) {
 			return nil, fmt.Errorf("free list points outside the file (page %d)", trunk)
 		}
-		off := (trunk - 1) * pageSize
-		n := int64(binary.BigEndian.Uint32(data[off+4 : off+8]))
+		pg, err := w.read(trunk, 0)
+		if err != nil {
+			return nil, err
+		}
+		n := int64(binary.BigEndian.Uint32(pg[4:8]))
 		if 8+4*n > usable {
 			return nil, fmt.Errorf("free-list trunk page %d lists %d pages", trunk, n)
 		}
 		w.mark(trunk, 0, 8+4*n)
-		w.kind[trunk] = 'f'
-		for i := int64(0); i < n; i++ {
-			leaf := int64(binary.BigEndian.Uint32(data[off+8+4*i : off+12+4*i]))
-			if leaf >= 1 && leaf <= nPages {
-				w.kind[leaf] = 'f'
-			}
-		}
-		trunk = int64(binary.BigEndian.Uint32(data[off : off+4]))
+		trunk = int64(binary.BigEndian.Uint32(pg[:4]))
 	}
 
-	m := &pageMap{pageSize: pageSize}
+	slices.SortFunc(w.btUnused, func(a, b span) int { return cmpInt64(a.lo, b.lo) })
+	m := &pageMap{pageSize: pageSize, nPages: nPages, numeric: make([]uint64, nPages/64+1)}
+	bi := 0
+	var scratch []span
 	for p := int64(1); p <= nPages; p++ {
 		base := (p - 1) * pageSize
-		used := w.used[p]
-		sort.Slice(used, func(i, j int) bool { return used[i].lo < used[j].lo })
+		used := w.other[p]
+		if w.state[p]&pageBtree != 0 {
+			j := bi
+			for j < len(w.btUnused) && w.btUnused[j].lo < base+pageSize {
+				j++
+			}
+			free := w.btUnused[bi:j]
+			bi = j
+			if len(used) == 0 {
+				for _, u := range free {
+					m.add(u.lo, u.hi)
+				}
+				if w.state[p]&pageNumeric != 0 {
+					m.numeric[p>>6] |= 1 << (p & 63)
+				}
+				continue
+			}
+			// A page also claimed as another kind (a damaged file): its
+			// unused bytes are those neither claim.
+			scratch = scratch[:0]
+			cur := int64(0)
+			for _, u := range free {
+				if u.lo-base > cur {
+					scratch = append(scratch, span{cur, u.lo - base})
+				}
+				cur = u.hi - base
+			}
+			if cur < pageSize {
+				scratch = append(scratch, span{cur, pageSize})
+			}
+			used = append(scratch, used...)
+		}
+		slices.SortFunc(used, func(a, b span) int { return cmpInt64(a.lo, b.lo) })
 		cur := int64(0)
 		for _, u := range used {
 			if u.lo > cur {
@@ -109,10 +214,20 @@ func buildPageMap(data []byte, roots []int64) (*pageMap, error) {
 			m.add(base+cur, base+pageSize)
 		}
 	}
-	if tail := nPages * pageSize; tail < int64(len(data)) {
-		m.add(tail, int64(len(data)))
+	if tail := nPages * pageSize; tail < size {
+		m.add(tail, size)
 	}
 	return m, nil
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 func (m *pageMap) add(lo, hi int64) {
@@ -124,40 +239,54 @@ func (m *pageMap) add(lo, hi int64) {
 }
 
 type walker struct {
-	data     []byte
+	f        io.ReaderAt
 	pageSize int64
 	usable   int64
 	nPages   int64
-	used     map[int64][]span // page -> live ranges, offsets within the page
-	kind     map[int64]byte   // page -> 'b' b-tree, 'o' overflow, 'f' free, 'p' pointer map
+	state    []byte           // page -> pageSeen, pageBtree, pageNumeric
+	other    map[int64][]span // page -> live ranges of overflow, free-list trunk and pointer-map pages
+	btUnused []span           // unused ranges (file offsets) of the b-tree pages read so far
+	bufs     [][]byte         // one page buffer per b-tree depth
+	spans    [][]span         // one scratch list of live ranges per b-tree depth
 }
 
 func (w *walker) mark(page, lo, hi int64) {
-	w.used[page] = append(w.used[page], span{lo, hi})
+	w.other[page] = append(w.other[page], span{lo, hi})
 }
 
-func (w *walker) page(p int64) ([]byte, error) {
+// read returns page p, in the buffer of the given depth.
+func (w *walker) read(p int64, depth int) ([]byte, error) {
 	if p < 1 || p > w.nPages {
 		return nil, fmt.Errorf("page %d is outside the file (%d pages)", p, w.nPages)
 	}
-	return w.data[(p-1)*w.pageSize : p*w.pageSize], nil
+	for len(w.bufs) <= depth {
+		w.bufs = append(w.bufs, make([]byte, w.pageSize))
+		w.spans = append(w.spans, nil)
+	}
+	pg := w.bufs[depth]
+	if _, err := w.f.ReadAt(pg, (p-1)*w.pageSize); err != nil {
+		return nil, fmt.Errorf("page %d: %w", p, err)
+	}
+	return pg, nil
 }
 
 func (w *walker) tree(p int64, depth int) error {
 	if depth > 64 {
 		return fmt.Errorf("b-tree deeper than 64 levels at page %d", p)
 	}
-	if _, seen := w.kind[p]; seen {
+	if p >= 1 && p <= w.nPages && w.state[p] != 0 {
 		return nil
 	}
-	pg, err := w.page(p)
+	pg, err := w.read(p, depth)
 	if err != nil {
 		return err
 	}
-	w.kind[p] = 'b'
+	w.state[p] |= pageSeen
+	used := w.spans[depth][:0]
 	h := int64(0)
 	if p == 1 {
 		h = 100
+		used = append(used, span{0, 100}) // the file header
 	}
 	typ := pg[h]
 	hdr := int64(8)
@@ -172,7 +301,8 @@ func (w *walker) tree(p int64, depth int) error {
 	if h+hdr+2*ncells > w.usable {
 		return fmt.Errorf("page %d: %d cells do not fit", p, ncells)
 	}
-	w.mark(p, h, h+hdr+2*ncells)
+	used = append(used, span{h, h + hdr + 2*ncells})
+	text := false
 	if hdr == 12 {
 		right := int64(binary.BigEndian.Uint32(pg[h+8 : h+12]))
 		if err := w.tree(right, depth+1); err != nil {
@@ -199,7 +329,7 @@ func (w *walker) tree(p int64, depth int) error {
 			if k == 0 {
 				return fmt.Errorf("page %d: cell %d truncated", p, i)
 			}
-			w.mark(p, off, off+n+int64(k))
+			used = append(used, span{off, off + n + int64(k)})
 			if err := w.tree(child, depth+1); err != nil {
 				return err
 			}
@@ -225,7 +355,10 @@ func (w *walker) tree(p int64, depth int) error {
 		if end > int64(len(cell)) {
 			return fmt.Errorf("page %d: cell %d runs past the page", p, i)
 		}
-		w.mark(p, off, off+end)
+		used = append(used, span{off, off + end})
+		if !text && (overflow || recordHoldsText(cell[n:n+local])) {
+			text = true
+		}
 		if overflow {
 			first := int64(binary.BigEndian.Uint32(cell[n+local : n+local+4]))
 			if err := w.overflow(first, int64(payload)-local); err != nil {
@@ -238,7 +371,43 @@ func (w *walker) tree(p int64, depth int) error {
 			}
 		}
 	}
+	w.spans[depth] = used
+
+	// The page's unused parts: what no live range covers.
+	slices.SortFunc(used, func(a, b span) int { return cmpInt64(a.lo, b.lo) })
+	base := (p - 1) * w.pageSize
+	cur := int64(0)
+	for _, u := range used {
+		if u.lo > cur {
+			w.btUnused = append(w.btUnused, span{base + cur, base + u.lo})
+		}
+		cur = max(cur, u.hi)
+	}
+	if cur < w.pageSize {
+		w.btUnused = append(w.btUnused, span{base + cur, base + w.pageSize})
+	}
+	w.state[p] |= pageBtree
+	if !text {
+		w.state[p] |= pageNumeric
+	}
 	return nil
+}
+
+// recordHoldsText reports whether a record (the local part of a cell's
+// payload) may hold text or a blob: a serial type of 12 or more in its
+// header, or a header that does not fit in the local bytes. Serial types
+// below 12 are one-byte varints, so every header byte must be below 12.
+func recordHoldsText(rec []byte) bool {
+	size, k := varint(rec)
+	if k == 0 || size < uint64(k) || size > uint64(len(rec)) {
+		return true
+	}
+	for _, c := range rec[k:size] {
+		if c >= 12 {
+			return true
+		}
+	}
+	return false
 }
 
 // local returns how many payload bytes a cell keeps on its own page and
@@ -261,19 +430,22 @@ func (w *walker) local(p int64, table bool) (int64, bool) {
 }
 
 func (w *walker) overflow(p, remaining int64) error {
+	var next [4]byte
 	for steps := int64(0); remaining > 0; steps++ {
 		if steps > w.nPages {
 			return fmt.Errorf("overflow chain loops")
 		}
-		pg, err := w.page(p)
-		if err != nil {
-			return fmt.Errorf("overflow chain: %w", err)
+		if p < 1 || p > w.nPages {
+			return fmt.Errorf("overflow chain: page %d is outside the file (%d pages)", p, w.nPages)
 		}
-		w.kind[p] = 'o'
+		if _, err := w.f.ReadAt(next[:], (p-1)*w.pageSize); err != nil {
+			return fmt.Errorf("overflow chain: page %d: %w", p, err)
+		}
+		w.state[p] |= pageSeen
 		here := min(remaining, w.usable-4)
 		w.mark(p, 0, 4+here)
 		remaining -= here
-		p = int64(binary.BigEndian.Uint32(pg[:4]))
+		p = int64(binary.BigEndian.Uint32(next[:]))
 	}
 	return nil
 }

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"database/sql"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
 	_ "github.com/mattn/go-sqlite3" // SQLite driver for database/sql
@@ -44,18 +44,35 @@ const (
 //
 // Scan never writes to the file or beside it.
 func Scan(path string) (*Report, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, &capture.InputError{Path: path, Problem: "cannot read the capture", Err: err,
+	readErr := func(err error) error {
+		return &capture.InputError{Path: path, Problem: "cannot read the capture", Err: err,
 			Hint: "check the path; give a SQLite export (.sqlite) or a .nsys-rep"}
 	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, readErr(err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, readErr(err)
+	}
+	size := st.Size()
+	head := make([]byte, max(len(sqliteMagic), len(nsysRepMagic)))
+	n, err := f.ReadAt(head, 0)
+	if err != nil && err != io.EOF {
+		return nil, readErr(err)
+	}
+	head = head[:n]
 	switch {
-	case bytes.HasPrefix(data, []byte(sqliteMagic)):
-		return scanSQLite(path, data)
-	case bytes.HasPrefix(data, []byte(nsysRepMagic)) || strings.HasSuffix(path, ".nsys-rep") || strings.HasSuffix(path, ".qdrep"):
+	case bytes.HasPrefix(head, []byte(sqliteMagic)):
+		return scanSQLite(path, f, size)
+	case bytes.HasPrefix(head, []byte(nsysRepMagic)) || strings.HasSuffix(path, ".nsys-rep") || strings.HasSuffix(path, ".qdrep"):
 		r := &Report{Path: path, Format: "nsys-rep"}
 		r.Notes = append(r.Notes, "a .nsys-rep is searched as raw bytes only; its SQLite export gives a fuller answer")
-		r.addRaw(data, nil, nil)
+		if err := r.addRaw(f, size, nil, nil); err != nil {
+			return nil, readErr(err)
+		}
 		r.sort()
 		return r, nil
 	}
@@ -78,7 +95,7 @@ func fileDSN(path string) string {
 	return u.String()
 }
 
-func scanSQLite(path string, data []byte) (*Report, error) {
+func scanSQLite(path string, f *os.File, size int64) (*Report, error) {
 	db, err := sql.Open("sqlite3", readOnlyDSN(path))
 	if err != nil {
 		return nil, &capture.InputError{Path: path, Problem: "cannot open the SQLite export", Err: err, Hint: exportHint}
@@ -89,14 +106,16 @@ func scanSQLite(path string, data []byte) (*Report, error) {
 	if err := s.run(); err != nil {
 		return nil, err
 	}
-	pm, err := buildPageMap(data, s.roots)
+	pm, err := buildPageMap(f, size, s.roots)
 	if err != nil {
 		r.Notes = append(r.Notes, "the file's pages could not be parsed ("+err.Error()+"), so raw hits are not told apart as live or unused")
 		pm = nil
 	} else {
 		r.UnusedBytes = pm.unusedBytes()
 	}
-	r.addRaw(data, pm, s.covered)
+	if err := r.addRaw(f, size, pm, s.covered); err != nil {
+		return nil, &capture.InputError{Path: path, Problem: "cannot read the capture", Err: err, Hint: exportHint}
+	}
 	r.sort()
 	return r, nil
 }
@@ -477,99 +496,10 @@ var rawEnvRE = regexp.MustCompile(`([A-Z][A-Z0-9_]+)="?([\x20-\x21\x23-\x3a\x3c-
 var rawGlue = []string{"ENVIRONMENT_VARIABLE"}
 
 // rawURLRE finds credential URLs in raw bytes.
+//
+// Both patterns define what the raw search (raw.go) finds; it finds the same
+// matches without running them over every byte (see the tests).
 var rawURLRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@"';\x00-\x1f]+:[^/\s@"';\x00-\x1f]+@[^/\s"';\x00-\x1f]+`)
-
-type rawKey struct {
-	kind        Kind
-	name, value string
-	unused      bool
-}
-
-// addRaw searches raw bytes for NAME=value strings and credential URLs.
-// With a page map, a hit in live space is reported only when it is a
-// credential no structured finding already covers; hits in unused space
-// are all reported, marked Unused. Without one (a .nsys-rep), every hit is
-// reported as raw bytes.
-func (r *Report) addRaw(data []byte, pm *pageMap, covered map[string]bool) {
-	counts := map[rawKey]int{}
-	first := map[rawKey]int64{}
-	var order []rawKey
-	add := func(k Kind, name, value string, off int64) {
-		unused := pm != nil && pm.inUnused(off)
-		if pm != nil && !unused && (k != KindSecret || covered[name+"="+value]) {
-			return
-		}
-		key := rawKey{k, name, value, unused}
-		if _, ok := counts[key]; !ok {
-			order = append(order, key)
-			first[key] = off
-		}
-		counts[key]++
-	}
-	var inSecret []span // NAME=value hits already reported as credentials
-	for _, m := range rawEnvRE.FindAllSubmatchIndex(data, -1) {
-		v := EnvVar{Name: string(data[m[2]:m[3]]), Value: strings.TrimSuffix(string(data[m[4]:m[5]]), `"`), HasValue: true}
-		off := int64(m[2])
-		for _, g := range rawGlue {
-			if rest, ok := strings.CutPrefix(v.Name, g); ok && len(rest) > 0 {
-				v.Name = rest
-				off += int64(len(g))
-			}
-		}
-		if !cleanEnd(data, m[1]) && (len(v.Value) < 8 || !LooksSecretName(v.Name)) {
-			continue // a fragment: compressed or binary bytes follow
-		}
-		if v.Value == "" {
-			continue
-		}
-		if k, ok := classify(v); ok {
-			add(k, v.Name, v.Value, off)
-			if k == KindSecret {
-				inSecret = append(inSecret, span{int64(m[2]), int64(m[1])})
-			}
-		}
-	}
-	for _, m := range rawURLRE.FindAllIndex(data, -1) {
-		u := string(data[m[0]:m[1]])
-		if len(URLCredentials(u)) == 0 || strings.Contains(u, Redacted) {
-			continue
-		}
-		// Hits come in offset order, so the spans are sorted.
-		i := sort.Search(len(inSecret), func(i int) bool { return inSecret[i].hi > int64(m[0]) })
-		if i < len(inSecret) && inSecret[i].lo <= int64(m[0]) {
-			continue // part of a variable already reported
-		}
-		if covered != nil && coveredURL(covered, u) {
-			if pm == nil || !pm.inUnused(int64(m[0])) {
-				continue
-			}
-		}
-		add(KindSecret, "", u, int64(m[0]))
-	}
-	for _, key := range order {
-		where := "raw bytes at offset " + strconv.FormatInt(first[key], 10)
-		if key.unused {
-			where += " (" + unusedLabel + ")"
-		}
-		r.Findings = append(r.Findings, Finding{Kind: key.kind, Name: key.name, Where: where, Offset: first[key],
-			Masked: Mask(key.value), Unused: key.unused, More: counts[key] - 1, value: key.value})
-	}
-}
-
-// cleanEnd reports whether a raw NAME=value string ends the way recorded
-// environment strings end: at a NUL (environment blocks), ";"
-// (DeviceEnvironment), a quote (META_DATA_CAPTURE) or the end of the data.
-// Stale schema and record bytes that happen to hold "=" end elsewhere.
-func cleanEnd(data []byte, end int) bool {
-	if end >= len(data) {
-		return true
-	}
-	switch data[end] {
-	case 0, ';', '"':
-		return true
-	}
-	return false
-}
 
 // coveredURL reports whether a credential URL is part of a value some
 // structured finding already holds.

@@ -1,0 +1,360 @@
+package privacy
+
+import (
+	"bytes"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// The raw search finds, in file order, exactly the non-overlapping matches
+// rawEnvRE.FindAll and rawURLRE.FindAll would find, without running a
+// regular expression over every byte: it looks for the fixed part of each
+// pattern ("=" and "://") with bytes.IndexByte and bytes.Index, and reads
+// the name, value, user, password and host around each hit byte by byte.
+// Bytes of 0x80 and above never belong to a name, a scheme or an
+// environment value, and always belong to a URL's user, password and host,
+// as they do for the regular expressions (as runes or U+FFFD).
+var (
+	envNameByte  = byteClass(func(c byte) bool { return c == '_' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' })
+	envStartByte = byteClass(func(c byte) bool { return c >= 'A' && c <= 'Z' })
+	envValueByte = byteClass(func(c byte) bool { return c >= 0x20 && c <= 0x7e && c != '"' && c != ';' })
+	schemeByte   = byteClass(func(c byte) bool {
+		return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '.' || c == '-'
+	})
+	schemeStartByte = byteClass(func(c byte) bool { return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' })
+	urlUserByte     = byteClass(func(c byte) bool { return c > ' ' && !strings.ContainsRune(`/:@"';`, rune(c)) })
+	urlPassByte     = byteClass(func(c byte) bool { return c > ' ' && !strings.ContainsRune(`/@"';`, rune(c)) })
+	urlHostByte     = byteClass(func(c byte) bool { return c > ' ' && !strings.ContainsRune(`/"';`, rune(c)) })
+)
+
+func byteClass(in func(byte) bool) *[256]bool {
+	var t [256]bool
+	for c := 0; c < 256; c++ {
+		t[c] = in(byte(c))
+	}
+	return &t
+}
+
+// rawWindow is how much of the file the raw search holds at once (more
+// only while one string is longer); a variable so that tests can make it
+// small.
+var rawWindow int64 = 1 << 20
+
+// rawLookback is how far before a searched range a name or scheme may start.
+const rawLookback = 4096
+
+// rawSearch searches byte ranges of a file, in increasing order, for
+// NAME=value strings and credential URLs, and gathers what addRaw reports.
+type rawSearch struct {
+	f    io.ReaderAt
+	size int64
+	buf  []byte // the file's bytes [lo, lo+len(buf))
+	lo   int64
+
+	pm      *pageMap
+	covered map[string]bool
+
+	envEnd, urlEnd int64  // end of the last match of each pattern
+	inSecret       []span // NAME=value hits already reported as credentials
+	env, url       rawHits
+}
+
+type rawKey struct {
+	kind        Kind
+	name, value string
+	unused      bool
+}
+
+// rawHits counts raw hits by name, value and space, in first-seen order.
+type rawHits struct {
+	counts map[rawKey]int
+	first  map[rawKey]int64
+	order  []rawKey
+}
+
+func newRawSearch(f io.ReaderAt, size int64, pm *pageMap, covered map[string]bool) *rawSearch {
+	return &rawSearch{f: f, size: size, pm: pm, covered: covered,
+		env: rawHits{counts: map[rawKey]int{}, first: map[rawKey]int64{}},
+		url: rawHits{counts: map[rawKey]int{}, first: map[rawKey]int64{}}}
+}
+
+// load makes the file's bytes [lo, hi) (cut at the end of the file)
+// available in s.buf, with up to rawLookback bytes before lo.
+func (s *rawSearch) load(lo, hi int64) error {
+	hi = min(hi, s.size)
+	if lo >= s.lo && hi <= s.lo+int64(len(s.buf)) {
+		return nil
+	}
+	start := max(0, lo-rawLookback)
+	if lo >= s.lo && lo-s.lo < rawLookback {
+		start = s.lo // keep what is already before lo
+	}
+	end := min(s.size, max(hi, start+rawWindow))
+	n := int(end - start)
+	if cap(s.buf) < n {
+		s.buf = make([]byte, n)
+	}
+	s.buf = s.buf[:n]
+	s.lo = start
+	if _, err := s.f.ReadAt(s.buf, start); err != nil && err != io.EOF {
+		return err
+	}
+	return nil
+}
+
+// byteAt returns the file's byte at off; ok is false past the end.
+func (s *rawSearch) byteAt(off int64) (byte, bool, error) {
+	if off >= s.size {
+		return 0, false, nil
+	}
+	if err := s.load(off, off+1); err != nil {
+		return 0, false, err
+	}
+	return s.buf[off-s.lo], true, nil
+}
+
+// runEnd returns the offset of the first byte at or after from that is not
+// in class, or the file size.
+func (s *rawSearch) runEnd(from int64, class *[256]bool) (int64, error) {
+	for from < s.size {
+		if from >= s.lo+int64(len(s.buf)) || from < s.lo {
+			if err := s.load(from, from+rawWindow/2); err != nil {
+				return 0, err
+			}
+		}
+		seg := s.buf[from-s.lo:]
+		i := 0
+		for i < len(seg) && class[seg[i]] {
+			i++
+		}
+		from += int64(i)
+		if i < len(seg) {
+			return from, nil
+		}
+	}
+	return s.size, nil
+}
+
+// text returns the file's bytes [lo, hi) as a string.
+func (s *rawSearch) text(lo, hi int64) (string, error) {
+	if err := s.load(lo, hi); err != nil {
+		return "", err
+	}
+	return string(s.buf[lo-s.lo : hi-s.lo]), nil
+}
+
+// search looks for matches whose "=" or "://" lies in [a, b). Names and
+// schemes may start before a, values and hosts run on past b, as they would
+// in a search of the whole file.
+func (s *rawSearch) search(a, b int64) error {
+	if err := s.searchEnv(a, b); err != nil {
+		return err
+	}
+	return s.searchURL(a, b)
+}
+
+func (s *rawSearch) searchEnv(a, b int64) error {
+	for pos := max(a, s.envEnd); pos < b; {
+		hi := min(b, pos+rawWindow/2)
+		if err := s.load(pos, hi); err != nil {
+			return err
+		}
+		j := bytes.IndexByte(s.buf[pos-s.lo:hi-s.lo], '=')
+		if j < 0 {
+			pos = hi
+			continue
+		}
+		eq := pos + int64(j)
+		pos = eq + 1
+		// The name: the run of name bytes before "=", from its first
+		// upper-case letter, at least two bytes.
+		start := eq
+		for floor := max(s.envEnd, s.lo); start > floor && envNameByte[s.buf[start-1-s.lo]]; start-- {
+		}
+		for start < eq-1 && !envStartByte[s.buf[start-s.lo]] {
+			start++
+		}
+		if start >= eq-1 {
+			continue
+		}
+		name := string(s.buf[start-s.lo : eq-s.lo])
+		vlo := eq + 1
+		c, ok, err := s.byteAt(vlo)
+		if err != nil {
+			return err
+		}
+		if ok && c == '"' {
+			vlo++
+		}
+		end, err := s.runEnd(vlo, envValueByte)
+		if err != nil {
+			return err
+		}
+		value, err := s.text(vlo, end)
+		if err != nil {
+			return err
+		}
+		next, more, err := s.byteAt(end)
+		if err != nil {
+			return err
+		}
+		clean := !more || next == 0 || next == ';' || next == '"'
+		s.envEnd, pos = end, end
+		s.envHit(name, value, start, end, clean)
+	}
+	return nil
+}
+
+func (s *rawSearch) searchURL(a, b int64) error {
+	for pos := max(a, s.urlEnd); pos < b; {
+		hi := min(b, pos+rawWindow/2)
+		if err := s.load(pos, hi+2); err != nil {
+			return err
+		}
+		j := bytes.Index(s.buf[pos-s.lo:min(hi+2, s.lo+int64(len(s.buf)))-s.lo], []byte("://"))
+		if j < 0 {
+			pos = hi
+			continue
+		}
+		sep := pos + int64(j)
+		pos = sep + 1
+		start := sep
+		for floor := max(s.urlEnd, s.lo); start > floor && schemeByte[s.buf[start-1-s.lo]]; start-- {
+		}
+		for start < sep && !schemeStartByte[s.buf[start-s.lo]] {
+			start++
+		}
+		if start >= sep {
+			continue
+		}
+		// user ":" password "@" host, each at least one byte.
+		user := sep + 3
+		userEnd, err := s.runEnd(user, urlUserByte)
+		if err != nil {
+			return err
+		}
+		if c, ok, err := s.byteAt(userEnd); err != nil {
+			return err
+		} else if userEnd == user || !ok || c != ':' {
+			continue
+		}
+		passEnd, err := s.runEnd(userEnd+1, urlPassByte)
+		if err != nil {
+			return err
+		}
+		if c, ok, err := s.byteAt(passEnd); err != nil {
+			return err
+		} else if passEnd == userEnd+1 || !ok || c != '@' {
+			continue
+		}
+		end, err := s.runEnd(passEnd+1, urlHostByte)
+		if err != nil {
+			return err
+		}
+		if end == passEnd+1 {
+			continue
+		}
+		u, err := s.text(start, end)
+		if err != nil {
+			return err
+		}
+		s.urlEnd, pos = end, end
+		s.urlHit(u, start)
+	}
+	return nil
+}
+
+// add counts one hit. With a page map, a hit in live space counts only when
+// it is a credential no structured finding already covers; hits in unused
+// space all count, marked unused.
+func (s *rawSearch) add(h *rawHits, k Kind, name, value string, off int64) {
+	unused := s.pm != nil && s.pm.inUnused(off)
+	if s.pm != nil && !unused && (k != KindSecret || s.covered[name+"="+value]) {
+		return
+	}
+	key := rawKey{k, name, value, unused}
+	if _, ok := h.counts[key]; !ok {
+		h.order = append(h.order, key)
+		h.first[key] = off
+	}
+	h.counts[key]++
+}
+
+func (s *rawSearch) envHit(name, value string, start, end int64, clean bool) {
+	v := EnvVar{Name: name, Value: strings.TrimSuffix(value, `"`), HasValue: true}
+	off := start
+	for _, g := range rawGlue {
+		if rest, ok := strings.CutPrefix(v.Name, g); ok && len(rest) > 0 {
+			v.Name = rest
+			off += int64(len(g))
+		}
+	}
+	if !clean && (len(v.Value) < 8 || !LooksSecretName(v.Name)) {
+		return // a fragment: compressed or binary bytes follow
+	}
+	if v.Value == "" {
+		return
+	}
+	if k, ok := classify(v); ok {
+		s.add(&s.env, k, v.Name, v.Value, off)
+		if k == KindSecret {
+			s.inSecret = append(s.inSecret, span{start, end})
+		}
+	}
+}
+
+func (s *rawSearch) urlHit(u string, start int64) {
+	if len(URLCredentials(u)) == 0 || strings.Contains(u, Redacted) {
+		return
+	}
+	// Hits come in offset order, so the spans are sorted.
+	i := sort.Search(len(s.inSecret), func(i int) bool { return s.inSecret[i].hi > start })
+	if i < len(s.inSecret) && s.inSecret[i].lo <= start {
+		return // part of a variable already reported
+	}
+	if s.covered != nil && coveredURL(s.covered, u) {
+		if s.pm == nil || !s.pm.inUnused(start) {
+			return
+		}
+	}
+	s.add(&s.url, KindSecret, "", u, start)
+}
+
+// findings appends what was found to r: NAME=value hits, then URLs, each
+// in the order of their first offset.
+func (s *rawSearch) findings(r *Report) {
+	for _, h := range []*rawHits{&s.env, &s.url} {
+		for _, key := range h.order {
+			where := "raw bytes at offset " + strconv.FormatInt(h.first[key], 10)
+			if key.unused {
+				where += " (" + unusedLabel + ")"
+			}
+			r.Findings = append(r.Findings, Finding{Kind: key.kind, Name: key.name, Where: where, Offset: h.first[key],
+				Masked: Mask(key.value), Unused: key.unused, More: h.counts[key] - 1, value: key.value})
+		}
+	}
+}
+
+// addRaw searches the raw bytes of f (size bytes) for NAME=value strings
+// and credential URLs. With a page map, it reads only the unused parts and
+// the pages that may hold text, a hit in live space is reported only when
+// it is a credential no structured finding already covers, and hits in
+// unused space are all reported, marked Unused. Without one (a .nsys-rep,
+// or pages that could not be parsed), it reads the whole file and reports
+// every hit as raw bytes.
+func (r *Report) addRaw(f io.ReaderAt, size int64, pm *pageMap, covered map[string]bool) error {
+	s := newRawSearch(f, size, pm, covered)
+	var err error
+	if pm == nil {
+		err = s.search(0, size)
+	} else {
+		err = pm.regions(size, s.search)
+	}
+	if err != nil {
+		return err
+	}
+	s.findings(r)
+	return nil
+}
