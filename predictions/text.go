@@ -53,7 +53,9 @@ func clip(s string, n int) string {
 	return string(r[:n-3]) + "..."
 }
 
-func inputName(r *Result) string {
+// Name is a short name for the input: its folder and file, or its format
+// when it has no path.
+func (r *Result) Name() string {
 	if r.Input.Path == "" {
 		return string(r.Input.Format)
 	}
@@ -122,7 +124,7 @@ func WriteTextMulti(w io.Writer, results []*Result) error {
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	head := []string{"CLAIM", "BOUND"}
 	for _, r := range results {
-		head = append(head, inputName(r))
+		head = append(head, r.Name())
 	}
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	if len(results) > 0 {
@@ -156,11 +158,11 @@ func WriteTextMulti(w io.Writer, results []*Result) error {
 	}
 	for _, r := range results {
 		for _, d := range r.Diagnostics {
-			fmt.Fprintf(&b, "%s: %s %s: %s\n", inputName(r), d.Level, d.Code, d.Message)
+			fmt.Fprintf(&b, "%s: %s %s: %s\n", r.Name(), d.Level, d.Code, d.Message)
 		}
 		for _, c := range r.Claims {
 			if c.Verdict == Unavailable {
-				fmt.Fprintf(&b, "%s: %s unavailable: %s\n", inputName(r), c.ID, clip(c.Reason, 2*evidenceWidth))
+				fmt.Fprintf(&b, "%s: %s unavailable: %s\n", r.Name(), c.ID, clip(c.Reason, 2*evidenceWidth))
 			}
 		}
 	}

@@ -127,23 +127,11 @@ func ratioText(r float64) string {
 
 func verdictWord(v predictions.Verdict) string { return string(v) }
 
-// inputName is a short name for the input: its folder and file.
-func inputName(r *predictions.Result) string {
-	if r.Input.Path == "" {
-		return string(r.Input.Format)
-	}
-	dir := filepath.Base(filepath.Dir(r.Input.Path))
-	if dir == "." || dir == string(filepath.Separator) {
-		return filepath.Base(r.Input.Path)
-	}
-	return dir + "/" + filepath.Base(r.Input.Path)
-}
-
 func (rep *Report) view() *view {
 	r := rep.Result
 	v := &view{Title: rep.Options.Title, Diags: r.Diagnostics, NoPlots: rep.Options.NoPlots, Plots: rep.Plots}
 	if v.Title == "" {
-		v.Title = "Pinned memory report: " + inputName(r)
+		v.Title = "Pinned memory report: " + r.Name()
 	}
 	about := fmt.Sprintf("Input: %s (%s)", r.Input.Path, r.Input.Format)
 	if r.Input.GPU != "" {
