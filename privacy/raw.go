@@ -56,9 +56,12 @@ type rawSearch struct {
 	pm      *pageMap
 	covered map[string]bool
 
-	envEnd, urlEnd int64  // end of the last match of each pattern
-	inSecret       []span // NAME=value hits already reported as credentials
-	env, url       rawHits
+	envEnd, urlEnd int64 // end of the last match of each pattern
+	// allowed maps a value to the names of allowed variables seen with it,
+	// to recognise the tail of one that compression cut off.
+	allowed  map[string][]string
+	inSecret []span // NAME=value hits already reported as credentials
+	env, url rawHits
 }
 
 type rawKey struct {
@@ -75,7 +78,7 @@ type rawHits struct {
 }
 
 func newRawSearch(f io.ReaderAt, size int64, pm *pageMap, covered map[string]bool) *rawSearch {
-	return &rawSearch{f: f, size: size, pm: pm, covered: covered,
+	return &rawSearch{f: f, size: size, pm: pm, covered: covered, allowed: map[string][]string{},
 		env: rawHits{counts: map[rawKey]int{}, first: map[rawKey]int64{}},
 		url: rawHits{counts: map[rawKey]int{}, first: map[rawKey]int64{}}}
 }
@@ -297,6 +300,9 @@ func (s *rawSearch) envHit(name, value string, start, end int64, clean bool) {
 	if v.Value == "" {
 		return
 	}
+	if AllowedEnv(v.Name, nil) {
+		s.allowed[v.Value] = append(s.allowed[v.Value], v.Name)
+	}
 	if k, ok := classify(v); ok {
 		s.add(&s.env, k, v.Name, v.Value, off)
 		if k == KindSecret {
@@ -322,11 +328,27 @@ func (s *rawSearch) urlHit(u string, start int64) {
 	s.add(&s.url, KindSecret, "", u, start)
 }
 
+// tailOfAllowed reports whether NAME=value is what compression left of an
+// allowed variable with the same value found in the same file: in a
+// .nsys-rep, "VERSION=13.0.2" can be the stored tail of CUDA_VERSION=13.0.2
+// whose head is a back-reference. Secrets are never excused this way.
+func (s *rawSearch) tailOfAllowed(name, value string) bool {
+	for _, full := range s.allowed[value] {
+		if len(full) > len(name) && strings.HasSuffix(full, name) {
+			return true
+		}
+	}
+	return false
+}
+
 // findings appends what was found to r: NAME=value hits, then URLs, each
 // in the order of their first offset.
 func (s *rawSearch) findings(r *Report) {
 	for _, h := range []*rawHits{&s.env, &s.url} {
 		for _, key := range h.order {
+			if key.kind == KindEnv && s.tailOfAllowed(key.name, key.value) {
+				continue
+			}
 			where := "raw bytes at offset " + strconv.FormatInt(h.first[key], 10)
 			if key.unused {
 				where += " (" + unusedLabel + ")"

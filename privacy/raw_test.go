@@ -3,6 +3,8 @@ package privacy
 import (
 	"bytes"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strconv"
@@ -124,5 +126,31 @@ func TestRawSearchLongValue(t *testing.T) {
 	}
 	if len(want.Findings) != 2 || !reflect.DeepEqual(got.Findings, want.Findings) {
 		t.Fatalf("got %+v\nwant %+v", got.Findings, want.Findings)
+	}
+}
+
+// A .nsys-rep stores environment blocks compressed: a later copy of
+// CUDA_VERSION=13.0.2 can appear as "VERSION=13.0.2" after a back-reference
+// (seen in testdata/captures/h200-run/pinned.nsys-rep). That tail of an
+// allowed variable is not an exposure; the same name with another value is.
+func TestScanNsysRepCompressedTail(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString(nsysRepMagic + " 1.\n\x0b\x02")
+	b.WriteString("PATH=/usr/bin\x00CUDA_VERSION=13.0.2\x00HOME=/tmp\x00")
+	b.WriteString("\x02\x1a\x00\xf2\x00VERSION=13.0.2\x00)\x00")
+	b.WriteString("\x03\x11\x00\xf2\x00BUILD_VERSION=9.9.9\x00")
+	p := filepath.Join(t.TempDir(), "tail.nsys-rep")
+	if err := os.WriteFile(p, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Scan(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := find(r, KindEnv, "VERSION", false); len(f) != 0 {
+		t.Errorf("the tail of CUDA_VERSION reported: %+v", f)
+	}
+	if f := find(r, KindEnv, "BUILD_VERSION", false); len(f) != 1 {
+		t.Errorf("BUILD_VERSION=9.9.9 (no allowed variable has that value) not reported: %+v", r.Findings)
 	}
 }
