@@ -258,48 +258,54 @@ var stringRefRE = regexp.MustCompile(`(?m)^\s*"?(\w+)"?\s[^\n]*--\s*REFERENCES\s
 
 func (s *scrubber) loadSchema() error {
 	s.tables = map[string][]column{}
-	rows, err := s.tx.Query(`SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)
+	type table struct {
+		name string
+		ddl  sql.NullString
+	}
+	schema, err := queryAll(s.tx, func(t *table) []any { return []any{&t.name, &t.ddl} },
+		`SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)
 	if err != nil {
 		return err
 	}
-	schema := map[string]string{}
-	for rows.Next() {
-		var name string
-		var ddl sql.NullString
-		if err := rows.Scan(&name, &ddl); err != nil {
-			rows.Close()
-			return err
-		}
-		schema[name] = ddl.String
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	for name, ddl := range schema {
+	for _, t := range schema {
 		refs := map[string]bool{}
-		for _, m := range stringRefRE.FindAllStringSubmatch(ddl, -1) {
+		for _, m := range stringRefRE.FindAllStringSubmatch(t.ddl.String, -1) {
 			refs[m[1]] = true
 		}
-		cr, err := s.tx.Query(`SELECT name, type FROM pragma_table_info(?)`, name)
+		cols, err := queryAll(s.tx, func(c *column) []any { return []any{&c.name, &c.typ} },
+			`SELECT name, type FROM pragma_table_info(?)`, t.name)
 		if err != nil {
 			return err
 		}
-		for cr.Next() {
-			var c column
-			if err := cr.Scan(&c.name, &c.typ); err != nil {
-				cr.Close()
-				return err
-			}
+		for _, c := range cols {
 			c.refsStrings = refs[c.name]
-			s.tables[name] = append(s.tables[name], c)
-		}
-		cr.Close()
-		if err := cr.Err(); err != nil {
-			return err
+			s.tables[t.name] = append(s.tables[t.name], c)
 		}
 	}
 	return nil
+}
+
+// queryAll runs q and returns all its rows, each scanned into the fields
+// of a T that fields lists, with the result set closed before the caller
+// rewrites the tables it read.
+func queryAll[T any](tx *sql.Tx, fields func(*T) []any, q string, args ...any) ([]T, error) {
+	rows, err := tx.Query(q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var r T
+		if err := rows.Scan(fields(&r)...); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 func (s *scrubber) has(table string) bool { return len(s.tables[table]) > 0 }
@@ -352,21 +358,9 @@ func (s *scrubber) deviceEnv() error {
 		id    int64
 		value string
 	}
-	var rs []row
-	rows, err := s.tx.Query(`SELECT rowid, value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'DeviceEnvironment'`)
+	rs, err := queryAll(s.tx, func(r *row) []any { return []any{&r.id, &r.value} },
+		`SELECT rowid, value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'DeviceEnvironment'`)
 	if err != nil {
-		return err
-	}
-	for rows.Next() {
-		var r row
-		if err := rows.Scan(&r.id, &r.value); err != nil {
-			rows.Close()
-			return err
-		}
-		rs = append(rs, r)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return err
 	}
 	for _, r := range rs {
@@ -388,21 +382,9 @@ func (s *scrubber) metaCapture() error {
 		id          int64
 		name, value string
 	}
-	var rs []row
-	rows, err := s.tx.Query(`SELECT rowid, name, value FROM META_DATA_CAPTURE WHERE value IS NOT NULL`)
+	rs, err := queryAll(s.tx, func(r *row) []any { return []any{&r.id, &r.name, &r.value} },
+		`SELECT rowid, name, value FROM META_DATA_CAPTURE WHERE value IS NOT NULL`)
 	if err != nil {
-		return err
-	}
-	for rows.Next() {
-		var r row
-		if err := rows.Scan(&r.id, &r.name, &r.value); err != nil {
-			rows.Close()
-			return err
-		}
-		rs = append(rs, r)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return err
 	}
 	for _, r := range rs {
@@ -446,21 +428,9 @@ func (s *scrubber) stringBlocks() error {
 		id int64
 		b  []byte
 	}
-	var rs []row
-	rows, err := s.tx.Query(`SELECT id, CAST(value AS BLOB) FROM StringIds WHERE instr(CAST(value AS BLOB), x'00') > 0`)
+	rs, err := queryAll(s.tx, func(r *row) []any { return []any{&r.id, &r.b} },
+		`SELECT id, CAST(value AS BLOB) FROM StringIds WHERE instr(CAST(value AS BLOB), x'00') > 0`)
 	if err != nil {
-		return err
-	}
-	for rows.Next() {
-		var r row
-		if err := rows.Scan(&r.id, &r.b); err != nil {
-			rows.Close()
-			return err
-		}
-		rs = append(rs, r)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return err
 	}
 	for _, r := range rs {
@@ -512,20 +482,10 @@ func (s *scrubber) processes() error {
 	// where nothing else refers to them.
 	var nameIDs []int64
 	if s.hasColumn("ThreadNames", "nameId") && s.hasColumn("ThreadNames", "globalTid") {
-		rows, err := s.tx.Query(`SELECT DISTINCT nameId FROM ThreadNames WHERE ` + fmt.Sprintf(pidExpr, "globalTid") + ` IN (SELECT pid FROM scrub_pids)`)
+		var err error
+		nameIDs, err = queryAll(s.tx, func(id *int64) []any { return []any{id} },
+			`SELECT DISTINCT nameId FROM ThreadNames WHERE `+fmt.Sprintf(pidExpr, "globalTid")+` IN (SELECT pid FROM scrub_pids)`)
 		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return err
-			}
-			nameIDs = append(nameIDs, id)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
 			return err
 		}
 	}
@@ -616,26 +576,13 @@ func (s *scrubber) replaceIn(table, col string, values [][]byte) error {
 		args = append(args, v)
 	}
 	q := `SELECT rowid, CAST("` + col + `" AS BLOB), typeof("` + col + `") FROM "` + table + `" WHERE ` + strings.Join(conds, " OR ")
-	rows, err := s.tx.Query(q, args...)
-	if err != nil {
-		return err
-	}
 	type hit struct {
 		id  int64
 		b   []byte
 		typ string
 	}
-	var hits []hit
-	for rows.Next() {
-		var h hit
-		if err := rows.Scan(&h.id, &h.b, &h.typ); err != nil {
-			rows.Close()
-			return err
-		}
-		hits = append(hits, h)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	hits, err := queryAll(s.tx, func(h *hit) []any { return []any{&h.id, &h.b, &h.typ} }, q, args...)
+	if err != nil {
 		return err
 	}
 	for _, h := range hits {
