@@ -134,20 +134,32 @@ func LoadCSVDir(dir string, opts Options) (*Capture, error) {
 
 	c := &Capture{Path: dir, Format: FormatCSV}
 	read := 0 // reports that held at least one data row
-	file := func(key string) string { return filepath.Join(dir, found[key][0]) }
-
-	if _, ok := found["cuda_api_trace"]; ok {
-		p := file("cuda_api_trace")
-		n, err := loadAPITraceFile(p, opts, c)
+	// readReport reads the report key with readFile, which returns how many
+	// data rows it held; empty notes what an empty report leaves unknown.
+	readReport := func(key string, readFile func(p string) (int, error), empty func(p string)) error {
+		p := filepath.Join(dir, found[key][0])
+		n, err := readFile(p)
 		if errors.Is(err, errEmptyReport) {
-			c.Lack(FactAPITrace, p+" is empty: nsys found no CUDA API calls to report")
-			c.Lack(FactProcessScope, p+" is empty")
+			empty(p)
 		} else if err != nil {
-			return nil, err
+			return err
 		}
 		c.Files = append(c.Files, p)
 		if n > 0 {
 			read++
+		}
+		return nil
+	}
+
+	if _, ok := found["cuda_api_trace"]; ok {
+		err := readReport("cuda_api_trace", func(p string) (int, error) {
+			return loadAPITraceFile(p, opts, c)
+		}, func(p string) {
+			c.Lack(FactAPITrace, p+" is empty: nsys found no CUDA API calls to report")
+			c.Lack(FactProcessScope, p+" is empty")
+		})
+		if err != nil {
+			return nil, err
 		}
 	} else {
 		c.Lack(FactAPITrace, "no *_cuda_api_trace.csv in "+dir+
@@ -155,45 +167,39 @@ func LoadCSVDir(dir string, opts Options) (*Capture, error) {
 		c.Lack(FactProcessScope, "no *_cuda_api_trace.csv in "+dir+", and only the trace gives process and thread ids")
 	}
 	if _, ok := found["cuda_api_sum"]; ok {
-		p := file("cuda_api_sum")
-		rows, err := readAPISum(p)
-		if errors.Is(err, errEmptyReport) {
+		err := readReport("cuda_api_sum", func(p string) (n int, err error) {
+			c.APISummary, err = readAPISum(p)
+			return len(c.APISummary), err
+		}, func(p string) {
 			c.Lack(FactAPISummary, p+" is empty: nsys found no CUDA API calls to report")
-		} else if err != nil {
+		})
+		if err != nil {
 			return nil, err
-		}
-		c.APISummary = rows
-		c.Files = append(c.Files, p)
-		if len(rows) > 0 {
-			read++
 		}
 	} else {
 		c.Lack(FactAPISummary, "no *_cuda_api_sum.csv in "+dir+
 			"; make it with nsys stats --report cuda_api_sum --format csv --output BASE REPORT.nsys-rep")
 	}
 	var timeRows, sizeRows []MemSummary
+	memEmpty := func(p string) {
+		c.Lack(FactMemSummary, p+" is empty: nsys found no GPU memory operations to report")
+	}
 	if _, ok := found["cuda_gpu_mem_time_sum"]; ok {
-		p := file("cuda_gpu_mem_time_sum")
-		if timeRows, err = readMemSum(p, false); errors.Is(err, errEmptyReport) {
-			c.Lack(FactMemSummary, p+" is empty: nsys found no GPU memory operations to report")
-		} else if err != nil {
+		err := readReport("cuda_gpu_mem_time_sum", func(p string) (n int, err error) {
+			timeRows, err = readMemSum(p, false)
+			return len(timeRows), err
+		}, memEmpty)
+		if err != nil {
 			return nil, err
-		}
-		c.Files = append(c.Files, p)
-		if len(timeRows) > 0 {
-			read++
 		}
 	}
 	if _, ok := found["cuda_gpu_mem_size_sum"]; ok {
-		p := file("cuda_gpu_mem_size_sum")
-		if sizeRows, err = readMemSum(p, true); errors.Is(err, errEmptyReport) {
-			c.Lack(FactMemSummary, p+" is empty: nsys found no GPU memory operations to report")
-		} else if err != nil {
+		err := readReport("cuda_gpu_mem_size_sum", func(p string) (n int, err error) {
+			sizeRows, err = readMemSum(p, true)
+			return len(sizeRows), err
+		}, memEmpty)
+		if err != nil {
 			return nil, err
-		}
-		c.Files = append(c.Files, p)
-		if len(sizeRows) > 0 {
-			read++
 		}
 	}
 	c.MemSummary = csvMergeMemSummary(timeRows, sizeRows)
@@ -209,17 +215,14 @@ func LoadCSVDir(dir string, opts Options) (*Capture, error) {
 			", so the copy totals have times but no bytes; make it with nsys stats --report cuda_gpu_mem_size_sum --format csv")
 	}
 	if _, ok := found["nvtx_sum"]; ok {
-		p := file("nvtx_sum")
-		rows, err := readNVTXSum(p)
-		if errors.Is(err, errEmptyReport) {
+		err := readReport("nvtx_sum", func(p string) (n int, err error) {
+			c.RangeSummary, err = readNVTXSum(p)
+			return len(c.RangeSummary), err
+		}, func(p string) {
 			c.Lack(FactNVTXSummary, p+" is empty: the capture holds no NVTX ranges (traced without -t nvtx?)")
-		} else if err != nil {
+		})
+		if err != nil {
 			return nil, err
-		}
-		c.RangeSummary = rows
-		c.Files = append(c.Files, p)
-		if len(rows) > 0 {
-			read++
 		}
 	} else {
 		c.Lack(FactNVTXSummary, "no *_nvtx_sum.csv in "+dir+
