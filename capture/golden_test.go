@@ -1,63 +1,21 @@
 package capture
 
 import (
-	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
-)
 
-// update makes golden-file tests rewrite their expected output:
-//
-//	go test ./capture -run Golden -update
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/nsyscheck/nsyscheck/internal/golden"
+)
 
 // assertGolden compares got with testdata/golden/name, or rewrites that file
 // when -update is given.
 func assertGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading golden file (run with -update to create it): %v", err)
-	}
-	if !bytes.Equal(want, got) {
-		t.Errorf("%s differs from the golden file (run with -update if the change is intended)\n%s",
-			path, firstDiff(string(want), string(got)))
-	}
-}
-
-// firstDiff describes the first line where want and got differ.
-func firstDiff(want, got string) string {
-	wl := strings.Split(want, "\n")
-	gl := strings.Split(got, "\n")
-	for i := 0; i < len(wl) || i < len(gl); i++ {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if w != g {
-			return fmt.Sprintf("line %d:\n  want %q\n  got  %q", i+1, w, g)
-		}
-	}
-	return "(no line differs; line endings?)"
+	golden.Assert(t, filepath.Join("testdata", "golden", name), got)
 }
 
 // goldenSummary renders a capture as stable text for golden files: the

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nsyscheck/nsyscheck/internal/golden"
 )
 
 var refReport = filepath.Join("..", "testdata", "reference", "h200-ref", "ref.nsys-rep")
@@ -409,7 +411,7 @@ func TestLoadNsysRepRealNsys(t *testing.T) {
 	// The export's own product version may differ from the one that made ref.sqlite.
 	cut := func(s string) string { return s[strings.Index(s, "\nschema:"):] }
 	if strings.TrimPrefix(got, "format: nsys-rep") == got || cut(got) != cut(want) {
-		t.Errorf("real export differs from ref.sqlite:\n%s", firstDiff(cut(want), cut(got)))
+		t.Errorf("real export differs from ref.sqlite:\n%s", golden.FirstDiff(cut(want), cut(got)))
 	}
 	checkReportUnchanged(t, report, orig, mtime)
 	if _, err := LoadNsysRep(report, Options{Nsys: nsys}); err != nil {

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nsyscheck/nsyscheck/internal/golden"
 )
 
 // refSQLite is the real H200 capture's SQLite export (Nsight Systems 2025.3).
@@ -543,7 +545,7 @@ func TestLoadSQLiteEnumsFromFile(t *testing.T) {
 	got := sqliteSummary(sqLoad(t, p, Options{}))
 	want := sqliteSummary(sqLoad(t, refSQLite, Options{}))
 	if !bytes.Equal(got, want) {
-		t.Errorf("renumbered enums change the result:\n%s", firstDiff(string(want), string(got)))
+		t.Errorf("renumbered enums change the result:\n%s", golden.FirstDiff(string(want), string(got)))
 	}
 }
 
@@ -578,7 +580,7 @@ func TestLoadSQLiteRowOrder(t *testing.T) {
 	got := sqliteSummary(sqLoad(t, sqFixture(t, stmts...), Options{}))
 	want := sqliteSummary(sqLoad(t, refSQLite, Options{}))
 	if !bytes.Equal(got, want) {
-		t.Errorf("row order changes the result:\n%s", firstDiff(string(want), string(got)))
+		t.Errorf("row order changes the result:\n%s", golden.FirstDiff(string(want), string(got)))
 	}
 }
 

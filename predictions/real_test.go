@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"database/sql"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -16,12 +15,8 @@ import (
 	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/internal/golden"
 )
-
-// update makes the golden tests rewrite their expected output:
-//
-//	go test ./predictions -run Golden -update
-var update = flag.Bool("update", false, "rewrite golden files")
 
 const (
 	refDir    = "../testdata/reference/h200-ref"
@@ -30,31 +25,11 @@ const (
 	goldenDir = "testdata"
 )
 
+// assertGolden compares got with testdata/name, or rewrites that file when
+// -update is given.
 func assertGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join(goldenDir, name)
-	if *update {
-		if err := os.MkdirAll(goldenDir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading golden file (run with -update to create it): %v", err)
-	}
-	if !bytes.Equal(want, got) {
-		wl, gl := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
-		for i := 0; i < len(wl) && i < len(gl); i++ {
-			if wl[i] != gl[i] {
-				t.Fatalf("%s differs at line %d (run with -update if intended):\n  want %s\n  got  %s", path, i+1, wl[i], gl[i])
-			}
-		}
-		t.Fatalf("%s differs in length (run with -update if intended)", path)
-	}
+	golden.Assert(t, filepath.Join(goldenDir, name), got)
 }
 
 func resultJSON(t *testing.T, r *Result) []byte {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
-	"flag"
 	"image/png"
 	"io"
 	"os"
@@ -14,10 +13,9 @@ import (
 	"testing"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/internal/golden"
 	"github.com/nsyscheck/nsyscheck/predictions"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden Markdown in testdata/")
 
 // inputs are the shipped inputs every report test runs on.
 var inputs = []struct {
@@ -50,20 +48,7 @@ func TestGoldenMarkdown(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := rep.Markdown()
-			golden := filepath.Join("testdata", in.name+".golden.md")
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./report -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("Markdown differs from %s (go test ./report -update rewrites it); got:\n%s", golden, got)
-			}
+			golden.Assert(t, filepath.Join("testdata", in.name+".golden.md"), rep.Markdown())
 		})
 	}
 }
