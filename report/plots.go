@@ -65,6 +65,15 @@ func preferred(froms []string) string {
 	return ""
 }
 
+// preferredOf is preferred over the sources of rows, as from reads them.
+func preferredOf[T any](rows []T, from func(T) string) string {
+	var froms []string
+	for _, row := range rows {
+		froms = append(froms, from(row))
+	}
+	return preferred(froms)
+}
+
 func sourceWords(from string) string {
 	switch from {
 	case predictions.SourceTrace:
@@ -132,11 +141,7 @@ func sizeLabel(b int64) string {
 // bandwidthChart draws part 1 and 1b: GB/s against transfer size.
 func bandwidthChart(r *predictions.Result, link Link) (chart, error) {
 	ch := chart{name: "bandwidth", title: "Copy bandwidth by transfer size"}
-	var froms []string
-	for _, c := range r.Copies {
-		froms = append(froms, c.From)
-	}
-	from := preferred(froms)
+	from := preferredOf(r.Copies, func(c predictions.CopyRow) string { return c.From })
 	if from == "" {
 		ch.skipped = "the input has no part 1 copy rows (blocking cudaMemcpy by size), so there is no bandwidth to plot"
 		return ch, nil
@@ -232,11 +237,7 @@ func bandwidthChart(r *predictions.Result, link Link) (chart, error) {
 // asyncChart draws part 2: call and completion time per source on one scale.
 func asyncChart(r *predictions.Result) (chart, error) {
 	ch := chart{name: "async", title: "cudaMemcpyAsync: time in the call vs time to completion"}
-	var froms []string
-	for _, a := range r.Async {
-		froms = append(froms, a.From)
-	}
-	from := preferred(froms)
+	from := preferredOf(r.Async, func(a predictions.AsyncRow) string { return a.From })
 	var rows []predictions.AsyncRow
 	for _, src := range []string{"pageable", "pinned"} {
 		for _, a := range r.Async {
@@ -306,11 +307,7 @@ func asyncChart(r *predictions.Result) (chart, error) {
 // kernelChart draws part 3 with prediction 3's band for the zero-copy time.
 func kernelChart(r *predictions.Result) (chart, error) {
 	ch := chart{name: "kernels", title: "scaleCopy kernel: device-resident vs zero-copy"}
-	var froms []string
-	for _, k := range r.Kernels {
-		froms = append(froms, k.From)
-	}
-	from := preferred(froms)
+	from := preferredOf(r.Kernels, func(k predictions.KernelRow) string { return k.From })
 	var res, zero *predictions.KernelRow
 	for i := range r.Kernels {
 		k := &r.Kernels[i]

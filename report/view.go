@@ -244,11 +244,7 @@ func asyncTable(r *predictions.Result) tableView {
 		Head:  []string{"source", "call (ms)", "completion (ms)", "call share"},
 		Right: []bool{false, true, true, true},
 	}
-	var froms []string
-	for _, a := range r.Async {
-		froms = append(froms, a.From)
-	}
-	from := preferred(froms)
+	from := preferredOf(r.Async, func(a predictions.AsyncRow) string { return a.From })
 	if from == "" {
 		t.Missing = "The input has no part 2 rows."
 		return t
@@ -268,11 +264,7 @@ func kernelTable(r *predictions.Result) tableView {
 		Head:  []string{"variant", "ms per launch", "effective GB/s"},
 		Right: []bool{false, true, true},
 	}
-	var froms []string
-	for _, k := range r.Kernels {
-		froms = append(froms, k.From)
-	}
-	from := preferred(froms)
+	from := preferredOf(r.Kernels, func(k predictions.KernelRow) string { return k.From })
 	if from == "" {
 		t.Missing = "The input has no part 3 rows."
 		return t
