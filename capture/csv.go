@@ -350,20 +350,6 @@ func csvResolveHeader(path, report string, header []string, cols []csvColumn) (*
 	return rh, nil
 }
 
-// csvStripVersion removes a "_vNNNN" API version suffix: cudaMemcpy_v3020 -> cudaMemcpy.
-func csvStripVersion(name string) string {
-	i := strings.LastIndex(name, "_v")
-	if i <= 0 || i+2 == len(name) {
-		return name
-	}
-	for _, r := range name[i+2:] {
-		if r < '0' || r > '9' {
-			return name
-		}
-	}
-	return name[:i]
-}
-
 // csvParseNs parses a time value in the column's unit as whole nanoseconds.
 // Integers take a fast path; decimals (e.g. --timeunit usec) are scaled.
 func csvParseNs(s string, scale float64) (int64, error) {
@@ -583,7 +569,7 @@ func countAPITraceThreads(r io.Reader, opts Options) ([]ThreadCount, error) {
 	return merged, nil
 }
 
-// csvStripVersionBytes is csvStripVersion on bytes.
+// csvStripVersionBytes is stripAPIVersion on bytes.
 func csvStripVersionBytes(name []byte) []byte {
 	i := bytes.LastIndex(name, []byte("_v"))
 	if i <= 0 || i+2 == len(name) {
@@ -786,7 +772,7 @@ func streamAPITrace(r io.Reader, path string, opts Options, emit func(APICall), 
 		if err != nil {
 			return row, csvReadError(path, err)
 		}
-		name := csvStripVersion(rec[iName])
+		name := stripAPIVersion(rec[iName])
 		if !opts.WantsAPI(name) {
 			continue
 		}
@@ -961,7 +947,7 @@ func readAPISum(path string) ([]APISummary, error) {
 	}
 	out := make([]APISummary, 0, len(rows))
 	for i, r := range rows {
-		s := APISummary{Name: csvStripVersion(r.Name)}
+		s := APISummary{Name: stripAPIVersion(r.Name)}
 		if s.TotalNs, err = csvNsOf(path, rh, i+1, "total", r.Total); err != nil {
 			return nil, err
 		}

@@ -228,14 +228,3 @@ func TestCSVEmptyReportIsMissing(t *testing.T) {
 		t.Errorf("nvtx-summary: %q", c.Why(FactNVTXSummary))
 	}
 }
-
-func TestStripVersion(t *testing.T) {
-	for in, want := range map[string]string{
-		"cudaMemcpy_v3020": "cudaMemcpy", "cudaMemcpy": "cudaMemcpy", "cuMemcpy_v2": "cuMemcpy",
-		"foo_v": "foo_v", "_v12": "_v12", "a_vx1": "a_vx1",
-	} {
-		if got := csvStripVersion(in); got != want {
-			t.Errorf("csvStripVersion(%q) = %q, want %q", in, got, want)
-		}
-	}
-}

@@ -628,9 +628,16 @@ func TestStripAPIVersion(t *testing.T) {
 		"cudaFoo_v":              "cudaFoo_v",
 		"cudaFoo_vx1":            "cudaFoo_vx1",
 		"_v12":                   "_v12",
+		"cudaMemcpy":             "cudaMemcpy",
+		"cuMemcpy_v2":            "cuMemcpy",
+		"foo_v":                  "foo_v",
+		"a_vx1":                  "a_vx1",
 	} {
 		if got := stripAPIVersion(in); got != want {
 			t.Errorf("stripAPIVersion(%q) = %q, want %q", in, got, want)
+		}
+		if got := string(csvStripVersionBytes([]byte(in))); got != want {
+			t.Errorf("csvStripVersionBytes(%q) = %q, want %q", in, got, want)
 		}
 	}
 	if pid, tid := splitGlobalID(281475345809430); pid != 22 || tid != 22 {
