@@ -60,18 +60,25 @@ func nsysLine(s string) bool {
 // LoadTranscript reads the bundled program's stdout (possibly followed or
 // interleaved by nsys's own lines) into c.Program.
 func LoadTranscript(path string) (*Capture, error) {
+	return loadProgramFile(path, FormatTranscript, "transcript", ParseTranscript)
+}
+
+// loadProgramFile reads a file of the program's own numbers (a transcript or
+// a measurements file, as kind names it) with parse, into a capture of the
+// given format.
+func loadProgramFile(path string, format Format, kind string, parse func(io.Reader, string) (*Measurements, error)) (*Capture, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, &InputError{Path: path, Problem: "cannot open the transcript", Err: err, Hint: "check the path"}
+		return nil, &InputError{Path: path, Problem: "cannot open the " + kind, Err: err, Hint: "check the path"}
 	}
 	defer f.Close()
-	m, err := ParseTranscript(f, path)
+	m, err := parse(f, path)
 	if err != nil {
 		return nil, err
 	}
-	c := &Capture{Path: path, Format: FormatTranscript, Files: []string{path}, Program: m}
+	c := &Capture{Path: path, Format: format, Files: []string{path}, Program: m}
 	fillMetaFromProgram(c, m)
-	programLacks(c, "a transcript")
+	programLacks(c, "a "+kind)
 	return c, nil
 }
 
@@ -307,19 +314,7 @@ func bytesFromRate(gbps, ms float64) int64 {
 
 // LoadMeasurements reads a measurements file or the program's results JSON.
 func LoadMeasurements(path string) (*Capture, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, &InputError{Path: path, Problem: "cannot open the measurements file", Err: err, Hint: "check the path"}
-	}
-	defer f.Close()
-	m, err := ParseMeasurements(f, path)
-	if err != nil {
-		return nil, err
-	}
-	c := &Capture{Path: path, Format: FormatMeasurements, Files: []string{path}, Program: m}
-	fillMetaFromProgram(c, m)
-	programLacks(c, "a measurements file")
-	return c, nil
+	return loadProgramFile(path, FormatMeasurements, "measurements file", ParseMeasurements)
 }
 
 // fillMetaFromProgram copies the machine description of m into c.Meta where
