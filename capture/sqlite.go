@@ -74,6 +74,13 @@ func LoadSQLite(path string, opts Options) (*Capture, error) {
 // Characters that mean something in a URI ('?', '#', '%', spaces, quotes)
 // are percent-escaped.
 func sqliteReadOnlyDSN(path string) string {
+	return SQLiteURI(path, "mode=ro&immutable=1")
+}
+
+// SQLiteURI is the SQLite URI of the file at path (made absolute, every
+// character SQLite could read specially escaped) with the given query, e.g.
+// "mode=ro&immutable=1" or "mode=rw"; an empty query adds none.
+func SQLiteURI(path, query string) string {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		abs = path
@@ -82,7 +89,10 @@ func sqliteReadOnlyDSN(path string) string {
 	// url.URL leaves a few characters SQLite would read specially as they are.
 	p := u.EscapedPath()
 	p = strings.ReplaceAll(p, "'", "%27")
-	return "file:" + p + "?mode=ro&immutable=1"
+	if query == "" {
+		return "file:" + p
+	}
+	return "file:" + p + "?" + query
 }
 
 // checkSQLiteFile makes sure path is a complete SQLite 3 database before
@@ -338,7 +348,11 @@ func (r *sqliteReader) columns(logical string, required ...string) (map[string]b
 
 // quoteIdent quotes an SQL identifier (a table or column name read from the
 // file's schema), doubling any double quote inside it.
-func quoteIdent(name string) string {
+func quoteIdent(name string) string { return QuoteIdent(name) }
+
+// QuoteIdent quotes a table or column name read from a file for use in SQL,
+// doubling any quote inside it.
+func QuoteIdent(name string) string {
 	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
 }
 

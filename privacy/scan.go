@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -83,16 +82,7 @@ func Scan(path string) (*Report, error) {
 // readOnlyDSN opens path read-only and immutable, so that SQLite neither
 // writes to it nor creates anything beside it.
 func readOnlyDSN(path string) string {
-	return fileDSN(path) + "?mode=ro&immutable=1"
-}
-
-func fileDSN(path string) string {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		abs = path
-	}
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}
-	return u.String()
+	return capture.SQLiteURI(path, "mode=ro&immutable=1")
 }
 
 func scanSQLite(path string, f *os.File, size int64) (*Report, error) {
@@ -180,7 +170,7 @@ func profiledPIDs(db *sql.DB, tables map[string]bool) ([]int64, error) {
 		if !tables[t] {
 			continue
 		}
-		rows, err := db.Query(`SELECT DISTINCT (globalTid >> 24) & 16777215 FROM "` + t + `"`)
+		rows, err := db.Query(`SELECT DISTINCT (globalTid >> 24) & 16777215 FROM ` + capture.QuoteIdent(t))
 		if err != nil {
 			return nil, err
 		}

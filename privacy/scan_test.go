@@ -86,7 +86,7 @@ func exposedFixture(t *testing.T, dir string) string {
 	if err := copyFile(src, dst); err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open("sqlite3", fileDSN(dst)+"?mode=rw")
+	db, err := sql.Open("sqlite3", capture.SQLiteURI(dst, "mode=rw"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -498,5 +498,32 @@ func TestScanNsysRepRaw(t *testing.T) {
 	if _, err := Scrub(p, filepath.Join(t.TempDir(), "x.sqlite"), ScrubOptions{}); err == nil ||
 		!strings.Contains(err.Error(), "cannot be rewritten") || !strings.Contains(err.Error(), "nsys export --type sqlite") {
 		t.Errorf("Scrub of a .nsys-rep: %v", err)
+	}
+}
+
+// Paths with spaces, quotes, an apostrophe, '#', '?' and '%' reach SQLite
+// intact, for Scan and for Scrub.
+func TestScanAndScrubOddPath(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), `it's a "course" #1?`)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(dir, "100% pinned.sqlite")
+	if err := copyFile("../testdata/captures/h200-pinned/pinned.sqlite", in); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Scan(in)
+	if err != nil {
+		t.Fatalf("Scan: %v", err)
+	}
+	if !r.Clean() {
+		t.Errorf("clean capture gave %d findings", len(r.Findings))
+	}
+	out := filepath.Join(dir, "shared 'copy'.sqlite")
+	if _, err := Scrub(in, out, ScrubOptions{}); err != nil {
+		t.Fatalf("Scrub: %v", err)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Fatal(err)
 	}
 }

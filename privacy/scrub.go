@@ -188,7 +188,7 @@ func copyFile(src, dst string) error {
 // scrubCopy rewrites the working copy and writes it, vacuumed, to a new
 // temporary file beside out, whose name it returns.
 func scrubCopy(work, out string, rep *Report, opts ScrubOptions) (string, error) {
-	db, err := sql.Open("sqlite3", fileDSN(work)+"?mode=rw")
+	db, err := sql.Open("sqlite3", capture.SQLiteURI(work, "mode=rw"))
 	if err != nil {
 		return "", err
 	}
@@ -501,7 +501,7 @@ func (s *scrubber) processes() error {
 			if !s.hasColumn(t, key) {
 				continue
 			}
-			q := `DELETE FROM "` + t + `" WHERE ` + fmt.Sprintf(pidExpr, `"`+key+`"`) + ` IN (SELECT pid FROM scrub_pids)`
+			q := `DELETE FROM ` + capture.QuoteIdent(t) + ` WHERE ` + fmt.Sprintf(pidExpr, capture.QuoteIdent(key)) + ` IN (SELECT pid FROM scrub_pids)`
 			if _, err := s.tx.Exec(q); err != nil {
 				return fmt.Errorf("table %s: %w", t, err)
 			}
@@ -513,7 +513,7 @@ func (s *scrubber) processes() error {
 			for _, c := range s.tables[t] {
 				if c.refsStrings {
 					// NOT IN over a NULL would match nothing.
-					refs = append(refs, fmt.Sprintf(`SELECT "%s" FROM "%s" WHERE "%s" IS NOT NULL`, c.name, t, c.name))
+					refs = append(refs, fmt.Sprintf(`SELECT %[1]s FROM %[2]s WHERE %[1]s IS NOT NULL`, capture.QuoteIdent(c.name), capture.QuoteIdent(t)))
 				}
 			}
 		}
@@ -569,13 +569,14 @@ func (s *scrubber) secrets() error {
 }
 
 func (s *scrubber) replaceIn(table, col string, values [][]byte) error {
+	qc := capture.QuoteIdent(col)
 	var conds []string
 	args := make([]any, 0, len(values))
 	for _, v := range values {
-		conds = append(conds, `instr(CAST("`+col+`" AS BLOB), ?) > 0`)
+		conds = append(conds, `instr(CAST(`+qc+` AS BLOB), ?) > 0`)
 		args = append(args, v)
 	}
-	q := `SELECT rowid, CAST("` + col + `" AS BLOB), typeof("` + col + `") FROM "` + table + `" WHERE ` + strings.Join(conds, " OR ")
+	q := `SELECT rowid, CAST(` + qc + ` AS BLOB), typeof(` + qc + `) FROM ` + capture.QuoteIdent(table) + ` WHERE ` + strings.Join(conds, " OR ")
 	type hit struct {
 		id  int64
 		b   []byte
@@ -594,7 +595,7 @@ func (s *scrubber) replaceIn(table, col string, values [][]byte) error {
 		if h.typ == "blob" {
 			val = nb
 		}
-		if _, err := s.tx.Exec(`UPDATE "`+table+`" SET "`+col+`" = ? WHERE rowid = ?`, val, h.id); err != nil {
+		if _, err := s.tx.Exec(`UPDATE `+capture.QuoteIdent(table)+` SET `+capture.QuoteIdent(col)+` = ? WHERE rowid = ?`, val, h.id); err != nil {
 			return err
 		}
 	}

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,6 +20,7 @@ import (
 
 	_ "github.com/mattn/go-sqlite3" // SQLite driver for compaction
 
+	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/kernels"
 )
 
@@ -481,8 +481,7 @@ func (r *Run) export(ctx context.Context, s *Step, nsys string) error {
 }
 
 func vacuumInto(src, dst string) error {
-	u := url.URL{Scheme: "file", OmitHost: true, Path: src, RawQuery: "mode=ro"}
-	db, err := sql.Open("sqlite3", u.String())
+	db, err := sql.Open("sqlite3", capture.SQLiteURI(src, "mode=ro"))
 	if err != nil {
 		return err
 	}
