@@ -52,6 +52,9 @@ type Options struct {
 	NoPIDNamespace bool
 	// Progress receives one line per step as it starts and ends; nil is quiet.
 	Progress io.Writer
+	// Warn receives warnings a user should see even without progress lines
+	// (e.g. that the capture could not be isolated); nil drops them.
+	Warn io.Writer
 	// Now is the clock (tests set it); nil means time.Now.
 	Now func() time.Time
 }
@@ -421,8 +424,8 @@ func (r *Run) profile(ctx context.Context, s *Step, nsys string) error {
 		iso.PIDNamespace = prefix != nil
 	}
 	r.Info.Isolation = &iso
-	if iso.Note != "" {
-		r.progress("  note: %s", iso.Note)
+	if iso.Note != "" && r.opts.Warn != nil {
+		fmt.Fprintf(r.opts.Warn, "nsyscheck: warning: %s; run.json records this (isolation)\n", iso.Note)
 	}
 	args := []string{"profile", "-t", "cuda,nvtx", "-s", "none", "--cpuctxsw=none", "-o", Base,
 		"./" + Base, "--json", ResultsFile}

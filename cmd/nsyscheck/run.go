@@ -100,6 +100,9 @@ func runRun(opts *runOptions, s Streams) error {
 	if !opts.Quiet && isTerminal(s.Err) {
 		ropts.Progress = s.Err
 	}
+	if !opts.Quiet {
+		ropts.Warn = s.Err
+	}
 	run, err := runner.New(ropts, buildVersion())
 	if err != nil {
 		return &statusError{code: exitError, err: err}
