@@ -19,6 +19,7 @@ import (
 //
 //	CAPTURES      the shipped captures (testdata/captures)
 //	MEASUREMENTS  testdata/measurements
+//	EXPOSURE      testdata/exposure (a capture that exposes planted secrets)
 //	NSC_BIN       the folder holding the nsyscheck command alone, for a PATH
 //	              without any real tool on it
 //
@@ -39,6 +40,7 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("CAPTURES", filepath.Join(root, "testdata", "captures"))
 			env.Setenv("MEASUREMENTS", filepath.Join(root, "testdata", "measurements"))
+			env.Setenv("EXPOSURE", filepath.Join(root, "testdata", "exposure"))
 			// Keep nsyscheck's build and export caches inside the work folder.
 			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
 			env.Setenv("XDG_CACHE_HOME", filepath.Join(env.WorkDir, "cache"))
