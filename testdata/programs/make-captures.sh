@@ -19,6 +19,8 @@ cap() { # name cmd...
   nsys export --type sqlite -o $name.sqlite $name.nsys-rep > /dev/null 2>&1 || echo "export failed $name"
   nsys stats --report $REPORTS --format csv --output $name --force-export true $name.nsys-rep > stats.log 2>&1 || echo "stats rc=$? $name"
   nsys analyze -r cuda_memcpy_async:rows=-1 --format csv -o $name $name.sqlite > analyze.log 2>&1 || { echo "analyze rows=-1 failed; plain"; nsys analyze -r cuda_memcpy_async --format csv -o $name $name.sqlite >> analyze.log 2>&1; }
+  # nsys names the output after the rule's arguments too; keep the plain name.
+  [ -f ${name}_cuda_memcpy_async_rows=-1.csv ] && mv ${name}_cuda_memcpy_async_rows=-1.csv ${name}_cuda_memcpy_async.csv
   tail -5 $name.transcript.txt; ls -la
   cd /tmp/cap
 }
