@@ -23,7 +23,7 @@ import (
 // Plot size and PNG resolution.
 const (
 	plotWidth  = 7 * vg.Inch
-	plotHeight = 4.2 * vg.Inch
+	plotHeight = 4.6 * vg.Inch
 	pngDPI     = 144
 )
 
@@ -31,12 +31,31 @@ const (
 var (
 	colPageable = color.NRGBA{R: 0xd9, G: 0x5f, B: 0x02, A: 0xff}
 	colPinned   = color.NRGBA{R: 0x1f, G: 0x6f, B: 0xb4, A: 0xff}
-	colResident = color.NRGBA{R: 0x2c, G: 0x8c, B: 0x4a, A: 0xff}
+	colResident = color.NRGBA{R: 0x5b, G: 0x6b, B: 0x7b, A: 0xff}
 	colZeroCopy = color.NRGBA{R: 0x7b, G: 0x4f, B: 0xa8, A: 0xff}
 	colBand     = color.NRGBA{R: 0x7b, G: 0x4f, B: 0xa8, A: 0x38}
 	colRated    = color.NRGBA{R: 0x55, G: 0x55, B: 0x55, A: 0xff}
 	colLight    = color.NRGBA{R: 0xdd, G: 0xdd, B: 0xdd, A: 0xff}
 )
+
+// Verdict colours, the same in every plot and in the HTML pages: green
+// held, red died, grey unavailable.
+var (
+	colHeld        = color.NRGBA{R: 0x1b, G: 0x8a, B: 0x3c, A: 0xff}
+	colDied        = color.NRGBA{R: 0xc6, G: 0x1f, B: 0x1f, A: 0xff}
+	colUnavailable = color.NRGBA{R: 0x9a, G: 0x9f, B: 0xa6, A: 0xff}
+)
+
+// verdictColour is the colour a verdict is drawn in.
+func verdictColour(v predictions.Verdict) color.Color {
+	switch v {
+	case predictions.Held:
+		return colHeld
+	case predictions.Died:
+		return colDied
+	}
+	return colUnavailable
+}
 
 // chart is one plot before rendering, or the reason there is none.
 type chart struct {
@@ -45,6 +64,195 @@ type chart struct {
 	caption string
 	skipped string
 	plot    *plot.Plot
+	// labels are the value labels drawn over the data, kept so that tests
+	// can check that no two overlap.
+	labels []*plotter.Labels
+}
+
+// addLabels adds value labels to the chart's plot.
+func (ch *chart) addLabels(p *plot.Plot, ls []*plotter.Labels) {
+	for _, l := range ls {
+		p.Add(l)
+	}
+	ch.labels = append(ch.labels, ls...)
+}
+
+// gpuName is the input's GPU as a plot title names it.
+func gpuName(r *predictions.Result) string {
+	if r.Input.GPU != "" {
+		return r.Input.GPU
+	}
+	return "GPU not named by the input"
+}
+
+// plotTitle is a plot's two-line title: what it shows, then the GPU and the
+// verdict of the prediction it backs.
+func plotTitle(r *predictions.Result, what string, prediction int) string {
+	v := predictions.Unavailable
+	for _, p := range r.Predictions {
+		if p.ID == prediction {
+			v = p.Verdict
+		}
+	}
+	return fmt.Sprintf("%s\n%s · prediction %d %s", what, gpuName(r), prediction, v)
+}
+
+// claimLegend adds one legend entry per claim of a prediction, its swatch in
+// the verdict's colour, saying the verdict and the numbers that decided it.
+func claimLegend(p *plot.Plot, r *predictions.Result, prediction int) {
+	for _, pr := range r.Predictions {
+		if pr.ID != prediction {
+			continue
+		}
+		for _, id := range pr.Claims {
+			c := r.Claim(id)
+			if c == nil {
+				continue
+			}
+			p.Legend.Add(claimSummary(c), swatch{verdictColour(c.Verdict)})
+		}
+	}
+}
+
+// claimSummary is a claim's verdict and deciding numbers in a few words.
+func claimSummary(c *predictions.Claim) string {
+	s := fmt.Sprintf("%s %s", c.ID, c.Verdict)
+	if c.Measured == nil {
+		if c.Reason != "" {
+			return s + ": " + shorten(c.Reason, 70)
+		}
+		return s
+	}
+	m := *c.Measured
+	if c.Comparison == "within 2x of" {
+		return fmt.Sprintf("%s: measured %s, predicted %s, held from %s to %s", s,
+			num(m), num(c.Bound), num(c.Bound/predictions.LossFactor), num(c.Bound*predictions.LossFactor))
+	}
+	s += fmt.Sprintf(": measured %s %s %s", num(m), c.Comparison, num(c.Bound))
+	if c.Unit != "" {
+		s += ", " + c.Unit
+	}
+	return s
+}
+
+// shorten cuts s to at most n runes at a word boundary, marking the cut.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	cut := string(r[:n])
+	if i := strings.LastIndex(cut, " "); i > n/2 {
+		cut = cut[:i]
+	}
+	return cut + " …"
+}
+
+// swatch is a legend thumbnail: a filled square in one colour.
+type swatch struct{ col color.Color }
+
+// Thumbnail draws the swatch.
+func (s swatch) Thumbnail(c *draw.Canvas) {
+	c.SetColor(s.col)
+	c.Fill(c.Rectangle.Path())
+}
+
+// niceTicks labels a linear axis at 1, 2, 2.5 or 5 times a power of ten,
+// with at least five labelled ticks over the range.
+type niceTicks struct{}
+
+// Ticks returns the ticks between min and max.
+func (niceTicks) Ticks(min, max float64) []plot.Tick {
+	if !(max > min) {
+		return []plot.Tick{{Value: min, Label: strconv.FormatFloat(min, 'g', 4, 64)}}
+	}
+	span := max - min
+	step, prec := span, 0
+search:
+	for e := int(math.Floor(math.Log10(span))); e > -12; e-- {
+		for _, m := range []float64{5, 2.5, 2, 1} {
+			st := m * math.Pow10(e)
+			if math.Floor(max/st+1e-9)-math.Ceil(min/st-1e-9)+1 >= 5 {
+				step, prec = st, 0
+				if e < 0 {
+					prec = -e
+				}
+				if m == 2.5 && e < 1 {
+					prec++
+				}
+				break search
+			}
+		}
+	}
+	var ticks []plot.Tick
+	for i := math.Ceil(min/step - 1e-9); i*step <= max+step*1e-9; i++ {
+		v := i * step
+		if v == 0 {
+			v = 0 // not -0
+		}
+		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', prec, 64)})
+		if half := v + step/2; half < max {
+			ticks = append(ticks, plot.Tick{Value: half})
+		}
+	}
+	return ticks
+}
+
+// logTicks labels a log axis from 10^loExp to 10^hiExp: every decade, and
+// 2 and 5 times it as well when fewer than four decades would be labelled.
+func logTicks(loExp, hiExp int) []plot.Tick {
+	dense := hiExp-loExp+1 < 4
+	var ticks []plot.Tick
+	for e := loExp; e <= hiExp; e++ {
+		v := math.Pow10(e)
+		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
+		if e == hiExp {
+			break
+		}
+		for m := 2; m < 10; m++ {
+			t := plot.Tick{Value: float64(m) * v}
+			if dense && (m == 2 || m == 5) {
+				t.Label = strconv.FormatFloat(t.Value, 'f', -1, 64)
+			}
+			ticks = append(ticks, t)
+		}
+	}
+	return ticks
+}
+
+// setLogY puts the Y axis on a log scale spanning whole decades around lo
+// and hi (both above 0), with room above hi. The tick labels carry the unit:
+// gonum centres an axis label by data value, which on a log scale pushes it
+// off the axis, so the axis has none.
+func setLogY(p *plot.Plot, lo, hi float64, unit string) {
+	loExp := int(math.Floor(math.Log10(lo)))
+	hiExp := int(math.Ceil(math.Log10(hi)))
+	if math.Pow10(hiExp) < hi*1.8 {
+		hiExp++
+	}
+	if hiExp == loExp {
+		hiExp++
+	}
+	p.Y.Scale = floorLog{}
+	p.Y.Min, p.Y.Max = math.Pow10(loExp), math.Pow10(hiExp)
+	ticks := logTicks(loExp, hiExp)
+	for i := range ticks {
+		if ticks[i].Label != "" {
+			ticks[i].Label += " " + unit
+		}
+	}
+	p.Y.Tick.Marker = plot.ConstantTicks(ticks)
+	p.Y.Label.Text = ""
+}
+
+// floorLog is a log scale on which values at or below the axis minimum sit
+// at its bottom, so that bars, which start at 0, stand on the axis.
+type floorLog struct{}
+
+// Normalize maps x to [0, 1] on a log scale from min to max.
+func (floorLog) Normalize(min, max, x float64) float64 {
+	x = math.Max(x, min)
+	return (math.Log(x) - math.Log(min)) / (math.Log(max) - math.Log(min))
 }
 
 // preferred returns the source whose rows a plot uses: the trace's where the
@@ -112,19 +320,41 @@ func newPlot(title, xLabel, yLabel string) *plot.Plot {
 	return p
 }
 
-func labels(xys plotter.XYs, text []string, dx vg.Length, size vg.Length) (*plotter.Labels, error) {
-	l, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: text})
-	if err != nil {
-		return nil, err
+// labels puts text above each point, dx to its right; a text of several
+// lines becomes one label per line, stacked, so that each label's box (and
+// with it the plot's padding and the overlap test) is exact.
+func labels(xys plotter.XYs, text []string, dx vg.Length, size vg.Length) ([]*plotter.Labels, error) {
+	lines := 0
+	split := make([][]string, len(text))
+	for i, t := range text {
+		split[i] = strings.Split(t, "\n")
+		lines = max(lines, len(split[i]))
 	}
-	for i := range l.TextStyle {
-		l.TextStyle[i].Font.Variant = "Sans"
-		l.TextStyle[i].Font.Size = size
-		l.TextStyle[i].XAlign = draw.XCenter
-		l.TextStyle[i].YAlign = draw.YBottom
+	var out []*plotter.Labels
+	for k := 0; k < lines; k++ {
+		var at plotter.XYs
+		var words []string
+		for i, ls := range split {
+			// Line k from the bottom.
+			if j := len(ls) - 1 - k; j >= 0 {
+				at = append(at, xys[i])
+				words = append(words, ls[j])
+			}
+		}
+		l, err := plotter.NewLabels(plotter.XYLabels{XYs: at, Labels: words})
+		if err != nil {
+			return nil, err
+		}
+		for i := range l.TextStyle {
+			l.TextStyle[i].Font.Variant = "Sans"
+			l.TextStyle[i].Font.Size = size
+			l.TextStyle[i].XAlign = draw.XCenter
+			l.TextStyle[i].YAlign = draw.YBottom
+		}
+		l.Offset = vg.Point{X: dx, Y: vg.Points(3) + vg.Length(k)*size*1.25}
+		out = append(out, l)
 	}
-	l.Offset = vg.Point{X: dx, Y: vg.Points(3)}
-	return l, nil
+	return out, nil
 }
 
 // sizeLabel names a byte count in MiB (or KiB below 1 MiB).
@@ -163,18 +393,14 @@ func bandwidthChart(r *predictions.Result, link Link) (chart, error) {
 		ch.skipped = "the input's part 1 rows carry no positive sizes and bandwidths"
 		return ch, nil
 	}
-	p := newPlot(ch.title, "transfer size (log scale)", "GB/s (1e9 bytes per second)")
+	p := newPlot(plotTitle(r, ch.title, 1), "transfer size (log scale)", "GB/s (1e9 bytes/s)")
 	p.X.Scale = plot.LogScale{}
-	var ticks []plot.Tick
 	var sorted []int64
 	for b := range sizes {
 		sorted = append(sorted, b)
 	}
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
-	for _, b := range sorted {
-		ticks = append(ticks, plot.Tick{Value: float64(b) / (1 << 20), Label: sizeLabel(b)})
-	}
-	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	p.X.Tick.Marker = sizeTicks(sorted)
 	lo, hi := float64(sorted[0])/(1<<20), float64(sorted[len(sorted)-1])/(1<<20)
 	if lo == hi {
 		lo, hi = lo/2, hi*2
@@ -227,14 +453,34 @@ func bandwidthChart(r *predictions.Result, link Link) (chart, error) {
 	} else {
 		ch.caption += " The PCIe link's rated bandwidth is not known for this input, so no line marks it (a run folder's run.json supplies it; so does --pcie-gbps)."
 	}
+	claimLegend(p, r, 1)
 	p.Y.Min = 0
-	// Room above the highest line for the legend.
-	p.Y.Max = maxY * (1.15 + 0.09*float64(len(drawn)))
+	p.Y.Max = maxY * 1.1
+	p.Y.Tick.Marker = niceTicks{}
 	ch.plot = p
 	return ch, nil
 }
 
-// asyncChart draws part 2: call and completion time per source on one scale.
+// sizeTicks labels a log axis of MiB at the sizes measured, every other
+// one when there are more than eight.
+func sizeTicks(sizes []int64) plot.ConstantTicks {
+	step := 1
+	if len(sizes) > 8 {
+		step = 2
+	}
+	var ticks []plot.Tick
+	for i, b := range sizes {
+		t := plot.Tick{Value: float64(b) / (1 << 20)}
+		if i%step == 0 {
+			t.Label = sizeLabel(b)
+		}
+		ticks = append(ticks, t)
+	}
+	return ticks
+}
+
+// asyncChart draws part 2: call and completion time per source, on a log
+// scale so that a call that returns at once still shows.
 func asyncChart(r *predictions.Result) (chart, error) {
 	ch := chart{name: "async", title: "cudaMemcpyAsync: time in the call vs time to completion"}
 	from := preferredOf(r.Async, func(a predictions.AsyncRow) string { return a.From })
@@ -254,23 +500,32 @@ func asyncChart(r *predictions.Result) (chart, error) {
 	var call, done plotter.Values
 	var callXY, doneXY plotter.XYs
 	var callText, doneText []string
-	maxY := 0.0
+	minY, maxY := math.Inf(1), 0.0
 	for i, a := range rows {
 		names = append(names, a.Source)
 		call = append(call, a.CallMs)
 		done = append(done, a.CompletionMs)
 		callXY = append(callXY, plotter.XY{X: float64(i), Y: a.CallMs})
 		doneXY = append(doneXY, plotter.XY{X: float64(i), Y: a.CompletionMs})
-		callText = append(callText, fmt.Sprintf("%s ms (%s)", msText(a.CallMs), pct(a.Share)))
+		callText = append(callText, fmt.Sprintf("%s ms\n%s", msText(a.CallMs), pct(a.Share)))
 		doneText = append(doneText, msText(a.CompletionMs)+" ms")
-		maxY = math.Max(maxY, math.Max(a.CallMs, a.CompletionMs))
+		for _, v := range []float64{a.CallMs, a.CompletionMs} {
+			if v > 0 {
+				minY, maxY = math.Min(minY, v), math.Max(maxY, v)
+			}
+		}
+	}
+	if maxY == 0 {
+		ch.skipped = "the part 2 rows carry no positive times"
+		return ch, nil
 	}
 	what := "64 MiB"
 	if rows[0].Bytes > 0 {
 		what = sizeLabel(rows[0].Bytes)
 	}
-	p := newPlot(ch.title, "host memory the "+what+" copy reads", "ms per call (mean of the timed calls)")
-	w := vg.Points(56)
+	p := newPlot(plotTitle(r, ch.title, 2), "host memory the "+what+" copy reads", "ms per call, mean (log scale)")
+	w := vg.Points(60)
+	gap := vg.Points(4)
 	callBars, err := plotter.NewBarChart(call, w)
 	if err != nil {
 		return ch, err
@@ -281,30 +536,31 @@ func asyncChart(r *predictions.Result) (chart, error) {
 	}
 	callBars.Color, callBars.LineStyle.Width = colPageable, 0
 	doneBars.Color, doneBars.LineStyle.Width = colPinned, 0
-	callBars.Offset, doneBars.Offset = -w/2, w/2
-	callLabels, err := labels(callXY, callText, -w/2, vg.Points(9))
+	callBars.Offset, doneBars.Offset = -w/2-gap, w/2+gap
+	callLabels, err := labels(callXY, callText, -w/2-gap, vg.Points(9))
 	if err != nil {
 		return ch, err
 	}
-	doneLabels, err := labels(doneXY, doneText, w/2, vg.Points(9))
+	doneLabels, err := labels(doneXY, doneText, w/2+gap, vg.Points(9))
 	if err != nil {
 		return ch, err
 	}
-	p.Add(callBars, doneBars, callLabels, doneLabels)
-	p.Legend.Add("call (thread held)", callBars)
-	p.Legend.Add("completion (call start to stream synchronized)", doneBars)
-	p.Legend.Left = false
-	p.Legend.XOffs = -vg.Points(8)
+	p.Add(callBars, doneBars)
+	ch.addLabels(p, callLabels)
+	ch.addLabels(p, doneLabels)
+	p.Legend.Add("call: the thread is held (label: its share of completion)", callBars)
+	p.Legend.Add("completion: call start to stream synchronized", doneBars)
+	claimLegend(p, r, 2)
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.6, float64(len(names))-0.4
-	p.Y.Min = 0
-	p.Y.Max = maxY * 1.3
+	setLogY(p, minY, maxY, "ms")
 	ch.plot = p
-	ch.caption = fmt.Sprintf("Both bars of a source share one millisecond scale (%s), so a call that returns at once barely shows; the label gives the call's share of completion.", sourceWords(from))
+	ch.caption = fmt.Sprintf("Time in the call and time to completion per source (%s), on a log scale so that a call that returns at once still shows; the label under each call time is its share of completion.", sourceWords(from))
 	return ch, nil
 }
 
-// kernelChart draws part 3 with prediction 3's band for the zero-copy time.
+// kernelChart draws part 3 with prediction 3's band for the zero-copy time;
+// the zero-copy bar takes the verdict's colour.
 func kernelChart(r *predictions.Result) (chart, error) {
 	ch := chart{name: "kernels", title: "scaleCopy kernel: device-resident vs zero-copy"}
 	from := preferredOf(r.Kernels, func(k predictions.KernelRow) string { return k.From })
@@ -325,57 +581,62 @@ func kernelChart(r *predictions.Result) (chart, error) {
 		ch.skipped = "the input has no part 3 rows (scaleCopy launches, device-resident and zero-copy)"
 		return ch, nil
 	}
+	p := newPlot(plotTitle(r, ch.title, 3), "where the kernel's data lives", "ms per launch, mean")
+	var zeroColour color.Color = colUnavailable
+	if c := r.Claim("3.factor"); c != nil {
+		zeroColour = verdictColour(c.Verdict)
+	}
+	w := vg.Points(80)
 	var names []string
-	var vals plotter.Values
 	var xys plotter.XYs
 	var text []string
+	maxY := 0.0
 	for _, k := range []*predictions.KernelRow{res, zero} {
 		if k == nil {
 			continue
 		}
+		bars, err := plotter.NewBarChart(plotter.Values{k.MsPerLaunch}, w)
+		if err != nil {
+			return ch, err
+		}
+		bars.XMin = float64(len(names))
+		bars.LineStyle.Width = 0
+		bars.Color = colResident
+		if k == zero {
+			bars.Color = zeroColour
+		}
+		p.Add(bars)
 		xys = append(xys, plotter.XY{X: float64(len(names)), Y: k.MsPerLaunch})
 		names = append(names, k.Variant)
-		vals = append(vals, k.MsPerLaunch)
 		t := msText(k.MsPerLaunch) + " ms"
 		if k.GBps > 0 {
-			t += fmt.Sprintf(" (%.1f GB/s)", k.GBps)
+			t += fmt.Sprintf("\n%.1f GB/s", k.GBps)
 		}
 		text = append(text, t)
+		maxY = math.Max(maxY, k.MsPerLaunch)
 	}
-	p := newPlot(ch.title, "where the kernel's data lives", "ms per launch (mean of the timed launches)")
-	w := vg.Points(80)
-	bars, err := plotter.NewBarChart(vals, w)
-	if err != nil {
-		return ch, err
-	}
-	bars.Color, bars.LineStyle.Width = colResident, 0
-	maxY := 0.0
-	for _, v := range vals {
-		maxY = math.Max(maxY, v)
-	}
-	ch.caption = fmt.Sprintf("Mean time per launch (%s).", sourceWords(from))
+	ch.caption = fmt.Sprintf("Mean time per launch (%s). The zero-copy bar is green when prediction 3 held, red when it died.", sourceWords(from))
 	predicted := predictedLoss(r, from)
 	if res != nil && zero != nil && predicted > 0 {
 		lo := res.MsPerLaunch * predicted / predictions.LossFactor
 		mid := res.MsPerLaunch * predicted
 		hi := res.MsPerLaunch * predicted * predictions.LossFactor
-		band, err := plotter.NewPolygon(plotter.XYs{{X: 0.65, Y: lo}, {X: 1.35, Y: lo}, {X: 1.35, Y: hi}, {X: 0.65, Y: hi}})
+		band, err := plotter.NewPolygon(plotter.XYs{{X: 0.62, Y: lo}, {X: 1.38, Y: lo}, {X: 1.38, Y: hi}, {X: 0.62, Y: hi}})
 		if err != nil {
 			return ch, err
 		}
 		band.Color = colBand
 		band.LineStyle.Width = 0
-		line, err := plotter.NewLine(plotter.XYs{{X: 0.65, Y: mid}, {X: 1.35, Y: mid}})
+		line, err := plotter.NewLine(plotter.XYs{{X: 0.62, Y: mid}, {X: 1.38, Y: mid}})
 		if err != nil {
 			return ch, err
 		}
 		line.Color = colZeroCopy
 		line.Width = vg.Points(1.5)
 		line.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
-		p.Add(band)
-		p.Legend.Add(fmt.Sprintf("prediction 3: zero-copy between %s and %s ms", msText(lo), msText(hi)), band)
+		p.Add(band, line)
+		p.Legend.Add(fmt.Sprintf("where prediction 3 puts zero-copy: %s to %s ms", msText(lo), msText(hi)), band)
 		p.Legend.Add(fmt.Sprintf("predicted zero-copy time %s ms (resident x %.1f)", msText(mid), predicted), line)
-		p.Add(line)
 		maxY = math.Max(maxY, hi)
 		ch.caption += fmt.Sprintf(" The shaded band is where prediction 3 puts the zero-copy launch: the resident time %s ms times the predicted loss %.2fx (device bandwidth over part 1's pinned host-to-device bandwidth), from half of that to twice it: %s to %s ms. The zero-copy bar measured %s ms.",
 			msText(res.MsPerLaunch), predicted, msText(lo), msText(hi), msText(zero.MsPerLaunch))
@@ -386,12 +647,27 @@ func kernelChart(r *predictions.Result) (chart, error) {
 	if err != nil {
 		return ch, err
 	}
-	p.Add(bars, lbl)
-	p.Legend.Add("measured ms per launch", bars)
+	ch.addLabels(p, lbl)
+	p.Legend.Add("device-resident, ms per launch", swatch{colResident})
+	claimLegend(p, r, 3)
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.6, float64(len(names))-0.4
-	p.Y.Min = 0
-	p.Y.Max = maxY * 1.35
+	// A resident launch many times shorter than the zero-copy one would be
+	// a sliver on a linear axis: past 20x the axis turns logarithmic.
+	minY := math.Inf(1)
+	for _, xy := range xys {
+		if xy.Y > 0 {
+			minY = math.Min(minY, xy.Y)
+		}
+	}
+	if maxY > 0 && maxY/minY > 20 {
+		setLogY(p, minY, maxY, "ms")
+		p.X.Label.Text += " (ms per launch, mean, log scale)"
+	} else {
+		p.Y.Min = 0
+		p.Y.Max = maxY * 1.2
+		p.Y.Tick.Marker = niceTicks{}
+	}
 	ch.plot = p
 	return ch, nil
 }
@@ -434,8 +710,7 @@ func callsChart(r *predictions.Result) (chart, error) {
 		ch.skipped = "the input gives no per-call durations of the timed cudaMemcpyAsync calls (they come from a capture's API trace; totals alone cannot be drawn per call)"
 		return ch, nil
 	}
-	p := newPlot(ch.title, "timed call, in call order", "ms in the call")
-	p.Y.Scale = plot.LogScale{}
+	p := newPlot(plotTitle(r, ch.title, 4), "timed call, in call order", "ms in the call")
 	minY, maxY, n := math.Inf(1), 0.0, 0
 	var dropped int
 	var sums []string
@@ -481,19 +756,8 @@ func callsChart(r *predictions.Result) (chart, error) {
 	}
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
 	p.X.Min, p.X.Max = 0.5, float64(n)+0.5
-	loExp, hiExp := int(math.Floor(math.Log10(minY))), int(math.Ceil(math.Log10(maxY)))+1
-	p.Y.Min, p.Y.Max = math.Pow10(loExp), math.Pow10(hiExp)
-	var yticks []plot.Tick
-	for e := loExp; e <= hiExp; e++ {
-		v := math.Pow10(e)
-		yticks = append(yticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
-		for m := 2; m < 10 && e < hiExp; m++ {
-			yticks = append(yticks, plot.Tick{Value: float64(m) * v})
-		}
-	}
-	p.Y.Tick.Marker = plot.ConstantTicks(yticks)
-	p.Legend.Left = false
-	p.Legend.XOffs = -vg.Points(8)
+	setLogY(p, minY, maxY, "ms")
+	claimLegend(p, r, 4)
 	ch.caption = fmt.Sprintf("How long each timed call held the thread (%s): %s. The scale is logarithmic because the two groups differ by orders of magnitude.",
 		sourceWords(from), strings.Join(sums, ", "))
 	if dropped > 0 {
@@ -503,24 +767,55 @@ func callsChart(r *predictions.Result) (chart, error) {
 	return ch, nil
 }
 
-// render draws a chart as PNG and SVG.
+// legendGap is the space between a plot's axes and its legend beneath.
+const legendGap = 6
+
+// render draws a chart as PNG and SVG, its legend beneath the axes so that
+// it never covers the data; the image grows by the legend's height.
 func render(p *plot.Plot) (png, svg []byte, err error) {
 	defer func() {
 		if e := recover(); e != nil {
 			err = fmt.Errorf("drawing plot %q: %v", p.Title.Text, e)
 		}
 	}()
-	img := vgimg.NewWith(vgimg.UseWH(plotWidth, plotHeight), vgimg.UseDPI(pngDPI))
-	p.Draw(draw.New(img))
+	height := plotHeight + legendHeight(p)
+	img := vgimg.NewWith(vgimg.UseWH(plotWidth, height), vgimg.UseDPI(pngDPI))
+	drawWithLegend(p, draw.New(img))
 	var pb bytes.Buffer
 	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(&pb); err != nil {
 		return nil, nil, err
 	}
-	sc := vgsvg.New(plotWidth, plotHeight)
-	p.Draw(draw.New(sc))
+	sc := vgsvg.New(plotWidth, height)
+	drawWithLegend(p, draw.New(sc))
 	var sb bytes.Buffer
 	if _, err := sc.WriteTo(&sb); err != nil {
 		return nil, nil, err
 	}
 	return pb.Bytes(), sb.Bytes(), nil
+}
+
+// legendHeight is the height of p's legend drawn beneath it, gap included.
+func legendHeight(p *plot.Plot) vg.Length {
+	r := p.Legend.Rectangle(draw.Canvas{})
+	if h := r.Size().Y; h > 0 {
+		return h + 2*legendGap
+	}
+	return 0
+}
+
+// drawWithLegend draws p's axes and data in the top of c and its legend in
+// a strip beneath them.
+func drawWithLegend(p *plot.Plot, c draw.Canvas) {
+	leg := p.Legend
+	h := legendHeight(p)
+	p.Legend = plot.NewLegend()
+	defer func() { p.Legend = leg }()
+	p.Draw(draw.Crop(c, 0, 0, h, 0))
+	if h == 0 {
+		return
+	}
+	strip := draw.Crop(c, 0, 0, 0, -(c.Size().Y - h))
+	leg.Top, leg.Left = true, true
+	leg.XOffs, leg.YOffs = vg.Points(12), -legendGap
+	leg.Draw(strip)
 }

@@ -94,12 +94,7 @@ func Build(r *predictions.Result, opts Options) (*Report, error) {
 	if opts.NoPlots {
 		return rep, nil
 	}
-	makers := []func() (chart, error){
-		func() (chart, error) { return bandwidthChart(r, opts.Link) },
-		func() (chart, error) { return asyncChart(r) },
-		func() (chart, error) { return kernelChart(r) },
-		func() (chart, error) { return callsChart(r) },
-	}
+	makers := chartMakers(r, opts.Link)
 	// Each plot is drawn and rendered on its own goroutine: rendering
 	// dominates a report's cost, and the plots share nothing.
 	plots := make([]Plot, len(makers))
@@ -130,6 +125,16 @@ func Build(r *predictions.Result, opts Options) (*Report, error) {
 	}
 	rep.Plots = plots
 	return rep, nil
+}
+
+// chartMakers lists the report's plots in order, each still to be made.
+func chartMakers(r *predictions.Result, link Link) []func() (chart, error) {
+	return []func() (chart, error){
+		func() (chart, error) { return bandwidthChart(r, link) },
+		func() (chart, error) { return asyncChart(r) },
+		func() (chart, error) { return kernelChart(r) },
+		func() (chart, error) { return callsChart(r) },
+	}
 }
 
 // Markdown renders the report as Markdown; images are linked by their file
