@@ -31,13 +31,8 @@ func writeHTML(w io.Writer, v *view, plots []Plot) error {
 	return htmlTmpl.Execute(w, page)
 }
 
-var htmlTmpl = template.Must(template.New("report").Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.Title}}</title>
-<style>
+// pageCSS styles every page: a report and the index comparing several.
+const pageCSS = `
 body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", "Liberation Sans", sans-serif; color: #222; background: #fff; margin: 0; }
 main { max-width: 1040px; margin: 0 auto; padding: 24px 28px 60px; }
 h1 { font-size: 26px; margin: 0 0 8px; }
@@ -65,7 +60,15 @@ ul.diags li { margin: 4px 0; }
 .level-info { color: #555; font-weight: 600; }
 figure { margin: 14px 0 26px; }
 figure img { max-width: 100%; height: auto; border: 1px solid #e4e4e4; }
-</style>
+`
+
+var htmlTmpl = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<style>` + pageCSS + `</style>
 </head>
 <body>
 <main>

@@ -190,7 +190,7 @@ func (rep *Report) WriteDir(dir string, overwrite bool) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return writeFiles(dir, files, overwrite)
+	return WriteFiles(dir, files, overwrite)
 }
 
 // names lists the files' names, sorted.
@@ -203,7 +203,10 @@ func names(files map[string][]byte) []string {
 	return out
 }
 
-func writeFiles(dir string, files map[string][]byte, overwrite bool) ([]string, error) {
+// WriteFiles writes files (by name) into dir, creating it if needed, and
+// returns their paths. Unless overwrite is set it writes nothing when any of
+// the files exists already, and returns an *ExistsError.
+func WriteFiles(dir string, files map[string][]byte, overwrite bool) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}

@@ -48,7 +48,10 @@ look at into DIR:
   (and an .svg of each plot)
 
 A plot the input has no data for is left out, and the report says why.
-With several CAPTUREs, each gets its own subfolder of DIR, named after it.
+With several CAPTUREs, each gets its own subfolder of DIR, named after it,
+and DIR gets index.html and index.md comparing them side by side (every
+claim's verdict and value per capture, links to each report) with
+compare.png, their host-to-device bandwidth on one scale.
 With none, the real H200 capture shipped inside nsyscheck is used.
 
 The rated PCIe bandwidth comes from a run folder's run.json; --pcie-gbps
@@ -58,6 +61,7 @@ is given; without it nothing is written when any would be.
 Exit status: 0 the reports were written (whatever the verdicts), 2 an input
 could not be read or a report could not be written.`,
 		Example: `  nsyscheck report testdata/captures/h200-pinned -o h200-report
+  nsyscheck report testdata/captures/h200-pinned testdata/measurements/lesson-t4.json -o compare
   nsyscheck report run/ lesson.json -o reports --force
   nsyscheck report capture.sqlite -o out --pcie-gbps 31.5`,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -102,6 +106,21 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 			return &statusError{code: exitError, err: fmt.Errorf("%s: %w", r.Input.Path, err)}
 		}
 	}
+	// Several inputs also get an index page comparing them side by side.
+	var index *report.Index
+	var indexFiles map[string][]byte
+	if len(results) > 1 {
+		entries := make([]report.Entry, len(results))
+		for i, r := range results {
+			entries[i] = report.Entry{Result: r, Dir: filepath.Base(dirs[i])}
+		}
+		if index, err = report.BuildIndex(entries); err != nil {
+			return &statusError{code: exitError, err: err}
+		}
+		if indexFiles, err = index.Files(); err != nil {
+			return &statusError{code: exitError, err: err}
+		}
+	}
 	// Refuse before writing anything, so a refusal leaves no half-written set.
 	if !opts.Force {
 		var clash []string
@@ -110,6 +129,11 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 				if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
 					clash = append(clash, filepath.Join(dir, name))
 				}
+			}
+		}
+		for name := range indexFiles {
+			if _, err := os.Lstat(filepath.Join(opts.Out, name)); err == nil {
+				clash = append(clash, filepath.Join(opts.Out, name))
 			}
 		}
 		if len(clash) > 0 {
@@ -128,6 +152,16 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 			}
 		}
 		fmt.Fprintf(s.Out, "%s: %s (%d files)\n", results[i].Input.Path, filepath.Join(dir, report.HTMLFile), len(written))
+	}
+	if index != nil {
+		written, err := report.WriteFiles(opts.Out, indexFiles, opts.Force)
+		if err != nil {
+			return &statusError{code: exitError, err: err}
+		}
+		if index.Plot.Skipped != "" {
+			fmt.Fprintf(s.Err, "comparison plot not drawn: %s\n", index.Plot.Skipped)
+		}
+		fmt.Fprintf(s.Out, "side by side: %s (%d files)\n", filepath.Join(opts.Out, report.IndexHTMLFile), len(written))
 	}
 	return nil
 }

@@ -68,7 +68,8 @@ was unavailable (or --expect did not match), 2 an input could not be read.`,
 // With no path it unpacks and uses the shipped capture.
 func loadAndEvaluate(paths []string, nsys string, s Streams) ([]*predictions.Result, func(), error) {
 	cleanup := func() {}
-	if len(paths) == 0 {
+	shipped := len(paths) == 0
+	if shipped {
 		dir, err := nsyscheck.WriteShipped("")
 		if err != nil {
 			return nil, cleanup, &statusError{code: exitError, err: err}
@@ -87,6 +88,7 @@ func loadAndEvaluate(paths []string, nsys string, s Streams) ([]*predictions.Res
 		}
 		r := predictions.Evaluate(c)
 		attachFolderFacts(r, c)
+		shareable(r, p, shipped)
 		results = append(results, r)
 	}
 	return results, cleanup, nil

@@ -1,0 +1,336 @@
+package report
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"html/template"
+	"image/color"
+	"io"
+	"math"
+	"path"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/nsyscheck/nsyscheck/predictions"
+)
+
+// Index file names: the page comparing several captures side by side, and
+// its comparison plot.
+const (
+	IndexHTMLFile     = "index.html"
+	IndexMarkdownFile = "index.md"
+	comparePlotName   = "compare"
+)
+
+// Entry is one capture on an index page: its result and the folder, relative
+// to the index, that holds its own report.
+type Entry struct {
+	Result *predictions.Result
+	Dir    string
+}
+
+// Index compares several captures side by side: every claim's verdict and
+// measured value per capture, links to each capture's report, and a plot of
+// their host-to-device bandwidth on one scale.
+type Index struct {
+	Entries []Entry
+	Plot    Plot
+}
+
+// BuildIndex draws the comparison plot for the entries.
+func BuildIndex(entries []Entry) (*Index, error) {
+	ix := &Index{Entries: entries}
+	ch, err := compareChart(entries)
+	if err != nil {
+		return nil, fmt.Errorf("comparison plot: %w", err)
+	}
+	ix.Plot = Plot{Name: ch.name, Title: ch.title, Caption: ch.caption, Skipped: ch.skipped}
+	if ch.plot != nil {
+		if ix.Plot.PNG, ix.Plot.SVG, err = render(ch.plot); err != nil {
+			return nil, fmt.Errorf("comparison plot: %w", err)
+		}
+	}
+	return ix, nil
+}
+
+// Files returns the index's files by name: index.html, index.md and the
+// comparison plot's PNG and SVG when it was drawn.
+func (ix *Index) Files() (map[string][]byte, error) {
+	v := ix.view()
+	var h bytes.Buffer
+	if err := indexTmpl.Execute(&h, v); err != nil {
+		return nil, err
+	}
+	var m bytes.Buffer
+	writeIndexMarkdown(&m, v)
+	files := map[string][]byte{IndexHTMLFile: h.Bytes(), IndexMarkdownFile: m.Bytes()}
+	if ix.Plot.PNG != nil {
+		files[ix.Plot.PNGFile()] = ix.Plot.PNG
+		files[ix.Plot.SVGFile()] = ix.Plot.SVG
+	}
+	return files, nil
+}
+
+// indexView is what both index renderers print.
+type indexView struct {
+	Title   string
+	Columns []indexColumn
+	Rows    []indexRow
+	Plot    htmlPlot
+}
+
+type indexColumn struct {
+	Name, GPU, Input, Report, MarkdownReport string
+}
+
+// indexRow is one claim, prediction or the exercise across the captures.
+type indexRow struct {
+	ID, What string
+	Strong   bool // a prediction's row
+	Cells    []indexCell
+}
+
+type indexCell struct {
+	Verdict, Value string
+}
+
+func (ix *Index) view() *indexView {
+	v := &indexView{Title: fmt.Sprintf("Pinned memory: %d captures side by side", len(ix.Entries))}
+	for _, e := range ix.Entries {
+		r := e.Result
+		v.Columns = append(v.Columns, indexColumn{
+			Name: path.Base(e.Dir), GPU: gpuName(r), Input: r.Input.Path,
+			Report: path.Join(e.Dir, HTMLFile), MarkdownReport: path.Join(e.Dir, MarkdownFile),
+		})
+	}
+	// Rows in the order of the first result's predictions and claims.
+	if len(ix.Entries) > 0 {
+		first := ix.Entries[0].Result
+		for _, p := range first.Predictions {
+			row := indexRow{ID: fmt.Sprintf("prediction %d", p.ID), What: topics[p.ID], Strong: true}
+			for _, e := range ix.Entries {
+				cell := indexCell{Verdict: string(predictions.Unavailable)}
+				for _, q := range e.Result.Predictions {
+					if q.ID == p.ID {
+						cell.Verdict = string(q.Verdict)
+					}
+				}
+				row.Cells = append(row.Cells, cell)
+			}
+			v.Rows = append(v.Rows, row)
+			for _, id := range p.Claims {
+				c := first.Claim(id)
+				row := indexRow{ID: id, What: c.Statement}
+				for _, e := range ix.Entries {
+					row.Cells = append(row.Cells, claimCell(e.Result.Claim(id)))
+				}
+				v.Rows = append(v.Rows, row)
+			}
+		}
+		row := indexRow{ID: "exercise", What: "Where pinning buys more, host-to-device or device-to-host (pageable/pinned at 64 MiB)", Strong: true}
+		for _, e := range ix.Entries {
+			ex := e.Result.Exercise
+			cell := indexCell{Verdict: ex.Verdict}
+			if ex.Verdict == "answered" && ex.H2DRatio != nil && ex.D2HRatio != nil {
+				cell.Value = fmt.Sprintf("%s (H2D %s, D2H %s)", ex.Answer, ratioText(*ex.H2DRatio), ratioText(*ex.D2HRatio))
+			} else {
+				cell.Value = ex.Reason
+			}
+			row.Cells = append(row.Cells, cell)
+		}
+		v.Rows = append(v.Rows, row)
+	}
+	v.Plot = htmlPlot{Plot: ix.Plot}
+	if ix.Plot.PNG != nil {
+		v.Plot.Src = template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(ix.Plot.PNG))
+	}
+	return v
+}
+
+// claimCell is a claim's verdict and the number that decided it, or why it
+// could not be decided.
+func claimCell(c *predictions.Claim) indexCell {
+	if c == nil {
+		return indexCell{Verdict: string(predictions.Unavailable), Value: "the claim is not evaluated for this input"}
+	}
+	cell := indexCell{Verdict: string(c.Verdict)}
+	switch {
+	case c.Measured == nil:
+		cell.Value = c.Reason
+	case c.Comparison == "within 2x of":
+		cell.Value = fmt.Sprintf("%s, predicted %s (%s to %s)", num(*c.Measured), num(c.Bound),
+			num(c.Bound/predictions.LossFactor), num(c.Bound*predictions.LossFactor))
+	default:
+		cell.Value = fmt.Sprintf("%s %s %s", num(*c.Measured), c.Comparison, num(c.Bound))
+	}
+	return cell
+}
+
+func writeIndexMarkdown(w io.Writer, v *indexView) {
+	fmt.Fprintf(w, "# %s\n\n", md(v.Title))
+	for _, c := range v.Columns {
+		fmt.Fprintf(w, "- **%s**: %s, from %s ([report](%s))\n", md(c.Name), md(c.GPU), md(c.Input), c.MarkdownReport)
+	}
+	io.WriteString(w, "\n| claim |")
+	for _, c := range v.Columns {
+		fmt.Fprintf(w, " %s |", md(c.Name))
+	}
+	io.WriteString(w, "\n|---|")
+	for range v.Columns {
+		io.WriteString(w, "---|")
+	}
+	io.WriteString(w, "\n")
+	for _, r := range v.Rows {
+		id := "`" + r.ID + "`"
+		if r.Strong {
+			id = "**" + md(r.ID) + "**"
+		}
+		fmt.Fprintf(w, "| %s |", id)
+		for _, c := range r.Cells {
+			if c.Value != "" {
+				fmt.Fprintf(w, " **%s** %s |", c.Verdict, md(c.Value))
+			} else {
+				fmt.Fprintf(w, " **%s** |", c.Verdict)
+			}
+		}
+		io.WriteString(w, "\n")
+	}
+	fmt.Fprintf(w, "\n## %s\n\n", md(v.Plot.Title))
+	if v.Plot.Skipped != "" {
+		fmt.Fprintf(w, "Not drawn: %s.\n", md(v.Plot.Skipped))
+		return
+	}
+	fmt.Fprintf(w, "![%s](%s)\n\n%s ([SVG](%s))\n", md(v.Plot.Title), v.Plot.PNGFile(), md(v.Plot.Caption), v.Plot.SVGFile())
+}
+
+// Capture colours on the comparison plot, in input order.
+var captureColours = []color.Color{
+	color.NRGBA{R: 0x1f, G: 0x6f, B: 0xb4, A: 0xff},
+	color.NRGBA{R: 0xd9, G: 0x5f, B: 0x02, A: 0xff},
+	color.NRGBA{R: 0x6a, G: 0x3d, B: 0x9a, A: 0xff},
+	color.NRGBA{R: 0x1b, G: 0x9e, B: 0x77, A: 0xff},
+	color.NRGBA{R: 0xe7, G: 0x29, B: 0x8a, A: 0xff},
+	color.NRGBA{R: 0x66, G: 0x66, B: 0x66, A: 0xff},
+}
+
+// compareChart draws every capture's host-to-device bandwidth by size,
+// pinned solid and pageable dashed, one colour per capture, on a log scale
+// so that a slow link and a fast one both read.
+func compareChart(entries []Entry) (chart, error) {
+	ch := chart{name: comparePlotName, title: "Host-to-device copy bandwidth by transfer size, per capture"}
+	p := newPlot("", "transfer size (log scale)", "")
+	p.X.Scale = plot.LogScale{}
+	sizes := map[int64]bool{}
+	minY, maxY := math.Inf(1), 0.0
+	var verdicts, drawn []string
+	for i, e := range entries {
+		r := e.Result
+		from := preferredOf(r.Copies, func(c predictions.CopyRow) string { return c.From })
+		col := captureColours[i%len(captureColours)]
+		name := path.Base(e.Dir)
+		for _, src := range []string{"pinned", "pageable"} {
+			var xys plotter.XYs
+			for _, c := range r.Copies {
+				if c.From == from && c.Direction == "h2d" && c.Source == src && c.Bytes > 0 && c.GBps > 0 {
+					xys = append(xys, plotter.XY{X: float64(c.Bytes) / (1 << 20), Y: c.GBps})
+					sizes[c.Bytes] = true
+					minY, maxY = math.Min(minY, c.GBps), math.Max(maxY, c.GBps)
+				}
+			}
+			if len(xys) == 0 {
+				continue
+			}
+			sort.Slice(xys, func(i, j int) bool { return xys[i].X < xys[j].X })
+			line, points, err := plotter.NewLinePoints(xys)
+			if err != nil {
+				return ch, err
+			}
+			line.Color, points.Color = col, col
+			line.Width = vg.Points(2)
+			points.Radius = vg.Points(3.5)
+			points.Shape = draw.CircleGlyph{}
+			if src == "pageable" {
+				line.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+				points.Shape = draw.TriangleGlyph{}
+			}
+			p.Add(line, points)
+			p.Legend.Add(fmt.Sprintf("%s (%s) %s", name, gpuName(r), src), line, points)
+			drawn = append(drawn, name)
+		}
+		v := predictions.Unavailable
+		var claims []string
+		for _, q := range r.Predictions {
+			if q.ID == 1 {
+				v = q.Verdict
+				for _, id := range q.Claims {
+					if c := r.Claim(id); c != nil {
+						claims = append(claims, fmt.Sprintf("%s %s", id, c.Verdict))
+					}
+				}
+			}
+		}
+		verdicts = append(verdicts, fmt.Sprintf("%s %s", name, v))
+		p.Legend.Add(fmt.Sprintf("%s: prediction 1 %s (%s)", name, v, strings.Join(claims, ", ")), swatch{verdictColour(v)})
+	}
+	if len(sizes) == 0 {
+		ch.skipped = "none of the inputs has part 1 host-to-device copy rows (blocking cudaMemcpy by size)"
+		return ch, nil
+	}
+	p.Title.Text = ch.title + "\nprediction 1: " + strings.Join(verdicts, ", ")
+	var sorted []int64
+	for b := range sizes {
+		sorted = append(sorted, b)
+	}
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
+	p.X.Tick.Marker = sizeTicks(sorted)
+	lo, hi := float64(sorted[0])/(1<<20), float64(sorted[len(sorted)-1])/(1<<20)
+	if lo == hi {
+		lo, hi = lo/2, hi*2
+	}
+	p.X.Min, p.X.Max = lo/1.25, hi*1.25
+	setLogY(p, minY, maxY, "GB/s")
+	ch.plot = p
+	ch.caption = "Mean bandwidth of the timed blocking host-to-device copies at each size, one colour per capture: pinned solid with circles, pageable dashed with triangles. " +
+		"The scale is logarithmic so that captures on very different links read side by side; the gap between a capture's two lines is its pageable/pinned ratio, which prediction 1 is about."
+	return ch, nil
+}
+
+var indexTmpl = template.Must(template.New("index").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<style>` + pageCSS + `
+td.cell { vertical-align: top; font-size: 13.5px; min-width: 12em; }
+td.cell .v { margin-right: 4px; }
+tr.pred th, tr.pred td { background: #f7f8fa; }
+th.what { font-weight: normal; font-size: 13.5px; color: #444; max-width: 22em; }
+</style>
+</head>
+<body>
+<main>
+<h1>{{.Title}}</h1>
+<ul>{{range .Columns}}<li><a href="{{.Report}}"><strong>{{.Name}}</strong></a>: {{.GPU}}, from <code>{{.Input}}</code></li>
+{{end}}</ul>
+
+<h2>Verdicts side by side</h2>
+<table>
+<tr><th>claim</th><th class="what">what it says</th>{{range .Columns}}<th><a href="{{.Report}}">{{.Name}}</a><br><span class="gpu">{{.GPU}}</span></th>{{end}}</tr>
+{{range .Rows}}<tr{{if .Strong}} class="pred"{{end}}><th>{{if .Strong}}{{.ID}}{{else}}<code>{{.ID}}</code>{{end}}</th><th class="what">{{.What}}</th>{{range .Cells}}<td class="cell"><span class="v v-{{.Verdict}}">{{.Verdict}}</span>{{.Value}}</td>{{end}}</tr>
+{{end}}</table>
+
+<h2>{{.Plot.Title}}</h2>
+{{if .Plot.Skipped}}<p class="missing">Not drawn: {{.Plot.Skipped}}.</p>
+{{else}}<figure><img src="{{.Plot.Src}}" alt="{{.Plot.Title}}"><figcaption><p class="caption">{{.Plot.Caption}}</p></figcaption></figure>
+{{end}}
+</main>
+</body>
+</html>
+`))
