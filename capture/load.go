@@ -68,6 +68,8 @@ func hasSQLiteHeader(path string) bool {
 func loadFile(path string, opts Options) (*Capture, error) {
 	name := strings.ToLower(filepath.Base(path))
 	switch {
+	case strings.HasSuffix(name, ".qdstrm"):
+		return nil, errQdstrm(path)
 	case strings.HasSuffix(name, ".nsys-rep"), strings.HasSuffix(name, ".qdrep"):
 		return LoadNsysRep(path, opts)
 	case hasSQLiteHeader(path), strings.HasSuffix(name, ".sqlite"):
@@ -82,6 +84,15 @@ func loadFile(path string, opts Options) (*Capture, error) {
 		return LoadCSVDir(filepath.Dir(path), opts)
 	}
 	return LoadTranscript(path)
+}
+
+// errQdstrm explains a .qdstrm: the raw stream nsys writes while profiling,
+// left behind when it could not turn the stream into a report.
+func errQdstrm(path string) error {
+	return &InputError{Path: path,
+		Problem: "a raw Nsight Systems stream (.qdstrm), not a report: nsys stopped before converting it (the profiled program crashed, was killed, or the importer is missing)",
+		Hint: "convert it with the QdstrmImporter that ships with Nsight Systems (QdstrmImporter -i FILE.qdstrm, in the host-linux-x64 folder of the install, " +
+			"e.g. /opt/nvidia/nsight-systems/VERSION/host-linux-x64/QdstrmImporter) and give the .nsys-rep it writes, or profile again"}
 }
 
 // captureBase strips the known extensions from a file name: "ref.sqlite" ->
@@ -105,7 +116,7 @@ func loadDir(dir string, opts Options) (*Capture, error) {
 	if err != nil {
 		return nil, &InputError{Path: dir, Problem: "cannot list the folder", Err: err}
 	}
-	var plainSQLite, ownSQLite, reps, results, transcripts []string
+	var plainSQLite, ownSQLite, reps, results, transcripts, streams []string
 	hasCSV := false
 	for _, e := range entries {
 		if e.IsDir() {
@@ -128,6 +139,8 @@ func loadDir(dir string, opts Options) (*Capture, error) {
 			if _, _, ok := matchCSVReport(n); ok {
 				hasCSV = true
 			}
+		case strings.HasSuffix(l, ".qdstrm"):
+			streams = append(streams, n)
 		}
 	}
 	pick := func(kind string, names []string) (string, error) {
@@ -163,6 +176,9 @@ func loadDir(dir string, opts Options) (*Capture, error) {
 		if file, err = pick("transcript", transcripts); err == nil {
 			c, err = LoadTranscript(file)
 		}
+	case len(streams) > 0:
+		sort.Strings(streams)
+		return nil, errQdstrm(filepath.Join(dir, streams[0]))
 	default:
 		return nil, &InputError{Path: dir, Problem: "no capture found in " + dir,
 			Hint: "looked for *.sqlite, *.nsys-rep, nsys stats CSV reports (" + csvSuffixes() +

@@ -147,3 +147,28 @@ func TestCaptureBase(t *testing.T) {
 		t.Error(csvSuffixes())
 	}
 }
+
+// TestLoadQdstrm checks that a raw .qdstrm stream, alone or in a folder, is
+// named for what it is, with the importer to convert it, not read as a
+// transcript.
+func TestLoadQdstrm(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "pinned.qdstrm")
+	if err := os.WriteFile(p, []byte("QDSTRM\x00\x01 raw stream"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range []string{p, dir} {
+		_, err := Load(in, Options{})
+		if err == nil {
+			t.Fatalf("%s: loaded", in)
+		}
+		for _, want := range []string{p, "raw Nsight Systems stream (.qdstrm)", "QdstrmImporter -i FILE.qdstrm"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: error %q lacks %q", in, err, want)
+			}
+		}
+		if strings.Contains(err.Error(), "program output") {
+			t.Errorf("%s: read as a transcript: %v", in, err)
+		}
+	}
+}

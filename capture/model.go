@@ -200,6 +200,10 @@ type Capture struct {
 	// Missing lists the facts this input cannot provide.
 	Missing []Gap `json:"missing,omitempty"`
 
+	// Notes say what the loader chose on the user's behalf, e.g. reading
+	// the SQLite export beside a report that nsys could not export.
+	Notes []string `json:"notes,omitempty"`
+
 	// OtherThreads counts, per thread, the API calls that were not loaded
 	// because Options.ProgramThread kept only the program's thread; the
 	// counts are of the calls Options.APINames selects. Sorted the way the

@@ -153,12 +153,29 @@ func LoadNsysRep(path string, opts Options) (*Capture, error) {
 	if err != nil {
 		var ie *InputError
 		if errors.As(err, &ie) {
-			return nil, &InputError{Path: path, Problem: "cannot export the report to SQLite: " + ie.Problem,
+			err = &InputError{Path: path, Problem: "cannot export the report to SQLite: " + ie.Problem,
 				Err: ie.Err, Hint: ie.Hint}
+		}
+		// Only a missing nsys, not one the user named, sends us to the
+		// export beside the report.
+		if opts.Nsys == "" && os.Getenv("NSYS") == "" {
+			if c, ok := loadExportBeside(path, info, opts, "no nsys was found to export it"); ok {
+				return c, nil
+			}
 		}
 		return nil, err
 	}
 	if err := exportSQLite(nsys, path, head, dir, cached); err != nil {
+		var old *nsysTooOldError
+		if errors.As(err, &old) {
+			why := "the nsys found is too old to export it"
+			if old.version != "" {
+				why = fmt.Sprintf("the nsys found (%s) is too old to export it", strings.TrimPrefix(old.version, ", "))
+			}
+			if c, ok := loadExportBeside(path, info, opts, why); ok {
+				return c, nil
+			}
+		}
 		return nil, err
 	}
 	c, err := LoadSQLite(cached, opts)
@@ -167,6 +184,39 @@ func LoadNsysRep(path string, opts Options) (*Capture, error) {
 	}
 	return finish(c), nil
 }
+
+// loadExportBeside loads the SQLite export that sits beside a report
+// (NAME.sqlite for NAME.nsys-rep) when nsys cannot export the report itself,
+// and notes that it did, and why. ok is false when there is no usable one.
+func loadExportBeside(report string, info os.FileInfo, opts Options, why string) (c *Capture, ok bool) {
+	base := strings.TrimSuffix(report, filepath.Ext(report))
+	beside := base + ".sqlite"
+	bi, err := os.Stat(beside)
+	if err != nil || !bi.Mode().IsRegular() || !hasSQLiteHeader(beside) {
+		return nil, false
+	}
+	c, err = LoadSQLite(beside, opts)
+	if err != nil {
+		return nil, false
+	}
+	note := fmt.Sprintf("read %s, the SQLite export beside the report, because %s", filepath.Base(beside), why)
+	if bi.ModTime().Before(info.ModTime()) {
+		note += "; the export is older than the report, so it may not be of the same run"
+	}
+	c.Notes = append(c.Notes, note)
+	c.Format = FormatNsysRep
+	c.Path = report
+	c.Files = []string{report, beside}
+	return c, true
+}
+
+// nsysTooOldError is nsys refusing a report that a newer release wrote.
+type nsysTooOldError struct {
+	*InputError
+	version string // ", version X" or ""
+}
+
+func (e *nsysTooOldError) Unwrap() error { return e.InputError }
 
 // readHead returns up to n bytes from the start of the file.
 func readHead(path string, n int) ([]byte, error) {
@@ -314,9 +364,9 @@ func nsysExportError(nsys, report string, head, out []byte, runErr error) error 
 				break
 			}
 		}
-		return &InputError{Path: report,
+		return &nsysTooOldError{version: version, InputError: &InputError{Path: report,
 			Problem: fmt.Sprintf("this nsys (%s%s) is too old to read the report, which a newer Nsight Systems wrote", nsys, version),
-			Err:     cause, Hint: hint}
+			Err:     cause, Hint: hint}}
 	}
 	problem := fmt.Sprintf("%s export failed (%v)", nsys, runErr)
 	if !bytes.HasPrefix(head, []byte("NVIDIA")) {

@@ -421,3 +421,58 @@ func TestLoadNsysRepRealNsys(t *testing.T) {
 		t.Errorf("report folder holds %v", names)
 	}
 }
+
+// TestLoadNsysRepExportBeside checks that a report whose SQLite export sits
+// beside it is read through that export when nsys is missing or too old,
+// with a note saying so, and that a named nsys that cannot run stays an
+// error.
+func TestLoadNsysRepExportBeside(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	t.Setenv("NSYS", "")
+	old := nsysInstallGlobs
+	nsysInstallGlobs = []string{filepath.Join(t.TempDir(), "*", "bin", "nsys")}
+	t.Cleanup(func() { nsysInstallGlobs = old })
+
+	report, orig, mtime := reportCopy(t, "ref.nsys-rep")
+	beside := filepath.Join(filepath.Dir(report), "ref.sqlite")
+	sqCopy(t, refSQLite, beside)
+
+	c, err := LoadNsysRep(report, Options{})
+	if err != nil {
+		t.Fatalf("no nsys, export beside: %v", err)
+	}
+	if len(c.Calls) != 444 || c.Path != report || len(c.Files) != 2 || c.Files[1] != beside {
+		t.Errorf("loaded %d calls from %v (path %s); want the reference's 444 from %s", len(c.Calls), c.Files, c.Path, beside)
+	}
+	if len(c.Notes) != 1 || !strings.Contains(c.Notes[0], "read ref.sqlite, the SQLite export beside the report, because no nsys was found") {
+		t.Errorf("notes = %q", c.Notes)
+	}
+
+	nsys, _ := fakeNsys(t, "old")
+	c, err = LoadNsysRep(report, Options{Nsys: nsys})
+	if err != nil {
+		t.Fatalf("nsys too old, export beside: %v", err)
+	}
+	if len(c.Notes) != 1 || !strings.Contains(c.Notes[0], "because the nsys found (version 2022.4.2.1-df9881f) is too old to export it") {
+		t.Errorf("notes = %q", c.Notes)
+	}
+
+	// An export older than the report is used, with a warning.
+	older := mtime.Add(-time.Hour)
+	if err := os.Chtimes(beside, older, older); err != nil {
+		t.Fatal(err)
+	}
+	c, err = LoadNsysRep(report, Options{})
+	if err != nil || len(c.Notes) != 1 || !strings.Contains(c.Notes[0], "older than the report") {
+		t.Errorf("older export: err %v, notes %q", err, c.Notes)
+	}
+
+	if _, err := LoadNsysRep(report, Options{Nsys: "/no/such/nsys"}); err == nil || !strings.Contains(err.Error(), "/no/such/nsys") {
+		t.Errorf("a named nsys that cannot run: err = %v, want it reported", err)
+	}
+	checkReportUnchanged(t, report, orig, mtime)
+	// Nothing but the report and its export: no cache file was written.
+	if got := dirNames(t, filepath.Dir(report)); len(got) != 2 {
+		t.Errorf("folder holds %v", got)
+	}
+}

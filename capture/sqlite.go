@@ -52,6 +52,9 @@ func LoadSQLite(path string, opts Options) (*Capture, error) {
 	if err := checkSQLiteFile(path); err != nil {
 		return nil, err
 	}
+	if !sqliteWorks {
+		return nil, errNoCgo(path)
+	}
 	db, err := sql.Open("sqlite3", sqliteReadOnlyDSN(path))
 	if err != nil {
 		return nil, &InputError{Path: path, Problem: "cannot open the SQLite export", Err: err, Hint: sqliteExportHint}

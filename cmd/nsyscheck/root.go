@@ -12,10 +12,12 @@ import (
 
 // Exit statuses: the contract scripts and CI rely on.
 const (
-	exitHeld   = 0 // every claim held
-	exitDied   = 1 // some claim died or could not be decided
-	exitError  = 2 // the input could not be read, or the command failed
-	exitSignal = 130
+	exitHeld  = 0 // every claim held
+	exitDied  = 1 // some claim died or could not be decided
+	exitError = 2 // the input could not be read, or the command failed
+	// exitExposed: --fail-on-exposure and a capture exposes its machine.
+	exitExposed = 3
+	exitSignal  = 130
 )
 
 // version is set at link time (-ldflags "-X main.version=v1.2.3"); otherwise
@@ -26,18 +28,43 @@ func buildVersion() string {
 	if version != "" {
 		return version
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		v := bi.Main.Version
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				v += " (" + s.Value[:12] + ")"
-			}
-		}
-		if v != "" {
-			return v
+	bi, _ := debug.ReadBuildInfo()
+	return versionOf(bi)
+}
+
+// versionOf names the build from its build information: the module version
+// `go install MODULE@VERSION` records, else the git revision the go command
+// stamped (with "+dirty" when the tree had changes), else a plain "devel"
+// with how to get a version.
+func versionOf(bi *debug.BuildInfo) string {
+	if bi == nil {
+		return "devel (no build information)"
+	}
+	v := bi.Main.Version
+	var rev, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value
 		}
 	}
-	return "devel"
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if rev != "" && modified == "true" {
+		rev += "+dirty"
+	}
+	switch {
+	case v != "" && v != "(devel)" && rev != "":
+		return v + " (" + rev + ")"
+	case v != "" && v != "(devel)":
+		return v
+	case rev != "":
+		return "devel " + rev
+	}
+	return "devel (built without version information: install a release with go install github.com/nsyscheck/nsyscheck/cmd/nsyscheck@latest, or build with make build)"
 }
 
 // Streams are a command's standard streams; tests pass buffers.
@@ -88,7 +115,8 @@ trace shows. Every verdict comes with the numbers that decided it.
   nsyscheck scrub CAPTURE -o OUT   write a shareable copy of a SQLite export
 
 Exit status: 0 every claim held, 1 some claim died or was unavailable,
-2 the input could not be read or the command failed.`,
+2 the input could not be read or the command failed, 3 verify
+--fail-on-exposure found a capture exposing its machine.`,
 		Version:       buildVersion(),
 		SilenceUsage:  true,
 		SilenceErrors: true,

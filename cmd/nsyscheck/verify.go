@@ -13,13 +13,19 @@ import (
 	nsyscheck "github.com/nsyscheck/nsyscheck"
 	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/predictions"
+	"github.com/nsyscheck/nsyscheck/privacy"
 )
+
+// codeLoaderNote marks a choice the loader made for the user, such as reading
+// the SQLite export beside a report nsys could not export.
+const codeLoaderNote = "input-substituted"
 
 // verifyOptions are verify's flags.
 type verifyOptions struct {
-	Format string
-	Expect string
-	Nsys   string
+	Format         string
+	Expect         string
+	Nsys           string
+	FailOnExposure bool
 }
 
 func newVerifyCmd(s Streams) *cobra.Command {
@@ -48,8 +54,15 @@ verify checks the real H200 capture shipped inside nsyscheck.
 prints the differences and exits 1; a match exits 0, even where the expected
 verdict is "died".
 
+--fail-on-exposure makes verify fail, with exit status 3, when a capture
+exposes more of its machine than the check needs (capture-exposes warnings:
+environment variables outside the allowlist, other processes, secrets), so
+that CI can refuse to publish it.
+
 Exit status: 0 every claim held (or --expect matched), 1 some claim died or
-was unavailable (or --expect did not match), 2 an input could not be read.`,
+was unavailable (or --expect did not match), 2 an input could not be read,
+3 --fail-on-exposure was given and a capture exposes its machine (this wins
+over 1).`,
 		Example: `  nsyscheck verify
   nsyscheck verify run/pinned.sqlite --format json
   nsyscheck verify capA.nsys-rep capB/ lesson.json
@@ -61,6 +74,7 @@ was unavailable (or --expect did not match), 2 an input could not be read.`,
 	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text, json or markdown")
 	cmd.Flags().StringVar(&opts.Expect, "expect", "", "compare verdicts with the expected set in `FILE` (one CAPTURE only)")
 	cmd.Flags().StringVar(&opts.Nsys, "nsys", "", "nsys executable used to export .nsys-rep files")
+	cmd.Flags().BoolVar(&opts.FailOnExposure, "fail-on-exposure", false, "exit 3 when a capture exposes environment variables, other processes or secrets (capture-exposes warnings), whatever the verdicts")
 	return cmd
 }
 
@@ -88,6 +102,10 @@ func loadAndEvaluate(paths []string, nsys string, s Streams) ([]*predictions.Res
 		}
 		r := predictions.Evaluate(c)
 		attachFolderFacts(r, c)
+		for _, n := range c.Notes {
+			fmt.Fprintf(s.Err, "%s: %s\n", shownPath(p), n)
+			addDiag(r, codeLoaderNote, predictions.Info, n)
+		}
 		shareable(r, p, shipped)
 		results = append(results, r)
 	}
@@ -118,6 +136,12 @@ func runVerify(opts *verifyOptions, paths []string, s Streams) error {
 	if err := writeResults(s.Out, opts.Format, results); err != nil {
 		return &statusError{code: exitError, err: err}
 	}
+	if opts.FailOnExposure {
+		if exposed := exposing(results); len(exposed) > 0 {
+			fmt.Fprintf(s.Err, "failing as --fail-on-exposure asks: %s expose(s) what a shared capture should not (see the capture-exposes warnings; nsyscheck scrub writes a clean copy)\n", strings.Join(exposed, ", "))
+			return &statusError{code: exitExposed}
+		}
+	}
 	if expect != nil {
 		diffs, err := expect.compare(results[0])
 		if err != nil {
@@ -139,6 +163,20 @@ func runVerify(opts *verifyOptions, paths []string, s Streams) error {
 		}
 	}
 	return nil
+}
+
+// exposing names the inputs with a capture-exposes warning.
+func exposing(results []*predictions.Result) []string {
+	var out []string
+	for _, r := range results {
+		for _, d := range r.Diagnostics {
+			if d.Code == privacy.DiagnosticCode {
+				out = append(out, r.Input.Path)
+				break
+			}
+		}
+	}
+	return out
 }
 
 func writeResults(w io.Writer, format string, results []*predictions.Result) error {

@@ -1,0 +1,5 @@
+//go:build cgo
+
+package capture
+
+const cgoEnabled = true

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"runtime/debug"
+	"strings"
+	"testing"
+)
+
+func TestVersionOf(t *testing.T) {
+	setting := func(kv ...string) []debug.BuildSetting {
+		var out []debug.BuildSetting
+		for i := 0; i < len(kv); i += 2 {
+			out = append(out, debug.BuildSetting{Key: kv[i], Value: kv[i+1]})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		bi   *debug.BuildInfo
+		want string
+	}{
+		{"go install module@version", &debug.BuildInfo{Main: debug.Module{Version: "v1.4.0"}}, "v1.4.0"},
+		{"pseudo-version with revision", &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261129101010-94a7079abcde"},
+			Settings: setting("vcs.revision", "94a7079abcdef0123456789", "vcs.modified", "false")}, "v0.0.0-20261129101010-94a7079abcde (94a7079abcde)"},
+		{"checkout with changes", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"},
+			Settings: setting("vcs.revision", "94a7079abcdef0123456789", "vcs.modified", "true")}, "devel 94a7079abcde+dirty"},
+		{"no version at all", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "devel (built without version information: install a release with go install github.com/nsyscheck/nsyscheck/cmd/nsyscheck@latest, or build with make build)"},
+		{"no build information", nil, "devel (no build information)"},
+	} {
+		if got := versionOf(tc.bi); got != tc.want {
+			t.Errorf("%s: versionOf = %q, want %q", tc.name, got, tc.want)
+		}
+		if strings.Contains(versionOf(tc.bi), "(devel)") {
+			t.Errorf("%s: the version shows Go's placeholder (devel)", tc.name)
+		}
+	}
+}
