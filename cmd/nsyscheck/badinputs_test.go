@@ -236,7 +236,12 @@ func TestBadInputs(t *testing.T) {
 
 			res := badResult{c: c}
 			res.exit, res.stdout, res.stderr = runMain(t, append([]string{"verify"}, args...))
-			_, jsonOut, _ := runMain(t, append([]string{"verify", "--format", "json"}, args...))
+			jsonExit, jsonOut, _ := runMain(t, append([]string{"verify", "--format", "json"}, args...))
+			if jsonExit != exitError {
+				if err := validateOutput([]byte(jsonOut)); err != nil {
+					t.Errorf("JSON output does not match docs/output.schema.json: %v", err)
+				}
+			}
 			res.verdicts, res.reasons, res.thread, res.warnings = readVerdicts(jsonOut)
 
 			after := snapshot(t, dir)
@@ -321,6 +326,12 @@ func runMain(t *testing.T, args []string) (code int, stdout, stderr string) {
 
 func readVerdicts(jsonOut string) (verdicts, reasons map[string]string, thread string, warnings []string) {
 	verdicts, reasons = map[string]string{}, map[string]string{}
+	var env struct {
+		Results []json.RawMessage
+	}
+	if json.Unmarshal([]byte(jsonOut), &env) != nil || len(env.Results) != 1 {
+		return verdicts, reasons, "", nil
+	}
 	var r struct {
 		Input struct {
 			Thread string
@@ -336,7 +347,7 @@ func readVerdicts(jsonOut string) (verdicts, reasons map[string]string, thread s
 			Verdict string
 		}
 	}
-	if json.Unmarshal([]byte(jsonOut), &r) != nil {
+	if json.Unmarshal(env.Results[0], &r) != nil {
 		return verdicts, reasons, "", nil
 	}
 	thread = r.Input.Thread

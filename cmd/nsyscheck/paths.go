@@ -73,7 +73,8 @@ func renamePaths(r *predictions.Result, from, to string) {
 
 // shareable rewrites the paths a result names: a given path's folder as
 // given relative to the working folder, the shipped capture's temporary
-// folder as "shipped:".
+// folder as "shipped:", the user's cache folder (where exports of reports in
+// read-only folders go) as "cache:".
 func shareable(r *predictions.Result, given string, shipped bool) {
 	abs, err := filepath.Abs(given)
 	if err != nil {
@@ -89,4 +90,8 @@ func shareable(r *predictions.Result, given string, shipped bool) {
 	}
 	// Paths given relative stay as given; absolute ones become relative.
 	renamePaths(r, dir, shownPath(dir))
+	// A report's export cached in the user's cache folder.
+	if ucd, err := os.UserCacheDir(); err == nil {
+		renamePaths(r, ucd, "cache:")
+	}
 }

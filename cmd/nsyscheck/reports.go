@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -23,11 +22,11 @@ func writeRunReports(run *runner.Run, r *predictions.Result) error {
 	if err := writeNew(run.Path("report.txt"), text.Bytes()); err != nil {
 		return err
 	}
-	data, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
+	var data bytes.Buffer
+	if err := report.WriteJSON(&data, report.VerifyEnvelope([]*predictions.Result{r}, buildVersion())); err != nil {
 		return err
 	}
-	if err := writeNew(run.Path("verdicts.json"), append(data, '\n')); err != nil {
+	if err := writeNew(run.Path("verdicts.json"), data.Bytes()); err != nil {
 		return err
 	}
 	var link report.Link

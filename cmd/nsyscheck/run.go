@@ -147,6 +147,7 @@ func runRun(opts *runOptions, s Streams) error {
 	if err := run.Step(ctx, "report", func(st *runner.Step) error {
 		// The rule's output and run.json are complete now.
 		attachFolderFacts(result, c)
+		shareable(result, run.Path(runner.Base+".sqlite"), false)
 		return writeRunReports(run, result)
 	}); err != nil {
 		return fail(err)

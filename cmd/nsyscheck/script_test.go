@@ -56,6 +56,7 @@ func TestScripts(t *testing.T) {
 			"stopwatch": cmdStopwatch,
 			"noproc":    cmdNoproc,
 			"exits":     cmdExits,
+			"schema":    cmdSchema,
 		},
 	})
 }

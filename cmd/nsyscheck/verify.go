@@ -14,6 +14,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/privacy"
+	"github.com/nsyscheck/nsyscheck/report"
 )
 
 // codeLoaderNote marks a choice the loader made for the user, such as reading
@@ -182,12 +183,7 @@ func exposing(results []*predictions.Result) []string {
 func writeResults(w io.Writer, format string, results []*predictions.Result) error {
 	switch format {
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		if len(results) == 1 {
-			return enc.Encode(results[0])
-		}
-		return enc.Encode(results)
+		return report.WriteJSON(w, report.VerifyEnvelope(results, buildVersion()))
 	case "markdown":
 		return writeMarkdown(w, results)
 	default:

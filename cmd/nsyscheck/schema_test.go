@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+var (
+	schemaOnce sync.Once
+	schema     *jsonschema.Schema
+	schemaErr  error
+)
+
+// outputSchema compiles docs/output.schema.json once.
+func outputSchema() (*jsonschema.Schema, error) {
+	schemaOnce.Do(func() {
+		path, err := filepath.Abs(filepath.Join("..", "..", "docs", "output.schema.json"))
+		if err != nil {
+			schemaErr = err
+			return
+		}
+		c := jsonschema.NewCompiler()
+		schema, schemaErr = c.Compile(path)
+	})
+	if schemaErr != nil {
+		return nil, fmt.Errorf("docs/output.schema.json: %w", schemaErr)
+	}
+	return schema, nil
+}
+
+// validateOutput checks one JSON output against the schema.
+func validateOutput(data []byte) error {
+	sch, err := outputSchema()
+	if err != nil {
+		return err
+	}
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		return err
+	}
+	return sch.Validate(v)
+}
+
+// TestJSONMatchesSchema validates verify's JSON for every shipped input,
+// alone and several at once, and for the shipped capture with no argument.
+func TestJSONMatchesSchema(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	root := filepath.Join("..", "..")
+	var inputs []string
+	for _, glob := range []string{"testdata/captures/*", "testdata/reference/*", "testdata/measurements/*.json", "testdata/exposure/*.sqlite",
+		"testdata/captures/h200-pinned/pinned.transcript.txt", "testdata/captures/h200-pinned/pinned.results.json", "testdata/captures/h200-pinned/pinned.nsys-rep"} {
+		m, _ := filepath.Glob(filepath.Join(root, glob))
+		for _, p := range m {
+			if st, err := os.Stat(p); err == nil && (!st.IsDir() || !strings.HasSuffix(p, ".md")) && filepath.Ext(p) != ".md" {
+				inputs = append(inputs, p)
+			}
+		}
+	}
+	if len(inputs) < 8 {
+		t.Fatalf("found only %d inputs: %v", len(inputs), inputs)
+	}
+	t.Logf("%d inputs: %v", len(inputs), inputs)
+	runs := [][]string{nil, inputs[:3]}
+	for _, in := range inputs {
+		runs = append(runs, []string{in})
+	}
+	for _, args := range runs {
+		var out, errOut bytes.Buffer
+		status := Main(append([]string{"verify", "--format", "json"}, args...), Streams{In: strings.NewReader(""), Out: &out, Err: &errOut})
+		if status == exitError {
+			t.Errorf("verify %v: exit %d: %s", args, status, errOut.String())
+			continue
+		}
+		if err := validateOutput(out.Bytes()); err != nil {
+			t.Errorf("verify %v: output does not match docs/output.schema.json: %v", args, err)
+		}
+	}
+}
+
+// TestSchemaRejects checks that the schema is not vacuous: outputs with a
+// wrong version, an array at the top, an unknown verdict or an absolute
+// input path fail it.
+func TestSchemaRejects(t *testing.T) {
+	var out bytes.Buffer
+	Main([]string{"verify", "--format", "json", filepath.Join("..", "..", "testdata", "measurements", "lesson-t4.json")}, Streams{In: strings.NewReader(""), Out: &out, Err: &bytes.Buffer{}})
+	good := out.String()
+	if err := validateOutput([]byte(good)); err != nil {
+		t.Fatalf("the lesson's T4 output fails the schema: %v", err)
+	}
+	for name, bad := range map[string]string{
+		"another version": strings.Replace(good, `"schemaVersion": 1`, `"schemaVersion": 2`, 1),
+		"a bare array":    "[" + good + "]",
+		"unknown verdict": strings.Replace(good, `"verdict": "died"`, `"verdict": "dead"`, 1),
+		"absolute path":   strings.Replace(good, `"path": "`, `"path": "/home/someone/`, 1),
+		"unknown field":   strings.Replace(good, `"schemaVersion": 1,`, `"schemaVersion": 1, "extra": true,`, 1),
+	} {
+		if bad == good {
+			t.Fatalf("%s: the replacement changed nothing", name)
+		}
+		if err := validateOutput([]byte(bad)); err == nil {
+			t.Errorf("%s: the schema accepts it", name)
+		}
+	}
+}
+
+// cmdSchema is the testscript command "schema FILE": FILE is JSON output
+// that matches docs/output.schema.json.
+func cmdSchema(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: schema FILE")
+	}
+	data := []byte(ts.ReadFile(args[0]))
+	err := validateOutput(data)
+	if neg && err == nil {
+		ts.Fatalf("%s matches the schema", args[0])
+	}
+	if !neg && err != nil {
+		ts.Fatalf("%s does not match docs/output.schema.json: %v", args[0], err)
+	}
+}
