@@ -16,7 +16,8 @@ import (
 // their plots for a person.
 func writeRunReports(run *runner.Run, r *predictions.Result) error {
 	var text bytes.Buffer
-	if err := r.WriteText(&text); err != nil {
+	// A file read later: every evidence line, at the default width.
+	if err := report.Text(&text, r, report.TextOptions{Verbose: true}); err != nil {
 		return err
 	}
 	if err := writeNew(run.Path("report.txt"), text.Bytes()); err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/predictions"
+	"github.com/nsyscheck/nsyscheck/report"
 	"github.com/nsyscheck/nsyscheck/runner"
 )
 
@@ -155,7 +156,7 @@ func runRun(opts *runOptions, s Streams) error {
 	if err := run.Finish(); err != nil {
 		return fail(err)
 	}
-	if err := writeResults(s.Out, opts.Format, []*predictions.Result{result}); err != nil {
+	if err := writeResults(s.Out, opts.Format, []*predictions.Result{result}, report.TextOptions{Width: textWidth(s.Out)}); err != nil {
 		return &statusError{code: exitError, err: err}
 	}
 	abs, _ := filepath.Abs(run.Dir)

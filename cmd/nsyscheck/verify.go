@@ -27,6 +27,7 @@ type verifyOptions struct {
 	Expect         string
 	Nsys           string
 	FailOnExposure bool
+	Verbose        bool
 }
 
 func newVerifyCmd(s Streams) *cobra.Command {
@@ -47,7 +48,12 @@ CAPTURE may be:
   a .json file             the program's results JSON, or a measurements file
                            (see docs/measurements.md)
 
-Several captures are verified side by side in one table. With no CAPTURE,
+Several captures are verified side by side in one table.
+
+Text output wraps at the terminal's width (COLUMNS when set; 100 columns
+when the output is not a terminal). Per claim it shows the verdict, the
+measured value with its unit against the bound, the statement, and the
+evidence line that decided it; -v shows every evidence line of every source. With no CAPTURE,
 verify checks the real H200 capture shipped inside nsyscheck.
 
 --expect FILE compares the verdicts with an expected set ({"claims":
@@ -75,6 +81,7 @@ over 1).`,
 	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text, json or markdown")
 	cmd.Flags().StringVar(&opts.Expect, "expect", "", "compare verdicts with the expected set in `FILE` (one CAPTURE only)")
 	cmd.Flags().StringVar(&opts.Nsys, "nsys", "", "nsys executable used to export .nsys-rep files")
+	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "text output: show every evidence line of every source, not only the line that decided each claim")
 	cmd.Flags().BoolVar(&opts.FailOnExposure, "fail-on-exposure", false, "exit 3 when a capture exposes environment variables, other processes or secrets (capture-exposes warnings), whatever the verdicts")
 	return cmd
 }
@@ -134,7 +141,8 @@ func runVerify(opts *verifyOptions, paths []string, s Streams) error {
 	if err != nil {
 		return err
 	}
-	if err := writeResults(s.Out, opts.Format, results); err != nil {
+	textOpts := report.TextOptions{Width: textWidth(s.Out), Verbose: opts.Verbose}
+	if err := writeResults(s.Out, opts.Format, results, textOpts); err != nil {
 		return &statusError{code: exitError, err: err}
 	}
 	if opts.FailOnExposure {
@@ -180,7 +188,7 @@ func exposing(results []*predictions.Result) []string {
 	return out
 }
 
-func writeResults(w io.Writer, format string, results []*predictions.Result) error {
+func writeResults(w io.Writer, format string, results []*predictions.Result, textOpts report.TextOptions) error {
 	switch format {
 	case "json":
 		return report.WriteJSON(w, report.VerifyEnvelope(results, buildVersion()))
@@ -188,9 +196,9 @@ func writeResults(w io.Writer, format string, results []*predictions.Result) err
 		return writeMarkdown(w, results)
 	default:
 		if len(results) == 1 {
-			return results[0].WriteText(w)
+			return report.Text(w, results[0], textOpts)
 		}
-		return predictions.WriteTextMulti(w, results)
+		return report.TextMulti(w, results, textOpts)
 	}
 }
 

@@ -1,0 +1,27 @@
+package main
+
+import (
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"golang.org/x/term"
+
+	"github.com/nsyscheck/nsyscheck/report"
+)
+
+// textWidth is the width text output wraps at: COLUMNS when set to a
+// number, else the terminal's width when w is one, else report.DefaultWidth
+// (output piped or redirected).
+func textWidth(w io.Writer) int {
+	if c, err := strconv.Atoi(strings.TrimSpace(os.Getenv("COLUMNS"))); err == nil && c > 0 {
+		return c
+	}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+			return cols
+		}
+	}
+	return report.DefaultWidth
+}

@@ -1,0 +1,500 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/nsyscheck/nsyscheck/predictions"
+)
+
+// DefaultWidth is the text width when the output is not a terminal and
+// COLUMNS does not say otherwise.
+const DefaultWidth = 100
+
+// minWidth is the narrowest width text is laid out for.
+const minWidth = 40
+
+// TextOptions shape the text output.
+type TextOptions struct {
+	// Width is the line width to wrap at; 0 means DefaultWidth.
+	Width int
+	// Verbose shows every evidence line of every source, not only the line
+	// that decided each claim.
+	Verbose bool
+}
+
+func (o TextOptions) width() int {
+	switch {
+	case o.Width <= 0:
+		return DefaultWidth
+	case o.Width < minWidth:
+		return minWidth
+	}
+	return o.Width
+}
+
+// formatWords names an input format in words.
+var formatWords = map[string]string{
+	"nsys-rep":     "Nsight Systems report",
+	"sqlite":       "SQLite export",
+	"csv":          "nsys stats CSV reports",
+	"transcript":   "program transcript",
+	"measurements": "measurements file",
+}
+
+// threadWords explains the program's thread "pid/tid" in words.
+func threadWords(thread string) string {
+	pid, tid, ok := strings.Cut(thread, "/")
+	if !ok {
+		return "program thread " + thread
+	}
+	which := "thread " + tid + " of process " + pid
+	if pid == tid {
+		which += ", the process's main thread"
+	}
+	return fmt.Sprintf("program thread %s (%s): the thread with the most cudaMemcpyAsync calls; "+
+		"the trace's numbers come from its calls only, other threads' calls are left out", thread, which)
+}
+
+// wrap breaks text into lines of at most width runes: the first line starts
+// with first, the others with indent. Nothing is cut: a word longer than a
+// line is broken across lines.
+func wrap(text string, width int, first, indent string) []string {
+	var lines []string
+	indentLen := utf8.RuneCountInString(indent)
+	line := first
+	lineLen := utf8.RuneCountInString(first)
+	empty := true // nothing but the prefix on the line yet
+	flush := func() {
+		lines = append(lines, strings.TrimRight(line, " "))
+		line, lineLen, empty = indent, indentLen, true
+	}
+	for _, word := range strings.Fields(text) {
+		r := []rune(word)
+		if !empty {
+			switch {
+			case lineLen+1+len(r) <= width:
+			case len(r) <= width-indentLen:
+				flush()
+			}
+			if !empty {
+				line += " "
+				lineLen++
+			}
+		}
+		// A word longer than the rest of the line and than any line:
+		// break it, filling lines.
+		for lineLen+len(r) > width {
+			k := width - lineLen
+			if k <= 0 {
+				flush()
+				if width-indentLen <= 0 {
+					break
+				}
+				continue
+			}
+			line += string(r[:k])
+			r = r[k:]
+			lineLen = width
+			flush()
+		}
+		line += string(r)
+		lineLen += len(r)
+		empty = false
+	}
+	if !empty || len(lines) == 0 {
+		lines = append(lines, strings.TrimRight(line, " "))
+	}
+	return lines
+}
+
+// writePath writes an input's path and what follows it. The path is never
+// broken, so that it can be copied whole: a path wider than the line stands
+// alone on its line, and the rest follows wrapped beneath it.
+func writePath(b *strings.Builder, path, rest string, width int) {
+	if rest == "" {
+		b.WriteString(path + "\n")
+		return
+	}
+	if utf8.RuneCountInString(path)+1+utf8.RuneCountInString(strings.Fields(rest)[0]) <= width {
+		writeWrapped(b, path+" "+rest, width, "", "    ")
+		return
+	}
+	b.WriteString(path + "\n")
+	writeWrapped(b, rest, width, "    ", "    ")
+}
+
+// writeWrapped writes text wrapped as wrap does.
+func writeWrapped(b *strings.Builder, text string, width int, first, indent string) {
+	for _, l := range wrap(text, width, first, indent) {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+}
+
+// valueText is a claim's measured value against its bound, with the unit.
+func valueText(c *predictions.Claim) string {
+	if c.Measured == nil {
+		return "no value"
+	}
+	m := *c.Measured
+	var s string
+	if c.Comparison == "within 2x of" {
+		s = fmt.Sprintf("%s within [%s, %s] (predicted %s)", num(m), num(c.Bound/predictions.LossFactor), num(c.Bound*predictions.LossFactor), num(c.Bound))
+	} else {
+		s = fmt.Sprintf("%s %s %s", num(m), c.Comparison, num(c.Bound))
+	}
+	if c.Unit != "" {
+		s += " " + c.Unit
+	}
+	return s
+}
+
+// decidingEvidence splits a claim's evidence into the lines of the source
+// that decided it and the rest.
+func decidingEvidence(c *predictions.Claim) (deciding, others []string) {
+	prefix := c.From + ": "
+	for _, e := range c.Evidence {
+		if c.From != "" && strings.HasPrefix(e, prefix) {
+			deciding = append(deciding, e)
+		} else {
+			others = append(others, e)
+		}
+	}
+	return deciding, others
+}
+
+// Text renders one result for a terminal: the input and its program thread,
+// then per claim its verdict, measured value with unit against the bound and
+// statement, with the evidence wrapped beneath; the predictions, the
+// exercise and the diagnostics. Nothing is cut: what is left out without
+// Verbose is counted and named.
+func Text(w io.Writer, r *predictions.Result, opts TextOptions) error {
+	width := opts.width()
+	var b strings.Builder
+	var head []string
+	if f := formatWords[string(r.Input.Format)]; f != "" {
+		head = append(head, "("+f+")")
+	}
+	if r.Input.GPU != "" {
+		head[len(head)-1] += ","
+		head = append(head, r.Input.GPU)
+	}
+	writePath(&b, r.Input.Path, strings.Join(head, " "), width)
+	if r.Input.Thread != "" {
+		writeWrapped(&b, threadWords(r.Input.Thread), width, "", "    ")
+	}
+	b.WriteByte('\n')
+
+	idW, vW := 0, 0
+	for _, c := range r.Claims {
+		idW = max(idW, len(c.ID))
+		vW = max(vW, len(c.Verdict))
+	}
+	indent := strings.Repeat(" ", idW+2+vW+2)
+	if width < 72 {
+		indent = "    "
+	}
+	hidden := 0
+	for i := range r.Claims {
+		c := &r.Claims[i]
+		first := fmt.Sprintf("%-*s  %-*s  ", idW, c.ID, vW, c.Verdict)
+		writeWrapped(&b, valueText(c)+": "+c.Statement, width, first, indent)
+		if c.Verdict == predictions.Unavailable {
+			writeWrapped(&b, "why unavailable: "+c.Reason, width, indent, indent+"  ")
+			if opts.Verbose {
+				for _, e := range c.Evidence {
+					writeWrapped(&b, e, width, indent, indent+"  ")
+				}
+			}
+			continue
+		}
+		deciding, others := decidingEvidence(c)
+		show := deciding
+		if !opts.Verbose && len(deciding) > 1 {
+			// The last line of the deciding source states the outcome.
+			show = deciding[len(deciding)-1:]
+		}
+		label := "evidence"
+		if c.Verdict == predictions.Died {
+			label = "why it died"
+		}
+		for j, e := range show {
+			if j == 0 {
+				e = label + ": " + e
+			}
+			writeWrapped(&b, e, width, indent, indent+"  ")
+		}
+		if opts.Verbose {
+			for _, e := range others {
+				writeWrapped(&b, e, width, indent, indent+"  ")
+			}
+			for _, sv := range c.Sources {
+				if sv.Source == c.From {
+					continue
+				}
+				if sv.Measured != nil {
+					writeWrapped(&b, fmt.Sprintf("%s gives %s (%s)", sv.Source, num(*sv.Measured), sv.Verdict), width, indent, indent+"  ")
+				} else if sv.Reason != "" {
+					writeWrapped(&b, fmt.Sprintf("%s cannot answer: %s", sv.Source, sv.Reason), width, indent, indent+"  ")
+				}
+			}
+		} else {
+			hidden += len(c.Evidence) - len(show)
+		}
+	}
+	b.WriteByte('\n')
+	for _, p := range r.Predictions {
+		var parts []string
+		for _, id := range p.Claims {
+			if c := r.Claim(id); c != nil {
+				parts = append(parts, fmt.Sprintf("%s %s", id, c.Verdict))
+			}
+		}
+		writeWrapped(&b, fmt.Sprintf("%s: %s", topics[p.ID], strings.Join(parts, ", ")), width,
+			fmt.Sprintf("prediction %d: %-*s  ", p.ID, vW, p.Verdict), "    ")
+	}
+	ex := r.Exercise
+	if ex.Verdict == "answered" && ex.H2DRatio != nil && ex.D2HRatio != nil {
+		writeWrapped(&b, fmt.Sprintf("exercise: pageable/pinned at 64 MiB: h2d %.2fx, d2h %.2fx; pinning buys more: %s (from %s)",
+			*ex.H2DRatio, *ex.D2HRatio, ex.Answer, sourceWords(ex.From)), width, "", "    ")
+	} else {
+		writeWrapped(&b, "exercise: unavailable: "+ex.Reason, width, "", "    ")
+	}
+	if r.DeviceCopyGBps > 0 {
+		writeWrapped(&b, fmt.Sprintf("device-to-device copy: %.1f GB/s (%s)", r.DeviceCopyGBps, r.DeviceCopyFrom), width, "", "    ")
+	}
+	if len(r.Diagnostics) > 0 {
+		b.WriteByte('\n')
+		for _, d := range r.Diagnostics {
+			writeWrapped(&b, fmt.Sprintf("%s %s: %s", d.Level, d.Code, d.Message), width, "", "    ")
+		}
+	}
+	if hidden > 0 {
+		b.WriteByte('\n')
+		writeWrapped(&b, fmt.Sprintf("%d more evidence line(s) not shown: -v shows every line; --format json or markdown holds them too.", hidden), width, "", "    ")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// TextMulti renders several results side by side: one column per input
+// with each claim's verdict and measured value, then, per input, why each
+// claim died or was unavailable, and the diagnostics.
+func TextMulti(w io.Writer, results []*predictions.Result, opts TextOptions) error {
+	width := opts.width()
+	var b strings.Builder
+	for i, r := range results {
+		var rest []string
+		if r.Input.GPU != "" {
+			rest = append(rest, r.Input.GPU)
+		}
+		if r.Input.Thread != "" {
+			rest = append(rest, "program thread "+r.Input.Thread)
+		}
+		writePath(&b, fmt.Sprintf("[%d] %s", i+1, r.Input.Path), strings.Join(rest, ", "), width)
+	}
+	if len(results) > 0 {
+		for _, r := range results {
+			if r.Input.Thread != "" {
+				writeWrapped(&b, "(program thread PID/TID: the thread with the most cudaMemcpyAsync calls, whose calls the trace's numbers come from; other threads' calls are left out)", width, "", " ")
+				break
+			}
+		}
+	}
+	b.WriteByte('\n')
+	if len(results) == 0 {
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	head := []string{"CLAIM", "BOUND"}
+	for i := range results {
+		head = append(head, fmt.Sprintf("[%d]", i+1))
+	}
+	rows := [][]string{head}
+	for i, c := range results[0].Claims {
+		row := []string{c.ID, boundText(&c)}
+		for _, r := range results {
+			row = append(row, claimCellText(r, i))
+		}
+		rows = append(rows, row)
+	}
+	for i, p := range results[0].Predictions {
+		row := []string{fmt.Sprintf("prediction %d", p.ID), ""}
+		for _, r := range results {
+			v := "-"
+			if i < len(r.Predictions) {
+				v = string(r.Predictions[i].Verdict)
+			}
+			row = append(row, v)
+		}
+		rows = append(rows, row)
+	}
+	row := []string{"exercise", "h2d/d2h 64 MiB"}
+	for _, r := range results {
+		ex := r.Exercise
+		if ex.Verdict != "answered" || ex.H2DRatio == nil || ex.D2HRatio == nil {
+			row = append(row, "unavailable")
+			continue
+		}
+		row = append(row, fmt.Sprintf("%.2f/%.2f %s", *ex.H2DRatio, *ex.D2HRatio, ex.Answer))
+	}
+	rows = append(rows, row)
+	fits := true
+	for i := range results {
+		cols := make([][]string, len(rows))
+		for k, row := range rows {
+			cols[k] = []string{row[0], row[1], row[i+2]}
+		}
+		fits = fits && tableWidth(cols, 3) <= width
+	}
+	if fits {
+		writeTable(&b, rows, 2, width)
+	} else {
+		// Too narrow for even one input beside the claims: a list per input.
+		for i := range results {
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			for _, row := range rows[1:] {
+				text := row[i+2]
+				if row[1] != "" {
+					text += " (" + row[1] + ")"
+				}
+				writeWrapped(&b, text, width, fmt.Sprintf("[%d] %s: ", i+1, row[0]), "      ")
+			}
+		}
+	}
+
+	var notes strings.Builder
+	for i, r := range results {
+		tag := fmt.Sprintf("[%d] ", i+1)
+		pad := strings.Repeat(" ", len(tag)+2)
+		for j := range r.Claims {
+			c := &r.Claims[j]
+			switch c.Verdict {
+			case predictions.Died:
+				deciding, _ := decidingEvidence(c)
+				why := valueText(c)
+				if len(deciding) > 0 {
+					why = deciding[len(deciding)-1]
+				}
+				writeWrapped(&notes, fmt.Sprintf("%s died: %s", c.ID, why), width, tag, pad)
+			case predictions.Unavailable:
+				writeWrapped(&notes, fmt.Sprintf("%s unavailable: %s", c.ID, c.Reason), width, tag, pad)
+			}
+		}
+		for _, d := range r.Diagnostics {
+			writeWrapped(&notes, fmt.Sprintf("%s %s: %s", d.Level, d.Code, d.Message), width, tag, pad)
+		}
+	}
+	if notes.Len() > 0 {
+		b.WriteByte('\n')
+		b.WriteString(notes.String())
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// tableWidth is the width of the first n columns of rows laid out as
+// writeTable does.
+func tableWidth(rows [][]string, n int) int {
+	total := 0
+	for i := 0; i < n; i++ {
+		w := 0
+		for _, row := range rows {
+			if i < len(row) {
+				w = max(w, utf8.RuneCountInString(row[i]))
+			}
+		}
+		total += w
+		if i < n-1 {
+			total += 2
+		}
+	}
+	return total
+}
+
+// writeTable writes rows as left-aligned columns two spaces apart. When the
+// table is wider than width, the columns after the first fixed ones are
+// split into several tables, each repeating the fixed columns.
+func writeTable(b *strings.Builder, rows [][]string, fixed, width int) {
+	var widths []int
+	for _, row := range rows {
+		for i, cell := range row {
+			if i >= len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
+		}
+	}
+	fixedW := 0
+	for i := 0; i < fixed && i < len(widths); i++ {
+		fixedW += widths[i] + 2
+	}
+	// Groups of the other columns that fit beside the fixed ones (at least
+	// one column per group).
+	var groups [][]int
+	var cur []int
+	used := fixedW
+	for i := fixed; i < len(widths); i++ {
+		if len(cur) > 0 && used+widths[i] > width {
+			groups = append(groups, cur)
+			cur, used = nil, fixedW
+		}
+		cur = append(cur, i)
+		used += widths[i] + 2
+	}
+	if len(cur) > 0 || len(groups) == 0 {
+		groups = append(groups, cur)
+	}
+	for g, cols := range groups {
+		if g > 0 {
+			b.WriteByte('\n')
+		}
+		all := make([]int, 0, fixed+len(cols))
+		for i := 0; i < fixed && i < len(widths); i++ {
+			all = append(all, i)
+		}
+		all = append(all, cols...)
+		for _, row := range rows {
+			var line strings.Builder
+			for k, i := range all {
+				cell := ""
+				if i < len(row) {
+					cell = row[i]
+				}
+				line.WriteString(cell)
+				if k < len(all)-1 {
+					line.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell)+2))
+				}
+			}
+			b.WriteString(strings.TrimRight(line.String(), " "))
+			b.WriteByte('\n')
+		}
+	}
+}
+
+func boundText(c *predictions.Claim) string {
+	if c.Comparison == "within 2x of" {
+		return "2x of predicted"
+	}
+	return c.Comparison + " " + num(c.Bound)
+}
+
+func claimCellText(r *predictions.Result, i int) string {
+	if i >= len(r.Claims) {
+		return "-"
+	}
+	c := r.Claims[i]
+	if c.Measured == nil {
+		return string(c.Verdict)
+	}
+	s := fmt.Sprintf("%s %s", c.Verdict, num(*c.Measured))
+	if c.Comparison == "within 2x of" {
+		s += " vs " + num(c.Bound)
+	}
+	return s
+}
