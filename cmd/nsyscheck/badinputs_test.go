@@ -170,6 +170,23 @@ func badCases() []badCase {
 			},
 			env:  map[string]string{"PATH": "/nonexistent", "NSYS": ""},
 			exit: 2, want: []string{"pinned.nsys-rep", "no nsys found", "give the report's SQLite export instead"}},
+		{group: "reports and paths", name: ".nsys-rep with its SQLite export beside it and no nsys installed",
+			make: func(t *testing.T, dir string) []string {
+				copyShipped(t, dir, "pinned.sqlite")
+				copyShipped(t, dir, "pinned.results.json")
+				return []string{copyShipped(t, dir, "pinned.nsys-rep")}
+			},
+			env:  map[string]string{"PATH": "/nonexistent", "NSYS": ""},
+			exit: 0, want: []string{"read pinned.sqlite, the SQLite export beside the report, because no nsys was found to export it", "prediction 4: held"}},
+		{group: "reports and paths", name: "a .qdstrm stream nsys left without a report",
+			make: func(t *testing.T, dir string) []string {
+				p := filepath.Join(dir, "pinned.qdstrm")
+				if err := os.WriteFile(p, []byte("QDSTRM raw stream"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return []string{p}
+			},
+			exit: 2, want: []string{"pinned.qdstrm", "raw Nsight Systems stream (.qdstrm)", "QdstrmImporter"}},
 		{group: "reports and paths", name: ".nsys-rep in a read-only folder (export cached elsewhere)",
 			make: func(t *testing.T, dir string) []string {
 				p := copyShipped(t, dir, "pinned.nsys-rep")
