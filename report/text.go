@@ -118,8 +118,13 @@ func writePath(b *strings.Builder, path, rest string, width int) {
 		b.WriteString(path + "\n")
 		return
 	}
-	if utf8.RuneCountInString(path)+1+utf8.RuneCountInString(strings.Fields(rest)[0]) <= width {
-		writeWrapped(b, path+" "+rest, width, "", "    ")
+	// rest starting with ", " joins the path without a space.
+	sep := " "
+	if strings.HasPrefix(rest, ", ") {
+		sep, rest = ", ", rest[2:]
+	}
+	if utf8.RuneCountInString(path)+len(sep)+utf8.RuneCountInString(strings.Fields(rest)[0]) <= width {
+		writeWrapped(b, path+sep+rest, width, "", "    ")
 		return
 	}
 	b.WriteString(path + "\n")
@@ -293,6 +298,9 @@ func TextMulti(w io.Writer, results []*predictions.Result, opts TextOptions) err
 		}
 		if r.Input.Thread != "" {
 			rest = append(rest, "program thread "+r.Input.Thread)
+		}
+		if len(rest) > 0 {
+			rest[0] = ", " + rest[0]
 		}
 		writePath(&b, fmt.Sprintf("[%d] %s", i+1, r.Input.Path), strings.Join(rest, ", "), width)
 	}
