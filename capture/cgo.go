@@ -18,3 +18,12 @@ func errNoCgo(path string) error {
 		Problem: "this nsyscheck was built without cgo (CGO_ENABLED=0), so it cannot read SQLite; the capture itself is not at fault",
 		Hint:    NoCgoHint}
 }
+
+// SQLiteAvailable returns nil when this build reads SQLite, else the error
+// that says it was built without cgo, naming path.
+func SQLiteAvailable(path string) error {
+	if sqliteWorks {
+		return nil
+	}
+	return errNoCgo(path)
+}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/privacy"
 )
 
@@ -41,6 +42,9 @@ that. nsyscheck verify reads a scrubbed copy like any other export.`,
 		RunE: func(c *cobra.Command, args []string) error {
 			if opts.Out == "" {
 				return &statusError{code: exitError, err: fmt.Errorf("scrub needs -o OUT.sqlite: where to write the shareable copy")}
+			}
+			if err := capture.SQLiteAvailable(args[0]); err != nil {
+				return &statusError{code: exitError, err: err}
 			}
 			rep, err := privacy.Scrub(args[0], opts.Out, privacy.ScrubOptions{Force: opts.Force, Keep: opts.Keep, DropNames: opts.DropNames})
 			if err != nil {
