@@ -148,6 +148,10 @@ func (rep *Report) view() *view {
 		}
 		v.About = append(v.About, "Files read: "+strings.Join(fs, ", ")+".")
 	}
+	if r.Input.Thread != "" {
+		t := threadWords(r.Input.Thread)
+		v.About = append(v.About, strings.ToUpper(t[:1])+t[1:]+".")
+	}
 	if r.Input.ProgramSource != "" {
 		v.About = append(v.About, "The program's numbers: "+r.Input.ProgramSource+".")
 	}
