@@ -103,6 +103,7 @@ func checkChart(t *testing.T, r *predictions.Result, ch chart) {
 			}
 		}
 	}
+	checkLegendFits(t, p)
 	// Every claim of the prediction is in the legend, in its verdict's colour.
 	var pred predictions.Prediction
 	for _, pr := range r.Predictions {
@@ -143,4 +144,53 @@ func legendColour(p *plot.Plot, text string) (color.Color, bool) {
 		}
 	}
 	return nil, false
+}
+
+// checkLegendFits checks that the legend beneath the plot is no wider than
+// the image, so that no entry is cut at the right edge.
+func checkLegendFits(t *testing.T, p *plot.Plot) {
+	t.Helper()
+	c := draw.New(vgimg.New(plotWidth, plotHeight))
+	w := p.Legend.Rectangle(c).Size().X + vg.Points(12)
+	if w > plotWidth {
+		t.Errorf("legend is %.0f pt wide, the plot %.0f pt: entries run off the edge", w.Points(), plotWidth.Points())
+	}
+}
+
+// TestComparePlotReadable checks the index's comparison plot of every
+// shipped input together: a title naming prediction 1's verdict per
+// capture, at least four labelled ticks on each axis, and a legend that fits.
+func TestComparePlotReadable(t *testing.T) {
+	var entries []Entry
+	for i, path := range plotInputs {
+		entries = append(entries, Entry{Result: evaluate(t, path), Dir: fmt.Sprintf("input%d", i)})
+	}
+	ch, err := compareChart(entries)
+	if err != nil || ch.plot == nil {
+		t.Fatalf("no comparison plot: %v %s", err, ch.skipped)
+	}
+	p := ch.plot
+	for i, e := range entries {
+		v := predictions.Unavailable
+		for _, q := range e.Result.Predictions {
+			if q.ID == 1 {
+				v = q.Verdict
+			}
+		}
+		if want := fmt.Sprintf("input%d %s", i, v); !strings.Contains(p.Title.Text, want) {
+			t.Errorf("title %q lacks %q", p.Title.Text, want)
+		}
+	}
+	for name, ax := range map[string]*plot.Axis{"x": &p.X, "y": &p.Y} {
+		n := 0
+		for _, tk := range ax.Tick.Marker.Ticks(ax.Min, ax.Max) {
+			if tk.Label != "" {
+				n++
+			}
+		}
+		if n < 4 {
+			t.Errorf("%s axis has %d labelled ticks", name, n)
+		}
+	}
+	checkLegendFits(t, p)
 }
