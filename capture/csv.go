@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"github.com/gocarina/gocsv"
+
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
 // FactMemSummary names the per-copy-kind totals of cuda_gpu_mem_time_sum and
@@ -27,51 +29,12 @@ const FactMemSummary Fact = "mem-summary"
 // traced without NVTX).
 var errEmptyReport = errors.New("empty report")
 
-// csvReport is one `nsys stats` report that LoadCSVDir understands, with the
-// file-name suffixes of both report-name generations.
-type csvReport struct {
-	key   string   // the current report name
-	names []string // every report name that maps to it, newest first
-}
-
-var csvReports = []csvReport{
-	{"cuda_api_trace", []string{"cuda_api_trace", "cudaapitrace"}},
-	{"cuda_api_sum", []string{"cuda_api_sum", "cudaapisum"}},
-	{"cuda_gpu_mem_time_sum", []string{"cuda_gpu_mem_time_sum", "gpumemtimesum"}},
-	{"cuda_gpu_mem_size_sum", []string{"cuda_gpu_mem_size_sum", "gpumemsizesum"}},
-	{"nvtx_sum", []string{"nvtx_sum", "nvtxsum"}},
-}
-
 // csvSuffixes lists the accepted file-name suffixes, for messages.
-func csvSuffixes() string {
-	var s []string
-	for _, r := range csvReports {
-		for _, n := range r.names {
-			s = append(s, "_"+n+".csv")
-		}
-	}
-	return strings.Join(s, ", ")
-}
+func csvSuffixes() string { return nsysdb.ReportSuffixes() }
 
 // matchCSVReport returns the report key and base name of a file name such as
-// "ref_cuda_api_trace.csv", or ok false.
-func matchCSVReport(file string) (key, base string, ok bool) {
-	if !strings.HasSuffix(strings.ToLower(file), ".csv") {
-		return "", "", false
-	}
-	stem := file[:len(file)-len(".csv")]
-	for _, r := range csvReports {
-		for _, n := range r.names {
-			if stem == n {
-				return r.key, "", true
-			}
-			if strings.HasSuffix(stem, "_"+n) {
-				return r.key, strings.TrimSuffix(stem, "_"+n), true
-			}
-		}
-	}
-	return "", "", false
-}
+// "ref_cuda_api_trace.csv", or ok false (nsysdb.MatchReport).
+func matchCSVReport(file string) (key, base string, ok bool) { return nsysdb.MatchReport(file) }
 
 // LoadCSVDir reads the `nsys stats --format csv` reports in dir: the API
 // trace, the API, GPU-memory and NVTX summaries, under their current or
@@ -132,7 +95,7 @@ func LoadCSVDir(dir string, opts Options) (*Capture, error) {
 		}
 	}
 
-	c := &Capture{Path: dir, Format: FormatCSV}
+	c := &Capture{Path: dir, Format: FormatCSV, Sources: Sources{API: nsysdb.ReportAPITrace, NVTX: nsysdb.ReportNVTXSum}}
 	read := 0 // reports that held at least one data row
 	// readReport reads the report key with readFile, which returns how many
 	// data rows it held; empty notes what an empty report leaves unknown.
@@ -151,8 +114,9 @@ func LoadCSVDir(dir string, opts Options) (*Capture, error) {
 		return nil
 	}
 
-	if _, ok := found["cuda_api_trace"]; ok {
-		err := readReport("cuda_api_trace", func(p string) (int, error) {
+	if _, ok := found[nsysdb.ReportAPITrace]; ok {
+		err := readReport(nsysdb.ReportAPITrace, func(p string) (int, error) {
+			c.Sources.API = filepath.Base(p)
 			return loadAPITraceFile(p, opts, c)
 		}, func(p string) {
 			c.Lack(FactAPITrace, p+" is empty: nsys found no CUDA API calls to report")
@@ -166,8 +130,8 @@ func LoadCSVDir(dir string, opts Options) (*Capture, error) {
 			"; make it with nsys stats --report cuda_api_trace --format csv --output BASE REPORT.nsys-rep")
 		c.Lack(FactProcessScope, "no *_cuda_api_trace.csv in "+dir+", and only the trace gives process and thread ids")
 	}
-	if _, ok := found["cuda_api_sum"]; ok {
-		err := readReport("cuda_api_sum", func(p string) (n int, err error) {
+	if _, ok := found[nsysdb.ReportAPISum]; ok {
+		err := readReport(nsysdb.ReportAPISum, func(p string) (n int, err error) {
 			c.APISummary, err = readAPISum(p)
 			return len(c.APISummary), err
 		}, func(p string) {
@@ -184,8 +148,8 @@ func LoadCSVDir(dir string, opts Options) (*Capture, error) {
 	memEmpty := func(p string) {
 		c.Lack(FactMemSummary, p+" is empty: nsys found no GPU memory operations to report")
 	}
-	if _, ok := found["cuda_gpu_mem_time_sum"]; ok {
-		err := readReport("cuda_gpu_mem_time_sum", func(p string) (n int, err error) {
+	if _, ok := found[nsysdb.ReportMemTimeSum]; ok {
+		err := readReport(nsysdb.ReportMemTimeSum, func(p string) (n int, err error) {
 			timeRows, err = readMemSum(p, false)
 			return len(timeRows), err
 		}, memEmpty)
@@ -193,8 +157,8 @@ func LoadCSVDir(dir string, opts Options) (*Capture, error) {
 			return nil, err
 		}
 	}
-	if _, ok := found["cuda_gpu_mem_size_sum"]; ok {
-		err := readReport("cuda_gpu_mem_size_sum", func(p string) (n int, err error) {
+	if _, ok := found[nsysdb.ReportMemSizeSum]; ok {
+		err := readReport(nsysdb.ReportMemSizeSum, func(p string) (n int, err error) {
 			sizeRows, err = readMemSum(p, true)
 			return len(sizeRows), err
 		}, memEmpty)
@@ -204,18 +168,18 @@ func LoadCSVDir(dir string, opts Options) (*Capture, error) {
 	}
 	c.MemSummary = csvMergeMemSummary(timeRows, sizeRows)
 	switch {
-	case found["cuda_gpu_mem_time_sum"] == nil && found["cuda_gpu_mem_size_sum"] == nil:
+	case found[nsysdb.ReportMemTimeSum] == nil && found[nsysdb.ReportMemSizeSum] == nil:
 		c.Lack(FactMemSummary, "no *_cuda_gpu_mem_time_sum.csv or *_cuda_gpu_mem_size_sum.csv in "+dir+
 			"; make them with nsys stats --report cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum --format csv --output BASE REPORT.nsys-rep")
-	case found["cuda_gpu_mem_time_sum"] == nil:
+	case found[nsysdb.ReportMemTimeSum] == nil:
 		c.Lack(FactMemSummary, "no *_cuda_gpu_mem_time_sum.csv in "+dir+
 			", so the copy totals have bytes but no times; make it with nsys stats --report cuda_gpu_mem_time_sum --format csv")
-	case found["cuda_gpu_mem_size_sum"] == nil:
+	case found[nsysdb.ReportMemSizeSum] == nil:
 		c.Lack(FactMemSummary, "no *_cuda_gpu_mem_size_sum.csv in "+dir+
 			", so the copy totals have times but no bytes; make it with nsys stats --report cuda_gpu_mem_size_sum --format csv")
 	}
-	if _, ok := found["nvtx_sum"]; ok {
-		err := readReport("nvtx_sum", func(p string) (n int, err error) {
+	if _, ok := found[nsysdb.ReportNVTXSum]; ok {
+		err := readReport(nsysdb.ReportNVTXSum, func(p string) (n int, err error) {
 			c.RangeSummary, err = readNVTXSum(p)
 			return len(c.RangeSummary), err
 		}, func(p string) {
@@ -473,7 +437,7 @@ func countAPITraceThreads(r io.Reader, opts Options) ([]ThreadCount, error) {
 	for i, h := range header {
 		names[i] = string(h)
 	}
-	rh, err := csvResolveHeader("", "cuda_api_trace", names, apiTraceColumns)
+	rh, err := csvResolveHeader("", nsysdb.ReportAPITrace, names, apiTraceColumns)
 	if err != nil {
 		return nil, err
 	}
@@ -723,7 +687,7 @@ func streamAPITrace(r io.Reader, path string, opts Options, emit func(APICall), 
 		return 0, csvReadError(path, err)
 	}
 	header = append([]string(nil), header...)
-	rh, err := csvResolveHeader(path, "cuda_api_trace", header, apiTraceColumns)
+	rh, err := csvResolveHeader(path, nsysdb.ReportAPITrace, header, apiTraceColumns)
 	if err != nil {
 		return 0, err
 	}
@@ -941,7 +905,7 @@ type apiSumRow struct {
 
 func readAPISum(path string) ([]APISummary, error) {
 	var rows []apiSumRow
-	rh, _, err := csvReadSummary(path, "cuda_api_sum", apiSumColumns, &rows)
+	rh, _, err := csvReadSummary(path, nsysdb.ReportAPISum, apiSumColumns, &rows)
 	if err != nil {
 		return nil, err
 	}
@@ -1030,9 +994,9 @@ func csvSizeScale(unit string) (float64, bool) {
 }
 
 func readMemSum(path string, sizes bool) ([]MemSummary, error) {
-	report, cols := "cuda_gpu_mem_time_sum", memTimeColumns
+	report, cols := nsysdb.ReportMemTimeSum, memTimeColumns
 	if sizes {
-		report, cols = "cuda_gpu_mem_size_sum", memSizeColumns
+		report, cols = nsysdb.ReportMemSizeSum, memSizeColumns
 	}
 	var rows []memSumRow
 	rh, _, err := csvReadSummary(path, report, cols, &rows)
@@ -1123,7 +1087,7 @@ func csvSplitRange(s string) (domain, name string) {
 
 func readNVTXSum(path string) ([]RangeSummary, error) {
 	var rows []nvtxSumRow
-	rh, _, err := csvReadSummary(path, "nvtx_sum", nvtxSumColumns, &rows)
+	rh, _, err := csvReadSummary(path, nsysdb.ReportNVTXSum, nvtxSumColumns, &rows)
 	if err != nil {
 		return nil, err
 	}

@@ -1,13 +1,13 @@
 package capture
 
 import (
-	"bytes"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
 // Load reads whatever path holds:
@@ -49,32 +49,21 @@ func Load(path string, opts Options) (*Capture, error) {
 	return c, nil
 }
 
-var sqliteHeader = []byte("SQLite format 3\x00")
-
-// hasSQLiteHeader reports whether the file starts with the SQLite header.
-func hasSQLiteHeader(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	buf := make([]byte, len(sqliteHeader))
-	if _, err := io.ReadFull(f, buf); err != nil {
-		return false
-	}
-	return bytes.Equal(buf, sqliteHeader)
-}
-
+// loadFile reads one file by the kind nsysdb.Detect tells from its first
+// bytes and its name.
 func loadFile(path string, opts Options) (*Capture, error) {
-	name := strings.ToLower(filepath.Base(path))
-	switch {
-	case strings.HasSuffix(name, ".nsys-rep"), strings.HasSuffix(name, ".qdrep"):
+	kind, err := nsysdb.Detect(path)
+	if err != nil {
+		kind = nsysdb.Sniff(path, nil)
+	}
+	switch kind {
+	case nsysdb.KindNsysRep:
 		return LoadNsysRep(path, opts)
-	case hasSQLiteHeader(path), strings.HasSuffix(name, ".sqlite"):
+	case nsysdb.KindSQLite:
 		return LoadSQLite(path, opts)
-	case strings.HasSuffix(name, ".json"):
+	case nsysdb.KindJSON:
 		return LoadMeasurements(path)
-	case strings.HasSuffix(name, ".csv"):
+	case nsysdb.KindCSV:
 		if _, _, ok := matchCSVReport(filepath.Base(path)); !ok {
 			return nil, &InputError{Path: path, Problem: "not a known nsys stats report",
 				Hint: "expected a file ending in " + csvSuffixes() + ", or the folder that holds them"}

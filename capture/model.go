@@ -184,6 +184,10 @@ type Capture struct {
 	Files  []string `json:"files,omitempty"` // the files actually read
 	Meta   Metadata `json:"meta"`
 
+	// Sources names, for evidence, the table or report file each kind of
+	// record came from; empty where the input has none.
+	Sources Sources `json:"-"`
+
 	Calls   []APICall `json:"calls,omitempty"`   // sorted by Start
 	Memcpys []Memcpy  `json:"memcpys,omitempty"` // sorted by Start
 	Kernels []Kernel  `json:"kernels,omitempty"` // sorted by Start
@@ -206,6 +210,12 @@ type Capture struct {
 	// program's thread is chosen (ThreadCount.Before). Empty when every
 	// thread was loaded.
 	OtherThreads []ThreadCount `json:"otherThreads,omitempty"`
+}
+
+// Sources names where a capture's records came from: an export's tables or
+// the CSV report files, as nsysdb spells them.
+type Sources struct {
+	API, Memcpy, Kernel, NVTX string
 }
 
 // ThreadCount is the number of API calls one thread made.

@@ -6,13 +6,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
 // nsysInstallGlobs are the places Nsight Systems and Nsight Compute install
@@ -169,19 +170,7 @@ func LoadNsysRep(path string, opts Options) (*Capture, error) {
 }
 
 // readHead returns up to n bytes from the start of the file.
-func readHead(path string, n int) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b := make([]byte, n)
-	k, err := io.ReadFull(f, b)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	return b[:k], nil
-}
+func readHead(path string, n int) ([]byte, error) { return nsysdb.Head(path, n) }
 
 // exportCachePath chooses where the report's SQLite export lives: beside
 // the report when its folder is writable, else (or when opts.CacheDir is

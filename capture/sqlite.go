@@ -7,38 +7,38 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 
 	_ "github.com/mattn/go-sqlite3" // SQLite driver for database/sql
+
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
 // sqliteMagic is the 16-byte header every SQLite 3 database file starts with.
-const sqliteMagic = "SQLite format 3\x00"
+const sqliteMagic = nsysdb.SQLiteMagic
 
 // sqliteExportHint tells the user how to make a fresh SQLite export.
-const sqliteExportHint = "export it again with: nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep"
+const sqliteExportHint = nsysdb.ExportHint
 
-// The logical Nsight Systems export tables nsyscheck reads. Newer exports may
-// name a table with a _V2, _V3, ... suffix; resolveTable picks the highest.
+// The logical Nsight Systems export tables nsyscheck reads (nsysdb names
+// them; r.tables resolves each to its highest _V<n> version).
 const (
-	tabRuntime   = "CUPTI_ACTIVITY_KIND_RUNTIME"
-	tabMemcpy    = "CUPTI_ACTIVITY_KIND_MEMCPY"
-	tabKernel    = "CUPTI_ACTIVITY_KIND_KERNEL"
-	tabNVTX      = "NVTX_EVENTS"
-	tabStrings   = "StringIds"
-	tabCopyOper  = "ENUM_CUDA_MEMCPY_OPER"
-	tabMemKind   = "ENUM_CUDA_MEM_KIND"
-	tabEventType = "ENUM_NSYS_EVENT_TYPE"
-	tabMeta      = "META_DATA_EXPORT"
-	tabGPU       = "TARGET_INFO_GPU"
-	tabCUDADev   = "TARGET_INFO_CUDA_DEVICE"
-	tabEnv       = "TARGET_INFO_SYSTEM_ENV"
-	tabThreads   = "ThreadNames"
+	tabRuntime   = nsysdb.TableRuntime
+	tabMemcpy    = nsysdb.TableMemcpy
+	tabKernel    = nsysdb.TableKernel
+	tabNVTX      = nsysdb.TableNVTX
+	tabStrings   = nsysdb.TableStrings
+	tabCopyOper  = nsysdb.TableCopyOper
+	tabMemKind   = nsysdb.TableMemKind
+	tabEventType = nsysdb.TableEventType
+	tabMeta      = nsysdb.TableMetaExport
+	tabGPU       = nsysdb.TableGPU
+	tabCUDADev   = nsysdb.TableCUDADevice
+	tabEnv       = nsysdb.TableSystemEnv
+	tabThreads   = nsysdb.TableThreadNames
 )
 
 // LoadSQLite reads an Nsight Systems SQLite export (nsys export --type
@@ -61,7 +61,8 @@ func LoadSQLite(path string, opts Options) (*Capture, error) {
 	r := &sqliteReader{db: db, path: path, opts: opts, strs: map[int64]string{}, devices: map[int64]bool{},
 		wantCorr: map[int64]bool{}}
 	defer r.close()
-	c := &Capture{Path: path, Format: FormatSQLite, Files: []string{path}}
+	c := &Capture{Path: path, Format: FormatSQLite, Files: []string{path},
+		Sources: Sources{API: tabRuntime, Memcpy: tabMemcpy, Kernel: tabKernel, NVTX: tabNVTX}}
 	if err := r.load(c); err != nil {
 		return nil, err
 	}
@@ -69,31 +70,8 @@ func LoadSQLite(path string, opts Options) (*Capture, error) {
 	return c, nil
 }
 
-// sqliteReadOnlyDSN builds a go-sqlite3 URI that opens path read-only and
-// immutable, so that SQLite neither writes nor creates anything beside it.
-// Characters that mean something in a URI ('?', '#', '%', spaces, quotes)
-// are percent-escaped.
-func sqliteReadOnlyDSN(path string) string {
-	return SQLiteURI(path, "mode=ro&immutable=1")
-}
-
-// SQLiteURI is the SQLite URI of the file at path (made absolute, every
-// character SQLite could read specially escaped) with the given query, e.g.
-// "mode=ro&immutable=1" or "mode=rw"; an empty query adds none.
-func SQLiteURI(path, query string) string {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		abs = path
-	}
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}
-	// url.URL leaves a few characters SQLite would read specially as they are.
-	p := u.EscapedPath()
-	p = strings.ReplaceAll(p, "'", "%27")
-	if query == "" {
-		return "file:" + p
-	}
-	return "file:" + p + "?" + query
-}
+// sqliteReadOnlyDSN opens path read-only and immutable (nsysdb.ReadOnlyURI).
+func sqliteReadOnlyDSN(path string) string { return nsysdb.ReadOnlyURI(path) }
 
 // checkSQLiteFile makes sure path is a complete SQLite 3 database before
 // SQLite itself sees it, so that an empty, zero-filled, foreign or truncated
@@ -277,32 +255,9 @@ func (r *sqliteReader) readTables() error {
 	return nil
 }
 
-// resolveTables maps each logical name to the table in names that is either
-// that name (version 1) or that name with the highest _V<n> suffix.
+// resolveTables maps each logical name to its highest-versioned table.
 func resolveTables(names []string, logical ...string) map[string]string {
-	out := make(map[string]string, len(logical))
-	best := make(map[string]int, len(logical))
-	for _, base := range logical {
-		for _, n := range names {
-			v := 0
-			switch {
-			case n == base:
-				v = 1
-			case strings.HasPrefix(n, base+"_V"):
-				k, err := strconv.Atoi(n[len(base)+2:])
-				if err != nil || k < 1 || strings.HasPrefix(n[len(base)+2:], "+") {
-					continue
-				}
-				v = k
-			default:
-				continue
-			}
-			if v > best[base] {
-				best[base], out[base] = v, n
-			}
-		}
-	}
-	return out
+	return nsysdb.ResolveTables(names, logical...)
 }
 
 // columns returns the columns of the logical table, failing with an
@@ -340,7 +295,7 @@ func (r *sqliteReader) columns(logical string, required ...string) (map[string]b
 			}
 			return nil, &InputError{Path: r.path, Where: "table " + table,
 				Problem: fmt.Sprintf("column %s is missing (export schema version %s)", col, schema),
-				Hint:    "nsyscheck reads exports of Nsight Systems 2025.3 (schema 3.20.3); " + sqliteExportHint}
+				Hint:    "nsyscheck reads exports of Nsight Systems 2025.3 (schema " + nsysdb.KnownSchema + "); " + sqliteExportHint}
 		}
 	}
 	return cols, nil
@@ -348,13 +303,7 @@ func (r *sqliteReader) columns(logical string, required ...string) (map[string]b
 
 // quoteIdent quotes an SQL identifier (a table or column name read from the
 // file's schema), doubling any double quote inside it.
-func quoteIdent(name string) string { return QuoteIdent(name) }
-
-// QuoteIdent quotes a table or column name read from a file for use in SQL,
-// doubling any quote inside it.
-func QuoteIdent(name string) string {
-	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
-}
+func quoteIdent(name string) string { return nsysdb.QuoteIdent(name) }
 
 // col returns the column expression for an optional integer column: the
 // column with NULL read as 0, or 0 when the table has no such column.
@@ -386,16 +335,16 @@ func (r *sqliteReader) str(id int64) (string, error) {
 // hold. Absent tables or rows leave fields empty.
 func (r *sqliteReader) readMeta(c *Capture) {
 	if t := r.tables[tabMeta]; t != "" {
-		kv := r.nameValues(tabMeta, "EXPORT_PRODUCT_VERSION", "EXPORT_SCHEMA_VERSION")
-		c.Meta.NsysVersion = kv["EXPORT_PRODUCT_VERSION"]
-		c.Meta.SchemaVersion = kv["EXPORT_SCHEMA_VERSION"]
+		kv := r.nameValues(tabMeta, nsysdb.MetaProductVersion, nsysdb.MetaSchemaVersion)
+		c.Meta.NsysVersion = kv[nsysdb.MetaProductVersion]
+		c.Meta.SchemaVersion = kv[nsysdb.MetaSchemaVersion]
 		r.schema = c.Meta.SchemaVersion
 	}
 	if t := r.tables[tabEnv]; t != "" {
-		kv := r.nameValues(tabEnv, "NvDriverVersion", "CudaDriverVersion", "OsDescription")
-		c.Meta.Driver = kv["NvDriverVersion"]
-		c.Meta.CUDADriver = kv["CudaDriverVersion"]
-		c.Meta.OS = kv["OsDescription"]
+		kv := r.nameValues(tabEnv, nsysdb.EnvDriver, nsysdb.EnvCUDADriver, nsysdb.EnvOS)
+		c.Meta.Driver = kv[nsysdb.EnvDriver]
+		c.Meta.CUDADriver = kv[nsysdb.EnvCUDADriver]
+		c.Meta.OS = kv[nsysdb.EnvOS]
 	}
 }
 
@@ -454,11 +403,8 @@ func (r *sqliteReader) readEnum(logical string) (map[int64]string, error) {
 	return out, nil
 }
 
-// splitGlobalID decodes nsys's global thread or process id:
-// pid in bits 24..47, tid in bits 0..23.
-func splitGlobalID(g int64) (pid, tid int64) {
-	return (g >> 24) & 0xFFFFFF, g & 0xFFFFFF
-}
+// splitGlobalID decodes nsys's global thread or process id.
+func splitGlobalID(g int64) (pid, tid int64) { return nsysdb.SplitGlobalID(g) }
 
 // stripAPIVersion removes a trailing _v<digits> from a CUDA API name
 // (cudaMemcpy_v3020 -> cudaMemcpy).

@@ -2,7 +2,6 @@ package predictions
 
 import (
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -73,18 +72,7 @@ func newTrace(c *capture.Capture, diags *diagList) (*traceCtx, string) {
 	t := &traceCtx{c: c, pid: me.pid, tid: me.tid, diags: diags,
 		memcpy: map[int64]*capture.Memcpy{}, launch: map[int64]*capture.APICall{},
 		openSeen: map[string]bool{}}
-	switch c.Format {
-	case capture.FormatCSV:
-		t.apiTab, t.cpyTab, t.kernTab, t.nvtxTab = "cuda_api_trace", "(none)", "(none)", "nvtx_sum"
-		for _, f := range c.Files {
-			if l := strings.ToLower(filepath.Base(f)); strings.Contains(l, "api_trace") || strings.Contains(l, "apitrace") {
-				t.apiTab = filepath.Base(f)
-			}
-		}
-	default:
-		t.apiTab, t.cpyTab, t.kernTab, t.nvtxTab = "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_MEMCPY",
-			"CUPTI_ACTIVITY_KIND_KERNEL", "NVTX_EVENTS"
-	}
+	t.apiTab, t.cpyTab, t.kernTab, t.nvtxTab = orNone(c.Sources.API), orNone(c.Sources.Memcpy), orNone(c.Sources.Kernel), orNone(c.Sources.NVTX)
 	mine := map[int64]bool{}
 	for _, a := range c.Calls {
 		if a.PID == me.pid && a.TID == me.tid {
@@ -681,4 +669,12 @@ func (t *traceCtx) deviceCopy() (float64, string) {
 	b := group[0].cp.Bytes
 	return gbps(2*b, ms), fmt.Sprintf("trace: device-to-device memcpy records of the cudaMemcpy calls in NVTX range d2d-reference, %s, last %d of %d (%s), mean GPU time %.4f ms, 2 x bytes / time",
 		sizeName(b), timedRuns, perSize, corrSpan(corr), ms)
+}
+
+// orNone names a source for evidence: "(none)" where the input has none.
+func orNone(source string) string {
+	if source == "" {
+		return "(none)"
+	}
+	return source
 }

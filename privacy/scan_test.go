@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
 // The planted values of the synthetic fixture. None may ever appear in a
@@ -86,7 +88,7 @@ func exposedFixture(t *testing.T, dir string) string {
 	if err := copyFile(src, dst); err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open("sqlite3", capture.SQLiteURI(dst, "mode=rw"))
+	db, err := sql.Open("sqlite3", nsysdb.URI(dst, "mode=rw"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
 // ScrubOptions tune Scrub.
@@ -127,7 +129,7 @@ func checkScrubPaths(in, out string, opts ScrubOptions) error {
 	if out == "" {
 		return &capture.InputError{Path: in, Problem: "no output file given", Hint: "name the shareable copy to write, e.g. capture.shared.sqlite"}
 	}
-	head := make([]byte, len(nsysRepMagic))
+	head := make([]byte, nsysdb.HeadSize)
 	f, err := os.Open(in)
 	if err != nil {
 		return &capture.InputError{Path: in, Problem: "cannot read the capture", Err: err, Hint: "check the path"}
@@ -135,10 +137,11 @@ func checkScrubPaths(in, out string, opts ScrubOptions) error {
 	n, _ := io.ReadFull(f, head)
 	f.Close()
 	head = head[:n]
-	if bytes.HasPrefix(head, []byte(nsysRepMagic)) || strings.HasSuffix(in, ".nsys-rep") || strings.HasSuffix(in, ".qdrep") {
+	kind := nsysdb.Magic(head)
+	if kind == nsysdb.KindNsysRep || nsysdb.IsReportName(in) {
 		return &capture.InputError{Path: in, Problem: "cannot scrub a .nsys-rep", Hint: nsysRepScrubHint}
 	}
-	if !bytes.HasPrefix(head, []byte(sqliteMagic)) {
+	if kind != nsysdb.KindSQLite {
 		return &capture.InputError{Path: in, Problem: "not a SQLite database, so not an nsys SQLite export", Hint: exportHint}
 	}
 	inAbs, err1 := filepath.Abs(in)
@@ -188,7 +191,7 @@ func copyFile(src, dst string) error {
 // scrubCopy rewrites the working copy and writes it, vacuumed, to a new
 // temporary file beside out, whose name it returns.
 func scrubCopy(work, out string, rep *Report, opts ScrubOptions) (string, error) {
-	db, err := sql.Open("sqlite3", capture.SQLiteURI(work, "mode=rw"))
+	db, err := sql.Open("sqlite3", nsysdb.URI(work, "mode=rw"))
 	if err != nil {
 		return "", err
 	}
@@ -310,6 +313,16 @@ func queryAll[T any](tx *sql.Tx, fields func(*T) []any, q string, args ...any) (
 
 func (s *scrubber) has(table string) bool { return len(s.tables[table]) > 0 }
 
+// table returns the highest-versioned table of the logical name that the
+// file holds (nsysdb.ResolveTables), or "".
+func (s *scrubber) table(logical string) string {
+	t := nsysdb.ResolveTables(sortedKeys(s.tables), logical)[logical]
+	if !s.has(t) {
+		return ""
+	}
+	return t
+}
+
 func (s *scrubber) hasColumn(table, col string) bool {
 	for _, c := range s.tables[table] {
 		if c.name == col {
@@ -351,7 +364,8 @@ func (s *scrubber) scrubVars(vars []EnvVar) []EnvVar {
 }
 
 func (s *scrubber) deviceEnv() error {
-	if !s.has("TARGET_INFO_SYSTEM_ENV") {
+	t := s.table(nsysdb.TableSystemEnv)
+	if t == "" {
 		return nil
 	}
 	type row struct {
@@ -359,14 +373,14 @@ func (s *scrubber) deviceEnv() error {
 		value string
 	}
 	rs, err := queryAll(s.tx, func(r *row) []any { return []any{&r.id, &r.value} },
-		`SELECT rowid, value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'DeviceEnvironment'`)
+		`SELECT rowid, value FROM `+nsysdb.QuoteIdent(t)+` WHERE name = ?`, nsysdb.EnvDevice)
 	if err != nil {
 		return err
 	}
 	for _, r := range rs {
 		nv := FormatDeviceEnv(s.scrubVars(ParseDeviceEnv(r.value)))
 		if nv != r.value {
-			if _, err := s.tx.Exec(`UPDATE TARGET_INFO_SYSTEM_ENV SET value = ? WHERE rowid = ?`, nv, r.id); err != nil {
+			if _, err := s.tx.Exec(`UPDATE `+nsysdb.QuoteIdent(t)+` SET value = ? WHERE rowid = ?`, nv, r.id); err != nil {
 				return err
 			}
 		}
@@ -375,7 +389,8 @@ func (s *scrubber) deviceEnv() error {
 }
 
 func (s *scrubber) metaCapture() error {
-	if !s.has("META_DATA_CAPTURE") {
+	t := s.table(nsysdb.TableMetaCapture)
+	if t == "" {
 		return nil
 	}
 	type row struct {
@@ -383,7 +398,7 @@ func (s *scrubber) metaCapture() error {
 		name, value string
 	}
 	rs, err := queryAll(s.tx, func(r *row) []any { return []any{&r.id, &r.name, &r.value} },
-		`SELECT rowid, name, value FROM META_DATA_CAPTURE WHERE value IS NOT NULL`)
+		`SELECT rowid, name, value FROM `+nsysdb.QuoteIdent(t)+` WHERE value IS NOT NULL`)
 	if err != nil {
 		return err
 	}
@@ -394,7 +409,7 @@ func (s *scrubber) metaCapture() error {
 			v := parseMetaEnv(r.value)
 			sv, keep := s.scrubVar(v)
 			if !keep {
-				if _, err := s.tx.Exec(`DELETE FROM META_DATA_CAPTURE WHERE rowid = ?`, r.id); err != nil {
+				if _, err := s.tx.Exec(`DELETE FROM `+nsysdb.QuoteIdent(t)+` WHERE rowid = ?`, r.id); err != nil {
 					return err
 				}
 				continue
@@ -412,7 +427,7 @@ func (s *scrubber) metaCapture() error {
 			}
 		}
 		if nv != r.value {
-			if _, err := s.tx.Exec(`UPDATE META_DATA_CAPTURE SET value = ? WHERE rowid = ?`, nv, r.id); err != nil {
+			if _, err := s.tx.Exec(`UPDATE `+nsysdb.QuoteIdent(t)+` SET value = ? WHERE rowid = ?`, nv, r.id); err != nil {
 				return err
 			}
 		}
@@ -421,7 +436,8 @@ func (s *scrubber) metaCapture() error {
 }
 
 func (s *scrubber) stringBlocks() error {
-	if !s.has("StringIds") {
+	t := s.table(nsysdb.TableStrings)
+	if t == "" {
 		return nil
 	}
 	type row struct {
@@ -429,7 +445,7 @@ func (s *scrubber) stringBlocks() error {
 		b  []byte
 	}
 	rs, err := queryAll(s.tx, func(r *row) []any { return []any{&r.id, &r.b} },
-		`SELECT id, CAST(value AS BLOB) FROM StringIds WHERE instr(CAST(value AS BLOB), x'00') > 0`)
+		`SELECT id, CAST(value AS BLOB) FROM `+nsysdb.QuoteIdent(t)+` WHERE instr(CAST(value AS BLOB), x'00') > 0`)
 	if err != nil {
 		return err
 	}
@@ -441,7 +457,7 @@ func (s *scrubber) stringBlocks() error {
 		nb := formatBlock(s.scrubVars(vars))
 		if !bytes.Equal(nb, r.b) {
 			// Bound as a Go string, the text keeps its NUL separators.
-			if _, err := s.tx.Exec(`UPDATE StringIds SET value = ? WHERE id = ?`, string(nb), r.id); err != nil {
+			if _, err := s.tx.Exec(`UPDATE `+nsysdb.QuoteIdent(t)+` SET value = ? WHERE id = ?`, string(nb), r.id); err != nil {
 				return err
 			}
 		}
@@ -449,12 +465,12 @@ func (s *scrubber) stringBlocks() error {
 	return nil
 }
 
-const pidExpr = `((%s >> 24) & 16777215)`
-
 func (s *scrubber) processes() error {
-	if !s.has("PROCESSES") {
+	procs := s.table(nsysdb.TableProcesses)
+	if procs == "" {
 		return nil
 	}
+	threads, strs := s.table(nsysdb.TableThreadNames), s.table(nsysdb.TableStrings)
 	var pids []int64
 	seen := map[int64]bool{}
 	for _, f := range s.rep.Findings {
@@ -481,19 +497,19 @@ func (s *scrubber) processes() error {
 	// Thread-name strings of the removed processes, to drop afterwards
 	// where nothing else refers to them.
 	var nameIDs []int64
-	if s.hasColumn("ThreadNames", "nameId") && s.hasColumn("ThreadNames", "globalTid") {
+	if s.hasColumn(threads, "nameId") && s.hasColumn(threads, "globalTid") {
 		var err error
 		nameIDs, err = queryAll(s.tx, func(id *int64) []any { return []any{id} },
-			`SELECT DISTINCT nameId FROM ThreadNames WHERE `+fmt.Sprintf(pidExpr, "globalTid")+` IN (SELECT pid FROM scrub_pids)`)
+			`SELECT DISTINCT nameId FROM `+nsysdb.QuoteIdent(threads)+` WHERE `+nsysdb.PIDExpr("globalTid")+` IN (SELECT pid FROM scrub_pids)`)
 		if err != nil {
 			return err
 		}
 	}
-	// Their names too: the snapshot interns them in StringIds.
-	if _, err := s.tx.Exec(`CREATE TEMP TABLE scrub_names AS SELECT DISTINCT name FROM PROCESSES WHERE pid IN (SELECT pid FROM scrub_pids) AND name IS NOT NULL`); err != nil {
+	// Their names too: the snapshot interns them in the string table.
+	if _, err := s.tx.Exec(`CREATE TEMP TABLE scrub_names AS SELECT DISTINCT name FROM ` + nsysdb.QuoteIdent(procs) + ` WHERE pid IN (SELECT pid FROM scrub_pids) AND name IS NOT NULL`); err != nil {
 		return err
 	}
-	if _, err := s.tx.Exec(`DELETE FROM PROCESSES WHERE pid IN (SELECT pid FROM scrub_pids)`); err != nil {
+	if _, err := s.tx.Exec(`DELETE FROM ` + nsysdb.QuoteIdent(procs) + ` WHERE pid IN (SELECT pid FROM scrub_pids)`); err != nil {
 		return err
 	}
 	for _, t := range sortedKeys(s.tables) {
@@ -501,19 +517,19 @@ func (s *scrubber) processes() error {
 			if !s.hasColumn(t, key) {
 				continue
 			}
-			q := `DELETE FROM ` + capture.QuoteIdent(t) + ` WHERE ` + fmt.Sprintf(pidExpr, capture.QuoteIdent(key)) + ` IN (SELECT pid FROM scrub_pids)`
+			q := `DELETE FROM ` + nsysdb.QuoteIdent(t) + ` WHERE ` + nsysdb.PIDExpr(nsysdb.QuoteIdent(key)) + ` IN (SELECT pid FROM scrub_pids)`
 			if _, err := s.tx.Exec(q); err != nil {
 				return fmt.Errorf("table %s: %w", t, err)
 			}
 		}
 	}
-	if s.has("StringIds") && s.hasColumn("StringIds", "value") {
+	if strs != "" && s.hasColumn(strs, "value") {
 		var refs []string
 		for _, t := range sortedKeys(s.tables) {
 			for _, c := range s.tables[t] {
 				if c.refsStrings {
 					// NOT IN over a NULL would match nothing.
-					refs = append(refs, fmt.Sprintf(`SELECT %[1]s FROM %[2]s WHERE %[1]s IS NOT NULL`, capture.QuoteIdent(c.name), capture.QuoteIdent(t)))
+					refs = append(refs, fmt.Sprintf(`SELECT %[1]s FROM %[2]s WHERE %[1]s IS NOT NULL`, nsysdb.QuoteIdent(c.name), nsysdb.QuoteIdent(t)))
 				}
 			}
 		}
@@ -521,7 +537,7 @@ func (s *scrubber) processes() error {
 		// unreferenced, so the strings stay.
 		if len(refs) > 0 {
 			unref := ` AND id NOT IN (` + strings.Join(refs, " UNION ") + `)`
-			stmt, err := s.tx.Prepare(`DELETE FROM StringIds WHERE id = ?` + unref)
+			stmt, err := s.tx.Prepare(`DELETE FROM ` + nsysdb.QuoteIdent(strs) + ` WHERE id = ?` + unref)
 			if err != nil {
 				return err
 			}
@@ -531,7 +547,7 @@ func (s *scrubber) processes() error {
 					return err
 				}
 			}
-			if _, err := s.tx.Exec(`DELETE FROM StringIds WHERE value IN (SELECT name FROM scrub_names)` + unref); err != nil {
+			if _, err := s.tx.Exec(`DELETE FROM ` + nsysdb.QuoteIdent(strs) + ` WHERE value IN (SELECT name FROM scrub_names)` + unref); err != nil {
 				return err
 			}
 		}
@@ -569,14 +585,14 @@ func (s *scrubber) secrets() error {
 }
 
 func (s *scrubber) replaceIn(table, col string, values [][]byte) error {
-	qc := capture.QuoteIdent(col)
+	qc := nsysdb.QuoteIdent(col)
 	var conds []string
 	args := make([]any, 0, len(values))
 	for _, v := range values {
 		conds = append(conds, `instr(CAST(`+qc+` AS BLOB), ?) > 0`)
 		args = append(args, v)
 	}
-	q := `SELECT rowid, CAST(` + qc + ` AS BLOB), typeof(` + qc + `) FROM ` + capture.QuoteIdent(table) + ` WHERE ` + strings.Join(conds, " OR ")
+	q := `SELECT rowid, CAST(` + qc + ` AS BLOB), typeof(` + qc + `) FROM ` + nsysdb.QuoteIdent(table) + ` WHERE ` + strings.Join(conds, " OR ")
 	type hit struct {
 		id  int64
 		b   []byte
@@ -595,7 +611,7 @@ func (s *scrubber) replaceIn(table, col string, values [][]byte) error {
 		if h.typ == "blob" {
 			val = nb
 		}
-		if _, err := s.tx.Exec(`UPDATE `+capture.QuoteIdent(table)+` SET `+capture.QuoteIdent(col)+` = ? WHERE rowid = ?`, val, h.id); err != nil {
+		if _, err := s.tx.Exec(`UPDATE `+nsysdb.QuoteIdent(table)+` SET `+nsysdb.QuoteIdent(col)+` = ? WHERE rowid = ?`, val, h.id); err != nil {
 			return err
 		}
 	}

@@ -20,7 +20,7 @@ import (
 
 	_ "github.com/mattn/go-sqlite3" // SQLite driver for compaction
 
-	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/kernels"
 )
 
@@ -484,7 +484,7 @@ func (r *Run) export(ctx context.Context, s *Step, nsys string) error {
 }
 
 func vacuumInto(src, dst string) error {
-	db, err := sql.Open("sqlite3", capture.SQLiteURI(src, "mode=ro"))
+	db, err := sql.Open("sqlite3", nsysdb.URI(src, "mode=ro"))
 	if err != nil {
 		return err
 	}
