@@ -101,6 +101,10 @@ func versionNumbers(s string) []int {
 	return out
 }
 
+// ExportSuffix ends the name of the SQLite export nsyscheck makes of a
+// .nsys-rep (NAME.nsyscheck.sqlite beside NAME.nsys-rep).
+const ExportSuffix = ".nsyscheck.sqlite"
+
 // LoadNsysRep reads an Nsight Systems report (.nsys-rep) by exporting it to
 // SQLite with nsys and loading the export. The export is cached beside the
 // report as <name>.nsyscheck.sqlite (or under opts.CacheDir, or the user's
@@ -181,7 +185,7 @@ func exportCachePath(report string, info os.FileInfo, opts Options) (dir, name s
 	if opts.CacheDir == "" {
 		dir = filepath.Dir(report)
 		if dirWritable(dir) {
-			return dir, base + ".nsyscheck.sqlite", nil
+			return dir, base + ExportSuffix, nil
 		}
 	}
 	dir = opts.CacheDir

@@ -178,6 +178,14 @@ func New(opts Options, version string) (*Run, error) {
 // Path returns the path of a file inside the run folder.
 func (r *Run) Path(name string) string { return filepath.Join(r.Dir, name) }
 
+// Facts returns a copy of the run's facts (what run.json holds) as they
+// stand now, safe to read while other steps run.
+func (r *Run) Facts() Info {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.Info
+}
+
 func (r *Run) progress(format string, args ...any) {
 	if r.opts.Progress != nil {
 		fmt.Fprintf(r.opts.Progress, format+"\n", args...)

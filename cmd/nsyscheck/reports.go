@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/nsyscheck/nsyscheck/check"
 	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/report"
 	"github.com/nsyscheck/nsyscheck/runner"
@@ -15,7 +16,8 @@ import (
 // writeRunReports writes the verdicts into the run folder: report.txt for a
 // terminal, verdicts.json for scripts, and report.md and report.html with
 // their plots for a person.
-func writeRunReports(run *runner.Run, r *predictions.Result) error {
+func writeRunReports(run *runner.Run, k *check.Checked) error {
+	r := k.Result
 	var text bytes.Buffer
 	if err := r.WriteText(&text); err != nil {
 		return err
@@ -30,11 +32,7 @@ func writeRunReports(run *runner.Run, r *predictions.Result) error {
 	if err := writeNew(run.Path("verdicts.json"), append(data, '\n')); err != nil {
 		return err
 	}
-	var link report.Link
-	if run.Info.GPU != nil {
-		link = pcieLink(run.Info.GPU.PCIe)
-	}
-	rep, err := report.Build(r, report.Options{Link: link})
+	rep, err := report.Build(r, report.Options{Link: k.Link()})
 	if err != nil {
 		return err
 	}

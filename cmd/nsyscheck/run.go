@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/check"
 	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/runner"
 )
@@ -130,30 +131,30 @@ func runRun(opts *runOptions, s Streams) error {
 		return &statusError{code: exitError, err: fmt.Errorf("%w\nthe run folder %s keeps what was made so far (run.json, logs)", err, run.Dir)}
 	}
 	// Verifying needs only the export, so it runs beside stats and analyze.
-	var result *predictions.Result
-	var c *capture.Capture
+	var checked *check.Checked
 	verify := runner.Task{Name: "verify", Fn: func(st *runner.Step) error {
-		var err error
-		c, err = capture.Load(run.Path(runner.Base+".sqlite"), capture.Options{APINames: predictions.Names(), ProgramThread: true})
+		c, err := capture.Load(run.Path(runner.Base+".sqlite"), check.LoadOptions(""))
 		if err != nil {
 			return err
 		}
-		result = predictions.Evaluate(c)
+		checked = check.Evaluate(c)
 		return nil
 	}}
 	if err := run.Profile(ctx, verify); err != nil {
 		return fail(err)
 	}
 	if err := run.Step(ctx, "report", func(st *runner.Step) error {
-		// The rule's output and run.json are complete now.
-		attachFolderFacts(result, c)
-		return writeRunReports(run, result)
+		// The rule's output and the run's facts are complete now.
+		info := run.Facts()
+		checked.Enrich(&info)
+		return writeRunReports(run, checked)
 	}); err != nil {
 		return fail(err)
 	}
 	if err := run.Finish(); err != nil {
 		return fail(err)
 	}
+	result := checked.Result
 	if err := writeResults(s.Out, opts.Format, []*predictions.Result{result}); err != nil {
 		return &statusError{code: exitError, err: err}
 	}

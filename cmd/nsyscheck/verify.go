@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	nsyscheck "github.com/nsyscheck/nsyscheck"
-	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/check"
 	"github.com/nsyscheck/nsyscheck/predictions"
 )
 
@@ -64,9 +64,9 @@ was unavailable (or --expect did not match), 2 an input could not be read.`,
 	return cmd
 }
 
-// loadAndEvaluate reads every path and evaluates the predictions on each.
-// With no path it unpacks and uses the shipped capture.
-func loadAndEvaluate(paths []string, nsys string, s Streams) ([]*predictions.Result, func(), error) {
+// loadAndCheck runs the check pipeline on every path. With no path it
+// unpacks and uses the shipped capture.
+func loadAndCheck(paths []string, nsys string, s Streams) ([]*check.Checked, func(), error) {
 	cleanup := func() {}
 	if len(paths) == 0 {
 		dir, err := nsyscheck.WriteShipped("")
@@ -78,18 +78,11 @@ func loadAndEvaluate(paths []string, nsys string, s Streams) ([]*predictions.Res
 			"Pass a .nsys-rep, .sqlite, CSV folder, transcript or results JSON to verify your own.\n\n", nsyscheck.ShippedName)
 		paths = []string{dir}
 	}
-	opts := capture.Options{APINames: predictions.Names(), ProgramThread: true, Nsys: nsys}
-	var results []*predictions.Result
-	for _, p := range paths {
-		c, err := capture.Load(p, opts)
-		if err != nil {
-			return nil, cleanup, &statusError{code: exitError, err: err}
-		}
-		r := predictions.Evaluate(c)
-		attachFolderFacts(r, c)
-		results = append(results, r)
+	checked, err := check.Paths(paths, check.Options{Nsys: nsys})
+	if err != nil {
+		return nil, cleanup, &statusError{code: exitError, err: err}
 	}
-	return results, cleanup, nil
+	return checked, cleanup, nil
 }
 
 func runVerify(opts *verifyOptions, paths []string, s Streams) error {
@@ -108,11 +101,12 @@ func runVerify(opts *verifyOptions, paths []string, s Streams) error {
 			return &statusError{code: exitError, err: err}
 		}
 	}
-	results, cleanup, err := loadAndEvaluate(paths, opts.Nsys, s)
+	checked, cleanup, err := loadAndCheck(paths, opts.Nsys, s)
 	defer cleanup()
 	if err != nil {
 		return err
 	}
+	results := check.Results(checked)
 	if err := writeResults(s.Out, opts.Format, results); err != nil {
 		return &statusError{code: exitError, err: err}
 	}
