@@ -12,8 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/nsyscheck/nsyscheck/capture"
-
+	"github.com/nsyscheck/nsyscheck/internal/nsys"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
@@ -69,9 +68,9 @@ func FindNvcc(override string) (string, error) {
 		Hint: "install the CUDA toolkit, set CUDA_HOME, or pass --nvcc PATH"}
 }
 
-// FindNsys locates the Nsight Systems CLI (see capture.FindNsys).
+// FindNsys locates the Nsight Systems CLI (see nsys.Find).
 func FindNsys(override string) (string, error) {
-	p, err := capture.FindNsys(override)
+	p, err := nsys.Find(override)
 	if err != nil {
 		return "", &ToolError{Tool: "nsys", Err: err,
 			Hint: "install Nsight Systems 2025.3 or newer, set $NSYS, or pass --nsys PATH"}
