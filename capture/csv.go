@@ -953,24 +953,7 @@ type memSumRow struct {
 
 // csvCopyKindOf maps a report's operation name to a copy kind; ok is false for
 // rows that are not copies (memsets).
-func csvCopyKindOf(op string) (CopyKind, bool) {
-	o := strings.ToLower(op)
-	switch {
-	case strings.Contains(o, "memset"):
-		return "", false
-	case strings.Contains(o, "host-to-device"), strings.Contains(o, "htod"):
-		return CopyHtoD, true
-	case strings.Contains(o, "device-to-host"), strings.Contains(o, "dtoh"):
-		return CopyDtoH, true
-	case strings.Contains(o, "device-to-device"), strings.Contains(o, "dtod"):
-		return CopyDtoD, true
-	case strings.Contains(o, "host-to-host"), strings.Contains(o, "htoh"):
-		return CopyHtoH, true
-	case strings.Contains(o, "peer-to-peer"), strings.Contains(o, "ptop"):
-		return CopyPtoP, true
-	}
-	return CopyOther, true
-}
+func csvCopyKindOf(op string) (CopyKind, bool) { return nsysdb.ReportCopyKindOf(op) }
 
 // csvSizeScale turns the size report's unit into megabytes (1e6 bytes).
 func csvSizeScale(unit string) (float64, bool) {

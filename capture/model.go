@@ -7,6 +7,8 @@
 // consumer never mistakes a missing fact for an empty one.
 package capture
 
+import "github.com/nsyscheck/nsyscheck/vocab"
+
 import "sort"
 
 // Format names the kind of input a Capture was read from.
@@ -46,32 +48,31 @@ type Gap struct {
 	Reason string `json:"reason"`
 }
 
-// CopyKind is the direction of a memory copy, normalised across nsys releases
-// ("[CUDA memcpy HtoD]", "[CUDA memcpy Host-to-Device]", ENUM_CUDA_MEMCPY_OPER).
-type CopyKind string
+// CopyKind is the direction of a memory copy (vocab.CopyKind).
+type CopyKind = vocab.CopyKind
 
 // Copy kinds.
 const (
-	CopyHtoD    CopyKind = "HtoD"
-	CopyDtoH    CopyKind = "DtoH"
-	CopyDtoD    CopyKind = "DtoD"
-	CopyHtoH    CopyKind = "HtoH"
-	CopyPtoP    CopyKind = "PtoP"
-	CopyOther   CopyKind = "other" // array, unified-memory and other kinds
-	CopyUnknown CopyKind = "unknown"
+	CopyHtoD    = vocab.CopyHtoD
+	CopyDtoH    = vocab.CopyDtoH
+	CopyDtoD    = vocab.CopyDtoD
+	CopyHtoH    = vocab.CopyHtoH
+	CopyPtoP    = vocab.CopyPtoP
+	CopyOther   = vocab.CopyOther
+	CopyUnknown = vocab.CopyUnknown
 )
 
-// MemKind is the kind of memory on one side of a copy (ENUM_CUDA_MEM_KIND).
-type MemKind string
+// MemKind is the kind of memory on one side of a copy (vocab.MemKind).
+type MemKind = vocab.MemKind
 
 // Memory kinds.
 const (
-	MemPageable MemKind = "pageable"
-	MemPinned   MemKind = "pinned"
-	MemDevice   MemKind = "device"
-	MemArray    MemKind = "array"
-	MemManaged  MemKind = "managed"
-	MemUnknown  MemKind = "unknown"
+	MemPageable = vocab.MemPageable
+	MemPinned   = vocab.MemPinned
+	MemDevice   = vocab.MemDevice
+	MemArray    = vocab.MemArray
+	MemManaged  = vocab.MemManaged
+	MemUnknown  = vocab.MemUnknown
 )
 
 // APICall is one CUDA runtime (or driver) API call from the trace. Times are

@@ -195,7 +195,7 @@ func (r *sqliteReader) load(c *Capture) error {
 	}
 	if r.tables[tabStrings] == "" {
 		return &InputError{Path: r.path, Where: "table " + tabStrings,
-			Problem: "no string table (StringIds) in this export, so API, kernel and range names cannot be read",
+			Problem: "no string table (" + tabStrings + ") in this export, so API, kernel and range names cannot be read",
 			Hint:    sqliteExportHint}
 	}
 	if _, err := r.columns(tabStrings, "id", "value"); err != nil {
@@ -722,40 +722,10 @@ func (r *sqliteReader) wantsCorr(cols map[string]bool, corr int64) bool {
 }
 
 // copyKindByName maps ENUM_CUDA_MEMCPY_OPER names to copy kinds.
-func copyKindByName(name string) CopyKind {
-	switch strings.TrimPrefix(strings.ToUpper(name), "CUDA_MEMCPY_KIND_") {
-	case "HTOD":
-		return CopyHtoD
-	case "DTOH":
-		return CopyDtoH
-	case "DTOD":
-		return CopyDtoD
-	case "HTOH":
-		return CopyHtoH
-	case "PTOP":
-		return CopyPtoP
-	case "UNKNOWN", "":
-		return CopyUnknown
-	}
-	return CopyOther
-}
+func copyKindByName(name string) CopyKind { return nsysdb.CopyKindOf(name) }
 
 // memKindByName maps ENUM_CUDA_MEM_KIND names to memory kinds.
-func memKindByName(name string) MemKind {
-	switch strings.TrimPrefix(strings.ToUpper(name), "CUDA_MEMOPR_MEMORY_KIND_") {
-	case "PAGEABLE":
-		return MemPageable
-	case "PINNED":
-		return MemPinned
-	case "DEVICE", "DEVICE_STATIC":
-		return MemDevice
-	case "ARRAY":
-		return MemArray
-	case "MANAGED", "MANAGED_STATIC":
-		return MemManaged
-	}
-	return MemUnknown
-}
+func memKindByName(name string) MemKind { return nsysdb.MemKindOf(name) }
 
 func (r *sqliteReader) lackMemcpy(c *Capture, reason string) {
 	c.Lack(FactMemcpy, reason)
@@ -945,14 +915,14 @@ func (r *sqliteReader) readNVTX(c *Capture) error {
 	pushPop, domainCreate := int64(-1), int64(-1)
 	for id, n := range types {
 		switch n {
-		case "NvtxPushPopRange":
+		case nsysdb.EventPushPopRange:
 			pushPop = id
 		case "NvtxDomainCreate":
 			domainCreate = id
 		}
 	}
 	if pushPop < 0 {
-		lack(fmt.Sprintf("%s has no NvtxPushPopRange event type", r.tables[tabEventType]))
+		lack(fmt.Sprintf("%s has no %s event type", r.tables[tabEventType], nsysdb.EventPushPopRange))
 		return nil
 	}
 	text, textID := "NULL", "NULL"

@@ -257,7 +257,7 @@ type column struct {
 // StringIds ids, as nsys writes them:
 //
 //	nameId    INTEGER   NOT NULL,   -- REFERENCES StringIds(id) -- Thread name
-var stringRefRE = regexp.MustCompile(`(?m)^\s*"?(\w+)"?\s[^\n]*--\s*REFERENCES\s+StringIds\(id\)`)
+var stringRefRE = regexp.MustCompile(`(?m)^\s*"?(\w+)"?\s[^\n]*--\s*REFERENCES\s+` + regexp.QuoteMeta(nsysdb.TableStrings) + `\(id\)`)
 
 func (s *scrubber) loadSchema() error {
 	s.tables = map[string][]column{}
