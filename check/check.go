@@ -19,6 +19,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/privacy"
 	"github.com/nsyscheck/nsyscheck/report"
 	"github.com/nsyscheck/nsyscheck/runner"
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // Diagnostic codes the pipeline adds beside the predictions' own.
@@ -226,15 +227,15 @@ func attachPCIe(r *predictions.Result, link runner.PCIe) {
 		return
 	}
 	var parts []string
-	for _, dir := range []string{"h2d", "d2h"} {
+	for _, dir := range []vocab.Direction{vocab.H2D, vocab.D2H} {
 		best := 0.0
 		for _, row := range r.Copies {
-			if row.Direction == dir && row.Source == "pinned" && row.Bytes == 256<<20 && (best == 0 || row.From == predictions.SourceTrace) {
+			if row.Direction == dir && row.Source == vocab.MemPinned && row.Bytes == 256<<20 && (best == 0 || row.From == predictions.SourceTrace) {
 				best = row.GBps
 			}
 		}
 		if best > 0 {
-			parts = append(parts, fmt.Sprintf("pinned %s at 256 MiB %.1f GB/s = %.0f%%", strings.ToUpper(dir), best, 100*best/link.RatedGBps))
+			parts = append(parts, fmt.Sprintf("pinned %s at 256 MiB %.1f GB/s = %.0f%%", strings.ToUpper(string(dir)), best, 100*best/link.RatedGBps))
 		}
 	}
 	msg := fmt.Sprintf("GPU link PCIe Gen%d x%d (now Gen%d x%d), rated %.1f GB/s per direction",
@@ -253,7 +254,7 @@ func attachResident(r *predictions.Result) {
 		return
 	}
 	for _, k := range r.Kernels {
-		if k.Variant == "device-resident" && k.GBps > 0 {
+		if k.Variant == vocab.DeviceResident && k.GBps > 0 {
 			addDiag(r, CodeResident, predictions.Info, fmt.Sprintf(
 				"device-resident kernel %.0f GB/s (%s) = %.0f%% of the device-to-device cudaMemcpy bandwidth %.0f GB/s measured in the same run",
 				k.GBps, k.From, 100*k.GBps/r.DeviceCopyGBps, r.DeviceCopyGBps))

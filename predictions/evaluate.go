@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // eval is one source's answer to one claim.
@@ -35,9 +37,9 @@ var claimSpecs = []claimSpec{
 	{"1.growth", 1, "the pageable/pinned ratio grows with size (Kendall's tau >= 0.6 and largest size's ratio above the smallest's)",
 		GrowthTau, ">=", "Kendall's tau (size vs ratio)", evalGrowth},
 	{"2.pageable", 2, "the pageable cudaMemcpyAsync call holds the thread for at least 80% of its completion time",
-		PageableShareMin, ">=", "share (mean call / mean completion)", func(d *sourceData) eval { return evalShare(d, "pageable") }},
+		PageableShareMin, ">=", "share (mean call / mean completion)", func(d *sourceData) eval { return evalShare(d, vocab.MemPageable) }},
 	{"2.pinned", 2, "the pinned cudaMemcpyAsync call holds the thread for under 10% of its completion time",
-		PinnedShareMax, "<", "share (mean call / mean completion)", func(d *sourceData) eval { return evalShare(d, "pinned") }},
+		PinnedShareMax, "<", "share (mean call / mean completion)", func(d *sourceData) eval { return evalShare(d, vocab.MemPinned) }},
 	{"3.factor", 3, "zero-copy's loss to device-resident is within a factor of two of resident GB/s / pinned H2D GB/s at 64 MiB",
 		0, "within 2x of", "x (zero-copy ms / resident ms)", evalFactor},
 	{"4.calltime", 4, "the ten timed pageable cudaMemcpyAsync calls total at least 5x the call time of the ten pinned ones",
@@ -124,7 +126,7 @@ func evalGrowth(d *sourceData) eval {
 	return eval{verdict: verdictOf(held), measured: ptr(tau), bound: GrowthTau, evidence: ev}
 }
 
-func evalShare(d *sourceData, src string) eval {
+func evalShare(d *sourceData, src vocab.MemKind) eval {
 	if d.async == nil {
 		return unavailable(d.asyncWhy)
 	}
@@ -132,7 +134,7 @@ func evalShare(d *sourceData, src string) eval {
 	share := s.callMs / s.completionMs
 	held := PageableShareHolds(share)
 	bound := PageableShareMin
-	if src == "pinned" {
+	if src == vocab.MemPinned {
 		held, bound = PinnedShareHolds(share), PinnedShareMax
 	}
 	line := fmt.Sprintf("%s: %s: call %.4f ms, completion %.4f ms, share %.4f", d.name, src, s.callMs, s.completionMs, share)
@@ -155,9 +157,9 @@ func evalFactor(d *sourceData) eval {
 		return unavailable(fmt.Sprintf("%s: no pinned host-to-device row at %s (the kernel's size)", d.name, sizeName(at)))
 	}
 	k := d.kern
-	res, zero := k.ms["device-resident"], k.ms["zero-copy"]
+	res, zero := k.ms[vocab.DeviceResident], k.ms[vocab.ZeroCopy]
 	pin := d.h2d.pinned[at]
-	resGBps := k.gbps("device-resident")
+	resGBps := k.gbps(vocab.DeviceResident)
 	pinGBps := gbps(at, pin.ms)
 	predicted := resGBps / pinGBps
 	measured := zero.ms / res.ms
@@ -165,7 +167,7 @@ func evalFactor(d *sourceData) eval {
 		d.name + ": " + k.how,
 		fmt.Sprintf("%s: bytes per launch %d, from %s", d.name, k.bytes, k.bytesFrom),
 		fmt.Sprintf("%s: device-resident %.4f ms per launch = %.1f GB/s%s; zero-copy %.4f ms per launch = %.1f GB/s%s",
-			d.name, res.ms, resGBps, optRefs(res), zero.ms, k.gbps("zero-copy"), optRefs(zero)),
+			d.name, res.ms, resGBps, optRefs(res), zero.ms, k.gbps(vocab.ZeroCopy), optRefs(zero)),
 		fmt.Sprintf("%s: part 1 pinned h2d %s: %.4f ms = %.2f GB/s%s", d.name, sizeName(at), pin.ms, pinGBps, optRefs(pin)),
 		fmt.Sprintf("%s: predicted loss %.1f / %.2f = %.2fx; measured loss %.4f / %.4f = %.2fx; held when %.2f <= measured <= %.2f",
 			d.name, resGBps, pinGBps, predicted, zero.ms, res.ms, measured, predicted/LossFactor, predicted*LossFactor),
@@ -275,8 +277,8 @@ func traceData(c *capture.Capture, diags *diagList, r *Result) *sourceData {
 		return d
 	}
 	r.Input.Thread = t.thread()
-	d.h2d, d.h2dWhy = t.part1("h2d")
-	d.d2h, d.d2hWhy = t.part1("d2h")
+	d.h2d, d.h2dWhy = t.part1(vocab.H2D)
+	d.d2h, d.d2hWhy = t.part1(vocab.D2H)
 	d.async, d.asyncWhy = t.part2()
 	if d.async != nil {
 		d.calls, d.bytes, d.bytesWhy = t.part4(d.async)
@@ -399,7 +401,7 @@ func tables(r *Result, d *sourceData) {
 		for _, src := range sources {
 			for _, b := range sd.sizes {
 				t := sd.pageable[b]
-				if src == "pinned" {
+				if src == vocab.MemPinned {
 					t = sd.pinned[b]
 				}
 				r.Copies = append(r.Copies, CopyRow{From: d.name, Direction: sd.dir, Source: src, Bytes: b,

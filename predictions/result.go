@@ -8,16 +8,19 @@
 // input cannot answer is "unavailable" with the reason; it is never guessed.
 package predictions
 
-import "github.com/nsyscheck/nsyscheck/capture"
+import (
+	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/vocab"
+)
 
-// Verdict is the outcome of one claim or prediction.
-type Verdict string
+// Verdict is the outcome of one claim or prediction (vocab.Verdict).
+type Verdict = vocab.Verdict
 
 // Verdicts.
 const (
-	Held        Verdict = "held"
-	Died        Verdict = "died"
-	Unavailable Verdict = "unavailable"
+	Held        = vocab.Held
+	Died        = vocab.Died
+	Unavailable = vocab.Unavailable
 )
 
 // Level is the severity of a diagnostic.
@@ -143,12 +146,12 @@ type Diagnostic struct {
 
 // CopyRow is one row of part 1 (h2d) or 1b (d2h).
 type CopyRow struct {
-	From      string  `json:"from"`      // trace or program
-	Direction string  `json:"direction"` // h2d or d2h
-	Source    string  `json:"source"`    // host side: pageable or pinned
-	Bytes     int64   `json:"bytes"`
-	Ms        float64 `json:"ms"` // mean per copy
-	GBps      float64 `json:"gbps"`
+	From      string          `json:"from"`      // trace or program
+	Direction vocab.Direction `json:"direction"` // h2d or d2h
+	Source    vocab.MemKind   `json:"source"`    // host side: pageable or pinned
+	Bytes     int64           `json:"bytes"`
+	Ms        float64         `json:"ms"` // mean per copy
+	GBps      float64         `json:"gbps"`
 	// Ratio is pageable ms / pinned ms at this size and direction (the same
 	// on both rows of a size); 0 when one side is missing.
 	Ratio float64 `json:"ratio"`
@@ -159,26 +162,26 @@ type CopyRow struct {
 
 // AsyncRow is one row of part 2.
 type AsyncRow struct {
-	From         string  `json:"from"`
-	Source       string  `json:"source"` // pageable or pinned
-	Bytes        int64   `json:"bytes,omitempty"`
-	CallMs       float64 `json:"callMs"`
-	CompletionMs float64 `json:"completionMs"`
-	Share        float64 `json:"share"` // CallMs / CompletionMs
-	Runs         int     `json:"runs,omitempty"`
+	From         string        `json:"from"`
+	Source       vocab.MemKind `json:"source"` // pageable or pinned
+	Bytes        int64         `json:"bytes,omitempty"`
+	CallMs       float64       `json:"callMs"`
+	CompletionMs float64       `json:"completionMs"`
+	Share        float64       `json:"share"` // CallMs / CompletionMs
+	Runs         int           `json:"runs,omitempty"`
 	// CorrelationIDs are the timed calls' correlation ids (trace only).
 	CorrelationIDs []int64 `json:"correlationIds,omitempty"`
 }
 
 // KernelRow is one row of part 3.
 type KernelRow struct {
-	From        string  `json:"from"`
-	Variant     string  `json:"variant"` // device-resident or zero-copy
-	Bytes       int64   `json:"bytes"`   // read + written per launch
-	BytesFrom   string  `json:"bytesFrom,omitempty"`
-	MsPerLaunch float64 `json:"msPerLaunch"`
-	GBps        float64 `json:"gbps"`
-	Runs        int     `json:"runs,omitempty"`
+	From        string        `json:"from"`
+	Variant     vocab.Variant `json:"variant"` // device-resident or zero-copy
+	Bytes       int64         `json:"bytes"`   // read + written per launch
+	BytesFrom   string        `json:"bytesFrom,omitempty"`
+	MsPerLaunch float64       `json:"msPerLaunch"`
+	GBps        float64       `json:"gbps"`
+	Runs        int           `json:"runs,omitempty"`
 	// CorrelationIDs are the timed launches' correlation ids (trace only).
 	CorrelationIDs []int64 `json:"correlationIds,omitempty"`
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // traceCtx reads the program's groups of operations out of a trace.
@@ -197,8 +199,8 @@ func (t *traceCtx) inRange(name string, r capture.Range) []capture.APICall {
 	return out
 }
 
-func copyKindOf(dir string) capture.CopyKind {
-	if dir == "h2d" {
+func copyKindOf(dir vocab.Direction) capture.CopyKind {
+	if dir == vocab.H2D {
 		return capture.CopyHtoD
 	}
 	return capture.CopyDtoH
@@ -212,8 +214,8 @@ func hostKind(m *capture.Memcpy) capture.MemKind {
 	return m.Src
 }
 
-func hostSide(dir string) string {
-	if dir == "h2d" {
+func hostSide(dir vocab.Direction) string {
+	if dir == vocab.H2D {
 		return "source"
 	}
 	return "destination"
@@ -221,15 +223,15 @@ func hostSide(dir string) string {
 
 // checkHostKind checks that a copy's host side is of the group's kind; it
 // reports a pinned group copying pageable memory as an error diagnostic.
-func (t *traceCtx) checkHostKind(group, src string, m *capture.Memcpy, dir string) string {
+func (t *traceCtx) checkHostKind(group string, src vocab.MemKind, m *capture.Memcpy, dir vocab.Direction) string {
 	if !t.c.Has(capture.FactMemoryKinds) {
 		return ""
 	}
 	hk := hostKind(m)
-	if string(hk) == src {
+	if hk == src {
 		return ""
 	}
-	if src == "pinned" && hk == capture.MemPageable {
+	if src == vocab.MemPinned && hk == capture.MemPageable {
 		t.diags.add(CodePinnedSourcePageable, Error, fmt.Sprintf(
 			"the %s group's copies have a pageable host %s (%s, corr %d): the pinned buffer probably is not pinned; check that it came from cudaMallocHost and that the return value was checked",
 			group, hostSide(dir), t.cpyTab, m.CorrelationID))
@@ -244,7 +246,7 @@ type callCopy struct {
 }
 
 // part1 finds one direction's sweep in the trace.
-func (t *traceCtx) part1(dir string) (*sweepData, string) {
+func (t *traceCtx) part1(dir vocab.Direction) (*sweepData, string) {
 	if !t.c.Has(capture.FactMemcpy) {
 		return nil, "the trace has no per-copy records, so no copy's size or direction is known (" + t.c.Why(capture.FactMemcpy) + ")"
 	}
@@ -262,11 +264,11 @@ func (t *traceCtx) part1(dir string) (*sweepData, string) {
 	return sd, why
 }
 
-func (t *traceCtx) part1NVTX(dir string) (*sweepData, string) {
+func (t *traceCtx) part1NVTX(dir vocab.Direction) (*sweepData, string) {
 	sd := &sweepData{dir: dir, pageable: map[int64]timing{}, pinned: map[int64]timing{}}
 	var hows []string
 	for _, src := range sources {
-		name := dir + "-" + src
+		name := string(dir) + "-" + string(src)
 		r, why := t.rangeNamed(name)
 		if why != "" {
 			return nil, why
@@ -292,7 +294,7 @@ func (t *traceCtx) part1NVTX(dir string) (*sweepData, string) {
 		for _, b := range sweepSizes {
 			group := bySize[b]
 			tm := t.timed(group[warmups:])
-			if src == "pageable" {
+			if src == vocab.MemPageable {
 				sd.pageable[b] = tm
 			} else {
 				sd.pinned[b] = tm
@@ -350,7 +352,7 @@ type runKey struct {
 
 // part1Runs finds part 1 without NVTX: runs of consecutive cudaMemcpy calls
 // on the thread whose copies share direction, host memory kind and size.
-func (t *traceCtx) part1Runs(dir string) (*sweepData, string) {
+func (t *traceCtx) part1Runs(dir vocab.Direction) (*sweepData, string) {
 	if !t.c.Has(capture.FactMemoryKinds) {
 		return nil, "without NVTX ranges the pageable and pinned groups are told apart by the copies' memory kinds, which this trace lacks (" + t.c.Why(capture.FactMemoryKinds) + ")"
 	}
@@ -404,7 +406,7 @@ func (t *traceCtx) part1Runs(dir string) (*sweepData, string) {
 				run = run[len(run)-perSize:]
 			}
 			tm := t.timed(run[warmups:])
-			if src == "pageable" {
+			if src == vocab.MemPageable {
 				sd.pageable[b] = tm
 			} else {
 				sd.pinned[b] = tm
@@ -423,12 +425,12 @@ func (t *traceCtx) part1Runs(dir string) (*sweepData, string) {
 // part2 finds the timed cudaMemcpyAsync calls of both sources.
 func (t *traceCtx) part2() (*asyncData, string) {
 	all := t.named(apiMemcpyAsync)
-	groups := map[string][]capture.APICall{}
+	groups := map[vocab.MemKind][]capture.APICall{}
 	var how string
 	if t.hasAnyRange("async-pageable", "async-pinned") {
 		var hows []string
 		for _, src := range sources {
-			name := "async-" + src
+			name := "async-" + string(src)
 			r, why := t.rangeNamed(name)
 			if why != "" {
 				return nil, why
@@ -450,8 +452,8 @@ func (t *traceCtx) part2() (*asyncData, string) {
 			return nil, fmt.Sprintf("found %d cudaMemcpyAsync calls on thread %s and no NVTX ranges async-pageable/async-pinned; the program makes exactly %d (%d pageable, then %d pinned, each 1 warm-up + %d timed), so the groups cannot be told apart",
 				len(all), t.thread(), asyncTotal, asyncPerSrc, asyncPerSrc, timedRuns)
 		}
-		groups["pageable"] = all[1:asyncPerSrc]
-		groups["pinned"] = all[asyncPerSrc+1:]
+		groups[vocab.MemPageable] = all[1:asyncPerSrc]
+		groups[vocab.MemPinned] = all[asyncPerSrc+1:]
 		how = fmt.Sprintf("no NVTX ranges: the %d cudaMemcpyAsync calls on thread %s in order, calls 2-%d pageable and %d-%d pinned (calls 1 and %d are warm-ups)",
 			asyncTotal, t.thread(), asyncPerSrc, asyncPerSrc+2, asyncTotal, asyncPerSrc+1)
 	}
@@ -460,7 +462,7 @@ func (t *traceCtx) part2() (*asyncData, string) {
 		return nil, fmt.Sprintf("no cudaStreamSynchronize calls on thread %s, so no copy's completion is known", t.thread())
 	}
 	withCopies := t.c.Has(capture.FactMemcpy) && t.c.Has(capture.FactCorrelation)
-	ad := &asyncData{side: map[string]*asyncSide{}}
+	ad := &asyncData{side: map[vocab.MemKind]*asyncSide{}}
 	for _, src := range sources {
 		g := groups[src]
 		s := &asyncSide{runs: len(g)}
@@ -484,7 +486,7 @@ func (t *traceCtx) part2() (*asyncData, string) {
 				if m.Kind != capture.CopyHtoD {
 					return nil, fmt.Sprintf("cudaMemcpyAsync %s copies %s; the program's are host-to-device", t.ref(a), m.Kind)
 				}
-				if why := t.checkHostKind("async-"+src, src, m, "h2d"); why != "" {
+				if why := t.checkHostKind("async-"+string(src), src, m, vocab.H2D); why != "" {
 					return nil, why
 				}
 				if s.bytes != 0 && m.Bytes != s.bytes {
@@ -528,7 +530,7 @@ func nextAfter(calls []capture.APICall, a capture.APICall) *capture.APICall {
 
 // part4 derives prediction 4 from part 2's groups.
 func (t *traceCtx) part4(ad *asyncData) (*callTotals, *byteTotals, string) {
-	p, q := ad.side["pageable"], ad.side["pinned"]
+	p, q := ad.side[vocab.MemPageable], ad.side[vocab.MemPinned]
 	ct := &callTotals{pageableMs: sum(p.callDurMs), pinnedMs: sum(q.callDurMs), pageableN: p.runs, pinnedN: q.runs,
 		perCall: &CallDurations{From: SourceTrace, PageableMs: p.callDurMs, PinnedMs: q.callDurMs,
 			PageableCorrelationIDs: p.corr, PinnedCorrelationIDs: q.corr},
@@ -584,12 +586,12 @@ func (t *traceCtx) part3(prog *capture.Measurements) (*kernelData, string) {
 	if !useLaunch {
 		owner = fmt.Sprintf("of process %d (no cudaLaunchKernel calls in the input)", t.pid)
 	}
-	groups := map[string][]launch{}
+	groups := map[vocab.Variant][]launch{}
 	var how string
 	if t.hasAnyRange("kernel-device-resident", "kernel-zero-copy") {
 		var hows []string
 		for _, v := range variants {
-			name := "kernel-" + v
+			name := "kernel-" + string(v)
 			r, why := t.rangeNamed(name)
 			if why != "" {
 				return nil, why
@@ -615,12 +617,12 @@ func (t *traceCtx) part3(prog *capture.Measurements) (*kernelData, string) {
 			return nil, fmt.Sprintf("found %d scaleCopy launches %s and no NVTX ranges kernel-device-resident/kernel-zero-copy; the program makes exactly %d (per variant: 1 gate, %d warm-up, %d timed)",
 				len(all), owner, launchTotal, warmups, timedRuns)
 		}
-		groups["device-resident"] = all[1+warmups : launchPerVar]
-		groups["zero-copy"] = all[launchPerVar+1+warmups:]
+		groups[vocab.DeviceResident] = all[1+warmups : launchPerVar]
+		groups[vocab.ZeroCopy] = all[launchPerVar+1+warmups:]
 		how = fmt.Sprintf("no NVTX ranges: the %d scaleCopy launches (%s) %s in order, launches %d-%d device-resident and %d-%d zero-copy (each variant: 1 gate, %d warm-up, %d timed)",
 			launchTotal, t.kernTab, owner, 2+warmups, launchPerVar, launchPerVar+2+warmups, launchTotal, warmups, timedRuns)
 	}
-	kd := &kernelData{ms: map[string]timing{}, how: how}
+	kd := &kernelData{ms: map[vocab.Variant]timing{}, how: how}
 	kd.bytes, kd.bytesFrom = kernelBytesOf(prog, t.diags)
 	for _, v := range variants {
 		tm := timing{runs: len(groups[v])}

@@ -18,6 +18,8 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/nsyscheck/nsyscheck/predictions"
+
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // Plot size and PNG resolution.
@@ -146,7 +148,10 @@ func bandwidthChart(r *predictions.Result, link Link) (chart, error) {
 		ch.skipped = "the input has no part 1 copy rows (blocking cudaMemcpy by size), so there is no bandwidth to plot"
 		return ch, nil
 	}
-	type key struct{ dir, src string }
+	type key struct {
+		dir vocab.Direction
+		src vocab.MemKind
+	}
 	series := map[key]plotter.XYs{}
 	sizes := map[int64]bool{}
 	maxY := 0.0
@@ -181,8 +186,8 @@ func bandwidthChart(r *predictions.Result, link Link) (chart, error) {
 	}
 	p.X.Min, p.X.Max = lo/1.25, hi*1.25
 	var drawn []string
-	for _, dir := range []string{"h2d", "d2h"} {
-		for _, src := range []string{"pageable", "pinned"} {
+	for _, dir := range []vocab.Direction{vocab.H2D, vocab.D2H} {
+		for _, src := range []vocab.MemKind{vocab.MemPageable, vocab.MemPinned} {
 			xys := series[key{dir, src}]
 			if len(xys) == 0 {
 				continue
@@ -193,19 +198,19 @@ func bandwidthChart(r *predictions.Result, link Link) (chart, error) {
 				return ch, err
 			}
 			col := colPageable
-			if src == "pinned" {
+			if src == vocab.MemPinned {
 				col = colPinned
 			}
 			line.Color, points.Color = col, col
 			line.Width = vg.Points(2)
 			points.Radius = vg.Points(3.5)
 			points.Shape = draw.CircleGlyph{}
-			if dir == "d2h" {
+			if dir == vocab.D2H {
 				line.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
 				points.Shape = draw.TriangleGlyph{}
 			}
 			p.Add(line, points)
-			name := strings.ToUpper(dir) + " " + src
+			name := strings.ToUpper(string(dir)) + " " + string(src)
 			p.Legend.Add(name, line, points)
 			drawn = append(drawn, name)
 		}
@@ -239,7 +244,7 @@ func asyncChart(r *predictions.Result) (chart, error) {
 	ch := chart{name: "async", title: "cudaMemcpyAsync: time in the call vs time to completion"}
 	from := preferredOf(r.Async, func(a predictions.AsyncRow) string { return a.From })
 	var rows []predictions.AsyncRow
-	for _, src := range []string{"pageable", "pinned"} {
+	for _, src := range []vocab.MemKind{vocab.MemPageable, vocab.MemPinned} {
 		for _, a := range r.Async {
 			if a.From == from && a.Source == src {
 				rows = append(rows, a)
@@ -256,7 +261,7 @@ func asyncChart(r *predictions.Result) (chart, error) {
 	var callText, doneText []string
 	maxY := 0.0
 	for i, a := range rows {
-		names = append(names, a.Source)
+		names = append(names, string(a.Source))
 		call = append(call, a.CallMs)
 		done = append(done, a.CompletionMs)
 		callXY = append(callXY, plotter.XY{X: float64(i), Y: a.CallMs})
@@ -334,7 +339,7 @@ func kernelChart(r *predictions.Result) (chart, error) {
 			continue
 		}
 		xys = append(xys, plotter.XY{X: float64(len(names)), Y: k.MsPerLaunch})
-		names = append(names, k.Variant)
+		names = append(names, string(k.Variant))
 		vals = append(vals, k.MsPerLaunch)
 		t := msText(k.MsPerLaunch) + " ms"
 		if k.GBps > 0 {
