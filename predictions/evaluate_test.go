@@ -1,7 +1,6 @@
 package predictions
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
@@ -267,32 +266,6 @@ func TestEmptyCapture(t *testing.T) {
 	for _, c := range r.Claims {
 		if c.Reason == "" {
 			t.Errorf("%s unavailable without a reason", c.ID)
-		}
-	}
-}
-
-func TestWriteText(t *testing.T) {
-	a := Evaluate(synthCapture(synthOpts{}))
-	b := Evaluate(synthCapture(synthOpts{csvLike: true}))
-	var buf bytes.Buffer
-	if err := a.WriteText(&buf); err != nil {
-		t.Fatal(err)
-	}
-	out := buf.String()
-	for _, want := range []string{"1.floor", "held", ">= 1.3", "prediction 4: held", "exercise:"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("text lacks %q:\n%s", want, out)
-		}
-	}
-	buf.Reset()
-	b.Input.Path = "csv"
-	if err := WriteTextMulti(&buf, []*Result{a, b}); err != nil {
-		t.Fatal(err)
-	}
-	out = buf.String()
-	for _, want := range []string{"synthetic", "csv", "unavailable", "prediction 2"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("multi text lacks %q:\n%s", want, out)
 		}
 	}
 }

@@ -1,10 +1,8 @@
 package predictions
 
 import (
-	"bytes"
 	"database/sql"
 	"encoding/json"
-	"fmt"
 	"io"
 	"math"
 	"os"
@@ -104,11 +102,6 @@ func TestGoldenReference(t *testing.T) {
 			}
 			r := Evaluate(c)
 			assertGolden(t, name+".golden.json", resultJSON(t, r))
-			var txt bytes.Buffer
-			if err := r.WriteText(&txt); err != nil {
-				t.Fatal(err)
-			}
-			assertGolden(t, name+".golden.txt", txt.Bytes())
 		})
 	}
 }
@@ -235,12 +228,5 @@ func TestShippedCaptures(t *testing.T) {
 			}
 		}
 		rs = append(rs, r)
-	}
-	var b bytes.Buffer
-	if err := WriteTextMulti(&b, rs); err != nil {
-		t.Fatal(err)
-	}
-	if testing.Verbose() {
-		fmt.Print(b.String())
 	}
 }

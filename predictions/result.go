@@ -9,6 +9,8 @@
 package predictions
 
 import (
+	"path/filepath"
+
 	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
@@ -233,3 +235,16 @@ const (
 	apiStreamSync   = "cudaStreamSynchronize"
 	apiLaunchKernel = "cudaLaunchKernel"
 )
+
+// Name is a short name for the input: its folder and file, or its format
+// when it has no path.
+func (r *Result) Name() string {
+	if r.Input.Path == "" {
+		return string(r.Input.Format)
+	}
+	dir := filepath.Base(filepath.Dir(r.Input.Path))
+	if dir == "." || dir == string(filepath.Separator) {
+		return filepath.Base(r.Input.Path)
+	}
+	return dir + "/" + filepath.Base(r.Input.Path)
+}

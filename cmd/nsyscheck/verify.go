@@ -13,6 +13,7 @@ import (
 	nsyscheck "github.com/nsyscheck/nsyscheck"
 	"github.com/nsyscheck/nsyscheck/check"
 	"github.com/nsyscheck/nsyscheck/predictions"
+	"github.com/nsyscheck/nsyscheck/report"
 )
 
 // verifyOptions are verify's flags.
@@ -134,22 +135,7 @@ func runVerify(opts *verifyOptions, paths []string, s Streams) error {
 }
 
 func writeResults(w io.Writer, format string, results []*predictions.Result) error {
-	switch format {
-	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		if len(results) == 1 {
-			return enc.Encode(results[0])
-		}
-		return enc.Encode(results)
-	case "markdown":
-		return writeMarkdown(w, results)
-	default:
-		if len(results) == 1 {
-			return results[0].WriteText(w)
-		}
-		return predictions.WriteTextMulti(w, results)
-	}
+	return report.Write(w, format, results)
 }
 
 // expectation is an --expect file: verdicts by claim id and prediction id.
