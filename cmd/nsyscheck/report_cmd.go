@@ -14,10 +14,6 @@ import (
 	"github.com/nsyscheck/nsyscheck/report"
 )
 
-func init() {
-	extraCommands = append(extraCommands, newReportCmd)
-}
-
 // reportOptions are report's flags.
 type reportOptions struct {
 	Out      string

@@ -77,15 +77,13 @@ the environment and every process it can see.`,
 	f.BoolVar(&opts.NoPIDNamespace, "no-pid-namespace", false, "do not profile in a private PID namespace")
 	f.DurationVar(&opts.Timeout, "timeout", 0, "stop the run after this long (e.g. 10m); 0 means no limit")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress lines")
-	f.StringVar(&opts.Format, "format", "text", "verdict output: text, json or markdown")
+	addFormatFlag(cmd, &opts.Format, "verdict output: text, json or markdown")
 	return cmd
 }
 
 func runRun(opts *runOptions, s Streams) error {
-	switch opts.Format {
-	case "text", "json", "markdown":
-	default:
-		return &statusError{code: exitError, err: fmt.Errorf("unknown --format %q: use text, json or markdown", opts.Format)}
+	if err := checkFormat(opts.Format); err != nil {
+		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -59,7 +59,7 @@ was unavailable (or --expect did not match), 2 an input could not be read.`,
 			return runVerify(opts, args, s)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text, json or markdown")
+	addFormatFlag(cmd, &opts.Format, "output format: text, json or markdown")
 	cmd.Flags().StringVar(&opts.Expect, "expect", "", "compare verdicts with the expected set in `FILE` (one CAPTURE only)")
 	cmd.Flags().StringVar(&opts.Nsys, "nsys", "", "nsys executable used to export .nsys-rep files")
 	return cmd
@@ -87,10 +87,8 @@ func loadAndCheck(paths []string, nsys string, s Streams) ([]*check.Checked, fun
 }
 
 func runVerify(opts *verifyOptions, paths []string, s Streams) error {
-	switch opts.Format {
-	case "text", "json", "markdown":
-	default:
-		return &statusError{code: exitError, err: fmt.Errorf("unknown --format %q: use text, json or markdown", opts.Format)}
+	if err := checkFormat(opts.Format); err != nil {
+		return err
 	}
 	if opts.Expect != "" && len(paths) != 1 {
 		return &statusError{code: exitError, err: fmt.Errorf("--expect compares one capture's verdicts; give exactly one CAPTURE (got %d)", len(paths))}
