@@ -392,7 +392,7 @@ const exposureDir = "../testdata/exposure"
 func TestScanRealExposure(t *testing.T) {
 	p := filepath.Join(exposureDir, "exposed.sqlite")
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("%s not present", p)
+		t.Fatalf("committed fixture missing: %v", err)
 	}
 	r, err := Scan(p)
 	if err != nil {
@@ -413,7 +413,10 @@ func TestScanRealExposure(t *testing.T) {
 		}
 	}
 	rep := filepath.Join(exposureDir, "exposed.nsys-rep")
-	if _, err := os.Stat(rep); err == nil {
+	if _, err := os.Stat(rep); err != nil {
+		t.Fatalf("committed fixture missing: %v", err)
+	}
+	{
 		rr, err := Scan(rep)
 		if err != nil {
 			t.Fatal(err)
@@ -427,7 +430,7 @@ func TestScanRealExposure(t *testing.T) {
 func TestScrubRealExposure(t *testing.T) {
 	in := filepath.Join(exposureDir, "exposed.sqlite")
 	if _, err := os.Stat(in); err != nil {
-		t.Skipf("%s not present", in)
+		t.Fatalf("committed fixture missing: %v", err)
 	}
 	before := hashFile(t, in)
 	out := filepath.Join(t.TempDir(), "shared.sqlite")

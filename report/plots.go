@@ -47,6 +47,15 @@ type chart struct {
 	caption string
 	skipped string
 	plot    *plot.Plot
+	series  map[string]plotter.XYs // what was drawn, by series name
+}
+
+// drew records a drawn series' values.
+func (ch *chart) drew(name string, xys plotter.XYs) {
+	if ch.series == nil {
+		ch.series = map[string]plotter.XYs{}
+	}
+	ch.series[name] = append(plotter.XYs(nil), xys...)
 }
 
 // preferred returns the source whose rows a plot uses: the trace's where the
@@ -212,6 +221,7 @@ func bandwidthChart(r *predictions.Result, link Link) (chart, error) {
 			p.Add(line, points)
 			name := strings.ToUpper(string(dir)) + " " + string(src)
 			p.Legend.Add(name, line, points)
+			ch.drew(name, xys)
 			drawn = append(drawn, name)
 		}
 	}
@@ -227,6 +237,7 @@ func bandwidthChart(r *predictions.Result, link Link) (chart, error) {
 		rated.Dashes = []vg.Length{vg.Points(2), vg.Points(3)}
 		p.Add(rated)
 		p.Legend.Add(link.label(), rated)
+		ch.drew("rated", plotter.XYs{{X: p.X.Min, Y: link.RatedGBps}, {X: p.X.Max, Y: link.RatedGBps}})
 		maxY = math.Max(maxY, link.RatedGBps)
 		ch.caption += fmt.Sprintf(" The dotted line is the link's rated bandwidth per direction: %s, %.1f GB/s.", link.name(), link.RatedGBps)
 	} else {
@@ -296,6 +307,8 @@ func asyncChart(r *predictions.Result) (chart, error) {
 		return ch, err
 	}
 	p.Add(callBars, doneBars, callLabels, doneLabels)
+	ch.drew("call", callXY)
+	ch.drew("completion", doneXY)
 	p.Legend.Add("call (thread held)", callBars)
 	p.Legend.Add("completion (call start to stream synchronized)", doneBars)
 	p.Legend.Left = false
@@ -381,6 +394,7 @@ func kernelChart(r *predictions.Result) (chart, error) {
 		p.Legend.Add(fmt.Sprintf("prediction 3: zero-copy between %s and %s ms", msText(lo), msText(hi)), band)
 		p.Legend.Add(fmt.Sprintf("predicted zero-copy time %s ms (resident x %.1f)", msText(mid), predicted), line)
 		p.Add(line)
+		ch.drew("predicted zero-copy band", plotter.XYs{{X: 1, Y: lo}, {X: 1, Y: mid}, {X: 1, Y: hi}})
 		maxY = math.Max(maxY, hi)
 		ch.caption += fmt.Sprintf(" The shaded band is where prediction 3 puts the zero-copy launch: the resident time %s ms times the predicted loss %.2fx (device bandwidth over part 1's pinned host-to-device bandwidth), from half of that to twice it: %s to %s ms. The zero-copy bar measured %s ms.",
 			msText(res.MsPerLaunch), predicted, msText(lo), msText(hi), msText(zero.MsPerLaunch))
@@ -392,6 +406,7 @@ func kernelChart(r *predictions.Result) (chart, error) {
 		return ch, err
 	}
 	p.Add(bars, lbl)
+	ch.drew("ms per launch", xys)
 	p.Legend.Add("measured ms per launch", bars)
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.6, float64(len(names))-0.4
@@ -473,6 +488,7 @@ func callsChart(r *predictions.Result) (chart, error) {
 		points.Radius = vg.Points(4)
 		points.Shape = draw.CircleGlyph{}
 		p.Add(line, points)
+		ch.drew(g.name, xys)
 		p.Legend.Add(fmt.Sprintf("%s: %d calls, %s ms in all", g.name, len(g.ms), msText(total)), line, points)
 		sums = append(sums, fmt.Sprintf("%s %s ms over %d calls", g.name, msText(total), len(g.ms)))
 	}
