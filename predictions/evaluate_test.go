@@ -1,6 +1,7 @@
 package predictions
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -122,7 +123,7 @@ func TestSyntheticNoNVTX(t *testing.T) {
 			t.Errorf("%s: %v without NVTX, %v with", c.ID, *o.Measured, *c.Measured)
 		}
 	}
-	if !strings.Contains(strings.Join(without.Claim("2.pinned").Evidence, "\n"), "no NVTX ranges") {
+	if !strings.Contains(fmt.Sprint(without.Claim("2.pinned").Evidence), "no NVTX ranges") {
 		t.Errorf("evidence does not say how the groups were found: %v", without.Claim("2.pinned").Evidence)
 	}
 }
@@ -136,7 +137,7 @@ func TestSyntheticCSVLike(t *testing.T) {
 	if !strings.Contains(r.Claim("1.floor").Reason, "no per-copy records") {
 		t.Errorf("1.floor reason %q", r.Claim("1.floor").Reason)
 	}
-	if ev := strings.Join(r.Claim("4.calltime").Evidence, "\n"); !strings.Contains(ev, "rows") {
+	if ev := fmt.Sprint(r.Claim("4.calltime").Evidence); !strings.Contains(ev, "rows") {
 		t.Errorf("4.calltime evidence names no CSV rows: %s", ev)
 	}
 	if r.Exercise.Verdict != "unavailable" {

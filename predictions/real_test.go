@@ -3,6 +3,7 @@ package predictions
 import (
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -203,7 +204,7 @@ func TestReferenceWithoutNVTX(t *testing.T) {
 		if math.Abs(*o.Measured-*cl.Measured) > 1e-9*math.Abs(*cl.Measured) {
 			t.Errorf("%s: measured %v without NVTX, %v with", cl.ID, *o.Measured, *cl.Measured)
 		}
-		if !strings.Contains(strings.Join(o.Evidence, "\n"), "without NVTX") && !strings.Contains(strings.Join(o.Evidence, "\n"), "no NVTX") {
+		if !strings.Contains(fmt.Sprint(o.Evidence), "without NVTX") && !strings.Contains(fmt.Sprint(o.Evidence), "no NVTX") {
 			t.Errorf("%s evidence does not say the groups were found without NVTX", cl.ID)
 		}
 	}

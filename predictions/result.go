@@ -9,6 +9,10 @@
 package predictions
 
 import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
 	"path/filepath"
 
 	"github.com/nsyscheck/nsyscheck/capture"
@@ -102,7 +106,7 @@ type Claim struct {
 	Unit       string   `json:"unit"`
 	// From names the source whose numbers decided the verdict.
 	From     string        `json:"from,omitempty"`
-	Evidence []string      `json:"evidence"`
+	Evidence []Evidence    `json:"evidence"`
 	Sources  []SourceValue `json:"sources,omitempty"`
 	Reason   string        `json:"reason,omitempty"`
 }
@@ -133,10 +137,10 @@ type Exercise struct {
 	// Rule states how Answer was decided.
 	Rule string `json:"rule"`
 	// Verdict is "answered" or "unavailable".
-	Verdict  string   `json:"verdict"`
-	From     string   `json:"from,omitempty"`
-	Evidence []string `json:"evidence,omitempty"`
-	Reason   string   `json:"reason,omitempty"`
+	Verdict  string     `json:"verdict"`
+	From     string     `json:"from,omitempty"`
+	Evidence []Evidence `json:"evidence,omitempty"`
+	Reason   string     `json:"reason,omitempty"`
 }
 
 // Diagnostic is something the evaluation noticed about the input.
@@ -247,4 +251,34 @@ func (r *Result) Name() string {
 		return filepath.Base(r.Input.Path)
 	}
 	return dir + "/" + filepath.Base(r.Input.Path)
+}
+
+// Evidence is one line of where a claim's numbers came from: the source
+// that gave them (SourceTrace, SourceProgram, ...) and what it shows, with
+// the table or file and the correlation ids or rows inside Text. In JSON it
+// is the one string "source: text", as it has always been.
+type Evidence struct {
+	Source string
+	Text   string
+}
+
+// String is the evidence as one line, "source: text".
+func (e Evidence) String() string { return e.Source + ": " + e.Text }
+
+// MarshalJSON writes the evidence as its one-line string.
+func (e Evidence) MarshalJSON() ([]byte, error) { return json.Marshal(e.String()) }
+
+// UnmarshalJSON reads the one-line string back, splitting off the source.
+func (e *Evidence) UnmarshalJSON(data []byte) error {
+	var s string
+	if err := json.Unmarshal(data, &s); err != nil {
+		return err
+	}
+	e.Source, e.Text, _ = strings.Cut(s, ": ")
+	return nil
+}
+
+// evf is the evidence of source, its text formatted as fmt.Sprintf does.
+func evf(source, format string, args ...any) Evidence {
+	return Evidence{Source: source, Text: fmt.Sprintf(format, args...)}
 }

@@ -28,8 +28,8 @@ func claimLine(c *predictions.Claim) string {
 	s := c.Reason
 	if c.Verdict != predictions.Unavailable {
 		for _, e := range c.Evidence {
-			if strings.HasPrefix(e, c.From+": ") {
-				s = e
+			if e.Source == c.From {
+				s = e.String()
 			}
 		}
 	}

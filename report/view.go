@@ -320,10 +320,9 @@ func claimOf(c *predictions.Claim) claimView {
 		}
 	}
 	if c.Verdict != predictions.Unavailable {
-		prefix := c.From + ": "
 		for _, e := range c.Evidence {
-			if strings.HasPrefix(e, prefix) {
-				cv.Evidence = append(cv.Evidence, strings.TrimPrefix(e, prefix))
+			if e.Source == c.From {
+				cv.Evidence = append(cv.Evidence, e.Text)
 			}
 		}
 	}
