@@ -3,6 +3,7 @@ package privacy
 import (
 	"bytes"
 	"database/sql"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -158,13 +159,14 @@ func (s *sqliteScan) run() error {
 		return s.fail("table "+nsysdb.TableRuntime, err)
 	}
 	s.r.ProfiledPIDs = pids
-	steps := []func() error{s.deviceEnv, s.metaCapture, s.stringBlocks, s.processes}
-	for _, step := range steps {
-		if err := step(); err != nil {
-			return err
+	if err := walkPlaces(s.db, func(l string) string { return resolve(s.tables, l) }, s); err != nil {
+		var pe *placeError
+		if errors.As(err, &pe) {
+			return s.fail("table "+pe.table, pe.err)
 		}
+		return err
 	}
-	return nil
+	return s.processes()
 }
 
 // profiledPIDs returns the processes that made CUDA runtime (or driver)
@@ -322,26 +324,12 @@ func (s *sqliteScan) addVar(v EnvVar, where string) {
 	s.covered[v.Name+"="+v.Value] = true
 }
 
-func (s *sqliteScan) deviceEnv() error {
-	t := resolve(s.tables, nsysdb.TableSystemEnv)
-	if t == "" {
-		return nil
+// deviceEnv reports the variables of the machine's environment block.
+func (s *sqliteScan) deviceEnv(_ string, _ int64, value string) error {
+	for _, e := range ParseDeviceEnv(value) {
+		s.addVar(e, whereDeviceEnv)
 	}
-	rows, err := s.db.Query(`SELECT value FROM `+nsysdb.QuoteIdent(t)+` WHERE name = ?`, nsysdb.EnvDevice)
-	if err != nil {
-		return s.fail("table "+t, err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			return s.fail("table "+t, err)
-		}
-		for _, e := range ParseDeviceEnv(v) {
-			s.addVar(e, whereDeviceEnv)
-		}
-	}
-	return rows.Err()
+	return nil
 }
 
 // parseMetaEnv splits META_DATA_CAPTURE's NAME="value".
@@ -374,67 +362,39 @@ func commandSecrets(cmd string) []EnvVar {
 	return out
 }
 
-func (s *sqliteScan) metaCapture() error {
-	t := resolve(s.tables, nsysdb.TableMetaCapture)
-	if t == "" {
-		return nil
-	}
-	rows, err := s.db.Query(`SELECT name, value FROM ` + nsysdb.QuoteIdent(t) + ` WHERE value IS NOT NULL`)
-	if err != nil {
-		return s.fail("table "+t, err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var name, value string
-		if err := rows.Scan(&name, &value); err != nil {
-			return s.fail("table "+t, err)
+// metaCapture reports a variable given to the profiled process, a working
+// folder under a home, and credentials in the command or other settings.
+func (s *sqliteScan) metaCapture(_ string, _ int64, name, value string) error {
+	where := fmt.Sprintf(whereMetaEnv, name)
+	switch {
+	case strings.HasSuffix(name, ":ENVIRONMENT_VARIABLE"):
+		s.addVar(parseMetaEnv(value), where)
+	case strings.HasSuffix(name, ":WORKING_DIR"):
+		if homeDirRE.MatchString(value) {
+			s.r.Findings = append(s.r.Findings, Finding{Kind: KindWorkingDir, Name: "WORKING_DIR", Where: where,
+				Masked: Mask(value), value: value})
 		}
-		where := fmt.Sprintf(whereMetaEnv, name)
-		switch {
-		case strings.HasSuffix(name, ":ENVIRONMENT_VARIABLE"):
-			s.addVar(parseMetaEnv(value), where)
-		case strings.HasSuffix(name, ":WORKING_DIR"):
-			if homeDirRE.MatchString(value) {
-				s.r.Findings = append(s.r.Findings, Finding{Kind: KindWorkingDir, Name: "WORKING_DIR", Where: where,
-					Masked: Mask(value), value: value})
-			}
-		default:
-			// COMMAND and any other setting: only credentials matter.
-			for _, v := range commandSecrets(value) {
-				s.r.Findings = append(s.r.Findings, Finding{Kind: KindCommand, Name: v.Name, Where: where,
-					Masked: Mask(v.Value), value: v.Value})
-				s.covered[v.Name+"="+v.Value] = true
-			}
+	default:
+		// COMMAND and any other setting: only credentials matter.
+		for _, v := range commandSecrets(value) {
+			s.r.Findings = append(s.r.Findings, Finding{Kind: KindCommand, Name: v.Name, Where: where,
+				Masked: Mask(v.Value), value: v.Value})
+			s.covered[v.Name+"="+v.Value] = true
 		}
 	}
-	return rows.Err()
+	return nil
 }
 
-func (s *sqliteScan) stringBlocks() error {
-	t := resolve(s.tables, nsysdb.TableStrings)
-	if t == "" {
+// stringBlock reports the variables of an environment block kept as a string.
+func (s *sqliteScan) stringBlock(_ string, id int64, block []byte) error {
+	vars := parseBlock(block)
+	if !isEnvBlock(vars) {
 		return nil
 	}
-	rows, err := s.db.Query(`SELECT id, CAST(value AS BLOB) FROM ` + nsysdb.QuoteIdent(t) + ` WHERE instr(CAST(value AS BLOB), x'00') > 0`)
-	if err != nil {
-		return s.fail("table "+t, err)
+	for _, v := range vars {
+		s.addVar(v, fmt.Sprintf(whereBlock, id))
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		var b []byte
-		if err := rows.Scan(&id, &b); err != nil {
-			return s.fail("table "+t, err)
-		}
-		vars := parseBlock(b)
-		if !isEnvBlock(vars) {
-			continue
-		}
-		for _, v := range vars {
-			s.addVar(v, fmt.Sprintf(whereBlock, id))
-		}
-	}
-	return rows.Err()
+	return nil
 }
 
 // isNsysProcess reports whether a process name is one of nsys's own.

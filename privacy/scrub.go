@@ -214,7 +214,8 @@ func scrubCopy(work, out string, rep *Report, opts ScrubOptions) (string, error)
 	if err := s.loadSchema(); err != nil {
 		return "", err
 	}
-	steps := []func() error{s.deviceEnv, s.metaCapture, s.stringBlocks, s.processes, s.secrets}
+	places := func() error { return walkPlaces(s.tx, s.table, s) }
+	steps := []func() error{places, s.processes, s.secrets}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return "", err
@@ -265,7 +266,7 @@ func (s *scrubber) loadSchema() error {
 		name string
 		ddl  sql.NullString
 	}
-	schema, err := queryAll(s.tx, func(t *table) []any { return []any{&t.name, &t.ddl} },
+	schema, err := readRows(s.tx, func(t *table) []any { return []any{&t.name, &t.ddl} },
 		`SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)
 	if err != nil {
 		return err
@@ -275,7 +276,7 @@ func (s *scrubber) loadSchema() error {
 		for _, m := range stringRefRE.FindAllStringSubmatch(t.ddl.String, -1) {
 			refs[m[1]] = true
 		}
-		cols, err := queryAll(s.tx, func(c *column) []any { return []any{&c.name, &c.typ} },
+		cols, err := readRows(s.tx, func(c *column) []any { return []any{&c.name, &c.typ} },
 			`SELECT name, type FROM pragma_table_info(?)`, t.name)
 		if err != nil {
 			return err
@@ -286,29 +287,6 @@ func (s *scrubber) loadSchema() error {
 		}
 	}
 	return nil
-}
-
-// queryAll runs q and returns all its rows, each scanned into the fields
-// of a T that fields lists, with the result set closed before the caller
-// rewrites the tables it read.
-func queryAll[T any](tx *sql.Tx, fields func(*T) []any, q string, args ...any) ([]T, error) {
-	rows, err := tx.Query(q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []T
-	for rows.Next() {
-		var r T
-		if err := rows.Scan(fields(&r)...); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 func (s *scrubber) has(table string) bool { return len(s.tables[table]) > 0 }
@@ -363,106 +341,61 @@ func (s *scrubber) scrubVars(vars []EnvVar) []EnvVar {
 	return out
 }
 
-func (s *scrubber) deviceEnv() error {
-	t := s.table(nsysdb.TableSystemEnv)
-	if t == "" {
+// deviceEnv rewrites the machine's environment block without what Scan
+// flagged.
+func (s *scrubber) deviceEnv(table string, rowid int64, value string) error {
+	nv := FormatDeviceEnv(s.scrubVars(ParseDeviceEnv(value)))
+	if nv == value {
 		return nil
 	}
-	type row struct {
-		id    int64
-		value string
-	}
-	rs, err := queryAll(s.tx, func(r *row) []any { return []any{&r.id, &r.value} },
-		`SELECT rowid, value FROM `+nsysdb.QuoteIdent(t)+` WHERE name = ?`, nsysdb.EnvDevice)
-	if err != nil {
-		return err
-	}
-	for _, r := range rs {
-		nv := FormatDeviceEnv(s.scrubVars(ParseDeviceEnv(r.value)))
-		if nv != r.value {
-			if _, err := s.tx.Exec(`UPDATE `+nsysdb.QuoteIdent(t)+` SET value = ? WHERE rowid = ?`, nv, r.id); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	_, err := s.tx.Exec(`UPDATE `+nsysdb.QuoteIdent(table)+` SET value = ? WHERE rowid = ?`, nv, rowid)
+	return err
 }
 
-func (s *scrubber) metaCapture() error {
-	t := s.table(nsysdb.TableMetaCapture)
-	if t == "" {
+// metaCapture drops or masks a variable given to the profiled process, a
+// working folder under a home, and credentials in the command.
+func (s *scrubber) metaCapture(table string, rowid int64, name, value string) error {
+	nv := value
+	switch {
+	case strings.HasSuffix(name, ":ENVIRONMENT_VARIABLE"):
+		v := parseMetaEnv(value)
+		sv, keep := s.scrubVar(v)
+		if !keep {
+			_, err := s.tx.Exec(`DELETE FROM `+nsysdb.QuoteIdent(table)+` WHERE rowid = ?`, rowid)
+			return err
+		}
+		if sv != v {
+			nv = sv.Name + `="` + sv.Value + `"`
+		}
+	case strings.HasSuffix(name, ":WORKING_DIR"):
+		if homeDirRE.MatchString(value) {
+			nv = Redacted
+		}
+	default:
+		for _, v := range commandSecrets(value) {
+			nv = strings.ReplaceAll(nv, v.Value, Redacted)
+		}
+	}
+	if nv == value {
 		return nil
 	}
-	type row struct {
-		id          int64
-		name, value string
-	}
-	rs, err := queryAll(s.tx, func(r *row) []any { return []any{&r.id, &r.name, &r.value} },
-		`SELECT rowid, name, value FROM `+nsysdb.QuoteIdent(t)+` WHERE value IS NOT NULL`)
-	if err != nil {
-		return err
-	}
-	for _, r := range rs {
-		nv := r.value
-		switch {
-		case strings.HasSuffix(r.name, ":ENVIRONMENT_VARIABLE"):
-			v := parseMetaEnv(r.value)
-			sv, keep := s.scrubVar(v)
-			if !keep {
-				if _, err := s.tx.Exec(`DELETE FROM `+nsysdb.QuoteIdent(t)+` WHERE rowid = ?`, r.id); err != nil {
-					return err
-				}
-				continue
-			}
-			if sv != v {
-				nv = sv.Name + `="` + sv.Value + `"`
-			}
-		case strings.HasSuffix(r.name, ":WORKING_DIR"):
-			if homeDirRE.MatchString(r.value) {
-				nv = Redacted
-			}
-		default:
-			for _, v := range commandSecrets(r.value) {
-				nv = strings.ReplaceAll(nv, v.Value, Redacted)
-			}
-		}
-		if nv != r.value {
-			if _, err := s.tx.Exec(`UPDATE `+nsysdb.QuoteIdent(t)+` SET value = ? WHERE rowid = ?`, nv, r.id); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	_, err := s.tx.Exec(`UPDATE `+nsysdb.QuoteIdent(table)+` SET value = ? WHERE rowid = ?`, nv, rowid)
+	return err
 }
 
-func (s *scrubber) stringBlocks() error {
-	t := s.table(nsysdb.TableStrings)
-	if t == "" {
+// stringBlock rewrites an environment block kept as a string.
+func (s *scrubber) stringBlock(table string, id int64, block []byte) error {
+	vars := parseBlock(block)
+	if !isEnvBlock(vars) {
 		return nil
 	}
-	type row struct {
-		id int64
-		b  []byte
+	nb := formatBlock(s.scrubVars(vars))
+	if bytes.Equal(nb, block) {
+		return nil
 	}
-	rs, err := queryAll(s.tx, func(r *row) []any { return []any{&r.id, &r.b} },
-		`SELECT id, CAST(value AS BLOB) FROM `+nsysdb.QuoteIdent(t)+` WHERE instr(CAST(value AS BLOB), x'00') > 0`)
-	if err != nil {
-		return err
-	}
-	for _, r := range rs {
-		vars := parseBlock(r.b)
-		if !isEnvBlock(vars) {
-			continue
-		}
-		nb := formatBlock(s.scrubVars(vars))
-		if !bytes.Equal(nb, r.b) {
-			// Bound as a Go string, the text keeps its NUL separators.
-			if _, err := s.tx.Exec(`UPDATE `+nsysdb.QuoteIdent(t)+` SET value = ? WHERE id = ?`, string(nb), r.id); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	// Bound as a Go string, the text keeps its NUL separators.
+	_, err := s.tx.Exec(`UPDATE `+nsysdb.QuoteIdent(table)+` SET value = ? WHERE id = ?`, string(nb), id)
+	return err
 }
 
 func (s *scrubber) processes() error {
@@ -499,7 +432,7 @@ func (s *scrubber) processes() error {
 	var nameIDs []int64
 	if s.hasColumn(threads, "nameId") && s.hasColumn(threads, "globalTid") {
 		var err error
-		nameIDs, err = queryAll(s.tx, func(id *int64) []any { return []any{id} },
+		nameIDs, err = readRows(s.tx, func(id *int64) []any { return []any{id} },
 			`SELECT DISTINCT nameId FROM `+nsysdb.QuoteIdent(threads)+` WHERE `+nsysdb.PIDExpr("globalTid")+` IN (SELECT pid FROM scrub_pids)`)
 		if err != nil {
 			return err
@@ -598,7 +531,7 @@ func (s *scrubber) replaceIn(table, col string, values [][]byte) error {
 		b   []byte
 		typ string
 	}
-	hits, err := queryAll(s.tx, func(h *hit) []any { return []any{&h.id, &h.b, &h.typ} }, q, args...)
+	hits, err := readRows(s.tx, func(h *hit) []any { return []any{&h.id, &h.b, &h.typ} }, q, args...)
 	if err != nil {
 		return err
 	}
