@@ -41,6 +41,41 @@ func matchCSVReport(file string) (key, base string, ok bool) { return nsysdb.Mat
 // their 2022-era report names. Reports are found by their "_<report>.csv"
 // suffix whatever the base name; one base name per folder.
 func LoadCSVDir(dir string, opts Options) (*Capture, error) {
+	found, err := findCSVReports(dir)
+	if err != nil {
+		return nil, err
+	}
+	l := &csvDirLoad{dir: dir, found: found,
+		c: &Capture{Path: dir, Format: FormatCSV, Sources: Sources{API: nsysdb.ReportAPITrace, NVTX: nsysdb.ReportNVTXSum}}}
+	for _, step := range []func() error{func() error { return l.apiTrace(opts) }, l.apiSum, l.memSums, l.nvtxSum} {
+		if err := step(); err != nil {
+			return nil, err
+		}
+	}
+	c := l.c
+	if l.read == 0 {
+		return nil, &InputError{Path: dir, Problem: "the reports " + strings.Join(c.Files, ", ") + " hold no data rows",
+			Hint: "the capture may have traced nothing; profile with nsys profile -t cuda,nvtx"}
+	}
+	lackCSVFacts(c)
+	c.Sort()
+	return c, nil
+}
+
+// lackCSVFacts records what no CSV report can give.
+func lackCSVFacts(c *Capture) {
+	c.Lack(FactMemcpy, "nsys stats CSV reports hold no per-copy GPU activity; give the .nsys-rep or its SQLite export")
+	c.Lack(FactMemcpyBytes, "the reports give bytes only as totals per copy kind in cuda_gpu_mem_size_sum, not per copy")
+	c.Lack(FactMemoryKinds, "no CSV report says whether a copy's host side was pageable or pinned; give the .nsys-rep or its SQLite export")
+	c.Lack(FactCorrelation, "cuda_api_trace carries correlation ids but no CSV report lists the GPU activity they point to")
+	c.Lack(FactKernels, "the CSV reports read here hold no per-launch kernel activity; give the .nsys-rep or its SQLite export")
+	c.Lack(FactNVTX, "nvtx_sum has per-name totals, not range instances with start and end times; give the .nsys-rep or its SQLite export")
+	c.Lack(FactProgram, "the CSV reports hold no program output; put the transcript or results JSON beside them")
+}
+
+// findCSVReports lists the known reports in dir by key, refusing a folder
+// with none, with several captures' reports, or with a report twice.
+func findCSVReports(dir string) (map[string][]string, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
 		return nil, &InputError{Path: dir, Problem: "cannot read the CSV folder", Err: err, Hint: "check the path"}
@@ -94,118 +129,126 @@ func LoadCSVDir(dir string, opts Options) (*Capture, error) {
 				Hint: "keep one generation of the reports per folder"}
 		}
 	}
+	return found, nil
+}
 
-	c := &Capture{Path: dir, Format: FormatCSV, Sources: Sources{API: nsysdb.ReportAPITrace, NVTX: nsysdb.ReportNVTXSum}}
-	read := 0 // reports that held at least one data row
-	// readReport reads the report key with readFile, which returns how many
-	// data rows it held; empty notes what an empty report leaves unknown.
-	readReport := func(key string, readFile func(p string) (int, error), empty func(p string)) error {
-		p := filepath.Join(dir, found[key][0])
-		n, err := readFile(p)
-		if errors.Is(err, errEmptyReport) {
-			empty(p)
-		} else if err != nil {
+// csvDirLoad holds the state of one LoadCSVDir call.
+type csvDirLoad struct {
+	dir   string
+	found map[string][]string // report key -> file names
+	c     *Capture
+	read  int // reports that held at least one data row
+}
+
+// readReport reads the report key with readFile, which returns how many
+// data rows it held; empty notes what an empty report leaves unknown.
+func (l *csvDirLoad) readReport(key string, readFile func(p string) (int, error), empty func(p string)) error {
+	p := filepath.Join(l.dir, l.found[key][0])
+	n, err := readFile(p)
+	if errors.Is(err, errEmptyReport) {
+		empty(p)
+	} else if err != nil {
+		return err
+	}
+	l.c.Files = append(l.c.Files, p)
+	if n > 0 {
+		l.read++
+	}
+	return nil
+}
+
+func (l *csvDirLoad) apiTrace(opts Options) error {
+	if _, ok := l.found[nsysdb.ReportAPITrace]; ok {
+		err := l.readReport(nsysdb.ReportAPITrace, func(p string) (int, error) {
+			l.c.Sources.API = filepath.Base(p)
+			return loadAPITraceFile(p, opts, l.c)
+		}, func(p string) {
+			l.c.Lack(FactAPITrace, p+" is empty: nsys found no CUDA API calls to report")
+			l.c.Lack(FactProcessScope, p+" is empty")
+		})
+		if err != nil {
 			return err
 		}
-		c.Files = append(c.Files, p)
-		if n > 0 {
-			read++
-		}
-		return nil
-	}
-
-	if _, ok := found[nsysdb.ReportAPITrace]; ok {
-		err := readReport(nsysdb.ReportAPITrace, func(p string) (int, error) {
-			c.Sources.API = filepath.Base(p)
-			return loadAPITraceFile(p, opts, c)
-		}, func(p string) {
-			c.Lack(FactAPITrace, p+" is empty: nsys found no CUDA API calls to report")
-			c.Lack(FactProcessScope, p+" is empty")
-		})
-		if err != nil {
-			return nil, err
-		}
 	} else {
-		c.Lack(FactAPITrace, "no *_cuda_api_trace.csv in "+dir+
+		l.c.Lack(FactAPITrace, "no *_cuda_api_trace.csv in "+l.dir+
 			"; make it with nsys stats --report cuda_api_trace --format csv --output BASE REPORT.nsys-rep")
-		c.Lack(FactProcessScope, "no *_cuda_api_trace.csv in "+dir+", and only the trace gives process and thread ids")
+		l.c.Lack(FactProcessScope, "no *_cuda_api_trace.csv in "+l.dir+", and only the trace gives process and thread ids")
 	}
-	if _, ok := found[nsysdb.ReportAPISum]; ok {
-		err := readReport(nsysdb.ReportAPISum, func(p string) (n int, err error) {
-			c.APISummary, err = readAPISum(p)
-			return len(c.APISummary), err
+	return nil
+}
+
+func (l *csvDirLoad) apiSum() error {
+	if _, ok := l.found[nsysdb.ReportAPISum]; ok {
+		err := l.readReport(nsysdb.ReportAPISum, func(p string) (n int, err error) {
+			l.c.APISummary, err = readAPISum(p)
+			return len(l.c.APISummary), err
 		}, func(p string) {
-			c.Lack(FactAPISummary, p+" is empty: nsys found no CUDA API calls to report")
+			l.c.Lack(FactAPISummary, p+" is empty: nsys found no CUDA API calls to report")
 		})
 		if err != nil {
-			return nil, err
+			return err
 		}
 	} else {
-		c.Lack(FactAPISummary, "no *_cuda_api_sum.csv in "+dir+
+		l.c.Lack(FactAPISummary, "no *_cuda_api_sum.csv in "+l.dir+
 			"; make it with nsys stats --report cuda_api_sum --format csv --output BASE REPORT.nsys-rep")
 	}
+	return nil
+}
+
+func (l *csvDirLoad) memSums() error {
 	var timeRows, sizeRows []MemSummary
 	memEmpty := func(p string) {
-		c.Lack(FactMemSummary, p+" is empty: nsys found no GPU memory operations to report")
+		l.c.Lack(FactMemSummary, p+" is empty: nsys found no GPU memory operations to report")
 	}
-	if _, ok := found[nsysdb.ReportMemTimeSum]; ok {
-		err := readReport(nsysdb.ReportMemTimeSum, func(p string) (n int, err error) {
+	if _, ok := l.found[nsysdb.ReportMemTimeSum]; ok {
+		err := l.readReport(nsysdb.ReportMemTimeSum, func(p string) (n int, err error) {
 			timeRows, err = readMemSum(p, false)
 			return len(timeRows), err
 		}, memEmpty)
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
-	if _, ok := found[nsysdb.ReportMemSizeSum]; ok {
-		err := readReport(nsysdb.ReportMemSizeSum, func(p string) (n int, err error) {
+	if _, ok := l.found[nsysdb.ReportMemSizeSum]; ok {
+		err := l.readReport(nsysdb.ReportMemSizeSum, func(p string) (n int, err error) {
 			sizeRows, err = readMemSum(p, true)
 			return len(sizeRows), err
 		}, memEmpty)
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
-	c.MemSummary = csvMergeMemSummary(timeRows, sizeRows)
+	l.c.MemSummary = csvMergeMemSummary(timeRows, sizeRows)
 	switch {
-	case found[nsysdb.ReportMemTimeSum] == nil && found[nsysdb.ReportMemSizeSum] == nil:
-		c.Lack(FactMemSummary, "no *_cuda_gpu_mem_time_sum.csv or *_cuda_gpu_mem_size_sum.csv in "+dir+
+	case l.found[nsysdb.ReportMemTimeSum] == nil && l.found[nsysdb.ReportMemSizeSum] == nil:
+		l.c.Lack(FactMemSummary, "no *_cuda_gpu_mem_time_sum.csv or *_cuda_gpu_mem_size_sum.csv in "+l.dir+
 			"; make them with nsys stats --report cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum --format csv --output BASE REPORT.nsys-rep")
-	case found[nsysdb.ReportMemTimeSum] == nil:
-		c.Lack(FactMemSummary, "no *_cuda_gpu_mem_time_sum.csv in "+dir+
+	case l.found[nsysdb.ReportMemTimeSum] == nil:
+		l.c.Lack(FactMemSummary, "no *_cuda_gpu_mem_time_sum.csv in "+l.dir+
 			", so the copy totals have bytes but no times; make it with nsys stats --report cuda_gpu_mem_time_sum --format csv")
-	case found[nsysdb.ReportMemSizeSum] == nil:
-		c.Lack(FactMemSummary, "no *_cuda_gpu_mem_size_sum.csv in "+dir+
+	case l.found[nsysdb.ReportMemSizeSum] == nil:
+		l.c.Lack(FactMemSummary, "no *_cuda_gpu_mem_size_sum.csv in "+l.dir+
 			", so the copy totals have times but no bytes; make it with nsys stats --report cuda_gpu_mem_size_sum --format csv")
 	}
-	if _, ok := found[nsysdb.ReportNVTXSum]; ok {
-		err := readReport(nsysdb.ReportNVTXSum, func(p string) (n int, err error) {
-			c.RangeSummary, err = readNVTXSum(p)
-			return len(c.RangeSummary), err
+	return nil
+}
+
+func (l *csvDirLoad) nvtxSum() error {
+	if _, ok := l.found[nsysdb.ReportNVTXSum]; ok {
+		err := l.readReport(nsysdb.ReportNVTXSum, func(p string) (n int, err error) {
+			l.c.RangeSummary, err = readNVTXSum(p)
+			return len(l.c.RangeSummary), err
 		}, func(p string) {
-			c.Lack(FactNVTXSummary, p+" is empty: the capture holds no NVTX ranges (traced without -t nvtx?)")
+			l.c.Lack(FactNVTXSummary, p+" is empty: the capture holds no NVTX ranges (traced without -t nvtx?)")
 		})
 		if err != nil {
-			return nil, err
+			return err
 		}
 	} else {
-		c.Lack(FactNVTXSummary, "no *_nvtx_sum.csv in "+dir+
+		l.c.Lack(FactNVTXSummary, "no *_nvtx_sum.csv in "+l.dir+
 			"; make it with nsys stats --report nvtx_sum --format csv --output BASE REPORT.nsys-rep")
 	}
-	if read == 0 {
-		return nil, &InputError{Path: dir, Problem: "the reports " + strings.Join(c.Files, ", ") + " hold no data rows",
-			Hint: "the capture may have traced nothing; profile with nsys profile -t cuda,nvtx"}
-	}
-
-	c.Lack(FactMemcpy, "nsys stats CSV reports hold no per-copy GPU activity; give the .nsys-rep or its SQLite export")
-	c.Lack(FactMemcpyBytes, "the reports give bytes only as totals per copy kind in cuda_gpu_mem_size_sum, not per copy")
-	c.Lack(FactMemoryKinds, "no CSV report says whether a copy's host side was pageable or pinned; give the .nsys-rep or its SQLite export")
-	c.Lack(FactCorrelation, "cuda_api_trace carries correlation ids but no CSV report lists the GPU activity they point to")
-	c.Lack(FactKernels, "the CSV reports read here hold no per-launch kernel activity; give the .nsys-rep or its SQLite export")
-	c.Lack(FactNVTX, "nvtx_sum has per-name totals, not range instances with start and end times; give the .nsys-rep or its SQLite export")
-	c.Lack(FactProgram, "the CSV reports hold no program output; put the transcript or results JSON beside them")
-	c.Sort()
-	return c, nil
+	return nil
 }
 
 // ---------------------------------------------------------------------------
