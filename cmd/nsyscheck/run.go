@@ -81,6 +81,31 @@ the environment and every process it can see.`,
 	return cmd
 }
 
+// runFailed ends a run that err stopped: it records why in run.json and
+// says what is left in the run folder, with exit status 130 for Ctrl-C.
+func runFailed(ctx context.Context, run *runner.Run, err error) error {
+	if cause := context.Cause(ctx); cause != nil {
+		var se *runner.StepError
+		if errors.As(err, &se) && errors.Is(se.Err, ctx.Err()) {
+			err = fmt.Errorf("step %q stopped: %v; what was captured so far is in %s", se.Step, cause, run.Dir)
+		} else {
+			err = fmt.Errorf("%w (%v); what was captured so far is in %s", err, cause, run.Dir)
+		}
+		run.Abort(cause)
+		if errors.Is(ctx.Err(), context.Canceled) {
+			return &statusError{code: exitSignal, err: err}
+		}
+		return &statusError{code: exitError, err: err}
+	}
+	run.Abort(err)
+	var se *runner.StepError
+	if errors.As(err, &se) && se.Step == "detect" && run.Discard() {
+		// Nothing was made: leave no empty run folder behind.
+		return &statusError{code: exitError, err: err}
+	}
+	return &statusError{code: exitError, err: fmt.Errorf("%w\nthe run folder %s keeps what was made so far (run.json, logs)", err, run.Dir)}
+}
+
 func runRun(opts *runOptions, s Streams) error {
 	if err := checkFormat(opts.Format); err != nil {
 		return err
@@ -106,28 +131,7 @@ func runRun(opts *runOptions, s Streams) error {
 	if err != nil {
 		return &statusError{code: exitError, err: err}
 	}
-	fail := func(err error) error {
-		if cause := context.Cause(ctx); cause != nil {
-			var se *runner.StepError
-			if errors.As(err, &se) && errors.Is(se.Err, ctx.Err()) {
-				err = fmt.Errorf("step %q stopped: %v; what was captured so far is in %s", se.Step, cause, run.Dir)
-			} else {
-				err = fmt.Errorf("%w (%v); what was captured so far is in %s", err, cause, run.Dir)
-			}
-			run.Abort(cause)
-			if errors.Is(ctx.Err(), context.Canceled) {
-				return &statusError{code: exitSignal, err: err}
-			}
-			return &statusError{code: exitError, err: err}
-		}
-		run.Abort(err)
-		var se *runner.StepError
-		if errors.As(err, &se) && se.Step == "detect" && run.Discard() {
-			// Nothing was made: leave no empty run folder behind.
-			return &statusError{code: exitError, err: err}
-		}
-		return &statusError{code: exitError, err: fmt.Errorf("%w\nthe run folder %s keeps what was made so far (run.json, logs)", err, run.Dir)}
-	}
+	fail := func(err error) error { return runFailed(ctx, run, err) }
 	// Verifying needs only the export, so it runs beside stats and analyze.
 	var checked *check.Checked
 	verify := runner.Task{Name: "verify", Fn: func(st *runner.Step) error {
