@@ -88,14 +88,15 @@ func captureBase(name string) string {
 	return strings.TrimSuffix(name, filepath.Ext(name))
 }
 
-// loadDir picks the best capture in a folder.
-func loadDir(dir string, opts Options) (*Capture, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, &InputError{Path: dir, Problem: "cannot list the folder", Err: err}
-	}
-	var plainSQLite, ownSQLite, reps, results, transcripts []string
-	hasCSV := false
+// dirFiles are a folder's files by what they hold, as their names say.
+type dirFiles struct {
+	plainSQLite, ownSQLite, reps, results, transcripts []string
+	hasCSV                                             bool
+}
+
+// classifyDir sorts a folder's files by kind.
+func classifyDir(entries []os.DirEntry) dirFiles {
+	var f dirFiles
 	for _, e := range entries {
 		if e.IsDir() {
 			continue
@@ -103,22 +104,33 @@ func loadDir(dir string, opts Options) (*Capture, error) {
 		n := e.Name()
 		l := strings.ToLower(n)
 		switch {
-		case strings.HasSuffix(l, ".nsyscheck.sqlite"):
-			ownSQLite = append(ownSQLite, n)
+		case strings.HasSuffix(l, ExportSuffix):
+			f.ownSQLite = append(f.ownSQLite, n)
 		case strings.HasSuffix(l, ".sqlite"):
-			plainSQLite = append(plainSQLite, n)
-		case strings.HasSuffix(l, ".nsys-rep"), strings.HasSuffix(l, ".qdrep"):
-			reps = append(reps, n)
+			f.plainSQLite = append(f.plainSQLite, n)
+		case nsysdb.IsReportName(l):
+			f.reps = append(f.reps, n)
 		case l == "results.json", strings.HasSuffix(l, ".results.json"):
-			results = append(results, n)
+			f.results = append(f.results, n)
 		case l == "transcript.txt", strings.HasSuffix(l, ".transcript.txt"):
-			transcripts = append(transcripts, n)
+			f.transcripts = append(f.transcripts, n)
 		case strings.HasSuffix(l, ".csv"):
 			if _, _, ok := matchCSVReport(n); ok {
-				hasCSV = true
+				f.hasCSV = true
 			}
 		}
 	}
+	return f
+}
+
+// loadDir picks the best capture in a folder.
+func loadDir(dir string, opts Options) (*Capture, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, &InputError{Path: dir, Problem: "cannot list the folder", Err: err}
+	}
+	f := classifyDir(entries)
+	plainSQLite, ownSQLite, reps, results, transcripts, hasCSV := f.plainSQLite, f.ownSQLite, f.reps, f.results, f.transcripts, f.hasCSV
 	pick := func(kind string, names []string) (string, error) {
 		if len(names) > 1 {
 			sort.Strings(names)
