@@ -247,6 +247,18 @@ func (a ThreadCount) Before(b ThreadCount) bool {
 	return a.TID < b.TID
 }
 
+// Why says which step of the rule (Before) made t, the first of its
+// capture's threads, the program's thread.
+func (t ThreadCount) Why() string {
+	switch {
+	case t.MemcpyAsync > 0:
+		return "the thread that issued the cudaMemcpyAsync calls"
+	case t.Memcpy > 0:
+		return "the thread with the most cudaMemcpy calls"
+	}
+	return "the thread with the most CUDA calls"
+}
+
 // CountThreads counts the calls per thread (process and thread id) and
 // returns the threads in the order of ThreadCount.Before: the first is the
 // program's thread.

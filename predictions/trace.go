@@ -51,16 +51,10 @@ func newTrace(c *capture.Capture, diags *diagList) (*traceCtx, string) {
 	// The loaded calls' threads and, where the loader kept only the
 	// program's thread, the counts of the threads it left out.
 	threads := append(capture.CountThreads(c.Calls), c.OtherThreads...)
-	sort.SliceStable(threads, func(i, j int) bool { return threads[i].Before(threads[j]) })
+	sort.SliceStable(threads, func(i, j int) bool { return threads[i].Before(threads[j]) }) // the one rule
 	top := threads[0]
 	me := threadKey{top.PID, top.TID}
-	how := "the thread that issued the cudaMemcpyAsync calls"
-	if top.MemcpyAsync == 0 {
-		how = "the thread with the most cudaMemcpy calls"
-		if top.Memcpy == 0 {
-			how = "the thread with the most CUDA calls"
-		}
-	}
+	how := top.Why()
 	if len(threads) > 1 {
 		var others []string
 		for _, o := range threads[1:] {
