@@ -198,10 +198,10 @@ func (r *sqliteReader) load(c *Capture) error {
 			Problem: "no string table (" + tabStrings + ") in this export, so API, kernel and range names cannot be read",
 			Hint:    sqliteExportHint}
 	}
-	if _, err := r.columns(tabStrings, "id", "value"); err != nil {
+	if _, err := r.columns(tabStrings, nsysdb.ColID, nsysdb.ColValue); err != nil {
 		return err
 	}
-	st, err := r.db.Prepare(`SELECT value FROM ` + quoteIdent(r.tables[tabStrings]) + ` WHERE id = ?`)
+	st, err := r.db.Prepare(`SELECT ` + quoteIdent(nsysdb.ColValue) + ` FROM ` + quoteIdent(r.tables[tabStrings]) + ` WHERE ` + quoteIdent(nsysdb.ColID) + ` = ?`)
 	if err != nil {
 		return r.tableError(r.tables[tabStrings], err)
 	}
@@ -352,7 +352,7 @@ func (r *sqliteReader) readMeta(c *Capture) {
 // the result empty: metadata is optional.
 func (r *sqliteReader) nameValues(logical string, names ...string) map[string]string {
 	out := map[string]string{}
-	cols, err := r.columns(logical, "name", "value")
+	cols, err := r.columns(logical, nsysdb.ColName, nsysdb.ColValue)
 	if err != nil || cols == nil {
 		return out
 	}
@@ -361,7 +361,7 @@ func (r *sqliteReader) nameValues(logical string, names ...string) map[string]st
 	for i, n := range names {
 		args[i] = n
 	}
-	rows, err := r.db.Query(`SELECT name, ifnull(value, '') FROM `+quoteIdent(r.tables[logical])+` WHERE name IN (`+ph+`)`, args...)
+	rows, err := r.db.Query(`SELECT `+quoteIdent(nsysdb.ColName)+`, ifnull(`+quoteIdent(nsysdb.ColValue)+`, '') FROM `+quoteIdent(r.tables[logical])+` WHERE `+quoteIdent(nsysdb.ColName)+` IN (`+ph+`)`, args...)
 	if err != nil {
 		return out
 	}
@@ -379,11 +379,11 @@ func (r *sqliteReader) nameValues(logical string, names ...string) map[string]st
 
 // readEnum reads an ENUM_* table as id -> name.
 func (r *sqliteReader) readEnum(logical string) (map[int64]string, error) {
-	if _, err := r.columns(logical, "id", "name"); err != nil {
+	if _, err := r.columns(logical, nsysdb.ColID, nsysdb.ColName); err != nil {
 		return nil, err
 	}
 	table := r.tables[logical]
-	rows, err := r.db.Query(`SELECT id, ifnull(name, '') FROM ` + quoteIdent(table))
+	rows, err := r.db.Query(`SELECT ` + quoteIdent(nsysdb.ColID) + `, ifnull(` + quoteIdent(nsysdb.ColName) + `, '') FROM ` + quoteIdent(table))
 	if err != nil {
 		return nil, r.tableError(table, err)
 	}
@@ -433,13 +433,14 @@ func (r *sqliteReader) apiNameIDs(names []string) ([]int64, error) {
 			continue
 		}
 		want[n] = true
-		conds = append(conds, `value = ? OR value LIKE ? || '\_v%' ESCAPE '\'`)
+		v := quoteIdent(nsysdb.ColValue)
+		conds = append(conds, v+` = ? OR `+v+` LIKE ? || '\_v%' ESCAPE '\'`)
 		args = append(args, n, likeEscape(n))
 	}
 	if len(conds) == 0 {
 		return nil, nil
 	}
-	rows, err := r.db.Query(`SELECT id, value FROM `+quoteIdent(table)+` WHERE `+strings.Join(conds, " OR "), args...)
+	rows, err := r.db.Query(`SELECT `+nsysdb.Cols(nsysdb.ColID, nsysdb.ColValue)+` FROM `+quoteIdent(table)+` WHERE `+strings.Join(conds, " OR "), args...)
 	if err != nil {
 		return nil, r.tableError(table, err)
 	}
@@ -479,10 +480,10 @@ func (r *sqliteReader) readThreadNames() (map[int64]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !cols["nameId"] || !cols["globalTid"] {
+	if !cols[nsysdb.ColNameID] || !cols[nsysdb.ColGlobalTid] {
 		return out, nil
 	}
-	rows, err := r.db.Query(`SELECT globalTid, nameId FROM ` + quoteIdent(table) + ` WHERE globalTid IS NOT NULL AND nameId IS NOT NULL`)
+	rows, err := r.db.Query(`SELECT ` + nsysdb.Cols(nsysdb.ColGlobalTid, nsysdb.ColNameID) + ` FROM ` + quoteIdent(table) + ` WHERE ` + quoteIdent(nsysdb.ColGlobalTid) + ` IS NOT NULL AND ` + quoteIdent(nsysdb.ColNameID) + ` IS NOT NULL`)
 	if err != nil {
 		return nil, r.tableError(table, err)
 	}
@@ -515,15 +516,15 @@ func (r *sqliteReader) readThreadNames() (map[int64]string, error) {
 // opts.ProgramThread is set.
 func (r *sqliteReader) readRuntime(c *Capture) error {
 	table := r.tables[tabRuntime]
-	cols, err := r.columns(tabRuntime, "start", "end", "nameId")
+	cols, err := r.columns(tabRuntime, nsysdb.ColStart, nsysdb.ColEnd, nsysdb.ColNameID)
 	if err != nil {
 		return err
 	}
-	if !cols["correlationId"] {
-		c.Lack(FactCorrelation, fmt.Sprintf("table %s has no correlationId column", table))
+	if !cols[nsysdb.ColCorrelationID] {
+		c.Lack(FactCorrelation, fmt.Sprintf("table %s has no %s column", table, nsysdb.ColCorrelationID))
 	}
-	if !cols["globalTid"] {
-		c.Lack(FactProcessScope, fmt.Sprintf("table %s has no globalTid column", table))
+	if !cols[nsysdb.ColGlobalTid] {
+		c.Lack(FactProcessScope, fmt.Sprintf("table %s has no %s column", table, nsysdb.ColGlobalTid))
 	}
 	threads, err := r.readThreadNames()
 	if err != nil {
@@ -539,10 +540,10 @@ func (r *sqliteReader) readRuntime(c *Capture) error {
 		if len(ids) == 0 {
 			return nil // none of the wanted APIs was ever called
 		}
-		conds = append(conds, `nameId IN (`+intList(ids)+`)`)
+		conds = append(conds, quoteIdent(nsysdb.ColNameID)+` IN (`+intList(ids)+`)`)
 	}
-	gtidCol := col(cols, "globalTid")
-	if r.opts.ProgramThread && cols["globalTid"] {
+	gtidCol := col(cols, nsysdb.ColGlobalTid)
+	if r.opts.ProgramThread && cols[nsysdb.ColGlobalTid] {
 		gtids, err := r.programThread(c, table, gtidCol, conds)
 		if err != nil {
 			return err
@@ -555,7 +556,7 @@ func (r *sqliteReader) readRuntime(c *Capture) error {
 	}
 	// No ORDER BY: Capture.Sort orders the calls, and sorting here would
 	// make SQLite sort every matching row first.
-	q := `SELECT start, "end", nameId, ` + col(cols, "returnValue") + `, ` + col(cols, "correlationId") + `, ` +
+	q := `SELECT ` + nsysdb.Cols(nsysdb.ColStart, nsysdb.ColEnd, nsysdb.ColNameID) + `, ` + col(cols, nsysdb.ColReturnValue) + `, ` + col(cols, nsysdb.ColCorrelationID) + `, ` +
 		gtidCol + ` FROM ` + quoteIdent(table)
 	if len(conds) > 0 {
 		q += ` WHERE ` + strings.Join(conds, ` AND `)
@@ -622,7 +623,7 @@ func (r *sqliteReader) readRuntime(c *Capture) error {
 // returns its global thread ids (one, unless ids differ only in the bits
 // above the process id). The other threads' counts go to c.OtherThreads.
 func (r *sqliteReader) programThread(c *Capture, table, gtidCol string, conds []string) ([]int64, error) {
-	q := `SELECT ` + gtidCol + `, nameId, count(*) FROM ` + quoteIdent(table)
+	q := `SELECT ` + gtidCol + `, ` + quoteIdent(nsysdb.ColNameID) + `, count(*) FROM ` + quoteIdent(table)
 	if len(conds) > 0 {
 		q += ` WHERE ` + strings.Join(conds, ` AND `)
 	}
@@ -698,7 +699,7 @@ func intList(ids []int64) string {
 // to be read (every thread loaded, or no correlation ids to go by). Short
 // lists go into the SQL; wantsCorr filters longer ones while reading.
 func (r *sqliteReader) corrFilter(cols map[string]bool) string {
-	if !r.threadOnly || !cols["correlationId"] || len(r.wantCorr) > maxSQLList {
+	if !r.threadOnly || !cols[nsysdb.ColCorrelationID] || len(r.wantCorr) > maxSQLList {
 		return ""
 	}
 	ids := make([]int64, 0, len(r.wantCorr))
@@ -709,7 +710,7 @@ func (r *sqliteReader) corrFilter(cols map[string]bool) string {
 	if len(ids) == 0 {
 		return ` WHERE 0`
 	}
-	return ` WHERE correlationId IN (` + intList(ids) + `)`
+	return ` WHERE ` + quoteIdent(nsysdb.ColCorrelationID) + ` IN (` + intList(ids) + `)`
 }
 
 // maxSQLList bounds the ids written into one SQL statement.
@@ -718,7 +719,7 @@ const maxSQLList = 100000
 // wantsCorr reports whether a GPU record with this correlation id is to be
 // kept (see corrFilter).
 func (r *sqliteReader) wantsCorr(cols map[string]bool, corr int64) bool {
-	return !r.threadOnly || !cols["correlationId"] || r.wantCorr[corr]
+	return !r.threadOnly || !cols[nsysdb.ColCorrelationID] || r.wantCorr[corr]
 }
 
 // copyKindByName maps ENUM_CUDA_MEMCPY_OPER names to copy kinds.
@@ -740,7 +741,7 @@ func (r *sqliteReader) readMemcpy(c *Capture) error {
 		r.lackMemcpy(c, fmt.Sprintf("the export has no %s table: the run made no memory copies, or was not profiled with CUDA tracing (nsys profile -t cuda,nvtx)", tabMemcpy))
 		return nil
 	}
-	cols, err := r.columns(tabMemcpy, "start", "end", "bytes", "copyKind")
+	cols, err := r.columns(tabMemcpy, nsysdb.ColStart, nsysdb.ColEnd, nsysdb.ColBytes, nsysdb.ColCopyKind)
 	if err != nil {
 		return err
 	}
@@ -758,10 +759,10 @@ func (r *sqliteReader) readMemcpy(c *Capture) error {
 		kinds[id] = copyKindByName(n)
 	}
 	memKinds := map[int64]MemKind{}
-	haveMemKinds := cols["srcKind"] && cols["dstKind"]
+	haveMemKinds := cols[nsysdb.ColSrcKind] && cols[nsysdb.ColDstKind]
 	switch {
 	case !haveMemKinds:
-		c.Lack(FactMemoryKinds, fmt.Sprintf("table %s has no srcKind/dstKind columns; export with Nsight Systems 2025.3 or newer", table))
+		c.Lack(FactMemoryKinds, fmt.Sprintf("table %s has no %s/%s columns; export with Nsight Systems 2025.3 or newer", table, nsysdb.ColSrcKind, nsysdb.ColDstKind))
 	case r.tables[tabMemKind] == "":
 		haveMemKinds = false
 		c.Lack(FactMemoryKinds, fmt.Sprintf("the export has no %s table to name the memory kinds of copies", tabMemKind))
@@ -774,15 +775,15 @@ func (r *sqliteReader) readMemcpy(c *Capture) error {
 			memKinds[id] = memKindByName(n)
 		}
 	}
-	if !cols["correlationId"] {
-		c.Lack(FactCorrelation, fmt.Sprintf("table %s has no correlationId column", table))
+	if !cols[nsysdb.ColCorrelationID] {
+		c.Lack(FactCorrelation, fmt.Sprintf("table %s has no %s column", table, nsysdb.ColCorrelationID))
 	}
 	src, dst := "-1", "-1"
 	if haveMemKinds {
-		src, dst = `ifnull(srcKind, -1)`, `ifnull(dstKind, -1)`
+		src, dst = `ifnull(`+quoteIdent(nsysdb.ColSrcKind)+`, -1)`, `ifnull(`+quoteIdent(nsysdb.ColDstKind)+`, -1)`
 	}
-	q := `SELECT start, "end", bytes, copyKind, ` + src + `, ` + dst + `, ` + col(cols, "correlationId") + `, ` +
-		col(cols, "streamId") + `, ` + col(cols, "deviceId") + `, ` + col(cols, "globalPid") +
+	q := `SELECT ` + nsysdb.Cols(nsysdb.ColStart, nsysdb.ColEnd, nsysdb.ColBytes, nsysdb.ColCopyKind) + `, ` + src + `, ` + dst + `, ` + col(cols, nsysdb.ColCorrelationID) + `, ` +
+		col(cols, nsysdb.ColStreamID) + `, ` + col(cols, nsysdb.ColDeviceID) + `, ` + col(cols, nsysdb.ColGlobalPid) +
 		` FROM ` + quoteIdent(table) + r.corrFilter(cols)
 	rows, err := r.db.Query(q)
 	if err != nil {
@@ -815,7 +816,7 @@ func (r *sqliteReader) readMemcpy(c *Capture) error {
 		if gpid != 0 {
 			m.PID, _ = splitGlobalID(gpid)
 		}
-		if cols["deviceId"] {
+		if cols[nsysdb.ColDeviceID] {
 			r.devices[m.Device] = true
 		}
 		c.Memcpys = append(c.Memcpys, m)
@@ -833,12 +834,12 @@ func (r *sqliteReader) readKernels(c *Capture) error {
 		c.Lack(FactKernels, fmt.Sprintf("the export has no %s table: the run launched no kernels, or was not profiled with CUDA tracing (nsys profile -t cuda,nvtx)", tabKernel))
 		return nil
 	}
-	cols, err := r.columns(tabKernel, "start", "end", "shortName")
+	cols, err := r.columns(tabKernel, nsysdb.ColStart, nsysdb.ColEnd, nsysdb.ColShortName)
 	if err != nil {
 		return err
 	}
-	q := `SELECT start, "end", shortName, ` + col(cols, "correlationId") + `, ` + col(cols, "streamId") + `, ` +
-		col(cols, "globalPid") + `, ` + col(cols, "deviceId") + ` FROM ` + quoteIdent(table)
+	q := `SELECT ` + nsysdb.Cols(nsysdb.ColStart, nsysdb.ColEnd, nsysdb.ColShortName) + `, ` + col(cols, nsysdb.ColCorrelationID) + `, ` + col(cols, nsysdb.ColStreamID) + `, ` +
+		col(cols, nsysdb.ColGlobalPid) + `, ` + col(cols, nsysdb.ColDeviceID) + ` FROM ` + quoteIdent(table)
 	// Kernels belong to the loaded calls through cudaLaunchKernel's
 	// correlation ids; a thread that launched none through it keeps its
 	// process's kernels, as the predictions read them then.
@@ -873,7 +874,7 @@ func (r *sqliteReader) readKernels(c *Capture) error {
 		if k.Name, err = r.str(nameID); err != nil {
 			return err
 		}
-		if cols["deviceId"] {
+		if cols[nsysdb.ColDeviceID] {
 			r.devices[dev] = true
 		}
 		c.Kernels = append(c.Kernels, k)
@@ -895,12 +896,12 @@ func (r *sqliteReader) readNVTX(c *Capture) error {
 		lack(fmt.Sprintf("the export has no %s table: the program pushed no NVTX ranges, or was not profiled with NVTX tracing (nsys profile -t cuda,nvtx)", tabNVTX))
 		return nil
 	}
-	cols, err := r.columns(tabNVTX, "start", "end", "eventType")
+	cols, err := r.columns(tabNVTX, nsysdb.ColStart, nsysdb.ColEnd, nsysdb.ColEventType)
 	if err != nil {
 		return err
 	}
-	if !cols["text"] && !cols["textId"] {
-		if _, err := r.columns(tabNVTX, "text"); err != nil {
+	if !cols[nsysdb.ColText] && !cols[nsysdb.ColTextID] {
+		if _, err := r.columns(tabNVTX, nsysdb.ColText); err != nil {
 			return err
 		}
 	}
@@ -926,16 +927,16 @@ func (r *sqliteReader) readNVTX(c *Capture) error {
 		return nil
 	}
 	text, textID := "NULL", "NULL"
-	if cols["text"] {
-		text = "text"
+	if cols[nsysdb.ColText] {
+		text = quoteIdent(nsysdb.ColText)
 	}
-	if cols["textId"] {
-		textID = "textId"
+	if cols[nsysdb.ColTextID] {
+		textID = quoteIdent(nsysdb.ColTextID)
 	}
 
 	domains := map[int64]string{}
-	if domainCreate >= 0 && cols["domainId"] {
-		rows, err := r.db.Query(`SELECT domainId, `+text+`, `+textID+` FROM `+quoteIdent(table)+` WHERE eventType = ?`, domainCreate)
+	if domainCreate >= 0 && cols[nsysdb.ColDomainID] {
+		rows, err := r.db.Query(`SELECT `+quoteIdent(nsysdb.ColDomainID)+`, `+text+`, `+textID+` FROM `+quoteIdent(table)+` WHERE `+quoteIdent(nsysdb.ColEventType)+` = ?`, domainCreate)
 		if err != nil {
 			return r.tableError(table, err)
 		}
@@ -972,8 +973,8 @@ func (r *sqliteReader) readNVTX(c *Capture) error {
 		}
 	}
 
-	q := `SELECT start, "end", ` + text + `, ` + textID + `, ` + col(cols, "globalTid") + `, ` + col(cols, "domainId") +
-		` FROM ` + quoteIdent(table) + ` WHERE eventType = ? ORDER BY start`
+	q := `SELECT ` + nsysdb.Cols(nsysdb.ColStart, nsysdb.ColEnd) + `, ` + text + `, ` + textID + `, ` + col(cols, nsysdb.ColGlobalTid) + `, ` + col(cols, nsysdb.ColDomainID) +
+		` FROM ` + quoteIdent(table) + ` WHERE ` + quoteIdent(nsysdb.ColEventType) + ` = ? ORDER BY ` + quoteIdent(nsysdb.ColStart)
 	rows, err := r.db.Query(q, pushPop)
 	if err != nil {
 		return r.tableError(table, err)
@@ -1034,7 +1035,7 @@ func (r *sqliteReader) readGPU(c *Capture) error {
 	if err != nil {
 		return err
 	}
-	if !cols["name"] {
+	if !cols[nsysdb.ColName] {
 		return nil
 	}
 	// CUDA device id -> GPU id, from TARGET_INFO_CUDA_DEVICE where present,
@@ -1045,8 +1046,8 @@ func (r *sqliteReader) readGPU(c *Capture) error {
 		if err != nil {
 			return err
 		}
-		if dc["gpuId"] && dc["cudaId"] {
-			rows, err := r.db.Query(`SELECT cudaId, gpuId FROM ` + quoteIdent(t) + ` WHERE cudaId IS NOT NULL AND gpuId IS NOT NULL`)
+		if dc[nsysdb.ColGPUID] && dc[nsysdb.ColCUDAID] {
+			rows, err := r.db.Query(`SELECT ` + nsysdb.Cols(nsysdb.ColCUDAID, nsysdb.ColGPUID) + ` FROM ` + quoteIdent(t) + ` WHERE ` + quoteIdent(nsysdb.ColCUDAID) + ` IS NOT NULL AND ` + quoteIdent(nsysdb.ColGPUID) + ` IS NOT NULL`)
 			if err != nil {
 				return r.tableError(t, err)
 			}
@@ -1065,7 +1066,7 @@ func (r *sqliteReader) readGPU(c *Capture) error {
 			}
 		}
 	}
-	rows, err := r.db.Query(`SELECT ` + col(cols, "id") + `, ` + col(cols, "cuDevice") + `, ifnull(name, '') FROM ` + quoteIdent(table))
+	rows, err := r.db.Query(`SELECT ` + col(cols, nsysdb.ColID) + `, ` + col(cols, nsysdb.ColCUDADevice) + `, ifnull(` + quoteIdent(nsysdb.ColName) + `, '') FROM ` + quoteIdent(table))
 	if err != nil {
 		return r.tableError(table, err)
 	}
@@ -1083,7 +1084,7 @@ func (r *sqliteReader) readGPU(c *Capture) error {
 			continue
 		}
 		byGPU[id] = name
-		if cols["cuDevice"] {
+		if cols[nsysdb.ColCUDADevice] {
 			byCUDA[cu] = name
 		}
 		all[name] = true

@@ -40,14 +40,15 @@ func (e *placeError) Unwrap() error { return e.err }
 
 // walkPlaces hands every row of every place the file holds to v; resolve
 // maps a logical table name to the file's table ("" where it has none).
-func walkPlaces(q querier, resolve func(logical string) string, v placeVisitor) error {
+func walkPlaces(db querier, resolve func(logical string) string, v placeVisitor) error {
+	q := nsysdb.QuoteIdent
 	if t := resolve(nsysdb.TableSystemEnv); t != "" {
 		type row struct {
 			id    int64
 			value string
 		}
-		rs, err := readRows(q, func(r *row) []any { return []any{&r.id, &r.value} },
-			`SELECT rowid, value FROM `+nsysdb.QuoteIdent(t)+` WHERE name = ?`, nsysdb.EnvDevice)
+		rs, err := readRows(db, func(r *row) []any { return []any{&r.id, &r.value} },
+			`SELECT rowid, `+q(nsysdb.ColValue)+` FROM `+q(t)+` WHERE `+q(nsysdb.ColName)+` = ?`, nsysdb.EnvDevice)
 		if err != nil {
 			return &placeError{t, err}
 		}
@@ -62,8 +63,8 @@ func walkPlaces(q querier, resolve func(logical string) string, v placeVisitor) 
 			id          int64
 			name, value string
 		}
-		rs, err := readRows(q, func(r *row) []any { return []any{&r.id, &r.name, &r.value} },
-			`SELECT rowid, name, value FROM `+nsysdb.QuoteIdent(t)+` WHERE value IS NOT NULL`)
+		rs, err := readRows(db, func(r *row) []any { return []any{&r.id, &r.name, &r.value} },
+			`SELECT rowid, `+nsysdb.Cols(nsysdb.ColName, nsysdb.ColValue)+` FROM `+q(t)+` WHERE `+q(nsysdb.ColValue)+` IS NOT NULL`)
 		if err != nil {
 			return &placeError{t, err}
 		}
@@ -78,8 +79,8 @@ func walkPlaces(q querier, resolve func(logical string) string, v placeVisitor) 
 			id int64
 			b  []byte
 		}
-		rs, err := readRows(q, func(r *row) []any { return []any{&r.id, &r.b} },
-			`SELECT id, CAST(value AS BLOB) FROM `+nsysdb.QuoteIdent(t)+` WHERE instr(CAST(value AS BLOB), x'00') > 0`)
+		rs, err := readRows(db, func(r *row) []any { return []any{&r.id, &r.b} },
+			`SELECT `+q(nsysdb.ColID)+`, CAST(`+q(nsysdb.ColValue)+` AS BLOB) FROM `+q(t)+` WHERE instr(CAST(`+q(nsysdb.ColValue)+` AS BLOB), x'00') > 0`)
 		if err != nil {
 			return &placeError{t, err}
 		}

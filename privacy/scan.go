@@ -178,7 +178,7 @@ func profiledPIDs(db *sql.DB, tables map[string]bool) ([]int64, error) {
 		if t == "" {
 			continue
 		}
-		rows, err := db.Query(`SELECT DISTINCT ` + nsysdb.PIDExpr("globalTid") + ` FROM ` + nsysdb.QuoteIdent(t))
+		rows, err := db.Query(`SELECT DISTINCT ` + nsysdb.PIDExpr(nsysdb.QuoteIdent(nsysdb.ColGlobalTid)) + ` FROM ` + nsysdb.QuoteIdent(t))
 		if err != nil {
 			return nil, err
 		}
@@ -420,10 +420,10 @@ func (s *sqliteScan) processes() error {
 	command := ""
 	if meta := resolve(s.tables, nsysdb.TableMetaCapture); len(profiled) == 0 && meta != "" {
 		// No CUDA calls: fall back to the launched command's name.
-		_ = s.db.QueryRow(`SELECT value FROM `+nsysdb.QuoteIdent(meta)+` WHERE name = ?`, nsysdb.CaptureCommand).Scan(&command)
+		_ = s.db.QueryRow(`SELECT `+nsysdb.QuoteIdent(nsysdb.ColValue)+` FROM `+nsysdb.QuoteIdent(meta)+` WHERE `+nsysdb.QuoteIdent(nsysdb.ColName)+` = ?`, nsysdb.CaptureCommand).Scan(&command)
 		command, _, _ = strings.Cut(command, " ")
 	}
-	rows, err := s.db.Query(`SELECT pid, name FROM ` + nsysdb.QuoteIdent(t) + ` ORDER BY pid`)
+	rows, err := s.db.Query(`SELECT ` + nsysdb.Cols(nsysdb.ColPID, nsysdb.ColName) + ` FROM ` + nsysdb.QuoteIdent(t) + ` ORDER BY 1`)
 	if err != nil {
 		return s.fail("table "+t, err)
 	}

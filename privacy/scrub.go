@@ -348,7 +348,7 @@ func (s *scrubber) deviceEnv(table string, rowid int64, value string) error {
 	if nv == value {
 		return nil
 	}
-	_, err := s.tx.Exec(`UPDATE `+nsysdb.QuoteIdent(table)+` SET value = ? WHERE rowid = ?`, nv, rowid)
+	_, err := s.tx.Exec(`UPDATE `+nsysdb.QuoteIdent(table)+` SET `+nsysdb.QuoteIdent(nsysdb.ColValue)+` = ? WHERE rowid = ?`, nv, rowid)
 	return err
 }
 
@@ -379,7 +379,7 @@ func (s *scrubber) metaCapture(table string, rowid int64, name, value string) er
 	if nv == value {
 		return nil
 	}
-	_, err := s.tx.Exec(`UPDATE `+nsysdb.QuoteIdent(table)+` SET value = ? WHERE rowid = ?`, nv, rowid)
+	_, err := s.tx.Exec(`UPDATE `+nsysdb.QuoteIdent(table)+` SET `+nsysdb.QuoteIdent(nsysdb.ColValue)+` = ? WHERE rowid = ?`, nv, rowid)
 	return err
 }
 
@@ -394,7 +394,7 @@ func (s *scrubber) stringBlock(table string, id int64, block []byte) error {
 		return nil
 	}
 	// Bound as a Go string, the text keeps its NUL separators.
-	_, err := s.tx.Exec(`UPDATE `+nsysdb.QuoteIdent(table)+` SET value = ? WHERE id = ?`, string(nb), id)
+	_, err := s.tx.Exec(`UPDATE `+nsysdb.QuoteIdent(table)+` SET `+nsysdb.QuoteIdent(nsysdb.ColValue)+` = ? WHERE `+nsysdb.QuoteIdent(nsysdb.ColID)+` = ?`, string(nb), id)
 	return err
 }
 
@@ -404,6 +404,7 @@ func (s *scrubber) processes() error {
 		return nil
 	}
 	threads, strs := s.table(nsysdb.TableThreadNames), s.table(nsysdb.TableStrings)
+	ppid, pname, sid := nsysdb.QuoteIdent(nsysdb.ColPID), nsysdb.QuoteIdent(nsysdb.ColName), nsysdb.QuoteIdent(nsysdb.ColID)
 	var pids []int64
 	seen := map[int64]bool{}
 	for _, f := range s.rep.Findings {
@@ -430,23 +431,23 @@ func (s *scrubber) processes() error {
 	// Thread-name strings of the removed processes, to drop afterwards
 	// where nothing else refers to them.
 	var nameIDs []int64
-	if s.hasColumn(threads, "nameId") && s.hasColumn(threads, "globalTid") {
+	if s.hasColumn(threads, nsysdb.ColNameID) && s.hasColumn(threads, nsysdb.ColGlobalTid) {
 		var err error
 		nameIDs, err = readRows(s.tx, func(id *int64) []any { return []any{id} },
-			`SELECT DISTINCT nameId FROM `+nsysdb.QuoteIdent(threads)+` WHERE `+nsysdb.PIDExpr("globalTid")+` IN (SELECT pid FROM scrub_pids)`)
+			`SELECT DISTINCT `+nsysdb.QuoteIdent(nsysdb.ColNameID)+` FROM `+nsysdb.QuoteIdent(threads)+` WHERE `+nsysdb.PIDExpr(nsysdb.QuoteIdent(nsysdb.ColGlobalTid))+` IN (SELECT pid FROM scrub_pids)`)
 		if err != nil {
 			return err
 		}
 	}
 	// Their names too: the snapshot interns them in the string table.
-	if _, err := s.tx.Exec(`CREATE TEMP TABLE scrub_names AS SELECT DISTINCT name FROM ` + nsysdb.QuoteIdent(procs) + ` WHERE pid IN (SELECT pid FROM scrub_pids) AND name IS NOT NULL`); err != nil {
+	if _, err := s.tx.Exec(`CREATE TEMP TABLE scrub_names AS SELECT DISTINCT ` + pname + ` AS name FROM ` + nsysdb.QuoteIdent(procs) + ` WHERE ` + ppid + ` IN (SELECT pid FROM scrub_pids) AND ` + pname + ` IS NOT NULL`); err != nil {
 		return err
 	}
-	if _, err := s.tx.Exec(`DELETE FROM ` + nsysdb.QuoteIdent(procs) + ` WHERE pid IN (SELECT pid FROM scrub_pids)`); err != nil {
+	if _, err := s.tx.Exec(`DELETE FROM ` + nsysdb.QuoteIdent(procs) + ` WHERE ` + ppid + ` IN (SELECT pid FROM scrub_pids)`); err != nil {
 		return err
 	}
 	for _, t := range sortedKeys(s.tables) {
-		for _, key := range []string{"globalPid", "globalTid"} {
+		for _, key := range []string{nsysdb.ColGlobalPid, nsysdb.ColGlobalTid} {
 			if !s.hasColumn(t, key) {
 				continue
 			}
@@ -456,7 +457,7 @@ func (s *scrubber) processes() error {
 			}
 		}
 	}
-	if strs != "" && s.hasColumn(strs, "value") {
+	if strs != "" && s.hasColumn(strs, nsysdb.ColValue) {
 		var refs []string
 		for _, t := range sortedKeys(s.tables) {
 			for _, c := range s.tables[t] {
@@ -469,8 +470,8 @@ func (s *scrubber) processes() error {
 		// Without the schema comments (older exports) nothing is known to be
 		// unreferenced, so the strings stay.
 		if len(refs) > 0 {
-			unref := ` AND id NOT IN (` + strings.Join(refs, " UNION ") + `)`
-			stmt, err := s.tx.Prepare(`DELETE FROM ` + nsysdb.QuoteIdent(strs) + ` WHERE id = ?` + unref)
+			unref := ` AND ` + sid + ` NOT IN (` + strings.Join(refs, " UNION ") + `)`
+			stmt, err := s.tx.Prepare(`DELETE FROM ` + nsysdb.QuoteIdent(strs) + ` WHERE ` + sid + ` = ?` + unref)
 			if err != nil {
 				return err
 			}
@@ -480,7 +481,7 @@ func (s *scrubber) processes() error {
 					return err
 				}
 			}
-			if _, err := s.tx.Exec(`DELETE FROM ` + nsysdb.QuoteIdent(strs) + ` WHERE value IN (SELECT name FROM scrub_names)` + unref); err != nil {
+			if _, err := s.tx.Exec(`DELETE FROM ` + nsysdb.QuoteIdent(strs) + ` WHERE ` + nsysdb.QuoteIdent(nsysdb.ColValue) + ` IN (SELECT name FROM scrub_names)` + unref); err != nil {
 				return err
 			}
 		}
