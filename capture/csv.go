@@ -299,13 +299,7 @@ func csvTimeScale(unit string) (float64, bool) {
 }
 
 // csvColumn describes one column a report needs.
-type csvColumn struct {
-	field    string   // the canonical key used in struct tags
-	aliases  []string // normalised header keys that mean this column
-	required bool
-	time     bool // a time: the header's unit is converted to ns
-	display  string
-}
+type csvColumn = nsysdb.ReportColumn
 
 // csvResolvedHeader maps a report's header onto its columns.
 type csvResolvedHeader struct {
@@ -320,35 +314,35 @@ func csvResolveHeader(path, report string, header []string, cols []csvColumn) (*
 	for i, h := range header {
 		key, unit := csvNormColumn(h)
 		for _, col := range cols {
-			if _, dup := rh.index[col.field]; dup {
+			if _, dup := rh.index[col.Field]; dup {
 				continue
 			}
-			for _, a := range col.aliases {
+			for _, a := range col.Aliases {
 				if key != a {
 					continue
 				}
-				rh.index[col.field] = i
-				rh.unit[col.field] = unit
-				if col.time {
+				rh.index[col.Field] = i
+				rh.unit[col.Field] = unit
+				if col.Time {
 					s, ok := csvTimeScale(unit)
 					if !ok {
 						return nil, &InputError{Path: path, Where: "column " + strconv.Quote(h),
 							Problem: "unknown time unit " + strconv.Quote(unit) + " in a " + report + " report",
 							Hint:    "export with nsys stats --timeunit nsec"}
 					}
-					rh.scale[col.field] = s
+					rh.scale[col.Field] = s
 				}
 			}
 		}
 	}
 	for _, col := range cols {
-		if _, ok := rh.index[col.field]; !ok && col.required {
+		if _, ok := rh.index[col.Field]; !ok && col.Required {
 			quoted := make([]string, len(header))
 			for i, h := range header {
 				quoted[i] = strconv.Quote(strings.TrimPrefix(h, "\uFEFF"))
 			}
-			return nil, &InputError{Path: path, Where: "column " + strconv.Quote(col.display),
-				Problem: "this " + report + " report has no " + strconv.Quote(col.display) +
+			return nil, &InputError{Path: path, Where: "column " + strconv.Quote(col.Display),
+				Problem: "this " + report + " report has no " + strconv.Quote(col.Display) +
 					" column; columns found: " + strings.Join(quoted, ", "),
 				Hint: "make the report with nsys stats --report " + report +
 					" --format csv; a renamed column may come from an nsys release this tool does not know"}
@@ -418,17 +412,6 @@ func csvReadError(path string, err error) *InputError {
 // ---------------------------------------------------------------------------
 // cuda_api_trace: streamed
 
-var apiTraceColumns = []csvColumn{
-	{field: "start", aliases: []string{"start"}, required: true, time: true, display: "Start (ns)"},
-	{field: "duration", aliases: []string{"duration"}, required: true, time: true, display: "Duration (ns)"},
-	{field: "name", aliases: []string{"name"}, required: true, display: "Name"},
-	{field: "result", aliases: []string{"result"}, display: "Result"},
-	{field: "corrid", aliases: []string{"corrid", "correlationid"}, required: true, display: "CorrID"},
-	{field: "pid", aliases: []string{"pid", "processid"}, display: "Pid"},
-	{field: "tid", aliases: []string{"tid", "threadid"}, display: "Tid"},
-	{field: "thread", aliases: []string{"threadname", "thread"}, display: "Thread Name"},
-}
-
 func loadAPITraceFile(path string, opts Options, c *Capture) (int, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -480,7 +463,7 @@ func countAPITraceThreads(r io.Reader, opts Options) ([]ThreadCount, error) {
 	for i, h := range header {
 		names[i] = string(h)
 	}
-	rh, err := csvResolveHeader("", nsysdb.ReportAPITrace, names, apiTraceColumns)
+	rh, err := csvResolveHeader("", nsysdb.ReportAPITrace, names, nsysdb.APITraceColumns)
 	if err != nil {
 		return nil, err
 	}
@@ -730,7 +713,7 @@ func streamAPITrace(r io.Reader, path string, opts Options, emit func(APICall), 
 		return 0, csvReadError(path, err)
 	}
 	header = append([]string(nil), header...)
-	rh, err := csvResolveHeader(path, nsysdb.ReportAPITrace, header, apiTraceColumns)
+	rh, err := csvResolveHeader(path, nsysdb.ReportAPITrace, header, nsysdb.APITraceColumns)
 	if err != nil {
 		return 0, err
 	}
@@ -930,14 +913,6 @@ func csvCountOf(path string, rh *csvResolvedHeader, row int, field string, n csv
 	return int64(n.v), nil
 }
 
-var apiSumColumns = []csvColumn{
-	{field: "total", aliases: []string{"totaltime"}, required: true, time: true, display: "Total Time (ns)"},
-	{field: "calls", aliases: []string{"numcalls", "calls", "count"}, required: true, display: "Num Calls"},
-	{field: "min", aliases: []string{"min", "minimum"}, time: true, display: "Min (ns)"},
-	{field: "max", aliases: []string{"max", "maximum"}, time: true, display: "Max (ns)"},
-	{field: "name", aliases: []string{"name"}, required: true, display: "Name"},
-}
-
 type apiSumRow struct {
 	Total csvNum  `csv:"total"`
 	Calls csvNum  `csv:"calls"`
@@ -948,7 +923,7 @@ type apiSumRow struct {
 
 func readAPISum(path string) ([]APISummary, error) {
 	var rows []apiSumRow
-	rh, _, err := csvReadSummary(path, nsysdb.ReportAPISum, apiSumColumns, &rows)
+	rh, _, err := csvReadSummary(path, nsysdb.ReportAPISum, nsysdb.APISumColumns, &rows)
 	if err != nil {
 		return nil, err
 	}
@@ -974,18 +949,6 @@ func readAPISum(path string) ([]APISummary, error) {
 		out = append(out, s)
 	}
 	return out, nil
-}
-
-var memTimeColumns = []csvColumn{
-	{field: "total", aliases: []string{"totaltime"}, required: true, time: true, display: "Total Time (ns)"},
-	{field: "count", aliases: []string{"count", "operations", "numcalls"}, required: true, display: "Count"},
-	{field: "op", aliases: []string{"operation", "name"}, required: true, display: "Operation"},
-}
-
-var memSizeColumns = []csvColumn{
-	{field: "total", aliases: []string{"total"}, required: true, display: "Total (MB)"},
-	{field: "count", aliases: []string{"count", "operations", "numcalls"}, required: true, display: "Count"},
-	{field: "op", aliases: []string{"operation", "name"}, required: true, display: "Operation"},
 }
 
 type memSumRow struct {
@@ -1020,9 +983,9 @@ func csvSizeScale(unit string) (float64, bool) {
 }
 
 func readMemSum(path string, sizes bool) ([]MemSummary, error) {
-	report, cols := nsysdb.ReportMemTimeSum, memTimeColumns
+	report, cols := nsysdb.ReportMemTimeSum, nsysdb.MemTimeColumns
 	if sizes {
-		report, cols = nsysdb.ReportMemSizeSum, memSizeColumns
+		report, cols = nsysdb.ReportMemSizeSum, nsysdb.MemSizeColumns
 	}
 	var rows []memSumRow
 	rh, _, err := csvReadSummary(path, report, cols, &rows)
@@ -1090,12 +1053,6 @@ func csvMergeMemSummary(times, sizes []MemSummary) []MemSummary {
 	return out
 }
 
-var nvtxSumColumns = []csvColumn{
-	{field: "total", aliases: []string{"totaltime"}, required: true, time: true, display: "Total Time (ns)"},
-	{field: "instances", aliases: []string{"instances", "count"}, required: true, display: "Instances"},
-	{field: "range", aliases: []string{"range", "name"}, required: true, display: "Range"},
-}
-
 type nvtxSumRow struct {
 	Total     csvNum `csv:"total"`
 	Instances csvNum `csv:"instances"`
@@ -1113,7 +1070,7 @@ func csvSplitRange(s string) (domain, name string) {
 
 func readNVTXSum(path string) ([]RangeSummary, error) {
 	var rows []nvtxSumRow
-	rh, _, err := csvReadSummary(path, nsysdb.ReportNVTXSum, nvtxSumColumns, &rows)
+	rh, _, err := csvReadSummary(path, nsysdb.ReportNVTXSum, nsysdb.NVTXSumColumns, &rows)
 	if err != nil {
 		return nil, err
 	}
