@@ -404,7 +404,7 @@ func (s *scrubber) processes() error {
 		return nil
 	}
 	threads, strs := s.table(nsysdb.TableThreadNames), s.table(nsysdb.TableStrings)
-	ppid, pname, sid := nsysdb.QuoteIdent(nsysdb.ColPID), nsysdb.QuoteIdent(nsysdb.ColName), nsysdb.QuoteIdent(nsysdb.ColID)
+	ppid, pname := nsysdb.QuoteIdent(nsysdb.ColPID), nsysdb.QuoteIdent(nsysdb.ColName)
 	var pids []int64
 	seen := map[int64]bool{}
 	for _, f := range s.rep.Findings {
@@ -457,34 +457,8 @@ func (s *scrubber) processes() error {
 			}
 		}
 	}
-	if strs != "" && s.hasColumn(strs, nsysdb.ColValue) {
-		var refs []string
-		for _, t := range sortedKeys(s.tables) {
-			for _, c := range s.tables[t] {
-				if c.refsStrings {
-					// NOT IN over a NULL would match nothing.
-					refs = append(refs, fmt.Sprintf(`SELECT %[1]s FROM %[2]s WHERE %[1]s IS NOT NULL`, nsysdb.QuoteIdent(c.name), nsysdb.QuoteIdent(t)))
-				}
-			}
-		}
-		// Without the schema comments (older exports) nothing is known to be
-		// unreferenced, so the strings stay.
-		if len(refs) > 0 {
-			unref := ` AND ` + sid + ` NOT IN (` + strings.Join(refs, " UNION ") + `)`
-			stmt, err := s.tx.Prepare(`DELETE FROM ` + nsysdb.QuoteIdent(strs) + ` WHERE ` + sid + ` = ?` + unref)
-			if err != nil {
-				return err
-			}
-			defer stmt.Close()
-			for _, id := range nameIDs {
-				if _, err := stmt.Exec(id); err != nil {
-					return err
-				}
-			}
-			if _, err := s.tx.Exec(`DELETE FROM ` + nsysdb.QuoteIdent(strs) + ` WHERE ` + nsysdb.QuoteIdent(nsysdb.ColValue) + ` IN (SELECT name FROM scrub_names)` + unref); err != nil {
-				return err
-			}
-		}
+	if err := s.dropStrings(strs, nameIDs); err != nil {
+		return err
 	}
 	_, err := s.tx.Exec(`DROP TABLE temp.scrub_pids; DROP TABLE temp.scrub_names`)
 	return err
@@ -546,6 +520,43 @@ func (s *scrubber) replaceIn(table, col string, values [][]byte) error {
 			val = nb
 		}
 		if _, err := s.tx.Exec(`UPDATE `+nsysdb.QuoteIdent(table)+` SET `+nsysdb.QuoteIdent(col)+` = ? WHERE rowid = ?`, val, h.id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dropStrings deletes, from the string table strs, the removed processes'
+// thread names (nameIDs) and process names (temp.scrub_names) where no
+// column the schema declares as a string reference still points at them.
+func (s *scrubber) dropStrings(strs string, nameIDs []int64) error {
+	if strs == "" || !s.hasColumn(strs, nsysdb.ColValue) {
+		return nil
+	}
+	var refs []string
+	for _, t := range sortedKeys(s.tables) {
+		for _, c := range s.tables[t] {
+			if c.refsStrings {
+				// NOT IN over a NULL would match nothing.
+				refs = append(refs, fmt.Sprintf(`SELECT %[1]s FROM %[2]s WHERE %[1]s IS NOT NULL`, nsysdb.QuoteIdent(c.name), nsysdb.QuoteIdent(t)))
+			}
+		}
+	}
+	// Without the schema comments (older exports) nothing is known to be
+	// unreferenced, so the strings stay.
+	if len(refs) > 0 {
+		unref := ` AND ` + nsysdb.QuoteIdent(nsysdb.ColID) + ` NOT IN (` + strings.Join(refs, " UNION ") + `)`
+		stmt, err := s.tx.Prepare(`DELETE FROM ` + nsysdb.QuoteIdent(strs) + ` WHERE ` + nsysdb.QuoteIdent(nsysdb.ColID) + ` = ?` + unref)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for _, id := range nameIDs {
+			if _, err := stmt.Exec(id); err != nil {
+				return err
+			}
+		}
+		if _, err := s.tx.Exec(`DELETE FROM ` + nsysdb.QuoteIdent(strs) + ` WHERE ` + nsysdb.QuoteIdent(nsysdb.ColValue) + ` IN (SELECT name FROM scrub_names)` + unref); err != nil {
 			return err
 		}
 	}
