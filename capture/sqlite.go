@@ -1040,31 +1040,9 @@ func (r *sqliteReader) readGPU(c *Capture) error {
 	}
 	// CUDA device id -> GPU id, from TARGET_INFO_CUDA_DEVICE where present,
 	// else TARGET_INFO_GPU.cuDevice.
-	cudaToGPU := map[int64]int64{}
-	if t := r.tables[tabCUDADev]; t != "" {
-		dc, err := r.columns(tabCUDADev)
-		if err != nil {
-			return err
-		}
-		if dc[nsysdb.ColGPUID] && dc[nsysdb.ColCUDAID] {
-			rows, err := r.db.Query(`SELECT ` + nsysdb.Cols(nsysdb.ColCUDAID, nsysdb.ColGPUID) + ` FROM ` + quoteIdent(t) + ` WHERE ` + quoteIdent(nsysdb.ColCUDAID) + ` IS NOT NULL AND ` + quoteIdent(nsysdb.ColGPUID) + ` IS NOT NULL`)
-			if err != nil {
-				return r.tableError(t, err)
-			}
-			for rows.Next() {
-				var cu, g int64
-				if err := rows.Scan(&cu, &g); err != nil {
-					rows.Close()
-					return r.tableError(t, err)
-				}
-				cudaToGPU[cu] = g
-			}
-			err = rows.Err()
-			rows.Close()
-			if err != nil {
-				return r.tableError(t, err)
-			}
-		}
+	cudaToGPU, err := r.readCUDADevices()
+	if err != nil {
+		return err
 	}
 	rows, err := r.db.Query(`SELECT ` + col(cols, nsysdb.ColID) + `, ` + col(cols, nsysdb.ColCUDADevice) + `, ifnull(` + quoteIdent(nsysdb.ColName) + `, '') FROM ` + quoteIdent(table))
 	if err != nil {
@@ -1110,4 +1088,36 @@ func (r *sqliteReader) readGPU(c *Capture) error {
 	sort.Strings(names)
 	c.Meta.GPU = strings.Join(names, ", ")
 	return nil
+}
+
+// readCUDADevices maps CUDA device ids to GPU ids from
+// TARGET_INFO_CUDA_DEVICE; empty where the export has no such table.
+func (r *sqliteReader) readCUDADevices() (map[int64]int64, error) {
+	cudaToGPU := map[int64]int64{}
+	if t := r.tables[tabCUDADev]; t != "" {
+		dc, err := r.columns(tabCUDADev)
+		if err != nil {
+			return nil, err
+		}
+		if dc[nsysdb.ColGPUID] && dc[nsysdb.ColCUDAID] {
+			rows, err := r.db.Query(`SELECT ` + nsysdb.Cols(nsysdb.ColCUDAID, nsysdb.ColGPUID) + ` FROM ` + quoteIdent(t) + ` WHERE ` + quoteIdent(nsysdb.ColCUDAID) + ` IS NOT NULL AND ` + quoteIdent(nsysdb.ColGPUID) + ` IS NOT NULL`)
+			if err != nil {
+				return nil, r.tableError(t, err)
+			}
+			for rows.Next() {
+				var cu, g int64
+				if err := rows.Scan(&cu, &g); err != nil {
+					rows.Close()
+					return nil, r.tableError(t, err)
+				}
+				cudaToGPU[cu] = g
+			}
+			err = rows.Err()
+			rows.Close()
+			if err != nil {
+				return nil, r.tableError(t, err)
+			}
+		}
+	}
+	return cudaToGPU, nil
 }
