@@ -419,37 +419,9 @@ func (t *traceCtx) part1Runs(dir vocab.Direction) (*sweepData, string) {
 // part2 finds the timed cudaMemcpyAsync calls of both sources.
 func (t *traceCtx) part2() (*asyncData, string) {
 	all := t.named(apiMemcpyAsync)
-	groups := map[vocab.MemKind][]capture.APICall{}
-	var how string
-	if t.hasAnyRange("async-pageable", "async-pinned") {
-		var hows []string
-		for _, src := range sources {
-			name := "async-" + string(src)
-			r, why := t.rangeNamed(name)
-			if why != "" {
-				return nil, why
-			}
-			g := t.inRange(apiMemcpyAsync, r)
-			if len(g) != timedRuns {
-				return nil, fmt.Sprintf("NVTX range %q holds %d cudaMemcpyAsync calls on thread %s; expected %d", name, len(g), t.thread(), timedRuns)
-			}
-			groups[src] = g
-			hows = append(hows, fmt.Sprintf("NVTX range %s %s", name, rangeSpan(r)))
-		}
-		if len(all) != asyncTotal {
-			return nil, fmt.Sprintf("found %d cudaMemcpyAsync calls on thread %s; the program makes %d (%d per source: 1 warm-up + %d timed)",
-				len(all), t.thread(), asyncTotal, asyncPerSrc, timedRuns)
-		}
-		how = fmt.Sprintf("the %d cudaMemcpyAsync calls in %s", timedRuns, strings.Join(hows, " and "))
-	} else {
-		if len(all) != asyncTotal {
-			return nil, fmt.Sprintf("found %d cudaMemcpyAsync calls on thread %s and no NVTX ranges async-pageable/async-pinned; the program makes exactly %d (%d pageable, then %d pinned, each 1 warm-up + %d timed), so the groups cannot be told apart",
-				len(all), t.thread(), asyncTotal, asyncPerSrc, asyncPerSrc, timedRuns)
-		}
-		groups[vocab.MemPageable] = all[1:asyncPerSrc]
-		groups[vocab.MemPinned] = all[asyncPerSrc+1:]
-		how = fmt.Sprintf("no NVTX ranges: the %d cudaMemcpyAsync calls on thread %s in order, calls 2-%d pageable and %d-%d pinned (calls 1 and %d are warm-ups)",
-			asyncTotal, t.thread(), asyncPerSrc, asyncPerSrc+2, asyncTotal, asyncPerSrc+1)
+	groups, how, why := t.part2Groups(all)
+	if why != "" {
+		return nil, why
 	}
 	syncs := t.named(apiStreamSync)
 	if len(syncs) == 0 {
@@ -673,4 +645,43 @@ func orNone(source string) string {
 		return "(none)"
 	}
 	return source
+}
+
+// part2Groups splits the thread's cudaMemcpyAsync calls (all) into the
+// pageable and pinned groups' timed calls: by NVTX range where the capture
+// has them, else by call order. how says which; why, when not empty, why
+// the groups cannot be found.
+func (t *traceCtx) part2Groups(all []capture.APICall) (groups map[vocab.MemKind][]capture.APICall, how, why string) {
+	groups = map[vocab.MemKind][]capture.APICall{}
+	if t.hasAnyRange("async-pageable", "async-pinned") {
+		var hows []string
+		for _, src := range sources {
+			name := "async-" + string(src)
+			r, why := t.rangeNamed(name)
+			if why != "" {
+				return nil, "", why
+			}
+			g := t.inRange(apiMemcpyAsync, r)
+			if len(g) != timedRuns {
+				return nil, "", fmt.Sprintf("NVTX range %q holds %d cudaMemcpyAsync calls on thread %s; expected %d", name, len(g), t.thread(), timedRuns)
+			}
+			groups[src] = g
+			hows = append(hows, fmt.Sprintf("NVTX range %s %s", name, rangeSpan(r)))
+		}
+		if len(all) != asyncTotal {
+			return nil, "", fmt.Sprintf("found %d cudaMemcpyAsync calls on thread %s; the program makes %d (%d per source: 1 warm-up + %d timed)",
+				len(all), t.thread(), asyncTotal, asyncPerSrc, timedRuns)
+		}
+		how = fmt.Sprintf("the %d cudaMemcpyAsync calls in %s", timedRuns, strings.Join(hows, " and "))
+	} else {
+		if len(all) != asyncTotal {
+			return nil, "", fmt.Sprintf("found %d cudaMemcpyAsync calls on thread %s and no NVTX ranges async-pageable/async-pinned; the program makes exactly %d (%d pageable, then %d pinned, each 1 warm-up + %d timed), so the groups cannot be told apart",
+				len(all), t.thread(), asyncTotal, asyncPerSrc, asyncPerSrc, timedRuns)
+		}
+		groups[vocab.MemPageable] = all[1:asyncPerSrc]
+		groups[vocab.MemPinned] = all[asyncPerSrc+1:]
+		how = fmt.Sprintf("no NVTX ranges: the %d cudaMemcpyAsync calls on thread %s in order, calls 2-%d pageable and %d-%d pinned (calls 1 and %d are warm-ups)",
+			asyncTotal, t.thread(), asyncPerSrc, asyncPerSrc+2, asyncTotal, asyncPerSrc+1)
+	}
+	return groups, how, ""
 }
