@@ -150,6 +150,45 @@ func sizeLabel(b int64) string {
 }
 
 // bandwidthChart draws part 1 and 1b: GB/s against transfer size.
+// sizeAxis makes the x axis a log scale of transfer sizes, one tick per
+// size, with room on both sides.
+func sizeAxis(p *plot.Plot, sizes map[int64]bool) {
+	p.X.Scale = plot.LogScale{}
+	var ticks []plot.Tick
+	var sorted []int64
+	for b := range sizes {
+		sorted = append(sorted, b)
+	}
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
+	for _, b := range sorted {
+		ticks = append(ticks, plot.Tick{Value: float64(b) / (1 << 20), Label: sizeLabel(b)})
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	lo, hi := float64(sorted[0])/(1<<20), float64(sorted[len(sorted)-1])/(1<<20)
+	if lo == hi {
+		lo, hi = lo/2, hi*2
+	}
+	p.X.Min, p.X.Max = lo/1.25, hi*1.25
+}
+
+// ratedLine draws the link's rated bandwidth across the plot and says so in
+// the caption.
+func (ch *chart) ratedLine(p *plot.Plot, link Link) error {
+	xys := plotter.XYs{{X: p.X.Min, Y: link.RatedGBps}, {X: p.X.Max, Y: link.RatedGBps}}
+	rated, err := plotter.NewLine(xys)
+	if err != nil {
+		return err
+	}
+	rated.Color = colRated
+	rated.Width = vg.Points(1.5)
+	rated.Dashes = []vg.Length{vg.Points(2), vg.Points(3)}
+	p.Add(rated)
+	p.Legend.Add(link.label(), rated)
+	ch.drew("rated", xys)
+	ch.caption += fmt.Sprintf(" The dotted line is the link's rated bandwidth per direction: %s, %.1f GB/s.", link.name(), link.RatedGBps)
+	return nil
+}
+
 func bandwidthChart(r *predictions.Result, link Link) (chart, error) {
 	ch := chart{name: "bandwidth", title: "Copy bandwidth by transfer size"}
 	from := preferredOf(r.Copies, func(c predictions.CopyRow) string { return c.From })
@@ -178,22 +217,7 @@ func bandwidthChart(r *predictions.Result, link Link) (chart, error) {
 		return ch, nil
 	}
 	p := newPlot(ch.title, "transfer size (log scale)", "GB/s (1e9 bytes per second)")
-	p.X.Scale = plot.LogScale{}
-	var ticks []plot.Tick
-	var sorted []int64
-	for b := range sizes {
-		sorted = append(sorted, b)
-	}
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
-	for _, b := range sorted {
-		ticks = append(ticks, plot.Tick{Value: float64(b) / (1 << 20), Label: sizeLabel(b)})
-	}
-	p.X.Tick.Marker = plot.ConstantTicks(ticks)
-	lo, hi := float64(sorted[0])/(1<<20), float64(sorted[len(sorted)-1])/(1<<20)
-	if lo == hi {
-		lo, hi = lo/2, hi*2
-	}
-	p.X.Min, p.X.Max = lo/1.25, hi*1.25
+	sizeAxis(p, sizes)
 	var drawn []string
 	for _, dir := range []vocab.Direction{vocab.H2D, vocab.D2H} {
 		for _, src := range []vocab.MemKind{vocab.MemPageable, vocab.MemPinned} {
@@ -228,18 +252,10 @@ func bandwidthChart(r *predictions.Result, link Link) (chart, error) {
 	ch.caption = fmt.Sprintf("Mean bandwidth of the timed blocking copies at each size (%s): %s. Solid lines are host-to-device, dashed device-to-host.",
 		sourceWords(from), strings.Join(drawn, ", "))
 	if link.RatedGBps > 0 {
-		rated, err := plotter.NewLine(plotter.XYs{{X: p.X.Min, Y: link.RatedGBps}, {X: p.X.Max, Y: link.RatedGBps}})
-		if err != nil {
+		if err := ch.ratedLine(p, link); err != nil {
 			return ch, err
 		}
-		rated.Color = colRated
-		rated.Width = vg.Points(1.5)
-		rated.Dashes = []vg.Length{vg.Points(2), vg.Points(3)}
-		p.Add(rated)
-		p.Legend.Add(link.label(), rated)
-		ch.drew("rated", plotter.XYs{{X: p.X.Min, Y: link.RatedGBps}, {X: p.X.Max, Y: link.RatedGBps}})
 		maxY = math.Max(maxY, link.RatedGBps)
-		ch.caption += fmt.Sprintf(" The dotted line is the link's rated bandwidth per direction: %s, %.1f GB/s.", link.name(), link.RatedGBps)
 	} else {
 		ch.caption += " The PCIe link's rated bandwidth is not known for this input, so no line marks it (a run folder's run.json supplies it; so does --pcie-gbps)."
 	}
