@@ -339,6 +339,33 @@ func asyncChart(r *predictions.Result) (chart, error) {
 }
 
 // kernelChart draws part 3 with prediction 3's band for the zero-copy time.
+// lossBand draws prediction 3's band for the zero-copy bar: the resident
+// time times the predicted loss (mid), from half of it (lo) to twice it (hi).
+func (ch *chart) lossBand(p *plot.Plot, residentMs, predicted float64) (lo, mid, hi float64, err error) {
+	lo = residentMs * predicted / predictions.LossFactor
+	mid = residentMs * predicted
+	hi = residentMs * predicted * predictions.LossFactor
+	band, err := plotter.NewPolygon(plotter.XYs{{X: 0.65, Y: lo}, {X: 1.35, Y: lo}, {X: 1.35, Y: hi}, {X: 0.65, Y: hi}})
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	band.Color = colBand
+	band.LineStyle.Width = 0
+	line, err := plotter.NewLine(plotter.XYs{{X: 0.65, Y: mid}, {X: 1.35, Y: mid}})
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	line.Color = colZeroCopy
+	line.Width = vg.Points(1.5)
+	line.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+	p.Add(band)
+	p.Legend.Add(fmt.Sprintf("prediction 3: zero-copy between %s and %s ms", msText(lo), msText(hi)), band)
+	p.Legend.Add(fmt.Sprintf("predicted zero-copy time %s ms (resident x %.1f)", msText(mid), predicted), line)
+	p.Add(line)
+	ch.drew("predicted zero-copy band", plotter.XYs{{X: 1, Y: lo}, {X: 1, Y: mid}, {X: 1, Y: hi}})
+	return lo, mid, hi, nil
+}
+
 func kernelChart(r *predictions.Result) (chart, error) {
 	ch := chart{name: "kernels", title: "scaleCopy kernel: device-resident vs zero-copy"}
 	from := preferredOf(r.Kernels, func(k predictions.KernelRow) string { return k.From })
@@ -349,9 +376,9 @@ func kernelChart(r *predictions.Result) (chart, error) {
 			continue
 		}
 		switch k.Variant {
-		case "device-resident":
+		case vocab.DeviceResident:
 			res = k
-		case "zero-copy":
+		case vocab.ZeroCopy:
 			zero = k
 		}
 	}
@@ -390,27 +417,10 @@ func kernelChart(r *predictions.Result) (chart, error) {
 	ch.caption = fmt.Sprintf("Mean time per launch (%s).", sourceWords(from))
 	predicted := predictedLoss(r, from)
 	if res != nil && zero != nil && predicted > 0 {
-		lo := res.MsPerLaunch * predicted / predictions.LossFactor
-		mid := res.MsPerLaunch * predicted
-		hi := res.MsPerLaunch * predicted * predictions.LossFactor
-		band, err := plotter.NewPolygon(plotter.XYs{{X: 0.65, Y: lo}, {X: 1.35, Y: lo}, {X: 1.35, Y: hi}, {X: 0.65, Y: hi}})
+		lo, _, hi, err := ch.lossBand(p, res.MsPerLaunch, predicted)
 		if err != nil {
 			return ch, err
 		}
-		band.Color = colBand
-		band.LineStyle.Width = 0
-		line, err := plotter.NewLine(plotter.XYs{{X: 0.65, Y: mid}, {X: 1.35, Y: mid}})
-		if err != nil {
-			return ch, err
-		}
-		line.Color = colZeroCopy
-		line.Width = vg.Points(1.5)
-		line.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
-		p.Add(band)
-		p.Legend.Add(fmt.Sprintf("prediction 3: zero-copy between %s and %s ms", msText(lo), msText(hi)), band)
-		p.Legend.Add(fmt.Sprintf("predicted zero-copy time %s ms (resident x %.1f)", msText(mid), predicted), line)
-		p.Add(line)
-		ch.drew("predicted zero-copy band", plotter.XYs{{X: 1, Y: lo}, {X: 1, Y: mid}, {X: 1, Y: hi}})
 		maxY = math.Max(maxY, hi)
 		ch.caption += fmt.Sprintf(" The shaded band is where prediction 3 puts the zero-copy launch: the resident time %s ms times the predicted loss %.2fx (device bandwidth over part 1's pinned host-to-device bandwidth), from half of that to twice it: %s to %s ms. The zero-copy bar measured %s ms.",
 			msText(res.MsPerLaunch), predicted, msText(lo), msText(hi), msText(zero.MsPerLaunch))
