@@ -461,6 +461,28 @@ func predictedLoss(r *predictions.Result, from string) float64 {
 }
 
 // callsChart draws prediction 4's per-call durations of the two groups.
+// callAxes numbers the calls 1..n on the x axis and puts whole decades
+// around [minY, maxY] on the log y axis.
+func callAxes(p *plot.Plot, n int, minY, maxY float64) {
+	var ticks []plot.Tick
+	for i := 1; i <= n; i++ {
+		ticks = append(ticks, plot.Tick{Value: float64(i), Label: fmt.Sprint(i)})
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	p.X.Min, p.X.Max = 0.5, float64(n)+0.5
+	loExp, hiExp := int(math.Floor(math.Log10(minY))), int(math.Ceil(math.Log10(maxY)))+1
+	p.Y.Min, p.Y.Max = math.Pow10(loExp), math.Pow10(hiExp)
+	var yticks []plot.Tick
+	for e := loExp; e <= hiExp; e++ {
+		v := math.Pow10(e)
+		yticks = append(yticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
+		for m := 2; m < 10 && e < hiExp; m++ {
+			yticks = append(yticks, plot.Tick{Value: float64(m) * v})
+		}
+	}
+	p.Y.Tick.Marker = plot.ConstantTicks(yticks)
+}
+
 func callsChart(r *predictions.Result) (chart, error) {
 	ch := chart{name: "calls", title: "Time in each timed cudaMemcpyAsync call (log scale)"}
 	var froms []string
@@ -522,23 +544,7 @@ func callsChart(r *predictions.Result) (chart, error) {
 		ch.skipped = "the per-call durations of the timed cudaMemcpyAsync calls are all zero or missing"
 		return ch, nil
 	}
-	var ticks []plot.Tick
-	for i := 1; i <= n; i++ {
-		ticks = append(ticks, plot.Tick{Value: float64(i), Label: fmt.Sprint(i)})
-	}
-	p.X.Tick.Marker = plot.ConstantTicks(ticks)
-	p.X.Min, p.X.Max = 0.5, float64(n)+0.5
-	loExp, hiExp := int(math.Floor(math.Log10(minY))), int(math.Ceil(math.Log10(maxY)))+1
-	p.Y.Min, p.Y.Max = math.Pow10(loExp), math.Pow10(hiExp)
-	var yticks []plot.Tick
-	for e := loExp; e <= hiExp; e++ {
-		v := math.Pow10(e)
-		yticks = append(yticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
-		for m := 2; m < 10 && e < hiExp; m++ {
-			yticks = append(yticks, plot.Tick{Value: float64(m) * v})
-		}
-	}
-	p.Y.Tick.Marker = plot.ConstantTicks(yticks)
+	callAxes(p, n, minY, maxY)
 	p.Legend.Left = false
 	p.Legend.XOffs = -vg.Points(8)
 	ch.caption = fmt.Sprintf("How long each timed call held the thread (%s): %s. The scale is logarithmic because the two groups differ by orders of magnitude.",
