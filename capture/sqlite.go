@@ -734,6 +734,43 @@ func (r *sqliteReader) lackMemcpy(c *Capture, reason string) {
 	c.Lack(FactMemoryKinds, reason)
 }
 
+// copyEnums reads the copy directions and, where the export has them, the
+// memory kinds of copies; haveMemKinds is false (and the fact recorded as
+// missing) where it has not.
+func (r *sqliteReader) copyEnums(c *Capture, table string, cols map[string]bool) (kinds map[int64]CopyKind, memKinds map[int64]MemKind, haveMemKinds bool, err error) {
+	if r.tables[tabCopyOper] == "" {
+		return nil, nil, false, &InputError{Path: r.path, Where: "table " + tabCopyOper,
+			Problem: "the export has memory copies but no " + tabCopyOper + " table to tell their directions",
+			Hint:    sqliteExportHint}
+	}
+	opers, err := r.readEnum(tabCopyOper)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	kinds = map[int64]CopyKind{}
+	for id, n := range opers {
+		kinds[id] = copyKindByName(n)
+	}
+	memKinds = map[int64]MemKind{}
+	haveMemKinds = cols[nsysdb.ColSrcKind] && cols[nsysdb.ColDstKind]
+	switch {
+	case !haveMemKinds:
+		c.Lack(FactMemoryKinds, fmt.Sprintf("table %s has no %s/%s columns; export with Nsight Systems 2025.3 or newer", table, nsysdb.ColSrcKind, nsysdb.ColDstKind))
+	case r.tables[tabMemKind] == "":
+		haveMemKinds = false
+		c.Lack(FactMemoryKinds, fmt.Sprintf("the export has no %s table to name the memory kinds of copies", tabMemKind))
+	default:
+		mk, err := r.readEnum(tabMemKind)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		for id, n := range mk {
+			memKinds[id] = memKindByName(n)
+		}
+	}
+	return kinds, memKinds, haveMemKinds, nil
+}
+
 // readMemcpy reads the GPU memory-copy records.
 func (r *sqliteReader) readMemcpy(c *Capture) error {
 	table := r.tables[tabMemcpy]
@@ -745,35 +782,9 @@ func (r *sqliteReader) readMemcpy(c *Capture) error {
 	if err != nil {
 		return err
 	}
-	if r.tables[tabCopyOper] == "" {
-		return &InputError{Path: r.path, Where: "table " + tabCopyOper,
-			Problem: "the export has memory copies but no " + tabCopyOper + " table to tell their directions",
-			Hint:    sqliteExportHint}
-	}
-	opers, err := r.readEnum(tabCopyOper)
+	kinds, memKinds, haveMemKinds, err := r.copyEnums(c, table, cols)
 	if err != nil {
 		return err
-	}
-	kinds := map[int64]CopyKind{}
-	for id, n := range opers {
-		kinds[id] = copyKindByName(n)
-	}
-	memKinds := map[int64]MemKind{}
-	haveMemKinds := cols[nsysdb.ColSrcKind] && cols[nsysdb.ColDstKind]
-	switch {
-	case !haveMemKinds:
-		c.Lack(FactMemoryKinds, fmt.Sprintf("table %s has no %s/%s columns; export with Nsight Systems 2025.3 or newer", table, nsysdb.ColSrcKind, nsysdb.ColDstKind))
-	case r.tables[tabMemKind] == "":
-		haveMemKinds = false
-		c.Lack(FactMemoryKinds, fmt.Sprintf("the export has no %s table to name the memory kinds of copies", tabMemKind))
-	default:
-		mk, err := r.readEnum(tabMemKind)
-		if err != nil {
-			return err
-		}
-		for id, n := range mk {
-			memKinds[id] = memKindByName(n)
-		}
 	}
 	if !cols[nsysdb.ColCorrelationID] {
 		c.Lack(FactCorrelation, fmt.Sprintf("table %s has no %s column", table, nsysdb.ColCorrelationID))
