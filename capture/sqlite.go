@@ -469,6 +469,34 @@ func likeEscape(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
+// runtimeFilter builds the WHERE conditions of the API-call query: the
+// wanted API names and, with Options.ProgramThread, the program's thread.
+// none is true when no call can match.
+func (r *sqliteReader) runtimeFilter(c *Capture, table string, cols map[string]bool, gtidCol string) (conds []string, none bool, err error) {
+	if len(r.opts.APINames) > 0 {
+		ids, err := r.apiNameIDs(r.opts.APINames)
+		if err != nil {
+			return nil, false, err
+		}
+		if len(ids) == 0 {
+			return nil, true, nil // none of the wanted APIs was ever called
+		}
+		conds = append(conds, quoteIdent(nsysdb.ColNameID)+` IN (`+intList(ids)+`)`)
+	}
+	if r.opts.ProgramThread && cols[nsysdb.ColGlobalTid] {
+		gtids, err := r.programThread(c, table, gtidCol, conds)
+		if err != nil {
+			return nil, false, err
+		}
+		if len(gtids) == 0 {
+			return nil, true, nil // no calls at all
+		}
+		conds = append(conds, gtidCol+` IN (`+intList(gtids)+`)`)
+		r.threadOnly = true
+	}
+	return conds, false, nil
+}
+
 // readThreadNames maps global thread ids to names, where the export has them.
 func (r *sqliteReader) readThreadNames() (map[int64]string, error) {
 	out := map[int64]string{}
@@ -531,28 +559,10 @@ func (r *sqliteReader) readRuntime(c *Capture) error {
 		return err
 	}
 
-	var conds []string
-	if len(r.opts.APINames) > 0 {
-		ids, err := r.apiNameIDs(r.opts.APINames)
-		if err != nil {
-			return err
-		}
-		if len(ids) == 0 {
-			return nil // none of the wanted APIs was ever called
-		}
-		conds = append(conds, quoteIdent(nsysdb.ColNameID)+` IN (`+intList(ids)+`)`)
-	}
 	gtidCol := col(cols, nsysdb.ColGlobalTid)
-	if r.opts.ProgramThread && cols[nsysdb.ColGlobalTid] {
-		gtids, err := r.programThread(c, table, gtidCol, conds)
-		if err != nil {
-			return err
-		}
-		if len(gtids) == 0 {
-			return nil // no calls at all
-		}
-		conds = append(conds, gtidCol+` IN (`+intList(gtids)+`)`)
-		r.threadOnly = true
+	conds, none, err := r.runtimeFilter(c, table, cols, gtidCol)
+	if err != nil || none {
+		return err
 	}
 	// No ORDER BY: Capture.Sort orders the calls, and sorting here would
 	// make SQLite sort every matching row first.
