@@ -70,15 +70,24 @@ func LoadOptions(nsys string) capture.Options {
 func Paths(paths []string, opts Options) ([]*Checked, error) {
 	var out []*Checked
 	for _, p := range paths {
-		c, err := capture.Load(p, LoadOptions(opts.Nsys))
+		k, err := Load(p, opts)
 		if err != nil {
 			return nil, err
 		}
-		k := Evaluate(c)
-		k.Enrich(readRunInfo(folderOf(c.Path)))
+		k.Enrich(readRunInfo(folderOf(k.Capture.Path)))
 		out = append(out, k)
 	}
 	return out, nil
+}
+
+// Load loads one capture and evaluates it; run calls it on its own export
+// and Enriches the result once the run's other steps are done.
+func Load(path string, opts Options) (*Checked, error) {
+	c, err := capture.Load(path, LoadOptions(opts.Nsys))
+	if err != nil {
+		return nil, err
+	}
+	return Evaluate(c), nil
 }
 
 // Evaluate evaluates the predictions on a loaded capture. The result is not

@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/check"
 	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/runner"
@@ -135,12 +134,9 @@ func runRun(opts *runOptions, s Streams) error {
 	// Verifying needs only the export, so it runs beside stats and analyze.
 	var checked *check.Checked
 	verify := runner.Task{Name: "verify", Fn: func(st *runner.Step) error {
-		c, err := capture.Load(run.Path(runner.Base+".sqlite"), check.LoadOptions(""))
-		if err != nil {
-			return err
-		}
-		checked = check.Evaluate(c)
-		return nil
+		var err error
+		checked, err = check.Load(run.Path(runner.Base+".sqlite"), check.Options{})
+		return err
 	}}
 	if err := run.Profile(ctx, verify); err != nil {
 		return fail(err)
