@@ -18,6 +18,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/nsyscheck/nsyscheck/predictions"
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // Index file names: the page comparing several captures side by side, and
@@ -234,10 +235,10 @@ func compareChart(entries []Entry) (chart, error) {
 		from := preferredOf(r.Copies, func(c predictions.CopyRow) string { return c.From })
 		col := captureColours[i%len(captureColours)]
 		name := path.Base(e.Dir)
-		for _, src := range []string{"pinned", "pageable"} {
+		for _, src := range []vocab.MemKind{vocab.MemPinned, vocab.MemPageable} {
 			var xys plotter.XYs
 			for _, c := range r.Copies {
-				if c.From == from && c.Direction == "h2d" && c.Source == src && c.Bytes > 0 && c.GBps > 0 {
+				if c.From == from && c.Direction == vocab.H2D && c.Source == src && c.Bytes > 0 && c.GBps > 0 {
 					xys = append(xys, plotter.XY{X: float64(c.Bytes) / (1 << 20), Y: c.GBps})
 					sizes[c.Bytes] = true
 					minY, maxY = math.Min(minY, c.GBps), math.Max(maxY, c.GBps)
@@ -255,7 +256,7 @@ func compareChart(entries []Entry) (chart, error) {
 			line.Width = vg.Points(2)
 			points.Radius = vg.Points(3.5)
 			points.Shape = draw.CircleGlyph{}
-			if src == "pageable" {
+			if src == vocab.MemPageable {
 				line.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
 				points.Shape = draw.TriangleGlyph{}
 			}

@@ -18,6 +18,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/nsyscheck/nsyscheck/predictions"
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // Plot size and PNG resolution.
@@ -67,6 +68,15 @@ type chart struct {
 	// labels are the value labels drawn over the data, kept so that tests
 	// can check that no two overlap.
 	labels []*plotter.Labels
+	series map[string]plotter.XYs // what was drawn, by series name
+}
+
+// drew records a drawn series' values.
+func (ch *chart) drew(name string, xys plotter.XYs) {
+	if ch.series == nil {
+		ch.series = map[string]plotter.XYs{}
+	}
+	ch.series[name] = append(plotter.XYs(nil), xys...)
 }
 
 // addLabels adds value labels to the chart's plot.
@@ -376,7 +386,10 @@ func bandwidthChart(r *predictions.Result, link Link) (chart, error) {
 		ch.skipped = "the input has no part 1 copy rows (blocking cudaMemcpy by size), so there is no bandwidth to plot"
 		return ch, nil
 	}
-	type key struct{ dir, src string }
+	type key struct {
+		dir vocab.Direction
+		src vocab.MemKind
+	}
 	series := map[key]plotter.XYs{}
 	sizes := map[int64]bool{}
 	maxY := 0.0
@@ -407,8 +420,8 @@ func bandwidthChart(r *predictions.Result, link Link) (chart, error) {
 	}
 	p.X.Min, p.X.Max = lo/1.25, hi*1.25
 	var drawn []string
-	for _, dir := range []string{"h2d", "d2h"} {
-		for _, src := range []string{"pageable", "pinned"} {
+	for _, dir := range []vocab.Direction{vocab.H2D, vocab.D2H} {
+		for _, src := range []vocab.MemKind{vocab.MemPageable, vocab.MemPinned} {
 			xys := series[key{dir, src}]
 			if len(xys) == 0 {
 				continue
@@ -419,30 +432,33 @@ func bandwidthChart(r *predictions.Result, link Link) (chart, error) {
 				return ch, err
 			}
 			col := colPageable
-			if src == "pinned" {
+			if src == vocab.MemPinned {
 				col = colPinned
 			}
 			line.Color, points.Color = col, col
 			line.Width = vg.Points(2)
 			points.Radius = vg.Points(3.5)
 			points.Shape = draw.CircleGlyph{}
-			if dir == "d2h" {
+			if dir == vocab.D2H {
 				line.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
 				points.Shape = draw.TriangleGlyph{}
 			}
 			p.Add(line, points)
-			name := strings.ToUpper(dir) + " " + src
+			name := strings.ToUpper(string(dir)) + " " + string(src)
 			p.Legend.Add(name, line, points)
+			ch.drew(name, xys)
 			drawn = append(drawn, name)
 		}
 	}
 	ch.caption = fmt.Sprintf("Mean bandwidth of the timed blocking copies at each size (%s): %s. Solid lines are host-to-device, dashed device-to-host.",
 		sourceWords(from), strings.Join(drawn, ", "))
 	if link.RatedGBps > 0 {
-		rated, err := plotter.NewLine(plotter.XYs{{X: p.X.Min, Y: link.RatedGBps}, {X: p.X.Max, Y: link.RatedGBps}})
+		xys := plotter.XYs{{X: p.X.Min, Y: link.RatedGBps}, {X: p.X.Max, Y: link.RatedGBps}}
+		rated, err := plotter.NewLine(xys)
 		if err != nil {
 			return ch, err
 		}
+		ch.drew("rated", xys)
 		rated.Color = colRated
 		rated.Width = vg.Points(1.5)
 		rated.Dashes = []vg.Length{vg.Points(2), vg.Points(3)}
@@ -485,7 +501,7 @@ func asyncChart(r *predictions.Result) (chart, error) {
 	ch := chart{name: "async", title: "cudaMemcpyAsync: time in the call vs time to completion"}
 	from := preferredOf(r.Async, func(a predictions.AsyncRow) string { return a.From })
 	var rows []predictions.AsyncRow
-	for _, src := range []string{"pageable", "pinned"} {
+	for _, src := range []vocab.MemKind{vocab.MemPageable, vocab.MemPinned} {
 		for _, a := range r.Async {
 			if a.From == from && a.Source == src {
 				rows = append(rows, a)
@@ -502,7 +518,7 @@ func asyncChart(r *predictions.Result) (chart, error) {
 	var callText, doneText []string
 	minY, maxY := math.Inf(1), 0.0
 	for i, a := range rows {
-		names = append(names, a.Source)
+		names = append(names, string(a.Source))
 		call = append(call, a.CallMs)
 		done = append(done, a.CompletionMs)
 		callXY = append(callXY, plotter.XY{X: float64(i), Y: a.CallMs})
@@ -546,6 +562,8 @@ func asyncChart(r *predictions.Result) (chart, error) {
 		return ch, err
 	}
 	p.Add(callBars, doneBars)
+	ch.drew("call", callXY)
+	ch.drew("completion", doneXY)
 	ch.addLabels(p, callLabels)
 	ch.addLabels(p, doneLabels)
 	p.Legend.Add("call: the thread is held (label: its share of completion)", callBars)
@@ -571,9 +589,9 @@ func kernelChart(r *predictions.Result) (chart, error) {
 			continue
 		}
 		switch k.Variant {
-		case "device-resident":
+		case vocab.DeviceResident:
 			res = k
-		case "zero-copy":
+		case vocab.ZeroCopy:
 			zero = k
 		}
 	}
@@ -607,7 +625,7 @@ func kernelChart(r *predictions.Result) (chart, error) {
 		}
 		p.Add(bars)
 		xys = append(xys, plotter.XY{X: float64(len(names)), Y: k.MsPerLaunch})
-		names = append(names, k.Variant)
+		names = append(names, string(k.Variant))
 		t := msText(k.MsPerLaunch) + " ms"
 		if k.GBps > 0 {
 			t += fmt.Sprintf("\n%.1f GB/s", k.GBps)
@@ -635,6 +653,7 @@ func kernelChart(r *predictions.Result) (chart, error) {
 		line.Width = vg.Points(1.5)
 		line.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
 		p.Add(band, line)
+		ch.drew("predicted zero-copy band", plotter.XYs{{X: 1, Y: lo}, {X: 1, Y: mid}, {X: 1, Y: hi}})
 		p.Legend.Add(fmt.Sprintf("where prediction 3 puts zero-copy: %s to %s ms", msText(lo), msText(hi)), band)
 		p.Legend.Add(fmt.Sprintf("predicted zero-copy time %s ms (resident x %.1f)", msText(mid), predicted), line)
 		maxY = math.Max(maxY, hi)
@@ -643,6 +662,7 @@ func kernelChart(r *predictions.Result) (chart, error) {
 	} else {
 		ch.caption += " Prediction 3's band is not drawn: the input gives no predicted loss for these rows (it needs both variants and part 1's pinned 64 MiB host-to-device copy)."
 	}
+	ch.drew("ms per launch", xys)
 	lbl, err := labels(xys, text, 0, vg.Points(9))
 	if err != nil {
 		return ch, err
@@ -743,6 +763,7 @@ func callsChart(r *predictions.Result) (chart, error) {
 		points.Radius = vg.Points(4)
 		points.Shape = draw.CircleGlyph{}
 		p.Add(line, points)
+		ch.drew(g.name, xys)
 		p.Legend.Add(fmt.Sprintf("%s: %d calls, %s ms in all", g.name, len(g.ms), msText(total)), line, points)
 		sums = append(sums, fmt.Sprintf("%s %s ms over %d calls", g.name, msText(total), len(g.ms)))
 	}

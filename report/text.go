@@ -158,17 +158,25 @@ func valueText(c *predictions.Claim) string {
 }
 
 // decidingEvidence splits a claim's evidence into the lines of the source
-// that decided it and the rest.
+// that decided it and the rest, each as "source: text".
 func decidingEvidence(c *predictions.Claim) (deciding, others []string) {
-	prefix := c.From + ": "
 	for _, e := range c.Evidence {
-		if c.From != "" && strings.HasPrefix(e, prefix) {
-			deciding = append(deciding, e)
+		if c.From != "" && e.Source == c.From {
+			deciding = append(deciding, e.String())
 		} else {
-			others = append(others, e)
+			others = append(others, e.String())
 		}
 	}
 	return deciding, others
+}
+
+// evidenceLines is every evidence line of a claim, "source: text".
+func evidenceLines(c *predictions.Claim) []string {
+	out := make([]string, len(c.Evidence))
+	for i, e := range c.Evidence {
+		out[i] = e.String()
+	}
+	return out
 }
 
 // Text renders one result for a terminal: the input and its program thread,
@@ -210,7 +218,7 @@ func Text(w io.Writer, r *predictions.Result, opts TextOptions) error {
 		if c.Verdict == predictions.Unavailable {
 			writeWrapped(&b, "why unavailable: "+c.Reason, width, indent, indent+"  ")
 			if opts.Verbose {
-				for _, e := range c.Evidence {
+				for _, e := range evidenceLines(c) {
 					writeWrapped(&b, e, width, indent, indent+"  ")
 				}
 			}

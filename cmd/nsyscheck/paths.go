@@ -55,7 +55,7 @@ func renamePaths(r *predictions.Result, from, to string) {
 		c := &r.Claims[i]
 		c.Reason = fix(c.Reason)
 		for j := range c.Evidence {
-			c.Evidence[j] = fix(c.Evidence[j])
+			c.Evidence[j].Text = fix(c.Evidence[j].Text)
 		}
 		for j := range c.Sources {
 			c.Sources[j].Reason = fix(c.Sources[j].Reason)
@@ -63,7 +63,7 @@ func renamePaths(r *predictions.Result, from, to string) {
 	}
 	r.Exercise.Reason = fix(r.Exercise.Reason)
 	for i := range r.Exercise.Evidence {
-		r.Exercise.Evidence[i] = fix(r.Exercise.Evidence[i])
+		r.Exercise.Evidence[i].Text = fix(r.Exercise.Evidence[i].Text)
 	}
 	for i := range r.Diagnostics {
 		r.Diagnostics[i].Message = fix(r.Diagnostics[i].Message)

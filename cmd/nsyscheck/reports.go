@@ -3,9 +3,9 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"os"
 
+	"github.com/nsyscheck/nsyscheck/check"
 	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/report"
 	"github.com/nsyscheck/nsyscheck/runner"
@@ -14,7 +14,8 @@ import (
 // writeRunReports writes the verdicts into the run folder: report.txt for a
 // terminal, verdicts.json for scripts, and report.md and report.html with
 // their plots for a person.
-func writeRunReports(run *runner.Run, r *predictions.Result) error {
+func writeRunReports(run *runner.Run, k *check.Checked) error {
+	r := k.Result
 	var text bytes.Buffer
 	// A file read later: every evidence line, at the default width.
 	if err := report.Text(&text, r, report.TextOptions{Verbose: true}); err != nil {
@@ -30,11 +31,7 @@ func writeRunReports(run *runner.Run, r *predictions.Result) error {
 	if err := writeNew(run.Path("verdicts.json"), data.Bytes()); err != nil {
 		return err
 	}
-	var link report.Link
-	if run.Info.GPU != nil {
-		link = pcieLink(run.Info.GPU.PCIe)
-	}
-	rep, err := report.Build(r, report.Options{Link: link})
+	rep, err := report.Build(r, report.Options{Link: k.Link()})
 	if err != nil {
 		return err
 	}
@@ -56,10 +53,4 @@ func writeNew(path string, data []byte) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
-}
-
-// writeMarkdown renders the verdicts as Markdown reports in the lesson's
-// shape, without plots (the report command draws those).
-func writeMarkdown(w io.Writer, results []*predictions.Result) error {
-	return report.Markdown(w, results)
 }

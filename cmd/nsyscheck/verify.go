@@ -11,15 +11,11 @@ import (
 	"github.com/spf13/cobra"
 
 	nsyscheck "github.com/nsyscheck/nsyscheck"
-	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/check"
 	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/privacy"
 	"github.com/nsyscheck/nsyscheck/report"
 )
-
-// codeLoaderNote marks a choice the loader made for the user, such as reading
-// the SQLite export beside a report nsys could not export.
-const codeLoaderNote = "input-substituted"
 
 // verifyOptions are verify's flags.
 type verifyOptions struct {
@@ -78,7 +74,7 @@ over 1).`,
 			return runVerify(opts, args, s)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text, json or markdown")
+	addFormatFlag(cmd, &opts.Format, "output format: text, json or markdown")
 	cmd.Flags().StringVar(&opts.Expect, "expect", "", "compare verdicts with the expected set in `FILE` (one CAPTURE only)")
 	cmd.Flags().StringVar(&opts.Nsys, "nsys", "", "nsys executable used to export .nsys-rep files")
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "text output: show every evidence line of every source, not only the line that decided each claim")
@@ -86,9 +82,9 @@ over 1).`,
 	return cmd
 }
 
-// loadAndEvaluate reads every path and evaluates the predictions on each.
-// With no path it unpacks and uses the shipped capture.
-func loadAndEvaluate(paths []string, nsys string, s Streams) ([]*predictions.Result, func(), error) {
+// loadAndCheck runs the check pipeline on every path. With no path it
+// unpacks and uses the shipped capture.
+func loadAndCheck(paths []string, nsys string, s Streams) ([]*check.Checked, func(), error) {
 	cleanup := func() {}
 	shipped := len(paths) == 0
 	if shipped {
@@ -101,30 +97,22 @@ func loadAndEvaluate(paths []string, nsys string, s Streams) ([]*predictions.Res
 			"Pass a .nsys-rep, .sqlite, CSV folder, transcript or results JSON to verify your own.\n\n", nsyscheck.ShippedName)
 		paths = []string{dir}
 	}
-	opts := capture.Options{APINames: predictions.Names(), ProgramThread: true, Nsys: nsys}
-	var results []*predictions.Result
-	for _, p := range paths {
-		c, err := capture.Load(p, opts)
-		if err != nil {
-			return nil, cleanup, &statusError{code: exitError, err: err}
-		}
-		r := predictions.Evaluate(c)
-		attachFolderFacts(r, c)
-		for _, n := range c.Notes {
-			fmt.Fprintf(s.Err, "%s: %s\n", shownPath(p), n)
-			addDiag(r, codeLoaderNote, predictions.Info, n)
-		}
-		shareable(r, p, shipped)
-		results = append(results, r)
+	checked, err := check.Paths(paths, check.Options{Nsys: nsys})
+	if err != nil {
+		return nil, cleanup, &statusError{code: exitError, err: err}
 	}
-	return results, cleanup, nil
+	for i, k := range checked {
+		for _, n := range k.Capture.Notes {
+			fmt.Fprintf(s.Err, "%s: %s\n", shownPath(paths[i]), n)
+		}
+		shareable(k.Result, paths[i], shipped)
+	}
+	return checked, cleanup, nil
 }
 
 func runVerify(opts *verifyOptions, paths []string, s Streams) error {
-	switch opts.Format {
-	case "text", "json", "markdown":
-	default:
-		return &statusError{code: exitError, err: fmt.Errorf("unknown --format %q: use text, json or markdown", opts.Format)}
+	if err := checkFormat(opts.Format); err != nil {
+		return err
 	}
 	if opts.Expect != "" && len(paths) != 1 {
 		return &statusError{code: exitError, err: fmt.Errorf("--expect compares one capture's verdicts; give exactly one CAPTURE (got %d)", len(paths))}
@@ -136,11 +124,12 @@ func runVerify(opts *verifyOptions, paths []string, s Streams) error {
 			return &statusError{code: exitError, err: err}
 		}
 	}
-	results, cleanup, err := loadAndEvaluate(paths, opts.Nsys, s)
+	checked, cleanup, err := loadAndCheck(paths, opts.Nsys, s)
 	defer cleanup()
 	if err != nil {
 		return err
 	}
+	results := check.Results(checked)
 	textOpts := report.TextOptions{Width: textWidth(s.Out), Verbose: opts.Verbose}
 	if err := writeResults(s.Out, opts.Format, results, textOpts); err != nil {
 		return &statusError{code: exitError, err: err}
@@ -188,18 +177,10 @@ func exposing(results []*predictions.Result) []string {
 	return out
 }
 
+// writeResults renders results in the named format: text at the given
+// width, JSON in the versioned envelope, or Markdown.
 func writeResults(w io.Writer, format string, results []*predictions.Result, textOpts report.TextOptions) error {
-	switch format {
-	case "json":
-		return report.WriteJSON(w, report.VerifyEnvelope(results, buildVersion()))
-	case "markdown":
-		return writeMarkdown(w, results)
-	default:
-		if len(results) == 1 {
-			return report.Text(w, results[0], textOpts)
-		}
-		return report.TextMulti(w, results, textOpts)
-	}
+	return report.Write(w, format, results, report.WriteOptions{Text: textOpts, Version: buildVersion()})
 }
 
 // expectation is an --expect file: verdicts by claim id and prediction id.
