@@ -283,7 +283,7 @@ func compareChart(entries []Entry) (chart, error) {
 		ch.skipped = "none of the inputs has part 1 host-to-device copy rows (blocking cudaMemcpy by size)"
 		return ch, nil
 	}
-	p.Title.Text = ch.title + "\nprediction 1: " + strings.Join(verdicts, ", ")
+	p.Title.Text = ch.title + "\n" + strings.Join(titleLines("prediction 1: ", verdicts, 70), "\n")
 	var sorted []int64
 	for b := range sizes {
 		sorted = append(sorted, b)
@@ -302,6 +302,29 @@ func compareChart(entries []Entry) (chart, error) {
 	return ch, nil
 }
 
+// titleLines joins items with ", " after prefix into lines of at most width
+// characters (an item longer than that stands alone on its line).
+func titleLines(prefix string, items []string, width int) []string {
+	var lines []string
+	line := prefix
+	for i, it := range items {
+		sep := ""
+		if i < len(items)-1 {
+			sep = ","
+		}
+		switch {
+		case line == prefix:
+			line += it + sep
+		case len(line)+1+len(it)+len(sep) <= width:
+			line += " " + it + sep
+		default:
+			lines = append(lines, line)
+			line = it + sep
+		}
+	}
+	return append(lines, line)
+}
+
 var indexTmpl = template.Must(template.New("index").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -309,10 +332,12 @@ var indexTmpl = template.Must(template.New("index").Parse(`<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}}</title>
 <style>` + pageCSS + `
-td.cell { vertical-align: top; font-size: 13.5px; min-width: 12em; }
+main { max-width: none; }
+div.wide { overflow-x: auto; }
+td.cell { vertical-align: top; font-size: 13.5px; min-width: 8em; }
 td.cell .v { margin-right: 4px; }
 tr.pred th, tr.pred td { background: #f7f8fa; }
-th.what { font-weight: normal; font-size: 13.5px; color: #444; max-width: 22em; }
+th.what { font-weight: normal; font-size: 13.5px; color: #444; min-width: 12em; max-width: 20em; }
 </style>
 </head>
 <body>
@@ -322,10 +347,10 @@ th.what { font-weight: normal; font-size: 13.5px; color: #444; max-width: 22em; 
 {{end}}</ul>
 
 <h2>Verdicts side by side</h2>
-<table>
+<div class="wide"><table>
 <tr><th>claim</th><th class="what">what it says</th>{{range .Columns}}<th><a href="{{.Report}}">{{.Name}}</a><br><span class="gpu">{{.GPU}}</span></th>{{end}}</tr>
 {{range .Rows}}<tr{{if .Strong}} class="pred"{{end}}><th>{{if .Strong}}{{.ID}}{{else}}<code>{{.ID}}</code>{{end}}</th><th class="what">{{.What}}</th>{{range .Cells}}<td class="cell"><span class="v v-{{.Verdict}}">{{.Verdict}}</span>{{.Value}}</td>{{end}}</tr>
-{{end}}</table>
+{{end}}</table></div>
 
 <h2>{{.Plot.Title}}</h2>
 {{if .Plot.Skipped}}<p class="missing">Not drawn: {{.Plot.Skipped}}.</p>

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"path/filepath"
 	"image/color"
 	"strings"
 	"testing"
@@ -104,6 +105,7 @@ func checkChart(t *testing.T, r *predictions.Result, ch chart) {
 		}
 	}
 	checkLegendFits(t, p)
+	checkTitleFits(t, p)
 	// Every claim of the prediction is in the legend, in its verdict's colour.
 	var pred predictions.Prediction
 	for _, pr := range r.Predictions {
@@ -162,22 +164,24 @@ func checkLegendFits(t *testing.T, p *plot.Plot) {
 // capture, at least four labelled ticks on each axis, and a legend that fits.
 func TestComparePlotReadable(t *testing.T) {
 	var entries []Entry
-	for i, path := range plotInputs {
-		entries = append(entries, Entry{Result: evaluate(t, path), Dir: fmt.Sprintf("input%d", i)})
+	for _, path := range plotInputs {
+		// Folders named as the report command names them.
+		name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+		entries = append(entries, Entry{Result: evaluate(t, path), Dir: name})
 	}
 	ch, err := compareChart(entries)
 	if err != nil || ch.plot == nil {
 		t.Fatalf("no comparison plot: %v %s", err, ch.skipped)
 	}
 	p := ch.plot
-	for i, e := range entries {
+	for _, e := range entries {
 		v := predictions.Unavailable
 		for _, q := range e.Result.Predictions {
 			if q.ID == 1 {
 				v = q.Verdict
 			}
 		}
-		if want := fmt.Sprintf("input%d %s", i, v); !strings.Contains(p.Title.Text, want) {
+		if want := fmt.Sprintf("%s %s", e.Dir, v); !strings.Contains(p.Title.Text, want) {
 			t.Errorf("title %q lacks %q", p.Title.Text, want)
 		}
 	}
@@ -193,4 +197,15 @@ func TestComparePlotReadable(t *testing.T) {
 		}
 	}
 	checkLegendFits(t, p)
+	checkTitleFits(t, p)
+}
+
+// checkTitleFits checks that every line of the title fits the image.
+func checkTitleFits(t *testing.T, p *plot.Plot) {
+	t.Helper()
+	for _, line := range strings.Split(p.Title.Text, "\n") {
+		if w := p.Title.TextStyle.Width(line); w > plotWidth {
+			t.Errorf("title line %q is %.0f pt wide, the plot %.0f pt", line, w.Points(), plotWidth.Points())
+		}
+	}
 }
