@@ -2,8 +2,8 @@ package report
 
 import (
 	"fmt"
-	"path/filepath"
 	"image/color"
+	"path/filepath"
 	"strings"
 	"testing"
 
