@@ -28,6 +28,7 @@ type runOptions struct {
 	Timeout        time.Duration
 	Quiet          bool
 	Format         string
+	Verbose        bool
 }
 
 func newRunCmd(s Streams) *cobra.Command {
@@ -78,6 +79,7 @@ the environment and every process it can see.`,
 	f.DurationVar(&opts.Timeout, "timeout", 0, "stop the run after this long (e.g. 10m); 0 means no limit")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress lines")
 	addFormatFlag(cmd, &opts.Format, "verdict output: text, json or markdown")
+	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "text output: show every evidence line (report.txt in the run folder always has them all)")
 	return cmd
 }
 
@@ -155,7 +157,7 @@ func runRun(opts *runOptions, s Streams) error {
 		return fail(err)
 	}
 	result := checked.Result
-	if err := writeResults(s.Out, opts.Format, []*predictions.Result{result}, report.TextOptions{Width: textWidth(s.Out)}); err != nil {
+	if err := writeResults(s.Out, opts.Format, []*predictions.Result{result}, report.TextOptions{Width: textWidth(s.Out), Verbose: opts.Verbose}); err != nil {
 		return &statusError{code: exitError, err: err}
 	}
 	abs, _ := filepath.Abs(run.Dir)
