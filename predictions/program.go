@@ -63,6 +63,7 @@ func programData(c *capture.Capture, diags *diagList) *sourceData {
 				how: fmt.Sprintf("%s, asyncCalls: bytes moved per group", label)}
 		} else {
 			d.bytesWhy = label + " gives no bytes per group of cudaMemcpyAsync calls (asyncCalls.pageableBytes/pinnedBytes)"
+			d.bytesShort = "the program's numbers give no bytes per group"
 		}
 	} else {
 		d.callsWhy = label + " has no call-time totals from a trace (asyncCalls); the program's own part 2 call times are host-clock means, not cuda_api_trace durations"
@@ -71,6 +72,7 @@ func programData(c *capture.Capture, diags *diagList) *sourceData {
 			d.callsWhy += fmt.Sprintf(" (for reference, its mean call times give %.1fx)", p.callMs/q.callMs)
 		}
 		d.bytesWhy = label + " reports the bytes each copy was asked to move, not what the copies moved (no asyncCalls bytes)"
+		d.bytesShort = "the program's numbers give no bytes per group"
 	}
 	if m.DeviceCopyGBps > 0 {
 		d.deviceGBps = m.DeviceCopyGBps

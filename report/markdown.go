@@ -104,6 +104,9 @@ func writeMarkdown(w io.Writer, v *view) {
 				fmt.Fprintf(w, " Beside it, %s.", md(o))
 			}
 		}
+		for _, u := range s.Unchecked {
+			fmt.Fprintf(w, " Control %s.", md(u))
+		}
 		io.WriteString(w, "\n")
 		if ev := s.Evidence(); len(ev) > 0 {
 			io.WriteString(w, "\n   The numbers behind it:\n\n")

@@ -44,6 +44,8 @@ type saidView struct {
 	Topic   string
 	Verdict string
 	Claims  []claimView
+	// Unchecked names the controls the input could not check.
+	Unchecked []string
 }
 
 // evidenceLine is one line of evidence and the claims it backs.
@@ -157,7 +159,7 @@ func (rep *Report) view() *view {
 	}
 	v.Tables = append(v.Tables, copyTable(r, "h2d"), copyTable(r, "d2h"), asyncTable(r), kernelTable(r))
 	for _, p := range r.Predictions {
-		s := saidView{ID: p.ID, Topic: topics[p.ID], Verdict: verdictWord(p.Verdict)}
+		s := saidView{ID: p.ID, Topic: topics[p.ID], Verdict: verdictWord(p.Verdict), Unchecked: p.Unchecked}
 		for _, id := range p.Claims {
 			if c := r.Claim(id); c != nil {
 				s.Claims = append(s.Claims, claimOf(c))
