@@ -40,6 +40,8 @@ var csvReports = []csvReport{
 	{"cuda_gpu_mem_time_sum", []string{"cuda_gpu_mem_time_sum", "gpumemtimesum"}},
 	{"cuda_gpu_mem_size_sum", []string{"cuda_gpu_mem_size_sum", "gpumemsizesum"}},
 	{"nvtx_sum", []string{"nvtx_sum", "nvtxsum"}},
+	{"cuda_gpu_trace", []string{"cuda_gpu_trace", "gputrace"}},
+	{"nvtx_pushpop_trace", []string{"nvtx_pushpop_trace", "nvtxpptrace"}},
 }
 
 // csvSuffixes lists the accepted file-name suffixes, for messages.
@@ -74,8 +76,9 @@ func matchCSVReport(file string) (key, base string, ok bool) {
 }
 
 // LoadCSVDir reads the `nsys stats --format csv` reports in dir: the API
-// trace, the API, GPU-memory and NVTX summaries, under their current or
-// their 2022-era report names. Reports are found by their "_<report>.csv"
+// trace, the API, GPU-memory and NVTX summaries, and the per-record GPU
+// trace (copies with bytes and memory kinds, kernels) and NVTX push/pop
+// trace, under their current or their 2022-era report names. Reports are found by their "_<report>.csv"
 // suffix whatever the base name; one base name per folder.
 func LoadCSVDir(dir string, opts Options) (*Capture, error) {
 	st, err := os.Stat(dir)
@@ -228,17 +231,14 @@ func LoadCSVDir(dir string, opts Options) (*Capture, error) {
 		c.Lack(FactNVTXSummary, "no *_nvtx_sum.csv in "+dir+
 			"; make it with nsys stats --report nvtx_sum --format csv --output BASE REPORT.nsys-rep")
 	}
+	if err := readTraceReports(c, dir, found, &read); err != nil {
+		return nil, err
+	}
 	if read == 0 {
 		return nil, &InputError{Path: dir, Problem: "the reports " + strings.Join(c.Files, ", ") + " hold no data rows",
 			Hint: "the capture may have traced nothing; profile with nsys profile -t cuda,nvtx"}
 	}
 
-	c.Lack(FactMemcpy, "nsys stats CSV reports hold no per-copy GPU activity; give the .nsys-rep or its SQLite export")
-	c.Lack(FactMemcpyBytes, "the reports give bytes only as totals per copy kind in cuda_gpu_mem_size_sum, not per copy")
-	c.Lack(FactMemoryKinds, "no CSV report says whether a copy's host side was pageable or pinned; give the .nsys-rep or its SQLite export")
-	c.Lack(FactCorrelation, "cuda_api_trace carries correlation ids but no CSV report lists the GPU activity they point to")
-	c.Lack(FactKernels, "the CSV reports read here hold no per-launch kernel activity; give the .nsys-rep or its SQLite export")
-	c.Lack(FactNVTX, "nvtx_sum has per-name totals, not range instances with start and end times; give the .nsys-rep or its SQLite export")
 	c.Lack(FactProgram, "the CSV reports hold no program output; put the transcript or results JSON beside them")
 	c.Sort()
 	return c, nil

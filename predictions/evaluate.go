@@ -258,6 +258,11 @@ func Evaluate(c *capture.Capture) *Result {
 		}
 	}
 
+	for _, s := range c.SetAside {
+		diags.add(CodeSiblingSetAside, Warning, fmt.Sprintf(
+			"%s, beside the capture, was set aside: it is not this program's output (%s); the verdicts come from the capture without it",
+			s.Path, s.Reason))
+	}
 	var srcs []*sourceData
 	if hasTrace(c) {
 		srcs = append(srcs, traceData(c, diags, r))

@@ -81,8 +81,14 @@ func newTrace(c *capture.Capture, diags *diagList) (*traceCtx, string) {
 	case capture.FormatCSV:
 		t.apiTab, t.cpyTab, t.kernTab, t.nvtxTab = "cuda_api_trace", "(none)", "(none)", "nvtx_sum"
 		for _, f := range c.Files {
-			if l := strings.ToLower(filepath.Base(f)); strings.Contains(l, "api_trace") || strings.Contains(l, "apitrace") {
+			l := strings.ToLower(filepath.Base(f))
+			switch {
+			case strings.Contains(l, "api_trace") || strings.Contains(l, "apitrace"):
 				t.apiTab = filepath.Base(f)
+			case strings.Contains(l, "gpu_trace") || strings.Contains(l, "gputrace"):
+				t.cpyTab, t.kernTab = filepath.Base(f), filepath.Base(f)
+			case strings.Contains(l, "pushpop_trace") || strings.Contains(l, "nvtxpptrace"):
+				t.nvtxTab = filepath.Base(f)
 			}
 		}
 	default:
@@ -195,7 +201,28 @@ func (t *traceCtx) rangeNamed(name string) (capture.Range, string) {
 		t.diags.add(CodeOpenRange, Warning, fmt.Sprintf(
 			"NVTX range %q (start %d ns) was never closed: the capture ended inside it, so it is taken to run to the end; its counts decide whether it is usable", name, r.Start))
 	}
+	for _, n := range lessonRanges {
+		if n == name {
+			continue
+		}
+		for _, o := range t.rangesNamed(n) {
+			if overlap(r, o) {
+				return capture.Range{}, fmt.Sprintf("NVTX ranges %q %s and %q %s overlap on thread %s, so which calls belong to which group is ambiguous",
+					name, rangeSpan(r), n, rangeSpan(o), t.thread())
+			}
+		}
+	}
 	return r, ""
+}
+
+// lessonRanges are the NVTX ranges that delimit the lesson's groups.
+var lessonRanges = []string{"h2d-pageable", "h2d-pinned", "d2h-pageable", "d2h-pinned",
+	"async-pageable", "async-pinned", "kernel-device-resident", "kernel-zero-copy", "d2d-reference"}
+
+// overlap reports whether two ranges share any instant; an open range runs
+// to the end of the capture.
+func overlap(a, b capture.Range) bool {
+	return (b.Open || a.Start < b.End) && (a.Open || b.Start < a.End)
 }
 
 func rangeSpan(r capture.Range) string {
@@ -427,6 +454,7 @@ func (t *traceCtx) part1NVTX(dir string) (*sweepData, string) {
 		}
 		bySize := map[int64][]callCopy{}
 		aside := map[capture.CopyKind]int{}
+		hosts := map[int64]map[capture.MemKind]bool{}
 		for _, o := range ops {
 			if o.cp.Kind != kind {
 				aside[o.cp.Kind]++
@@ -434,6 +462,17 @@ func (t *traceCtx) part1NVTX(dir string) (*sweepData, string) {
 			}
 			t.checkHostKind(name, src, o.cp, dir)
 			bySize[o.cp.Bytes] = append(bySize[o.cp.Bytes], o)
+			if hosts[o.cp.Bytes] == nil {
+				hosts[o.cp.Bytes] = map[capture.MemKind]bool{}
+			}
+			hosts[o.cp.Bytes][hostKind(o.cp)] = true
+		}
+		if t.c.Has(capture.FactMemoryKinds) {
+			for b, h := range hosts {
+				if len(h) > 1 {
+					return nil, fmt.Sprintf("NVTX range %q holds %s copies of %s from host memory of %d kinds, so its group is ambiguous", name, kind, sizeName(b), len(h))
+				}
+			}
 		}
 		if len(aside) > 0 {
 			t.diags.add(CodeSetAside, Info, fmt.Sprintf("NVTX range %q also holds %s; set aside: the group is its %s copies", name, kindCounts(aside), kind))
@@ -640,6 +679,17 @@ func (t *traceCtx) part2() (*asyncData, string) {
 			g := t.inRange(apiMemcpyAsync, r)
 			if withCopies {
 				g = t.hostToDevice(name, g)
+				if t.c.Has(capture.FactMemoryKinds) {
+					hosts := map[capture.MemKind]bool{}
+					for _, a := range g {
+						if m := t.memcpy[a.CorrelationID]; m != nil {
+							hosts[hostKind(m)] = true
+						}
+					}
+					if len(hosts) > 1 {
+						return nil, fmt.Sprintf("NVTX range %q holds cudaMemcpyAsync copies from host memory of %d kinds, so its group is ambiguous", name, len(hosts))
+					}
+				}
 			}
 			if len(g) == 0 {
 				return nil, fmt.Sprintf("NVTX range %q holds no host-to-device cudaMemcpyAsync calls on thread %s", name, t.thread())
