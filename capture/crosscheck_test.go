@@ -46,3 +46,97 @@ func crosscheck(t *testing.T, sqlitePath, csvDir string) {
 		}
 	}
 }
+
+// TestCrosscheckGPUAndNVTXRecords checks that cuda_gpu_trace and
+// nvtx_pushpop_trace give the same copies, kernels and ranges as the SQLite
+// export of the same capture: by correlation id, the direction, memory kinds,
+// bytes, start, end, stream and device of every copy and the base name,
+// start and end of every kernel; every range's name, domain, times and
+// thread. The process id is left out: cuda_gpu_trace has none.
+func TestCrosscheckGPUAndNVTXRecords(t *testing.T) {
+	for _, dir := range []string{"h200-pinned", "h200-pinned-nonvtx", "h200-run", "other-counts", "broken-pin", "torch-lesson"} {
+		t.Run(dir, func(t *testing.T) {
+			d := "../testdata/captures/" + dir
+			base := "pinned"
+			if dir == "other-counts" || dir == "broken-pin" || dir == "torch-lesson" {
+				base = dir
+			}
+			db, err := LoadSQLite(d+"/"+base+".sqlite", Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs, err := LoadCSVDir(d, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			crosscheck(t, d+"/"+base+".sqlite", d)
+			for _, f := range []Fact{FactMemcpy, FactMemcpyBytes, FactMemoryKinds, FactCorrelation, FactKernels} {
+				if !cs.Has(f) {
+					t.Errorf("the CSV folder lacks %s: %s", f, cs.Why(f))
+				}
+			}
+			if len(db.Memcpys) != len(cs.Memcpys) || len(db.Kernels) != len(cs.Kernels) || len(db.Ranges) != len(cs.Ranges) {
+				t.Fatalf("sqlite: %d copies, %d kernels, %d ranges; csv: %d, %d, %d",
+					len(db.Memcpys), len(db.Kernels), len(db.Ranges), len(cs.Memcpys), len(cs.Kernels), len(cs.Ranges))
+			}
+			if len(db.Memcpys) == 0 || len(db.Kernels) == 0 {
+				t.Fatalf("nothing to compare: %d copies, %d kernels", len(db.Memcpys), len(db.Kernels))
+			}
+			byCorr := map[int64]Memcpy{}
+			for _, m := range db.Memcpys {
+				m.PID = 0
+				byCorr[m.CorrelationID] = m
+			}
+			for _, m := range cs.Memcpys {
+				if w, ok := byCorr[m.CorrelationID]; !ok || w != m {
+					t.Errorf("copy corr %d: sqlite %+v, csv %+v", m.CorrelationID, w, m)
+				}
+			}
+			kern := map[int64]Kernel{}
+			for _, k := range db.Kernels {
+				k.PID = 0
+				kern[k.CorrelationID] = k
+			}
+			for _, k := range cs.Kernels {
+				if w, ok := kern[k.CorrelationID]; !ok || w != k {
+					t.Errorf("kernel corr %d: sqlite %+v, csv %+v", k.CorrelationID, w, k)
+				}
+			}
+			for i := range db.Ranges {
+				if db.Ranges[i] != cs.Ranges[i] {
+					t.Errorf("range %d: sqlite %+v, csv %+v", i, db.Ranges[i], cs.Ranges[i])
+				}
+			}
+		})
+	}
+}
+
+func TestCSVBytes(t *testing.T) {
+	for _, tc := range []struct {
+		cell string
+		want int64
+	}{
+		{"268.435", 256 << 20}, {"1.049", 1 << 20}, {"67.109", 64 << 20}, {"0.004", 4096},
+		{"0.000", 0}, {"", 0}, {"1.5", 1500000}, // no single 4 KiB multiple within 1.45..1.55 MB
+	} {
+		got, err := csvBytes(tc.cell, 1)
+		if err != nil || got != tc.want {
+			t.Errorf("csvBytes(%q) = %d, %v; want %d", tc.cell, got, err, tc.want)
+		}
+	}
+	if _, err := csvBytes("-1", 1); err == nil {
+		t.Error("a negative size passed")
+	}
+}
+
+func TestBaseKernelName(t *testing.T) {
+	for in, want := range map[string]string{
+		"<unnamed>::scaleCopy(float4 *, const float4 *, unsigned long, float)": "scaleCopy",
+		"void at::native::vectorized_elementwise_kernel<(int)4, at::native::AUnaryFunctor<float, float, float, at::native::binary_internal::MulFunctor<float>>, std::array<char *, (unsigned long)2>>(int, T2, T3)": "vectorized_elementwise_kernel",
+		"scaleCopy": "scaleCopy",
+	} {
+		if got := baseKernelName(in); got != want {
+			t.Errorf("baseKernelName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -110,6 +110,9 @@ func near(a, b, rel float64) bool {
 	if d < 0 {
 		d = -d
 	}
+	if b < 0 {
+		return d <= -rel*b
+	}
 	return d <= rel*b
 }
 
