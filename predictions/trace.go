@@ -910,7 +910,7 @@ func (t *traceCtx) part4(ad *asyncData) (*callTotals, *byteTotals, string) {
 // totals every host-to-device copy of the run, part 1's and part 3's too.
 func (t *traceCtx) bytesFromSummary() string {
 	for _, s := range t.c.MemSummary {
-		if s.Kind == capture.CopyHtoD {
+		if s.Kind == capture.CopyHtoD && s.TotalMB > 0 {
 			return fmt.Sprintf("no per-copy records; cuda_gpu_mem_size_sum gives only totals per copy kind (host-to-device: %d copies, %.3f MB), which mix part 2's copies with part 1's and part 3's, so the two groups' bytes cannot be separated",
 				s.Count, s.TotalMB)
 		}
