@@ -116,7 +116,7 @@ func LoadCSVDir(dir string, opts Options) (*Capture, error) {
 		}
 		return nil, &InputError{Path: dir, Problem: problem,
 			Hint: "expected files ending in " + csvSuffixes() +
-				"; make them with nsys stats --report cuda_api_trace,cuda_api_sum,cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum,nvtx_sum --format csv --output BASE REPORT.nsys-rep"}
+				"; make them with nsys stats --report cuda_api_trace,cuda_api_sum,cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum,nvtx_sum,cuda_gpu_trace,nvtx_pushpop_trace --format csv --output BASE REPORT.nsys-rep"}
 	}
 	if len(bases) > 1 {
 		var names []string

@@ -194,7 +194,10 @@ func Arch(computeCap string) (string, error) {
 
 // StatsReports picks the names of the CSV reports nsyscheck reads from the
 // list `nsys stats --help-reports` prints: current names where listed, the
-// older names (before about 2023.1) otherwise.
+// older names (before about 2023.1) otherwise. The per-record reports
+// cuda_gpu_trace and nvtx_pushpop_trace (gputrace, nvtxpptrace) are taken
+// where listed and left out otherwise: the SQLite export holds the same
+// records.
 func StatsReports(helpReports string) ([]string, error) {
 	listed := map[string]bool{}
 	for _, line := range strings.Split(helpReports, "\n") {
@@ -214,7 +217,10 @@ func StatsReports(helpReports string) ([]string, error) {
 		{"cuda_gpu_mem_time_sum", "gpumemtimesum"},
 		{"cuda_gpu_mem_size_sum", "gpumemsizesum"},
 		{"nvtx_sum", "nvtxsum"},
+		{"cuda_gpu_trace", "gputrace"},
+		{"nvtx_pushpop_trace", "nvtxpptrace"},
 	}
+	optional := map[string]bool{"cuda_gpu_trace": true, "nvtx_pushpop_trace": true}
 	var names, missing []string
 	for _, p := range pairs {
 		switch {
@@ -222,7 +228,7 @@ func StatsReports(helpReports string) ([]string, error) {
 			names = append(names, p[0])
 		case listed[p[1]]:
 			names = append(names, p[1])
-		default:
+		case !optional[p[0]]:
 			missing = append(missing, p[0])
 		}
 	}
