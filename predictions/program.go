@@ -171,7 +171,7 @@ func programAsync(m *capture.Measurements, label string) (*asyncData, string) {
 // program's own figure when given, else the bundled program's design.
 func kernelBytesOf(m *capture.Measurements, diags *diagList) (int64, string) {
 	design := 2 * kernelBytes
-	designFrom := fmt.Sprintf("the bundled program's design: %s read + %s written per launch (no program numbers given)", sizeName(kernelBytes), sizeName(kernelBytes))
+	designFrom := fmt.Sprintf("the lesson's design: %s read + %s written per launch (no program numbers give it)", sizeName(kernelBytes), sizeName(kernelBytes))
 	if m == nil {
 		return design, designFrom
 	}
