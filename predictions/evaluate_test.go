@@ -387,3 +387,21 @@ func TestTwoThreadsLoadedApart(t *testing.T) {
 		t.Errorf("other-threads-ignored differs:\n%+v\n%+v", d1, d2)
 	}
 }
+
+func TestOtherCountsWithoutNVTX(t *testing.T) {
+	// 9 copies per size and source, no NVTX: the runs of copies still give
+	// the groups; the last 6 of each (the lesson's 3 warm-ups dropped) are
+	// timed, and the deviation is named.
+	drop := map[string]int{"h2d-pageable": 4, "h2d-pinned": 4, "d2h-pageable": 4, "d2h-pinned": 4}
+	r := Evaluate(synthCapture(synthOpts{noNVTX: true, dropCopies: drop}))
+	wantVerdicts(t, r, allVerdicts(Held))
+	d := hasDiag(r, CodeLessonShape, Info)
+	if d == nil || !strings.Contains(d.Message, "h2d pageable 1 MiB: 9 calls, the last 6 timed") {
+		t.Errorf("no lesson-structure diagnostic naming the runs: %+v", r.Diagnostics)
+	}
+	for _, row := range r.Copies {
+		if row.Runs != 6 {
+			t.Errorf("%s %s %d: %d runs, want 6", row.Direction, row.Source, row.Bytes, row.Runs)
+		}
+	}
+}

@@ -605,41 +605,68 @@ func (t *traceCtx) part1Runs(dir string) (*sweepData, string) {
 		for j < len(seq) && (runKey{seq[j].cp.Kind, hostKind(seq[j].cp), seq[j].cp.Bytes}) == k {
 			j++
 		}
-		if j-i >= perSize {
+		if j-i > warmups {
 			runs[k] = append(runs[k], seq[i:j])
 		}
 		i = j
 	}
 	kind := copyKindOf(dir)
 	// A "pinned" sweep whose copies are pageable shows as two pageable runs
-	// per size and no pinned run.
-	twice := true
-	for _, b := range sweepSizes {
-		if len(runs[runKey{kind, capture.MemPinned, b}]) != 0 || len(runs[runKey{kind, capture.MemPageable, b}]) != 2 {
-			twice = false
+	// per size and no pinned run: the two cannot be told apart.
+	pinnedRuns, twice := 0, 0
+	for k, rs := range runs {
+		if k.kind != kind {
+			continue
+		}
+		if k.host == capture.MemPinned {
+			pinnedRuns += len(rs)
+		} else if k.host == capture.MemPageable && len(rs) == 2 {
+			twice++
 		}
 	}
-	if twice {
+	if pinnedRuns == 0 && twice > 0 {
 		t.diags.add(CodePinnedSourcePageable, Error, fmt.Sprintf(
 			"the %s sweep has two runs of pageable copies per size and no pinned ones: the pinned buffer probably is not pinned; check that it came from cudaMallocHost and that the return value was checked", dir))
-		return nil, fmt.Sprintf("the %s sweep's copies are all pageable (two runs of %d per size, none pinned)", dir, perSize)
+		return nil, fmt.Sprintf("the %s sweep's copies are all pageable (two runs per size, none pinned), so without NVTX ranges its pageable and pinned groups cannot be told apart", dir)
 	}
 	sd := &sweepData{dir: dir, pageable: map[int64]timing{}, pinned: map[int64]timing{}}
-	var notes []string
+	var notes, aside []string
+	shaped := true
+	sizes := map[int64]bool{}
+	for k := range runs {
+		if k.kind == kind {
+			sizes[k.bytes] = true
+		}
+	}
+	for b := range sizes {
+		p, q := runs[runKey{kind, capture.MemPageable, b}], runs[runKey{kind, capture.MemPinned, b}]
+		switch {
+		case len(p) == 1 && len(q) == 1:
+			sd.sizes = append(sd.sizes, b)
+		case len(p) > 1 || len(q) > 1:
+			aside = append(aside, fmt.Sprintf("%s (%d pageable and %d pinned runs: ambiguous)", sizeName(b), len(p), len(q)))
+		default:
+			aside = append(aside, fmt.Sprintf("%s (%d pageable and %d pinned runs)", sizeName(b), len(p), len(q)))
+		}
+	}
+	sort.Slice(sd.sizes, func(i, j int) bool { return sd.sizes[i] < sd.sizes[j] })
+	if len(aside) > 0 {
+		sort.Strings(aside)
+		t.diags.add(CodeSetAside, Info, fmt.Sprintf("without NVTX ranges, the %s sweep's sizes without exactly one run of each source are set aside: %s", dir, strings.Join(aside, ", ")))
+	}
+	if len(sd.sizes) == 0 {
+		return nil, fmt.Sprintf("found no size with exactly one run of more than %d consecutive %s cudaMemcpy calls from pageable and one from pinned memory on thread %s",
+			warmups, kind, t.thread())
+	}
 	for _, src := range sources {
-		for _, b := range sweepSizes {
-			k := runKey{kind, capture.MemKind(src), b}
-			rs := runs[k]
-			if len(rs) != 1 {
-				return nil, fmt.Sprintf("found %d runs of at least %d consecutive %s cudaMemcpy calls from %s memory of %s on thread %s; expected exactly 1",
-					len(rs), perSize, kind, src, sizeName(b), t.thread())
-			}
-			run := rs[0]
+		for _, b := range sd.sizes {
+			run := runs[runKey{kind, capture.MemKind(src), b}][0]
+			warm, _ := warmupsOf(len(run), warmups, t.progCopyRuns(dir, src, b))
 			if len(run) != perSize {
-				notes = append(notes, fmt.Sprintf("the %s %s %s run has %d calls; its last %d taken", dir, src, sizeName(b), len(run), perSize))
-				run = run[len(run)-perSize:]
+				shaped = false
 			}
-			tm := t.timed(run[warmups:])
+			notes = append(notes, fmt.Sprintf("%s %s %s: %d calls, the last %d timed", dir, src, sizeName(b), len(run), len(run)-warm))
+			tm := t.timed(run[warm:])
 			if src == "pageable" {
 				sd.pageable[b] = tm
 			} else {
@@ -647,12 +674,23 @@ func (t *traceCtx) part1Runs(dir string) (*sweepData, string) {
 			}
 		}
 	}
-	sd.sizes = append([]int64(nil), sweepSizes...)
-	sd.how = fmt.Sprintf("cudaMemcpy API durations (%s) on thread %s, found without NVTX as runs of %d consecutive calls with the same direction, host memory kind and size (%s by correlation id); the last %d of each run averaged",
-		t.apiTab, t.thread(), perSize, t.cpyTab, timedRuns)
-	if len(notes) > 0 {
-		sd.how += "; " + strings.Join(notes, "; ")
+	if len(sd.sizes) != len(sweepSizes) {
+		shaped = false
 	}
+	for i, b := range sd.sizes {
+		if shaped && b != sweepSizes[i] {
+			shaped = false
+		}
+	}
+	if shaped {
+		sd.how = fmt.Sprintf("cudaMemcpy API durations (%s) on thread %s, found without NVTX as runs of %d consecutive calls with the same direction, host memory kind and size (%s by correlation id); the last %d of each run averaged",
+			t.apiTab, t.thread(), perSize, t.cpyTab, timedRuns)
+		return sd, ""
+	}
+	t.diags.add(CodeLessonShape, Info, fmt.Sprintf("without NVTX ranges, the %s sweep's runs of cudaMemcpy calls are: %s; the lesson makes %d of each of %s (%d warm-up + %d timed)",
+		dir, strings.Join(notes, "; "), perSize, sizeList(sweepSizes), warmups, timedRuns))
+	sd.how = fmt.Sprintf("cudaMemcpy API durations (%s) on thread %s, found without NVTX as runs of more than %d consecutive calls with the same direction, host memory kind and size (%s by correlation id); %s",
+		t.apiTab, t.thread(), warmups, t.cpyTab, strings.Join(notes, "; "))
 	return sd, ""
 }
 
