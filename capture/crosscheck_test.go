@@ -1,6 +1,11 @@
 package capture
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
 
 // TestCrosscheckSQLiteCSV checks that the SQLite export and the nsys stats
 // CSV reports of one capture give the same API-call list: names, order,
@@ -137,6 +142,79 @@ func TestBaseKernelName(t *testing.T) {
 	} {
 		if got := baseKernelName(in); got != want {
 			t.Errorf("baseKernelName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestGPUAndNVTXTrace2022Names reads the per-record reports under their
+// nsys 2022 names (gputrace, nvtxpptrace), with that generation's headers
+// (no GreenCtx column, "Throughput (MBps)") and range names without the
+// "domain:" prefix, and checks they give what the current reports give.
+func TestGPUAndNVTXTrace2022Names(t *testing.T) {
+	src := "../testdata/captures/other-counts"
+	cur, err := LoadCSVDir(src, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	copyAs := func(from, to string, edit func(string) string) {
+		b, err := os.ReadFile(filepath.Join(src, from))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, to), []byte(edit(string(b))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	same := func(s string) string { return s }
+	copyAs("other-counts_cuda_api_trace.csv", "old_cudaapitrace.csv", same)
+	copyAs("other-counts_cuda_gpu_trace.csv", "old_gputrace.csv", func(s string) string {
+		lines := strings.Split(s, "\n")
+		head := strings.Split(lines[0], ",")
+		drop := -1
+		for i, h := range head {
+			if h == "GreenCtx" {
+				drop = i
+			}
+		}
+		if drop < 0 {
+			t.Fatal("no GreenCtx column to drop")
+		}
+		for i, l := range lines {
+			if l == "" {
+				continue
+			}
+			// Cells before GreenCtx never hold quoted commas; the kernel
+			// name after it may.
+			cells := strings.SplitN(l, ",", drop+2)
+			lines[i] = strings.Join(append(cells[:drop:drop], cells[drop+1]), ",")
+		}
+		return strings.Replace(strings.Join(lines, "\n"), "Throughput (MB/s)", "Throughput (MBps)", 1)
+	})
+	copyAs("other-counts_nvtx_pushpop_trace.csv", "old_nvtxpptrace.csv", func(s string) string {
+		return strings.ReplaceAll(s, ",:", ",")
+	})
+	old, err := LoadCSVDir(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(old.Memcpys) == 0 || len(old.Memcpys) != len(cur.Memcpys) || len(old.Kernels) != len(cur.Kernels) || len(old.Ranges) != len(cur.Ranges) {
+		t.Fatalf("2022 names: %d copies, %d kernels, %d ranges; current: %d, %d, %d",
+			len(old.Memcpys), len(old.Kernels), len(old.Ranges), len(cur.Memcpys), len(cur.Kernels), len(cur.Ranges))
+	}
+	for i := range cur.Memcpys {
+		if old.Memcpys[i] != cur.Memcpys[i] {
+			t.Errorf("copy %d: %+v, current %+v", i, old.Memcpys[i], cur.Memcpys[i])
+		}
+	}
+	for i := range cur.Kernels {
+		if old.Kernels[i] != cur.Kernels[i] {
+			t.Errorf("kernel %d: %+v, current %+v", i, old.Kernels[i], cur.Kernels[i])
+		}
+	}
+	for i := range cur.Ranges {
+		if old.Ranges[i] != cur.Ranges[i] {
+			t.Errorf("range %d: %+v, current %+v", i, old.Ranges[i], cur.Ranges[i])
 		}
 	}
 }

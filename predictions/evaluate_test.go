@@ -405,3 +405,48 @@ func TestOtherCountsWithoutNVTX(t *testing.T) {
 		}
 	}
 }
+
+func TestPinnedBeforePageable(t *testing.T) {
+	// Swap the h2d ranges' places in time: the groups are still found by
+	// name, with the same numbers, and the order is named.
+	c := synthCapture(synthOpts{})
+	base := Evaluate(synthCapture(synthOpts{}))
+	var p, q *capture.Range
+	for i := range c.Ranges {
+		switch c.Ranges[i].Name {
+		case "h2d-pageable":
+			p = &c.Ranges[i]
+		case "h2d-pinned":
+			q = &c.Ranges[i]
+		}
+	}
+	shift := q.Start - p.Start
+	moved := map[int64]bool{}
+	for i := range c.Calls {
+		a := &c.Calls[i]
+		switch {
+		case p.Contains(a.Start, a.End):
+			a.Start, a.End = a.Start+(q.End-q.Start)+1, a.End+(q.End-q.Start)+1
+			moved[a.CorrelationID] = true
+		case q.Contains(a.Start, a.End):
+			a.Start, a.End = a.Start-shift, a.End-shift
+			moved[a.CorrelationID] = true
+		}
+	}
+	pLen, qLen := p.End-p.Start, q.End-q.Start
+	q.Start, q.End = p.Start, p.Start+qLen
+	p.Start, p.End = q.End+1, q.End+1+pLen
+	c.Sort()
+	r := Evaluate(c)
+	wantVerdicts(t, r, allVerdicts(Held))
+	d := hasDiag(r, CodeLessonShape, Info)
+	if d == nil || !strings.Contains(d.Message, `"h2d-pinned" comes before "h2d-pageable"`) {
+		t.Errorf("no diagnostic naming the order: %+v", r.Diagnostics)
+	}
+	if *r.Claim("1.floor").Measured != *base.Claim("1.floor").Measured {
+		t.Errorf("1.floor %v, in the lesson's order %v", *r.Claim("1.floor").Measured, *base.Claim("1.floor").Measured)
+	}
+	if len(moved) == 0 {
+		t.Fatal("no call moved")
+	}
+}

@@ -215,6 +215,16 @@ func (t *traceCtx) rangeNamed(name string) (capture.Range, string) {
 	return r, ""
 }
 
+// orderNote names, as a lesson-structure diagnostic, a pinned range that
+// comes before its pageable one: the lesson measures pageable first. The
+// groups are found by name, so the order changes nothing else.
+func (t *traceCtx) orderNote(pageable, pinned string) {
+	p, q := t.rangesNamed(pageable), t.rangesNamed(pinned)
+	if len(p) == 1 && len(q) == 1 && q[0].Start < p[0].Start {
+		t.diags.add(CodeLessonShape, Info, fmt.Sprintf("NVTX range %q comes before %q; the lesson measures pageable first", pinned, pageable))
+	}
+}
+
 // lessonRanges are the NVTX ranges that delimit the lesson's groups.
 var lessonRanges = []string{"h2d-pageable", "h2d-pinned", "d2h-pageable", "d2h-pinned",
 	"async-pageable", "async-pinned", "kernel-device-resident", "kernel-zero-copy", "d2d-reference"}
@@ -494,6 +504,7 @@ func (t *traceCtx) part1NVTX(dir string) (*sweepData, string) {
 		bySrc[src] = bySize
 		hows = append(hows, fmt.Sprintf("NVTX range %s %s", name, rangeSpan(r)))
 	}
+	t.orderNote(dir+"-pageable", dir+"-pinned")
 	var lone []string
 	for b := range bySrc["pageable"] {
 		if _, ok := bySrc["pinned"][b]; ok {
@@ -741,6 +752,7 @@ func (t *traceCtx) part2() (*asyncData, string) {
 			groups[src] = g
 			hows = append(hows, fmt.Sprintf("NVTX range %s %s", name, rangeSpan(r)))
 		}
+		t.orderNote("async-pageable", "async-pinned")
 		if len(all) != asyncTotal {
 			t.diags.add(CodeAsyncPremise, Info, fmt.Sprintf(
 				"thread %s makes %d cudaMemcpyAsync calls, %d of them outside NVTX ranges async-pageable/async-pinned; the lesson takes part 2's %d (1 warm-up + %d timed per source) to be the program's only ones; the groups are what the ranges hold",
