@@ -136,7 +136,7 @@ func TestStructureCapturesIndependentSQL(t *testing.T) {
 	for _, sc := range structureCaptures {
 		t.Run(sc.dir, func(t *testing.T) {
 			path := filepath.Join("..", "testdata", "captures", sc.dir, sc.dir+".sqlite")
-			db, err := sql.Open("sqlite3", capture.SQLiteURI(path, "mode=ro&immutable=1"))
+			db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro&immutable=1")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -192,7 +192,7 @@ WHERE s.value LIKE 'cudaMemcpyAsync%' AND c.globalTid = r.globalTid AND c.start 
 			share := map[string]float64{}
 			calls := map[string]float64{}
 			bytes := map[string]float64{}
-			for _, src := range sources {
+			for _, src := range []string{"pageable", "pinned"} {
 				r := "async-" + src
 				call := meanOf(q("c.end - c.start"), r)
 				share[src] = call / meanOf(q(completion), r)
