@@ -7,23 +7,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
 // The per-record CSV reports: cuda_gpu_trace (one row per GPU copy, memset
 // or kernel, with the API call's CorrId) and nvtx_pushpop_trace (one row per
 // push/pop range instance). nsys 2022 names them gputrace and nvtxpptrace.
-
-var gpuTraceColumns = []csvColumn{
-	{field: "start", aliases: []string{"start"}, required: true, time: true, display: "Start (ns)"},
-	{field: "duration", aliases: []string{"duration"}, required: true, time: true, display: "Duration (ns)"},
-	{field: "corrid", aliases: []string{"corrid", "correlationid"}, required: true, display: "CorrId"},
-	{field: "bytes", aliases: []string{"bytes", "size"}, display: "Bytes (MB)"},
-	{field: "srckind", aliases: []string{"srcmemkd", "srcmemkind", "srckind"}, display: "SrcMemKd"},
-	{field: "dstkind", aliases: []string{"dstmemkd", "dstmemkind", "dstkind"}, display: "DstMemKd"},
-	{field: "device", aliases: []string{"device"}, display: "Device"},
-	{field: "stream", aliases: []string{"strm", "stream"}, display: "Strm"},
-	{field: "name", aliases: []string{"name"}, required: true, display: "Name"},
-}
 
 type gpuTraceRow struct {
 	Start    csvNum `csv:"start"`
@@ -51,7 +41,7 @@ type gpuTrace struct {
 // decimals; see csvBytes.
 func readGPUTrace(path string) (*gpuTrace, error) {
 	var rows []gpuTraceRow
-	rh, _, err := csvReadSummary(path, "cuda_gpu_trace", gpuTraceColumns, &rows)
+	rh, _, err := csvReadSummary(path, nsysdb.ReportGPUTrace, nsysdb.GPUTraceColumns, &rows)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +80,7 @@ func readGPUTrace(path string) (*gpuTrace, error) {
 		case strings.HasPrefix(lname, "[cuda memset"):
 			continue
 		case strings.HasPrefix(lname, "[cuda memcpy"), strings.HasPrefix(lname, "[cuda"):
-			kind, _ := csvCopyKindOf(name)
+			kind, _ := nsysdb.ReportCopyKindOf(name)
 			m := Memcpy{Kind: kind, Start: start, End: start + dur, CorrelationID: corr, Stream: strm, Device: dev,
 				Src: memKindOf(r.Src), Dst: memKindOf(r.Dst)}
 			if g.hasBytes {
@@ -146,21 +136,10 @@ func deviceIndex(s string) string {
 	return s
 }
 
-// memKindOf maps a report's memory kind ("Pageable", "Device Static") to MemKind.
+// memKindOf maps a report's memory kind ("Pageable", "Device Static") to
+// MemKind, through the enum names nsysdb knows.
 func memKindOf(s string) MemKind {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "pageable":
-		return MemPageable
-	case "pinned":
-		return MemPinned
-	case "device", "device static":
-		return MemDevice
-	case "array":
-		return MemArray
-	case "managed", "managed static":
-		return MemManaged
-	}
-	return MemUnknown
+	return nsysdb.MemKindOf(strings.ReplaceAll(strings.TrimSpace(s), " ", "_"))
 }
 
 // baseKernelName reduces a demangled kernel name to its base name, as the
@@ -197,14 +176,6 @@ func baseKernelName(name string) string {
 	return s
 }
 
-var nvtxTraceColumns = []csvColumn{
-	{field: "start", aliases: []string{"start"}, required: true, time: true, display: "Start (ns)"},
-	{field: "end", aliases: []string{"end"}, required: true, time: true, display: "End (ns)"},
-	{field: "name", aliases: []string{"name", "range"}, required: true, display: "Name"},
-	{field: "pid", aliases: []string{"pid", "processid"}, display: "PID"},
-	{field: "tid", aliases: []string{"tid", "threadid"}, display: "TID"},
-}
-
 type nvtxTraceRow struct {
 	Start csvNum `csv:"start"`
 	End   string `csv:"end"`
@@ -218,7 +189,7 @@ type nvtxTraceRow struct {
 // never popped.
 func readNVTXTrace(path string) (ranges []Range, scoped bool, err error) {
 	var rows []nvtxTraceRow
-	rh, _, err := csvReadSummary(path, "nvtx_pushpop_trace", nvtxTraceColumns, &rows)
+	rh, _, err := csvReadSummary(path, nsysdb.ReportNVTXTrace, nsysdb.NVTXTraceColumns, &rows)
 	if err != nil {
 		return nil, false, err
 	}
@@ -255,6 +226,21 @@ func readNVTXTrace(path string) (ranges []Range, scoped bool, err error) {
 	return ranges, hasPID && hasTID, nil
 }
 
+// traceReports reads the folder's per-record reports (readTraceReports)
+// and names them as the capture's copy, kernel and NVTX sources.
+func (l *csvDirLoad) traceReports() error {
+	if err := readTraceReports(l.c, l.dir, l.found, &l.read); err != nil {
+		return err
+	}
+	if files, ok := l.found[nsysdb.ReportGPUTrace]; ok && l.c.Has(FactMemcpy) {
+		l.c.Sources.Memcpy, l.c.Sources.Kernel = files[0], files[0]
+	}
+	if files, ok := l.found[nsysdb.ReportNVTXTrace]; ok && l.c.Has(FactNVTX) {
+		l.c.Sources.NVTX = files[0]
+	}
+	return nil
+}
+
 // readTraceReports reads the folder's cuda_gpu_trace and nvtx_pushpop_trace
 // reports into c, or records what their absence leaves unknown. read counts
 // the reports that held data rows.
@@ -267,7 +253,7 @@ func readTraceReports(c *Capture, dir string, found map[string][]string, read *i
 		c.Lack(FactCorrelation, why)
 		c.Lack(FactKernels, why)
 	}
-	if files, ok := found["cuda_gpu_trace"]; ok {
+	if files, ok := found[nsysdb.ReportGPUTrace]; ok {
 		p := filepath.Join(dir, files[0])
 		g, err := readGPUTrace(p)
 		switch {
@@ -291,7 +277,7 @@ func readTraceReports(c *Capture, dir string, found map[string][]string, read *i
 	} else {
 		lackGPU("no *_cuda_gpu_trace.csv in the folder, so no per-copy or per-kernel GPU records" + gpuHint)
 	}
-	if files, ok := found["nvtx_pushpop_trace"]; ok {
+	if files, ok := found[nsysdb.ReportNVTXTrace]; ok {
 		p := filepath.Join(dir, files[0])
 		ranges, scoped, err := readNVTXTrace(p)
 		switch {

@@ -1,11 +1,12 @@
 package predictions
 
 import (
-	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 func verdicts(r *Result) map[string]Verdict {
@@ -126,7 +127,7 @@ func TestSyntheticNoNVTX(t *testing.T) {
 			t.Errorf("%s: %v without NVTX, %v with", c.ID, *o.Measured, *c.Measured)
 		}
 	}
-	if !strings.Contains(strings.Join(without.Claim("2.pinned").Evidence, "\n"), "no NVTX ranges") {
+	if !strings.Contains(fmt.Sprint(without.Claim("2.pinned").Evidence), "no NVTX ranges") {
 		t.Errorf("evidence does not say how the groups were found: %v", without.Claim("2.pinned").Evidence)
 	}
 }
@@ -140,7 +141,7 @@ func TestSyntheticCSVLike(t *testing.T) {
 	if !strings.Contains(r.Claim("1.floor").Reason, "no per-copy records") {
 		t.Errorf("1.floor reason %q", r.Claim("1.floor").Reason)
 	}
-	if ev := strings.Join(r.Claim("4.calltime").Evidence, "\n"); !strings.Contains(ev, "rows") {
+	if ev := fmt.Sprint(r.Claim("4.calltime").Evidence); !strings.Contains(ev, "rows") {
 		t.Errorf("4.calltime evidence names no CSV rows: %s", ev)
 	}
 	if r.Exercise.Verdict != "unavailable" {
@@ -172,10 +173,10 @@ func TestAsyncCounts(t *testing.T) {
 			if d == nil || !strings.Contains(d.Message, tc.found) {
 				t.Errorf("no lesson-structure diagnostic saying %q: %+v", tc.found, r.Diagnostics)
 			}
-			if ev := strings.Join(r.Claim("4.calltime").Evidence, "\n"); !strings.Contains(ev, "mean call times") {
+			if ev := fmt.Sprint(r.Claim("4.calltime").Evidence); !strings.Contains(ev, "mean call times") {
 				t.Errorf("groups of different sizes, but 4.calltime does not compare means: %s", ev)
 			}
-			if ev := strings.Join(r.Claim("4.bytes").Evidence, "\n"); !strings.Contains(ev, "per copy") {
+			if ev := fmt.Sprint(r.Claim("4.bytes").Evidence); !strings.Contains(ev, "per copy") {
 				t.Errorf("groups of different sizes, but 4.bytes does not compare bytes per copy: %s", ev)
 			}
 		})
@@ -239,7 +240,7 @@ func TestPinnedGroupIsPageable(t *testing.T) {
 	for _, noNVTX := range []bool{false, true} {
 		// A malloc'd "pinned" buffer behaves like the pageable one.
 		r := Evaluate(synthCapture(synthOpts{noNVTX: noNVTX, pinnedKind: capture.MemPageable, pinnedRate: 10,
-			asyncCallMs: map[string]float64{"pageable": 9, "pinned": 9}, asyncSyncMs: map[string]float64{"pageable": 0.02, "pinned": 0.02}}))
+			asyncCallMs: map[vocab.MemKind]float64{vocab.MemPageable: 9, vocab.MemPinned: 9}, asyncSyncMs: map[vocab.MemKind]float64{vocab.MemPageable: 0.02, vocab.MemPinned: 0.02}}))
 		want := Died
 		if noNVTX {
 			want = Unavailable
@@ -320,32 +321,6 @@ func TestEmptyCapture(t *testing.T) {
 	for _, c := range r.Claims {
 		if c.Reason == "" {
 			t.Errorf("%s unavailable without a reason", c.ID)
-		}
-	}
-}
-
-func TestWriteText(t *testing.T) {
-	a := Evaluate(synthCapture(synthOpts{}))
-	b := Evaluate(synthCapture(synthOpts{csvLike: true}))
-	var buf bytes.Buffer
-	if err := a.WriteText(&buf); err != nil {
-		t.Fatal(err)
-	}
-	out := buf.String()
-	for _, want := range []string{"1.floor", "held", ">= 1.3", "prediction 4: held", "exercise:"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("text lacks %q:\n%s", want, out)
-		}
-	}
-	buf.Reset()
-	b.Input.Path = "csv"
-	if err := WriteTextMulti(&buf, []*Result{a, b}); err != nil {
-		t.Fatal(err)
-	}
-	out = buf.String()
-	for _, want := range []string{"synthetic", "csv", "unavailable", "prediction 2"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("multi text lacks %q:\n%s", want, out)
 		}
 	}
 }

@@ -2,11 +2,11 @@ package predictions
 
 import (
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // traceCtx reads the program's groups of operations out of a trace.
@@ -54,16 +54,10 @@ func newTrace(c *capture.Capture, diags *diagList) (*traceCtx, string) {
 	// The loaded calls' threads and, where the loader kept only the
 	// program's thread, the counts of the threads it left out.
 	threads := append(capture.CountThreads(c.Calls), c.OtherThreads...)
-	sort.SliceStable(threads, func(i, j int) bool { return threads[i].Before(threads[j]) })
+	sort.SliceStable(threads, func(i, j int) bool { return threads[i].Before(threads[j]) }) // the one rule
 	top := threads[0]
 	me := threadKey{top.PID, top.TID}
-	how := "the thread that issued the cudaMemcpyAsync calls"
-	if top.MemcpyAsync == 0 {
-		how = "the thread with the most cudaMemcpy calls"
-		if top.Memcpy == 0 {
-			how = "the thread with the most CUDA calls"
-		}
-	}
+	how := top.Why()
 	if len(threads) > 1 {
 		var others []string
 		for _, o := range threads[1:] {
@@ -77,24 +71,7 @@ func newTrace(c *capture.Capture, diags *diagList) (*traceCtx, string) {
 	t := &traceCtx{c: c, pid: me.pid, tid: me.tid, diags: diags,
 		memcpy: map[int64]*capture.Memcpy{}, launch: map[int64]*capture.APICall{},
 		openSeen: map[string]bool{}, kindWarned: map[string]bool{}}
-	switch c.Format {
-	case capture.FormatCSV:
-		t.apiTab, t.cpyTab, t.kernTab, t.nvtxTab = "cuda_api_trace", "(none)", "(none)", "nvtx_sum"
-		for _, f := range c.Files {
-			l := strings.ToLower(filepath.Base(f))
-			switch {
-			case strings.Contains(l, "api_trace") || strings.Contains(l, "apitrace"):
-				t.apiTab = filepath.Base(f)
-			case strings.Contains(l, "gpu_trace") || strings.Contains(l, "gputrace"):
-				t.cpyTab, t.kernTab = filepath.Base(f), filepath.Base(f)
-			case strings.Contains(l, "pushpop_trace") || strings.Contains(l, "nvtxpptrace"):
-				t.nvtxTab = filepath.Base(f)
-			}
-		}
-	default:
-		t.apiTab, t.cpyTab, t.kernTab, t.nvtxTab = "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_MEMCPY",
-			"CUPTI_ACTIVITY_KIND_KERNEL", "NVTX_EVENTS"
-	}
+	t.apiTab, t.cpyTab, t.kernTab, t.nvtxTab = orNone(c.Sources.API), orNone(c.Sources.Memcpy), orNone(c.Sources.Kernel), orNone(c.Sources.NVTX)
 	mine := map[int64]bool{}
 	for _, a := range c.Calls {
 		if a.PID == me.pid && a.TID == me.tid {
@@ -253,8 +230,8 @@ func (t *traceCtx) inRange(name string, r capture.Range) []capture.APICall {
 	return out
 }
 
-func copyKindOf(dir string) capture.CopyKind {
-	if dir == "h2d" {
+func copyKindOf(dir vocab.Direction) capture.CopyKind {
+	if dir == vocab.H2D {
 		return capture.CopyHtoD
 	}
 	return capture.CopyDtoH
@@ -268,8 +245,8 @@ func hostKind(m *capture.Memcpy) capture.MemKind {
 	return m.Src
 }
 
-func hostSide(dir string) string {
-	if dir == "h2d" {
+func hostSide(dir vocab.Direction) string {
+	if dir == vocab.H2D {
 		return "source"
 	}
 	return "destination"
@@ -279,19 +256,19 @@ func hostSide(dir string) string {
 // mismatch is a diagnostic, once per group: a pinned group copying pageable
 // memory is an error (its numbers still give the verdicts), any other
 // mismatch a warning. It reports whether the kinds matched.
-func (t *traceCtx) checkHostKind(group, src string, m *capture.Memcpy, dir string) bool {
+func (t *traceCtx) checkHostKind(group string, src vocab.MemKind, m *capture.Memcpy, dir vocab.Direction) bool {
 	if !t.c.Has(capture.FactMemoryKinds) {
 		return true
 	}
 	hk := hostKind(m)
-	if string(hk) == src {
+	if hk == src {
 		return true
 	}
 	if t.kindWarned[group] {
 		return false
 	}
 	t.kindWarned[group] = true
-	if src == "pinned" && hk == capture.MemPageable {
+	if src == vocab.MemPinned && hk == capture.MemPageable {
 		t.diags.add(CodePinnedSourcePageable, Error, fmt.Sprintf(
 			"the %s group's copies have a pageable host %s (%s, corr %d): the pinned buffer probably is not pinned; check that it came from cudaMallocHost and that the return value was checked; the verdicts are what these copies measured",
 			group, hostSide(dir), t.cpyTab, m.CorrelationID))
@@ -315,7 +292,7 @@ type callCopy struct {
 func (g callCopy) ms() float64 { return float64(g.end-g.call.Start) / 1e6 }
 
 // part1 finds one direction's sweep in the trace.
-func (t *traceCtx) part1(dir string) (*sweepData, string) {
+func (t *traceCtx) part1(dir vocab.Direction) (*sweepData, string) {
 	if !t.c.Has(capture.FactMemcpy) {
 		return nil, "the trace has no per-copy records, so no copy's size or direction is known (" + t.c.Why(capture.FactMemcpy) + ")"
 	}
@@ -393,12 +370,12 @@ func warmupsOf(n, lesson, progRuns int) (warm int, fromProgram bool) {
 
 // progKernelRuns is the program's count of timed launches of a part 3
 // variant, or 0.
-func (t *traceCtx) progKernelRuns(variant string) int {
+func (t *traceCtx) progKernelRuns(variant vocab.Variant) int {
 	if t.c.Program == nil {
 		return 0
 	}
 	for _, k := range t.c.Program.Kernels {
-		if strings.EqualFold(k.Variant, variant) {
+		if strings.EqualFold(string(k.Variant), string(variant)) {
 			return k.Runs
 		}
 	}
@@ -406,12 +383,12 @@ func (t *traceCtx) progKernelRuns(variant string) int {
 }
 
 // progCopyRuns is the program's count of timed runs of a part 1 row, or 0.
-func (t *traceCtx) progCopyRuns(dir, src string, bytes int64) int {
+func (t *traceCtx) progCopyRuns(dir vocab.Direction, src vocab.MemKind, bytes int64) int {
 	if t.c.Program == nil {
 		return 0
 	}
 	for _, c := range t.c.Program.Copies {
-		if strings.EqualFold(c.Direction, dir) && strings.EqualFold(c.Source, src) && c.Bytes == bytes {
+		if strings.EqualFold(string(c.Direction), string(dir)) && strings.EqualFold(string(c.Source), string(src)) && c.Bytes == bytes {
 			return c.Runs
 		}
 	}
@@ -446,14 +423,14 @@ func lessonShaped(bySize map[int64][]callCopy) bool {
 	return true
 }
 
-func (t *traceCtx) part1NVTX(dir string) (*sweepData, string) {
+func (t *traceCtx) part1NVTX(dir vocab.Direction) (*sweepData, string) {
 	sd := &sweepData{dir: dir, pageable: map[int64]timing{}, pinned: map[int64]timing{}}
 	kind := copyKindOf(dir)
-	bySrc := map[string]map[int64][]callCopy{}
+	bySrc := map[vocab.MemKind]map[int64][]callCopy{}
 	var hows, notes []string
 	anyAsync := 0
 	for _, src := range sources {
-		name := dir + "-" + src
+		name := string(dir) + "-" + string(src)
 		r, why := t.rangeNamed(name)
 		if why != "" {
 			return nil, why
@@ -504,17 +481,17 @@ func (t *traceCtx) part1NVTX(dir string) (*sweepData, string) {
 		bySrc[src] = bySize
 		hows = append(hows, fmt.Sprintf("NVTX range %s %s", name, rangeSpan(r)))
 	}
-	t.orderNote(dir+"-pageable", dir+"-pinned")
+	t.orderNote(string(dir)+"-pageable", string(dir)+"-pinned")
 	var lone []string
-	for b := range bySrc["pageable"] {
-		if _, ok := bySrc["pinned"][b]; ok {
+	for b := range bySrc[vocab.MemPageable] {
+		if _, ok := bySrc[vocab.MemPinned][b]; ok {
 			sd.sizes = append(sd.sizes, b)
 		} else {
 			lone = append(lone, "pageable "+sizeName(b))
 		}
 	}
-	for b := range bySrc["pinned"] {
-		if _, ok := bySrc["pageable"][b]; !ok {
+	for b := range bySrc[vocab.MemPinned] {
+		if _, ok := bySrc[vocab.MemPageable][b]; !ok {
 			lone = append(lone, "pinned "+sizeName(b))
 		}
 	}
@@ -526,7 +503,7 @@ func (t *traceCtx) part1NVTX(dir string) (*sweepData, string) {
 		return nil, fmt.Sprintf("NVTX ranges %s-pageable and %s-pinned share no copy size", dir, dir)
 	}
 	sort.Slice(sd.sizes, func(i, j int) bool { return sd.sizes[i] < sd.sizes[j] })
-	shaped := lessonShaped(bySrc["pageable"]) && lessonShaped(bySrc["pinned"]) && anyAsync == 0
+	shaped := lessonShaped(bySrc[vocab.MemPageable]) && lessonShaped(bySrc[vocab.MemPinned]) && anyAsync == 0
 	fromProg := false
 	for _, src := range sources {
 		for _, b := range sd.sizes {
@@ -534,7 +511,7 @@ func (t *traceCtx) part1NVTX(dir string) (*sweepData, string) {
 			warm, fp := warmupsOf(len(group), warmups, t.progCopyRuns(dir, src, b))
 			fromProg = fromProg || fp
 			tm := t.timed(group[warm:])
-			if src == "pageable" {
+			if src == vocab.MemPageable {
 				sd.pageable[b] = tm
 			} else {
 				sd.pinned[b] = tm
@@ -597,7 +574,7 @@ type runKey struct {
 
 // part1Runs finds part 1 without NVTX: runs of consecutive cudaMemcpy calls
 // on the thread whose copies share direction, host memory kind and size.
-func (t *traceCtx) part1Runs(dir string) (*sweepData, string) {
+func (t *traceCtx) part1Runs(dir vocab.Direction) (*sweepData, string) {
 	if !t.c.Has(capture.FactMemoryKinds) {
 		return nil, "without NVTX ranges the pageable and pinned groups are told apart by the copies' memory kinds, which this trace lacks (" + t.c.Why(capture.FactMemoryKinds) + ")"
 	}
@@ -678,7 +655,7 @@ func (t *traceCtx) part1Runs(dir string) (*sweepData, string) {
 			}
 			notes = append(notes, fmt.Sprintf("%s %s %s: %d calls, the last %d timed", dir, src, sizeName(b), len(run), len(run)-warm))
 			tm := t.timed(run[warm:])
-			if src == "pageable" {
+			if src == vocab.MemPageable {
 				sd.pageable[b] = tm
 			} else {
 				sd.pinned[b] = tm
@@ -713,14 +690,14 @@ func (t *traceCtx) part1Runs(dir string) (*sweepData, string) {
 func (t *traceCtx) part2() (*asyncData, string) {
 	all := t.named(apiMemcpyAsync)
 	withCopies := t.c.Has(capture.FactMemcpy) && t.c.Has(capture.FactCorrelation)
-	groups := map[string][]capture.APICall{}
+	groups := map[vocab.MemKind][]capture.APICall{}
 	var how string
 	switch {
 	case t.hasAnyRange("async-pageable", "async-pinned"):
 		var hows []string
 		in, shaped := 0, true
 		for _, src := range sources {
-			name := "async-" + src
+			name := "async-" + string(src)
 			r, why := t.rangeNamed(name)
 			if why != "" {
 				return nil, why
@@ -761,7 +738,7 @@ func (t *traceCtx) part2() (*asyncData, string) {
 		if shaped {
 			how = fmt.Sprintf("the %d cudaMemcpyAsync calls in %s", timedRuns, strings.Join(hows, " and "))
 		} else {
-			how = fmt.Sprintf("the cudaMemcpyAsync calls in %s (%d and %d calls)", strings.Join(hows, " and "), len(groups["pageable"]), len(groups["pinned"]))
+			how = fmt.Sprintf("the cudaMemcpyAsync calls in %s (%d and %d calls)", strings.Join(hows, " and "), len(groups[vocab.MemPageable]), len(groups[vocab.MemPinned]))
 		}
 	case withCopies && t.c.Has(capture.FactMemoryKinds):
 		var why string
@@ -773,8 +750,8 @@ func (t *traceCtx) part2() (*asyncData, string) {
 			return nil, fmt.Sprintf("found %d cudaMemcpyAsync calls on thread %s and no NVTX ranges async-pageable/async-pinned; the program makes exactly %d (%d pageable, then %d pinned, each 1 warm-up + %d timed), so the groups cannot be told apart",
 				len(all), t.thread(), asyncTotal, asyncPerSrc, asyncPerSrc, timedRuns)
 		}
-		groups["pageable"] = all[1:asyncPerSrc]
-		groups["pinned"] = all[asyncPerSrc+1:]
+		groups[vocab.MemPageable] = all[1:asyncPerSrc]
+		groups[vocab.MemPinned] = all[asyncPerSrc+1:]
 		how = fmt.Sprintf("no NVTX ranges: the %d cudaMemcpyAsync calls on thread %s in order, calls 2-%d pageable and %d-%d pinned (calls 1 and %d are warm-ups)",
 			asyncTotal, t.thread(), asyncPerSrc, asyncPerSrc+2, asyncTotal, asyncPerSrc+1)
 	}
@@ -782,7 +759,7 @@ func (t *traceCtx) part2() (*asyncData, string) {
 	if len(syncs) == 0 {
 		return nil, fmt.Sprintf("no cudaStreamSynchronize calls on thread %s, so no copy's completion is known", t.thread())
 	}
-	ad := &asyncData{side: map[string]*asyncSide{}}
+	ad := &asyncData{side: map[vocab.MemKind]*asyncSide{}}
 	for _, src := range sources {
 		g := groups[src]
 		mixed := false
@@ -807,7 +784,7 @@ func (t *traceCtx) part2() (*asyncData, string) {
 				if m.Kind != capture.CopyHtoD {
 					return nil, fmt.Sprintf("cudaMemcpyAsync %s copies %s; the program's are host-to-device", t.ref(a), m.Kind)
 				}
-				t.checkHostKind("async-"+src, src, m, "h2d")
+				t.checkHostKind("async-"+string(src), src, m, vocab.H2D)
 				if s.totalBytes > 0 && m.Bytes != s.bytes {
 					mixed = true
 				}
@@ -852,12 +829,12 @@ func (t *traceCtx) hostToDevice(group string, calls []capture.APICall) []capture
 }
 
 // progAsyncRuns is the program's count of timed part 2 calls of a source, or 0.
-func (t *traceCtx) progAsyncRuns(src string) int {
+func (t *traceCtx) progAsyncRuns(src vocab.MemKind) int {
 	if t.c.Program == nil {
 		return 0
 	}
 	for _, a := range t.c.Program.Async {
-		if strings.EqualFold(a.Source, src) {
+		if strings.EqualFold(string(a.Source), string(src)) {
 			return a.Runs
 		}
 	}
@@ -868,7 +845,7 @@ func (t *traceCtx) progAsyncRuns(src string) int {
 // host-to-device cudaMemcpyAsync calls of the size that pageable and pinned
 // copies share most, split by host memory kind, in order, the first of each
 // taken as the warm-up. Other calls are set aside with a diagnostic.
-func (t *traceCtx) part2Copies(all []capture.APICall, groups map[string][]capture.APICall) (how, why string) {
+func (t *traceCtx) part2Copies(all []capture.APICall, groups map[vocab.MemKind][]capture.APICall) (how, why string) {
 	type key struct {
 		host  capture.MemKind
 		bytes int64
@@ -937,7 +914,7 @@ func nextAfter(calls []capture.APICall, a capture.APICall) *capture.APICall {
 
 // part4 derives prediction 4 from part 2's groups.
 func (t *traceCtx) part4(ad *asyncData) (*callTotals, *byteTotals, string) {
-	p, q := ad.side["pageable"], ad.side["pinned"]
+	p, q := ad.side[vocab.MemPageable], ad.side[vocab.MemPinned]
 	ct := &callTotals{pageableMs: sum(p.callDurMs), pinnedMs: sum(q.callDurMs), pageableN: p.runs, pinnedN: q.runs,
 		perCall: &CallDurations{From: SourceTrace, PageableMs: p.callDurMs, PinnedMs: q.callDurMs,
 			PageableCorrelationIDs: p.corr, PinnedCorrelationIDs: q.corr},
@@ -1002,13 +979,13 @@ func (t *traceCtx) part3(prog *capture.Measurements) (*kernelData, string) {
 	if !useLaunch {
 		owner = fmt.Sprintf("of process %d (no cudaLaunchKernel calls in the input)", t.pid)
 	}
-	groups := map[string][]launch{}
+	groups := map[vocab.Variant][]launch{}
 	var how string
 	if t.hasAnyRange("kernel-device-resident", "kernel-zero-copy") {
 		var hows, names []string
 		shaped := true
 		for _, v := range variants {
-			name := "kernel-" + v
+			name := "kernel-" + string(v)
 			r, why := t.rangeNamed(name)
 			if why != "" {
 				return nil, why
@@ -1063,12 +1040,12 @@ func (t *traceCtx) part3(prog *capture.Measurements) (*kernelData, string) {
 			return nil, fmt.Sprintf("found %d scaleCopy launches %s and no NVTX ranges kernel-device-resident/kernel-zero-copy; the program makes exactly %d (per variant: 1 gate, %d warm-up, %d timed)",
 				len(all), owner, launchTotal, warmups, timedRuns)
 		}
-		groups["device-resident"] = all[1+warmups : launchPerVar]
-		groups["zero-copy"] = all[launchPerVar+1+warmups:]
+		groups[vocab.DeviceResident] = all[1+warmups : launchPerVar]
+		groups[vocab.ZeroCopy] = all[launchPerVar+1+warmups:]
 		how = fmt.Sprintf("no NVTX ranges: the %d scaleCopy launches (%s) %s in order, launches %d-%d device-resident and %d-%d zero-copy (each variant: 1 gate, %d warm-up, %d timed)",
 			launchTotal, t.kernTab, owner, 2+warmups, launchPerVar, launchPerVar+2+warmups, launchTotal, warmups, timedRuns)
 	}
-	kd := &kernelData{ms: map[string]timing{}, how: how}
+	kd := &kernelData{ms: map[vocab.Variant]timing{}, how: how}
 	kd.bytes, kd.bytesFrom = kernelBytesOf(prog, t.diags)
 	for _, v := range variants {
 		tm := timing{runs: len(groups[v])}
@@ -1117,4 +1094,12 @@ func (t *traceCtx) deviceCopy() (float64, string) {
 	b := group[0].cp.Bytes
 	return gbps(2*b, ms), fmt.Sprintf("trace: device-to-device memcpy records of the cudaMemcpy calls in NVTX range d2d-reference, %s, last %d of %d (%s), mean GPU time %.4f ms, 2 x bytes / time",
 		sizeName(b), timedRuns, perSize, corrSpan(corr), ms)
+}
+
+// orNone names a source for evidence: "(none)" where the input has none.
+func orNone(source string) string {
+	if source == "" {
+		return "(none)"
+	}
+	return source
 }
