@@ -424,85 +424,26 @@ func lessonShaped(bySize map[int64][]callCopy) bool {
 }
 
 func (t *traceCtx) part1NVTX(dir vocab.Direction) (*sweepData, string) {
-	sd := &sweepData{dir: dir, pageable: map[int64]timing{}, pinned: map[int64]timing{}}
-	kind := copyKindOf(dir)
 	bySrc := map[vocab.MemKind]map[int64][]callCopy{}
 	var hows, notes []string
 	anyAsync := 0
 	for _, src := range sources {
-		name := string(dir) + "-" + string(src)
-		r, why := t.rangeNamed(name)
+		g, why := t.part1Range(dir, src)
 		if why != "" {
 			return nil, why
 		}
-		ops, nAsync, why := t.copyOps(name, r)
-		if why != "" {
-			return nil, why
+		bySrc[src] = g.bySize
+		hows = append(hows, g.how)
+		anyAsync += g.nAsync
+		if g.note != "" {
+			notes = append(notes, g.note)
 		}
-		bySize := map[int64][]callCopy{}
-		aside := map[capture.CopyKind]int{}
-		hosts := map[int64]map[capture.MemKind]bool{}
-		for _, o := range ops {
-			if o.cp.Kind != kind {
-				aside[o.cp.Kind]++
-				continue
-			}
-			t.checkHostKind(name, src, o.cp, dir)
-			bySize[o.cp.Bytes] = append(bySize[o.cp.Bytes], o)
-			if hosts[o.cp.Bytes] == nil {
-				hosts[o.cp.Bytes] = map[capture.MemKind]bool{}
-			}
-			hosts[o.cp.Bytes][hostKind(o.cp)] = true
-		}
-		if t.c.Has(capture.FactMemoryKinds) {
-			for b, h := range hosts {
-				if len(h) > 1 {
-					return nil, fmt.Sprintf("NVTX range %q holds %s copies of %s from host memory of %d kinds, so its group is ambiguous", name, kind, sizeName(b), len(h))
-				}
-			}
-		}
-		if len(aside) > 0 {
-			t.diags.add(CodeSetAside, Info, fmt.Sprintf("NVTX range %q also holds %s; set aside: the group is its %s copies", name, kindCounts(aside), kind))
-		}
-		if len(bySize) == 0 {
-			return nil, fmt.Sprintf("NVTX range %q holds no %s cudaMemcpy or cudaMemcpyAsync copies on thread %s", name, kind, t.thread())
-		}
-		anyAsync += nAsync
-		if nAsync > 0 {
-			t.diags.add(CodeCopySync, Info, fmt.Sprintf(
-				"NVTX range %q holds %d cudaMemcpyAsync calls each followed by a synchronize, not blocking cudaMemcpy calls: each such copy is timed from the call's start to the end of the synchronize",
-				name, nAsync))
-			notes = append(notes, fmt.Sprintf("%s: %d copies made as cudaMemcpyAsync + synchronize, timed from the call's start to the synchronize's end", name, nAsync))
-		}
-		if !lessonShaped(bySize) {
-			t.diags.add(CodeLessonShape, Info, fmt.Sprintf("NVTX range %q holds %s; the lesson makes %d of each of %s (%d warm-up + %d timed)",
-				name, countsText(bySize), perSize, sizeList(sweepSizes), warmups, timedRuns))
-		}
-		bySrc[src] = bySize
-		hows = append(hows, fmt.Sprintf("NVTX range %s %s", name, rangeSpan(r)))
 	}
 	t.orderNote(string(dir)+"-pageable", string(dir)+"-pinned")
-	var lone []string
-	for b := range bySrc[vocab.MemPageable] {
-		if _, ok := bySrc[vocab.MemPinned][b]; ok {
-			sd.sizes = append(sd.sizes, b)
-		} else {
-			lone = append(lone, "pageable "+sizeName(b))
-		}
-	}
-	for b := range bySrc[vocab.MemPinned] {
-		if _, ok := bySrc[vocab.MemPageable][b]; !ok {
-			lone = append(lone, "pinned "+sizeName(b))
-		}
-	}
-	if len(lone) > 0 {
-		sort.Strings(lone)
-		t.diags.add(CodeSetAside, Info, fmt.Sprintf("the %s sweep has sizes with copies from one source only, set aside: %s", dir, strings.Join(lone, ", ")))
-	}
-	if len(sd.sizes) == 0 {
+	sd := &sweepData{dir: dir, pageable: map[int64]timing{}, pinned: map[int64]timing{}}
+	if sd.sizes = t.sharedSizes(dir, bySrc); len(sd.sizes) == 0 {
 		return nil, fmt.Sprintf("NVTX ranges %s-pageable and %s-pinned share no copy size", dir, dir)
 	}
-	sort.Slice(sd.sizes, func(i, j int) bool { return sd.sizes[i] < sd.sizes[j] })
 	shaped := lessonShaped(bySrc[vocab.MemPageable]) && lessonShaped(bySrc[vocab.MemPinned]) && anyAsync == 0
 	fromProg := false
 	for _, src := range sources {
@@ -536,6 +477,96 @@ func (t *traceCtx) part1NVTX(dir vocab.Direction) (*sweepData, string) {
 		sd.how += "; " + strings.Join(notes, "; ")
 	}
 	return sd, ""
+}
+
+// rangeGroup is what one part 1 NVTX range holds: its copies of the
+// range's direction by size, how many were cudaMemcpyAsync + synchronize,
+// and how it was read.
+type rangeGroup struct {
+	bySize map[int64][]callCopy
+	nAsync int
+	how    string // "NVTX range NAME [start, end] ns"
+	note   string // the copy + synchronize note, if any
+}
+
+// part1Range reads one part 1 range: its copies of the direction by size,
+// the others set aside; copies of one size from host memory of several
+// kinds make the group ambiguous.
+func (t *traceCtx) part1Range(dir vocab.Direction, src vocab.MemKind) (rangeGroup, string) {
+	kind := copyKindOf(dir)
+	name := string(dir) + "-" + string(src)
+	r, why := t.rangeNamed(name)
+	if why != "" {
+		return rangeGroup{}, why
+	}
+	ops, nAsync, why := t.copyOps(name, r)
+	if why != "" {
+		return rangeGroup{}, why
+	}
+	g := rangeGroup{bySize: map[int64][]callCopy{}, nAsync: nAsync, how: fmt.Sprintf("NVTX range %s %s", name, rangeSpan(r))}
+	aside := map[capture.CopyKind]int{}
+	hosts := map[int64]map[capture.MemKind]bool{}
+	for _, o := range ops {
+		if o.cp.Kind != kind {
+			aside[o.cp.Kind]++
+			continue
+		}
+		t.checkHostKind(name, src, o.cp, dir)
+		g.bySize[o.cp.Bytes] = append(g.bySize[o.cp.Bytes], o)
+		if hosts[o.cp.Bytes] == nil {
+			hosts[o.cp.Bytes] = map[capture.MemKind]bool{}
+		}
+		hosts[o.cp.Bytes][hostKind(o.cp)] = true
+	}
+	if t.c.Has(capture.FactMemoryKinds) {
+		for b, h := range hosts {
+			if len(h) > 1 {
+				return rangeGroup{}, fmt.Sprintf("NVTX range %q holds %s copies of %s from host memory of %d kinds, so its group is ambiguous", name, kind, sizeName(b), len(h))
+			}
+		}
+	}
+	if len(aside) > 0 {
+		t.diags.add(CodeSetAside, Info, fmt.Sprintf("NVTX range %q also holds %s; set aside: the group is its %s copies", name, kindCounts(aside), kind))
+	}
+	if len(g.bySize) == 0 {
+		return rangeGroup{}, fmt.Sprintf("NVTX range %q holds no %s cudaMemcpy or cudaMemcpyAsync copies on thread %s", name, kind, t.thread())
+	}
+	if nAsync > 0 {
+		t.diags.add(CodeCopySync, Info, fmt.Sprintf(
+			"NVTX range %q holds %d cudaMemcpyAsync calls each followed by a synchronize, not blocking cudaMemcpy calls: each such copy is timed from the call's start to the end of the synchronize",
+			name, nAsync))
+		g.note = fmt.Sprintf("%s: %d copies made as cudaMemcpyAsync + synchronize, timed from the call's start to the synchronize's end", name, nAsync)
+	}
+	if !lessonShaped(g.bySize) {
+		t.diags.add(CodeLessonShape, Info, fmt.Sprintf("NVTX range %q holds %s; the lesson makes %d of each of %s (%d warm-up + %d timed)",
+			name, countsText(g.bySize), perSize, sizeList(sweepSizes), warmups, timedRuns))
+	}
+	return g, ""
+}
+
+// sharedSizes returns, ascending, the sizes both sources' groups have; the
+// others are set aside with a diagnostic.
+func (t *traceCtx) sharedSizes(dir vocab.Direction, bySrc map[vocab.MemKind]map[int64][]callCopy) []int64 {
+	var sizes []int64
+	var lone []string
+	for b := range bySrc[vocab.MemPageable] {
+		if _, ok := bySrc[vocab.MemPinned][b]; ok {
+			sizes = append(sizes, b)
+		} else {
+			lone = append(lone, "pageable "+sizeName(b))
+		}
+	}
+	for b := range bySrc[vocab.MemPinned] {
+		if _, ok := bySrc[vocab.MemPageable][b]; !ok {
+			lone = append(lone, "pinned "+sizeName(b))
+		}
+	}
+	if len(lone) > 0 {
+		sort.Strings(lone)
+		t.diags.add(CodeSetAside, Info, fmt.Sprintf("the %s sweep has sizes with copies from one source only, set aside: %s", dir, strings.Join(lone, ", ")))
+	}
+	sort.Slice(sizes, func(i, j int) bool { return sizes[i] < sizes[j] })
+	return sizes
 }
 
 // kindCounts describes copies by direction: "3 DtoH copies".
@@ -690,70 +721,9 @@ func (t *traceCtx) part1Runs(dir vocab.Direction) (*sweepData, string) {
 func (t *traceCtx) part2() (*asyncData, string) {
 	all := t.named(apiMemcpyAsync)
 	withCopies := t.c.Has(capture.FactMemcpy) && t.c.Has(capture.FactCorrelation)
-	groups := map[vocab.MemKind][]capture.APICall{}
-	var how string
-	switch {
-	case t.hasAnyRange("async-pageable", "async-pinned"):
-		var hows []string
-		in, shaped := 0, true
-		for _, src := range sources {
-			name := "async-" + string(src)
-			r, why := t.rangeNamed(name)
-			if why != "" {
-				return nil, why
-			}
-			g := t.inRange(apiMemcpyAsync, r)
-			if withCopies {
-				g = t.hostToDevice(name, g)
-				if t.c.Has(capture.FactMemoryKinds) {
-					hosts := map[capture.MemKind]bool{}
-					for _, a := range g {
-						if m := t.memcpy[a.CorrelationID]; m != nil {
-							hosts[hostKind(m)] = true
-						}
-					}
-					if len(hosts) > 1 {
-						return nil, fmt.Sprintf("NVTX range %q holds cudaMemcpyAsync copies from host memory of %d kinds, so its group is ambiguous", name, len(hosts))
-					}
-				}
-			}
-			if len(g) == 0 {
-				return nil, fmt.Sprintf("NVTX range %q holds no host-to-device cudaMemcpyAsync calls on thread %s", name, t.thread())
-			}
-			if len(g) != timedRuns {
-				shaped = false
-				t.diags.add(CodeLessonShape, Info, fmt.Sprintf("NVTX range %q holds %d cudaMemcpyAsync calls on thread %s; the lesson times %d; the group is the %d it holds",
-					name, len(g), t.thread(), timedRuns, len(g)))
-			}
-			in += len(g)
-			groups[src] = g
-			hows = append(hows, fmt.Sprintf("NVTX range %s %s", name, rangeSpan(r)))
-		}
-		t.orderNote("async-pageable", "async-pinned")
-		if len(all) != asyncTotal {
-			t.diags.add(CodeAsyncPremise, Info, fmt.Sprintf(
-				"thread %s makes %d cudaMemcpyAsync calls, %d of them outside NVTX ranges async-pageable/async-pinned; the lesson takes part 2's %d (1 warm-up + %d timed per source) to be the program's only ones; the groups are what the ranges hold",
-				t.thread(), len(all), len(all)-in, asyncTotal, timedRuns))
-		}
-		if shaped {
-			how = fmt.Sprintf("the %d cudaMemcpyAsync calls in %s", timedRuns, strings.Join(hows, " and "))
-		} else {
-			how = fmt.Sprintf("the cudaMemcpyAsync calls in %s (%d and %d calls)", strings.Join(hows, " and "), len(groups[vocab.MemPageable]), len(groups[vocab.MemPinned]))
-		}
-	case withCopies && t.c.Has(capture.FactMemoryKinds):
-		var why string
-		if how, why = t.part2Copies(all, groups); why != "" {
-			return nil, why
-		}
-	default:
-		if len(all) != asyncTotal {
-			return nil, fmt.Sprintf("found %d cudaMemcpyAsync calls on thread %s and no NVTX ranges async-pageable/async-pinned; the program makes exactly %d (%d pageable, then %d pinned, each 1 warm-up + %d timed), so the groups cannot be told apart",
-				len(all), t.thread(), asyncTotal, asyncPerSrc, asyncPerSrc, timedRuns)
-		}
-		groups[vocab.MemPageable] = all[1:asyncPerSrc]
-		groups[vocab.MemPinned] = all[asyncPerSrc+1:]
-		how = fmt.Sprintf("no NVTX ranges: the %d cudaMemcpyAsync calls on thread %s in order, calls 2-%d pageable and %d-%d pinned (calls 1 and %d are warm-ups)",
-			asyncTotal, t.thread(), asyncPerSrc, asyncPerSrc+2, asyncTotal, asyncPerSrc+1)
+	groups, how, why := t.part2Groups(all, withCopies)
+	if why != "" {
+		return nil, why
 	}
 	syncs := t.named(apiStreamSync)
 	if len(syncs) == 0 {
@@ -808,6 +778,88 @@ func (t *traceCtx) part2() (*asyncData, string) {
 	}
 	ad.how = how
 	return ad, ""
+}
+
+// part2Groups splits the thread's cudaMemcpyAsync calls (all) into the
+// pageable and pinned groups' timed calls: by NVTX range where the capture
+// has them, else by copy records, else by call order. how says which; why,
+// when not empty, why the groups cannot be found.
+func (t *traceCtx) part2Groups(all []capture.APICall, withCopies bool) (map[vocab.MemKind][]capture.APICall, string, string) {
+	switch {
+	case t.hasAnyRange("async-pageable", "async-pinned"):
+		return t.part2NVTX(all, withCopies)
+	case withCopies && t.c.Has(capture.FactMemoryKinds):
+		groups := map[vocab.MemKind][]capture.APICall{}
+		how, why := t.part2Copies(all, groups)
+		if why != "" {
+			return nil, "", why
+		}
+		return groups, how, ""
+	default:
+		if len(all) != asyncTotal {
+			return nil, "", fmt.Sprintf("found %d cudaMemcpyAsync calls on thread %s and no NVTX ranges async-pageable/async-pinned; the program makes exactly %d (%d pageable, then %d pinned, each 1 warm-up + %d timed), so the groups cannot be told apart",
+				len(all), t.thread(), asyncTotal, asyncPerSrc, asyncPerSrc, timedRuns)
+		}
+		groups := map[vocab.MemKind][]capture.APICall{}
+		groups[vocab.MemPageable] = all[1:asyncPerSrc]
+		groups[vocab.MemPinned] = all[asyncPerSrc+1:]
+		how := fmt.Sprintf("no NVTX ranges: the %d cudaMemcpyAsync calls on thread %s in order, calls 2-%d pageable and %d-%d pinned (calls 1 and %d are warm-ups)",
+			asyncTotal, t.thread(), asyncPerSrc, asyncPerSrc+2, asyncTotal, asyncPerSrc+1)
+		return groups, how, ""
+	}
+}
+
+// part2NVTX finds part 2's groups as what NVTX ranges async-pageable and
+// async-pinned hold: their host-to-device cudaMemcpyAsync calls, all timed.
+func (t *traceCtx) part2NVTX(all []capture.APICall, withCopies bool) (groups map[vocab.MemKind][]capture.APICall, how, why string) {
+	groups = map[vocab.MemKind][]capture.APICall{}
+	var hows []string
+	in, shaped := 0, true
+	for _, src := range sources {
+		name := "async-" + string(src)
+		r, why := t.rangeNamed(name)
+		if why != "" {
+			return nil, "", why
+		}
+		g := t.inRange(apiMemcpyAsync, r)
+		if withCopies {
+			g = t.hostToDevice(name, g)
+			if t.c.Has(capture.FactMemoryKinds) {
+				hosts := map[capture.MemKind]bool{}
+				for _, a := range g {
+					if m := t.memcpy[a.CorrelationID]; m != nil {
+						hosts[hostKind(m)] = true
+					}
+				}
+				if len(hosts) > 1 {
+					return nil, "", fmt.Sprintf("NVTX range %q holds cudaMemcpyAsync copies from host memory of %d kinds, so its group is ambiguous", name, len(hosts))
+				}
+			}
+		}
+		if len(g) == 0 {
+			return nil, "", fmt.Sprintf("NVTX range %q holds no host-to-device cudaMemcpyAsync calls on thread %s", name, t.thread())
+		}
+		if len(g) != timedRuns {
+			shaped = false
+			t.diags.add(CodeLessonShape, Info, fmt.Sprintf("NVTX range %q holds %d cudaMemcpyAsync calls on thread %s; the lesson times %d; the group is the %d it holds",
+				name, len(g), t.thread(), timedRuns, len(g)))
+		}
+		in += len(g)
+		groups[src] = g
+		hows = append(hows, fmt.Sprintf("NVTX range %s %s", name, rangeSpan(r)))
+	}
+	t.orderNote("async-pageable", "async-pinned")
+	if len(all) != asyncTotal {
+		t.diags.add(CodeAsyncPremise, Info, fmt.Sprintf(
+			"thread %s makes %d cudaMemcpyAsync calls, %d of them outside NVTX ranges async-pageable/async-pinned; the lesson takes part 2's %d (1 warm-up + %d timed per source) to be the program's only ones; the groups are what the ranges hold",
+			t.thread(), len(all), len(all)-in, asyncTotal, timedRuns))
+	}
+	if shaped {
+		how = fmt.Sprintf("the %d cudaMemcpyAsync calls in %s", timedRuns, strings.Join(hows, " and "))
+	} else {
+		how = fmt.Sprintf("the cudaMemcpyAsync calls in %s (%d and %d calls)", strings.Join(hows, " and "), len(groups[vocab.MemPageable]), len(groups[vocab.MemPinned]))
+	}
+	return groups, how, ""
 }
 
 // hostToDevice keeps a range's calls whose copies are host-to-device and
