@@ -1003,11 +1003,6 @@ func (t *traceCtx) part3(prog *capture.Measurements) (*kernelData, string) {
 		return nil, "no per-launch kernel records (" + t.c.Why(capture.FactKernels) + ")"
 	}
 	useLaunch := len(t.launch) > 0
-	type launch struct {
-		k     capture.Kernel
-		start int64
-		end   int64
-	}
 	var all, mine []launch // the thread's scaleCopy launches; all its launches
 	for _, k := range t.c.Kernels {
 		var l launch
@@ -1034,58 +1029,9 @@ func (t *traceCtx) part3(prog *capture.Measurements) (*kernelData, string) {
 	groups := map[vocab.Variant][]launch{}
 	var how string
 	if t.hasAnyRange("kernel-device-resident", "kernel-zero-copy") {
-		var hows, names []string
-		shaped := true
-		for _, v := range variants {
-			name := "kernel-" + string(v)
-			r, why := t.rangeNamed(name)
-			if why != "" {
-				return nil, why
-			}
-			byName := map[string][]launch{}
-			var order []string
-			for _, l := range mine {
-				if r.Contains(l.start, l.end) {
-					if byName[l.k.Name] == nil {
-						order = append(order, l.k.Name)
-					}
-					byName[l.k.Name] = append(byName[l.k.Name], l)
-				}
-			}
-			if len(order) == 0 {
-				return nil, fmt.Sprintf("NVTX range %q holds no kernel launches %s", name, owner)
-			}
-			// The group is the range's most launched kernel.
-			kn := order[0]
-			for _, n := range order[1:] {
-				if len(byName[n]) > len(byName[kn]) {
-					kn = n
-				}
-			}
-			g := byName[kn]
-			if len(order) > 1 {
-				var aside []string
-				for _, n := range order {
-					if n != kn {
-						aside = append(aside, fmt.Sprintf("%d x %s", len(byName[n]), n))
-					}
-				}
-				t.diags.add(CodeSetAside, Info, fmt.Sprintf("NVTX range %q launches other kernels besides %d x %s, set aside: %s", name, len(g), kn, strings.Join(aside, ", ")))
-			}
-			warm, _ := warmupsOf(len(g), warmups, t.progKernelRuns(v))
-			if len(g) != launchPerVar-1 || kn != kernelName {
-				shaped = false
-				t.diags.add(CodeLessonShape, Info, fmt.Sprintf("NVTX range %q holds %d launches of kernel %s; the lesson makes %d of %s (%d warm-up + %d timed); the last %d are timed",
-					name, len(g), kn, launchPerVar-1, kernelName, warmups, timedRuns, len(g)-warm))
-			}
-			groups[v] = g[warm:]
-			names = append(names, fmt.Sprintf("%s: %d x %s, the last %d timed", name, len(g), kn, len(g)-warm))
-			hows = append(hows, fmt.Sprintf("NVTX range %s %s", name, rangeSpan(r)))
-		}
-		if shaped {
-			how = fmt.Sprintf("scaleCopy kernel durations (%s) %s in %s, %d each, the last %d averaged", t.kernTab, owner, strings.Join(hows, " and "), launchPerVar-1, timedRuns)
-		} else {
-			how = fmt.Sprintf("kernel durations (%s) %s in %s, the range's most launched kernel (%s)", t.kernTab, owner, strings.Join(hows, " and "), strings.Join(names, "; "))
+		var why string
+		if groups, how, why = t.part3NVTX(mine, owner); why != "" {
+			return nil, why
 		}
 	} else {
 		if len(all) != launchTotal {
@@ -1110,6 +1056,73 @@ func (t *traceCtx) part3(prog *capture.Measurements) (*kernelData, string) {
 		kd.ms[v] = tm
 	}
 	return kd, ""
+}
+
+// launch is one kernel launch: its GPU record and its call's (or, without
+// calls, its own) start and end.
+type launch struct {
+	k     capture.Kernel
+	start int64
+	end   int64
+}
+
+// part3NVTX finds part 3's groups as the most launched kernel in NVTX ranges
+// kernel-device-resident and kernel-zero-copy, whatever its name, the first
+// launches of each taken as warm-ups.
+func (t *traceCtx) part3NVTX(mine []launch, owner string) (map[vocab.Variant][]launch, string, string) {
+	groups := map[vocab.Variant][]launch{}
+	var hows, names []string
+	shaped := true
+	for _, v := range variants {
+		name := "kernel-" + string(v)
+		r, why := t.rangeNamed(name)
+		if why != "" {
+			return nil, "", why
+		}
+		byName := map[string][]launch{}
+		var order []string
+		for _, l := range mine {
+			if r.Contains(l.start, l.end) {
+				if byName[l.k.Name] == nil {
+					order = append(order, l.k.Name)
+				}
+				byName[l.k.Name] = append(byName[l.k.Name], l)
+			}
+		}
+		if len(order) == 0 {
+			return nil, "", fmt.Sprintf("NVTX range %q holds no kernel launches %s", name, owner)
+		}
+		// The group is the range's most launched kernel.
+		kn := order[0]
+		for _, n := range order[1:] {
+			if len(byName[n]) > len(byName[kn]) {
+				kn = n
+			}
+		}
+		g := byName[kn]
+		if len(order) > 1 {
+			var aside []string
+			for _, n := range order {
+				if n != kn {
+					aside = append(aside, fmt.Sprintf("%d x %s", len(byName[n]), n))
+				}
+			}
+			t.diags.add(CodeSetAside, Info, fmt.Sprintf("NVTX range %q launches other kernels besides %d x %s, set aside: %s", name, len(g), kn, strings.Join(aside, ", ")))
+		}
+		warm, _ := warmupsOf(len(g), warmups, t.progKernelRuns(v))
+		if len(g) != launchPerVar-1 || kn != kernelName {
+			shaped = false
+			t.diags.add(CodeLessonShape, Info, fmt.Sprintf("NVTX range %q holds %d launches of kernel %s; the lesson makes %d of %s (%d warm-up + %d timed); the last %d are timed",
+				name, len(g), kn, launchPerVar-1, kernelName, warmups, timedRuns, len(g)-warm))
+		}
+		groups[v] = g[warm:]
+		names = append(names, fmt.Sprintf("%s: %d x %s, the last %d timed", name, len(g), kn, len(g)-warm))
+		hows = append(hows, fmt.Sprintf("NVTX range %s %s", name, rangeSpan(r)))
+	}
+	if shaped {
+		return groups, fmt.Sprintf("scaleCopy kernel durations (%s) %s in %s, %d each, the last %d averaged", t.kernTab, owner, strings.Join(hows, " and "), launchPerVar-1, timedRuns), ""
+	}
+	return groups, fmt.Sprintf("kernel durations (%s) %s in %s, the range's most launched kernel (%s)", t.kernTab, owner, strings.Join(hows, " and "), strings.Join(names, "; ")), ""
 }
 
 // deviceCopy reads the device-to-device reference copy from the trace: the
