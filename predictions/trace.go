@@ -603,6 +603,56 @@ type runKey struct {
 	bytes int64
 }
 
+// copyRuns splits a thread's copies into runs of consecutive copies with
+// the same direction, host memory kind and size, and keeps the runs longer
+// than the lesson's warm-ups, by key.
+func copyRuns(seq []callCopy) map[runKey][][]callCopy {
+	runs := map[runKey][][]callCopy{}
+	for i := 0; i < len(seq); {
+		j := i + 1
+		k := runKey{seq[i].cp.Kind, hostKind(seq[i].cp), seq[i].cp.Bytes}
+		for j < len(seq) && (runKey{seq[j].cp.Kind, hostKind(seq[j].cp), seq[j].cp.Bytes}) == k {
+			j++
+		}
+		if j-i > warmups {
+			runs[k] = append(runs[k], seq[i:j])
+		}
+		i = j
+	}
+	return runs
+}
+
+// runSizes returns, ascending, the sizes of a direction with exactly one
+// run of each source; the others are set aside with a diagnostic.
+func (t *traceCtx) runSizes(dir vocab.Direction, runs map[runKey][][]callCopy) []int64 {
+	kind := copyKindOf(dir)
+	var out []int64
+	var aside []string
+	sizes := map[int64]bool{}
+	for k := range runs {
+		if k.kind == kind {
+			sizes[k.bytes] = true
+		}
+	}
+	for b := range sizes {
+		p, q := runs[runKey{kind, capture.MemPageable, b}], runs[runKey{kind, capture.MemPinned, b}]
+		switch {
+		case len(p) == 1 && len(q) == 1:
+			out = append(out, b)
+		case len(p) > 1 || len(q) > 1:
+			aside = append(aside, fmt.Sprintf("%s (%d pageable and %d pinned runs: ambiguous)", sizeName(b), len(p), len(q)))
+		default:
+			aside = append(aside, fmt.Sprintf("%s (%d pageable and %d pinned runs)", sizeName(b), len(p), len(q)))
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	if len(aside) > 0 {
+		sort.Strings(aside)
+		t.diags.add(CodeSetAside, Info, fmt.Sprintf("without NVTX ranges, the %s sweep's sizes without exactly one run of each source are set aside: %s", dir, strings.Join(aside, ", ")))
+	}
+	return out
+}
+
 // part1Runs finds part 1 without NVTX: runs of consecutive cudaMemcpy calls
 // on the thread whose copies share direction, host memory kind and size.
 func (t *traceCtx) part1Runs(dir vocab.Direction) (*sweepData, string) {
@@ -617,18 +667,7 @@ func (t *traceCtx) part1Runs(dir vocab.Direction) (*sweepData, string) {
 		}
 		seq = append(seq, callCopy{a, m, a.End})
 	}
-	runs := map[runKey][][]callCopy{}
-	for i := 0; i < len(seq); {
-		j := i + 1
-		k := runKey{seq[i].cp.Kind, hostKind(seq[i].cp), seq[i].cp.Bytes}
-		for j < len(seq) && (runKey{seq[j].cp.Kind, hostKind(seq[j].cp), seq[j].cp.Bytes}) == k {
-			j++
-		}
-		if j-i > warmups {
-			runs[k] = append(runs[k], seq[i:j])
-		}
-		i = j
-	}
+	runs := copyRuns(seq)
 	kind := copyKindOf(dir)
 	// A "pinned" sweep whose copies are pageable shows as two pageable runs
 	// per size and no pinned run: the two cannot be told apart.
@@ -649,31 +688,9 @@ func (t *traceCtx) part1Runs(dir vocab.Direction) (*sweepData, string) {
 		return nil, fmt.Sprintf("the %s sweep's copies are all pageable (two runs per size, none pinned), so without NVTX ranges its pageable and pinned groups cannot be told apart", dir)
 	}
 	sd := &sweepData{dir: dir, pageable: map[int64]timing{}, pinned: map[int64]timing{}}
-	var notes, aside []string
+	var notes []string
 	shaped := true
-	sizes := map[int64]bool{}
-	for k := range runs {
-		if k.kind == kind {
-			sizes[k.bytes] = true
-		}
-	}
-	for b := range sizes {
-		p, q := runs[runKey{kind, capture.MemPageable, b}], runs[runKey{kind, capture.MemPinned, b}]
-		switch {
-		case len(p) == 1 && len(q) == 1:
-			sd.sizes = append(sd.sizes, b)
-		case len(p) > 1 || len(q) > 1:
-			aside = append(aside, fmt.Sprintf("%s (%d pageable and %d pinned runs: ambiguous)", sizeName(b), len(p), len(q)))
-		default:
-			aside = append(aside, fmt.Sprintf("%s (%d pageable and %d pinned runs)", sizeName(b), len(p), len(q)))
-		}
-	}
-	sort.Slice(sd.sizes, func(i, j int) bool { return sd.sizes[i] < sd.sizes[j] })
-	if len(aside) > 0 {
-		sort.Strings(aside)
-		t.diags.add(CodeSetAside, Info, fmt.Sprintf("without NVTX ranges, the %s sweep's sizes without exactly one run of each source are set aside: %s", dir, strings.Join(aside, ", ")))
-	}
-	if len(sd.sizes) == 0 {
+	if sd.sizes = t.runSizes(dir, runs); len(sd.sizes) == 0 {
 		return nil, fmt.Sprintf("found no size with exactly one run of more than %d consecutive %s cudaMemcpy calls from pageable and one from pinned memory on thread %s",
 			warmups, kind, t.thread())
 	}
