@@ -75,11 +75,11 @@ func readGPUTrace(path string) (*gpuTrace, error) {
 		dev, _ := strconv.ParseInt(deviceIndex(r.Device), 10, 64)
 		strm, _ := strconv.ParseInt(strings.TrimSpace(r.Stream), 10, 64)
 		name := strings.TrimSpace(r.Name)
-		lname := strings.ToLower(name)
+		isCopy, isMemset := nsysdb.ReportRowKind(name)
 		switch {
-		case strings.HasPrefix(lname, "[cuda memset"):
+		case isMemset:
 			continue
-		case strings.HasPrefix(lname, "[cuda memcpy"), strings.HasPrefix(lname, "[cuda"):
+		case isCopy:
 			kind, _ := nsysdb.ReportCopyKindOf(name)
 			m := Memcpy{Kind: kind, Start: start, End: start + dur, CorrelationID: corr, Stream: strm, Device: dev,
 				Src: memKindOf(r.Src), Dst: memKindOf(r.Dst)}
