@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -39,11 +40,16 @@ func FindNsys(override string) (string, error) {
 // .nsys-rep (NAME.nsyscheck.sqlite beside NAME.nsys-rep).
 const ExportSuffix = ".nsyscheck.sqlite"
 
-// LoadNsysRep reads an Nsight Systems report (.nsys-rep) by exporting it to
-// SQLite with nsys and loading the export. The export is cached beside the
-// report as <name>.nsyscheck.sqlite (or under opts.CacheDir, or the user's
-// cache folder when the report's folder is read-only) and reused while it is
-// newer than the report. The report itself is never modified.
+// LoadNsysRep reads an Nsight Systems report (.nsys-rep). A plain SQLite
+// export beside the report (NAME.sqlite, what nsys export and nsys stats
+// write) is read when its export record names a report of this name and it
+// is not older than the report; the capture's Notes say so. Otherwise the
+// report is exported to SQLite with nsys and the export cached beside it as
+// NAME.nsyscheck.sqlite (or under opts.CacheDir, or the user's cache folder
+// when the report's folder is read-only), reused while it is newer than the
+// report. When nsys is missing or too old, an export beside the report that
+// names it is read even if it is older, with a note that says why and warns
+// that it may be of an earlier run. The report itself is never modified.
 func LoadNsysRep(path string, opts Options) (*Capture, error) {
 	info, err := os.Stat(path)
 	switch {
@@ -68,6 +74,23 @@ func LoadNsysRep(path string, opts Options) (*Capture, error) {
 	if len(bytes.Trim(head, "\x00")) == 0 {
 		return nil, &InputError{Path: path, Problem: "the file holds only zero bytes, not an Nsight Systems report (an interrupted copy?)",
 			Hint: "copy the report again, or profile again: nsys profile -t cuda,nvtx -o NAME ./program"}
+	}
+
+	// The export beside the report wins over exporting it again, even where
+	// nsys is installed and works: its export record names this report and it
+	// is newer, so nsys would write the same tables from the same file (the
+	// rule nsys stats applies to NAME.sqlite unless told --force-export).
+	// Reading it costs no nsys start-up or export time and no second copy on
+	// disk, and the verdicts of a shared capture folder do not depend on the
+	// machine having nsys. An export older than the report may be of an
+	// earlier run written under the same name: it is kept only as the last
+	// resort below.
+	beside, fresh := exportBeside(path, info)
+	if beside != "" && fresh {
+		if c, ok := loadExportBeside(path, beside, opts, ""); ok {
+			return c, nil
+		}
+		// An unreadable export: export the report as if it were not there.
 	}
 
 	dir, name, err := exportCachePath(path, info, opts)
@@ -98,7 +121,7 @@ func LoadNsysRep(path string, opts Options) (*Capture, error) {
 		// Only a missing nsys, not one the user named, sends us to the
 		// export beside the report.
 		if opts.Nsys == "" && os.Getenv("NSYS") == "" {
-			if c, ok := loadExportBeside(path, info, opts, "no nsys was found to export it"); ok {
+			if c, ok := loadExportBeside(path, beside, opts, "no nsys was found to export it"); ok {
 				return c, nil
 			}
 		}
@@ -111,7 +134,7 @@ func LoadNsysRep(path string, opts Options) (*Capture, error) {
 			if old.version != "" {
 				why = fmt.Sprintf("the nsys found (%s) is too old to export it", strings.TrimPrefix(old.version, ", "))
 			}
-			if c, ok := loadExportBeside(path, info, opts, why); ok {
+			if c, ok := loadExportBeside(path, beside, opts, why); ok {
 				return c, nil
 			}
 		}
@@ -124,26 +147,52 @@ func LoadNsysRep(path string, opts Options) (*Capture, error) {
 	return finish(c), nil
 }
 
-// loadExportBeside loads the SQLite export that sits beside a report
-// (NAME.sqlite for NAME.nsys-rep) when nsys cannot export the report itself,
-// and notes that it did, and why. ok is false when there is no usable one.
-func loadExportBeside(report string, info os.FileInfo, opts Options, why string) (c *Capture, ok bool) {
-	base := strings.TrimSuffix(report, filepath.Ext(report))
-	beside := base + ".sqlite"
-	bi, err := os.Stat(beside)
-	if err != nil || !bi.Mode().IsRegular() {
+// exportBeside returns the plain SQLite export beside a report
+// (NAME.sqlite for NAME.nsys-rep) when its export record
+// (EXPORT_PARAM_INPUT_FILE) names a report of this name, so that an export of
+// another report is never taken for this one; "" when there is none. fresh
+// says the export is not older than the report.
+func exportBeside(report string, info os.FileInfo) (path string, fresh bool) {
+	base := strings.TrimSuffix(filepath.Base(report), filepath.Ext(report))
+	sib := filepath.Join(filepath.Dir(report), base+".sqlite")
+	st, err := os.Stat(sib)
+	if err != nil || !st.Mode().IsRegular() || checkSQLiteFile(sib) != nil {
+		return "", false
+	}
+	db, err := sql.Open("sqlite3", sqliteReadOnlyDSN(sib))
+	if err != nil {
+		return "", false
+	}
+	defer db.Close()
+	var input string
+	err = db.QueryRow(`SELECT value FROM `+tabMeta+` WHERE name = ?`, nsysdb.MetaInputFile).Scan(&input)
+	if err != nil || filepath.Base(filepath.FromSlash(input)) != filepath.Base(report) {
+		return "", false
+	}
+	return sib, !st.ModTime().Before(info.ModTime())
+}
+
+// loadExportBeside loads beside, the export exportBeside found, in place of
+// the report, and notes that it did: why says what kept nsys from exporting
+// the report ("" when the export was read because it is current). ok is
+// false when there is no export or it cannot be read.
+func loadExportBeside(report, beside string, opts Options, why string) (c *Capture, ok bool) {
+	if beside == "" {
 		return nil, false
 	}
-	if head, err := nsysdb.Head(beside, nsysdb.HeadSize); err != nil || nsysdb.Magic(head) != nsysdb.KindSQLite {
-		return nil, false
-	}
-	c, err = LoadSQLite(beside, opts)
+	c, err := LoadSQLite(beside, opts)
 	if err != nil {
 		return nil, false
 	}
-	note := fmt.Sprintf("read %s, the SQLite export beside the report, because %s", filepath.Base(beside), why)
-	if bi.ModTime().Before(info.ModTime()) {
-		note += "; the export is older than the report, so it may not be of the same run"
+	name := filepath.Base(beside)
+	note := fmt.Sprintf("read %s, the SQLite export made from this report, instead of exporting the report again with nsys", name)
+	if why != "" {
+		note = fmt.Sprintf("read %s, the SQLite export beside the report, because %s", name, why)
+		if ri, err := os.Stat(report); err == nil {
+			if bi, err := os.Stat(beside); err == nil && bi.ModTime().Before(ri.ModTime()) {
+				note += "; the export is older than the report, so it may be of an earlier run under the same name"
+			}
+		}
 	}
 	c.Notes = append(c.Notes, note)
 	c.Format = FormatNsysRep

@@ -380,10 +380,11 @@ func TestLoadNsysRepRealNsys(t *testing.T) {
 	}
 }
 
-// TestLoadNsysRepExportBeside checks that a report whose SQLite export sits
-// beside it is read through that export when nsys is missing or too old,
-// with a note saying so, and that a named nsys that cannot run stays an
-// error.
+// TestLoadNsysRepExportBeside checks the export beside a report: read
+// without nsys while it is not older than the report, with a note; when it
+// is older, nsys exports the report, and only a missing or too old nsys
+// sends us back to that export, with a warning; a named nsys that cannot run
+// stays an error then.
 func TestLoadNsysRepExportBeside(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	t.Setenv("NSYS", "")
@@ -400,27 +401,37 @@ func TestLoadNsysRepExportBeside(t *testing.T) {
 	if len(c.Calls) != 444 || c.Path != report || len(c.Files) != 2 || c.Files[1] != beside {
 		t.Errorf("loaded %d calls from %v (path %s); want the reference's 444 from %s", len(c.Calls), c.Files, c.Path, beside)
 	}
-	if len(c.Notes) != 1 || !strings.Contains(c.Notes[0], "read ref.sqlite, the SQLite export beside the report, because no nsys was found") {
+	if len(c.Notes) != 1 || !strings.Contains(c.Notes[0], "read ref.sqlite, the SQLite export made from this report, instead of exporting the report again") {
 		t.Errorf("notes = %q", c.Notes)
 	}
-
-	old, _ := fakeNsys(t, "old")
-	c, err = LoadNsysRep(report, Options{Nsys: old})
-	if err != nil {
-		t.Fatalf("nsys too old, export beside: %v", err)
+	// A current export is read whatever nsys is named.
+	old, calls := fakeNsys(t, "old")
+	if c, err = LoadNsysRep(report, Options{Nsys: old}); err != nil || len(c.Notes) != 1 {
+		t.Fatalf("current export, nsys too old: err %v", err)
 	}
-	if len(c.Notes) != 1 || !strings.Contains(c.Notes[0], "because the nsys found (version 2022.4.2.1-df9881f) is too old to export it") {
-		t.Errorf("notes = %q", c.Notes)
+	if b, _ := os.ReadFile(calls); len(b) != 0 {
+		t.Errorf("nsys ran although the export beside the report is current: %s", b)
 	}
 
-	// An export older than the report is used, with a warning.
+	// An export older than the report: nsys is asked first.
 	older := mtime.Add(-time.Hour)
 	if err := os.Chtimes(beside, older, older); err != nil {
 		t.Fatal(err)
 	}
 	c, err = LoadNsysRep(report, Options{})
-	if err != nil || len(c.Notes) != 1 || !strings.Contains(c.Notes[0], "older than the report") {
-		t.Errorf("older export: err %v, notes %q", err, c.Notes)
+	if err != nil || len(c.Notes) != 1 || !strings.Contains(c.Notes[0], "read ref.sqlite, the SQLite export beside the report, because no nsys was found") ||
+		!strings.Contains(c.Notes[0], "older than the report") {
+		t.Errorf("older export, no nsys: err %v, notes %q", err, c.Notes)
+	}
+	c, err = LoadNsysRep(report, Options{Nsys: old})
+	if err != nil {
+		t.Fatalf("older export, nsys too old: %v", err)
+	}
+	if len(c.Notes) != 1 || !strings.Contains(c.Notes[0], "because the nsys found (version 2022.4.2.1-df9881f) is too old to export it") {
+		t.Errorf("notes = %q", c.Notes)
+	}
+	if b, _ := os.ReadFile(calls); len(b) == 0 {
+		t.Errorf("nsys was not asked although the export beside the report is older than it")
 	}
 
 	if _, err := LoadNsysRep(report, Options{Nsys: "/no/such/nsys"}); err == nil || !strings.Contains(err.Error(), "/no/such/nsys") {
@@ -430,5 +441,49 @@ func TestLoadNsysRepExportBeside(t *testing.T) {
 	// Nothing but the report and its export: no cache file was written.
 	if got := dirNames(t, filepath.Dir(report)); len(got) != 2 {
 		t.Errorf("folder holds %v", got)
+	}
+}
+
+// TestNsysRepSiblingExport: a .nsys-rep with its plain SQLite export beside
+// it (what nsys export writes by default) is read through that export, with
+// no nsys and no file written; an export of another report is not taken.
+func TestNsysRepSiblingExport(t *testing.T) {
+	noNsys := Options{Nsys: filepath.Join(t.TempDir(), "no-nsys-here")}
+	dir := copyFiles(t, "../testdata/captures/torch-lesson", "torch-lesson.nsys-rep", "torch-lesson.sqlite")
+	c, err := Load(filepath.Join(dir, "torch-lesson.nsys-rep"), noNsys)
+	if err != nil {
+		t.Fatalf("the export beside the report was not used: %v", err)
+	}
+	if c.Format != FormatNsysRep || len(c.Files) != 2 || filepath.Base(c.Files[1]) != "torch-lesson.sqlite" {
+		t.Errorf("format %s, files %v", c.Format, c.Files)
+	}
+	if len(c.Notes) != 1 || !strings.Contains(c.Notes[0], "read torch-lesson.sqlite, the SQLite export made from this report") {
+		t.Errorf("notes = %q, want one naming the export read", c.Notes)
+	}
+	ref, err := LoadSQLite(filepath.Join(dir, "torch-lesson.sqlite"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Calls) != len(ref.Calls) || len(c.Memcpys) != len(ref.Memcpys) || len(c.Calls) == 0 {
+		t.Errorf("%d calls, %d copies; the export has %d, %d", len(c.Calls), len(c.Memcpys), len(ref.Calls), len(ref.Memcpys))
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Errorf("files written beside the report: %v", entries)
+	}
+
+	// The export of another report, under this report's name, is not taken.
+	other := t.TempDir()
+	for from, to := range map[string]string{"torch-lesson.nsys-rep": "x.nsys-rep", "torch-lesson.sqlite": "x.sqlite"} {
+		b, err := os.ReadFile(filepath.Join(dir, from))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(other, to), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Load(filepath.Join(other, "x.nsys-rep"), noNsys); err == nil || !strings.Contains(err.Error(), "nsys") {
+		t.Errorf("an export made from torch-lesson.nsys-rep was taken for x.nsys-rep: %v", err)
 	}
 }

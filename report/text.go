@@ -263,11 +263,21 @@ func Text(w io.Writer, r *predictions.Result, opts TextOptions) error {
 		var parts []string
 		for _, id := range p.Claims {
 			if c := r.Claim(id); c != nil {
-				parts = append(parts, fmt.Sprintf("%s %s", id, c.Verdict))
+				if c.Control {
+					// A control guards the comparison; it is not the claim.
+					parts = append(parts, fmt.Sprintf("%s %s (control)", id, c.Verdict))
+				} else {
+					parts = append(parts, fmt.Sprintf("%s %s", id, c.Verdict))
+				}
 			}
 		}
 		writeWrapped(&b, fmt.Sprintf("%s: %s", topics[p.ID], strings.Join(parts, ", ")), width,
 			fmt.Sprintf("prediction %d: %-*s  ", p.ID, vW, p.Verdict), "    ")
+		for _, u := range p.Unchecked {
+			// A control the input cannot check: the verdict stands on the
+			// claims, and the line says what would check it.
+			writeWrapped(&b, u, width, "    ", "      ")
+		}
 	}
 	ex := r.Exercise
 	if ex.Verdict == "answered" && ex.H2DRatio != nil && ex.D2HRatio != nil {
@@ -343,6 +353,9 @@ func TextMulti(w io.Writer, results []*predictions.Result, opts TextOptions) err
 			v := "-"
 			if i < len(r.Predictions) {
 				v = string(r.Predictions[i].Verdict)
+				if n := len(r.Predictions[i].Unchecked); n > 0 {
+					v += fmt.Sprintf(" (%d unchecked)", n)
+				}
 			}
 			row = append(row, v)
 		}
@@ -400,6 +413,11 @@ func TextMulti(w io.Writer, results []*predictions.Result, opts TextOptions) err
 				writeWrapped(&notes, fmt.Sprintf("%s died: %s", c.ID, why), width, tag, pad)
 			case predictions.Unavailable:
 				writeWrapped(&notes, fmt.Sprintf("%s unavailable: %s", c.ID, c.Reason), width, tag, pad)
+			}
+		}
+		for _, p := range r.Predictions {
+			for _, u := range p.Unchecked {
+				writeWrapped(&notes, fmt.Sprintf("prediction %d: %s", p.ID, u), width, tag, pad)
 			}
 		}
 		for _, d := range r.Diagnostics {

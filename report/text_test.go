@@ -225,7 +225,7 @@ func TestTextMulti(t *testing.T) {
 	}
 	out := buf.String()
 	for _, want := range []string{"h200-pinned/pinned.sqlite", "reference/h200-ref", "prediction 2", "4.bytes unavailable: ",
-		"1.floor       >= 1.3"} {
+		"1.floor       >= 1.3", "held (1 unchecked)", "[2] prediction 4: bytes unchecked: no per-copy records; add cuda_gpu_trace"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("side-by-side text lacks %q:\n%s", want, out)
 		}

@@ -76,8 +76,8 @@ func badCases() []badCase {
 			exit: 2, want: []string{"capture.sqlite", "empty"}},
 		{group: "SQLite export", name: "no CUPTI_ACTIVITY_KIND_MEMCPY table",
 			make: sqliteEdit(`DROP TABLE CUPTI_ACTIVITY_KIND_MEMCPY`),
-			exit: 1, want: []string{"CUPTI_ACTIVITY_KIND_MEMCPY"},
-			notHeld: []string{"4.bytes", "4"}},
+			exit: 0, want: []string{"CUPTI_ACTIVITY_KIND_MEMCPY", "prediction 4: held", "bytes unchecked: no per-copy records"},
+			notHeld: []string{"4.bytes"}},
 		{group: "SQLite export", name: "no StringIds table",
 			make: sqliteEdit(`DROP TABLE StringIds`),
 			exit: 2, want: []string{"pinned.sqlite", "StringIds"}},
@@ -105,18 +105,15 @@ func badCases() []badCase {
 			notHeld: []string{"4.calltime", "4.bytes", "4"}},
 		{group: "CSV reports", name: "a byte-order mark before the header",
 			make: csvEdit(func(s string) string { return "\ufeff" + s }),
-			exit: 1, want: []string{"prediction 2: held", "prediction 4: unavailable"},
-			notHeld: []string{"4.bytes"}},
+			exit: 0, want: []string{"prediction 2: held", "prediction 4: held"}},
 		{group: "CSV reports", name: "CRLF line ends",
 			make: csvEdit(func(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }),
-			exit: 1, want: []string{"prediction 2: held", "prediction 4: unavailable"},
-			notHeld: []string{"4.bytes"}},
+			exit: 0, want: []string{"prediction 2: held", "prediction 4: held"}},
 		{group: "CSV reports", name: `quoted commas in thread names ("pinned, main")`,
 			make: csvEdit(func(s string) string {
 				return regexp.MustCompile(`(?m),pinned$`).ReplaceAllString(s, `,"pinned, main"`)
 			}),
-			exit: 1, want: []string{"prediction 2: held", "4.calltime  held"},
-			notHeld: []string{"4.bytes"}},
+			exit: 0, want: []string{"prediction 2: held", "4.calltime  held", "4.bytes     held"}},
 		{group: "CSV reports", name: "a negative duration on a cudaMemcpyAsync row",
 			make: csvEdit(func(s string) string { return editFirstAsync(s, "-7605600") }),
 			exit: 2, want: []string{"pinned_cuda_api_trace.csv", "Duration (ns)"},
@@ -129,13 +126,14 @@ func badCases() []badCase {
 		// What the trace holds.
 		{group: "trace content", name: "0 cudaMemcpyAsync calls",
 			make: sqliteEdit(deleteAsync(`1`)),
-			exit: 1, want: []string{"prediction 4: unavailable", "holds 0 cudaMemcpyAsync calls"},
+			exit: 1, want: []string{"prediction 4: unavailable", "holds no host-to-device cudaMemcpyAsync calls"},
 			notHeld: []string{"4.calltime", "4.bytes", "4"}},
 		{group: "trace content", name: "21 cudaMemcpyAsync calls (the last pinned one gone)",
 			make: sqliteEdit(deleteAsync(`start = (SELECT max(start) FROM CUPTI_ACTIVITY_KIND_RUNTIME r
 				WHERE r.nameId IN (SELECT id FROM StringIds WHERE value LIKE 'cudaMemcpyAsync%'))`)),
-			exit:    1,
-			notHeld: []string{"4.calltime", "4.bytes", "4"}},
+			// The pinned range holds 9 calls: the groups are still
+			// unambiguous, so their numbers decide, beside a diagnostic.
+			exit: 0, want: []string{"prediction 4: held", `lesson-structure: NVTX range "async-pinned" holds 9 cudaMemcpyAsync calls`}},
 		{group: "trace content", name: "33 cudaMemcpyAsync calls (11 extra in the pinned range)",
 			make: sqliteEdit(`INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME
 				(start, end, eventClass, globalTid, correlationId, nameId, returnValue, callchainId)
@@ -169,14 +167,19 @@ func badCases() []badCase {
 			},
 			env:  map[string]string{"PATH": "/nonexistent", "NSYS": ""},
 			exit: 2, want: []string{"pinned.nsys-rep", "no nsys found", "give the report's SQLite export instead"}},
-		{group: "reports and paths", name: ".nsys-rep with its SQLite export beside it and no nsys installed",
+		{group: "reports and paths", name: ".nsys-rep with its SQLite export beside it (nsys not needed)",
 			make: func(t *testing.T, dir string) []string {
-				copyShipped(t, dir, "pinned.sqlite")
-				copyShipped(t, dir, "pinned.results.json")
-				return []string{copyShipped(t, dir, "pinned.nsys-rep")}
+				return []string{besideReport(t, dir, time.Hour)}
 			},
 			env:  map[string]string{"PATH": "/nonexistent", "NSYS": ""},
-			exit: 0, want: []string{"read pinned.sqlite, the SQLite export beside the report, because no nsys was found to export it", "prediction 4: held"}},
+			exit: 0, want: []string{"read pinned.sqlite, the SQLite export made from this report, instead of exporting the report again with nsys", "prediction 4: held"}},
+		{group: "reports and paths", name: ".nsys-rep with an SQLite export older than it beside it and no nsys installed",
+			make: func(t *testing.T, dir string) []string {
+				return []string{besideReport(t, dir, -time.Hour)}
+			},
+			env:  map[string]string{"PATH": "/nonexistent", "NSYS": ""},
+			exit: 0, want: []string{"read pinned.sqlite, the SQLite export beside the report, because no nsys was found to export it",
+				"the export is older than the report", "prediction 4: held"}},
 		{group: "reports and paths", name: "a .qdstrm stream nsys left without a report",
 			make: func(t *testing.T, dir string) []string {
 				p := filepath.Join(dir, "pinned.qdstrm")
@@ -437,6 +440,24 @@ func copyShipped(t *testing.T, dir, name string) string {
 	return p
 }
 
+// besideReport copies the shipped report with its SQLite export and results
+// into dir, the export's time set age after the report's, and returns the
+// report's path.
+func besideReport(t *testing.T, dir string, age time.Duration) string {
+	t.Helper()
+	report := copyShipped(t, dir, "pinned.nsys-rep")
+	export := copyShipped(t, dir, "pinned.sqlite")
+	copyShipped(t, dir, "pinned.results.json")
+	at := time.Now().Add(-2 * time.Hour).Truncate(time.Second)
+	if err := os.Chtimes(report, at, at); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(export, at.Add(age), at.Add(age)); err != nil {
+		t.Fatal(err)
+	}
+	return report
+}
+
 // chmodReadOnly makes dir read-only for the rest of the test.
 func chmodReadOnly(t *testing.T, dir string) {
 	t.Helper()
@@ -567,8 +588,9 @@ tests' real output, trimmed; DIR is the test's folder. Regenerate with
 
     go test ./cmd/nsyscheck -run TestBadInputs -update
 
-Exit status: 0 every claim held, 1 some claim died or was unavailable, 2 the
-input could not be read.
+Exit status: 0 every prediction held (a control the input cannot check is
+named beside its prediction), 1 some prediction died or was unavailable, 2
+the input could not be read.
 
 `)
 	group := ""

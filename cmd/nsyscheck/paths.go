@@ -51,6 +51,10 @@ func renamePaths(r *predictions.Result, from, to string) {
 		r.Input.Files[i] = fix(r.Input.Files[i])
 	}
 	r.Input.ProgramSource = fix(r.Input.ProgramSource)
+	for i := range r.Input.SetAside {
+		r.Input.SetAside[i].Path = fix(r.Input.SetAside[i].Path)
+		r.Input.SetAside[i].Reason = fix(r.Input.SetAside[i].Reason)
+	}
 	for i := range r.Claims {
 		c := &r.Claims[i]
 		c.Reason = fix(c.Reason)

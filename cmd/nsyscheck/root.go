@@ -14,7 +14,7 @@ import (
 
 // Exit statuses: the contract scripts and CI rely on.
 const (
-	exitHeld  = 0 // every claim held
+	exitHeld  = 0 // every prediction held
 	exitDied  = 1 // some claim died or could not be decided
 	exitError = 2 // the input could not be read, or the command failed
 	// exitExposed: --fail-on-exposure and a capture exposes its machine.
@@ -116,8 +116,8 @@ trace shows. Every verdict comes with the numbers that decided it.
   nsyscheck report CAPTURE... -o DIR   write Markdown/HTML reports with plots
   nsyscheck scrub CAPTURE -o OUT   write a shareable copy of a SQLite export
 
-Exit status: 0 every claim held, 1 some claim died or was unavailable,
-2 the input could not be read or the command failed, 3 verify
+Exit status: 0 every prediction held, 1 some prediction died or was
+unavailable, 2 the input could not be read or the command failed, 3 verify
 --fail-on-exposure found a capture exposing its machine.`,
 		Version:       buildVersion(),
 		SilenceUsage:  true,

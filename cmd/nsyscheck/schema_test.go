@@ -56,7 +56,8 @@ func TestJSONMatchesSchema(t *testing.T) {
 	root := filepath.Join("..", "..")
 	var inputs []string
 	for _, glob := range []string{"testdata/captures/*", "testdata/reference/*", "testdata/measurements/*.json", "testdata/exposure/*.sqlite",
-		"testdata/captures/h200-pinned/pinned.transcript.txt", "testdata/captures/h200-pinned/pinned.results.json", "testdata/captures/h200-pinned/pinned.nsys-rep"} {
+		"testdata/captures/h200-pinned/pinned.transcript.txt", "testdata/captures/h200-pinned/pinned.results.json", "testdata/captures/h200-pinned/pinned.nsys-rep",
+		"testdata/captures/torch-lesson/torch-lesson.nsys-rep"} {
 		m, _ := filepath.Glob(filepath.Join(root, glob))
 		for _, p := range m {
 			if st, err := os.Stat(p); err == nil && (!st.IsDir() || !strings.HasSuffix(p, ".md")) && filepath.Ext(p) != ".md" {
@@ -124,5 +125,46 @@ func cmdSchema(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if !neg && err != nil {
 		ts.Fatalf("%s does not match docs/output.schema.json: %v", args[0], err)
+	}
+}
+
+// TestSchemaStructureFields checks the schema's part for controls, unchecked
+// controls and files set aside beside a capture: the outputs that carry them
+// match it, and a control marked false, an empty unchecked line or an
+// absolute set-aside path fail it.
+func TestSchemaStructureFields(t *testing.T) {
+	verifyJSON := func(path string) string {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		if code := Main([]string{"verify", "--format", "json", path}, Streams{In: strings.NewReader(""), Out: &out, Err: &errOut}); code == exitError {
+			t.Fatalf("verify %s: exit %d: %s", path, code, errOut.String())
+		}
+		if err := validateOutput(out.Bytes()); err != nil {
+			t.Fatalf("verify %s: output does not match docs/output.schema.json: %v", path, err)
+		}
+		return out.String()
+	}
+	captures := filepath.Join("..", "..", "testdata", "captures")
+	torch := verifyJSON(filepath.Join(captures, "torch-lesson", "torch-lesson.nsys-rep"))
+	set := verifyJSON(filepath.Join(captures, "h200-lesson-set"))
+	for _, want := range []struct{ out, field string }{
+		{torch, `"control": true`}, {torch, `"setAside": [`}, {torch, `"code": "input-substituted"`},
+		{torch, `"code": "sibling-set-aside"`}, {set, `"unchecked": [`},
+	} {
+		if !strings.Contains(want.out, want.field) {
+			t.Errorf("output lacks %s", want.field)
+		}
+	}
+	for name, bad := range map[string]string{
+		"a control marked false":  strings.Replace(torch, `"control": true`, `"control": false`, 1),
+		"an absolute set-aside":   strings.Replace(torch, `"setAside": [`+"\n"+`          {`+"\n"+`            "path": "`, `"setAside": [`+"\n"+`          {`+"\n"+`            "path": "/home/someone/`, 1),
+		"an empty unchecked line": strings.Replace(set, `"bytes unchecked: no per-copy records; add cuda_gpu_trace"`, `""`, 1),
+	} {
+		if bad == torch || bad == set {
+			t.Fatalf("%s: the replacement changed nothing", name)
+		}
+		if err := validateOutput([]byte(bad)); err == nil {
+			t.Errorf("%s: the schema accepts it", name)
+		}
 	}
 }

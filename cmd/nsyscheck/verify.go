@@ -62,10 +62,11 @@ exposes more of its machine than the check needs (capture-exposes warnings:
 environment variables outside the allowlist, other processes, secrets), so
 that CI can refuse to publish it.
 
-Exit status: 0 every claim held (or --expect matched), 1 some claim died or
-was unavailable (or --expect did not match), 2 an input could not be read,
-3 --fail-on-exposure was given and a capture exposes its machine (this wins
-over 1).`,
+Exit status: 0 every prediction held (or --expect matched), 1 some
+prediction died or was unavailable (or --expect did not match), 2 an input
+could not be read, 3 --fail-on-exposure was given and a capture exposes its
+machine (this wins over 1). A control the input cannot check (4.bytes) is
+named beside its prediction ("bytes unchecked: ...") and does not fail it.`,
 		Example: `  nsyscheck verify
   nsyscheck verify run/pinned.sqlite --format json
   nsyscheck verify capA.nsys-rep capB/ lesson.json
