@@ -120,6 +120,8 @@ func (ix *Index) view() *indexView {
 				for _, q := range e.Result.Predictions {
 					if q.ID == p.ID {
 						cell.Verdict = string(q.Verdict)
+						// A control the input cannot check is named beside the verdict.
+						cell.Value = strings.Join(q.Unchecked, "; ")
 					}
 				}
 				row.Cells = append(row.Cells, cell)
