@@ -88,6 +88,7 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 	if len(results) > 1 {
 		dirs = subfolders(opts.Out, paths)
 	}
+	fs := attachFleet(results)
 	reps := make([]*report.Report, len(results))
 	files := make([]map[string][]byte, len(results))
 	for i, r := range results {
@@ -112,6 +113,11 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 				}
 			}
 		}
+		if fs != nil {
+			if _, err := os.Lstat(filepath.Join(opts.Out, fleetFile)); err == nil {
+				clash = append(clash, filepath.Join(opts.Out, fleetFile))
+			}
+		}
 		if len(clash) > 0 {
 			sort.Strings(clash)
 			return &statusError{code: exitError, err: fmt.Errorf("not replacing existing files (use --force to overwrite): %s", strings.Join(clash, ", "))}
@@ -128,6 +134,13 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 			}
 		}
 		fmt.Fprintf(s.Out, "%s: %s (%d files)\n", results[i].Input.Path, filepath.Join(dir, report.HTMLFile), len(written))
+	}
+	if fs != nil {
+		path, err := writeFleetFile(opts.Out, fs, opts.Force)
+		if err != nil {
+			return &statusError{code: exitError, err: err}
+		}
+		fmt.Fprintf(s.Out, "fleet of %d GPUs: %s (%d outlier findings)\n", len(fs.Rows), path, len(fs.Findings))
 	}
 	return nil
 }

@@ -43,6 +43,7 @@ func attachFolderFacts(r *predictions.Result, c *capture.Capture) {
 		if json.Unmarshal(data, &info) == nil && info.GPU != nil {
 			attachPCIe(r, info.GPU.PCIe)
 		}
+		attachSharing(r, info)
 	}
 	attachResident(r)
 	attachExposure(r, c)

@@ -113,7 +113,11 @@ func runVerify(opts *verifyOptions, paths []string, s Streams) error {
 	if err != nil {
 		return err
 	}
+	fs := attachFleet(results)
 	if err := writeResults(s.Out, opts.Format, results); err != nil {
+		return &statusError{code: exitError, err: err}
+	}
+	if err := writeFleet(s.Out, opts.Format, fs); err != nil {
 		return &statusError{code: exitError, err: err}
 	}
 	if expect != nil {
