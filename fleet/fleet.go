@@ -132,19 +132,31 @@ func Summarize(entries []Entry, th Thresholds) Summary {
 			}
 			if r.RatedGBps > 0 && d.share < th.BelowRated {
 				s.Findings = append(s.Findings, Finding{Row: i, Name: r.Name, Kind: "below-rated", Direction: d.dir, Message: fmt.Sprintf(
-					"%s: pinned %s %.1f GB/s is %.0f%% of its rated PCIe %s (%.1f GB/s), under %.0f%%: the link may be trained down (check nvidia-smi -q: PCIe generation and width, now and max) or the host memory remote",
-					where, strings.ToUpper(d.dir), d.got, 100*d.share, r.Link, r.RatedGBps, 100*th.BelowRated)})
+					"%s: pinned %s %.1f GB/s is %.0f%% of its rated PCIe %s (%.1f GB/s), under %.0f%%: %s",
+					where, strings.ToUpper(d.dir), d.got, 100*d.share, r.Link, r.RatedGBps, 100*th.BelowRated, cause(r.Entry))})
 				r.Outlier = true
 			}
 			if d.peerMed > 0 && d.got < th.BelowPeers*d.peerMed {
 				s.Findings = append(s.Findings, Finding{Row: i, Name: r.Name, Kind: "below-peers", Direction: d.dir, Message: fmt.Sprintf(
-					"%s: pinned %s %.1f GB/s is %.0f%% of the median %.1f GB/s of its %d peer(s) (%s), under %.0f%%",
-					where, strings.ToUpper(d.dir), d.got, 100*d.got/d.peerMed, d.peerMed, r.Peers, r.Model, 100*th.BelowPeers)})
+					"%s: pinned %s %.1f GB/s is %.0f%% of the median %.1f GB/s of its %d peer(s) (%s), under %.0f%%: %s",
+					where, strings.ToUpper(d.dir), d.got, 100*d.got/d.peerMed, d.peerMed, r.Peers, r.Model, 100*th.BelowPeers, cause(r.Entry))})
 				r.Outlier = true
 			}
 		}
 	}
 	return s
+}
+
+// cause names what most likely explains a slow GPU: other work on it when
+// the run saw some, else the link or where the host memory lay.
+func cause(e Entry) string {
+	if e.Shared {
+		return "the GPU was shared with other work during the run, which alone can explain it: run it again on an idle GPU before suspecting the link"
+	}
+	if e.Binding == "" || e.Binding == "none" {
+		return "the link may be trained down (check nvidia-smi -q: PCIe generation and width, now and max), or the program's host memory lay on a remote NUMA node (it was not bound)"
+	}
+	return "the link may be trained down (check nvidia-smi -q: PCIe generation and width, now and max)"
 }
 
 func median(v []float64) float64 {

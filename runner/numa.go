@@ -81,6 +81,19 @@ func LocateNUMA(ctx context.Context, g GPU, sysRoot string) NUMA {
 			why = append(why, err.Error())
 		}
 	}
+	if n.Node < 0 && n.Nodes == 1 {
+		// No affinity given, but there is only one node the GPU's host
+		// memory can be on.
+		if only, err := filepath.Glob(filepath.Join(sysRoot, "devices", "system", "node", "node[0-9]*")); err == nil && len(only) == 1 {
+			if v, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(only[0]), "node")); err == nil {
+				src := n.From + " says -1"
+				if n.From == "" {
+					src = strings.Join(why, "; ")
+				}
+				n.Node, n.From = v, "the machine's only NUMA node ("+src+")"
+			}
+		}
+	}
 	switch {
 	case n.From == "":
 		n.Note = "the GPU's NUMA node is unknown: " + strings.Join(why, "; ")
