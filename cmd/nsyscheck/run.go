@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -201,9 +202,6 @@ func runOne(ctx context.Context, ropts runner.Options, s Streams) (*predictions.
 			return err
 		}
 		result = predictions.Evaluate(c)
-		if lost == "" {
-			lost = traceShortfall(c)
-		}
 		return nil
 	}}
 	if err := run.Profile(ctx, verify); err != nil {
@@ -211,11 +209,15 @@ func runOne(ctx context.Context, ropts runner.Options, s Streams) (*predictions.
 	}
 	if err := run.Step(ctx, "report", func(st *runner.Step) error {
 		// The rule's output and run.json are complete now.
+		// A trace short of the program's calls is found here, from run.json.
 		attachFolderFacts(result, c)
 		if lost != "" {
 			attachTraceLost(result, lost, run.Info.Sharing != nil && run.Info.Sharing.Foreign)
-			if ropts.Warn != nil {
-				fmt.Fprintf(ropts.Warn, "nsyscheck: warning: %s; see trace-lost below the verdicts\n", lost)
+		}
+		for _, d := range result.Diagnostics {
+			if d.Code == codeTraceLost && ropts.Warn != nil {
+				what, _, _ := strings.Cut(d.Message, ", although")
+				fmt.Fprintf(ropts.Warn, "nsyscheck: warning: %s; see trace-lost below the verdicts\n", what)
 			}
 		}
 		return writeRunReports(run, result)

@@ -44,6 +44,7 @@ func attachFolderFacts(r *predictions.Result, c *capture.Capture) {
 			attachPCIe(r, info.GPU.PCIe)
 		}
 		attachSharing(r, info)
+		attachLostTrace(r, c, info, "")
 	}
 	attachResident(r)
 	attachExposure(r, c)

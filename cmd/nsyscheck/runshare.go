@@ -1,8 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/capture"
@@ -35,27 +38,83 @@ func attachSharing(r *predictions.Result, info runner.Info) {
 // API trace table.
 const noRuntimeTable = "no CUDA API trace in this export"
 
-// loadRunExport loads a run's compacted export. When the export holds no
-// CUDA API trace at all although the program ran to the end (its results
-// JSON is there), it loads the program's own numbers instead and returns
-// what was lost; every other failure is returned as it is.
+// loadRunExport loads a run's compacted export; see lostTraceFallback for
+// an export without a CUDA API trace.
 func loadRunExport(run *runner.Run) (*capture.Capture, string, error) {
 	opts := capture.Options{APINames: predictions.Names(), ProgramThread: true}
 	c, err := capture.Load(run.Path(runner.Base+".sqlite"), opts)
 	if err == nil {
 		return c, "", nil
 	}
+	if prog, lost := lostTraceFallback(run.Dir, err, true); prog != nil {
+		return prog, lost, nil
+	}
+	return nil, "", err
+}
+
+// lostTraceFallback handles an export that holds no CUDA API trace at all
+// in a run folder whose program ran to the end (its results JSON is there)
+// and whose nsys traced CUDA (traced, or run.json's profile command says
+// so): it loads the program's own numbers instead and says what was lost.
+// Otherwise it returns nil, and err stands.
+func lostTraceFallback(dir string, err error, traced bool) (*capture.Capture, string) {
 	var ie *capture.InputError
 	if !errors.As(err, &ie) || ie.Problem != noRuntimeTable {
-		return nil, "", err
+		return nil, ""
 	}
-	prog, perr := capture.Load(run.Path(runner.ResultsFile), capture.Options{})
+	if !traced {
+		info := readRunInfo(dir)
+		if info == nil || !tracedCUDA(*info) {
+			return nil, ""
+		}
+	}
+	prog, perr := capture.Load(filepath.Join(dir, runner.ResultsFile), capture.Options{})
 	if perr != nil {
-		// The program did not leave its numbers: the capture's own error
-		// says more than the fallback's.
-		return nil, "", err
+		return nil, ""
 	}
-	return prog, "the export holds no CUDA API trace at all (no " + ie.Where + ")", nil
+	return prog, "the export holds no CUDA API trace at all (no " + ie.Where + ")"
+}
+
+// readRunInfo reads dir's run.json, or nil.
+func readRunInfo(dir string) *runner.Info {
+	data, err := os.ReadFile(filepath.Join(dir, runner.InfoFile))
+	if err != nil {
+		return nil
+	}
+	var info runner.Info
+	if json.Unmarshal(data, &info) != nil {
+		return nil
+	}
+	return &info
+}
+
+// tracedCUDA reports whether a run's profile step traced CUDA calls, from
+// its recorded command line.
+func tracedCUDA(info runner.Info) bool {
+	for _, st := range info.Steps {
+		if st.Name != "profile" {
+			continue
+		}
+		for _, c := range st.Commands {
+			if strings.Contains(c, " profile ") && (strings.Contains(c, "-t cuda") || strings.Contains(c, "--trace=cuda")) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// attachLostTrace adds the trace-lost diagnostic to the verdicts of a run
+// folder whose trace is missing calls the program made; lost names a trace
+// lost altogether (the export had none), "" to compare the capture's calls
+// with the program's.
+func attachLostTrace(r *predictions.Result, c *capture.Capture, info runner.Info, lost string) {
+	if lost == "" && tracedCUDA(info) {
+		lost = traceShortfall(c)
+	}
+	if lost != "" {
+		attachTraceLost(r, lost, info.Sharing != nil && info.Sharing.Foreign)
+	}
 }
 
 // traceShortfall compares the calls in a capture's API trace with what the
@@ -125,4 +184,22 @@ func attachTraceLost(r *predictions.Result, what string, shared bool) {
 	}
 	msg += "; run again when no other profiler is active"
 	addDiag(r, codeTraceLost, predictions.Warning, msg)
+}
+
+// folderOf is path itself when it is a folder, else the folder it lies in.
+func folderOf(path string) string {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return path
+	}
+	return filepath.Dir(path)
+}
+
+// attachLostTraceOf adds the trace-lost diagnostic of a trace lost
+// altogether to the verdicts of the run folder dir.
+func attachLostTraceOf(r *predictions.Result, dir, lost string) {
+	shared := false
+	if info := readRunInfo(dir); info != nil {
+		shared = info.Sharing != nil && info.Sharing.Foreign
+	}
+	attachTraceLost(r, lost, shared)
 }

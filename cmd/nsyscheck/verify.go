@@ -82,11 +82,18 @@ func loadAndEvaluate(paths []string, nsys string, s Streams) ([]*predictions.Res
 	var results []*predictions.Result
 	for _, p := range paths {
 		c, err := capture.Load(p, opts)
+		lost := ""
 		if err != nil {
-			return nil, cleanup, &statusError{code: exitError, err: err}
+			// A run folder whose trace another profiler took.
+			if c, lost = lostTraceFallback(folderOf(p), err, false); c == nil {
+				return nil, cleanup, &statusError{code: exitError, err: err}
+			}
 		}
 		r := predictions.Evaluate(c)
 		attachFolderFacts(r, c)
+		if lost != "" {
+			attachLostTraceOf(r, folderOf(p), lost)
+		}
 		results = append(results, r)
 	}
 	return results, cleanup, nil
