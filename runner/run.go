@@ -475,6 +475,14 @@ func (r *Run) profile(ctx context.Context, s *Step, nsys string) error {
 	if g := r.Info.GPU; g != nil {
 		// The program sees this GPU alone, named so that CUDA's own device
 		// order cannot pick another.
+		g.Visible = g.VisibleDevice()
+		if prev := os.Getenv("CUDA_VISIBLE_DEVICES"); prev != "" && prev != g.VisibleDevice() {
+			g.ReplacedVisible = prev
+			if r.opts.Warn != nil {
+				fmt.Fprintf(r.opts.Warn, "nsyscheck: note: the program sees GPU %d alone (CUDA_VISIBLE_DEVICES=%s replaces your %s); choose with --gpu\n",
+					g.Index, g.VisibleDevice(), prev)
+			}
+		}
 		env = setEnv(env, "CUDA_VISIBLE_DEVICES", g.VisibleDevice())
 		env = setEnv(env, "CUDA_DEVICE_ORDER", "PCI_BUS_ID")
 	}

@@ -110,6 +110,10 @@ type GPU struct {
 	// where nvidia-smi did not say.
 	BusID string `json:"busId,omitempty"`
 	UUID  string `json:"uuid,omitempty"`
+	// Visible is the CUDA_VISIBLE_DEVICES the program ran with;
+	// ReplacedVisible the caller's own value it replaced, if any.
+	Visible         string `json:"cudaVisibleDevices,omitempty"`
+	ReplacedVisible string `json:"replacedCudaVisibleDevices,omitempty"`
 	// NUMA is the GPU's NUMA node and how the run bound the program to it.
 	NUMA *NUMA `json:"numa,omitempty"`
 }
