@@ -1,17 +1,14 @@
 // Package fleet sets the pinned-copy bandwidth of many GPUs side by side —
 // one machine's GPUs or a cluster's — against each GPU's rated PCIe link and
 // against its peers (the other GPUs of the same model), and names the GPUs
-// that fall well below either. It computes only: reading run folders and
-// printing belong to its callers.
+// that fall well below either. It computes only: check builds its entries
+// from run folders and report renders the table.
 package fleet
 
 import (
 	"fmt"
-	"io"
-	"math"
 	"sort"
 	"strings"
-	"text/tabwriter"
 )
 
 // Entry is one GPU's run: where it ran and what its pinned copies measured.
@@ -170,89 +167,4 @@ func median(v []float64) float64 {
 		return v[n/2]
 	}
 	return (v[n/2-1] + v[n/2]) / 2
-}
-
-func num(v float64, format string) string {
-	if v == 0 || math.IsNaN(v) {
-		return "-"
-	}
-	return fmt.Sprintf(format, v)
-}
-
-func (r Row) cells() []string {
-	gpu, node := "-", "-"
-	if r.GPU >= 0 {
-		gpu = fmt.Sprint(r.GPU)
-	}
-	if r.NUMANode >= 0 {
-		node = fmt.Sprint(r.NUMANode)
-	}
-	if r.Binding != "" {
-		node += " (" + r.Binding + ")"
-	}
-	mark := ""
-	if r.Outlier {
-		mark = "OUTLIER"
-	}
-	if r.Shared {
-		mark = strings.TrimSpace(mark + " shared")
-	}
-	dash := func(s string) string {
-		if s == "" {
-			return "-"
-		}
-		return s
-	}
-	return []string{dash(r.Name), dash(r.Host), gpu, dash(r.Model), node, dash(r.Link), num(r.RatedGBps, "%.1f"),
-		num(r.H2DGBps, "%.1f"), num(100*r.H2DShare, "%.0f%%"), num(r.D2HGBps, "%.1f"), num(100*r.D2HShare, "%.0f%%"),
-		dash(r.Verdicts), dash(mark)}
-}
-
-var header = []string{"RUN", "HOST", "GPU", "MODEL", "NUMA", "LINK", "RATED GB/s", "H2D GB/s", "H2D/RATED", "D2H GB/s", "D2H/RATED", "VERDICTS", "NOTE"}
-
-// WriteText writes the table and its findings for a terminal.
-func (s Summary) WriteText(w io.Writer) error {
-	var b strings.Builder
-	b.WriteString("fleet: pinned copies at the largest size against each GPU's rated link and its peers\n\n")
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(header, "\t"))
-	for _, r := range s.Rows {
-		fmt.Fprintln(tw, strings.Join(r.cells(), "\t"))
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	b.WriteString("\n")
-	s.writeFindings(&b, "")
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-func (s Summary) writeFindings(b *strings.Builder, bullet string) {
-	if len(s.Findings) == 0 {
-		fmt.Fprintf(b, "%sno outlier: every GPU reaches %.0f%% of its rated link and %.0f%% of its peers' median in both directions\n",
-			bullet, 100*s.Thresholds.BelowRated, 100*s.Thresholds.BelowPeers)
-		return
-	}
-	for _, f := range s.Findings {
-		fmt.Fprintf(b, "%soutlier %s: %s\n", bullet, f.Kind, f.Message)
-	}
-}
-
-// WriteMarkdown writes the table and its findings as Markdown.
-func (s Summary) WriteMarkdown(w io.Writer) error {
-	var b strings.Builder
-	b.WriteString("## Fleet\n\nPinned copies at the largest size against each GPU's rated PCIe link and its peers (the other GPUs of the same model).\n\n")
-	b.WriteString("| " + strings.Join(header, " | ") + " |\n|" + strings.Repeat("---|", len(header)) + "\n")
-	for _, r := range s.Rows {
-		cells := r.cells()
-		for i := range cells {
-			cells[i] = strings.ReplaceAll(cells[i], "|", `\|`)
-		}
-		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
-	}
-	b.WriteString("\n")
-	s.writeFindings(&b, "- ")
-	_, err := io.WriteString(w, b.String())
-	return err
 }

@@ -1,9 +1,7 @@
 package fleet
 
 import (
-	"bytes"
 	"math"
-	"regexp"
 	"strings"
 	"testing"
 )
@@ -61,19 +59,6 @@ func TestSummarizeDegradedLink(t *testing.T) {
 			t.Errorf("finding %q lacks %q", msg, want)
 		}
 	}
-	var text, md bytes.Buffer
-	if err := s.WriteText(&text); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.WriteMarkdown(&md); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(text.String(), "OUTLIER") || strings.Count(text.String(), "outlier below-") != 4 {
-		t.Errorf("text:\n%s", text.String())
-	}
-	if !strings.Contains(md.String(), "| n1/gpu7 | node1 | 7 | NVIDIA H200 | 1 (numactl) | Gen5 x16 (seen Gen4 x16) | 63.0 | 26.1 | 41% |") {
-		t.Errorf("markdown:\n%s", md.String())
-	}
 }
 
 // A GPU at a healthy share of its link but well below its peers (host
@@ -116,13 +101,6 @@ func TestSummarizePeersAndModels(t *testing.T) {
 	s = Summarize([]Entry{a, unknown}, DefaultThresholds)
 	if len(s.Findings) != 0 || s.Rows[1].H2DShare != 0 {
 		t.Errorf("unknown: %+v", s)
-	}
-	var text bytes.Buffer
-	if err := s.WriteText(&text); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(text.String(), "no outlier") || !regexp.MustCompile(`(?m)^u +- +- +NVIDIA H200 +- +- +- +- +-`).MatchString(text.String()) {
-		t.Errorf("text:\n%s", text.String())
 	}
 }
 

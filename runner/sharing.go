@@ -176,3 +176,27 @@ func (s *Sharing) summarize() {
 		s.Summary = "no other work seen on the GPU before or right after profiling"
 	}
 }
+
+// TracedCUDA reports whether the run's profile step traced CUDA calls, from
+// the nsys command line run.json records for it: a run that did, yet whose
+// export holds no or too few CUDA calls, lost its trace to another
+// profiler rather than to its flags.
+func (i Info) TracedCUDA() bool {
+	for _, st := range i.Steps {
+		if st.Name != "profile" {
+			continue
+		}
+		for _, c := range st.Commands {
+			if strings.Contains(c, " profile ") && (strings.Contains(c, "-t cuda") || strings.Contains(c, "--trace=cuda")) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// SharedGPU reports whether other work was seen on the run's GPU around
+// the profile.
+func (i Info) SharedGPU() bool {
+	return i.Sharing != nil && i.Sharing.Foreign
+}

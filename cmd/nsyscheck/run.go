@@ -9,15 +9,15 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/check"
 	"github.com/nsyscheck/nsyscheck/fleet"
 	"github.com/nsyscheck/nsyscheck/predictions"
+	"github.com/nsyscheck/nsyscheck/report"
 	"github.com/nsyscheck/nsyscheck/runner"
 )
 
@@ -99,18 +99,41 @@ the environment and every process it can see.`,
 	f.BoolVar(&opts.NoPIDNamespace, "no-pid-namespace", false, "do not profile in a private PID namespace")
 	f.DurationVar(&opts.Timeout, "timeout", 0, "stop the run after this long (e.g. 10m); 0 means no limit")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress lines")
-	f.StringVar(&opts.Format, "format", "text", "verdict output: text, json or markdown")
+	addFormatFlag(cmd, &opts.Format, "verdict output: text, json or markdown")
 	f.StringVar(&opts.GPU, "gpu", "", "GPU to run on, by nvidia-smi's index, or all (one after another, one run folder each); default 0")
 	f.BoolVar(&opts.NoWait, "no-wait", false, "fail at once when another nsyscheck run is profiling on the GPU, instead of waiting for it")
 	f.BoolVar(&opts.NoBind, "no-bind", false, "do not bind the program to the GPU's NUMA node")
 	return cmd
 }
 
+// runFailed ends a run that err stopped: it records why in run.json and
+// says what is left in the run folder, with exit status 130 for Ctrl-C.
+func runFailed(ctx context.Context, run *runner.Run, err error) error {
+	if cause := context.Cause(ctx); cause != nil {
+		var se *runner.StepError
+		if errors.As(err, &se) && errors.Is(se.Err, ctx.Err()) {
+			err = fmt.Errorf("step %q stopped: %v; what was captured so far is in %s", se.Step, cause, run.Dir)
+		} else {
+			err = fmt.Errorf("%w (%v); what was captured so far is in %s", err, cause, run.Dir)
+		}
+		run.Abort(cause)
+		if errors.Is(ctx.Err(), context.Canceled) {
+			return &statusError{code: exitSignal, err: err}
+		}
+		return &statusError{code: exitError, err: err}
+	}
+	run.Abort(err)
+	var se *runner.StepError
+	if errors.As(err, &se) && (se.Step == "detect" || se.Step == "lock") && run.Discard() {
+		// Nothing was made: leave no empty run folder behind.
+		return &statusError{code: exitError, err: err}
+	}
+	return &statusError{code: exitError, err: fmt.Errorf("%w\nthe run folder %s keeps what was made so far (run.json, logs)", err, run.Dir)}
+}
+
 func runRun(opts *runOptions, s Streams) error {
-	switch opts.Format {
-	case "text", "json", "markdown":
-	default:
-		return &statusError{code: exitError, err: fmt.Errorf("unknown --format %q: use text, json or markdown", opts.Format)}
+	if err := checkFormat(opts.Format); err != nil {
+		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -145,10 +168,11 @@ func runRun(opts *runOptions, s Streams) error {
 		}
 		ropts.GPU = &chosen[0]
 	}
-	result, err := runOne(ctx, ropts, s)
+	checked, err := runOne(ctx, ropts, s)
 	if err != nil {
 		return err
 	}
+	result := checked.Result
 	if err := writeResults(s.Out, opts.Format, []*predictions.Result{result}); err != nil {
 		return &statusError{code: exitError, err: err}
 	}
@@ -162,65 +186,36 @@ func runRun(opts *runOptions, s Streams) error {
 // /sys), for machines that mount it elsewhere and for tests.
 const sysRootEnv = "NSYSCHECK_SYSFS"
 
-// runOne does one run into ropts.Dir and returns its verdicts. The run
-// folder holds everything, with the verdicts in report.txt and
+// runOne does one run into ropts.Dir and returns its checked result. The
+// run folder holds everything, with the verdicts in report.txt and
 // verdicts.json.
-func runOne(ctx context.Context, ropts runner.Options, s Streams) (*predictions.Result, error) {
+func runOne(ctx context.Context, ropts runner.Options, s Streams) (*check.Checked, error) {
 	run, err := runner.New(ropts, buildVersion())
 	if err != nil {
 		return nil, &statusError{code: exitError, err: err}
 	}
-	fail := func(err error) error {
-		if cause := context.Cause(ctx); cause != nil {
-			var se *runner.StepError
-			if errors.As(err, &se) && errors.Is(se.Err, ctx.Err()) {
-				err = fmt.Errorf("step %q stopped: %v; what was captured so far is in %s", se.Step, cause, run.Dir)
-			} else {
-				err = fmt.Errorf("%w (%v); what was captured so far is in %s", err, cause, run.Dir)
-			}
-			run.Abort(cause)
-			if errors.Is(ctx.Err(), context.Canceled) {
-				return &statusError{code: exitSignal, err: err}
-			}
-			return &statusError{code: exitError, err: err}
-		}
-		run.Abort(err)
-		var se *runner.StepError
-		if errors.As(err, &se) && (se.Step == "detect" || se.Step == "lock") && run.Discard() {
-			// Nothing was made: leave no empty run folder behind.
-			return &statusError{code: exitError, err: err}
-		}
-		return &statusError{code: exitError, err: fmt.Errorf("%w\nthe run folder %s keeps what was made so far (run.json, logs)", err, run.Dir)}
-	}
+	fail := func(err error) error { return runFailed(ctx, run, err) }
 	// Verifying needs only the export, so it runs beside stats and analyze.
-	var result *predictions.Result
-	var c *capture.Capture
-	var lost string
+	// The profile step is recorded by then: its facts tell a trace another
+	// profiler took from a wrong flag.
+	var checked *check.Checked
 	verify := runner.Task{Name: "verify", Fn: func(st *runner.Step) error {
 		var err error
-		if c, lost, err = loadRunExport(run); err != nil {
-			return err
-		}
-		result = predictions.Evaluate(c)
-		return nil
+		info := run.Facts()
+		checked, err = check.Load(run.Path(runner.Base+".sqlite"), check.Options{Run: &info})
+		return err
 	}}
 	if err := run.Profile(ctx, verify); err != nil {
 		return nil, fail(err)
 	}
 	if err := run.Step(ctx, "report", func(st *runner.Step) error {
-		// The rule's output and run.json are complete now.
-		// A trace short of the program's calls is found here, from run.json.
-		attachFolderFacts(result, c)
-		if lost != "" {
-			attachTraceLost(result, lost, run.Info.Sharing != nil && run.Info.Sharing.Foreign)
+		// The rule's output and the run's facts are complete now.
+		info := run.Facts()
+		checked.Enrich(&info)
+		if checked.TraceLost != "" && ropts.Warn != nil {
+			fmt.Fprintf(ropts.Warn, "nsyscheck: warning: %s; see %s below the verdicts\n", checked.TraceLost, check.CodeTraceLost)
 		}
-		for _, d := range result.Diagnostics {
-			if d.Code == codeTraceLost && ropts.Warn != nil {
-				what, _, _ := strings.Cut(d.Message, ", although")
-				fmt.Fprintf(ropts.Warn, "nsyscheck: warning: %s; see trace-lost below the verdicts\n", what)
-			}
-		}
-		return writeRunReports(run, result)
+		return writeRunReports(run, checked)
 	}); err != nil {
 		return nil, fail(err)
 	}
@@ -229,7 +224,7 @@ func runOne(ctx context.Context, ropts runner.Options, s Streams) (*predictions.
 	}
 	abs, _ := filepath.Abs(run.Dir)
 	fmt.Fprintf(s.Err, "\nrun folder: %s (%.1f s)\n", abs, run.Info.Seconds)
-	return result, nil
+	return checked, nil
 }
 
 // Files --gpu all writes beside the per-GPU run folders.
@@ -252,7 +247,7 @@ func runAll(ctx context.Context, opts *runOptions, ropts runner.Options, gpus []
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return &statusError{code: exitError, err: fmt.Errorf("create the run folder %s: %w", parent, err)}
 	}
-	var results []*predictions.Result
+	var checked []*check.Checked
 	var failed []string
 	worst := exitHeld
 	for _, g := range gpus {
@@ -265,7 +260,7 @@ func runAll(ctx context.Context, opts *runOptions, ropts runner.Options, gpus []
 		o.GPU = &g
 		o.Dir = filepath.Join(parent, fmt.Sprintf("gpu%d", g.Index))
 		fmt.Fprintf(s.Err, "GPU %d (%s, bus %s):\n", g.Index, g.Name, dashIfEmpty(g.BusID))
-		result, err := runOne(ctx, o, s)
+		k, err := runOne(ctx, o, s)
 		if err != nil {
 			fmt.Fprintf(s.Err, "nsyscheck: GPU %d: %v\n", g.Index, err)
 			failed = append(failed, fmt.Sprintf("GPU %d: %v", g.Index, err))
@@ -276,12 +271,12 @@ func runAll(ctx context.Context, opts *runOptions, ropts runner.Options, gpus []
 			}
 			continue
 		}
-		if !result.AllHeld() {
+		if !k.Result.AllHeld() {
 			worst = max(worst, exitDied)
 		}
-		results = append(results, result)
+		checked = append(checked, k)
 	}
-	if err := writeSummary(parent, results, failed, opts.Format, s); err != nil {
+	if err := writeSummary(parent, checked, failed, opts.Format, s); err != nil {
 		return &statusError{code: exitError, err: err}
 	}
 	if worst != exitHeld {
@@ -301,24 +296,21 @@ func dashIfEmpty(s string) string {
 // folder: the fleet table over the GPUs that ran (with one GPU, its row
 // alone) and the GPUs that failed. The table is printed too, in text and
 // Markdown.
-func writeSummary(parent string, results []*predictions.Result, failed []string, format string, s Streams) error {
-	var entries []fleet.Entry
-	for _, r := range results {
-		entries = append(entries, fleetEntry(r, runInfoOf(r)))
+func writeSummary(parent string, checked []*check.Checked, failed []string, format string, s Streams) error {
+	// Each run's verdicts.json was written already; the summary carries
+	// the findings, and the verdicts printed below show them.
+	sum := check.Fleet(checked, 1)
+	if sum == nil {
+		empty := fleet.Summarize(nil, fleet.DefaultThresholds)
+		sum = &empty
 	}
-	sum := fleet.Summarize(entries, fleet.DefaultThresholds)
-	for _, f := range sum.Findings {
-		// Each run's verdicts.json was written already; the summary
-		// carries the finding, and the verdicts printed below show it.
-		addDiag(results[f.Row], codeFleet, predictions.Warning, f.Message)
-	}
-	if len(results) > 0 {
-		if err := writeResults(s.Out, format, results); err != nil {
+	if len(checked) > 0 {
+		if err := writeResults(s.Out, format, check.Results(checked)); err != nil {
 			return err
 		}
 	}
 	var text bytes.Buffer
-	if err := sum.WriteText(&text); err != nil {
+	if err := report.FleetText(&text, *sum); err != nil {
 		return err
 	}
 	for _, f := range failed {
@@ -330,14 +322,14 @@ func writeSummary(parent string, results []*predictions.Result, failed []string,
 	data, err := json.MarshalIndent(struct {
 		fleet.Summary
 		Failed []string `json:"failed"`
-	}{sum, append([]string{}, failed...)}, "", "  ")
+	}{*sum, append([]string{}, failed...)}, "", "  ")
 	if err != nil {
 		return err
 	}
 	if err := writeNew(filepath.Join(parent, summaryJSON), append(data, '\n')); err != nil {
 		return err
 	}
-	if format != "json" {
+	if format != report.FormatJSON {
 		fmt.Fprintln(s.Out)
 		if _, err := s.Out.Write(text.Bytes()); err != nil {
 			return err

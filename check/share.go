@@ -1,10 +1,8 @@
-package main
+package check
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -15,58 +13,41 @@ import (
 
 // Diagnostic codes of a run on a shared GPU.
 const (
-	codeSharedGPU = "shared-gpu"
-	codeTraceLost = "trace-lost"
+	CodeSharedGPU = "shared-gpu"
+	CodeTraceLost = "trace-lost"
 )
 
 // attachSharing warns, beside the verdicts, that the run's GPU had other
 // work on it around the profile (from run.json's sharing record).
-func attachSharing(r *predictions.Result, info runner.Info) {
-	if info.Sharing == nil || !info.Sharing.Foreign {
+func attachSharing(r *predictions.Result, info *runner.Info) {
+	if info == nil || !info.SharedGPU() {
 		return
 	}
 	gpu := "the GPU"
 	if info.GPU != nil {
 		gpu = fmt.Sprintf("GPU %d", info.GPU.Index)
 	}
-	addDiag(r, codeSharedGPU, predictions.Warning, fmt.Sprintf(
+	addDiag(r, CodeSharedGPU, predictions.Warning, fmt.Sprintf(
 		"%s was shared: %s; bandwidth and timing verdicts were measured beside that work and may be disturbed (run again on an idle GPU to trust them)",
 		gpu, strings.TrimPrefix(info.Sharing.Summary, "other work shared the GPU: ")))
 }
 
-// noRuntimeTable is the loader's problem for an export without the CUDA
-// API trace table.
-const noRuntimeTable = "no CUDA API trace in this export"
-
-// loadRunExport loads a run's compacted export; see lostTraceFallback for
-// an export without a CUDA API trace.
-func loadRunExport(run *runner.Run) (*capture.Capture, string, error) {
-	opts := capture.Options{APINames: predictions.Names(), ProgramThread: true}
-	c, err := capture.Load(run.Path(runner.Base+".sqlite"), opts)
-	if err == nil {
-		return c, "", nil
-	}
-	if prog, lost := lostTraceFallback(run.Dir, err, true); prog != nil {
-		return prog, lost, nil
-	}
-	return nil, "", err
-}
-
 // lostTraceFallback handles an export that holds no CUDA API trace at all
 // in a run folder whose program ran to the end (its results JSON is there)
-// and whose nsys traced CUDA (traced, or run.json's profile command says
-// so): it loads the program's own numbers instead and says what was lost.
-// Otherwise it returns nil, and err stands.
-func lostTraceFallback(dir string, err error, traced bool) (*capture.Capture, string) {
+// and whose nsys traced CUDA (info says so; nil reads the folder's
+// run.json): it loads the program's own numbers instead and says what was
+// lost. Otherwise it returns nil, and err stands.
+func lostTraceFallback(path string, err error, info *runner.Info) (*capture.Capture, string) {
 	var ie *capture.InputError
-	if !errors.As(err, &ie) || ie.Problem != noRuntimeTable {
+	if !errors.As(err, &ie) || ie.Problem != capture.ProblemNoAPITrace {
 		return nil, ""
 	}
-	if !traced {
-		info := readRunInfo(dir)
-		if info == nil || !tracedCUDA(*info) {
-			return nil, ""
-		}
+	dir := folderOf(path)
+	if info == nil {
+		info = readRunInfo(dir)
+	}
+	if info == nil || !info.TracedCUDA() {
+		return nil, ""
 	}
 	prog, perr := capture.Load(filepath.Join(dir, runner.ResultsFile), capture.Options{})
 	if perr != nil {
@@ -75,46 +56,21 @@ func lostTraceFallback(dir string, err error, traced bool) (*capture.Capture, st
 	return prog, "the export holds no CUDA API trace at all (no " + ie.Where + ")"
 }
 
-// readRunInfo reads dir's run.json, or nil.
-func readRunInfo(dir string) *runner.Info {
-	data, err := os.ReadFile(filepath.Join(dir, runner.InfoFile))
-	if err != nil {
-		return nil
-	}
-	var info runner.Info
-	if json.Unmarshal(data, &info) != nil {
-		return nil
-	}
-	return &info
-}
-
-// tracedCUDA reports whether a run's profile step traced CUDA calls, from
-// its recorded command line.
-func tracedCUDA(info runner.Info) bool {
-	for _, st := range info.Steps {
-		if st.Name != "profile" {
-			continue
-		}
-		for _, c := range st.Commands {
-			if strings.Contains(c, " profile ") && (strings.Contains(c, "-t cuda") || strings.Contains(c, "--trace=cuda")) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // attachLostTrace adds the trace-lost diagnostic to the verdicts of a run
-// folder whose trace is missing calls the program made; lost names a trace
-// lost altogether (the export had none), "" to compare the capture's calls
-// with the program's.
-func attachLostTrace(r *predictions.Result, c *capture.Capture, info runner.Info, lost string) {
-	if lost == "" && tracedCUDA(info) {
+// folder whose trace lost calls the program made: lost names a trace lost
+// altogether (the export had none); "" compares the capture's calls with
+// the program's. It returns what was lost, "" when nothing was.
+func attachLostTrace(r *predictions.Result, c *capture.Capture, info *runner.Info, lost string) string {
+	if info == nil {
+		return lost
+	}
+	if lost == "" && info.TracedCUDA() {
 		lost = traceShortfall(c)
 	}
 	if lost != "" {
-		attachTraceLost(r, lost, info.Sharing != nil && info.Sharing.Foreign)
+		attachTraceLost(r, lost, info.SharedGPU())
 	}
+	return lost
 }
 
 // traceShortfall compares the calls in a capture's API trace with what the
@@ -183,23 +139,5 @@ func attachTraceLost(r *predictions.Result, what string, shared bool) {
 		msg += "; unavailable without the trace: " + strings.Join(none, ", ")
 	}
 	msg += "; run again when no other profiler is active"
-	addDiag(r, codeTraceLost, predictions.Warning, msg)
-}
-
-// folderOf is path itself when it is a folder, else the folder it lies in.
-func folderOf(path string) string {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return path
-	}
-	return filepath.Dir(path)
-}
-
-// attachLostTraceOf adds the trace-lost diagnostic of a trace lost
-// altogether to the verdicts of the run folder dir.
-func attachLostTraceOf(r *predictions.Result, dir, lost string) {
-	shared := false
-	if info := readRunInfo(dir); info != nil {
-		shared = info.Sharing != nil && info.Sharing.Foreign
-	}
-	attachTraceLost(r, lost, shared)
+	addDiag(r, CodeTraceLost, predictions.Warning, msg)
 }
