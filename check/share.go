@@ -126,7 +126,7 @@ func attachTraceLost(r *predictions.Result, what string, shared bool) {
 			own = append(own, c.ID)
 		}
 	}
-	msg := what + ", although the program ran to the end and wrote its own results; nsys traced with -t cuda,nvtx, " +
+	msg := what + ", although the program ran to the end and wrote its own results; nsys traced with -t " + runner.ProfileTrace + ", " +
 		"so the flags are not the cause: another profiler or CUPTI client (a second nsys or Nsight session, DCGM profiling metrics) " +
 		"was probably attached at the same time and took the trace"
 	if shared {

@@ -434,7 +434,7 @@ func (r *Run) profile(ctx context.Context, s *Step, nsys string) error {
 		env = setEnv(env, "CUDA_VISIBLE_DEVICES", g.VisibleDevice())
 		env = setEnv(env, "CUDA_DEVICE_ORDER", "PCI_BUS_ID")
 	}
-	args := []string{"profile", "-t", "cuda,nvtx", "-s", "none", "--cpuctxsw=none", "-o", Base,
+	args := []string{"profile", "-t", ProfileTrace, "-s", "none", "--cpuctxsw=none", "-o", Base,
 		"./" + Base, "--json", ResultsFile}
 	argv := append(append(append(append([]string{}, r.bind...), prefix...), nsys), args...)
 	s.Commands = append(s.Commands, commandLine(argv[0], argv[1:]...))

@@ -177,6 +177,10 @@ func (s *Sharing) summarize() {
 	}
 }
 
+// ProfileTrace is what the profile step asks nsys to trace (nsys profile
+// -t): the CUDA API and the program's NVTX ranges.
+const ProfileTrace = "cuda,nvtx"
+
 // TracedCUDA reports whether the run's profile step traced CUDA calls, from
 // the nsys command line run.json records for it: a run that did, yet whose
 // export holds no or too few CUDA calls, lost its trace to another
