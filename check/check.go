@@ -238,10 +238,27 @@ func compareNsysRule(r *predictions.Result, c *capture.Capture, flagged []runner
 	if !agrees {
 		level, verdict = predictions.Warning, "disagrees with"
 	}
+	reading := "nsyscheck's reading of part 2 (the pageable group copies from pageable memory, the pinned group does not)"
+	if !agrees && pn == len(groups.PinnedCorrelationIDs) && pg == len(groups.PageableCorrelationIDs) && hasDiagCode(r, predictions.CodePinnedSourcePageable) {
+		// Both groups flagged, as the copy records say: the "pinned" buffer
+		// is pageable, which pinned-source-pageable already reports.
+		verdict = "agrees with"
+		reading = "the copy records, which show the pinned group copying from pageable memory too (see pinned-source-pageable)"
+	}
 	addDiag(r, CodeNsysRule, level, fmt.Sprintf(
-		"NVIDIA's %s rule (%s) flags %d copies from pageable memory: %d of the %d timed pageable calls, %d of the %d timed pinned calls, %d other (e.g. warm-ups)%s; it %s nsyscheck's reading of part 2 (the pageable group copies from pageable memory, the pinned group does not)",
+		"NVIDIA's %s rule (%s) flags %d copies from pageable memory: %d of the %d timed pageable calls, %d of the %d timed pinned calls, %d other (e.g. warm-ups)%s; it %s %s",
 		runner.AnalyzeRule, file, len(flagged), pg, len(groups.PageableCorrelationIDs), pn, len(groups.PinnedCorrelationIDs),
-		other, unmatchedNote(unmatched), verdict))
+		other, unmatchedNote(unmatched), verdict, reading))
+}
+
+// hasDiagCode reports whether the result holds a diagnostic with the code.
+func hasDiagCode(r *predictions.Result, code string) bool {
+	for _, d := range r.Diagnostics {
+		if d.Code == code {
+			return true
+		}
+	}
+	return false
 }
 
 func unmatchedNote(n int) string {

@@ -208,7 +208,10 @@ func Arch(computeCap string) (string, error) {
 
 // StatsReports picks the names of the CSV reports nsyscheck reads from the
 // list `nsys stats --help-reports` prints: current names where listed, the
-// older names (before about 2023.1) otherwise.
+// older names (before about 2023.1) otherwise. The per-record reports
+// cuda_gpu_trace and nvtx_pushpop_trace (gputrace, nvtxpptrace) are taken
+// where listed and left out otherwise: the SQLite export holds the same
+// records.
 func StatsReports(helpReports string) ([]string, error) {
 	listed := map[string]bool{}
 	for _, line := range strings.Split(helpReports, "\n") {

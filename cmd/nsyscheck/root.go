@@ -14,7 +14,7 @@ import (
 
 // Exit statuses: the contract scripts and CI rely on.
 const (
-	exitHeld   = 0 // every claim held
+	exitHeld   = 0 // every prediction held
 	exitDied   = 1 // some claim died or could not be decided
 	exitError  = 2 // the input could not be read, or the command failed
 	exitSignal = 130
@@ -89,8 +89,8 @@ trace shows. Every verdict comes with the numbers that decided it.
   nsyscheck report CAPTURE... -o DIR   write Markdown/HTML reports with plots
   nsyscheck scrub CAPTURE -o OUT   write a shareable copy of a SQLite export
 
-Exit status: 0 every claim held, 1 some claim died or was unavailable,
-2 the input could not be read or the command failed.`,
+Exit status: 0 every prediction held, 1 some prediction died or was
+unavailable, 2 the input could not be read or the command failed.`,
 		Version:       buildVersion(),
 		SilenceUsage:  true,
 		SilenceErrors: true,

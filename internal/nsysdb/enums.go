@@ -57,6 +57,21 @@ func MemKindOf(enumName string) vocab.MemKind {
 	return vocab.MemUnknown
 }
 
+// ReportRowKind says what one row of cuda_gpu_trace (2022: gputrace)
+// records, by its Name column: a memset ("[CUDA memset]"), a copy ("[CUDA
+// memcpy Host-to-Device]", 2022's "[CUDA memcpy HtoD]") or, for any other
+// name, a kernel launch.
+func ReportRowKind(name string) (copy, memset bool) {
+	n := strings.ToLower(strings.TrimSpace(name))
+	switch {
+	case strings.HasPrefix(n, "[cuda memset"):
+		return false, true
+	case strings.HasPrefix(n, "[cuda memcpy"), strings.HasPrefix(n, "[cuda "):
+		return true, false
+	}
+	return false, false
+}
+
 // ReportCopyKindOf maps the operation column of the cuda_gpu_mem_*_sum
 // reports ("[CUDA memcpy Host-to-Device]", 2022's "[CUDA memcpy HtoD]") to a
 // copy kind; ok is false for rows that are not copies (memsets).

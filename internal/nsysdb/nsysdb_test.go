@@ -81,3 +81,27 @@ func TestURI(t *testing.T) {
 		t.Errorf("QuoteIdent = %s", QuoteIdent(`a"b`))
 	}
 }
+
+func TestPerRecordReports(t *testing.T) {
+	for file, want := range map[string]string{
+		"x_cuda_gpu_trace.csv": ReportGPUTrace, "x_gputrace.csv": ReportGPUTrace,
+		"x_nvtx_pushpop_trace.csv": ReportNVTXTrace, "x_nvtxpptrace.csv": ReportNVTXTrace,
+	} {
+		if key, base, ok := MatchReport(file); !ok || key != want || base != "x" {
+			t.Errorf("MatchReport(%q) = %q, %q, %v", file, key, base, ok)
+		}
+	}
+	for name, want := range map[string][2]bool{
+		"[CUDA memcpy Host-to-Device]": {true, false}, "[CUDA memcpy HtoD]": {true, false},
+		"[CUDA memset]": {false, true}, "<unnamed>::scaleCopy(float4 *, const float4 *, unsigned long, float)": {false, false},
+	} {
+		if c, m := ReportRowKind(name); c != want[0] || m != want[1] {
+			t.Errorf("ReportRowKind(%q) = %v, %v; want %v", name, c, m, want)
+		}
+	}
+	// The per-record reports are asked for where listed, never required.
+	names, missing := StatsNames(map[string]bool{ReportAPISum: true, ReportAPITrace: true, ReportMemTimeSum: true, ReportMemSizeSum: true, ReportNVTXSum: true})
+	if len(missing) != 0 || len(names) != 5 {
+		t.Errorf("without the per-record reports: %v, missing %v", names, missing)
+	}
+}

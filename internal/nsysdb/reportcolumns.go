@@ -53,3 +53,27 @@ var NVTXSumColumns = []ReportColumn{
 	{Field: "instances", Aliases: []string{"instances", "count"}, Required: true, Display: "Instances"},
 	{Field: "range", Aliases: []string{"range", "name"}, Required: true, Display: "Range"},
 }
+
+// GPUTraceColumns are the cuda_gpu_trace (2022: gputrace) columns nsyscheck
+// reads: one row per GPU copy, memset or kernel.
+var GPUTraceColumns = []ReportColumn{
+	{Field: "start", Aliases: []string{"start"}, Required: true, Time: true, Display: "Start (ns)"},
+	{Field: "duration", Aliases: []string{"duration"}, Required: true, Time: true, Display: "Duration (ns)"},
+	{Field: "corrid", Aliases: []string{"corrid", "correlationid"}, Required: true, Display: "CorrId"},
+	{Field: "bytes", Aliases: []string{"bytes", "size"}, Display: "Bytes (MB)"},
+	{Field: "srckind", Aliases: []string{"srcmemkd", "srcmemkind", "srckind"}, Display: "SrcMemKd"},
+	{Field: "dstkind", Aliases: []string{"dstmemkd", "dstmemkind", "dstkind"}, Display: "DstMemKd"},
+	{Field: "device", Aliases: []string{"device"}, Display: "Device"},
+	{Field: "stream", Aliases: []string{"strm", "stream"}, Display: "Strm"},
+	{Field: "name", Aliases: []string{"name"}, Required: true, Display: "Name"},
+}
+
+// NVTXTraceColumns are the nvtx_pushpop_trace (2022: nvtxpptrace) columns
+// nsyscheck reads: one row per range instance.
+var NVTXTraceColumns = []ReportColumn{
+	{Field: "start", Aliases: []string{"start"}, Required: true, Time: true, Display: "Start (ns)"},
+	{Field: "end", Aliases: []string{"end"}, Required: true, Time: true, Display: "End (ns)"},
+	{Field: "name", Aliases: []string{"name", "range"}, Required: true, Display: "Name"},
+	{Field: "pid", Aliases: []string{"pid", "processid"}, Display: "PID"},
+	{Field: "tid", Aliases: []string{"tid", "threadid"}, Display: "TID"},
+}

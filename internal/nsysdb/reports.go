@@ -9,6 +9,10 @@ const (
 	ReportMemTimeSum = "cuda_gpu_mem_time_sum"
 	ReportMemSizeSum = "cuda_gpu_mem_size_sum"
 	ReportNVTXSum    = "nvtx_sum"
+	// The per-record reports: one row per GPU copy, memset or kernel with
+	// its API call's CorrId; one row per NVTX push/pop range instance.
+	ReportGPUTrace  = "cuda_gpu_trace"
+	ReportNVTXTrace = "nvtx_pushpop_trace"
 )
 
 // Report is one `nsys stats` report with the names of both generations.
@@ -25,7 +29,13 @@ var Reports = []Report{
 	{ReportMemTimeSum, []string{ReportMemTimeSum, "gpumemtimesum"}},
 	{ReportMemSizeSum, []string{ReportMemSizeSum, "gpumemsizesum"}},
 	{ReportNVTXSum, []string{ReportNVTXSum, "nvtxsum"}},
+	{ReportGPUTrace, []string{ReportGPUTrace, "gputrace"}},
+	{ReportNVTXTrace, []string{ReportNVTXTrace, "nvtxpptrace"}},
 }
+
+// optionalReports are taken where an nsys lists them and left out
+// otherwise: the SQLite export holds the same records.
+var optionalReports = map[string]bool{ReportGPUTrace: true, ReportNVTXTrace: true}
 
 // ReportSuffixes lists the accepted file-name suffixes, for messages.
 func ReportSuffixes() string {
@@ -60,10 +70,11 @@ func MatchReport(file string) (key, base string, ok bool) {
 
 // StatsNames picks, for each report, the name an nsys lists (the set of
 // names `nsys stats --help-reports` prints): the current name where listed,
-// the older one otherwise. missing names the reports it lists under neither.
+// the older one otherwise. missing names the required reports it lists under
+// neither; cuda_gpu_trace and nvtx_pushpop_trace are optional.
 func StatsNames(listed map[string]bool) (names, missing []string) {
 	// --help-reports lists cuda_api_sum before cuda_api_trace; keep its order.
-	order := []string{ReportAPISum, ReportAPITrace, ReportMemTimeSum, ReportMemSizeSum, ReportNVTXSum}
+	order := []string{ReportAPISum, ReportAPITrace, ReportMemTimeSum, ReportMemSizeSum, ReportNVTXSum, ReportGPUTrace, ReportNVTXTrace}
 	for _, key := range order {
 		var r Report
 		for _, x := range Reports {
@@ -79,7 +90,7 @@ func StatsNames(listed map[string]bool) (names, missing []string) {
 				break
 			}
 		}
-		if !found {
+		if !found && !optionalReports[r.Key] {
 			missing = append(missing, r.Key)
 		}
 	}
