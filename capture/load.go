@@ -33,6 +33,9 @@ func Load(path string, opts Options) (*Capture, error) {
 	if st.IsDir() {
 		return loadDir(path, opts)
 	}
+	if err := regularFile(path, st); err != nil {
+		return nil, err
+	}
 	c, err := loadFile(path, opts)
 	if err != nil {
 		return nil, err
@@ -53,7 +56,7 @@ var sqliteHeader = []byte("SQLite format 3\x00")
 
 // hasSQLiteHeader reports whether the file starts with the SQLite header.
 func hasSQLiteHeader(path string) bool {
-	f, err := os.Open(path)
+	f, _, err := OpenRegular(path)
 	if err != nil {
 		return false
 	}

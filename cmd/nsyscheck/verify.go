@@ -165,9 +165,14 @@ type expectation struct {
 }
 
 func readExpectation(path string) (*expectation, error) {
-	data, err := os.ReadFile(path)
+	f, _, err := capture.OpenRegular(path)
 	if err != nil {
 		return nil, fmt.Errorf("read expected verdicts: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, 1<<20))
+	if err != nil {
+		return nil, fmt.Errorf("read expected verdicts: %s: %w", path, err)
 	}
 	var e expectation
 	dec := json.NewDecoder(strings.NewReader(string(data)))
