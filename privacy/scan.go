@@ -153,7 +153,7 @@ func (s *sqliteScan) run() error {
 		return s.fail("table CUPTI_ACTIVITY_KIND_RUNTIME", err)
 	}
 	s.r.ProfiledPIDs = pids
-	steps := []func() error{s.deviceEnv, s.metaCapture, s.stringBlocks, s.processes}
+	steps := []func() error{s.deviceEnv, s.metaCapture, s.stringBlocks, s.processes, s.textColumns}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return err
@@ -314,6 +314,12 @@ func (s *sqliteScan) addVar(v EnvVar, where string) {
 	}
 	s.r.Findings = append(s.r.Findings, Finding{Kind: k, Name: v.Name, Where: where, Masked: Mask(v.Value), value: v.Value})
 	s.covered[v.Name+"="+v.Value] = true
+	if k == KindSecret {
+		s.covered["="+v.Value] = true
+		for _, sec := range FindSecrets(v.Value) {
+			s.covered["="+sec.Value] = true // a token inside the value
+		}
+	}
 }
 
 func (s *sqliteScan) deviceEnv() error {
@@ -349,20 +355,11 @@ func parseMetaEnv(s string) EnvVar {
 // homeDirRE matches a folder under a user's home, which names the account.
 var homeDirRE = regexp.MustCompile(`^(/home/|/Users/|[A-Za-z]:\\Users\\)[^/\\]+`)
 
-// secretArgRE matches --token=VALUE, --password VALUE, -p=VALUE style
-// arguments and NAME=VALUE assignments inside a command line.
-var secretArgRE = regexp.MustCompile(`(?:--?|\b)([A-Za-z][A-Za-z0-9_\-]*)[= ]([^\s"']+)`)
-
-// commandSecrets returns the credential-looking values in a command line.
+// commandSecrets returns the credentials in a command line (FindSecrets).
 func commandSecrets(cmd string) []EnvVar {
 	var out []EnvVar
-	for _, m := range secretArgRE.FindAllStringSubmatch(cmd, -1) {
-		if LooksSecretName(m[1]) && m[2] != Redacted && !strings.HasPrefix(m[2], "-") {
-			out = append(out, EnvVar{Name: m[1], Value: m[2], HasValue: true})
-		}
-	}
-	for _, c := range URLCredentials(cmd) {
-		out = append(out, EnvVar{Name: "", Value: c.URL, HasValue: true})
+	for _, s := range FindSecrets(cmd) {
+		out = append(out, EnvVar{Name: s.Name, Value: s.Value, HasValue: true})
 	}
 	return out
 }
@@ -393,13 +390,88 @@ func (s *sqliteScan) metaCapture() error {
 		default:
 			// COMMAND and any other setting: only credentials matter.
 			for _, v := range commandSecrets(value) {
-				s.r.Findings = append(s.r.Findings, Finding{Kind: KindCommand, Name: v.Name, Where: where,
-					Masked: Mask(v.Value), value: v.Value})
-				s.covered[v.Name+"="+v.Value] = true
+				s.addSecret(KindCommand, v, where)
 			}
 		}
 	}
 	return rows.Err()
+}
+
+// addSecret records a credential found by FindSecrets, once per name and
+// value.
+func (s *sqliteScan) addSecret(k Kind, v EnvVar, where string) {
+	if s.covered[v.Name+"="+v.Value] || s.covered["="+v.Value] {
+		return
+	}
+	s.r.Findings = append(s.r.Findings, Finding{Kind: k, Name: v.Name, Where: where, Masked: Mask(v.Value), value: v.Value})
+	s.covered[v.Name+"="+v.Value] = true
+	s.covered["="+v.Value] = true
+}
+
+// textColumns runs the secret detector over every distinct string of every
+// text column of every table (StringIds with NVTX text, thread, kernel and
+// process names; NVTX_EVENTS text; anything a newer export adds), so that
+// a credential is found wherever the capture carries it.
+func (s *sqliteScan) textColumns() error {
+	tables := sortedKeys(s.tables)
+	for _, t := range tables {
+		cols, err := tableColumns(s.db, t)
+		if err != nil {
+			return s.fail("table "+t, err)
+		}
+		for _, c := range cols {
+			if numericType(c.typ) {
+				continue
+			}
+			qc, qt := capture.QuoteIdent(c.name), capture.QuoteIdent(t)
+			rows, err := s.db.Query(`SELECT DISTINCT CAST(` + qc + ` AS BLOB) FROM ` + qt +
+				` WHERE typeof(` + qc + `) IN ('text', 'blob')`)
+			if err != nil {
+				return s.fail("table "+t, err)
+			}
+			where := "table " + t + " column " + c.name
+			for rows.Next() {
+				var b []byte
+				if err := rows.Scan(&b); err != nil {
+					rows.Close()
+					return s.fail("table "+t, err)
+				}
+				for _, sec := range FindSecrets(string(b)) {
+					s.addSecret(KindSecret, EnvVar{Name: sec.Name, Value: sec.Value, HasValue: true}, where)
+				}
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return s.fail("table "+t, err)
+			}
+		}
+	}
+	return nil
+}
+
+// numericType reports whether a declared column type holds numbers only
+// (SQLite's affinity rules: INT, REAL, FLOA, DOUB).
+func numericType(typ string) bool {
+	t := strings.ToUpper(typ)
+	return strings.Contains(t, "INT") || strings.Contains(t, "REAL") || strings.Contains(t, "FLOA") || strings.Contains(t, "DOUB")
+}
+
+// tableColumns lists a table's columns and declared types.
+func tableColumns(db *sql.DB, table string) ([]column, error) {
+	rows, err := db.Query(`SELECT name, type FROM pragma_table_info(?)`, table)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []column
+	for rows.Next() {
+		var c column
+		if err := rows.Scan(&c.name, &c.typ); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
 }
 
 func (s *sqliteScan) stringBlocks() error {
@@ -464,14 +536,19 @@ func (s *sqliteScan) processes() error {
 		if err := rows.Scan(&pid, &name); err != nil {
 			return s.fail("table PROCESSES", err)
 		}
+		// A process's name is its command line: credentials in it count
+		// whoever the process is, the profiled program included.
+		where := fmt.Sprintf(whereProcess, pid.Int64)
+		for _, v := range commandSecrets(name.String) {
+			s.addSecret(KindCommand, v, where)
+		}
 		if profiled[pid.Int64] || isNsysProcess(name.String) {
 			continue
 		}
 		if command != "" && (name.String == command || filepath.Base(name.String) == filepath.Base(command)) {
 			continue
 		}
-		s.r.Findings = append(s.r.Findings, Finding{Kind: KindProcess, Name: name.String,
-			Where: fmt.Sprintf(whereProcess, pid.Int64)})
+		s.r.Findings = append(s.r.Findings, Finding{Kind: KindProcess, Name: MaskSecrets(name.String), Where: where})
 	}
 	return rows.Err()
 }

@@ -556,8 +556,7 @@ func (s *scrubber) secrets() error {
 	}
 	for _, t := range sortedKeys(s.tables) {
 		for _, c := range s.tables[t] {
-			typ := strings.ToUpper(c.typ)
-			if strings.Contains(typ, "INT") || strings.Contains(typ, "REAL") || strings.Contains(typ, "FLOA") || strings.Contains(typ, "DOUB") {
+			if numericType(c.typ) {
 				continue
 			}
 			if err := s.replaceIn(t, c.name, values); err != nil {

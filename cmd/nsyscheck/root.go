@@ -8,6 +8,8 @@ import (
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"github.com/nsyscheck/nsyscheck/privacy"
 )
 
 // Exit statuses: the contract scripts and CI rely on.
@@ -49,6 +51,9 @@ type Streams struct {
 
 // isTerminal reports whether w is a terminal, for progress output.
 func isTerminal(w io.Writer) bool {
+	if m, ok := w.(privacy.MaskWriter); ok {
+		w = m.W
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
@@ -109,8 +114,11 @@ Exit status: 0 every claim held, 1 some claim died or was unavailable,
 // extraCommands lets command files register themselves.
 var extraCommands []func(Streams) *cobra.Command
 
-// Main runs nsyscheck with args and returns the exit status.
+// Main runs nsyscheck with args and returns the exit status. Everything it
+// prints goes through privacy.MaskWriter: no credential a capture or a
+// user's file carries is printed unmasked, whichever message holds it.
 func Main(args []string, s Streams) int {
+	s.Out, s.Err = privacy.MaskWriter{W: s.Out}, privacy.MaskWriter{W: s.Err}
 	root := newRootCmd(s)
 	root.SetArgs(args)
 	err := root.Execute()

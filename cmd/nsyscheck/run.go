@@ -14,6 +14,7 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/predictions"
+	"github.com/nsyscheck/nsyscheck/privacy"
 	"github.com/nsyscheck/nsyscheck/runner"
 )
 
@@ -138,6 +139,7 @@ func runRun(opts *runOptions, s Streams) error {
 		if err != nil {
 			return err
 		}
+		privacy.MaskCapture(c)
 		result = predictions.Evaluate(c)
 		return nil
 	}}

@@ -13,6 +13,7 @@ import (
 	nsyscheck "github.com/nsyscheck/nsyscheck"
 	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/predictions"
+	"github.com/nsyscheck/nsyscheck/privacy"
 )
 
 // verifyOptions are verify's flags.
@@ -85,6 +86,7 @@ func loadAndEvaluate(paths []string, nsys string, s Streams) ([]*predictions.Res
 		if err != nil {
 			return nil, cleanup, &statusError{code: exitError, err: err}
 		}
+		privacy.MaskCapture(c)
 		r := predictions.Evaluate(c)
 		attachFolderFacts(r, c)
 		results = append(results, r)
