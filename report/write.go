@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
+	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/privacy"
 )
 
@@ -163,26 +163,12 @@ func sweepStale(dir string) {
 		if !e.IsDir() || !strings.HasPrefix(e.Name(), tmpPrefix) {
 			continue
 		}
-		if StaleTemp(e.Name()[len(tmpPrefix):], e) {
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		if capture.TempOwnerGone(e.Name()[len(tmpPrefix):], info.ModTime()) {
 			os.RemoveAll(filepath.Join(dir, e.Name()))
 		}
 	}
-}
-
-// StaleTemp reports whether a temporary file or folder whose name (after its
-// prefix) starts with "PID-" belongs to a process that is gone, or is more
-// than a day old.
-func StaleTemp(rest string, e fs.DirEntry) bool {
-	if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > 24*time.Hour {
-		return true
-	}
-	pidText, _, ok := strings.Cut(rest, "-")
-	pid, err := strconv.Atoi(pidText)
-	if !ok || err != nil || pid <= 0 {
-		return false
-	}
-	if pid == os.Getpid() {
-		return false
-	}
-	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -66,23 +69,33 @@ was unavailable (or --expect did not match), 2 an input could not be read.`,
 }
 
 // loadAndEvaluate reads every path and evaluates the predictions on each.
-// With no path it unpacks and uses the shipped capture.
+// With no path it unpacks and uses the shipped capture. SIGINT and SIGTERM
+// while it runs stop an nsys export (its whole process group) and remove
+// its temporary files; the command then exits with status 130. The returned
+// cleanup also restores the signals' default action.
 func loadAndEvaluate(paths []string, nsys string, s Streams) ([]*predictions.Result, func(), error) {
-	cleanup := func() {}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	cleanup := stop
 	if len(paths) == 0 {
 		dir, err := nsyscheck.WriteShipped("")
 		if err != nil {
 			return nil, cleanup, &statusError{code: exitError, err: err}
 		}
-		cleanup = func() { _ = os.RemoveAll(strings.TrimSuffix(dir, nsyscheck.ShippedName)) }
+		cleanup = func() { stop(); _ = os.RemoveAll(strings.TrimSuffix(dir, nsyscheck.ShippedName)) }
 		fmt.Fprintf(s.Err, "No capture given: verifying the real H200 capture shipped with nsyscheck (%s).\n"+
 			"Pass a .nsys-rep, .sqlite, CSV folder, transcript or results JSON to verify your own.\n\n", nsyscheck.ShippedName)
 		paths = []string{dir}
 	}
-	opts := capture.Options{APINames: predictions.Names(), ProgramThread: true, Nsys: nsys}
+	opts := capture.Options{APINames: predictions.Names(), ProgramThread: true, Nsys: nsys, Context: ctx}
 	var results []*predictions.Result
 	for _, p := range paths {
 		c, err := capture.Load(p, opts)
+		if ctx.Err() != nil {
+			if err == nil {
+				err = fmt.Errorf("%s: interrupted", p)
+			}
+			return nil, cleanup, &statusError{code: exitSignal, err: err}
+		}
 		if err != nil {
 			return nil, cleanup, &statusError{code: exitError, err: err}
 		}
