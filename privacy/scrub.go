@@ -96,7 +96,7 @@ func Scrub(in, out string, opts ScrubOptions) (*Report, error) {
 	if !after.Clean() {
 		var left []string
 		for _, f := range after.Findings {
-			left = append(left, fmt.Sprintf("%s %s in %s", f.Kind, nameOr(f.Name), f.Where))
+			left = append(left, fmt.Sprintf("%s %s in %s", f.Kind, f.label(), f.Where))
 			if len(left) == 5 {
 				break
 			}

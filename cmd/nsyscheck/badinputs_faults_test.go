@@ -10,9 +10,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // asyncIDs selects the StringIds of cudaMemcpyAsync.
@@ -22,7 +24,7 @@ const asyncIDs = `(SELECT id FROM StringIds WHERE value LIKE 'cudaMemcpyAsync%')
 // state: nothing may come out held from them, and every one is answered at
 // once.
 func faultCases() []badCase {
-	return []badCase{
+	return append([]badCase{
 		// Impossible values: refused the same way whatever the format.
 		{group: "impossible values", name: "SQLite: cudaMemcpyAsync calls that end before they start",
 			make: sqliteEdit(`UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET end = start - 5 * (end - start) WHERE nameId IN ` + asyncIDs),
@@ -268,7 +270,109 @@ func faultCases() []badCase {
 			},
 			exit: 2, want: []string{"pinned.sqlite", "holds a write lock"},
 			notHeld: []string{"4"}},
+
+		// The export cache of a .nsys-rep is keyed by the report's content.
+		{group: "export cache", name: ".nsys-rep replaced by another dated older (cp -p) beside the first one's export",
+			make: func(t *testing.T, dir string) []string {
+				rep := copyShipped(t, dir, "pinned.nsys-rep")
+				copyShipped(t, dir, "pinned.results.json")
+				old := time.Now().Add(-time.Hour)
+				if err := os.Chtimes(rep, old, old); err != nil {
+					t.Fatal(err)
+				}
+				if code, _, stderr := runMain(t, []string{"verify", "--nsys", fakeNsys(t), rep}); code != 0 {
+					t.Fatalf("first export: %d %s", code, stderr)
+				}
+				// Another report (other bytes), older than the export, whose
+				// export has no cudaMemcpyAsync call.
+				writeFile(t, rep, append(readFile(t, rep), 0))
+				older := old.Add(-time.Hour)
+				if err := os.Chtimes(rep, older, older); err != nil {
+					t.Fatal(err)
+				}
+				edited := sqliteEdit(deleteAsync(`1`))(t, t.TempDir())[0]
+				return []string{"--nsys", fakeNsysOf(t, edited), rep}
+			},
+			mayChange: []string{"pinned.nsyscheck.sqlite"},
+			exit:      1, want: []string{"holds 0 cudaMemcpyAsync calls"},
+			notHeld: []string{"4", "4.calltime"}},
+
+		// Secrets in the names a capture carries are never shown.
+		{group: "secrets in names", name: "a password in another process's command line and in the program's, tokens in NVTX text and a thread name",
+			make: sqliteEdit(plantSecretsSQL),
+			exit: 0, want: []string{"--password=Bac…", "looks like a credential"},
+			never: plantedSecrets},
+
+		// Report output.
+		{group: "report output", name: "report --force where DIR/report.html is a link to the input",
+			cmd: "report",
+			make: func(t *testing.T, dir string) []string {
+				p := copyShipped(t, dir, "pinned.sqlite")
+				out := t.TempDir()
+				if err := os.Symlink(p, filepath.Join(out, "report.html")); err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() {
+					if st, err := os.Lstat(filepath.Join(out, "report.html")); err != nil || !st.Mode().IsRegular() {
+						t.Errorf("report.html is not a regular file: %v", err)
+					}
+				})
+				return []string{p, "-o", out, "--force"}
+			},
+			exit: 0, want: []string{"/report.html ("}},
+		{group: "report output", name: "report into a folder where a killed run left its temporary folder",
+			cmd: "report",
+			make: func(t *testing.T, dir string) []string {
+				p := copyShipped(t, dir, "pinned.sqlite")
+				out := t.TempDir()
+				gone := exec.Command("true")
+				if err := gone.Run(); err != nil {
+					t.Skip(err)
+				}
+				left := filepath.Join(out, ".nsyscheck-report-"+strconv.Itoa(gone.Process.Pid)+"-1")
+				if err := os.MkdirAll(left, 0o700); err != nil {
+					t.Fatal(err)
+				}
+				writeFile(t, filepath.Join(left, "report.html"), nil)
+				t.Cleanup(func() {
+					if _, err := os.Stat(left); !os.IsNotExist(err) {
+						t.Errorf("the leftover %s is still there", left)
+					}
+				})
+				return []string{p, "-o", out}
+			},
+			exit: 0, want: []string{"/report.html ("}},
+		{group: "report output", name: "report -o a path whose parent is a file",
+			cmd: "report",
+			make: func(t *testing.T, dir string) []string {
+				p := copyShipped(t, dir, "pinned.sqlite")
+				f := filepath.Join(t.TempDir(), "afile")
+				writeFile(t, f, nil)
+				return []string{p, "-o", filepath.Join(f, "out")}
+			},
+			exit: 2, want: []string{"afile", "not a directory"}},
+	}, interruptCases()...)
+}
+
+// plantSecretsSQL plants plantedSecrets where names live in an export.
+var plantSecretsSQL = `INSERT INTO PROCESSES (globalPid, pid, name) VALUES (4343 << 24, 4343, 'backup.sh --user bob --password=` + plantedSecrets[0] + `');
+	UPDATE PROCESSES SET name = './pinned --json out.json --password ` + plantedSecrets[1] + `' WHERE pid = 22;
+	INSERT INTO META_DATA_CAPTURE (name, value) VALUES ('PROCESS_0:COMMAND', './pinned --json out.json --password ` + plantedSecrets[1] + `');
+	INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid)
+		SELECT start, end, eventType, 'sync ` + plantedSecrets[2] + `', globalTid FROM NVTX_EVENTS LIMIT 1;
+	UPDATE StringIds SET value = value || ' ` + plantedSecrets[3] + `'
+		WHERE id IN (SELECT nameId FROM ThreadNames WHERE (globalTid >> 24) & 16777215 = 22)`
+
+// fakeNsysOf writes a stand-in nsys whose export copies src to --output.
+func fakeNsysOf(t *testing.T, src string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "nsys")
+	script := "#!/bin/sh\nout=\nwhile [ $# -gt 0 ]; do\n\tcase \"$1\" in --output|-o) out=$2; shift;; esac\n\tshift\ndone\n" +
+		"exec cp '" + src + "' \"$out\"\n"
+	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
 	}
+	return p
 }
 
 // mkfifo makes a FIFO named name in dir.

@@ -16,13 +16,7 @@ var plantedSecrets = []string{"Backup-Pass-771", "Run-Pass-552", "ghp_" + string
 // (every file) and scrub (messages and the copy) show none of them.
 func TestSecretsNeverPrinted(t *testing.T) {
 	dir := t.TempDir()
-	in := sqliteEdit(`INSERT INTO PROCESSES (globalPid, pid, name) VALUES (4343 << 24, 4343, 'backup.sh --user bob --password=`+plantedSecrets[0]+`');
-		UPDATE PROCESSES SET name = './pinned --json out.json --password `+plantedSecrets[1]+`' WHERE pid = 22;
-		INSERT INTO META_DATA_CAPTURE (name, value) VALUES ('PROCESS_0:COMMAND', './pinned --json out.json --password `+plantedSecrets[1]+`');
-		INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid)
-			SELECT start, end, eventType, 'sync `+plantedSecrets[2]+`', globalTid FROM NVTX_EVENTS LIMIT 1;
-		UPDATE StringIds SET value = value || ' `+plantedSecrets[3]+`'
-			WHERE id IN (SELECT nameId FROM ThreadNames WHERE (globalTid >> 24) & 16777215 = 22)`)(t, dir)[0]
+	in := sqliteEdit(plantSecretsSQL)(t, dir)[0]
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 
 	var all strings.Builder
