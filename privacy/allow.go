@@ -355,15 +355,23 @@ func tokenSpans(s string) [][2]int {
 // MaskSecrets returns s with every secret FindSecrets finds replaced by its
 // mask (Mask; a URL keeps its scheme, user and host: MaskURL). Everything
 // nsyscheck prints that a capture or a user's file supplied goes through it.
+//
+// A secret can hide another (a NAME=VALUE in a URL's host): masking repeats
+// until nothing is left to mask, so that masking twice changes nothing.
 func MaskSecrets(s string) string {
-	secrets := FindSecrets(s)
-	for i := len(secrets) - 1; i >= 0; i-- {
-		sec := secrets[i]
-		masked := Mask(sec.Value)
-		if sec.Name == "" && len(URLCredentials(sec.Value)) > 0 {
-			masked = MaskURL(sec.Value)
+	for round := 0; round < 8; round++ {
+		secrets := FindSecrets(s)
+		if len(secrets) == 0 {
+			break
 		}
-		s = s[:sec.Offset] + masked + s[sec.Offset+len(sec.Value):]
+		for i := len(secrets) - 1; i >= 0; i-- {
+			sec := secrets[i]
+			masked := Mask(sec.Value)
+			if sec.Name == "" && len(URLCredentials(sec.Value)) > 0 {
+				masked = MaskURL(sec.Value)
+			}
+			s = s[:sec.Offset] + masked + s[sec.Offset+len(sec.Value):]
+		}
 	}
 	return s
 }
