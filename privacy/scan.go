@@ -47,15 +47,11 @@ func Scan(path string) (*Report, error) {
 		return &capture.InputError{Path: path, Problem: "cannot read the capture", Err: err,
 			Hint: "check the path; give a SQLite export (.sqlite) or a .nsys-rep"}
 	}
-	f, err := os.Open(path)
+	f, st, err := capture.OpenRegular(path)
 	if err != nil {
-		return nil, readErr(err)
+		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, readErr(err)
-	}
 	size := st.Size()
 	head := make([]byte, max(len(sqliteMagic), len(nsysRepMagic)))
 	n, err := f.ReadAt(head, 0)

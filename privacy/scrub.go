@@ -128,9 +128,9 @@ func checkScrubPaths(in, out string, opts ScrubOptions) error {
 		return &capture.InputError{Path: in, Problem: "no output file given", Hint: "name the shareable copy to write, e.g. capture.shared.sqlite"}
 	}
 	head := make([]byte, len(nsysRepMagic))
-	f, err := os.Open(in)
+	f, _, err := capture.OpenRegular(in)
 	if err != nil {
-		return &capture.InputError{Path: in, Problem: "cannot read the capture", Err: err, Hint: "check the path"}
+		return err
 	}
 	n, _ := io.ReadFull(f, head)
 	f.Close()
@@ -169,7 +169,7 @@ func checkScrubPaths(in, out string, opts ScrubOptions) error {
 }
 
 func copyFile(src, dst string) error {
-	in, err := os.Open(src)
+	in, _, err := capture.OpenRegular(src)
 	if err != nil {
 		return err
 	}

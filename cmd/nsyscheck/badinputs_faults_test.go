@@ -142,6 +142,25 @@ func faultCases() []badCase {
 				return []string{p, "--expect", mkfifo(t, dir, "expect.json")}
 			},
 			exit: 2, want: []string{"expect.json", "a FIFO (named pipe), not a file"}},
+		{group: "FIFOs, devices and huge files", name: "scrub given a FIFO named pinned.sqlite",
+			cmd: "scrub",
+			make: func(t *testing.T, dir string) []string {
+				return []string{mkfifo(t, dir, "pinned.sqlite"), "-o", filepath.Join(t.TempDir(), "shared.sqlite")}
+			},
+			exit: 2, want: []string{"pinned.sqlite", "a FIFO (named pipe), not a file"}},
+		{group: "FIFOs, devices and huge files", name: "report given a folder whose pinned.sqlite is a FIFO",
+			cmd: "report",
+			make: func(t *testing.T, dir string) []string {
+				mkfifo(t, dir, "pinned.sqlite")
+				return []string{dir, "-o", filepath.Join(t.TempDir(), "out")}
+			},
+			exit: 2, want: []string{"pinned.sqlite", "a FIFO (named pipe), not a file"}},
+		{group: "FIFOs, devices and huge files", name: "scrub given /dev/zero",
+			cmd: "scrub",
+			make: func(t *testing.T, dir string) []string {
+				return []string{"/dev/zero", "-o", filepath.Join(t.TempDir(), "shared.sqlite")}
+			},
+			exit: 2, want: []string{"/dev/zero", "a device, not a file"}},
 		{group: "FIFOs, devices and huge files", name: "pinned.transcript.txt a link to /dev/urandom",
 			make: func(t *testing.T, dir string) []string {
 				p := filepath.Join(dir, "pinned.transcript.txt")
