@@ -122,6 +122,38 @@ func openSQLite(path string, f *os.File) (db *sql.DB, cleanup func(), err error)
 	return db, cleanup, nil
 }
 
+// OpenSQLite opens the SQLite database at path for reading its committed
+// state, as LoadSQLite reads it: a write lock held by another program is
+// refused, changes still in a -wal or a hot -journal are applied to a
+// private copy, and nothing is written beside path. Call cleanup once done
+// with db (after closing it). Errors are *InputError.
+func OpenSQLite(path string) (db *sql.DB, cleanup func(), err error) {
+	f, _, err := OpenRegular(path)
+	if err != nil {
+		return nil, func() {}, err
+	}
+	defer f.Close()
+	db, cleanup, err = openSQLite(path, f)
+	if err != nil && !IsInputError(err) {
+		err = &InputError{Path: path, Problem: "cannot open the SQLite database", Err: err, Hint: sqliteExportHint}
+	}
+	return db, cleanup, err
+}
+
+// SQLiteSidecars lists the files beside path that hold state of the
+// database SQLite has not yet written into it (a -wal with content, a hot
+// -journal), by full path.
+func SQLiteSidecars(path string) []string {
+	var out []string
+	if sidecar(path, "-wal") > 0 {
+		out = append(out, path+"-wal")
+	}
+	if hotJournal(path, sidecar(path, "-journal")) {
+		out = append(out, path+"-journal")
+	}
+	return out
+}
+
 // copyFile copies the regular file src to dst.
 func copyFile(src, dst string) error {
 	in, _, err := OpenRegular(src)

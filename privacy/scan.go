@@ -82,12 +82,19 @@ func readOnlyDSN(path string) string {
 }
 
 func scanSQLite(path string, f *os.File, size int64) (*Report, error) {
-	db, err := sql.Open("sqlite3", readOnlyDSN(path))
+	// The committed state: what a -wal or hot -journal beside the file
+	// holds counts, and a file another program is writing is refused.
+	db, cleanup, err := capture.OpenSQLite(path)
+	defer cleanup()
 	if err != nil {
-		return nil, &capture.InputError{Path: path, Problem: "cannot open the SQLite export", Err: err, Hint: exportHint}
+		return nil, err
 	}
 	defer db.Close()
 	r := &Report{Path: path, Format: "sqlite"}
+	for _, side := range capture.SQLiteSidecars(path) {
+		r.Notes = append(r.Notes, filepath.Base(side)+" holds changes SQLite has not written into the file yet: "+
+			"they were read through SQLite, but its raw bytes were not searched")
+	}
 	s := &sqliteScan{db: db, r: r}
 	if err := s.run(); err != nil {
 		return nil, err

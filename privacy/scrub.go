@@ -72,9 +72,14 @@ func Scrub(in, out string, opts ScrubOptions) (*Report, error) {
 	}
 	defer os.RemoveAll(tmpDir)
 	work := filepath.Join(tmpDir, "work.sqlite")
-	if err := copyFile(in, work); err != nil {
-		return nil, &capture.InputError{Path: in, Problem: "cannot copy the export to " + work, Err: err,
-			Hint: "check the free space in the temporary folder"}
+	// The file and what SQLite keeps beside it (a -wal, a hot -journal):
+	// opening the copy applies them, so the copy is the committed state.
+	for _, src := range append([]string{in}, capture.SQLiteSidecars(in)...) {
+		dst := work + strings.TrimPrefix(src, in)
+		if err := copyFile(src, dst); err != nil {
+			return nil, &capture.InputError{Path: in, Problem: "cannot copy " + filepath.Base(src) + " to " + dst, Err: err,
+				Hint: "check the free space in the temporary folder"}
+		}
 	}
 
 	tmpOut, err := scrubCopy(work, out, rep, opts)

@@ -152,3 +152,69 @@ func TestSecretsInNames(t *testing.T) {
 		t.Errorf("scrubbed copy has findings: %+v", after.Findings)
 	}
 }
+
+// TestSecretInWAL: a credential committed to a WAL-mode export but still in
+// its -wal is found by Scan and absent from Scrub's copy, which is made from
+// the committed state; the input and its -wal are left as they were.
+func TestSecretInWAL(t *testing.T) {
+	scratch, dir := t.TempDir(), t.TempDir()
+	src := filepath.Join(scratch, "wal.sqlite")
+	if err := copyFile("../testdata/captures/h200-pinned/pinned.sqlite", src); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite3", capture.SQLiteURI(src, "mode=rw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.SetMaxOpenConns(1)
+	for _, q := range []string{`PRAGMA journal_mode=WAL`, `PRAGMA wal_autocheckpoint=0`,
+		`INSERT INTO PROCESSES (globalPid, pid, name) VALUES (4343 << 24, 4343, 'backup.sh --password=` + nameSecrets[0] + `')`} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	// Copy the file and its log while the writer is open (as after a crash).
+	in := filepath.Join(dir, "wal.sqlite")
+	for _, s := range []string{"", "-wal"} {
+		if err := copyFile(src+s, in+s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	if raw, _ := os.ReadFile(in); bytes.Contains(raw, []byte(nameSecrets[0])) {
+		t.Fatal("the secret reached the main file; the case needs it in the -wal only")
+	}
+	before := hashFile(t, in+"-wal")
+	rep, err := Scan(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(rep.Notes, " "), "wal.sqlite-wal") {
+		t.Errorf("no note about the -wal: %q", rep.Notes)
+	}
+	hit := false
+	for _, f := range rep.Findings {
+		hit = hit || f.value == nameSecrets[0]
+	}
+	if !hit {
+		t.Errorf("Scan missed the secret committed to the -wal")
+	}
+	out := filepath.Join(t.TempDir(), "shared.sqlite")
+	if _, err := Scrub(in, out, ScrubOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if raw, _ := os.ReadFile(out); bytes.Contains(raw, []byte(nameSecrets[0])) {
+		t.Error("the scrubbed copy holds the secret")
+	}
+	if hashFile(t, in+"-wal") != before {
+		t.Error("the input's -wal changed")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("the input's folder holds %v, want the file and its -wal", names)
+	}
+}
