@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"unsafe"
+
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
 // SQLite keeps a database's state in more than one file: committed changes
@@ -103,7 +105,7 @@ func openSQLite(path string, f *os.File) (db *sql.DB, cleanup func(), err error)
 				" to read its committed state", Err: err, Hint: "free space in " + os.TempDir() + " or set TMPDIR"}
 		}
 	}
-	db, err = sql.Open("sqlite3", SQLiteURI(copyPath, "mode=rw"))
+	db, err = sql.Open("sqlite3", nsysdb.URI(copyPath, "mode=rw"))
 	if err != nil {
 		cleanup()
 		return nil, func() {}, err

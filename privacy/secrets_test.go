@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
 func TestFindSecrets(t *testing.T) {
@@ -75,7 +75,7 @@ func namesFixture(t *testing.T, dir string) string {
 	if err := copyFile("../testdata/captures/h200-pinned/pinned.sqlite", dst); err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open("sqlite3", capture.SQLiteURI(dst, "mode=rw"))
+	db, err := sql.Open("sqlite3", nsysdb.URI(dst, "mode=rw"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestSecretInWAL(t *testing.T) {
 	if err := copyFile("../testdata/captures/h200-pinned/pinned.sqlite", src); err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open("sqlite3", capture.SQLiteURI(src, "mode=rw"))
+	db, err := sql.Open("sqlite3", nsysdb.URI(src, "mode=rw"))
 	if err != nil {
 		t.Fatal(err)
 	}
