@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"unsafe"
@@ -88,7 +89,8 @@ func openSQLite(path string, f *os.File) (db *sql.DB, cleanup func(), err error)
 		db, err = sql.Open("sqlite3", sqliteReadOnlyDSN(path))
 		return db, cleanup, err
 	}
-	tmp, err := os.MkdirTemp("", "nsyscheck-sqlite-")
+	sweepSQLiteCopies()
+	tmp, err := os.MkdirTemp("", sqliteCopyPrefix+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
 		return nil, cleanup, &InputError{Path: path, Problem: "cannot make a temporary folder to read the database's pending changes", Err: err}
 	}
@@ -154,6 +156,28 @@ func SQLiteSidecars(path string) []string {
 		out = append(out, path+"-journal")
 	}
 	return out
+}
+
+// sqliteCopyPrefix starts the name of the temporary folder that holds a
+// private copy of a database with pending changes; the owner's process id
+// follows.
+const sqliteCopyPrefix = "nsyscheck-sqlite-"
+
+// sweepSQLiteCopies removes the private copies that runs no longer alive
+// (killed before their cleanup) left in the temporary folder.
+func sweepSQLiteCopies() {
+	entries, err := os.ReadDir(os.TempDir())
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), sqliteCopyPrefix) {
+			continue
+		}
+		if info, err := e.Info(); err == nil && TempOwnerGone(e.Name()[len(sqliteCopyPrefix):], info.ModTime()) {
+			os.RemoveAll(filepath.Join(os.TempDir(), e.Name()))
+		}
+	}
 }
 
 // copyFile copies the regular file src to dst.
