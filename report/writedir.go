@@ -36,8 +36,8 @@ var createFile = func(path string) (*os.File, error) {
 //     included) is refused before anything is written;
 //   - temporary folders that killed runs left behind are removed first.
 //
-// Text files are passed through privacy.MaskSecrets on the way, so that no
-// credential a capture carries reaches a report unmasked.
+// Markdown, JSON and text files are passed through privacy.MaskSecrets on
+// the way (maskText).
 func writeFiles(dir string, files map[string][]byte, overwrite bool) ([]string, error) {
 	list := names(files)
 	parent := filepath.Dir(filepath.Clean(dir))
@@ -143,10 +143,13 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// maskText masks credentials in the text files of a report.
+// maskText masks credentials in the plain-text files of a report (Markdown,
+// JSON, text). HTML and SVG are markup whose attributes and scripts can read
+// like NAME=VALUE pairs, so they are left as rendered: their text comes from
+// the same capture, whose strings check.Load has already masked.
 func maskText(name string, data []byte) []byte {
 	switch strings.ToLower(filepath.Ext(name)) {
-	case ".md", ".html", ".svg", ".json", ".txt":
+	case ".md", ".json", ".txt":
 		return []byte(privacy.MaskSecrets(string(data)))
 	}
 	return data

@@ -102,11 +102,12 @@ func TestWriteFilesSweepsStale(t *testing.T) {
 	}
 }
 
-// TestWriteFilesMasksSecrets: a credential in a report's text is masked.
+// TestWriteFilesMasksSecrets: a credential in a report's Markdown or JSON is
+// masked.
 func TestWriteFilesMasksSecrets(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
 	token := "ghp_" + strings.Repeat("Ab3", 10)
-	files := map[string][]byte{MarkdownFile: []byte("range " + token + "\n"), HTMLFile: []byte("<td>--password=hunter2x</td>")}
+	files := map[string][]byte{MarkdownFile: []byte("range " + token + "\n| cmd | --password=hunter2x |\n"), "verdicts.json": []byte(`{"thread": "` + token + `"}`)}
 	if _, err := writeFiles(dir, files, false); err != nil {
 		t.Fatal(err)
 	}
