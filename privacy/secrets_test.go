@@ -218,3 +218,60 @@ func TestSecretInWAL(t *testing.T) {
 		t.Errorf("the input's folder holds %v, want the file and its -wal", names)
 	}
 }
+
+// TestRawTokens: a bare token of a well-known format is found in the raw
+// bytes too: in a .nsys-rep (searched as raw bytes only) and in the unused
+// pages of an export, where a deleted row left it.
+func TestRawTokens(t *testing.T) {
+	dir := t.TempDir()
+	tok := "ghp_" + strings.Repeat("R4w", 8)
+	rep := filepath.Join(dir, "x.nsys-rep")
+	data := append([]byte("NVIDIA Tegra Profiler Report\x00\x01"), bytes.Repeat([]byte{0x9c, 0x00}, 5000)...)
+	data = append(data, []byte("\x00nvtx epoch "+tok+"\x00")...)
+	data = append(data, bytes.Repeat([]byte{0x7f}, 3000)...)
+	if err := os.WriteFile(rep, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Scan(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasValue(r, tok, false) {
+		t.Errorf("the token in the .nsys-rep was missed: %+v", r.Findings)
+	}
+
+	p := filepath.Join(dir, "x.sqlite")
+	if err := copyFile("../testdata/captures/h200-pinned/pinned.sqlite", p); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite3", nsysdb.URI(p, "mode=rw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.SetMaxOpenConns(1)
+	for _, q := range []string{`PRAGMA secure_delete = OFF`,
+		`INSERT INTO StringIds (id, value) VALUES (900200, 'note ` + tok + ` ` + strings.Repeat("pad ", 1500) + `')`,
+		`DELETE FROM StringIds WHERE id = 900200`} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	db.Close()
+	if r, err = Scan(p); err != nil {
+		t.Fatal(err)
+	}
+	if !hasValue(r, tok, true) {
+		t.Errorf("the token in unused pages was missed: %+v", r.Findings)
+	}
+}
+
+// hasValue reports whether r holds a secret finding of value, in unused
+// space or not as unused says.
+func hasValue(r *Report, value string, unused bool) bool {
+	for _, f := range r.Findings {
+		if f.value == value && f.Kind == KindSecret && f.Unused == unused {
+			return true
+		}
+	}
+	return false
+}
