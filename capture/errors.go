@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"context"
 	"errors"
 	"strings"
 )
@@ -73,6 +74,18 @@ type Options struct {
 	// CacheDir, when set, receives .nsys-rep exports instead of the folder
 	// beside the report.
 	CacheDir string
+	// Context, when set, stops a running nsys export once cancelled (a
+	// signal): nsys's process group is stopped and its temporary files
+	// removed. Nil means never.
+	Context context.Context
+}
+
+// context returns o.Context, or a context that is never cancelled.
+func (o Options) context() context.Context {
+	if o.Context != nil {
+		return o.Context
+	}
+	return context.Background()
 }
 
 // WantsAPI reports whether calls named name are to be loaded.

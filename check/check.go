@@ -9,6 +9,7 @@
 package check
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -40,6 +41,10 @@ type Options struct {
 	// checking its own export before run.json is final); nil reads the
 	// run.json beside the input where Load needs it.
 	Run *runner.Info
+	// Context, once cancelled (a signal), stops an nsys export: its
+	// process group is stopped and its temporary files removed. Nil means
+	// never.
+	Context context.Context
 }
 
 // Checked is one input's final result: the verdicts with every diagnostic
@@ -96,17 +101,23 @@ func Paths(paths []string, opts Options) ([]*Checked, error) {
 // without any CUDA API trace in a run folder whose nsys traced CUDA and
 // whose program ran to the end is not an error: another profiler took the
 // trace, so Load evaluates the program's own numbers and sets TraceLost.
+// Every credential the capture's strings carry is masked first
+// (privacy.MaskCapture), so that no verdict, evidence or report shows one.
 func Load(path string, opts Options) (*Checked, error) {
-	c, err := capture.Load(path, LoadOptions(opts.Nsys))
+	lo := LoadOptions(opts.Nsys)
+	lo.Context = opts.Context
+	c, err := capture.Load(path, lo)
 	if err != nil {
 		prog, lost := lostTraceFallback(path, err, opts.Run)
 		if prog == nil {
 			return nil, err
 		}
+		privacy.MaskCapture(prog)
 		k := Evaluate(prog)
 		k.TraceLost = lost
 		return k, nil
 	}
+	privacy.MaskCapture(c)
 	return Evaluate(c), nil
 }
 
@@ -341,4 +352,12 @@ func attachExposure(r *predictions.Result, c *capture.Capture) {
 			addDiag(r, d.Code, predictions.Level(d.Level), d.Message)
 		}
 	}
+}
+
+// OpenRegular opens a user's file (an --expect file) for reading only if it
+// is a regular file: a FIFO or a device is refused at once, never waited on
+// (capture.OpenRegular).
+func OpenRegular(path string) (*os.File, error) {
+	f, _, err := capture.OpenRegular(path)
+	return f, err
 }

@@ -12,9 +12,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -201,43 +198,4 @@ func names(files map[string][]byte) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-func writeFiles(dir string, files map[string][]byte, overwrite bool) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	list := names(files)
-	if !overwrite {
-		var exist []string
-		for _, n := range list {
-			if _, err := os.Lstat(filepath.Join(dir, n)); err == nil {
-				exist = append(exist, n)
-			} else if !errors.Is(err, fs.ErrNotExist) {
-				return nil, err
-			}
-		}
-		if len(exist) > 0 {
-			return nil, &ExistsError{Dir: dir, Names: exist}
-		}
-	}
-	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
-	if overwrite {
-		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
-	}
-	var paths []string
-	for _, n := range list {
-		path := filepath.Join(dir, n)
-		f, err := os.OpenFile(path, flags, 0o644)
-		if err != nil {
-			return paths, fmt.Errorf("write %s: %w", path, err)
-		}
-		_, werr := f.Write(files[n])
-		cerr := f.Close()
-		if werr != nil || cerr != nil {
-			return paths, fmt.Errorf("write %s: %w", path, errors.Join(werr, cerr))
-		}
-		paths = append(paths, path)
-	}
-	return paths, nil
 }

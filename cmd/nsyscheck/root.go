@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nsyscheck/nsyscheck/privacy"
 	"github.com/nsyscheck/nsyscheck/report"
 )
 
@@ -51,6 +52,9 @@ type Streams struct {
 
 // isTerminal reports whether w is a terminal, for progress output.
 func isTerminal(w io.Writer) bool {
+	if m, ok := w.(privacy.MaskWriter); ok {
+		w = m.W
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
@@ -122,8 +126,11 @@ func checkFormat(format string) error {
 	return &statusError{code: exitError, err: fmt.Errorf("unknown --format %q: use text, json or markdown", format)}
 }
 
-// Main runs nsyscheck with args and returns the exit status.
+// Main runs nsyscheck with args and returns the exit status. Everything it
+// prints goes through privacy.MaskWriter: no credential a capture or a
+// user's file carries is printed unmasked, whichever message holds it.
 func Main(args []string, s Streams) int {
+	s.Out, s.Err = privacy.MaskWriter{W: s.Out}, privacy.MaskWriter{W: s.Err}
 	root := newRootCmd(s)
 	root.SetArgs(args)
 	err := root.Execute()

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -68,20 +71,30 @@ beside its prediction ("bytes unchecked: ...") and does not fail it.`,
 }
 
 // loadAndCheck runs the check pipeline on every path. With no path it
-// unpacks and uses the shipped capture.
+// unpacks and uses the shipped capture. SIGINT and SIGTERM while it runs
+// stop an nsys export (its whole process group) and remove its temporary
+// files; the command then exits with status 130. The returned cleanup also
+// restores the signals' default action.
 func loadAndCheck(paths []string, nsys string, s Streams) ([]*check.Checked, func(), error) {
-	cleanup := func() {}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	cleanup := stop
 	if len(paths) == 0 {
 		dir, err := nsyscheck.WriteShipped("")
 		if err != nil {
 			return nil, cleanup, &statusError{code: exitError, err: err}
 		}
-		cleanup = func() { _ = os.RemoveAll(strings.TrimSuffix(dir, nsyscheck.ShippedName)) }
+		cleanup = func() { stop(); _ = os.RemoveAll(strings.TrimSuffix(dir, nsyscheck.ShippedName)) }
 		fmt.Fprintf(s.Err, "No capture given: verifying the real H200 capture shipped with nsyscheck (%s).\n"+
 			"Pass a .nsys-rep, .sqlite, CSV folder, transcript or results JSON to verify your own.\n\n", nsyscheck.ShippedName)
 		paths = []string{dir}
 	}
-	checked, err := check.Paths(paths, check.Options{Nsys: nsys})
+	checked, err := check.Paths(paths, check.Options{Nsys: nsys, Context: ctx})
+	if ctx.Err() != nil {
+		if err == nil {
+			err = fmt.Errorf("interrupted")
+		}
+		return nil, cleanup, &statusError{code: exitSignal, err: err}
+	}
 	if err != nil {
 		return nil, cleanup, &statusError{code: exitError, err: err}
 	}
@@ -149,9 +162,14 @@ type expectation struct {
 }
 
 func readExpectation(path string) (*expectation, error) {
-	data, err := os.ReadFile(path)
+	f, err := check.OpenRegular(path)
 	if err != nil {
 		return nil, fmt.Errorf("read expected verdicts: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, 1<<20))
+	if err != nil {
+		return nil, fmt.Errorf("read expected verdicts: %s: %w", path, err)
 	}
 	var e expectation
 	dec := json.NewDecoder(strings.NewReader(string(data)))
