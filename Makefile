@@ -66,13 +66,20 @@ bench:
 	$(GO) run ./internal/perfbench/cmd/perfbench -dir $(BENCH_DIR) -nsyscheck $(BENCH_DIR)/bin/nsyscheck \
 		-loadcapture $(BENCH_DIR)/bin/loadcapture -sizes 1000000,10000000 -reps 3
 
-# Fuzz every parser for FUZZTIME each (the seed corpora already run in
-# `make test`); anything found lands in capture/testdata/fuzz/ to keep.
+# Fuzz every parser and check for FUZZTIME each (the seed corpora already
+# run in `make test`); anything found lands in PKG/testdata/fuzz/ to keep.
+# The transcript and measurements fuzzers also run the plausibility checks
+# every loader ends with; FuzzCSVScanner compares the first-pass scanner with
+# encoding/csv through the record bound; FuzzMaskSecrets checks the secret
+# detector and its masking.
 FUZZTIME ?= 3m
+FUZZ_TARGETS := capture:FuzzCSVTrace capture:FuzzCSVScanner capture:FuzzTranscript capture:FuzzMeasurements \
+	capture:FuzzDuplicateKey privacy:FuzzMaskSecrets
 fuzz:
-	@set -e; for t in FuzzCSVTrace FuzzTranscript FuzzMeasurements; do \
-		echo "fuzz $$t for $(FUZZTIME)"; \
-		$(GO) test ./capture -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME); \
+	@set -e; for pt in $(FUZZ_TARGETS); do \
+		p=$${pt%%:*}; t=$${pt#*:}; \
+		echo "fuzz $$p $$t for $(FUZZTIME)"; \
+		$(GO) test ./$$p -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME); \
 	done
 
 clean:

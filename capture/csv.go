@@ -60,6 +60,9 @@ func LoadCSVDir(dir string, opts Options) (*Capture, error) {
 	}
 	lackCSVFacts(c)
 	c.Sort()
+	if err := validate(c); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
@@ -249,13 +252,104 @@ func (l *csvDirLoad) nvtxSum() error {
 // ---------------------------------------------------------------------------
 // Shared reading helpers
 
-// csvBomReader strips a leading UTF-8 byte-order mark.
+// csvBomReader strips a leading UTF-8 byte-order mark and bounds the length
+// of a record (csvBound): every CSV report is read through it.
 func csvBomReader(r io.Reader) io.Reader {
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReaderSize(&csvBound{r: r, max: maxCSVRecord, line: 1, recLine: 1}, 64<<10)
 	if b, err := br.Peek(3); err == nil && bytes.Equal(b, []byte{0xEF, 0xBB, 0xBF}) {
 		_, _ = br.Discard(3)
 	}
 	return br
+}
+
+// maxCSVRecord bounds one record of a report (a line, or the lines a quoted
+// field spans): nsys writes records of a few hundred bytes, and a longer
+// one means a damaged file, a missing quote or not a CSV report at all.
+const maxCSVRecord = 1 << 20
+
+// errCSVRecordTooLong is the error of a record longer than maxCSVRecord.
+type errCSVRecordTooLong struct {
+	line int // the line the record starts on
+	max  int
+}
+
+func (e *errCSVRecordTooLong) Error() string {
+	return fmt.Sprintf("the record starting on line %d is longer than %d KiB", e.line, e.max>>10)
+}
+
+// csvBound passes a CSV stream through, failing once a record (bytes from
+// one record boundary to the next: a newline outside quotes) grows past max,
+// so that a file of zero bytes, one without newlines or one with an
+// unbalanced quote is refused after max bytes instead of read whole into
+// memory. It looks at each byte once: chunks without a quote are handled by
+// two vectorised searches.
+type csvBound struct {
+	r       io.Reader
+	max     int
+	run     int  // bytes since the last record boundary
+	quoted  bool // inside a quoted field
+	line    int  // current line, 1-based
+	recLine int  // line the current record starts on
+	err     error
+}
+
+func (b *csvBound) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	n, err := b.r.Read(p)
+	chunk := p[:n]
+	tooLong := false
+	if !b.quoted && bytes.IndexByte(chunk, '"') < 0 {
+		first := bytes.IndexByte(chunk, '\n')
+		if first < 0 {
+			b.run += n
+		} else {
+			// Records end at every newline: the longest is the first
+			// (it continues the previous chunk's) or one inside.
+			tooLong = b.run+first > b.max
+			for rest := chunk[first+1:]; !tooLong; {
+				b.line++
+				i := bytes.IndexByte(rest, '\n')
+				if i < 0 {
+					b.recLine = b.line
+					b.run = len(rest)
+					break
+				}
+				tooLong = i > b.max
+				if tooLong {
+					b.recLine = b.line
+				}
+				rest = rest[i+1:]
+			}
+		}
+	} else {
+		for _, c := range chunk {
+			switch c {
+			case '"':
+				b.quoted = !b.quoted
+			case '\n':
+				b.line++
+				if !b.quoted {
+					if b.run > b.max {
+						tooLong = true
+					} else {
+						b.run = -1
+						b.recLine = b.line
+					}
+				}
+			}
+			if tooLong {
+				break
+			}
+			b.run++
+		}
+	}
+	if tooLong || b.run > b.max {
+		b.err = &errCSVRecordTooLong{line: b.recLine, max: b.max}
+		return 0, b.err
+	}
+	return n, err
 }
 
 // csvNormColumn reduces a header name to a comparable key and its unit:
@@ -282,7 +376,7 @@ func csvNormColumn(h string) (key, unit string) {
 func csvTimeScale(unit string) (float64, bool) {
 	switch unit {
 	case "", "ns":
-		return 1, true
+		return 1, true // "" is refused by csvResolveHeader
 	case "us", "µs", "μs":
 		return 1e3, true
 	case "ms":
@@ -306,15 +400,24 @@ type csvResolvedHeader struct {
 
 func csvResolveHeader(path, report string, header []string, cols []csvColumn) (*csvResolvedHeader, error) {
 	rh := &csvResolvedHeader{index: map[string]int{}, scale: map[string]float64{}, unit: map[string]string{}, names: header}
+	seen := map[string]int{} // normalised header key -> first column
 	for i, h := range header {
 		key, unit := csvNormColumn(h)
 		for _, col := range cols {
-			if _, dup := rh.index[col.Field]; dup {
-				continue
-			}
 			for _, a := range col.Aliases {
 				if key != a {
 					continue
+				}
+				if j, dup := seen[key]; dup {
+					// Two columns that read the same: which one holds the
+					// values is anyone's guess.
+					return nil, &InputError{Path: path, Where: "column " + strconv.Quote(strings.TrimPrefix(h, "\uFEFF")),
+						Problem: fmt.Sprintf("this %s report has the column twice (columns %d and %d)", report, j+1, i+1),
+						Hint:    "make the report again with nsys stats --report " + report + " --format csv"}
+				}
+				seen[key] = i
+				if _, dup := rh.index[col.Field]; dup {
+					continue // another name for a column already found
 				}
 				rh.index[col.Field] = i
 				rh.unit[col.Field] = unit
@@ -324,6 +427,11 @@ func csvResolveHeader(path, report string, header []string, cols []csvColumn) (*
 						return nil, &InputError{Path: path, Where: "column " + strconv.Quote(h),
 							Problem: "unknown time unit " + strconv.Quote(unit) + " in a " + report + " report",
 							Hint:    "export with nsys stats --timeunit nsec"}
+					}
+					if unit == "" {
+						return nil, &InputError{Path: path, Where: "column " + strconv.Quote(h),
+							Problem: "the time column has no unit, so its values could be ns, us, ms or s",
+							Hint:    "make the report with nsys stats --format csv, which writes the unit, e.g. \"Duration (ns)\""}
 					}
 					rh.scale[col.Field] = s
 				}
@@ -386,6 +494,11 @@ func csvRowError(path string, row int, column, value, problem, hint string) *Inp
 
 // csvReadError converts an encoding/csv error into an *InputError.
 func csvReadError(path string, err error) *InputError {
+	var long *errCSVRecordTooLong
+	if errors.As(err, &long) {
+		return &InputError{Path: path, Where: fmt.Sprintf("line %d", long.line), Problem: "malformed CSV", Err: long,
+			Hint: "an nsys stats report has short lines; this one may hold an unbalanced quote, be damaged or not be a CSV report"}
+	}
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
 		row := pe.StartLine - 1
@@ -408,9 +521,9 @@ func csvReadError(path string, err error) *InputError {
 // cuda_api_trace: streamed
 
 func loadAPITraceFile(path string, opts Options, c *Capture) (int, error) {
-	f, err := os.Open(path)
+	f, _, err := OpenRegular(path)
 	if err != nil {
-		return 0, &InputError{Path: path, Problem: "cannot open the cuda_api_trace report", Err: err}
+		return 0, err
 	}
 	defer f.Close()
 	emit := func(call APICall) { c.Calls = append(c.Calls, call) }
@@ -629,14 +742,17 @@ func (s *csvScanner) next() ([][]byte, error) {
 		s.rec = s.rec[:0] // an empty line
 	}
 	// A record goes on over lines while a quoted field is open: while the
-	// count of quotes is odd.
-	for bytes.Count(s.rec, []byte{'"'})%2 == 1 {
+	// count of quotes is odd. Each line's quotes are counted once.
+	quotes := bytes.Count(s.rec, []byte{'"'})
+	for quotes%2 == 1 {
+		n := len(s.rec)
 		if err := s.readLine(); err != nil {
 			if err == io.EOF {
 				return nil, errCSVScan
 			}
 			return nil, err
 		}
+		quotes += bytes.Count(s.rec[n:], []byte{'"'})
 	}
 	rec := s.rec[:len(s.rec)-1] // without the final "\n"
 	s.fields = s.fields[:0]
@@ -841,17 +957,25 @@ func (r *csvCanonicalReader) ReadAll() ([][]string, error) {
 	return rows, nil
 }
 
+// maxCSVSummary bounds a summary report, which is read whole: it has a row
+// per API name, copy kind or range name, a few kilobytes.
+const maxCSVSummary = 32 << 20
+
 // csvReadSummary reads a small summary report into out (a pointer to a slice of
 // structs tagged with canonical field keys) and returns the resolved header.
 func csvReadSummary(path, report string, cols []csvColumn, out any) (*csvResolvedHeader, int, error) {
-	f, err := os.Open(path)
+	f, _, err := OpenRegular(path)
 	if err != nil {
-		return nil, 0, &InputError{Path: path, Problem: "cannot open the " + report + " report", Err: err}
+		return nil, 0, err
 	}
 	defer f.Close()
-	cr := csv.NewReader(csvBomReader(f))
+	cr := csv.NewReader(csvBomReader(boundedReader(f, maxCSVSummary, path, "an nsys stats "+report+" report")))
 	rows, err := cr.ReadAll()
 	if err != nil {
+		var ie *InputError
+		if errors.As(err, &ie) {
+			return nil, 0, ie
+		}
 		return nil, 0, csvReadError(path, err)
 	}
 	if len(rows) == 0 {

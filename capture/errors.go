@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"context"
 	"errors"
 	"strings"
 )
@@ -37,6 +38,11 @@ func (e *InputError) Error() string {
 	return b.String()
 }
 
+// ProblemNoAPITrace is the Problem of an export that holds no CUDA API
+// trace table at all: profiled without -t cuda, or another profiler took
+// the trace (check tells the two apart in a run folder).
+const ProblemNoAPITrace = "no CUDA API trace in this export"
+
 // Unwrap returns the underlying error.
 func (e *InputError) Unwrap() error { return e.Err }
 
@@ -68,6 +74,18 @@ type Options struct {
 	// CacheDir, when set, receives .nsys-rep exports instead of the folder
 	// beside the report.
 	CacheDir string
+	// Context, when set, stops a running nsys export once cancelled (a
+	// signal): nsys's process group is stopped and its temporary files
+	// removed. Nil means never.
+	Context context.Context
+}
+
+// context returns o.Context, or a context that is never cancelled.
+func (o Options) context() context.Context {
+	if o.Context != nil {
+		return o.Context
+	}
+	return context.Background()
 }
 
 // WantsAPI reports whether calls named name are to be loaded.

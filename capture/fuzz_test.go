@@ -3,6 +3,7 @@ package capture
 import (
 	"bytes"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -52,6 +53,30 @@ func csvStreamAPITraceForFuzz(data []byte, emit func(APICall)) (int, error) {
 	return n, err
 }
 
+// checkPlausible fails on any number of m outside the plausible
+// magnitudes that validate enforces.
+func checkPlausible(t *testing.T, m *Measurements) {
+	t.Helper()
+	bad := func(ms, gbps float64, bytes int64) bool {
+		return !(ms >= 0 && ms <= maxProgramMs) || !(gbps >= 0 && gbps <= maxGBps) || bytes < 0 || bytes > maxBytes
+	}
+	for _, c := range m.Copies {
+		if bad(c.Ms, c.GBps, c.Bytes) {
+			t.Fatalf("implausible copy accepted %+v", c)
+		}
+	}
+	for _, k := range m.Kernels {
+		if bad(k.MsPerLaunch, k.GBps, k.Bytes) {
+			t.Fatalf("implausible kernel accepted %+v", k)
+		}
+	}
+	for _, a := range m.Async {
+		if bad(a.CallMs, 0, a.Bytes) || bad(a.CompletionMs, 0, 0) {
+			t.Fatalf("implausible async row accepted %+v", a)
+		}
+	}
+}
+
 // FuzzTranscript feeds arbitrary text to the transcript parser.
 func FuzzTranscript(f *testing.F) {
 	seedFiles(f, refTranscript, pinnedTranscript)
@@ -59,12 +84,16 @@ func FuzzTranscript(f *testing.F) {
 	f.Add([]byte("Part 3: zero-copy (64 MiB)\n zero-copy 1.3 ms/launch 51.0 GB/s\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := ParseTranscript(bytes.NewReader(data), "fuzz.txt")
+		if err == nil {
+			err = validate(&Capture{Path: "fuzz.txt", Format: FormatTranscript, Program: m})
+		}
 		if err != nil {
 			if !IsInputError(err) {
 				t.Fatalf("error %T is not an *InputError: %v", err, err)
 			}
 			return
 		}
+		checkPlausible(t, m)
 		for _, c := range m.Copies {
 			if c.Bytes <= 0 || c.Ms <= 0 {
 				t.Fatalf("bad copy %+v", c)
@@ -84,12 +113,16 @@ func FuzzMeasurements(f *testing.F) {
 	f.Add([]byte(`{"schema":"nsyscheck.measurements/v1","copies":[{"direction":"h2d","source":"pinned","bytes":1,"ms":1e-300}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := ParseMeasurements(bytes.NewReader(data), "fuzz.json")
+		if err == nil {
+			err = validate(&Capture{Path: "fuzz.json", Format: FormatMeasurements, Program: m})
+		}
 		if err != nil {
 			if !IsInputError(err) {
 				t.Fatalf("error %T is not an *InputError: %v", err, err)
 			}
 			return
 		}
+		checkPlausible(t, m)
 		if m.Schema != MeasurementsSchema {
 			t.Fatalf("schema %q accepted", m.Schema)
 		}
@@ -97,6 +130,23 @@ func FuzzMeasurements(f *testing.F) {
 			if c.Bytes <= 0 || !(c.Ms > 0) || !(c.GBps > 0) && c.GBps != 0 {
 				t.Fatalf("bad copy accepted %+v", c)
 			}
+		}
+	})
+}
+
+// FuzzDuplicateKey: duplicateKey never panics, and a key it reports is
+// really written twice in the input.
+func FuzzDuplicateKey(f *testing.F) {
+	seedFiles(f, pinnedResults)
+	f.Add([]byte(`{"a":{"b":1,"b":2}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		k := duplicateKey(data)
+		if k == "" {
+			return
+		}
+		key := k[strings.LastIndexAny(k, ".]")+1:]
+		if bytes.Count(data, []byte(`"`+key+`"`)) < 2 && !bytes.Contains(data, []byte(`\`)) {
+			t.Fatalf("duplicateKey = %q, but %q appears once", k, key)
 		}
 	})
 }

@@ -36,6 +36,9 @@ func Load(path string, opts Options) (*Capture, error) {
 	if st.IsDir() {
 		return loadDir(path, opts)
 	}
+	if err := regularFile(path, st); err != nil {
+		return nil, err
+	}
 	c, err := loadFile(path, opts)
 	if err != nil {
 		return nil, err

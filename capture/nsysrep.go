@@ -8,10 +8,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/nsyscheck/nsyscheck/internal/nsys"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
@@ -46,10 +50,16 @@ const ExportSuffix = ".nsyscheck.sqlite"
 // is not older than the report; the capture's Notes say so. Otherwise the
 // report is exported to SQLite with nsys and the export cached beside it as
 // NAME.nsyscheck.sqlite (or under opts.CacheDir, or the user's cache folder
-// when the report's folder is read-only), reused while it is newer than the
-// report. When nsys is missing or too old, an export beside the report that
-// names it is read even if it is older, with a note that says why and warns
-// that it may be of an earlier run. The report itself is never modified.
+// when the report's folder is read-only), reused while the report's size and
+// SHA-256, recorded in the export, match: a report replaced by another,
+// whatever its modification time, is exported again. When nsys is missing or
+// too old, an export beside the report that names it is read even if it is
+// older, with a note that says why and warns that it may be of an earlier
+// run. The report itself is never modified.
+//
+// nsys runs in its own process group: cancelling opts.Context (Ctrl-C)
+// stops it and everything it started, and the half-written export is
+// removed. Temporary exports that killed runs left behind are removed.
 func LoadNsysRep(path string, opts Options) (*Capture, error) {
 	info, err := os.Stat(path)
 	switch {
@@ -59,6 +69,8 @@ func LoadNsysRep(path string, opts Options) (*Capture, error) {
 		return nil, &InputError{Path: path, Problem: "cannot read the report", Err: err}
 	case info.IsDir():
 		return nil, &InputError{Path: path, Problem: "is a folder, not an Nsight Systems report", Hint: "give the .nsys-rep file itself"}
+	case !info.Mode().IsRegular():
+		return nil, regularFile(path, info)
 	case info.Size() == 0:
 		return nil, &InputError{Path: path, Problem: "the file is empty, not an Nsight Systems report",
 			Hint: "profile again: nsys profile -t cuda,nvtx -o NAME ./program"}
@@ -93,18 +105,23 @@ func LoadNsysRep(path string, opts Options) (*Capture, error) {
 		// An unreadable export: export the report as if it were not there.
 	}
 
-	dir, name, err := exportCachePath(path, info, opts)
+	src, err := digestReport(path)
+	if err != nil {
+		return nil, err
+	}
+	dir, name, err := exportCachePath(path, src, opts)
 	if err != nil {
 		return nil, err
 	}
 	cached := filepath.Join(dir, name)
+	sweepExportTemps(dir, name)
 	finish := func(c *Capture) *Capture {
 		c.Format = FormatNsysRep
 		c.Path = path
 		c.Files = []string{path, cached}
 		return c
 	}
-	if ci, err := os.Stat(cached); err == nil && ci.Mode().IsRegular() && ci.ModTime().After(info.ModTime()) {
+	if ci, err := os.Lstat(cached); err == nil && ci.Mode().IsRegular() && cachedSource(cached) == src {
 		if c, err := LoadSQLite(cached, opts); err == nil {
 			return finish(c), nil
 		}
@@ -127,7 +144,7 @@ func LoadNsysRep(path string, opts Options) (*Capture, error) {
 		}
 		return nil, err
 	}
-	if err := exportSQLite(nsysPath, path, head, dir, cached); err != nil {
+	if err := exportSQLite(opts.context(), nsysPath, path, head, dir, cached, src); err != nil {
 		var old *nsysTooOldError
 		if errors.As(err, &old) {
 			why := "the nsys found is too old to export it"
@@ -214,9 +231,8 @@ func readHead(path string, n int) ([]byte, error) { return nsysdb.Head(path, n) 
 
 // exportCachePath chooses where the report's SQLite export lives: beside
 // the report when its folder is writable, else (or when opts.CacheDir is
-// set) in a cache folder, under a name keyed by the report's absolute path,
-// size and modification time.
-func exportCachePath(report string, info os.FileInfo, opts Options) (dir, name string, err error) {
+// set) in a cache folder, under a name keyed by the report's content.
+func exportCachePath(report string, src reportSource, opts Options) (dir, name string, err error) {
 	base := strings.TrimSuffix(filepath.Base(report), filepath.Ext(report))
 	if opts.CacheDir == "" {
 		dir = filepath.Dir(report)
@@ -236,12 +252,113 @@ func exportCachePath(report string, info os.FileInfo, opts Options) (dir, name s
 		return "", "", &InputError{Path: report, Problem: "cannot create the export cache folder " + dir, Err: err,
 			Hint: "pass a writable cache folder, or give the report's SQLite export instead"}
 	}
-	abs, err := filepath.Abs(report)
+	return dir, base + "-" + src.sha256[:16] + ".sqlite", nil
+}
+
+// reportSource identifies a report by content: its size and SHA-256.
+type reportSource struct {
+	size   int64
+	sha256 string // hex
+}
+
+// digestReport reads the report once to identify it.
+func digestReport(path string) (reportSource, error) {
+	f, _, err := OpenRegular(path)
 	if err != nil {
-		abs = report
+		return reportSource{}, err
 	}
-	sum := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%d\x00%d", abs, info.Size(), info.ModTime().UnixNano())))
-	return dir, base + "-" + hex.EncodeToString(sum[:8]) + ".sqlite", nil
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return reportSource{}, &InputError{Path: path, Problem: "cannot read the report", Err: err}
+	}
+	return reportSource{size: n, sha256: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+// sourceTable is the table nsyscheck adds to its own exports to record the
+// report they were made from.
+const sourceTable = "NSYSCHECK_SOURCE"
+
+// cachedSource returns the report an export of nsyscheck's records, or the
+// zero reportSource when it records none (a foreign or damaged file).
+func cachedSource(path string) reportSource {
+	if checkSQLiteFile(path) != nil {
+		return reportSource{}
+	}
+	db, err := sql.Open("sqlite3", sqliteReadOnlyDSN(path))
+	if err != nil {
+		return reportSource{}
+	}
+	defer db.Close()
+	var src reportSource
+	if err := db.QueryRow(`SELECT size, sha256 FROM `+sourceTable).Scan(&src.size, &src.sha256); err != nil {
+		return reportSource{}
+	}
+	return src
+}
+
+// recordSource writes src into the export at path.
+func recordSource(path string, src reportSource) error {
+	db, err := sql.Open("sqlite3", nsysdb.URI(path, "mode=rw"))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	_, err = db.Exec(`CREATE TABLE `+sourceTable+` (size INTEGER NOT NULL, sha256 TEXT NOT NULL);
+		INSERT INTO `+sourceTable+` VALUES (?, ?)`, src.size, src.sha256)
+	if err != nil {
+		return err
+	}
+	return db.Close()
+}
+
+// exportTempPrefix starts the name of an export being written as dst:
+// ".<dst>.tmp-<pid>-", so that a later run can tell a killed run's leftover.
+func exportTempPrefix(dst string) string {
+	return "." + filepath.Base(dst) + ".tmp-"
+}
+
+// sweepExportTemps removes, in dir, the temporary exports of name that runs
+// no longer alive left behind.
+func sweepExportTemps(dir, name string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	prefix := exportTempPrefix(name)
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasPrefix(e.Name(), prefix) {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		if TempOwnerGone(e.Name()[len(prefix):], info.ModTime()) {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// TempOwnerGone reports whether a temporary file whose name, after its
+// prefix, is rest ("PID-...") was left by a process that is no longer
+// running. A name without a process id (an older release's) or a file more
+// than a day old counts as left behind once it is an hour old.
+func TempOwnerGone(rest string, mod time.Time) bool {
+	age := time.Since(mod)
+	if age > 24*time.Hour {
+		return true
+	}
+	pidText, _, ok := strings.Cut(rest, "-")
+	pid, err := strconv.Atoi(pidText)
+	if !ok || err != nil || pid <= 0 {
+		return age > time.Hour
+	}
+	if pid == os.Getpid() {
+		return false
+	}
+	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }
 
 // dirWritable reports whether files can be created in dir. A folder with no
@@ -263,9 +380,10 @@ func dirWritable(dir string) bool {
 }
 
 // exportSQLite runs nsys export into a temporary file in dir and renames it
-// to dst once it is a complete SQLite database.
-func exportSQLite(nsysPath, report string, head []byte, dir, dst string) error {
-	f, err := os.CreateTemp(dir, "."+filepath.Base(dst)+".tmp-*.sqlite")
+// to dst once it is a complete SQLite database that records src. nsys runs
+// in a process group of its own, stopped whole when ctx is cancelled.
+func exportSQLite(ctx context.Context, nsysPath, report string, head []byte, dir, dst string, src reportSource) error {
+	f, err := os.CreateTemp(dir, exportTempPrefix(dst)+strconv.Itoa(os.Getpid())+"-*.sqlite")
 	if err != nil {
 		return &InputError{Path: report, Problem: "cannot write the SQLite export in " + dir, Err: err,
 			Hint: "pass a writable cache folder, or give the report's SQLite export instead"}
@@ -280,8 +398,13 @@ func exportSQLite(nsysPath, report string, head []byte, dir, dst string) error {
 	if strings.HasPrefix(arg, "-") {
 		arg = "./" + arg // a file name, never an option of nsys
 	}
-	cmd := nsys.Command(context.Background(), "", nil, nsysPath, "export", "--type", "sqlite", "--force-overwrite", "true", "--output", tmp, arg)
+	cmd := nsys.Command(ctx, "", nil, nsysPath, "export", "--type", "sqlite", "--force-overwrite", "true", "--output", tmp, arg)
+	cmd.WaitDelay = 5 * time.Second
 	out, runErr := nsys.CombinedOutput(cmd)
+	if ctx.Err() != nil {
+		return &InputError{Path: report, Problem: "interrupted while nsys exported the report; nsys was stopped and its partial export removed",
+			Err: context.Cause(ctx)}
+	}
 	if runErr != nil {
 		return nsysExportError(nsysPath, report, head, out, runErr)
 	}
@@ -301,6 +424,9 @@ func exportSQLite(nsysPath, report string, head []byte, dir, dst string) error {
 		}
 		return &InputError{Path: report, Problem: fmt.Sprintf("%s export wrote a damaged SQLite file", nsysPath),
 			Err: err, Hint: nsysInstallHint}
+	}
+	if err := recordSource(got, src); err != nil {
+		return &InputError{Path: report, Problem: "cannot record the report's digest in its SQLite export", Err: err}
 	}
 	if err := os.Rename(got, dst); err != nil {
 		return &InputError{Path: report, Problem: "cannot store the SQLite export as " + dst, Err: err}

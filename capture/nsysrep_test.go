@@ -160,7 +160,8 @@ func TestLoadNsysRepExportsAndCaches(t *testing.T) {
 		t.Errorf("cached load: %d calls, format %s", len(c.Calls), c.Format)
 	}
 
-	// A report newer than its export is exported again.
+	// The cache is keyed by content: a report only touched is not exported
+	// again...
 	future := time.Now().Add(time.Hour)
 	if err := os.Chtimes(report, future, future); err != nil {
 		t.Fatal(err)
@@ -168,8 +169,22 @@ func TestLoadNsysRepExportsAndCaches(t *testing.T) {
 	if _, err := LoadNsysRep(report, Options{Nsys: nsys}); err != nil {
 		t.Fatal(err)
 	}
+	if n := exportCalls(t, calls); n != 1 {
+		t.Errorf("nsys called %d times, want 1 for a report only touched", n)
+	}
+	// ...and one replaced by another report that keeps an older time (as
+	// cp -p does) is.
+	if err := os.WriteFile(report, append(orig, 0), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(report, mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadNsysRep(report, Options{Nsys: nsys}); err != nil {
+		t.Fatal(err)
+	}
 	if n := exportCalls(t, calls); n != 2 {
-		t.Errorf("nsys called %d times, want 2 after the report changed", n)
+		t.Errorf("nsys called %d times, want 2 after the report was replaced by an older-dated one", n)
 	}
 }
 

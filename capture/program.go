@@ -8,13 +8,16 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
 )
 
 const mib = 1 << 20
+
+// maxProgramFile bounds a transcript or measurements file: the program
+// prints a few kilobytes.
+const maxProgramFile = 64 * mib
 
 // programLacks records every trace fact that the program's own numbers (a
 // transcript, a results JSON or a measurements file) cannot provide.
@@ -67,18 +70,21 @@ func LoadTranscript(path string) (*Capture, error) {
 // a measurements file, as kind names it) with parse, into a capture of the
 // given format.
 func loadProgramFile(path string, format Format, kind string, parse func(io.Reader, string) (*Measurements, error)) (*Capture, error) {
-	f, err := os.Open(path)
+	f, _, err := OpenRegular(path)
 	if err != nil {
-		return nil, &InputError{Path: path, Problem: "cannot open the " + kind, Err: err, Hint: "check the path"}
+		return nil, err
 	}
 	defer f.Close()
-	m, err := parse(f, path)
+	m, err := parse(boundedReader(f, maxProgramFile, path, "a "+kind), path)
 	if err != nil {
 		return nil, err
 	}
 	c := &Capture{Path: path, Format: format, Files: []string{path}, Program: m}
 	fillMetaFromProgram(c, m)
 	programLacks(c, "a "+kind)
+	if err := validate(c); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
@@ -278,6 +284,13 @@ func ParseTranscript(r io.Reader, name string) (*Measurements, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
+		var ie *InputError
+		if errors.As(err, &ie) {
+			return nil, ie
+		}
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, bad(lineNo+1, "a line longer than 4 MiB: this is not the program's output")
+		}
 		return nil, &InputError{Path: name, Where: fmt.Sprintf("line %d", lineNo+1), Problem: "cannot read the transcript", Err: err}
 	}
 	if !found {
@@ -345,12 +358,20 @@ func fillMetaFromProgram(c *Capture, m *Measurements) {
 // ParseMeasurements decodes and validates JSON in the Measurements format;
 // name is used in errors. GBps left at 0 is filled in from bytes and time.
 func ParseMeasurements(r io.Reader, name string) (*Measurements, error) {
-	data, err := io.ReadAll(io.LimitReader(r, 64<<20))
+	data, err := io.ReadAll(boundedReader(r, maxProgramFile, name, "a measurements file"))
 	if err != nil {
+		if IsInputError(err) {
+			return nil, err
+		}
 		return nil, &InputError{Path: name, Problem: "cannot read the measurements", Err: err}
 	}
 	data = bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))
 	hint := "see docs/measurements.md for the format"
+	if k := duplicateKey(data); k != "" {
+		key := k[strings.LastIndexAny(k, ".]")+1:]
+		return nil, &InputError{Path: name, Where: k, Problem: "the key " + strconv.Quote(key) + " appears twice in one object, so which value holds is unclear",
+			Hint: "keep one of them; " + hint}
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var m Measurements

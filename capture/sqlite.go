@@ -55,11 +55,23 @@ func LoadSQLite(path string, opts Options) (*Capture, error) {
 	if !sqliteWorks {
 		return nil, errNoCgo(path)
 	}
-	db, err := sql.Open("sqlite3", sqliteReadOnlyDSN(path))
+	f, _, err := OpenRegular(path)
 	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	db, cleanup, err := openSQLite(path, f)
+	defer cleanup()
+	if err != nil {
+		if IsInputError(err) {
+			return nil, err
+		}
 		return nil, &InputError{Path: path, Problem: "cannot open the SQLite export", Err: err, Hint: sqliteExportHint}
 	}
 	defer db.Close()
+	if err := sqliteIntegrity(db, path); err != nil {
+		return nil, err
+	}
 
 	r := &sqliteReader{db: db, path: path, opts: opts, strs: map[int64]string{}, devices: map[int64]bool{},
 		wantCorr: map[int64]bool{}}
@@ -70,6 +82,9 @@ func LoadSQLite(path string, opts Options) (*Capture, error) {
 		return nil, err
 	}
 	c.Sort()
+	if err := validate(c); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
@@ -83,21 +98,14 @@ func checkSQLiteFile(path string) error {
 	fail := func(problem, hint string, err error) error {
 		return &InputError{Path: path, Problem: problem, Hint: hint, Err: err}
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return fail("no such file", "", nil)
-		}
-		return fail("cannot open the file", "", err)
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return fail("cannot read the file", "", err)
-	}
-	if info.IsDir() {
+	if info, err := os.Stat(path); err == nil && info.IsDir() {
 		return fail("is a folder, not an Nsight Systems SQLite export", "give the .sqlite file itself", nil)
 	}
+	f, info, err := OpenRegular(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
 	size := info.Size()
 	if size == 0 {
 		return fail("the file is empty, not an Nsight Systems SQLite export", sqliteExportHint, nil)
@@ -193,7 +201,7 @@ func (r *sqliteReader) load(c *Capture) error {
 
 	if r.tables[tabRuntime] == "" {
 		return &InputError{Path: r.path, Where: "table " + tabRuntime,
-			Problem: "no CUDA API trace in this export",
+			Problem: ProblemNoAPITrace,
 			Hint:    "profile with nsys profile -t cuda,nvtx and export again"}
 	}
 	if r.tables[tabStrings] == "" {

@@ -229,5 +229,6 @@ func FuzzCSVScanner(f *testing.F) {
 	seedFiles(f, refCSV2025+"/ref_cuda_api_trace.csv")
 	f.Add([]byte("\uFEFF" + traceHeader + "1,2,\"a,b\",0,1,2,3,20,\"t\"\"x\"\r\n"))
 	f.Add([]byte("\"multi\nline\",x\n\"y\r\nz\",w\r\n\n"))
+	f.Add([]byte("a,b\n\"" + strings.Repeat("l\n", 300) + "\",1\n"))
 	f.Fuzz(func(t *testing.T, data []byte) { checkScanner(t, data) })
 }

@@ -2,11 +2,14 @@
 // evaluate the lesson's predictions on it, enrich the result with what the
 // capture's folder holds beyond the capture (NVIDIA's cuda_memcpy_async rule
 // output, the PCIe link from run.json, the device-resident kernel against
-// the device copy bandwidth), and scan the capture for what it exposes of
-// the machine. verify, run and report print the one Checked it returns.
+// the device copy bandwidth, other work seen on a run's GPU, a CUDA trace
+// another profiler took), and scan the capture for what it exposes of the
+// machine. verify, run and report print the one Checked it returns; Fleet
+// sets the run folders among them side by side.
 package check
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -37,6 +40,14 @@ const (
 type Options struct {
 	// Nsys is the nsys executable that exports a .nsys-rep ("" finds it).
 	Nsys string
+	// Run is the run's facts when the caller holds them in memory (run
+	// checking its own export before run.json is final); nil reads the
+	// run.json beside the input where Load needs it.
+	Run *runner.Info
+	// Context, once cancelled (a signal), stops an nsys export: its
+	// process group is stopped and its temporary files removed. Nil means
+	// never.
+	Context context.Context
 }
 
 // Checked is one input's final result: the verdicts with every diagnostic
@@ -47,6 +58,11 @@ type Checked struct {
 	Capture *capture.Capture
 	// Run is the run folder's run.json, nil where there is none.
 	Run *runner.Info
+	// TraceLost says what the capture's CUDA trace lost although nsys
+	// traced CUDA and the program ran to the end (e.g. "the API trace holds
+	// no CUDA calls"); "" when nothing was lost. The verdicts then carry a
+	// trace-lost warning naming those that rest on the program's numbers.
+	TraceLost string
 }
 
 // Link is the PCIe link of the run's GPU, for the bandwidth plot; zero
@@ -84,12 +100,27 @@ func Paths(paths []string, opts Options) ([]*Checked, error) {
 }
 
 // Load loads one capture and evaluates it; run calls it on its own export
-// and Enriches the result once the run's other steps are done.
+// and Enriches the result once the run's other steps are done. An export
+// without any CUDA API trace in a run folder whose nsys traced CUDA and
+// whose program ran to the end is not an error: another profiler took the
+// trace, so Load evaluates the program's own numbers and sets TraceLost.
+// Every credential the capture's strings carry is masked first
+// (privacy.MaskCapture), so that no verdict, evidence or report shows one.
 func Load(path string, opts Options) (*Checked, error) {
-	c, err := capture.Load(path, LoadOptions(opts.Nsys))
+	lo := LoadOptions(opts.Nsys)
+	lo.Context = opts.Context
+	c, err := capture.Load(path, lo)
 	if err != nil {
-		return nil, err
+		prog, lost := lostTraceFallback(path, err, opts.Run)
+		if prog == nil {
+			return nil, err
+		}
+		privacy.MaskCapture(prog)
+		k := Evaluate(prog)
+		k.TraceLost = lost
+		return k, nil
 	}
+	privacy.MaskCapture(c)
 	return Evaluate(c), nil
 }
 
@@ -119,6 +150,8 @@ func (k *Checked) Enrich(info *runner.Info) {
 	if info != nil && info.GPU != nil {
 		attachPCIe(r, info.GPU.PCIe)
 	}
+	attachSharing(r, info)
+	k.TraceLost = attachLostTrace(r, c, info, k.TraceLost)
 	attachResident(r)
 	attachExposure(r, c)
 }
@@ -325,4 +358,12 @@ func attachExposure(r *predictions.Result, c *capture.Capture) {
 			addDiag(r, d.Code, predictions.Level(d.Level), d.Message)
 		}
 	}
+}
+
+// OpenRegular opens a user's file (an --expect file) for reading only if it
+// is a regular file: a FIFO or a device is refused at once, never waited on
+// (capture.OpenRegular).
+func OpenRegular(path string) (*os.File, error) {
+	f, _, err := capture.OpenRegular(path)
+	return f, err
 }

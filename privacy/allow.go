@@ -17,6 +17,7 @@ package privacy
 
 import (
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -210,6 +211,167 @@ func MaskURL(s string) string {
 		c := creds[i]
 		masked := c.Scheme + "://" + c.User + ":" + Mask(c.Password) + "@" + c.Host
 		s = s[:c.Offset] + masked + s[c.Offset+len(c.URL):]
+	}
+	return s
+}
+
+// Secret is a credential found inside a string by FindSecrets.
+type Secret struct {
+	// Name is what names the secret: the option or variable ("password"
+	// for --password=X, "GITHUB_TOKEN" for GITHUB_TOKEN=X), "" for a bare
+	// token or a credential URL.
+	Name string
+	// Value is the secret itself: the option's or variable's value, the
+	// whole token, or the whole scheme://user:password@host.
+	Value string
+	// Offset is the byte offset of Value in the searched string.
+	Offset int
+}
+
+// FindSecrets is the one secret detector: it returns every credential in s,
+// whatever the string is (a command line, a process name, an NVTX range's
+// text, a thread name, a StringIds value, an environment entry). It splits s
+// into arguments at white space and NUL bytes (quotes around an argument
+// are not part of it) and reports
+//
+//   - the value of NAME=VALUE, --NAME=VALUE and -NAME=VALUE where the name
+//     looks like a secret's (LooksSecretName);
+//   - the argument after --NAME or -NAME where the name looks like a
+//     secret's (--password hunter2), unless it is another option;
+//   - a token of a well-known credential format anywhere (ghp_..., AKIA...);
+//   - a URL with a user and password.
+//
+// Values already Redacted are not secrets. The results are in the order of
+// their offsets and do not overlap.
+func FindSecrets(s string) []Secret {
+	var out []Secret
+	add := func(name, value string, off int) {
+		if value == "" || value == Redacted || strings.Trim(value, `"'`) == Redacted || strings.Contains(value, "…(") {
+			return // nothing, or already masked
+		}
+		for _, o := range out {
+			if off < o.Offset+len(o.Value) && o.Offset < off+len(value) {
+				return // inside one found already
+			}
+		}
+		out = append(out, Secret{Name: name, Value: value, Offset: off})
+	}
+	for _, c := range URLCredentials(s) {
+		add("", c.URL, c.Offset)
+	}
+	args := splitArgs(s)
+	for i, a := range args {
+		text := a.text
+		opt := strings.TrimLeft(text, "-")
+		if name, value, ok := strings.Cut(opt, "="); ok {
+			if LooksSecretName(name) {
+				add(name, strings.Trim(value, `"'`), a.off+len(text)-len(opt)+len(name)+1+quoteLen(value))
+			}
+		} else if opt != text && LooksSecretName(opt) && i+1 < len(args) && !strings.HasPrefix(args[i+1].text, "-") {
+			add(opt, args[i+1].text, args[i+1].off)
+		}
+	}
+	for _, t := range tokenSpans(s) {
+		add("", s[t[0]:t[1]], t[0])
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Offset < out[j].Offset })
+	return out
+}
+
+// quoteLen is 1 when v starts with a quote that FindSecrets strips.
+func quoteLen(v string) int {
+	if strings.HasPrefix(v, `"`) || strings.HasPrefix(v, `'`) {
+		return 1
+	}
+	return 0
+}
+
+// arg is one argument of a string split by splitArgs.
+type arg struct {
+	text string
+	off  int
+}
+
+// splitArgs splits s at white space and NUL bytes; quotes around an
+// argument are dropped.
+func splitArgs(s string) []arg {
+	var out []arg
+	i := 0
+	for i < len(s) {
+		for i < len(s) && isArgSep(s[i]) {
+			i++
+		}
+		start := i
+		for i < len(s) && !isArgSep(s[i]) {
+			i++
+		}
+		if i > start {
+			a := arg{text: s[start:i], off: start}
+			if len(a.text) >= 2 && (a.text[0] == '"' || a.text[0] == '\'') && a.text[len(a.text)-1] == a.text[0] {
+				a.text, a.off = a.text[1:len(a.text)-1], a.off+1
+			}
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func isArgSep(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == 0 || c == '\v' || c == '\f'
+}
+
+// tokenSpans returns the [start, end) spans of well-known credential
+// tokens in s (see secretValuePrefixes).
+func tokenSpans(s string) [][2]int {
+	var out [][2]int
+	for _, p := range secretValuePrefixes {
+		from := 0
+		for {
+			i := strings.Index(s[from:], p.prefix)
+			if i < 0 {
+				break
+			}
+			i += from
+			from = i + len(p.prefix)
+			if i > 0 && isTokenByte(s[i-1]) {
+				continue
+			}
+			rest := s[from:]
+			n := 0
+			for n < len(rest) && isTokenByte(rest[n]) {
+				n++
+			}
+			switch {
+			case p.prefix == "-----BEGIN" && strings.Contains(rest, "PRIVATE KEY"):
+				out = append(out, [2]int{i, len(s)})
+			case p.prefix != "-----BEGIN" && n >= p.min:
+				out = append(out, [2]int{i, from + n})
+			}
+		}
+	}
+	return out
+}
+
+// MaskSecrets returns s with every secret FindSecrets finds replaced by its
+// mask (Mask; a URL keeps its scheme, user and host: MaskURL). Everything
+// nsyscheck prints that a capture or a user's file supplied goes through it.
+//
+// A secret can hide another (a NAME=VALUE in a URL's host): masking repeats
+// until nothing is left to mask, so that masking twice changes nothing.
+func MaskSecrets(s string) string {
+	for round := 0; round < 8; round++ {
+		secrets := FindSecrets(s)
+		if len(secrets) == 0 {
+			break
+		}
+		for i := len(secrets) - 1; i >= 0; i-- {
+			sec := secrets[i]
+			masked := Mask(sec.Value)
+			if sec.Name == "" && len(URLCredentials(sec.Value)) > 0 {
+				masked = MaskURL(sec.Value)
+			}
+			s = s[:sec.Offset] + masked + s[sec.Offset+len(sec.Value):]
+		}
 	}
 	return s
 }

@@ -175,3 +175,24 @@ func TestParseDeviceEnv(t *testing.T) {
 		t.Errorf("FormatDeviceEnv = %q", got)
 	}
 }
+
+// FuzzMaskSecrets: whatever the string, MaskSecrets leaves none of the
+// secrets FindSecrets finds in it (a short one may recur by chance, so only
+// values of 8 bytes and more are checked), and masking twice changes nothing.
+func FuzzMaskSecrets(f *testing.F) {
+	f.Add("backup.sh --password=Backup-Pass-771")
+	f.Add("./pinned --json out.json --password Run-Pass-552")
+	f.Add("epoch ghp_n4M3n4M3n4M3n4M3n4M3n4M3 AKIAT8T8T8T8T8T8T8T8")
+	f.Add("db postgres://app:pw123@db/x\x00SECRET_KEY=abc")
+	f.Fuzz(func(t *testing.T, s string) {
+		masked := MaskSecrets(s)
+		for _, sec := range FindSecrets(s) {
+			if len(sec.Value) >= 8 && strings.Count(masked, sec.Value) >= strings.Count(s, sec.Value) {
+				t.Fatalf("MaskSecrets(%q) = %q keeps %q", s, masked, sec.Value)
+			}
+		}
+		if again := MaskSecrets(masked); again != masked {
+			t.Fatalf("masking twice: %q -> %q", masked, again)
+		}
+	})
+}

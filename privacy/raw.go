@@ -62,6 +62,10 @@ type rawSearch struct {
 	allowed  map[string][]string
 	inSecret []span // NAME=value hits already reported as credentials
 	env, url rawHits
+	// tokEnd is, per token prefix, the end of its last match; tok counts
+	// the bare tokens of well-known formats (ghp_..., AKIA...).
+	tokEnd map[string]int64
+	tok    rawHits
 }
 
 type rawKey struct {
@@ -80,7 +84,8 @@ type rawHits struct {
 func newRawSearch(f io.ReaderAt, size int64, pm *pageMap, covered map[string]bool) *rawSearch {
 	return &rawSearch{f: f, size: size, pm: pm, covered: covered, allowed: map[string][]string{},
 		env: rawHits{counts: map[rawKey]int{}, first: map[rawKey]int64{}},
-		url: rawHits{counts: map[rawKey]int{}, first: map[rawKey]int64{}}}
+		url: rawHits{counts: map[rawKey]int{}, first: map[rawKey]int64{}},
+		tok: rawHits{counts: map[rawKey]int{}, first: map[rawKey]int64{}}, tokEnd: map[string]int64{}}
 }
 
 // load makes the file's bytes [lo, hi) (cut at the end of the file)
@@ -155,7 +160,73 @@ func (s *rawSearch) search(a, b int64) error {
 	if err := s.searchEnv(a, b); err != nil {
 		return err
 	}
-	return s.searchURL(a, b)
+	if err := s.searchURL(a, b); err != nil {
+		return err
+	}
+	return s.searchTokens(a, b)
+}
+
+// tokenByte is a byte a credential token may hold (isTokenByte).
+var tokenByte = byteClass(isTokenByte)
+
+// searchTokens looks for the tokens of well-known credential formats
+// (secretValuePrefixes: ghp_..., AKIA..., xoxb-...) that start in [a, b),
+// as FindSecrets finds them in a string: the prefix not glued to a token
+// byte before it, and enough token bytes after it.
+func (s *rawSearch) searchTokens(a, b int64) error {
+	for _, p := range secretValuePrefixes {
+		if p.prefix == "-----BEGIN" {
+			continue // a key block spans lines; the structured scan finds it
+		}
+		prefix := []byte(p.prefix)
+		for pos := max(a, s.tokEnd[p.prefix]); pos < b; {
+			hi := min(b, pos+rawWindow/2)
+			if err := s.load(pos, hi+int64(len(prefix))); err != nil {
+				return err
+			}
+			j := bytes.Index(s.buf[pos-s.lo:min(hi+int64(len(prefix)), s.lo+int64(len(s.buf)))-s.lo], prefix)
+			if j < 0 || pos+int64(j) >= b {
+				pos = hi
+				continue
+			}
+			at := pos + int64(j)
+			pos = at + 1
+			if at > 0 {
+				c, _, err := s.byteAt(at - 1)
+				if err != nil {
+					return err
+				}
+				if tokenByte[c] {
+					continue
+				}
+			}
+			end, err := s.runEnd(at+int64(len(prefix)), tokenByte)
+			if err != nil {
+				return err
+			}
+			if end-at-int64(len(prefix)) < int64(p.min) {
+				continue
+			}
+			tok, err := s.text(at, end)
+			if err != nil {
+				return err
+			}
+			s.tokEnd[p.prefix], pos = end, end
+			s.tokenHit(tok, at)
+		}
+	}
+	return nil
+}
+
+// tokenHit counts a bare token, unless it is part of a variable already
+// reported as a credential.
+func (s *rawSearch) tokenHit(tok string, start int64) {
+	for _, sp := range s.inSecret {
+		if sp.lo <= start && start < sp.hi {
+			return
+		}
+	}
+	s.add(&s.tok, KindSecret, "", tok, start)
 }
 
 func (s *rawSearch) searchEnv(a, b int64) error {
@@ -274,7 +345,7 @@ func (s *rawSearch) searchURL(a, b int64) error {
 // space all count, marked unused.
 func (s *rawSearch) add(h *rawHits, k Kind, name, value string, off int64) {
 	unused := s.pm != nil && s.pm.inUnused(off)
-	if s.pm != nil && !unused && (k != KindSecret || s.covered[name+"="+value]) {
+	if s.pm != nil && !unused && (k != KindSecret || s.covered[name+"="+value] || s.covered["="+value]) {
 		return
 	}
 	key := rawKey{k, name, value, unused}
@@ -344,7 +415,7 @@ func (s *rawSearch) tailOfAllowed(name, value string) bool {
 // findings appends what was found to r: NAME=value hits, then URLs, each
 // in the order of their first offset.
 func (s *rawSearch) findings(r *Report) {
-	for _, h := range []*rawHits{&s.env, &s.url} {
+	for _, h := range []*rawHits{&s.env, &s.url, &s.tok} {
 		for _, key := range h.order {
 			if key.kind == KindEnv && s.tailOfAllowed(key.name, key.value) {
 				continue
@@ -359,8 +430,8 @@ func (s *rawSearch) findings(r *Report) {
 	}
 }
 
-// addRaw searches the raw bytes of f (size bytes) for NAME=value strings
-// and credential URLs. With a page map, it reads only the unused parts and
+// addRaw searches the raw bytes of f (size bytes) for NAME=value strings,
+// credential URLs and bare tokens of well-known credential formats. With a page map, it reads only the unused parts and
 // the pages that may hold text, a hit in live space is reported only when
 // it is a credential no structured finding already covers, and hits in
 // unused space are all reported, marked Unused. Without one (a .nsys-rep,

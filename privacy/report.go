@@ -116,7 +116,7 @@ func (r *Report) Diagnostics() []Diagnostic {
 	for _, f := range live {
 		if f.Kind == KindSecret || f.Kind == KindCommand {
 			warn("%s %s=%s in %s looks like a credential; do not share this capture as it is (nsyscheck scrub writes a copy without it)",
-				f.Kind, nameOr(f.Name), f.Masked, f.Where)
+				f.Kind, f.label(), f.Masked, f.Where)
 		}
 	}
 	byWhere := map[string][]Finding{}
@@ -170,11 +170,15 @@ func (r *Report) Diagnostics() []Diagnostic {
 	return out
 }
 
-func nameOr(n string) string {
-	if n == "" {
+// label names a finding: its name, or what kind of bare value it is.
+func (f Finding) label() string {
+	switch {
+	case f.Name != "":
+		return f.Name
+	case len(URLCredentials(f.value)) > 0:
 		return "(url)"
 	}
-	return n
+	return "(token)"
 }
 
 func listNames(fs []Finding, limit int, withValues bool) string {
@@ -184,7 +188,7 @@ func listNames(fs []Finding, limit int, withValues bool) string {
 			parts = append(parts, fmt.Sprintf("and %d more", len(fs)-limit))
 			break
 		}
-		s := nameOr(f.Name)
+		s := f.label()
 		if withValues && f.Masked != "" {
 			s += "=" + f.Masked
 		}

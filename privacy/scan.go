@@ -50,15 +50,11 @@ func Scan(path string) (*Report, error) {
 		return &capture.InputError{Path: path, Problem: "cannot read the capture", Err: err,
 			Hint: "check the path; give a SQLite export (.sqlite) or a .nsys-rep"}
 	}
-	f, err := os.Open(path)
+	f, st, err := capture.OpenRegular(path)
 	if err != nil {
-		return nil, readErr(err)
+		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, readErr(err)
-	}
 	size := st.Size()
 	head := make([]byte, nsysdb.HeadSize)
 	n, err := f.ReadAt(head, 0)
@@ -92,12 +88,19 @@ func readOnlyDSN(path string) string {
 }
 
 func scanSQLite(path string, f *os.File, size int64) (*Report, error) {
-	db, err := sql.Open("sqlite3", readOnlyDSN(path))
+	// The committed state: what a -wal or hot -journal beside the file
+	// holds counts, and a file another program is writing is refused.
+	db, cleanup, err := capture.OpenSQLite(path)
+	defer cleanup()
 	if err != nil {
-		return nil, &capture.InputError{Path: path, Problem: "cannot open the SQLite export", Err: err, Hint: exportHint}
+		return nil, err
 	}
 	defer db.Close()
 	r := &Report{Path: path, Format: "sqlite"}
+	for _, side := range capture.SQLiteSidecars(path) {
+		r.Notes = append(r.Notes, filepath.Base(side)+" holds changes SQLite has not written into the file yet: "+
+			"they were read through SQLite, but its raw bytes were not searched")
+	}
 	s := &sqliteScan{db: db, r: r}
 	if err := s.run(); err != nil {
 		return nil, err
@@ -166,7 +169,10 @@ func (s *sqliteScan) run() error {
 		}
 		return err
 	}
-	return s.processes()
+	if err := s.processes(); err != nil {
+		return err
+	}
+	return s.textColumns()
 }
 
 // profiledPIDs returns the processes that made CUDA runtime (or driver)
@@ -322,6 +328,12 @@ func (s *sqliteScan) addVar(v EnvVar, where string) {
 	}
 	s.r.Findings = append(s.r.Findings, Finding{Kind: k, Name: v.Name, Where: where, Masked: Mask(v.Value), value: v.Value})
 	s.covered[v.Name+"="+v.Value] = true
+	if k == KindSecret {
+		s.covered["="+v.Value] = true
+		for _, sec := range FindSecrets(v.Value) {
+			s.covered["="+sec.Value] = true // a token inside the value
+		}
+	}
 }
 
 // deviceEnv reports the variables of the machine's environment block.
@@ -344,20 +356,11 @@ func parseMetaEnv(s string) EnvVar {
 // homeDirRE matches a folder under a user's home, which names the account.
 var homeDirRE = regexp.MustCompile(`^(/home/|/Users/|[A-Za-z]:\\Users\\)[^/\\]+`)
 
-// secretArgRE matches --token=VALUE, --password VALUE, -p=VALUE style
-// arguments and NAME=VALUE assignments inside a command line.
-var secretArgRE = regexp.MustCompile(`(?:--?|\b)([A-Za-z][A-Za-z0-9_\-]*)[= ]([^\s"']+)`)
-
-// commandSecrets returns the credential-looking values in a command line.
+// commandSecrets returns the credentials in a command line (FindSecrets).
 func commandSecrets(cmd string) []EnvVar {
 	var out []EnvVar
-	for _, m := range secretArgRE.FindAllStringSubmatch(cmd, -1) {
-		if LooksSecretName(m[1]) && m[2] != Redacted && !strings.HasPrefix(m[2], "-") {
-			out = append(out, EnvVar{Name: m[1], Value: m[2], HasValue: true})
-		}
-	}
-	for _, c := range URLCredentials(cmd) {
-		out = append(out, EnvVar{Name: "", Value: c.URL, HasValue: true})
+	for _, s := range FindSecrets(cmd) {
+		out = append(out, EnvVar{Name: s.Name, Value: s.Value, HasValue: true})
 	}
 	return out
 }
@@ -377,12 +380,87 @@ func (s *sqliteScan) metaCapture(_ string, _ int64, name, value string) error {
 	default:
 		// COMMAND and any other setting: only credentials matter.
 		for _, v := range commandSecrets(value) {
-			s.r.Findings = append(s.r.Findings, Finding{Kind: KindCommand, Name: v.Name, Where: where,
-				Masked: Mask(v.Value), value: v.Value})
-			s.covered[v.Name+"="+v.Value] = true
+			s.addSecret(KindCommand, v, where)
 		}
 	}
 	return nil
+}
+
+// addSecret records a credential found by FindSecrets, once per name and
+// value.
+func (s *sqliteScan) addSecret(k Kind, v EnvVar, where string) {
+	if s.covered[v.Name+"="+v.Value] || s.covered["="+v.Value] {
+		return
+	}
+	s.r.Findings = append(s.r.Findings, Finding{Kind: k, Name: v.Name, Where: where, Masked: Mask(v.Value), value: v.Value})
+	s.covered[v.Name+"="+v.Value] = true
+	s.covered["="+v.Value] = true
+}
+
+// textColumns runs the secret detector over every distinct string of every
+// text column of every table (StringIds with NVTX text, thread, kernel and
+// process names; NVTX_EVENTS text; anything a newer export adds), so that
+// a credential is found wherever the capture carries it.
+func (s *sqliteScan) textColumns() error {
+	tables := sortedKeys(s.tables)
+	for _, t := range tables {
+		cols, err := tableColumns(s.db, t)
+		if err != nil {
+			return s.fail("table "+t, err)
+		}
+		for _, c := range cols {
+			if numericType(c.typ) {
+				continue
+			}
+			qc, qt := nsysdb.QuoteIdent(c.name), nsysdb.QuoteIdent(t)
+			rows, err := s.db.Query(`SELECT DISTINCT CAST(` + qc + ` AS BLOB) FROM ` + qt +
+				` WHERE typeof(` + qc + `) IN ('text', 'blob')`)
+			if err != nil {
+				return s.fail("table "+t, err)
+			}
+			where := "table " + t + " column " + c.name
+			for rows.Next() {
+				var b []byte
+				if err := rows.Scan(&b); err != nil {
+					rows.Close()
+					return s.fail("table "+t, err)
+				}
+				for _, sec := range FindSecrets(string(b)) {
+					s.addSecret(KindSecret, EnvVar{Name: sec.Name, Value: sec.Value, HasValue: true}, where)
+				}
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return s.fail("table "+t, err)
+			}
+		}
+	}
+	return nil
+}
+
+// numericType reports whether a declared column type holds numbers only
+// (SQLite's affinity rules: INT, REAL, FLOA, DOUB).
+func numericType(typ string) bool {
+	t := strings.ToUpper(typ)
+	return strings.Contains(t, "INT") || strings.Contains(t, "REAL") || strings.Contains(t, "FLOA") || strings.Contains(t, "DOUB")
+}
+
+// tableColumns lists a table's columns and declared types.
+func tableColumns(db *sql.DB, table string) ([]column, error) {
+	rows, err := db.Query(`SELECT name, type FROM pragma_table_info(?)`, table)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []column
+	for rows.Next() {
+		var c column
+		if err := rows.Scan(&c.name, &c.typ); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
 }
 
 // stringBlock reports the variables of an environment block kept as a string.
@@ -434,14 +512,19 @@ func (s *sqliteScan) processes() error {
 		if err := rows.Scan(&pid, &name); err != nil {
 			return s.fail("table "+t, err)
 		}
+		// A process's name is its command line: credentials in it count
+		// whoever the process is, the profiled program included.
+		where := fmt.Sprintf(whereProcess, pid.Int64)
+		for _, v := range commandSecrets(name.String) {
+			s.addSecret(KindCommand, v, where)
+		}
 		if profiled[pid.Int64] || isNsysProcess(name.String) {
 			continue
 		}
 		if command != "" && (name.String == command || filepath.Base(name.String) == filepath.Base(command)) {
 			continue
 		}
-		s.r.Findings = append(s.r.Findings, Finding{Kind: KindProcess, Name: name.String,
-			Where: fmt.Sprintf(whereProcess, pid.Int64)})
+		s.r.Findings = append(s.r.Findings, Finding{Kind: KindProcess, Name: MaskSecrets(name.String), Where: where})
 	}
 	return rows.Err()
 }

@@ -351,7 +351,7 @@ func TestScrubRefuses(t *testing.T) {
 		{"same path spelled differently", in, filepath.Join(dir, ".", "in.sqlite"), "the output is the input"},
 		{"nsys-rep", "../testdata/captures/h200-pinned/pinned.nsys-rep", filepath.Join(dir, "x.sqlite"), "nsys export --type sqlite"},
 		{"not sqlite", "../testdata/captures/h200-pinned/pinned.transcript.txt", filepath.Join(dir, "y.sqlite"), "not a SQLite database"},
-		{"missing input", filepath.Join(dir, "nope.sqlite"), filepath.Join(dir, "z.sqlite"), "cannot read the capture"},
+		{"missing input", filepath.Join(dir, "nope.sqlite"), filepath.Join(dir, "z.sqlite"), "no such file"},
 		{"missing folder", in, filepath.Join(dir, "no", "such", "out.sqlite"), "folder does not exist"},
 		{"no output", in, "", "no output file"},
 	}

@@ -74,9 +74,14 @@ func Scrub(in, out string, opts ScrubOptions) (*Report, error) {
 	}
 	defer os.RemoveAll(tmpDir)
 	work := filepath.Join(tmpDir, "work.sqlite")
-	if err := copyFile(in, work); err != nil {
-		return nil, &capture.InputError{Path: in, Problem: "cannot copy the export to " + work, Err: err,
-			Hint: "check the free space in the temporary folder"}
+	// The file and what SQLite keeps beside it (a -wal, a hot -journal):
+	// opening the copy applies them, so the copy is the committed state.
+	for _, src := range append([]string{in}, capture.SQLiteSidecars(in)...) {
+		dst := work + strings.TrimPrefix(src, in)
+		if err := copyFile(src, dst); err != nil {
+			return nil, &capture.InputError{Path: in, Problem: "cannot copy " + filepath.Base(src) + " to " + dst, Err: err,
+				Hint: "check the free space in the temporary folder"}
+		}
 	}
 
 	tmpOut, err := scrubCopy(work, out, rep, opts)
@@ -98,7 +103,7 @@ func Scrub(in, out string, opts ScrubOptions) (*Report, error) {
 	if !after.Clean() {
 		var left []string
 		for _, f := range after.Findings {
-			left = append(left, fmt.Sprintf("%s %s in %s", f.Kind, nameOr(f.Name), f.Where))
+			left = append(left, fmt.Sprintf("%s %s in %s", f.Kind, f.label(), f.Where))
 			if len(left) == 5 {
 				break
 			}
@@ -130,9 +135,9 @@ func checkScrubPaths(in, out string, opts ScrubOptions) error {
 		return &capture.InputError{Path: in, Problem: "no output file given", Hint: "name the shareable copy to write, e.g. capture.shared.sqlite"}
 	}
 	head := make([]byte, nsysdb.HeadSize)
-	f, err := os.Open(in)
+	f, _, err := capture.OpenRegular(in)
 	if err != nil {
-		return &capture.InputError{Path: in, Problem: "cannot read the capture", Err: err, Hint: "check the path"}
+		return err
 	}
 	n, _ := io.ReadFull(f, head)
 	f.Close()
@@ -172,7 +177,7 @@ func checkScrubPaths(in, out string, opts ScrubOptions) error {
 }
 
 func copyFile(src, dst string) error {
-	in, err := os.Open(src)
+	in, _, err := capture.OpenRegular(src)
 	if err != nil {
 		return err
 	}
@@ -480,8 +485,7 @@ func (s *scrubber) secrets() error {
 	}
 	for _, t := range sortedKeys(s.tables) {
 		for _, c := range s.tables[t] {
-			typ := strings.ToUpper(c.typ)
-			if strings.Contains(typ, "INT") || strings.Contains(typ, "REAL") || strings.Contains(typ, "FLOA") || strings.Contains(typ, "DOUB") {
+			if numericType(c.typ) {
 				continue
 			}
 			if err := s.replaceIn(t, c.name, values); err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 
+	"github.com/nsyscheck/nsyscheck/fleet"
 	"github.com/nsyscheck/nsyscheck/predictions"
 )
 
@@ -19,8 +20,9 @@ const (
 
 // Envelope is the one top-level object of every JSON output, for one input
 // or many: its schema version, what kind of output it is, the tool that
-// wrote it, the inputs in the order given, and one result per input in the
-// same order. Results' shape depends on Kind.
+// wrote it, the inputs in the order given, one result per input in the
+// same order, and the fleet table where there is one. Results' shape
+// depends on Kind.
 type Envelope struct {
 	SchemaVersion int    `json:"schemaVersion"`
 	Kind          string `json:"kind"`
@@ -28,6 +30,11 @@ type Envelope struct {
 	// Inputs are the inputs as the results name them.
 	Inputs  []string `json:"inputs"`
 	Results any      `json:"results"`
+	// Fleet is the fleet table when the inputs include run folders of
+	// two or more GPUs (verify, report) or come from run --gpu all: each
+	// GPU's pinned bandwidth against its rated link and its peers, and the
+	// outliers found. Absent otherwise.
+	Fleet *fleet.Summary `json:"fleet,omitempty"`
 }
 
 // Tool names the program that wrote an output.

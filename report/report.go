@@ -12,9 +12,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -208,44 +205,10 @@ func names(files map[string][]byte) []string {
 	return out
 }
 
-// WriteFiles writes files (by name) into dir, creating it if needed, and
-// returns their paths. Unless overwrite is set it writes nothing when any of
-// the files exists already, and returns an *ExistsError.
+// WriteFiles writes files (by name) into dir as a report's own files are
+// written (atomically, never through a link, plain text masked) and returns
+// their paths. Unless overwrite is set it writes nothing when any of the
+// files exists already, and returns an *ExistsError.
 func WriteFiles(dir string, files map[string][]byte, overwrite bool) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	list := names(files)
-	if !overwrite {
-		var exist []string
-		for _, n := range list {
-			if _, err := os.Lstat(filepath.Join(dir, n)); err == nil {
-				exist = append(exist, n)
-			} else if !errors.Is(err, fs.ErrNotExist) {
-				return nil, err
-			}
-		}
-		if len(exist) > 0 {
-			return nil, &ExistsError{Dir: dir, Names: exist}
-		}
-	}
-	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
-	if overwrite {
-		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
-	}
-	var paths []string
-	for _, n := range list {
-		path := filepath.Join(dir, n)
-		f, err := os.OpenFile(path, flags, 0o644)
-		if err != nil {
-			return paths, fmt.Errorf("write %s: %w", path, err)
-		}
-		_, werr := f.Write(files[n])
-		cerr := f.Close()
-		if werr != nil || cerr != nil {
-			return paths, fmt.Errorf("write %s: %w", path, errors.Join(werr, cerr))
-		}
-		paths = append(paths, path)
-	}
-	return paths, nil
+	return writeFiles(dir, files, overwrite)
 }

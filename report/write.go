@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/nsyscheck/nsyscheck/fleet"
 	"github.com/nsyscheck/nsyscheck/predictions"
 )
 
@@ -23,22 +24,36 @@ type WriteOptions struct {
 	Text TextOptions
 	// Version is the tool's version, recorded in JSON output.
 	Version string
+	// Fleet, when not nil, is the fleet table over the inputs' run
+	// folders: printed after the verdicts in text and Markdown, the
+	// envelope's "fleet" in JSON.
+	Fleet *fleet.Summary
 }
 
 // Write renders results in the named format: text for a terminal (one
 // input, or several side by side), JSON in the versioned envelope (one
-// object for any number of inputs), or Markdown reports without plots.
+// object for any number of inputs), or Markdown reports without plots;
+// then the fleet table, when there is one.
 func Write(w io.Writer, format string, results []*predictions.Result, opts WriteOptions) error {
+	var err error
 	switch format {
 	case FormatJSON:
-		return WriteJSON(w, VerifyEnvelope(results, opts.Version))
+		env := VerifyEnvelope(results, opts.Version)
+		env.Fleet = opts.Fleet
+		return WriteJSON(w, env)
 	case FormatMarkdown:
-		return Markdown(w, results)
+		err = Markdown(w, results)
 	case FormatText:
 		if len(results) == 1 {
-			return Text(w, results[0], opts.Text)
+			err = Text(w, results[0], opts.Text)
+		} else {
+			err = TextMulti(w, results, opts.Text)
 		}
-		return TextMulti(w, results, opts.Text)
+	default:
+		return fmt.Errorf("unknown format %q: use text, json or markdown", format)
 	}
-	return fmt.Errorf("unknown format %q: use text, json or markdown", format)
+	if err != nil {
+		return err
+	}
+	return WriteFleet(w, format, opts.Fleet, opts.Text)
 }

@@ -104,6 +104,19 @@ type GPU struct {
 	Driver     string `json:"driver"`
 	ComputeCap string `json:"computeCap"` // e.g. "9.0"
 	PCIe       PCIe   `json:"pcie"`
+	// Index is the GPU's number as nvidia-smi counts them.
+	Index int `json:"index"`
+	// BusID is the GPU's PCI address as nvidia-smi writes it
+	// (00000000:19:00.0), UUID its GPU-... identifier; either may be empty
+	// where nvidia-smi did not say.
+	BusID string `json:"busId,omitempty"`
+	UUID  string `json:"uuid,omitempty"`
+	// Visible is the CUDA_VISIBLE_DEVICES the program ran with;
+	// ReplacedVisible the caller's own value it replaced, if any.
+	Visible         string `json:"cudaVisibleDevices,omitempty"`
+	ReplacedVisible string `json:"replacedCudaVisibleDevices,omitempty"`
+	// NUMA is the GPU's NUMA node and how the run bound the program to it.
+	NUMA *NUMA `json:"numa,omitempty"`
 }
 
 // PCIe is the GPU's PCI Express link.

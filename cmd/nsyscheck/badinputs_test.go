@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -22,6 +23,10 @@ import (
 )
 
 const shippedDir = "../../testdata/captures/h200-pinned"
+
+// hangAfter is how long a bad input may take before the test calls it a
+// hang; every answer comes within a second, this is only a backstop.
+const hangAfter = 30 * time.Second
 
 // badCase is a bad input: how it is made (from copies of the shipped
 // capture, in a fresh folder) and what nsyscheck must answer.
@@ -40,10 +45,21 @@ type badCase struct {
 	// mayWrite allows new files in the input's folder (the export cache
 	// beside a writable .nsys-rep).
 	mayWrite bool
+	// mayChange names files of the input's folder the command may rewrite
+	// (an export cache made from an older report).
+	mayChange []string
+	// cmd is the command run, "verify" when empty; run, when set, runs it
+	// instead of Main in this process (e.g. a process to send a signal).
+	cmd string
+	run func(t *testing.T, args []string) (code int, stdout, stderr string)
+	// never must appear nowhere in the output (planted secrets).
+	never []string
+	// check makes further checks once the command ran.
+	check func(t *testing.T, dir string)
 }
 
 func badCases() []badCase {
-	return []badCase{
+	cases := []badCase{
 		// SQLite exports.
 		{group: "SQLite export", name: "truncated to half its size",
 			make: func(t *testing.T, dir string) []string {
@@ -228,6 +244,7 @@ func badCases() []badCase {
 			},
 			exit: 2, want: []string{"missing.sqlite", "no such file"}},
 	}
+	return append(cases, faultCases()...)
 }
 
 // badResult is what one bad input got.
@@ -254,20 +271,40 @@ func TestBadInputs(t *testing.T) {
 			t.Setenv("XDG_CACHE_HOME", t.TempDir())
 
 			res := badResult{c: c}
-			res.exit, res.stdout, res.stderr = runMain(t, append([]string{"verify"}, args...))
-			jsonExit, jsonOut, _ := runMain(t, append([]string{"verify", "--format", "json"}, args...))
-			if jsonExit != exitError {
-				if err := validateOutput([]byte(jsonOut)); err != nil {
-					t.Errorf("JSON output does not match docs/output.schema.json: %v", err)
-				}
+			command, run := c.cmd, runMain
+			if command == "" {
+				command = "verify"
 			}
-			res.verdicts, res.reasons, res.thread, res.warnings = readVerdicts(jsonOut)
+			if c.run != nil {
+				run = c.run
+			}
+			res.exit, res.stdout, res.stderr = run(t, append([]string{command}, args...))
+			if command == "verify" && c.run == nil {
+				jsonExit, jsonOut, _ := runMain(t, append([]string{"verify", "--format", "json"}, args...))
+				if jsonExit != exitError {
+					if err := validateOutput([]byte(jsonOut)); err != nil {
+						t.Errorf("JSON output does not match docs/output.schema.json: %v", err)
+					}
+				}
+				res.verdicts, res.reasons, res.thread, res.warnings = readVerdicts(jsonOut)
+			}
 
 			after := snapshot(t, dir)
 			for p, b := range before {
+				if slices.Contains(c.mayChange, filepath.Base(p)) {
+					continue
+				}
 				if a, ok := after[p]; !ok || a != b {
 					t.Errorf("input %s changed: before %s, after %s", p, b, a)
 				}
+			}
+			for _, s := range c.never {
+				if strings.Contains(res.stdout+res.stderr, s) {
+					t.Errorf("the output shows %q", s)
+				}
+			}
+			if c.check != nil {
+				c.check(t, dir)
 			}
 			if !c.mayWrite {
 				for p := range after {
@@ -286,7 +323,7 @@ func TestBadInputs(t *testing.T) {
 				t.Errorf("exit status %d, want %d\nstdout:\n%s\nstderr:\n%s", res.exit, c.exit, res.stdout, res.stderr)
 			}
 			where := res.stdout
-			if c.exit == exitError {
+			if c.exit == exitError || c.exit == exitSignal {
 				where = res.stderr
 				if res.stdout != "" {
 					t.Errorf("an input error printed verdicts:\n%s", res.stdout)
@@ -332,7 +369,9 @@ func TestBadInputs(t *testing.T) {
 func runMain(t *testing.T, args []string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	func() {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
 		defer func() {
 			if r := recover(); r != nil {
 				t.Errorf("nsyscheck %s panicked: %v\n%s", strings.Join(args, " "), r, debug.Stack())
@@ -341,6 +380,12 @@ func runMain(t *testing.T, args []string) (code int, stdout, stderr string) {
 		}()
 		code = Main(args, Streams{In: strings.NewReader(""), Out: &out, Err: &errb})
 	}()
+	select {
+	case <-done:
+	case <-time.After(hangAfter):
+		// A FIFO, a device or a quadratic scan: fail rather than hang.
+		t.Fatalf("nsyscheck %s gave no answer in %s", strings.Join(args, " "), hangAfter)
+	}
 	return code, out.String(), errb.String()
 }
 
@@ -402,6 +447,11 @@ func snapshot(t *testing.T, dir string) map[string]string {
 		info, err := d.Info()
 		if err != nil {
 			return err
+		}
+		if !info.Mode().IsRegular() || info.Size() > 64<<20 {
+			// FIFOs, links to devices, sparse giants: their kind and size.
+			out[p] = fmt.Sprintf("%s/%d/%s", info.Mode(), info.Size(), info.ModTime().Format(time.RFC3339Nano))
+			return nil
 		}
 		data, err := os.ReadFile(p)
 		if err != nil {
@@ -578,19 +628,21 @@ func writeBadInputsDoc(t *testing.T, results []badResult) {
 	var b strings.Builder
 	b.WriteString(`# Bad inputs and what nsyscheck answers
 
-Each row is a test (` + "`TestBadInputs` in `cmd/nsyscheck/badinputs_test.go`" + `): the input is made
-from a copy of the shipped H200 capture (` + "`testdata/captures/h200-pinned`" + `) in a
-fresh folder, ` + "`nsyscheck verify`" + ` runs on it, and the test checks the exit status,
-that an error names the file and the problem, that nothing panics, that no
-claim the input cannot back comes out held, and that the input's files are
-unchanged (content hash and modification time). The answers below are the
-tests' real output, trimmed; DIR is the test's folder. Regenerate with
+Each row is a test (` + "`TestBadInputs` in `cmd/nsyscheck/badinputs_test.go`" + ` and
+` + "`badinputs_faults_test.go`" + `): the input is made from a copy of the shipped H200 capture
+(` + "`testdata/captures/h200-pinned`" + `) in a fresh folder, ` + "`nsyscheck verify`" + ` (or the
+command the row names) runs on it, and the test checks the exit status, that
+an error names the file and the problem, that nothing panics or hangs, that
+no claim the input cannot back comes out held, that no planted secret is
+printed, and that the input's files are unchanged (content hash and
+modification time). The answers below are the tests' real output, trimmed;
+DIR is the test's folder. Regenerate with
 
     go test ./cmd/nsyscheck -run TestBadInputs -update
 
 Exit status: 0 every prediction held (a control the input cannot check is
 named beside its prediction), 1 some prediction died or was unavailable, 2
-the input could not be read.
+the input could not be read, 130 interrupted by SIGINT or SIGTERM.
 
 `)
 	group := ""
@@ -609,8 +661,11 @@ the input could not be read.
 // answer sums up what nsyscheck said: the error, or the verdicts and why
 // claims were unavailable.
 func answer(r badResult) string {
-	if r.exit == exitError {
+	if r.exit == exitError || r.exit == exitSignal {
 		return trimPaths(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(r.stderr), "nsyscheck: ")))
+	}
+	if r.c.cmd != "" && r.c.cmd != "verify" {
+		return trimPaths(strings.TrimSpace(r.stdout + r.stderr))
 	}
 	var parts []string
 	var preds []string
@@ -640,9 +695,11 @@ func answer(r badResult) string {
 	return strings.Join(parts, "; ")
 }
 
+// trimPaths names the test's folder DIR, whether a message gives it whole
+// or relative to the working folder (../../tmp/...), as outputs name inputs.
 func trimPaths(s string) string {
-	s = regexp.MustCompile(`/tmp/TestBadInputs[^/]*/\d+`).ReplaceAllString(s, "DIR")
-	s = regexp.MustCompile(`/tmp/TestBadInputs[^/ ]*`).ReplaceAllString(s, "DIR")
+	s = regexp.MustCompile(`(?:/|(?:\.\./)+)tmp/TestBadInputs[^/]*/\d+`).ReplaceAllString(s, "DIR")
+	s = regexp.MustCompile(`(?:/|(?:\.\./)+)tmp/TestBadInputs[^/ ]*`).ReplaceAllString(s, "DIR")
 	const max = 400
 	if len(s) > max {
 		s = s[:max] + " …"

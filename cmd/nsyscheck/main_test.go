@@ -14,5 +14,8 @@ func TestMain(m *testing.M) {
 		"nsyscheck": func() {
 			os.Exit(Main(os.Args[1:], Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
 		},
+		// A process that writes to an SQLite file without committing,
+		// until its stdin closes (SQLite's locks belong to a process).
+		"sqlite-writer": func() { os.Exit(sqliteWriter(os.Args[1])) },
 	})
 }

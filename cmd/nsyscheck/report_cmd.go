@@ -53,7 +53,8 @@ gives it for other inputs. Existing files are never replaced unless --force
 is given; without it nothing is written when any would be.
 
 Exit status: 0 the reports were written (whatever the verdicts), 2 an input
-could not be read or a report could not be written.`,
+could not be read or a report could not be written, 130 interrupted (Ctrl-C
+or SIGTERM; nothing half-written is left).`,
 		Example: `  nsyscheck report testdata/captures/h200-pinned -o h200-report
   nsyscheck report testdata/captures/h200-pinned testdata/measurements/lesson-t4.json -o compare
   nsyscheck report run/ lesson.json -o reports --force
@@ -87,6 +88,7 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 	if len(results) > 1 {
 		dirs = subfolders(opts.Out, paths)
 	}
+	fs := check.Fleet(checked, 2)
 	reps := make([]*report.Report, len(results))
 	files := make([]map[string][]byte, len(results))
 	for i, r := range results {
@@ -116,6 +118,21 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 			return &statusError{code: exitError, err: err}
 		}
 	}
+	// The index and the fleet table go into DIR itself, through the same
+	// writer as the reports.
+	topFiles := map[string][]byte{}
+	for name, b := range indexFiles {
+		topFiles[name] = b
+	}
+	var fleetFiles map[string][]byte
+	if fs != nil {
+		page, err := report.FleetFile(*fs)
+		if err != nil {
+			return &statusError{code: exitError, err: err}
+		}
+		fleetFiles = map[string][]byte{report.FleetMarkdownFile: page}
+		topFiles[report.FleetMarkdownFile] = page
+	}
 	// Refuse before writing anything, so a refusal leaves no half-written set.
 	if !opts.Force {
 		var clash []string
@@ -126,7 +143,7 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 				}
 			}
 		}
-		for name := range indexFiles {
+		for name := range topFiles {
 			if _, err := os.Lstat(filepath.Join(opts.Out, name)); err == nil {
 				clash = append(clash, filepath.Join(opts.Out, name))
 			}
@@ -148,15 +165,19 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 		}
 		fmt.Fprintf(s.Out, "%s: %s (%d files)\n", results[i].Input.Path, filepath.Join(dir, report.HTMLFile), len(written))
 	}
-	if index != nil {
-		written, err := report.WriteFiles(opts.Out, indexFiles, opts.Force)
-		if err != nil {
+	if len(topFiles) > 0 {
+		if _, err := report.WriteFiles(opts.Out, topFiles, opts.Force); err != nil {
 			return &statusError{code: exitError, err: err}
 		}
+	}
+	if index != nil {
 		if index.Plot.Skipped != "" {
 			fmt.Fprintf(s.Err, "comparison plot not drawn: %s\n", index.Plot.Skipped)
 		}
-		fmt.Fprintf(s.Out, "side by side: %s (%d files)\n", filepath.Join(opts.Out, report.IndexHTMLFile), len(written))
+		fmt.Fprintf(s.Out, "side by side: %s (%d files)\n", filepath.Join(opts.Out, report.IndexHTMLFile), len(topFiles)-len(fleetFiles))
+	}
+	if fs != nil {
+		fmt.Fprintf(s.Out, "fleet of %d GPUs: %s (%d outlier findings)\n", len(fs.Rows), filepath.Join(opts.Out, report.FleetMarkdownFile), len(fs.Findings))
 	}
 	return nil
 }

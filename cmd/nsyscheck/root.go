@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nsyscheck/nsyscheck/privacy"
 	"github.com/nsyscheck/nsyscheck/report"
 )
 
@@ -19,7 +20,7 @@ const (
 	exitError = 2 // the input could not be read, or the command failed
 	// exitExposed: --fail-on-exposure and a capture exposes its machine.
 	exitExposed = 3
-	exitSignal  = 130
+	exitSignal  = 130 // interrupted by SIGINT or SIGTERM
 )
 
 // version is set at link time (-ldflags "-X main.version=v1.2.3"); otherwise
@@ -78,6 +79,9 @@ type Streams struct {
 
 // isTerminal reports whether w is a terminal, for progress output.
 func isTerminal(w io.Writer) bool {
+	if m, ok := w.(privacy.MaskWriter); ok {
+		w = m.W
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
@@ -118,7 +122,8 @@ trace shows. Every verdict comes with the numbers that decided it.
 
 Exit status: 0 every prediction held, 1 some prediction died or was
 unavailable, 2 the input could not be read or the command failed, 3 verify
---fail-on-exposure found a capture exposing its machine.`,
+--fail-on-exposure found a capture exposing its machine, 130 interrupted
+(Ctrl-C or SIGTERM).`,
 		Version:       buildVersion(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -150,8 +155,11 @@ func checkFormat(format string) error {
 	return &statusError{code: exitError, err: fmt.Errorf("unknown --format %q: use text, json or markdown", format)}
 }
 
-// Main runs nsyscheck with args and returns the exit status.
+// Main runs nsyscheck with args and returns the exit status. Everything it
+// prints goes through privacy.MaskWriter: no credential a capture or a
+// user's file carries is printed unmasked, whichever message holds it.
 func Main(args []string, s Streams) int {
+	s.Out, s.Err = privacy.MaskWriter{W: s.Out}, privacy.MaskWriter{W: s.Err}
 	root := newRootCmd(s)
 	root.SetArgs(args)
 	err := root.Execute()

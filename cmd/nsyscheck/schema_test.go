@@ -57,7 +57,7 @@ func TestJSONMatchesSchema(t *testing.T) {
 	var inputs []string
 	for _, glob := range []string{"testdata/captures/*", "testdata/reference/*", "testdata/measurements/*.json", "testdata/exposure/*.sqlite",
 		"testdata/captures/h200-pinned/pinned.transcript.txt", "testdata/captures/h200-pinned/pinned.results.json", "testdata/captures/h200-pinned/pinned.nsys-rep",
-		"testdata/captures/torch-lesson/torch-lesson.nsys-rep"} {
+		"testdata/captures/torch-lesson/torch-lesson.nsys-rep", "testdata/fleet/*", "testdata/trace-lost/*"} {
 		m, _ := filepath.Glob(filepath.Join(root, glob))
 		for _, p := range m {
 			if st, err := os.Stat(p); err == nil && (!st.IsDir() || !strings.HasSuffix(p, ".md")) && filepath.Ext(p) != ".md" {
@@ -69,7 +69,12 @@ func TestJSONMatchesSchema(t *testing.T) {
 		t.Fatalf("found only %d inputs: %v", len(inputs), inputs)
 	}
 	t.Logf("%d inputs: %v", len(inputs), inputs)
-	runs := [][]string{nil, inputs[:3]}
+	// Run folders of several GPUs: the envelope carries the fleet table.
+	fleetRuns, _ := filepath.Glob(filepath.Join(root, "testdata", "fleet", "h200-*"))
+	if len(fleetRuns) < 2 {
+		t.Fatalf("found %d fleet run folders", len(fleetRuns))
+	}
+	runs := [][]string{nil, inputs[:3], fleetRuns}
 	for _, in := range inputs {
 		runs = append(runs, []string{in})
 	}
@@ -83,6 +88,9 @@ func TestJSONMatchesSchema(t *testing.T) {
 		if err := validateOutput(out.Bytes()); err != nil {
 			t.Errorf("verify %v: output does not match docs/output.schema.json: %v", args, err)
 		}
+		if hasFleet := strings.Contains(out.String(), `"fleet": {`); hasFleet != (len(args) > 1 && strings.Contains(args[0], "fleet")) {
+			t.Errorf("verify %v: fleet in the envelope: %v", args, hasFleet)
+		}
 	}
 }
 
@@ -95,6 +103,24 @@ func TestSchemaRejects(t *testing.T) {
 	good := out.String()
 	if err := validateOutput([]byte(good)); err != nil {
 		t.Fatalf("the lesson's T4 output fails the schema: %v", err)
+	}
+	var fleetOut bytes.Buffer
+	fleetRuns, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "fleet", "h200-*"))
+	Main(append([]string{"verify", "--format", "json"}, fleetRuns...), Streams{In: strings.NewReader(""), Out: &fleetOut, Err: &bytes.Buffer{}})
+	fleetGood := fleetOut.String()
+	if err := validateOutput([]byte(fleetGood)); err != nil || !strings.Contains(fleetGood, `"outlier": true`) {
+		t.Fatalf("the fleet output fails the schema or names no outlier: %v", err)
+	}
+	for name, bad := range map[string]string{
+		"fleet row with an unknown field":  strings.Replace(fleetGood, `"outlier": true`, `"outlier": true, "extra": 1`, 1),
+		"fleet finding of an unknown kind": strings.Replace(fleetGood, `"kind": "below-rated"`, `"kind": "slow"`, 1),
+	} {
+		if bad == fleetGood {
+			t.Fatalf("%s: the replacement changed nothing", name)
+		}
+		if err := validateOutput([]byte(bad)); err == nil {
+			t.Errorf("%s: the schema accepts it", name)
+		}
 	}
 	for name, bad := range map[string]string{
 		"another version": strings.Replace(good, `"schemaVersion": 1`, `"schemaVersion": 2`, 1),

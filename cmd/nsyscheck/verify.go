@@ -1,17 +1,21 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
 	nsyscheck "github.com/nsyscheck/nsyscheck"
 	"github.com/nsyscheck/nsyscheck/check"
+	"github.com/nsyscheck/nsyscheck/fleet"
 	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/privacy"
 	"github.com/nsyscheck/nsyscheck/report"
@@ -44,7 +48,10 @@ CAPTURE may be:
   a .json file             the program's results JSON, or a measurements file
                            (see docs/measurements.md)
 
-Several captures are verified side by side in one table.
+Several captures are verified side by side in one table. Run folders of
+two or more GPUs also get the fleet table after the verdicts (in JSON, the
+envelope's "fleet"): each GPU's pinned bandwidth against its rated link and
+its peers (docs/fleet.md).
 
 Text output wraps at the terminal's width (COLUMNS when set; 100 columns
 when the output is not a terminal). Per claim it shows the verdict, the
@@ -65,7 +72,8 @@ that CI can refuse to publish it.
 Exit status: 0 every prediction held (or --expect matched), 1 some
 prediction died or was unavailable (or --expect did not match), 2 an input
 could not be read, 3 --fail-on-exposure was given and a capture exposes its
-machine (this wins over 1). A control the input cannot check (4.bytes) is
+machine (this wins over 1), 130 interrupted (Ctrl-C or SIGTERM: an nsys
+export under way is stopped and its partial file removed). A control the input cannot check (4.bytes) is
 named beside its prediction ("bytes unchecked: ...") and does not fail it.`,
 		Example: `  nsyscheck verify
   nsyscheck verify run/pinned.sqlite --format json
@@ -84,21 +92,31 @@ named beside its prediction ("bytes unchecked: ...") and does not fail it.`,
 }
 
 // loadAndCheck runs the check pipeline on every path. With no path it
-// unpacks and uses the shipped capture.
+// unpacks and uses the shipped capture. SIGINT and SIGTERM while it runs
+// stop an nsys export (its whole process group) and remove its temporary
+// files; the command then exits with status 130. The returned cleanup also
+// restores the signals' default action.
 func loadAndCheck(paths []string, nsys string, s Streams) ([]*check.Checked, func(), error) {
-	cleanup := func() {}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	cleanup := stop
 	shipped := len(paths) == 0
 	if shipped {
 		dir, err := nsyscheck.WriteShipped("")
 		if err != nil {
 			return nil, cleanup, &statusError{code: exitError, err: err}
 		}
-		cleanup = func() { _ = os.RemoveAll(strings.TrimSuffix(dir, nsyscheck.ShippedName)) }
+		cleanup = func() { stop(); _ = os.RemoveAll(strings.TrimSuffix(dir, nsyscheck.ShippedName)) }
 		fmt.Fprintf(s.Err, "No capture given: verifying the real H200 capture shipped with nsyscheck (%s).\n"+
 			"Pass a .nsys-rep, .sqlite, CSV folder, transcript or results JSON to verify your own.\n\n", nsyscheck.ShippedName)
 		paths = []string{dir}
 	}
-	checked, err := check.Paths(paths, check.Options{Nsys: nsys})
+	checked, err := check.Paths(paths, check.Options{Nsys: nsys, Context: ctx})
+	if ctx.Err() != nil {
+		if err == nil {
+			err = fmt.Errorf("interrupted")
+		}
+		return nil, cleanup, &statusError{code: exitSignal, err: err}
+	}
 	if err != nil {
 		return nil, cleanup, &statusError{code: exitError, err: err}
 	}
@@ -131,8 +149,9 @@ func runVerify(opts *verifyOptions, paths []string, s Streams) error {
 		return err
 	}
 	results := check.Results(checked)
+	fs := check.Fleet(checked, 2)
 	textOpts := report.TextOptions{Width: textWidth(s.Out), Verbose: opts.Verbose}
-	if err := writeResults(s.Out, opts.Format, results, textOpts); err != nil {
+	if err := writeResults(s.Out, opts.Format, results, fs, textOpts); err != nil {
 		return &statusError{code: exitError, err: err}
 	}
 	if opts.FailOnExposure {
@@ -179,9 +198,10 @@ func exposing(results []*predictions.Result) []string {
 }
 
 // writeResults renders results in the named format: text at the given
-// width, JSON in the versioned envelope, or Markdown.
-func writeResults(w io.Writer, format string, results []*predictions.Result, textOpts report.TextOptions) error {
-	return report.Write(w, format, results, report.WriteOptions{Text: textOpts, Version: buildVersion()})
+// width, JSON in the versioned envelope, or Markdown; then the fleet table
+// fs, when not nil.
+func writeResults(w io.Writer, format string, results []*predictions.Result, fs *fleet.Summary, textOpts report.TextOptions) error {
+	return report.Write(w, format, results, report.WriteOptions{Text: textOpts, Version: buildVersion(), Fleet: fs})
 }
 
 // expectation is an --expect file: verdicts by claim id and prediction id.
@@ -191,9 +211,14 @@ type expectation struct {
 }
 
 func readExpectation(path string) (*expectation, error) {
-	data, err := os.ReadFile(path)
+	f, err := check.OpenRegular(path)
 	if err != nil {
 		return nil, fmt.Errorf("read expected verdicts: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, 1<<20))
+	if err != nil {
+		return nil, fmt.Errorf("read expected verdicts: %s: %w", path, err)
 	}
 	var e expectation
 	dec := json.NewDecoder(strings.NewReader(string(data)))

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // Magic bytes at the start of the files nsys writes.
@@ -48,13 +49,22 @@ func (k Kind) String() string {
 	return "unknown"
 }
 
-// Head returns up to n bytes from the start of the file.
+// errNotRegular is Head's error for a FIFO, a device or a socket.
+var errNotRegular = errors.New("not a regular file")
+
+// Head returns up to n bytes from the start of the file. It never blocks:
+// anything but a regular file (a FIFO, a device) is an error.
 func Head(path string, n int) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err != nil {
+		return nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, &os.PathError{Op: "read", Path: path, Err: errNotRegular}
+	}
 	b := make([]byte, n)
 	k, err := io.ReadFull(f, b)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {

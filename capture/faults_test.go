@@ -1,0 +1,259 @@
+package capture
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestValidateEveryFormat gives validate the same impossible value in a
+// capture of each format: every one is refused, naming where it is.
+func TestValidateEveryFormat(t *testing.T) {
+	cases := []struct {
+		name  string
+		c     Capture
+		where string
+		want  string
+	}{
+		{"call ends before it starts (SQLite)", Capture{Format: FormatSQLite,
+			Calls: []APICall{{Name: "cudaMemcpyAsync", Start: 100, End: 50, CorrelationID: 7}}},
+			"cudaMemcpyAsync, correlation id 7", "ends before it starts"},
+		{"call ends before it starts (CSV row)", Capture{Format: FormatCSV,
+			Calls: []APICall{{Name: "cudaMemcpy", Start: 100, End: 50, Row: 12}}},
+			"data row 12", "ends before it starts"},
+		{"negative kernel start", Capture{Format: FormatNsysRep,
+			Kernels: []Kernel{{Name: "scaleCopy", Start: -146, End: -36, CorrelationID: 3}}},
+			"kernel scaleCopy", "negative start time"},
+		{"copy lasting years", Capture{Format: FormatSQLite,
+			Memcpys: []Memcpy{{Kind: CopyHtoD, Start: 0, End: math.MaxInt64, CorrelationID: 1}}},
+			"memory copy HtoD", "more than a week"},
+		{"negative copy size", Capture{Format: FormatSQLite,
+			Memcpys: []Memcpy{{Kind: CopyHtoD, Start: 0, End: 10, Bytes: -1, CorrelationID: 1}}},
+			"memory copy HtoD", "impossible"},
+		{"closed range ending before its start", Capture{Format: FormatSQLite,
+			Ranges: []Range{{Name: "async-pinned", Start: 10, End: 5}}},
+			"NVTX range async-pinned", "ends before it starts"},
+		{"negative summary total", Capture{Format: FormatCSV,
+			APISummary: []APISummary{{Name: "cudaMemcpy", TotalNs: -1, Calls: 1}}},
+			"cudaMemcpy", "negative total time"},
+		{"transcript row of 1e308 ms", Capture{Format: FormatTranscript,
+			Program: &Measurements{Copies: []CopyTiming{{Direction: "h2d", Source: "pinned", Bytes: 1 << 20, Ms: 1e308, GBps: 1}}}},
+			"h2d pinned copy", "1e+308 ms is impossible"},
+		{"measurements bandwidth of 1e9 GB/s", Capture{Format: FormatMeasurements,
+			Program: &Measurements{Kernels: []KernelTiming{{Variant: "zero-copy", Bytes: 1 << 20, MsPerLaunch: 1, GBps: 1e9}}}},
+			"kernel zero-copy", "GB/s is impossible"},
+		{"NaN call time", Capture{Format: FormatMeasurements,
+			Program: &Measurements{AsyncCalls: &AsyncCallTotals{PageableMs: math.NaN(), PinnedMs: 1}}},
+			"asyncCalls.pageableMs", "is impossible"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.c.Path = "in"
+			err := validate(&tc.c)
+			var ie *InputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("validate = %v, want an *InputError", err)
+			}
+			if !strings.Contains(ie.Where, tc.where) || !strings.Contains(ie.Problem, tc.want) || ie.Hint == "" {
+				t.Errorf("got %q, want where %q and problem %q with a hint", err, tc.where, tc.want)
+			}
+		})
+	}
+	ok := Capture{Format: FormatSQLite, Calls: []APICall{{Start: 0, End: 0}},
+		Ranges: []Range{{Start: 5, Open: true}}, Program: &Measurements{Copies: []CopyTiming{{Bytes: 1, Ms: 1, GBps: 1}}}}
+	if err := validate(&ok); err != nil {
+		t.Errorf("a plausible capture refused: %v", err)
+	}
+}
+
+// TestShippedCapturesValidate checks that every shipped capture passes the
+// plausibility checks, whatever its format.
+func TestShippedCapturesValidate(t *testing.T) {
+	for _, p := range []string{"../testdata/captures/h200-pinned/pinned.sqlite", "../testdata/captures/h200-pinned",
+		pinnedTranscript, pinnedResults, lessonT4, refCSV2025} {
+		c, err := Load(p, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if err := validate(c); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+}
+
+func TestDuplicateKey(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"a":1,"b":2}`:                             "",
+		`{"a":1,"a":2}`:                             "a",
+		`{"copies":[{"ms":1},{"ms":2,"ms":3}]}`:     "copies[1].ms",
+		`{"x":{"y":[1,{"z":1}],"w":{"z":1,"z":2}}}`: "x.w.z",
+		`{"a":"a","b":"a"}`:                         "",
+		`[{"a":1},{"a":1}]`:                         "",
+		`{"a":[{"b":1,"b":1}]`:                      "a[0].b", // found before the syntax error
+		`{"a":`:                                     "",
+	} {
+		if got := duplicateKey([]byte(in)); got != want {
+			t.Errorf("duplicateKey(%s) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestCSVBound: a record longer than maxCSVRecord is refused after that many
+// bytes, naming the line it starts on; a long quoted record within the
+// bound reads whole.
+func TestCSVBound(t *testing.T) {
+	header := "Start (ns),Duration (ns),Name,CorrID\n"
+	big := header + "1,2,cudaFree,1\n" + `3,4,"` + strings.Repeat("x\n", maxCSVRecord/2) + `",2` + "\n"
+	_, err := streamAPITrace(strings.NewReader(big), "t.csv", Options{}, func(APICall) {}, nil)
+	var ie *InputError
+	if !errors.As(err, &ie) || ie.Where != "line 3" || !strings.Contains(err.Error(), "longer than 1024 KiB") {
+		t.Fatalf("err = %v, want a record too long from line 3", err)
+	}
+	// Zero bytes with no newline, read through a reader that counts.
+	cr := &countingReader{r: io.LimitReader(zeroReader{}, 1<<30)}
+	_, err = streamAPITrace(cr, "z.csv", Options{}, func(APICall) {}, nil)
+	if !errors.As(err, &ie) || ie.Where != "line 1" {
+		t.Fatalf("err = %v, want a record too long from line 1", err)
+	}
+	if cr.n > 2*maxCSVRecord {
+		t.Errorf("read %d bytes before refusing, want about %d", cr.n, maxCSVRecord)
+	}
+	ok := header + `1,2,"` + strings.Repeat("y\n", 1000) + `",3` + "\n"
+	r := csv.NewReader(csvBomReader(strings.NewReader(ok)))
+	recs, err := r.ReadAll()
+	if err != nil || len(recs) != 2 || len(recs[1][2]) != 2000 {
+		t.Fatalf("a long quoted record within the bound: %d records, %v", len(recs), err)
+	}
+}
+
+type zeroReader struct{}
+
+func (zeroReader) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
+
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
+}
+
+// TestCSVScannerQuotedLines: csvScanner reads a record whose quoted field
+// spans many lines the way encoding/csv does.
+func TestCSVScannerQuotedLines(t *testing.T) {
+	data := "a,b\n" + `"` + strings.Repeat("line\n", 20000) + `",2` + "\n3,4\n"
+	sc := newCSVScanner(strings.NewReader(data))
+	var got [][]string
+	for {
+		rec, err := sc.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var row []string
+		for _, f := range rec {
+			row = append(row, string(f))
+		}
+		got = append(got, row)
+	}
+	want, err := csv.NewReader(strings.NewReader(data)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) || got[1][0] != want[1][0] || got[2][1] != "4" {
+		t.Fatalf("scanner read %d records, encoding/csv %d", len(got), len(want))
+	}
+}
+
+// BenchmarkCSVScannerQuotedLines scans one record whose quoted field spans
+// 100k lines (an unbalanced quote near the top of a trace reads like this):
+// the time grows with the bytes, not with lines × bytes.
+func BenchmarkCSVScannerQuotedLines(b *testing.B) {
+	data := []byte("a,b\n\"" + strings.Repeat("cudaMemcpyAsync,1,2,3\n", 100000) + "\",2\n")
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		sc := newCSVScanner(bytes.NewReader(data))
+		for {
+			if _, err := sc.next(); err != nil {
+				break
+			}
+		}
+	}
+}
+
+// TestOpenRegular: a FIFO with no writer and a device are refused at once,
+// saying what they are.
+func TestOpenRegular(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "x_cuda_api_trace.csv")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	for p, want := range map[string]string{fifo: "FIFO", "/dev/zero": "device", os.TempDir(): "folder"} {
+		f, _, err := OpenRegular(p)
+		if err == nil {
+			f.Close()
+			t.Fatalf("%s opened", p)
+		}
+		if !IsInputError(err) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want it called a %s", p, err, want)
+		}
+	}
+	for _, load := range []func(string) error{
+		func(p string) error { _, err := LoadTranscript(p); return err },
+		func(p string) error { _, err := LoadMeasurements(p); return err },
+		func(p string) error { _, err := LoadSQLite(p, Options{}); return err },
+		func(p string) error { _, err := Load(p, Options{}); return err },
+		func(p string) error { _, err := LoadCSVDir(filepath.Dir(p), Options{}); return err },
+	} {
+		if err := load(fifo); err == nil || !strings.Contains(err.Error(), "FIFO") {
+			t.Errorf("a FIFO loaded: %v", err)
+		}
+	}
+}
+
+// TestSQLiteCopySwept: the private copy a killed run left in the temporary
+// folder (a database with a -wal) is removed by the next run that makes one.
+func TestSQLiteCopySwept(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Skip(err)
+	}
+	left := filepath.Join(os.TempDir(), sqliteCopyPrefix+strconv.Itoa(gone.Process.Pid)+"-1")
+	if err := os.MkdirAll(left, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "x.sqlite")
+	sqCopy(t, "../testdata/captures/h200-pinned/pinned.sqlite", p)
+	if err := os.WriteFile(p+"-wal", []byte("not a valid log, ignored by SQLite"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadSQLite(p, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(left); !os.IsNotExist(err) {
+		t.Errorf("the leftover copy %s is still there: %v", left, err)
+	}
+	entries, _ := os.ReadDir(os.TempDir())
+	if len(entries) != 0 {
+		t.Errorf("the temporary folder holds %d entries after the load", len(entries))
+	}
+}

@@ -1,0 +1,67 @@
+package privacy
+
+import (
+	"io"
+
+	"github.com/nsyscheck/nsyscheck/capture"
+)
+
+// MaskCapture masks, in place, every credential in the strings a loaded
+// capture carries (API, kernel, range and thread names, metadata, the
+// program's own text, the reasons facts are missing), so that nothing
+// derived from it — verdicts, evidence, reports, plots — shows one.
+func MaskCapture(c *capture.Capture) {
+	if c == nil {
+		return
+	}
+	m := func(s *string) { *s = MaskSecrets(*s) }
+	for i := range c.Calls {
+		m(&c.Calls[i].Name)
+		m(&c.Calls[i].Thread)
+	}
+	for i := range c.Kernels {
+		m(&c.Kernels[i].Name)
+	}
+	for i := range c.Ranges {
+		m(&c.Ranges[i].Name)
+		m(&c.Ranges[i].Domain)
+	}
+	for i := range c.APISummary {
+		m(&c.APISummary[i].Name)
+	}
+	for i := range c.RangeSummary {
+		m(&c.RangeSummary[i].Name)
+		m(&c.RangeSummary[i].Domain)
+	}
+	for i := range c.Missing {
+		m(&c.Missing[i].Reason)
+	}
+	for _, s := range []*string{&c.Meta.NsysVersion, &c.Meta.SchemaVersion, &c.Meta.GPU, &c.Meta.Driver,
+		&c.Meta.CUDADriver, &c.Meta.OS} {
+		m(s)
+	}
+	if p := c.Program; p != nil {
+		for _, s := range []*string{&p.Source, &p.GPU, &p.Driver, &p.CUDA} {
+			m(s)
+		}
+		for i := range p.Gates {
+			m(&p.Gates[i].Name)
+			m(&p.Gates[i].Detail)
+		}
+	}
+}
+
+// MaskWriter passes what is written to w through MaskSecrets, one Write at
+// a time: a program that prints whole lines or documents per call never
+// prints a credential unmasked.
+type MaskWriter struct{ W io.Writer }
+
+// Write masks p and writes it; it reports len(p) written on success.
+func (m MaskWriter) Write(p []byte) (int, error) {
+	s := string(p)
+	masked := MaskSecrets(s)
+	if _, err := io.WriteString(m.W, masked); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
