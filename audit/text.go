@@ -1,0 +1,212 @@
+package audit
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// ns formats nanoseconds as ms (or µs below a millisecond).
+func ns(v float64) string {
+	switch {
+	case v >= 1e6 || v <= -1e6:
+		return fmt.Sprintf("%.1f ms", v/1e6)
+	case v >= 1e3 || v <= -1e3:
+		return fmt.Sprintf("%.1f µs", v/1e3)
+	}
+	return fmt.Sprintf("%.0f ns", v)
+}
+
+// mb formats bytes as MB (1e6 bytes).
+func mb(b int64) string { return fmt.Sprintf("%.1f MB", float64(b)/1e6) }
+
+func joinAnd(s []string) string {
+	switch len(s) {
+	case 0:
+		return ""
+	case 1:
+		return s[0]
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+}
+
+func pct(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }
+
+// MaxClassRows bounds the classes the text and Markdown forms list; the
+// JSON form has them all.
+const MaxClassRows = 15
+
+// WriteText writes the audit for a terminal.
+func (au *Audit) WriteText(w io.Writer) error {
+	ew := &errWriter{w: w}
+	ew.printf("audit of %s (%s)\n", au.Capture, au.Format)
+	if au.GPU != "" {
+		ew.printf("GPU %s\n", au.GPU)
+	}
+	ew.printf("%d CUDA API calls over %s of host time; %d copies (%d without an API call in the trace), %d memsets kept apart\n\n",
+		au.APICalls, ns(float64(au.SpanNs)), au.Copies, au.Unmatched, au.Memsets)
+
+	ew.printf("Copies by direction, host memory and API kind\n")
+	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "direction\thost memory\tAPI\tcopies\tMB\thost time\tGPU time\t\n")
+	for _, t := range au.Totals {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.1f\t%s\t%s\t\n", t.Direction, t.HostMemory, t.APIKind, t.Count,
+			float64(t.Bytes)/1e6, ns(float64(t.HostNs)), ns(float64(t.GPUNs)))
+	}
+	tw.Flush()
+
+	ew.printf("\nClasses by host time held (%d in all", len(au.Classes))
+	if len(au.Classes) > MaxClassRows {
+		ew.printf("; the first %d", MaxClassRows)
+	}
+	ew.printf(")\n")
+	tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "class\tcopies\tMB\thost time\tshare\tGPU time\tGPU GB/s\n")
+	for i, c := range au.Classes {
+		if i == MaxClassRows {
+			break
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%s\t%s\t%s\t%.1f\n", c.Label(), c.Count, float64(c.Bytes)/1e6,
+			ns(float64(c.HostNs)), pct(c.HostShare), ns(float64(c.GPUNs)), c.GPUGBps)
+	}
+	tw.Flush()
+
+	if len(au.TopOffenders) > 0 {
+		ew.printf("\nTop offenders (pageable or unknown host memory)\n")
+		for i, c := range au.TopOffenders {
+			ew.printf("  %d. %s: %d copies, %s, held the host %s (%s of the capture's host time)\n",
+				i+1, c.Label(), c.Count, mb(c.Bytes), ns(float64(c.HostNs)), pct(c.HostShare))
+		}
+	}
+
+	ew.printf("\nFindings\n")
+	for _, f := range au.Findings {
+		ew.printf("  %s: %d copies, %s, %s of host time\n", f.ID, f.Count, mb(f.Bytes), ns(float64(f.HostNs)))
+		ew.printf("    rule: %s\n", f.Rule)
+		for i, e := range f.Evidence {
+			if i == 3 {
+				ew.printf("    ... %d more in --format json\n", len(f.Evidence)-3)
+				break
+			}
+			ew.printf("    correlation id %d (pid %d, tid %d): %s %s %s, call %s for a %s copy (%.0f%%)\n",
+				e.CorrelationID, e.PID, e.TID, e.API, e.Direction, mb(e.Bytes), ns(float64(e.CallNs)), ns(float64(e.GPUNs)), 100*e.Held)
+		}
+	}
+
+	if p := au.Prediction; p != nil {
+		ew.printf("\nPrediction\n  %s\n", p.Statement)
+		for _, g := range p.Groups {
+			ew.printf("  %s %s %s: %d copies, %s now -> %s (%s-%s) from %s: %s\n", g.Direction, g.APIKind, g.SizeBucket,
+				g.Count, ns(float64(g.BeforeNs)), ns(float64(g.AfterNs)), ns(float64(g.AfterLowNs)), ns(float64(g.AfterHighNs)), g.Source, g.Basis)
+		}
+		if p.HtoD.BeforeNs > 0 {
+			ew.printf("  host-to-device copy calls: %s now, %s predicted after pinning (bound %s-%s)\n",
+				ns(float64(p.HtoD.BeforeNs)), ns(float64(p.HtoD.AfterNs)), ns(float64(p.HtoD.AfterLowNs)), ns(float64(p.HtoD.AfterHighNs)))
+		}
+	}
+	if au.NVIDIA != nil {
+		ew.printf("\n%s\n", au.NVIDIA.Summary())
+		for _, f := range au.NVIDIA.OnlyRule {
+			ew.printf("  only the rule: pid %d, copy at %d ns, %s\n", f.PID, f.Start, ns(float64(f.Duration)))
+		}
+		for _, e := range au.NVIDIA.OnlyAudit {
+			ew.printf("  only the audit: correlation id %d, pid %d, copy at %d ns, %s\n", e.CorrelationID, e.PID, e.GPUStart, ns(float64(e.GPUNs)))
+		}
+	}
+	for _, g := range au.Missing {
+		ew.printf("note: %s: %s\n", g.Fact, g.Reason)
+	}
+	return ew.err
+}
+
+// WriteText writes the check for a terminal.
+func (c *Check) WriteText(w io.Writer) error {
+	ew := &errWriter{w: w}
+	ew.printf("\nCheck: %s (before) against %s (after): %s\n", c.Before, c.After, strings.ToUpper(c.Verdict))
+	ew.printf("  host-to-device copy calls held the host %s before, %s after (saved %s; predicted %s, after between %s and %s)\n",
+		ns(float64(c.HtoDBeforeNs)), ns(float64(c.HtoDAfterNs)), ns(float64(c.SavedNs)), ns(float64(c.PredictedSavedNs)),
+		ns(float64(c.PredictedAfterLowNs)), ns(float64(c.PredictedAfterHighNs)))
+	ew.printf("  bytes moved host-to-device: %s before, %s after (%+.2f%%)\n", mb(c.HtoDBytesBefore), mb(c.HtoDBytesAfter), 100*c.BytesChange)
+	for _, r := range c.Reasons {
+		ew.printf("  - %s\n", r)
+	}
+	for _, wn := range c.Warnings {
+		ew.printf("  warning: %s\n", wn)
+	}
+	return ew.err
+}
+
+// WriteMarkdown writes the audit (and the check, when c is not nil) as
+// Markdown.
+func WriteMarkdown(w io.Writer, au *Audit, after *Audit, c *Check) error {
+	ew := &errWriter{w: w}
+	ew.printf("# Audit of `%s`\n\n", au.Capture)
+	writeAuditMarkdown(ew, au)
+	if after != nil {
+		ew.printf("\n# Audit of `%s`\n\n", after.Capture)
+		writeAuditMarkdown(ew, after)
+	}
+	if c != nil {
+		ew.printf("\n# Check: %s\n\n", c.Verdict)
+		ew.printf("| | before | after |\n|---|---:|---:|\n")
+		ew.printf("| host time in host-to-device copy calls | %s | %s |\n", ns(float64(c.HtoDBeforeNs)), ns(float64(c.HtoDAfterNs)))
+		ew.printf("| bytes moved host-to-device | %s | %s |\n", mb(c.HtoDBytesBefore), mb(c.HtoDBytesAfter))
+		ew.printf("| pageable host-to-device copies | %d | %d |\n", c.PageableBefore.Count, c.PageableAfter.Count)
+		ew.printf("| predicted after (bound) | | %s (%s-%s) |\n\n", ns(float64(c.PredictedAfterNs)),
+			ns(float64(c.PredictedAfterLowNs)), ns(float64(c.PredictedAfterHighNs)))
+		for _, r := range c.Reasons {
+			ew.printf("- %s\n", r)
+		}
+		for _, wn := range c.Warnings {
+			ew.printf("- **warning**: %s\n", wn)
+		}
+	}
+	return ew.err
+}
+
+func writeAuditMarkdown(ew *errWriter, au *Audit) {
+	ew.printf("%d CUDA API calls over %s of host time; %d copies, %d memsets kept apart.\n\n", au.APICalls, ns(float64(au.SpanNs)), au.Copies, au.Memsets)
+	ew.printf("| class | copies | MB | host time | share | GPU time | GPU GB/s |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	for i, c := range au.Classes {
+		if i == MaxClassRows {
+			break
+		}
+		ew.printf("| %s | %d | %.1f | %s | %s | %s | %.1f |\n", strings.ReplaceAll(c.Label(), "|", `\|`), c.Count,
+			float64(c.Bytes)/1e6, ns(float64(c.HostNs)), pct(c.HostShare), ns(float64(c.GPUNs)), c.GPUGBps)
+	}
+	ew.printf("\n")
+	for _, f := range au.Findings {
+		ew.printf("- **%s**: %d copies, %s, %s of host time", f.ID, f.Count, mb(f.Bytes), ns(float64(f.HostNs)))
+		if len(f.Evidence) > 0 {
+			var ids []string
+			for _, e := range f.Evidence {
+				ids = append(ids, fmt.Sprint(e.CorrelationID))
+			}
+			ew.printf(" (correlation ids %s)", strings.Join(ids, ", "))
+		}
+		ew.printf("\n")
+	}
+	if au.Prediction != nil {
+		ew.printf("- **prediction**: %s\n", au.Prediction.Statement)
+	}
+	if au.NVIDIA != nil {
+		ew.printf("- %s\n", au.NVIDIA.Summary())
+	}
+}
+
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+func (e *errWriter) printf(format string, args ...any) { fmt.Fprintf(e, format, args...) }

@@ -1,0 +1,908 @@
+package capture
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// This file is the one place that reads an application's memory copies for
+// `nsyscheck audit`: which Nsight Systems tables, columns and CSV reports
+// hold them. Everything is streamed: a copy is handed to the caller as soon
+// as it is read, and only NVTX ranges and per-batch-call bookkeeping stay in
+// memory.
+
+// CopyCall is one GPU memory copy together with the API call that issued it.
+// Times are nanoseconds on the capture's clock.
+type CopyCall struct {
+	API       string // runtime API name without _vNNNN, "" when no call was found
+	CallStart int64  // the call's start (0 when API is "")
+	CallEnd   int64
+	// HostNs is the call's duration, counted on the first copy of a call
+	// only: a batch call that made several copies holds the host once.
+	HostNs int64
+
+	Kind     CopyKind
+	Src, Dst MemKind
+	Bytes    int64
+	Start    int64 // the copy on the GPU
+	End      int64
+
+	CorrelationID int64
+	PID, TID      int64
+	Thread        string
+	Stream        int64
+	Device        int64
+	// Range is the innermost NVTX push/pop range of the calling thread that
+	// encloses the call, "" when none does (or the capture has no NVTX).
+	Range string
+}
+
+// HostDuration is the call's whole duration (CallEnd - CallStart), whether
+// or not HostNs counts it.
+func (c CopyCall) HostDuration() int64 { return c.CallEnd - c.CallStart }
+
+// GPUDuration is the copy's duration on the GPU.
+func (c CopyCall) GPUDuration() int64 { return c.End - c.Start }
+
+// CopyScan is what StreamCopies learnt about the capture beside its copies.
+type CopyScan struct {
+	Path   string   // the input given
+	Format Format   // how it was read
+	Files  []string // the files read
+	Meta   Metadata
+
+	// APICalls is the number of CUDA runtime API calls in the trace;
+	// APIHostNs their summed duration; FirstCall and LastEnd bound them.
+	APICalls  int64
+	APIHostNs int64
+	FirstCall int64
+	LastEnd   int64
+
+	Copies    int64 // copies handed to the caller
+	Unmatched int64 // copies whose API call is not in the trace
+	Memsets   int64 // memsets, kept apart from the copies
+
+	// Missing lists what the input cannot tell (memory kinds, NVTX, ...).
+	Missing []Gap
+}
+
+// SpanNs is the time from the first API call's start to the last one's end:
+// the host time the capture covers.
+func (s *CopyScan) SpanNs() int64 {
+	if s.LastEnd <= s.FirstCall {
+		return 0
+	}
+	return s.LastEnd - s.FirstCall
+}
+
+func (s *CopyScan) lack(f Fact, reason string) {
+	for _, g := range s.Missing {
+		if g.Fact == f {
+			return
+		}
+	}
+	s.Missing = append(s.Missing, Gap{Fact: f, Reason: reason})
+}
+
+// StreamCopies reads every memory copy of a capture — an SQLite export, a
+// .nsys-rep (exported to SQLite as Load does), or a folder of `nsys stats`
+// CSV reports (cuda_api_trace and cuda_gpu_trace, optionally
+// nvtx_pushpop_trace) — and hands each to fn with its API call, thread,
+// stream and innermost NVTX range. A folder is read as Load reads one: an
+// SQLite export first, then a .nsys-rep, then CSV reports.
+func StreamCopies(path string, opts Options, fn func(*CopyCall)) (*CopyScan, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, &InputError{Path: path, Problem: "cannot read the input", Err: err,
+			Hint: "give a .nsys-rep, a .sqlite export or a folder of nsys stats CSV reports"}
+	}
+	if st.IsDir() {
+		return streamCopiesDir(path, opts, fn)
+	}
+	name := strings.ToLower(filepath.Base(path))
+	switch {
+	case strings.HasSuffix(name, ".nsys-rep"), strings.HasSuffix(name, ".qdrep"):
+		return streamCopiesNsysRep(path, opts, fn)
+	case hasSQLiteHeader(path), strings.HasSuffix(name, ".sqlite"):
+		return streamCopiesSQLite(path, fn)
+	case strings.HasSuffix(name, ".csv"):
+		return streamCopiesCSV(filepath.Dir(path), fn)
+	}
+	return nil, &InputError{Path: path, Problem: "not a capture that holds memory copies",
+		Hint: "give a .nsys-rep, a .sqlite export, or a folder with *_cuda_api_trace.csv and *_cuda_gpu_trace.csv"}
+}
+
+func streamCopiesDir(dir string, opts Options, fn func(*CopyCall)) (*CopyScan, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, &InputError{Path: dir, Problem: "cannot list the folder", Err: err}
+	}
+	var plain, own, reps []string
+	csvs := false
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		l := strings.ToLower(e.Name())
+		switch {
+		case strings.HasSuffix(l, ".nsyscheck.sqlite"):
+			own = append(own, e.Name())
+		case strings.HasSuffix(l, ".sqlite"):
+			plain = append(plain, e.Name())
+		case strings.HasSuffix(l, ".nsys-rep"), strings.HasSuffix(l, ".qdrep"):
+			reps = append(reps, e.Name())
+		case strings.HasSuffix(l, "_cuda_gpu_trace.csv"):
+			csvs = true
+		}
+	}
+	one := func(kind string, names []string) (string, error) {
+		if len(names) > 1 {
+			sort.Strings(names)
+			return "", &InputError{Path: dir, Problem: "more than one " + kind + ": " + strings.Join(names, ", "),
+				Hint: "give the file itself, or keep one capture per folder"}
+		}
+		return filepath.Join(dir, names[0]), nil
+	}
+	switch {
+	case len(plain) > 0:
+		p, err := one("SQLite export", plain)
+		if err != nil {
+			return nil, err
+		}
+		return streamCopiesSQLite(p, fn)
+	case len(own) > 0:
+		p, err := one("SQLite export", own)
+		if err != nil {
+			return nil, err
+		}
+		return streamCopiesSQLite(p, fn)
+	case len(reps) > 0:
+		p, err := one(".nsys-rep report", reps)
+		if err != nil {
+			return nil, err
+		}
+		return streamCopiesNsysRep(p, opts, fn)
+	case csvs:
+		return streamCopiesCSV(dir, fn)
+	}
+	return nil, &InputError{Path: dir, Problem: "no capture with memory copies found in " + dir,
+		Hint: "looked for *.sqlite, *.nsys-rep and *_cuda_gpu_trace.csv (with *_cuda_api_trace.csv); make the CSV reports with nsys stats --report cuda_api_trace,cuda_gpu_trace,nvtx_pushpop_trace --format csv --output BASE REPORT.nsys-rep"}
+}
+
+// ReportSQLite returns the SQLite export of a .nsys-rep report, exporting
+// it with nsys when there is no fresh cached export (see LoadNsysRep). An
+// SQLite file named like a report is returned as it is.
+func ReportSQLite(path string, opts Options) (string, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return "", &InputError{Path: path, Problem: "cannot read the report", Err: err}
+	}
+	head, err := readHead(path, 64)
+	if err != nil {
+		return "", &InputError{Path: path, Problem: "cannot read the report", Err: err}
+	}
+	if strings.HasPrefix(string(head), sqliteMagic) {
+		return path, nil
+	}
+	dir, name, err := exportCachePath(path, info, opts)
+	if err != nil {
+		return "", err
+	}
+	cached := filepath.Join(dir, name)
+	if ci, err := os.Stat(cached); err == nil && ci.Mode().IsRegular() && ci.ModTime().After(info.ModTime()) &&
+		checkSQLiteFile(cached) == nil {
+		return cached, nil
+	}
+	nsys, err := FindNsys(opts.Nsys)
+	if err != nil {
+		var ie *InputError
+		if errors.As(err, &ie) {
+			return "", &InputError{Path: path, Problem: "cannot export the report to SQLite: " + ie.Problem,
+				Err: ie.Err, Hint: ie.Hint}
+		}
+		return "", err
+	}
+	if err := exportSQLite(nsys, path, head, dir, cached); err != nil {
+		return "", err
+	}
+	return cached, nil
+}
+
+func streamCopiesNsysRep(path string, opts Options, fn func(*CopyCall)) (*CopyScan, error) {
+	db, err := ReportSQLite(path, opts)
+	if err != nil {
+		return nil, err
+	}
+	s, err := streamCopiesSQLite(db, fn)
+	if err != nil {
+		return nil, err
+	}
+	s.Path, s.Format = path, FormatNsysRep
+	if db != path {
+		s.Files = []string{path, db}
+	}
+	return s, nil
+}
+
+// ---------------------------------------------------------------------------
+// SQLite
+
+// tabMemset is the export table of memsets, counted apart from the copies.
+const tabMemset = "CUPTI_ACTIVITY_KIND_MEMSET"
+
+func streamCopiesSQLite(path string, fn func(*CopyCall)) (*CopyScan, error) {
+	if err := checkSQLiteFile(path); err != nil {
+		return nil, err
+	}
+	db, err := sql.Open("sqlite3", sqliteReadOnlyDSN(path))
+	if err != nil {
+		return nil, &InputError{Path: path, Problem: "cannot open the SQLite export", Err: err, Hint: sqliteExportHint}
+	}
+	defer db.Close()
+	r := &sqliteReader{db: db, path: path, strs: map[int64]string{}, devices: map[int64]bool{}, wantCorr: map[int64]bool{}}
+	defer r.close()
+	if err := r.readTables(); err != nil {
+		return nil, err
+	}
+	// readTables resolves the loader's tables; the memset table is the
+	// audit's own.
+	if err := r.addTable(tabMemset); err != nil {
+		return nil, err
+	}
+	c := &Capture{}
+	r.readMeta(c)
+	s := &CopyScan{Path: path, Format: FormatSQLite, Files: []string{path}, Meta: c.Meta}
+	if r.tables[tabRuntime] == "" {
+		return nil, &InputError{Path: path, Where: "table " + tabRuntime, Problem: "no CUDA API trace in this export",
+			Hint: "profile with nsys profile -t cuda,nvtx and export again"}
+	}
+	if r.tables[tabStrings] == "" {
+		return nil, &InputError{Path: path, Where: "table " + tabStrings,
+			Problem: "no string table (StringIds) in this export, so API names cannot be read", Hint: sqliteExportHint}
+	}
+	if _, err := r.columns(tabStrings, "id", "value"); err != nil {
+		return nil, err
+	}
+	st, err := r.db.Prepare(`SELECT value FROM ` + quoteIdent(r.tables[tabStrings]) + ` WHERE id = ?`)
+	if err != nil {
+		return nil, r.tableError(r.tables[tabStrings], err)
+	}
+	r.strStmt = st
+	rcols, err := r.columns(tabRuntime, "start", "end", "nameId")
+	if err != nil {
+		return nil, err
+	}
+	if err := r.copyAPITotals(s); err != nil {
+		return nil, err
+	}
+	if t := r.tables[tabMemset]; t != "" {
+		if err := r.db.QueryRow(`SELECT count(*) FROM ` + quoteIdent(t)).Scan(&s.Memsets); err != nil {
+			return nil, r.tableError(t, err)
+		}
+	}
+	if r.tables[tabMemcpy] == "" {
+		s.lack(FactMemcpy, fmt.Sprintf("the export has no %s table: the run made no memory copies", tabMemcpy))
+		return s, nil
+	}
+	// NVTX push/pop ranges, for the innermost range of each call.
+	nv := &Capture{}
+	if err := r.readNVTX(nv); err != nil {
+		return nil, err
+	}
+	for _, g := range nv.Missing {
+		if g.Fact == FactNVTX {
+			s.lack(FactNVTX, g.Reason)
+		}
+	}
+	ranges := newRangeIndex(nv.Ranges)
+	nv = nil
+	threads, err := r.readThreadNames()
+	if err != nil {
+		return nil, err
+	}
+	if err := r.streamCopyJoin(s, rcols, ranges, threads, fn); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// addTable resolves one more logical table among the file's tables.
+func (r *sqliteReader) addTable(logical string) error {
+	rows, err := r.db.Query(`SELECT name FROM sqlite_master WHERE type IN ('table', 'view')`)
+	if err != nil {
+		return &InputError{Path: r.path, Problem: "cannot read the database schema", Err: err, Hint: sqliteExportHint}
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return &InputError{Path: r.path, Problem: "cannot read the database schema", Err: err, Hint: sqliteExportHint}
+		}
+		names = append(names, n)
+	}
+	if t := resolveTables(names, logical)[logical]; t != "" {
+		r.tables[logical] = t
+	}
+	return rows.Err()
+}
+
+// copyAPITotals counts the runtime calls and their host time in one pass.
+func (r *sqliteReader) copyAPITotals(s *CopyScan) error {
+	t := r.tables[tabRuntime]
+	var first, last, sum sql.NullInt64
+	err := r.db.QueryRow(`SELECT count(*), min(start), max("end"), sum("end" - start) FROM `+quoteIdent(t)).
+		Scan(&s.APICalls, &first, &last, &sum)
+	if err != nil {
+		return r.tableError(t, err)
+	}
+	s.FirstCall, s.LastEnd, s.APIHostNs = first.Int64, last.Int64, sum.Int64
+	return nil
+}
+
+// streamCopyJoin joins every copy to its runtime call by correlation id
+// within the same process, and hands each to fn.
+func (r *sqliteReader) streamCopyJoin(s *CopyScan, rcols map[string]bool, ranges *rangeIndex,
+	threads map[int64]string, fn func(*CopyCall)) error {
+	table := r.tables[tabMemcpy]
+	mcols, err := r.columns(tabMemcpy, "start", "end", "bytes", "copyKind")
+	if err != nil {
+		return err
+	}
+	if r.tables[tabCopyOper] == "" {
+		return &InputError{Path: r.path, Where: "table " + tabCopyOper,
+			Problem: "the export has memory copies but no " + tabCopyOper + " table to tell their directions", Hint: sqliteExportHint}
+	}
+	opers, err := r.readEnum(tabCopyOper)
+	if err != nil {
+		return err
+	}
+	kinds := map[int64]CopyKind{}
+	for id, n := range opers {
+		kinds[id] = copyKindByName(n)
+	}
+	memKinds := map[int64]MemKind{}
+	src, dst := "-1", "-1"
+	switch {
+	case !mcols["srcKind"] || !mcols["dstKind"]:
+		s.lack(FactMemoryKinds, fmt.Sprintf("table %s has no srcKind/dstKind columns; export with Nsight Systems 2025.3 or newer", table))
+	case r.tables[tabMemKind] == "":
+		s.lack(FactMemoryKinds, fmt.Sprintf("the export has no %s table to name the memory kinds of copies", tabMemKind))
+	default:
+		mk, err := r.readEnum(tabMemKind)
+		if err != nil {
+			return err
+		}
+		for id, n := range mk {
+			memKinds[id] = memKindByName(n)
+		}
+		src, dst = `ifnull(m.srcKind, -1)`, `ifnull(m.dstKind, -1)`
+	}
+	mcol := func(name string) string {
+		if mcols[name] {
+			return `ifnull(m.` + quoteIdent(name) + `, 0)`
+		}
+		return "0"
+	}
+	join := `0 = 1`
+	if mcols["correlationId"] && rcols["correlationId"] {
+		join = `r.correlationId = m.correlationId`
+		if mcols["globalPid"] && rcols["globalTid"] {
+			join += ` AND (r.globalTid >> 24) = (m.globalPid >> 24)`
+		}
+	} else {
+		s.lack(FactCorrelation, fmt.Sprintf("tables %s and %s cannot be joined: a correlationId column is missing", table, r.tables[tabRuntime]))
+	}
+	gtid := "0"
+	if rcols["globalTid"] {
+		gtid = `ifnull(r.globalTid, 0)`
+	} else {
+		s.lack(FactProcessScope, fmt.Sprintf("table %s has no globalTid column", r.tables[tabRuntime]))
+	}
+	// One join, no ORDER BY: SQLite indexes the runtime table's correlation
+	// ids on the fly and the rows come in the copy table's order.
+	q := `SELECT m.start, m."end", m.bytes, m.copyKind, ` + src + `, ` + dst + `, ` + mcol("correlationId") + `, ` +
+		mcol("streamId") + `, ` + mcol("deviceId") + `, ` + mcol("globalPid") + `, ` +
+		`r.start, r."end", r.nameId, ` + gtid +
+		` FROM ` + quoteIdent(table) + ` AS m LEFT JOIN ` + quoteIdent(r.tables[tabRuntime]) + ` AS r ON ` + join
+	rows, err := r.db.Query(q)
+	if err != nil {
+		return r.tableError(table, err)
+	}
+	defer rows.Close()
+	names := map[int64]string{}
+	batches := map[[2]int64]bool{} // (pid, correlation id) of multi-copy calls already counted
+	var (
+		cc                 CopyCall
+		kind, sk, dk, gpid int64
+		cs, ce, nameID     sql.NullInt64
+		gt                 int64
+	)
+	for rows.Next() {
+		cc = CopyCall{}
+		if err := rows.Scan(&cc.Start, &cc.End, &cc.Bytes, &kind, &sk, &dk, &cc.CorrelationID, &cc.Stream, &cc.Device, &gpid,
+			&cs, &ce, &nameID, &gt); err != nil {
+			return r.tableError(table, err)
+		}
+		cc.Kind = CopyUnknown
+		if k, ok := kinds[kind]; ok {
+			cc.Kind = k
+		}
+		cc.Src, cc.Dst = MemUnknown, MemUnknown
+		if k, ok := memKinds[sk]; ok {
+			cc.Src = k
+		}
+		if k, ok := memKinds[dk]; ok {
+			cc.Dst = k
+		}
+		if gpid != 0 {
+			cc.PID, _ = splitGlobalID(gpid)
+		}
+		if nameID.Valid {
+			name, ok := names[nameID.Int64]
+			if !ok {
+				v, err := r.str(nameID.Int64)
+				if err != nil {
+					return err
+				}
+				name = stripAPIVersion(v)
+				names[nameID.Int64] = name
+			}
+			cc.API, cc.CallStart, cc.CallEnd = name, cs.Int64, ce.Int64
+			cc.HostNs = cc.CallEnd - cc.CallStart
+			if gt != 0 {
+				cc.PID, cc.TID = splitGlobalID(gt)
+				cc.Thread = threads[gt]
+			}
+			if isBatchAPI(name) {
+				k := [2]int64{cc.PID, cc.CorrelationID}
+				if batches[k] {
+					cc.HostNs = 0
+				}
+				batches[k] = true
+			}
+			cc.Range = ranges.innermost(cc.PID, cc.TID, cc.CallStart, cc.CallEnd)
+		} else {
+			s.Unmatched++
+		}
+		s.Copies++
+		fn(&cc)
+	}
+	if err := rows.Err(); err != nil {
+		return r.tableError(table, err)
+	}
+	return nil
+}
+
+// isBatchAPI reports whether one call of this API may make several copies.
+func isBatchAPI(name string) bool { return strings.Contains(name, "Batch") }
+
+// ---------------------------------------------------------------------------
+// NVTX: innermost enclosing push/pop range
+
+// rangeIndex finds the innermost push/pop range of a thread that encloses a
+// span. Push/pop ranges nest on their thread, so each range's parent is the
+// closest earlier range that still encloses its start.
+type rangeIndex struct {
+	byThread map[[2]int64]*threadRanges
+}
+
+type threadRanges struct {
+	start  []int64
+	end    []int64 // math.MaxInt64 for a range never popped
+	name   []string
+	parent []int32 // index of the enclosing range, -1 for none
+}
+
+func newRangeIndex(rs []Range) *rangeIndex {
+	ix := &rangeIndex{byThread: map[[2]int64]*threadRanges{}}
+	sort.SliceStable(rs, func(i, j int) bool {
+		if rs[i].Start != rs[j].Start {
+			return rs[i].Start < rs[j].Start
+		}
+		return rs[i].End > rs[j].End // the outer of two ranges pushed at once first
+	})
+	stacks := map[[2]int64][]int32{}
+	for _, rg := range rs {
+		k := [2]int64{rg.PID, rg.TID}
+		t := ix.byThread[k]
+		if t == nil {
+			t = &threadRanges{}
+			ix.byThread[k] = t
+		}
+		end := rg.End
+		if rg.Open {
+			end = 1<<63 - 1
+		}
+		st := stacks[k]
+		for len(st) > 0 && t.end[st[len(st)-1]] < rg.Start {
+			st = st[:len(st)-1]
+		}
+		p := int32(-1)
+		if len(st) > 0 {
+			p = st[len(st)-1]
+		}
+		t.start = append(t.start, rg.Start)
+		t.end = append(t.end, end)
+		t.name = append(t.name, rg.Name)
+		t.parent = append(t.parent, p)
+		stacks[k] = append(st, int32(len(t.start)-1))
+	}
+	return ix
+}
+
+// innermost returns the name of the innermost range of thread (pid, tid)
+// that encloses [start, end], or "".
+func (ix *rangeIndex) innermost(pid, tid, start, end int64) string {
+	t := ix.byThread[[2]int64{pid, tid}]
+	if t == nil {
+		return ""
+	}
+	i := int32(sort.Search(len(t.start), func(i int) bool { return t.start[i] > start }) - 1)
+	for i >= 0 {
+		if t.start[i] <= start && t.end[i] >= end {
+			return t.name[i]
+		}
+		i = t.parent[i]
+	}
+	return ""
+}
+
+// ---------------------------------------------------------------------------
+// CSV reports: cuda_gpu_trace joined to cuda_api_trace
+
+// csvCopyReports are the report suffixes the CSV audit reads.
+const (
+	csvGPUTrace  = "cuda_gpu_trace"
+	csvAPITrace  = "cuda_api_trace"
+	csvNVTXTrace = "nvtx_pushpop_trace"
+)
+
+var gpuTraceColumns = []csvColumn{
+	{field: "start", aliases: []string{"start"}, required: true, time: true, display: "Start (ns)"},
+	{field: "duration", aliases: []string{"duration"}, required: true, time: true, display: "Duration (ns)"},
+	{field: "corrid", aliases: []string{"corrid", "correlationid"}, required: true, display: "CorrId"},
+	{field: "bytes", aliases: []string{"bytes"}, display: "Bytes (MB)"},
+	{field: "srckind", aliases: []string{"srcmemkd", "srcmemkind", "srckind"}, display: "SrcMemKd"},
+	{field: "dstkind", aliases: []string{"dstmemkd", "dstmemkind", "dstkind"}, display: "DstMemKd"},
+	{field: "device", aliases: []string{"device", "deviceid"}, display: "Device"},
+	{field: "stream", aliases: []string{"strm", "stream", "streamid"}, display: "Strm"},
+	{field: "pid", aliases: []string{"pid", "processid"}, display: "Pid"},
+	{field: "name", aliases: []string{"name"}, required: true, display: "Name"},
+}
+
+var nvtxTraceColumns = []csvColumn{
+	{field: "start", aliases: []string{"start"}, required: true, time: true, display: "Start (ns)"},
+	{field: "end", aliases: []string{"end"}, required: true, time: true, display: "End (ns)"},
+	{field: "name", aliases: []string{"name"}, required: true, display: "Name"},
+	{field: "pid", aliases: []string{"pid", "processid"}, required: true, display: "PID"},
+	{field: "tid", aliases: []string{"tid", "threadid"}, required: true, display: "TID"},
+}
+
+// findReport returns the one file in dir ending in "_<report>.csv" (or
+// named "<report>.csv"), "" when there is none.
+func findReport(dir string, entries []os.DirEntry, report string) (string, error) {
+	var found []string
+	for _, e := range entries {
+		n := e.Name()
+		if !e.IsDir() && (n == report+".csv" || strings.HasSuffix(n, "_"+report+".csv")) {
+			found = append(found, n)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", nil
+	case 1:
+		return filepath.Join(dir, found[0]), nil
+	}
+	sort.Strings(found)
+	return "", &InputError{Path: dir, Problem: "report " + report + " is there more than once: " + strings.Join(found, ", "),
+		Hint: "keep one capture's reports per folder"}
+}
+
+// gpuCopy is a copy row of cuda_gpu_trace kept until its API call is read.
+type gpuCopy struct {
+	start, end, bytes, stream, device, pid int64
+	kind                                   CopyKind
+	src, dst                               MemKind
+	seen                                   bool
+}
+
+// csvMemKind maps the SrcMemKd/DstMemKd cells (Pageable, Pinned, Device,
+// Managed, ...) to memory kinds.
+func csvMemKind(s string) MemKind {
+	return memKindByName(strings.ReplaceAll(strings.TrimSpace(s), " ", "_"))
+}
+
+func streamCopiesCSV(dir string, fn func(*CopyCall)) (*CopyScan, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, &InputError{Path: dir, Problem: "cannot list the CSV folder", Err: err}
+	}
+	gpuPath, err := findReport(dir, entries, csvGPUTrace)
+	if err != nil {
+		return nil, err
+	}
+	apiPath, err := findReport(dir, entries, csvAPITrace)
+	if err != nil {
+		return nil, err
+	}
+	if gpuPath == "" || apiPath == "" {
+		return nil, &InputError{Path: dir, Problem: "the audit of a CSV folder needs both *_cuda_api_trace.csv and *_cuda_gpu_trace.csv",
+			Hint: "make them with nsys stats --report cuda_api_trace,cuda_gpu_trace,nvtx_pushpop_trace --format csv --output BASE REPORT.nsys-rep"}
+	}
+	nvtxPath, err := findReport(dir, entries, csvNVTXTrace)
+	if err != nil {
+		return nil, err
+	}
+	s := &CopyScan{Path: dir, Format: FormatCSV, Files: []string{apiPath, gpuPath}}
+	s.lack(FactMemcpyBytes, "cuda_gpu_trace gives bytes in MB rounded to its printed digits, so per-copy bytes are approximate")
+	copies, memsets, err := readGPUTraceCopies(gpuPath, s)
+	if err != nil {
+		return nil, err
+	}
+	s.Memsets = memsets
+	var ranges *rangeIndex
+	if nvtxPath != "" {
+		rs, err := readNVTXTrace(nvtxPath)
+		if err != nil {
+			return nil, err
+		}
+		ranges = newRangeIndex(rs)
+		s.Files = append(s.Files, nvtxPath)
+	} else {
+		ranges = newRangeIndex(nil)
+		s.lack(FactNVTX, "no *_nvtx_pushpop_trace.csv in "+dir+", so copies have no NVTX range")
+	}
+	f, err := os.Open(apiPath)
+	if err != nil {
+		return nil, &InputError{Path: apiPath, Problem: "cannot open the cuda_api_trace report", Err: err}
+	}
+	defer f.Close()
+	batches := map[int64]bool{}
+	scoped := true
+	_, err = streamAPITrace(f, apiPath, Options{}, func(a APICall) {
+		s.APICalls++
+		s.APIHostNs += a.Duration()
+		if s.APICalls == 1 || a.Start < s.FirstCall {
+			s.FirstCall = a.Start
+		}
+		if a.End > s.LastEnd {
+			s.LastEnd = a.End
+		}
+		cs, ok := copies[a.CorrelationID]
+		if !ok {
+			return
+		}
+		for i := range cs {
+			g := &cs[i]
+			if g.seen || (g.pid != 0 && a.PID != 0 && g.pid != a.PID) {
+				continue
+			}
+			g.seen = true
+			cc := CopyCall{API: a.Name, CallStart: a.Start, CallEnd: a.End, HostNs: a.Duration(),
+				Kind: g.kind, Src: g.src, Dst: g.dst, Bytes: g.bytes, Start: g.start, End: g.end,
+				CorrelationID: a.CorrelationID, PID: a.PID, TID: a.TID, Thread: a.Thread, Stream: g.stream, Device: g.device}
+			if len(cs) > 1 || isBatchAPI(a.Name) {
+				if batches[a.CorrelationID] {
+					cc.HostNs = 0
+				}
+				batches[a.CorrelationID] = true
+			}
+			cc.Range = ranges.innermost(cc.PID, cc.TID, cc.CallStart, cc.CallEnd)
+			s.Copies++
+			fn(&cc)
+		}
+	}, func(has bool) { scoped = has })
+	if err != nil {
+		return nil, err
+	}
+	if !scoped {
+		s.lack(FactProcessScope, apiPath+" has no Pid/Tid columns")
+	}
+	// Copies with no call in the API trace (driver API, or another process).
+	var corrs []int64
+	for corr := range copies {
+		corrs = append(corrs, corr)
+	}
+	sort.Slice(corrs, func(i, j int) bool { return corrs[i] < corrs[j] })
+	for _, corr := range corrs {
+		for _, g := range copies[corr] {
+			if g.seen {
+				continue
+			}
+			cc := CopyCall{Kind: g.kind, Src: g.src, Dst: g.dst, Bytes: g.bytes, Start: g.start, End: g.end,
+				CorrelationID: corr, PID: g.pid, Stream: g.stream, Device: g.device}
+			s.Copies++
+			s.Unmatched++
+			fn(&cc)
+		}
+	}
+	return s, nil
+}
+
+// readGPUTraceCopies reads the copy rows of a cuda_gpu_trace report by
+// correlation id (kernels skipped, memsets counted).
+func readGPUTraceCopies(path string, s *CopyScan) (map[int64][]gpuCopy, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, &InputError{Path: path, Problem: "cannot open the cuda_gpu_trace report", Err: err}
+	}
+	defer f.Close()
+	sc := newCSVScanner(f)
+	header, err := sc.next()
+	if err == io.EOF {
+		return map[int64][]gpuCopy{}, 0, nil
+	}
+	if err != nil {
+		return nil, 0, &InputError{Path: path, Where: "header", Problem: "malformed CSV", Err: err}
+	}
+	hs := make([]string, len(header))
+	for i, h := range header {
+		hs[i] = string(h)
+	}
+	rh, err := csvResolveHeader(path, csvGPUTrace, hs, gpuTraceColumns)
+	if err != nil {
+		return nil, 0, err
+	}
+	idx := func(f string) int {
+		if i, ok := rh.index[f]; ok {
+			return i
+		}
+		return -1
+	}
+	iStart, iDur, iCorr, iName := idx("start"), idx("duration"), idx("corrid"), idx("name")
+	iBytes, iSrc, iDst, iDev, iStrm, iPid := idx("bytes"), idx("srckind"), idx("dstkind"), idx("device"), idx("stream"), idx("pid")
+	if iSrc < 0 || iDst < 0 {
+		s.lack(FactMemoryKinds, path+" has no SrcMemKd/DstMemKd columns; make it with nsys 2024.2 or newer")
+	}
+	bytesScale := 1e6 // MB, the report's unit unless its header says otherwise
+	if iBytes < 0 {
+		s.lack(FactMemcpyBytes, path+" has no Bytes column")
+	} else {
+		sc, ok := csvSizeScale(rh.unit["bytes"])
+		if !ok {
+			return nil, 0, &InputError{Path: path, Where: "column " + strconv.Quote(hs[iBytes]),
+				Problem: "unknown size unit " + strconv.Quote(rh.unit["bytes"]), Hint: "make the report again with nsys stats"}
+		}
+		bytesScale = sc * 1e6
+	}
+	out := map[int64][]gpuCopy{}
+	var memsets int64
+	row := 0
+	cell := func(rec [][]byte, i int) string {
+		if i < 0 || i >= len(rec) {
+			return ""
+		}
+		return string(rec[i])
+	}
+	for {
+		rec, err := sc.next()
+		if err == io.EOF {
+			break
+		}
+		row++
+		if err != nil {
+			return nil, 0, &InputError{Path: path, Where: fmt.Sprintf("data row %d", row), Problem: "malformed CSV", Err: err,
+				Hint: "the file may be cut short or not be an nsys stats --format csv report"}
+		}
+		if len(rec) != len(header) {
+			return nil, 0, csvRowError(path, row, "", "", fmt.Sprintf("%d cells where the header has %d", len(rec), len(header)), "make the report again with nsys stats --format csv")
+		}
+		name := string(rec[iName])
+		if !strings.HasPrefix(name, "[CUDA mem") {
+			continue // a kernel
+		}
+		if strings.HasPrefix(name, "[CUDA memset") {
+			memsets++
+			continue
+		}
+		kind, ok := csvCopyKindOf(strings.TrimSuffix(strings.TrimPrefix(name, "[CUDA memcpy "), "]"))
+		if !ok {
+			kind = CopyOther
+		}
+		start, err := csvParseNs(string(rec[iStart]), rh.scale["start"])
+		if err != nil {
+			return nil, 0, csvRowError(path, row, hs[iStart], string(rec[iStart]), "not a number", "make the report again with nsys stats --format csv")
+		}
+		dur, err := csvParseNs(string(rec[iDur]), rh.scale["duration"])
+		if err != nil {
+			return nil, 0, csvRowError(path, row, hs[iDur], string(rec[iDur]), "not a number", "make the report again with nsys stats --format csv")
+		}
+		corr, err := csvParseInt(string(rec[iCorr]))
+		if err != nil {
+			return nil, 0, csvRowError(path, row, hs[iCorr], string(rec[iCorr]), "not an integer", "make the report again with nsys stats --format csv")
+		}
+		g := gpuCopy{start: start, end: start + dur, kind: kind, src: MemUnknown, dst: MemUnknown}
+		if iBytes >= 0 && len(rec[iBytes]) > 0 {
+			v, err := strconv.ParseFloat(string(rec[iBytes]), 64)
+			if err != nil {
+				return nil, 0, csvRowError(path, row, hs[iBytes], string(rec[iBytes]), "not a number", "make the report again with nsys stats --format csv")
+			}
+			g.bytes = int64(v*bytesScale + 0.5)
+		}
+		if iSrc >= 0 {
+			g.src = csvMemKind(cell(rec, iSrc))
+		}
+		if iDst >= 0 {
+			g.dst = csvMemKind(cell(rec, iDst))
+		}
+		g.device, _ = csvParseInt(cell(rec, iDev))
+		g.stream, _ = csvParseInt(cell(rec, iStrm))
+		g.pid, _ = csvParseInt(cell(rec, iPid))
+		out[corr] = append(out[corr], g)
+	}
+	return out, memsets, nil
+}
+
+// readNVTXTrace reads the ranges of an nvtx_pushpop_trace report.
+func readNVTXTrace(path string) ([]Range, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &InputError{Path: path, Problem: "cannot open the nvtx_pushpop_trace report", Err: err}
+	}
+	defer f.Close()
+	sc := newCSVScanner(f)
+	header, err := sc.next()
+	if err == io.EOF {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, &InputError{Path: path, Where: "header", Problem: "malformed CSV", Err: err}
+	}
+	hs := make([]string, len(header))
+	for i, h := range header {
+		hs[i] = string(h)
+	}
+	rh, err := csvResolveHeader(path, csvNVTXTrace, hs, nvtxTraceColumns)
+	if err != nil {
+		return nil, err
+	}
+	var out []Range
+	row := 0
+	for {
+		rec, err := sc.next()
+		if err == io.EOF {
+			break
+		}
+		row++
+		if err != nil {
+			return nil, &InputError{Path: path, Where: fmt.Sprintf("data row %d", row), Problem: "malformed CSV", Err: err}
+		}
+		if len(rec) != len(header) {
+			return nil, csvRowError(path, row, "", "", fmt.Sprintf("%d cells where the header has %d", len(rec), len(header)), "make the report again with nsys stats --format csv")
+		}
+		var rg Range
+		for _, f := range []struct {
+			field string
+			dst   *int64
+			time  bool
+		}{{"start", &rg.Start, true}, {"end", &rg.End, true}, {"pid", &rg.PID, false}, {"tid", &rg.TID, false}} {
+			i := rh.index[f.field]
+			v := string(rec[i])
+			var err error
+			if f.time {
+				*f.dst, err = csvParseNs(v, rh.scale[f.field])
+			} else {
+				*f.dst, err = csvParseInt(v)
+			}
+			if err != nil {
+				if f.field == "end" && v == "" {
+					rg.Open = true
+					continue
+				}
+				return nil, csvRowError(path, row, hs[i], v, "not a number", "make the report again with nsys stats --format csv")
+			}
+		}
+		_, rg.Name = csvSplitRange(string(rec[rh.index["name"]]))
+		out = append(out, rg)
+	}
+	return out, nil
+}
