@@ -49,6 +49,10 @@ type Finding struct {
 	Evidence []Evidence `json:"evidence"`
 }
 
+// MinOverlapNs is the shortest copy the cannot-overlap finding counts: a
+// copy shorter than a call's own launch cost finishes inside any call.
+const MinOverlapNs = 10000
+
 // MaxEvidence bounds the copies a finding lists.
 const MaxEvidence = 10
 
@@ -163,7 +167,7 @@ func NewAccumulator() *Accumulator {
 		sync: Finding{ID: FindingSecretlySync, Title: "secretly synchronous: pageable async copies whose call held the host for most of the copy",
 			Rule: "an async API, pageable host memory, and the call lasted at least 80% of the copy's GPU time", Evidence: []Evidence{}},
 		noOver: Finding{ID: FindingNoOverlap, Title: "cannot overlap: async copies whose call returned only after the copy had finished on the GPU",
-			Rule: "an async API and the call ended at or after the copy's end on the GPU, so nothing on the host ran beside the copy", Evidence: []Evidence{}},
+			Rule: "an async API, a copy of at least 10 µs on the GPU, and the call ended at or after the copy's end, so nothing on the host ran beside the copy", Evidence: []Evidence{}},
 	}
 }
 
@@ -200,7 +204,7 @@ func (a *Accumulator) Add(c *capture.CopyCall) {
 		}
 		a.pageableAsync[flagKey{c.PID, c.Start}] = evidenceOf(c)
 	}
-	if kind == Async && c.HostNs > 0 && gpu > 0 && c.CallEnd >= c.End {
+	if kind == Async && c.HostNs > 0 && gpu >= MinOverlapNs && c.CallEnd >= c.End {
 		a.noOver.add(c)
 	}
 	if (host == Pageable || host == Pinned) && (c.Kind == capture.CopyHtoD || c.Kind == capture.CopyDtoH) && kind != UnknownAPI {

@@ -178,6 +178,31 @@ func (a *Accumulator) predictGroup(gp *GroupPrediction, g *group, rates *Rates) 
 			pin.count, g.kind, g.dir, Buckets[g.bucket].Name, 1/q50, 1/q90, 1/q10), b*q50, b*q10, b*q90)
 		return
 	}
+	// 1b. A pinned async call holds the host for its launch only, whatever
+	// its size or direction: any pinned async calls of the capture tell it.
+	if g.kind == Async {
+		var all hist
+		var count int64
+		for _, pin := range a.pinned {
+			if pin.kind != Async {
+				continue
+			}
+			count += pin.count
+			for k, v := range pin.callNs.bins {
+				if all.bins == nil {
+					all.bins = map[int]int64{}
+				}
+				all.bins[k] += v
+				all.n += v
+			}
+		}
+		if all.n >= MinSamples {
+			q10, q50, q90 := all.quantile(0.1), all.quantile(0.5), all.quantile(0.9)
+			set(SourceCapture, fmt.Sprintf("%d pinned async calls of other sizes or directions in this capture held the host %s per call (median; 10th-90th percentile %s-%s), and a pinned async call's time does not grow with its size",
+				count, ns(q50), ns(q10), ns(q90)), n*q50, n*q10, n*q90)
+			return
+		}
+	}
 	// 2. A run of the lesson's program on the same machine.
 	if rates != nil {
 		if g.kind == Async && rates.AsyncCallNs > 0 {

@@ -128,6 +128,11 @@ func (c *Check) WriteText(w io.Writer) error {
 		ns(float64(c.HtoDBeforeNs)), ns(float64(c.HtoDAfterNs)), ns(float64(c.SavedNs)), ns(float64(c.PredictedSavedNs)),
 		ns(float64(c.PredictedAfterLowNs)), ns(float64(c.PredictedAfterHighNs)))
 	ew.printf("  bytes moved host-to-device: %s before, %s after (%+.2f%%)\n", mb(c.HtoDBytesBefore), mb(c.HtoDBytesAfter), 100*c.BytesChange)
+	for _, cl := range c.Classes {
+		ew.printf("  pageable class %s: %d copies, %s before; after: %s (%d pageable, %d pinned, %s)\n", cl.Class, cl.Before.Count,
+			ns(float64(cl.Before.HostNs)), cl.Status, cl.AfterPageable.Count, cl.AfterPinned.Count,
+			ns(float64(cl.AfterPageable.HostNs+cl.AfterPinned.HostNs)))
+	}
 	for _, r := range c.Reasons {
 		ew.printf("  - %s\n", r)
 	}

@@ -834,12 +834,21 @@ func readGPUTraceCopies(path string, s *CopyScan) (map[int64][]gpuCopy, int64, e
 		if iDst >= 0 {
 			g.dst = csvMemKind(cell(rec, iDst))
 		}
-		g.device, _ = csvParseInt(cell(rec, iDev))
+		g.device = csvDeviceID(cell(rec, iDev))
 		g.stream, _ = csvParseInt(cell(rec, iStrm))
 		g.pid, _ = csvParseInt(cell(rec, iPid))
 		out[corr] = append(out[corr], g)
 	}
 	return out, memsets, nil
+}
+
+// csvDeviceID reads the Device cell: a number, or "NVIDIA H200 (0)".
+func csvDeviceID(s string) int64 {
+	if i := strings.LastIndexByte(s, '('); i >= 0 && strings.HasSuffix(s, ")") {
+		s = s[i+1 : len(s)-1]
+	}
+	v, _ := csvParseInt(s)
+	return v
 }
 
 // readNVTXTrace reads the ranges of an nvtx_pushpop_trace report.

@@ -297,8 +297,8 @@ func classify(v EnvVar) (Kind, bool) {
 		return "", false
 	case LooksSecretName(v.Name) || LooksSecretValue(v.Value):
 		return KindSecret, true
-	case v.Name == "LD_PRELOAD" && (v.Value == nsysPreload || v.Value == `"`+nsysPreload+`"`):
-		return "", false // nsys's own injection placeholder
+	case InjectedByNsys(v.Name, v.Value):
+		return "", false // nsys's own injection
 	case AllowedEnv(v.Name, nil):
 		return "", false
 	case v.Name == "PWD" || v.Name == "OLDPWD":
@@ -453,6 +453,10 @@ func (s *sqliteScan) processes() error {
 		_ = s.db.QueryRow(`SELECT value FROM META_DATA_CAPTURE WHERE name = 'PROCESS_0:COMMAND'`).Scan(&command)
 		command, _, _ = strings.Cut(command, " ")
 	}
+	spans, err := s.threadSpans(profiled)
+	if err != nil {
+		return s.fail("table ThreadNames", err)
+	}
 	rows, err := s.db.Query(`SELECT pid, name FROM PROCESSES ORDER BY pid`)
 	if err != nil {
 		return s.fail("table PROCESSES", err)
@@ -464,7 +468,7 @@ func (s *sqliteScan) processes() error {
 		if err := rows.Scan(&pid, &name); err != nil {
 			return s.fail("table PROCESSES", err)
 		}
-		if profiled[pid.Int64] || isNsysProcess(name.String) {
+		if profiled[pid.Int64] || isNsysProcess(name.String) || ChildOfProfiled(pid.Int64, spans) {
 			continue
 		}
 		if command != "" && (name.String == command || filepath.Base(name.String) == filepath.Base(command)) {
@@ -474,6 +478,30 @@ func (s *sqliteScan) processes() error {
 			Where: fmt.Sprintf(whereProcess, pid.Int64)})
 	}
 	return rows.Err()
+}
+
+// threadSpans returns the highest thread id ThreadNames records for each
+// profiled process.
+func (s *sqliteScan) threadSpans(profiled map[int64]bool) ([]ThreadSpan, error) {
+	if !s.tables["ThreadNames"] || len(profiled) == 0 {
+		return nil, nil
+	}
+	rows, err := s.db.Query(`SELECT (globalTid >> 24) & 16777215, max(globalTid & 16777215) FROM ThreadNames GROUP BY 1`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ThreadSpan
+	for rows.Next() {
+		var sp ThreadSpan
+		if err := rows.Scan(&sp.PID, &sp.MaxTID); err != nil {
+			return nil, err
+		}
+		if profiled[sp.PID] {
+			out = append(out, sp)
+		}
+	}
+	return out, rows.Err()
 }
 
 // rawEnvRE finds NAME=value strings in raw bytes: an upper-case name of at
