@@ -123,6 +123,14 @@ func (h *hist) quantile(q float64) float64 {
 	return math.Exp2((float64(keys[len(keys)-1]) + 0.5) / histPerOctave)
 }
 
+// span returns the 10th percentile at its bin's lower edge, the median,
+// and the 90th percentile at its bin's upper edge, so that the bound holds
+// the histogram's own rounding.
+func (h *hist) span() (lo, mid, hi float64) {
+	edge := math.Exp2(0.5 / histPerOctave)
+	return h.quantile(0.1) / edge, h.quantile(0.5), h.quantile(0.9) * edge
+}
+
 // group is what the prediction needs of copies with one direction, API
 // kind and size bucket.
 type group struct {

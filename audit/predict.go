@@ -168,12 +168,12 @@ func (a *Accumulator) predictGroup(gp *GroupPrediction, g *group, rates *Rates) 
 		if g.kind == Async {
 			// A pinned async call holds the host for its launch only:
 			// per call, whatever the size.
-			q10, q50, q90 := pin.callNs.quantile(0.1), pin.callNs.quantile(0.5), pin.callNs.quantile(0.9)
+			q10, q50, q90 := pin.callNs.span()
 			set(SourceCapture, fmt.Sprintf("%d pinned %s %s calls of %s in this capture held the host %s per call (median; 10th-90th percentile %s-%s)",
 				pin.count, g.kind, g.dir, Buckets[g.bucket].Name, ns(q50), ns(q10), ns(q90)), n*q50, n*q10, n*q90)
 			return
 		}
-		q10, q50, q90 := pin.nsPerB.quantile(0.1), pin.nsPerB.quantile(0.5), pin.nsPerB.quantile(0.9)
+		q10, q50, q90 := pin.nsPerB.span()
 		set(SourceCapture, fmt.Sprintf("%d pinned %s %s calls of %s in this capture moved %.1f GB/s as the host saw it (median; 10th-90th percentile %.1f-%.1f GB/s)",
 			pin.count, g.kind, g.dir, Buckets[g.bucket].Name, 1/q50, 1/q90, 1/q10), b*q50, b*q10, b*q90)
 		return
@@ -197,7 +197,7 @@ func (a *Accumulator) predictGroup(gp *GroupPrediction, g *group, rates *Rates) 
 			}
 		}
 		if all.n >= MinSamples {
-			q10, q50, q90 := all.quantile(0.1), all.quantile(0.5), all.quantile(0.9)
+			q10, q50, q90 := all.span()
 			set(SourceCapture, fmt.Sprintf("%d pinned async calls of other sizes or directions in this capture held the host %s per call (median; 10th-90th percentile %s-%s), and a pinned async call's time does not grow with its size",
 				count, ns(q50), ns(q10), ns(q90)), n*q50, n*q10, n*q90)
 			return

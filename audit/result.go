@@ -41,6 +41,10 @@ type Audit struct {
 	NVIDIA *RuleComparison `json:"nvidiaRule,omitempty"`
 
 	Missing []capture.Gap `json:"missing,omitempty"`
+	// Exposures say what the capture files reveal beyond the run (other
+	// processes, environment outside the allowlist, secrets), as verify's
+	// capture-exposes warnings do; empty when they reveal nothing.
+	Exposures []string `json:"exposures"`
 
 	pageableAsync map[flagKey]Evidence
 }
@@ -55,7 +59,8 @@ func (a *Accumulator) Finish(scan *capture.CopyScan, rates *Rates) *Audit {
 	au := &Audit{SchemaVersion: SchemaVersion, Capture: scan.Path, Format: string(scan.Format), Files: scan.Files,
 		GPU: scan.Meta.GPU, NsysVersion: scan.Meta.NsysVersion, APICalls: scan.APICalls, APIHostNs: scan.APIHostNs,
 		SpanNs: scan.SpanNs(), Copies: scan.Copies, Unmatched: scan.Unmatched, Memsets: scan.Memsets,
-		Missing: scan.Missing, pageableAsync: a.pageableAsync, Classes: []*Class{}, TopOffenders: []*Class{}}
+		Missing: scan.Missing, pageableAsync: a.pageableAsync, Classes: []*Class{}, TopOffenders: []*Class{},
+		Exposures: []string{}}
 	for _, c := range a.classes {
 		if c.GPUNs > 0 {
 			c.GPUGBps = float64(c.Bytes) / float64(c.GPUNs)

@@ -117,6 +117,9 @@ func (au *Audit) WriteText(w io.Writer) error {
 	for _, g := range au.Missing {
 		ew.printf("note: %s: %s\n", g.Fact, g.Reason)
 	}
+	for _, e := range au.Exposures {
+		ew.printf("warning: capture-exposes: %s\n", e)
+	}
 	return ew.err
 }
 

@@ -99,6 +99,31 @@ func InjectedByNsys(name, value string) bool {
 	return matchesAny(strings.TrimLeft(name, "_"), NsysInjected)
 }
 
+// nsysBlockMarker starts the environment block nsys writes for the
+// processes it injects; nsysBlockReach is how far after it the block's
+// variables lie.
+const (
+	nsysBlockMarker = "QUADD_"
+	nsysBlockReach  = 1024
+)
+
+// InNsysBlock reports whether a NAME=value found in the raw, compressed
+// bytes of a .nsys-rep is a fragment of the environment block nsys injects:
+// the bytes before it (up to nsysBlockReach of them) hold nsys's QUADD_
+// marker, the value is short (under 8 characters: a flag, a pid), and
+// neither name nor value looks secret. Compression there cuts names short
+// (CUPTI_PROFILE_MODE is stored as "_PROFILE_MODE=_"), so the name alone
+// cannot be matched against NsysInjected.
+func InNsysBlock(name, value string, before []byte) bool {
+	if len(value) >= 8 || LooksSecretName(name) || LooksSecretValue(value) {
+		return false
+	}
+	if len(before) > nsysBlockReach {
+		before = before[len(before)-nsysBlockReach:]
+	}
+	return strings.Contains(string(before), nsysBlockMarker)
+}
+
 // ThreadSpan is a profiled process and the highest thread id nsys recorded
 // for it.
 type ThreadSpan struct {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/audit"
 	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/privacy"
 	"github.com/nsyscheck/nsyscheck/runner"
 )
 
@@ -26,6 +27,7 @@ type auditOptions struct {
 	LinkGBps float64
 	Nsys     string
 	Rule     string
+	Expect   string
 }
 
 // defaultLinkGBps is the link rate assumed when neither a run folder nor
@@ -81,6 +83,7 @@ Exit status: 0 no copy breaks the rule (one capture) or the check held
 	cmd.Flags().Float64Var(&opts.LinkGBps, "link-gbps", 0, "the host-device link rate in GB/s, when no measured rate is at hand (default: the run folder's, else PCIe 5.0 x16)")
 	cmd.Flags().StringVar(&opts.Nsys, "nsys", "", "nsys executable, to export .nsys-rep files and run NVIDIA's rule")
 	cmd.Flags().StringVar(&opts.Rule, "nvidia-rule", "auto", "NVIDIA's cuda_memcpy_async rule beside the audit: auto or off")
+	cmd.Flags().StringVar(&opts.Expect, "expect", "", "compare the audit with the expected numbers in `FILE` (see docs/audit.md); its \"against\" names AFTER when one CAPTURE is given")
 	return cmd
 }
 
@@ -105,6 +108,15 @@ func runAudit(opts *auditOptions, args []string, s Streams) error {
 	if err != nil {
 		return &statusError{code: exitError, err: err}
 	}
+	var expect *auditExpectation
+	if opts.Expect != "" {
+		if expect, err = readAuditExpectation(opts.Expect); err != nil {
+			return &statusError{code: exitError, err: err}
+		}
+		if expect.Against != "" && len(args) == 1 {
+			args = append(args, filepath.Join(filepath.Dir(opts.Expect), expect.Against))
+		}
+	}
 	out := AuditOutput{SchemaVersion: audit.SchemaVersion}
 	for i, p := range args {
 		au, err := auditCapture(p, opts, rates)
@@ -122,6 +134,18 @@ func runAudit(opts *auditOptions, args []string, s Streams) error {
 	}
 	if err := writeAudit(s.Out, opts.Format, &out); err != nil {
 		return &statusError{code: exitError, err: err}
+	}
+	if expect != nil {
+		diffs := expect.compare(&out)
+		if len(diffs) > 0 {
+			fmt.Fprintf(s.Err, "audit differs from %s:\n", opts.Expect)
+			for _, d := range diffs {
+				fmt.Fprintf(s.Err, "  %s\n", d)
+			}
+			return &statusError{code: exitDied}
+		}
+		fmt.Fprintf(s.Err, "audit matches %s\n", opts.Expect)
+		return nil
 	}
 	if out.Check != nil {
 		if out.Check.Verdict != audit.Held {
@@ -146,12 +170,32 @@ func auditCapture(path string, opts *auditOptions, rates *audit.Rates) (*audit.A
 		return nil, err
 	}
 	au := acc.Finish(scan, rates)
+	auditExposure(au, scan)
 	if opts.Rule == "auto" {
 		nvidiaRule(au, scan, opts)
 	} else {
 		au.RuleUnavailable(runner.AnalyzeRule, "not asked for (--nvidia-rule off)")
 	}
 	return au, nil
+}
+
+// auditExposure scans the capture files for what they reveal beyond the
+// run, with verify's rules (attachExposure).
+func auditExposure(au *audit.Audit, scan *capture.CopyScan) {
+	for _, f := range scan.Files {
+		ext := strings.ToLower(filepath.Ext(f))
+		if (ext != ".sqlite" && ext != ".nsys-rep") || strings.HasSuffix(f, ".nsyscheck.sqlite") {
+			continue
+		}
+		rep, err := privacy.Scan(f)
+		if err != nil {
+			au.Exposures = append(au.Exposures, fmt.Sprintf("could not scan %s: %v", f, err))
+			continue
+		}
+		for _, d := range rep.Diagnostics() {
+			au.Exposures = append(au.Exposures, d.Message)
+		}
+	}
 }
 
 // auditRates gathers the rates the prediction may use besides the capture's
