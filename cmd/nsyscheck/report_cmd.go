@@ -48,6 +48,10 @@ look at into DIR:
   (and an .svg of each plot)
 
 A plot the input has no data for is left out, and the report says why.
+
+Given the JSON of 'nsyscheck audit --format json', report renders the audit
+instead: audit.md, audit.html and hosttime.png/.svg, the host time each
+kind of copy held, before and after the fix.
 With several CAPTUREs, each gets its own subfolder of DIR, named after it.
 With none, the real H200 capture shipped inside nsyscheck is used.
 
@@ -78,6 +82,15 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 	}
 	if opts.PCIeGBps < 0 {
 		return &statusError{code: exitError, err: fmt.Errorf("--pcie-gbps %g: want a bandwidth above 0", opts.PCIeGBps)}
+	}
+	if len(paths) == 1 {
+		// An audit written by `audit --format json` is rendered as such.
+		if out, ok, err := readAuditJSON(paths[0]); ok || err != nil {
+			if err != nil {
+				return &statusError{code: exitError, err: err}
+			}
+			return runAuditReport(opts, paths[0], out, s)
+		}
 	}
 	results, cleanup, err := loadAndEvaluate(paths, opts.Nsys, s)
 	defer cleanup()
