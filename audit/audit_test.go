@@ -25,7 +25,7 @@ const (
 )
 
 func scanOf(copies int64) *capture.CopyScan {
-	return &capture.CopyScan{Path: "x", Format: capture.FormatSQLite, APICalls: 100, FirstCall: 0, LastEnd: 10_000_000, Copies: copies}
+	return &capture.CopyScan{Path: "x", Format: capture.FormatSQLite, APICalls: 100, Span: 10_000_000, SpanFrom: capture.SpanTrace, Copies: copies}
 }
 
 func TestKindsAndBuckets(t *testing.T) {
@@ -212,7 +212,7 @@ func TestCompare(t *testing.T) {
 		len(c.Warnings) != 0 || c.PageableAfter.Count != 0 || len(c.Classes) != 1 || c.Classes[0].Status != "pinned" {
 		t.Errorf("held check = %+v", c)
 	}
-	if c.PredictedAfterHighNs < c.HtoDAfterNs || c.SavedNs != 68_000_000 {
+	if c.PredictedAfterHighNs < c.HtoDAfterNs || c.SavedNs != 68_000_000 || c.HtoDAfterNs < c.PredictedAfterLowNs {
 		t.Errorf("prediction %d (bound %d), saved %d", c.PredictedAfterNs, c.PredictedAfterHighNs, c.SavedNs)
 	}
 	// Not pinned at all: died, twice over.
@@ -233,7 +233,7 @@ func TestCompare(t *testing.T) {
 	}
 	// Half the bytes: warned about, and the verdict still computed.
 	c = Compare(before, auditOf(50, pin, mb4, 20_000))
-	if len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "-50.00%") {
+	if len(c.Warnings) == 0 || !strings.Contains(c.Warnings[0], "-50.00%") {
 		t.Errorf("bytes warning = %v", c.Warnings)
 	}
 	var buf bytes.Buffer

@@ -132,6 +132,10 @@ func Compare(before, after *Audit) *Check {
 	} else {
 		c.Reasons = append(c.Reasons, fmt.Sprintf("host-to-device copy calls held the host %s after, within the predicted bound %s (predicted %s)",
 			ns(float64(c.HtoDAfterNs)), ns(float64(c.PredictedAfterHighNs)), ns(float64(c.PredictedAfterNs))))
+		if c.HtoDAfterNs < c.PredictedAfterLowNs {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("the fix saved more than predicted: %s after is below the prediction's low end %s, so the rate it was predicted from was slower than the fixed copies' own",
+				ns(float64(c.HtoDAfterNs)), ns(float64(c.PredictedAfterLowNs))))
+		}
 	}
 	if c.HtoDAfterNs >= c.HtoDBeforeNs && c.HtoDBeforeNs > 0 {
 		held = false

@@ -15,12 +15,13 @@ type Audit struct {
 	GPU           string   `json:"gpu,omitempty"`
 	NsysVersion   string   `json:"nsysVersion,omitempty"`
 
-	// APICalls and APIHostNs count every CUDA runtime call of the capture;
-	// SpanNs is the host time the capture covers (first call's start to the
-	// last call's end), the denominator of every HostShare.
-	APICalls  int64 `json:"apiCalls"`
-	APIHostNs int64 `json:"apiHostNs"`
-	SpanNs    int64 `json:"spanNs"`
+	// APICalls counts every CUDA runtime call of the capture; SpanNs is the
+	// host time the capture covers, the denominator of every HostShare:
+	// the trace's duration where the export records it, else the first
+	// call's start to the last call's end (SpanFrom says which).
+	APICalls int64  `json:"apiCalls"`
+	SpanNs   int64  `json:"spanNs"`
+	SpanFrom string `json:"spanFrom"`
 
 	Copies    int64 `json:"copies"`
 	Unmatched int64 `json:"copiesWithoutCall"`
@@ -57,8 +58,8 @@ const MaxTop = 5
 // are used then).
 func (a *Accumulator) Finish(scan *capture.CopyScan, rates *Rates) *Audit {
 	au := &Audit{SchemaVersion: SchemaVersion, Capture: scan.Path, Format: string(scan.Format), Files: scan.Files,
-		GPU: scan.Meta.GPU, NsysVersion: scan.Meta.NsysVersion, APICalls: scan.APICalls, APIHostNs: scan.APIHostNs,
-		SpanNs: scan.SpanNs(), Copies: scan.Copies, Unmatched: scan.Unmatched, Memsets: scan.Memsets,
+		GPU: scan.Meta.GPU, NsysVersion: scan.Meta.NsysVersion, APICalls: scan.APICalls,
+		SpanNs: scan.Span, SpanFrom: scan.SpanFrom, Copies: scan.Copies, Unmatched: scan.Unmatched, Memsets: scan.Memsets,
 		Missing: scan.Missing, pageableAsync: a.pageableAsync, Classes: []*Class{}, TopOffenders: []*Class{},
 		Exposures: []string{}}
 	for _, c := range a.classes {

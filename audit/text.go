@@ -44,8 +44,8 @@ func (au *Audit) WriteText(w io.Writer) error {
 	if au.GPU != "" {
 		ew.printf("GPU %s\n", au.GPU)
 	}
-	ew.printf("%d CUDA API calls over %s of host time; %d copies (%d without an API call in the trace), %d memsets kept apart\n\n",
-		au.APICalls, ns(float64(au.SpanNs)), au.Copies, au.Unmatched, au.Memsets)
+	ew.printf("%d CUDA API calls in %s of host time (%s); %d copies (%d without an API call in the trace), %d memsets kept apart\n\n",
+		au.APICalls, ns(float64(au.SpanNs)), au.SpanFrom, au.Copies, au.Unmatched, au.Memsets)
 
 	ew.printf("Copies by direction, host memory and API kind\n")
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -174,7 +174,7 @@ func WriteMarkdown(w io.Writer, au *Audit, after *Audit, c *Check) error {
 }
 
 func writeAuditMarkdown(ew *errWriter, au *Audit) {
-	ew.printf("%d CUDA API calls over %s of host time; %d copies, %d memsets kept apart.\n\n", au.APICalls, ns(float64(au.SpanNs)), au.Copies, au.Memsets)
+	ew.printf("%d CUDA API calls in %s of host time (%s); %d copies, %d memsets kept apart.\n\n", au.APICalls, ns(float64(au.SpanNs)), au.SpanFrom, au.Copies, au.Memsets)
 	ew.printf("| class | copies | MB | host time | share | GPU time | GPU GB/s |\n|---|---:|---:|---:|---:|---:|---:|\n")
 	for i, c := range au.Classes {
 		if i == MaxClassRows {

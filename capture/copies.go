@@ -58,12 +58,13 @@ type CopyScan struct {
 	Files  []string // the files read
 	Meta   Metadata
 
-	// APICalls is the number of CUDA runtime API calls in the trace;
-	// APIHostNs their summed duration; FirstCall and LastEnd bound them.
-	APICalls  int64
-	APIHostNs int64
-	FirstCall int64
-	LastEnd   int64
+	// APICalls is the number of CUDA runtime API calls in the trace.
+	APICalls int64
+	// Span is the host time the capture covers, in nanoseconds: the trace's
+	// duration where the export records it (ANALYSIS_DETAILS), else from
+	// the first API call's start to the last one's end. SpanFrom says which.
+	Span     int64
+	SpanFrom string
 
 	Copies    int64 // copies handed to the caller
 	Unmatched int64 // copies whose API call is not in the trace
@@ -73,14 +74,11 @@ type CopyScan struct {
 	Missing []Gap
 }
 
-// SpanNs is the time from the first API call's start to the last one's end:
-// the host time the capture covers.
-func (s *CopyScan) SpanNs() int64 {
-	if s.LastEnd <= s.FirstCall {
-		return 0
-	}
-	return s.LastEnd - s.FirstCall
-}
+// The sources of CopyScan.Span.
+const (
+	SpanTrace    = "trace duration"
+	SpanAPICalls = "first to last API call"
+)
 
 func (s *CopyScan) lack(f Fact, reason string) {
 	for _, g := range s.Missing {
@@ -234,8 +232,12 @@ func streamCopiesNsysRep(path string, opts Options, fn func(*CopyCall)) (*CopySc
 // ---------------------------------------------------------------------------
 // SQLite
 
-// tabMemset is the export table of memsets, counted apart from the copies.
-const tabMemset = "CUPTI_ACTIVITY_KIND_MEMSET"
+// The export tables of memsets (counted apart from the copies) and of the
+// trace's duration.
+const (
+	tabMemset   = "CUPTI_ACTIVITY_KIND_MEMSET"
+	tabAnalysis = "ANALYSIS_DETAILS"
+)
 
 func streamCopiesSQLite(path string, fn func(*CopyCall)) (*CopyScan, error) {
 	if err := checkSQLiteFile(path); err != nil {
@@ -253,8 +255,10 @@ func streamCopiesSQLite(path string, fn func(*CopyCall)) (*CopyScan, error) {
 	}
 	// readTables resolves the loader's tables; the memset table is the
 	// audit's own.
-	if err := r.addTable(tabMemset); err != nil {
-		return nil, err
+	for _, t := range []string{tabMemset, tabAnalysis} {
+		if err := r.addTable(t); err != nil {
+			return nil, err
+		}
 	}
 	c := &Capture{}
 	r.readMeta(c)
@@ -334,16 +338,30 @@ func (r *sqliteReader) addTable(logical string) error {
 	return rows.Err()
 }
 
-// copyAPITotals counts the runtime calls and their host time in one pass.
+// copyAPITotals counts the runtime calls (a count SQLite makes without
+// decoding rows) and finds the capture's span: the trace's duration, else,
+// in one more pass, the first and last API call.
 func (r *sqliteReader) copyAPITotals(s *CopyScan) error {
 	t := r.tables[tabRuntime]
-	var first, last, sum sql.NullInt64
-	err := r.db.QueryRow(`SELECT count(*), min(start), max("end"), sum("end" - start) FROM `+quoteIdent(t)).
-		Scan(&s.APICalls, &first, &last, &sum)
-	if err != nil {
+	if err := r.db.QueryRow(`SELECT count(*) FROM ` + quoteIdent(t)).Scan(&s.APICalls); err != nil {
 		return r.tableError(t, err)
 	}
-	s.FirstCall, s.LastEnd, s.APIHostNs = first.Int64, last.Int64, sum.Int64
+	if a := r.tables[tabAnalysis]; a != "" {
+		if cols, err := r.columns(tabAnalysis); err == nil && cols["duration"] {
+			var d sql.NullInt64
+			if r.db.QueryRow(`SELECT max(duration) FROM `+quoteIdent(a)).Scan(&d) == nil && d.Int64 > 0 {
+				s.Span, s.SpanFrom = d.Int64, SpanTrace
+				return nil
+			}
+		}
+	}
+	var first, last sql.NullInt64
+	if err := r.db.QueryRow(`SELECT min(start), max("end") FROM `+quoteIdent(t)).Scan(&first, &last); err != nil {
+		return r.tableError(t, err)
+	}
+	if last.Int64 > first.Int64 {
+		s.Span, s.SpanFrom = last.Int64-first.Int64, SpanAPICalls
+	}
 	return nil
 }
 
@@ -391,13 +409,20 @@ func (r *sqliteReader) streamCopyJoin(s *CopyScan, rcols map[string]bool, ranges
 		}
 		return "0"
 	}
+	copyAPIs, err := r.copyAPINameIDs()
+	if err != nil {
+		return err
+	}
 	join := `0 = 1`
-	if mcols["correlationId"] && rcols["correlationId"] {
-		join = `r.correlationId = m.correlationId`
+	if mcols["correlationId"] && rcols["correlationId"] && len(copyAPIs) > 0 {
+		// Only the copy APIs' calls can have issued a copy: with that term
+		// SQLite indexes just those calls (an automatic partial index)
+		// rather than every call of the trace.
+		join = `r.correlationId = m.correlationId AND r.nameId IN (` + intList(copyAPIs) + `)`
 		if mcols["globalPid"] && rcols["globalTid"] {
 			join += ` AND (r.globalTid >> 24) = (m.globalPid >> 24)`
 		}
-	} else {
+	} else if len(copyAPIs) > 0 {
 		s.lack(FactCorrelation, fmt.Sprintf("tables %s and %s cannot be joined: a correlationId column is missing", table, r.tables[tabRuntime]))
 	}
 	gtid := "0"
@@ -479,6 +504,42 @@ func (r *sqliteReader) streamCopyJoin(s *CopyScan, rcols map[string]bool, ranges
 		return r.tableError(table, err)
 	}
 	return nil
+}
+
+// copyAPIPrefixes name the API families that issue memory copies: the
+// runtime's cudaMemcpy* and the driver's cuMemcpy*.
+var copyAPIPrefixes = []string{"cudaMemcpy", "cuMemcpy"}
+
+// copyAPINameIDs returns the StringIds ids of the copy APIs' names.
+func (r *sqliteReader) copyAPINameIDs() ([]int64, error) {
+	table := r.tables[tabStrings]
+	var conds []string
+	var args []any
+	for _, p := range copyAPIPrefixes {
+		conds = append(conds, `value LIKE ? || '%' ESCAPE '\'`)
+		args = append(args, likeEscape(p))
+	}
+	rows, err := r.db.Query(`SELECT id, value FROM `+quoteIdent(table)+` WHERE `+strings.Join(conds, " OR "), args...)
+	if err != nil {
+		return nil, r.tableError(table, err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		var v string
+		if err := rows.Scan(&id, &v); err != nil {
+			return nil, r.tableError(table, err)
+		}
+		// LIKE ignores ASCII case: check exactly.
+		for _, p := range copyAPIPrefixes {
+			if strings.HasPrefix(v, p) {
+				ids = append(ids, id)
+				break
+			}
+		}
+	}
+	return ids, rows.Err()
 }
 
 // isBatchAPI reports whether one call of this API may make several copies.
@@ -668,14 +729,14 @@ func streamCopiesCSV(dir string, fn func(*CopyCall)) (*CopyScan, error) {
 	defer f.Close()
 	batches := map[int64]bool{}
 	scoped := true
+	var first, last int64
 	_, err = streamAPITrace(f, apiPath, Options{}, func(a APICall) {
 		s.APICalls++
-		s.APIHostNs += a.Duration()
-		if s.APICalls == 1 || a.Start < s.FirstCall {
-			s.FirstCall = a.Start
+		if s.APICalls == 1 || a.Start < first {
+			first = a.Start
 		}
-		if a.End > s.LastEnd {
-			s.LastEnd = a.End
+		if a.End > last {
+			last = a.End
 		}
 		cs, ok := copies[a.CorrelationID]
 		if !ok {
@@ -706,6 +767,9 @@ func streamCopiesCSV(dir string, fn func(*CopyCall)) (*CopyScan, error) {
 	}
 	if !scoped {
 		s.lack(FactProcessScope, apiPath+" has no Pid/Tid columns")
+	}
+	if last > first {
+		s.Span, s.SpanFrom = last-first, SpanAPICalls
 	}
 	// Copies with no call in the API trace (driver API, or another process).
 	var corrs []int64

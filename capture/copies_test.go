@@ -115,7 +115,7 @@ func crossCheckCopies(t *testing.T, path string) *CopyScan {
 func TestStreamCopiesCrossCheck(t *testing.T) {
 	for _, p := range []string{refSQLite, filepath.Join("..", "testdata", "captures", "h200-pinned", "pinned.sqlite")} {
 		scan := crossCheckCopies(t, p)
-		if scan.Copies == 0 || scan.APICalls == 0 || scan.SpanNs() <= 0 || scan.Unmatched != 0 {
+		if scan.Copies == 0 || scan.APICalls == 0 || scan.Span <= 0 || scan.SpanFrom != SpanTrace || scan.Unmatched != 0 {
 			t.Errorf("%s: scan %+v", p, scan)
 		}
 	}
@@ -294,7 +294,7 @@ func TestStreamCopiesCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if scan.APICalls != 4 || scan.APIHostNs != 50+900+30+40 || scan.FirstCall != 100 || scan.LastEnd != 1340 || scan.Memsets != 1 {
+	if scan.APICalls != 4 || scan.Span != 1340-100 || scan.SpanFrom != SpanAPICalls || scan.Memsets != 1 {
 		t.Errorf("scan = %+v", scan)
 	}
 	if len(got) != 2 {

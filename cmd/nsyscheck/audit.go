@@ -164,13 +164,30 @@ func runAudit(opts *auditOptions, args []string, s Streams) error {
 // auditCapture streams one capture's copies into an audit and sets NVIDIA's
 // rule beside it.
 func auditCapture(path string, opts *auditOptions, rates *audit.Rates) (*audit.Audit, error) {
+	// A capture file given directly is scanned for exposures while its
+	// copies stream: the scan reads the file's bytes, the stream SQLite's.
+	var early chan []string
+	if exposable(path) {
+		early = make(chan []string, 1)
+		go func() { early <- exposures(path) }()
+	}
 	acc := audit.NewAccumulator()
 	scan, err := capture.StreamCopies(path, capture.Options{Nsys: opts.Nsys}, acc.Add)
 	if err != nil {
+		if early != nil {
+			<-early
+		}
 		return nil, err
 	}
 	au := acc.Finish(scan, rates)
-	auditExposure(au, scan)
+	if early != nil {
+		au.Exposures = append(au.Exposures, <-early...)
+	}
+	for _, f := range scan.Files {
+		if f != path && exposable(f) {
+			au.Exposures = append(au.Exposures, exposures(f)...)
+		}
+	}
 	if opts.Rule == "auto" {
 		nvidiaRule(au, scan, opts)
 	} else {
@@ -179,23 +196,28 @@ func auditCapture(path string, opts *auditOptions, rates *audit.Rates) (*audit.A
 	return au, nil
 }
 
-// auditExposure scans the capture files for what they reveal beyond the
-// run, with verify's rules (attachExposure).
-func auditExposure(au *audit.Audit, scan *capture.CopyScan) {
-	for _, f := range scan.Files {
-		ext := strings.ToLower(filepath.Ext(f))
-		if (ext != ".sqlite" && ext != ".nsys-rep") || strings.HasSuffix(f, ".nsyscheck.sqlite") {
-			continue
-		}
-		rep, err := privacy.Scan(f)
-		if err != nil {
-			au.Exposures = append(au.Exposures, fmt.Sprintf("could not scan %s: %v", f, err))
-			continue
-		}
-		for _, d := range rep.Diagnostics() {
-			au.Exposures = append(au.Exposures, d.Message)
-		}
+// exposable reports whether a file is one the exposure scan reads: an
+// SQLite export or a .nsys-rep, not nsyscheck's own export of one.
+func exposable(f string) bool {
+	ext := strings.ToLower(filepath.Ext(f))
+	if st, err := os.Stat(f); err != nil || st.IsDir() {
+		return false
 	}
+	return (ext == ".sqlite" || ext == ".nsys-rep") && !strings.HasSuffix(f, ".nsyscheck.sqlite")
+}
+
+// exposures scans a capture file for what it reveals beyond the run, with
+// verify's rules (attachExposure).
+func exposures(f string) []string {
+	rep, err := privacy.Scan(f)
+	if err != nil {
+		return []string{fmt.Sprintf("could not scan %s: %v", f, err)}
+	}
+	var out []string
+	for _, d := range rep.Diagnostics() {
+		out = append(out, d.Message)
+	}
+	return out
 }
 
 // auditRates gathers the rates the prediction may use besides the capture's
