@@ -63,8 +63,9 @@ capture: kernel
 	@echo "capture written to $(CAPTURE)"
 
 # Scale the shipped capture to 1M and 10M API rows in $(BENCH_DIR) (about
-# 1.2 GiB) and time verify, the loader alone, sqlite3's cuda_api_sum query
-# and nsys stats side by side, plus one-core CSV streaming. About 8 minutes;
+# 1.2 GiB) and time verify, the loader alone, sqlite3's cuda_api_sum query,
+# nsys stats, audit and sqlite3's copy join side by side, plus one-core CSV
+# streaming. About 8 minutes;
 # see docs/performance.md.
 bench:
 	$(GO) build -o $(BENCH_DIR)/bin/nsyscheck ./cmd/nsyscheck

@@ -532,14 +532,21 @@ func (r *sqliteReader) copyAPINameIDs() ([]int64, error) {
 			return nil, r.tableError(table, err)
 		}
 		// LIKE ignores ASCII case: check exactly.
-		for _, p := range copyAPIPrefixes {
-			if strings.HasPrefix(v, p) {
-				ids = append(ids, id)
-				break
-			}
+		if isCopyAPI(v) {
+			ids = append(ids, id)
 		}
 	}
 	return ids, rows.Err()
+}
+
+// isCopyAPI reports whether an API name is one of copyAPIPrefixes' families.
+func isCopyAPI(name string) bool {
+	for _, p := range copyAPIPrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // isBatchAPI reports whether one call of this API may make several copies.
@@ -739,7 +746,7 @@ func streamCopiesCSV(dir string, fn func(*CopyCall)) (*CopyScan, error) {
 			last = a.End
 		}
 		cs, ok := copies[a.CorrelationID]
-		if !ok {
+		if !ok || !isCopyAPI(a.Name) {
 			return
 		}
 		for i := range cs {

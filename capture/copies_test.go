@@ -160,6 +160,10 @@ func TestStreamCopiesThreadsRangesBatches(t *testing.T) {
 		ins(mc, mcols, 3300, 3400, 0, 1, 22, 2, gpid(99), 3000, 2, 2, 1),
 		// a copy whose call is not in the runtime table (a driver call).
 		ins(mc, mcols, 5000, 5100, 0, 1, 21, 77777, gpid(99), 8, 1, 0, 2),
+		// a copy node of a graph: its call is not a copy API's, so not joined.
+		`INSERT INTO StringIds (id, value) VALUES (9004, 'cudaGraphLaunch_v10000')`,
+		ins(rt, rcols, 6000, 6050, 1, gtid(99, 100), 88888, 9004, 0),
+		ins(mc, mcols, 6100, 6200, 0, 1, 21, 88888, gpid(99), 16, 1, 0, 2),
 		// ranges on thread 100: outer [900, 2000] holds inner [950, 1950];
 		// a later range on the same thread encloses nothing.
 		ins("NVTX_EVENTS", "start, \"end\", eventType, textId, globalTid", 900, 2000, push, 9002, gtid(99, 100)),
@@ -176,8 +180,8 @@ func TestStreamCopiesThreadsRangesBatches(t *testing.T) {
 		}
 	}
 	sort.Slice(mine, func(i, j int) bool { return mine[i].Start < mine[j].Start })
-	if len(mine) != 4 {
-		t.Fatalf("%d copies of pid 99, want 4: %+v", len(mine), mine)
+	if len(mine) != 5 {
+		t.Fatalf("%d copies of pid 99, want 5: %+v", len(mine), mine)
 	}
 	a := mine[0]
 	if a.API != "cudaMemcpyAsync" || a.TID != 100 || a.CallStart != 1000 || a.HostNs != 900 || a.Kind != CopyHtoD ||
@@ -195,8 +199,11 @@ func TestStreamCopiesThreadsRangesBatches(t *testing.T) {
 	if u := mine[3]; u.API != "" || u.HostNs != 0 || u.CorrelationID != 77777 {
 		t.Errorf("copy without a call = %+v", u)
 	}
-	if scan.Unmatched != 1 {
-		t.Errorf("unmatched = %d, want 1", scan.Unmatched)
+	if g := mine[4]; g.API != "" || g.CorrelationID != 88888 {
+		t.Errorf("graph copy = %+v", g)
+	}
+	if scan.Unmatched != 2 {
+		t.Errorf("unmatched = %d, want 2", scan.Unmatched)
 	}
 	// pid 22's copy with correlation id 1 keeps pid 22's call.
 	for _, c := range all {
