@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 )
 
 // copyGroup is what the cross-check compares: copies by API, direction and
@@ -331,5 +332,37 @@ func TestStreamCopiesCSV(t *testing.T) {
 	})
 	if _, err := StreamCopies(dir, Options{}, func(*CopyCall) {}); err == nil || !strings.Contains(err.Error(), "row 1") {
 		t.Errorf("damaged row: err = %v", err)
+	}
+}
+
+func TestStreamCopiesNsysRep(t *testing.T) {
+	dir := t.TempDir()
+	rep := filepath.Join(dir, "app.nsys-rep")
+	if err := os.WriteFile(rep, []byte("NVIDIA Tegra Profiler Report, not really"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// No export yet, and no nsys to make one: an error that says so.
+	t.Setenv("NSYS", filepath.Join(dir, "no-nsys"))
+	if _, err := StreamCopies(rep, Options{}, func(*CopyCall) {}); err == nil || !strings.Contains(err.Error(), "cannot export the report") {
+		t.Errorf("no nsys: err = %v", err)
+	}
+	// A fresh export beside it (as LoadNsysRep leaves one) is read.
+	cached := filepath.Join(dir, "app.nsyscheck.sqlite")
+	sqCopy(t, refSQLite, cached)
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(rep, old, old); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	scan, err := StreamCopies(rep, Options{}, func(*CopyCall) { n++ })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if scan.Format != FormatNsysRep || scan.Path != rep || len(scan.Files) != 2 || scan.Files[1] != cached || n == 0 {
+		t.Errorf("scan = %+v, %d copies", scan, n)
+	}
+	// The folder: its SQLite export comes first.
+	if scan, err = StreamCopies(dir, Options{}, func(*CopyCall) {}); err != nil || scan.Format != FormatSQLite {
+		t.Errorf("folder: %+v, %v", scan, err)
 	}
 }
