@@ -86,6 +86,8 @@ trace shows. Every verdict comes with the numbers that decided it.
   nsyscheck verify CAPTURE...      verify captures offline, on any machine
   nsyscheck report CAPTURE... -o DIR   write Markdown/HTML reports with plots
   nsyscheck scrub CAPTURE -o OUT   write a shareable copy of a SQLite export
+  nsyscheck audit CAPTURE [AFTER]  the lesson's rule on any application's capture,
+                                   with a prediction and, given AFTER, its check
 
 Exit status: 0 every claim held, 1 some claim died or was unavailable,
 2 the input could not be read or the command failed.`,
