@@ -163,6 +163,14 @@ func WriteMarkdown(w io.Writer, au *Audit, after *Audit, c *Check) error {
 		ew.printf("| pageable host-to-device copies | %d | %d |\n", c.PageableBefore.Count, c.PageableAfter.Count)
 		ew.printf("| predicted after (bound) | | %s (%s-%s) |\n\n", ns(float64(c.PredictedAfterNs)),
 			ns(float64(c.PredictedAfterLowNs)), ns(float64(c.PredictedAfterHighNs)))
+		if len(c.Classes) > 0 {
+			ew.printf("| pageable host-to-device class before | copies | host time before | after | host time after |\n|---|---:|---:|---|---:|\n")
+			for _, cl := range c.Classes {
+				ew.printf("| %s | %d | %s | %s | %s |\n", strings.ReplaceAll(cl.Class, "|", `\|`), cl.Before.Count, ns(float64(cl.Before.HostNs)),
+					cl.Status, ns(float64(cl.AfterPageable.HostNs+cl.AfterPinned.HostNs)))
+			}
+			ew.printf("\n")
+		}
 		for _, r := range c.Reasons {
 			ew.printf("- %s\n", r)
 		}
