@@ -48,12 +48,12 @@ look at into DIR:
   (and an .svg of each plot)
 
 A plot the input has no data for is left out, and the report says why.
+With several CAPTUREs, each gets its own subfolder of DIR, named after it.
+With none, the real H200 capture shipped inside nsyscheck is used.
 
 Given the JSON of 'nsyscheck audit --format json', report renders the audit
 instead: audit.md, audit.html and hosttime.png/.svg, the host time each
 kind of copy held, before and after the fix.
-With several CAPTUREs, each gets its own subfolder of DIR, named after it.
-With none, the real H200 capture shipped inside nsyscheck is used.
 
 The rated PCIe bandwidth comes from a run folder's run.json; --pcie-gbps
 gives it for other inputs. Existing files are never replaced unless --force
