@@ -9,6 +9,8 @@ import (
 	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
 // The real captures: a PyTorch DataLoader training loop on the H200, with
@@ -37,7 +39,7 @@ type sqlSums struct {
 // runtime calls, the call's duration as host time, and the 80% rule.
 func plainSQL(t *testing.T, db, memKind string) sqlSums {
 	t.Helper()
-	conn, err := sql.Open("sqlite3", capture.SQLiteURI(db, "mode=ro&immutable=1"))
+	conn, err := sql.Open("sqlite3", nsysdb.ReadOnlyURI(db))
 	if err != nil {
 		t.Fatal(err)
 	}

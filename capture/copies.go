@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
 // This file is the one place that reads an application's memory copies for
@@ -104,13 +106,16 @@ func StreamCopies(path string, opts Options, fn func(*CopyCall)) (*CopyScan, err
 	if st.IsDir() {
 		return streamCopiesDir(path, opts, fn)
 	}
-	name := strings.ToLower(filepath.Base(path))
-	switch {
-	case strings.HasSuffix(name, ".nsys-rep"), strings.HasSuffix(name, ".qdrep"):
+	kind, err := nsysdb.Detect(path)
+	if err != nil {
+		kind = nsysdb.Sniff(path, nil)
+	}
+	switch kind {
+	case nsysdb.KindNsysRep:
 		return streamCopiesNsysRep(path, opts, fn)
-	case hasSQLiteHeader(path), strings.HasSuffix(name, ".sqlite"):
+	case nsysdb.KindSQLite:
 		return streamCopiesSQLite(path, fn)
-	case strings.HasSuffix(name, ".csv"):
+	case nsysdb.KindCSV:
 		return streamCopiesCSV(filepath.Dir(path), fn)
 	}
 	return nil, &InputError{Path: path, Problem: "not a capture that holds memory copies",
@@ -626,34 +631,6 @@ func (ix *rangeIndex) innermost(pid, tid, start, end int64) string {
 // ---------------------------------------------------------------------------
 // CSV reports: cuda_gpu_trace joined to cuda_api_trace
 
-// csvCopyReports are the report suffixes the CSV audit reads.
-const (
-	csvGPUTrace  = "cuda_gpu_trace"
-	csvAPITrace  = "cuda_api_trace"
-	csvNVTXTrace = "nvtx_pushpop_trace"
-)
-
-var gpuTraceColumns = []csvColumn{
-	{field: "start", aliases: []string{"start"}, required: true, time: true, display: "Start (ns)"},
-	{field: "duration", aliases: []string{"duration"}, required: true, time: true, display: "Duration (ns)"},
-	{field: "corrid", aliases: []string{"corrid", "correlationid"}, required: true, display: "CorrId"},
-	{field: "bytes", aliases: []string{"bytes"}, display: "Bytes (MB)"},
-	{field: "srckind", aliases: []string{"srcmemkd", "srcmemkind", "srckind"}, display: "SrcMemKd"},
-	{field: "dstkind", aliases: []string{"dstmemkd", "dstmemkind", "dstkind"}, display: "DstMemKd"},
-	{field: "device", aliases: []string{"device", "deviceid"}, display: "Device"},
-	{field: "stream", aliases: []string{"strm", "stream", "streamid"}, display: "Strm"},
-	{field: "pid", aliases: []string{"pid", "processid"}, display: "Pid"},
-	{field: "name", aliases: []string{"name"}, required: true, display: "Name"},
-}
-
-var nvtxTraceColumns = []csvColumn{
-	{field: "start", aliases: []string{"start"}, required: true, time: true, display: "Start (ns)"},
-	{field: "end", aliases: []string{"end"}, required: true, time: true, display: "End (ns)"},
-	{field: "name", aliases: []string{"name"}, required: true, display: "Name"},
-	{field: "pid", aliases: []string{"pid", "processid"}, required: true, display: "PID"},
-	{field: "tid", aliases: []string{"tid", "threadid"}, required: true, display: "TID"},
-}
-
 // findReport returns the one file in dir ending in "_<report>.csv" (or
 // named "<report>.csv"), "" when there is none.
 func findReport(dir string, entries []os.DirEntry, report string) (string, error) {
@@ -694,11 +671,11 @@ func streamCopiesCSV(dir string, fn func(*CopyCall)) (*CopyScan, error) {
 	if err != nil {
 		return nil, &InputError{Path: dir, Problem: "cannot list the CSV folder", Err: err}
 	}
-	gpuPath, err := findReport(dir, entries, csvGPUTrace)
+	gpuPath, err := findReport(dir, entries, nsysdb.ReportGPUTrace)
 	if err != nil {
 		return nil, err
 	}
-	apiPath, err := findReport(dir, entries, csvAPITrace)
+	apiPath, err := findReport(dir, entries, nsysdb.ReportAPITrace)
 	if err != nil {
 		return nil, err
 	}
@@ -706,7 +683,7 @@ func streamCopiesCSV(dir string, fn func(*CopyCall)) (*CopyScan, error) {
 		return nil, &InputError{Path: dir, Problem: "the audit of a CSV folder needs both *_cuda_api_trace.csv and *_cuda_gpu_trace.csv",
 			Hint: "make them with nsys stats --report cuda_api_trace,cuda_gpu_trace,nvtx_pushpop_trace --format csv --output BASE REPORT.nsys-rep"}
 	}
-	nvtxPath, err := findReport(dir, entries, csvNVTXTrace)
+	nvtxPath, err := findReport(dir, entries, nsysdb.ReportNVTXPushPopTrace)
 	if err != nil {
 		return nil, err
 	}
@@ -819,7 +796,7 @@ func readGPUTraceCopies(path string, s *CopyScan) (map[int64][]gpuCopy, int64, e
 	for i, h := range header {
 		hs[i] = string(h)
 	}
-	rh, err := csvResolveHeader(path, csvGPUTrace, hs, gpuTraceColumns)
+	rh, err := csvResolveHeader(path, nsysdb.ReportGPUTrace, hs, nsysdb.GPUTraceColumns)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -941,7 +918,7 @@ func readNVTXTrace(path string) ([]Range, error) {
 	for i, h := range header {
 		hs[i] = string(h)
 	}
-	rh, err := csvResolveHeader(path, csvNVTXTrace, hs, nvtxTraceColumns)
+	rh, err := csvResolveHeader(path, nsysdb.ReportNVTXPushPopTrace, hs, nsysdb.NVTXTraceColumns)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
 // copyGroup is what the cross-check compares: copies by API, direction and
@@ -25,7 +27,7 @@ type copySums struct{ n, bytes, host, gpu int64 }
 // independent of StreamCopies: the copy table joined to the runtime table.
 func sqlCopySums(t *testing.T, path string) map[copyGroup]copySums {
 	t.Helper()
-	db, err := sql.Open("sqlite3", SQLiteURI(path, "mode=ro&immutable=1"))
+	db, err := sql.Open("sqlite3", nsysdb.ReadOnlyURI(path))
 	if err != nil {
 		t.Fatal(err)
 	}

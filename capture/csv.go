@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"github.com/gocarina/gocsv"
+
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
 // FactMemSummary names the per-copy-kind totals of cuda_gpu_mem_time_sum and
@@ -27,57 +29,53 @@ const FactMemSummary Fact = "mem-summary"
 // traced without NVTX).
 var errEmptyReport = errors.New("empty report")
 
-// csvReport is one `nsys stats` report that LoadCSVDir understands, with the
-// file-name suffixes of both report-name generations.
-type csvReport struct {
-	key   string   // the current report name
-	names []string // every report name that maps to it, newest first
-}
-
-var csvReports = []csvReport{
-	{"cuda_api_trace", []string{"cuda_api_trace", "cudaapitrace"}},
-	{"cuda_api_sum", []string{"cuda_api_sum", "cudaapisum"}},
-	{"cuda_gpu_mem_time_sum", []string{"cuda_gpu_mem_time_sum", "gpumemtimesum"}},
-	{"cuda_gpu_mem_size_sum", []string{"cuda_gpu_mem_size_sum", "gpumemsizesum"}},
-	{"nvtx_sum", []string{"nvtx_sum", "nvtxsum"}},
-}
-
 // csvSuffixes lists the accepted file-name suffixes, for messages.
-func csvSuffixes() string {
-	var s []string
-	for _, r := range csvReports {
-		for _, n := range r.names {
-			s = append(s, "_"+n+".csv")
-		}
-	}
-	return strings.Join(s, ", ")
-}
+func csvSuffixes() string { return nsysdb.ReportSuffixes() }
 
 // matchCSVReport returns the report key and base name of a file name such as
-// "ref_cuda_api_trace.csv", or ok false.
-func matchCSVReport(file string) (key, base string, ok bool) {
-	if !strings.HasSuffix(strings.ToLower(file), ".csv") {
-		return "", "", false
-	}
-	stem := file[:len(file)-len(".csv")]
-	for _, r := range csvReports {
-		for _, n := range r.names {
-			if stem == n {
-				return r.key, "", true
-			}
-			if strings.HasSuffix(stem, "_"+n) {
-				return r.key, strings.TrimSuffix(stem, "_"+n), true
-			}
-		}
-	}
-	return "", "", false
-}
+// "ref_cuda_api_trace.csv", or ok false (nsysdb.MatchReport).
+func matchCSVReport(file string) (key, base string, ok bool) { return nsysdb.MatchReport(file) }
 
 // LoadCSVDir reads the `nsys stats --format csv` reports in dir: the API
 // trace, the API, GPU-memory and NVTX summaries, under their current or
 // their 2022-era report names. Reports are found by their "_<report>.csv"
 // suffix whatever the base name; one base name per folder.
 func LoadCSVDir(dir string, opts Options) (*Capture, error) {
+	found, err := findCSVReports(dir)
+	if err != nil {
+		return nil, err
+	}
+	l := &csvDirLoad{dir: dir, found: found,
+		c: &Capture{Path: dir, Format: FormatCSV, Sources: Sources{API: nsysdb.ReportAPITrace, NVTX: nsysdb.ReportNVTXSum}}}
+	for _, step := range []func() error{func() error { return l.apiTrace(opts) }, l.apiSum, l.memSums, l.nvtxSum} {
+		if err := step(); err != nil {
+			return nil, err
+		}
+	}
+	c := l.c
+	if l.read == 0 {
+		return nil, &InputError{Path: dir, Problem: "the reports " + strings.Join(c.Files, ", ") + " hold no data rows",
+			Hint: "the capture may have traced nothing; profile with nsys profile -t cuda,nvtx"}
+	}
+	lackCSVFacts(c)
+	c.Sort()
+	return c, nil
+}
+
+// lackCSVFacts records what no CSV report can give.
+func lackCSVFacts(c *Capture) {
+	c.Lack(FactMemcpy, "nsys stats CSV reports hold no per-copy GPU activity; give the .nsys-rep or its SQLite export")
+	c.Lack(FactMemcpyBytes, "the reports give bytes only as totals per copy kind in cuda_gpu_mem_size_sum, not per copy")
+	c.Lack(FactMemoryKinds, "no CSV report says whether a copy's host side was pageable or pinned; give the .nsys-rep or its SQLite export")
+	c.Lack(FactCorrelation, "cuda_api_trace carries correlation ids but no CSV report lists the GPU activity they point to")
+	c.Lack(FactKernels, "the CSV reports read here hold no per-launch kernel activity; give the .nsys-rep or its SQLite export")
+	c.Lack(FactNVTX, "nvtx_sum has per-name totals, not range instances with start and end times; give the .nsys-rep or its SQLite export")
+	c.Lack(FactProgram, "the CSV reports hold no program output; put the transcript or results JSON beside them")
+}
+
+// findCSVReports lists the known reports in dir by key, refusing a folder
+// with none, with several captures' reports, or with a report twice.
+func findCSVReports(dir string) (map[string][]string, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
 		return nil, &InputError{Path: dir, Problem: "cannot read the CSV folder", Err: err, Hint: "check the path"}
@@ -131,117 +129,126 @@ func LoadCSVDir(dir string, opts Options) (*Capture, error) {
 				Hint: "keep one generation of the reports per folder"}
 		}
 	}
+	return found, nil
+}
 
-	c := &Capture{Path: dir, Format: FormatCSV}
-	read := 0 // reports that held at least one data row
-	// readReport reads the report key with readFile, which returns how many
-	// data rows it held; empty notes what an empty report leaves unknown.
-	readReport := func(key string, readFile func(p string) (int, error), empty func(p string)) error {
-		p := filepath.Join(dir, found[key][0])
-		n, err := readFile(p)
-		if errors.Is(err, errEmptyReport) {
-			empty(p)
-		} else if err != nil {
+// csvDirLoad holds the state of one LoadCSVDir call.
+type csvDirLoad struct {
+	dir   string
+	found map[string][]string // report key -> file names
+	c     *Capture
+	read  int // reports that held at least one data row
+}
+
+// readReport reads the report key with readFile, which returns how many
+// data rows it held; empty notes what an empty report leaves unknown.
+func (l *csvDirLoad) readReport(key string, readFile func(p string) (int, error), empty func(p string)) error {
+	p := filepath.Join(l.dir, l.found[key][0])
+	n, err := readFile(p)
+	if errors.Is(err, errEmptyReport) {
+		empty(p)
+	} else if err != nil {
+		return err
+	}
+	l.c.Files = append(l.c.Files, p)
+	if n > 0 {
+		l.read++
+	}
+	return nil
+}
+
+func (l *csvDirLoad) apiTrace(opts Options) error {
+	if _, ok := l.found[nsysdb.ReportAPITrace]; ok {
+		err := l.readReport(nsysdb.ReportAPITrace, func(p string) (int, error) {
+			l.c.Sources.API = filepath.Base(p)
+			return loadAPITraceFile(p, opts, l.c)
+		}, func(p string) {
+			l.c.Lack(FactAPITrace, p+" is empty: nsys found no CUDA API calls to report")
+			l.c.Lack(FactProcessScope, p+" is empty")
+		})
+		if err != nil {
 			return err
 		}
-		c.Files = append(c.Files, p)
-		if n > 0 {
-			read++
-		}
-		return nil
-	}
-
-	if _, ok := found["cuda_api_trace"]; ok {
-		err := readReport("cuda_api_trace", func(p string) (int, error) {
-			return loadAPITraceFile(p, opts, c)
-		}, func(p string) {
-			c.Lack(FactAPITrace, p+" is empty: nsys found no CUDA API calls to report")
-			c.Lack(FactProcessScope, p+" is empty")
-		})
-		if err != nil {
-			return nil, err
-		}
 	} else {
-		c.Lack(FactAPITrace, "no *_cuda_api_trace.csv in "+dir+
+		l.c.Lack(FactAPITrace, "no *_cuda_api_trace.csv in "+l.dir+
 			"; make it with nsys stats --report cuda_api_trace --format csv --output BASE REPORT.nsys-rep")
-		c.Lack(FactProcessScope, "no *_cuda_api_trace.csv in "+dir+", and only the trace gives process and thread ids")
+		l.c.Lack(FactProcessScope, "no *_cuda_api_trace.csv in "+l.dir+", and only the trace gives process and thread ids")
 	}
-	if _, ok := found["cuda_api_sum"]; ok {
-		err := readReport("cuda_api_sum", func(p string) (n int, err error) {
-			c.APISummary, err = readAPISum(p)
-			return len(c.APISummary), err
+	return nil
+}
+
+func (l *csvDirLoad) apiSum() error {
+	if _, ok := l.found[nsysdb.ReportAPISum]; ok {
+		err := l.readReport(nsysdb.ReportAPISum, func(p string) (n int, err error) {
+			l.c.APISummary, err = readAPISum(p)
+			return len(l.c.APISummary), err
 		}, func(p string) {
-			c.Lack(FactAPISummary, p+" is empty: nsys found no CUDA API calls to report")
+			l.c.Lack(FactAPISummary, p+" is empty: nsys found no CUDA API calls to report")
 		})
 		if err != nil {
-			return nil, err
+			return err
 		}
 	} else {
-		c.Lack(FactAPISummary, "no *_cuda_api_sum.csv in "+dir+
+		l.c.Lack(FactAPISummary, "no *_cuda_api_sum.csv in "+l.dir+
 			"; make it with nsys stats --report cuda_api_sum --format csv --output BASE REPORT.nsys-rep")
 	}
+	return nil
+}
+
+func (l *csvDirLoad) memSums() error {
 	var timeRows, sizeRows []MemSummary
 	memEmpty := func(p string) {
-		c.Lack(FactMemSummary, p+" is empty: nsys found no GPU memory operations to report")
+		l.c.Lack(FactMemSummary, p+" is empty: nsys found no GPU memory operations to report")
 	}
-	if _, ok := found["cuda_gpu_mem_time_sum"]; ok {
-		err := readReport("cuda_gpu_mem_time_sum", func(p string) (n int, err error) {
+	if _, ok := l.found[nsysdb.ReportMemTimeSum]; ok {
+		err := l.readReport(nsysdb.ReportMemTimeSum, func(p string) (n int, err error) {
 			timeRows, err = readMemSum(p, false)
 			return len(timeRows), err
 		}, memEmpty)
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
-	if _, ok := found["cuda_gpu_mem_size_sum"]; ok {
-		err := readReport("cuda_gpu_mem_size_sum", func(p string) (n int, err error) {
+	if _, ok := l.found[nsysdb.ReportMemSizeSum]; ok {
+		err := l.readReport(nsysdb.ReportMemSizeSum, func(p string) (n int, err error) {
 			sizeRows, err = readMemSum(p, true)
 			return len(sizeRows), err
 		}, memEmpty)
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
-	c.MemSummary = csvMergeMemSummary(timeRows, sizeRows)
+	l.c.MemSummary = csvMergeMemSummary(timeRows, sizeRows)
 	switch {
-	case found["cuda_gpu_mem_time_sum"] == nil && found["cuda_gpu_mem_size_sum"] == nil:
-		c.Lack(FactMemSummary, "no *_cuda_gpu_mem_time_sum.csv or *_cuda_gpu_mem_size_sum.csv in "+dir+
+	case l.found[nsysdb.ReportMemTimeSum] == nil && l.found[nsysdb.ReportMemSizeSum] == nil:
+		l.c.Lack(FactMemSummary, "no *_cuda_gpu_mem_time_sum.csv or *_cuda_gpu_mem_size_sum.csv in "+l.dir+
 			"; make them with nsys stats --report cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum --format csv --output BASE REPORT.nsys-rep")
-	case found["cuda_gpu_mem_time_sum"] == nil:
-		c.Lack(FactMemSummary, "no *_cuda_gpu_mem_time_sum.csv in "+dir+
+	case l.found[nsysdb.ReportMemTimeSum] == nil:
+		l.c.Lack(FactMemSummary, "no *_cuda_gpu_mem_time_sum.csv in "+l.dir+
 			", so the copy totals have bytes but no times; make it with nsys stats --report cuda_gpu_mem_time_sum --format csv")
-	case found["cuda_gpu_mem_size_sum"] == nil:
-		c.Lack(FactMemSummary, "no *_cuda_gpu_mem_size_sum.csv in "+dir+
+	case l.found[nsysdb.ReportMemSizeSum] == nil:
+		l.c.Lack(FactMemSummary, "no *_cuda_gpu_mem_size_sum.csv in "+l.dir+
 			", so the copy totals have times but no bytes; make it with nsys stats --report cuda_gpu_mem_size_sum --format csv")
 	}
-	if _, ok := found["nvtx_sum"]; ok {
-		err := readReport("nvtx_sum", func(p string) (n int, err error) {
-			c.RangeSummary, err = readNVTXSum(p)
-			return len(c.RangeSummary), err
+	return nil
+}
+
+func (l *csvDirLoad) nvtxSum() error {
+	if _, ok := l.found[nsysdb.ReportNVTXSum]; ok {
+		err := l.readReport(nsysdb.ReportNVTXSum, func(p string) (n int, err error) {
+			l.c.RangeSummary, err = readNVTXSum(p)
+			return len(l.c.RangeSummary), err
 		}, func(p string) {
-			c.Lack(FactNVTXSummary, p+" is empty: the capture holds no NVTX ranges (traced without -t nvtx?)")
+			l.c.Lack(FactNVTXSummary, p+" is empty: the capture holds no NVTX ranges (traced without -t nvtx?)")
 		})
 		if err != nil {
-			return nil, err
+			return err
 		}
 	} else {
-		c.Lack(FactNVTXSummary, "no *_nvtx_sum.csv in "+dir+
+		l.c.Lack(FactNVTXSummary, "no *_nvtx_sum.csv in "+l.dir+
 			"; make it with nsys stats --report nvtx_sum --format csv --output BASE REPORT.nsys-rep")
 	}
-	if read == 0 {
-		return nil, &InputError{Path: dir, Problem: "the reports " + strings.Join(c.Files, ", ") + " hold no data rows",
-			Hint: "the capture may have traced nothing; profile with nsys profile -t cuda,nvtx"}
-	}
-
-	c.Lack(FactMemcpy, "nsys stats CSV reports hold no per-copy GPU activity; give the .nsys-rep or its SQLite export")
-	c.Lack(FactMemcpyBytes, "the reports give bytes only as totals per copy kind in cuda_gpu_mem_size_sum, not per copy")
-	c.Lack(FactMemoryKinds, "no CSV report says whether a copy's host side was pageable or pinned; give the .nsys-rep or its SQLite export")
-	c.Lack(FactCorrelation, "cuda_api_trace carries correlation ids but no CSV report lists the GPU activity they point to")
-	c.Lack(FactKernels, "the CSV reports read here hold no per-launch kernel activity; give the .nsys-rep or its SQLite export")
-	c.Lack(FactNVTX, "nvtx_sum has per-name totals, not range instances with start and end times; give the .nsys-rep or its SQLite export")
-	c.Lack(FactProgram, "the CSV reports hold no program output; put the transcript or results JSON beside them")
-	c.Sort()
-	return c, nil
+	return nil
 }
 
 // ---------------------------------------------------------------------------
@@ -292,13 +299,7 @@ func csvTimeScale(unit string) (float64, bool) {
 }
 
 // csvColumn describes one column a report needs.
-type csvColumn struct {
-	field    string   // the canonical key used in struct tags
-	aliases  []string // normalised header keys that mean this column
-	required bool
-	time     bool // a time: the header's unit is converted to ns
-	display  string
-}
+type csvColumn = nsysdb.ReportColumn
 
 // csvResolvedHeader maps a report's header onto its columns.
 type csvResolvedHeader struct {
@@ -313,35 +314,35 @@ func csvResolveHeader(path, report string, header []string, cols []csvColumn) (*
 	for i, h := range header {
 		key, unit := csvNormColumn(h)
 		for _, col := range cols {
-			if _, dup := rh.index[col.field]; dup {
+			if _, dup := rh.index[col.Field]; dup {
 				continue
 			}
-			for _, a := range col.aliases {
+			for _, a := range col.Aliases {
 				if key != a {
 					continue
 				}
-				rh.index[col.field] = i
-				rh.unit[col.field] = unit
-				if col.time {
+				rh.index[col.Field] = i
+				rh.unit[col.Field] = unit
+				if col.Time {
 					s, ok := csvTimeScale(unit)
 					if !ok {
 						return nil, &InputError{Path: path, Where: "column " + strconv.Quote(h),
 							Problem: "unknown time unit " + strconv.Quote(unit) + " in a " + report + " report",
 							Hint:    "export with nsys stats --timeunit nsec"}
 					}
-					rh.scale[col.field] = s
+					rh.scale[col.Field] = s
 				}
 			}
 		}
 	}
 	for _, col := range cols {
-		if _, ok := rh.index[col.field]; !ok && col.required {
+		if _, ok := rh.index[col.Field]; !ok && col.Required {
 			quoted := make([]string, len(header))
 			for i, h := range header {
 				quoted[i] = strconv.Quote(strings.TrimPrefix(h, "\uFEFF"))
 			}
-			return nil, &InputError{Path: path, Where: "column " + strconv.Quote(col.display),
-				Problem: "this " + report + " report has no " + strconv.Quote(col.display) +
+			return nil, &InputError{Path: path, Where: "column " + strconv.Quote(col.Display),
+				Problem: "this " + report + " report has no " + strconv.Quote(col.Display) +
 					" column; columns found: " + strings.Join(quoted, ", "),
 				Hint: "make the report with nsys stats --report " + report +
 					" --format csv; a renamed column may come from an nsys release this tool does not know"}
@@ -411,17 +412,6 @@ func csvReadError(path string, err error) *InputError {
 // ---------------------------------------------------------------------------
 // cuda_api_trace: streamed
 
-var apiTraceColumns = []csvColumn{
-	{field: "start", aliases: []string{"start"}, required: true, time: true, display: "Start (ns)"},
-	{field: "duration", aliases: []string{"duration"}, required: true, time: true, display: "Duration (ns)"},
-	{field: "name", aliases: []string{"name"}, required: true, display: "Name"},
-	{field: "result", aliases: []string{"result"}, display: "Result"},
-	{field: "corrid", aliases: []string{"corrid", "correlationid"}, required: true, display: "CorrID"},
-	{field: "pid", aliases: []string{"pid", "processid"}, display: "Pid"},
-	{field: "tid", aliases: []string{"tid", "threadid"}, display: "Tid"},
-	{field: "thread", aliases: []string{"threadname", "thread"}, display: "Thread Name"},
-}
-
 func loadAPITraceFile(path string, opts Options, c *Capture) (int, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -473,7 +463,7 @@ func countAPITraceThreads(r io.Reader, opts Options) ([]ThreadCount, error) {
 	for i, h := range header {
 		names[i] = string(h)
 	}
-	rh, err := csvResolveHeader("", "cuda_api_trace", names, apiTraceColumns)
+	rh, err := csvResolveHeader("", nsysdb.ReportAPITrace, names, nsysdb.APITraceColumns)
 	if err != nil {
 		return nil, err
 	}
@@ -723,7 +713,7 @@ func streamAPITrace(r io.Reader, path string, opts Options, emit func(APICall), 
 		return 0, csvReadError(path, err)
 	}
 	header = append([]string(nil), header...)
-	rh, err := csvResolveHeader(path, "cuda_api_trace", header, apiTraceColumns)
+	rh, err := csvResolveHeader(path, nsysdb.ReportAPITrace, header, nsysdb.APITraceColumns)
 	if err != nil {
 		return 0, err
 	}
@@ -923,14 +913,6 @@ func csvCountOf(path string, rh *csvResolvedHeader, row int, field string, n csv
 	return int64(n.v), nil
 }
 
-var apiSumColumns = []csvColumn{
-	{field: "total", aliases: []string{"totaltime"}, required: true, time: true, display: "Total Time (ns)"},
-	{field: "calls", aliases: []string{"numcalls", "calls", "count"}, required: true, display: "Num Calls"},
-	{field: "min", aliases: []string{"min", "minimum"}, time: true, display: "Min (ns)"},
-	{field: "max", aliases: []string{"max", "maximum"}, time: true, display: "Max (ns)"},
-	{field: "name", aliases: []string{"name"}, required: true, display: "Name"},
-}
-
 type apiSumRow struct {
 	Total csvNum  `csv:"total"`
 	Calls csvNum  `csv:"calls"`
@@ -941,7 +923,7 @@ type apiSumRow struct {
 
 func readAPISum(path string) ([]APISummary, error) {
 	var rows []apiSumRow
-	rh, _, err := csvReadSummary(path, "cuda_api_sum", apiSumColumns, &rows)
+	rh, _, err := csvReadSummary(path, nsysdb.ReportAPISum, nsysdb.APISumColumns, &rows)
 	if err != nil {
 		return nil, err
 	}
@@ -969,18 +951,6 @@ func readAPISum(path string) ([]APISummary, error) {
 	return out, nil
 }
 
-var memTimeColumns = []csvColumn{
-	{field: "total", aliases: []string{"totaltime"}, required: true, time: true, display: "Total Time (ns)"},
-	{field: "count", aliases: []string{"count", "operations", "numcalls"}, required: true, display: "Count"},
-	{field: "op", aliases: []string{"operation", "name"}, required: true, display: "Operation"},
-}
-
-var memSizeColumns = []csvColumn{
-	{field: "total", aliases: []string{"total"}, required: true, display: "Total (MB)"},
-	{field: "count", aliases: []string{"count", "operations", "numcalls"}, required: true, display: "Count"},
-	{field: "op", aliases: []string{"operation", "name"}, required: true, display: "Operation"},
-}
-
 type memSumRow struct {
 	Total csvNum `csv:"total"`
 	Count csvNum `csv:"count"`
@@ -989,24 +959,7 @@ type memSumRow struct {
 
 // csvCopyKindOf maps a report's operation name to a copy kind; ok is false for
 // rows that are not copies (memsets).
-func csvCopyKindOf(op string) (CopyKind, bool) {
-	o := strings.ToLower(op)
-	switch {
-	case strings.Contains(o, "memset"):
-		return "", false
-	case strings.Contains(o, "host-to-device"), strings.Contains(o, "htod"):
-		return CopyHtoD, true
-	case strings.Contains(o, "device-to-host"), strings.Contains(o, "dtoh"):
-		return CopyDtoH, true
-	case strings.Contains(o, "device-to-device"), strings.Contains(o, "dtod"):
-		return CopyDtoD, true
-	case strings.Contains(o, "host-to-host"), strings.Contains(o, "htoh"):
-		return CopyHtoH, true
-	case strings.Contains(o, "peer-to-peer"), strings.Contains(o, "ptop"):
-		return CopyPtoP, true
-	}
-	return CopyOther, true
-}
+func csvCopyKindOf(op string) (CopyKind, bool) { return nsysdb.ReportCopyKindOf(op) }
 
 // csvSizeScale turns the size report's unit into megabytes (1e6 bytes).
 func csvSizeScale(unit string) (float64, bool) {
@@ -1030,9 +983,9 @@ func csvSizeScale(unit string) (float64, bool) {
 }
 
 func readMemSum(path string, sizes bool) ([]MemSummary, error) {
-	report, cols := "cuda_gpu_mem_time_sum", memTimeColumns
+	report, cols := nsysdb.ReportMemTimeSum, nsysdb.MemTimeColumns
 	if sizes {
-		report, cols = "cuda_gpu_mem_size_sum", memSizeColumns
+		report, cols = nsysdb.ReportMemSizeSum, nsysdb.MemSizeColumns
 	}
 	var rows []memSumRow
 	rh, _, err := csvReadSummary(path, report, cols, &rows)
@@ -1100,12 +1053,6 @@ func csvMergeMemSummary(times, sizes []MemSummary) []MemSummary {
 	return out
 }
 
-var nvtxSumColumns = []csvColumn{
-	{field: "total", aliases: []string{"totaltime"}, required: true, time: true, display: "Total Time (ns)"},
-	{field: "instances", aliases: []string{"instances", "count"}, required: true, display: "Instances"},
-	{field: "range", aliases: []string{"range", "name"}, required: true, display: "Range"},
-}
-
 type nvtxSumRow struct {
 	Total     csvNum `csv:"total"`
 	Instances csvNum `csv:"instances"`
@@ -1123,7 +1070,7 @@ func csvSplitRange(s string) (domain, name string) {
 
 func readNVTXSum(path string) ([]RangeSummary, error) {
 	var rows []nvtxSumRow
-	rh, _, err := csvReadSummary(path, "nvtx_sum", nvtxSumColumns, &rows)
+	rh, _, err := csvReadSummary(path, nsysdb.ReportNVTXSum, nsysdb.NVTXSumColumns, &rows)
 	if err != nil {
 		return nil, err
 	}

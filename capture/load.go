@@ -1,13 +1,13 @@
 package capture
 
 import (
-	"bytes"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
 // Load reads whatever path holds:
@@ -49,32 +49,21 @@ func Load(path string, opts Options) (*Capture, error) {
 	return c, nil
 }
 
-var sqliteHeader = []byte("SQLite format 3\x00")
-
-// hasSQLiteHeader reports whether the file starts with the SQLite header.
-func hasSQLiteHeader(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	buf := make([]byte, len(sqliteHeader))
-	if _, err := io.ReadFull(f, buf); err != nil {
-		return false
-	}
-	return bytes.Equal(buf, sqliteHeader)
-}
-
+// loadFile reads one file by the kind nsysdb.Detect tells from its first
+// bytes and its name.
 func loadFile(path string, opts Options) (*Capture, error) {
-	name := strings.ToLower(filepath.Base(path))
-	switch {
-	case strings.HasSuffix(name, ".nsys-rep"), strings.HasSuffix(name, ".qdrep"):
+	kind, err := nsysdb.Detect(path)
+	if err != nil {
+		kind = nsysdb.Sniff(path, nil)
+	}
+	switch kind {
+	case nsysdb.KindNsysRep:
 		return LoadNsysRep(path, opts)
-	case hasSQLiteHeader(path), strings.HasSuffix(name, ".sqlite"):
+	case nsysdb.KindSQLite:
 		return LoadSQLite(path, opts)
-	case strings.HasSuffix(name, ".json"):
+	case nsysdb.KindJSON:
 		return LoadMeasurements(path)
-	case strings.HasSuffix(name, ".csv"):
+	case nsysdb.KindCSV:
 		if _, _, ok := matchCSVReport(filepath.Base(path)); !ok {
 			return nil, &InputError{Path: path, Problem: "not a known nsys stats report",
 				Hint: "expected a file ending in " + csvSuffixes() + ", or the folder that holds them"}
@@ -99,14 +88,15 @@ func captureBase(name string) string {
 	return strings.TrimSuffix(name, filepath.Ext(name))
 }
 
-// loadDir picks the best capture in a folder.
-func loadDir(dir string, opts Options) (*Capture, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, &InputError{Path: dir, Problem: "cannot list the folder", Err: err}
-	}
-	var plainSQLite, ownSQLite, reps, results, transcripts []string
-	hasCSV := false
+// dirFiles are a folder's files by what they hold, as their names say.
+type dirFiles struct {
+	plainSQLite, ownSQLite, reps, results, transcripts []string
+	hasCSV                                             bool
+}
+
+// classifyDir sorts a folder's files by kind.
+func classifyDir(entries []os.DirEntry) dirFiles {
+	var f dirFiles
 	for _, e := range entries {
 		if e.IsDir() {
 			continue
@@ -114,22 +104,33 @@ func loadDir(dir string, opts Options) (*Capture, error) {
 		n := e.Name()
 		l := strings.ToLower(n)
 		switch {
-		case strings.HasSuffix(l, ".nsyscheck.sqlite"):
-			ownSQLite = append(ownSQLite, n)
+		case strings.HasSuffix(l, ExportSuffix):
+			f.ownSQLite = append(f.ownSQLite, n)
 		case strings.HasSuffix(l, ".sqlite"):
-			plainSQLite = append(plainSQLite, n)
-		case strings.HasSuffix(l, ".nsys-rep"), strings.HasSuffix(l, ".qdrep"):
-			reps = append(reps, n)
+			f.plainSQLite = append(f.plainSQLite, n)
+		case nsysdb.IsReportName(l):
+			f.reps = append(f.reps, n)
 		case l == "results.json", strings.HasSuffix(l, ".results.json"):
-			results = append(results, n)
+			f.results = append(f.results, n)
 		case l == "transcript.txt", strings.HasSuffix(l, ".transcript.txt"):
-			transcripts = append(transcripts, n)
+			f.transcripts = append(f.transcripts, n)
 		case strings.HasSuffix(l, ".csv"):
 			if _, _, ok := matchCSVReport(n); ok {
-				hasCSV = true
+				f.hasCSV = true
 			}
 		}
 	}
+	return f
+}
+
+// loadDir picks the best capture in a folder.
+func loadDir(dir string, opts Options) (*Capture, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, &InputError{Path: dir, Problem: "cannot list the folder", Err: err}
+	}
+	f := classifyDir(entries)
+	plainSQLite, ownSQLite, reps, results, transcripts, hasCSV := f.plainSQLite, f.ownSQLite, f.reps, f.results, f.transcripts, f.hasCSV
 	pick := func(kind string, names []string) (string, error) {
 		if len(names) > 1 {
 			sort.Strings(names)

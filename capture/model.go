@@ -7,6 +7,8 @@
 // consumer never mistakes a missing fact for an empty one.
 package capture
 
+import "github.com/nsyscheck/nsyscheck/vocab"
+
 import "sort"
 
 // Format names the kind of input a Capture was read from.
@@ -46,32 +48,31 @@ type Gap struct {
 	Reason string `json:"reason"`
 }
 
-// CopyKind is the direction of a memory copy, normalised across nsys releases
-// ("[CUDA memcpy HtoD]", "[CUDA memcpy Host-to-Device]", ENUM_CUDA_MEMCPY_OPER).
-type CopyKind string
+// CopyKind is the direction of a memory copy (vocab.CopyKind).
+type CopyKind = vocab.CopyKind
 
 // Copy kinds.
 const (
-	CopyHtoD    CopyKind = "HtoD"
-	CopyDtoH    CopyKind = "DtoH"
-	CopyDtoD    CopyKind = "DtoD"
-	CopyHtoH    CopyKind = "HtoH"
-	CopyPtoP    CopyKind = "PtoP"
-	CopyOther   CopyKind = "other" // array, unified-memory and other kinds
-	CopyUnknown CopyKind = "unknown"
+	CopyHtoD    = vocab.CopyHtoD
+	CopyDtoH    = vocab.CopyDtoH
+	CopyDtoD    = vocab.CopyDtoD
+	CopyHtoH    = vocab.CopyHtoH
+	CopyPtoP    = vocab.CopyPtoP
+	CopyOther   = vocab.CopyOther
+	CopyUnknown = vocab.CopyUnknown
 )
 
-// MemKind is the kind of memory on one side of a copy (ENUM_CUDA_MEM_KIND).
-type MemKind string
+// MemKind is the kind of memory on one side of a copy (vocab.MemKind).
+type MemKind = vocab.MemKind
 
 // Memory kinds.
 const (
-	MemPageable MemKind = "pageable"
-	MemPinned   MemKind = "pinned"
-	MemDevice   MemKind = "device"
-	MemArray    MemKind = "array"
-	MemManaged  MemKind = "managed"
-	MemUnknown  MemKind = "unknown"
+	MemPageable = vocab.MemPageable
+	MemPinned   = vocab.MemPinned
+	MemDevice   = vocab.MemDevice
+	MemArray    = vocab.MemArray
+	MemManaged  = vocab.MemManaged
+	MemUnknown  = vocab.MemUnknown
 )
 
 // APICall is one CUDA runtime (or driver) API call from the trace. Times are
@@ -184,6 +185,10 @@ type Capture struct {
 	Files  []string `json:"files,omitempty"` // the files actually read
 	Meta   Metadata `json:"meta"`
 
+	// Sources names, for evidence, the table or report file each kind of
+	// record came from; empty where the input has none.
+	Sources Sources `json:"-"`
+
 	Calls   []APICall `json:"calls,omitempty"`   // sorted by Start
 	Memcpys []Memcpy  `json:"memcpys,omitempty"` // sorted by Start
 	Kernels []Kernel  `json:"kernels,omitempty"` // sorted by Start
@@ -206,6 +211,12 @@ type Capture struct {
 	// program's thread is chosen (ThreadCount.Before). Empty when every
 	// thread was loaded.
 	OtherThreads []ThreadCount `json:"otherThreads,omitempty"`
+}
+
+// Sources names where a capture's records came from: an export's tables or
+// the CSV report files, as nsysdb spells them.
+type Sources struct {
+	API, Memcpy, Kernel, NVTX string
 }
 
 // ThreadCount is the number of API calls one thread made.
@@ -234,6 +245,18 @@ func (a ThreadCount) Before(b ThreadCount) bool {
 		return a.PID < b.PID
 	}
 	return a.TID < b.TID
+}
+
+// Why says which step of the rule (Before) made t, the first of its
+// capture's threads, the program's thread.
+func (t ThreadCount) Why() string {
+	switch {
+	case t.MemcpyAsync > 0:
+		return "the thread that issued the cudaMemcpyAsync calls"
+	case t.Memcpy > 0:
+		return "the thread with the most cudaMemcpy calls"
+	}
+	return "the thread with the most CUDA calls"
 }
 
 // CountThreads counts the calls per thread (process and thread id) and

@@ -2,103 +2,42 @@ package capture
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
-)
 
-// nsysInstallGlobs are the places Nsight Systems and Nsight Compute install
-// an nsys binary, searched after $NSYS and PATH. Tests replace them.
-var nsysInstallGlobs = []string{
-	"/opt/nvidia/nsight-systems/*/bin/nsys",
-	"/opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys",
-}
+	"github.com/nsyscheck/nsyscheck/internal/nsys"
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+)
 
 // nsysInstallHint tells the user how to get a usable nsys.
 const nsysInstallHint = "install Nsight Systems 2025.3 or newer, pass --nsys PATH, " +
 	"or give the report's SQLite export instead (nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep)"
 
-// FindNsys returns the nsys executable to use: override when given, else
-// $NSYS, else nsys on PATH, else the newest one under /opt/nvidia. An
-// override or $NSYS that cannot be run is an error, not a reason to look
-// elsewhere.
+// FindNsys returns the nsys executable to use (nsys.Find): override when
+// given, else $NSYS, else nsys on PATH, else the newest one under
+// /opt/nvidia. Not finding one is an *InputError.
 func FindNsys(override string) (string, error) {
-	if override != "" {
-		return lookNsys(override, "the nsys given")
-	}
-	if env := os.Getenv("NSYS"); env != "" {
-		return lookNsys(env, "$NSYS")
-	}
-	if p, err := exec.LookPath("nsys"); err == nil {
-		return p, nil
-	}
-	if found := installedNsys(); len(found) > 0 {
-		return found[0], nil
-	}
-	return "", &InputError{Path: "nsys", Problem: "no nsys found on PATH, in $NSYS or under /opt/nvidia",
-		Hint: nsysInstallHint}
-}
-
-// lookNsys resolves an nsys named by the user (a path or a command name).
-func lookNsys(name, what string) (string, error) {
-	p, err := exec.LookPath(name)
+	p, err := nsys.Find(override)
 	if err != nil {
-		return "", &InputError{Path: name, Problem: what + " cannot be run", Err: err, Hint: nsysInstallHint}
+		var fe *nsys.FindError
+		if errors.As(err, &fe) {
+			return "", &InputError{Path: fe.Name, Problem: fe.Problem, Err: fe.Err, Hint: nsysInstallHint}
+		}
+		return "", err
 	}
 	return p, nil
 }
 
-// installedNsys lists the executables matching nsysInstallGlobs, newest
-// version first within each glob, globs in order.
-func installedNsys() []string {
-	var out []string
-	for _, g := range nsysInstallGlobs {
-		matches, _ := filepath.Glob(g)
-		var ok []string
-		for _, m := range matches {
-			if info, err := os.Stat(m); err == nil && info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0 {
-				ok = append(ok, m)
-			}
-		}
-		sort.SliceStable(ok, func(i, j int) bool { return versionLess(ok[j], ok[i]) })
-		out = append(out, ok...)
-	}
-	return out
-}
-
-// versionLess compares two paths by the numbers in them, so that
-// .../2025.10.1/... sorts after .../2025.3.2/....
-func versionLess(a, b string) bool {
-	na, nb := versionNumbers(a), versionNumbers(b)
-	for i := 0; i < len(na) && i < len(nb); i++ {
-		if na[i] != nb[i] {
-			return na[i] < nb[i]
-		}
-	}
-	if len(na) != len(nb) {
-		return len(na) < len(nb)
-	}
-	return a < b
-}
-
-func versionNumbers(s string) []int {
-	var out []int
-	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r < '0' || r > '9' }) {
-		n, err := strconv.Atoi(f)
-		if err == nil {
-			out = append(out, n)
-		}
-	}
-	return out
-}
+// ExportSuffix ends the name of the SQLite export nsyscheck makes of a
+// .nsys-rep (NAME.nsyscheck.sqlite beside NAME.nsys-rep).
+const ExportSuffix = ".nsyscheck.sqlite"
 
 // LoadNsysRep reads an Nsight Systems report (.nsys-rep) by exporting it to
 // SQLite with nsys and loading the export. The export is cached beside the
@@ -149,7 +88,7 @@ func LoadNsysRep(path string, opts Options) (*Capture, error) {
 		// A damaged or foreign cache file: export again over it.
 	}
 
-	nsys, err := FindNsys(opts.Nsys)
+	nsysPath, err := FindNsys(opts.Nsys)
 	if err != nil {
 		var ie *InputError
 		if errors.As(err, &ie) {
@@ -158,7 +97,7 @@ func LoadNsysRep(path string, opts Options) (*Capture, error) {
 		}
 		return nil, err
 	}
-	if err := exportSQLite(nsys, path, head, dir, cached); err != nil {
+	if err := exportSQLite(nsysPath, path, head, dir, cached); err != nil {
 		return nil, err
 	}
 	c, err := LoadSQLite(cached, opts)
@@ -169,19 +108,7 @@ func LoadNsysRep(path string, opts Options) (*Capture, error) {
 }
 
 // readHead returns up to n bytes from the start of the file.
-func readHead(path string, n int) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b := make([]byte, n)
-	k, err := io.ReadFull(f, b)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	return b[:k], nil
-}
+func readHead(path string, n int) ([]byte, error) { return nsysdb.Head(path, n) }
 
 // exportCachePath chooses where the report's SQLite export lives: beside
 // the report when its folder is writable, else (or when opts.CacheDir is
@@ -192,7 +119,7 @@ func exportCachePath(report string, info os.FileInfo, opts Options) (dir, name s
 	if opts.CacheDir == "" {
 		dir = filepath.Dir(report)
 		if dirWritable(dir) {
-			return dir, base + ".nsyscheck.sqlite", nil
+			return dir, base + ExportSuffix, nil
 		}
 	}
 	dir = opts.CacheDir
@@ -235,7 +162,7 @@ func dirWritable(dir string) bool {
 
 // exportSQLite runs nsys export into a temporary file in dir and renames it
 // to dst once it is a complete SQLite database.
-func exportSQLite(nsys, report string, head []byte, dir, dst string) error {
+func exportSQLite(nsysPath, report string, head []byte, dir, dst string) error {
 	f, err := os.CreateTemp(dir, "."+filepath.Base(dst)+".tmp-*.sqlite")
 	if err != nil {
 		return &InputError{Path: report, Problem: "cannot write the SQLite export in " + dir, Err: err,
@@ -251,17 +178,17 @@ func exportSQLite(nsys, report string, head []byte, dir, dst string) error {
 	if strings.HasPrefix(arg, "-") {
 		arg = "./" + arg // a file name, never an option of nsys
 	}
-	cmd := exec.Command(nsys, "export", "--type", "sqlite", "--force-overwrite", "true", "--output", tmp, arg)
-	out, runErr := cmd.CombinedOutput()
+	cmd := nsys.Command(context.Background(), "", nil, nsysPath, "export", "--type", "sqlite", "--force-overwrite", "true", "--output", tmp, arg)
+	out, runErr := nsys.CombinedOutput(cmd)
 	if runErr != nil {
-		return nsysExportError(nsys, report, head, out, runErr)
+		return nsysExportError(nsysPath, report, head, out, runErr)
 	}
 	got := tmp
 	if _, err := os.Stat(got); err != nil {
 		// Some releases append .sqlite to the name they are given.
 		got = tmp + ".sqlite"
 		if _, err := os.Stat(got); err != nil {
-			return &InputError{Path: report, Problem: fmt.Sprintf("%s export finished but wrote no SQLite file", nsys),
+			return &InputError{Path: report, Problem: fmt.Sprintf("%s export finished but wrote no SQLite file", nsysPath),
 				Err: outputError(out), Hint: nsysInstallHint}
 		}
 	}
@@ -270,7 +197,7 @@ func exportSQLite(nsys, report string, head []byte, dir, dst string) error {
 		if errors.As(err, &ie) {
 			err = errors.New(ie.Problem)
 		}
-		return &InputError{Path: report, Problem: fmt.Sprintf("%s export wrote a damaged SQLite file", nsys),
+		return &InputError{Path: report, Problem: fmt.Sprintf("%s export wrote a damaged SQLite file", nsysPath),
 			Err: err, Hint: nsysInstallHint}
 	}
 	if err := os.Rename(got, dst); err != nil {
@@ -293,10 +220,10 @@ func outputError(out []byte) error {
 }
 
 // nsysExportError explains a failed nsys export.
-func nsysExportError(nsys, report string, head, out []byte, runErr error) error {
+func nsysExportError(nsysPath, report string, head, out []byte, runErr error) error {
 	var exit *exec.ExitError
 	if !errors.As(runErr, &exit) {
-		return &InputError{Path: report, Problem: "cannot run " + nsys, Err: runErr, Hint: nsysInstallHint}
+		return &InputError{Path: report, Problem: "cannot run " + nsysPath, Err: runErr, Hint: nsysInstallHint}
 	}
 	cause := outputError(out)
 	if cause == nil {
@@ -305,39 +232,23 @@ func nsysExportError(nsys, report string, head, out []byte, runErr error) error 
 	lower := strings.ToLower(string(out))
 	if strings.Contains(lower, "version not supported") || strings.Contains(lower, "unsupported version") ||
 		strings.Contains(lower, "version is not supported") {
-		version := nsysVersion(nsys)
+		version := nsys.Version(context.Background(), nsysPath)
 		hint := "install Nsight Systems 2025.3 or newer and pass --nsys PATH, " +
 			"or export the report where it was made (nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep) and give the .sqlite"
-		for _, other := range installedNsys() {
-			if other != nsys {
+		for _, other := range nsys.Installed() {
+			if other != nsysPath {
 				hint = "try --nsys " + other + ", or " + hint
 				break
 			}
 		}
 		return &InputError{Path: report,
-			Problem: fmt.Sprintf("this nsys (%s%s) is too old to read the report, which a newer Nsight Systems wrote", nsys, version),
+			Problem: fmt.Sprintf("this nsys (%s%s) is too old to read the report, which a newer Nsight Systems wrote", nsysPath, version),
 			Err:     cause, Hint: hint}
 	}
-	problem := fmt.Sprintf("%s export failed (%v)", nsys, runErr)
-	if !bytes.HasPrefix(head, []byte("NVIDIA")) {
+	problem := fmt.Sprintf("%s export failed (%v)", nsysPath, runErr)
+	if nsysdb.Magic(head) != nsysdb.KindNsysRep {
 		problem += "; the file does not start like an Nsight Systems report"
 	}
 	return &InputError{Path: report, Problem: problem, Err: cause,
 		Hint: "check that the file is a complete .nsys-rep, or give its SQLite export instead"}
-}
-
-// nsysVersion returns ", version X" for nsys, or "" when it cannot tell.
-func nsysVersion(nsys string) string {
-	out, err := exec.Command(nsys, "--version").Output()
-	if err != nil {
-		return ""
-	}
-	line := strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
-	if i := strings.LastIndex(line, "version "); i >= 0 {
-		line = line[i+len("version "):]
-	}
-	if line == "" {
-		return ""
-	}
-	return ", version " + line
 }

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	"github.com/nsyscheck/nsyscheck/internal/golden"
+
+	"github.com/nsyscheck/nsyscheck/internal/nsys"
 )
 
 var refReport = filepath.Join("..", "testdata", "reference", "h200-ref", "ref.nsys-rep")
@@ -317,9 +320,7 @@ func TestLoadNsysRepNotAReport(t *testing.T) {
 func TestLoadNsysRepNoNsys(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	t.Setenv("NSYS", "")
-	old := nsysInstallGlobs
-	nsysInstallGlobs = []string{filepath.Join(t.TempDir(), "*", "bin", "nsys")}
-	t.Cleanup(func() { nsysInstallGlobs = old })
+	t.Cleanup(nsys.SetInstallGlobs([]string{filepath.Join(t.TempDir(), "*", "bin", "nsys")}))
 
 	report, _, _ := reportCopy(t, "ref.nsys-rep")
 	_, err := LoadNsysRep(report, Options{})
@@ -338,53 +339,10 @@ func TestLoadNsysRepNoNsys(t *testing.T) {
 	}
 }
 
-func TestFindNsys(t *testing.T) {
-	root := t.TempDir()
-	mk := func(rel string) string {
-		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	mk("systems/2024.6.1/bin/nsys")
-	newest := mk("systems/2025.10.1/bin/nsys")
-	mk("systems/2025.3.2/bin/nsys")
-	compute := mk("compute/2025.3.0/host/target-linux-x64/nsys")
-	onPath := mk("path/nsys")
-	override := mk("custom/my-nsys")
-
-	old := nsysInstallGlobs
-	nsysInstallGlobs = []string{filepath.Join(root, "systems/*/bin/nsys"), filepath.Join(root, "compute/*/host/target-linux-x64/nsys")}
-	t.Cleanup(func() { nsysInstallGlobs = old })
-	t.Setenv("NSYS", "")
-	t.Setenv("PATH", t.TempDir())
-
-	check := func(override, want string) {
-		t.Helper()
-		got, err := FindNsys(override)
-		if err != nil || got != want {
-			t.Errorf("FindNsys(%q) = %q, %v; want %q", override, got, err, want)
-		}
-	}
-	check("", newest)
-	if got := installedNsys(); len(got) != 4 || got[0] != newest || got[3] != compute {
-		t.Errorf("installedNsys = %v", got)
-	}
-	t.Setenv("PATH", filepath.Dir(onPath))
-	check("", onPath)
-	t.Setenv("NSYS", override)
-	check("", override)
-	check(newest, newest)
-
-	t.Setenv("NSYS", filepath.Join(root, "gone"))
-	if _, err := FindNsys(""); err == nil || !strings.Contains(err.Error(), "$NSYS") {
-		t.Errorf("bad $NSYS: %v", err)
-	}
-	if _, err := FindNsys(filepath.Join(root, "nope")); err == nil || !IsInputError(err) {
+// FindNsys reports a bad override as an input error with its hint.
+func TestFindNsysInputError(t *testing.T) {
+	_, err := FindNsys(filepath.Join(t.TempDir(), "nope"))
+	if err == nil || !IsInputError(err) || !strings.Contains(err.Error(), "the nsys given cannot be run") {
 		t.Errorf("bad override: %v", err)
 	}
 }
@@ -396,16 +354,16 @@ func TestLoadNsysRepRealNsys(t *testing.T) {
 	if os.Getenv("NSYSCHECK_REAL_NSYS") == "" {
 		t.Skip("set NSYSCHECK_REAL_NSYS=1 to run the real nsys")
 	}
-	nsys, err := FindNsys("")
+	bin, err := FindNsys("")
 	if err != nil {
 		t.Fatal(err)
 	}
 	report, orig, mtime := reportCopy(t, "ref.nsys-rep")
-	c, err := LoadNsysRep(report, Options{Nsys: nsys})
+	c, err := LoadNsysRep(report, Options{Nsys: bin})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("nsys %s%s exported %s", nsys, nsysVersion(nsys), c.Files[1])
+	t.Logf("nsys %s%s exported %s", bin, nsys.Version(context.Background(), bin), c.Files[1])
 	got := string(sqliteSummary(c))
 	want := string(sqliteSummary(sqLoad(t, refSQLite, Options{})))
 	// The export's own product version may differ from the one that made ref.sqlite.
@@ -414,7 +372,7 @@ func TestLoadNsysRepRealNsys(t *testing.T) {
 		t.Errorf("real export differs from ref.sqlite:\n%s", golden.FirstDiff(cut(want), cut(got)))
 	}
 	checkReportUnchanged(t, report, orig, mtime)
-	if _, err := LoadNsysRep(report, Options{Nsys: nsys}); err != nil {
+	if _, err := LoadNsysRep(report, Options{Nsys: bin}); err != nil {
 		t.Fatal(err)
 	}
 	if names := dirNames(t, filepath.Dir(report)); len(names) != 2 {

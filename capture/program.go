@@ -394,13 +394,26 @@ type fieldError struct{ where, problem string }
 func positive(v float64) bool { return v > 0 && !math.IsInf(v, 0) && !math.IsNaN(v) }
 
 // validateMeasurements checks every row and fills GB/s where it is 0.
+// fieldErr is a field's problem, named by its JSON path.
+func fieldErr(where, format string, a ...any) *fieldError {
+	return &fieldError{where: where, problem: where + " " + fmt.Sprintf(format, a...)}
+}
+
 func validateMeasurements(m *Measurements) *fieldError {
-	fe := func(where, format string, a ...any) *fieldError {
-		return &fieldError{where: where, problem: where + " " + fmt.Sprintf(format, a...)}
-	}
 	if m.PCIeGen < 0 || m.PCIeWidth < 0 {
-		return fe("pcieGen", "and pcieWidth must not be negative")
+		return fieldErr("pcieGen", "and pcieWidth must not be negative")
 	}
+	for _, check := range []func(*Measurements) *fieldError{validateCopies, validateAsync, validateKernels, validateRest} {
+		if err := check(m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateCopies checks part 1's rows and fills a missing GB/s.
+func validateCopies(m *Measurements) *fieldError {
+	fe := fieldErr
 	seen := map[string]int{}
 	for i := range m.Copies {
 		c := &m.Copies[i]
@@ -432,7 +445,13 @@ func validateMeasurements(m *Measurements) *fieldError {
 			c.GBps = float64(c.Bytes) / (c.Ms * 1e-3) / 1e9
 		}
 	}
-	seen = map[string]int{}
+	return nil
+}
+
+// validateAsync checks part 2's rows.
+func validateAsync(m *Measurements) *fieldError {
+	fe := fieldErr
+	seen := map[string]int{}
 	for i := range m.Async {
 		a := &m.Async[i]
 		p := fmt.Sprintf("async[%d]", i)
@@ -459,7 +478,13 @@ func validateMeasurements(m *Measurements) *fieldError {
 		}
 		seen[a.Source] = i
 	}
-	seen = map[string]int{}
+	return nil
+}
+
+// validateKernels checks part 3's rows and fills a missing GB/s.
+func validateKernels(m *Measurements) *fieldError {
+	fe := fieldErr
+	seen := map[string]int{}
 	for i := range m.Kernels {
 		k := &m.Kernels[i]
 		p := fmt.Sprintf("kernels[%d]", i)
@@ -486,6 +511,13 @@ func validateMeasurements(m *Measurements) *fieldError {
 			k.GBps = float64(k.Bytes) / (k.MsPerLaunch * 1e-3) / 1e9
 		}
 	}
+	return nil
+}
+
+// validateRest checks the per-call totals, the device copy rate and the
+// correctness gates.
+func validateRest(m *Measurements) *fieldError {
+	fe := fieldErr
 	if a := m.AsyncCalls; a != nil {
 		if !positive(a.PageableMs) {
 			return fe("asyncCalls.pageableMs", "must be > 0")

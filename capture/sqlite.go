@@ -7,38 +7,38 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 
 	_ "github.com/mattn/go-sqlite3" // SQLite driver for database/sql
+
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
 // sqliteMagic is the 16-byte header every SQLite 3 database file starts with.
-const sqliteMagic = "SQLite format 3\x00"
+const sqliteMagic = nsysdb.SQLiteMagic
 
 // sqliteExportHint tells the user how to make a fresh SQLite export.
-const sqliteExportHint = "export it again with: nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep"
+const sqliteExportHint = nsysdb.ExportHint
 
-// The logical Nsight Systems export tables nsyscheck reads. Newer exports may
-// name a table with a _V2, _V3, ... suffix; resolveTable picks the highest.
+// The logical Nsight Systems export tables nsyscheck reads (nsysdb names
+// them; r.tables resolves each to its highest _V<n> version).
 const (
-	tabRuntime   = "CUPTI_ACTIVITY_KIND_RUNTIME"
-	tabMemcpy    = "CUPTI_ACTIVITY_KIND_MEMCPY"
-	tabKernel    = "CUPTI_ACTIVITY_KIND_KERNEL"
-	tabNVTX      = "NVTX_EVENTS"
-	tabStrings   = "StringIds"
-	tabCopyOper  = "ENUM_CUDA_MEMCPY_OPER"
-	tabMemKind   = "ENUM_CUDA_MEM_KIND"
-	tabEventType = "ENUM_NSYS_EVENT_TYPE"
-	tabMeta      = "META_DATA_EXPORT"
-	tabGPU       = "TARGET_INFO_GPU"
-	tabCUDADev   = "TARGET_INFO_CUDA_DEVICE"
-	tabEnv       = "TARGET_INFO_SYSTEM_ENV"
-	tabThreads   = "ThreadNames"
+	tabRuntime   = nsysdb.TableRuntime
+	tabMemcpy    = nsysdb.TableMemcpy
+	tabKernel    = nsysdb.TableKernel
+	tabNVTX      = nsysdb.TableNVTX
+	tabStrings   = nsysdb.TableStrings
+	tabCopyOper  = nsysdb.TableCopyOper
+	tabMemKind   = nsysdb.TableMemKind
+	tabEventType = nsysdb.TableEventType
+	tabMeta      = nsysdb.TableMetaExport
+	tabGPU       = nsysdb.TableGPU
+	tabCUDADev   = nsysdb.TableCUDADevice
+	tabEnv       = nsysdb.TableSystemEnv
+	tabThreads   = nsysdb.TableThreadNames
 )
 
 // LoadSQLite reads an Nsight Systems SQLite export (nsys export --type
@@ -61,7 +61,8 @@ func LoadSQLite(path string, opts Options) (*Capture, error) {
 	r := &sqliteReader{db: db, path: path, opts: opts, strs: map[int64]string{}, devices: map[int64]bool{},
 		wantCorr: map[int64]bool{}}
 	defer r.close()
-	c := &Capture{Path: path, Format: FormatSQLite, Files: []string{path}}
+	c := &Capture{Path: path, Format: FormatSQLite, Files: []string{path},
+		Sources: Sources{API: tabRuntime, Memcpy: tabMemcpy, Kernel: tabKernel, NVTX: tabNVTX}}
 	if err := r.load(c); err != nil {
 		return nil, err
 	}
@@ -69,31 +70,8 @@ func LoadSQLite(path string, opts Options) (*Capture, error) {
 	return c, nil
 }
 
-// sqliteReadOnlyDSN builds a go-sqlite3 URI that opens path read-only and
-// immutable, so that SQLite neither writes nor creates anything beside it.
-// Characters that mean something in a URI ('?', '#', '%', spaces, quotes)
-// are percent-escaped.
-func sqliteReadOnlyDSN(path string) string {
-	return SQLiteURI(path, "mode=ro&immutable=1")
-}
-
-// SQLiteURI is the SQLite URI of the file at path (made absolute, every
-// character SQLite could read specially escaped) with the given query, e.g.
-// "mode=ro&immutable=1" or "mode=rw"; an empty query adds none.
-func SQLiteURI(path, query string) string {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		abs = path
-	}
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}
-	// url.URL leaves a few characters SQLite would read specially as they are.
-	p := u.EscapedPath()
-	p = strings.ReplaceAll(p, "'", "%27")
-	if query == "" {
-		return "file:" + p
-	}
-	return "file:" + p + "?" + query
-}
+// sqliteReadOnlyDSN opens path read-only and immutable (nsysdb.ReadOnlyURI).
+func sqliteReadOnlyDSN(path string) string { return nsysdb.ReadOnlyURI(path) }
 
 // checkSQLiteFile makes sure path is a complete SQLite 3 database before
 // SQLite itself sees it, so that an empty, zero-filled, foreign or truncated
@@ -217,13 +195,13 @@ func (r *sqliteReader) load(c *Capture) error {
 	}
 	if r.tables[tabStrings] == "" {
 		return &InputError{Path: r.path, Where: "table " + tabStrings,
-			Problem: "no string table (StringIds) in this export, so API, kernel and range names cannot be read",
+			Problem: "no string table (" + tabStrings + ") in this export, so API, kernel and range names cannot be read",
 			Hint:    sqliteExportHint}
 	}
-	if _, err := r.columns(tabStrings, "id", "value"); err != nil {
+	if _, err := r.columns(tabStrings, nsysdb.ColID, nsysdb.ColValue); err != nil {
 		return err
 	}
-	st, err := r.db.Prepare(`SELECT value FROM ` + quoteIdent(r.tables[tabStrings]) + ` WHERE id = ?`)
+	st, err := r.db.Prepare(`SELECT ` + quoteIdent(nsysdb.ColValue) + ` FROM ` + quoteIdent(r.tables[tabStrings]) + ` WHERE ` + quoteIdent(nsysdb.ColID) + ` = ?`)
 	if err != nil {
 		return r.tableError(r.tables[tabStrings], err)
 	}
@@ -277,32 +255,9 @@ func (r *sqliteReader) readTables() error {
 	return nil
 }
 
-// resolveTables maps each logical name to the table in names that is either
-// that name (version 1) or that name with the highest _V<n> suffix.
+// resolveTables maps each logical name to its highest-versioned table.
 func resolveTables(names []string, logical ...string) map[string]string {
-	out := make(map[string]string, len(logical))
-	best := make(map[string]int, len(logical))
-	for _, base := range logical {
-		for _, n := range names {
-			v := 0
-			switch {
-			case n == base:
-				v = 1
-			case strings.HasPrefix(n, base+"_V"):
-				k, err := strconv.Atoi(n[len(base)+2:])
-				if err != nil || k < 1 || strings.HasPrefix(n[len(base)+2:], "+") {
-					continue
-				}
-				v = k
-			default:
-				continue
-			}
-			if v > best[base] {
-				best[base], out[base] = v, n
-			}
-		}
-	}
-	return out
+	return nsysdb.ResolveTables(names, logical...)
 }
 
 // columns returns the columns of the logical table, failing with an
@@ -340,7 +295,7 @@ func (r *sqliteReader) columns(logical string, required ...string) (map[string]b
 			}
 			return nil, &InputError{Path: r.path, Where: "table " + table,
 				Problem: fmt.Sprintf("column %s is missing (export schema version %s)", col, schema),
-				Hint:    "nsyscheck reads exports of Nsight Systems 2025.3 (schema 3.20.3); " + sqliteExportHint}
+				Hint:    "nsyscheck reads exports of Nsight Systems 2025.3 (schema " + nsysdb.KnownSchema + "); " + sqliteExportHint}
 		}
 	}
 	return cols, nil
@@ -348,13 +303,7 @@ func (r *sqliteReader) columns(logical string, required ...string) (map[string]b
 
 // quoteIdent quotes an SQL identifier (a table or column name read from the
 // file's schema), doubling any double quote inside it.
-func quoteIdent(name string) string { return QuoteIdent(name) }
-
-// QuoteIdent quotes a table or column name read from a file for use in SQL,
-// doubling any quote inside it.
-func QuoteIdent(name string) string {
-	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
-}
+func quoteIdent(name string) string { return nsysdb.QuoteIdent(name) }
 
 // col returns the column expression for an optional integer column: the
 // column with NULL read as 0, or 0 when the table has no such column.
@@ -386,16 +335,16 @@ func (r *sqliteReader) str(id int64) (string, error) {
 // hold. Absent tables or rows leave fields empty.
 func (r *sqliteReader) readMeta(c *Capture) {
 	if t := r.tables[tabMeta]; t != "" {
-		kv := r.nameValues(tabMeta, "EXPORT_PRODUCT_VERSION", "EXPORT_SCHEMA_VERSION")
-		c.Meta.NsysVersion = kv["EXPORT_PRODUCT_VERSION"]
-		c.Meta.SchemaVersion = kv["EXPORT_SCHEMA_VERSION"]
+		kv := r.nameValues(tabMeta, nsysdb.MetaProductVersion, nsysdb.MetaSchemaVersion)
+		c.Meta.NsysVersion = kv[nsysdb.MetaProductVersion]
+		c.Meta.SchemaVersion = kv[nsysdb.MetaSchemaVersion]
 		r.schema = c.Meta.SchemaVersion
 	}
 	if t := r.tables[tabEnv]; t != "" {
-		kv := r.nameValues(tabEnv, "NvDriverVersion", "CudaDriverVersion", "OsDescription")
-		c.Meta.Driver = kv["NvDriverVersion"]
-		c.Meta.CUDADriver = kv["CudaDriverVersion"]
-		c.Meta.OS = kv["OsDescription"]
+		kv := r.nameValues(tabEnv, nsysdb.EnvDriver, nsysdb.EnvCUDADriver, nsysdb.EnvOS)
+		c.Meta.Driver = kv[nsysdb.EnvDriver]
+		c.Meta.CUDADriver = kv[nsysdb.EnvCUDADriver]
+		c.Meta.OS = kv[nsysdb.EnvOS]
 	}
 }
 
@@ -403,7 +352,7 @@ func (r *sqliteReader) readMeta(c *Capture) {
 // the result empty: metadata is optional.
 func (r *sqliteReader) nameValues(logical string, names ...string) map[string]string {
 	out := map[string]string{}
-	cols, err := r.columns(logical, "name", "value")
+	cols, err := r.columns(logical, nsysdb.ColName, nsysdb.ColValue)
 	if err != nil || cols == nil {
 		return out
 	}
@@ -412,7 +361,7 @@ func (r *sqliteReader) nameValues(logical string, names ...string) map[string]st
 	for i, n := range names {
 		args[i] = n
 	}
-	rows, err := r.db.Query(`SELECT name, ifnull(value, '') FROM `+quoteIdent(r.tables[logical])+` WHERE name IN (`+ph+`)`, args...)
+	rows, err := r.db.Query(`SELECT `+quoteIdent(nsysdb.ColName)+`, ifnull(`+quoteIdent(nsysdb.ColValue)+`, '') FROM `+quoteIdent(r.tables[logical])+` WHERE `+quoteIdent(nsysdb.ColName)+` IN (`+ph+`)`, args...)
 	if err != nil {
 		return out
 	}
@@ -430,11 +379,11 @@ func (r *sqliteReader) nameValues(logical string, names ...string) map[string]st
 
 // readEnum reads an ENUM_* table as id -> name.
 func (r *sqliteReader) readEnum(logical string) (map[int64]string, error) {
-	if _, err := r.columns(logical, "id", "name"); err != nil {
+	if _, err := r.columns(logical, nsysdb.ColID, nsysdb.ColName); err != nil {
 		return nil, err
 	}
 	table := r.tables[logical]
-	rows, err := r.db.Query(`SELECT id, ifnull(name, '') FROM ` + quoteIdent(table))
+	rows, err := r.db.Query(`SELECT ` + quoteIdent(nsysdb.ColID) + `, ifnull(` + quoteIdent(nsysdb.ColName) + `, '') FROM ` + quoteIdent(table))
 	if err != nil {
 		return nil, r.tableError(table, err)
 	}
@@ -454,11 +403,8 @@ func (r *sqliteReader) readEnum(logical string) (map[int64]string, error) {
 	return out, nil
 }
 
-// splitGlobalID decodes nsys's global thread or process id:
-// pid in bits 24..47, tid in bits 0..23.
-func splitGlobalID(g int64) (pid, tid int64) {
-	return (g >> 24) & 0xFFFFFF, g & 0xFFFFFF
-}
+// splitGlobalID decodes nsys's global thread or process id.
+func splitGlobalID(g int64) (pid, tid int64) { return nsysdb.SplitGlobalID(g) }
 
 // stripAPIVersion removes a trailing _v<digits> from a CUDA API name
 // (cudaMemcpy_v3020 -> cudaMemcpy).
@@ -487,13 +433,14 @@ func (r *sqliteReader) apiNameIDs(names []string) ([]int64, error) {
 			continue
 		}
 		want[n] = true
-		conds = append(conds, `value = ? OR value LIKE ? || '\_v%' ESCAPE '\'`)
+		v := quoteIdent(nsysdb.ColValue)
+		conds = append(conds, v+` = ? OR `+v+` LIKE ? || '\_v%' ESCAPE '\'`)
 		args = append(args, n, likeEscape(n))
 	}
 	if len(conds) == 0 {
 		return nil, nil
 	}
-	rows, err := r.db.Query(`SELECT id, value FROM `+quoteIdent(table)+` WHERE `+strings.Join(conds, " OR "), args...)
+	rows, err := r.db.Query(`SELECT `+nsysdb.Cols(nsysdb.ColID, nsysdb.ColValue)+` FROM `+quoteIdent(table)+` WHERE `+strings.Join(conds, " OR "), args...)
 	if err != nil {
 		return nil, r.tableError(table, err)
 	}
@@ -522,6 +469,34 @@ func likeEscape(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
+// runtimeFilter builds the WHERE conditions of the API-call query: the
+// wanted API names and, with Options.ProgramThread, the program's thread.
+// none is true when no call can match.
+func (r *sqliteReader) runtimeFilter(c *Capture, table string, cols map[string]bool, gtidCol string) (conds []string, none bool, err error) {
+	if len(r.opts.APINames) > 0 {
+		ids, err := r.apiNameIDs(r.opts.APINames)
+		if err != nil {
+			return nil, false, err
+		}
+		if len(ids) == 0 {
+			return nil, true, nil // none of the wanted APIs was ever called
+		}
+		conds = append(conds, quoteIdent(nsysdb.ColNameID)+` IN (`+intList(ids)+`)`)
+	}
+	if r.opts.ProgramThread && cols[nsysdb.ColGlobalTid] {
+		gtids, err := r.programThread(c, table, gtidCol, conds)
+		if err != nil {
+			return nil, false, err
+		}
+		if len(gtids) == 0 {
+			return nil, true, nil // no calls at all
+		}
+		conds = append(conds, gtidCol+` IN (`+intList(gtids)+`)`)
+		r.threadOnly = true
+	}
+	return conds, false, nil
+}
+
 // readThreadNames maps global thread ids to names, where the export has them.
 func (r *sqliteReader) readThreadNames() (map[int64]string, error) {
 	out := map[int64]string{}
@@ -533,10 +508,10 @@ func (r *sqliteReader) readThreadNames() (map[int64]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !cols["nameId"] || !cols["globalTid"] {
+	if !cols[nsysdb.ColNameID] || !cols[nsysdb.ColGlobalTid] {
 		return out, nil
 	}
-	rows, err := r.db.Query(`SELECT globalTid, nameId FROM ` + quoteIdent(table) + ` WHERE globalTid IS NOT NULL AND nameId IS NOT NULL`)
+	rows, err := r.db.Query(`SELECT ` + nsysdb.Cols(nsysdb.ColGlobalTid, nsysdb.ColNameID) + ` FROM ` + quoteIdent(table) + ` WHERE ` + quoteIdent(nsysdb.ColGlobalTid) + ` IS NOT NULL AND ` + quoteIdent(nsysdb.ColNameID) + ` IS NOT NULL`)
 	if err != nil {
 		return nil, r.tableError(table, err)
 	}
@@ -569,47 +544,29 @@ func (r *sqliteReader) readThreadNames() (map[int64]string, error) {
 // opts.ProgramThread is set.
 func (r *sqliteReader) readRuntime(c *Capture) error {
 	table := r.tables[tabRuntime]
-	cols, err := r.columns(tabRuntime, "start", "end", "nameId")
+	cols, err := r.columns(tabRuntime, nsysdb.ColStart, nsysdb.ColEnd, nsysdb.ColNameID)
 	if err != nil {
 		return err
 	}
-	if !cols["correlationId"] {
-		c.Lack(FactCorrelation, fmt.Sprintf("table %s has no correlationId column", table))
+	if !cols[nsysdb.ColCorrelationID] {
+		c.Lack(FactCorrelation, fmt.Sprintf("table %s has no %s column", table, nsysdb.ColCorrelationID))
 	}
-	if !cols["globalTid"] {
-		c.Lack(FactProcessScope, fmt.Sprintf("table %s has no globalTid column", table))
+	if !cols[nsysdb.ColGlobalTid] {
+		c.Lack(FactProcessScope, fmt.Sprintf("table %s has no %s column", table, nsysdb.ColGlobalTid))
 	}
 	threads, err := r.readThreadNames()
 	if err != nil {
 		return err
 	}
 
-	var conds []string
-	if len(r.opts.APINames) > 0 {
-		ids, err := r.apiNameIDs(r.opts.APINames)
-		if err != nil {
-			return err
-		}
-		if len(ids) == 0 {
-			return nil // none of the wanted APIs was ever called
-		}
-		conds = append(conds, `nameId IN (`+intList(ids)+`)`)
-	}
-	gtidCol := col(cols, "globalTid")
-	if r.opts.ProgramThread && cols["globalTid"] {
-		gtids, err := r.programThread(c, table, gtidCol, conds)
-		if err != nil {
-			return err
-		}
-		if len(gtids) == 0 {
-			return nil // no calls at all
-		}
-		conds = append(conds, gtidCol+` IN (`+intList(gtids)+`)`)
-		r.threadOnly = true
+	gtidCol := col(cols, nsysdb.ColGlobalTid)
+	conds, none, err := r.runtimeFilter(c, table, cols, gtidCol)
+	if err != nil || none {
+		return err
 	}
 	// No ORDER BY: Capture.Sort orders the calls, and sorting here would
 	// make SQLite sort every matching row first.
-	q := `SELECT start, "end", nameId, ` + col(cols, "returnValue") + `, ` + col(cols, "correlationId") + `, ` +
+	q := `SELECT ` + nsysdb.Cols(nsysdb.ColStart, nsysdb.ColEnd, nsysdb.ColNameID) + `, ` + col(cols, nsysdb.ColReturnValue) + `, ` + col(cols, nsysdb.ColCorrelationID) + `, ` +
 		gtidCol + ` FROM ` + quoteIdent(table)
 	if len(conds) > 0 {
 		q += ` WHERE ` + strings.Join(conds, ` AND `)
@@ -676,7 +633,7 @@ func (r *sqliteReader) readRuntime(c *Capture) error {
 // returns its global thread ids (one, unless ids differ only in the bits
 // above the process id). The other threads' counts go to c.OtherThreads.
 func (r *sqliteReader) programThread(c *Capture, table, gtidCol string, conds []string) ([]int64, error) {
-	q := `SELECT ` + gtidCol + `, nameId, count(*) FROM ` + quoteIdent(table)
+	q := `SELECT ` + gtidCol + `, ` + quoteIdent(nsysdb.ColNameID) + `, count(*) FROM ` + quoteIdent(table)
 	if len(conds) > 0 {
 		q += ` WHERE ` + strings.Join(conds, ` AND `)
 	}
@@ -752,7 +709,7 @@ func intList(ids []int64) string {
 // to be read (every thread loaded, or no correlation ids to go by). Short
 // lists go into the SQL; wantsCorr filters longer ones while reading.
 func (r *sqliteReader) corrFilter(cols map[string]bool) string {
-	if !r.threadOnly || !cols["correlationId"] || len(r.wantCorr) > maxSQLList {
+	if !r.threadOnly || !cols[nsysdb.ColCorrelationID] || len(r.wantCorr) > maxSQLList {
 		return ""
 	}
 	ids := make([]int64, 0, len(r.wantCorr))
@@ -763,7 +720,7 @@ func (r *sqliteReader) corrFilter(cols map[string]bool) string {
 	if len(ids) == 0 {
 		return ` WHERE 0`
 	}
-	return ` WHERE correlationId IN (` + intList(ids) + `)`
+	return ` WHERE ` + quoteIdent(nsysdb.ColCorrelationID) + ` IN (` + intList(ids) + `)`
 }
 
 // maxSQLList bounds the ids written into one SQL statement.
@@ -772,49 +729,56 @@ const maxSQLList = 100000
 // wantsCorr reports whether a GPU record with this correlation id is to be
 // kept (see corrFilter).
 func (r *sqliteReader) wantsCorr(cols map[string]bool, corr int64) bool {
-	return !r.threadOnly || !cols["correlationId"] || r.wantCorr[corr]
+	return !r.threadOnly || !cols[nsysdb.ColCorrelationID] || r.wantCorr[corr]
 }
 
 // copyKindByName maps ENUM_CUDA_MEMCPY_OPER names to copy kinds.
-func copyKindByName(name string) CopyKind {
-	switch strings.TrimPrefix(strings.ToUpper(name), "CUDA_MEMCPY_KIND_") {
-	case "HTOD":
-		return CopyHtoD
-	case "DTOH":
-		return CopyDtoH
-	case "DTOD":
-		return CopyDtoD
-	case "HTOH":
-		return CopyHtoH
-	case "PTOP":
-		return CopyPtoP
-	case "UNKNOWN", "":
-		return CopyUnknown
-	}
-	return CopyOther
-}
+func copyKindByName(name string) CopyKind { return nsysdb.CopyKindOf(name) }
 
 // memKindByName maps ENUM_CUDA_MEM_KIND names to memory kinds.
-func memKindByName(name string) MemKind {
-	switch strings.TrimPrefix(strings.ToUpper(name), "CUDA_MEMOPR_MEMORY_KIND_") {
-	case "PAGEABLE":
-		return MemPageable
-	case "PINNED":
-		return MemPinned
-	case "DEVICE", "DEVICE_STATIC":
-		return MemDevice
-	case "ARRAY":
-		return MemArray
-	case "MANAGED", "MANAGED_STATIC":
-		return MemManaged
-	}
-	return MemUnknown
-}
+func memKindByName(name string) MemKind { return nsysdb.MemKindOf(name) }
 
 func (r *sqliteReader) lackMemcpy(c *Capture, reason string) {
 	c.Lack(FactMemcpy, reason)
 	c.Lack(FactMemcpyBytes, reason)
 	c.Lack(FactMemoryKinds, reason)
+}
+
+// copyEnums reads the copy directions and, where the export has them, the
+// memory kinds of copies; haveMemKinds is false (and the fact recorded as
+// missing) where it has not.
+func (r *sqliteReader) copyEnums(c *Capture, table string, cols map[string]bool) (kinds map[int64]CopyKind, memKinds map[int64]MemKind, haveMemKinds bool, err error) {
+	if r.tables[tabCopyOper] == "" {
+		return nil, nil, false, &InputError{Path: r.path, Where: "table " + tabCopyOper,
+			Problem: "the export has memory copies but no " + tabCopyOper + " table to tell their directions",
+			Hint:    sqliteExportHint}
+	}
+	opers, err := r.readEnum(tabCopyOper)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	kinds = map[int64]CopyKind{}
+	for id, n := range opers {
+		kinds[id] = copyKindByName(n)
+	}
+	memKinds = map[int64]MemKind{}
+	haveMemKinds = cols[nsysdb.ColSrcKind] && cols[nsysdb.ColDstKind]
+	switch {
+	case !haveMemKinds:
+		c.Lack(FactMemoryKinds, fmt.Sprintf("table %s has no %s/%s columns; export with Nsight Systems 2025.3 or newer", table, nsysdb.ColSrcKind, nsysdb.ColDstKind))
+	case r.tables[tabMemKind] == "":
+		haveMemKinds = false
+		c.Lack(FactMemoryKinds, fmt.Sprintf("the export has no %s table to name the memory kinds of copies", tabMemKind))
+	default:
+		mk, err := r.readEnum(tabMemKind)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		for id, n := range mk {
+			memKinds[id] = memKindByName(n)
+		}
+	}
+	return kinds, memKinds, haveMemKinds, nil
 }
 
 // readMemcpy reads the GPU memory-copy records.
@@ -824,49 +788,23 @@ func (r *sqliteReader) readMemcpy(c *Capture) error {
 		r.lackMemcpy(c, fmt.Sprintf("the export has no %s table: the run made no memory copies, or was not profiled with CUDA tracing (nsys profile -t cuda,nvtx)", tabMemcpy))
 		return nil
 	}
-	cols, err := r.columns(tabMemcpy, "start", "end", "bytes", "copyKind")
+	cols, err := r.columns(tabMemcpy, nsysdb.ColStart, nsysdb.ColEnd, nsysdb.ColBytes, nsysdb.ColCopyKind)
 	if err != nil {
 		return err
 	}
-	if r.tables[tabCopyOper] == "" {
-		return &InputError{Path: r.path, Where: "table " + tabCopyOper,
-			Problem: "the export has memory copies but no " + tabCopyOper + " table to tell their directions",
-			Hint:    sqliteExportHint}
-	}
-	opers, err := r.readEnum(tabCopyOper)
+	kinds, memKinds, haveMemKinds, err := r.copyEnums(c, table, cols)
 	if err != nil {
 		return err
 	}
-	kinds := map[int64]CopyKind{}
-	for id, n := range opers {
-		kinds[id] = copyKindByName(n)
-	}
-	memKinds := map[int64]MemKind{}
-	haveMemKinds := cols["srcKind"] && cols["dstKind"]
-	switch {
-	case !haveMemKinds:
-		c.Lack(FactMemoryKinds, fmt.Sprintf("table %s has no srcKind/dstKind columns; export with Nsight Systems 2025.3 or newer", table))
-	case r.tables[tabMemKind] == "":
-		haveMemKinds = false
-		c.Lack(FactMemoryKinds, fmt.Sprintf("the export has no %s table to name the memory kinds of copies", tabMemKind))
-	default:
-		mk, err := r.readEnum(tabMemKind)
-		if err != nil {
-			return err
-		}
-		for id, n := range mk {
-			memKinds[id] = memKindByName(n)
-		}
-	}
-	if !cols["correlationId"] {
-		c.Lack(FactCorrelation, fmt.Sprintf("table %s has no correlationId column", table))
+	if !cols[nsysdb.ColCorrelationID] {
+		c.Lack(FactCorrelation, fmt.Sprintf("table %s has no %s column", table, nsysdb.ColCorrelationID))
 	}
 	src, dst := "-1", "-1"
 	if haveMemKinds {
-		src, dst = `ifnull(srcKind, -1)`, `ifnull(dstKind, -1)`
+		src, dst = `ifnull(`+quoteIdent(nsysdb.ColSrcKind)+`, -1)`, `ifnull(`+quoteIdent(nsysdb.ColDstKind)+`, -1)`
 	}
-	q := `SELECT start, "end", bytes, copyKind, ` + src + `, ` + dst + `, ` + col(cols, "correlationId") + `, ` +
-		col(cols, "streamId") + `, ` + col(cols, "deviceId") + `, ` + col(cols, "globalPid") +
+	q := `SELECT ` + nsysdb.Cols(nsysdb.ColStart, nsysdb.ColEnd, nsysdb.ColBytes, nsysdb.ColCopyKind) + `, ` + src + `, ` + dst + `, ` + col(cols, nsysdb.ColCorrelationID) + `, ` +
+		col(cols, nsysdb.ColStreamID) + `, ` + col(cols, nsysdb.ColDeviceID) + `, ` + col(cols, nsysdb.ColGlobalPid) +
 		` FROM ` + quoteIdent(table) + r.corrFilter(cols)
 	rows, err := r.db.Query(q)
 	if err != nil {
@@ -899,7 +837,7 @@ func (r *sqliteReader) readMemcpy(c *Capture) error {
 		if gpid != 0 {
 			m.PID, _ = splitGlobalID(gpid)
 		}
-		if cols["deviceId"] {
+		if cols[nsysdb.ColDeviceID] {
 			r.devices[m.Device] = true
 		}
 		c.Memcpys = append(c.Memcpys, m)
@@ -917,12 +855,12 @@ func (r *sqliteReader) readKernels(c *Capture) error {
 		c.Lack(FactKernels, fmt.Sprintf("the export has no %s table: the run launched no kernels, or was not profiled with CUDA tracing (nsys profile -t cuda,nvtx)", tabKernel))
 		return nil
 	}
-	cols, err := r.columns(tabKernel, "start", "end", "shortName")
+	cols, err := r.columns(tabKernel, nsysdb.ColStart, nsysdb.ColEnd, nsysdb.ColShortName)
 	if err != nil {
 		return err
 	}
-	q := `SELECT start, "end", shortName, ` + col(cols, "correlationId") + `, ` + col(cols, "streamId") + `, ` +
-		col(cols, "globalPid") + `, ` + col(cols, "deviceId") + ` FROM ` + quoteIdent(table)
+	q := `SELECT ` + nsysdb.Cols(nsysdb.ColStart, nsysdb.ColEnd, nsysdb.ColShortName) + `, ` + col(cols, nsysdb.ColCorrelationID) + `, ` + col(cols, nsysdb.ColStreamID) + `, ` +
+		col(cols, nsysdb.ColGlobalPid) + `, ` + col(cols, nsysdb.ColDeviceID) + ` FROM ` + quoteIdent(table)
 	// Kernels belong to the loaded calls through cudaLaunchKernel's
 	// correlation ids; a thread that launched none through it keeps its
 	// process's kernels, as the predictions read them then.
@@ -957,7 +895,7 @@ func (r *sqliteReader) readKernels(c *Capture) error {
 		if k.Name, err = r.str(nameID); err != nil {
 			return err
 		}
-		if cols["deviceId"] {
+		if cols[nsysdb.ColDeviceID] {
 			r.devices[dev] = true
 		}
 		c.Kernels = append(c.Kernels, k)
@@ -979,12 +917,12 @@ func (r *sqliteReader) readNVTX(c *Capture) error {
 		lack(fmt.Sprintf("the export has no %s table: the program pushed no NVTX ranges, or was not profiled with NVTX tracing (nsys profile -t cuda,nvtx)", tabNVTX))
 		return nil
 	}
-	cols, err := r.columns(tabNVTX, "start", "end", "eventType")
+	cols, err := r.columns(tabNVTX, nsysdb.ColStart, nsysdb.ColEnd, nsysdb.ColEventType)
 	if err != nil {
 		return err
 	}
-	if !cols["text"] && !cols["textId"] {
-		if _, err := r.columns(tabNVTX, "text"); err != nil {
+	if !cols[nsysdb.ColText] && !cols[nsysdb.ColTextID] {
+		if _, err := r.columns(tabNVTX, nsysdb.ColText); err != nil {
 			return err
 		}
 	}
@@ -999,27 +937,27 @@ func (r *sqliteReader) readNVTX(c *Capture) error {
 	pushPop, domainCreate := int64(-1), int64(-1)
 	for id, n := range types {
 		switch n {
-		case "NvtxPushPopRange":
+		case nsysdb.EventPushPopRange:
 			pushPop = id
 		case "NvtxDomainCreate":
 			domainCreate = id
 		}
 	}
 	if pushPop < 0 {
-		lack(fmt.Sprintf("%s has no NvtxPushPopRange event type", r.tables[tabEventType]))
+		lack(fmt.Sprintf("%s has no %s event type", r.tables[tabEventType], nsysdb.EventPushPopRange))
 		return nil
 	}
 	text, textID := "NULL", "NULL"
-	if cols["text"] {
-		text = "text"
+	if cols[nsysdb.ColText] {
+		text = quoteIdent(nsysdb.ColText)
 	}
-	if cols["textId"] {
-		textID = "textId"
+	if cols[nsysdb.ColTextID] {
+		textID = quoteIdent(nsysdb.ColTextID)
 	}
 
 	domains := map[int64]string{}
-	if domainCreate >= 0 && cols["domainId"] {
-		rows, err := r.db.Query(`SELECT domainId, `+text+`, `+textID+` FROM `+quoteIdent(table)+` WHERE eventType = ?`, domainCreate)
+	if domainCreate >= 0 && cols[nsysdb.ColDomainID] {
+		rows, err := r.db.Query(`SELECT `+quoteIdent(nsysdb.ColDomainID)+`, `+text+`, `+textID+` FROM `+quoteIdent(table)+` WHERE `+quoteIdent(nsysdb.ColEventType)+` = ?`, domainCreate)
 		if err != nil {
 			return r.tableError(table, err)
 		}
@@ -1056,8 +994,8 @@ func (r *sqliteReader) readNVTX(c *Capture) error {
 		}
 	}
 
-	q := `SELECT start, "end", ` + text + `, ` + textID + `, ` + col(cols, "globalTid") + `, ` + col(cols, "domainId") +
-		` FROM ` + quoteIdent(table) + ` WHERE eventType = ? ORDER BY start`
+	q := `SELECT ` + nsysdb.Cols(nsysdb.ColStart, nsysdb.ColEnd) + `, ` + text + `, ` + textID + `, ` + col(cols, nsysdb.ColGlobalTid) + `, ` + col(cols, nsysdb.ColDomainID) +
+		` FROM ` + quoteIdent(table) + ` WHERE ` + quoteIdent(nsysdb.ColEventType) + ` = ? ORDER BY ` + quoteIdent(nsysdb.ColStart)
 	rows, err := r.db.Query(q, pushPop)
 	if err != nil {
 		return r.tableError(table, err)
@@ -1118,38 +1056,16 @@ func (r *sqliteReader) readGPU(c *Capture) error {
 	if err != nil {
 		return err
 	}
-	if !cols["name"] {
+	if !cols[nsysdb.ColName] {
 		return nil
 	}
 	// CUDA device id -> GPU id, from TARGET_INFO_CUDA_DEVICE where present,
 	// else TARGET_INFO_GPU.cuDevice.
-	cudaToGPU := map[int64]int64{}
-	if t := r.tables[tabCUDADev]; t != "" {
-		dc, err := r.columns(tabCUDADev)
-		if err != nil {
-			return err
-		}
-		if dc["gpuId"] && dc["cudaId"] {
-			rows, err := r.db.Query(`SELECT cudaId, gpuId FROM ` + quoteIdent(t) + ` WHERE cudaId IS NOT NULL AND gpuId IS NOT NULL`)
-			if err != nil {
-				return r.tableError(t, err)
-			}
-			for rows.Next() {
-				var cu, g int64
-				if err := rows.Scan(&cu, &g); err != nil {
-					rows.Close()
-					return r.tableError(t, err)
-				}
-				cudaToGPU[cu] = g
-			}
-			err = rows.Err()
-			rows.Close()
-			if err != nil {
-				return r.tableError(t, err)
-			}
-		}
+	cudaToGPU, err := r.readCUDADevices()
+	if err != nil {
+		return err
 	}
-	rows, err := r.db.Query(`SELECT ` + col(cols, "id") + `, ` + col(cols, "cuDevice") + `, ifnull(name, '') FROM ` + quoteIdent(table))
+	rows, err := r.db.Query(`SELECT ` + col(cols, nsysdb.ColID) + `, ` + col(cols, nsysdb.ColCUDADevice) + `, ifnull(` + quoteIdent(nsysdb.ColName) + `, '') FROM ` + quoteIdent(table))
 	if err != nil {
 		return r.tableError(table, err)
 	}
@@ -1167,7 +1083,7 @@ func (r *sqliteReader) readGPU(c *Capture) error {
 			continue
 		}
 		byGPU[id] = name
-		if cols["cuDevice"] {
+		if cols[nsysdb.ColCUDADevice] {
 			byCUDA[cu] = name
 		}
 		all[name] = true
@@ -1193,4 +1109,36 @@ func (r *sqliteReader) readGPU(c *Capture) error {
 	sort.Strings(names)
 	c.Meta.GPU = strings.Join(names, ", ")
 	return nil
+}
+
+// readCUDADevices maps CUDA device ids to GPU ids from
+// TARGET_INFO_CUDA_DEVICE; empty where the export has no such table.
+func (r *sqliteReader) readCUDADevices() (map[int64]int64, error) {
+	cudaToGPU := map[int64]int64{}
+	if t := r.tables[tabCUDADev]; t != "" {
+		dc, err := r.columns(tabCUDADev)
+		if err != nil {
+			return nil, err
+		}
+		if dc[nsysdb.ColGPUID] && dc[nsysdb.ColCUDAID] {
+			rows, err := r.db.Query(`SELECT ` + nsysdb.Cols(nsysdb.ColCUDAID, nsysdb.ColGPUID) + ` FROM ` + quoteIdent(t) + ` WHERE ` + quoteIdent(nsysdb.ColCUDAID) + ` IS NOT NULL AND ` + quoteIdent(nsysdb.ColGPUID) + ` IS NOT NULL`)
+			if err != nil {
+				return nil, r.tableError(t, err)
+			}
+			for rows.Next() {
+				var cu, g int64
+				if err := rows.Scan(&cu, &g); err != nil {
+					rows.Close()
+					return nil, r.tableError(t, err)
+				}
+				cudaToGPU[cu] = g
+			}
+			err = rows.Err()
+			rows.Close()
+			if err != nil {
+				return nil, r.tableError(t, err)
+			}
+		}
+	}
+	return cudaToGPU, nil
 }

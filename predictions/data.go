@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 const mib = int64(1) << 20
@@ -27,8 +29,8 @@ const (
 )
 
 var (
-	sources  = []string{"pageable", "pinned"}
-	variants = []string{"device-resident", "zero-copy"}
+	sources  = []vocab.MemKind{vocab.MemPageable, vocab.MemPinned}
+	variants = []vocab.Variant{vocab.DeviceResident, vocab.ZeroCopy}
 )
 
 // timing is a group of timed operations of one kind.
@@ -42,7 +44,7 @@ type timing struct {
 
 // sweepData is part 1 (h2d) or 1b (d2h) from one source.
 type sweepData struct {
-	dir      string
+	dir      vocab.Direction
 	sizes    []int64 // ascending; sizes present for both sources
 	pageable map[int64]timing
 	pinned   map[int64]timing
@@ -80,19 +82,19 @@ type asyncSide struct {
 }
 
 type asyncData struct {
-	side map[string]*asyncSide
+	side map[vocab.MemKind]*asyncSide
 	how  string
 }
 
 // kernelData is part 3 from one source.
 type kernelData struct {
-	ms        map[string]timing // per variant
-	bytes     int64             // read + written per launch
+	ms        map[vocab.Variant]timing // per variant
+	bytes     int64                    // read + written per launch
 	bytesFrom string
 	how       string
 }
 
-func (k *kernelData) gbps(variant string) float64 {
+func (k *kernelData) gbps(variant vocab.Variant) float64 {
 	return float64(k.bytes) / (k.ms[variant].ms * 1e-3) / 1e9
 }
 
@@ -129,8 +131,8 @@ type sourceData struct {
 	deviceGBpsW string
 }
 
-func (d *sourceData) sweep(dir string) (*sweepData, string) {
-	if dir == "h2d" {
+func (d *sourceData) sweep(dir vocab.Direction) (*sweepData, string) {
+	if dir == vocab.H2D {
 		return d.h2d, d.h2dWhy
 	}
 	return d.d2h, d.d2hWhy

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // eval is one source's answer to one claim.
@@ -12,7 +14,7 @@ type eval struct {
 	verdict  Verdict
 	measured *float64
 	bound    float64
-	evidence []string
+	evidence []Evidence
 	reason   string
 }
 
@@ -35,9 +37,9 @@ var claimSpecs = []claimSpec{
 	{"1.growth", 1, "the pageable/pinned ratio grows with size (Kendall's tau >= 0.6 and largest size's ratio above the smallest's)",
 		GrowthTau, ">=", "Kendall's tau (size vs ratio)", evalGrowth},
 	{"2.pageable", 2, "the pageable cudaMemcpyAsync call holds the thread for at least 80% of its completion time",
-		PageableShareMin, ">=", "share (mean call / mean completion)", func(d *sourceData) eval { return evalShare(d, "pageable") }},
+		PageableShareMin, ">=", "share (mean call / mean completion)", func(d *sourceData) eval { return evalShare(d, vocab.MemPageable) }},
 	{"2.pinned", 2, "the pinned cudaMemcpyAsync call holds the thread for under 10% of its completion time",
-		PinnedShareMax, "<", "share (mean call / mean completion)", func(d *sourceData) eval { return evalShare(d, "pinned") }},
+		PinnedShareMax, "<", "share (mean call / mean completion)", func(d *sourceData) eval { return evalShare(d, vocab.MemPinned) }},
 	{"3.factor", 3, "zero-copy's loss to device-resident is within a factor of two of resident GB/s / pinned H2D GB/s at 64 MiB",
 		0, "within 2x of", "x (zero-copy ms / resident ms)", evalFactor},
 	{"4.calltime", 4, "the ten timed pageable cudaMemcpyAsync calls total at least 5x the call time of the ten pinned ones",
@@ -46,11 +48,11 @@ var claimSpecs = []claimSpec{
 		1, "=", "pageable bytes / pinned bytes", evalBytes},
 }
 
-func sweepEvidence(name string, sd *sweepData, sizes []int64) []string {
-	ev := []string{name + ": " + sd.how}
+func sweepEvidence(name string, sd *sweepData, sizes []int64) []Evidence {
+	ev := []Evidence{{Source: name, Text: sd.how}}
 	for _, b := range sizes {
 		p, q := sd.pageable[b], sd.pinned[b]
-		line := fmt.Sprintf("%s: %s %s: pageable %.4f ms (%.2f GB/s", name, sd.dir, sizeName(b), p.ms, gbps(b, p.ms))
+		line := fmt.Sprintf("%s %s: pageable %.4f ms (%.2f GB/s", sd.dir, sizeName(b), p.ms, gbps(b, p.ms))
 		if p.corr != nil {
 			line += ", " + p.refs
 		}
@@ -59,7 +61,7 @@ func sweepEvidence(name string, sd *sweepData, sizes []int64) []string {
 			line += ", " + q.refs
 		}
 		line += fmt.Sprintf("), ratio %.3f", sd.ratio(b))
-		ev = append(ev, line)
+		ev = append(ev, Evidence{Source: name, Text: line})
 	}
 	return ev
 }
@@ -89,7 +91,7 @@ func evalFloor(d *sourceData) eval {
 	e := eval{verdict: verdictOf(FloorHolds(append(others, r))), measured: ptr(r), bound: FloorRatio,
 		evidence: sweepEvidence(d.name, sd, sd.sizes)}
 	if len(slower) > 0 {
-		e.evidence = append(e.evidence, fmt.Sprintf("%s: pinned is not faster than pageable at %s", d.name, strings.Join(slower, ", ")))
+		e.evidence = append(e.evidence, evf(d.name, "pinned is not faster than pageable at %s", strings.Join(slower, ", ")))
 	}
 	return e
 }
@@ -114,17 +116,17 @@ func evalGrowth(d *sourceData) eval {
 			}
 		}
 	}
-	ev := []string{
-		fmt.Sprintf("%s: h2d pageable/pinned ratios by size: %s (from %s)", d.name, strings.Join(parts, ", "), sd.how),
-		fmt.Sprintf("%s: Kendall's tau(size, ratio) = %.3f; largest size's ratio %.3f vs smallest's %.3f", d.name, tau, ratios[len(ratios)-1], ratios[0]),
+	ev := []Evidence{
+		evf(d.name, "h2d pageable/pinned ratios by size: %s (from %s)", strings.Join(parts, ", "), sd.how),
+		evf(d.name, "Kendall's tau(size, ratio) = %.3f; largest size's ratio %.3f vs smallest's %.3f", tau, ratios[len(ratios)-1], ratios[0]),
 	}
 	if ties {
-		ev = append(ev, d.name+": some ratios tie; a tie counts as a concordant pair")
+		ev = append(ev, Evidence{Source: d.name, Text: "some ratios tie; a tie counts as a concordant pair"})
 	}
 	return eval{verdict: verdictOf(held), measured: ptr(tau), bound: GrowthTau, evidence: ev}
 }
 
-func evalShare(d *sourceData, src string) eval {
+func evalShare(d *sourceData, src vocab.MemKind) eval {
 	if d.async == nil {
 		return unavailable(d.asyncWhy)
 	}
@@ -132,15 +134,15 @@ func evalShare(d *sourceData, src string) eval {
 	share := s.callMs / s.completionMs
 	held := PageableShareHolds(share)
 	bound := PageableShareMin
-	if src == "pinned" {
+	if src == vocab.MemPinned {
 		held, bound = PinnedShareHolds(share), PinnedShareMax
 	}
-	line := fmt.Sprintf("%s: %s: call %.4f ms, completion %.4f ms, share %.4f", d.name, src, s.callMs, s.completionMs, share)
+	line := fmt.Sprintf("%s: call %.4f ms, completion %.4f ms, share %.4f", src, s.callMs, s.completionMs, share)
 	if s.refs != "" {
 		line += fmt.Sprintf(" (%d calls, %s)", s.runs, s.refs)
 	}
 	return eval{verdict: verdictOf(held), measured: ptr(share), bound: bound,
-		evidence: []string{d.name + ": " + d.async.how, line}}
+		evidence: []Evidence{{Source: d.name, Text: d.async.how}, {Source: d.name, Text: line}}}
 }
 
 func evalFactor(d *sourceData) eval {
@@ -155,20 +157,20 @@ func evalFactor(d *sourceData) eval {
 		return unavailable(fmt.Sprintf("%s: no pinned host-to-device row at %s (the kernel's size)", d.name, sizeName(at)))
 	}
 	k := d.kern
-	res, zero := k.ms["device-resident"], k.ms["zero-copy"]
+	res, zero := k.ms[vocab.DeviceResident], k.ms[vocab.ZeroCopy]
 	pin := d.h2d.pinned[at]
-	resGBps := k.gbps("device-resident")
+	resGBps := k.gbps(vocab.DeviceResident)
 	pinGBps := gbps(at, pin.ms)
 	predicted := resGBps / pinGBps
 	measured := zero.ms / res.ms
-	ev := []string{
-		d.name + ": " + k.how,
-		fmt.Sprintf("%s: bytes per launch %d, from %s", d.name, k.bytes, k.bytesFrom),
-		fmt.Sprintf("%s: device-resident %.4f ms per launch = %.1f GB/s%s; zero-copy %.4f ms per launch = %.1f GB/s%s",
-			d.name, res.ms, resGBps, optRefs(res), zero.ms, k.gbps("zero-copy"), optRefs(zero)),
-		fmt.Sprintf("%s: part 1 pinned h2d %s: %.4f ms = %.2f GB/s%s", d.name, sizeName(at), pin.ms, pinGBps, optRefs(pin)),
-		fmt.Sprintf("%s: predicted loss %.1f / %.2f = %.2fx; measured loss %.4f / %.4f = %.2fx; held when %.2f <= measured <= %.2f",
-			d.name, resGBps, pinGBps, predicted, zero.ms, res.ms, measured, predicted/LossFactor, predicted*LossFactor),
+	ev := []Evidence{
+		{Source: d.name, Text: k.how},
+		evf(d.name, "bytes per launch %d, from %s", k.bytes, k.bytesFrom),
+		evf(d.name, "device-resident %.4f ms per launch = %.1f GB/s%s; zero-copy %.4f ms per launch = %.1f GB/s%s",
+			res.ms, resGBps, optRefs(res), zero.ms, k.gbps(vocab.ZeroCopy), optRefs(zero)),
+		evf(d.name, "part 1 pinned h2d %s: %.4f ms = %.2f GB/s%s", sizeName(at), pin.ms, pinGBps, optRefs(pin)),
+		evf(d.name, "predicted loss %.1f / %.2f = %.2fx; measured loss %.4f / %.4f = %.2fx; held when %.2f <= measured <= %.2f",
+			resGBps, pinGBps, predicted, zero.ms, res.ms, measured, predicted/LossFactor, predicted*LossFactor),
 	}
 	return eval{verdict: verdictOf(FactorHolds(measured, predicted)), measured: ptr(measured), bound: predicted, evidence: ev}
 }
@@ -189,7 +191,7 @@ func evalCallTime(d *sourceData) eval {
 		return unavailable(d.name + ": the pinned group's total call time is zero")
 	}
 	ratio := ct.pageableMs / ct.pinnedMs
-	line := fmt.Sprintf("%s: pageable total %.4f ms", d.name, ct.pageableMs)
+	line := fmt.Sprintf("pageable total %.4f ms", ct.pageableMs)
 	if ct.pageableN > 0 {
 		line += fmt.Sprintf(" over %d calls", ct.pageableN)
 	}
@@ -199,7 +201,7 @@ func evalCallTime(d *sourceData) eval {
 	}
 	line += fmt.Sprintf(", ratio %.1fx", ratio)
 	return eval{verdict: verdictOf(CallTimeHolds(ratio)), measured: ptr(ratio), bound: CallTimeRatio,
-		evidence: []string{d.name + ": " + ct.how, line}}
+		evidence: []Evidence{{Source: d.name, Text: ct.how}, {Source: d.name, Text: line}}}
 }
 
 func evalBytes(d *sourceData) eval {
@@ -212,8 +214,8 @@ func evalBytes(d *sourceData) eval {
 	b := d.bytes
 	r := float64(b.pageable) / float64(b.pinned)
 	return eval{verdict: verdictOf(b.pageable == b.pinned), measured: ptr(r), bound: 1,
-		evidence: []string{d.name + ": " + b.how,
-			fmt.Sprintf("%s: pageable group %d bytes, pinned group %d bytes", d.name, b.pageable, b.pinned)}}
+		evidence: []Evidence{{Source: d.name, Text: b.how},
+			evf(d.name, "pageable group %d bytes, pinned group %d bytes", b.pageable, b.pinned)}}
 }
 
 // Evaluate judges every claim, prediction and the exercise for one capture.
@@ -275,8 +277,8 @@ func traceData(c *capture.Capture, diags *diagList, r *Result) *sourceData {
 		return d
 	}
 	r.Input.Thread = t.thread()
-	d.h2d, d.h2dWhy = t.part1("h2d")
-	d.d2h, d.d2hWhy = t.part1("d2h")
+	d.h2d, d.h2dWhy = t.part1(vocab.H2D)
+	d.d2h, d.d2hWhy = t.part1(vocab.D2H)
 	d.async, d.asyncWhy = t.part2()
 	if d.async != nil {
 		d.calls, d.bytes, d.bytesWhy = t.part4(d.async)
@@ -292,7 +294,7 @@ func traceData(c *capture.Capture, diags *diagList, r *Result) *sourceData {
 // can answer; the program's numbers otherwise.
 func judge(spec claimSpec, srcs []*sourceData, diags *diagList) Claim {
 	cl := Claim{ID: spec.id, Prediction: spec.prediction, Statement: spec.statement, Bound: spec.bound,
-		Comparison: spec.comparison, Unit: spec.unit, Verdict: Unavailable, Evidence: []string{}}
+		Comparison: spec.comparison, Unit: spec.unit, Verdict: Unavailable, Evidence: []Evidence{}}
 	var evals []eval
 	for _, d := range srcs {
 		evals = append(evals, spec.eval(d))
@@ -370,15 +372,15 @@ func exercise(srcs []*sourceData) Exercise {
 		default:
 			hr, dr := h.ratio(at), d2.ratio(at)
 			if ex.Verdict == "answered" {
-				ex.Evidence = append(ex.Evidence, fmt.Sprintf("%s: h2d ratio %.3f, d2h ratio %.3f (%s)", d.name, hr, dr, DirectionAnswer(hr, dr)))
+				ex.Evidence = append(ex.Evidence, evf(d.name, "h2d ratio %.3f, d2h ratio %.3f (%s)", hr, dr, DirectionAnswer(hr, dr)))
 				continue
 			}
 			ex.H2DRatio, ex.D2HRatio = ptr(hr), ptr(dr)
 			ex.Answer = DirectionAnswer(hr, dr)
 			ex.Verdict, ex.From = "answered", d.name
 			ex.Evidence = append(ex.Evidence,
-				fmt.Sprintf("%s: h2d 64 MiB pageable %.4f ms / pinned %.4f ms = %.3f", d.name, h.pageable[at].ms, h.pinned[at].ms, hr),
-				fmt.Sprintf("%s: d2h 64 MiB pageable %.4f ms / pinned %.4f ms = %.3f", d.name, d2.pageable[at].ms, d2.pinned[at].ms, dr))
+				evf(d.name, "h2d 64 MiB pageable %.4f ms / pinned %.4f ms = %.3f", h.pageable[at].ms, h.pinned[at].ms, hr),
+				evf(d.name, "d2h 64 MiB pageable %.4f ms / pinned %.4f ms = %.3f", d2.pageable[at].ms, d2.pinned[at].ms, dr))
 		}
 	}
 	if ex.Verdict != "answered" {
@@ -399,7 +401,7 @@ func tables(r *Result, d *sourceData) {
 		for _, src := range sources {
 			for _, b := range sd.sizes {
 				t := sd.pageable[b]
-				if src == "pinned" {
+				if src == vocab.MemPinned {
 					t = sd.pinned[b]
 				}
 				r.Copies = append(r.Copies, CopyRow{From: d.name, Direction: sd.dir, Source: src, Bytes: b,

@@ -1,7 +1,7 @@
 package predictions
 
 import (
-	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -123,7 +123,7 @@ func TestSyntheticNoNVTX(t *testing.T) {
 			t.Errorf("%s: %v without NVTX, %v with", c.ID, *o.Measured, *c.Measured)
 		}
 	}
-	if !strings.Contains(strings.Join(without.Claim("2.pinned").Evidence, "\n"), "no NVTX ranges") {
+	if !strings.Contains(fmt.Sprint(without.Claim("2.pinned").Evidence), "no NVTX ranges") {
 		t.Errorf("evidence does not say how the groups were found: %v", without.Claim("2.pinned").Evidence)
 	}
 }
@@ -137,7 +137,7 @@ func TestSyntheticCSVLike(t *testing.T) {
 	if !strings.Contains(r.Claim("1.floor").Reason, "no per-copy records") {
 		t.Errorf("1.floor reason %q", r.Claim("1.floor").Reason)
 	}
-	if ev := strings.Join(r.Claim("4.calltime").Evidence, "\n"); !strings.Contains(ev, "rows") {
+	if ev := fmt.Sprint(r.Claim("4.calltime").Evidence); !strings.Contains(ev, "rows") {
 		t.Errorf("4.calltime evidence names no CSV rows: %s", ev)
 	}
 	if r.Exercise.Verdict != "unavailable" {
@@ -267,32 +267,6 @@ func TestEmptyCapture(t *testing.T) {
 	for _, c := range r.Claims {
 		if c.Reason == "" {
 			t.Errorf("%s unavailable without a reason", c.ID)
-		}
-	}
-}
-
-func TestWriteText(t *testing.T) {
-	a := Evaluate(synthCapture(synthOpts{}))
-	b := Evaluate(synthCapture(synthOpts{csvLike: true}))
-	var buf bytes.Buffer
-	if err := a.WriteText(&buf); err != nil {
-		t.Fatal(err)
-	}
-	out := buf.String()
-	for _, want := range []string{"1.floor", "held", ">= 1.3", "prediction 4: held", "exercise:"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("text lacks %q:\n%s", want, out)
-		}
-	}
-	buf.Reset()
-	b.Input.Path = "csv"
-	if err := WriteTextMulti(&buf, []*Result{a, b}); err != nil {
-		t.Fatal(err)
-	}
-	out = buf.String()
-	for _, want := range []string{"synthetic", "csv", "unavailable", "prediction 2"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("multi text lacks %q:\n%s", want, out)
 		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // diagList collects diagnostics, each code and message once.
@@ -45,9 +47,9 @@ func programData(c *capture.Capture, diags *diagList) *sourceData {
 	m := c.Program
 	label := programLabel(c)
 	d := &sourceData{name: SourceProgram}
-	for _, dir := range []string{"h2d", "d2h"} {
+	for _, dir := range []vocab.Direction{vocab.H2D, vocab.D2H} {
 		sd, why := programSweep(m, dir, label)
-		if dir == "h2d" {
+		if dir == vocab.H2D {
 			d.h2d, d.h2dWhy = sd, why
 		} else {
 			d.d2h, d.d2hWhy = sd, why
@@ -67,7 +69,7 @@ func programData(c *capture.Capture, diags *diagList) *sourceData {
 	} else {
 		d.callsWhy = label + " has no call-time totals from a trace (asyncCalls); the program's own part 2 call times are host-clock means, not cuda_api_trace durations"
 		if d.async != nil {
-			p, q := d.async.side["pageable"], d.async.side["pinned"]
+			p, q := d.async.side[vocab.MemPageable], d.async.side[vocab.MemPinned]
 			d.callsWhy += fmt.Sprintf(" (for reference, its mean call times give %.1fx)", p.callMs/q.callMs)
 		}
 		d.bytesWhy = label + " reports the bytes each copy was asked to move, not what the copies moved (no asyncCalls bytes)"
@@ -84,11 +86,11 @@ func programData(c *capture.Capture, diags *diagList) *sourceData {
 	return d
 }
 
-func programSweep(m *capture.Measurements, dir, label string) (*sweepData, string) {
+func programSweep(m *capture.Measurements, dir vocab.Direction, label string) (*sweepData, string) {
 	sd := &sweepData{dir: dir, pageable: map[int64]timing{}, pinned: map[int64]timing{}}
 	n := 0
 	for _, c := range m.Copies {
-		if !strings.EqualFold(c.Direction, dir) {
+		if !strings.EqualFold(c.Direction, string(dir)) {
 			continue
 		}
 		n++
@@ -111,7 +113,7 @@ func programSweep(m *capture.Measurements, dir, label string) (*sweepData, strin
 	}
 	if n == 0 {
 		what := "host-to-device (part 1)"
-		if dir == "d2h" {
+		if dir == vocab.D2H {
 			what = "device-to-host (part 1b, the exercise's sweep)"
 		}
 		return nil, fmt.Sprintf("%s has no %s copy rows", label, what)
@@ -142,10 +144,10 @@ func programSweep(m *capture.Measurements, dir, label string) (*sweepData, strin
 }
 
 func programAsync(m *capture.Measurements, label string) (*asyncData, string) {
-	ad := &asyncData{side: map[string]*asyncSide{}, how: fmt.Sprintf("%s, part 2 rows (host-clock means)", label)}
+	ad := &asyncData{side: map[vocab.MemKind]*asyncSide{}, how: fmt.Sprintf("%s, part 2 rows (host-clock means)", label)}
 	for _, a := range m.Async {
-		src := strings.ToLower(a.Source)
-		if src != "pageable" && src != "pinned" {
+		src := vocab.MemKind(strings.ToLower(a.Source))
+		if src != vocab.MemPageable && src != vocab.MemPinned {
 			continue
 		}
 		if ad.side[src] != nil {
@@ -198,10 +200,10 @@ func kernelBytesOf(m *capture.Measurements, diags *diagList) (int64, string) {
 }
 
 func programKernels(m *capture.Measurements, label string, diags *diagList) (*kernelData, string) {
-	kd := &kernelData{ms: map[string]timing{}, how: fmt.Sprintf("%s, part 3 rows (ms per launch)", label)}
+	kd := &kernelData{ms: map[vocab.Variant]timing{}, how: fmt.Sprintf("%s, part 3 rows (ms per launch)", label)}
 	for _, k := range m.Kernels {
-		v := strings.ToLower(k.Variant)
-		if v != "device-resident" && v != "zero-copy" {
+		v := vocab.Variant(strings.ToLower(k.Variant))
+		if v != vocab.DeviceResident && v != vocab.ZeroCopy {
 			continue
 		}
 		if _, dup := kd.ms[v]; dup {

@@ -8,16 +8,25 @@
 // input cannot answer is "unavailable" with the reason; it is never guessed.
 package predictions
 
-import "github.com/nsyscheck/nsyscheck/capture"
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
 
-// Verdict is the outcome of one claim or prediction.
-type Verdict string
+	"path/filepath"
+
+	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/vocab"
+)
+
+// Verdict is the outcome of one claim or prediction (vocab.Verdict).
+type Verdict = vocab.Verdict
 
 // Verdicts.
 const (
-	Held        Verdict = "held"
-	Died        Verdict = "died"
-	Unavailable Verdict = "unavailable"
+	Held        = vocab.Held
+	Died        = vocab.Died
+	Unavailable = vocab.Unavailable
 )
 
 // Level is the severity of a diagnostic.
@@ -97,7 +106,7 @@ type Claim struct {
 	Unit       string   `json:"unit"`
 	// From names the source whose numbers decided the verdict.
 	From     string        `json:"from,omitempty"`
-	Evidence []string      `json:"evidence"`
+	Evidence []Evidence    `json:"evidence"`
 	Sources  []SourceValue `json:"sources,omitempty"`
 	Reason   string        `json:"reason,omitempty"`
 }
@@ -128,10 +137,10 @@ type Exercise struct {
 	// Rule states how Answer was decided.
 	Rule string `json:"rule"`
 	// Verdict is "answered" or "unavailable".
-	Verdict  string   `json:"verdict"`
-	From     string   `json:"from,omitempty"`
-	Evidence []string `json:"evidence,omitempty"`
-	Reason   string   `json:"reason,omitempty"`
+	Verdict  string     `json:"verdict"`
+	From     string     `json:"from,omitempty"`
+	Evidence []Evidence `json:"evidence,omitempty"`
+	Reason   string     `json:"reason,omitempty"`
 }
 
 // Diagnostic is something the evaluation noticed about the input.
@@ -143,12 +152,12 @@ type Diagnostic struct {
 
 // CopyRow is one row of part 1 (h2d) or 1b (d2h).
 type CopyRow struct {
-	From      string  `json:"from"`      // trace or program
-	Direction string  `json:"direction"` // h2d or d2h
-	Source    string  `json:"source"`    // host side: pageable or pinned
-	Bytes     int64   `json:"bytes"`
-	Ms        float64 `json:"ms"` // mean per copy
-	GBps      float64 `json:"gbps"`
+	From      string          `json:"from"`      // trace or program
+	Direction vocab.Direction `json:"direction"` // h2d or d2h
+	Source    vocab.MemKind   `json:"source"`    // host side: pageable or pinned
+	Bytes     int64           `json:"bytes"`
+	Ms        float64         `json:"ms"` // mean per copy
+	GBps      float64         `json:"gbps"`
 	// Ratio is pageable ms / pinned ms at this size and direction (the same
 	// on both rows of a size); 0 when one side is missing.
 	Ratio float64 `json:"ratio"`
@@ -159,26 +168,26 @@ type CopyRow struct {
 
 // AsyncRow is one row of part 2.
 type AsyncRow struct {
-	From         string  `json:"from"`
-	Source       string  `json:"source"` // pageable or pinned
-	Bytes        int64   `json:"bytes,omitempty"`
-	CallMs       float64 `json:"callMs"`
-	CompletionMs float64 `json:"completionMs"`
-	Share        float64 `json:"share"` // CallMs / CompletionMs
-	Runs         int     `json:"runs,omitempty"`
+	From         string        `json:"from"`
+	Source       vocab.MemKind `json:"source"` // pageable or pinned
+	Bytes        int64         `json:"bytes,omitempty"`
+	CallMs       float64       `json:"callMs"`
+	CompletionMs float64       `json:"completionMs"`
+	Share        float64       `json:"share"` // CallMs / CompletionMs
+	Runs         int           `json:"runs,omitempty"`
 	// CorrelationIDs are the timed calls' correlation ids (trace only).
 	CorrelationIDs []int64 `json:"correlationIds,omitempty"`
 }
 
 // KernelRow is one row of part 3.
 type KernelRow struct {
-	From        string  `json:"from"`
-	Variant     string  `json:"variant"` // device-resident or zero-copy
-	Bytes       int64   `json:"bytes"`   // read + written per launch
-	BytesFrom   string  `json:"bytesFrom,omitempty"`
-	MsPerLaunch float64 `json:"msPerLaunch"`
-	GBps        float64 `json:"gbps"`
-	Runs        int     `json:"runs,omitempty"`
+	From        string        `json:"from"`
+	Variant     vocab.Variant `json:"variant"` // device-resident or zero-copy
+	Bytes       int64         `json:"bytes"`   // read + written per launch
+	BytesFrom   string        `json:"bytesFrom,omitempty"`
+	MsPerLaunch float64       `json:"msPerLaunch"`
+	GBps        float64       `json:"gbps"`
+	Runs        int           `json:"runs,omitempty"`
 	// CorrelationIDs are the timed launches' correlation ids (trace only).
 	CorrelationIDs []int64 `json:"correlationIds,omitempty"`
 }
@@ -230,3 +239,46 @@ const (
 	apiStreamSync   = "cudaStreamSynchronize"
 	apiLaunchKernel = "cudaLaunchKernel"
 )
+
+// Name is a short name for the input: its folder and file, or its format
+// when it has no path.
+func (r *Result) Name() string {
+	if r.Input.Path == "" {
+		return string(r.Input.Format)
+	}
+	dir := filepath.Base(filepath.Dir(r.Input.Path))
+	if dir == "." || dir == string(filepath.Separator) {
+		return filepath.Base(r.Input.Path)
+	}
+	return dir + "/" + filepath.Base(r.Input.Path)
+}
+
+// Evidence is one line of where a claim's numbers came from: the source
+// that gave them (SourceTrace, SourceProgram, ...) and what it shows, with
+// the table or file and the correlation ids or rows inside Text. In JSON it
+// is the one string "source: text", as it has always been.
+type Evidence struct {
+	Source string
+	Text   string
+}
+
+// String is the evidence as one line, "source: text".
+func (e Evidence) String() string { return e.Source + ": " + e.Text }
+
+// MarshalJSON writes the evidence as its one-line string.
+func (e Evidence) MarshalJSON() ([]byte, error) { return json.Marshal(e.String()) }
+
+// UnmarshalJSON reads the one-line string back, splitting off the source.
+func (e *Evidence) UnmarshalJSON(data []byte) error {
+	var s string
+	if err := json.Unmarshal(data, &s); err != nil {
+		return err
+	}
+	e.Source, e.Text, _ = strings.Cut(s, ": ")
+	return nil
+}
+
+// evf is the evidence of source, its text formatted as fmt.Sprintf does.
+func evf(source, format string, args ...any) Evidence {
+	return Evidence{Source: source, Text: fmt.Sprintf(format, args...)}
+}

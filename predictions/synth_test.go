@@ -2,6 +2,9 @@ package predictions
 
 import (
 	"github.com/nsyscheck/nsyscheck/capture"
+
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // synthOpts shapes a synthetic capture of the bundled program's run.
@@ -17,9 +20,9 @@ type synthOpts struct {
 	// part 1 times: pageable ms = bytes/pageableRate(i), pinned ms = bytes/pinnedRate
 	pageableRate func(i int) float64 // GB/s at size index i
 	pinnedRate   float64
-	asyncCallMs  map[string]float64
-	asyncSyncMs  map[string]float64
-	kernelMs     map[string]float64
+	asyncCallMs  map[vocab.MemKind]float64
+	asyncSyncMs  map[vocab.MemKind]float64
+	kernelMs     map[vocab.Variant]float64
 }
 
 type synth struct {
@@ -89,24 +92,26 @@ func synthCapture(o synthOpts) *capture.Capture {
 		o.pinnedRate = 25
 	}
 	if o.asyncCallMs == nil {
-		o.asyncCallMs = map[string]float64{"pageable": 9, "pinned": 0.004}
+		o.asyncCallMs = map[vocab.MemKind]float64{"pageable": 9, "pinned": 0.004}
 	}
 	if o.asyncSyncMs == nil {
-		o.asyncSyncMs = map[string]float64{"pageable": 0.02, "pinned": 1.2}
+		o.asyncSyncMs = map[vocab.MemKind]float64{"pageable": 0.02, "pinned": 1.2}
 	}
 	if o.kernelMs == nil {
-		o.kernelMs = map[string]float64{"device-resident": 0.05, "zero-copy": 4}
+		o.kernelMs = map[vocab.Variant]float64{"device-resident": 0.05, "zero-copy": 4}
 	}
-	s := &synth{c: &capture.Capture{Path: "synthetic", Format: capture.FormatSQLite}, now: 1_000_000, pid: 7, tid: 7}
-	hostOf := map[string]capture.MemKind{"pageable": capture.MemPageable, "pinned": o.pinnedKind}
+	s := &synth{c: &capture.Capture{Path: "synthetic", Format: capture.FormatSQLite,
+		Sources: capture.Sources{API: nsysdb.TableRuntime, Memcpy: nsysdb.TableMemcpy, Kernel: nsysdb.TableKernel, NVTX: nsysdb.TableNVTX}},
+		now: 1_000_000, pid: 7, tid: 7}
+	hostOf := map[vocab.MemKind]capture.MemKind{"pageable": capture.MemPageable, "pinned": o.pinnedKind}
 
 	// Correctness gates: full round trips of 256 MiB.
 	s.copy(apiMemcpy, capture.CopyHtoD, capture.MemPageable, 256*mib, msNs(30))
 	s.copy(apiMemcpy, capture.CopyDtoH, capture.MemPinned, 256*mib, msNs(5))
-	for _, dir := range []string{"h2d", "d2h"} {
+	for _, dir := range []vocab.Direction{vocab.H2D, vocab.D2H} {
 		kind := copyKindOf(dir)
 		for _, src := range sources {
-			name := dir + "-" + src
+			name := string(dir) + "-" + string(src)
 			s.push(name)
 			for i, b := range sweepSizes {
 				rate := o.pinnedRate
@@ -131,7 +136,7 @@ func synthCapture(o synthOpts) *capture.Capture {
 	for _, src := range sources {
 		for k := 0; k < o.asyncPerSrc; k++ {
 			if k == 1 {
-				s.push("async-" + src)
+				s.push("async-" + string(src))
 			}
 			s.copy(apiMemcpyAsync, capture.CopyHtoD, hostOf[src], probeBytes, msNs(o.asyncCallMs[src]))
 			s.call(apiStreamSync, msNs(o.asyncSyncMs[src]))
@@ -143,7 +148,7 @@ func synthCapture(o synthOpts) *capture.Capture {
 	for _, v := range variants {
 		s.launch(msNs(o.kernelMs[v])) // gate
 		s.copy(apiMemcpy, capture.CopyDtoH, capture.MemPinned, 64*mib, msNs(1.3))
-		s.push("kernel-" + v)
+		s.push("kernel-" + string(v))
 		for k := 0; k < warmups+timedRuns; k++ {
 			s.launch(msNs(o.kernelMs[v]))
 		}

@@ -2,11 +2,12 @@ package predictions
 
 import (
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // traceCtx reads the program's groups of operations out of a trace.
@@ -50,16 +51,10 @@ func newTrace(c *capture.Capture, diags *diagList) (*traceCtx, string) {
 	// The loaded calls' threads and, where the loader kept only the
 	// program's thread, the counts of the threads it left out.
 	threads := append(capture.CountThreads(c.Calls), c.OtherThreads...)
-	sort.SliceStable(threads, func(i, j int) bool { return threads[i].Before(threads[j]) })
+	sort.SliceStable(threads, func(i, j int) bool { return threads[i].Before(threads[j]) }) // the one rule
 	top := threads[0]
 	me := threadKey{top.PID, top.TID}
-	how := "the thread that issued the cudaMemcpyAsync calls"
-	if top.MemcpyAsync == 0 {
-		how = "the thread with the most cudaMemcpy calls"
-		if top.Memcpy == 0 {
-			how = "the thread with the most CUDA calls"
-		}
-	}
+	how := top.Why()
 	if len(threads) > 1 {
 		var others []string
 		for _, o := range threads[1:] {
@@ -73,18 +68,7 @@ func newTrace(c *capture.Capture, diags *diagList) (*traceCtx, string) {
 	t := &traceCtx{c: c, pid: me.pid, tid: me.tid, diags: diags,
 		memcpy: map[int64]*capture.Memcpy{}, launch: map[int64]*capture.APICall{},
 		openSeen: map[string]bool{}}
-	switch c.Format {
-	case capture.FormatCSV:
-		t.apiTab, t.cpyTab, t.kernTab, t.nvtxTab = "cuda_api_trace", "(none)", "(none)", "nvtx_sum"
-		for _, f := range c.Files {
-			if l := strings.ToLower(filepath.Base(f)); strings.Contains(l, "api_trace") || strings.Contains(l, "apitrace") {
-				t.apiTab = filepath.Base(f)
-			}
-		}
-	default:
-		t.apiTab, t.cpyTab, t.kernTab, t.nvtxTab = "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_MEMCPY",
-			"CUPTI_ACTIVITY_KIND_KERNEL", "NVTX_EVENTS"
-	}
+	t.apiTab, t.cpyTab, t.kernTab, t.nvtxTab = orNone(c.Sources.API), orNone(c.Sources.Memcpy), orNone(c.Sources.Kernel), orNone(c.Sources.NVTX)
 	mine := map[int64]bool{}
 	for _, a := range c.Calls {
 		if a.PID == me.pid && a.TID == me.tid {
@@ -209,8 +193,8 @@ func (t *traceCtx) inRange(name string, r capture.Range) []capture.APICall {
 	return out
 }
 
-func copyKindOf(dir string) capture.CopyKind {
-	if dir == "h2d" {
+func copyKindOf(dir vocab.Direction) capture.CopyKind {
+	if dir == vocab.H2D {
 		return capture.CopyHtoD
 	}
 	return capture.CopyDtoH
@@ -224,8 +208,8 @@ func hostKind(m *capture.Memcpy) capture.MemKind {
 	return m.Src
 }
 
-func hostSide(dir string) string {
-	if dir == "h2d" {
+func hostSide(dir vocab.Direction) string {
+	if dir == vocab.H2D {
 		return "source"
 	}
 	return "destination"
@@ -233,15 +217,15 @@ func hostSide(dir string) string {
 
 // checkHostKind checks that a copy's host side is of the group's kind; it
 // reports a pinned group copying pageable memory as an error diagnostic.
-func (t *traceCtx) checkHostKind(group, src string, m *capture.Memcpy, dir string) string {
+func (t *traceCtx) checkHostKind(group string, src vocab.MemKind, m *capture.Memcpy, dir vocab.Direction) string {
 	if !t.c.Has(capture.FactMemoryKinds) {
 		return ""
 	}
 	hk := hostKind(m)
-	if string(hk) == src {
+	if hk == src {
 		return ""
 	}
-	if src == "pinned" && hk == capture.MemPageable {
+	if src == vocab.MemPinned && hk == capture.MemPageable {
 		t.diags.add(CodePinnedSourcePageable, Error, fmt.Sprintf(
 			"the %s group's copies have a pageable host %s (%s, corr %d): the pinned buffer probably is not pinned; check that it came from cudaMallocHost and that the return value was checked",
 			group, hostSide(dir), t.cpyTab, m.CorrelationID))
@@ -256,7 +240,7 @@ type callCopy struct {
 }
 
 // part1 finds one direction's sweep in the trace.
-func (t *traceCtx) part1(dir string) (*sweepData, string) {
+func (t *traceCtx) part1(dir vocab.Direction) (*sweepData, string) {
 	if !t.c.Has(capture.FactMemcpy) {
 		return nil, "the trace has no per-copy records, so no copy's size or direction is known (" + t.c.Why(capture.FactMemcpy) + ")"
 	}
@@ -274,11 +258,11 @@ func (t *traceCtx) part1(dir string) (*sweepData, string) {
 	return sd, why
 }
 
-func (t *traceCtx) part1NVTX(dir string) (*sweepData, string) {
+func (t *traceCtx) part1NVTX(dir vocab.Direction) (*sweepData, string) {
 	sd := &sweepData{dir: dir, pageable: map[int64]timing{}, pinned: map[int64]timing{}}
 	var hows []string
 	for _, src := range sources {
-		name := dir + "-" + src
+		name := string(dir) + "-" + string(src)
 		r, why := t.rangeNamed(name)
 		if why != "" {
 			return nil, why
@@ -304,7 +288,7 @@ func (t *traceCtx) part1NVTX(dir string) (*sweepData, string) {
 		for _, b := range sweepSizes {
 			group := bySize[b]
 			tm := t.timed(group[warmups:])
-			if src == "pageable" {
+			if src == vocab.MemPageable {
 				sd.pageable[b] = tm
 			} else {
 				sd.pinned[b] = tm
@@ -362,7 +346,7 @@ type runKey struct {
 
 // part1Runs finds part 1 without NVTX: runs of consecutive cudaMemcpy calls
 // on the thread whose copies share direction, host memory kind and size.
-func (t *traceCtx) part1Runs(dir string) (*sweepData, string) {
+func (t *traceCtx) part1Runs(dir vocab.Direction) (*sweepData, string) {
 	if !t.c.Has(capture.FactMemoryKinds) {
 		return nil, "without NVTX ranges the pageable and pinned groups are told apart by the copies' memory kinds, which this trace lacks (" + t.c.Why(capture.FactMemoryKinds) + ")"
 	}
@@ -416,7 +400,7 @@ func (t *traceCtx) part1Runs(dir string) (*sweepData, string) {
 				run = run[len(run)-perSize:]
 			}
 			tm := t.timed(run[warmups:])
-			if src == "pageable" {
+			if src == vocab.MemPageable {
 				sd.pageable[b] = tm
 			} else {
 				sd.pinned[b] = tm
@@ -435,44 +419,16 @@ func (t *traceCtx) part1Runs(dir string) (*sweepData, string) {
 // part2 finds the timed cudaMemcpyAsync calls of both sources.
 func (t *traceCtx) part2() (*asyncData, string) {
 	all := t.named(apiMemcpyAsync)
-	groups := map[string][]capture.APICall{}
-	var how string
-	if t.hasAnyRange("async-pageable", "async-pinned") {
-		var hows []string
-		for _, src := range sources {
-			name := "async-" + src
-			r, why := t.rangeNamed(name)
-			if why != "" {
-				return nil, why
-			}
-			g := t.inRange(apiMemcpyAsync, r)
-			if len(g) != timedRuns {
-				return nil, fmt.Sprintf("NVTX range %q holds %d cudaMemcpyAsync calls on thread %s; expected %d", name, len(g), t.thread(), timedRuns)
-			}
-			groups[src] = g
-			hows = append(hows, fmt.Sprintf("NVTX range %s %s", name, rangeSpan(r)))
-		}
-		if len(all) != asyncTotal {
-			return nil, fmt.Sprintf("found %d cudaMemcpyAsync calls on thread %s; the program makes %d (%d per source: 1 warm-up + %d timed)",
-				len(all), t.thread(), asyncTotal, asyncPerSrc, timedRuns)
-		}
-		how = fmt.Sprintf("the %d cudaMemcpyAsync calls in %s", timedRuns, strings.Join(hows, " and "))
-	} else {
-		if len(all) != asyncTotal {
-			return nil, fmt.Sprintf("found %d cudaMemcpyAsync calls on thread %s and no NVTX ranges async-pageable/async-pinned; the program makes exactly %d (%d pageable, then %d pinned, each 1 warm-up + %d timed), so the groups cannot be told apart",
-				len(all), t.thread(), asyncTotal, asyncPerSrc, asyncPerSrc, timedRuns)
-		}
-		groups["pageable"] = all[1:asyncPerSrc]
-		groups["pinned"] = all[asyncPerSrc+1:]
-		how = fmt.Sprintf("no NVTX ranges: the %d cudaMemcpyAsync calls on thread %s in order, calls 2-%d pageable and %d-%d pinned (calls 1 and %d are warm-ups)",
-			asyncTotal, t.thread(), asyncPerSrc, asyncPerSrc+2, asyncTotal, asyncPerSrc+1)
+	groups, how, why := t.part2Groups(all)
+	if why != "" {
+		return nil, why
 	}
 	syncs := t.named(apiStreamSync)
 	if len(syncs) == 0 {
 		return nil, fmt.Sprintf("no cudaStreamSynchronize calls on thread %s, so no copy's completion is known", t.thread())
 	}
 	withCopies := t.c.Has(capture.FactMemcpy) && t.c.Has(capture.FactCorrelation)
-	ad := &asyncData{side: map[string]*asyncSide{}}
+	ad := &asyncData{side: map[vocab.MemKind]*asyncSide{}}
 	for _, src := range sources {
 		g := groups[src]
 		s := &asyncSide{runs: len(g)}
@@ -496,7 +452,7 @@ func (t *traceCtx) part2() (*asyncData, string) {
 				if m.Kind != capture.CopyHtoD {
 					return nil, fmt.Sprintf("cudaMemcpyAsync %s copies %s; the program's are host-to-device", t.ref(a), m.Kind)
 				}
-				if why := t.checkHostKind("async-"+src, src, m, "h2d"); why != "" {
+				if why := t.checkHostKind("async-"+string(src), src, m, vocab.H2D); why != "" {
 					return nil, why
 				}
 				if s.bytes != 0 && m.Bytes != s.bytes {
@@ -540,7 +496,7 @@ func nextAfter(calls []capture.APICall, a capture.APICall) *capture.APICall {
 
 // part4 derives prediction 4 from part 2's groups.
 func (t *traceCtx) part4(ad *asyncData) (*callTotals, *byteTotals, string) {
-	p, q := ad.side["pageable"], ad.side["pinned"]
+	p, q := ad.side[vocab.MemPageable], ad.side[vocab.MemPinned]
 	ct := &callTotals{pageableMs: sum(p.callDurMs), pinnedMs: sum(q.callDurMs), pageableN: p.runs, pinnedN: q.runs,
 		perCall: &CallDurations{From: SourceTrace, PageableMs: p.callDurMs, PinnedMs: q.callDurMs,
 			PageableCorrelationIDs: p.corr, PinnedCorrelationIDs: q.corr},
@@ -596,12 +552,12 @@ func (t *traceCtx) part3(prog *capture.Measurements) (*kernelData, string) {
 	if !useLaunch {
 		owner = fmt.Sprintf("of process %d (no cudaLaunchKernel calls in the input)", t.pid)
 	}
-	groups := map[string][]launch{}
+	groups := map[vocab.Variant][]launch{}
 	var how string
 	if t.hasAnyRange("kernel-device-resident", "kernel-zero-copy") {
 		var hows []string
 		for _, v := range variants {
-			name := "kernel-" + v
+			name := "kernel-" + string(v)
 			r, why := t.rangeNamed(name)
 			if why != "" {
 				return nil, why
@@ -627,12 +583,12 @@ func (t *traceCtx) part3(prog *capture.Measurements) (*kernelData, string) {
 			return nil, fmt.Sprintf("found %d scaleCopy launches %s and no NVTX ranges kernel-device-resident/kernel-zero-copy; the program makes exactly %d (per variant: 1 gate, %d warm-up, %d timed)",
 				len(all), owner, launchTotal, warmups, timedRuns)
 		}
-		groups["device-resident"] = all[1+warmups : launchPerVar]
-		groups["zero-copy"] = all[launchPerVar+1+warmups:]
+		groups[vocab.DeviceResident] = all[1+warmups : launchPerVar]
+		groups[vocab.ZeroCopy] = all[launchPerVar+1+warmups:]
 		how = fmt.Sprintf("no NVTX ranges: the %d scaleCopy launches (%s) %s in order, launches %d-%d device-resident and %d-%d zero-copy (each variant: 1 gate, %d warm-up, %d timed)",
 			launchTotal, t.kernTab, owner, 2+warmups, launchPerVar, launchPerVar+2+warmups, launchTotal, warmups, timedRuns)
 	}
-	kd := &kernelData{ms: map[string]timing{}, how: how}
+	kd := &kernelData{ms: map[vocab.Variant]timing{}, how: how}
 	kd.bytes, kd.bytesFrom = kernelBytesOf(prog, t.diags)
 	for _, v := range variants {
 		tm := timing{runs: len(groups[v])}
@@ -681,4 +637,51 @@ func (t *traceCtx) deviceCopy() (float64, string) {
 	b := group[0].cp.Bytes
 	return gbps(2*b, ms), fmt.Sprintf("trace: device-to-device memcpy records of the cudaMemcpy calls in NVTX range d2d-reference, %s, last %d of %d (%s), mean GPU time %.4f ms, 2 x bytes / time",
 		sizeName(b), timedRuns, perSize, corrSpan(corr), ms)
+}
+
+// orNone names a source for evidence: "(none)" where the input has none.
+func orNone(source string) string {
+	if source == "" {
+		return "(none)"
+	}
+	return source
+}
+
+// part2Groups splits the thread's cudaMemcpyAsync calls (all) into the
+// pageable and pinned groups' timed calls: by NVTX range where the capture
+// has them, else by call order. how says which; why, when not empty, why
+// the groups cannot be found.
+func (t *traceCtx) part2Groups(all []capture.APICall) (groups map[vocab.MemKind][]capture.APICall, how, why string) {
+	groups = map[vocab.MemKind][]capture.APICall{}
+	if t.hasAnyRange("async-pageable", "async-pinned") {
+		var hows []string
+		for _, src := range sources {
+			name := "async-" + string(src)
+			r, why := t.rangeNamed(name)
+			if why != "" {
+				return nil, "", why
+			}
+			g := t.inRange(apiMemcpyAsync, r)
+			if len(g) != timedRuns {
+				return nil, "", fmt.Sprintf("NVTX range %q holds %d cudaMemcpyAsync calls on thread %s; expected %d", name, len(g), t.thread(), timedRuns)
+			}
+			groups[src] = g
+			hows = append(hows, fmt.Sprintf("NVTX range %s %s", name, rangeSpan(r)))
+		}
+		if len(all) != asyncTotal {
+			return nil, "", fmt.Sprintf("found %d cudaMemcpyAsync calls on thread %s; the program makes %d (%d per source: 1 warm-up + %d timed)",
+				len(all), t.thread(), asyncTotal, asyncPerSrc, timedRuns)
+		}
+		how = fmt.Sprintf("the %d cudaMemcpyAsync calls in %s", timedRuns, strings.Join(hows, " and "))
+	} else {
+		if len(all) != asyncTotal {
+			return nil, "", fmt.Sprintf("found %d cudaMemcpyAsync calls on thread %s and no NVTX ranges async-pageable/async-pinned; the program makes exactly %d (%d pageable, then %d pinned, each 1 warm-up + %d timed), so the groups cannot be told apart",
+				len(all), t.thread(), asyncTotal, asyncPerSrc, asyncPerSrc, timedRuns)
+		}
+		groups[vocab.MemPageable] = all[1:asyncPerSrc]
+		groups[vocab.MemPinned] = all[asyncPerSrc+1:]
+		how = fmt.Sprintf("no NVTX ranges: the %d cudaMemcpyAsync calls on thread %s in order, calls 2-%d pageable and %d-%d pinned (calls 1 and %d are warm-ups)",
+			asyncTotal, t.thread(), asyncPerSrc, asyncPerSrc+2, asyncTotal, asyncPerSrc+1)
+	}
+	return groups, how, ""
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"slices"
 	"sort"
+
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
 // span is a half-open byte range [lo, hi) of a file.
@@ -116,7 +118,7 @@ func buildPageMap(f io.ReaderAt, size int64, roots []int64) (*pageMap, error) {
 	if _, err := f.ReadAt(hdr[:], 0); err != nil {
 		return nil, err
 	}
-	if string(hdr[:16]) != "SQLite format 3\x00" {
+	if nsysdb.Magic(hdr[:]) != nsysdb.KindSQLite {
 		return nil, fmt.Errorf("not a SQLite database file")
 	}
 	pageSize := int64(binary.BigEndian.Uint16(hdr[16:18]))

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
 // Kind says what a finding exposes.
@@ -139,7 +141,7 @@ func (r *Report) Diagnostics() []Diagnostic {
 		}
 	}
 	if len(procs) > 0 {
-		warn("%d process(es) other than the profiled program and nsys recorded in PROCESSES (a snapshot of the machine): %s",
+		warn("%d process(es) other than the profiled program and nsys recorded in "+nsysdb.TableProcesses+" (a snapshot of the machine): %s",
 			len(procs), listNames(procs, 10, false))
 	}
 	if len(unused) > 0 {

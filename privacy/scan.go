@@ -3,6 +3,7 @@ package privacy
 import (
 	"bytes"
 	"database/sql"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,12 +15,14 @@ import (
 	_ "github.com/mattn/go-sqlite3" // SQLite driver for database/sql
 
 	"github.com/nsyscheck/nsyscheck/capture"
+
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
 const (
-	sqliteMagic  = "SQLite format 3\x00"
-	nsysRepMagic = "NVIDIA Tegra Profiler Report"
-	exportHint   = "export it again with: nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep"
+	sqliteMagic  = nsysdb.SQLiteMagic
+	nsysRepMagic = nsysdb.NsysRepMagic
+	exportHint   = nsysdb.ExportHint
 )
 
 // NsysProcesses are the names of nsys's own processes, which every capture
@@ -28,10 +31,10 @@ var NsysProcesses = []string{"nsys", "nsys-launcher", "nsys-tee", "QdstrmImporte
 
 // Where labels of the structured locations.
 const (
-	whereDeviceEnv = "TARGET_INFO_SYSTEM_ENV row DeviceEnvironment"
-	whereMetaEnv   = "META_DATA_CAPTURE row %s"
-	whereBlock     = "StringIds row %d (environment block no table refers to)"
-	whereProcess   = "PROCESSES pid %d"
+	whereDeviceEnv = nsysdb.TableSystemEnv + " row " + nsysdb.EnvDevice
+	whereMetaEnv   = nsysdb.TableMetaCapture + " row %s"
+	whereBlock     = nsysdb.TableStrings + " row %d (environment block no table refers to)"
+	whereProcess   = nsysdb.TableProcesses + " pid %d"
 )
 
 // Scan reads a capture and reports what it exposes. A SQLite export is
@@ -57,16 +60,19 @@ func Scan(path string) (*Report, error) {
 		return nil, readErr(err)
 	}
 	size := st.Size()
-	head := make([]byte, max(len(sqliteMagic), len(nsysRepMagic)))
+	head := make([]byte, nsysdb.HeadSize)
 	n, err := f.ReadAt(head, 0)
 	if err != nil && err != io.EOF {
 		return nil, readErr(err)
 	}
-	head = head[:n]
-	switch {
-	case bytes.HasPrefix(head, []byte(sqliteMagic)):
+	kind := nsysdb.Magic(head[:n])
+	if kind == nsysdb.KindUnknown && nsysdb.IsReportName(path) {
+		kind = nsysdb.KindNsysRep
+	}
+	switch kind {
+	case nsysdb.KindSQLite:
 		return scanSQLite(path, f, size)
-	case bytes.HasPrefix(head, []byte(nsysRepMagic)) || strings.HasSuffix(path, ".nsys-rep") || strings.HasSuffix(path, ".qdrep"):
+	case nsysdb.KindNsysRep:
 		r := &Report{Path: path, Format: "nsys-rep"}
 		r.Notes = append(r.Notes, "a .nsys-rep is searched as raw bytes only; its SQLite export gives a fuller answer")
 		if err := r.addRaw(f, size, nil, nil); err != nil {
@@ -82,7 +88,7 @@ func Scan(path string) (*Report, error) {
 // readOnlyDSN opens path read-only and immutable, so that SQLite neither
 // writes to it nor creates anything beside it.
 func readOnlyDSN(path string) string {
-	return capture.SQLiteURI(path, "mode=ro&immutable=1")
+	return nsysdb.ReadOnlyURI(path)
 }
 
 func scanSQLite(path string, f *os.File, size int64) (*Report, error) {
@@ -150,27 +156,29 @@ func (s *sqliteScan) run() error {
 
 	pids, err := profiledPIDs(s.db, s.tables)
 	if err != nil {
-		return s.fail("table CUPTI_ACTIVITY_KIND_RUNTIME", err)
+		return s.fail("table "+nsysdb.TableRuntime, err)
 	}
 	s.r.ProfiledPIDs = pids
-	steps := []func() error{s.deviceEnv, s.metaCapture, s.stringBlocks, s.processes}
-	for _, step := range steps {
-		if err := step(); err != nil {
-			return err
+	if err := walkPlaces(s.db, func(l string) string { return resolve(s.tables, l) }, s); err != nil {
+		var pe *placeError
+		if errors.As(err, &pe) {
+			return s.fail("table "+pe.table, pe.err)
 		}
+		return err
 	}
-	return nil
+	return s.processes()
 }
 
 // profiledPIDs returns the processes that made CUDA runtime (or driver)
-// calls: pid = (globalTid >> 24) & 0xFFFFFF.
+// calls, decoded from globalTid (nsysdb.PIDExpr).
 func profiledPIDs(db *sql.DB, tables map[string]bool) ([]int64, error) {
 	seen := map[int64]bool{}
-	for _, t := range []string{"CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER"} {
-		if !tables[t] {
+	for _, logical := range []string{nsysdb.TableRuntime, nsysdb.TableDriver} {
+		t := resolve(tables, logical)
+		if t == "" {
 			continue
 		}
-		rows, err := db.Query(`SELECT DISTINCT (globalTid >> 24) & 16777215 FROM ` + capture.QuoteIdent(t))
+		rows, err := db.Query(`SELECT DISTINCT ` + nsysdb.PIDExpr(nsysdb.QuoteIdent(nsysdb.ColGlobalTid)) + ` FROM ` + nsysdb.QuoteIdent(t))
 		if err != nil {
 			return nil, err
 		}
@@ -316,25 +324,12 @@ func (s *sqliteScan) addVar(v EnvVar, where string) {
 	s.covered[v.Name+"="+v.Value] = true
 }
 
-func (s *sqliteScan) deviceEnv() error {
-	if !s.tables["TARGET_INFO_SYSTEM_ENV"] {
-		return nil
+// deviceEnv reports the variables of the machine's environment block.
+func (s *sqliteScan) deviceEnv(_ string, _ int64, value string) error {
+	for _, e := range ParseDeviceEnv(value) {
+		s.addVar(e, whereDeviceEnv)
 	}
-	rows, err := s.db.Query(`SELECT value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'DeviceEnvironment'`)
-	if err != nil {
-		return s.fail("table TARGET_INFO_SYSTEM_ENV", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			return s.fail("table TARGET_INFO_SYSTEM_ENV", err)
-		}
-		for _, e := range ParseDeviceEnv(v) {
-			s.addVar(e, whereDeviceEnv)
-		}
-	}
-	return rows.Err()
+	return nil
 }
 
 // parseMetaEnv splits META_DATA_CAPTURE's NAME="value".
@@ -367,65 +362,39 @@ func commandSecrets(cmd string) []EnvVar {
 	return out
 }
 
-func (s *sqliteScan) metaCapture() error {
-	if !s.tables["META_DATA_CAPTURE"] {
-		return nil
-	}
-	rows, err := s.db.Query(`SELECT name, value FROM META_DATA_CAPTURE WHERE value IS NOT NULL`)
-	if err != nil {
-		return s.fail("table META_DATA_CAPTURE", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var name, value string
-		if err := rows.Scan(&name, &value); err != nil {
-			return s.fail("table META_DATA_CAPTURE", err)
+// metaCapture reports a variable given to the profiled process, a working
+// folder under a home, and credentials in the command or other settings.
+func (s *sqliteScan) metaCapture(_ string, _ int64, name, value string) error {
+	where := fmt.Sprintf(whereMetaEnv, name)
+	switch {
+	case strings.HasSuffix(name, ":ENVIRONMENT_VARIABLE"):
+		s.addVar(parseMetaEnv(value), where)
+	case strings.HasSuffix(name, ":WORKING_DIR"):
+		if homeDirRE.MatchString(value) {
+			s.r.Findings = append(s.r.Findings, Finding{Kind: KindWorkingDir, Name: "WORKING_DIR", Where: where,
+				Masked: Mask(value), value: value})
 		}
-		where := fmt.Sprintf(whereMetaEnv, name)
-		switch {
-		case strings.HasSuffix(name, ":ENVIRONMENT_VARIABLE"):
-			s.addVar(parseMetaEnv(value), where)
-		case strings.HasSuffix(name, ":WORKING_DIR"):
-			if homeDirRE.MatchString(value) {
-				s.r.Findings = append(s.r.Findings, Finding{Kind: KindWorkingDir, Name: "WORKING_DIR", Where: where,
-					Masked: Mask(value), value: value})
-			}
-		default:
-			// COMMAND and any other setting: only credentials matter.
-			for _, v := range commandSecrets(value) {
-				s.r.Findings = append(s.r.Findings, Finding{Kind: KindCommand, Name: v.Name, Where: where,
-					Masked: Mask(v.Value), value: v.Value})
-				s.covered[v.Name+"="+v.Value] = true
-			}
+	default:
+		// COMMAND and any other setting: only credentials matter.
+		for _, v := range commandSecrets(value) {
+			s.r.Findings = append(s.r.Findings, Finding{Kind: KindCommand, Name: v.Name, Where: where,
+				Masked: Mask(v.Value), value: v.Value})
+			s.covered[v.Name+"="+v.Value] = true
 		}
 	}
-	return rows.Err()
+	return nil
 }
 
-func (s *sqliteScan) stringBlocks() error {
-	if !s.tables["StringIds"] {
+// stringBlock reports the variables of an environment block kept as a string.
+func (s *sqliteScan) stringBlock(_ string, id int64, block []byte) error {
+	vars := parseBlock(block)
+	if !isEnvBlock(vars) {
 		return nil
 	}
-	rows, err := s.db.Query(`SELECT id, CAST(value AS BLOB) FROM StringIds WHERE instr(CAST(value AS BLOB), x'00') > 0`)
-	if err != nil {
-		return s.fail("table StringIds", err)
+	for _, v := range vars {
+		s.addVar(v, fmt.Sprintf(whereBlock, id))
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		var b []byte
-		if err := rows.Scan(&id, &b); err != nil {
-			return s.fail("table StringIds", err)
-		}
-		vars := parseBlock(b)
-		if !isEnvBlock(vars) {
-			continue
-		}
-		for _, v := range vars {
-			s.addVar(v, fmt.Sprintf(whereBlock, id))
-		}
-	}
-	return rows.Err()
+	return nil
 }
 
 // isNsysProcess reports whether a process name is one of nsys's own.
@@ -440,7 +409,8 @@ func isNsysProcess(name string) bool {
 }
 
 func (s *sqliteScan) processes() error {
-	if !s.tables["PROCESSES"] {
+	t := resolve(s.tables, nsysdb.TableProcesses)
+	if t == "" {
 		return nil
 	}
 	profiled := map[int64]bool{}
@@ -448,25 +418,25 @@ func (s *sqliteScan) processes() error {
 		profiled[p] = true
 	}
 	command := ""
-	if len(profiled) == 0 && s.tables["META_DATA_CAPTURE"] {
+	if meta := resolve(s.tables, nsysdb.TableMetaCapture); len(profiled) == 0 && meta != "" {
 		// No CUDA calls: fall back to the launched command's name.
-		_ = s.db.QueryRow(`SELECT value FROM META_DATA_CAPTURE WHERE name = 'PROCESS_0:COMMAND'`).Scan(&command)
+		_ = s.db.QueryRow(`SELECT `+nsysdb.QuoteIdent(nsysdb.ColValue)+` FROM `+nsysdb.QuoteIdent(meta)+` WHERE `+nsysdb.QuoteIdent(nsysdb.ColName)+` = ?`, nsysdb.CaptureCommand).Scan(&command)
 		command, _, _ = strings.Cut(command, " ")
 	}
 	spans, err := s.threadSpans(profiled)
 	if err != nil {
-		return s.fail("table ThreadNames", err)
+		return s.fail("table "+nsysdb.TableThreadNames, err)
 	}
-	rows, err := s.db.Query(`SELECT pid, name FROM PROCESSES ORDER BY pid`)
+	rows, err := s.db.Query(`SELECT ` + nsysdb.Cols(nsysdb.ColPID, nsysdb.ColName) + ` FROM ` + nsysdb.QuoteIdent(t) + ` ORDER BY 1`)
 	if err != nil {
-		return s.fail("table PROCESSES", err)
+		return s.fail("table "+t, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var pid sql.NullInt64
 		var name sql.NullString
 		if err := rows.Scan(&pid, &name); err != nil {
-			return s.fail("table PROCESSES", err)
+			return s.fail("table "+t, err)
 		}
 		if profiled[pid.Int64] || isNsysProcess(name.String) || ChildOfProfiled(pid.Int64, spans) {
 			continue
@@ -483,10 +453,12 @@ func (s *sqliteScan) processes() error {
 // threadSpans returns the highest thread id ThreadNames records for each
 // profiled process.
 func (s *sqliteScan) threadSpans(profiled map[int64]bool) ([]ThreadSpan, error) {
-	if !s.tables["ThreadNames"] || len(profiled) == 0 {
+	t := resolve(s.tables, nsysdb.TableThreadNames)
+	if t == "" || len(profiled) == 0 {
 		return nil, nil
 	}
-	rows, err := s.db.Query(`SELECT (globalTid >> 24) & 16777215, max(globalTid & 16777215) FROM ThreadNames GROUP BY 1`)
+	g := nsysdb.QuoteIdent(nsysdb.ColGlobalTid)
+	rows, err := s.db.Query(`SELECT ` + nsysdb.PIDExpr(g) + `, max(` + nsysdb.TIDExpr(g) + `) FROM ` + nsysdb.QuoteIdent(t) + ` GROUP BY 1`)
 	if err != nil {
 		return nil, err
 	}
@@ -539,4 +511,14 @@ func (r *Report) sort() {
 		}
 		return rank[a.Kind] < rank[b.Kind]
 	})
+}
+
+// resolve returns the highest-versioned table of the logical name among the
+// file's tables (nsysdb.ResolveTables), or "".
+func resolve(tables map[string]bool, logical string) string {
+	names := make([]string, 0, len(tables))
+	for n := range tables {
+		names = append(names, n)
+	}
+	return nsysdb.ResolveTables(names, logical)[logical]
 }

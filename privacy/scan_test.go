@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
 // The planted values of the synthetic fixture. None may ever appear in a
@@ -86,7 +88,7 @@ func exposedFixture(t *testing.T, dir string) string {
 	if err := copyFile(src, dst); err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open("sqlite3", capture.SQLiteURI(dst, "mode=rw"))
+	db, err := sql.Open("sqlite3", nsysdb.URI(dst, "mode=rw"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -390,7 +392,7 @@ const exposureDir = "../testdata/exposure"
 func TestScanRealExposure(t *testing.T) {
 	p := filepath.Join(exposureDir, "exposed.sqlite")
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("%s not present", p)
+		t.Fatalf("committed fixture missing: %v", err)
 	}
 	r, err := Scan(p)
 	if err != nil {
@@ -411,7 +413,10 @@ func TestScanRealExposure(t *testing.T) {
 		}
 	}
 	rep := filepath.Join(exposureDir, "exposed.nsys-rep")
-	if _, err := os.Stat(rep); err == nil {
+	if _, err := os.Stat(rep); err != nil {
+		t.Fatalf("committed fixture missing: %v", err)
+	}
+	{
 		rr, err := Scan(rep)
 		if err != nil {
 			t.Fatal(err)
@@ -425,7 +430,7 @@ func TestScanRealExposure(t *testing.T) {
 func TestScrubRealExposure(t *testing.T) {
 	in := filepath.Join(exposureDir, "exposed.sqlite")
 	if _, err := os.Stat(in); err != nil {
-		t.Skipf("%s not present", in)
+		t.Fatalf("committed fixture missing: %v", err)
 	}
 	before := hashFile(t, in)
 	out := filepath.Join(t.TempDir(), "shared.sqlite")

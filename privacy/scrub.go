@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
 // ScrubOptions tune Scrub.
@@ -127,7 +129,7 @@ func checkScrubPaths(in, out string, opts ScrubOptions) error {
 	if out == "" {
 		return &capture.InputError{Path: in, Problem: "no output file given", Hint: "name the shareable copy to write, e.g. capture.shared.sqlite"}
 	}
-	head := make([]byte, len(nsysRepMagic))
+	head := make([]byte, nsysdb.HeadSize)
 	f, err := os.Open(in)
 	if err != nil {
 		return &capture.InputError{Path: in, Problem: "cannot read the capture", Err: err, Hint: "check the path"}
@@ -135,10 +137,11 @@ func checkScrubPaths(in, out string, opts ScrubOptions) error {
 	n, _ := io.ReadFull(f, head)
 	f.Close()
 	head = head[:n]
-	if bytes.HasPrefix(head, []byte(nsysRepMagic)) || strings.HasSuffix(in, ".nsys-rep") || strings.HasSuffix(in, ".qdrep") {
+	kind := nsysdb.Magic(head)
+	if kind == nsysdb.KindNsysRep || nsysdb.IsReportName(in) {
 		return &capture.InputError{Path: in, Problem: "cannot scrub a .nsys-rep", Hint: nsysRepScrubHint}
 	}
-	if !bytes.HasPrefix(head, []byte(sqliteMagic)) {
+	if kind != nsysdb.KindSQLite {
 		return &capture.InputError{Path: in, Problem: "not a SQLite database, so not an nsys SQLite export", Hint: exportHint}
 	}
 	inAbs, err1 := filepath.Abs(in)
@@ -188,7 +191,7 @@ func copyFile(src, dst string) error {
 // scrubCopy rewrites the working copy and writes it, vacuumed, to a new
 // temporary file beside out, whose name it returns.
 func scrubCopy(work, out string, rep *Report, opts ScrubOptions) (string, error) {
-	db, err := sql.Open("sqlite3", capture.SQLiteURI(work, "mode=rw"))
+	db, err := sql.Open("sqlite3", nsysdb.URI(work, "mode=rw"))
 	if err != nil {
 		return "", err
 	}
@@ -211,7 +214,8 @@ func scrubCopy(work, out string, rep *Report, opts ScrubOptions) (string, error)
 	if err := s.loadSchema(); err != nil {
 		return "", err
 	}
-	steps := []func() error{s.deviceEnv, s.metaCapture, s.stringBlocks, s.processes, s.secrets}
+	places := func() error { return walkPlaces(s.tx, s.table, s) }
+	steps := []func() error{places, s.processes, s.secrets}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return "", err
@@ -254,7 +258,7 @@ type column struct {
 // StringIds ids, as nsys writes them:
 //
 //	nameId    INTEGER   NOT NULL,   -- REFERENCES StringIds(id) -- Thread name
-var stringRefRE = regexp.MustCompile(`(?m)^\s*"?(\w+)"?\s[^\n]*--\s*REFERENCES\s+StringIds\(id\)`)
+var stringRefRE = regexp.MustCompile(`(?m)^\s*"?(\w+)"?\s[^\n]*--\s*REFERENCES\s+` + regexp.QuoteMeta(nsysdb.TableStrings) + `\(id\)`)
 
 func (s *scrubber) loadSchema() error {
 	s.tables = map[string][]column{}
@@ -262,7 +266,7 @@ func (s *scrubber) loadSchema() error {
 		name string
 		ddl  sql.NullString
 	}
-	schema, err := queryAll(s.tx, func(t *table) []any { return []any{&t.name, &t.ddl} },
+	schema, err := readRows(s.tx, func(t *table) []any { return []any{&t.name, &t.ddl} },
 		`SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)
 	if err != nil {
 		return err
@@ -272,7 +276,7 @@ func (s *scrubber) loadSchema() error {
 		for _, m := range stringRefRE.FindAllStringSubmatch(t.ddl.String, -1) {
 			refs[m[1]] = true
 		}
-		cols, err := queryAll(s.tx, func(c *column) []any { return []any{&c.name, &c.typ} },
+		cols, err := readRows(s.tx, func(c *column) []any { return []any{&c.name, &c.typ} },
 			`SELECT name, type FROM pragma_table_info(?)`, t.name)
 		if err != nil {
 			return err
@@ -285,30 +289,17 @@ func (s *scrubber) loadSchema() error {
 	return nil
 }
 
-// queryAll runs q and returns all its rows, each scanned into the fields
-// of a T that fields lists, with the result set closed before the caller
-// rewrites the tables it read.
-func queryAll[T any](tx *sql.Tx, fields func(*T) []any, q string, args ...any) ([]T, error) {
-	rows, err := tx.Query(q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []T
-	for rows.Next() {
-		var r T
-		if err := rows.Scan(fields(&r)...); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
 func (s *scrubber) has(table string) bool { return len(s.tables[table]) > 0 }
+
+// table returns the highest-versioned table of the logical name that the
+// file holds (nsysdb.ResolveTables), or "".
+func (s *scrubber) table(logical string) string {
+	t := nsysdb.ResolveTables(sortedKeys(s.tables), logical)[logical]
+	if !s.has(t) {
+		return ""
+	}
+	return t
+}
 
 func (s *scrubber) hasColumn(table, col string) bool {
 	for _, c := range s.tables[table] {
@@ -350,111 +341,70 @@ func (s *scrubber) scrubVars(vars []EnvVar) []EnvVar {
 	return out
 }
 
-func (s *scrubber) deviceEnv() error {
-	if !s.has("TARGET_INFO_SYSTEM_ENV") {
+// deviceEnv rewrites the machine's environment block without what Scan
+// flagged.
+func (s *scrubber) deviceEnv(table string, rowid int64, value string) error {
+	nv := FormatDeviceEnv(s.scrubVars(ParseDeviceEnv(value)))
+	if nv == value {
 		return nil
 	}
-	type row struct {
-		id    int64
-		value string
-	}
-	rs, err := queryAll(s.tx, func(r *row) []any { return []any{&r.id, &r.value} },
-		`SELECT rowid, value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'DeviceEnvironment'`)
-	if err != nil {
-		return err
-	}
-	for _, r := range rs {
-		nv := FormatDeviceEnv(s.scrubVars(ParseDeviceEnv(r.value)))
-		if nv != r.value {
-			if _, err := s.tx.Exec(`UPDATE TARGET_INFO_SYSTEM_ENV SET value = ? WHERE rowid = ?`, nv, r.id); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	_, err := s.tx.Exec(`UPDATE `+nsysdb.QuoteIdent(table)+` SET `+nsysdb.QuoteIdent(nsysdb.ColValue)+` = ? WHERE rowid = ?`, nv, rowid)
+	return err
 }
 
-func (s *scrubber) metaCapture() error {
-	if !s.has("META_DATA_CAPTURE") {
+// metaCapture drops or masks a variable given to the profiled process, a
+// working folder under a home, and credentials in the command.
+func (s *scrubber) metaCapture(table string, rowid int64, name, value string) error {
+	nv := value
+	switch {
+	case strings.HasSuffix(name, ":ENVIRONMENT_VARIABLE"):
+		v := parseMetaEnv(value)
+		sv, keep := s.scrubVar(v)
+		if !keep {
+			_, err := s.tx.Exec(`DELETE FROM `+nsysdb.QuoteIdent(table)+` WHERE rowid = ?`, rowid)
+			return err
+		}
+		if sv != v {
+			nv = sv.Name + `="` + sv.Value + `"`
+		}
+	case strings.HasSuffix(name, ":WORKING_DIR"):
+		if homeDirRE.MatchString(value) {
+			nv = Redacted
+		}
+	default:
+		for _, v := range commandSecrets(value) {
+			nv = strings.ReplaceAll(nv, v.Value, Redacted)
+		}
+	}
+	if nv == value {
 		return nil
 	}
-	type row struct {
-		id          int64
-		name, value string
-	}
-	rs, err := queryAll(s.tx, func(r *row) []any { return []any{&r.id, &r.name, &r.value} },
-		`SELECT rowid, name, value FROM META_DATA_CAPTURE WHERE value IS NOT NULL`)
-	if err != nil {
-		return err
-	}
-	for _, r := range rs {
-		nv := r.value
-		switch {
-		case strings.HasSuffix(r.name, ":ENVIRONMENT_VARIABLE"):
-			v := parseMetaEnv(r.value)
-			sv, keep := s.scrubVar(v)
-			if !keep {
-				if _, err := s.tx.Exec(`DELETE FROM META_DATA_CAPTURE WHERE rowid = ?`, r.id); err != nil {
-					return err
-				}
-				continue
-			}
-			if sv != v {
-				nv = sv.Name + `="` + sv.Value + `"`
-			}
-		case strings.HasSuffix(r.name, ":WORKING_DIR"):
-			if homeDirRE.MatchString(r.value) {
-				nv = Redacted
-			}
-		default:
-			for _, v := range commandSecrets(r.value) {
-				nv = strings.ReplaceAll(nv, v.Value, Redacted)
-			}
-		}
-		if nv != r.value {
-			if _, err := s.tx.Exec(`UPDATE META_DATA_CAPTURE SET value = ? WHERE rowid = ?`, nv, r.id); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	_, err := s.tx.Exec(`UPDATE `+nsysdb.QuoteIdent(table)+` SET `+nsysdb.QuoteIdent(nsysdb.ColValue)+` = ? WHERE rowid = ?`, nv, rowid)
+	return err
 }
 
-func (s *scrubber) stringBlocks() error {
-	if !s.has("StringIds") {
+// stringBlock rewrites an environment block kept as a string.
+func (s *scrubber) stringBlock(table string, id int64, block []byte) error {
+	vars := parseBlock(block)
+	if !isEnvBlock(vars) {
 		return nil
 	}
-	type row struct {
-		id int64
-		b  []byte
+	nb := formatBlock(s.scrubVars(vars))
+	if bytes.Equal(nb, block) {
+		return nil
 	}
-	rs, err := queryAll(s.tx, func(r *row) []any { return []any{&r.id, &r.b} },
-		`SELECT id, CAST(value AS BLOB) FROM StringIds WHERE instr(CAST(value AS BLOB), x'00') > 0`)
-	if err != nil {
-		return err
-	}
-	for _, r := range rs {
-		vars := parseBlock(r.b)
-		if !isEnvBlock(vars) {
-			continue
-		}
-		nb := formatBlock(s.scrubVars(vars))
-		if !bytes.Equal(nb, r.b) {
-			// Bound as a Go string, the text keeps its NUL separators.
-			if _, err := s.tx.Exec(`UPDATE StringIds SET value = ? WHERE id = ?`, string(nb), r.id); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	// Bound as a Go string, the text keeps its NUL separators.
+	_, err := s.tx.Exec(`UPDATE `+nsysdb.QuoteIdent(table)+` SET `+nsysdb.QuoteIdent(nsysdb.ColValue)+` = ? WHERE `+nsysdb.QuoteIdent(nsysdb.ColID)+` = ?`, string(nb), id)
+	return err
 }
-
-const pidExpr = `((%s >> 24) & 16777215)`
 
 func (s *scrubber) processes() error {
-	if !s.has("PROCESSES") {
+	procs := s.table(nsysdb.TableProcesses)
+	if procs == "" {
 		return nil
 	}
+	threads, strs := s.table(nsysdb.TableThreadNames), s.table(nsysdb.TableStrings)
+	ppid, pname := nsysdb.QuoteIdent(nsysdb.ColPID), nsysdb.QuoteIdent(nsysdb.ColName)
 	var pids []int64
 	seen := map[int64]bool{}
 	for _, f := range s.rep.Findings {
@@ -481,60 +431,34 @@ func (s *scrubber) processes() error {
 	// Thread-name strings of the removed processes, to drop afterwards
 	// where nothing else refers to them.
 	var nameIDs []int64
-	if s.hasColumn("ThreadNames", "nameId") && s.hasColumn("ThreadNames", "globalTid") {
+	if s.hasColumn(threads, nsysdb.ColNameID) && s.hasColumn(threads, nsysdb.ColGlobalTid) {
 		var err error
-		nameIDs, err = queryAll(s.tx, func(id *int64) []any { return []any{id} },
-			`SELECT DISTINCT nameId FROM ThreadNames WHERE `+fmt.Sprintf(pidExpr, "globalTid")+` IN (SELECT pid FROM scrub_pids)`)
+		nameIDs, err = readRows(s.tx, func(id *int64) []any { return []any{id} },
+			`SELECT DISTINCT `+nsysdb.QuoteIdent(nsysdb.ColNameID)+` FROM `+nsysdb.QuoteIdent(threads)+` WHERE `+nsysdb.PIDExpr(nsysdb.QuoteIdent(nsysdb.ColGlobalTid))+` IN (SELECT pid FROM scrub_pids)`)
 		if err != nil {
 			return err
 		}
 	}
-	// Their names too: the snapshot interns them in StringIds.
-	if _, err := s.tx.Exec(`CREATE TEMP TABLE scrub_names AS SELECT DISTINCT name FROM PROCESSES WHERE pid IN (SELECT pid FROM scrub_pids) AND name IS NOT NULL`); err != nil {
+	// Their names too: the snapshot interns them in the string table.
+	if _, err := s.tx.Exec(`CREATE TEMP TABLE scrub_names AS SELECT DISTINCT ` + pname + ` AS name FROM ` + nsysdb.QuoteIdent(procs) + ` WHERE ` + ppid + ` IN (SELECT pid FROM scrub_pids) AND ` + pname + ` IS NOT NULL`); err != nil {
 		return err
 	}
-	if _, err := s.tx.Exec(`DELETE FROM PROCESSES WHERE pid IN (SELECT pid FROM scrub_pids)`); err != nil {
+	if _, err := s.tx.Exec(`DELETE FROM ` + nsysdb.QuoteIdent(procs) + ` WHERE ` + ppid + ` IN (SELECT pid FROM scrub_pids)`); err != nil {
 		return err
 	}
 	for _, t := range sortedKeys(s.tables) {
-		for _, key := range []string{"globalPid", "globalTid"} {
+		for _, key := range []string{nsysdb.ColGlobalPid, nsysdb.ColGlobalTid} {
 			if !s.hasColumn(t, key) {
 				continue
 			}
-			q := `DELETE FROM ` + capture.QuoteIdent(t) + ` WHERE ` + fmt.Sprintf(pidExpr, capture.QuoteIdent(key)) + ` IN (SELECT pid FROM scrub_pids)`
+			q := `DELETE FROM ` + nsysdb.QuoteIdent(t) + ` WHERE ` + nsysdb.PIDExpr(nsysdb.QuoteIdent(key)) + ` IN (SELECT pid FROM scrub_pids)`
 			if _, err := s.tx.Exec(q); err != nil {
 				return fmt.Errorf("table %s: %w", t, err)
 			}
 		}
 	}
-	if s.has("StringIds") && s.hasColumn("StringIds", "value") {
-		var refs []string
-		for _, t := range sortedKeys(s.tables) {
-			for _, c := range s.tables[t] {
-				if c.refsStrings {
-					// NOT IN over a NULL would match nothing.
-					refs = append(refs, fmt.Sprintf(`SELECT %[1]s FROM %[2]s WHERE %[1]s IS NOT NULL`, capture.QuoteIdent(c.name), capture.QuoteIdent(t)))
-				}
-			}
-		}
-		// Without the schema comments (older exports) nothing is known to be
-		// unreferenced, so the strings stay.
-		if len(refs) > 0 {
-			unref := ` AND id NOT IN (` + strings.Join(refs, " UNION ") + `)`
-			stmt, err := s.tx.Prepare(`DELETE FROM StringIds WHERE id = ?` + unref)
-			if err != nil {
-				return err
-			}
-			defer stmt.Close()
-			for _, id := range nameIDs {
-				if _, err := stmt.Exec(id); err != nil {
-					return err
-				}
-			}
-			if _, err := s.tx.Exec(`DELETE FROM StringIds WHERE value IN (SELECT name FROM scrub_names)` + unref); err != nil {
-				return err
-			}
-		}
+	if err := s.dropStrings(strs, nameIDs); err != nil {
+		return err
 	}
 	_, err := s.tx.Exec(`DROP TABLE temp.scrub_pids; DROP TABLE temp.scrub_names`)
 	return err
@@ -569,20 +493,20 @@ func (s *scrubber) secrets() error {
 }
 
 func (s *scrubber) replaceIn(table, col string, values [][]byte) error {
-	qc := capture.QuoteIdent(col)
+	qc := nsysdb.QuoteIdent(col)
 	var conds []string
 	args := make([]any, 0, len(values))
 	for _, v := range values {
 		conds = append(conds, `instr(CAST(`+qc+` AS BLOB), ?) > 0`)
 		args = append(args, v)
 	}
-	q := `SELECT rowid, CAST(` + qc + ` AS BLOB), typeof(` + qc + `) FROM ` + capture.QuoteIdent(table) + ` WHERE ` + strings.Join(conds, " OR ")
+	q := `SELECT rowid, CAST(` + qc + ` AS BLOB), typeof(` + qc + `) FROM ` + nsysdb.QuoteIdent(table) + ` WHERE ` + strings.Join(conds, " OR ")
 	type hit struct {
 		id  int64
 		b   []byte
 		typ string
 	}
-	hits, err := queryAll(s.tx, func(h *hit) []any { return []any{&h.id, &h.b, &h.typ} }, q, args...)
+	hits, err := readRows(s.tx, func(h *hit) []any { return []any{&h.id, &h.b, &h.typ} }, q, args...)
 	if err != nil {
 		return err
 	}
@@ -595,7 +519,44 @@ func (s *scrubber) replaceIn(table, col string, values [][]byte) error {
 		if h.typ == "blob" {
 			val = nb
 		}
-		if _, err := s.tx.Exec(`UPDATE `+capture.QuoteIdent(table)+` SET `+capture.QuoteIdent(col)+` = ? WHERE rowid = ?`, val, h.id); err != nil {
+		if _, err := s.tx.Exec(`UPDATE `+nsysdb.QuoteIdent(table)+` SET `+nsysdb.QuoteIdent(col)+` = ? WHERE rowid = ?`, val, h.id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dropStrings deletes, from the string table strs, the removed processes'
+// thread names (nameIDs) and process names (temp.scrub_names) where no
+// column the schema declares as a string reference still points at them.
+func (s *scrubber) dropStrings(strs string, nameIDs []int64) error {
+	if strs == "" || !s.hasColumn(strs, nsysdb.ColValue) {
+		return nil
+	}
+	var refs []string
+	for _, t := range sortedKeys(s.tables) {
+		for _, c := range s.tables[t] {
+			if c.refsStrings {
+				// NOT IN over a NULL would match nothing.
+				refs = append(refs, fmt.Sprintf(`SELECT %[1]s FROM %[2]s WHERE %[1]s IS NOT NULL`, nsysdb.QuoteIdent(c.name), nsysdb.QuoteIdent(t)))
+			}
+		}
+	}
+	// Without the schema comments (older exports) nothing is known to be
+	// unreferenced, so the strings stay.
+	if len(refs) > 0 {
+		unref := ` AND ` + nsysdb.QuoteIdent(nsysdb.ColID) + ` NOT IN (` + strings.Join(refs, " UNION ") + `)`
+		stmt, err := s.tx.Prepare(`DELETE FROM ` + nsysdb.QuoteIdent(strs) + ` WHERE ` + nsysdb.QuoteIdent(nsysdb.ColID) + ` = ?` + unref)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for _, id := range nameIDs {
+			if _, err := stmt.Exec(id); err != nil {
+				return err
+			}
+		}
+		if _, err := s.tx.Exec(`DELETE FROM ` + nsysdb.QuoteIdent(strs) + ` WHERE ` + nsysdb.QuoteIdent(nsysdb.ColValue) + ` IN (SELECT name FROM scrub_names)` + unref); err != nil {
 			return err
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
 // trainSQLite is a real capture of a PyTorch DataLoader training loop: nsys
@@ -31,7 +31,7 @@ func TestTrainCaptureSecretsStillFound(t *testing.T) {
 	if err := copyFile(trainSQLite, dst); err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open("sqlite3", capture.SQLiteURI(dst, "mode=rw"))
+	db, err := sql.Open("sqlite3", nsysdb.URI(dst, "mode=rw"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -87,8 +87,39 @@ func writeMarkdown(w io.Writer, v *view) {
 		mdTable(w, t, "###")
 	}
 
+	mdSaid(w, v.Said)
+
+	io.WriteString(w, "## Exercise: both directions\n\n")
+	mdTable(w, v.Exercise.Table, "###")
+	if v.Exercise.Answered {
+		fmt.Fprintf(w, "%s\n\n", md(v.Exercise.Sentence))
+		fmt.Fprintf(w, "Rule: %s.\n\n", md(v.Exercise.Rule))
+	}
+
+	mdDiagnostics(w, v)
+	mdPlots(w, v)
+}
+
+// Markdown renders results as Markdown reports without plots, one after the
+// other, for printing.
+func Markdown(w io.Writer, results []*predictions.Result) error {
+	var b bytes.Buffer
+	for i, r := range results {
+		if i > 0 {
+			b.WriteString("\n---\n\n")
+		}
+		rep := &Report{Result: r, Options: Options{NoPlots: true}}
+		writeMarkdown(&b, rep.view())
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// mdSaid writes what the run said of each prediction, with the numbers
+// behind it.
+func mdSaid(w io.Writer, said []saidView) {
 	io.WriteString(w, "## What the run said\n\n")
-	for _, s := range v.Said {
+	for _, s := range said {
 		fmt.Fprintf(w, "%d. **%s: %s.**", s.ID, md(s.Topic), s.Verdict)
 		for _, c := range s.Claims {
 			fmt.Fprintf(w, " `%s` %s: %s", c.ID, c.Verdict, md(c.Statement))
@@ -117,14 +148,10 @@ func writeMarkdown(w io.Writer, v *view) {
 		}
 		io.WriteString(w, "\n")
 	}
+}
 
-	io.WriteString(w, "## Exercise: both directions\n\n")
-	mdTable(w, v.Exercise.Table, "###")
-	if v.Exercise.Answered {
-		fmt.Fprintf(w, "%s\n\n", md(v.Exercise.Sentence))
-		fmt.Fprintf(w, "Rule: %s.\n\n", md(v.Exercise.Rule))
-	}
-
+// mdDiagnostics writes the diagnostics, or that there are none.
+func mdDiagnostics(w io.Writer, v *view) {
 	io.WriteString(w, "## Diagnostics\n\n")
 	if len(v.Diags) == 0 {
 		io.WriteString(w, "None: the evaluation noticed nothing odd about this input.\n\n")
@@ -135,7 +162,10 @@ func writeMarkdown(w io.Writer, v *view) {
 	if len(v.Diags) > 0 {
 		io.WriteString(w, "\n")
 	}
+}
 
+// mdPlots links the plots, or says why one was not drawn.
+func mdPlots(w io.Writer, v *view) {
 	io.WriteString(w, "## Plots\n\n")
 	if v.NoPlots {
 		io.WriteString(w, "Plots are not part of this output. `nsyscheck report INPUT -o DIR` draws them beside a copy of this report.\n")
@@ -150,19 +180,4 @@ func writeMarkdown(w io.Writer, v *view) {
 		fmt.Fprintf(w, "![%s](%s)\n\n", md(p.Title), p.PNGFile())
 		fmt.Fprintf(w, "%s ([SVG](%s))\n\n", md(p.Caption), p.SVGFile())
 	}
-}
-
-// Markdown renders results as Markdown reports without plots, one after the
-// other, for printing.
-func Markdown(w io.Writer, results []*predictions.Result) error {
-	var b bytes.Buffer
-	for i, r := range results {
-		if i > 0 {
-			b.WriteString("\n---\n\n")
-		}
-		rep := &Report{Result: r, Options: Options{NoPlots: true}}
-		writeMarkdown(&b, rep.view())
-	}
-	_, err := w.Write(b.Bytes())
-	return err
 }

@@ -18,6 +18,8 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/nsyscheck/nsyscheck/predictions"
+
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // Plot size and PNG resolution.
@@ -45,6 +47,15 @@ type chart struct {
 	caption string
 	skipped string
 	plot    *plot.Plot
+	series  map[string]plotter.XYs // what was drawn, by series name
+}
+
+// drew records a drawn series' values.
+func (ch *chart) drew(name string, xys plotter.XYs) {
+	if ch.series == nil {
+		ch.series = map[string]plotter.XYs{}
+	}
+	ch.series[name] = append(plotter.XYs(nil), xys...)
 }
 
 // preferred returns the source whose rows a plot uses: the trace's where the
@@ -139,6 +150,45 @@ func sizeLabel(b int64) string {
 }
 
 // bandwidthChart draws part 1 and 1b: GB/s against transfer size.
+// sizeAxis makes the x axis a log scale of transfer sizes, one tick per
+// size, with room on both sides.
+func sizeAxis(p *plot.Plot, sizes map[int64]bool) {
+	p.X.Scale = plot.LogScale{}
+	var ticks []plot.Tick
+	var sorted []int64
+	for b := range sizes {
+		sorted = append(sorted, b)
+	}
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
+	for _, b := range sorted {
+		ticks = append(ticks, plot.Tick{Value: float64(b) / (1 << 20), Label: sizeLabel(b)})
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	lo, hi := float64(sorted[0])/(1<<20), float64(sorted[len(sorted)-1])/(1<<20)
+	if lo == hi {
+		lo, hi = lo/2, hi*2
+	}
+	p.X.Min, p.X.Max = lo/1.25, hi*1.25
+}
+
+// ratedLine draws the link's rated bandwidth across the plot and says so in
+// the caption.
+func (ch *chart) ratedLine(p *plot.Plot, link Link) error {
+	xys := plotter.XYs{{X: p.X.Min, Y: link.RatedGBps}, {X: p.X.Max, Y: link.RatedGBps}}
+	rated, err := plotter.NewLine(xys)
+	if err != nil {
+		return err
+	}
+	rated.Color = colRated
+	rated.Width = vg.Points(1.5)
+	rated.Dashes = []vg.Length{vg.Points(2), vg.Points(3)}
+	p.Add(rated)
+	p.Legend.Add(link.label(), rated)
+	ch.drew("rated", xys)
+	ch.caption += fmt.Sprintf(" The dotted line is the link's rated bandwidth per direction: %s, %.1f GB/s.", link.name(), link.RatedGBps)
+	return nil
+}
+
 func bandwidthChart(r *predictions.Result, link Link) (chart, error) {
 	ch := chart{name: "bandwidth", title: "Copy bandwidth by transfer size"}
 	from := preferredOf(r.Copies, func(c predictions.CopyRow) string { return c.From })
@@ -146,7 +196,10 @@ func bandwidthChart(r *predictions.Result, link Link) (chart, error) {
 		ch.skipped = "the input has no part 1 copy rows (blocking cudaMemcpy by size), so there is no bandwidth to plot"
 		return ch, nil
 	}
-	type key struct{ dir, src string }
+	type key struct {
+		dir vocab.Direction
+		src vocab.MemKind
+	}
 	series := map[key]plotter.XYs{}
 	sizes := map[int64]bool{}
 	maxY := 0.0
@@ -164,25 +217,10 @@ func bandwidthChart(r *predictions.Result, link Link) (chart, error) {
 		return ch, nil
 	}
 	p := newPlot(ch.title, "transfer size (log scale)", "GB/s (1e9 bytes per second)")
-	p.X.Scale = plot.LogScale{}
-	var ticks []plot.Tick
-	var sorted []int64
-	for b := range sizes {
-		sorted = append(sorted, b)
-	}
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
-	for _, b := range sorted {
-		ticks = append(ticks, plot.Tick{Value: float64(b) / (1 << 20), Label: sizeLabel(b)})
-	}
-	p.X.Tick.Marker = plot.ConstantTicks(ticks)
-	lo, hi := float64(sorted[0])/(1<<20), float64(sorted[len(sorted)-1])/(1<<20)
-	if lo == hi {
-		lo, hi = lo/2, hi*2
-	}
-	p.X.Min, p.X.Max = lo/1.25, hi*1.25
+	sizeAxis(p, sizes)
 	var drawn []string
-	for _, dir := range []string{"h2d", "d2h"} {
-		for _, src := range []string{"pageable", "pinned"} {
+	for _, dir := range []vocab.Direction{vocab.H2D, vocab.D2H} {
+		for _, src := range []vocab.MemKind{vocab.MemPageable, vocab.MemPinned} {
 			xys := series[key{dir, src}]
 			if len(xys) == 0 {
 				continue
@@ -193,37 +231,31 @@ func bandwidthChart(r *predictions.Result, link Link) (chart, error) {
 				return ch, err
 			}
 			col := colPageable
-			if src == "pinned" {
+			if src == vocab.MemPinned {
 				col = colPinned
 			}
 			line.Color, points.Color = col, col
 			line.Width = vg.Points(2)
 			points.Radius = vg.Points(3.5)
 			points.Shape = draw.CircleGlyph{}
-			if dir == "d2h" {
+			if dir == vocab.D2H {
 				line.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
 				points.Shape = draw.TriangleGlyph{}
 			}
 			p.Add(line, points)
-			name := strings.ToUpper(dir) + " " + src
+			name := strings.ToUpper(string(dir)) + " " + string(src)
 			p.Legend.Add(name, line, points)
+			ch.drew(name, xys)
 			drawn = append(drawn, name)
 		}
 	}
 	ch.caption = fmt.Sprintf("Mean bandwidth of the timed blocking copies at each size (%s): %s. Solid lines are host-to-device, dashed device-to-host.",
 		sourceWords(from), strings.Join(drawn, ", "))
 	if link.RatedGBps > 0 {
-		rated, err := plotter.NewLine(plotter.XYs{{X: p.X.Min, Y: link.RatedGBps}, {X: p.X.Max, Y: link.RatedGBps}})
-		if err != nil {
+		if err := ch.ratedLine(p, link); err != nil {
 			return ch, err
 		}
-		rated.Color = colRated
-		rated.Width = vg.Points(1.5)
-		rated.Dashes = []vg.Length{vg.Points(2), vg.Points(3)}
-		p.Add(rated)
-		p.Legend.Add(link.label(), rated)
 		maxY = math.Max(maxY, link.RatedGBps)
-		ch.caption += fmt.Sprintf(" The dotted line is the link's rated bandwidth per direction: %s, %.1f GB/s.", link.name(), link.RatedGBps)
 	} else {
 		ch.caption += " The PCIe link's rated bandwidth is not known for this input, so no line marks it (a run folder's run.json supplies it; so does --pcie-gbps)."
 	}
@@ -239,7 +271,7 @@ func asyncChart(r *predictions.Result) (chart, error) {
 	ch := chart{name: "async", title: "cudaMemcpyAsync: time in the call vs time to completion"}
 	from := preferredOf(r.Async, func(a predictions.AsyncRow) string { return a.From })
 	var rows []predictions.AsyncRow
-	for _, src := range []string{"pageable", "pinned"} {
+	for _, src := range []vocab.MemKind{vocab.MemPageable, vocab.MemPinned} {
 		for _, a := range r.Async {
 			if a.From == from && a.Source == src {
 				rows = append(rows, a)
@@ -256,7 +288,7 @@ func asyncChart(r *predictions.Result) (chart, error) {
 	var callText, doneText []string
 	maxY := 0.0
 	for i, a := range rows {
-		names = append(names, a.Source)
+		names = append(names, string(a.Source))
 		call = append(call, a.CallMs)
 		done = append(done, a.CompletionMs)
 		callXY = append(callXY, plotter.XY{X: float64(i), Y: a.CallMs})
@@ -291,6 +323,8 @@ func asyncChart(r *predictions.Result) (chart, error) {
 		return ch, err
 	}
 	p.Add(callBars, doneBars, callLabels, doneLabels)
+	ch.drew("call", callXY)
+	ch.drew("completion", doneXY)
 	p.Legend.Add("call (thread held)", callBars)
 	p.Legend.Add("completion (call start to stream synchronized)", doneBars)
 	p.Legend.Left = false
@@ -305,6 +339,33 @@ func asyncChart(r *predictions.Result) (chart, error) {
 }
 
 // kernelChart draws part 3 with prediction 3's band for the zero-copy time.
+// lossBand draws prediction 3's band for the zero-copy bar: the resident
+// time times the predicted loss (mid), from half of it (lo) to twice it (hi).
+func (ch *chart) lossBand(p *plot.Plot, residentMs, predicted float64) (lo, mid, hi float64, err error) {
+	lo = residentMs * predicted / predictions.LossFactor
+	mid = residentMs * predicted
+	hi = residentMs * predicted * predictions.LossFactor
+	band, err := plotter.NewPolygon(plotter.XYs{{X: 0.65, Y: lo}, {X: 1.35, Y: lo}, {X: 1.35, Y: hi}, {X: 0.65, Y: hi}})
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	band.Color = colBand
+	band.LineStyle.Width = 0
+	line, err := plotter.NewLine(plotter.XYs{{X: 0.65, Y: mid}, {X: 1.35, Y: mid}})
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	line.Color = colZeroCopy
+	line.Width = vg.Points(1.5)
+	line.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+	p.Add(band)
+	p.Legend.Add(fmt.Sprintf("prediction 3: zero-copy between %s and %s ms", msText(lo), msText(hi)), band)
+	p.Legend.Add(fmt.Sprintf("predicted zero-copy time %s ms (resident x %.1f)", msText(mid), predicted), line)
+	p.Add(line)
+	ch.drew("predicted zero-copy band", plotter.XYs{{X: 1, Y: lo}, {X: 1, Y: mid}, {X: 1, Y: hi}})
+	return lo, mid, hi, nil
+}
+
 func kernelChart(r *predictions.Result) (chart, error) {
 	ch := chart{name: "kernels", title: "scaleCopy kernel: device-resident vs zero-copy"}
 	from := preferredOf(r.Kernels, func(k predictions.KernelRow) string { return k.From })
@@ -315,9 +376,9 @@ func kernelChart(r *predictions.Result) (chart, error) {
 			continue
 		}
 		switch k.Variant {
-		case "device-resident":
+		case vocab.DeviceResident:
 			res = k
-		case "zero-copy":
+		case vocab.ZeroCopy:
 			zero = k
 		}
 	}
@@ -334,7 +395,7 @@ func kernelChart(r *predictions.Result) (chart, error) {
 			continue
 		}
 		xys = append(xys, plotter.XY{X: float64(len(names)), Y: k.MsPerLaunch})
-		names = append(names, k.Variant)
+		names = append(names, string(k.Variant))
 		vals = append(vals, k.MsPerLaunch)
 		t := msText(k.MsPerLaunch) + " ms"
 		if k.GBps > 0 {
@@ -356,26 +417,10 @@ func kernelChart(r *predictions.Result) (chart, error) {
 	ch.caption = fmt.Sprintf("Mean time per launch (%s).", sourceWords(from))
 	predicted := predictedLoss(r, from)
 	if res != nil && zero != nil && predicted > 0 {
-		lo := res.MsPerLaunch * predicted / predictions.LossFactor
-		mid := res.MsPerLaunch * predicted
-		hi := res.MsPerLaunch * predicted * predictions.LossFactor
-		band, err := plotter.NewPolygon(plotter.XYs{{X: 0.65, Y: lo}, {X: 1.35, Y: lo}, {X: 1.35, Y: hi}, {X: 0.65, Y: hi}})
+		lo, _, hi, err := ch.lossBand(p, res.MsPerLaunch, predicted)
 		if err != nil {
 			return ch, err
 		}
-		band.Color = colBand
-		band.LineStyle.Width = 0
-		line, err := plotter.NewLine(plotter.XYs{{X: 0.65, Y: mid}, {X: 1.35, Y: mid}})
-		if err != nil {
-			return ch, err
-		}
-		line.Color = colZeroCopy
-		line.Width = vg.Points(1.5)
-		line.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
-		p.Add(band)
-		p.Legend.Add(fmt.Sprintf("prediction 3: zero-copy between %s and %s ms", msText(lo), msText(hi)), band)
-		p.Legend.Add(fmt.Sprintf("predicted zero-copy time %s ms (resident x %.1f)", msText(mid), predicted), line)
-		p.Add(line)
 		maxY = math.Max(maxY, hi)
 		ch.caption += fmt.Sprintf(" The shaded band is where prediction 3 puts the zero-copy launch: the resident time %s ms times the predicted loss %.2fx (device bandwidth over part 1's pinned host-to-device bandwidth), from half of that to twice it: %s to %s ms. The zero-copy bar measured %s ms.",
 			msText(res.MsPerLaunch), predicted, msText(lo), msText(hi), msText(zero.MsPerLaunch))
@@ -387,6 +432,7 @@ func kernelChart(r *predictions.Result) (chart, error) {
 		return ch, err
 	}
 	p.Add(bars, lbl)
+	ch.drew("ms per launch", xys)
 	p.Legend.Add("measured ms per launch", bars)
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.6, float64(len(names))-0.4
@@ -415,6 +461,28 @@ func predictedLoss(r *predictions.Result, from string) float64 {
 }
 
 // callsChart draws prediction 4's per-call durations of the two groups.
+// callAxes numbers the calls 1..n on the x axis and puts whole decades
+// around [minY, maxY] on the log y axis.
+func callAxes(p *plot.Plot, n int, minY, maxY float64) {
+	var ticks []plot.Tick
+	for i := 1; i <= n; i++ {
+		ticks = append(ticks, plot.Tick{Value: float64(i), Label: fmt.Sprint(i)})
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	p.X.Min, p.X.Max = 0.5, float64(n)+0.5
+	loExp, hiExp := int(math.Floor(math.Log10(minY))), int(math.Ceil(math.Log10(maxY)))+1
+	p.Y.Min, p.Y.Max = math.Pow10(loExp), math.Pow10(hiExp)
+	var yticks []plot.Tick
+	for e := loExp; e <= hiExp; e++ {
+		v := math.Pow10(e)
+		yticks = append(yticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
+		for m := 2; m < 10 && e < hiExp; m++ {
+			yticks = append(yticks, plot.Tick{Value: float64(m) * v})
+		}
+	}
+	p.Y.Tick.Marker = plot.ConstantTicks(yticks)
+}
+
 func callsChart(r *predictions.Result) (chart, error) {
 	ch := chart{name: "calls", title: "Time in each timed cudaMemcpyAsync call (log scale)"}
 	var froms []string
@@ -468,6 +536,7 @@ func callsChart(r *predictions.Result) (chart, error) {
 		points.Radius = vg.Points(4)
 		points.Shape = draw.CircleGlyph{}
 		p.Add(line, points)
+		ch.drew(g.name, xys)
 		p.Legend.Add(fmt.Sprintf("%s: %d calls, %s ms in all", g.name, len(g.ms), msText(total)), line, points)
 		sums = append(sums, fmt.Sprintf("%s %s ms over %d calls", g.name, msText(total), len(g.ms)))
 	}
@@ -475,23 +544,7 @@ func callsChart(r *predictions.Result) (chart, error) {
 		ch.skipped = "the per-call durations of the timed cudaMemcpyAsync calls are all zero or missing"
 		return ch, nil
 	}
-	var ticks []plot.Tick
-	for i := 1; i <= n; i++ {
-		ticks = append(ticks, plot.Tick{Value: float64(i), Label: fmt.Sprint(i)})
-	}
-	p.X.Tick.Marker = plot.ConstantTicks(ticks)
-	p.X.Min, p.X.Max = 0.5, float64(n)+0.5
-	loExp, hiExp := int(math.Floor(math.Log10(minY))), int(math.Ceil(math.Log10(maxY)))+1
-	p.Y.Min, p.Y.Max = math.Pow10(loExp), math.Pow10(hiExp)
-	var yticks []plot.Tick
-	for e := loExp; e <= hiExp; e++ {
-		v := math.Pow10(e)
-		yticks = append(yticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
-		for m := 2; m < 10 && e < hiExp; m++ {
-			yticks = append(yticks, plot.Tick{Value: float64(m) * v})
-		}
-	}
-	p.Y.Tick.Marker = plot.ConstantTicks(yticks)
+	callAxes(p, n, minY, maxY)
 	p.Legend.Left = false
 	p.Legend.XOffs = -vg.Points(8)
 	ch.caption = fmt.Sprintf("How long each timed call held the thread (%s): %s. The scale is logarithmic because the two groups differ by orders of magnitude.",

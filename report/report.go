@@ -20,6 +20,8 @@ import (
 	"sync"
 
 	"github.com/nsyscheck/nsyscheck/predictions"
+
+	"gonum.org/v1/plot/plotter"
 )
 
 // File names a report directory holds.
@@ -72,6 +74,9 @@ type Plot struct {
 	Skipped string
 	PNG     []byte
 	SVG     []byte
+	// Series are the values drawn, by series name: (x, y) of each point or
+	// bar, as the plot placed them.
+	Series map[string]plotter.XYs
 }
 
 // PNGFile and SVGFile are the plot's file names in a report directory.
@@ -114,7 +119,7 @@ func Build(r *predictions.Result, opts Options) (*Report, error) {
 				errs[i] = fmt.Errorf("plot %s: %w", ch.name, err)
 				return
 			}
-			pl := Plot{Name: ch.name, Title: ch.title, Caption: ch.caption, Skipped: ch.skipped}
+			pl := Plot{Name: ch.name, Title: ch.title, Caption: ch.caption, Skipped: ch.skipped, Series: ch.series}
 			if ch.plot != nil {
 				if pl.PNG, pl.SVG, err = render(ch.plot); err != nil {
 					errs[i] = fmt.Errorf("plot %s: %w", ch.name, err)

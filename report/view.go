@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/predictions"
+
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // view is what both renderers print: plain strings, escaped by each
@@ -155,7 +157,7 @@ func (rep *Report) view() *view {
 	for _, p := range r.Predictions {
 		v.Verdicts = append(v.Verdicts, verdictView{ID: p.ID, Verdict: verdictWord(p.Verdict)})
 	}
-	v.Tables = append(v.Tables, copyTable(r, "h2d"), copyTable(r, "d2h"), asyncTable(r), kernelTable(r))
+	v.Tables = append(v.Tables, copyTable(r, vocab.H2D), copyTable(r, vocab.D2H), asyncTable(r), kernelTable(r))
 	for _, p := range r.Predictions {
 		s := saidView{ID: p.ID, Topic: topics[p.ID], Verdict: verdictWord(p.Verdict)}
 		for _, id := range p.Claims {
@@ -174,12 +176,12 @@ func tableNote(from string) string {
 	return "Numbers from " + sourceWords(from) + "."
 }
 
-func copyTable(r *predictions.Result, dir string) tableView {
+func copyTable(r *predictions.Result, dir vocab.Direction) tableView {
 	t := tableView{
 		Head:  []string{"size", "pageable ms", "pageable GB/s", "pinned ms", "pinned GB/s", "pageable/pinned"},
 		Right: []bool{false, true, true, true, true, true},
 	}
-	if dir == "h2d" {
+	if dir == vocab.H2D {
 		t.Title = "Part 1: blocking cudaMemcpy, host to device"
 	} else {
 		t.Title = "Part 1b: blocking cudaMemcpy, device to host (the exercise's sweep)"
@@ -192,7 +194,7 @@ func copyTable(r *predictions.Result, dir string) tableView {
 	}
 	from := preferred(froms)
 	if from == "" {
-		t.Missing = fmt.Sprintf("The input has no %s copy rows.", strings.ToUpper(dir))
+		t.Missing = fmt.Sprintf("The input has no %s copy rows.", strings.ToUpper(string(dir)))
 		return t
 	}
 	t.Note = tableNote(from)
@@ -210,7 +212,7 @@ func copyTable(r *predictions.Result, dir string) tableView {
 			bySize[c.Bytes] = p
 			sizes = append(sizes, c.Bytes)
 		}
-		if c.Source == "pinned" {
+		if c.Source == vocab.MemPinned {
 			p.pinned = c
 		} else {
 			p.pageable = c
@@ -252,7 +254,7 @@ func asyncTable(r *predictions.Result) tableView {
 	t.Note = tableNote(from)
 	for _, a := range r.Async {
 		if a.From == from {
-			t.Rows = append(t.Rows, []string{a.Source, msText(a.CallMs), msText(a.CompletionMs), pct(a.Share)})
+			t.Rows = append(t.Rows, []string{string(a.Source), msText(a.CallMs), msText(a.CompletionMs), pct(a.Share)})
 		}
 	}
 	return t
@@ -272,7 +274,7 @@ func kernelTable(r *predictions.Result) tableView {
 	t.Note = tableNote(from)
 	for _, k := range r.Kernels {
 		if k.From == from {
-			t.Rows = append(t.Rows, []string{k.Variant, msText(k.MsPerLaunch), gbpsText(k.GBps)})
+			t.Rows = append(t.Rows, []string{string(k.Variant), msText(k.MsPerLaunch), gbpsText(k.GBps)})
 		}
 	}
 	if r.DeviceCopyGBps > 0 {
@@ -318,10 +320,9 @@ func claimOf(c *predictions.Claim) claimView {
 		}
 	}
 	if c.Verdict != predictions.Unavailable {
-		prefix := c.From + ": "
 		for _, e := range c.Evidence {
-			if strings.HasPrefix(e, prefix) {
-				cv.Evidence = append(cv.Evidence, strings.TrimPrefix(e, prefix))
+			if e.Source == c.From {
+				cv.Evidence = append(cv.Evidence, e.Text)
 			}
 		}
 	}
@@ -344,13 +345,14 @@ func exerciseOf(r *predictions.Result) exerciseView {
 	e.Answered = true
 	e.Table.Note = tableNote(ex.From)
 	for _, d := range []struct {
-		dir, name string
-		ratio     float64
-	}{{"h2d", "host to device", *ex.H2DRatio}, {"d2h", "device to host", *ex.D2HRatio}} {
+		dir   vocab.Direction
+		name  string
+		ratio float64
+	}{{vocab.H2D, "host to device", *ex.H2DRatio}, {vocab.D2H, "device to host", *ex.D2HRatio}} {
 		pg, pn := "–", "–"
 		for _, c := range r.Copies {
 			if c.From == ex.From && c.Direction == d.dir && c.Bytes == 64<<20 {
-				if c.Source == "pinned" {
+				if c.Source == vocab.MemPinned {
 					pn = msText(c.Ms)
 				} else {
 					pg = msText(c.Ms)

@@ -7,27 +7,14 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
-	"time"
+
+	"github.com/nsyscheck/nsyscheck/internal/nsys"
 )
 
-// command prepares an external program started with an argument list (never
-// through a shell) in its own process group, so that cancelling ctx (Ctrl-C,
-// --timeout) stops it and every process it started.
+// command prepares an external program in its own process group
+// (nsys.Command), so that cancelling ctx stops it and all it started.
 func command(ctx context.Context, dir string, env []string, name string, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir = dir
-	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error {
-		if cmd.Process == nil {
-			return nil
-		}
-		// The whole group: nsys, its launcher and the profiled program.
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-	}
-	cmd.WaitDelay = 10 * time.Second
-	return cmd
+	return nsys.Command(ctx, dir, env, name, args...)
 }
 
 // runLogged runs cmd with stdout and stderr both written to logPath (and to
@@ -41,24 +28,12 @@ func runLogged(cmd *exec.Cmd, logPath string, tee io.Writer) error {
 	if tee != nil {
 		w = io.MultiWriter(f, tee)
 	}
-	cmd.Stdout = w
-	cmd.Stderr = w
-	runErr := cmd.Run()
+	// nsys.Run makes sure nothing of the group outlives the step.
+	runErr := nsys.Run(cmd, w)
 	if cerr := f.Close(); cerr != nil && runErr == nil {
 		return fmt.Errorf("write %s: %w", logPath, cerr)
 	}
-	if pgid := processGroup(cmd); pgid > 0 {
-		// Make sure nothing of the group outlives the step.
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-	}
 	return runErr
-}
-
-func processGroup(cmd *exec.Cmd) int {
-	if cmd.Process == nil {
-		return 0
-	}
-	return cmd.Process.Pid
 }
 
 // commandLine renders an argument list for run.json and messages.

@@ -20,7 +20,7 @@ import (
 
 	_ "github.com/mattn/go-sqlite3" // SQLite driver for compaction
 
-	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/kernels"
 )
 
@@ -178,6 +178,14 @@ func New(opts Options, version string) (*Run, error) {
 // Path returns the path of a file inside the run folder.
 func (r *Run) Path(name string) string { return filepath.Join(r.Dir, name) }
 
+// Facts returns a copy of the run's facts (what run.json holds) as they
+// stand now, safe to read while other steps run.
+func (r *Run) Facts() Info {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.Info
+}
+
 func (r *Run) progress(format string, args ...any) {
 	if r.opts.Progress != nil {
 		fmt.Fprintf(r.opts.Progress, format+"\n", args...)
@@ -308,63 +316,14 @@ type Task struct {
 // transcript and the results JSON.
 func (r *Run) Profile(ctx context.Context, also ...Task) error {
 	var nvcc, nsys string
-	var gpu GPU
-	err := r.Step(ctx, "detect", func(s *Step) error {
+	if err := r.Step(ctx, "detect", func(s *Step) error {
 		var err error
-		if gpu, err = QueryGPU(ctx); err != nil {
-			return err
-		}
-		r.Info.GPU = &gpu
-		if nvcc, err = FindNvcc(r.opts.Nvcc); err != nil {
-			return err
-		}
-		if nsys, err = FindNsys(r.opts.Nsys); err != nil {
-			return err
-		}
-		// Ask both tools their versions at once: each answer takes a while.
-		var nvccVersion, nsysVersion string
-		var wg sync.WaitGroup
-		wg.Add(2)
-		go func() { defer wg.Done(); nvccVersion = ToolVersion(ctx, nvcc) }()
-		go func() { defer wg.Done(); nsysVersion = ToolVersion(ctx, nsys) }()
-		wg.Wait()
-		r.Info.Nvcc = &Tool{Path: nvcc, Version: nvccVersion}
-		r.Info.Nsys = &Tool{Path: nsys, Version: nsysVersion}
-		arch := r.opts.Arch
-		if arch == "" {
-			if arch, err = Arch(gpu.ComputeCap); err != nil {
-				return err
-			}
-		}
-		r.Info.Arch = arch
-		return nil
-	})
-	if err != nil {
+		nvcc, nsys, err = r.detect(ctx)
+		return err
+	}); err != nil {
 		return err
 	}
-
-	if err := r.Step(ctx, "build", func(s *Step) error {
-		src := r.Path(kernels.PinnedFile)
-		if err := os.WriteFile(src, kernels.PinnedSource, 0o644); err != nil {
-			return fmt.Errorf("write the CUDA source: %w", err)
-		}
-		args := []string{"-std=c++17", "-O3", "-lineinfo", "-arch=" + r.Info.Arch, "-o", Base, kernels.PinnedFile}
-		s.Commands = append(s.Commands, commandLine(nvcc, args...))
-		cached := r.buildCachePath(args)
-		if cached != "" && copyExecutable(cached, r.Path(Base)) == nil {
-			s.Commands = append(s.Commands, "reused "+cached)
-			r.Info.BuildCache = cached
-			return nil
-		}
-		cmd := command(ctx, r.Dir, os.Environ(), nvcc, args...)
-		if err := runLogged(cmd, r.Path("build.log"), nil); err != nil {
-			return fmt.Errorf("nvcc failed (%v); its output is in %s:\n%s", err, r.Path("build.log"), tail(r.Path("build.log"), 15))
-		}
-		if cached != "" {
-			r.storeBuild(cached)
-		}
-		return nil
-	}); err != nil {
+	if err := r.Step(ctx, "build", func(s *Step) error { return r.build(ctx, s, nvcc) }); err != nil {
 		return err
 	}
 
@@ -484,7 +443,7 @@ func (r *Run) export(ctx context.Context, s *Step, nsys string) error {
 }
 
 func vacuumInto(src, dst string) error {
-	db, err := sql.Open("sqlite3", capture.SQLiteURI(src, "mode=ro"))
+	db, err := sql.Open("sqlite3", nsysdb.URI(src, "mode=ro"))
 	if err != nil {
 		return err
 	}
@@ -574,4 +533,62 @@ func tail(path string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return "  " + strings.Join(lines, "\n  ")
+}
+
+// detect finds the GPU, nvcc and nsys, asks the tools their versions and
+// picks the GPU architecture to build for.
+func (r *Run) detect(ctx context.Context) (nvcc, nsys string, err error) {
+	var gpu GPU
+	if gpu, err = QueryGPU(ctx); err != nil {
+		return "", "", err
+	}
+	r.Info.GPU = &gpu
+	if nvcc, err = FindNvcc(r.opts.Nvcc); err != nil {
+		return "", "", err
+	}
+	if nsys, err = FindNsys(r.opts.Nsys); err != nil {
+		return "", "", err
+	}
+	// Ask both tools their versions at once: each answer takes a while.
+	var nvccVersion, nsysVersion string
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); nvccVersion = ToolVersion(ctx, nvcc) }()
+	go func() { defer wg.Done(); nsysVersion = ToolVersion(ctx, nsys) }()
+	wg.Wait()
+	r.Info.Nvcc = &Tool{Path: nvcc, Version: nvccVersion}
+	r.Info.Nsys = &Tool{Path: nsys, Version: nsysVersion}
+	arch := r.opts.Arch
+	if arch == "" {
+		if arch, err = Arch(gpu.ComputeCap); err != nil {
+			return "", "", err
+		}
+	}
+	r.Info.Arch = arch
+	return nvcc, nsys, nil
+}
+
+// build writes the bundled CUDA source and compiles it, or reuses the
+// build cache's binary for the same arguments.
+func (r *Run) build(ctx context.Context, s *Step, nvcc string) error {
+	src := r.Path(kernels.PinnedFile)
+	if err := os.WriteFile(src, kernels.PinnedSource, 0o644); err != nil {
+		return fmt.Errorf("write the CUDA source: %w", err)
+	}
+	args := []string{"-std=c++17", "-O3", "-lineinfo", "-arch=" + r.Info.Arch, "-o", Base, kernels.PinnedFile}
+	s.Commands = append(s.Commands, commandLine(nvcc, args...))
+	cached := r.buildCachePath(args)
+	if cached != "" && copyExecutable(cached, r.Path(Base)) == nil {
+		s.Commands = append(s.Commands, "reused "+cached)
+		r.Info.BuildCache = cached
+		return nil
+	}
+	cmd := command(ctx, r.Dir, os.Environ(), nvcc, args...)
+	if err := runLogged(cmd, r.Path("build.log"), nil); err != nil {
+		return fmt.Errorf("nvcc failed (%v); its output is in %s:\n%s", err, r.Path("build.log"), tail(r.Path("build.log"), 15))
+	}
+	if cached != "" {
+		r.storeBuild(cached)
+	}
+	return nil
 }

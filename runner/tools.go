@@ -12,7 +12,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/internal/nsys"
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
 // ToolError says that a program the run needs is missing or unusable.
@@ -67,9 +68,9 @@ func FindNvcc(override string) (string, error) {
 		Hint: "install the CUDA toolkit, set CUDA_HOME, or pass --nvcc PATH"}
 }
 
-// FindNsys locates the Nsight Systems CLI (see capture.FindNsys).
+// FindNsys locates the Nsight Systems CLI (see nsys.Find).
 func FindNsys(override string) (string, error) {
-	p, err := capture.FindNsys(override)
+	p, err := nsys.Find(override)
 	if err != nil {
 		return "", &ToolError{Tool: "nsys", Err: err,
 			Hint: "install Nsight Systems 2025.3 or newer, set $NSYS, or pass --nsys PATH"}
@@ -208,24 +209,7 @@ func StatsReports(helpReports string) ([]string, error) {
 		}
 		listed[name] = true
 	}
-	pairs := [][2]string{
-		{"cuda_api_sum", "cudaapisum"},
-		{"cuda_api_trace", "cudaapitrace"},
-		{"cuda_gpu_mem_time_sum", "gpumemtimesum"},
-		{"cuda_gpu_mem_size_sum", "gpumemsizesum"},
-		{"nvtx_sum", "nvtxsum"},
-	}
-	var names, missing []string
-	for _, p := range pairs {
-		switch {
-		case listed[p[0]]:
-			names = append(names, p[0])
-		case listed[p[1]]:
-			names = append(names, p[1])
-		default:
-			missing = append(missing, p[0])
-		}
-	}
+	names, missing := nsysdb.StatsNames(listed)
 	if len(missing) > 0 {
 		known := make([]string, 0, len(listed))
 		for k := range listed {

@@ -18,8 +18,6 @@ import (
 	"github.com/nsyscheck/nsyscheck/runner"
 )
 
-func init() { extraCommands = append(extraCommands, newAuditCmd) }
-
 // auditOptions are audit's flags.
 type auditOptions struct {
 	Format   string

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -18,9 +17,9 @@ import (
 	"time"
 
 	_ "github.com/mattn/go-sqlite3"
-)
 
-var updateDocs = flag.Bool("update", false, "rewrite docs/bad-inputs.md from the bad-input tests' real output")
+	"github.com/nsyscheck/nsyscheck/internal/golden"
+)
 
 const shippedDir = "../../testdata/captures/h200-pinned"
 
@@ -298,7 +297,7 @@ func TestBadInputs(t *testing.T) {
 			results = append(results, res)
 		})
 	}
-	if *updateDocs {
+	if golden.Updating() { // -update also rewrites docs/bad-inputs.md from the real output
 		writeBadInputsDoc(t, results)
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -11,14 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/nsyscheck/nsyscheck/predictions"
+	"github.com/nsyscheck/nsyscheck/check"
 	"github.com/nsyscheck/nsyscheck/report"
-	"github.com/nsyscheck/nsyscheck/runner"
 )
-
-func init() {
-	extraCommands = append(extraCommands, newReportCmd)
-}
 
 // reportOptions are report's flags.
 type reportOptions struct {
@@ -92,11 +86,12 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 			return runAuditReport(opts, paths[0], out, s)
 		}
 	}
-	results, cleanup, err := loadAndEvaluate(paths, opts.Nsys, s)
+	checked, cleanup, err := loadAndCheck(paths, opts.Nsys, s)
 	defer cleanup()
 	if err != nil {
 		return err
 	}
+	results := check.Results(checked)
 	dirs := []string{opts.Out}
 	if len(results) > 1 {
 		dirs = subfolders(opts.Out, paths)
@@ -104,7 +99,7 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 	reps := make([]*report.Report, len(results))
 	files := make([]map[string][]byte, len(results))
 	for i, r := range results {
-		link := linkOf(r)
+		link := checked[i].Link()
 		if opts.PCIeGBps > 0 {
 			link = report.Link{RatedGBps: opts.PCIeGBps}
 		}
@@ -165,26 +160,4 @@ func subfolders(out string, paths []string) []string {
 		dirs = append(dirs, filepath.Join(out, base))
 	}
 	return dirs
-}
-
-// linkOf reads the PCIe link from the run.json beside the result's input,
-// when the input is a run folder.
-func linkOf(r *predictions.Result) report.Link {
-	dir := r.Input.Path
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		dir = filepath.Dir(dir)
-	}
-	data, err := os.ReadFile(filepath.Join(dir, runner.InfoFile))
-	if err != nil {
-		return report.Link{}
-	}
-	var info runner.Info
-	if json.Unmarshal(data, &info) != nil || info.GPU == nil {
-		return report.Link{}
-	}
-	return pcieLink(info.GPU.PCIe)
-}
-
-func pcieLink(p runner.PCIe) report.Link {
-	return report.Link{RatedGBps: p.RatedGBps, Gen: p.GenMax, Width: p.WidthMax}
 }

@@ -2,11 +2,10 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 
+	"github.com/nsyscheck/nsyscheck/check"
 	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/report"
 	"github.com/nsyscheck/nsyscheck/runner"
@@ -15,26 +14,23 @@ import (
 // writeRunReports writes the verdicts into the run folder: report.txt for a
 // terminal, verdicts.json for scripts, and report.md and report.html with
 // their plots for a person.
-func writeRunReports(run *runner.Run, r *predictions.Result) error {
+func writeRunReports(run *runner.Run, k *check.Checked) error {
+	r := k.Result
 	var text bytes.Buffer
-	if err := r.WriteText(&text); err != nil {
+	if err := report.Text(&text, r); err != nil {
 		return err
 	}
 	if err := writeNew(run.Path("report.txt"), text.Bytes()); err != nil {
 		return err
 	}
-	data, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
+	var data bytes.Buffer
+	if err := report.JSON(&data, []*predictions.Result{r}); err != nil {
 		return err
 	}
-	if err := writeNew(run.Path("verdicts.json"), append(data, '\n')); err != nil {
+	if err := writeNew(run.Path("verdicts.json"), data.Bytes()); err != nil {
 		return err
 	}
-	var link report.Link
-	if run.Info.GPU != nil {
-		link = pcieLink(run.Info.GPU.PCIe)
-	}
-	rep, err := report.Build(r, report.Options{Link: link})
+	rep, err := report.Build(r, report.Options{Link: k.Link()})
 	if err != nil {
 		return err
 	}
@@ -56,10 +52,4 @@ func writeNew(path string, data []byte) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
-}
-
-// writeMarkdown renders the verdicts as Markdown reports in the lesson's
-// shape, without plots (the report command draws those).
-func writeMarkdown(w io.Writer, results []*predictions.Result) error {
-	return report.Markdown(w, results)
 }

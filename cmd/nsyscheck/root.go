@@ -8,6 +8,8 @@ import (
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"github.com/nsyscheck/nsyscheck/report"
 )
 
 // Exit statuses: the contract scripts and CI rely on.
@@ -101,15 +103,26 @@ Exit status: 0 every claim held, 1 some claim died or was unavailable,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &statusError{code: exitError, err: fmt.Errorf("%w\nrun '%s --help' for usage", err, c.CommandPath())}
 	})
-	root.AddCommand(newVerifyCmd(s), newRunCmd(s))
-	for _, add := range extraCommands {
-		root.AddCommand(add(s))
-	}
+	root.AddCommand(newVerifyCmd(s), newRunCmd(s), newReportCmd(s), newScrubCmd(s), newAuditCmd(s))
 	return root
 }
 
-// extraCommands lets command files register themselves.
-var extraCommands []func(Streams) *cobra.Command
+// addFormatFlag adds --format (text, json or markdown) with completion of
+// its values.
+func addFormatFlag(cmd *cobra.Command, p *string, usage string) {
+	cmd.Flags().StringVar(p, "format", report.FormatText, usage)
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(report.Formats, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// checkFormat refuses a --format that report.Write does not render.
+func checkFormat(format string) error {
+	for _, f := range report.Formats {
+		if f == format {
+			return nil
+		}
+	}
+	return &statusError{code: exitError, err: fmt.Errorf("unknown --format %q: use text, json or markdown", format)}
+}
 
 // Main runs nsyscheck with args and returns the exit status.
 func Main(args []string, s Streams) int {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/check"
 	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/runner"
 )
@@ -76,15 +76,38 @@ the environment and every process it can see.`,
 	f.BoolVar(&opts.NoPIDNamespace, "no-pid-namespace", false, "do not profile in a private PID namespace")
 	f.DurationVar(&opts.Timeout, "timeout", 0, "stop the run after this long (e.g. 10m); 0 means no limit")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress lines")
-	f.StringVar(&opts.Format, "format", "text", "verdict output: text, json or markdown")
+	addFormatFlag(cmd, &opts.Format, "verdict output: text, json or markdown")
 	return cmd
 }
 
+// runFailed ends a run that err stopped: it records why in run.json and
+// says what is left in the run folder, with exit status 130 for Ctrl-C.
+func runFailed(ctx context.Context, run *runner.Run, err error) error {
+	if cause := context.Cause(ctx); cause != nil {
+		var se *runner.StepError
+		if errors.As(err, &se) && errors.Is(se.Err, ctx.Err()) {
+			err = fmt.Errorf("step %q stopped: %v; what was captured so far is in %s", se.Step, cause, run.Dir)
+		} else {
+			err = fmt.Errorf("%w (%v); what was captured so far is in %s", err, cause, run.Dir)
+		}
+		run.Abort(cause)
+		if errors.Is(ctx.Err(), context.Canceled) {
+			return &statusError{code: exitSignal, err: err}
+		}
+		return &statusError{code: exitError, err: err}
+	}
+	run.Abort(err)
+	var se *runner.StepError
+	if errors.As(err, &se) && se.Step == "detect" && run.Discard() {
+		// Nothing was made: leave no empty run folder behind.
+		return &statusError{code: exitError, err: err}
+	}
+	return &statusError{code: exitError, err: fmt.Errorf("%w\nthe run folder %s keeps what was made so far (run.json, logs)", err, run.Dir)}
+}
+
 func runRun(opts *runOptions, s Streams) error {
-	switch opts.Format {
-	case "text", "json", "markdown":
-	default:
-		return &statusError{code: exitError, err: fmt.Errorf("unknown --format %q: use text, json or markdown", opts.Format)}
+	if err := checkFormat(opts.Format); err != nil {
+		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -107,53 +130,29 @@ func runRun(opts *runOptions, s Streams) error {
 	if err != nil {
 		return &statusError{code: exitError, err: err}
 	}
-	fail := func(err error) error {
-		if cause := context.Cause(ctx); cause != nil {
-			var se *runner.StepError
-			if errors.As(err, &se) && errors.Is(se.Err, ctx.Err()) {
-				err = fmt.Errorf("step %q stopped: %v; what was captured so far is in %s", se.Step, cause, run.Dir)
-			} else {
-				err = fmt.Errorf("%w (%v); what was captured so far is in %s", err, cause, run.Dir)
-			}
-			run.Abort(cause)
-			if errors.Is(ctx.Err(), context.Canceled) {
-				return &statusError{code: exitSignal, err: err}
-			}
-			return &statusError{code: exitError, err: err}
-		}
-		run.Abort(err)
-		var se *runner.StepError
-		if errors.As(err, &se) && se.Step == "detect" && run.Discard() {
-			// Nothing was made: leave no empty run folder behind.
-			return &statusError{code: exitError, err: err}
-		}
-		return &statusError{code: exitError, err: fmt.Errorf("%w\nthe run folder %s keeps what was made so far (run.json, logs)", err, run.Dir)}
-	}
+	fail := func(err error) error { return runFailed(ctx, run, err) }
 	// Verifying needs only the export, so it runs beside stats and analyze.
-	var result *predictions.Result
-	var c *capture.Capture
+	var checked *check.Checked
 	verify := runner.Task{Name: "verify", Fn: func(st *runner.Step) error {
 		var err error
-		c, err = capture.Load(run.Path(runner.Base+".sqlite"), capture.Options{APINames: predictions.Names(), ProgramThread: true})
-		if err != nil {
-			return err
-		}
-		result = predictions.Evaluate(c)
-		return nil
+		checked, err = check.Load(run.Path(runner.Base+".sqlite"), check.Options{})
+		return err
 	}}
 	if err := run.Profile(ctx, verify); err != nil {
 		return fail(err)
 	}
 	if err := run.Step(ctx, "report", func(st *runner.Step) error {
-		// The rule's output and run.json are complete now.
-		attachFolderFacts(result, c)
-		return writeRunReports(run, result)
+		// The rule's output and the run's facts are complete now.
+		info := run.Facts()
+		checked.Enrich(&info)
+		return writeRunReports(run, checked)
 	}); err != nil {
 		return fail(err)
 	}
 	if err := run.Finish(); err != nil {
 		return fail(err)
 	}
+	result := checked.Result
 	if err := writeResults(s.Out, opts.Format, []*predictions.Result{result}); err != nil {
 		return &statusError{code: exitError, err: err}
 	}

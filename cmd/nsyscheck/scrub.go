@@ -8,8 +8,6 @@ import (
 	"github.com/nsyscheck/nsyscheck/privacy"
 )
 
-func init() { extraCommands = append(extraCommands, newScrubCmd) }
-
 // scrubOptions are scrub's flags.
 type scrubOptions struct {
 	Out       string

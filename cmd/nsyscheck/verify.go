@@ -11,8 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	nsyscheck "github.com/nsyscheck/nsyscheck"
-	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/check"
 	"github.com/nsyscheck/nsyscheck/predictions"
+	"github.com/nsyscheck/nsyscheck/report"
 )
 
 // verifyOptions are verify's flags.
@@ -58,15 +59,15 @@ was unavailable (or --expect did not match), 2 an input could not be read.`,
 			return runVerify(opts, args, s)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text, json or markdown")
+	addFormatFlag(cmd, &opts.Format, "output format: text, json or markdown")
 	cmd.Flags().StringVar(&opts.Expect, "expect", "", "compare verdicts with the expected set in `FILE` (one CAPTURE only)")
 	cmd.Flags().StringVar(&opts.Nsys, "nsys", "", "nsys executable used to export .nsys-rep files")
 	return cmd
 }
 
-// loadAndEvaluate reads every path and evaluates the predictions on each.
-// With no path it unpacks and uses the shipped capture.
-func loadAndEvaluate(paths []string, nsys string, s Streams) ([]*predictions.Result, func(), error) {
+// loadAndCheck runs the check pipeline on every path. With no path it
+// unpacks and uses the shipped capture.
+func loadAndCheck(paths []string, nsys string, s Streams) ([]*check.Checked, func(), error) {
 	cleanup := func() {}
 	if len(paths) == 0 {
 		dir, err := nsyscheck.WriteShipped("")
@@ -78,25 +79,16 @@ func loadAndEvaluate(paths []string, nsys string, s Streams) ([]*predictions.Res
 			"Pass a .nsys-rep, .sqlite, CSV folder, transcript or results JSON to verify your own.\n\n", nsyscheck.ShippedName)
 		paths = []string{dir}
 	}
-	opts := capture.Options{APINames: predictions.Names(), ProgramThread: true, Nsys: nsys}
-	var results []*predictions.Result
-	for _, p := range paths {
-		c, err := capture.Load(p, opts)
-		if err != nil {
-			return nil, cleanup, &statusError{code: exitError, err: err}
-		}
-		r := predictions.Evaluate(c)
-		attachFolderFacts(r, c)
-		results = append(results, r)
+	checked, err := check.Paths(paths, check.Options{Nsys: nsys})
+	if err != nil {
+		return nil, cleanup, &statusError{code: exitError, err: err}
 	}
-	return results, cleanup, nil
+	return checked, cleanup, nil
 }
 
 func runVerify(opts *verifyOptions, paths []string, s Streams) error {
-	switch opts.Format {
-	case "text", "json", "markdown":
-	default:
-		return &statusError{code: exitError, err: fmt.Errorf("unknown --format %q: use text, json or markdown", opts.Format)}
+	if err := checkFormat(opts.Format); err != nil {
+		return err
 	}
 	if opts.Expect != "" && len(paths) != 1 {
 		return &statusError{code: exitError, err: fmt.Errorf("--expect compares one capture's verdicts; give exactly one CAPTURE (got %d)", len(paths))}
@@ -108,11 +100,12 @@ func runVerify(opts *verifyOptions, paths []string, s Streams) error {
 			return &statusError{code: exitError, err: err}
 		}
 	}
-	results, cleanup, err := loadAndEvaluate(paths, opts.Nsys, s)
+	checked, cleanup, err := loadAndCheck(paths, opts.Nsys, s)
 	defer cleanup()
 	if err != nil {
 		return err
 	}
+	results := check.Results(checked)
 	if err := writeResults(s.Out, opts.Format, results); err != nil {
 		return &statusError{code: exitError, err: err}
 	}
@@ -140,22 +133,7 @@ func runVerify(opts *verifyOptions, paths []string, s Streams) error {
 }
 
 func writeResults(w io.Writer, format string, results []*predictions.Result) error {
-	switch format {
-	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		if len(results) == 1 {
-			return enc.Encode(results[0])
-		}
-		return enc.Encode(results)
-	case "markdown":
-		return writeMarkdown(w, results)
-	default:
-		if len(results) == 1 {
-			return results[0].WriteText(w)
-		}
-		return predictions.WriteTextMulti(w, results)
-	}
+	return report.Write(w, format, results)
 }
 
 // expectation is an --expect file: verdicts by claim id and prediction id.

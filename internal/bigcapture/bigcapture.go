@@ -23,6 +23,8 @@ import (
 	"time"
 
 	_ "github.com/mattn/go-sqlite3" // SQLite driver for database/sql
+
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
 // DefaultSource is the capture the generator scales by default, relative to
@@ -90,13 +92,13 @@ type Result struct {
 
 // Table names of the nsys export.
 const (
-	tabRuntime = "CUPTI_ACTIVITY_KIND_RUNTIME"
-	tabMemcpy  = "CUPTI_ACTIVITY_KIND_MEMCPY"
-	tabKernel  = "CUPTI_ACTIVITY_KIND_KERNEL"
-	tabNVTX    = "NVTX_EVENTS"
-	tabStrings = "StringIds"
-	tabThreads = "ThreadNames"
-	tabProcs   = "PROCESSES"
+	tabRuntime = nsysdb.TableRuntime
+	tabMemcpy  = nsysdb.TableMemcpy
+	tabKernel  = nsysdb.TableKernel
+	tabNVTX    = nsysdb.TableNVTX
+	tabStrings = nsysdb.TableStrings
+	tabThreads = nsysdb.TableThreadNames
+	tabProcs   = nsysdb.TableProcesses
 )
 
 // Generate writes the scaled capture (and its CSV report) described by cfg.
@@ -322,13 +324,13 @@ func (g *gen) inspect() error {
 		dst         *int64
 		table, name string
 	}{
-		{&g.pushPop, "ENUM_NSYS_EVENT_TYPE", "NvtxPushPopRange"},
-		{&g.memKindPinned, "ENUM_CUDA_MEM_KIND", "CUDA_MEMOPR_MEMORY_KIND_PINNED"},
-		{&g.memKindDevice, "ENUM_CUDA_MEM_KIND", "CUDA_MEMOPR_MEMORY_KIND_DEVICE"},
-		{&g.memKindPageable, "ENUM_CUDA_MEM_KIND", "CUDA_MEMOPR_MEMORY_KIND_PAGEABLE"},
-		{&g.copyHtoD, "ENUM_CUDA_MEMCPY_OPER", "CUDA_MEMCPY_KIND_HTOD"},
-		{&g.copyDtoH, "ENUM_CUDA_MEMCPY_OPER", "CUDA_MEMCPY_KIND_DTOH"},
-		{&g.copyDtoD, "ENUM_CUDA_MEMCPY_OPER", "CUDA_MEMCPY_KIND_DTOD"},
+		{&g.pushPop, nsysdb.TableEventType, nsysdb.EventPushPopRange},
+		{&g.memKindPinned, nsysdb.TableMemKind, nsysdb.MemKindPinned},
+		{&g.memKindDevice, nsysdb.TableMemKind, nsysdb.MemKindDevice},
+		{&g.memKindPageable, nsysdb.TableMemKind, nsysdb.MemKindPageable},
+		{&g.copyHtoD, nsysdb.TableCopyOper, nsysdb.CopyOperHtoD},
+		{&g.copyDtoH, nsysdb.TableCopyOper, nsysdb.CopyOperDtoH},
+		{&g.copyDtoD, nsysdb.TableCopyOper, nsysdb.CopyOperDtoD},
 	} {
 		if *e.dst, err = enum(e.table, e.name); err != nil {
 			return err

@@ -16,6 +16,10 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
+// Updating reports whether -update was given, for tests that rewrite files
+// other than golden files (documentation made from real output).
+func Updating() bool { return *update }
+
 // Assert compares got with the golden file at path, or rewrites that file
 // when -update is given.
 func Assert(t testing.TB, path string, got []byte) {

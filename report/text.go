@@ -1,24 +1,15 @@
-package predictions
+package report
 
 import (
 	"fmt"
 	"io"
-	"math"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/nsyscheck/nsyscheck/predictions"
 )
 
 const evidenceWidth = 110
-
-// num formats a measured value or bound with four significant digits.
-func num(x float64) string {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return fmt.Sprint(x)
-	}
-	return strconv.FormatFloat(x, 'g', 4, 64)
-}
 
 // versus renders "measured comparison bound" for a claim.
 func versus(measured *float64, comparison string, bound float64) string {
@@ -26,19 +17,19 @@ func versus(measured *float64, comparison string, bound float64) string {
 		return "-"
 	}
 	if comparison == "within 2x of" {
-		return fmt.Sprintf("%s within [%s, %s]", num(*measured), num(bound/LossFactor), num(bound*LossFactor))
+		return fmt.Sprintf("%s within [%s, %s]", num(*measured), num(bound/predictions.LossFactor), num(bound*predictions.LossFactor))
 	}
 	return fmt.Sprintf("%s %s %s", num(*measured), comparison, num(bound))
 }
 
-// line is one claim's evidence in a line: the reason when unavailable, else
+// claimLine is one claim's evidence in a line: the reason when unavailable, else
 // the deciding source's last evidence line.
-func (c *Claim) line() string {
+func claimLine(c *predictions.Claim) string {
 	s := c.Reason
-	if c.Verdict != Unavailable {
+	if c.Verdict != predictions.Unavailable {
 		for _, e := range c.Evidence {
-			if strings.HasPrefix(e, c.From+": ") {
-				s = e
+			if e.Source == c.From {
+				s = e.String()
 			}
 		}
 	}
@@ -53,21 +44,8 @@ func clip(s string, n int) string {
 	return string(r[:n-3]) + "..."
 }
 
-// Name is a short name for the input: its folder and file, or its format
-// when it has no path.
-func (r *Result) Name() string {
-	if r.Input.Path == "" {
-		return string(r.Input.Format)
-	}
-	dir := filepath.Base(filepath.Dir(r.Input.Path))
-	if dir == "." || dir == string(filepath.Separator) {
-		return filepath.Base(r.Input.Path)
-	}
-	return dir + "/" + filepath.Base(r.Input.Path)
-}
-
-// WriteText renders the result as a plain-text table for a person.
-func (r *Result) WriteText(w io.Writer) error {
+// Text renders one result as a plain-text table for a person.
+func Text(w io.Writer, r *predictions.Result) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (%s)", r.Input.Path, r.Input.Format)
 	if r.Input.GPU != "" {
@@ -81,7 +59,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintln(tw, "CLAIM\tVERDICT\tMEASURED vs BOUND\tFROM\tEVIDENCE")
 	for i := range r.Claims {
 		c := &r.Claims[i]
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", c.ID, c.Verdict, versus(c.Measured, c.Comparison, c.Bound), dash(c.From), c.line())
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", c.ID, c.Verdict, versus(c.Measured, c.Comparison, c.Bound), dash(c.From), claimLine(c))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -117,9 +95,9 @@ func dash(s string) string {
 	return s
 }
 
-// WriteTextMulti renders several results side by side: one column of
-// verdicts and measured values per input, diagnostics below.
-func WriteTextMulti(w io.Writer, results []*Result) error {
+// TextMulti renders several results side by side: one column of verdicts
+// and measured values per input, diagnostics below.
+func TextMulti(w io.Writer, results []*predictions.Result) error {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	head := []string{"CLAIM", "BOUND"}
@@ -161,7 +139,7 @@ func WriteTextMulti(w io.Writer, results []*Result) error {
 			fmt.Fprintf(&b, "%s: %s %s: %s\n", r.Name(), d.Level, d.Code, d.Message)
 		}
 		for _, c := range r.Claims {
-			if c.Verdict == Unavailable {
+			if c.Verdict == predictions.Unavailable {
 				fmt.Fprintf(&b, "%s: %s unavailable: %s\n", r.Name(), c.ID, clip(c.Reason, 2*evidenceWidth))
 			}
 		}
@@ -170,14 +148,14 @@ func WriteTextMulti(w io.Writer, results []*Result) error {
 	return err
 }
 
-func boundText(c Claim) string {
+func boundText(c predictions.Claim) string {
 	if c.Comparison == "within 2x of" {
 		return "predicted"
 	}
 	return num(c.Bound)
 }
 
-func claimCell(r *Result, i int) string {
+func claimCell(r *predictions.Result, i int) string {
 	if i >= len(r.Claims) {
 		return "-"
 	}

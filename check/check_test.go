@@ -1,0 +1,80 @@
+package check
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/predictions"
+	"github.com/nsyscheck/nsyscheck/runner"
+)
+
+func codes(r *predictions.Result) map[string]predictions.Diagnostic {
+	out := map[string]predictions.Diagnostic{}
+	for _, d := range r.Diagnostics {
+		out[d.Code] = d
+	}
+	return out
+}
+
+// A run folder: the rule's output is compared, run.json's link stated, and
+// both read once, into Checked.Run.
+func TestPathsRunFolder(t *testing.T) {
+	ks, err := Paths([]string{"../testdata/captures/h200-run"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := ks[0]
+	if k.Run == nil || k.Run.GPU == nil {
+		t.Fatal("run.json of the run folder not read")
+	}
+	if l := k.Link(); l.RatedGBps <= 0 || l.Gen == 0 || l.Width == 0 {
+		t.Errorf("Link() = %+v, want the run's PCIe link", l)
+	}
+	d := codes(k.Result)
+	for _, c := range []string{CodeNsysRule, CodePCIe, CodeResident} {
+		if _, ok := d[c]; !ok {
+			t.Errorf("no %s diagnostic; got %v", c, k.Result.Diagnostics)
+		}
+	}
+	if d[CodeNsysRule].Level != predictions.Info {
+		t.Errorf("nsys rule: %v, want agreement (info)", d[CodeNsysRule])
+	}
+}
+
+// Enrich uses the facts it is given, not a run.json on disk.
+func TestEnrichGivenFacts(t *testing.T) {
+	c, err := capture.Load("../testdata/captures/h200-pinned/pinned.sqlite", LoadOptions(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := Evaluate(c)
+	if _, ok := codes(k.Result)[CodePCIe]; ok {
+		t.Fatal("PCIe diagnostic before Enrich")
+	}
+	k.Enrich(&runner.Info{GPU: &runner.GPU{PCIe: runner.PCIe{GenMax: 5, WidthMax: 16, GenCurrent: 5, WidthCurrent: 16, RatedGBps: 63}}})
+	d, ok := codes(k.Result)[CodePCIe]
+	if !ok {
+		t.Fatalf("no %s diagnostic after Enrich with a link", CodePCIe)
+	}
+	if want := "GPU link PCIe Gen5 x16 (now Gen5 x16), rated 63.0 GB/s per direction: pinned H2D at 256 MiB"; !strings.HasPrefix(d.Message, want) {
+		t.Errorf("PCIe message %q", d.Message)
+	}
+}
+
+// An export that records other processes and environment is scanned.
+func TestExposureScanned(t *testing.T) {
+	ks, err := Paths([]string{"../testdata/exposure/exposed.sqlite"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, d := range ks[0].Result.Diagnostics {
+		if strings.HasPrefix(d.Code, "capture-exposes") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no capture-exposes diagnostic on the exposed export: %v", ks[0].Result.Diagnostics)
+	}
+}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nsyscheck/nsyscheck/internal/golden"
+)
+
+// pinnedInputs are the shipped and reference captures whose every verdict,
+// measured value, bound and evidence line is pinned, through the command a
+// user runs, in testdata/pinned. Each capture is read as each of its input
+// kinds; the CSV reports are copied to a folder of their own so the folder
+// reader, not the SQLite export beside them, answers.
+var pinnedInputs = []struct{ name, path, csvFrom string }{
+	{name: "h200-pinned.folder", path: "../../testdata/captures/h200-pinned"},
+	{name: "h200-pinned.sqlite", path: "../../testdata/captures/h200-pinned/pinned.sqlite"},
+	{name: "h200-pinned.transcript", path: "../../testdata/captures/h200-pinned/pinned.transcript.txt"},
+	{name: "h200-pinned.results", path: "../../testdata/captures/h200-pinned/pinned.results.json"},
+	{name: "h200-pinned.csv", csvFrom: "../../testdata/captures/h200-pinned"},
+	{name: "h200-pinned-nonvtx.folder", path: "../../testdata/captures/h200-pinned-nonvtx"},
+	{name: "h200-pinned-nonvtx.sqlite", path: "../../testdata/captures/h200-pinned-nonvtx/pinned.sqlite"},
+	{name: "h200-pinned-nonvtx.transcript", path: "../../testdata/captures/h200-pinned-nonvtx/pinned.transcript.txt"},
+	{name: "h200-pinned-nonvtx.results", path: "../../testdata/captures/h200-pinned-nonvtx/pinned.results.json"},
+	{name: "h200-pinned-nonvtx.csv", csvFrom: "../../testdata/captures/h200-pinned-nonvtx"},
+	{name: "h200-run.folder", path: "../../testdata/captures/h200-run"},
+	{name: "h200-run.sqlite", path: "../../testdata/captures/h200-run/pinned.sqlite"},
+	{name: "h200-run.csv", csvFrom: "../../testdata/captures/h200-run"},
+	{name: "ref.sqlite", path: "../../testdata/reference/h200-ref/ref.sqlite"},
+	{name: "ref.csv", csvFrom: "../../testdata/reference/h200-ref"},
+	{name: "ref-nsys2022.csv", csvFrom: "../../testdata/reference/h200-ref-nsys2022-csv"},
+	{name: "ref.transcript", path: "../../testdata/reference/h200-ref/ref.transcript.txt"},
+	{name: "lesson-t4.measurements", path: "../../testdata/measurements/lesson-t4.json"},
+	{name: "exposed.sqlite", path: "../../testdata/exposure/exposed.sqlite"},
+}
+
+// TestPinnedNumbers runs verify on every pinned input in JSON and text and
+// compares the whole output, numbers included, with its golden file. A
+// missing input fails: these files are committed.
+func TestPinnedNumbers(t *testing.T) {
+	for _, in := range pinnedInputs {
+		t.Run(in.name, func(t *testing.T) {
+			path := in.path
+			if in.csvFrom != "" {
+				path = csvOnlyCopy(t, in.csvFrom)
+			}
+			if _, err := os.Stat(path); err != nil {
+				t.Fatalf("committed input missing: %v", err)
+			}
+			for _, format := range []string{"json", "text"} {
+				var out, errb bytes.Buffer
+				code := Main([]string{"verify", path, "--format", format}, Streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+				if code == exitError {
+					t.Fatalf("verify %s: exit %d: %s", path, code, errb.String())
+				}
+				got := strings.ReplaceAll(out.String(), path, "INPUT")
+				golden.Assert(t, filepath.Join("testdata", "pinned", in.name+"."+format), []byte(got))
+			}
+		})
+	}
+}
+
+// csvOnlyCopy copies the CSV reports of dir into a fresh folder.
+func csvOnlyCopy(t *testing.T, dir string) string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.csv"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("committed CSV reports missing under %s (%v)", dir, err)
+	}
+	out := t.TempDir()
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(out, filepath.Base(f)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}

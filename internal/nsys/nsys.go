@@ -1,0 +1,184 @@
+// Package nsys finds the Nsight Systems command line and runs it: every
+// nsys (and every program nsys runs) is started here, with an argument
+// list, never a shell, in its own process group that cancelling the context
+// stops and that is killed whole once the command returns.
+package nsys
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// installGlobs are the places Nsight Systems and Nsight Compute install an
+// nsys binary, searched after $NSYS and PATH. Tests replace them.
+var installGlobs = []string{
+	"/opt/nvidia/nsight-systems/*/bin/nsys",
+	"/opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys",
+}
+
+// SetInstallGlobs replaces the places Installed looks, for tests of
+// packages that find nsys, and returns what restores them.
+func SetInstallGlobs(globs []string) (restore func()) {
+	old := installGlobs
+	installGlobs = globs
+	return func() { installGlobs = old }
+}
+
+// FindError says why no usable nsys was found.
+type FindError struct {
+	Name    string // what was looked up: "nsys", or the path given
+	Problem string
+	Err     error
+}
+
+func (e *FindError) Error() string {
+	if e.Err != nil {
+		return e.Name + ": " + e.Problem + ": " + e.Err.Error()
+	}
+	return e.Name + ": " + e.Problem
+}
+
+func (e *FindError) Unwrap() error { return e.Err }
+
+// Find returns the nsys executable to use: override when given, else
+// $NSYS, else nsys on PATH, else the newest one under /opt/nvidia. An
+// override or $NSYS that cannot be run is an error, not a reason to look
+// elsewhere.
+func Find(override string) (string, error) {
+	if override != "" {
+		return look(override, "the nsys given")
+	}
+	if env := os.Getenv("NSYS"); env != "" {
+		return look(env, "$NSYS")
+	}
+	if p, err := exec.LookPath("nsys"); err == nil {
+		return p, nil
+	}
+	if found := Installed(); len(found) > 0 {
+		return found[0], nil
+	}
+	return "", &FindError{Name: "nsys", Problem: "no nsys found on PATH, in $NSYS or under /opt/nvidia"}
+}
+
+// look resolves an nsys named by the user (a path or a command name).
+func look(name, what string) (string, error) {
+	p, err := exec.LookPath(name)
+	if err != nil {
+		return "", &FindError{Name: name, Problem: what + " cannot be run", Err: err}
+	}
+	return p, nil
+}
+
+// Installed lists the nsys executables installed under /opt/nvidia, newest
+// version first within each install kind (Nsight Systems, then Compute).
+func Installed() []string {
+	var out []string
+	for _, g := range installGlobs {
+		matches, _ := filepath.Glob(g)
+		var ok []string
+		for _, m := range matches {
+			if info, err := os.Stat(m); err == nil && info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0 {
+				ok = append(ok, m)
+			}
+		}
+		sort.SliceStable(ok, func(i, j int) bool { return versionLess(ok[j], ok[i]) })
+		out = append(out, ok...)
+	}
+	return out
+}
+
+// versionLess compares two paths by the numbers in them, so that
+// .../2025.10.1/... sorts after .../2025.3.2/....
+func versionLess(a, b string) bool {
+	na, nb := versionNumbers(a), versionNumbers(b)
+	for i := 0; i < len(na) && i < len(nb); i++ {
+		if na[i] != nb[i] {
+			return na[i] < nb[i]
+		}
+	}
+	if len(na) != len(nb) {
+		return len(na) < len(nb)
+	}
+	return a < b
+}
+
+func versionNumbers(s string) []int {
+	var out []int
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r < '0' || r > '9' }) {
+		n, err := strconv.Atoi(f)
+		if err == nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Command prepares a program (nsys, or one nsys or the build runs) started
+// with an argument list in its own process group, so that cancelling ctx
+// (Ctrl-C, --timeout) stops it and every process it started.
+func Command(ctx context.Context, dir string, env []string, name string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.Env = env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error {
+		if cmd.Process == nil {
+			return nil
+		}
+		// The whole group: nsys, its launcher and the profiled program.
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+	}
+	cmd.WaitDelay = 10 * time.Second
+	return cmd
+}
+
+// Run runs a Command with its output to w and then kills whatever of its
+// process group is left, so nothing it started outlives it.
+func Run(cmd *exec.Cmd, w io.Writer) error {
+	cmd.Stdout = w
+	cmd.Stderr = w
+	err := cmd.Run()
+	killGroup(cmd)
+	return err
+}
+
+// CombinedOutput runs a Command and returns its stdout and stderr together,
+// then kills whatever of its process group is left.
+func CombinedOutput(cmd *exec.Cmd) ([]byte, error) {
+	out, err := cmd.CombinedOutput()
+	killGroup(cmd)
+	return out, err
+}
+
+func killGroup(cmd *exec.Cmd) {
+	if cmd.Process != nil && cmd.Process.Pid > 0 {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+}
+
+// Version returns ", version X" for nsys, or "" when it cannot tell.
+func Version(ctx context.Context, nsys string) string {
+	cmd := Command(ctx, "", nil, nsys, "--version")
+	out, err := cmd.Output()
+	killGroup(cmd)
+	if err != nil {
+		return ""
+	}
+	line := strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
+	if i := strings.LastIndex(line, "version "); i >= 0 {
+		line = line[i+len("version "):]
+	}
+	if line == "" {
+		return ""
+	}
+	return fmt.Sprintf(", version %s", line)
+}

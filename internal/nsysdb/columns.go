@@ -1,0 +1,41 @@
+package nsysdb
+
+import "strings"
+
+// Columns of the export's tables that nsyscheck reads or rewrites.
+const (
+	ColID            = "id"            // StringIds, ENUM_*, TARGET_INFO_GPU
+	ColValue         = "value"         // StringIds, META_DATA_*, TARGET_INFO_SYSTEM_ENV
+	ColName          = "name"          // ENUM_*, META_DATA_*, TARGET_INFO_*, PROCESSES
+	ColPID           = "pid"           // PROCESSES
+	ColGlobalTid     = "globalTid"     // activity and thread tables (SplitGlobalID)
+	ColGlobalPid     = "globalPid"     // activity tables (SplitGlobalID)
+	ColNameID        = "nameId"        // CUPTI_ACTIVITY_KIND_RUNTIME, ThreadNames -> StringIds
+	ColStart         = "start"         // ns on the capture's clock
+	ColEnd           = "end"           // ns on the capture's clock
+	ColReturnValue   = "returnValue"   // CUPTI_ACTIVITY_KIND_RUNTIME
+	ColCorrelationID = "correlationId" // API call <-> GPU activity
+	ColBytes         = "bytes"         // CUPTI_ACTIVITY_KIND_MEMCPY
+	ColCopyKind      = "copyKind"      // CUPTI_ACTIVITY_KIND_MEMCPY -> ENUM_CUDA_MEMCPY_OPER
+	ColSrcKind       = "srcKind"       // CUPTI_ACTIVITY_KIND_MEMCPY -> ENUM_CUDA_MEM_KIND
+	ColDstKind       = "dstKind"       // CUPTI_ACTIVITY_KIND_MEMCPY -> ENUM_CUDA_MEM_KIND
+	ColStreamID      = "streamId"      // GPU activity
+	ColDeviceID      = "deviceId"      // GPU activity
+	ColShortName     = "shortName"     // CUPTI_ACTIVITY_KIND_KERNEL -> StringIds
+	ColDomainID      = "domainId"      // NVTX_EVENTS
+	ColText          = "text"          // NVTX_EVENTS, inline name
+	ColTextID        = "textId"        // NVTX_EVENTS -> StringIds
+	ColEventType     = "eventType"     // NVTX_EVENTS -> ENUM_NSYS_EVENT_TYPE
+	ColCUDAID        = "cudaId"        // TARGET_INFO_CUDA_DEVICE
+	ColGPUID         = "gpuId"         // TARGET_INFO_CUDA_DEVICE
+	ColCUDADevice    = "cuDevice"      // TARGET_INFO_GPU
+)
+
+// Cols quotes and joins column names for a SELECT list.
+func Cols(names ...string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = QuoteIdent(n)
+	}
+	return strings.Join(q, ", ")
+}

@@ -1,0 +1,83 @@
+package nsysdb
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestResolveTables(t *testing.T) {
+	got := ResolveTables([]string{"A", "A_V2", "A_V10", "A_V9", "A_VX", "AB_V3", "B_V2", "A_V+4"}, "A", "B", "C")
+	if got["A"] != "A_V10" || got["B"] != "B_V2" || got["C"] != "" {
+		t.Errorf("ResolveTables = %v", got)
+	}
+}
+
+func TestSplitGlobalID(t *testing.T) {
+	if pid, tid := SplitGlobalID(281475345809430); pid != 22 || tid != 22 {
+		t.Errorf("SplitGlobalID = %d %d, want 22 22", pid, tid)
+	}
+	if got := PIDExpr("g"); got != "((g >> 24) & 16777215)" {
+		t.Errorf("PIDExpr = %q", got)
+	}
+}
+
+func TestMatchReport(t *testing.T) {
+	for _, c := range []struct{ file, key, base string }{
+		{"ref_cuda_api_trace.csv", ReportAPITrace, "ref"},
+		{"ref_cudaapitrace.csv", ReportAPITrace, "ref"},
+		{"x_y_gpumemsizesum.csv", ReportMemSizeSum, "x_y"},
+		{"nvtx_sum.csv", ReportNVTXSum, ""},
+	} {
+		key, base, ok := MatchReport(c.file)
+		if !ok || key != c.key || base != c.base {
+			t.Errorf("MatchReport(%q) = %q %q %v, want %q %q", c.file, key, base, ok, c.key, c.base)
+		}
+	}
+	if _, _, ok := MatchReport("ref_cuda_kern_sum.csv"); ok {
+		t.Error("MatchReport accepted a report nsyscheck does not read")
+	}
+}
+
+func TestStatsNames(t *testing.T) {
+	names, missing := StatsNames(map[string]bool{"cuda_api_sum": true, "cudaapitrace": true, "gpumemtimesum": true, "cuda_gpu_mem_size_sum": true})
+	if want := []string{"cuda_api_sum", "cudaapitrace", "gpumemtimesum", "cuda_gpu_mem_size_sum"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("names = %v, want %v", names, want)
+	}
+	if !reflect.DeepEqual(missing, []string{ReportNVTXSum}) {
+		t.Errorf("missing = %v", missing)
+	}
+}
+
+func TestSniff(t *testing.T) {
+	for _, c := range []struct {
+		name, head string
+		want       Kind
+	}{
+		{"a.nsys-rep", SQLiteMagic, KindNsysRep},
+		{"a.QDREP", "", KindNsysRep},
+		{"a.bin", SQLiteMagic + "rest", KindSQLite},
+		{"a.sqlite", "garbage", KindSQLite},
+		{"a.txt", NsysRepMagic, KindNsysRep},
+		{"a.json", "{", KindJSON},
+		{"a_cuda_api_sum.csv", "Time", KindCSV},
+		{"a.transcript.txt", "size", KindText},
+	} {
+		if got := Sniff(c.name, []byte(c.head)); got != c.want {
+			t.Errorf("Sniff(%q, %q) = %v, want %v", c.name, c.head, got, c.want)
+		}
+	}
+	if Magic([]byte("SQLite format 3")) != KindUnknown {
+		t.Error("Magic accepted a header without its NUL")
+	}
+}
+
+func TestURI(t *testing.T) {
+	got := URI(`/a b/"q" 'x'?y#z%2F.sqlite`, "mode=ro")
+	want := `file:/a%20b/%22q%22%20%27x%27%3Fy%23z%252F.sqlite?mode=ro`
+	if got != want {
+		t.Errorf("URI = %s, want %s", got, want)
+	}
+	if QuoteIdent(`a"b`) != `"a""b"` {
+		t.Errorf("QuoteIdent = %s", QuoteIdent(`a"b`))
+	}
+}

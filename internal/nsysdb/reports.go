@@ -1,0 +1,95 @@
+package nsysdb
+
+import "strings"
+
+// The `nsys stats` reports nsyscheck reads, by their current names.
+const (
+	ReportAPITrace   = "cuda_api_trace"
+	ReportAPISum     = "cuda_api_sum"
+	ReportMemTimeSum = "cuda_gpu_mem_time_sum"
+	ReportMemSizeSum = "cuda_gpu_mem_size_sum"
+	ReportNVTXSum    = "nvtx_sum"
+)
+
+// The trace reports the audit reads beside ReportAPITrace: every GPU
+// activity with its memory kinds, and the NVTX push/pop ranges. They are
+// not among Reports, which Load reads.
+const (
+	ReportGPUTrace         = "cuda_gpu_trace"
+	ReportNVTXPushPopTrace = "nvtx_pushpop_trace"
+)
+
+// Report is one `nsys stats` report with the names of both generations.
+type Report struct {
+	Key   string   // the current report name
+	Names []string // every report name that maps to it, newest first
+}
+
+// Reports are the reports nsyscheck reads, with their 2022-era names
+// (before about 2023.1) beside the current ones.
+var Reports = []Report{
+	{ReportAPITrace, []string{ReportAPITrace, "cudaapitrace"}},
+	{ReportAPISum, []string{ReportAPISum, "cudaapisum"}},
+	{ReportMemTimeSum, []string{ReportMemTimeSum, "gpumemtimesum"}},
+	{ReportMemSizeSum, []string{ReportMemSizeSum, "gpumemsizesum"}},
+	{ReportNVTXSum, []string{ReportNVTXSum, "nvtxsum"}},
+}
+
+// ReportSuffixes lists the accepted file-name suffixes, for messages.
+func ReportSuffixes() string {
+	var s []string
+	for _, r := range Reports {
+		for _, n := range r.Names {
+			s = append(s, "_"+n+".csv")
+		}
+	}
+	return strings.Join(s, ", ")
+}
+
+// MatchReport returns the report key and base name of a file name such as
+// "ref_cuda_api_trace.csv", or ok false.
+func MatchReport(file string) (key, base string, ok bool) {
+	if !strings.HasSuffix(strings.ToLower(file), ".csv") {
+		return "", "", false
+	}
+	stem := file[:len(file)-len(".csv")]
+	for _, r := range Reports {
+		for _, n := range r.Names {
+			if stem == n {
+				return r.Key, "", true
+			}
+			if strings.HasSuffix(stem, "_"+n) {
+				return r.Key, strings.TrimSuffix(stem, "_"+n), true
+			}
+		}
+	}
+	return "", "", false
+}
+
+// StatsNames picks, for each report, the name an nsys lists (the set of
+// names `nsys stats --help-reports` prints): the current name where listed,
+// the older one otherwise. missing names the reports it lists under neither.
+func StatsNames(listed map[string]bool) (names, missing []string) {
+	// --help-reports lists cuda_api_sum before cuda_api_trace; keep its order.
+	order := []string{ReportAPISum, ReportAPITrace, ReportMemTimeSum, ReportMemSizeSum, ReportNVTXSum}
+	for _, key := range order {
+		var r Report
+		for _, x := range Reports {
+			if x.Key == key {
+				r = x
+			}
+		}
+		found := false
+		for _, n := range r.Names {
+			if listed[n] {
+				names = append(names, n)
+				found = true
+				break
+			}
+		}
+		if !found {
+			missing = append(missing, r.Key)
+		}
+	}
+	return names, missing
+}

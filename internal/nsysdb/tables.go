@@ -1,0 +1,93 @@
+package nsysdb
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Logical names of the SQLite export's tables. Newer exports may name a
+// table with a _V2, _V3, ... suffix; ResolveTables picks the highest.
+const (
+	TableRuntime       = "CUPTI_ACTIVITY_KIND_RUNTIME"
+	TableDriver        = "CUPTI_ACTIVITY_KIND_DRIVER"
+	TableMemcpy        = "CUPTI_ACTIVITY_KIND_MEMCPY"
+	TableKernel        = "CUPTI_ACTIVITY_KIND_KERNEL"
+	TableNVTX          = "NVTX_EVENTS"
+	TableStrings       = "StringIds"
+	TableCopyOper      = "ENUM_CUDA_MEMCPY_OPER"
+	TableMemKind       = "ENUM_CUDA_MEM_KIND"
+	TableEventType     = "ENUM_NSYS_EVENT_TYPE"
+	TableMetaExport    = "META_DATA_EXPORT"
+	TableMetaCapture   = "META_DATA_CAPTURE"
+	TableGPU           = "TARGET_INFO_GPU"
+	TableCUDADevice    = "TARGET_INFO_CUDA_DEVICE"
+	TableSystemEnv     = "TARGET_INFO_SYSTEM_ENV"
+	TableThreadNames   = "ThreadNames"
+	TableProcesses     = "PROCESSES"
+	TableSchemaListing = "sqlite_master"
+)
+
+// Rows of the (name, value) metadata tables that nsyscheck reads.
+const (
+	MetaProductVersion = "EXPORT_PRODUCT_VERSION" // META_DATA_EXPORT
+	MetaSchemaVersion  = "EXPORT_SCHEMA_VERSION"  // META_DATA_EXPORT
+	EnvDriver          = "NvDriverVersion"        // TARGET_INFO_SYSTEM_ENV
+	EnvCUDADriver      = "CudaDriverVersion"      // TARGET_INFO_SYSTEM_ENV
+	EnvOS              = "OsDescription"          // TARGET_INFO_SYSTEM_ENV
+	EnvDevice          = "DeviceEnvironment"      // TARGET_INFO_SYSTEM_ENV: the environment block
+	CaptureCommand     = "PROCESS_0:COMMAND"      // META_DATA_CAPTURE: the profiled command
+)
+
+// KnownSchema is the export schema version of the Nsight Systems release
+// whose exports nsyscheck is tested against.
+const KnownSchema = "3.20.3"
+
+// ExportHint tells the user how to make a fresh SQLite export.
+const ExportHint = "export it again with: nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep"
+
+// ResolveTables maps each logical name to the table in names that is either
+// that name (version 1) or that name with the highest _V<n> suffix. A
+// logical name with no such table is absent from the map.
+func ResolveTables(names []string, logical ...string) map[string]string {
+	out := make(map[string]string, len(logical))
+	best := make(map[string]int, len(logical))
+	for _, base := range logical {
+		for _, n := range names {
+			v := 0
+			switch {
+			case n == base:
+				v = 1
+			case strings.HasPrefix(n, base+"_V"):
+				k, err := strconv.Atoi(n[len(base)+2:])
+				if err != nil || k < 1 || strings.HasPrefix(n[len(base)+2:], "+") {
+					continue
+				}
+				v = k
+			default:
+				continue
+			}
+			if v > best[base] {
+				best[base], out[base] = v, n
+			}
+		}
+	}
+	return out
+}
+
+// SplitGlobalID decodes nsys's global thread or process id (globalTid,
+// globalPid): pid in bits 24..47, tid in bits 0..23.
+func SplitGlobalID(g int64) (pid, tid int64) {
+	return (g >> 24) & 0xFFFFFF, g & 0xFFFFFF
+}
+
+// PIDExpr is the SQL expression that decodes the pid from the global id in
+// column expr, the same decoding as SplitGlobalID.
+func PIDExpr(expr string) string {
+	return "((" + expr + " >> 24) & 16777215)"
+}
+
+// TIDExpr is the SQL expression that decodes the tid from the global id in
+// column expr, the same decoding as SplitGlobalID.
+func TIDExpr(expr string) string {
+	return "(" + expr + " & 16777215)"
+}
