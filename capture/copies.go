@@ -119,7 +119,7 @@ func StreamCopies(path string, opts Options, fn func(*CopyCall)) (*CopyScan, err
 		return streamCopiesCSV(filepath.Dir(path), fn)
 	}
 	return nil, &InputError{Path: path, Problem: "not a capture that holds memory copies",
-		Hint: "give a .nsys-rep, a .sqlite export, or a folder with *_cuda_api_trace.csv and *_cuda_gpu_trace.csv"}
+		Hint: "give a .nsys-rep, a .sqlite export, or a folder with *_" + nsysdb.ReportAPITrace + ".csv and *_" + nsysdb.ReportGPUTrace + ".csv"}
 }
 
 func streamCopiesDir(dir string, opts Options, fn func(*CopyCall)) (*CopyScan, error) {
@@ -127,23 +127,11 @@ func streamCopiesDir(dir string, opts Options, fn func(*CopyCall)) (*CopyScan, e
 	if err != nil {
 		return nil, &InputError{Path: dir, Problem: "cannot list the folder", Err: err}
 	}
-	var plain, own, reps []string
+	f := classifyDir(entries)
+	plain, own, reps := f.plainSQLite, f.ownSQLite, f.reps
 	csvs := false
 	for _, e := range entries {
-		if e.IsDir() {
-			continue
-		}
-		l := strings.ToLower(e.Name())
-		switch {
-		case strings.HasSuffix(l, ".nsyscheck.sqlite"):
-			own = append(own, e.Name())
-		case strings.HasSuffix(l, ".sqlite"):
-			plain = append(plain, e.Name())
-		case strings.HasSuffix(l, ".nsys-rep"), strings.HasSuffix(l, ".qdrep"):
-			reps = append(reps, e.Name())
-		case strings.HasSuffix(l, "_cuda_gpu_trace.csv"):
-			csvs = true
-		}
+		csvs = csvs || (!e.IsDir() && nsysdb.IsReportFile(e.Name(), nsysdb.ReportGPUTrace))
 	}
 	one := func(kind string, names []string) (string, error) {
 		if len(names) > 1 {
@@ -176,7 +164,7 @@ func streamCopiesDir(dir string, opts Options, fn func(*CopyCall)) (*CopyScan, e
 		return streamCopiesCSV(dir, fn)
 	}
 	return nil, &InputError{Path: dir, Problem: "no capture with memory copies found in " + dir,
-		Hint: "looked for *.sqlite, *.nsys-rep and *_cuda_gpu_trace.csv (with *_cuda_api_trace.csv); make the CSV reports with nsys stats --report cuda_api_trace,cuda_gpu_trace,nvtx_pushpop_trace --format csv --output BASE REPORT.nsys-rep"}
+		Hint: "looked for *.sqlite, *.nsys-rep and *_" + nsysdb.ReportGPUTrace + ".csv (with *_" + nsysdb.ReportAPITrace + ".csv); make the CSV reports with " + nsysdb.TraceReportsCommand}
 }
 
 // ReportSQLite returns the SQLite export of a .nsys-rep report, exporting
@@ -191,7 +179,7 @@ func ReportSQLite(path string, opts Options) (string, error) {
 	if err != nil {
 		return "", &InputError{Path: path, Problem: "cannot read the report", Err: err}
 	}
-	if strings.HasPrefix(string(head), sqliteMagic) {
+	if nsysdb.Magic(head) == nsysdb.KindSQLite {
 		return path, nil
 	}
 	dir, name, err := exportCachePath(path, info, opts)
@@ -237,13 +225,6 @@ func streamCopiesNsysRep(path string, opts Options, fn func(*CopyCall)) (*CopySc
 // ---------------------------------------------------------------------------
 // SQLite
 
-// The export tables of memsets (counted apart from the copies) and of the
-// trace's duration.
-const (
-	tabMemset   = "CUPTI_ACTIVITY_KIND_MEMSET"
-	tabAnalysis = "ANALYSIS_DETAILS"
-)
-
 func streamCopiesSQLite(path string, fn func(*CopyCall)) (*CopyScan, error) {
 	if err := checkSQLiteFile(path); err != nil {
 		return nil, err
@@ -258,12 +239,10 @@ func streamCopiesSQLite(path string, fn func(*CopyCall)) (*CopyScan, error) {
 	if err := r.readTables(); err != nil {
 		return nil, err
 	}
-	// readTables resolves the loader's tables; the memset table is the
-	// audit's own.
-	for _, t := range []string{tabMemset, tabAnalysis} {
-		if err := r.addTable(t); err != nil {
-			return nil, err
-		}
+	// readTables resolves the loader's tables; the memset and analysis
+	// tables are the audit's own.
+	for l, t := range resolveTables(r.names, nsysdb.TableMemset, nsysdb.TableAnalysis) {
+		r.tables[l] = t
 	}
 	c := &Capture{}
 	r.readMeta(c)
@@ -274,24 +253,24 @@ func streamCopiesSQLite(path string, fn func(*CopyCall)) (*CopyScan, error) {
 	}
 	if r.tables[tabStrings] == "" {
 		return nil, &InputError{Path: path, Where: "table " + tabStrings,
-			Problem: "no string table (StringIds) in this export, so API names cannot be read", Hint: sqliteExportHint}
+			Problem: "no string table (" + tabStrings + ") in this export, so API names cannot be read", Hint: sqliteExportHint}
 	}
-	if _, err := r.columns(tabStrings, "id", "value"); err != nil {
+	if _, err := r.columns(tabStrings, nsysdb.ColID, nsysdb.ColValue); err != nil {
 		return nil, err
 	}
-	st, err := r.db.Prepare(`SELECT value FROM ` + quoteIdent(r.tables[tabStrings]) + ` WHERE id = ?`)
+	st, err := r.db.Prepare(`SELECT ` + quoteIdent(nsysdb.ColValue) + ` FROM ` + quoteIdent(r.tables[tabStrings]) + ` WHERE ` + quoteIdent(nsysdb.ColID) + ` = ?`)
 	if err != nil {
 		return nil, r.tableError(r.tables[tabStrings], err)
 	}
 	r.strStmt = st
-	rcols, err := r.columns(tabRuntime, "start", "end", "nameId")
+	rcols, err := r.columns(tabRuntime, nsysdb.ColStart, nsysdb.ColEnd, nsysdb.ColNameID)
 	if err != nil {
 		return nil, err
 	}
 	if err := r.copyAPITotals(s); err != nil {
 		return nil, err
 	}
-	if t := r.tables[tabMemset]; t != "" {
+	if t := r.tables[nsysdb.TableMemset]; t != "" {
 		if err := r.db.QueryRow(`SELECT count(*) FROM ` + quoteIdent(t)).Scan(&s.Memsets); err != nil {
 			return nil, r.tableError(t, err)
 		}
@@ -322,27 +301,6 @@ func streamCopiesSQLite(path string, fn func(*CopyCall)) (*CopyScan, error) {
 	return s, nil
 }
 
-// addTable resolves one more logical table among the file's tables.
-func (r *sqliteReader) addTable(logical string) error {
-	rows, err := r.db.Query(`SELECT name FROM sqlite_master WHERE type IN ('table', 'view')`)
-	if err != nil {
-		return &InputError{Path: r.path, Problem: "cannot read the database schema", Err: err, Hint: sqliteExportHint}
-	}
-	defer rows.Close()
-	var names []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return &InputError{Path: r.path, Problem: "cannot read the database schema", Err: err, Hint: sqliteExportHint}
-		}
-		names = append(names, n)
-	}
-	if t := resolveTables(names, logical)[logical]; t != "" {
-		r.tables[logical] = t
-	}
-	return rows.Err()
-}
-
 // copyAPITotals counts the runtime calls (a count SQLite makes without
 // decoding rows) and finds the capture's span: the trace's duration, else,
 // in one more pass, the first and last API call.
@@ -351,17 +309,17 @@ func (r *sqliteReader) copyAPITotals(s *CopyScan) error {
 	if err := r.db.QueryRow(`SELECT count(*) FROM ` + quoteIdent(t)).Scan(&s.APICalls); err != nil {
 		return r.tableError(t, err)
 	}
-	if a := r.tables[tabAnalysis]; a != "" {
-		if cols, err := r.columns(tabAnalysis); err == nil && cols["duration"] {
+	if a := r.tables[nsysdb.TableAnalysis]; a != "" {
+		if cols, err := r.columns(nsysdb.TableAnalysis); err == nil && cols[nsysdb.ColDuration] {
 			var d sql.NullInt64
-			if r.db.QueryRow(`SELECT max(duration) FROM `+quoteIdent(a)).Scan(&d) == nil && d.Int64 > 0 {
+			if r.db.QueryRow(`SELECT max(`+quoteIdent(nsysdb.ColDuration)+`) FROM `+quoteIdent(a)).Scan(&d) == nil && d.Int64 > 0 {
 				s.Span, s.SpanFrom = d.Int64, SpanTrace
 				return nil
 			}
 		}
 	}
 	var first, last sql.NullInt64
-	if err := r.db.QueryRow(`SELECT min(start), max("end") FROM `+quoteIdent(t)).Scan(&first, &last); err != nil {
+	if err := r.db.QueryRow(`SELECT min(`+quoteIdent(nsysdb.ColStart)+`), max(`+quoteIdent(nsysdb.ColEnd)+`) FROM `+quoteIdent(t)).Scan(&first, &last); err != nil {
 		return r.tableError(t, err)
 	}
 	if last.Int64 > first.Int64 {
@@ -375,7 +333,7 @@ func (r *sqliteReader) copyAPITotals(s *CopyScan) error {
 func (r *sqliteReader) streamCopyJoin(s *CopyScan, rcols map[string]bool, ranges *rangeIndex,
 	threads map[int64]string, fn func(*CopyCall)) error {
 	table := r.tables[tabMemcpy]
-	mcols, err := r.columns(tabMemcpy, "start", "end", "bytes", "copyKind")
+	mcols, err := r.columns(tabMemcpy, nsysdb.ColStart, nsysdb.ColEnd, nsysdb.ColBytes, nsysdb.ColCopyKind)
 	if err != nil {
 		return err
 	}
@@ -391,11 +349,14 @@ func (r *sqliteReader) streamCopyJoin(s *CopyScan, rcols map[string]bool, ranges
 	for id, n := range opers {
 		kinds[id] = copyKindByName(n)
 	}
+	// m. is the copy table, r. the runtime table.
+	m := func(col string) string { return "m." + quoteIdent(col) }
+	rc := func(col string) string { return "r." + quoteIdent(col) }
 	memKinds := map[int64]MemKind{}
 	src, dst := "-1", "-1"
 	switch {
-	case !mcols["srcKind"] || !mcols["dstKind"]:
-		s.lack(FactMemoryKinds, fmt.Sprintf("table %s has no srcKind/dstKind columns; export with Nsight Systems 2025.3 or newer", table))
+	case !mcols[nsysdb.ColSrcKind] || !mcols[nsysdb.ColDstKind]:
+		s.lack(FactMemoryKinds, fmt.Sprintf("table %s has no %s/%s columns; export with Nsight Systems 2025.3 or newer", table, nsysdb.ColSrcKind, nsysdb.ColDstKind))
 	case r.tables[tabMemKind] == "":
 		s.lack(FactMemoryKinds, fmt.Sprintf("the export has no %s table to name the memory kinds of copies", tabMemKind))
 	default:
@@ -406,11 +367,11 @@ func (r *sqliteReader) streamCopyJoin(s *CopyScan, rcols map[string]bool, ranges
 		for id, n := range mk {
 			memKinds[id] = memKindByName(n)
 		}
-		src, dst = `ifnull(m.srcKind, -1)`, `ifnull(m.dstKind, -1)`
+		src, dst = `ifnull(`+m(nsysdb.ColSrcKind)+`, -1)`, `ifnull(`+m(nsysdb.ColDstKind)+`, -1)`
 	}
 	mcol := func(name string) string {
 		if mcols[name] {
-			return `ifnull(m.` + quoteIdent(name) + `, 0)`
+			return `ifnull(` + m(name) + `, 0)`
 		}
 		return "0"
 	}
@@ -419,28 +380,28 @@ func (r *sqliteReader) streamCopyJoin(s *CopyScan, rcols map[string]bool, ranges
 		return err
 	}
 	join := `0 = 1`
-	if mcols["correlationId"] && rcols["correlationId"] && len(copyAPIs) > 0 {
+	if mcols[nsysdb.ColCorrelationID] && rcols[nsysdb.ColCorrelationID] && len(copyAPIs) > 0 {
 		// Only the copy APIs' calls can have issued a copy: with that term
 		// SQLite indexes just those calls (an automatic partial index)
 		// rather than every call of the trace.
-		join = `r.correlationId = m.correlationId AND r.nameId IN (` + intList(copyAPIs) + `)`
-		if mcols["globalPid"] && rcols["globalTid"] {
-			join += ` AND (r.globalTid >> 24) = (m.globalPid >> 24)`
+		join = rc(nsysdb.ColCorrelationID) + ` = ` + m(nsysdb.ColCorrelationID) + ` AND ` + rc(nsysdb.ColNameID) + ` IN (` + intList(copyAPIs) + `)`
+		if mcols[nsysdb.ColGlobalPid] && rcols[nsysdb.ColGlobalTid] {
+			join += ` AND ` + nsysdb.PIDExpr(rc(nsysdb.ColGlobalTid)) + ` = ` + nsysdb.PIDExpr(m(nsysdb.ColGlobalPid))
 		}
 	} else if len(copyAPIs) > 0 {
-		s.lack(FactCorrelation, fmt.Sprintf("tables %s and %s cannot be joined: a correlationId column is missing", table, r.tables[tabRuntime]))
+		s.lack(FactCorrelation, fmt.Sprintf("tables %s and %s cannot be joined: a %s column is missing", table, r.tables[tabRuntime], nsysdb.ColCorrelationID))
 	}
 	gtid := "0"
-	if rcols["globalTid"] {
-		gtid = `ifnull(r.globalTid, 0)`
+	if rcols[nsysdb.ColGlobalTid] {
+		gtid = `ifnull(` + rc(nsysdb.ColGlobalTid) + `, 0)`
 	} else {
-		s.lack(FactProcessScope, fmt.Sprintf("table %s has no globalTid column", r.tables[tabRuntime]))
+		s.lack(FactProcessScope, fmt.Sprintf("table %s has no %s column", r.tables[tabRuntime], nsysdb.ColGlobalTid))
 	}
 	// One join, no ORDER BY: SQLite indexes the runtime table's correlation
 	// ids on the fly and the rows come in the copy table's order.
-	q := `SELECT m.start, m."end", m.bytes, m.copyKind, ` + src + `, ` + dst + `, ` + mcol("correlationId") + `, ` +
-		mcol("streamId") + `, ` + mcol("deviceId") + `, ` + mcol("globalPid") + `, ` +
-		`r.start, r."end", r.nameId, ` + gtid +
+	q := `SELECT ` + strings.Join([]string{m(nsysdb.ColStart), m(nsysdb.ColEnd), m(nsysdb.ColBytes), m(nsysdb.ColCopyKind), src, dst,
+		mcol(nsysdb.ColCorrelationID), mcol(nsysdb.ColStreamID), mcol(nsysdb.ColDeviceID), mcol(nsysdb.ColGlobalPid),
+		rc(nsysdb.ColStart), rc(nsysdb.ColEnd), rc(nsysdb.ColNameID), gtid}, ", ") +
 		` FROM ` + quoteIdent(table) + ` AS m LEFT JOIN ` + quoteIdent(r.tables[tabRuntime]) + ` AS r ON ` + join
 	rows, err := r.db.Query(q)
 	if err != nil {
@@ -521,10 +482,10 @@ func (r *sqliteReader) copyAPINameIDs() ([]int64, error) {
 	var conds []string
 	var args []any
 	for _, p := range copyAPIPrefixes {
-		conds = append(conds, `value LIKE ? || '%' ESCAPE '\'`)
+		conds = append(conds, quoteIdent(nsysdb.ColValue)+` LIKE ? || '%' ESCAPE '\'`)
 		args = append(args, likeEscape(p))
 	}
-	rows, err := r.db.Query(`SELECT id, value FROM `+quoteIdent(table)+` WHERE `+strings.Join(conds, " OR "), args...)
+	rows, err := r.db.Query(`SELECT `+nsysdb.Cols(nsysdb.ColID, nsysdb.ColValue)+` FROM `+quoteIdent(table)+` WHERE `+strings.Join(conds, " OR "), args...)
 	if err != nil {
 		return nil, r.tableError(table, err)
 	}
@@ -637,7 +598,7 @@ func findReport(dir string, entries []os.DirEntry, report string) (string, error
 	var found []string
 	for _, e := range entries {
 		n := e.Name()
-		if !e.IsDir() && (n == report+".csv" || strings.HasSuffix(n, "_"+report+".csv")) {
+		if !e.IsDir() && nsysdb.IsReportFile(n, report) {
 			found = append(found, n)
 		}
 	}
@@ -680,15 +641,15 @@ func streamCopiesCSV(dir string, fn func(*CopyCall)) (*CopyScan, error) {
 		return nil, err
 	}
 	if gpuPath == "" || apiPath == "" {
-		return nil, &InputError{Path: dir, Problem: "the audit of a CSV folder needs both *_cuda_api_trace.csv and *_cuda_gpu_trace.csv",
-			Hint: "make them with nsys stats --report cuda_api_trace,cuda_gpu_trace,nvtx_pushpop_trace --format csv --output BASE REPORT.nsys-rep"}
+		return nil, &InputError{Path: dir, Problem: "the audit of a CSV folder needs both *_" + nsysdb.ReportAPITrace + ".csv and *_" + nsysdb.ReportGPUTrace + ".csv",
+			Hint: "make them with " + nsysdb.TraceReportsCommand}
 	}
 	nvtxPath, err := findReport(dir, entries, nsysdb.ReportNVTXPushPopTrace)
 	if err != nil {
 		return nil, err
 	}
 	s := &CopyScan{Path: dir, Format: FormatCSV, Files: []string{apiPath, gpuPath}}
-	s.lack(FactMemcpyBytes, "cuda_gpu_trace gives bytes in MB rounded to its printed digits, so per-copy bytes are approximate")
+	s.lack(FactMemcpyBytes, nsysdb.ReportGPUTrace+" gives bytes in MB rounded to its printed digits, so per-copy bytes are approximate")
 	copies, memsets, err := readGPUTraceCopies(gpuPath, s)
 	if err != nil {
 		return nil, err
@@ -704,11 +665,11 @@ func streamCopiesCSV(dir string, fn func(*CopyCall)) (*CopyScan, error) {
 		s.Files = append(s.Files, nvtxPath)
 	} else {
 		ranges = newRangeIndex(nil)
-		s.lack(FactNVTX, "no *_nvtx_pushpop_trace.csv in "+dir+", so copies have no NVTX range")
+		s.lack(FactNVTX, "no *_"+nsysdb.ReportNVTXPushPopTrace+".csv in "+dir+", so copies have no NVTX range")
 	}
 	f, err := os.Open(apiPath)
 	if err != nil {
-		return nil, &InputError{Path: apiPath, Problem: "cannot open the cuda_api_trace report", Err: err}
+		return nil, &InputError{Path: apiPath, Problem: "cannot open the " + nsysdb.ReportAPITrace + " report", Err: err}
 	}
 	defer f.Close()
 	batches := map[int64]bool{}
@@ -781,7 +742,7 @@ func streamCopiesCSV(dir string, fn func(*CopyCall)) (*CopyScan, error) {
 func readGPUTraceCopies(path string, s *CopyScan) (map[int64][]gpuCopy, int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, 0, &InputError{Path: path, Problem: "cannot open the cuda_gpu_trace report", Err: err}
+		return nil, 0, &InputError{Path: path, Problem: "cannot open the " + nsysdb.ReportGPUTrace + " report", Err: err}
 	}
 	defer f.Close()
 	sc := newCSVScanner(f)
@@ -844,17 +805,12 @@ func readGPUTraceCopies(path string, s *CopyScan) (map[int64][]gpuCopy, int64, e
 		if len(rec) != len(header) {
 			return nil, 0, csvRowError(path, row, "", "", fmt.Sprintf("%d cells where the header has %d", len(rec), len(header)), "make the report again with nsys stats --format csv")
 		}
-		name := string(rec[iName])
-		if !strings.HasPrefix(name, "[CUDA mem") {
-			continue // a kernel
-		}
-		if strings.HasPrefix(name, "[CUDA memset") {
+		kind, isCopy, isMemset := nsysdb.GPUTraceActivity(string(rec[iName]))
+		if isMemset {
 			memsets++
-			continue
 		}
-		kind, ok := csvCopyKindOf(strings.TrimSuffix(strings.TrimPrefix(name, "[CUDA memcpy "), "]"))
-		if !ok {
-			kind = CopyOther
+		if !isCopy {
+			continue // a kernel or a memset
 		}
 		start, err := csvParseNs(string(rec[iStart]), rh.scale["start"])
 		if err != nil {
@@ -903,7 +859,7 @@ func csvDeviceID(s string) int64 {
 func readNVTXTrace(path string) ([]Range, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, &InputError{Path: path, Problem: "cannot open the nvtx_pushpop_trace report", Err: err}
+		return nil, &InputError{Path: path, Problem: "cannot open the " + nsysdb.ReportNVTXPushPopTrace + " report", Err: err}
 	}
 	defer f.Close()
 	sc := newCSVScanner(f)

@@ -150,6 +150,7 @@ type sqliteReader struct {
 	opts   Options
 	schema string            // EXPORT_SCHEMA_VERSION, "" if unknown
 	tables map[string]string // logical name -> table name in the file
+	names  []string          // every table and view of the file
 
 	strs    map[int64]string // StringIds cache
 	strStmt *sql.Stmt
@@ -250,6 +251,7 @@ func (r *sqliteReader) readTables() error {
 	if len(names) == 0 {
 		return &InputError{Path: r.path, Problem: "the SQLite database holds no tables, so it is not an Nsight Systems export", Hint: sqliteExportHint}
 	}
+	r.names = names
 	r.tables = resolveTables(names, tabRuntime, tabMemcpy, tabKernel, tabNVTX, tabStrings, tabCopyOper,
 		tabMemKind, tabEventType, tabMeta, tabGPU, tabCUDADev, tabEnv, tabThreads)
 	return nil

@@ -78,3 +78,27 @@ func ReportCopyKindOf(op string) (kind vocab.CopyKind, ok bool) {
 	}
 	return vocab.CopyOther, true
 }
+
+// Prefixes of the Name cell of cuda_gpu_trace's memory rows: "[CUDA memcpy
+// Host-to-Device]", "[CUDA memset]"; kernels are named by their function.
+const (
+	gpuTraceMemPrefix    = "[CUDA mem"
+	gpuTraceMemsetPrefix = "[CUDA memset"
+)
+
+// GPUTraceActivity tells what a cuda_gpu_trace row is by its Name cell: a
+// memory copy with its kind (isCopy), a memset (isMemset), or neither (a
+// kernel).
+func GPUTraceActivity(name string) (kind vocab.CopyKind, isCopy, isMemset bool) {
+	switch {
+	case !strings.HasPrefix(name, gpuTraceMemPrefix):
+		return "", false, false
+	case strings.HasPrefix(name, gpuTraceMemsetPrefix):
+		return "", false, true
+	}
+	kind, ok := ReportCopyKindOf(name)
+	if !ok {
+		kind = vocab.CopyOther
+	}
+	return kind, true, false
+}

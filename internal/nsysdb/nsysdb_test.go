@@ -3,6 +3,8 @@ package nsysdb
 import (
 	"reflect"
 	"testing"
+
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 func TestResolveTables(t *testing.T) {
@@ -79,5 +81,37 @@ func TestURI(t *testing.T) {
 	}
 	if QuoteIdent(`a"b`) != `"a""b"` {
 		t.Errorf("QuoteIdent = %s", QuoteIdent(`a"b`))
+	}
+}
+
+func TestGPUTraceActivity(t *testing.T) {
+	for _, c := range []struct {
+		name             string
+		kind             vocab.CopyKind
+		isCopy, isMemset bool
+	}{
+		{"[CUDA memcpy Host-to-Device]", vocab.CopyHtoD, true, false},
+		{"[CUDA memcpy DtoH]", vocab.CopyDtoH, true, false},
+		{"[CUDA memcpy Unified Host-to-Device]", vocab.CopyHtoD, true, false},
+		{"[CUDA memcpy Array-to-Array]", vocab.CopyOther, true, false},
+		{"[CUDA memset]", "", false, true},
+		{"void add<float>(float *)", "", false, false},
+	} {
+		kind, isCopy, isMemset := GPUTraceActivity(c.name)
+		if kind != c.kind || isCopy != c.isCopy || isMemset != c.isMemset {
+			t.Errorf("GPUTraceActivity(%q) = %q %v %v, want %q %v %v", c.name, kind, isCopy, isMemset, c.kind, c.isCopy, c.isMemset)
+		}
+	}
+}
+
+func TestIsReportFile(t *testing.T) {
+	if !IsReportFile("train_cuda_gpu_trace.csv", ReportGPUTrace) || !IsReportFile("cuda_gpu_trace.csv", ReportGPUTrace) {
+		t.Error("IsReportFile refused a cuda_gpu_trace report")
+	}
+	if IsReportFile("train_cuda_api_trace.csv", ReportGPUTrace) || IsReportFile("xcuda_gpu_trace.csv", ReportGPUTrace) {
+		t.Error("IsReportFile accepted another file")
+	}
+	if got := TIDExpr("g"); got != "(g & 16777215)" {
+		t.Errorf("TIDExpr = %q", got)
 	}
 }

@@ -19,6 +19,17 @@ const (
 	ReportNVTXPushPopTrace = "nvtx_pushpop_trace"
 )
 
+// TraceReportsCommand is the nsys command that makes the trace reports the
+// audit reads, for messages.
+const TraceReportsCommand = "nsys stats --report " + ReportAPITrace + "," + ReportGPUTrace + "," + ReportNVTXPushPopTrace +
+	" --format csv --output BASE REPORT.nsys-rep"
+
+// IsReportFile reports whether a file name is the CSV of the given report:
+// "<report>.csv" or "<base>_<report>.csv".
+func IsReportFile(file, report string) bool {
+	return file == report+".csv" || strings.HasSuffix(file, "_"+report+".csv")
+}
+
 // Report is one `nsys stats` report with the names of both generations.
 type Report struct {
 	Key   string   // the current report name

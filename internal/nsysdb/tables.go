@@ -25,6 +25,8 @@ const (
 	TableThreadNames   = "ThreadNames"
 	TableProcesses     = "PROCESSES"
 	TableSchemaListing = "sqlite_master"
+	TableMemset        = "CUPTI_ACTIVITY_KIND_MEMSET" // memsets, counted apart from copies
+	TableAnalysis      = "ANALYSIS_DETAILS"           // the trace's duration
 )
 
 // Rows of the (name, value) metadata tables that nsyscheck reads.
