@@ -90,7 +90,7 @@ func Compare(before, after *Audit) *Check {
 	}
 	if b.Bytes == 0 || math.Abs(c.BytesChange) > BytesTolerance {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("the captures moved different amounts host-to-device: %s before, %s after (%+.2f%%, more than %.0f%%): they may not have done the same work, so the host times are not like for like",
-			mb(b.Bytes), mb(a.Bytes), 100*c.BytesChange, 100*BytesTolerance))
+			FormatMB(b.Bytes), FormatMB(a.Bytes), 100*c.BytesChange, 100*BytesTolerance))
 	}
 	p := before.Prediction
 	c.PredictedAfterNs, c.PredictedAfterLowNs, c.PredictedAfterHighNs = p.HtoD.AfterNs, p.HtoD.AfterLowNs, p.HtoD.AfterHighNs
@@ -104,7 +104,7 @@ func Compare(before, after *Audit) *Check {
 		Bytes: all.Bytes - c.PageableAfter.Bytes, HostNs: all.HostNs - c.PageableAfter.HostNs, GPUNs: all.GPUNs - c.PageableAfter.GPUNs}
 	if c.PageableOtherAfter.Count > 0 {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("%d pageable copies of other directions remain after the fix (%s, %s of host time); the check is about host-to-device copies",
-			c.PageableOtherAfter.Count, mb(c.PageableOtherAfter.Bytes), ns(float64(c.PageableOtherAfter.HostNs))))
+			c.PageableOtherAfter.Count, FormatMB(c.PageableOtherAfter.Bytes), FormatNs(float64(c.PageableOtherAfter.HostNs))))
 	}
 	if c.PageableBefore.Count == 0 {
 		c.Warnings = append(c.Warnings, "the capture before the fix has no pageable host-to-device copies: there was nothing to pin")
@@ -118,29 +118,29 @@ func Compare(before, after *Audit) *Check {
 		c.Reasons = append(c.Reasons, fmt.Sprintf("no pageable host-to-device copies remain (%d before)", c.PageableBefore.Count))
 	case residual <= limit:
 		c.Reasons = append(c.Reasons, fmt.Sprintf("the pageable host-to-device copies are gone but for %d (%s, %s of host time, %.1f%% of the %s before, within %.0f%%)",
-			c.PageableAfter.Count, mb(c.PageableAfter.Bytes), ns(residual), 100*residual/float64(c.PageableBefore.HostNs),
-			ns(float64(c.PageableBefore.HostNs)), 100*ResidualShare))
+			c.PageableAfter.Count, FormatMB(c.PageableAfter.Bytes), FormatNs(residual), 100*residual/float64(c.PageableBefore.HostNs),
+			FormatNs(float64(c.PageableBefore.HostNs)), 100*ResidualShare))
 	default:
 		held = false
 		c.Reasons = append(c.Reasons, fmt.Sprintf("pageable host-to-device copies remain: %d (%s, %s of host time, more than %.0f%% of the %s before)",
-			c.PageableAfter.Count, mb(c.PageableAfter.Bytes), ns(residual), 100*ResidualShare, ns(float64(c.PageableBefore.HostNs))))
+			c.PageableAfter.Count, FormatMB(c.PageableAfter.Bytes), FormatNs(residual), 100*ResidualShare, FormatNs(float64(c.PageableBefore.HostNs))))
 	}
 	if c.HtoDAfterNs > c.PredictedAfterHighNs {
 		held = false
 		c.Reasons = append(c.Reasons, fmt.Sprintf("host-to-device copy calls held the host %s after, above the predicted %s (bound %s)",
-			ns(float64(c.HtoDAfterNs)), ns(float64(c.PredictedAfterNs)), ns(float64(c.PredictedAfterHighNs))))
+			FormatNs(float64(c.HtoDAfterNs)), FormatNs(float64(c.PredictedAfterNs)), FormatNs(float64(c.PredictedAfterHighNs))))
 	} else {
 		c.Reasons = append(c.Reasons, fmt.Sprintf("host-to-device copy calls held the host %s after, within the predicted bound %s (predicted %s)",
-			ns(float64(c.HtoDAfterNs)), ns(float64(c.PredictedAfterHighNs)), ns(float64(c.PredictedAfterNs))))
+			FormatNs(float64(c.HtoDAfterNs)), FormatNs(float64(c.PredictedAfterHighNs)), FormatNs(float64(c.PredictedAfterNs))))
 		if c.HtoDAfterNs < c.PredictedAfterLowNs {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("the fix saved more than predicted: %s after is below the prediction's low end %s, so the rate it was predicted from was slower than the fixed copies' own",
-				ns(float64(c.HtoDAfterNs)), ns(float64(c.PredictedAfterLowNs))))
+				FormatNs(float64(c.HtoDAfterNs)), FormatNs(float64(c.PredictedAfterLowNs))))
 		}
 	}
 	if c.HtoDAfterNs >= c.HtoDBeforeNs && c.HtoDBeforeNs > 0 {
 		held = false
 		c.Reasons = append(c.Reasons, fmt.Sprintf("host-to-device copy calls held the host no less after (%s) than before (%s)",
-			ns(float64(c.HtoDAfterNs)), ns(float64(c.HtoDBeforeNs))))
+			FormatNs(float64(c.HtoDAfterNs)), FormatNs(float64(c.HtoDBeforeNs))))
 	}
 	c.Verdict = Died
 	if held {

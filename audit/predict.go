@@ -170,7 +170,7 @@ func (a *Accumulator) predictGroup(gp *GroupPrediction, g *group, rates *Rates) 
 			// per call, whatever the size.
 			q10, q50, q90 := pin.callNs.span()
 			set(SourceCapture, fmt.Sprintf("%d pinned %s %s calls of %s in this capture held the host %s per call (median; 10th-90th percentile %s-%s)",
-				pin.count, g.kind, g.dir, Buckets[g.bucket].Name, ns(q50), ns(q10), ns(q90)), n*q50, n*q10, n*q90)
+				pin.count, g.kind, g.dir, Buckets[g.bucket].Name, FormatNs(q50), FormatNs(q10), FormatNs(q90)), n*q50, n*q10, n*q90)
 			return
 		}
 		q10, q50, q90 := pin.nsPerB.span()
@@ -199,7 +199,7 @@ func (a *Accumulator) predictGroup(gp *GroupPrediction, g *group, rates *Rates) 
 		if all.n >= MinSamples {
 			q10, q50, q90 := all.span()
 			set(SourceCapture, fmt.Sprintf("%d pinned async calls of other sizes or directions in this capture held the host %s per call (median; 10th-90th percentile %s-%s), and a pinned async call's time does not grow with its size",
-				count, ns(q50), ns(q10), ns(q90)), n*q50, n*q10, n*q90)
+				count, FormatNs(q50), FormatNs(q10), FormatNs(q90)), n*q50, n*q10, n*q90)
 			return
 		}
 	}
@@ -207,7 +207,7 @@ func (a *Accumulator) predictGroup(gp *GroupPrediction, g *group, rates *Rates) 
 	if rates != nil {
 		if g.kind == Async && rates.AsyncCallNs > 0 {
 			c := rates.AsyncCallNs
-			set(SourceRun, fmt.Sprintf("a pinned cudaMemcpyAsync call held the host %s in %s (bound: half to twice that)", ns(c), rates.Source),
+			set(SourceRun, fmt.Sprintf("a pinned cudaMemcpyAsync call held the host %s in %s (bound: half to twice that)", FormatNs(c), rates.Source),
 				n*c, n*c/2, n*c*2)
 			return
 		}
@@ -281,7 +281,7 @@ func (p *Prediction) statement(rates *Rates) string {
 		from = append(from, t)
 	}
 	return fmt.Sprintf("pinning the %d pageable copies (%s, %s of host time) should save %s of host time, between %s and %s; rates from %s",
-		p.Count, mb(p.Bytes), ns(float64(p.BeforeNs)), ns(float64(p.SavedNs)), ns(float64(p.SavedLowNs)), ns(float64(p.SavedHighNs)), joinAnd(from))
+		p.Count, FormatMB(p.Bytes), FormatNs(float64(p.BeforeNs)), FormatNs(float64(p.SavedNs)), FormatNs(float64(p.SavedLowNs)), FormatNs(float64(p.SavedHighNs)), joinAnd(from))
 }
 
 func round(v float64) int64 { return int64(math.Round(v)) }

@@ -123,3 +123,26 @@ func (au *Audit) Finding(id string) *Finding {
 	}
 	return nil
 }
+
+// Output is the whole of `audit`'s answer, as its JSON prints it: the audit
+// of one capture, or of two and the check of the second against the first.
+type Output struct {
+	SchemaVersion string `json:"schemaVersion"`
+	Before        *Audit `json:"before"`
+	After         *Audit `json:"after,omitempty"`
+	Check         *Check `json:"check,omitempty"`
+}
+
+// Passed reports whether the answer is a pass: with a capture after the
+// fix, the check held; with one capture, no copy breaks the rule.
+func (o *Output) Passed() bool {
+	if o.Check != nil {
+		return o.Check.Verdict == Held
+	}
+	for _, f := range o.Before.Findings {
+		if f.Count > 0 {
+			return false
+		}
+	}
+	return true
+}

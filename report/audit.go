@@ -58,7 +58,7 @@ func BuildAudit(before, after *audit.Audit, check *audit.Check) (*AuditReport, e
 	}
 	bb.Color, bb.LineStyle.Width = colPageable, 0
 	p.Add(bb)
-	p.Legend.Add("before: "+shortName(before.Capture), bb)
+	p.Legend.Add("before: "+baseName(before.Capture), bb)
 	if after != nil {
 		ab, err := plotter.NewBarChart(av, w)
 		if err != nil {
@@ -67,7 +67,7 @@ func BuildAudit(before, after *audit.Audit, check *audit.Check) (*AuditReport, e
 		ab.Color, ab.LineStyle.Width = colPinned, 0
 		bb.Offset, ab.Offset = -w/2, w/2
 		p.Add(ab)
-		p.Legend.Add("after: "+shortName(after.Capture), ab)
+		p.Legend.Add("after: "+baseName(after.Capture), ab)
 	}
 	p.Legend.Left = false
 	p.NominalX(labels...)
@@ -102,12 +102,12 @@ func auditPairs(before, after *audit.Audit, check *audit.Check) []audit.Pair {
 }
 
 // shortName is a capture's file name, e.g. train-pinned.sqlite.
-func shortName(path string) string { return filepath.Base(path) }
+func baseName(path string) string { return filepath.Base(path) }
 
 // Markdown is the audit as Markdown, with the plot linked beside it.
 func (r *AuditReport) Markdown() ([]byte, error) {
 	var b bytes.Buffer
-	if err := audit.WriteMarkdown(&b, r.Before, r.After, r.Check); err != nil {
+	if err := AuditMarkdown(&b, r.Before, r.After, r.Check); err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(&b, "\n## %s\n\n", r.Plot.Title)

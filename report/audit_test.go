@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"image/png"
 	"path/filepath"
 	"strings"
@@ -59,5 +60,49 @@ func TestAuditReport(t *testing.T) {
 	empty, err := BuildAudit(audit.NewAccumulator().Finish(&capture.CopyScan{}, nil), nil, nil)
 	if err != nil || empty.Plot.PNG != nil || empty.Plot.Skipped == "" {
 		t.Errorf("empty audit plot = %+v, %v", empty.Plot, err)
+	}
+}
+
+// TestWriteAudit renders the PyTorch captures' audit and check in every
+// format and looks for their numbers: the text and Markdown must show what
+// the audit computed, and the JSON must read back to the same check.
+func TestWriteAudit(t *testing.T) {
+	dir := filepath.Join("..", "testdata", "captures")
+	before := auditOfCapture(t, filepath.Join(dir, "train-pageable", "train-pageable.sqlite"))
+	after := auditOfCapture(t, filepath.Join(dir, "train-pinned", "train-pinned.sqlite"))
+	out := &audit.Output{SchemaVersion: audit.SchemaVersion, Before: before, After: after, Check: audit.Compare(before, after)}
+	hostBefore := audit.FormatNs(float64(out.Check.HtoDBeforeNs))
+	var text, md, js bytes.Buffer
+	if err := WriteAudit(&text, FormatText, out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"audit of " + before.Capture, "audit of " + after.Capture,
+		"Check: " + before.Capture, strings.ToUpper(string(out.Check.Verdict)), hostBefore, "Findings", "secretly-synchronous"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q", want)
+		}
+	}
+	if err := WriteAudit(&md, FormatMarkdown, out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| class |", "# Check: " + string(out.Check.Verdict),
+		"| host time in host-to-device copy calls | " + hostBefore + " | " + audit.FormatNs(float64(out.Check.HtoDAfterNs)) + " |"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %q", want)
+		}
+	}
+	if err := WriteAudit(&js, FormatJSON, out); err != nil {
+		t.Fatal(err)
+	}
+	var back audit.Output
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Check == nil || back.Check.HtoDBeforeNs != out.Check.HtoDBeforeNs || back.Check.Verdict != out.Check.Verdict ||
+		back.Before.Copies != before.Copies {
+		t.Errorf("JSON read back = %+v", back.Check)
+	}
+	if err := WriteAudit(&js, "yaml", out); err == nil {
+		t.Error("WriteAudit accepted an unknown format")
 	}
 }

@@ -14,7 +14,7 @@ import (
 
 // readAuditJSON reads the output of `audit --format json`; ok is false
 // when path is not one (then report reads it as a capture).
-func readAuditJSON(path string) (*AuditOutput, bool, error) {
+func readAuditJSON(path string) (*audit.Output, bool, error) {
 	if !strings.EqualFold(filepath.Ext(path), ".json") {
 		return nil, false, nil
 	}
@@ -28,7 +28,7 @@ func readAuditJSON(path string) (*AuditOutput, bool, error) {
 	if json.Unmarshal(data, &head) != nil || head.SchemaVersion != audit.SchemaVersion {
 		return nil, false, nil
 	}
-	var out AuditOutput
+	var out audit.Output
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&out); err != nil {
 		return nil, true, fmt.Errorf("%s: an audit (%s) that cannot be read: %w", path, audit.SchemaVersion, err)
@@ -40,7 +40,7 @@ func readAuditJSON(path string) (*AuditOutput, bool, error) {
 }
 
 // runAuditReport writes the report of an audit read from JSON.
-func runAuditReport(opts *reportOptions, path string, out *AuditOutput, s Streams) error {
+func runAuditReport(opts *reportOptions, path string, out *audit.Output, s Streams) error {
 	rep, err := report.BuildAudit(out.Before, out.After, out.Check)
 	if err != nil {
 		return &statusError{code: exitError, err: fmt.Errorf("%s: %w", path, err)}

@@ -1,4 +1,4 @@
-package main
+package audit
 
 import (
 	"encoding/json"
@@ -7,13 +7,12 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/nsyscheck/nsyscheck/audit"
 	"github.com/nsyscheck/nsyscheck/capture"
 )
 
-// auditExpectation is an `audit --expect` file: the numbers an audit of a
+// Expectation is an `audit --expect` file: the numbers an audit of a
 // shipped capture must give. Only the fields given are compared.
-type auditExpectation struct {
+type Expectation struct {
 	// Against names the capture after the fix, relative to the file's folder.
 	Against string `json:"against,omitempty"`
 	// Copies, by count, and the pageable host-to-device copies.
@@ -29,12 +28,13 @@ type auditExpectation struct {
 	Verdict string `json:"verdict,omitempty"`
 }
 
-func readAuditExpectation(path string) (*auditExpectation, error) {
+// ReadExpectation reads an expected-audit file.
+func ReadExpectation(path string) (*Expectation, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read the expected audit: %w", err)
 	}
-	var e auditExpectation
+	var e Expectation
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&e); err != nil {
@@ -50,8 +50,8 @@ func readAuditExpectation(path string) (*auditExpectation, error) {
 	return &e, nil
 }
 
-// compare lists what the audit gives differently from the expectation.
-func (e *auditExpectation) compare(out *AuditOutput) []string {
+// Compare lists what the audit gives differently from the expectation.
+func (e *Expectation) Compare(out *Output) []string {
 	au := out.Before
 	var diffs []string
 	num := func(what string, want *int64, got int64) {
@@ -60,7 +60,7 @@ func (e *auditExpectation) compare(out *AuditOutput) []string {
 		}
 	}
 	num("copies", e.Copies, au.Copies)
-	num("pageableHtod", e.PageableHtoD, au.Sum(capture.CopyHtoD, audit.Pageable, "").Count)
+	num("pageableHtod", e.PageableHtoD, au.Sum(capture.CopyHtoD, Pageable, "").Count)
 	ids := make([]string, 0, len(e.Findings))
 	for id := range e.Findings {
 		ids = append(ids, id)
