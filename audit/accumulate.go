@@ -5,21 +5,23 @@ import (
 	"sort"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // Evidence is one copy that backs a finding.
 type Evidence struct {
-	CorrelationID int64            `json:"correlationId"`
-	PID           int64            `json:"pid"`
-	TID           int64            `json:"tid"`
-	API           string           `json:"api"`
-	Direction     capture.CopyKind `json:"direction"`
-	HostMemory    HostMemory       `json:"hostMemory"`
-	Bytes         int64            `json:"bytes"`
-	CallStart     int64            `json:"callStart"`
-	CallNs        int64            `json:"callNs"`
-	GPUStart      int64            `json:"gpuStart"`
-	GPUNs         int64            `json:"gpuNs"`
+	CorrelationID int64          `json:"correlationId"`
+	PID           int64          `json:"pid"`
+	TID           int64          `json:"tid"`
+	API           string         `json:"api"`
+	Direction     vocab.CopyKind `json:"direction"`
+	HostMemory    HostMemory     `json:"hostMemory"`
+	Bytes         int64          `json:"bytes"`
+	CallStart     int64          `json:"callStart"`
+	CallNs        int64          `json:"callNs"`
+	GPUStart      int64          `json:"gpuStart"`
+	GPUNs         int64          `json:"gpuNs"`
 	// Held is CallNs over GPUNs: the share of the copy the call held the
 	// host for.
 	Held  float64 `json:"held"`
@@ -134,7 +136,7 @@ func (h *hist) span() (lo, mid, hi float64) {
 // group is what the prediction needs of copies with one direction, API
 // kind and size bucket.
 type group struct {
-	dir     capture.CopyKind
+	dir     vocab.CopyKind
 	kind    APIKind
 	bucket  int
 	count   int64
@@ -146,7 +148,7 @@ type group struct {
 }
 
 type groupKey struct {
-	dir    capture.CopyKind
+	dir    vocab.CopyKind
 	kind   APIKind
 	bucket int
 }
@@ -215,7 +217,7 @@ func (a *Accumulator) Add(c *capture.CopyCall) {
 	if kind == Async && c.HostNs > 0 && gpu >= MinOverlapNs && c.CallEnd >= c.End {
 		a.noOver.add(c)
 	}
-	if (host == Pageable || host == Pinned) && (c.Kind == capture.CopyHtoD || c.Kind == capture.CopyDtoH) && kind != UnknownAPI {
+	if (host == Pageable || host == Pinned) && (c.Kind == vocab.CopyHtoD || c.Kind == vocab.CopyDtoH) && kind != UnknownAPI {
 		gk := groupKey{c.Kind, kind, BucketOf(c.Bytes)}
 		m := a.pageable
 		if host == Pinned {
@@ -243,18 +245,18 @@ func (a *Accumulator) Add(c *capture.CopyCall) {
 
 // totalKey sets a Total apart.
 type totalKey struct {
-	dir  capture.CopyKind
+	dir  vocab.CopyKind
 	host HostMemory
 	kind APIKind
 }
 
 // Total sums the copies of one direction, host memory kind and API kind.
 type Total struct {
-	Direction  capture.CopyKind `json:"direction"`
-	HostMemory HostMemory       `json:"hostMemory"`
-	APIKind    APIKind          `json:"apiKind"`
-	Count      int64            `json:"count"`
-	Bytes      int64            `json:"bytes"`
-	HostNs     int64            `json:"hostNs"`
-	GPUNs      int64            `json:"gpuNs"`
+	Direction  vocab.CopyKind `json:"direction"`
+	HostMemory HostMemory     `json:"hostMemory"`
+	APIKind    APIKind        `json:"apiKind"`
+	Count      int64          `json:"count"`
+	Bytes      int64          `json:"bytes"`
+	HostNs     int64          `json:"hostNs"`
+	GPUNs      int64          `json:"gpuNs"`
 }

@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // SchemaVersion names the JSON form of an Audit and a Check; it changes only
@@ -46,48 +48,48 @@ func KindOf(api string) APIKind {
 	return Blocking
 }
 
-// HostMemory is the kind of the host side of a copy.
-type HostMemory string
+// HostMemory is the kind of the host side of a copy, in vocab's words.
+type HostMemory = vocab.MemKind
 
 // Host memory kinds.
 const (
-	Pageable    HostMemory = "pageable"
-	Pinned      HostMemory = "pinned"
-	Managed     HostMemory = "managed"
-	UnknownHost HostMemory = "unknown"
-	NoHost      HostMemory = "none" // a device-to-device or peer copy
+	Pageable    = vocab.MemPageable
+	Pinned      = vocab.MemPinned
+	Managed     = vocab.MemManaged
+	UnknownHost = vocab.MemUnknown
+	NoHost      = vocab.MemNone // a device-to-device or peer copy
 )
 
 // HostMemoryOf returns the host side's memory kind of a copy.
 func HostMemoryOf(c *capture.CopyCall) HostMemory {
-	var m capture.MemKind
+	var m vocab.MemKind
 	switch c.Kind {
-	case capture.CopyHtoD:
+	case vocab.CopyHtoD:
 		m = c.Src
-	case capture.CopyDtoH:
+	case vocab.CopyDtoH:
 		m = c.Dst
-	case capture.CopyHtoH:
+	case vocab.CopyHtoH:
 		m = c.Src
-		if c.Dst == capture.MemPageable {
+		if c.Dst == vocab.MemPageable {
 			m = c.Dst
 		}
-	case capture.CopyDtoD, capture.CopyPtoP:
+	case vocab.CopyDtoD, vocab.CopyPtoP:
 		return NoHost
 	default:
-		if c.Src == capture.MemPageable || c.Dst == capture.MemPageable {
+		if c.Src == vocab.MemPageable || c.Dst == vocab.MemPageable {
 			return Pageable
 		}
 		m = c.Src
 	}
 	switch m {
-	case capture.MemPageable:
+	case vocab.MemPageable:
 		return Pageable
-	case capture.MemPinned:
+	case vocab.MemPinned:
 		return Pinned
-	case capture.MemManaged:
+	case vocab.MemManaged:
 		return Managed
 	}
-	if c.Src == capture.MemManaged || c.Dst == capture.MemManaged {
+	if c.Src == vocab.MemManaged || c.Dst == vocab.MemManaged {
 		return Managed
 	}
 	return UnknownHost
@@ -114,16 +116,16 @@ func BucketOf(bytes int64) int {
 
 // ClassKey is what sets a class of copies apart.
 type ClassKey struct {
-	API        string           `json:"api"`
-	APIKind    APIKind          `json:"apiKind"`
-	Direction  capture.CopyKind `json:"direction"`
-	HostMemory HostMemory       `json:"hostMemory"`
-	SizeBucket string           `json:"sizeBucket"`
-	PID        int64            `json:"pid"`
-	TID        int64            `json:"tid"`
-	Stream     int64            `json:"stream"`
-	Range      string           `json:"nvtxRange"`
-	bucket     int              // index into Buckets
+	API        string         `json:"api"`
+	APIKind    APIKind        `json:"apiKind"`
+	Direction  vocab.CopyKind `json:"direction"`
+	HostMemory HostMemory     `json:"hostMemory"`
+	SizeBucket string         `json:"sizeBucket"`
+	PID        int64          `json:"pid"`
+	TID        int64          `json:"tid"`
+	Stream     int64          `json:"stream"`
+	Range      string         `json:"nvtxRange"`
+	bucket     int            // index into Buckets
 }
 
 // Class is the copies of one ClassKey, summed.
@@ -161,7 +163,7 @@ func keyOf(c *capture.CopyCall) key {
 }
 
 func (k key) classKey() ClassKey {
-	return ClassKey{API: k.api, APIKind: APIKind(k.apiKind), Direction: capture.CopyKind(k.dir),
+	return ClassKey{API: k.api, APIKind: APIKind(k.apiKind), Direction: vocab.CopyKind(k.dir),
 		HostMemory: HostMemory(k.host), SizeBucket: Buckets[k.bucket].Name, PID: k.pid, TID: k.tid,
 		Stream: k.stream, Range: k.rng, bucket: k.bucket}
 }

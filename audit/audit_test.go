@@ -8,20 +8,22 @@ import (
 	"testing"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // cp builds a copy: API, direction, source and destination memory, bytes,
 // call [cs, ce] and GPU [gs, ge].
-func cp(api string, dir capture.CopyKind, src, dst capture.MemKind, bytes, cs, ce, gs, ge int64) *capture.CopyCall {
+func cp(api string, dir vocab.CopyKind, src, dst vocab.MemKind, bytes, cs, ce, gs, ge int64) *capture.CopyCall {
 	return &capture.CopyCall{API: api, CallStart: cs, CallEnd: ce, HostNs: ce - cs, Kind: dir, Src: src, Dst: dst,
 		Bytes: bytes, Start: gs, End: ge, PID: 1, TID: 1, Stream: 7, CorrelationID: cs}
 }
 
 const (
 	mb4 = 4 << 20
-	pg  = capture.MemPageable
-	pin = capture.MemPinned
-	dev = capture.MemDevice
+	pg  = vocab.MemPageable
+	pin = vocab.MemPinned
+	dev = vocab.MemDevice
 )
 
 func scanOf(copies int64) *capture.CopyScan {
@@ -36,13 +38,13 @@ func TestKindsAndBuckets(t *testing.T) {
 		}
 	}
 	cases := []struct {
-		dir      capture.CopyKind
-		src, dst capture.MemKind
+		dir      vocab.CopyKind
+		src, dst vocab.MemKind
 		want     HostMemory
 	}{
-		{capture.CopyHtoD, pg, dev, Pageable}, {capture.CopyDtoH, dev, pin, Pinned}, {capture.CopyHtoD, capture.MemManaged, dev, Managed},
-		{capture.CopyDtoD, dev, dev, NoHost}, {capture.CopyPtoP, dev, dev, NoHost}, {capture.CopyHtoD, capture.MemUnknown, dev, UnknownHost},
-		{capture.CopyHtoH, pin, pg, Pageable},
+		{vocab.CopyHtoD, pg, dev, Pageable}, {vocab.CopyDtoH, dev, pin, Pinned}, {vocab.CopyHtoD, vocab.MemManaged, dev, Managed},
+		{vocab.CopyDtoD, dev, dev, NoHost}, {vocab.CopyPtoP, dev, dev, NoHost}, {vocab.CopyHtoD, vocab.MemUnknown, dev, UnknownHost},
+		{vocab.CopyHtoH, pin, pg, Pageable},
 	}
 	for _, c := range cases {
 		if got := HostMemoryOf(&capture.CopyCall{Kind: c.dir, Src: c.src, Dst: c.dst}); got != c.want {
@@ -79,20 +81,20 @@ func TestClassesFindingsAndCaptureRate(t *testing.T) {
 	// for a 0.9 ms copy — secretly synchronous.
 	for i := int64(0); i < 10; i++ {
 		s := i * 2_000_000
-		c := cp("cudaMemcpyAsync", capture.CopyHtoD, pg, dev, mb4, s, s+1_000_000, s+50_000, s+950_000)
+		c := cp("cudaMemcpyAsync", vocab.CopyHtoD, pg, dev, mb4, s, s+1_000_000, s+50_000, s+950_000)
 		c.Range = "step"
 		a.Add(c)
 	}
 	// 5 pinned async HtoD copies of 4 MiB: 10 µs calls.
 	for i := int64(0); i < 5; i++ {
 		s := 30_000_000 + i*1_000_000
-		a.Add(cp("cudaMemcpyAsync", capture.CopyHtoD, pin, dev, mb4, s, s+10_000, s+5_000, s+100_000))
+		a.Add(cp("cudaMemcpyAsync", vocab.CopyHtoD, pin, dev, mb4, s, s+10_000, s+5_000, s+100_000))
 	}
 	// A pinned async DtoH whose call outlasts a 50 µs copy: cannot overlap.
-	a.Add(cp("cudaMemcpyAsync", capture.CopyDtoH, dev, pin, 1<<20, 40_000_000, 40_100_000, 40_010_000, 40_060_000))
+	a.Add(cp("cudaMemcpyAsync", vocab.CopyDtoH, dev, pin, 1<<20, 40_000_000, 40_100_000, 40_010_000, 40_060_000))
 	// A device-to-device copy and a copy with no call.
-	a.Add(cp("cudaMemcpy", capture.CopyDtoD, dev, dev, 1<<20, 41_000_000, 41_020_000, 41_000_000, 41_010_000))
-	a.Add(&capture.CopyCall{Kind: capture.CopyHtoD, Src: pg, Dst: dev, Bytes: 8, Start: 5, End: 6})
+	a.Add(cp("cudaMemcpy", vocab.CopyDtoD, dev, dev, 1<<20, 41_000_000, 41_020_000, 41_000_000, 41_010_000))
+	a.Add(&capture.CopyCall{Kind: vocab.CopyHtoD, Src: pg, Dst: dev, Bytes: 8, Start: 5, End: 6})
 
 	au := a.Finish(scanOf(18), nil)
 	if au.SchemaVersion != SchemaVersion || au.SpanNs != 10_000_000 {
@@ -118,7 +120,7 @@ func TestClassesFindingsAndCaptureRate(t *testing.T) {
 	if no := au.Finding(FindingNoOverlap); no.Count != 11 || no.Evidence[MaxEvidence-1].API != "cudaMemcpyAsync" {
 		t.Errorf("cannot overlap = %+v", no)
 	}
-	if tot := au.Sum(capture.CopyHtoD, Pageable, Async); tot.Count != 10 || tot.HostNs != 10_000_000 {
+	if tot := au.Sum(vocab.CopyHtoD, Pageable, Async); tot.Count != 10 || tot.HostNs != 10_000_000 {
 		t.Errorf("pageable async HtoD total = %+v", tot)
 	}
 	// The prediction comes from the 5 pinned calls of the same size: 10 µs each.
@@ -146,13 +148,13 @@ func TestPredictionSources(t *testing.T) {
 		a := NewAccumulator()
 		for i := int64(0); i < 4; i++ {
 			s := i * 10_000_000
-			a.Add(cp("cudaMemcpy", capture.CopyHtoD, pg, dev, 64<<20, s, s+8_000_000, s+100_000, s+7_900_000))
+			a.Add(cp("cudaMemcpy", vocab.CopyHtoD, pg, dev, 64<<20, s, s+8_000_000, s+100_000, s+7_900_000))
 		}
 		return a
 	}
 	// No pinned copies, a run folder: its pinned rate at the nearest size.
-	rates := &Rates{Source: "run", Copies: []RatePoint{{capture.CopyHtoD, 16 << 20, 50}, {capture.CopyHtoD, 64 << 20, 55},
-		{capture.CopyHtoD, 256 << 20, 56}, {capture.CopyDtoH, 64 << 20, 10}}, AsyncCallNs: 8000, LinkGBps: 63, LinkSource: "test"}
+	rates := &Rates{Source: "run", Copies: []RatePoint{{vocab.CopyHtoD, 16 << 20, 50}, {vocab.CopyHtoD, 64 << 20, 55},
+		{vocab.CopyHtoD, 256 << 20, 56}, {vocab.CopyDtoH, 64 << 20, 10}}, AsyncCallNs: 8000, LinkGBps: 63, LinkSource: "test"}
 	p := blocking().Finish(scanOf(4), rates).Prediction
 	g := p.Groups[0]
 	if g.Source != SourceRun || g.AfterNs != round(float64(4*(64<<20))/55) || g.AfterLowNs != round(float64(4*(64<<20))/56) ||
@@ -172,7 +174,7 @@ func TestPredictionSources(t *testing.T) {
 	}
 	// An async pageable group with only the run's async call time.
 	a := NewAccumulator()
-	a.Add(cp("cudaMemcpyAsync", capture.CopyHtoD, pg, dev, 64<<20, 0, 8_000_000, 100, 7_900_000))
+	a.Add(cp("cudaMemcpyAsync", vocab.CopyHtoD, pg, dev, 64<<20, 0, 8_000_000, 100, 7_900_000))
 	p = a.Finish(scanOf(1), rates).Prediction
 	if g := p.Groups[0]; g.Source != SourceRun || g.AfterNs != 8000 || g.AfterLowNs != 4000 || g.AfterHighNs != 16000 {
 		t.Errorf("async run prediction = %+v", g)
@@ -185,11 +187,11 @@ func TestPredictionSources(t *testing.T) {
 
 // auditOf builds an audit of n HtoD copies of size bytes, pageable or not,
 // each call lasting callNs, plus extra copies.
-func auditOf(n int64, host capture.MemKind, bytes, callNs int64, extra ...*capture.CopyCall) *Audit {
+func auditOf(n int64, host vocab.MemKind, bytes, callNs int64, extra ...*capture.CopyCall) *Audit {
 	a := NewAccumulator()
 	for i := int64(0); i < n; i++ {
 		s := i * 10_000_000
-		c := cp("cudaMemcpyAsync", capture.CopyHtoD, host, dev, bytes, s, s+callNs, s+1000, s+1000+callNs)
+		c := cp("cudaMemcpyAsync", vocab.CopyHtoD, host, dev, bytes, s, s+callNs, s+1000, s+1000+callNs)
 		c.Range = "step"
 		a.Add(c)
 	}
@@ -199,7 +201,7 @@ func auditOf(n int64, host capture.MemKind, bytes, callNs int64, extra ...*captu
 	// Pinned async calls of another kind give the capture's per-call time.
 	for i := int64(0); i < 5; i++ {
 		s := 900_000_000 + i*1000
-		a.Add(cp("cudaMemcpyAsync", capture.CopyDtoH, dev, pin, 4, s, s+20_000, s+5_000, s+6_000))
+		a.Add(cp("cudaMemcpyAsync", vocab.CopyDtoH, dev, pin, 4, s, s+20_000, s+5_000, s+6_000))
 	}
 	return a.Finish(scanOf(n), nil)
 }
@@ -226,7 +228,7 @@ func TestCompare(t *testing.T) {
 		t.Errorf("slow pinned check = %+v", c)
 	}
 	// A few small pageable copies left (model start-up): within ResidualShare, held.
-	left := cp("cudaMemcpyAsync", capture.CopyHtoD, pg, dev, 512, 1, 30_001, 2, 3)
+	left := cp("cudaMemcpyAsync", vocab.CopyHtoD, pg, dev, 512, 1, 30_001, 2, 3)
 	c = Compare(before, auditOf(100, pin, mb4, 20_000, left))
 	if c.Verdict != Held || c.PageableAfter.Count != 1 {
 		t.Errorf("residual check = %+v", c)
@@ -240,9 +242,9 @@ func TestCompare(t *testing.T) {
 
 func TestCompareRule(t *testing.T) {
 	a := NewAccumulator()
-	a.Add(cp("cudaMemcpyAsync", capture.CopyHtoD, pg, dev, mb4, 0, 1000, 100, 900))
-	a.Add(cp("cudaMemcpyAsync", capture.CopyHtoD, pg, dev, mb4, 2000, 3000, 2100, 2900))
-	a.Add(cp("cudaMemcpyAsync", capture.CopyHtoD, pin, dev, mb4, 4000, 4010, 4100, 4900))
+	a.Add(cp("cudaMemcpyAsync", vocab.CopyHtoD, pg, dev, mb4, 0, 1000, 100, 900))
+	a.Add(cp("cudaMemcpyAsync", vocab.CopyHtoD, pg, dev, mb4, 2000, 3000, 2100, 2900))
+	a.Add(cp("cudaMemcpyAsync", vocab.CopyHtoD, pin, dev, mb4, 4000, 4010, 4100, 4900))
 	au := a.Finish(scanOf(3), nil)
 	rc := au.CompareRule("cuda_memcpy_async", "test", []Flagged{{PID: 1, Start: 100}, {PID: 1, Start: 2100}})
 	if !rc.Agree || rc.Both != 2 || !strings.Contains(rc.Summary(), "agrees") {

@@ -5,7 +5,7 @@ import (
 	"math"
 	"sort"
 
-	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // BytesTolerance is how far the bytes moved host-to-device may differ
@@ -21,8 +21,8 @@ const ResidualShare = 0.05
 
 // Verdicts of a Check.
 const (
-	Held = "held"
-	Died = "died"
+	Held = vocab.Held
+	Died = vocab.Died
 )
 
 // Check is the prediction of an audit checked against a capture made after
@@ -61,9 +61,9 @@ type Check struct {
 	// Pairs are the host time per kind of copy before and after, for plots.
 	Pairs []Pair `json:"pairs"`
 
-	Verdict  string   `json:"verdict"`
-	Reasons  []string `json:"reasons"`
-	Warnings []string `json:"warnings"`
+	Verdict  vocab.Verdict `json:"verdict"`
+	Reasons  []string      `json:"reasons"`
+	Warnings []string      `json:"warnings"`
 }
 
 // Pair is the host time of one kind of copy (direction, host memory, API
@@ -82,7 +82,7 @@ type Pair struct {
 func Compare(before, after *Audit) *Check {
 	c := &Check{SchemaVersion: SchemaVersion, Before: before.Capture, After: after.Capture,
 		Reasons: []string{}, Warnings: []string{}, Pairs: []Pair{}}
-	b, a := before.Sum(capture.CopyHtoD, "", ""), after.Sum(capture.CopyHtoD, "", "")
+	b, a := before.Sum(vocab.CopyHtoD, "", ""), after.Sum(vocab.CopyHtoD, "", "")
 	c.HtoDBeforeNs, c.HtoDAfterNs = b.HostNs, a.HostNs
 	c.HtoDBytesBefore, c.HtoDBytesAfter = b.Bytes, a.Bytes
 	if b.Bytes > 0 {
@@ -97,8 +97,8 @@ func Compare(before, after *Audit) *Check {
 	c.PredictedSavedNs = p.HtoD.BeforeNs - p.HtoD.AfterNs
 	c.SavedNs = c.HtoDBeforeNs - c.HtoDAfterNs
 	c.PredictionSources = p.Sources
-	c.PageableBefore = before.Sum(capture.CopyHtoD, Pageable, "")
-	c.PageableAfter = after.Sum(capture.CopyHtoD, Pageable, "")
+	c.PageableBefore = before.Sum(vocab.CopyHtoD, Pageable, "")
+	c.PageableAfter = after.Sum(vocab.CopyHtoD, Pageable, "")
 	all := after.Sum("", Pageable, "")
 	c.PageableOtherAfter = Total{HostMemory: Pageable, Count: all.Count - c.PageableAfter.Count,
 		Bytes: all.Bytes - c.PageableAfter.Bytes, HostNs: all.HostNs - c.PageableAfter.HostNs, GPUNs: all.GPUNs - c.PageableAfter.GPUNs}
@@ -210,7 +210,7 @@ func classChanges(before, after *Audit) []ClassChange {
 	at := map[matchKey]int{}
 	out := []ClassChange{}
 	for _, c := range before.Classes {
-		if c.Direction != capture.CopyHtoD || c.HostMemory != Pageable {
+		if c.Direction != vocab.CopyHtoD || c.HostMemory != Pageable {
 			continue
 		}
 		k := matchOf(c)
@@ -227,7 +227,7 @@ func classChanges(before, after *Audit) []ClassChange {
 		addTotal(&out[i].Before, c)
 	}
 	for _, c := range after.Classes {
-		if c.Direction != capture.CopyHtoD {
+		if c.Direction != vocab.CopyHtoD {
 			continue
 		}
 		i, ok := at[matchOf(c)]
@@ -246,7 +246,7 @@ func classChanges(before, after *Audit) []ClassChange {
 		case out[i].AfterPageable.Count > 0:
 			out[i].Status = "still pageable"
 		case out[i].AfterPinned.Count > 0:
-			out[i].Status = "pinned"
+			out[i].Status = string(vocab.MemPinned)
 		default:
 			out[i].Status = "gone"
 		}

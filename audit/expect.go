@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // Expectation is an `audit --expect` file: the numbers an audit of a
@@ -60,7 +60,7 @@ func (e *Expectation) Compare(out *Output) []string {
 		}
 	}
 	num("copies", e.Copies, au.Copies)
-	num("pageableHtod", e.PageableHtoD, au.Sum(capture.CopyHtoD, Pageable, "").Count)
+	num("pageableHtod", e.PageableHtoD, au.Sum(vocab.CopyHtoD, Pageable, "").Count)
 	ids := make([]string, 0, len(e.Findings))
 	for id := range e.Findings {
 		ids = append(ids, id)
@@ -95,7 +95,7 @@ func (e *Expectation) Compare(out *Output) []string {
 	if e.Verdict != "" {
 		got := "(no check)"
 		if out.Check != nil {
-			got = out.Check.Verdict
+			got = string(out.Check.Verdict)
 		}
 		if got != e.Verdict {
 			diffs = append(diffs, fmt.Sprintf("verdict: expected %s, got %s", e.Verdict, got))

@@ -5,7 +5,7 @@ import (
 	"math"
 	"sort"
 
-	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // Rates are pinned-copy rates measured outside the capture: a run of the
@@ -26,9 +26,9 @@ type Rates struct {
 
 // RatePoint is one timed pinned copy size.
 type RatePoint struct {
-	Direction capture.CopyKind `json:"direction"`
-	Bytes     int64            `json:"bytes"`
-	GBps      float64          `json:"gbps"`
+	Direction vocab.CopyKind `json:"direction"`
+	Bytes     int64          `json:"bytes"`
+	GBps      float64        `json:"gbps"`
 }
 
 // Rate sources, best first.
@@ -84,16 +84,16 @@ type HtoDPrediction struct {
 // GroupPrediction is the prediction for the pageable copies of one
 // direction, API kind and size bucket.
 type GroupPrediction struct {
-	Direction   capture.CopyKind `json:"direction"`
-	APIKind     APIKind          `json:"apiKind"`
-	SizeBucket  string           `json:"sizeBucket"`
-	Count       int64            `json:"count"`
-	Bytes       int64            `json:"bytes"`
-	BeforeNs    int64            `json:"beforeNs"`
-	AfterNs     int64            `json:"afterNs"`
-	AfterLowNs  int64            `json:"afterLowNs"`
-	AfterHighNs int64            `json:"afterHighNs"`
-	Source      string           `json:"source"`
+	Direction   vocab.CopyKind `json:"direction"`
+	APIKind     APIKind        `json:"apiKind"`
+	SizeBucket  string         `json:"sizeBucket"`
+	Count       int64          `json:"count"`
+	Bytes       int64          `json:"bytes"`
+	BeforeNs    int64          `json:"beforeNs"`
+	AfterNs     int64          `json:"afterNs"`
+	AfterLowNs  int64          `json:"afterLowNs"`
+	AfterHighNs int64          `json:"afterHighNs"`
+	Source      string         `json:"source"`
 	// Basis says which measured number the after-times come from.
 	Basis string `json:"basis"`
 }
@@ -128,7 +128,7 @@ func (a *Accumulator) predict(au *Audit, rates *Rates) *Prediction {
 		p.AfterNs += gp.AfterNs
 		p.AfterLowNs += gp.AfterLowNs
 		p.AfterHighNs += gp.AfterHighNs
-		if g.dir == capture.CopyHtoD {
+		if g.dir == vocab.CopyHtoD {
 			p.HtoD.PageableBeforeNs += gp.BeforeNs
 			p.HtoD.AfterNs += gp.AfterNs
 			p.HtoD.AfterLowNs += gp.AfterLowNs
@@ -143,7 +143,7 @@ func (a *Accumulator) predict(au *Audit, rates *Rates) *Prediction {
 	p.SavedNs = p.BeforeNs - p.AfterNs
 	p.SavedLowNs = p.BeforeNs - p.AfterHighNs
 	p.SavedHighNs = p.BeforeNs - p.AfterLowNs
-	all := au.Sum(capture.CopyHtoD, "", "")
+	all := au.Sum(vocab.CopyHtoD, "", "")
 	p.HtoD.BeforeNs, p.HtoD.Bytes = all.HostNs, all.Bytes
 	// The HtoD copies that are not pageable stay as they are.
 	rest := all.HostNs - p.HtoD.PageableBeforeNs
@@ -236,7 +236,7 @@ func (a *Accumulator) predictGroup(gp *GroupPrediction, g *group, rates *Rates) 
 // pinnedRate returns the pinned rate (GB/s) of the timed size nearest to
 // bytes in direction dir, and the lowest and highest rates at sizes within a
 // factor of 4 of it.
-func (r *Rates) pinnedRate(dir capture.CopyKind, bytes int64) (rate, lo, hi float64, ok bool) {
+func (r *Rates) pinnedRate(dir vocab.CopyKind, bytes int64) (rate, lo, hi float64, ok bool) {
 	best := math.Inf(1)
 	for _, p := range r.Copies {
 		if p.Direction != dir || p.GBps <= 0 || p.Bytes <= 0 {

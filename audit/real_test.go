@@ -11,6 +11,8 @@ import (
 	"github.com/nsyscheck/nsyscheck/capture"
 
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // The real captures: a PyTorch DataLoader training loop on the H200, with
@@ -70,7 +72,7 @@ func TestRealCapturesAgainstPlainSQL(t *testing.T) {
 			host HostMemory
 		}{{"CUDA_MEMOPR_MEMORY_KIND_PAGEABLE", Pageable}, {"CUDA_MEMOPR_MEMORY_KIND_PINNED", Pinned}} {
 			want := plainSQL(t, db, k.kind)
-			got := au.Sum(capture.CopyHtoD, k.host, "")
+			got := au.Sum(vocab.CopyHtoD, k.host, "")
 			if got.Count != want.n || got.Bytes != want.bytes || got.HostNs != want.host {
 				t.Errorf("%s %s HtoD: audit %+v, plain SQL %+v", db, k.host, got, want)
 			}

@@ -4,6 +4,8 @@ import (
 	"sort"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // Audit is the lesson's rule applied to one capture.
@@ -101,7 +103,7 @@ func (a *Accumulator) Finish(scan *capture.CopyScan, rates *Rates) *Audit {
 
 // Sum adds up the totals that match: an empty direction, host memory kind
 // or API kind matches every one.
-func (au *Audit) Sum(dir capture.CopyKind, host HostMemory, kind APIKind) Total {
+func (au *Audit) Sum(dir vocab.CopyKind, host HostMemory, kind APIKind) Total {
 	out := Total{Direction: dir, HostMemory: host, APIKind: kind}
 	for _, t := range au.Totals {
 		if (dir == "" || t.Direction == dir) && (host == "" || t.HostMemory == host) && (kind == "" || t.APIKind == kind) {

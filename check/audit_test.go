@@ -68,8 +68,8 @@ func TestAuditPyTorch(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := out.Before
-	if b.Copies != 207 || b.Sum(vocab.CopyHtoD, audit.Pageable, "").Count != 140 {
-		t.Errorf("before: %d copies, %d pageable HtoD; want 207 and 140", b.Copies, b.Sum(vocab.CopyHtoD, audit.Pageable, "").Count)
+	if b.Copies != 207 || b.Sum(vocab.CopyHtoD, vocab.MemPageable, "").Count != 140 {
+		t.Errorf("before: %d copies, %d pageable HtoD; want 207 and 140", b.Copies, b.Sum(vocab.CopyHtoD, vocab.MemPageable, "").Count)
 	}
 	if f := b.Finding("secretly-synchronous"); f == nil || f.Count != 140 {
 		t.Errorf("secretly-synchronous = %+v", f)

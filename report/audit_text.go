@@ -136,7 +136,7 @@ func AuditText(w io.Writer, au *audit.Audit) error {
 // a terminal.
 func AuditCheckText(w io.Writer, c *audit.Check) error {
 	ew := &errWriter{w: w}
-	ew.printf("\nCheck: %s (before) against %s (after): %s\n", c.Before, c.After, strings.ToUpper(c.Verdict))
+	ew.printf("\nCheck: %s (before) against %s (after): %s\n", c.Before, c.After, strings.ToUpper(string(c.Verdict)))
 	ew.printf("  host-to-device copy calls held the host %s before, %s after (saved %s; predicted %s, after between %s and %s)\n",
 		audit.FormatNs(float64(c.HtoDBeforeNs)), audit.FormatNs(float64(c.HtoDAfterNs)), audit.FormatNs(float64(c.SavedNs)), audit.FormatNs(float64(c.PredictedSavedNs)),
 		audit.FormatNs(float64(c.PredictedAfterLowNs)), audit.FormatNs(float64(c.PredictedAfterHighNs)))
