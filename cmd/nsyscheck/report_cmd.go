@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nsyscheck/nsyscheck/audit"
 	"github.com/nsyscheck/nsyscheck/check"
 	"github.com/nsyscheck/nsyscheck/report"
 )
@@ -79,7 +80,7 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 	}
 	if len(paths) == 1 {
 		// An audit written by `audit --format json` is rendered as such.
-		if out, ok, err := readAuditJSON(paths[0]); ok || err != nil {
+		if out, ok, err := audit.ReadOutput(paths[0]); ok || err != nil {
 			if err != nil {
 				return &statusError{code: exitError, err: err}
 			}
