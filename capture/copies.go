@@ -333,81 +333,16 @@ func (r *sqliteReader) copyAPITotals(s *CopyScan) error {
 func (r *sqliteReader) streamCopyJoin(s *CopyScan, rcols map[string]bool, ranges *rangeIndex,
 	threads map[int64]string, fn func(*CopyCall)) error {
 	table := r.tables[tabMemcpy]
-	mcols, err := r.columns(tabMemcpy, nsysdb.ColStart, nsysdb.ColEnd, nsysdb.ColBytes, nsysdb.ColCopyKind)
+	j, err := r.copyJoin(s, rcols)
 	if err != nil {
 		return err
 	}
-	if r.tables[tabCopyOper] == "" {
-		return &InputError{Path: r.path, Where: "table " + tabCopyOper,
-			Problem: "the export has memory copies but no " + tabCopyOper + " table to tell their directions", Hint: sqliteExportHint}
-	}
-	opers, err := r.readEnum(tabCopyOper)
-	if err != nil {
-		return err
-	}
-	kinds := map[int64]CopyKind{}
-	for id, n := range opers {
-		kinds[id] = copyKindByName(n)
-	}
-	// m. is the copy table, r. the runtime table.
-	m := func(col string) string { return "m." + quoteIdent(col) }
-	rc := func(col string) string { return "r." + quoteIdent(col) }
-	memKinds := map[int64]MemKind{}
-	src, dst := "-1", "-1"
-	switch {
-	case !mcols[nsysdb.ColSrcKind] || !mcols[nsysdb.ColDstKind]:
-		s.lack(FactMemoryKinds, fmt.Sprintf("table %s has no %s/%s columns; export with Nsight Systems 2025.3 or newer", table, nsysdb.ColSrcKind, nsysdb.ColDstKind))
-	case r.tables[tabMemKind] == "":
-		s.lack(FactMemoryKinds, fmt.Sprintf("the export has no %s table to name the memory kinds of copies", tabMemKind))
-	default:
-		mk, err := r.readEnum(tabMemKind)
-		if err != nil {
-			return err
-		}
-		for id, n := range mk {
-			memKinds[id] = memKindByName(n)
-		}
-		src, dst = `ifnull(`+m(nsysdb.ColSrcKind)+`, -1)`, `ifnull(`+m(nsysdb.ColDstKind)+`, -1)`
-	}
-	mcol := func(name string) string {
-		if mcols[name] {
-			return `ifnull(` + m(name) + `, 0)`
-		}
-		return "0"
-	}
-	copyAPIs, err := r.copyAPINameIDs()
-	if err != nil {
-		return err
-	}
-	join := `0 = 1`
-	if mcols[nsysdb.ColCorrelationID] && rcols[nsysdb.ColCorrelationID] && len(copyAPIs) > 0 {
-		// Only the copy APIs' calls can have issued a copy: with that term
-		// SQLite indexes just those calls (an automatic partial index)
-		// rather than every call of the trace.
-		join = rc(nsysdb.ColCorrelationID) + ` = ` + m(nsysdb.ColCorrelationID) + ` AND ` + rc(nsysdb.ColNameID) + ` IN (` + intList(copyAPIs) + `)`
-		if mcols[nsysdb.ColGlobalPid] && rcols[nsysdb.ColGlobalTid] {
-			join += ` AND ` + nsysdb.PIDExpr(rc(nsysdb.ColGlobalTid)) + ` = ` + nsysdb.PIDExpr(m(nsysdb.ColGlobalPid))
-		}
-	} else if len(copyAPIs) > 0 {
-		s.lack(FactCorrelation, fmt.Sprintf("tables %s and %s cannot be joined: a %s column is missing", table, r.tables[tabRuntime], nsysdb.ColCorrelationID))
-	}
-	gtid := "0"
-	if rcols[nsysdb.ColGlobalTid] {
-		gtid = `ifnull(` + rc(nsysdb.ColGlobalTid) + `, 0)`
-	} else {
-		s.lack(FactProcessScope, fmt.Sprintf("table %s has no %s column", r.tables[tabRuntime], nsysdb.ColGlobalTid))
-	}
-	// One join, no ORDER BY: SQLite indexes the runtime table's correlation
-	// ids on the fly and the rows come in the copy table's order.
-	q := `SELECT ` + strings.Join([]string{m(nsysdb.ColStart), m(nsysdb.ColEnd), m(nsysdb.ColBytes), m(nsysdb.ColCopyKind), src, dst,
-		mcol(nsysdb.ColCorrelationID), mcol(nsysdb.ColStreamID), mcol(nsysdb.ColDeviceID), mcol(nsysdb.ColGlobalPid),
-		rc(nsysdb.ColStart), rc(nsysdb.ColEnd), rc(nsysdb.ColNameID), gtid}, ", ") +
-		` FROM ` + quoteIdent(table) + ` AS m LEFT JOIN ` + quoteIdent(r.tables[tabRuntime]) + ` AS r ON ` + join
-	rows, err := r.db.Query(q)
+	rows, err := r.db.Query(j.query)
 	if err != nil {
 		return r.tableError(table, err)
 	}
 	defer rows.Close()
+	kinds, memKinds := j.kinds, j.memKinds
 	names := map[int64]string{}
 	batches := map[[2]int64]bool{} // (pid, correlation id) of multi-copy calls already counted
 	var (
@@ -470,6 +405,92 @@ func (r *sqliteReader) streamCopyJoin(s *CopyScan, rcols map[string]bool, ranges
 		return r.tableError(table, err)
 	}
 	return nil
+}
+
+// copyJoinQuery is the one query that joins copies to their calls, and the
+// enum maps that name its copy and memory kinds.
+type copyJoinQuery struct {
+	query    string
+	kinds    map[int64]CopyKind
+	memKinds map[int64]MemKind
+}
+
+// copyJoin builds the join of the copy table to the runtime table by
+// correlation id within a process, from the columns the export has, and
+// records in s what their absence leaves unknown.
+func (r *sqliteReader) copyJoin(s *CopyScan, rcols map[string]bool) (*copyJoinQuery, error) {
+	table := r.tables[tabMemcpy]
+	mcols, err := r.columns(tabMemcpy, nsysdb.ColStart, nsysdb.ColEnd, nsysdb.ColBytes, nsysdb.ColCopyKind)
+	if err != nil {
+		return nil, err
+	}
+	if r.tables[tabCopyOper] == "" {
+		return nil, &InputError{Path: r.path, Where: "table " + tabCopyOper,
+			Problem: "the export has memory copies but no " + tabCopyOper + " table to tell their directions", Hint: sqliteExportHint}
+	}
+	opers, err := r.readEnum(tabCopyOper)
+	if err != nil {
+		return nil, err
+	}
+	kinds := map[int64]CopyKind{}
+	for id, n := range opers {
+		kinds[id] = copyKindByName(n)
+	}
+	// m. is the copy table, r. the runtime table.
+	m := func(col string) string { return "m." + quoteIdent(col) }
+	rc := func(col string) string { return "r." + quoteIdent(col) }
+	memKinds := map[int64]MemKind{}
+	src, dst := "-1", "-1"
+	switch {
+	case !mcols[nsysdb.ColSrcKind] || !mcols[nsysdb.ColDstKind]:
+		s.lack(FactMemoryKinds, fmt.Sprintf("table %s has no %s/%s columns; export with Nsight Systems 2025.3 or newer", table, nsysdb.ColSrcKind, nsysdb.ColDstKind))
+	case r.tables[tabMemKind] == "":
+		s.lack(FactMemoryKinds, fmt.Sprintf("the export has no %s table to name the memory kinds of copies", tabMemKind))
+	default:
+		mk, err := r.readEnum(tabMemKind)
+		if err != nil {
+			return nil, err
+		}
+		for id, n := range mk {
+			memKinds[id] = memKindByName(n)
+		}
+		src, dst = `ifnull(`+m(nsysdb.ColSrcKind)+`, -1)`, `ifnull(`+m(nsysdb.ColDstKind)+`, -1)`
+	}
+	mcol := func(name string) string {
+		if mcols[name] {
+			return `ifnull(` + m(name) + `, 0)`
+		}
+		return "0"
+	}
+	copyAPIs, err := r.copyAPINameIDs()
+	if err != nil {
+		return nil, err
+	}
+	join := `0 = 1`
+	if mcols[nsysdb.ColCorrelationID] && rcols[nsysdb.ColCorrelationID] && len(copyAPIs) > 0 {
+		// Only the copy APIs' calls can have issued a copy: with that term
+		// SQLite indexes just those calls (an automatic partial index)
+		// rather than every call of the trace.
+		join = rc(nsysdb.ColCorrelationID) + ` = ` + m(nsysdb.ColCorrelationID) + ` AND ` + rc(nsysdb.ColNameID) + ` IN (` + intList(copyAPIs) + `)`
+		if mcols[nsysdb.ColGlobalPid] && rcols[nsysdb.ColGlobalTid] {
+			join += ` AND ` + nsysdb.PIDExpr(rc(nsysdb.ColGlobalTid)) + ` = ` + nsysdb.PIDExpr(m(nsysdb.ColGlobalPid))
+		}
+	} else if len(copyAPIs) > 0 {
+		s.lack(FactCorrelation, fmt.Sprintf("tables %s and %s cannot be joined: a %s column is missing", table, r.tables[tabRuntime], nsysdb.ColCorrelationID))
+	}
+	gtid := "0"
+	if rcols[nsysdb.ColGlobalTid] {
+		gtid = `ifnull(` + rc(nsysdb.ColGlobalTid) + `, 0)`
+	} else {
+		s.lack(FactProcessScope, fmt.Sprintf("table %s has no %s column", r.tables[tabRuntime], nsysdb.ColGlobalTid))
+	}
+	// One join, no ORDER BY: SQLite indexes the runtime table's correlation
+	// ids on the fly and the rows come in the copy table's order.
+	q := `SELECT ` + strings.Join([]string{m(nsysdb.ColStart), m(nsysdb.ColEnd), m(nsysdb.ColBytes), m(nsysdb.ColCopyKind), src, dst,
+		mcol(nsysdb.ColCorrelationID), mcol(nsysdb.ColStreamID), mcol(nsysdb.ColDeviceID), mcol(nsysdb.ColGlobalPid),
+		rc(nsysdb.ColStart), rc(nsysdb.ColEnd), rc(nsysdb.ColNameID), gtid}, ", ") +
+		` FROM ` + quoteIdent(table) + ` AS m LEFT JOIN ` + quoteIdent(r.tables[tabRuntime]) + ` AS r ON ` + join
+	return &copyJoinQuery{query: q, kinds: kinds, memKinds: memKinds}, nil
 }
 
 // copyAPIPrefixes name the API families that issue memory copies: the
@@ -628,23 +649,7 @@ func csvMemKind(s string) MemKind {
 }
 
 func streamCopiesCSV(dir string, fn func(*CopyCall)) (*CopyScan, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, &InputError{Path: dir, Problem: "cannot list the CSV folder", Err: err}
-	}
-	gpuPath, err := findReport(dir, entries, nsysdb.ReportGPUTrace)
-	if err != nil {
-		return nil, err
-	}
-	apiPath, err := findReport(dir, entries, nsysdb.ReportAPITrace)
-	if err != nil {
-		return nil, err
-	}
-	if gpuPath == "" || apiPath == "" {
-		return nil, &InputError{Path: dir, Problem: "the audit of a CSV folder needs both *_" + nsysdb.ReportAPITrace + ".csv and *_" + nsysdb.ReportGPUTrace + ".csv",
-			Hint: "make them with " + nsysdb.TraceReportsCommand}
-	}
-	nvtxPath, err := findReport(dir, entries, nsysdb.ReportNVTXPushPopTrace)
+	apiPath, gpuPath, nvtxPath, err := findTraceReports(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -716,7 +721,37 @@ func streamCopiesCSV(dir string, fn func(*CopyCall)) (*CopyScan, error) {
 	if last > first {
 		s.Span, s.SpanFrom = last-first, SpanAPICalls
 	}
-	// Copies with no call in the API trace (driver API, or another process).
+	emitUnmatched(s, copies, fn)
+	return s, nil
+}
+
+// findTraceReports finds the trace reports the audit of a CSV folder reads:
+// cuda_api_trace and cuda_gpu_trace, which it needs, and nvtx_pushpop_trace
+// ("" when absent).
+func findTraceReports(dir string) (apiPath, gpuPath, nvtxPath string, err error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", "", "", &InputError{Path: dir, Problem: "cannot list the CSV folder", Err: err}
+	}
+	if gpuPath, err = findReport(dir, entries, nsysdb.ReportGPUTrace); err != nil {
+		return "", "", "", err
+	}
+	if apiPath, err = findReport(dir, entries, nsysdb.ReportAPITrace); err != nil {
+		return "", "", "", err
+	}
+	if gpuPath == "" || apiPath == "" {
+		return "", "", "", &InputError{Path: dir, Problem: "the audit of a CSV folder needs both *_" + nsysdb.ReportAPITrace + ".csv and *_" + nsysdb.ReportGPUTrace + ".csv",
+			Hint: "make them with " + nsysdb.TraceReportsCommand}
+	}
+	if nvtxPath, err = findReport(dir, entries, nsysdb.ReportNVTXPushPopTrace); err != nil {
+		return "", "", "", err
+	}
+	return apiPath, gpuPath, nvtxPath, nil
+}
+
+// emitUnmatched hands fn the copies no call of the API trace issued (the
+// driver API's, or another process's), in correlation id order.
+func emitUnmatched(s *CopyScan, copies map[int64][]gpuCopy, fn func(*CopyCall)) {
 	var corrs []int64
 	for corr := range copies {
 		corrs = append(corrs, corr)
@@ -734,7 +769,6 @@ func streamCopiesCSV(dir string, fn func(*CopyCall)) (*CopyScan, error) {
 			fn(&cc)
 		}
 	}
-	return s, nil
 }
 
 // readGPUTraceCopies reads the copy rows of a cuda_gpu_trace report by
@@ -761,37 +795,31 @@ func readGPUTraceCopies(path string, s *CopyScan) (map[int64][]gpuCopy, int64, e
 	if err != nil {
 		return nil, 0, err
 	}
+	l := &gpuTraceLayout{path: path, header: hs, rh: rh, bytesScale: 1e6} // MB, the report's unit unless its header says otherwise
 	idx := func(f string) int {
 		if i, ok := rh.index[f]; ok {
 			return i
 		}
 		return -1
 	}
-	iStart, iDur, iCorr, iName := idx("start"), idx("duration"), idx("corrid"), idx("name")
-	iBytes, iSrc, iDst, iDev, iStrm, iPid := idx("bytes"), idx("srckind"), idx("dstkind"), idx("device"), idx("stream"), idx("pid")
-	if iSrc < 0 || iDst < 0 {
-		s.lack(FactMemoryKinds, path+" has no SrcMemKd/DstMemKd columns; make it with nsys 2024.2 or newer")
+	l.iStart, l.iDur, l.iCorr, l.iName = idx("start"), idx("duration"), idx("corrid"), idx("name")
+	l.iBytes, l.iSrc, l.iDst, l.iDev, l.iStrm, l.iPid = idx("bytes"), idx("srckind"), idx("dstkind"), idx("device"), idx("stream"), idx("pid")
+	if l.iSrc < 0 || l.iDst < 0 {
+		s.lack(FactMemoryKinds, path+" has no "+gpuTraceDisplay("srckind")+"/"+gpuTraceDisplay("dstkind")+" columns; make it with nsys 2024.2 or newer")
 	}
-	bytesScale := 1e6 // MB, the report's unit unless its header says otherwise
-	if iBytes < 0 {
-		s.lack(FactMemcpyBytes, path+" has no Bytes column")
+	if l.iBytes < 0 {
+		s.lack(FactMemcpyBytes, path+" has no "+gpuTraceDisplay("bytes")+" column")
 	} else {
 		sc, ok := csvSizeScale(rh.unit["bytes"])
 		if !ok {
-			return nil, 0, &InputError{Path: path, Where: "column " + strconv.Quote(hs[iBytes]),
+			return nil, 0, &InputError{Path: path, Where: "column " + strconv.Quote(hs[l.iBytes]),
 				Problem: "unknown size unit " + strconv.Quote(rh.unit["bytes"]), Hint: "make the report again with nsys stats"}
 		}
-		bytesScale = sc * 1e6
+		l.bytesScale = sc * 1e6
 	}
 	out := map[int64][]gpuCopy{}
 	var memsets int64
 	row := 0
-	cell := func(rec [][]byte, i int) string {
-		if i < 0 || i >= len(rec) {
-			return ""
-		}
-		return string(rec[i])
-	}
 	for {
 		rec, err := sc.next()
 		if err == io.EOF {
@@ -805,45 +833,82 @@ func readGPUTraceCopies(path string, s *CopyScan) (map[int64][]gpuCopy, int64, e
 		if len(rec) != len(header) {
 			return nil, 0, csvRowError(path, row, "", "", fmt.Sprintf("%d cells where the header has %d", len(rec), len(header)), "make the report again with nsys stats --format csv")
 		}
-		kind, isCopy, isMemset := nsysdb.GPUTraceActivity(string(rec[iName]))
+		kind, isCopy, isMemset := nsysdb.GPUTraceActivity(string(rec[l.iName]))
 		if isMemset {
 			memsets++
 		}
 		if !isCopy {
 			continue // a kernel or a memset
 		}
-		start, err := csvParseNs(string(rec[iStart]), rh.scale["start"])
+		corr, g, err := l.copyOf(rec, row, kind)
 		if err != nil {
-			return nil, 0, csvRowError(path, row, hs[iStart], string(rec[iStart]), "not a number", "make the report again with nsys stats --format csv")
+			return nil, 0, err
 		}
-		dur, err := csvParseNs(string(rec[iDur]), rh.scale["duration"])
-		if err != nil {
-			return nil, 0, csvRowError(path, row, hs[iDur], string(rec[iDur]), "not a number", "make the report again with nsys stats --format csv")
-		}
-		corr, err := csvParseInt(string(rec[iCorr]))
-		if err != nil {
-			return nil, 0, csvRowError(path, row, hs[iCorr], string(rec[iCorr]), "not an integer", "make the report again with nsys stats --format csv")
-		}
-		g := gpuCopy{start: start, end: start + dur, kind: kind, src: MemUnknown, dst: MemUnknown}
-		if iBytes >= 0 && len(rec[iBytes]) > 0 {
-			v, err := strconv.ParseFloat(string(rec[iBytes]), 64)
-			if err != nil {
-				return nil, 0, csvRowError(path, row, hs[iBytes], string(rec[iBytes]), "not a number", "make the report again with nsys stats --format csv")
-			}
-			g.bytes = int64(v*bytesScale + 0.5)
-		}
-		if iSrc >= 0 {
-			g.src = csvMemKind(cell(rec, iSrc))
-		}
-		if iDst >= 0 {
-			g.dst = csvMemKind(cell(rec, iDst))
-		}
-		g.device = csvDeviceID(cell(rec, iDev))
-		g.stream, _ = csvParseInt(cell(rec, iStrm))
-		g.pid, _ = csvParseInt(cell(rec, iPid))
 		out[corr] = append(out[corr], g)
 	}
 	return out, memsets, nil
+}
+
+// gpuTraceLayout is where a cuda_gpu_trace report keeps the cells the
+// audit reads, and their units.
+type gpuTraceLayout struct {
+	path                                  string
+	header                                []string
+	rh                                    *csvResolvedHeader
+	iStart, iDur, iCorr, iName            int
+	iBytes, iSrc, iDst, iDev, iStrm, iPid int
+	bytesScale                            float64
+}
+
+// gpuTraceDisplay is a cuda_gpu_trace column's header as nsys writes it.
+func gpuTraceDisplay(field string) string {
+	for _, c := range nsysdb.GPUTraceColumns {
+		if c.Field == field {
+			return c.Display
+		}
+	}
+	return field
+}
+
+// copyOf reads one copy row: its correlation id and the copy.
+func (l *gpuTraceLayout) copyOf(rec [][]byte, row int, kind CopyKind) (int64, gpuCopy, error) {
+	const hint = "make the report again with nsys stats --format csv"
+	cell := func(i int) string {
+		if i < 0 || i >= len(rec) {
+			return ""
+		}
+		return string(rec[i])
+	}
+	start, err := csvParseNs(cell(l.iStart), l.rh.scale["start"])
+	if err != nil {
+		return 0, gpuCopy{}, csvRowError(l.path, row, l.header[l.iStart], cell(l.iStart), "not a number", hint)
+	}
+	dur, err := csvParseNs(cell(l.iDur), l.rh.scale["duration"])
+	if err != nil {
+		return 0, gpuCopy{}, csvRowError(l.path, row, l.header[l.iDur], cell(l.iDur), "not a number", hint)
+	}
+	corr, err := csvParseInt(cell(l.iCorr))
+	if err != nil {
+		return 0, gpuCopy{}, csvRowError(l.path, row, l.header[l.iCorr], cell(l.iCorr), "not an integer", hint)
+	}
+	g := gpuCopy{start: start, end: start + dur, kind: kind, src: MemUnknown, dst: MemUnknown}
+	if l.iBytes >= 0 && len(rec[l.iBytes]) > 0 {
+		v, err := strconv.ParseFloat(cell(l.iBytes), 64)
+		if err != nil {
+			return 0, gpuCopy{}, csvRowError(l.path, row, l.header[l.iBytes], cell(l.iBytes), "not a number", hint)
+		}
+		g.bytes = int64(v*l.bytesScale + 0.5)
+	}
+	if l.iSrc >= 0 {
+		g.src = csvMemKind(cell(l.iSrc))
+	}
+	if l.iDst >= 0 {
+		g.dst = csvMemKind(cell(l.iDst))
+	}
+	g.device = csvDeviceID(cell(l.iDev))
+	g.stream, _ = csvParseInt(cell(l.iStrm))
+	g.pid, _ = csvParseInt(cell(l.iPid))
+	return corr, g, nil
 }
 
 // csvDeviceID reads the Device cell: a number, or "NVIDIA H200 (0)".

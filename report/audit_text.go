@@ -89,6 +89,13 @@ func AuditText(w io.Writer, au *audit.Audit) error {
 		}
 	}
 
+	writeAuditFindingsText(ew, au)
+	return ew.err
+}
+
+// writeAuditFindingsText writes an audit's findings, prediction, NVIDIA's
+// rule beside it, and what the capture could not tell or exposes.
+func writeAuditFindingsText(ew *errWriter, au *audit.Audit) {
 	ew.printf("\nFindings\n")
 	for _, f := range au.Findings {
 		ew.printf("  %s: %d copies, %s, %s of host time\n", f.ID, f.Count, audit.FormatMB(f.Bytes), audit.FormatNs(float64(f.HostNs)))
@@ -129,7 +136,6 @@ func AuditText(w io.Writer, au *audit.Audit) error {
 	for _, e := range au.Exposures {
 		ew.printf("warning: capture-exposes: %s\n", e)
 	}
-	return ew.err
 }
 
 // AuditCheckText writes the check of an audit before and after a fix for
