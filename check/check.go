@@ -4,6 +4,8 @@
 // output, the PCIe link from run.json, the device-resident kernel against
 // the device copy bandwidth), and scan the capture for what it exposes of
 // the machine. verify, run and report print the one Checked it returns.
+// Audit is the same path for `audit`, with the audit of an application's
+// copies in place of the lesson's predictions.
 package check
 
 import (
