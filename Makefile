@@ -7,7 +7,7 @@ NSYS    ?= nsys
 ARCH    ?= sm_$(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d .)
 # Where `make capture` writes; it refuses to overwrite an existing folder.
 CAPTURE ?= /tmp/nsyscheck-capture
-REPORTS := cuda_api_sum,cuda_api_trace,cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum,nvtx_sum
+REPORTS := cuda_api_sum,cuda_api_trace,cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum,nvtx_sum,cuda_gpu_trace,nvtx_pushpop_trace
 CAPTURES := $(sort $(dir $(wildcard testdata/captures/*/expect.json)))
 AUDITS  := $(sort $(dir $(wildcard testdata/captures/*/audit-expect.json)))
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo devel)

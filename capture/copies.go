@@ -4,11 +4,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
@@ -131,7 +129,8 @@ func streamCopiesDir(dir string, opts Options, fn func(*CopyCall)) (*CopyScan, e
 	plain, own, reps := f.plainSQLite, f.ownSQLite, f.reps
 	csvs := false
 	for _, e := range entries {
-		csvs = csvs || (!e.IsDir() && nsysdb.IsReportFile(e.Name(), nsysdb.ReportGPUTrace))
+		key, _, ok := nsysdb.MatchReport(e.Name())
+		csvs = csvs || (!e.IsDir() && ok && key == nsysdb.ReportGPUTrace)
 	}
 	one := func(kind string, names []string) (string, error) {
 		if len(names) > 1 {
@@ -613,39 +612,12 @@ func (ix *rangeIndex) innermost(pid, tid, start, end int64) string {
 // ---------------------------------------------------------------------------
 // CSV reports: cuda_gpu_trace joined to cuda_api_trace
 
-// findReport returns the one file in dir ending in "_<report>.csv" (or
-// named "<report>.csv"), "" when there is none.
-func findReport(dir string, entries []os.DirEntry, report string) (string, error) {
-	var found []string
-	for _, e := range entries {
-		n := e.Name()
-		if !e.IsDir() && nsysdb.IsReportFile(n, report) {
-			found = append(found, n)
-		}
-	}
-	switch len(found) {
-	case 0:
-		return "", nil
-	case 1:
-		return filepath.Join(dir, found[0]), nil
-	}
-	sort.Strings(found)
-	return "", &InputError{Path: dir, Problem: "report " + report + " is there more than once: " + strings.Join(found, ", "),
-		Hint: "keep one capture's reports per folder"}
-}
-
 // gpuCopy is a copy row of cuda_gpu_trace kept until its API call is read.
 type gpuCopy struct {
 	start, end, bytes, stream, device, pid int64
 	kind                                   CopyKind
 	src, dst                               MemKind
 	seen                                   bool
-}
-
-// csvMemKind maps the SrcMemKd/DstMemKd cells (Pageable, Pinned, Device,
-// Managed, ...) to memory kinds.
-func csvMemKind(s string) MemKind {
-	return memKindByName(strings.ReplaceAll(strings.TrimSpace(s), " ", "_"))
 }
 
 func streamCopiesCSV(dir string, fn func(*CopyCall)) (*CopyScan, error) {
@@ -660,17 +632,9 @@ func streamCopiesCSV(dir string, fn func(*CopyCall)) (*CopyScan, error) {
 		return nil, err
 	}
 	s.Memsets = memsets
-	var ranges *rangeIndex
-	if nvtxPath != "" {
-		rs, err := readNVTXTrace(nvtxPath)
-		if err != nil {
-			return nil, err
-		}
-		ranges = newRangeIndex(rs)
-		s.Files = append(s.Files, nvtxPath)
-	} else {
-		ranges = newRangeIndex(nil)
-		s.lack(FactNVTX, "no *_"+nsysdb.ReportNVTXPushPopTrace+".csv in "+dir+", so copies have no NVTX range")
+	ranges, err := readNVTXRanges(nvtxPath, s)
+	if err != nil {
+		return nil, err
 	}
 	f, err := os.Open(apiPath)
 	if err != nil {
@@ -725,28 +689,49 @@ func streamCopiesCSV(dir string, fn func(*CopyCall)) (*CopyScan, error) {
 	return s, nil
 }
 
-// findTraceReports finds the trace reports the audit of a CSV folder reads:
-// cuda_api_trace and cuda_gpu_trace, which it needs, and nvtx_pushpop_trace
-// ("" when absent).
+// findTraceReports finds the trace reports the audit of a CSV folder reads,
+// as LoadCSVDir finds a folder's reports (findCSVReports): cuda_api_trace
+// and cuda_gpu_trace, which it needs, and nvtx_pushpop_trace ("" when
+// absent).
 func findTraceReports(dir string) (apiPath, gpuPath, nvtxPath string, err error) {
-	entries, err := os.ReadDir(dir)
+	found, err := findCSVReports(dir)
 	if err != nil {
-		return "", "", "", &InputError{Path: dir, Problem: "cannot list the CSV folder", Err: err}
-	}
-	if gpuPath, err = findReport(dir, entries, nsysdb.ReportGPUTrace); err != nil {
 		return "", "", "", err
 	}
-	if apiPath, err = findReport(dir, entries, nsysdb.ReportAPITrace); err != nil {
-		return "", "", "", err
+	path := func(key string) string {
+		if files := found[key]; len(files) > 0 {
+			return filepath.Join(dir, files[0])
+		}
+		return ""
 	}
+	apiPath, gpuPath, nvtxPath = path(nsysdb.ReportAPITrace), path(nsysdb.ReportGPUTrace), path(nsysdb.ReportNVTXTrace)
 	if gpuPath == "" || apiPath == "" {
 		return "", "", "", &InputError{Path: dir, Problem: "the audit of a CSV folder needs both *_" + nsysdb.ReportAPITrace + ".csv and *_" + nsysdb.ReportGPUTrace + ".csv",
 			Hint: "make them with " + nsysdb.TraceReportsCommand}
 	}
-	if nvtxPath, err = findReport(dir, entries, nsysdb.ReportNVTXPushPopTrace); err != nil {
-		return "", "", "", err
-	}
 	return apiPath, gpuPath, nvtxPath, nil
+}
+
+// readNVTXRanges indexes the ranges of the folder's nvtx_pushpop_trace
+// report (path "" when there is none) by thread, through the one reader of
+// the report (streamNVTXTrace), and records in s what is missing.
+func readNVTXRanges(path string, s *CopyScan) (*rangeIndex, error) {
+	if path == "" {
+		s.lack(FactNVTX, "no *_"+nsysdb.ReportNVTXTrace+".csv in "+s.Path+", so copies have no NVTX range")
+		return newRangeIndex(nil), nil
+	}
+	rs, scoped, err := readNVTXTrace(path)
+	switch {
+	case errors.Is(err, errEmptyReport):
+		rs = nil
+	case err != nil:
+		return nil, err
+	case !scoped:
+		s.lack(FactNVTX, path+" has no PID/TID columns, so no range can be placed on a thread")
+		rs = nil
+	}
+	s.Files = append(s.Files, path)
+	return newRangeIndex(rs), nil
 }
 
 // emitUnmatched hands fn the copies no call of the API trace issued (the
@@ -772,92 +757,34 @@ func emitUnmatched(s *CopyScan, copies map[int64][]gpuCopy, fn func(*CopyCall)) 
 }
 
 // readGPUTraceCopies reads the copy rows of a cuda_gpu_trace report by
-// correlation id (kernels skipped, memsets counted).
+// correlation id (kernels skipped, memsets counted), through the one reader
+// of the report (streamGPUTrace).
 func readGPUTraceCopies(path string, s *CopyScan) (map[int64][]gpuCopy, int64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, 0, &InputError{Path: path, Problem: "cannot open the " + nsysdb.ReportGPUTrace + " report", Err: err}
+	out := map[int64][]gpuCopy{}
+	var memsets int64
+	h, err := streamGPUTrace(path, func(r *gpuTraceRecord) error {
+		switch {
+		case r.Memset:
+			memsets++
+		case r.Copy:
+			out[r.CorrelationID] = append(out[r.CorrelationID], gpuCopy{start: r.Start, end: r.End, bytes: r.Bytes,
+				stream: r.Stream, device: r.Device, pid: r.PID, kind: r.Kind, src: r.Src, dst: r.Dst})
+		}
+		return nil
+	})
+	if errors.Is(err, errEmptyReport) {
+		return out, 0, nil
 	}
-	defer f.Close()
-	sc := newCSVScanner(f)
-	header, err := sc.next()
-	if err == io.EOF {
-		return map[int64][]gpuCopy{}, 0, nil
-	}
-	if err != nil {
-		return nil, 0, &InputError{Path: path, Where: "header", Problem: "malformed CSV", Err: err}
-	}
-	hs := make([]string, len(header))
-	for i, h := range header {
-		hs[i] = string(h)
-	}
-	rh, err := csvResolveHeader(path, nsysdb.ReportGPUTrace, hs, nsysdb.GPUTraceColumns)
 	if err != nil {
 		return nil, 0, err
 	}
-	l := &gpuTraceLayout{path: path, header: hs, rh: rh, bytesScale: 1e6} // MB, the report's unit unless its header says otherwise
-	idx := func(f string) int {
-		if i, ok := rh.index[f]; ok {
-			return i
-		}
-		return -1
-	}
-	l.iStart, l.iDur, l.iCorr, l.iName = idx("start"), idx("duration"), idx("corrid"), idx("name")
-	l.iBytes, l.iSrc, l.iDst, l.iDev, l.iStrm, l.iPid = idx("bytes"), idx("srckind"), idx("dstkind"), idx("device"), idx("stream"), idx("pid")
-	if l.iSrc < 0 || l.iDst < 0 {
+	if !h.hasKinds {
 		s.lack(FactMemoryKinds, path+" has no "+gpuTraceDisplay("srckind")+"/"+gpuTraceDisplay("dstkind")+" columns; make it with nsys 2024.2 or newer")
 	}
-	if l.iBytes < 0 {
+	if !h.hasBytes {
 		s.lack(FactMemcpyBytes, path+" has no "+gpuTraceDisplay("bytes")+" column")
-	} else {
-		sc, ok := csvSizeScale(rh.unit["bytes"])
-		if !ok {
-			return nil, 0, &InputError{Path: path, Where: "column " + strconv.Quote(hs[l.iBytes]),
-				Problem: "unknown size unit " + strconv.Quote(rh.unit["bytes"]), Hint: "make the report again with nsys stats"}
-		}
-		l.bytesScale = sc * 1e6
-	}
-	out := map[int64][]gpuCopy{}
-	var memsets int64
-	row := 0
-	for {
-		rec, err := sc.next()
-		if err == io.EOF {
-			break
-		}
-		row++
-		if err != nil {
-			return nil, 0, &InputError{Path: path, Where: fmt.Sprintf("data row %d", row), Problem: "malformed CSV", Err: err,
-				Hint: "the file may be cut short or not be an nsys stats --format csv report"}
-		}
-		if len(rec) != len(header) {
-			return nil, 0, csvRowError(path, row, "", "", fmt.Sprintf("%d cells where the header has %d", len(rec), len(header)), "make the report again with nsys stats --format csv")
-		}
-		kind, isCopy, isMemset := nsysdb.GPUTraceActivity(string(rec[l.iName]))
-		if isMemset {
-			memsets++
-		}
-		if !isCopy {
-			continue // a kernel or a memset
-		}
-		corr, g, err := l.copyOf(rec, row, kind)
-		if err != nil {
-			return nil, 0, err
-		}
-		out[corr] = append(out[corr], g)
 	}
 	return out, memsets, nil
-}
-
-// gpuTraceLayout is where a cuda_gpu_trace report keeps the cells the
-// audit reads, and their units.
-type gpuTraceLayout struct {
-	path                                  string
-	header                                []string
-	rh                                    *csvResolvedHeader
-	iStart, iDur, iCorr, iName            int
-	iBytes, iSrc, iDst, iDev, iStrm, iPid int
-	bytesScale                            float64
 }
 
 // gpuTraceDisplay is a cuda_gpu_trace column's header as nsys writes it.
@@ -868,119 +795,4 @@ func gpuTraceDisplay(field string) string {
 		}
 	}
 	return field
-}
-
-// copyOf reads one copy row: its correlation id and the copy.
-func (l *gpuTraceLayout) copyOf(rec [][]byte, row int, kind CopyKind) (int64, gpuCopy, error) {
-	const hint = "make the report again with nsys stats --format csv"
-	cell := func(i int) string {
-		if i < 0 || i >= len(rec) {
-			return ""
-		}
-		return string(rec[i])
-	}
-	start, err := csvParseNs(cell(l.iStart), l.rh.scale["start"])
-	if err != nil {
-		return 0, gpuCopy{}, csvRowError(l.path, row, l.header[l.iStart], cell(l.iStart), "not a number", hint)
-	}
-	dur, err := csvParseNs(cell(l.iDur), l.rh.scale["duration"])
-	if err != nil {
-		return 0, gpuCopy{}, csvRowError(l.path, row, l.header[l.iDur], cell(l.iDur), "not a number", hint)
-	}
-	corr, err := csvParseInt(cell(l.iCorr))
-	if err != nil {
-		return 0, gpuCopy{}, csvRowError(l.path, row, l.header[l.iCorr], cell(l.iCorr), "not an integer", hint)
-	}
-	g := gpuCopy{start: start, end: start + dur, kind: kind, src: MemUnknown, dst: MemUnknown}
-	if l.iBytes >= 0 && len(rec[l.iBytes]) > 0 {
-		v, err := strconv.ParseFloat(cell(l.iBytes), 64)
-		if err != nil {
-			return 0, gpuCopy{}, csvRowError(l.path, row, l.header[l.iBytes], cell(l.iBytes), "not a number", hint)
-		}
-		g.bytes = int64(v*l.bytesScale + 0.5)
-	}
-	if l.iSrc >= 0 {
-		g.src = csvMemKind(cell(l.iSrc))
-	}
-	if l.iDst >= 0 {
-		g.dst = csvMemKind(cell(l.iDst))
-	}
-	g.device = csvDeviceID(cell(l.iDev))
-	g.stream, _ = csvParseInt(cell(l.iStrm))
-	g.pid, _ = csvParseInt(cell(l.iPid))
-	return corr, g, nil
-}
-
-// csvDeviceID reads the Device cell: a number, or "NVIDIA H200 (0)".
-func csvDeviceID(s string) int64 {
-	if i := strings.LastIndexByte(s, '('); i >= 0 && strings.HasSuffix(s, ")") {
-		s = s[i+1 : len(s)-1]
-	}
-	v, _ := csvParseInt(s)
-	return v
-}
-
-// readNVTXTrace reads the ranges of an nvtx_pushpop_trace report.
-func readNVTXTrace(path string) ([]Range, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, &InputError{Path: path, Problem: "cannot open the " + nsysdb.ReportNVTXPushPopTrace + " report", Err: err}
-	}
-	defer f.Close()
-	sc := newCSVScanner(f)
-	header, err := sc.next()
-	if err == io.EOF {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, &InputError{Path: path, Where: "header", Problem: "malformed CSV", Err: err}
-	}
-	hs := make([]string, len(header))
-	for i, h := range header {
-		hs[i] = string(h)
-	}
-	rh, err := csvResolveHeader(path, nsysdb.ReportNVTXPushPopTrace, hs, nsysdb.NVTXTraceColumns)
-	if err != nil {
-		return nil, err
-	}
-	var out []Range
-	row := 0
-	for {
-		rec, err := sc.next()
-		if err == io.EOF {
-			break
-		}
-		row++
-		if err != nil {
-			return nil, &InputError{Path: path, Where: fmt.Sprintf("data row %d", row), Problem: "malformed CSV", Err: err}
-		}
-		if len(rec) != len(header) {
-			return nil, csvRowError(path, row, "", "", fmt.Sprintf("%d cells where the header has %d", len(rec), len(header)), "make the report again with nsys stats --format csv")
-		}
-		var rg Range
-		for _, f := range []struct {
-			field string
-			dst   *int64
-			time  bool
-		}{{"start", &rg.Start, true}, {"end", &rg.End, true}, {"pid", &rg.PID, false}, {"tid", &rg.TID, false}} {
-			i := rh.index[f.field]
-			v := string(rec[i])
-			var err error
-			if f.time {
-				*f.dst, err = csvParseNs(v, rh.scale[f.field])
-			} else {
-				*f.dst, err = csvParseInt(v)
-			}
-			if err != nil {
-				if f.field == "end" && v == "" {
-					rg.Open = true
-					continue
-				}
-				return nil, csvRowError(path, row, hs[i], v, "not a number", "make the report again with nsys stats --format csv")
-			}
-		}
-		_, rg.Name = csvSplitRange(string(rec[rh.index["name"]]))
-		out = append(out, rg)
-	}
-	return out, nil
 }

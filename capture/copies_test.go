@@ -312,7 +312,9 @@ func TestStreamCopiesCSV(t *testing.T) {
 	}
 	sort.Slice(got, func(i, j int) bool { return got[i].Start < got[j].Start })
 	a := got[0]
-	if a.API != "cudaMemcpyAsync" || a.HostNs != 900 || a.Bytes != 4194000 || a.Src != MemPageable || a.Dst != MemDevice ||
+	// 4.194 MB, printed to three decimals, holds one multiple of 4 KiB: 4 MiB
+	// (csvBytes); 0.001 MB holds none, so it is taken as printed.
+	if a.API != "cudaMemcpyAsync" || a.HostNs != 900 || a.Bytes != 4194304 || a.Src != MemPageable || a.Dst != MemDevice ||
 		a.Kind != CopyHtoD || a.Stream != 7 || a.Range != "batch" || a.TID != 7 || a.Thread != "python" || a.End != 1050 {
 		t.Errorf("HtoD copy = %+v", a)
 	}

@@ -1,6 +1,11 @@
 package capture
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
 
 // TestCrosscheckSQLiteCSV checks that the SQLite export and the nsys stats
 // CSV reports of one capture give the same API-call list: names, order,
@@ -43,6 +48,173 @@ func crosscheck(t *testing.T, sqlitePath, csvDir string) {
 		a.Row, b.Row = 0, 0
 		if a != b {
 			t.Errorf("call %d: sqlite %+v, csv %+v", i, a, b)
+		}
+	}
+}
+
+// TestCrosscheckGPUAndNVTXRecords checks that cuda_gpu_trace and
+// nvtx_pushpop_trace give the same copies, kernels and ranges as the SQLite
+// export of the same capture: by correlation id, the direction, memory kinds,
+// bytes, start, end, stream and device of every copy and the base name,
+// start and end of every kernel; every range's name, domain, times and
+// thread. The process id is left out: cuda_gpu_trace has none.
+func TestCrosscheckGPUAndNVTXRecords(t *testing.T) {
+	for _, dir := range []string{"h200-pinned", "h200-pinned-nonvtx", "h200-run", "other-counts", "broken-pin", "torch-lesson"} {
+		t.Run(dir, func(t *testing.T) {
+			d := "../testdata/captures/" + dir
+			base := "pinned"
+			if dir == "other-counts" || dir == "broken-pin" || dir == "torch-lesson" {
+				base = dir
+			}
+			db, err := LoadSQLite(d+"/"+base+".sqlite", Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs, err := LoadCSVDir(d, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			crosscheck(t, d+"/"+base+".sqlite", d)
+			for _, f := range []Fact{FactMemcpy, FactMemcpyBytes, FactMemoryKinds, FactCorrelation, FactKernels} {
+				if !cs.Has(f) {
+					t.Errorf("the CSV folder lacks %s: %s", f, cs.Why(f))
+				}
+			}
+			if len(db.Memcpys) != len(cs.Memcpys) || len(db.Kernels) != len(cs.Kernels) || len(db.Ranges) != len(cs.Ranges) {
+				t.Fatalf("sqlite: %d copies, %d kernels, %d ranges; csv: %d, %d, %d",
+					len(db.Memcpys), len(db.Kernels), len(db.Ranges), len(cs.Memcpys), len(cs.Kernels), len(cs.Ranges))
+			}
+			if len(db.Memcpys) == 0 || len(db.Kernels) == 0 {
+				t.Fatalf("nothing to compare: %d copies, %d kernels", len(db.Memcpys), len(db.Kernels))
+			}
+			byCorr := map[int64]Memcpy{}
+			for _, m := range db.Memcpys {
+				m.PID = 0
+				byCorr[m.CorrelationID] = m
+			}
+			for _, m := range cs.Memcpys {
+				if w, ok := byCorr[m.CorrelationID]; !ok || w != m {
+					t.Errorf("copy corr %d: sqlite %+v, csv %+v", m.CorrelationID, w, m)
+				}
+			}
+			kern := map[int64]Kernel{}
+			for _, k := range db.Kernels {
+				k.PID = 0
+				kern[k.CorrelationID] = k
+			}
+			for _, k := range cs.Kernels {
+				if w, ok := kern[k.CorrelationID]; !ok || w != k {
+					t.Errorf("kernel corr %d: sqlite %+v, csv %+v", k.CorrelationID, w, k)
+				}
+			}
+			for i := range db.Ranges {
+				if db.Ranges[i] != cs.Ranges[i] {
+					t.Errorf("range %d: sqlite %+v, csv %+v", i, db.Ranges[i], cs.Ranges[i])
+				}
+			}
+		})
+	}
+}
+
+func TestCSVBytes(t *testing.T) {
+	for _, tc := range []struct {
+		cell string
+		want int64
+	}{
+		{"268.435", 256 << 20}, {"1.049", 1 << 20}, {"67.109", 64 << 20}, {"0.004", 4096},
+		{"0.000", 0}, {"", 0}, {"1.5", 1500000}, // no single 4 KiB multiple within 1.45..1.55 MB
+	} {
+		got, err := csvBytes(tc.cell, 1)
+		if err != nil || got != tc.want {
+			t.Errorf("csvBytes(%q) = %d, %v; want %d", tc.cell, got, err, tc.want)
+		}
+	}
+	if _, err := csvBytes("-1", 1); err == nil {
+		t.Error("a negative size passed")
+	}
+}
+
+func TestBaseKernelName(t *testing.T) {
+	for in, want := range map[string]string{
+		"<unnamed>::scaleCopy(float4 *, const float4 *, unsigned long, float)": "scaleCopy",
+		"void at::native::vectorized_elementwise_kernel<(int)4, at::native::AUnaryFunctor<float, float, float, at::native::binary_internal::MulFunctor<float>>, std::array<char *, (unsigned long)2>>(int, T2, T3)": "vectorized_elementwise_kernel",
+		"scaleCopy": "scaleCopy",
+	} {
+		if got := baseKernelName(in); got != want {
+			t.Errorf("baseKernelName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestGPUAndNVTXTrace2022Names reads the per-record reports under their
+// nsys 2022 names (gputrace, nvtxpptrace), with that generation's headers
+// (no GreenCtx column, "Throughput (MBps)") and range names without the
+// "domain:" prefix, and checks they give what the current reports give.
+func TestGPUAndNVTXTrace2022Names(t *testing.T) {
+	src := "../testdata/captures/other-counts"
+	cur, err := LoadCSVDir(src, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	copyAs := func(from, to string, edit func(string) string) {
+		b, err := os.ReadFile(filepath.Join(src, from))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, to), []byte(edit(string(b))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	same := func(s string) string { return s }
+	copyAs("other-counts_cuda_api_trace.csv", "old_cudaapitrace.csv", same)
+	copyAs("other-counts_cuda_gpu_trace.csv", "old_gputrace.csv", func(s string) string {
+		lines := strings.Split(s, "\n")
+		head := strings.Split(lines[0], ",")
+		drop := -1
+		for i, h := range head {
+			if h == "GreenCtx" {
+				drop = i
+			}
+		}
+		if drop < 0 {
+			t.Fatal("no GreenCtx column to drop")
+		}
+		for i, l := range lines {
+			if l == "" {
+				continue
+			}
+			// Cells before GreenCtx never hold quoted commas; the kernel
+			// name after it may.
+			cells := strings.SplitN(l, ",", drop+2)
+			lines[i] = strings.Join(append(cells[:drop:drop], cells[drop+1]), ",")
+		}
+		return strings.Replace(strings.Join(lines, "\n"), "Throughput (MB/s)", "Throughput (MBps)", 1)
+	})
+	copyAs("other-counts_nvtx_pushpop_trace.csv", "old_nvtxpptrace.csv", func(s string) string {
+		return strings.ReplaceAll(s, ",:", ",")
+	})
+	old, err := LoadCSVDir(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(old.Memcpys) == 0 || len(old.Memcpys) != len(cur.Memcpys) || len(old.Kernels) != len(cur.Kernels) || len(old.Ranges) != len(cur.Ranges) {
+		t.Fatalf("2022 names: %d copies, %d kernels, %d ranges; current: %d, %d, %d",
+			len(old.Memcpys), len(old.Kernels), len(old.Ranges), len(cur.Memcpys), len(cur.Kernels), len(cur.Ranges))
+	}
+	for i := range cur.Memcpys {
+		if old.Memcpys[i] != cur.Memcpys[i] {
+			t.Errorf("copy %d: %+v, current %+v", i, old.Memcpys[i], cur.Memcpys[i])
+		}
+	}
+	for i := range cur.Kernels {
+		if old.Kernels[i] != cur.Kernels[i] {
+			t.Errorf("kernel %d: %+v, current %+v", i, old.Kernels[i], cur.Kernels[i])
+		}
+	}
+	for i := range cur.Ranges {
+		if old.Ranges[i] != cur.Ranges[i] {
+			t.Errorf("range %d: %+v, current %+v", i, old.Ranges[i], cur.Ranges[i])
 		}
 	}
 }

@@ -37,8 +37,9 @@ func csvSuffixes() string { return nsysdb.ReportSuffixes() }
 func matchCSVReport(file string) (key, base string, ok bool) { return nsysdb.MatchReport(file) }
 
 // LoadCSVDir reads the `nsys stats --format csv` reports in dir: the API
-// trace, the API, GPU-memory and NVTX summaries, under their current or
-// their 2022-era report names. Reports are found by their "_<report>.csv"
+// trace, the API, GPU-memory and NVTX summaries, and the per-record GPU
+// trace (copies with bytes and memory kinds, kernels) and NVTX push/pop
+// trace, under their current or their 2022-era report names. Reports are found by their "_<report>.csv"
 // suffix whatever the base name; one base name per folder.
 func LoadCSVDir(dir string, opts Options) (*Capture, error) {
 	found, err := findCSVReports(dir)
@@ -47,7 +48,7 @@ func LoadCSVDir(dir string, opts Options) (*Capture, error) {
 	}
 	l := &csvDirLoad{dir: dir, found: found,
 		c: &Capture{Path: dir, Format: FormatCSV, Sources: Sources{API: nsysdb.ReportAPITrace, NVTX: nsysdb.ReportNVTXSum}}}
-	for _, step := range []func() error{func() error { return l.apiTrace(opts) }, l.apiSum, l.memSums, l.nvtxSum} {
+	for _, step := range []func() error{func() error { return l.apiTrace(opts) }, l.apiSum, l.memSums, l.nvtxSum, l.traceReports} {
 		if err := step(); err != nil {
 			return nil, err
 		}
@@ -64,12 +65,6 @@ func LoadCSVDir(dir string, opts Options) (*Capture, error) {
 
 // lackCSVFacts records what no CSV report can give.
 func lackCSVFacts(c *Capture) {
-	c.Lack(FactMemcpy, "nsys stats CSV reports hold no per-copy GPU activity; give the .nsys-rep or its SQLite export")
-	c.Lack(FactMemcpyBytes, "the reports give bytes only as totals per copy kind in cuda_gpu_mem_size_sum, not per copy")
-	c.Lack(FactMemoryKinds, "no CSV report says whether a copy's host side was pageable or pinned; give the .nsys-rep or its SQLite export")
-	c.Lack(FactCorrelation, "cuda_api_trace carries correlation ids but no CSV report lists the GPU activity they point to")
-	c.Lack(FactKernels, "the CSV reports read here hold no per-launch kernel activity; give the .nsys-rep or its SQLite export")
-	c.Lack(FactNVTX, "nvtx_sum has per-name totals, not range instances with start and end times; give the .nsys-rep or its SQLite export")
 	c.Lack(FactProgram, "the CSV reports hold no program output; put the transcript or results JSON beside them")
 }
 
@@ -111,7 +106,7 @@ func findCSVReports(dir string) (map[string][]string, error) {
 		}
 		return nil, &InputError{Path: dir, Problem: problem,
 			Hint: "expected files ending in " + csvSuffixes() +
-				"; make them with nsys stats --report cuda_api_trace,cuda_api_sum,cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum,nvtx_sum --format csv --output BASE REPORT.nsys-rep"}
+				"; make them with nsys stats --report cuda_api_trace,cuda_api_sum,cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum,nvtx_sum,cuda_gpu_trace,nvtx_pushpop_trace --format csv --output BASE REPORT.nsys-rep"}
 	}
 	if len(bases) > 1 {
 		var names []string

@@ -87,7 +87,7 @@ func TestCSVContent(t *testing.T) {
 			t.Errorf("CSV capture lacks %s: %s", f, c.Why(f))
 		}
 	}
-	if !strings.Contains(c.Why(FactMemcpyBytes), "totals per copy kind") {
+	if !strings.Contains(c.Why(FactMemcpyBytes), "cuda_gpu_trace") {
 		t.Errorf("memcpy-bytes reason: %q", c.Why(FactMemcpyBytes))
 	}
 	if len(c.MemSummary) != 2 || c.MemSummary[0].Kind != CopyHtoD || c.MemSummary[0].Count != 155 ||

@@ -37,6 +37,11 @@ func (e *InputError) Error() string {
 	return b.String()
 }
 
+// ProblemNoAPITrace is the Problem of an export that holds no CUDA API
+// trace table at all: profiled without -t cuda, or another profiler took
+// the trace (check tells the two apart in a run folder).
+const ProblemNoAPITrace = "no CUDA API trace in this export"
+
 // Unwrap returns the underlying error.
 func (e *InputError) Unwrap() error { return e.Err }
 

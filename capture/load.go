@@ -23,7 +23,10 @@ import (
 //
 // Beside a trace (folder, or a file with the same base name) a results JSON
 // (*.results.json, results.json) or else a transcript (*.transcript.txt,
-// transcript.txt) supplies c.Program, and its path is added to c.Files.
+// transcript.txt) supplies c.Program, and its path is added to c.Files. Such
+// a sibling is a hint: one that is not the program's output (another
+// program's stdout, a foreign JSON) is listed in c.SetAside with the reason,
+// and the capture is read without it.
 func Load(path string, opts Options) (*Capture, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -191,14 +194,16 @@ func loadDir(dir string, opts Options) (*Capture, error) {
 	return c, attachProgram(c, dir, want)
 }
 
-// attachProgram loads the first of names that exists in dir as c.Program.
+// attachProgram loads the first of names that exists in dir and reads as
+// the program's output as c.Program; the others that exist but do not read
+// go to c.SetAside.
 func attachProgram(c *Capture, dir string, names []string) error {
 	for _, n := range names {
 		p := filepath.Join(dir, n)
 		st, err := os.Stat(p)
 		if err != nil || st.IsDir() {
 			if err != nil && !errors.Is(err, os.ErrNotExist) {
-				return &InputError{Path: p, Problem: "cannot read the program's numbers", Err: err}
+				setAside(c, p, "cannot read it: "+err.Error())
 			}
 			continue
 		}
@@ -209,7 +214,13 @@ func attachProgram(c *Capture, dir string, names []string) error {
 			pc, err = LoadTranscript(p)
 		}
 		if err != nil {
-			return err
+			reason := err.Error()
+			var ie *InputError
+			if errors.As(err, &ie) && ie.Path == p {
+				reason = ie.Problem
+			}
+			setAside(c, p, reason)
+			continue
 		}
 		c.Program = pc.Program
 		c.Files = append(c.Files, p)
@@ -218,6 +229,16 @@ func attachProgram(c *Capture, dir string, names []string) error {
 		return nil
 	}
 	return nil
+}
+
+// setAside records a sibling file that was not used, once.
+func setAside(c *Capture, path, reason string) {
+	for _, s := range c.SetAside {
+		if s.Path == path {
+			return
+		}
+	}
+	c.SetAside = append(c.SetAside, SetAside{Path: path, Reason: reason})
 }
 
 // dropGap removes a fact from c.Missing once another input supplied it.

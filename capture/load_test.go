@@ -85,13 +85,44 @@ func TestLoadDirPrefersSQLiteAndAttachesProgram(t *testing.T) {
 		t.Fatalf("transcript-only folder: %v", err)
 	}
 
-	// A broken results JSON beside a trace is an error, not silently dropped.
+	// A results JSON beside a trace that is not the program's is a hint,
+	// not a requirement: set aside with its reason, never silently dropped.
 	dir = copyFiles(t, "../testdata/captures/h200-pinned", "pinned_cuda_api_trace.csv")
 	if err := os.WriteFile(filepath.Join(dir, "results.json"), []byte(`{"schema":"x"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Load(dir, Options{})
+	c, err = Load(dir, Options{})
+	if err != nil {
+		t.Fatalf("a foreign results.json beside the trace stopped the load: %v", err)
+	}
+	if c.Program != nil || len(c.SetAside) != 1 || filepath.Base(c.SetAside[0].Path) != "results.json" ||
+		!strings.Contains(c.SetAside[0].Reason, "schema") {
+		t.Errorf("program %+v, set aside %+v", c.Program, c.SetAside)
+	}
+	// Given as the input itself, the same file is an error.
+	_, err = Load(filepath.Join(dir, "results.json"), Options{})
 	wantInputError(t, err, "results.json", "schema")
+}
+
+func TestForeignTranscriptBesideSQLite(t *testing.T) {
+	// Another program's stdout beside the export: the capture still loads,
+	// the transcript is named and set aside.
+	dir := copyFiles(t, "../testdata/captures/torch-lesson", "torch-lesson.sqlite", "torch-lesson.transcript.txt")
+	c, err := Load(filepath.Join(dir, "torch-lesson.sqlite"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Program != nil || len(c.SetAside) != 1 || filepath.Base(c.SetAside[0].Path) != "torch-lesson.transcript.txt" ||
+		!strings.Contains(c.SetAside[0].Reason, "no program output") {
+		t.Errorf("program %+v, set aside %+v", c.Program, c.SetAside)
+	}
+	if len(c.Calls) == 0 || len(c.Memcpys) == 0 {
+		t.Errorf("the capture was not read: %d calls, %d copies", len(c.Calls), len(c.Memcpys))
+	}
+	// So does the folder.
+	if c, err = Load(dir, Options{}); err != nil || len(c.SetAside) != 1 {
+		t.Errorf("folder: %v, set aside %+v", err, c)
+	}
 }
 
 func TestLoadPrefersPlainSQLite(t *testing.T) {

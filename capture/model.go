@@ -211,6 +211,18 @@ type Capture struct {
 	// program's thread is chosen (ThreadCount.Before). Empty when every
 	// thread was loaded.
 	OtherThreads []ThreadCount `json:"otherThreads,omitempty"`
+
+	// SetAside lists the files found beside the capture (a transcript or
+	// results JSON of the same base name, or the only one in its folder)
+	// that could not be read as the program's output. They are hints, not
+	// part of the capture: the capture is read without them.
+	SetAside []SetAside `json:"setAside,omitempty"`
+}
+
+// SetAside is a file beside a capture that was not used, and why.
+type SetAside struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
 }
 
 // Sources names where a capture's records came from: an export's tables or

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -43,7 +44,10 @@ const ExportSuffix = ".nsyscheck.sqlite"
 // SQLite with nsys and loading the export. The export is cached beside the
 // report as <name>.nsyscheck.sqlite (or under opts.CacheDir, or the user's
 // cache folder when the report's folder is read-only) and reused while it is
-// newer than the report. The report itself is never modified.
+// newer than the report. A plain export beside the report (<name>.sqlite,
+// what nsys export writes by default) is read instead when the export says
+// it was made from a report of this name: then nsys is not needed. The
+// report itself is never modified.
 func LoadNsysRep(path string, opts Options) (*Capture, error) {
 	info, err := os.Stat(path)
 	switch {
@@ -68,6 +72,16 @@ func LoadNsysRep(path string, opts Options) (*Capture, error) {
 	if len(bytes.Trim(head, "\x00")) == 0 {
 		return nil, &InputError{Path: path, Problem: "the file holds only zero bytes, not an Nsight Systems report (an interrupted copy?)",
 			Hint: "copy the report again, or profile again: nsys profile -t cuda,nvtx -o NAME ./program"}
+	}
+
+	if sib := siblingExport(path); sib != "" {
+		if c, err := LoadSQLite(sib, opts); err == nil {
+			c.Format = FormatNsysRep
+			c.Path = path
+			c.Files = []string{path, sib}
+			return c, nil
+		}
+		// An unreadable sibling: export the report as if it were not there.
 	}
 
 	dir, name, err := exportCachePath(path, info, opts)
@@ -105,6 +119,28 @@ func LoadNsysRep(path string, opts Options) (*Capture, error) {
 		return nil, err
 	}
 	return finish(c), nil
+}
+
+// siblingExport returns the plain SQLite export beside a report
+// (<name>.sqlite) when its META_DATA_EXPORT says it was exported from a file
+// of the report's name, or "".
+func siblingExport(report string) string {
+	base := strings.TrimSuffix(filepath.Base(report), filepath.Ext(report))
+	sib := filepath.Join(filepath.Dir(report), base+".sqlite")
+	if st, err := os.Stat(sib); err != nil || !st.Mode().IsRegular() || checkSQLiteFile(sib) != nil {
+		return ""
+	}
+	db, err := sql.Open("sqlite3", sqliteReadOnlyDSN(sib))
+	if err != nil {
+		return ""
+	}
+	defer db.Close()
+	var input string
+	err = db.QueryRow(`SELECT value FROM `+tabMeta+` WHERE name = ?`, nsysdb.MetaInputFile).Scan(&input)
+	if err != nil || filepath.Base(filepath.FromSlash(input)) != filepath.Base(report) {
+		return ""
+	}
+	return sib
 }
 
 // readHead returns up to n bytes from the start of the file.

@@ -379,3 +379,44 @@ func TestLoadNsysRepRealNsys(t *testing.T) {
 		t.Errorf("report folder holds %v", names)
 	}
 }
+
+// TestNsysRepSiblingExport: a .nsys-rep with its plain SQLite export beside
+// it (what nsys export writes by default) is read through that export, with
+// no nsys and no file written; an export of another report is not taken.
+func TestNsysRepSiblingExport(t *testing.T) {
+	noNsys := Options{Nsys: filepath.Join(t.TempDir(), "no-nsys-here")}
+	dir := copyFiles(t, "../testdata/captures/torch-lesson", "torch-lesson.nsys-rep", "torch-lesson.sqlite")
+	c, err := Load(filepath.Join(dir, "torch-lesson.nsys-rep"), noNsys)
+	if err != nil {
+		t.Fatalf("the export beside the report was not used: %v", err)
+	}
+	if c.Format != FormatNsysRep || len(c.Files) != 2 || filepath.Base(c.Files[1]) != "torch-lesson.sqlite" {
+		t.Errorf("format %s, files %v", c.Format, c.Files)
+	}
+	ref, err := LoadSQLite(filepath.Join(dir, "torch-lesson.sqlite"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Calls) != len(ref.Calls) || len(c.Memcpys) != len(ref.Memcpys) || len(c.Calls) == 0 {
+		t.Errorf("%d calls, %d copies; the export has %d, %d", len(c.Calls), len(c.Memcpys), len(ref.Calls), len(ref.Memcpys))
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Errorf("files written beside the report: %v", entries)
+	}
+
+	// The export of another report, under this report's name, is not taken.
+	other := t.TempDir()
+	for from, to := range map[string]string{"torch-lesson.nsys-rep": "x.nsys-rep", "torch-lesson.sqlite": "x.sqlite"} {
+		b, err := os.ReadFile(filepath.Join(dir, from))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(other, to), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Load(filepath.Join(other, "x.nsys-rep"), noNsys); err == nil || !strings.Contains(err.Error(), "nsys") {
+		t.Errorf("an export made from torch-lesson.nsys-rep was taken for x.nsys-rep: %v", err)
+	}
+}

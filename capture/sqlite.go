@@ -191,7 +191,7 @@ func (r *sqliteReader) load(c *Capture) error {
 
 	if r.tables[tabRuntime] == "" {
 		return &InputError{Path: r.path, Where: "table " + tabRuntime,
-			Problem: "no CUDA API trace in this export",
+			Problem: ProblemNoAPITrace,
 			Hint:    "profile with nsys profile -t cuda,nvtx and export again"}
 	}
 	if r.tables[tabStrings] == "" {

@@ -2,10 +2,12 @@
 // evaluate the lesson's predictions on it, enrich the result with what the
 // capture's folder holds beyond the capture (NVIDIA's cuda_memcpy_async rule
 // output, the PCIe link from run.json, the device-resident kernel against
-// the device copy bandwidth), and scan the capture for what it exposes of
-// the machine. verify, run and report print the one Checked it returns.
-// Audit is the same path for `audit`, with the audit of an application's
-// copies in place of the lesson's predictions.
+// the device copy bandwidth, other work seen on a run's GPU, a CUDA trace
+// another profiler took), and scan the capture for what it exposes of the
+// machine. verify, run and report print the one Checked it returns; Fleet
+// sets the run folders among them side by side. Audit is the same path for
+// `audit`, with the audit of an application's copies in place of the
+// lesson's predictions.
 package check
 
 import (
@@ -36,6 +38,10 @@ const (
 type Options struct {
 	// Nsys is the nsys executable that exports a .nsys-rep ("" finds it).
 	Nsys string
+	// Run is the run's facts when the caller holds them in memory (run
+	// checking its own export before run.json is final); nil reads the
+	// run.json beside the input where Load needs it.
+	Run *runner.Info
 }
 
 // Checked is one input's final result: the verdicts with every diagnostic
@@ -46,6 +52,11 @@ type Checked struct {
 	Capture *capture.Capture
 	// Run is the run folder's run.json, nil where there is none.
 	Run *runner.Info
+	// TraceLost says what the capture's CUDA trace lost although nsys
+	// traced CUDA and the program ran to the end (e.g. "the API trace holds
+	// no CUDA calls"); "" when nothing was lost. The verdicts then carry a
+	// trace-lost warning naming those that rest on the program's numbers.
+	TraceLost string
 }
 
 // Link is the PCIe link of the run's GPU, for the bandwidth plot; zero
@@ -83,11 +94,20 @@ func Paths(paths []string, opts Options) ([]*Checked, error) {
 }
 
 // Load loads one capture and evaluates it; run calls it on its own export
-// and Enriches the result once the run's other steps are done.
+// and Enriches the result once the run's other steps are done. An export
+// without any CUDA API trace in a run folder whose nsys traced CUDA and
+// whose program ran to the end is not an error: another profiler took the
+// trace, so Load evaluates the program's own numbers and sets TraceLost.
 func Load(path string, opts Options) (*Checked, error) {
 	c, err := capture.Load(path, LoadOptions(opts.Nsys))
 	if err != nil {
-		return nil, err
+		prog, lost := lostTraceFallback(path, err, opts.Run)
+		if prog == nil {
+			return nil, err
+		}
+		k := Evaluate(prog)
+		k.TraceLost = lost
+		return k, nil
 	}
 	return Evaluate(c), nil
 }
@@ -115,6 +135,8 @@ func (k *Checked) Enrich(info *runner.Info) {
 	if info != nil && info.GPU != nil {
 		attachPCIe(r, info.GPU.PCIe)
 	}
+	attachSharing(r, info)
+	k.TraceLost = attachLostTrace(r, c, info, k.TraceLost)
 	attachResident(r)
 	attachExposure(r, c)
 }
@@ -218,10 +240,27 @@ func compareNsysRule(r *predictions.Result, c *capture.Capture, flagged []runner
 	if !agrees {
 		level, verdict = predictions.Warning, "disagrees with"
 	}
+	reading := "nsyscheck's reading of part 2 (the pageable group copies from pageable memory, the pinned group does not)"
+	if !agrees && pn == len(groups.PinnedCorrelationIDs) && pg == len(groups.PageableCorrelationIDs) && hasDiagCode(r, predictions.CodePinnedSourcePageable) {
+		// Both groups flagged, as the copy records say: the "pinned" buffer
+		// is pageable, which pinned-source-pageable already reports.
+		verdict = "agrees with"
+		reading = "the copy records, which show the pinned group copying from pageable memory too (see pinned-source-pageable)"
+	}
 	addDiag(r, CodeNsysRule, level, fmt.Sprintf(
-		"NVIDIA's %s rule (%s) flags %d copies from pageable memory: %d of the %d timed pageable calls, %d of the %d timed pinned calls, %d other (e.g. warm-ups)%s; it %s nsyscheck's reading of part 2 (the pageable group copies from pageable memory, the pinned group does not)",
+		"NVIDIA's %s rule (%s) flags %d copies from pageable memory: %d of the %d timed pageable calls, %d of the %d timed pinned calls, %d other (e.g. warm-ups)%s; it %s %s",
 		runner.AnalyzeRule, file, len(flagged), pg, len(groups.PageableCorrelationIDs), pn, len(groups.PinnedCorrelationIDs),
-		other, unmatchedNote(unmatched), verdict))
+		other, unmatchedNote(unmatched), verdict, reading))
+}
+
+// hasDiagCode reports whether the result holds a diagnostic with the code.
+func hasDiagCode(r *predictions.Result, code string) bool {
+	for _, d := range r.Diagnostics {
+		if d.Code == code {
+			return true
+		}
+	}
+	return false
 }
 
 func unmatchedNote(n int) string {

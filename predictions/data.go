@@ -109,6 +109,7 @@ type callTotals struct {
 // byteTotals is prediction 4's bytes per group.
 type byteTotals struct {
 	pageable, pinned int64
+	perCopy          bool // bytes per copy (groups of different sizes), not totals
 	how              string
 }
 
@@ -127,6 +128,7 @@ type sourceData struct {
 	callsWhy    string
 	bytes       *byteTotals
 	bytesWhy    string
+	bytesShort  string // bytesWhy in a few words
 	deviceGBps  float64
 	deviceGBpsW string
 }

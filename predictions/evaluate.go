@@ -16,6 +16,9 @@ type eval struct {
 	bound    float64
 	evidence []Evidence
 	reason   string
+	// short says in a few words why the input cannot answer, for a
+	// control's "unchecked" note.
+	short string
 }
 
 func unavailable(reason string) eval { return eval{verdict: Unavailable, reason: reason} }
@@ -46,6 +49,14 @@ var claimSpecs = []claimSpec{
 		CallTimeRatio, ">=", "x (pageable total / pinned total)", evalCallTime},
 	{"4.bytes", 4, "both groups of timed cudaMemcpyAsync calls move the same bytes",
 		1, "=", "pageable bytes / pinned bytes", evalBytes},
+}
+
+// controls are the checks that guard a prediction's comparison rather than
+// state its claim, by claim id, with the word that names each in an
+// "unchecked" note. A prediction's verdict comes from its claims; a control
+// that died kills it, and one the input cannot check is named beside it.
+var controls = map[string]string{
+	"4.bytes": "bytes",
 }
 
 func sweepEvidence(name string, sd *sweepData, sizes []int64) []Evidence {
@@ -191,6 +202,12 @@ func evalCallTime(d *sourceData) eval {
 		return unavailable(d.name + ": the pinned group's total call time is zero")
 	}
 	ratio := ct.pageableMs / ct.pinnedMs
+	unequal := ct.pageableN > 0 && ct.pinnedN > 0 && ct.pageableN != ct.pinnedN
+	if unequal {
+		// Totals of groups of different sizes do not compare: compare
+		// the mean call times.
+		ratio = (ct.pageableMs / float64(ct.pageableN)) / (ct.pinnedMs / float64(ct.pinnedN))
+	}
 	line := fmt.Sprintf("pageable total %.4f ms", ct.pageableMs)
 	if ct.pageableN > 0 {
 		line += fmt.Sprintf(" over %d calls", ct.pageableN)
@@ -199,23 +216,36 @@ func evalCallTime(d *sourceData) eval {
 	if ct.pinnedN > 0 {
 		line += fmt.Sprintf(" over %d calls", ct.pinnedN)
 	}
-	line += fmt.Sprintf(", ratio %.1fx", ratio)
+	if unequal {
+		line += fmt.Sprintf("; the groups differ in size, so the ratio is of the mean call times: %.1fx", ratio)
+	} else {
+		line += fmt.Sprintf(", ratio %.1fx", ratio)
+	}
 	return eval{verdict: verdictOf(CallTimeHolds(ratio)), measured: ptr(ratio), bound: CallTimeRatio,
 		evidence: []Evidence{{Source: d.name, Text: ct.how}, {Source: d.name, Text: line}}}
 }
 
 func evalBytes(d *sourceData) eval {
 	if d.bytes == nil {
+		e := unavailable(d.bytesWhy)
 		if d.bytesWhy == "" {
-			return unavailable(d.callsWhy)
+			e = unavailable(d.callsWhy)
 		}
-		return unavailable(d.bytesWhy)
+		e.short = d.bytesShort
+		return e
 	}
 	b := d.bytes
 	r := float64(b.pageable) / float64(b.pinned)
 	return eval{verdict: verdictOf(b.pageable == b.pinned), measured: ptr(r), bound: 1,
 		evidence: []Evidence{{Source: d.name, Text: b.how},
-			evf(d.name, "pageable group %d bytes, pinned group %d bytes", b.pageable, b.pinned)}}
+			evf(d.name, "pageable group %d bytes%s, pinned group %d bytes%s", b.pageable, perCopyText(b.perCopy), b.pinned, perCopyText(b.perCopy))}}
+}
+
+func perCopyText(perCopy bool) string {
+	if perCopy {
+		return " per copy"
+	}
+	return ""
 }
 
 // Evaluate judges every claim, prediction and the exercise for one capture.
@@ -230,6 +260,11 @@ func Evaluate(c *capture.Capture) *Result {
 		}
 	}
 
+	for _, s := range c.SetAside {
+		diags.add(CodeSiblingSetAside, Warning, fmt.Sprintf(
+			"%s, beside the capture, was set aside: it is not this program's output (%s); the verdicts come from the capture without it",
+			s.Path, s.Reason))
+	}
 	var srcs []*sourceData
 	if hasTrace(c) {
 		srcs = append(srcs, traceData(c, diags, r))
@@ -243,14 +278,14 @@ func Evaluate(c *capture.Capture) *Result {
 	}
 	for p := 1; p <= 4; p++ {
 		pr := Prediction{ID: p}
-		var vs []Verdict
+		var claims []Claim
 		for _, cl := range r.Claims {
 			if cl.Prediction == p {
 				pr.Claims = append(pr.Claims, cl.ID)
-				vs = append(vs, cl.Verdict)
+				claims = append(claims, cl)
 			}
 		}
-		pr.Verdict = combine(vs)
+		pr.Verdict, pr.Unchecked = combinePrediction(claims)
 		r.Predictions = append(r.Predictions, pr)
 	}
 	r.Exercise = exercise(srcs)
@@ -282,6 +317,12 @@ func traceData(c *capture.Capture, diags *diagList, r *Result) *sourceData {
 	d.async, d.asyncWhy = t.part2()
 	if d.async != nil {
 		d.calls, d.bytes, d.bytesWhy = t.part4(d.async)
+		if d.bytes == nil && !c.Has(capture.FactMemcpy) {
+			d.bytesShort = "no per-copy records"
+			if c.Format == capture.FormatCSV {
+				d.bytesShort += "; add cuda_gpu_trace"
+			}
+		}
 	} else {
 		d.callsWhy, d.bytesWhy = d.asyncWhy, d.asyncWhy
 	}
@@ -316,6 +357,15 @@ func judge(spec claimSpec, srcs []*sourceData, diags *diagList) Claim {
 			cl.Sources = append(cl.Sources, SourceValue{Source: srcs[i].name, Verdict: e.verdict, Measured: e.measured, Bound: e.bound, Reason: e.reason})
 		}
 	}
+	cl.Control = controls[spec.id] != ""
+	if decided < 0 {
+		for _, e := range evals {
+			if e.short != "" {
+				cl.short = e.short
+				break
+			}
+		}
+	}
 	if decided < 0 {
 		cl.Reason = strings.Join(reasons, "; ")
 		if len(srcs) == 0 {
@@ -333,6 +383,39 @@ func judge(spec claimSpec, srcs []*sourceData, diags *diagList) Claim {
 		}
 	}
 	return cl
+}
+
+// combinePrediction gives a prediction's verdict from its claims (see
+// combine) and its controls: a control that died kills the prediction; one
+// the input cannot check leaves the claims' verdict and is named in the
+// returned notes ("bytes unchecked: ...").
+func combinePrediction(cls []Claim) (Verdict, []string) {
+	var vs []Verdict
+	for _, cl := range cls {
+		if !cl.Control {
+			vs = append(vs, cl.Verdict)
+		}
+	}
+	v := combine(vs)
+	var unchecked []string
+	for _, cl := range cls {
+		if !cl.Control {
+			continue
+		}
+		switch cl.Verdict {
+		case Died:
+			v = Died
+		case Unavailable:
+			if v != Unavailable {
+				why := cl.short
+				if why == "" {
+					why = cl.Reason
+				}
+				unchecked = append(unchecked, controls[cl.ID]+" unchecked: "+why)
+			}
+		}
+	}
+	return v, unchecked
 }
 
 // combine gives a prediction's verdict: held only if all its claims held,

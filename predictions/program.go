@@ -65,6 +65,7 @@ func programData(c *capture.Capture, diags *diagList) *sourceData {
 				how: fmt.Sprintf("%s, asyncCalls: bytes moved per group", label)}
 		} else {
 			d.bytesWhy = label + " gives no bytes per group of cudaMemcpyAsync calls (asyncCalls.pageableBytes/pinnedBytes)"
+			d.bytesShort = "the program's numbers give no bytes per group"
 		}
 	} else {
 		d.callsWhy = label + " has no call-time totals from a trace (asyncCalls); the program's own part 2 call times are host-clock means, not cuda_api_trace durations"
@@ -73,6 +74,7 @@ func programData(c *capture.Capture, diags *diagList) *sourceData {
 			d.callsWhy += fmt.Sprintf(" (for reference, its mean call times give %.1fx)", p.callMs/q.callMs)
 		}
 		d.bytesWhy = label + " reports the bytes each copy was asked to move, not what the copies moved (no asyncCalls bytes)"
+		d.bytesShort = "the program's numbers give no bytes per group"
 	}
 	if m.DeviceCopyGBps > 0 {
 		d.deviceGBps = m.DeviceCopyGBps
@@ -171,7 +173,7 @@ func programAsync(m *capture.Measurements, label string) (*asyncData, string) {
 // program's own figure when given, else the bundled program's design.
 func kernelBytesOf(m *capture.Measurements, diags *diagList) (int64, string) {
 	design := 2 * kernelBytes
-	designFrom := fmt.Sprintf("the bundled program's design: %s read + %s written per launch (no program numbers given)", sizeName(kernelBytes), sizeName(kernelBytes))
+	designFrom := fmt.Sprintf("the lesson's design: %s read + %s written per launch (no program numbers give it)", sizeName(kernelBytes), sizeName(kernelBytes))
 	if m == nil {
 		return design, designFrom
 	}

@@ -48,6 +48,24 @@ const (
 	CodeOpenRange            = "open-nvtx-range"
 	CodeGateFailed           = "gate-failed"
 	CodeKernelBytes          = "kernel-bytes-inconsistent"
+	// CodeLessonShape: a group found by its structure deviates from the
+	// lesson's counts, sizes or order; the group is still used.
+	CodeLessonShape = "lesson-structure"
+	// CodeSetAside: calls that belong to no group (other directions,
+	// sizes, ranges) were left out of the groups.
+	CodeSetAside = "set-aside"
+	// CodeCopySync: part 1's copies are cudaMemcpyAsync + synchronize
+	// rather than blocking cudaMemcpy calls.
+	CodeCopySync = "copy-and-synchronize"
+	// CodeAsyncPremise: the lesson's premise that part 2's copies are the
+	// program's only cudaMemcpyAsync calls does not hold.
+	CodeAsyncPremise = "async-premise"
+	// CodeMemoryKind: a group's copies have another host memory kind than
+	// the group's name says (other than pinned-source-pageable).
+	CodeMemoryKind = "memory-kind-mismatch"
+	// CodeSiblingSetAside: a file beside the capture (transcript, results
+	// JSON) was not the program's output and was set aside.
+	CodeSiblingSetAside = "sibling-set-aside"
 )
 
 // Source names where a number came from.
@@ -109,6 +127,11 @@ type Claim struct {
 	Evidence []Evidence    `json:"evidence"`
 	Sources  []SourceValue `json:"sources,omitempty"`
 	Reason   string        `json:"reason,omitempty"`
+	// Control marks a check that guards the prediction's comparison rather
+	// than stating its claim (4.bytes): see Prediction.Unchecked.
+	Control bool `json:"control,omitempty"`
+
+	short string // why a control is unavailable, in a few words
 }
 
 // SourceValue is one source's answer to a claim.
@@ -125,6 +148,10 @@ type Prediction struct {
 	ID      int      `json:"id"`
 	Verdict Verdict  `json:"verdict"`
 	Claims  []string `json:"claims"`
+	// Unchecked names each control the input could not check and why, as
+	// "bytes unchecked: no per-copy records; add cuda_gpu_trace". The
+	// verdict then comes from the claims alone.
+	Unchecked []string `json:"unchecked,omitempty"`
 }
 
 // Exercise is the lesson's device-to-host exercise: the pageable/pinned
@@ -229,7 +256,7 @@ func (r *Result) Claim(id string) *Claim {
 // Names lists the CUDA API names the predictions read, for
 // capture.Options.APINames.
 func Names() []string {
-	return []string{apiMemcpy, apiMemcpyAsync, apiStreamSync, apiLaunchKernel}
+	return []string{apiMemcpy, apiMemcpyAsync, apiStreamSync, apiDeviceSync, apiLaunchKernel}
 }
 
 // API names.
@@ -238,6 +265,7 @@ const (
 	apiMemcpyAsync  = "cudaMemcpyAsync"
 	apiStreamSync   = "cudaStreamSynchronize"
 	apiLaunchKernel = "cudaLaunchKernel"
+	apiDeviceSync   = "cudaDeviceSynchronize"
 )
 
 // Name is a short name for the input: its folder and file, or its format

@@ -81,6 +81,7 @@ figure img { max-width: 100%; height: auto; border: 1px solid #e4e4e4; }
 <ol class="said">
 {{range .Said}}<li value="{{.ID}}"><p><strong>{{.Topic}}</strong> <span class="v v-{{.Verdict}}">{{.Verdict}}</span></p>
 {{range .Claims}}<p><code>{{.ID}}</code> <span class="v v-{{.Verdict}}">{{.Verdict}}</span> {{.Statement}}{{if eq .Verdict "unavailable"}}; unavailable because {{.Reason}}{{else if .Outcome}}; {{.Outcome}}{{end}}.{{range .Others}} Beside it, {{.}}.{{end}}</p>
+{{end}}{{range .Unchecked}}<p>Control {{.}}.</p>
 {{end}}{{with .Evidence}}<ul class="evidence">{{range .}}<li>{{range $i, $id := .IDs}}{{if $i}}, {{end}}<code>{{$id}}</code>{{end}}: {{.Text}}</li>{{end}}</ul>{{end}}</li>
 {{end}}</ol>
 

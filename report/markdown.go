@@ -135,6 +135,9 @@ func mdSaid(w io.Writer, said []saidView) {
 				fmt.Fprintf(w, " Beside it, %s.", md(o))
 			}
 		}
+		for _, u := range s.Unchecked {
+			fmt.Fprintf(w, " Control %s.", md(u))
+		}
 		io.WriteString(w, "\n")
 		if ev := s.Evidence(); len(ev) > 0 {
 			io.WriteString(w, "\n   The numbers behind it:\n\n")

@@ -66,7 +66,11 @@ func Text(w io.Writer, r *predictions.Result) error {
 	}
 	b.WriteString("\n")
 	for _, p := range r.Predictions {
-		fmt.Fprintf(&b, "prediction %d: %-11s (%s)\n", p.ID, p.Verdict, strings.Join(p.Claims, ", "))
+		fmt.Fprintf(&b, "prediction %d: %-11s (%s)", p.ID, p.Verdict, strings.Join(p.Claims, ", "))
+		for _, u := range p.Unchecked {
+			fmt.Fprintf(&b, "; %s", u)
+		}
+		b.WriteString("\n")
 	}
 	ex := r.Exercise
 	if ex.Verdict == "answered" {
@@ -116,7 +120,11 @@ func TextMulti(w io.Writer, results []*predictions.Result) error {
 		for i, p := range results[0].Predictions {
 			row := []string{fmt.Sprintf("prediction %d", p.ID), ""}
 			for _, r := range results {
-				row = append(row, string(r.Predictions[i].Verdict))
+				cell := string(r.Predictions[i].Verdict)
+				if n := len(r.Predictions[i].Unchecked); n > 0 {
+					cell += fmt.Sprintf(" (%d unchecked)", n)
+				}
+				row = append(row, cell)
 			}
 			fmt.Fprintln(tw, strings.Join(row, "\t"))
 		}
@@ -137,6 +145,11 @@ func TextMulti(w io.Writer, results []*predictions.Result) error {
 	for _, r := range results {
 		for _, d := range r.Diagnostics {
 			fmt.Fprintf(&b, "%s: %s %s: %s\n", r.Name(), d.Level, d.Code, d.Message)
+		}
+		for _, p := range r.Predictions {
+			for _, u := range p.Unchecked {
+				fmt.Fprintf(&b, "%s: prediction %d: %s\n", r.Name(), p.ID, u)
+			}
 		}
 		for _, c := range r.Claims {
 			if c.Verdict == predictions.Unavailable {

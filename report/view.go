@@ -46,6 +46,8 @@ type saidView struct {
 	Topic   string
 	Verdict string
 	Claims  []claimView
+	// Unchecked names the controls the input could not check.
+	Unchecked []string
 }
 
 // evidenceLine is one line of evidence and the claims it backs.
@@ -159,7 +161,7 @@ func (rep *Report) view() *view {
 	}
 	v.Tables = append(v.Tables, copyTable(r, vocab.H2D), copyTable(r, vocab.D2H), asyncTable(r), kernelTable(r))
 	for _, p := range r.Predictions {
-		s := saidView{ID: p.ID, Topic: topics[p.ID], Verdict: verdictWord(p.Verdict)}
+		s := saidView{ID: p.ID, Topic: topics[p.ID], Verdict: verdictWord(p.Verdict), Unchecked: p.Unchecked}
 		for _, id := range p.Claims {
 			if c := r.Claim(id); c != nil {
 				s.Claims = append(s.Claims, claimOf(c))

@@ -57,6 +57,20 @@ type Options struct {
 	Warn io.Writer
 	// Now is the clock (tests set it); nil means time.Now.
 	Now func() time.Time
+	// GPU is the GPU to run on, as ListGPUs describes it; nil means GPU 0
+	// as nvidia-smi numbers them. The program sees this GPU alone.
+	GPU *GPU
+	// NoWait fails the run at once when another nsyscheck run holds the
+	// GPU's lock, instead of waiting for it.
+	NoWait bool
+	// LockDir is the folder of the per-GPU lock files; empty means
+	// $NSYSCHECK_LOCK_DIR or nsyscheck-locks in the temporary folder.
+	LockDir string
+	// SysRoot is where sysfs is mounted (default /sys), for the GPU's NUMA
+	// node.
+	SysRoot string
+	// NoBind leaves the program unbound to the GPU's NUMA node.
+	NoBind bool
 }
 
 // Step is one recorded step of a run.
@@ -83,18 +97,24 @@ type Info struct {
 	Finished   *time.Time `json:"finished,omitempty"`
 	Seconds    float64    `json:"seconds,omitempty"`
 	Nsyscheck  string     `json:"nsyscheck,omitempty"`
-	Nvcc       *Tool      `json:"nvcc,omitempty"`
-	Nsys       *Tool      `json:"nsys,omitempty"`
-	GPU        *GPU       `json:"gpu,omitempty"`
-	Arch       string     `json:"arch,omitempty"`
+	// Host is the machine's name, for tables over many machines.
+	Host string `json:"host,omitempty"`
+	Nvcc *Tool  `json:"nvcc,omitempty"`
+	Nsys *Tool  `json:"nsys,omitempty"`
+	GPU  *GPU   `json:"gpu,omitempty"`
+	Arch string `json:"arch,omitempty"`
 	// BuildCache is the cached build of the same source, flags and nvcc
 	// that the run reused instead of calling nvcc, if any.
 	BuildCache string     `json:"buildCache,omitempty"`
 	Isolation  *Isolation `json:"isolation,omitempty"`
-	Reports    []string   `json:"reports,omitempty"`
-	Analyze    *Analyze   `json:"nsysAnalyze,omitempty"`
-	Steps      []Step     `json:"steps"`
-	Files      []string   `json:"files,omitempty"`
+	// Lock is the GPU lock the run queued on; Sharing what else used the
+	// GPU around the profile.
+	Lock    *Lock    `json:"lock,omitempty"`
+	Sharing *Sharing `json:"sharing,omitempty"`
+	Reports []string `json:"reports,omitempty"`
+	Analyze *Analyze `json:"nsysAnalyze,omitempty"`
+	Steps   []Step   `json:"steps"`
+	Files   []string `json:"files,omitempty"`
 }
 
 // Run is a run folder being filled.
@@ -104,6 +124,8 @@ type Run struct {
 	mu   sync.Mutex // guards Info and run.json while steps run side by side
 	opts Options
 	now  func() time.Time
+	bind []string  // the NUMA binding prefix of the profile step
+	held *heldLock // the GPU lock while the run profiles
 }
 
 // StepError is a run that stopped in a step.
@@ -165,6 +187,7 @@ func New(opts Options, version string) (*Run, error) {
 	}
 	r := &Run{Dir: dir, opts: opts, now: now}
 	r.Info = Info{Status: "running", Started: now().UTC(), Nsyscheck: version}
+	r.Info.Host, _ = os.Hostname()
 	marker := "This run did not finish; run.json says which step it reached.\n"
 	if err := os.WriteFile(filepath.Join(dir, IncompleteFile), []byte(marker), 0o644); err != nil {
 		return nil, fmt.Errorf("write %s: %w", IncompleteFile, err)
@@ -316,20 +339,31 @@ type Task struct {
 // transcript and the results JSON.
 func (r *Run) Profile(ctx context.Context, also ...Task) error {
 	var nvcc, nsys string
+	var gpu GPU
 	if err := r.Step(ctx, "detect", func(s *Step) error {
 		var err error
-		nvcc, nsys, err = r.detect(ctx)
+		gpu, nvcc, nsys, err = r.detect(ctx)
 		return err
 	}); err != nil {
 		return err
 	}
+
+	defer func() { r.held.release() }()
+	if err := r.Step(ctx, "lock", func(s *Step) error {
+		return r.lockGPU(ctx, gpu)
+	}); err != nil {
+		return err
+	}
+
 	if err := r.Step(ctx, "build", func(s *Step) error { return r.build(ctx, s, nvcc) }); err != nil {
 		return err
 	}
 
-	if err := r.Step(ctx, "profile", func(s *Step) error {
+	err := r.Step(ctx, "profile", func(s *Step) error {
 		return r.profile(ctx, s, nsys)
-	}); err != nil {
+	})
+	r.afterProfile(ctx, gpu)
+	if err != nil {
 		return err
 	}
 
@@ -386,9 +420,23 @@ func (r *Run) profile(ctx context.Context, s *Step, nsys string) error {
 	if iso.Note != "" && r.opts.Warn != nil {
 		fmt.Fprintf(r.opts.Warn, "nsyscheck: warning: %s; run.json records this (isolation)\n", iso.Note)
 	}
-	args := []string{"profile", "-t", "cuda,nvtx", "-s", "none", "--cpuctxsw=none", "-o", Base,
+	if g := r.Info.GPU; g != nil {
+		// The program sees this GPU alone, named so that CUDA's own device
+		// order cannot pick another.
+		g.Visible = g.VisibleDevice()
+		if prev := os.Getenv("CUDA_VISIBLE_DEVICES"); prev != "" && prev != g.VisibleDevice() {
+			g.ReplacedVisible = prev
+			if r.opts.Warn != nil {
+				fmt.Fprintf(r.opts.Warn, "nsyscheck: note: the program sees GPU %d alone (CUDA_VISIBLE_DEVICES=%s replaces your %s); choose with --gpu\n",
+					g.Index, g.VisibleDevice(), prev)
+			}
+		}
+		env = setEnv(env, "CUDA_VISIBLE_DEVICES", g.VisibleDevice())
+		env = setEnv(env, "CUDA_DEVICE_ORDER", "PCI_BUS_ID")
+	}
+	args := []string{"profile", "-t", ProfileTrace, "-s", "none", "--cpuctxsw=none", "-o", Base,
 		"./" + Base, "--json", ResultsFile}
-	argv := append(append(append([]string{}, prefix...), nsys), args...)
+	argv := append(append(append(append([]string{}, r.bind...), prefix...), nsys), args...)
 	s.Commands = append(s.Commands, commandLine(argv[0], argv[1:]...))
 	cmd := command(ctx, r.Dir, env, argv[0], argv[1:]...)
 	runErr := runLogged(cmd, r.Path(TranscriptFile), nil)
@@ -535,19 +583,85 @@ func tail(path string, n int) string {
 	return "  " + strings.Join(lines, "\n  ")
 }
 
-// detect finds the GPU, nvcc and nsys, asks the tools their versions and
-// picks the GPU architecture to build for.
-func (r *Run) detect(ctx context.Context) (nvcc, nsys string, err error) {
-	var gpu GPU
-	if gpu, err = QueryGPU(ctx); err != nil {
-		return "", "", err
+// setEnv sets name=value in env, replacing an earlier value.
+func setEnv(env []string, name, value string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		if n, _, _ := strings.Cut(kv, "="); n != name {
+			out = append(out, kv)
+		}
 	}
-	r.Info.GPU = &gpu
+	return append(out, name+"="+value)
+}
+
+// lockGPU queues for the GPU's lock, then looks at what else uses the GPU.
+// Holding the lock, no other nsyscheck run profiles there, so whatever the
+// look finds is foreign work.
+func (r *Run) lockGPU(ctx context.Context, g GPU) error {
+	me := LockInfo{PID: os.Getpid(), Host: r.Info.Host, Dir: r.Dir, Started: r.Info.Started}
+	held, rec, err := acquireLock(ctx, LockPath(r.opts.LockDir, g), g, me, !r.opts.NoWait, r.opts.Warn)
+	r.Info.Lock = &rec
+	if err != nil {
+		return err
+	}
+	r.held = held
+	before := LookAtGPU(ctx, g, 3, 200*time.Millisecond)
+	r.Info.Sharing = &Sharing{Before: before}
+	r.Info.Sharing.summarize()
+	if before.Busy() && r.opts.Warn != nil {
+		fmt.Fprintf(r.opts.Warn, "nsyscheck: warning: GPU %d is not idle: %s; its bandwidth numbers may be disturbed (run.json records this: sharing)\n",
+			g.Index, before.describe("before profiling"))
+	}
+	return nil
+}
+
+// afterProfile looks at the GPU once more and releases its lock.
+func (r *Run) afterProfile(ctx context.Context, g GPU) {
+	defer func() { r.held.release() }()
+	if r.Info.Sharing == nil || ctx.Err() != nil {
+		return
+	}
+	after := LookAtGPU(ctx, g, 2, 200*time.Millisecond)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	wasBusy := r.Info.Sharing.Before.Busy()
+	r.Info.Sharing.After = after
+	r.Info.Sharing.summarize()
+	if after.Busy() && !wasBusy && r.opts.Warn != nil {
+		fmt.Fprintf(r.opts.Warn, "nsyscheck: warning: GPU %d was not idle %s; its bandwidth numbers may be disturbed (run.json records this: sharing)\n",
+			g.Index, after.describe("right after profiling"))
+	}
+	_ = r.save()
+}
+
+// detect finds the GPU (the one of Options.GPU, else GPU 0) and its NUMA
+// node, binds the program to that node unless told not to, finds nvcc and
+// nsys, asks the tools their versions and picks the GPU architecture to
+// build for.
+func (r *Run) detect(ctx context.Context) (gpu GPU, nvcc, nsys string, err error) {
+	if r.opts.GPU != nil {
+		gpu = *r.opts.GPU
+	} else {
+		gpus, err := ListGPUs(ctx)
+		if err != nil {
+			return gpu, "", "", err
+		}
+		gpu = gpus[0]
+	}
+	numa := LocateNUMA(ctx, gpu, r.opts.SysRoot)
+	if r.opts.NoBind {
+		numa.Binding, numa.Note = "none", "turned off with --no-bind"
+	} else {
+		r.bind = Bind(ctx, &numa)
+	}
+	gpu.NUMA = &numa
+	info := gpu
+	r.Info.GPU = &info
 	if nvcc, err = FindNvcc(r.opts.Nvcc); err != nil {
-		return "", "", err
+		return gpu, "", "", err
 	}
 	if nsys, err = FindNsys(r.opts.Nsys); err != nil {
-		return "", "", err
+		return gpu, "", "", err
 	}
 	// Ask both tools their versions at once: each answer takes a while.
 	var nvccVersion, nsysVersion string
@@ -561,11 +675,11 @@ func (r *Run) detect(ctx context.Context) (nvcc, nsys string, err error) {
 	arch := r.opts.Arch
 	if arch == "" {
 		if arch, err = Arch(gpu.ComputeCap); err != nil {
-			return "", "", err
+			return gpu, "", "", err
 		}
 	}
 	r.Info.Arch = arch
-	return nvcc, nsys, nil
+	return gpu, nvcc, nsys, nil
 }
 
 // build writes the bundled CUDA source and compiles it, or reuses the

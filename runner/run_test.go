@@ -16,9 +16,17 @@ func TestStatsReportsReal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "cuda_api_sum,cuda_api_trace,cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum,nvtx_sum"
+	want := "cuda_api_sum,cuda_api_trace,cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum,nvtx_sum,cuda_gpu_trace,nvtx_pushpop_trace"
 	if strings.Join(got, ",") != want {
 		t.Errorf("got %v, want %s", got, want)
+	}
+	// nsys 2022 names, and a list without the per-record reports.
+	old := "cudaapisum\ncudaapitrace\ngpumemtimesum\ngpumemsizesum\nnvtxsum\ngputrace\nnvtxpptrace\n"
+	if got, err := StatsReports(old); err != nil || strings.Join(got, ",") != "cudaapisum,cudaapitrace,gpumemtimesum,gpumemsizesum,nvtxsum,gputrace,nvtxpptrace" {
+		t.Errorf("nsys 2022 list: %v, %v", got, err)
+	}
+	if got, err := StatsReports("cuda_api_sum\ncuda_api_trace\ncuda_gpu_mem_time_sum\ncuda_gpu_mem_size_sum\nnvtx_sum\n"); err != nil || len(got) != 5 {
+		t.Errorf("a list without the per-record reports: %v, %v", got, err)
 	}
 	if _, err := StatsReports("cuda_api_sum -- CUDA API Summary\n"); err == nil || !strings.Contains(err.Error(), "cuda_api_trace") {
 		t.Errorf("a list without cuda_api_trace: %v", err)

@@ -104,6 +104,19 @@ type GPU struct {
 	Driver     string `json:"driver"`
 	ComputeCap string `json:"computeCap"` // e.g. "9.0"
 	PCIe       PCIe   `json:"pcie"`
+	// Index is the GPU's number as nvidia-smi counts them.
+	Index int `json:"index"`
+	// BusID is the GPU's PCI address as nvidia-smi writes it
+	// (00000000:19:00.0), UUID its GPU-... identifier; either may be empty
+	// where nvidia-smi did not say.
+	BusID string `json:"busId,omitempty"`
+	UUID  string `json:"uuid,omitempty"`
+	// Visible is the CUDA_VISIBLE_DEVICES the program ran with;
+	// ReplacedVisible the caller's own value it replaced, if any.
+	Visible         string `json:"cudaVisibleDevices,omitempty"`
+	ReplacedVisible string `json:"replacedCudaVisibleDevices,omitempty"`
+	// NUMA is the GPU's NUMA node and how the run bound the program to it.
+	NUMA *NUMA `json:"numa,omitempty"`
 }
 
 // PCIe is the GPU's PCI Express link.
@@ -195,7 +208,10 @@ func Arch(computeCap string) (string, error) {
 
 // StatsReports picks the names of the CSV reports nsyscheck reads from the
 // list `nsys stats --help-reports` prints: current names where listed, the
-// older names (before about 2023.1) otherwise.
+// older names (before about 2023.1) otherwise. The per-record reports
+// cuda_gpu_trace and nvtx_pushpop_trace (gputrace, nvtxpptrace) are taken
+// where listed and left out otherwise: the SQLite export holds the same
+// records.
 func StatsReports(helpReports string) ([]string, error) {
 	listed := map[string]bool{}
 	for _, line := range strings.Split(helpReports, "\n") {

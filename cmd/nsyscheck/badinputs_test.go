@@ -76,8 +76,8 @@ func badCases() []badCase {
 			exit: 2, want: []string{"capture.sqlite", "empty"}},
 		{group: "SQLite export", name: "no CUPTI_ACTIVITY_KIND_MEMCPY table",
 			make: sqliteEdit(`DROP TABLE CUPTI_ACTIVITY_KIND_MEMCPY`),
-			exit: 1, want: []string{"CUPTI_ACTIVITY_KIND_MEMCPY"},
-			notHeld: []string{"4.bytes", "4"}},
+			exit: 0, want: []string{"CUPTI_ACTIVITY_KIND_MEMCPY", "prediction 4: held", "bytes unchecked: no per-copy records"},
+			notHeld: []string{"4.bytes"}},
 		{group: "SQLite export", name: "no StringIds table",
 			make: sqliteEdit(`DROP TABLE StringIds`),
 			exit: 2, want: []string{"pinned.sqlite", "StringIds"}},
@@ -105,18 +105,15 @@ func badCases() []badCase {
 			notHeld: []string{"4.calltime", "4.bytes", "4"}},
 		{group: "CSV reports", name: "a byte-order mark before the header",
 			make: csvEdit(func(s string) string { return "\ufeff" + s }),
-			exit: 1, want: []string{"prediction 2: held", "prediction 4: unavailable"},
-			notHeld: []string{"4.bytes"}},
+			exit: 0, want: []string{"prediction 2: held", "prediction 4: held"}},
 		{group: "CSV reports", name: "CRLF line ends",
 			make: csvEdit(func(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }),
-			exit: 1, want: []string{"prediction 2: held", "prediction 4: unavailable"},
-			notHeld: []string{"4.bytes"}},
+			exit: 0, want: []string{"prediction 2: held", "prediction 4: held"}},
 		{group: "CSV reports", name: `quoted commas in thread names ("pinned, main")`,
 			make: csvEdit(func(s string) string {
 				return regexp.MustCompile(`(?m),pinned$`).ReplaceAllString(s, `,"pinned, main"`)
 			}),
-			exit: 1, want: []string{"prediction 2: held", "4.calltime  held"},
-			notHeld: []string{"4.bytes"}},
+			exit: 0, want: []string{"prediction 2: held", "4.calltime  held", "4.bytes     held"}},
 		{group: "CSV reports", name: "a negative duration on a cudaMemcpyAsync row",
 			make: csvEdit(func(s string) string { return editFirstAsync(s, "-7605600") }),
 			exit: 2, want: []string{"pinned_cuda_api_trace.csv", "Duration (ns)"},
@@ -129,13 +126,14 @@ func badCases() []badCase {
 		// What the trace holds.
 		{group: "trace content", name: "0 cudaMemcpyAsync calls",
 			make: sqliteEdit(deleteAsync(`1`)),
-			exit: 1, want: []string{"prediction 4: unavailable", "holds 0 cudaMemcpyAsync calls"},
+			exit: 1, want: []string{"prediction 4: unavailable", "holds no host-to-device cudaMemcpyAsync calls"},
 			notHeld: []string{"4.calltime", "4.bytes", "4"}},
 		{group: "trace content", name: "21 cudaMemcpyAsync calls (the last pinned one gone)",
 			make: sqliteEdit(deleteAsync(`start = (SELECT max(start) FROM CUPTI_ACTIVITY_KIND_RUNTIME r
 				WHERE r.nameId IN (SELECT id FROM StringIds WHERE value LIKE 'cudaMemcpyAsync%'))`)),
-			exit:    1,
-			notHeld: []string{"4.calltime", "4.bytes", "4"}},
+			// The pinned range holds 9 calls: the groups are still
+			// unambiguous, so their numbers decide, beside a diagnostic.
+			exit: 0, want: []string{"prediction 4: held", `lesson-structure: NVTX range "async-pinned" holds 9 cudaMemcpyAsync calls`}},
 		{group: "trace content", name: "33 cudaMemcpyAsync calls (11 extra in the pinned range)",
 			make: sqliteEdit(`INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME
 				(start, end, eventClass, globalTid, correlationId, nameId, returnValue, callchainId)
@@ -538,8 +536,9 @@ tests' real output, trimmed; DIR is the test's folder. Regenerate with
 
     go test ./cmd/nsyscheck -run TestBadInputs -update
 
-Exit status: 0 every claim held, 1 some claim died or was unavailable, 2 the
-input could not be read.
+Exit status: 0 every prediction held (a control the input cannot check is
+named beside its prediction), 1 some prediction died or was unavailable, 2
+the input could not be read.
 
 `)
 	group := ""

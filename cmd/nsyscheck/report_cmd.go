@@ -12,6 +12,7 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/audit"
 	"github.com/nsyscheck/nsyscheck/check"
+	"github.com/nsyscheck/nsyscheck/fleet"
 	"github.com/nsyscheck/nsyscheck/report"
 )
 
@@ -97,6 +98,7 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 	if len(results) > 1 {
 		dirs = subfolders(opts.Out, paths)
 	}
+	fs := check.Fleet(checked, 2)
 	reps := make([]*report.Report, len(results))
 	files := make([]map[string][]byte, len(results))
 	for i, r := range results {
@@ -121,6 +123,11 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 				}
 			}
 		}
+		if fs != nil {
+			if _, err := os.Lstat(filepath.Join(opts.Out, fleetFile)); err == nil {
+				clash = append(clash, filepath.Join(opts.Out, fleetFile))
+			}
+		}
 		if len(clash) > 0 {
 			sort.Strings(clash)
 			return &statusError{code: exitError, err: fmt.Errorf("not replacing existing files (use --force to overwrite): %s", strings.Join(clash, ", "))}
@@ -137,6 +144,13 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 			}
 		}
 		fmt.Fprintf(s.Out, "%s: %s (%d files)\n", results[i].Input.Path, filepath.Join(dir, report.HTMLFile), len(written))
+	}
+	if fs != nil {
+		path, err := writeFleetFile(opts.Out, *fs, opts.Force)
+		if err != nil {
+			return &statusError{code: exitError, err: err}
+		}
+		fmt.Fprintf(s.Out, "fleet of %d GPUs: %s (%d outlier findings)\n", len(fs.Rows), path, len(fs.Findings))
 	}
 	return nil
 }
@@ -161,4 +175,20 @@ func subfolders(out string, paths []string) []string {
 		dirs = append(dirs, filepath.Join(out, base))
 	}
 	return dirs
+}
+
+// fleetFile is the fleet table report writes beside the per-input reports.
+const fleetFile = "fleet.md"
+
+// writeFleetFile writes fleet.md into dir (replacing one only with force).
+func writeFleetFile(dir string, s fleet.Summary, force bool) (string, error) {
+	page, err := report.FleetFile(s)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, fleetFile)
+	if force {
+		return path, os.WriteFile(path, page, 0o644)
+	}
+	return path, writeNew(path, page)
 }

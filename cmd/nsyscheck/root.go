@@ -14,7 +14,7 @@ import (
 
 // Exit statuses: the contract scripts and CI rely on.
 const (
-	exitHeld   = 0 // every claim held
+	exitHeld   = 0 // every prediction held
 	exitDied   = 1 // some claim died or could not be decided
 	exitError  = 2 // the input could not be read, or the command failed
 	exitSignal = 130
@@ -91,8 +91,10 @@ trace shows. Every verdict comes with the numbers that decided it.
   nsyscheck audit CAPTURE [AFTER]  the lesson's rule on any application's capture,
                                    with a prediction and, given AFTER, its check
 
-Exit status: 0 every claim held, 1 some claim died or was unavailable,
-2 the input could not be read or the command failed.`,
+Exit status: 0 every prediction held, 1 some prediction died or was
+unavailable, 2 the input could not be read or the command failed. audit
+exits 0 when no copy breaks the rule (one capture) or the check held (two),
+1 otherwise, 2 on an input it cannot read.`,
 		Version:       buildVersion(),
 		SilenceUsage:  true,
 		SilenceErrors: true,

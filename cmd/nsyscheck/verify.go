@@ -49,8 +49,10 @@ verify checks the real H200 capture shipped inside nsyscheck.
 prints the differences and exits 1; a match exits 0, even where the expected
 verdict is "died".
 
-Exit status: 0 every claim held (or --expect matched), 1 some claim died or
-was unavailable (or --expect did not match), 2 an input could not be read.`,
+Exit status: 0 every prediction held (or --expect matched), 1 some
+prediction died or was unavailable (or --expect did not match), 2 an input
+could not be read. A control the input cannot check (4.bytes) is named
+beside its prediction ("bytes unchecked: ...") and does not fail it.`,
 		Example: `  nsyscheck verify
   nsyscheck verify run/pinned.sqlite --format json
   nsyscheck verify capA.nsys-rep capB/ lesson.json
@@ -106,7 +108,11 @@ func runVerify(opts *verifyOptions, paths []string, s Streams) error {
 		return err
 	}
 	results := check.Results(checked)
+	fs := check.Fleet(checked, 2)
 	if err := writeResults(s.Out, opts.Format, results); err != nil {
+		return &statusError{code: exitError, err: err}
+	}
+	if err := report.WriteFleet(s.Out, opts.Format, fs); err != nil {
 		return &statusError{code: exitError, err: err}
 	}
 	if expect != nil {

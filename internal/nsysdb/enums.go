@@ -57,6 +57,21 @@ func MemKindOf(enumName string) vocab.MemKind {
 	return vocab.MemUnknown
 }
 
+// ReportRowKind says what one row of cuda_gpu_trace (2022: gputrace)
+// records, by its Name column: a memset ("[CUDA memset]"), a copy ("[CUDA
+// memcpy Host-to-Device]", 2022's "[CUDA memcpy HtoD]") or, for any other
+// name, a kernel launch.
+func ReportRowKind(name string) (copy, memset bool) {
+	n := strings.ToLower(strings.TrimSpace(name))
+	switch {
+	case strings.HasPrefix(n, "[cuda memset"):
+		return false, true
+	case strings.HasPrefix(n, "[cuda memcpy"), strings.HasPrefix(n, "[cuda "):
+		return true, false
+	}
+	return false, false
+}
+
 // ReportCopyKindOf maps the operation column of the cuda_gpu_mem_*_sum
 // reports ("[CUDA memcpy Host-to-Device]", 2022's "[CUDA memcpy HtoD]") to a
 // copy kind; ok is false for rows that are not copies (memsets).
@@ -77,28 +92,4 @@ func ReportCopyKindOf(op string) (kind vocab.CopyKind, ok bool) {
 		return vocab.CopyPtoP, true
 	}
 	return vocab.CopyOther, true
-}
-
-// Prefixes of the Name cell of cuda_gpu_trace's memory rows: "[CUDA memcpy
-// Host-to-Device]", "[CUDA memset]"; kernels are named by their function.
-const (
-	gpuTraceMemPrefix    = "[CUDA mem"
-	gpuTraceMemsetPrefix = "[CUDA memset"
-)
-
-// GPUTraceActivity tells what a cuda_gpu_trace row is by its Name cell: a
-// memory copy with its kind (isCopy), a memset (isMemset), or neither (a
-// kernel).
-func GPUTraceActivity(name string) (kind vocab.CopyKind, isCopy, isMemset bool) {
-	switch {
-	case !strings.HasPrefix(name, gpuTraceMemPrefix):
-		return "", false, false
-	case strings.HasPrefix(name, gpuTraceMemsetPrefix):
-		return "", false, true
-	}
-	kind, ok := ReportCopyKindOf(name)
-	if !ok {
-		kind = vocab.CopyOther
-	}
-	return kind, true, false
 }

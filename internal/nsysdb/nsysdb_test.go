@@ -84,7 +84,7 @@ func TestURI(t *testing.T) {
 	}
 }
 
-func TestGPUTraceActivity(t *testing.T) {
+func TestGPUTraceRowKinds(t *testing.T) {
 	for _, c := range []struct {
 		name             string
 		kind             vocab.CopyKind
@@ -97,21 +97,53 @@ func TestGPUTraceActivity(t *testing.T) {
 		{"[CUDA memset]", "", false, true},
 		{"void add<float>(float *)", "", false, false},
 	} {
-		kind, isCopy, isMemset := GPUTraceActivity(c.name)
+		isCopy, isMemset := ReportRowKind(c.name)
+		var kind vocab.CopyKind
+		if isCopy {
+			kind, _ = ReportCopyKindOf(c.name)
+		}
 		if kind != c.kind || isCopy != c.isCopy || isMemset != c.isMemset {
-			t.Errorf("GPUTraceActivity(%q) = %q %v %v, want %q %v %v", c.name, kind, isCopy, isMemset, c.kind, c.isCopy, c.isMemset)
+			t.Errorf("ReportRowKind/ReportCopyKindOf(%q) = %q %v %v, want %q %v %v", c.name, kind, isCopy, isMemset, c.kind, c.isCopy, c.isMemset)
 		}
 	}
 }
 
-func TestIsReportFile(t *testing.T) {
-	if !IsReportFile("train_cuda_gpu_trace.csv", ReportGPUTrace) || !IsReportFile("cuda_gpu_trace.csv", ReportGPUTrace) {
-		t.Error("IsReportFile refused a cuda_gpu_trace report")
+func TestMatchReportRefusesOthers(t *testing.T) {
+	for _, file := range []string{"train_cuda_gpu_trace.csv", "cuda_gpu_trace.csv"} {
+		if key, _, ok := MatchReport(file); !ok || key != ReportGPUTrace {
+			t.Errorf("MatchReport(%q) = %q, %v; want %s", file, key, ok, ReportGPUTrace)
+		}
 	}
-	if IsReportFile("train_cuda_api_trace.csv", ReportGPUTrace) || IsReportFile("xcuda_gpu_trace.csv", ReportGPUTrace) {
-		t.Error("IsReportFile accepted another file")
+	for _, file := range []string{"train_cuda_api_trace.csv", "xcuda_gpu_trace.csv"} {
+		if key, _, ok := MatchReport(file); ok && key == ReportGPUTrace {
+			t.Errorf("MatchReport(%q) took another file for %s", file, ReportGPUTrace)
+		}
 	}
 	if got := TIDExpr("g"); got != "(g & 16777215)" {
 		t.Errorf("TIDExpr = %q", got)
+	}
+}
+
+func TestPerRecordReports(t *testing.T) {
+	for file, want := range map[string]string{
+		"x_cuda_gpu_trace.csv": ReportGPUTrace, "x_gputrace.csv": ReportGPUTrace,
+		"x_nvtx_pushpop_trace.csv": ReportNVTXTrace, "x_nvtxpptrace.csv": ReportNVTXTrace,
+	} {
+		if key, base, ok := MatchReport(file); !ok || key != want || base != "x" {
+			t.Errorf("MatchReport(%q) = %q, %q, %v", file, key, base, ok)
+		}
+	}
+	for name, want := range map[string][2]bool{
+		"[CUDA memcpy Host-to-Device]": {true, false}, "[CUDA memcpy HtoD]": {true, false},
+		"[CUDA memset]": {false, true}, "<unnamed>::scaleCopy(float4 *, const float4 *, unsigned long, float)": {false, false},
+	} {
+		if c, m := ReportRowKind(name); c != want[0] || m != want[1] {
+			t.Errorf("ReportRowKind(%q) = %v, %v; want %v", name, c, m, want)
+		}
+	}
+	// The per-record reports are asked for where listed, never required.
+	names, missing := StatsNames(map[string]bool{ReportAPISum: true, ReportAPITrace: true, ReportMemTimeSum: true, ReportMemSizeSum: true, ReportNVTXSum: true})
+	if len(missing) != 0 || len(names) != 5 {
+		t.Errorf("without the per-record reports: %v, missing %v", names, missing)
 	}
 }

@@ -54,12 +54,13 @@ var NVTXSumColumns = []ReportColumn{
 	{Field: "range", Aliases: []string{"range", "name"}, Required: true, Display: "Range"},
 }
 
-// GPUTraceColumns are the cuda_gpu_trace columns the audit reads.
+// GPUTraceColumns are the cuda_gpu_trace (2022: gputrace) columns nsyscheck
+// reads: one row per GPU copy, memset or kernel.
 var GPUTraceColumns = []ReportColumn{
 	{Field: "start", Aliases: []string{"start"}, Required: true, Time: true, Display: "Start (ns)"},
 	{Field: "duration", Aliases: []string{"duration"}, Required: true, Time: true, Display: "Duration (ns)"},
 	{Field: "corrid", Aliases: []string{"corrid", "correlationid"}, Required: true, Display: "CorrId"},
-	{Field: "bytes", Aliases: []string{"bytes"}, Display: "Bytes (MB)"},
+	{Field: "bytes", Aliases: []string{"bytes", "size"}, Display: "Bytes (MB)"},
 	{Field: "srckind", Aliases: []string{"srcmemkd", "srcmemkind", "srckind"}, Display: "SrcMemKd"},
 	{Field: "dstkind", Aliases: []string{"dstmemkd", "dstmemkind", "dstkind"}, Display: "DstMemKd"},
 	{Field: "device", Aliases: []string{"device", "deviceid"}, Display: "Device"},
@@ -68,11 +69,13 @@ var GPUTraceColumns = []ReportColumn{
 	{Field: "name", Aliases: []string{"name"}, Required: true, Display: "Name"},
 }
 
-// NVTXTraceColumns are the nvtx_pushpop_trace columns the audit reads.
+// NVTXTraceColumns are the nvtx_pushpop_trace (2022: nvtxpptrace) columns
+// nsyscheck reads: one row per range instance. Without PID and TID no range
+// can be placed on a thread.
 var NVTXTraceColumns = []ReportColumn{
 	{Field: "start", Aliases: []string{"start"}, Required: true, Time: true, Display: "Start (ns)"},
 	{Field: "end", Aliases: []string{"end"}, Required: true, Time: true, Display: "End (ns)"},
-	{Field: "name", Aliases: []string{"name"}, Required: true, Display: "Name"},
-	{Field: "pid", Aliases: []string{"pid", "processid"}, Required: true, Display: "PID"},
-	{Field: "tid", Aliases: []string{"tid", "threadid"}, Required: true, Display: "TID"},
+	{Field: "name", Aliases: []string{"name", "range"}, Required: true, Display: "Name"},
+	{Field: "pid", Aliases: []string{"pid", "processid"}, Display: "PID"},
+	{Field: "tid", Aliases: []string{"tid", "threadid"}, Display: "TID"},
 }

@@ -9,26 +9,16 @@ const (
 	ReportMemTimeSum = "cuda_gpu_mem_time_sum"
 	ReportMemSizeSum = "cuda_gpu_mem_size_sum"
 	ReportNVTXSum    = "nvtx_sum"
+	// The per-record reports: one row per GPU copy, memset or kernel with
+	// its API call's CorrId; one row per NVTX push/pop range instance.
+	ReportGPUTrace  = "cuda_gpu_trace"
+	ReportNVTXTrace = "nvtx_pushpop_trace"
 )
 
-// The trace reports the audit reads beside ReportAPITrace: every GPU
-// activity with its memory kinds, and the NVTX push/pop ranges. They are
-// not among Reports, which Load reads.
-const (
-	ReportGPUTrace         = "cuda_gpu_trace"
-	ReportNVTXPushPopTrace = "nvtx_pushpop_trace"
-)
-
-// TraceReportsCommand is the nsys command that makes the trace reports the
-// audit reads, for messages.
-const TraceReportsCommand = "nsys stats --report " + ReportAPITrace + "," + ReportGPUTrace + "," + ReportNVTXPushPopTrace +
+// TraceReportsCommand is the nsys command that makes the per-record reports
+// the audit reads beside cuda_api_trace, for messages.
+const TraceReportsCommand = "nsys stats --report " + ReportAPITrace + "," + ReportGPUTrace + "," + ReportNVTXTrace +
 	" --format csv --output BASE REPORT.nsys-rep"
-
-// IsReportFile reports whether a file name is the CSV of the given report:
-// "<report>.csv" or "<base>_<report>.csv".
-func IsReportFile(file, report string) bool {
-	return file == report+".csv" || strings.HasSuffix(file, "_"+report+".csv")
-}
 
 // Report is one `nsys stats` report with the names of both generations.
 type Report struct {
@@ -44,7 +34,13 @@ var Reports = []Report{
 	{ReportMemTimeSum, []string{ReportMemTimeSum, "gpumemtimesum"}},
 	{ReportMemSizeSum, []string{ReportMemSizeSum, "gpumemsizesum"}},
 	{ReportNVTXSum, []string{ReportNVTXSum, "nvtxsum"}},
+	{ReportGPUTrace, []string{ReportGPUTrace, "gputrace"}},
+	{ReportNVTXTrace, []string{ReportNVTXTrace, "nvtxpptrace"}},
 }
+
+// optionalReports are taken where an nsys lists them and left out
+// otherwise: the SQLite export holds the same records.
+var optionalReports = map[string]bool{ReportGPUTrace: true, ReportNVTXTrace: true}
 
 // ReportSuffixes lists the accepted file-name suffixes, for messages.
 func ReportSuffixes() string {
@@ -79,10 +75,11 @@ func MatchReport(file string) (key, base string, ok bool) {
 
 // StatsNames picks, for each report, the name an nsys lists (the set of
 // names `nsys stats --help-reports` prints): the current name where listed,
-// the older one otherwise. missing names the reports it lists under neither.
+// the older one otherwise. missing names the required reports it lists under
+// neither; cuda_gpu_trace and nvtx_pushpop_trace are optional.
 func StatsNames(listed map[string]bool) (names, missing []string) {
 	// --help-reports lists cuda_api_sum before cuda_api_trace; keep its order.
-	order := []string{ReportAPISum, ReportAPITrace, ReportMemTimeSum, ReportMemSizeSum, ReportNVTXSum}
+	order := []string{ReportAPISum, ReportAPITrace, ReportMemTimeSum, ReportMemSizeSum, ReportNVTXSum, ReportGPUTrace, ReportNVTXTrace}
 	for _, key := range order {
 		var r Report
 		for _, x := range Reports {
@@ -98,7 +95,7 @@ func StatsNames(listed map[string]bool) (names, missing []string) {
 				break
 			}
 		}
-		if !found {
+		if !found && !optionalReports[r.Key] {
 			missing = append(missing, r.Key)
 		}
 	}

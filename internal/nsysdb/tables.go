@@ -31,13 +31,14 @@ const (
 
 // Rows of the (name, value) metadata tables that nsyscheck reads.
 const (
-	MetaProductVersion = "EXPORT_PRODUCT_VERSION" // META_DATA_EXPORT
-	MetaSchemaVersion  = "EXPORT_SCHEMA_VERSION"  // META_DATA_EXPORT
-	EnvDriver          = "NvDriverVersion"        // TARGET_INFO_SYSTEM_ENV
-	EnvCUDADriver      = "CudaDriverVersion"      // TARGET_INFO_SYSTEM_ENV
-	EnvOS              = "OsDescription"          // TARGET_INFO_SYSTEM_ENV
-	EnvDevice          = "DeviceEnvironment"      // TARGET_INFO_SYSTEM_ENV: the environment block
-	CaptureCommand     = "PROCESS_0:COMMAND"      // META_DATA_CAPTURE: the profiled command
+	MetaProductVersion = "EXPORT_PRODUCT_VERSION"  // META_DATA_EXPORT
+	MetaSchemaVersion  = "EXPORT_SCHEMA_VERSION"   // META_DATA_EXPORT
+	MetaInputFile      = "EXPORT_PARAM_INPUT_FILE" // META_DATA_EXPORT: the report exported
+	EnvDriver          = "NvDriverVersion"         // TARGET_INFO_SYSTEM_ENV
+	EnvCUDADriver      = "CudaDriverVersion"       // TARGET_INFO_SYSTEM_ENV
+	EnvOS              = "OsDescription"           // TARGET_INFO_SYSTEM_ENV
+	EnvDevice          = "DeviceEnvironment"       // TARGET_INFO_SYSTEM_ENV: the environment block
+	CaptureCommand     = "PROCESS_0:COMMAND"       // META_DATA_CAPTURE: the profiled command
 )
 
 // KnownSchema is the export schema version of the Nsight Systems release

@@ -1,0 +1,424 @@
+package capture
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+)
+
+// The per-record CSV reports: cuda_gpu_trace (one row per GPU copy, memset
+// or kernel, with the API call's CorrId) and nvtx_pushpop_trace (one row per
+// push/pop range instance). nsys 2022 names them gputrace and nvtxpptrace.
+// This file holds the one streaming reader of each (streamGPUTrace,
+// streamNVTXTrace); the CSV folder's loader and the audit's copy reader
+// (copies.go) both consume them.
+
+// gpuTraceRecord is one row of a cuda_gpu_trace report: a copy, a memset or
+// a kernel, with the correlation id of the API call that issued it.
+type gpuTraceRecord struct {
+	Start, End    int64
+	CorrelationID int64
+	Copy, Memset  bool     // neither: a kernel
+	Kind          CopyKind // a copy's direction
+	Src, Dst      MemKind  // a copy's memory kinds; MemUnknown without the columns
+	Bytes         int64    // a copy's size, where the report has a Bytes column (see csvBytes)
+	Device        int64
+	Stream        int64
+	PID           int64  // where the report has a Pid column
+	Name          string // a kernel's name as written; "" for copies and memsets
+}
+
+// gpuTraceHeader says which optional columns a cuda_gpu_trace report has.
+type gpuTraceHeader struct {
+	hasBytes bool // a Bytes column
+	hasKinds bool // both SrcMemKd and DstMemKd
+	hasPID   bool // a Pid column
+}
+
+// streamGPUTrace reads a cuda_gpu_trace (2022: gputrace) report row by row
+// and hands each row to fn, which may stop the read with an error. It is the
+// one reader of the report: LoadCSVDir keeps the records in the capture
+// model (readGPUTrace), the audit joins the copies to their calls as the API
+// trace streams past (readGPUTraceCopies). A file with no header at all
+// gives errEmptyReport.
+func streamGPUTrace(path string, fn func(*gpuTraceRecord) error) (gpuTraceHeader, error) {
+	const hint = "re-export the report with nsys stats --format csv"
+	var h gpuTraceHeader
+	f, err := os.Open(path)
+	if err != nil {
+		return h, &InputError{Path: path, Problem: "cannot open the " + nsysdb.ReportGPUTrace + " report", Err: err}
+	}
+	defer f.Close()
+	sc := newCSVScanner(f)
+	header, err := sc.next()
+	if err == io.EOF {
+		return h, errEmptyReport
+	}
+	if err != nil {
+		return h, &InputError{Path: path, Where: "header", Problem: "malformed CSV", Err: err}
+	}
+	names := make([]string, len(header))
+	for i, c := range header {
+		names[i] = string(c)
+	}
+	rh, err := csvResolveHeader(path, nsysdb.ReportGPUTrace, names, nsysdb.GPUTraceColumns)
+	if err != nil {
+		return h, err
+	}
+	col := func(field string) int {
+		if i, ok := rh.index[field]; ok {
+			return i
+		}
+		return -1
+	}
+	iStart, iDur, iCorr, iName := col("start"), col("duration"), col("corrid"), col("name")
+	iBytes, iSrc, iDst, iDev, iStrm, iPid := col("bytes"), col("srckind"), col("dstkind"), col("device"), col("stream"), col("pid")
+	h.hasKinds, h.hasBytes, h.hasPID = iSrc >= 0 && iDst >= 0, iBytes >= 0, iPid >= 0
+	var bytesScale float64
+	if h.hasBytes {
+		var ok bool
+		if bytesScale, ok = csvSizeScale(rh.unit["bytes"]); !ok {
+			return h, &InputError{Path: path, Where: "column " + strconv.Quote(names[iBytes]),
+				Problem: "unknown size unit " + strconv.Quote(rh.unit["bytes"]), Hint: "re-export with nsys stats --format csv"}
+		}
+	}
+	var g gpuTraceRecord
+	for row := 1; ; row++ {
+		rec, err := sc.next()
+		if err == io.EOF {
+			return h, nil
+		}
+		if err != nil {
+			return h, &InputError{Path: path, Where: fmt.Sprintf("data row %d", row), Problem: "malformed CSV", Err: err,
+				Hint: "the file may be cut short or not be an nsys stats --format csv report"}
+		}
+		if len(rec) != len(header) {
+			return h, csvRowError(path, row, "", "", fmt.Sprintf("%d cells where the header has %d", len(rec), len(header)), hint)
+		}
+		cell := func(i int) string {
+			if i < 0 {
+				return ""
+			}
+			return strings.TrimSpace(string(rec[i]))
+		}
+		g = gpuTraceRecord{Src: MemUnknown, Dst: MemUnknown}
+		if g.Start, err = csvTimeCell(path, rh, row, "start", cell(iStart)); err != nil {
+			return h, err
+		}
+		dur, err := csvTimeCell(path, rh, row, "duration", cell(iDur))
+		if err != nil {
+			return h, err
+		}
+		g.End = g.Start + dur
+		if g.CorrelationID, err = csvParseInt(cell(iCorr)); err != nil || g.CorrelationID < 0 {
+			return h, csvRowError(path, row, names[iCorr], cell(iCorr), "count must be a whole non-negative number", hint)
+		}
+		g.Device, _ = csvParseInt(deviceIndex(cell(iDev)))
+		g.Stream, _ = csvParseInt(cell(iStrm))
+		g.PID, _ = csvParseInt(cell(iPid))
+		name := cell(iName)
+		g.Copy, g.Memset = nsysdb.ReportRowKind(name)
+		switch {
+		case g.Copy:
+			g.Kind, _ = nsysdb.ReportCopyKindOf(name)
+			if h.hasKinds {
+				g.Src, g.Dst = memKindOf(cell(iSrc)), memKindOf(cell(iDst))
+			}
+			if h.hasBytes {
+				if g.Bytes, err = csvBytes(cell(iBytes), bytesScale); err != nil {
+					return h, csvRowError(path, row, names[iBytes], cell(iBytes), err.Error(), hint)
+				}
+			}
+		case !g.Memset:
+			g.Name = name
+		}
+		if err := fn(&g); err != nil {
+			return h, err
+		}
+	}
+}
+
+// csvTimeCell reads a time cell of a streamed report as nanoseconds, checking
+// its sign.
+func csvTimeCell(path string, rh *csvResolvedHeader, row int, field, cell string) (int64, error) {
+	v, err := csvParseNs(cell, rh.scale[field])
+	if err != nil || v < 0 {
+		return 0, csvRowError(path, row, rh.names[rh.index[field]], cell, "time must be a non-negative number", "re-export the report with nsys stats --format csv")
+	}
+	return v, nil
+}
+
+// gpuTrace is what a cuda_gpu_trace report holds.
+type gpuTrace struct {
+	memcpys  []Memcpy
+	kernels  []Kernel
+	hasKinds bool // the report has memory-kind columns
+	hasBytes bool // the report has a bytes column
+}
+
+// readGPUTrace reads a cuda_gpu_trace report into the capture model: copies
+// (with bytes and the memory kinds of both sides) and kernels, each with its
+// correlation id. Memsets are skipped.
+func readGPUTrace(path string) (*gpuTrace, error) {
+	g := &gpuTrace{}
+	h, err := streamGPUTrace(path, func(r *gpuTraceRecord) error {
+		switch {
+		case r.Copy:
+			g.memcpys = append(g.memcpys, Memcpy{Kind: r.Kind, Start: r.Start, End: r.End, CorrelationID: r.CorrelationID,
+				Stream: r.Stream, Device: r.Device, Src: r.Src, Dst: r.Dst, Bytes: r.Bytes})
+		case !r.Memset:
+			g.kernels = append(g.kernels, Kernel{Name: baseKernelName(r.Name), Start: r.Start, End: r.End,
+				CorrelationID: r.CorrelationID, Stream: r.Stream})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	g.hasKinds, g.hasBytes = h.hasKinds, h.hasBytes
+	return g, nil
+}
+
+// csvBytes turns a size cell (in the report's unit, scale megabytes per
+// unit) into bytes. The report rounds to a few decimals (268.435 MB), so a
+// cell stands for an interval of sizes; the size taken is the one multiple
+// of 4 KiB in that interval when there is exactly one (every buffer size a
+// page-granular program copies), else the rounded value.
+func csvBytes(cell string, scale float64) (int64, error) {
+	s := strings.TrimSpace(cell)
+	if s == "" {
+		return 0, nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || strings.ContainsAny(s, "xXpP_") {
+		return 0, fmt.Errorf("size must be a non-negative number")
+	}
+	decimals := 0
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		decimals = len(s) - i - 1
+	}
+	b := v * scale * 1e6
+	half := 0.5 * math.Pow(10, -float64(decimals)) * scale * 1e6
+	const page = 4096
+	lo, hi := math.Ceil((b-half)/page), math.Floor((b+half)/page)
+	if lo == hi && lo > 0 {
+		return int64(lo) * page, nil
+	}
+	return int64(math.Round(b)), nil
+}
+
+// deviceIndex extracts the device number from "NVIDIA H200 (0)".
+func deviceIndex(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '('); i >= 0 && strings.HasSuffix(s, ")") {
+		return s[i+1 : len(s)-1]
+	}
+	return s
+}
+
+// memKindOf maps a report's memory kind ("Pageable", "Device Static") to
+// MemKind, through the enum names nsysdb knows.
+func memKindOf(s string) MemKind {
+	return nsysdb.MemKindOf(strings.ReplaceAll(strings.TrimSpace(s), " ", "_"))
+}
+
+// baseKernelName reduces a demangled kernel name to its base name, as the
+// SQLite export's shortName: "void at::native::foo<(int)4, X>(int, T2)" ->
+// "foo", "<unnamed>::scaleCopy(float4 *, ...)" -> "scaleCopy".
+func baseKernelName(name string) string {
+	var b strings.Builder
+	depth := 0
+	for _, r := range name {
+		switch r {
+		case '<', '(', '[':
+			depth++
+			continue
+		case '>', ')', ']':
+			if depth > 0 {
+				depth--
+			}
+			continue
+		}
+		if depth == 0 {
+			b.WriteRune(r)
+		}
+	}
+	s := strings.TrimSpace(b.String())
+	if i := strings.LastIndexByte(s, ' '); i >= 0 {
+		s = s[i+1:]
+	}
+	if i := strings.LastIndex(s, "::"); i >= 0 {
+		s = s[i+2:]
+	}
+	if s == "" {
+		return name
+	}
+	return s
+}
+
+// streamNVTXTrace reads an nvtx_pushpop_trace (2022: nvtxpptrace) report
+// row by row and hands each range to fn: its name with the "domain:" prefix
+// split off, an empty end meaning a range never popped. scoped is false when
+// the report has no PID/TID columns, so no range can be placed on a thread.
+// It is the one reader of the report, for LoadCSVDir (readNVTXTrace) and the
+// audit alike. A file with no header at all gives errEmptyReport.
+func streamNVTXTrace(path string, fn func(Range) error) (scoped bool, err error) {
+	const hint = "re-export the report with nsys stats --format csv"
+	f, err := os.Open(path)
+	if err != nil {
+		return false, &InputError{Path: path, Problem: "cannot open the " + nsysdb.ReportNVTXTrace + " report", Err: err}
+	}
+	defer f.Close()
+	sc := newCSVScanner(f)
+	header, err := sc.next()
+	if err == io.EOF {
+		return false, errEmptyReport
+	}
+	if err != nil {
+		return false, &InputError{Path: path, Where: "header", Problem: "malformed CSV", Err: err}
+	}
+	names := make([]string, len(header))
+	for i, c := range header {
+		names[i] = string(c)
+	}
+	rh, err := csvResolveHeader(path, nsysdb.ReportNVTXTrace, names, nsysdb.NVTXTraceColumns)
+	if err != nil {
+		return false, err
+	}
+	iPid, hasPID := rh.index["pid"]
+	iTid, hasTID := rh.index["tid"]
+	scoped = hasPID && hasTID
+	iStart, iEnd, iName := rh.index["start"], rh.index["end"], rh.index["name"]
+	for row := 1; ; row++ {
+		rec, err := sc.next()
+		if err == io.EOF {
+			return scoped, nil
+		}
+		if err != nil {
+			return scoped, &InputError{Path: path, Where: fmt.Sprintf("data row %d", row), Problem: "malformed CSV", Err: err,
+				Hint: "the file may be cut short or not be an nsys stats --format csv report"}
+		}
+		if len(rec) != len(header) {
+			return scoped, csvRowError(path, row, "", "", fmt.Sprintf("%d cells where the header has %d", len(rec), len(header)), hint)
+		}
+		var rg Range
+		if rg.Start, err = csvTimeCell(path, rh, row, "start", strings.TrimSpace(string(rec[iStart]))); err != nil {
+			return scoped, err
+		}
+		rg.Domain, rg.Name = csvSplitRange(string(rec[iName]))
+		if e := strings.TrimSpace(string(rec[iEnd])); e == "" {
+			rg.Open = true
+		} else if rg.End, err = csvParseNs(e, rh.scale["end"]); err != nil || rg.End < rg.Start {
+			return scoped, csvRowError(path, row, names[iEnd], e, "end must be a time not before the start", hint)
+		}
+		for _, id := range []struct {
+			i    int
+			has  bool
+			into *int64
+		}{{iPid, hasPID, &rg.PID}, {iTid, hasTID, &rg.TID}} {
+			if c := strings.TrimSpace(string(rec[id.i])); id.has && c != "" {
+				v, err := csvParseInt(c)
+				if err != nil {
+					return scoped, csvRowError(path, row, names[id.i], c, "not an integer id", hint)
+				}
+				*id.into = v
+			}
+		}
+		if err := fn(rg); err != nil {
+			return scoped, err
+		}
+	}
+}
+
+// readNVTXTrace reads every range of an nvtx_pushpop_trace report.
+func readNVTXTrace(path string) (ranges []Range, scoped bool, err error) {
+	scoped, err = streamNVTXTrace(path, func(rg Range) error {
+		ranges = append(ranges, rg)
+		return nil
+	})
+	return ranges, scoped, err
+}
+
+// traceReports reads the folder's per-record reports (readTraceReports)
+// and names them as the capture's copy, kernel and NVTX sources.
+func (l *csvDirLoad) traceReports() error {
+	if err := readTraceReports(l.c, l.dir, l.found, &l.read); err != nil {
+		return err
+	}
+	if files, ok := l.found[nsysdb.ReportGPUTrace]; ok && l.c.Has(FactMemcpy) {
+		l.c.Sources.Memcpy, l.c.Sources.Kernel = files[0], files[0]
+	}
+	if files, ok := l.found[nsysdb.ReportNVTXTrace]; ok && l.c.Has(FactNVTX) {
+		l.c.Sources.NVTX = files[0]
+	}
+	return nil
+}
+
+// readTraceReports reads the folder's cuda_gpu_trace and nvtx_pushpop_trace
+// reports into c, or records what their absence leaves unknown. read counts
+// the reports that held data rows.
+func readTraceReports(c *Capture, dir string, found map[string][]string, read *int) error {
+	const gpuHint = "; make it with nsys stats --report cuda_gpu_trace --format csv --output BASE REPORT.nsys-rep"
+	lackGPU := func(why string) {
+		c.Lack(FactMemcpy, why)
+		c.Lack(FactMemcpyBytes, why)
+		c.Lack(FactMemoryKinds, why)
+		c.Lack(FactCorrelation, why)
+		c.Lack(FactKernels, why)
+	}
+	if files, ok := found[nsysdb.ReportGPUTrace]; ok {
+		p := filepath.Join(dir, files[0])
+		g, err := readGPUTrace(p)
+		switch {
+		case errors.Is(err, errEmptyReport):
+			lackGPU(p + " is empty: nsys found no GPU activity to report")
+		case err != nil:
+			return err
+		default:
+			c.Memcpys, c.Kernels = g.memcpys, g.kernels
+			if len(g.memcpys)+len(g.kernels) > 0 {
+				*read++
+			}
+			if !g.hasBytes {
+				c.Lack(FactMemcpyBytes, p+" has no Bytes column")
+			}
+			if !g.hasKinds {
+				c.Lack(FactMemoryKinds, p+" has no SrcMemKd/DstMemKd columns")
+			}
+		}
+		c.Files = append(c.Files, p)
+	} else {
+		lackGPU("no *_cuda_gpu_trace.csv in the folder, so no per-copy or per-kernel GPU records" + gpuHint)
+	}
+	if files, ok := found[nsysdb.ReportNVTXTrace]; ok {
+		p := filepath.Join(dir, files[0])
+		ranges, scoped, err := readNVTXTrace(p)
+		switch {
+		case errors.Is(err, errEmptyReport):
+			c.Lack(FactNVTX, p+" is empty: the capture holds no NVTX ranges (traced without -t nvtx?)")
+		case err != nil:
+			return err
+		default:
+			c.Ranges = ranges
+			if len(ranges) > 0 {
+				*read++
+			}
+			if !scoped {
+				c.Lack(FactNVTX, p+" has no PID/TID columns, so no range can be placed on a thread")
+				c.Ranges = nil
+			}
+		}
+		c.Files = append(c.Files, p)
+	} else {
+		c.Lack(FactNVTX, "no *_nvtx_pushpop_trace.csv in the folder; nvtx_sum has per-name totals, not range instances with start and end times"+
+			"; make it with nsys stats --report nvtx_pushpop_trace --format csv --output BASE REPORT.nsys-rep")
+	}
+	return nil
+}

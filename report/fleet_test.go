@@ -1,0 +1,72 @@
+package report
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/nsyscheck/nsyscheck/fleet"
+)
+
+func fleetH200(name string, gpu int, h2d, d2h float64) fleet.Entry {
+	return fleet.Entry{Name: name, Host: "node1", GPU: gpu, Model: "NVIDIA H200", NUMANode: gpu / 4, Binding: "numactl",
+		Link: "Gen5 x16", RatedGBps: 63.015, H2DGBps: h2d, D2HGBps: d2h, Verdicts: "4/4 held"}
+}
+
+// Eight H200s, one of them with its link trained down to Gen4: the text
+// table marks it and lists its four findings; the Markdown row carries its
+// numbers and efficiency.
+func TestFleetDegradedLink(t *testing.T) {
+	var entries []fleet.Entry
+	for i := 0; i < 7; i++ {
+		entries = append(entries, fleetH200("n1/gpu"+string(rune('0'+i)), i, 54.7+0.1*float64(i), 54.9))
+	}
+	slow := fleetH200("n1/gpu7", 7, 26.1, 26.3)
+	slow.Link = "Gen5 x16 (seen Gen4 x16)"
+	s := fleet.Summarize(append(entries, slow), fleet.DefaultThresholds)
+	var text, md bytes.Buffer
+	if err := WriteFleet(&text, FormatText, &s); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFleet(&md, FormatMarkdown, &s); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(text.String(), "OUTLIER") != 1 || strings.Count(text.String(), "outlier below-") != 4 {
+		t.Errorf("text:\n%s", text.String())
+	}
+	if !strings.Contains(md.String(), "| n1/gpu7 | node1 | 7 | NVIDIA H200 | 1 (numactl) | Gen5 x16 (seen Gen4 x16) | 63.0 | 26.1 | 41% | 26.3 | 42% | 4/4 held | OUTLIER |") {
+		t.Errorf("markdown:\n%s", md.String())
+	}
+	var js bytes.Buffer
+	if err := WriteFleet(&js, FormatJSON, &s); err != nil || js.Len() != 0 {
+		t.Errorf("JSON prints the table: %q, %v", js.String(), err)
+	}
+	page, err := FleetFile(s)
+	if err != nil || !strings.HasPrefix(string(page), "# Fleet\n\n## Fleet\n") {
+		t.Errorf("fleet.md: %q, %v", page, err)
+	}
+}
+
+// Unknown numbers print as dashes, a shared GPU is noted, and a fleet
+// without findings says so with its thresholds.
+func TestFleetUnknownAndShared(t *testing.T) {
+	a := fleetH200("a", 0, 55, 55)
+	a.Shared = true
+	unknown := fleet.Entry{Name: "u", GPU: -1, Model: "NVIDIA H200", NUMANode: -1}
+	s := fleet.Summarize([]fleet.Entry{a, unknown}, fleet.DefaultThresholds)
+	var text bytes.Buffer
+	if err := FleetText(&text, s); err != nil {
+		t.Fatal(err)
+	}
+	out := text.String()
+	if !strings.Contains(out, "no outlier: every GPU reaches 70% of its rated link and 85% of its peers' median") {
+		t.Errorf("no finding line:\n%s", out)
+	}
+	if !regexp.MustCompile(`(?m)^u +- +- +NVIDIA H200 +- +- +- +- +-`).MatchString(out) {
+		t.Errorf("unknown row:\n%s", out)
+	}
+	if !regexp.MustCompile(`(?m)^a +node1 +0 .* 87% .* shared$`).MatchString(out) {
+		t.Errorf("shared row:\n%s", out)
+	}
+}

@@ -1,0 +1,225 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseGPUListAndSelect(t *testing.T) {
+	out := "NVIDIA H200, 580.65.06, 9.0, 5, 5, 16, 16, 0, 00000000:19:00.0, GPU-aaaa\n" +
+		"NVIDIA H200, 580.65.06, 9.0, 4, 5, 16, 16, 1, 00000000:9A:00.0, GPU-bbbb\n"
+	gpus, err := parseGPUList(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gpus) != 2 || gpus[1].Index != 1 || gpus[1].BusID != "00000000:9A:00.0" || gpus[1].UUID != "GPU-bbbb" || gpus[1].PCIe.GenCurrent != 4 {
+		t.Fatalf("got %+v", gpus)
+	}
+	if v := gpus[1].VisibleDevice(); v != "GPU-bbbb" {
+		t.Errorf("VisibleDevice = %q, want the UUID", v)
+	}
+	// An nvidia-smi answering only the first seven fields: index by line.
+	old, err := parseGPUList("NVIDIA H200, 580.65.06, 9.0, 5, 5, 16, 16\nNVIDIA H200, 580.65.06, 9.0, 5, 5, 16, 16\n")
+	if err != nil || len(old) != 2 || old[1].Index != 1 || old[1].VisibleDevice() != "1" {
+		t.Fatalf("seven fields: %+v, %v", old, err)
+	}
+	sel, err := SelectGPUs(gpus, "1")
+	if err != nil || len(sel) != 1 || sel[0].UUID != "GPU-bbbb" {
+		t.Errorf("--gpu 1: %+v, %v", sel, err)
+	}
+	if sel, err := SelectGPUs(gpus, "all"); err != nil || len(sel) != 2 {
+		t.Errorf("--gpu all: %+v, %v", sel, err)
+	}
+	if _, err := SelectGPUs(gpus, "2"); err == nil || !strings.Contains(err.Error(), "nvidia-smi lists 0, 1") {
+		t.Errorf("--gpu 2: %v", err)
+	}
+	if _, err := SelectGPUs(gpus, "-1"); err == nil {
+		t.Error("--gpu -1 accepted")
+	}
+	if _, err := parseGPUList("\n"); err == nil {
+		t.Error("an empty list accepted")
+	}
+}
+
+func TestSysfsBusID(t *testing.T) {
+	for in, want := range map[string]string{
+		"00000000:19:00.0": "0000:19:00.0",
+		"00000000:9A:00.0": "0000:9a:00.0",
+		"0001:3B:00.0":     "0001:3b:00.0",
+		"00:06.0":          "0000:06.0",
+	} {
+		if got := sysfsBusID(in); got != want {
+			t.Errorf("sysfsBusID(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// The matrix as nvidia-smi topo -m printed it on the H200 machine (with its
+// underline escapes), and one of two GPUs on two nodes.
+func TestParseTopo(t *testing.T) {
+	real := "\t\x1b[4mGPU0\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\x1b[0m\nGPU0\t X \t0-15\t0\t\tN/A\n\nLegend:\n\n  X    = Self\n"
+	node, cpus, err := parseTopo(real, 0)
+	if err != nil || node != 0 || cpus != "0-15" {
+		t.Errorf("H200 machine: node %d cpus %q err %v", node, cpus, err)
+	}
+	two := "\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\nGPU0\t X \tSYS\t0-23,48-71\t0\t\tN/A\nGPU1\tSYS\t X \t24-47,72-95\t1\t\tN/A\n"
+	node, cpus, err = parseTopo(two, 1)
+	if err != nil || node != 1 || cpus != "24-47,72-95" {
+		t.Errorf("two nodes: node %d cpus %q err %v", node, cpus, err)
+	}
+	if _, _, err := parseTopo(two, 2); err == nil || !strings.Contains(err.Error(), "no row for GPU2") {
+		t.Errorf("missing row: %v", err)
+	}
+	if _, _, err := parseTopo("\tGPU0\tCPU Affinity\tNUMA Affinity\nGPU0\t X \t0-15\tN/A\n", 0); err == nil {
+		t.Error("N/A affinity accepted as a node")
+	}
+	if _, _, err := parseTopo("GPU0 X\n", 0); err == nil {
+		t.Error("a matrix without NUMA Affinity accepted")
+	}
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLocateNUMA(t *testing.T) {
+	t.Setenv("PATH", t.TempDir()) // no nvidia-smi: sysfs alone
+	ctx := context.Background()
+	two := t.TempDir()
+	writeFile(t, filepath.Join(two, "bus/pci/devices/0000:9a:00.0/numa_node"), "1\n")
+	writeFile(t, filepath.Join(two, "devices/system/node/node0/cpulist"), "0-7\n")
+	writeFile(t, filepath.Join(two, "devices/system/node/node1/cpulist"), "8-15\n")
+	n := LocateNUMA(ctx, GPU{Index: 1, BusID: "00000000:9A:00.0"}, two)
+	if n.Node != 1 || n.CPUs != "8-15" || n.Nodes != 2 || !strings.HasSuffix(n.From, "0000:9a:00.0/numa_node") {
+		t.Errorf("two nodes: %+v", n)
+	}
+	// The H200 machine: numa_node -1 and one node, which is then the GPU's.
+	one := t.TempDir()
+	writeFile(t, filepath.Join(one, "bus/pci/devices/0000:00:06.0/numa_node"), "-1\n")
+	writeFile(t, filepath.Join(one, "devices/system/node/node0/cpulist"), "0-15\n")
+	n = LocateNUMA(ctx, GPU{BusID: "00000000:00:06.0"}, one)
+	if n.Node != 0 || n.CPUs != "0-15" || !strings.Contains(n.From, "only NUMA node") || !strings.Contains(n.From, "says -1") {
+		t.Errorf("one node: %+v", n)
+	}
+	// -1 on a machine of two nodes: unknown, unbound, and said why.
+	writeFile(t, filepath.Join(two, "bus/pci/devices/0000:19:00.0/numa_node"), "-1\n")
+	n = LocateNUMA(ctx, GPU{BusID: "00000000:19:00.0"}, two)
+	if n.Node != -1 || n.Binding != "none" || !strings.Contains(n.Note, "says -1") {
+		t.Errorf("-1 of two: %+v", n)
+	}
+	if prefix := Bind(ctx, &n); prefix != nil || n.Binding != "none" {
+		t.Errorf("bound an unknown node: %v %+v", prefix, n)
+	}
+	// Nothing to read at all.
+	n = LocateNUMA(ctx, GPU{}, t.TempDir())
+	if n.Node != -1 || !strings.Contains(n.Note, "no PCI bus id") || !strings.Contains(n.Note, "nvidia-smi not found") {
+		t.Errorf("nothing: %+v", n)
+	}
+}
+
+func TestParseComputeApps(t *testing.T) {
+	out := "1549, /usr/bin/python3, 776, GPU-aaaa\n77, ./other, 10, GPU-bbbb\n"
+	procs, bad := parseComputeApps(out, "GPU-aaaa")
+	if bad != "" || len(procs) != 1 || procs[0].PID != 1549 || procs[0].Name != "python3" || procs[0].UsedMiB != 776 {
+		t.Errorf("got %+v %q", procs, bad)
+	}
+	if procs, bad := parseComputeApps("", "GPU-aaaa"); bad != "" || len(procs) != 0 {
+		t.Errorf("idle: %+v %q", procs, bad)
+	}
+	if _, bad := parseComputeApps("NVIDIA H200, 580.65.06, 9.0", ""); bad == "" {
+		t.Error("a line without a pid accepted")
+	}
+	a := &GPUActivity{Utilization: []int{0, 3, 0}}
+	if a.Busy() {
+		t.Error("3% counted as busy")
+	}
+	a.Utilization[1] = 40
+	if !a.Busy() {
+		t.Error("40% not busy")
+	}
+	if !(&GPUActivity{Processes: procs}).Busy() {
+		t.Error("a compute process not busy")
+	}
+}
+
+// Two holders of one GPU lock: the second waits until the first releases,
+// says for whom it waits, and records it; with no wait it fails at once with
+// the holder named. A lock file left with content by a holder that died is
+// stale and taken over.
+func TestLockQueueNoWaitStale(t *testing.T) {
+	ctx := context.Background()
+	g := GPU{Index: 0, UUID: "GPU-aaaa/../x"}
+	path := LockPath(t.TempDir(), g)
+	if strings.Contains(filepath.Base(path), "/") || !strings.HasPrefix(filepath.Base(path), "gpu-GPU-aaaa") {
+		t.Fatalf("lock path %s", path)
+	}
+	first := LockInfo{PID: 111, Dir: "/runs/a", Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	h1, rec, err := acquireLock(ctx, path, g, first, true, nil)
+	if err != nil || rec.WaitedFor != nil || rec.Stale != "" {
+		t.Fatalf("first: %+v %v", rec, err)
+	}
+
+	_, rec, err = acquireLock(ctx, path, g, LockInfo{PID: 222}, false, nil)
+	var busy *BusyError
+	if !errors.As(err, &busy) || busy.Holder == nil || busy.Holder.PID != 111 ||
+		!strings.Contains(err.Error(), "run folder /runs/a") || !strings.Contains(err.Error(), "--no-wait") {
+		t.Fatalf("no-wait: %v", err)
+	}
+
+	var warn bytes.Buffer
+	done := make(chan Lock)
+	go func() {
+		h2, rec, err := acquireLock(ctx, path, g, LockInfo{PID: 333, Dir: "/runs/c"}, true, &warn)
+		if err != nil {
+			t.Error(err)
+		}
+		h2.release()
+		done <- rec
+	}()
+	time.Sleep(500 * time.Millisecond)
+	select {
+	case <-done:
+		t.Fatal("the second run did not wait")
+	default:
+	}
+	h1.release()
+	rec = <-done
+	if rec.WaitedFor == nil || rec.WaitedFor.PID != 111 || rec.WaitedSeconds < 0.4 || rec.Stale != "" {
+		t.Errorf("waited: %+v", rec)
+	}
+	if !strings.Contains(warn.String(), "GPU 0 is in use by nsyscheck run pid 111 (run folder /runs/a") {
+		t.Errorf("waiting said %q", warn.String())
+	}
+
+	// A run killed while holding the lock leaves its record behind.
+	writeFile(t, path, `{"pid": 444, "dir": "/runs/killed", "started": "2026-01-02T03:04:05Z"}`+"\n")
+	h3, rec, err := acquireLock(ctx, path, g, LockInfo{PID: 555}, true, nil)
+	if err != nil || !strings.Contains(rec.Stale, "pid 444") || !strings.Contains(rec.Stale, "/runs/killed") {
+		t.Errorf("stale: %+v %v", rec, err)
+	}
+	h3.release()
+	if data, _ := os.ReadFile(path); len(data) != 0 {
+		t.Errorf("a released lock keeps %q", data)
+	}
+
+	// Waiting ends with the context.
+	h4, _, _ := acquireLock(ctx, path, g, LockInfo{PID: 666}, true, nil)
+	defer h4.release()
+	cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	if _, _, err := acquireLock(cctx, path, g, LockInfo{PID: 777}, true, nil); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("cancelled wait: %v", err)
+	}
+}

@@ -1,0 +1,174 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// LockDirEnv names the variable that moves the per-GPU lock files (default
+// nsyscheck-locks in the system's temporary folder). Runs that should queue
+// for a GPU must see the same folder.
+const LockDirEnv = "NSYSCHECK_LOCK_DIR"
+
+// LockInfo is what a lock file holds while a run profiles on its GPU.
+type LockInfo struct {
+	PID     int       `json:"pid"`
+	Host    string    `json:"host,omitempty"`
+	Dir     string    `json:"dir"`
+	Started time.Time `json:"started"`
+}
+
+func (l LockInfo) String() string {
+	return fmt.Sprintf("nsyscheck run pid %d (run folder %s, since %s)", l.PID, l.Dir, l.Started.Format("15:04:05"))
+}
+
+// Lock is what run.json records of the GPU lock.
+type Lock struct {
+	Path string `json:"path"`
+	// WaitedSeconds is how long the run waited for other runs.
+	WaitedSeconds float64 `json:"waitedSeconds"`
+	// WaitedFor names the run that held the lock when this one came.
+	WaitedFor *LockInfo `json:"waitedFor,omitempty"`
+	// Stale describes a lock left behind by a run that no longer runs.
+	Stale string `json:"stale,omitempty"`
+}
+
+// BusyError is a GPU whose lock another run holds, with --no-wait.
+type BusyError struct {
+	GPU    int
+	Path   string
+	Holder *LockInfo
+}
+
+func (e *BusyError) Error() string {
+	who := "another nsyscheck run"
+	if e.Holder != nil {
+		who = e.Holder.String()
+	}
+	return fmt.Sprintf("GPU %d is in use by %s (lock %s); --no-wait does not queue: run again later, or without --no-wait to wait for it",
+		e.GPU, who, e.Path)
+}
+
+// heldLock is an acquired lock; release it when the GPU is free again.
+type heldLock struct{ f *os.File }
+
+func (h *heldLock) release() {
+	if h == nil || h.f == nil {
+		return
+	}
+	// Empty the file first, so that content left after an unclean exit
+	// marks a stale lock.
+	_ = h.f.Truncate(0)
+	_ = syscall.Flock(int(h.f.Fd()), syscall.LOCK_UN)
+	_ = h.f.Close()
+	h.f = nil
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// LockPath is the lock file of a GPU: named after its UUID, or bus id, or
+// index, in dir (LockDirEnv's folder when dir is empty).
+func LockPath(dir string, g GPU) string {
+	if dir == "" {
+		dir = os.Getenv(LockDirEnv)
+	}
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "nsyscheck-locks")
+	}
+	id := g.UUID
+	if id == "" {
+		id = g.BusID
+	}
+	if id == "" {
+		id = strconv.Itoa(g.Index)
+	}
+	return filepath.Join(dir, "gpu-"+unsafeName.ReplaceAllString(id, "_")+".lock")
+}
+
+// acquireLock takes the GPU's lock, an flock on its lock file, which the
+// kernel releases however the process ends. With wait it waits for the
+// holder (telling warn once who that is); without, it fails at once with a
+// *BusyError. Content left in a free lock file is a stale lock from a run
+// that ended uncleanly: it is noted and taken over.
+func acquireLock(ctx context.Context, path string, g GPU, me LockInfo, wait bool, warn io.Writer) (*heldLock, Lock, error) {
+	rec := Lock{Path: path}
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+		return nil, rec, fmt.Errorf("create the lock folder %s: %w (set %s to a writable folder shared by the runs)", filepath.Dir(path), err, LockDirEnv)
+	}
+	// Let every user's runs queue on the same files.
+	_ = os.Chmod(filepath.Dir(path), 0o1777)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
+	if err != nil {
+		return nil, rec, fmt.Errorf("open the GPU lock %s: %w (set %s to a writable folder shared by the runs)", path, err, LockDirEnv)
+	}
+	_ = f.Chmod(0o666)
+	start := time.Now()
+	told := false
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, rec, fmt.Errorf("lock %s: %w", path, err)
+		}
+		holder := readLockInfo(path)
+		if rec.WaitedFor == nil {
+			rec.WaitedFor = holder
+		}
+		if !wait {
+			f.Close()
+			return nil, rec, &BusyError{GPU: g.Index, Path: path, Holder: holder}
+		}
+		if !told && warn != nil {
+			who := "another nsyscheck run"
+			if holder != nil {
+				who = holder.String()
+			}
+			fmt.Fprintf(warn, "nsyscheck: GPU %d is in use by %s: waiting for it (--no-wait fails instead)\n", g.Index, who)
+			told = true
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			rec.WaitedSeconds = time.Since(start).Seconds()
+			return nil, rec, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	rec.WaitedSeconds = time.Since(start).Seconds()
+	if prev := readLockInfo(path); prev != nil {
+		rec.Stale = fmt.Sprintf("the lock held a record of %s, which ended without releasing it (killed, or its machine restarted); taken over", prev)
+		if warn != nil {
+			fmt.Fprintf(warn, "nsyscheck: warning: stale GPU lock %s: %s\n", path, rec.Stale)
+		}
+	}
+	data, _ := json.Marshal(me)
+	if err := f.Truncate(0); err == nil {
+		_, _ = f.WriteAt(append(data, '\n'), 0)
+	}
+	return &heldLock{f: f}, rec, nil
+}
+
+// readLockInfo reads a lock file's record, or nil when it holds none.
+func readLockInfo(path string) *LockInfo {
+	data, err := os.ReadFile(path)
+	if err != nil || len(data) == 0 {
+		return nil
+	}
+	var li LockInfo
+	if json.Unmarshal(data, &li) != nil || li.PID == 0 {
+		return nil
+	}
+	return &li
+}
