@@ -42,6 +42,56 @@ type gpuTraceHeader struct {
 	hasPID   bool // a Pid column
 }
 
+// streamCSVRecords reads a per-record report with csvScanner: it resolves
+// the header against cols and hands it to header, then hands each data row
+// (its cells valid until the next row) and the row's number to row, which may
+// stop the read with an error. A file with no header at all gives
+// errEmptyReport.
+func streamCSVRecords(path, report string, cols []csvColumn, header func(*csvResolvedHeader) error,
+	row func(n int, rec [][]byte) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return &InputError{Path: path, Problem: "cannot open the " + report + " report", Err: err}
+	}
+	defer f.Close()
+	sc := newCSVScanner(f)
+	first, err := sc.next()
+	if err == io.EOF {
+		return errEmptyReport
+	}
+	if err != nil {
+		return &InputError{Path: path, Where: "header", Problem: "malformed CSV", Err: err}
+	}
+	names := make([]string, len(first))
+	for i, c := range first {
+		names[i] = string(c)
+	}
+	rh, err := csvResolveHeader(path, report, names, cols)
+	if err != nil {
+		return err
+	}
+	if err := header(rh); err != nil {
+		return err
+	}
+	for n := 1; ; n++ {
+		rec, err := sc.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return &InputError{Path: path, Where: fmt.Sprintf("data row %d", n), Problem: "malformed CSV", Err: err,
+				Hint: "the file may be cut short or not be an nsys stats --format csv report"}
+		}
+		if len(rec) != len(names) {
+			return csvRowError(path, n, "", "", fmt.Sprintf("%d cells where the header has %d", len(rec), len(names)),
+				"re-export the report with nsys stats --format csv")
+		}
+		if err := row(n, rec); err != nil {
+			return err
+		}
+	}
+}
+
 // streamGPUTrace reads a cuda_gpu_trace (2022: gputrace) report row by row
 // and hands each row to fn, which may stop the read with an error. It is the
 // one reader of the report: LoadCSVDir keeps the records in the capture
@@ -49,100 +99,100 @@ type gpuTraceHeader struct {
 // trace streams past (readGPUTraceCopies). A file with no header at all
 // gives errEmptyReport.
 func streamGPUTrace(path string, fn func(*gpuTraceRecord) error) (gpuTraceHeader, error) {
-	const hint = "re-export the report with nsys stats --format csv"
-	var h gpuTraceHeader
-	f, err := os.Open(path)
-	if err != nil {
-		return h, &InputError{Path: path, Problem: "cannot open the " + nsysdb.ReportGPUTrace + " report", Err: err}
+	var l *gpuTraceLayout
+	err := streamCSVRecords(path, nsysdb.ReportGPUTrace, nsysdb.GPUTraceColumns,
+		func(rh *csvResolvedHeader) (err error) {
+			l, err = newGPUTraceLayout(path, rh)
+			return err
+		},
+		func(row int, rec [][]byte) error {
+			if err := l.read(row, rec); err != nil {
+				return err
+			}
+			return fn(&l.rec)
+		})
+	if l == nil {
+		return gpuTraceHeader{}, err
 	}
-	defer f.Close()
-	sc := newCSVScanner(f)
-	header, err := sc.next()
-	if err == io.EOF {
-		return h, errEmptyReport
-	}
-	if err != nil {
-		return h, &InputError{Path: path, Where: "header", Problem: "malformed CSV", Err: err}
-	}
-	names := make([]string, len(header))
-	for i, c := range header {
-		names[i] = string(c)
-	}
-	rh, err := csvResolveHeader(path, nsysdb.ReportGPUTrace, names, nsysdb.GPUTraceColumns)
-	if err != nil {
-		return h, err
-	}
+	return l.gpuTraceHeader, err
+}
+
+// gpuTraceLayout is where a cuda_gpu_trace report keeps its cells, and the
+// record of the row last read.
+type gpuTraceLayout struct {
+	gpuTraceHeader
+	path                                  string
+	rh                                    *csvResolvedHeader
+	iStart, iDur, iCorr, iName            int
+	iBytes, iSrc, iDst, iDev, iStrm, iPid int
+	bytesScale                            float64 // MB per unit of the Bytes column
+	rec                                   gpuTraceRecord
+}
+
+func newGPUTraceLayout(path string, rh *csvResolvedHeader) (*gpuTraceLayout, error) {
 	col := func(field string) int {
 		if i, ok := rh.index[field]; ok {
 			return i
 		}
 		return -1
 	}
-	iStart, iDur, iCorr, iName := col("start"), col("duration"), col("corrid"), col("name")
-	iBytes, iSrc, iDst, iDev, iStrm, iPid := col("bytes"), col("srckind"), col("dstkind"), col("device"), col("stream"), col("pid")
-	h.hasKinds, h.hasBytes, h.hasPID = iSrc >= 0 && iDst >= 0, iBytes >= 0, iPid >= 0
-	var bytesScale float64
-	if h.hasBytes {
+	l := &gpuTraceLayout{path: path, rh: rh}
+	l.iStart, l.iDur, l.iCorr, l.iName = col("start"), col("duration"), col("corrid"), col("name")
+	l.iBytes, l.iSrc, l.iDst, l.iDev, l.iStrm, l.iPid = col("bytes"), col("srckind"), col("dstkind"), col("device"), col("stream"), col("pid")
+	l.hasKinds, l.hasBytes, l.hasPID = l.iSrc >= 0 && l.iDst >= 0, l.iBytes >= 0, l.iPid >= 0
+	if l.hasBytes {
 		var ok bool
-		if bytesScale, ok = csvSizeScale(rh.unit["bytes"]); !ok {
-			return h, &InputError{Path: path, Where: "column " + strconv.Quote(names[iBytes]),
+		if l.bytesScale, ok = csvSizeScale(rh.unit["bytes"]); !ok {
+			return nil, &InputError{Path: path, Where: "column " + strconv.Quote(rh.names[l.iBytes]),
 				Problem: "unknown size unit " + strconv.Quote(rh.unit["bytes"]), Hint: "re-export with nsys stats --format csv"}
 		}
 	}
-	var g gpuTraceRecord
-	for row := 1; ; row++ {
-		rec, err := sc.next()
-		if err == io.EOF {
-			return h, nil
+	return l, nil
+}
+
+// read decodes one data row into l.rec.
+func (l *gpuTraceLayout) read(row int, rec [][]byte) error {
+	const hint = "re-export the report with nsys stats --format csv"
+	cell := func(i int) string {
+		if i < 0 {
+			return ""
 		}
-		if err != nil {
-			return h, &InputError{Path: path, Where: fmt.Sprintf("data row %d", row), Problem: "malformed CSV", Err: err,
-				Hint: "the file may be cut short or not be an nsys stats --format csv report"}
-		}
-		if len(rec) != len(header) {
-			return h, csvRowError(path, row, "", "", fmt.Sprintf("%d cells where the header has %d", len(rec), len(header)), hint)
-		}
-		cell := func(i int) string {
-			if i < 0 {
-				return ""
-			}
-			return strings.TrimSpace(string(rec[i]))
-		}
-		g = gpuTraceRecord{Src: MemUnknown, Dst: MemUnknown}
-		if g.Start, err = csvTimeCell(path, rh, row, "start", cell(iStart)); err != nil {
-			return h, err
-		}
-		dur, err := csvTimeCell(path, rh, row, "duration", cell(iDur))
-		if err != nil {
-			return h, err
-		}
-		g.End = g.Start + dur
-		if g.CorrelationID, err = csvParseInt(cell(iCorr)); err != nil || g.CorrelationID < 0 {
-			return h, csvRowError(path, row, names[iCorr], cell(iCorr), "count must be a whole non-negative number", hint)
-		}
-		g.Device, _ = csvParseInt(deviceIndex(cell(iDev)))
-		g.Stream, _ = csvParseInt(cell(iStrm))
-		g.PID, _ = csvParseInt(cell(iPid))
-		name := cell(iName)
-		g.Copy, g.Memset = nsysdb.ReportRowKind(name)
-		switch {
-		case g.Copy:
-			g.Kind, _ = nsysdb.ReportCopyKindOf(name)
-			if h.hasKinds {
-				g.Src, g.Dst = memKindOf(cell(iSrc)), memKindOf(cell(iDst))
-			}
-			if h.hasBytes {
-				if g.Bytes, err = csvBytes(cell(iBytes), bytesScale); err != nil {
-					return h, csvRowError(path, row, names[iBytes], cell(iBytes), err.Error(), hint)
-				}
-			}
-		case !g.Memset:
-			g.Name = name
-		}
-		if err := fn(&g); err != nil {
-			return h, err
-		}
+		return strings.TrimSpace(string(rec[i]))
 	}
+	g := gpuTraceRecord{Src: MemUnknown, Dst: MemUnknown}
+	var err error
+	if g.Start, err = csvTimeCell(l.path, l.rh, row, "start", cell(l.iStart)); err != nil {
+		return err
+	}
+	dur, err := csvTimeCell(l.path, l.rh, row, "duration", cell(l.iDur))
+	if err != nil {
+		return err
+	}
+	g.End = g.Start + dur
+	if g.CorrelationID, err = csvParseInt(cell(l.iCorr)); err != nil || g.CorrelationID < 0 {
+		return csvRowError(l.path, row, l.rh.names[l.iCorr], cell(l.iCorr), "count must be a whole non-negative number", hint)
+	}
+	g.Device, _ = csvParseInt(deviceIndex(cell(l.iDev)))
+	g.Stream, _ = csvParseInt(cell(l.iStrm))
+	g.PID, _ = csvParseInt(cell(l.iPid))
+	name := cell(l.iName)
+	g.Copy, g.Memset = nsysdb.ReportRowKind(name)
+	switch {
+	case g.Copy:
+		g.Kind, _ = nsysdb.ReportCopyKindOf(name)
+		if l.hasKinds {
+			g.Src, g.Dst = memKindOf(cell(l.iSrc)), memKindOf(cell(l.iDst))
+		}
+		if l.hasBytes {
+			if g.Bytes, err = csvBytes(cell(l.iBytes), l.bytesScale); err != nil {
+				return csvRowError(l.path, row, l.rh.names[l.iBytes], cell(l.iBytes), err.Error(), hint)
+			}
+		}
+	case !g.Memset:
+		g.Name = name
+	}
+	l.rec = g
+	return nil
 }
 
 // csvTimeCell reads a time cell of a streamed report as nanoseconds, checking
@@ -271,70 +321,46 @@ func baseKernelName(name string) string {
 // audit alike. A file with no header at all gives errEmptyReport.
 func streamNVTXTrace(path string, fn func(Range) error) (scoped bool, err error) {
 	const hint = "re-export the report with nsys stats --format csv"
-	f, err := os.Open(path)
-	if err != nil {
-		return false, &InputError{Path: path, Problem: "cannot open the " + nsysdb.ReportNVTXTrace + " report", Err: err}
-	}
-	defer f.Close()
-	sc := newCSVScanner(f)
-	header, err := sc.next()
-	if err == io.EOF {
-		return false, errEmptyReport
-	}
-	if err != nil {
-		return false, &InputError{Path: path, Where: "header", Problem: "malformed CSV", Err: err}
-	}
-	names := make([]string, len(header))
-	for i, c := range header {
-		names[i] = string(c)
-	}
-	rh, err := csvResolveHeader(path, nsysdb.ReportNVTXTrace, names, nsysdb.NVTXTraceColumns)
-	if err != nil {
-		return false, err
-	}
-	iPid, hasPID := rh.index["pid"]
-	iTid, hasTID := rh.index["tid"]
-	scoped = hasPID && hasTID
-	iStart, iEnd, iName := rh.index["start"], rh.index["end"], rh.index["name"]
-	for row := 1; ; row++ {
-		rec, err := sc.next()
-		if err == io.EOF {
-			return scoped, nil
-		}
-		if err != nil {
-			return scoped, &InputError{Path: path, Where: fmt.Sprintf("data row %d", row), Problem: "malformed CSV", Err: err,
-				Hint: "the file may be cut short or not be an nsys stats --format csv report"}
-		}
-		if len(rec) != len(header) {
-			return scoped, csvRowError(path, row, "", "", fmt.Sprintf("%d cells where the header has %d", len(rec), len(header)), hint)
-		}
-		var rg Range
-		if rg.Start, err = csvTimeCell(path, rh, row, "start", strings.TrimSpace(string(rec[iStart]))); err != nil {
-			return scoped, err
-		}
-		rg.Domain, rg.Name = csvSplitRange(string(rec[iName]))
-		if e := strings.TrimSpace(string(rec[iEnd])); e == "" {
-			rg.Open = true
-		} else if rg.End, err = csvParseNs(e, rh.scale["end"]); err != nil || rg.End < rg.Start {
-			return scoped, csvRowError(path, row, names[iEnd], e, "end must be a time not before the start", hint)
-		}
-		for _, id := range []struct {
-			i    int
-			has  bool
-			into *int64
-		}{{iPid, hasPID, &rg.PID}, {iTid, hasTID, &rg.TID}} {
-			if c := strings.TrimSpace(string(rec[id.i])); id.has && c != "" {
-				v, err := csvParseInt(c)
-				if err != nil {
-					return scoped, csvRowError(path, row, names[id.i], c, "not an integer id", hint)
-				}
-				*id.into = v
+	var rh *csvResolvedHeader
+	var iStart, iEnd, iName, iPid, iTid int
+	var hasPID, hasTID bool
+	err = streamCSVRecords(path, nsysdb.ReportNVTXTrace, nsysdb.NVTXTraceColumns,
+		func(h *csvResolvedHeader) error {
+			rh = h
+			iStart, iEnd, iName = rh.index["start"], rh.index["end"], rh.index["name"]
+			iPid, hasPID = rh.index["pid"]
+			iTid, hasTID = rh.index["tid"]
+			scoped = hasPID && hasTID
+			return nil
+		},
+		func(row int, rec [][]byte) error {
+			var rg Range
+			var err error
+			if rg.Start, err = csvTimeCell(path, rh, row, "start", strings.TrimSpace(string(rec[iStart]))); err != nil {
+				return err
 			}
-		}
-		if err := fn(rg); err != nil {
-			return scoped, err
-		}
-	}
+			rg.Domain, rg.Name = csvSplitRange(string(rec[iName]))
+			if e := strings.TrimSpace(string(rec[iEnd])); e == "" {
+				rg.Open = true
+			} else if rg.End, err = csvParseNs(e, rh.scale["end"]); err != nil || rg.End < rg.Start {
+				return csvRowError(path, row, rh.names[iEnd], e, "end must be a time not before the start", hint)
+			}
+			for _, id := range []struct {
+				i    int
+				has  bool
+				into *int64
+			}{{iPid, hasPID, &rg.PID}, {iTid, hasTID, &rg.TID}} {
+				if c := strings.TrimSpace(string(rec[id.i])); id.has && c != "" {
+					v, err := csvParseInt(c)
+					if err != nil {
+						return csvRowError(path, row, rh.names[id.i], c, "not an integer id", hint)
+					}
+					*id.into = v
+				}
+			}
+			return fn(rg)
+		})
+	return scoped, err
 }
 
 // readNVTXTrace reads every range of an nvtx_pushpop_trace report.
