@@ -132,14 +132,7 @@ func streamCopiesDir(dir string, opts Options, fn func(*CopyCall)) (*CopyScan, e
 		key, _, ok := nsysdb.MatchReport(e.Name())
 		csvs = csvs || (!e.IsDir() && ok && key == nsysdb.ReportGPUTrace)
 	}
-	one := func(kind string, names []string) (string, error) {
-		if len(names) > 1 {
-			sort.Strings(names)
-			return "", &InputError{Path: dir, Problem: "more than one " + kind + ": " + strings.Join(names, ", "),
-				Hint: "give the file itself, or keep one capture per folder"}
-		}
-		return filepath.Join(dir, names[0]), nil
-	}
+	one := func(kind string, names []string) (string, error) { return pickOne(dir, kind, names) }
 	switch {
 	case len(plain) > 0:
 		p, err := one("SQLite export", plain)
@@ -356,17 +349,7 @@ func (r *sqliteReader) streamCopyJoin(s *CopyScan, rcols map[string]bool, ranges
 			&cs, &ce, &nameID, &gt); err != nil {
 			return r.tableError(table, err)
 		}
-		cc.Kind = CopyUnknown
-		if k, ok := kinds[kind]; ok {
-			cc.Kind = k
-		}
-		cc.Src, cc.Dst = MemUnknown, MemUnknown
-		if k, ok := memKinds[sk]; ok {
-			cc.Src = k
-		}
-		if k, ok := memKinds[dk]; ok {
-			cc.Dst = k
-		}
+		cc.Kind, cc.Src, cc.Dst = copyEnumsOf(kinds, memKinds, kind, sk, dk)
 		if gpid != 0 {
 			cc.PID, _ = splitGlobalID(gpid)
 		}

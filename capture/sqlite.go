@@ -740,6 +740,26 @@ func copyKindByName(name string) CopyKind { return nsysdb.CopyKindOf(name) }
 // memKindByName maps ENUM_CUDA_MEM_KIND names to memory kinds.
 func memKindByName(name string) MemKind { return nsysdb.MemKindOf(name) }
 
+// copyEnumsOf names a copy row's direction and the memory kinds of its two
+// sides from their enum ids, CopyUnknown and MemUnknown for an id the
+// export's enum tables do not name. The loader and the audit's copy join
+// both decode their rows with it.
+func copyEnumsOf(kinds map[int64]CopyKind, memKinds map[int64]MemKind, kind, src, dst int64) (CopyKind, MemKind, MemKind) {
+	k, ok := kinds[kind]
+	if !ok {
+		k = CopyUnknown
+	}
+	sk, ok := memKinds[src]
+	if !ok {
+		sk = MemUnknown
+	}
+	dk, ok := memKinds[dst]
+	if !ok {
+		dk = MemUnknown
+	}
+	return k, sk, dk
+}
+
 func (r *sqliteReader) lackMemcpy(c *Capture, reason string) {
 	c.Lack(FactMemcpy, reason)
 	c.Lack(FactMemcpyBytes, reason)
@@ -825,17 +845,7 @@ func (r *sqliteReader) readMemcpy(c *Capture) error {
 		if !r.wantsCorr(cols, m.CorrelationID) {
 			continue
 		}
-		m.Kind = CopyUnknown
-		if k, ok := kinds[kind]; ok {
-			m.Kind = k
-		}
-		m.Src, m.Dst = MemUnknown, MemUnknown
-		if k, ok := memKinds[sk]; ok {
-			m.Src = k
-		}
-		if k, ok := memKinds[dk]; ok {
-			m.Dst = k
-		}
+		m.Kind, m.Src, m.Dst = copyEnumsOf(kinds, memKinds, kind, sk, dk)
 		if gpid != 0 {
 			m.PID, _ = splitGlobalID(gpid)
 		}
