@@ -481,31 +481,14 @@ var copyAPIPrefixes = []string{"cudaMemcpy", "cuMemcpy"}
 
 // copyAPINameIDs returns the StringIds ids of the copy APIs' names.
 func (r *sqliteReader) copyAPINameIDs() ([]int64, error) {
-	table := r.tables[tabStrings]
 	var conds []string
 	var args []any
 	for _, p := range copyAPIPrefixes {
 		conds = append(conds, quoteIdent(nsysdb.ColValue)+` LIKE ? || '%' ESCAPE '\'`)
 		args = append(args, likeEscape(p))
 	}
-	rows, err := r.db.Query(`SELECT `+nsysdb.Cols(nsysdb.ColID, nsysdb.ColValue)+` FROM `+quoteIdent(table)+` WHERE `+strings.Join(conds, " OR "), args...)
-	if err != nil {
-		return nil, r.tableError(table, err)
-	}
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		var v string
-		if err := rows.Scan(&id, &v); err != nil {
-			return nil, r.tableError(table, err)
-		}
-		// LIKE ignores ASCII case: check exactly.
-		if isCopyAPI(v) {
-			ids = append(ids, id)
-		}
-	}
-	return ids, rows.Err()
+	// LIKE ignores ASCII case: check exactly.
+	return r.stringIDs(conds, args, func(_ int64, v string) bool { return isCopyAPI(v) })
 }
 
 // isCopyAPI reports whether an API name is one of copyAPIPrefixes' families.

@@ -426,7 +426,6 @@ func stripAPIVersion(name string) string {
 // apiNameIDs returns the StringIds ids whose value is one of names, with or
 // without a _vNNNN suffix.
 func (r *sqliteReader) apiNameIDs(names []string) ([]int64, error) {
-	table := r.tables[tabStrings]
 	want := map[string]bool{}
 	var conds []string
 	var args []any
@@ -442,6 +441,21 @@ func (r *sqliteReader) apiNameIDs(names []string) ([]int64, error) {
 	if len(conds) == 0 {
 		return nil, nil
 	}
+	// LIKE ignores ASCII case and matches any suffix after _v: check exactly.
+	return r.stringIDs(conds, args, func(id int64, v string) bool {
+		if !want[stripAPIVersion(v)] {
+			return false
+		}
+		r.strs[id] = v
+		return true
+	})
+}
+
+// stringIDs returns the StringIds ids whose value meets one of conds (SQL
+// conditions on the value column, with args) and keep, which checks what
+// LIKE cannot.
+func (r *sqliteReader) stringIDs(conds []string, args []any, keep func(id int64, v string) bool) ([]int64, error) {
+	table := r.tables[tabStrings]
 	rows, err := r.db.Query(`SELECT `+nsysdb.Cols(nsysdb.ColID, nsysdb.ColValue)+` FROM `+quoteIdent(table)+` WHERE `+strings.Join(conds, " OR "), args...)
 	if err != nil {
 		return nil, r.tableError(table, err)
@@ -454,10 +468,8 @@ func (r *sqliteReader) apiNameIDs(names []string) ([]int64, error) {
 		if err := rows.Scan(&id, &v); err != nil {
 			return nil, r.tableError(table, err)
 		}
-		// LIKE ignores ASCII case and matches any suffix after _v: check exactly.
-		if s := stripAPIVersion(v); want[s] {
+		if keep(id, v) {
 			ids = append(ids, id)
-			r.strs[id] = v
 		}
 	}
 	if err := rows.Err(); err != nil {
