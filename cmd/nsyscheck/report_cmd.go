@@ -114,24 +114,8 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 		}
 	}
 	// Refuse before writing anything, so a refusal leaves no half-written set.
-	if !opts.Force {
-		var clash []string
-		for i, dir := range dirs {
-			for name := range files[i] {
-				if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
-					clash = append(clash, filepath.Join(dir, name))
-				}
-			}
-		}
-		if fs != nil {
-			if _, err := os.Lstat(filepath.Join(opts.Out, fleetFile)); err == nil {
-				clash = append(clash, filepath.Join(opts.Out, fleetFile))
-			}
-		}
-		if len(clash) > 0 {
-			sort.Strings(clash)
-			return &statusError{code: exitError, err: fmt.Errorf("not replacing existing files (use --force to overwrite): %s", strings.Join(clash, ", "))}
-		}
+	if clash := reportClashes(dirs, files, opts.Out, fs != nil); !opts.Force && len(clash) > 0 {
+		return &statusError{code: exitError, err: fmt.Errorf("not replacing existing files (use --force to overwrite): %s", strings.Join(clash, ", "))}
 	}
 	for i, dir := range dirs {
 		written, err := reps[i].WriteDir(dir, opts.Force)
@@ -153,6 +137,26 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 		fmt.Fprintf(s.Out, "fleet of %d GPUs: %s (%d outlier findings)\n", len(fs.Rows), path, len(fs.Findings))
 	}
 	return nil
+}
+
+// reportClashes lists, sorted, the files report would write that exist
+// already: each report's files in its folder, and the fleet table in out.
+func reportClashes(dirs []string, files []map[string][]byte, out string, fleet bool) []string {
+	var clash []string
+	for i, dir := range dirs {
+		for name := range files[i] {
+			if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+				clash = append(clash, filepath.Join(dir, name))
+			}
+		}
+	}
+	if fleet {
+		if _, err := os.Lstat(filepath.Join(out, fleetFile)); err == nil {
+			clash = append(clash, filepath.Join(out, fleetFile))
+		}
+	}
+	sort.Strings(clash)
+	return clash
 }
 
 // subfolders names one folder of out per input path, after the path's last
