@@ -218,15 +218,11 @@ func streamCopiesNsysRep(path string, opts Options, fn func(*CopyCall)) (*CopySc
 // SQLite
 
 func streamCopiesSQLite(path string, fn func(*CopyCall)) (*CopyScan, error) {
-	if err := checkSQLiteFile(path); err != nil {
+	r, err := openSQLite(path, Options{})
+	if err != nil {
 		return nil, err
 	}
-	db, err := sql.Open("sqlite3", sqliteReadOnlyDSN(path))
-	if err != nil {
-		return nil, &InputError{Path: path, Problem: "cannot open the SQLite export", Err: err, Hint: sqliteExportHint}
-	}
-	defer db.Close()
-	r := &sqliteReader{db: db, path: path, strs: map[int64]string{}, devices: map[int64]bool{}, wantCorr: map[int64]bool{}}
+	defer r.db.Close()
 	defer r.close()
 	if err := r.readTables(); err != nil {
 		return nil, err

@@ -41,6 +41,21 @@ const (
 	tabThreads   = nsysdb.TableThreadNames
 )
 
+// openSQLite checks an export and opens it read-only for a sqliteReader;
+// LoadSQLite and the audit's copy reader both open exports with it. The
+// caller closes r (its statements), then r.db.
+func openSQLite(path string, opts Options) (*sqliteReader, error) {
+	if err := checkSQLiteFile(path); err != nil {
+		return nil, err
+	}
+	db, err := sql.Open("sqlite3", sqliteReadOnlyDSN(path))
+	if err != nil {
+		return nil, &InputError{Path: path, Problem: "cannot open the SQLite export", Err: err, Hint: sqliteExportHint}
+	}
+	return &sqliteReader{db: db, path: path, opts: opts, strs: map[int64]string{}, devices: map[int64]bool{},
+		wantCorr: map[int64]bool{}}, nil
+}
+
 // LoadSQLite reads an Nsight Systems SQLite export (nsys export --type
 // sqlite) into a Capture. The file is opened read-only and never modified.
 //
@@ -49,17 +64,11 @@ const (
 // string table is an error. API summaries are not computed: they can be
 // derived from Calls.
 func LoadSQLite(path string, opts Options) (*Capture, error) {
-	if err := checkSQLiteFile(path); err != nil {
+	r, err := openSQLite(path, opts)
+	if err != nil {
 		return nil, err
 	}
-	db, err := sql.Open("sqlite3", sqliteReadOnlyDSN(path))
-	if err != nil {
-		return nil, &InputError{Path: path, Problem: "cannot open the SQLite export", Err: err, Hint: sqliteExportHint}
-	}
-	defer db.Close()
-
-	r := &sqliteReader{db: db, path: path, opts: opts, strs: map[int64]string{}, devices: map[int64]bool{},
-		wantCorr: map[int64]bool{}}
+	defer r.db.Close()
 	defer r.close()
 	c := &Capture{Path: path, Format: FormatSQLite, Files: []string{path},
 		Sources: Sources{API: tabRuntime, Memcpy: tabMemcpy, Kernel: tabKernel, NVTX: tabNVTX}}
