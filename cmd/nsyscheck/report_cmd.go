@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nsyscheck/nsyscheck/audit"
 	"github.com/nsyscheck/nsyscheck/check"
 	"github.com/nsyscheck/nsyscheck/fleet"
 	"github.com/nsyscheck/nsyscheck/report"
@@ -46,6 +47,10 @@ A plot the input has no data for is left out, and the report says why.
 With several CAPTUREs, each gets its own subfolder of DIR, named after it.
 With none, the real H200 capture shipped inside nsyscheck is used.
 
+Given the JSON of 'nsyscheck audit --format json', report renders the audit
+instead: audit.md, audit.html and hosttime.png/.svg, the host time each
+kind of copy held, before and after the fix.
+
 The rated PCIe bandwidth comes from a run folder's run.json; --pcie-gbps
 gives it for other inputs. Existing files are never replaced unless --force
 is given; without it nothing is written when any would be.
@@ -74,6 +79,15 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 	if opts.PCIeGBps < 0 {
 		return &statusError{code: exitError, err: fmt.Errorf("--pcie-gbps %g: want a bandwidth above 0", opts.PCIeGBps)}
 	}
+	if len(paths) == 1 {
+		// An audit written by `audit --format json` is rendered as such.
+		if out, ok, err := audit.ReadOutput(paths[0]); ok || err != nil {
+			if err != nil {
+				return &statusError{code: exitError, err: err}
+			}
+			return runAuditReport(opts, paths[0], out, s)
+		}
+	}
 	checked, cleanup, err := loadAndCheck(paths, opts.Nsys, s)
 	defer cleanup()
 	if err != nil {
@@ -100,24 +114,8 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 		}
 	}
 	// Refuse before writing anything, so a refusal leaves no half-written set.
-	if !opts.Force {
-		var clash []string
-		for i, dir := range dirs {
-			for name := range files[i] {
-				if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
-					clash = append(clash, filepath.Join(dir, name))
-				}
-			}
-		}
-		if fs != nil {
-			if _, err := os.Lstat(filepath.Join(opts.Out, fleetFile)); err == nil {
-				clash = append(clash, filepath.Join(opts.Out, fleetFile))
-			}
-		}
-		if len(clash) > 0 {
-			sort.Strings(clash)
-			return &statusError{code: exitError, err: fmt.Errorf("not replacing existing files (use --force to overwrite): %s", strings.Join(clash, ", "))}
-		}
+	if clash := reportClashes(dirs, files, opts.Out, fs != nil); !opts.Force && len(clash) > 0 {
+		return &statusError{code: exitError, err: fmt.Errorf("not replacing existing files (use --force to overwrite): %s", strings.Join(clash, ", "))}
 	}
 	for i, dir := range dirs {
 		written, err := reps[i].WriteDir(dir, opts.Force)
@@ -139,6 +137,26 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 		fmt.Fprintf(s.Out, "fleet of %d GPUs: %s (%d outlier findings)\n", len(fs.Rows), path, len(fs.Findings))
 	}
 	return nil
+}
+
+// reportClashes lists, sorted, the files report would write that exist
+// already: each report's files in its folder, and the fleet table in out.
+func reportClashes(dirs []string, files []map[string][]byte, out string, fleet bool) []string {
+	var clash []string
+	for i, dir := range dirs {
+		for name := range files[i] {
+			if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+				clash = append(clash, filepath.Join(dir, name))
+			}
+		}
+	}
+	if fleet {
+		if _, err := os.Lstat(filepath.Join(out, fleetFile)); err == nil {
+			clash = append(clash, filepath.Join(out, fleetFile))
+		}
+	}
+	sort.Strings(clash)
+	return clash
 }
 
 // subfolders names one folder of out per input path, after the path's last
