@@ -9,6 +9,7 @@ ARCH    ?= sm_$(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2
 CAPTURE ?= /tmp/nsyscheck-capture
 REPORTS := cuda_api_sum,cuda_api_trace,cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum,nvtx_sum,cuda_gpu_trace,nvtx_pushpop_trace
 CAPTURES := $(sort $(dir $(wildcard testdata/captures/*/expect.json)))
+AUDITS  := $(sort $(dir $(wildcard testdata/captures/*/audit-expect.json)))
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo devel)
 BENCH_DIR ?= /tmp/nsyscheck-bench
 
@@ -25,8 +26,9 @@ kernel:
 	$(NVCC) -std=c++17 -O3 -lineinfo -arch=$(ARCH) -o $(BIN)/pinned kernels/pinned.cu
 
 # The whole test suite: formatting, vet, unit/golden/CLI tests with the fuzz
-# seed corpora, and `nsyscheck verify --expect` on every shipped capture
-# through the built binary.
+# seed corpora, and `nsyscheck verify --expect` (and `audit --expect` where a
+# capture has audit-expect.json) on every shipped capture through the built
+# binary.
 test: fmt-check vet build
 	$(GO) test ./...
 	$(MAKE) --no-print-directory check-captures
@@ -36,6 +38,10 @@ check-captures: build
 	@set -e; for d in $(CAPTURES); do \
 		echo "verify --expect $$d"; \
 		$(BIN)/nsyscheck verify $$d --expect $$d/expect.json > /dev/null; \
+	done
+	@set -e; for d in $(AUDITS); do \
+		echo "audit --expect $$d"; \
+		$(BIN)/nsyscheck audit $$d --expect $$d/audit-expect.json > /dev/null; \
 	done
 
 vet:
@@ -57,8 +63,9 @@ capture: kernel
 	@echo "capture written to $(CAPTURE)"
 
 # Scale the shipped capture to 1M and 10M API rows in $(BENCH_DIR) (about
-# 1.2 GiB) and time verify, the loader alone, sqlite3's cuda_api_sum query
-# and nsys stats side by side, plus one-core CSV streaming. About 8 minutes;
+# 1.2 GiB) and time verify, the loader alone, sqlite3's cuda_api_sum query,
+# nsys stats, audit and sqlite3's copy join side by side, plus one-core CSV
+# streaming. About 8 minutes;
 # see docs/performance.md.
 bench:
 	$(GO) build -o $(BENCH_DIR)/bin/nsyscheck ./cmd/nsyscheck

@@ -3,7 +3,9 @@ package capture
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,17 +16,193 @@ import (
 // The per-record CSV reports: cuda_gpu_trace (one row per GPU copy, memset
 // or kernel, with the API call's CorrId) and nvtx_pushpop_trace (one row per
 // push/pop range instance). nsys 2022 names them gputrace and nvtxpptrace.
+// This file holds the one streaming reader of each (streamGPUTrace,
+// streamNVTXTrace); the CSV folder's loader and the audit's copy reader
+// (copies.go) both consume them.
 
-type gpuTraceRow struct {
-	Start    csvNum `csv:"start"`
-	Duration csvNum `csv:"duration"`
-	Corr     csvNum `csv:"corrid"`
-	Bytes    string `csv:"bytes"`
-	Src      string `csv:"srckind"`
-	Dst      string `csv:"dstkind"`
-	Device   string `csv:"device"`
-	Stream   string `csv:"stream"`
-	Name     string `csv:"name"`
+// gpuTraceRecord is one row of a cuda_gpu_trace report: a copy, a memset or
+// a kernel, with the correlation id of the API call that issued it.
+type gpuTraceRecord struct {
+	Start, End    int64
+	CorrelationID int64
+	Copy, Memset  bool     // neither: a kernel
+	Kind          CopyKind // a copy's direction
+	Src, Dst      MemKind  // a copy's memory kinds; MemUnknown without the columns
+	Bytes         int64    // a copy's size, where the report has a Bytes column (see csvBytes)
+	Device        int64
+	Stream        int64
+	PID           int64  // where the report has a Pid column
+	Name          string // a kernel's name as written; "" for copies and memsets
+}
+
+// gpuTraceHeader says which optional columns a cuda_gpu_trace report has.
+type gpuTraceHeader struct {
+	hasBytes bool // a Bytes column
+	hasKinds bool // both SrcMemKd and DstMemKd
+	hasPID   bool // a Pid column
+}
+
+// streamCSVRecords reads a per-record report with csvScanner: it resolves
+// the header against cols and hands it to header, then hands each data row
+// (its cells valid until the next row) and the row's number to row, which may
+// stop the read with an error. A file with no header at all gives
+// errEmptyReport.
+func streamCSVRecords(path, report string, cols []csvColumn, header func(*csvResolvedHeader) error,
+	row func(n int, rec [][]byte) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return &InputError{Path: path, Problem: "cannot open the " + report + " report", Err: err}
+	}
+	defer f.Close()
+	sc := newCSVScanner(f)
+	first, err := sc.next()
+	if err == io.EOF {
+		return errEmptyReport
+	}
+	if err != nil {
+		return &InputError{Path: path, Where: "header", Problem: "malformed CSV", Err: err}
+	}
+	names := make([]string, len(first))
+	for i, c := range first {
+		names[i] = string(c)
+	}
+	rh, err := csvResolveHeader(path, report, names, cols)
+	if err != nil {
+		return err
+	}
+	if err := header(rh); err != nil {
+		return err
+	}
+	for n := 1; ; n++ {
+		rec, err := sc.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return &InputError{Path: path, Where: fmt.Sprintf("data row %d", n), Problem: "malformed CSV", Err: err,
+				Hint: "the file may be cut short or not be an nsys stats --format csv report"}
+		}
+		if len(rec) != len(names) {
+			return csvRowError(path, n, "", "", fmt.Sprintf("%d cells where the header has %d", len(rec), len(names)),
+				"re-export the report with nsys stats --format csv")
+		}
+		if err := row(n, rec); err != nil {
+			return err
+		}
+	}
+}
+
+// streamGPUTrace reads a cuda_gpu_trace (2022: gputrace) report row by row
+// and hands each row to fn, which may stop the read with an error. It is the
+// one reader of the report: LoadCSVDir keeps the records in the capture
+// model (readGPUTrace), the audit joins the copies to their calls as the API
+// trace streams past (readGPUTraceCopies). A file with no header at all
+// gives errEmptyReport.
+func streamGPUTrace(path string, fn func(*gpuTraceRecord) error) (gpuTraceHeader, error) {
+	var l *gpuTraceLayout
+	err := streamCSVRecords(path, nsysdb.ReportGPUTrace, nsysdb.GPUTraceColumns,
+		func(rh *csvResolvedHeader) (err error) {
+			l, err = newGPUTraceLayout(path, rh)
+			return err
+		},
+		func(row int, rec [][]byte) error {
+			if err := l.read(row, rec); err != nil {
+				return err
+			}
+			return fn(&l.rec)
+		})
+	if l == nil {
+		return gpuTraceHeader{}, err
+	}
+	return l.gpuTraceHeader, err
+}
+
+// gpuTraceLayout is where a cuda_gpu_trace report keeps its cells, and the
+// record of the row last read.
+type gpuTraceLayout struct {
+	gpuTraceHeader
+	path                                  string
+	rh                                    *csvResolvedHeader
+	iStart, iDur, iCorr, iName            int
+	iBytes, iSrc, iDst, iDev, iStrm, iPid int
+	bytesScale                            float64 // MB per unit of the Bytes column
+	rec                                   gpuTraceRecord
+}
+
+func newGPUTraceLayout(path string, rh *csvResolvedHeader) (*gpuTraceLayout, error) {
+	col := func(field string) int {
+		if i, ok := rh.index[field]; ok {
+			return i
+		}
+		return -1
+	}
+	l := &gpuTraceLayout{path: path, rh: rh}
+	l.iStart, l.iDur, l.iCorr, l.iName = col("start"), col("duration"), col("corrid"), col("name")
+	l.iBytes, l.iSrc, l.iDst, l.iDev, l.iStrm, l.iPid = col("bytes"), col("srckind"), col("dstkind"), col("device"), col("stream"), col("pid")
+	l.hasKinds, l.hasBytes, l.hasPID = l.iSrc >= 0 && l.iDst >= 0, l.iBytes >= 0, l.iPid >= 0
+	if l.hasBytes {
+		var ok bool
+		if l.bytesScale, ok = csvSizeScale(rh.unit["bytes"]); !ok {
+			return nil, &InputError{Path: path, Where: "column " + strconv.Quote(rh.names[l.iBytes]),
+				Problem: "unknown size unit " + strconv.Quote(rh.unit["bytes"]), Hint: "re-export with nsys stats --format csv"}
+		}
+	}
+	return l, nil
+}
+
+// read decodes one data row into l.rec.
+func (l *gpuTraceLayout) read(row int, rec [][]byte) error {
+	const hint = "re-export the report with nsys stats --format csv"
+	cell := func(i int) string {
+		if i < 0 {
+			return ""
+		}
+		return strings.TrimSpace(string(rec[i]))
+	}
+	g := gpuTraceRecord{Src: MemUnknown, Dst: MemUnknown}
+	var err error
+	if g.Start, err = csvTimeCell(l.path, l.rh, row, "start", cell(l.iStart)); err != nil {
+		return err
+	}
+	dur, err := csvTimeCell(l.path, l.rh, row, "duration", cell(l.iDur))
+	if err != nil {
+		return err
+	}
+	g.End = g.Start + dur
+	if g.CorrelationID, err = csvParseInt(cell(l.iCorr)); err != nil || g.CorrelationID < 0 {
+		return csvRowError(l.path, row, l.rh.names[l.iCorr], cell(l.iCorr), "count must be a whole non-negative number", hint)
+	}
+	g.Device, _ = csvParseInt(deviceIndex(cell(l.iDev)))
+	g.Stream, _ = csvParseInt(cell(l.iStrm))
+	g.PID, _ = csvParseInt(cell(l.iPid))
+	name := cell(l.iName)
+	g.Copy, g.Memset = nsysdb.ReportRowKind(name)
+	switch {
+	case g.Copy:
+		g.Kind, _ = nsysdb.ReportCopyKindOf(name)
+		if l.hasKinds {
+			g.Src, g.Dst = memKindOf(cell(l.iSrc)), memKindOf(cell(l.iDst))
+		}
+		if l.hasBytes {
+			if g.Bytes, err = csvBytes(cell(l.iBytes), l.bytesScale); err != nil {
+				return csvRowError(l.path, row, l.rh.names[l.iBytes], cell(l.iBytes), err.Error(), hint)
+			}
+		}
+	case !g.Memset:
+		g.Name = name
+	}
+	l.rec = g
+	return nil
+}
+
+// csvTimeCell reads a time cell of a streamed report as nanoseconds, checking
+// its sign.
+func csvTimeCell(path string, rh *csvResolvedHeader, row int, field, cell string) (int64, error) {
+	v, err := csvParseNs(cell, rh.scale[field])
+	if err != nil || v < 0 {
+		return 0, csvRowError(path, row, rh.names[rh.index[field]], cell, "time must be a non-negative number", "re-export the report with nsys stats --format csv")
+	}
+	return v, nil
 }
 
 // gpuTrace is what a cuda_gpu_trace report holds.
@@ -35,67 +213,26 @@ type gpuTrace struct {
 	hasBytes bool // the report has a bytes column
 }
 
-// readGPUTrace reads a cuda_gpu_trace report: copies (with bytes and the
-// memory kinds of both sides) and kernels, each with its correlation id.
-// Memsets are skipped. Bytes are given in MB rounded to the report's
-// decimals; see csvBytes.
+// readGPUTrace reads a cuda_gpu_trace report into the capture model: copies
+// (with bytes and the memory kinds of both sides) and kernels, each with its
+// correlation id. Memsets are skipped.
 func readGPUTrace(path string) (*gpuTrace, error) {
-	var rows []gpuTraceRow
-	rh, _, err := csvReadSummary(path, nsysdb.ReportGPUTrace, nsysdb.GPUTraceColumns, &rows)
+	g := &gpuTrace{}
+	h, err := streamGPUTrace(path, func(r *gpuTraceRecord) error {
+		switch {
+		case r.Copy:
+			g.memcpys = append(g.memcpys, Memcpy{Kind: r.Kind, Start: r.Start, End: r.End, CorrelationID: r.CorrelationID,
+				Stream: r.Stream, Device: r.Device, Src: r.Src, Dst: r.Dst, Bytes: r.Bytes})
+		case !r.Memset:
+			g.kernels = append(g.kernels, Kernel{Name: baseKernelName(r.Name), Start: r.Start, End: r.End,
+				CorrelationID: r.CorrelationID, Stream: r.Stream})
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	g := &gpuTrace{}
-	_, g.hasKinds = rh.index["srckind"]
-	if _, ok := rh.index["dstkind"]; !ok {
-		g.hasKinds = false
-	}
-	var bytesScale float64
-	if _, g.hasBytes = rh.index["bytes"]; g.hasBytes {
-		var ok bool
-		if bytesScale, ok = csvSizeScale(rh.unit["bytes"]); !ok {
-			return nil, &InputError{Path: path, Where: "column " + strconv.Quote(rh.names[rh.index["bytes"]]),
-				Problem: "unknown size unit " + strconv.Quote(rh.unit["bytes"]), Hint: "re-export with nsys stats --format csv"}
-		}
-	}
-	for i, r := range rows {
-		row := i + 1
-		start, err := csvNsOf(path, rh, row, "start", r.Start)
-		if err != nil {
-			return nil, err
-		}
-		dur, err := csvNsOf(path, rh, row, "duration", r.Duration)
-		if err != nil {
-			return nil, err
-		}
-		corr, err := csvCountOf(path, rh, row, "corrid", r.Corr)
-		if err != nil {
-			return nil, err
-		}
-		dev, _ := strconv.ParseInt(deviceIndex(r.Device), 10, 64)
-		strm, _ := strconv.ParseInt(strings.TrimSpace(r.Stream), 10, 64)
-		name := strings.TrimSpace(r.Name)
-		isCopy, isMemset := nsysdb.ReportRowKind(name)
-		switch {
-		case isMemset:
-			continue
-		case isCopy:
-			kind, _ := nsysdb.ReportCopyKindOf(name)
-			m := Memcpy{Kind: kind, Start: start, End: start + dur, CorrelationID: corr, Stream: strm, Device: dev,
-				Src: memKindOf(r.Src), Dst: memKindOf(r.Dst)}
-			if g.hasBytes {
-				b, err := csvBytes(r.Bytes, bytesScale)
-				if err != nil {
-					return nil, csvRowError(path, row, rh.names[rh.index["bytes"]], r.Bytes, err.Error(), "re-export the report with nsys stats --format csv")
-				}
-				m.Bytes = b
-			}
-			g.memcpys = append(g.memcpys, m)
-		default:
-			g.kernels = append(g.kernels, Kernel{Name: baseKernelName(name), Start: start, End: start + dur,
-				CorrelationID: corr, Stream: strm})
-		}
-	}
+	g.hasKinds, g.hasBytes = h.hasKinds, h.hasBytes
 	return g, nil
 }
 
@@ -176,54 +313,63 @@ func baseKernelName(name string) string {
 	return s
 }
 
-type nvtxTraceRow struct {
-	Start csvNum `csv:"start"`
-	End   string `csv:"end"`
-	Name  string `csv:"name"`
-	PID   string `csv:"pid"`
-	TID   string `csv:"tid"`
+// streamNVTXTrace reads an nvtx_pushpop_trace (2022: nvtxpptrace) report
+// row by row and hands each range to fn: its name with the "domain:" prefix
+// split off, an empty end meaning a range never popped. scoped is false when
+// the report has no PID/TID columns, so no range can be placed on a thread.
+// It is the one reader of the report, for LoadCSVDir (readNVTXTrace) and the
+// audit alike. A file with no header at all gives errEmptyReport.
+func streamNVTXTrace(path string, fn func(Range) error) (scoped bool, err error) {
+	const hint = "re-export the report with nsys stats --format csv"
+	var rh *csvResolvedHeader
+	var iStart, iEnd, iName, iPid, iTid int
+	var hasPID, hasTID bool
+	err = streamCSVRecords(path, nsysdb.ReportNVTXTrace, nsysdb.NVTXTraceColumns,
+		func(h *csvResolvedHeader) error {
+			rh = h
+			iStart, iEnd, iName = rh.index["start"], rh.index["end"], rh.index["name"]
+			iPid, hasPID = rh.index["pid"]
+			iTid, hasTID = rh.index["tid"]
+			scoped = hasPID && hasTID
+			return nil
+		},
+		func(row int, rec [][]byte) error {
+			var rg Range
+			var err error
+			if rg.Start, err = csvTimeCell(path, rh, row, "start", strings.TrimSpace(string(rec[iStart]))); err != nil {
+				return err
+			}
+			rg.Domain, rg.Name = csvSplitRange(string(rec[iName]))
+			if e := strings.TrimSpace(string(rec[iEnd])); e == "" {
+				rg.Open = true
+			} else if rg.End, err = csvParseNs(e, rh.scale["end"]); err != nil || rg.End < rg.Start {
+				return csvRowError(path, row, rh.names[iEnd], e, "end must be a time not before the start", hint)
+			}
+			for _, id := range []struct {
+				i    int
+				has  bool
+				into *int64
+			}{{iPid, hasPID, &rg.PID}, {iTid, hasTID, &rg.TID}} {
+				if c := strings.TrimSpace(string(rec[id.i])); id.has && c != "" {
+					v, err := csvParseInt(c)
+					if err != nil {
+						return csvRowError(path, row, rh.names[id.i], c, "not an integer id", hint)
+					}
+					*id.into = v
+				}
+			}
+			return fn(rg)
+		})
+	return scoped, err
 }
 
-// readNVTXTrace reads an nvtx_pushpop_trace report: one range per row, its
-// name with the "domain:" prefix split off, an empty end meaning a range
-// never popped.
+// readNVTXTrace reads every range of an nvtx_pushpop_trace report.
 func readNVTXTrace(path string) (ranges []Range, scoped bool, err error) {
-	var rows []nvtxTraceRow
-	rh, _, err := csvReadSummary(path, nsysdb.ReportNVTXTrace, nsysdb.NVTXTraceColumns, &rows)
-	if err != nil {
-		return nil, false, err
-	}
-	_, hasPID := rh.index["pid"]
-	_, hasTID := rh.index["tid"]
-	for i, r := range rows {
-		row := i + 1
-		start, err := csvNsOf(path, rh, row, "start", r.Start)
-		if err != nil {
-			return nil, false, err
-		}
-		rg := Range{Start: start}
-		rg.Domain, rg.Name = csvSplitRange(r.Name)
-		if e := strings.TrimSpace(r.End); e == "" {
-			rg.Open = true
-		} else if rg.End, err = csvParseNs(e, rh.scale["end"]); err != nil || rg.End < start {
-			return nil, false, csvRowError(path, row, rh.names[rh.index["end"]], r.End, "end must be a time not before the start", "re-export the report with nsys stats --format csv")
-		}
-		for _, f := range []struct {
-			cell string
-			into *int64
-			col  string
-		}{{r.PID, &rg.PID, "pid"}, {r.TID, &rg.TID, "tid"}} {
-			if c := strings.TrimSpace(f.cell); c != "" {
-				v, err := csvParseInt(c)
-				if err != nil {
-					return nil, false, csvRowError(path, row, rh.names[rh.index[f.col]], f.cell, "not an integer id", "re-export the report with nsys stats --format csv")
-				}
-				*f.into = v
-			}
-		}
+	scoped, err = streamNVTXTrace(path, func(rg Range) error {
 		ranges = append(ranges, rg)
-	}
-	return ranges, hasPID && hasTID, nil
+		return nil
+	})
+	return ranges, scoped, err
 }
 
 // traceReports reads the folder's per-record reports (readTraceReports)

@@ -143,6 +143,17 @@ func classifyDir(entries []os.DirEntry) dirFiles {
 	return f
 }
 
+// pickOne returns the path of the one file of a kind in dir, refusing more
+// than one; loadDir and the audit's folder reading both pick with it.
+func pickOne(dir, kind string, names []string) (string, error) {
+	if len(names) > 1 {
+		sort.Strings(names)
+		return "", &InputError{Path: dir, Problem: "more than one " + kind + ": " + strings.Join(names, ", "),
+			Hint: "give the file itself, or keep one capture per folder"}
+	}
+	return filepath.Join(dir, names[0]), nil
+}
+
 // loadDir picks the best capture in a folder.
 func loadDir(dir string, opts Options) (*Capture, error) {
 	entries, err := os.ReadDir(dir)
@@ -151,14 +162,7 @@ func loadDir(dir string, opts Options) (*Capture, error) {
 	}
 	f := classifyDir(entries)
 	plainSQLite, ownSQLite, reps, results, transcripts, hasCSV := f.plainSQLite, f.ownSQLite, f.reps, f.results, f.transcripts, f.hasCSV
-	pick := func(kind string, names []string) (string, error) {
-		if len(names) > 1 {
-			sort.Strings(names)
-			return "", &InputError{Path: dir, Problem: "more than one " + kind + ": " + strings.Join(names, ", "),
-				Hint: "give the file itself, or keep one capture per folder"}
-		}
-		return filepath.Join(dir, names[0]), nil
-	}
+	pick := func(kind string, names []string) (string, error) { return pickOne(dir, kind, names) }
 	var c *Capture
 	var file string
 	switch {

@@ -88,6 +88,39 @@ func LoadNsysRep(path string, opts Options) (*Capture, error) {
 			Hint: "copy the report again, or profile again: nsys profile -t cuda,nvtx -o NAME ./program"}
 	}
 
+	var c *Capture
+	db, note, err := reportExport(path, info, head, opts, func(db string) error {
+		var err error
+		c, err = LoadSQLite(db, opts)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if note != "" {
+		c.Notes = append(c.Notes, note)
+	}
+	c.Format = FormatNsysRep
+	c.Path = path
+	c.Files = []string{path, db}
+	return c, nil
+}
+
+// reportExport finds or makes the SQLite export to read for the report at
+// path, the one way every reader of a .nsys-rep does: it returns the
+// export's path, once open (the reader's own load) has accepted it, and a
+// note when the export is the one beside the report rather than nsyscheck's
+// own (what check reports as input-substituted). In order:
+//
+//   - the export beside the report (exportBeside) when it is not older;
+//   - nsyscheck's export, keyed by the report's size and SHA-256;
+//   - a new export made with nsys (stopped with opts.Context);
+//   - the export beside the report even when older, as the last resort
+//     when no nsys was found (none named) or the one found is too old.
+//
+// A candidate open rejects is passed over, except the new export, whose
+// error is returned.
+func reportExport(path string, info os.FileInfo, head []byte, opts Options, open func(db string) error) (db, note string, err error) {
 	// The export beside the report wins over exporting it again, even where
 	// nsys is installed and works: its export record names this report and it
 	// is newer, so nsys would write the same tables from the same file (the
@@ -98,32 +131,30 @@ func LoadNsysRep(path string, opts Options) (*Capture, error) {
 	// earlier run written under the same name: it is kept only as the last
 	// resort below.
 	beside, fresh := exportBeside(path, info)
-	if beside != "" && fresh {
-		if c, ok := loadExportBeside(path, beside, opts, ""); ok {
-			return c, nil
+	if beside != "" && fresh && open(beside) == nil {
+		return beside, besideNote(path, beside, ""), nil
+	}
+	// (An unreadable export beside: export the report as if it were not there.)
+	lastResort := func(why string) (string, string, bool) {
+		if beside == "" || open(beside) != nil {
+			return "", "", false
 		}
-		// An unreadable export: export the report as if it were not there.
+		return beside, besideNote(path, beside, why), true
 	}
 
 	src, err := digestReport(path)
 	if err != nil {
-		return nil, err
+		return "", "", err
 	}
 	dir, name, err := exportCachePath(path, src, opts)
 	if err != nil {
-		return nil, err
+		return "", "", err
 	}
 	cached := filepath.Join(dir, name)
 	sweepExportTemps(dir, name)
-	finish := func(c *Capture) *Capture {
-		c.Format = FormatNsysRep
-		c.Path = path
-		c.Files = []string{path, cached}
-		return c
-	}
 	if ci, err := os.Lstat(cached); err == nil && ci.Mode().IsRegular() && cachedSource(cached) == src {
-		if c, err := LoadSQLite(cached, opts); err == nil {
-			return finish(c), nil
+		if open(cached) == nil {
+			return cached, "", nil
 		}
 		// A damaged or foreign cache file: export again over it.
 	}
@@ -138,11 +169,11 @@ func LoadNsysRep(path string, opts Options) (*Capture, error) {
 		// Only a missing nsys, not one the user named, sends us to the
 		// export beside the report.
 		if opts.Nsys == "" && os.Getenv("NSYS") == "" {
-			if c, ok := loadExportBeside(path, beside, opts, "no nsys was found to export it"); ok {
-				return c, nil
+			if db, note, ok := lastResort("no nsys was found to export it"); ok {
+				return db, note, nil
 			}
 		}
-		return nil, err
+		return "", "", err
 	}
 	if err := exportSQLite(opts.context(), nsysPath, path, head, dir, cached, src); err != nil {
 		var old *nsysTooOldError
@@ -151,17 +182,16 @@ func LoadNsysRep(path string, opts Options) (*Capture, error) {
 			if old.version != "" {
 				why = fmt.Sprintf("the nsys found (%s) is too old to export it", strings.TrimPrefix(old.version, ", "))
 			}
-			if c, ok := loadExportBeside(path, beside, opts, why); ok {
-				return c, nil
+			if db, note, ok := lastResort(why); ok {
+				return db, note, nil
 			}
 		}
-		return nil, err
+		return "", "", err
 	}
-	c, err := LoadSQLite(cached, opts)
-	if err != nil {
-		return nil, err
+	if err := open(cached); err != nil {
+		return "", "", err
 	}
-	return finish(c), nil
+	return cached, "", nil
 }
 
 // exportBeside returns the plain SQLite export beside a report
@@ -189,33 +219,21 @@ func exportBeside(report string, info os.FileInfo) (path string, fresh bool) {
 	return sib, !st.ModTime().Before(info.ModTime())
 }
 
-// loadExportBeside loads beside, the export exportBeside found, in place of
-// the report, and notes that it did: why says what kept nsys from exporting
-// the report ("" when the export was read because it is current). ok is
-// false when there is no export or it cannot be read.
-func loadExportBeside(report, beside string, opts Options, why string) (c *Capture, ok bool) {
-	if beside == "" {
-		return nil, false
-	}
-	c, err := LoadSQLite(beside, opts)
-	if err != nil {
-		return nil, false
-	}
+// besideNote says that beside, the export exportBeside found, was read in
+// place of the report: why says what kept nsys from exporting the report
+// ("" when the export was read because it is current).
+func besideNote(report, beside, why string) string {
 	name := filepath.Base(beside)
-	note := fmt.Sprintf("read %s, the SQLite export made from this report, instead of exporting the report again with nsys", name)
-	if why != "" {
-		note = fmt.Sprintf("read %s, the SQLite export beside the report, because %s", name, why)
-		if ri, err := os.Stat(report); err == nil {
-			if bi, err := os.Stat(beside); err == nil && bi.ModTime().Before(ri.ModTime()) {
-				note += "; the export is older than the report, so it may be of an earlier run under the same name"
-			}
+	if why == "" {
+		return fmt.Sprintf("read %s, the SQLite export made from this report, instead of exporting the report again with nsys", name)
+	}
+	note := fmt.Sprintf("read %s, the SQLite export beside the report, because %s", name, why)
+	if ri, err := os.Stat(report); err == nil {
+		if bi, err := os.Stat(beside); err == nil && bi.ModTime().Before(ri.ModTime()) {
+			note += "; the export is older than the report, so it may be of an earlier run under the same name"
 		}
 	}
-	c.Notes = append(c.Notes, note)
-	c.Format = FormatNsysRep
-	c.Path = report
-	c.Files = []string{report, beside}
-	return c, true
+	return note
 }
 
 // nsysTooOldError is nsys refusing a report that a newer release wrote.

@@ -41,6 +41,42 @@ const (
 	tabThreads   = nsysdb.TableThreadNames
 )
 
+// newSQLiteReader checks an export, opens its committed state read-only
+// (openSQLite), runs SQLite's quick integrity check, and returns a
+// sqliteReader on it; LoadSQLite and the audit's copy reader both open
+// exports with it. done closes the reader's statements and the database and
+// removes any private copy; call it once, also after an error is returned.
+func newSQLiteReader(path string, opts Options) (r *sqliteReader, done func(), err error) {
+	done = func() {}
+	if err := checkSQLiteFile(path); err != nil {
+		return nil, done, err
+	}
+	if !sqliteWorks {
+		return nil, done, errNoCgo(path)
+	}
+	f, _, err := OpenRegular(path)
+	if err != nil {
+		return nil, done, err
+	}
+	defer f.Close()
+	db, cleanup, err := openSQLite(path, f)
+	if err != nil {
+		cleanup()
+		if IsInputError(err) {
+			return nil, done, err
+		}
+		return nil, done, &InputError{Path: path, Problem: "cannot open the SQLite export", Err: err, Hint: sqliteExportHint}
+	}
+	if err := sqliteIntegrity(db, path); err != nil {
+		db.Close()
+		cleanup()
+		return nil, done, err
+	}
+	r = &sqliteReader{db: db, path: path, opts: opts, strs: map[int64]string{}, devices: map[int64]bool{},
+		wantCorr: map[int64]bool{}}
+	return r, func() { r.close(); db.Close(); cleanup() }, nil
+}
+
 // LoadSQLite reads an Nsight Systems SQLite export (nsys export --type
 // sqlite) into a Capture. The file is opened read-only and never modified.
 //
@@ -49,33 +85,11 @@ const (
 // string table is an error. API summaries are not computed: they can be
 // derived from Calls.
 func LoadSQLite(path string, opts Options) (*Capture, error) {
-	if err := checkSQLiteFile(path); err != nil {
-		return nil, err
-	}
-	if !sqliteWorks {
-		return nil, errNoCgo(path)
-	}
-	f, _, err := OpenRegular(path)
+	r, done, err := newSQLiteReader(path, opts)
+	defer done()
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	db, cleanup, err := openSQLite(path, f)
-	defer cleanup()
-	if err != nil {
-		if IsInputError(err) {
-			return nil, err
-		}
-		return nil, &InputError{Path: path, Problem: "cannot open the SQLite export", Err: err, Hint: sqliteExportHint}
-	}
-	defer db.Close()
-	if err := sqliteIntegrity(db, path); err != nil {
-		return nil, err
-	}
-
-	r := &sqliteReader{db: db, path: path, opts: opts, strs: map[int64]string{}, devices: map[int64]bool{},
-		wantCorr: map[int64]bool{}}
-	defer r.close()
 	c := &Capture{Path: path, Format: FormatSQLite, Files: []string{path},
 		Sources: Sources{API: tabRuntime, Memcpy: tabMemcpy, Kernel: tabKernel, NVTX: tabNVTX}}
 	if err := r.load(c); err != nil {
@@ -161,6 +175,7 @@ type sqliteReader struct {
 	opts   Options
 	schema string            // EXPORT_SCHEMA_VERSION, "" if unknown
 	tables map[string]string // logical name -> table name in the file
+	names  []string          // every table and view of the file
 
 	strs    map[int64]string // StringIds cache
 	strStmt *sql.Stmt
@@ -261,6 +276,7 @@ func (r *sqliteReader) readTables() error {
 	if len(names) == 0 {
 		return &InputError{Path: r.path, Problem: "the SQLite database holds no tables, so it is not an Nsight Systems export", Hint: sqliteExportHint}
 	}
+	r.names = names
 	r.tables = resolveTables(names, tabRuntime, tabMemcpy, tabKernel, tabNVTX, tabStrings, tabCopyOper,
 		tabMemKind, tabEventType, tabMeta, tabGPU, tabCUDADev, tabEnv, tabThreads)
 	return nil
@@ -435,7 +451,6 @@ func stripAPIVersion(name string) string {
 // apiNameIDs returns the StringIds ids whose value is one of names, with or
 // without a _vNNNN suffix.
 func (r *sqliteReader) apiNameIDs(names []string) ([]int64, error) {
-	table := r.tables[tabStrings]
 	want := map[string]bool{}
 	var conds []string
 	var args []any
@@ -451,6 +466,21 @@ func (r *sqliteReader) apiNameIDs(names []string) ([]int64, error) {
 	if len(conds) == 0 {
 		return nil, nil
 	}
+	// LIKE ignores ASCII case and matches any suffix after _v: check exactly.
+	return r.stringIDs(conds, args, func(id int64, v string) bool {
+		if !want[stripAPIVersion(v)] {
+			return false
+		}
+		r.strs[id] = v
+		return true
+	})
+}
+
+// stringIDs returns the StringIds ids whose value meets one of conds (SQL
+// conditions on the value column, with args) and keep, which checks what
+// LIKE cannot.
+func (r *sqliteReader) stringIDs(conds []string, args []any, keep func(id int64, v string) bool) ([]int64, error) {
+	table := r.tables[tabStrings]
 	rows, err := r.db.Query(`SELECT `+nsysdb.Cols(nsysdb.ColID, nsysdb.ColValue)+` FROM `+quoteIdent(table)+` WHERE `+strings.Join(conds, " OR "), args...)
 	if err != nil {
 		return nil, r.tableError(table, err)
@@ -463,10 +493,8 @@ func (r *sqliteReader) apiNameIDs(names []string) ([]int64, error) {
 		if err := rows.Scan(&id, &v); err != nil {
 			return nil, r.tableError(table, err)
 		}
-		// LIKE ignores ASCII case and matches any suffix after _v: check exactly.
-		if s := stripAPIVersion(v); want[s] {
+		if keep(id, v) {
 			ids = append(ids, id)
-			r.strs[id] = v
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -749,6 +777,26 @@ func copyKindByName(name string) CopyKind { return nsysdb.CopyKindOf(name) }
 // memKindByName maps ENUM_CUDA_MEM_KIND names to memory kinds.
 func memKindByName(name string) MemKind { return nsysdb.MemKindOf(name) }
 
+// copyEnumsOf names a copy row's direction and the memory kinds of its two
+// sides from their enum ids, CopyUnknown and MemUnknown for an id the
+// export's enum tables do not name. The loader and the audit's copy join
+// both decode their rows with it.
+func copyEnumsOf(kinds map[int64]CopyKind, memKinds map[int64]MemKind, kind, src, dst int64) (CopyKind, MemKind, MemKind) {
+	k, ok := kinds[kind]
+	if !ok {
+		k = CopyUnknown
+	}
+	sk, ok := memKinds[src]
+	if !ok {
+		sk = MemUnknown
+	}
+	dk, ok := memKinds[dst]
+	if !ok {
+		dk = MemUnknown
+	}
+	return k, sk, dk
+}
+
 func (r *sqliteReader) lackMemcpy(c *Capture, reason string) {
 	c.Lack(FactMemcpy, reason)
 	c.Lack(FactMemcpyBytes, reason)
@@ -834,17 +882,7 @@ func (r *sqliteReader) readMemcpy(c *Capture) error {
 		if !r.wantsCorr(cols, m.CorrelationID) {
 			continue
 		}
-		m.Kind = CopyUnknown
-		if k, ok := kinds[kind]; ok {
-			m.Kind = k
-		}
-		m.Src, m.Dst = MemUnknown, MemUnknown
-		if k, ok := memKinds[sk]; ok {
-			m.Src = k
-		}
-		if k, ok := memKinds[dk]; ok {
-			m.Dst = k
-		}
+		m.Kind, m.Src, m.Dst = copyEnumsOf(kinds, memKinds, kind, sk, dk)
 		if gpid != 0 {
 			m.PID, _ = splitGlobalID(gpid)
 		}

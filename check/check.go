@@ -5,7 +5,9 @@
 // the device copy bandwidth, other work seen on a run's GPU, a CUDA trace
 // another profiler took), and scan the capture for what it exposes of the
 // machine. verify, run and report print the one Checked it returns; Fleet
-// sets the run folders among them side by side.
+// sets the run folders among them side by side. Audit is the same path for
+// `audit`, with the audit of an application's copies in place of the
+// lesson's predictions.
 package check
 
 import (

@@ -55,6 +55,98 @@ const Redacted = "[redacted]"
 // profiled process; it is not the caller's.
 const nsysPreload = "{}"
 
+// NsysInjected names the variables nsys sets in the profiled process (and
+// so in every child it forks) to inject its own libraries: exact names, or
+// prefixes written with a trailing "*". They say nothing of the caller's
+// machine. Leading underscores are ignored when matching, since a search
+// of raw bytes may find __GL_... as GL_....
+var NsysInjected = []string{"QUADD_*", "CUPTI_*", "NVTX_INJECTION64_PATH", "NVTX_INJECTION32_PATH",
+	"TRACE_START_IMMEDIATELY", "GL_CONSTANT_FRAME_RATE_HINT"}
+
+// nsysLibraries are the file names (prefixes) of the libraries nsys puts in
+// LD_PRELOAD.
+var nsysLibraries = []string{"libToolsInjection", "libLinuxKeyboardInterceptorProxy"}
+
+// InjectedByNsys reports whether NAME=value is one nsys itself set to
+// inject its libraries: a name on NsysInjected, or an LD_PRELOAD whose every
+// entry is one of nsys's libraries (or nsys's "{}" placeholder). A name that
+// looks like a secret or a value that looks like a credential is never
+// nsys's, and an LD_PRELOAD that adds anything else is the caller's.
+func InjectedByNsys(name, value string) bool {
+	if LooksSecretName(name) || LooksSecretValue(value) {
+		return false
+	}
+	if name == "LD_PRELOAD" {
+		v := strings.Trim(value, `"`)
+		if v == nsysPreload {
+			return true
+		}
+		entries := strings.FieldsFunc(v, func(r rune) bool { return r == ':' || r == ' ' })
+		if len(entries) == 0 {
+			return false
+		}
+		for _, e := range entries {
+			base := e[strings.LastIndexByte(e, '/')+1:]
+			ok := false
+			for _, lib := range nsysLibraries {
+				ok = ok || (strings.HasPrefix(base, lib) && strings.Contains(base, ".so"))
+			}
+			if !ok {
+				return false
+			}
+		}
+		return true
+	}
+	return matchesAny(strings.TrimLeft(name, "_"), NsysInjected)
+}
+
+// nsysBlockMarker starts the environment block nsys writes for the
+// processes it injects; nsysBlockReach is how far after it the block's
+// variables lie.
+const (
+	nsysBlockMarker = "QUADD_"
+	nsysBlockReach  = 1024
+)
+
+// InNsysBlock reports whether a NAME=value found in the raw, compressed
+// bytes of a .nsys-rep is a fragment of the environment block nsys injects:
+// the bytes before it (up to nsysBlockReach of them) hold nsys's QUADD_
+// marker, the value is short (under 8 characters: a flag, a pid), and
+// neither name nor value looks secret. Compression there cuts names short
+// (CUPTI_PROFILE_MODE is stored as "_PROFILE_MODE=_"), so the name alone
+// cannot be matched against NsysInjected.
+func InNsysBlock(name, value string, before []byte) bool {
+	if len(value) >= 8 || LooksSecretName(name) || LooksSecretValue(value) {
+		return false
+	}
+	if len(before) > nsysBlockReach {
+		before = before[len(before)-nsysBlockReach:]
+	}
+	return strings.Contains(string(before), nsysBlockMarker)
+}
+
+// ThreadSpan is a profiled process and the highest thread id nsys recorded
+// for it.
+type ThreadSpan struct {
+	PID, MaxTID int64
+}
+
+// ChildOfProfiled reports whether a process nsys recorded beside the
+// profiled ones is one the application started while it ran — a
+// DataLoader worker, a multiprocessing pool — rather than another process
+// on the machine: its pid comes after a profiled process's pid and no later
+// than the last thread id nsys recorded for that process. Linux draws
+// process and thread ids from one counter, so such a pid was handed out
+// while the profiled process was running and making threads.
+func ChildOfProfiled(pid int64, profiled []ThreadSpan) bool {
+	for _, p := range profiled {
+		if pid > p.PID && pid <= p.MaxTID {
+			return true
+		}
+	}
+	return false
+}
+
 // AllowedEnv reports whether the variable name may be kept in a shareable
 // capture or passed to the profiled program: it is on Allowlist or on keep
 // (same syntax: exact names or "PREFIX*"), and its name does not look like a

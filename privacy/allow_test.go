@@ -196,3 +196,66 @@ func FuzzMaskSecrets(f *testing.F) {
 		}
 	})
 }
+
+func TestInjectedByNsys(t *testing.T) {
+	lib := "/opt/nvidia/nsight-systems/2025.3.1/target-linux-x64/"
+	injected := [][2]string{
+		{"QUADD_INJECTION_PROXY", "NVTX"}, {"QUADD_CUDA_CONFIG", "/tmp/injection_config_c404891a"}, {"QUADD_AGENT_PID", "1"},
+		{"CUPTI_PROFILE_MODE", "_"}, {"NVTX_INJECTION64_PATH", lib + "libToolsInjection64.so"},
+		{"TRACE_START_IMMEDIATELY", "0"}, {"__GL_CONSTANT_FRAME_RATE_HINT", "2"}, {"GL_CONSTANT_FRAME_RATE_HINT", "2"},
+		{"LD_PRELOAD", lib + "libToolsInjectionProxy64.so:" + lib + "libLinuxKeyboardInterceptorProxy.so"},
+		{"LD_PRELOAD", "{}"}, {"LD_PRELOAD", `"{}"`},
+	}
+	for _, v := range injected {
+		if !InjectedByNsys(v[0], v[1]) {
+			t.Errorf("InjectedByNsys(%s=%s) = false, want true", v[0], v[1])
+		}
+	}
+	exposed := [][2]string{
+		{"QUADD_API_TOKEN", "x"},                           // a secret name under nsys's prefix
+		{"CUPTI_NOTE", "https://bob:hunter22@example.com"}, // a credential value
+		{"LD_PRELOAD", lib + "libToolsInjectionProxy64.so:/home/bob/libmine.so"},
+		{"LD_PRELOAD", "/home/bob/libToolsInjection.txt"}, {"LD_PRELOAD", ""},
+		{"NVTX_INJECTION64_PATHX", "y"}, {"OMP_NUM_THREADS", "4"},
+	}
+	for _, v := range exposed {
+		if InjectedByNsys(v[0], v[1]) {
+			t.Errorf("InjectedByNsys(%s=%s) = true, want false", v[0], v[1])
+		}
+	}
+	// The allowlist for the program's own environment is untouched.
+	if AllowedEnv("QUADD_AGENT_PID", nil) || AllowedEnv("CUPTI_PROFILE_MODE", nil) {
+		t.Error("nsys's variables must not be passed on to the profiled program by the allowlist")
+	}
+}
+
+func TestChildOfProfiled(t *testing.T) {
+	spans := []ThreadSpan{{PID: 22, MaxTID: 63}}
+	for pid, want := range map[int64]bool{55: true, 56: true, 63: true, 22: false, 64: false, 4242: false, 11: false} {
+		if got := ChildOfProfiled(pid, spans); got != want {
+			t.Errorf("ChildOfProfiled(%d) = %v, want %v", pid, got, want)
+		}
+	}
+	if ChildOfProfiled(55, nil) {
+		t.Error("a child of nothing")
+	}
+}
+
+func TestInNsysBlock(t *testing.T) {
+	block := []byte("\xbe\x08QUADD_#\x02r_CONFIG\x98\x04\xf1\x0binjection_config_c404891a\x00\x01\x02\xf0\x05")
+	if !InNsysBlock("PROFILE_MODE", "_", block) || !InNsysBlock("FEATURES", "1", block) {
+		t.Error("fragments of nsys's block not recognised")
+	}
+	for _, c := range [][2]string{{"API_TOKEN", "x"}, {"NOTE", "long value here"}, {"X", "ghp_0123456789abcdefghij"}} {
+		if InNsysBlock(c[0], c[1], block) {
+			t.Errorf("InNsysBlock(%s=%s) = true", c[0], c[1])
+		}
+	}
+	if InNsysBlock("FEATURES", "1", []byte("no marker here")) {
+		t.Error("no marker, yet in the block")
+	}
+	far := append(append([]byte{}, block...), make([]byte, 2000)...)
+	if InNsysBlock("FEATURES", "1", far) {
+		t.Error("a marker 2000 bytes back still counts")
+	}
+}

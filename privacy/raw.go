@@ -371,8 +371,11 @@ func (s *rawSearch) envHit(name, value string, start, end int64, clean bool) {
 	if v.Value == "" {
 		return
 	}
-	if AllowedEnv(v.Name, nil) {
+	if AllowedEnv(v.Name, nil) || InjectedByNsys(v.Name, v.Value) {
 		s.allowed[v.Value] = append(s.allowed[v.Value], v.Name)
+	}
+	if s.pm == nil && s.inNsysBlock(v, off) {
+		return
 	}
 	if k, ok := classify(v); ok {
 		s.add(&s.env, k, v.Name, v.Value, off)
@@ -380,6 +383,17 @@ func (s *rawSearch) envHit(name, value string, start, end int64, clean bool) {
 			s.inSecret = append(s.inSecret, span{start, end})
 		}
 	}
+}
+
+// inNsysBlock reports whether a hit at off is a fragment of nsys's own
+// compressed environment block (see InNsysBlock).
+func (s *rawSearch) inNsysBlock(v EnvVar, off int64) bool {
+	lo := max(0, off-nsysBlockReach)
+	before := make([]byte, off-lo)
+	if _, err := s.f.ReadAt(before, lo); err != nil && err != io.EOF {
+		return false
+	}
+	return InNsysBlock(v.Name, v.Value, before)
 }
 
 func (s *rawSearch) urlHit(u string, start int64) {

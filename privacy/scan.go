@@ -311,8 +311,8 @@ func classify(v EnvVar) (Kind, bool) {
 		return "", false
 	case LooksSecretName(v.Name) || LooksSecretValue(v.Value):
 		return KindSecret, true
-	case v.Name == "LD_PRELOAD" && (v.Value == nsysPreload || v.Value == `"`+nsysPreload+`"`):
-		return "", false // nsys's own injection placeholder
+	case InjectedByNsys(v.Name, v.Value):
+		return "", false // nsys's own injection
 	case AllowedEnv(v.Name, nil):
 		return "", false
 	case v.Name == "PWD" || v.Name == "OLDPWD":
@@ -501,6 +501,10 @@ func (s *sqliteScan) processes() error {
 		_ = s.db.QueryRow(`SELECT `+nsysdb.QuoteIdent(nsysdb.ColValue)+` FROM `+nsysdb.QuoteIdent(meta)+` WHERE `+nsysdb.QuoteIdent(nsysdb.ColName)+` = ?`, nsysdb.CaptureCommand).Scan(&command)
 		command, _, _ = strings.Cut(command, " ")
 	}
+	spans, err := s.threadSpans(profiled)
+	if err != nil {
+		return s.fail("table "+nsysdb.TableThreadNames, err)
+	}
 	rows, err := s.db.Query(`SELECT ` + nsysdb.Cols(nsysdb.ColPID, nsysdb.ColName) + ` FROM ` + nsysdb.QuoteIdent(t) + ` ORDER BY 1`)
 	if err != nil {
 		return s.fail("table "+t, err)
@@ -518,7 +522,7 @@ func (s *sqliteScan) processes() error {
 		for _, v := range commandSecrets(name.String) {
 			s.addSecret(KindCommand, v, where)
 		}
-		if profiled[pid.Int64] || isNsysProcess(name.String) {
+		if profiled[pid.Int64] || isNsysProcess(name.String) || ChildOfProfiled(pid.Int64, spans) {
 			continue
 		}
 		if command != "" && (name.String == command || filepath.Base(name.String) == filepath.Base(command)) {
@@ -527,6 +531,32 @@ func (s *sqliteScan) processes() error {
 		s.r.Findings = append(s.r.Findings, Finding{Kind: KindProcess, Name: MaskSecrets(name.String), Where: where})
 	}
 	return rows.Err()
+}
+
+// threadSpans returns the highest thread id ThreadNames records for each
+// profiled process.
+func (s *sqliteScan) threadSpans(profiled map[int64]bool) ([]ThreadSpan, error) {
+	t := resolve(s.tables, nsysdb.TableThreadNames)
+	if t == "" || len(profiled) == 0 {
+		return nil, nil
+	}
+	g := nsysdb.QuoteIdent(nsysdb.ColGlobalTid)
+	rows, err := s.db.Query(`SELECT ` + nsysdb.PIDExpr(g) + `, max(` + nsysdb.TIDExpr(g) + `) FROM ` + nsysdb.QuoteIdent(t) + ` GROUP BY 1`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ThreadSpan
+	for rows.Next() {
+		var sp ThreadSpan
+		if err := rows.Scan(&sp.PID, &sp.MaxTID); err != nil {
+			return nil, err
+		}
+		if profiled[sp.PID] {
+			out = append(out, sp)
+		}
+	}
+	return out, rows.Err()
 }
 
 // rawEnvRE finds NAME=value strings in raw bytes: an upper-case name of at

@@ -2,11 +2,15 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/gocarina/gocsv"
+
+	"github.com/nsyscheck/nsyscheck/internal/nsys"
 )
 
 // AnalyzeRule is the Nsight Systems expert rule that lists asynchronous
@@ -79,4 +83,36 @@ func ReadAnalyze(path string) ([]FlaggedCopy, error) {
 		return nil, fmt.Errorf("%s: cannot read the %s rule's CSV: %w", path, AnalyzeRule, err)
 	}
 	return rows, nil
+}
+
+// AnalyzeAllArg runs the rule with no row limit (by default it lists 50).
+const AnalyzeAllArg = AnalyzeRule + ":rows=-1"
+
+// AnalyzeDefaultRows is how many copies the rule lists when not told
+// otherwise; a CSV of exactly that many rows was probably cut short.
+const AnalyzeDefaultRows = 50
+
+// AnalyzeAll runs the rule with no row limit on an SQLite export, into a
+// temporary folder that is removed afterwards, and reads what it flags.
+func AnalyzeAll(ctx context.Context, nsysPath, db string) ([]FlaggedCopy, error) {
+	tmp, err := os.MkdirTemp("", "nsyscheck-analyze-")
+	if err != nil {
+		return nil, fmt.Errorf("nsys analyze: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	base := filepath.Join(tmp, "rule")
+	out, err := nsys.CombinedOutput(command(ctx, "", os.Environ(), nsysPath, "analyze", "-r", AnalyzeAllArg, "--format", "csv", "-o", base, db))
+	if err != nil {
+		msg := strings.TrimSpace(string(out))
+		if len(msg) > 300 {
+			msg = "..." + msg[len(msg)-300:]
+		}
+		return nil, fmt.Errorf("nsys analyze failed (%v): %s", err, msg)
+	}
+	m, _ := filepath.Glob(filepath.Join(tmp, "*"+AnalyzeRule+"*.csv"))
+	if len(m) == 0 {
+		// A rule that found nothing still writes its (empty) CSV.
+		return nil, errors.New("nsys analyze wrote no CSV: " + strings.TrimSpace(string(out)))
+	}
+	return ReadAnalyze(m[0])
 }

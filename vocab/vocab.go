@@ -33,6 +33,7 @@ const (
 	MemArray    MemKind = "array"
 	MemManaged  MemKind = "managed"
 	MemUnknown  MemKind = "unknown"
+	MemNone     MemKind = "none" // no host side: a device-to-device or peer copy
 )
 
 // Direction is a lesson copy's direction, as the program and the reports

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nsyscheck/nsyscheck/audit"
 	"github.com/nsyscheck/nsyscheck/check"
 	"github.com/nsyscheck/nsyscheck/report"
 )
@@ -48,6 +49,10 @@ claim's verdict and value per capture, links to each report) with
 compare.png, their host-to-device bandwidth on one scale.
 With none, the real H200 capture shipped inside nsyscheck is used.
 
+Given the JSON of 'nsyscheck audit --format json', report renders the audit
+instead: audit.md, audit.html and hosttime.png/.svg, the host time each
+kind of copy held, before and after the fix.
+
 The rated PCIe bandwidth comes from a run folder's run.json; --pcie-gbps
 gives it for other inputs. Existing files are never replaced unless --force
 is given; without it nothing is written when any would be.
@@ -77,6 +82,15 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 	}
 	if opts.PCIeGBps < 0 {
 		return &statusError{code: exitError, err: fmt.Errorf("--pcie-gbps %g: want a bandwidth above 0", opts.PCIeGBps)}
+	}
+	if len(paths) == 1 {
+		// An audit written by `audit --format json` is rendered as such.
+		if out, ok, err := audit.ReadOutput(paths[0]); ok || err != nil {
+			if err != nil {
+				return &statusError{code: exitError, err: err}
+			}
+			return runAuditReport(opts, paths[0], out, s)
+		}
 	}
 	checked, cleanup, err := loadAndCheck(paths, opts.Nsys, s)
 	defer cleanup()
@@ -134,24 +148,8 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 		topFiles[report.FleetMarkdownFile] = page
 	}
 	// Refuse before writing anything, so a refusal leaves no half-written set.
-	if !opts.Force {
-		var clash []string
-		for i, dir := range dirs {
-			for name := range files[i] {
-				if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
-					clash = append(clash, filepath.Join(dir, name))
-				}
-			}
-		}
-		for name := range topFiles {
-			if _, err := os.Lstat(filepath.Join(opts.Out, name)); err == nil {
-				clash = append(clash, filepath.Join(opts.Out, name))
-			}
-		}
-		if len(clash) > 0 {
-			sort.Strings(clash)
-			return &statusError{code: exitError, err: fmt.Errorf("not replacing existing files (use --force to overwrite): %s", strings.Join(clash, ", "))}
-		}
+	if clash := reportClashes(dirs, files, opts.Out, topFiles); !opts.Force && len(clash) > 0 {
+		return &statusError{code: exitError, err: fmt.Errorf("not replacing existing files (use --force to overwrite): %s", strings.Join(clash, ", "))}
 	}
 	for i, dir := range dirs {
 		written, err := reps[i].WriteDir(dir, opts.Force)
@@ -180,6 +178,27 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 		fmt.Fprintf(s.Out, "fleet of %d GPUs: %s (%d outlier findings)\n", len(fs.Rows), filepath.Join(opts.Out, report.FleetMarkdownFile), len(fs.Findings))
 	}
 	return nil
+}
+
+// reportClashes lists, sorted, the files report would write that exist
+// already: each report's files in its folder, and the index and the
+// fleet table (top) in out.
+func reportClashes(dirs []string, files []map[string][]byte, out string, top map[string][]byte) []string {
+	var clash []string
+	for i, dir := range dirs {
+		for name := range files[i] {
+			if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+				clash = append(clash, filepath.Join(dir, name))
+			}
+		}
+	}
+	for name := range top {
+		if _, err := os.Lstat(filepath.Join(out, name)); err == nil {
+			clash = append(clash, filepath.Join(out, name))
+		}
+	}
+	sort.Strings(clash)
+	return clash
 }
 
 // subfolders names one folder of out per input path, after the path's last

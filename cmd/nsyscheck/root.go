@@ -119,11 +119,14 @@ trace shows. Every verdict comes with the numbers that decided it.
   nsyscheck verify CAPTURE...      verify captures offline, on any machine
   nsyscheck report CAPTURE... -o DIR   write Markdown/HTML reports with plots
   nsyscheck scrub CAPTURE -o OUT   write a shareable copy of a SQLite export
+  nsyscheck audit CAPTURE [AFTER]  the lesson's rule on any application's capture,
+                                   with a prediction and, given AFTER, its check
 
 Exit status: 0 every prediction held, 1 some prediction died or was
 unavailable, 2 the input could not be read or the command failed, 3 verify
 --fail-on-exposure found a capture exposing its machine, 130 interrupted
-(Ctrl-C or SIGTERM).`,
+(Ctrl-C or SIGTERM). audit exits 0 when no copy breaks the rule (one
+capture) or the check held (two), 1 otherwise, 2 on an input it cannot read.`,
 		Version:       buildVersion(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -134,7 +137,7 @@ unavailable, 2 the input could not be read or the command failed, 3 verify
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &statusError{code: exitError, err: fmt.Errorf("%w\nrun '%s --help' for usage", err, c.CommandPath())}
 	})
-	root.AddCommand(newVerifyCmd(s), newRunCmd(s), newReportCmd(s), newScrubCmd(s))
+	root.AddCommand(newVerifyCmd(s), newRunCmd(s), newReportCmd(s), newScrubCmd(s), newAuditCmd(s))
 	return root
 }
 

@@ -29,6 +29,7 @@ const (
 	ColCUDAID        = "cudaId"        // TARGET_INFO_CUDA_DEVICE
 	ColGPUID         = "gpuId"         // TARGET_INFO_CUDA_DEVICE
 	ColCUDADevice    = "cuDevice"      // TARGET_INFO_GPU
+	ColDuration      = "duration"      // ANALYSIS_DETAILS: the trace's duration in ns
 )
 
 // Cols quotes and joins column names for a SELECT list.

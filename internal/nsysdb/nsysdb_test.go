@@ -3,6 +3,8 @@ package nsysdb
 import (
 	"reflect"
 	"testing"
+
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 func TestResolveTables(t *testing.T) {
@@ -79,6 +81,46 @@ func TestURI(t *testing.T) {
 	}
 	if QuoteIdent(`a"b`) != `"a""b"` {
 		t.Errorf("QuoteIdent = %s", QuoteIdent(`a"b`))
+	}
+}
+
+func TestGPUTraceRowKinds(t *testing.T) {
+	for _, c := range []struct {
+		name             string
+		kind             vocab.CopyKind
+		isCopy, isMemset bool
+	}{
+		{"[CUDA memcpy Host-to-Device]", vocab.CopyHtoD, true, false},
+		{"[CUDA memcpy DtoH]", vocab.CopyDtoH, true, false},
+		{"[CUDA memcpy Unified Host-to-Device]", vocab.CopyHtoD, true, false},
+		{"[CUDA memcpy Array-to-Array]", vocab.CopyOther, true, false},
+		{"[CUDA memset]", "", false, true},
+		{"void add<float>(float *)", "", false, false},
+	} {
+		isCopy, isMemset := ReportRowKind(c.name)
+		var kind vocab.CopyKind
+		if isCopy {
+			kind, _ = ReportCopyKindOf(c.name)
+		}
+		if kind != c.kind || isCopy != c.isCopy || isMemset != c.isMemset {
+			t.Errorf("ReportRowKind/ReportCopyKindOf(%q) = %q %v %v, want %q %v %v", c.name, kind, isCopy, isMemset, c.kind, c.isCopy, c.isMemset)
+		}
+	}
+}
+
+func TestMatchReportRefusesOthers(t *testing.T) {
+	for _, file := range []string{"train_cuda_gpu_trace.csv", "cuda_gpu_trace.csv"} {
+		if key, _, ok := MatchReport(file); !ok || key != ReportGPUTrace {
+			t.Errorf("MatchReport(%q) = %q, %v; want %s", file, key, ok, ReportGPUTrace)
+		}
+	}
+	for _, file := range []string{"train_cuda_api_trace.csv", "xcuda_gpu_trace.csv"} {
+		if key, _, ok := MatchReport(file); ok && key == ReportGPUTrace {
+			t.Errorf("MatchReport(%q) took another file for %s", file, ReportGPUTrace)
+		}
+	}
+	if got := TIDExpr("g"); got != "(g & 16777215)" {
+		t.Errorf("TIDExpr = %q", got)
 	}
 }
 

@@ -63,13 +63,15 @@ var GPUTraceColumns = []ReportColumn{
 	{Field: "bytes", Aliases: []string{"bytes", "size"}, Display: "Bytes (MB)"},
 	{Field: "srckind", Aliases: []string{"srcmemkd", "srcmemkind", "srckind"}, Display: "SrcMemKd"},
 	{Field: "dstkind", Aliases: []string{"dstmemkd", "dstmemkind", "dstkind"}, Display: "DstMemKd"},
-	{Field: "device", Aliases: []string{"device"}, Display: "Device"},
-	{Field: "stream", Aliases: []string{"strm", "stream"}, Display: "Strm"},
+	{Field: "device", Aliases: []string{"device", "deviceid"}, Display: "Device"},
+	{Field: "stream", Aliases: []string{"strm", "stream", "streamid"}, Display: "Strm"},
+	{Field: "pid", Aliases: []string{"pid", "processid"}, Display: "Pid"},
 	{Field: "name", Aliases: []string{"name"}, Required: true, Display: "Name"},
 }
 
 // NVTXTraceColumns are the nvtx_pushpop_trace (2022: nvtxpptrace) columns
-// nsyscheck reads: one row per range instance.
+// nsyscheck reads: one row per range instance. Without PID and TID no range
+// can be placed on a thread.
 var NVTXTraceColumns = []ReportColumn{
 	{Field: "start", Aliases: []string{"start"}, Required: true, Time: true, Display: "Start (ns)"},
 	{Field: "end", Aliases: []string{"end"}, Required: true, Time: true, Display: "End (ns)"},

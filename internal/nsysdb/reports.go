@@ -15,6 +15,11 @@ const (
 	ReportNVTXTrace = "nvtx_pushpop_trace"
 )
 
+// TraceReportsCommand is the nsys command that makes the per-record reports
+// the audit reads beside cuda_api_trace, for messages.
+const TraceReportsCommand = "nsys stats --report " + ReportAPITrace + "," + ReportGPUTrace + "," + ReportNVTXTrace +
+	" --format csv --output BASE REPORT.nsys-rep"
+
 // Report is one `nsys stats` report with the names of both generations.
 type Report struct {
 	Key   string   // the current report name

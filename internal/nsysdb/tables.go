@@ -25,6 +25,8 @@ const (
 	TableThreadNames   = "ThreadNames"
 	TableProcesses     = "PROCESSES"
 	TableSchemaListing = "sqlite_master"
+	TableMemset        = "CUPTI_ACTIVITY_KIND_MEMSET" // memsets, counted apart from copies
+	TableAnalysis      = "ANALYSIS_DETAILS"           // the trace's duration
 )
 
 // Rows of the (name, value) metadata tables that nsyscheck reads.
@@ -85,4 +87,10 @@ func SplitGlobalID(g int64) (pid, tid int64) {
 // column expr, the same decoding as SplitGlobalID.
 func PIDExpr(expr string) string {
 	return "((" + expr + " >> 24) & 16777215)"
+}
+
+// TIDExpr is the SQL expression that decodes the tid from the global id in
+// column expr, the same decoding as SplitGlobalID.
+func TIDExpr(expr string) string {
+	return "(" + expr + " & 16777215)"
 }

@@ -28,6 +28,12 @@ var QueryFull string
 //go:embed cuda_api_sum_nomedian.sql
 var QueryNoMedian string
 
+// QueryCopyJoin joins every copy to its runtime call and groups them by copy
+// kind: the sqlite3 shell's side of nsyscheck audit's speed target.
+//
+//go:embed copy_join.sql
+var QueryCopyJoin string
+
 // Measure is one run of a child process.
 type Measure struct {
 	Wall   time.Duration

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsyscheck/nsyscheck/audit"
 	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/internal/bigcapture"
 	"github.com/nsyscheck/nsyscheck/predictions"
@@ -38,7 +39,7 @@ func TestQueriesRun(t *testing.T) {
 	if _, err := exec.LookPath("sqlite3"); err != nil {
 		t.Skip("no sqlite3 shell")
 	}
-	for _, q := range []string{QueryFull, QueryNoMedian} {
+	for _, q := range []string{QueryFull, QueryNoMedian, QueryCopyJoin} {
 		m := Run([]string{"sqlite3", "-csv", "-header", source}, nil, Stdin(q))
 		if m.Err != nil || m.Exit != 0 || len(m.Stdout) < 100 {
 			t.Errorf("sqlite3: exit %d %v\n%s\n%s", m.Exit, m.Err, m.Stdout, m.Stderr)
@@ -100,4 +101,22 @@ func BenchmarkLoadCSV100k(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(res.CSVRows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
+
+// BenchmarkAudit100k streams the copies of a capture with 100k added API
+// calls into an audit, as nsyscheck audit does (without the exposure scan).
+func BenchmarkAudit100k(b *testing.B) {
+	res := generate(b, 100_000)
+	b.ResetTimer()
+	for b.Loop() {
+		acc := audit.NewAccumulator()
+		scan, err := capture.StreamCopies(res.SQLite, capture.Options{}, acc.Add)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if au := acc.Finish(scan, nil); au.Copies == 0 {
+			b.Fatal("no copies")
+		}
+	}
+	b.ReportMetric(float64(res.AddedRuntime+res.SourceRuntime)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 }

@@ -7,6 +7,8 @@
 //   - the sqlite3 shell running nsys's cuda_api_sum query (exact median),
 //     and the same query without the median
 //   - nsys stats --report cudaapisum, where nsys is installed
+//   - nsyscheck audit BIG.sqlite, and the sqlite3 shell joining every copy
+//     to its runtime call grouped by copy kind (the audit's speed target)
 //
 // and the one-core streaming rate of the cuda_api_trace CSV report through
 // capture.LoadCSVDir. It prints the medians of wall time and peak RSS.
@@ -55,6 +57,7 @@ func main() {
 	probe := flag.String("loadcapture", "/tmp/loadcapture", "loadcapture binary (go build -o /tmp/loadcapture ./internal/perfbench/cmd/loadcapture)")
 	nsys := flag.String("nsys", "nsys", "nsys executable for nsys stats; empty to skip")
 	sqlite3 := flag.String("sqlite3", "sqlite3", "sqlite3 shell")
+	only := flag.String("only", "", "comma-separated contender names to measure (default: all), e.g. 'nsyscheck audit,sqlite3 copy join'")
 	reuse := flag.Bool("reuse", false, "reuse captures already generated in -dir (their generation figures are read from the JSON beside them)")
 	flag.Parse()
 
@@ -89,20 +92,37 @@ func main() {
 		{name: "nsys stats cudaapisum", argv: func(c *scaled) []string {
 			return []string{*nsys, "stats", "--report", "cudaapisum", "--format", "csv", c.res.SQLite}
 		}, okExits: anyExit},
+		{name: "nsyscheck audit", argv: func(c *scaled) []string {
+			return []string{*nsyscheck, "audit", c.res.SQLite, "--format", "json", "--nvidia-rule", "off"}
+		}, okExits: verdictExit},
+		{name: "sqlite3 copy join", argv: func(c *scaled) []string { return []string{*sqlite3, "-csv", "-header", c.res.SQLite} },
+			stdin: perfbench.QueryCopyJoin, okExits: anyExit},
 	}
 	if _, err := os.Stat(*nsyscheck); err != nil {
 		cs[0].skip = "no binary at " + *nsyscheck
+		cs[5].skip = cs[0].skip
 	}
 	if _, err := os.Stat(*probe); err != nil {
 		cs[1].skip = "no binary at " + *probe
 	}
 	if _, err := exec.LookPath(*sqlite3); err != nil {
-		cs[2].skip, cs[3].skip = "no sqlite3 shell", "no sqlite3 shell"
+		cs[2].skip, cs[3].skip, cs[6].skip = "no sqlite3 shell", "no sqlite3 shell", "no sqlite3 shell"
 	}
 	if *nsys == "" {
 		cs[4].skip = "skipped (-nsys '')"
 	} else if _, err := exec.LookPath(*nsys); err != nil {
 		cs[4].skip = "nsys not installed"
+	}
+	if *only != "" {
+		want := map[string]bool{}
+		for _, n := range strings.Split(*only, ",") {
+			want[strings.TrimSpace(n)] = true
+		}
+		for _, c := range cs {
+			if !want[c.name] && c.skip == "" {
+				c.skip = "not asked for (-only)"
+			}
+		}
 	}
 	for _, c := range cs {
 		c.walls, c.rss, c.notes = map[int][]float64{}, map[int][]float64{}, map[int]string{}
@@ -132,7 +152,8 @@ func main() {
 		}
 	}
 
-	fmt.Println("\n== medians (ratio = wall time / nsyscheck verify's, or the loader probe's where verify is not measured)")
+	fmt.Println("\n== medians (ratio = wall time / nsyscheck verify's, or the loader probe's where verify is not measured;")
+	fmt.Println("   nsyscheck audit's target: no slower than sqlite3 copy join, peak RSS < 256 MiB)")
 	fmt.Printf("%-10s %-22s %10s %10s %12s\n", "N", "contender", "wall (s)", "ratio", "peak RSS MiB")
 	for _, sc := range caps {
 		base := perfbench.Median(cs[0].walls[sc.n])

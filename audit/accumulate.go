@@ -1,0 +1,262 @@
+package audit
+
+import (
+	"math"
+	"sort"
+
+	"github.com/nsyscheck/nsyscheck/capture"
+
+	"github.com/nsyscheck/nsyscheck/vocab"
+)
+
+// Evidence is one copy that backs a finding.
+type Evidence struct {
+	CorrelationID int64          `json:"correlationId"`
+	PID           int64          `json:"pid"`
+	TID           int64          `json:"tid"`
+	API           string         `json:"api"`
+	Direction     vocab.CopyKind `json:"direction"`
+	HostMemory    HostMemory     `json:"hostMemory"`
+	Bytes         int64          `json:"bytes"`
+	CallStart     int64          `json:"callStart"`
+	CallNs        int64          `json:"callNs"`
+	GPUStart      int64          `json:"gpuStart"`
+	GPUNs         int64          `json:"gpuNs"`
+	// Held is CallNs over GPUNs: the share of the copy the call held the
+	// host for.
+	Held  float64 `json:"held"`
+	Range string  `json:"nvtxRange,omitempty"`
+}
+
+func evidenceOf(c *capture.CopyCall) Evidence {
+	e := Evidence{CorrelationID: c.CorrelationID, PID: c.PID, TID: c.TID, API: c.API, Direction: c.Kind,
+		HostMemory: HostMemoryOf(c), Bytes: c.Bytes, CallStart: c.CallStart, CallNs: c.HostDuration(),
+		GPUStart: c.Start, GPUNs: c.GPUDuration(), Range: c.Range}
+	if e.GPUNs > 0 {
+		e.Held = float64(e.CallNs) / float64(e.GPUNs)
+	}
+	return e
+}
+
+// Finding is one of the lesson's warnings applied to the capture.
+type Finding struct {
+	ID     string `json:"id"`
+	Title  string `json:"title"`
+	Rule   string `json:"rule"`
+	Count  int64  `json:"count"`
+	Bytes  int64  `json:"bytes"`
+	HostNs int64  `json:"hostNs"`
+	// Evidence lists the copies that held the host longest (at most
+	// MaxEvidence), with their correlation ids.
+	Evidence []Evidence `json:"evidence"`
+}
+
+// MinOverlapNs is the shortest copy the cannot-overlap finding counts: a
+// copy shorter than a call's own launch cost finishes inside any call.
+const MinOverlapNs = 10000
+
+// MaxEvidence bounds the copies a finding lists.
+const MaxEvidence = 10
+
+// The findings' ids.
+const (
+	FindingSecretlySync = "secretly-synchronous"
+	FindingNoOverlap    = "cannot-overlap"
+)
+
+func (f *Finding) add(c *capture.CopyCall) {
+	f.Count++
+	f.Bytes += c.Bytes
+	f.HostNs += c.HostNs
+	e := evidenceOf(c)
+	if len(f.Evidence) == MaxEvidence && f.Evidence[MaxEvidence-1].CallNs >= e.CallNs {
+		return
+	}
+	i := sort.Search(len(f.Evidence), func(i int) bool { return f.Evidence[i].CallNs < e.CallNs })
+	if len(f.Evidence) < MaxEvidence {
+		f.Evidence = append(f.Evidence, Evidence{})
+	}
+	copy(f.Evidence[i+1:], f.Evidence[i:])
+	f.Evidence[i] = e
+}
+
+// hist is a log-scale histogram of positive values (32 bins per doubling),
+// enough for quantiles within about 2% without keeping the samples.
+type hist struct {
+	n    int64
+	bins map[int]int64
+}
+
+const histPerOctave = 32
+
+func (h *hist) add(v float64) {
+	if v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return
+	}
+	if h.bins == nil {
+		h.bins = map[int]int64{}
+	}
+	h.bins[int(math.Floor(math.Log2(v)*histPerOctave))]++
+	h.n++
+}
+
+// quantile returns the value below which a share q of the samples lie (the
+// middle of its bin), 0 for an empty histogram.
+func (h *hist) quantile(q float64) float64 {
+	if h.n == 0 {
+		return 0
+	}
+	keys := make([]int, 0, len(h.bins))
+	for k := range h.bins {
+		keys = append(keys, k)
+	}
+	sort.Ints(keys)
+	want := int64(math.Ceil(q * float64(h.n)))
+	if want < 1 {
+		want = 1
+	}
+	var seen int64
+	for _, k := range keys {
+		seen += h.bins[k]
+		if seen >= want {
+			return math.Exp2((float64(k) + 0.5) / histPerOctave)
+		}
+	}
+	return math.Exp2((float64(keys[len(keys)-1]) + 0.5) / histPerOctave)
+}
+
+// span returns the 10th percentile at its bin's lower edge, the median,
+// and the 90th percentile at its bin's upper edge, so that the bound holds
+// the histogram's own rounding.
+func (h *hist) span() (lo, mid, hi float64) {
+	edge := math.Exp2(0.5 / histPerOctave)
+	return h.quantile(0.1) / edge, h.quantile(0.5), h.quantile(0.9) * edge
+}
+
+// group is what the prediction needs of copies with one direction, API
+// kind and size bucket.
+type group struct {
+	dir     vocab.CopyKind
+	kind    APIKind
+	bucket  int
+	count   int64
+	bytes   int64
+	hostNs  int64
+	callNs  hist // per-call host time
+	nsPerB  hist // host time per byte
+	gpuNsPB hist // GPU time per byte
+}
+
+type groupKey struct {
+	dir    vocab.CopyKind
+	kind   APIKind
+	bucket int
+}
+
+// flagKey identifies a copy as NVIDIA's rule lists it: process and GPU start.
+type flagKey struct{ pid, start int64 }
+
+// Accumulator sums copies into an Audit as they are read.
+type Accumulator struct {
+	classes  map[key]*Class
+	pageable map[groupKey]*group // pageable host copies, to predict
+	pinned   map[groupKey]*group // pinned host copies, the measured rates
+	sync     Finding
+	noOver   Finding
+	// pageableAsync holds every pageable async copy, to compare with
+	// NVIDIA's cuda_memcpy_async rule.
+	pageableAsync map[flagKey]Evidence
+	totals        map[totalKey]*Total
+}
+
+// NewAccumulator returns an empty Accumulator.
+func NewAccumulator() *Accumulator {
+	return &Accumulator{
+		classes: map[key]*Class{}, pageable: map[groupKey]*group{}, pinned: map[groupKey]*group{},
+		pageableAsync: map[flagKey]Evidence{}, totals: map[totalKey]*Total{},
+		sync: Finding{ID: FindingSecretlySync, Title: "secretly synchronous: pageable async copies whose call held the host for most of the copy",
+			Rule: "an async API, pageable host memory, and the call lasted at least 80% of the copy's GPU time", Evidence: []Evidence{}},
+		noOver: Finding{ID: FindingNoOverlap, Title: "cannot overlap: async copies whose call returned only after the copy had finished on the GPU",
+			Rule: "an async API, a copy of at least 10 µs on the GPU, and the call ended at or after the copy's end, so nothing on the host ran beside the copy", Evidence: []Evidence{}},
+	}
+}
+
+// Add sums one copy.
+func (a *Accumulator) Add(c *capture.CopyCall) {
+	k := keyOf(c)
+	cl := a.classes[k]
+	if cl == nil {
+		cl = &Class{ClassKey: k.classKey(), Thread: c.Thread}
+		a.classes[k] = cl
+	}
+	cl.Count++
+	cl.Bytes += c.Bytes
+	cl.HostNs += c.HostNs
+	gpu := c.GPUDuration()
+	cl.GPUNs += gpu
+	kind, host := KindOf(c.API), HostMemoryOf(c)
+
+	tk := totalKey{c.Kind, host, kind}
+	t := a.totals[tk]
+	if t == nil {
+		t = &Total{Direction: c.Kind, HostMemory: host, APIKind: kind}
+		a.totals[tk] = t
+	}
+	t.Count++
+	t.Bytes += c.Bytes
+	t.HostNs += c.HostNs
+	t.GPUNs += gpu
+
+	if kind == Async && host == Pageable {
+		if c.HostNs > 0 && gpu > 0 && float64(c.HostDuration()) >= SyncThreshold*float64(gpu) {
+			cl.SecretlySync++
+			a.sync.add(c)
+		}
+		a.pageableAsync[flagKey{c.PID, c.Start}] = evidenceOf(c)
+	}
+	if kind == Async && c.HostNs > 0 && gpu >= MinOverlapNs && c.CallEnd >= c.End {
+		a.noOver.add(c)
+	}
+	if (host == Pageable || host == Pinned) && (c.Kind == vocab.CopyHtoD || c.Kind == vocab.CopyDtoH) && kind != UnknownAPI {
+		gk := groupKey{c.Kind, kind, BucketOf(c.Bytes)}
+		m := a.pageable
+		if host == Pinned {
+			m = a.pinned
+		}
+		g := m[gk]
+		if g == nil {
+			g = &group{dir: c.Kind, kind: kind, bucket: gk.bucket}
+			m[gk] = g
+		}
+		g.count++
+		g.bytes += c.Bytes
+		g.hostNs += c.HostNs
+		if c.HostNs > 0 {
+			g.callNs.add(float64(c.HostNs))
+			if c.Bytes > 0 {
+				g.nsPerB.add(float64(c.HostNs) / float64(c.Bytes))
+			}
+		}
+		if gpu > 0 && c.Bytes > 0 {
+			g.gpuNsPB.add(float64(gpu) / float64(c.Bytes))
+		}
+	}
+}
+
+// totalKey sets a Total apart.
+type totalKey struct {
+	dir  vocab.CopyKind
+	host HostMemory
+	kind APIKind
+}
+
+// Total sums the copies of one direction, host memory kind and API kind.
+type Total struct {
+	Direction  vocab.CopyKind `json:"direction"`
+	HostMemory HostMemory     `json:"hostMemory"`
+	APIKind    APIKind        `json:"apiKind"`
+	Count      int64          `json:"count"`
+	Bytes      int64          `json:"bytes"`
+	HostNs     int64          `json:"hostNs"`
+	GPUNs      int64          `json:"gpuNs"`
+}

@@ -1,0 +1,218 @@
+// Package audit applies the pinned-memory lesson's rule to any application's
+// capture: it sorts every memory copy into classes (API kind, direction, host
+// memory kind, size, thread, stream, NVTX range), finds the copies the rule
+// warns about, predicts what pinning the pageable ones would save, and checks
+// that prediction against a second capture made after the fix.
+//
+// The package does no I/O of its own: capture.StreamCopies feeds an
+// Accumulator one copy at a time, so a capture of any size is summed up in
+// memory proportional to its number of classes.
+package audit
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/nsyscheck/nsyscheck/capture"
+
+	"github.com/nsyscheck/nsyscheck/vocab"
+)
+
+// SchemaVersion names the JSON form of an Audit and a Check; it changes only
+// when a field changes meaning or goes away.
+const SchemaVersion = "nsyscheck.audit/v1"
+
+// SyncThreshold is the share of a copy's GPU time its async call must hold
+// the host for the copy to count as secretly synchronous.
+const SyncThreshold = 0.80
+
+// APIKind says whether a copy's API returns before the copy is done.
+type APIKind string
+
+// API kinds.
+const (
+	Blocking   APIKind = "blocking"
+	Async      APIKind = "async"
+	UnknownAPI APIKind = "unknown" // the copy's call is not in the trace
+)
+
+// KindOf tells an API's kind by its name: the *Async variants are async.
+func KindOf(api string) APIKind {
+	switch {
+	case api == "":
+		return UnknownAPI
+	case strings.Contains(api, "Async"):
+		return Async
+	}
+	return Blocking
+}
+
+// HostMemory is the kind of the host side of a copy, in vocab's words.
+type HostMemory = vocab.MemKind
+
+// Host memory kinds.
+const (
+	Pageable    = vocab.MemPageable
+	Pinned      = vocab.MemPinned
+	Managed     = vocab.MemManaged
+	UnknownHost = vocab.MemUnknown
+	NoHost      = vocab.MemNone // a device-to-device or peer copy
+)
+
+// HostMemoryOf returns the host side's memory kind of a copy.
+func HostMemoryOf(c *capture.CopyCall) HostMemory {
+	var m vocab.MemKind
+	switch c.Kind {
+	case vocab.CopyHtoD:
+		m = c.Src
+	case vocab.CopyDtoH:
+		m = c.Dst
+	case vocab.CopyHtoH:
+		m = c.Src
+		if c.Dst == vocab.MemPageable {
+			m = c.Dst
+		}
+	case vocab.CopyDtoD, vocab.CopyPtoP:
+		return NoHost
+	default:
+		if c.Src == vocab.MemPageable || c.Dst == vocab.MemPageable {
+			return Pageable
+		}
+		m = c.Src
+	}
+	switch m {
+	case vocab.MemPageable:
+		return Pageable
+	case vocab.MemPinned:
+		return Pinned
+	case vocab.MemManaged:
+		return Managed
+	}
+	if c.Src == vocab.MemManaged || c.Dst == vocab.MemManaged {
+		return Managed
+	}
+	return UnknownHost
+}
+
+// Buckets are the size buckets of copies: each holds sizes from its Min up
+// to the next bucket's Min.
+var Buckets = []struct {
+	Name string
+	Min  int64
+}{
+	{"<4KiB", 0}, {"4KiB-64KiB", 4 << 10}, {"64KiB-1MiB", 64 << 10}, {"1MiB-16MiB", 1 << 20},
+	{"16MiB-256MiB", 16 << 20}, {">=256MiB", 256 << 20},
+}
+
+// BucketOf returns the index in Buckets of a copy size.
+func BucketOf(bytes int64) int {
+	i := len(Buckets) - 1
+	for i > 0 && bytes < Buckets[i].Min {
+		i--
+	}
+	return i
+}
+
+// ClassKey is what sets a class of copies apart.
+type ClassKey struct {
+	API        string         `json:"api"`
+	APIKind    APIKind        `json:"apiKind"`
+	Direction  vocab.CopyKind `json:"direction"`
+	HostMemory HostMemory     `json:"hostMemory"`
+	SizeBucket string         `json:"sizeBucket"`
+	PID        int64          `json:"pid"`
+	TID        int64          `json:"tid"`
+	Stream     int64          `json:"stream"`
+	Range      string         `json:"nvtxRange"`
+	bucket     int            // index into Buckets
+}
+
+// Class is the copies of one ClassKey, summed.
+type Class struct {
+	ClassKey
+	Thread string `json:"thread,omitempty"`
+	Count  int64  `json:"count"`
+	Bytes  int64  `json:"bytes"`
+	// HostNs is the time the calls held the host thread; GPUNs the copies'
+	// time on the GPU.
+	HostNs int64 `json:"hostNs"`
+	GPUNs  int64 `json:"gpuNs"`
+	// GPUGBps is Bytes over GPUNs (the copy engine's rate); HostGBps is Bytes
+	// over HostNs (what the calling thread saw).
+	GPUGBps  float64 `json:"gpuGBps"`
+	HostGBps float64 `json:"hostGBps"`
+	// HostShare is HostNs over the capture's host span (Audit.SpanNs).
+	HostShare float64 `json:"hostShare"`
+	// SecretlySync counts the class's copies the secretly-synchronous
+	// finding holds.
+	SecretlySync int64 `json:"secretlySync"`
+}
+
+// key is the comparable form of a ClassKey.
+type key struct {
+	api, apiKind, dir, host string
+	bucket                  int
+	pid, tid, stream        int64
+	rng                     string
+}
+
+func keyOf(c *capture.CopyCall) key {
+	return key{api: c.API, apiKind: string(KindOf(c.API)), dir: string(c.Kind), host: string(HostMemoryOf(c)),
+		bucket: BucketOf(c.Bytes), pid: c.PID, tid: c.TID, stream: c.Stream, rng: c.Range}
+}
+
+func (k key) classKey() ClassKey {
+	return ClassKey{API: k.api, APIKind: APIKind(k.apiKind), Direction: vocab.CopyKind(k.dir),
+		HostMemory: HostMemory(k.host), SizeBucket: Buckets[k.bucket].Name, PID: k.pid, TID: k.tid,
+		Stream: k.stream, Range: k.rng, bucket: k.bucket}
+}
+
+// Bucket is the index in Buckets of the class's size bucket.
+func (k ClassKey) Bucket() int { return k.bucket }
+
+// sortClasses orders classes by host time, then bytes, then key.
+func sortClasses(cs []*Class) {
+	sort.SliceStable(cs, func(i, j int) bool {
+		a, b := cs[i], cs[j]
+		if a.HostNs != b.HostNs {
+			return a.HostNs > b.HostNs
+		}
+		if a.Bytes != b.Bytes {
+			return a.Bytes > b.Bytes
+		}
+		return a.label() < b.label()
+	})
+}
+
+// Label is a short one-line name of the class.
+func (k ClassKey) Label() string { return k.label() }
+
+func (k ClassKey) label() string {
+	var b strings.Builder
+	api := k.API
+	if api == "" {
+		api = "(no call)"
+	}
+	b.WriteString(api)
+	b.WriteString(" ")
+	b.WriteString(string(k.Direction))
+	b.WriteString(" ")
+	b.WriteString(string(k.HostMemory))
+	b.WriteString(" ")
+	b.WriteString(k.SizeBucket)
+	b.WriteString(" pid ")
+	b.WriteString(itoa(k.PID))
+	b.WriteString("/tid ")
+	b.WriteString(itoa(k.TID))
+	b.WriteString(" stream ")
+	b.WriteString(itoa(k.Stream))
+	if k.Range != "" {
+		b.WriteString(" [")
+		b.WriteString(k.Range)
+		b.WriteString("]")
+	}
+	return b.String()
+}
+
+func itoa(v int64) string { return strconv.FormatInt(v, 10) }

@@ -1,0 +1,34 @@
+package audit
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The audit's own sentences (predictions, check reasons) and the reports
+// format times and sizes alike.
+
+// FormatNs formats nanoseconds as ms (or µs below a millisecond).
+func FormatNs(v float64) string {
+	switch {
+	case v >= 1e6 || v <= -1e6:
+		return fmt.Sprintf("%.1f ms", v/1e6)
+	case v >= 1e3 || v <= -1e3:
+		return fmt.Sprintf("%.1f µs", v/1e3)
+	}
+	return fmt.Sprintf("%.0f ns", v)
+}
+
+// FormatMB formats bytes as MB (1e6 bytes).
+func FormatMB(b int64) string { return fmt.Sprintf("%.1f MB", float64(b)/1e6) }
+
+// joinAnd joins words as a sentence does: "a, b and c".
+func joinAnd(s []string) string {
+	switch len(s) {
+	case 0:
+		return ""
+	case 1:
+		return s[0]
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+}

@@ -1,0 +1,150 @@
+package audit
+
+import (
+	"sort"
+
+	"github.com/nsyscheck/nsyscheck/capture"
+
+	"github.com/nsyscheck/nsyscheck/vocab"
+)
+
+// Audit is the lesson's rule applied to one capture.
+type Audit struct {
+	SchemaVersion string   `json:"schemaVersion"`
+	Capture       string   `json:"capture"`
+	Format        string   `json:"format"`
+	Files         []string `json:"files,omitempty"`
+	GPU           string   `json:"gpu,omitempty"`
+	NsysVersion   string   `json:"nsysVersion,omitempty"`
+
+	// APICalls counts every CUDA runtime call of the capture; SpanNs is the
+	// host time the capture covers, the denominator of every HostShare:
+	// the trace's duration where the export records it, else the first
+	// call's start to the last call's end (SpanFrom says which).
+	APICalls int64  `json:"apiCalls"`
+	SpanNs   int64  `json:"spanNs"`
+	SpanFrom string `json:"spanFrom"`
+
+	Copies    int64 `json:"copies"`
+	Unmatched int64 `json:"copiesWithoutCall"`
+	Memsets   int64 `json:"memsetsApart"`
+
+	// Totals sum the copies by direction, host memory kind and API kind.
+	Totals []Total `json:"totals"`
+	// Classes are every class of copies, by host time held, longest first.
+	Classes []*Class `json:"classes"`
+	// TopOffenders are the classes of pageable or unknown host memory that
+	// held the host longest (at most MaxTop).
+	TopOffenders []*Class `json:"topOffenders"`
+
+	Findings   []Finding   `json:"findings"`
+	Prediction *Prediction `json:"prediction"`
+	// NVIDIA compares the pageable async copies with NVIDIA's
+	// cuda_memcpy_async rule; nil until Compare is called.
+	NVIDIA *RuleComparison `json:"nvidiaRule,omitempty"`
+
+	Missing []capture.Gap `json:"missing,omitempty"`
+	// Exposures say what the capture files reveal beyond the run (other
+	// processes, environment outside the allowlist, secrets), as verify's
+	// capture-exposes warnings do; empty when they reveal nothing.
+	Exposures []string `json:"exposures"`
+
+	pageableAsync map[flagKey]Evidence
+}
+
+// MaxTop bounds the top offenders listed.
+const MaxTop = 5
+
+// Finish turns what was summed into an Audit, with the prediction made from
+// rates (which may be nil: the capture's own pinned copies or the link rate
+// are used then).
+func (a *Accumulator) Finish(scan *capture.CopyScan, rates *Rates) *Audit {
+	au := &Audit{SchemaVersion: SchemaVersion, Capture: scan.Path, Format: string(scan.Format), Files: scan.Files,
+		GPU: scan.Meta.GPU, NsysVersion: scan.Meta.NsysVersion, APICalls: scan.APICalls,
+		SpanNs: scan.Span, SpanFrom: scan.SpanFrom, Copies: scan.Copies, Unmatched: scan.Unmatched, Memsets: scan.Memsets,
+		Missing: scan.Missing, pageableAsync: a.pageableAsync, Classes: []*Class{}, TopOffenders: []*Class{},
+		Exposures: []string{}}
+	for _, c := range a.classes {
+		if c.GPUNs > 0 {
+			c.GPUGBps = float64(c.Bytes) / float64(c.GPUNs)
+		}
+		if c.HostNs > 0 {
+			c.HostGBps = float64(c.Bytes) / float64(c.HostNs)
+		}
+		if au.SpanNs > 0 {
+			c.HostShare = float64(c.HostNs) / float64(au.SpanNs)
+		}
+		au.Classes = append(au.Classes, c)
+	}
+	sortClasses(au.Classes)
+	for _, c := range au.Classes {
+		if len(au.TopOffenders) < MaxTop && (c.HostMemory == Pageable || c.HostMemory == UnknownHost) && c.HostNs > 0 {
+			au.TopOffenders = append(au.TopOffenders, c)
+		}
+	}
+	au.Totals = []Total{}
+	for _, t := range a.totals {
+		au.Totals = append(au.Totals, *t)
+	}
+	sort.Slice(au.Totals, func(i, j int) bool {
+		x, y := au.Totals[i], au.Totals[j]
+		if x.Direction != y.Direction {
+			return x.Direction < y.Direction
+		}
+		if x.HostMemory != y.HostMemory {
+			return x.HostMemory < y.HostMemory
+		}
+		return x.APIKind < y.APIKind
+	})
+	au.Findings = []Finding{a.sync, a.noOver}
+	au.Prediction = a.predict(au, rates)
+	return au
+}
+
+// Sum adds up the totals that match: an empty direction, host memory kind
+// or API kind matches every one.
+func (au *Audit) Sum(dir vocab.CopyKind, host HostMemory, kind APIKind) Total {
+	out := Total{Direction: dir, HostMemory: host, APIKind: kind}
+	for _, t := range au.Totals {
+		if (dir == "" || t.Direction == dir) && (host == "" || t.HostMemory == host) && (kind == "" || t.APIKind == kind) {
+			out.Count += t.Count
+			out.Bytes += t.Bytes
+			out.HostNs += t.HostNs
+			out.GPUNs += t.GPUNs
+		}
+	}
+	return out
+}
+
+// Finding returns the finding with the given id, nil if none.
+func (au *Audit) Finding(id string) *Finding {
+	for i := range au.Findings {
+		if au.Findings[i].ID == id {
+			return &au.Findings[i]
+		}
+	}
+	return nil
+}
+
+// Output is the whole of `audit`'s answer, as its JSON prints it: the audit
+// of one capture, or of two and the check of the second against the first.
+type Output struct {
+	SchemaVersion string `json:"schemaVersion"`
+	Before        *Audit `json:"before"`
+	After         *Audit `json:"after,omitempty"`
+	Check         *Check `json:"check,omitempty"`
+}
+
+// Passed reports whether the answer is a pass: with a capture after the
+// fix, the check held; with one capture, no copy breaks the rule.
+func (o *Output) Passed() bool {
+	if o.Check != nil {
+		return o.Check.Verdict == Held
+	}
+	for _, f := range o.Before.Findings {
+		if f.Count > 0 {
+			return false
+		}
+	}
+	return true
+}

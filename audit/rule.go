@@ -1,0 +1,86 @@
+package audit
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Flagged is one copy NVIDIA's cuda_memcpy_async rule lists: the process
+// and the copy's start and duration on the GPU.
+type Flagged struct {
+	PID      int64
+	Start    int64
+	Duration int64
+	MB       float64
+}
+
+// RuleComparison sets the audit's pageable async copies beside the ones
+// NVIDIA's cuda_memcpy_async rule lists.
+type RuleComparison struct {
+	Rule      string `json:"rule"`
+	Available bool   `json:"available"`
+	// Source says how the rule's output was had ("nsys analyze", or the CSV
+	// file beside the capture); Note why it was not, when it was not.
+	Source string `json:"source,omitempty"`
+	Note   string `json:"note,omitempty"`
+
+	RuleCount  int  `json:"ruleCount"`  // copies the rule lists
+	AuditCount int  `json:"auditCount"` // pageable async copies the audit found
+	Both       int  `json:"both"`
+	Agree      bool `json:"agree"`
+	// OnlyRule and OnlyAudit list (at most MaxEvidence of) the copies one
+	// side has and the other has not.
+	OnlyRule  []Flagged  `json:"onlyRule"`
+	OnlyAudit []Evidence `json:"onlyAudit"`
+}
+
+// CompareRule matches the rule's copies with the audit's pageable async
+// copies by process and GPU start time, and records the result in au.NVIDIA.
+func (au *Audit) CompareRule(rule, source string, flagged []Flagged) *RuleComparison {
+	rc := &RuleComparison{Rule: rule, Available: true, Source: source, RuleCount: len(flagged),
+		AuditCount: len(au.pageableAsync), OnlyRule: []Flagged{}, OnlyAudit: []Evidence{}}
+	seen := map[flagKey]bool{}
+	for _, f := range flagged {
+		k := flagKey{f.PID, f.Start}
+		if _, ok := au.pageableAsync[k]; ok && !seen[k] {
+			rc.Both++
+			seen[k] = true
+			continue
+		}
+		if len(rc.OnlyRule) < MaxEvidence {
+			rc.OnlyRule = append(rc.OnlyRule, f)
+		}
+	}
+	var only []Evidence
+	for k, e := range au.pageableAsync {
+		if !seen[k] {
+			only = append(only, e)
+		}
+	}
+	sort.Slice(only, func(i, j int) bool { return only[i].GPUStart < only[j].GPUStart })
+	if len(only) > MaxEvidence {
+		only = only[:MaxEvidence]
+	}
+	rc.OnlyAudit = append(rc.OnlyAudit, only...)
+	rc.Agree = rc.Both == rc.RuleCount && rc.Both == rc.AuditCount
+	au.NVIDIA = rc
+	return rc
+}
+
+// RuleUnavailable records that the rule's output could not be had, and why.
+func (au *Audit) RuleUnavailable(rule, note string) {
+	au.NVIDIA = &RuleComparison{Rule: rule, Note: note, AuditCount: len(au.pageableAsync),
+		OnlyRule: []Flagged{}, OnlyAudit: []Evidence{}}
+}
+
+// Summary is the comparison in one sentence.
+func (rc *RuleComparison) Summary() string {
+	if !rc.Available {
+		return fmt.Sprintf("NVIDIA's %s rule: not compared: %s", rc.Rule, rc.Note)
+	}
+	if rc.Agree {
+		return fmt.Sprintf("NVIDIA's %s rule (%s) agrees: it lists the same %d pageable async copies", rc.Rule, rc.Source, rc.Both)
+	}
+	return fmt.Sprintf("NVIDIA's %s rule (%s) disagrees: it lists %d copies, the audit %d pageable async copies, %d in both",
+		rc.Rule, rc.Source, rc.RuleCount, rc.AuditCount, rc.Both)
+}

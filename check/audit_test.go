@@ -1,0 +1,91 @@
+package check
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/nsyscheck/nsyscheck/audit"
+	"github.com/nsyscheck/nsyscheck/vocab"
+)
+
+func TestReadRunRates(t *testing.T) {
+	dir := filepath.Join("..", "testdata", "captures", "h200-run")
+	r, err := AuditRates(AuditOptions{RatesDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h2d, d2h int
+	for _, p := range r.Copies {
+		switch p.Direction {
+		case vocab.CopyHtoD:
+			h2d++
+		case vocab.CopyDtoH:
+			d2h++
+		}
+		if p.GBps < 20 || p.GBps > 64 {
+			t.Errorf("pinned rate %+v out of the H200's range", p)
+		}
+	}
+	if h2d != 5 || d2h != 5 {
+		t.Errorf("%d HtoD and %d DtoH pinned rates, want 5 and 5", h2d, d2h)
+	}
+	// 256 MiB pinned HtoD: 4.860688 ms in the run's results.
+	for _, p := range r.Copies {
+		if p.Direction == vocab.CopyHtoD && p.Bytes == 268435456 && math.Abs(p.GBps-268435456/4.860688e6) > 1e-9 {
+			t.Errorf("256 MiB rate = %g", p.GBps)
+		}
+	}
+	if r.AsyncCallNs <= 0 || r.AsyncCallNs > 1e6 {
+		t.Errorf("pinned async call = %g ns", r.AsyncCallNs)
+	}
+	if math.Abs(r.LinkGBps-63.015) > 0.01 || r.Source != dir {
+		t.Errorf("link %g (%s), source %q", r.LinkGBps, r.LinkSource, r.Source)
+	}
+	// Without a run folder: the assumed link, said to be assumed.
+	r, err = AuditRates(AuditOptions{})
+	if err != nil || len(r.Copies) != 0 || r.LinkGBps != DefaultLinkGBps {
+		t.Errorf("no run folder: %+v, %v", r, err)
+	}
+	if r, err = AuditRates(AuditOptions{LinkGBps: 31.5}); err != nil || r.LinkGBps != 31.5 || r.LinkSource != "--link-gbps" {
+		t.Errorf("--link-gbps: %+v, %v", r, err)
+	}
+	if _, err := AuditRates(AuditOptions{RatesDir: filepath.Join("..", "testdata", "captures", "train-pinned")}); err == nil {
+		t.Error("a capture folder taken for a run folder")
+	}
+}
+
+// TestAuditPyTorch runs the audit's whole path on the PyTorch captures:
+// copies, findings, NVIDIA's rule read beside the capture (no nsys here),
+// the check, and no exposures from nsys's injection or the DataLoader's
+// workers.
+func TestAuditPyTorch(t *testing.T) {
+	dir := filepath.Join("..", "testdata", "captures")
+	out, err := Audit(context.Background(), filepath.Join(dir, "train-pageable"), filepath.Join(dir, "train-pinned"),
+		AuditOptions{Nsys: filepath.Join(t.TempDir(), "no-nsys")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := out.Before
+	if b.Copies != 207 || b.Sum(vocab.CopyHtoD, vocab.MemPageable, "").Count != 140 {
+		t.Errorf("before: %d copies, %d pageable HtoD; want 207 and 140", b.Copies, b.Sum(vocab.CopyHtoD, vocab.MemPageable, "").Count)
+	}
+	if f := b.Finding("secretly-synchronous"); f == nil || f.Count != 140 {
+		t.Errorf("secretly-synchronous = %+v", f)
+	}
+	if b.NVIDIA == nil || !b.NVIDIA.Available || !b.NVIDIA.Agree {
+		t.Errorf("NVIDIA's rule = %+v", b.NVIDIA)
+	}
+	if out.Check == nil || out.Check.Verdict != audit.Held || !out.Passed() {
+		t.Errorf("check = %+v", out.Check)
+	}
+	for _, au := range []*audit.Audit{out.Before, out.After} {
+		if len(au.Exposures) != 0 {
+			t.Errorf("%s exposes %v", au.Capture, au.Exposures)
+		}
+	}
+	if _, err := Audit(context.Background(), filepath.Join(dir, "no-such"), "", AuditOptions{}); err == nil {
+		t.Error("audited a capture that is not there")
+	}
+}

@@ -1,0 +1,26 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/nsyscheck/nsyscheck/audit"
+	"github.com/nsyscheck/nsyscheck/report"
+)
+
+// runAuditReport writes the report of an audit read from JSON.
+func runAuditReport(opts *reportOptions, path string, out *audit.Output, s Streams) error {
+	rep, err := report.BuildAudit(out.Before, out.After, out.Check)
+	if err != nil {
+		return &statusError{code: exitError, err: fmt.Errorf("%s: %w", path, err)}
+	}
+	written, err := rep.WriteDir(opts.Out, opts.Force)
+	if err != nil {
+		return &statusError{code: exitError, err: err}
+	}
+	if rep.Plot.Skipped != "" {
+		fmt.Fprintf(s.Err, "%s: %s plot not drawn: %s\n", path, rep.Plot.Name, rep.Plot.Skipped)
+	}
+	fmt.Fprintf(s.Out, "%s: %s (%d files)\n", path, filepath.Join(opts.Out, report.AuditHTMLFile), len(written))
+	return nil
+}
