@@ -39,7 +39,7 @@ type timing struct {
 	runs  int       // operations averaged
 	durMs []float64 // each operation's milliseconds (trace only)
 	corr  []int64   // correlation ids (trace only)
-	refs  string    // where the rows are, for evidence
+	at    *Records  // where the records are, for evidence (trace only)
 }
 
 // sweepData is part 1 (h2d) or 1b (d2h) from one source.
@@ -49,6 +49,7 @@ type sweepData struct {
 	pageable map[int64]timing
 	pinned   map[int64]timing
 	how      string // how the rows were found, for evidence
+	table    string // the table or CSV report the durations came from
 }
 
 func (s *sweepData) ratio(size int64) float64 {
@@ -78,12 +79,13 @@ type asyncSide struct {
 	totalBytes   int64 // bytes moved by the timed copies, 0 when unknown
 	callDurMs    []float64
 	corr         []int64
-	refs         string
+	at           *Records // where the calls are (trace only)
 }
 
 type asyncData struct {
-	side map[vocab.MemKind]*asyncSide
-	how  string
+	side  map[vocab.MemKind]*asyncSide
+	how   string
+	table string
 }
 
 // kernelData is part 3 from one source.
@@ -92,6 +94,7 @@ type kernelData struct {
 	bytes     int64                    // read + written per launch
 	bytesFrom string
 	how       string
+	table     string
 }
 
 func (k *kernelData) gbps(variant vocab.Variant) float64 {
@@ -104,6 +107,8 @@ type callTotals struct {
 	pageableN, pinnedN   int
 	perCall              *CallDurations
 	how                  string
+	table                string
+	recs                 []Records // the groups' calls (trace only)
 }
 
 // byteTotals is prediction 4's bytes per group.
@@ -111,12 +116,15 @@ type byteTotals struct {
 	pageable, pinned int64
 	perCopy          bool // bytes per copy (groups of different sizes), not totals
 	how              string
+	table            string
+	recs             []Records // the groups' calls (trace only)
 }
 
 // sourceData is everything one source of numbers offers; a nil part comes
 // with its reason.
 type sourceData struct {
 	name        string
+	file        string // the program's numbers file, for evidence
 	h2d, d2h    *sweepData
 	h2dWhy      string
 	d2hWhy      string
@@ -131,6 +139,30 @@ type sourceData struct {
 	bytesShort  string // bytesWhy in a few words
 	deviceGBps  float64
 	deviceGBpsW string
+}
+
+// line is one evidence line of d: numbers read from table (a trace) or
+// from d's file (the program's numbers), the records behind them, and the
+// text formatted as fmt.Sprintf does.
+func (d *sourceData) line(table string, recs []Records, format string, args ...any) Evidence {
+	e := Evidence{Source: d.name, Text: fmt.Sprintf(format, args...), Records: recs}
+	if d.file != "" {
+		e.File = d.file
+	} else {
+		e.Table = table
+	}
+	return e
+}
+
+// recordsOf lists the records of timings that name theirs.
+func recordsOf(ts ...*Records) []Records {
+	var out []Records
+	for _, t := range ts {
+		if t != nil {
+			out = append(out, *t)
+		}
+	}
+	return out
 }
 
 func (d *sourceData) sweep(dir vocab.Direction) (*sweepData, string) {
@@ -155,17 +187,23 @@ func sizeList(bs []int64) string {
 	return strings.Join(parts, ", ")
 }
 
-// corrSpan describes a list of correlation ids compactly.
-func corrSpan(ids []int64) string {
+// corrRecords is the group of records of table with the correlation ids
+// ids, by their smallest and largest id; nil when there are none.
+func corrRecords(group, table string, ids []int64) *Records {
 	if len(ids) == 0 {
-		return ""
+		return nil
 	}
 	s := append([]int64(nil), ids...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	if len(s) == 1 {
-		return fmt.Sprintf("corr %d", s[0])
+	return &Records{Group: group, Table: table, Corr: &Span{First: s[0], Last: s[len(s)-1]}, Count: len(s)}
+}
+
+// corrSpan describes a list of correlation ids compactly.
+func corrSpan(ids []int64) string {
+	if r := corrRecords("", "", ids); r != nil {
+		return r.String()
 	}
-	return fmt.Sprintf("corr %d..%d (%d ids)", s[0], s[len(s)-1], len(s))
+	return ""
 }
 
 func mean(xs []float64) float64 {

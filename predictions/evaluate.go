@@ -59,20 +59,23 @@ var controls = map[string]string{
 	"4.bytes": "bytes",
 }
 
-func sweepEvidence(name string, sd *sweepData, sizes []int64) []Evidence {
-	ev := []Evidence{{Source: name, Text: sd.how}}
+func sweepEvidence(d *sourceData, sd *sweepData, sizes []int64) []Evidence {
+	ev := []Evidence{d.line(sd.table, nil, "%s", sd.how)}
 	for _, b := range sizes {
 		p, q := sd.pageable[b], sd.pinned[b]
 		line := fmt.Sprintf("%s %s: pageable %.4f ms (%.2f GB/s", sd.dir, sizeName(b), p.ms, gbps(b, p.ms))
+		var recs []Records
 		if p.corr != nil {
-			line += ", " + p.refs
+			line += ", " + p.at.String()
+			recs = append(recs, recordsOf(p.at)...)
 		}
 		line += fmt.Sprintf("), pinned %.4f ms (%.2f GB/s", q.ms, gbps(b, q.ms))
 		if q.corr != nil {
-			line += ", " + q.refs
+			line += ", " + q.at.String()
+			recs = append(recs, recordsOf(q.at)...)
 		}
 		line += fmt.Sprintf("), ratio %.3f", sd.ratio(b))
-		ev = append(ev, Evidence{Source: name, Text: line})
+		ev = append(ev, d.line(sd.table, recs, "%s", line))
 	}
 	return ev
 }
@@ -100,9 +103,9 @@ func evalFloor(d *sourceData) eval {
 	}
 	r := sd.ratio(top)
 	e := eval{verdict: verdictOf(FloorHolds(append(others, r))), measured: ptr(r), bound: FloorRatio,
-		evidence: sweepEvidence(d.name, sd, sd.sizes)}
+		evidence: sweepEvidence(d, sd, sd.sizes)}
 	if len(slower) > 0 {
-		e.evidence = append(e.evidence, evf(d.name, "pinned is not faster than pageable at %s", strings.Join(slower, ", ")))
+		e.evidence = append(e.evidence, d.line(sd.table, nil, "pinned is not faster than pageable at %s", strings.Join(slower, ", ")))
 	}
 	return e
 }
@@ -128,11 +131,11 @@ func evalGrowth(d *sourceData) eval {
 		}
 	}
 	ev := []Evidence{
-		evf(d.name, "h2d pageable/pinned ratios by size: %s (from %s)", strings.Join(parts, ", "), sd.how),
-		evf(d.name, "Kendall's tau(size, ratio) = %.3f; largest size's ratio %.3f vs smallest's %.3f", tau, ratios[len(ratios)-1], ratios[0]),
+		d.line(sd.table, nil, "h2d pageable/pinned ratios by size: %s (from %s)", strings.Join(parts, ", "), sd.how),
+		d.line(sd.table, nil, "Kendall's tau(size, ratio) = %.3f; largest size's ratio %.3f vs smallest's %.3f", tau, ratios[len(ratios)-1], ratios[0]),
 	}
 	if ties {
-		ev = append(ev, Evidence{Source: d.name, Text: "some ratios tie; a tie counts as a concordant pair"})
+		ev = append(ev, d.line(sd.table, nil, "some ratios tie; a tie counts as a concordant pair"))
 	}
 	return eval{verdict: verdictOf(held), measured: ptr(tau), bound: GrowthTau, evidence: ev}
 }
@@ -149,11 +152,11 @@ func evalShare(d *sourceData, src vocab.MemKind) eval {
 		held, bound = PinnedShareHolds(share), PinnedShareMax
 	}
 	line := fmt.Sprintf("%s: call %.4f ms, completion %.4f ms, share %.4f", src, s.callMs, s.completionMs, share)
-	if s.refs != "" {
-		line += fmt.Sprintf(" (%d calls, %s)", s.runs, s.refs)
+	if s.at != nil {
+		line += fmt.Sprintf(" (%d calls, %s)", s.runs, s.at)
 	}
 	return eval{verdict: verdictOf(held), measured: ptr(share), bound: bound,
-		evidence: []Evidence{{Source: d.name, Text: d.async.how}, {Source: d.name, Text: line}}}
+		evidence: []Evidence{d.line(d.async.table, nil, "%s", d.async.how), d.line(d.async.table, recordsOf(s.at), "%s", line)}}
 }
 
 func evalFactor(d *sourceData) eval {
@@ -175,22 +178,30 @@ func evalFactor(d *sourceData) eval {
 	predicted := resGBps / pinGBps
 	measured := zero.ms / res.ms
 	ev := []Evidence{
-		{Source: d.name, Text: k.how},
-		evf(d.name, "bytes per launch %d, from %s", k.bytes, k.bytesFrom),
-		evf(d.name, "device-resident %.4f ms per launch = %.1f GB/s%s; zero-copy %.4f ms per launch = %.1f GB/s%s",
+		d.line(k.table, nil, "%s", k.how),
+		d.line(k.table, nil, "bytes per launch %d, from %s", k.bytes, k.bytesFrom),
+		d.line(k.table, recordsOf(optAt(res), optAt(zero)), "device-resident %.4f ms per launch = %.1f GB/s%s; zero-copy %.4f ms per launch = %.1f GB/s%s",
 			res.ms, resGBps, optRefs(res), zero.ms, k.gbps(vocab.ZeroCopy), optRefs(zero)),
-		evf(d.name, "part 1 pinned h2d %s: %.4f ms = %.2f GB/s%s", sizeName(at), pin.ms, pinGBps, optRefs(pin)),
-		evf(d.name, "predicted loss %.1f / %.2f = %.2fx; measured loss %.4f / %.4f = %.2fx; held when %.2f <= measured <= %.2f",
+		d.line(d.h2d.table, recordsOf(optAt(pin)), "part 1 pinned h2d %s: %.4f ms = %.2f GB/s%s", sizeName(at), pin.ms, pinGBps, optRefs(pin)),
+		d.line(k.table, nil, "predicted loss %.1f / %.2f = %.2fx; measured loss %.4f / %.4f = %.2fx; held when %.2f <= measured <= %.2f",
 			resGBps, pinGBps, predicted, zero.ms, res.ms, measured, predicted/LossFactor, predicted*LossFactor),
 	}
 	return eval{verdict: verdictOf(FactorHolds(measured, predicted)), measured: ptr(measured), bound: predicted, evidence: ev}
 }
 
-func optRefs(t timing) string {
-	if t.refs == "" || t.corr == nil {
-		return ""
+// optAt is where a timing's records are, nil when it names none.
+func optAt(t timing) *Records {
+	if t.at == nil || t.corr == nil {
+		return nil
 	}
-	return " (" + t.refs + ")"
+	return t.at
+}
+
+func optRefs(t timing) string {
+	if at := optAt(t); at != nil {
+		return " (" + at.String() + ")"
+	}
+	return ""
 }
 
 func evalCallTime(d *sourceData) eval {
@@ -222,7 +233,7 @@ func evalCallTime(d *sourceData) eval {
 		line += fmt.Sprintf(", ratio %.1fx", ratio)
 	}
 	return eval{verdict: verdictOf(CallTimeHolds(ratio)), measured: ptr(ratio), bound: CallTimeRatio,
-		evidence: []Evidence{{Source: d.name, Text: ct.how}, {Source: d.name, Text: line}}}
+		evidence: []Evidence{d.line(ct.table, ct.recs, "%s", ct.how), d.line(ct.table, nil, "%s", line)}}
 }
 
 func evalBytes(d *sourceData) eval {
@@ -237,8 +248,8 @@ func evalBytes(d *sourceData) eval {
 	b := d.bytes
 	r := float64(b.pageable) / float64(b.pinned)
 	return eval{verdict: verdictOf(b.pageable == b.pinned), measured: ptr(r), bound: 1,
-		evidence: []Evidence{{Source: d.name, Text: b.how},
-			evf(d.name, "pageable group %d bytes%s, pinned group %d bytes%s", b.pageable, perCopyText(b.perCopy), b.pinned, perCopyText(b.perCopy))}}
+		evidence: []Evidence{d.line(b.table, b.recs, "%s", b.how),
+			d.line(b.table, nil, "pageable group %d bytes%s, pinned group %d bytes%s", b.pageable, perCopyText(b.perCopy), b.pinned, perCopyText(b.perCopy))}}
 }
 
 func perCopyText(perCopy bool) string {
@@ -456,15 +467,15 @@ func exercise(srcs []*sourceData) Exercise {
 		default:
 			hr, dr := h.ratio(at), d2.ratio(at)
 			if ex.Verdict == "answered" {
-				ex.Evidence = append(ex.Evidence, evf(d.name, "h2d ratio %.3f, d2h ratio %.3f (%s)", hr, dr, DirectionAnswer(hr, dr)))
+				ex.Evidence = append(ex.Evidence, d.line(h.table, nil, "h2d ratio %.3f, d2h ratio %.3f (%s)", hr, dr, DirectionAnswer(hr, dr)))
 				continue
 			}
 			ex.H2DRatio, ex.D2HRatio = ptr(hr), ptr(dr)
 			ex.Answer = DirectionAnswer(hr, dr)
 			ex.Verdict, ex.From = "answered", d.name
 			ex.Evidence = append(ex.Evidence,
-				evf(d.name, "h2d 64 MiB pageable %.4f ms / pinned %.4f ms = %.3f", h.pageable[at].ms, h.pinned[at].ms, hr),
-				evf(d.name, "d2h 64 MiB pageable %.4f ms / pinned %.4f ms = %.3f", d2.pageable[at].ms, d2.pinned[at].ms, dr))
+				d.line(h.table, recordsOf(optAt(h.pageable[at]), optAt(h.pinned[at])), "h2d 64 MiB pageable %.4f ms / pinned %.4f ms = %.3f", h.pageable[at].ms, h.pinned[at].ms, hr),
+				d.line(d2.table, recordsOf(optAt(d2.pageable[at]), optAt(d2.pinned[at])), "d2h 64 MiB pageable %.4f ms / pinned %.4f ms = %.3f", d2.pageable[at].ms, d2.pinned[at].ms, dr))
 		}
 	}
 	if ex.Verdict != "answered" {

@@ -24,6 +24,19 @@ func (d *diagList) add(code string, level Level, msg string) {
 	d.list = append(d.list, Diagnostic{Code: code, Level: level, Message: msg})
 }
 
+// programFile is the file the program's numbers came from, by its base
+// name: the results JSON, transcript or measurements file; "" when the
+// input names none.
+func programFile(c *capture.Capture) string {
+	for _, f := range c.Files {
+		l := strings.ToLower(f)
+		if strings.HasSuffix(l, ".json") || strings.HasSuffix(l, ".txt") {
+			return filepath.Base(f)
+		}
+	}
+	return ""
+}
+
 // programLabel says where the program's numbers came from.
 func programLabel(c *capture.Capture) string {
 	label := "the program's numbers"
@@ -33,11 +46,8 @@ func programLabel(c *capture.Capture) string {
 	case capture.FormatMeasurements:
 		label = "the measurements file"
 	}
-	for _, f := range c.Files {
-		l := strings.ToLower(f)
-		if strings.HasSuffix(l, ".json") || strings.HasSuffix(l, ".txt") {
-			return label + " " + filepath.Base(f)
-		}
+	if f := programFile(c); f != "" {
+		return label + " " + f
 	}
 	return label
 }
@@ -46,7 +56,7 @@ func programLabel(c *capture.Capture) string {
 func programData(c *capture.Capture, diags *diagList) *sourceData {
 	m := c.Program
 	label := programLabel(c)
-	d := &sourceData{name: SourceProgram}
+	d := &sourceData{name: SourceProgram, file: programFile(c)}
 	for _, dir := range []vocab.Direction{vocab.H2D, vocab.D2H} {
 		sd, why := programSweep(m, dir, label)
 		if dir == vocab.H2D {
@@ -111,7 +121,7 @@ func programSweep(m *capture.Measurements, dir vocab.Direction, label string) (*
 		if !(c.Ms > 0) {
 			return nil, fmt.Sprintf("%s has a %s %s row for %s with no time", label, dir, c.Source, sizeName(c.Bytes))
 		}
-		into[c.Bytes] = timing{ms: c.Ms, runs: c.Runs, refs: fmt.Sprintf("%s %s %s", dir, c.Source, sizeName(c.Bytes))}
+		into[c.Bytes] = timing{ms: c.Ms, runs: c.Runs}
 	}
 	if n == 0 {
 		what := "host-to-device (part 1)"

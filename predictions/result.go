@@ -9,6 +9,7 @@
 package predictions
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -286,12 +287,107 @@ func (r *Result) Name() string {
 }
 
 // Evidence is one line of where a claim's numbers came from: the source
-// that gave them (SourceTrace, SourceProgram, ...) and what it shows, with
-// the table or file and the correlation ids or rows inside Text. In JSON it
-// is the one string "source: text", as it has always been.
+// that gave them (SourceTrace, SourceProgram, ...), the export table or CSV
+// report (Table) or the program's numbers file (File) they were read from,
+// the groups of records behind the line (Records), and the line itself
+// (Text), which names the same places in words. In a result's JSON the
+// evidence is the one string "source: text", as it has always been, and
+// the typed fields follow it under evidenceDetail (see Claim.MarshalJSON).
 type Evidence struct {
-	Source string
-	Text   string
+	Source  string
+	Table   string
+	File    string
+	Records []Records
+	Text    string
+}
+
+// Records is one group of records an evidence line's numbers came from:
+// the data rows of a CSV report, else a span of correlation ids.
+type Records struct {
+	// Group names the group: "h2d 1 MiB pageable", "pinned", "zero-copy".
+	Group string `json:"group"`
+	// Table is the export table or CSV report file that holds the records.
+	Table string `json:"table"`
+	// Rows is the span of data rows (1 = the first row after the header)
+	// where the input is a CSV report; Corr the span of correlation ids
+	// otherwise. Exactly one is set.
+	Rows *Span `json:"rows,omitempty"`
+	Corr *Span `json:"corr,omitempty"`
+	// Count is how many records the group holds.
+	Count int `json:"count"`
+}
+
+// Span is a first and last number, both included.
+type Span struct {
+	First int64 `json:"first"`
+	Last  int64 `json:"last"`
+}
+
+// String names the records as the evidence text does: "FILE data rows
+// A..B", "corr A..B (N ids)" or "corr A".
+func (r Records) String() string {
+	switch {
+	case r.Rows != nil:
+		return fmt.Sprintf("%s data rows %d..%d", r.Table, r.Rows.First, r.Rows.Last)
+	case r.Corr == nil || r.Count == 0:
+		return "no calls"
+	case r.Count == 1:
+		return fmt.Sprintf("corr %d", r.Corr.First)
+	}
+	return fmt.Sprintf("corr %d..%d (%d ids)", r.Corr.First, r.Corr.Last, r.Count)
+}
+
+// EvidenceDetail is one evidence line in the JSON's evidenceDetail: the
+// typed fields of Evidence beside its text.
+type EvidenceDetail struct {
+	Source  string    `json:"source"`
+	Table   string    `json:"table,omitempty"`
+	File    string    `json:"file,omitempty"`
+	Records []Records `json:"records,omitempty"`
+	Text    string    `json:"text"`
+}
+
+func detailOf(ev []Evidence) []EvidenceDetail {
+	if len(ev) == 0 {
+		return nil
+	}
+	out := make([]EvidenceDetail, len(ev))
+	for i, e := range ev {
+		out[i] = EvidenceDetail{Source: e.Source, Table: e.Table, File: e.File, Records: e.Records, Text: e.Text}
+	}
+	return out
+}
+
+// marshalPlain is json.Marshal without HTML escaping, as the commands
+// write their JSON: a comparison reads ">=", not "\u003e=".
+func marshalPlain(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// MarshalJSON writes the claim with its evidence twice: as the lines of
+// "source: text" under evidence, and typed under evidenceDetail.
+func (c Claim) MarshalJSON() ([]byte, error) {
+	type plain Claim
+	return marshalPlain(struct {
+		plain
+		EvidenceDetail []EvidenceDetail `json:"evidenceDetail,omitempty"`
+	}{plain(c), detailOf(c.Evidence)})
+}
+
+// MarshalJSON writes the exercise with its evidence typed under
+// evidenceDetail beside the lines of evidence.
+func (e Exercise) MarshalJSON() ([]byte, error) {
+	type plain Exercise
+	return marshalPlain(struct {
+		plain
+		EvidenceDetail []EvidenceDetail `json:"evidenceDetail,omitempty"`
+	}{plain(e), detailOf(e.Evidence)})
 }
 
 // String is the evidence as one line, "source: text".
@@ -308,9 +404,4 @@ func (e *Evidence) UnmarshalJSON(data []byte) error {
 	}
 	e.Source, e.Text, _ = strings.Cut(s, ": ")
 	return nil
-}
-
-// evf is the evidence of source, its text formatted as fmt.Sprintf does.
-func evf(source, format string, args ...any) Evidence {
-	return Evidence{Source: source, Text: fmt.Sprintf(format, args...)}
 }

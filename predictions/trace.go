@@ -117,19 +117,20 @@ func (t *traceCtx) ref(a capture.APICall) string {
 	return fmt.Sprintf("corr %d", a.CorrelationID)
 }
 
-// refs describes a group of calls: CSV rows or correlation ids.
-func (t *traceCtx) refs(calls []capture.APICall) string {
+// records names a group of calls: their CSV data rows where the input is a
+// CSV report, else their correlation ids.
+func (t *traceCtx) records(group string, calls []capture.APICall) *Records {
 	if len(calls) == 0 {
-		return "no calls"
+		return &Records{Group: group, Table: t.apiTab}
 	}
 	if calls[0].Row > 0 {
-		return fmt.Sprintf("%s data rows %d..%d", t.apiTab, calls[0].Row, calls[len(calls)-1].Row)
+		return &Records{Group: group, Table: t.apiTab, Rows: &Span{First: int64(calls[0].Row), Last: int64(calls[len(calls)-1].Row)}, Count: len(calls)}
 	}
 	ids := make([]int64, len(calls))
 	for i, a := range calls {
 		ids[i] = a.CorrelationID
 	}
-	return corrSpan(ids)
+	return corrRecords(group, t.apiTab, ids)
 }
 
 func (t *traceCtx) named(name string) []capture.APICall {
@@ -440,7 +441,7 @@ func (t *traceCtx) part1NVTX(dir vocab.Direction) (*sweepData, string) {
 		}
 	}
 	t.orderNote(string(dir)+"-pageable", string(dir)+"-pinned")
-	sd := &sweepData{dir: dir, pageable: map[int64]timing{}, pinned: map[int64]timing{}}
+	sd := &sweepData{dir: dir, pageable: map[int64]timing{}, pinned: map[int64]timing{}, table: t.apiTab}
 	if sd.sizes = t.sharedSizes(dir, bySrc); len(sd.sizes) == 0 {
 		return nil, fmt.Sprintf("NVTX ranges %s-pageable and %s-pinned share no copy size", dir, dir)
 	}
@@ -451,7 +452,7 @@ func (t *traceCtx) part1NVTX(dir vocab.Direction) (*sweepData, string) {
 			group := bySrc[src][b]
 			warm, fp := warmupsOf(len(group), warmups, t.progCopyRuns(dir, src, b))
 			fromProg = fromProg || fp
-			tm := t.timed(group[warm:])
+			tm := t.timed(fmt.Sprintf("%s %s %s", dir, sizeName(b), src), group[warm:])
 			if src == vocab.MemPageable {
 				sd.pageable[b] = tm
 			} else {
@@ -584,7 +585,7 @@ func kindCounts(n map[capture.CopyKind]int) string {
 }
 
 // timed summarises the timed calls of a group by their API durations.
-func (t *traceCtx) timed(group []callCopy) timing {
+func (t *traceCtx) timed(label string, group []callCopy) timing {
 	tm := timing{runs: len(group)}
 	calls := make([]capture.APICall, len(group))
 	for i, g := range group {
@@ -593,7 +594,7 @@ func (t *traceCtx) timed(group []callCopy) timing {
 		calls[i] = g.call
 	}
 	tm.ms = mean(tm.durMs)
-	tm.refs = t.refs(calls)
+	tm.at = t.records(label, calls)
 	return tm
 }
 
@@ -687,7 +688,7 @@ func (t *traceCtx) part1Runs(dir vocab.Direction) (*sweepData, string) {
 			"the %s sweep has two runs of pageable copies per size and no pinned ones: the pinned buffer probably is not pinned; check that it came from cudaMallocHost and that the return value was checked", dir))
 		return nil, fmt.Sprintf("the %s sweep's copies are all pageable (two runs per size, none pinned), so without NVTX ranges its pageable and pinned groups cannot be told apart", dir)
 	}
-	sd := &sweepData{dir: dir, pageable: map[int64]timing{}, pinned: map[int64]timing{}}
+	sd := &sweepData{dir: dir, pageable: map[int64]timing{}, pinned: map[int64]timing{}, table: t.apiTab}
 	var notes []string
 	shaped := true
 	if sd.sizes = t.runSizes(dir, runs); len(sd.sizes) == 0 {
@@ -702,7 +703,7 @@ func (t *traceCtx) part1Runs(dir vocab.Direction) (*sweepData, string) {
 				shaped = false
 			}
 			notes = append(notes, fmt.Sprintf("%s %s %s: %d calls, the last %d timed", dir, src, sizeName(b), len(run), len(run)-warm))
-			tm := t.timed(run[warm:])
+			tm := t.timed(fmt.Sprintf("%s %s %s", dir, sizeName(b), src), run[warm:])
 			if src == vocab.MemPageable {
 				sd.pageable[b] = tm
 			} else {
@@ -784,7 +785,7 @@ func (t *traceCtx) part2() (*asyncData, string) {
 		}
 		s.callMs = mean(s.callDurMs)
 		s.completionMs = mean(comp)
-		s.refs = t.refs(g)
+		s.at = t.records(string(src), g)
 		ad.side[src] = s
 	}
 	how += fmt.Sprintf(" (%s); call = the call's duration, completion = end of the next cudaStreamSynchronize on the thread minus the call's start", t.apiTab)
@@ -793,7 +794,7 @@ func (t *traceCtx) part2() (*asyncData, string) {
 	} else {
 		how += "; no copy records, so memory kinds are not confirmed"
 	}
-	ad.how = how
+	ad.how, ad.table = how, t.apiTab
 	return ad, ""
 }
 
@@ -987,16 +988,17 @@ func (t *traceCtx) part4(ad *asyncData) (*callTotals, *byteTotals, string) {
 	ct := &callTotals{pageableMs: sum(p.callDurMs), pinnedMs: sum(q.callDurMs), pageableN: p.runs, pinnedN: q.runs,
 		perCall: &CallDurations{From: SourceTrace, PageableMs: p.callDurMs, PinnedMs: q.callDurMs,
 			PageableCorrelationIDs: p.corr, PinnedCorrelationIDs: q.corr},
-		how: fmt.Sprintf("%s durations of the timed cudaMemcpyAsync calls: pageable %s, pinned %s; groups: %s", t.apiTab, p.refs, q.refs, ad.how)}
+		how:   fmt.Sprintf("%s durations of the timed cudaMemcpyAsync calls: pageable %s, pinned %s; groups: %s", t.apiTab, p.at, q.at, ad.how),
+		table: t.apiTab, recs: recordsOf(p.at, q.at)}
 	if p.totalBytes > 0 && q.totalBytes > 0 && p.runs != q.runs && p.bytes > 0 && q.bytes > 0 {
 		return ct, &byteTotals{pageable: p.bytes, pinned: q.bytes, perCopy: true,
 			how: fmt.Sprintf("%s bytes of the copies correlated with the timed calls: pageable %d x %d B (%s), pinned %d x %d B (%s); the groups differ in size, so the bytes per copy are compared; groups: %s",
-				t.cpyTab, p.runs, p.bytes, p.refs, q.runs, q.bytes, q.refs, ad.how)}, ""
+				t.cpyTab, p.runs, p.bytes, p.at, q.runs, q.bytes, q.at, ad.how), table: t.cpyTab, recs: recordsOf(p.at, q.at)}, ""
 	}
 	if p.totalBytes > 0 && q.totalBytes > 0 {
 		return ct, &byteTotals{pageable: p.totalBytes, pinned: q.totalBytes,
 			how: fmt.Sprintf("%s bytes of the copies correlated with the timed calls: pageable %d x %d B (%s), pinned %d x %d B (%s); groups: %s",
-				t.cpyTab, p.runs, p.bytes, p.refs, q.runs, q.bytes, q.refs, ad.how)}, ""
+				t.cpyTab, p.runs, p.bytes, p.at, q.runs, q.bytes, q.at, ad.how), table: t.cpyTab, recs: recordsOf(p.at, q.at)}, ""
 	}
 	return ct, nil, t.bytesFromSummary()
 }
@@ -1060,7 +1062,7 @@ func (t *traceCtx) part3(prog *capture.Measurements) (*kernelData, string) {
 		how = fmt.Sprintf("no NVTX ranges: the %d scaleCopy launches (%s) %s in order, launches %d-%d device-resident and %d-%d zero-copy (each variant: 1 gate, %d warm-up, %d timed)",
 			launchTotal, t.kernTab, owner, 2+warmups, launchPerVar, launchPerVar+2+warmups, launchTotal, warmups, timedRuns)
 	}
-	kd := &kernelData{ms: map[vocab.Variant]timing{}, how: how}
+	kd := &kernelData{ms: map[vocab.Variant]timing{}, how: how, table: t.kernTab}
 	kd.bytes, kd.bytesFrom = kernelBytesOf(prog, t.diags)
 	for _, v := range variants {
 		tm := timing{runs: len(groups[v])}
@@ -1069,7 +1071,7 @@ func (t *traceCtx) part3(prog *capture.Measurements) (*kernelData, string) {
 			tm.corr = append(tm.corr, l.k.CorrelationID)
 		}
 		tm.ms = mean(tm.durMs)
-		tm.refs = corrSpan(tm.corr)
+		tm.at = corrRecords(string(v), t.kernTab, tm.corr)
 		kd.ms[v] = tm
 	}
 	return kd, ""

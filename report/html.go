@@ -85,7 +85,8 @@ var htmlTmpl = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 {{range .Said}}<li value="{{.ID}}"><p><strong>{{.Topic}}</strong> <span class="v v-{{.Verdict}}">{{.Verdict}}</span></p>
 {{range .Claims}}<p><code>{{.ID}}</code> <span class="v v-{{.Verdict}}">{{.Verdict}}</span> {{.Statement}}{{if eq .Verdict "unavailable"}}; unavailable because {{.Reason}}{{else if .Outcome}}; {{.Outcome}}{{end}}.{{range .Others}} Beside it, {{.}}.{{end}}</p>
 {{end}}{{range .Unchecked}}<p>Control {{.}}.</p>
-{{end}}{{with .Evidence}}<ul class="evidence">{{range .}}<li>{{range $i, $id := .IDs}}{{if $i}}, {{end}}<code>{{$id}}</code>{{end}}: {{.Text}}</li>{{end}}</ul>{{end}}</li>
+{{end}}{{with .Evidence}}<ul class="evidence">{{range .}}<li>{{range $i, $id := .IDs}}{{if $i}}, {{end}}<code>{{$id}}</code>{{end}}: {{.Text}}</li>{{end}}</ul>{{end}}{{with .Records}}<p class="note">The records they came from:</p>
+<ul class="evidence">{{range .}}<li>{{.Group}}: <code>{{.Table}}</code> {{.Where}} ({{.Count}})</li>{{end}}</ul>{{end}}</li>
 {{end}}</ol>
 
 <h2>Exercise: both directions</h2>

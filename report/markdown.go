@@ -149,6 +149,12 @@ func mdSaid(w io.Writer, said []saidView) {
 				fmt.Fprintf(w, "   - %s: %s\n", strings.Join(ids, ", "), md(e.Text))
 			}
 		}
+		if recs := s.Records(); len(recs) > 0 {
+			io.WriteString(w, "\n   The records they came from:\n\n")
+			for _, r := range recs {
+				fmt.Fprintf(w, "   - %s: `%s` %s (%s)\n", md(r.Group), r.Table, r.Where, r.Count)
+			}
+		}
 		io.WriteString(w, "\n")
 	}
 }

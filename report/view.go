@@ -62,25 +62,71 @@ func (s saidView) Evidence() []evidenceLine {
 	at := map[string]int{}
 	for _, c := range s.Claims {
 		for _, e := range c.Evidence {
-			if i, ok := at[e]; ok {
+			if i, ok := at[e.Text]; ok {
 				out[i].IDs = append(out[i].IDs, c.ID)
 				continue
 			}
-			at[e] = len(out)
-			out = append(out, evidenceLine{IDs: []string{c.ID}, Text: e})
+			at[e.Text] = len(out)
+			out = append(out, evidenceLine{IDs: []string{c.ID}, Text: e.Text})
 		}
 	}
 	return out
+}
+
+// recordLine is one group of records behind the prediction's evidence,
+// from the evidence's typed fields.
+type recordLine struct {
+	Group string // "h2d 1 MiB pageable"
+	Table string // the export table or CSV report file
+	Where string // "data rows 20..29" or "correlation ids 139..148"
+	Count string // "10 calls"
+}
+
+// Records lists the groups of records behind the prediction's evidence,
+// once each, in the order the evidence names them.
+func (s saidView) Records() []recordLine {
+	var out []recordLine
+	seen := map[recordLine]bool{}
+	for _, c := range s.Claims {
+		for _, e := range c.Evidence {
+			for _, r := range e.Records {
+				l := recordLine{Group: r.Group, Table: r.Table, Count: plural(r.Count, "record")}
+				switch {
+				case r.Rows != nil:
+					l.Where = fmt.Sprintf("data rows %d to %d", r.Rows.First, r.Rows.Last)
+				case r.Corr != nil && r.Corr.First == r.Corr.Last:
+					l.Where = fmt.Sprintf("correlation id %d", r.Corr.First)
+				case r.Corr != nil:
+					l.Where = fmt.Sprintf("correlation ids %d to %d", r.Corr.First, r.Corr.Last)
+				default:
+					continue
+				}
+				if !seen[l] {
+					seen[l] = true
+					out = append(out, l)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// plural is n and noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 type claimView struct {
 	ID        string
 	Verdict   string
 	Statement string
-	Outcome   string   // the deciding numbers
-	Others    []string // the other sources' answers
-	Evidence  []string // the deciding source's evidence
-	Reason    string   // why unavailable
+	Outcome   string                 // the deciding numbers
+	Others    []string               // the other sources' answers
+	Evidence  []predictions.Evidence // the deciding source's evidence
+	Reason    string                 // why unavailable
 }
 
 type exerciseView struct {
@@ -328,7 +374,7 @@ func claimOf(c *predictions.Claim) claimView {
 	if c.Verdict != predictions.Unavailable {
 		for _, e := range c.Evidence {
 			if e.Source == c.From {
-				cv.Evidence = append(cv.Evidence, e.Text)
+				cv.Evidence = append(cv.Evidence, e)
 			}
 		}
 	}
