@@ -16,7 +16,7 @@ import (
 //   - an SQLite export, by its file header or a .sqlite name (LoadSQLite);
 //   - a .json measurements file or results JSON (LoadMeasurements);
 //   - a folder of `nsys stats` CSV reports, or one report in it (LoadCSVDir);
-//   - any other text file, as the program's transcript (LoadTranscript);
+//   - the program's stdout, told by its own lines (LoadTranscript);
 //   - a folder: the best capture in it, in the order plain SQLite export,
 //     nsyscheck's own SQLite export (*.nsyscheck.sqlite), .nsys-rep, CSV
 //     reports, results JSON, transcript.
@@ -60,7 +60,10 @@ func Load(path string, opts Options) (*Capture, error) {
 func loadFile(path string, opts Options) (*Capture, error) {
 	kind, err := nsysdb.Detect(path)
 	if err != nil {
-		kind = nsysdb.Sniff(path, nil)
+		// The reader of the kind the name tells explains what is wrong.
+		if kind = nsysdb.Sniff(path, nil); kind == nsysdb.KindUnknown {
+			return nil, &InputError{Path: path, Problem: "cannot read the input", Err: err}
+		}
 	}
 	switch kind {
 	case nsysdb.KindQdstrm:
@@ -77,8 +80,17 @@ func loadFile(path string, opts Options) (*Capture, error) {
 				Hint: "expected a file ending in " + csvSuffixes() + ", or the folder that holds them"}
 		}
 		return LoadCSVDir(filepath.Dir(path), opts)
+	case nsysdb.KindTranscript:
+		return LoadTranscript(path)
 	}
-	return LoadTranscript(path)
+	return nil, errUnrecognised(path)
+}
+
+// errUnrecognised is the one error for a file that is none of the inputs
+// nsysdb.Sniff tells.
+func errUnrecognised(path string) error {
+	return &InputError{Path: path, Problem: "not an input nsyscheck reads: looked for " + nsysdb.Looked,
+		Hint: "give one of those, or the folder that holds them"}
 }
 
 // errQdstrm explains a .qdstrm: the raw stream nsys writes while profiling,

@@ -160,9 +160,32 @@ func TestLoadErrors(t *testing.T) {
 	_, err = Load(filepath.Join(dir, "other.csv"), Options{})
 	wantInputError(t, err, "other.csv", "not a known nsys stats report")
 
+	// A file that is none of the known kinds: one error naming them all.
 	dir = writeDir(t, map[string]string{"t.txt": "just some text\n"})
 	_, err = Load(filepath.Join(dir, "t.txt"), Options{})
+	wantInputError(t, err, "t.txt", "not an input nsyscheck reads", ".nsys-rep", "SQLite export", ".csv report", ".json", "program's stdout", "device: ")
+
+	// The program's first line makes it a transcript, whose reader says
+	// what is missing.
+	dir = writeDir(t, map[string]string{"t.txt": "device: NVIDIA H200 (sm_90, 132 SMs), driver 13000, runtime 13000\n"})
+	_, err = Load(filepath.Join(dir, "t.txt"), Options{})
 	wantInputError(t, err, "t.txt", "no program output found")
+}
+
+// The program's stdout is told by its content, whatever its name.
+func TestLoadTranscriptByContent(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "reference", "h200-ref", "ref.transcript.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := writeDir(t, map[string]string{"run.log": string(b)})
+	c, err := Load(filepath.Join(dir, "run.log"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Format != FormatTranscript || c.Program == nil || len(c.Program.Copies) == 0 {
+		t.Errorf("loaded format %s, program %v", c.Format, c.Program != nil)
+	}
 }
 
 func TestCaptureBase(t *testing.T) {

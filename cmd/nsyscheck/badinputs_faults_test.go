@@ -236,10 +236,10 @@ func faultCases() []badCase {
 			},
 			exit: 2, want: []string{"pinned_cuda_api_trace.csv", "line 2", "longer than 1024 KiB"},
 			notHeld: []string{"2", "4"}},
-		{group: "FIFOs, devices and huge files", name: "a 2 GB sparse transcript",
+		{group: "FIFOs, devices and huge files", name: "a 2 GB sparse transcript after its device line",
 			make: func(t *testing.T, dir string) []string {
 				p := filepath.Join(dir, "pinned.transcript.txt")
-				sparse(t, p, nil, 2<<30)
+				sparse(t, p, []byte("device: NVIDIA H200 (sm_90, 132 SMs), driver 13000, runtime 13000\n"), 2<<30)
 				return []string{p}
 			},
 			exit: 2, want: []string{"pinned.transcript.txt", "longer than 4 MiB"}},
@@ -247,7 +247,7 @@ func faultCases() []badCase {
 			make: func(t *testing.T, dir string) []string {
 				p := filepath.Join(dir, "pinned.transcript.txt")
 				line := "WARNING: " + strings.Repeat("x", 4086) + "\n"
-				writeFile(t, p, bytes.Repeat([]byte(line), 65<<20/len(line)+1))
+				writeFile(t, p, append([]byte("device: NVIDIA H200 (sm_90, 132 SMs), driver 13000, runtime 13000\n"), bytes.Repeat([]byte(line), 65<<20/len(line)+1)...))
 				return []string{p}
 			},
 			exit: 2, want: []string{"pinned.transcript.txt", "more than 64 MiB"}},

@@ -243,6 +243,13 @@ func badCases() []badCase {
 				return []string{filepath.Join(dir, "missing.sqlite")}
 			},
 			exit: 2, want: []string{"missing.sqlite", "no such file"}},
+		{group: "reports and paths", name: "a text file that is none of the inputs (a build log)",
+			make: func(t *testing.T, dir string) []string {
+				p := filepath.Join(dir, "build.log")
+				writeFile(t, p, []byte("nvcc -O3 -o pinned pinned.cu\nok\n"))
+				return []string{p}
+			},
+			exit: 2, want: []string{"build.log", "not an input nsyscheck reads", "program's stdout"}},
 	}
 	return append(cases, faultCases()...)
 }

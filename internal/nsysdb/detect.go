@@ -21,13 +21,13 @@ type Kind int
 
 // The kinds of input file.
 const (
-	KindUnknown Kind = iota
-	KindNsysRep      // an Nsight Systems report
-	KindSQLite       // its SQLite export
-	KindJSON         // a results JSON or measurements file
-	KindCSV          // one `nsys stats` CSV report
-	KindText         // anything else: read as the program's transcript
-	KindQdstrm       // the raw stream nsys writes while profiling, before its importer makes a report
+	KindUnknown    Kind = iota
+	KindNsysRep         // an Nsight Systems report
+	KindSQLite          // its SQLite export
+	KindJSON            // a results JSON or measurements file
+	KindCSV             // one `nsys stats` CSV report
+	KindTranscript      // the bundled program's stdout, told by its own lines
+	KindQdstrm          // the raw stream nsys writes while profiling, before its importer makes a report
 )
 
 // String names the kind as the command line and JSON output do.
@@ -41,8 +41,8 @@ func (k Kind) String() string {
 		return "json"
 	case KindCSV:
 		return "csv"
-	case KindText:
-		return "text"
+	case KindTranscript:
+		return "transcript"
 	case KindQdstrm:
 		return "qdstrm"
 	}
@@ -101,12 +101,30 @@ func IsReportName(name string) bool {
 	return strings.HasSuffix(l, ".nsys-rep") || strings.HasSuffix(l, ".qdrep")
 }
 
-// Sniff tells an input's kind from its first bytes and its name, the one
-// rule by which every input is read: a raw stream's name, a report name, then the SQLite magic
-// or a .sqlite name, then the report magic, then .json and .csv names;
-// anything else is text (the program's transcript). A .nsys-rep or .sqlite
-// name stands for its kind even when the content is damaged, so that the
-// reader of that kind explains what is wrong with it.
+// SniffSize is how many bytes Detect reads for Sniff: enough for nsys's own
+// lines (a warning, "Collecting data...") before the program's first line.
+const SniffSize = 64 << 10
+
+// transcriptLines are how the lines the bundled program prints first begin
+// (kernels/pinned.cu; capture/program.go reads them): its device line, its
+// correctness gates and part 1's heading. A transcript holds at least one
+// near its start, whatever nsys printed before it.
+var transcriptLines = []string{"device: ", "gate ", "Part 1: "}
+
+// Looked names every kind of input Sniff tells, for the one error about a
+// file that is none of them.
+const Looked = "a .nsys-rep or its SQLite export (by their first bytes), an nsys stats .csv report, " +
+	"a .json results or measurements file, or the pinned program's stdout " +
+	"(a line starting \"device: \", \"gate \" or \"Part 1: \" in its first 64 KiB)"
+
+// Sniff tells an input's kind from its first bytes (up to SniffSize) and
+// its name, the one rule by which every input is read: a raw stream's
+// name, a report name, then the SQLite magic or a .sqlite name, then the
+// report magic, then .json and .csv names, then the program's own lines
+// (KindTranscript). Anything else is KindUnknown, which readers turn into
+// one error naming Looked. A .nsys-rep or .sqlite name stands for its kind
+// even when the content is damaged, so that the reader of that kind
+// explains what is wrong with it.
 func Sniff(name string, head []byte) Kind {
 	l := strings.ToLower(filepath.Base(name))
 	switch {
@@ -122,13 +140,36 @@ func Sniff(name string, head []byte) Kind {
 		return KindJSON
 	case strings.HasSuffix(l, ".csv"):
 		return KindCSV
+	case isTranscript(head):
+		return KindTranscript
 	}
-	return KindText
+	return KindUnknown
+}
+
+// isTranscript reports whether one of head's lines begins as the program's
+// first lines do. A progress bar redraws itself with \r on the line the
+// program then prints on, so a line is also split at \r.
+func isTranscript(head []byte) bool {
+	for len(head) > 0 {
+		line := head
+		if i := bytes.IndexAny(head, "\r\n"); i >= 0 {
+			line, head = head[:i], head[i+1:]
+		} else {
+			head = nil
+		}
+		line = bytes.TrimLeft(line, " \t")
+		for _, p := range transcriptLines {
+			if bytes.HasPrefix(line, []byte(p)) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Detect reads the start of the file at path and tells its kind (Sniff).
 func Detect(path string) (Kind, error) {
-	head, err := Head(path, HeadSize)
+	head, err := Head(path, SniffSize)
 	if err != nil {
 		return KindUnknown, err
 	}

@@ -62,7 +62,12 @@ func TestSniff(t *testing.T) {
 		{"a.txt", NsysRepMagic, KindNsysRep},
 		{"a.json", "{", KindJSON},
 		{"a_cuda_api_sum.csv", "Time", KindCSV},
-		{"a.transcript.txt", "size", KindText},
+		{"a.transcript.txt", "size", KindUnknown},
+		{"a.transcript.txt", "device: NVIDIA H200 (sm_90, 132 SMs)\n", KindTranscript},
+		{"out.log", "Collecting data...\nWARNING: x\n  gate h2d-pageable copy-back ok\n", KindTranscript},
+		{"a.txt", "[1/8] [====    ] 50%\rPart 1: blocking H2D\n", KindTranscript},
+		{"notes.txt", "Part 2 of my notes\ndevice:no space\n", KindUnknown},
+		{"a.bin", "\x00\x01\x02", KindUnknown},
 	} {
 		if got := Sniff(c.name, []byte(c.head)); got != c.want {
 			t.Errorf("Sniff(%q, %q) = %v, want %v", c.name, c.head, got, c.want)
