@@ -88,199 +88,45 @@ func loadProgramFile(path string, format Format, kind string, parse func(io.Read
 	return c, nil
 }
 
+// The parts of the transcript, in the order the program prints them.
+const (
+	partNone = iota
+	part1
+	part1b
+	part2
+	part3
+)
+
+// transcript is ParseTranscript's state: the numbers read so far, the part
+// the rows belong to and the line being read.
+type transcript struct {
+	m                       *Measurements
+	name                    string
+	part                    int
+	asyncBytes, kernelBytes int64
+	seen                    map[string]int // row key -> line
+	found                   bool           // a part header or the reference line was read
+	line                    int
+}
+
 // ParseTranscript parses the program's stdout; name is used in errors.
 func ParseTranscript(r io.Reader, name string) (*Measurements, error) {
-	m := &Measurements{Schema: MeasurementsSchema, Source: "program transcript"}
+	t := &transcript{m: &Measurements{Schema: MeasurementsSchema, Source: "program transcript"}, name: name, seen: map[string]int{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
-	const (
-		none = iota
-		part1
-		part1b
-		part2
-		part3
-	)
-	part := none
-	var asyncBytes, kernelBytes int64
-	seen := map[string]int{} // row key -> line
-	found := false
-	lineNo := 0
-	bad := func(line int, problem string) error {
-		return &InputError{Path: name, Where: fmt.Sprintf("line %d", line), Problem: problem,
-			Hint: "the transcript should be the unedited stdout of the pinned program"}
-	}
-	num := func(line int, s, what string, allowZero bool) (float64, error) {
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || (!allowZero && v == 0) {
-			return 0, bad(line, fmt.Sprintf("%s %q is not a positive number", what, s))
-		}
-		return v, nil
-	}
-	dup := func(line int, key string) error {
-		if prev, ok := seen[key]; ok {
-			return bad(line, fmt.Sprintf("row %s repeats the row of line %d", key, prev))
-		}
-		seen[key] = line
-		return nil
-	}
 	for sc.Scan() {
-		lineNo++
-		raw := sc.Text()
-		// A progress bar redraws itself with \r; keep what is left once every
-		// bar is removed.
-		var s string
-		for _, seg := range strings.Split(raw, "\r") {
-			seg = strings.TrimSpace(reProgress.ReplaceAllString(seg, ""))
-			if seg != "" {
-				s = seg
-			}
-		}
+		t.line++
+		s := cleanLine(sc.Text())
 		if s == "" || nsysLine(s) {
 			continue
 		}
-		switch {
-		case strings.HasPrefix(s, "device:"):
-			g := reDevice.FindStringSubmatch(s)
-			if g == nil {
-				return nil, bad(lineNo, "malformed device line")
-			}
-			if m.GPU != "" {
-				return nil, bad(lineNo, "a second device line: the transcript holds more than one run")
-			}
-			m.GPU, m.Driver, m.CUDA = g[1], g[4], g[5]
-			continue
-		case strings.HasPrefix(s, "gate "):
-			if g := reGateFail.FindStringSubmatch(s); g != nil {
-				m.Gates = append(m.Gates, Gate{Name: g[1], Passed: false, Detail: g[2]})
-			} else if g := reGateOK.FindStringSubmatch(s); g != nil {
-				m.Gates = append(m.Gates, Gate{Name: g[1], Passed: true})
-			} else {
-				return nil, bad(lineNo, "malformed gate line")
-			}
-			continue
-		case strings.HasPrefix(s, "Part "):
-			switch {
-			case rePart1.MatchString(s):
-				part = part1
-			case rePart1b.MatchString(s):
-				part = part1b
-			case rePart2.MatchString(s):
-				g := rePart2.FindStringSubmatch(s)
-				n, err := strconv.ParseInt(g[1], 10, 64)
-				if err != nil || n <= 0 || n > 1<<30 {
-					return nil, bad(lineNo, "bad size in the Part 2 header")
-				}
-				asyncBytes = n * mib
-				part = part2
-			case rePart3.MatchString(s):
-				g := rePart3.FindStringSubmatch(s)
-				kernelBytes = 0
-				if g[1] != "" {
-					n, err := strconv.ParseInt(g[1], 10, 64)
-					if err != nil || n <= 0 || n > 1<<30 {
-						return nil, bad(lineNo, "bad size in the Part 3 header")
-					}
-					kernelBytes = 2 * n * mib // read + written per launch
-				}
-				part = part3
-			default:
-				return nil, bad(lineNo, "unknown part header")
-			}
-			found = true
-			continue
-		case strings.HasPrefix(s, "Reference:"):
-			g := reReference.FindStringSubmatch(s)
-			if g == nil {
-				return nil, bad(lineNo, "malformed device-to-device reference line")
-			}
-			v, err := num(lineNo, g[3], "GB/s", false)
-			if err != nil {
-				return nil, err
-			}
-			if _, err := num(lineNo, g[2], "ms", false); err != nil {
-				return nil, err
-			}
-			m.DeviceCopyGBps = v
-			found = true
-			part = none
+		if handled, err := t.header(s); err != nil {
+			return nil, err
+		} else if handled {
 			continue
 		}
-		first := strings.Fields(s)[0]
-		isRow := first == "pageable" || first == "pinned" || first == "device-resident" || first == "zero-copy"
-		if !isRow {
-			// Anything else (nsys output we do not know, stderr) ends the part.
-			part = none
-			continue
-		}
-		switch part {
-		case none:
-			return nil, bad(lineNo, "a result row outside any part")
-		case part1, part1b:
-			g := reCopyRow.FindStringSubmatch(s)
-			if g == nil {
-				return nil, bad(lineNo, "malformed copy row; want SOURCE N MiB X ms Y GB/s")
-			}
-			size, err := strconv.ParseInt(g[2], 10, 64)
-			if err != nil || size <= 0 || size > 1<<30 {
-				return nil, bad(lineNo, fmt.Sprintf("size %q MiB is not a positive whole number", g[2]))
-			}
-			ms, err := num(lineNo, g[3], "ms", false)
-			if err != nil {
-				return nil, err
-			}
-			gb, err := num(lineNo, g[4], "GB/s", false)
-			if err != nil {
-				return nil, err
-			}
-			dir := "h2d"
-			if part == part1b {
-				dir = "d2h"
-			}
-			if err := dup(lineNo, dir+" "+g[1]+" "+g[2]+" MiB"); err != nil {
-				return nil, err
-			}
-			m.Copies = append(m.Copies, CopyTiming{Direction: dir, Source: g[1], Bytes: size * mib, Ms: ms, GBps: gb})
-		case part2:
-			g := reAsyncRow.FindStringSubmatch(s)
-			if g == nil {
-				return nil, bad(lineNo, "malformed async row; want SOURCE call X ms completion Y ms call is Z%")
-			}
-			call, err := num(lineNo, g[2], "call ms", true)
-			if err != nil {
-				return nil, err
-			}
-			done, err := num(lineNo, g[3], "completion ms", false)
-			if err != nil {
-				return nil, err
-			}
-			if _, err := num(lineNo, g[4], "call share", true); err != nil {
-				return nil, err
-			}
-			if err := dup(lineNo, "async "+g[1]); err != nil {
-				return nil, err
-			}
-			m.Async = append(m.Async, AsyncTiming{Source: g[1], Bytes: asyncBytes, CallMs: call, CompletionMs: done})
-		case part3:
-			g := reKernelRow.FindStringSubmatch(s)
-			if g == nil {
-				return nil, bad(lineNo, "malformed kernel row; want VARIANT X ms/launch Y GB/s")
-			}
-			ms, err := num(lineNo, g[2], "ms/launch", false)
-			if err != nil {
-				return nil, err
-			}
-			gb, err := num(lineNo, g[3], "GB/s", false)
-			if err != nil {
-				return nil, err
-			}
-			if err := dup(lineNo, "kernel "+g[1]); err != nil {
-				return nil, err
-			}
-			b := kernelBytes
-			if b == 0 {
-				b = bytesFromRate(gb, ms)
-			}
-			m.Kernels = append(m.Kernels, KernelTiming{Variant: g[1], Bytes: b, MsPerLaunch: ms, GBps: gb})
+		if err := t.row(s); err != nil {
+			return nil, err
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -289,21 +135,235 @@ func ParseTranscript(r io.Reader, name string) (*Measurements, error) {
 			return nil, ie
 		}
 		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, bad(lineNo+1, "a line longer than 4 MiB: this is not the program's output")
+			return nil, t.bad(t.line+1, "a line longer than 4 MiB: this is not the program's output")
 		}
-		return nil, &InputError{Path: name, Where: fmt.Sprintf("line %d", lineNo+1), Problem: "cannot read the transcript", Err: err}
+		return nil, &InputError{Path: name, Where: fmt.Sprintf("line %d", t.line+1), Problem: "cannot read the transcript", Err: err}
 	}
-	if !found {
-		for _, g := range m.Gates {
-			if !g.Passed {
-				return nil, &InputError{Path: name, Problem: "no program output found: the program stopped after gate " +
-					g.Name + " FAILED: " + g.Detail, Hint: "fix the failing correctness gate and run the program again"}
+	if !t.found {
+		return nil, t.noOutput()
+	}
+	return t.m, nil
+}
+
+// cleanLine is what is left of a line once nsys's progress bars are
+// removed: a bar redraws itself with \r, so the last non-empty segment.
+func cleanLine(raw string) string {
+	var s string
+	for _, seg := range strings.Split(raw, "\r") {
+		seg = strings.TrimSpace(reProgress.ReplaceAllString(seg, ""))
+		if seg != "" {
+			s = seg
+		}
+	}
+	return s
+}
+
+func (t *transcript) bad(line int, problem string) error {
+	return &InputError{Path: t.name, Where: fmt.Sprintf("line %d", line), Problem: problem,
+		Hint: "the transcript should be the unedited stdout of the pinned program"}
+}
+
+// num reads a positive number (or zero, where allowZero) named what.
+func (t *transcript) num(s, what string, allowZero bool) (float64, error) {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || (!allowZero && v == 0) {
+		return 0, t.bad(t.line, fmt.Sprintf("%s %q is not a positive number", what, s))
+	}
+	return v, nil
+}
+
+// nums reads several numbers with num, each named by the word beside it:
+// nums(allowZero, s1, what1, s2, what2, ...).
+func (t *transcript) nums(allowZero []bool, pairs ...string) ([]float64, error) {
+	out := make([]float64, len(pairs)/2)
+	for i := range out {
+		v, err := t.num(pairs[2*i], pairs[2*i+1], allowZero[i])
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// dup refuses a row the transcript already held.
+func (t *transcript) dup(key string) error {
+	if prev, ok := t.seen[key]; ok {
+		return t.bad(t.line, fmt.Sprintf("row %s repeats the row of line %d", key, prev))
+	}
+	t.seen[key] = t.line
+	return nil
+}
+
+// noOutput explains a transcript without a part: a failed gate, or no
+// program output at all.
+func (t *transcript) noOutput() error {
+	for _, g := range t.m.Gates {
+		if !g.Passed {
+			return &InputError{Path: t.name, Problem: "no program output found: the program stopped after gate " +
+				g.Name + " FAILED: " + g.Detail, Hint: "fix the failing correctness gate and run the program again"}
+		}
+	}
+	return &InputError{Path: t.name, Problem: "no program output found",
+		Hint: "expected the pinned program's stdout: a device line, gate lines and Part 1/1b/2/3 tables"}
+}
+
+// header reads the lines that are not result rows: device, gates, part
+// headers and the device-to-device reference. handled is false for any
+// other line.
+func (t *transcript) header(s string) (handled bool, err error) {
+	m := t.m
+	switch {
+	case strings.HasPrefix(s, "device:"):
+		g := reDevice.FindStringSubmatch(s)
+		if g == nil {
+			return true, t.bad(t.line, "malformed device line")
+		}
+		if m.GPU != "" {
+			return true, t.bad(t.line, "a second device line: the transcript holds more than one run")
+		}
+		m.GPU, m.Driver, m.CUDA = g[1], g[4], g[5]
+	case strings.HasPrefix(s, "gate "):
+		if g := reGateFail.FindStringSubmatch(s); g != nil {
+			m.Gates = append(m.Gates, Gate{Name: g[1], Passed: false, Detail: g[2]})
+		} else if g := reGateOK.FindStringSubmatch(s); g != nil {
+			m.Gates = append(m.Gates, Gate{Name: g[1], Passed: true})
+		} else {
+			return true, t.bad(t.line, "malformed gate line")
+		}
+	case strings.HasPrefix(s, "Part "):
+		return true, t.partHeader(s)
+	case strings.HasPrefix(s, "Reference:"):
+		g := reReference.FindStringSubmatch(s)
+		if g == nil {
+			return true, t.bad(t.line, "malformed device-to-device reference line")
+		}
+		v, err := t.nums([]bool{false, false}, g[3], "GB/s", g[2], "ms")
+		if err != nil {
+			return true, err
+		}
+		m.DeviceCopyGBps = v[0]
+		t.found, t.part = true, partNone
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+// partHeader starts a part; parts 2 and 3 name their buffer size.
+func (t *transcript) partHeader(s string) error {
+	size := func(g string, which string) (int64, error) {
+		n, err := strconv.ParseInt(g, 10, 64)
+		if err != nil || n <= 0 || n > 1<<30 {
+			return 0, t.bad(t.line, "bad size in the "+which+" header")
+		}
+		return n * mib, nil
+	}
+	switch {
+	case rePart1.MatchString(s):
+		t.part = part1
+	case rePart1b.MatchString(s):
+		t.part = part1b
+	case rePart2.MatchString(s):
+		b, err := size(rePart2.FindStringSubmatch(s)[1], "Part 2")
+		if err != nil {
+			return err
+		}
+		t.asyncBytes, t.part = b, part2
+	case rePart3.MatchString(s):
+		t.kernelBytes = 0
+		if g := rePart3.FindStringSubmatch(s); g[1] != "" {
+			b, err := size(g[1], "Part 3")
+			if err != nil {
+				return err
 			}
+			t.kernelBytes = 2 * b // read + written per launch
 		}
-		return nil, &InputError{Path: name, Problem: "no program output found",
-			Hint: "expected the pinned program's stdout: a device line, gate lines and Part 1/1b/2/3 tables"}
+		t.part = part3
+	default:
+		return t.bad(t.line, "unknown part header")
 	}
-	return m, nil
+	t.found = true
+	return nil
+}
+
+// row reads a result row of the current part; any other line (nsys output
+// we do not know, stderr) ends the part.
+func (t *transcript) row(s string) error {
+	first := strings.Fields(s)[0]
+	if first != "pageable" && first != "pinned" && first != "device-resident" && first != "zero-copy" {
+		t.part = partNone
+		return nil
+	}
+	switch t.part {
+	case part1, part1b:
+		return t.copyRow(s)
+	case part2:
+		return t.asyncRow(s)
+	case part3:
+		return t.kernelRow(s)
+	}
+	return t.bad(t.line, "a result row outside any part")
+}
+
+func (t *transcript) copyRow(s string) error {
+	g := reCopyRow.FindStringSubmatch(s)
+	if g == nil {
+		return t.bad(t.line, "malformed copy row; want SOURCE N MiB X ms Y GB/s")
+	}
+	size, err := strconv.ParseInt(g[2], 10, 64)
+	if err != nil || size <= 0 || size > 1<<30 {
+		return t.bad(t.line, fmt.Sprintf("size %q MiB is not a positive whole number", g[2]))
+	}
+	v, err := t.nums([]bool{false, false}, g[3], "ms", g[4], "GB/s")
+	if err != nil {
+		return err
+	}
+	dir := "h2d"
+	if t.part == part1b {
+		dir = "d2h"
+	}
+	if err := t.dup(dir + " " + g[1] + " " + g[2] + " MiB"); err != nil {
+		return err
+	}
+	t.m.Copies = append(t.m.Copies, CopyTiming{Direction: dir, Source: g[1], Bytes: size * mib, Ms: v[0], GBps: v[1]})
+	return nil
+}
+
+func (t *transcript) asyncRow(s string) error {
+	g := reAsyncRow.FindStringSubmatch(s)
+	if g == nil {
+		return t.bad(t.line, "malformed async row; want SOURCE call X ms completion Y ms call is Z%")
+	}
+	v, err := t.nums([]bool{true, false, true}, g[2], "call ms", g[3], "completion ms", g[4], "call share")
+	if err != nil {
+		return err
+	}
+	if err := t.dup("async " + g[1]); err != nil {
+		return err
+	}
+	t.m.Async = append(t.m.Async, AsyncTiming{Source: g[1], Bytes: t.asyncBytes, CallMs: v[0], CompletionMs: v[1]})
+	return nil
+}
+
+func (t *transcript) kernelRow(s string) error {
+	g := reKernelRow.FindStringSubmatch(s)
+	if g == nil {
+		return t.bad(t.line, "malformed kernel row; want VARIANT X ms/launch Y GB/s")
+	}
+	v, err := t.nums([]bool{false, false}, g[2], "ms/launch", g[3], "GB/s")
+	if err != nil {
+		return err
+	}
+	if err := t.dup("kernel " + g[1]); err != nil {
+		return err
+	}
+	b := t.kernelBytes
+	if b == 0 {
+		b = bytesFromRate(v[1], v[0])
+	}
+	t.m.Kernels = append(t.m.Kernels, KernelTiming{Variant: g[1], Bytes: b, MsPerLaunch: v[0], GBps: v[1]})
+	return nil
 }
 
 // bytesFromRate infers part 3's bytes per launch from the printed rate and

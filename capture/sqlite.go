@@ -616,6 +616,13 @@ func (r *sqliteReader) readRuntime(c *Capture) error {
 		return r.tableError(table, err)
 	}
 	defer rows.Close()
+	return r.scanRuntime(c, table, rows, threads)
+}
+
+// scanRuntime appends the calls of readRuntime's query to c.Calls. Calls
+// come in runs of one name and one thread, so the last name and thread are
+// kept beside the maps that cache them.
+func (r *sqliteReader) scanRuntime(c *Capture, table string, rows *sql.Rows, threads map[int64]string) error {
 	names := map[int64]string{} // nameId -> name without version
 	var (
 		a             APICall
@@ -955,7 +962,8 @@ func (r *sqliteReader) readKernels(c *Capture) error {
 	return nil
 }
 
-// readNVTX reads NVTX push/pop ranges.
+// readNVTX reads NVTX push/pop ranges: the event types that tell them,
+// the domains' names, then the ranges in start order.
 func (r *sqliteReader) readNVTX(c *Capture) error {
 	table := r.tables[tabNVTX]
 	lack := func(reason string) {
@@ -975,15 +983,41 @@ func (r *sqliteReader) readNVTX(c *Capture) error {
 			return err
 		}
 	}
+	pushPop, domainCreate, why, err := r.nvtxEventTypes()
+	if err != nil || why != "" {
+		if why != "" {
+			lack(why)
+		}
+		return err
+	}
+	text, textID := "NULL", "NULL"
+	if cols[nsysdb.ColText] {
+		text = quoteIdent(nsysdb.ColText)
+	}
+	if cols[nsysdb.ColTextID] {
+		textID = quoteIdent(nsysdb.ColTextID)
+	}
+	domains := map[int64]string{}
+	if domainCreate >= 0 && cols[nsysdb.ColDomainID] {
+		if domains, err = r.readNVTXDomains(table, text, textID, domainCreate); err != nil {
+			return err
+		}
+	}
+	return r.readNVTXRanges(c, table, cols, text, textID, pushPop, domains)
+}
+
+// nvtxEventTypes finds the event type ids of push/pop ranges and of domain
+// creation (-1 when the export has none); why says why the export cannot
+// tell push/pop ranges from other NVTX events.
+func (r *sqliteReader) nvtxEventTypes() (pushPop, domainCreate int64, why string, err error) {
 	if r.tables[tabEventType] == "" {
-		lack(fmt.Sprintf("the export has no %s table, so push/pop ranges cannot be told from other NVTX events", tabEventType))
-		return nil
+		return -1, -1, fmt.Sprintf("the export has no %s table, so push/pop ranges cannot be told from other NVTX events", tabEventType), nil
 	}
 	types, err := r.readEnum(tabEventType)
 	if err != nil {
-		return err
+		return -1, -1, "", err
 	}
-	pushPop, domainCreate := int64(-1), int64(-1)
+	pushPop, domainCreate = -1, -1
 	for id, n := range types {
 		switch n {
 		case nsysdb.EventPushPopRange:
@@ -993,56 +1027,68 @@ func (r *sqliteReader) readNVTX(c *Capture) error {
 		}
 	}
 	if pushPop < 0 {
-		lack(fmt.Sprintf("%s has no %s event type", r.tables[tabEventType], nsysdb.EventPushPopRange))
-		return nil
+		return -1, -1, fmt.Sprintf("%s has no %s event type", r.tables[tabEventType], nsysdb.EventPushPopRange), nil
 	}
-	text, textID := "NULL", "NULL"
-	if cols[nsysdb.ColText] {
-		text = quoteIdent(nsysdb.ColText)
-	}
-	if cols[nsysdb.ColTextID] {
-		textID = quoteIdent(nsysdb.ColTextID)
-	}
+	return pushPop, domainCreate, "", nil
+}
 
+// nvtxText is an NVTX event's text as the export stores it: inline, or an
+// id into the string table.
+type nvtxText struct {
+	text sql.NullString
+	id   sql.NullInt64
+}
+
+// name is the text, looked up in the string table where it is an id.
+func (r *sqliteReader) name(t nvtxText) (string, error) {
+	if !t.text.Valid && t.id.Valid {
+		return r.str(t.id.Int64)
+	}
+	return t.text.String, nil
+}
+
+// readNVTXDomains names the NVTX domains by id, from their creation
+// events. The rows are read before the string table is asked for names,
+// so that one query is open at a time.
+func (r *sqliteReader) readNVTXDomains(table, text, textID string, domainCreate int64) (map[int64]string, error) {
+	rows, err := r.db.Query(`SELECT `+quoteIdent(nsysdb.ColDomainID)+`, `+text+`, `+textID+` FROM `+quoteIdent(table)+` WHERE `+quoteIdent(nsysdb.ColEventType)+` = ?`, domainCreate)
+	if err != nil {
+		return nil, r.tableError(table, err)
+	}
+	type dom struct {
+		id sql.NullInt64
+		t  nvtxText
+	}
+	var ds []dom
+	for rows.Next() {
+		var d dom
+		if err := rows.Scan(&d.id, &d.t.text, &d.t.id); err != nil {
+			rows.Close()
+			return nil, r.tableError(table, err)
+		}
+		ds = append(ds, d)
+	}
+	err = rows.Err()
+	rows.Close()
+	if err != nil {
+		return nil, r.tableError(table, err)
+	}
 	domains := map[int64]string{}
-	if domainCreate >= 0 && cols[nsysdb.ColDomainID] {
-		rows, err := r.db.Query(`SELECT `+quoteIdent(nsysdb.ColDomainID)+`, `+text+`, `+textID+` FROM `+quoteIdent(table)+` WHERE `+quoteIdent(nsysdb.ColEventType)+` = ?`, domainCreate)
-		if err != nil {
-			return r.tableError(table, err)
+	for _, d := range ds {
+		if !d.id.Valid {
+			continue
 		}
-		type dom struct {
-			id   sql.NullInt64
-			text sql.NullString
-			tid  sql.NullInt64
-		}
-		var ds []dom
-		for rows.Next() {
-			var d dom
-			if err := rows.Scan(&d.id, &d.text, &d.tid); err != nil {
-				rows.Close()
-				return r.tableError(table, err)
-			}
-			ds = append(ds, d)
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return r.tableError(table, err)
-		}
-		for _, d := range ds {
-			if !d.id.Valid {
-				continue
-			}
-			name := d.text.String
-			if !d.text.Valid && d.tid.Valid {
-				if name, err = r.str(d.tid.Int64); err != nil {
-					return err
-				}
-			}
-			domains[d.id.Int64] = name
+		if domains[d.id.Int64], err = r.name(d.t); err != nil {
+			return nil, err
 		}
 	}
+	return domains, nil
+}
 
+// readNVTXRanges reads the push/pop ranges in start order, a range without
+// an end being still open; as readNVTXDomains, it reads every row before
+// it looks names up.
+func (r *sqliteReader) readNVTXRanges(c *Capture, table string, cols map[string]bool, text, textID string, pushPop int64, domains map[int64]string) error {
 	q := `SELECT ` + nsysdb.Cols(nsysdb.ColStart, nsysdb.ColEnd) + `, ` + text + `, ` + textID + `, ` + col(cols, nsysdb.ColGlobalTid) + `, ` + col(cols, nsysdb.ColDomainID) +
 		` FROM ` + quoteIdent(table) + ` WHERE ` + quoteIdent(nsysdb.ColEventType) + ` = ? ORDER BY ` + quoteIdent(nsysdb.ColStart)
 	rows, err := r.db.Query(q, pushPop)
@@ -1050,17 +1096,16 @@ func (r *sqliteReader) readNVTX(c *Capture) error {
 		return r.tableError(table, err)
 	}
 	type raw struct {
-		rg   Range
-		text sql.NullString
-		tid  sql.NullInt64
-		dom  int64
+		rg  Range
+		t   nvtxText
+		dom int64
 	}
 	var raws []raw
 	for rows.Next() {
 		var x raw
 		var end sql.NullInt64
 		var gtid int64
-		if err := rows.Scan(&x.rg.Start, &end, &x.text, &x.tid, &gtid, &x.dom); err != nil {
+		if err := rows.Scan(&x.rg.Start, &end, &x.t.text, &x.t.id, &gtid, &x.dom); err != nil {
 			rows.Close()
 			return r.tableError(table, err)
 		}
@@ -1081,13 +1126,8 @@ func (r *sqliteReader) readNVTX(c *Capture) error {
 	}
 	for _, x := range raws {
 		rg := x.rg
-		switch {
-		case x.text.Valid:
-			rg.Name = x.text.String
-		case x.tid.Valid:
-			if rg.Name, err = r.str(x.tid.Int64); err != nil {
-				return err
-			}
+		if rg.Name, err = r.name(x.t); err != nil {
+			return err
 		}
 		rg.Domain = domains[x.dom]
 		c.Ranges = append(c.Ranges, rg)

@@ -407,6 +407,44 @@ func bandwidthChart(r *predictions.Result, link Link) (chart, error) {
 		return ch, nil
 	}
 	p := newPlot(plotTitle(r, ch.title, 1), "transfer size (log scale)", "GB/s (1e9 bytes/s)")
+	sizeAxis(p, sizes)
+	var drawn []string
+	for _, dir := range []vocab.Direction{vocab.H2D, vocab.D2H} {
+		for _, src := range []vocab.MemKind{vocab.MemPageable, vocab.MemPinned} {
+			xys := series[key{dir, src}]
+			if len(xys) == 0 {
+				continue
+			}
+			sort.Slice(xys, func(i, j int) bool { return xys[i].X < xys[j].X })
+			name, err := addBandwidthLine(p, xys, dir, src)
+			if err != nil {
+				return ch, err
+			}
+			ch.drew(name, xys)
+			drawn = append(drawn, name)
+		}
+	}
+	ch.caption = fmt.Sprintf("Mean bandwidth of the timed blocking copies at each size (%s): %s. Solid lines are host-to-device, dashed device-to-host.",
+		sourceWords(from), strings.Join(drawn, ", "))
+	if link.RatedGBps > 0 {
+		if err := addRatedLine(p, &ch, link); err != nil {
+			return ch, err
+		}
+		maxY = math.Max(maxY, link.RatedGBps)
+	} else {
+		ch.caption += " The PCIe link's rated bandwidth is not known for this input, so no line marks it (a run folder's run.json supplies it; so does --pcie-gbps)."
+	}
+	claimLegend(p, r, 1)
+	p.Y.Min = 0
+	p.Y.Max = maxY * 1.1
+	p.Y.Tick.Marker = niceTicks{}
+	ch.plot = p
+	return ch, nil
+}
+
+// sizeAxis makes the x axis a log scale of MiB ticked at the sizes
+// measured, with a margin either side.
+func sizeAxis(p *plot.Plot, sizes map[int64]bool) {
 	p.X.Scale = plot.LogScale{}
 	var sorted []int64
 	for b := range sizes {
@@ -419,62 +457,50 @@ func bandwidthChart(r *predictions.Result, link Link) (chart, error) {
 		lo, hi = lo/2, hi*2
 	}
 	p.X.Min, p.X.Max = lo/1.25, hi*1.25
-	var drawn []string
-	for _, dir := range []vocab.Direction{vocab.H2D, vocab.D2H} {
-		for _, src := range []vocab.MemKind{vocab.MemPageable, vocab.MemPinned} {
-			xys := series[key{dir, src}]
-			if len(xys) == 0 {
-				continue
-			}
-			sort.Slice(xys, func(i, j int) bool { return xys[i].X < xys[j].X })
-			line, points, err := plotter.NewLinePoints(xys)
-			if err != nil {
-				return ch, err
-			}
-			col := colPageable
-			if src == vocab.MemPinned {
-				col = colPinned
-			}
-			line.Color, points.Color = col, col
-			line.Width = vg.Points(2)
-			points.Radius = vg.Points(3.5)
-			points.Shape = draw.CircleGlyph{}
-			if dir == vocab.D2H {
-				line.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
-				points.Shape = draw.TriangleGlyph{}
-			}
-			p.Add(line, points)
-			name := strings.ToUpper(string(dir)) + " " + string(src)
-			p.Legend.Add(name, line, points)
-			ch.drew(name, xys)
-			drawn = append(drawn, name)
-		}
+}
+
+// addBandwidthLine draws one direction and memory kind: its colour by the
+// kind, solid with circles host to device, dashed with triangles device to
+// host. It returns the legend's name for it.
+func addBandwidthLine(p *plot.Plot, xys plotter.XYs, dir vocab.Direction, src vocab.MemKind) (string, error) {
+	line, points, err := plotter.NewLinePoints(xys)
+	if err != nil {
+		return "", err
 	}
-	ch.caption = fmt.Sprintf("Mean bandwidth of the timed blocking copies at each size (%s): %s. Solid lines are host-to-device, dashed device-to-host.",
-		sourceWords(from), strings.Join(drawn, ", "))
-	if link.RatedGBps > 0 {
-		xys := plotter.XYs{{X: p.X.Min, Y: link.RatedGBps}, {X: p.X.Max, Y: link.RatedGBps}}
-		rated, err := plotter.NewLine(xys)
-		if err != nil {
-			return ch, err
-		}
-		ch.drew("rated", xys)
-		rated.Color = colRated
-		rated.Width = vg.Points(1.5)
-		rated.Dashes = []vg.Length{vg.Points(2), vg.Points(3)}
-		p.Add(rated)
-		p.Legend.Add(link.label(), rated)
-		maxY = math.Max(maxY, link.RatedGBps)
-		ch.caption += fmt.Sprintf(" The dotted line is the link's rated bandwidth per direction: %s, %.1f GB/s.", link.name(), link.RatedGBps)
-	} else {
-		ch.caption += " The PCIe link's rated bandwidth is not known for this input, so no line marks it (a run folder's run.json supplies it; so does --pcie-gbps)."
+	col := colPageable
+	if src == vocab.MemPinned {
+		col = colPinned
 	}
-	claimLegend(p, r, 1)
-	p.Y.Min = 0
-	p.Y.Max = maxY * 1.1
-	p.Y.Tick.Marker = niceTicks{}
-	ch.plot = p
-	return ch, nil
+	line.Color, points.Color = col, col
+	line.Width = vg.Points(2)
+	points.Radius = vg.Points(3.5)
+	points.Shape = draw.CircleGlyph{}
+	if dir == vocab.D2H {
+		line.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+		points.Shape = draw.TriangleGlyph{}
+	}
+	p.Add(line, points)
+	name := strings.ToUpper(string(dir)) + " " + string(src)
+	p.Legend.Add(name, line, points)
+	return name, nil
+}
+
+// addRatedLine draws the link's rated bandwidth across the plot, dotted,
+// and says so in the caption.
+func addRatedLine(p *plot.Plot, ch *chart, link Link) error {
+	xys := plotter.XYs{{X: p.X.Min, Y: link.RatedGBps}, {X: p.X.Max, Y: link.RatedGBps}}
+	rated, err := plotter.NewLine(xys)
+	if err != nil {
+		return err
+	}
+	ch.drew("rated", xys)
+	rated.Color = colRated
+	rated.Width = vg.Points(1.5)
+	rated.Dashes = []vg.Length{vg.Points(2), vg.Points(3)}
+	p.Add(rated)
+	p.Legend.Add(link.label(), rated)
+	ch.caption += fmt.Sprintf(" The dotted line is the link's rated bandwidth per direction: %s, %.1f GB/s.", link.name(), link.RatedGBps)
+	return nil
 }
 
 // sizeTicks labels a log axis of MiB at the sizes measured, every other
@@ -636,29 +662,11 @@ func kernelChart(r *predictions.Result) (chart, error) {
 	ch.caption = fmt.Sprintf("Mean time per launch (%s). The zero-copy bar is green when prediction 3 held, red when it died.", sourceWords(from))
 	predicted := predictedLoss(r, from)
 	if res != nil && zero != nil && predicted > 0 {
-		lo := res.MsPerLaunch * predicted / predictions.LossFactor
-		mid := res.MsPerLaunch * predicted
-		hi := res.MsPerLaunch * predicted * predictions.LossFactor
-		band, err := plotter.NewPolygon(plotter.XYs{{X: 0.62, Y: lo}, {X: 1.38, Y: lo}, {X: 1.38, Y: hi}, {X: 0.62, Y: hi}})
+		hi, err := addPredictedBand(p, &ch, res.MsPerLaunch, zero.MsPerLaunch, predicted)
 		if err != nil {
 			return ch, err
 		}
-		band.Color = colBand
-		band.LineStyle.Width = 0
-		line, err := plotter.NewLine(plotter.XYs{{X: 0.62, Y: mid}, {X: 1.38, Y: mid}})
-		if err != nil {
-			return ch, err
-		}
-		line.Color = colZeroCopy
-		line.Width = vg.Points(1.5)
-		line.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
-		p.Add(band, line)
-		ch.drew("predicted zero-copy band", plotter.XYs{{X: 1, Y: lo}, {X: 1, Y: mid}, {X: 1, Y: hi}})
-		p.Legend.Add(fmt.Sprintf("where prediction 3 puts zero-copy: %s to %s ms", msText(lo), msText(hi)), band)
-		p.Legend.Add(fmt.Sprintf("predicted zero-copy time %s ms (resident x %.1f)", msText(mid), predicted), line)
 		maxY = math.Max(maxY, hi)
-		ch.caption += fmt.Sprintf(" The shaded band is where prediction 3 puts the zero-copy launch: the resident time %s ms times the predicted loss %.2fx (device bandwidth over part 1's pinned host-to-device bandwidth), from half of that to twice it: %s to %s ms. The zero-copy bar measured %s ms.",
-			msText(res.MsPerLaunch), predicted, msText(lo), msText(hi), msText(zero.MsPerLaunch))
 	} else {
 		ch.caption += " Prediction 3's band is not drawn: the input gives no predicted loss for these rows (it needs both variants and part 1's pinned 64 MiB host-to-device copy)."
 	}
@@ -672,8 +680,45 @@ func kernelChart(r *predictions.Result) (chart, error) {
 	claimLegend(p, r, 3)
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.6, float64(len(names))-0.4
-	// A resident launch many times shorter than the zero-copy one would be
-	// a sliver on a linear axis: past 20x the axis turns logarithmic.
+	kernelYAxis(p, xys, maxY)
+	ch.plot = p
+	return ch, nil
+}
+
+// addPredictedBand shades where prediction 3 puts the zero-copy launch
+// (the resident time times the predicted loss, from half to twice it),
+// marks the predicted time, and says so in the caption. It returns the
+// band's top.
+func addPredictedBand(p *plot.Plot, ch *chart, resMs, zeroMs, predicted float64) (float64, error) {
+	lo := resMs * predicted / predictions.LossFactor
+	mid := resMs * predicted
+	hi := resMs * predicted * predictions.LossFactor
+	band, err := plotter.NewPolygon(plotter.XYs{{X: 0.62, Y: lo}, {X: 1.38, Y: lo}, {X: 1.38, Y: hi}, {X: 0.62, Y: hi}})
+	if err != nil {
+		return 0, err
+	}
+	band.Color = colBand
+	band.LineStyle.Width = 0
+	line, err := plotter.NewLine(plotter.XYs{{X: 0.62, Y: mid}, {X: 1.38, Y: mid}})
+	if err != nil {
+		return 0, err
+	}
+	line.Color = colZeroCopy
+	line.Width = vg.Points(1.5)
+	line.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+	p.Add(band, line)
+	ch.drew("predicted zero-copy band", plotter.XYs{{X: 1, Y: lo}, {X: 1, Y: mid}, {X: 1, Y: hi}})
+	p.Legend.Add(fmt.Sprintf("where prediction 3 puts zero-copy: %s to %s ms", msText(lo), msText(hi)), band)
+	p.Legend.Add(fmt.Sprintf("predicted zero-copy time %s ms (resident x %.1f)", msText(mid), predicted), line)
+	ch.caption += fmt.Sprintf(" The shaded band is where prediction 3 puts the zero-copy launch: the resident time %s ms times the predicted loss %.2fx (device bandwidth over part 1's pinned host-to-device bandwidth), from half of that to twice it: %s to %s ms. The zero-copy bar measured %s ms.",
+		msText(resMs), predicted, msText(lo), msText(hi), msText(zeroMs))
+	return hi, nil
+}
+
+// kernelYAxis scales the kernel chart's y axis to maxY. A resident launch
+// many times shorter than the zero-copy one would be a sliver on a linear
+// axis: past 20x the axis turns logarithmic.
+func kernelYAxis(p *plot.Plot, xys plotter.XYs, maxY float64) {
 	minY := math.Inf(1)
 	for _, xy := range xys {
 		if xy.Y > 0 {
@@ -688,8 +733,6 @@ func kernelChart(r *predictions.Result) (chart, error) {
 		p.Y.Max = maxY * 1.2
 		p.Y.Tick.Marker = niceTicks{}
 	}
-	ch.plot = p
-	return ch, nil
 }
 
 // predictedLoss returns prediction 3's predicted loss for the given source,

@@ -206,59 +206,88 @@ func Text(w io.Writer, r *predictions.Result, opts TextOptions) error {
 		idW = max(idW, len(c.ID))
 		vW = max(vW, len(c.Verdict))
 	}
-	indent := strings.Repeat(" ", idW+2+vW+2)
+	cw := claimWriter{b: &b, width: width, verbose: opts.Verbose, idW: idW, vW: vW, indent: strings.Repeat(" ", idW+2+vW+2)}
 	if width < 72 {
-		indent = "    "
+		cw.indent = "    "
 	}
 	hidden := 0
 	for i := range r.Claims {
-		c := &r.Claims[i]
-		first := fmt.Sprintf("%-*s  %-*s  ", idW, c.ID, vW, c.Verdict)
-		writeWrapped(&b, valueText(c)+": "+c.Statement, width, first, indent)
-		if c.Verdict == predictions.Unavailable {
-			writeWrapped(&b, "why unavailable: "+c.Reason, width, indent, indent+"  ")
-			if opts.Verbose {
-				for _, e := range evidenceLines(c) {
-					writeWrapped(&b, e, width, indent, indent+"  ")
-				}
-			}
-			continue
-		}
-		deciding, others := decidingEvidence(c)
-		show := deciding
-		if !opts.Verbose && len(deciding) > 1 {
-			// The last line of the deciding source states the outcome.
-			show = deciding[len(deciding)-1:]
-		}
-		label := "evidence"
-		if c.Verdict == predictions.Died {
-			label = "why it died"
-		}
-		for j, e := range show {
-			if j == 0 {
-				e = label + ": " + e
-			}
-			writeWrapped(&b, e, width, indent, indent+"  ")
-		}
-		if opts.Verbose {
-			for _, e := range others {
-				writeWrapped(&b, e, width, indent, indent+"  ")
-			}
-			for _, sv := range c.Sources {
-				if sv.Source == c.From {
-					continue
-				}
-				if sv.Measured != nil {
-					writeWrapped(&b, fmt.Sprintf("%s gives %s (%s)", sv.Source, num(*sv.Measured), sv.Verdict), width, indent, indent+"  ")
-				} else if sv.Reason != "" {
-					writeWrapped(&b, fmt.Sprintf("%s cannot answer: %s", sv.Source, sv.Reason), width, indent, indent+"  ")
-				}
-			}
-		} else {
-			hidden += len(c.Evidence) - len(show)
-		}
+		hidden += cw.claim(&r.Claims[i])
 	}
 	b.WriteByte('\n')
+	textPredictions(&b, r, width, vW)
+	textTail(&b, r, width)
+	if hidden > 0 {
+		b.WriteByte('\n')
+		writeWrapped(&b, fmt.Sprintf("%d more evidence line(s) not shown: -v shows every line; --format json or markdown holds them too.", hidden), width, "", "    ")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// claimWriter writes Text's claims, aligned on the widest id and verdict.
+type claimWriter struct {
+	b       *strings.Builder
+	width   int
+	verbose bool
+	idW, vW int
+	indent  string
+}
+
+// claim writes one claim: its verdict, value and statement, why it is
+// unavailable or the evidence that decided it, and in verbose mode the
+// other sources. It returns how many evidence lines it left out.
+func (cw claimWriter) claim(c *predictions.Claim) (hidden int) {
+	b, width, indent := cw.b, cw.width, cw.indent
+	first := fmt.Sprintf("%-*s  %-*s  ", cw.idW, c.ID, cw.vW, c.Verdict)
+	writeWrapped(b, valueText(c)+": "+c.Statement, width, first, indent)
+	if c.Verdict == predictions.Unavailable {
+		writeWrapped(b, "why unavailable: "+c.Reason, width, indent, indent+"  ")
+		if cw.verbose {
+			for _, e := range evidenceLines(c) {
+				writeWrapped(b, e, width, indent, indent+"  ")
+			}
+		}
+		return 0
+	}
+	deciding, others := decidingEvidence(c)
+	show := deciding
+	if !cw.verbose && len(deciding) > 1 {
+		// The last line of the deciding source states the outcome.
+		show = deciding[len(deciding)-1:]
+	}
+	label := "evidence"
+	if c.Verdict == predictions.Died {
+		label = "why it died"
+	}
+	for j, e := range show {
+		if j == 0 {
+			e = label + ": " + e
+		}
+		writeWrapped(b, e, width, indent, indent+"  ")
+	}
+	if !cw.verbose {
+		return len(c.Evidence) - len(show)
+	}
+	for _, e := range others {
+		writeWrapped(b, e, width, indent, indent+"  ")
+	}
+	for _, sv := range c.Sources {
+		if sv.Source == c.From {
+			continue
+		}
+		if sv.Measured != nil {
+			writeWrapped(b, fmt.Sprintf("%s gives %s (%s)", sv.Source, num(*sv.Measured), sv.Verdict), width, indent, indent+"  ")
+		} else if sv.Reason != "" {
+			writeWrapped(b, fmt.Sprintf("%s cannot answer: %s", sv.Source, sv.Reason), width, indent, indent+"  ")
+		}
+	}
+	return 0
+}
+
+// textPredictions writes each prediction's verdict with its claims' and
+// the controls the input could not check.
+func textPredictions(b *strings.Builder, r *predictions.Result, width, vW int) {
 	for _, p := range r.Predictions {
 		var parts []string
 		for _, id := range p.Claims {
@@ -271,36 +300,35 @@ func Text(w io.Writer, r *predictions.Result, opts TextOptions) error {
 				}
 			}
 		}
-		writeWrapped(&b, fmt.Sprintf("%s: %s", topics[p.ID], strings.Join(parts, ", ")), width,
+		writeWrapped(b, fmt.Sprintf("%s: %s", topics[p.ID], strings.Join(parts, ", ")), width,
 			fmt.Sprintf("prediction %d: %-*s  ", p.ID, vW, p.Verdict), "    ")
 		for _, u := range p.Unchecked {
 			// A control the input cannot check: the verdict stands on the
 			// claims, and the line says what would check it.
-			writeWrapped(&b, u, width, "    ", "      ")
+			writeWrapped(b, u, width, "    ", "      ")
 		}
 	}
+}
+
+// textTail writes the exercise, the device-to-device copy and the
+// diagnostics.
+func textTail(b *strings.Builder, r *predictions.Result, width int) {
 	ex := r.Exercise
 	if ex.Verdict == "answered" && ex.H2DRatio != nil && ex.D2HRatio != nil {
-		writeWrapped(&b, fmt.Sprintf("exercise: pageable/pinned at 64 MiB: h2d %.2fx, d2h %.2fx; pinning buys more: %s (from %s)",
+		writeWrapped(b, fmt.Sprintf("exercise: pageable/pinned at 64 MiB: h2d %.2fx, d2h %.2fx; pinning buys more: %s (from %s)",
 			*ex.H2DRatio, *ex.D2HRatio, ex.Answer, sourceWords(ex.From)), width, "", "    ")
 	} else {
-		writeWrapped(&b, "exercise: unavailable: "+ex.Reason, width, "", "    ")
+		writeWrapped(b, "exercise: unavailable: "+ex.Reason, width, "", "    ")
 	}
 	if r.DeviceCopyGBps > 0 {
-		writeWrapped(&b, fmt.Sprintf("device-to-device copy: %.1f GB/s (%s)", r.DeviceCopyGBps, r.DeviceCopyFrom), width, "", "    ")
+		writeWrapped(b, fmt.Sprintf("device-to-device copy: %.1f GB/s (%s)", r.DeviceCopyGBps, r.DeviceCopyFrom), width, "", "    ")
 	}
 	if len(r.Diagnostics) > 0 {
 		b.WriteByte('\n')
 		for _, d := range r.Diagnostics {
-			writeWrapped(&b, fmt.Sprintf("%s %s: %s", d.Level, d.Code, d.Message), width, "", "    ")
+			writeWrapped(b, fmt.Sprintf("%s %s: %s", d.Level, d.Code, d.Message), width, "", "    ")
 		}
 	}
-	if hidden > 0 {
-		b.WriteByte('\n')
-		writeWrapped(&b, fmt.Sprintf("%d more evidence line(s) not shown: -v shows every line; --format json or markdown holds them too.", hidden), width, "", "    ")
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 // TextMulti renders several results side by side: one column per input
@@ -322,12 +350,10 @@ func TextMulti(w io.Writer, results []*predictions.Result, opts TextOptions) err
 		}
 		writePath(&b, fmt.Sprintf("[%d] %s", i+1, r.Input.Path), strings.Join(rest, ", "), width)
 	}
-	if len(results) > 0 {
-		for _, r := range results {
-			if r.Input.Thread != "" {
-				writeWrapped(&b, "(program thread PID/TID: the thread with the most cudaMemcpyAsync calls, whose calls the trace's numbers come from; other threads' calls are left out)", width, "", " ")
-				break
-			}
+	for _, r := range results {
+		if r.Input.Thread != "" {
+			writeWrapped(&b, "(program thread PID/TID: the thread with the most cudaMemcpyAsync calls, whose calls the trace's numbers come from; other threads' calls are left out)", width, "", " ")
+			break
 		}
 	}
 	b.WriteByte('\n')
@@ -335,6 +361,18 @@ func TextMulti(w io.Writer, results []*predictions.Result, opts TextOptions) err
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
+	writeMultiTable(&b, multiRows(results), len(results), width)
+	if notes := multiNotes(results, width); notes != "" {
+		b.WriteByte('\n')
+		b.WriteString(notes)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// multiRows is TextMulti's table: a head, then a row per claim, per
+// prediction and the exercise, with a cell per result.
+func multiRows(results []*predictions.Result) [][]string {
 	head := []string{"CLAIM", "BOUND"}
 	for i := range results {
 		head = append(head, fmt.Sprintf("[%d]", i+1))
@@ -370,9 +408,14 @@ func TextMulti(w io.Writer, results []*predictions.Result, opts TextOptions) err
 		}
 		row = append(row, fmt.Sprintf("%.2f/%.2f %s", *ex.H2DRatio, *ex.D2HRatio, ex.Answer))
 	}
-	rows = append(rows, row)
+	return append(rows, row)
+}
+
+// writeMultiTable writes the rows as a table where every input's column
+// fits beside the claims, else as a list per input.
+func writeMultiTable(b *strings.Builder, rows [][]string, n, width int) {
 	fits := true
-	for i := range results {
+	for i := 0; i < n; i++ {
 		cols := make([][]string, len(rows))
 		for k, row := range rows {
 			cols[k] = []string{row[0], row[1], row[i+2]}
@@ -380,23 +423,27 @@ func TextMulti(w io.Writer, results []*predictions.Result, opts TextOptions) err
 		fits = fits && tableWidth(cols, 3) <= width
 	}
 	if fits {
-		writeTable(&b, rows, 2, width)
-	} else {
-		// Too narrow for even one input beside the claims: a list per input.
-		for i := range results {
-			if i > 0 {
-				b.WriteByte('\n')
+		writeTable(b, rows, 2, width)
+		return
+	}
+	// Too narrow for even one input beside the claims: a list per input.
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		for _, row := range rows[1:] {
+			text := row[i+2]
+			if row[1] != "" {
+				text += " (" + row[1] + ")"
 			}
-			for _, row := range rows[1:] {
-				text := row[i+2]
-				if row[1] != "" {
-					text += " (" + row[1] + ")"
-				}
-				writeWrapped(&b, text, width, fmt.Sprintf("[%d] %s: ", i+1, row[0]), "      ")
-			}
+			writeWrapped(b, text, width, fmt.Sprintf("[%d] %s: ", i+1, row[0]), "      ")
 		}
 	}
+}
 
+// multiNotes says, per input, why each claim died or was unavailable, the
+// unchecked controls and the diagnostics.
+func multiNotes(results []*predictions.Result, width int) string {
 	var notes strings.Builder
 	for i, r := range results {
 		tag := fmt.Sprintf("[%d] ", i+1)
@@ -424,12 +471,7 @@ func TextMulti(w io.Writer, results []*predictions.Result, opts TextOptions) err
 			writeWrapped(&notes, fmt.Sprintf("%s %s: %s", d.Level, d.Code, d.Message), width, tag, pad)
 		}
 	}
-	if notes.Len() > 0 {
-		b.WriteByte('\n')
-		b.WriteString(notes.String())
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return notes.String()
 }
 
 // tableWidth is the width of the first n columns of rows laid out as

@@ -12,6 +12,8 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/audit"
 	"github.com/nsyscheck/nsyscheck/check"
+	"github.com/nsyscheck/nsyscheck/fleet"
+	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/report"
 )
 
@@ -103,49 +105,13 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 		dirs = subfolders(opts.Out, paths)
 	}
 	fs := check.Fleet(checked, 2)
-	reps := make([]*report.Report, len(results))
-	files := make([]map[string][]byte, len(results))
-	for i, r := range results {
-		link := checked[i].Link()
-		if opts.PCIeGBps > 0 {
-			link = report.Link{RatedGBps: opts.PCIeGBps}
-		}
-		if reps[i], err = report.Build(r, report.Options{Link: link}); err != nil {
-			return &statusError{code: exitError, err: fmt.Errorf("%s: %w", r.Input.Path, err)}
-		}
-		if files[i], err = reps[i].Files(); err != nil {
-			return &statusError{code: exitError, err: fmt.Errorf("%s: %w", r.Input.Path, err)}
-		}
+	reps, files, err := buildReports(checked, opts.PCIeGBps)
+	if err != nil {
+		return err
 	}
-	// Several inputs also get an index page comparing them side by side.
-	var index *report.Index
-	var indexFiles map[string][]byte
-	if len(results) > 1 {
-		entries := make([]report.Entry, len(results))
-		for i, r := range results {
-			entries[i] = report.Entry{Result: r, Dir: filepath.Base(dirs[i])}
-		}
-		if index, err = report.BuildIndex(entries); err != nil {
-			return &statusError{code: exitError, err: err}
-		}
-		if indexFiles, err = index.Files(); err != nil {
-			return &statusError{code: exitError, err: err}
-		}
-	}
-	// The index and the fleet table go into DIR itself, through the same
-	// writer as the reports.
-	topFiles := map[string][]byte{}
-	for name, b := range indexFiles {
-		topFiles[name] = b
-	}
-	var fleetFiles map[string][]byte
-	if fs != nil {
-		page, err := report.FleetFile(*fs)
-		if err != nil {
-			return &statusError{code: exitError, err: err}
-		}
-		fleetFiles = map[string][]byte{report.FleetMarkdownFile: page}
-		topFiles[report.FleetMarkdownFile] = page
+	index, topFiles, err := buildTop(results, dirs, fs)
+	if err != nil {
+		return err
 	}
 	// Refuse before writing anything, so a refusal leaves no half-written set.
 	if clash := reportClashes(dirs, files, opts.Out, topFiles); !opts.Force && len(clash) > 0 {
@@ -172,12 +138,71 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 		if index.Plot.Skipped != "" {
 			fmt.Fprintf(s.Err, "comparison plot not drawn: %s\n", index.Plot.Skipped)
 		}
-		fmt.Fprintf(s.Out, "side by side: %s (%d files)\n", filepath.Join(opts.Out, report.IndexHTMLFile), len(topFiles)-len(fleetFiles))
+		n := len(topFiles)
+		if fs != nil {
+			n-- // the fleet page
+		}
+		fmt.Fprintf(s.Out, "side by side: %s (%d files)\n", filepath.Join(opts.Out, report.IndexHTMLFile), n)
 	}
 	if fs != nil {
 		fmt.Fprintf(s.Out, "fleet of %d GPUs: %s (%d outlier findings)\n", len(fs.Rows), filepath.Join(opts.Out, report.FleetMarkdownFile), len(fs.Findings))
 	}
 	return nil
+}
+
+// buildReports renders each checked input's report and its files, with
+// the link's rated bandwidth from its run folder or else pcieGBps.
+func buildReports(checked []*check.Checked, pcieGBps float64) ([]*report.Report, []map[string][]byte, error) {
+	reps := make([]*report.Report, len(checked))
+	files := make([]map[string][]byte, len(checked))
+	for i, c := range checked {
+		r := c.Result
+		link := c.Link()
+		if pcieGBps > 0 {
+			link = report.Link{RatedGBps: pcieGBps}
+		}
+		var err error
+		if reps[i], err = report.Build(r, report.Options{Link: link}); err != nil {
+			return nil, nil, &statusError{code: exitError, err: fmt.Errorf("%s: %w", r.Input.Path, err)}
+		}
+		if files[i], err = reps[i].Files(); err != nil {
+			return nil, nil, &statusError{code: exitError, err: fmt.Errorf("%s: %w", r.Input.Path, err)}
+		}
+	}
+	return reps, files, nil
+}
+
+// buildTop renders what goes into the output folder itself, through the
+// same writer as the reports: the index page comparing several inputs side
+// by side, and the fleet table when the inputs are a fleet's run folders.
+func buildTop(results []*predictions.Result, dirs []string, fs *fleet.Summary) (*report.Index, map[string][]byte, error) {
+	top := map[string][]byte{}
+	var index *report.Index
+	if len(results) > 1 {
+		entries := make([]report.Entry, len(results))
+		for i, r := range results {
+			entries[i] = report.Entry{Result: r, Dir: filepath.Base(dirs[i])}
+		}
+		var err error
+		if index, err = report.BuildIndex(entries); err != nil {
+			return nil, nil, &statusError{code: exitError, err: err}
+		}
+		files, err := index.Files()
+		if err != nil {
+			return nil, nil, &statusError{code: exitError, err: err}
+		}
+		for name, b := range files {
+			top[name] = b
+		}
+	}
+	if fs != nil {
+		page, err := report.FleetFile(*fs)
+		if err != nil {
+			return nil, nil, &statusError{code: exitError, err: err}
+		}
+		top[report.FleetMarkdownFile] = page
+	}
+	return index, top, nil
 }
 
 // reportClashes lists, sorted, the files report would write that exist
