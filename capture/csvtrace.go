@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -16,9 +17,11 @@ import (
 // The per-record CSV reports: cuda_gpu_trace (one row per GPU copy, memset
 // or kernel, with the API call's CorrId) and nvtx_pushpop_trace (one row per
 // push/pop range instance). nsys 2022 names them gputrace and nvtxpptrace.
-// This file holds the one streaming reader of each (streamGPUTrace,
-// streamNVTXTrace); the CSV folder's loader and the audit's copy reader
-// (copies.go) both consume them.
+// This file holds the one reader of every per-record report
+// (readCSVRecords, on csvScanner) and the streaming reader of each report
+// on it (streamAPITrace, streamGPUTrace, streamNVTXTrace); the CSV
+// folder's loader and the audit's copy reader (copies.go) both consume
+// them.
 
 // gpuTraceRecord is one row of a cuda_gpu_trace report: a copy, a memset or
 // a kernel, with the correlation id of the API call that issued it.
@@ -42,11 +45,8 @@ type gpuTraceHeader struct {
 	hasPID   bool // a Pid column
 }
 
-// streamCSVRecords reads a per-record report with csvScanner: it resolves
-// the header against cols and hands it to header, then hands each data row
-// (its cells valid until the next row) and the row's number to row, which may
-// stop the read with an error. A file with no header at all gives
-// errEmptyReport.
+// streamCSVRecords opens a per-record report and reads it with
+// readCSVRecords.
 func streamCSVRecords(path, report string, cols []csvColumn, header func(*csvResolvedHeader) error,
 	row func(n int, rec [][]byte) error) error {
 	f, err := os.Open(path)
@@ -54,13 +54,25 @@ func streamCSVRecords(path, report string, cols []csvColumn, header func(*csvRes
 		return &InputError{Path: path, Problem: "cannot open the " + report + " report", Err: err}
 	}
 	defer f.Close()
-	sc := newCSVScanner(f)
+	return readCSVRecords(f, path, report, cols, header, row)
+}
+
+// readCSVRecords is the one reader of the per-record reports
+// (cuda_api_trace, cuda_gpu_trace, nvtx_pushpop_trace): csvScanner, which
+// splits records as encoding/csv does without a string per cell. It
+// resolves the header against cols and hands it to header, then hands each
+// data row (its cells valid until the next row) and the row's number to
+// row, which may stop the read with an error. A file with no header at all
+// gives errEmptyReport.
+func readCSVRecords(r io.Reader, path, report string, cols []csvColumn, header func(*csvResolvedHeader) error,
+	row func(n int, rec [][]byte) error) error {
+	sc := newCSVScanner(r)
 	first, err := sc.next()
 	if err == io.EOF {
 		return errEmptyReport
 	}
 	if err != nil {
-		return &InputError{Path: path, Where: "header", Problem: "malformed CSV", Err: err}
+		return csvScanError(path, "header", err)
 	}
 	names := make([]string, len(first))
 	for i, c := range first {
@@ -79,17 +91,246 @@ func streamCSVRecords(path, report string, cols []csvColumn, header func(*csvRes
 			return nil
 		}
 		if err != nil {
-			return &InputError{Path: path, Where: fmt.Sprintf("data row %d", n), Problem: "malformed CSV", Err: err,
-				Hint: "the file may be cut short or not be an nsys stats --format csv report"}
+			return csvScanError(path, fmt.Sprintf("data row %d", n), err)
 		}
 		if len(rec) != len(names) {
-			return csvRowError(path, n, "", "", fmt.Sprintf("%d cells where the header has %d", len(rec), len(names)),
-				"re-export the report with nsys stats --format csv")
+			return &InputError{Path: path, Where: fmt.Sprintf("data row %d", n),
+				Problem: fmt.Sprintf("malformed CSV: %d cells where the header has %d", len(rec), len(names)),
+				Hint:    "the file may be cut short or not be an nsys stats --format csv report"}
 		}
 		if err := row(n, rec); err != nil {
 			return err
 		}
 	}
+}
+
+// csvScanError says where csvScanner stopped and why: a record past the
+// bound (on its first line), a quote out of place, or a failed read.
+func csvScanError(path, where string, err error) *InputError {
+	var long *errCSVRecordTooLong
+	if errors.As(err, &long) {
+		return csvReadError(path, err)
+	}
+	if errors.Is(err, errCSVScan) {
+		return &InputError{Path: path, Where: where, Problem: "malformed CSV: a quote inside an unquoted cell, text after a closing quote, or a quoted cell never closed",
+			Hint: "the file may be cut short or not be an nsys stats --format csv report"}
+	}
+	return &InputError{Path: path, Where: where, Problem: "cannot read the CSV report", Err: err}
+}
+
+// streamAPITrace reads a cuda_api_trace CSV report row by row and hands each
+// wanted call to emit; it returns the number of data rows read. scope, when
+// not nil, learns whether the report has Pid and Tid columns.
+//
+// This report is read with readCSVRecords and a header->index layout
+// rather than gocsv: gocsv's streaming entry points (UnmarshalToCallback,
+// UnmarshalDecoderToCallback) pass every row through reflection and an
+// unbuffered channel to a second goroutine. On a synthetic 1M-row report,
+// one core (GOMAXPROCS=1), BenchmarkCSVTraceStream measured about
+// 0.6-0.66M rows/s through gocsv against 2-3M rows/s here (see
+// docs/performance.md). The small summary reports go through gocsv.
+func streamAPITrace(r io.Reader, path string, opts Options, emit func(APICall), scope func(bool)) (int, error) {
+	var l *apiTraceLayout
+	rows := 0
+	err := readCSVRecords(r, path, nsysdb.ReportAPITrace, nsysdb.APITraceColumns,
+		func(rh *csvResolvedHeader) error {
+			l = newAPITraceLayout(path, rh)
+			if scope != nil {
+				scope(l.pid >= 0 && l.tid >= 0)
+			}
+			return nil
+		},
+		func(n int, rec [][]byte) error {
+			rows = n
+			call, ok, err := l.read(n, rec, opts)
+			if ok {
+				emit(call)
+			}
+			return err
+		})
+	return rows, err
+}
+
+// apiTraceLayout is where a cuda_api_trace report keeps each cell, and the
+// strings its rows repeat (API and thread names), kept once.
+type apiTraceLayout struct {
+	path                     string
+	names                    []string // the header as written, for errors
+	start, dur, name, corr   int
+	result, pid, tid, thread int // -1 where the report lacks the column
+	sStart, sDur             float64
+	intern                   map[string]string
+}
+
+func newAPITraceLayout(path string, rh *csvResolvedHeader) *apiTraceLayout {
+	opt := func(f string) int {
+		if i, ok := rh.index[f]; ok {
+			return i
+		}
+		return -1
+	}
+	return &apiTraceLayout{path: path, names: rh.names,
+		start: rh.index["start"], dur: rh.index["duration"], name: rh.index["name"], corr: rh.index["corrid"],
+		result: opt("result"), pid: opt("pid"), tid: opt("tid"), thread: opt("thread"),
+		sStart: rh.scale["start"], sDur: rh.scale["duration"], intern: map[string]string{}}
+}
+
+// internStr is b as a string, one copy per distinct value.
+func (l *apiTraceLayout) internStr(b []byte) string {
+	if v, ok := l.intern[string(b)]; ok {
+		return v
+	}
+	v := string(b)
+	if len(l.intern) <= 1<<16 { // many distinct strings: stop growing the table
+		l.intern[v] = v
+	}
+	return v
+}
+
+// num reads an integer cell; an absent column or an empty cell is 0.
+func (l *apiTraceLayout) num(rec [][]byte, i, row int) (int64, error) {
+	if i < 0 || len(rec[i]) == 0 {
+		return 0, nil
+	}
+	v, err := csvParseInt(string(rec[i]))
+	if err != nil {
+		return 0, csvRowError(l.path, row, l.names[i], string(rec[i]), "not an integer", "re-export the report with nsys stats --format csv")
+	}
+	return v, nil
+}
+
+// read decodes one row; ok is false for a call opts does not want.
+func (l *apiTraceLayout) read(row int, rec [][]byte, opts Options) (call APICall, ok bool, err error) {
+	name := csvStripVersionBytes(rec[l.name])
+	if !opts.WantsAPI(string(name)) {
+		return call, false, nil
+	}
+	const hint = "times must be non-negative numbers; re-export with nsys stats --report cuda_api_trace --format csv"
+	start, err := csvParseNs(string(rec[l.start]), l.sStart)
+	if err != nil || start < 0 {
+		return call, false, csvRowError(l.path, row, l.names[l.start], string(rec[l.start]), "start is not a non-negative number", hint)
+	}
+	dur, err := csvParseNs(string(rec[l.dur]), l.sDur)
+	if err != nil || dur < 0 {
+		return call, false, csvRowError(l.path, row, l.names[l.dur], string(rec[l.dur]), "duration is not a non-negative number", hint)
+	}
+	if start > math.MaxInt64-dur {
+		return call, false, csvRowError(l.path, row, l.names[l.dur], string(rec[l.dur]), "start + duration overflows", hint)
+	}
+	call = APICall{Name: l.internStr(name), Start: start, End: start + dur, Row: row}
+	for _, c := range []struct {
+		i   int
+		dst *int64
+	}{{l.corr, &call.CorrelationID}, {l.result, &call.Result}, {l.pid, &call.PID}, {l.tid, &call.TID}} {
+		if *c.dst, err = l.num(rec, c.i, row); err != nil {
+			return call, false, err
+		}
+	}
+	if l.thread >= 0 {
+		call.Thread = l.internStr(rec[l.thread])
+	}
+	return call, true, nil
+}
+
+// countAPITraceThreads counts the calls that opts selects per thread of a
+// cuda_api_trace report, in the order of ThreadCount.Before, through the
+// same reader as streamAPITrace but decoding only the name, Pid and Tid
+// cells. The caller reads the report again, whole, for the error a plain
+// load gives.
+func countAPITraceThreads(r io.Reader, opts Options) ([]ThreadCount, error) {
+	tc := threadCounter{at: map[string]int{}, lastAt: -1}
+	err := readCSVRecords(r, "", nsysdb.ReportAPITrace, nsysdb.APITraceColumns,
+		func(rh *csvResolvedHeader) error {
+			tc.name, tc.pid, tc.tid = rh.index["name"], -1, -1
+			if i, ok := rh.index["pid"]; ok {
+				tc.pid = i
+			}
+			if i, ok := rh.index["tid"]; ok {
+				tc.tid = i
+			}
+			return nil
+		},
+		func(_ int, rec [][]byte) error {
+			name := csvStripVersionBytes(rec[tc.name])
+			if !opts.WantsAPI(string(name)) {
+				return nil
+			}
+			return tc.add(name, rec)
+		})
+	if err != nil {
+		return nil, err
+	}
+	return tc.threads(), nil
+}
+
+// threadCounter counts calls per thread as written ("pid,tid"); rows come
+// in runs of one thread, so the last thread's key is kept beside the map.
+type threadCounter struct {
+	name, pid, tid int // cells; -1 where the report lacks Pid or Tid
+	at             map[string]int
+	out            []ThreadCount
+	key, last      []byte
+	lastAt         int
+}
+
+func (tc *threadCounter) add(name []byte, rec [][]byte) error {
+	tc.key = tc.key[:0]
+	if tc.pid >= 0 {
+		tc.key = append(tc.key, rec[tc.pid]...)
+	}
+	tc.key = append(tc.key, ',')
+	if tc.tid >= 0 {
+		tc.key = append(tc.key, rec[tc.tid]...)
+	}
+	i := tc.lastAt
+	if i < 0 || !bytes.Equal(tc.key, tc.last) {
+		var ok bool
+		if i, ok = tc.at[string(tc.key)]; !ok {
+			var t ThreadCount
+			var err error
+			if tc.pid >= 0 && len(rec[tc.pid]) > 0 {
+				if t.PID, err = csvParseInt(string(rec[tc.pid])); err != nil {
+					return err
+				}
+			}
+			if tc.tid >= 0 && len(rec[tc.tid]) > 0 {
+				if t.TID, err = csvParseInt(string(rec[tc.tid])); err != nil {
+					return err
+				}
+			}
+			i = len(tc.out)
+			tc.at[string(tc.key)] = i
+			tc.out = append(tc.out, t)
+		}
+		tc.last, tc.lastAt = append(tc.last[:0], tc.key...), i
+	}
+	tc.out[i].Calls++
+	switch string(name) {
+	case "cudaMemcpyAsync":
+		tc.out[i].MemcpyAsync++
+	case "cudaMemcpy":
+		tc.out[i].Memcpy++
+	}
+	return nil
+}
+
+// threads is the count per thread, ids written two ways ("7" and "7.0")
+// merged into one thread, in the order of ThreadCount.Before.
+func (tc *threadCounter) threads() []ThreadCount {
+	merged := tc.out[:0:0]
+	seen := map[[2]int64]int{}
+	for _, t := range tc.out {
+		if j, ok := seen[[2]int64{t.PID, t.TID}]; ok {
+			merged[j].Calls += t.Calls
+			merged[j].MemcpyAsync += t.MemcpyAsync
+			merged[j].Memcpy += t.Memcpy
+			continue
+		}
+		seen[[2]int64{t.PID, t.TID}] = len(merged)
+		merged = append(merged, t)
+	}
+	sortThreads(merged)
+	return merged
 }
 
 // streamGPUTrace reads a cuda_gpu_trace (2022: gputrace) report row by row

@@ -181,7 +181,8 @@ func scanAll(data []byte) ([][]string, error) {
 	}
 }
 
-// csvAll reads every record with encoding/csv as streamAPITrace does.
+// csvAll reads every record with encoding/csv, the reference csvScanner
+// (and so every per-record report reader) must agree with.
 func csvAll(data []byte) ([][]string, error) {
 	cr := csv.NewReader(csvBomReader(bytes.NewReader(data)))
 	cr.FieldsPerRecord = -1
