@@ -112,45 +112,12 @@ func Generate(cfg Config) (*Result, error) {
 	if cfg.Runtime < 0 {
 		return nil, fmt.Errorf("bigcapture: negative row count %d", cfg.Runtime)
 	}
-	if cfg.Name == "" {
-		cfg.Name = "big"
-	}
-	if cfg.MemcpyEvery <= 0 {
-		cfg.MemcpyEvery = 20
-	}
-	if cfg.KernelEvery <= 0 {
-		cfg.KernelEvery = 20
-	}
-	if cfg.NVTXEvery == 0 {
-		cfg.NVTXEvery = 1000
-	}
-	if cfg.SourceCSV == "" && !cfg.NoCSV {
-		cfg.SourceCSV = strings.TrimSuffix(cfg.Source, filepath.Ext(cfg.Source)) + "_cuda_api_trace.csv"
-	}
-	if err := os.MkdirAll(cfg.OutDir, 0o755); err != nil {
-		return nil, err
-	}
+	cfg = cfg.withDefaults()
 	began := time.Now()
-	res := &Result{SQLite: filepath.Join(cfg.OutDir, cfg.Name+".sqlite")}
-	if err := copyFile(cfg.Source, res.SQLite); err != nil {
+	res, orig, err := prepareOutput(cfg)
+	if err != nil {
 		return nil, err
 	}
-	for _, suffix := range []string{"-journal", "-wal", "-shm"} {
-		_ = os.Remove(res.SQLite + suffix)
-	}
-	var orig []csvLine
-	if !cfg.NoCSV {
-		var err error
-		if orig, err = readCSVLines(cfg.SourceCSV); err != nil {
-			return nil, err
-		}
-		res.CSVDir = filepath.Join(cfg.OutDir, cfg.Name+"-csv")
-		if err := os.MkdirAll(res.CSVDir, 0o755); err != nil {
-			return nil, err
-		}
-		res.CSV = filepath.Join(res.CSVDir, cfg.Name+"_cuda_api_trace.csv")
-	}
-
 	db, err := sql.Open("sqlite3", "file:"+(&url.URL{Path: filepath.ToSlash(res.SQLite)}).EscapedPath()+
 		"?_journal_mode=OFF&_synchronous=OFF&_cache_size=-65536")
 	if err != nil {
@@ -205,6 +172,55 @@ func Generate(cfg Config) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// withDefaults fills what cfg leaves unset.
+func (cfg Config) withDefaults() Config {
+	if cfg.Name == "" {
+		cfg.Name = "big"
+	}
+	if cfg.MemcpyEvery <= 0 {
+		cfg.MemcpyEvery = 20
+	}
+	if cfg.KernelEvery <= 0 {
+		cfg.KernelEvery = 20
+	}
+	if cfg.NVTXEvery == 0 {
+		cfg.NVTXEvery = 1000
+	}
+	if cfg.SourceCSV == "" && !cfg.NoCSV {
+		cfg.SourceCSV = strings.TrimSuffix(cfg.Source, filepath.Ext(cfg.Source)) + "_cuda_api_trace.csv"
+	}
+	return cfg
+}
+
+// prepareOutput copies the source export into the output folder (without
+// its journal files) and, unless cfg.NoCSV, reads the source CSV report's
+// lines and makes the CSV folder.
+func prepareOutput(cfg Config) (*Result, []csvLine, error) {
+	if err := os.MkdirAll(cfg.OutDir, 0o755); err != nil {
+		return nil, nil, err
+	}
+	res := &Result{SQLite: filepath.Join(cfg.OutDir, cfg.Name+".sqlite")}
+	if err := copyFile(cfg.Source, res.SQLite); err != nil {
+		return nil, nil, err
+	}
+	for _, suffix := range []string{"-journal", "-wal", "-shm"} {
+		_ = os.Remove(res.SQLite + suffix)
+	}
+	if cfg.NoCSV {
+		return res, nil, nil
+	}
+	orig, err := readCSVLines(cfg.SourceCSV)
+	if err != nil {
+		return nil, nil, err
+	}
+	res.CSVDir = filepath.Join(cfg.OutDir, cfg.Name+"-csv")
+	if err := os.MkdirAll(res.CSVDir, 0o755); err != nil {
+		return nil, nil, err
+	}
+	res.CSV = filepath.Join(res.CSVDir, cfg.Name+"_cuda_api_trace.csv")
+	return res, orig, nil
 }
 
 func copyFile(src, dst string) error {
@@ -312,29 +328,8 @@ func (g *gen) inspect() error {
 	if err := q(`SELECT eventClass FROM `+tabRuntime+` WHERE globalTid = `+strconv.FormatInt(g.progGTID, 10)+` LIMIT 1`, &g.eventClass); err != nil {
 		return err
 	}
-	enum := func(table, name string) (int64, error) {
-		var id int64
-		err := q(`SELECT id FROM `+table+` WHERE name = '`+name+`'`, &id)
-		if err != nil {
-			return 0, fmt.Errorf("bigcapture: %s has no %s: %w", table, name, err)
-		}
-		return id, nil
-	}
-	for _, e := range []struct {
-		dst         *int64
-		table, name string
-	}{
-		{&g.pushPop, nsysdb.TableEventType, nsysdb.EventPushPopRange},
-		{&g.memKindPinned, nsysdb.TableMemKind, nsysdb.MemKindPinned},
-		{&g.memKindDevice, nsysdb.TableMemKind, nsysdb.MemKindDevice},
-		{&g.memKindPageable, nsysdb.TableMemKind, nsysdb.MemKindPageable},
-		{&g.copyHtoD, nsysdb.TableCopyOper, nsysdb.CopyOperHtoD},
-		{&g.copyDtoH, nsysdb.TableCopyOper, nsysdb.CopyOperDtoH},
-		{&g.copyDtoD, nsysdb.TableCopyOper, nsysdb.CopyOperDtoD},
-	} {
-		if *e.dst, err = enum(e.table, e.name); err != nil {
-			return err
-		}
+	if err := g.readEnums(); err != nil {
+		return err
 	}
 	if g.runtimeCols, err = g.columns(tabRuntime); err != nil {
 		return err
@@ -348,6 +343,32 @@ func (g *gen) inspect() error {
 	if g.nvtxCols, g.nvtxTemplate, err = g.template(tabNVTX, "eventType = "+strconv.FormatInt(g.pushPop, 10)); err != nil {
 		return err
 	}
+	return g.readStrings()
+}
+
+// readEnums reads the ids of the enum values the generated rows use.
+func (g *gen) readEnums() error {
+	for _, e := range []struct {
+		dst         *int64
+		table, name string
+	}{
+		{&g.pushPop, nsysdb.TableEventType, nsysdb.EventPushPopRange},
+		{&g.memKindPinned, nsysdb.TableMemKind, nsysdb.MemKindPinned},
+		{&g.memKindDevice, nsysdb.TableMemKind, nsysdb.MemKindDevice},
+		{&g.memKindPageable, nsysdb.TableMemKind, nsysdb.MemKindPageable},
+		{&g.copyHtoD, nsysdb.TableCopyOper, nsysdb.CopyOperHtoD},
+		{&g.copyDtoH, nsysdb.TableCopyOper, nsysdb.CopyOperDtoH},
+		{&g.copyDtoD, nsysdb.TableCopyOper, nsysdb.CopyOperDtoD},
+	} {
+		if err := g.db.QueryRow(`SELECT id FROM ` + e.table + ` WHERE name = '` + e.name + `'`).Scan(e.dst); err != nil {
+			return fmt.Errorf("bigcapture: %s has no %s: %w", e.table, e.name, err)
+		}
+	}
+	return nil
+}
+
+// readStrings indexes the string table by value (the first id of each).
+func (g *gen) readStrings() error {
 	g.strings = map[string]int64{}
 	rows, err := g.db.Query(`SELECT id, value FROM ` + tabStrings)
 	if err != nil {
