@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -75,13 +74,12 @@ or SIGTERM; nothing half-written is left).`,
 	f.BoolVar(&opts.Force, "force", false, "replace report files that already exist")
 	f.Float64Var(&opts.PCIeGBps, "pcie-gbps", 0, "rated PCIe bandwidth per direction in GB/s, drawn on the bandwidth plot (default: from run.json where there is one)")
 	f.StringVar(&opts.Nsys, "nsys", "", "nsys executable used to export .nsys-rep files")
+	_ = cmd.MarkFlagRequired("out")
+	_ = cmd.MarkFlagDirname("out")
 	return cmd
 }
 
 func runReport(opts *reportOptions, paths []string, s Streams) error {
-	if opts.Out == "" {
-		return &statusError{code: exitError, err: errors.New("say where the reports go: -o DIR")}
-	}
 	if opts.PCIeGBps < 0 {
 		return &statusError{code: exitError, err: fmt.Errorf("--pcie-gbps %g: want a bandwidth above 0", opts.PCIeGBps)}
 	}

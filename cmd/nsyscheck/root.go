@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -165,7 +166,7 @@ func Main(args []string, s Streams) int {
 	s.Out, s.Err = privacy.MaskWriter{W: s.Out}, privacy.MaskWriter{W: s.Err}
 	root := newRootCmd(s)
 	root.SetArgs(args)
-	err := root.Execute()
+	cmd, err := root.ExecuteC()
 	if err == nil {
 		return exitHeld
 	}
@@ -177,5 +178,10 @@ func Main(args []string, s Streams) int {
 		return ee.code
 	}
 	fmt.Fprintf(s.Err, "nsyscheck: %v\n", err)
+	if strings.HasPrefix(err.Error(), "required flag") {
+		// cobra's check of a flag marked required (report -o): the same
+		// pointer to the usage as a flag it cannot parse.
+		fmt.Fprintf(s.Err, "run '%s --help' for usage\n", cmd.CommandPath())
+	}
 	return exitError
 }
