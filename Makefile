@@ -76,9 +76,9 @@ bench:
 # Fuzz every parser and check for FUZZTIME each (the seed corpora already
 # run in `make test`); anything found lands in PKG/testdata/fuzz/ to keep.
 # The transcript and measurements fuzzers also run the plausibility checks
-# every loader ends with; FuzzCSVScanner compares the first-pass scanner with
-# encoding/csv through the record bound; FuzzMaskSecrets checks the secret
-# detector and its masking.
+# every loader ends with; FuzzCSVScanner compares the scanner every
+# per-record report is read with to encoding/csv through the record bound;
+# FuzzMaskSecrets checks the secret detector and its masking.
 FUZZTIME ?= 3m
 FUZZ_TARGETS := capture:FuzzCSVTrace capture:FuzzCSVScanner capture:FuzzTranscript capture:FuzzMeasurements \
 	capture:FuzzDuplicateKey privacy:FuzzMaskSecrets
