@@ -73,6 +73,9 @@ type CopyScan struct {
 
 	// Missing lists what the input cannot tell (memory kinds, NVTX, ...).
 	Missing []Gap
+	// Notes say when another file was read than the one named: the SQLite
+	// export beside a .nsys-rep, as Capture.Notes do for the loader.
+	Notes []string
 }
 
 // The sources of CopyScan.Span.
@@ -182,13 +185,16 @@ func ReportSQLite(path string, opts Options) (db, note string, err error) {
 }
 
 func streamCopiesNsysRep(path string, opts Options, fn func(*CopyCall)) (*CopyScan, error) {
-	db, _, err := ReportSQLite(path, opts)
+	db, note, err := ReportSQLite(path, opts)
 	if err != nil {
 		return nil, err
 	}
 	s, err := streamCopiesSQLite(db, fn)
 	if err != nil {
 		return nil, err
+	}
+	if note != "" {
+		s.Notes = append(s.Notes, note)
 	}
 	s.Path, s.Format = path, FormatNsysRep
 	if db != path {
