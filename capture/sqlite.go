@@ -43,9 +43,10 @@ const (
 
 // newSQLiteReader checks an export, opens its committed state read-only
 // (openSQLite), runs SQLite's quick integrity check, and returns a
-// sqliteReader on it; LoadSQLite and the audit's copy reader both open
-// exports with it. done closes the reader's statements and the database and
-// removes any private copy; call it once, also after an error is returned.
+// sqliteReader on it; LoadSQLite opens exports with it, the audit's copy
+// reader with openSQLiteReader and the same check beside its stream. done
+// closes the reader's statements and the database and removes any private
+// copy; call it once, also after an error is returned.
 func newSQLiteReader(path string, opts Options) (r *sqliteReader, done func(), err error) {
 	r, done, err = openSQLiteReader(path, opts)
 	if err != nil {
