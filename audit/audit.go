@@ -19,9 +19,21 @@ import (
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
-// SchemaVersion names the JSON form of an Audit and a Check; it changes only
-// when a field changes meaning or goes away.
-const SchemaVersion = "nsyscheck.audit/v1"
+// The JSON `audit --format json` writes is the envelope every JSON output
+// of nsyscheck shares (report.Envelope, docs/output.schema.json): its
+// schemaVersion, kind "audit", the tool, the inputs, one Audit per input as
+// its results and the Check as its check.
+const (
+	// EnvelopeVersion is the envelope's schemaVersion this package reads
+	// (report.SchemaVersion, which writes it).
+	EnvelopeVersion = 1
+	// EnvelopeKind is the envelope's kind for an audit.
+	EnvelopeKind = "audit"
+	// LegacySchemaVersion named the audit's own JSON form before the
+	// envelope: {"schemaVersion": "nsyscheck.audit/v1", "before", "after",
+	// "check"}. ReadOutput still reads it.
+	LegacySchemaVersion = "nsyscheck.audit/v1"
+)
 
 // SyncThreshold is the share of a copy's GPU time its async call must hold
 // the host for the copy to count as secretly synchronous.

@@ -28,9 +28,8 @@ const (
 // Check is the prediction of an audit checked against a capture made after
 // the fix.
 type Check struct {
-	SchemaVersion string `json:"schemaVersion"`
-	Before        string `json:"before"`
-	After         string `json:"after"`
+	Before string `json:"before"`
+	After  string `json:"after"`
 
 	// Host time in host-to-device copy calls, and bytes moved that way.
 	HtoDBeforeNs    int64   `json:"htodBeforeNs"`
@@ -80,7 +79,7 @@ type Pair struct {
 // copy calls held the host no longer than the prediction's high bound (and
 // less than before); it is died otherwise.
 func Compare(before, after *Audit) *Check {
-	c := &Check{SchemaVersion: SchemaVersion, Before: before.Capture, After: after.Capture,
+	c := &Check{Before: before.Capture, After: after.Capture,
 		Reasons: []string{}, Warnings: []string{}, Pairs: []Pair{}}
 	b, a := before.Sum(vocab.CopyHtoD, "", ""), after.Sum(vocab.CopyHtoD, "", "")
 	c.HtoDBeforeNs, c.HtoDAfterNs = b.HostNs, a.HostNs

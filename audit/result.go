@@ -10,12 +10,11 @@ import (
 
 // Audit is the lesson's rule applied to one capture.
 type Audit struct {
-	SchemaVersion string   `json:"schemaVersion"`
-	Capture       string   `json:"capture"`
-	Format        string   `json:"format"`
-	Files         []string `json:"files,omitempty"`
-	GPU           string   `json:"gpu,omitempty"`
-	NsysVersion   string   `json:"nsysVersion,omitempty"`
+	Capture     string   `json:"capture"`
+	Format      string   `json:"format"`
+	Files       []string `json:"files,omitempty"`
+	GPU         string   `json:"gpu,omitempty"`
+	NsysVersion string   `json:"nsysVersion,omitempty"`
 
 	// APICalls counts every CUDA runtime call of the capture; SpanNs is the
 	// host time the capture covers, the denominator of every HostShare:
@@ -44,6 +43,10 @@ type Audit struct {
 	NVIDIA *RuleComparison `json:"nvidiaRule,omitempty"`
 
 	Missing []capture.Gap `json:"missing,omitempty"`
+	// Diagnostics are what the audit says about its input beside the
+	// findings, in verify's codes (check.CodeInputSubstituted when the
+	// SQLite export beside a .nsys-rep was read in its place).
+	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`
 	// Exposures say what the capture files reveal beyond the run (other
 	// processes, environment outside the allowlist, secrets), as verify's
 	// capture-exposes warnings do; empty when they reveal nothing.
@@ -59,7 +62,7 @@ const MaxTop = 5
 // rates (which may be nil: the capture's own pinned copies or the link rate
 // are used then).
 func (a *Accumulator) Finish(scan *capture.CopyScan, rates *Rates) *Audit {
-	au := &Audit{SchemaVersion: SchemaVersion, Capture: scan.Path, Format: string(scan.Format), Files: scan.Files,
+	au := &Audit{Capture: scan.Path, Format: string(scan.Format), Files: scan.Files,
 		GPU: scan.Meta.GPU, NsysVersion: scan.Meta.NsysVersion, APICalls: scan.APICalls,
 		SpanNs: scan.Span, SpanFrom: scan.SpanFrom, Copies: scan.Copies, Unmatched: scan.Unmatched, Memsets: scan.Memsets,
 		Missing: scan.Missing, pageableAsync: a.pageableAsync, Classes: []*Class{}, TopOffenders: []*Class{},
@@ -126,13 +129,22 @@ func (au *Audit) Finding(id string) *Finding {
 	return nil
 }
 
-// Output is the whole of `audit`'s answer, as its JSON prints it: the audit
-// of one capture, or of two and the check of the second against the first.
+// Diagnostic is one thing the audit says about its input, as verify's
+// diagnostics do: a code, a level (info, warning) and a message.
+type Diagnostic struct {
+	Code    string `json:"code"`
+	Level   string `json:"level"`
+	Message string `json:"message"`
+}
+
+// Output is the whole of `audit`'s answer: the audit of one capture, or of
+// two and the check of the second against the first. Its JSON is the
+// envelope (report.AuditEnvelope); the tags are those of the earlier form
+// ReadOutput still reads.
 type Output struct {
-	SchemaVersion string `json:"schemaVersion"`
-	Before        *Audit `json:"before"`
-	After         *Audit `json:"after,omitempty"`
-	Check         *Check `json:"check,omitempty"`
+	Before *Audit `json:"before"`
+	After  *Audit `json:"after,omitempty"`
+	Check  *Check `json:"check,omitempty"`
 }
 
 // Passed reports whether the answer is a pass: with a capture after the

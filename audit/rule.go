@@ -8,10 +8,10 @@ import (
 // Flagged is one copy NVIDIA's cuda_memcpy_async rule lists: the process
 // and the copy's start and duration on the GPU.
 type Flagged struct {
-	PID      int64
-	Start    int64
-	Duration int64
-	MB       float64
+	PID      int64   `json:"pid"`
+	Start    int64   `json:"start"`
+	Duration int64   `json:"duration"`
+	MB       float64 `json:"mb"`
 }
 
 // RuleComparison sets the audit's pageable async copies beside the ones

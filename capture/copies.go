@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -72,6 +73,9 @@ type CopyScan struct {
 
 	// Missing lists what the input cannot tell (memory kinds, NVTX, ...).
 	Missing []Gap
+	// Notes say when another file was read than the one named: the SQLite
+	// export beside a .nsys-rep, as Capture.Notes do for the loader.
+	Notes []string
 }
 
 // The sources of CopyScan.Span.
@@ -181,13 +185,16 @@ func ReportSQLite(path string, opts Options) (db, note string, err error) {
 }
 
 func streamCopiesNsysRep(path string, opts Options, fn func(*CopyCall)) (*CopyScan, error) {
-	db, _, err := ReportSQLite(path, opts)
+	db, note, err := ReportSQLite(path, opts)
 	if err != nil {
 		return nil, err
 	}
 	s, err := streamCopiesSQLite(db, fn)
 	if err != nil {
 		return nil, err
+	}
+	if note != "" {
+		s.Notes = append(s.Notes, note)
 	}
 	s.Path, s.Format = path, FormatNsysRep
 	if db != path {
@@ -199,12 +206,41 @@ func streamCopiesNsysRep(path string, opts Options, fn func(*CopyCall)) (*CopySc
 // ---------------------------------------------------------------------------
 // SQLite
 
+// streamCopiesSQLite streams an export's copies while SQLite's integrity
+// check (sqliteIntegrity, as the loader runs it) reads the file on a second
+// connection: on a big export the check costs as much as the stream, and
+// beside it the two share the machine's cores instead of adding up. Nothing
+// streamed counts until the check has passed: fn's sums are the caller's to
+// drop on an error, a failing check stops the stream (its queries are
+// interrupted) and its error is the one returned, whatever the stream met
+// on the damaged pages.
 func streamCopiesSQLite(path string, fn func(*CopyCall)) (*CopyScan, error) {
-	r, done, err := newSQLiteReader(path, Options{})
+	r, done, err := openSQLiteReader(path, Options{})
 	defer done()
 	if err != nil {
 		return nil, err
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	checked := make(chan error, 1)
+	go func() {
+		err := sqliteIntegrity(r.db, path)
+		if err != nil {
+			cancel()
+		}
+		checked <- err
+	}()
+	s, err := r.streamCopies(ctx, path, fn)
+	if cerr := <-checked; cerr != nil {
+		return nil, cerr
+	}
+	return s, err
+}
+
+// streamCopies is the stream of streamCopiesSQLite: the tables, totals,
+// NVTX ranges and thread names, then the copy join, interrupted when ctx
+// is cancelled.
+func (r *sqliteReader) streamCopies(ctx context.Context, path string, fn func(*CopyCall)) (*CopyScan, error) {
 	if err := r.readTables(); err != nil {
 		return nil, err
 	}
@@ -264,7 +300,7 @@ func streamCopiesSQLite(path string, fn func(*CopyCall)) (*CopyScan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.streamCopyJoin(s, rcols, ranges, threads, fn); err != nil {
+	if err := r.streamCopyJoin(ctx, s, rcols, ranges, threads, fn); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -299,14 +335,14 @@ func (r *sqliteReader) copyAPITotals(s *CopyScan) error {
 
 // streamCopyJoin joins every copy to its runtime call by correlation id
 // within the same process, and hands each to fn.
-func (r *sqliteReader) streamCopyJoin(s *CopyScan, rcols map[string]bool, ranges *rangeIndex,
+func (r *sqliteReader) streamCopyJoin(ctx context.Context, s *CopyScan, rcols map[string]bool, ranges *rangeIndex,
 	threads map[int64]string, fn func(*CopyCall)) error {
 	table := r.tables[tabMemcpy]
 	j, err := r.copyJoin(s, rcols)
 	if err != nil {
 		return err
 	}
-	rows, err := r.db.Query(j.query)
+	rows, err := r.db.QueryContext(ctx, j.query)
 	if err != nil {
 		return r.tableError(table, err)
 	}

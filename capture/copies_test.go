@@ -376,3 +376,49 @@ func TestStreamCopiesNsysRep(t *testing.T) {
 		t.Errorf("folder: %+v, %v", scan, err)
 	}
 }
+
+// damageRoot overwrites the page type of a table's root page (no such
+// b-tree page type), so that SQLite's integrity check fails on it.
+func damageRoot(t *testing.T, path, table string) {
+	t.Helper()
+	db, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var root, pageSize int64
+	if err := db.QueryRow(`SELECT rootpage FROM sqlite_master WHERE type = 'table' AND name = ?`, table).Scan(&root); err != nil {
+		t.Fatalf("%s: %v", table, err)
+	}
+	if err := db.QueryRow(`PRAGMA page_size`).Scan(&pageSize); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[(root-1)*pageSize] = 0x7f
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestStreamCopiesIntegrity: the integrity check runs beside the audit's
+// stream, and a damaged export is still refused with its error, whether the
+// damaged page is one the stream reads (the copy table) or one it never
+// reads (the kernel table).
+func TestStreamCopiesIntegrity(t *testing.T) {
+	for _, table := range []string{nsysdb.TableMemcpy, nsysdb.TableKernel} {
+		p := sqFixture(t)
+		damageRoot(t, p, table)
+		copies := 0
+		_, err := StreamCopies(p, Options{}, func(*CopyCall) { copies++ })
+		if err == nil || !IsInputError(err) || !strings.Contains(err.Error(), "fails SQLite's integrity check") {
+			t.Errorf("damaged %s: err = %v (after %d copies streamed)", table, err, copies)
+		}
+	}
+	// The undamaged fixture streams as before.
+	if _, err := StreamCopies(sqFixture(t), Options{}, func(*CopyCall) {}); err != nil {
+		t.Errorf("undamaged: %v", err)
+	}
+}

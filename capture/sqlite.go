@@ -43,10 +43,26 @@ const (
 
 // newSQLiteReader checks an export, opens its committed state read-only
 // (openSQLite), runs SQLite's quick integrity check, and returns a
-// sqliteReader on it; LoadSQLite and the audit's copy reader both open
-// exports with it. done closes the reader's statements and the database and
-// removes any private copy; call it once, also after an error is returned.
+// sqliteReader on it; LoadSQLite opens exports with it, the audit's copy
+// reader with openSQLiteReader and the same check beside its stream. done
+// closes the reader's statements and the database and removes any private
+// copy; call it once, also after an error is returned.
 func newSQLiteReader(path string, opts Options) (r *sqliteReader, done func(), err error) {
+	r, done, err = openSQLiteReader(path, opts)
+	if err != nil {
+		return nil, done, err
+	}
+	if err := sqliteIntegrity(r.db, path); err != nil {
+		done()
+		return nil, func() {}, err
+	}
+	return r, done, nil
+}
+
+// openSQLiteReader is newSQLiteReader without the integrity check: the
+// caller runs sqliteIntegrity itself (the audit's copy reader runs it beside
+// its stream) and uses nothing it read before the check has passed.
+func openSQLiteReader(path string, opts Options) (r *sqliteReader, done func(), err error) {
 	done = func() {}
 	if err := checkSQLiteFile(path); err != nil {
 		return nil, done, err
@@ -66,11 +82,6 @@ func newSQLiteReader(path string, opts Options) (r *sqliteReader, done func(), e
 			return nil, done, err
 		}
 		return nil, done, &InputError{Path: path, Problem: "cannot open the SQLite export", Err: err, Hint: sqliteExportHint}
-	}
-	if err := sqliteIntegrity(db, path); err != nil {
-		db.Close()
-		cleanup()
-		return nil, done, err
 	}
 	r = &sqliteReader{db: db, path: path, opts: opts, strs: map[int64]string{}, devices: map[int64]bool{},
 		wantCorr: map[int64]bool{}}

@@ -11,6 +11,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/audit"
 	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/privacy"
 	"github.com/nsyscheck/nsyscheck/runner"
 	"github.com/nsyscheck/nsyscheck/vocab"
@@ -49,7 +50,7 @@ func Audit(ctx context.Context, before, after string, opts AuditOptions) (*audit
 	if err != nil {
 		return nil, err
 	}
-	out := &audit.Output{SchemaVersion: audit.SchemaVersion}
+	out := &audit.Output{}
 	if out.Before, err = AuditCapture(ctx, before, rates, opts); err != nil {
 		return nil, err
 	}
@@ -82,6 +83,9 @@ func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 		return nil, err
 	}
 	au := acc.Finish(scan, rates)
+	for _, n := range scan.Notes {
+		au.Diagnostics = append(au.Diagnostics, audit.Diagnostic{Code: CodeInputSubstituted, Level: string(predictions.Info), Message: n})
+	}
 	if early != nil {
 		au.Exposures = append(au.Exposures, <-early...)
 	}

@@ -1,38 +1,52 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/nsyscheck/nsyscheck/audit"
 )
 
+// AuditEnvelope wraps an audit in the envelope every JSON output shares:
+// kind "audit", the captures as inputs, one audit per capture as results
+// (before, then after), and the check when there is one.
+func AuditEnvelope(out *audit.Output, version string) Envelope {
+	results := []*audit.Audit{out.Before}
+	if out.After != nil {
+		results = append(results, out.After)
+	}
+	inputs := make([]string, len(results))
+	for i, a := range results {
+		inputs[i] = a.Capture
+	}
+	return Envelope{SchemaVersion: SchemaVersion, Kind: KindAudit, Tool: Tool{Name: "nsyscheck", Version: version},
+		Inputs: inputs, Results: results, Check: out.Check}
+}
+
 // WriteAudit renders an audit (and, with a capture after the fix, that
-// audit and the check) in the named format: text for a terminal, the JSON
-// of audit.Output, or Markdown.
-func WriteAudit(w io.Writer, format string, out *audit.Output) error {
+// audit and the check) in the named format: text laid out for the width
+// and verbosity opts.Text gives, JSON in the versioned envelope
+// (AuditEnvelope, with opts.Version), or Markdown.
+func WriteAudit(w io.Writer, format string, out *audit.Output, opts WriteOptions) error {
 	switch format {
 	case FormatJSON:
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return WriteJSON(w, AuditEnvelope(out, opts.Version))
 	case FormatMarkdown:
 		return AuditMarkdown(w, out.Before, out.After, out.Check)
 	case FormatText:
-		if err := AuditText(w, out.Before); err != nil {
+		if err := AuditText(w, out.Before, opts.Text); err != nil {
 			return err
 		}
 		if out.After != nil {
 			fmt.Fprintln(w)
-			if err := AuditText(w, out.After); err != nil {
+			if err := AuditText(w, out.After, opts.Text); err != nil {
 				return err
 			}
 		}
 		if out.Check != nil {
-			return AuditCheckText(w, out.Check)
+			return AuditCheckText(w, out.Check, opts.Text)
 		}
 		return nil
 	}
@@ -42,123 +56,223 @@ func WriteAudit(w io.Writer, format string, out *audit.Output) error {
 // auditPct formats a share as the audit's tables do: one decimal.
 func auditPct(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }
 
-// AuditMaxClassRows bounds the classes the text and Markdown forms list; the
-// JSON form has them all.
+// AuditMaxClassRows bounds the classes the text (without Verbose) and
+// Markdown forms list; the JSON form has them all.
 const AuditMaxClassRows = 15
 
-// AuditText writes an audit for a terminal.
-func AuditText(w io.Writer, au *audit.Audit) error {
-	ew := &errWriter{w: w}
-	ew.printf("audit of %s (%s)\n", au.Capture, au.Format)
+// auditShownEvidence is how many evidence copies of a finding the text
+// shows without Verbose.
+const auditShownEvidence = 3
+
+// ns formats nanoseconds as the audit does.
+func ns(v int64) string { return audit.FormatNs(float64(v)) }
+
+// AuditText writes an audit for a terminal, laid out for opts' width:
+// tables that fit, a class's key on its own line when the class table would
+// not, everything else wrapped, nothing cut. With opts.Verbose it lists
+// every class and every finding's evidence copies.
+func AuditText(w io.Writer, au *audit.Audit, opts TextOptions) error {
+	width := opts.width()
+	var b strings.Builder
+	head := "(" + au.Format + ")"
+	if f := formatWords[au.Format]; f != "" {
+		head = "(" + f + ")"
+	}
 	if au.GPU != "" {
-		ew.printf("GPU %s\n", au.GPU)
+		head += ", " + au.GPU
 	}
-	ew.printf("%d CUDA API calls in %s of host time (%s); %d copies (%d without an API call in the trace), %d memsets kept apart\n\n",
-		au.APICalls, audit.FormatNs(float64(au.SpanNs)), au.SpanFrom, au.Copies, au.Unmatched, au.Memsets)
+	writePath(&b, "audit of "+au.Capture, head, width)
+	writeWrapped(&b, fmt.Sprintf("%d CUDA API calls in %s of host time (%s); %d copies (%d without an API call in the trace), %d memsets kept apart",
+		au.APICalls, ns(au.SpanNs), au.SpanFrom, au.Copies, au.Unmatched, au.Memsets), width, "", "    ")
 
-	ew.printf("Copies by direction, host memory and API kind\n")
-	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "direction\thost memory\tAPI\tcopies\tMB\thost time\tGPU time\t\n")
+	b.WriteByte('\n')
+	writeWrapped(&b, "Copies by direction, host memory and API kind", width, "", "  ")
+	rows := [][]string{{"direction", "host memory", "API", "copies", "MB", "host time", "GPU time"}}
 	for _, t := range au.Totals {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.1f\t%s\t%s\t\n", t.Direction, t.HostMemory, t.APIKind, t.Count,
-			float64(t.Bytes)/1e6, audit.FormatNs(float64(t.HostNs)), audit.FormatNs(float64(t.GPUNs)))
+		rows = append(rows, []string{string(t.Direction), string(t.HostMemory), string(t.APIKind), fmt.Sprint(t.Count),
+			fmt.Sprintf("%.1f", float64(t.Bytes)/1e6), ns(t.HostNs), ns(t.GPUNs)})
 	}
-	tw.Flush()
+	writeTable(&b, rows, 3, width)
 
-	ew.printf("\nClasses by host time held (%d in all", len(au.Classes))
-	if len(au.Classes) > AuditMaxClassRows {
-		ew.printf("; the first %d", AuditMaxClassRows)
-	}
-	ew.printf(")\n")
-	tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "class\tcopies\tMB\thost time\tshare\tGPU time\tGPU GB/s\n")
-	for i, c := range au.Classes {
-		if i == AuditMaxClassRows {
-			break
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%s\t%s\t%s\t%.1f\n", c.Label(), c.Count, float64(c.Bytes)/1e6,
-			audit.FormatNs(float64(c.HostNs)), auditPct(c.HostShare), audit.FormatNs(float64(c.GPUNs)), c.GPUGBps)
-	}
-	tw.Flush()
+	writeAuditClasses(&b, au, opts)
 
 	if len(au.TopOffenders) > 0 {
-		ew.printf("\nTop offenders (pageable or unknown host memory)\n")
+		b.WriteByte('\n')
+		writeWrapped(&b, "Top offenders (pageable or unknown host memory)", width, "", "  ")
 		for i, c := range au.TopOffenders {
-			ew.printf("  %d. %s: %d copies, %s, held the host %s (%s of the capture's host time)\n",
-				i+1, c.Label(), c.Count, audit.FormatMB(c.Bytes), audit.FormatNs(float64(c.HostNs)), auditPct(c.HostShare))
+			writeWrapped(&b, fmt.Sprintf("%s: %d copies, %s, held the host %s (%s of the capture's host time)",
+				c.Label(), c.Count, audit.FormatMB(c.Bytes), ns(c.HostNs), auditPct(c.HostShare)), width, fmt.Sprintf("  %d. ", i+1), "     ")
 		}
 	}
+	writeAuditFindingsText(&b, au, opts)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
 
-	writeAuditFindingsText(ew, au)
-	return ew.err
+// writeAuditClasses writes the class table: one row per class when the
+// table fits the width; else each class's key on its own line (wrapped if
+// longer than a line) with its numbers in columns beneath it, or, narrower
+// still, in words.
+func writeAuditClasses(b *strings.Builder, au *audit.Audit, opts TextOptions) {
+	width := opts.width()
+	classes := au.Classes
+	title := fmt.Sprintf("Classes by host time held (%d in all)", len(classes))
+	if !opts.Verbose && len(classes) > AuditMaxClassRows {
+		title = fmt.Sprintf("Classes by host time held (%d in all; the first %d, -v lists every one)", len(classes), AuditMaxClassRows)
+		classes = classes[:AuditMaxClassRows]
+	}
+	b.WriteByte('\n')
+	writeWrapped(b, title, width, "", "  ")
+	head := []string{"copies", "MB", "host time", "share", "GPU time", "GPU GB/s"}
+	nums := make([][]string, len(classes))
+	for i, c := range classes {
+		nums[i] = []string{fmt.Sprint(c.Count), fmt.Sprintf("%.1f", float64(c.Bytes)/1e6), ns(c.HostNs),
+			auditPct(c.HostShare), ns(c.GPUNs), fmt.Sprintf("%.1f", c.GPUGBps)}
+	}
+	oneLine := [][]string{append([]string{"class"}, head...)}
+	for i, c := range classes {
+		oneLine = append(oneLine, append([]string{c.Label()}, nums[i]...))
+	}
+	if tableWidth(oneLine, len(oneLine[0])) <= width {
+		writeTable(b, oneLine, 1, width)
+		return
+	}
+	// Each class's key on its own line, its numbers beneath, right-aligned
+	// in columns under one header.
+	const indent = "    "
+	widths := make([]int, len(head))
+	for _, row := range append([][]string{head}, nums...) {
+		for k, cell := range row {
+			widths[k] = max(widths[k], utf8.RuneCountInString(cell))
+		}
+	}
+	row := func(cells []string) string {
+		var l strings.Builder
+		l.WriteString(indent)
+		for k, cell := range cells {
+			if k > 0 {
+				l.WriteString("  ")
+			}
+			l.WriteString(strings.Repeat(" ", widths[k]-utf8.RuneCountInString(cell)) + cell)
+		}
+		return l.String()
+	}
+	columns := utf8.RuneCountInString(row(head)) <= width
+	if columns {
+		b.WriteString("class\n" + row(head) + "\n")
+	}
+	for i, c := range classes {
+		writeWrapped(b, c.Label(), width, "", indent)
+		if columns {
+			b.WriteString(row(nums[i]) + "\n")
+			continue
+		}
+		n := nums[i]
+		writeWrapped(b, fmt.Sprintf("%s copies, %s MB, host time %s (%s), GPU time %s, %s GB/s on the GPU", n[0], n[1], n[2], n[3], n[4], n[5]),
+			width, indent, indent+"  ")
+	}
+}
+
+// auditEvidenceText is one copy of a finding's evidence in words; verbose
+// adds the timestamps that find it in Nsight Systems.
+func auditEvidenceText(e audit.Evidence, verbose bool) string {
+	s := fmt.Sprintf("correlation id %d (pid %d, tid %d): %s %s %s, call %s for a %s copy (%.0f%%)",
+		e.CorrelationID, e.PID, e.TID, e.API, e.Direction, audit.FormatMB(e.Bytes), ns(e.CallNs), ns(e.GPUNs), 100*e.Held)
+	if e.Range != "" {
+		s += " in NVTX range " + e.Range
+	}
+	if verbose {
+		s += fmt.Sprintf("; call at %d ns, copy at %d ns", e.CallStart, e.GPUStart)
+	}
+	return s
 }
 
 // writeAuditFindingsText writes an audit's findings, prediction, NVIDIA's
 // rule beside it, and what the capture could not tell or exposes.
-func writeAuditFindingsText(ew *errWriter, au *audit.Audit) {
-	ew.printf("\nFindings\n")
+func writeAuditFindingsText(b *strings.Builder, au *audit.Audit, opts TextOptions) {
+	width := opts.width()
+	b.WriteString("\nFindings\n")
 	for _, f := range au.Findings {
-		ew.printf("  %s: %d copies, %s, %s of host time\n", f.ID, f.Count, audit.FormatMB(f.Bytes), audit.FormatNs(float64(f.HostNs)))
-		ew.printf("    rule: %s\n", f.Rule)
-		for i, e := range f.Evidence {
-			if i == 3 {
-				ew.printf("    ... %d more in --format json\n", len(f.Evidence)-3)
-				break
+		writeWrapped(b, fmt.Sprintf("%s: %d copies, %s, %s of host time", f.ID, f.Count, audit.FormatMB(f.Bytes), ns(f.HostNs)), width, "  ", "    ")
+		writeWrapped(b, "rule: "+f.Rule, width, "    ", "      ")
+		shown := f.Evidence
+		if !opts.Verbose && len(shown) > auditShownEvidence {
+			shown = shown[:auditShownEvidence]
+		}
+		if len(f.Evidence) > 0 {
+			what := fmt.Sprintf("the %d copies that held the host longest:", len(f.Evidence))
+			if int64(len(f.Evidence)) == f.Count {
+				what = "the copies, longest call first:"
 			}
-			ew.printf("    correlation id %d (pid %d, tid %d): %s %s %s, call %s for a %s copy (%.0f%%)\n",
-				e.CorrelationID, e.PID, e.TID, e.API, e.Direction, audit.FormatMB(e.Bytes), audit.FormatNs(float64(e.CallNs)), audit.FormatNs(float64(e.GPUNs)), 100*e.Held)
+			writeWrapped(b, what, width, "    ", "      ")
+		}
+		for _, e := range shown {
+			writeWrapped(b, auditEvidenceText(e, opts.Verbose), width, "      ", "        ")
+		}
+		if n := len(f.Evidence) - len(shown); n > 0 {
+			writeWrapped(b, fmt.Sprintf("... %d more not shown: -v shows them; --format json holds them too", n), width, "      ", "        ")
 		}
 	}
 
 	if p := au.Prediction; p != nil {
-		ew.printf("\nPrediction\n  %s\n", p.Statement)
+		b.WriteString("\nPrediction\n")
+		writeWrapped(b, p.Statement, width, "  ", "    ")
 		for _, g := range p.Groups {
-			ew.printf("  %s %s %s: %d copies, %s now -> %s (%s-%s) from %s: %s\n", g.Direction, g.APIKind, g.SizeBucket,
-				g.Count, audit.FormatNs(float64(g.BeforeNs)), audit.FormatNs(float64(g.AfterNs)), audit.FormatNs(float64(g.AfterLowNs)), audit.FormatNs(float64(g.AfterHighNs)), g.Source, g.Basis)
+			writeWrapped(b, fmt.Sprintf("%s %s %s: %d copies, %s now -> %s (%s-%s) from %s: %s", g.Direction, g.APIKind, g.SizeBucket,
+				g.Count, ns(g.BeforeNs), ns(g.AfterNs), ns(g.AfterLowNs), ns(g.AfterHighNs), g.Source, g.Basis), width, "  ", "    ")
 		}
 		if p.HtoD.BeforeNs > 0 {
-			ew.printf("  host-to-device copy calls: %s now, %s predicted after pinning (bound %s-%s)\n",
-				audit.FormatNs(float64(p.HtoD.BeforeNs)), audit.FormatNs(float64(p.HtoD.AfterNs)), audit.FormatNs(float64(p.HtoD.AfterLowNs)), audit.FormatNs(float64(p.HtoD.AfterHighNs)))
+			writeWrapped(b, fmt.Sprintf("host-to-device copy calls: %s now, %s predicted after pinning (bound %s-%s)",
+				ns(p.HtoD.BeforeNs), ns(p.HtoD.AfterNs), ns(p.HtoD.AfterLowNs), ns(p.HtoD.AfterHighNs)), width, "  ", "    ")
 		}
 	}
 	if au.NVIDIA != nil {
-		ew.printf("\n%s\n", au.NVIDIA.Summary())
+		b.WriteByte('\n')
+		writeWrapped(b, au.NVIDIA.Summary(), width, "", "    ")
 		for _, f := range au.NVIDIA.OnlyRule {
-			ew.printf("  only the rule: pid %d, copy at %d ns, %s\n", f.PID, f.Start, audit.FormatNs(float64(f.Duration)))
+			writeWrapped(b, fmt.Sprintf("only the rule: pid %d, copy at %d ns, %s", f.PID, f.Start, ns(f.Duration)), width, "  ", "    ")
 		}
 		for _, e := range au.NVIDIA.OnlyAudit {
-			ew.printf("  only the audit: correlation id %d, pid %d, copy at %d ns, %s\n", e.CorrelationID, e.PID, e.GPUStart, audit.FormatNs(float64(e.GPUNs)))
+			writeWrapped(b, fmt.Sprintf("only the audit: correlation id %d, pid %d, copy at %d ns, %s", e.CorrelationID, e.PID, e.GPUStart, ns(e.GPUNs)), width, "  ", "    ")
 		}
 	}
+	if len(au.Missing)+len(au.Diagnostics)+len(au.Exposures) > 0 {
+		b.WriteByte('\n')
+	}
 	for _, g := range au.Missing {
-		ew.printf("note: %s: %s\n", g.Fact, g.Reason)
+		writeWrapped(b, fmt.Sprintf("note: %s: %s", g.Fact, g.Reason), width, "", "    ")
+	}
+	for _, d := range au.Diagnostics {
+		writeWrapped(b, fmt.Sprintf("%s %s: %s", d.Level, d.Code, d.Message), width, "", "    ")
 	}
 	for _, e := range au.Exposures {
-		ew.printf("warning: capture-exposes: %s\n", e)
+		writeWrapped(b, "warning capture-exposes: "+e, width, "", "    ")
 	}
 }
 
 // AuditCheckText writes the check of an audit before and after a fix for
-// a terminal.
-func AuditCheckText(w io.Writer, c *audit.Check) error {
-	ew := &errWriter{w: w}
-	ew.printf("\nCheck: %s (before) against %s (after): %s\n", c.Before, c.After, strings.ToUpper(string(c.Verdict)))
-	ew.printf("  host-to-device copy calls held the host %s before, %s after (saved %s; predicted %s, after between %s and %s)\n",
-		audit.FormatNs(float64(c.HtoDBeforeNs)), audit.FormatNs(float64(c.HtoDAfterNs)), audit.FormatNs(float64(c.SavedNs)), audit.FormatNs(float64(c.PredictedSavedNs)),
-		audit.FormatNs(float64(c.PredictedAfterLowNs)), audit.FormatNs(float64(c.PredictedAfterHighNs)))
-	ew.printf("  bytes moved host-to-device: %s before, %s after (%+.2f%%)\n", audit.FormatMB(c.HtoDBytesBefore), audit.FormatMB(c.HtoDBytesAfter), 100*c.BytesChange)
+// a terminal, wrapped to opts' width.
+func AuditCheckText(w io.Writer, c *audit.Check, opts TextOptions) error {
+	width := opts.width()
+	var b strings.Builder
+	b.WriteByte('\n')
+	writeWrapped(&b, fmt.Sprintf("Check: %s (before) against %s (after): %s", c.Before, c.After, strings.ToUpper(string(c.Verdict))), width, "", "    ")
+	line := func(s string) { writeWrapped(&b, s, width, "  ", "    ") }
+	line(fmt.Sprintf("host-to-device copy calls held the host %s before, %s after (saved %s; predicted %s, after between %s and %s)",
+		ns(c.HtoDBeforeNs), ns(c.HtoDAfterNs), ns(c.SavedNs), ns(c.PredictedSavedNs), ns(c.PredictedAfterLowNs), ns(c.PredictedAfterHighNs)))
+	line(fmt.Sprintf("bytes moved host-to-device: %s before, %s after (%+.2f%%)", audit.FormatMB(c.HtoDBytesBefore), audit.FormatMB(c.HtoDBytesAfter), 100*c.BytesChange))
 	for _, cl := range c.Classes {
-		ew.printf("  pageable class %s: %d copies, %s before; after: %s (%d pageable, %d pinned, %s)\n", cl.Class, cl.Before.Count,
-			audit.FormatNs(float64(cl.Before.HostNs)), cl.Status, cl.AfterPageable.Count, cl.AfterPinned.Count,
-			audit.FormatNs(float64(cl.AfterPageable.HostNs+cl.AfterPinned.HostNs)))
+		line(fmt.Sprintf("pageable class %s: %d copies, %s before; after: %s (%d pageable, %d pinned, %s)", cl.Class, cl.Before.Count,
+			ns(cl.Before.HostNs), cl.Status, cl.AfterPageable.Count, cl.AfterPinned.Count, ns(cl.AfterPageable.HostNs+cl.AfterPinned.HostNs)))
 	}
 	for _, r := range c.Reasons {
-		ew.printf("  - %s\n", r)
+		line("- " + r)
 	}
 	for _, wn := range c.Warnings {
-		ew.printf("  warning: %s\n", wn)
+		line("warning: " + wn)
 	}
-	return ew.err
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // AuditMarkdown writes an audit (and the audit after the fix and the check,

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 
+	"github.com/nsyscheck/nsyscheck/audit"
 	"github.com/nsyscheck/nsyscheck/fleet"
 	"github.com/nsyscheck/nsyscheck/predictions"
 )
@@ -16,13 +17,14 @@ const SchemaVersion = 1
 // Kinds of JSON output, the envelope's "kind".
 const (
 	KindVerify = "verify"
+	KindAudit  = audit.EnvelopeKind
 )
 
 // Envelope is the one top-level object of every JSON output, for one input
 // or many: its schema version, what kind of output it is, the tool that
 // wrote it, the inputs in the order given, one result per input in the
-// same order, and the fleet table where there is one. Results' shape
-// depends on Kind.
+// same order (verify's verdicts, or an audit), and the fleet table or the
+// audit's check where there is one. Results' shape depends on Kind.
 type Envelope struct {
 	SchemaVersion int    `json:"schemaVersion"`
 	Kind          string `json:"kind"`
@@ -35,6 +37,9 @@ type Envelope struct {
 	// GPU's pinned bandwidth against its rated link and its peers, and the
 	// outliers found. Absent otherwise.
 	Fleet *fleet.Summary `json:"fleet,omitempty"`
+	// Check is the audit's check of the capture after the fix against the
+	// capture before it (kind "audit" with two inputs). Absent otherwise.
+	Check *audit.Check `json:"check,omitempty"`
 }
 
 // Tool names the program that wrote an output.

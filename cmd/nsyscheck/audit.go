@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -24,6 +25,7 @@ type auditOptions struct {
 	Nsys     string
 	Rule     string
 	Expect   string
+	Verbose  bool
 }
 
 func newAuditCmd(s Streams) *cobra.Command {
@@ -60,6 +62,13 @@ CAPTURE and AFTER may be a .nsys-rep, a .sqlite export, or a folder of nsys
 stats CSV reports (*_cuda_api_trace.csv and *_cuda_gpu_trace.csv, optionally
 *_nvtx_pushpop_trace.csv). See docs/audit.md.
 
+Text output wraps at the terminal's width (COLUMNS when set; 100 columns
+when piped); a class whose row would not fit has its key on a line of its
+own. -v lists every class and every evidence copy of each finding.
+--format json writes the envelope every JSON output of nsyscheck shares
+(docs/output.schema.json): kind "audit", one audit per capture as results,
+and the check.
+
 Exit status: 0 no copy breaks the rule (one capture) or the check held
 (two), 1 some copy breaks it or the check died, 2 an input could not be read.`,
 		Example: `  nsyscheck audit train-pageable/train.nsys-rep
@@ -76,6 +85,7 @@ Exit status: 0 no copy breaks the rule (one capture) or the check held
 	cmd.Flags().StringVar(&opts.Nsys, "nsys", "", "nsys executable, to export .nsys-rep files and run NVIDIA's rule")
 	cmd.Flags().StringVar(&opts.Rule, "nvidia-rule", "auto", "NVIDIA's "+runner.AnalyzeRule+" rule beside the audit: auto or off")
 	_ = cmd.RegisterFlagCompletionFunc("nvidia-rule", cobra.FixedCompletions([]string{"auto", "off"}, cobra.ShellCompDirectiveNoFileComp))
+	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "text output: list every class and every evidence copy of each finding")
 	cmd.Flags().StringVar(&opts.Expect, "expect", "", "compare the audit with the expected numbers in `FILE` (see docs/audit.md); its \"against\" names AFTER when one CAPTURE is given")
 	return cmd
 }
@@ -103,12 +113,30 @@ func runAudit(opts *auditOptions, args []string, s Streams) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	out, err := check.Audit(ctx, args[0], after, check.AuditOptions{Nsys: opts.Nsys, NoRule: opts.Rule == "off",
+	// Inputs are named relative to the working folder, so that nothing the
+	// audit prints names a home folder (as verify's output does).
+	before := shownPath(args[0])
+	if after != "" {
+		after = shownPath(after)
+	}
+	out, err := check.Audit(ctx, before, after, check.AuditOptions{Nsys: opts.Nsys, NoRule: opts.Rule == "off",
 		RatesDir: opts.Rates, LinkGBps: opts.LinkGBps})
 	if err != nil {
 		return &statusError{code: exitError, err: err}
 	}
-	if err := report.WriteAudit(s.Out, opts.Format, out); err != nil {
+	for _, au := range []*audit.Audit{out.Before, out.After} {
+		if au == nil {
+			continue
+		}
+		shareableAudit(au)
+		for _, d := range au.Diagnostics {
+			if d.Code == check.CodeInputSubstituted {
+				fmt.Fprintf(s.Err, "%s: %s\n", au.Capture, d.Message)
+			}
+		}
+	}
+	wopts := report.WriteOptions{Text: report.TextOptions{Width: textWidth(s.Out), Verbose: opts.Verbose}, Version: buildVersion()}
+	if err := report.WriteAudit(s.Out, opts.Format, out, wopts); err != nil {
 		return &statusError{code: exitError, err: err}
 	}
 	if expect != nil {
@@ -127,4 +155,23 @@ func runAudit(opts *auditOptions, args []string, s Streams) error {
 		return &statusError{code: exitDied}
 	}
 	return nil
+}
+
+// shareableAudit names a report's export cached in the user's cache folder
+// (a report in a read-only folder) as "cache:...", as verify's output does,
+// so that the audit names no home folder; the inputs themselves are given
+// relative to the working folder.
+func shareableAudit(au *audit.Audit) {
+	ucd, err := os.UserCacheDir()
+	if err != nil {
+		return
+	}
+	repl := strings.NewReplacer(strings.TrimSuffix(ucd, string(filepath.Separator))+string(filepath.Separator), "cache:")
+	for i := range au.Files {
+		au.Files[i] = repl.Replace(au.Files[i])
+	}
+	if au.NVIDIA != nil {
+		au.NVIDIA.Source = repl.Replace(au.NVIDIA.Source)
+		au.NVIDIA.Note = repl.Replace(au.NVIDIA.Note)
+	}
 }

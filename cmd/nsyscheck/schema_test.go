@@ -194,3 +194,111 @@ func TestSchemaStructureFields(t *testing.T) {
 		}
 	}
 }
+
+// auditJSON runs audit --format json and returns its output and status.
+func auditJSON(t *testing.T, args ...string) (string, int, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	status := Main(append([]string{"audit", "--format", "json"}, args...), Streams{In: strings.NewReader(""), Out: &out, Err: &errOut})
+	return out.String(), status, errOut.String()
+}
+
+// TestAuditJSONMatchesSchema validates audit's JSON against
+// docs/output.schema.json for every shipped capture the audit reads (SQLite
+// exports, a .nsys-rep read through the export beside it, CSV reports),
+// the before/after pair in both orders, a run folder's rates, NVIDIA's
+// rule off; inputs that cannot be read print no JSON at all.
+func TestAuditJSONMatchesSchema(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	root := filepath.Join("..", "..")
+	captures := filepath.Join(root, "testdata", "captures")
+	var runs [][]string
+	dirs, _ := filepath.Glob(filepath.Join(captures, "*"))
+	refs, _ := filepath.Glob(filepath.Join(root, "testdata", "reference", "*"))
+	for _, d := range append(dirs, refs...) {
+		if st, err := os.Stat(d); err == nil && st.IsDir() {
+			runs = append(runs, []string{d})
+		}
+	}
+	// A folder of the CSV reports alone.
+	csv := t.TempDir()
+	for _, r := range []string{"cuda_api_trace", "cuda_gpu_trace", "nvtx_pushpop_trace"} {
+		data, err := os.ReadFile(filepath.Join(captures, "train-pageable", "train-pageable_"+r+".csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(csv, "train_"+r+".csv"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pageable, pinned := filepath.Join(captures, "train-pageable"), filepath.Join(captures, "train-pinned")
+	runs = append(runs, []string{csv}, []string{pageable, pinned}, []string{pinned, pageable},
+		[]string{filepath.Join(pageable, "train-pageable.nsys-rep")},
+		[]string{filepath.Join(captures, "h200-pinned", "pinned.sqlite"), "--rates", filepath.Join(captures, "h200-run")},
+		[]string{pageable, "--nvidia-rule", "off"})
+	valid, substituted := 0, false
+	for _, args := range runs {
+		out, status, errOut := auditJSON(t, args...)
+		if status == exitError {
+			// An input the audit cannot read: the reason on stderr, no JSON.
+			if out != "" || errOut == "" {
+				t.Errorf("audit %v: exit 2 with stdout %q, stderr %q", args, out, errOut)
+			}
+			continue
+		}
+		if err := validateOutput([]byte(out)); err != nil {
+			t.Errorf("audit %v: output does not match docs/output.schema.json: %v", args, err)
+			continue
+		}
+		valid++
+		substituted = substituted || strings.Contains(out, `"code": "input-substituted"`)
+		if strings.Contains(out, `\u003c`) || strings.Contains(out, `\u003e`) {
+			t.Errorf("audit %v: HTML-escaped JSON", args)
+		}
+	}
+	t.Logf("%d audits validated", valid)
+	if valid < 10 || !substituted {
+		t.Errorf("only %d audits validated (input-substituted seen: %v)", valid, substituted)
+	}
+	// An input that cannot be read prints no JSON.
+	if out, status, _ := auditJSON(t, filepath.Join(t.TempDir(), "none")); status != exitError || out != "" {
+		t.Errorf("missing input: exit %d, stdout %q", status, out)
+	}
+}
+
+// TestAuditSchemaRejects checks that the schema's audit part is not
+// vacuous.
+func TestAuditSchemaRejects(t *testing.T) {
+	captures := filepath.Join("..", "..", "testdata", "captures")
+	two, _, _ := auditJSON(t, filepath.Join(captures, "train-pageable"), filepath.Join(captures, "train-pinned"))
+	one, _, _ := auditJSON(t, filepath.Join(captures, "train-pageable"))
+	for _, good := range []string{one, two} {
+		if err := validateOutput([]byte(good)); err != nil {
+			t.Fatalf("the train captures' audit fails the schema: %v", err)
+		}
+	}
+	checkAt := strings.Index(two, `  "check": {`)
+	if checkAt < 0 {
+		t.Fatal("no check in the audit of two captures")
+	}
+	for name, bad := range map[string]string{
+		"the earlier version":       strings.Replace(one, `"schemaVersion": 1`, `"schemaVersion": "nsyscheck.audit/v1"`, 1),
+		"an unknown kind":           strings.Replace(one, `"kind": "audit"`, `"kind": "audits"`, 1),
+		"an unknown audit field":    strings.Replace(one, `"apiCalls": `, `"calls": 1, "apiCalls": `, 1),
+		"an absolute capture":       strings.Replace(one, `"capture": "`, `"capture": "/home/someone/`, 1),
+		"an unknown size bucket":    strings.Replace(one, `"sizeBucket": "1MiB-16MiB"`, `"sizeBucket": "big"`, 1),
+		"an unknown finding":        strings.Replace(one, `"id": "cannot-overlap"`, `"id": "slow"`, 1),
+		"a check of one capture":    strings.TrimSuffix(strings.TrimSpace(one), "}") + `, "check": ` + strings.TrimSuffix(strings.TrimSpace(two[checkAt+len(`  "check": `):]), "}") + "}",
+		"an audit without a check":  two[:strings.LastIndex(two[:checkAt], ",")] + "\n}\n",
+		"an unknown check verdict":  strings.Replace(two, `"verdict": "held"`, `"verdict": "fine"`, 1),
+		"an unknown class status":   strings.Replace(two, `"status": "still pageable"`, `"status": "half"`, 1),
+		"verify's kind with audits": strings.Replace(one, `"kind": "audit"`, `"kind": "verify"`, 1),
+	} {
+		if bad == one || bad == two {
+			t.Fatalf("%s: the replacement changed nothing", name)
+		}
+		if err := validateOutput([]byte(bad)); err == nil {
+			t.Errorf("%s: the schema accepts it", name)
+		}
+	}
+}
