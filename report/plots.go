@@ -135,12 +135,12 @@ func claimSummary(c *predictions.Claim) string {
 	}
 	m := *c.Measured
 	if c.Comparison == "within 2x of" {
-		return fmt.Sprintf("%s: measured %s, predicted %s, held from %s to %s", s,
+		return fmt.Sprintf("%s: measured %s, predicted %s, needs %s to %s", s,
 			num(m), num(c.Bound), num(c.Bound/predictions.LossFactor), num(c.Bound*predictions.LossFactor))
 	}
-	s += fmt.Sprintf(": measured %s %s %s", num(m), c.Comparison, num(c.Bound))
+	s += fmt.Sprintf(": measured %s, needs %s %s", num(m), c.Comparison, num(c.Bound))
 	if c.Unit != "" {
-		s += ", " + c.Unit
+		s += " (" + c.Unit + ")"
 	}
 	return s
 }
