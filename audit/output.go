@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/nsyscheck/nsyscheck/capture"
 )
+
+// maxOutputFile bounds the JSON of an audit read back.
+const maxOutputFile = 256 << 20
 
 // ReadOutput reads the JSON `audit --format json` writes; ok is false when
 // path is not one (a capture, say), err says why one cannot be read.
@@ -15,7 +19,9 @@ func ReadOutput(path string) (out *Output, ok bool, err error) {
 	if !strings.EqualFold(filepath.Ext(path), ".json") {
 		return nil, false, nil
 	}
-	data, err := os.ReadFile(path)
+	// A FIFO, a device or a huge file is no audit: the capture loader
+	// says what it is.
+	data, err := capture.ReadRegular(path, maxOutputFile, "an audit's JSON")
 	if err != nil {
 		return nil, false, nil
 	}

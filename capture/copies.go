@@ -104,6 +104,9 @@ func StreamCopies(path string, opts Options, fn func(*CopyCall)) (*CopyScan, err
 	if st.IsDir() {
 		return streamCopiesDir(path, opts, fn)
 	}
+	if err := regularFile(path, st); err != nil {
+		return nil, err
+	}
 	kind, err := nsysdb.Detect(path)
 	if err != nil {
 		kind = nsysdb.Sniff(path, nil)
@@ -200,6 +203,8 @@ func streamCopiesNsysRep(path string, opts Options, fn func(*CopyCall)) (*CopySc
 // SQLite
 
 func streamCopiesSQLite(path string, fn func(*CopyCall)) (*CopyScan, error) {
+	cv := newCopyValidator(path, FormatSQLite)
+	fn = cv.wrap(fn)
 	r, done, err := newSQLiteReader(path, Options{})
 	defer done()
 	if err != nil {
@@ -258,6 +263,9 @@ func streamCopiesSQLite(path string, fn func(*CopyCall)) (*CopyScan, error) {
 			s.lack(FactNVTX, g.Reason)
 		}
 	}
+	if cv.ranges(nv.Ranges); cv.v.err != nil {
+		return nil, cv.v.err
+	}
 	ranges := newRangeIndex(nv.Ranges)
 	nv = nil
 	threads, err := r.readThreadNames()
@@ -266,6 +274,9 @@ func streamCopiesSQLite(path string, fn func(*CopyCall)) (*CopyScan, error) {
 	}
 	if err := r.streamCopyJoin(s, rcols, ranges, threads, fn); err != nil {
 		return nil, err
+	}
+	if cv.v.err != nil {
+		return nil, cv.v.err
 	}
 	return s, nil
 }
@@ -568,6 +579,8 @@ func streamCopiesCSV(dir string, fn func(*CopyCall)) (*CopyScan, error) {
 	if err != nil {
 		return nil, err
 	}
+	cv := newCopyValidator(dir, FormatCSV)
+	fn = cv.wrap(fn)
 	s := &CopyScan{Path: dir, Format: FormatCSV, Files: []string{apiPath, gpuPath}}
 	s.lack(FactMemcpyBytes, nsysdb.ReportGPUTrace+" gives bytes in MB rounded to its printed digits, so per-copy bytes are approximate")
 	copies, memsets, err := readGPUTraceCopies(gpuPath, s)
@@ -579,9 +592,9 @@ func streamCopiesCSV(dir string, fn func(*CopyCall)) (*CopyScan, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(apiPath)
+	f, _, err := OpenRegular(apiPath)
 	if err != nil {
-		return nil, &InputError{Path: apiPath, Problem: "cannot open the " + nsysdb.ReportAPITrace + " report", Err: err}
+		return nil, err
 	}
 	defer f.Close()
 	batches := map[int64]bool{}
@@ -629,6 +642,9 @@ func streamCopiesCSV(dir string, fn func(*CopyCall)) (*CopyScan, error) {
 		s.Span, s.SpanFrom = last-first, SpanAPICalls
 	}
 	emitUnmatched(s, copies, fn)
+	if cv.v.err != nil {
+		return nil, cv.v.err
+	}
 	return s, nil
 }
 

@@ -244,7 +244,7 @@ func badCases() []badCase {
 			},
 			exit: 2, want: []string{"missing.sqlite", "no such file"}},
 	}
-	return append(cases, faultCases()...)
+	return append(append(cases, faultCases()...), auditCases()...)
 }
 
 // badResult is what one bad input got.
@@ -663,6 +663,9 @@ the input could not be read, 130 interrupted by SIGINT or SIGTERM.
 func answer(r badResult) string {
 	if r.exit == exitError || r.exit == exitSignal {
 		return trimPaths(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(r.stderr), "nsyscheck: ")))
+	}
+	if r.c.cmd == "audit" {
+		return trimPaths(auditAnswer(r.stdout + r.stderr))
 	}
 	if r.c.cmd != "" && r.c.cmd != "verify" {
 		return trimPaths(strings.TrimSpace(r.stdout + r.stderr))
