@@ -244,7 +244,7 @@ func badCases() []badCase {
 			},
 			exit: 2, want: []string{"missing.sqlite", "no such file"}},
 	}
-	return append(append(cases, faultCases()...), auditCases()...)
+	return append(append(append(cases, faultCases()...), scrubSignalCases()...), auditCases()...)
 }
 
 // badResult is what one bad input got.
