@@ -3,10 +3,10 @@ package audit
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
+	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
@@ -28,9 +28,12 @@ type Expectation struct {
 	Verdict string `json:"verdict,omitempty"`
 }
 
+// maxExpectFile bounds an expected-audit file, a few lines of JSON.
+const maxExpectFile = 1 << 20
+
 // ReadExpectation reads an expected-audit file.
 func ReadExpectation(path string) (*Expectation, error) {
-	data, err := os.ReadFile(path)
+	data, err := capture.ReadRegular(path, maxExpectFile, "an expected-audit file")
 	if err != nil {
 		return nil, fmt.Errorf("read the expected audit: %w", err)
 	}

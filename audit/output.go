@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/nsyscheck/nsyscheck/capture"
 )
+
+// maxOutputFile bounds the JSON of an audit read back.
+const maxOutputFile = 256 << 20
 
 // envelope is the part of the JSON envelope an audit is read from.
 type envelope struct {
@@ -24,7 +28,9 @@ func ReadOutput(path string) (out *Output, ok bool, err error) {
 	if !strings.EqualFold(filepath.Ext(path), ".json") {
 		return nil, false, nil
 	}
-	data, err := os.ReadFile(path)
+	// A FIFO, a device or a huge file is no audit: the capture loader
+	// says what it is.
+	data, err := capture.ReadRegular(path, maxOutputFile, "an audit's JSON")
 	if err != nil {
 		return nil, false, nil
 	}

@@ -108,6 +108,9 @@ func StreamCopies(path string, opts Options, fn func(*CopyCall)) (*CopyScan, err
 	if st.IsDir() {
 		return streamCopiesDir(path, opts, fn)
 	}
+	if err := regularFile(path, st); err != nil {
+		return nil, err
+	}
 	kind, err := nsysdb.Detect(path)
 	if err != nil {
 		kind = nsysdb.Sniff(path, nil)
@@ -215,6 +218,8 @@ func streamCopiesNsysRep(path string, opts Options, fn func(*CopyCall)) (*CopySc
 // interrupted) and its error is the one returned, whatever the stream met
 // on the damaged pages.
 func streamCopiesSQLite(path string, fn func(*CopyCall)) (*CopyScan, error) {
+	cv := newCopyValidator(path, FormatSQLite)
+	fn = cv.wrap(fn)
 	r, done, err := openSQLiteReader(path, Options{})
 	defer done()
 	if err != nil {
@@ -230,7 +235,7 @@ func streamCopiesSQLite(path string, fn func(*CopyCall)) (*CopyScan, error) {
 		}
 		checked <- err
 	}()
-	s, err := r.streamCopies(ctx, path, fn)
+	s, err := r.streamCopies(ctx, path, cv, fn)
 	if cerr := <-checked; cerr != nil {
 		return nil, cerr
 	}
@@ -239,8 +244,8 @@ func streamCopiesSQLite(path string, fn func(*CopyCall)) (*CopyScan, error) {
 
 // streamCopies is the stream of streamCopiesSQLite: the tables, totals,
 // NVTX ranges and thread names, then the copy join, interrupted when ctx
-// is cancelled.
-func (r *sqliteReader) streamCopies(ctx context.Context, path string, fn func(*CopyCall)) (*CopyScan, error) {
+// is cancelled; cv checks the ranges and, through fn, every copy.
+func (r *sqliteReader) streamCopies(ctx context.Context, path string, cv *copyValidator, fn func(*CopyCall)) (*CopyScan, error) {
 	if err := r.readTables(); err != nil {
 		return nil, err
 	}
@@ -294,6 +299,9 @@ func (r *sqliteReader) streamCopies(ctx context.Context, path string, fn func(*C
 			s.lack(FactNVTX, g.Reason)
 		}
 	}
+	if cv.ranges(nv.Ranges); cv.v.err != nil {
+		return nil, cv.v.err
+	}
 	ranges := newRangeIndex(nv.Ranges)
 	nv = nil
 	threads, err := r.readThreadNames()
@@ -302,6 +310,9 @@ func (r *sqliteReader) streamCopies(ctx context.Context, path string, fn func(*C
 	}
 	if err := r.streamCopyJoin(ctx, s, rcols, ranges, threads, fn); err != nil {
 		return nil, err
+	}
+	if cv.v.err != nil {
+		return nil, cv.v.err
 	}
 	return s, nil
 }
@@ -604,6 +615,8 @@ func streamCopiesCSV(dir string, fn func(*CopyCall)) (*CopyScan, error) {
 	if err != nil {
 		return nil, err
 	}
+	cv := newCopyValidator(dir, FormatCSV)
+	fn = cv.wrap(fn)
 	s := &CopyScan{Path: dir, Format: FormatCSV, Files: []string{apiPath, gpuPath}}
 	s.lack(FactMemcpyBytes, nsysdb.ReportGPUTrace+" gives bytes in MB rounded to its printed digits, so per-copy bytes are approximate")
 	copies, memsets, err := readGPUTraceCopies(gpuPath, s)
@@ -615,9 +628,9 @@ func streamCopiesCSV(dir string, fn func(*CopyCall)) (*CopyScan, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(apiPath)
+	f, _, err := OpenRegular(apiPath)
 	if err != nil {
-		return nil, &InputError{Path: apiPath, Problem: "cannot open the " + nsysdb.ReportAPITrace + " report", Err: err}
+		return nil, err
 	}
 	defer f.Close()
 	batches := map[int64]bool{}
@@ -665,6 +678,9 @@ func streamCopiesCSV(dir string, fn func(*CopyCall)) (*CopyScan, error) {
 		s.Span, s.SpanFrom = last-first, SpanAPICalls
 	}
 	emitUnmatched(s, copies, fn)
+	if cv.v.err != nil {
+		return nil, cv.v.err
+	}
 	return s, nil
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -49,9 +48,9 @@ type gpuTraceHeader struct {
 // readCSVRecords.
 func streamCSVRecords(path, report string, cols []csvColumn, header func(*csvResolvedHeader) error,
 	row func(n int, rec [][]byte) error) error {
-	f, err := os.Open(path)
+	f, _, err := OpenRegular(path)
 	if err != nil {
-		return &InputError{Path: path, Problem: "cannot open the " + report + " report", Err: err}
+		return err
 	}
 	defer f.Close()
 	return readCSVRecords(f, path, report, cols, header, row)
@@ -496,6 +495,9 @@ func csvBytes(cell string, scale float64) (int64, error) {
 		decimals = len(s) - i - 1
 	}
 	b := v * scale * 1e6
+	if b > float64(maxBytes) {
+		return 0, fmt.Errorf("size is impossible: more than %d GiB in one copy", maxBytes>>30)
+	}
 	half := 0.5 * math.Pow(10, -float64(decimals)) * scale * 1e6
 	const page = 4096
 	lo, hi := math.Ceil((b-half)/page), math.Floor((b+half)/page)

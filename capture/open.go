@@ -6,7 +6,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"syscall"
+
+	"github.com/nsyscheck/nsyscheck/internal/regular"
 )
 
 // OpenRegular opens path for reading only if it is a regular file. It never
@@ -14,50 +15,48 @@ import (
 // as are devices (/dev/zero, /dev/urandom) and sockets, whose reads never
 // end. The error is an *InputError that says what the path is.
 func OpenRegular(path string) (*os.File, fs.FileInfo, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, &InputError{Path: path, Problem: "no such file", Hint: "check the path"}
-		}
-		return nil, nil, &InputError{Path: path, Problem: "cannot open the file", Err: err}
-	}
-	info, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, &InputError{Path: path, Problem: "cannot read the file", Err: err}
-	}
-	if err := regularFile(path, info); err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	// Back to blocking reads: a regular file never waits, and the runtime's
-	// poller is not involved either way.
-	if err := syscall.SetNonblock(int(f.Fd()), false); err != nil {
-		f.Close()
-		return nil, nil, &InputError{Path: path, Problem: "cannot read the file", Err: err}
+	f, info, err := regular.Open(path)
+	var nr *regular.NotRegularError
+	switch {
+	case errors.As(err, &nr):
+		return nil, nil, &InputError{Path: path, Problem: nr.What, Hint: "copy the data into a regular file and give that"}
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil, &InputError{Path: path, Problem: "no such file", Hint: "check the path"}
+	case err != nil:
+		return nil, nil, &InputError{Path: path, Problem: "cannot open the file", Err: unwrapPathError(err)}
 	}
 	return f, info, nil
+}
+
+// ReadRegular reads a small file whole (an expectation, a run's JSON, a
+// rule's CSV) as OpenRegular opens it, refusing one of more than max bytes;
+// what names the file in that error ("an expected-audit file").
+func ReadRegular(path string, max int64, what string) ([]byte, error) {
+	f, _, err := OpenRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(boundedReader(f, max, path, what))
+}
+
+// unwrapPathError drops the path an *fs.PathError repeats: InputError
+// names it already.
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // regularFile returns nil when info describes a regular file, else an
 // *InputError naming what the path is instead.
 func regularFile(path string, info fs.FileInfo) error {
-	m := info.Mode()
-	if m.IsRegular() {
-		return nil
+	if what := regular.Describe(info.Mode()); what != "" {
+		return &InputError{Path: path, Problem: what, Hint: "copy the data into a regular file and give that"}
 	}
-	what := "not a regular file"
-	switch {
-	case m.IsDir():
-		what = "a folder, not a file"
-	case m&fs.ModeNamedPipe != 0:
-		what = "a FIFO (named pipe), not a file: reading it would wait for a writer"
-	case m&fs.ModeCharDevice != 0, m&fs.ModeDevice != 0:
-		what = "a device, not a file: reading it may never end"
-	case m&fs.ModeSocket != 0:
-		what = "a socket, not a file"
-	}
-	return &InputError{Path: path, Problem: what, Hint: "copy the data into a regular file and give that"}
+	return nil
 }
 
 // checkRegular stats path (following links) and refuses anything but a

@@ -254,3 +254,45 @@ func duplicateKey(data []byte) string {
 		}
 	}
 }
+
+// copyValidator checks each copy the audit streams (StreamCopies) with
+// validate's rules: the copy's and its call's times, and its size. It keeps
+// the first problem, and a copy that fails is not handed on, so no class
+// total rests on impossible data.
+type copyValidator struct{ v validator }
+
+func newCopyValidator(path string, f Format) *copyValidator {
+	return &copyValidator{v: validator{c: &Capture{Path: path, Format: f}}}
+}
+
+// wrap returns fn behind the check.
+func (cv *copyValidator) wrap(fn func(*CopyCall)) func(*CopyCall) {
+	return func(c *CopyCall) {
+		if cv.v.err != nil {
+			return
+		}
+		cv.check(c)
+		if cv.v.err == nil {
+			fn(c)
+		}
+	}
+}
+
+func (cv *copyValidator) check(c *CopyCall) {
+	v := &cv.v
+	what := "memory copy " + string(c.Kind)
+	v.event(what, 0, c.CorrelationID, c.Start, c.End, false)
+	if c.API != "" {
+		v.event("CUDA API call "+c.API, 0, c.CorrelationID, c.CallStart, c.CallEnd, false)
+	}
+	if v.err == nil && (c.Bytes < 0 || c.Bytes > maxBytes) {
+		v.fail(v.where(what, 0, c.CorrelationID), fmt.Sprintf("copy size %d bytes is impossible", c.Bytes))
+	}
+}
+
+// ranges checks NVTX ranges the audit places copies in.
+func (cv *copyValidator) ranges(rs []Range) {
+	for _, r := range rs {
+		cv.v.event("NVTX range "+r.Name, 0, 0, r.Start, r.End, r.Open)
+	}
+}

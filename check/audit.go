@@ -11,6 +11,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/audit"
 	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+	"github.com/nsyscheck/nsyscheck/internal/regular"
 	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/privacy"
 	"github.com/nsyscheck/nsyscheck/runner"
@@ -184,7 +185,7 @@ func readRunRates(dir string, r *audit.Rates) error {
 			}
 		}
 	}
-	if data, err := os.ReadFile(filepath.Join(dir, runner.InfoFile)); err == nil {
+	if data, err := regular.ReadFile(filepath.Join(dir, runner.InfoFile), runner.MaxInfoFile); err == nil {
 		var info runner.Info
 		if json.Unmarshal(data, &info) == nil && info.GPU != nil && info.GPU.PCIe.RatedGBps > 0 {
 			p := info.GPU.PCIe

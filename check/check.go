@@ -20,6 +20,7 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+	"github.com/nsyscheck/nsyscheck/internal/regular"
 	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/privacy"
 	"github.com/nsyscheck/nsyscheck/report"
@@ -178,7 +179,7 @@ func folderOf(path string) string {
 // readRunInfo reads run.json in dir; nil where there is none or it cannot
 // be read.
 func readRunInfo(dir string) *runner.Info {
-	data, err := os.ReadFile(filepath.Join(dir, runner.InfoFile))
+	data, err := regular.ReadFile(filepath.Join(dir, runner.InfoFile), runner.MaxInfoFile)
 	if err != nil {
 		return nil
 	}

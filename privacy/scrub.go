@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/capture"
@@ -29,6 +30,61 @@ type ScrubOptions struct {
 	// variables were set (LD_PRELOAD, OMP_NUM_THREADS, ...) can matter when
 	// reading a measurement, while the values are where secrets live.
 	DropNames bool
+	// Context stops the scrub when it is done (SIGINT, SIGTERM): Scrub
+	// then removes its temporary files, leaves out as it was and returns
+	// an error that wraps the context's (context.Canceled). nil: never.
+	Context context.Context
+}
+
+// ScrubStepHook, when not nil, is called after each step of Scrub with the
+// step's name ("copied", "scrubbed", "checked"); tests use it to interrupt
+// a scrub at a known point.
+var ScrubStepHook func(step string)
+
+// Temporary files of a scrub carry the scrubbing process's id after these
+// prefixes, so that a later scrub can tell a killed run's leftovers from a
+// running one's (capture.TempOwnerGone) and remove them.
+const (
+	scrubTmpDirPrefix = "nsyscheck-scrub-"
+	scrubTmpOutInfix  = ".scrub-"
+)
+
+// interrupted is the error of a scrub stopped by its context.
+func interrupted(ctx context.Context, in, out string) error {
+	return &capture.InputError{Path: in, Problem: "interrupted: the temporary copies were removed and " + out + " was not written",
+		Err: ctx.Err(), Hint: "run scrub again"}
+}
+
+// sweepScrubTemps removes what killed scrubs left: working folders in the
+// temporary folder and hidden copies beside out.
+func sweepScrubTemps(out string) {
+	sweep := func(dir, prefix string) {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return
+		}
+		for _, e := range entries {
+			if !strings.HasPrefix(e.Name(), prefix) {
+				continue
+			}
+			info, err := e.Info()
+			if err != nil {
+				continue
+			}
+			rest := strings.TrimPrefix(e.Name(), prefix)
+			if capture.TempOwnerGone(rest, info.ModTime()) {
+				os.RemoveAll(filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	sweep(os.TempDir(), scrubTmpDirPrefix)
+	sweep(filepath.Dir(out), "."+filepath.Base(out)+scrubTmpOutInfix)
+}
+
+func scrubStep(step string) {
+	if ScrubStepHook != nil {
+		ScrubStepHook(step)
+	}
 }
 
 const nsysRepScrubHint = "the report format cannot be rewritten; scrub its SQLite export instead: " +
@@ -66,8 +122,14 @@ func Scrub(in, out string, opts ScrubOptions) (*Report, error) {
 	if rep.Format != "sqlite" {
 		return nil, &capture.InputError{Path: in, Problem: "cannot scrub a " + rep.Format + " file", Hint: nsysRepScrubHint}
 	}
+	ctx := opts.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	sweepScrubTemps(out)
+	pid := strconv.Itoa(os.Getpid())
 
-	tmpDir, err := os.MkdirTemp("", "nsyscheck-scrub-")
+	tmpDir, err := os.MkdirTemp("", scrubTmpDirPrefix+pid+"-")
 	if err != nil {
 		return nil, &capture.InputError{Path: in, Problem: "cannot make a temporary folder for the working copy", Err: err,
 			Hint: "check that $TMPDIR is writable"}
@@ -83,8 +145,18 @@ func Scrub(in, out string, opts ScrubOptions) (*Report, error) {
 				Hint: "check the free space in the temporary folder"}
 		}
 	}
+	scrubStep("copied")
+	if ctx.Err() != nil {
+		return nil, interrupted(ctx, in, out)
+	}
 
-	tmpOut, err := scrubCopy(work, out, rep, opts)
+	tmpOut, err := scrubCopy(ctx, work, out, rep, opts)
+	if ctx.Err() != nil {
+		if tmpOut != "" {
+			os.Remove(tmpOut)
+		}
+		return nil, interrupted(ctx, in, out)
+	}
 	if err != nil {
 		return nil, &capture.InputError{Path: in, Where: "working copy", Problem: "cannot scrub the export", Err: err,
 			Hint: "check that the file is a complete nsys SQLite export and that " + filepath.Dir(out) + " is writable"}
@@ -96,9 +168,17 @@ func Scrub(in, out string, opts ScrubOptions) (*Report, error) {
 		}
 	}()
 
+	scrubStep("scrubbed")
+	if ctx.Err() != nil {
+		return nil, interrupted(ctx, in, out)
+	}
 	after, err := Scan(tmpOut)
 	if err != nil {
 		return nil, err
+	}
+	scrubStep("checked")
+	if ctx.Err() != nil {
+		return nil, interrupted(ctx, in, out)
 	}
 	if !after.Clean() {
 		var left []string
@@ -195,13 +275,12 @@ func copyFile(src, dst string) error {
 
 // scrubCopy rewrites the working copy and writes it, vacuumed, to a new
 // temporary file beside out, whose name it returns.
-func scrubCopy(work, out string, rep *Report, opts ScrubOptions) (string, error) {
+func scrubCopy(ctx context.Context, work, out string, rep *Report, opts ScrubOptions) (string, error) {
 	db, err := sql.Open("sqlite3", nsysdb.URI(work, "mode=rw"))
 	if err != nil {
 		return "", err
 	}
 	defer db.Close()
-	ctx := context.Background()
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return "", err
@@ -230,7 +309,7 @@ func scrubCopy(work, out string, rep *Report, opts ScrubOptions) (string, error)
 		return "", err
 	}
 
-	f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".scrub-*.tmp")
+	f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+scrubTmpOutInfix+strconv.Itoa(os.Getpid())+"-*.tmp")
 	if err != nil {
 		return "", err
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/privacy"
 )
@@ -24,14 +26,29 @@ var createFile = func(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
 }
 
+// PlaceHook, when not nil, is called once every file is written into the
+// temporary folder, before it is moved into place; tests use it to send a
+// signal at a known point.
+var PlaceHook func(dir string)
+
 // writeFiles writes files into dir so that no reader ever sees a partial
 // report and nothing is written through a link:
 //
 //   - every file is written into a fresh private temporary folder first;
 //     a failure (a full disk, a signal) removes it and leaves dir as it was;
 //   - a dir that does not exist yet is that folder, renamed into place
-//     whole; otherwise each file is renamed into dir, which replaces a
-//     link planted there instead of writing through it;
+//     whole; a dir that holds nothing but files of this report (a report
+//     written before, or an empty folder) is swapped with it in one
+//     atomic exchange (renameat2 RENAME_EXCHANGE), and the old files,
+//     now in the temporary folder, are removed; so a run killed at any
+//     point leaves dir either as it was or whole, and a rerun needs no
+//     --force that the first run did not;
+//   - a dir that holds other files too (the user's, another report's) is
+//     not swapped: each file is renamed into it in turn, which replaces a
+//     link planted there instead of writing through it. A run killed
+//     between two of these renames leaves some files new and some as they
+//     were (the report's own files, never a partial one); the rerun needs
+//     --force, as any report over an earlier one does;
 //   - without overwrite, a name that exists in dir already (a link
 //     included) is refused before anything is written;
 //   - temporary folders that killed runs left behind are removed first.
@@ -53,6 +70,7 @@ func writeFiles(dir string, files map[string][]byte, overwrite bool) ([]string, 
 			return nil, fmt.Errorf("cannot create %s: %w", parent, unwrapPath(err))
 		}
 	}
+	sweepStale(parent)
 	if exists {
 		sweepStale(dir)
 		if !overwrite {
@@ -68,11 +86,10 @@ func writeFiles(dir string, files map[string][]byte, overwrite bool) ([]string, 
 				return nil, &ExistsError{Dir: dir, Names: clash}
 			}
 		}
-	} else {
-		sweepStale(parent)
 	}
+	swap := exists && onlyReportFiles(dir, list) && dirWritable(parent)
 	where := dir
-	if !exists {
+	if !exists || swap {
 		where = parent
 	}
 	tmp, err := os.MkdirTemp(where, tmpPrefix+strconv.Itoa(os.Getpid())+"-")
@@ -94,6 +111,9 @@ func writeFiles(dir string, files map[string][]byte, overwrite bool) ([]string, 
 	for _, n := range list {
 		paths = append(paths, filepath.Join(dir, n))
 	}
+	if PlaceHook != nil {
+		PlaceHook(dir)
+	}
 	if !exists {
 		if err := os.Chmod(tmp, 0o755); err != nil {
 			return nil, fmt.Errorf("write %s: %w", dir, unwrapPath(err))
@@ -103,6 +123,19 @@ func writeFiles(dir string, files map[string][]byte, overwrite bool) ([]string, 
 		}
 		done = true
 		return paths, nil
+	}
+	if swap {
+		if st, err := os.Stat(dir); err == nil {
+			_ = os.Chmod(tmp, st.Mode().Perm())
+		}
+		err := unix.Renameat2(unix.AT_FDCWD, tmp, unix.AT_FDCWD, dir, unix.RENAME_EXCHANGE)
+		if err == nil {
+			// tmp now holds the files dir held; the defer removes them.
+			return paths, nil
+		}
+		// A file system without the exchange: rename file by file below.
+		// Files written in the parent's temporary folder rename into dir
+		// just as well.
 	}
 	for i, n := range list {
 		if err := os.Rename(filepath.Join(tmp, n), paths[i]); err != nil {
@@ -174,4 +207,33 @@ func sweepStale(dir string) {
 			os.RemoveAll(filepath.Join(dir, e.Name()))
 		}
 	}
+}
+
+// onlyReportFiles reports whether dir holds nothing but plain files named
+// in list: a report written before, or nothing at all. Only such a
+// folder, not a link to one, is swapped whole.
+func onlyReportFiles(dir string, list []string) bool {
+	if st, err := os.Lstat(dir); err != nil || !st.IsDir() {
+		return false
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	ours := map[string]bool{}
+	for _, n := range list {
+		ours[n] = true
+	}
+	for _, e := range entries {
+		// A live writer's temporary folder stays where it is.
+		if !ours[e.Name()] || !e.Type().IsRegular() && e.Type()&fs.ModeSymlink == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// dirWritable reports whether a temporary folder can be made in dir.
+func dirWritable(dir string) bool {
+	return unix.Access(dir, unix.W_OK|unix.X_OK) == nil
 }

@@ -121,3 +121,83 @@ func TestWriteFilesMasksSecrets(t *testing.T) {
 		}
 	}
 }
+
+// inode returns path's inode number.
+func inode(t *testing.T, path string) uint64 {
+	t.Helper()
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Sys().(*syscall.Stat_t).Ino
+}
+
+// A folder holding only an earlier report (or nothing) is replaced in one
+// atomic exchange: afterwards it is another folder (the written one) with
+// the new files, and neither it nor its parent keeps a temporary folder or
+// the old files. A folder with other files in it keeps them and is filled
+// file by file.
+func TestWriteFilesSwapsAReportFolderWhole(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "out")
+	files := map[string][]byte{"report.md": []byte("# new\n"), "report.html": []byte("<p>new</p>\n")}
+	for _, start := range []map[string]string{
+		{"report.md": "# old\n", "report.html": "<p>old</p>\n"},
+		{},
+	} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for n, c := range start {
+			if err := os.WriteFile(filepath.Join(dir, n), []byte(c), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		before := inode(t, dir)
+		if _, err := writeFiles(dir, files, true); err != nil {
+			t.Fatal(err)
+		}
+		if inode(t, dir) == before {
+			t.Errorf("%d old files: the folder was filled file by file, not swapped whole", len(start))
+		}
+		for n, c := range files {
+			if got, _ := os.ReadFile(filepath.Join(dir, n)); string(got) != string(c) {
+				t.Errorf("%s: %q, want %q", n, got, c)
+			}
+		}
+		if entries, _ := os.ReadDir(parent); len(entries) != 1 {
+			t.Errorf("the parent holds %v, want only out", entries)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != len(files) {
+			t.Errorf("the folder holds %v", entries)
+		}
+		if st, _ := os.Stat(dir); st.Mode().Perm() != 0o755 {
+			t.Errorf("the folder's mode is %v, want the old one's 0755", st.Mode().Perm())
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// A user's own file: kept, and the folder is the same one.
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	notes := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(notes, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := inode(t, dir)
+	if _, err := writeFiles(dir, files, false); err != nil {
+		t.Fatal(err)
+	}
+	if inode(t, dir) != before {
+		t.Error("a folder with the user's file in it was swapped")
+	}
+	if got, _ := os.ReadFile(notes); string(got) != "mine" {
+		t.Errorf("the user's file holds %q", got)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 3 {
+		t.Errorf("the folder holds %v", entries)
+	}
+}

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/gocarina/gocsv"
-
 	"github.com/nsyscheck/nsyscheck/internal/nsys"
+	"github.com/nsyscheck/nsyscheck/internal/regular"
 )
 
 // AnalyzeRule is the Nsight Systems expert rule that lists asynchronous
@@ -68,10 +68,14 @@ func (r *Run) analyze(ctx context.Context, s *Step, nsys string) *Analyze {
 	return a
 }
 
+// maxAnalyzeFile bounds the rule's CSV: a row per flagged copy, a few
+// hundred bytes each.
+const maxAnalyzeFile = 1 << 30
+
 // ReadAnalyze reads the CSV the cuda_memcpy_async rule writes. A rule that
 // found nothing may write an empty file, which gives no rows.
 func ReadAnalyze(path string) ([]FlaggedCopy, error) {
-	data, err := os.ReadFile(path)
+	data, err := regular.ReadFile(path, maxAnalyzeFile)
 	if err != nil {
 		return nil, fmt.Errorf("read the %s rule's output: %w", AnalyzeRule, err)
 	}

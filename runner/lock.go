@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/nsyscheck/nsyscheck/internal/regular"
 )
 
 // LockDirEnv names the variable that moves the per-GPU lock files (default
@@ -106,9 +108,19 @@ func acquireLock(ctx context.Context, path string, g GPU, me LockInfo, wait bool
 	}
 	// Let every user's runs queue on the same files.
 	_ = os.Chmod(filepath.Dir(path), 0o1777)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NONBLOCK, 0o666)
 	if err != nil {
 		return nil, rec, fmt.Errorf("open the GPU lock %s: %w (set %s to a writable folder shared by the runs)", path, err, LockDirEnv)
+	}
+	// A FIFO, device or folder planted at the lock's path is no lock: its
+	// record could be neither written nor read back.
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		what := "not a regular file"
+		if err == nil {
+			what = regular.Describe(st.Mode())
+		}
+		return nil, rec, fmt.Errorf("the GPU lock %s is %s (remove it, or set %s to another folder)", path, what, LockDirEnv)
 	}
 	_ = f.Chmod(0o666)
 	start := time.Now()
@@ -162,7 +174,7 @@ func acquireLock(ctx context.Context, path string, g GPU, me LockInfo, wait bool
 
 // readLockInfo reads a lock file's record, or nil when it holds none.
 func readLockInfo(path string) *LockInfo {
-	data, err := os.ReadFile(path)
+	data, err := regular.ReadFile(path, maxLockRecord)
 	if err != nil || len(data) == 0 {
 		return nil
 	}

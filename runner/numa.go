@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,6 +10,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/nsyscheck/nsyscheck/internal/regular"
 )
 
 // NUMA records the NUMA node a GPU hangs off and how the run bound the
@@ -61,7 +64,7 @@ func LocateNUMA(ctx context.Context, g GPU, sysRoot string) NUMA {
 	var why []string
 	if g.BusID != "" {
 		f := filepath.Join(sysRoot, "bus", "pci", "devices", sysfsBusID(g.BusID), "numa_node")
-		if data, err := os.ReadFile(f); err == nil {
+		if data, err := readSysfs(f); err == nil {
 			v, err := strconv.Atoi(strings.TrimSpace(string(data)))
 			if err == nil {
 				n.Node, n.From = v, f
@@ -102,13 +105,21 @@ func LocateNUMA(ctx context.Context, g GPU, sysRoot string) NUMA {
 		n.Note = "the machine reports no NUMA node for this GPU (" + n.From + " says -1: a machine with one memory node, or firmware that gives no affinity), so the program is not bound"
 		return n
 	}
-	if cpus, err := os.ReadFile(filepath.Join(sysRoot, "devices", "system", "node", fmt.Sprintf("node%d", n.Node), "cpulist")); err == nil {
+	if cpus, err := readSysfs(filepath.Join(sysRoot, "devices", "system", "node", fmt.Sprintf("node%d", n.Node), "cpulist")); err == nil {
 		n.CPUs = strings.TrimSpace(string(cpus))
 	}
 	return n
 }
 
 func errShort(err error) string {
+	var nr *regular.NotRegularError
+	if errors.As(err, &nr) {
+		return nr.What
+	}
+	var tl *regular.TooLargeError
+	if errors.As(err, &tl) {
+		return fmt.Sprintf("more than %d KiB", tl.Max>>10)
+	}
 	if pe, ok := err.(*os.PathError); ok {
 		return pe.Err.Error()
 	}

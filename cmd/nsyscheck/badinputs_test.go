@@ -251,7 +251,7 @@ func badCases() []badCase {
 			},
 			exit: 2, want: []string{"build.log", "not an input nsyscheck reads", "program's stdout"}},
 	}
-	return append(cases, faultCases()...)
+	return append(append(append(cases, faultCases()...), scrubSignalCases()...), auditCases()...)
 }
 
 // badResult is what one bad input got.
@@ -670,6 +670,9 @@ the input could not be read, 130 interrupted by SIGINT or SIGTERM.
 func answer(r badResult) string {
 	if r.exit == exitError || r.exit == exitSignal {
 		return trimPaths(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(r.stderr), "nsyscheck: ")))
+	}
+	if r.c.cmd == "audit" {
+		return trimPaths(auditAnswer(r.stdout + r.stderr))
 	}
 	if r.c.cmd != "" && r.c.cmd != "verify" {
 		return trimPaths(strings.TrimSpace(r.stdout + r.stderr))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 
@@ -9,7 +10,9 @@ import (
 )
 
 // runAuditReport writes the report of an audit read from JSON.
-func runAuditReport(opts *reportOptions, path string, out *audit.Output, s Streams) error {
+// A signal while it is written stops the command with exit status 130
+// once the folder is in place whole.
+func runAuditReport(sig context.Context, opts *reportOptions, path string, out *audit.Output, s Streams) error {
 	rep, err := report.BuildAudit(out.Before, out.After, out.Check)
 	if err != nil {
 		return &statusError{code: exitError, err: fmt.Errorf("%s: %w", path, err)}
@@ -17,6 +20,9 @@ func runAuditReport(opts *reportOptions, path string, out *audit.Output, s Strea
 	written, err := rep.WriteDir(opts.Out, opts.Force)
 	if err != nil {
 		return &statusError{code: exitError, err: err}
+	}
+	if sig.Err() != nil {
+		return interruptedWriting([]string{opts.Out}, nil)
 	}
 	if rep.Plot.Skipped != "" {
 		fmt.Fprintf(s.Err, "%s: %s plot not drawn: %s\n", path, rep.Plot.Name, rep.Plot.Skipped)

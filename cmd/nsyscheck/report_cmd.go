@@ -1,11 +1,15 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -60,7 +64,16 @@ is given; without it nothing is written when any would be.
 
 Exit status: 0 the reports were written (whatever the verdicts), 2 an input
 could not be read or a report could not be written, 130 interrupted (Ctrl-C
-or SIGTERM; nothing half-written is left).`,
+or SIGTERM; nothing half-written is left: a folder being written when the
+signal comes is put in place whole, the rest are not written, and the
+message names both).
+
+Each folder is written into a temporary folder first. A new folder, or one
+holding only an earlier report, is put in place by one rename (an atomic
+exchange), so a killed run leaves it as it was or whole. A folder holding
+other files too gets the report's files renamed in one by one: a run killed
+between two renames leaves some new and some earlier files (never a partial
+file), and the rerun needs --force.`,
 		Example: `  nsyscheck report testdata/captures/h200-pinned -o h200-report
   nsyscheck report testdata/captures/h200-pinned testdata/measurements/lesson-t4.json -o compare
   nsyscheck report run/ lesson.json -o reports --force
@@ -83,13 +96,18 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 	if opts.PCIeGBps < 0 {
 		return &statusError{code: exitError, err: fmt.Errorf("--pcie-gbps %g: want a bandwidth above 0", opts.PCIeGBps)}
 	}
+	// A signal while the reports are written does not cut a folder short:
+	// each folder is put in place whole or not at all (WriteDir), and the
+	// command then stops with exit status 130, saying which were written.
+	sig, stopSig := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stopSig()
 	if len(paths) == 1 {
 		// An audit written by `audit --format json` is rendered as such.
 		if out, ok, err := audit.ReadOutput(paths[0]); ok || err != nil {
 			if err != nil {
 				return &statusError{code: exitError, err: err}
 			}
-			return runAuditReport(opts, paths[0], out, s)
+			return runAuditReport(sig, opts, paths[0], out, s)
 		}
 	}
 	checked, cleanup, err := loadAndCheck(paths, opts.Nsys, s)
@@ -115,10 +133,18 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 	if clash := reportClashes(dirs, files, opts.Out, topFiles); !opts.Force && len(clash) > 0 {
 		return &statusError{code: exitError, err: fmt.Errorf("not replacing existing files (use --force to overwrite): %s", strings.Join(clash, ", "))}
 	}
+	var whole []string
 	for i, dir := range dirs {
+		if sig.Err() != nil {
+			return interruptedWriting(whole, append(dirs[i:], topNames(opts.Out, topFiles)...))
+		}
 		written, err := reps[i].WriteDir(dir, opts.Force)
 		if err != nil {
 			return &statusError{code: exitError, err: err}
+		}
+		whole = append(whole, dir)
+		if sig.Err() != nil {
+			return interruptedWriting(whole, append(dirs[i+1:], topNames(opts.Out, topFiles)...))
 		}
 		for _, p := range reps[i].Plots {
 			if p.Skipped != "" {
@@ -130,6 +156,9 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 	if len(topFiles) > 0 {
 		if _, err := report.WriteFiles(opts.Out, topFiles, opts.Force); err != nil {
 			return &statusError{code: exitError, err: err}
+		}
+		if sig.Err() != nil {
+			return interruptedWriting(append(whole, topNames(opts.Out, topFiles)...), nil)
 		}
 	}
 	if index != nil {
@@ -244,4 +273,32 @@ func subfolders(out string, paths []string) []string {
 		dirs = append(dirs, filepath.Join(out, base))
 	}
 	return dirs
+}
+
+// interruptedWriting is the exit-130 error of a report stopped by SIGINT or
+// SIGTERM while writing: what was written whole before it stopped, and
+// what it did not write at all (no folder is left half-written).
+func interruptedWriting(whole, left []string) error {
+	var b strings.Builder
+	b.WriteString("interrupted")
+	if len(whole) > 0 {
+		fmt.Fprintf(&b, ": written whole before stopping: %s", strings.Join(whole, ", "))
+	} else {
+		b.WriteString(": nothing was written")
+	}
+	if len(left) > 0 {
+		fmt.Fprintf(&b, "; not written: %s", strings.Join(left, ", "))
+	}
+	b.WriteString(" (run report again, with --force to replace what was written)")
+	return &statusError{code: exitSignal, err: errors.New(b.String())}
+}
+
+// topNames are the paths of the files report writes into out itself.
+func topNames(out string, top map[string][]byte) []string {
+	var names []string
+	for n := range top {
+		names = append(names, filepath.Join(out, n))
+	}
+	sort.Strings(names)
+	return names
 }

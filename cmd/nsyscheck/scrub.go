@@ -1,7 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -29,7 +33,9 @@ processes other than the profiled program and nsys are removed with every
 row that names them, credentials in URLs are cut out, and the copy is
 compacted (VACUUM INTO) so no stale bytes survive in its free pages. The copy
 is scanned before it is put in place; the input is never modified, and OUT
-is never overwritten unless --force is given.
+is never overwritten unless --force is given. Ctrl-C or SIGTERM stops it with
+exit status 130, removing its temporary copies and leaving OUT as it was;
+what a killed scrub left behind is removed by the next one.
 
 A .nsys-rep report cannot be rewritten: scrub its SQLite export instead
 (nsys export --type sqlite -o CAPTURE.sqlite CAPTURE.nsys-rep) and share
@@ -44,7 +50,19 @@ that. nsyscheck verify reads a scrubbed copy like any other export.`,
 			if err := capture.SQLiteAvailable(args[0]); err != nil {
 				return &statusError{code: exitError, err: err}
 			}
-			rep, err := privacy.Scrub(args[0], opts.Out, privacy.ScrubOptions{Force: opts.Force, Keep: opts.Keep, DropNames: opts.DropNames})
+			// SIGINT and SIGTERM stop the scrub: its temporary copies are
+			// removed, OUT is left as it was, and the exit status is 130.
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			rep, err := privacy.Scrub(args[0], opts.Out, privacy.ScrubOptions{Force: opts.Force, Keep: opts.Keep,
+				DropNames: opts.DropNames, Context: ctx})
+			if ctx.Err() != nil {
+				if err == nil {
+					// Done before the signal was seen: OUT is whole.
+					err = fmt.Errorf("interrupted after %s was written whole", opts.Out)
+				}
+				return &statusError{code: exitSignal, err: err}
+			}
 			if err != nil {
 				return &statusError{code: exitError, err: err}
 			}

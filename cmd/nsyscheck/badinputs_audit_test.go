@@ -1,0 +1,281 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// auditCases run the bad inputs of the other groups against `nsyscheck
+// audit` (and `audit BEFORE AFTER`): every one is answered at once, no
+// number comes from impossible or uncommitted data (an input error prints
+// no audit at all), and no planted secret is printed.
+func auditCases() []badCase {
+	off := []string{"--nvidia-rule", "off"}
+	withArgs := func(mk func(t *testing.T, dir string) []string, extra ...string) func(t *testing.T, dir string) []string {
+		return func(t *testing.T, dir string) []string { return append(mk(t, dir), append(extra, off...)...) }
+	}
+	var cases []badCase
+	add := func(c badCase) {
+		c.group, c.cmd = "audit", "audit"
+		cases = append(cases, c)
+	}
+	add(badCase{name: "audit: a FIFO named pinned.sqlite",
+		make: withArgs(func(t *testing.T, dir string) []string { return []string{mkfifo(t, dir, "pinned.sqlite")} }),
+		exit: 2, want: []string{"pinned.sqlite", "a FIFO (named pipe), not a file"}})
+	add(badCase{name: "audit: /dev/zero",
+		make: withArgs(func(t *testing.T, dir string) []string { return []string{"/dev/zero"} }),
+		exit: 2, want: []string{"/dev/zero", "a device, not a file"}})
+	for _, r := range []string{"cuda_api_trace", "cuda_gpu_trace", "nvtx_pushpop_trace"} {
+		name := "pinned_" + r + ".csv"
+		add(badCase{name: "audit: a folder of CSV reports whose " + r + " is a FIFO",
+			make: withArgs(func(t *testing.T, dir string) []string {
+				auditCSV(t, dir)
+				if err := os.Remove(filepath.Join(dir, name)); err != nil {
+					t.Fatal(err)
+				}
+				mkfifo(t, dir, name)
+				return []string{dir}
+			}),
+			exit: 2, want: []string{name, "a FIFO (named pipe), not a file"}})
+		add(badCase{name: "audit: a 2 GB sparse " + r + ".csv (zero bytes, no newline)",
+			make: withArgs(func(t *testing.T, dir string) []string {
+				auditCSV(t, dir)
+				sparse(t, filepath.Join(dir, name), nil, 2<<30)
+				return []string{dir}
+			}),
+			exit: 2, want: []string{name, "line 1", "longer than 1024 KiB"}})
+		add(badCase{name: "audit: a header line, then 2 GB of zero bytes in " + r + ".csv",
+			make: withArgs(func(t *testing.T, dir string) []string {
+				auditCSV(t, dir)
+				p := filepath.Join(dir, name)
+				sparse(t, p, []byte(strings.SplitAfter(string(readFile(t, p)), "\n")[0]), 2<<30)
+				return []string{dir}
+			}),
+			exit: 2, want: []string{name, "line 2", "longer than 1024 KiB"}})
+	}
+	for _, r := range []string{"cuda_api_trace", "cuda_gpu_trace"} {
+		name := "pinned_" + r + ".csv"
+		add(badCase{name: "audit: a 10 MB " + r + ".csv with an unbalanced quote on its second line",
+			make: withArgs(func(t *testing.T, dir string) []string {
+				auditCSV(t, dir)
+				p := filepath.Join(dir, name)
+				lines := strings.SplitAfter(string(readFile(t, p)), "\n")
+				var b bytes.Buffer
+				b.WriteString(lines[0])
+				b.WriteString(`"` + lines[1])
+				for b.Len() < 10<<20 {
+					for _, l := range lines[2:] {
+						b.WriteString(l)
+					}
+				}
+				writeFile(t, p, b.Bytes())
+				return []string{dir}
+			}),
+			exit: 2, want: []string{name, "line 2", "longer than 1024 KiB"}})
+	}
+
+	// Impossible values: refused before any class is counted.
+	add(badCase{name: "audit: SQLite cudaMemcpyAsync calls that end before they start",
+		make: withArgs(sqliteEdit(`UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET end = start - 5 * (end - start) WHERE nameId IN ` + asyncIDs)),
+		exit: 2, want: []string{"pinned.sqlite", "cudaMemcpyAsync", "ends before it starts"}})
+	add(badCase{name: "audit: SQLite memory copies that end before they start",
+		make: withArgs(sqliteEdit(`UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET end = start - 1000`)),
+		exit: 2, want: []string{"pinned.sqlite", "memory copy", "ends before it starts"}})
+	add(badCase{name: "audit: SQLite negative GPU copy times",
+		make: withArgs(sqliteEdit(`UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET start = -end, end = -start`)),
+		exit: 2, want: []string{"pinned.sqlite", "memory copy", "negative start time"}})
+	add(badCase{name: "audit: SQLite NVTX ranges that end before they start",
+		make: withArgs(sqliteEdit(`UPDATE NVTX_EVENTS SET end = start - 1 WHERE end IS NOT NULL`)),
+		exit: 2, want: []string{"pinned.sqlite", "NVTX range", "ends before it starts"}})
+	add(badCase{name: "audit: SQLite copies of 1e308 bytes",
+		make: withArgs(sqliteEdit(`UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET bytes = 1e308`)),
+		exit: 2, want: []string{"pinned.sqlite", "CUPTI_ACTIVITY_KIND_MEMCPY"}})
+	add(badCase{name: "audit: cuda_gpu_trace with a negative copy duration",
+		make: withArgs(gpuTraceEdit(func(f []string) { f[1] = "-" + f[1] })),
+		exit: 2, want: []string{"pinned_cuda_gpu_trace.csv", "Duration (ns)"}})
+	add(badCase{name: "audit: cuda_gpu_trace with a copy of 1e308 MB",
+		make: withArgs(gpuTraceEdit(func(f []string) { f[12] = "1e308" })),
+		exit: 2, want: []string{"pinned_cuda_gpu_trace.csv", "Bytes (MB)"}})
+	add(badCase{name: "audit: cuda_gpu_trace with a copy of 1e308 ns",
+		make: withArgs(gpuTraceEdit(func(f []string) { f[1] = "1e308" })),
+		exit: 2, want: []string{"pinned_cuda_gpu_trace.csv", "Duration (ns)"}})
+	add(badCase{name: "audit BEFORE AFTER: AFTER's copies end before they start",
+		make: func(t *testing.T, dir string) []string {
+			before := copyShipped(t, t.TempDir(), "pinned.sqlite")
+			after := sqliteEdit(`UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET end = start - 1000`)(t, dir)[0]
+			return append([]string{before, after}, off...)
+		},
+		exit: 2, want: []string{"pinned.sqlite", "memory copy", "ends before it starts"}})
+	add(badCase{name: "audit BEFORE AFTER: AFTER a FIFO",
+		make: func(t *testing.T, dir string) []string {
+			before := copyShipped(t, t.TempDir(), "pinned.sqlite")
+			return append([]string{before, mkfifo(t, dir, "after.sqlite")}, off...)
+		},
+		exit: 2, want: []string{"after.sqlite", "a FIFO (named pipe), not a file"}})
+	add(badCase{name: "audit --expect a FIFO",
+		make: func(t *testing.T, dir string) []string {
+			p := copyShipped(t, dir, "pinned.sqlite")
+			return append([]string{p, "--expect", mkfifo(t, dir, "expect.json")}, off...)
+		},
+		exit: 2, want: []string{"expect.json", "a FIFO (named pipe), not a file"}})
+	add(badCase{name: "audit --rates a run folder whose run.json is a FIFO",
+		make: func(t *testing.T, dir string) []string {
+			p := copyShipped(t, dir, "pinned.sqlite")
+			run := t.TempDir()
+			copyShipped(t, run, "pinned.results.json")
+			mkfifo(t, run, "run.json")
+			return append([]string{p, "--rates", run}, off...)
+		},
+		exit: 1, want: []string{"secretly-synchronous: 11 copies"}})
+	add(badCase{name: "audit: the NVIDIA rule's CSV beside the capture is a FIFO",
+		make: func(t *testing.T, dir string) []string {
+			p := copyShipped(t, dir, "pinned.sqlite")
+			mkfifo(t, dir, "pinned_cuda_memcpy_async.csv")
+			return []string{p}
+		},
+		// Wide enough that the long temporary path is not wrapped
+		// mid-name in the note the row looks for.
+		env:  map[string]string{"PATH": "/nonexistent", "NSYS": "", "COLUMNS": "400"},
+		exit: 1, want: []string{"pinned_cuda_memcpy_async.csv", "a FIFO (named pipe), not a file"}})
+
+	// SQLite's own state: only committed data is counted.
+	add(badCase{name: "audit: WAL mode, every cudaMemcpyAsync deleted in a commit still in pinned.sqlite-wal",
+		make: withArgs(func(t *testing.T, dir string) []string {
+			p := copyShipped(t, t.TempDir(), "pinned.sqlite")
+			db := openRW(t, p)
+			mustExec(t, db, `PRAGMA journal_mode=WAL`, `PRAGMA wal_autocheckpoint=0`,
+				`DELETE FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE nameId IN `+asyncIDs)
+			copyTo(t, p, dir)
+			copyTo(t, p+"-wal", dir)
+			db.Close()
+			return []string{filepath.Join(dir, "pinned.sqlite")}
+		}),
+		// The committed export has no cudaMemcpyAsync call: its copies are
+		// counted without an API call, none as secretly synchronous.
+		exit: 0, want: []string{"secretly-synchronous: 0 copies"}, never: []string{"cudaMemcpyAsync HtoD"}})
+	add(badCase{name: "audit: a hot pinned.sqlite-journal left by a writer that crashed mid-transaction",
+		make: withArgs(func(t *testing.T, dir string) []string {
+			p := copyShipped(t, t.TempDir(), "pinned.sqlite")
+			db := openRW(t, p)
+			defer db.Close()
+			uncommittedDelete(t, db, p)
+			copyTo(t, p, dir)
+			copyTo(t, p+"-journal", dir)
+			return []string{filepath.Join(dir, "pinned.sqlite")}
+		}),
+		// The journal rolls the uncommitted delete back: the committed
+		// calls are all there.
+		exit: 1, want: []string{"secretly-synchronous: 11 copies", "cudaMemcpyAsync HtoD"}})
+	add(badCase{name: "audit: a writer holding BEGIN EXCLUSIVE with uncommitted pages written",
+		make: withArgs(func(t *testing.T, dir string) []string {
+			p := copyShipped(t, dir, "pinned.sqlite")
+			startWriter(t, p)
+			return []string{p}
+		}),
+		exit: 2, want: []string{"pinned.sqlite", "holds a write lock"}})
+
+	// Secrets in process names, command lines, NVTX text and thread names.
+	for _, format := range []string{"text", "json", "markdown"} {
+		add(badCase{name: "audit --format " + format + ": passwords in command lines, tokens in NVTX text and a thread name",
+			make:  withArgs(sqliteEdit(plantSecretsSQL), "--format", format),
+			exit:  1,
+			want:  []string{"ghp…"},
+			never: plantedSecrets})
+	}
+	add(badCase{name: "audit BEFORE AFTER, then report of its JSON: secrets planted in both",
+		make: func(t *testing.T, dir string) []string {
+			before := sqliteEdit(plantSecretsSQL)(t, dir)[0]
+			after := sqliteEdit(plantSecretsSQL)(t, t.TempDir())[0]
+			return append([]string{before, after, "--format", "json"}, off...)
+		},
+		exit: 1, want: []string{`"verdict"`}, never: plantedSecrets,
+		check: func(t *testing.T, dir string) {
+			before := filepath.Join(dir, "pinned.sqlite")
+			_, out, _ := runMain(t, append([]string{"audit", before, before, "--format", "json"}, off...))
+			js := filepath.Join(t.TempDir(), "audit.json")
+			writeFile(t, js, []byte(out))
+			rep := filepath.Join(t.TempDir(), "rep")
+			if code, _, stderr := runMain(t, []string{"report", js, "-o", rep}); code != 0 {
+				t.Fatalf("report of the audit: %d %s", code, stderr)
+			}
+			assertNoSecretIn(t, rep)
+		}})
+	return cases
+}
+
+// auditCSV copies the shipped CSV reports into dir (the audit reads the
+// trace reports).
+func auditCSV(t *testing.T, dir string) {
+	t.Helper()
+	csvEdit(func(s string) string { return s })(t, dir)
+}
+
+// gpuTraceEdit copies the shipped CSV reports and edits the fields of the
+// first copy row of cuda_gpu_trace.
+func gpuTraceEdit(edit func(fields []string)) func(t *testing.T, dir string) []string {
+	return func(t *testing.T, dir string) []string {
+		t.Helper()
+		auditCSV(t, dir)
+		p := filepath.Join(dir, "pinned_cuda_gpu_trace.csv")
+		lines := strings.Split(string(readFile(t, p)), "\n")
+		for i, l := range lines {
+			if strings.Contains(l, "[CUDA memcpy") {
+				f := strings.Split(l, ",")
+				edit(f)
+				lines[i] = strings.Join(f, ",")
+				break
+			}
+		}
+		writeFile(t, p, []byte(strings.Join(lines, "\n")))
+		return []string{dir}
+	}
+}
+
+// assertNoSecretIn fails when a file under dir holds a planted secret.
+func assertNoSecretIn(t *testing.T, dir string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) == 0 {
+		t.Fatalf("%s is empty", dir)
+	}
+	for _, e := range entries {
+		data := readFile(t, filepath.Join(dir, e.Name()))
+		for _, s := range plantedSecrets {
+			if bytes.Contains(data, []byte(s)) {
+				t.Errorf("%s holds %q", e.Name(), s)
+			}
+		}
+	}
+}
+
+// auditLine picks the lines of an audit that sum it up: what was read, the
+// findings, NVIDIA's rule, the verdict, what the capture exposes.
+var auditLine = regexp.MustCompile(`^\d+ CUDA API calls|^(secretly-synchronous|cannot-overlap): |^NVIDIA's |^verdict|"verdict"|^- \*\*`)
+
+// auditAnswer sums up an audit's output for docs/bad-inputs.md.
+func auditAnswer(out string) string {
+	// What the capture exposes first: rows that plant secrets show how
+	// they are masked.
+	var parts, exposed []string
+	for _, l := range strings.Split(out, "\n") {
+		l = strings.TrimSpace(l)
+		switch {
+		case strings.Contains(l, "looks like a credential"):
+			exposed = append(exposed, l)
+		case auditLine.MatchString(l):
+			parts = append(parts, l)
+		}
+	}
+	parts = append(exposed, parts...)
+	if len(parts) == 0 {
+		return strings.TrimSpace(out)
+	}
+	return strings.Join(parts, "; ")
+}
