@@ -12,7 +12,6 @@ import (
 	"sort"
 	"strings"
 
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -228,7 +227,6 @@ var captureColours = []color.Color{
 func compareChart(entries []Entry) (chart, error) {
 	ch := chart{name: comparePlotName, title: "Host-to-device copy bandwidth by transfer size, per capture"}
 	p := newPlot("", "transfer size (log scale)", "")
-	p.X.Scale = plot.LogScale{}
 	sizes := map[int64]bool{}
 	minY, maxY := math.Inf(1), 0.0
 	var verdicts, drawn []string
@@ -286,17 +284,7 @@ func compareChart(entries []Entry) (chart, error) {
 		return ch, nil
 	}
 	p.Title.Text = ch.title + "\n" + strings.Join(titleLines("prediction 1: ", verdicts, 70), "\n")
-	var sorted []int64
-	for b := range sizes {
-		sorted = append(sorted, b)
-	}
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
-	p.X.Tick.Marker = sizeTicks(sorted)
-	lo, hi := float64(sorted[0])/(1<<20), float64(sorted[len(sorted)-1])/(1<<20)
-	if lo == hi {
-		lo, hi = lo/2, hi*2
-	}
-	p.X.Min, p.X.Max = lo/1.25, hi*1.25
+	sizeAxis(p, sizes)
 	setLogY(p, minY, maxY, "GB/s")
 	ch.plot = p
 	ch.caption = "Mean bandwidth of the timed blocking host-to-device copies at each size, one colour per capture: pinned solid with circles, pageable dashed with triangles. " +
