@@ -133,6 +133,18 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 	if clash := reportClashes(dirs, files, opts.Out, topFiles); !opts.Force && len(clash) > 0 {
 		return &statusError{code: exitError, err: fmt.Errorf("not replacing existing files (use --force to overwrite): %s", strings.Join(clash, ", "))}
 	}
+	if err := writeReports(sig, opts, results, dirs, reps, topFiles, s); err != nil {
+		return err
+	}
+	printReportSummary(s, opts.Out, index, len(topFiles), fs)
+	return nil
+}
+
+// writeReports writes each input's report into its folder, then the files
+// at the top of out (the side-by-side index, the fleet page). Between
+// folders it checks sig: once a signal came, it stops with exit status 130,
+// naming the folders written whole and those left unwritten.
+func writeReports(sig context.Context, opts *reportOptions, results []*predictions.Result, dirs []string, reps []*report.Report, topFiles map[string][]byte, s Streams) error {
 	var whole []string
 	for i, dir := range dirs {
 		if sig.Err() != nil {
@@ -161,20 +173,26 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 			return interruptedWriting(append(whole, topNames(opts.Out, topFiles)...), nil)
 		}
 	}
+	return nil
+}
+
+// printReportSummary prints the closing lines: the side-by-side index (with
+// a note when its comparison plot was not drawn) and the fleet table, where
+// there are such. nTop is the number of files written at the top of out.
+func printReportSummary(s Streams, out string, index *report.Index, nTop int, fs *fleet.Summary) {
 	if index != nil {
 		if index.Plot.Skipped != "" {
 			fmt.Fprintf(s.Err, "comparison plot not drawn: %s\n", index.Plot.Skipped)
 		}
-		n := len(topFiles)
+		n := nTop
 		if fs != nil {
 			n-- // the fleet page
 		}
-		fmt.Fprintf(s.Out, "side by side: %s (%d files)\n", filepath.Join(opts.Out, report.IndexHTMLFile), n)
+		fmt.Fprintf(s.Out, "side by side: %s (%d files)\n", filepath.Join(out, report.IndexHTMLFile), n)
 	}
 	if fs != nil {
-		fmt.Fprintf(s.Out, "fleet of %d GPUs: %s (%d outlier findings)\n", len(fs.Rows), filepath.Join(opts.Out, report.FleetMarkdownFile), len(fs.Findings))
+		fmt.Fprintf(s.Out, "fleet of %d GPUs: %s (%d outlier findings)\n", len(fs.Rows), filepath.Join(out, report.FleetMarkdownFile), len(fs.Findings))
 	}
-	return nil
 }
 
 // buildReports renders each checked input's report and its files, with
