@@ -58,34 +58,9 @@ var PlaceHook func(dir string)
 func writeFiles(dir string, files map[string][]byte, overwrite bool) ([]string, error) {
 	list := names(files)
 	parent := filepath.Dir(filepath.Clean(dir))
-	st, err := os.Stat(dir)
-	exists := err == nil
-	switch {
-	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("cannot use %s as the output folder: %w", dir, unwrapPath(err))
-	case exists && !st.IsDir():
-		return nil, fmt.Errorf("%s is a file, not a folder: give a folder for the reports", dir)
-	case !exists:
-		if err := os.MkdirAll(parent, 0o755); err != nil {
-			return nil, fmt.Errorf("cannot create %s: %w", parent, unwrapPath(err))
-		}
-	}
-	sweepStale(parent)
-	if exists {
-		sweepStale(dir)
-		if !overwrite {
-			var clash []string
-			for _, n := range list {
-				if _, err := os.Lstat(filepath.Join(dir, n)); err == nil {
-					clash = append(clash, n)
-				} else if !errors.Is(err, fs.ErrNotExist) {
-					return nil, fmt.Errorf("cannot check %s: %w", filepath.Join(dir, n), unwrapPath(err))
-				}
-			}
-			if len(clash) > 0 {
-				return nil, &ExistsError{Dir: dir, Names: clash}
-			}
-		}
+	exists, err := checkOutputDir(dir, parent, list, overwrite)
+	if err != nil {
+		return nil, err
 	}
 	swap := exists && onlyReportFiles(dir, list) && dirWritable(parent)
 	where := dir
@@ -114,15 +89,64 @@ func writeFiles(dir string, files map[string][]byte, overwrite bool) ([]string, 
 	if PlaceHook != nil {
 		PlaceHook(dir)
 	}
+	placed, moved, err := placeFiles(tmp, dir, list, paths, exists, swap)
+	done = moved
+	return placed, err
+}
+
+// checkOutputDir looks at dir before anything is written: it must be a
+// folder or absent (then its parent is created), and without overwrite none
+// of the names in list may exist in it already. It removes the temporary
+// folders that killed runs left in parent and dir, and says whether dir
+// exists.
+func checkOutputDir(dir, parent string, list []string, overwrite bool) (bool, error) {
+	st, err := os.Stat(dir)
+	exists := err == nil
+	switch {
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return false, fmt.Errorf("cannot use %s as the output folder: %w", dir, unwrapPath(err))
+	case exists && !st.IsDir():
+		return false, fmt.Errorf("%s is a file, not a folder: give a folder for the reports", dir)
+	case !exists:
+		if err := os.MkdirAll(parent, 0o755); err != nil {
+			return false, fmt.Errorf("cannot create %s: %w", parent, unwrapPath(err))
+		}
+	}
+	sweepStale(parent)
+	if exists {
+		sweepStale(dir)
+		if !overwrite {
+			var clash []string
+			for _, n := range list {
+				if _, err := os.Lstat(filepath.Join(dir, n)); err == nil {
+					clash = append(clash, n)
+				} else if !errors.Is(err, fs.ErrNotExist) {
+					return false, fmt.Errorf("cannot check %s: %w", filepath.Join(dir, n), unwrapPath(err))
+				}
+			}
+			if len(clash) > 0 {
+				return false, &ExistsError{Dir: dir, Names: clash}
+			}
+		}
+	}
+	return exists, nil
+}
+
+// placeFiles puts the files written in tmp into dir and returns the paths
+// placed: a dir that did not exist is tmp renamed; a dir holding only an
+// earlier report (swap) is exchanged with tmp in one step, so tmp then holds
+// the old files; otherwise, or where the file system cannot exchange, each
+// file is renamed into dir in turn. moved says tmp itself became dir, so
+// there is no temporary folder left to remove.
+func placeFiles(tmp, dir string, list, paths []string, exists, swap bool) (placed []string, moved bool, err error) {
 	if !exists {
 		if err := os.Chmod(tmp, 0o755); err != nil {
-			return nil, fmt.Errorf("write %s: %w", dir, unwrapPath(err))
+			return nil, false, fmt.Errorf("write %s: %w", dir, unwrapPath(err))
 		}
 		if err := os.Rename(tmp, dir); err != nil {
-			return nil, fmt.Errorf("cannot move the report into %s: %w (nothing was written)", dir, unwrapPath(err))
+			return nil, false, fmt.Errorf("cannot move the report into %s: %w (nothing was written)", dir, unwrapPath(err))
 		}
-		done = true
-		return paths, nil
+		return paths, true, nil
 	}
 	if swap {
 		if st, err := os.Stat(dir); err == nil {
@@ -130,8 +154,8 @@ func writeFiles(dir string, files map[string][]byte, overwrite bool) ([]string, 
 		}
 		err := unix.Renameat2(unix.AT_FDCWD, tmp, unix.AT_FDCWD, dir, unix.RENAME_EXCHANGE)
 		if err == nil {
-			// tmp now holds the files dir held; the defer removes them.
-			return paths, nil
+			// tmp now holds the files dir held; writeFiles removes them.
+			return paths, false, nil
 		}
 		// A file system without the exchange: rename file by file below.
 		// Files written in the parent's temporary folder rename into dir
@@ -139,10 +163,10 @@ func writeFiles(dir string, files map[string][]byte, overwrite bool) ([]string, 
 	}
 	for i, n := range list {
 		if err := os.Rename(filepath.Join(tmp, n), paths[i]); err != nil {
-			return paths[:i], fmt.Errorf("cannot move %s into place: %w", paths[i], unwrapPath(err))
+			return paths[:i], false, fmt.Errorf("cannot move %s into place: %w", paths[i], unwrapPath(err))
 		}
 	}
-	return paths, nil
+	return paths, false, nil
 }
 
 // writeOne creates path (never following a link) and writes data to it.
