@@ -129,22 +129,11 @@ func Scrub(in, out string, opts ScrubOptions) (*Report, error) {
 	sweepScrubTemps(out)
 	pid := strconv.Itoa(os.Getpid())
 
-	tmpDir, err := os.MkdirTemp("", scrubTmpDirPrefix+pid+"-")
+	tmpDir, work, err := workingCopy(in, pid)
 	if err != nil {
-		return nil, &capture.InputError{Path: in, Problem: "cannot make a temporary folder for the working copy", Err: err,
-			Hint: "check that $TMPDIR is writable"}
+		return nil, err
 	}
 	defer os.RemoveAll(tmpDir)
-	work := filepath.Join(tmpDir, "work.sqlite")
-	// The file and what SQLite keeps beside it (a -wal, a hot -journal):
-	// opening the copy applies them, so the copy is the committed state.
-	for _, src := range append([]string{in}, capture.SQLiteSidecars(in)...) {
-		dst := work + strings.TrimPrefix(src, in)
-		if err := copyFile(src, dst); err != nil {
-			return nil, &capture.InputError{Path: in, Problem: "cannot copy " + filepath.Base(src) + " to " + dst, Err: err,
-				Hint: "check the free space in the temporary folder"}
-		}
-	}
 	scrubStep("copied")
 	if ctx.Err() != nil {
 		return nil, interrupted(ctx, in, out)
@@ -181,28 +170,66 @@ func Scrub(in, out string, opts ScrubOptions) (*Report, error) {
 		return nil, interrupted(ctx, in, out)
 	}
 	if !after.Clean() {
-		var left []string
-		for _, f := range after.Findings {
-			left = append(left, fmt.Sprintf("%s %s in %s", f.Kind, f.label(), f.Where))
-			if len(left) == 5 {
-				break
-			}
-		}
-		return nil, &capture.InputError{Path: in, Where: "scrubbed copy",
-			Problem: fmt.Sprintf("%d finding(s) survived scrubbing (%s), so nothing was written", len(after.Findings), strings.Join(left, "; ")),
-			Hint:    "report this capture's nsys version; meanwhile share the program's results JSON instead"}
+		return nil, survivorsError(in, after)
 	}
-	if !opts.Force {
-		if _, err := os.Lstat(out); err == nil {
-			return nil, existsError(out)
-		}
-	}
-	if err := os.Rename(tmpOut, out); err != nil {
-		return nil, &capture.InputError{Path: out, Problem: "cannot move the scrubbed copy into place", Err: err,
-			Hint: "check that the folder is writable"}
+	if err := placeScrubbed(tmpOut, out, opts.Force); err != nil {
+		return nil, err
 	}
 	keepTmp = true
 	return rep, nil
+}
+
+// workingCopy copies in, with what SQLite keeps beside it (a -wal, a hot
+// -journal), into a new temporary folder named with the process id pid,
+// and returns the folder and the copy's path; the caller removes the
+// folder. Opening the copy applies the sidecars, so the copy is the
+// committed state.
+func workingCopy(in, pid string) (tmpDir, work string, err error) {
+	tmpDir, err = os.MkdirTemp("", scrubTmpDirPrefix+pid+"-")
+	if err != nil {
+		return "", "", &capture.InputError{Path: in, Problem: "cannot make a temporary folder for the working copy", Err: err,
+			Hint: "check that $TMPDIR is writable"}
+	}
+	work = filepath.Join(tmpDir, "work.sqlite")
+	for _, src := range append([]string{in}, capture.SQLiteSidecars(in)...) {
+		dst := work + strings.TrimPrefix(src, in)
+		if err := copyFile(src, dst); err != nil {
+			os.RemoveAll(tmpDir)
+			return "", "", &capture.InputError{Path: in, Problem: "cannot copy " + filepath.Base(src) + " to " + dst, Err: err,
+				Hint: "check the free space in the temporary folder"}
+		}
+	}
+	return tmpDir, work, nil
+}
+
+// survivorsError is the refusal when the scan of the scrubbed copy still
+// finds something: it names the first five findings left.
+func survivorsError(in string, after *Report) error {
+	var left []string
+	for _, f := range after.Findings {
+		left = append(left, fmt.Sprintf("%s %s in %s", f.Kind, f.label(), f.Where))
+		if len(left) == 5 {
+			break
+		}
+	}
+	return &capture.InputError{Path: in, Where: "scrubbed copy",
+		Problem: fmt.Sprintf("%d finding(s) survived scrubbing (%s), so nothing was written", len(after.Findings), strings.Join(left, "; ")),
+		Hint:    "report this capture's nsys version; meanwhile share the program's results JSON instead"}
+}
+
+// placeScrubbed moves the checked copy tmpOut to out, refusing an out that
+// exists (a link included) unless force.
+func placeScrubbed(tmpOut, out string, force bool) error {
+	if !force {
+		if _, err := os.Lstat(out); err == nil {
+			return existsError(out)
+		}
+	}
+	if err := os.Rename(tmpOut, out); err != nil {
+		return &capture.InputError{Path: out, Problem: "cannot move the scrubbed copy into place", Err: err,
+			Hint: "check that the folder is writable"}
+	}
+	return nil
 }
 
 func existsError(out string) error {
