@@ -2,7 +2,6 @@ package capture
 
 import (
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nsyscheck/nsyscheck/internal/proctest"
 )
 
 // TestLoadNsysRepStaleCacheSameSize: a report replaced by another of the
@@ -103,14 +104,7 @@ wait
 		t.Fatal(err)
 	}
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	dead := false
-	for i := 0; i < 100 && !dead; i++ {
-		// A zombie still answers kill 0 until reaped; its state says Z.
-		stat, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		dead = errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) || strings.Contains(string(stat), ") Z ")
-		time.Sleep(10 * time.Millisecond)
-	}
-	if !dead {
+	if !proctest.Gone(pid, time.Second) {
 		syscall.Kill(pid, syscall.SIGKILL)
 		t.Errorf("nsys's child %d outlived the interruption", pid)
 	}

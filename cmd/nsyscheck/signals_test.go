@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nsyscheck/nsyscheck/internal/proctest"
 )
 
 // slowNsys writes an nsys stand-in whose export writes the start of an
@@ -86,13 +88,7 @@ func interrupted(sig syscall.Signal) func(t *testing.T, args []string) (int, str
 		if d := time.Since(sent); d > 5*time.Second {
 			t.Errorf("took %s to stop after the signal", d)
 		}
-		stopped := false
-		for i := 0; i < 200 && !stopped; i++ {
-			stat, _ := os.ReadFile("/proc/" + strconv.Itoa(child) + "/stat")
-			stopped = errors.Is(syscall.Kill(child, 0), syscall.ESRCH) || strings.Contains(string(stat), ") Z ")
-			time.Sleep(10 * time.Millisecond)
-		}
-		if !stopped {
+		if !proctest.Gone(child, 2*time.Second) {
 			syscall.Kill(child, syscall.SIGKILL)
 			t.Errorf("nsys's child %d outlived the signal", child)
 		}
