@@ -62,17 +62,7 @@ func auditCases() []badCase {
 		add(badCase{name: "audit: a 10 MB " + r + ".csv with an unbalanced quote on its second line",
 			make: withArgs(func(t *testing.T, dir string) []string {
 				auditCSV(t, dir)
-				p := filepath.Join(dir, name)
-				lines := strings.SplitAfter(string(readFile(t, p)), "\n")
-				var b bytes.Buffer
-				b.WriteString(lines[0])
-				b.WriteString(`"` + lines[1])
-				for b.Len() < 10<<20 {
-					for _, l := range lines[2:] {
-						b.WriteString(l)
-					}
-				}
-				writeFile(t, p, b.Bytes())
+				unbalancedQuote(t, filepath.Join(dir, name))
 				return []string{dir}
 			}),
 			exit: 2, want: []string{name, "line 2", "longer than 1024 KiB"}})

@@ -221,17 +221,7 @@ func faultCases() []badCase {
 		{group: "FIFOs, devices and huge files", name: "a 10 MB cuda_api_trace.csv with an unbalanced quote on its second line",
 			make: func(t *testing.T, dir string) []string {
 				csvEdit(func(s string) string { return s })(t, dir)
-				p := filepath.Join(dir, "pinned_cuda_api_trace.csv")
-				lines := strings.SplitAfter(string(readFile(t, p)), "\n")
-				var b bytes.Buffer
-				b.WriteString(lines[0])
-				b.WriteString(`"` + lines[1])
-				for b.Len() < 10<<20 {
-					for _, l := range lines[2:] {
-						b.WriteString(l)
-					}
-				}
-				writeFile(t, p, b.Bytes())
+				unbalancedQuote(t, filepath.Join(dir, "pinned_cuda_api_trace.csv"))
 				return []string{dir}
 			},
 			exit: 2, want: []string{"pinned_cuda_api_trace.csv", "line 2", "longer than 1024 KiB"},
@@ -530,4 +520,21 @@ func startWriter(t *testing.T, p string) {
 func copyTo(t *testing.T, p, dir string) {
 	t.Helper()
 	writeFile(t, filepath.Join(dir, filepath.Base(p)), readFile(t, p))
+}
+
+// unbalancedQuote rewrites the CSV report at p as a 10 MB file whose
+// second line opens a quote that never closes: every later line is inside
+// one record.
+func unbalancedQuote(t *testing.T, p string) {
+	t.Helper()
+	lines := strings.SplitAfter(string(readFile(t, p)), "\n")
+	var b bytes.Buffer
+	b.WriteString(lines[0])
+	b.WriteString(`"` + lines[1])
+	for b.Len() < 10<<20 {
+		for _, l := range lines[2:] {
+			b.WriteString(l)
+		}
+	}
+	writeFile(t, p, b.Bytes())
 }
