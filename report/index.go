@@ -13,8 +13,6 @@ import (
 	"strings"
 
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/vocab"
@@ -252,14 +250,7 @@ func compareChart(entries []Entry) (chart, error) {
 			if err != nil {
 				return ch, err
 			}
-			line.Color, points.Color = col, col
-			line.Width = vg.Points(2)
-			points.Radius = vg.Points(3.5)
-			points.Shape = draw.CircleGlyph{}
-			if src == vocab.MemPageable {
-				line.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
-				points.Shape = draw.TriangleGlyph{}
-			}
+			styleSeries(line, points, col, src == vocab.MemPageable)
 			p.Add(line, points)
 			p.Legend.Add(fmt.Sprintf("%s (%s) %s", name, gpuName(r), src), line, points)
 			drawn = append(drawn, name)

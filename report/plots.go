@@ -471,14 +471,7 @@ func addBandwidthLine(p *plot.Plot, xys plotter.XYs, dir vocab.Direction, src vo
 	if src == vocab.MemPinned {
 		col = colPinned
 	}
-	line.Color, points.Color = col, col
-	line.Width = vg.Points(2)
-	points.Radius = vg.Points(3.5)
-	points.Shape = draw.CircleGlyph{}
-	if dir == vocab.D2H {
-		line.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
-		points.Shape = draw.TriangleGlyph{}
-	}
+	styleSeries(line, points, col, dir == vocab.D2H)
 	p.Add(line, points)
 	name := strings.ToUpper(string(dir)) + " " + string(src)
 	p.Legend.Add(name, line, points)
@@ -882,4 +875,17 @@ func drawWithLegend(p *plot.Plot, c draw.Canvas) {
 	leg.Top, leg.Left = true, true
 	leg.XOffs, leg.YOffs = vg.Points(12), -legendGap
 	leg.Draw(strip)
+}
+
+// styleSeries draws one bandwidth series in col: a solid line with circles,
+// or, for the second kind a chart tells apart (alt), dashed with triangles.
+func styleSeries(line *plotter.Line, points *plotter.Scatter, col color.Color, alt bool) {
+	line.Color, points.Color = col, col
+	line.Width = vg.Points(2)
+	points.Radius = vg.Points(3.5)
+	points.Shape = draw.CircleGlyph{}
+	if alt {
+		line.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+		points.Shape = draw.TriangleGlyph{}
+	}
 }
