@@ -1,0 +1,327 @@
+// Package records holds the typed records every capture reader emits and
+// every consumer reads: API calls, GPU operations (copies, kernels,
+// memsets) tied to the calls that launched them, NVTX ranges,
+// synchronisation records, event records, CUDA graph launches, what nsys
+// says about its own capture, and the facts an input cannot provide.
+//
+// A reader of one format (nsys SQLite, nsys CSV reports, the lesson
+// program's own files) hands its records to a Handler, one kind after
+// another, and never sorts them globally: a consumer that needs time order
+// sorts what it keeps. Each Handler field is optional; a reader skips the
+// queries of the kinds nobody asked for.
+package records
+
+import "github.com/nsyscheck/nsyscheck/vocab"
+
+// Fact names one kind of information an input may or may not hold.
+type Fact string
+
+// The facts consumers need. A reader reports every fact its input cannot
+// provide through Handler.Gap.
+const (
+	FactAPITrace     Fact = "api-trace"       // per-call CUDA runtime API records
+	FactAPISummary   Fact = "api-summary"     // per-name totals (cuda_api_sum)
+	FactMemcpy       Fact = "memcpy-trace"    // per-copy GPU memcpy activity records
+	FactMemcpyBytes  Fact = "memcpy-bytes"    // bytes per copy or per operation
+	FactMemoryKinds  Fact = "memory-kinds"    // source/destination memory kind of each copy
+	FactCorrelation  Fact = "correlation"     // API call <-> GPU activity correlation ids
+	FactKernels      Fact = "kernel-trace"    // per-launch kernel activity records
+	FactNVTX         Fact = "nvtx-ranges"     // per-instance NVTX push/pop ranges with times
+	FactNVTXSummary  Fact = "nvtx-summary"    // per-name NVTX totals (nvtx_sum)
+	FactProgram      Fact = "program-numbers" // the program's own timings (transcript, results JSON)
+	FactProcessScope Fact = "process-scope"   // process and thread ids of API calls
+	FactSync         Fact = "sync-trace"      // CUPTI synchronisation records (stream, event, context syncs)
+	FactEvents       Fact = "event-trace"     // CUDA event records (which stream recorded each event)
+)
+
+// Gap records a fact an input cannot provide and why.
+type Gap struct {
+	Fact   Fact   `json:"fact"`
+	Reason string `json:"reason"`
+}
+
+// Call is one CUDA runtime or driver API call. Times are nanoseconds on the
+// capture's clock.
+type Call struct {
+	Name   string // without the _vNNNN suffix
+	Start  int64
+	End    int64
+	Result int64 // the call's return value (0 success)
+	Corr   int64 // correlation id, unique within a process
+	PID    int64
+	TID    int64
+	Thread string // the thread's name, "" when the input has none
+	Row    int    // 1-based data row in the source file (CSV), 0 otherwise
+}
+
+// Duration is the call's duration in nanoseconds.
+func (c *Call) Duration() int64 { return c.End - c.Start }
+
+// OpKind says what a GPU operation does.
+type OpKind uint8
+
+// GPU operation kinds.
+const (
+	OpCopy OpKind = iota + 1
+	OpKernel
+	OpMemset
+)
+
+// String names the kind.
+func (k OpKind) String() string {
+	switch k {
+	case OpCopy:
+		return "copy"
+	case OpKernel:
+		return "kernel"
+	case OpMemset:
+		return "memset"
+	}
+	return "unknown"
+}
+
+// Op is one GPU operation: a memory copy, a kernel or a memset, with the
+// call that launched it where the reader could join it.
+type Op struct {
+	Kind   OpKind
+	Start  int64
+	End    int64
+	Corr   int64
+	PID    int64
+	Device int64
+	Stream int64
+
+	// Copies and memsets.
+	Bytes int64
+	// Copies only: direction and the memory kind of each side.
+	Copy     vocab.CopyKind
+	Src, Dst vocab.MemKind
+	// Migration is the unified-memory migration cause ("" for an ordinary
+	// copy): "prefetch", "fault", "eviction", ... as the reader names it.
+	Migration string
+
+	// Kernels only: the short (base) name.
+	Name string
+
+	// GraphNode is the CUDA graph node id the operation ran as, 0 when it
+	// was launched on its own.
+	GraphNode int64
+
+	// Call is the API call that launched the operation (joined by
+	// correlation id within the process), nil when the trace holds none.
+	Call *Call
+	// Row is the 1-based data row in the source file (CSV), 0 otherwise.
+	Row int
+}
+
+// Duration is the operation's GPU duration in nanoseconds.
+func (o *Op) Duration() int64 { return o.End - o.Start }
+
+// Range is one NVTX push/pop range instance.
+type Range struct {
+	Name   string
+	Domain string
+	Start  int64
+	End    int64 // 0 when Open
+	Open   bool  // never popped before the capture ended
+	PID    int64
+	TID    int64
+}
+
+// Contains reports whether the span [start, end] lies inside the range. An
+// open range extends to the end of the capture.
+func (r *Range) Contains(start, end int64) bool {
+	return start >= r.Start && (r.Open || end <= r.End)
+}
+
+// SyncKind says what a synchronisation record waited for.
+type SyncKind uint8
+
+// Synchronisation kinds (CUPTI_ACTIVITY_KIND_SYNCHRONIZATION).
+const (
+	SyncUnknown    SyncKind = iota
+	SyncEvent               // cudaEventSynchronize, or a cudaEventQuery that found the event done
+	SyncStreamWait          // cudaStreamWaitEvent: a stream waits for an event
+	SyncStream              // cudaStreamSynchronize
+	SyncContext             // cudaDeviceSynchronize, cuCtxSynchronize
+)
+
+// String names the kind.
+func (k SyncKind) String() string {
+	switch k {
+	case SyncEvent:
+		return "event"
+	case SyncStreamWait:
+		return "stream-wait-event"
+	case SyncStream:
+		return "stream"
+	case SyncContext:
+		return "context"
+	}
+	return "unknown"
+}
+
+// NoID marks an absent stream or event id.
+const NoID int64 = -1
+
+// Sync is one synchronisation record: the host (or, for SyncStreamWait, a
+// stream) waited from Start to End.
+type Sync struct {
+	Kind   SyncKind
+	Start  int64
+	End    int64
+	Corr   int64 // the call that synchronised
+	PID    int64
+	Device int64
+	Stream int64 // the stream synchronised or made to wait, NoID for none
+	Event  int64 // the event waited for, NoID for none
+}
+
+// EventRecord is one recording of a CUDA event on a stream
+// (CUPTI_ACTIVITY_KIND_CUDA_EVENT): the event completes when the work
+// launched on Stream before the recording call has finished.
+type EventRecord struct {
+	Corr   int64 // the cudaEventRecord call
+	PID    int64
+	Device int64
+	Stream int64
+	Event  int64
+	// Seq tells recordings of one event apart (eventSyncId), 0 unknown.
+	Seq int64
+}
+
+// GraphLaunch is one CUDA graph launch traced whole
+// (CUPTI_ACTIVITY_KIND_GRAPH_TRACE): its copies and kernels are not in the
+// trace one by one.
+type GraphLaunch struct {
+	Start  int64
+	End    int64
+	Corr   int64
+	PID    int64
+	Device int64
+	Stream int64
+	Graph  int64 // the graph's id, 0 unknown
+}
+
+// Severity is the level of a message nsys wrote about its own capture.
+type Severity uint8
+
+// Severities of nsys's diagnostics (ENUM_DIAGNOSTIC_SEVERITY_LEVEL).
+const (
+	SeverityUnknown Severity = iota
+	SeverityInfo
+	SeverityWarning
+	SeverityError
+	SeverityVerbose
+)
+
+// NsysDiag is one message nsys wrote about the capture it made or imported
+// (DIAGNOSTIC_EVENT).
+type NsysDiag struct {
+	Severity  Severity
+	Source    string
+	Text      string
+	Timestamp int64
+}
+
+// Tracing is what nsys was asked to trace, where the input records it.
+type Tracing struct {
+	Known bool // false: the input does not say (CSV reports, the program's files)
+	CUDA  bool
+	NVTX  bool
+	OSRT  bool
+	// GraphTrace is nsys's --cuda-graph-trace level: "graph", "node" or ""
+	// when unknown.
+	GraphTrace string
+	// Backtraces says whether CUDA calls carry call stacks.
+	Backtraces bool
+}
+
+// Meta describes where and how a capture was made, as far as the input
+// says.
+type Meta struct {
+	NsysVersion   string `json:"nsysVersion,omitempty"`
+	SchemaVersion string `json:"schemaVersion,omitempty"`
+	GPU           string `json:"gpu,omitempty"`
+	Driver        string `json:"driver,omitempty"`
+	CUDADriver    string `json:"cudaDriver,omitempty"` // e.g. "13000"
+	OS            string `json:"os,omitempty"`
+	// PCIe link of the GPU, where known (e.g. from the program's results).
+	PCIeGen   int `json:"pcieGen,omitempty"`
+	PCIeWidth int `json:"pcieWidth,omitempty"`
+	// DurationNs is the trace's duration where the export records it, 0
+	// otherwise.
+	DurationNs int64 `json:"-"`
+	// Tracing is what nsys traced.
+	Tracing Tracing `json:"-"`
+}
+
+// Handler receives a reader's records. Every field is optional: a nil one
+// means its kind is not wanted, and the reader need not read it. A non-nil
+// error stops the reader, which returns it.
+//
+// Records arrive one kind after another in this order: Meta, Diag, Gap,
+// Range, Call, Op, Sync, Event, Graph. Within a kind they come in the
+// input's own order; a consumer that needs time order sorts what it keeps.
+// A record is the reader's to reuse once the function returns: keep a copy,
+// not the pointer.
+type Handler struct {
+	Meta  func(*Meta) error
+	Diag  func(*NsysDiag) error
+	Gap   func(Gap) error
+	Range func(*Range) error
+	Call  func(*Call) error
+	Op    func(*Op) error
+	Sync  func(*Sync) error
+	Event func(*EventRecord) error
+	Graph func(*GraphLaunch) error
+}
+
+// Tee returns a Handler that hands every record to each of hs in turn; a
+// kind is wanted when any of them wants it.
+func Tee(hs ...Handler) Handler {
+	var t Handler
+	for i := range hs {
+		h := hs[i]
+		t.Meta = chain(t.Meta, h.Meta)
+		t.Diag = chain(t.Diag, h.Diag)
+		t.Gap = chainValue(t.Gap, h.Gap)
+		t.Range = chain(t.Range, h.Range)
+		t.Call = chain(t.Call, h.Call)
+		t.Op = chain(t.Op, h.Op)
+		t.Sync = chain(t.Sync, h.Sync)
+		t.Event = chain(t.Event, h.Event)
+		t.Graph = chain(t.Graph, h.Graph)
+	}
+	return t
+}
+
+func chain[T any](a, b func(*T) error) func(*T) error {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	return func(v *T) error {
+		if err := a(v); err != nil {
+			return err
+		}
+		return b(v)
+	}
+}
+
+func chainValue[T any](a, b func(T) error) func(T) error {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	return func(v T) error {
+		if err := a(v); err != nil {
+			return err
+		}
+		return b(v)
+	}
+}
