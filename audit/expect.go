@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
@@ -33,7 +33,7 @@ const maxExpectFile = 1 << 20
 
 // ReadExpectation reads an expected-audit file.
 func ReadExpectation(path string) (*Expectation, error) {
-	data, err := capture.ReadRegular(path, maxExpectFile, "an expected-audit file")
+	data, err := inputerr.ReadFile(path, maxExpectFile, "an expected-audit file")
 	if err != nil {
 		return nil, fmt.Errorf("read the expected audit: %w", err)
 	}

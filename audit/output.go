@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 )
 
 // maxOutputFile bounds the JSON of an audit read back.
@@ -30,7 +30,7 @@ func ReadOutput(path string) (out *Output, ok bool, err error) {
 	}
 	// A FIFO, a device or a huge file is no audit: the capture loader
 	// says what it is.
-	data, err := capture.ReadRegular(path, maxOutputFile, "an audit's JSON")
+	data, err := inputerr.ReadFile(path, maxOutputFile, "an audit's JSON")
 	if err != nil {
 		return nil, false, nil
 	}

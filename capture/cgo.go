@@ -1,5 +1,7 @@
 package capture
 
+import "github.com/nsyscheck/nsyscheck/internal/inputerr"
+
 // sqliteWorks reports whether this build can read SQLite: the SQLite driver
 // is C code linked through cgo, and a build without cgo (CGO_ENABLED=0, or
 // no C compiler found) has only a stub that fails every query. Tests
@@ -14,7 +16,7 @@ const NoCgoHint = "install a C compiler (gcc: apt-get install gcc, dnf install g
 // errNoCgo is the error for an SQLite input in a build without cgo: the
 // build lacks SQLite, the capture is fine.
 func errNoCgo(path string) error {
-	return &InputError{Path: path,
+	return &inputerr.Error{Path: path,
 		Problem: "this nsyscheck was built without cgo (CGO_ENABLED=0), so it cannot read SQLite; the capture itself is not at fault",
 		Hint:    NoCgoHint}
 }

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
@@ -102,13 +103,13 @@ func (s *CopyScan) lack(f Fact, reason string) {
 func StreamCopies(path string, opts Options, fn func(*CopyCall)) (*CopyScan, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, &InputError{Path: path, Problem: "cannot read the input", Err: err,
+		return nil, &inputerr.Error{Path: path, Problem: "cannot read the input", Err: err,
 			Hint: "give a .nsys-rep, a .sqlite export or a folder of nsys stats CSV reports"}
 	}
 	if st.IsDir() {
 		return streamCopiesDir(path, opts, fn)
 	}
-	if err := regularFile(path, st); err != nil {
+	if err := inputerr.Regular(path, st); err != nil {
 		return nil, err
 	}
 	kind, err := nsysdb.Detect(path)
@@ -123,14 +124,14 @@ func StreamCopies(path string, opts Options, fn func(*CopyCall)) (*CopyScan, err
 	case nsysdb.KindCSV:
 		return streamCopiesCSV(filepath.Dir(path), fn)
 	}
-	return nil, &InputError{Path: path, Problem: "not a capture that holds memory copies",
+	return nil, &inputerr.Error{Path: path, Problem: "not a capture that holds memory copies",
 		Hint: "give a .nsys-rep, a .sqlite export, or a folder with *_" + nsysdb.ReportAPITrace + ".csv and *_" + nsysdb.ReportGPUTrace + ".csv"}
 }
 
 func streamCopiesDir(dir string, opts Options, fn func(*CopyCall)) (*CopyScan, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, &InputError{Path: dir, Problem: "cannot list the folder", Err: err}
+		return nil, &inputerr.Error{Path: dir, Problem: "cannot list the folder", Err: err}
 	}
 	f := classifyDir(entries)
 	plain, own, reps := f.plainSQLite, f.ownSQLite, f.reps
@@ -162,7 +163,7 @@ func streamCopiesDir(dir string, opts Options, fn func(*CopyCall)) (*CopyScan, e
 	case csvs:
 		return streamCopiesCSV(dir, fn)
 	}
-	return nil, &InputError{Path: dir, Problem: "no capture with memory copies found in " + dir,
+	return nil, &inputerr.Error{Path: dir, Problem: "no capture with memory copies found in " + dir,
 		Hint: "looked for *.sqlite, *.nsys-rep and *_" + nsysdb.ReportGPUTrace + ".csv (with *_" + nsysdb.ReportAPITrace + ".csv); make the CSV reports with " + nsysdb.TraceReportsCommand}
 }
 
@@ -172,14 +173,14 @@ func streamCopiesDir(dir string, opts Options, fn func(*CopyCall)) (*CopyScan, e
 // file named like a report is returned as it is. note says when the export
 // beside the report stands in for it, as the loader's note does.
 func ReportSQLite(path string, opts Options) (db, note string, err error) {
-	f, info, err := OpenRegular(path)
+	f, info, err := inputerr.Open(path)
 	if err != nil {
 		return "", "", err
 	}
 	f.Close()
 	head, err := readHead(path, 64)
 	if err != nil {
-		return "", "", &InputError{Path: path, Problem: "cannot read the report", Err: err}
+		return "", "", &inputerr.Error{Path: path, Problem: "cannot read the report", Err: err}
 	}
 	if nsysdb.Magic(head) == nsysdb.KindSQLite {
 		return path, "", nil
@@ -258,11 +259,11 @@ func (r *sqliteReader) streamCopies(ctx context.Context, path string, cv *copyVa
 	r.readMeta(c)
 	s := &CopyScan{Path: path, Format: FormatSQLite, Files: []string{path}, Meta: c.Meta}
 	if r.tables[tabRuntime] == "" {
-		return nil, &InputError{Path: path, Where: "table " + tabRuntime, Problem: "no CUDA API trace in this export",
+		return nil, &inputerr.Error{Path: path, Where: "table " + tabRuntime, Problem: "no CUDA API trace in this export",
 			Hint: "profile with nsys profile -t cuda,nvtx and export again"}
 	}
 	if r.tables[tabStrings] == "" {
-		return nil, &InputError{Path: path, Where: "table " + tabStrings,
+		return nil, &inputerr.Error{Path: path, Where: "table " + tabStrings,
 			Problem: "no string table (" + tabStrings + ") in this export, so API names cannot be read", Hint: sqliteExportHint}
 	}
 	if _, err := r.columns(tabStrings, nsysdb.ColID, nsysdb.ColValue); err != nil {
@@ -431,7 +432,7 @@ func (r *sqliteReader) copyJoin(s *CopyScan, rcols map[string]bool) (*copyJoinQu
 		return nil, err
 	}
 	if r.tables[tabCopyOper] == "" {
-		return nil, &InputError{Path: r.path, Where: "table " + tabCopyOper,
+		return nil, &inputerr.Error{Path: r.path, Where: "table " + tabCopyOper,
 			Problem: "the export has memory copies but no " + tabCopyOper + " table to tell their directions", Hint: sqliteExportHint}
 	}
 	opers, err := r.readEnum(tabCopyOper)
@@ -628,7 +629,7 @@ func streamCopiesCSV(dir string, fn func(*CopyCall)) (*CopyScan, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, _, err := OpenRegular(apiPath)
+	f, _, err := inputerr.Open(apiPath)
 	if err != nil {
 		return nil, err
 	}
@@ -701,7 +702,7 @@ func findTraceReports(dir string) (apiPath, gpuPath, nvtxPath string, err error)
 	}
 	apiPath, gpuPath, nvtxPath = path(nsysdb.ReportAPITrace), path(nsysdb.ReportGPUTrace), path(nsysdb.ReportNVTXTrace)
 	if gpuPath == "" || apiPath == "" {
-		return "", "", "", &InputError{Path: dir, Problem: "the audit of a CSV folder needs both *_" + nsysdb.ReportAPITrace + ".csv and *_" + nsysdb.ReportGPUTrace + ".csv",
+		return "", "", "", &inputerr.Error{Path: dir, Problem: "the audit of a CSV folder needs both *_" + nsysdb.ReportAPITrace + ".csv and *_" + nsysdb.ReportGPUTrace + ".csv",
 			Hint: "make them with " + nsysdb.TraceReportsCommand}
 	}
 	return apiPath, gpuPath, nvtxPath, nil

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
@@ -413,7 +414,7 @@ func TestStreamCopiesIntegrity(t *testing.T) {
 		damageRoot(t, p, table)
 		copies := 0
 		_, err := StreamCopies(p, Options{}, func(*CopyCall) { copies++ })
-		if err == nil || !IsInputError(err) || !strings.Contains(err.Error(), "fails SQLite's integrity check") {
+		if err == nil || !inputerr.Is(err) || !strings.Contains(err.Error(), "fails SQLite's integrity check") {
 			t.Errorf("damaged %s: err = %v (after %d copies streamed)", table, err, copies)
 		}
 	}

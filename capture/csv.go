@@ -16,6 +16,7 @@ import (
 
 	"github.com/gocarina/gocsv"
 
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
@@ -55,7 +56,7 @@ func LoadCSVDir(dir string, opts Options) (*Capture, error) {
 	}
 	c := l.c
 	if l.read == 0 {
-		return nil, &InputError{Path: dir, Problem: "the reports " + strings.Join(c.Files, ", ") + " hold no data rows",
+		return nil, &inputerr.Error{Path: dir, Problem: "the reports " + strings.Join(c.Files, ", ") + " hold no data rows",
 			Hint: "the capture may have traced nothing; profile with nsys profile -t cuda,nvtx"}
 	}
 	lackCSVFacts(c)
@@ -76,14 +77,14 @@ func lackCSVFacts(c *Capture) {
 func findCSVReports(dir string) (map[string][]string, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
-		return nil, &InputError{Path: dir, Problem: "cannot read the CSV folder", Err: err, Hint: "check the path"}
+		return nil, &inputerr.Error{Path: dir, Problem: "cannot read the CSV folder", Err: err, Hint: "check the path"}
 	}
 	if !st.IsDir() {
-		return nil, &InputError{Path: dir, Problem: "not a folder", Hint: "give the folder that holds the nsys stats CSV reports"}
+		return nil, &inputerr.Error{Path: dir, Problem: "not a folder", Hint: "give the folder that holds the nsys stats CSV reports"}
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, &InputError{Path: dir, Problem: "cannot list the CSV folder", Err: err}
+		return nil, &inputerr.Error{Path: dir, Problem: "cannot list the CSV folder", Err: err}
 	}
 	found := map[string][]string{} // report key -> file names
 	bases := map[string]bool{}
@@ -107,7 +108,7 @@ func findCSVReports(dir string) (map[string][]string, error) {
 		if len(otherCSV) > 0 {
 			problem = "no known nsys stats report among the CSV files " + strings.Join(otherCSV, ", ")
 		}
-		return nil, &InputError{Path: dir, Problem: problem,
+		return nil, &inputerr.Error{Path: dir, Problem: problem,
 			Hint: "expected files ending in " + csvSuffixes() +
 				"; make them with nsys stats --report cuda_api_trace,cuda_api_sum,cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum,nvtx_sum,cuda_gpu_trace,nvtx_pushpop_trace --format csv --output BASE REPORT.nsys-rep"}
 	}
@@ -117,13 +118,13 @@ func findCSVReports(dir string) (map[string][]string, error) {
 			names = append(names, files...)
 		}
 		sort.Strings(names)
-		return nil, &InputError{Path: dir, Problem: "reports of several captures in one folder: " + strings.Join(names, ", "),
+		return nil, &inputerr.Error{Path: dir, Problem: "reports of several captures in one folder: " + strings.Join(names, ", "),
 			Hint: "keep one capture's reports (one base name) per folder"}
 	}
 	for key, files := range found {
 		if len(files) > 1 {
 			sort.Strings(files)
-			return nil, &InputError{Path: dir, Problem: "report " + key + " is there more than once: " + strings.Join(files, ", "),
+			return nil, &inputerr.Error{Path: dir, Problem: "report " + key + " is there more than once: " + strings.Join(files, ", "),
 				Hint: "keep one generation of the reports per folder"}
 		}
 	}
@@ -411,7 +412,7 @@ func csvResolveHeader(path, report string, header []string, cols []csvColumn) (*
 				if j, dup := seen[key]; dup {
 					// Two columns that read the same: which one holds the
 					// values is anyone's guess.
-					return nil, &InputError{Path: path, Where: "column " + strconv.Quote(strings.TrimPrefix(h, "\uFEFF")),
+					return nil, &inputerr.Error{Path: path, Where: "column " + strconv.Quote(strings.TrimPrefix(h, "\uFEFF")),
 						Problem: fmt.Sprintf("this %s report has the column twice (columns %d and %d)", report, j+1, i+1),
 						Hint:    "make the report again with nsys stats --report " + report + " --format csv"}
 				}
@@ -424,12 +425,12 @@ func csvResolveHeader(path, report string, header []string, cols []csvColumn) (*
 				if col.Time {
 					s, ok := csvTimeScale(unit)
 					if !ok {
-						return nil, &InputError{Path: path, Where: "column " + strconv.Quote(h),
+						return nil, &inputerr.Error{Path: path, Where: "column " + strconv.Quote(h),
 							Problem: "unknown time unit " + strconv.Quote(unit) + " in a " + report + " report",
 							Hint:    "export with nsys stats --timeunit nsec"}
 					}
 					if unit == "" {
-						return nil, &InputError{Path: path, Where: "column " + strconv.Quote(h),
+						return nil, &inputerr.Error{Path: path, Where: "column " + strconv.Quote(h),
 							Problem: "the time column has no unit, so its values could be ns, us, ms or s",
 							Hint:    "make the report with nsys stats --format csv, which writes the unit, e.g. \"Duration (ns)\""}
 					}
@@ -444,7 +445,7 @@ func csvResolveHeader(path, report string, header []string, cols []csvColumn) (*
 			for i, h := range header {
 				quoted[i] = strconv.Quote(strings.TrimPrefix(h, "\uFEFF"))
 			}
-			return nil, &InputError{Path: path, Where: "column " + strconv.Quote(col.Display),
+			return nil, &inputerr.Error{Path: path, Where: "column " + strconv.Quote(col.Display),
 				Problem: "this " + report + " report has no " + strconv.Quote(col.Display) +
 					" column; columns found: " + strings.Join(quoted, ", "),
 				Hint: "make the report with nsys stats --report " + report +
@@ -487,16 +488,16 @@ func csvParseInt(s string) (int64, error) {
 	return v, nil
 }
 
-func csvRowError(path string, row int, column, value, problem, hint string) *InputError {
-	return &InputError{Path: path, Where: fmt.Sprintf("data row %d, column %q", row, column),
+func csvRowError(path string, row int, column, value, problem, hint string) *inputerr.Error {
+	return &inputerr.Error{Path: path, Where: fmt.Sprintf("data row %d, column %q", row, column),
 		Problem: fmt.Sprintf("%s: %q", problem, value), Hint: hint}
 }
 
-// csvReadError converts an encoding/csv error into an *InputError.
-func csvReadError(path string, err error) *InputError {
+// csvReadError converts an encoding/csv error into an *inputerr.Error.
+func csvReadError(path string, err error) *inputerr.Error {
 	var long *errCSVRecordTooLong
 	if errors.As(err, &long) {
-		return &InputError{Path: path, Where: fmt.Sprintf("line %d", long.line), Problem: "malformed CSV", Err: long,
+		return &inputerr.Error{Path: path, Where: fmt.Sprintf("line %d", long.line), Problem: "malformed CSV", Err: long,
 			Hint: "an nsys stats report has short lines; this one may hold an unbalanced quote, be damaged or not be a CSV report"}
 	}
 	var pe *csv.ParseError
@@ -511,17 +512,17 @@ func csvReadError(path string, err error) *InputError {
 		} else {
 			where = "header"
 		}
-		return &InputError{Path: path, Where: where, Problem: "malformed CSV", Err: pe.Err,
+		return &inputerr.Error{Path: path, Where: where, Problem: "malformed CSV", Err: pe.Err,
 			Hint: "the file may be cut short or not be an nsys stats --format csv report"}
 	}
-	return &InputError{Path: path, Problem: "cannot read the CSV report", Err: err}
+	return &inputerr.Error{Path: path, Problem: "cannot read the CSV report", Err: err}
 }
 
 // ---------------------------------------------------------------------------
 // cuda_api_trace: streamed
 
 func loadAPITraceFile(path string, opts Options, c *Capture) (int, error) {
-	f, _, err := OpenRegular(path)
+	f, _, err := inputerr.Open(path)
 	if err != nil {
 		return 0, err
 	}
@@ -533,7 +534,7 @@ func loadAPITraceFile(path string, opts Options, c *Capture) (int, error) {
 		// whole, so that its error is the one a plain load gives.
 		threads, err := countAPITraceThreads(f, opts)
 		if _, serr := f.Seek(0, io.SeekStart); serr != nil {
-			return 0, &InputError{Path: path, Problem: "cannot read the cuda_api_trace report", Err: serr}
+			return 0, &inputerr.Error{Path: path, Problem: "cannot read the cuda_api_trace report", Err: serr}
 		}
 		if err == nil && len(threads) > 1 {
 			me := threads[0]
@@ -741,15 +742,15 @@ const maxCSVSummary = 32 << 20
 // csvReadSummary reads a small summary report into out (a pointer to a slice of
 // structs tagged with canonical field keys) and returns the resolved header.
 func csvReadSummary(path, report string, cols []csvColumn, out any) (*csvResolvedHeader, int, error) {
-	f, _, err := OpenRegular(path)
+	f, _, err := inputerr.Open(path)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer f.Close()
-	cr := csv.NewReader(csvBomReader(boundedReader(f, maxCSVSummary, path, "an nsys stats "+report+" report")))
+	cr := csv.NewReader(csvBomReader(inputerr.Bounded(f, maxCSVSummary, path, "an nsys stats "+report+" report")))
 	rows, err := cr.ReadAll()
 	if err != nil {
-		var ie *InputError
+		var ie *inputerr.Error
 		if errors.As(err, &ie) {
 			return nil, 0, ie
 		}
@@ -782,10 +783,10 @@ func csvReadSummary(path, report string, cols []csvColumn, out any) (*csvResolve
 			if pe.Column >= 1 && pe.Column <= len(rh.names) {
 				col = rh.names[pe.Column-1]
 			}
-			return nil, 0, &InputError{Path: path, Where: fmt.Sprintf("data row %d, column %q", pe.Line-1, col),
+			return nil, 0, &inputerr.Error{Path: path, Where: fmt.Sprintf("data row %d, column %q", pe.Line-1, col),
 				Problem: "bad value", Err: pe.Err, Hint: "re-export the report with nsys stats --format csv"}
 		}
-		return nil, 0, &InputError{Path: path, Problem: "cannot decode the " + report + " report", Err: err}
+		return nil, 0, &inputerr.Error{Path: path, Problem: "cannot decode the " + report + " report", Err: err}
 	}
 	return rh, len(rows) - 1, nil
 }
@@ -892,7 +893,7 @@ func readMemSum(path string, sizes bool) ([]MemSummary, error) {
 	if sizes {
 		var ok bool
 		if mbScale, ok = csvSizeScale(rh.unit["total"]); !ok {
-			return nil, &InputError{Path: path, Where: "column " + strconv.Quote(rh.names[rh.index["total"]]),
+			return nil, &inputerr.Error{Path: path, Where: "column " + strconv.Quote(rh.names[rh.index["total"]]),
 				Problem: "unknown size unit " + strconv.Quote(rh.unit["total"]), Hint: "re-export with nsys stats --format csv"}
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 )
 
 const (
@@ -156,14 +158,14 @@ func TestCSVQuirks(t *testing.T) {
 	}
 }
 
-// wantInputError checks err is an *InputError whose text holds every part.
+// wantInputError checks err is an *inputerr.Error whose text holds every part.
 func wantInputError(t *testing.T, err error, parts ...string) {
 	t.Helper()
 	if err == nil {
 		t.Fatalf("no error, want one mentioning %q", parts)
 	}
-	if !IsInputError(err) {
-		t.Fatalf("error %T is not an *InputError: %v", err, err)
+	if !inputerr.Is(err) {
+		t.Fatalf("error %T is not an *inputerr.Error: %v", err, err)
 	}
 	for _, p := range parts {
 		if !strings.Contains(err.Error(), p) {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
@@ -48,7 +49,7 @@ type gpuTraceHeader struct {
 // readCSVRecords.
 func streamCSVRecords(path, report string, cols []csvColumn, header func(*csvResolvedHeader) error,
 	row func(n int, rec [][]byte) error) error {
-	f, _, err := OpenRegular(path)
+	f, _, err := inputerr.Open(path)
 	if err != nil {
 		return err
 	}
@@ -93,7 +94,7 @@ func readCSVRecords(r io.Reader, path, report string, cols []csvColumn, header f
 			return csvScanError(path, fmt.Sprintf("data row %d", n), err)
 		}
 		if len(rec) != len(names) {
-			return &InputError{Path: path, Where: fmt.Sprintf("data row %d", n),
+			return &inputerr.Error{Path: path, Where: fmt.Sprintf("data row %d", n),
 				Problem: fmt.Sprintf("malformed CSV: %d cells where the header has %d", len(rec), len(names)),
 				Hint:    "the file may be cut short or not be an nsys stats --format csv report"}
 		}
@@ -105,16 +106,16 @@ func readCSVRecords(r io.Reader, path, report string, cols []csvColumn, header f
 
 // csvScanError says where csvScanner stopped and why: a record past the
 // bound (on its first line), a quote out of place, or a failed read.
-func csvScanError(path, where string, err error) *InputError {
+func csvScanError(path, where string, err error) *inputerr.Error {
 	var long *errCSVRecordTooLong
 	if errors.As(err, &long) {
 		return csvReadError(path, err)
 	}
 	if errors.Is(err, errCSVScan) {
-		return &InputError{Path: path, Where: where, Problem: "malformed CSV: a quote inside an unquoted cell, text after a closing quote, or a quoted cell never closed",
+		return &inputerr.Error{Path: path, Where: where, Problem: "malformed CSV: a quote inside an unquoted cell, text after a closing quote, or a quoted cell never closed",
 			Hint: "the file may be cut short or not be an nsys stats --format csv report"}
 	}
-	return &InputError{Path: path, Where: where, Problem: "cannot read the CSV report", Err: err}
+	return &inputerr.Error{Path: path, Where: where, Problem: "cannot read the CSV report", Err: err}
 }
 
 // streamAPITrace reads a cuda_api_trace CSV report row by row and hands each
@@ -383,7 +384,7 @@ func newGPUTraceLayout(path string, rh *csvResolvedHeader) (*gpuTraceLayout, err
 	if l.hasBytes {
 		var ok bool
 		if l.bytesScale, ok = csvSizeScale(rh.unit["bytes"]); !ok {
-			return nil, &InputError{Path: path, Where: "column " + strconv.Quote(rh.names[l.iBytes]),
+			return nil, &inputerr.Error{Path: path, Where: "column " + strconv.Quote(rh.names[l.iBytes]),
 				Problem: "unknown size unit " + strconv.Quote(rh.unit["bytes"]), Hint: "re-export with nsys stats --format csv"}
 		}
 	}

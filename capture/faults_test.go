@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 )
 
 // TestValidateEveryFormat gives validate the same impossible value in a
@@ -59,9 +61,9 @@ func TestValidateEveryFormat(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.c.Path = "in"
 			err := validate(&tc.c)
-			var ie *InputError
+			var ie *inputerr.Error
 			if !errors.As(err, &ie) {
-				t.Fatalf("validate = %v, want an *InputError", err)
+				t.Fatalf("validate = %v, want an *inputerr.Error", err)
 			}
 			if !strings.Contains(ie.Where, tc.where) || !strings.Contains(ie.Problem, tc.want) || ie.Hint == "" {
 				t.Errorf("got %q, want where %q and problem %q with a hint", err, tc.where, tc.want)
@@ -114,7 +116,7 @@ func TestCSVBound(t *testing.T) {
 	header := "Start (ns),Duration (ns),Name,CorrID\n"
 	big := header + "1,2,cudaFree,1\n" + `3,4,"` + strings.Repeat("x\n", maxCSVRecord/2) + `",2` + "\n"
 	_, err := streamAPITrace(strings.NewReader(big), "t.csv", Options{}, func(APICall) {}, nil)
-	var ie *InputError
+	var ie *inputerr.Error
 	if !errors.As(err, &ie) || ie.Where != "line 3" || !strings.Contains(err.Error(), "longer than 1024 KiB") {
 		t.Fatalf("err = %v, want a record too long from line 3", err)
 	}
@@ -206,12 +208,12 @@ func TestOpenRegular(t *testing.T) {
 		t.Skip(err)
 	}
 	for p, want := range map[string]string{fifo: "FIFO", "/dev/zero": "device", os.TempDir(): "folder"} {
-		f, _, err := OpenRegular(p)
+		f, _, err := inputerr.Open(p)
 		if err == nil {
 			f.Close()
 			t.Fatalf("%s opened", p)
 		}
-		if !IsInputError(err) || !strings.Contains(err.Error(), want) {
+		if !inputerr.Is(err) || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want it called a %s", p, err, want)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 )
 
 // seedFiles adds the first 40 lines of each real file as a seed. Whole files
@@ -26,7 +28,7 @@ func seedFiles(f *testing.F, paths ...string) {
 }
 
 // FuzzCSVTrace feeds arbitrary bytes to the cuda_api_trace reader: it must
-// never panic, and every error must be an *InputError.
+// never panic, and every error must be an *inputerr.Error.
 func FuzzCSVTrace(f *testing.F) {
 	seedFiles(f, refCSV2025+"/ref_cuda_api_trace.csv", "../testdata/captures/h200-pinned/pinned_cuda_api_trace.csv")
 	f.Add([]byte("\uFEFF" + traceHeader + "1,2,\"a,b\",0,1,2,3,20,\"t\"\"x\"\r\n"))
@@ -39,8 +41,8 @@ func FuzzCSVTrace(f *testing.F) {
 				t.Fatalf("bad call %+v", c)
 			}
 		})
-		if err != nil && !IsInputError(err) {
-			t.Fatalf("error %T is not an *InputError: %v", err, err)
+		if err != nil && !inputerr.Is(err) {
+			t.Fatalf("error %T is not an *inputerr.Error: %v", err, err)
 		}
 	})
 }
@@ -88,8 +90,8 @@ func FuzzTranscript(f *testing.F) {
 			err = validate(&Capture{Path: "fuzz.txt", Format: FormatTranscript, Program: m})
 		}
 		if err != nil {
-			if !IsInputError(err) {
-				t.Fatalf("error %T is not an *InputError: %v", err, err)
+			if !inputerr.Is(err) {
+				t.Fatalf("error %T is not an *inputerr.Error: %v", err, err)
 			}
 			return
 		}
@@ -117,8 +119,8 @@ func FuzzMeasurements(f *testing.F) {
 			err = validate(&Capture{Path: "fuzz.json", Format: FormatMeasurements, Program: m})
 		}
 		if err != nil {
-			if !IsInputError(err) {
-				t.Fatalf("error %T is not an *InputError: %v", err, err)
+			if !inputerr.Is(err) {
+				t.Fatalf("error %T is not an *inputerr.Error: %v", err, err)
 			}
 			return
 		}

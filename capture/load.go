@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
@@ -30,13 +31,13 @@ import (
 func Load(path string, opts Options) (*Capture, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, &InputError{Path: path, Problem: "cannot read the input", Err: err,
+		return nil, &inputerr.Error{Path: path, Problem: "cannot read the input", Err: err,
 			Hint: "check the path: give a .nsys-rep, .sqlite, .json, transcript or a folder holding them"}
 	}
 	if st.IsDir() {
 		return loadDir(path, opts)
 	}
-	if err := regularFile(path, st); err != nil {
+	if err := inputerr.Regular(path, st); err != nil {
 		return nil, err
 	}
 	c, err := loadFile(path, opts)
@@ -62,7 +63,7 @@ func loadFile(path string, opts Options) (*Capture, error) {
 	if err != nil {
 		// The reader of the kind the name tells explains what is wrong.
 		if kind = nsysdb.Sniff(path, nil); kind == nsysdb.KindUnknown {
-			return nil, &InputError{Path: path, Problem: "cannot read the input", Err: err}
+			return nil, &inputerr.Error{Path: path, Problem: "cannot read the input", Err: err}
 		}
 	}
 	switch kind {
@@ -76,7 +77,7 @@ func loadFile(path string, opts Options) (*Capture, error) {
 		return LoadMeasurements(path)
 	case nsysdb.KindCSV:
 		if _, _, ok := matchCSVReport(filepath.Base(path)); !ok {
-			return nil, &InputError{Path: path, Problem: "not a known nsys stats report",
+			return nil, &inputerr.Error{Path: path, Problem: "not a known nsys stats report",
 				Hint: "expected a file ending in " + csvSuffixes() + ", or the folder that holds them"}
 		}
 		return LoadCSVDir(filepath.Dir(path), opts)
@@ -89,14 +90,14 @@ func loadFile(path string, opts Options) (*Capture, error) {
 // errUnrecognised is the one error for a file that is none of the inputs
 // nsysdb.Sniff tells.
 func errUnrecognised(path string) error {
-	return &InputError{Path: path, Problem: "not an input nsyscheck reads: looked for " + nsysdb.Looked,
+	return &inputerr.Error{Path: path, Problem: "not an input nsyscheck reads: looked for " + nsysdb.Looked,
 		Hint: "give one of those, or the folder that holds them"}
 }
 
 // errQdstrm explains a .qdstrm: the raw stream nsys writes while profiling,
 // left behind when it could not turn the stream into a report.
 func errQdstrm(path string) error {
-	return &InputError{Path: path,
+	return &inputerr.Error{Path: path,
 		Problem: "a raw Nsight Systems stream (.qdstrm), not a report: nsys stopped before converting it (the profiled program crashed, was killed, or the importer is missing)",
 		Hint: "convert it with the QdstrmImporter that ships with Nsight Systems (QdstrmImporter -i FILE.qdstrm, in the host-linux-x64 folder of the install, " +
 			"e.g. /opt/nvidia/nsight-systems/VERSION/host-linux-x64/QdstrmImporter) and give the .nsys-rep it writes, or profile again"}
@@ -160,7 +161,7 @@ func classifyDir(entries []os.DirEntry) dirFiles {
 func pickOne(dir, kind string, names []string) (string, error) {
 	if len(names) > 1 {
 		sort.Strings(names)
-		return "", &InputError{Path: dir, Problem: "more than one " + kind + ": " + strings.Join(names, ", "),
+		return "", &inputerr.Error{Path: dir, Problem: "more than one " + kind + ": " + strings.Join(names, ", "),
 			Hint: "give the file itself, or keep one capture per folder"}
 	}
 	return filepath.Join(dir, names[0]), nil
@@ -170,7 +171,7 @@ func pickOne(dir, kind string, names []string) (string, error) {
 func loadDir(dir string, opts Options) (*Capture, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, &InputError{Path: dir, Problem: "cannot list the folder", Err: err}
+		return nil, &inputerr.Error{Path: dir, Problem: "cannot list the folder", Err: err}
 	}
 	f := classifyDir(entries)
 	plainSQLite, ownSQLite, reps, results, transcripts, hasCSV := f.plainSQLite, f.ownSQLite, f.reps, f.results, f.transcripts, f.hasCSV
@@ -204,7 +205,7 @@ func loadDir(dir string, opts Options) (*Capture, error) {
 		sort.Strings(f.streams)
 		return nil, errQdstrm(filepath.Join(dir, f.streams[0]))
 	default:
-		return nil, &InputError{Path: dir, Problem: "no capture found in " + dir,
+		return nil, &inputerr.Error{Path: dir, Problem: "no capture found in " + dir,
 			Hint: "looked for *.sqlite, *.nsys-rep, nsys stats CSV reports (" + csvSuffixes() +
 				"), *.results.json / results.json and *.transcript.txt / transcript.txt"}
 	}
@@ -251,7 +252,7 @@ func attachProgram(c *Capture, dir string, names []string) error {
 		}
 		if err != nil {
 			reason := err.Error()
-			var ie *InputError
+			var ie *inputerr.Error
 			if errors.As(err, &ie) && ie.Path == p {
 				reason = ie.Problem
 			}

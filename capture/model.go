@@ -7,9 +7,11 @@
 // consumer never mistakes a missing fact for an empty one.
 package capture
 
-import "github.com/nsyscheck/nsyscheck/vocab"
+import (
+	"sort"
 
-import "sort"
+	"github.com/nsyscheck/nsyscheck/vocab"
+)
 
 // Format names the kind of input a Capture was read from.
 type Format string

@@ -14,9 +14,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
+	"github.com/nsyscheck/nsyscheck/internal/leftover"
 	"github.com/nsyscheck/nsyscheck/internal/nsys"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
@@ -27,13 +28,13 @@ const nsysInstallHint = "install Nsight Systems 2025.3 or newer, pass --nsys PAT
 
 // FindNsys returns the nsys executable to use (nsys.Find): override when
 // given, else $NSYS, else nsys on PATH, else the newest one under
-// /opt/nvidia. Not finding one is an *InputError.
+// /opt/nvidia. Not finding one is an *inputerr.Error.
 func FindNsys(override string) (string, error) {
 	p, err := nsys.Find(override)
 	if err != nil {
 		var fe *nsys.FindError
 		if errors.As(err, &fe) {
-			return "", &InputError{Path: fe.Name, Problem: fe.Problem, Err: fe.Err, Hint: nsysInstallHint}
+			return "", &inputerr.Error{Path: fe.Name, Problem: fe.Problem, Err: fe.Err, Hint: nsysInstallHint}
 		}
 		return "", err
 	}
@@ -64,27 +65,27 @@ func LoadNsysRep(path string, opts Options) (*Capture, error) {
 	info, err := os.Stat(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return nil, &InputError{Path: path, Problem: "no such file"}
+		return nil, &inputerr.Error{Path: path, Problem: "no such file"}
 	case err != nil:
-		return nil, &InputError{Path: path, Problem: "cannot read the report", Err: err}
+		return nil, &inputerr.Error{Path: path, Problem: "cannot read the report", Err: err}
 	case info.IsDir():
-		return nil, &InputError{Path: path, Problem: "is a folder, not an Nsight Systems report", Hint: "give the .nsys-rep file itself"}
+		return nil, &inputerr.Error{Path: path, Problem: "is a folder, not an Nsight Systems report", Hint: "give the .nsys-rep file itself"}
 	case !info.Mode().IsRegular():
-		return nil, regularFile(path, info)
+		return nil, inputerr.Regular(path, info)
 	case info.Size() == 0:
-		return nil, &InputError{Path: path, Problem: "the file is empty, not an Nsight Systems report",
+		return nil, &inputerr.Error{Path: path, Problem: "the file is empty, not an Nsight Systems report",
 			Hint: "profile again: nsys profile -t cuda,nvtx -o NAME ./program"}
 	}
 	head, err := readHead(path, 64)
 	if err != nil {
-		return nil, &InputError{Path: path, Problem: "cannot read the report", Err: err}
+		return nil, &inputerr.Error{Path: path, Problem: "cannot read the report", Err: err}
 	}
 	if bytes.HasPrefix(head, []byte(sqliteMagic)) {
 		// Already an SQLite export, only named like a report.
 		return LoadSQLite(path, opts)
 	}
 	if len(bytes.Trim(head, "\x00")) == 0 {
-		return nil, &InputError{Path: path, Problem: "the file holds only zero bytes, not an Nsight Systems report (an interrupted copy?)",
+		return nil, &inputerr.Error{Path: path, Problem: "the file holds only zero bytes, not an Nsight Systems report (an interrupted copy?)",
 			Hint: "copy the report again, or profile again: nsys profile -t cuda,nvtx -o NAME ./program"}
 	}
 
@@ -161,9 +162,9 @@ func reportExport(path string, info os.FileInfo, head []byte, opts Options, open
 
 	nsysPath, err := FindNsys(opts.Nsys)
 	if err != nil {
-		var ie *InputError
+		var ie *inputerr.Error
 		if errors.As(err, &ie) {
-			err = &InputError{Path: path, Problem: "cannot export the report to SQLite: " + ie.Problem,
+			err = &inputerr.Error{Path: path, Problem: "cannot export the report to SQLite: " + ie.Problem,
 				Err: ie.Err, Hint: ie.Hint}
 		}
 		// Only a missing nsys, not one the user named, sends us to the
@@ -238,11 +239,13 @@ func besideNote(report, beside, why string) string {
 
 // nsysTooOldError is nsys refusing a report that a newer release wrote.
 type nsysTooOldError struct {
-	*InputError
+	err     *inputerr.Error
 	version string // ", version X" or ""
 }
 
-func (e *nsysTooOldError) Unwrap() error { return e.InputError }
+func (e *nsysTooOldError) Error() string { return e.err.Error() }
+
+func (e *nsysTooOldError) Unwrap() error { return e.err }
 
 // readHead returns up to n bytes from the start of the file.
 func readHead(path string, n int) ([]byte, error) { return nsysdb.Head(path, n) }
@@ -267,7 +270,7 @@ func exportCachePath(report string, src reportSource, opts Options) (dir, name s
 		dir = filepath.Join(ucd, "nsyscheck")
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", "", &InputError{Path: report, Problem: "cannot create the export cache folder " + dir, Err: err,
+		return "", "", &inputerr.Error{Path: report, Problem: "cannot create the export cache folder " + dir, Err: err,
 			Hint: "pass a writable cache folder, or give the report's SQLite export instead"}
 	}
 	return dir, base + "-" + src.sha256[:16] + ".sqlite", nil
@@ -281,7 +284,7 @@ type reportSource struct {
 
 // digestReport reads the report once to identify it.
 func digestReport(path string) (reportSource, error) {
-	f, _, err := OpenRegular(path)
+	f, _, err := inputerr.Open(path)
 	if err != nil {
 		return reportSource{}, err
 	}
@@ -289,7 +292,7 @@ func digestReport(path string) (reportSource, error) {
 	h := sha256.New()
 	n, err := io.Copy(h, f)
 	if err != nil {
-		return reportSource{}, &InputError{Path: path, Problem: "cannot read the report", Err: err}
+		return reportSource{}, &inputerr.Error{Path: path, Problem: "cannot read the report", Err: err}
 	}
 	return reportSource{size: n, sha256: hex.EncodeToString(h.Sum(nil))}, nil
 }
@@ -353,30 +356,10 @@ func sweepExportTemps(dir, name string) {
 		if err != nil {
 			continue
 		}
-		if TempOwnerGone(e.Name()[len(prefix):], info.ModTime()) {
+		if leftover.OwnerGone(e.Name()[len(prefix):], info.ModTime()) {
 			os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}
-}
-
-// TempOwnerGone reports whether a temporary file whose name, after its
-// prefix, is rest ("PID-...") was left by a process that is no longer
-// running. A name without a process id (an older release's) or a file more
-// than a day old counts as left behind once it is an hour old.
-func TempOwnerGone(rest string, mod time.Time) bool {
-	age := time.Since(mod)
-	if age > 24*time.Hour {
-		return true
-	}
-	pidText, _, ok := strings.Cut(rest, "-")
-	pid, err := strconv.Atoi(pidText)
-	if !ok || err != nil || pid <= 0 {
-		return age > time.Hour
-	}
-	if pid == os.Getpid() {
-		return false
-	}
-	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }
 
 // dirWritable reports whether files can be created in dir. A folder with no
@@ -403,7 +386,7 @@ func dirWritable(dir string) bool {
 func exportSQLite(ctx context.Context, nsysPath, report string, head []byte, dir, dst string, src reportSource) error {
 	f, err := os.CreateTemp(dir, exportTempPrefix(dst)+strconv.Itoa(os.Getpid())+"-*.sqlite")
 	if err != nil {
-		return &InputError{Path: report, Problem: "cannot write the SQLite export in " + dir, Err: err,
+		return &inputerr.Error{Path: report, Problem: "cannot write the SQLite export in " + dir, Err: err,
 			Hint: "pass a writable cache folder, or give the report's SQLite export instead"}
 	}
 	tmp := f.Name()
@@ -420,7 +403,7 @@ func exportSQLite(ctx context.Context, nsysPath, report string, head []byte, dir
 	cmd.WaitDelay = 5 * time.Second
 	out, runErr := nsys.CombinedOutput(cmd)
 	if ctx.Err() != nil {
-		return &InputError{Path: report, Problem: "interrupted while nsys exported the report; nsys was stopped and its partial export removed",
+		return &inputerr.Error{Path: report, Problem: "interrupted while nsys exported the report; nsys was stopped and its partial export removed",
 			Err: context.Cause(ctx)}
 	}
 	if runErr != nil {
@@ -431,23 +414,23 @@ func exportSQLite(ctx context.Context, nsysPath, report string, head []byte, dir
 		// Some releases append .sqlite to the name they are given.
 		got = tmp + ".sqlite"
 		if _, err := os.Stat(got); err != nil {
-			return &InputError{Path: report, Problem: fmt.Sprintf("%s export finished but wrote no SQLite file", nsysPath),
+			return &inputerr.Error{Path: report, Problem: fmt.Sprintf("%s export finished but wrote no SQLite file", nsysPath),
 				Err: outputError(out), Hint: nsysInstallHint}
 		}
 	}
 	if err := checkSQLiteFile(got); err != nil {
-		var ie *InputError
+		var ie *inputerr.Error
 		if errors.As(err, &ie) {
 			err = errors.New(ie.Problem)
 		}
-		return &InputError{Path: report, Problem: fmt.Sprintf("%s export wrote a damaged SQLite file", nsysPath),
+		return &inputerr.Error{Path: report, Problem: fmt.Sprintf("%s export wrote a damaged SQLite file", nsysPath),
 			Err: err, Hint: nsysInstallHint}
 	}
 	if err := recordSource(got, src); err != nil {
-		return &InputError{Path: report, Problem: "cannot record the report's digest in its SQLite export", Err: err}
+		return &inputerr.Error{Path: report, Problem: "cannot record the report's digest in its SQLite export", Err: err}
 	}
 	if err := os.Rename(got, dst); err != nil {
-		return &InputError{Path: report, Problem: "cannot store the SQLite export as " + dst, Err: err}
+		return &inputerr.Error{Path: report, Problem: "cannot store the SQLite export as " + dst, Err: err}
 	}
 	return nil
 }
@@ -469,7 +452,7 @@ func outputError(out []byte) error {
 func nsysExportError(nsysPath, report string, head, out []byte, runErr error) error {
 	var exit *exec.ExitError
 	if !errors.As(runErr, &exit) {
-		return &InputError{Path: report, Problem: "cannot run " + nsysPath, Err: runErr, Hint: nsysInstallHint}
+		return &inputerr.Error{Path: report, Problem: "cannot run " + nsysPath, Err: runErr, Hint: nsysInstallHint}
 	}
 	cause := outputError(out)
 	if cause == nil {
@@ -487,7 +470,7 @@ func nsysExportError(nsysPath, report string, head, out []byte, runErr error) er
 				break
 			}
 		}
-		return &nsysTooOldError{version: version, InputError: &InputError{Path: report,
+		return &nsysTooOldError{version: version, err: &inputerr.Error{Path: report,
 			Problem: fmt.Sprintf("this nsys (%s%s) is too old to read the report, which a newer Nsight Systems wrote", nsysPath, version),
 			Err:     cause, Hint: hint}}
 	}
@@ -495,6 +478,6 @@ func nsysExportError(nsysPath, report string, head, out []byte, runErr error) er
 	if nsysdb.Magic(head) != nsysdb.KindNsysRep {
 		problem += "; the file does not start like an Nsight Systems report"
 	}
-	return &InputError{Path: report, Problem: problem, Err: cause,
+	return &inputerr.Error{Path: report, Problem: problem, Err: cause,
 		Hint: "check that the file is a complete .nsys-rep, or give its SQLite export instead"}
 }

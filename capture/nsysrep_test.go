@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nsyscheck/nsyscheck/internal/golden"
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 
 	"github.com/nsyscheck/nsyscheck/internal/nsys"
 )
@@ -277,8 +278,8 @@ func TestLoadNsysRepErrors(t *testing.T) {
 			nsys, _ := fakeNsys(t, tc.mode)
 			report, orig, mtime := reportCopy(t, "ref.nsys-rep")
 			_, err := LoadNsysRep(report, Options{Nsys: nsys})
-			if err == nil || !IsInputError(err) {
-				t.Fatalf("err = %v, want an *InputError", err)
+			if err == nil || !inputerr.Is(err) {
+				t.Fatalf("err = %v, want an *inputerr.Error", err)
 			}
 			t.Log(err)
 			for _, f := range append([]string{report}, tc.fragments...) {
@@ -306,7 +307,7 @@ func TestLoadNsysRepNotAReport(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err := LoadNsysRep(p, Options{Nsys: nsys})
-		if err == nil || !IsInputError(err) || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "not an Nsight Systems report") {
+		if err == nil || !inputerr.Is(err) || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "not an Nsight Systems report") {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
@@ -339,7 +340,7 @@ func TestLoadNsysRepNoNsys(t *testing.T) {
 
 	report, _, _ := reportCopy(t, "ref.nsys-rep")
 	_, err := LoadNsysRep(report, Options{})
-	if err == nil || !IsInputError(err) {
+	if err == nil || !inputerr.Is(err) {
 		t.Fatalf("err = %v", err)
 	}
 	t.Log(err)
@@ -357,7 +358,7 @@ func TestLoadNsysRepNoNsys(t *testing.T) {
 // FindNsys reports a bad override as an input error with its hint.
 func TestFindNsysInputError(t *testing.T) {
 	_, err := FindNsys(filepath.Join(t.TempDir(), "nope"))
-	if err == nil || !IsInputError(err) || !strings.Contains(err.Error(), "the nsys given cannot be run") {
+	if err == nil || !inputerr.Is(err) || !strings.Contains(err.Error(), "the nsys given cannot be run") {
 		t.Errorf("bad override: %v", err)
 	}
 }

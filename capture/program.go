@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 )
 
 const mib = 1 << 20
@@ -70,12 +72,12 @@ func LoadTranscript(path string) (*Capture, error) {
 // a measurements file, as kind names it) with parse, into a capture of the
 // given format.
 func loadProgramFile(path string, format Format, kind string, parse func(io.Reader, string) (*Measurements, error)) (*Capture, error) {
-	f, _, err := OpenRegular(path)
+	f, _, err := inputerr.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	m, err := parse(boundedReader(f, maxProgramFile, path, "a "+kind), path)
+	m, err := parse(inputerr.Bounded(f, maxProgramFile, path, "a "+kind), path)
 	if err != nil {
 		return nil, err
 	}
@@ -130,14 +132,14 @@ func ParseTranscript(r io.Reader, name string) (*Measurements, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		var ie *InputError
+		var ie *inputerr.Error
 		if errors.As(err, &ie) {
 			return nil, ie
 		}
 		if errors.Is(err, bufio.ErrTooLong) {
 			return nil, t.bad(t.line+1, "a line longer than 4 MiB: this is not the program's output")
 		}
-		return nil, &InputError{Path: name, Where: fmt.Sprintf("line %d", t.line+1), Problem: "cannot read the transcript", Err: err}
+		return nil, &inputerr.Error{Path: name, Where: fmt.Sprintf("line %d", t.line+1), Problem: "cannot read the transcript", Err: err}
 	}
 	if !t.found {
 		return nil, t.noOutput()
@@ -159,7 +161,7 @@ func cleanLine(raw string) string {
 }
 
 func (t *transcript) bad(line int, problem string) error {
-	return &InputError{Path: t.name, Where: fmt.Sprintf("line %d", line), Problem: problem,
+	return &inputerr.Error{Path: t.name, Where: fmt.Sprintf("line %d", line), Problem: problem,
 		Hint: "the transcript should be the unedited stdout of the pinned program"}
 }
 
@@ -200,11 +202,11 @@ func (t *transcript) dup(key string) error {
 func (t *transcript) noOutput() error {
 	for _, g := range t.m.Gates {
 		if !g.Passed {
-			return &InputError{Path: t.name, Problem: "no program output found: the program stopped after gate " +
+			return &inputerr.Error{Path: t.name, Problem: "no program output found: the program stopped after gate " +
 				g.Name + " FAILED: " + g.Detail, Hint: "fix the failing correctness gate and run the program again"}
 		}
 	}
-	return &InputError{Path: t.name, Problem: "no program output found",
+	return &inputerr.Error{Path: t.name, Problem: "no program output found",
 		Hint: "expected the pinned program's stdout: a device line, gate lines and Part 1/1b/2/3 tables"}
 }
 
@@ -418,18 +420,18 @@ func fillMetaFromProgram(c *Capture, m *Measurements) {
 // ParseMeasurements decodes and validates JSON in the Measurements format;
 // name is used in errors. GBps left at 0 is filled in from bytes and time.
 func ParseMeasurements(r io.Reader, name string) (*Measurements, error) {
-	data, err := io.ReadAll(boundedReader(r, maxProgramFile, name, "a measurements file"))
+	data, err := io.ReadAll(inputerr.Bounded(r, maxProgramFile, name, "a measurements file"))
 	if err != nil {
-		if IsInputError(err) {
+		if inputerr.Is(err) {
 			return nil, err
 		}
-		return nil, &InputError{Path: name, Problem: "cannot read the measurements", Err: err}
+		return nil, &inputerr.Error{Path: name, Problem: "cannot read the measurements", Err: err}
 	}
 	data = bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))
 	hint := "see docs/measurements.md for the format"
 	if k := duplicateKey(data); k != "" {
 		key := k[strings.LastIndexAny(k, ".]")+1:]
-		return nil, &InputError{Path: name, Where: k, Problem: "the key " + strconv.Quote(key) + " appears twice in one object, so which value holds is unclear",
+		return nil, &inputerr.Error{Path: name, Where: k, Problem: "the key " + strconv.Quote(key) + " appears twice in one object, so which value holds is unclear",
 			Hint: "keep one of them; " + hint}
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -449,22 +451,22 @@ func ParseMeasurements(r io.Reader, name string) (*Measurements, error) {
 			}
 		}
 		if err == io.EOF {
-			return nil, &InputError{Path: name, Problem: "empty file, no JSON", Hint: hint}
+			return nil, &inputerr.Error{Path: name, Problem: "empty file, no JSON", Hint: hint}
 		}
-		return nil, &InputError{Path: name, Where: where, Problem: "not a valid measurements JSON", Err: err, Hint: hint}
+		return nil, &inputerr.Error{Path: name, Where: where, Problem: "not a valid measurements JSON", Err: err, Hint: hint}
 	}
 	if dec.More() {
-		return nil, &InputError{Path: name, Problem: "more than one JSON value in the file", Hint: hint}
+		return nil, &inputerr.Error{Path: name, Problem: "more than one JSON value in the file", Hint: hint}
 	}
 	if m.Schema != MeasurementsSchema {
 		found := strconv.Quote(m.Schema)
 		if m.Schema == "" {
 			found = "none"
 		}
-		return nil, &InputError{Path: name, Where: "schema", Problem: "schema is " + found + ", expected " + strconv.Quote(MeasurementsSchema), Hint: hint}
+		return nil, &inputerr.Error{Path: name, Where: "schema", Problem: "schema is " + found + ", expected " + strconv.Quote(MeasurementsSchema), Hint: hint}
 	}
 	if err := validateMeasurements(&m); err != nil {
-		return nil, &InputError{Path: name, Problem: err.problem, Hint: hint}
+		return nil, &inputerr.Error{Path: name, Problem: err.problem, Hint: hint}
 	}
 	return &m, nil
 }

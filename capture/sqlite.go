@@ -14,6 +14,7 @@ import (
 
 	_ "github.com/mattn/go-sqlite3" // SQLite driver for database/sql
 
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
@@ -70,7 +71,7 @@ func openSQLiteReader(path string, opts Options) (r *sqliteReader, done func(), 
 	if !sqliteWorks {
 		return nil, done, errNoCgo(path)
 	}
-	f, _, err := OpenRegular(path)
+	f, _, err := inputerr.Open(path)
 	if err != nil {
 		return nil, done, err
 	}
@@ -78,10 +79,10 @@ func openSQLiteReader(path string, opts Options) (r *sqliteReader, done func(), 
 	db, cleanup, err := openSQLite(path, f)
 	if err != nil {
 		cleanup()
-		if IsInputError(err) {
+		if inputerr.Is(err) {
 			return nil, done, err
 		}
-		return nil, done, &InputError{Path: path, Problem: "cannot open the SQLite export", Err: err, Hint: sqliteExportHint}
+		return nil, done, &inputerr.Error{Path: path, Problem: "cannot open the SQLite export", Err: err, Hint: sqliteExportHint}
 	}
 	r = &sqliteReader{db: db, path: path, opts: opts, strs: map[int64]string{}, devices: map[int64]bool{},
 		wantCorr: map[int64]bool{}}
@@ -121,12 +122,12 @@ func sqliteReadOnlyDSN(path string) string { return nsysdb.ReadOnlyURI(path) }
 // file gets a clear error instead of an obscure one (or an empty model).
 func checkSQLiteFile(path string) error {
 	fail := func(problem, hint string, err error) error {
-		return &InputError{Path: path, Problem: problem, Hint: hint, Err: err}
+		return &inputerr.Error{Path: path, Problem: problem, Hint: hint, Err: err}
 	}
 	if info, err := os.Stat(path); err == nil && info.IsDir() {
 		return fail("is a folder, not an Nsight Systems SQLite export", "give the .sqlite file itself", nil)
 	}
-	f, info, err := OpenRegular(path)
+	f, info, err := inputerr.Open(path)
 	if err != nil {
 		return err
 	}
@@ -211,11 +212,11 @@ func (r *sqliteReader) close() {
 // tableError reports that a table could not be read, e.g. because the file
 // is damaged.
 func (r *sqliteReader) tableError(table string, err error) error {
-	var ie *InputError
+	var ie *inputerr.Error
 	if errors.As(err, &ie) {
 		return err
 	}
-	return &InputError{Path: r.path, Where: "table " + table, Problem: "cannot read the table", Err: err,
+	return &inputerr.Error{Path: r.path, Where: "table " + table, Problem: "cannot read the table", Err: err,
 		Hint: "the file may be damaged or truncated; " + sqliteExportHint}
 }
 
@@ -226,12 +227,12 @@ func (r *sqliteReader) load(c *Capture) error {
 	r.readMeta(c)
 
 	if r.tables[tabRuntime] == "" {
-		return &InputError{Path: r.path, Where: "table " + tabRuntime,
-			Problem: ProblemNoAPITrace,
+		return &inputerr.Error{Path: r.path, Where: "table " + tabRuntime,
+			Problem: inputerr.ProblemNoAPITrace,
 			Hint:    "profile with nsys profile -t cuda,nvtx and export again"}
 	}
 	if r.tables[tabStrings] == "" {
-		return &InputError{Path: r.path, Where: "table " + tabStrings,
+		return &inputerr.Error{Path: r.path, Where: "table " + tabStrings,
 			Problem: "no string table (" + tabStrings + ") in this export, so API, kernel and range names cannot be read",
 			Hint:    sqliteExportHint}
 	}
@@ -268,7 +269,7 @@ func (r *sqliteReader) load(c *Capture) error {
 func (r *sqliteReader) readTables() error {
 	rows, err := r.db.Query(`SELECT name FROM sqlite_master WHERE type IN ('table', 'view')`)
 	if err != nil {
-		return &InputError{Path: r.path, Problem: "cannot read the database schema", Err: err,
+		return &inputerr.Error{Path: r.path, Problem: "cannot read the database schema", Err: err,
 			Hint: "the file may be damaged or truncated; " + sqliteExportHint}
 	}
 	defer rows.Close()
@@ -276,16 +277,16 @@ func (r *sqliteReader) readTables() error {
 	for rows.Next() {
 		var n string
 		if err := rows.Scan(&n); err != nil {
-			return &InputError{Path: r.path, Problem: "cannot read the database schema", Err: err, Hint: sqliteExportHint}
+			return &inputerr.Error{Path: r.path, Problem: "cannot read the database schema", Err: err, Hint: sqliteExportHint}
 		}
 		names = append(names, n)
 	}
 	if err := rows.Err(); err != nil {
-		return &InputError{Path: r.path, Problem: "cannot read the database schema", Err: err,
+		return &inputerr.Error{Path: r.path, Problem: "cannot read the database schema", Err: err,
 			Hint: "the file may be damaged or truncated; " + sqliteExportHint}
 	}
 	if len(names) == 0 {
-		return &InputError{Path: r.path, Problem: "the SQLite database holds no tables, so it is not an Nsight Systems export", Hint: sqliteExportHint}
+		return &inputerr.Error{Path: r.path, Problem: "the SQLite database holds no tables, so it is not an Nsight Systems export", Hint: sqliteExportHint}
 	}
 	r.names = names
 	r.tables = resolveTables(names, tabRuntime, tabMemcpy, tabKernel, tabNVTX, tabStrings, tabCopyOper,
@@ -299,7 +300,7 @@ func resolveTables(names []string, logical ...string) map[string]string {
 }
 
 // columns returns the columns of the logical table, failing with an
-// *InputError naming the first of the required columns it lacks.
+// *inputerr.Error naming the first of the required columns it lacks.
 func (r *sqliteReader) columns(logical string, required ...string) (map[string]bool, error) {
 	table := r.tables[logical]
 	rows, err := r.db.Query(`PRAGMA table_info(` + quoteIdent(table) + `)`)
@@ -331,7 +332,7 @@ func (r *sqliteReader) columns(logical string, required ...string) (map[string]b
 			if schema == "" {
 				schema = "unknown"
 			}
-			return nil, &InputError{Path: r.path, Where: "table " + table,
+			return nil, &inputerr.Error{Path: r.path, Where: "table " + table,
 				Problem: fmt.Sprintf("column %s is missing (export schema version %s)", col, schema),
 				Hint:    "nsyscheck reads exports of Nsight Systems 2025.3 (schema " + nsysdb.KnownSchema + "); " + sqliteExportHint}
 		}
@@ -826,7 +827,7 @@ func (r *sqliteReader) lackMemcpy(c *Capture, reason string) {
 // missing) where it has not.
 func (r *sqliteReader) copyEnums(c *Capture, table string, cols map[string]bool) (kinds map[int64]CopyKind, memKinds map[int64]MemKind, haveMemKinds bool, err error) {
 	if r.tables[tabCopyOper] == "" {
-		return nil, nil, false, &InputError{Path: r.path, Where: "table " + tabCopyOper,
+		return nil, nil, false, &inputerr.Error{Path: r.path, Where: "table " + tabCopyOper,
 			Problem: "the export has memory copies but no " + tabCopyOper + " table to tell their directions",
 			Hint:    sqliteExportHint}
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/nsyscheck/nsyscheck/internal/golden"
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 )
 
 // refSQLite is the real H200 capture's SQLite export (Nsight Systems 2025.3).
@@ -68,17 +69,17 @@ func sqLoad(t testing.TB, path string, opts Options) *Capture {
 	return c
 }
 
-// sqWantError loads path and checks for an *InputError whose message names
+// sqWantError loads path and checks for an *inputerr.Error whose message names
 // the file and contains every fragment.
-func sqWantError(t *testing.T, path string, fragments ...string) *InputError {
+func sqWantError(t *testing.T, path string, fragments ...string) *inputerr.Error {
 	t.Helper()
 	c, err := LoadSQLite(path, Options{})
 	if err == nil {
 		t.Fatalf("LoadSQLite(%s) = %d calls, want an error", path, len(c.Calls))
 	}
-	ie, ok := err.(*InputError)
+	ie, ok := err.(*inputerr.Error)
 	if !ok {
-		t.Fatalf("error is %T, want *InputError: %v", err, err)
+		t.Fatalf("error is %T, want *inputerr.Error: %v", err, err)
 	}
 	msg := err.Error()
 	if !strings.Contains(msg, path) {
@@ -413,7 +414,7 @@ func TestLoadSQLiteTruncatedBody(t *testing.T) {
 			continue
 		}
 		t.Logf("cut at %d: %v", cut, err)
-		if !IsInputError(err) || !strings.Contains(err.Error(), path) {
+		if !inputerr.Is(err) || !strings.Contains(err.Error(), path) {
 			t.Errorf("cut at %d: %v", cut, err)
 		}
 	}

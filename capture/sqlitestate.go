@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"unsafe"
 
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
+	"github.com/nsyscheck/nsyscheck/internal/leftover"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
@@ -80,7 +82,7 @@ func hotJournal(path string, size int64) bool {
 func openSQLite(path string, f *os.File) (db *sql.DB, cleanup func(), err error) {
 	cleanup = func() {}
 	if sqliteWriteLocked(f) {
-		return nil, cleanup, &InputError{Path: path, Problem: "another program holds a write lock on the database: it is still writing it, and what it wrote is not committed",
+		return nil, cleanup, &inputerr.Error{Path: path, Problem: "another program holds a write lock on the database: it is still writing it, and what it wrote is not committed",
 			Hint: "wait until that program (nsys export, sqlite3, ...) finishes or close it, then run again"}
 	}
 	wal := sidecar(path, "-wal")
@@ -92,7 +94,7 @@ func openSQLite(path string, f *os.File) (db *sql.DB, cleanup func(), err error)
 	sweepSQLiteCopies()
 	tmp, err := os.MkdirTemp("", sqliteCopyPrefix+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
-		return nil, cleanup, &InputError{Path: path, Problem: "cannot make a temporary folder to read the database's pending changes", Err: err}
+		return nil, cleanup, &inputerr.Error{Path: path, Problem: "cannot make a temporary folder to read the database's pending changes", Err: err}
 	}
 	cleanup = func() { os.RemoveAll(tmp) }
 	copyPath := filepath.Join(tmp, "db.sqlite")
@@ -103,7 +105,7 @@ func openSQLite(path string, f *os.File) (db *sql.DB, cleanup func(), err error)
 	for _, s := range []string{"", side} {
 		if err := copyFile(path+s, copyPath+s); err != nil {
 			cleanup()
-			return nil, func() {}, &InputError{Path: path, Problem: "cannot copy the database and its " + strings.TrimPrefix(side, "-") +
+			return nil, func() {}, &inputerr.Error{Path: path, Problem: "cannot copy the database and its " + strings.TrimPrefix(side, "-") +
 				" to read its committed state", Err: err, Hint: "free space in " + os.TempDir() + " or set TMPDIR"}
 		}
 	}
@@ -120,7 +122,7 @@ func openSQLite(path string, f *os.File) (db *sql.DB, cleanup func(), err error)
 		if side == "-journal" {
 			what = "the journal " + filepath.Base(path) + "-journal that an interrupted write left"
 		}
-		return nil, func() {}, &InputError{Path: path, Problem: "cannot apply " + what, Err: err,
+		return nil, func() {}, &inputerr.Error{Path: path, Problem: "cannot apply " + what, Err: err,
 			Hint: "open the database once with sqlite3 in a writable folder, or " + sqliteExportHint}
 	}
 	return db, cleanup, nil
@@ -130,16 +132,16 @@ func openSQLite(path string, f *os.File) (db *sql.DB, cleanup func(), err error)
 // state, as LoadSQLite reads it: a write lock held by another program is
 // refused, changes still in a -wal or a hot -journal are applied to a
 // private copy, and nothing is written beside path. Call cleanup once done
-// with db (after closing it). Errors are *InputError.
+// with db (after closing it). Errors are *inputerr.Error.
 func OpenSQLite(path string) (db *sql.DB, cleanup func(), err error) {
-	f, _, err := OpenRegular(path)
+	f, _, err := inputerr.Open(path)
 	if err != nil {
 		return nil, func() {}, err
 	}
 	defer f.Close()
 	db, cleanup, err = openSQLite(path, f)
-	if err != nil && !IsInputError(err) {
-		err = &InputError{Path: path, Problem: "cannot open the SQLite database", Err: err, Hint: sqliteExportHint}
+	if err != nil && !inputerr.Is(err) {
+		err = &inputerr.Error{Path: path, Problem: "cannot open the SQLite database", Err: err, Hint: sqliteExportHint}
 	}
 	return db, cleanup, err
 }
@@ -174,7 +176,7 @@ func sweepSQLiteCopies() {
 		if !e.IsDir() || !strings.HasPrefix(e.Name(), sqliteCopyPrefix) {
 			continue
 		}
-		if info, err := e.Info(); err == nil && TempOwnerGone(e.Name()[len(sqliteCopyPrefix):], info.ModTime()) {
+		if info, err := e.Info(); err == nil && leftover.OwnerGone(e.Name()[len(sqliteCopyPrefix):], info.ModTime()) {
 			os.RemoveAll(filepath.Join(os.TempDir(), e.Name()))
 		}
 	}
@@ -182,7 +184,7 @@ func sweepSQLiteCopies() {
 
 // copyFile copies the regular file src to dst.
 func copyFile(src, dst string) error {
-	in, _, err := OpenRegular(src)
+	in, _, err := inputerr.Open(src)
 	if err != nil {
 		return err
 	}
@@ -200,27 +202,27 @@ func copyFile(src, dst string) error {
 
 // sqliteIntegrity runs SQLite's quick_check (every page, record and index
 // entry well-formed; it skips only the cross-check of index contents) and
-// returns an *InputError when the file fails it.
+// returns an *inputerr.Error when the file fails it.
 func sqliteIntegrity(db *sql.DB, path string) error {
 	rows, err := db.Query(`PRAGMA quick_check(5)`)
 	if err != nil {
-		return &InputError{Path: path, Problem: "the database fails SQLite's integrity check", Err: err, Hint: sqliteExportHint}
+		return &inputerr.Error{Path: path, Problem: "the database fails SQLite's integrity check", Err: err, Hint: sqliteExportHint}
 	}
 	defer rows.Close()
 	var msgs []string
 	for rows.Next() {
 		var s string
 		if err := rows.Scan(&s); err != nil {
-			return &InputError{Path: path, Problem: "the database fails SQLite's integrity check", Err: err, Hint: sqliteExportHint}
+			return &inputerr.Error{Path: path, Problem: "the database fails SQLite's integrity check", Err: err, Hint: sqliteExportHint}
 		}
 		msgs = append(msgs, s)
 	}
 	if err := rows.Err(); err != nil {
-		return &InputError{Path: path, Problem: "the database fails SQLite's integrity check", Err: err, Hint: sqliteExportHint}
+		return &inputerr.Error{Path: path, Problem: "the database fails SQLite's integrity check", Err: err, Hint: sqliteExportHint}
 	}
 	if len(msgs) == 1 && msgs[0] == "ok" {
 		return nil
 	}
-	return &InputError{Path: path, Problem: fmt.Sprintf("the database fails SQLite's integrity check: %s", strings.Join(msgs, "; ")),
+	return &inputerr.Error{Path: path, Problem: fmt.Sprintf("the database fails SQLite's integrity check: %s", strings.Join(msgs, "; ")),
 		Hint: "the file is damaged; " + sqliteExportHint}
 }

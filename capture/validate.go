@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 )
 
 // Plausible magnitudes. A value outside them cannot come from a run of the
@@ -86,7 +88,7 @@ func (v *validator) fail(where, problem string) {
 	case FormatMeasurements:
 		hint = "see docs/measurements.md for the format"
 	}
-	v.err = &InputError{Path: v.c.Path, Where: where, Problem: problem, Hint: hint}
+	v.err = &inputerr.Error{Path: v.c.Path, Where: where, Problem: problem, Hint: hint}
 }
 
 // where names an event: its data row in a CSV report, else its correlation id.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/audit"
 	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/internal/regular"
 	"github.com/nsyscheck/nsyscheck/predictions"
@@ -151,7 +152,7 @@ func AuditRates(opts AuditOptions) (*audit.Rates, error) {
 func readRunRates(dir string, r *audit.Rates) error {
 	st, err := os.Stat(dir)
 	if err != nil || !st.IsDir() {
-		return &capture.InputError{Path: dir, Problem: "not a run folder", Err: err,
+		return &inputerr.Error{Path: dir, Problem: "not a run folder", Err: err,
 			Hint: "--rates takes the folder 'nsyscheck run' wrote (with run.json and pinned.results.json)"}
 	}
 	r.Source = dir
@@ -159,7 +160,7 @@ func readRunRates(dir string, r *audit.Rates) error {
 	if _, err := os.Stat(results); err != nil {
 		m, _ := filepath.Glob(filepath.Join(dir, "*.results.json"))
 		if len(m) != 1 {
-			return &capture.InputError{Path: dir, Problem: "no " + runner.ResultsFile + " in the run folder",
+			return &inputerr.Error{Path: dir, Problem: "no " + runner.ResultsFile + " in the run folder",
 				Hint: "--rates takes the folder 'nsyscheck run' wrote; run it again if it did not finish"}
 		}
 		results = m[0]
@@ -194,7 +195,7 @@ func readRunRates(dir string, r *audit.Rates) error {
 		}
 	}
 	if len(r.Copies) == 0 && r.AsyncCallNs == 0 {
-		return &capture.InputError{Path: results, Problem: "the run's results hold no pinned copy timings",
+		return &inputerr.Error{Path: results, Problem: "the run's results hold no pinned copy timings",
 			Hint: "--rates takes the folder of a complete 'nsyscheck run'"}
 	}
 	return nil

@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/internal/regular"
 	"github.com/nsyscheck/nsyscheck/predictions"
@@ -367,6 +368,6 @@ func attachExposure(r *predictions.Result, c *capture.Capture) {
 // is a regular file: a FIFO or a device is refused at once, never waited on
 // (capture.OpenRegular).
 func OpenRegular(path string) (*os.File, error) {
-	f, _, err := capture.OpenRegular(path)
+	f, _, err := inputerr.Open(path)
 	return f, err
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/runner"
 )
@@ -38,8 +39,8 @@ func attachSharing(r *predictions.Result, info *runner.Info) {
 // run.json): it loads the program's own numbers instead and says what was
 // lost. Otherwise it returns nil, and err stands.
 func lostTraceFallback(path string, err error, info *runner.Info) (*capture.Capture, string) {
-	var ie *capture.InputError
-	if !errors.As(err, &ie) || ie.Problem != capture.ProblemNoAPITrace {
+	var ie *inputerr.Error
+	if !errors.As(err, &ie) || ie.Problem != inputerr.ProblemNoAPITrace {
 		return nil, ""
 	}
 	dir := folderOf(path)

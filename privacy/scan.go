@@ -16,6 +16,7 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/capture"
 
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
@@ -47,10 +48,10 @@ const (
 // Scan never writes to the file or beside it.
 func Scan(path string) (*Report, error) {
 	readErr := func(err error) error {
-		return &capture.InputError{Path: path, Problem: "cannot read the capture", Err: err,
+		return &inputerr.Error{Path: path, Problem: "cannot read the capture", Err: err,
 			Hint: "check the path; give a SQLite export (.sqlite) or a .nsys-rep"}
 	}
-	f, st, err := capture.OpenRegular(path)
+	f, st, err := inputerr.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +78,7 @@ func Scan(path string) (*Report, error) {
 		r.sort()
 		return r, nil
 	}
-	return nil, &capture.InputError{Path: path, Problem: "neither a SQLite database nor an Nsight Systems report",
+	return nil, &inputerr.Error{Path: path, Problem: "neither a SQLite database nor an Nsight Systems report",
 		Hint: "give the .nsys-rep or its SQLite export (nsys export --type sqlite)"}
 }
 
@@ -113,7 +114,7 @@ func scanSQLite(path string, f *os.File, size int64) (*Report, error) {
 		r.UnusedBytes = pm.unusedBytes()
 	}
 	if err := r.addRaw(f, size, pm, s.covered); err != nil {
-		return nil, &capture.InputError{Path: path, Problem: "cannot read the capture", Err: err, Hint: exportHint}
+		return nil, &inputerr.Error{Path: path, Problem: "cannot read the capture", Err: err, Hint: exportHint}
 	}
 	r.sort()
 	return r, nil
@@ -128,7 +129,7 @@ type sqliteScan struct {
 }
 
 func (s *sqliteScan) fail(where string, err error) error {
-	return &capture.InputError{Path: s.r.Path, Where: where, Problem: "cannot read the table", Err: err, Hint: exportHint}
+	return &inputerr.Error{Path: s.r.Path, Where: where, Problem: "cannot read the table", Err: err, Hint: exportHint}
 }
 
 func (s *sqliteScan) run() error {
@@ -136,14 +137,14 @@ func (s *sqliteScan) run() error {
 	s.covered = map[string]bool{}
 	rows, err := s.db.Query(`SELECT name, type, rootpage FROM sqlite_schema`)
 	if err != nil {
-		return &capture.InputError{Path: s.r.Path, Problem: "cannot read the database schema", Err: err, Hint: exportHint}
+		return &inputerr.Error{Path: s.r.Path, Problem: "cannot read the database schema", Err: err, Hint: exportHint}
 	}
 	for rows.Next() {
 		var name, typ string
 		var root sql.NullInt64
 		if err := rows.Scan(&name, &typ, &root); err != nil {
 			rows.Close()
-			return &capture.InputError{Path: s.r.Path, Problem: "cannot read the database schema", Err: err, Hint: exportHint}
+			return &inputerr.Error{Path: s.r.Path, Problem: "cannot read the database schema", Err: err, Hint: exportHint}
 		}
 		if typ == "table" {
 			s.tables[name] = true
@@ -154,7 +155,7 @@ func (s *sqliteScan) run() error {
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return &capture.InputError{Path: s.r.Path, Problem: "cannot read the database schema", Err: err, Hint: exportHint}
+		return &inputerr.Error{Path: s.r.Path, Problem: "cannot read the database schema", Err: err, Hint: exportHint}
 	}
 
 	pids, err := profiledPIDs(s.db, s.tables)

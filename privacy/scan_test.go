@@ -11,6 +11,7 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/capture"
 
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
@@ -360,7 +361,7 @@ func TestScrubRefuses(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err = %v, want %q", c.name, err, c.want)
 		}
-		if err != nil && !capture.IsInputError(err) {
+		if err != nil && !inputerr.Is(err) {
 			t.Errorf("%s: %T is not an InputError", c.name, err)
 		}
 	}

@@ -15,6 +15,8 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/capture"
 
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
+	"github.com/nsyscheck/nsyscheck/internal/leftover"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
@@ -43,7 +45,7 @@ var ScrubStepHook func(step string)
 
 // Temporary files of a scrub carry the scrubbing process's id after these
 // prefixes, so that a later scrub can tell a killed run's leftovers from a
-// running one's (capture.TempOwnerGone) and remove them.
+// running one's (leftover.OwnerGone) and remove them.
 const (
 	scrubTmpDirPrefix = "nsyscheck-scrub-"
 	scrubTmpOutInfix  = ".scrub-"
@@ -51,7 +53,7 @@ const (
 
 // interrupted is the error of a scrub stopped by its context.
 func interrupted(ctx context.Context, in, out string) error {
-	return &capture.InputError{Path: in, Problem: "interrupted: the temporary copies were removed and " + out + " was not written",
+	return &inputerr.Error{Path: in, Problem: "interrupted: the temporary copies were removed and " + out + " was not written",
 		Err: ctx.Err(), Hint: "run scrub again"}
 }
 
@@ -72,7 +74,7 @@ func sweepScrubTemps(out string) {
 				continue
 			}
 			rest := strings.TrimPrefix(e.Name(), prefix)
-			if capture.TempOwnerGone(rest, info.ModTime()) {
+			if leftover.OwnerGone(rest, info.ModTime()) {
 				os.RemoveAll(filepath.Join(dir, e.Name()))
 			}
 		}
@@ -120,7 +122,7 @@ func Scrub(in, out string, opts ScrubOptions) (*Report, error) {
 		return nil, err
 	}
 	if rep.Format != "sqlite" {
-		return nil, &capture.InputError{Path: in, Problem: "cannot scrub a " + rep.Format + " file", Hint: nsysRepScrubHint}
+		return nil, &inputerr.Error{Path: in, Problem: "cannot scrub a " + rep.Format + " file", Hint: nsysRepScrubHint}
 	}
 	ctx := opts.Context
 	if ctx == nil {
@@ -147,7 +149,7 @@ func Scrub(in, out string, opts ScrubOptions) (*Report, error) {
 		return nil, interrupted(ctx, in, out)
 	}
 	if err != nil {
-		return nil, &capture.InputError{Path: in, Where: "working copy", Problem: "cannot scrub the export", Err: err,
+		return nil, &inputerr.Error{Path: in, Where: "working copy", Problem: "cannot scrub the export", Err: err,
 			Hint: "check that the file is a complete nsys SQLite export and that " + filepath.Dir(out) + " is writable"}
 	}
 	keepTmp := false
@@ -187,7 +189,7 @@ func Scrub(in, out string, opts ScrubOptions) (*Report, error) {
 func workingCopy(in, pid string) (tmpDir, work string, err error) {
 	tmpDir, err = os.MkdirTemp("", scrubTmpDirPrefix+pid+"-")
 	if err != nil {
-		return "", "", &capture.InputError{Path: in, Problem: "cannot make a temporary folder for the working copy", Err: err,
+		return "", "", &inputerr.Error{Path: in, Problem: "cannot make a temporary folder for the working copy", Err: err,
 			Hint: "check that $TMPDIR is writable"}
 	}
 	work = filepath.Join(tmpDir, "work.sqlite")
@@ -195,7 +197,7 @@ func workingCopy(in, pid string) (tmpDir, work string, err error) {
 		dst := work + strings.TrimPrefix(src, in)
 		if err := copyFile(src, dst); err != nil {
 			os.RemoveAll(tmpDir)
-			return "", "", &capture.InputError{Path: in, Problem: "cannot copy " + filepath.Base(src) + " to " + dst, Err: err,
+			return "", "", &inputerr.Error{Path: in, Problem: "cannot copy " + filepath.Base(src) + " to " + dst, Err: err,
 				Hint: "check the free space in the temporary folder"}
 		}
 	}
@@ -212,7 +214,7 @@ func survivorsError(in string, after *Report) error {
 			break
 		}
 	}
-	return &capture.InputError{Path: in, Where: "scrubbed copy",
+	return &inputerr.Error{Path: in, Where: "scrubbed copy",
 		Problem: fmt.Sprintf("%d finding(s) survived scrubbing (%s), so nothing was written", len(after.Findings), strings.Join(left, "; ")),
 		Hint:    "report this capture's nsys version; meanwhile share the program's results JSON instead"}
 }
@@ -226,23 +228,23 @@ func placeScrubbed(tmpOut, out string, force bool) error {
 		}
 	}
 	if err := os.Rename(tmpOut, out); err != nil {
-		return &capture.InputError{Path: out, Problem: "cannot move the scrubbed copy into place", Err: err,
+		return &inputerr.Error{Path: out, Problem: "cannot move the scrubbed copy into place", Err: err,
 			Hint: "check that the folder is writable"}
 	}
 	return nil
 }
 
 func existsError(out string) error {
-	return &capture.InputError{Path: out, Problem: "the output file already exists",
+	return &inputerr.Error{Path: out, Problem: "the output file already exists",
 		Hint: "choose another name, or use --force to replace it"}
 }
 
 func checkScrubPaths(in, out string, opts ScrubOptions) error {
 	if out == "" {
-		return &capture.InputError{Path: in, Problem: "no output file given", Hint: "name the shareable copy to write, e.g. capture.shared.sqlite"}
+		return &inputerr.Error{Path: in, Problem: "no output file given", Hint: "name the shareable copy to write, e.g. capture.shared.sqlite"}
 	}
 	head := make([]byte, nsysdb.HeadSize)
-	f, _, err := capture.OpenRegular(in)
+	f, _, err := inputerr.Open(in)
 	if err != nil {
 		return err
 	}
@@ -251,40 +253,40 @@ func checkScrubPaths(in, out string, opts ScrubOptions) error {
 	head = head[:n]
 	kind := nsysdb.Magic(head)
 	if kind == nsysdb.KindNsysRep || nsysdb.IsReportName(in) {
-		return &capture.InputError{Path: in, Problem: "cannot scrub a .nsys-rep", Hint: nsysRepScrubHint}
+		return &inputerr.Error{Path: in, Problem: "cannot scrub a .nsys-rep", Hint: nsysRepScrubHint}
 	}
 	if kind != nsysdb.KindSQLite {
-		return &capture.InputError{Path: in, Problem: "not a SQLite database, so not an nsys SQLite export", Hint: exportHint}
+		return &inputerr.Error{Path: in, Problem: "not a SQLite database, so not an nsys SQLite export", Hint: exportHint}
 	}
 	inAbs, err1 := filepath.Abs(in)
 	outAbs, err2 := filepath.Abs(out)
 	if err1 == nil && err2 == nil && filepath.Clean(inAbs) == filepath.Clean(outAbs) {
-		return &capture.InputError{Path: out, Problem: "the output is the input; Scrub never modifies its input",
+		return &inputerr.Error{Path: out, Problem: "the output is the input; Scrub never modifies its input",
 			Hint: "name a different output file"}
 	}
 	oi, err := os.Stat(out)
 	if err == nil {
 		if ii, err := os.Stat(in); err == nil && os.SameFile(ii, oi) {
-			return &capture.InputError{Path: out, Problem: "the output is the input (the same file under another name); Scrub never modifies its input",
+			return &inputerr.Error{Path: out, Problem: "the output is the input (the same file under another name); Scrub never modifies its input",
 				Hint: "name a different output file"}
 		}
 		if oi.IsDir() {
-			return &capture.InputError{Path: out, Problem: "the output is a folder", Hint: "name a file to write"}
+			return &inputerr.Error{Path: out, Problem: "the output is a folder", Hint: "name a file to write"}
 		}
 		if !opts.Force {
 			return existsError(out)
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
-		return &capture.InputError{Path: out, Problem: "cannot check the output file", Err: err, Hint: "check the path"}
+		return &inputerr.Error{Path: out, Problem: "cannot check the output file", Err: err, Hint: "check the path"}
 	}
 	if st, err := os.Stat(filepath.Dir(outAbs)); err != nil || !st.IsDir() {
-		return &capture.InputError{Path: out, Problem: "the output folder does not exist", Err: err, Hint: "create it first"}
+		return &inputerr.Error{Path: out, Problem: "the output folder does not exist", Err: err, Hint: "create it first"}
 	}
 	return nil
 }
 
 func copyFile(src, dst string) error {
-	in, _, err := capture.OpenRegular(src)
+	in, _, err := inputerr.Open(src)
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/internal/leftover"
 	"github.com/nsyscheck/nsyscheck/privacy"
 )
 
@@ -227,7 +227,7 @@ func sweepStale(dir string) {
 		if err != nil {
 			continue
 		}
-		if capture.TempOwnerGone(e.Name()[len(tmpPrefix):], info.ModTime()) {
+		if leftover.OwnerGone(e.Name()[len(tmpPrefix):], info.ModTime()) {
 			os.RemoveAll(filepath.Join(dir, e.Name()))
 		}
 	}

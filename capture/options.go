@@ -1,56 +1,6 @@
 package capture
 
-import (
-	"context"
-	"errors"
-	"strings"
-)
-
-// InputError says that an input cannot be read: which file, where in it,
-// what is wrong and what the user can do about it.
-type InputError struct {
-	Path    string // the file or folder given
-	Where   string // e.g. "row 12", "table CUPTI_ACTIVITY_KIND_MEMCPY", "column Duration (ns)"
-	Problem string // what is wrong, in plain words
-	Hint    string // what to do; may be empty
-	Err     error  // underlying error; may be nil
-}
-
-// Error formats the error as "path: where: problem: cause (hint)".
-func (e *InputError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.Path)
-	if e.Where != "" {
-		b.WriteString(": ")
-		b.WriteString(e.Where)
-	}
-	b.WriteString(": ")
-	b.WriteString(e.Problem)
-	if e.Err != nil {
-		b.WriteString(": ")
-		b.WriteString(e.Err.Error())
-	}
-	if e.Hint != "" {
-		b.WriteString(" (")
-		b.WriteString(e.Hint)
-		b.WriteString(")")
-	}
-	return b.String()
-}
-
-// ProblemNoAPITrace is the Problem of an export that holds no CUDA API
-// trace table at all: profiled without -t cuda, or another profiler took
-// the trace (check tells the two apart in a run folder).
-const ProblemNoAPITrace = "no CUDA API trace in this export"
-
-// Unwrap returns the underlying error.
-func (e *InputError) Unwrap() error { return e.Err }
-
-// IsInputError reports whether err is, or wraps, an *InputError.
-func IsInputError(err error) bool {
-	var ie *InputError
-	return errors.As(err, &ie)
-}
+import "context"
 
 // Options tune how an input is loaded.
 type Options struct {

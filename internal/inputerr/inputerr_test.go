@@ -1,0 +1,68 @@
+package inputerr
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func TestErrorText(t *testing.T) {
+	e := &Error{Path: "x.sqlite", Where: "table StringIds", Problem: "cannot read the table",
+		Err: errors.New("disk I/O error"), Hint: "export it again"}
+	want := "x.sqlite: table StringIds: cannot read the table: disk I/O error (export it again)"
+	if e.Error() != want {
+		t.Errorf("got %q, want %q", e.Error(), want)
+	}
+	if !Is(e) || !errors.Is(e, e.Err) {
+		t.Error("the error does not unwrap to its cause")
+	}
+	if Is(errors.New("plain")) {
+		t.Error("a plain error counts as an input error")
+	}
+}
+
+// TestOpen: a FIFO with no writer, a device and a folder are refused at
+// once, saying what they are; a missing file is named as such.
+func TestOpen(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	cases := map[string]string{fifo: "FIFO", "/dev/zero": "device", os.TempDir(): "folder",
+		filepath.Join(t.TempDir(), "absent"): "no such file"}
+	for p, want := range cases {
+		f, _, err := Open(p)
+		if err == nil {
+			f.Close()
+			t.Fatalf("%s opened", p)
+		}
+		var ie *Error
+		if !errors.As(err, &ie) || ie.Path != p || !strings.Contains(ie.Problem, want) {
+			t.Errorf("%s: %v, want it called %q", p, err, want)
+		}
+	}
+}
+
+// TestBounded: a file of exactly the bound reads whole; one byte more is
+// an error that names the file and the bound.
+func TestBounded(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(p, make([]byte, 2<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := ReadFile(p, 2<<20, "a test file"); err != nil || len(b) != 2<<20 {
+		t.Fatalf("read %d bytes, err %v", len(b), err)
+	}
+	_, err := ReadFile(p, 1<<20, "a test file")
+	if err == nil || !strings.Contains(err.Error(), "more than 1 MiB, far larger than a test file can be") {
+		t.Errorf("err = %v", err)
+	}
+	n, err := io.Copy(io.Discard, Bounded(strings.NewReader("abc"), 3, p, "x"))
+	if n != 3 || err != nil {
+		t.Errorf("read %d, err %v", n, err)
+	}
+}
