@@ -16,6 +16,7 @@ import (
 
 	"github.com/gocarina/gocsv"
 
+	"github.com/nsyscheck/nsyscheck/internal/csvheader"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
@@ -353,108 +354,6 @@ func (b *csvBound) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// csvNormColumn reduces a header name to a comparable key and its unit:
-// "Start (ns)" -> ("start", "ns"), "Thread Name" -> ("threadname", ""),
-// "Time(%)" -> ("time", "%"), "T-Pri" -> ("tpri", "").
-func csvNormColumn(h string) (key, unit string) {
-	h = strings.TrimSpace(strings.TrimPrefix(h, "\uFEFF"))
-	if i := strings.LastIndexByte(h, '('); i >= 0 && strings.HasSuffix(h, ")") {
-		unit = strings.ToLower(strings.TrimSpace(h[i+1 : len(h)-1]))
-		h = h[:i]
-	}
-	var b strings.Builder
-	for _, r := range strings.ToLower(h) {
-		switch r {
-		case ' ', '-', '_', '\t':
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String(), unit
-}
-
-// csvTimeScale returns the factor that turns a value in unit into nanoseconds.
-func csvTimeScale(unit string) (float64, bool) {
-	switch unit {
-	case "", "ns":
-		return 1, true // "" is refused by csvResolveHeader
-	case "us", "µs", "μs":
-		return 1e3, true
-	case "ms":
-		return 1e6, true
-	case "s", "sec":
-		return 1e9, true
-	}
-	return 0, false
-}
-
-// csvColumn describes one column a report needs.
-type csvColumn = nsysdb.ReportColumn
-
-// csvResolvedHeader maps a report's header onto its columns.
-type csvResolvedHeader struct {
-	index map[string]int     // field -> column index
-	scale map[string]float64 // field -> factor to ns (time columns)
-	unit  map[string]string  // field -> unit as written
-	names []string           // the header as written
-}
-
-func csvResolveHeader(path, report string, header []string, cols []csvColumn) (*csvResolvedHeader, error) {
-	rh := &csvResolvedHeader{index: map[string]int{}, scale: map[string]float64{}, unit: map[string]string{}, names: header}
-	seen := map[string]int{} // normalised header key -> first column
-	for i, h := range header {
-		key, unit := csvNormColumn(h)
-		for _, col := range cols {
-			for _, a := range col.Aliases {
-				if key != a {
-					continue
-				}
-				if j, dup := seen[key]; dup {
-					// Two columns that read the same: which one holds the
-					// values is anyone's guess.
-					return nil, &inputerr.Error{Path: path, Where: "column " + strconv.Quote(strings.TrimPrefix(h, "\uFEFF")),
-						Problem: fmt.Sprintf("this %s report has the column twice (columns %d and %d)", report, j+1, i+1),
-						Hint:    "make the report again with nsys stats --report " + report + " --format csv"}
-				}
-				seen[key] = i
-				if _, dup := rh.index[col.Field]; dup {
-					continue // another name for a column already found
-				}
-				rh.index[col.Field] = i
-				rh.unit[col.Field] = unit
-				if col.Time {
-					s, ok := csvTimeScale(unit)
-					if !ok {
-						return nil, &inputerr.Error{Path: path, Where: "column " + strconv.Quote(h),
-							Problem: "unknown time unit " + strconv.Quote(unit) + " in a " + report + " report",
-							Hint:    "export with nsys stats --timeunit nsec"}
-					}
-					if unit == "" {
-						return nil, &inputerr.Error{Path: path, Where: "column " + strconv.Quote(h),
-							Problem: "the time column has no unit, so its values could be ns, us, ms or s",
-							Hint:    "make the report with nsys stats --format csv, which writes the unit, e.g. \"Duration (ns)\""}
-					}
-					rh.scale[col.Field] = s
-				}
-			}
-		}
-	}
-	for _, col := range cols {
-		if _, ok := rh.index[col.Field]; !ok && col.Required {
-			quoted := make([]string, len(header))
-			for i, h := range header {
-				quoted[i] = strconv.Quote(strings.TrimPrefix(h, "\uFEFF"))
-			}
-			return nil, &inputerr.Error{Path: path, Where: "column " + strconv.Quote(col.Display),
-				Problem: "this " + report + " report has no " + strconv.Quote(col.Display) +
-					" column; columns found: " + strings.Join(quoted, ", "),
-				Hint: "make the report with nsys stats --report " + report +
-					" --format csv; a renamed column may come from an nsys release this tool does not know"}
-		}
-	}
-	return rh, nil
-}
-
 // csvParseNs parses a time value in the column's unit as whole nanoseconds.
 // Integers take a fast path; decimals (e.g. --timeunit usec) are scaled.
 func csvParseNs(s string, scale float64) (int64, error) {
@@ -741,7 +640,7 @@ const maxCSVSummary = 32 << 20
 
 // csvReadSummary reads a small summary report into out (a pointer to a slice of
 // structs tagged with canonical field keys) and returns the resolved header.
-func csvReadSummary(path, report string, cols []csvColumn, out any) (*csvResolvedHeader, int, error) {
+func csvReadSummary(path, report string, cols []nsysdb.ReportColumn, out any) (*csvheader.Header, int, error) {
 	f, _, err := inputerr.Open(path)
 	if err != nil {
 		return nil, 0, err
@@ -759,12 +658,12 @@ func csvReadSummary(path, report string, cols []csvColumn, out any) (*csvResolve
 	if len(rows) == 0 {
 		return nil, 0, errEmptyReport
 	}
-	rh, err := csvResolveHeader(path, report, rows[0], cols)
+	rh, err := csvheader.Resolve(path, report, rows[0], cols)
 	if err != nil {
 		return nil, 0, err
 	}
 	canon := make([]string, len(rows[0]))
-	for field, i := range rh.index {
+	for field, i := range rh.Index {
 		canon[i] = field
 	}
 	for i := range canon {
@@ -780,8 +679,8 @@ func csvReadSummary(path, report string, cols []csvColumn, out any) (*csvResolve
 		var pe *csv.ParseError
 		if errors.As(err, &pe) {
 			col := "?"
-			if pe.Column >= 1 && pe.Column <= len(rh.names) {
-				col = rh.names[pe.Column-1]
+			if pe.Column >= 1 && pe.Column <= len(rh.Names) {
+				col = rh.Names[pe.Column-1]
 			}
 			return nil, 0, &inputerr.Error{Path: path, Where: fmt.Sprintf("data row %d, column %q", pe.Line-1, col),
 				Problem: "bad value", Err: pe.Err, Hint: "re-export the report with nsys stats --format csv"}
@@ -792,9 +691,9 @@ func csvReadSummary(path, report string, cols []csvColumn, out any) (*csvResolve
 }
 
 // csvNsOf converts a decoded time cell to nanoseconds, checking its sign.
-func csvNsOf(path string, rh *csvResolvedHeader, row int, field string, n csvNum) (int64, error) {
-	col := rh.names[rh.index[field]]
-	v := n.v * rh.scale[field]
+func csvNsOf(path string, rh *csvheader.Header, row int, field string, n csvNum) (int64, error) {
+	col := rh.Names[rh.Index[field]]
+	v := n.v * rh.Scale[field]
 	if n.v < 0 || math.Abs(v) > 9e18 {
 		return 0, csvRowError(path, row, col, n.raw, "time must be a non-negative number", "re-export the report with nsys stats --format csv")
 	}
@@ -802,8 +701,8 @@ func csvNsOf(path string, rh *csvResolvedHeader, row int, field string, n csvNum
 }
 
 // csvCountOf converts a decoded count cell, checking it is a whole non-negative number.
-func csvCountOf(path string, rh *csvResolvedHeader, row int, field string, n csvNum) (int64, error) {
-	col := rh.names[rh.index[field]]
+func csvCountOf(path string, rh *csvheader.Header, row int, field string, n csvNum) (int64, error) {
+	col := rh.Names[rh.Index[field]]
 	if n.v < 0 || n.v != math.Trunc(n.v) || n.v > 9e18 {
 		return 0, csvRowError(path, row, col, n.raw, "count must be a whole non-negative number", "re-export the report with nsys stats --format csv")
 	}
@@ -858,27 +757,6 @@ type memSumRow struct {
 // rows that are not copies (memsets).
 func csvCopyKindOf(op string) (CopyKind, bool) { return nsysdb.ReportCopyKindOf(op) }
 
-// csvSizeScale turns the size report's unit into megabytes (1e6 bytes).
-func csvSizeScale(unit string) (float64, bool) {
-	switch unit {
-	case "", "mb":
-		return 1, true
-	case "kb":
-		return 1e-3, true
-	case "gb":
-		return 1e3, true
-	case "b":
-		return 1e-6, true
-	case "mib":
-		return 1.048576, true
-	case "kib":
-		return 1.024e-3, true
-	case "gib":
-		return 1073.741824, true
-	}
-	return 0, false
-}
-
 func readMemSum(path string, sizes bool) ([]MemSummary, error) {
 	report, cols := nsysdb.ReportMemTimeSum, nsysdb.MemTimeColumns
 	if sizes {
@@ -892,9 +770,9 @@ func readMemSum(path string, sizes bool) ([]MemSummary, error) {
 	mbScale := 1.0
 	if sizes {
 		var ok bool
-		if mbScale, ok = csvSizeScale(rh.unit["total"]); !ok {
-			return nil, &inputerr.Error{Path: path, Where: "column " + strconv.Quote(rh.names[rh.index["total"]]),
-				Problem: "unknown size unit " + strconv.Quote(rh.unit["total"]), Hint: "re-export with nsys stats --format csv"}
+		if mbScale, ok = csvheader.SizeScale(rh.Unit["total"]); !ok {
+			return nil, &inputerr.Error{Path: path, Where: "column " + strconv.Quote(rh.Names[rh.Index["total"]]),
+				Problem: "unknown size unit " + strconv.Quote(rh.Unit["total"]), Hint: "re-export with nsys stats --format csv"}
 		}
 	}
 	var out []MemSummary
@@ -912,7 +790,7 @@ func readMemSum(path string, sizes bool) ([]MemSummary, error) {
 		var mb float64
 		if sizes {
 			if r.Total.v < 0 {
-				return nil, csvRowError(path, i+1, rh.names[rh.index["total"]], r.Total.raw, "size must be a non-negative number", "re-export the report with nsys stats --format csv")
+				return nil, csvRowError(path, i+1, rh.Names[rh.Index["total"]], r.Total.raw, "size must be a non-negative number", "re-export the report with nsys stats --format csv")
 			}
 			mb = r.Total.v * mbScale
 		} else if ns, err = csvNsOf(path, rh, i+1, "total", r.Total); err != nil {

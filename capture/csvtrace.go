@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nsyscheck/nsyscheck/internal/csvheader"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
@@ -47,7 +48,7 @@ type gpuTraceHeader struct {
 
 // streamCSVRecords opens a per-record report and reads it with
 // readCSVRecords.
-func streamCSVRecords(path, report string, cols []csvColumn, header func(*csvResolvedHeader) error,
+func streamCSVRecords(path, report string, cols []nsysdb.ReportColumn, header func(*csvheader.Header) error,
 	row func(n int, rec [][]byte) error) error {
 	f, _, err := inputerr.Open(path)
 	if err != nil {
@@ -64,7 +65,7 @@ func streamCSVRecords(path, report string, cols []csvColumn, header func(*csvRes
 // data row (its cells valid until the next row) and the row's number to
 // row, which may stop the read with an error. A file with no header at all
 // gives errEmptyReport.
-func readCSVRecords(r io.Reader, path, report string, cols []csvColumn, header func(*csvResolvedHeader) error,
+func readCSVRecords(r io.Reader, path, report string, cols []nsysdb.ReportColumn, header func(*csvheader.Header) error,
 	row func(n int, rec [][]byte) error) error {
 	sc := newCSVScanner(r)
 	first, err := sc.next()
@@ -78,7 +79,7 @@ func readCSVRecords(r io.Reader, path, report string, cols []csvColumn, header f
 	for i, c := range first {
 		names[i] = string(c)
 	}
-	rh, err := csvResolveHeader(path, report, names, cols)
+	rh, err := csvheader.Resolve(path, report, names, cols)
 	if err != nil {
 		return err
 	}
@@ -133,7 +134,7 @@ func streamAPITrace(r io.Reader, path string, opts Options, emit func(APICall), 
 	var l *apiTraceLayout
 	rows := 0
 	err := readCSVRecords(r, path, nsysdb.ReportAPITrace, nsysdb.APITraceColumns,
-		func(rh *csvResolvedHeader) error {
+		func(rh *csvheader.Header) error {
 			l = newAPITraceLayout(path, rh)
 			if scope != nil {
 				scope(l.pid >= 0 && l.tid >= 0)
@@ -162,17 +163,17 @@ type apiTraceLayout struct {
 	intern                   map[string]string
 }
 
-func newAPITraceLayout(path string, rh *csvResolvedHeader) *apiTraceLayout {
+func newAPITraceLayout(path string, rh *csvheader.Header) *apiTraceLayout {
 	opt := func(f string) int {
-		if i, ok := rh.index[f]; ok {
+		if i, ok := rh.Index[f]; ok {
 			return i
 		}
 		return -1
 	}
-	return &apiTraceLayout{path: path, names: rh.names,
-		start: rh.index["start"], dur: rh.index["duration"], name: rh.index["name"], corr: rh.index["corrid"],
+	return &apiTraceLayout{path: path, names: rh.Names,
+		start: rh.Index["start"], dur: rh.Index["duration"], name: rh.Index["name"], corr: rh.Index["corrid"],
 		result: opt("result"), pid: opt("pid"), tid: opt("tid"), thread: opt("thread"),
-		sStart: rh.scale["start"], sDur: rh.scale["duration"], intern: map[string]string{}}
+		sStart: rh.Scale["start"], sDur: rh.Scale["duration"], intern: map[string]string{}}
 }
 
 // internStr is b as a string, one copy per distinct value.
@@ -240,12 +241,12 @@ func (l *apiTraceLayout) read(row int, rec [][]byte, opts Options) (call APICall
 func countAPITraceThreads(r io.Reader, opts Options) ([]ThreadCount, error) {
 	tc := threadCounter{at: map[string]int{}, lastAt: -1}
 	err := readCSVRecords(r, "", nsysdb.ReportAPITrace, nsysdb.APITraceColumns,
-		func(rh *csvResolvedHeader) error {
-			tc.name, tc.pid, tc.tid = rh.index["name"], -1, -1
-			if i, ok := rh.index["pid"]; ok {
+		func(rh *csvheader.Header) error {
+			tc.name, tc.pid, tc.tid = rh.Index["name"], -1, -1
+			if i, ok := rh.Index["pid"]; ok {
 				tc.pid = i
 			}
-			if i, ok := rh.index["tid"]; ok {
+			if i, ok := rh.Index["tid"]; ok {
 				tc.tid = i
 			}
 			return nil
@@ -342,7 +343,7 @@ func (tc *threadCounter) threads() []ThreadCount {
 func streamGPUTrace(path string, fn func(*gpuTraceRecord) error) (gpuTraceHeader, error) {
 	var l *gpuTraceLayout
 	err := streamCSVRecords(path, nsysdb.ReportGPUTrace, nsysdb.GPUTraceColumns,
-		func(rh *csvResolvedHeader) (err error) {
+		func(rh *csvheader.Header) (err error) {
 			l, err = newGPUTraceLayout(path, rh)
 			return err
 		},
@@ -363,16 +364,16 @@ func streamGPUTrace(path string, fn func(*gpuTraceRecord) error) (gpuTraceHeader
 type gpuTraceLayout struct {
 	gpuTraceHeader
 	path                                  string
-	rh                                    *csvResolvedHeader
+	rh                                    *csvheader.Header
 	iStart, iDur, iCorr, iName            int
 	iBytes, iSrc, iDst, iDev, iStrm, iPid int
 	bytesScale                            float64 // MB per unit of the Bytes column
 	rec                                   gpuTraceRecord
 }
 
-func newGPUTraceLayout(path string, rh *csvResolvedHeader) (*gpuTraceLayout, error) {
+func newGPUTraceLayout(path string, rh *csvheader.Header) (*gpuTraceLayout, error) {
 	col := func(field string) int {
-		if i, ok := rh.index[field]; ok {
+		if i, ok := rh.Index[field]; ok {
 			return i
 		}
 		return -1
@@ -383,9 +384,9 @@ func newGPUTraceLayout(path string, rh *csvResolvedHeader) (*gpuTraceLayout, err
 	l.hasKinds, l.hasBytes, l.hasPID = l.iSrc >= 0 && l.iDst >= 0, l.iBytes >= 0, l.iPid >= 0
 	if l.hasBytes {
 		var ok bool
-		if l.bytesScale, ok = csvSizeScale(rh.unit["bytes"]); !ok {
-			return nil, &inputerr.Error{Path: path, Where: "column " + strconv.Quote(rh.names[l.iBytes]),
-				Problem: "unknown size unit " + strconv.Quote(rh.unit["bytes"]), Hint: "re-export with nsys stats --format csv"}
+		if l.bytesScale, ok = csvheader.SizeScale(rh.Unit["bytes"]); !ok {
+			return nil, &inputerr.Error{Path: path, Where: "column " + strconv.Quote(rh.Names[l.iBytes]),
+				Problem: "unknown size unit " + strconv.Quote(rh.Unit["bytes"]), Hint: "re-export with nsys stats --format csv"}
 		}
 	}
 	return l, nil
@@ -411,7 +412,7 @@ func (l *gpuTraceLayout) read(row int, rec [][]byte) error {
 	}
 	g.End = g.Start + dur
 	if g.CorrelationID, err = csvParseInt(cell(l.iCorr)); err != nil || g.CorrelationID < 0 {
-		return csvRowError(l.path, row, l.rh.names[l.iCorr], cell(l.iCorr), "count must be a whole non-negative number", hint)
+		return csvRowError(l.path, row, l.rh.Names[l.iCorr], cell(l.iCorr), "count must be a whole non-negative number", hint)
 	}
 	g.Device, _ = csvParseInt(deviceIndex(cell(l.iDev)))
 	g.Stream, _ = csvParseInt(cell(l.iStrm))
@@ -426,7 +427,7 @@ func (l *gpuTraceLayout) read(row int, rec [][]byte) error {
 		}
 		if l.hasBytes {
 			if g.Bytes, err = csvBytes(cell(l.iBytes), l.bytesScale); err != nil {
-				return csvRowError(l.path, row, l.rh.names[l.iBytes], cell(l.iBytes), err.Error(), hint)
+				return csvRowError(l.path, row, l.rh.Names[l.iBytes], cell(l.iBytes), err.Error(), hint)
 			}
 		}
 	case !g.Memset:
@@ -438,10 +439,10 @@ func (l *gpuTraceLayout) read(row int, rec [][]byte) error {
 
 // csvTimeCell reads a time cell of a streamed report as nanoseconds, checking
 // its sign.
-func csvTimeCell(path string, rh *csvResolvedHeader, row int, field, cell string) (int64, error) {
-	v, err := csvParseNs(cell, rh.scale[field])
+func csvTimeCell(path string, rh *csvheader.Header, row int, field, cell string) (int64, error) {
+	v, err := csvParseNs(cell, rh.Scale[field])
 	if err != nil || v < 0 {
-		return 0, csvRowError(path, row, rh.names[rh.index[field]], cell, "time must be a non-negative number", "re-export the report with nsys stats --format csv")
+		return 0, csvRowError(path, row, rh.Names[rh.Index[field]], cell, "time must be a non-negative number", "re-export the report with nsys stats --format csv")
 	}
 	return v, nil
 }
@@ -565,15 +566,15 @@ func baseKernelName(name string) string {
 // audit alike. A file with no header at all gives errEmptyReport.
 func streamNVTXTrace(path string, fn func(Range) error) (scoped bool, err error) {
 	const hint = "re-export the report with nsys stats --format csv"
-	var rh *csvResolvedHeader
+	var rh *csvheader.Header
 	var iStart, iEnd, iName, iPid, iTid int
 	var hasPID, hasTID bool
 	err = streamCSVRecords(path, nsysdb.ReportNVTXTrace, nsysdb.NVTXTraceColumns,
-		func(h *csvResolvedHeader) error {
+		func(h *csvheader.Header) error {
 			rh = h
-			iStart, iEnd, iName = rh.index["start"], rh.index["end"], rh.index["name"]
-			iPid, hasPID = rh.index["pid"]
-			iTid, hasTID = rh.index["tid"]
+			iStart, iEnd, iName = rh.Index["start"], rh.Index["end"], rh.Index["name"]
+			iPid, hasPID = rh.Index["pid"]
+			iTid, hasTID = rh.Index["tid"]
 			scoped = hasPID && hasTID
 			return nil
 		},
@@ -586,8 +587,8 @@ func streamNVTXTrace(path string, fn func(Range) error) (scoped bool, err error)
 			rg.Domain, rg.Name = csvSplitRange(string(rec[iName]))
 			if e := strings.TrimSpace(string(rec[iEnd])); e == "" {
 				rg.Open = true
-			} else if rg.End, err = csvParseNs(e, rh.scale["end"]); err != nil || rg.End < rg.Start {
-				return csvRowError(path, row, rh.names[iEnd], e, "end must be a time not before the start", hint)
+			} else if rg.End, err = csvParseNs(e, rh.Scale["end"]); err != nil || rg.End < rg.Start {
+				return csvRowError(path, row, rh.Names[iEnd], e, "end must be a time not before the start", hint)
 			}
 			for _, id := range []struct {
 				i    int
@@ -597,7 +598,7 @@ func streamNVTXTrace(path string, fn func(Range) error) (scoped bool, err error)
 				if c := strings.TrimSpace(string(rec[id.i])); id.has && c != "" {
 					v, err := csvParseInt(c)
 					if err != nil {
-						return csvRowError(path, row, rh.names[id.i], c, "not an integer id", hint)
+						return csvRowError(path, row, rh.Names[id.i], c, "not an integer id", hint)
 					}
 					*id.into = v
 				}

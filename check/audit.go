@@ -13,6 +13,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/internal/regular"
+	"github.com/nsyscheck/nsyscheck/nsysrule"
 	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/privacy"
 	"github.com/nsyscheck/nsyscheck/runner"
@@ -97,7 +98,7 @@ func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 		}
 	}
 	if opts.NoRule {
-		au.RuleUnavailable(runner.AnalyzeRule, "not asked for (--nvidia-rule off)")
+		au.RuleUnavailable(nsysrule.Name, "not asked for (--nvidia-rule off)")
 	} else {
 		nvidiaRule(ctx, au, scan, opts.Nsys)
 	}
@@ -214,9 +215,9 @@ func nvidiaRule(ctx context.Context, au *audit.Audit, scan *capture.CopyScan, ns
 	var notes []string
 	if db != "" {
 		if nsysPath, err := capture.FindNsys(nsysOverride); err == nil {
-			flagged, err := runner.AnalyzeAll(ctx, nsysPath, db)
+			flagged, err := nsysrule.RunAll(ctx, nsysPath, db)
 			if err == nil {
-				au.CompareRule(runner.AnalyzeRule, "nsys analyze -r "+runner.AnalyzeAllArg+" on "+db, flaggedOf(flagged))
+				au.CompareRule(nsysrule.Name, "nsys analyze -r "+nsysrule.AllArg+" on "+db, flaggedOf(flagged))
 				return
 			}
 			notes = append(notes, err.Error())
@@ -226,25 +227,25 @@ func nvidiaRule(ctx context.Context, au *audit.Audit, scan *capture.CopyScan, ns
 	} else {
 		notes = append(notes, "the capture has no SQLite export for nsys analyze")
 	}
-	if p := ruleCSVBeside(scan.Path); p != "" {
-		rows, err := runner.ReadAnalyze(p)
+	if p := nsysrule.Beside(scan.Path, captureExts); p != "" {
+		rows, err := nsysrule.ReadCSV(p)
 		if err != nil {
-			au.RuleUnavailable(runner.AnalyzeRule, err.Error())
+			au.RuleUnavailable(nsysrule.Name, err.Error())
 			return
 		}
 		src := "the rule's CSV beside the capture, " + p
-		if len(rows) == runner.AnalyzeDefaultRows {
+		if len(rows) == nsysrule.DefaultRows {
 			src += fmt.Sprintf(" (exactly %d rows: nsys analyze's default limit; make it with -r %s to list every copy)",
-				runner.AnalyzeDefaultRows, runner.AnalyzeAllArg)
+				nsysrule.DefaultRows, nsysrule.AllArg)
 		}
-		au.CompareRule(runner.AnalyzeRule, src, flaggedOf(rows))
+		au.CompareRule(nsysrule.Name, src, flaggedOf(rows))
 		return
 	}
-	notes = append(notes, "no *_"+runner.AnalyzeRule+".csv beside the capture")
-	au.RuleUnavailable(runner.AnalyzeRule, strings.Join(notes, "; "))
+	notes = append(notes, "no *_"+nsysrule.Name+".csv beside the capture")
+	au.RuleUnavailable(nsysrule.Name, strings.Join(notes, "; "))
 }
 
-func flaggedOf(rows []runner.FlaggedCopy) []audit.Flagged {
+func flaggedOf(rows []nsysrule.FlaggedCopy) []audit.Flagged {
 	out := make([]audit.Flagged, 0, len(rows))
 	for _, r := range rows {
 		out = append(out, audit.Flagged{PID: r.PID, Start: r.Start, Duration: r.Duration, MB: r.MB})
@@ -252,24 +253,6 @@ func flaggedOf(rows []runner.FlaggedCopy) []audit.Flagged {
 	return out
 }
 
-// ruleCSVBeside finds the rule's CSV beside a capture: NAME_cuda_memcpy_async.csv
-// for a file NAME.*, or the one *_cuda_memcpy_async.csv in a folder.
-func ruleCSVBeside(path string) string {
-	suffix := "_" + runner.AnalyzeRule + ".csv"
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		if m, _ := filepath.Glob(filepath.Join(path, "*"+suffix)); len(m) == 1 {
-			return m[0]
-		}
-		return ""
-	}
-	name := filepath.Base(path)
-	for _, ext := range []string{capture.ExportSuffix, ".sqlite", ".nsys-rep", ".qdrep"} {
-		if strings.HasSuffix(strings.ToLower(name), ext) {
-			p := filepath.Join(filepath.Dir(path), name[:len(name)-len(ext)]+suffix)
-			if _, err := os.Stat(p); err == nil {
-				return p
-			}
-		}
-	}
-	return ""
-}
+// captureExts end the names of the capture files a rule's CSV is found
+// beside (nsysrule.Beside).
+var captureExts = []string{capture.ExportSuffix, ".sqlite", ".nsys-rep", ".qdrep"}

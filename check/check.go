@@ -22,6 +22,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/internal/regular"
+	"github.com/nsyscheck/nsyscheck/nsysrule"
 	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/privacy"
 	"github.com/nsyscheck/nsyscheck/report"
@@ -144,8 +145,8 @@ func (k *Checked) Enrich(info *runner.Info) {
 		addDiag(r, CodeInputSubstituted, predictions.Info, n)
 	}
 	dir := folderOf(c.Path)
-	if m, _ := filepath.Glob(filepath.Join(dir, "*_"+runner.AnalyzeRule+".csv")); len(m) == 1 {
-		if flagged, err := runner.ReadAnalyze(m[0]); err != nil {
+	if m, _ := filepath.Glob(filepath.Join(dir, "*_"+nsysrule.Name+".csv")); len(m) == 1 {
+		if flagged, err := nsysrule.ReadCSV(m[0]); err != nil {
 			addDiag(r, CodeNsysRule, predictions.Warning, err.Error())
 		} else {
 			compareNsysRule(r, c, flagged, filepath.Base(m[0]))
@@ -198,7 +199,7 @@ func addDiag(r *predictions.Result, code string, level predictions.Level, msg st
 // compareNsysRule sets NVIDIA's rule (which lists async copies whose host side
 // is pageable) beside nsyscheck's reading of part 2: the pageable group's
 // timed calls must all be flagged and none of the pinned group's.
-func compareNsysRule(r *predictions.Result, c *capture.Capture, flagged []runner.FlaggedCopy, file string) {
+func compareNsysRule(r *predictions.Result, c *capture.Capture, flagged []nsysrule.FlaggedCopy, file string) {
 	var groups *predictions.CallDurations
 	for i := range r.AsyncCalls {
 		if r.AsyncCalls[i].From == predictions.SourceTrace && len(r.AsyncCalls[i].PageableCorrelationIDs) > 0 {
@@ -208,7 +209,7 @@ func compareNsysRule(r *predictions.Result, c *capture.Capture, flagged []runner
 	if groups == nil {
 		addDiag(r, CodeNsysRule, predictions.Info, fmt.Sprintf(
 			"NVIDIA's %s rule (%s) flags %d copies from pageable memory; the trace gave no part 2 groups to compare them with",
-			runner.AnalyzeRule, file, len(flagged)))
+			nsysrule.Name, file, len(flagged)))
 		return
 	}
 	// The rule reports each copy by the start of its GPU copy record; a
@@ -216,7 +217,7 @@ func compareNsysRule(r *predictions.Result, c *capture.Capture, flagged []runner
 	if len(c.Memcpys) == 0 {
 		addDiag(r, CodeNsysRule, predictions.Info, fmt.Sprintf(
 			"NVIDIA's %s rule (%s) flags %d copies from pageable memory; this input has no GPU memory-copy records to match them with (verify the SQLite export to compare)",
-			runner.AnalyzeRule, file, len(flagged)))
+			nsysrule.Name, file, len(flagged)))
 		return
 	}
 	// The rule reports each copy by its start: match it to a call or its copy.
@@ -268,7 +269,7 @@ func compareNsysRule(r *predictions.Result, c *capture.Capture, flagged []runner
 	}
 	addDiag(r, CodeNsysRule, level, fmt.Sprintf(
 		"NVIDIA's %s rule (%s) flags %d copies from pageable memory: %d of the %d timed pageable calls, %d of the %d timed pinned calls, %d other (e.g. warm-ups)%s; it %s %s",
-		runner.AnalyzeRule, file, len(flagged), pg, len(groups.PageableCorrelationIDs), pn, len(groups.PinnedCorrelationIDs),
+		nsysrule.Name, file, len(flagged), pg, len(groups.PageableCorrelationIDs), pn, len(groups.PinnedCorrelationIDs),
 		other, unmatchedNote(unmatched), verdict, reading))
 }
 

@@ -13,8 +13,8 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/audit"
 	"github.com/nsyscheck/nsyscheck/check"
+	"github.com/nsyscheck/nsyscheck/nsysrule"
 	"github.com/nsyscheck/nsyscheck/report"
-	"github.com/nsyscheck/nsyscheck/runner"
 )
 
 // auditOptions are audit's flags.
@@ -83,7 +83,7 @@ Exit status: 0 no copy breaks the rule (one capture) or the check held
 	cmd.Flags().StringVar(&opts.Rates, "rates", "", "a run folder of 'nsyscheck run' on the same machine (`RUN_DIR`) whose pinned copy rates the prediction may use")
 	cmd.Flags().Float64Var(&opts.LinkGBps, "link-gbps", 0, "the host-device link rate in GB/s, when no measured rate is at hand (default: the run folder's, else PCIe 5.0 x16)")
 	cmd.Flags().StringVar(&opts.Nsys, "nsys", "", "nsys executable, to export .nsys-rep files and run NVIDIA's rule")
-	cmd.Flags().StringVar(&opts.Rule, "nvidia-rule", "auto", "NVIDIA's "+runner.AnalyzeRule+" rule beside the audit: auto or off")
+	cmd.Flags().StringVar(&opts.Rule, "nvidia-rule", "auto", "NVIDIA's "+nsysrule.Name+" rule beside the audit: auto or off")
 	_ = cmd.RegisterFlagCompletionFunc("nvidia-rule", cobra.FixedCompletions([]string{"auto", "off"}, cobra.ShellCompDirectiveNoFileComp))
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "text output: list every class and every evidence copy of each finding")
 	cmd.Flags().StringVar(&opts.Expect, "expect", "", "compare the audit with the expected numbers in `FILE` (see docs/audit.md); its \"against\" names AFTER when one CAPTURE is given")

@@ -79,3 +79,16 @@ var NVTXTraceColumns = []ReportColumn{
 	{Field: "pid", Aliases: []string{"pid", "processid"}, Display: "PID"},
 	{Field: "tid", Aliases: []string{"tid", "threadid"}, Display: "TID"},
 }
+
+// RuleColumns are the columns of the CSV that NVIDIA's cuda_memcpy_async
+// expert rule writes (nsys analyze -r cuda_memcpy_async --format csv): one
+// row per asynchronous copy whose host side is pageable.
+var RuleColumns = []ReportColumn{
+	{Field: "start", Aliases: []string{"start"}, Required: true, Time: true, Display: "Start (ns)"},
+	{Field: "duration", Aliases: []string{"duration"}, Required: true, Time: true, Display: "Duration (ns)"},
+	{Field: "srckind", Aliases: []string{"srckind", "srcmemkd", "srcmemkind"}, Display: "Src Kind"},
+	{Field: "dstkind", Aliases: []string{"dstkind", "dstmemkd", "dstmemkind"}, Display: "Dst Kind"},
+	{Field: "bytes", Aliases: []string{"bytes", "size"}, Display: "Bytes (MB)"},
+	{Field: "pid", Aliases: []string{"pid", "processid"}, Required: true, Display: "PID"},
+	{Field: "api", Aliases: []string{"apiname", "name"}, Display: "API Name"},
+}

@@ -1,0 +1,174 @@
+// Package nsysrule reads what NVIDIA's cuda_memcpy_async expert rule says
+// about a capture: the CSV that nsys analyze writes, one row per
+// asynchronous copy whose host side is pageable memory, with its columns
+// matched through internal/nsysdb's aliases; and runs the rule on an
+// export with no row limit.
+package nsysrule
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/nsyscheck/nsyscheck/internal/csvheader"
+	"github.com/nsyscheck/nsyscheck/internal/nsys"
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+	"github.com/nsyscheck/nsyscheck/internal/regular"
+)
+
+// Name is the Nsight Systems expert rule that lists asynchronous copies
+// whose host side is pageable memory.
+const Name = "cuda_memcpy_async"
+
+// AllArg runs the rule with no row limit (by default it lists 50).
+const AllArg = Name + ":rows=-1"
+
+// DefaultRows is how many copies the rule lists when not told otherwise; a
+// CSV of exactly that many rows was probably cut short.
+const DefaultRows = 50
+
+// FileSuffix ends the name of the rule's CSV beside a capture
+// (NAME_cuda_memcpy_async.csv).
+const FileSuffix = "_" + Name + ".csv"
+
+// FlaggedCopy is one row of the rule's output.
+type FlaggedCopy struct {
+	Start    int64   `json:"start"`
+	Duration int64   `json:"duration"`
+	SrcKind  string  `json:"srcKind"`
+	DstKind  string  `json:"dstKind"`
+	MB       float64 `json:"mb"`
+	PID      int64   `json:"pid"`
+	API      string  `json:"api"`
+}
+
+// maxFile bounds the rule's CSV: a row per flagged copy, a few hundred
+// bytes each.
+const maxFile = 1 << 30
+
+// ReadCSV reads the CSV the rule writes. A rule that found nothing may
+// write an empty file, which gives no rows.
+func ReadCSV(path string) ([]FlaggedCopy, error) {
+	data, err := regular.ReadFile(path, maxFile)
+	if err != nil {
+		return nil, fmt.Errorf("read the %s rule's output: %w", Name, err)
+	}
+	rows := []FlaggedCopy{}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return rows, nil
+	}
+	recs, err := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(data, []byte("\uFEFF")))).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot read the %s rule's CSV: %w", path, Name, err)
+	}
+	h, err := csvheader.Resolve(path, Name, recs[0], nsysdb.RuleColumns)
+	if err != nil {
+		return nil, err
+	}
+	for i, rec := range recs[1:] {
+		f, err := readRow(h, rec)
+		if err != nil {
+			return nil, fmt.Errorf("%s: data row %d: cannot read the %s rule's CSV: %w", path, i+1, Name, err)
+		}
+		rows = append(rows, f)
+	}
+	return rows, nil
+}
+
+// readRow decodes one data row.
+func readRow(h *csvheader.Header, rec []string) (FlaggedCopy, error) {
+	var f FlaggedCopy
+	cell := func(field string) (string, bool) {
+		i, ok := h.Index[field]
+		if !ok {
+			return "", false
+		}
+		return strings.TrimSpace(rec[i]), true
+	}
+	ns := func(field string) (int64, error) {
+		c, _ := cell(field)
+		v, err := strconv.ParseFloat(c, 64)
+		if err != nil || v < 0 || math.IsInf(v, 0) || v*h.Scale[field] > 9e18 {
+			return 0, fmt.Errorf("column %q: %q is not a time", h.Names[h.Index[field]], c)
+		}
+		return int64(math.Round(v * h.Scale[field])), nil
+	}
+	var err error
+	if f.Start, err = ns("start"); err != nil {
+		return f, err
+	}
+	if f.Duration, err = ns("duration"); err != nil {
+		return f, err
+	}
+	c, _ := cell("pid")
+	if f.PID, err = strconv.ParseInt(c, 10, 64); err != nil {
+		return f, fmt.Errorf("column %q: %q is not a process id", h.Names[h.Index["pid"]], c)
+	}
+	if c, ok := cell("bytes"); ok && c != "" {
+		scale, ok := csvheader.SizeScale(h.Unit["bytes"])
+		v, err := strconv.ParseFloat(c, 64)
+		if !ok || err != nil || v < 0 || math.IsInf(v, 0) {
+			return f, fmt.Errorf("column %q: %q is not a size", h.Names[h.Index["bytes"]], c)
+		}
+		f.MB = v * scale
+	}
+	f.SrcKind, _ = cell("srckind")
+	f.DstKind, _ = cell("dstkind")
+	f.API, _ = cell("api")
+	return f, nil
+}
+
+// Beside finds the rule's CSV beside a capture: NAME_cuda_memcpy_async.csv
+// for a file NAME.* (one of exts, the capture's file name endings), or the
+// one *_cuda_memcpy_async.csv in a folder; "" when there is none.
+func Beside(path string, exts []string) string {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		if m, _ := filepath.Glob(filepath.Join(path, "*"+FileSuffix)); len(m) == 1 {
+			return m[0]
+		}
+		return ""
+	}
+	name := filepath.Base(path)
+	for _, ext := range exts {
+		if strings.HasSuffix(strings.ToLower(name), ext) {
+			p := filepath.Join(filepath.Dir(path), name[:len(name)-len(ext)]+FileSuffix)
+			if _, err := os.Stat(p); err == nil {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+// RunAll runs the rule with no row limit on an SQLite export, into a
+// temporary folder that is removed afterwards, and reads what it flags.
+// nsys runs in its own process group, stopped whole when ctx is cancelled.
+func RunAll(ctx context.Context, nsysPath, db string) ([]FlaggedCopy, error) {
+	tmp, err := os.MkdirTemp("", "nsyscheck-analyze-")
+	if err != nil {
+		return nil, fmt.Errorf("nsys analyze: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	base := filepath.Join(tmp, "rule")
+	out, err := nsys.CombinedOutput(nsys.Command(ctx, "", os.Environ(), nsysPath, "analyze", "-r", AllArg, "--format", "csv", "-o", base, db))
+	if err != nil {
+		msg := strings.TrimSpace(string(out))
+		if len(msg) > 300 {
+			msg = "..." + msg[len(msg)-300:]
+		}
+		return nil, fmt.Errorf("nsys analyze failed (%v): %s", err, msg)
+	}
+	m, _ := filepath.Glob(filepath.Join(tmp, "*"+Name+"*.csv"))
+	if len(m) == 0 {
+		// A rule that found nothing still writes its (empty) CSV.
+		return nil, errors.New("nsys analyze wrote no CSV: " + strings.TrimSpace(string(out)))
+	}
+	return ReadCSV(m[0])
+}
