@@ -2,7 +2,6 @@ package check
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,11 +11,10 @@ import (
 	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
-	"github.com/nsyscheck/nsyscheck/internal/regular"
 	"github.com/nsyscheck/nsyscheck/nsysrule"
 	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/privacy"
-	"github.com/nsyscheck/nsyscheck/runner"
+	"github.com/nsyscheck/nsyscheck/runinfo"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
@@ -44,7 +42,7 @@ type AuditOptions struct {
 // DefaultLinkGBps is the link rate assumed when neither a run folder nor
 // AuditOptions.LinkGBps gives one: PCIe 5.0 x16 per direction after line
 // encoding.
-var DefaultLinkGBps = runner.RatedGBps(5, 16)
+var DefaultLinkGBps = runinfo.RatedGBps(5, 16)
 
 // Audit audits the capture before the fix and, when after is not "", the
 // capture after it, and checks the first audit's prediction on the second.
@@ -157,11 +155,11 @@ func readRunRates(dir string, r *audit.Rates) error {
 			Hint: "--rates takes the folder 'nsyscheck run' wrote (with run.json and pinned.results.json)"}
 	}
 	r.Source = dir
-	results := filepath.Join(dir, runner.ResultsFile)
+	results := filepath.Join(dir, runinfo.ResultsFile)
 	if _, err := os.Stat(results); err != nil {
 		m, _ := filepath.Glob(filepath.Join(dir, "*.results.json"))
 		if len(m) != 1 {
-			return &inputerr.Error{Path: dir, Problem: "no " + runner.ResultsFile + " in the run folder",
+			return &inputerr.Error{Path: dir, Problem: "no " + runinfo.ResultsFile + " in the run folder",
 				Hint: "--rates takes the folder 'nsyscheck run' wrote; run it again if it did not finish"}
 		}
 		results = m[0]
@@ -187,13 +185,10 @@ func readRunRates(dir string, r *audit.Rates) error {
 			}
 		}
 	}
-	if data, err := regular.ReadFile(filepath.Join(dir, runner.InfoFile), runner.MaxInfoFile); err == nil {
-		var info runner.Info
-		if json.Unmarshal(data, &info) == nil && info.GPU != nil && info.GPU.PCIe.RatedGBps > 0 {
-			p := info.GPU.PCIe
-			r.LinkGBps = p.RatedGBps
-			r.LinkSource = fmt.Sprintf("PCIe %d.0 x%d of %s, from %s", p.GenMax, p.WidthMax, info.GPU.Name, filepath.Join(dir, runner.InfoFile))
-		}
+	if info := runinfo.Read(dir); info != nil && info.GPU != nil && info.GPU.PCIe.RatedGBps > 0 {
+		p := info.GPU.PCIe
+		r.LinkGBps = p.RatedGBps
+		r.LinkSource = fmt.Sprintf("PCIe %d.0 x%d of %s, from %s", p.GenMax, p.WidthMax, info.GPU.Name, filepath.Join(dir, runinfo.InfoFile))
 	}
 	if len(r.Copies) == 0 && r.AsyncCallNs == 0 {
 		return &inputerr.Error{Path: results, Problem: "the run's results hold no pinned copy timings",

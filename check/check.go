@@ -12,7 +12,6 @@ package check
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,12 +20,11 @@ import (
 	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
-	"github.com/nsyscheck/nsyscheck/internal/regular"
 	"github.com/nsyscheck/nsyscheck/nsysrule"
 	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/privacy"
 	"github.com/nsyscheck/nsyscheck/report"
-	"github.com/nsyscheck/nsyscheck/runner"
+	"github.com/nsyscheck/nsyscheck/runinfo"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
@@ -48,7 +46,7 @@ type Options struct {
 	// Run is the run's facts when the caller holds them in memory (run
 	// checking its own export before run.json is final); nil reads the
 	// run.json beside the input where Load needs it.
-	Run *runner.Info
+	Run *runinfo.Info
 	// Context, once cancelled (a signal), stops an nsys export: its
 	// process group is stopped and its temporary files removed. Nil means
 	// never.
@@ -62,7 +60,7 @@ type Checked struct {
 	Result  *predictions.Result
 	Capture *capture.Capture
 	// Run is the run folder's run.json, nil where there is none.
-	Run *runner.Info
+	Run *runinfo.Info
 	// TraceLost says what the capture's CUDA trace lost although nsys
 	// traced CUDA and the program ran to the end (e.g. "the API trace holds
 	// no CUDA calls"); "" when nothing was lost. The verdicts then carry a
@@ -80,7 +78,7 @@ func (k *Checked) Link() report.Link {
 }
 
 // LinkOf is the report's view of a PCIe link.
-func LinkOf(p runner.PCIe) report.Link {
+func LinkOf(p runinfo.PCIe) report.Link {
 	return report.Link{RatedGBps: p.RatedGBps, Gen: p.GenMax, Width: p.WidthMax}
 }
 
@@ -98,7 +96,7 @@ func Paths(paths []string, opts Options) ([]*Checked, error) {
 		if err != nil {
 			return nil, err
 		}
-		k.Enrich(readRunInfo(folderOf(k.Capture.Path)))
+		k.Enrich(runinfo.Read(folderOf(k.Capture.Path)))
 		out = append(out, k)
 	}
 	return out, nil
@@ -138,7 +136,7 @@ func Evaluate(c *capture.Capture) *Checked {
 // Enrich adds what the capture's folder holds beyond the capture, the run's
 // facts (info, nil where there is no run.json; run passes its own, still in
 // memory) and what the capture exposes of the machine.
-func (k *Checked) Enrich(info *runner.Info) {
+func (k *Checked) Enrich(info *runinfo.Info) {
 	r, c := k.Result, k.Capture
 	k.Run = info
 	for _, n := range c.Notes {
@@ -176,20 +174,6 @@ func folderOf(path string) string {
 		return path
 	}
 	return filepath.Dir(path)
-}
-
-// readRunInfo reads run.json in dir; nil where there is none or it cannot
-// be read.
-func readRunInfo(dir string) *runner.Info {
-	data, err := regular.ReadFile(filepath.Join(dir, runner.InfoFile), runner.MaxInfoFile)
-	if err != nil {
-		return nil
-	}
-	var info runner.Info
-	if json.Unmarshal(data, &info) != nil {
-		return nil
-	}
-	return &info
 }
 
 func addDiag(r *predictions.Result, code string, level predictions.Level, msg string) {
@@ -292,7 +276,7 @@ func unmatchedNote(n int) string {
 
 // attachPCIe states the link and how close pinned copies at 256 MiB came to
 // its rated bandwidth.
-func attachPCIe(r *predictions.Result, link runner.PCIe) {
+func attachPCIe(r *predictions.Result, link runinfo.PCIe) {
 	if link.RatedGBps == 0 {
 		return
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/predictions"
-	"github.com/nsyscheck/nsyscheck/runner"
+	"github.com/nsyscheck/nsyscheck/runinfo"
 )
 
 func codes(r *predictions.Result) map[string]predictions.Diagnostic {
@@ -52,7 +52,7 @@ func TestEnrichGivenFacts(t *testing.T) {
 	if _, ok := codes(k.Result)[CodePCIe]; ok {
 		t.Fatal("PCIe diagnostic before Enrich")
 	}
-	k.Enrich(&runner.Info{GPU: &runner.GPU{PCIe: runner.PCIe{GenMax: 5, WidthMax: 16, GenCurrent: 5, WidthCurrent: 16, RatedGBps: 63}}})
+	k.Enrich(&runinfo.Info{GPU: &runinfo.GPU{PCIe: runinfo.PCIe{GenMax: 5, WidthMax: 16, GenCurrent: 5, WidthCurrent: 16, RatedGBps: 63}}})
 	d, ok := codes(k.Result)[CodePCIe]
 	if !ok {
 		t.Fatalf("no %s diagnostic after Enrich with a link", CodePCIe)

@@ -9,7 +9,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/predictions"
-	"github.com/nsyscheck/nsyscheck/runner"
+	"github.com/nsyscheck/nsyscheck/runinfo"
 )
 
 // Diagnostic codes of a run on a shared GPU.
@@ -20,7 +20,7 @@ const (
 
 // attachSharing warns, beside the verdicts, that the run's GPU had other
 // work on it around the profile (from run.json's sharing record).
-func attachSharing(r *predictions.Result, info *runner.Info) {
+func attachSharing(r *predictions.Result, info *runinfo.Info) {
 	if info == nil || !info.SharedGPU() {
 		return
 	}
@@ -38,19 +38,19 @@ func attachSharing(r *predictions.Result, info *runner.Info) {
 // and whose nsys traced CUDA (info says so; nil reads the folder's
 // run.json): it loads the program's own numbers instead and says what was
 // lost. Otherwise it returns nil, and err stands.
-func lostTraceFallback(path string, err error, info *runner.Info) (*capture.Capture, string) {
+func lostTraceFallback(path string, err error, info *runinfo.Info) (*capture.Capture, string) {
 	var ie *inputerr.Error
 	if !errors.As(err, &ie) || ie.Problem != inputerr.ProblemNoAPITrace {
 		return nil, ""
 	}
 	dir := folderOf(path)
 	if info == nil {
-		info = readRunInfo(dir)
+		info = runinfo.Read(dir)
 	}
 	if info == nil || !info.TracedCUDA() {
 		return nil, ""
 	}
-	prog, perr := capture.Load(filepath.Join(dir, runner.ResultsFile), capture.Options{})
+	prog, perr := capture.Load(filepath.Join(dir, runinfo.ResultsFile), capture.Options{})
 	if perr != nil {
 		return nil, ""
 	}
@@ -61,7 +61,7 @@ func lostTraceFallback(path string, err error, info *runner.Info) (*capture.Capt
 // folder whose trace lost calls the program made: lost names a trace lost
 // altogether (the export had none); "" compares the capture's calls with
 // the program's. It returns what was lost, "" when nothing was.
-func attachLostTrace(r *predictions.Result, c *capture.Capture, info *runner.Info, lost string) string {
+func attachLostTrace(r *predictions.Result, c *capture.Capture, info *runinfo.Info, lost string) string {
 	if info == nil {
 		return lost
 	}
@@ -127,7 +127,7 @@ func attachTraceLost(r *predictions.Result, what string, shared bool) {
 			own = append(own, c.ID)
 		}
 	}
-	msg := what + ", although the program ran to the end and wrote its own results; nsys traced with -t " + runner.ProfileTrace + ", " +
+	msg := what + ", although the program ran to the end and wrote its own results; nsys traced with -t " + runinfo.ProfileTrace + ", " +
 		"so the flags are not the cause: another profiler or CUPTI client (a second nsys or Nsight session, DCGM profiling metrics) " +
 		"was probably attached at the same time and took the trace"
 	if shared {

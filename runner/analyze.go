@@ -7,23 +7,13 @@ import (
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/nsysrule"
+	"github.com/nsyscheck/nsyscheck/runinfo"
 )
-
-// Analyze is what NVIDIA's cuda_memcpy_async rule said about the capture.
-type Analyze struct {
-	Rule      string `json:"rule"`
-	Available bool   `json:"available"`
-	// Note says why the rule could not run, when it could not.
-	Note string `json:"note,omitempty"`
-	File string `json:"file,omitempty"`
-	// Flagged lists the copies the rule reports, in start order.
-	Flagged []nsysrule.FlaggedCopy `json:"flagged"`
-}
 
 // analyze runs the rule where this nsys has it. Its absence or failure is
 // recorded, not fatal: the rule is a second opinion beside nsyscheck's own.
-func (r *Run) analyze(ctx context.Context, s *Step, nsys string) *Analyze {
-	a := &Analyze{Rule: nsysrule.Name, Flagged: []nsysrule.FlaggedCopy{}}
+func (r *Run) analyze(ctx context.Context, s *runinfo.Step, nsys string) *runinfo.Analyze {
+	a := &runinfo.Analyze{Rule: nsysrule.Name, Flagged: []nsysrule.FlaggedCopy{}}
 	// The rule list decides, not the exit status: nsys 2025.3 exits non-zero
 	// after printing help.
 	help, _ := command(ctx, r.Dir, os.Environ(), nsys, "analyze", "--help-rules").CombinedOutput()
@@ -31,14 +21,14 @@ func (r *Run) analyze(ctx context.Context, s *Step, nsys string) *Analyze {
 		a.Note = "this nsys has no " + nsysrule.Name + " rule (nsys analyze --help-rules does not list it)"
 		return a
 	}
-	args := []string{"analyze", "-r", nsysrule.Name, "--format", "csv", "-o", Base, Base + ".sqlite"}
+	args := []string{"analyze", "-r", nsysrule.Name, "--format", "csv", "-o", runinfo.Base, runinfo.Base + ".sqlite"}
 	s.Commands = append(s.Commands, commandLine(nsys, args...))
 	cmd := command(ctx, r.Dir, os.Environ(), nsys, args...)
 	if err := runLogged(cmd, r.Path("analyze.log"), nil); err != nil {
 		a.Note = fmt.Sprintf("nsys analyze failed (%v): %s", err, strings.TrimSpace(tail(r.Path("analyze.log"), 3)))
 		return a
 	}
-	a.File = Base + "_" + nsysrule.Name + ".csv"
+	a.File = runinfo.Base + "_" + nsysrule.Name + ".csv"
 	flagged, err := nsysrule.ReadCSV(r.Path(a.File))
 	if err != nil {
 		a.Note = err.Error()

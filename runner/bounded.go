@@ -9,8 +9,6 @@ import (
 // is refused without blocking (regular.ReadFile), a huge file without
 // reading it whole.
 const (
-	// MaxInfoFile bounds a run folder's run.json.
-	MaxInfoFile = 16 << 20
 	// maxLockRecord bounds a lock file's record, one line of JSON.
 	maxLockRecord = 64 << 10
 	// maxSysfsValue bounds a sysfs attribute (numa_node, cpulist).

@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nsyscheck/nsyscheck/runinfo"
 )
 
 // within fails the test when f takes more than 5 seconds: a FIFO read
@@ -28,7 +30,7 @@ func within(t *testing.T, what string, f func()) {
 // lock is still taken (and its record written).
 func TestLockPathFIFOAndHugeFile(t *testing.T) {
 	ctx := context.Background()
-	g := GPU{Index: 0, UUID: "GPU-aaaa"}
+	g := runinfo.GPU{Index: 0, UUID: "GPU-aaaa"}
 	path := LockPath(t.TempDir(), g)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
@@ -37,7 +39,7 @@ func TestLockPathFIFOAndHugeFile(t *testing.T) {
 		t.Skip(err)
 	}
 	within(t, "a FIFO lock", func() {
-		_, _, err := acquireLock(ctx, path, g, LockInfo{PID: 1}, true, nil)
+		_, _, err := acquireLock(ctx, path, g, runinfo.LockInfo{PID: 1}, true, nil)
 		if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "a FIFO (named pipe)") ||
 			!strings.Contains(err.Error(), LockDirEnv) {
 			t.Errorf("a FIFO at the lock path: %v", err)
@@ -56,7 +58,7 @@ func TestLockPathFIFOAndHugeFile(t *testing.T) {
 		if li := readLockInfo(huge); li != nil {
 			t.Errorf("a 2 GiB file read as a lock record: %+v", li)
 		}
-		h, rec, err := acquireLock(ctx, huge, g, LockInfo{PID: 555}, true, nil)
+		h, rec, err := acquireLock(ctx, huge, g, runinfo.LockInfo{PID: 555}, true, nil)
 		if err != nil {
 			t.Fatalf("a 2 GiB stale lock file: %v", err)
 		}
@@ -83,7 +85,7 @@ func TestLocateNUMAOddSysfsFiles(t *testing.T) {
 		t.Skip(err)
 	}
 	within(t, "a FIFO numa_node", func() {
-		n := LocateNUMA(ctx, GPU{BusID: "00000000:9A:00.0"}, root)
+		n := LocateNUMA(ctx, runinfo.GPU{BusID: "00000000:9A:00.0"}, root)
 		if n.Node != -1 || !strings.Contains(n.Note, "a FIFO (named pipe)") {
 			t.Errorf("a FIFO numa_node: %+v", n)
 		}
@@ -96,7 +98,7 @@ func TestLocateNUMAOddSysfsFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	within(t, "a 1 GiB numa_node", func() {
-		n := LocateNUMA(ctx, GPU{BusID: "00000000:9A:00.0"}, root)
+		n := LocateNUMA(ctx, runinfo.GPU{BusID: "00000000:9A:00.0"}, root)
 		if n.Node != -1 || !strings.Contains(n.Note, "more than 64 KiB") {
 			t.Errorf("a 1 GiB numa_node: %+v", n)
 		}
@@ -111,7 +113,7 @@ func TestLocateNUMAOddSysfsFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	within(t, "a FIFO cpulist", func() {
-		n := LocateNUMA(ctx, GPU{BusID: "00000000:9A:00.0"}, root)
+		n := LocateNUMA(ctx, runinfo.GPU{BusID: "00000000:9A:00.0"}, root)
 		if n.Node != 1 || n.CPUs != "" {
 			t.Errorf("a FIFO cpulist: %+v", n)
 		}

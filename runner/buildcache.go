@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/kernels"
+	"github.com/nsyscheck/nsyscheck/runinfo"
 )
 
 // buildCachePath returns where a build of the bundled source with these nvcc
@@ -24,7 +25,7 @@ func (r *Run) buildCachePath(args []string) string {
 	h := sha256.New()
 	h.Write(kernels.PinnedSource)
 	fmt.Fprintf(h, "\x00%s\x00%s\x00%s", strings.Join(args, "\x00"), r.Info.Nvcc.Path, r.Info.Nvcc.Version)
-	return filepath.Join(base, "nsyscheck", "build", hex.EncodeToString(h.Sum(nil))[:24], Base)
+	return filepath.Join(base, "nsyscheck", "build", hex.EncodeToString(h.Sum(nil))[:24], runinfo.Base)
 }
 
 // storeBuild keeps the run's program for later runs; failing to is harmless.
@@ -32,7 +33,7 @@ func (r *Run) storeBuild(cached string) {
 	if err := os.MkdirAll(filepath.Dir(cached), 0o755); err != nil {
 		return
 	}
-	_ = copyExecutable(r.Path(Base), cached)
+	_ = copyExecutable(r.Path(runinfo.Base), cached)
 }
 
 // copyExecutable copies src to dst through a temporary name, so a reader

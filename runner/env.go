@@ -8,25 +8,12 @@ import (
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/privacy"
+	"github.com/nsyscheck/nsyscheck/runinfo"
 )
-
-// Isolation records how the profiled program was kept from recording more of
-// the machine than the check needs. It is written to run.json.
-type Isolation struct {
-	// EnvKept lists the names (never the values) of the variables passed on.
-	EnvKept []string `json:"envKept"`
-	// EnvDropped counts the caller's variables left out.
-	EnvDropped int `json:"envDropped"`
-	// PIDNamespace is true when nsys ran in its own PID namespace, so the
-	// capture's process list holds only nsys and the program.
-	PIDNamespace bool `json:"pidNamespace"`
-	// Note explains why PID isolation did not apply, when it did not.
-	Note string `json:"note,omitempty"`
-}
 
 // minimalEnv keeps from environ only the variables the allowlist admits
 // (PATH, LD_LIBRARY_PATH, HOME, CUDA_*, NSYS_*) and the names in keep.
-func minimalEnv(environ []string, keep []string) (env []string, iso Isolation) {
+func minimalEnv(environ []string, keep []string) (env []string, iso runinfo.Isolation) {
 	for _, kv := range environ {
 		name, _, ok := strings.Cut(kv, "=")
 		if !ok {

@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+
+	"github.com/nsyscheck/nsyscheck/runinfo"
 )
 
 // gpuFields is what ListGPUs asks nvidia-smi about each GPU: QueryGPU's
@@ -16,7 +18,7 @@ const gpuFields = "name,driver_version,compute_cap,pcie.link.gen.current,pcie.li
 // ListGPUs asks nvidia-smi about every GPU of the machine, in its order
 // (the PCI bus order nvidia-smi numbers GPUs by). A machine without a GPU
 // or driver gets a *ToolError saying so.
-func ListGPUs(ctx context.Context) ([]GPU, error) {
+func ListGPUs(ctx context.Context) ([]runinfo.GPU, error) {
 	smi, err := exec.LookPath("nvidia-smi")
 	if err != nil {
 		return nil, &ToolError{Tool: "nvidia-smi", Looked: []string{"PATH"}, Hint: noGPUHint}
@@ -32,8 +34,8 @@ func ListGPUs(ctx context.Context) ([]GPU, error) {
 // parseGPUList reads ListGPUs' answer: one GPU per line. A line without
 // the index, bus id and UUID (an older nvidia-smi) takes its line number
 // as index.
-func parseGPUList(out string) ([]GPU, error) {
-	var gpus []GPU
+func parseGPUList(out string) ([]runinfo.GPU, error) {
+	var gpus []runinfo.GPU
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" {
@@ -74,7 +76,7 @@ func known(s string) string {
 
 // SelectGPUs picks the GPUs a --gpu value names: "all", or one index as
 // nvidia-smi numbers them.
-func SelectGPUs(gpus []GPU, which string) ([]GPU, error) {
+func SelectGPUs(gpus []runinfo.GPU, which string) ([]runinfo.GPU, error) {
 	which = strings.TrimSpace(which)
 	if which == "all" {
 		return gpus, nil
@@ -85,7 +87,7 @@ func SelectGPUs(gpus []GPU, which string) ([]GPU, error) {
 	}
 	for _, g := range gpus {
 		if g.Index == n {
-			return []GPU{g}, nil
+			return []runinfo.GPU{g}, nil
 		}
 	}
 	var have []string
@@ -93,14 +95,4 @@ func SelectGPUs(gpus []GPU, which string) ([]GPU, error) {
 		have = append(have, strconv.Itoa(g.Index))
 	}
 	return nil, fmt.Errorf("--gpu %d: this machine has no GPU %d; nvidia-smi lists %s", n, n, strings.Join(have, ", "))
-}
-
-// VisibleDevice is the CUDA_VISIBLE_DEVICES value that shows the program
-// this GPU alone: its UUID where known (immune to CUDA's own device order),
-// its index otherwise.
-func (g GPU) VisibleDevice() string {
-	if g.UUID != "" {
-		return g.UUID
-	}
-	return strconv.Itoa(g.Index)
 }

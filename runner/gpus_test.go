@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nsyscheck/nsyscheck/runinfo"
 )
 
 func TestParseGPUListAndSelect(t *testing.T) {
@@ -101,7 +103,7 @@ func TestLocateNUMA(t *testing.T) {
 	writeFile(t, filepath.Join(two, "bus/pci/devices/0000:9a:00.0/numa_node"), "1\n")
 	writeFile(t, filepath.Join(two, "devices/system/node/node0/cpulist"), "0-7\n")
 	writeFile(t, filepath.Join(two, "devices/system/node/node1/cpulist"), "8-15\n")
-	n := LocateNUMA(ctx, GPU{Index: 1, BusID: "00000000:9A:00.0"}, two)
+	n := LocateNUMA(ctx, runinfo.GPU{Index: 1, BusID: "00000000:9A:00.0"}, two)
 	if n.Node != 1 || n.CPUs != "8-15" || n.Nodes != 2 || !strings.HasSuffix(n.From, "0000:9a:00.0/numa_node") {
 		t.Errorf("two nodes: %+v", n)
 	}
@@ -109,13 +111,13 @@ func TestLocateNUMA(t *testing.T) {
 	one := t.TempDir()
 	writeFile(t, filepath.Join(one, "bus/pci/devices/0000:00:06.0/numa_node"), "-1\n")
 	writeFile(t, filepath.Join(one, "devices/system/node/node0/cpulist"), "0-15\n")
-	n = LocateNUMA(ctx, GPU{BusID: "00000000:00:06.0"}, one)
+	n = LocateNUMA(ctx, runinfo.GPU{BusID: "00000000:00:06.0"}, one)
 	if n.Node != 0 || n.CPUs != "0-15" || !strings.Contains(n.From, "only NUMA node") || !strings.Contains(n.From, "says -1") {
 		t.Errorf("one node: %+v", n)
 	}
 	// -1 on a machine of two nodes: unknown, unbound, and said why.
 	writeFile(t, filepath.Join(two, "bus/pci/devices/0000:19:00.0/numa_node"), "-1\n")
-	n = LocateNUMA(ctx, GPU{BusID: "00000000:19:00.0"}, two)
+	n = LocateNUMA(ctx, runinfo.GPU{BusID: "00000000:19:00.0"}, two)
 	if n.Node != -1 || n.Binding != "none" || !strings.Contains(n.Note, "says -1") {
 		t.Errorf("-1 of two: %+v", n)
 	}
@@ -123,7 +125,7 @@ func TestLocateNUMA(t *testing.T) {
 		t.Errorf("bound an unknown node: %v %+v", prefix, n)
 	}
 	// Nothing to read at all.
-	n = LocateNUMA(ctx, GPU{}, t.TempDir())
+	n = LocateNUMA(ctx, runinfo.GPU{}, t.TempDir())
 	if n.Node != -1 || !strings.Contains(n.Note, "no PCI bus id") || !strings.Contains(n.Note, "nvidia-smi not found") {
 		t.Errorf("nothing: %+v", n)
 	}
@@ -141,7 +143,7 @@ func TestParseComputeApps(t *testing.T) {
 	if _, bad := parseComputeApps("NVIDIA H200, 580.65.06, 9.0", ""); bad == "" {
 		t.Error("a line without a pid accepted")
 	}
-	a := &GPUActivity{Utilization: []int{0, 3, 0}}
+	a := &runinfo.GPUActivity{Utilization: []int{0, 3, 0}}
 	if a.Busy() {
 		t.Error("3% counted as busy")
 	}
@@ -149,7 +151,7 @@ func TestParseComputeApps(t *testing.T) {
 	if !a.Busy() {
 		t.Error("40% not busy")
 	}
-	if !(&GPUActivity{Processes: procs}).Busy() {
+	if !(&runinfo.GPUActivity{Processes: procs}).Busy() {
 		t.Error("a compute process not busy")
 	}
 }
@@ -160,18 +162,18 @@ func TestParseComputeApps(t *testing.T) {
 // stale and taken over.
 func TestLockQueueNoWaitStale(t *testing.T) {
 	ctx := context.Background()
-	g := GPU{Index: 0, UUID: "GPU-aaaa/../x"}
+	g := runinfo.GPU{Index: 0, UUID: "GPU-aaaa/../x"}
 	path := LockPath(t.TempDir(), g)
 	if strings.Contains(filepath.Base(path), "/") || !strings.HasPrefix(filepath.Base(path), "gpu-GPU-aaaa") {
 		t.Fatalf("lock path %s", path)
 	}
-	first := LockInfo{PID: 111, Dir: "/runs/a", Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	first := runinfo.LockInfo{PID: 111, Dir: "/runs/a", Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
 	h1, rec, err := acquireLock(ctx, path, g, first, true, nil)
 	if err != nil || rec.WaitedFor != nil || rec.Stale != "" {
 		t.Fatalf("first: %+v %v", rec, err)
 	}
 
-	_, rec, err = acquireLock(ctx, path, g, LockInfo{PID: 222}, false, nil)
+	_, rec, err = acquireLock(ctx, path, g, runinfo.LockInfo{PID: 222}, false, nil)
 	var busy *BusyError
 	if !errors.As(err, &busy) || busy.Holder == nil || busy.Holder.PID != 111 ||
 		!strings.Contains(err.Error(), "run folder /runs/a") || !strings.Contains(err.Error(), "--no-wait") {
@@ -179,9 +181,9 @@ func TestLockQueueNoWaitStale(t *testing.T) {
 	}
 
 	var warn bytes.Buffer
-	done := make(chan Lock)
+	done := make(chan runinfo.Lock)
 	go func() {
-		h2, rec, err := acquireLock(ctx, path, g, LockInfo{PID: 333, Dir: "/runs/c"}, true, &warn)
+		h2, rec, err := acquireLock(ctx, path, g, runinfo.LockInfo{PID: 333, Dir: "/runs/c"}, true, &warn)
 		if err != nil {
 			t.Error(err)
 		}
@@ -205,7 +207,7 @@ func TestLockQueueNoWaitStale(t *testing.T) {
 
 	// A run killed while holding the lock leaves its record behind.
 	writeFile(t, path, `{"pid": 444, "dir": "/runs/killed", "started": "2026-01-02T03:04:05Z"}`+"\n")
-	h3, rec, err := acquireLock(ctx, path, g, LockInfo{PID: 555}, true, nil)
+	h3, rec, err := acquireLock(ctx, path, g, runinfo.LockInfo{PID: 555}, true, nil)
 	if err != nil || !strings.Contains(rec.Stale, "pid 444") || !strings.Contains(rec.Stale, "/runs/killed") {
 		t.Errorf("stale: %+v %v", rec, err)
 	}
@@ -215,11 +217,11 @@ func TestLockQueueNoWaitStale(t *testing.T) {
 	}
 
 	// Waiting ends with the context.
-	h4, _, _ := acquireLock(ctx, path, g, LockInfo{PID: 666}, true, nil)
+	h4, _, _ := acquireLock(ctx, path, g, runinfo.LockInfo{PID: 666}, true, nil)
 	defer h4.release()
 	cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer cancel()
-	if _, _, err := acquireLock(cctx, path, g, LockInfo{PID: 777}, true, nil); !errors.Is(err, context.DeadlineExceeded) {
+	if _, _, err := acquireLock(cctx, path, g, runinfo.LockInfo{PID: 777}, true, nil); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("cancelled wait: %v", err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/nsyscheck/nsyscheck/internal/regular"
+	"github.com/nsyscheck/nsyscheck/runinfo"
 )
 
 // LockDirEnv names the variable that moves the per-GPU lock files (default
@@ -21,34 +22,11 @@ import (
 // for a GPU must see the same folder.
 const LockDirEnv = "NSYSCHECK_LOCK_DIR"
 
-// LockInfo is what a lock file holds while a run profiles on its GPU.
-type LockInfo struct {
-	PID     int       `json:"pid"`
-	Host    string    `json:"host,omitempty"`
-	Dir     string    `json:"dir"`
-	Started time.Time `json:"started"`
-}
-
-func (l LockInfo) String() string {
-	return fmt.Sprintf("nsyscheck run pid %d (run folder %s, since %s)", l.PID, l.Dir, l.Started.Format("15:04:05"))
-}
-
-// Lock is what run.json records of the GPU lock.
-type Lock struct {
-	Path string `json:"path"`
-	// WaitedSeconds is how long the run waited for other runs.
-	WaitedSeconds float64 `json:"waitedSeconds"`
-	// WaitedFor names the run that held the lock when this one came.
-	WaitedFor *LockInfo `json:"waitedFor,omitempty"`
-	// Stale describes a lock left behind by a run that no longer runs.
-	Stale string `json:"stale,omitempty"`
-}
-
 // BusyError is a GPU whose lock another run holds, with --no-wait.
 type BusyError struct {
 	GPU    int
 	Path   string
-	Holder *LockInfo
+	Holder *runinfo.LockInfo
 }
 
 func (e *BusyError) Error() string {
@@ -79,7 +57,7 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // LockPath is the lock file of a GPU: named after its UUID, or bus id, or
 // index, in dir (LockDirEnv's folder when dir is empty).
-func LockPath(dir string, g GPU) string {
+func LockPath(dir string, g runinfo.GPU) string {
 	if dir == "" {
 		dir = os.Getenv(LockDirEnv)
 	}
@@ -101,8 +79,8 @@ func LockPath(dir string, g GPU) string {
 // holder (telling warn once who that is); without, it fails at once with a
 // *BusyError. Content left in a free lock file is a stale lock from a run
 // that ended uncleanly: it is noted and taken over.
-func acquireLock(ctx context.Context, path string, g GPU, me LockInfo, wait bool, warn io.Writer) (*heldLock, Lock, error) {
-	rec := Lock{Path: path}
+func acquireLock(ctx context.Context, path string, g runinfo.GPU, me runinfo.LockInfo, wait bool, warn io.Writer) (*heldLock, runinfo.Lock, error) {
+	rec := runinfo.Lock{Path: path}
 	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 		return nil, rec, fmt.Errorf("create the lock folder %s: %w (set %s to a writable folder shared by the runs)", filepath.Dir(path), err, LockDirEnv)
 	}
@@ -173,12 +151,12 @@ func acquireLock(ctx context.Context, path string, g GPU, me LockInfo, wait bool
 }
 
 // readLockInfo reads a lock file's record, or nil when it holds none.
-func readLockInfo(path string) *LockInfo {
+func readLockInfo(path string) *runinfo.LockInfo {
 	data, err := regular.ReadFile(path, maxLockRecord)
 	if err != nil || len(data) == 0 {
 		return nil
 	}
-	var li LockInfo
+	var li runinfo.LockInfo
 	if json.Unmarshal(data, &li) != nil || li.PID == 0 {
 		return nil
 	}

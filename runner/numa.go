@@ -12,28 +12,8 @@ import (
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/internal/regular"
+	"github.com/nsyscheck/nsyscheck/runinfo"
 )
-
-// NUMA records the NUMA node a GPU hangs off and how the run bound the
-// profiled program (its host threads and, through them, its pinned buffers)
-// to that node. It is written to run.json under gpu.numa.
-type NUMA struct {
-	// Node is the GPU's NUMA node, -1 when the machine does not say.
-	Node int `json:"node"`
-	// From says where Node was read: a sysfs file or "nvidia-smi topo -m".
-	From string `json:"from,omitempty"`
-	// CPUs is the node's CPU list (e.g. "0-15,32-47").
-	CPUs string `json:"cpus,omitempty"`
-	// Nodes counts the machine's NUMA nodes (0 when unknown).
-	Nodes int `json:"nodes,omitempty"`
-	// Binding is how the program was bound: "numactl" (CPUs and memory),
-	// "taskset" (CPUs only; memory follows first touch) or "none".
-	Binding string `json:"binding"`
-	// Command is the binding prefix the profile step ran under.
-	Command string `json:"command,omitempty"`
-	// Note says why there is no binding, or what limits it.
-	Note string `json:"note,omitempty"`
-}
 
 // sysfsBusID turns nvidia-smi's bus id (00000000:19:00.0) into the name of
 // the device's sysfs folder (0000:19:00.0).
@@ -55,11 +35,11 @@ func sysfsBusID(busID string) string {
 // LocateNUMA finds the GPU's NUMA node and its CPUs: from sysfs under
 // sysRoot (normally /sys) where the GPU's PCI folder is there, otherwise
 // from `nvidia-smi topo -m`. It does not bind anything.
-func LocateNUMA(ctx context.Context, g GPU, sysRoot string) NUMA {
+func LocateNUMA(ctx context.Context, g runinfo.GPU, sysRoot string) runinfo.NUMA {
 	if sysRoot == "" {
 		sysRoot = "/sys"
 	}
-	n := NUMA{Node: -1, Binding: "none"}
+	n := runinfo.NUMA{Node: -1, Binding: "none"}
 	n.Nodes = countNodes(sysRoot)
 	var why []string
 	if g.BusID != "" {
@@ -213,7 +193,7 @@ func parseTopo(out string, index int) (int, string, error) {
 // argument-list prefix that does it (nil for none), recording the choice
 // in n: numactl --cpunodebind --membind where numactl is installed and
 // allowed, else taskset -c with the node's CPUs, else nothing with a note.
-func Bind(ctx context.Context, n *NUMA) []string {
+func Bind(ctx context.Context, n *runinfo.NUMA) []string {
 	if n.Node < 0 {
 		n.Binding = "none"
 		return nil
@@ -257,7 +237,7 @@ func Bind(ctx context.Context, n *NUMA) []string {
 	return nil
 }
 
-func singleNodeNote(n *NUMA) string {
+func singleNodeNote(n *runinfo.NUMA) string {
 	if n.Nodes == 1 {
 		return "this machine has one NUMA node, so binding cannot move memory closer"
 	}

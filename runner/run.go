@@ -22,18 +22,7 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/kernels"
-)
-
-// Base is the file-name base of everything a run writes: pinned.nsys-rep,
-// pinned.sqlite, pinned_cuda_api_trace.csv, ...
-const Base = "pinned"
-
-// Files a run folder holds besides the capture and its reports.
-const (
-	InfoFile       = "run.json"
-	TranscriptFile = Base + ".transcript.txt"
-	ResultsFile    = Base + ".results.json"
-	IncompleteFile = "INCOMPLETE"
+	"github.com/nsyscheck/nsyscheck/runinfo"
 )
 
 // Options configure a run.
@@ -59,7 +48,7 @@ type Options struct {
 	Now func() time.Time
 	// GPU is the GPU to run on, as ListGPUs describes it; nil means GPU 0
 	// as nvidia-smi numbers them. The program sees this GPU alone.
-	GPU *GPU
+	GPU *runinfo.GPU
 	// NoWait fails the run at once when another nsyscheck run holds the
 	// GPU's lock, instead of waiting for it.
 	NoWait bool
@@ -73,54 +62,10 @@ type Options struct {
 	NoBind bool
 }
 
-// Step is one recorded step of a run.
-type Step struct {
-	Name     string   `json:"name"`
-	Commands []string `json:"commands,omitempty"`
-	Seconds  float64  `json:"seconds"`
-	Error    string   `json:"error,omitempty"`
-}
-
-// Tool is a program the run used.
-type Tool struct {
-	Path    string `json:"path"`
-	Version string `json:"version"`
-}
-
-// Info is the content of run.json.
-type Info struct {
-	// Status is "running", "complete", "failed" or "interrupted".
-	Status     string     `json:"status"`
-	FailedStep string     `json:"failedStep,omitempty"`
-	Error      string     `json:"error,omitempty"`
-	Started    time.Time  `json:"started"`
-	Finished   *time.Time `json:"finished,omitempty"`
-	Seconds    float64    `json:"seconds,omitempty"`
-	Nsyscheck  string     `json:"nsyscheck,omitempty"`
-	// Host is the machine's name, for tables over many machines.
-	Host string `json:"host,omitempty"`
-	Nvcc *Tool  `json:"nvcc,omitempty"`
-	Nsys *Tool  `json:"nsys,omitempty"`
-	GPU  *GPU   `json:"gpu,omitempty"`
-	Arch string `json:"arch,omitempty"`
-	// BuildCache is the cached build of the same source, flags and nvcc
-	// that the run reused instead of calling nvcc, if any.
-	BuildCache string     `json:"buildCache,omitempty"`
-	Isolation  *Isolation `json:"isolation,omitempty"`
-	// Lock is the GPU lock the run queued on; Sharing what else used the
-	// GPU around the profile.
-	Lock    *Lock    `json:"lock,omitempty"`
-	Sharing *Sharing `json:"sharing,omitempty"`
-	Reports []string `json:"reports,omitempty"`
-	Analyze *Analyze `json:"nsysAnalyze,omitempty"`
-	Steps   []Step   `json:"steps"`
-	Files   []string `json:"files,omitempty"`
-}
-
 // Run is a run folder being filled.
 type Run struct {
 	Dir  string
-	Info Info
+	Info runinfo.Info
 	mu   sync.Mutex // guards Info and run.json while steps run side by side
 	opts Options
 	now  func() time.Time
@@ -186,11 +131,11 @@ func New(opts Options, version string) (*Run, error) {
 		return nil, fmt.Errorf("create run folder: %w", err)
 	}
 	r := &Run{Dir: dir, opts: opts, now: now}
-	r.Info = Info{Status: "running", Started: now().UTC(), Nsyscheck: version}
+	r.Info = runinfo.Info{Status: "running", Started: now().UTC(), Nsyscheck: version}
 	r.Info.Host, _ = os.Hostname()
 	marker := "This run did not finish; run.json says which step it reached.\n"
-	if err := os.WriteFile(filepath.Join(dir, IncompleteFile), []byte(marker), 0o644); err != nil {
-		return nil, fmt.Errorf("write %s: %w", IncompleteFile, err)
+	if err := os.WriteFile(filepath.Join(dir, runinfo.IncompleteFile), []byte(marker), 0o644); err != nil {
+		return nil, fmt.Errorf("write %s: %w", runinfo.IncompleteFile, err)
 	}
 	if err := r.save(); err != nil {
 		return nil, err
@@ -203,7 +148,7 @@ func (r *Run) Path(name string) string { return filepath.Join(r.Dir, name) }
 
 // Facts returns a copy of the run's facts (what run.json holds) as they
 // stand now, safe to read while other steps run.
-func (r *Run) Facts() Info {
+func (r *Run) Facts() runinfo.Info {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.Info
@@ -217,8 +162,8 @@ func (r *Run) progress(format string, args ...any) {
 
 // Step runs fn as a named, timed step, records it in run.json and turns a
 // failure into a *StepError naming the step.
-func (r *Run) Step(ctx context.Context, name string, fn func(s *Step) error) error {
-	s := Step{Name: name}
+func (r *Run) Step(ctx context.Context, name string, fn func(s *runinfo.Step) error) error {
+	s := runinfo.Step{Name: name}
 	start := time.Now()
 	r.progress("• %-8s …", name)
 	err := fn(&s)
@@ -254,7 +199,7 @@ func (r *Run) Finish() error {
 	r.Info.Finished = &t
 	r.Info.Seconds = t.Sub(r.Info.Started).Seconds()
 	r.Info.Status = "complete"
-	if err := os.Remove(r.Path(IncompleteFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := os.Remove(r.Path(runinfo.IncompleteFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
 	r.Info.Files = r.listFiles()
@@ -283,11 +228,11 @@ func (r *Run) Discard() bool {
 		return false
 	}
 	for _, e := range entries {
-		if n := e.Name(); n != InfoFile && n != IncompleteFile {
+		if n := e.Name(); n != runinfo.InfoFile && n != runinfo.IncompleteFile {
 			return false
 		}
 	}
-	for _, n := range []string{InfoFile, IncompleteFile} {
+	for _, n := range []string{runinfo.InfoFile, runinfo.IncompleteFile} {
 		if err := os.Remove(r.Path(n)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return false
 		}
@@ -306,7 +251,7 @@ func (r *Run) listFiles() []string {
 	entries, _ := os.ReadDir(r.Dir)
 	var names []string
 	for _, e := range entries {
-		if !e.IsDir() && e.Name() != InfoFile {
+		if !e.IsDir() && e.Name() != runinfo.InfoFile {
 			names = append(names, e.Name())
 		}
 	}
@@ -319,17 +264,17 @@ func (r *Run) save() error {
 	if err != nil {
 		return err
 	}
-	tmp := r.Path(InfoFile + ".tmp")
+	tmp := r.Path(runinfo.InfoFile + ".tmp")
 	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", InfoFile, err)
+		return fmt.Errorf("write %s: %w", runinfo.InfoFile, err)
 	}
-	return os.Rename(tmp, r.Path(InfoFile))
+	return os.Rename(tmp, r.Path(runinfo.InfoFile))
 }
 
 // Task is a named step of work that can run beside others.
 type Task struct {
 	Name string
-	Fn   func(s *Step) error
+	Fn   func(s *runinfo.Step) error
 }
 
 // Profile does the GPU steps: detect, build, profile, export, then stats and
@@ -339,8 +284,8 @@ type Task struct {
 // transcript and the results JSON.
 func (r *Run) Profile(ctx context.Context, also ...Task) error {
 	var nvcc, nsys string
-	var gpu GPU
-	if err := r.Step(ctx, "detect", func(s *Step) error {
+	var gpu runinfo.GPU
+	if err := r.Step(ctx, "detect", func(s *runinfo.Step) error {
 		var err error
 		gpu, nvcc, nsys, err = r.detect(ctx)
 		return err
@@ -349,17 +294,17 @@ func (r *Run) Profile(ctx context.Context, also ...Task) error {
 	}
 
 	defer func() { r.held.release() }()
-	if err := r.Step(ctx, "lock", func(s *Step) error {
+	if err := r.Step(ctx, "lock", func(s *runinfo.Step) error {
 		return r.lockGPU(ctx, gpu)
 	}); err != nil {
 		return err
 	}
 
-	if err := r.Step(ctx, "build", func(s *Step) error { return r.build(ctx, s, nvcc) }); err != nil {
+	if err := r.Step(ctx, "build", func(s *runinfo.Step) error { return r.build(ctx, s, nvcc) }); err != nil {
 		return err
 	}
 
-	err := r.Step(ctx, "profile", func(s *Step) error {
+	err := r.Step(ctx, "profile", func(s *runinfo.Step) error {
 		return r.profile(ctx, s, nsys)
 	})
 	r.afterProfile(ctx, gpu)
@@ -367,15 +312,15 @@ func (r *Run) Profile(ctx context.Context, also ...Task) error {
 		return err
 	}
 
-	if err := r.Step(ctx, "export", func(s *Step) error {
+	if err := r.Step(ctx, "export", func(s *runinfo.Step) error {
 		return r.export(ctx, s, nsys)
 	}); err != nil {
 		return err
 	}
 
 	tasks := append([]Task{
-		{Name: "stats", Fn: func(s *Step) error { return r.stats(ctx, s, nsys) }},
-		{Name: "analyze", Fn: func(s *Step) error {
+		{Name: "stats", Fn: func(s *runinfo.Step) error { return r.stats(ctx, s, nsys) }},
+		{Name: "analyze", Fn: func(s *runinfo.Step) error {
 			a := r.analyze(ctx, s, nsys)
 			r.mu.Lock()
 			r.Info.Analyze = a
@@ -407,7 +352,7 @@ func (r *Run) Concurrently(ctx context.Context, tasks ...Task) error {
 	return nil
 }
 
-func (r *Run) profile(ctx context.Context, s *Step, nsys string) error {
+func (r *Run) profile(ctx context.Context, s *runinfo.Step, nsys string) error {
 	env, iso := minimalEnv(os.Environ(), r.opts.KeepEnv)
 	var prefix []string
 	if r.opts.NoPIDNamespace {
@@ -434,46 +379,46 @@ func (r *Run) profile(ctx context.Context, s *Step, nsys string) error {
 		env = setEnv(env, "CUDA_VISIBLE_DEVICES", g.VisibleDevice())
 		env = setEnv(env, "CUDA_DEVICE_ORDER", "PCI_BUS_ID")
 	}
-	args := []string{"profile", "-t", ProfileTrace, "-s", "none", "--cpuctxsw=none", "-o", Base,
-		"./" + Base, "--json", ResultsFile}
+	args := []string{"profile", "-t", runinfo.ProfileTrace, "-s", "none", "--cpuctxsw=none", "-o", runinfo.Base,
+		"./" + runinfo.Base, "--json", runinfo.ResultsFile}
 	argv := append(append(append(append([]string{}, r.bind...), prefix...), nsys), args...)
 	s.Commands = append(s.Commands, commandLine(argv[0], argv[1:]...))
 	cmd := command(ctx, r.Dir, env, argv[0], argv[1:]...)
-	runErr := runLogged(cmd, r.Path(TranscriptFile), nil)
+	runErr := runLogged(cmd, r.Path(runinfo.TranscriptFile), nil)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if msg := programMessage(r.Path(TranscriptFile)); msg != "" || exitCode(runErr) == 2 || exitCode(runErr) == 3 {
+	if msg := programMessage(r.Path(runinfo.TranscriptFile)); msg != "" || exitCode(runErr) == 2 || exitCode(runErr) == 3 {
 		code := exitCode(runErr)
 		if code <= 0 {
 			code = 1
 		}
 		return &ProgramError{ExitCode: code, Message: msg}
 	}
-	rep := r.Path(Base + ".nsys-rep")
+	rep := r.Path(runinfo.Base + ".nsys-rep")
 	if _, err := os.Stat(rep); err != nil {
-		if q := findQdstrm(r.Dir, r.Path(TranscriptFile)); q != "" {
+		if q := findQdstrm(r.Dir, r.Path(runinfo.TranscriptFile)); q != "" {
 			return fmt.Errorf("nsys left only %s and no %s.nsys-rep: its importer (QdstrmImporter) could not run, "+
 				"most often because libdw.so.1 is missing; install libdw1 (and libelf1) or a complete Nsight Systems, "+
-				"then run again", q, Base)
+				"then run again", q, runinfo.Base)
 		}
 		if runErr != nil {
-			return fmt.Errorf("nsys profile failed (%v):\n%s", runErr, tail(r.Path(TranscriptFile), 15))
+			return fmt.Errorf("nsys profile failed (%v):\n%s", runErr, tail(r.Path(runinfo.TranscriptFile), 15))
 		}
-		return fmt.Errorf("nsys profile wrote no %s.nsys-rep:\n%s", Base, tail(r.Path(TranscriptFile), 15))
+		return fmt.Errorf("nsys profile wrote no %s.nsys-rep:\n%s", runinfo.Base, tail(r.Path(runinfo.TranscriptFile), 15))
 	}
 	if runErr != nil {
-		return fmt.Errorf("nsys profile failed (%v):\n%s", runErr, tail(r.Path(TranscriptFile), 15))
+		return fmt.Errorf("nsys profile failed (%v):\n%s", runErr, tail(r.Path(runinfo.TranscriptFile), 15))
 	}
-	if _, err := os.Stat(r.Path(ResultsFile)); err != nil {
-		return fmt.Errorf("the program wrote no %s:\n%s", ResultsFile, tail(r.Path(TranscriptFile), 15))
+	if _, err := os.Stat(r.Path(runinfo.ResultsFile)); err != nil {
+		return fmt.Errorf("the program wrote no %s:\n%s", runinfo.ResultsFile, tail(r.Path(runinfo.TranscriptFile), 15))
 	}
 	return nil
 }
 
-func (r *Run) export(ctx context.Context, s *Step, nsys string) error {
-	raw := r.Path(Base + ".export.sqlite")
-	args := []string{"export", "--type", "sqlite", "--output", raw, Base + ".nsys-rep"}
+func (r *Run) export(ctx context.Context, s *runinfo.Step, nsys string) error {
+	raw := r.Path(runinfo.Base + ".export.sqlite")
+	args := []string{"export", "--type", "sqlite", "--output", raw, runinfo.Base + ".nsys-rep"}
 	s.Commands = append(s.Commands, commandLine(nsys, args...))
 	cmd := command(ctx, r.Dir, os.Environ(), nsys, args...)
 	if err := runLogged(cmd, r.Path("export.log"), nil); err != nil {
@@ -483,8 +428,8 @@ func (r *Run) export(ctx context.Context, s *Step, nsys string) error {
 		return fmt.Errorf("nsys export wrote no %s:\n%s", raw, tail(r.Path("export.log"), 15))
 	}
 	// Compact into the shipped export so no stale bytes survive in free pages.
-	s.Commands = append(s.Commands, "VACUUM INTO "+Base+".sqlite")
-	if err := vacuumInto(raw, r.Path(Base+".sqlite")); err != nil {
+	s.Commands = append(s.Commands, "VACUUM INTO "+runinfo.Base+".sqlite")
+	if err := vacuumInto(raw, r.Path(runinfo.Base+".sqlite")); err != nil {
 		return fmt.Errorf("compact the SQLite export: %w", err)
 	}
 	return os.Remove(raw)
@@ -500,7 +445,7 @@ func vacuumInto(src, dst string) error {
 	return err
 }
 
-func (r *Run) stats(ctx context.Context, s *Step, nsys string) error {
+func (r *Run) stats(ctx context.Context, s *runinfo.Step, nsys string) error {
 	// nsys 2025.3 exits 1 after listing its reports, so the list decides.
 	help, helpErr := command(ctx, r.Dir, os.Environ(), nsys, "stats", "--help-reports").CombinedOutput()
 	reports, err := StatsReports(string(help))
@@ -514,7 +459,7 @@ func (r *Run) stats(ctx context.Context, s *Step, nsys string) error {
 	r.Info.Reports = reports
 	r.mu.Unlock()
 	args := []string{"stats", "--report", strings.Join(reports, ","), "--format", "csv",
-		"--output", Base, Base + ".sqlite"}
+		"--output", runinfo.Base, runinfo.Base + ".sqlite"}
 	s.Commands = append(s.Commands, commandLine(nsys, args...))
 	cmd := command(ctx, r.Dir, os.Environ(), nsys, args...)
 	if err := runLogged(cmd, r.Path("stats.log"), nil); err != nil {
@@ -535,8 +480,8 @@ func programMessage(transcript string) string {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
-		if line := sc.Text(); strings.HasPrefix(line, Base+": ") {
-			lines = append(lines, strings.TrimPrefix(line, Base+": "))
+		if line := sc.Text(); strings.HasPrefix(line, runinfo.Base+": ") {
+			lines = append(lines, strings.TrimPrefix(line, runinfo.Base+": "))
 		}
 	}
 	return strings.Join(lines, "; ")
@@ -597,8 +542,8 @@ func setEnv(env []string, name, value string) []string {
 // lockGPU queues for the GPU's lock, then looks at what else uses the GPU.
 // Holding the lock, no other nsyscheck run profiles there, so whatever the
 // look finds is foreign work.
-func (r *Run) lockGPU(ctx context.Context, g GPU) error {
-	me := LockInfo{PID: os.Getpid(), Host: r.Info.Host, Dir: r.Dir, Started: r.Info.Started}
+func (r *Run) lockGPU(ctx context.Context, g runinfo.GPU) error {
+	me := runinfo.LockInfo{PID: os.Getpid(), Host: r.Info.Host, Dir: r.Dir, Started: r.Info.Started}
 	held, rec, err := acquireLock(ctx, LockPath(r.opts.LockDir, g), g, me, !r.opts.NoWait, r.opts.Warn)
 	r.Info.Lock = &rec
 	if err != nil {
@@ -606,17 +551,17 @@ func (r *Run) lockGPU(ctx context.Context, g GPU) error {
 	}
 	r.held = held
 	before := LookAtGPU(ctx, g, 3, 200*time.Millisecond)
-	r.Info.Sharing = &Sharing{Before: before}
-	r.Info.Sharing.summarize()
+	r.Info.Sharing = &runinfo.Sharing{Before: before}
+	r.Info.Sharing.Summarize()
 	if before.Busy() && r.opts.Warn != nil {
 		fmt.Fprintf(r.opts.Warn, "nsyscheck: warning: GPU %d is not idle: %s; its bandwidth numbers may be disturbed (run.json records this: sharing)\n",
-			g.Index, before.describe("before profiling"))
+			g.Index, before.Describe("before profiling"))
 	}
 	return nil
 }
 
 // afterProfile looks at the GPU once more and releases its lock.
-func (r *Run) afterProfile(ctx context.Context, g GPU) {
+func (r *Run) afterProfile(ctx context.Context, g runinfo.GPU) {
 	defer func() { r.held.release() }()
 	if r.Info.Sharing == nil || ctx.Err() != nil {
 		return
@@ -626,10 +571,10 @@ func (r *Run) afterProfile(ctx context.Context, g GPU) {
 	defer r.mu.Unlock()
 	wasBusy := r.Info.Sharing.Before.Busy()
 	r.Info.Sharing.After = after
-	r.Info.Sharing.summarize()
+	r.Info.Sharing.Summarize()
 	if after.Busy() && !wasBusy && r.opts.Warn != nil {
 		fmt.Fprintf(r.opts.Warn, "nsyscheck: warning: GPU %d was not idle %s; its bandwidth numbers may be disturbed (run.json records this: sharing)\n",
-			g.Index, after.describe("right after profiling"))
+			g.Index, after.Describe("right after profiling"))
 	}
 	_ = r.save()
 }
@@ -638,7 +583,7 @@ func (r *Run) afterProfile(ctx context.Context, g GPU) {
 // node, binds the program to that node unless told not to, finds nvcc and
 // nsys, asks the tools their versions and picks the GPU architecture to
 // build for.
-func (r *Run) detect(ctx context.Context) (gpu GPU, nvcc, nsys string, err error) {
+func (r *Run) detect(ctx context.Context) (gpu runinfo.GPU, nvcc, nsys string, err error) {
 	if r.opts.GPU != nil {
 		gpu = *r.opts.GPU
 	} else {
@@ -670,8 +615,8 @@ func (r *Run) detect(ctx context.Context) (gpu GPU, nvcc, nsys string, err error
 	go func() { defer wg.Done(); nvccVersion = ToolVersion(ctx, nvcc) }()
 	go func() { defer wg.Done(); nsysVersion = ToolVersion(ctx, nsys) }()
 	wg.Wait()
-	r.Info.Nvcc = &Tool{Path: nvcc, Version: nvccVersion}
-	r.Info.Nsys = &Tool{Path: nsys, Version: nsysVersion}
+	r.Info.Nvcc = &runinfo.Tool{Path: nvcc, Version: nvccVersion}
+	r.Info.Nsys = &runinfo.Tool{Path: nsys, Version: nsysVersion}
 	arch := r.opts.Arch
 	if arch == "" {
 		if arch, err = Arch(gpu.ComputeCap); err != nil {
@@ -684,15 +629,15 @@ func (r *Run) detect(ctx context.Context) (gpu GPU, nvcc, nsys string, err error
 
 // build writes the bundled CUDA source and compiles it, or reuses the
 // build cache's binary for the same arguments.
-func (r *Run) build(ctx context.Context, s *Step, nvcc string) error {
+func (r *Run) build(ctx context.Context, s *runinfo.Step, nvcc string) error {
 	src := r.Path(kernels.PinnedFile)
 	if err := os.WriteFile(src, kernels.PinnedSource, 0o644); err != nil {
 		return fmt.Errorf("write the CUDA source: %w", err)
 	}
-	args := []string{"-std=c++17", "-O3", "-lineinfo", "-arch=" + r.Info.Arch, "-o", Base, kernels.PinnedFile}
+	args := []string{"-std=c++17", "-O3", "-lineinfo", "-arch=" + r.Info.Arch, "-o", runinfo.Base, kernels.PinnedFile}
 	s.Commands = append(s.Commands, commandLine(nvcc, args...))
 	cached := r.buildCachePath(args)
-	if cached != "" && copyExecutable(cached, r.Path(Base)) == nil {
+	if cached != "" && copyExecutable(cached, r.Path(runinfo.Base)) == nil {
 		s.Commands = append(s.Commands, "reused "+cached)
 		r.Info.BuildCache = cached
 		return nil

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nsyscheck/nsyscheck/runinfo"
 )
 
 func TestStatsReportsReal(t *testing.T) {
@@ -45,7 +47,7 @@ func TestNewAbsoluteRefuseDiscard(t *testing.T) {
 	if !filepath.IsAbs(r.Dir) {
 		t.Errorf("run folder %q is not absolute", r.Dir)
 	}
-	for _, f := range []string{InfoFile, IncompleteFile} {
+	for _, f := range []string{runinfo.InfoFile, runinfo.IncompleteFile} {
 		if _, err := os.Stat(r.Path(f)); err != nil {
 			t.Errorf("%s: %v", f, err)
 		}

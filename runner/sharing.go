@@ -8,84 +8,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/nsyscheck/nsyscheck/runinfo"
 )
-
-// BusyUtilization is the GPU utilisation (percent) above which a sample
-// counts as other work on the GPU.
-const BusyUtilization = 10
-
-// Sharing records what else used the run's GPU around the profile: once
-// before it (while the run held the GPU lock, so none of nsyscheck's own
-// queued runs was profiling) and once right after. It is written to
-// run.json.
-type Sharing struct {
-	Before *GPUActivity `json:"before,omitempty"`
-	After  *GPUActivity `json:"after,omitempty"`
-	// Foreign is true when either look found work that is not this run's.
-	Foreign bool `json:"foreign"`
-	// Summary says what was found, in words, for warnings.
-	Summary string `json:"summary,omitempty"`
-}
-
-// GPUActivity is one look at a GPU with nvidia-smi.
-type GPUActivity struct {
-	// Processes are the compute processes nvidia-smi lists on the GPU
-	// (program names only, never command lines).
-	Processes []GPUProcess `json:"processes"`
-	// Utilization holds the samples of utilization.gpu, in percent.
-	Utilization []int `json:"utilization"`
-	// Note says what could not be read.
-	Note string `json:"note,omitempty"`
-}
-
-// GPUProcess is a compute process on the GPU.
-type GPUProcess struct {
-	PID     int    `json:"pid"`
-	Name    string `json:"name"`
-	UsedMiB int    `json:"usedMiB,omitempty"`
-}
-
-// Busy reports whether the look found other work: a compute process, or a
-// utilisation sample above BusyUtilization.
-func (a *GPUActivity) Busy() bool {
-	if a == nil {
-		return false
-	}
-	return len(a.Processes) > 0 || a.MaxUtilization() > BusyUtilization
-}
-
-// MaxUtilization is the highest utilisation sample, or 0.
-func (a *GPUActivity) MaxUtilization() int {
-	m := 0
-	for _, u := range a.Utilization {
-		m = max(m, u)
-	}
-	return m
-}
-
-func (a *GPUActivity) describe(when string) string {
-	var parts []string
-	if n := len(a.Processes); n > 0 {
-		var names []string
-		for _, p := range a.Processes {
-			s := fmt.Sprintf("%s pid %d", p.Name, p.PID)
-			if p.UsedMiB > 0 {
-				s += fmt.Sprintf(", %d MiB", p.UsedMiB)
-			}
-			names = append(names, s)
-		}
-		parts = append(parts, fmt.Sprintf("%d compute process(es) (%s)", n, strings.Join(names, "; ")))
-	}
-	if len(a.Utilization) > 0 {
-		parts = append(parts, fmt.Sprintf("utilisation up to %d%%", a.MaxUtilization()))
-	}
-	return when + ": " + strings.Join(parts, ", ")
-}
 
 // LookAtGPU asks nvidia-smi which compute processes use the GPU and samples
 // its utilisation a few times, samples apart.
-func LookAtGPU(ctx context.Context, g GPU, samples int, apart time.Duration) *GPUActivity {
-	a := &GPUActivity{Processes: []GPUProcess{}, Utilization: []int{}}
+func LookAtGPU(ctx context.Context, g runinfo.GPU, samples int, apart time.Duration) *runinfo.GPUActivity {
+	a := &runinfo.GPUActivity{Processes: []runinfo.GPUProcess{}, Utilization: []int{}}
 	smi, err := exec.LookPath("nvidia-smi")
 	if err != nil {
 		a.Note = "nvidia-smi not found"
@@ -130,8 +60,8 @@ func LookAtGPU(ctx context.Context, g GPU, samples int, apart time.Duration) *GP
 // parseComputeApps reads --query-compute-apps lines (pid, name, MiB, GPU
 // UUID), keeping those on the GPU with the given UUID (all when it is
 // empty). It returns the first line it cannot read.
-func parseComputeApps(out, uuid string) ([]GPUProcess, string) {
-	procs := []GPUProcess{}
+func parseComputeApps(out, uuid string) ([]runinfo.GPUProcess, string) {
+	procs := []runinfo.GPUProcess{}
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(strings.ToLower(line), "no running") {
@@ -151,56 +81,11 @@ func parseComputeApps(out, uuid string) ([]GPUProcess, string) {
 		if len(f) >= 4 && uuid != "" && f[3] != "" && f[3] != uuid {
 			continue
 		}
-		p := GPUProcess{PID: pid, Name: filepath.Base(f[1])}
+		p := runinfo.GPUProcess{PID: pid, Name: filepath.Base(f[1])}
 		if len(f) >= 3 {
 			p.UsedMiB, _ = strconv.Atoi(f[2])
 		}
 		procs = append(procs, p)
 	}
 	return procs, ""
-}
-
-// summarize fills Foreign and Summary from the two looks.
-func (s *Sharing) summarize() {
-	var parts []string
-	if s.Before.Busy() {
-		parts = append(parts, s.Before.describe("before profiling"))
-	}
-	if s.After.Busy() {
-		parts = append(parts, s.After.describe("right after"))
-	}
-	s.Foreign = len(parts) > 0
-	if s.Foreign {
-		s.Summary = "other work shared the GPU: " + strings.Join(parts, "; ")
-	} else {
-		s.Summary = "no other work seen on the GPU before or right after profiling"
-	}
-}
-
-// ProfileTrace is what the profile step asks nsys to trace (nsys profile
-// -t): the CUDA API and the program's NVTX ranges.
-const ProfileTrace = "cuda,nvtx"
-
-// TracedCUDA reports whether the run's profile step traced CUDA calls, from
-// the nsys command line run.json records for it: a run that did, yet whose
-// export holds no or too few CUDA calls, lost its trace to another
-// profiler rather than to its flags.
-func (i Info) TracedCUDA() bool {
-	for _, st := range i.Steps {
-		if st.Name != "profile" {
-			continue
-		}
-		for _, c := range st.Commands {
-			if strings.Contains(c, " profile ") && (strings.Contains(c, "-t cuda") || strings.Contains(c, "--trace=cuda")) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// SharedGPU reports whether other work was seen on the run's GPU around
-// the profile.
-func (i Info) SharedGPU() bool {
-	return i.Sharing != nil && i.Sharing.Foreign
 }

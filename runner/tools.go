@@ -14,6 +14,7 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/internal/nsys"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+	"github.com/nsyscheck/nsyscheck/runinfo"
 )
 
 // ToolError says that a program the run needs is missing or unusable.
@@ -98,65 +99,6 @@ func ToolVersion(ctx context.Context, tool string) string {
 	return strings.TrimSpace(lines[len(lines)-1])
 }
 
-// GPU describes the device the run used, as nvidia-smi reports it.
-type GPU struct {
-	Name       string `json:"name"`
-	Driver     string `json:"driver"`
-	ComputeCap string `json:"computeCap"` // e.g. "9.0"
-	PCIe       PCIe   `json:"pcie"`
-	// Index is the GPU's number as nvidia-smi counts them.
-	Index int `json:"index"`
-	// BusID is the GPU's PCI address as nvidia-smi writes it
-	// (00000000:19:00.0), UUID its GPU-... identifier; either may be empty
-	// where nvidia-smi did not say.
-	BusID string `json:"busId,omitempty"`
-	UUID  string `json:"uuid,omitempty"`
-	// Visible is the CUDA_VISIBLE_DEVICES the program ran with;
-	// ReplacedVisible the caller's own value it replaced, if any.
-	Visible         string `json:"cudaVisibleDevices,omitempty"`
-	ReplacedVisible string `json:"replacedCudaVisibleDevices,omitempty"`
-	// NUMA is the GPU's NUMA node and how the run bound the program to it.
-	NUMA *NUMA `json:"numa,omitempty"`
-}
-
-// PCIe is the GPU's PCI Express link.
-type PCIe struct {
-	GenCurrent   int `json:"genCurrent,omitempty"`
-	GenMax       int `json:"genMax,omitempty"`
-	WidthCurrent int `json:"widthCurrent,omitempty"`
-	WidthMax     int `json:"widthMax,omitempty"`
-	// RatedGBps is the rated bandwidth per direction of the maximum link
-	// (generation and width) in GB/s (1e9 bytes), after line encoding.
-	RatedGBps float64 `json:"ratedGBps,omitempty"`
-}
-
-// RatedGBps returns the per-direction rated bandwidth of a PCIe link of the
-// given generation and width, in GB/s, or 0 when unknown.
-func RatedGBps(gen, width int) float64 {
-	// Transfer rate per lane (GT/s) and line-code efficiency per generation.
-	var gts, eff float64
-	switch gen {
-	case 1:
-		gts, eff = 2.5, 8.0/10
-	case 2:
-		gts, eff = 5, 8.0/10
-	case 3:
-		gts, eff = 8, 128.0/130
-	case 4:
-		gts, eff = 16, 128.0/130
-	case 5:
-		gts, eff = 32, 128.0/130
-	case 6:
-		gts, eff = 64, 242.0/256
-	default:
-		return 0
-	}
-	if width <= 0 {
-		return 0
-	}
-	return gts * eff * float64(width) / 8
-}
-
 // noGPUHint tells a user on a machine without a usable GPU what to do.
 const noGPUHint = "nsyscheck run needs a machine with an NVIDIA GPU and its driver; " +
 	"on this machine, check a capture made elsewhere with nsyscheck verify CAPTURE " +
@@ -164,36 +106,36 @@ const noGPUHint = "nsyscheck run needs a machine with an NVIDIA GPU and its driv
 
 // QueryGPU asks nvidia-smi about the first GPU. A machine without a GPU or
 // driver gets a *ToolError saying so.
-func QueryGPU(ctx context.Context) (GPU, error) {
+func QueryGPU(ctx context.Context) (runinfo.GPU, error) {
 	smi, err := exec.LookPath("nvidia-smi")
 	if err != nil {
-		return GPU{}, &ToolError{Tool: "nvidia-smi", Looked: []string{"PATH"},
+		return runinfo.GPU{}, &ToolError{Tool: "nvidia-smi", Looked: []string{"PATH"},
 			Hint: noGPUHint}
 	}
 	fields := "name,driver_version,compute_cap,pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max"
 	out, err := exec.CommandContext(ctx, smi, "--query-gpu="+fields, "--format=csv,noheader,nounits").CombinedOutput()
 	if err != nil {
-		return GPU{}, &ToolError{Tool: "nvidia-smi", Err: fmt.Errorf("%v: %s", err, strings.TrimSpace(string(out))),
+		return runinfo.GPU{}, &ToolError{Tool: "nvidia-smi", Err: fmt.Errorf("%v: %s", err, strings.TrimSpace(string(out))),
 			Hint: "no usable NVIDIA GPU: check the driver (nvidia-smi must list a GPU); " + noGPUHint}
 	}
 	return parseSMI(string(out))
 }
 
-func parseSMI(out string) (GPU, error) {
+func parseSMI(out string) (runinfo.GPU, error) {
 	line := strings.TrimSpace(strings.SplitN(strings.TrimSpace(out), "\n", 2)[0])
 	parts := strings.Split(line, ",")
 	if len(parts) < 7 {
-		return GPU{}, &ToolError{Tool: "nvidia-smi", Err: fmt.Errorf("unexpected answer %q", line),
+		return runinfo.GPU{}, &ToolError{Tool: "nvidia-smi", Err: fmt.Errorf("unexpected answer %q", line),
 			Hint: "no GPU listed; check the driver"}
 	}
 	for i := range parts {
 		parts[i] = strings.TrimSpace(parts[i])
 	}
 	num := func(s string) int { n, _ := strconv.Atoi(s); return n }
-	g := GPU{Name: parts[0], Driver: parts[1], ComputeCap: parts[2], PCIe: PCIe{
+	g := runinfo.GPU{Name: parts[0], Driver: parts[1], ComputeCap: parts[2], PCIe: runinfo.PCIe{
 		GenCurrent: num(parts[3]), GenMax: num(parts[4]), WidthCurrent: num(parts[5]), WidthMax: num(parts[6]),
 	}}
-	g.PCIe.RatedGBps = RatedGBps(g.PCIe.GenMax, g.PCIe.WidthMax)
+	g.PCIe.RatedGBps = runinfo.RatedGBps(g.PCIe.GenMax, g.PCIe.WidthMax)
 	return g, nil
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/fleet"
 	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/report"
+	"github.com/nsyscheck/nsyscheck/runinfo"
 	"github.com/nsyscheck/nsyscheck/runner"
 )
 
@@ -201,23 +202,23 @@ func runOne(ctx context.Context, ropts runner.Options, s Streams) (*check.Checke
 	// The profile step is recorded by then: its facts tell a trace another
 	// profiler took from a wrong flag.
 	var checked *check.Checked
-	verify := runner.Task{Name: "verify", Fn: func(st *runner.Step) error {
+	verify := runner.Task{Name: "verify", Fn: func(st *runinfo.Step) error {
 		var err error
 		info := run.Facts()
-		checked, err = check.Load(run.Path(runner.Base+".sqlite"), check.Options{Run: &info})
+		checked, err = check.Load(run.Path(runinfo.Base+".sqlite"), check.Options{Run: &info})
 		return err
 	}}
 	if err := run.Profile(ctx, verify); err != nil {
 		return nil, fail(err)
 	}
-	if err := run.Step(ctx, "report", func(st *runner.Step) error {
+	if err := run.Step(ctx, "report", func(st *runinfo.Step) error {
 		// The rule's output and the run's facts are complete now.
 		info := run.Facts()
 		checked.Enrich(&info)
 		if checked.TraceLost != "" && ropts.Warn != nil {
 			fmt.Fprintf(ropts.Warn, "nsyscheck: warning: %s; see %s below the verdicts\n", checked.TraceLost, check.CodeTraceLost)
 		}
-		shareable(checked.Result, run.Path(runner.Base+".sqlite"), false)
+		shareable(checked.Result, run.Path(runinfo.Base+".sqlite"), false)
 		return writeRunReports(run, checked)
 	}); err != nil {
 		return nil, fail(err)
@@ -239,7 +240,7 @@ const (
 // runAll checks the GPUs one after another, each into its own run folder
 // gpuN of the --out folder, then writes and prints the fleet summary. A GPU
 // whose run fails does not stop the others; the exit status is the worst.
-func runAll(ctx context.Context, opts *runOptions, ropts runner.Options, gpus []runner.GPU, s Streams) error {
+func runAll(ctx context.Context, opts *runOptions, ropts runner.Options, gpus []runinfo.GPU, s Streams) error {
 	parent := opts.Out
 	if parent == "" {
 		parent = filepath.Join("nsyscheck-runs", time.Now().UTC().Format("20060102-150405"))

@@ -138,4 +138,3 @@ func SizeScale(unit string) (float64, bool) {
 	}
 	return 0, false
 }
-
