@@ -12,6 +12,7 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+	"github.com/nsyscheck/nsyscheck/internal/sqlitefile"
 )
 
 // This file is the one place that reads an application's memory copies for
@@ -185,7 +186,7 @@ func ReportSQLite(path string, opts Options) (db, note string, err error) {
 	if nsysdb.Magic(head) == nsysdb.KindSQLite {
 		return path, "", nil
 	}
-	return reportExport(path, info, head, opts, checkSQLiteFile)
+	return reportExport(path, info, head, opts, sqlitefile.CheckPath)
 }
 
 func streamCopiesNsysRep(path string, opts Options, fn func(*CopyCall)) (*CopyScan, error) {
@@ -230,7 +231,7 @@ func streamCopiesSQLite(path string, fn func(*CopyCall)) (*CopyScan, error) {
 	defer cancel()
 	checked := make(chan error, 1)
 	go func() {
-		err := sqliteIntegrity(r.db, path)
+		err := sqlitefile.Integrity(ctx, r.db, path)
 		if err != nil {
 			cancel()
 		}

@@ -7,9 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -227,35 +225,5 @@ func TestOpenRegular(t *testing.T) {
 		if err := load(fifo); err == nil || !strings.Contains(err.Error(), "FIFO") {
 			t.Errorf("a FIFO loaded: %v", err)
 		}
-	}
-}
-
-// TestSQLiteCopySwept: the private copy a killed run left in the temporary
-// folder (a database with a -wal) is removed by the next run that makes one.
-func TestSQLiteCopySwept(t *testing.T) {
-	t.Setenv("TMPDIR", t.TempDir())
-	gone := exec.Command("true")
-	if err := gone.Run(); err != nil {
-		t.Skip(err)
-	}
-	left := filepath.Join(os.TempDir(), sqliteCopyPrefix+strconv.Itoa(gone.Process.Pid)+"-1")
-	if err := os.MkdirAll(left, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	p := filepath.Join(dir, "x.sqlite")
-	sqCopy(t, "../testdata/captures/h200-pinned/pinned.sqlite", p)
-	if err := os.WriteFile(p+"-wal", []byte("not a valid log, ignored by SQLite"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := LoadSQLite(p, Options{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(left); !os.IsNotExist(err) {
-		t.Errorf("the leftover copy %s is still there: %v", left, err)
-	}
-	entries, _ := os.ReadDir(os.TempDir())
-	if len(entries) != 0 {
-		t.Errorf("the temporary folder holds %d entries after the load", len(entries))
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/internal/leftover"
 	"github.com/nsyscheck/nsyscheck/internal/nsys"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+	"github.com/nsyscheck/nsyscheck/internal/sqlitefile"
 )
 
 // nsysInstallHint tells the user how to get a usable nsys.
@@ -204,7 +205,7 @@ func exportBeside(report string, info os.FileInfo) (path string, fresh bool) {
 	base := strings.TrimSuffix(filepath.Base(report), filepath.Ext(report))
 	sib := filepath.Join(filepath.Dir(report), base+".sqlite")
 	st, err := os.Stat(sib)
-	if err != nil || !st.Mode().IsRegular() || checkSQLiteFile(sib) != nil {
+	if err != nil || !st.Mode().IsRegular() || sqlitefile.CheckPath(sib) != nil {
 		return "", false
 	}
 	db, err := sql.Open("sqlite3", sqliteReadOnlyDSN(sib))
@@ -304,7 +305,7 @@ const sourceTable = "NSYSCHECK_SOURCE"
 // cachedSource returns the report an export of nsyscheck's records, or the
 // zero reportSource when it records none (a foreign or damaged file).
 func cachedSource(path string) reportSource {
-	if checkSQLiteFile(path) != nil {
+	if sqlitefile.CheckPath(path) != nil {
 		return reportSource{}
 	}
 	db, err := sql.Open("sqlite3", sqliteReadOnlyDSN(path))
@@ -418,7 +419,7 @@ func exportSQLite(ctx context.Context, nsysPath, report string, head []byte, dir
 				Err: outputError(out), Hint: nsysInstallHint}
 		}
 	}
-	if err := checkSQLiteFile(got); err != nil {
+	if err := sqlitefile.CheckPath(got); err != nil {
 		var ie *inputerr.Error
 		if errors.As(err, &ie) {
 			err = errors.New(ie.Problem)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/internal/golden"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
+	"github.com/nsyscheck/nsyscheck/internal/sqlitefile"
 
 	"github.com/nsyscheck/nsyscheck/internal/nsys"
 )
@@ -203,7 +204,7 @@ func TestLoadNsysRepDamagedCache(t *testing.T) {
 	if exportCalls(t, calls) != 1 || len(c.Calls) != 444 {
 		t.Errorf("exports %d calls %d", exportCalls(t, calls), len(c.Calls))
 	}
-	if err := checkSQLiteFile(cache); err != nil {
+	if err := sqlitefile.CheckPath(cache); err != nil {
 		t.Errorf("cache not replaced: %v", err)
 	}
 }

@@ -1,13 +1,10 @@
 package capture
 
 import (
-	"bytes"
+	"context"
 	"database/sql"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,6 +13,7 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+	"github.com/nsyscheck/nsyscheck/internal/sqlitefile"
 )
 
 // sqliteMagic is the 16-byte header every SQLite 3 database file starts with.
@@ -53,7 +51,7 @@ func newSQLiteReader(path string, opts Options) (r *sqliteReader, done func(), e
 	if err != nil {
 		return nil, done, err
 	}
-	if err := sqliteIntegrity(r.db, path); err != nil {
+	if err := sqlitefile.Integrity(context.Background(), r.db, path); err != nil {
 		done()
 		return nil, func() {}, err
 	}
@@ -65,24 +63,13 @@ func newSQLiteReader(path string, opts Options) (r *sqliteReader, done func(), e
 // its stream) and uses nothing it read before the check has passed.
 func openSQLiteReader(path string, opts Options) (r *sqliteReader, done func(), err error) {
 	done = func() {}
-	if err := checkSQLiteFile(path); err != nil {
+	if err := sqlitefile.CheckPath(path); err != nil {
 		return nil, done, err
 	}
-	if !sqliteWorks {
-		return nil, done, errNoCgo(path)
-	}
-	f, _, err := inputerr.Open(path)
-	if err != nil {
-		return nil, done, err
-	}
-	defer f.Close()
-	db, cleanup, err := openSQLite(path, f)
+	db, cleanup, err := sqlitefile.OpenPath(path)
 	if err != nil {
 		cleanup()
-		if inputerr.Is(err) {
-			return nil, done, err
-		}
-		return nil, done, &inputerr.Error{Path: path, Problem: "cannot open the SQLite export", Err: err, Hint: sqliteExportHint}
+		return nil, done, err
 	}
 	r = &sqliteReader{db: db, path: path, opts: opts, strs: map[int64]string{}, devices: map[int64]bool{},
 		wantCorr: map[int64]bool{}}
@@ -116,69 +103,6 @@ func LoadSQLite(path string, opts Options) (*Capture, error) {
 
 // sqliteReadOnlyDSN opens path read-only and immutable (nsysdb.ReadOnlyURI).
 func sqliteReadOnlyDSN(path string) string { return nsysdb.ReadOnlyURI(path) }
-
-// checkSQLiteFile makes sure path is a complete SQLite 3 database before
-// SQLite itself sees it, so that an empty, zero-filled, foreign or truncated
-// file gets a clear error instead of an obscure one (or an empty model).
-func checkSQLiteFile(path string) error {
-	fail := func(problem, hint string, err error) error {
-		return &inputerr.Error{Path: path, Problem: problem, Hint: hint, Err: err}
-	}
-	if info, err := os.Stat(path); err == nil && info.IsDir() {
-		return fail("is a folder, not an Nsight Systems SQLite export", "give the .sqlite file itself", nil)
-	}
-	f, info, err := inputerr.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	size := info.Size()
-	if size == 0 {
-		return fail("the file is empty, not an Nsight Systems SQLite export", sqliteExportHint, nil)
-	}
-	head := make([]byte, 100)
-	n, err := io.ReadFull(f, head)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return fail("cannot read the file", "", err)
-	}
-	head = head[:n]
-	if n < len(sqliteMagic) || string(head[:len(sqliteMagic)]) != sqliteMagic {
-		switch {
-		case len(bytes.Trim(head, "\x00")) == 0:
-			return fail("the file holds only zero bytes, not an SQLite database (an interrupted copy or download?)", sqliteExportHint, nil)
-		case bytes.HasPrefix(head, []byte("NVIDIA")):
-			return fail("this is an Nsight Systems report (.nsys-rep), not its SQLite export",
-				"give it a .nsys-rep name so nsyscheck exports it, or "+sqliteExportHint, nil)
-		case n < len(sqliteMagic) && strings.HasPrefix(sqliteMagic, string(head)):
-			return fail(fmt.Sprintf("the file is truncated: it holds only %d bytes", size), sqliteExportHint, nil)
-		default:
-			return fail("not an SQLite database (the file does not start with the SQLite header)", sqliteExportHint, nil)
-		}
-	}
-	if n < 100 {
-		return fail(fmt.Sprintf("the file is truncated: it holds only %d bytes, less than an SQLite header", size), sqliteExportHint, nil)
-	}
-	pageSize := int64(binary.BigEndian.Uint16(head[16:18]))
-	if pageSize == 1 {
-		pageSize = 65536
-	}
-	if pageSize < 512 || pageSize&(pageSize-1) != 0 {
-		return fail(fmt.Sprintf("the SQLite header is damaged (page size %d)", pageSize), sqliteExportHint, nil)
-	}
-	// The page count at offset 28 is valid when the change counter (24)
-	// matches the version-valid-for number (92).
-	pages := int64(binary.BigEndian.Uint32(head[28:32]))
-	if pages > 0 && bytes.Equal(head[24:28], head[92:96]) {
-		if want := pages * pageSize; size < want {
-			return fail(fmt.Sprintf("the file is truncated: its header says %d bytes but it holds %d", want, size),
-				"copy it again, or "+sqliteExportHint, nil)
-		}
-	} else if size%pageSize != 0 {
-		return fail(fmt.Sprintf("the file is truncated: %d bytes is not a whole number of %d-byte pages", size, pageSize),
-			"copy it again, or "+sqliteExportHint, nil)
-	}
-	return nil
-}
 
 // sqliteReader holds the state of one LoadSQLite call.
 type sqliteReader struct {

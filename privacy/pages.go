@@ -7,7 +7,7 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+	"github.com/nsyscheck/nsyscheck/internal/sqlitefile"
 )
 
 // span is a half-open byte range [lo, hi) of a file.
@@ -111,24 +111,15 @@ const (
 // list. It reads one page at a time, so its memory does not follow the file
 // size beyond a few bytes a page.
 func buildPageMap(f io.ReaderAt, size int64, roots []int64) (*pageMap, error) {
-	var hdr [100]byte
 	if size < 100 {
 		return nil, fmt.Errorf("not a SQLite database file")
 	}
-	if _, err := f.ReadAt(hdr[:], 0); err != nil {
+	hdr, err := sqlitefile.ReadHeader(f)
+	if err != nil {
 		return nil, err
 	}
-	if nsysdb.Magic(hdr[:]) != nsysdb.KindSQLite {
-		return nil, fmt.Errorf("not a SQLite database file")
-	}
-	pageSize := int64(binary.BigEndian.Uint16(hdr[16:18]))
-	if pageSize == 1 {
-		pageSize = 65536
-	}
-	if pageSize < 512 || pageSize&(pageSize-1) != 0 {
-		return nil, fmt.Errorf("bad page size %d in the file header", pageSize)
-	}
-	usable := pageSize - int64(hdr[20])
+	pageSize := hdr.PageSize
+	usable := pageSize - hdr.Reserved
 	nPages := size / pageSize
 	w := &walker{f: f, pageSize: pageSize, usable: usable, nPages: nPages,
 		state: make([]byte, nPages+1), other: make(map[int64][]span)}
@@ -141,7 +132,7 @@ func buildPageMap(f io.ReaderAt, size int64, roots []int64) (*pageMap, error) {
 	}
 	// Pointer-map pages of auto-vacuum databases hold only page numbers;
 	// treat them as used so their zero bytes do not count as unused.
-	if binary.BigEndian.Uint32(hdr[52:56]) != 0 {
+	if hdr.AutoVacuum {
 		entries := usable / 5
 		for p := int64(2); p <= nPages; p += entries + 1 {
 			w.mark(p, 0, pageSize)
@@ -149,7 +140,7 @@ func buildPageMap(f io.ReaderAt, size int64, roots []int64) (*pageMap, error) {
 	}
 	// Free-list trunk pages: only the next-trunk pointer, the count and the
 	// leaf page numbers are live; leaf pages are entirely unused.
-	trunk := int64(binary.BigEndian.Uint32(hdr[32:36]))
+	trunk := hdr.FreeTrunk
 	for seen := 0; trunk != 0; seen++ {
 		if trunk > nPages || seen > int(nPages) {
 			return nil, fmt.Errorf("free list points outside the file (page %d)", trunk)

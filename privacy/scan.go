@@ -14,10 +14,9 @@ import (
 
 	_ "github.com/mattn/go-sqlite3" // SQLite driver for database/sql
 
-	"github.com/nsyscheck/nsyscheck/capture"
-
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+	"github.com/nsyscheck/nsyscheck/internal/sqlitefile"
 )
 
 const (
@@ -91,14 +90,14 @@ func readOnlyDSN(path string) string {
 func scanSQLite(path string, f *os.File, size int64) (*Report, error) {
 	// The committed state: what a -wal or hot -journal beside the file
 	// holds counts, and a file another program is writing is refused.
-	db, cleanup, err := capture.OpenSQLite(path)
+	db, cleanup, err := sqlitefile.OpenPath(path)
 	defer cleanup()
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
 	r := &Report{Path: path, Format: "sqlite"}
-	for _, side := range capture.SQLiteSidecars(path) {
+	for _, side := range sqlitefile.Sidecars(path) {
 		r.Notes = append(r.Notes, filepath.Base(side)+" holds changes SQLite has not written into the file yet: "+
 			"they were read through SQLite, but its raw bytes were not searched")
 	}

@@ -13,11 +13,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/nsyscheck/nsyscheck/capture"
-
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/leftover"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+	"github.com/nsyscheck/nsyscheck/internal/sqlitefile"
 )
 
 // ScrubOptions tune Scrub.
@@ -193,7 +192,7 @@ func workingCopy(in, pid string) (tmpDir, work string, err error) {
 			Hint: "check that $TMPDIR is writable"}
 	}
 	work = filepath.Join(tmpDir, "work.sqlite")
-	for _, src := range append([]string{in}, capture.SQLiteSidecars(in)...) {
+	for _, src := range append([]string{in}, sqlitefile.Sidecars(in)...) {
 		dst := work + strings.TrimPrefix(src, in)
 		if err := copyFile(src, dst); err != nil {
 			os.RemoveAll(tmpDir)

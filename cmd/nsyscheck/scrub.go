@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/internal/sqlitefile"
 	"github.com/nsyscheck/nsyscheck/privacy"
 )
 
@@ -47,7 +47,7 @@ that. nsyscheck verify reads a scrubbed copy like any other export.`,
 			if opts.Out == "" {
 				return &statusError{code: exitError, err: fmt.Errorf("scrub needs -o OUT.sqlite: where to write the shareable copy")}
 			}
-			if err := capture.SQLiteAvailable(args[0]); err != nil {
+			if err := sqlitefile.Available(args[0]); err != nil {
 				return &statusError{code: exitError, err: err}
 			}
 			// SIGINT and SIGTERM stop the scrub: its temporary copies are

@@ -1,12 +1,11 @@
-package capture
+package sqlitefile
 
 import "github.com/nsyscheck/nsyscheck/internal/inputerr"
 
-// sqliteWorks reports whether this build can read SQLite: the SQLite driver
-// is C code linked through cgo, and a build without cgo (CGO_ENABLED=0, or
-// no C compiler found) has only a stub that fails every query. Tests
-// replace it.
-var sqliteWorks = cgoEnabled
+// works reports whether this build can read SQLite: the SQLite driver is C
+// code linked through cgo, and a build without cgo (CGO_ENABLED=0, or no C
+// compiler found) has only a stub that fails every query. Tests replace it.
+var works = cgoEnabled
 
 // NoCgoHint says how to get a build that reads SQLite.
 const NoCgoHint = "install a C compiler (gcc: apt-get install gcc, dnf install gcc, or xcode-select --install) and build again " +
@@ -21,10 +20,10 @@ func errNoCgo(path string) error {
 		Hint:    NoCgoHint}
 }
 
-// SQLiteAvailable returns nil when this build reads SQLite, else the error
-// that says it was built without cgo, naming path.
-func SQLiteAvailable(path string) error {
-	if sqliteWorks {
+// Available returns nil when this build reads SQLite, else the error that
+// says it was built without cgo, naming path.
+func Available(path string) error {
+	if works {
 		return nil
 	}
 	return errNoCgo(path)

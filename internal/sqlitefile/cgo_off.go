@@ -1,5 +1,5 @@
 //go:build !cgo
 
-package capture
+package sqlitefile
 
 const cgoEnabled = false
