@@ -80,8 +80,8 @@ bench:
 # per-record report is read with to encoding/csv through the record bound;
 # FuzzMaskSecrets checks the secret detector and its masking.
 FUZZTIME ?= 3m
-FUZZ_TARGETS := capture:FuzzCSVTrace capture:FuzzCSVScanner capture:FuzzTranscript capture:FuzzMeasurements \
-	capture:FuzzDuplicateKey privacy:FuzzMaskSecrets
+FUZZ_TARGETS := nsyscsv:FuzzCSVTrace nsyscsv:FuzzCSVScanner capture:FuzzTranscript capture:FuzzMeasurements \
+	program:FuzzDuplicateKey privacy:FuzzMaskSecrets
 fuzz:
 	@set -e; for pt in $(FUZZ_TARGETS); do \
 		p=$${pt%%:*}; t=$${pt#*:}; \

@@ -3,8 +3,10 @@ package audit
 import (
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/records"
 
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
@@ -28,9 +30,45 @@ type Evidence struct {
 	Range string  `json:"nvtxRange,omitempty"`
 }
 
-func evidenceOf(c *capture.CopyCall) Evidence {
+// copyCall is one GPU memory copy together with the API call that issued
+// it, as the accumulator sums it. Times are nanoseconds on the capture's
+// clock.
+type copyCall struct {
+	API       string // runtime API name without _vNNNN, "" when no call was found
+	CallStart int64  // the call's start (0 when API is "")
+	CallEnd   int64
+	// HostNs is the call's duration, counted on the first copy of a call
+	// only: a batch call that made several copies holds the host once.
+	HostNs int64
+
+	Kind     vocab.CopyKind
+	Src, Dst vocab.MemKind
+	Bytes    int64
+	Start    int64 // the copy on the GPU
+	End      int64
+
+	CorrelationID int64
+	PID, TID      int64
+	Thread        string
+	Stream        int64
+	// Range is the innermost NVTX push/pop range of the calling thread that
+	// encloses the call, "" when none does (or the capture has no NVTX).
+	Range string
+}
+
+// HostDuration is the call's whole duration (CallEnd - CallStart), whether
+// or not HostNs counts it.
+func (c *copyCall) HostDuration() int64 { return c.CallEnd - c.CallStart }
+
+// GPUDuration is the copy's duration on the GPU.
+func (c *copyCall) GPUDuration() int64 { return c.End - c.Start }
+
+// host is the memory kind of the copy's host side.
+func (c *copyCall) host() HostMemory { return HostMemoryOf(c.Kind, c.Src, c.Dst) }
+
+func evidenceOf(c *copyCall) Evidence {
 	e := Evidence{CorrelationID: c.CorrelationID, PID: c.PID, TID: c.TID, API: c.API, Direction: c.Kind,
-		HostMemory: HostMemoryOf(c), Bytes: c.Bytes, CallStart: c.CallStart, CallNs: c.HostDuration(),
+		HostMemory: c.host(), Bytes: c.Bytes, CallStart: c.CallStart, CallNs: c.HostDuration(),
 		GPUStart: c.Start, GPUNs: c.GPUDuration(), Range: c.Range}
 	if e.GPUNs > 0 {
 		e.Held = float64(e.CallNs) / float64(e.GPUNs)
@@ -64,7 +102,7 @@ const (
 	FindingNoOverlap    = "cannot-overlap"
 )
 
-func (f *Finding) add(c *capture.CopyCall) {
+func (f *Finding) add(c *copyCall) {
 	f.Count++
 	f.Bytes += c.Bytes
 	f.HostNs += c.HostNs
@@ -158,6 +196,13 @@ type flagKey struct{ pid, start int64 }
 
 // Accumulator sums copies into an Audit as they are read.
 type Accumulator struct {
+	// ranges places each copy's call in its thread's NVTX ranges, which
+	// arrive before the copies; batches holds the (process, correlation id)
+	// of the batch calls already counted.
+	pending []records.Range
+	ranges  *rangeIndex
+	batches map[[2]int64]bool
+
 	classes  map[key]*Class
 	pageable map[groupKey]*group // pageable host copies, to predict
 	pinned   map[groupKey]*group // pinned host copies, the measured rates
@@ -173,7 +218,7 @@ type Accumulator struct {
 func NewAccumulator() *Accumulator {
 	return &Accumulator{
 		classes: map[key]*Class{}, pageable: map[groupKey]*group{}, pinned: map[groupKey]*group{},
-		pageableAsync: map[flagKey]Evidence{}, totals: map[totalKey]*Total{},
+		pageableAsync: map[flagKey]Evidence{}, totals: map[totalKey]*Total{}, batches: map[[2]int64]bool{},
 		sync: Finding{ID: FindingSecretlySync, Title: "secretly synchronous: pageable async copies whose call held the host for most of the copy",
 			Rule: "an async API, pageable host memory, and the call lasted at least 80% of the copy's GPU time", Evidence: []Evidence{}},
 		noOver: Finding{ID: FindingNoOverlap, Title: "cannot overlap: async copies whose call returned only after the copy had finished on the GPU",
@@ -181,8 +226,82 @@ func NewAccumulator() *Accumulator {
 	}
 }
 
-// Add sums one copy.
-func (a *Accumulator) Add(c *capture.CopyCall) {
+// Handler returns the records.Handler that feeds the accumulator: what the
+// reader says of the capture (its metadata, the facts it lacks, the
+// trace's counts) into scan, the NVTX ranges to place the copies' calls
+// in, and every copy with its call (Add). Other kinds are not wanted.
+func (a *Accumulator) Handler(scan *capture.CopyScan) records.Handler {
+	var durationNs int64
+	return records.Handler{
+		Meta: func(m *records.Meta) error {
+			scan.Meta = capture.Metadata{NsysVersion: m.NsysVersion, SchemaVersion: m.SchemaVersion, GPU: m.GPU,
+				Driver: m.Driver, CUDADriver: m.CUDADriver, OS: m.OS}
+			durationNs = m.DurationNs
+			return nil
+		},
+		Gap: func(g records.Gap) error {
+			scan.Lack(g.Fact, g.Reason)
+			return nil
+		},
+		Range: func(r *records.Range) error {
+			a.pending = append(a.pending, *r)
+			return nil
+		},
+		Op: func(o *records.Op) error {
+			if o.Kind != records.OpCopy {
+				return nil
+			}
+			scan.Copies++
+			if o.Call == nil {
+				scan.Unmatched++
+			}
+			a.Add(o)
+			return nil
+		},
+		Counts: func(c *records.Counts) error {
+			scan.APICalls, scan.Memsets = c.Calls, c.Memsets
+			switch {
+			case durationNs > 0:
+				scan.Span, scan.SpanFrom = durationNs, capture.SpanTrace
+			case c.LastCall > c.FirstCall:
+				scan.Span, scan.SpanFrom = c.LastCall-c.FirstCall, capture.SpanAPICalls
+			}
+			return nil
+		},
+	}
+}
+
+// Add sums one copy and the call that issued it (o.Call, nil when the
+// trace holds none): the call holds the host for its duration, counted
+// once for a batch call that made several copies, inside the innermost
+// NVTX range of its thread that encloses it.
+func (a *Accumulator) Add(o *records.Op) {
+	if a.ranges == nil {
+		a.ranges = newRangeIndex(a.pending)
+		a.pending = nil
+	}
+	c := copyCall{Kind: o.Copy, Src: o.Src, Dst: o.Dst, Bytes: o.Bytes, Start: o.Start, End: o.End,
+		CorrelationID: o.Corr, PID: o.PID, Stream: o.Stream}
+	if call := o.Call; call != nil {
+		c.API, c.CallStart, c.CallEnd, c.HostNs = call.Name, call.Start, call.End, call.Duration()
+		c.PID, c.TID, c.Thread = call.PID, call.TID, call.Thread
+		if isBatchAPI(call.Name) {
+			k := [2]int64{c.PID, c.CorrelationID}
+			if a.batches[k] {
+				c.HostNs = 0
+			}
+			a.batches[k] = true
+		}
+		c.Range = a.ranges.innermost(c.PID, c.TID, c.CallStart, c.CallEnd)
+	}
+	a.add(&c)
+}
+
+// isBatchAPI reports whether one call of this API may make several copies.
+func isBatchAPI(name string) bool { return strings.Contains(name, "Batch") }
+
+// add sums one copy.
+func (a *Accumulator) add(c *copyCall) {
 	k := keyOf(c)
 	cl := a.classes[k]
 	if cl == nil {
@@ -194,7 +313,7 @@ func (a *Accumulator) Add(c *capture.CopyCall) {
 	cl.HostNs += c.HostNs
 	gpu := c.GPUDuration()
 	cl.GPUNs += gpu
-	kind, host := KindOf(c.API), HostMemoryOf(c)
+	kind, host := KindOf(c.API), c.host()
 
 	tk := totalKey{c.Kind, host, kind}
 	t := a.totals[tk]

@@ -4,17 +4,16 @@
 // warns about, predicts what pinning the pageable ones would save, and checks
 // that prediction against a second capture made after the fix.
 //
-// The package does no I/O of its own: capture.StreamCopies feeds an
-// Accumulator one copy at a time, so a capture of any size is summed up in
-// memory proportional to its number of classes.
+// The package does no I/O of its own: a capture's reader feeds an
+// Accumulator its copies, each with the call that issued it, one at a time
+// (Accumulator.Handler), so a capture of any size is summed up in memory
+// proportional to its number of classes.
 package audit
 
 import (
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/nsyscheck/nsyscheck/capture"
 
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
@@ -72,26 +71,27 @@ const (
 	NoHost      = vocab.MemNone // a device-to-device or peer copy
 )
 
-// HostMemoryOf returns the host side's memory kind of a copy.
-func HostMemoryOf(c *capture.CopyCall) HostMemory {
+// HostMemoryOf returns the memory kind of the host side of a copy of the
+// given direction between memory kinds src and dst.
+func HostMemoryOf(kind vocab.CopyKind, src, dst vocab.MemKind) HostMemory {
 	var m vocab.MemKind
-	switch c.Kind {
+	switch kind {
 	case vocab.CopyHtoD:
-		m = c.Src
+		m = src
 	case vocab.CopyDtoH:
-		m = c.Dst
+		m = dst
 	case vocab.CopyHtoH:
-		m = c.Src
-		if c.Dst == vocab.MemPageable {
-			m = c.Dst
+		m = src
+		if dst == vocab.MemPageable {
+			m = dst
 		}
 	case vocab.CopyDtoD, vocab.CopyPtoP:
 		return NoHost
 	default:
-		if c.Src == vocab.MemPageable || c.Dst == vocab.MemPageable {
+		if src == vocab.MemPageable || dst == vocab.MemPageable {
 			return Pageable
 		}
-		m = c.Src
+		m = src
 	}
 	switch m {
 	case vocab.MemPageable:
@@ -101,7 +101,7 @@ func HostMemoryOf(c *capture.CopyCall) HostMemory {
 	case vocab.MemManaged:
 		return Managed
 	}
-	if c.Src == vocab.MemManaged || c.Dst == vocab.MemManaged {
+	if src == vocab.MemManaged || dst == vocab.MemManaged {
 		return Managed
 	}
 	return UnknownHost
@@ -169,8 +169,8 @@ type key struct {
 	rng                     string
 }
 
-func keyOf(c *capture.CopyCall) key {
-	return key{api: c.API, apiKind: string(KindOf(c.API)), dir: string(c.Kind), host: string(HostMemoryOf(c)),
+func keyOf(c *copyCall) key {
+	return key{api: c.API, apiKind: string(KindOf(c.API)), dir: string(c.Kind), host: string(c.host()),
 		bucket: BucketOf(c.Bytes), pid: c.PID, tid: c.TID, stream: c.Stream, rng: c.Range}
 }
 

@@ -14,8 +14,8 @@ import (
 
 // cp builds a copy: API, direction, source and destination memory, bytes,
 // call [cs, ce] and GPU [gs, ge].
-func cp(api string, dir vocab.CopyKind, src, dst vocab.MemKind, bytes, cs, ce, gs, ge int64) *capture.CopyCall {
-	return &capture.CopyCall{API: api, CallStart: cs, CallEnd: ce, HostNs: ce - cs, Kind: dir, Src: src, Dst: dst,
+func cp(api string, dir vocab.CopyKind, src, dst vocab.MemKind, bytes, cs, ce, gs, ge int64) *copyCall {
+	return &copyCall{API: api, CallStart: cs, CallEnd: ce, HostNs: ce - cs, Kind: dir, Src: src, Dst: dst,
 		Bytes: bytes, Start: gs, End: ge, PID: 1, TID: 1, Stream: 7, CorrelationID: cs}
 }
 
@@ -47,7 +47,7 @@ func TestKindsAndBuckets(t *testing.T) {
 		{vocab.CopyHtoH, pin, pg, Pageable},
 	}
 	for _, c := range cases {
-		if got := HostMemoryOf(&capture.CopyCall{Kind: c.dir, Src: c.src, Dst: c.dst}); got != c.want {
+		if got := HostMemoryOf(c.dir, c.src, c.dst); got != c.want {
 			t.Errorf("HostMemoryOf(%s %s->%s) = %s, want %s", c.dir, c.src, c.dst, got, c.want)
 		}
 	}
@@ -83,18 +83,18 @@ func TestClassesFindingsAndCaptureRate(t *testing.T) {
 		s := i * 2_000_000
 		c := cp("cudaMemcpyAsync", vocab.CopyHtoD, pg, dev, mb4, s, s+1_000_000, s+50_000, s+950_000)
 		c.Range = "step"
-		a.Add(c)
+		a.add(c)
 	}
 	// 5 pinned async HtoD copies of 4 MiB: 10 µs calls.
 	for i := int64(0); i < 5; i++ {
 		s := 30_000_000 + i*1_000_000
-		a.Add(cp("cudaMemcpyAsync", vocab.CopyHtoD, pin, dev, mb4, s, s+10_000, s+5_000, s+100_000))
+		a.add(cp("cudaMemcpyAsync", vocab.CopyHtoD, pin, dev, mb4, s, s+10_000, s+5_000, s+100_000))
 	}
 	// A pinned async DtoH whose call outlasts a 50 µs copy: cannot overlap.
-	a.Add(cp("cudaMemcpyAsync", vocab.CopyDtoH, dev, pin, 1<<20, 40_000_000, 40_100_000, 40_010_000, 40_060_000))
+	a.add(cp("cudaMemcpyAsync", vocab.CopyDtoH, dev, pin, 1<<20, 40_000_000, 40_100_000, 40_010_000, 40_060_000))
 	// A device-to-device copy and a copy with no call.
-	a.Add(cp("cudaMemcpy", vocab.CopyDtoD, dev, dev, 1<<20, 41_000_000, 41_020_000, 41_000_000, 41_010_000))
-	a.Add(&capture.CopyCall{Kind: vocab.CopyHtoD, Src: pg, Dst: dev, Bytes: 8, Start: 5, End: 6})
+	a.add(cp("cudaMemcpy", vocab.CopyDtoD, dev, dev, 1<<20, 41_000_000, 41_020_000, 41_000_000, 41_010_000))
+	a.add(&copyCall{Kind: vocab.CopyHtoD, Src: pg, Dst: dev, Bytes: 8, Start: 5, End: 6})
 
 	au := a.Finish(scanOf(18), nil)
 	if au.SpanNs != 10_000_000 {
@@ -148,7 +148,7 @@ func TestPredictionSources(t *testing.T) {
 		a := NewAccumulator()
 		for i := int64(0); i < 4; i++ {
 			s := i * 10_000_000
-			a.Add(cp("cudaMemcpy", vocab.CopyHtoD, pg, dev, 64<<20, s, s+8_000_000, s+100_000, s+7_900_000))
+			a.add(cp("cudaMemcpy", vocab.CopyHtoD, pg, dev, 64<<20, s, s+8_000_000, s+100_000, s+7_900_000))
 		}
 		return a
 	}
@@ -174,7 +174,7 @@ func TestPredictionSources(t *testing.T) {
 	}
 	// An async pageable group with only the run's async call time.
 	a := NewAccumulator()
-	a.Add(cp("cudaMemcpyAsync", vocab.CopyHtoD, pg, dev, 64<<20, 0, 8_000_000, 100, 7_900_000))
+	a.add(cp("cudaMemcpyAsync", vocab.CopyHtoD, pg, dev, 64<<20, 0, 8_000_000, 100, 7_900_000))
 	p = a.Finish(scanOf(1), rates).Prediction
 	if g := p.Groups[0]; g.Source != SourceRun || g.AfterNs != 8000 || g.AfterLowNs != 4000 || g.AfterHighNs != 16000 {
 		t.Errorf("async run prediction = %+v", g)
@@ -187,21 +187,21 @@ func TestPredictionSources(t *testing.T) {
 
 // auditOf builds an audit of n HtoD copies of size bytes, pageable or not,
 // each call lasting callNs, plus extra copies.
-func auditOf(n int64, host vocab.MemKind, bytes, callNs int64, extra ...*capture.CopyCall) *Audit {
+func auditOf(n int64, host vocab.MemKind, bytes, callNs int64, extra ...*copyCall) *Audit {
 	a := NewAccumulator()
 	for i := int64(0); i < n; i++ {
 		s := i * 10_000_000
 		c := cp("cudaMemcpyAsync", vocab.CopyHtoD, host, dev, bytes, s, s+callNs, s+1000, s+1000+callNs)
 		c.Range = "step"
-		a.Add(c)
+		a.add(c)
 	}
 	for _, c := range extra {
-		a.Add(c)
+		a.add(c)
 	}
 	// Pinned async calls of another kind give the capture's per-call time.
 	for i := int64(0); i < 5; i++ {
 		s := 900_000_000 + i*1000
-		a.Add(cp("cudaMemcpyAsync", vocab.CopyDtoH, dev, pin, 4, s, s+20_000, s+5_000, s+6_000))
+		a.add(cp("cudaMemcpyAsync", vocab.CopyDtoH, dev, pin, 4, s, s+20_000, s+5_000, s+6_000))
 	}
 	return a.Finish(scanOf(n), nil)
 }
@@ -242,9 +242,9 @@ func TestCompare(t *testing.T) {
 
 func TestCompareRule(t *testing.T) {
 	a := NewAccumulator()
-	a.Add(cp("cudaMemcpyAsync", vocab.CopyHtoD, pg, dev, mb4, 0, 1000, 100, 900))
-	a.Add(cp("cudaMemcpyAsync", vocab.CopyHtoD, pg, dev, mb4, 2000, 3000, 2100, 2900))
-	a.Add(cp("cudaMemcpyAsync", vocab.CopyHtoD, pin, dev, mb4, 4000, 4010, 4100, 4900))
+	a.add(cp("cudaMemcpyAsync", vocab.CopyHtoD, pg, dev, mb4, 0, 1000, 100, 900))
+	a.add(cp("cudaMemcpyAsync", vocab.CopyHtoD, pg, dev, mb4, 2000, 3000, 2100, 2900))
+	a.add(cp("cudaMemcpyAsync", vocab.CopyHtoD, pin, dev, mb4, 4000, 4010, 4100, 4900))
 	au := a.Finish(scanOf(3), nil)
 	rc := au.CompareRule("cuda_memcpy_async", "test", []Flagged{{PID: 1, Start: 100}, {PID: 1, Start: 2100}})
 	if !rc.Agree || rc.Both != 2 || !strings.Contains(rc.Summary(), "agrees") {

@@ -25,7 +25,7 @@ var (
 func auditPath(t *testing.T, path string) *Audit {
 	t.Helper()
 	a := NewAccumulator()
-	scan, err := capture.StreamCopies(path, capture.Options{}, a.Add)
+	scan, err := capture.StreamCopies(path, capture.Options{}, a.Handler)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,14 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+	"github.com/nsyscheck/nsyscheck/nsyssqlite"
+	"github.com/nsyscheck/nsyscheck/records"
 )
+
+// The audit's read of a capture (StreamCopies: copies joined to their
+// calls) against plain SQL and hand-made exports and reports. What the
+// audit makes of the copies (classes, ranges, batch calls) is tested in
+// package audit.
 
 // copyGroup is what the cross-check compares: copies by API, direction and
 // memory kinds.
@@ -24,7 +31,7 @@ type copyGroup struct {
 type copySums struct{ n, bytes, host, gpu int64 }
 
 // sqlCopySums sums the copies of an SQLite export with one plain query,
-// independent of StreamCopies: the copy table joined to the runtime table.
+// independent of the reader: the copy table joined to the runtime table.
 func sqlCopySums(t *testing.T, path string) map[copyGroup]copySums {
 	t.Helper()
 	db, err := sql.Open("sqlite3", nsysdb.ReadOnlyURI(path))
@@ -53,7 +60,7 @@ func sqlCopySums(t *testing.T, path string) map[copyGroup]copySums {
 		if err := rows.Scan(&api, &op, &sk, &dk, &s.n, &s.bytes, &s.host, &s.gpu); err != nil {
 			t.Fatal(err)
 		}
-		g := copyGroup{stripAPIVersion(api), copyKindByName(op), memKindByName(sk), memKindByName(dk)}
+		g := copyGroup{nsyssqlite.StripAPIVersion(api), nsysdb.CopyKindOf(op), nsysdb.MemKindOf(sk), nsysdb.MemKindOf(dk)}
 		if sk == "" {
 			g.src = MemUnknown
 		}
@@ -70,35 +77,65 @@ func sqlCopySums(t *testing.T, path string) map[copyGroup]copySums {
 	return out
 }
 
-// streamSums sums what StreamCopies hands out the same way.
-func streamSums(t *testing.T, path string) (map[copyGroup]copySums, *CopyScan, []CopyCall) {
-	t.Helper()
-	out := map[copyGroup]copySums{}
-	var all []CopyCall
-	scan, err := StreamCopies(path, Options{}, func(c *CopyCall) {
-		all = append(all, *c)
-		if c.API == "" {
-			return
+// copiesRead is what StreamCopies handed out: each copy (with a copy of
+// its call), the gaps and the trace's counts.
+type copiesRead struct {
+	ops    []records.Op
+	gaps   []records.Gap
+	counts records.Counts
+	ranges int
+}
+
+// streamCopies reads path as the audit does and keeps what it handed out.
+func streamCopies(path string, opts Options) (*copiesRead, *CopyScan, error) {
+	got := &copiesRead{}
+	scan, err := StreamCopies(path, opts, func(*CopyScan) records.Handler {
+		return records.Handler{
+			Gap:   func(g records.Gap) error { got.gaps = append(got.gaps, g); return nil },
+			Range: func(*records.Range) error { got.ranges++; return nil },
+			Op: func(o *records.Op) error {
+				op := *o
+				if o.Call != nil {
+					c := *o.Call
+					op.Call = &c
+				}
+				got.ops = append(got.ops, op)
+				return nil
+			},
+			Counts: func(c *records.Counts) error { got.counts = *c; return nil },
 		}
-		g := copyGroup{c.API, c.Kind, c.Src, c.Dst}
-		o := out[g]
-		o.n++
-		o.bytes += c.Bytes
-		o.host += c.HostNs
-		o.gpu += c.GPUDuration()
-		out[g] = o
 	})
+	return got, scan, err
+}
+
+// streamSums sums what StreamCopies hands out the way sqlCopySums does.
+func streamSums(t *testing.T, path string) (map[copyGroup]copySums, *copiesRead) {
+	t.Helper()
+	got, _, err := streamCopies(path, Options{})
 	if err != nil {
 		t.Fatalf("StreamCopies(%s): %v", path, err)
 	}
-	return out, scan, all
+	out := map[copyGroup]copySums{}
+	for _, o := range got.ops {
+		if o.Call == nil {
+			continue
+		}
+		g := copyGroup{o.Call.Name, o.Copy, o.Src, o.Dst}
+		s := out[g]
+		s.n++
+		s.bytes += o.Bytes
+		s.host += o.Call.Duration()
+		s.gpu += o.Duration()
+		out[g] = s
+	}
+	return out, got
 }
 
-// CrossCheckCopies compares StreamCopies with the plain query.
-func crossCheckCopies(t *testing.T, path string) *CopyScan {
+// crossCheckCopies compares StreamCopies with the plain query.
+func crossCheckCopies(t *testing.T, path string) *copiesRead {
 	t.Helper()
 	want := sqlCopySums(t, path)
-	got, scan, _ := streamSums(t, path)
+	got, read := streamSums(t, path)
 	if len(want) == 0 {
 		t.Fatalf("%s: the plain query found no copies", path)
 	}
@@ -112,14 +149,20 @@ func crossCheckCopies(t *testing.T, path string) *CopyScan {
 			t.Errorf("%s %+v: only the stream has it: %+v", path, g, got[g])
 		}
 	}
-	return scan
+	return read
 }
 
 func TestStreamCopiesCrossCheck(t *testing.T) {
 	for _, p := range []string{refSQLite, filepath.Join("..", "testdata", "captures", "h200-pinned", "pinned.sqlite")} {
-		scan := crossCheckCopies(t, p)
-		if scan.Copies == 0 || scan.APICalls == 0 || scan.Span <= 0 || scan.SpanFrom != SpanTrace || scan.Unmatched != 0 {
-			t.Errorf("%s: scan %+v", p, scan)
+		read := crossCheckCopies(t, p)
+		unmatched := 0
+		for _, o := range read.ops {
+			if o.Call == nil {
+				unmatched++
+			}
+		}
+		if len(read.ops) == 0 || read.counts.Calls == 0 || read.counts.LastCall <= read.counts.FirstCall || unmatched != 0 {
+			t.Errorf("%s: %d copies (%d without a call), counts %+v", p, len(read.ops), unmatched, read.counts)
 		}
 	}
 	for _, dir := range []string{"train-pageable", "train-pinned"} {
@@ -134,7 +177,10 @@ func TestStreamCopiesCrossCheck(t *testing.T) {
 func gtid(pid, tid int64) int64 { return 1<<48 | pid<<24 | tid }
 func gpid(pid int64) int64      { return 1<<48 | pid<<24 }
 
-func TestStreamCopiesThreadsRangesBatches(t *testing.T) {
+// TestStreamCopiesJoin: each copy is joined to its own process's call, a
+// batch call's copies both to it, a copy whose call is absent or not a copy
+// API's to none.
+func TestStreamCopiesJoin(t *testing.T) {
 	ins := func(table string, cols string, vals ...any) string {
 		parts := make([]string, len(vals))
 		for i, v := range vals {
@@ -150,11 +196,10 @@ func TestStreamCopiesThreadsRangesBatches(t *testing.T) {
 	const mc = "CUPTI_ACTIVITY_KIND_MEMCPY"
 	rcols := "start, \"end\", eventClass, globalTid, correlationId, nameId, returnValue"
 	mcols := "start, \"end\", deviceId, contextId, streamId, correlationId, globalPid, bytes, copyKind, srcKind, dstKind"
-	const push = 59 // NvtxPushPopRange in the reference export
 	p := sqFixture(t,
-		`INSERT INTO StringIds (id, value) VALUES (9001, 'cudaMemcpyBatchAsync_v12080'), (9002, 'outer'), (9003, 'inner')`,
-		// pid 99, thread 100: a pageable async copy inside two nested ranges, with the
-		// correlation id 1 that pid 22 uses too (ids are per process).
+		`INSERT INTO StringIds (id, value) VALUES (9001, 'cudaMemcpyBatchAsync_v12080')`,
+		// pid 99, thread 100: a pageable async copy, with the correlation id
+		// 1 that pid 22 uses too (ids are per process).
 		ins(rt, rcols, 1000, 1900, 1, gtid(99, 100), 1, 58, 0),
 		ins(mc, mcols, 1100, 1950, 0, 1, 21, 1, gpid(99), 4096, 1, 0, 2),
 		// thread 101: a batch call with two copies to pinned memory on stream 22.
@@ -167,19 +212,12 @@ func TestStreamCopiesThreadsRangesBatches(t *testing.T) {
 		`INSERT INTO StringIds (id, value) VALUES (9004, 'cudaGraphLaunch_v10000')`,
 		ins(rt, rcols, 6000, 6050, 1, gtid(99, 100), 88888, 9004, 0),
 		ins(mc, mcols, 6100, 6200, 0, 1, 21, 88888, gpid(99), 16, 1, 0, 2),
-		// ranges on thread 100: outer [900, 2000] holds inner [950, 1950];
-		// a later range on the same thread encloses nothing.
-		ins("NVTX_EVENTS", "start, \"end\", eventType, textId, globalTid", 900, 2000, push, 9002, gtid(99, 100)),
-		ins("NVTX_EVENTS", "start, \"end\", eventType, textId, globalTid", 950, 1950, push, 9003, gtid(99, 100)),
-		ins("NVTX_EVENTS", "start, \"end\", eventType, text, globalTid", 2500, 2600, push, "later", gtid(99, 100)),
-		// a range on another thread around the batch call is not its.
-		ins("NVTX_EVENTS", "start, \"end\", eventType, text, globalTid", 2900, 3200, push, "elsewhere", gtid(99, 100)),
 	)
-	_, scan, all := streamSums(t, p)
-	var mine []CopyCall
-	for _, c := range all {
-		if c.PID == 99 {
-			mine = append(mine, c)
+	_, read := streamSums(t, p)
+	var mine []records.Op
+	for _, o := range read.ops {
+		if o.PID == 99 {
+			mine = append(mine, o)
 		}
 	}
 	sort.Slice(mine, func(i, j int) bool { return mine[i].Start < mine[j].Start })
@@ -187,31 +225,25 @@ func TestStreamCopiesThreadsRangesBatches(t *testing.T) {
 		t.Fatalf("%d copies of pid 99, want 5: %+v", len(mine), mine)
 	}
 	a := mine[0]
-	if a.API != "cudaMemcpyAsync" || a.TID != 100 || a.CallStart != 1000 || a.HostNs != 900 || a.Kind != CopyHtoD ||
-		a.Src != MemPageable || a.Dst != MemDevice || a.Stream != 21 || a.Range != "inner" || a.Bytes != 4096 {
-		t.Errorf("async copy = %+v", a)
+	if a.Call == nil || a.Call.Name != "cudaMemcpyAsync" || a.Call.TID != 100 || a.Call.Start != 1000 || a.Call.Duration() != 900 ||
+		a.Copy != CopyHtoD || a.Src != MemPageable || a.Dst != MemDevice || a.Stream != 21 || a.Bytes != 4096 {
+		t.Errorf("async copy = %+v, call %+v", a, a.Call)
 	}
-	b1, b2 := mine[1], mine[2]
-	if b1.API != "cudaMemcpyBatchAsync" || b2.API != "cudaMemcpyBatchAsync" || b1.HostNs+b2.HostNs != 100 ||
-		(b1.HostNs != 0) == (b2.HostNs != 0) {
-		t.Errorf("batch copies: the call's 100 ns must count once: %+v %+v", b1, b2)
+	for _, b := range mine[1:3] {
+		if b.Call == nil || b.Call.Name != "cudaMemcpyBatchAsync" || b.Call.TID != 101 || b.Copy != CopyDtoH || b.Dst != MemPinned {
+			t.Errorf("batch copy = %+v, call %+v", b, b.Call)
+		}
 	}
-	if b1.Range != "" || b1.Kind != CopyDtoH || b1.Dst != MemPinned || b1.TID != 101 {
-		t.Errorf("batch copy = %+v", b1)
-	}
-	if u := mine[3]; u.API != "" || u.HostNs != 0 || u.CorrelationID != 77777 {
+	if u := mine[3]; u.Call != nil || u.Corr != 77777 {
 		t.Errorf("copy without a call = %+v", u)
 	}
-	if g := mine[4]; g.API != "" || g.CorrelationID != 88888 {
+	if g := mine[4]; g.Call != nil || g.Corr != 88888 {
 		t.Errorf("graph copy = %+v", g)
 	}
-	if scan.Unmatched != 2 {
-		t.Errorf("unmatched = %d, want 2", scan.Unmatched)
-	}
 	// pid 22's copy with correlation id 1 keeps pid 22's call.
-	for _, c := range all {
-		if c.PID == 22 && c.CorrelationID == 1 && c.CallStart == 1000 {
-			t.Errorf("pid 22's copy joined pid 99's call: %+v", c)
+	for _, o := range read.ops {
+		if o.PID == 22 && o.Corr == 1 && o.Call != nil && o.Call.Start == 1000 {
+			t.Errorf("pid 22's copy joined pid 99's call: %+v", o.Call)
 		}
 	}
 }
@@ -221,47 +253,24 @@ func TestStreamCopiesVersionedAndMissing(t *testing.T) {
 		`ALTER TABLE CUPTI_ACTIVITY_KIND_MEMCPY RENAME TO CUPTI_ACTIVITY_KIND_MEMCPY_V2`,
 		`DROP TABLE NVTX_EVENTS`)
 	want := sqlCopySums(t, refSQLite)
-	got, scan, _ := streamSums(t, p)
+	got, read := streamSums(t, p)
 	if len(got) != len(want) {
 		t.Errorf("versioned copy table: %d groups, want %d", len(got), len(want))
 	}
 	found := false
-	for _, g := range scan.Missing {
+	for _, g := range read.gaps {
 		found = found || g.Fact == FactNVTX
 	}
 	if !found {
-		t.Errorf("no NVTX table but nothing said missing: %+v", scan.Missing)
+		t.Errorf("no NVTX table but nothing said missing: %+v", read.gaps)
 	}
 
 	p = sqFixture(t, `DROP TABLE CUPTI_ACTIVITY_KIND_RUNTIME`)
-	if _, err := StreamCopies(p, Options{}, func(*CopyCall) {}); err == nil || !strings.Contains(err.Error(), "no CUDA API trace") {
+	if _, _, err := streamCopies(p, Options{}); err == nil || !strings.Contains(err.Error(), "no CUDA API trace") {
 		t.Errorf("no runtime table: err = %v", err)
 	}
-	if _, err := StreamCopies(filepath.Join(t.TempDir(), "none.sqlite"), Options{}, func(*CopyCall) {}); err == nil {
+	if _, _, err := streamCopies(filepath.Join(t.TempDir(), "none.sqlite"), Options{}); err == nil {
 		t.Error("a missing file read without error")
-	}
-}
-
-func TestRangeIndex(t *testing.T) {
-	ix := newRangeIndex([]Range{
-		{Name: "a", Start: 0, End: 100, PID: 1, TID: 1},
-		{Name: "b", Start: 10, End: 50, PID: 1, TID: 1},
-		{Name: "c", Start: 20, End: 30, PID: 1, TID: 1},
-		{Name: "d", Start: 60, End: 70, PID: 1, TID: 1},
-		{Name: "open", Start: 200, Open: true, PID: 1, TID: 1},
-		{Name: "x", Start: 0, End: 100, PID: 1, TID: 2},
-	})
-	cases := []struct {
-		tid, s, e int64
-		want      string
-	}{
-		{1, 21, 29, "c"}, {1, 21, 35, "b"}, {1, 40, 55, "a"}, {1, 61, 62, "d"}, {1, 65, 80, "a"},
-		{1, 150, 160, ""}, {1, 300, 400, "open"}, {2, 5, 6, "x"}, {3, 5, 6, ""},
-	}
-	for _, c := range cases {
-		if got := ix.innermost(1, c.tid, c.s, c.e); got != c.want {
-			t.Errorf("innermost(tid %d, %d, %d) = %q, want %q", c.tid, c.s, c.e, got, c.want)
-		}
 	}
 }
 
@@ -283,6 +292,9 @@ const (
 	csvNVTXHeader = "Start (ns),End (ns),Duration (ns),DurChild (ns),DurNonChild (ns),Name,PID,TID,Lvl,NumChild,RangeId,ParentId,RangeStack,NameTree\n"
 )
 
+// TestStreamCopiesCSV: the CSV reports' copies joined to their calls by
+// correlation id, the memset counted apart, the ranges, and every call
+// counted whatever its name.
 func TestStreamCopiesCSV(t *testing.T) {
 	dir := writeCSVs(t, map[string]string{
 		"app_cuda_api_trace.csv": csvAPIHeader +
@@ -299,46 +311,51 @@ func TestStreamCopiesCSV(t *testing.T) {
 			"150,1500,1350,0,1350,:step,7,7,0,1,1,,1,:step\n" +
 			"180,1400,1220,0,1220,batch,7,7,1,0,2,1,1:2,:step/batch\n",
 	})
-	var got []CopyCall
-	scan, err := StreamCopies(dir, Options{}, func(c *CopyCall) { got = append(got, *c) })
+	read, scan, err := streamCopies(dir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if scan.APICalls != 4 || scan.Span != 1340-100 || scan.SpanFrom != SpanAPICalls || scan.Memsets != 1 {
+	if c := read.counts; c.Calls != 4 || c.FirstCall != 100 || c.LastCall != 1340 || c.Memsets != 1 || read.ranges != 2 {
+		t.Errorf("counts %+v, %d ranges", c, read.ranges)
+	}
+	if scan.Format != FormatCSV || len(scan.Files) != 3 {
 		t.Errorf("scan = %+v", scan)
 	}
-	if len(got) != 2 {
-		t.Fatalf("%d copies, want 2: %+v", len(got), got)
+	if len(read.ops) != 2 {
+		t.Fatalf("%d copies, want 2: %+v", len(read.ops), read.ops)
 	}
-	sort.Slice(got, func(i, j int) bool { return got[i].Start < got[j].Start })
-	a := got[0]
+	sort.Slice(read.ops, func(i, j int) bool { return read.ops[i].Start < read.ops[j].Start })
+	a := read.ops[0]
 	// 4.194 MB, printed to three decimals, holds one multiple of 4 KiB: 4 MiB
 	// (csvBytes); 0.001 MB holds none, so it is taken as printed.
-	if a.API != "cudaMemcpyAsync" || a.HostNs != 900 || a.Bytes != 4194304 || a.Src != MemPageable || a.Dst != MemDevice ||
-		a.Kind != CopyHtoD || a.Stream != 7 || a.Range != "batch" || a.TID != 7 || a.Thread != "python" || a.End != 1050 {
-		t.Errorf("HtoD copy = %+v", a)
+	if a.Call == nil || a.Call.Name != "cudaMemcpyAsync" || a.Call.Duration() != 900 || a.Bytes != 4194304 || a.Src != MemPageable ||
+		a.Dst != MemDevice || a.Copy != CopyHtoD || a.Stream != 7 || a.Call.TID != 7 || a.Call.Thread != "python" || a.End != 1050 {
+		t.Errorf("HtoD copy = %+v, call %+v", a, a.Call)
 	}
-	b := got[1]
-	if b.Kind != CopyDtoH || b.Dst != MemPinned || b.TID != 8 || b.Range != "" || b.Bytes != 1000 {
+	b := read.ops[1]
+	if b.Copy != CopyDtoH || b.Dst != MemPinned || b.Call == nil || b.Call.TID != 8 || b.Bytes != 1000 {
 		t.Errorf("DtoH copy = %+v", b)
 	}
 
-	// Without the GPU trace the folder cannot be audited.
-	dir = writeCSVs(t, map[string]string{"app_cuda_api_trace.csv": csvAPIHeader})
-	if _, err := StreamCopies(filepath.Join(dir, "app_cuda_api_trace.csv"), Options{}, func(*CopyCall) {}); err == nil ||
-		!strings.Contains(err.Error(), "cuda_gpu_trace") {
-		t.Errorf("no GPU trace: err = %v", err)
+	// Without the GPU trace the folder has no copies, and says why, as the
+	// model of the same folder does.
+	dir = writeCSVs(t, map[string]string{"app_cuda_api_trace.csv": csvAPIHeader + "100,50,cudaMalloc_v3020,0,1,7,7,0,python\n"})
+	read, _, err = streamCopies(filepath.Join(dir, "app_cuda_api_trace.csv"), Options{})
+	if err != nil || len(read.ops) != 0 || len(read.gaps) == 0 || read.gaps[0].Fact != FactMemcpy || !strings.Contains(read.gaps[0].Reason, "cuda_gpu_trace") {
+		t.Errorf("no GPU trace: %+v, err = %v", read, err)
 	}
 	// A damaged row names its file and row.
 	dir = writeCSVs(t, map[string]string{
 		"app_cuda_api_trace.csv": csvAPIHeader,
 		"app_cuda_gpu_trace.csv": csvGPUHeader + "x,800,2,,,,,,,,,,4.194,5242.5,Pageable,Device,0,1,,7,[CUDA memcpy Host-to-Device]\n",
 	})
-	if _, err := StreamCopies(dir, Options{}, func(*CopyCall) {}); err == nil || !strings.Contains(err.Error(), "row 1") {
+	if _, _, err := streamCopies(dir, Options{}); err == nil || !strings.Contains(err.Error(), "row 1") {
 		t.Errorf("damaged row: err = %v", err)
 	}
 }
 
+// TestStreamCopiesNsysRep: a report is read through its export, made once
+// with nsys and then found by its content; the folder's export comes first.
 func TestStreamCopiesNsysRep(t *testing.T) {
 	dir := t.TempDir()
 	rep := filepath.Join(dir, "app.nsys-rep")
@@ -346,34 +363,29 @@ func TestStreamCopiesNsysRep(t *testing.T) {
 		t.Fatal(err)
 	}
 	// No export yet, and no nsys to make one: an error that says so.
-	t.Setenv("NSYS", filepath.Join(dir, "no-nsys"))
-	if _, err := StreamCopies(rep, Options{}, func(*CopyCall) {}); err == nil || !strings.Contains(err.Error(), "cannot export the report") {
+	if _, _, err := streamCopies(rep, Options{Nsys: filepath.Join(dir, "no-nsys")}); err == nil || !strings.Contains(err.Error(), "cannot export the report") {
 		t.Errorf("no nsys: err = %v", err)
 	}
-	// An export beside it that records this report (as LoadNsysRep leaves
-	// one) is read; one that records no report is not.
+	// An export beside it that records no report is not taken for this one.
 	cached := filepath.Join(dir, "app.nsyscheck.sqlite")
 	sqCopy(t, refSQLite, cached)
-	if _, err := StreamCopies(rep, Options{}, func(*CopyCall) {}); err == nil {
+	if _, _, err := streamCopies(rep, Options{Nsys: filepath.Join(dir, "no-nsys")}); err == nil {
 		t.Error("an export that records no report was read as this report's")
 	}
-	src, err := digestReport(rep)
+	nsys, calls := fakeNsys(t, "copy")
+	read, scan, err := streamCopies(rep, Options{Nsys: nsys})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := recordSource(cached, src); err != nil {
-		t.Fatal(err)
+	if scan.Format != FormatNsysRep || scan.Path != rep || len(scan.Files) != 2 || scan.Files[1] != cached || len(read.ops) == 0 || exportCalls(t, calls) != 1 {
+		t.Errorf("scan = %+v, %d copies, %d exports", scan, len(read.ops), exportCalls(t, calls))
 	}
-	n := 0
-	scan, err := StreamCopies(rep, Options{}, func(*CopyCall) { n++ })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if scan.Format != FormatNsysRep || scan.Path != rep || len(scan.Files) != 2 || scan.Files[1] != cached || n == 0 {
-		t.Errorf("scan = %+v, %d copies", scan, n)
+	// Made once: read again without nsys.
+	if _, _, err := streamCopies(rep, Options{Nsys: filepath.Join(dir, "no-nsys")}); err != nil {
+		t.Errorf("the export made for this report was not found again: %v", err)
 	}
 	// The folder: its SQLite export comes first.
-	if scan, err = StreamCopies(dir, Options{}, func(*CopyCall) {}); err != nil || scan.Format != FormatSQLite {
+	if _, scan, err = streamCopies(dir, Options{}); err != nil || scan.Format != FormatSQLite {
 		t.Errorf("folder: %+v, %v", scan, err)
 	}
 }
@@ -412,14 +424,13 @@ func TestStreamCopiesIntegrity(t *testing.T) {
 	for _, table := range []string{nsysdb.TableMemcpy, nsysdb.TableKernel} {
 		p := sqFixture(t)
 		damageRoot(t, p, table)
-		copies := 0
-		_, err := StreamCopies(p, Options{}, func(*CopyCall) { copies++ })
+		read, _, err := streamCopies(p, Options{})
 		if err == nil || !inputerr.Is(err) || !strings.Contains(err.Error(), "fails SQLite's integrity check") {
-			t.Errorf("damaged %s: err = %v (after %d copies streamed)", table, err, copies)
+			t.Errorf("damaged %s: err = %v (after %d copies streamed)", table, err, len(read.ops))
 		}
 	}
 	// The undamaged fixture streams as before.
-	if _, err := StreamCopies(sqFixture(t), Options{}, func(*CopyCall) {}); err != nil {
+	if _, _, err := streamCopies(sqFixture(t), Options{}); err != nil {
 		t.Errorf("undamaged: %v", err)
 	}
 }

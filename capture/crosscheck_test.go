@@ -116,36 +116,6 @@ func TestCrosscheckGPUAndNVTXRecords(t *testing.T) {
 	}
 }
 
-func TestCSVBytes(t *testing.T) {
-	for _, tc := range []struct {
-		cell string
-		want int64
-	}{
-		{"268.435", 256 << 20}, {"1.049", 1 << 20}, {"67.109", 64 << 20}, {"0.004", 4096},
-		{"0.000", 0}, {"", 0}, {"1.5", 1500000}, // no single 4 KiB multiple within 1.45..1.55 MB
-	} {
-		got, err := csvBytes(tc.cell, 1)
-		if err != nil || got != tc.want {
-			t.Errorf("csvBytes(%q) = %d, %v; want %d", tc.cell, got, err, tc.want)
-		}
-	}
-	if _, err := csvBytes("-1", 1); err == nil {
-		t.Error("a negative size passed")
-	}
-}
-
-func TestBaseKernelName(t *testing.T) {
-	for in, want := range map[string]string{
-		"<unnamed>::scaleCopy(float4 *, const float4 *, unsigned long, float)": "scaleCopy",
-		"void at::native::vectorized_elementwise_kernel<(int)4, at::native::AUnaryFunctor<float, float, float, at::native::binary_internal::MulFunctor<float>>, std::array<char *, (unsigned long)2>>(int, T2, T3)": "vectorized_elementwise_kernel",
-		"scaleCopy": "scaleCopy",
-	} {
-		if got := baseKernelName(in); got != want {
-			t.Errorf("baseKernelName(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // TestGPUAndNVTXTrace2022Names reads the per-record reports under their
 // nsys 2022 names (gputrace, nvtxpptrace), with that generation's headers
 // (no GreenCtx column, "Throughput (MBps)") and range names without the

@@ -1,10 +1,7 @@
 package capture
 
 import (
-	"bytes"
-	"encoding/csv"
 	"errors"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -86,114 +83,6 @@ func TestShippedCapturesValidate(t *testing.T) {
 		}
 		if err := validate(c); err != nil {
 			t.Errorf("%s: %v", p, err)
-		}
-	}
-}
-
-func TestDuplicateKey(t *testing.T) {
-	for in, want := range map[string]string{
-		`{"a":1,"b":2}`:                             "",
-		`{"a":1,"a":2}`:                             "a",
-		`{"copies":[{"ms":1},{"ms":2,"ms":3}]}`:     "copies[1].ms",
-		`{"x":{"y":[1,{"z":1}],"w":{"z":1,"z":2}}}`: "x.w.z",
-		`{"a":"a","b":"a"}`:                         "",
-		`[{"a":1},{"a":1}]`:                         "",
-		`{"a":[{"b":1,"b":1}]`:                      "a[0].b", // found before the syntax error
-		`{"a":`:                                     "",
-	} {
-		if got := duplicateKey([]byte(in)); got != want {
-			t.Errorf("duplicateKey(%s) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-// TestCSVBound: a record longer than maxCSVRecord is refused after that many
-// bytes, naming the line it starts on; a long quoted record within the
-// bound reads whole.
-func TestCSVBound(t *testing.T) {
-	header := "Start (ns),Duration (ns),Name,CorrID\n"
-	big := header + "1,2,cudaFree,1\n" + `3,4,"` + strings.Repeat("x\n", maxCSVRecord/2) + `",2` + "\n"
-	_, err := streamAPITrace(strings.NewReader(big), "t.csv", Options{}, func(APICall) {}, nil)
-	var ie *inputerr.Error
-	if !errors.As(err, &ie) || ie.Where != "line 3" || !strings.Contains(err.Error(), "longer than 1024 KiB") {
-		t.Fatalf("err = %v, want a record too long from line 3", err)
-	}
-	// Zero bytes with no newline, read through a reader that counts.
-	cr := &countingReader{r: io.LimitReader(zeroReader{}, 1<<30)}
-	_, err = streamAPITrace(cr, "z.csv", Options{}, func(APICall) {}, nil)
-	if !errors.As(err, &ie) || ie.Where != "line 1" {
-		t.Fatalf("err = %v, want a record too long from line 1", err)
-	}
-	if cr.n > 2*maxCSVRecord {
-		t.Errorf("read %d bytes before refusing, want about %d", cr.n, maxCSVRecord)
-	}
-	ok := header + `1,2,"` + strings.Repeat("y\n", 1000) + `",3` + "\n"
-	r := csv.NewReader(csvBomReader(strings.NewReader(ok)))
-	recs, err := r.ReadAll()
-	if err != nil || len(recs) != 2 || len(recs[1][2]) != 2000 {
-		t.Fatalf("a long quoted record within the bound: %d records, %v", len(recs), err)
-	}
-}
-
-type zeroReader struct{}
-
-func (zeroReader) Read(p []byte) (int, error) {
-	clear(p)
-	return len(p), nil
-}
-
-type countingReader struct {
-	r io.Reader
-	n int
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += n
-	return n, err
-}
-
-// TestCSVScannerQuotedLines: csvScanner reads a record whose quoted field
-// spans many lines the way encoding/csv does.
-func TestCSVScannerQuotedLines(t *testing.T) {
-	data := "a,b\n" + `"` + strings.Repeat("line\n", 20000) + `",2` + "\n3,4\n"
-	sc := newCSVScanner(strings.NewReader(data))
-	var got [][]string
-	for {
-		rec, err := sc.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		var row []string
-		for _, f := range rec {
-			row = append(row, string(f))
-		}
-		got = append(got, row)
-	}
-	want, err := csv.NewReader(strings.NewReader(data)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != len(want) || got[1][0] != want[1][0] || got[2][1] != "4" {
-		t.Fatalf("scanner read %d records, encoding/csv %d", len(got), len(want))
-	}
-}
-
-// BenchmarkCSVScannerQuotedLines scans one record whose quoted field spans
-// 100k lines (an unbalanced quote near the top of a trace reads like this):
-// the time grows with the bytes, not with lines × bytes.
-func BenchmarkCSVScannerQuotedLines(b *testing.B) {
-	data := []byte("a,b\n\"" + strings.Repeat("cudaMemcpyAsync,1,2,3\n", 100000) + "\",2\n")
-	b.SetBytes(int64(len(data)))
-	for b.Loop() {
-		sc := newCSVScanner(bytes.NewReader(data))
-		for {
-			if _, err := sc.next(); err != nil {
-				break
-			}
 		}
 	}
 }

@@ -3,10 +3,10 @@ package capture
 import (
 	"bytes"
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
+	"github.com/nsyscheck/nsyscheck/program"
 )
 
 // seedFiles adds the first 40 lines of each real file as a seed. Whole files
@@ -25,34 +25,6 @@ func seedFiles(f *testing.F, paths ...string) {
 		}
 		f.Add(bytes.Join(lines, nil))
 	}
-}
-
-// FuzzCSVTrace feeds arbitrary bytes to the cuda_api_trace reader: it must
-// never panic, and every error must be an *inputerr.Error.
-func FuzzCSVTrace(f *testing.F) {
-	seedFiles(f, refCSV2025+"/ref_cuda_api_trace.csv", "../testdata/captures/h200-pinned/pinned_cuda_api_trace.csv")
-	f.Add([]byte("\uFEFF" + traceHeader + "1,2,\"a,b\",0,1,2,3,20,\"t\"\"x\"\r\n"))
-	f.Add([]byte("Start (us),Duration (us),Name,CorrID\n1.5,2e3,cudaFree_v1,1\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		var calls int
-		_, err := csvStreamAPITraceForFuzz(data, func(c APICall) {
-			calls++
-			if c.End < c.Start || c.Start < 0 {
-				t.Fatalf("bad call %+v", c)
-			}
-		})
-		if err != nil && !inputerr.Is(err) {
-			t.Fatalf("error %T is not an *inputerr.Error: %v", err, err)
-		}
-	})
-}
-
-func csvStreamAPITraceForFuzz(data []byte, emit func(APICall)) (int, error) {
-	n, err := streamAPITrace(bytes.NewReader(data), "fuzz_cuda_api_trace.csv", Options{}, emit, nil)
-	if err == errEmptyReport {
-		return n, nil
-	}
-	return n, err
 }
 
 // checkPlausible fails on any number of m outside the plausible
@@ -85,7 +57,7 @@ func FuzzTranscript(f *testing.F) {
 	f.Add([]byte("Part 2: async call vs completion (64 MiB)\n pinned call 0.004 ms completion 1.2 ms call is 0.3%\n"))
 	f.Add([]byte("Part 3: zero-copy (64 MiB)\n zero-copy 1.3 ms/launch 51.0 GB/s\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := ParseTranscript(bytes.NewReader(data), "fuzz.txt")
+		m, err := program.ParseTranscript(bytes.NewReader(data), "fuzz.txt")
 		if err == nil {
 			err = validate(&Capture{Path: "fuzz.txt", Format: FormatTranscript, Program: m})
 		}
@@ -114,7 +86,7 @@ func FuzzMeasurements(f *testing.F) {
 	seedFiles(f, lessonT4, pinnedResults)
 	f.Add([]byte(`{"schema":"nsyscheck.measurements/v1","copies":[{"direction":"h2d","source":"pinned","bytes":1,"ms":1e-300}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := ParseMeasurements(bytes.NewReader(data), "fuzz.json")
+		m, err := program.ParseMeasurements(bytes.NewReader(data), "fuzz.json")
 		if err == nil {
 			err = validate(&Capture{Path: "fuzz.json", Format: FormatMeasurements, Program: m})
 		}
@@ -132,23 +104,6 @@ func FuzzMeasurements(f *testing.F) {
 			if c.Bytes <= 0 || !(c.Ms > 0) || !(c.GBps > 0) && c.GBps != 0 {
 				t.Fatalf("bad copy accepted %+v", c)
 			}
-		}
-	})
-}
-
-// FuzzDuplicateKey: duplicateKey never panics, and a key it reports is
-// really written twice in the input.
-func FuzzDuplicateKey(f *testing.F) {
-	seedFiles(f, pinnedResults)
-	f.Add([]byte(`{"a":{"b":1,"b":2}}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		k := duplicateKey(data)
-		if k == "" {
-			return
-		}
-		key := k[strings.LastIndexAny(k, ".]")+1:]
-		if bytes.Count(data, []byte(`"`+key+`"`)) < 2 && !bytes.Contains(data, []byte(`\`)) {
-			t.Fatalf("duplicateKey = %q, but %q appears once", k, key)
 		}
 	})
 }

@@ -1,19 +1,23 @@
 package capture
 
 import (
+	"context"
 	"errors"
+	"io"
 	"os"
-	"path/filepath"
-	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+	"github.com/nsyscheck/nsyscheck/program"
+	"github.com/nsyscheck/nsyscheck/records"
+	"github.com/nsyscheck/nsyscheck/source"
 )
 
-// Load reads whatever path holds:
+// Load reads whatever path holds (source.Open tells it):
 //
-//   - a .nsys-rep report (LoadNsysRep);
+//   - a .nsys-rep report, read through its SQLite export (LoadNsysRep);
 //   - an SQLite export, by its file header or a .sqlite name (LoadSQLite);
 //   - a .json measurements file or results JSON (LoadMeasurements);
 //   - a folder of `nsys stats` CSV reports, or one report in it (LoadCSVDir);
@@ -29,214 +33,168 @@ import (
 // program's stdout, a foreign JSON) is listed in c.SetAside with the reason,
 // and the capture is read without it.
 func Load(path string, opts Options) (*Capture, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, &inputerr.Error{Path: path, Problem: "cannot read the input", Err: err,
-			Hint: "check the path: give a .nsys-rep, .sqlite, .json, transcript or a folder holding them"}
-	}
-	if st.IsDir() {
-		return loadDir(path, opts)
-	}
-	if err := inputerr.Regular(path, st); err != nil {
-		return nil, err
-	}
-	c, err := loadFile(path, opts)
+	src, err := source.Open(opts.context(), path, opts.sourceOptions(nsysdb.KindUnknown))
 	if err != nil {
 		return nil, err
 	}
-	if c.Program == nil {
-		dir := filepath.Dir(path)
-		base := captureBase(filepath.Base(path))
-		if err := attachProgram(c, dir, []string{
-			base + ".results.json", base + ".transcript.txt",
-		}); err != nil {
-			return nil, err
-		}
+	defer src.Close()
+	return FromSource(opts.context(), src, opts)
+}
+
+// LoadSQLite reads an Nsight Systems SQLite export (nsys export --type
+// sqlite) into a Capture. The file is opened read-only and never modified.
+//
+// Tables an export leaves out because they would be empty (memory copies,
+// kernels, NVTX) are recorded as missing facts; a missing CUDA API trace or
+// string table is an error. API summaries are not computed: they can be
+// derived from Calls.
+func LoadSQLite(path string, opts Options) (*Capture, error) {
+	return loadAs(path, opts, nsysdb.KindSQLite)
+}
+
+// LoadNsysRep reads an Nsight Systems report (.nsys-rep) through its SQLite
+// export, found or made as exportcache.Resolve says; the capture's Notes
+// say when the export beside the report stood in for it. nsys runs in its
+// own process group: cancelling opts.Context (Ctrl-C) stops it and
+// everything it started, and the half-written export is removed. The report
+// itself is never modified.
+func LoadNsysRep(path string, opts Options) (*Capture, error) {
+	return loadAs(path, opts, nsysdb.KindNsysRep)
+}
+
+// LoadCSVDir reads the `nsys stats --format csv` reports in dir: the API
+// trace, the API, GPU-memory and NVTX summaries, and the per-record GPU
+// trace (copies with bytes and memory kinds, kernels) and NVTX push/pop
+// trace, under their current or their 2022-era report names. Reports are
+// found by their "_<report>.csv" suffix whatever the base name; one base
+// name per folder.
+func LoadCSVDir(dir string, opts Options) (*Capture, error) {
+	return loadAs(dir, opts, nsysdb.KindCSV)
+}
+
+// LoadTranscript reads the bundled program's stdout (possibly followed or
+// interleaved by nsys's own lines) into c.Program.
+func LoadTranscript(path string) (*Capture, error) {
+	return loadAs(path, Options{}, nsysdb.KindTranscript)
+}
+
+// LoadMeasurements reads a measurements file or the program's results JSON.
+func LoadMeasurements(path string) (*Capture, error) {
+	return loadAs(path, Options{}, nsysdb.KindJSON)
+}
+
+// loadAs reads path as an input of the given kind, without siblings.
+func loadAs(path string, opts Options, kind nsysdb.Kind) (*Capture, error) {
+	src, err := source.Open(opts.context(), path, opts.sourceOptions(kind))
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	src.Siblings = nil
+	return FromSource(opts.context(), src, opts)
+}
+
+// FromSource builds the capture of an opened source: a trace through Read
+// (with the loader's filters, opts.APINames and opts.ProgramThread, and no
+// memsets) into the model, with the program's numbers from the first of
+// the source's siblings that holds them; or the program's own numbers
+// through the program package.
+func FromSource(ctx context.Context, src *source.Source, opts Options) (*Capture, error) {
+	switch src.Kind {
+	case nsysdb.KindJSON:
+		return programCapture(src.Program.Path, src.Program.Reader(), FormatMeasurements, "measurements file", program.ParseMeasurements)
+	case nsysdb.KindTranscript:
+		return programCapture(src.Program.Path, src.Program.Reader(), FormatTranscript, "transcript", program.ParseTranscript)
+	}
+	c := &Capture{Path: src.Path, Format: FormatOf(src.Kind), Notes: append([]string(nil), src.Notes...)}
+	info, err := Read(ctx, src, ReadOptions{APINames: opts.APINames, ProgramThread: opts.ProgramThread,
+		Ops: []records.OpKind{records.OpCopy, records.OpKernel}}, collect(c))
+	if err != nil {
+		return nil, err
+	}
+	c.Files, c.Sources, c.OtherThreads = info.Files, info.Sources, info.OtherThreads
+	if c.Format == FormatCSV {
+		c.Lack(FactProgram, "the CSV reports hold no program output; put the transcript or results JSON beside them")
+	} else {
+		c.Lack(FactProgram, "an Nsight Systems export holds no numbers printed by the program; give its transcript or results JSON as well")
+	}
+	c.Sort()
+	attachProgram(c, src.Siblings)
+	return c, nil
+}
+
+// FormatOf names the format of an input of the kind source.Open told.
+func FormatOf(k nsysdb.Kind) Format {
+	switch k {
+	case nsysdb.KindNsysRep:
+		return FormatNsysRep
+	case nsysdb.KindSQLite:
+		return FormatSQLite
+	case nsysdb.KindCSV:
+		return FormatCSV
+	case nsysdb.KindTranscript:
+		return FormatTranscript
+	}
+	return FormatMeasurements
+}
+
+// programCapture reads a file of the program's own numbers (a transcript
+// or a measurements file, as kind names it) from r with parse, into a
+// capture of the given format that lacks every trace fact.
+func programCapture(path string, r io.Reader, format Format, kind string, parse func(io.Reader, string) (*Measurements, error)) (*Capture, error) {
+	m, err := parse(inputerr.Bounded(r, program.MaxFile, path, "a "+kind), path)
+	if err != nil {
+		return nil, err
+	}
+	c := &Capture{Path: path, Format: format, Files: []string{path}, Program: m}
+	fillMetaFromProgram(c, m)
+	programLacks(c, "a "+kind)
+	if err := validate(c); err != nil {
+		return nil, err
 	}
 	return c, nil
 }
 
-// loadFile reads one file by the kind nsysdb.Detect tells from its first
-// bytes and its name.
-func loadFile(path string, opts Options) (*Capture, error) {
-	kind, err := nsysdb.Detect(path)
-	if err != nil {
-		// The reader of the kind the name tells explains what is wrong.
-		if kind = nsysdb.Sniff(path, nil); kind == nsysdb.KindUnknown {
-			return nil, &inputerr.Error{Path: path, Problem: "cannot read the input", Err: err}
-		}
+// programLacks records every trace fact that the program's own numbers (a
+// transcript, a results JSON or a measurements file) cannot provide.
+func programLacks(c *Capture, what string) {
+	reason := what + " holds the program's timings, not an Nsight Systems trace"
+	for _, f := range []Fact{FactAPITrace, FactAPISummary, FactMemcpy, FactMemcpyBytes, FactMemoryKinds,
+		FactCorrelation, FactKernels, FactNVTX, FactNVTXSummary, FactProcessScope, FactMemSummary} {
+		c.Lack(f, reason)
 	}
-	switch kind {
-	case nsysdb.KindQdstrm:
-		return nil, errQdstrm(path)
-	case nsysdb.KindNsysRep:
-		return LoadNsysRep(path, opts)
-	case nsysdb.KindSQLite:
-		return LoadSQLite(path, opts)
-	case nsysdb.KindJSON:
-		return LoadMeasurements(path)
-	case nsysdb.KindCSV:
-		if _, _, ok := matchCSVReport(filepath.Base(path)); !ok {
-			return nil, &inputerr.Error{Path: path, Problem: "not a known nsys stats report",
-				Hint: "expected a file ending in " + csvSuffixes() + ", or the folder that holds them"}
-		}
-		return LoadCSVDir(filepath.Dir(path), opts)
-	case nsysdb.KindTranscript:
-		return LoadTranscript(path)
+}
+
+// fillMetaFromProgram copies the machine description of m into c.Meta where
+// c.Meta has none. A driver written as a bare integer (cudaDriverGetVersion,
+// e.g. "13000") is the CUDA driver version; anything else ("580.173.02") is
+// the driver release.
+func fillMetaFromProgram(c *Capture, m *Measurements) {
+	if c.Meta.GPU == "" {
+		c.Meta.GPU = m.GPU
 	}
-	return nil, errUnrecognised(path)
-}
-
-// errUnrecognised is the one error for a file that is none of the inputs
-// nsysdb.Sniff tells.
-func errUnrecognised(path string) error {
-	return &inputerr.Error{Path: path, Problem: "not an input nsyscheck reads: looked for " + nsysdb.Looked,
-		Hint: "give one of those, or the folder that holds them"}
-}
-
-// errQdstrm explains a .qdstrm: the raw stream nsys writes while profiling,
-// left behind when it could not turn the stream into a report.
-func errQdstrm(path string) error {
-	return &inputerr.Error{Path: path,
-		Problem: "a raw Nsight Systems stream (.qdstrm), not a report: nsys stopped before converting it (the profiled program crashed, was killed, or the importer is missing)",
-		Hint: "convert it with the QdstrmImporter that ships with Nsight Systems (QdstrmImporter -i FILE.qdstrm, in the host-linux-x64 folder of the install, " +
-			"e.g. /opt/nvidia/nsight-systems/VERSION/host-linux-x64/QdstrmImporter) and give the .nsys-rep it writes, or profile again"}
-}
-
-// captureBase strips the known extensions from a file name: "ref.sqlite" ->
-// "ref", "pinned.nsyscheck.sqlite" -> "pinned", "ref_cuda_api_sum.csv" -> "ref".
-func captureBase(name string) string {
-	if _, base, ok := matchCSVReport(name); ok {
-		return base
-	}
-	for _, ext := range []string{".nsyscheck.sqlite", ".sqlite", ".nsys-rep", ".qdrep",
-		".results.json", ".json", ".transcript.txt", ".txt"} {
-		if strings.HasSuffix(strings.ToLower(name), ext) {
-			return name[:len(name)-len(ext)]
-		}
-	}
-	return strings.TrimSuffix(name, filepath.Ext(name))
-}
-
-// dirFiles are a folder's files by what they hold, as their names say.
-type dirFiles struct {
-	plainSQLite, ownSQLite, reps, results, transcripts []string
-	hasCSV                                             bool
-	streams                                            []string // raw .qdstrm streams
-}
-
-// classifyDir sorts a folder's files by kind.
-func classifyDir(entries []os.DirEntry) dirFiles {
-	var f dirFiles
-	for _, e := range entries {
-		if e.IsDir() {
-			continue
-		}
-		n := e.Name()
-		l := strings.ToLower(n)
-		switch {
-		case strings.HasSuffix(l, ExportSuffix):
-			f.ownSQLite = append(f.ownSQLite, n)
-		case strings.HasSuffix(l, ".sqlite"):
-			f.plainSQLite = append(f.plainSQLite, n)
-		case nsysdb.IsReportName(l):
-			f.reps = append(f.reps, n)
-		case l == "results.json", strings.HasSuffix(l, ".results.json"):
-			f.results = append(f.results, n)
-		case l == "transcript.txt", strings.HasSuffix(l, ".transcript.txt"):
-			f.transcripts = append(f.transcripts, n)
-		case strings.HasSuffix(l, ".csv"):
-			if _, _, ok := matchCSVReport(n); ok {
-				f.hasCSV = true
+	if m.Driver != "" {
+		if _, err := strconv.Atoi(m.Driver); err == nil {
+			if c.Meta.CUDADriver == "" {
+				c.Meta.CUDADriver = m.Driver
 			}
-		case nsysdb.IsStreamName(l):
-			f.streams = append(f.streams, n)
+		} else if c.Meta.Driver == "" {
+			c.Meta.Driver = m.Driver
 		}
 	}
-	return f
+	if c.Meta.PCIeGen == 0 {
+		c.Meta.PCIeGen = m.PCIeGen
+	}
+	if c.Meta.PCIeWidth == 0 {
+		c.Meta.PCIeWidth = m.PCIeWidth
+	}
 }
 
-// pickOne returns the path of the one file of a kind in dir, refusing more
-// than one; loadDir and the audit's folder reading both pick with it.
-func pickOne(dir, kind string, names []string) (string, error) {
-	if len(names) > 1 {
-		sort.Strings(names)
-		return "", &inputerr.Error{Path: dir, Problem: "more than one " + kind + ": " + strings.Join(names, ", "),
-			Hint: "give the file itself, or keep one capture per folder"}
-	}
-	return filepath.Join(dir, names[0]), nil
-}
-
-// loadDir picks the best capture in a folder.
-func loadDir(dir string, opts Options) (*Capture, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, &inputerr.Error{Path: dir, Problem: "cannot list the folder", Err: err}
-	}
-	f := classifyDir(entries)
-	plainSQLite, ownSQLite, reps, results, transcripts, hasCSV := f.plainSQLite, f.ownSQLite, f.reps, f.results, f.transcripts, f.hasCSV
-	pick := func(kind string, names []string) (string, error) { return pickOne(dir, kind, names) }
-	var c *Capture
-	var file string
-	switch {
-	case len(plainSQLite) > 0:
-		if file, err = pick("SQLite export", plainSQLite); err == nil {
-			c, err = LoadSQLite(file, opts)
-		}
-	case len(ownSQLite) > 0:
-		if file, err = pick("SQLite export", ownSQLite); err == nil {
-			c, err = LoadSQLite(file, opts)
-		}
-	case len(reps) > 0:
-		if file, err = pick(".nsys-rep report", reps); err == nil {
-			c, err = LoadNsysRep(file, opts)
-		}
-	case hasCSV:
-		c, err = LoadCSVDir(dir, opts)
-	case len(results) > 0:
-		if file, err = pick("results JSON", results); err == nil {
-			c, err = LoadMeasurements(file)
-		}
-	case len(transcripts) > 0:
-		if file, err = pick("transcript", transcripts); err == nil {
-			c, err = LoadTranscript(file)
-		}
-	case len(f.streams) > 0:
-		sort.Strings(f.streams)
-		return nil, errQdstrm(filepath.Join(dir, f.streams[0]))
-	default:
-		return nil, &inputerr.Error{Path: dir, Problem: "no capture found in " + dir,
-			Hint: "looked for *.sqlite, *.nsys-rep, nsys stats CSV reports (" + csvSuffixes() +
-				"), *.results.json / results.json and *.transcript.txt / transcript.txt"}
-	}
-	if err != nil {
-		return nil, err
-	}
-	if c.Program != nil {
-		return c, nil
-	}
-	// Prefer the numbers of the same base name as the trace, then the only ones.
-	var want []string
-	if file != "" {
-		base := captureBase(filepath.Base(file))
-		want = append(want, base+".results.json", base+".transcript.txt")
-	}
-	if len(results) == 1 {
-		want = append(want, results[0])
-	}
-	if len(transcripts) == 1 {
-		want = append(want, transcripts[0])
-	}
-	want = append(want, "results.json", "transcript.txt")
-	return c, attachProgram(c, dir, want)
-}
-
-// attachProgram loads the first of names that exists in dir and reads as
+// attachProgram reads the first of the siblings that exists and reads as
 // the program's output as c.Program; the others that exist but do not read
 // go to c.SetAside.
-func attachProgram(c *Capture, dir string, names []string) error {
-	for _, n := range names {
-		p := filepath.Join(dir, n)
+func attachProgram(c *Capture, siblings []string) {
+	for _, p := range siblings {
 		st, err := os.Stat(p)
 		if err != nil || st.IsDir() {
 			if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -245,7 +203,7 @@ func attachProgram(c *Capture, dir string, names []string) error {
 			continue
 		}
 		var pc *Capture
-		if strings.HasSuffix(strings.ToLower(n), ".json") {
+		if strings.HasSuffix(strings.ToLower(p), ".json") {
 			pc, err = LoadMeasurements(p)
 		} else {
 			pc, err = LoadTranscript(p)
@@ -263,9 +221,8 @@ func attachProgram(c *Capture, dir string, names []string) error {
 		c.Files = append(c.Files, p)
 		fillMetaFromProgram(c, pc.Program)
 		dropGap(c, FactProgram)
-		return nil
+		return
 	}
-	return nil
 }
 
 // setAside records a sibling file that was not used, once.

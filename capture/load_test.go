@@ -188,20 +188,6 @@ func TestLoadTranscriptByContent(t *testing.T) {
 	}
 }
 
-func TestCaptureBase(t *testing.T) {
-	for in, want := range map[string]string{
-		"ref.sqlite": "ref", "pinned.nsyscheck.sqlite": "pinned", "ref_cuda_api_sum.csv": "ref",
-		"x.nsys-rep": "x", "pinned.results.json": "pinned", "ref.transcript.txt": "ref",
-	} {
-		if got := captureBase(in); got != want {
-			t.Errorf("captureBase(%q) = %q, want %q", in, got, want)
-		}
-	}
-	if !strings.HasPrefix(csvSuffixes(), "_cuda_api_trace.csv") {
-		t.Error(csvSuffixes())
-	}
-}
-
 // TestLoadQdstrm checks that a raw .qdstrm stream, alone or in a folder, is
 // named for what it is, with the importer to convert it, not read as a
 // transcript.

@@ -1,15 +1,20 @@
-// Package capture reads what a profiled run of the pinned-memory program left
-// behind — an Nsight Systems .nsys-rep, its SQLite export, a folder of
-// `nsys stats` CSV reports, the program's transcript or results JSON, or a
-// hand-written measurements file — into one model that the predictions query.
+// Package capture holds the lesson's model of one profiled run — the
+// calls, copies, kernels and ranges of its trace, the summaries and the
+// program's own numbers — that the predictions query, and builds it from
+// any input: source.Open tells the input, the reader of its format
+// (nsyssqlite, nsyscsv, program) streams its records, and a collector
+// keeps them (Load). Read is the one way both the model and the audit read
+// a trace, so the two cannot read one input differently.
 //
-// Every loader says which facts its input cannot provide (see Gap), so that a
+// Every input says which facts it cannot provide (see Gap), so that a
 // consumer never mistakes a missing fact for an empty one.
 package capture
 
 import (
 	"sort"
 
+	"github.com/nsyscheck/nsyscheck/program"
+	"github.com/nsyscheck/nsyscheck/records"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
@@ -25,30 +30,29 @@ const (
 	FormatMeasurements Format = "measurements" // also the program's results JSON
 )
 
-// Fact names one kind of information a Capture may or may not hold.
-type Fact string
+// Fact names one kind of information a Capture may or may not hold, as
+// the readers name it (records.Fact).
+type Fact = records.Fact
 
 // The facts the predictions need. A loader lists in Capture.Missing every
 // fact its input cannot provide.
 const (
-	FactAPITrace     Fact = "api-trace"       // per-call CUDA runtime API records
-	FactAPISummary   Fact = "api-summary"     // per-name totals (cuda_api_sum)
-	FactMemcpy       Fact = "memcpy-trace"    // per-copy GPU memcpy activity records
-	FactMemcpyBytes  Fact = "memcpy-bytes"    // bytes per copy or per operation
-	FactMemoryKinds  Fact = "memory-kinds"    // source/destination memory kind of each copy
-	FactCorrelation  Fact = "correlation"     // API call <-> GPU activity correlation ids
-	FactKernels      Fact = "kernel-trace"    // per-launch kernel activity records
-	FactNVTX         Fact = "nvtx-ranges"     // per-instance NVTX push/pop ranges with times
-	FactNVTXSummary  Fact = "nvtx-summary"    // per-name NVTX totals (nvtx_sum)
-	FactProgram      Fact = "program-numbers" // the program's own timings (transcript, results JSON)
-	FactProcessScope Fact = "process-scope"   // process and thread ids of API calls
+	FactAPITrace     = records.FactAPITrace
+	FactAPISummary   = records.FactAPISummary
+	FactMemcpy       = records.FactMemcpy
+	FactMemcpyBytes  = records.FactMemcpyBytes
+	FactMemoryKinds  = records.FactMemoryKinds
+	FactCorrelation  = records.FactCorrelation
+	FactKernels      = records.FactKernels
+	FactNVTX         = records.FactNVTX
+	FactNVTXSummary  = records.FactNVTXSummary
+	FactProgram      = records.FactProgram
+	FactProcessScope = records.FactProcessScope
+	FactMemSummary   = records.FactMemSummary
 )
 
-// Gap records a fact an input cannot provide and why.
-type Gap struct {
-	Fact   Fact   `json:"fact"`
-	Reason string `json:"reason"`
-}
+// Gap records a fact an input cannot provide and why (records.Gap).
+type Gap = records.Gap
 
 // CopyKind is the direction of a memory copy (vocab.CopyKind).
 type CopyKind = vocab.CopyKind
@@ -167,6 +171,22 @@ type RangeSummary struct {
 	TotalNs   int64  `json:"totalNs"`
 }
 
+// Measurements holds the program's own numbers (program.Measurements).
+type Measurements = program.Measurements
+
+// The parts of Measurements, as the program package names them.
+type (
+	CopyTiming      = program.CopyTiming
+	AsyncTiming     = program.AsyncTiming
+	KernelTiming    = program.KernelTiming
+	AsyncCallTotals = program.AsyncCallTotals
+	Gate            = program.Gate
+)
+
+// MeasurementsSchema is the value of Measurements.Schema this version reads
+// and writes (program.Schema).
+const MeasurementsSchema = program.Schema
+
 // Metadata describes where and how a capture was made, as far as the input says.
 type Metadata struct {
 	NsysVersion   string `json:"nsysVersion,omitempty"`
@@ -237,45 +257,9 @@ type Sources struct {
 	API, Memcpy, Kernel, NVTX string
 }
 
-// ThreadCount is the number of API calls one thread made.
-type ThreadCount struct {
-	PID         int64 `json:"pid"`
-	TID         int64 `json:"tid"`
-	Calls       int   `json:"calls"`       // all calls counted
-	MemcpyAsync int   `json:"memcpyAsync"` // cudaMemcpyAsync calls among them
-	Memcpy      int   `json:"memcpy"`      // cudaMemcpy calls among them
-}
-
-// Before reports whether thread a ranks before b as the program's thread:
-// more cudaMemcpyAsync calls, then more cudaMemcpy calls, then more calls,
-// then the lower process id, then the lower thread id.
-func (a ThreadCount) Before(b ThreadCount) bool {
-	if a.MemcpyAsync != b.MemcpyAsync {
-		return a.MemcpyAsync > b.MemcpyAsync
-	}
-	if a.Memcpy != b.Memcpy {
-		return a.Memcpy > b.Memcpy
-	}
-	if a.Calls != b.Calls {
-		return a.Calls > b.Calls
-	}
-	if a.PID != b.PID {
-		return a.PID < b.PID
-	}
-	return a.TID < b.TID
-}
-
-// Why says which step of the rule (Before) made t, the first of its
-// capture's threads, the program's thread.
-func (t ThreadCount) Why() string {
-	switch {
-	case t.MemcpyAsync > 0:
-		return "the thread that issued the cudaMemcpyAsync calls"
-	case t.Memcpy > 0:
-		return "the thread with the most cudaMemcpy calls"
-	}
-	return "the thread with the most CUDA calls"
-}
+// ThreadCount is the number of API calls one thread made, by which a
+// reader picks the program's thread (records.ThreadCount).
+type ThreadCount = records.ThreadCount
 
 // CountThreads counts the calls per thread (process and thread id) and
 // returns the threads in the order of ThreadCount.Before: the first is the
@@ -291,25 +275,10 @@ func CountThreads(calls []APICall) []ThreadCount {
 			at[k] = i
 			out = append(out, ThreadCount{PID: a.PID, TID: a.TID})
 		}
-		out[i].add(a.Name, 1)
+		out[i].Add(a.Name, 1)
 	}
-	sortThreads(out)
+	records.SortThreads(out)
 	return out
-}
-
-// add counts n calls named name.
-func (t *ThreadCount) add(name string, n int) {
-	t.Calls += n
-	switch name {
-	case "cudaMemcpyAsync":
-		t.MemcpyAsync += n
-	case "cudaMemcpy":
-		t.Memcpy += n
-	}
-}
-
-func sortThreads(ts []ThreadCount) {
-	sort.Slice(ts, func(i, j int) bool { return ts[i].Before(ts[j]) })
 }
 
 // Has reports whether the capture holds the given fact.

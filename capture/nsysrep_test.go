@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nsyscheck/nsyscheck/exportcache"
 	"github.com/nsyscheck/nsyscheck/internal/golden"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/sqlitefile"
@@ -356,14 +357,6 @@ func TestLoadNsysRepNoNsys(t *testing.T) {
 	}
 }
 
-// FindNsys reports a bad override as an input error with its hint.
-func TestFindNsysInputError(t *testing.T) {
-	_, err := FindNsys(filepath.Join(t.TempDir(), "nope"))
-	if err == nil || !inputerr.Is(err) || !strings.Contains(err.Error(), "the nsys given cannot be run") {
-		t.Errorf("bad override: %v", err)
-	}
-}
-
 // TestLoadNsysRepRealNsys exports the reference report with a real nsys
 // (2025.3 or newer) when NSYSCHECK_REAL_NSYS=1, and checks that the result
 // matches the shipped SQLite export.
@@ -371,7 +364,7 @@ func TestLoadNsysRepRealNsys(t *testing.T) {
 	if os.Getenv("NSYSCHECK_REAL_NSYS") == "" {
 		t.Skip("set NSYSCHECK_REAL_NSYS=1 to run the real nsys")
 	}
-	bin, err := FindNsys("")
+	bin, err := exportcache.FindNsys("")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,11 @@
 package capture
 
-import "context"
+import (
+	"context"
+
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+	"github.com/nsyscheck/nsyscheck/source"
+)
 
 // Options tune how an input is loaded.
 type Options struct {
@@ -49,4 +54,11 @@ func (o Options) WantsAPI(name string) bool {
 		}
 	}
 	return false
+}
+
+// sourceOptions are the options source.Open takes: where nsys and the
+// export cache are, and the kind to read the input as (KindUnknown: the
+// one its content and name tell).
+func (o Options) sourceOptions(kind nsysdb.Kind) source.Options {
+	return source.Options{Nsys: o.Nsys, CacheDir: o.CacheDir, Kind: kind}
 }

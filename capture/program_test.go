@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nsyscheck/nsyscheck/program"
 )
 
 const (
@@ -127,7 +129,7 @@ func TestTranscriptNoise(t *testing.T) {
 		" pageable    1 MiB    0.088 ms   12.0 GB/s\r\n" +
 		"WARNING: something nsys says\n" +
 		"Generating '/tmp/nsys-report-1.qdstrm'\n"
-	m, err := ParseTranscript(strings.NewReader(in), "t.txt")
+	m, err := program.ParseTranscript(strings.NewReader(in), "t.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +172,7 @@ func TestTranscriptErrors(t *testing.T) {
 func TestMeasurementsGBpsFilled(t *testing.T) {
 	in := `{"schema":"nsyscheck.measurements/v1","copies":[{"direction":"h2d","source":"pinned","bytes":1000000000,"ms":100}],
 	"kernels":[{"variant":"zero-copy","bytes":2000000000,"msPerLaunch":1000}]}`
-	m, err := ParseMeasurements(strings.NewReader(in), "m.json")
+	m, err := program.ParseMeasurements(strings.NewReader(in), "m.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,20 +229,5 @@ func TestMeasurementsErrors(t *testing.T) {
 			_, err := LoadMeasurements(path)
 			wantInputError(t, err, tc.parts...)
 		})
-	}
-}
-
-func TestBytesFromRate(t *testing.T) {
-	for _, tc := range []struct {
-		gbps, ms float64
-		want     int64
-	}{
-		{3839.2, 0.035, 128 << 20}, {102.4, 1.311, 128 << 20}, {245.1, 0.548, 128 << 20},
-		{24.7, 5.431, 128 << 20}, {1432.4, 0.047, 64 << 20}, {51.0, 1.316, 64 << 20},
-		{1, 100, 95 << 20},
-	} {
-		if got := bytesFromRate(tc.gbps, tc.ms); got != tc.want {
-			t.Errorf("bytesFromRate(%v, %v) = %d MiB, want %d MiB", tc.gbps, tc.ms, got>>20, tc.want>>20)
-		}
 	}
 }

@@ -333,14 +333,6 @@ func TestLoadSQLiteReadOnly(t *testing.T) {
 	}
 }
 
-func TestSQLiteReadOnlyDSN(t *testing.T) {
-	got := sqliteReadOnlyDSN(`/a b/"q" 'x'?y#z%2F.sqlite`)
-	want := `file:/a%20b/%22q%22%20%27x%27%3Fy%23z%252F.sqlite?mode=ro&immutable=1`
-	if got != want {
-		t.Errorf("dsn = %s, want %s", got, want)
-	}
-}
-
 func TestLoadSQLiteBadFiles(t *testing.T) {
 	dir := t.TempDir()
 	ref, err := os.ReadFile(refSQLite)
@@ -612,29 +604,6 @@ func TestLoadSQLiteNVTXVariants(t *testing.T) {
 	}
 	if r := by["h2d-pageable"]; r.Domain != "" || r.Open {
 		t.Errorf("default domain range = %+v", r)
-	}
-}
-
-func TestStripAPIVersion(t *testing.T) {
-	for in, want := range map[string]string{
-		"cudaMemcpy_v3020":       "cudaMemcpy",
-		"cudaLaunchKernel_v7000": "cudaLaunchKernel",
-		"cuKernelGetName":        "cuKernelGetName",
-		"cudaMemcpy_ptds_v7000":  "cudaMemcpy_ptds",
-		"cudaFoo_v":              "cudaFoo_v",
-		"cudaFoo_vx1":            "cudaFoo_vx1",
-		"_v12":                   "_v12",
-		"cudaMemcpy":             "cudaMemcpy",
-		"cuMemcpy_v2":            "cuMemcpy",
-		"foo_v":                  "foo_v",
-		"a_vx1":                  "a_vx1",
-	} {
-		if got := stripAPIVersion(in); got != want {
-			t.Errorf("stripAPIVersion(%q) = %q, want %q", in, got, want)
-		}
-		if got := string(csvStripVersionBytes([]byte(in))); got != want {
-			t.Errorf("csvStripVersionBytes(%q) = %q, want %q", in, got, want)
-		}
 	}
 }
 

@@ -1,16 +1,14 @@
 package capture
 
 import (
-	"bytes"
-	"encoding/csv"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
 // progGtid is the global thread id of the reference capture's calls.
@@ -62,7 +60,7 @@ func TestLoadSQLiteProgramThread(t *testing.T) {
 	}
 
 	c := sqLoad(t, p, Options{APINames: predictionAPIs, ProgramThread: true})
-	pid, tid := splitGlobalID(progGtid)
+	pid, tid := nsysdb.SplitGlobalID(progGtid)
 	for _, a := range c.Calls {
 		if a.PID != pid || a.TID != tid {
 			t.Fatalf("call of another thread loaded: %+v", a)
@@ -159,77 +157,4 @@ func TestLoadCSVProgramThread(t *testing.T) {
 	if err1 == nil || err2 == nil || err1.Error() != err2.Error() {
 		t.Errorf("errors differ:\n%v\n%v", err1, err2)
 	}
-}
-
-// scanAll reads every record with csvScanner.
-func scanAll(data []byte) ([][]string, error) {
-	sc := newCSVScanner(bytes.NewReader(data))
-	var out [][]string
-	for {
-		rec, err := sc.next()
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return out, err
-		}
-		row := make([]string, len(rec))
-		for i, f := range rec {
-			row[i] = string(f)
-		}
-		out = append(out, row)
-	}
-}
-
-// csvAll reads every record with encoding/csv, the reference csvScanner
-// (and so every per-record report reader) must agree with.
-func csvAll(data []byte) ([][]string, error) {
-	cr := csv.NewReader(csvBomReader(bytes.NewReader(data)))
-	cr.FieldsPerRecord = -1
-	var out [][]string
-	for {
-		rec, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return out, err
-		}
-		out = append(out, rec)
-	}
-}
-
-// csvScanner must read what encoding/csv reads.
-func checkScanner(t *testing.T, data []byte) {
-	want, werr := csvAll(data)
-	got, gerr := scanAll(data)
-	if werr != nil {
-		return // encoding/csv reports the error on the second pass
-	}
-	if gerr != nil || !reflect.DeepEqual(got, want) {
-		t.Errorf("input %q:\n got %q (%v)\nwant %q", data, got, gerr, want)
-	}
-}
-
-func TestCSVScanner(t *testing.T) {
-	for _, s := range []string{
-		"", "\n", "a,b\n", "a,b", "a,b\r\n1,2\r\n", "\uFEFFa,b\n\n\n1,2\n", "a,,\n,,\n",
-		`"a,b","c""d",e` + "\n", "\"multi\nline\",x\n\"y\r\nz\",w\r\n", "a,b\r", "\"\"\n", "a\rb,c\n",
-		"\"a\"b,c\n", "a\"b,c\n", "\"open\n", "x,\"\"\"\"\n",
-	} {
-		checkScanner(t, []byte(s))
-	}
-	b, err := os.ReadFile("../testdata/captures/h200-pinned/pinned_cuda_api_trace.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkScanner(t, b)
-}
-
-func FuzzCSVScanner(f *testing.F) {
-	seedFiles(f, refCSV2025+"/ref_cuda_api_trace.csv")
-	f.Add([]byte("\uFEFF" + traceHeader + "1,2,\"a,b\",0,1,2,3,20,\"t\"\"x\"\r\n"))
-	f.Add([]byte("\"multi\nline\",x\n\"y\r\nz\",w\r\n\n"))
-	f.Add([]byte("a,b\n\"" + strings.Repeat("l\n", 300) + "\",1\n"))
-	f.Fuzz(func(t *testing.T, data []byte) { checkScanner(t, data) })
 }

@@ -1,13 +1,13 @@
 package capture
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+	"github.com/nsyscheck/nsyscheck/records"
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // Plausible magnitudes. A value outside them cannot come from a run of the
@@ -24,21 +24,18 @@ const (
 	maxBytes = int64(1) << 40
 )
 
-// validate checks what a loader read, the same way for every format: every
-// time finite and non-negative, no event ending before it starts, no
-// duration, size, time or bandwidth beyond a plausible magnitude. It is the
-// last step of every loader, so that no verdict rests on impossible data.
+// validate checks a capture the way validating checks a stream, for a
+// capture built in memory and for the program's own numbers: every time
+// finite and non-negative, no event ending before it starts, no duration,
+// size, time or bandwidth beyond a plausible magnitude, so that no verdict
+// rests on impossible data.
 func validate(c *Capture) error {
-	v := validator{c: c}
+	v := validator{path: c.Path, format: c.Format}
 	for _, a := range c.Calls {
 		v.event("CUDA API call "+a.Name, a.Row, a.CorrelationID, a.Start, a.End, false)
 	}
 	for _, m := range c.Memcpys {
-		v.event("memory copy "+string(m.Kind), 0, m.CorrelationID, m.Start, m.End, false)
-		if v.err == nil && (m.Bytes < 0 || m.Bytes > maxBytes) {
-			v.fail(v.where("memory copy "+string(m.Kind), 0, m.CorrelationID),
-				fmt.Sprintf("copy size %d bytes is impossible", m.Bytes))
-		}
+		v.copy(m.Kind, 0, m.CorrelationID, m.Start, m.End, m.Bytes)
 	}
 	for _, k := range c.Kernels {
 		v.event("kernel "+k.Name, 0, k.CorrelationID, k.Start, k.End, false)
@@ -47,16 +44,10 @@ func validate(c *Capture) error {
 		v.event("NVTX range "+r.Name, 0, 0, r.Start, r.End, r.Open)
 	}
 	for _, s := range c.APISummary {
-		v.total("API summary row "+s.Name, s.TotalNs, s.Calls)
-		if v.err == nil && (s.MinNs < 0 || s.MaxNs < 0 || s.MinNs > s.MaxNs && s.MaxNs > 0) {
-			v.fail("API summary row "+s.Name, fmt.Sprintf("min %d ns and max %d ns are impossible", s.MinNs, s.MaxNs))
-		}
+		v.apiSum(s.Name, s.TotalNs, s.Calls, s.MinNs, s.MaxNs)
 	}
 	for _, s := range c.MemSummary {
-		v.total("memory summary row "+string(s.Kind), s.TotalNs, s.Count)
-		if v.err == nil && (s.TotalMB < 0 || math.IsNaN(s.TotalMB) || s.TotalMB > float64(maxBytes)) {
-			v.fail("memory summary row "+string(s.Kind), fmt.Sprintf("total %g MB is impossible", s.TotalMB))
-		}
+		v.copySum(s.Kind, s.TotalNs, s.Count, s.TotalMB)
 	}
 	for _, s := range c.RangeSummary {
 		v.total("NVTX summary row "+s.Name, s.TotalNs, s.Instances)
@@ -67,10 +58,98 @@ func validate(c *Capture) error {
 	return v.err
 }
 
-// validator keeps the first problem validate finds.
+// validating returns h behind validate's checks: a record that fails them
+// is not handed on, and its problem, an *inputerr.Error naming the input at
+// path (read as format) and the record, stops the reader.
+func validating(h records.Handler, path string, format Format) records.Handler {
+	v := &validator{path: path, format: format}
+	check := func(next func() error) error {
+		if v.err != nil {
+			return v.err
+		}
+		return next()
+	}
+	out := h
+	if h.Call != nil {
+		out.Call = func(a *records.Call) error {
+			v.event("CUDA API call "+a.Name, a.Row, a.Corr, a.Start, a.End, false)
+			return check(func() error { return h.Call(a) })
+		}
+	}
+	if h.Op != nil {
+		out.Op = func(o *records.Op) error {
+			switch o.Kind {
+			case records.OpCopy:
+				v.copy(o.Copy, o.Row, o.Corr, o.Start, o.End, o.Bytes)
+			case records.OpKernel:
+				v.event("kernel "+o.Name, o.Row, o.Corr, o.Start, o.End, false)
+			default:
+				v.event("memset", o.Row, o.Corr, o.Start, o.End, false)
+			}
+			if c := o.Call; c != nil {
+				v.event("CUDA API call "+c.Name, c.Row, c.Corr, c.Start, c.End, false)
+			}
+			return check(func() error { return h.Op(o) })
+		}
+	}
+	if h.Range != nil {
+		out.Range = func(r *records.Range) error {
+			v.event("NVTX range "+r.Name, 0, 0, r.Start, r.End, r.Open)
+			return check(func() error { return h.Range(r) })
+		}
+	}
+	if h.APISum != nil {
+		out.APISum = func(s *records.APISum) error {
+			v.apiSum(s.Name, s.TotalNs, s.Calls, s.MinNs, s.MaxNs)
+			return check(func() error { return h.APISum(s) })
+		}
+	}
+	if h.CopySum != nil {
+		out.CopySum = func(s *records.CopySum) error {
+			v.copySum(s.Kind, s.TotalNs, s.Count, s.TotalMB)
+			return check(func() error { return h.CopySum(s) })
+		}
+	}
+	if h.RangeSum != nil {
+		out.RangeSum = func(s *records.RangeSum) error {
+			v.total("NVTX summary row "+s.Name, s.TotalNs, s.Instances)
+			return check(func() error { return h.RangeSum(s) })
+		}
+	}
+	return out
+}
+
+// copy checks one copy's times and size.
+func (v *validator) copy(kind vocab.CopyKind, row int, corr, start, end, bytes int64) {
+	what := "memory copy " + string(kind)
+	v.event(what, row, corr, start, end, false)
+	if v.err == nil && (bytes < 0 || bytes > maxBytes) {
+		v.fail(v.where(what, row, corr), fmt.Sprintf("copy size %d bytes is impossible", bytes))
+	}
+}
+
+// apiSum checks one row of an API summary.
+func (v *validator) apiSum(name string, totalNs, calls, minNs, maxNs int64) {
+	v.total("API summary row "+name, totalNs, calls)
+	if v.err == nil && (minNs < 0 || maxNs < 0 || minNs > maxNs && maxNs > 0) {
+		v.fail("API summary row "+name, fmt.Sprintf("min %d ns and max %d ns are impossible", minNs, maxNs))
+	}
+}
+
+// copySum checks one row of the copy summaries.
+func (v *validator) copySum(kind vocab.CopyKind, totalNs, count int64, totalMB float64) {
+	v.total("memory summary row "+string(kind), totalNs, count)
+	if v.err == nil && (totalMB < 0 || math.IsNaN(totalMB) || totalMB > float64(maxBytes)) {
+		v.fail("memory summary row "+string(kind), fmt.Sprintf("total %g MB is impossible", totalMB))
+	}
+}
+
+// validator keeps the first problem validate finds in what was read from
+// the input at path, as format.
 type validator struct {
-	c   *Capture
-	err error
+	path   string
+	format Format
+	err    error
 }
 
 func (v *validator) fail(where, problem string) {
@@ -78,9 +157,9 @@ func (v *validator) fail(where, problem string) {
 		return
 	}
 	hint := "the file is damaged or was edited; make it again from the capture"
-	switch v.c.Format {
+	switch v.format {
 	case FormatSQLite, FormatNsysRep:
-		hint = "the export is damaged or was edited; " + sqliteExportHint
+		hint = "the export is damaged or was edited; " + nsysdb.ExportHint
 	case FormatCSV:
 		hint = "the report is damaged or was edited; make it again with nsys stats --format csv"
 	case FormatTranscript:
@@ -88,7 +167,7 @@ func (v *validator) fail(where, problem string) {
 	case FormatMeasurements:
 		hint = "see docs/measurements.md for the format"
 	}
-	v.err = &inputerr.Error{Path: v.c.Path, Where: where, Problem: problem, Hint: hint}
+	v.err = &inputerr.Error{Path: v.path, Where: where, Problem: problem, Hint: hint}
 }
 
 // where names an event: its data row in a CSV report, else its correlation id.
@@ -178,123 +257,4 @@ func (v *validator) program(m *Measurements) {
 		v.bytes("asyncCalls.pinnedBytes", a.PinnedBytes)
 	}
 	v.gbps("deviceCopyGBps", m.DeviceCopyGBps)
-}
-
-// duplicateKey returns the JSON path of the first object key that appears
-// twice in one object of data ("copies[0].ms"), or "" when there is none or
-// data is not valid JSON (the decoder reports that). encoding/json keeps the
-// last of two equal keys without a word, so a file saying two things about
-// one value would be read as whichever came last.
-func duplicateKey(data []byte) string {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	type level struct {
-		object bool
-		keys   map[string]bool
-		key    string // the current key (object) or index (array)
-		index  int
-		want   bool // an object expects a key next
-	}
-	var stack []*level
-	path := func() string {
-		var b strings.Builder
-		for _, l := range stack {
-			if l.object {
-				if b.Len() > 0 {
-					b.WriteByte('.')
-				}
-				b.WriteString(l.key)
-			} else {
-				fmt.Fprintf(&b, "[%d]", l.index)
-			}
-		}
-		return b.String()
-	}
-	// value marks that a value was read in the innermost container.
-	value := func() {
-		if len(stack) == 0 {
-			return
-		}
-		l := stack[len(stack)-1]
-		if l.object {
-			l.want = true
-		} else {
-			l.index++
-		}
-	}
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return ""
-		}
-		var top *level
-		if len(stack) > 0 {
-			top = stack[len(stack)-1]
-		}
-		switch t := tok.(type) {
-		case json.Delim:
-			switch t {
-			case '{', '[':
-				stack = append(stack, &level{object: t == '{', keys: map[string]bool{}, want: true})
-			case '}', ']':
-				stack = stack[:len(stack)-1]
-				value()
-			}
-		case string:
-			if top != nil && top.object && top.want {
-				if top.keys[t] {
-					top.key = t
-					return path()
-				}
-				top.keys[t] = true
-				top.key = t
-				top.want = false
-				continue
-			}
-			value()
-		default:
-			value()
-		}
-	}
-}
-
-// copyValidator checks each copy the audit streams (StreamCopies) with
-// validate's rules: the copy's and its call's times, and its size. It keeps
-// the first problem, and a copy that fails is not handed on, so no class
-// total rests on impossible data.
-type copyValidator struct{ v validator }
-
-func newCopyValidator(path string, f Format) *copyValidator {
-	return &copyValidator{v: validator{c: &Capture{Path: path, Format: f}}}
-}
-
-// wrap returns fn behind the check.
-func (cv *copyValidator) wrap(fn func(*CopyCall)) func(*CopyCall) {
-	return func(c *CopyCall) {
-		if cv.v.err != nil {
-			return
-		}
-		cv.check(c)
-		if cv.v.err == nil {
-			fn(c)
-		}
-	}
-}
-
-func (cv *copyValidator) check(c *CopyCall) {
-	v := &cv.v
-	what := "memory copy " + string(c.Kind)
-	v.event(what, 0, c.CorrelationID, c.Start, c.End, false)
-	if c.API != "" {
-		v.event("CUDA API call "+c.API, 0, c.CorrelationID, c.CallStart, c.CallEnd, false)
-	}
-	if v.err == nil && (c.Bytes < 0 || c.Bytes > maxBytes) {
-		v.fail(v.where(what, 0, c.CorrelationID), fmt.Sprintf("copy size %d bytes is impossible", c.Bytes))
-	}
-}
-
-// ranges checks NVTX ranges the audit places copies in.
-func (cv *copyValidator) ranges(rs []Range) {
-	for _, r := range rs {
-		cv.v.event("NVTX range "+r.Name, 0, 0, r.Start, r.End, r.Open)
-	}
 }

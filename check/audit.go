@@ -9,12 +9,13 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/audit"
 	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/exportcache"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
-	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/nsysrule"
 	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/privacy"
 	"github.com/nsyscheck/nsyscheck/runinfo"
+	"github.com/nsyscheck/nsyscheck/source"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
@@ -66,60 +67,54 @@ func Audit(ctx context.Context, before, after string, opts AuditOptions) (*audit
 }
 
 // AuditCapture streams one capture's copies into an audit, sets NVIDIA's
-// rule beside it and scans the capture files for exposures.
+// rule beside it and scans the capture files for exposures. The input is
+// opened once (source.Open, stopped with ctx while nsys exports a report);
+// its capture files are scanned while the copies stream, the scan reading
+// the files' bytes and tables beside the stream.
 func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts AuditOptions) (*audit.Audit, error) {
-	// A capture file given directly is scanned for exposures while its
-	// copies stream: the scan reads the file's bytes, the stream SQLite's.
-	var early chan []string
-	if scannable(path) {
-		early = make(chan []string, 1)
-		go func() { early <- exposures(path) }()
-	}
-	acc := audit.NewAccumulator()
-	scan, err := capture.StreamCopies(path, capture.Options{Nsys: opts.Nsys}, acc.Add)
+	src, err := source.Open(ctx, path, source.Options{Nsys: opts.Nsys})
 	if err != nil {
-		if early != nil {
-			<-early
+		return nil, err
+	}
+	defer src.Close()
+	files := scannable(src)
+	early := make(chan []string, 1)
+	go func() {
+		var out []string
+		for _, f := range files {
+			out = append(out, exposures(f)...)
 		}
+		early <- out
+	}()
+	acc := audit.NewAccumulator()
+	scan, err := capture.CopiesOf(ctx, src, acc.Handler)
+	exposed := <-early
+	if err != nil {
 		return nil, err
 	}
 	au := acc.Finish(scan, rates)
 	for _, n := range scan.Notes {
 		au.Diagnostics = append(au.Diagnostics, audit.Diagnostic{Code: CodeInputSubstituted, Level: string(predictions.Info), Message: n})
 	}
-	if early != nil {
-		au.Exposures = append(au.Exposures, <-early...)
-	}
-	for _, f := range scan.Files {
-		if f != path && scannable(f) {
-			au.Exposures = append(au.Exposures, exposures(f)...)
-		}
-	}
+	au.Exposures = append(au.Exposures, exposed...)
 	if opts.NoRule {
 		au.RuleUnavailable(nsysrule.Name, "not asked for (--nvidia-rule off)")
 	} else {
-		nvidiaRule(ctx, au, scan, opts.Nsys)
+		db := ""
+		if src.Export != nil {
+			db = src.Export.Path
+		}
+		nvidiaRule(ctx, au, scan.Path, db, opts.Nsys)
 	}
 	return au, nil
 }
 
-// scannable reports whether a file is one the exposure scan reads: an
-// SQLite export or a .nsys-rep, told by content, and not nsyscheck's own
-// export of a report.
-func scannable(f string) bool {
-	if st, err := os.Stat(f); err != nil || st.IsDir() || strings.HasSuffix(f, capture.ExportSuffix) {
-		return false
-	}
-	k, err := nsysdb.Detect(f)
-	return err == nil && (k == nsysdb.KindSQLite || k == nsysdb.KindNsysRep)
-}
-
 // exposures scans a capture file for what it reveals beyond the run, with
 // verify's rules (attachExposure).
-func exposures(f string) []string {
+func exposures(f *source.File) []string {
 	rep, err := privacy.Scan(f)
 	if err != nil {
-		return []string{fmt.Sprintf("could not scan %s: %v", f, err)}
+		return []string{fmt.Sprintf("could not scan %s: %v", f.Path, err)}
 	}
 	var out []string
 	for _, d := range rep.Diagnostics() {
@@ -198,18 +193,13 @@ func readRunRates(dir string, r *audit.Rates) error {
 }
 
 // nvidiaRule sets NVIDIA's cuda_memcpy_async rule beside the audit: run by
-// nsys analyze on the capture's SQLite export when nsys is installed, else
-// read from NAME_cuda_memcpy_async.csv beside the capture.
-func nvidiaRule(ctx context.Context, au *audit.Audit, scan *capture.CopyScan, nsysOverride string) {
-	var db string
-	for _, f := range scan.Files {
-		if k, err := nsysdb.Detect(f); err == nil && k == nsysdb.KindSQLite {
-			db = f
-		}
-	}
+// nsys analyze on the capture's SQLite export db ("" when it has none) when
+// nsys is installed, else read from NAME_cuda_memcpy_async.csv beside the
+// capture at path.
+func nvidiaRule(ctx context.Context, au *audit.Audit, path, db, nsysOverride string) {
 	var notes []string
 	if db != "" {
-		if nsysPath, err := capture.FindNsys(nsysOverride); err == nil {
+		if nsysPath, err := exportcache.FindNsys(nsysOverride); err == nil {
 			flagged, err := nsysrule.RunAll(ctx, nsysPath, db)
 			if err == nil {
 				au.CompareRule(nsysrule.Name, "nsys analyze -r "+nsysrule.AllArg+" on "+db, flaggedOf(flagged))
@@ -222,7 +212,7 @@ func nvidiaRule(ctx context.Context, au *audit.Audit, scan *capture.CopyScan, ns
 	} else {
 		notes = append(notes, "the capture has no SQLite export for nsys analyze")
 	}
-	if p := nsysrule.Beside(scan.Path, captureExts); p != "" {
+	if p := nsysrule.Beside(path, captureExts); p != "" {
 		rows, err := nsysrule.ReadCSV(p)
 		if err != nil {
 			au.RuleUnavailable(nsysrule.Name, err.Error())
@@ -250,4 +240,4 @@ func flaggedOf(rows []nsysrule.FlaggedCopy) []audit.Flagged {
 
 // captureExts end the names of the capture files a rule's CSV is found
 // beside (nsysrule.Beside).
-var captureExts = []string{capture.ExportSuffix, ".sqlite", ".nsys-rep", ".qdrep"}
+var captureExts = []string{exportcache.Suffix, ".sqlite", ".nsys-rep", ".qdrep"}

@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/exportcache"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/nsysrule"
@@ -25,6 +26,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/privacy"
 	"github.com/nsyscheck/nsyscheck/report"
 	"github.com/nsyscheck/nsyscheck/runinfo"
+	"github.com/nsyscheck/nsyscheck/source"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
@@ -61,6 +63,9 @@ type Checked struct {
 	Capture *capture.Capture
 	// Run is the run folder's run.json, nil where there is none.
 	Run *runinfo.Info
+	// scans are what the exposure scan found in the input's capture files
+	// while Load held them open; Enrich reports them.
+	scans []fileScan
 	// TraceLost says what the capture's CUDA trace lost although nsys
 	// traced CUDA and the program ran to the end (e.g. "the API trace holds
 	// no CUDA calls"); "" when nothing was lost. The verdicts then carry a
@@ -103,16 +108,28 @@ func Paths(paths []string, opts Options) ([]*Checked, error) {
 }
 
 // Load loads one capture and evaluates it; run calls it on its own export
-// and Enriches the result once the run's other steps are done. An export
-// without any CUDA API trace in a run folder whose nsys traced CUDA and
-// whose program ran to the end is not an error: another profiler took the
-// trace, so Load evaluates the program's own numbers and sets TraceLost.
-// Every credential the capture's strings carry is masked first
-// (privacy.MaskCapture), so that no verdict, evidence or report shows one.
+// and Enriches the result once the run's other steps are done. The input is
+// opened once (source.Open): the capture is read from it and, while it is
+// open, its export and report are scanned for what they expose of the
+// machine (privacy.Scan), for Enrich to report. An export without any CUDA
+// API trace in a run folder whose nsys traced CUDA and whose program ran to
+// the end is not an error: another profiler took the trace, so Load
+// evaluates the program's own numbers and sets TraceLost. Every credential
+// the capture's strings carry is masked first (privacy.MaskCapture), so that
+// no verdict, evidence or report shows one.
 func Load(path string, opts Options) (*Checked, error) {
 	lo := LoadOptions(opts.Nsys)
 	lo.Context = opts.Context
-	c, err := capture.Load(path, lo)
+	ctx := opts.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	src, err := source.Open(ctx, path, source.Options{Nsys: opts.Nsys})
+	var c *capture.Capture
+	if err == nil {
+		defer src.Close()
+		c, err = capture.FromSource(ctx, src, lo)
+	}
 	if err != nil {
 		prog, lost := lostTraceFallback(path, err, opts.Run)
 		if prog == nil {
@@ -124,7 +141,41 @@ func Load(path string, opts Options) (*Checked, error) {
 		return k, nil
 	}
 	privacy.MaskCapture(c)
-	return Evaluate(c), nil
+	k := Evaluate(c)
+	k.scans = scanFiles(src)
+	return k, nil
+}
+
+// fileScan is what privacy.Scan found in one capture file, or why it could
+// not scan it.
+type fileScan struct {
+	path string
+	rep  *privacy.Report
+	err  error
+}
+
+// scanFiles scans the capture files a source holds open (its SQLite export
+// and its .nsys-rep) for what they expose, except nsyscheck's own export of
+// a report, which holds nothing the report does not.
+func scanFiles(src *source.Source) []fileScan {
+	var out []fileScan
+	for _, f := range scannable(src) {
+		rep, err := privacy.Scan(f)
+		out = append(out, fileScan{path: f.Path, rep: rep, err: err})
+	}
+	return out
+}
+
+// scannable lists the files of a source the exposure scan reads: an SQLite
+// export or a .nsys-rep, and not nsyscheck's own export of a report.
+func scannable(src *source.Source) []*source.File {
+	var out []*source.File
+	for _, f := range src.Files() {
+		if (f.Kind == nsysdb.KindSQLite || f.Kind == nsysdb.KindNsysRep) && !strings.HasSuffix(f.Path, exportcache.Suffix) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // Evaluate evaluates the predictions on a loaded capture. The result is not
@@ -156,7 +207,7 @@ func (k *Checked) Enrich(info *runinfo.Info) {
 	attachSharing(r, info)
 	k.TraceLost = attachLostTrace(r, c, info, k.TraceLost)
 	attachResident(r)
-	attachExposure(r, c)
+	attachExposure(r, k.scans)
 }
 
 // Results are the verdicts of each checked input.
@@ -317,33 +368,19 @@ func attachResident(r *predictions.Result) {
 	}
 }
 
-// attachExposure scans the capture files an input was read from (SQLite
-// exports and .nsys-rep reports) for what they reveal of the machine beyond
-// the check — other processes, environment variables outside the allowlist,
-// secrets — and adds a capture-exposes warning per kind of finding. Values
-// are never shown in full.
-func attachExposure(r *predictions.Result, c *capture.Capture) {
-	seen := map[string]bool{}
-	for _, f := range append([]string{c.Path}, c.Files...) {
-		if seen[f] || strings.HasSuffix(f, capture.ExportSuffix) {
-			continue
-		}
-		// Only files that hold an export or a report are scanned: the
-		// kind is told by content (nsysdb), as every input's is.
-		if st, err := os.Stat(f); err != nil || st.IsDir() {
-			continue
-		}
-		if k, err := nsysdb.Detect(f); err != nil || (k != nsysdb.KindSQLite && k != nsysdb.KindNsysRep) {
-			continue
-		}
-		seen[f] = true
-		rep, err := privacy.Scan(f)
-		if err != nil {
+// attachExposure reports what the capture files an input was read from
+// (SQLite exports and .nsys-rep reports) reveal of the machine beyond the
+// check — other processes, environment variables outside the allowlist,
+// secrets — as Load's scan of them found: a capture-exposes warning per
+// kind of finding. Values are never shown in full.
+func attachExposure(r *predictions.Result, scans []fileScan) {
+	for _, s := range scans {
+		if s.err != nil {
 			addDiag(r, CodeScanFailed, predictions.Info,
-				fmt.Sprintf("could not scan %s for exposed environment or processes: %v", f, err))
+				fmt.Sprintf("could not scan %s for exposed environment or processes: %v", s.path, s.err))
 			continue
 		}
-		for _, d := range rep.Diagnostics() {
+		for _, d := range s.rep.Diagnostics() {
 			addDiag(r, d.Code, predictions.Level(d.Level), d.Message)
 		}
 	}

@@ -19,7 +19,7 @@ func BenchmarkScan1M(b *testing.B) {
 	b.SetBytes(res.SQLiteBytes)
 	b.ResetTimer()
 	for b.Loop() {
-		r, err := Scan(res.SQLite)
+		r, err := ScanPath(res.SQLite)
 		if err != nil {
 			b.Fatal(err)
 		}

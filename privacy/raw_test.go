@@ -143,7 +143,7 @@ func TestScanNsysRepCompressedTail(t *testing.T) {
 	if err := os.WriteFile(p, b.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r, err := Scan(p)
+	r, err := ScanPath(p)
 	if err != nil {
 		t.Fatal(err)
 	}

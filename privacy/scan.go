@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -17,6 +15,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/internal/sqlitefile"
+	"github.com/nsyscheck/nsyscheck/source"
 )
 
 const (
@@ -37,82 +36,65 @@ const (
 	whereProcess   = nsysdb.TableProcesses + " pid %d"
 )
 
-// Scan reads a capture and reports what it exposes. A SQLite export is
-// queried (TARGET_INFO_SYSTEM_ENV, META_DATA_CAPTURE, StringIds, PROCESSES)
-// and its raw bytes are searched too, so that stale copies in unused pages
-// are found and reported apart. A .nsys-rep is searched as raw bytes only:
-// nsys stores the environment strings in it uncompressed, but nothing tells
-// live bytes from stale ones there.
+// Scan reports what a capture file, opened by source, exposes. An SQLite
+// export is queried through its open database (TARGET_INFO_SYSTEM_ENV,
+// META_DATA_CAPTURE, StringIds, PROCESSES) and its raw bytes are searched
+// too, through the file source holds open, so that stale copies in unused
+// pages are found and reported apart. A .nsys-rep is searched as raw bytes
+// only: nsys stores the environment strings in it uncompressed, but nothing
+// tells live bytes from stale ones there.
 //
 // Scan never writes to the file or beside it.
-func Scan(path string) (*Report, error) {
-	readErr := func(err error) error {
-		return &inputerr.Error{Path: path, Problem: "cannot read the capture", Err: err,
-			Hint: "check the path; give a SQLite export (.sqlite) or a .nsys-rep"}
-	}
-	f, st, err := inputerr.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	size := st.Size()
-	head := make([]byte, nsysdb.HeadSize)
-	n, err := f.ReadAt(head, 0)
-	if err != nil && err != io.EOF {
-		return nil, readErr(err)
-	}
-	kind := nsysdb.Magic(head[:n])
-	if kind == nsysdb.KindUnknown && nsysdb.IsReportName(path) {
-		kind = nsysdb.KindNsysRep
-	}
-	switch kind {
+func Scan(f *source.File) (*Report, error) {
+	switch f.Kind {
 	case nsysdb.KindSQLite:
-		return scanSQLite(path, f, size)
+		return scanSQLite(f)
 	case nsysdb.KindNsysRep:
-		r := &Report{Path: path, Format: "nsys-rep"}
+		r := &Report{Path: f.Path, Format: "nsys-rep"}
 		r.Notes = append(r.Notes, "a .nsys-rep is searched as raw bytes only; its SQLite export gives a fuller answer")
-		if err := r.addRaw(f, size, nil, nil); err != nil {
-			return nil, readErr(err)
+		if err := r.addRaw(f, f.Size, nil, nil); err != nil {
+			return nil, &inputerr.Error{Path: f.Path, Problem: "cannot read the capture", Err: err,
+				Hint: "check the path; give a SQLite export (.sqlite) or a .nsys-rep"}
 		}
 		r.sort()
 		return r, nil
 	}
-	return nil, &inputerr.Error{Path: path, Problem: "neither a SQLite database nor an Nsight Systems report",
+	return nil, &inputerr.Error{Path: f.Path, Problem: "neither a SQLite database nor an Nsight Systems report",
 		Hint: "give the .nsys-rep or its SQLite export (nsys export --type sqlite)"}
 }
 
-// readOnlyDSN opens path read-only and immutable, so that SQLite neither
-// writes to it nor creates anything beside it.
-func readOnlyDSN(path string) string {
-	return nsysdb.ReadOnlyURI(path)
-}
-
-func scanSQLite(path string, f *os.File, size int64) (*Report, error) {
-	// The committed state: what a -wal or hot -journal beside the file
-	// holds counts, and a file another program is writing is refused.
-	db, cleanup, err := sqlitefile.OpenPath(path)
-	defer cleanup()
+// ScanPath opens the capture file at path (source.OpenFile) and scans it.
+func ScanPath(path string) (*Report, error) {
+	f, err := source.OpenFile(path)
 	if err != nil {
 		return nil, err
 	}
-	defer db.Close()
+	defer f.Close()
+	return Scan(f)
+}
+
+func scanSQLite(f *source.File) (*Report, error) {
+	// The committed state: what a -wal or hot -journal beside the file
+	// holds counts, and a file another program is writing was refused when
+	// it was opened.
+	path := f.Path
 	r := &Report{Path: path, Format: "sqlite"}
 	for _, side := range sqlitefile.Sidecars(path) {
 		r.Notes = append(r.Notes, filepath.Base(side)+" holds changes SQLite has not written into the file yet: "+
 			"they were read through SQLite, but its raw bytes were not searched")
 	}
-	s := &sqliteScan{db: db, r: r}
+	s := &sqliteScan{db: f.DB, r: r}
 	if err := s.run(); err != nil {
 		return nil, err
 	}
-	pm, err := buildPageMap(f, size, s.roots)
+	pm, err := buildPageMap(f, f.Size, s.roots)
 	if err != nil {
 		r.Notes = append(r.Notes, "the file's pages could not be parsed ("+err.Error()+"), so raw hits are not told apart as live or unused")
 		pm = nil
 	} else {
 		r.UnusedBytes = pm.unusedBytes()
 	}
-	if err := r.addRaw(f, size, pm, s.covered); err != nil {
+	if err := r.addRaw(f, f.Size, pm, s.covered); err != nil {
 		return nil, &inputerr.Error{Path: path, Problem: "cannot read the capture", Err: err, Hint: exportHint}
 	}
 	r.sort()

@@ -47,7 +47,7 @@ func cleanCaptures(t *testing.T) []string {
 func TestScanCleanCaptures(t *testing.T) {
 	for _, p := range cleanCaptures(t) {
 		t.Run(p, func(t *testing.T) {
-			r, err := Scan(p)
+			r, err := ScanPath(p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -66,7 +66,7 @@ func TestScanCleanCaptures(t *testing.T) {
 			// The raw scan of the matching .nsys-rep is clean too.
 			reps, _ := filepath.Glob(filepath.Join(filepath.Dir(p), "*.nsys-rep"))
 			for _, rep := range reps {
-				rr, err := Scan(rep)
+				rr, err := ScanPath(rep)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -86,7 +86,7 @@ func exposedFixture(t *testing.T, dir string) string {
 	t.Helper()
 	src := "../testdata/captures/h200-pinned/pinned.sqlite"
 	dst := filepath.Join(dir, "exposed.sqlite")
-	if err := copyFile(src, dst); err != nil {
+	if err := copyFile(src, nil, dst); err != nil {
 		t.Fatal(err)
 	}
 	db, err := sql.Open("sqlite3", nsysdb.URI(dst, "mode=rw"))
@@ -161,7 +161,7 @@ func find(r *Report, kind Kind, name string, unused bool) []Finding {
 func TestScanExposedFixture(t *testing.T) {
 	p := exposedFixture(t, t.TempDir())
 	before := hashFile(t, p)
-	r, err := Scan(p)
+	r, err := ScanPath(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,14 +271,14 @@ func TestScrubFixture(t *testing.T) {
 			t.Errorf("scrubbed file still holds %q", secret)
 		}
 	}
-	after, err := Scan(out)
+	after, err := ScanPath(out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !after.Clean() {
 		t.Errorf("scrubbed copy has findings: %+v", after.Findings)
 	}
-	db, err := sql.Open("sqlite3", readOnlyDSN(out))
+	db, err := sql.Open("sqlite3", nsysdb.ReadOnlyURI(out))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +341,7 @@ func TestScrubFixture(t *testing.T) {
 func TestScrubRefuses(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.sqlite")
-	if err := copyFile("../testdata/captures/h200-pinned/pinned.sqlite", in); err != nil {
+	if err := copyFile("../testdata/captures/h200-pinned/pinned.sqlite", nil, in); err != nil {
 		t.Fatal(err)
 	}
 	before := hashFile(t, in)
@@ -395,7 +395,7 @@ func TestScanRealExposure(t *testing.T) {
 	if _, err := os.Stat(p); err != nil {
 		t.Fatalf("committed fixture missing: %v", err)
 	}
-	r, err := Scan(p)
+	r, err := ScanPath(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -418,7 +418,7 @@ func TestScanRealExposure(t *testing.T) {
 		t.Fatalf("committed fixture missing: %v", err)
 	}
 	{
-		rr, err := Scan(rep)
+		rr, err := ScanPath(rep)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -450,7 +450,7 @@ func TestScrubRealExposure(t *testing.T) {
 			t.Errorf("%q survives in the scrubbed file", secret)
 		}
 	}
-	after, err := Scan(out)
+	after, err := ScanPath(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -470,7 +470,7 @@ func TestScanNsysRepRaw(t *testing.T) {
 	if err := os.WriteFile(p, b.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r, err := Scan(p)
+	r, err := ScanPath(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -515,10 +515,10 @@ func TestScanAndScrubOddPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := filepath.Join(dir, "100% pinned.sqlite")
-	if err := copyFile("../testdata/captures/h200-pinned/pinned.sqlite", in); err != nil {
+	if err := copyFile("../testdata/captures/h200-pinned/pinned.sqlite", nil, in); err != nil {
 		t.Fatal(err)
 	}
-	r, err := Scan(in)
+	r, err := ScanPath(in)
 	if err != nil {
 		t.Fatalf("Scan: %v", err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/internal/leftover"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/internal/sqlitefile"
+	"github.com/nsyscheck/nsyscheck/source"
 )
 
 // ScrubOptions tune Scrub.
@@ -113,10 +114,18 @@ const nsysRepScrubHint = "the report format cannot be rewritten; scrub its SQLit
 // Scrub refuses a .nsys-rep (the report format cannot be rewritten), out
 // equal to in, and an existing out unless opts.Force.
 func Scrub(in, out string, opts ScrubOptions) (*Report, error) {
-	if err := checkScrubPaths(in, out, opts); err != nil {
+	if out == "" {
+		return nil, &inputerr.Error{Path: in, Problem: "no output file given", Hint: "name the shareable copy to write, e.g. capture.shared.sqlite"}
+	}
+	f, err := source.OpenFile(in)
+	if err != nil {
 		return nil, err
 	}
-	rep, err := Scan(in)
+	defer f.Close()
+	if err := checkScrubPaths(f, out, opts); err != nil {
+		return nil, err
+	}
+	rep, err := Scan(f)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +139,7 @@ func Scrub(in, out string, opts ScrubOptions) (*Report, error) {
 	sweepScrubTemps(out)
 	pid := strconv.Itoa(os.Getpid())
 
-	tmpDir, work, err := workingCopy(in, pid)
+	tmpDir, work, err := workingCopy(f, pid)
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +171,7 @@ func Scrub(in, out string, opts ScrubOptions) (*Report, error) {
 	if ctx.Err() != nil {
 		return nil, interrupted(ctx, in, out)
 	}
-	after, err := Scan(tmpOut)
+	after, err := ScanPath(tmpOut)
 	if err != nil {
 		return nil, err
 	}
@@ -185,16 +194,19 @@ func Scrub(in, out string, opts ScrubOptions) (*Report, error) {
 // and returns the folder and the copy's path; the caller removes the
 // folder. Opening the copy applies the sidecars, so the copy is the
 // committed state.
-func workingCopy(in, pid string) (tmpDir, work string, err error) {
+func workingCopy(f *source.File, pid string) (tmpDir, work string, err error) {
+	in := f.Path
 	tmpDir, err = os.MkdirTemp("", scrubTmpDirPrefix+pid+"-")
 	if err != nil {
 		return "", "", &inputerr.Error{Path: in, Problem: "cannot make a temporary folder for the working copy", Err: err,
 			Hint: "check that $TMPDIR is writable"}
 	}
 	work = filepath.Join(tmpDir, "work.sqlite")
-	for _, src := range append([]string{in}, sqlitefile.Sidecars(in)...) {
+	copies := map[string]io.Reader{in: f.Reader()}
+	sides := sqlitefile.Sidecars(in)
+	for _, src := range append([]string{in}, sides...) {
 		dst := work + strings.TrimPrefix(src, in)
-		if err := copyFile(src, dst); err != nil {
+		if err := copyFile(src, copies[src], dst); err != nil {
 			os.RemoveAll(tmpDir)
 			return "", "", &inputerr.Error{Path: in, Problem: "cannot copy " + filepath.Base(src) + " to " + dst, Err: err,
 				Hint: "check the free space in the temporary folder"}
@@ -238,23 +250,12 @@ func existsError(out string) error {
 		Hint: "choose another name, or use --force to replace it"}
 }
 
-func checkScrubPaths(in, out string, opts ScrubOptions) error {
-	if out == "" {
-		return &inputerr.Error{Path: in, Problem: "no output file given", Hint: "name the shareable copy to write, e.g. capture.shared.sqlite"}
-	}
-	head := make([]byte, nsysdb.HeadSize)
-	f, _, err := inputerr.Open(in)
-	if err != nil {
-		return err
-	}
-	n, _ := io.ReadFull(f, head)
-	f.Close()
-	head = head[:n]
-	kind := nsysdb.Magic(head)
-	if kind == nsysdb.KindNsysRep || nsysdb.IsReportName(in) {
+func checkScrubPaths(f *source.File, out string, opts ScrubOptions) error {
+	in := f.Path
+	if f.Kind == nsysdb.KindNsysRep {
 		return &inputerr.Error{Path: in, Problem: "cannot scrub a .nsys-rep", Hint: nsysRepScrubHint}
 	}
-	if kind != nsysdb.KindSQLite {
+	if f.Kind != nsysdb.KindSQLite {
 		return &inputerr.Error{Path: in, Problem: "not a SQLite database, so not an nsys SQLite export", Hint: exportHint}
 	}
 	inAbs, err1 := filepath.Abs(in)
@@ -284,17 +285,22 @@ func checkScrubPaths(in, out string, opts ScrubOptions) error {
 	return nil
 }
 
-func copyFile(src, dst string) error {
-	in, _, err := inputerr.Open(src)
-	if err != nil {
-		return err
+// copyFile copies src into a new file dst: from r where the caller holds
+// src open, else opened as a regular file.
+func copyFile(src string, r io.Reader, dst string) error {
+	if r == nil {
+		in, _, err := inputerr.Open(src)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		r = in
 	}
-	defer in.Close()
 	o, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(o, in); err != nil {
+	if _, err := io.Copy(o, r); err != nil {
 		o.Close()
 		return err
 	}

@@ -72,7 +72,7 @@ var nameSecrets = []string{"Backup-Pass-771", "Run-Pass-552", "ghp_" + strings.R
 func namesFixture(t *testing.T, dir string) string {
 	t.Helper()
 	dst := filepath.Join(dir, "names.sqlite")
-	if err := copyFile("../testdata/captures/h200-pinned/pinned.sqlite", dst); err != nil {
+	if err := copyFile("../testdata/captures/h200-pinned/pinned.sqlite", nil, dst); err != nil {
 		t.Fatal(err)
 	}
 	db, err := sql.Open("sqlite3", nsysdb.URI(dst, "mode=rw"))
@@ -101,7 +101,7 @@ func namesFixture(t *testing.T, dir string) string {
 func TestSecretsInNames(t *testing.T) {
 	dir := t.TempDir()
 	in := namesFixture(t, dir)
-	rep, err := Scan(in)
+	rep, err := ScanPath(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestSecretsInNames(t *testing.T) {
 		}
 	}
 	// The check Scrub ends with would have refused a copy that kept one.
-	after, err := Scan(out)
+	after, err := ScanPath(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestSecretsInNames(t *testing.T) {
 func TestSecretInWAL(t *testing.T) {
 	scratch, dir := t.TempDir(), t.TempDir()
 	src := filepath.Join(scratch, "wal.sqlite")
-	if err := copyFile("../testdata/captures/h200-pinned/pinned.sqlite", src); err != nil {
+	if err := copyFile("../testdata/captures/h200-pinned/pinned.sqlite", nil, src); err != nil {
 		t.Fatal(err)
 	}
 	db, err := sql.Open("sqlite3", nsysdb.URI(src, "mode=rw"))
@@ -176,7 +176,7 @@ func TestSecretInWAL(t *testing.T) {
 	// Copy the file and its log while the writer is open (as after a crash).
 	in := filepath.Join(dir, "wal.sqlite")
 	for _, s := range []string{"", "-wal"} {
-		if err := copyFile(src+s, in+s); err != nil {
+		if err := copyFile(src+s, nil, in+s); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -185,7 +185,7 @@ func TestSecretInWAL(t *testing.T) {
 		t.Fatal("the secret reached the main file; the case needs it in the -wal only")
 	}
 	before := hashFile(t, in+"-wal")
-	rep, err := Scan(in)
+	rep, err := ScanPath(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +232,7 @@ func TestRawTokens(t *testing.T) {
 	if err := os.WriteFile(rep, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r, err := Scan(rep)
+	r, err := ScanPath(rep)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +241,7 @@ func TestRawTokens(t *testing.T) {
 	}
 
 	p := filepath.Join(dir, "x.sqlite")
-	if err := copyFile("../testdata/captures/h200-pinned/pinned.sqlite", p); err != nil {
+	if err := copyFile("../testdata/captures/h200-pinned/pinned.sqlite", nil, p); err != nil {
 		t.Fatal(err)
 	}
 	db, err := sql.Open("sqlite3", nsysdb.URI(p, "mode=rw"))
@@ -257,7 +257,7 @@ func TestRawTokens(t *testing.T) {
 		}
 	}
 	db.Close()
-	if r, err = Scan(p); err != nil {
+	if r, err = ScanPath(p); err != nil {
 		t.Fatal(err)
 	}
 	if !hasValue(r, tok, true) {

@@ -15,7 +15,7 @@ var trainSQLite = filepath.Join("..", "testdata", "captures", "train-pageable", 
 
 func TestTrainCaptureExposesNothing(t *testing.T) {
 	for _, p := range []string{trainSQLite, filepath.Join("..", "testdata", "captures", "train-pageable", "train-pageable.nsys-rep")} {
-		r, err := Scan(p)
+		r, err := ScanPath(p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -28,7 +28,7 @@ func TestTrainCaptureExposesNothing(t *testing.T) {
 
 func TestTrainCaptureSecretsStillFound(t *testing.T) {
 	dst := filepath.Join(t.TempDir(), "train.sqlite")
-	if err := copyFile(trainSQLite, dst); err != nil {
+	if err := copyFile(trainSQLite, nil, dst); err != nil {
 		t.Fatal(err)
 	}
 	db, err := sql.Open("sqlite3", nsysdb.URI(dst, "mode=rw"))
@@ -50,7 +50,7 @@ func TestTrainCaptureSecretsStillFound(t *testing.T) {
 		}
 	}
 	db.Close()
-	r, err := Scan(dst)
+	r, err := ScanPath(dst)
 	if err != nil {
 		t.Fatal(err)
 	}

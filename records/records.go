@@ -11,7 +11,11 @@
 // queries of the kinds nobody asked for.
 package records
 
-import "github.com/nsyscheck/nsyscheck/vocab"
+import (
+	"sort"
+
+	"github.com/nsyscheck/nsyscheck/vocab"
+)
 
 // Fact names one kind of information an input may or may not hold.
 type Fact string
@@ -32,6 +36,7 @@ const (
 	FactProcessScope Fact = "process-scope"   // process and thread ids of API calls
 	FactSync         Fact = "sync-trace"      // CUPTI synchronisation records (stream, event, context syncs)
 	FactEvents       Fact = "event-trace"     // CUDA event records (which stream recorded each event)
+	FactMemSummary   Fact = "mem-summary"     // per-copy-kind totals (cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum)
 )
 
 // Gap records a fact an input cannot provide and why.
@@ -256,12 +261,109 @@ type Meta struct {
 	Tracing Tracing `json:"-"`
 }
 
+// APISum is one row of a per-name API summary (cuda_api_sum): the calls of
+// one API and their total, shortest and longest time in nanoseconds.
+type APISum struct {
+	Name    string // without the _vNNNN suffix
+	Calls   int64
+	TotalNs int64
+	MinNs   int64 // 0 where the summary has no such column
+	MaxNs   int64
+}
+
+// CopySum is one copy kind's totals (cuda_gpu_mem_time_sum and
+// cuda_gpu_mem_size_sum, joined by kind).
+type CopySum struct {
+	Kind    vocab.CopyKind
+	Count   int64
+	TotalNs int64   // 0 where only the size summary was read
+	TotalMB float64 // megabytes (1e6 bytes) as the summary rounds them; 0 if unknown
+}
+
+// RangeSum is one row of a per-name NVTX summary (nvtx_sum).
+type RangeSum struct {
+	Name      string // without the "domain:" prefix
+	Domain    string
+	Instances int64
+	TotalNs   int64
+}
+
+// Counts is what a trace holds in number, beside its records: a reader
+// counts them without decoding a record where the format allows.
+type Counts struct {
+	// Calls counts every CUDA API call of the trace, whatever the reader's
+	// filters; FirstCall is the first one's start and LastCall the last
+	// one's end (0 without calls).
+	Calls               int64
+	FirstCall, LastCall int64
+	// Memsets counts the GPU memsets.
+	Memsets int64
+}
+
+// ThreadCount is the number of API calls one thread made, and of the copy
+// calls among them, by which a reader picks the program's thread.
+type ThreadCount struct {
+	PID         int64 `json:"pid"`
+	TID         int64 `json:"tid"`
+	Calls       int   `json:"calls"`       // all calls counted
+	MemcpyAsync int   `json:"memcpyAsync"` // cudaMemcpyAsync calls among them
+	Memcpy      int   `json:"memcpy"`      // cudaMemcpy calls among them
+}
+
+// Before reports whether thread a ranks before b as the program's thread:
+// more cudaMemcpyAsync calls, then more cudaMemcpy calls, then more calls,
+// then the lower process id, then the lower thread id.
+func (a ThreadCount) Before(b ThreadCount) bool {
+	if a.MemcpyAsync != b.MemcpyAsync {
+		return a.MemcpyAsync > b.MemcpyAsync
+	}
+	if a.Memcpy != b.Memcpy {
+		return a.Memcpy > b.Memcpy
+	}
+	if a.Calls != b.Calls {
+		return a.Calls > b.Calls
+	}
+	if a.PID != b.PID {
+		return a.PID < b.PID
+	}
+	return a.TID < b.TID
+}
+
+// Why says which step of the rule (Before) made t, the first of its
+// capture's threads, the program's thread.
+func (t ThreadCount) Why() string {
+	switch {
+	case t.MemcpyAsync > 0:
+		return "the thread that issued the cudaMemcpyAsync calls"
+	case t.Memcpy > 0:
+		return "the thread with the most cudaMemcpy calls"
+	}
+	return "the thread with the most CUDA calls"
+}
+
+// Add counts n calls named name.
+func (t *ThreadCount) Add(name string, n int) {
+	t.Calls += n
+	switch name {
+	case "cudaMemcpyAsync":
+		t.MemcpyAsync += n
+	case "cudaMemcpy":
+		t.Memcpy += n
+	}
+}
+
+// SortThreads orders threads by Before: the first is the program's thread.
+func SortThreads(ts []ThreadCount) {
+	sort.Slice(ts, func(i, j int) bool { return ts[i].Before(ts[j]) })
+}
+
 // Handler receives a reader's records. Every field is optional: a nil one
 // means its kind is not wanted, and the reader need not read it. A non-nil
 // error stops the reader, which returns it.
 //
 // Records arrive one kind after another in this order: Meta, Diag, Gap,
-// Range, Call, Op, Sync, Event, Graph. Within a kind they come in the
+// Range, Call, Op, Sync, Event, Graph, APISum, CopySum, RangeSum, Counts.
+// Within a kind they come in the
 // input's own order; a consumer that needs time order sorts what it keeps.
 // A record is the reader's to reuse once the function returns: keep a copy,
 // not the pointer.
@@ -275,6 +377,11 @@ type Handler struct {
 	Sync  func(*Sync) error
 	Event func(*EventRecord) error
 	Graph func(*GraphLaunch) error
+
+	APISum   func(*APISum) error
+	CopySum  func(*CopySum) error
+	RangeSum func(*RangeSum) error
+	Counts   func(*Counts) error
 }
 
 // Tee returns a Handler that hands every record to each of hs in turn; a
@@ -292,6 +399,10 @@ func Tee(hs ...Handler) Handler {
 		t.Sync = chain(t.Sync, h.Sync)
 		t.Event = chain(t.Event, h.Event)
 		t.Graph = chain(t.Graph, h.Graph)
+		t.APISum = chain(t.APISum, h.APISum)
+		t.CopySum = chain(t.CopySum, h.CopySum)
+		t.RangeSum = chain(t.RangeSum, h.RangeSum)
+		t.Counts = chain(t.Counts, h.Counts)
 	}
 	return t
 }

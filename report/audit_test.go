@@ -19,7 +19,7 @@ import (
 func auditOfCapture(t *testing.T, path string) *audit.Audit {
 	t.Helper()
 	a := audit.NewAccumulator()
-	scan, err := capture.StreamCopies(path, capture.Options{}, a.Add)
+	scan, err := capture.StreamCopies(path, capture.Options{}, a.Handler)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/exportcache"
 )
 
 // docsWithExamples are the documents whose console examples must run as
@@ -119,7 +119,7 @@ func TestDocExamples(t *testing.T) {
 	// under /opt/nvidia anyway, those reading a .nsys-rep are skipped.
 	t.Setenv("PATH", t.TempDir())
 	t.Setenv("NSYS", "")
-	_, noNsys := capture.FindNsys("")
+	_, noNsys := exportcache.FindNsys("")
 	for _, name := range docsWithExamples {
 		t.Run(name, func(t *testing.T) {
 			doc, err := os.ReadFile(filepath.Join(root, name))

@@ -30,6 +30,16 @@ const (
 	ColGPUID         = "gpuId"         // TARGET_INFO_CUDA_DEVICE
 	ColCUDADevice    = "cuDevice"      // TARGET_INFO_GPU
 	ColDuration      = "duration"      // ANALYSIS_DETAILS: the trace's duration in ns
+	ColSyncType      = "syncType"      // CUPTI_ACTIVITY_KIND_SYNCHRONIZATION
+	ColOldSyncType   = "deprecatedSyncType"
+	ColEventID       = "eventId"        // CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, _CUDA_EVENT
+	ColEventSyncID   = "eventSyncId"    // ties an event sync to the recording it waited for
+	ColGraphID       = "graphId"        // CUPTI_ACTIVITY_KIND_GRAPH_TRACE
+	ColGraphNodeID   = "graphNodeId"    // GPU activity run as a graph node
+	ColMigration     = "migrationCause" // CUPTI_ACTIVITY_KIND_MEMCPY -> ENUM_CUDA_UNIF_MEM_MIGRATION
+	ColTimestamp     = "timestamp"      // DIAGNOSTIC_EVENT
+	ColSeverity      = "severity"       // DIAGNOSTIC_EVENT -> ENUM_DIAGNOSTIC_SEVERITY_LEVEL
+	ColSource        = "source"         // DIAGNOSTIC_EVENT -> ENUM_DIAGNOSTIC_SOURCE_TYPE
 )
 
 // Cols quotes and joins column names for a SELECT list.

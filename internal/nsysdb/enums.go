@@ -3,12 +3,14 @@ package nsysdb
 import (
 	"strings"
 
+	"github.com/nsyscheck/nsyscheck/records"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // Enum value names nsyscheck looks up by name.
 const (
 	EventPushPopRange = "NvtxPushPopRange"                 // ENUM_NSYS_EVENT_TYPE
+	EventDomainCreate = "NvtxDomainCreate"                 // ENUM_NSYS_EVENT_TYPE
 	MemKindPinned     = "CUDA_MEMOPR_MEMORY_KIND_PINNED"   // ENUM_CUDA_MEM_KIND
 	MemKindDevice     = "CUDA_MEMOPR_MEMORY_KIND_DEVICE"   // ENUM_CUDA_MEM_KIND
 	MemKindPageable   = "CUDA_MEMOPR_MEMORY_KIND_PAGEABLE" // ENUM_CUDA_MEM_KIND
@@ -92,4 +94,94 @@ func ReportCopyKindOf(op string) (kind vocab.CopyKind, ok bool) {
 		return vocab.CopyPtoP, true
 	}
 	return vocab.CopyOther, true
+}
+
+// SyncKindOfCall tells what a CUPTI_ACTIVITY_KIND_SYNCHRONIZATION record
+// waited for from the API call that made it (name without its _vNNNN
+// suffix); ok is false for a call that does not say.
+//
+// The call decides, not the record's syncType column: in the exports of
+// nsys 2025.3 the rows of cudaStreamSynchronize carry syncType 2, which
+// ENUM_CUPTI_SYNC_TYPE names STREAM_WAIT_EVENT, and those of
+// cudaEventSynchronize and cudaEventQuery carry 1 (EVENT_SYNCHRONIZE); the
+// column is off by one from the enum past 1, and deprecatedSyncType, which
+// would reference the enum, is empty.
+func SyncKindOfCall(name string) (k records.SyncKind, ok bool) {
+	switch name {
+	case "cudaEventSynchronize", "cudaEventQuery", "cuEventSynchronize", "cuEventQuery":
+		return records.SyncEvent, true
+	case "cudaStreamWaitEvent", "cuStreamWaitEvent":
+		return records.SyncStreamWait, true
+	case "cudaStreamSynchronize", "cudaStreamQuery", "cuStreamSynchronize", "cuStreamQuery":
+		return records.SyncStream, true
+	case "cudaDeviceSynchronize", "cudaThreadSynchronize", "cuCtxSynchronize":
+		return records.SyncContext, true
+	}
+	return records.SyncUnknown, false
+}
+
+// SyncKindOfColumn tells a synchronisation record's kind from its syncType
+// column where no call says (SyncKindOfCall): as nsys 2025.3 writes the
+// column, 1 is an event sync and 2 a stream sync; other values are not
+// seen in real exports and stay unknown.
+func SyncKindOfColumn(v int64) records.SyncKind {
+	switch v {
+	case 1:
+		return records.SyncEvent
+	case 2:
+		return records.SyncStream
+	}
+	return records.SyncUnknown
+}
+
+// SyncKindOfEnum maps an ENUM_CUPTI_SYNC_TYPE name to a kind, for the
+// deprecatedSyncType column older exports fill and which references the
+// enum.
+func SyncKindOfEnum(enumName string) records.SyncKind {
+	switch strings.TrimPrefix(enumName, "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_") {
+	case "EVENT_SYNCHRONIZE":
+		return records.SyncEvent
+	case "STREAM_WAIT_EVENT":
+		return records.SyncStreamWait
+	case "STREAM_SYNCHRONIZE":
+		return records.SyncStream
+	case "CONTEXT_SYNCHRONIZE":
+		return records.SyncContext
+	}
+	return records.SyncUnknown
+}
+
+// SeverityOf maps an ENUM_DIAGNOSTIC_SEVERITY_LEVEL name (Info, Warning,
+// Error, Verbose) to its level.
+func SeverityOf(enumName string) records.Severity {
+	switch strings.ToLower(enumName) {
+	case "info":
+		return records.SeverityInfo
+	case "warning":
+		return records.SeverityWarning
+	case "error":
+		return records.SeverityError
+	case "verbose":
+		return records.SeverityVerbose
+	}
+	return records.SeverityUnknown
+}
+
+// MigrationOf names the cause of a unified-memory migration from its
+// ENUM_CUDA_UNIF_MEM_MIGRATION name: "prefetch" (the user's), "fault",
+// "speculative", "eviction", "access-counters", or "unknown".
+func MigrationOf(enumName string) string {
+	switch strings.TrimPrefix(enumName, "CUDA_UNIFIED_MEMORY_MIGRATION_CAUSE_") {
+	case "USER":
+		return "prefetch"
+	case "COHERENCE":
+		return "fault"
+	case "PREFETCH":
+		return "speculative"
+	case "EVICTION":
+		return "eviction"
+	case "ACCESS_COUNTERS":
+		return "access-counters"
+	}
+	return "unknown"
 }

@@ -152,3 +152,11 @@ func TestPerRecordReports(t *testing.T) {
 		t.Errorf("without the per-record reports: %v, missing %v", names, missing)
 	}
 }
+
+func TestReadOnlyURI(t *testing.T) {
+	got := ReadOnlyURI(`/a b/"q" 'x'?y#z%2F.sqlite`)
+	want := `file:/a%20b/%22q%22%20%27x%27%3Fy%23z%252F.sqlite?mode=ro&immutable=1`
+	if got != want {
+		t.Errorf("dsn = %s, want %s", got, want)
+	}
+}

@@ -27,6 +27,25 @@ const (
 	TableSchemaListing = "sqlite_master"
 	TableMemset        = "CUPTI_ACTIVITY_KIND_MEMSET" // memsets, counted apart from copies
 	TableAnalysis      = "ANALYSIS_DETAILS"           // the trace's duration
+	TableSync          = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"
+	TableCUDAEvent     = "CUPTI_ACTIVITY_KIND_CUDA_EVENT"  // event records: which stream recorded an event
+	TableGraphTrace    = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE" // whole graph launches (--cuda-graph-trace=graph)
+	TableDiagnostic    = "DIAGNOSTIC_EVENT"                // what nsys says about its own capture
+	TableSyncType      = "ENUM_CUPTI_SYNC_TYPE"
+	TableDiagSeverity  = "ENUM_DIAGNOSTIC_SEVERITY_LEVEL"
+	TableDiagSource    = "ENUM_DIAGNOSTIC_SOURCE_TYPE"
+	TableMigration     = "ENUM_CUDA_UNIF_MEM_MIGRATION"
+)
+
+// Rows of META_DATA_CAPTURE that say what nsys was asked to trace. The
+// per-process options are written PROCESS_<n>:<option>, so they are matched
+// by their suffix.
+const (
+	CaptureCUDATrace  = ":COLLECT_CUDA_TRACE"            // "true" or "false"
+	CaptureNVTXTrace  = ":COLLECT_NVTX_TRACE"            // "true" or "false"
+	CaptureOSRTTrace  = ":COLLECT_OSRT_TRACE"            // "true" or "false"
+	CaptureGraphTrace = ":CUDA_GRAPH_TRACE_OPTIONS:MODE" // "Graph" or "Node"
+	CaptureBacktrace  = "SHOW_BACKTRACE"                 // "true" or "false"
 )
 
 // Rows of the (name, value) metadata tables that nsyscheck reads.

@@ -110,7 +110,7 @@ func BenchmarkAudit100k(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		acc := audit.NewAccumulator()
-		scan, err := capture.StreamCopies(res.SQLite, capture.Options{}, acc.Add)
+		scan, err := capture.StreamCopies(res.SQLite, capture.Options{}, acc.Handler)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -105,7 +105,7 @@ func main() {
 	}
 	if *scan && *sqlitePath != "" {
 		t2 := time.Now()
-		if _, err := privacy.Scan(*sqlitePath); err != nil {
+		if _, err := privacy.ScanPath(*sqlitePath); err != nil {
 			fmt.Fprintln(os.Stderr, "loadcapture:", err)
 			os.Exit(1)
 		}

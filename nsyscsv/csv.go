@@ -1,4 +1,4 @@
-package capture
+package nsyscsv
 
 import (
 	"bufio"
@@ -8,9 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -19,240 +16,15 @@ import (
 	"github.com/nsyscheck/nsyscheck/internal/csvheader"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+	"github.com/nsyscheck/nsyscheck/nsyssqlite"
+	"github.com/nsyscheck/nsyscheck/records"
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
-
-// FactMemSummary names the per-copy-kind totals of cuda_gpu_mem_time_sum and
-// cuda_gpu_mem_size_sum (Capture.MemSummary). It is declared here rather than
-// in model.go because only the CSV loader can lack it on its own.
-const FactMemSummary Fact = "mem-summary"
 
 // errEmptyReport marks a report file with no header at all: nsys writes an
 // empty file when a report has nothing to say (e.g. nvtx_sum of a capture
 // traced without NVTX).
 var errEmptyReport = errors.New("empty report")
-
-// csvSuffixes lists the accepted file-name suffixes, for messages.
-func csvSuffixes() string { return nsysdb.ReportSuffixes() }
-
-// matchCSVReport returns the report key and base name of a file name such as
-// "ref_cuda_api_trace.csv", or ok false (nsysdb.MatchReport).
-func matchCSVReport(file string) (key, base string, ok bool) { return nsysdb.MatchReport(file) }
-
-// LoadCSVDir reads the `nsys stats --format csv` reports in dir: the API
-// trace, the API, GPU-memory and NVTX summaries, and the per-record GPU
-// trace (copies with bytes and memory kinds, kernels) and NVTX push/pop
-// trace, under their current or their 2022-era report names. Reports are found by their "_<report>.csv"
-// suffix whatever the base name; one base name per folder.
-func LoadCSVDir(dir string, opts Options) (*Capture, error) {
-	found, err := findCSVReports(dir)
-	if err != nil {
-		return nil, err
-	}
-	l := &csvDirLoad{dir: dir, found: found,
-		c: &Capture{Path: dir, Format: FormatCSV, Sources: Sources{API: nsysdb.ReportAPITrace, NVTX: nsysdb.ReportNVTXSum}}}
-	for _, step := range []func() error{func() error { return l.apiTrace(opts) }, l.apiSum, l.memSums, l.nvtxSum, l.traceReports} {
-		if err := step(); err != nil {
-			return nil, err
-		}
-	}
-	c := l.c
-	if l.read == 0 {
-		return nil, &inputerr.Error{Path: dir, Problem: "the reports " + strings.Join(c.Files, ", ") + " hold no data rows",
-			Hint: "the capture may have traced nothing; profile with nsys profile -t cuda,nvtx"}
-	}
-	lackCSVFacts(c)
-	c.Sort()
-	if err := validate(c); err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
-// lackCSVFacts records what no CSV report can give.
-func lackCSVFacts(c *Capture) {
-	c.Lack(FactProgram, "the CSV reports hold no program output; put the transcript or results JSON beside them")
-}
-
-// findCSVReports lists the known reports in dir by key, refusing a folder
-// with none, with several captures' reports, or with a report twice.
-func findCSVReports(dir string) (map[string][]string, error) {
-	st, err := os.Stat(dir)
-	if err != nil {
-		return nil, &inputerr.Error{Path: dir, Problem: "cannot read the CSV folder", Err: err, Hint: "check the path"}
-	}
-	if !st.IsDir() {
-		return nil, &inputerr.Error{Path: dir, Problem: "not a folder", Hint: "give the folder that holds the nsys stats CSV reports"}
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, &inputerr.Error{Path: dir, Problem: "cannot list the CSV folder", Err: err}
-	}
-	found := map[string][]string{} // report key -> file names
-	bases := map[string]bool{}
-	var otherCSV []string
-	for _, e := range entries {
-		if e.IsDir() {
-			continue
-		}
-		key, base, ok := matchCSVReport(e.Name())
-		if !ok {
-			if strings.HasSuffix(strings.ToLower(e.Name()), ".csv") {
-				otherCSV = append(otherCSV, e.Name())
-			}
-			continue
-		}
-		found[key] = append(found[key], e.Name())
-		bases[base] = true
-	}
-	if len(found) == 0 {
-		problem := "no CSV files"
-		if len(otherCSV) > 0 {
-			problem = "no known nsys stats report among the CSV files " + strings.Join(otherCSV, ", ")
-		}
-		return nil, &inputerr.Error{Path: dir, Problem: problem,
-			Hint: "expected files ending in " + csvSuffixes() +
-				"; make them with nsys stats --report cuda_api_trace,cuda_api_sum,cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum,nvtx_sum,cuda_gpu_trace,nvtx_pushpop_trace --format csv --output BASE REPORT.nsys-rep"}
-	}
-	if len(bases) > 1 {
-		var names []string
-		for _, files := range found {
-			names = append(names, files...)
-		}
-		sort.Strings(names)
-		return nil, &inputerr.Error{Path: dir, Problem: "reports of several captures in one folder: " + strings.Join(names, ", "),
-			Hint: "keep one capture's reports (one base name) per folder"}
-	}
-	for key, files := range found {
-		if len(files) > 1 {
-			sort.Strings(files)
-			return nil, &inputerr.Error{Path: dir, Problem: "report " + key + " is there more than once: " + strings.Join(files, ", "),
-				Hint: "keep one generation of the reports per folder"}
-		}
-	}
-	return found, nil
-}
-
-// csvDirLoad holds the state of one LoadCSVDir call.
-type csvDirLoad struct {
-	dir   string
-	found map[string][]string // report key -> file names
-	c     *Capture
-	read  int // reports that held at least one data row
-}
-
-// readReport reads the report key with readFile, which returns how many
-// data rows it held; empty notes what an empty report leaves unknown.
-func (l *csvDirLoad) readReport(key string, readFile func(p string) (int, error), empty func(p string)) error {
-	p := filepath.Join(l.dir, l.found[key][0])
-	n, err := readFile(p)
-	if errors.Is(err, errEmptyReport) {
-		empty(p)
-	} else if err != nil {
-		return err
-	}
-	l.c.Files = append(l.c.Files, p)
-	if n > 0 {
-		l.read++
-	}
-	return nil
-}
-
-func (l *csvDirLoad) apiTrace(opts Options) error {
-	if _, ok := l.found[nsysdb.ReportAPITrace]; ok {
-		err := l.readReport(nsysdb.ReportAPITrace, func(p string) (int, error) {
-			l.c.Sources.API = filepath.Base(p)
-			return loadAPITraceFile(p, opts, l.c)
-		}, func(p string) {
-			l.c.Lack(FactAPITrace, p+" is empty: nsys found no CUDA API calls to report")
-			l.c.Lack(FactProcessScope, p+" is empty")
-		})
-		if err != nil {
-			return err
-		}
-	} else {
-		l.c.Lack(FactAPITrace, "no *_cuda_api_trace.csv in "+l.dir+
-			"; make it with nsys stats --report cuda_api_trace --format csv --output BASE REPORT.nsys-rep")
-		l.c.Lack(FactProcessScope, "no *_cuda_api_trace.csv in "+l.dir+", and only the trace gives process and thread ids")
-	}
-	return nil
-}
-
-func (l *csvDirLoad) apiSum() error {
-	if _, ok := l.found[nsysdb.ReportAPISum]; ok {
-		err := l.readReport(nsysdb.ReportAPISum, func(p string) (n int, err error) {
-			l.c.APISummary, err = readAPISum(p)
-			return len(l.c.APISummary), err
-		}, func(p string) {
-			l.c.Lack(FactAPISummary, p+" is empty: nsys found no CUDA API calls to report")
-		})
-		if err != nil {
-			return err
-		}
-	} else {
-		l.c.Lack(FactAPISummary, "no *_cuda_api_sum.csv in "+l.dir+
-			"; make it with nsys stats --report cuda_api_sum --format csv --output BASE REPORT.nsys-rep")
-	}
-	return nil
-}
-
-func (l *csvDirLoad) memSums() error {
-	var timeRows, sizeRows []MemSummary
-	memEmpty := func(p string) {
-		l.c.Lack(FactMemSummary, p+" is empty: nsys found no GPU memory operations to report")
-	}
-	if _, ok := l.found[nsysdb.ReportMemTimeSum]; ok {
-		err := l.readReport(nsysdb.ReportMemTimeSum, func(p string) (n int, err error) {
-			timeRows, err = readMemSum(p, false)
-			return len(timeRows), err
-		}, memEmpty)
-		if err != nil {
-			return err
-		}
-	}
-	if _, ok := l.found[nsysdb.ReportMemSizeSum]; ok {
-		err := l.readReport(nsysdb.ReportMemSizeSum, func(p string) (n int, err error) {
-			sizeRows, err = readMemSum(p, true)
-			return len(sizeRows), err
-		}, memEmpty)
-		if err != nil {
-			return err
-		}
-	}
-	l.c.MemSummary = csvMergeMemSummary(timeRows, sizeRows)
-	switch {
-	case l.found[nsysdb.ReportMemTimeSum] == nil && l.found[nsysdb.ReportMemSizeSum] == nil:
-		l.c.Lack(FactMemSummary, "no *_cuda_gpu_mem_time_sum.csv or *_cuda_gpu_mem_size_sum.csv in "+l.dir+
-			"; make them with nsys stats --report cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum --format csv --output BASE REPORT.nsys-rep")
-	case l.found[nsysdb.ReportMemTimeSum] == nil:
-		l.c.Lack(FactMemSummary, "no *_cuda_gpu_mem_time_sum.csv in "+l.dir+
-			", so the copy totals have bytes but no times; make it with nsys stats --report cuda_gpu_mem_time_sum --format csv")
-	case l.found[nsysdb.ReportMemSizeSum] == nil:
-		l.c.Lack(FactMemSummary, "no *_cuda_gpu_mem_size_sum.csv in "+l.dir+
-			", so the copy totals have times but no bytes; make it with nsys stats --report cuda_gpu_mem_size_sum --format csv")
-	}
-	return nil
-}
-
-func (l *csvDirLoad) nvtxSum() error {
-	if _, ok := l.found[nsysdb.ReportNVTXSum]; ok {
-		err := l.readReport(nsysdb.ReportNVTXSum, func(p string) (n int, err error) {
-			l.c.RangeSummary, err = readNVTXSum(p)
-			return len(l.c.RangeSummary), err
-		}, func(p string) {
-			l.c.Lack(FactNVTXSummary, p+" is empty: the capture holds no NVTX ranges (traced without -t nvtx?)")
-		})
-		if err != nil {
-			return err
-		}
-	} else {
-		l.c.Lack(FactNVTXSummary, "no *_nvtx_sum.csv in "+l.dir+
-			"; make it with nsys stats --report nvtx_sum --format csv --output BASE REPORT.nsys-rep")
-	}
-	return nil
-}
-
-// ---------------------------------------------------------------------------
-// Shared reading helpers
 
 // csvBomReader strips a leading UTF-8 byte-order mark and bounds the length
 // of a record (csvBound): every CSV report is read through it.
@@ -417,46 +189,7 @@ func csvReadError(path string, err error) *inputerr.Error {
 	return &inputerr.Error{Path: path, Problem: "cannot read the CSV report", Err: err}
 }
 
-// ---------------------------------------------------------------------------
-// cuda_api_trace: streamed
-
-func loadAPITraceFile(path string, opts Options, c *Capture) (int, error) {
-	f, _, err := inputerr.Open(path)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	emit := func(call APICall) { c.Calls = append(c.Calls, call) }
-	if opts.ProgramThread {
-		// First pass: count the calls per thread; the second keeps the
-		// program's thread. A report the first pass cannot read is read
-		// whole, so that its error is the one a plain load gives.
-		threads, err := countAPITraceThreads(f, opts)
-		if _, serr := f.Seek(0, io.SeekStart); serr != nil {
-			return 0, &inputerr.Error{Path: path, Problem: "cannot read the cuda_api_trace report", Err: serr}
-		}
-		if err == nil && len(threads) > 1 {
-			me := threads[0]
-			c.OtherThreads = threads[1:]
-			emit = func(call APICall) {
-				if call.PID == me.PID && call.TID == me.TID {
-					c.Calls = append(c.Calls, call)
-				}
-			}
-		}
-	}
-	scoped := true
-	n, err := streamAPITrace(f, path, opts, emit, func(hasScope bool) { scoped = hasScope })
-	if err != nil {
-		return 0, err
-	}
-	if !scoped {
-		c.Lack(FactProcessScope, path+" has no Pid/Tid columns")
-	}
-	return n, nil
-}
-
-// csvStripVersionBytes is stripAPIVersion on bytes.
+// csvStripVersionBytes is nsyssqlite.StripAPIVersion on bytes.
 func csvStripVersionBytes(name []byte) []byte {
 	i := bytes.LastIndex(name, []byte("_v"))
 	if i <= 0 || i+2 == len(name) {
@@ -717,15 +450,15 @@ type apiSumRow struct {
 	Name  string  `csv:"name"`
 }
 
-func readAPISum(path string) ([]APISummary, error) {
+func readAPISum(path string) ([]records.APISum, error) {
 	var rows []apiSumRow
 	rh, _, err := csvReadSummary(path, nsysdb.ReportAPISum, nsysdb.APISumColumns, &rows)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]APISummary, 0, len(rows))
+	out := make([]records.APISum, 0, len(rows))
 	for i, r := range rows {
-		s := APISummary{Name: stripAPIVersion(r.Name)}
+		s := records.APISum{Name: nsyssqlite.StripAPIVersion(r.Name)}
 		if s.TotalNs, err = csvNsOf(path, rh, i+1, "total", r.Total); err != nil {
 			return nil, err
 		}
@@ -753,11 +486,7 @@ type memSumRow struct {
 	Op    string `csv:"op"`
 }
 
-// csvCopyKindOf maps a report's operation name to a copy kind; ok is false for
-// rows that are not copies (memsets).
-func csvCopyKindOf(op string) (CopyKind, bool) { return nsysdb.ReportCopyKindOf(op) }
-
-func readMemSum(path string, sizes bool) ([]MemSummary, error) {
+func readMemSum(path string, sizes bool) ([]records.CopySum, error) {
 	report, cols := nsysdb.ReportMemTimeSum, nsysdb.MemTimeColumns
 	if sizes {
 		report, cols = nsysdb.ReportMemSizeSum, nsysdb.MemSizeColumns
@@ -775,10 +504,10 @@ func readMemSum(path string, sizes bool) ([]MemSummary, error) {
 				Problem: "unknown size unit " + strconv.Quote(rh.Unit["total"]), Hint: "re-export with nsys stats --format csv"}
 		}
 	}
-	var out []MemSummary
-	at := map[CopyKind]int{}
+	var out []records.CopySum
+	at := map[vocab.CopyKind]int{}
 	for i, r := range rows {
-		kind, ok := csvCopyKindOf(r.Op)
+		kind, ok := nsysdb.ReportCopyKindOf(r.Op)
 		if !ok {
 			continue
 		}
@@ -800,7 +529,7 @@ func readMemSum(path string, sizes bool) ([]MemSummary, error) {
 		if !seen {
 			j = len(out)
 			at[kind] = j
-			out = append(out, MemSummary{Kind: kind})
+			out = append(out, records.CopySum{Kind: kind})
 		}
 		out[j].Count += count
 		out[j].TotalNs += ns
@@ -811,9 +540,9 @@ func readMemSum(path string, sizes bool) ([]MemSummary, error) {
 
 // csvMergeMemSummary joins the time and size reports by copy kind: counts and
 // times from the time report, megabytes from the size report.
-func csvMergeMemSummary(times, sizes []MemSummary) []MemSummary {
-	out := append([]MemSummary(nil), times...)
-	at := map[CopyKind]int{}
+func csvMergeMemSummary(times, sizes []records.CopySum) []records.CopySum {
+	out := append([]records.CopySum(nil), times...)
+	at := map[vocab.CopyKind]int{}
 	for i, m := range out {
 		at[m.Kind] = i
 	}
@@ -823,7 +552,7 @@ func csvMergeMemSummary(times, sizes []MemSummary) []MemSummary {
 			continue
 		}
 		at[s.Kind] = len(out)
-		out = append(out, MemSummary{Kind: s.Kind, Count: s.Count, TotalMB: s.TotalMB})
+		out = append(out, records.CopySum{Kind: s.Kind, Count: s.Count, TotalMB: s.TotalMB})
 	}
 	return out
 }
@@ -843,15 +572,15 @@ func csvSplitRange(s string) (domain, name string) {
 	return "", s
 }
 
-func readNVTXSum(path string) ([]RangeSummary, error) {
+func readNVTXSum(path string) ([]records.RangeSum, error) {
 	var rows []nvtxSumRow
 	rh, _, err := csvReadSummary(path, nsysdb.ReportNVTXSum, nsysdb.NVTXSumColumns, &rows)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]RangeSummary, 0, len(rows))
+	out := make([]records.RangeSum, 0, len(rows))
 	for i, r := range rows {
-		var s RangeSummary
+		var s records.RangeSum
 		s.Domain, s.Name = csvSplitRange(r.Range)
 		if s.TotalNs, err = csvNsOf(path, rh, i+1, "total", r.Total); err != nil {
 			return nil, err

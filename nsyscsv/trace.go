@@ -1,42 +1,43 @@
-package capture
+package nsyscsv
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"path/filepath"
+	"os"
 	"strconv"
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/internal/csvheader"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+	"github.com/nsyscheck/nsyscheck/records"
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
-// The per-record CSV reports: cuda_gpu_trace (one row per GPU copy, memset
-// or kernel, with the API call's CorrId) and nvtx_pushpop_trace (one row per
-// push/pop range instance). nsys 2022 names them gputrace and nvtxpptrace.
-// This file holds the one reader of every per-record report
-// (readCSVRecords, on csvScanner) and the streaming reader of each report
-// on it (streamAPITrace, streamGPUTrace, streamNVTXTrace); the CSV
-// folder's loader and the audit's copy reader (copies.go) both consume
-// them.
+// The per-record CSV reports: cuda_api_trace (one row per API call),
+// cuda_gpu_trace (one row per GPU copy, memset or kernel, with the API
+// call's CorrId) and nvtx_pushpop_trace (one row per push/pop range
+// instance); nsys 2022 names them cudaapitrace, gputrace and nvtxpptrace.
+// Every one is read through recordFile, on csvScanner, with the layout of
+// its report (apiTraceLayout, gpuTraceLayout, nvtxTraceLayout).
 
 // gpuTraceRecord is one row of a cuda_gpu_trace report: a copy, a memset or
 // a kernel, with the correlation id of the API call that issued it.
 type gpuTraceRecord struct {
-	Start, End    int64
-	CorrelationID int64
-	Copy, Memset  bool     // neither: a kernel
-	Kind          CopyKind // a copy's direction
-	Src, Dst      MemKind  // a copy's memory kinds; MemUnknown without the columns
-	Bytes         int64    // a copy's size, where the report has a Bytes column (see csvBytes)
-	Device        int64
-	Stream        int64
-	PID           int64  // where the report has a Pid column
-	Name          string // a kernel's name as written; "" for copies and memsets
+	Start, End   int64
+	Corr         int64
+	Copy, Memset bool           // neither: a kernel
+	Kind         vocab.CopyKind // a copy's direction
+	Src, Dst     vocab.MemKind  // a copy's memory kinds; vocab.MemUnknown without the columns
+	Bytes        int64          // a copy's size, where the report has a Bytes column (see csvBytes)
+	Device       int64
+	Stream       int64
+	PID          int64  // where the report has a Pid column
+	Name         string // a kernel's name as written; "" for copies and memsets
 }
 
 // gpuTraceHeader says which optional columns a cuda_gpu_trace report has.
@@ -46,63 +47,118 @@ type gpuTraceHeader struct {
 	hasPID   bool // a Pid column
 }
 
-// streamCSVRecords opens a per-record report and reads it with
-// readCSVRecords.
-func streamCSVRecords(path, report string, cols []nsysdb.ReportColumn, header func(*csvheader.Header) error,
-	row func(n int, rec [][]byte) error) error {
-	f, _, err := inputerr.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return readCSVRecords(f, path, report, cols, header, row)
+// recordFile is one per-record report being read: csvScanner, which splits
+// records as encoding/csv does without a string per cell, and the report's
+// header resolved against the columns its reader needs (nil for a file
+// with no header at all: nsys writes an empty file when it has nothing to
+// report).
+type recordFile struct {
+	path, report string
+	cols         []nsysdb.ReportColumn
+	f            *os.File // nil when reading a plain reader
+	sc           *csvScanner
+	head         *csvheader.Header
 }
 
-// readCSVRecords is the one reader of the per-record reports
-// (cuda_api_trace, cuda_gpu_trace, nvtx_pushpop_trace): csvScanner, which
-// splits records as encoding/csv does without a string per cell. It
-// resolves the header against cols and hands it to header, then hands each
-// data row (its cells valid until the next row) and the row's number to
-// row, which may stop the read with an error. A file with no header at all
-// gives errEmptyReport.
-func readCSVRecords(r io.Reader, path, report string, cols []nsysdb.ReportColumn, header func(*csvheader.Header) error,
-	row func(n int, rec [][]byte) error) error {
-	sc := newCSVScanner(r)
-	first, err := sc.next()
+// openRecords opens a per-record report (a regular file only) and reads its
+// header.
+func openRecords(path, report string, cols []nsysdb.ReportColumn) (*recordFile, error) {
+	f, _, err := inputerr.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	rf := &recordFile{path: path, report: report, cols: cols, f: f}
+	if err := rf.start(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return rf, nil
+}
+
+// start reads the header from r.
+func (rf *recordFile) start(r io.Reader) error {
+	rf.sc, rf.head = newCSVScanner(r), nil
+	first, err := rf.sc.next()
 	if err == io.EOF {
-		return errEmptyReport
+		return nil
 	}
 	if err != nil {
-		return csvScanError(path, "header", err)
+		return csvScanError(rf.path, "header", err)
 	}
 	names := make([]string, len(first))
 	for i, c := range first {
 		names[i] = string(c)
 	}
-	rh, err := csvheader.Resolve(path, report, names, cols)
-	if err != nil {
-		return err
+	rf.head, err = csvheader.Resolve(rf.path, rf.report, names, rf.cols)
+	return err
+}
+
+// empty reports whether the file has no header at all.
+func (rf *recordFile) empty() bool { return rf.head == nil }
+
+// rows hands each data row (its cells valid until the next row) and the
+// row's number to fn, which may stop the read with an error. Every
+// rowsPerCheck rows it stops when ctx is cancelled.
+func (rf *recordFile) rows(ctx context.Context, fn func(n int, rec [][]byte) error) error {
+	if rf.head == nil {
+		return nil
 	}
-	if err := header(rh); err != nil {
-		return err
-	}
+	width := len(rf.head.Names)
 	for n := 1; ; n++ {
-		rec, err := sc.next()
+		if n%rowsPerCheck == 0 && ctx.Err() != nil {
+			return &inputerr.Error{Path: rf.path, Where: fmt.Sprintf("data row %d", n), Problem: "interrupted while reading the report", Err: context.Cause(ctx)}
+		}
+		rec, err := rf.sc.next()
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
-			return csvScanError(path, fmt.Sprintf("data row %d", n), err)
+			return csvScanError(rf.path, fmt.Sprintf("data row %d", n), err)
 		}
-		if len(rec) != len(names) {
-			return &inputerr.Error{Path: path, Where: fmt.Sprintf("data row %d", n),
-				Problem: fmt.Sprintf("malformed CSV: %d cells where the header has %d", len(rec), len(names)),
+		if len(rec) != width {
+			return &inputerr.Error{Path: rf.path, Where: fmt.Sprintf("data row %d", n),
+				Problem: fmt.Sprintf("malformed CSV: %d cells where the header has %d", len(rec), width),
 				Hint:    "the file may be cut short or not be an nsys stats --format csv report"}
 		}
-		if err := row(n, rec); err != nil {
+		if err := fn(n, rec); err != nil {
 			return err
 		}
 	}
+}
+
+// rowsPerCheck is how many rows are read between looks at the context.
+const rowsPerCheck = 1 << 16
+
+// rewind starts the report again from its header, for a second pass.
+func (rf *recordFile) rewind() error {
+	if _, err := rf.f.Seek(0, io.SeekStart); err != nil {
+		return &inputerr.Error{Path: rf.path, Problem: "cannot read the " + rf.report + " report", Err: err}
+	}
+	return rf.start(rf.f)
+}
+
+func (rf *recordFile) close() {
+	if rf != nil && rf.f != nil {
+		rf.f.Close()
+	}
+}
+
+// readCSVRecords reads a per-record report from r as recordFile does: its
+// resolved header to header, then each data row to row. A file with no
+// header at all gives errEmptyReport.
+func readCSVRecords(r io.Reader, path, report string, cols []nsysdb.ReportColumn, header func(*csvheader.Header) error,
+	row func(n int, rec [][]byte) error) error {
+	rf := &recordFile{path: path, report: report, cols: cols}
+	if err := rf.start(r); err != nil {
+		return err
+	}
+	if rf.empty() {
+		return errEmptyReport
+	}
+	if err := header(rf.head); err != nil {
+		return err
+	}
+	return rf.rows(context.Background(), row)
 }
 
 // csvScanError says where csvScanner stopped and why: a record past the
@@ -119,18 +175,18 @@ func csvScanError(path, where string, err error) *inputerr.Error {
 	return &inputerr.Error{Path: path, Where: where, Problem: "cannot read the CSV report", Err: err}
 }
 
-// streamAPITrace reads a cuda_api_trace CSV report row by row and hands each
-// wanted call to emit; it returns the number of data rows read. scope, when
-// not nil, learns whether the report has Pid and Tid columns.
+// streamAPITrace reads a cuda_api_trace CSV report from r row by row and
+// hands each wanted call to emit; it returns the number of data rows read.
+// scope, when not nil, learns whether the report has Pid and Tid columns.
 //
-// This report is read with readCSVRecords and a header->index layout
+// This report is read with recordFile and a header->index layout
 // rather than gocsv: gocsv's streaming entry points (UnmarshalToCallback,
 // UnmarshalDecoderToCallback) pass every row through reflection and an
 // unbuffered channel to a second goroutine. On a synthetic 1M-row report,
 // one core (GOMAXPROCS=1), BenchmarkCSVTraceStream measured about
 // 0.6-0.66M rows/s through gocsv against 2-3M rows/s here (see
 // docs/performance.md). The small summary reports go through gocsv.
-func streamAPITrace(r io.Reader, path string, opts Options, emit func(APICall), scope func(bool)) (int, error) {
+func streamAPITrace(r io.Reader, path string, opts Options, emit func(records.Call), scope func(bool)) (int, error) {
 	var l *apiTraceLayout
 	rows := 0
 	err := readCSVRecords(r, path, nsysdb.ReportAPITrace, nsysdb.APITraceColumns,
@@ -201,7 +257,7 @@ func (l *apiTraceLayout) num(rec [][]byte, i, row int) (int64, error) {
 }
 
 // read decodes one row; ok is false for a call opts does not want.
-func (l *apiTraceLayout) read(row int, rec [][]byte, opts Options) (call APICall, ok bool, err error) {
+func (l *apiTraceLayout) read(row int, rec [][]byte, opts Options) (call records.Call, ok bool, err error) {
 	name := csvStripVersionBytes(rec[l.name])
 	if !opts.WantsAPI(string(name)) {
 		return call, false, nil
@@ -218,11 +274,11 @@ func (l *apiTraceLayout) read(row int, rec [][]byte, opts Options) (call APICall
 	if start > math.MaxInt64-dur {
 		return call, false, csvRowError(l.path, row, l.names[l.dur], string(rec[l.dur]), "start + duration overflows", hint)
 	}
-	call = APICall{Name: l.internStr(name), Start: start, End: start + dur, Row: row}
+	call = records.Call{Name: l.internStr(name), Start: start, End: start + dur, Row: row}
 	for _, c := range []struct {
 		i   int
 		dst *int64
-	}{{l.corr, &call.CorrelationID}, {l.result, &call.Result}, {l.pid, &call.PID}, {l.tid, &call.TID}} {
+	}{{l.corr, &call.Corr}, {l.result, &call.Result}, {l.pid, &call.PID}, {l.tid, &call.TID}} {
 		if *c.dst, err = l.num(rec, c.i, row); err != nil {
 			return call, false, err
 		}
@@ -233,43 +289,12 @@ func (l *apiTraceLayout) read(row int, rec [][]byte, opts Options) (call APICall
 	return call, true, nil
 }
 
-// countAPITraceThreads counts the calls that opts selects per thread of a
-// cuda_api_trace report, in the order of ThreadCount.Before, through the
-// same reader as streamAPITrace but decoding only the name, Pid and Tid
-// cells. The caller reads the report again, whole, for the error a plain
-// load gives.
-func countAPITraceThreads(r io.Reader, opts Options) ([]ThreadCount, error) {
-	tc := threadCounter{at: map[string]int{}, lastAt: -1}
-	err := readCSVRecords(r, "", nsysdb.ReportAPITrace, nsysdb.APITraceColumns,
-		func(rh *csvheader.Header) error {
-			tc.name, tc.pid, tc.tid = rh.Index["name"], -1, -1
-			if i, ok := rh.Index["pid"]; ok {
-				tc.pid = i
-			}
-			if i, ok := rh.Index["tid"]; ok {
-				tc.tid = i
-			}
-			return nil
-		},
-		func(_ int, rec [][]byte) error {
-			name := csvStripVersionBytes(rec[tc.name])
-			if !opts.WantsAPI(string(name)) {
-				return nil
-			}
-			return tc.add(name, rec)
-		})
-	if err != nil {
-		return nil, err
-	}
-	return tc.threads(), nil
-}
-
 // threadCounter counts calls per thread as written ("pid,tid"); rows come
 // in runs of one thread, so the last thread's key is kept beside the map.
 type threadCounter struct {
 	name, pid, tid int // cells; -1 where the report lacks Pid or Tid
 	at             map[string]int
-	out            []ThreadCount
+	out            []records.ThreadCount
 	key, last      []byte
 	lastAt         int
 }
@@ -287,7 +312,7 @@ func (tc *threadCounter) add(name []byte, rec [][]byte) error {
 	if i < 0 || !bytes.Equal(tc.key, tc.last) {
 		var ok bool
 		if i, ok = tc.at[string(tc.key)]; !ok {
-			var t ThreadCount
+			var t records.ThreadCount
 			var err error
 			if tc.pid >= 0 && len(rec[tc.pid]) > 0 {
 				if t.PID, err = csvParseInt(string(rec[tc.pid])); err != nil {
@@ -316,8 +341,8 @@ func (tc *threadCounter) add(name []byte, rec [][]byte) error {
 }
 
 // threads is the count per thread, ids written two ways ("7" and "7.0")
-// merged into one thread, in the order of ThreadCount.Before.
-func (tc *threadCounter) threads() []ThreadCount {
+// merged into one thread, in the order of records.ThreadCount.Before.
+func (tc *threadCounter) threads() []records.ThreadCount {
 	merged := tc.out[:0:0]
 	seen := map[[2]int64]int{}
 	for _, t := range tc.out {
@@ -330,33 +355,8 @@ func (tc *threadCounter) threads() []ThreadCount {
 		seen[[2]int64{t.PID, t.TID}] = len(merged)
 		merged = append(merged, t)
 	}
-	sortThreads(merged)
+	records.SortThreads(merged)
 	return merged
-}
-
-// streamGPUTrace reads a cuda_gpu_trace (2022: gputrace) report row by row
-// and hands each row to fn, which may stop the read with an error. It is the
-// one reader of the report: LoadCSVDir keeps the records in the capture
-// model (readGPUTrace), the audit joins the copies to their calls as the API
-// trace streams past (readGPUTraceCopies). A file with no header at all
-// gives errEmptyReport.
-func streamGPUTrace(path string, fn func(*gpuTraceRecord) error) (gpuTraceHeader, error) {
-	var l *gpuTraceLayout
-	err := streamCSVRecords(path, nsysdb.ReportGPUTrace, nsysdb.GPUTraceColumns,
-		func(rh *csvheader.Header) (err error) {
-			l, err = newGPUTraceLayout(path, rh)
-			return err
-		},
-		func(row int, rec [][]byte) error {
-			if err := l.read(row, rec); err != nil {
-				return err
-			}
-			return fn(&l.rec)
-		})
-	if l == nil {
-		return gpuTraceHeader{}, err
-	}
-	return l.gpuTraceHeader, err
 }
 
 // gpuTraceLayout is where a cuda_gpu_trace report keeps its cells, and the
@@ -401,7 +401,7 @@ func (l *gpuTraceLayout) read(row int, rec [][]byte) error {
 		}
 		return strings.TrimSpace(string(rec[i]))
 	}
-	g := gpuTraceRecord{Src: MemUnknown, Dst: MemUnknown}
+	g := gpuTraceRecord{Src: vocab.MemUnknown, Dst: vocab.MemUnknown}
 	var err error
 	if g.Start, err = csvTimeCell(l.path, l.rh, row, "start", cell(l.iStart)); err != nil {
 		return err
@@ -411,7 +411,7 @@ func (l *gpuTraceLayout) read(row int, rec [][]byte) error {
 		return err
 	}
 	g.End = g.Start + dur
-	if g.CorrelationID, err = csvParseInt(cell(l.iCorr)); err != nil || g.CorrelationID < 0 {
+	if g.Corr, err = csvParseInt(cell(l.iCorr)); err != nil || g.Corr < 0 {
 		return csvRowError(l.path, row, l.rh.Names[l.iCorr], cell(l.iCorr), "count must be a whole non-negative number", hint)
 	}
 	g.Device, _ = csvParseInt(deviceIndex(cell(l.iDev)))
@@ -447,37 +447,6 @@ func csvTimeCell(path string, rh *csvheader.Header, row int, field, cell string)
 	return v, nil
 }
 
-// gpuTrace is what a cuda_gpu_trace report holds.
-type gpuTrace struct {
-	memcpys  []Memcpy
-	kernels  []Kernel
-	hasKinds bool // the report has memory-kind columns
-	hasBytes bool // the report has a bytes column
-}
-
-// readGPUTrace reads a cuda_gpu_trace report into the capture model: copies
-// (with bytes and the memory kinds of both sides) and kernels, each with its
-// correlation id. Memsets are skipped.
-func readGPUTrace(path string) (*gpuTrace, error) {
-	g := &gpuTrace{}
-	h, err := streamGPUTrace(path, func(r *gpuTraceRecord) error {
-		switch {
-		case r.Copy:
-			g.memcpys = append(g.memcpys, Memcpy{Kind: r.Kind, Start: r.Start, End: r.End, CorrelationID: r.CorrelationID,
-				Stream: r.Stream, Device: r.Device, Src: r.Src, Dst: r.Dst, Bytes: r.Bytes})
-		case !r.Memset:
-			g.kernels = append(g.kernels, Kernel{Name: baseKernelName(r.Name), Start: r.Start, End: r.End,
-				CorrelationID: r.CorrelationID, Stream: r.Stream})
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	g.hasKinds, g.hasBytes = h.hasKinds, h.hasBytes
-	return g, nil
-}
-
 // csvBytes turns a size cell (in the report's unit, scale megabytes per
 // unit) into bytes. The report rounds to a few decimals (268.435 MB), so a
 // cell stands for an interval of sizes; the size taken is the one multiple
@@ -497,8 +466,8 @@ func csvBytes(cell string, scale float64) (int64, error) {
 		decimals = len(s) - i - 1
 	}
 	b := v * scale * 1e6
-	if b > float64(maxBytes) {
-		return 0, fmt.Errorf("size is impossible: more than %d GiB in one copy", maxBytes>>30)
+	if b > float64(maxCopyBytes) {
+		return 0, fmt.Errorf("size is impossible: more than %d GiB in one copy", maxCopyBytes>>30)
 	}
 	half := 0.5 * math.Pow(10, -float64(decimals)) * scale * 1e6
 	const page = 4096
@@ -519,8 +488,8 @@ func deviceIndex(s string) string {
 }
 
 // memKindOf maps a report's memory kind ("Pageable", "Device Static") to
-// MemKind, through the enum names nsysdb knows.
-func memKindOf(s string) MemKind {
+// vocab.MemKind, through the enum names nsysdb knows.
+func memKindOf(s string) vocab.MemKind {
 	return nsysdb.MemKindOf(strings.ReplaceAll(strings.TrimSpace(s), " ", "_"))
 }
 
@@ -558,138 +527,55 @@ func baseKernelName(name string) string {
 	return s
 }
 
-// streamNVTXTrace reads an nvtx_pushpop_trace (2022: nvtxpptrace) report
-// row by row and hands each range to fn: its name with the "domain:" prefix
-// split off, an empty end meaning a range never popped. scoped is false when
-// the report has no PID/TID columns, so no range can be placed on a thread.
-// It is the one reader of the report, for LoadCSVDir (readNVTXTrace) and the
-// audit alike. A file with no header at all gives errEmptyReport.
-func streamNVTXTrace(path string, fn func(Range) error) (scoped bool, err error) {
+// nvtxTraceLayout is where an nvtx_pushpop_trace (2022: nvtxpptrace)
+// report keeps its cells. Without PID and TID columns (scoped false) no
+// range can be placed on a thread.
+type nvtxTraceLayout struct {
+	path                            string
+	rh                              *csvheader.Header
+	iStart, iEnd, iName, iPid, iTid int
+	hasPID, hasTID, scoped          bool
+}
+
+func newNVTXTraceLayout(path string, rh *csvheader.Header) *nvtxTraceLayout {
+	l := &nvtxTraceLayout{path: path, rh: rh, iStart: rh.Index["start"], iEnd: rh.Index["end"], iName: rh.Index["name"]}
+	l.iPid, l.hasPID = rh.Index["pid"]
+	l.iTid, l.hasTID = rh.Index["tid"]
+	l.scoped = l.hasPID && l.hasTID
+	return l
+}
+
+// read decodes one row: the range's name with the "domain:" prefix split
+// off, an empty end meaning a range never popped.
+func (l *nvtxTraceLayout) read(row int, rec [][]byte) (records.Range, error) {
 	const hint = "re-export the report with nsys stats --format csv"
-	var rh *csvheader.Header
-	var iStart, iEnd, iName, iPid, iTid int
-	var hasPID, hasTID bool
-	err = streamCSVRecords(path, nsysdb.ReportNVTXTrace, nsysdb.NVTXTraceColumns,
-		func(h *csvheader.Header) error {
-			rh = h
-			iStart, iEnd, iName = rh.Index["start"], rh.Index["end"], rh.Index["name"]
-			iPid, hasPID = rh.Index["pid"]
-			iTid, hasTID = rh.Index["tid"]
-			scoped = hasPID && hasTID
-			return nil
-		},
-		func(row int, rec [][]byte) error {
-			var rg Range
-			var err error
-			if rg.Start, err = csvTimeCell(path, rh, row, "start", strings.TrimSpace(string(rec[iStart]))); err != nil {
-				return err
-			}
-			rg.Domain, rg.Name = csvSplitRange(string(rec[iName]))
-			if e := strings.TrimSpace(string(rec[iEnd])); e == "" {
-				rg.Open = true
-			} else if rg.End, err = csvParseNs(e, rh.Scale["end"]); err != nil || rg.End < rg.Start {
-				return csvRowError(path, row, rh.Names[iEnd], e, "end must be a time not before the start", hint)
-			}
-			for _, id := range []struct {
-				i    int
-				has  bool
-				into *int64
-			}{{iPid, hasPID, &rg.PID}, {iTid, hasTID, &rg.TID}} {
-				if c := strings.TrimSpace(string(rec[id.i])); id.has && c != "" {
-					v, err := csvParseInt(c)
-					if err != nil {
-						return csvRowError(path, row, rh.Names[id.i], c, "not an integer id", hint)
-					}
-					*id.into = v
-				}
-			}
-			return fn(rg)
-		})
-	return scoped, err
-}
-
-// readNVTXTrace reads every range of an nvtx_pushpop_trace report.
-func readNVTXTrace(path string) (ranges []Range, scoped bool, err error) {
-	scoped, err = streamNVTXTrace(path, func(rg Range) error {
-		ranges = append(ranges, rg)
-		return nil
-	})
-	return ranges, scoped, err
-}
-
-// traceReports reads the folder's per-record reports (readTraceReports)
-// and names them as the capture's copy, kernel and NVTX sources.
-func (l *csvDirLoad) traceReports() error {
-	if err := readTraceReports(l.c, l.dir, l.found, &l.read); err != nil {
-		return err
+	var rg records.Range
+	var err error
+	if rg.Start, err = csvTimeCell(l.path, l.rh, row, "start", strings.TrimSpace(string(rec[l.iStart]))); err != nil {
+		return rg, err
 	}
-	if files, ok := l.found[nsysdb.ReportGPUTrace]; ok && l.c.Has(FactMemcpy) {
-		l.c.Sources.Memcpy, l.c.Sources.Kernel = files[0], files[0]
+	rg.Domain, rg.Name = csvSplitRange(string(rec[l.iName]))
+	if e := strings.TrimSpace(string(rec[l.iEnd])); e == "" {
+		rg.Open = true
+	} else if rg.End, err = csvParseNs(e, l.rh.Scale["end"]); err != nil || rg.End < rg.Start {
+		return rg, csvRowError(l.path, row, l.rh.Names[l.iEnd], e, "end must be a time not before the start", hint)
 	}
-	if files, ok := l.found[nsysdb.ReportNVTXTrace]; ok && l.c.Has(FactNVTX) {
-		l.c.Sources.NVTX = files[0]
-	}
-	return nil
-}
-
-// readTraceReports reads the folder's cuda_gpu_trace and nvtx_pushpop_trace
-// reports into c, or records what their absence leaves unknown. read counts
-// the reports that held data rows.
-func readTraceReports(c *Capture, dir string, found map[string][]string, read *int) error {
-	const gpuHint = "; make it with nsys stats --report cuda_gpu_trace --format csv --output BASE REPORT.nsys-rep"
-	lackGPU := func(why string) {
-		c.Lack(FactMemcpy, why)
-		c.Lack(FactMemcpyBytes, why)
-		c.Lack(FactMemoryKinds, why)
-		c.Lack(FactCorrelation, why)
-		c.Lack(FactKernels, why)
-	}
-	if files, ok := found[nsysdb.ReportGPUTrace]; ok {
-		p := filepath.Join(dir, files[0])
-		g, err := readGPUTrace(p)
-		switch {
-		case errors.Is(err, errEmptyReport):
-			lackGPU(p + " is empty: nsys found no GPU activity to report")
-		case err != nil:
-			return err
-		default:
-			c.Memcpys, c.Kernels = g.memcpys, g.kernels
-			if len(g.memcpys)+len(g.kernels) > 0 {
-				*read++
+	for _, id := range []struct {
+		i    int
+		has  bool
+		into *int64
+	}{{l.iPid, l.hasPID, &rg.PID}, {l.iTid, l.hasTID, &rg.TID}} {
+		if c := strings.TrimSpace(string(rec[id.i])); id.has && c != "" {
+			v, err := csvParseInt(c)
+			if err != nil {
+				return rg, csvRowError(l.path, row, l.rh.Names[id.i], c, "not an integer id", hint)
 			}
-			if !g.hasBytes {
-				c.Lack(FactMemcpyBytes, p+" has no Bytes column")
-			}
-			if !g.hasKinds {
-				c.Lack(FactMemoryKinds, p+" has no SrcMemKd/DstMemKd columns")
-			}
+			*id.into = v
 		}
-		c.Files = append(c.Files, p)
-	} else {
-		lackGPU("no *_cuda_gpu_trace.csv in the folder, so no per-copy or per-kernel GPU records" + gpuHint)
 	}
-	if files, ok := found[nsysdb.ReportNVTXTrace]; ok {
-		p := filepath.Join(dir, files[0])
-		ranges, scoped, err := readNVTXTrace(p)
-		switch {
-		case errors.Is(err, errEmptyReport):
-			c.Lack(FactNVTX, p+" is empty: the capture holds no NVTX ranges (traced without -t nvtx?)")
-		case err != nil:
-			return err
-		default:
-			c.Ranges = ranges
-			if len(ranges) > 0 {
-				*read++
-			}
-			if !scoped {
-				c.Lack(FactNVTX, p+" has no PID/TID columns, so no range can be placed on a thread")
-				c.Ranges = nil
-			}
-		}
-		c.Files = append(c.Files, p)
-	} else {
-		c.Lack(FactNVTX, "no *_nvtx_pushpop_trace.csv in the folder; nvtx_sum has per-name totals, not range instances with start and end times"+
-			"; make it with nsys stats --report nvtx_pushpop_trace --format csv --output BASE REPORT.nsys-rep")
-	}
-	return nil
+	return rg, nil
 }
+
+// maxCopyBytes bounds one copy's size: 1 TiB, far beyond any buffer a
+// program copies at once.
+const maxCopyBytes = int64(1) << 40

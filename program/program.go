@@ -1,4 +1,4 @@
-package capture
+package program
 
 import (
 	"bufio"
@@ -17,19 +17,9 @@ import (
 
 const mib = 1 << 20
 
-// maxProgramFile bounds a transcript or measurements file: the program
-// prints a few kilobytes.
-const maxProgramFile = 64 * mib
-
-// programLacks records every trace fact that the program's own numbers (a
-// transcript, a results JSON or a measurements file) cannot provide.
-func programLacks(c *Capture, what string) {
-	reason := what + " holds the program's timings, not an Nsight Systems trace"
-	for _, f := range []Fact{FactAPITrace, FactAPISummary, FactMemcpy, FactMemcpyBytes, FactMemoryKinds,
-		FactCorrelation, FactKernels, FactNVTX, FactNVTXSummary, FactProcessScope, FactMemSummary} {
-		c.Lack(f, reason)
-	}
-}
+// MaxFile bounds a transcript or measurements file: the program prints a
+// few kilobytes.
+const MaxFile = 64 * mib
 
 // ---------------------------------------------------------------------------
 // Transcript
@@ -62,34 +52,6 @@ func nsysLine(s string) bool {
 	return strings.HasSuffix(s, ".nsys-rep") || strings.HasSuffix(s, ".qdstrm")
 }
 
-// LoadTranscript reads the bundled program's stdout (possibly followed or
-// interleaved by nsys's own lines) into c.Program.
-func LoadTranscript(path string) (*Capture, error) {
-	return loadProgramFile(path, FormatTranscript, "transcript", ParseTranscript)
-}
-
-// loadProgramFile reads a file of the program's own numbers (a transcript or
-// a measurements file, as kind names it) with parse, into a capture of the
-// given format.
-func loadProgramFile(path string, format Format, kind string, parse func(io.Reader, string) (*Measurements, error)) (*Capture, error) {
-	f, _, err := inputerr.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	m, err := parse(inputerr.Bounded(f, maxProgramFile, path, "a "+kind), path)
-	if err != nil {
-		return nil, err
-	}
-	c := &Capture{Path: path, Format: format, Files: []string{path}, Program: m}
-	fillMetaFromProgram(c, m)
-	programLacks(c, "a "+kind)
-	if err := validate(c); err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
 // The parts of the transcript, in the order the program prints them.
 const (
 	partNone = iota
@@ -113,7 +75,7 @@ type transcript struct {
 
 // ParseTranscript parses the program's stdout; name is used in errors.
 func ParseTranscript(r io.Reader, name string) (*Measurements, error) {
-	t := &transcript{m: &Measurements{Schema: MeasurementsSchema, Source: "program transcript"}, name: name, seen: map[string]int{}}
+	t := &transcript{m: &Measurements{Schema: Schema, Source: "program transcript"}, name: name, seen: map[string]int{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
 	for sc.Scan() {
@@ -387,40 +349,10 @@ func bytesFromRate(gbps, ms float64) int64 {
 // ---------------------------------------------------------------------------
 // Measurements JSON
 
-// LoadMeasurements reads a measurements file or the program's results JSON.
-func LoadMeasurements(path string) (*Capture, error) {
-	return loadProgramFile(path, FormatMeasurements, "measurements file", ParseMeasurements)
-}
-
-// fillMetaFromProgram copies the machine description of m into c.Meta where
-// c.Meta has none. A driver written as a bare integer (cudaDriverGetVersion,
-// e.g. "13000") is the CUDA driver version; anything else ("580.173.02") is
-// the driver release.
-func fillMetaFromProgram(c *Capture, m *Measurements) {
-	if c.Meta.GPU == "" {
-		c.Meta.GPU = m.GPU
-	}
-	if m.Driver != "" {
-		if _, err := strconv.Atoi(m.Driver); err == nil {
-			if c.Meta.CUDADriver == "" {
-				c.Meta.CUDADriver = m.Driver
-			}
-		} else if c.Meta.Driver == "" {
-			c.Meta.Driver = m.Driver
-		}
-	}
-	if c.Meta.PCIeGen == 0 {
-		c.Meta.PCIeGen = m.PCIeGen
-	}
-	if c.Meta.PCIeWidth == 0 {
-		c.Meta.PCIeWidth = m.PCIeWidth
-	}
-}
-
 // ParseMeasurements decodes and validates JSON in the Measurements format;
 // name is used in errors. GBps left at 0 is filled in from bytes and time.
 func ParseMeasurements(r io.Reader, name string) (*Measurements, error) {
-	data, err := io.ReadAll(inputerr.Bounded(r, maxProgramFile, name, "a measurements file"))
+	data, err := io.ReadAll(inputerr.Bounded(r, MaxFile, name, "a measurements file"))
 	if err != nil {
 		if inputerr.Is(err) {
 			return nil, err
@@ -458,12 +390,12 @@ func ParseMeasurements(r io.Reader, name string) (*Measurements, error) {
 	if dec.More() {
 		return nil, &inputerr.Error{Path: name, Problem: "more than one JSON value in the file", Hint: hint}
 	}
-	if m.Schema != MeasurementsSchema {
+	if m.Schema != Schema {
 		found := strconv.Quote(m.Schema)
 		if m.Schema == "" {
 			found = "none"
 		}
-		return nil, &inputerr.Error{Path: name, Where: "schema", Problem: "schema is " + found + ", expected " + strconv.Quote(MeasurementsSchema), Hint: hint}
+		return nil, &inputerr.Error{Path: name, Where: "schema", Problem: "schema is " + found + ", expected " + strconv.Quote(Schema), Hint: hint}
 	}
 	if err := validateMeasurements(&m); err != nil {
 		return nil, &inputerr.Error{Path: name, Problem: err.problem, Hint: hint}
@@ -630,4 +562,81 @@ func validateRest(m *Measurements) *fieldError {
 		names[g.Name] = i
 	}
 	return nil
+}
+
+// duplicateKey returns the JSON path of the first object key that appears
+// twice in one object of data ("copies[0].ms"), or "" when there is none or
+// data is not valid JSON (the decoder reports that). encoding/json keeps the
+// last of two equal keys without a word, so a file saying two things about
+// one value would be read as whichever came last.
+func duplicateKey(data []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	type level struct {
+		object bool
+		keys   map[string]bool
+		key    string // the current key (object) or index (array)
+		index  int
+		want   bool // an object expects a key next
+	}
+	var stack []*level
+	path := func() string {
+		var b strings.Builder
+		for _, l := range stack {
+			if l.object {
+				if b.Len() > 0 {
+					b.WriteByte('.')
+				}
+				b.WriteString(l.key)
+			} else {
+				fmt.Fprintf(&b, "[%d]", l.index)
+			}
+		}
+		return b.String()
+	}
+	// value marks that a value was read in the innermost container.
+	value := func() {
+		if len(stack) == 0 {
+			return
+		}
+		l := stack[len(stack)-1]
+		if l.object {
+			l.want = true
+		} else {
+			l.index++
+		}
+	}
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		var top *level
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{', '[':
+				stack = append(stack, &level{object: t == '{', keys: map[string]bool{}, want: true})
+			case '}', ']':
+				stack = stack[:len(stack)-1]
+				value()
+			}
+		case string:
+			if top != nil && top.object && top.want {
+				if top.keys[t] {
+					top.key = t
+					return path()
+				}
+				top.keys[t] = true
+				top.key = t
+				top.want = false
+				continue
+			}
+			value()
+		default:
+			value()
+		}
+	}
 }

@@ -1,7 +1,12 @@
-package capture
+// Package exportcache turns an Nsight Systems report (.nsys-rep) into the
+// SQLite export the readers read, one way for every command: the current
+// export beside the report, else nsyscheck's own export keyed by the
+// report's size and SHA-256, else a new one made with nsys (stopped with
+// its process group when the context is cancelled), else the older export
+// beside it when nsys is missing or too old, with a note saying so.
+package exportcache
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -42,87 +47,47 @@ func FindNsys(override string) (string, error) {
 	return p, nil
 }
 
-// ExportSuffix ends the name of the SQLite export nsyscheck makes of a
-// .nsys-rep (NAME.nsyscheck.sqlite beside NAME.nsys-rep).
-const ExportSuffix = ".nsyscheck.sqlite"
+// Suffix ends the name of the SQLite export nsyscheck makes of a .nsys-rep
+// (NAME.nsyscheck.sqlite beside NAME.nsys-rep).
+const Suffix = ".nsyscheck.sqlite"
 
-// LoadNsysRep reads an Nsight Systems report (.nsys-rep). A plain SQLite
-// export beside the report (NAME.sqlite, what nsys export and nsys stats
-// write) is read when its export record names a report of this name and it
-// is not older than the report; the capture's Notes say so. Otherwise the
-// report is exported to SQLite with nsys and the export cached beside it as
-// NAME.nsyscheck.sqlite (or under opts.CacheDir, or the user's cache folder
-// when the report's folder is read-only), reused while the report's size and
-// SHA-256, recorded in the export, match: a report replaced by another,
-// whatever its modification time, is exported again. When nsys is missing or
-// too old, an export beside the report that names it is read even if it is
-// older, with a note that says why and warns that it may be of an earlier
-// run. The report itself is never modified.
-//
-// nsys runs in its own process group: cancelling opts.Context (Ctrl-C)
-// stops it and everything it started, and the half-written export is
-// removed. Temporary exports that killed runs left behind are removed.
-func LoadNsysRep(path string, opts Options) (*Capture, error) {
-	info, err := os.Stat(path)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return nil, &inputerr.Error{Path: path, Problem: "no such file"}
-	case err != nil:
-		return nil, &inputerr.Error{Path: path, Problem: "cannot read the report", Err: err}
-	case info.IsDir():
-		return nil, &inputerr.Error{Path: path, Problem: "is a folder, not an Nsight Systems report", Hint: "give the .nsys-rep file itself"}
-	case !info.Mode().IsRegular():
-		return nil, inputerr.Regular(path, info)
-	case info.Size() == 0:
-		return nil, &inputerr.Error{Path: path, Problem: "the file is empty, not an Nsight Systems report",
-			Hint: "profile again: nsys profile -t cuda,nvtx -o NAME ./program"}
-	}
-	head, err := readHead(path, 64)
-	if err != nil {
-		return nil, &inputerr.Error{Path: path, Problem: "cannot read the report", Err: err}
-	}
-	if bytes.HasPrefix(head, []byte(sqliteMagic)) {
-		// Already an SQLite export, only named like a report.
-		return LoadSQLite(path, opts)
-	}
-	if len(bytes.Trim(head, "\x00")) == 0 {
-		return nil, &inputerr.Error{Path: path, Problem: "the file holds only zero bytes, not an Nsight Systems report (an interrupted copy?)",
-			Hint: "copy the report again, or profile again: nsys profile -t cuda,nvtx -o NAME ./program"}
-	}
-
-	var c *Capture
-	db, note, err := reportExport(path, info, head, opts, func(db string) error {
-		var err error
-		c, err = LoadSQLite(db, opts)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	if note != "" {
-		c.Notes = append(c.Notes, note)
-	}
-	c.Format = FormatNsysRep
-	c.Path = path
-	c.Files = []string{path, db}
-	return c, nil
+// Options say where nsys and the cache are.
+type Options struct {
+	// Nsys is the nsys executable that exports a report; empty means look
+	// it up ($NSYS, PATH, the usual install folders).
+	Nsys string
+	// CacheDir, when set, receives exports instead of the folder beside the
+	// report.
+	CacheDir string
 }
 
-// reportExport finds or makes the SQLite export to read for the report at
-// path, the one way every reader of a .nsys-rep does: it returns the
-// export's path, once open (the reader's own load) has accepted it, and a
-// note when the export is the one beside the report rather than nsyscheck's
-// own (what check reports as input-substituted). In order:
+// Report is the .nsys-rep to resolve, open as the caller opened it.
+type Report struct {
+	Path string
+	File io.ReaderAt // the report's bytes, read once to identify it
+	Info os.FileInfo
+	// Magic says the file starts as an Nsight Systems report does; an
+	// export nsys refuses is then not blamed on the file's kind.
+	Magic bool
+}
+
+// Resolve finds or makes the SQLite export to read for the report, the one
+// way every reader of a .nsys-rep does: it returns the export's path, once
+// accept (the caller's opening of it) has taken it, whether it is
+// nsyscheck's own export (which holds nothing the report does not), and a
+// note when the export is the one beside the report (what check reports as
+// input-substituted). In order:
 //
 //   - the export beside the report (exportBeside) when it is not older;
 //   - nsyscheck's export, keyed by the report's size and SHA-256;
-//   - a new export made with nsys (stopped with opts.Context);
+//   - a new export made with nsys (stopped when ctx is cancelled);
 //   - the export beside the report even when older, as the last resort
 //     when no nsys was found (none named) or the one found is too old.
 //
-// A candidate open rejects is passed over, except the new export, whose
+// A candidate accept rejects is passed over, except the new export, whose
 // error is returned.
-func reportExport(path string, info os.FileInfo, head []byte, opts Options, open func(db string) error) (db, note string, err error) {
+func Resolve(ctx context.Context, rep Report, opts Options, accept func(db string) error) (db string, own bool, note string, err error) {
+	path, info, open := rep.Path, rep.Info, accept
 	// The export beside the report wins over exporting it again, even where
 	// nsys is installed and works: its export record names this report and it
 	// is newer, so nsys would write the same tables from the same file (the
@@ -134,7 +99,7 @@ func reportExport(path string, info os.FileInfo, head []byte, opts Options, open
 	// resort below.
 	beside, fresh := exportBeside(path, info)
 	if beside != "" && fresh && open(beside) == nil {
-		return beside, besideNote(path, beside, ""), nil
+		return beside, false, besideNote(path, beside, ""), nil
 	}
 	// (An unreadable export beside: export the report as if it were not there.)
 	lastResort := func(why string) (string, string, bool) {
@@ -144,19 +109,19 @@ func reportExport(path string, info os.FileInfo, head []byte, opts Options, open
 		return beside, besideNote(path, beside, why), true
 	}
 
-	src, err := digestReport(path)
+	src, err := digestReport(rep)
 	if err != nil {
-		return "", "", err
+		return "", false, "", err
 	}
 	dir, name, err := exportCachePath(path, src, opts)
 	if err != nil {
-		return "", "", err
+		return "", false, "", err
 	}
 	cached := filepath.Join(dir, name)
 	sweepExportTemps(dir, name)
 	if ci, err := os.Lstat(cached); err == nil && ci.Mode().IsRegular() && cachedSource(cached) == src {
 		if open(cached) == nil {
-			return cached, "", nil
+			return cached, true, "", nil
 		}
 		// A damaged or foreign cache file: export again over it.
 	}
@@ -172,12 +137,12 @@ func reportExport(path string, info os.FileInfo, head []byte, opts Options, open
 		// export beside the report.
 		if opts.Nsys == "" && os.Getenv("NSYS") == "" {
 			if db, note, ok := lastResort("no nsys was found to export it"); ok {
-				return db, note, nil
+				return db, false, note, nil
 			}
 		}
-		return "", "", err
+		return "", false, "", err
 	}
-	if err := exportSQLite(opts.context(), nsysPath, path, head, dir, cached, src); err != nil {
+	if err := exportSQLite(ctx, nsysPath, rep, dir, cached, src); err != nil {
 		var old *nsysTooOldError
 		if errors.As(err, &old) {
 			why := "the nsys found is too old to export it"
@@ -185,15 +150,15 @@ func reportExport(path string, info os.FileInfo, head []byte, opts Options, open
 				why = fmt.Sprintf("the nsys found (%s) is too old to export it", strings.TrimPrefix(old.version, ", "))
 			}
 			if db, note, ok := lastResort(why); ok {
-				return db, note, nil
+				return db, false, note, nil
 			}
 		}
-		return "", "", err
+		return "", false, "", err
 	}
 	if err := open(cached); err != nil {
-		return "", "", err
+		return "", false, "", err
 	}
-	return cached, "", nil
+	return cached, true, "", nil
 }
 
 // exportBeside returns the plain SQLite export beside a report
@@ -205,16 +170,17 @@ func exportBeside(report string, info os.FileInfo) (path string, fresh bool) {
 	base := strings.TrimSuffix(filepath.Base(report), filepath.Ext(report))
 	sib := filepath.Join(filepath.Dir(report), base+".sqlite")
 	st, err := os.Stat(sib)
-	if err != nil || !st.Mode().IsRegular() || sqlitefile.CheckPath(sib) != nil {
+	if err != nil || !st.Mode().IsRegular() || sqlitefile.CheckPath(sib) != nil || sqlitefile.Available(sib) != nil {
 		return "", false
 	}
-	db, err := sql.Open("sqlite3", sqliteReadOnlyDSN(sib))
+	db, err := sql.Open("sqlite3", nsysdb.ReadOnlyURI(sib))
 	if err != nil {
 		return "", false
 	}
 	defer db.Close()
 	var input string
-	err = db.QueryRow(`SELECT value FROM `+tabMeta+` WHERE name = ?`, nsysdb.MetaInputFile).Scan(&input)
+	err = db.QueryRow(`SELECT `+nsysdb.QuoteIdent(nsysdb.ColValue)+` FROM `+nsysdb.QuoteIdent(nsysdb.TableMetaExport)+
+		` WHERE `+nsysdb.QuoteIdent(nsysdb.ColName)+` = ?`, nsysdb.MetaInputFile).Scan(&input)
 	if err != nil || filepath.Base(filepath.FromSlash(input)) != filepath.Base(report) {
 		return "", false
 	}
@@ -248,9 +214,6 @@ func (e *nsysTooOldError) Error() string { return e.err.Error() }
 
 func (e *nsysTooOldError) Unwrap() error { return e.err }
 
-// readHead returns up to n bytes from the start of the file.
-func readHead(path string, n int) ([]byte, error) { return nsysdb.Head(path, n) }
-
 // exportCachePath chooses where the report's SQLite export lives: beside
 // the report when its folder is writable, else (or when opts.CacheDir is
 // set) in a cache folder, under a name keyed by the report's content.
@@ -259,7 +222,7 @@ func exportCachePath(report string, src reportSource, opts Options) (dir, name s
 	if opts.CacheDir == "" {
 		dir = filepath.Dir(report)
 		if dirWritable(dir) {
-			return dir, base + ExportSuffix, nil
+			return dir, base + Suffix, nil
 		}
 	}
 	dir = opts.CacheDir
@@ -284,16 +247,11 @@ type reportSource struct {
 }
 
 // digestReport reads the report once to identify it.
-func digestReport(path string) (reportSource, error) {
-	f, _, err := inputerr.Open(path)
-	if err != nil {
-		return reportSource{}, err
-	}
-	defer f.Close()
+func digestReport(rep Report) (reportSource, error) {
 	h := sha256.New()
-	n, err := io.Copy(h, f)
+	n, err := io.Copy(h, io.NewSectionReader(rep.File, 0, rep.Info.Size()))
 	if err != nil {
-		return reportSource{}, &inputerr.Error{Path: path, Problem: "cannot read the report", Err: err}
+		return reportSource{}, &inputerr.Error{Path: rep.Path, Problem: "cannot read the report", Err: err}
 	}
 	return reportSource{size: n, sha256: hex.EncodeToString(h.Sum(nil))}, nil
 }
@@ -305,10 +263,10 @@ const sourceTable = "NSYSCHECK_SOURCE"
 // cachedSource returns the report an export of nsyscheck's records, or the
 // zero reportSource when it records none (a foreign or damaged file).
 func cachedSource(path string) reportSource {
-	if sqlitefile.CheckPath(path) != nil {
+	if sqlitefile.CheckPath(path) != nil || sqlitefile.Available(path) != nil {
 		return reportSource{}
 	}
-	db, err := sql.Open("sqlite3", sqliteReadOnlyDSN(path))
+	db, err := sql.Open("sqlite3", nsysdb.ReadOnlyURI(path))
 	if err != nil {
 		return reportSource{}
 	}
@@ -384,7 +342,8 @@ func dirWritable(dir string) bool {
 // exportSQLite runs nsys export into a temporary file in dir and renames it
 // to dst once it is a complete SQLite database that records src. nsys runs
 // in a process group of its own, stopped whole when ctx is cancelled.
-func exportSQLite(ctx context.Context, nsysPath, report string, head []byte, dir, dst string, src reportSource) error {
+func exportSQLite(ctx context.Context, nsysPath string, rep Report, dir, dst string, src reportSource) error {
+	report := rep.Path
 	f, err := os.CreateTemp(dir, exportTempPrefix(dst)+strconv.Itoa(os.Getpid())+"-*.sqlite")
 	if err != nil {
 		return &inputerr.Error{Path: report, Problem: "cannot write the SQLite export in " + dir, Err: err,
@@ -408,7 +367,7 @@ func exportSQLite(ctx context.Context, nsysPath, report string, head []byte, dir
 			Err: context.Cause(ctx)}
 	}
 	if runErr != nil {
-		return nsysExportError(nsysPath, report, head, out, runErr)
+		return nsysExportError(nsysPath, rep, out, runErr)
 	}
 	got := tmp
 	if _, err := os.Stat(got); err != nil {
@@ -450,7 +409,8 @@ func outputError(out []byte) error {
 }
 
 // nsysExportError explains a failed nsys export.
-func nsysExportError(nsysPath, report string, head, out []byte, runErr error) error {
+func nsysExportError(nsysPath string, rep Report, out []byte, runErr error) error {
+	report := rep.Path
 	var exit *exec.ExitError
 	if !errors.As(runErr, &exit) {
 		return &inputerr.Error{Path: report, Problem: "cannot run " + nsysPath, Err: runErr, Hint: nsysInstallHint}
@@ -476,7 +436,7 @@ func nsysExportError(nsysPath, report string, head, out []byte, runErr error) er
 			Err:     cause, Hint: hint}}
 	}
 	problem := fmt.Sprintf("%s export failed (%v)", nsysPath, runErr)
-	if nsysdb.Magic(head) != nsysdb.KindNsysRep {
+	if !rep.Magic {
 		problem += "; the file does not start like an Nsight Systems report"
 	}
 	return &inputerr.Error{Path: report, Problem: problem, Err: cause,

@@ -1,8 +1,12 @@
-package capture
+// Package program reads what the lesson's program writes itself: its
+// stdout (the transcript, told by its own lines, with nsys's lines around
+// it) and its results JSON, and measurements files in the same format
+// entered from elsewhere. docs/measurements.md documents the format.
+package program
 
-// MeasurementsSchema is the value of Measurements.Schema that this version
-// of nsyscheck writes and reads.
-const MeasurementsSchema = "nsyscheck.measurements/v1"
+// Schema is the value of Measurements.Schema that this version of
+// nsyscheck writes and reads.
+const Schema = "nsyscheck.measurements/v1"
 
 // Measurements holds the numbers the predictions need, as the program
 // reports them (its results JSON uses exactly this format) or as someone

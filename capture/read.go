@@ -1,0 +1,118 @@
+package capture
+
+import (
+	"context"
+
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+	"github.com/nsyscheck/nsyscheck/nsyscsv"
+	"github.com/nsyscheck/nsyscheck/nsyssqlite"
+	"github.com/nsyscheck/nsyscheck/records"
+	"github.com/nsyscheck/nsyscheck/source"
+)
+
+// ReadOptions say which records Read asks the reader for, beside those the
+// Handler wants.
+type ReadOptions struct {
+	// APINames, when not empty, limits the API calls read to these names
+	// (without _vNNNN suffix).
+	APINames []string
+	// ProgramThread reads the program's thread's calls only (see
+	// Options.ProgramThread).
+	ProgramThread bool
+	// JoinCalls hands each copy the API call that issued it (Op.Call).
+	JoinCalls bool
+	// Ops names the kinds of GPU operation to read; empty reads them all.
+	Ops []records.OpKind
+}
+
+// ReadInfo is what the reader said beside its records.
+type ReadInfo struct {
+	// Files are the files read: an export (a report and its export), or
+	// the CSV reports in the order of nsysdb's report list.
+	Files []string
+	// Sources names the table or report each kind of record came from.
+	Sources Sources
+	// OtherThreads counts the calls ReadOptions.ProgramThread left out.
+	OtherThreads []ThreadCount
+}
+
+// Read streams the trace records of an opened source to h through the
+// reader of its format — nsyssqlite for an SQLite export (a report's
+// included), nsyscsv for a folder of CSV reports — each record checked for
+// plausibility first (validating): a record no run on real hardware can
+// have stops the read with an error naming it. The verify model (FromSource)
+// and the audit both read through Read. The program's own files hold no
+// trace, and are refused.
+func Read(ctx context.Context, src *source.Source, opts ReadOptions, h records.Handler) (*ReadInfo, error) {
+	h = validating(h, src.Path, FormatOf(src.Kind))
+	switch src.Kind {
+	case nsysdb.KindSQLite, nsysdb.KindNsysRep:
+		info, err := nsyssqlite.Read(ctx, src.Export.DB, src.Export.Path, nsyssqlite.Options{APINames: opts.APINames,
+			ProgramThread: opts.ProgramThread, JoinCalls: opts.JoinCalls, Ops: opts.Ops}, h)
+		if err != nil {
+			return nil, err
+		}
+		files := []string{src.Export.Path}
+		if src.Report != nil {
+			files = []string{src.Report.Path, src.Export.Path}
+		}
+		return &ReadInfo{Files: files, OtherThreads: info.OtherThreads,
+			Sources: Sources{API: nsysdb.TableRuntime, Memcpy: nsysdb.TableMemcpy, Kernel: nsysdb.TableKernel, NVTX: nsysdb.TableNVTX}}, nil
+	case nsysdb.KindCSV:
+		info, err := nsyscsv.Read(ctx, src.Dir, src.Reports, nsyscsv.Options{APINames: opts.APINames,
+			ProgramThread: opts.ProgramThread, JoinCalls: opts.JoinCalls, Ops: opts.Ops}, h)
+		if err != nil {
+			return nil, err
+		}
+		return &ReadInfo{Files: info.Files, OtherThreads: info.OtherThreads, Sources: Sources(info.Sources)}, nil
+	}
+	return nil, &inputerr.Error{Path: src.Path, Problem: "holds the program's own numbers, not a trace of its calls and copies",
+		Hint: "give the capture itself: a .nsys-rep, its SQLite export, or a folder of nsys stats CSV reports"}
+}
+
+// collect returns the Handler that keeps a trace's records in c.
+func collect(c *Capture) records.Handler {
+	return records.Handler{
+		Meta: func(m *records.Meta) error {
+			c.Meta.NsysVersion, c.Meta.SchemaVersion, c.Meta.GPU = m.NsysVersion, m.SchemaVersion, m.GPU
+			c.Meta.Driver, c.Meta.CUDADriver, c.Meta.OS = m.Driver, m.CUDADriver, m.OS
+			return nil
+		},
+		Gap: func(g records.Gap) error {
+			c.Lack(g.Fact, g.Reason)
+			return nil
+		},
+		Range: func(r *records.Range) error {
+			c.Ranges = append(c.Ranges, Range{Name: r.Name, Domain: r.Domain, Start: r.Start, End: r.End, Open: r.Open, PID: r.PID, TID: r.TID})
+			return nil
+		},
+		Call: func(a *records.Call) error {
+			c.Calls = append(c.Calls, APICall{Name: a.Name, Start: a.Start, End: a.End, Result: a.Result, CorrelationID: a.Corr,
+				PID: a.PID, TID: a.TID, Thread: a.Thread, Row: a.Row})
+			return nil
+		},
+		Op: func(o *records.Op) error {
+			switch o.Kind {
+			case records.OpCopy:
+				c.Memcpys = append(c.Memcpys, Memcpy{Kind: o.Copy, Src: o.Src, Dst: o.Dst, Bytes: o.Bytes, Start: o.Start, End: o.End,
+					CorrelationID: o.Corr, Stream: o.Stream, Device: o.Device, PID: o.PID})
+			case records.OpKernel:
+				c.Kernels = append(c.Kernels, Kernel{Name: o.Name, Start: o.Start, End: o.End, CorrelationID: o.Corr, Stream: o.Stream, PID: o.PID})
+			}
+			return nil
+		},
+		APISum: func(s *records.APISum) error {
+			c.APISummary = append(c.APISummary, APISummary{Name: s.Name, Calls: s.Calls, TotalNs: s.TotalNs, MinNs: s.MinNs, MaxNs: s.MaxNs})
+			return nil
+		},
+		CopySum: func(s *records.CopySum) error {
+			c.MemSummary = append(c.MemSummary, MemSummary{Kind: s.Kind, Count: s.Count, TotalNs: s.TotalNs, TotalMB: s.TotalMB})
+			return nil
+		},
+		RangeSum: func(s *records.RangeSum) error {
+			c.RangeSummary = append(c.RangeSummary, RangeSummary{Name: s.Name, Domain: s.Domain, Instances: s.Instances, TotalNs: s.TotalNs})
+			return nil
+		},
+	}
+}

@@ -1,0 +1,647 @@
+// Package nsyscsv reads a folder of `nsys stats --format csv` reports into
+// records: the per-record reports (cuda_api_trace, cuda_gpu_trace,
+// nvtx_pushpop_trace) row by row through one scanner, the small summaries
+// (cuda_api_sum, cuda_gpu_mem_time_sum and _size_sum, nvtx_sum) through
+// gocsv, under their current and their 2022-era names, with the facts the
+// folder cannot give. Report names and header spellings come from
+// internal/nsysdb.
+package nsyscsv
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+	"github.com/nsyscheck/nsyscheck/nsyssqlite"
+	"github.com/nsyscheck/nsyscheck/records"
+)
+
+// Options tune a read.
+type Options struct {
+	// APINames, when not empty, limits the API calls read to these names
+	// (without _vNNNN suffix). Empty reads every call.
+	APINames []string
+	// ProgramThread reads the API calls of the program's thread only (the
+	// first by records.ThreadCount.Before, counting the calls APINames
+	// selects), in a second pass over cuda_api_trace after counting the
+	// calls per thread. Info.OtherThreads counts the calls left out.
+	ProgramThread bool
+	// JoinCalls hands each copy the API call that issued it (Op.Call), by
+	// correlation id within its process: the copies are kept by correlation
+	// id while cuda_api_trace streams past, then handed on in the order of
+	// their calls, and those no call issued in correlation id order.
+	JoinCalls bool
+	// Ops names the kinds of GPU operation to read; empty reads them all.
+	Ops []records.OpKind
+}
+
+// WantsAPI reports whether calls named name are to be read.
+func (o Options) WantsAPI(name string) bool {
+	if len(o.APINames) == 0 {
+		return true
+	}
+	for _, n := range o.APINames {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// wants reports whether operations of kind k are to be read.
+func (o Options) wants(k records.OpKind) bool {
+	if len(o.Ops) == 0 {
+		return true
+	}
+	for _, w := range o.Ops {
+		if w == k {
+			return true
+		}
+	}
+	return false
+}
+
+// Sources names the report file each kind of record came from, where the
+// folder had one: the API calls, the copies and kernels, the NVTX ranges.
+type Sources struct {
+	API, Memcpy, Kernel, NVTX string
+}
+
+// Info is what a read learnt beside its records.
+type Info struct {
+	// Files are the reports read, in the order of nsysdb's report list.
+	Files   []string
+	Sources Sources
+	// OtherThreads counts, per thread, the calls ProgramThread left out, in
+	// the order of records.ThreadCount.Before.
+	OtherThreads []records.ThreadCount
+}
+
+// Read streams the records of the reports in dir (by report key, as
+// source.Open lists them) to h: only the reports the kinds h wants come
+// from are read, in the order the records package gives. A folder none of
+// whose reports read holds a data row is an error.
+func Read(ctx context.Context, dir string, reports map[string]string, opts Options, h records.Handler) (*Info, error) {
+	rd := &reader{ctx: ctx, dir: dir, reports: reports, opts: opts, h: h,
+		info: &Info{Sources: Sources{API: nsysdb.ReportAPITrace, NVTX: nsysdb.ReportNVTXSum}}}
+	defer rd.close()
+	if err := rd.open(); err != nil {
+		return nil, err
+	}
+	steps := []func() error{rd.emitGaps, rd.emitRanges, rd.emitCalls, rd.emitOps, rd.emitSums, rd.emitCounts}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return nil, err
+		}
+	}
+	if rd.held == 0 {
+		return nil, &inputerr.Error{Path: dir, Problem: "the reports " + strings.Join(rd.info.Files, ", ") + " hold no data rows",
+			Hint: "the capture may have traced nothing; profile with nsys profile -t cuda,nvtx"}
+	}
+	return rd.info, nil
+}
+
+// reader holds the state of one Read.
+type reader struct {
+	ctx     context.Context
+	dir     string
+	reports map[string]string
+	opts    Options
+	h       records.Handler
+	info    *Info
+	gaps    []records.Gap
+	held    int // reports read that held at least one data row
+
+	api, gpu, nvtx *recordFile
+	apiSum         []records.APISum
+	copySum        []records.CopySum
+	rangeSum       []records.RangeSum
+	counts         records.Counts
+	// copies are cuda_gpu_trace's copies by correlation id, kept to be
+	// joined to their calls (Options.JoinCalls).
+	copies map[int64][]joinedCopy
+	joined []records.Op // copies with their calls, in the calls' order
+}
+
+// joinedCopy is a copy row of cuda_gpu_trace kept until its call is read.
+type joinedCopy struct {
+	op   records.Op
+	seen bool
+}
+
+func (rd *reader) close() {
+	rd.api.close()
+	rd.gpu.close()
+	rd.nvtx.close()
+}
+
+func (rd *reader) lack(f records.Fact, reason string) {
+	rd.gaps = append(rd.gaps, records.Gap{Fact: f, Reason: reason})
+}
+
+// path is the report of the key, "" when the folder has none.
+func (rd *reader) path(key string) string { return rd.reports[key] }
+
+// opened notes a report read, for Info.Files.
+func (rd *reader) opened(p string) { rd.info.Files = append(rd.info.Files, p) }
+
+// open opens the reports the wanted records come from, in the order of
+// nsysdb's report list: the per-record reports as far as their headers,
+// the summaries whole; it records what each absent or empty one leaves
+// unknown.
+func (rd *reader) open() error {
+	wantCalls := rd.h.Call != nil || rd.opts.JoinCalls || rd.h.Counts != nil
+	wantOps := rd.h.Op != nil || rd.h.Counts != nil
+	if wantCalls {
+		if err := rd.openAPITrace(); err != nil {
+			return err
+		}
+	}
+	if rd.h.APISum != nil {
+		if err := rd.readAPISum(); err != nil {
+			return err
+		}
+	}
+	if rd.h.CopySum != nil {
+		if err := rd.readMemSums(); err != nil {
+			return err
+		}
+	}
+	if rd.h.RangeSum != nil {
+		if err := rd.readNVTXSum(); err != nil {
+			return err
+		}
+	}
+	if wantOps {
+		if err := rd.openGPUTrace(); err != nil {
+			return err
+		}
+	}
+	if rd.h.Range != nil {
+		if err := rd.openNVTXTrace(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+const makeHint = " --format csv --output BASE REPORT.nsys-rep"
+
+func (rd *reader) openAPITrace() error {
+	p := rd.path(nsysdb.ReportAPITrace)
+	if p == "" {
+		rd.lack(records.FactAPITrace, "no *_cuda_api_trace.csv in "+rd.dir+"; make it with nsys stats --report cuda_api_trace"+makeHint)
+		rd.lack(records.FactProcessScope, "no *_cuda_api_trace.csv in "+rd.dir+", and only the trace gives process and thread ids")
+		return nil
+	}
+	rf, err := openRecords(p, nsysdb.ReportAPITrace, nsysdb.APITraceColumns)
+	if err != nil {
+		return err
+	}
+	rd.api = rf
+	rd.opened(p)
+	rd.info.Sources.API = filepath.Base(p)
+	switch {
+	case rf.empty():
+		rd.lack(records.FactAPITrace, p+" is empty: nsys found no CUDA API calls to report")
+		rd.lack(records.FactProcessScope, p+" is empty")
+	case !hasColumns(rf, "pid", "tid"):
+		rd.lack(records.FactProcessScope, p+" has no Pid/Tid columns")
+	}
+	return nil
+}
+
+// hasColumns reports whether a report's header has every one of fields.
+func hasColumns(rf *recordFile, fields ...string) bool {
+	for _, f := range fields {
+		if _, ok := rf.head.Index[f]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// readSummary reads the summary report of the key with readFile, which
+// returns how many data rows it held; empty notes what an empty report
+// leaves unknown. It reports whether the folder has the report.
+func (rd *reader) readSummary(key string, readFile func(p string) (int, error), empty func(p string)) (bool, error) {
+	p := rd.path(key)
+	if p == "" {
+		return false, nil
+	}
+	n, err := readFile(p)
+	if errors.Is(err, errEmptyReport) {
+		empty(p)
+	} else if err != nil {
+		return true, err
+	}
+	rd.opened(p)
+	if n > 0 {
+		rd.held++
+	}
+	return true, nil
+}
+
+func (rd *reader) readAPISum() error {
+	found, err := rd.readSummary(nsysdb.ReportAPISum, func(p string) (n int, err error) {
+		rd.apiSum, err = readAPISum(p)
+		return len(rd.apiSum), err
+	}, func(p string) {
+		rd.lack(records.FactAPISummary, p+" is empty: nsys found no CUDA API calls to report")
+	})
+	if err == nil && !found {
+		rd.lack(records.FactAPISummary, "no *_cuda_api_sum.csv in "+rd.dir+"; make it with nsys stats --report cuda_api_sum"+makeHint)
+	}
+	return err
+}
+
+func (rd *reader) readMemSums() error {
+	var timeRows, sizeRows []records.CopySum
+	empty := func(p string) {
+		rd.lack(records.FactMemSummary, p+" is empty: nsys found no GPU memory operations to report")
+	}
+	haveTime, err := rd.readSummary(nsysdb.ReportMemTimeSum, func(p string) (n int, err error) {
+		timeRows, err = readMemSum(p, false)
+		return len(timeRows), err
+	}, empty)
+	if err != nil {
+		return err
+	}
+	haveSize, err := rd.readSummary(nsysdb.ReportMemSizeSum, func(p string) (n int, err error) {
+		sizeRows, err = readMemSum(p, true)
+		return len(sizeRows), err
+	}, empty)
+	if err != nil {
+		return err
+	}
+	rd.copySum = csvMergeMemSummary(timeRows, sizeRows)
+	switch {
+	case !haveTime && !haveSize:
+		rd.lack(records.FactMemSummary, "no *_cuda_gpu_mem_time_sum.csv or *_cuda_gpu_mem_size_sum.csv in "+rd.dir+
+			"; make them with nsys stats --report cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum"+makeHint)
+	case !haveTime:
+		rd.lack(records.FactMemSummary, "no *_cuda_gpu_mem_time_sum.csv in "+rd.dir+
+			", so the copy totals have bytes but no times; make it with nsys stats --report cuda_gpu_mem_time_sum --format csv")
+	case !haveSize:
+		rd.lack(records.FactMemSummary, "no *_cuda_gpu_mem_size_sum.csv in "+rd.dir+
+			", so the copy totals have times but no bytes; make it with nsys stats --report cuda_gpu_mem_size_sum --format csv")
+	}
+	return nil
+}
+
+func (rd *reader) readNVTXSum() error {
+	found, err := rd.readSummary(nsysdb.ReportNVTXSum, func(p string) (n int, err error) {
+		rd.rangeSum, err = readNVTXSum(p)
+		return len(rd.rangeSum), err
+	}, func(p string) {
+		rd.lack(records.FactNVTXSummary, p+" is empty: the capture holds no NVTX ranges (traced without -t nvtx?)")
+	})
+	if err == nil && !found {
+		rd.lack(records.FactNVTXSummary, "no *_nvtx_sum.csv in "+rd.dir+"; make it with nsys stats --report nvtx_sum"+makeHint)
+	}
+	return err
+}
+
+// lackGPU records what a folder without GPU records leaves unknown, for
+// the kinds of operation wanted.
+func (rd *reader) lackGPU(why string) {
+	if rd.h.Op == nil {
+		return
+	}
+	if rd.opts.wants(records.OpCopy) {
+		rd.lack(records.FactMemcpy, why)
+		rd.lack(records.FactMemcpyBytes, why)
+		rd.lack(records.FactMemoryKinds, why)
+		rd.lack(records.FactCorrelation, why)
+	}
+	if rd.opts.wants(records.OpKernel) {
+		rd.lack(records.FactKernels, why)
+	}
+}
+
+func (rd *reader) openGPUTrace() error {
+	p := rd.path(nsysdb.ReportGPUTrace)
+	if p == "" {
+		rd.lackGPU("no *_cuda_gpu_trace.csv in the folder, so no per-copy or per-kernel GPU records; make it with nsys stats --report cuda_gpu_trace" + makeHint)
+		return nil
+	}
+	rf, err := openRecords(p, nsysdb.ReportGPUTrace, nsysdb.GPUTraceColumns)
+	if err != nil {
+		return err
+	}
+	rd.gpu = rf
+	rd.opened(p)
+	if rf.empty() {
+		rd.lackGPU(p + " is empty: nsys found no GPU activity to report")
+		return nil
+	}
+	rd.info.Sources.Memcpy, rd.info.Sources.Kernel = filepath.Base(p), filepath.Base(p)
+	if rd.h.Op != nil && rd.opts.wants(records.OpCopy) {
+		if !hasColumns(rf, "bytes") {
+			rd.lack(records.FactMemcpyBytes, p+" has no Bytes column")
+		}
+		if !hasColumns(rf, "srckind", "dstkind") {
+			rd.lack(records.FactMemoryKinds, p+" has no SrcMemKd/DstMemKd columns")
+		}
+	}
+	return nil
+}
+
+func (rd *reader) openNVTXTrace() error {
+	p := rd.path(nsysdb.ReportNVTXTrace)
+	if p == "" {
+		rd.lack(records.FactNVTX, "no *_nvtx_pushpop_trace.csv in the folder; nvtx_sum has per-name totals, not range instances with start and end times"+
+			"; make it with nsys stats --report nvtx_pushpop_trace"+makeHint)
+		return nil
+	}
+	rf, err := openRecords(p, nsysdb.ReportNVTXTrace, nsysdb.NVTXTraceColumns)
+	if err != nil {
+		return err
+	}
+	rd.nvtx = rf
+	rd.opened(p)
+	switch {
+	case rf.empty():
+		rd.lack(records.FactNVTX, p+" is empty: the capture holds no NVTX ranges (traced without -t nvtx?)")
+	case !hasColumns(rf, "pid", "tid"):
+		rd.lack(records.FactNVTX, p+" has no PID/TID columns, so no range can be placed on a thread")
+	default:
+		rd.info.Sources.NVTX = filepath.Base(p)
+	}
+	return nil
+}
+
+// emitGaps hands on what the folder cannot give.
+func (rd *reader) emitGaps() error {
+	if rd.h.Gap == nil {
+		return nil
+	}
+	for _, g := range rd.gaps {
+		if err := rd.h.Gap(g); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// emitRanges hands on the NVTX ranges, where they can be placed on a
+// thread.
+func (rd *reader) emitRanges() error {
+	rf := rd.nvtx
+	if rf == nil || rf.empty() {
+		return nil
+	}
+	l := newNVTXTraceLayout(rf.path, rf.head)
+	any := false
+	err := rf.rows(rd.ctx, func(row int, rec [][]byte) error {
+		rg, err := l.read(row, rec)
+		if err != nil {
+			return err
+		}
+		any = true
+		if !l.scoped {
+			return nil
+		}
+		return rd.h.Range(&rg)
+	})
+	if any {
+		rd.held++
+	}
+	return err
+}
+
+// emitCalls hands on the API calls wanted, joins the kept copies to theirs
+// and counts every call of the report.
+func (rd *reader) emitCalls() error {
+	rf := rd.api
+	if rf == nil || rf.empty() {
+		return nil
+	}
+	if rd.opts.JoinCalls && rd.h.Op != nil {
+		if err := rd.keepCopies(); err != nil {
+			return err
+		}
+	}
+	keep := func(*records.Call) bool { return true }
+	if rd.opts.ProgramThread && rd.h.Call != nil {
+		threads, err := countThreads(rd.ctx, rf, rd.opts)
+		if err != nil {
+			return err
+		}
+		if len(threads) > 1 {
+			me := threads[0]
+			rd.info.OtherThreads = threads[1:]
+			keep = func(c *records.Call) bool { return c.PID == me.PID && c.TID == me.TID }
+		}
+	}
+	l := newAPITraceLayout(rf.path, rf.head)
+	counting := rd.h.Counts != nil
+	all := Options{}
+	rows := 0
+	err := rf.rows(rd.ctx, func(n int, rec [][]byte) error {
+		rows = n
+		opts := rd.opts
+		if counting || rd.opts.JoinCalls {
+			opts = all // every call counts, and any may have issued a copy
+		}
+		call, ok, err := l.read(n, rec, opts)
+		if err != nil || !ok {
+			return err
+		}
+		if counting {
+			rd.count(&call)
+		}
+		if rd.copies != nil {
+			rd.join(&call)
+		}
+		if rd.h.Call != nil && keep(&call) && rd.opts.WantsAPI(call.Name) {
+			return rd.h.Call(&call)
+		}
+		return nil
+	})
+	if rows > 0 {
+		rd.held++
+	}
+	return err
+}
+
+// count adds a call to the trace's counts.
+func (rd *reader) count(c *records.Call) {
+	if rd.counts.Calls == 0 || c.Start < rd.counts.FirstCall {
+		rd.counts.FirstCall = c.Start
+	}
+	rd.counts.LastCall = max(rd.counts.LastCall, c.End)
+	rd.counts.Calls++
+}
+
+// countThreads counts the calls that opts selects per thread of a
+// cuda_api_trace report, in the order of records.ThreadCount.Before,
+// decoding only the name, Pid and Tid cells, and rewinds the report for
+// the pass that reads the calls. A report this pass cannot read is read
+// whole by that pass, for the error a plain read gives.
+func countThreads(ctx context.Context, rf *recordFile, opts Options) ([]records.ThreadCount, error) {
+	tc := threadCounter{at: map[string]int{}, lastAt: -1, name: rf.head.Index["name"], pid: -1, tid: -1}
+	if i, ok := rf.head.Index["pid"]; ok {
+		tc.pid = i
+	}
+	if i, ok := rf.head.Index["tid"]; ok {
+		tc.tid = i
+	}
+	err := rf.rows(ctx, func(_ int, rec [][]byte) error {
+		name := csvStripVersionBytes(rec[tc.name])
+		if !opts.WantsAPI(string(name)) {
+			return nil
+		}
+		return tc.add(name, rec)
+	})
+	if rerr := rf.rewind(); rerr != nil {
+		return nil, rerr
+	}
+	if err != nil {
+		return nil, nil
+	}
+	return tc.threads(), nil
+}
+
+// keepCopies reads cuda_gpu_trace's copies by correlation id, for the join
+// to their calls, and counts its memsets.
+func (rd *reader) keepCopies() error {
+	rd.copies = map[int64][]joinedCopy{}
+	return rd.gpuRows(func(op *records.Op) error {
+		if op.Kind == records.OpCopy {
+			rd.copies[op.Corr] = append(rd.copies[op.Corr], joinedCopy{op: *op})
+		}
+		return nil
+	})
+}
+
+// join gives the kept copies of a copy API's call that call.
+func (rd *reader) join(c *records.Call) {
+	cs, ok := rd.copies[c.Corr]
+	if !ok || !nsyssqlite.IsCopyAPI(c.Name) {
+		return
+	}
+	for i := range cs {
+		g := &cs[i]
+		if g.seen || (g.op.PID != 0 && c.PID != 0 && g.op.PID != c.PID) {
+			continue
+		}
+		g.seen = true
+		call := *c
+		op := g.op
+		op.Call = &call
+		rd.joined = append(rd.joined, op)
+	}
+}
+
+// gpuRows reads cuda_gpu_trace once, handing fn each operation wanted and
+// counting the memsets and the rows of copies and kernels.
+func (rd *reader) gpuRows(fn func(*records.Op) error) error {
+	rf := rd.gpu
+	if rf == nil || rf.empty() {
+		return nil
+	}
+	l, err := newGPUTraceLayout(rf.path, rf.head)
+	if err != nil {
+		return err
+	}
+	any := false
+	err = rf.rows(rd.ctx, func(row int, rec [][]byte) error {
+		if err := l.read(row, rec); err != nil {
+			return err
+		}
+		g := &l.rec
+		op := records.Op{Start: g.Start, End: g.End, Corr: g.Corr, PID: g.PID, Device: g.Device, Stream: g.Stream, Row: row}
+		switch {
+		case g.Memset:
+			rd.counts.Memsets++
+			op.Kind = records.OpMemset
+		case g.Copy:
+			any = true
+			op.Kind, op.Copy, op.Src, op.Dst, op.Bytes = records.OpCopy, g.Kind, g.Src, g.Dst, g.Bytes
+		default:
+			any = true
+			op.Kind, op.Name = records.OpKernel, baseKernelName(g.Name)
+		}
+		if rd.h.Op == nil || !rd.opts.wants(op.Kind) {
+			return nil
+		}
+		return fn(&op)
+	})
+	if any {
+		rd.held++
+	}
+	return err
+}
+
+// emitOps hands on the GPU operations: the copies joined to their calls,
+// then those no call of the trace issued (the driver API's, or another
+// process's) in correlation id order; or, without the join, every
+// operation wanted in the report's order.
+func (rd *reader) emitOps() error {
+	if rd.copies == nil {
+		return rd.gpuRows(rd.h.Op)
+	}
+	for i := range rd.joined {
+		if err := rd.h.Op(&rd.joined[i]); err != nil {
+			return err
+		}
+	}
+	corrs := make([]int64, 0, len(rd.copies))
+	for corr := range rd.copies {
+		corrs = append(corrs, corr)
+	}
+	sort.Slice(corrs, func(i, j int) bool { return corrs[i] < corrs[j] })
+	for _, corr := range corrs {
+		for _, g := range rd.copies[corr] {
+			if g.seen {
+				continue
+			}
+			op := g.op
+			if err := rd.h.Op(&op); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// emitSums hands on the summaries' rows.
+func (rd *reader) emitSums() error {
+	for i := range rd.apiSum {
+		if err := rd.h.APISum(&rd.apiSum[i]); err != nil {
+			return err
+		}
+	}
+	for i := range rd.copySum {
+		if err := rd.h.CopySum(&rd.copySum[i]); err != nil {
+			return err
+		}
+	}
+	for i := range rd.rangeSum {
+		if err := rd.h.RangeSum(&rd.rangeSum[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// emitCounts hands on the trace's counts; the memsets are counted once
+// cuda_gpu_trace was read.
+func (rd *reader) emitCounts() error {
+	if rd.h.Counts == nil {
+		return nil
+	}
+	if rd.h.Op == nil {
+		// Nothing read the GPU trace: read it for its memsets.
+		if err := rd.gpuRows(func(*records.Op) error { return nil }); err != nil {
+			return err
+		}
+	}
+	c := rd.counts
+	return rd.h.Counts(&c)
+}

@@ -1,0 +1,371 @@
+package nsyssqlite
+
+import (
+	"database/sql"
+	"strings"
+
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+	"github.com/nsyscheck/nsyscheck/records"
+)
+
+// emitRanges hands on the NVTX push/pop ranges in start order, a range
+// without an end being still open. The rows are read before names are
+// looked up, so that the lookups never wait on the range query.
+func (r *reader) emitRanges() error {
+	p := r.nvtx
+	if r.h.Range == nil || p == nil {
+		return nil
+	}
+	table := r.tables[nsysdb.TableNVTX]
+	domains := map[int64]string{}
+	if p.domainCreate >= 0 && p.cols[nsysdb.ColDomainID] {
+		var err error
+		if domains, err = r.readNVTXDomains(table, p); err != nil {
+			return err
+		}
+	}
+	rows, err := r.query(`SELECT `+nsysdb.Cols(nsysdb.ColStart, nsysdb.ColEnd)+`, `+p.text+`, `+p.textID+`, `+col(p.cols, nsysdb.ColGlobalTid)+`, `+col(p.cols, nsysdb.ColDomainID)+
+		` FROM `+q(table)+` WHERE `+q(nsysdb.ColEventType)+` = ? ORDER BY `+q(nsysdb.ColStart), p.pushPop)
+	if err != nil {
+		return r.tableError(table, err)
+	}
+	type raw struct {
+		rg  records.Range
+		t   nvtxText
+		dom int64
+	}
+	var raws []raw
+	for rows.Next() {
+		var x raw
+		var end sql.NullInt64
+		var gtid int64
+		if err := rows.Scan(&x.rg.Start, &end, &x.t.text, &x.t.id, &gtid, &x.dom); err != nil {
+			rows.Close()
+			return r.tableError(table, err)
+		}
+		if end.Valid {
+			x.rg.End = end.Int64
+		} else {
+			x.rg.Open = true
+		}
+		if gtid != 0 {
+			x.rg.PID, x.rg.TID = nsysdb.SplitGlobalID(gtid)
+		}
+		raws = append(raws, x)
+	}
+	err = rows.Err()
+	rows.Close()
+	if err != nil {
+		return r.tableError(table, err)
+	}
+	for i := range raws {
+		rg := &raws[i].rg
+		if rg.Name, err = r.name(raws[i].t); err != nil {
+			return err
+		}
+		rg.Domain = domains[raws[i].dom]
+		if err := r.h.Range(rg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// nvtxText is an NVTX event's text as the export stores it: inline, or an
+// id into the string table.
+type nvtxText struct {
+	text sql.NullString
+	id   sql.NullInt64
+}
+
+// name is the text, looked up in the string table where it is an id.
+func (r *reader) name(t nvtxText) (string, error) {
+	if !t.text.Valid && t.id.Valid {
+		return r.str(t.id.Int64)
+	}
+	return t.text.String, nil
+}
+
+// readNVTXDomains names the NVTX domains by id, from their creation events.
+func (r *reader) readNVTXDomains(table string, p *nvtxPlan) (map[int64]string, error) {
+	rows, err := r.query(`SELECT `+q(nsysdb.ColDomainID)+`, `+p.text+`, `+p.textID+` FROM `+q(table)+` WHERE `+q(nsysdb.ColEventType)+` = ?`, p.domainCreate)
+	if err != nil {
+		return nil, r.tableError(table, err)
+	}
+	type dom struct {
+		id sql.NullInt64
+		t  nvtxText
+	}
+	var ds []dom
+	for rows.Next() {
+		var d dom
+		if err := rows.Scan(&d.id, &d.t.text, &d.t.id); err != nil {
+			rows.Close()
+			return nil, r.tableError(table, err)
+		}
+		ds = append(ds, d)
+	}
+	err = rows.Err()
+	rows.Close()
+	if err != nil {
+		return nil, r.tableError(table, err)
+	}
+	domains := map[int64]string{}
+	for _, d := range ds {
+		if !d.id.Valid {
+			continue
+		}
+		if domains[d.id.Int64], err = r.name(d.t); err != nil {
+			return nil, err
+		}
+	}
+	return domains, nil
+}
+
+// threadNames maps global thread ids to names, where the export has them;
+// read once.
+func (r *reader) threadNames() (map[int64]string, error) {
+	if r.threads != nil {
+		return r.threads, nil
+	}
+	out := map[int64]string{}
+	table := r.tables[nsysdb.TableThreadNames]
+	if table == "" {
+		r.threads = out
+		return out, nil
+	}
+	cols, err := r.columns(nsysdb.TableThreadNames)
+	if err != nil {
+		return nil, err
+	}
+	if !cols[nsysdb.ColNameID] || !cols[nsysdb.ColGlobalTid] {
+		r.threads = out
+		return out, nil
+	}
+	rows, err := r.query(`SELECT ` + nsysdb.Cols(nsysdb.ColGlobalTid, nsysdb.ColNameID) + ` FROM ` + q(table) + ` WHERE ` + q(nsysdb.ColGlobalTid) + ` IS NOT NULL AND ` + q(nsysdb.ColNameID) + ` IS NOT NULL`)
+	if err != nil {
+		return nil, r.tableError(table, err)
+	}
+	var pairs [][2]int64
+	for rows.Next() {
+		var p [2]int64
+		if err := rows.Scan(&p[0], &p[1]); err != nil {
+			rows.Close()
+			return nil, r.tableError(table, err)
+		}
+		pairs = append(pairs, p)
+	}
+	err = rows.Err()
+	rows.Close()
+	if err != nil {
+		return nil, r.tableError(table, err)
+	}
+	for _, p := range pairs {
+		s, err := r.str(p[1])
+		if err != nil {
+			return nil, err
+		}
+		out[p[0]] = s
+	}
+	r.threads = out
+	return out, nil
+}
+
+// runtimeFilter builds the WHERE conditions of the API-call query: the
+// wanted API names and, with Options.ProgramThread, the program's thread.
+// none is true when no call can match.
+func (r *reader) runtimeFilter(table, gtidCol string) (conds []string, none bool, err error) {
+	if len(r.opts.APINames) > 0 {
+		ids, err := r.apiNameIDs(r.opts.APINames)
+		if err != nil {
+			return nil, false, err
+		}
+		if len(ids) == 0 {
+			return nil, true, nil // none of the wanted APIs was ever called
+		}
+		conds = append(conds, q(nsysdb.ColNameID)+` IN (`+intList(ids)+`)`)
+	}
+	if r.opts.ProgramThread && r.rcols[nsysdb.ColGlobalTid] {
+		gtids, err := r.programThread(table, gtidCol, conds)
+		if err != nil {
+			return nil, false, err
+		}
+		if len(gtids) == 0 {
+			return nil, true, nil // no calls at all
+		}
+		conds = append(conds, gtidCol+` IN (`+intList(gtids)+`)`)
+		r.threadOnly = true
+	}
+	return conds, false, nil
+}
+
+// emitCalls hands on the CUDA API calls, only those named in
+// Options.APINames when that is set, and only the program's thread's when
+// Options.ProgramThread is set.
+func (r *reader) emitCalls() error {
+	if r.h.Call == nil {
+		return nil
+	}
+	table := r.tables[nsysdb.TableRuntime]
+	threads, err := r.threadNames()
+	if err != nil {
+		return err
+	}
+	gtidCol := col(r.rcols, nsysdb.ColGlobalTid)
+	conds, none, err := r.runtimeFilter(table, gtidCol)
+	if err != nil || none {
+		return err
+	}
+	// No ORDER BY: a consumer that needs time order sorts what it keeps,
+	// and sorting here would make SQLite sort every matching row first.
+	qs := `SELECT ` + nsysdb.Cols(nsysdb.ColStart, nsysdb.ColEnd, nsysdb.ColNameID) + `, ` + col(r.rcols, nsysdb.ColReturnValue) + `, ` +
+		col(r.rcols, nsysdb.ColCorrelationID) + `, ` + gtidCol + ` FROM ` + q(table)
+	if len(conds) > 0 {
+		qs += ` WHERE ` + strings.Join(conds, ` AND `)
+	}
+	rows, err := r.query(qs)
+	if err != nil {
+		return r.tableError(table, err)
+	}
+	defer rows.Close()
+	// Calls come in runs of one name and one thread, so the last name and
+	// thread are kept beside the maps that cache them.
+	names := map[int64]string{} // name id -> name without version
+	var (
+		a             records.Call
+		nameID, gtid  int64
+		lastID        = int64(-1)
+		lastName      string
+		lastGtid      = int64(-1)
+		lastPID, lTID int64
+		lastThread    string
+	)
+	for rows.Next() {
+		a = records.Call{}
+		if err := rows.Scan(&a.Start, &a.End, &nameID, &a.Result, &a.Corr, &gtid); err != nil {
+			return r.tableError(table, err)
+		}
+		if nameID != lastID {
+			name, ok := names[nameID]
+			if !ok {
+				s, err := r.str(nameID)
+				if err != nil {
+					return err
+				}
+				name = StripAPIVersion(s)
+				names[nameID] = name
+			}
+			lastID, lastName = nameID, name
+		}
+		a.Name = lastName
+		if gtid != 0 {
+			if gtid != lastGtid {
+				lastGtid = gtid
+				lastPID, lTID = nsysdb.SplitGlobalID(gtid)
+				lastThread = threads[gtid]
+			}
+			a.PID, a.TID, a.Thread = lastPID, lTID, lastThread
+		}
+		if r.threadOnly {
+			r.wantCorr[a.Corr] = true
+			if a.Name == "cudaLaunchKernel" {
+				r.launches = true
+			}
+			r.pid = a.PID
+		}
+		if err := r.h.Call(&a); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return r.tableError(table, err)
+	}
+	return nil
+}
+
+// programThread picks the program's thread (see Options.ProgramThread) from
+// the calls that conds select, counted per thread in one GROUP BY pass, and
+// returns its global thread ids (one, unless ids differ only in the bits
+// above the process id). The other threads' counts go to Info.OtherThreads.
+func (r *reader) programThread(table, gtidCol string, conds []string) ([]int64, error) {
+	qs := `SELECT ` + gtidCol + `, ` + q(nsysdb.ColNameID) + `, count(*) FROM ` + q(table)
+	if len(conds) > 0 {
+		qs += ` WHERE ` + strings.Join(conds, ` AND `)
+	}
+	qs += ` GROUP BY 1, 2`
+	rows, err := r.query(qs)
+	if err != nil {
+		return nil, r.tableError(table, err)
+	}
+	type group struct{ gtid, nameID, n int64 }
+	var groups []group
+	for rows.Next() {
+		var g group
+		if err := rows.Scan(&g.gtid, &g.nameID, &g.n); err != nil {
+			rows.Close()
+			return nil, r.tableError(table, err)
+		}
+		groups = append(groups, g)
+	}
+	err = rows.Err()
+	rows.Close()
+	if err != nil {
+		return nil, r.tableError(table, err)
+	}
+	at := map[[2]int64]int{}
+	var counts []records.ThreadCount
+	gtids := map[[2]int64][]int64{}
+	for _, g := range groups {
+		var pid, tid int64
+		if g.gtid != 0 {
+			pid, tid = nsysdb.SplitGlobalID(g.gtid)
+		}
+		k := [2]int64{pid, tid}
+		i, ok := at[k]
+		if !ok {
+			i = len(counts)
+			at[k] = i
+			counts = append(counts, records.ThreadCount{PID: pid, TID: tid})
+		}
+		s, err := r.str(g.nameID)
+		if err != nil {
+			return nil, err
+		}
+		counts[i].Add(StripAPIVersion(s), int(g.n))
+		if ids := gtids[k]; len(ids) == 0 || ids[len(ids)-1] != g.gtid {
+			gtids[k] = append(ids, g.gtid)
+		}
+	}
+	if len(counts) == 0 {
+		return nil, nil
+	}
+	records.SortThreads(counts)
+	me := counts[0]
+	if len(counts) > 1 {
+		r.info.OtherThreads = counts[1:]
+	}
+	return gtids[[2]int64{me.PID, me.TID}], nil
+}
+
+// corrFilter returns the SQL condition that keeps the GPU records of a table
+// whose correlation ids belong to the calls read, or "" when everything is
+// to be read (every thread read, or no correlation ids to go by). Short
+// lists go into the SQL; wantsCorr filters longer ones while reading.
+func (r *reader) corrFilter(cols map[string]bool) string {
+	if !r.threadOnly || !cols[nsysdb.ColCorrelationID] || len(r.wantCorr) > maxSQLList {
+		return ""
+	}
+	if len(r.wantCorr) == 0 {
+		return ` WHERE 0`
+	}
+	return ` WHERE ` + q(nsysdb.ColCorrelationID) + ` IN (` + intList(sortedIDs(r.wantCorr)) + `)`
+}
+
+// maxSQLList bounds the ids written into one SQL statement.
+const maxSQLList = 100000
+
+// wantsCorr reports whether a GPU record with this correlation id is to be
+// kept (see corrFilter).
+func (r *reader) wantsCorr(cols map[string]bool, corr int64) bool {
+	return !r.threadOnly || !cols[nsysdb.ColCorrelationID] || r.wantCorr[corr]
+}

@@ -1,0 +1,282 @@
+package nsyssqlite
+
+import (
+	"database/sql"
+	"sort"
+	"strings"
+
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+	"github.com/nsyscheck/nsyscheck/records"
+)
+
+// readMeta fills the metadata that META_DATA_EXPORT and
+// TARGET_INFO_SYSTEM_ENV hold. Absent tables or rows leave fields empty.
+func (r *reader) readMeta() {
+	if r.tables[nsysdb.TableMetaExport] != "" {
+		kv := r.nameValues(nsysdb.TableMetaExport, nsysdb.MetaProductVersion, nsysdb.MetaSchemaVersion)
+		r.meta.NsysVersion = kv[nsysdb.MetaProductVersion]
+		r.meta.SchemaVersion = kv[nsysdb.MetaSchemaVersion]
+		r.schema = r.meta.SchemaVersion
+	}
+	if r.tables[nsysdb.TableSystemEnv] != "" {
+		kv := r.nameValues(nsysdb.TableSystemEnv, nsysdb.EnvDriver, nsysdb.EnvCUDADriver, nsysdb.EnvOS)
+		r.meta.Driver = kv[nsysdb.EnvDriver]
+		r.meta.CUDADriver = kv[nsysdb.EnvCUDADriver]
+		r.meta.OS = kv[nsysdb.EnvOS]
+	}
+}
+
+// emitMeta completes the metadata (the GPUs, what nsys traced, the trace's
+// duration) and hands it on.
+func (r *reader) emitMeta() error {
+	if r.h.Meta == nil {
+		return nil
+	}
+	if err := r.readGPU(); err != nil {
+		return err
+	}
+	r.readTracing()
+	r.readDuration()
+	return r.h.Meta(&r.meta)
+}
+
+// readTracing reads what nsys was asked to trace from META_DATA_CAPTURE;
+// Tracing.Known stays false where the export does not say.
+func (r *reader) readTracing() {
+	t := r.tables[nsysdb.TableMetaCapture]
+	if t == "" {
+		return
+	}
+	cols, err := r.columns(nsysdb.TableMetaCapture, nsysdb.ColName, nsysdb.ColValue)
+	if err != nil || cols == nil {
+		return
+	}
+	rows, err := r.query(`SELECT `+q(nsysdb.ColName)+`, ifnull(`+q(nsysdb.ColValue)+`, '') FROM `+q(t)+
+		` WHERE `+q(nsysdb.ColName)+` LIKE ? OR `+q(nsysdb.ColName)+` LIKE ? OR `+q(nsysdb.ColName)+` LIKE ? OR `+q(nsysdb.ColName)+` LIKE ? OR `+q(nsysdb.ColName)+` = ?`,
+		"%"+nsysdb.CaptureCUDATrace, "%"+nsysdb.CaptureNVTXTrace, "%"+nsysdb.CaptureOSRTTrace, "%"+nsysdb.CaptureGraphTrace, nsysdb.CaptureBacktrace)
+	if err != nil {
+		return
+	}
+	defer rows.Close()
+	tr := &r.meta.Tracing
+	for rows.Next() {
+		var n, v string
+		if rows.Scan(&n, &v) != nil {
+			return
+		}
+		on := strings.EqualFold(strings.TrimSpace(v), "true")
+		switch {
+		case strings.HasSuffix(n, nsysdb.CaptureCUDATrace):
+			tr.Known = true
+			tr.CUDA = tr.CUDA || on
+		case strings.HasSuffix(n, nsysdb.CaptureNVTXTrace):
+			tr.NVTX = tr.NVTX || on
+		case strings.HasSuffix(n, nsysdb.CaptureOSRTTrace):
+			tr.OSRT = tr.OSRT || on
+		case strings.HasSuffix(n, nsysdb.CaptureGraphTrace):
+			if tr.GraphTrace == "" {
+				tr.GraphTrace = strings.ToLower(strings.TrimSpace(v))
+			}
+		case n == nsysdb.CaptureBacktrace:
+			tr.Backtraces = on
+		}
+	}
+}
+
+// readDuration reads the trace's duration from ANALYSIS_DETAILS, where the
+// export records it.
+func (r *reader) readDuration() {
+	t := r.tables[nsysdb.TableAnalysis]
+	if t == "" {
+		return
+	}
+	if cols, err := r.columns(nsysdb.TableAnalysis); err != nil || !cols[nsysdb.ColDuration] {
+		return
+	}
+	var d sql.NullInt64
+	if r.queryRow(`SELECT max(`+q(nsysdb.ColDuration)+`) FROM `+q(t)).Scan(&d) == nil && d.Int64 > 0 {
+		r.meta.DurationNs = d.Int64
+	}
+}
+
+// readGPU names the GPU(s) the capture's copies and kernels ran on: with
+// one GPU name in TARGET_INFO_GPU, that one; with several, those the copy
+// and kernel tables name by device id (all where none matches).
+func (r *reader) readGPU() error {
+	table := r.tables[nsysdb.TableGPU]
+	if table == "" {
+		return nil
+	}
+	cols, err := r.columns(nsysdb.TableGPU)
+	if err != nil {
+		return err
+	}
+	if !cols[nsysdb.ColName] {
+		return nil
+	}
+	rows, err := r.query(`SELECT ` + col(cols, nsysdb.ColID) + `, ` + col(cols, nsysdb.ColCUDADevice) + `, ifnull(` + q(nsysdb.ColName) + `, '') FROM ` + q(table))
+	if err != nil {
+		return r.tableError(table, err)
+	}
+	byGPU := map[int64]string{}
+	byCUDA := map[int64]string{}
+	all := map[string]bool{}
+	for rows.Next() {
+		var id, cu int64
+		var name string
+		if err := rows.Scan(&id, &cu, &name); err != nil {
+			rows.Close()
+			return r.tableError(table, err)
+		}
+		if name == "" {
+			continue
+		}
+		byGPU[id] = name
+		if cols[nsysdb.ColCUDADevice] {
+			byCUDA[cu] = name
+		}
+		all[name] = true
+	}
+	err = rows.Err()
+	rows.Close()
+	if err != nil {
+		return r.tableError(table, err)
+	}
+	used := map[string]bool{}
+	if len(all) > 1 {
+		// CUDA device id -> GPU id, from TARGET_INFO_CUDA_DEVICE where
+		// present, else TARGET_INFO_GPU.cuDevice.
+		cudaToGPU, err := r.readCUDADevices()
+		if err != nil {
+			return err
+		}
+		devices, err := r.usedDevices()
+		if err != nil {
+			return err
+		}
+		for _, dev := range devices {
+			if g, ok := cudaToGPU[dev]; ok && byGPU[g] != "" {
+				used[byGPU[g]] = true
+			} else if n := byCUDA[dev]; n != "" {
+				used[n] = true
+			}
+		}
+	}
+	if len(used) == 0 {
+		used = all
+	}
+	names := make([]string, 0, len(used))
+	for n := range used {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	r.meta.GPU = strings.Join(names, ", ")
+	return nil
+}
+
+// usedDevices lists the CUDA device ids the copy and kernel tables name.
+func (r *reader) usedDevices() ([]int64, error) {
+	var parts []string
+	for _, logical := range []string{nsysdb.TableMemcpy, nsysdb.TableKernel} {
+		if r.tables[logical] == "" {
+			continue
+		}
+		cols, err := r.columns(logical)
+		if err != nil {
+			return nil, err
+		}
+		if cols[nsysdb.ColDeviceID] {
+			parts = append(parts, `SELECT DISTINCT `+q(nsysdb.ColDeviceID)+` FROM `+q(r.tables[logical]))
+		}
+	}
+	if len(parts) == 0 {
+		return nil, nil
+	}
+	rows, err := r.query(strings.Join(parts, ` UNION `))
+	if err != nil {
+		return nil, r.tableError(r.tables[nsysdb.TableMemcpy], err)
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var d sql.NullInt64
+		if err := rows.Scan(&d); err != nil {
+			return nil, r.tableError(r.tables[nsysdb.TableMemcpy], err)
+		}
+		if d.Valid {
+			out = append(out, d.Int64)
+		}
+	}
+	return out, rows.Err()
+}
+
+// readCUDADevices maps CUDA device ids to GPU ids from
+// TARGET_INFO_CUDA_DEVICE; empty where the export has no such table.
+func (r *reader) readCUDADevices() (map[int64]int64, error) {
+	cudaToGPU := map[int64]int64{}
+	t := r.tables[nsysdb.TableCUDADevice]
+	if t == "" {
+		return cudaToGPU, nil
+	}
+	dc, err := r.columns(nsysdb.TableCUDADevice)
+	if err != nil {
+		return nil, err
+	}
+	if !dc[nsysdb.ColGPUID] || !dc[nsysdb.ColCUDAID] {
+		return cudaToGPU, nil
+	}
+	rows, err := r.query(`SELECT ` + nsysdb.Cols(nsysdb.ColCUDAID, nsysdb.ColGPUID) + ` FROM ` + q(t) + ` WHERE ` + q(nsysdb.ColCUDAID) + ` IS NOT NULL AND ` + q(nsysdb.ColGPUID) + ` IS NOT NULL`)
+	if err != nil {
+		return nil, r.tableError(t, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var cu, g int64
+		if err := rows.Scan(&cu, &g); err != nil {
+			return nil, r.tableError(t, err)
+		}
+		cudaToGPU[cu] = g
+	}
+	if err := rows.Err(); err != nil {
+		return nil, r.tableError(t, err)
+	}
+	return cudaToGPU, nil
+}
+
+// emitDiags hands on what nsys wrote about its own capture
+// (DIAGNOSTIC_EVENT), its severity and source named by their enums.
+func (r *reader) emitDiags() error {
+	t := r.tables[nsysdb.TableDiagnostic]
+	if r.h.Diag == nil || t == "" {
+		return nil
+	}
+	cols, err := r.columns(nsysdb.TableDiagnostic, nsysdb.ColText)
+	if err != nil {
+		return err
+	}
+	severity := r.optionalEnum(nsysdb.TableDiagSeverity)
+	source := r.optionalEnum(nsysdb.TableDiagSource)
+	rows, err := r.query(`SELECT ` + col(cols, nsysdb.ColTimestamp) + `, ` + col(cols, nsysdb.ColSeverity) + `, ` + col(cols, nsysdb.ColSource) +
+		`, ifnull(` + q(nsysdb.ColText) + `, '') FROM ` + q(t))
+	if err != nil {
+		return r.tableError(t, err)
+	}
+	defer rows.Close()
+	var d records.NsysDiag
+	for rows.Next() {
+		var sev, src int64
+		d = records.NsysDiag{}
+		if err := rows.Scan(&d.Timestamp, &sev, &src, &d.Text); err != nil {
+			return r.tableError(t, err)
+		}
+		d.Severity = nsysdb.SeverityOf(severity[sev])
+		d.Source = source[src]
+		if err := r.h.Diag(&d); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return r.tableError(t, err)
+	}
+	return nil
+}

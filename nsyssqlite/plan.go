@@ -1,0 +1,203 @@
+package nsyssqlite
+
+import (
+	"fmt"
+
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+	"github.com/nsyscheck/nsyscheck/records"
+	"github.com/nsyscheck/nsyscheck/vocab"
+)
+
+// plan reads the schema of every table the wanted records come from: the
+// columns each query can use, the enums that name copy and memory kinds
+// and NVTX event types, and what the export cannot give (emitGaps hands it
+// on before any record). A table an export leaves out because it would be
+// empty is a gap; a table that is there but lacks a column every reading
+// needs is an error.
+func (r *reader) plan() error {
+	var err error
+	if r.rcols, err = r.columns(nsysdb.TableRuntime, nsysdb.ColStart, nsysdb.ColEnd, nsysdb.ColNameID); err != nil {
+		return err
+	}
+	table := r.tables[nsysdb.TableRuntime]
+	if r.h.Call != nil || r.opts.JoinCalls {
+		if !r.rcols[nsysdb.ColCorrelationID] {
+			r.lack(records.FactCorrelation, fmt.Sprintf("table %s has no %s column", table, nsysdb.ColCorrelationID))
+		}
+		if !r.rcols[nsysdb.ColGlobalTid] {
+			r.lack(records.FactProcessScope, fmt.Sprintf("table %s has no %s column", table, nsysdb.ColGlobalTid))
+		}
+	}
+	if r.h.Op != nil && r.opts.wants(records.OpCopy) {
+		if err := r.planCopies(); err != nil {
+			return err
+		}
+	}
+	if r.h.Op != nil && r.opts.wants(records.OpKernel) {
+		if t := r.tables[nsysdb.TableKernel]; t == "" {
+			r.lack(records.FactKernels, fmt.Sprintf("the export has no %s table: the run launched no kernels, or was not profiled with CUDA tracing (nsys profile -t cuda,nvtx)", nsysdb.TableKernel))
+		} else if r.kcols, err = r.columns(nsysdb.TableKernel, nsysdb.ColStart, nsysdb.ColEnd, nsysdb.ColShortName); err != nil {
+			return err
+		}
+	}
+	if r.h.Range != nil {
+		if r.nvtx, err = r.planNVTX(); err != nil {
+			return err
+		}
+	}
+	if r.h.Sync != nil && r.tables[nsysdb.TableSync] == "" {
+		r.lack(records.FactSync, fmt.Sprintf("the export has no %s table: nsys recorded no synchronisations (traced without CUDA, or an nsys before 2021)", nsysdb.TableSync))
+	}
+	if r.h.Event != nil && r.tables[nsysdb.TableCUDAEvent] == "" {
+		r.lack(records.FactEvents, fmt.Sprintf("the export has no %s table: nsys recorded no CUDA event records", nsysdb.TableCUDAEvent))
+	}
+	return nil
+}
+
+// emitGaps hands on what the export cannot give.
+func (r *reader) emitGaps() error {
+	if r.h.Gap == nil {
+		return nil
+	}
+	for _, g := range r.gaps {
+		if err := r.h.Gap(g); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// planCopies reads the copy table's columns and the enums that name its
+// copy and memory kinds.
+func (r *reader) planCopies() error {
+	table := r.tables[nsysdb.TableMemcpy]
+	if table == "" {
+		reason := fmt.Sprintf("the export has no %s table: the run made no memory copies, or was not profiled with CUDA tracing (nsys profile -t cuda,nvtx)", nsysdb.TableMemcpy)
+		r.lack(records.FactMemcpy, reason)
+		r.lack(records.FactMemcpyBytes, reason)
+		r.lack(records.FactMemoryKinds, reason)
+		return nil
+	}
+	var err error
+	if r.mcols, err = r.columns(nsysdb.TableMemcpy, nsysdb.ColStart, nsysdb.ColEnd, nsysdb.ColBytes, nsysdb.ColCopyKind); err != nil {
+		return err
+	}
+	if r.tables[nsysdb.TableCopyOper] == "" {
+		return &inputerr.Error{Path: r.path, Where: "table " + nsysdb.TableCopyOper,
+			Problem: "the export has memory copies but no " + nsysdb.TableCopyOper + " table to tell their directions",
+			Hint:    nsysdb.ExportHint}
+	}
+	opers, err := r.readEnum(nsysdb.TableCopyOper)
+	if err != nil {
+		return err
+	}
+	r.copyKinds = map[int64]vocab.CopyKind{}
+	for id, n := range opers {
+		r.copyKinds[id] = nsysdb.CopyKindOf(n)
+	}
+	switch {
+	case !r.mcols[nsysdb.ColSrcKind] || !r.mcols[nsysdb.ColDstKind]:
+		r.lack(records.FactMemoryKinds, fmt.Sprintf("table %s has no %s/%s columns; export with Nsight Systems 2025.3 or newer", table, nsysdb.ColSrcKind, nsysdb.ColDstKind))
+	case r.tables[nsysdb.TableMemKind] == "":
+		r.lack(records.FactMemoryKinds, fmt.Sprintf("the export has no %s table to name the memory kinds of copies", nsysdb.TableMemKind))
+	default:
+		mk, err := r.readEnum(nsysdb.TableMemKind)
+		if err != nil {
+			return err
+		}
+		r.memKinds = map[int64]vocab.MemKind{}
+		for id, n := range mk {
+			r.memKinds[id] = nsysdb.MemKindOf(n)
+		}
+	}
+	if !r.mcols[nsysdb.ColCorrelationID] {
+		r.lack(records.FactCorrelation, fmt.Sprintf("table %s has no %s column", table, nsysdb.ColCorrelationID))
+	}
+	if r.mcols[nsysdb.ColMigration] {
+		for id, n := range r.optionalEnum(nsysdb.TableMigration) {
+			if r.migrations == nil {
+				r.migrations = map[int64]string{}
+			}
+			r.migrations[id] = nsysdb.MigrationOf(n)
+		}
+	}
+	return nil
+}
+
+// copyEnumsOf names a copy row's direction and the memory kinds of its two
+// sides from their enum ids, unknown for an id the export's enum tables do
+// not name (and for both sides where it has no memory kinds).
+func (r *reader) copyEnumsOf(kind, src, dst int64) (vocab.CopyKind, vocab.MemKind, vocab.MemKind) {
+	k, ok := r.copyKinds[kind]
+	if !ok {
+		k = vocab.CopyUnknown
+	}
+	sk, ok := r.memKinds[src]
+	if !ok {
+		sk = vocab.MemUnknown
+	}
+	dk, ok := r.memKinds[dst]
+	if !ok {
+		dk = vocab.MemUnknown
+	}
+	return k, sk, dk
+}
+
+// nvtxPlan is how the NVTX table is read: its columns, the text columns'
+// expressions and the event types of push/pop ranges and domain creation.
+type nvtxPlan struct {
+	cols                  map[string]bool
+	text, textID          string
+	pushPop, domainCreate int64
+}
+
+// planNVTX reads the NVTX table's columns and event types; nil (with the
+// gaps recorded) where the export cannot give push/pop ranges.
+func (r *reader) planNVTX() (*nvtxPlan, error) {
+	lack := func(reason string) {
+		r.lack(records.FactNVTX, reason)
+		r.lack(records.FactNVTXSummary, reason)
+	}
+	if r.tables[nsysdb.TableNVTX] == "" {
+		lack(fmt.Sprintf("the export has no %s table: the program pushed no NVTX ranges, or was not profiled with NVTX tracing (nsys profile -t cuda,nvtx)", nsysdb.TableNVTX))
+		return nil, nil
+	}
+	cols, err := r.columns(nsysdb.TableNVTX, nsysdb.ColStart, nsysdb.ColEnd, nsysdb.ColEventType)
+	if err != nil {
+		return nil, err
+	}
+	if !cols[nsysdb.ColText] && !cols[nsysdb.ColTextID] {
+		if _, err := r.columns(nsysdb.TableNVTX, nsysdb.ColText); err != nil {
+			return nil, err
+		}
+	}
+	if r.tables[nsysdb.TableEventType] == "" {
+		lack(fmt.Sprintf("the export has no %s table, so push/pop ranges cannot be told from other NVTX events", nsysdb.TableEventType))
+		return nil, nil
+	}
+	types, err := r.readEnum(nsysdb.TableEventType)
+	if err != nil {
+		return nil, err
+	}
+	p := &nvtxPlan{cols: cols, text: "NULL", textID: "NULL", pushPop: -1, domainCreate: -1}
+	for id, n := range types {
+		switch n {
+		case nsysdb.EventPushPopRange:
+			p.pushPop = id
+		case nsysdb.EventDomainCreate:
+			p.domainCreate = id
+		}
+	}
+	if p.pushPop < 0 {
+		lack(fmt.Sprintf("%s has no %s event type", r.tables[nsysdb.TableEventType], nsysdb.EventPushPopRange))
+		return nil, nil
+	}
+	if cols[nsysdb.ColText] {
+		p.text = q(nsysdb.ColText)
+	}
+	if cols[nsysdb.ColTextID] {
+		p.textID = q(nsysdb.ColTextID)
+	}
+	return p, nil
+}

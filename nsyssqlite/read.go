@@ -1,0 +1,511 @@
+// Package nsyssqlite reads an Nsight Systems SQLite export (nsys export
+// --type sqlite) into records: what nsys was asked to trace and on which
+// machine (Meta), nsys's own diagnostics, the facts the export cannot give
+// (Gap), NVTX push/pop ranges, CUDA API calls, GPU operations (copies,
+// kernels, memsets; copies joined to their calls in SQL where asked),
+// synchronisations tied to their calls, event records, whole graph launches
+// and the trace's counts. Every table and column name comes from
+// internal/nsysdb; every query runs under the reader's context, so a
+// cancelled context interrupts it.
+//
+// SQLite's integrity check reads the file on a second connection while the
+// records stream on the first: a file that fails it is an error, whatever
+// was handed to the Handler before.
+package nsyssqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+	"github.com/nsyscheck/nsyscheck/internal/sqlitefile"
+	"github.com/nsyscheck/nsyscheck/records"
+	"github.com/nsyscheck/nsyscheck/vocab"
+)
+
+// Options tune a read.
+type Options struct {
+	// APINames, when not empty, limits the API calls read to these names
+	// (without _vNNNN suffix). Empty reads every call.
+	APINames []string
+	// ProgramThread reads the API calls of the program's thread only (the
+	// first by records.ThreadCount.Before, counting the calls APINames
+	// selects), and the copies and kernels of those calls (kernels of the
+	// program's process when the thread launched none through
+	// cudaLaunchKernel). Info.OtherThreads counts the calls left out.
+	ProgramThread bool
+	// JoinCalls hands each copy the API call that issued it (Op.Call),
+	// joined in SQL by correlation id within its process; the copies then
+	// come in the copy table's order, and no Call records are needed.
+	JoinCalls bool
+	// Ops names the kinds of GPU operation to read; empty reads them all.
+	Ops []records.OpKind
+}
+
+// wants reports whether operations of kind k are to be read.
+func (o Options) wants(k records.OpKind) bool {
+	if len(o.Ops) == 0 {
+		return true
+	}
+	for _, w := range o.Ops {
+		if w == k {
+			return true
+		}
+	}
+	return false
+}
+
+// Info is what a read learnt beside its records.
+type Info struct {
+	// OtherThreads counts, per thread, the calls ProgramThread left out, in
+	// the order of records.ThreadCount.Before.
+	OtherThreads []records.ThreadCount
+}
+
+// Read streams the records of the export at path, open as db, to h: only
+// the kinds h wants (a nil field skips its queries), in the order the
+// records package gives. The file is never written.
+func Read(ctx context.Context, db *sql.DB, path string, opts Options, h records.Handler) (*Info, error) {
+	ictx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	checked := make(chan error, 1)
+	go func() {
+		err := sqlitefile.Integrity(ictx, db, path)
+		if err != nil {
+			cancel()
+		}
+		checked <- err
+	}()
+	info, err := read(ictx, db, path, opts, h)
+	cerr := <-checked
+	switch {
+	case ctx.Err() != nil:
+		return nil, &inputerr.Error{Path: path, Problem: "interrupted while reading the export", Err: context.Cause(ctx)}
+	case cerr != nil:
+		return nil, cerr
+	case err != nil:
+		return nil, err
+	}
+	return info, nil
+}
+
+// read is Read's stream, on one connection of db.
+func read(ctx context.Context, db *sql.DB, path string, opts Options, h records.Handler) (*Info, error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, &inputerr.Error{Path: path, Problem: "cannot open the SQLite export", Err: err, Hint: nsysdb.ExportHint}
+	}
+	defer conn.Close()
+	r := &reader{ctx: ctx, conn: conn, path: path, opts: opts, h: h, info: &Info{},
+		strs: map[int64]string{}, wantCorr: map[int64]bool{}}
+	defer r.close()
+	if err := r.prepare(); err != nil {
+		return nil, err
+	}
+	if err := r.plan(); err != nil {
+		return nil, err
+	}
+	steps := []func() error{r.emitMeta, r.emitDiags, r.emitGaps, r.emitRanges, r.emitCalls, r.emitOps,
+		r.emitSyncs, r.emitEvents, r.emitGraphs, r.emitCounts}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return nil, err
+		}
+	}
+	return r.info, nil
+}
+
+// reader holds the state of one Read.
+type reader struct {
+	ctx    context.Context
+	conn   *sql.Conn
+	path   string
+	opts   Options
+	h      records.Handler
+	info   *Info
+	schema string            // EXPORT_SCHEMA_VERSION, "" if unknown
+	tables map[string]string // logical name -> table name in the file
+	names  []string          // every table and view of the file
+
+	strs    map[int64]string // StringIds cache
+	strStmt *sql.Stmt
+
+	meta records.Meta
+	gaps []records.Gap
+	// rcols, mcols, kcols are the columns of the runtime, copy and kernel
+	// tables; copyKinds, memKinds and migrations name the copies' enum ids
+	// (memKinds nil where the export cannot tell memory kinds).
+	rcols, mcols, kcols map[string]bool
+	copyKinds           map[int64]vocab.CopyKind
+	memKinds            map[int64]vocab.MemKind
+	migrations          map[int64]string
+	nvtx                *nvtxPlan
+	threads             map[int64]string // thread names by global thread id, read once
+
+	// With opts.ProgramThread: whether only the program's thread was read
+	// (the runtime table has thread ids), the correlation ids of its calls,
+	// whether it launched kernels through cudaLaunchKernel, and its process.
+	threadOnly bool
+	wantCorr   map[int64]bool
+	launches   bool
+	pid        int64
+}
+
+func (r *reader) close() {
+	if r.strStmt != nil {
+		r.strStmt.Close()
+	}
+}
+
+// lack records a fact the export cannot give, for emitGaps.
+func (r *reader) lack(f records.Fact, reason string) {
+	r.gaps = append(r.gaps, records.Gap{Fact: f, Reason: reason})
+}
+
+// tableError reports that a table could not be read, e.g. because the file
+// is damaged.
+func (r *reader) tableError(table string, err error) error {
+	var ie *inputerr.Error
+	if errors.As(err, &ie) {
+		return err
+	}
+	if r.ctx.Err() != nil {
+		return &inputerr.Error{Path: r.path, Where: "table " + table, Problem: "interrupted while reading the table", Err: context.Cause(r.ctx)}
+	}
+	return &inputerr.Error{Path: r.path, Where: "table " + table, Problem: "cannot read the table", Err: err,
+		Hint: "the file may be damaged or truncated; " + nsysdb.ExportHint}
+}
+
+// query runs a query on the reader's connection.
+func (r *reader) query(q string, args ...any) (*sql.Rows, error) {
+	return r.conn.QueryContext(r.ctx, q, args...)
+}
+
+// queryRow runs a one-row query on the reader's connection.
+func (r *reader) queryRow(q string, args ...any) *sql.Row {
+	return r.conn.QueryRowContext(r.ctx, q, args...)
+}
+
+// prepare lists the tables, reads the metadata and checks that the export
+// has the API trace and the string table every name is read from.
+func (r *reader) prepare() error {
+	if err := r.readTables(); err != nil {
+		return err
+	}
+	r.readMeta()
+	if r.tables[nsysdb.TableRuntime] == "" {
+		return &inputerr.Error{Path: r.path, Where: "table " + nsysdb.TableRuntime,
+			Problem: inputerr.ProblemNoAPITrace,
+			Hint:    "profile with nsys profile -t cuda,nvtx and export again"}
+	}
+	strs := nsysdb.TableStrings
+	if r.tables[strs] == "" {
+		return &inputerr.Error{Path: r.path, Where: "table " + strs,
+			Problem: "no string table (" + strs + ") in this export, so API, kernel and range names cannot be read",
+			Hint:    nsysdb.ExportHint}
+	}
+	if _, err := r.columns(strs, nsysdb.ColID, nsysdb.ColValue); err != nil {
+		return err
+	}
+	st, err := r.conn.PrepareContext(r.ctx, `SELECT `+q(nsysdb.ColValue)+` FROM `+q(r.tables[strs])+` WHERE `+q(nsysdb.ColID)+` = ?`)
+	if err != nil {
+		return r.tableError(r.tables[strs], err)
+	}
+	r.strStmt = st
+	return nil
+}
+
+// readTables lists the file's tables and maps each logical table to the
+// highest-versioned table of that name (NAME, NAME_V2, NAME_V3, ...).
+func (r *reader) readTables() error {
+	fail := func(err error) error {
+		return &inputerr.Error{Path: r.path, Problem: "cannot read the database schema", Err: err,
+			Hint: "the file may be damaged or truncated; " + nsysdb.ExportHint}
+	}
+	rows, err := r.query(`SELECT name FROM ` + nsysdb.TableSchemaListing + ` WHERE type IN ('table', 'view')`)
+	if err != nil {
+		return fail(err)
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return fail(err)
+		}
+		names = append(names, n)
+	}
+	if err := rows.Err(); err != nil {
+		return fail(err)
+	}
+	if len(names) == 0 {
+		return &inputerr.Error{Path: r.path, Problem: "the SQLite database holds no tables, so it is not an Nsight Systems export", Hint: nsysdb.ExportHint}
+	}
+	r.names = names
+	r.tables = nsysdb.ResolveTables(names, nsysdb.TableRuntime, nsysdb.TableMemcpy, nsysdb.TableKernel, nsysdb.TableMemset,
+		nsysdb.TableNVTX, nsysdb.TableStrings, nsysdb.TableCopyOper, nsysdb.TableMemKind, nsysdb.TableEventType,
+		nsysdb.TableMetaExport, nsysdb.TableMetaCapture, nsysdb.TableGPU, nsysdb.TableCUDADevice, nsysdb.TableSystemEnv,
+		nsysdb.TableThreadNames, nsysdb.TableAnalysis, nsysdb.TableSync, nsysdb.TableSyncType, nsysdb.TableCUDAEvent,
+		nsysdb.TableGraphTrace, nsysdb.TableDiagnostic, nsysdb.TableDiagSeverity, nsysdb.TableDiagSource, nsysdb.TableMigration)
+	return nil
+}
+
+// columns returns the columns of the logical table, failing with an
+// *inputerr.Error naming the first of the required columns it lacks.
+func (r *reader) columns(logical string, required ...string) (map[string]bool, error) {
+	table := r.tables[logical]
+	rows, err := r.query(`PRAGMA table_info(` + q(table) + `)`)
+	if err != nil {
+		return nil, r.tableError(table, err)
+	}
+	defer rows.Close()
+	cols := map[string]bool{}
+	for rows.Next() {
+		var (
+			cid     int
+			name    string
+			typ     sql.NullString
+			notnull int
+			dflt    sql.NullString
+			pk      int
+		)
+		if err := rows.Scan(&cid, &name, &typ, &notnull, &dflt, &pk); err != nil {
+			return nil, r.tableError(table, err)
+		}
+		cols[name] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, r.tableError(table, err)
+	}
+	for _, c := range required {
+		if !cols[c] {
+			schema := r.schema
+			if schema == "" {
+				schema = "unknown"
+			}
+			return nil, &inputerr.Error{Path: r.path, Where: "table " + table,
+				Problem: fmt.Sprintf("column %s is missing (export schema version %s)", c, schema),
+				Hint:    "nsyscheck reads exports of Nsight Systems 2025.3 (schema " + nsysdb.KnownSchema + "); " + nsysdb.ExportHint}
+		}
+	}
+	return cols, nil
+}
+
+// q quotes an SQL identifier (a table or column name).
+func q(name string) string { return nsysdb.QuoteIdent(name) }
+
+// col returns the column expression for an optional integer column: the
+// column with NULL read as 0, or 0 when the table has no such column.
+func col(cols map[string]bool, name string) string {
+	if cols[name] {
+		return `ifnull(` + q(name) + `, 0)`
+	}
+	return "0"
+}
+
+// str returns the string with the given StringIds id.
+func (r *reader) str(id int64) (string, error) {
+	if s, ok := r.strs[id]; ok {
+		return s, nil
+	}
+	var s string
+	err := r.strStmt.QueryRowContext(r.ctx, id).Scan(&s)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		s = fmt.Sprintf("<string %d not in %s>", id, nsysdb.TableStrings)
+	case err != nil:
+		return "", r.tableError(r.tables[nsysdb.TableStrings], err)
+	}
+	r.strs[id] = s
+	return s, nil
+}
+
+// readEnum reads an ENUM_* table as id -> name.
+func (r *reader) readEnum(logical string) (map[int64]string, error) {
+	if _, err := r.columns(logical, nsysdb.ColID, nsysdb.ColName); err != nil {
+		return nil, err
+	}
+	table := r.tables[logical]
+	rows, err := r.query(`SELECT ` + q(nsysdb.ColID) + `, ifnull(` + q(nsysdb.ColName) + `, '') FROM ` + q(table))
+	if err != nil {
+		return nil, r.tableError(table, err)
+	}
+	defer rows.Close()
+	out := map[int64]string{}
+	for rows.Next() {
+		var id int64
+		var name string
+		if err := rows.Scan(&id, &name); err != nil {
+			return nil, r.tableError(table, err)
+		}
+		out[id] = name
+	}
+	if err := rows.Err(); err != nil {
+		return nil, r.tableError(table, err)
+	}
+	return out, nil
+}
+
+// optionalEnum reads an ENUM_* table where the export has one; empty
+// otherwise, or where it cannot be read (the names it gives are optional).
+func (r *reader) optionalEnum(logical string) map[int64]string {
+	if r.tables[logical] == "" {
+		return map[int64]string{}
+	}
+	m, err := r.readEnum(logical)
+	if err != nil {
+		return map[int64]string{}
+	}
+	return m
+}
+
+// nameValues looks up rows by name in a (name, value) table; a name that
+// ends in ":" matches every row whose name ends so too. Errors leave the
+// result empty: metadata is optional.
+func (r *reader) nameValues(logical string, names ...string) map[string]string {
+	out := map[string]string{}
+	cols, err := r.columns(logical, nsysdb.ColName, nsysdb.ColValue)
+	if err != nil || cols == nil {
+		return out
+	}
+	ph := strings.TrimSuffix(strings.Repeat("?, ", len(names)), ", ")
+	args := make([]any, len(names))
+	for i, n := range names {
+		args[i] = n
+	}
+	rows, err := r.query(`SELECT `+q(nsysdb.ColName)+`, ifnull(`+q(nsysdb.ColValue)+`, '') FROM `+q(r.tables[logical])+` WHERE `+q(nsysdb.ColName)+` IN (`+ph+`)`, args...)
+	if err != nil {
+		return out
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var n, v string
+		if rows.Scan(&n, &v) == nil {
+			if _, seen := out[n]; !seen {
+				out[n] = strings.TrimSpace(v)
+			}
+		}
+	}
+	return out
+}
+
+// intList writes integers as a comma-separated SQL list.
+func intList(ids []int64) string {
+	b := make([]byte, 0, 8*len(ids))
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = strconv.AppendInt(b, id, 10)
+	}
+	return string(b)
+}
+
+// sortedIDs returns the keys of a set in order.
+func sortedIDs(set map[int64]bool) []int64 {
+	ids := make([]int64, 0, len(set))
+	for id := range set {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids
+}
+
+// StripAPIVersion removes a trailing _v<digits> from a CUDA API name
+// (cudaMemcpy_v3020 -> cudaMemcpy).
+func StripAPIVersion(name string) string {
+	i := strings.LastIndex(name, "_v")
+	if i <= 0 || i+2 == len(name) {
+		return name
+	}
+	for _, ch := range name[i+2:] {
+		if ch < '0' || ch > '9' {
+			return name
+		}
+	}
+	return name[:i]
+}
+
+// likeEscape escapes LIKE wildcards with a backslash.
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// stringIDs returns the StringIds ids whose value meets one of conds (SQL
+// conditions on the value column, with args) and keep, which checks what
+// LIKE cannot.
+func (r *reader) stringIDs(conds []string, args []any, keep func(id int64, v string) bool) ([]int64, error) {
+	table := r.tables[nsysdb.TableStrings]
+	rows, err := r.query(`SELECT `+nsysdb.Cols(nsysdb.ColID, nsysdb.ColValue)+` FROM `+q(table)+` WHERE `+strings.Join(conds, " OR "), args...)
+	if err != nil {
+		return nil, r.tableError(table, err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		var v string
+		if err := rows.Scan(&id, &v); err != nil {
+			return nil, r.tableError(table, err)
+		}
+		if keep(id, v) {
+			ids = append(ids, id)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, r.tableError(table, err)
+	}
+	return ids, nil
+}
+
+// apiNameIDs returns the StringIds ids whose value is one of names, with or
+// without a _vNNNN suffix.
+func (r *reader) apiNameIDs(names []string) ([]int64, error) {
+	want := map[string]bool{}
+	var conds []string
+	var args []any
+	for _, n := range names {
+		if n == "" || want[n] {
+			continue
+		}
+		want[n] = true
+		v := q(nsysdb.ColValue)
+		conds = append(conds, v+` = ? OR `+v+` LIKE ? || '\_v%' ESCAPE '\'`)
+		args = append(args, n, likeEscape(n))
+	}
+	if len(conds) == 0 {
+		return nil, nil
+	}
+	// LIKE ignores ASCII case and matches any suffix after _v: check exactly.
+	return r.stringIDs(conds, args, func(id int64, v string) bool {
+		if !want[StripAPIVersion(v)] {
+			return false
+		}
+		r.strs[id] = v
+		return true
+	})
+}
+
+// prefixNameIDs returns the StringIds ids of the API names that start with
+// one of prefixes (LIKE ignores ASCII case: keep checks exactly).
+func (r *reader) prefixNameIDs(prefixes []string, keep func(string) bool) ([]int64, error) {
+	var conds []string
+	var args []any
+	for _, p := range prefixes {
+		conds = append(conds, q(nsysdb.ColValue)+` LIKE ? || '%' ESCAPE '\'`)
+		args = append(args, likeEscape(p))
+	}
+	return r.stringIDs(conds, args, func(id int64, v string) bool {
+		if !keep(v) {
+			return false
+		}
+		r.strs[id] = v
+		return true
+	})
+}

@@ -1,0 +1,217 @@
+package nsyssqlite
+
+import (
+	"database/sql"
+
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+	"github.com/nsyscheck/nsyscheck/records"
+)
+
+// invalidID is how CUPTI writes an absent stream or event id (0xFFFFFFFF).
+const invalidID = 1<<32 - 1
+
+// id turns an id column into a record's id, records.NoID for none.
+func id(v sql.NullInt64) int64 {
+	if !v.Valid || v.Int64 == invalidID || v.Int64 < 0 {
+		return records.NoID
+	}
+	return v.Int64
+}
+
+// syncAPIs are the calls that synchronise, whose names tell what a
+// synchronisation record waited for (nsysdb.SyncKindOfCall).
+var syncAPIs = []string{"cudaEventSynchronize", "cudaEventQuery", "cudaStreamWaitEvent", "cudaStreamSynchronize", "cudaStreamQuery",
+	"cudaDeviceSynchronize", "cudaThreadSynchronize", "cuEventSynchronize", "cuEventQuery", "cuStreamWaitEvent",
+	"cuStreamSynchronize", "cuStreamQuery", "cuCtxSynchronize"}
+
+// emitSyncs hands on the synchronisation records, each tied to the call
+// that made it by correlation id within its process, its kind told by that
+// call (nsysdb.SyncKindOfCall), else by deprecatedSyncType through
+// ENUM_CUPTI_SYNC_TYPE, else by the syncType column as nsys writes it.
+func (r *reader) emitSyncs() error {
+	table := r.tables[nsysdb.TableSync]
+	if r.h.Sync == nil || table == "" {
+		return nil
+	}
+	cols, err := r.columns(nsysdb.TableSync, nsysdb.ColStart, nsysdb.ColEnd)
+	if err != nil {
+		return err
+	}
+	enum := r.optionalEnum(nsysdb.TableSyncType)
+	ids, err := r.apiNameIDs(syncAPIs)
+	if err != nil {
+		return err
+	}
+	s := func(name string) string { return "s." + q(name) }
+	opt := func(name, none string) string {
+		if cols[name] {
+			return `ifnull(` + s(name) + `, ` + none + `)`
+		}
+		return none
+	}
+	join, nameID := `0 = 1`, "NULL"
+	if cols[nsysdb.ColCorrelationID] && r.rcols[nsysdb.ColCorrelationID] && len(ids) > 0 {
+		join = `r.` + q(nsysdb.ColCorrelationID) + ` = ` + s(nsysdb.ColCorrelationID) + ` AND r.` + q(nsysdb.ColNameID) + ` IN (` + intList(ids) + `)`
+		if cols[nsysdb.ColGlobalPid] && r.rcols[nsysdb.ColGlobalTid] {
+			join += ` AND ` + nsysdb.PIDExpr(`r.`+q(nsysdb.ColGlobalTid)) + ` = ` + nsysdb.PIDExpr(s(nsysdb.ColGlobalPid))
+		}
+		nameID = `r.` + q(nsysdb.ColNameID)
+	}
+	qs := `SELECT ` + s(nsysdb.ColStart) + `, ` + s(nsysdb.ColEnd) + `, ` + opt(nsysdb.ColCorrelationID, "0") + `, ` + opt(nsysdb.ColGlobalPid, "0") + `, ` +
+		opt(nsysdb.ColDeviceID, "0") + `, ` + opt(nsysdb.ColStreamID, "NULL") + `, ` + opt(nsysdb.ColEventID, "NULL") + `, ` +
+		opt(nsysdb.ColSyncType, "0") + `, ` + opt(nsysdb.ColOldSyncType, "-1") + `, ` + nameID +
+		` FROM ` + q(table) + ` AS s LEFT JOIN ` + q(r.tables[nsysdb.TableRuntime]) + ` AS r ON ` + join
+	rows, err := r.query(qs)
+	if err != nil {
+		return r.tableError(table, err)
+	}
+	defer rows.Close()
+	var (
+		sy                records.Sync
+		gpid, typ, oldTyp int64
+		stream, event, nm sql.NullInt64
+	)
+	for rows.Next() {
+		sy = records.Sync{}
+		if err := rows.Scan(&sy.Start, &sy.End, &sy.Corr, &gpid, &sy.Device, &stream, &event, &typ, &oldTyp, &nm); err != nil {
+			return r.tableError(table, err)
+		}
+		if gpid != 0 {
+			sy.PID, _ = nsysdb.SplitGlobalID(gpid)
+		}
+		sy.Stream, sy.Event = id(stream), id(event)
+		known := false
+		if nm.Valid {
+			name, err := r.str(nm.Int64)
+			if err != nil {
+				return err
+			}
+			sy.Kind, known = nsysdb.SyncKindOfCall(StripAPIVersion(name))
+		}
+		switch {
+		case known:
+		case oldTyp >= 0 && enum[oldTyp] != "":
+			sy.Kind = nsysdb.SyncKindOfEnum(enum[oldTyp])
+		default:
+			sy.Kind = nsysdb.SyncKindOfColumn(typ)
+		}
+		if err := r.h.Sync(&sy); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return r.tableError(table, err)
+	}
+	return nil
+}
+
+// emitEvents hands on the CUDA event records: which stream recorded each
+// event, and which recording it was.
+func (r *reader) emitEvents() error {
+	table := r.tables[nsysdb.TableCUDAEvent]
+	if r.h.Event == nil || table == "" {
+		return nil
+	}
+	cols, err := r.columns(nsysdb.TableCUDAEvent)
+	if err != nil {
+		return err
+	}
+	opt := func(name, none string) string {
+		if cols[name] {
+			return `ifnull(` + q(name) + `, ` + none + `)`
+		}
+		return none
+	}
+	rows, err := r.query(`SELECT ` + opt(nsysdb.ColCorrelationID, "0") + `, ` + opt(nsysdb.ColGlobalPid, "0") + `, ` + opt(nsysdb.ColDeviceID, "0") + `, ` +
+		opt(nsysdb.ColStreamID, "NULL") + `, ` + opt(nsysdb.ColEventID, "NULL") + `, ` + opt(nsysdb.ColEventSyncID, "0") + ` FROM ` + q(table))
+	if err != nil {
+		return r.tableError(table, err)
+	}
+	defer rows.Close()
+	var (
+		e             records.EventRecord
+		gpid          int64
+		stream, event sql.NullInt64
+	)
+	for rows.Next() {
+		e = records.EventRecord{}
+		if err := rows.Scan(&e.Corr, &gpid, &e.Device, &stream, &event, &e.Seq); err != nil {
+			return r.tableError(table, err)
+		}
+		if gpid != 0 {
+			e.PID, _ = nsysdb.SplitGlobalID(gpid)
+		}
+		e.Stream, e.Event = id(stream), id(event)
+		if e.Seq == invalidID {
+			e.Seq = 0
+		}
+		if err := r.h.Event(&e); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return r.tableError(table, err)
+	}
+	return nil
+}
+
+// emitGraphs hands on the CUDA graph launches traced whole, where the
+// export has them (nsys --cuda-graph-trace=graph).
+func (r *reader) emitGraphs() error {
+	table := r.tables[nsysdb.TableGraphTrace]
+	if r.h.Graph == nil || table == "" {
+		return nil
+	}
+	cols, err := r.columns(nsysdb.TableGraphTrace, nsysdb.ColStart, nsysdb.ColEnd)
+	if err != nil {
+		return err
+	}
+	rows, err := r.query(`SELECT ` + nsysdb.Cols(nsysdb.ColStart, nsysdb.ColEnd) + `, ` + col(cols, nsysdb.ColCorrelationID) + `, ` + col(cols, nsysdb.ColGlobalPid) + `, ` +
+		col(cols, nsysdb.ColDeviceID) + `, ` + col(cols, nsysdb.ColStreamID) + `, ` + col(cols, nsysdb.ColGraphID) + ` FROM ` + q(table))
+	if err != nil {
+		return r.tableError(table, err)
+	}
+	defer rows.Close()
+	var (
+		g    records.GraphLaunch
+		gpid int64
+	)
+	for rows.Next() {
+		g = records.GraphLaunch{}
+		if err := rows.Scan(&g.Start, &g.End, &g.Corr, &gpid, &g.Device, &g.Stream, &g.Graph); err != nil {
+			return r.tableError(table, err)
+		}
+		if gpid != 0 {
+			g.PID, _ = nsysdb.SplitGlobalID(gpid)
+		}
+		if err := r.h.Graph(&g); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return r.tableError(table, err)
+	}
+	return nil
+}
+
+// emitCounts hands on the trace's counts: every runtime call with the first
+// start and last end (one pass SQLite makes without handing rows over),
+// and the memsets.
+func (r *reader) emitCounts() error {
+	if r.h.Counts == nil {
+		return nil
+	}
+	var c records.Counts
+	t := r.tables[nsysdb.TableRuntime]
+	var first, last sql.NullInt64
+	if err := r.queryRow(`SELECT count(*), min(`+q(nsysdb.ColStart)+`), max(`+q(nsysdb.ColEnd)+`) FROM `+q(t)).Scan(&c.Calls, &first, &last); err != nil {
+		return r.tableError(t, err)
+	}
+	c.FirstCall, c.LastCall = first.Int64, last.Int64
+	if m := r.tables[nsysdb.TableMemset]; m != "" {
+		if err := r.queryRow(`SELECT count(*) FROM ` + q(m)).Scan(&c.Memsets); err != nil {
+			return r.tableError(m, err)
+		}
+	}
+	return r.h.Counts(&c)
+}

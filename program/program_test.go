@@ -1,0 +1,61 @@
+package program
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestDuplicateKey(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"a":1,"b":2}`:                             "",
+		`{"a":1,"a":2}`:                             "a",
+		`{"copies":[{"ms":1},{"ms":2,"ms":3}]}`:     "copies[1].ms",
+		`{"x":{"y":[1,{"z":1}],"w":{"z":1,"z":2}}}`: "x.w.z",
+		`{"a":"a","b":"a"}`:                         "",
+		`[{"a":1},{"a":1}]`:                         "",
+		`{"a":[{"b":1,"b":1}]`:                      "a[0].b", // found before the syntax error
+		`{"a":`:                                     "",
+	} {
+		if got := duplicateKey([]byte(in)); got != want {
+			t.Errorf("duplicateKey(%s) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// FuzzDuplicateKey: duplicateKey never panics, and a key it reports is
+// really written twice in the input.
+func FuzzDuplicateKey(f *testing.F) {
+	b, err := os.ReadFile("../testdata/captures/h200-pinned/pinned.results.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Add([]byte(`{"a":{"b":1,"b":2}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		k := duplicateKey(data)
+		if k == "" {
+			return
+		}
+		key := k[strings.LastIndexAny(k, ".]")+1:]
+		if bytes.Count(data, []byte(`"`+key+`"`)) < 2 && !bytes.Contains(data, []byte(`\`)) {
+			t.Fatalf("duplicateKey = %q, but %q appears once", k, key)
+		}
+	})
+}
+
+func TestBytesFromRate(t *testing.T) {
+	for _, tc := range []struct {
+		gbps, ms float64
+		want     int64
+	}{
+		{3839.2, 0.035, 128 << 20}, {102.4, 1.311, 128 << 20}, {245.1, 0.548, 128 << 20},
+		{24.7, 5.431, 128 << 20}, {1432.4, 0.047, 64 << 20}, {51.0, 1.316, 64 << 20},
+		{1, 100, 95 << 20},
+	} {
+		if got := bytesFromRate(tc.gbps, tc.ms); got != tc.want {
+			t.Errorf("bytesFromRate(%v, %v) = %d MiB, want %d MiB", tc.gbps, tc.ms, got>>20, tc.want>>20)
+		}
+	}
+}
