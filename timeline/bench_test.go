@@ -30,6 +30,6 @@ func BenchmarkBuild(b *testing.B) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	b.ReportMetric(float64(ms.HeapAlloc)/(1<<20), "live-MiB")
-	b.ReportMetric(float64(tl.Calls.Len()+tl.Ops.Len()+len(tl.Ranges)+len(tl.Waits)+len(tl.StreamWaits)), "records")
+	b.ReportMetric(float64(shape.Steps)*shape.RecordsPerStep(), "records")
 	runtime.KeepAlive(tl)
 }
