@@ -113,8 +113,7 @@ func TestBlockingPageableCopyThenKernel(t *testing.T) {
 	var c timelinetest.Capture
 	cp := c.Call(1, "cudaMemcpy", 0, 1000)
 	c.Copy(cp, 7, htod, pageable, device, 1<<20, 100, 900)
-	k := c.Call(1, "cudaLaunchKernel", 1050, 1060)
-	c.Kernel(k, 7, 1070, 1170)
+	k := c.Launch(1, 1050, 1060, 7, 1070, 1170)
 	c.Range(1, "step", 0, 1200)
 	s := newSynthetic(t, &c, timeline.Options{})
 	s.asCaptured()
@@ -169,8 +168,7 @@ func TestEventWaitAcrossStreams(t *testing.T) {
 	c.Record(rec, 1, 5)
 	w := c.Call(1, "cudaStreamWaitEvent", 30, 35)
 	c.Sync(records.SyncStreamWait, w, 2, 5, 30, 35)
-	k := c.Call(1, "cudaLaunchKernel", 40, 50)
-	c.Kernel(k, 2, 525, 625)
+	k := c.Launch(1, 40, 50, 2, 525, 625)
 	s := newSynthetic(t, &c, timeline.Options{})
 	s.asCaptured()
 	// The kernel's own launch delay is unknown (it was queued): it takes
@@ -187,8 +185,7 @@ func TestHeldPageableCopy(t *testing.T) {
 	var c timelinetest.Capture
 	cp := c.Call(1, "cudaMemcpyAsync", 0, 1000)
 	c.Copy(cp, 7, htod, pageable, device, 1<<20, 300, 1010)
-	k := c.Call(1, "cudaLaunchKernel", 1100, 1110)
-	c.Kernel(k, 7, 1120, 1220)
+	k := c.Launch(1, 1100, 1110, 7, 1120, 1220)
 	s := newSynthetic(t, &c, timeline.Options{})
 	s.asCaptured()
 	s.pinned(fixed{call: 20, gpu: 100},
@@ -227,8 +224,7 @@ func TestEventQueryPolling(t *testing.T) {
 	c.CallResult(1, "cudaEventQuery", 900, 905, timeline.NotReady)
 	ok := c.Call(1, "cudaEventQuery", 1100, 1105)
 	c.Sync(records.SyncEvent, ok, records.NoID, 9, 1100, 1105)
-	k := c.Call(1, "cudaLaunchKernel", 1200, 1210)
-	c.Kernel(k, 1, 1220, 1320)
+	k := c.Launch(1, 1200, 1210, 1, 1220, 1320)
 	s := newSynthetic(t, &c, timeline.Options{})
 	s.asCaptured()
 	s.pinned(fixed{call: 5, gpu: 100},
@@ -295,8 +291,7 @@ func TestHandoffFollowsTheWakingThread(t *testing.T) {
 func TestCycleIsBroken(t *testing.T) {
 	var c timelinetest.Capture
 	c.Call(1, "cudaLaunchKernel", 0, 10_000)
-	m := c.Call(1, "cudaLaunchKernel", 300_000, 310_000)
-	c.Kernel(m, 7, 320_000, 400_000)
+	c.Launch(1, 300_000, 310_000, 7, 320_000, 400_000)
 	rec := c.Call(1, "cudaEventRecord", 315_000, 318_000)
 	c.Record(rec, 7, 3)
 	c.Call(2, "cudaLaunchKernel", 0, 1_000)
@@ -323,10 +318,8 @@ func TestOverlap(t *testing.T) {
 	var c timelinetest.Capture
 	cp := c.Call(1, "cudaMemcpyAsync", 0, 10)
 	c.Copy(cp, 1, htod, pinned, device, 1<<20, 100, 300)
-	k2 := c.Call(1, "cudaLaunchKernel", 20, 30)
-	c.Kernel(k2, 2, 200, 400)
-	k1 := c.Call(1, "cudaLaunchKernel", 40, 50)
-	c.Kernel(k1, 1, 300, 350)
+	c.Launch(1, 20, 30, 2, 200, 400)
+	c.Launch(1, 40, 50, 1, 300, 350)
 	s := newSynthetic(t, &c, timeline.Options{})
 	res, err := replay.Replay(context.Background(), s.tl, replay.Options{Coster: fixed{call: 5, gpu: 100}})
 	if err != nil {

@@ -11,9 +11,9 @@ import (
 
 	_ "github.com/mattn/go-sqlite3"
 
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/records"
 	"github.com/nsyscheck/nsyscheck/timeline"
-	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // This file reads an nsys SQLite export into records with plain SQL of its
@@ -76,38 +76,6 @@ func syncKindOf(api, enum string) records.SyncKind {
 	return records.SyncUnknown
 }
 
-func copyKindOf(enum string) vocab.CopyKind {
-	switch strings.TrimPrefix(enum, "CUDA_MEMCPY_KIND_") {
-	case "HTOD":
-		return vocab.CopyHtoD
-	case "DTOH":
-		return vocab.CopyDtoH
-	case "DTOD":
-		return vocab.CopyDtoD
-	case "HTOH":
-		return vocab.CopyHtoH
-	case "PTOP":
-		return vocab.CopyPtoP
-	}
-	return vocab.CopyOther
-}
-
-func memKindOf(enum string) vocab.MemKind {
-	switch strings.TrimPrefix(enum, "CUDA_MEMOPR_MEMORY_KIND_") {
-	case "PAGEABLE":
-		return vocab.MemPageable
-	case "PINNED":
-		return vocab.MemPinned
-	case "DEVICE", "DEVICE_STATIC":
-		return vocab.MemDevice
-	case "ARRAY":
-		return vocab.MemArray
-	case "MANAGED", "MANAGED_STATIC":
-		return vocab.MemManaged
-	}
-	return vocab.MemUnknown
-}
-
 // readExport hands an export's ranges, calls, ops, syncs and event
 // records to h, in the order records.Handler documents.
 func readExport(t testing.TB, path string, h records.Handler) {
@@ -164,7 +132,7 @@ func readExport(t testing.TB, path string, h records.Handler) {
 				if err := r.Scan(&x.Start, &x.End, &x.Corr, &x.PID, &x.Device, &x.Stream, &x.Bytes, &kind, &src, &dst); err != nil {
 					return err
 				}
-				x.Copy, x.Src, x.Dst = copyKindOf(kind), memKindOf(src), memKindOf(dst)
+				x.Copy, x.Src, x.Dst = nsysdb.CopyKindOf(kind), nsysdb.MemKindOf(src), nsysdb.MemKindOf(dst)
 				return h.Op(&x)
 			})
 	}

@@ -258,20 +258,10 @@ func (b *Builder) Finish() (*Timeline, error) {
 // sortThreads orders threads by (pid, tid) and calls by (thread, start,
 // end), so each thread's calls are one run in start order.
 func (b *Builder) sortThreads(t *Timeline) {
-	tperm := make([]int32, len(b.threads))
-	for i := range tperm {
-		tperm[i] = int32(i)
-	}
-	slices.SortFunc(tperm, func(x, y int32) int {
-		a, c := b.threads[x], b.threads[y]
+	var newIdx []int32
+	t.Threads, newIdx = renumber(b.threads, func(a, c Thread) int {
 		return cmp.Or(cmp.Compare(a.PID, c.PID), cmp.Compare(a.TID, c.TID))
 	})
-	newIdx := make([]int32, len(tperm))
-	t.Threads = make([]Thread, len(tperm))
-	for n, o := range tperm {
-		newIdx[o] = int32(n)
-		t.Threads[n] = b.threads[o]
-	}
 	cs := &b.calls
 	for i := range cs.Thread {
 		cs.Thread[i] = newIdx[cs.Thread[i]]
@@ -279,14 +269,7 @@ func (b *Builder) sortThreads(t *Timeline) {
 	for i := range b.ranges {
 		b.ranges[i].thread = newIdx[b.ranges[i].thread]
 	}
-	perm := make([]int32, cs.Len())
-	for i := range perm {
-		perm[i] = int32(i)
-	}
-	slices.SortFunc(perm, func(x, y int32) int {
-		return cmp.Or(cmp.Compare(cs.Thread[x], cs.Thread[y]), cmp.Compare(cs.Start[x], cs.Start[y]),
-			cmp.Compare(cs.End[x], cs.End[y]), cmp.Compare(x, y))
-	})
+	perm := inOrder(cs.Thread, cs.Start, cs.End)
 	t.Calls = Calls{Start: gather(cs.Start, perm), End: gather(cs.End, perm), Corr: gather(cs.Corr, perm),
 		Name: gather(cs.Name, perm), Thread: gather(cs.Thread, perm), Result: gather(cs.Result, perm)}
 	b.calls = Calls{}
@@ -302,32 +285,15 @@ func (b *Builder) sortThreads(t *Timeline) {
 // sortStreams orders streams by (pid, device, id) and ops by (stream,
 // start, end).
 func (b *Builder) sortStreams(t *Timeline) {
-	sperm := make([]int32, len(b.streams))
-	for i := range sperm {
-		sperm[i] = int32(i)
-	}
-	slices.SortFunc(sperm, func(x, y int32) int {
-		a, c := b.streams[x], b.streams[y]
+	var newIdx []int32
+	t.Streams, newIdx = renumber(b.streams, func(a, c Stream) int {
 		return cmp.Or(cmp.Compare(a.PID, c.PID), cmp.Compare(a.Device, c.Device), cmp.Compare(a.ID, c.ID))
 	})
-	newIdx := make([]int32, len(sperm))
-	t.Streams = make([]Stream, len(sperm))
-	for n, o := range sperm {
-		newIdx[o] = int32(n)
-		t.Streams[n] = b.streams[o]
-	}
 	o := &b.ops
 	for i := range o.Stream {
 		o.Stream[i] = newIdx[o.Stream[i]]
 	}
-	perm := make([]int32, o.Len())
-	for i := range perm {
-		perm[i] = int32(i)
-	}
-	slices.SortFunc(perm, func(x, y int32) int {
-		return cmp.Or(cmp.Compare(o.Stream[x], o.Stream[y]), cmp.Compare(o.Start[x], o.Start[y]),
-			cmp.Compare(o.End[x], o.End[y]), cmp.Compare(x, y))
-	})
+	perm := inOrder(o.Stream, o.Start, o.End)
 	t.Ops = Ops{Kind: gather(o.Kind, perm), Start: gather(o.Start, perm), End: gather(o.End, perm),
 		Bytes: gather(o.Bytes, perm), Corr: gather(o.Corr, perm), Stream: gather(o.Stream, perm),
 		Name: gather(o.Name, perm), Dir: gather(o.Dir, perm), Src: gather(o.Src, perm), Dst: gather(o.Dst, perm)}
@@ -338,6 +304,36 @@ func (b *Builder) sortStreams(t *Timeline) {
 		}
 		t.Streams[s].Last = int32(i + 1)
 	}
+}
+
+// renumber sorts items by cmp and returns them with, for each old index,
+// its new one.
+func renumber[T any](items []T, cmp func(a, b T) int) (sorted []T, newIdx []int32) {
+	perm := identity(len(items))
+	slices.SortFunc(perm, func(x, y int32) int { return cmp(items[x], items[y]) })
+	newIdx = make([]int32, len(perm))
+	for n, o := range perm {
+		newIdx[o] = int32(n)
+	}
+	return gather(items, perm), newIdx
+}
+
+// inOrder returns the indexes of records in (owner, start, end) order,
+// ties by index.
+func inOrder(owner []int32, start, end []int64) []int32 {
+	perm := identity(len(owner))
+	slices.SortFunc(perm, func(x, y int32) int {
+		return cmp.Or(cmp.Compare(owner[x], owner[y]), cmp.Compare(start[x], start[y]), cmp.Compare(end[x], end[y]), cmp.Compare(x, y))
+	})
+	return perm
+}
+
+func identity(n int) []int32 {
+	perm := make([]int32, n)
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	return perm
 }
 
 // gather returns s reordered by perm.

@@ -82,10 +82,7 @@ func (r *resolver) joinOps() {
 	t := r.t
 	cs := &t.Calls
 	n := cs.Len()
-	r.byCorr = make([]int32, n)
-	for i := range r.byCorr {
-		r.byCorr[i] = int32(i)
-	}
+	r.byCorr = identity(n)
 	slices.SortFunc(r.byCorr, func(x, y int32) int {
 		return cmp.Or(cmp.Compare(t.PID(x), t.PID(y)), cmp.Compare(cs.Corr[x], cs.Corr[y]), cmp.Compare(x, y))
 	})
@@ -142,10 +139,7 @@ func (r *resolver) index() {
 		r.roles[i] = RoleOf(n)
 	}
 	cs := &t.Calls
-	t.ByStart = make([]int32, cs.Len())
-	for i := range t.ByStart {
-		t.ByStart[i] = int32(i)
-	}
+	t.ByStart = identity(cs.Len())
 	slices.SortFunc(t.ByStart, func(x, y int32) int {
 		return cmp.Or(cmp.Compare(t.PID(x), t.PID(y)), cmp.Compare(cs.Start[x], cs.Start[y]), cmp.Compare(x, y))
 	})

@@ -97,27 +97,21 @@ func (c *Calls) Duration(i int32) int64 { return c.End[i] - c.Start[i] }
 // OpKind says what a GPU operation does.
 type OpKind uint8
 
-// GPU operation kinds; OpGraph is a whole CUDA graph launch traced as one.
+// GPU operation kinds: records' own, and OpGraph, a whole CUDA graph
+// launch traced as one.
 const (
-	OpCopy OpKind = iota + 1
-	OpKernel
-	OpMemset
-	OpGraph
+	OpCopy   = OpKind(records.OpCopy)
+	OpKernel = OpKind(records.OpKernel)
+	OpMemset = OpKind(records.OpMemset)
+	OpGraph  = OpMemset + 1
 )
 
 // String names the kind.
 func (k OpKind) String() string {
-	switch k {
-	case OpCopy:
-		return "copy"
-	case OpKernel:
-		return "kernel"
-	case OpMemset:
-		return "memset"
-	case OpGraph:
+	if k == OpGraph {
 		return "graph"
 	}
-	return "unknown"
+	return records.OpKind(k).String()
 }
 
 // Ops holds the GPU operations as struct-of-arrays.
@@ -177,22 +171,10 @@ var dirKinds = [...]vocab.CopyKind{DirNone: vocab.CopyUnknown, DirHtoD: vocab.Co
 	DirDtoD: vocab.CopyDtoD, DirHtoH: vocab.CopyHtoH, DirPtoP: vocab.CopyPtoP, DirOther: vocab.CopyOther}
 
 // Kind is the direction in vocab's words.
-func (d Dir) Kind() vocab.CopyKind {
-	if int(d) < len(dirKinds) {
-		return dirKinds[d]
-	}
-	return vocab.CopyUnknown
-}
+func (d Dir) Kind() vocab.CopyKind { return wordOf(dirKinds[:], d, vocab.CopyUnknown) }
 
 // DirOf returns the one-byte form of a copy kind.
-func DirOf(k vocab.CopyKind) Dir {
-	for d, v := range dirKinds {
-		if v == k && d != int(DirNone) {
-			return Dir(d)
-		}
-	}
-	return DirNone
-}
+func DirOf(k vocab.CopyKind) Dir { return codeOf(dirKinds[1:], k, DirNone, 1) }
 
 // HostDevice reports whether the direction crosses the host-device link.
 func (d Dir) HostDevice() bool { return d == DirHtoD || d == DirDtoH }
@@ -215,21 +197,28 @@ var memKinds = [...]vocab.MemKind{MemUnknown: vocab.MemUnknown, MemPageable: voc
 	MemDevice: vocab.MemDevice, MemArray: vocab.MemArray, MemManaged: vocab.MemManaged, MemNone: vocab.MemNone}
 
 // Kind is the memory kind in vocab's words.
-func (m Mem) Kind() vocab.MemKind {
-	if int(m) < len(memKinds) {
-		return memKinds[m]
-	}
-	return vocab.MemUnknown
-}
+func (m Mem) Kind() vocab.MemKind { return wordOf(memKinds[:], m, vocab.MemUnknown) }
 
 // MemOf returns the one-byte form of a memory kind.
-func MemOf(k vocab.MemKind) Mem {
-	for m, v := range memKinds {
-		if v == k {
-			return Mem(m)
+func MemOf(k vocab.MemKind) Mem { return codeOf(memKinds[:], k, MemUnknown, 0) }
+
+// wordOf is the word of a one-byte code in its table, or none.
+func wordOf[W any, C ~uint8](table []W, c C, none W) W {
+	if int(c) < len(table) {
+		return table[c]
+	}
+	return none
+}
+
+// codeOf is the code of a word in its table (whose first entry has code
+// first), or none.
+func codeOf[W comparable, C ~uint8](table []W, w W, none C, first int) C {
+	for i, v := range table {
+		if v == w {
+			return C(i + first)
 		}
 	}
-	return MemUnknown
+	return none
 }
 
 // WaitKind says what a waiting call waited for.

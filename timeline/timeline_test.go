@@ -146,17 +146,14 @@ func TestCopyWaits(t *testing.T) {
 
 func TestSyncWaits(t *testing.T) {
 	var c timelinetest.Capture
-	k1 := c.Call(1, "cudaLaunchKernel", 0, 10)
-	c.Kernel(k1, 7, 20, 500)
-	k2 := c.Call(1, "cudaLaunchKernel", 20, 30)
-	c.Kernel(k2, 8, 40, 300)
+	k1 := c.Launch(1, 0, 10, 7, 20, 500)
+	c.Launch(1, 20, 30, 8, 40, 300)
 	ss := c.Call(1, "cudaStreamSynchronize", 40, 510)
 	c.Sync(records.SyncStream, ss, 7, records.NoID, 41, 505)
 	// Without its record: the stream whose work ended last before the
 	// call returned (stream 7's kernel ended at 500, stream 8's at 300;
 	// both before 600).
-	k3 := c.Call(1, "cudaLaunchKernel", 520, 530)
-	c.Kernel(k3, 8, 540, 590)
+	k3 := c.Launch(1, 520, 530, 8, 540, 590)
 	bare := c.Call(1, "cudaStreamSynchronize", 535, 600)
 	dev := c.Call(1, "cudaDeviceSynchronize", 610, 620)
 	tl := build(t, &c, timeline.Options{})
@@ -185,14 +182,12 @@ func TestSyncWaits(t *testing.T) {
 
 func TestEventWaits(t *testing.T) {
 	var c timelinetest.Capture
-	k1 := c.Call(1, "cudaLaunchKernel", 0, 10)
-	c.Kernel(k1, 7, 20, 520)
+	k1 := c.Launch(1, 0, 10, 7, 20, 520)
 	rec := c.Call(1, "cudaEventRecord", 20, 25)
 	c.Record(rec, 7, 5)
 	wait := c.Call(1, "cudaStreamWaitEvent", 30, 35)
 	c.Sync(records.SyncStreamWait, wait, 8, 5, 30, 35)
-	k2 := c.Call(1, "cudaLaunchKernel", 40, 50)
-	c.Kernel(k2, 8, 525, 625)
+	k2 := c.Launch(1, 40, 50, 8, 525, 625)
 	// Polling: three not-ready queries, then one that finds it done.
 	q1 := c.CallResult(1, "cudaEventQuery", 100, 105, timeline.NotReady)
 	c.CallResult(1, "cudaEventQuery", 300, 305, timeline.NotReady)

@@ -44,6 +44,14 @@ func (c *Capture) Kernel(corr, stream, start, end int64) {
 	c.Ops = append(c.Ops, records.Op{Kind: records.OpKernel, Start: start, End: end, Corr: corr, PID: PID, Stream: stream, Name: "k"})
 }
 
+// Launch adds a cudaLaunchKernel call on thread tid and the kernel it
+// launched on stream, and returns the call's correlation id.
+func (c *Capture) Launch(tid, start, end, stream, kernelStart, kernelEnd int64) int64 {
+	corr := c.Call(tid, "cudaLaunchKernel", start, end)
+	c.Kernel(corr, stream, kernelStart, kernelEnd)
+	return corr
+}
+
 // Copy adds a copy launched by call corr on stream.
 func (c *Capture) Copy(corr, stream int64, dir vocab.CopyKind, src, dst vocab.MemKind, bytes, start, end int64) {
 	c.Ops = append(c.Ops, records.Op{Kind: records.OpCopy, Start: start, End: end, Corr: corr, PID: PID, Stream: stream,
