@@ -368,3 +368,40 @@ func TestReplayStopsOnCancel(t *testing.T) {
 		t.Fatal("a cancelled replay returned no error")
 	}
 }
+
+// A two-stream pipeline from pageable memory: each chunk's copy in, kernel
+// and copy back, on alternate streams, with every copy call holding the
+// host, so no copy ever ran beside a kernel. Pinned, the host issues the
+// next chunk while the last one computes: its copies overlap the other
+// stream's kernels and the pipeline takes less than half the time.
+func TestPinnedPipelineOverlaps(t *testing.T) {
+	var c timelinetest.Capture
+	var at int64
+	for i := range int64(6) {
+		s := 1 + i%2
+		in := c.Call(1, "cudaMemcpyAsync", at, at+1000)
+		c.Copy(in, s, htod, pageable, device, 1<<20, at+100, at+1010)
+		c.Launch(1, at+1010, at+1020, s, at+1030, at+1530)
+		out := c.Call(1, "cudaMemcpyAsync", at+1030, at+2540)
+		c.Copy(out, s, vocab.CopyDtoH, device, pageable, 1<<20, at+1530, at+2530)
+		at += 2550
+	}
+	c.Range(1, "pass", 0, at)
+	s := newSynthetic(t, &c, timeline.Options{})
+	s.asCaptured()
+	res, err := replay.Replay(context.Background(), s.tl, replay.Options{Coster: fixed{call: 10, gpu: 200}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Regions[0]
+	t.Logf("pipeline: %.4f ms measured, %.4f predicted; overlap %.2f measured, %.2f predicted", r.MedianMs, r.PredictedMedianMs, r.Overlap.Measured, r.Overlap.Predicted)
+	if r.Overlap.Measured != 0 || r.Overlap.Predicted < 0.3 {
+		t.Errorf("overlap %+v, want none measured and at least 0.3 predicted", r.Overlap)
+	}
+	if r.PredictedMedianMs > r.MedianMs/2 || r.ReplayMedianMs != r.MedianMs {
+		t.Errorf("pipeline %g ms, replayed %g, predicted %g: want replayed exact and predicted under half", r.MedianMs, r.ReplayMedianMs, r.PredictedMedianMs)
+	}
+	if res.Recosted != 12 {
+		t.Errorf("re-costed %d copies, want 12", res.Recosted)
+	}
+}
