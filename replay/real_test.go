@@ -231,7 +231,7 @@ func TestTrainPageableAgainstTrainPinned(t *testing.T) {
 			row("median", r.MedianMs, r.ReplayMedianMs, r.PredictedMedianMs, r.PredictedMedianLowMs, r.PredictedMedianHighMs, a.MedianMs)
 			if r.Instances > 1 {
 				row("span", r.SpanMs, r.ReplaySpanMs, r.PredictedSpanMs, r.PredictedSpanLowMs, r.PredictedSpanHighMs, a.SpanMs)
-				row("period", r.Period.Ms, r.Period.ReplayMs, r.Period.PredictedMs, r.Period.PredictedLow, r.Period.PredictedHigh, a.Period.Ms)
+				row("period", r.Period.Ms, r.Period.ReplayMs, r.Period.PredictedMs, r.Period.PredictedLowMs, r.Period.PredictedHighMs, a.Period.Ms)
 			}
 			fmt.Fprintf(&b, "%-10s %-7s %8.1f%% %9s %8.1f%% %21s %8.1f%%\n", r.Name, "host", 100*r.HostShare.Measured, "",
 				100*r.HostShare.Predicted, "", 100*a.HostShare.Measured)

@@ -51,11 +51,11 @@ type Region struct {
 
 // Period is the median start-to-start time of a region's instances.
 type Period struct {
-	Ms            float64 `json:"ms"`
-	ReplayMs      float64 `json:"replayMs"`
-	PredictedMs   float64 `json:"predictedMs"`
-	PredictedLow  float64 `json:"predictedLowMs"`
-	PredictedHigh float64 `json:"predictedHighMs"`
+	Ms              float64 `json:"ms"`
+	ReplayMs        float64 `json:"replayMs"`
+	PredictedMs     float64 `json:"predictedMs"`
+	PredictedLowMs  float64 `json:"predictedLowMs"`
+	PredictedHighMs float64 `json:"predictedHighMs"`
 }
 
 // Share is a share measured and predicted after pinning.
@@ -358,7 +358,7 @@ func (rg *regions) compare(mm, rm []measure, pm [3][]measure) []Region {
 			PredictedMedianMs: ms(p.median), PredictedMedianLowMs: ms(lo(med)), PredictedMedianHighMs: ms(hi(med)),
 			PredictedSpanMs: ms(p.span), PredictedSpanLowMs: ms(lo(span)), PredictedSpanHighMs: ms(hi(span)),
 			Period: Period{Ms: ms(m.period), ReplayMs: ms(r.period), PredictedMs: ms(p.period),
-				PredictedLow: ms(lo(per)), PredictedHigh: ms(hi(per))},
+				PredictedLowMs: ms(lo(per)), PredictedHighMs: ms(hi(per))},
 			Overlap:   Share{Measured: m.overlap, Predicted: p.overlap},
 			HostShare: Share{Measured: m.hostShare, Predicted: p.hostShare},
 			Fit:       Fit{Median: relErr(r.median, m.median), Span: relErr(r.span, m.span), Period: relErr(r.period, m.period)},

@@ -60,7 +60,7 @@ type CostUse struct {
 	CallNs int64 `json:"callNs"`
 	GPUNs  int64 `json:"gpuNs"`
 	// PinnedCallNs and PinnedGPUNs are the same after pinning, summed
-	// (zero with no Source: those copies kept their measured times).
+	// (zero with no source: those copies kept their measured times).
 	PinnedCallNs Bound `json:"pinnedCallNs"`
 	PinnedGPUNs  Bound `json:"pinnedGpuNs"`
 	// CallSource and GPUSource say where the pinned costs come from
