@@ -14,38 +14,43 @@
 --
 -- Run it with region-times.sh, which stands in empty tables for the ones a
 -- capture lacks (no NVTX, no copies, no graph trace) and opens the export
--- read-only: sqlite3 alone stops at the first missing table.
-WITH
-ranges AS (
+-- read-only: sqlite3 alone stops at the first missing table. The working
+-- tables are TEMP tables (indexed, so a capture of a million calls takes
+-- seconds); the export itself is never written.
+CREATE TEMP TABLE rt_ranges AS
     SELECT e.rowid AS id, COALESCE(e.text, s.value) AS name, e.start, e.end, e.globalTid AS tid
     FROM NVTX_EVENTS e LEFT JOIN StringIds s ON s.id = e.textId
-    WHERE e.eventType = 59 AND e.end IS NOT NULL
-),
-gpu AS (
+    WHERE e.eventType = 59 AND e.end IS NOT NULL;
+
+CREATE TEMP TABLE rt_gpu AS
     SELECT correlationId, globalPid, end FROM CUPTI_ACTIVITY_KIND_MEMCPY
     UNION ALL SELECT correlationId, globalPid, end FROM CUPTI_ACTIVITY_KIND_MEMSET
     UNION ALL SELECT correlationId, globalPid, end FROM CUPTI_ACTIVITY_KIND_KERNEL
-    UNION ALL SELECT correlationId, globalPid, end FROM CUPTI_ACTIVITY_KIND_GRAPH_TRACE
-),
-gpu_end AS (
-    SELECT correlationId, globalPid, MAX(end) AS end FROM gpu
+    UNION ALL SELECT correlationId, globalPid, end FROM CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
+
+CREATE TEMP TABLE rt_gpu_end AS
+    SELECT correlationId, globalPid, MAX(end) AS end FROM rt_gpu
     WHERE correlationId IS NOT NULL AND correlationId != 0
-    GROUP BY correlationId, globalPid
-),
--- the low 24 bits of globalTid are the thread; clearing them gives globalPid
-calls AS (
+    GROUP BY correlationId, globalPid;
+CREATE INDEX temp.rt_gpu_end_corr ON rt_gpu_end (correlationId, globalPid);
+
+-- Calls that launched GPU work, with the end of that work. The low 24 bits
+-- of globalTid are the thread; clearing them gives globalPid.
+CREATE TEMP TABLE rt_calls AS
     SELECT a.globalTid AS tid, a.start, g.end
     FROM CUPTI_ACTIVITY_KIND_RUNTIME a
-    JOIN gpu_end g ON g.correlationId = a.correlationId AND g.globalPid = a.globalTid - a.globalTid % 16777216
-),
+    JOIN rt_gpu_end g ON g.correlationId = a.correlationId AND g.globalPid = a.globalTid - a.globalTid % 16777216;
+CREATE INDEX temp.rt_calls_tid_start ON rt_calls (tid, start);
+
+WITH
 launched AS (
     SELECT r.id, MAX(c.end) AS gpu_end
-    FROM ranges r JOIN calls c ON c.tid = r.tid AND c.start >= r.start AND c.start <= r.end
+    FROM rt_ranges r JOIN rt_calls c ON c.tid = r.tid AND c.start BETWEEN r.start AND r.end
     GROUP BY r.id
 ),
 inst AS (
     SELECT r.name, r.start, r.end, MAX(r.end, COALESCE(l.gpu_end, r.end)) AS rend
-    FROM ranges r LEFT JOIN launched l ON l.id = r.id
+    FROM rt_ranges r LEFT JOIN launched l ON l.id = r.id
 ),
 ord AS (
     SELECT name, start, end, rend,
@@ -64,7 +69,7 @@ per_name AS (
     FROM ord GROUP BY name
 ),
 capture AS (
-    SELECT MIN(c.start) AS start, (SELECT MAX(end) FROM gpu) AS end
+    SELECT MIN(c.start) AS start, (SELECT MAX(end) FROM rt_gpu) AS end
     FROM CUPTI_ACTIVITY_KIND_RUNTIME c
     JOIN CUPTI_ACTIVITY_KIND_MEMCPY m
       ON m.correlationId = c.correlationId AND m.globalPid = c.globalTid - c.globalTid % 16777216
