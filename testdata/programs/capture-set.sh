@@ -3,6 +3,7 @@
 # on the GPU machine with nsys (2025.3, through the wrapper that
 # .device/nsys-env.sh puts on PATH: minimal environment, own PID namespace),
 # each from a neutral folder /tmp/cap/NAME. Phases, one or more, in order:
+#   build  only build the programs into /tmp/cap/src
 #   smoke  build everything, run each program once without nsys at small
 #          sizes, and try the trace flags the captures need
 #   c      the CUDA captures: pipeline and driver pairs, mixed-buffers,
@@ -32,7 +33,7 @@ mkdir -p "$CAP/runs" "$OUT"
 ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 
 build() {
-    rm -rf "$SRC" && mkdir -p "$SRC" && cp "$here"/*.cu "$here"/*.h "$here"/*.c "$here"/*.py "$SRC"/ || return 1
+    rm -rf "$SRC" && mkdir -p "$SRC" && cp "$here"/*.cu "$here"/*.cuh "$here"/*.h "$here"/*.c "$here"/*.py "$SRC"/ || return 1
     (
         cd "$SRC" || exit 1
         for p in pipeline graph managed many_copies; do "${NVCC[@]}" -o $p $p.cu & done
@@ -139,6 +140,10 @@ pack() {
         tar czf "$OUT/$file" "$@" runs/*/*.stdout.txt runs/*/*.stderr.txt $([ -f spread.txt ] && echo spread.txt)
     )
     ls -la "$OUT/$file"
+}
+
+phase_build() {
+    build && ls -la "$SRC"
 }
 
 phase_smoke() {

@@ -15,22 +15,9 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include "cap_common.h"
+#include "cap_kernels.cuh"
 
 const char* capProgram = "graph";
-
-namespace {
-
-// process applies x = x*0.999 + 0.001 work times to every element.
-__global__ void process(float* x, size_t n, int work) {
-    size_t stride = size_t(gridDim.x) * blockDim.x;
-    for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-        float v = x[i];
-        for (int k = 0; k < work; ++k) v = fmaf(v, 0.999f, 0.001f);
-        x[i] = v;
-    }
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
     int launches = int(intFlag(argc, argv, "--launches", 30));
