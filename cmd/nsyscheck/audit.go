@@ -121,6 +121,12 @@ func runAudit(opts *auditOptions, args []string, s Streams) error {
 	}
 	out, err := check.Audit(ctx, before, after, check.AuditOptions{Nsys: opts.Nsys, NoRule: opts.Rule == "off",
 		RatesDir: opts.Rates, LinkGBps: opts.LinkGBps})
+	if ctx.Err() != nil {
+		if err == nil {
+			err = fmt.Errorf("interrupted")
+		}
+		return &statusError{code: exitSignal, err: err}
+	}
 	if err != nil {
 		return &statusError{code: exitError, err: err}
 	}
