@@ -71,6 +71,11 @@ func StreamCopies(path string, opts Options, feed func(*CopyScan) records.Handle
 // CopiesOf is StreamCopies on an opened source.
 func CopiesOf(ctx context.Context, src *source.Source, feed func(*CopyScan) records.Handler) (*CopyScan, error) {
 	scan := &CopyScan{Path: src.Path, Format: FormatOf(src.Kind), Notes: src.Notes}
+	info, err := Read(ctx, src, ReadOptions{JoinCalls: true, Ops: []records.OpKind{records.OpCopy}}, feed(scan))
+	if err != nil {
+		return nil, err
+	}
+	scan.Files = info.Files
 	if src.Kind == nsysdb.KindCSV {
 		// The report prints sizes in MB to a few digits. The reader recovers
 		// the size of a page-granular buffer, as the lesson's program copies
@@ -78,10 +83,5 @@ func CopiesOf(ctx context.Context, src *source.Source, feed func(*CopyScan) reco
 		// general it can only round.
 		scan.Lack(FactMemcpyBytes, nsysdb.ReportGPUTrace+" gives bytes in MB rounded to its printed digits, so per-copy bytes are approximate")
 	}
-	info, err := Read(ctx, src, ReadOptions{JoinCalls: true, Ops: []records.OpKind{records.OpCopy}}, feed(scan))
-	if err != nil {
-		return nil, err
-	}
-	scan.Files = info.Files
 	return scan, nil
 }

@@ -2,6 +2,7 @@ package records
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -42,5 +43,59 @@ func TestTeeStopsAtTheFirstError(t *testing.T) {
 	}
 	if called {
 		t.Fatal("the second handler ran after the first failed")
+	}
+}
+
+// TestTeeSummariesAndCounts: the summaries and counts reach every handler
+// that wants them, in turn.
+func TestTeeSummariesAndCounts(t *testing.T) {
+	var got []string
+	a := Handler{APISum: func(s *APISum) error { got = append(got, "a:"+s.Name); return nil },
+		Counts: func(c *Counts) error { got = append(got, "a:counts"); return nil }}
+	b := Handler{APISum: func(s *APISum) error { got = append(got, "b:"+s.Name); return nil },
+		RangeSum: func(s *RangeSum) error { got = append(got, "b:"+s.Name); return nil }}
+	h := Tee(a, b)
+	if h.CopySum != nil {
+		t.Fatal("Tee wants copy summaries neither handler wants")
+	}
+	for _, err := range []error{h.APISum(&APISum{Name: "cudaFree"}), h.RangeSum(&RangeSum{Name: "step"}), h.Counts(&Counts{Calls: 3})} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := "a:cudaFree b:cudaFree b:step a:counts"
+	if s := strings.Join(got, " "); s != want {
+		t.Errorf("got %s, want %s", s, want)
+	}
+}
+
+// TestProgramThreadOrder: the program's thread has the most
+// cudaMemcpyAsync calls, then the most cudaMemcpy calls, then the most
+// calls, then the lower ids; Why says which step chose it.
+func TestProgramThreadOrder(t *testing.T) {
+	mk := func(pid, tid int64, names ...string) ThreadCount {
+		c := ThreadCount{PID: pid, TID: tid}
+		for _, n := range names {
+			c.Add(n, 1)
+		}
+		return c
+	}
+	ts := []ThreadCount{
+		mk(2, 2, "cudaFree", "cudaFree", "cudaFree"),
+		mk(1, 5, "cudaMemcpy"),
+		mk(1, 4, "cudaMemcpy"),
+		mk(3, 3, "cudaMemcpyAsync"),
+	}
+	SortThreads(ts)
+	order := []int64{3, 4, 5, 2}
+	for i, tid := range order {
+		if ts[i].TID != tid {
+			t.Fatalf("order %+v, want tids %v", ts, order)
+		}
+	}
+	for i, want := range []string{"cudaMemcpyAsync", "most cudaMemcpy", "most cudaMemcpy", "most CUDA calls"} {
+		if !strings.Contains(ts[i].Why(), want) {
+			t.Errorf("thread %d: %q", ts[i].TID, ts[i].Why())
+		}
 	}
 }
