@@ -13,6 +13,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/nsyssqlite"
 	"github.com/nsyscheck/nsyscheck/records"
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // The audit's read of a capture (StreamCopies: copies joined to their
@@ -24,8 +25,8 @@ import (
 // memory kinds.
 type copyGroup struct {
 	api      string
-	kind     CopyKind
-	src, dst MemKind
+	kind     vocab.CopyKind
+	src, dst vocab.MemKind
 }
 
 type copySums struct{ n, bytes, host, gpu int64 }
@@ -62,10 +63,10 @@ func sqlCopySums(t *testing.T, path string) map[copyGroup]copySums {
 		}
 		g := copyGroup{nsyssqlite.StripAPIVersion(api), nsysdb.CopyKindOf(op), nsysdb.MemKindOf(sk), nsysdb.MemKindOf(dk)}
 		if sk == "" {
-			g.src = MemUnknown
+			g.src = vocab.MemUnknown
 		}
 		if dk == "" {
-			g.dst = MemUnknown
+			g.dst = vocab.MemUnknown
 		}
 		o := out[g]
 		o.n, o.bytes, o.host, o.gpu = o.n+s.n, o.bytes+s.bytes, o.host+s.host, o.gpu+s.gpu
@@ -226,11 +227,11 @@ func TestStreamCopiesJoin(t *testing.T) {
 	}
 	a := mine[0]
 	if a.Call == nil || a.Call.Name != "cudaMemcpyAsync" || a.Call.TID != 100 || a.Call.Start != 1000 || a.Call.Duration() != 900 ||
-		a.Copy != CopyHtoD || a.Src != MemPageable || a.Dst != MemDevice || a.Stream != 21 || a.Bytes != 4096 {
+		a.Copy != vocab.CopyHtoD || a.Src != vocab.MemPageable || a.Dst != vocab.MemDevice || a.Stream != 21 || a.Bytes != 4096 {
 		t.Errorf("async copy = %+v, call %+v", a, a.Call)
 	}
 	for _, b := range mine[1:3] {
-		if b.Call == nil || b.Call.Name != "cudaMemcpyBatchAsync" || b.Call.TID != 101 || b.Copy != CopyDtoH || b.Dst != MemPinned {
+		if b.Call == nil || b.Call.Name != "cudaMemcpyBatchAsync" || b.Call.TID != 101 || b.Copy != vocab.CopyDtoH || b.Dst != vocab.MemPinned {
 			t.Errorf("batch copy = %+v, call %+v", b, b.Call)
 		}
 	}
@@ -328,12 +329,12 @@ func TestStreamCopiesCSV(t *testing.T) {
 	a := read.ops[0]
 	// 4.194 MB, printed to three decimals, holds one multiple of 4 KiB: 4 MiB
 	// (csvBytes); 0.001 MB holds none, so it is taken as printed.
-	if a.Call == nil || a.Call.Name != "cudaMemcpyAsync" || a.Call.Duration() != 900 || a.Bytes != 4194304 || a.Src != MemPageable ||
-		a.Dst != MemDevice || a.Copy != CopyHtoD || a.Stream != 7 || a.Call.TID != 7 || a.Call.Thread != "python" || a.End != 1050 {
+	if a.Call == nil || a.Call.Name != "cudaMemcpyAsync" || a.Call.Duration() != 900 || a.Bytes != 4194304 || a.Src != vocab.MemPageable ||
+		a.Dst != vocab.MemDevice || a.Copy != vocab.CopyHtoD || a.Stream != 7 || a.Call.TID != 7 || a.Call.Thread != "python" || a.End != 1050 {
 		t.Errorf("HtoD copy = %+v, call %+v", a, a.Call)
 	}
 	b := read.ops[1]
-	if b.Copy != CopyDtoH || b.Dst != MemPinned || b.Call == nil || b.Call.TID != 8 || b.Bytes != 1000 {
+	if b.Copy != vocab.CopyDtoH || b.Dst != vocab.MemPinned || b.Call == nil || b.Call.TID != 8 || b.Bytes != 1000 {
 		t.Errorf("DtoH copy = %+v", b)
 	}
 

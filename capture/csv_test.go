@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 const (
@@ -92,7 +93,7 @@ func TestCSVContent(t *testing.T) {
 	if !strings.Contains(c.Why(FactMemcpyBytes), "cuda_gpu_trace") {
 		t.Errorf("memcpy-bytes reason: %q", c.Why(FactMemcpyBytes))
 	}
-	if len(c.MemSummary) != 2 || c.MemSummary[0].Kind != CopyHtoD || c.MemSummary[0].Count != 155 ||
+	if len(c.MemSummary) != 2 || c.MemSummary[0].Kind != vocab.CopyHtoD || c.MemSummary[0].Count != 155 ||
 		c.MemSummary[0].TotalNs != 783402530 || c.MemSummary[0].TotalMB != 11377.050 {
 		t.Errorf("mem summary %+v", c.MemSummary)
 	}

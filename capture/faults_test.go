@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // TestValidateEveryFormat gives validate the same impossible value in a
@@ -31,10 +32,10 @@ func TestValidateEveryFormat(t *testing.T) {
 			Kernels: []Kernel{{Name: "scaleCopy", Start: -146, End: -36, CorrelationID: 3}}},
 			"kernel scaleCopy", "negative start time"},
 		{"copy lasting years", Capture{Format: FormatSQLite,
-			Memcpys: []Memcpy{{Kind: CopyHtoD, Start: 0, End: math.MaxInt64, CorrelationID: 1}}},
+			Memcpys: []Memcpy{{Kind: vocab.CopyHtoD, Start: 0, End: math.MaxInt64, CorrelationID: 1}}},
 			"memory copy HtoD", "more than a week"},
 		{"negative copy size", Capture{Format: FormatSQLite,
-			Memcpys: []Memcpy{{Kind: CopyHtoD, Start: 0, End: 10, Bytes: -1, CorrelationID: 1}}},
+			Memcpys: []Memcpy{{Kind: vocab.CopyHtoD, Start: 0, End: 10, Bytes: -1, CorrelationID: 1}}},
 			"memory copy HtoD", "impossible"},
 		{"closed range ending before its start", Capture{Format: FormatSQLite,
 			Ranges: []Range{{Name: "async-pinned", Start: 10, End: 5}}},

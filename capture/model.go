@@ -54,33 +54,6 @@ const (
 // Gap records a fact an input cannot provide and why (records.Gap).
 type Gap = records.Gap
 
-// CopyKind is the direction of a memory copy (vocab.CopyKind).
-type CopyKind = vocab.CopyKind
-
-// Copy kinds.
-const (
-	CopyHtoD    = vocab.CopyHtoD
-	CopyDtoH    = vocab.CopyDtoH
-	CopyDtoD    = vocab.CopyDtoD
-	CopyHtoH    = vocab.CopyHtoH
-	CopyPtoP    = vocab.CopyPtoP
-	CopyOther   = vocab.CopyOther
-	CopyUnknown = vocab.CopyUnknown
-)
-
-// MemKind is the kind of memory on one side of a copy (vocab.MemKind).
-type MemKind = vocab.MemKind
-
-// Memory kinds.
-const (
-	MemPageable = vocab.MemPageable
-	MemPinned   = vocab.MemPinned
-	MemDevice   = vocab.MemDevice
-	MemArray    = vocab.MemArray
-	MemManaged  = vocab.MemManaged
-	MemUnknown  = vocab.MemUnknown
-)
-
 // APICall is one CUDA runtime (or driver) API call from the trace. Times are
 // nanoseconds on the capture's clock.
 type APICall struct {
@@ -100,16 +73,16 @@ func (c APICall) Duration() int64 { return c.End - c.Start }
 
 // Memcpy is one GPU memory-copy activity record.
 type Memcpy struct {
-	Kind          CopyKind `json:"kind"`
-	Src           MemKind  `json:"src"`
-	Dst           MemKind  `json:"dst"`
-	Bytes         int64    `json:"bytes"`
-	Start         int64    `json:"start"`
-	End           int64    `json:"end"`
-	CorrelationID int64    `json:"correlationId"`
-	Stream        int64    `json:"stream"`
-	Device        int64    `json:"device"`
-	PID           int64    `json:"pid"`
+	Kind          vocab.CopyKind `json:"kind"`
+	Src           vocab.MemKind  `json:"src"`
+	Dst           vocab.MemKind  `json:"dst"`
+	Bytes         int64          `json:"bytes"`
+	Start         int64          `json:"start"`
+	End           int64          `json:"end"`
+	CorrelationID int64          `json:"correlationId"`
+	Stream        int64          `json:"stream"`
+	Device        int64          `json:"device"`
+	PID           int64          `json:"pid"`
 }
 
 // Duration is the copy's GPU duration in nanoseconds.
@@ -157,10 +130,10 @@ type APISummary struct {
 // MemSummary is one copy kind's totals from cuda_gpu_mem_time_sum and
 // cuda_gpu_mem_size_sum.
 type MemSummary struct {
-	Kind    CopyKind `json:"kind"`
-	Count   int64    `json:"count"`
-	TotalNs int64    `json:"totalNs"`
-	TotalMB float64  `json:"totalMB"` // megabytes (1e6 bytes) as the report rounds them; 0 if unknown
+	Kind    vocab.CopyKind `json:"kind"`
+	Count   int64          `json:"count"`
+	TotalNs int64          `json:"totalNs"`
+	TotalMB float64        `json:"totalMB"` // megabytes (1e6 bytes) as the report rounds them; 0 if unknown
 }
 
 // RangeSummary is one row of the nvtx_sum report.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/internal/golden"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // refSQLite is the real H200 capture's SQLite export (Nsight Systems 2025.3).
@@ -519,7 +520,7 @@ func TestLoadSQLiteMemcpyWithoutKinds(t *testing.T) {
 		t.Errorf("why = %q", c.Why(FactMemoryKinds))
 	}
 	for _, m := range c.Memcpys {
-		if m.Src != MemUnknown || m.Dst != MemUnknown || (m.Kind != CopyHtoD && m.Kind != CopyDtoH) {
+		if m.Src != vocab.MemUnknown || m.Dst != vocab.MemUnknown || (m.Kind != vocab.CopyHtoD && m.Kind != vocab.CopyDtoH) {
 			t.Fatalf("memcpy %+v", m)
 		}
 	}

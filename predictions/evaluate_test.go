@@ -239,7 +239,7 @@ func TestPinnedGroupIsPageable(t *testing.T) {
 	// Without NVTX, two pageable runs per size cannot be told apart.
 	for _, noNVTX := range []bool{false, true} {
 		// A malloc'd "pinned" buffer behaves like the pageable one.
-		r := Evaluate(synthCapture(synthOpts{noNVTX: noNVTX, pinnedKind: capture.MemPageable, pinnedRate: 10,
+		r := Evaluate(synthCapture(synthOpts{noNVTX: noNVTX, pinnedKind: vocab.MemPageable, pinnedRate: 10,
 			asyncCallMs: map[vocab.MemKind]float64{vocab.MemPageable: 9, vocab.MemPinned: 9}, asyncSyncMs: map[vocab.MemKind]float64{vocab.MemPageable: 0.02, vocab.MemPinned: 0.02}}))
 		want := Died
 		if noNVTX {

@@ -9,14 +9,14 @@ import (
 
 // synthOpts shapes a synthetic capture of the bundled program's run.
 type synthOpts struct {
-	noNVTX      bool            // no NVTX ranges (traced with -t cuda)
-	csvLike     bool            // API calls only: no copy, kernel or NVTX records
-	asyncPerSrc int             // cudaMemcpyAsync calls per source (default 11)
-	pinnedKind  capture.MemKind // host memory kind of the "pinned" groups' copies
-	openRange   string          // this range is never popped
-	crash       bool            // the run ends inside openRange (a part 1 range)
-	dropCopies  map[string]int  // range name -> copies of each size left out (from the end)
-	otherThread bool            // a second thread also makes CUDA calls
+	noNVTX      bool           // no NVTX ranges (traced with -t cuda)
+	csvLike     bool           // API calls only: no copy, kernel or NVTX records
+	asyncPerSrc int            // cudaMemcpyAsync calls per source (default 11)
+	pinnedKind  vocab.MemKind  // host memory kind of the "pinned" groups' copies
+	openRange   string         // this range is never popped
+	crash       bool           // the run ends inside openRange (a part 1 range)
+	dropCopies  map[string]int // range name -> copies of each size left out (from the end)
+	otherThread bool           // a second thread also makes CUDA calls
 	// part 1 times: pageable ms = bytes/pageableRate(i), pinned ms = bytes/pinnedRate
 	pageableRate func(i int) float64 // GB/s at size index i
 	pinnedRate   float64
@@ -41,11 +41,11 @@ func (s *synth) call(name string, durNs int64) capture.APICall {
 	return a
 }
 
-func (s *synth) copy(name string, kind capture.CopyKind, host capture.MemKind, bytes, durNs int64) {
+func (s *synth) copy(name string, kind vocab.CopyKind, host vocab.MemKind, bytes, durNs int64) {
 	a := s.call(name, durNs)
-	src, dst := host, capture.MemDevice
-	if kind == capture.CopyDtoH {
-		src, dst = capture.MemDevice, host
+	src, dst := host, vocab.MemDevice
+	if kind == vocab.CopyDtoH {
+		src, dst = vocab.MemDevice, host
 	}
 	s.c.Memcpys = append(s.c.Memcpys, capture.Memcpy{Kind: kind, Src: src, Dst: dst, Bytes: bytes,
 		Start: a.Start + 10, End: a.End - 10, CorrelationID: a.CorrelationID, PID: s.pid})
@@ -83,7 +83,7 @@ func synthCapture(o synthOpts) *capture.Capture {
 		o.asyncPerSrc = asyncPerSrc
 	}
 	if o.pinnedKind == "" {
-		o.pinnedKind = capture.MemPinned
+		o.pinnedKind = vocab.MemPinned
 	}
 	if o.pageableRate == nil {
 		o.pageableRate = func(i int) float64 { return 10 / (1 + 0.25*float64(i)) }
@@ -103,11 +103,11 @@ func synthCapture(o synthOpts) *capture.Capture {
 	s := &synth{c: &capture.Capture{Path: "synthetic", Format: capture.FormatSQLite,
 		Sources: capture.Sources{API: nsysdb.TableRuntime, Memcpy: nsysdb.TableMemcpy, Kernel: nsysdb.TableKernel, NVTX: nsysdb.TableNVTX}},
 		now: 1_000_000, pid: 7, tid: 7}
-	hostOf := map[vocab.MemKind]capture.MemKind{"pageable": capture.MemPageable, "pinned": o.pinnedKind}
+	hostOf := map[vocab.MemKind]vocab.MemKind{"pageable": vocab.MemPageable, "pinned": o.pinnedKind}
 
 	// Correctness gates: full round trips of 256 MiB.
-	s.copy(apiMemcpy, capture.CopyHtoD, capture.MemPageable, 256*mib, msNs(30))
-	s.copy(apiMemcpy, capture.CopyDtoH, capture.MemPinned, 256*mib, msNs(5))
+	s.copy(apiMemcpy, vocab.CopyHtoD, vocab.MemPageable, 256*mib, msNs(30))
+	s.copy(apiMemcpy, vocab.CopyDtoH, vocab.MemPinned, 256*mib, msNs(5))
 	for _, dir := range []vocab.Direction{vocab.H2D, vocab.D2H} {
 		kind := copyKindOf(dir)
 		for _, src := range sources {
@@ -138,7 +138,7 @@ func synthCapture(o synthOpts) *capture.Capture {
 			if k == 1 {
 				s.push("async-" + string(src))
 			}
-			s.copy(apiMemcpyAsync, capture.CopyHtoD, hostOf[src], probeBytes, msNs(o.asyncCallMs[src]))
+			s.copy(apiMemcpyAsync, vocab.CopyHtoD, hostOf[src], probeBytes, msNs(o.asyncCallMs[src]))
 			s.call(apiStreamSync, msNs(o.asyncSyncMs[src]))
 		}
 		if o.asyncPerSrc > 1 {
@@ -147,7 +147,7 @@ func synthCapture(o synthOpts) *capture.Capture {
 	}
 	for _, v := range variants {
 		s.launch(msNs(o.kernelMs[v])) // gate
-		s.copy(apiMemcpy, capture.CopyDtoH, capture.MemPinned, 64*mib, msNs(1.3))
+		s.copy(apiMemcpy, vocab.CopyDtoH, vocab.MemPinned, 64*mib, msNs(1.3))
 		s.push("kernel-" + string(v))
 		for k := 0; k < warmups+timedRuns; k++ {
 			s.launch(msNs(o.kernelMs[v]))
@@ -161,7 +161,7 @@ func finish(s *synth, o synthOpts) *capture.Capture {
 	if o.otherThread {
 		other := &synth{c: s.c, now: 2_000_000, pid: 7, tid: 8, corr: 1_000_000}
 		for k := 0; k < 400; k++ {
-			other.copy(apiMemcpy, capture.CopyHtoD, capture.MemPageable, 4*mib, 100_000)
+			other.copy(apiMemcpy, vocab.CopyHtoD, vocab.MemPageable, 4*mib, 100_000)
 		}
 	}
 	c := s.c

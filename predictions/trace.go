@@ -231,16 +231,16 @@ func (t *traceCtx) inRange(name string, r capture.Range) []capture.APICall {
 	return out
 }
 
-func copyKindOf(dir vocab.Direction) capture.CopyKind {
+func copyKindOf(dir vocab.Direction) vocab.CopyKind {
 	if dir == vocab.H2D {
-		return capture.CopyHtoD
+		return vocab.CopyHtoD
 	}
-	return capture.CopyDtoH
+	return vocab.CopyDtoH
 }
 
 // hostKind is the memory kind of a copy's host side.
-func hostKind(m *capture.Memcpy) capture.MemKind {
-	if m.Kind == capture.CopyDtoH {
+func hostKind(m *capture.Memcpy) vocab.MemKind {
+	if m.Kind == vocab.CopyDtoH {
 		return m.Dst
 	}
 	return m.Src
@@ -269,7 +269,7 @@ func (t *traceCtx) checkHostKind(group string, src vocab.MemKind, m *capture.Mem
 		return false
 	}
 	t.kindWarned[group] = true
-	if src == vocab.MemPinned && hk == capture.MemPageable {
+	if src == vocab.MemPinned && hk == vocab.MemPageable {
 		t.diags.add(CodePinnedSourcePageable, Error, fmt.Sprintf(
 			"the %s group's copies have a pageable host %s (%s, corr %d): the pinned buffer probably is not pinned; check that it came from cudaMallocHost and that the return value was checked; the verdicts are what these copies measured",
 			group, hostSide(dir), t.cpyTab, m.CorrelationID))
@@ -505,8 +505,8 @@ func (t *traceCtx) part1Range(dir vocab.Direction, src vocab.MemKind) (rangeGrou
 		return rangeGroup{}, why
 	}
 	g := rangeGroup{bySize: map[int64][]callCopy{}, nAsync: nAsync, how: fmt.Sprintf("NVTX range %s %s", name, rangeSpan(r))}
-	aside := map[capture.CopyKind]int{}
-	hosts := map[int64]map[capture.MemKind]bool{}
+	aside := map[vocab.CopyKind]int{}
+	hosts := map[int64]map[vocab.MemKind]bool{}
 	for _, o := range ops {
 		if o.cp.Kind != kind {
 			aside[o.cp.Kind]++
@@ -515,7 +515,7 @@ func (t *traceCtx) part1Range(dir vocab.Direction, src vocab.MemKind) (rangeGrou
 		t.checkHostKind(name, src, o.cp, dir)
 		g.bySize[o.cp.Bytes] = append(g.bySize[o.cp.Bytes], o)
 		if hosts[o.cp.Bytes] == nil {
-			hosts[o.cp.Bytes] = map[capture.MemKind]bool{}
+			hosts[o.cp.Bytes] = map[vocab.MemKind]bool{}
 		}
 		hosts[o.cp.Bytes][hostKind(o.cp)] = true
 	}
@@ -571,7 +571,7 @@ func (t *traceCtx) sharedSizes(dir vocab.Direction, bySrc map[vocab.MemKind]map[
 }
 
 // kindCounts describes copies by direction: "3 DtoH copies".
-func kindCounts(n map[capture.CopyKind]int) string {
+func kindCounts(n map[vocab.CopyKind]int) string {
 	var ks []string
 	for k := range n {
 		ks = append(ks, string(k))
@@ -579,7 +579,7 @@ func kindCounts(n map[capture.CopyKind]int) string {
 	sort.Strings(ks)
 	parts := make([]string, len(ks))
 	for i, k := range ks {
-		parts[i] = fmt.Sprintf("%d %s copies", n[capture.CopyKind(k)], k)
+		parts[i] = fmt.Sprintf("%d %s copies", n[vocab.CopyKind(k)], k)
 	}
 	return strings.Join(parts, ", ")
 }
@@ -599,8 +599,8 @@ func (t *traceCtx) timed(label string, group []callCopy) timing {
 }
 
 type runKey struct {
-	kind  capture.CopyKind
-	host  capture.MemKind
+	kind  vocab.CopyKind
+	host  vocab.MemKind
 	bytes int64
 }
 
@@ -636,7 +636,7 @@ func (t *traceCtx) runSizes(dir vocab.Direction, runs map[runKey][][]callCopy) [
 		}
 	}
 	for b := range sizes {
-		p, q := runs[runKey{kind, capture.MemPageable, b}], runs[runKey{kind, capture.MemPinned, b}]
+		p, q := runs[runKey{kind, vocab.MemPageable, b}], runs[runKey{kind, vocab.MemPinned, b}]
 		switch {
 		case len(p) == 1 && len(q) == 1:
 			out = append(out, b)
@@ -677,9 +677,9 @@ func (t *traceCtx) part1Runs(dir vocab.Direction) (*sweepData, string) {
 		if k.kind != kind {
 			continue
 		}
-		if k.host == capture.MemPinned {
+		if k.host == vocab.MemPinned {
 			pinnedRuns += len(rs)
-		} else if k.host == capture.MemPageable && len(rs) == 2 {
+		} else if k.host == vocab.MemPageable && len(rs) == 2 {
 			twice++
 		}
 	}
@@ -697,7 +697,7 @@ func (t *traceCtx) part1Runs(dir vocab.Direction) (*sweepData, string) {
 	}
 	for _, src := range sources {
 		for _, b := range sd.sizes {
-			run := runs[runKey{kind, capture.MemKind(src), b}][0]
+			run := runs[runKey{kind, vocab.MemKind(src), b}][0]
 			warm, _ := warmupsOf(len(run), warmups, t.progCopyRuns(dir, src, b))
 			if len(run) != perSize {
 				shaped = false
@@ -769,7 +769,7 @@ func (t *traceCtx) part2() (*asyncData, string) {
 				if m == nil {
 					return nil, fmt.Sprintf("cudaMemcpyAsync %s has no copy record in %s", t.ref(a), t.cpyTab)
 				}
-				if m.Kind != capture.CopyHtoD {
+				if m.Kind != vocab.CopyHtoD {
 					return nil, fmt.Sprintf("cudaMemcpyAsync %s copies %s; the program's are host-to-device", t.ref(a), m.Kind)
 				}
 				t.checkHostKind("async-"+string(src), src, m, vocab.H2D)
@@ -843,7 +843,7 @@ func (t *traceCtx) part2NVTX(all []capture.APICall, withCopies bool) (groups map
 		if withCopies {
 			g = t.hostToDevice(name, g)
 			if t.c.Has(capture.FactMemoryKinds) {
-				hosts := map[capture.MemKind]bool{}
+				hosts := map[vocab.MemKind]bool{}
 				for _, a := range g {
 					if m := t.memcpy[a.CorrelationID]; m != nil {
 						hosts[hostKind(m)] = true
@@ -884,9 +884,9 @@ func (t *traceCtx) part2NVTX(all []capture.APICall, withCopies bool) (groups map
 // sets the others aside with a diagnostic.
 func (t *traceCtx) hostToDevice(group string, calls []capture.APICall) []capture.APICall {
 	var out []capture.APICall
-	aside := map[capture.CopyKind]int{}
+	aside := map[vocab.CopyKind]int{}
 	for _, a := range calls {
-		if m := t.memcpy[a.CorrelationID]; m != nil && m.Kind != capture.CopyHtoD {
+		if m := t.memcpy[a.CorrelationID]; m != nil && m.Kind != vocab.CopyHtoD {
 			aside[m.Kind]++
 			continue
 		}
@@ -917,7 +917,7 @@ func (t *traceCtx) progAsyncRuns(src vocab.MemKind) int {
 // taken as the warm-up. Other calls are set aside with a diagnostic.
 func (t *traceCtx) part2Copies(all []capture.APICall, groups map[vocab.MemKind][]capture.APICall) (how, why string) {
 	type key struct {
-		host  capture.MemKind
+		host  vocab.MemKind
 		bytes int64
 	}
 	by := map[key][]capture.APICall{}
@@ -926,16 +926,16 @@ func (t *traceCtx) part2Copies(all []capture.APICall, groups map[vocab.MemKind][
 		if m == nil {
 			return "", fmt.Sprintf("cudaMemcpyAsync %s has no copy record in %s", t.ref(a), t.cpyTab)
 		}
-		if hk := hostKind(m); m.Kind == capture.CopyHtoD && (hk == capture.MemPageable || hk == capture.MemPinned) {
+		if hk := hostKind(m); m.Kind == vocab.CopyHtoD && (hk == vocab.MemPageable || hk == vocab.MemPinned) {
 			by[key{hk, m.Bytes}] = append(by[key{hk, m.Bytes}], a)
 		}
 	}
 	best, bestN := int64(-1), 0
 	for k, p := range by {
-		if k.host != capture.MemPageable {
+		if k.host != vocab.MemPageable {
 			continue
 		}
-		n := min(len(p), len(by[key{capture.MemPinned, k.bytes}]))
+		n := min(len(p), len(by[key{vocab.MemPinned, k.bytes}]))
 		if n > 0 && (n > bestN || (n == bestN && k.bytes > best)) {
 			best, bestN = k.bytes, n
 		}
@@ -946,7 +946,7 @@ func (t *traceCtx) part2Copies(all []capture.APICall, groups map[vocab.MemKind][
 	}
 	var parts []string
 	for _, src := range sources {
-		g := by[key{capture.MemKind(src), best}]
+		g := by[key{vocab.MemKind(src), best}]
 		warm, _ := warmupsOf(len(g), 1, t.progAsyncRuns(src))
 		groups[src] = g[warm:]
 		if len(g) != asyncPerSrc {
@@ -955,7 +955,7 @@ func (t *traceCtx) part2Copies(all []capture.APICall, groups map[vocab.MemKind][
 		}
 		parts = append(parts, fmt.Sprintf("%d %s (%d warm-up)", len(g), src, warm))
 	}
-	if aside := len(all) - len(by[key{capture.MemPageable, best}]) - len(by[key{capture.MemPinned, best}]); aside > 0 {
+	if aside := len(all) - len(by[key{vocab.MemPageable, best}]) - len(by[key{vocab.MemPinned, best}]); aside > 0 {
 		t.diags.add(CodeAsyncPremise, Info, fmt.Sprintf(
 			"thread %s makes %d cudaMemcpyAsync calls; %d of them are not host-to-device copies of %s from pageable or pinned memory and are set aside (the lesson takes part 2's copies to be the program's only ones)",
 			t.thread(), len(all), aside, sizeName(best)))
@@ -1008,7 +1008,7 @@ func (t *traceCtx) part4(ad *asyncData) (*callTotals, *byteTotals, string) {
 // totals every host-to-device copy of the run, part 1's and part 3's too.
 func (t *traceCtx) bytesFromSummary() string {
 	for _, s := range t.c.MemSummary {
-		if s.Kind == capture.CopyHtoD && s.TotalMB > 0 {
+		if s.Kind == vocab.CopyHtoD && s.TotalMB > 0 {
 			return fmt.Sprintf("no per-copy records; cuda_gpu_mem_size_sum gives only totals per copy kind (host-to-device: %d copies, %.3f MB), which mix part 2's copies with part 1's and part 3's, so the two groups' bytes cannot be separated",
 				s.Count, s.TotalMB)
 		}
@@ -1161,7 +1161,7 @@ func (t *traceCtx) deviceCopy() (float64, string) {
 	var group []callCopy
 	for _, a := range calls {
 		m := t.memcpy[a.CorrelationID]
-		if m == nil || m.Kind != capture.CopyDtoD || (len(group) > 0 && m.Bytes != group[0].cp.Bytes) {
+		if m == nil || m.Kind != vocab.CopyDtoD || (len(group) > 0 && m.Bytes != group[0].cp.Bytes) {
 			return 0, ""
 		}
 		group = append(group, callCopy{a, m, a.End})

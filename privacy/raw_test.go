@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
 // regexRaw is the raw search as two regular expressions over all of data,
@@ -135,7 +137,7 @@ func TestRawSearchLongValue(t *testing.T) {
 // allowed variable is not an exposure; the same name with another value is.
 func TestScanNsysRepCompressedTail(t *testing.T) {
 	var b bytes.Buffer
-	b.WriteString(nsysRepMagic + " 1.\n\x0b\x02")
+	b.WriteString(nsysdb.NsysRepMagic + " 1.\n\x0b\x02")
 	b.WriteString("PATH=/usr/bin\x00CUDA_VERSION=13.0.2\x00HOME=/tmp\x00")
 	b.WriteString("\x02\x1a\x00\xf2\x00VERSION=13.0.2\x00)\x00")
 	b.WriteString("\x03\x11\x00\xf2\x00BUILD_VERSION=9.9.9\x00")

@@ -18,12 +18,6 @@ import (
 	"github.com/nsyscheck/nsyscheck/source"
 )
 
-const (
-	sqliteMagic  = nsysdb.SQLiteMagic
-	nsysRepMagic = nsysdb.NsysRepMagic
-	exportHint   = nsysdb.ExportHint
-)
-
 // NsysProcesses are the names of nsys's own processes, which every capture
 // records beside the profiled program.
 var NsysProcesses = []string{"nsys", "nsys-launcher", "nsys-tee", "QdstrmImporter", "nsys-ui", "nsys-exporter", "quadd_d"}
@@ -95,7 +89,7 @@ func scanSQLite(f *source.File) (*Report, error) {
 		r.UnusedBytes = pm.unusedBytes()
 	}
 	if err := r.addRaw(f, f.Size, pm, s.covered); err != nil {
-		return nil, &inputerr.Error{Path: path, Problem: "cannot read the capture", Err: err, Hint: exportHint}
+		return nil, &inputerr.Error{Path: path, Problem: "cannot read the capture", Err: err, Hint: nsysdb.ExportHint}
 	}
 	r.sort()
 	return r, nil
@@ -110,7 +104,7 @@ type sqliteScan struct {
 }
 
 func (s *sqliteScan) fail(where string, err error) error {
-	return &inputerr.Error{Path: s.r.Path, Where: where, Problem: "cannot read the table", Err: err, Hint: exportHint}
+	return &inputerr.Error{Path: s.r.Path, Where: where, Problem: "cannot read the table", Err: err, Hint: nsysdb.ExportHint}
 }
 
 func (s *sqliteScan) run() error {
@@ -118,14 +112,14 @@ func (s *sqliteScan) run() error {
 	s.covered = map[string]bool{}
 	rows, err := s.db.Query(`SELECT name, type, rootpage FROM sqlite_schema`)
 	if err != nil {
-		return &inputerr.Error{Path: s.r.Path, Problem: "cannot read the database schema", Err: err, Hint: exportHint}
+		return &inputerr.Error{Path: s.r.Path, Problem: "cannot read the database schema", Err: err, Hint: nsysdb.ExportHint}
 	}
 	for rows.Next() {
 		var name, typ string
 		var root sql.NullInt64
 		if err := rows.Scan(&name, &typ, &root); err != nil {
 			rows.Close()
-			return &inputerr.Error{Path: s.r.Path, Problem: "cannot read the database schema", Err: err, Hint: exportHint}
+			return &inputerr.Error{Path: s.r.Path, Problem: "cannot read the database schema", Err: err, Hint: nsysdb.ExportHint}
 		}
 		if typ == "table" {
 			s.tables[name] = true
@@ -136,7 +130,7 @@ func (s *sqliteScan) run() error {
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return &inputerr.Error{Path: s.r.Path, Problem: "cannot read the database schema", Err: err, Hint: exportHint}
+		return &inputerr.Error{Path: s.r.Path, Problem: "cannot read the database schema", Err: err, Hint: nsysdb.ExportHint}
 	}
 
 	pids, err := profiledPIDs(s.db, s.tables)

@@ -461,7 +461,7 @@ func TestScrubRealExposure(t *testing.T) {
 
 func TestScanNsysRepRaw(t *testing.T) {
 	var b bytes.Buffer
-	b.WriteString(nsysRepMagic + " 1.\n\x0b\x02")
+	b.WriteString(nsysdb.NsysRepMagic + " 1.\n\x0b\x02")
 	b.WriteString("PATH=/usr/bin\x00HOME=/tmp\x00LD_PRELOAD={}\x00CUDA_HOME=/usr/local/cuda\x00")
 	b.WriteString("NSC_FAKE_TOKEN=" + fakeToken + "\x00NSC_NOTE=hi there\x00LANG=C.UTF-8\x00")
 	b.WriteString("\x01\x02_VERSION=7\x04\x22cpuctxsw=none\x00") // compressed fragments and nsys options

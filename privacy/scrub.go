@@ -256,7 +256,7 @@ func checkScrubPaths(f *source.File, out string, opts ScrubOptions) error {
 		return &inputerr.Error{Path: in, Problem: "cannot scrub a .nsys-rep", Hint: nsysRepScrubHint}
 	}
 	if f.Kind != nsysdb.KindSQLite {
-		return &inputerr.Error{Path: in, Problem: "not a SQLite database, so not an nsys SQLite export", Hint: exportHint}
+		return &inputerr.Error{Path: in, Problem: "not a SQLite database, so not an nsys SQLite export", Hint: nsysdb.ExportHint}
 	}
 	inAbs, err1 := filepath.Abs(in)
 	outAbs, err2 := filepath.Abs(out)
