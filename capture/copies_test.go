@@ -11,7 +11,6 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
-	"github.com/nsyscheck/nsyscheck/nsyssqlite"
 	"github.com/nsyscheck/nsyscheck/records"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
@@ -61,7 +60,7 @@ func sqlCopySums(t *testing.T, path string) map[copyGroup]copySums {
 		if err := rows.Scan(&api, &op, &sk, &dk, &s.n, &s.bytes, &s.host, &s.gpu); err != nil {
 			t.Fatal(err)
 		}
-		g := copyGroup{nsyssqlite.StripAPIVersion(api), nsysdb.CopyKindOf(op), nsysdb.MemKindOf(sk), nsysdb.MemKindOf(dk)}
+		g := copyGroup{nsysdb.StripAPIVersion(api), nsysdb.CopyKindOf(op), nsysdb.MemKindOf(sk), nsysdb.MemKindOf(dk)}
 		if sk == "" {
 			g.src = vocab.MemUnknown
 		}

@@ -107,7 +107,7 @@ func FromSource(ctx context.Context, src *source.Source, opts Options) (*Capture
 		return programCapture(src.Program.Path, src.Program.Reader(), FormatTranscript, "transcript", program.ParseTranscript)
 	}
 	c := &Capture{Path: src.Path, Format: FormatOf(src.Kind), Notes: append([]string(nil), src.Notes...)}
-	info, err := Read(ctx, src, ReadOptions{APINames: opts.APINames, ProgramThread: opts.ProgramThread,
+	info, err := Read(ctx, src, records.Selection{APINames: opts.APINames, ProgramThread: opts.ProgramThread,
 		Ops: []records.OpKind{records.OpCopy, records.OpKernel}}, collect(c))
 	if err != nil {
 		return nil, err

@@ -43,19 +43,6 @@ func (o Options) context() context.Context {
 	return context.Background()
 }
 
-// WantsAPI reports whether calls named name are to be loaded.
-func (o Options) WantsAPI(name string) bool {
-	if len(o.APINames) == 0 {
-		return true
-	}
-	for _, n := range o.APINames {
-		if n == name {
-			return true
-		}
-	}
-	return false
-}
-
 // sourceOptions are the options source.Open takes: where nsys and the
 // export cache are, and the kind to read the input as (KindUnknown: the
 // one its content and name tell).

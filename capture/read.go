@@ -11,21 +11,6 @@ import (
 	"github.com/nsyscheck/nsyscheck/source"
 )
 
-// ReadOptions say which records Read asks the reader for, beside those the
-// Handler wants.
-type ReadOptions struct {
-	// APINames, when not empty, limits the API calls read to these names
-	// (without _vNNNN suffix).
-	APINames []string
-	// ProgramThread reads the program's thread's calls only (see
-	// Options.ProgramThread).
-	ProgramThread bool
-	// JoinCalls hands each copy the API call that issued it (Op.Call).
-	JoinCalls bool
-	// Ops names the kinds of GPU operation to read; empty reads them all.
-	Ops []records.OpKind
-}
-
 // ReadInfo is what the reader said beside its records.
 type ReadInfo struct {
 	// Files are the files read: an export (a report and its export), or
@@ -33,7 +18,7 @@ type ReadInfo struct {
 	Files []string
 	// Sources names the table or report each kind of record came from.
 	Sources Sources
-	// OtherThreads counts the calls ReadOptions.ProgramThread left out.
+	// OtherThreads counts the calls records.Selection.ProgramThread left out.
 	OtherThreads []ThreadCount
 }
 
@@ -44,12 +29,11 @@ type ReadInfo struct {
 // have stops the read with an error naming it. The verify model (FromSource)
 // and the audit both read through Read. The program's own files hold no
 // trace, and are refused.
-func Read(ctx context.Context, src *source.Source, opts ReadOptions, h records.Handler) (*ReadInfo, error) {
+func Read(ctx context.Context, src *source.Source, opts records.Selection, h records.Handler) (*ReadInfo, error) {
 	h = validating(h, src.Path, FormatOf(src.Kind))
 	switch src.Kind {
 	case nsysdb.KindSQLite, nsysdb.KindNsysRep:
-		info, err := nsyssqlite.Read(ctx, src.Export.DB, src.Export.Path, nsyssqlite.Options{APINames: opts.APINames,
-			ProgramThread: opts.ProgramThread, JoinCalls: opts.JoinCalls, Ops: opts.Ops}, h)
+		info, err := nsyssqlite.Read(ctx, src.Export.DB, src.Export.Path, opts, h)
 		if err != nil {
 			return nil, err
 		}
@@ -60,8 +44,7 @@ func Read(ctx context.Context, src *source.Source, opts ReadOptions, h records.H
 		return &ReadInfo{Files: files, OtherThreads: info.OtherThreads,
 			Sources: Sources{API: nsysdb.TableRuntime, Memcpy: nsysdb.TableMemcpy, Kernel: nsysdb.TableKernel, NVTX: nsysdb.TableNVTX}}, nil
 	case nsysdb.KindCSV:
-		info, err := nsyscsv.Read(ctx, src.Dir, src.Reports, nsyscsv.Options{APINames: opts.APINames,
-			ProgramThread: opts.ProgramThread, JoinCalls: opts.JoinCalls, Ops: opts.Ops}, h)
+		info, err := nsyscsv.Read(ctx, src.Dir, src.Reports, opts, h)
 		if err != nil {
 			return nil, err
 		}

@@ -55,7 +55,7 @@ func (s *CopyScan) Lack(f Fact, reason string) {
 }
 
 // StreamCopies reads the copies of the capture at path for the audit, each
-// with the API call that issued it (the join of ReadOptions.JoinCalls),
+// with the API call that issued it (the join of records.Selection.JoinCalls),
 // after the NVTX ranges its calls are placed in and before the trace's
 // counts: feed returns the Handler that takes them
 // (audit.Accumulator.Handler) for the CopyScan it fills.
@@ -71,7 +71,7 @@ func StreamCopies(path string, opts Options, feed func(*CopyScan) records.Handle
 // CopiesOf is StreamCopies on an opened source.
 func CopiesOf(ctx context.Context, src *source.Source, feed func(*CopyScan) records.Handler) (*CopyScan, error) {
 	scan := &CopyScan{Path: src.Path, Format: FormatOf(src.Kind), Notes: src.Notes}
-	info, err := Read(ctx, src, ReadOptions{JoinCalls: true, Ops: []records.OpKind{records.OpCopy}}, feed(scan))
+	info, err := Read(ctx, src, records.Selection{JoinCalls: true, Ops: []records.OpKind{records.OpCopy}}, feed(scan))
 	if err != nil {
 		return nil, err
 	}

@@ -82,7 +82,7 @@ func BenchmarkCSVTraceStream(b *testing.B) {
 				b.Fatal(err)
 			}
 			var sum int64
-			n, err := streamAPITrace(f, path, Options{}, func(c records.Call) { sum += c.Duration() }, nil)
+			n, err := streamAPITrace(f, path, records.Selection{}, func(c records.Call) { sum += c.Duration() }, nil)
 			f.Close()
 			if err != nil || n != rows {
 				b.Fatalf("%d rows, %v", n, err)
@@ -100,7 +100,7 @@ func BenchmarkCSVTraceStream(b *testing.B) {
 		t0 := time.Now()
 		for i := 0; i < b.N; i++ {
 			var calls []records.Call
-			_, err := Read(context.Background(), dir, reports, Options{}, keep(&calls))
+			_, err := Read(context.Background(), dir, reports, records.Selection{}, keep(&calls))
 			if err != nil || len(calls) != rows {
 				b.Fatalf("%v", err)
 			}
@@ -113,7 +113,7 @@ func BenchmarkCSVTraceStream(b *testing.B) {
 		b.SetBytes(st.Size())
 		b.ReportAllocs()
 		t0 := time.Now()
-		opts := Options{ProgramThread: true, APINames: []string{"cudaMemcpy", "cudaMemcpyAsync", "cudaStreamSynchronize", "cudaLaunchKernel"}}
+		opts := records.Selection{ProgramThread: true, APINames: []string{"cudaMemcpy", "cudaMemcpyAsync", "cudaStreamSynchronize", "cudaLaunchKernel"}}
 		for i := 0; i < b.N; i++ {
 			var calls []records.Call
 			if _, err := Read(context.Background(), dir, reports, opts, keep(&calls)); err != nil {

@@ -16,7 +16,6 @@ import (
 	"github.com/nsyscheck/nsyscheck/internal/csvheader"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
-	"github.com/nsyscheck/nsyscheck/nsyssqlite"
 	"github.com/nsyscheck/nsyscheck/records"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
@@ -458,7 +457,7 @@ func readAPISum(path string) ([]records.APISum, error) {
 	}
 	out := make([]records.APISum, 0, len(rows))
 	for i, r := range rows {
-		s := records.APISum{Name: nsyssqlite.StripAPIVersion(r.Name)}
+		s := records.APISum{Name: nsysdb.StripAPIVersion(r.Name)}
 		if s.TotalNs, err = csvNsOf(path, rh, i+1, "total", r.Total); err != nil {
 			return nil, err
 		}

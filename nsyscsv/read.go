@@ -16,54 +16,8 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
-	"github.com/nsyscheck/nsyscheck/nsyssqlite"
 	"github.com/nsyscheck/nsyscheck/records"
 )
-
-// Options tune a read.
-type Options struct {
-	// APINames, when not empty, limits the API calls read to these names
-	// (without _vNNNN suffix). Empty reads every call.
-	APINames []string
-	// ProgramThread reads the API calls of the program's thread only (the
-	// first by records.ThreadCount.Before, counting the calls APINames
-	// selects), in a second pass over cuda_api_trace after counting the
-	// calls per thread. Info.OtherThreads counts the calls left out.
-	ProgramThread bool
-	// JoinCalls hands each copy the API call that issued it (Op.Call), by
-	// correlation id within its process: the copies are kept by correlation
-	// id while cuda_api_trace streams past, then handed on in the order of
-	// their calls, and those no call issued in correlation id order.
-	JoinCalls bool
-	// Ops names the kinds of GPU operation to read; empty reads them all.
-	Ops []records.OpKind
-}
-
-// WantsAPI reports whether calls named name are to be read.
-func (o Options) WantsAPI(name string) bool {
-	if len(o.APINames) == 0 {
-		return true
-	}
-	for _, n := range o.APINames {
-		if n == name {
-			return true
-		}
-	}
-	return false
-}
-
-// wants reports whether operations of kind k are to be read.
-func (o Options) wants(k records.OpKind) bool {
-	if len(o.Ops) == 0 {
-		return true
-	}
-	for _, w := range o.Ops {
-		if w == k {
-			return true
-		}
-	}
-	return false
-}
 
 // Sources names the report file each kind of record came from, where the
 // folder had one: the API calls, the copies and kernels, the NVTX ranges.
@@ -83,9 +37,15 @@ type Info struct {
 
 // Read streams the records of the reports in dir (by report key, as
 // source.Open lists them) to h: only the reports the kinds h wants come
-// from are read, in the order the records package gives. A folder none of
-// whose reports read holds a data row is an error.
-func Read(ctx context.Context, dir string, reports map[string]string, opts Options, h records.Handler) (*Info, error) {
+// from are read, and of them what opts selects, in the order the records
+// package gives. With opts.ProgramThread, cuda_api_trace is read twice
+// (the calls counted per thread, then the program's thread's kept; the GPU
+// operations are all read, as the report cannot tie them to a thread); with
+// opts.JoinCalls, the copies are kept by correlation id while the calls
+// stream past, then handed on in the order of their calls, and those no
+// call issued in correlation id order. A folder none of whose reports read
+// holds a data row is an error.
+func Read(ctx context.Context, dir string, reports map[string]string, opts records.Selection, h records.Handler) (*Info, error) {
 	rd := &reader{ctx: ctx, dir: dir, reports: reports, opts: opts, h: h,
 		info: &Info{Sources: Sources{API: nsysdb.ReportAPITrace, NVTX: nsysdb.ReportNVTXSum}}}
 	defer rd.close()
@@ -110,7 +70,7 @@ type reader struct {
 	ctx     context.Context
 	dir     string
 	reports map[string]string
-	opts    Options
+	opts    records.Selection
 	h       records.Handler
 	info    *Info
 	gaps    []records.Gap
@@ -122,7 +82,7 @@ type reader struct {
 	rangeSum       []records.RangeSum
 	counts         records.Counts
 	// copies are cuda_gpu_trace's copies by correlation id, kept to be
-	// joined to their calls (Options.JoinCalls).
+	// joined to their calls (records.Selection.JoinCalls).
 	copies map[int64][]joinedCopy
 	joined []records.Op // copies with their calls, in the calls' order
 }
@@ -312,13 +272,13 @@ func (rd *reader) lackGPU(why string) {
 	if rd.h.Op == nil {
 		return
 	}
-	if rd.opts.wants(records.OpCopy) {
+	if rd.opts.WantsOp(records.OpCopy) {
 		rd.lack(records.FactMemcpy, why)
 		rd.lack(records.FactMemcpyBytes, why)
 		rd.lack(records.FactMemoryKinds, why)
 		rd.lack(records.FactCorrelation, why)
 	}
-	if rd.opts.wants(records.OpKernel) {
+	if rd.opts.WantsOp(records.OpKernel) {
 		rd.lack(records.FactKernels, why)
 	}
 }
@@ -340,7 +300,7 @@ func (rd *reader) openGPUTrace() error {
 		return nil
 	}
 	rd.info.Sources.Memcpy, rd.info.Sources.Kernel = filepath.Base(p), filepath.Base(p)
-	if rd.h.Op != nil && rd.opts.wants(records.OpCopy) {
+	if rd.h.Op != nil && rd.opts.WantsOp(records.OpCopy) {
 		if !hasColumns(rf, "bytes") {
 			rd.lack(records.FactMemcpyBytes, p+" has no Bytes column")
 		}
@@ -440,7 +400,7 @@ func (rd *reader) emitCalls() error {
 	}
 	l := newAPITraceLayout(rf.path, rf.head)
 	counting := rd.h.Counts != nil
-	all := Options{}
+	all := records.Selection{}
 	rows := 0
 	err := rf.rows(rd.ctx, func(n int, rec [][]byte) error {
 		rows = n
@@ -483,7 +443,7 @@ func (rd *reader) count(c *records.Call) {
 // decoding only the name, Pid and Tid cells, and rewinds the report for
 // the pass that reads the calls. A report this pass cannot read is read
 // whole by that pass, for the error a plain read gives.
-func countThreads(ctx context.Context, rf *recordFile, opts Options) ([]records.ThreadCount, error) {
+func countThreads(ctx context.Context, rf *recordFile, opts records.Selection) ([]records.ThreadCount, error) {
 	tc := threadCounter{at: map[string]int{}, lastAt: -1, name: rf.head.Index["name"], pid: -1, tid: -1}
 	if i, ok := rf.head.Index["pid"]; ok {
 		tc.pid = i
@@ -522,7 +482,7 @@ func (rd *reader) keepCopies() error {
 // join gives the kept copies of a copy API's call that call.
 func (rd *reader) join(c *records.Call) {
 	cs, ok := rd.copies[c.Corr]
-	if !ok || !nsyssqlite.IsCopyAPI(c.Name) {
+	if !ok || !nsysdb.IsCopyAPI(c.Name) {
 		return
 	}
 	for i := range cs {
@@ -567,7 +527,7 @@ func (rd *reader) gpuRows(fn func(*records.Op) error) error {
 			any = true
 			op.Kind, op.Name = records.OpKernel, baseKernelName(g.Name)
 		}
-		if rd.h.Op == nil || !rd.opts.wants(op.Kind) {
+		if rd.h.Op == nil || !rd.opts.WantsOp(op.Kind) {
 			return nil
 		}
 		return fn(&op)

@@ -186,7 +186,7 @@ func csvScanError(path, where string, err error) *inputerr.Error {
 // one core (GOMAXPROCS=1), BenchmarkCSVTraceStream measured about
 // 0.6-0.66M rows/s through gocsv against 2-3M rows/s here (see
 // docs/performance.md). The small summary reports go through gocsv.
-func streamAPITrace(r io.Reader, path string, opts Options, emit func(records.Call), scope func(bool)) (int, error) {
+func streamAPITrace(r io.Reader, path string, opts records.Selection, emit func(records.Call), scope func(bool)) (int, error) {
 	var l *apiTraceLayout
 	rows := 0
 	err := readCSVRecords(r, path, nsysdb.ReportAPITrace, nsysdb.APITraceColumns,
@@ -257,7 +257,7 @@ func (l *apiTraceLayout) num(rec [][]byte, i, row int) (int64, error) {
 }
 
 // read decodes one row; ok is false for a call opts does not want.
-func (l *apiTraceLayout) read(row int, rec [][]byte, opts Options) (call records.Call, ok bool, err error) {
+func (l *apiTraceLayout) read(row int, rec [][]byte, opts records.Selection) (call records.Call, ok bool, err error) {
 	name := csvStripVersionBytes(rec[l.name])
 	if !opts.WantsAPI(string(name)) {
 		return call, false, nil

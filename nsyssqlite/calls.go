@@ -172,7 +172,7 @@ func (r *reader) threadNames() (map[int64]string, error) {
 }
 
 // runtimeFilter builds the WHERE conditions of the API-call query: the
-// wanted API names and, with Options.ProgramThread, the program's thread.
+// wanted API names and, with records.Selection.ProgramThread, the program's thread.
 // none is true when no call can match.
 func (r *reader) runtimeFilter(table, gtidCol string) (conds []string, none bool, err error) {
 	if len(r.opts.APINames) > 0 {
@@ -200,8 +200,8 @@ func (r *reader) runtimeFilter(table, gtidCol string) (conds []string, none bool
 }
 
 // emitCalls hands on the CUDA API calls, only those named in
-// Options.APINames when that is set, and only the program's thread's when
-// Options.ProgramThread is set.
+// records.Selection.APINames when that is set, and only the program's thread's when
+// records.Selection.ProgramThread is set.
 func (r *reader) emitCalls() error {
 	if r.h.Call == nil {
 		return nil
@@ -252,7 +252,7 @@ func (r *reader) emitCalls() error {
 				if err != nil {
 					return err
 				}
-				name = StripAPIVersion(s)
+				name = nsysdb.StripAPIVersion(s)
 				names[nameID] = name
 			}
 			lastID, lastName = nameID, name
@@ -283,7 +283,7 @@ func (r *reader) emitCalls() error {
 	return nil
 }
 
-// programThread picks the program's thread (see Options.ProgramThread) from
+// programThread picks the program's thread (see records.Selection.ProgramThread) from
 // the calls that conds select, counted per thread in one GROUP BY pass, and
 // returns its global thread ids (one, unless ids differ only in the bits
 // above the process id). The other threads' counts go to Info.OtherThreads.
@@ -331,7 +331,7 @@ func (r *reader) programThread(table, gtidCol string, conds []string) ([]int64, 
 		if err != nil {
 			return nil, err
 		}
-		counts[i].Add(StripAPIVersion(s), int(g.n))
+		counts[i].Add(nsysdb.StripAPIVersion(s), int(g.n))
 		if ids := gtids[k]; len(ids) == 0 || ids[len(ids)-1] != g.gtid {
 			gtids[k] = append(ids, g.gtid)
 		}

@@ -9,12 +9,12 @@ import (
 )
 
 // emitOps hands on the GPU operations wanted: copies (joined to their calls
-// with Options.JoinCalls), kernels, memsets.
+// with records.Selection.JoinCalls), kernels, memsets.
 func (r *reader) emitOps() error {
 	if r.h.Op == nil {
 		return nil
 	}
-	if r.opts.wants(records.OpCopy) && r.mcols != nil {
+	if r.opts.WantsOp(records.OpCopy) && r.mcols != nil {
 		var err error
 		if r.opts.JoinCalls {
 			err = r.emitJoinedCopies()
@@ -25,12 +25,12 @@ func (r *reader) emitOps() error {
 			return err
 		}
 	}
-	if r.opts.wants(records.OpKernel) && r.kcols != nil {
+	if r.opts.WantsOp(records.OpKernel) && r.kcols != nil {
 		if err := r.emitKernels(); err != nil {
 			return err
 		}
 	}
-	if r.opts.wants(records.OpMemset) && r.tables[nsysdb.TableMemset] != "" {
+	if r.opts.WantsOp(records.OpMemset) && r.tables[nsysdb.TableMemset] != "" {
 		if err := r.emitMemsets(); err != nil {
 			return err
 		}
@@ -116,21 +116,6 @@ func (r *reader) emitCopies() error {
 	return nil
 }
 
-// copyAPIPrefixes name the API families that issue memory copies: the
-// runtime's cudaMemcpy* and the driver's cuMemcpy*.
-var copyAPIPrefixes = []string{"cudaMemcpy", "cuMemcpy"}
-
-// IsCopyAPI reports whether an API name is one of the families that issue
-// memory copies (cudaMemcpy*, cuMemcpy*).
-func IsCopyAPI(name string) bool {
-	for _, p := range copyAPIPrefixes {
-		if strings.HasPrefix(name, p) {
-			return true
-		}
-	}
-	return false
-}
-
 // emitJoinedCopies hands on every copy joined to its runtime call by
 // correlation id within the same process (Op.Call nil where the trace holds
 // no such call): one query, no ORDER BY, so SQLite indexes the runtime
@@ -139,7 +124,7 @@ func IsCopyAPI(name string) bool {
 func (r *reader) emitJoinedCopies() error {
 	table := r.tables[nsysdb.TableMemcpy]
 	rt := r.tables[nsysdb.TableRuntime]
-	copyAPIs, err := r.prefixNameIDs(copyAPIPrefixes, IsCopyAPI)
+	copyAPIs, err := r.prefixNameIDs(nsysdb.CopyAPIPrefixes, nsysdb.IsCopyAPI)
 	if err != nil {
 		return err
 	}
@@ -189,7 +174,7 @@ func (r *reader) emitJoinedCopies() error {
 				if err != nil {
 					return err
 				}
-				name = StripAPIVersion(v)
+				name = nsysdb.StripAPIVersion(v)
 				names[nameID.Int64] = name
 			}
 			call = records.Call{Name: name, Start: cs.Int64, End: ce.Int64, Corr: c.op.Corr, PID: c.op.PID}

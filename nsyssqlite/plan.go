@@ -29,12 +29,12 @@ func (r *reader) plan() error {
 			r.lack(records.FactProcessScope, fmt.Sprintf("table %s has no %s column", table, nsysdb.ColGlobalTid))
 		}
 	}
-	if r.h.Op != nil && r.opts.wants(records.OpCopy) {
+	if r.h.Op != nil && r.opts.WantsOp(records.OpCopy) {
 		if err := r.planCopies(); err != nil {
 			return err
 		}
 	}
-	if r.h.Op != nil && r.opts.wants(records.OpKernel) {
+	if r.h.Op != nil && r.opts.WantsOp(records.OpKernel) {
 		if t := r.tables[nsysdb.TableKernel]; t == "" {
 			r.lack(records.FactKernels, fmt.Sprintf("the export has no %s table: the run launched no kernels, or was not profiled with CUDA tracing (nsys profile -t cuda,nvtx)", nsysdb.TableKernel))
 		} else if r.kcols, err = r.columns(nsysdb.TableKernel, nsysdb.ColStart, nsysdb.ColEnd, nsysdb.ColShortName); err != nil {

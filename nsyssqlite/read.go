@@ -29,38 +29,6 @@ import (
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
-// Options tune a read.
-type Options struct {
-	// APINames, when not empty, limits the API calls read to these names
-	// (without _vNNNN suffix). Empty reads every call.
-	APINames []string
-	// ProgramThread reads the API calls of the program's thread only (the
-	// first by records.ThreadCount.Before, counting the calls APINames
-	// selects), and the copies and kernels of those calls (kernels of the
-	// program's process when the thread launched none through
-	// cudaLaunchKernel). Info.OtherThreads counts the calls left out.
-	ProgramThread bool
-	// JoinCalls hands each copy the API call that issued it (Op.Call),
-	// joined in SQL by correlation id within its process; the copies then
-	// come in the copy table's order, and no Call records are needed.
-	JoinCalls bool
-	// Ops names the kinds of GPU operation to read; empty reads them all.
-	Ops []records.OpKind
-}
-
-// wants reports whether operations of kind k are to be read.
-func (o Options) wants(k records.OpKind) bool {
-	if len(o.Ops) == 0 {
-		return true
-	}
-	for _, w := range o.Ops {
-		if w == k {
-			return true
-		}
-	}
-	return false
-}
-
 // Info is what a read learnt beside its records.
 type Info struct {
 	// OtherThreads counts, per thread, the calls ProgramThread left out, in
@@ -69,9 +37,13 @@ type Info struct {
 }
 
 // Read streams the records of the export at path, open as db, to h: only
-// the kinds h wants (a nil field skips its queries), in the order the
-// records package gives. The file is never written.
-func Read(ctx context.Context, db *sql.DB, path string, opts Options, h records.Handler) (*Info, error) {
+// the kinds h wants (a nil field skips its queries) and opts selects, in
+// the order the records package gives. With opts.ProgramThread the copies
+// and kernels are those of the calls read (kernels of the program's
+// process when its thread launched none through cudaLaunchKernel); with
+// opts.JoinCalls the copies are joined to their calls in SQL and come in
+// the copy table's order. The file is never written.
+func Read(ctx context.Context, db *sql.DB, path string, opts records.Selection, h records.Handler) (*Info, error) {
 	ictx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	checked := make(chan error, 1)
@@ -96,7 +68,7 @@ func Read(ctx context.Context, db *sql.DB, path string, opts Options, h records.
 }
 
 // read is Read's stream, on one connection of db.
-func read(ctx context.Context, db *sql.DB, path string, opts Options, h records.Handler) (*Info, error) {
+func read(ctx context.Context, db *sql.DB, path string, opts records.Selection, h records.Handler) (*Info, error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return nil, &inputerr.Error{Path: path, Problem: "cannot open the SQLite export", Err: err, Hint: nsysdb.ExportHint}
@@ -126,7 +98,7 @@ type reader struct {
 	ctx    context.Context
 	conn   *sql.Conn
 	path   string
-	opts   Options
+	opts   records.Selection
 	h      records.Handler
 	info   *Info
 	schema string            // EXPORT_SCHEMA_VERSION, "" if unknown
@@ -417,21 +389,6 @@ func sortedIDs(set map[int64]bool) []int64 {
 	return ids
 }
 
-// StripAPIVersion removes a trailing _v<digits> from a CUDA API name
-// (cudaMemcpy_v3020 -> cudaMemcpy).
-func StripAPIVersion(name string) string {
-	i := strings.LastIndex(name, "_v")
-	if i <= 0 || i+2 == len(name) {
-		return name
-	}
-	for _, ch := range name[i+2:] {
-		if ch < '0' || ch > '9' {
-			return name
-		}
-	}
-	return name[:i]
-}
-
 // likeEscape escapes LIKE wildcards with a backslash.
 func likeEscape(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
@@ -484,7 +441,7 @@ func (r *reader) apiNameIDs(names []string) ([]int64, error) {
 	}
 	// LIKE ignores ASCII case and matches any suffix after _v: check exactly.
 	return r.stringIDs(conds, args, func(id int64, v string) bool {
-		if !want[StripAPIVersion(v)] {
+		if !want[nsysdb.StripAPIVersion(v)] {
 			return false
 		}
 		r.strs[id] = v

@@ -13,26 +13,6 @@ import (
 	"github.com/nsyscheck/nsyscheck/records"
 )
 
-func TestStripAPIVersion(t *testing.T) {
-	for in, want := range map[string]string{
-		"cudaMemcpy_v3020":       "cudaMemcpy",
-		"cudaLaunchKernel_v7000": "cudaLaunchKernel",
-		"cuKernelGetName":        "cuKernelGetName",
-		"cudaMemcpy_ptds_v7000":  "cudaMemcpy_ptds",
-		"cudaFoo_v":              "cudaFoo_v",
-		"cudaFoo_vx1":            "cudaFoo_vx1",
-		"_v12":                   "_v12",
-		"cudaMemcpy":             "cudaMemcpy",
-		"cuMemcpy_v2":            "cuMemcpy",
-		"foo_v":                  "foo_v",
-		"a_vx1":                  "a_vx1",
-	} {
-		if got := StripAPIVersion(in); got != want {
-			t.Errorf("StripAPIVersion(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 const trainPinned = "../testdata/captures/train-pinned/train-pinned.sqlite"
 
 // open opens an export's committed state for a test.
@@ -82,7 +62,7 @@ func TestSyncsByTheirCalls(t *testing.T) {
 		Call: func(c *records.Call) error { calls[c.Corr] = c.Name; return nil },
 		Sync: func(s *records.Sync) error { syncs = append(syncs, *s); kinds[s.Kind]++; return nil },
 	}
-	if _, err := Read(context.Background(), open(t, trainPinned), trainPinned, Options{}, h); err != nil {
+	if _, err := Read(context.Background(), open(t, trainPinned), trainPinned, records.Selection{}, h); err != nil {
 		t.Fatal(err)
 	}
 	if len(syncs) != 205 || kinds[records.SyncEvent] != 132 || kinds[records.SyncStream] != 73 {
@@ -113,7 +93,7 @@ func TestSyncKindWithoutItsCall(t *testing.T) {
 	p := sqFixture(t, trainPinned, `UPDATE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION SET correlationId = correlationId + 1000000`)
 	kinds := map[records.SyncKind]int{}
 	h := records.Handler{Sync: func(s *records.Sync) error { kinds[s.Kind]++; return nil }}
-	if _, err := Read(context.Background(), open(t, p), p, Options{}, h); err != nil {
+	if _, err := Read(context.Background(), open(t, p), p, records.Selection{}, h); err != nil {
 		t.Fatal(err)
 	}
 	if kinds[records.SyncEvent] != 132 || kinds[records.SyncStream] != 73 {
@@ -135,7 +115,7 @@ func TestEventsMetaDiagsCounts(t *testing.T) {
 		Diag:   func(d *records.NsysDiag) error { diags = append(diags, *d); return nil },
 		Counts: func(c *records.Counts) error { counts = *c; return nil },
 	}
-	if _, err := Read(context.Background(), open(t, trainPinned), trainPinned, Options{}, h); err != nil {
+	if _, err := Read(context.Background(), open(t, trainPinned), trainPinned, records.Selection{}, h); err != nil {
 		t.Fatal(err)
 	}
 	tr := meta.Tracing
@@ -162,7 +142,7 @@ func TestGraphLaunches(t *testing.T) {
 		`INSERT INTO CUPTI_ACTIVITY_KIND_GRAPH_TRACE VALUES (100, 250, 0, 1, NULL, 13, 4242, 281475345809408, 3)`)
 	var gs []records.GraphLaunch
 	h := records.Handler{Graph: func(g *records.GraphLaunch) error { gs = append(gs, *g); return nil }}
-	if _, err := Read(context.Background(), open(t, p), p, Options{}, h); err != nil {
+	if _, err := Read(context.Background(), open(t, p), p, records.Selection{}, h); err != nil {
 		t.Fatal(err)
 	}
 	want := records.GraphLaunch{Start: 100, End: 250, Corr: 4242, PID: 22, Device: 0, Stream: 13, Graph: 3}
@@ -175,7 +155,7 @@ func TestGraphLaunches(t *testing.T) {
 // reported; the tables absent for a wanted kind are.
 func TestOnlyWantedKinds(t *testing.T) {
 	p := sqFixture(t, trainPinned, `DROP TABLE CUPTI_ACTIVITY_KIND_KERNEL`, `DROP TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION`)
-	gaps := func(h records.Handler, opts Options) map[records.Fact]bool {
+	gaps := func(h records.Handler, opts records.Selection) map[records.Fact]bool {
 		got := map[records.Fact]bool{}
 		h.Gap = func(g records.Gap) error { got[g.Fact] = true; return nil }
 		if _, err := Read(context.Background(), open(t, p), p, opts, h); err != nil {
@@ -190,11 +170,11 @@ func TestOnlyWantedKinds(t *testing.T) {
 		}
 		ops++
 		return nil
-	}}, Options{Ops: []records.OpKind{records.OpCopy}})
+	}}, records.Selection{Ops: []records.OpKind{records.OpCopy}})
 	if copies[records.FactKernels] || copies[records.FactSync] || ops != 207 {
 		t.Errorf("copies only: gaps %v, %d copies", copies, ops)
 	}
-	all := gaps(records.Handler{Op: func(*records.Op) error { return nil }, Sync: func(*records.Sync) error { return nil }}, Options{})
+	all := gaps(records.Handler{Op: func(*records.Op) error { return nil }, Sync: func(*records.Sync) error { return nil }}, records.Selection{})
 	if !all[records.FactKernels] || !all[records.FactSync] {
 		t.Errorf("every kind: gaps %v", all)
 	}
@@ -205,7 +185,7 @@ func TestOnlyWantedKinds(t *testing.T) {
 func TestInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := Read(ctx, open(t, trainPinned), trainPinned, Options{}, records.Handler{Call: func(*records.Call) error { return nil }})
+	_, err := Read(ctx, open(t, trainPinned), trainPinned, records.Selection{}, records.Handler{Call: func(*records.Call) error { return nil }})
 	if err == nil || !strings.Contains(err.Error(), "interrupted") {
 		t.Errorf("err = %v", err)
 	}

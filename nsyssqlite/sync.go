@@ -18,12 +18,6 @@ func id(v sql.NullInt64) int64 {
 	return v.Int64
 }
 
-// syncAPIs are the calls that synchronise, whose names tell what a
-// synchronisation record waited for (nsysdb.SyncKindOfCall).
-var syncAPIs = []string{"cudaEventSynchronize", "cudaEventQuery", "cudaStreamWaitEvent", "cudaStreamSynchronize", "cudaStreamQuery",
-	"cudaDeviceSynchronize", "cudaThreadSynchronize", "cuEventSynchronize", "cuEventQuery", "cuStreamWaitEvent",
-	"cuStreamSynchronize", "cuStreamQuery", "cuCtxSynchronize"}
-
 // emitSyncs hands on the synchronisation records, each tied to the call
 // that made it by correlation id within its process, its kind told by that
 // call (nsysdb.SyncKindOfCall), else by deprecatedSyncType through
@@ -38,7 +32,7 @@ func (r *reader) emitSyncs() error {
 		return err
 	}
 	enum := r.optionalEnum(nsysdb.TableSyncType)
-	ids, err := r.apiNameIDs(syncAPIs)
+	ids, err := r.apiNameIDs(nsysdb.SyncAPIs())
 	if err != nil {
 		return err
 	}
@@ -86,7 +80,7 @@ func (r *reader) emitSyncs() error {
 			if err != nil {
 				return err
 			}
-			sy.Kind, known = nsysdb.SyncKindOfCall(StripAPIVersion(name))
+			sy.Kind, known = nsysdb.SyncKindOfCall(nsysdb.StripAPIVersion(name))
 		}
 		switch {
 		case known:

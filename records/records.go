@@ -357,6 +357,51 @@ func SortThreads(ts []ThreadCount) {
 	sort.Slice(ts, func(i, j int) bool { return ts[i].Before(ts[j]) })
 }
 
+// Selection says what a reader reads beside the kinds a Handler wants:
+// which API calls, which kinds of GPU operation, and whether each copy comes
+// with the call that issued it. Every reader takes one.
+type Selection struct {
+	// APINames, when not empty, limits the API calls read to these names
+	// (without _vNNNN suffix). Empty reads every call.
+	APINames []string
+	// ProgramThread reads the API calls of the program's thread only: the
+	// first by ThreadCount.Before, counting the calls APINames selects. GPU
+	// operations are read where they belong to a call read (a reader that
+	// cannot tell reads them all); the reader reports the calls it left out.
+	ProgramThread bool
+	// JoinCalls hands each copy the API call that issued it (Op.Call), by
+	// correlation id within its process, and then needs no Call records.
+	JoinCalls bool
+	// Ops names the kinds of GPU operation to read; empty reads them all.
+	Ops []OpKind
+}
+
+// WantsAPI reports whether calls named name are to be read.
+func (s Selection) WantsAPI(name string) bool {
+	if len(s.APINames) == 0 {
+		return true
+	}
+	for _, n := range s.APINames {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// WantsOp reports whether GPU operations of kind k are to be read.
+func (s Selection) WantsOp(k OpKind) bool {
+	if len(s.Ops) == 0 {
+		return true
+	}
+	for _, w := range s.Ops {
+		if w == k {
+			return true
+		}
+	}
+	return false
+}
+
 // Handler receives a reader's records. Every field is optional: a nil one
 // means its kind is not wanted, and the reader need not read it. A non-nil
 // error stops the reader, which returns it.

@@ -1,6 +1,7 @@
 package nsysdb
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/records"
@@ -107,17 +108,29 @@ func ReportCopyKindOf(op string) (kind vocab.CopyKind, ok bool) {
 // column is off by one from the enum past 1, and deprecatedSyncType, which
 // would reference the enum, is empty.
 func SyncKindOfCall(name string) (k records.SyncKind, ok bool) {
-	switch name {
-	case "cudaEventSynchronize", "cudaEventQuery", "cuEventSynchronize", "cuEventQuery":
-		return records.SyncEvent, true
-	case "cudaStreamWaitEvent", "cuStreamWaitEvent":
-		return records.SyncStreamWait, true
-	case "cudaStreamSynchronize", "cudaStreamQuery", "cuStreamSynchronize", "cuStreamQuery":
-		return records.SyncStream, true
-	case "cudaDeviceSynchronize", "cudaThreadSynchronize", "cuCtxSynchronize":
-		return records.SyncContext, true
+	k, ok = syncCalls[name]
+	return k, ok
+}
+
+// syncCalls are the calls that synchronise, and what each waits for.
+var syncCalls = map[string]records.SyncKind{
+	"cudaEventSynchronize": records.SyncEvent, "cudaEventQuery": records.SyncEvent,
+	"cuEventSynchronize": records.SyncEvent, "cuEventQuery": records.SyncEvent,
+	"cudaStreamWaitEvent": records.SyncStreamWait, "cuStreamWaitEvent": records.SyncStreamWait,
+	"cudaStreamSynchronize": records.SyncStream, "cudaStreamQuery": records.SyncStream,
+	"cuStreamSynchronize": records.SyncStream, "cuStreamQuery": records.SyncStream,
+	"cudaDeviceSynchronize": records.SyncContext, "cudaThreadSynchronize": records.SyncContext,
+	"cuCtxSynchronize": records.SyncContext,
+}
+
+// SyncAPIs lists the calls SyncKindOfCall knows, in order.
+func SyncAPIs() []string {
+	out := make([]string, 0, len(syncCalls))
+	for n := range syncCalls {
+		out = append(out, n)
 	}
-	return records.SyncUnknown, false
+	sort.Strings(out)
+	return out
 }
 
 // SyncKindOfColumn tells a synchronisation record's kind from its syncType

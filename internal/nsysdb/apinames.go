@@ -1,0 +1,35 @@
+package nsysdb
+
+import "strings"
+
+// CUDA API names as the trace writes them.
+
+// StripAPIVersion removes a trailing _v<digits> from a CUDA API name
+// (cudaMemcpy_v3020 -> cudaMemcpy).
+func StripAPIVersion(name string) string {
+	i := strings.LastIndex(name, "_v")
+	if i <= 0 || i+2 == len(name) {
+		return name
+	}
+	for _, ch := range name[i+2:] {
+		if ch < '0' || ch > '9' {
+			return name
+		}
+	}
+	return name[:i]
+}
+
+// CopyAPIPrefixes name the API families that issue memory copies: the
+// runtime's cudaMemcpy* and the driver's cuMemcpy*.
+var CopyAPIPrefixes = []string{"cudaMemcpy", "cuMemcpy"}
+
+// IsCopyAPI reports whether an API name is one of the families that issue
+// memory copies (cudaMemcpy*, cuMemcpy*).
+func IsCopyAPI(name string) bool {
+	for _, p := range CopyAPIPrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
