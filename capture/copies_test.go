@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsyscheck/nsyscheck/internal/fixture"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/records"
@@ -196,7 +197,7 @@ func TestStreamCopiesJoin(t *testing.T) {
 	const mc = "CUPTI_ACTIVITY_KIND_MEMCPY"
 	rcols := "start, \"end\", eventClass, globalTid, correlationId, nameId, returnValue"
 	mcols := "start, \"end\", deviceId, contextId, streamId, correlationId, globalPid, bytes, copyKind, srcKind, dstKind"
-	p := sqFixture(t,
+	p := fixture.SQLite(t, refSQLite,
 		`INSERT INTO StringIds (id, value) VALUES (9001, 'cudaMemcpyBatchAsync_v12080')`,
 		// pid 99, thread 100: a pageable async copy, with the correlation id
 		// 1 that pid 22 uses too (ids are per process).
@@ -249,7 +250,7 @@ func TestStreamCopiesJoin(t *testing.T) {
 }
 
 func TestStreamCopiesVersionedAndMissing(t *testing.T) {
-	p := sqFixture(t,
+	p := fixture.SQLite(t, refSQLite,
 		`ALTER TABLE CUPTI_ACTIVITY_KIND_MEMCPY RENAME TO CUPTI_ACTIVITY_KIND_MEMCPY_V2`,
 		`DROP TABLE NVTX_EVENTS`)
 	want := sqlCopySums(t, refSQLite)
@@ -265,7 +266,7 @@ func TestStreamCopiesVersionedAndMissing(t *testing.T) {
 		t.Errorf("no NVTX table but nothing said missing: %+v", read.gaps)
 	}
 
-	p = sqFixture(t, `DROP TABLE CUPTI_ACTIVITY_KIND_RUNTIME`)
+	p = fixture.SQLite(t, refSQLite, `DROP TABLE CUPTI_ACTIVITY_KIND_RUNTIME`)
 	if _, _, err := streamCopies(p, Options{}); err == nil || !strings.Contains(err.Error(), "no CUDA API trace") {
 		t.Errorf("no runtime table: err = %v", err)
 	}
@@ -368,7 +369,7 @@ func TestStreamCopiesNsysRep(t *testing.T) {
 	}
 	// An export beside it that records no report is not taken for this one.
 	cached := filepath.Join(dir, "app.nsyscheck.sqlite")
-	sqCopy(t, refSQLite, cached)
+	fixture.Copy(t, refSQLite, cached)
 	if _, _, err := streamCopies(rep, Options{Nsys: filepath.Join(dir, "no-nsys")}); err == nil {
 		t.Error("an export that records no report was read as this report's")
 	}
@@ -422,7 +423,7 @@ func damageRoot(t *testing.T, path, table string) {
 // reads (the kernel table).
 func TestStreamCopiesIntegrity(t *testing.T) {
 	for _, table := range []string{nsysdb.TableMemcpy, nsysdb.TableKernel} {
-		p := sqFixture(t)
+		p := fixture.SQLite(t, refSQLite)
 		damageRoot(t, p, table)
 		read, _, err := streamCopies(p, Options{})
 		if err == nil || !inputerr.Is(err) || !strings.Contains(err.Error(), "fails SQLite's integrity check") {
@@ -430,7 +431,7 @@ func TestStreamCopiesIntegrity(t *testing.T) {
 		}
 	}
 	// The undamaged fixture streams as before.
-	if _, _, err := streamCopies(sqFixture(t), Options{}); err != nil {
+	if _, _, err := streamCopies(fixture.SQLite(t, refSQLite), Options{}); err != nil {
 		t.Errorf("undamaged: %v", err)
 	}
 }

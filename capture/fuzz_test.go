@@ -2,30 +2,12 @@ package capture
 
 import (
 	"bytes"
-	"os"
 	"testing"
 
+	"github.com/nsyscheck/nsyscheck/internal/fixture"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/program"
 )
-
-// seedFiles adds the first 40 lines of each real file as a seed. Whole files
-// (25 KB traces) make the fuzzer spend its minute minimising inputs instead
-// of executing them.
-func seedFiles(f *testing.F, paths ...string) {
-	f.Helper()
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		lines := bytes.SplitAfter(b, []byte("\n"))
-		if len(lines) > 40 {
-			lines = lines[:40]
-		}
-		f.Add(bytes.Join(lines, nil))
-	}
-}
 
 // checkPlausible fails on any number of m outside the plausible
 // magnitudes that validate enforces.
@@ -53,7 +35,7 @@ func checkPlausible(t *testing.T, m *Measurements) {
 
 // FuzzTranscript feeds arbitrary text to the transcript parser.
 func FuzzTranscript(f *testing.F) {
-	seedFiles(f, refTranscript, pinnedTranscript)
+	fixture.Seed(f, refTranscript, pinnedTranscript)
 	f.Add([]byte("Part 2: async call vs completion (64 MiB)\n pinned call 0.004 ms completion 1.2 ms call is 0.3%\n"))
 	f.Add([]byte("Part 3: zero-copy (64 MiB)\n zero-copy 1.3 ms/launch 51.0 GB/s\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -83,7 +65,7 @@ func FuzzTranscript(f *testing.F) {
 
 // FuzzMeasurements feeds arbitrary bytes to the measurements parser.
 func FuzzMeasurements(f *testing.F) {
-	seedFiles(f, lessonT4, pinnedResults)
+	fixture.Seed(f, lessonT4, pinnedResults)
 	f.Add([]byte(`{"schema":"nsyscheck.measurements/v1","copies":[{"direction":"h2d","source":"pinned","bytes":1,"ms":1e-300}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := program.ParseMeasurements(bytes.NewReader(data), "fuzz.json")

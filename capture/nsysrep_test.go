@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nsyscheck/nsyscheck/exportcache"
+	"github.com/nsyscheck/nsyscheck/internal/fixture"
 	"github.com/nsyscheck/nsyscheck/internal/golden"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/sqlitefile"
@@ -88,7 +89,7 @@ func reportCopy(t *testing.T, name string) (path string, orig []byte, mtime time
 		t.Fatal(err)
 	}
 	path = filepath.Join(dir, name)
-	sqCopy(t, refReport, path)
+	fixture.Copy(t, refReport, path)
 	mtime = time.Now().Add(-time.Hour).Truncate(time.Second)
 	if err := os.Chtimes(path, mtime, mtime); err != nil {
 		t.Fatal(err)
@@ -328,7 +329,7 @@ func TestLoadNsysRepNotAReport(t *testing.T) {
 
 	// An SQLite export named like a report loads without nsys.
 	renamed := filepath.Join(dir, "export.nsys-rep")
-	sqCopy(t, refSQLite, renamed)
+	fixture.Copy(t, refSQLite, renamed)
 	c, err := LoadNsysRep(renamed, Options{Nsys: nsys})
 	if err != nil || len(c.Calls) != 444 || c.Format != FormatSQLite {
 		t.Errorf("renamed export: %v", err)
@@ -402,7 +403,7 @@ func TestLoadNsysRepExportBeside(t *testing.T) {
 
 	report, orig, mtime := reportCopy(t, "ref.nsys-rep")
 	beside := filepath.Join(filepath.Dir(report), "ref.sqlite")
-	sqCopy(t, refSQLite, beside)
+	fixture.Copy(t, refSQLite, beside)
 
 	c, err := LoadNsysRep(report, Options{})
 	if err != nil {

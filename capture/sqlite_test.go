@@ -2,7 +2,6 @@ package capture
 
 import (
 	"bytes"
-	"database/sql"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nsyscheck/nsyscheck/internal/fixture"
 	"github.com/nsyscheck/nsyscheck/internal/golden"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/vocab"
@@ -22,43 +22,6 @@ import (
 
 // refSQLite is the real H200 capture's SQLite export (Nsight Systems 2025.3).
 var refSQLite = filepath.Join("..", "testdata", "reference", "h200-ref", "ref.sqlite")
-
-// sqCopy copies src to dst.
-func sqCopy(t testing.TB, src, dst string) {
-	t.Helper()
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(dst, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// sqFixture copies the reference export into a temporary folder, runs the
-// statements on the copy (opened writable) and returns the copy's path.
-func sqFixture(t testing.TB, stmts ...string) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "fixture.sqlite")
-	sqCopy(t, refSQLite, path)
-	sqExec(t, path, stmts...)
-	return path
-}
-
-// sqExec runs statements on a writable SQLite file.
-func sqExec(t testing.TB, path string, stmts ...string) {
-	t.Helper()
-	db, err := sql.Open("sqlite3", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	for _, s := range stmts {
-		if _, err := db.Exec(s); err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
-	}
-}
 
 // sqLoad loads path and fails the test on error.
 func sqLoad(t testing.TB, path string, opts Options) *Capture {
@@ -302,7 +265,7 @@ func TestLoadSQLiteReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, `run "1" ?#%20&x=y.sqlite`)
-	sqCopy(t, refSQLite, path)
+	fixture.Copy(t, refSQLite, path)
 	old := time.Now().Add(-time.Hour).Truncate(time.Second)
 	if err := os.Chtimes(path, old, old); err != nil {
 		t.Fatal(err)
@@ -415,15 +378,15 @@ func TestLoadSQLiteTruncatedBody(t *testing.T) {
 
 func TestLoadSQLiteMissingTables(t *testing.T) {
 	t.Run("runtime", func(t *testing.T) {
-		p := sqFixture(t, "DROP TABLE CUPTI_ACTIVITY_KIND_RUNTIME")
+		p := fixture.SQLite(t, refSQLite, "DROP TABLE CUPTI_ACTIVITY_KIND_RUNTIME")
 		sqWantError(t, p, "CUPTI_ACTIVITY_KIND_RUNTIME", "no CUDA API trace", "nsys profile -t cuda,nvtx")
 	})
 	t.Run("strings", func(t *testing.T) {
-		p := sqFixture(t, "DROP TABLE StringIds")
+		p := fixture.SQLite(t, refSQLite, "DROP TABLE StringIds")
 		sqWantError(t, p, "StringIds", "no string table")
 	})
 	t.Run("memcpy", func(t *testing.T) {
-		p := sqFixture(t, "DROP TABLE CUPTI_ACTIVITY_KIND_MEMCPY")
+		p := fixture.SQLite(t, refSQLite, "DROP TABLE CUPTI_ACTIVITY_KIND_MEMCPY")
 		c := sqLoad(t, p, Options{})
 		if len(c.Memcpys) != 0 || len(c.Calls) != 444 {
 			t.Errorf("memcpys %d calls %d", len(c.Memcpys), len(c.Calls))
@@ -438,7 +401,7 @@ func TestLoadSQLiteMissingTables(t *testing.T) {
 		}
 	})
 	t.Run("kernel", func(t *testing.T) {
-		p := sqFixture(t, "DROP TABLE CUPTI_ACTIVITY_KIND_KERNEL")
+		p := fixture.SQLite(t, refSQLite, "DROP TABLE CUPTI_ACTIVITY_KIND_KERNEL")
 		c := sqLoad(t, p, Options{})
 		if len(c.Kernels) != 0 || c.Has(FactKernels) || !strings.Contains(c.Why(FactKernels), "CUPTI_ACTIVITY_KIND_KERNEL") {
 			t.Errorf("kernels %d why %q", len(c.Kernels), c.Why(FactKernels))
@@ -448,7 +411,7 @@ func TestLoadSQLiteMissingTables(t *testing.T) {
 		}
 	})
 	t.Run("nvtx", func(t *testing.T) {
-		p := sqFixture(t, "DROP TABLE NVTX_EVENTS")
+		p := fixture.SQLite(t, refSQLite, "DROP TABLE NVTX_EVENTS")
 		c := sqLoad(t, p, Options{})
 		for _, f := range []Fact{FactNVTX, FactNVTXSummary} {
 			if c.Has(f) || !strings.Contains(c.Why(f), "NVTX_EVENTS") || !strings.Contains(c.Why(f), "nvtx") {
@@ -457,7 +420,7 @@ func TestLoadSQLiteMissingTables(t *testing.T) {
 		}
 	})
 	t.Run("metadata", func(t *testing.T) {
-		p := sqFixture(t, "DROP TABLE META_DATA_EXPORT", "DROP TABLE TARGET_INFO_GPU",
+		p := fixture.SQLite(t, refSQLite, "DROP TABLE META_DATA_EXPORT", "DROP TABLE TARGET_INFO_GPU",
 			"DROP TABLE TARGET_INFO_SYSTEM_ENV", "DROP TABLE ThreadNames")
 		c := sqLoad(t, p, Options{})
 		if c.Meta != (Metadata{}) || len(c.Calls) != 444 || c.Calls[0].Thread != "" {
@@ -465,11 +428,11 @@ func TestLoadSQLiteMissingTables(t *testing.T) {
 		}
 	})
 	t.Run("copy enum", func(t *testing.T) {
-		p := sqFixture(t, "DROP TABLE ENUM_CUDA_MEMCPY_OPER")
+		p := fixture.SQLite(t, refSQLite, "DROP TABLE ENUM_CUDA_MEMCPY_OPER")
 		sqWantError(t, p, "ENUM_CUDA_MEMCPY_OPER")
 	})
 	t.Run("event type enum", func(t *testing.T) {
-		p := sqFixture(t, "DROP TABLE ENUM_NSYS_EVENT_TYPE")
+		p := fixture.SQLite(t, refSQLite, "DROP TABLE ENUM_NSYS_EVENT_TYPE")
 		c := sqLoad(t, p, Options{})
 		if c.Has(FactNVTX) || len(c.Ranges) != 0 {
 			t.Errorf("NVTX without event types: %d ranges, why %q", len(c.Ranges), c.Why(FactNVTX))
@@ -477,7 +440,7 @@ func TestLoadSQLiteMissingTables(t *testing.T) {
 	})
 	t.Run("empty database", func(t *testing.T) {
 		p := filepath.Join(t.TempDir(), "empty.sqlite")
-		sqExec(t, p, "CREATE TABLE x(a)", "DROP TABLE x", "VACUUM")
+		fixture.Exec(t, p, "CREATE TABLE x(a)", "DROP TABLE x", "VACUUM")
 		sqWantError(t, p, "no tables")
 	})
 }
@@ -493,7 +456,7 @@ func recreate(table, cols, order string) []string {
 }
 
 func TestLoadSQLiteMissingColumn(t *testing.T) {
-	p := sqFixture(t, recreate("CUPTI_ACTIVITY_KIND_RUNTIME",
+	p := fixture.SQLite(t, refSQLite, recreate("CUPTI_ACTIVITY_KIND_RUNTIME",
 		`start, "end", eventClass, globalTid, correlationId, returnValue, callchainId`, "start")...)
 	ie := sqWantError(t, p, "table CUPTI_ACTIVITY_KIND_RUNTIME", "column nameId is missing", "3.20.3")
 	if ie.Where != "table CUPTI_ACTIVITY_KIND_RUNTIME" {
@@ -502,7 +465,7 @@ func TestLoadSQLiteMissingColumn(t *testing.T) {
 
 	// Without correlation ids and thread ids the calls still load, and the
 	// capture says what it lacks.
-	p = sqFixture(t, recreate("CUPTI_ACTIVITY_KIND_RUNTIME", `start, "end", nameId, returnValue`, "start")...)
+	p = fixture.SQLite(t, refSQLite, recreate("CUPTI_ACTIVITY_KIND_RUNTIME", `start, "end", nameId, returnValue`, "start")...)
 	c := sqLoad(t, p, Options{})
 	if len(c.Calls) != 444 || c.Has(FactCorrelation) || c.Has(FactProcessScope) {
 		t.Errorf("calls %d missing %v", len(c.Calls), c.Missing)
@@ -510,7 +473,7 @@ func TestLoadSQLiteMissingColumn(t *testing.T) {
 }
 
 func TestLoadSQLiteMemcpyWithoutKinds(t *testing.T) {
-	p := sqFixture(t, recreate("CUPTI_ACTIVITY_KIND_MEMCPY",
+	p := fixture.SQLite(t, refSQLite, recreate("CUPTI_ACTIVITY_KIND_MEMCPY",
 		`start, "end", deviceId, contextId, streamId, correlationId, globalPid, bytes, copyKind`, "start")...)
 	c := sqLoad(t, p, Options{})
 	if len(c.Memcpys) != 289 || !c.Has(FactMemcpy) || !c.Has(FactMemcpyBytes) || c.Has(FactMemoryKinds) {
@@ -528,7 +491,7 @@ func TestLoadSQLiteMemcpyWithoutKinds(t *testing.T) {
 
 // Enum ids are read from the file, never assumed.
 func TestLoadSQLiteEnumsFromFile(t *testing.T) {
-	p := sqFixture(t,
+	p := fixture.SQLite(t, refSQLite,
 		"UPDATE ENUM_CUDA_MEMCPY_OPER SET id = id + 100",
 		"UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET copyKind = copyKind + 100",
 		"UPDATE ENUM_CUDA_MEM_KIND SET id = 50 - id",
@@ -545,7 +508,7 @@ func TestLoadSQLiteEnumsFromFile(t *testing.T) {
 
 // Newer exports add _V2, _V3 ... tables; the highest one wins.
 func TestLoadSQLiteVersionedTables(t *testing.T) {
-	p := sqFixture(t,
+	p := fixture.SQLite(t, refSQLite,
 		"ALTER TABLE CUPTI_ACTIVITY_KIND_RUNTIME RENAME TO CUPTI_ACTIVITY_KIND_RUNTIME_V3",
 		"CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME_V2 AS SELECT * FROM CUPTI_ACTIVITY_KIND_RUNTIME_V3 LIMIT 3",
 		"CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME AS SELECT * FROM CUPTI_ACTIVITY_KIND_RUNTIME_V3 LIMIT 1",
@@ -566,7 +529,7 @@ func TestLoadSQLiteRowOrder(t *testing.T) {
 	stmts = append(stmts, recreate("CUPTI_ACTIVITY_KIND_MEMCPY", "*", "random()")...)
 	stmts = append(stmts, recreate("CUPTI_ACTIVITY_KIND_KERNEL", "*", "start DESC")...)
 	stmts = append(stmts, recreate("NVTX_EVENTS", "*", "start DESC")...)
-	got := sqliteSummary(sqLoad(t, sqFixture(t, stmts...), Options{}))
+	got := sqliteSummary(sqLoad(t, fixture.SQLite(t, refSQLite, stmts...), Options{}))
 	want := sqliteSummary(sqLoad(t, refSQLite, Options{}))
 	if !bytes.Equal(got, want) {
 		t.Errorf("row order changes the result:\n%s", golden.FirstDiff(string(want), string(got)))
@@ -574,7 +537,7 @@ func TestLoadSQLiteRowOrder(t *testing.T) {
 }
 
 func TestLoadSQLiteNVTXVariants(t *testing.T) {
-	p := sqFixture(t,
+	p := fixture.SQLite(t, refSQLite,
 		// an open range, a range named through StringIds, and one in a named domain
 		`UPDATE NVTX_EVENTS SET "end" = NULL WHERE text = 'kernel-zero-copy'`,
 		`INSERT INTO StringIds (id, value) VALUES (9001, 'from-string-table')`,
@@ -630,7 +593,7 @@ func TestLoadSQLiteBigFiltered(t *testing.T) {
 		}
 		rows = n
 	}
-	p := sqFixture(t,
+	p := fixture.SQLite(t, refSQLite,
 		"DELETE FROM CUPTI_ACTIVITY_KIND_RUNTIME",
 		"PRAGMA journal_mode = OFF",
 		fmt.Sprintf(`INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME

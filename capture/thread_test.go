@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsyscheck/nsyscheck/internal/fixture"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
@@ -43,7 +44,7 @@ func sqTwoThreads(t *testing.T) string {
 			SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE rowid = (SELECT min(rowid) FROM CUPTI_ACTIVITY_KIND_KERNEL)`,
 			fmt.Sprintf(`UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET correlationId = %d, shortName = 9101 WHERE rowid = (SELECT max(rowid) FROM CUPTI_ACTIVITY_KIND_KERNEL)`, corr))
 	}
-	return sqFixture(t, stmts...)
+	return fixture.SQLite(t, refSQLite, stmts...)
 }
 
 var predictionAPIs = []string{"cudaMemcpy", "cudaMemcpyAsync", "cudaStreamSynchronize", "cudaLaunchKernel"}
@@ -89,7 +90,7 @@ func TestLoadSQLiteProgramThread(t *testing.T) {
 
 	// More cudaMemcpyAsync calls on the other thread make it the program's.
 	p2 := sqTwoThreads(t)
-	sqExec(t, p2, fmt.Sprintf(`UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET nameId = 58 WHERE globalTid = %d AND nameId = 59`, progGtid+1))
+	fixture.Exec(t, p2, fmt.Sprintf(`UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET nameId = 58 WHERE globalTid = %d AND nameId = 59`, progGtid+1))
 	c = sqLoad(t, p2, Options{APINames: predictionAPIs, ProgramThread: true})
 	if len(c.Calls) != 37 || c.Calls[0].TID != tid+1 || len(c.Memcpys) != 1 || len(c.Kernels) != 2 {
 		t.Errorf("busier thread: %d calls (tid %d), %d copies, %d kernels", len(c.Calls), c.Calls[0].TID, len(c.Memcpys), len(c.Kernels))

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsyscheck/nsyscheck/internal/fixture"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/records"
@@ -19,24 +20,6 @@ const (
 	refCSV2025  = "../testdata/reference/h200-ref"
 	traceHeader = "Start (ns),Duration (ns),Name,Result,CorrID,Pid,Tid,T-Pri,Thread Name\n"
 )
-
-// seedFiles adds the first 40 lines of each real file as a seed. Whole files
-// (25 KB traces) make the fuzzer spend its minute minimising inputs instead
-// of executing them.
-func seedFiles(f *testing.F, paths ...string) {
-	f.Helper()
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		lines := bytes.SplitAfter(b, []byte("\n"))
-		if len(lines) > 40 {
-			lines = lines[:40]
-		}
-		f.Add(bytes.Join(lines, nil))
-	}
-}
 
 // TestCSVBound: a record longer than maxCSVRecord is refused after that many
 // bytes, naming the line it starts on; a long quoted record within the
@@ -195,7 +178,7 @@ func TestCSVScanner(t *testing.T) {
 }
 
 func FuzzCSVScanner(f *testing.F) {
-	seedFiles(f, refCSV2025+"/ref_cuda_api_trace.csv")
+	fixture.Seed(f, refCSV2025+"/ref_cuda_api_trace.csv")
 	f.Add([]byte("\uFEFF" + traceHeader + "1,2,\"a,b\",0,1,2,3,20,\"t\"\"x\"\r\n"))
 	f.Add([]byte("\"multi\nline\",x\n\"y\r\nz\",w\r\n\n"))
 	f.Add([]byte("a,b\n\"" + strings.Repeat("l\n", 300) + "\",1\n"))
@@ -205,7 +188,7 @@ func FuzzCSVScanner(f *testing.F) {
 // FuzzCSVTrace feeds arbitrary bytes to the cuda_api_trace reader: it must
 // never panic, and every error must be an *inputerr.Error.
 func FuzzCSVTrace(f *testing.F) {
-	seedFiles(f, refCSV2025+"/ref_cuda_api_trace.csv", "../testdata/captures/h200-pinned/pinned_cuda_api_trace.csv")
+	fixture.Seed(f, refCSV2025+"/ref_cuda_api_trace.csv", "../testdata/captures/h200-pinned/pinned_cuda_api_trace.csv")
 	f.Add([]byte("\uFEFF" + traceHeader + "1,2,\"a,b\",0,1,2,3,20,\"t\"\"x\"\r\n"))
 	f.Add([]byte("Start (us),Duration (us),Name,CorrID\n1.5,2e3,cudaFree_v1,1\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -3,11 +3,10 @@ package nsyssqlite
 import (
 	"context"
 	"database/sql"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/nsyscheck/nsyscheck/internal/fixture"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/internal/sqlitefile"
 	"github.com/nsyscheck/nsyscheck/records"
@@ -24,30 +23,6 @@ func open(t *testing.T, path string) *sql.DB {
 	}
 	t.Cleanup(func() { db.Close(); cleanup() })
 	return db
-}
-
-// sqFixture copies an export and runs statements on the copy.
-func sqFixture(t *testing.T, src string, stmts ...string) string {
-	t.Helper()
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), "fixture.sqlite")
-	if err := os.WriteFile(p, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("sqlite3", p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	for _, s := range stmts {
-		if _, err := db.Exec(s); err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
-	}
-	return p
 }
 
 // TestSyncsByTheirCalls reads the PyTorch capture's synchronisations: each
@@ -90,7 +65,7 @@ func TestSyncsByTheirCalls(t *testing.T) {
 // TestSyncKindWithoutItsCall: a synchronisation whose call is not in the
 // trace is told by the column, as nsys 2025.3 writes it.
 func TestSyncKindWithoutItsCall(t *testing.T) {
-	p := sqFixture(t, trainPinned, `UPDATE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION SET correlationId = correlationId + 1000000`)
+	p := fixture.SQLite(t, trainPinned, `UPDATE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION SET correlationId = correlationId + 1000000`)
 	kinds := map[records.SyncKind]int{}
 	h := records.Handler{Sync: func(s *records.Sync) error { kinds[s.Kind]++; return nil }}
 	if _, err := Read(context.Background(), open(t, p), p, records.Selection{}, h); err != nil {
@@ -136,7 +111,7 @@ func TestEventsMetaDiagsCounts(t *testing.T) {
 // TestGraphLaunches: the launches of CUDA_ACTIVITY_KIND_GRAPH_TRACE, where
 // an export has it (none of the shipped ones: they trace graph nodes).
 func TestGraphLaunches(t *testing.T) {
-	p := sqFixture(t, trainPinned,
+	p := fixture.SQLite(t, trainPinned,
 		`CREATE TABLE CUPTI_ACTIVITY_KIND_GRAPH_TRACE (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL,
 			contextId INTEGER NOT NULL, greenContextId INTEGER, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, graphId INTEGER)`,
 		`INSERT INTO CUPTI_ACTIVITY_KIND_GRAPH_TRACE VALUES (100, 250, 0, 1, NULL, 13, 4242, 281475345809408, 3)`)
@@ -154,7 +129,7 @@ func TestGraphLaunches(t *testing.T) {
 // TestOnlyWantedKinds: a kind nobody wants is not read and its absence not
 // reported; the tables absent for a wanted kind are.
 func TestOnlyWantedKinds(t *testing.T) {
-	p := sqFixture(t, trainPinned, `DROP TABLE CUPTI_ACTIVITY_KIND_KERNEL`, `DROP TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION`)
+	p := fixture.SQLite(t, trainPinned, `DROP TABLE CUPTI_ACTIVITY_KIND_KERNEL`, `DROP TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION`)
 	gaps := func(h records.Handler, opts records.Selection) map[records.Fact]bool {
 		got := map[records.Fact]bool{}
 		h.Gap = func(g records.Gap) error { got[g.Fact] = true; return nil }
