@@ -199,9 +199,9 @@ func openFile(ctx context.Context, path string, opts Options) (*Source, error) {
 	}
 	head = head[:n]
 	file := &File{Path: path, Size: info.Size(), ModTime: info.ModTime(), f: f}
-	kind := opts.Kind
-	if kind == nsysdb.KindUnknown {
-		kind = nsysdb.Sniff(path, head)
+	kind, magic := kindOf(path, head)
+	if opts.Kind != nsysdb.KindUnknown {
+		kind = opts.Kind
 	}
 	s := &Source{Path: path, Kind: kind}
 	switch kind {
@@ -209,7 +209,7 @@ func openFile(ctx context.Context, path string, opts Options) (*Source, error) {
 		file.Close()
 		return nil, errQdstrm(path)
 	case nsysdb.KindNsysRep:
-		if nsysdb.Magic(head) == nsysdb.KindSQLite {
+		if magic == nsysdb.KindSQLite {
 			// Already an SQLite export, only named like a report.
 			s.Kind = nsysdb.KindSQLite
 			s.Export = file
@@ -217,7 +217,7 @@ func openFile(ctx context.Context, path string, opts Options) (*Source, error) {
 		}
 		s.Report = file
 		file.Kind = nsysdb.KindNsysRep
-		return s, s.resolve(ctx, head, opts)
+		return s, s.resolve(ctx, head, magic, opts)
 	case nsysdb.KindSQLite:
 		s.Export = file
 		return s, openDB(file)
@@ -235,6 +235,14 @@ func openFile(ctx context.Context, path string, opts Options) (*Source, error) {
 	}
 	file.Close()
 	return nil, errUnrecognised(path)
+}
+
+// kindOf tells a file's kind, the one place an input is told: by its first
+// bytes and its name (nsysdb.Sniff, what Open reads it as), and by its first
+// bytes alone (nsysdb.Magic: an SQLite database or a report whatever the
+// name says).
+func kindOf(path string, head []byte) (sniffed, magic nsysdb.Kind) {
+	return nsysdb.Sniff(path, head), nsysdb.Magic(head)
 }
 
 // inputErr turns an error of regular.Open into an *inputerr.Error.
@@ -267,7 +275,7 @@ func openDB(f *File) error {
 
 // resolve finds or makes the SQLite export of the report s.Report
 // (exportcache.Resolve) and opens it as s.Export.
-func (s *Source) resolve(ctx context.Context, head []byte, opts Options) error {
+func (s *Source) resolve(ctx context.Context, head []byte, magic nsysdb.Kind, opts Options) error {
 	rep := s.Report
 	switch {
 	case rep.Size == 0:
@@ -295,7 +303,7 @@ func (s *Source) resolve(ctx context.Context, head []byte, opts Options) error {
 		return nil
 	}
 	db, own, note, err := exportcache.Resolve(ctx, exportcache.Report{Path: rep.Path, File: rep.f, Info: info,
-		Magic: nsysdb.Magic(head) == nsysdb.KindNsysRep}, exportcache.Options{Nsys: opts.Nsys, CacheDir: opts.CacheDir}, accept)
+		Magic: magic == nsysdb.KindNsysRep}, exportcache.Options{Nsys: opts.Nsys, CacheDir: opts.CacheDir}, accept)
 	if err != nil {
 		export.Close()
 		return err
@@ -326,7 +334,7 @@ func OpenFile(path string) (*File, error) {
 		return nil, &inputerr.Error{Path: path, Problem: "cannot read the capture", Err: err}
 	}
 	file := &File{Path: path, Size: info.Size(), ModTime: info.ModTime(), f: f}
-	file.Kind = nsysdb.Magic(head[:n])
+	_, file.Kind = kindOf(path, head[:n])
 	if file.Kind == nsysdb.KindUnknown && nsysdb.IsReportName(path) {
 		file.Kind = nsysdb.KindNsysRep
 	}
