@@ -357,9 +357,10 @@ func (rd *reader) emitRanges() error {
 	}
 	l := newNVTXTraceLayout(rf.path, rf.head)
 	any := false
+	var rg records.Range // one record, reused for every row
 	err := rf.rows(rd.ctx, func(row int, rec [][]byte) error {
-		rg, err := l.read(row, rec)
-		if err != nil {
+		var err error
+		if rg, err = l.read(row, rec); err != nil {
 			return err
 		}
 		any = true
@@ -402,13 +403,16 @@ func (rd *reader) emitCalls() error {
 	counting := rd.h.Counts != nil
 	all := records.Selection{}
 	rows := 0
+	opts := rd.opts
+	if counting || rd.opts.JoinCalls {
+		opts = all // every call counts, and any may have issued a copy
+	}
+	var call records.Call // one record, reused for every row
 	err := rf.rows(rd.ctx, func(n int, rec [][]byte) error {
 		rows = n
-		opts := rd.opts
-		if counting || rd.opts.JoinCalls {
-			opts = all // every call counts, and any may have issued a copy
-		}
-		call, ok, err := l.read(n, rec, opts)
+		var ok bool
+		var err error
+		call, ok, err = l.read(n, rec, opts)
 		if err != nil || !ok {
 			return err
 		}
@@ -510,12 +514,13 @@ func (rd *reader) gpuRows(fn func(*records.Op) error) error {
 		return err
 	}
 	any := false
+	var op records.Op // one record, reused for every row
 	err = rf.rows(rd.ctx, func(row int, rec [][]byte) error {
 		if err := l.read(row, rec); err != nil {
 			return err
 		}
 		g := &l.rec
-		op := records.Op{Start: g.Start, End: g.End, Corr: g.Corr, PID: g.PID, Device: g.Device, Stream: g.Stream, Row: row}
+		op = records.Op{Start: g.Start, End: g.End, Corr: g.Corr, PID: g.PID, Device: g.Device, Stream: g.Stream, Row: row}
 		switch {
 		case g.Memset:
 			rd.counts.Memsets++

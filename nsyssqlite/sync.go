@@ -188,20 +188,29 @@ func (r *reader) emitGraphs() error {
 	return nil
 }
 
-// emitCounts hands on the trace's counts: every runtime call with the first
-// start and last end (one pass SQLite makes without handing rows over),
-// and the memsets.
+// emitCounts hands on the trace's counts: every runtime call (a count
+// SQLite makes without decoding rows), the first start and last end where
+// the export does not record the trace's duration (one more pass), and the
+// memsets.
 func (r *reader) emitCounts() error {
 	if r.h.Counts == nil {
 		return nil
 	}
 	var c records.Counts
 	t := r.tables[nsysdb.TableRuntime]
-	var first, last sql.NullInt64
-	if err := r.queryRow(`SELECT count(*), min(`+q(nsysdb.ColStart)+`), max(`+q(nsysdb.ColEnd)+`) FROM `+q(t)).Scan(&c.Calls, &first, &last); err != nil {
+	if err := r.queryRow(`SELECT count(*) FROM ` + q(t)).Scan(&c.Calls); err != nil {
 		return r.tableError(t, err)
 	}
-	c.FirstCall, c.LastCall = first.Int64, last.Int64
+	if r.h.Meta == nil {
+		r.readDuration()
+	}
+	if r.meta.DurationNs == 0 {
+		var first, last sql.NullInt64
+		if err := r.queryRow(`SELECT min(`+q(nsysdb.ColStart)+`), max(`+q(nsysdb.ColEnd)+`) FROM `+q(t)).Scan(&first, &last); err != nil {
+			return r.tableError(t, err)
+		}
+		c.FirstCall, c.LastCall = first.Int64, last.Int64
+	}
 	if m := r.tables[nsysdb.TableMemset]; m != "" {
 		if err := r.queryRow(`SELECT count(*) FROM ` + q(m)).Scan(&c.Memsets); err != nil {
 			return r.tableError(m, err)

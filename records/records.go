@@ -293,7 +293,8 @@ type RangeSum struct {
 type Counts struct {
 	// Calls counts every CUDA API call of the trace, whatever the reader's
 	// filters; FirstCall is the first one's start and LastCall the last
-	// one's end (0 without calls).
+	// one's end: 0 without calls, and where Meta.DurationNs gives the
+	// trace's duration instead (a reader need not look for them then).
 	Calls               int64
 	FirstCall, LastCall int64
 	// Memsets counts the GPU memsets.
