@@ -106,7 +106,7 @@ func FromSource(ctx context.Context, src *source.Source, opts Options) (*Capture
 	case nsysdb.KindTranscript:
 		return programCapture(src.Program.Path, src.Program.Reader(), FormatTranscript, "transcript", program.ParseTranscript)
 	}
-	c := &Capture{Path: src.Path, Format: FormatOf(src.Kind), Notes: append([]string(nil), src.Notes...)}
+	c := &Capture{Path: src.Path, Format: formatOf(src.Kind), Notes: append([]string(nil), src.Notes...)}
 	info, err := Read(ctx, src, records.Selection{APINames: opts.APINames, ProgramThread: opts.ProgramThread,
 		Ops: []records.OpKind{records.OpCopy, records.OpKernel}}, collect(c))
 	if err != nil {
@@ -123,8 +123,8 @@ func FromSource(ctx context.Context, src *source.Source, opts Options) (*Capture
 	return c, nil
 }
 
-// FormatOf names the format of an input of the kind source.Open told.
-func FormatOf(k nsysdb.Kind) Format {
+// formatOf names the format of an input of the kind source.Open told.
+func formatOf(k nsysdb.Kind) Format {
 	switch k {
 	case nsysdb.KindNsysRep:
 		return FormatNsysRep

@@ -30,7 +30,7 @@ type ReadInfo struct {
 // and the audit both read through Read. The program's own files hold no
 // trace, and are refused.
 func Read(ctx context.Context, src *source.Source, opts records.Selection, h records.Handler) (*ReadInfo, error) {
-	h = validating(h, src.Path, FormatOf(src.Kind))
+	h = validating(h, src.Path, formatOf(src.Kind))
 	switch src.Kind {
 	case nsysdb.KindSQLite, nsysdb.KindNsysRep:
 		info, err := nsyssqlite.Read(ctx, src.Export.DB, src.Export.Path, opts, h)

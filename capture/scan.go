@@ -70,7 +70,7 @@ func StreamCopies(path string, opts Options, feed func(*CopyScan) records.Handle
 
 // CopiesOf is StreamCopies on an opened source.
 func CopiesOf(ctx context.Context, src *source.Source, feed func(*CopyScan) records.Handler) (*CopyScan, error) {
-	scan := &CopyScan{Path: src.Path, Format: FormatOf(src.Kind), Notes: src.Notes}
+	scan := &CopyScan{Path: src.Path, Format: formatOf(src.Kind), Notes: src.Notes}
 	info, err := Read(ctx, src, records.Selection{JoinCalls: true, Ops: []records.OpKind{records.OpCopy}}, feed(scan))
 	if err != nil {
 		return nil, err

@@ -34,9 +34,9 @@ const AllArg = Name + ":rows=-1"
 // CSV of exactly that many rows was probably cut short.
 const DefaultRows = 50
 
-// FileSuffix ends the name of the rule's CSV beside a capture
+// fileSuffix ends the name of the rule's CSV beside a capture
 // (NAME_cuda_memcpy_async.csv).
-const FileSuffix = "_" + Name + ".csv"
+const fileSuffix = "_" + Name + ".csv"
 
 // FlaggedCopy is one row of the rule's output.
 type FlaggedCopy struct {
@@ -130,7 +130,7 @@ func readRow(h *csvheader.Header, rec []string) (FlaggedCopy, error) {
 // one *_cuda_memcpy_async.csv in a folder; "" when there is none.
 func Beside(path string, exts []string) string {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		if m, _ := filepath.Glob(filepath.Join(path, "*"+FileSuffix)); len(m) == 1 {
+		if m, _ := filepath.Glob(filepath.Join(path, "*"+fileSuffix)); len(m) == 1 {
 			return m[0]
 		}
 		return ""
@@ -138,7 +138,7 @@ func Beside(path string, exts []string) string {
 	name := filepath.Base(path)
 	for _, ext := range exts {
 		if strings.HasSuffix(strings.ToLower(name), ext) {
-			p := filepath.Join(filepath.Dir(path), name[:len(name)-len(ext)]+FileSuffix)
+			p := filepath.Join(filepath.Dir(path), name[:len(name)-len(ext)]+fileSuffix)
 			if _, err := os.Stat(p); err == nil {
 				return p
 			}

@@ -11,7 +11,7 @@ import (
 // TestReadCSVShipped reads the rule's output shipped beside the PyTorch
 // capture: every row, each field in its unit.
 func TestReadCSVShipped(t *testing.T) {
-	rows, err := ReadCSV("../testdata/captures/train-pinned/train-pinned" + FileSuffix)
+	rows, err := ReadCSV("../testdata/captures/train-pinned/train-pinned" + fileSuffix)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func TestReadCSVShipped(t *testing.T) {
 // TestReadCSVHeaders: the columns are found by their aliases in any order
 // and unit; a time in µs is read as ns, a size in KB as MB.
 func TestReadCSVHeaders(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "x"+FileSuffix)
+	p := filepath.Join(t.TempDir(), "x"+fileSuffix)
 	csv := "PID,API Name,Bytes (KB),Src Kind,Dst Kind,Start (us),Duration (us)\n7,cudaMemcpyAsync,2048,Pageable,Device,1.5,0.25\n"
 	if err := os.WriteFile(p, []byte(csv), 0o644); err != nil {
 		t.Fatal(err)
@@ -44,7 +44,7 @@ func TestReadCSVHeaders(t *testing.T) {
 
 func TestReadCSVErrors(t *testing.T) {
 	dir := t.TempDir()
-	fifo := filepath.Join(dir, "fifo"+FileSuffix)
+	fifo := filepath.Join(dir, "fifo"+fileSuffix)
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestReadCSVErrors(t *testing.T) {
 
 func TestBeside(t *testing.T) {
 	dir := t.TempDir()
-	rule := filepath.Join(dir, "cap"+FileSuffix)
+	rule := filepath.Join(dir, "cap"+fileSuffix)
 	if err := os.WriteFile(rule, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}

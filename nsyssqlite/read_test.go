@@ -8,8 +8,8 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/internal/fixture"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
-	"github.com/nsyscheck/nsyscheck/internal/sqlitefile"
 	"github.com/nsyscheck/nsyscheck/records"
+	"github.com/nsyscheck/nsyscheck/source"
 )
 
 const trainPinned = "../testdata/captures/train-pinned/train-pinned.sqlite"
@@ -17,12 +17,12 @@ const trainPinned = "../testdata/captures/train-pinned/train-pinned.sqlite"
 // open opens an export's committed state for a test.
 func open(t *testing.T, path string) *sql.DB {
 	t.Helper()
-	db, cleanup, err := sqlitefile.OpenPath(path)
+	f, err := source.OpenFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { db.Close(); cleanup() })
-	return db
+	t.Cleanup(func() { f.Close() })
+	return f.DB
 }
 
 // TestSyncsByTheirCalls reads the PyTorch capture's synchronisations: each

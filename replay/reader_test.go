@@ -5,14 +5,15 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/nsyscheck/nsyscheck/internal/sqlitefile"
-	"github.com/nsyscheck/nsyscheck/nsyssqlite"
+	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/records"
+	"github.com/nsyscheck/nsyscheck/source"
 	"github.com/nsyscheck/nsyscheck/timeline"
 )
 
-// TestReaderBuildsTheSameTimeline: the SQLite reader every command reads
-// an export with (nsyssqlite) hands the timeline the records this file's
+// TestReaderBuildsTheSameTimeline: the reader every command reads an
+// export with (capture.Read, through nsyssqlite) hands the timeline the
+// records this file's
 // plain SQL hands it, on every shipped export: the same calls and GPU
 // operations, each op tied to the same call, the same waits on GPU work
 // (syncs and their kinds, event records) and the same waits across
@@ -20,7 +21,7 @@ import (
 func TestReaderBuildsTheSameTimeline(t *testing.T) {
 	for _, path := range shipped(t) {
 		want := buildExport(t, path, timeline.Options{})
-		db, cleanup, err := sqlitefile.OpenPath(path)
+		src, err := source.Open(context.Background(), path, source.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -29,9 +30,8 @@ func TestReaderBuildsTheSameTimeline(t *testing.T) {
 		// The plain SQL says nothing of what an export lacks and reads no
 		// whole graph launches (CUPTI_ACTIVITY_KIND_GRAPH_TRACE).
 		h.Gap, h.Graph = nil, nil
-		_, err = nsyssqlite.Read(context.Background(), db, path, records.Selection{}, h)
-		db.Close()
-		cleanup()
+		_, err = capture.Read(context.Background(), src, records.Selection{}, h)
+		src.Close()
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}

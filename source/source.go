@@ -178,7 +178,7 @@ func Open(ctx context.Context, path string, opts Options) (s *Source, err error)
 		return s, err
 	}
 	if s.Kind != nsysdb.KindJSON && s.Kind != nsysdb.KindTranscript {
-		base := Base(filepath.Base(path))
+		base := baseName(filepath.Base(path))
 		dir := filepath.Dir(path)
 		s.Siblings = []string{filepath.Join(dir, base+".results.json"), filepath.Join(dir, base+".transcript.txt")}
 	}
@@ -363,10 +363,10 @@ func errQdstrm(path string) error {
 			"e.g. /opt/nvidia/nsight-systems/VERSION/host-linux-x64/QdstrmImporter) and give the .nsys-rep it writes, or profile again"}
 }
 
-// Base strips the known extensions from a capture file's name:
+// baseName strips the known extensions from a capture file's name:
 // "ref.sqlite" -> "ref", "pinned.nsyscheck.sqlite" -> "pinned",
 // "ref_cuda_api_sum.csv" -> "ref".
-func Base(name string) string {
+func baseName(name string) string {
 	if _, base, ok := nsysdb.MatchReport(name); ok {
 		return base
 	}
@@ -477,7 +477,7 @@ func openDir(ctx context.Context, dir string, opts Options) (*Source, error) {
 	// Prefer the numbers of the same base name as the trace, then the only ones.
 	var want []string
 	if file != "" {
-		base := Base(filepath.Base(file))
+		base := baseName(filepath.Base(file))
 		want = append(want, base+".results.json", base+".transcript.txt")
 	}
 	if len(f.results) == 1 {

@@ -17,8 +17,8 @@ func TestBase(t *testing.T) {
 		"ref.sqlite": "ref", "pinned.nsyscheck.sqlite": "pinned", "ref_cuda_api_sum.csv": "ref",
 		"x.nsys-rep": "x", "pinned.results.json": "pinned", "ref.transcript.txt": "ref",
 	} {
-		if got := Base(in); got != want {
-			t.Errorf("Base(%q) = %q, want %q", in, got, want)
+		if got := baseName(in); got != want {
+			t.Errorf("base(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -84,7 +84,12 @@ func TestCopySwept(t *testing.T) {
 	if err := os.WriteFile(p+"-wal", []byte("not a valid log, ignored by SQLite"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	db, cleanup, err := OpenPath(p)
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	db, cleanup, err := Open(p, f)
 	if err != nil {
 		t.Fatal(err)
 	}

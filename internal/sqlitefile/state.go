@@ -30,9 +30,9 @@ const sqlitePendingByte = 0x40000000
 // this very process holds through another open file.
 const fOFDGetLK = 36
 
-// WriteLocked reports whether some connection holds SQLite's RESERVED or
+// writeLocked reports whether some connection holds SQLite's RESERVED or
 // PENDING lock on the file, i.e. is writing it.
-func WriteLocked(f *os.File) bool {
+func writeLocked(f *os.File) bool {
 	lk := syscall.Flock_t{Type: syscall.F_WRLCK, Whence: io.SeekStart, Start: sqlitePendingByte, Len: 2}
 	_, _, errno := syscall.Syscall(syscall.SYS_FCNTL, f.Fd(), fOFDGetLK, uintptr(unsafe.Pointer(&lk)))
 	if errno != 0 {
@@ -85,7 +85,7 @@ func Open(path string, f *os.File) (db *sql.DB, cleanup func(), err error) {
 	if err := Available(path); err != nil {
 		return nil, cleanup, err
 	}
-	if WriteLocked(f) {
+	if writeLocked(f) {
 		return nil, cleanup, &inputerr.Error{Path: path, Problem: "another program holds a write lock on the database: it is still writing it, and what it wrote is not committed",
 			Hint: "wait until that program (nsys export, sqlite3, ...) finishes or close it, then run again"}
 	}
@@ -147,17 +147,6 @@ func Open(path string, f *os.File) (db *sql.DB, cleanup func(), err error) {
 			Hint: "open the database once with sqlite3 in a writable folder, or " + nsysdb.ExportHint}
 	}
 	return db, cleanup, nil
-}
-
-// OpenPath is Open on the file at path, opened as a regular file for the
-// lock check and the copy and closed again.
-func OpenPath(path string) (db *sql.DB, cleanup func(), err error) {
-	f, _, err := inputerr.Open(path)
-	if err != nil {
-		return nil, func() {}, err
-	}
-	defer f.Close()
-	return Open(path, f)
 }
 
 // Sidecars lists the files beside path that hold state of the database
