@@ -56,6 +56,9 @@ func MaskCapture(c *capture.Capture) {
 // prints a credential unmasked.
 type MaskWriter struct{ W io.Writer }
 
+// Unwrap returns the writer below.
+func (m MaskWriter) Unwrap() io.Writer { return m.W }
+
 // Write masks p and writes it; it reports len(p) written on success.
 func (m MaskWriter) Write(p []byte) (int, error) {
 	s := string(p)

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/internal/ctlchar"
 	"github.com/nsyscheck/nsyscheck/privacy"
 )
 
@@ -53,8 +54,8 @@ var PlaceHook func(dir string)
 //     included) is refused before anything is written;
 //   - temporary folders that killed runs left behind are removed first.
 //
-// Markdown, JSON and text files are passed through privacy.MaskSecrets on
-// the way (maskText).
+// Every file passes through CleanFile on the way (credentials masked,
+// control characters escaped).
 func writeFiles(dir string, files map[string][]byte, overwrite bool) ([]string, error) {
 	list := names(files)
 	parent := filepath.Dir(filepath.Clean(dir))
@@ -78,7 +79,7 @@ func writeFiles(dir string, files map[string][]byte, overwrite bool) ([]string, 
 		}
 	}()
 	for _, n := range list {
-		if err := writeOne(filepath.Join(tmp, n), maskText(n, files[n])); err != nil {
+		if err := writeOne(filepath.Join(tmp, n), CleanFile(n, files[n])); err != nil {
 			return nil, fmt.Errorf("write %s: %w (nothing was written to %s)", filepath.Join(dir, n), err, dir)
 		}
 	}
@@ -200,14 +201,21 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// maskText masks credentials in the plain-text files of a report (Markdown,
-// JSON, text). HTML and SVG are markup whose attributes and scripts can read
-// like NAME=VALUE pairs, so they are left as rendered: their text comes from
-// the same capture, whose strings check.Load has already masked.
-func maskText(name string, data []byte) []byte {
+// CleanFile returns a report file's bytes as they are written to disk:
+// every text file (Markdown, JSON, text, HTML, SVG) has its control
+// characters escaped (ctlchar), so that a terminal escape in a capture's
+// names cannot act on whoever prints the file, and the plain-text ones
+// (Markdown, JSON, text) have their credentials masked
+// (privacy.MaskSecrets). HTML and SVG are markup whose attributes and
+// scripts can read like NAME=VALUE pairs, so they are not masked: their
+// text comes from the same capture, whose strings check.Load has already
+// masked. Images are written as they are.
+func CleanFile(name string, data []byte) []byte {
 	switch strings.ToLower(filepath.Ext(name)) {
 	case ".md", ".json", ".txt":
-		return []byte(privacy.MaskSecrets(string(data)))
+		return []byte(ctlchar.Escape(privacy.MaskSecrets(string(data))))
+	case ".html", ".svg":
+		return []byte(ctlchar.Escape(string(data)))
 	}
 	return data
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/nsyscheck/nsyscheck/check"
 	"github.com/nsyscheck/nsyscheck/predictions"
@@ -39,8 +40,11 @@ func writeRunReports(run *runner.Run, k *check.Checked) error {
 	return err
 }
 
-// writeNew writes a file that must not exist yet.
+// writeNew writes a file that must not exist yet, cleaned as a report's
+// files are (report.CleanFile: credentials masked, control characters
+// escaped).
 func writeNew(path string, data []byte) error {
+	data = report.CleanFile(filepath.Base(path), data)
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"database/sql"
 	"errors"
 	"os"
 	"os/exec"
@@ -29,6 +30,7 @@ import (
 //	stopwatch start | stopwatch max DURATION   time what lies between
 //	noproc TEXT       no process runs in a folder under TEXT or has TEXT in
 //	                  its command line (waits up to 5 s for stragglers)
+//	sqlexec DB SQL    run SQL on the SQLite file DB (a copy the script made)
 func TestScripts(t *testing.T) {
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
@@ -57,6 +59,7 @@ func TestScripts(t *testing.T) {
 			"noproc":    cmdNoproc,
 			"exits":     cmdExits,
 			"schema":    cmdSchema,
+			"sqlexec":   cmdSQLExec,
 		},
 	})
 }
@@ -79,6 +82,20 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("exit status %d, want %d", got, want)
+	}
+}
+
+func cmdSQLExec(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: sqlexec DB SQL")
+	}
+	db, err := sql.Open("sqlite3", ts.MkAbs(args[0]))
+	if err != nil {
+		ts.Fatalf("sqlexec: %v", err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(args[1]); err != nil {
+		ts.Fatalf("sqlexec %s: %v", args[0], err)
 	}
 }
 
