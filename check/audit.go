@@ -76,7 +76,11 @@ func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 		go func() { early <- exposures(path) }()
 	}
 	acc := audit.NewAccumulator()
-	scan, err := capture.StreamCopies(path, capture.Options{Nsys: opts.Nsys}, acc.Add)
+	var names privacy.CopyMasker // no credential in a name reaches a class key
+	scan, err := capture.StreamCopies(path, capture.Options{Nsys: opts.Nsys}, func(c *capture.CopyCall) {
+		names.Mask(c)
+		acc.Add(c)
+	})
 	if err != nil {
 		if early != nil {
 			<-early

@@ -51,6 +51,37 @@ func MaskCapture(c *capture.Capture) {
 	}
 }
 
+// CopyMasker masks the names each copy the audit streams carries (its API,
+// thread and NVTX range), so that no class key, finding or report derived
+// from them shows a credential. Names repeat from copy to copy: each
+// distinct one is looked at once (up to maskMemo of them).
+type CopyMasker struct{ memo map[string]string }
+
+// maskMemo bounds how many distinct names a CopyMasker remembers.
+const maskMemo = 4096
+
+// Mask masks c's names in place.
+func (m *CopyMasker) Mask(c *capture.CopyCall) {
+	for _, s := range []*string{&c.API, &c.Thread, &c.Range} {
+		*s = m.mask(*s)
+	}
+}
+
+func (m *CopyMasker) mask(s string) string {
+	if s == "" {
+		return s
+	}
+	if v, ok := m.memo[s]; ok {
+		return v
+	}
+	v := MaskSecrets(s)
+	if m.memo == nil || len(m.memo) >= maskMemo {
+		m.memo = map[string]string{}
+	}
+	m.memo[s] = v
+	return v
+}
+
 // MaskWriter passes what is written to w through MaskSecrets, one Write at
 // a time: a program that prints whole lines or documents per call never
 // prints a credential unmasked.

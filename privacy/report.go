@@ -170,13 +170,18 @@ func (r *Report) Diagnostics() []Diagnostic {
 	return out
 }
 
-// label names a finding: its name, or what kind of bare value it is.
+// label names a finding: its name, or what kind of bare value it is
+// ("(url)", "(GitHub token)", "(private key)"; "(token)" for one that is
+// no longer whole).
 func (f Finding) label() string {
 	switch {
 	case f.Name != "":
 		return f.Name
 	case len(URLCredentials(f.value)) > 0:
 		return "(url)"
+	}
+	if found := FindSecrets(f.value); len(found) == 1 && found[0].Value == f.value && found[0].Format != FormatNamed {
+		return "(" + found[0].Format + ")"
 	}
 	return "(token)"
 }

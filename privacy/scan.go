@@ -172,7 +172,10 @@ func (s *sqliteScan) run() error {
 	if err := s.processes(); err != nil {
 		return err
 	}
-	return s.textColumns()
+	if err := s.textColumns(); err != nil {
+		return err
+	}
+	return s.schemaNames()
 }
 
 // profiledPIDs returns the processes that made CUDA runtime (or driver)

@@ -104,6 +104,8 @@ const nsysRepScrubHint = "the report format cannot be rewritten; scrub its SQLit
 //     thread names from StringIds where nothing else refers to them;
 //   - replaces every credential-looking value Scan found, in any text
 //     column, and a working folder under a user's home;
+//   - drops the tables, views, indexes and triggers named with a
+//     credential and renames the columns that are (schemaNames);
 //
 // then writes the result with VACUUM INTO a temporary file beside out, which
 // rebuilds every page so that no stale bytes survive, checks it with Scan,
@@ -326,7 +328,7 @@ func scrubCopy(ctx context.Context, work, out string, rep *Report, opts ScrubOpt
 		return "", err
 	}
 	places := func() error { return walkPlaces(s.tx, s.table, s) }
-	steps := []func() error{places, s.processes, s.secrets}
+	steps := []func() error{s.schemaNames, places, s.processes, s.secrets}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return "", err
