@@ -26,6 +26,13 @@ const (
 	comparePlotName   = "compare"
 )
 
+// TopFiles are the names of the files report writes into its output folder
+// beside the captures' folders (the index, its comparison plot, the fleet
+// page): no capture's folder may take one of them.
+func TopFiles() []string {
+	return []string{IndexHTMLFile, IndexMarkdownFile, comparePlotName + ".png", comparePlotName + ".svg", FleetMarkdownFile}
+}
+
 // Entry is one capture on an index page: its result and the folder, relative
 // to the index, that holds its own report.
 type Entry struct {
