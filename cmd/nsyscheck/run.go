@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -144,10 +145,15 @@ func runRun(opts *runOptions, s Streams) error {
 		ctx, cancel = context.WithTimeoutCause(ctx, opts.Timeout, fmt.Errorf("--timeout %s reached", opts.Timeout))
 		defer cancel()
 	}
+	apart, err := sampleApart()
+	if err != nil {
+		return err
+	}
 	ropts := runner.Options{
 		Dir: opts.Out, Nsys: opts.Nsys, Nvcc: opts.Nvcc, Arch: opts.Arch,
 		KeepEnv: opts.KeepEnv, NoPIDNamespace: opts.NoPIDNamespace,
 		NoWait: opts.NoWait, NoBind: opts.NoBind, SysRoot: os.Getenv(sysRootEnv),
+		SampleApart: apart,
 	}
 	if !opts.Quiet && isTerminal(s.Err) {
 		ropts.Progress = s.Err
@@ -187,6 +193,24 @@ func runRun(opts *runOptions, s Streams) error {
 // sysRootEnv names the variable that moves where sysfs is read (default
 // /sys), for machines that mount it elsewhere and for tests.
 const sysRootEnv = "NSYSCHECK_SYSFS"
+
+// sampleApartEnv names the variable that sets how far apart the GPU's
+// utilisation is sampled (a duration such as 500ms; default 200ms): longer
+// to catch bursty work beside the run, shorter where nothing else runs.
+const sampleApartEnv = "NSYSCHECK_SAMPLE_APART"
+
+// sampleApart reads sampleApartEnv; 0 when it is not set (the default).
+func sampleApart() (time.Duration, error) {
+	v := strings.TrimSpace(os.Getenv(sampleApartEnv))
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 || d > time.Minute {
+		return 0, &statusError{code: exitError, err: fmt.Errorf("%s=%q: give a duration between 1ms and 1m, such as 200ms", sampleApartEnv, v)}
+	}
+	return d, nil
+}
 
 // runOne does one run into ropts.Dir and returns its checked result. The
 // run folder holds everything, with the verdicts in report.txt and
