@@ -37,6 +37,9 @@ func ReadExpectation(path string) (*Expectation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the expected audit: %w", err)
 	}
+	if k := capture.DuplicateKey(data); k != "" {
+		return nil, fmt.Errorf("%s: %s is given twice, so which value holds is unclear; keep one", path, k)
+	}
 	var e Expectation
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.DisallowUnknownFields()

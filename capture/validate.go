@@ -178,6 +178,12 @@ func (v *validator) program(m *Measurements) {
 	v.gbps("deviceCopyGBps", m.DeviceCopyGBps)
 }
 
+// DuplicateKey returns the JSON path of the first object key that appears
+// twice in one object of data, or "" (see duplicateKey): for the other JSON
+// files nsyscheck reads (--expect files), which must not say two things
+// about one value either.
+func DuplicateKey(data []byte) string { return duplicateKey(data) }
+
 // duplicateKey returns the JSON path of the first object key that appears
 // twice in one object of data ("copies[0].ms"), or "" when there is none or
 // data is not valid JSON (the decoder reports that). encoding/json keeps the

@@ -136,18 +136,39 @@ func exposures(f string) []string {
 // capture's own: the run folder's pinned copies and link, and the link rate.
 func AuditRates(opts AuditOptions) (*audit.Rates, error) {
 	r := &audit.Rates{LinkGBps: DefaultLinkGBps, LinkSource: "assumed PCIe 5.0 x16; pass --link-gbps or --rates to give the real link"}
+	if opts.LinkGBps != 0 {
+		if err := checkRate("--link-gbps", opts.LinkGBps); err != nil {
+			return nil, err
+		}
+	}
 	if opts.RatesDir != "" {
 		if err := readRunRates(opts.RatesDir, r); err != nil {
 			return nil, err
 		}
 	}
-	if opts.LinkGBps < 0 {
-		return nil, fmt.Errorf("--link-gbps %g: give a positive rate in GB/s", opts.LinkGBps)
-	}
-	if opts.LinkGBps > 0 {
+	if opts.LinkGBps != 0 {
 		r.LinkGBps, r.LinkSource = opts.LinkGBps, "--link-gbps"
 	}
 	return r, nil
+}
+
+// The rates the prediction accepts, in GB/s: from 10 MB/s, far below any
+// host-device link, to 10 TB/s, above any link or memory. A rate outside
+// them makes every predicted time meaningless, and one small enough
+// overflows it (--link-gbps 1e-300 predicted -9.2e18 ns).
+const (
+	MinRateGBps = 0.01
+	MaxRateGBps = 10000
+)
+
+// checkRate refuses a rate outside [MinRateGBps, MaxRateGBps] (NaN and
+// infinities included), naming what gave it.
+func checkRate(what string, gbps float64) error {
+	if gbps >= MinRateGBps && gbps <= MaxRateGBps {
+		return nil
+	}
+	return fmt.Errorf("%s %g: give a rate in GB/s between %g and %g (PCIe 5.0 x16 moves %.1f GB/s per direction)",
+		what, gbps, MinRateGBps, float64(MaxRateGBps), DefaultLinkGBps)
 }
 
 // readRunRates reads the pinned copy timings (results JSON) and the PCIe
@@ -181,7 +202,11 @@ func readRunRates(dir string, r *audit.Rates) error {
 			if cp.Direction == string(vocab.D2H) {
 				dir = vocab.CopyDtoH
 			}
-			r.Copies = append(r.Copies, audit.RatePoint{Direction: dir, Bytes: cp.Bytes, GBps: float64(cp.Bytes) / (cp.Ms * 1e6)})
+			gbps := float64(cp.Bytes) / (cp.Ms * 1e6)
+			if err := checkRate(fmt.Sprintf("%s: the pinned %s copy of %d bytes in %g ms is", results, cp.Direction, cp.Bytes, cp.Ms), gbps); err != nil {
+				return err
+			}
+			r.Copies = append(r.Copies, audit.RatePoint{Direction: dir, Bytes: cp.Bytes, GBps: gbps})
 		}
 		for _, a := range c.Program.Async {
 			if a.Source == string(vocab.MemPinned) && a.CallMs > 0 {
@@ -193,6 +218,9 @@ func readRunRates(dir string, r *audit.Rates) error {
 		var info runner.Info
 		if json.Unmarshal(data, &info) == nil && info.GPU != nil && info.GPU.PCIe.RatedGBps > 0 {
 			p := info.GPU.PCIe
+			if err := checkRate(filepath.Join(dir, runner.InfoFile)+": the link's rated rate", p.RatedGBps); err != nil {
+				return err
+			}
 			r.LinkGBps = p.RatedGBps
 			r.LinkSource = fmt.Sprintf("PCIe %d.0 x%d of %s, from %s", p.GenMax, p.WidthMax, info.GPU.Name, filepath.Join(dir, runner.InfoFile))
 		}

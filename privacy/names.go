@@ -40,7 +40,7 @@ func (s *sqliteScan) schemaNames() error {
 	}
 	found := func(text, where string) {
 		for _, sec := range FindSecrets(text) {
-			s.addSecret(KindSecret, EnvVar{Name: sec.Name, Value: sec.Value, HasValue: true}, where)
+			s.addSecret(KindSecret, sec, where)
 		}
 	}
 	for _, o := range objs {

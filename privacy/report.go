@@ -48,7 +48,8 @@ type Finding struct {
 	// in the same kind of space (live or unused); 0 for one place.
 	More int `json:"more,omitempty"`
 
-	value string // the full value, kept for Scrub; never printed
+	value  string // the full value, kept for Scrub; never printed
+	format string // the credential's format (FormatGitHub, ...), where FindSecrets told it
 }
 
 // Report is what Scan found in one file.
@@ -180,8 +181,12 @@ func (f Finding) label() string {
 	case len(URLCredentials(f.value)) > 0:
 		return "(url)"
 	}
-	if found := FindSecrets(f.value); len(found) == 1 && found[0].Value == f.value && found[0].Format != FormatNamed {
-		return "(" + found[0].Format + ")"
+	format := f.format
+	if found := FindSecrets(f.value); format == "" && len(found) == 1 && found[0].Value == f.value {
+		format = found[0].Format // a raw-byte hit: the token alone
+	}
+	if format != "" && format != FormatNamed && format != FormatURL {
+		return "(" + format + ")"
 	}
 	return "(token)"
 }

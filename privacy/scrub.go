@@ -485,7 +485,7 @@ func (s *scrubber) metaCapture(table string, rowid int64, name, value string) er
 			nv = Redacted
 		}
 	default:
-		for _, v := range commandSecrets(value) {
+		for _, v := range FindSecrets(value) {
 			nv = strings.ReplaceAll(nv, v.Value, Redacted)
 		}
 	}

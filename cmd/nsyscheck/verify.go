@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	nsyscheck "github.com/nsyscheck/nsyscheck"
+	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/check"
 	"github.com/nsyscheck/nsyscheck/fleet"
 	"github.com/nsyscheck/nsyscheck/predictions"
@@ -219,6 +220,9 @@ func readExpectation(path string) (*expectation, error) {
 	data, err := io.ReadAll(io.LimitReader(f, 1<<20))
 	if err != nil {
 		return nil, fmt.Errorf("read expected verdicts: %s: %w", path, err)
+	}
+	if k := capture.DuplicateKey(data); k != "" {
+		return nil, fmt.Errorf("%s: %s is given twice, so which verdict holds is unclear; keep one", path, k)
 	}
 	var e expectation
 	dec := json.NewDecoder(strings.NewReader(string(data)))
