@@ -3,7 +3,6 @@ package privacy
 import (
 	"bytes"
 	"database/sql"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,29 +36,52 @@ func TestFindSecrets(t *testing.T) {
 		{"TIKTOKEN_CACHE_DIR=/tmp/x", nil},
 	}
 	for _, c := range cases {
-		got := FindSecrets(c.in)
-		var vals []string
-		for _, s := range got {
-			vals = append(vals, s.Value)
-			if c.in[s.Offset:s.Offset+len(s.Value)] != s.Value {
-				t.Errorf("FindSecrets(%q): offset %d does not point at %q", c.in, s.Offset, s.Value)
-			}
-		}
-		if strings.Join(vals, "|") != strings.Join(c.want, "|") {
-			t.Errorf("FindSecrets(%q) = %q, want %q", c.in, vals, c.want)
-		}
-		masked := MaskSecrets(c.in)
+		var want []secretWant
 		for _, v := range c.want {
-			if strings.Contains(masked, strings.Trim(v, "'")) && len(v) > 4 {
-				t.Errorf("MaskSecrets(%q) = %q still holds %q", c.in, masked, v)
-			}
+			want = append(want, secretWant{value: v})
 		}
-		if len(c.want) == 0 && masked != c.in {
-			t.Errorf("MaskSecrets(%q) = %q changed a string with no secret", c.in, masked)
+		checkSecrets(t, c.in, want)
+	}
+}
+
+// secretWant is a secret FindSecrets must find: its value, and its format
+// unless that is "".
+type secretWant struct{ value, format string }
+
+// checkSecrets checks what FindSecrets finds in s (the values in order,
+// pointed at by their offsets, of the formats wanted) and that
+// MaskSecrets masks them, changes a string with none, and changes nothing
+// the second time.
+func checkSecrets(t *testing.T, s string, want []secretWant) {
+	t.Helper()
+	var got, wanted []string
+	for _, sec := range FindSecrets(s) {
+		if s[sec.Offset:sec.Offset+len(sec.Value)] != sec.Value {
+			t.Errorf("FindSecrets(%q): offset %d does not point at %q", s, sec.Offset, sec.Value)
 		}
-		if MaskSecrets(masked) != masked {
-			t.Errorf("MaskSecrets is not idempotent on %q", masked)
+		got = append(got, sec.Value+" "+sec.Format)
+	}
+	for i, w := range want {
+		f := w.format
+		if f == "" && i < len(got) {
+			_, f, _ = strings.Cut(got[i], " ") // any format
 		}
+		wanted = append(wanted, w.value+" "+f)
+	}
+	if strings.Join(got, "|") != strings.Join(wanted, "|") {
+		t.Errorf("FindSecrets(%q)\n got  %q\n want %q", s, got, wanted)
+	}
+	masked := MaskSecrets(s)
+	for _, w := range want {
+		if v := strings.Trim(w.value, "'"); len(v) > 4 && strings.Contains(masked, v) {
+			t.Errorf("MaskSecrets(%q) = %q still holds %q", s, masked, v)
+		}
+	}
+	if len(want) == 0 && masked != s {
+		t.Errorf("MaskSecrets(%q) = %q changed a string with no secret", s, masked)
+	}
+	if MaskSecrets(masked) != masked {
+		t.Errorf("MaskSecrets is not idempotent on %q", masked)
 	}
 }
 
@@ -84,10 +106,10 @@ var (
 // knows, found with its format and masked away; and near misses, which
 // look alike but are no credential, left alone.
 func TestSecretFormats(t *testing.T) {
-	type want struct{ value, format string }
+	type want = secretWant
 	cases := []struct {
 		in   string
-		want []want
+		want []secretWant
 	}{
 		{"aws configure " + fakeAWSID + " " + fakeAWSSecret, []want{{fakeAWSID, FormatAWSKeyID}, {fakeAWSSecret, FormatAWSSecret}}},
 		{"keys " + fakeAWSID + ":" + fakeAWSSecret, []want{{fakeAWSID, FormatAWSKeyID}, {fakeAWSSecret, FormatAWSSecret}}},
@@ -129,26 +151,7 @@ func TestSecretFormats(t *testing.T) {
 		{"sha 3f786850e387550fdab836ed7e6dc881de23001b", nil},
 	}
 	for _, c := range cases {
-		got := FindSecrets(c.in)
-		var gv []want
-		for _, sec := range got {
-			gv = append(gv, want{sec.Value, sec.Format})
-			if c.in[sec.Offset:sec.Offset+len(sec.Value)] != sec.Value {
-				t.Errorf("FindSecrets(%q): offset %d does not point at %q", c.in, sec.Offset, sec.Value)
-			}
-		}
-		if fmt.Sprint(gv) != fmt.Sprint(c.want) {
-			t.Errorf("FindSecrets(%q)\n got  %q\n want %q", c.in, gv, c.want)
-		}
-		masked := MaskSecrets(c.in)
-		for _, w := range c.want {
-			if strings.Contains(masked, w.value) {
-				t.Errorf("MaskSecrets(%q) = %q still holds %q", c.in, masked, w.value)
-			}
-		}
-		if len(c.want) == 0 && masked != c.in {
-			t.Errorf("MaskSecrets(%q) = %q changed a string with no secret", c.in, masked)
-		}
+		checkSecrets(t, c.in, c.want)
 	}
 	// A hash beside an access key id is not its secret key.
 	got := FindSecrets("AKIAIOSFODNN7EXAMPLE 3f786850e387550fdab836ed7e6dc881de23001b")
@@ -190,20 +193,47 @@ func namesFixture(t *testing.T, dir string) string {
 	return dst
 }
 
+// scanWhere scans path and returns the report and where each value found
+// was found.
+func scanWhere(t *testing.T, path string) (*Report, map[string]string) {
+	t.Helper()
+	rep, err := Scan(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	where := map[string]string{}
+	for _, f := range rep.Findings {
+		where[f.value] = f.Where
+	}
+	return rep, where
+}
+
+// scrubHoldsNone scrubs in to out and checks that no byte of the copy
+// holds one of secrets; it returns out.
+func scrubHoldsNone(t *testing.T, in, out string, secrets []string) string {
+	t.Helper()
+	if _, err := Scrub(in, out, ScrubOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range secrets {
+		if bytes.Contains(raw, []byte(s)) {
+			t.Errorf("the scrubbed copy holds %q", s)
+		}
+	}
+	return out
+}
+
 // TestSecretsInNames: Scan finds every planted credential, its messages
 // show none of them, and Scrub's copy holds none (its own final check
 // runs the same detector).
 func TestSecretsInNames(t *testing.T) {
 	dir := t.TempDir()
 	in := namesFixture(t, dir)
-	rep, err := Scan(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := map[string]string{}
-	for _, f := range rep.Findings {
-		found[f.value] = f.Where
-	}
+	rep, found := scanWhere(t, in)
 	for _, s := range nameSecrets {
 		if _, ok := found[s]; !ok {
 			t.Errorf("Scan missed %q; found %v", s, found)
@@ -225,19 +255,7 @@ func TestSecretsInNames(t *testing.T) {
 		t.Errorf("the other process is not named (masked):\n%s", msgs.String())
 	}
 
-	out := filepath.Join(dir, "shared.sqlite")
-	if _, err := Scrub(in, out, ScrubOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range nameSecrets {
-		if bytes.Contains(raw, []byte(s)) {
-			t.Errorf("the scrubbed copy holds %q", s)
-		}
-	}
+	out := scrubHoldsNone(t, in, filepath.Join(dir, "shared.sqlite"), nameSecrets)
 	// The check Scrub ends with would have refused a copy that kept one.
 	after, err := Scan(out)
 	if err != nil {
@@ -399,14 +417,7 @@ func TestSecretsInSchemaNames(t *testing.T) {
 		}
 	}
 	db.Close()
-	rep, err := Scan(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	where := map[string]string{}
-	for _, f := range rep.Findings {
-		where[f.value] = f.Where
-	}
+	_, where := scanWhere(t, in)
 	for _, s := range []string{fakeGitHub, fakeAWSID, "Tr0ub4dor3", fakeNpm} {
 		w, ok := where[s]
 		if !ok {
@@ -417,19 +428,7 @@ func TestSecretsInSchemaNames(t *testing.T) {
 			t.Errorf("%q found in %q, want a place in the schema that does not show it", s, w)
 		}
 	}
-	out := filepath.Join(dir, "shared.sqlite")
-	if _, err := Scrub(in, out, ScrubOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range []string{fakeGitHub, fakeAWSID, "Tr0ub4dor3", fakeNpm} {
-		if bytes.Contains(raw, []byte(s)) {
-			t.Errorf("the scrubbed copy holds %q", s)
-		}
-	}
+	out := scrubHoldsNone(t, in, filepath.Join(dir, "shared.sqlite"), []string{fakeGitHub, fakeAWSID, "Tr0ub4dor3", fakeNpm})
 	sdb, err := sql.Open("sqlite3", nsysdb.ReadOnlyURI(out))
 	if err != nil {
 		t.Fatal(err)
