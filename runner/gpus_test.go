@@ -342,3 +342,52 @@ func awaitLockWaiter(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 }
+
+// Nothing planted in the shared lock folder is followed: a link at a
+// lock file's path is refused and what it points at is left as it was,
+// and a lock folder that is a link to another folder is used but not
+// opened to every user.
+func TestLockRefusesLinks(t *testing.T) {
+	ctx := context.Background()
+	g := GPU{UUID: "GPU-link"}
+	dir := t.TempDir()
+	victim := filepath.Join(t.TempDir(), "notes.txt")
+	writeFile(t, victim, "the user's notes\n")
+	path := LockPath(dir, g)
+	if err := os.Symlink(victim, path); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := acquireLock(ctx, path, g, LockInfo{PID: 1}, false, nil)
+	if err == nil || !strings.Contains(err.Error(), "is a link") || !strings.Contains(err.Error(), LockDirEnv) {
+		t.Errorf("a link at the lock path: %v", err)
+	}
+	if data, _ := os.ReadFile(victim); string(data) != "the user's notes\n" {
+		t.Errorf("the link's target was written: %q", data)
+	}
+
+	private := t.TempDir()
+	if err := os.Chmod(private, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	linked := filepath.Join(t.TempDir(), "locks")
+	if err := os.Symlink(private, linked); err != nil {
+		t.Fatal(err)
+	}
+	h, _, err := acquireLock(ctx, LockPath(linked, g), g, LockInfo{PID: 1}, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.release()
+	if st, err := os.Stat(private); err != nil || st.Mode().Perm() != 0o700 {
+		t.Errorf("the folder a linked lock folder leads to: %v %v", st.Mode(), err)
+	}
+	// A lock folder of its own making is shared, sticky.
+	fresh := filepath.Join(t.TempDir(), "new", "locks")
+	if h, _, err = acquireLock(ctx, LockPath(fresh, g), g, LockInfo{PID: 1}, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	h.release()
+	if st, err := os.Stat(fresh); err != nil || st.Mode()&os.ModeSticky == 0 || st.Mode().Perm() != 0o777 {
+		t.Errorf("a new lock folder: %v %v", st.Mode(), err)
+	}
+}

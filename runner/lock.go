@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -149,13 +150,27 @@ func acquireLock(ctx context.Context, path string, g GPU, me LockInfo, wait bool
 }
 
 // openLockFile opens (creating) a GPU's lock file, readable and writable
-// by every user's runs so that they queue on the same file.
+// by every user's runs so that they queue on the same file. The lock folder
+// lies in a folder every user may write to, so nothing planted there is
+// followed: a link at the lock file's path is refused (opening it would
+// truncate whatever it points at), and only a folder this run made itself
+// is opened to every user (sticky, like /tmp), never one a link leads to.
 func openLockFile(path string) (*os.File, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
-		return nil, fmt.Errorf("create the lock folder %s: %w (set %s to a writable folder shared by the runs)", filepath.Dir(path), err, LockDirEnv)
+	dir := filepath.Dir(path)
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(dir), 0o777); err != nil {
+			return nil, fmt.Errorf("create the lock folder %s: %w (set %s to a writable folder shared by the runs)", dir, err, LockDirEnv)
+		}
+		if err := os.Mkdir(dir, 0o777); err == nil {
+			_ = os.Chmod(dir, os.ModeSticky|0o777)
+		} else if !errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("create the lock folder %s: %w (set %s to a writable folder shared by the runs)", dir, err, LockDirEnv)
+		}
 	}
-	_ = os.Chmod(filepath.Dir(path), 0o1777)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NONBLOCK, 0o666)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0o666)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, fmt.Errorf("the GPU lock %s is a link, which a lock never is (remove it, or set %s to another folder)", path, LockDirEnv)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open the GPU lock %s: %w (set %s to a writable folder shared by the runs)", path, err, LockDirEnv)
 	}
