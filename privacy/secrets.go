@@ -394,9 +394,9 @@ func (f *finder) namedArgs() {
 		text := a.text
 		opt := strings.TrimLeft(text, "-")
 		if name, value, ok := strings.Cut(opt, "="); ok {
-			v := strings.Trim(value, `"'`)
+			v, q := unquote(value)
 			if allNameBytes(name) && secretName(name) && secretValue(name, v) {
-				f.add(name, v, a.off+len(text)-len(opt)+len(name)+1+quoteLen(value), FormatNamed)
+				f.add(name, v, a.off+len(text)-len(opt)+len(name)+1+q, FormatNamed)
 			}
 		} else if opt != text && secretName(opt) && i+1 < len(args) && !strings.HasPrefix(args[i+1].text, "-") &&
 			secretValue(opt, args[i+1].text) {
@@ -405,12 +405,13 @@ func (f *finder) namedArgs() {
 	}
 }
 
-// quoteLen is 1 when v starts with a quote that FindSecrets strips.
-func quoteLen(v string) int {
-	if strings.HasPrefix(v, `"`) || strings.HasPrefix(v, `'`) {
-		return 1
+// unquote strips one quote from the start of v and the same quote from
+// its end, and says how many bytes it took from the start (0 or 1).
+func unquote(v string) (string, int) {
+	if v == "" || v[0] != '"' && v[0] != '\'' {
+		return v, 0
 	}
-	return 0
+	return strings.TrimSuffix(v[1:], v[:1]), 1
 }
 
 // splitArgs splits s at white space and NUL bytes; quotes around an
@@ -712,14 +713,13 @@ var bearerByte = byteClass(func(c byte) bool { return tokenByte[c] || strings.In
 
 // bearers finds "Bearer TOKEN" (any case) with a token of 12 bytes or more.
 func (f *finder) bearers() {
-	low := strings.ToLower(f.s)
+	const word = "bearer"
 	for from := 0; ; {
-		i := strings.Index(low[from:], "bearer")
+		i := indexASCIIFold(f.s, from, word)
 		if i < 0 {
 			return
 		}
-		i += from
-		from = i + len("bearer")
+		from = i + len(word)
 		if i > 0 && alnumByte[f.s[i-1]] {
 			continue
 		}
@@ -739,6 +739,18 @@ func (f *finder) bearers() {
 			from = end
 		}
 	}
+}
+
+// indexASCIIFold returns the offset of the first word (lower-case ASCII)
+// in s at or after from, in any case, or -1. Unlike searching
+// strings.ToLower(s), it keeps the offsets of s whatever else s holds.
+func indexASCIIFold(s string, from int, word string) int {
+	for i := from; i+len(word) <= len(s); i++ {
+		if s[i]|0x20 == word[0] && strings.EqualFold(s[i:i+len(word)], word) {
+			return i
+		}
+	}
+	return -1
 }
 
 // awsSecretByte may be part of an AWS secret access key.
