@@ -1,0 +1,289 @@
+package replay_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/nsyscheck/nsyscheck/audit"
+	"github.com/nsyscheck/nsyscheck/internal/golden"
+	"github.com/nsyscheck/nsyscheck/replay"
+	"github.com/nsyscheck/nsyscheck/timeline"
+)
+
+// The audit's size buckets, which the costs are taken over.
+var auditSizes = replay.Sizes{Of: audit.BucketOf, Name: func(i int) string { return audit.Buckets[i].Name }}
+
+// h200Run is a run of the lesson's program on the H200 the PyTorch
+// captures were made on: its pinned rates stand in for `--rates RUN_DIR`.
+var h200Run = filepath.Join("..", "testdata", "captures", "h200-run")
+
+// shipped lists every real capture shipped with an SQLite export.
+func shipped(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("..", "testdata", "captures", "*", "*.sqlite"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no shipped SQLite exports: %v", err)
+	}
+	return files
+}
+
+func replayExport(t *testing.T, path string, opts timeline.Options, coster replay.Coster) (*timeline.Timeline, *replay.Result) {
+	t.Helper()
+	tl := buildExport(t, path, opts)
+	res, err := replay.Replay(context.Background(), tl, replay.Options{Coster: coster, Sizes: auditSizes})
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return tl, res
+}
+
+// The replay as captured must reproduce every real capture: within 5% per
+// region (median, span, period); here every call and op lands where it was
+// measured, so the fit is exact.
+func TestRealCapturesReplayAsCaptured(t *testing.T) {
+	for _, path := range shipped(t) {
+		tl := buildExport(t, path, timeline.Options{})
+		sc, err := replay.Simulate(context.Background(), tl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := replay.Measured(tl)
+		var worst int64
+		for i := range m.CallStart {
+			worst = max(worst, abs(sc.CallStart[i]-m.CallStart[i]), abs(sc.CallEnd[i]-m.CallEnd[i]))
+		}
+		for j := range m.OpStart {
+			worst = max(worst, abs(sc.OpStart[j]-m.OpStart[j]), abs(sc.OpEnd[j]-m.OpEnd[j]))
+		}
+		if sc.Forced != 0 {
+			t.Errorf("%s: %d dependencies forced", path, sc.Forced)
+		}
+		_, res := replayExport(t, path, timeline.Options{}, replay.Chain{})
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s: %d calls, %d ops, worst replayed time off by %d ns\n", path, tl.Calls.Len(), tl.Ops.Len(), worst)
+		for _, r := range res.Regions {
+			fmt.Fprintf(&b, "  %-24s %3d  median %10.4f ms replayed %10.4f (%+.3f%%)  span %10.3f ms replayed %10.3f (%+.3f%%)\n",
+				r.Name, r.Instances, r.MedianMs, r.ReplayMedianMs, 100*r.Fit.Median, r.SpanMs, r.ReplaySpanMs, 100*r.Fit.Span)
+			for _, f := range []float64{r.Fit.Median, r.Fit.Span, r.Fit.Period} {
+				if math.Abs(f) > 0.05 {
+					t.Errorf("%s: region %s replays %+.1f%% off (median, span, period fits %+v)", path, r.Name, 100*f, r.Fit)
+				}
+			}
+		}
+		t.Log(b.String())
+	}
+}
+
+func abs(v int64) int64 { return max(v, -v) }
+
+// sqlRegions computes every region instance's start and completion with
+// one query of plain SQL, independent of the timeline: an NVTX push/pop
+// range, from its start to the end of the last GPU operation launched by a
+// call of its process that started inside it, or its own end if later;
+// and the capture, from the first host-device copy call to the last
+// operation's end.
+func sqlRegions(t *testing.T, path string) map[string][][2]int64 {
+	t.Helper()
+	db := openExport(t, path)
+	var ops []string
+	for _, tb := range []string{"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"} {
+		if name := table(t, db, tb); name != "" {
+			ops = append(ops, `SELECT correlationId c, (globalPid >> 24) & 16777215 pid, "end" e FROM `+name)
+		}
+	}
+	if len(ops) == 0 {
+		// An export without any GPU operation table (a JAX capture whose
+		// import lost its kernels and copies) still has its ranges.
+		ops = append(ops, `SELECT NULL c, NULL pid, NULL e WHERE 0`)
+	}
+	// The capture starts at the first host-device copy call, else at the
+	// first call that launched anything; without either it has no start.
+	captureStart := `NULL`
+	if table(t, db, "CUPTI_ACTIVITY_KIND_RUNTIME") != "" {
+		captureStart = `(SELECT min(r.start) FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN ops o ON o.c = r.correlationId
+			AND o.pid = (r.globalTid >> 24) & 16777215)`
+	}
+	if table(t, db, "CUPTI_ACTIVITY_KIND_MEMCPY") != "" && table(t, db, "CUPTI_ACTIVITY_KIND_RUNTIME") != "" {
+		captureStart = `coalesce((SELECT min(r.start) FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN CUPTI_ACTIVITY_KIND_MEMCPY m ON m.correlationId = r.correlationId
+			AND (m.globalPid >> 24) & 16777215 = (r.globalTid >> 24) & 16777215
+			WHERE m.copyKind IN (SELECT id FROM ENUM_CUDA_MEMCPY_OPER WHERE name IN ('CUDA_MEMCPY_KIND_HTOD', 'CUDA_MEMCPY_KIND_DTOH'))), ` + captureStart + `)`
+	}
+	out := map[string][][2]int64{}
+	query := `WITH ops AS (` + strings.Join(ops, " UNION ALL ") + `),
+	launches AS (SELECT r.start s, (r.globalTid >> 24) & 16777215 pid, max(o.e) e
+		FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN ops o ON o.c = r.correlationId AND o.pid = (r.globalTid >> 24) & 16777215
+		GROUP BY r.rowid)
+	SELECT coalesce(n.text, s.value), n.start,
+		max(n."end", coalesce((SELECT max(l.e) FROM launches l WHERE l.pid = (n.globalTid >> 24) & 16777215
+			AND l.s BETWEEN n.start AND n."end"), 0))
+	FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId
+	WHERE n.eventType = (SELECT id FROM ENUM_NSYS_EVENT_TYPE WHERE name = 'NvtxPushPopRange') AND n."end" IS NOT NULL
+	UNION ALL
+	SELECT '` + replay.CaptureRegion + `',
+		` + captureStart + `,
+		(SELECT max(e) FROM ops)`
+	if table(t, db, "NVTX_EVENTS") == "" {
+		query = query[strings.Index(query, "UNION ALL\n\tSELECT '")+len("UNION ALL\n\t"):]
+		query = `WITH ops AS (` + strings.Join(ops, " UNION ALL ") + `) ` + query
+	}
+	rows, err := db.Query(query)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		var start, done sql.NullInt64
+		if err := rows.Scan(&name, &start, &done); err != nil {
+			t.Fatal(err)
+		}
+		if !start.Valid || !done.Valid {
+			// No host-device copy call (only unified-memory migrations):
+			// the capture region has no start.
+			continue
+		}
+		out[name] = append(out[name], [2]int64{start.Int64, done.Int64})
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// The regions' measured times are what plain SQL over the export gives.
+func TestRegionTimesAgainstPlainSQL(t *testing.T) {
+	for _, path := range shipped(t) {
+		want := sqlRegions(t, path)
+		_, res := replayExport(t, path, timeline.Options{}, replay.Chain{})
+		if len(res.Regions) != len(want) {
+			t.Errorf("%s: %d regions, plain SQL finds %d", path, len(res.Regions), len(want))
+		}
+		for _, r := range res.Regions {
+			inst := want[r.Name]
+			var times []float64
+			first, last := inst[0][0], inst[0][1]
+			for _, in := range inst {
+				times = append(times, float64(in[1]-in[0]))
+				first, last = min(first, in[0]), max(last, in[1])
+			}
+			slices.Sort(times)
+			med := times[len(times)/2]
+			if len(times)%2 == 0 {
+				med = (times[len(times)/2-1] + times[len(times)/2]) / 2
+			}
+			if r.Instances != len(inst) || math.Abs(r.MedianMs-med/1e6) > 1e-9 || math.Abs(r.SpanMs-float64(last-first)/1e6) > 1e-9 {
+				t.Errorf("%s: region %s: %d instances, median %.6f ms, span %.6f ms; plain SQL %d, %.6f, %.6f",
+					path, r.Name, r.Instances, r.MedianMs, r.SpanMs, len(inst), med/1e6, float64(last-first)/1e6)
+			}
+		}
+	}
+}
+
+// The lesson's program copies the same sizes from pageable and from
+// pinned memory in one capture, so each capture predicts its own other
+// half: pinning the pageable region's copies, costed by the same capture's
+// pinned copies alone, must come within 15% of the pinned region.
+func TestOneCapturePredictsItsOtherHalf(t *testing.T) {
+	for _, name := range []string{"h200-pinned/pinned", "h200-run/pinned", "other-counts/other-counts", "torch-lesson/torch-lesson"} {
+		path := filepath.Join("..", "testdata", "captures", name+".sqlite")
+		tl := buildExport(t, path, timeline.Options{})
+		_, res := replayExport(t, path, timeline.Options{}, replay.NewCaptureCoster(tl, auditSizes))
+		if res.Uncosted != 0 {
+			t.Errorf("%s: %d pageable copies without a pinned cost in the capture", name, res.Uncosted)
+		}
+		byName := map[string]replay.Region{}
+		for _, r := range res.Regions {
+			byName[r.Name] = r
+		}
+		var b strings.Builder
+		for _, pair := range [][2]string{{"h2d-pageable", "h2d-pinned"}, {"d2h-pageable", "d2h-pinned"}, {"async-pageable", "async-pinned"}} {
+			before, after := byName[pair[0]], byName[pair[1]]
+			if before.Instances == 0 || after.Instances == 0 {
+				t.Errorf("%s: no %s or %s region", name, pair[0], pair[1])
+				continue
+			}
+			off := before.PredictedMedianMs/after.MedianMs - 1
+			fmt.Fprintf(&b, "  %-15s %9.3f ms, predicted pinned %8.3f ms (%8.3f-%8.3f); %-13s measured %8.3f ms (%+.1f%%)\n",
+				pair[0], before.MedianMs, before.PredictedMedianMs, before.PredictedMedianLowMs, before.PredictedMedianHighMs,
+				pair[1], after.MedianMs, 100*off)
+			if math.Abs(off) > 0.15 {
+				t.Errorf("%s: %s predicted pinned %.3f ms, %s measured %.3f ms: %+.1f%%, more than 15%% off",
+					name, pair[0], before.PredictedMedianMs, pair[1], after.MedianMs, 100*off)
+			}
+		}
+		t.Logf("%s\n%s", name, b.String())
+	}
+}
+
+// The PyTorch DataLoader pair: the what-if of train-pageable against the
+// measured train-pinned, as a table (golden), with hand-offs between
+// threads inferred (the default) and without.
+func TestTrainPageableAgainstTrainPinned(t *testing.T) {
+	before := filepath.Join("..", "testdata", "captures", "train-pageable", "train-pageable.sqlite")
+	after := filepath.Join("..", "testdata", "captures", "train-pinned", "train-pinned.sqlite")
+	rates := runRates(t, h200Run)
+	_, measuredAfter := replayExport(t, after, timeline.Options{}, replay.Chain{})
+	afterBy := map[string]replay.Region{}
+	for _, r := range measuredAfter.Regions {
+		afterBy[r.Name] = r
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "train-pageable pinned by the what-if, against train-pinned measured (ms)\n")
+	fmt.Fprintf(&b, "pinned costs: call time from the capture's own pinned calls, GPU time from %s\n", filepath.Base(h200Run))
+	for _, mode := range []struct {
+		label string
+		opts  timeline.Options
+	}{{"hand-offs inferred", timeline.Options{}}, {"no hand-offs", timeline.Options{NoHandoffs: true}}} {
+		tl := buildExport(t, before, mode.opts)
+		_, res := replayExport(t, before, mode.opts, replay.Chain{replay.NewCaptureCoster(tl, auditSizes), rates})
+		fmt.Fprintf(&b, "\n%s (%d hand-offs; %d copies re-costed, %d without a cost)\n", mode.label, len(tl.Handoffs), res.Recosted, res.Uncosted)
+		fmt.Fprintf(&b, "%-10s %-7s %9s %9s %9s %21s %9s %8s\n", "region", "measure", "before", "replayed", "predicted", "bound", "after", "off")
+		for _, r := range res.Regions {
+			a := afterBy[r.Name]
+			row := func(what string, m, rep, p, lo, hi, aft float64) {
+				fmt.Fprintf(&b, "%-10s %-7s %9.3f %9.3f %9.3f %9.3f-%-11.3f %9.3f %+7.1f%%\n", r.Name, what, m, rep, p, lo, hi, aft, 100*(p/aft-1))
+			}
+			row("median", r.MedianMs, r.ReplayMedianMs, r.PredictedMedianMs, r.PredictedMedianLowMs, r.PredictedMedianHighMs, a.MedianMs)
+			if r.Instances > 1 {
+				row("span", r.SpanMs, r.ReplaySpanMs, r.PredictedSpanMs, r.PredictedSpanLowMs, r.PredictedSpanHighMs, a.SpanMs)
+				row("period", r.Period.Ms, r.Period.ReplayMs, r.Period.PredictedMs, r.Period.PredictedLowMs, r.Period.PredictedHighMs, a.Period.Ms)
+			}
+			fmt.Fprintf(&b, "%-10s %-7s %8.1f%% %9s %8.1f%% %21s %8.1f%%\n", r.Name, "host", 100*r.HostShare.Measured, "",
+				100*r.HostShare.Predicted, "", 100*a.HostShare.Measured)
+		}
+		if mode.opts.NoHandoffs {
+			continue
+		}
+		// With the threads' hand-offs, what pinning saves of a step is
+		// what its copy calls held the host for, less the pinned calls'
+		// time: the step's work is on the host and follows it.
+		step := regionNamed(t, res, "step")
+		var held, pinnedCalls float64
+		for _, c := range res.Costs {
+			held += float64(c.CallNs)
+			pinnedCalls += c.PinnedCallNs.Mid
+		}
+		perStep := (held - pinnedCalls) / 1e6 / float64(step.Instances)
+		if saved := step.MedianMs - step.PredictedMedianMs; saved < 0.8*perStep || saved > 1.2*perStep {
+			t.Errorf("step median saves %.3f ms, the copy calls' host time per step is %.3f ms", saved, perStep)
+		}
+	}
+	golden.Assert(t, filepath.Join("testdata", "train-pinning.txt"), []byte(b.String()))
+}
+
+func regionNamed(t *testing.T, res *replay.Result, name string) replay.Region {
+	t.Helper()
+	for _, r := range res.Regions {
+		if r.Name == name {
+			return r
+		}
+	}
+	t.Fatalf("no region %s", name)
+	return replay.Region{}
+}

@@ -1,0 +1,377 @@
+package replay
+
+import (
+	"cmp"
+	"slices"
+	"sort"
+
+	"github.com/nsyscheck/nsyscheck/timeline"
+)
+
+// CaptureRegion names the region of the whole capture: from the first
+// host-device copy call to the end of the last GPU operation.
+const CaptureRegion = "(capture)"
+
+// Region is one NVTX range name (or CaptureRegion) measured, replayed as
+// captured, and predicted after pinning. A region instance's time runs from
+// its start to the end of the last GPU operation launched by a call of its
+// process inside it, or to the range's end if later. Times are in
+// milliseconds.
+type Region struct {
+	Name      string `json:"name"`
+	Instances int    `json:"instances"`
+	// MedianMs is the median instance's time; SpanMs runs from the first
+	// instance's start to the last one's completion.
+	MedianMs float64 `json:"medianMs"`
+	SpanMs   float64 `json:"spanMs"`
+	// The same replayed as captured.
+	ReplayMedianMs float64 `json:"replayMedianMs"`
+	ReplaySpanMs   float64 `json:"replaySpanMs"`
+	// The same predicted after pinning, with the bound of the low and high
+	// costs.
+	PredictedMedianMs     float64 `json:"predictedMedianMs"`
+	PredictedMedianLowMs  float64 `json:"predictedMedianLowMs"`
+	PredictedMedianHighMs float64 `json:"predictedMedianHighMs"`
+	PredictedSpanMs       float64 `json:"predictedSpanMs"`
+	PredictedSpanLowMs    float64 `json:"predictedSpanLowMs"`
+	PredictedSpanHighMs   float64 `json:"predictedSpanHighMs"`
+	// Period is the median time from one instance's start to the next's
+	// on the same thread (steps of a loop), zero with fewer than two.
+	Period Period `json:"period"`
+	// Overlap is the share of the region's copy GPU time with a kernel
+	// running on another stream of its device.
+	Overlap Share `json:"overlap"`
+	// HostShare is the host time held by the region's host-device copy
+	// calls as a share of the region's time.
+	HostShare Share `json:"hostShare"`
+	// Fit is the replay against the measurement: replayed over measured,
+	// less one, for the median and the span.
+	Fit Fit `json:"fit"`
+}
+
+// Period is the median start-to-start time of a region's instances.
+type Period struct {
+	Ms              float64 `json:"ms"`
+	ReplayMs        float64 `json:"replayMs"`
+	PredictedMs     float64 `json:"predictedMs"`
+	PredictedLowMs  float64 `json:"predictedLowMs"`
+	PredictedHighMs float64 `json:"predictedHighMs"`
+}
+
+// Share is a share measured and predicted after pinning.
+type Share struct {
+	Measured  float64 `json:"measured"`
+	Predicted float64 `json:"predicted"`
+}
+
+// Fit is the replay's relative error per measure.
+type Fit struct {
+	Median float64 `json:"median"`
+	Span   float64 `json:"span"`
+	Period float64 `json:"period"`
+}
+
+// regions finds the regions of a timeline once and measures them in any
+// schedule.
+type regions struct {
+	tl *timeline.Timeline
+	// names are the range names in order of first appearance; counts
+	// their instances.
+	names  []int32
+	counts []int
+	// kernels lists each stream's kernels in stream order.
+	kernels [][]int32
+	// copyCalls marks the calls that launched a host-device copy.
+	copyCalls []bool
+}
+
+func newRegions(tl *timeline.Timeline) *regions {
+	rg := &regions{tl: tl, kernels: make([][]int32, len(tl.Streams)), copyCalls: make([]bool, tl.Calls.Len())}
+	seen := map[int32]int{}
+	for _, r := range tl.Ranges {
+		k, ok := seen[r.Name]
+		if !ok {
+			k = len(rg.names)
+			seen[r.Name] = k
+			rg.names = append(rg.names, r.Name)
+			rg.counts = append(rg.counts, 0)
+		}
+		rg.counts[k]++
+	}
+	o := &tl.Ops
+	for j := range o.Kind {
+		switch {
+		case o.Kind[j] == timeline.OpKernel:
+			rg.kernels[o.Stream[j]] = append(rg.kernels[o.Stream[j]], int32(j))
+		case o.Kind[j] == timeline.OpCopy && o.Dir[j].HostDevice() && o.Call[j] != timeline.None:
+			rg.copyCalls[o.Call[j]] = true
+		}
+	}
+	return rg
+}
+
+// measure is one region's numbers in one schedule, in nanoseconds.
+type measure struct {
+	instances               int
+	median, span, period    float64
+	overlap, hostShare      float64
+	copyNs, overlapNs, hold int64
+}
+
+// measureAll measures every region in schedule s: CaptureRegion first,
+// then the range names in order of first appearance.
+func (rg *regions) measureAll(s *Schedule) []measure {
+	out := []measure{rg.capture(s)}
+	byName := map[int32]int{}
+	for k, n := range rg.names {
+		byName[n] = k
+	}
+	type inst struct {
+		thread       int32
+		start, end   int64
+		copyNs, over int64
+		hold         int64
+	}
+	insts := make([][]inst, len(rg.names))
+	for k, n := range rg.counts {
+		insts[k] = make([]inst, 0, n)
+	}
+	for _, r := range rg.tl.Ranges {
+		in := inst{thread: r.Thread}
+		in.start, in.end, in.copyNs, in.over, in.hold = rg.instance(s, r)
+		k := byName[r.Name]
+		insts[k] = append(insts[k], in)
+	}
+	for k := range rg.names {
+		is := insts[k]
+		var m measure
+		m.instances = len(is)
+		times := make([]float64, len(is))
+		var total float64
+		first, last := is[0].start, is[0].end
+		for i, in := range is {
+			times[i] = float64(in.end - in.start)
+			total += times[i]
+			first, last = min(first, in.start), max(last, in.end)
+			m.copyNs += in.copyNs
+			m.overlapNs += in.over
+			m.hold += in.hold
+		}
+		m.median = median(times)
+		m.span = float64(last - first)
+		// Periods: instances of one thread in measured order.
+		byThread := map[int32][]int64{}
+		for _, in := range is {
+			byThread[in.thread] = append(byThread[in.thread], in.start)
+		}
+		periods := make([]float64, 0, len(is))
+		for _, starts := range byThread {
+			for i := 1; i < len(starts); i++ {
+				periods = append(periods, float64(starts[i]-starts[i-1]))
+			}
+		}
+		m.period = median(periods)
+		if m.copyNs > 0 {
+			m.overlap = float64(m.overlapNs) / float64(m.copyNs)
+		}
+		if total > 0 {
+			m.hostShare = float64(m.hold) / total
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// instance measures one range instance in schedule s: its start and
+// completion, its host-device copies' GPU time and the part of it a
+// kernel on another stream overlapped, and its copy calls' host time.
+func (rg *regions) instance(s *Schedule, r timeline.Range) (start, end, copyNs, over, hold int64) {
+	tl := rg.tl
+	start = mark(s, tl, r.StartAt, r.Start)
+	end = mark(s, tl, r.EndAt, r.End)
+	pid := tl.Threads[r.Thread].PID
+	bs := tl.ByStart
+	lo := sort.Search(len(bs), func(k int) bool {
+		c := bs[k]
+		p := tl.PID(c)
+		return p > pid || p == pid && tl.Calls.Start[c] >= r.Start
+	})
+	for k := lo; k < len(bs); k++ {
+		c := bs[k]
+		if tl.PID(c) != pid || tl.Calls.Start[c] > r.End {
+			break
+		}
+		for _, j := range tl.OpsOf(c) {
+			end = max(end, s.OpEnd[j])
+			if tl.Ops.Kind[j] == timeline.OpCopy && tl.Ops.Dir[j].HostDevice() {
+				copyNs += s.OpEnd[j] - s.OpStart[j]
+				over += rg.overlapped(s, j)
+			}
+		}
+		if rg.copyCalls[c] {
+			hold += s.CallEnd[c] - s.CallStart[c]
+		}
+	}
+	return start, end, copyNs, over, hold
+}
+
+// capture measures CaptureRegion: from the first host-device copy call
+// (else the first call that launched anything) to the last op's end.
+func (rg *regions) capture(s *Schedule) measure {
+	tl := rg.tl
+	var m measure
+	start, anyStart := int64(0), int64(0)
+	found, anyFound := false, false
+	for c := range tl.Calls.Start {
+		if tl.CallOpStart[c+1] == tl.CallOpStart[c] {
+			continue
+		}
+		if !anyFound || s.CallStart[c] < anyStart {
+			anyStart, anyFound = s.CallStart[c], true
+		}
+		if rg.copyCalls[c] {
+			if !found || s.CallStart[c] < start {
+				start, found = s.CallStart[c], true
+			}
+			m.hold += s.CallEnd[c] - s.CallStart[c]
+		}
+	}
+	if !found {
+		start = anyStart
+	}
+	if !anyFound {
+		return m
+	}
+	end := start
+	o := &tl.Ops
+	for j := range o.Kind {
+		end = max(end, s.OpEnd[j])
+		if o.Kind[j] == timeline.OpCopy && o.Dir[j].HostDevice() {
+			m.copyNs += s.OpEnd[j] - s.OpStart[j]
+			m.overlapNs += rg.overlapped(s, int32(j))
+		}
+	}
+	m.instances = 1
+	m.median = float64(end - start)
+	m.span = m.median
+	if m.copyNs > 0 {
+		m.overlap = float64(m.overlapNs) / float64(m.copyNs)
+	}
+	if m.median > 0 {
+		m.hostShare = float64(m.hold) / m.median
+	}
+	return m
+}
+
+// overlapped is how much of copy j's GPU time in schedule s a kernel on
+// another stream of the same process and device was running.
+func (rg *regions) overlapped(s *Schedule, j int32) int64 {
+	tl := rg.tl
+	st := tl.Streams[tl.Ops.Stream[j]]
+	cs, ce := s.OpStart[j], s.OpEnd[j]
+	if ce <= cs {
+		return 0
+	}
+	var pieces [][2]int64
+	for k := range tl.Streams {
+		o := tl.Streams[k]
+		if int32(k) == tl.Ops.Stream[j] || o.PID != st.PID || o.Device != st.Device {
+			continue
+		}
+		ks := rg.kernels[k]
+		// Kernels of a stream run in order: find the first that ends
+		// after the copy starts.
+		i := sort.Search(len(ks), func(i int) bool { return s.OpEnd[ks[i]] > cs })
+		for ; i < len(ks) && s.OpStart[ks[i]] < ce; i++ {
+			a, b := max(s.OpStart[ks[i]], cs), min(s.OpEnd[ks[i]], ce)
+			if b > a {
+				pieces = append(pieces, [2]int64{a, b})
+			}
+		}
+	}
+	if len(pieces) == 0 {
+		return 0
+	}
+	slices.SortFunc(pieces, func(x, y [2]int64) int { return cmp.Compare(x[0], y[0]) })
+	var sum int64
+	cur := pieces[0]
+	for _, p := range pieces[1:] {
+		if p[0] <= cur[1] {
+			cur[1] = max(cur[1], p[1])
+			continue
+		}
+		sum += cur[1] - cur[0]
+		cur = p
+	}
+	return sum + cur[1] - cur[0]
+}
+
+// mark is a range mark's time in schedule s: its measured distance from
+// the call it is anchored to.
+func mark(s *Schedule, tl *timeline.Timeline, a timeline.Anchor, at int64) int64 {
+	switch {
+	case a.Call == timeline.None:
+		return at
+	case a.After:
+		return s.CallEnd[a.Call] + at - tl.Calls.End[a.Call]
+	}
+	return s.CallStart[a.Call] + at - tl.Calls.Start[a.Call]
+}
+
+// median is the middle value of v (the mean of the two middle ones for an
+// even count), 0 for none. v is reordered.
+func median(v []float64) float64 {
+	n := len(v)
+	if n == 0 {
+		return 0
+	}
+	slices.Sort(v)
+	if n%2 == 1 {
+		return v[n/2]
+	}
+	return (v[n/2-1] + v[n/2]) / 2
+}
+
+// compare measures every region measured, replayed and in the three
+// what-if runs (low, middle and high costs).
+func (rg *regions) compare(mm, rm []measure, pm [3][]measure) []Region {
+	names := append([]string{CaptureRegion}, make([]string, len(rg.names))...)
+	for k, n := range rg.names {
+		names[k+1] = rg.tl.Name(n)
+	}
+	var out []Region
+	for k, name := range names {
+		m, r := mm[k], rm[k]
+		if m.instances == 0 {
+			continue
+		}
+		lo := func(f func(measure) float64) float64 { return min(f(pm[0][k]), f(pm[1][k]), f(pm[2][k])) }
+		hi := func(f func(measure) float64) float64 { return max(f(pm[0][k]), f(pm[1][k]), f(pm[2][k])) }
+		med := func(x measure) float64 { return x.median }
+		span := func(x measure) float64 { return x.span }
+		per := func(x measure) float64 { return x.period }
+		p := pm[levelMid][k]
+		out = append(out, Region{
+			Name: name, Instances: m.instances,
+			MedianMs: ms(m.median), SpanMs: ms(m.span),
+			ReplayMedianMs: ms(r.median), ReplaySpanMs: ms(r.span),
+			PredictedMedianMs: ms(p.median), PredictedMedianLowMs: ms(lo(med)), PredictedMedianHighMs: ms(hi(med)),
+			PredictedSpanMs: ms(p.span), PredictedSpanLowMs: ms(lo(span)), PredictedSpanHighMs: ms(hi(span)),
+			Period: Period{Ms: ms(m.period), ReplayMs: ms(r.period), PredictedMs: ms(p.period),
+				PredictedLowMs: ms(lo(per)), PredictedHighMs: ms(hi(per))},
+			Overlap:   Share{Measured: m.overlap, Predicted: p.overlap},
+			HostShare: Share{Measured: m.hostShare, Predicted: p.hostShare},
+			Fit:       Fit{Median: relErr(r.median, m.median), Span: relErr(r.span, m.span), Period: relErr(r.period, m.period)},
+		})
+	}
+	return out
+}
+
+func ms(ns float64) float64 { return ns / 1e6 }
+
+func relErr(got, want float64) float64 {
+	if want == 0 {
+		return 0
+	}
+	return got/want - 1
+}

@@ -1,0 +1,285 @@
+// Package replay simulates a capture's timeline (package timeline) as a
+// discrete-event program: each host thread runs its calls in order with
+// the measured host time between them, each stream its ops in order, and
+// every dependency the capture recorded holds (launches, stream order,
+// host waits, event waits, copy engines). Replayed as captured it must
+// reproduce the capture, and its fit per region says how far to trust it;
+// the what-if then re-costs every copy from pageable host memory as a
+// pinned copy and replays again, at low, middle and high costs, to
+// predict each region's time with a bound.
+//
+// The result is typed numbers only; words belong to the report.
+package replay
+
+import (
+	"cmp"
+	"context"
+	"math"
+	"slices"
+
+	"github.com/nsyscheck/nsyscheck/records"
+	"github.com/nsyscheck/nsyscheck/timeline"
+	"github.com/nsyscheck/nsyscheck/vocab"
+)
+
+// Options say how to cost pinned copies.
+type Options struct {
+	// Coster costs the pinned copies; nil means the capture's own pinned
+	// copies (NewCaptureCoster with Sizes).
+	Coster Coster
+	// Sizes are the size classes the costs are reported by (and the
+	// capture's own costs taken over). Of nil puts every size in one class.
+	Sizes Sizes
+}
+
+// Result is a replay's answer: the regions' times as measured, replayed
+// and predicted after pinning, the assumptions made, and the costs used.
+type Result struct {
+	Regions     []Region              `json:"regions"`
+	Assumptions []timeline.Assumption `json:"assumptions"`
+	Costs       []CostUse             `json:"costs"`
+	// Recosted is how many copies from pageable memory the what-if
+	// re-costed as pinned; Uncosted how many it could find no cost for.
+	Recosted int `json:"recosted"`
+	Uncosted int `json:"uncosted"`
+	// Forced counts the dependencies any replay had to take at their
+	// measured time to go on; 0 on a timeline without cycles.
+	Forced int `json:"forced"`
+}
+
+// CostUse is the pinned costs the what-if gave one group of copies (one
+// direction, API kind and size class), beside what they cost measured.
+type CostUse struct {
+	Direction vocab.CopyKind `json:"direction"`
+	SizeClass string         `json:"sizeClass"`
+	Async     bool           `json:"async"`
+	Copies    int            `json:"copies"`
+	Bytes     int64          `json:"bytes"`
+	// CallNs and GPUNs are the measured host time of the copies' calls
+	// and GPU time of the copies, summed.
+	CallNs int64 `json:"callNs"`
+	GPUNs  int64 `json:"gpuNs"`
+	// PinnedCallNs and PinnedGPUNs are the same after pinning, summed
+	// (zero with no source: those copies kept their measured times).
+	PinnedCallNs Bound `json:"pinnedCallNs"`
+	PinnedGPUNs  Bound `json:"pinnedGpuNs"`
+	// CallSource and GPUSource say where the pinned costs come from
+	// ("mixed" when from more than one), "" when none was found.
+	CallSource string `json:"callSource"`
+	GPUSource  string `json:"gpuSource"`
+	Samples    int    `json:"samples"`
+}
+
+// oneSize puts every copy in one size class.
+var oneSize = Sizes{Of: func(int64) int { return 0 }, Name: func(int) string { return "any" }}
+
+type level int
+
+const (
+	levelLow level = iota
+	levelMid
+	levelHigh
+)
+
+// Replay replays tl as captured and with its pageable copies pinned, and
+// measures its regions in each.
+func Replay(ctx context.Context, tl *timeline.Timeline, opts Options) (*Result, error) {
+	sizes := opts.Sizes
+	if sizes.Of == nil {
+		sizes = oneSize
+	}
+	coster := opts.Coster
+	if coster == nil {
+		coster = NewCaptureCoster(tl, sizes)
+	}
+	m := newModel(tl)
+	res := &Result{}
+	rg := newRegions(tl)
+	measured := rg.measureAll(Measured(tl))
+	// One schedule, simulated into again for each run and measured at once.
+	sc := newSchedule(tl)
+	base := m.params
+	if err := m.simulate(ctx, &base, sc); err != nil {
+		return nil, err
+	}
+	res.Forced += sc.Forced
+	replayed := rg.measureAll(sc)
+	w := m.whatIf(coster, sizes, res)
+	var runs [3][]measure
+	scratch := base.clone()
+	for l := levelLow; l <= levelHigh; l++ {
+		scratch.copyFrom(&base)
+		w.apply(&scratch, l)
+		if err := m.simulate(ctx, &scratch, sc); err != nil {
+			return nil, err
+		}
+		res.Forced += sc.Forced
+		runs[l] = rg.measureAll(sc)
+	}
+	res.Regions = rg.compare(measured, replayed, runs)
+	res.Assumptions = append(slices.Clone(tl.Assumptions), w.assumed...)
+	timeline.SortAssumptions(res.Assumptions)
+	return res, nil
+}
+
+// Simulate replays tl as captured and returns its schedule.
+func Simulate(ctx context.Context, tl *timeline.Timeline) (*Schedule, error) {
+	m := newModel(tl)
+	sc := newSchedule(tl)
+	if err := m.simulate(ctx, &m.params, sc); err != nil {
+		return nil, err
+	}
+	return sc, nil
+}
+
+// SimulatePinned replays tl with its pageable copies re-costed by coster
+// at the middle of their costs.
+func SimulatePinned(ctx context.Context, tl *timeline.Timeline, coster Coster) (*Schedule, error) {
+	m := newModel(tl)
+	w := m.whatIf(coster, oneSize, &Result{})
+	p := m.params.clone()
+	w.apply(&p, levelMid)
+	sc := newSchedule(tl)
+	if err := m.simulate(ctx, &p, sc); err != nil {
+		return nil, err
+	}
+	return sc, nil
+}
+
+// whatIf is the pinning of every pageable host-device copy: its cost,
+// and what it changes in the model.
+type whatIf struct {
+	m       *model
+	recost  []recost
+	assumed []timeline.Assumption
+}
+
+type recost struct {
+	op   int32
+	cost Cost
+}
+
+func (m *model) whatIf(coster Coster, sizes Sizes, res *Result) *whatIf {
+	tl := m.tl
+	o := &tl.Ops
+	w := &whatIf{m: m}
+	type useKey struct {
+		dir   vocab.CopyKind
+		class int
+		async bool
+	}
+	uses := map[useKey]*CostUse{}
+	type missKey struct {
+		pid, stream int64
+		api         string
+	}
+	missing := map[missKey]int{}
+	chain := Chain{coster}
+	for j := range o.Kind {
+		op := int32(j)
+		if !o.Pageable(op) {
+			continue
+		}
+		c := o.Call[j]
+		async := true
+		api := ""
+		if c != timeline.None {
+			api = tl.Name(tl.Calls.Name[c])
+			async = timeline.RoleOf(api) != timeline.RoleCopyBlocking
+		}
+		dir := o.Dir[j].Kind()
+		k := useKey{dir, sizes.Of(o.Bytes[j]), async}
+		u := uses[k]
+		if u == nil {
+			u = &CostUse{Direction: dir, SizeClass: sizes.Name(k.class), Async: async}
+			uses[k] = u
+		}
+		u.Copies++
+		u.Bytes += o.Bytes[j]
+		u.GPUNs += o.Duration(op)
+		if c != timeline.None {
+			u.CallNs += tl.Calls.Duration(c)
+		}
+		cost, _ := chain.Pinned(dir, o.Bytes[j], async)
+		if !cost.complete() {
+			res.Uncosted++
+			s := tl.Streams[o.Stream[j]]
+			mk := missKey{s.PID, s.ID, api}
+			if i, ok := missing[mk]; ok {
+				w.assumed[i].Count++
+			} else {
+				missing[mk] = len(w.assumed)
+				w.assumed = append(w.assumed, timeline.Assumption{Kind: timeline.AssumeNoCost, PID: s.PID, API: api,
+					Event: records.NoID, Stream: s.ID, Count: 1, Corr: o.Corr[j]})
+			}
+			continue
+		}
+		res.Recosted++
+		w.recost = append(w.recost, recost{op: op, cost: cost})
+		u.PinnedCallNs = u.PinnedCallNs.add(cost.CallNs)
+		u.PinnedGPUNs = u.PinnedGPUNs.add(cost.GPUNs)
+		u.CallSource = mergeSource(u.CallSource, cost.CallSource)
+		u.GPUSource = mergeSource(u.GPUSource, cost.GPUSource)
+		u.Samples = max(u.Samples, cost.Samples)
+	}
+	for _, u := range uses {
+		res.Costs = append(res.Costs, *u)
+	}
+	slices.SortFunc(res.Costs, func(x, y CostUse) int {
+		return cmp.Or(cmp.Compare(x.Direction, y.Direction), cmp.Compare(x.SizeClass, y.SizeClass),
+			cmp.Compare(boolInt(x.Async), boolInt(y.Async)))
+	})
+	return w
+}
+
+// SourceMixed is a CostUse's source when its copies' costs came from more
+// than one source.
+const SourceMixed = "mixed"
+
+func mergeSource(have, add string) string {
+	if have == "" || have == add {
+		return add
+	}
+	return SourceMixed
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func roundNs(v float64) int64 { return int64(math.Round(v)) }
+
+// apply re-costs the copies in p at level l: each copy's GPU time becomes
+// its pinned cost; an async call holds its thread for the pinned call's
+// time and no longer waits for its copy; a blocking call still waits for
+// its copy, then holds the thread for the rest of the pinned call's time.
+func (w *whatIf) apply(p *params, l level) {
+	tl := w.m.tl
+	for _, r := range w.recost {
+		j := r.op
+		p.opDur[j] = max(roundNs(r.cost.GPUNs.at(l)), 0)
+		c := tl.Ops.Call[j]
+		if c == timeline.None {
+			continue
+		}
+		call := max(roundNs(r.cost.CallNs.at(l)), 0)
+		p.latL[j] = min(p.latL[j], call)
+		switch timeline.RoleOf(tl.Name(tl.Calls.Name[c])) {
+		case timeline.RoleCopyBlocking:
+			on := []int32{j}
+			if wi := p.callWait[c]; wi >= 0 {
+				on = p.waits[wi].on
+			}
+			p.callWait[c] = int32(len(p.waits))
+			p.waits = append(p.waits, simWait{on: on, kind: timeline.WaitCopy, own: call, tail: max(call-p.latL[j], 0)})
+		case timeline.RoleCopyAsync:
+			if wi := p.callWait[c]; wi >= 0 && p.waits[wi].kind == timeline.WaitHeld {
+				p.callWait[c] = -1
+			}
+			p.callDur[c] = call
+		}
+	}
+}

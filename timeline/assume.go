@@ -1,0 +1,119 @@
+package timeline
+
+import (
+	"cmp"
+	"slices"
+)
+
+// AssumptionKind names one way a dependency could not be resolved, or one
+// thing the timeline inferred rather than read.
+type AssumptionKind string
+
+// Assumption kinds. Each says what was assumed in its place.
+const (
+	// AssumeEventUnrecorded: a wait on an event no recording of which is in
+	// the trace (no CUDA event records, or none before the wait). The wait
+	// keeps its measured time and depends on no GPU work.
+	AssumeEventUnrecorded AssumptionKind = "event-unrecorded"
+	// AssumeSyncStreamUnknown: a stream synchronisation without its
+	// synchronisation record, so without its stream. It is taken to wait
+	// for the stream of its process whose work ended last before the call
+	// did (Stream says which), or for nothing when none did.
+	AssumeSyncStreamUnknown AssumptionKind = "sync-stream-unknown"
+	// AssumeSyncDeviceAllStreams: a device or context synchronisation
+	// without its record. It is taken to wait for every stream of its
+	// process.
+	AssumeSyncDeviceAllStreams AssumptionKind = "sync-device-all-streams"
+	// AssumeEventUnknown: an event synchronisation, query or stream wait
+	// without its synchronisation record, so without its event. It keeps
+	// its measured time and depends on no GPU work.
+	AssumeEventUnknown AssumptionKind = "event-unknown"
+	// AssumeStreamWaitNoWork: a stream made to wait for an event while no
+	// later work of that stream is in the trace: the wait binds nothing.
+	AssumeStreamWaitNoWork AssumptionKind = "stream-wait-no-later-work"
+	// AssumeOpWithoutCall: a GPU operation whose launching call is not in
+	// the trace. It starts after its stream predecessor by its measured
+	// delay, or at its measured time when first on its stream.
+	AssumeOpWithoutCall AssumptionKind = "op-without-call"
+	// AssumeEventRecordWithoutCall: an event recording whose call is not in
+	// the trace, so whose time is unknown; it is left out, and waits on the
+	// event look for another recording.
+	AssumeEventRecordWithoutCall AssumptionKind = "event-record-without-call"
+	// AssumeHandoff: a thread resumed soon after another thread of its
+	// process made a call, after sitting idle; its start is taken to follow
+	// that call (CPU hand-offs are not in a CUDA trace).
+	AssumeHandoff AssumptionKind = "thread-handoff"
+	// AssumeOverlappingCalls: a call that began before the previous call of
+	// its thread ended (a nested call); it keeps its measured offset from
+	// that call's start.
+	AssumeOverlappingCalls AssumptionKind = "overlapping-calls"
+	// AssumeOpenRange: an NVTX range never closed before the capture ended;
+	// it is left out of the regions.
+	AssumeOpenRange AssumptionKind = "open-range"
+	// AssumeGraphWhole: a CUDA graph launch traced whole: it occupies its
+	// stream for its measured time, and its copies are not re-costed.
+	AssumeGraphWhole AssumptionKind = "graph-whole"
+	// AssumeNoCost: a copy from pageable memory with no pinned cost for its
+	// direction and size; it keeps its measured times (replay).
+	AssumeNoCost AssumptionKind = "no-pinned-cost"
+)
+
+// Assumption is one kind of assumption for one process and API (or event,
+// or stream), with how many times it was made.
+type Assumption struct {
+	Kind AssumptionKind `json:"kind"`
+	PID  int64          `json:"pid"`
+	// API is the call the assumption is about, "" when none.
+	API string `json:"api,omitempty"`
+	// Event is the event id, -1 when none.
+	Event int64 `json:"event"`
+	// Stream is the stream id, -1 when none.
+	Stream int64 `json:"stream"`
+	// Count is how many calls, ops or ranges it was made for.
+	Count int `json:"count"`
+	// Corr is the correlation id of the first call it was made for, 0 when
+	// none.
+	Corr int64 `json:"correlationId,omitempty"`
+}
+
+type assumeKey struct {
+	kind          AssumptionKind
+	pid           int64
+	api           string
+	event, stream int64
+}
+
+// assumptions gathers assumptions by kind, process, API, event and stream.
+type assumptions struct {
+	at   map[assumeKey]int
+	list []Assumption
+}
+
+func (a *assumptions) add(kind AssumptionKind, pid int64, api string, event, stream, corr int64) {
+	k := assumeKey{kind, pid, api, event, stream}
+	if a.at == nil {
+		a.at = map[assumeKey]int{}
+	}
+	if i, ok := a.at[k]; ok {
+		a.list[i].Count++
+		return
+	}
+	a.at[k] = len(a.list)
+	a.list = append(a.list, Assumption{Kind: kind, PID: pid, API: api, Event: event, Stream: stream, Count: 1, Corr: corr})
+}
+
+// sorted returns the assumptions by kind, process, API, event, stream.
+func (a *assumptions) sorted() []Assumption {
+	out := slices.Clone(a.list)
+	SortAssumptions(out)
+	return out
+}
+
+// SortAssumptions orders assumptions by kind, process, API, event and
+// stream.
+func SortAssumptions(as []Assumption) {
+	slices.SortFunc(as, func(x, y Assumption) int {
+		return cmp.Or(cmp.Compare(x.Kind, y.Kind), cmp.Compare(x.PID, y.PID), cmp.Compare(x.API, y.API),
+			cmp.Compare(x.Event, y.Event), cmp.Compare(x.Stream, y.Stream))
+	})
+}

@@ -1,0 +1,346 @@
+package timeline
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/nsyscheck/nsyscheck/records"
+)
+
+// CheckEvery is how many records the builder, and the replay's simulation,
+// take between two looks at their context.
+const CheckEvery = 1 << 12
+
+// Options tune what the builder infers.
+type Options struct {
+	// NoHandoffs turns off the inference of CPU hand-offs between the
+	// threads of a process (Handoff): each thread then keeps its own
+	// measured time between calls whatever other threads do.
+	NoHandoffs bool
+}
+
+// Builder keeps the records a reader hands it and builds the Timeline.
+// Use Handler to get its records.Handler, then Finish.
+type Builder struct {
+	ctx  context.Context
+	opts Options
+	seen int
+
+	names   []string
+	nameIdx map[string]int32
+
+	threads   []Thread
+	threadIdx map[[2]int64]int32
+	streams   []Stream
+	streamIdx map[[3]int64]int32
+
+	calls   Calls
+	ops     Ops
+	syncs   []records.Sync
+	events  []records.EventRecord
+	ranges  []rawRange
+	gaps    []records.Gap
+	assumed assumptions
+}
+
+type rawRange struct {
+	name, thread int32
+	start, end   int64
+}
+
+// NewBuilder returns a builder that checks ctx every CheckEvery records.
+func NewBuilder(ctx context.Context, opts Options) *Builder {
+	return &Builder{ctx: ctx, opts: opts, nameIdx: map[string]int32{}, threadIdx: map[[2]int64]int32{},
+		streamIdx: map[[3]int64]int32{}}
+}
+
+// Handler is the records.Handler that feeds the builder: calls, ops,
+// syncs, event records, ranges, graph launches and gaps.
+func (b *Builder) Handler() records.Handler {
+	return records.Handler{
+		Gap:   b.gap,
+		Range: b.rng,
+		Call:  b.call,
+		Op:    b.op,
+		Sync:  b.sync,
+		Event: b.event,
+		Graph: b.graph,
+	}
+}
+
+func (b *Builder) tick() error {
+	b.seen++
+	if b.seen%CheckEvery == 0 {
+		if err := b.ctx.Err(); err != nil {
+			return fmt.Errorf("building the timeline after %d records: %w", b.seen, err)
+		}
+	}
+	return nil
+}
+
+func (b *Builder) intern(s string) int32 {
+	if i, ok := b.nameIdx[s]; ok {
+		return i
+	}
+	i := int32(len(b.names))
+	b.names = append(b.names, s)
+	b.nameIdx[s] = i
+	return i
+}
+
+func (b *Builder) thread(pid, tid int64, name string) int32 {
+	k := [2]int64{pid, tid}
+	if i, ok := b.threadIdx[k]; ok {
+		if name != "" && b.threads[i].Name == None {
+			b.threads[i].Name = b.intern(name)
+		}
+		return i
+	}
+	i := int32(len(b.threads))
+	t := Thread{PID: pid, TID: tid, Name: None}
+	if name != "" {
+		t.Name = b.intern(name)
+	}
+	b.threads = append(b.threads, t)
+	b.threadIdx[k] = i
+	return i
+}
+
+func (b *Builder) stream(pid, dev, id int64) int32 {
+	k := [3]int64{pid, dev, id}
+	if i, ok := b.streamIdx[k]; ok {
+		return i
+	}
+	i := int32(len(b.streams))
+	b.streams = append(b.streams, Stream{PID: pid, Device: dev, ID: id})
+	b.streamIdx[k] = i
+	return i
+}
+
+func (b *Builder) gap(g records.Gap) error {
+	b.gaps = append(b.gaps, g)
+	return nil
+}
+
+func (b *Builder) rng(r *records.Range) error {
+	if err := b.tick(); err != nil {
+		return err
+	}
+	th := b.thread(r.PID, r.TID, "")
+	if r.Open {
+		b.assumed.add(AssumeOpenRange, r.PID, r.Name, records.NoID, records.NoID, 0)
+		return nil
+	}
+	b.ranges = append(b.ranges, rawRange{name: b.intern(r.Name), thread: th, start: r.Start, end: r.End})
+	return nil
+}
+
+func (b *Builder) call(c *records.Call) error {
+	if err := b.tick(); err != nil {
+		return err
+	}
+	if c.End < c.Start {
+		return fmt.Errorf("building the timeline: call %s (correlation id %d, pid %d) ends at %d before it starts at %d",
+			c.Name, c.Corr, c.PID, c.End, c.Start)
+	}
+	cs := &b.calls
+	cs.Start = append(cs.Start, c.Start)
+	cs.End = append(cs.End, c.End)
+	cs.Corr = append(cs.Corr, c.Corr)
+	cs.Name = append(cs.Name, b.intern(c.Name))
+	cs.Thread = append(cs.Thread, b.thread(c.PID, c.TID, c.Thread))
+	cs.Result = append(cs.Result, int32(max(min(c.Result, 1<<31-1), -1<<31)))
+	return nil
+}
+
+func (b *Builder) addOp(kind OpKind, start, end, corr, pid, dev, stream int64) error {
+	if err := b.tick(); err != nil {
+		return err
+	}
+	if end < start {
+		return fmt.Errorf("building the timeline: %s op (correlation id %d, pid %d, stream %d) ends at %d before it starts at %d",
+			kind, corr, pid, stream, end, start)
+	}
+	o := &b.ops
+	o.Kind = append(o.Kind, kind)
+	o.Start = append(o.Start, start)
+	o.End = append(o.End, end)
+	o.Corr = append(o.Corr, corr)
+	o.Stream = append(o.Stream, b.stream(pid, dev, stream))
+	return nil
+}
+
+func (b *Builder) op(r *records.Op) error {
+	kind := OpKind(r.Kind)
+	if r.Kind < records.OpCopy || r.Kind > records.OpMemset {
+		return fmt.Errorf("building the timeline: op with correlation id %d (pid %d, stream %d) has unknown kind %d",
+			r.Corr, r.PID, r.Stream, r.Kind)
+	}
+	corr, pid := r.Corr, r.PID
+	if r.Call != nil {
+		corr, pid = r.Call.Corr, r.Call.PID
+	}
+	if err := b.addOp(kind, r.Start, r.End, corr, pid, r.Device, r.Stream); err != nil {
+		return err
+	}
+	o := &b.ops
+	o.Bytes = append(o.Bytes, r.Bytes)
+	name := None
+	if kind == OpKernel && r.Name != "" {
+		name = b.intern(r.Name)
+	}
+	o.Name = append(o.Name, name)
+	dir, src, dst := DirNone, MemNone, MemNone
+	if kind == OpCopy {
+		dir, src, dst = DirOf(r.Copy), MemOf(r.Src), MemOf(r.Dst)
+		if dir == DirNone {
+			dir = DirOther
+		}
+	}
+	o.Dir = append(o.Dir, dir)
+	o.Src = append(o.Src, src)
+	o.Dst = append(o.Dst, dst)
+	return nil
+}
+
+func (b *Builder) graph(g *records.GraphLaunch) error {
+	if err := b.addOp(OpGraph, g.Start, g.End, g.Corr, g.PID, g.Device, g.Stream); err != nil {
+		return err
+	}
+	o := &b.ops
+	o.Bytes = append(o.Bytes, 0)
+	o.Name = append(o.Name, None)
+	o.Dir = append(o.Dir, DirNone)
+	o.Src = append(o.Src, MemNone)
+	o.Dst = append(o.Dst, MemNone)
+	b.assumed.add(AssumeGraphWhole, g.PID, "", records.NoID, g.Stream, g.Corr)
+	return nil
+}
+
+func (b *Builder) sync(s *records.Sync) error {
+	if err := b.tick(); err != nil {
+		return err
+	}
+	b.syncs = append(b.syncs, *s)
+	return nil
+}
+
+func (b *Builder) event(e *records.EventRecord) error {
+	if err := b.tick(); err != nil {
+		return err
+	}
+	b.events = append(b.events, *e)
+	return nil
+}
+
+// Finish sorts what the builder kept and resolves the dependencies. The
+// builder is spent afterwards.
+func (b *Builder) Finish() (*Timeline, error) {
+	if err := b.ctx.Err(); err != nil {
+		return nil, fmt.Errorf("building the timeline: %w", err)
+	}
+	t := &Timeline{Names: b.names, Gaps: b.gaps}
+	b.sortThreads(t)
+	b.sortStreams(t)
+	if err := b.ctx.Err(); err != nil {
+		return nil, fmt.Errorf("building the timeline: %w", err)
+	}
+	r := newResolver(t, b)
+	if err := r.run(b.ctx); err != nil {
+		return nil, err
+	}
+	t.Assumptions = b.assumed.sorted()
+	return t, nil
+}
+
+// sortThreads orders threads by (pid, tid) and calls by (thread, start,
+// end), so each thread's calls are one run in start order.
+func (b *Builder) sortThreads(t *Timeline) {
+	var newIdx []int32
+	t.Threads, newIdx = renumber(b.threads, func(a, c Thread) int {
+		return cmp.Or(cmp.Compare(a.PID, c.PID), cmp.Compare(a.TID, c.TID))
+	})
+	cs := &b.calls
+	for i := range cs.Thread {
+		cs.Thread[i] = newIdx[cs.Thread[i]]
+	}
+	for i := range b.ranges {
+		b.ranges[i].thread = newIdx[b.ranges[i].thread]
+	}
+	perm := inOrder(cs.Thread, cs.Start, cs.End)
+	t.Calls = Calls{Start: gather(cs.Start, perm), End: gather(cs.End, perm), Corr: gather(cs.Corr, perm),
+		Name: gather(cs.Name, perm), Thread: gather(cs.Thread, perm), Result: gather(cs.Result, perm)}
+	b.calls = Calls{}
+	// A thread with ranges and no calls keeps the empty run [0, 0).
+	for i, th := range t.Calls.Thread {
+		if t.Threads[th].Last == 0 {
+			t.Threads[th].First = int32(i)
+		}
+		t.Threads[th].Last = int32(i + 1)
+	}
+}
+
+// sortStreams orders streams by (pid, device, id) and ops by (stream,
+// start, end).
+func (b *Builder) sortStreams(t *Timeline) {
+	var newIdx []int32
+	t.Streams, newIdx = renumber(b.streams, func(a, c Stream) int {
+		return cmp.Or(cmp.Compare(a.PID, c.PID), cmp.Compare(a.Device, c.Device), cmp.Compare(a.ID, c.ID))
+	})
+	o := &b.ops
+	for i := range o.Stream {
+		o.Stream[i] = newIdx[o.Stream[i]]
+	}
+	perm := inOrder(o.Stream, o.Start, o.End)
+	t.Ops = Ops{Kind: gather(o.Kind, perm), Start: gather(o.Start, perm), End: gather(o.End, perm),
+		Bytes: gather(o.Bytes, perm), Corr: gather(o.Corr, perm), Stream: gather(o.Stream, perm),
+		Name: gather(o.Name, perm), Dir: gather(o.Dir, perm), Src: gather(o.Src, perm), Dst: gather(o.Dst, perm)}
+	b.ops = Ops{}
+	for i, s := range t.Ops.Stream {
+		if t.Streams[s].Last == 0 {
+			t.Streams[s].First = int32(i)
+		}
+		t.Streams[s].Last = int32(i + 1)
+	}
+}
+
+// renumber sorts items by cmp and returns them with, for each old index,
+// its new one.
+func renumber[T any](items []T, cmp func(a, b T) int) (sorted []T, newIdx []int32) {
+	perm := identity(len(items))
+	slices.SortFunc(perm, func(x, y int32) int { return cmp(items[x], items[y]) })
+	newIdx = make([]int32, len(perm))
+	for n, o := range perm {
+		newIdx[o] = int32(n)
+	}
+	return gather(items, perm), newIdx
+}
+
+// inOrder returns the indexes of records in (owner, start, end) order,
+// ties by index.
+func inOrder(owner []int32, start, end []int64) []int32 {
+	perm := identity(len(owner))
+	slices.SortFunc(perm, func(x, y int32) int {
+		return cmp.Or(cmp.Compare(owner[x], owner[y]), cmp.Compare(start[x], start[y]), cmp.Compare(end[x], end[y]), cmp.Compare(x, y))
+	})
+	return perm
+}
+
+func identity(n int) []int32 {
+	perm := make([]int32, n)
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	return perm
+}
+
+// gather returns s reordered by perm.
+func gather[T any](s []T, perm []int32) []T {
+	out := make([]T, len(perm))
+	for i, p := range perm {
+		out[i] = s[p]
+	}
+	return out
+}

@@ -1,0 +1,559 @@
+package timeline
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/nsyscheck/nsyscheck/records"
+)
+
+// NotReady is the return value of an event query that found its event not
+// yet complete (cudaErrorNotReady, CUDA_ERROR_NOT_READY).
+const NotReady = 600
+
+// Hand-off inference: a thread that sat idle at least HandoffMinIdleNs
+// between two calls, and resumed within HandoffMaxWakeShare of that idle
+// time after another thread of its process ended a call, is taken to have
+// been woken by that thread.
+const (
+	HandoffMinIdleNs    = 50_000
+	HandoffMaxWakeShare = 0.5
+)
+
+// resolver ties the records to one another once the builder has sorted
+// them: ops to calls, syncs to calls, waits, events, hand-offs, ranges,
+// copy engines.
+type resolver struct {
+	t *Timeline
+	b *Builder
+	// byCorr lists calls in (pid, correlation id) order.
+	byCorr []int32
+	// roles is the role of each interned name.
+	roles []Role
+	// launchMax is, per op, the latest launch time (its call's start, or
+	// its own start without a call) of its stream up to it.
+	launchMax []int64
+	// streamOf finds a stream by (pid, device, id); pidStreams holds the
+	// streams of each process as [lo, hi) into Streams.
+	streamOf   map[[3]int64]int32
+	pidStreams map[int64][2]int32
+	// syncOf is the synchronisation record of each call that has one.
+	syncOf map[int32]*records.Sync
+	// recorded lists, per (pid, event), its recordings in time order.
+	recorded map[[2]int64][]recording
+}
+
+type recording struct {
+	at int64 // the recording call's start
+	op int32 // the stream's last work before it, None for none
+}
+
+func newResolver(t *Timeline, b *Builder) *resolver {
+	return &resolver{t: t, b: b}
+}
+
+func (r *resolver) run(ctx context.Context) error {
+	steps := []func(){r.joinOps, r.index, r.tieSyncs, r.tieEvents}
+	for _, step := range steps {
+		step()
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("building the timeline: %w", err)
+		}
+	}
+	if err := r.waits(ctx); err != nil {
+		return err
+	}
+	if !r.b.opts.NoHandoffs {
+		if err := r.handoffs(ctx); err != nil {
+			return err
+		}
+	}
+	r.ranges()
+	r.engines()
+	return nil
+}
+
+// joinOps ties each op to its launching call by (pid, correlation id) and
+// builds the call → ops lists.
+func (r *resolver) joinOps() {
+	t := r.t
+	cs := &t.Calls
+	n := cs.Len()
+	r.byCorr = identity(n)
+	slices.SortFunc(r.byCorr, func(x, y int32) int {
+		return cmp.Or(cmp.Compare(t.PID(x), t.PID(y)), cmp.Compare(cs.Corr[x], cs.Corr[y]), cmp.Compare(x, y))
+	})
+	o := &t.Ops
+	o.Call = make([]int32, o.Len())
+	counts := make([]int32, n+1)
+	for j := range o.Call {
+		s := t.Streams[o.Stream[j]]
+		c := r.callByCorr(s.PID, o.Corr[j])
+		o.Call[j] = c
+		if c == None {
+			r.b.assumed.add(AssumeOpWithoutCall, s.PID, o.Kind[j].String(), records.NoID, s.ID, o.Corr[j])
+			continue
+		}
+		counts[c+1]++
+	}
+	for i := 1; i <= n; i++ {
+		counts[i] += counts[i-1]
+	}
+	t.CallOpStart = counts
+	t.CallOpList = make([]int32, counts[n])
+	fill := slices.Clone(counts[:n])
+	for j, c := range o.Call {
+		if c != None {
+			t.CallOpList[fill[c]] = int32(j)
+			fill[c]++
+		}
+	}
+}
+
+// callByCorr finds the call of process pid with correlation id corr.
+func (r *resolver) callByCorr(pid, corr int64) int32 {
+	t := r.t
+	i := sort.Search(len(r.byCorr), func(k int) bool {
+		c := r.byCorr[k]
+		p := t.PID(c)
+		return p > pid || p == pid && t.Calls.Corr[c] >= corr
+	})
+	if i < len(r.byCorr) {
+		c := r.byCorr[i]
+		if t.PID(c) == pid && t.Calls.Corr[c] == corr {
+			return c
+		}
+	}
+	return None
+}
+
+// index builds the roles, the calls in start order, the streams per
+// process and the launch times per stream.
+func (r *resolver) index() {
+	t := r.t
+	r.roles = make([]Role, len(t.Names))
+	for i, n := range t.Names {
+		r.roles[i] = RoleOf(n)
+	}
+	cs := &t.Calls
+	t.ByStart = identity(cs.Len())
+	slices.SortFunc(t.ByStart, func(x, y int32) int {
+		return cmp.Or(cmp.Compare(t.PID(x), t.PID(y)), cmp.Compare(cs.Start[x], cs.Start[y]), cmp.Compare(x, y))
+	})
+	r.streamOf = make(map[[3]int64]int32, len(t.Streams))
+	r.pidStreams = map[int64][2]int32{}
+	for i, s := range t.Streams {
+		r.streamOf[[3]int64{s.PID, s.Device, s.ID}] = int32(i)
+		span, ok := r.pidStreams[s.PID]
+		if !ok {
+			span[0] = int32(i)
+		}
+		span[1] = int32(i + 1)
+		r.pidStreams[s.PID] = span
+	}
+	o := &t.Ops
+	r.launchMax = make([]int64, o.Len())
+	for _, s := range t.Streams {
+		var m int64
+		for j := s.First; j < s.Last; j++ {
+			at := o.Start[j]
+			if c := o.Call[j]; c != None {
+				at = cs.Start[c]
+			}
+			if j == s.First || at > m {
+				m = at
+			}
+			r.launchMax[j] = m
+		}
+	}
+}
+
+// lastLaunched returns the last op of stream s launched before time at,
+// None when there is none.
+func (r *resolver) lastLaunched(s int32, at int64) int32 {
+	st := r.t.Streams[s]
+	lm := r.launchMax[st.First:st.Last]
+	k := sort.Search(len(lm), func(k int) bool { return lm[k] >= at })
+	if k == 0 {
+		return None
+	}
+	return st.First + int32(k) - 1
+}
+
+// tieSyncs ties each synchronisation record to its call.
+func (r *resolver) tieSyncs() {
+	r.syncOf = make(map[int32]*records.Sync, len(r.b.syncs))
+	for i := range r.b.syncs {
+		s := &r.b.syncs[i]
+		c := r.callByCorr(s.PID, s.Corr)
+		if c == None {
+			continue
+		}
+		if _, ok := r.syncOf[c]; !ok {
+			r.syncOf[c] = s
+		}
+	}
+}
+
+// tieEvents binds each event recording to the last work its stream was
+// given before the recording call.
+func (r *resolver) tieEvents() {
+	r.recorded = map[[2]int64][]recording{}
+	for i := range r.b.events {
+		e := &r.b.events[i]
+		c := r.callByCorr(e.PID, e.Corr)
+		if c == None {
+			r.b.assumed.add(AssumeEventRecordWithoutCall, e.PID, "", e.Event, e.Stream, e.Corr)
+			continue
+		}
+		at := r.t.Calls.Start[c]
+		op := None
+		if s, ok := r.streamOf[[3]int64{e.PID, e.Device, e.Stream}]; ok {
+			op = r.lastLaunched(s, at)
+		}
+		k := [2]int64{e.PID, e.Event}
+		r.recorded[k] = append(r.recorded[k], recording{at: at, op: op})
+	}
+	for k, rs := range r.recorded {
+		slices.SortFunc(rs, func(x, y recording) int { return cmp.Compare(x.at, y.at) })
+		r.recorded[k] = rs
+	}
+}
+
+// eventWork returns the work event ev of process pid stood for when call
+// started: its last recording before then. ok is false when the trace
+// holds no such recording.
+func (r *resolver) eventWork(pid, ev int64, call int32) (op int32, ok bool) {
+	rs := r.recorded[[2]int64{pid, ev}]
+	at := r.t.Calls.Start[call]
+	k := sort.Search(len(rs), func(k int) bool { return rs[k].at >= at })
+	if k == 0 {
+		return None, false
+	}
+	return rs[k-1].op, true
+}
+
+// roleOf is call i's role: by its name, else by its synchronisation
+// record's kind.
+func (r *resolver) roleOf(i int32) Role {
+	role := r.roles[r.t.Calls.Name[i]]
+	if role != RoleOther {
+		return role
+	}
+	if s, ok := r.syncOf[i]; ok {
+		switch s.Kind {
+		case records.SyncStream:
+			return RoleStreamSync
+		case records.SyncContext:
+			return RoleDeviceSync
+		case records.SyncEvent:
+			return RoleEventSync
+		case records.SyncStreamWait:
+			return RoleStreamWait
+		}
+	}
+	return role
+}
+
+// waits finds, thread by thread, what each call waited for.
+func (r *resolver) waits(ctx context.Context) error {
+	t := r.t
+	var on []int32 // the backing array of every Wait.On
+	type pending struct {
+		w        Wait
+		from, to int
+	}
+	var ws []pending
+	add := func(call int32, kind WaitKind, first int32, ops ...int32) {
+		from := len(on)
+		on = append(on, ops...)
+		ws = append(ws, pending{Wait{Call: call, Kind: kind, PollFirst: first}, from, len(on)})
+	}
+	for th := range t.Threads {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("building the timeline: %w", err)
+		}
+		for i := t.Threads[th].First; i < t.Threads[th].Last; i++ {
+			r.waitOf(i, add)
+		}
+	}
+	t.Waits = make([]Wait, len(ws))
+	for k, p := range ws {
+		p.w.On = on[p.from:p.to:p.to]
+		t.Waits[k] = p.w
+	}
+	r.streamWaits()
+	return nil
+}
+
+func (r *resolver) waitOf(i int32, add func(call int32, kind WaitKind, first int32, ops ...int32)) {
+	t := r.t
+	cs := &t.Calls
+	pid := t.PID(i)
+	api := t.Name(cs.Name[i])
+	sync, hasSync := r.syncOf[i]
+	switch r.roleOf(i) {
+	case RoleCopyBlocking:
+		var ops []int32
+		for _, j := range t.OpsOf(i) {
+			if t.Ops.Kind[j] == OpCopy {
+				ops = append(ops, j)
+			}
+		}
+		if len(ops) > 0 {
+			add(i, WaitCopy, None, ops...)
+		}
+	case RoleCopyAsync:
+		var ops []int32
+		for _, j := range t.OpsOf(i) {
+			if t.Ops.Pageable(j) && cs.End[i] > t.Ops.Start[j] {
+				ops = append(ops, j)
+			}
+		}
+		if len(ops) > 0 {
+			add(i, WaitHeld, None, ops...)
+		}
+	case RoleStreamSync:
+		if hasSync {
+			if s, ok := r.streamOf[[3]int64{pid, sync.Device, sync.Stream}]; ok {
+				if j := r.lastLaunched(s, cs.Start[i]); j != None {
+					add(i, WaitStream, None, j)
+				}
+			}
+			return
+		}
+		// No record: the stream whose last work before the call ended last
+		// before the call returned.
+		best, bestStream := None, records.NoID
+		span := r.pidStreams[pid]
+		for s := span[0]; s < span[1]; s++ {
+			j := r.lastLaunched(s, cs.Start[i])
+			if j != None && t.Ops.End[j] <= cs.End[i] && (best == None || t.Ops.End[j] > t.Ops.End[best]) {
+				best, bestStream = j, t.Streams[s].ID
+			}
+		}
+		r.b.assumed.add(AssumeSyncStreamUnknown, pid, api, records.NoID, bestStream, cs.Corr[i])
+		if best != None {
+			add(i, WaitStream, None, best)
+		}
+	case RoleDeviceSync:
+		if !hasSync {
+			r.b.assumed.add(AssumeSyncDeviceAllStreams, pid, api, records.NoID, records.NoID, cs.Corr[i])
+		}
+		var ops []int32
+		span := r.pidStreams[pid]
+		for s := span[0]; s < span[1]; s++ {
+			if hasSync && sync.Device != t.Streams[s].Device {
+				continue
+			}
+			if j := r.lastLaunched(s, cs.Start[i]); j != None {
+				ops = append(ops, j)
+			}
+		}
+		if len(ops) > 0 {
+			add(i, WaitDevice, None, ops...)
+		}
+	case RoleEventSync:
+		if j, ok := r.eventOf(i, api, sync, hasSync); ok && j != None {
+			add(i, WaitEvent, None, j)
+		}
+	case RoleEventQuery:
+		if cs.Result[i] != 0 {
+			return // a not-ready query: part of a run its successful query ends
+		}
+		first := i
+		th := t.Threads[cs.Thread[i]]
+		for first > th.First && r.roleOf(first-1) == RoleEventQuery && cs.Result[first-1] == NotReady {
+			first--
+		}
+		if first == i {
+			return // found the event complete at once: no wait
+		}
+		if j, ok := r.eventOf(i, api, sync, hasSync); ok && j != None {
+			add(i, WaitPoll, first, j)
+		}
+	}
+}
+
+// eventOf resolves the event call i synchronised on to the work it stood
+// for, noting an assumption where it cannot.
+func (r *resolver) eventOf(i int32, api string, sync *records.Sync, hasSync bool) (int32, bool) {
+	pid, corr := r.t.PID(i), r.t.Calls.Corr[i]
+	if !hasSync || sync.Event == records.NoID {
+		r.b.assumed.add(AssumeEventUnknown, pid, api, records.NoID, records.NoID, corr)
+		return None, false
+	}
+	j, ok := r.eventWork(pid, sync.Event, i)
+	if !ok {
+		r.b.assumed.add(AssumeEventUnrecorded, pid, api, sync.Event, records.NoID, corr)
+	}
+	return j, ok
+}
+
+// streamWaits ties each cudaStreamWaitEvent to the first later op of the
+// waiting stream.
+func (r *resolver) streamWaits() {
+	t := r.t
+	cs := &t.Calls
+	for th := range t.Threads {
+		for i := t.Threads[th].First; i < t.Threads[th].Last; i++ {
+			if r.roleOf(i) != RoleStreamWait {
+				continue
+			}
+			pid, api := t.PID(i), t.Name(cs.Name[i])
+			sync, hasSync := r.syncOf[i]
+			e, ok := r.eventOf(i, api, sync, hasSync)
+			if !ok || e == None {
+				continue
+			}
+			w, found := r.streamOf[[3]int64{pid, sync.Device, sync.Stream}]
+			next := None
+			if found {
+				if j := r.lastLaunched(w, cs.Start[i]) + 1; j == 0 {
+					next = t.Streams[w].First
+				} else {
+					next = j
+				}
+				if next >= t.Streams[w].Last {
+					next = None
+				}
+			}
+			if next == None {
+				r.b.assumed.add(AssumeStreamWaitNoWork, pid, api, sync.Event, sync.Stream, cs.Corr[i])
+				continue
+			}
+			if t.Ops.Stream[e] != w {
+				t.StreamWaits = append(t.StreamWaits, StreamWait{Op: next, On: e})
+			}
+		}
+	}
+	slices.SortFunc(t.StreamWaits, func(x, y StreamWait) int { return cmp.Or(cmp.Compare(x.Op, y.Op), cmp.Compare(x.On, y.On)) })
+}
+
+// handoffs infers, for each call after an idle stretch of its thread, the
+// call of another thread of its process it resumed after.
+func (r *resolver) handoffs(ctx context.Context) error {
+	t := r.t
+	cs := &t.Calls
+	// Calls in (pid, end) order.
+	byEnd := slices.Clone(t.ByStart)
+	slices.SortFunc(byEnd, func(x, y int32) int {
+		return cmp.Or(cmp.Compare(t.PID(x), t.PID(y)), cmp.Compare(cs.End[x], cs.End[y]), cmp.Compare(x, y))
+	})
+	for th, thr := range t.Threads {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("building the timeline: %w", err)
+		}
+		if thr.Last-thr.First < 2 {
+			continue
+		}
+		prevEnd := cs.End[thr.First]
+		for i := thr.First + 1; i < thr.Last; i++ {
+			idle := cs.Start[i] - prevEnd
+			if idle >= HandoffMinIdleNs {
+				if from := r.wokenBy(byEnd, int32(th), thr.PID, prevEnd, cs.Start[i]); from != None {
+					if wake := cs.Start[i] - cs.End[from]; float64(wake) <= HandoffMaxWakeShare*float64(idle) {
+						t.Handoffs = append(t.Handoffs, Handoff{Call: i, From: from})
+						r.b.assumed.add(AssumeHandoff, thr.PID, t.Name(cs.Name[i]), records.NoID, records.NoID, cs.Corr[i])
+					}
+				}
+			}
+			prevEnd = max(prevEnd, cs.End[i])
+		}
+	}
+	return nil
+}
+
+// wokenBy returns the call of another thread of process pid that ended
+// last in (after, at], None when there is none.
+func (r *resolver) wokenBy(byEnd []int32, th int32, pid, after, at int64) int32 {
+	t := r.t
+	cs := &t.Calls
+	k := sort.Search(len(byEnd), func(k int) bool {
+		c := byEnd[k]
+		p := t.PID(c)
+		return p > pid || p == pid && cs.End[c] > at
+	})
+	const maxLook = 64 // calls of the thread itself ending in the window (nested calls)
+	for n := 0; k > 0 && n < maxLook; n++ {
+		k--
+		c := byEnd[k]
+		if t.PID(c) != pid || cs.End[c] <= after {
+			return None
+		}
+		if cs.Thread[c] != th {
+			return c
+		}
+	}
+	return None
+}
+
+// ranges sorts the ranges by start and ties their marks to their threads'
+// calls.
+func (r *resolver) ranges() {
+	t := r.t
+	rs := r.b.ranges
+	slices.SortFunc(rs, func(x, y rawRange) int {
+		return cmp.Or(cmp.Compare(x.start, y.start), cmp.Compare(x.end, y.end), cmp.Compare(x.name, y.name))
+	})
+	t.Ranges = make([]Range, len(rs))
+	for k, x := range rs {
+		t.Ranges[k] = Range{Name: x.name, Thread: x.thread, Start: x.start, End: x.end,
+			StartAt: r.anchor(x.thread, x.start), EndAt: r.anchor(x.thread, x.end)}
+	}
+}
+
+// anchor ties a mark at time at on thread th to the thread's last call
+// starting at or before it (its end, when the call had ended by then), or
+// to its first call.
+func (r *resolver) anchor(th int32, at int64) Anchor {
+	t := r.t
+	thr := t.Threads[th]
+	if thr.Last == thr.First {
+		return Anchor{Call: None}
+	}
+	starts := t.Calls.Start[thr.First:thr.Last]
+	k := sort.Search(len(starts), func(k int) bool { return starts[k] > at })
+	if k == 0 {
+		return Anchor{Call: thr.First}
+	}
+	c := thr.First + int32(k) - 1
+	return Anchor{Call: c, After: t.Calls.End[c] <= at}
+}
+
+// engines finds the copy engines' capacity per device and direction: the
+// most copies of that direction seen running at once.
+func (r *resolver) engines() {
+	t := r.t
+	o := &t.Ops
+	type edge struct {
+		at   int64
+		step int // +1 start, -1 end
+	}
+	type key struct {
+		dev int64
+		dir Dir
+	}
+	edges := map[key][]edge{}
+	for j := range o.Kind {
+		if o.Kind[j] != OpCopy || !o.Dir[j].HostDevice() {
+			continue
+		}
+		k := key{t.Streams[o.Stream[j]].Device, o.Dir[j]}
+		edges[k] = append(edges[k], edge{o.Start[j], 1}, edge{o.End[j], -1})
+	}
+	for k, es := range edges {
+		// At equal times an end comes first: back-to-back copies share.
+		slices.SortFunc(es, func(x, y edge) int { return cmp.Or(cmp.Compare(x.at, y.at), cmp.Compare(x.step, y.step)) })
+		most, now := 1, 0
+		for _, e := range es {
+			now += e.step
+			most = max(most, now)
+		}
+		t.Engines = append(t.Engines, Engine{Device: k.dev, Dir: k.dir, Capacity: most})
+	}
+	slices.SortFunc(t.Engines, func(x, y Engine) int { return cmp.Or(cmp.Compare(x.Device, y.Device), cmp.Compare(x.Dir, y.Dir)) })
+}
