@@ -2,7 +2,6 @@ package predictions
 
 import (
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -14,31 +13,13 @@ import (
 	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/nsyscheck/nsyscheck/capture"
-	"github.com/nsyscheck/nsyscheck/internal/golden"
 )
 
 const (
-	refDir    = "../testdata/reference/h200-ref"
-	ref2022   = "../testdata/reference/h200-ref-nsys2022-csv"
-	lessonT4  = "../testdata/measurements/lesson-t4.json"
-	goldenDir = "testdata"
+	refDir   = "../testdata/reference/h200-ref"
+	ref2022  = "../testdata/reference/h200-ref-nsys2022-csv"
+	lessonT4 = "../testdata/measurements/lesson-t4.json"
 )
-
-// assertGolden compares got with testdata/name, or rewrites that file when
-// -update is given.
-func assertGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	golden.Assert(t, filepath.Join(goldenDir, name), got)
-}
-
-func resultJSON(t *testing.T, r *Result) []byte {
-	t.Helper()
-	j, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return append(j, '\n')
-}
 
 func TestLessonT4(t *testing.T) {
 	c, err := capture.Load(lessonT4, capture.Options{APINames: Names()})
@@ -75,35 +56,6 @@ func TestLessonT4(t *testing.T) {
 	}
 	if r.AllHeld() {
 		t.Error("AllHeld with predictions 1 and 3 dead")
-	}
-	assertGolden(t, "lesson-t4.golden.json", resultJSON(t, r))
-}
-
-func TestGoldenReference(t *testing.T) {
-	load := map[string]func() (*capture.Capture, error){
-		// The SQLite export with ref.transcript.txt attached beside it.
-		"ref-sqlite": func() (*capture.Capture, error) {
-			return capture.Load(filepath.Join(refDir, "ref.sqlite"), capture.Options{APINames: Names()})
-		},
-		"ref-transcript": func() (*capture.Capture, error) {
-			return capture.LoadTranscript(filepath.Join(refDir, "ref.transcript.txt"))
-		},
-		"ref-csv": func() (*capture.Capture, error) {
-			return capture.LoadCSVDir(refDir, capture.Options{APINames: Names()})
-		},
-		"ref-csv-nsys2022": func() (*capture.Capture, error) {
-			return capture.LoadCSVDir(ref2022, capture.Options{APINames: Names()})
-		},
-	}
-	for _, name := range []string{"ref-sqlite", "ref-transcript", "ref-csv", "ref-csv-nsys2022"} {
-		t.Run(name, func(t *testing.T) {
-			c, err := load[name]()
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := Evaluate(c)
-			assertGolden(t, name+".golden.json", resultJSON(t, r))
-		})
 	}
 }
 

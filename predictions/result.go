@@ -9,11 +9,7 @@
 package predictions
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"strings"
-
 	"path/filepath"
 
 	"github.com/nsyscheck/nsyscheck/capture"
@@ -290,9 +286,7 @@ func (r *Result) Name() string {
 // that gave them (SourceTrace, SourceProgram, ...), the export table or CSV
 // report (Table) or the program's numbers file (File) they were read from,
 // the groups of records behind the line (Records), and the line itself
-// (Text), which names the same places in words. In a result's JSON the
-// evidence is the one string "source: text", as it has always been, and
-// the typed fields follow it under evidenceDetail (see Claim.MarshalJSON).
+// (Text), which names the same places in words.
 type Evidence struct {
 	Source  string
 	Table   string
@@ -335,73 +329,4 @@ func (r Records) String() string {
 		return fmt.Sprintf("corr %d", r.Corr.First)
 	}
 	return fmt.Sprintf("corr %d..%d (%d ids)", r.Corr.First, r.Corr.Last, r.Count)
-}
-
-// EvidenceDetail is one evidence line in the JSON's evidenceDetail: the
-// typed fields of Evidence beside its text.
-type EvidenceDetail struct {
-	Source  string    `json:"source"`
-	Table   string    `json:"table,omitempty"`
-	File    string    `json:"file,omitempty"`
-	Records []Records `json:"records,omitempty"`
-	Text    string    `json:"text"`
-}
-
-func detailOf(ev []Evidence) []EvidenceDetail {
-	if len(ev) == 0 {
-		return nil
-	}
-	out := make([]EvidenceDetail, len(ev))
-	for i, e := range ev {
-		out[i] = EvidenceDetail{Source: e.Source, Table: e.Table, File: e.File, Records: e.Records, Text: e.Text}
-	}
-	return out
-}
-
-// marshalPlain is json.Marshal without HTML escaping, as the commands
-// write their JSON: a comparison reads ">=", not "\u003e=".
-func marshalPlain(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
-
-// MarshalJSON writes the claim with its evidence twice: as the lines of
-// "source: text" under evidence, and typed under evidenceDetail.
-func (c Claim) MarshalJSON() ([]byte, error) {
-	type plain Claim
-	return marshalPlain(struct {
-		plain
-		EvidenceDetail []EvidenceDetail `json:"evidenceDetail,omitempty"`
-	}{plain(c), detailOf(c.Evidence)})
-}
-
-// MarshalJSON writes the exercise with its evidence typed under
-// evidenceDetail beside the lines of evidence.
-func (e Exercise) MarshalJSON() ([]byte, error) {
-	type plain Exercise
-	return marshalPlain(struct {
-		plain
-		EvidenceDetail []EvidenceDetail `json:"evidenceDetail,omitempty"`
-	}{plain(e), detailOf(e.Evidence)})
-}
-
-// String is the evidence as one line, "source: text".
-func (e Evidence) String() string { return e.Source + ": " + e.Text }
-
-// MarshalJSON writes the evidence as its one-line string.
-func (e Evidence) MarshalJSON() ([]byte, error) { return json.Marshal(e.String()) }
-
-// UnmarshalJSON reads the one-line string back, splitting off the source.
-func (e *Evidence) UnmarshalJSON(data []byte) error {
-	var s string
-	if err := json.Unmarshal(data, &s); err != nil {
-		return err
-	}
-	e.Source, e.Text, _ = strings.Cut(s, ": ")
-	return nil
 }

@@ -51,14 +51,13 @@ type Tool struct {
 // VerifyEnvelope wraps verify's results.
 func VerifyEnvelope(results []*predictions.Result, version string) Envelope {
 	inputs := make([]string, len(results))
+	out := make([]jsonResult, len(results))
 	for i, r := range results {
 		inputs[i] = r.Input.Path
-	}
-	if results == nil {
-		results = []*predictions.Result{}
+		out[i] = resultJSON(r)
 	}
 	return Envelope{SchemaVersion: SchemaVersion, Kind: KindVerify, Tool: Tool{Name: "nsyscheck", Version: version},
-		Inputs: inputs, Results: results}
+		Inputs: inputs, Results: out}
 }
 
 // WriteJSON writes v as indented JSON without HTML escaping, so that ">="

@@ -162,9 +162,9 @@ func valueText(c *predictions.Claim) string {
 func decidingEvidence(c *predictions.Claim) (deciding, others []string) {
 	for _, e := range c.Evidence {
 		if c.From != "" && e.Source == c.From {
-			deciding = append(deciding, e.String())
+			deciding = append(deciding, evidenceLine(e))
 		} else {
-			others = append(others, e.String())
+			others = append(others, evidenceLine(e))
 		}
 	}
 	return deciding, others
@@ -174,7 +174,7 @@ func decidingEvidence(c *predictions.Claim) (deciding, others []string) {
 func evidenceLines(c *predictions.Claim) []string {
 	out := make([]string, len(c.Evidence))
 	for i, e := range c.Evidence {
-		out[i] = e.String()
+		out[i] = evidenceLine(e)
 	}
 	return out
 }

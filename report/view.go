@@ -50,15 +50,15 @@ type saidView struct {
 	Unchecked []string
 }
 
-// evidenceLine is one line of evidence and the claims it backs.
-type evidenceLine struct {
+// evidenceItem is one line of evidence and the claims it backs.
+type evidenceItem struct {
 	IDs  []string
 	Text string
 }
 
 // Evidence lists the prediction's evidence once per distinct line.
-func (s saidView) Evidence() []evidenceLine {
-	var out []evidenceLine
+func (s saidView) Evidence() []evidenceItem {
+	var out []evidenceItem
 	at := map[string]int{}
 	for _, c := range s.Claims {
 		for _, e := range c.Evidence {
@@ -67,7 +67,7 @@ func (s saidView) Evidence() []evidenceLine {
 				continue
 			}
 			at[e.Text] = len(out)
-			out = append(out, evidenceLine{IDs: []string{c.ID}, Text: e.Text})
+			out = append(out, evidenceItem{IDs: []string{c.ID}, Text: e.Text})
 		}
 	}
 	return out
