@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/internal/regular"
 	"github.com/nsyscheck/nsyscheck/predictions"
@@ -30,13 +31,13 @@ import (
 
 // Diagnostic codes the pipeline adds beside the predictions' own.
 const (
-	CodeNsysRule   = "nsys-analyze"
-	CodePCIe       = "pcie-link"
-	CodeResident   = "resident-vs-device-copy"
-	CodeScanFailed = "capture-scan-failed"
+	CodeNsysRule   diag.Code = "nsys-analyze"
+	CodePCIe       diag.Code = "pcie-link"
+	CodeResident   diag.Code = "resident-vs-device-copy"
+	CodeScanFailed diag.Code = "capture-scan-failed"
 	// CodeInputSubstituted marks a choice the loader made for the user, such
 	// as reading the SQLite export beside a report nsys could not export.
-	CodeInputSubstituted = "input-substituted"
+	CodeInputSubstituted diag.Code = "input-substituted"
 )
 
 // Options configure loading.
@@ -140,12 +141,12 @@ func (k *Checked) Enrich(info *runner.Info) {
 	r, c := k.Result, k.Capture
 	k.Run = info
 	for _, n := range c.Notes {
-		addDiag(r, CodeInputSubstituted, predictions.Info, n)
+		addDiag(r, CodeInputSubstituted, diag.Info, n)
 	}
 	dir := folderOf(c.Path)
 	if m, _ := filepath.Glob(filepath.Join(dir, "*_"+runner.AnalyzeRule+".csv")); len(m) == 1 {
 		if flagged, err := runner.ReadAnalyze(m[0]); err != nil {
-			addDiag(r, CodeNsysRule, predictions.Warning, err.Error())
+			addDiag(r, CodeNsysRule, diag.Warning, err.Error())
 		} else {
 			compareNsysRule(r, c, flagged, filepath.Base(m[0]))
 		}
@@ -190,8 +191,8 @@ func readRunInfo(dir string) *runner.Info {
 	return &info
 }
 
-func addDiag(r *predictions.Result, code string, level predictions.Level, msg string) {
-	r.Diagnostics = append(r.Diagnostics, predictions.Diagnostic{Code: code, Level: level, Message: msg})
+func addDiag(r *predictions.Result, code diag.Code, level diag.Level, msg string) {
+	r.Diagnostics = append(r.Diagnostics, diag.Diagnostic{Level: level, Detail: diag.Note{Of: code, Text: msg}})
 }
 
 // compareNsysRule sets NVIDIA's rule (which lists async copies whose host side
@@ -205,7 +206,7 @@ func compareNsysRule(r *predictions.Result, c *capture.Capture, flagged []runner
 		}
 	}
 	if groups == nil {
-		addDiag(r, CodeNsysRule, predictions.Info, fmt.Sprintf(
+		addDiag(r, CodeNsysRule, diag.Info, fmt.Sprintf(
 			"NVIDIA's %s rule (%s) flags %d copies from pageable memory; the trace gave no part 2 groups to compare them with",
 			runner.AnalyzeRule, file, len(flagged)))
 		return
@@ -213,7 +214,7 @@ func compareNsysRule(r *predictions.Result, c *capture.Capture, flagged []runner
 	// The rule reports each copy by the start of its GPU copy record; a
 	// capture without those records (the CSV reports) cannot be matched.
 	if len(c.Memcpys) == 0 {
-		addDiag(r, CodeNsysRule, predictions.Info, fmt.Sprintf(
+		addDiag(r, CodeNsysRule, diag.Info, fmt.Sprintf(
 			"NVIDIA's %s rule (%s) flags %d copies from pageable memory; this input has no GPU memory-copy records to match them with (verify the SQLite export to compare)",
 			runner.AnalyzeRule, file, len(flagged)))
 		return
@@ -254,12 +255,12 @@ func compareNsysRule(r *predictions.Result, c *capture.Capture, flagged []runner
 	// processes, which nsyscheck does not read) neither confirm nor
 	// contradict the reading of part 2: they are only counted.
 	agrees := pg == len(groups.PageableCorrelationIDs) && pn == 0
-	level, verdict := predictions.Info, "agrees with"
+	level, verdict := diag.Info, "agrees with"
 	if !agrees {
-		level, verdict = predictions.Warning, "disagrees with"
+		level, verdict = diag.Warning, "disagrees with"
 	}
 	reading := "nsyscheck's reading of part 2 (the pageable group copies from pageable memory, the pinned group does not)"
-	if !agrees && pn == len(groups.PinnedCorrelationIDs) && pg == len(groups.PageableCorrelationIDs) && hasDiagCode(r, predictions.CodePinnedSourcePageable) {
+	if !agrees && pn == len(groups.PinnedCorrelationIDs) && pg == len(groups.PageableCorrelationIDs) && diag.Has(r.Diagnostics, predictions.CodePinnedSourcePageable) {
 		// Both groups flagged, as the copy records say: the "pinned" buffer
 		// is pageable, which pinned-source-pageable already reports.
 		verdict = "agrees with"
@@ -269,16 +270,6 @@ func compareNsysRule(r *predictions.Result, c *capture.Capture, flagged []runner
 		"NVIDIA's %s rule (%s) flags %d copies from pageable memory: %d of the %d timed pageable calls, %d of the %d timed pinned calls, %d other (e.g. warm-ups)%s; it %s %s",
 		runner.AnalyzeRule, file, len(flagged), pg, len(groups.PageableCorrelationIDs), pn, len(groups.PinnedCorrelationIDs),
 		other, unmatchedNote(unmatched), verdict, reading))
-}
-
-// hasDiagCode reports whether the result holds a diagnostic with the code.
-func hasDiagCode(r *predictions.Result, code string) bool {
-	for _, d := range r.Diagnostics {
-		if d.Code == code {
-			return true
-		}
-	}
-	return false
 }
 
 func unmatchedNote(n int) string {
@@ -311,7 +302,7 @@ func attachPCIe(r *predictions.Result, link runner.PCIe) {
 	if len(parts) > 0 {
 		msg += ": " + strings.Join(parts, ", ")
 	}
-	addDiag(r, CodePCIe, predictions.Info, msg)
+	addDiag(r, CodePCIe, diag.Info, msg)
 }
 
 // attachResident sets the device-resident kernel's bandwidth beside the
@@ -323,7 +314,7 @@ func attachResident(r *predictions.Result) {
 	}
 	for _, k := range r.Kernels {
 		if k.Variant == vocab.DeviceResident && k.GBps > 0 {
-			addDiag(r, CodeResident, predictions.Info, fmt.Sprintf(
+			addDiag(r, CodeResident, diag.Info, fmt.Sprintf(
 				"device-resident kernel %.0f GB/s (%s) = %.0f%% of the device-to-device cudaMemcpy bandwidth %.0f GB/s measured in the same run",
 				k.GBps, k.From, 100*k.GBps/r.DeviceCopyGBps, r.DeviceCopyGBps))
 			return
@@ -353,13 +344,11 @@ func attachExposure(r *predictions.Result, c *capture.Capture) {
 		seen[f] = true
 		rep, err := privacy.Scan(f)
 		if err != nil {
-			addDiag(r, CodeScanFailed, predictions.Info,
+			addDiag(r, CodeScanFailed, diag.Info,
 				fmt.Sprintf("could not scan %s for exposed environment or processes: %v", f, err))
 			continue
 		}
-		for _, d := range rep.Diagnostics() {
-			addDiag(r, d.Code, predictions.Level(d.Level), d.Message)
-		}
+		r.Diagnostics = append(r.Diagnostics, rep.Diagnostics()...)
 	}
 }
 

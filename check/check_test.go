@@ -1,6 +1,7 @@
 package check
 
 import (
+	"github.com/nsyscheck/nsyscheck/diag"
 	"strings"
 	"testing"
 
@@ -9,10 +10,10 @@ import (
 	"github.com/nsyscheck/nsyscheck/runner"
 )
 
-func codes(r *predictions.Result) map[string]predictions.Diagnostic {
-	out := map[string]predictions.Diagnostic{}
+func codes(r *predictions.Result) map[diag.Code]diag.Diagnostic {
+	out := map[diag.Code]diag.Diagnostic{}
 	for _, d := range r.Diagnostics {
-		out[d.Code] = d
+		out[d.Code()] = d
 	}
 	return out
 }
@@ -32,12 +33,12 @@ func TestPathsRunFolder(t *testing.T) {
 		t.Errorf("Link() = %+v, want the run's PCIe link", l)
 	}
 	d := codes(k.Result)
-	for _, c := range []string{CodeNsysRule, CodePCIe, CodeResident} {
+	for _, c := range []diag.Code{CodeNsysRule, CodePCIe, CodeResident} {
 		if _, ok := d[c]; !ok {
 			t.Errorf("no %s diagnostic; got %v", c, k.Result.Diagnostics)
 		}
 	}
-	if d[CodeNsysRule].Level != predictions.Info {
+	if d[CodeNsysRule].Level != diag.Info {
 		t.Errorf("nsys rule: %v, want agreement (info)", d[CodeNsysRule])
 	}
 }
@@ -57,8 +58,8 @@ func TestEnrichGivenFacts(t *testing.T) {
 	if !ok {
 		t.Fatalf("no %s diagnostic after Enrich with a link", CodePCIe)
 	}
-	if want := "GPU link PCIe Gen5 x16 (now Gen5 x16), rated 63.0 GB/s per direction: pinned H2D at 256 MiB"; !strings.HasPrefix(d.Message, want) {
-		t.Errorf("PCIe message %q", d.Message)
+	if want := "GPU link PCIe Gen5 x16 (now Gen5 x16), rated 63.0 GB/s per direction: pinned H2D at 256 MiB"; !strings.HasPrefix(noteText(d), want) {
+		t.Errorf("PCIe message %q", noteText(d))
 	}
 }
 
@@ -70,11 +71,17 @@ func TestExposureScanned(t *testing.T) {
 	}
 	found := false
 	for _, d := range ks[0].Result.Diagnostics {
-		if strings.HasPrefix(d.Code, "capture-exposes") {
+		if d.Code() == "capture-exposes" {
 			found = true
 		}
 	}
 	if !found {
 		t.Errorf("no capture-exposes diagnostic on the exposed export: %v", ks[0].Result.Diagnostics)
 	}
+}
+
+// noteText is the text of a diagnostic whose detail is a note.
+func noteText(d diag.Diagnostic) string {
+	n, _ := d.Detail.(diag.Note)
+	return n.Text
 }

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"github.com/nsyscheck/nsyscheck/diag"
 	"path/filepath"
 
 	"github.com/nsyscheck/nsyscheck/fleet"
@@ -10,7 +11,7 @@ import (
 )
 
 // CodeFleet marks a GPU that falls well below its link or its peers.
-const CodeFleet = "fleet-outlier"
+const CodeFleet diag.Code = "fleet-outlier"
 
 // Fleet sets the checked inputs that come from run folders (a run.json
 // naming the GPU) side by side: it returns the fleet summary and adds a
@@ -31,7 +32,7 @@ func Fleet(ks []*Checked, atLeast int) *fleet.Summary {
 	}
 	s := fleet.Summarize(entries, fleet.DefaultThresholds)
 	for _, f := range s.Findings {
-		addDiag(of[f.Row], CodeFleet, predictions.Warning, f.Message)
+		addDiag(of[f.Row], CodeFleet, diag.Warning, f.Message)
 	}
 	return &s
 }

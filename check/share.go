@@ -3,6 +3,7 @@ package check
 import (
 	"errors"
 	"fmt"
+	"github.com/nsyscheck/nsyscheck/diag"
 	"path/filepath"
 	"strings"
 
@@ -13,8 +14,8 @@ import (
 
 // Diagnostic codes of a run on a shared GPU.
 const (
-	CodeSharedGPU = "shared-gpu"
-	CodeTraceLost = "trace-lost"
+	CodeSharedGPU diag.Code = "shared-gpu"
+	CodeTraceLost diag.Code = "trace-lost"
 )
 
 // attachSharing warns, beside the verdicts, that the run's GPU had other
@@ -27,7 +28,7 @@ func attachSharing(r *predictions.Result, info *runner.Info) {
 	if info.GPU != nil {
 		gpu = fmt.Sprintf("GPU %d", info.GPU.Index)
 	}
-	addDiag(r, CodeSharedGPU, predictions.Warning, fmt.Sprintf(
+	addDiag(r, CodeSharedGPU, diag.Warning, fmt.Sprintf(
 		"%s was shared: %s; bandwidth and timing verdicts were measured beside that work and may be disturbed (run again on an idle GPU to trust them)",
 		gpu, strings.TrimPrefix(info.Sharing.Summary, "other work shared the GPU: ")))
 }
@@ -139,5 +140,5 @@ func attachTraceLost(r *predictions.Result, what string, shared bool) {
 		msg += "; unavailable without the trace: " + strings.Join(none, ", ")
 	}
 	msg += "; run again when no other profiler is active"
-	addDiag(r, CodeTraceLost, predictions.Warning, msg)
+	addDiag(r, CodeTraceLost, diag.Warning, msg)
 }

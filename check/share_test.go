@@ -1,13 +1,13 @@
 package check
 
 import (
+	"github.com/nsyscheck/nsyscheck/diag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/nsyscheck/nsyscheck/capture"
-	"github.com/nsyscheck/nsyscheck/predictions"
 )
 
 func callsOf(name string, n int) []capture.APICall {
@@ -73,15 +73,15 @@ func TestPathsTraceLost(t *testing.T) {
 		t.Errorf("TraceLost = %q, want %q", k.TraceLost, want)
 	}
 	d, ok := codes(k.Result)[CodeTraceLost]
-	if !ok || d.Level != predictions.Warning {
+	if !ok || d.Level != diag.Warning {
 		t.Fatalf("no trace-lost warning: %v", k.Result.Diagnostics)
 	}
 	for _, want := range []string{
 		"verdicts resting on the program's own numbers only: 1.floor, 1.growth, 2.pageable, 2.pinned, 3.factor",
 		"unavailable without the trace: 4.calltime, 4.bytes",
 	} {
-		if !strings.Contains(d.Message, want) {
-			t.Errorf("trace-lost %q lacks %q", d.Message, want)
+		if !strings.Contains(noteText(d), want) {
+			t.Errorf("trace-lost %q lacks %q", noteText(d), want)
 		}
 	}
 
@@ -122,7 +122,7 @@ func TestEnrichSharedGPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, ok := codes(ks[0].Result)[CodeSharedGPU]
-	if !ok || !strings.HasPrefix(d.Message, "GPU 0 was shared: before profiling: 1 compute process(es) (python3 pid 1549, 866 MiB), utilisation up to 100%") {
+	if !ok || !strings.HasPrefix(noteText(d), "GPU 0 was shared: before profiling: 1 compute process(es) (python3 pid 1549, 866 MiB), utilisation up to 100%") {
 		t.Errorf("shared run: %v", ks[0].Result.Diagnostics)
 	}
 	if _, ok := codes(ks[1].Result)[CodeSharedGPU]; ok {

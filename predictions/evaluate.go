@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/diag"
 
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
@@ -273,7 +274,7 @@ func Evaluate(c *capture.Capture) *Result {
 
 	r.Input.SetAside = append([]capture.SetAside(nil), c.SetAside...)
 	for _, s := range c.SetAside {
-		diags.add(CodeSiblingSetAside, Warning, fmt.Sprintf(
+		diags.add(CodeSiblingSetAside, diag.Warning, fmt.Sprintf(
 			"%s, beside the capture, was set aside: it is not this program's output (%s); the verdicts come from the capture without it",
 			s.Path, s.Reason))
 	}
@@ -308,10 +309,7 @@ func Evaluate(c *capture.Capture) *Result {
 			r.DeviceCopyGBps, r.DeviceCopyFrom = d.deviceGBps, d.deviceGBpsW
 		}
 	}
-	r.Diagnostics = diags.list
-	if r.Diagnostics == nil {
-		r.Diagnostics = []Diagnostic{}
-	}
+	r.Diagnostics = diags.Items()
 	return r
 }
 
@@ -389,7 +387,7 @@ func judge(spec claimSpec, srcs []*sourceData, diags *diagList) Claim {
 	cl.Verdict, cl.Measured, cl.Bound, cl.From = e.verdict, e.measured, e.bound, srcs[decided].name
 	for i, o := range evals {
 		if i != decided && o.verdict != Unavailable && o.verdict != e.verdict {
-			diags.add(CodeSourcesDisagree, Warning, fmt.Sprintf(
+			diags.add(CodeSourcesDisagree, diag.Warning, fmt.Sprintf(
 				"%s: the %s says %s (%.4g) but the %s says %s (%.4g); the %s decides",
 				spec.id, srcs[decided].name, e.verdict, *e.measured, srcs[i].name, o.verdict, *o.measured, srcs[decided].name))
 		}
@@ -537,7 +535,7 @@ func slowerCheck(d *sourceData, diags *diagList) {
 			}
 		}
 		if len(slow) > 0 {
-			diags.add(CodePinnedSlower, Warning, fmt.Sprintf(
+			diags.add(CodePinnedSlower, diag.Warning, fmt.Sprintf(
 				"%s: %s pinned copies are slower than pageable at %s: the pinned buffer probably is not pinned; check that it came from cudaMallocHost and that the return value was checked",
 				d.name, sd.dir, strings.Join(slow, ", ")))
 		}

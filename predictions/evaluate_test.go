@@ -2,6 +2,7 @@ package predictions
 
 import (
 	"fmt"
+	"github.com/nsyscheck/nsyscheck/diag"
 	"strings"
 	"testing"
 
@@ -28,9 +29,9 @@ func wantVerdicts(t *testing.T, r *Result, want map[string]Verdict) {
 	}
 }
 
-func hasDiag(r *Result, code string, level Level) *Diagnostic {
+func hasDiag(r *Result, code diag.Code, level diag.Level) *diag.Diagnostic {
 	for i, d := range r.Diagnostics {
-		if d.Code == code && d.Level == level {
+		if d.Code() == code && d.Level == level {
 			return &r.Diagnostics[i]
 		}
 	}
@@ -169,8 +170,8 @@ func TestAsyncCounts(t *testing.T) {
 			dropAsync(c, tc.drop)
 			r := Evaluate(c)
 			wantVerdicts(t, r, allVerdicts(Held))
-			d := hasDiag(r, CodeLessonShape, Info)
-			if d == nil || !strings.Contains(d.Message, tc.found) {
+			d := hasDiag(r, CodeLessonShape, diag.Info)
+			if d == nil || !strings.Contains(noteText(*d), tc.found) {
 				t.Errorf("no lesson-structure diagnostic saying %q: %+v", tc.found, r.Diagnostics)
 			}
 			if ev := fmt.Sprint(r.Claim("4.calltime").Evidence); !strings.Contains(ev, "mean call times") {
@@ -215,7 +216,7 @@ func TestOpenRange(t *testing.T) {
 	// The capture ended inside the last range, but every launch is there.
 	r := Evaluate(synthCapture(synthOpts{openRange: "kernel-zero-copy"}))
 	wantVerdicts(t, r, allVerdicts(Held))
-	if hasDiag(r, CodeOpenRange, Warning) == nil {
+	if hasDiag(r, CodeOpenRange, diag.Warning) == nil {
 		t.Errorf("no open-range warning: %+v", r.Diagnostics)
 	}
 	// An open range whose program stopped early: part 1's h2d groups hold
@@ -223,8 +224,8 @@ func TestOpenRange(t *testing.T) {
 	r = Evaluate(synthCapture(synthOpts{openRange: "h2d-pinned", crash: true, dropCopies: map[string]int{"h2d-pinned": 4}}))
 	wantVerdicts(t, r, map[string]Verdict{"1.floor": Held, "1.growth": Held, "3.factor": Unavailable,
 		"2.pinned": Unavailable, "4.calltime": Unavailable})
-	d := hasDiag(r, CodeLessonShape, Info)
-	if d == nil || !strings.Contains(d.Message, "9 x 1 MiB") || !strings.Contains(d.Message, "13 of each") {
+	d := hasDiag(r, CodeLessonShape, diag.Info)
+	if d == nil || !strings.Contains(noteText(*d), "9 x 1 MiB") || !strings.Contains(noteText(*d), "13 of each") {
 		t.Errorf("no lesson-structure diagnostic saying found vs expected: %+v", r.Diagnostics)
 	}
 	if !strings.Contains(r.Claim("2.pinned").Reason, "no NVTX range") {
@@ -246,12 +247,12 @@ func TestPinnedGroupIsPageable(t *testing.T) {
 			want = Unavailable
 		}
 		wantVerdicts(t, r, map[string]Verdict{"1.floor": want, "2.pinned": want, "4.calltime": want})
-		d := hasDiag(r, CodePinnedSourcePageable, Error)
+		d := hasDiag(r, CodePinnedSourcePageable, diag.Error)
 		if d == nil {
 			t.Fatalf("noNVTX=%v: no pinned-source-pageable error: %+v", noNVTX, r.Diagnostics)
 		}
-		if !strings.Contains(d.Message, "cudaMallocHost") {
-			t.Errorf("message %q", d.Message)
+		if !strings.Contains(noteText(*d), "cudaMallocHost") {
+			t.Errorf("message %q", noteText(*d))
 		}
 	}
 }
@@ -262,8 +263,8 @@ func TestPinnedSlowerWarning(t *testing.T) {
 	if r.Claim("1.floor").Verdict != Died {
 		t.Errorf("1.floor %s", r.Claim("1.floor").Verdict)
 	}
-	d := hasDiag(r, CodePinnedSlower, Warning)
-	if d == nil || !strings.Contains(d.Message, "cudaMallocHost") {
+	d := hasDiag(r, CodePinnedSlower, diag.Warning)
+	if d == nil || !strings.Contains(noteText(*d), "cudaMallocHost") {
 		t.Errorf("no pinned-slower warning: %+v", r.Diagnostics)
 	}
 }
@@ -274,7 +275,7 @@ func TestTwoThreads(t *testing.T) {
 	if r.Input.Thread != "7/7" {
 		t.Errorf("read thread %q, want the one with the cudaMemcpyAsync calls", r.Input.Thread)
 	}
-	if d := hasDiag(r, CodeOtherThreadsIgnored, Info); d == nil || !strings.Contains(d.Message, "7/8") {
+	if d := hasDiag(r, CodeOtherThreadsIgnored, diag.Info); d == nil || !strings.Contains(noteText(*d), "7/8") {
 		t.Errorf("no other-threads-ignored info: %+v", r.Diagnostics)
 	}
 }
@@ -294,7 +295,7 @@ func TestSourcesDisagree(t *testing.T) {
 	if len(cl.Sources) != 2 || cl.Sources[1].Verdict != Died {
 		t.Errorf("sources %+v", cl.Sources)
 	}
-	if d := hasDiag(r, CodeSourcesDisagree, Warning); d == nil || !strings.Contains(d.Message, "2.pinned") {
+	if d := hasDiag(r, CodeSourcesDisagree, diag.Warning); d == nil || !strings.Contains(noteText(*d), "2.pinned") {
 		t.Errorf("no sources-disagree warning: %+v", r.Diagnostics)
 	}
 	// The program gives no part 1: the trace still answers, the program's
@@ -357,8 +358,8 @@ func TestTwoThreadsLoadedApart(t *testing.T) {
 	if apart.Input.Thread != whole.Input.Thread {
 		t.Errorf("read thread %q, want %q", apart.Input.Thread, whole.Input.Thread)
 	}
-	d1, d2 := hasDiag(whole, CodeOtherThreadsIgnored, Info), hasDiag(apart, CodeOtherThreadsIgnored, Info)
-	if d1 == nil || d2 == nil || d1.Message != d2.Message {
+	d1, d2 := hasDiag(whole, CodeOtherThreadsIgnored, diag.Info), hasDiag(apart, CodeOtherThreadsIgnored, diag.Info)
+	if d1 == nil || d2 == nil || noteText(*d1) != noteText(*d2) {
 		t.Errorf("other-threads-ignored differs:\n%+v\n%+v", d1, d2)
 	}
 }
@@ -370,8 +371,8 @@ func TestOtherCountsWithoutNVTX(t *testing.T) {
 	drop := map[string]int{"h2d-pageable": 4, "h2d-pinned": 4, "d2h-pageable": 4, "d2h-pinned": 4}
 	r := Evaluate(synthCapture(synthOpts{noNVTX: true, dropCopies: drop}))
 	wantVerdicts(t, r, allVerdicts(Held))
-	d := hasDiag(r, CodeLessonShape, Info)
-	if d == nil || !strings.Contains(d.Message, "h2d pageable 1 MiB: 9 calls, the last 6 timed") {
+	d := hasDiag(r, CodeLessonShape, diag.Info)
+	if d == nil || !strings.Contains(noteText(*d), "h2d pageable 1 MiB: 9 calls, the last 6 timed") {
 		t.Errorf("no lesson-structure diagnostic naming the runs: %+v", r.Diagnostics)
 	}
 	for _, row := range r.Copies {
@@ -414,8 +415,8 @@ func TestPinnedBeforePageable(t *testing.T) {
 	c.Sort()
 	r := Evaluate(c)
 	wantVerdicts(t, r, allVerdicts(Held))
-	d := hasDiag(r, CodeLessonShape, Info)
-	if d == nil || !strings.Contains(d.Message, `"h2d-pinned" comes before "h2d-pageable"`) {
+	d := hasDiag(r, CodeLessonShape, diag.Info)
+	if d == nil || !strings.Contains(noteText(*d), `"h2d-pinned" comes before "h2d-pageable"`) {
 		t.Errorf("no diagnostic naming the order: %+v", r.Diagnostics)
 	}
 	if *r.Claim("1.floor").Measured != *base.Claim("1.floor").Measured {
@@ -424,4 +425,10 @@ func TestPinnedBeforePageable(t *testing.T) {
 	if len(moved) == 0 {
 		t.Fatal("no call moved")
 	}
+}
+
+// noteText is the text of a diagnostic whose detail is a note.
+func noteText(d diag.Diagnostic) string {
+	n, _ := d.Detail.(diag.Note)
+	return n.Text
 }

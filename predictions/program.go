@@ -8,20 +8,16 @@ import (
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/diag"
 
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
-// diagList collects diagnostics, each code and message once.
-type diagList struct{ list []Diagnostic }
+// diagList collects the evaluation's diagnostics, each once.
+type diagList struct{ diag.List }
 
-func (d *diagList) add(code string, level Level, msg string) {
-	for _, x := range d.list {
-		if x.Code == code && x.Message == msg {
-			return
-		}
-	}
-	d.list = append(d.list, Diagnostic{Code: code, Level: level, Message: msg})
+func (d *diagList) add(code diag.Code, level diag.Level, msg string) {
+	d.Add(level, diag.Note{Of: code, Text: msg})
 }
 
 // programFile is the file the program's numbers came from, by its base
@@ -92,7 +88,7 @@ func programData(c *capture.Capture, diags *diagList) *sourceData {
 	}
 	for _, g := range m.Gates {
 		if !g.Passed {
-			diags.add(CodeGateFailed, Error, fmt.Sprintf("the program's correctness gate %q failed: %s; its timings are not trustworthy", g.Name, g.Detail))
+			diags.add(CodeGateFailed, diag.Error, fmt.Sprintf("the program's correctness gate %q failed: %s; its timings are not trustworthy", g.Name, g.Detail))
 		}
 	}
 	return d
@@ -192,7 +188,7 @@ func kernelBytesOf(m *capture.Measurements, diags *diagList) (int64, string) {
 			if k.GBps > 0 && k.MsPerLaunch > 0 {
 				implied := k.GBps * 1e9 * k.MsPerLaunch * 1e-3
 				if math.Abs(implied-float64(k.Bytes))/float64(k.Bytes) > 0.05 {
-					diags.add(CodeKernelBytes, Warning, fmt.Sprintf(
+					diags.add(CodeKernelBytes, diag.Warning, fmt.Sprintf(
 						"the program's %s row gives %d bytes per launch, but its GB/s x ms imply %.0f bytes", k.Variant, k.Bytes, implied))
 				}
 			}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
@@ -26,43 +27,33 @@ const (
 	Unavailable = vocab.Unavailable
 )
 
-// Level is the severity of a diagnostic.
-type Level string
-
-// Diagnostic levels.
-const (
-	Info    Level = "info"
-	Warning Level = "warning"
-	Error   Level = "error"
-)
-
 // Diagnostic codes.
 const (
-	CodeSourcesDisagree      = "sources-disagree"
-	CodePinnedSourcePageable = "pinned-source-pageable"
-	CodePinnedSlower         = "pinned-slower-than-pageable"
-	CodeOtherThreadsIgnored  = "other-threads-ignored"
-	CodeOpenRange            = "open-nvtx-range"
-	CodeGateFailed           = "gate-failed"
-	CodeKernelBytes          = "kernel-bytes-inconsistent"
+	CodeSourcesDisagree      diag.Code = "sources-disagree"
+	CodePinnedSourcePageable diag.Code = "pinned-source-pageable"
+	CodePinnedSlower         diag.Code = "pinned-slower-than-pageable"
+	CodeOtherThreadsIgnored  diag.Code = "other-threads-ignored"
+	CodeOpenRange            diag.Code = "open-nvtx-range"
+	CodeGateFailed           diag.Code = "gate-failed"
+	CodeKernelBytes          diag.Code = "kernel-bytes-inconsistent"
 	// CodeLessonShape: a group found by its structure deviates from the
 	// lesson's counts, sizes or order; the group is still used.
-	CodeLessonShape = "lesson-structure"
+	CodeLessonShape diag.Code = "lesson-structure"
 	// CodeSetAside: calls that belong to no group (other directions,
 	// sizes, ranges) were left out of the groups.
-	CodeSetAside = "set-aside"
+	CodeSetAside diag.Code = "set-aside"
 	// CodeCopySync: part 1's copies are cudaMemcpyAsync + synchronize
 	// rather than blocking cudaMemcpy calls.
-	CodeCopySync = "copy-and-synchronize"
+	CodeCopySync diag.Code = "copy-and-synchronize"
 	// CodeAsyncPremise: the lesson's premise that part 2's copies are the
 	// program's only cudaMemcpyAsync calls does not hold.
-	CodeAsyncPremise = "async-premise"
+	CodeAsyncPremise diag.Code = "async-premise"
 	// CodeMemoryKind: a group's copies have another host memory kind than
 	// the group's name says (other than pinned-source-pageable).
-	CodeMemoryKind = "memory-kind-mismatch"
+	CodeMemoryKind diag.Code = "memory-kind-mismatch"
 	// CodeSiblingSetAside: a file beside the capture (transcript, results
 	// JSON) was not the program's output and was set aside.
-	CodeSiblingSetAside = "sibling-set-aside"
+	CodeSiblingSetAside diag.Code = "sibling-set-aside"
 )
 
 // Source names where a number came from.
@@ -73,11 +64,11 @@ const (
 
 // Result is the evaluation of one input.
 type Result struct {
-	Input       Input        `json:"input"`
-	Claims      []Claim      `json:"claims"`
-	Predictions []Prediction `json:"predictions"`
-	Exercise    Exercise     `json:"exercise"`
-	Diagnostics []Diagnostic `json:"diagnostics"`
+	Input       Input             `json:"input"`
+	Claims      []Claim           `json:"claims"`
+	Predictions []Prediction      `json:"predictions"`
+	Exercise    Exercise          `json:"exercise"`
+	Diagnostics []diag.Diagnostic `json:"diagnostics"`
 
 	// Copies holds the part 1 (h2d) and part 1b (d2h) rows, per source of
 	// numbers (trace first, then program).
@@ -169,13 +160,6 @@ type Exercise struct {
 	From     string     `json:"from,omitempty"`
 	Evidence []Evidence `json:"evidence,omitempty"`
 	Reason   string     `json:"reason,omitempty"`
-}
-
-// Diagnostic is something the evaluation noticed about the input.
-type Diagnostic struct {
-	Code    string `json:"code"`
-	Level   Level  `json:"level"`
-	Message string `json:"message"`
 }
 
 // CopyRow is one row of part 1 (h2d) or 1b (d2h).

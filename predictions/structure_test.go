@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"github.com/nsyscheck/nsyscheck/diag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -232,24 +233,24 @@ ORDER BY c.start DESC LIMIT ?`
 // deviations from the lesson are named, not turned into "unavailable".
 func TestStructureCapturesDiagnostics(t *testing.T) {
 	for dir, want := range map[string][]struct {
-		code  string
-		level Level
+		code  diag.Code
+		level diag.Level
 		text  string
 	}{
 		"other-counts": {
-			{CodeLessonShape, Info, `NVTX range "h2d-pageable" holds 9 x 1 MiB`},
-			{CodeLessonShape, Info, `NVTX range "async-pageable" holds 7 cudaMemcpyAsync calls`},
-			{CodeAsyncPremise, Info, "makes 19 cudaMemcpyAsync calls, 5 of them outside"},
+			{CodeLessonShape, diag.Info, `NVTX range "h2d-pageable" holds 9 x 1 MiB`},
+			{CodeLessonShape, diag.Info, `NVTX range "async-pageable" holds 7 cudaMemcpyAsync calls`},
+			{CodeAsyncPremise, diag.Info, "makes 19 cudaMemcpyAsync calls, 5 of them outside"},
 		},
 		"broken-pin": {
-			{CodePinnedSourcePageable, Error, "async-pinned group's copies have a pageable host source"},
-			{CodePinnedSourcePageable, Error, "h2d-pinned group's copies have a pageable host source"},
+			{CodePinnedSourcePageable, diag.Error, "async-pinned group's copies have a pageable host source"},
+			{CodePinnedSourcePageable, diag.Error, "h2d-pinned group's copies have a pageable host source"},
 		},
 		"torch-lesson": {
-			{CodeSiblingSetAside, Warning, "torch-lesson.transcript.txt"},
-			{CodeCopySync, Info, `NVTX range "h2d-pageable" holds 65 cudaMemcpyAsync calls each followed by a synchronize`},
-			{CodeAsyncPremise, Info, "makes 285 cudaMemcpyAsync calls"},
-			{CodeLessonShape, Info, "launches of kernel vectorized_elementwise_kernel"},
+			{CodeSiblingSetAside, diag.Warning, "torch-lesson.transcript.txt"},
+			{CodeCopySync, diag.Info, `NVTX range "h2d-pageable" holds 65 cudaMemcpyAsync calls each followed by a synchronize`},
+			{CodeAsyncPremise, diag.Info, "makes 285 cudaMemcpyAsync calls"},
+			{CodeLessonShape, diag.Info, "launches of kernel vectorized_elementwise_kernel"},
 		},
 	} {
 		for route, c := range routes(t, dir) {
@@ -257,7 +258,7 @@ func TestStructureCapturesDiagnostics(t *testing.T) {
 			for _, w := range want {
 				found := false
 				for _, d := range r.Diagnostics {
-					if d.Code == w.code && d.Level == w.level && strings.Contains(d.Message, w.text) {
+					if d.Code() == w.code && d.Level == w.level && strings.Contains(noteText(d), w.text) {
 						found = true
 					}
 				}

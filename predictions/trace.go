@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
@@ -63,7 +64,7 @@ func newTrace(c *capture.Capture, diags *diagList) (*traceCtx, string) {
 		for _, o := range threads[1:] {
 			others = append(others, fmt.Sprintf("%s (%d calls)", threadKey{o.PID, o.TID}, o.Calls))
 		}
-		diags.add(CodeOtherThreadsIgnored, Info, fmt.Sprintf(
+		diags.add(CodeOtherThreadsIgnored, diag.Info, fmt.Sprintf(
 			"read thread %s (%s, %d calls); ignored CUDA calls on %d other thread(s): %s",
 			me, how, top.Calls, len(threads)-1, strings.Join(others, ", ")))
 	}
@@ -176,7 +177,7 @@ func (t *traceCtx) rangeNamed(name string) (capture.Range, string) {
 	r := rs[0]
 	if r.Open && !t.openSeen[name] {
 		t.openSeen[name] = true
-		t.diags.add(CodeOpenRange, Warning, fmt.Sprintf(
+		t.diags.add(CodeOpenRange, diag.Warning, fmt.Sprintf(
 			"NVTX range %q (start %d ns) was never closed: the capture ended inside it, so it is taken to run to the end; its counts decide whether it is usable", name, r.Start))
 	}
 	for _, n := range lessonRanges {
@@ -199,7 +200,7 @@ func (t *traceCtx) rangeNamed(name string) (capture.Range, string) {
 func (t *traceCtx) orderNote(pageable, pinned string) {
 	p, q := t.rangesNamed(pageable), t.rangesNamed(pinned)
 	if len(p) == 1 && len(q) == 1 && q[0].Start < p[0].Start {
-		t.diags.add(CodeLessonShape, Info, fmt.Sprintf("NVTX range %q comes before %q; the lesson measures pageable first", pinned, pageable))
+		t.diags.add(CodeLessonShape, diag.Info, fmt.Sprintf("NVTX range %q comes before %q; the lesson measures pageable first", pinned, pageable))
 	}
 }
 
@@ -270,12 +271,12 @@ func (t *traceCtx) checkHostKind(group string, src vocab.MemKind, m *capture.Mem
 	}
 	t.kindWarned[group] = true
 	if src == vocab.MemPinned && hk == capture.MemPageable {
-		t.diags.add(CodePinnedSourcePageable, Error, fmt.Sprintf(
+		t.diags.add(CodePinnedSourcePageable, diag.Error, fmt.Sprintf(
 			"the %s group's copies have a pageable host %s (%s, corr %d): the pinned buffer probably is not pinned; check that it came from cudaMallocHost and that the return value was checked; the verdicts are what these copies measured",
 			group, hostSide(dir), t.cpyTab, m.CorrelationID))
 		return false
 	}
-	t.diags.add(CodeMemoryKind, Warning, fmt.Sprintf("the %s group's copies have host %s kind %q (%s, corr %d), not %q",
+	t.diags.add(CodeMemoryKind, diag.Warning, fmt.Sprintf("the %s group's copies have host %s kind %q (%s, corr %d), not %q",
 		group, hostSide(dir), hk, t.cpyTab, m.CorrelationID, src))
 	return false
 }
@@ -527,19 +528,19 @@ func (t *traceCtx) part1Range(dir vocab.Direction, src vocab.MemKind) (rangeGrou
 		}
 	}
 	if len(aside) > 0 {
-		t.diags.add(CodeSetAside, Info, fmt.Sprintf("NVTX range %q also holds %s; set aside: the group is its %s copies", name, kindCounts(aside), kind))
+		t.diags.add(CodeSetAside, diag.Info, fmt.Sprintf("NVTX range %q also holds %s; set aside: the group is its %s copies", name, kindCounts(aside), kind))
 	}
 	if len(g.bySize) == 0 {
 		return rangeGroup{}, fmt.Sprintf("NVTX range %q holds no %s cudaMemcpy or cudaMemcpyAsync copies on thread %s", name, kind, t.thread())
 	}
 	if nAsync > 0 {
-		t.diags.add(CodeCopySync, Info, fmt.Sprintf(
+		t.diags.add(CodeCopySync, diag.Info, fmt.Sprintf(
 			"NVTX range %q holds %d cudaMemcpyAsync calls each followed by a synchronize, not blocking cudaMemcpy calls: each such copy is timed from the call's start to the end of the synchronize",
 			name, nAsync))
 		g.note = fmt.Sprintf("%s: %d copies made as cudaMemcpyAsync + synchronize, timed from the call's start to the synchronize's end", name, nAsync)
 	}
 	if !lessonShaped(g.bySize) {
-		t.diags.add(CodeLessonShape, Info, fmt.Sprintf("NVTX range %q holds %s; the lesson makes %d of each of %s (%d warm-up + %d timed)",
+		t.diags.add(CodeLessonShape, diag.Info, fmt.Sprintf("NVTX range %q holds %s; the lesson makes %d of each of %s (%d warm-up + %d timed)",
 			name, countsText(g.bySize), perSize, sizeList(sweepSizes), warmups, timedRuns))
 	}
 	return g, ""
@@ -564,7 +565,7 @@ func (t *traceCtx) sharedSizes(dir vocab.Direction, bySrc map[vocab.MemKind]map[
 	}
 	if len(lone) > 0 {
 		sort.Strings(lone)
-		t.diags.add(CodeSetAside, Info, fmt.Sprintf("the %s sweep has sizes with copies from one source only, set aside: %s", dir, strings.Join(lone, ", ")))
+		t.diags.add(CodeSetAside, diag.Info, fmt.Sprintf("the %s sweep has sizes with copies from one source only, set aside: %s", dir, strings.Join(lone, ", ")))
 	}
 	sort.Slice(sizes, func(i, j int) bool { return sizes[i] < sizes[j] })
 	return sizes
@@ -649,7 +650,7 @@ func (t *traceCtx) runSizes(dir vocab.Direction, runs map[runKey][][]callCopy) [
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	if len(aside) > 0 {
 		sort.Strings(aside)
-		t.diags.add(CodeSetAside, Info, fmt.Sprintf("without NVTX ranges, the %s sweep's sizes without exactly one run of each source are set aside: %s", dir, strings.Join(aside, ", ")))
+		t.diags.add(CodeSetAside, diag.Info, fmt.Sprintf("without NVTX ranges, the %s sweep's sizes without exactly one run of each source are set aside: %s", dir, strings.Join(aside, ", ")))
 	}
 	return out
 }
@@ -684,7 +685,7 @@ func (t *traceCtx) part1Runs(dir vocab.Direction) (*sweepData, string) {
 		}
 	}
 	if pinnedRuns == 0 && twice > 0 {
-		t.diags.add(CodePinnedSourcePageable, Error, fmt.Sprintf(
+		t.diags.add(CodePinnedSourcePageable, diag.Error, fmt.Sprintf(
 			"the %s sweep has two runs of pageable copies per size and no pinned ones: the pinned buffer probably is not pinned; check that it came from cudaMallocHost and that the return value was checked", dir))
 		return nil, fmt.Sprintf("the %s sweep's copies are all pageable (two runs per size, none pinned), so without NVTX ranges its pageable and pinned groups cannot be told apart", dir)
 	}
@@ -724,7 +725,7 @@ func (t *traceCtx) part1Runs(dir vocab.Direction) (*sweepData, string) {
 			t.apiTab, t.thread(), perSize, t.cpyTab, timedRuns)
 		return sd, ""
 	}
-	t.diags.add(CodeLessonShape, Info, fmt.Sprintf("without NVTX ranges, the %s sweep's runs of cudaMemcpy calls are: %s; the lesson makes %d of each of %s (%d warm-up + %d timed)",
+	t.diags.add(CodeLessonShape, diag.Info, fmt.Sprintf("without NVTX ranges, the %s sweep's runs of cudaMemcpy calls are: %s; the lesson makes %d of each of %s (%d warm-up + %d timed)",
 		dir, strings.Join(notes, "; "), perSize, sizeList(sweepSizes), warmups, timedRuns))
 	sd.how = fmt.Sprintf("cudaMemcpy API durations (%s) on thread %s, found without NVTX as runs of more than %d consecutive calls with the same direction, host memory kind and size (%s by correlation id); %s",
 		t.apiTab, t.thread(), warmups, t.cpyTab, strings.Join(notes, "; "))
@@ -859,7 +860,7 @@ func (t *traceCtx) part2NVTX(all []capture.APICall, withCopies bool) (groups map
 		}
 		if len(g) != timedRuns {
 			shaped = false
-			t.diags.add(CodeLessonShape, Info, fmt.Sprintf("NVTX range %q holds %d cudaMemcpyAsync calls on thread %s; the lesson times %d; the group is the %d it holds",
+			t.diags.add(CodeLessonShape, diag.Info, fmt.Sprintf("NVTX range %q holds %d cudaMemcpyAsync calls on thread %s; the lesson times %d; the group is the %d it holds",
 				name, len(g), t.thread(), timedRuns, len(g)))
 		}
 		in += len(g)
@@ -868,7 +869,7 @@ func (t *traceCtx) part2NVTX(all []capture.APICall, withCopies bool) (groups map
 	}
 	t.orderNote("async-pageable", "async-pinned")
 	if len(all) != asyncTotal {
-		t.diags.add(CodeAsyncPremise, Info, fmt.Sprintf(
+		t.diags.add(CodeAsyncPremise, diag.Info, fmt.Sprintf(
 			"thread %s makes %d cudaMemcpyAsync calls, %d of them outside NVTX ranges async-pageable/async-pinned; the lesson takes part 2's %d (1 warm-up + %d timed per source) to be the program's only ones; the groups are what the ranges hold",
 			t.thread(), len(all), len(all)-in, asyncTotal, timedRuns))
 	}
@@ -893,7 +894,7 @@ func (t *traceCtx) hostToDevice(group string, calls []capture.APICall) []capture
 		out = append(out, a)
 	}
 	if len(aside) > 0 {
-		t.diags.add(CodeSetAside, Info, fmt.Sprintf("NVTX range %q also holds %s; set aside: part 2's copies are host-to-device", group, kindCounts(aside)))
+		t.diags.add(CodeSetAside, diag.Info, fmt.Sprintf("NVTX range %q also holds %s; set aside: part 2's copies are host-to-device", group, kindCounts(aside)))
 	}
 	return out
 }
@@ -950,13 +951,13 @@ func (t *traceCtx) part2Copies(all []capture.APICall, groups map[vocab.MemKind][
 		warm, _ := warmupsOf(len(g), 1, t.progAsyncRuns(src))
 		groups[src] = g[warm:]
 		if len(g) != asyncPerSrc {
-			t.diags.add(CodeLessonShape, Info, fmt.Sprintf("thread %s makes %d host-to-device cudaMemcpyAsync calls of %s from %s memory; the lesson makes %d (1 warm-up + %d timed)",
+			t.diags.add(CodeLessonShape, diag.Info, fmt.Sprintf("thread %s makes %d host-to-device cudaMemcpyAsync calls of %s from %s memory; the lesson makes %d (1 warm-up + %d timed)",
 				t.thread(), len(g), sizeName(best), src, asyncPerSrc, timedRuns))
 		}
 		parts = append(parts, fmt.Sprintf("%d %s (%d warm-up)", len(g), src, warm))
 	}
 	if aside := len(all) - len(by[key{capture.MemPageable, best}]) - len(by[key{capture.MemPinned, best}]); aside > 0 {
-		t.diags.add(CodeAsyncPremise, Info, fmt.Sprintf(
+		t.diags.add(CodeAsyncPremise, diag.Info, fmt.Sprintf(
 			"thread %s makes %d cudaMemcpyAsync calls; %d of them are not host-to-device copies of %s from pageable or pinned memory and are set aside (the lesson takes part 2's copies to be the program's only ones)",
 			t.thread(), len(all), aside, sizeName(best)))
 	}
@@ -1126,12 +1127,12 @@ func (t *traceCtx) part3NVTX(mine []launch, owner string) (map[vocab.Variant][]l
 					aside = append(aside, fmt.Sprintf("%d x %s", len(byName[n]), n))
 				}
 			}
-			t.diags.add(CodeSetAside, Info, fmt.Sprintf("NVTX range %q launches other kernels besides %d x %s, set aside: %s", name, len(g), kn, strings.Join(aside, ", ")))
+			t.diags.add(CodeSetAside, diag.Info, fmt.Sprintf("NVTX range %q launches other kernels besides %d x %s, set aside: %s", name, len(g), kn, strings.Join(aside, ", ")))
 		}
 		warm, _ := warmupsOf(len(g), warmups, t.progKernelRuns(v))
 		if len(g) != launchPerVar-1 || kn != kernelName {
 			shaped = false
-			t.diags.add(CodeLessonShape, Info, fmt.Sprintf("NVTX range %q holds %d launches of kernel %s; the lesson makes %d of %s (%d warm-up + %d timed); the last %d are timed",
+			t.diags.add(CodeLessonShape, diag.Info, fmt.Sprintf("NVTX range %q holds %d launches of kernel %s; the lesson makes %d of %s (%d warm-up + %d timed); the last %d are timed",
 				name, len(g), kn, launchPerVar-1, kernelName, warmups, timedRuns, len(g)-warm))
 		}
 		groups[v] = g[warm:]

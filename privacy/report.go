@@ -2,6 +2,7 @@ package privacy
 
 import (
 	"fmt"
+	"github.com/nsyscheck/nsyscheck/diag"
 	"sort"
 	"strings"
 
@@ -80,30 +81,23 @@ func (r *Report) Count(k Kind) int {
 	return n
 }
 
-// Diagnostic is one message for the user, in the shape the CLI prints.
-type Diagnostic struct {
-	Code    string `json:"code"`
-	Level   string `json:"level"`
-	Message string `json:"message"`
-}
-
 // unusedLabel marks findings in unused space of a SQLite file.
 const unusedLabel = "found in unused pages of the file"
 
 // DiagnosticCode is the code of every privacy diagnostic.
-const DiagnosticCode = "capture-exposes"
+const DiagnosticCode diag.Code = "capture-exposes"
 
 // Diagnostics turns the findings into warnings: one per secret, one per
 // group of other findings, and one for everything found only in unused
 // space of the file. Values are masked.
-func (r *Report) Diagnostics() []Diagnostic {
+func (r *Report) Diagnostics() []diag.Diagnostic {
 	if r == nil || len(r.Findings) == 0 {
 		return nil
 	}
-	var out []Diagnostic
+	var out []diag.Diagnostic
 	warn := func(format string, args ...any) {
-		out = append(out, Diagnostic{Code: DiagnosticCode, Level: "warning",
-			Message: r.Path + ": " + fmt.Sprintf(format, args...)})
+		out = append(out, diag.Diagnostic{Level: diag.Warning,
+			Detail: diag.Note{Of: DiagnosticCode, Text: r.Path + ": " + fmt.Sprintf(format, args...)}})
 	}
 	var live, unused []Finding
 	for _, f := range r.Findings {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"database/sql"
+	"github.com/nsyscheck/nsyscheck/diag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,7 +53,7 @@ func TestScanCleanCaptures(t *testing.T) {
 			}
 			if !r.Clean() || len(r.Diagnostics()) != 0 {
 				for _, d := range r.Diagnostics() {
-					t.Errorf("%s", d.Message)
+					t.Errorf("%s", noteText(d))
 				}
 				t.Fatalf("clean capture has %d findings", len(r.Findings))
 			}
@@ -220,10 +221,10 @@ func TestScanExposedFixture(t *testing.T) {
 	}
 	var all strings.Builder
 	for _, d := range diags {
-		if d.Code != "capture-exposes" || d.Level != "warning" {
+		if d.Code() != "capture-exposes" || d.Level != diag.Warning {
 			t.Errorf("diagnostic %+v", d)
 		}
-		all.WriteString(d.Message + "\n")
+		all.WriteString(noteText(d) + "\n")
 	}
 	msg := all.String()
 	for _, secret := range []string{fakeToken, otherKey, urlPass, staleToken, "hello colleague", "/home/alice/course"} {
@@ -408,8 +409,8 @@ func TestScanRealExposure(t *testing.T) {
 		t.Error("no other process found")
 	}
 	for _, d := range r.Diagnostics() {
-		if strings.Contains(d.Message, fakeToken) {
-			t.Errorf("token in full in %q", d.Message)
+		if strings.Contains(noteText(d), fakeToken) {
+			t.Errorf("token in full in %q", noteText(d))
 		}
 	}
 	rep := filepath.Join(exposureDir, "exposed.nsys-rep")
@@ -496,8 +497,8 @@ func TestScanNsysRepRaw(t *testing.T) {
 		t.Errorf("%d diagnostics: %+v", len(diags), diags)
 	}
 	for _, d := range diags {
-		if strings.Contains(d.Message, fakeToken) || strings.Contains(d.Message, urlPass) || strings.Contains(d.Message, "hi there") {
-			t.Errorf("value in full: %s", d.Message)
+		if strings.Contains(noteText(d), fakeToken) || strings.Contains(noteText(d), urlPass) || strings.Contains(noteText(d), "hi there") {
+			t.Errorf("value in full: %s", noteText(d))
 		}
 	}
 	if _, err := Scrub(p, filepath.Join(t.TempDir(), "x.sqlite"), ScrubOptions{}); err == nil ||
@@ -531,4 +532,10 @@ func TestScanAndScrubOddPath(t *testing.T) {
 	if _, err := os.Stat(out); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// noteText is the text of a diagnostic whose detail is a note.
+func noteText(d diag.Diagnostic) string {
+	n, _ := d.Detail.(diag.Note)
+	return n.Text
 }

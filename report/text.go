@@ -325,7 +325,7 @@ func textTail(b *strings.Builder, r *predictions.Result, width int) {
 	}
 	if len(r.Diagnostics) > 0 {
 		b.WriteByte('\n')
-		for _, d := range r.Diagnostics {
+		for _, d := range diagViews(r.Diagnostics) {
 			writeWrapped(b, fmt.Sprintf("%s %s: %s", d.Level, d.Code, d.Message), width, "", "    ")
 		}
 	}
@@ -467,7 +467,7 @@ func multiNotes(results []*predictions.Result, width int) string {
 				writeWrapped(&notes, fmt.Sprintf("prediction %d: %s", p.ID, u), width, tag, pad)
 			}
 		}
-		for _, d := range r.Diagnostics {
+		for _, d := range diagViews(r.Diagnostics) {
 			writeWrapped(&notes, fmt.Sprintf("%s %s: %s", d.Level, d.Code, d.Message), width, tag, pad)
 		}
 	}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/predictions"
 )
 
@@ -111,6 +112,15 @@ type jsonDiagnostic struct {
 	Message string `json:"message"`
 }
 
+// diagnosticsJSON is the JSON form of diagnostics: never null.
+func diagnosticsJSON(ds []diag.Diagnostic) []jsonDiagnostic {
+	out := []jsonDiagnostic{}
+	for _, d := range diagViews(ds) {
+		out = append(out, jsonDiagnostic{Code: string(d.Code), Level: string(d.Level), Message: d.Message})
+	}
+	return out
+}
+
 // resultJSON is the JSON form of one result.
 func resultJSON(r *predictions.Result) jsonResult {
 	in := r.Input
@@ -134,9 +144,7 @@ func resultJSON(r *predictions.Result) jsonResult {
 	j.Exercise = jsonExercise{H2DRatio: ex.H2DRatio, D2HRatio: ex.D2HRatio, Answer: ex.Answer, Rule: ex.Rule,
 		Verdict: ex.Verdict, From: ex.From, Reason: ex.Reason,
 		Evidence: evidenceJSON(ex.Evidence), EvidenceDetail: evidenceDetailJSON(ex.Evidence)}
-	for _, d := range r.Diagnostics {
-		j.Diagnostics = append(j.Diagnostics, jsonDiagnostic{Code: string(d.Code), Level: string(d.Level), Message: d.Message})
-	}
+	j.Diagnostics = diagnosticsJSON(r.Diagnostics)
 	return j
 }
 

@@ -22,7 +22,7 @@ type view struct {
 	Tables   []tableView
 	Said     []saidView
 	Exercise exerciseView
-	Diags    []predictions.Diagnostic
+	Diags    []diagView
 	NoPlots  bool
 	Plots    []Plot
 }
@@ -179,7 +179,7 @@ func verdictWord(v predictions.Verdict) string { return string(v) }
 
 func (rep *Report) view() *view {
 	r := rep.Result
-	v := &view{Title: rep.Options.Title, Diags: r.Diagnostics, NoPlots: rep.Options.NoPlots, Plots: rep.Plots}
+	v := &view{Title: rep.Options.Title, Diags: diagViews(r.Diagnostics), NoPlots: rep.Options.NoPlots, Plots: rep.Plots}
 	if v.Title == "" {
 		v.Title = "Pinned memory report: " + r.Name()
 	}

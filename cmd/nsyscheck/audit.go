@@ -130,8 +130,8 @@ func runAudit(opts *auditOptions, args []string, s Streams) error {
 		}
 		shareableAudit(au)
 		for _, d := range au.Diagnostics {
-			if d.Code == check.CodeInputSubstituted {
-				fmt.Fprintf(s.Err, "%s: %s\n", au.Capture, d.Message)
+			if d.Code() == check.CodeInputSubstituted {
+				fmt.Fprintf(s.Err, "%s: %s\n", au.Capture, report.DiagnosticText(d))
 			}
 		}
 	}

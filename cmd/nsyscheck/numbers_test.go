@@ -104,7 +104,7 @@ func numbersOf(r *predictions.Result) verifyNumbers {
 		n.AsyncCalls = append(n.AsyncCalls, []any{a.From, a.PageableMs, a.PinnedMs, a.PageableCorrelationIDs, a.PinnedCorrelationIDs})
 	}
 	for _, d := range r.Diagnostics {
-		n.Diagnostics = append(n.Diagnostics, string(d.Level)+" "+string(d.Code))
+		n.Diagnostics = append(n.Diagnostics, string(d.Level)+" "+string(d.Code()))
 	}
 	return n
 }
@@ -248,7 +248,7 @@ func auditNumbersOf(au *audit.Audit) auditNumbers {
 		n.Rule = []any{r.Available, r.RuleCount, r.AuditCount, r.Both, r.Agree, len(r.OnlyRule), len(r.OnlyAudit)}
 	}
 	for _, d := range au.Diagnostics {
-		n.Diagnostics = append(n.Diagnostics, string(d.Level)+" "+string(d.Code))
+		n.Diagnostics = append(n.Diagnostics, string(d.Level)+" "+string(d.Code()))
 	}
 	return n
 }

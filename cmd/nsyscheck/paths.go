@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/predictions"
 )
 
@@ -69,8 +70,11 @@ func renamePaths(r *predictions.Result, from, to string) {
 	for i := range r.Exercise.Evidence {
 		r.Exercise.Evidence[i].Text = fix(r.Exercise.Evidence[i].Text)
 	}
-	for i := range r.Diagnostics {
-		r.Diagnostics[i].Message = fix(r.Diagnostics[i].Message)
+	for i, d := range r.Diagnostics {
+		if n, ok := d.Detail.(diag.Note); ok {
+			n.Text = fix(n.Text)
+			r.Diagnostics[i].Detail = n
+		}
 	}
 	r.DeviceCopyFrom = fix(r.DeviceCopyFrom)
 }

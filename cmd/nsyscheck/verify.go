@@ -185,7 +185,7 @@ func exposing(results []*predictions.Result) []string {
 	var out []string
 	for _, r := range results {
 		for _, d := range r.Diagnostics {
-			if d.Code == privacy.DiagnosticCode {
+			if d.Code() == privacy.DiagnosticCode {
 				out = append(out, r.Input.Path)
 				break
 			}

@@ -1,0 +1,41 @@
+package report
+
+import (
+	"fmt"
+
+	"github.com/nsyscheck/nsyscheck/diag"
+)
+
+// The words of every typed detail a result carries are made here and only
+// here: the renderers of every format and the JSON's transfer types call
+// these functions.
+
+// diagView is a diagnostic as every renderer shows it.
+type diagView struct {
+	Level   diag.Level
+	Code    diag.Code
+	Message string
+}
+
+// diagViews words the diagnostics.
+func diagViews(ds []diag.Diagnostic) []diagView {
+	out := make([]diagView, len(ds))
+	for i, d := range ds {
+		out[i] = diagView{Level: d.Level, Code: d.Code(), Message: detailWords(d.Detail)}
+	}
+	return out
+}
+
+// DiagnosticText is what a diagnostic noticed, in the words every format
+// shows.
+func DiagnosticText(d diag.Diagnostic) string { return detailWords(d.Detail) }
+
+// detailWords is what a diagnostic noticed, in words.
+func detailWords(d diag.Detail) string {
+	switch d := d.(type) {
+	case diag.Note:
+		return d.Text
+	}
+	// A detail without words of its own still shows its values.
+	return fmt.Sprintf("%+v", d)
+}
