@@ -17,6 +17,49 @@ const (
 	SameAsTolerance  = 0.10 // exercise: ratios within 10% of each other are "about the same"
 )
 
+// Relation is how a claim's measured value must stand to its bound.
+type Relation int
+
+// Relations.
+const (
+	AtLeast Relation = iota + 1 // measured >= bound
+	Below                       // measured < bound
+	Equal                       // measured = bound
+	Within                      // bound/factor <= measured <= bound*factor
+)
+
+// Comparison is a claim's test of its measured value: the relation, the
+// bound (for Within, the predicted value the factor spans around) and the
+// factor of Within.
+type Comparison struct {
+	Relation Relation
+	Bound    float64
+	Factor   float64
+}
+
+// Interval is the span of measured values a comparison holds for: Low and
+// High are nil where the span is open. Below's High is excluded; every
+// other end is included.
+type Interval struct {
+	Low, High *float64
+}
+
+// Interval is the span of measured values that hold.
+func (c Comparison) Interval() Interval {
+	b := c.Bound
+	switch c.Relation {
+	case AtLeast:
+		return Interval{Low: &b}
+	case Below:
+		return Interval{High: &b}
+	case Equal:
+		return Interval{Low: &b, High: ptr(b)}
+	case Within:
+		return Interval{Low: ptr(b / c.Factor), High: ptr(b * c.Factor)}
+	}
+	return Interval{}
+}
+
 // relTol is the relative distance from a bound within which a measured value
 // counts as equal to it, so that a value printed as exactly the bound is not
 // pushed across it by floating-point rounding.
@@ -84,18 +127,28 @@ func FactorHolds(measured, predicted float64) bool {
 // CallTimeHolds is 4.calltime's criterion.
 func CallTimeHolds(ratio float64) bool { return atLeast(ratio, CallTimeRatio) }
 
+// Gain names where pinning buys more, the exercise's answer.
+type Gain string
+
+// The exercise's answers.
+const (
+	GainH2D  Gain = "host-to-device"
+	GainD2H  Gain = "device-to-host"
+	GainSame Gain = "about the same"
+)
+
 // DirectionAnswer names the direction where pinning buys more: the one with
-// the larger pageable/pinned ratio, or "about the same" when the larger
-// ratio is at most 10% above the smaller.
-func DirectionAnswer(h2d, d2h float64) string {
+// the larger pageable/pinned ratio, or GainSame when the larger ratio is at
+// most 10% above the smaller.
+func DirectionAnswer(h2d, d2h float64) Gain {
 	lo, hi := math.Min(h2d, d2h), math.Max(h2d, d2h)
 	if atMost(hi, lo*(1+SameAsTolerance)) {
-		return "about the same"
+		return GainSame
 	}
 	if h2d > d2h {
-		return "host-to-device"
+		return GainH2D
 	}
-	return "device-to-host"
+	return GainD2H
 }
 
 // DirectionRule states DirectionAnswer's rule in words.

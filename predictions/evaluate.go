@@ -29,27 +29,26 @@ type claimSpec struct {
 	id         string
 	prediction int
 	statement  string
-	bound      float64 // fixed bound; 0 when the bound is computed (3.factor)
-	comparison string
+	compare    Comparison // its bound 0 where the bound is computed (3.factor)
 	unit       string
 	eval       func(d *sourceData) eval
 }
 
 var claimSpecs = []claimSpec{
 	{"1.floor", 1, "pinned beats pageable at every size (H2D), and at 256 MiB pageable costs at least 1.3x pinned",
-		FloorRatio, ">=", "x (pageable ms / pinned ms at 256 MiB)", evalFloor},
+		Comparison{Relation: AtLeast, Bound: FloorRatio}, "x (pageable ms / pinned ms at 256 MiB)", evalFloor},
 	{"1.growth", 1, "the pageable/pinned ratio grows with size (Kendall's tau >= 0.6 and largest size's ratio above the smallest's)",
-		GrowthTau, ">=", "Kendall's tau (size vs ratio)", evalGrowth},
+		Comparison{Relation: AtLeast, Bound: GrowthTau}, "Kendall's tau (size vs ratio)", evalGrowth},
 	{"2.pageable", 2, "the pageable cudaMemcpyAsync call holds the thread for at least 80% of its completion time",
-		PageableShareMin, ">=", "share (mean call / mean completion)", func(d *sourceData) eval { return evalShare(d, vocab.MemPageable) }},
+		Comparison{Relation: AtLeast, Bound: PageableShareMin}, "share (mean call / mean completion)", func(d *sourceData) eval { return evalShare(d, vocab.MemPageable) }},
 	{"2.pinned", 2, "the pinned cudaMemcpyAsync call holds the thread for under 10% of its completion time",
-		PinnedShareMax, "<", "share (mean call / mean completion)", func(d *sourceData) eval { return evalShare(d, vocab.MemPinned) }},
+		Comparison{Relation: Below, Bound: PinnedShareMax}, "share (mean call / mean completion)", func(d *sourceData) eval { return evalShare(d, vocab.MemPinned) }},
 	{"3.factor", 3, "zero-copy's loss to device-resident is within a factor of two of resident GB/s / pinned H2D GB/s at 64 MiB",
-		0, "within 2x of", "x (zero-copy ms / resident ms)", evalFactor},
+		Comparison{Relation: Within, Factor: LossFactor}, "x (zero-copy ms / resident ms)", evalFactor},
 	{"4.calltime", 4, "the ten timed pageable cudaMemcpyAsync calls total at least 5x the call time of the ten pinned ones",
-		CallTimeRatio, ">=", "x (pageable total / pinned total)", evalCallTime},
+		Comparison{Relation: AtLeast, Bound: CallTimeRatio}, "x (pageable total / pinned total)", evalCallTime},
 	{"4.bytes", 4, "both groups of timed cudaMemcpyAsync calls move the same bytes",
-		1, "=", "pageable bytes / pinned bytes", evalBytes},
+		Comparison{Relation: Equal, Bound: 1}, "pageable bytes / pinned bytes", evalBytes},
 }
 
 // controls are the checks that guard a prediction's comparison rather than
@@ -321,7 +320,7 @@ func traceData(c *capture.Capture, diags *diagList, r *Result) *sourceData {
 		d.h2dWhy, d.d2hWhy, d.asyncWhy, d.kernWhy, d.callsWhy, d.bytesWhy = why, why, why, why, why, why
 		return d
 	}
-	r.Input.Thread = t.thread()
+	r.Input.Thread = &vocab.Thread{PID: t.pid, TID: t.tid}
 	d.h2d, d.h2dWhy = t.part1(vocab.H2D)
 	d.d2h, d.d2hWhy = t.part1(vocab.D2H)
 	d.async, d.asyncWhy = t.part2()
@@ -344,8 +343,8 @@ func traceData(c *capture.Capture, diags *diagList, r *Result) *sourceData {
 // judge merges the sources' answers to one claim: the trace decides where it
 // can answer; the program's numbers otherwise.
 func judge(spec claimSpec, srcs []*sourceData, diags *diagList) Claim {
-	cl := Claim{ID: spec.id, Prediction: spec.prediction, Statement: spec.statement, Bound: spec.bound,
-		Comparison: spec.comparison, Unit: spec.unit, Verdict: Unavailable, Evidence: []Evidence{}}
+	cl := Claim{ID: spec.id, Prediction: spec.prediction, Statement: spec.statement, Compare: spec.compare,
+		Unit: spec.unit, Verdict: Unavailable, Evidence: []Evidence{}}
 	var evals []eval
 	for _, d := range srcs {
 		evals = append(evals, spec.eval(d))
@@ -384,7 +383,7 @@ func judge(spec claimSpec, srcs []*sourceData, diags *diagList) Claim {
 		return cl
 	}
 	e := evals[decided]
-	cl.Verdict, cl.Measured, cl.Bound, cl.From = e.verdict, e.measured, e.bound, srcs[decided].name
+	cl.Verdict, cl.Measured, cl.Compare.Bound, cl.From = e.verdict, e.measured, e.bound, srcs[decided].name
 	for i, o := range evals {
 		if i != decided && o.verdict != Unavailable && o.verdict != e.verdict {
 			diags.add(CodeSourcesDisagree, diag.Warning, fmt.Sprintf(
@@ -450,7 +449,7 @@ func combine(vs []Verdict) Verdict {
 }
 
 func exercise(srcs []*sourceData) Exercise {
-	ex := Exercise{Rule: DirectionRule, Verdict: "unavailable"}
+	ex := Exercise{Rule: DirectionRule, Verdict: vocab.Unanswered}
 	var reasons []string
 	at := 64 * mib
 	for _, d := range srcs {
@@ -464,19 +463,19 @@ func exercise(srcs []*sourceData) Exercise {
 			reasons = append(reasons, fmt.Sprintf("%s: no 64 MiB row for both sources in both directions", d.name))
 		default:
 			hr, dr := h.ratio(at), d2.ratio(at)
-			if ex.Verdict == "answered" {
+			if ex.Verdict == vocab.Answered {
 				ex.Evidence = append(ex.Evidence, d.line(h.table, nil, "h2d ratio %.3f, d2h ratio %.3f (%s)", hr, dr, DirectionAnswer(hr, dr)))
 				continue
 			}
 			ex.H2DRatio, ex.D2HRatio = ptr(hr), ptr(dr)
 			ex.Answer = DirectionAnswer(hr, dr)
-			ex.Verdict, ex.From = "answered", d.name
+			ex.Verdict, ex.From = vocab.Answered, d.name
 			ex.Evidence = append(ex.Evidence,
 				d.line(h.table, recordsOf(optAt(h.pageable[at]), optAt(h.pinned[at])), "h2d 64 MiB pageable %.4f ms / pinned %.4f ms = %.3f", h.pageable[at].ms, h.pinned[at].ms, hr),
 				d.line(d2.table, recordsOf(optAt(d2.pageable[at]), optAt(d2.pinned[at])), "d2h 64 MiB pageable %.4f ms / pinned %.4f ms = %.3f", d2.pageable[at].ms, d2.pinned[at].ms, dr))
 		}
 	}
-	if ex.Verdict != "answered" {
+	if ex.Verdict != vocab.Answered {
 		ex.Reason = strings.Join(reasons, "; ")
 		if len(srcs) == 0 {
 			ex.Reason = "the input holds neither a trace nor the program's numbers"

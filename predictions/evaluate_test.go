@@ -73,8 +73,8 @@ func TestSyntheticAllHeld(t *testing.T) {
 	if !r.AllHeld() {
 		t.Errorf("AllHeld false: %+v", r.Predictions)
 	}
-	if r.Input.Thread != "7/7" {
-		t.Errorf("thread %q", r.Input.Thread)
+	if r.Input.Thread == nil || *r.Input.Thread != (vocab.Thread{PID: 7, TID: 7}) {
+		t.Errorf("thread %v", r.Input.Thread)
 	}
 	// Check the numbers against the synthetic design.
 	floor := r.Claim("1.floor")
@@ -99,7 +99,7 @@ func TestSyntheticAllHeld(t *testing.T) {
 	if len(r.Diagnostics) != 0 {
 		t.Errorf("diagnostics: %+v", r.Diagnostics)
 	}
-	if r.Exercise.Verdict != "answered" || r.Exercise.Answer != "about the same" {
+	if r.Exercise.Verdict != vocab.Answered || r.Exercise.Answer != GainSame {
 		t.Errorf("exercise %+v", r.Exercise)
 	}
 	if k := r.Kernels[0]; k.Bytes != 128*mib || !strings.Contains(k.BytesFrom, "design") {
@@ -145,7 +145,7 @@ func TestSyntheticCSVLike(t *testing.T) {
 	if ev := fmt.Sprint(r.Claim("4.calltime").Evidence); !strings.Contains(ev, "rows") {
 		t.Errorf("4.calltime evidence names no CSV rows: %s", ev)
 	}
-	if r.Exercise.Verdict != "unavailable" {
+	if r.Exercise.Verdict != vocab.Unanswered {
 		t.Errorf("exercise %+v", r.Exercise)
 	}
 }
@@ -272,8 +272,8 @@ func TestPinnedSlowerWarning(t *testing.T) {
 func TestTwoThreads(t *testing.T) {
 	r := Evaluate(synthCapture(synthOpts{otherThread: true}))
 	wantVerdicts(t, r, allVerdicts(Held))
-	if r.Input.Thread != "7/7" {
-		t.Errorf("read thread %q, want the one with the cudaMemcpyAsync calls", r.Input.Thread)
+	if r.Input.Thread == nil || *r.Input.Thread != (vocab.Thread{PID: 7, TID: 7}) {
+		t.Errorf("read thread %v, want the one with the cudaMemcpyAsync calls", r.Input.Thread)
 	}
 	if d := hasDiag(r, CodeOtherThreadsIgnored, diag.Info); d == nil || !strings.Contains(noteText(*d), "7/8") {
 		t.Errorf("no other-threads-ignored info: %+v", r.Diagnostics)
@@ -355,8 +355,8 @@ func TestTwoThreadsLoadedApart(t *testing.T) {
 	c.Calls, c.OtherThreads = mine, capture.CountThreads(others)
 	apart := Evaluate(c)
 	wantVerdicts(t, apart, allVerdicts(Held))
-	if apart.Input.Thread != whole.Input.Thread {
-		t.Errorf("read thread %q, want %q", apart.Input.Thread, whole.Input.Thread)
+	if *apart.Input.Thread != *whole.Input.Thread {
+		t.Errorf("read thread %v, want %v", *apart.Input.Thread, *whole.Input.Thread)
 	}
 	d1, d2 := hasDiag(whole, CodeOtherThreadsIgnored, diag.Info), hasDiag(apart, CodeOtherThreadsIgnored, diag.Info)
 	if d1 == nil || d2 == nil || noteText(*d1) != noteText(*d2) {

@@ -3,6 +3,7 @@ package predictions
 import (
 	"database/sql"
 	"fmt"
+	"github.com/nsyscheck/nsyscheck/vocab"
 	"io"
 	"math"
 	"os"
@@ -40,8 +41,8 @@ func TestLessonT4(t *testing.T) {
 	check := func(id string, measured, bound, tol float64) {
 		t.Helper()
 		c := r.Claim(id)
-		if c.Measured == nil || math.Abs(*c.Measured-measured) > tol || math.Abs(c.Bound-bound) > tol {
-			t.Errorf("%s: measured %v bound %v, want about %v and %v", id, c.Measured, c.Bound, measured, bound)
+		if c.Measured == nil || math.Abs(*c.Measured-measured) > tol || math.Abs(c.Compare.Bound-bound) > tol {
+			t.Errorf("%s: measured %v bound %v, want about %v and %v", id, c.Measured, c.Compare.Bound, measured, bound)
 		}
 	}
 	check("1.floor", 2.72, 1.3, 0.005)
@@ -51,7 +52,7 @@ func TestLessonT4(t *testing.T) {
 	check("3.factor", 9.91, 19.9, 0.05) // the lesson: 9.92x measured vs 19.9x predicted
 	check("4.calltime", 1724.2, 5, 0.1) // the lesson rounds to ~1,717x
 	check("4.bytes", 1, 1, 0)
-	if r.Exercise.Verdict != "unavailable" || !strings.Contains(r.Exercise.Reason, "device-to-host") {
+	if r.Exercise.Verdict != vocab.Unanswered || !strings.Contains(r.Exercise.Reason, "device-to-host") {
 		t.Errorf("exercise %+v", r.Exercise)
 	}
 	if r.AllHeld() {
@@ -160,7 +161,7 @@ func TestReferenceWithoutNVTX(t *testing.T) {
 			t.Errorf("%s evidence does not say the groups were found without NVTX", cl.ID)
 		}
 	}
-	if r.Exercise.Verdict != "answered" || *r.Exercise.D2HRatio != *with.Exercise.D2HRatio {
+	if r.Exercise.Verdict != vocab.Answered || *r.Exercise.D2HRatio != *with.Exercise.D2HRatio {
 		t.Errorf("exercise without NVTX %+v", r.Exercise)
 	}
 }

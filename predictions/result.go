@@ -95,8 +95,9 @@ type Input struct {
 	GPU    string         `json:"gpu,omitempty"`
 	// ProgramSource is the program numbers' own note of their origin.
 	ProgramSource string `json:"programSource,omitempty"`
-	// Thread is the program's thread the trace was read from, as "pid/tid".
-	Thread string `json:"thread,omitempty"`
+	// Thread is the program's thread the trace was read from; nil where
+	// the input has no trace.
+	Thread *vocab.Thread `json:"thread,omitempty"`
 	// SetAside are the files beside the capture that are not its program's
 	// output and were left out, each also named by a sibling-set-aside
 	// warning.
@@ -109,11 +110,12 @@ type Claim struct {
 	Prediction int     `json:"prediction"`
 	Statement  string  `json:"statement"`
 	Verdict    Verdict `json:"verdict"`
-	// Measured is the number compared with Bound; nil when unavailable.
-	Measured   *float64 `json:"measured"`
-	Bound      float64  `json:"bound"`
-	Comparison string   `json:"comparison"`
-	Unit       string   `json:"unit"`
+	// Measured is the number Compare tests; nil when unavailable.
+	Measured *float64 `json:"measured"`
+	// Compare is the claim's test: its relation and bound (for 3.factor
+	// the predicted value, set by the source that decided).
+	Compare Comparison `json:"compare"`
+	Unit    string     `json:"unit"`
 	// From names the source whose numbers decided the verdict.
 	From     string        `json:"from,omitempty"`
 	Evidence []Evidence    `json:"evidence"`
@@ -131,8 +133,10 @@ type SourceValue struct {
 	Source   string   `json:"source"`
 	Verdict  Verdict  `json:"verdict"`
 	Measured *float64 `json:"measured"`
-	Bound    float64  `json:"bound,omitempty"`
-	Reason   string   `json:"reason,omitempty"`
+	// Bound is the bound this source's numbers set (3.factor's predicted
+	// value), 0 where it cannot answer.
+	Bound  float64 `json:"bound,omitempty"`
+	Reason string  `json:"reason,omitempty"`
 }
 
 // Prediction is one of the lesson's four predictions.
@@ -151,15 +155,15 @@ type Prediction struct {
 type Exercise struct {
 	H2DRatio *float64 `json:"h2dRatio"`
 	D2HRatio *float64 `json:"d2hRatio"`
-	// Answer is "host-to-device", "device-to-host" or "about the same".
-	Answer string `json:"answer,omitempty"`
+	// Answer is where pinning buys more, "" where unanswered.
+	Answer Gain `json:"answer,omitempty"`
 	// Rule states how Answer was decided.
 	Rule string `json:"rule"`
-	// Verdict is "answered" or "unavailable".
-	Verdict  string     `json:"verdict"`
-	From     string     `json:"from,omitempty"`
-	Evidence []Evidence `json:"evidence,omitempty"`
-	Reason   string     `json:"reason,omitempty"`
+	// Verdict says whether the input answers the exercise.
+	Verdict  vocab.ExerciseVerdict `json:"verdict"`
+	From     string                `json:"from,omitempty"`
+	Evidence []Evidence            `json:"evidence,omitempty"`
+	Reason   string                `json:"reason,omitempty"`
 }
 
 // CopyRow is one row of part 1 (h2d) or 1b (d2h).

@@ -136,8 +136,8 @@ func (ix *Index) view() *indexView {
 		row := indexRow{ID: "exercise", What: "Where pinning buys more, host-to-device or device-to-host (pageable/pinned at 64 MiB)", Strong: true}
 		for _, e := range ix.Entries {
 			ex := e.Result.Exercise
-			cell := indexCell{Verdict: ex.Verdict}
-			if ex.Verdict == "answered" && ex.H2DRatio != nil && ex.D2HRatio != nil {
+			cell := indexCell{Verdict: string(ex.Verdict)}
+			if ex.Verdict == vocab.Answered && ex.H2DRatio != nil && ex.D2HRatio != nil {
 				cell.Value = fmt.Sprintf("%s (H2D %s, D2H %s)", ex.Answer, ratioText(*ex.H2DRatio), ratioText(*ex.D2HRatio))
 			} else {
 				cell.Value = ex.Reason
@@ -163,11 +163,11 @@ func claimCell(c *predictions.Claim) indexCell {
 	switch {
 	case c.Measured == nil:
 		cell.Value = c.Reason
-	case c.Comparison == "within 2x of":
-		cell.Value = fmt.Sprintf("%s, predicted %s (%s to %s)", num(*c.Measured), num(c.Bound),
-			num(c.Bound/predictions.LossFactor), num(c.Bound*predictions.LossFactor))
+	case c.Compare.Relation == predictions.Within:
+		lo, hi := span(c.Compare)
+		cell.Value = fmt.Sprintf("%s, predicted %s (%s to %s)", num(*c.Measured), num(c.Compare.Bound), num(lo), num(hi))
 	default:
-		cell.Value = fmt.Sprintf("%s %s %s", num(*c.Measured), c.Comparison, num(c.Bound))
+		cell.Value = fmt.Sprintf("%s %s %s", num(*c.Measured), relationWord(c.Compare), num(c.Compare.Bound))
 	}
 	return cell
 }

@@ -133,12 +133,12 @@ func claimSummary(c *predictions.Claim) string {
 		}
 		return s
 	}
-	m := *c.Measured
-	if c.Comparison == "within 2x of" {
-		return fmt.Sprintf("%s: measured %s, predicted %s, needs %s to %s", s,
-			num(m), num(c.Bound), num(c.Bound/predictions.LossFactor), num(c.Bound*predictions.LossFactor))
+	m, cmp := *c.Measured, c.Compare
+	if cmp.Relation == predictions.Within {
+		lo, hi := span(cmp)
+		return fmt.Sprintf("%s: measured %s, predicted %s, needs %s to %s", s, num(m), num(cmp.Bound), num(lo), num(hi))
 	}
-	s += fmt.Sprintf(": measured %s, needs %s %s", num(m), c.Comparison, num(c.Bound))
+	s += fmt.Sprintf(": measured %s, needs %s %s", num(m), relationWord(cmp), num(cmp.Bound))
 	if c.Unit != "" {
 		s += " (" + c.Unit + ")"
 	}
@@ -740,8 +740,8 @@ func predictedLoss(r *predictions.Result, from string) float64 {
 			return sv.Bound
 		}
 	}
-	if c.From == from && c.Measured != nil && c.Bound > 0 {
-		return c.Bound
+	if c.From == from && c.Measured != nil && c.Compare.Bound > 0 {
+		return c.Compare.Bound
 	}
 	return 0
 }

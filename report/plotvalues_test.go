@@ -126,7 +126,7 @@ func checkKernels(t *testing.T, r *predictions.Result, p Plot) {
 		t.Errorf("no prediction 3 band although 3.factor is %s", c.Verdict)
 	}
 	if ok && c != nil && len(want) == 2 {
-		mid := want[0].Y * c.Bound
+		mid := want[0].Y * c.Compare.Bound
 		if !near(band[1].Y, mid) || !near(band[0].Y, mid/predictions.LossFactor) || !near(band[2].Y, mid*predictions.LossFactor) {
 			t.Errorf("band %v, want %g/%g/%g", band, mid/predictions.LossFactor, mid, mid*predictions.LossFactor)
 		}

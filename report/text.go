@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/nsyscheck/nsyscheck/predictions"
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // DefaultWidth is the text width when the output is not a terminal and
@@ -44,18 +45,14 @@ var formatWords = map[string]string{
 	"measurements": "measurements file",
 }
 
-// threadWords explains the program's thread "pid/tid" in words.
-func threadWords(thread string) string {
-	pid, tid, ok := strings.Cut(thread, "/")
-	if !ok {
-		return "program thread " + thread
-	}
-	which := "thread " + tid + " of process " + pid
-	if pid == tid {
+// threadWords explains the program's thread in words.
+func threadWords(t vocab.Thread) string {
+	which := fmt.Sprintf("thread %d of process %d", t.TID, t.PID)
+	if t.PID == t.TID {
 		which += ", the process's main thread"
 	}
 	return fmt.Sprintf("program thread %s (%s): the thread with the most cudaMemcpyAsync calls; "+
-		"the trace's numbers come from its calls only, other threads' calls are left out", thread, which)
+		"the trace's numbers come from its calls only, other threads' calls are left out", threadID(t), which)
 }
 
 // wrap breaks text into lines of at most width runes: the first line starts
@@ -144,12 +141,13 @@ func valueText(c *predictions.Claim) string {
 	if c.Measured == nil {
 		return "no value"
 	}
-	m := *c.Measured
+	m, cmp := *c.Measured, c.Compare
 	var s string
-	if c.Comparison == "within 2x of" {
-		s = fmt.Sprintf("%s within [%s, %s] (predicted %s)", num(m), num(c.Bound/predictions.LossFactor), num(c.Bound*predictions.LossFactor), num(c.Bound))
+	if cmp.Relation == predictions.Within {
+		lo, hi := span(cmp)
+		s = fmt.Sprintf("%s within [%s, %s] (predicted %s)", num(m), num(lo), num(hi), num(cmp.Bound))
 	} else {
-		s = fmt.Sprintf("%s %s %s", num(m), c.Comparison, num(c.Bound))
+		s = fmt.Sprintf("%s %s %s", num(m), relationWord(cmp), num(cmp.Bound))
 	}
 	if c.Unit != "" {
 		s += " " + c.Unit
@@ -196,8 +194,8 @@ func Text(w io.Writer, r *predictions.Result, opts TextOptions) error {
 		head = append(head, r.Input.GPU)
 	}
 	writePath(&b, r.Input.Path, strings.Join(head, " "), width)
-	if r.Input.Thread != "" {
-		writeWrapped(&b, threadWords(r.Input.Thread), width, "", "    ")
+	if r.Input.Thread != nil {
+		writeWrapped(&b, threadWords(*r.Input.Thread), width, "", "    ")
 	}
 	b.WriteByte('\n')
 
@@ -314,7 +312,7 @@ func textPredictions(b *strings.Builder, r *predictions.Result, width, vW int) {
 // diagnostics.
 func textTail(b *strings.Builder, r *predictions.Result, width int) {
 	ex := r.Exercise
-	if ex.Verdict == "answered" && ex.H2DRatio != nil && ex.D2HRatio != nil {
+	if ex.Verdict == vocab.Answered && ex.H2DRatio != nil && ex.D2HRatio != nil {
 		writeWrapped(b, fmt.Sprintf("exercise: pageable/pinned at 64 MiB: h2d %.2fx, d2h %.2fx; pinning buys more: %s (from %s)",
 			*ex.H2DRatio, *ex.D2HRatio, ex.Answer, sourceWords(ex.From)), width, "", "    ")
 	} else {
@@ -342,8 +340,8 @@ func TextMulti(w io.Writer, results []*predictions.Result, opts TextOptions) err
 		if r.Input.GPU != "" {
 			rest = append(rest, r.Input.GPU)
 		}
-		if r.Input.Thread != "" {
-			rest = append(rest, "program thread "+r.Input.Thread)
+		if r.Input.Thread != nil {
+			rest = append(rest, "program thread "+threadID(*r.Input.Thread))
 		}
 		if len(rest) > 0 {
 			rest[0] = ", " + rest[0]
@@ -351,7 +349,7 @@ func TextMulti(w io.Writer, results []*predictions.Result, opts TextOptions) err
 		writePath(&b, fmt.Sprintf("[%d] %s", i+1, r.Input.Path), strings.Join(rest, ", "), width)
 	}
 	for _, r := range results {
-		if r.Input.Thread != "" {
+		if r.Input.Thread != nil {
 			writeWrapped(&b, "(program thread PID/TID: the thread with the most cudaMemcpyAsync calls, whose calls the trace's numbers come from; other threads' calls are left out)", width, "", " ")
 			break
 		}
@@ -402,7 +400,7 @@ func multiRows(results []*predictions.Result) [][]string {
 	row := []string{"exercise", "h2d/d2h 64 MiB"}
 	for _, r := range results {
 		ex := r.Exercise
-		if ex.Verdict != "answered" || ex.H2DRatio == nil || ex.D2HRatio == nil {
+		if ex.Verdict != vocab.Answered || ex.H2DRatio == nil || ex.D2HRatio == nil {
 			row = append(row, "unavailable")
 			continue
 		}
@@ -554,10 +552,10 @@ func writeTable(b *strings.Builder, rows [][]string, fixed, width int) {
 }
 
 func boundText(c *predictions.Claim) string {
-	if c.Comparison == "within 2x of" {
-		return "2x of predicted"
+	if c.Compare.Relation == predictions.Within {
+		return fmt.Sprintf("%gx of predicted", c.Compare.Factor)
 	}
-	return c.Comparison + " " + num(c.Bound)
+	return relationWord(c.Compare) + " " + num(c.Compare.Bound)
 }
 
 func claimCellText(r *predictions.Result, i int) string {
@@ -569,8 +567,8 @@ func claimCellText(r *predictions.Result, i int) string {
 		return string(c.Verdict)
 	}
 	s := fmt.Sprintf("%s %s", c.Verdict, num(*c.Measured))
-	if c.Comparison == "within 2x of" {
-		s += " vs " + num(c.Bound)
+	if c.Compare.Relation == predictions.Within {
+		s += " vs " + num(c.Compare.Bound)
 	}
 	return s
 }

@@ -107,8 +107,8 @@ func TestTextNeverCuts(t *testing.T) {
 			if verbose && strings.Contains(out, "not shown") {
 				t.Errorf("%s: -v output still leaves lines out", r.Input.Path)
 			}
-			if r.Input.Thread != "" && !strings.Contains(out, "the thread with the most cudaMemcpyAsync calls") {
-				t.Errorf("%s: the program thread %s is not explained", r.Input.Path, r.Input.Thread)
+			if r.Input.Thread != nil && !strings.Contains(out, "the thread with the most cudaMemcpyAsync calls") {
+				t.Errorf("%s: the program thread %v is not explained", r.Input.Path, *r.Input.Thread)
 			}
 		}
 	}

@@ -126,10 +126,13 @@ func resultJSON(r *predictions.Result) jsonResult {
 	in := r.Input
 	j := jsonResult{
 		Input: jsonInput{Path: in.Path, Format: string(in.Format), Files: in.Files, GPU: in.GPU,
-			ProgramSource: in.ProgramSource, Thread: in.Thread},
+			ProgramSource: in.ProgramSource},
 		Claims: []jsonClaim{}, Predictions: []jsonPrediction{}, Diagnostics: []jsonDiagnostic{},
 		Copies: r.Copies, Async: r.Async, Kernels: r.Kernels, AsyncCalls: r.AsyncCalls,
 		DeviceCopyGBps: r.DeviceCopyGBps, DeviceCopyFrom: r.DeviceCopyFrom,
+	}
+	if in.Thread != nil {
+		j.Input.Thread = threadID(*in.Thread)
 	}
 	for _, s := range in.SetAside {
 		j.Input.SetAside = append(j.Input.SetAside, jsonSetAside{Path: s.Path, Reason: s.Reason})
@@ -141,8 +144,8 @@ func resultJSON(r *predictions.Result) jsonResult {
 		j.Predictions = append(j.Predictions, jsonPrediction{ID: p.ID, Verdict: string(p.Verdict), Claims: p.Claims, Unchecked: p.Unchecked})
 	}
 	ex := r.Exercise
-	j.Exercise = jsonExercise{H2DRatio: ex.H2DRatio, D2HRatio: ex.D2HRatio, Answer: ex.Answer, Rule: ex.Rule,
-		Verdict: ex.Verdict, From: ex.From, Reason: ex.Reason,
+	j.Exercise = jsonExercise{H2DRatio: ex.H2DRatio, D2HRatio: ex.D2HRatio, Answer: string(ex.Answer), Rule: ex.Rule,
+		Verdict: string(ex.Verdict), From: ex.From, Reason: ex.Reason,
 		Evidence: evidenceJSON(ex.Evidence), EvidenceDetail: evidenceDetailJSON(ex.Evidence)}
 	j.Diagnostics = diagnosticsJSON(r.Diagnostics)
 	return j
@@ -150,7 +153,7 @@ func resultJSON(r *predictions.Result) jsonResult {
 
 func claimJSON(c *predictions.Claim) jsonClaim {
 	j := jsonClaim{ID: c.ID, Prediction: c.Prediction, Statement: c.Statement, Verdict: string(c.Verdict),
-		Measured: c.Measured, Bound: c.Bound, Comparison: c.Comparison, Unit: c.Unit, From: c.From,
+		Measured: c.Measured, Bound: c.Compare.Bound, Comparison: relationWord(c.Compare), Unit: c.Unit, From: c.From,
 		Evidence: evidenceJSON(c.Evidence), Reason: c.Reason, Control: c.Control,
 		EvidenceDetail: evidenceDetailJSON(c.Evidence)}
 	if j.Evidence == nil {

@@ -187,8 +187,8 @@ func (rep *Report) view() *view {
 	if r.Input.GPU != "" {
 		about += ", " + r.Input.GPU
 	}
-	if r.Input.Thread != "" {
-		about += ", program thread " + r.Input.Thread
+	if r.Input.Thread != nil {
+		about += ", program thread " + threadID(*r.Input.Thread)
 	}
 	v.About = append(v.About, about+".")
 	if len(r.Input.Files) > 1 {
@@ -198,8 +198,8 @@ func (rep *Report) view() *view {
 		}
 		v.About = append(v.About, "Files read: "+strings.Join(fs, ", ")+".")
 	}
-	if r.Input.Thread != "" {
-		t := threadWords(r.Input.Thread)
+	if r.Input.Thread != nil {
+		t := threadWords(*r.Input.Thread)
 		v.About = append(v.About, strings.ToUpper(t[:1])+t[1:]+".")
 	}
 	if r.Input.ProgramSource != "" {
@@ -346,12 +346,13 @@ func firstClause(s string) string {
 func claimOf(c *predictions.Claim) claimView {
 	cv := claimView{ID: c.ID, Verdict: verdictWord(c.Verdict), Statement: c.Statement, Reason: c.Reason}
 	if c.Measured != nil {
-		m := *c.Measured
-		if c.Comparison == "within 2x of" {
+		m, cmp := *c.Measured, c.Compare
+		if cmp.Relation == predictions.Within {
+			lo, hi := span(cmp)
 			cv.Outcome = fmt.Sprintf("measured %s against a predicted %s, and it holds from %s to %s",
-				num(m), num(c.Bound), num(c.Bound/predictions.LossFactor), num(c.Bound*predictions.LossFactor))
+				num(m), num(cmp.Bound), num(lo), num(hi))
 		} else {
-			cv.Outcome = fmt.Sprintf("measured %s %s %s", num(m), c.Comparison, num(c.Bound))
+			cv.Outcome = fmt.Sprintf("measured %s %s %s", num(m), relationWord(cmp), num(cmp.Bound))
 		}
 		if c.Unit != "" {
 			cv.Outcome += "; unit: " + c.Unit
@@ -389,7 +390,7 @@ func exerciseOf(r *predictions.Result) exerciseView {
 		Head:  []string{"direction", "pageable ms", "pinned ms", "pageable/pinned"},
 		Right: []bool{false, true, true, true},
 	}
-	if ex.Verdict != "answered" || ex.H2DRatio == nil || ex.D2HRatio == nil {
+	if ex.Verdict != vocab.Answered || ex.H2DRatio == nil || ex.D2HRatio == nil {
 		e.Sentence = "Unanswered: " + ex.Reason
 		e.Table.Missing = "No two-direction ratios: " + ex.Reason
 		return e
@@ -415,9 +416,9 @@ func exerciseOf(r *predictions.Result) exerciseView {
 	}
 	h, d := ratioText(*ex.H2DRatio), ratioText(*ex.D2HRatio)
 	switch ex.Answer {
-	case "host-to-device":
+	case predictions.GainH2D:
 		e.Sentence = fmt.Sprintf("Pinning buys more on the way to the device: pageable costs %s pinned host to device against %s device to host.", h, d)
-	case "device-to-host":
+	case predictions.GainD2H:
 		e.Sentence = fmt.Sprintf("Pinning buys more on the way back: pageable costs %s pinned device to host against %s host to device.", d, h)
 	default:
 		e.Sentence = fmt.Sprintf("Pinning buys about the same both ways: pageable costs %s pinned host to device and %s device to host.", h, d)

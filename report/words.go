@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/nsyscheck/nsyscheck/diag"
+	"github.com/nsyscheck/nsyscheck/predictions"
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // The words of every typed detail a result carries are made here and only
@@ -39,3 +41,28 @@ func detailWords(d diag.Detail) string {
 	// A detail without words of its own still shows its values.
 	return fmt.Sprintf("%+v", d)
 }
+
+// relationWord is a comparison's relation as the output spells it: ">=",
+// "<", "=", or "within 2x of" (the factor's).
+func relationWord(c predictions.Comparison) string {
+	switch c.Relation {
+	case predictions.AtLeast:
+		return ">="
+	case predictions.Below:
+		return "<"
+	case predictions.Equal:
+		return "="
+	case predictions.Within:
+		return fmt.Sprintf("within %gx of", c.Factor)
+	}
+	return "?"
+}
+
+// span is a Within comparison's interval, low and high.
+func span(c predictions.Comparison) (lo, hi float64) {
+	iv := c.Interval()
+	return *iv.Low, *iv.High
+}
+
+// threadID names a thread as the output does: "pid/tid".
+func threadID(t vocab.Thread) string { return fmt.Sprintf("%d/%d", t.PID, t.TID) }

@@ -72,10 +72,13 @@ type verifyNumbers struct {
 
 // numbersOf reads the numbers out of a checked input's typed result.
 func numbersOf(r *predictions.Result) verifyNumbers {
-	n := verifyNumbers{Thread: r.Input.Thread, DeviceCopyGBps: r.DeviceCopyGBps,
+	n := verifyNumbers{DeviceCopyGBps: r.DeviceCopyGBps,
 		Copies: []any{}, Async: []any{}, Kernels: []any{}, AsyncCalls: []any{}, Diagnostics: []string{}}
+	if th := r.Input.Thread; th != nil {
+		n.Thread = fmt.Sprintf("%d/%d", th.PID, th.TID)
+	}
 	for _, c := range r.Claims {
-		cn := claimNumbers{ID: c.ID, Verdict: string(c.Verdict), Measured: c.Measured, Bound: c.Bound, From: c.From, Control: c.Control}
+		cn := claimNumbers{ID: c.ID, Verdict: string(c.Verdict), Measured: c.Measured, Bound: c.Compare.Bound, From: c.From, Control: c.Control}
 		for _, s := range c.Sources {
 			cn.Sources = append(cn.Sources, sourceNumbers{Source: s.Source, Verdict: string(s.Verdict), Measured: s.Measured, Bound: s.Bound})
 		}
@@ -90,7 +93,7 @@ func numbersOf(r *predictions.Result) verifyNumbers {
 		n.Predictions = append(n.Predictions, predictionNumbers{ID: p.ID, Verdict: string(p.Verdict), Claims: p.Claims, Unchecked: len(p.Unchecked)})
 	}
 	ex := r.Exercise
-	n.Exercise = exerciseNumbers{Verdict: ex.Verdict, H2D: ex.H2DRatio, D2H: ex.D2HRatio, Answer: ex.Answer, From: ex.From}
+	n.Exercise = exerciseNumbers{Verdict: string(ex.Verdict), H2D: ex.H2DRatio, D2H: ex.D2HRatio, Answer: string(ex.Answer), From: ex.From}
 	for _, c := range r.Copies {
 		n.Copies = append(n.Copies, []any{c.From, c.Direction, c.Source, c.Bytes, c.Ms, c.GBps, c.Ratio, c.Runs, c.CorrelationIDs})
 	}
