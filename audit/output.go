@@ -144,3 +144,28 @@ func readLegacy(path string, data []byte) (*Output, bool, error) {
 	}
 	return o, true, nil
 }
+
+// MapPaths passes every path the audits and their check name, and the text
+// from outside them that may name one (NVIDIA's rule's source and note,
+// the loader's notes), through f: output meant for sharing names folders
+// its own way.
+func (o *Output) MapPaths(f func(string) string) {
+	for _, au := range []*Audit{o.Before, o.After} {
+		if au == nil {
+			continue
+		}
+		au.Capture = f(au.Capture)
+		for i := range au.Files {
+			au.Files[i] = f(au.Files[i])
+		}
+		if au.NVIDIA != nil {
+			au.NVIDIA.Source = f(au.NVIDIA.Source)
+			au.NVIDIA.Note = f(au.NVIDIA.Note)
+		}
+		diag.MapPaths(au.Diagnostics, f)
+		diag.MapPaths(au.Exposures, f)
+	}
+	if o.Check != nil {
+		o.Check.Before, o.Check.After = f(o.Check.Before), f(o.Check.After)
+	}
+}

@@ -66,7 +66,7 @@ func fleetEntry(k *Checked) fleet.Entry {
 		got, from := 0.0, ""
 		for _, row := range r.Copies {
 			if row.Direction == dir && row.Source == vocab.MemPinned && row.Bytes == largest && (got == 0 || row.From == predictions.SourceTrace) {
-				got, from = row.GBps, row.From
+				got, from = row.GBps, string(row.From)
 			}
 		}
 		if dir == vocab.H2D {

@@ -77,3 +77,22 @@ func Has(ds []Diagnostic, code Code) bool {
 	}
 	return false
 }
+
+// PathMapper is a detail that names paths or carries text from outside the
+// result model that may name them: MapPaths returns it with each passed
+// through f (output meant for sharing names folders its own way).
+type PathMapper interface {
+	MapPaths(f func(string) string) Detail
+}
+
+// MapPaths passes the paths of every diagnostic's detail through f.
+func MapPaths(ds []Diagnostic, f func(string) string) {
+	for i, d := range ds {
+		if m, ok := d.Detail.(PathMapper); ok {
+			ds[i].Detail = m.MapPaths(f)
+		}
+	}
+}
+
+// MapPaths passes the note's text through f.
+func (n Note) MapPaths(f func(string) string) Detail { n.Text = f(n.Text); return n }

@@ -150,7 +150,3 @@ func DirectionAnswer(h2d, d2h float64) Gain {
 	}
 	return GainD2H
 }
-
-// DirectionRule states DirectionAnswer's rule in words.
-const DirectionRule = "the direction with the larger pageable/pinned ratio at 64 MiB; " +
-	"\"about the same\" when the larger ratio is at most 10% above the smaller (max/min <= 1.10)"

@@ -1,12 +1,8 @@
 package predictions
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/diag"
-
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
@@ -16,13 +12,13 @@ type eval struct {
 	measured *float64
 	bound    float64
 	evidence []Evidence
-	reason   string
+	reason   Why
 	// short says in a few words why the input cannot answer, for a
 	// control's "unchecked" note.
-	short string
+	short Why
 }
 
-func unavailable(reason string) eval { return eval{verdict: Unavailable, reason: reason} }
+func unavailable(reason Why) eval { return eval{verdict: Unavailable, reason: reason} }
 
 // claimSpec describes a claim and how to evaluate it from one source.
 type claimSpec struct {
@@ -60,22 +56,12 @@ var controls = map[string]string{
 }
 
 func sweepEvidence(d *sourceData, sd *sweepData, sizes []int64) []Evidence {
-	ev := []Evidence{d.line(sd.table, nil, "%s", sd.how)}
+	ev := []Evidence{d.line(sd.table, nil, sd.how)}
 	for _, b := range sizes {
 		p, q := sd.pageable[b], sd.pinned[b]
-		line := fmt.Sprintf("%s %s: pageable %.4f ms (%.2f GB/s", sd.dir, sizeName(b), p.ms, gbps(b, p.ms))
-		var recs []Records
-		if p.corr != nil {
-			line += ", " + p.at.String()
-			recs = append(recs, recordsOf(p.at)...)
-		}
-		line += fmt.Sprintf("), pinned %.4f ms (%.2f GB/s", q.ms, gbps(b, q.ms))
-		if q.corr != nil {
-			line += ", " + q.at.String()
-			recs = append(recs, recordsOf(q.at)...)
-		}
-		line += fmt.Sprintf("), ratio %.3f", sd.ratio(b))
-		ev = append(ev, d.line(sd.table, recs, "%s", line))
+		row := SweepRow{Dir: sd.dir, Bytes: b, Pageable: Timed{Ms: p.ms, GBps: gbps(b, p.ms), At: optAt(p)},
+			Pinned: Timed{Ms: q.ms, GBps: gbps(b, q.ms), At: optAt(q)}, Ratio: sd.ratio(b)}
+		ev = append(ev, d.line(sd.table, recordsOf(row.Pageable.At, row.Pinned.At), row))
 	}
 	return ev
 }
@@ -85,27 +71,27 @@ func evalFloor(d *sourceData) eval {
 	if sd == nil {
 		return unavailable(d.h2dWhy)
 	}
-	top := 256 * mib
+	top := floorSize
 	if !sd.has(top) {
-		return unavailable(fmt.Sprintf("%s: no 256 MiB host-to-device row for both sources (sizes: %s)", d.name, sizeList(sd.sizes)))
+		return unavailable(NoTopSize{Top: top, Sizes: sd.sizes})
 	}
 	ratios := sd.ratios()
 	// Order the 256 MiB ratio last for FloorHolds.
 	var others []float64
-	var slower []string
+	var slower []int64
 	for i, b := range sd.sizes {
 		if b != top {
 			others = append(others, ratios[i])
 		}
 		if !(ratios[i] > 1) {
-			slower = append(slower, sizeName(b))
+			slower = append(slower, b)
 		}
 	}
 	r := sd.ratio(top)
 	e := eval{verdict: verdictOf(FloorHolds(append(others, r))), measured: ptr(r), bound: FloorRatio,
 		evidence: sweepEvidence(d, sd, sd.sizes)}
 	if len(slower) > 0 {
-		e.evidence = append(e.evidence, d.line(sd.table, nil, "pinned is not faster than pageable at %s", strings.Join(slower, ", ")))
+		e.evidence = append(e.evidence, d.line(sd.table, nil, NotFaster{Sizes: slower}))
 	}
 	return e
 }
@@ -116,14 +102,12 @@ func evalGrowth(d *sourceData) eval {
 		return unavailable(d.h2dWhy)
 	}
 	if len(sd.sizes) < 2 {
-		return unavailable(fmt.Sprintf("%s: growth needs at least two sizes; found %s", d.name, sizeList(sd.sizes)))
+		return unavailable(TooFewSizes{Sizes: sd.sizes})
 	}
 	ratios := sd.ratios()
 	tau, held := GrowthHolds(sd.sizes, ratios)
-	parts := make([]string, len(ratios))
 	ties := false
 	for i, r := range ratios {
-		parts[i] = fmt.Sprintf("%s %.3f", sizeName(sd.sizes[i]), r)
 		for j := 0; j < i; j++ {
 			if ratios[j] == r {
 				ties = true
@@ -131,11 +115,11 @@ func evalGrowth(d *sourceData) eval {
 		}
 	}
 	ev := []Evidence{
-		d.line(sd.table, nil, "h2d pageable/pinned ratios by size: %s (from %s)", strings.Join(parts, ", "), sd.how),
-		d.line(sd.table, nil, "Kendall's tau(size, ratio) = %.3f; largest size's ratio %.3f vs smallest's %.3f", tau, ratios[len(ratios)-1], ratios[0]),
+		d.line(sd.table, nil, GrowthRatios{Sizes: sd.sizes, Ratios: ratios, Method: sd.how}),
+		d.line(sd.table, nil, Tau{Tau: tau, Largest: ratios[len(ratios)-1], Smallest: ratios[0]}),
 	}
 	if ties {
-		ev = append(ev, d.line(sd.table, nil, "some ratios tie; a tie counts as a concordant pair"))
+		ev = append(ev, d.line(sd.table, nil, Ties{}))
 	}
 	return eval{verdict: verdictOf(held), measured: ptr(tau), bound: GrowthTau, evidence: ev}
 }
@@ -151,12 +135,9 @@ func evalShare(d *sourceData, src vocab.MemKind) eval {
 	if src == vocab.MemPinned {
 		held, bound = PinnedShareHolds(share), PinnedShareMax
 	}
-	line := fmt.Sprintf("%s: call %.4f ms, completion %.4f ms, share %.4f", src, s.callMs, s.completionMs, share)
-	if s.at != nil {
-		line += fmt.Sprintf(" (%d calls, %s)", s.runs, s.at)
-	}
+	line := Share{Source: src, CallMs: s.callMs, CompletionMs: s.completionMs, Share: share, Calls: s.runs, At: s.at}
 	return eval{verdict: verdictOf(held), measured: ptr(share), bound: bound,
-		evidence: []Evidence{d.line(d.async.table, nil, "%s", d.async.how), d.line(d.async.table, recordsOf(s.at), "%s", line)}}
+		evidence: []Evidence{d.line(d.async.table, nil, d.async.how), d.line(d.async.table, recordsOf(s.at), line)}}
 }
 
 func evalFactor(d *sourceData) eval {
@@ -164,11 +145,11 @@ func evalFactor(d *sourceData) eval {
 		return unavailable(d.kernWhy)
 	}
 	if d.h2d == nil {
-		return unavailable("the prediction prices zero-copy against part 1's pinned H2D rate, which is unavailable: " + d.h2dWhy)
+		return unavailable(NeedsPinnedRate{Why: d.h2dWhy})
 	}
 	at := kernelBytes
 	if !d.h2d.has(at) {
-		return unavailable(fmt.Sprintf("%s: no pinned host-to-device row at %s (the kernel's size)", d.name, sizeName(at)))
+		return unavailable(NoPinnedAt{Bytes: at})
 	}
 	k := d.kern
 	res, zero := k.ms[vocab.DeviceResident], k.ms[vocab.ZeroCopy]
@@ -177,14 +158,15 @@ func evalFactor(d *sourceData) eval {
 	pinGBps := gbps(at, pin.ms)
 	predicted := resGBps / pinGBps
 	measured := zero.ms / res.ms
+	times := KernelTimes{Resident: Timed{Ms: res.ms, GBps: resGBps, At: optAt(res)},
+		ZeroCopy: Timed{Ms: zero.ms, GBps: k.gbps(vocab.ZeroCopy), At: optAt(zero)}}
 	ev := []Evidence{
-		d.line(k.table, nil, "%s", k.how),
-		d.line(k.table, nil, "bytes per launch %d, from %s", k.bytes, k.bytesFrom),
-		d.line(k.table, recordsOf(optAt(res), optAt(zero)), "device-resident %.4f ms per launch = %.1f GB/s%s; zero-copy %.4f ms per launch = %.1f GB/s%s",
-			res.ms, resGBps, optRefs(res), zero.ms, k.gbps(vocab.ZeroCopy), optRefs(zero)),
-		d.line(d.h2d.table, recordsOf(optAt(pin)), "part 1 pinned h2d %s: %.4f ms = %.2f GB/s%s", sizeName(at), pin.ms, pinGBps, optRefs(pin)),
-		d.line(k.table, nil, "predicted loss %.1f / %.2f = %.2fx; measured loss %.4f / %.4f = %.2fx; held when %.2f <= measured <= %.2f",
-			resGBps, pinGBps, predicted, zero.ms, res.ms, measured, predicted/LossFactor, predicted*LossFactor),
+		d.line(k.table, nil, k.how),
+		d.line(k.table, nil, KernelBytes{Bytes: k.bytes, From: k.bytesFrom}),
+		d.line(k.table, recordsOf(times.Resident.At, times.ZeroCopy.At), times),
+		d.line(d.h2d.table, recordsOf(optAt(pin)), PinnedRate{Bytes: at, Timed: Timed{Ms: pin.ms, GBps: pinGBps, At: optAt(pin)}}),
+		d.line(k.table, nil, Loss{ResidentGBps: resGBps, PinnedGBps: pinGBps, Predicted: predicted, ZeroCopyMs: zero.ms,
+			ResidentMs: res.ms, Measured: measured, Compare: Comparison{Relation: Within, Bound: predicted, Factor: LossFactor}}),
 	}
 	return eval{verdict: verdictOf(FactorHolds(measured, predicted)), measured: ptr(measured), bound: predicted, evidence: ev}
 }
@@ -197,20 +179,13 @@ func optAt(t timing) *Records {
 	return t.at
 }
 
-func optRefs(t timing) string {
-	if at := optAt(t); at != nil {
-		return " (" + at.String() + ")"
-	}
-	return ""
-}
-
 func evalCallTime(d *sourceData) eval {
 	if d.calls == nil {
 		return unavailable(d.callsWhy)
 	}
 	ct := d.calls
 	if !(ct.pinnedMs > 0) {
-		return unavailable(d.name + ": the pinned group's total call time is zero")
+		return unavailable(PinnedCallsZero{})
 	}
 	ratio := ct.pageableMs / ct.pinnedMs
 	unequal := ct.pageableN > 0 && ct.pinnedN > 0 && ct.pageableN != ct.pinnedN
@@ -219,27 +194,16 @@ func evalCallTime(d *sourceData) eval {
 		// the mean call times.
 		ratio = (ct.pageableMs / float64(ct.pageableN)) / (ct.pinnedMs / float64(ct.pinnedN))
 	}
-	line := fmt.Sprintf("pageable total %.4f ms", ct.pageableMs)
-	if ct.pageableN > 0 {
-		line += fmt.Sprintf(" over %d calls", ct.pageableN)
-	}
-	line += fmt.Sprintf(", pinned total %.4f ms", ct.pinnedMs)
-	if ct.pinnedN > 0 {
-		line += fmt.Sprintf(" over %d calls", ct.pinnedN)
-	}
-	if unequal {
-		line += fmt.Sprintf("; the groups differ in size, so the ratio is of the mean call times: %.1fx", ratio)
-	} else {
-		line += fmt.Sprintf(", ratio %.1fx", ratio)
-	}
+	line := CallTotals{PageableMs: ct.pageableMs, PinnedMs: ct.pinnedMs, PageableN: ct.pageableN, PinnedN: ct.pinnedN,
+		Ratio: ratio, OfMeans: unequal}
 	return eval{verdict: verdictOf(CallTimeHolds(ratio)), measured: ptr(ratio), bound: CallTimeRatio,
-		evidence: []Evidence{d.line(ct.table, ct.recs, "%s", ct.how), d.line(ct.table, nil, "%s", line)}}
+		evidence: []Evidence{d.line(ct.table, ct.recs, ct.how), d.line(ct.table, nil, line)}}
 }
 
 func evalBytes(d *sourceData) eval {
 	if d.bytes == nil {
 		e := unavailable(d.bytesWhy)
-		if d.bytesWhy == "" {
+		if d.bytesWhy == nil {
 			e = unavailable(d.callsWhy)
 		}
 		e.short = d.bytesShort
@@ -248,15 +212,8 @@ func evalBytes(d *sourceData) eval {
 	b := d.bytes
 	r := float64(b.pageable) / float64(b.pinned)
 	return eval{verdict: verdictOf(b.pageable == b.pinned), measured: ptr(r), bound: 1,
-		evidence: []Evidence{d.line(b.table, b.recs, "%s", b.how),
-			d.line(b.table, nil, "pageable group %d bytes%s, pinned group %d bytes%s", b.pageable, perCopyText(b.perCopy), b.pinned, perCopyText(b.perCopy))}}
-}
-
-func perCopyText(perCopy bool) string {
-	if perCopy {
-		return " per copy"
-	}
-	return ""
+		evidence: []Evidence{d.line(b.table, b.recs, b.how),
+			d.line(b.table, nil, GroupBytes{Pageable: b.pageable, Pinned: b.pinned, PerCopy: b.perCopy})}}
 }
 
 // Evaluate judges every claim, prediction and the exercise for one capture.
@@ -273,9 +230,7 @@ func Evaluate(c *capture.Capture) *Result {
 
 	r.Input.SetAside = append([]capture.SetAside(nil), c.SetAside...)
 	for _, s := range c.SetAside {
-		diags.add(CodeSiblingSetAside, diag.Warning, fmt.Sprintf(
-			"%s, beside the capture, was set aside: it is not this program's output (%s); the verdicts come from the capture without it",
-			s.Path, s.Reason))
+		diags.Add(diag.Warning, SiblingSetAside{Path: s.Path, Reason: s.Reason})
 	}
 	var srcs []*sourceData
 	if hasTrace(c) {
@@ -305,7 +260,7 @@ func Evaluate(c *capture.Capture) *Result {
 		tables(r, d)
 		slowerCheck(d, diags)
 		if r.DeviceCopyGBps == 0 && d.deviceGBps > 0 {
-			r.DeviceCopyGBps, r.DeviceCopyFrom = d.deviceGBps, d.deviceGBpsW
+			r.DeviceCopyGBps, r.DeviceCopyFrom = d.deviceGBps, d.deviceFrom
 		}
 	}
 	r.Diagnostics = diags.Items()
@@ -327,16 +282,15 @@ func traceData(c *capture.Capture, diags *diagList, r *Result) *sourceData {
 	if d.async != nil {
 		d.calls, d.bytes, d.bytesWhy = t.part4(d.async)
 		if d.bytes == nil && !c.Has(capture.FactMemcpy) {
-			d.bytesShort = "no per-copy records"
-			if c.Format == capture.FormatCSV {
-				d.bytesShort += "; add cuda_gpu_trace"
-			}
+			d.bytesShort = NoPerCopyRecords{AddGPUTrace: c.Format == capture.FormatCSV}
 		}
 	} else {
 		d.callsWhy, d.bytesWhy = d.asyncWhy, d.asyncWhy
 	}
 	d.kern, d.kernWhy = t.part3(c.Program)
-	d.deviceGBps, d.deviceGBpsW = t.deviceCopy()
+	if dc := t.deviceCopy(); dc != nil {
+		d.deviceGBps, d.deviceFrom = dc.GBps, &DeviceCopyFrom{Source: SourceTrace, Trace: dc}
+	}
 	return d
 }
 
@@ -356,29 +310,29 @@ func judge(spec claimSpec, srcs []*sourceData, diags *diagList) Claim {
 			break
 		}
 	}
-	var reasons []string
+	var reasons []SourceWhy
 	for i, e := range evals {
 		cl.Evidence = append(cl.Evidence, e.evidence...)
 		if e.verdict == Unavailable {
-			reasons = append(reasons, srcs[i].name+": "+e.reason)
+			reasons = append(reasons, SourceWhy{Source: srcs[i].name, Why: e.reason})
 		}
 		if len(srcs) > 1 {
-			cl.Sources = append(cl.Sources, SourceValue{Source: srcs[i].name, Verdict: e.verdict, Measured: e.measured, Bound: e.bound, Reason: e.reason})
+			cl.Sources = append(cl.Sources, SourceValue{Source: srcs[i].name, Verdict: e.verdict, Measured: e.measured, Bound: e.bound, Why: e.reason})
 		}
 	}
 	cl.Control = controls[spec.id] != ""
 	if decided < 0 {
 		for _, e := range evals {
-			if e.short != "" {
+			if e.short != nil {
 				cl.short = e.short
 				break
 			}
 		}
 	}
 	if decided < 0 {
-		cl.Reason = strings.Join(reasons, "; ")
+		cl.Why = reasons
 		if len(srcs) == 0 {
-			cl.Reason = "the input holds neither a trace nor the program's numbers"
+			cl.Why = []SourceWhy{{Why: NoSources{}}}
 		}
 		return cl
 	}
@@ -386,9 +340,8 @@ func judge(spec claimSpec, srcs []*sourceData, diags *diagList) Claim {
 	cl.Verdict, cl.Measured, cl.Compare.Bound, cl.From = e.verdict, e.measured, e.bound, srcs[decided].name
 	for i, o := range evals {
 		if i != decided && o.verdict != Unavailable && o.verdict != e.verdict {
-			diags.add(CodeSourcesDisagree, diag.Warning, fmt.Sprintf(
-				"%s: the %s says %s (%.4g) but the %s says %s (%.4g); the %s decides",
-				spec.id, srcs[decided].name, e.verdict, *e.measured, srcs[i].name, o.verdict, *o.measured, srcs[decided].name))
+			diags.Add(diag.Warning, SourcesDisagree{Claim: spec.id, Decided: srcs[decided].name, Other: srcs[i].name,
+				DecidedVerdict: e.verdict, OtherVerdict: o.verdict, DecidedMeasured: *e.measured, OtherMeasured: *o.measured})
 		}
 	}
 	return cl
@@ -398,7 +351,7 @@ func judge(spec claimSpec, srcs []*sourceData, diags *diagList) Claim {
 // combine) and its controls: a control that died kills the prediction; one
 // the input cannot check leaves the claims' verdict and is named in the
 // returned notes ("bytes unchecked: ...").
-func combinePrediction(cls []Claim) (Verdict, []string) {
+func combinePrediction(cls []Claim) (Verdict, []Unchecked) {
 	var vs []Verdict
 	for _, cl := range cls {
 		if !cl.Control {
@@ -406,7 +359,7 @@ func combinePrediction(cls []Claim) (Verdict, []string) {
 		}
 	}
 	v := combine(vs)
-	var unchecked []string
+	var unchecked []Unchecked
 	for _, cl := range cls {
 		if !cl.Control {
 			continue
@@ -416,11 +369,7 @@ func combinePrediction(cls []Claim) (Verdict, []string) {
 			v = Died
 		case Unavailable:
 			if v != Unavailable {
-				why := cl.short
-				if why == "" {
-					why = cl.Reason
-				}
-				unchecked = append(unchecked, controls[cl.ID]+" unchecked: "+why)
+				unchecked = append(unchecked, Unchecked{Control: controls[cl.ID], Why: cl.short, Whole: cl.Why})
 			}
 		}
 	}
@@ -449,36 +398,38 @@ func combine(vs []Verdict) Verdict {
 }
 
 func exercise(srcs []*sourceData) Exercise {
-	ex := Exercise{Rule: DirectionRule, Verdict: vocab.Unanswered}
-	var reasons []string
-	at := 64 * mib
+	ex := Exercise{Verdict: vocab.Unanswered}
+	var reasons []SourceWhy
+	at := ExerciseBytes
 	for _, d := range srcs {
 		h, d2 := d.h2d, d.d2h
 		switch {
 		case h == nil:
-			reasons = append(reasons, d.name+": "+d.h2dWhy)
+			reasons = append(reasons, SourceWhy{Source: d.name, Why: d.h2dWhy})
 		case d2 == nil:
-			reasons = append(reasons, d.name+": "+d.d2hWhy)
+			reasons = append(reasons, SourceWhy{Source: d.name, Why: d.d2hWhy})
 		case !h.has(at) || !d2.has(at):
-			reasons = append(reasons, fmt.Sprintf("%s: no 64 MiB row for both sources in both directions", d.name))
+			reasons = append(reasons, SourceWhy{Source: d.name, Why: NoExerciseRows{}})
 		default:
 			hr, dr := h.ratio(at), d2.ratio(at)
 			if ex.Verdict == vocab.Answered {
-				ex.Evidence = append(ex.Evidence, d.line(h.table, nil, "h2d ratio %.3f, d2h ratio %.3f (%s)", hr, dr, DirectionAnswer(hr, dr)))
+				ex.Evidence = append(ex.Evidence, d.line(h.table, nil, ExerciseBoth{H2D: hr, D2H: dr, Answer: DirectionAnswer(hr, dr)}))
 				continue
 			}
 			ex.H2DRatio, ex.D2HRatio = ptr(hr), ptr(dr)
 			ex.Answer = DirectionAnswer(hr, dr)
 			ex.Verdict, ex.From = vocab.Answered, d.name
 			ex.Evidence = append(ex.Evidence,
-				d.line(h.table, recordsOf(optAt(h.pageable[at]), optAt(h.pinned[at])), "h2d 64 MiB pageable %.4f ms / pinned %.4f ms = %.3f", h.pageable[at].ms, h.pinned[at].ms, hr),
-				d.line(d2.table, recordsOf(optAt(d2.pageable[at]), optAt(d2.pinned[at])), "d2h 64 MiB pageable %.4f ms / pinned %.4f ms = %.3f", d2.pageable[at].ms, d2.pinned[at].ms, dr))
+				d.line(h.table, recordsOf(optAt(h.pageable[at]), optAt(h.pinned[at])),
+					ExerciseRatio{Dir: vocab.H2D, Bytes: at, PageableMs: h.pageable[at].ms, PinnedMs: h.pinned[at].ms, Ratio: hr}),
+				d.line(d2.table, recordsOf(optAt(d2.pageable[at]), optAt(d2.pinned[at])),
+					ExerciseRatio{Dir: vocab.D2H, Bytes: at, PageableMs: d2.pageable[at].ms, PinnedMs: d2.pinned[at].ms, Ratio: dr}))
 		}
 	}
 	if ex.Verdict != vocab.Answered {
-		ex.Reason = strings.Join(reasons, "; ")
+		ex.Why = reasons
 		if len(srcs) == 0 {
-			ex.Reason = "the input holds neither a trace nor the program's numbers"
+			ex.Why = []SourceWhy{{Why: NoSources{}}}
 		}
 	}
 	return ex
@@ -527,16 +478,14 @@ func slowerCheck(d *sourceData, diags *diagList) {
 		if sd == nil {
 			continue
 		}
-		var slow []string
+		var slow []SlowSize
 		for _, b := range sd.sizes {
 			if sd.pinned[b].ms > sd.pageable[b].ms {
-				slow = append(slow, fmt.Sprintf("%s (pinned %.4f ms, pageable %.4f ms)", sizeName(b), sd.pinned[b].ms, sd.pageable[b].ms))
+				slow = append(slow, SlowSize{Bytes: b, PinnedMs: sd.pinned[b].ms, PageableMs: sd.pageable[b].ms})
 			}
 		}
 		if len(slow) > 0 {
-			diags.add(CodePinnedSlower, diag.Warning, fmt.Sprintf(
-				"%s: %s pinned copies are slower than pageable at %s: the pinned buffer probably is not pinned; check that it came from cudaMallocHost and that the return value was checked",
-				d.name, sd.dir, strings.Join(slow, ", ")))
+			diags.Add(diag.Warning, PinnedSlower{Source: d.name, Dir: sd.dir, Sizes: slow})
 		}
 	}
 }

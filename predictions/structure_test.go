@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/nsyscheck/nsyscheck/diag"
+	"github.com/nsyscheck/nsyscheck/vocab"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,7 +91,7 @@ func TestStructureCapturesRoutesAgree(t *testing.T) {
 				}
 				for _, cl := range r.Claims {
 					if cl.Verdict == Unavailable {
-						t.Errorf("%s: %s unavailable: %s", route, cl.ID, cl.Reason)
+						t.Errorf("%s: %s unavailable: %+v", route, cl.ID, cl.Why)
 					}
 				}
 			}
@@ -232,38 +233,62 @@ ORDER BY c.start DESC LIMIT ?`
 // TestStructureCapturesDiagnostics checks that each new capture's
 // deviations from the lesson are named, not turned into "unavailable".
 func TestStructureCapturesDiagnostics(t *testing.T) {
-	for dir, want := range map[string][]struct {
-		code  diag.Code
+	type want struct {
 		level diag.Level
-		text  string
-	}{
+		what  string
+		is    func(d diag.Detail) bool
+	}
+	for dir, wants := range map[string][]want{
 		"other-counts": {
-			{CodeLessonShape, diag.Info, `NVTX range "h2d-pageable" holds 9 x 1 MiB`},
-			{CodeLessonShape, diag.Info, `NVTX range "async-pageable" holds 7 cudaMemcpyAsync calls`},
-			{CodeAsyncPremise, diag.Info, "makes 19 cudaMemcpyAsync calls, 5 of them outside"},
+			{diag.Info, "h2d-pageable holds 9 x 1 MiB", func(d diag.Detail) bool {
+				s, ok := d.(RangeShape)
+				return ok && s.Range == "h2d-pageable" && s.Counts[0] == SizeCount{Bytes: mib, N: 9}
+			}},
+			{diag.Info, "async-pageable holds 7 calls", func(d diag.Detail) bool {
+				return d == AsyncRangeCount{Range: "async-pageable", N: 7, Thread: vocab.Thread{PID: 22, TID: 22}}
+			}},
+			{diag.Info, "19 calls, 5 outside the ranges", func(d diag.Detail) bool {
+				s, ok := d.(AsyncOutside)
+				return ok && s.N == 19 && s.Outside == 5
+			}},
 		},
 		"broken-pin": {
-			{CodePinnedSourcePageable, diag.Error, "async-pinned group's copies have a pageable host source"},
-			{CodePinnedSourcePageable, diag.Error, "h2d-pinned group's copies have a pageable host source"},
+			{diag.Error, "async-pinned copies pageable", func(d diag.Detail) bool {
+				s, ok := d.(PinnedPageable)
+				return ok && s.Group == "async-pinned" && s.Dir == vocab.H2D
+			}},
+			{diag.Error, "h2d-pinned copies pageable", func(d diag.Detail) bool {
+				s, ok := d.(PinnedPageable)
+				return ok && s.Group == "h2d-pinned" && s.Dir == vocab.H2D
+			}},
 		},
 		"torch-lesson": {
-			{CodeSiblingSetAside, diag.Warning, "torch-lesson.transcript.txt"},
-			{CodeCopySync, diag.Info, `NVTX range "h2d-pageable" holds 65 cudaMemcpyAsync calls each followed by a synchronize`},
-			{CodeAsyncPremise, diag.Info, "makes 285 cudaMemcpyAsync calls"},
-			{CodeLessonShape, diag.Info, "launches of kernel vectorized_elementwise_kernel"},
+			{diag.Warning, "the transcript set aside", func(d diag.Detail) bool {
+				s, ok := d.(SiblingSetAside)
+				return ok && strings.HasSuffix(s.Path, "torch-lesson.transcript.txt")
+			}},
+			{diag.Info, "h2d-pageable's 65 copies made as cudaMemcpyAsync + synchronize", func(d diag.Detail) bool { return d == CopySyncRange{Range: "h2d-pageable", N: 65} }},
+			{diag.Info, "285 cudaMemcpyAsync calls", func(d diag.Detail) bool {
+				s, ok := d.(AsyncOutside)
+				return ok && s.N == 285
+			}},
+			{diag.Info, "the ranges' kernel vectorized_elementwise_kernel", func(d diag.Detail) bool {
+				s, ok := d.(KernelRangeShape)
+				return ok && s.Kernel == "vectorized_elementwise_kernel"
+			}},
 		},
 	} {
 		for route, c := range routes(t, dir) {
 			r := Evaluate(c)
-			for _, w := range want {
+			for _, w := range wants {
 				found := false
 				for _, d := range r.Diagnostics {
-					if d.Code() == w.code && d.Level == w.level && strings.Contains(noteText(d), w.text) {
+					if d.Level == w.level && w.is(d.Detail) {
 						found = true
 					}
 				}
 				if !found {
-					t.Errorf("%s %s: no %s %s saying %q: %+v", dir, route, w.level, w.code, w.text, r.Diagnostics)
+					t.Errorf("%s %s: no %s diagnostic saying %s: %+v", dir, route, w.level, w.what, r.Diagnostics)
 				}
 			}
 		}

@@ -118,7 +118,11 @@ func (ix *Index) view() *indexView {
 					if q.ID == p.ID {
 						cell.Verdict = string(q.Verdict)
 						// A control the input cannot check is named beside the verdict.
-						cell.Value = strings.Join(q.Unchecked, "; ")
+						var us []string
+						for _, u := range q.Unchecked {
+							us = append(us, uncheckedWords(u))
+						}
+						cell.Value = strings.Join(us, "; ")
 					}
 				}
 				row.Cells = append(row.Cells, cell)
@@ -140,7 +144,7 @@ func (ix *Index) view() *indexView {
 			if ex.Verdict == vocab.Answered && ex.H2DRatio != nil && ex.D2HRatio != nil {
 				cell.Value = fmt.Sprintf("%s (H2D %s, D2H %s)", ex.Answer, ratioText(*ex.H2DRatio), ratioText(*ex.D2HRatio))
 			} else {
-				cell.Value = ex.Reason
+				cell.Value = sourceWhys(ex.Why)
 			}
 			row.Cells = append(row.Cells, cell)
 		}
@@ -162,7 +166,7 @@ func claimCell(c *predictions.Claim) indexCell {
 	cell := indexCell{Verdict: string(c.Verdict)}
 	switch {
 	case c.Measured == nil:
-		cell.Value = c.Reason
+		cell.Value = sourceWhys(c.Why)
 	case c.Compare.Relation == predictions.Within:
 		lo, hi := span(c.Compare)
 		cell.Value = fmt.Sprintf("%s, predicted %s (%s to %s)", num(*c.Measured), num(c.Compare.Bound), num(lo), num(hi))
@@ -230,7 +234,7 @@ func compareChart(entries []Entry) (chart, error) {
 	var verdicts, drawn []string
 	for i, e := range entries {
 		r := e.Result
-		from := preferredOf(r.Copies, func(c predictions.CopyRow) string { return c.From })
+		from := preferredOf(r.Copies, func(c predictions.CopyRow) predictions.Source { return c.From })
 		col := captureColours[i%len(captureColours)]
 		name := path.Base(e.Dir)
 		for _, src := range []vocab.MemKind{vocab.MemPinned, vocab.MemPageable} {

@@ -128,8 +128,8 @@ func claimLegend(p *plot.Plot, r *predictions.Result, prediction int) {
 func claimSummary(c *predictions.Claim) string {
 	s := fmt.Sprintf("%s %s", c.ID, c.Verdict)
 	if c.Measured == nil {
-		if c.Reason != "" {
-			return s + ": " + shorten(c.Reason, 70)
+		if why := sourceWhys(c.Why); why != "" {
+			return s + ": " + shorten(why, 70)
 		}
 		return s
 	}
@@ -267,8 +267,8 @@ func (floorLog) Normalize(min, max, x float64) float64 {
 
 // preferred returns the source whose rows a plot uses: the trace's where the
 // input has any, else the program's, else "".
-func preferred(froms []string) string {
-	has := map[string]bool{}
+func preferred(froms []predictions.Source) predictions.Source {
+	has := map[predictions.Source]bool{}
 	for _, f := range froms {
 		has[f] = true
 	}
@@ -284,22 +284,22 @@ func preferred(froms []string) string {
 }
 
 // preferredOf is preferred over the sources of rows, as from reads them.
-func preferredOf[T any](rows []T, from func(T) string) string {
-	var froms []string
+func preferredOf[T any](rows []T, from func(T) predictions.Source) predictions.Source {
+	var froms []predictions.Source
 	for _, row := range rows {
 		froms = append(froms, from(row))
 	}
 	return preferred(froms)
 }
 
-func sourceWords(from string) string {
+func sourceWords(from predictions.Source) string {
 	switch from {
 	case predictions.SourceTrace:
 		return "the capture's trace records"
 	case predictions.SourceProgram:
 		return "the program's own numbers"
 	}
-	return from
+	return string(from)
 }
 
 // newPlot returns a plot with the report's fonts and grid.
@@ -381,7 +381,7 @@ func sizeLabel(b int64) string {
 // bandwidthChart draws part 1 and 1b: GB/s against transfer size.
 func bandwidthChart(r *predictions.Result, link Link) (chart, error) {
 	ch := chart{name: "bandwidth", title: "Copy bandwidth by transfer size"}
-	from := preferredOf(r.Copies, func(c predictions.CopyRow) string { return c.From })
+	from := preferredOf(r.Copies, func(c predictions.CopyRow) predictions.Source { return c.From })
 	if from == "" {
 		ch.skipped = "the input has no part 1 copy rows (blocking cudaMemcpy by size), so there is no bandwidth to plot"
 		return ch, nil
@@ -518,7 +518,7 @@ func sizeTicks(sizes []int64) plot.ConstantTicks {
 // scale so that a call that returns at once still shows.
 func asyncChart(r *predictions.Result) (chart, error) {
 	ch := chart{name: "async", title: "cudaMemcpyAsync: time in the call vs time to completion"}
-	from := preferredOf(r.Async, func(a predictions.AsyncRow) string { return a.From })
+	from := preferredOf(r.Async, func(a predictions.AsyncRow) predictions.Source { return a.From })
 	var rows []predictions.AsyncRow
 	for _, src := range []vocab.MemKind{vocab.MemPageable, vocab.MemPinned} {
 		for _, a := range r.Async {
@@ -600,7 +600,7 @@ func asyncChart(r *predictions.Result) (chart, error) {
 // the zero-copy bar takes the verdict's colour.
 func kernelChart(r *predictions.Result) (chart, error) {
 	ch := chart{name: "kernels", title: "scaleCopy kernel: device-resident vs zero-copy"}
-	from := preferredOf(r.Kernels, func(k predictions.KernelRow) string { return k.From })
+	from := preferredOf(r.Kernels, func(k predictions.KernelRow) predictions.Source { return k.From })
 	var res, zero *predictions.KernelRow
 	for i := range r.Kernels {
 		k := &r.Kernels[i]
@@ -730,7 +730,7 @@ func kernelYAxis(p *plot.Plot, xys plotter.XYs, maxY float64) {
 
 // predictedLoss returns prediction 3's predicted loss for the given source,
 // or 0 when the input does not give one.
-func predictedLoss(r *predictions.Result, from string) float64 {
+func predictedLoss(r *predictions.Result, from predictions.Source) float64 {
 	c := r.Claim("3.factor")
 	if c == nil {
 		return 0
@@ -749,7 +749,7 @@ func predictedLoss(r *predictions.Result, from string) float64 {
 // callsChart draws prediction 4's per-call durations of the two groups.
 func callsChart(r *predictions.Result) (chart, error) {
 	ch := chart{name: "calls", title: "Time in each timed cudaMemcpyAsync call (log scale)"}
-	var froms []string
+	var froms []predictions.Source
 	for _, a := range r.AsyncCalls {
 		if len(a.PageableMs)+len(a.PinnedMs) > 0 {
 			froms = append(froms, a.From)

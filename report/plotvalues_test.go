@@ -63,7 +63,7 @@ func keys(m map[string]plotter.XYs) []string {
 }
 
 func checkBandwidth(t *testing.T, r *predictions.Result, p Plot, link Link) {
-	from := preferredOf(r.Copies, func(c predictions.CopyRow) string { return c.From })
+	from := preferredOf(r.Copies, func(c predictions.CopyRow) predictions.Source { return c.From })
 	n := 0
 	for _, dir := range []vocab.Direction{vocab.H2D, vocab.D2H} {
 		for _, src := range []vocab.MemKind{vocab.MemPageable, vocab.MemPinned} {
@@ -93,7 +93,7 @@ func checkBandwidth(t *testing.T, r *predictions.Result, p Plot, link Link) {
 }
 
 func checkAsync(t *testing.T, r *predictions.Result, p Plot) {
-	from := preferredOf(r.Async, func(a predictions.AsyncRow) string { return a.From })
+	from := preferredOf(r.Async, func(a predictions.AsyncRow) predictions.Source { return a.From })
 	var call, done plotter.XYs
 	for _, src := range []vocab.MemKind{vocab.MemPageable, vocab.MemPinned} {
 		for _, a := range r.Async {
@@ -108,7 +108,7 @@ func checkAsync(t *testing.T, r *predictions.Result, p Plot) {
 }
 
 func checkKernels(t *testing.T, r *predictions.Result, p Plot) {
-	from := preferredOf(r.Kernels, func(k predictions.KernelRow) string { return k.From })
+	from := preferredOf(r.Kernels, func(k predictions.KernelRow) predictions.Source { return k.From })
 	var want plotter.XYs
 	for _, v := range []vocab.Variant{vocab.DeviceResident, vocab.ZeroCopy} {
 		for _, k := range r.Kernels {

@@ -240,7 +240,7 @@ func (cw claimWriter) claim(c *predictions.Claim) (hidden int) {
 	first := fmt.Sprintf("%-*s  %-*s  ", cw.idW, c.ID, cw.vW, c.Verdict)
 	writeWrapped(b, valueText(c)+": "+c.Statement, width, first, indent)
 	if c.Verdict == predictions.Unavailable {
-		writeWrapped(b, "why unavailable: "+c.Reason, width, indent, indent+"  ")
+		writeWrapped(b, "why unavailable: "+sourceWhys(c.Why), width, indent, indent+"  ")
 		if cw.verbose {
 			for _, e := range evidenceLines(c) {
 				writeWrapped(b, e, width, indent, indent+"  ")
@@ -276,8 +276,8 @@ func (cw claimWriter) claim(c *predictions.Claim) (hidden int) {
 		}
 		if sv.Measured != nil {
 			writeWrapped(b, fmt.Sprintf("%s gives %s (%s)", sv.Source, num(*sv.Measured), sv.Verdict), width, indent, indent+"  ")
-		} else if sv.Reason != "" {
-			writeWrapped(b, fmt.Sprintf("%s cannot answer: %s", sv.Source, sv.Reason), width, indent, indent+"  ")
+		} else if sv.Why != nil {
+			writeWrapped(b, fmt.Sprintf("%s cannot answer: %s", sv.Source, whyWords(sv.Why)), width, indent, indent+"  ")
 		}
 	}
 	return 0
@@ -303,7 +303,7 @@ func textPredictions(b *strings.Builder, r *predictions.Result, width, vW int) {
 		for _, u := range p.Unchecked {
 			// A control the input cannot check: the verdict stands on the
 			// claims, and the line says what would check it.
-			writeWrapped(b, u, width, "    ", "      ")
+			writeWrapped(b, uncheckedWords(u), width, "    ", "      ")
 		}
 	}
 }
@@ -316,10 +316,10 @@ func textTail(b *strings.Builder, r *predictions.Result, width int) {
 		writeWrapped(b, fmt.Sprintf("exercise: pageable/pinned at 64 MiB: h2d %.2fx, d2h %.2fx; pinning buys more: %s (from %s)",
 			*ex.H2DRatio, *ex.D2HRatio, ex.Answer, sourceWords(ex.From)), width, "", "    ")
 	} else {
-		writeWrapped(b, "exercise: unavailable: "+ex.Reason, width, "", "    ")
+		writeWrapped(b, "exercise: unavailable: "+sourceWhys(ex.Why), width, "", "    ")
 	}
 	if r.DeviceCopyGBps > 0 {
-		writeWrapped(b, fmt.Sprintf("device-to-device copy: %.1f GB/s (%s)", r.DeviceCopyGBps, r.DeviceCopyFrom), width, "", "    ")
+		writeWrapped(b, fmt.Sprintf("device-to-device copy: %.1f GB/s (%s)", r.DeviceCopyGBps, deviceCopyFrom(r.DeviceCopyFrom)), width, "", "    ")
 	}
 	if len(r.Diagnostics) > 0 {
 		b.WriteByte('\n')
@@ -457,12 +457,12 @@ func multiNotes(results []*predictions.Result, width int) string {
 				}
 				writeWrapped(&notes, fmt.Sprintf("%s died: %s", c.ID, why), width, tag, pad)
 			case predictions.Unavailable:
-				writeWrapped(&notes, fmt.Sprintf("%s unavailable: %s", c.ID, c.Reason), width, tag, pad)
+				writeWrapped(&notes, fmt.Sprintf("%s unavailable: %s", c.ID, sourceWhys(c.Why)), width, tag, pad)
 			}
 		}
 		for _, p := range r.Predictions {
 			for _, u := range p.Unchecked {
-				writeWrapped(&notes, fmt.Sprintf("prediction %d: %s", p.ID, u), width, tag, pad)
+				writeWrapped(&notes, fmt.Sprintf("prediction %d: %s", p.ID, uncheckedWords(u)), width, tag, pad)
 			}
 		}
 		for _, d := range diagViews(r.Diagnostics) {

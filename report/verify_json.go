@@ -18,7 +18,7 @@ type jsonResult struct {
 	Diagnostics    []jsonDiagnostic            `json:"diagnostics"`
 	Copies         []predictions.CopyRow       `json:"copies"`
 	Async          []predictions.AsyncRow      `json:"async"`
-	Kernels        []predictions.KernelRow     `json:"kernels"`
+	Kernels        []jsonKernelRow             `json:"kernels"`
 	AsyncCalls     []predictions.CallDurations `json:"asyncCalls"`
 	DeviceCopyGBps float64                     `json:"deviceCopyGBps,omitempty"`
 	DeviceCopyFrom string                      `json:"deviceCopyFrom,omitempty"`
@@ -62,6 +62,19 @@ type jsonSourceValue struct {
 	Measured *float64 `json:"measured"`
 	Bound    float64  `json:"bound,omitempty"`
 	Reason   string   `json:"reason,omitempty"`
+}
+
+// jsonKernelRow is one row of part 3, where its bytes per launch came
+// from in words.
+type jsonKernelRow struct {
+	From           string  `json:"from"`
+	Variant        string  `json:"variant"`
+	Bytes          int64   `json:"bytes"`
+	BytesFrom      string  `json:"bytesFrom,omitempty"`
+	MsPerLaunch    float64 `json:"msPerLaunch"`
+	GBps           float64 `json:"gbps"`
+	Runs           int     `json:"runs,omitempty"`
+	CorrelationIDs []int64 `json:"correlationIds,omitempty"`
 }
 
 type jsonPrediction struct {
@@ -128,8 +141,12 @@ func resultJSON(r *predictions.Result) jsonResult {
 		Input: jsonInput{Path: in.Path, Format: string(in.Format), Files: in.Files, GPU: in.GPU,
 			ProgramSource: in.ProgramSource},
 		Claims: []jsonClaim{}, Predictions: []jsonPrediction{}, Diagnostics: []jsonDiagnostic{},
-		Copies: r.Copies, Async: r.Async, Kernels: r.Kernels, AsyncCalls: r.AsyncCalls,
-		DeviceCopyGBps: r.DeviceCopyGBps, DeviceCopyFrom: r.DeviceCopyFrom,
+		Copies: r.Copies, Async: r.Async, Kernels: []jsonKernelRow{}, AsyncCalls: r.AsyncCalls,
+		DeviceCopyGBps: r.DeviceCopyGBps, DeviceCopyFrom: deviceCopyFrom(r.DeviceCopyFrom),
+	}
+	for _, k := range r.Kernels {
+		j.Kernels = append(j.Kernels, jsonKernelRow{From: string(k.From), Variant: string(k.Variant), Bytes: k.Bytes,
+			BytesFrom: kernelBytesFrom(k.BytesFrom), MsPerLaunch: k.MsPerLaunch, GBps: k.GBps, Runs: k.Runs, CorrelationIDs: k.CorrelationIDs})
 	}
 	if in.Thread != nil {
 		j.Input.Thread = threadID(*in.Thread)
@@ -141,11 +158,15 @@ func resultJSON(r *predictions.Result) jsonResult {
 		j.Claims = append(j.Claims, claimJSON(&r.Claims[i]))
 	}
 	for _, p := range r.Predictions {
-		j.Predictions = append(j.Predictions, jsonPrediction{ID: p.ID, Verdict: string(p.Verdict), Claims: p.Claims, Unchecked: p.Unchecked})
+		jp := jsonPrediction{ID: p.ID, Verdict: string(p.Verdict), Claims: p.Claims}
+		for _, u := range p.Unchecked {
+			jp.Unchecked = append(jp.Unchecked, uncheckedWords(u))
+		}
+		j.Predictions = append(j.Predictions, jp)
 	}
 	ex := r.Exercise
-	j.Exercise = jsonExercise{H2DRatio: ex.H2DRatio, D2HRatio: ex.D2HRatio, Answer: string(ex.Answer), Rule: ex.Rule,
-		Verdict: string(ex.Verdict), From: ex.From, Reason: ex.Reason,
+	j.Exercise = jsonExercise{H2DRatio: ex.H2DRatio, D2HRatio: ex.D2HRatio, Answer: string(ex.Answer), Rule: exerciseRule(),
+		Verdict: string(ex.Verdict), From: string(ex.From), Reason: sourceWhys(ex.Why),
 		Evidence: evidenceJSON(ex.Evidence), EvidenceDetail: evidenceDetailJSON(ex.Evidence)}
 	j.Diagnostics = diagnosticsJSON(r.Diagnostics)
 	return j
@@ -153,14 +174,14 @@ func resultJSON(r *predictions.Result) jsonResult {
 
 func claimJSON(c *predictions.Claim) jsonClaim {
 	j := jsonClaim{ID: c.ID, Prediction: c.Prediction, Statement: c.Statement, Verdict: string(c.Verdict),
-		Measured: c.Measured, Bound: c.Compare.Bound, Comparison: relationWord(c.Compare), Unit: c.Unit, From: c.From,
-		Evidence: evidenceJSON(c.Evidence), Reason: c.Reason, Control: c.Control,
+		Measured: c.Measured, Bound: c.Compare.Bound, Comparison: relationWord(c.Compare), Unit: c.Unit, From: string(c.From),
+		Evidence: evidenceJSON(c.Evidence), Reason: sourceWhys(c.Why), Control: c.Control,
 		EvidenceDetail: evidenceDetailJSON(c.Evidence)}
 	if j.Evidence == nil {
 		j.Evidence = []string{}
 	}
 	for _, s := range c.Sources {
-		j.Sources = append(j.Sources, jsonSourceValue{Source: s.Source, Verdict: string(s.Verdict), Measured: s.Measured, Bound: s.Bound, Reason: s.Reason})
+		j.Sources = append(j.Sources, jsonSourceValue{Source: string(s.Source), Verdict: string(s.Verdict), Measured: s.Measured, Bound: s.Bound, Reason: whyWords(s.Why)})
 	}
 	return j
 }
@@ -183,9 +204,9 @@ func evidenceDetailJSON(ev []predictions.Evidence) []jsonEvidenceDetail {
 	}
 	out := make([]jsonEvidenceDetail, len(ev))
 	for i, e := range ev {
-		d := jsonEvidenceDetail{Source: e.Source, Table: e.Table, File: e.File, Text: evidenceText(e)}
+		d := jsonEvidenceDetail{Source: string(e.Source), Table: e.Table, File: e.File, Text: evidenceWords(e)}
 		for _, r := range e.Records {
-			jr := jsonRecords{Group: r.Group, Table: r.Table, Count: r.Count}
+			jr := jsonRecords{Group: groupName(r.Group), Table: r.Table, Count: r.Count}
 			if r.Rows != nil {
 				jr.Rows = &jsonSpan{First: r.Rows.First, Last: r.Rows.Last}
 			}
@@ -201,7 +222,4 @@ func evidenceDetailJSON(ev []predictions.Evidence) []jsonEvidenceDetail {
 
 // evidenceLine is an evidence line as text and JSON show it: its source,
 // then its words.
-func evidenceLine(e predictions.Evidence) string { return e.Source + ": " + evidenceText(e) }
-
-// evidenceText is an evidence line's words.
-func evidenceText(e predictions.Evidence) string { return e.Text }
+func evidenceLine(e predictions.Evidence) string { return string(e.Source) + ": " + evidenceWords(e) }

@@ -62,12 +62,13 @@ func (s saidView) Evidence() []evidenceItem {
 	at := map[string]int{}
 	for _, c := range s.Claims {
 		for _, e := range c.Evidence {
-			if i, ok := at[e.Text]; ok {
+			text := evidenceWords(e)
+			if i, ok := at[text]; ok {
 				out[i].IDs = append(out[i].IDs, c.ID)
 				continue
 			}
-			at[e.Text] = len(out)
-			out = append(out, evidenceItem{IDs: []string{c.ID}, Text: e.Text})
+			at[text] = len(out)
+			out = append(out, evidenceItem{IDs: []string{c.ID}, Text: text})
 		}
 	}
 	return out
@@ -90,7 +91,7 @@ func (s saidView) Records() []recordLine {
 	for _, c := range s.Claims {
 		for _, e := range c.Evidence {
 			for _, r := range e.Records {
-				l := recordLine{Group: r.Group, Table: r.Table, Count: plural(r.Count, "record")}
+				l := recordLine{Group: groupName(r.Group), Table: r.Table, Count: plural(r.Count, "record")}
 				switch {
 				case r.Rows != nil:
 					l.Where = fmt.Sprintf("data rows %d to %d", r.Rows.First, r.Rows.Last)
@@ -211,7 +212,10 @@ func (rep *Report) view() *view {
 	}
 	v.Tables = append(v.Tables, copyTable(r, vocab.H2D), copyTable(r, vocab.D2H), asyncTable(r), kernelTable(r))
 	for _, p := range r.Predictions {
-		s := saidView{ID: p.ID, Topic: topics[p.ID], Verdict: verdictWord(p.Verdict), Unchecked: p.Unchecked}
+		s := saidView{ID: p.ID, Topic: topics[p.ID], Verdict: verdictWord(p.Verdict)}
+		for _, u := range p.Unchecked {
+			s.Unchecked = append(s.Unchecked, uncheckedWords(u))
+		}
 		for _, id := range p.Claims {
 			if c := r.Claim(id); c != nil {
 				s.Claims = append(s.Claims, claimOf(c))
@@ -224,7 +228,7 @@ func (rep *Report) view() *view {
 }
 
 // tableNote names the source a table's numbers come from.
-func tableNote(from string) string {
+func tableNote(from predictions.Source) string {
 	return "Numbers from " + sourceWords(from) + "."
 }
 
@@ -238,7 +242,7 @@ func copyTable(r *predictions.Result, dir vocab.Direction) tableView {
 	} else {
 		t.Title = "Part 1b: blocking cudaMemcpy, device to host (the exercise's sweep)"
 	}
-	var froms []string
+	var froms []predictions.Source
 	for _, c := range r.Copies {
 		if c.Direction == dir {
 			froms = append(froms, c.From)
@@ -298,7 +302,7 @@ func asyncTable(r *predictions.Result) tableView {
 		Head:  []string{"source", "call (ms)", "completion (ms)", "call share"},
 		Right: []bool{false, true, true, true},
 	}
-	from := preferredOf(r.Async, func(a predictions.AsyncRow) string { return a.From })
+	from := preferredOf(r.Async, func(a predictions.AsyncRow) predictions.Source { return a.From })
 	if from == "" {
 		t.Missing = "The input has no part 2 rows."
 		return t
@@ -318,7 +322,7 @@ func kernelTable(r *predictions.Result) tableView {
 		Head:  []string{"variant", "ms per launch", "effective GB/s"},
 		Right: []bool{false, true, true},
 	}
-	from := preferredOf(r.Kernels, func(k predictions.KernelRow) string { return k.From })
+	from := preferredOf(r.Kernels, func(k predictions.KernelRow) predictions.Source { return k.From })
 	if from == "" {
 		t.Missing = "The input has no part 3 rows."
 		return t
@@ -330,21 +334,13 @@ func kernelTable(r *predictions.Result) tableView {
 		}
 	}
 	if r.DeviceCopyGBps > 0 {
-		t.Note += fmt.Sprintf(" For scale: a device-to-device cudaMemcpy in the same run moved %s GB/s (%s).", gbpsText(r.DeviceCopyGBps), firstClause(r.DeviceCopyFrom))
+		t.Note += fmt.Sprintf(" For scale: a device-to-device cudaMemcpy in the same run moved %s GB/s (%s).", gbpsText(r.DeviceCopyGBps), r.DeviceCopyFrom.Source)
 	}
 	return t
 }
 
-// firstClause shortens a provenance note to its source name.
-func firstClause(s string) string {
-	if i := strings.Index(s, ":"); i > 0 {
-		return s[:i]
-	}
-	return s
-}
-
 func claimOf(c *predictions.Claim) claimView {
-	cv := claimView{ID: c.ID, Verdict: verdictWord(c.Verdict), Statement: c.Statement, Reason: c.Reason}
+	cv := claimView{ID: c.ID, Verdict: verdictWord(c.Verdict), Statement: c.Statement, Reason: sourceWhys(c.Why)}
 	if c.Measured != nil {
 		m, cmp := *c.Measured, c.Compare
 		if cmp.Relation == predictions.Within {
@@ -368,8 +364,8 @@ func claimOf(c *predictions.Claim) claimView {
 		switch {
 		case sv.Measured != nil:
 			cv.Others = append(cv.Others, fmt.Sprintf("%s give %s (%s)", sourceWords(sv.Source), num(*sv.Measured), sv.Verdict))
-		case sv.Reason != "":
-			cv.Others = append(cv.Others, fmt.Sprintf("%s cannot answer: %s", sourceWords(sv.Source), sv.Reason))
+		case sv.Why != nil:
+			cv.Others = append(cv.Others, fmt.Sprintf("%s cannot answer: %s", sourceWords(sv.Source), whyWords(sv.Why)))
 		}
 	}
 	if c.Verdict != predictions.Unavailable {
@@ -384,15 +380,15 @@ func claimOf(c *predictions.Claim) claimView {
 
 func exerciseOf(r *predictions.Result) exerciseView {
 	ex := r.Exercise
-	e := exerciseView{Rule: ex.Rule}
+	e := exerciseView{Rule: exerciseRule()}
 	e.Table = tableView{
 		Title: "Pageable/pinned at 64 MiB, both directions",
 		Head:  []string{"direction", "pageable ms", "pinned ms", "pageable/pinned"},
 		Right: []bool{false, true, true, true},
 	}
 	if ex.Verdict != vocab.Answered || ex.H2DRatio == nil || ex.D2HRatio == nil {
-		e.Sentence = "Unanswered: " + ex.Reason
-		e.Table.Missing = "No two-direction ratios: " + ex.Reason
+		e.Sentence = "Unanswered: " + sourceWhys(ex.Why)
+		e.Table.Missing = "No two-direction ratios: " + sourceWhys(ex.Why)
 		return e
 	}
 	e.Answered = true
@@ -404,7 +400,7 @@ func exerciseOf(r *predictions.Result) exerciseView {
 	}{{vocab.H2D, "host to device", *ex.H2DRatio}, {vocab.D2H, "device to host", *ex.D2HRatio}} {
 		pg, pn := "–", "–"
 		for _, c := range r.Copies {
-			if c.From == ex.From && c.Direction == d.dir && c.Bytes == 64<<20 {
+			if c.From == ex.From && c.Direction == d.dir && c.Bytes == predictions.ExerciseBytes {
 				if c.Source == vocab.MemPinned {
 					pn = msText(c.Ms)
 				} else {

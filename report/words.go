@@ -38,6 +38,9 @@ func detailWords(d diag.Detail) string {
 	case diag.Note:
 		return d.Text
 	}
+	if s, ok := lessonDetailWords(d); ok {
+		return s
+	}
 	// A detail without words of its own still shows its values.
 	return fmt.Sprintf("%+v", d)
 }

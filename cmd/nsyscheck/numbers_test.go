@@ -78,9 +78,9 @@ func numbersOf(r *predictions.Result) verifyNumbers {
 		n.Thread = fmt.Sprintf("%d/%d", th.PID, th.TID)
 	}
 	for _, c := range r.Claims {
-		cn := claimNumbers{ID: c.ID, Verdict: string(c.Verdict), Measured: c.Measured, Bound: c.Compare.Bound, From: c.From, Control: c.Control}
+		cn := claimNumbers{ID: c.ID, Verdict: string(c.Verdict), Measured: c.Measured, Bound: c.Compare.Bound, From: string(c.From), Control: c.Control}
 		for _, s := range c.Sources {
-			cn.Sources = append(cn.Sources, sourceNumbers{Source: s.Source, Verdict: string(s.Verdict), Measured: s.Measured, Bound: s.Bound})
+			cn.Sources = append(cn.Sources, sourceNumbers{Source: string(s.Source), Verdict: string(s.Verdict), Measured: s.Measured, Bound: s.Bound})
 		}
 		for _, e := range c.Evidence {
 			for _, rec := range e.Records {
@@ -93,7 +93,7 @@ func numbersOf(r *predictions.Result) verifyNumbers {
 		n.Predictions = append(n.Predictions, predictionNumbers{ID: p.ID, Verdict: string(p.Verdict), Claims: p.Claims, Unchecked: len(p.Unchecked)})
 	}
 	ex := r.Exercise
-	n.Exercise = exerciseNumbers{Verdict: string(ex.Verdict), H2D: ex.H2DRatio, D2H: ex.D2HRatio, Answer: string(ex.Answer), From: ex.From}
+	n.Exercise = exerciseNumbers{Verdict: string(ex.Verdict), H2D: ex.H2DRatio, D2H: ex.D2HRatio, Answer: string(ex.Answer), From: string(ex.From)}
 	for _, c := range r.Copies {
 		n.Copies = append(n.Copies, []any{c.From, c.Direction, c.Source, c.Bytes, c.Ms, c.GBps, c.Ratio, c.Runs, c.CorrelationIDs})
 	}
@@ -115,7 +115,9 @@ func numbersOf(r *predictions.Result) verifyNumbers {
 // recordsNumbers names a group of records by its typed fields: group,
 // table, the span of CSV data rows or correlation ids, and the count.
 func recordsNumbers(r predictions.Records) string {
-	s := r.Group + " | " + r.Table
+	g := r.Group
+	s := fmt.Sprintf("%s %s %s %s", g.Dir, sizeOf(g.Bytes), g.Source, g.Variant)
+	s = strings.Join(strings.Fields(s), " ") + " | " + r.Table
 	if r.Rows != nil {
 		s += fmt.Sprintf(" | rows %d..%d", r.Rows.First, r.Rows.Last)
 	}
@@ -123,6 +125,16 @@ func recordsNumbers(r predictions.Records) string {
 		s += fmt.Sprintf(" | corr %d..%d", r.Corr.First, r.Corr.Last)
 	}
 	return s + fmt.Sprintf(" | %d", r.Count)
+}
+
+func sizeOf(b int64) string {
+	switch {
+	case b == 0:
+		return ""
+	case b%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", b>>20)
+	}
+	return fmt.Sprintf("%d B", b)
 }
 
 // TestNumbers pins the numbers of every input TestPinnedNumbers reads, from

@@ -217,7 +217,7 @@ func runOne(ctx context.Context, ropts runner.Options, s Streams) (*check.Checke
 		if checked.TraceLost != "" && ropts.Warn != nil {
 			fmt.Fprintf(ropts.Warn, "nsyscheck: warning: %s; see %s below the verdicts\n", checked.TraceLost, check.CodeTraceLost)
 		}
-		shareable(checked.Result, run.Path(runner.Base+".sqlite"), false)
+		checked.Result.MapPaths(shareInput(run.Path(runner.Base+".sqlite"), false).apply)
 		return writeRunReports(run, checked)
 	}); err != nil {
 		return nil, fail(err)

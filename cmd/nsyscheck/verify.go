@@ -125,7 +125,7 @@ func loadAndCheck(paths []string, nsys string, s Streams) ([]*check.Checked, fun
 		for _, n := range k.Capture.Notes {
 			fmt.Fprintf(s.Err, "%s: %s\n", shownPath(paths[i]), n)
 		}
-		shareable(k.Result, paths[i], shipped)
+		k.Result.MapPaths(shareInput(paths[i], shipped).apply)
 	}
 	return checked, cleanup, nil
 }
