@@ -85,7 +85,7 @@ func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 	}
 	au := acc.Finish(scan, rates)
 	for _, n := range scan.Notes {
-		au.Diagnostics = append(au.Diagnostics, diag.Diagnostic{Level: diag.Info, Detail: diag.Note{Of: CodeInputSubstituted, Text: n}})
+		au.Diagnostics = append(au.Diagnostics, diag.Diagnostic{Level: diag.Info, Detail: diag.Note{Of: diag.CodeInputSubstituted, Text: n}})
 	}
 	if early != nil {
 		au.Exposures = append(au.Exposures, <-early...)
@@ -119,7 +119,7 @@ func scannable(f string) bool {
 func exposures(f string) []diag.Diagnostic {
 	rep, err := privacy.Scan(f)
 	if err != nil {
-		return []diag.Diagnostic{{Level: diag.Warning, Detail: diag.Note{Of: CodeScanFailed, Text: fmt.Sprintf("could not scan %s: %v", f, err)}}}
+		return []diag.Diagnostic{{Level: diag.Warning, Detail: diag.ScanFailed{File: f, Err: err.Error()}}}
 	}
 	return rep.Diagnostics()
 }

@@ -10,9 +10,6 @@ import (
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
-// CodeFleet marks a GPU that falls well below its link or its peers.
-const CodeFleet diag.Code = "fleet-outlier"
-
 // Fleet sets the checked inputs that come from run folders (a run.json
 // naming the GPU) side by side: it returns the fleet summary and adds a
 // fleet-outlier warning to every result a finding names. It returns nil
@@ -32,7 +29,7 @@ func Fleet(ks []*Checked, atLeast int) *fleet.Summary {
 	}
 	s := fleet.Summarize(entries, fleet.DefaultThresholds)
 	for _, f := range s.Findings {
-		addDiag(of[f.Row], CodeFleet, diag.Warning, f.Message)
+		addDiag(of[f.Row], diag.Warning, f)
 	}
 	return &s
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"database/sql"
+	"fmt"
 	"github.com/nsyscheck/nsyscheck/diag"
 	"os"
 	"path/filepath"
@@ -53,7 +54,7 @@ func TestScanCleanCaptures(t *testing.T) {
 			}
 			if !r.Clean() || len(r.Diagnostics()) != 0 {
 				for _, d := range r.Diagnostics() {
-					t.Errorf("%s", noteText(d))
+					t.Errorf("%s", detailText(d))
 				}
 				t.Fatalf("clean capture has %d findings", len(r.Findings))
 			}
@@ -224,7 +225,7 @@ func TestScanExposedFixture(t *testing.T) {
 		if d.Code() != "capture-exposes" || d.Level != diag.Warning {
 			t.Errorf("diagnostic %+v", d)
 		}
-		all.WriteString(noteText(d) + "\n")
+		all.WriteString(detailText(d) + "\n")
 	}
 	msg := all.String()
 	for _, secret := range []string{fakeToken, otherKey, urlPass, staleToken, "hello colleague", "/home/alice/course"} {
@@ -232,7 +233,7 @@ func TestScanExposedFixture(t *testing.T) {
 			t.Errorf("diagnostics show %q in full:\n%s", secret, msg)
 		}
 	}
-	for _, want := range []string{"NSC_FAKE_TOKEN=nsc…(19 chars)", "SECRET_KEY", "NSC_NOTE", otherName, "pid 4242",
+	for _, want := range []string{"NSC_FAKE_TOKEN nsc…(19 chars)", "SECRET_KEY", "NSC_NOTE", otherName, "pid 4242",
 		"found in unused pages of the file", "STALE_API_TOKEN", "TARGET_INFO_SYSTEM_ENV row DeviceEnvironment"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("diagnostics do not mention %q:\n%s", want, msg)
@@ -409,8 +410,8 @@ func TestScanRealExposure(t *testing.T) {
 		t.Error("no other process found")
 	}
 	for _, d := range r.Diagnostics() {
-		if strings.Contains(noteText(d), fakeToken) {
-			t.Errorf("token in full in %q", noteText(d))
+		if strings.Contains(detailText(d), fakeToken) {
+			t.Errorf("token in full in %q", detailText(d))
 		}
 	}
 	rep := filepath.Join(exposureDir, "exposed.nsys-rep")
@@ -497,8 +498,8 @@ func TestScanNsysRepRaw(t *testing.T) {
 		t.Errorf("%d diagnostics: %+v", len(diags), diags)
 	}
 	for _, d := range diags {
-		if strings.Contains(noteText(d), fakeToken) || strings.Contains(noteText(d), urlPass) || strings.Contains(noteText(d), "hi there") {
-			t.Errorf("value in full: %s", noteText(d))
+		if strings.Contains(detailText(d), fakeToken) || strings.Contains(detailText(d), urlPass) || strings.Contains(detailText(d), "hi there") {
+			t.Errorf("value in full: %s", detailText(d))
 		}
 	}
 	if _, err := Scrub(p, filepath.Join(t.TempDir(), "x.sqlite"), ScrubOptions{}); err == nil ||
@@ -534,8 +535,17 @@ func TestScanAndScrubOddPath(t *testing.T) {
 	}
 }
 
-// noteText is the text of a diagnostic whose detail is a note.
-func noteText(d diag.Diagnostic) string {
-	n, _ := d.Detail.(diag.Note)
-	return n.Text
+// detailText is every string a diagnostic's words are made of: the
+// exposure's file and place, and each finding's label, masked value and
+// place.
+func detailText(d diag.Diagnostic) string {
+	e, ok := d.Detail.(Exposure)
+	if !ok {
+		return fmt.Sprintf("%v", d.Detail)
+	}
+	parts := []string{e.File, e.Where}
+	for _, f := range e.Findings {
+		parts = append(parts, string(f.Kind), f.Label(), f.Masked, f.Where)
+	}
+	return strings.Join(parts, " ")
 }

@@ -94,8 +94,55 @@ func fleetFindings(b *strings.Builder, s fleet.Summary, bullet string) {
 		return
 	}
 	for _, f := range s.Findings {
-		fmt.Fprintf(b, "%soutlier %s: %s\n", bullet, f.Kind, f.Message)
+		fmt.Fprintf(b, "%soutlier %s: %s\n", bullet, f.Kind, findingWords(f))
 	}
+}
+
+// findingWords says how far a GPU falls below its link or its peers, and
+// what most likely explains it.
+func findingWords(f fleet.Finding) string {
+	where := f.Name
+	if f.GPU >= 0 {
+		where = fmt.Sprintf("%s (GPU %d)", f.Name, f.GPU)
+	}
+	var s string
+	if f.Kind == "below-peers" {
+		s = fmt.Sprintf("%s: pinned %s %.1f GB/s is %.0f%% of the median %.1f GB/s of its %d peer(s) (%s), under %.0f%%",
+			where, strings.ToUpper(f.Direction), f.Got, 100*f.Share, f.PeerMedian, f.Peers, f.Model, 100*f.Threshold)
+	} else {
+		s = fmt.Sprintf("%s: pinned %s %.1f GB/s is %.0f%% of its rated PCIe %s (%.1f GB/s), under %.0f%%",
+			where, strings.ToUpper(f.Direction), f.Got, 100*f.Share, f.Link, f.RatedGBps, 100*f.Threshold)
+	}
+	switch f.Cause {
+	case fleet.CauseShared:
+		return s + ": the GPU was shared with other work during the run, which alone can explain it: run it again on an idle GPU before suspecting the link"
+	case fleet.CauseLinkOrNUMA:
+		return s + ": the link may be trained down (check nvidia-smi -q: PCIe generation and width, now and max), or the program's host memory lay on a remote NUMA node (it was not bound)"
+	}
+	return s + ": the link may be trained down (check nvidia-smi -q: PCIe generation and width, now and max)"
+}
+
+// JSONFleet is the fleet table's JSON: its rows as they are, its findings
+// with their words.
+type JSONFleet struct {
+	Thresholds fleet.Thresholds `json:"thresholds"`
+	Rows       []fleet.Row      `json:"rows"`
+	Findings   []jsonFinding    `json:"findings"`
+}
+
+type jsonFinding struct {
+	fleet.Finding
+	Message string `json:"message"`
+}
+
+// FleetJSON is the fleet table's JSON form, for the envelope and
+// summary.json.
+func FleetJSON(s fleet.Summary) JSONFleet {
+	j := JSONFleet{Thresholds: s.Thresholds, Rows: s.Rows, Findings: []jsonFinding{}}
+	for _, f := range s.Findings {
+		j.Findings = append(j.Findings, jsonFinding{Finding: f, Message: findingWords(f)})
+	}
+	return j
 }
 
 // fleetNum prints a number of the table, "-" where it is unknown (0).

@@ -105,8 +105,8 @@ func TestFleetTextFitsWidth(t *testing.T) {
 	}
 	flat := strings.Join(strings.Fields(out), " ")
 	for _, f := range s.Findings {
-		if !strings.Contains(flat, f.Message) {
-			t.Errorf("finding %q cut:\n%s", f.Message, out)
+		if !strings.Contains(flat, findingWords(f)) {
+			t.Errorf("finding %q cut:\n%s", findingWords(f), out)
 		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/nsyscheck/nsyscheck/audit"
-	"github.com/nsyscheck/nsyscheck/fleet"
 	"github.com/nsyscheck/nsyscheck/predictions"
 )
 
@@ -36,7 +35,7 @@ type Envelope struct {
 	// two or more GPUs (verify, report) or come from run --gpu all: each
 	// GPU's pinned bandwidth against its rated link and its peers, and the
 	// outliers found. Absent otherwise.
-	Fleet *fleet.Summary `json:"fleet,omitempty"`
+	Fleet *JSONFleet `json:"fleet,omitempty"`
 	// Check is the audit's check of the capture after the fix against the
 	// capture before it (kind "audit" with two inputs). Absent otherwise.
 	Check *audit.Check `json:"check,omitempty"`

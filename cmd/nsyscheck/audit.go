@@ -12,6 +12,7 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/audit"
 	"github.com/nsyscheck/nsyscheck/check"
+	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/report"
 	"github.com/nsyscheck/nsyscheck/runner"
 )
@@ -131,7 +132,7 @@ func runAudit(opts *auditOptions, args []string, s Streams) error {
 			continue
 		}
 		for _, d := range au.Diagnostics {
-			if d.Code() == check.CodeInputSubstituted {
+			if d.Code() == diag.CodeInputSubstituted {
 				fmt.Fprintf(s.Err, "%s: %s\n", au.Capture, report.DiagnosticText(d))
 			}
 		}
