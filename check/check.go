@@ -188,9 +188,10 @@ func addDiag(r *predictions.Result, level diag.Level, d diag.Detail) {
 // timed calls must all be flagged and none of the pinned group's.
 func compareNsysRule(r *predictions.Result, c *capture.Capture, flagged []runner.FlaggedCopy, file string) {
 	var groups *predictions.CallDurations
-	for i := range r.AsyncCalls {
-		if r.AsyncCalls[i].From == predictions.SourceTrace && len(r.AsyncCalls[i].PageableCorrelationIDs) > 0 {
-			groups = &r.AsyncCalls[i]
+	calls := predictions.CallRows.Of(r)
+	for i := range calls {
+		if calls[i].From == predictions.SourceTrace && len(calls[i].PageableCorrelationIDs) > 0 {
+			groups = &calls[i]
 		}
 	}
 	if groups == nil {
@@ -266,7 +267,7 @@ func attachPCIe(r *predictions.Result, link runner.PCIe) {
 		RatedGBps: link.RatedGBps, PinnedBytes: at}
 	for _, dir := range []vocab.Direction{vocab.H2D, vocab.D2H} {
 		best := 0.0
-		for _, row := range r.Copies {
+		for _, row := range predictions.CopyRows.Of(r) {
 			if row.Direction == dir && row.Source == vocab.MemPinned && row.Bytes == at && (best == 0 || row.From == predictions.SourceTrace) {
 				best = row.GBps
 			}
@@ -285,7 +286,7 @@ func attachResident(r *predictions.Result) {
 	if r.DeviceCopyGBps == 0 {
 		return
 	}
-	for _, k := range r.Kernels {
+	for _, k := range predictions.KernelRows.Of(r) {
 		if k.Variant == vocab.DeviceResident && k.GBps > 0 {
 			addDiag(r, diag.Info, diag.ResidentVsCopy{KernelGBps: k.GBps, From: string(k.From), DeviceGBps: r.DeviceCopyGBps})
 			return

@@ -54,14 +54,14 @@ func fleetEntry(k *Checked) fleet.Entry {
 	e.RatedGBps = g.PCIe.RatedGBps
 	e.Shared = info.SharedGPU()
 	var largest int64
-	for _, row := range r.Copies {
+	for _, row := range predictions.CopyRows.Of(r) {
 		if row.Source == vocab.MemPinned && row.Bytes > largest {
 			largest = row.Bytes
 		}
 	}
 	for _, dir := range []vocab.Direction{vocab.H2D, vocab.D2H} {
 		got, from := 0.0, ""
-		for _, row := range r.Copies {
+		for _, row := range predictions.CopyRows.Of(r) {
 			if row.Direction == dir && row.Source == vocab.MemPinned && row.Bytes == largest && (got == 0 || row.From == predictions.SourceTrace) {
 				got, from = row.GBps, string(row.From)
 			}

@@ -60,6 +60,22 @@ func (c Comparison) Interval() Interval {
 	return Interval{}
 }
 
+// Holds reports whether measured passes the comparison, with the
+// tolerance every criterion allows at its bound.
+func (c Comparison) Holds(measured float64) bool {
+	switch c.Relation {
+	case AtLeast:
+		return atLeast(measured, c.Bound)
+	case Below:
+		return below(measured, c.Bound)
+	case Equal:
+		return atLeast(measured, c.Bound) && atMost(measured, c.Bound)
+	case Within:
+		return c.Bound > 0 && atLeast(measured, c.Bound/c.Factor) && atMost(measured, c.Bound*c.Factor)
+	}
+	return false
+}
+
 // relTol is the relative distance from a bound within which a measured value
 // counts as equal to it, so that a value printed as exactly the bound is not
 // pushed across it by floating-point rounding.

@@ -122,40 +122,6 @@ type byteTotals struct {
 	recs             []Records // the groups' calls (trace only)
 }
 
-// sourceData is everything one source of numbers offers; a nil part comes
-// with its reason.
-type sourceData struct {
-	name       Source
-	file       string // the program's numbers file, for evidence
-	h2d, d2h   *sweepData
-	h2dWhy     Why
-	d2hWhy     Why
-	async      *asyncData
-	asyncWhy   Why
-	kern       *kernelData
-	kernWhy    Why
-	calls      *callTotals
-	callsWhy   Why
-	bytes      *byteTotals
-	bytesWhy   Why
-	bytesShort Why // bytesWhy in a few words
-	deviceGBps float64
-	deviceFrom *DeviceCopyFrom
-}
-
-// line is one evidence line of d: numbers read from table (a trace) or
-// from d's file (the program's numbers), the records behind them, and what
-// the line says.
-func (d *sourceData) line(table string, recs []Records, f Fact) Evidence {
-	e := Evidence{Source: d.name, Fact: f, Records: recs}
-	if d.file != "" {
-		e.File = d.file
-	} else {
-		e.Table = table
-	}
-	return e
-}
-
 // recordsOf lists the records of timings that name theirs.
 func recordsOf(ts ...*Records) []Records {
 	var out []Records

@@ -6,70 +6,23 @@ import (
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
-// eval is one source's answer to one claim.
-type eval struct {
-	verdict  Verdict
-	measured *float64
-	bound    float64
-	evidence []Evidence
-	reason   Why
-	// short says in a few words why the input cannot answer, for a
-	// control's "unchecked" note.
-	short Why
-}
+func unavailable(reason Why) Outcome { return UnavailableOutcome(reason) }
 
-func unavailable(reason Why) eval { return eval{verdict: Unavailable, reason: reason} }
-
-// claimSpec describes a claim and how to evaluate it from one source.
-type claimSpec struct {
-	id         string
-	prediction int
-	statement  string
-	compare    Comparison // its bound 0 where the bound is computed (3.factor)
-	unit       string
-	eval       func(d *sourceData) eval
-}
-
-var claimSpecs = []claimSpec{
-	{"1.floor", 1, "pinned beats pageable at every size (H2D), and at 256 MiB pageable costs at least 1.3x pinned",
-		Comparison{Relation: AtLeast, Bound: FloorRatio}, "x (pageable ms / pinned ms at 256 MiB)", evalFloor},
-	{"1.growth", 1, "the pageable/pinned ratio grows with size (Kendall's tau >= 0.6 and largest size's ratio above the smallest's)",
-		Comparison{Relation: AtLeast, Bound: GrowthTau}, "Kendall's tau (size vs ratio)", evalGrowth},
-	{"2.pageable", 2, "the pageable cudaMemcpyAsync call holds the thread for at least 80% of its completion time",
-		Comparison{Relation: AtLeast, Bound: PageableShareMin}, "share (mean call / mean completion)", func(d *sourceData) eval { return evalShare(d, vocab.MemPageable) }},
-	{"2.pinned", 2, "the pinned cudaMemcpyAsync call holds the thread for under 10% of its completion time",
-		Comparison{Relation: Below, Bound: PinnedShareMax}, "share (mean call / mean completion)", func(d *sourceData) eval { return evalShare(d, vocab.MemPinned) }},
-	{"3.factor", 3, "zero-copy's loss to device-resident is within a factor of two of resident GB/s / pinned H2D GB/s at 64 MiB",
-		Comparison{Relation: Within, Factor: LossFactor}, "x (zero-copy ms / resident ms)", evalFactor},
-	{"4.calltime", 4, "the ten timed pageable cudaMemcpyAsync calls total at least 5x the call time of the ten pinned ones",
-		Comparison{Relation: AtLeast, Bound: CallTimeRatio}, "x (pageable total / pinned total)", evalCallTime},
-	{"4.bytes", 4, "both groups of timed cudaMemcpyAsync calls move the same bytes",
-		Comparison{Relation: Equal, Bound: 1}, "pageable bytes / pinned bytes", evalBytes},
-}
-
-// controls are the checks that guard a prediction's comparison rather than
-// state its claim, by claim id, with the word that names each in an
-// "unchecked" note. A prediction's verdict comes from its claims; a control
-// that died kills it, and one the input cannot check is named beside it.
-var controls = map[string]string{
-	"4.bytes": "bytes",
-}
-
-func sweepEvidence(d *sourceData, sd *sweepData, sizes []int64) []Evidence {
-	ev := []Evidence{d.line(sd.table, nil, sd.how)}
+func sweepEvidence(n *Numbers, sd *sweepData, sizes []int64) []Evidence {
+	ev := []Evidence{n.Line(sd.table, nil, sd.how)}
 	for _, b := range sizes {
 		p, q := sd.pageable[b], sd.pinned[b]
 		row := SweepRow{Dir: sd.dir, Bytes: b, Pageable: Timed{Ms: p.ms, GBps: gbps(b, p.ms), At: optAt(p)},
 			Pinned: Timed{Ms: q.ms, GBps: gbps(b, q.ms), At: optAt(q)}, Ratio: sd.ratio(b)}
-		ev = append(ev, d.line(sd.table, recordsOf(row.Pageable.At, row.Pinned.At), row))
+		ev = append(ev, n.Line(sd.table, recordsOf(row.Pageable.At, row.Pinned.At), row))
 	}
 	return ev
 }
 
-func evalFloor(d *sourceData) eval {
-	sd := d.h2d
+func evalFloor(n *Numbers) Outcome {
+	sd, why := sweepH2D.Get(n)
 	if sd == nil {
-		return unavailable(d.h2dWhy)
+		return unavailable(why)
 	}
 	top := floorSize
 	if !sd.has(top) {
@@ -88,18 +41,18 @@ func evalFloor(d *sourceData) eval {
 		}
 	}
 	r := sd.ratio(top)
-	e := eval{verdict: verdictOf(FloorHolds(append(others, r))), measured: ptr(r), bound: FloorRatio,
-		evidence: sweepEvidence(d, sd, sd.sizes)}
+	e := Outcome{Verdict: verdictOf(FloorHolds(append(others, r))), Measured: ptr(r), Bound: FloorRatio,
+		Evidence: sweepEvidence(n, sd, sd.sizes)}
 	if len(slower) > 0 {
-		e.evidence = append(e.evidence, d.line(sd.table, nil, NotFaster{Sizes: slower}))
+		e.Evidence = append(e.Evidence, n.Line(sd.table, nil, NotFaster{Sizes: slower}))
 	}
 	return e
 }
 
-func evalGrowth(d *sourceData) eval {
-	sd := d.h2d
+func evalGrowth(n *Numbers) Outcome {
+	sd, why := sweepH2D.Get(n)
 	if sd == nil {
-		return unavailable(d.h2dWhy)
+		return unavailable(why)
 	}
 	if len(sd.sizes) < 2 {
 		return unavailable(TooFewSizes{Sizes: sd.sizes})
@@ -115,20 +68,21 @@ func evalGrowth(d *sourceData) eval {
 		}
 	}
 	ev := []Evidence{
-		d.line(sd.table, nil, GrowthRatios{Sizes: sd.sizes, Ratios: ratios, Method: sd.how}),
-		d.line(sd.table, nil, Tau{Tau: tau, Largest: ratios[len(ratios)-1], Smallest: ratios[0]}),
+		n.Line(sd.table, nil, GrowthRatios{Sizes: sd.sizes, Ratios: ratios, Method: sd.how}),
+		n.Line(sd.table, nil, Tau{Tau: tau, Largest: ratios[len(ratios)-1], Smallest: ratios[0]}),
 	}
 	if ties {
-		ev = append(ev, d.line(sd.table, nil, Ties{}))
+		ev = append(ev, n.Line(sd.table, nil, Ties{}))
 	}
-	return eval{verdict: verdictOf(held), measured: ptr(tau), bound: GrowthTau, evidence: ev}
+	return Outcome{Verdict: verdictOf(held), Measured: ptr(tau), Bound: GrowthTau, Evidence: ev}
 }
 
-func evalShare(d *sourceData, src vocab.MemKind) eval {
-	if d.async == nil {
-		return unavailable(d.asyncWhy)
+func evalShare(n *Numbers, src vocab.MemKind) Outcome {
+	ad, why := asyncSlot.Get(n)
+	if ad == nil {
+		return unavailable(why)
 	}
-	s := d.async.side[src]
+	s := ad.side[src]
 	share := s.callMs / s.completionMs
 	held := PageableShareHolds(share)
 	bound := PageableShareMin
@@ -136,24 +90,25 @@ func evalShare(d *sourceData, src vocab.MemKind) eval {
 		held, bound = PinnedShareHolds(share), PinnedShareMax
 	}
 	line := Share{Source: src, CallMs: s.callMs, CompletionMs: s.completionMs, Share: share, Calls: s.runs, At: s.at}
-	return eval{verdict: verdictOf(held), measured: ptr(share), bound: bound,
-		evidence: []Evidence{d.line(d.async.table, nil, d.async.how), d.line(d.async.table, recordsOf(s.at), line)}}
+	return Outcome{Verdict: verdictOf(held), Measured: ptr(share), Bound: bound,
+		Evidence: []Evidence{n.Line(ad.table, nil, ad.how), n.Line(ad.table, recordsOf(s.at), line)}}
 }
 
-func evalFactor(d *sourceData) eval {
-	if d.kern == nil {
-		return unavailable(d.kernWhy)
+func evalFactor(n *Numbers) Outcome {
+	k, why := kernSlot.Get(n)
+	if k == nil {
+		return unavailable(why)
 	}
-	if d.h2d == nil {
-		return unavailable(NeedsPinnedRate{Why: d.h2dWhy})
+	h2d, why := sweepH2D.Get(n)
+	if h2d == nil {
+		return unavailable(NeedsPinnedRate{Why: why})
 	}
 	at := kernelBytes
-	if !d.h2d.has(at) {
+	if !h2d.has(at) {
 		return unavailable(NoPinnedAt{Bytes: at})
 	}
-	k := d.kern
 	res, zero := k.ms[vocab.DeviceResident], k.ms[vocab.ZeroCopy]
-	pin := d.h2d.pinned[at]
+	pin := h2d.pinned[at]
 	resGBps := k.gbps(vocab.DeviceResident)
 	pinGBps := gbps(at, pin.ms)
 	predicted := resGBps / pinGBps
@@ -161,14 +116,14 @@ func evalFactor(d *sourceData) eval {
 	times := KernelTimes{Resident: Timed{Ms: res.ms, GBps: resGBps, At: optAt(res)},
 		ZeroCopy: Timed{Ms: zero.ms, GBps: k.gbps(vocab.ZeroCopy), At: optAt(zero)}}
 	ev := []Evidence{
-		d.line(k.table, nil, k.how),
-		d.line(k.table, nil, KernelBytes{Bytes: k.bytes, From: k.bytesFrom}),
-		d.line(k.table, recordsOf(times.Resident.At, times.ZeroCopy.At), times),
-		d.line(d.h2d.table, recordsOf(optAt(pin)), PinnedRate{Bytes: at, Timed: Timed{Ms: pin.ms, GBps: pinGBps, At: optAt(pin)}}),
-		d.line(k.table, nil, Loss{ResidentGBps: resGBps, PinnedGBps: pinGBps, Predicted: predicted, ZeroCopyMs: zero.ms,
+		n.Line(k.table, nil, k.how),
+		n.Line(k.table, nil, KernelBytes{Bytes: k.bytes, From: k.bytesFrom}),
+		n.Line(k.table, recordsOf(times.Resident.At, times.ZeroCopy.At), times),
+		n.Line(h2d.table, recordsOf(optAt(pin)), PinnedRate{Bytes: at, Timed: Timed{Ms: pin.ms, GBps: pinGBps, At: optAt(pin)}}),
+		n.Line(k.table, nil, Loss{ResidentGBps: resGBps, PinnedGBps: pinGBps, Predicted: predicted, ZeroCopyMs: zero.ms,
 			ResidentMs: res.ms, Measured: measured, Compare: Comparison{Relation: Within, Bound: predicted, Factor: LossFactor}}),
 	}
-	return eval{verdict: verdictOf(FactorHolds(measured, predicted)), measured: ptr(measured), bound: predicted, evidence: ev}
+	return Outcome{Verdict: verdictOf(FactorHolds(measured, predicted)), Measured: ptr(measured), Bound: predicted, Evidence: ev}
 }
 
 // optAt is where a timing's records are, nil when it names none.
@@ -179,11 +134,11 @@ func optAt(t timing) *Records {
 	return t.at
 }
 
-func evalCallTime(d *sourceData) eval {
-	if d.calls == nil {
-		return unavailable(d.callsWhy)
+func evalCallTime(n *Numbers) Outcome {
+	ct, why := callsSlot.Get(n)
+	if ct == nil {
+		return unavailable(why)
 	}
-	ct := d.calls
 	if !(ct.pinnedMs > 0) {
 		return unavailable(PinnedCallsZero{})
 	}
@@ -196,31 +151,37 @@ func evalCallTime(d *sourceData) eval {
 	}
 	line := CallTotals{PageableMs: ct.pageableMs, PinnedMs: ct.pinnedMs, PageableN: ct.pageableN, PinnedN: ct.pinnedN,
 		Ratio: ratio, OfMeans: unequal}
-	return eval{verdict: verdictOf(CallTimeHolds(ratio)), measured: ptr(ratio), bound: CallTimeRatio,
-		evidence: []Evidence{d.line(ct.table, ct.recs, ct.how), d.line(ct.table, nil, line)}}
+	return Outcome{Verdict: verdictOf(CallTimeHolds(ratio)), Measured: ptr(ratio), Bound: CallTimeRatio,
+		Evidence: []Evidence{n.Line(ct.table, ct.recs, ct.how), n.Line(ct.table, nil, line)}}
 }
 
-func evalBytes(d *sourceData) eval {
-	if d.bytes == nil {
-		e := unavailable(d.bytesWhy)
-		if d.bytesWhy == nil {
-			e = unavailable(d.callsWhy)
+func evalBytes(n *Numbers) Outcome {
+	b, why := bytesSlot.Get(n)
+	if b == nil {
+		if why == nil {
+			_, why = callsSlot.Get(n)
 		}
-		e.short = d.bytesShort
+		e := unavailable(why)
+		e.Short = bytesSlot.Short(n)
 		return e
 	}
-	b := d.bytes
 	r := float64(b.pageable) / float64(b.pinned)
-	return eval{verdict: verdictOf(b.pageable == b.pinned), measured: ptr(r), bound: 1,
-		evidence: []Evidence{d.line(b.table, b.recs, b.how),
-			d.line(b.table, nil, GroupBytes{Pageable: b.pageable, Pinned: b.pinned, PerCopy: b.perCopy})}}
+	return Outcome{Verdict: verdictOf(b.pageable == b.pinned), Measured: ptr(r), Bound: 1,
+		Evidence: []Evidence{n.Line(b.table, b.recs, b.how),
+			n.Line(b.table, nil, GroupBytes{Pageable: b.pageable, Pinned: b.pinned, PerCopy: b.perCopy})}}
 }
 
-// Evaluate judges every claim, prediction and the exercise for one capture.
+// Evaluate judges every claim and prediction of the Lesson, and the
+// exercise, for one capture.
 func Evaluate(c *capture.Capture) *Result {
 	diags := &diagList{}
-	r := &Result{Input: Input{Path: c.Path, Format: c.Format, Files: c.Files, GPU: c.Meta.GPU},
-		Copies: []CopyRow{}, Async: []AsyncRow{}, Kernels: []KernelRow{}, AsyncCalls: []CallDurations{}}
+	r := &Result{Input: Input{Path: c.Path, Format: c.Format, Files: c.Files, GPU: c.Meta.GPU}}
+	parts := Lesson.Parts()
+	for _, p := range parts {
+		if p.Rows != nil {
+			p.Rows.start(r)
+		}
+	}
 	if c.Program != nil {
 		r.Input.ProgramSource = c.Program.Source
 		if r.Input.GPU == "" {
@@ -232,22 +193,29 @@ func Evaluate(c *capture.Capture) *Result {
 	for _, s := range c.SetAside {
 		diags.Add(diag.Warning, SiblingSetAside{Path: s.Path, Reason: s.Reason})
 	}
-	var srcs []*sourceData
+	var srcs []*Numbers
 	if hasTrace(c) {
-		srcs = append(srcs, traceData(c, diags, r))
+		in := &Reading{Capture: c, From: SourceTrace, diags: diags}
+		in.trace, in.traceWhy = newTrace(c, diags)
+		if in.trace != nil {
+			r.Input.Thread = &vocab.Thread{PID: in.trace.pid, TID: in.trace.tid}
+		}
+		srcs = append(srcs, read(parts, in))
 	}
 	if c.Program != nil {
-		srcs = append(srcs, programData(c, diags))
+		srcs = append(srcs, read(parts, &Reading{Capture: c, From: SourceProgram, diags: diags}))
 	}
 
-	for _, spec := range claimSpecs {
-		r.Claims = append(r.Claims, judge(spec, srcs, diags))
+	for _, p := range parts {
+		for _, spec := range p.Claims {
+			r.Claims = append(r.Claims, judge(p.ID, spec, srcs, diags))
+		}
 	}
-	for p := 1; p <= 4; p++ {
-		pr := Prediction{ID: p}
+	for _, p := range parts {
+		pr := Prediction{ID: p.ID}
 		var claims []Claim
 		for _, cl := range r.Claims {
-			if cl.Prediction == p {
+			if cl.Prediction == p.ID {
 				pr.Claims = append(pr.Claims, cl.ID)
 				claims = append(claims, cl)
 			}
@@ -256,80 +224,92 @@ func Evaluate(c *capture.Capture) *Result {
 		r.Predictions = append(r.Predictions, pr)
 	}
 	r.Exercise = exercise(srcs)
-	for _, d := range srcs {
-		tables(r, d)
-		slowerCheck(d, diags)
-		if r.DeviceCopyGBps == 0 && d.deviceGBps > 0 {
-			r.DeviceCopyGBps, r.DeviceCopyFrom = d.deviceGBps, d.deviceFrom
+	for _, n := range srcs {
+		for _, p := range parts {
+			if p.AddRows != nil {
+				p.AddRows(n, r)
+			}
+		}
+		for _, p := range parts {
+			if p.Notice != nil {
+				p.Notice(n, diags)
+			}
+		}
+		if r.DeviceCopyGBps == 0 && n.deviceGBps > 0 {
+			r.DeviceCopyGBps, r.DeviceCopyFrom = n.deviceGBps, n.deviceFrom
 		}
 	}
 	r.Diagnostics = diags.Items()
 	return r
 }
 
-// traceData reads every part from the trace.
-func traceData(c *capture.Capture, diags *diagList, r *Result) *sourceData {
-	d := &sourceData{name: SourceTrace}
-	t, why := newTrace(c, diags)
-	if t == nil {
-		d.h2dWhy, d.d2hWhy, d.asyncWhy, d.kernWhy, d.callsWhy, d.bytesWhy = why, why, why, why, why, why
-		return d
+// read fills one source's numbers: every part's, in order, then the
+// device-to-device reference copy and, for the program's numbers, its
+// correctness gates.
+func read(parts []*Part, in *Reading) *Numbers {
+	n := &Numbers{From: in.From, slots: map[any]slotValue{}}
+	if in.From == SourceProgram {
+		n.File = programFile(in.Capture)
 	}
-	r.Input.Thread = &vocab.Thread{PID: t.pid, TID: t.tid}
-	d.h2d, d.h2dWhy = t.part1(vocab.H2D)
-	d.d2h, d.d2hWhy = t.part1(vocab.D2H)
-	d.async, d.asyncWhy = t.part2()
-	if d.async != nil {
-		d.calls, d.bytes, d.bytesWhy = t.part4(d.async)
-		if d.bytes == nil && !c.Has(capture.FactMemcpy) {
-			d.bytesShort = NoPerCopyRecords{AddGPUTrace: c.Format == capture.FormatCSV}
+	for _, p := range parts {
+		if p.Read != nil {
+			p.Read(in, n)
 		}
-	} else {
-		d.callsWhy, d.bytesWhy = d.asyncWhy, d.asyncWhy
 	}
-	d.kern, d.kernWhy = t.part3(c.Program)
-	if dc := t.deviceCopy(); dc != nil {
-		d.deviceGBps, d.deviceFrom = dc.GBps, &DeviceCopyFrom{Source: SourceTrace, Trace: dc}
+	if in.From == SourceTrace {
+		if in.trace != nil {
+			if dc := in.trace.deviceCopy(); dc != nil {
+				n.deviceGBps, n.deviceFrom = dc.GBps, &DeviceCopyFrom{Source: SourceTrace, Trace: dc}
+			}
+		}
+		return n
 	}
-	return d
+	m := in.Capture.Program
+	if m.DeviceCopyGBps > 0 {
+		n.deviceGBps, n.deviceFrom = m.DeviceCopyGBps, &DeviceCopyFrom{Source: SourceProgram, Program: programOf(in.Capture)}
+	}
+	for _, g := range m.Gates {
+		if !g.Passed {
+			in.diags.Add(diag.Error, GateFailed{Name: g.Name, Detail: g.Detail})
+		}
+	}
+	return n
 }
 
 // judge merges the sources' answers to one claim: the trace decides where it
 // can answer; the program's numbers otherwise.
-func judge(spec claimSpec, srcs []*sourceData, diags *diagList) Claim {
-	cl := Claim{ID: spec.id, Prediction: spec.prediction, Statement: spec.statement, Compare: spec.compare,
-		Unit: spec.unit, Verdict: Unavailable, Evidence: []Evidence{}}
-	var evals []eval
-	for _, d := range srcs {
-		evals = append(evals, spec.eval(d))
+func judge(prediction int, spec ClaimSpec, srcs []*Numbers, diags *diagList) Claim {
+	cl := Claim{ID: spec.ID, Prediction: prediction, Statement: spec.Statement, Compare: spec.Compare,
+		Unit: spec.Unit, Verdict: Unavailable, Evidence: []Evidence{}, control: spec.Control}
+	var evals []Outcome
+	for _, n := range srcs {
+		evals = append(evals, spec.Eval(n))
 	}
 	decided := -1
 	for i, e := range evals {
-		if e.verdict != Unavailable {
+		if e.Verdict != Unavailable {
 			decided = i
 			break
 		}
 	}
 	var reasons []SourceWhy
 	for i, e := range evals {
-		cl.Evidence = append(cl.Evidence, e.evidence...)
-		if e.verdict == Unavailable {
-			reasons = append(reasons, SourceWhy{Source: srcs[i].name, Why: e.reason})
+		cl.Evidence = append(cl.Evidence, e.Evidence...)
+		if e.Verdict == Unavailable {
+			reasons = append(reasons, SourceWhy{Source: srcs[i].From, Why: e.Why})
 		}
 		if len(srcs) > 1 {
-			cl.Sources = append(cl.Sources, SourceValue{Source: srcs[i].name, Verdict: e.verdict, Measured: e.measured, Bound: e.bound, Why: e.reason})
+			cl.Sources = append(cl.Sources, SourceValue{Source: srcs[i].From, Verdict: e.Verdict, Measured: e.Measured, Bound: e.Bound, Why: e.Why})
 		}
 	}
-	cl.Control = controls[spec.id] != ""
+	cl.Control = spec.Control != ""
 	if decided < 0 {
 		for _, e := range evals {
-			if e.short != nil {
-				cl.short = e.short
+			if e.Short != nil {
+				cl.short = e.Short
 				break
 			}
 		}
-	}
-	if decided < 0 {
 		cl.Why = reasons
 		if len(srcs) == 0 {
 			cl.Why = []SourceWhy{{Why: NoSources{}}}
@@ -337,11 +317,11 @@ func judge(spec claimSpec, srcs []*sourceData, diags *diagList) Claim {
 		return cl
 	}
 	e := evals[decided]
-	cl.Verdict, cl.Measured, cl.Compare.Bound, cl.From = e.verdict, e.measured, e.bound, srcs[decided].name
+	cl.Verdict, cl.Measured, cl.Compare.Bound, cl.From = e.Verdict, e.Measured, e.Bound, srcs[decided].From
 	for i, o := range evals {
-		if i != decided && o.verdict != Unavailable && o.verdict != e.verdict {
-			diags.Add(diag.Warning, SourcesDisagree{Claim: spec.id, Decided: srcs[decided].name, Other: srcs[i].name,
-				DecidedVerdict: e.verdict, OtherVerdict: o.verdict, DecidedMeasured: *e.measured, OtherMeasured: *o.measured})
+		if i != decided && o.Verdict != Unavailable && o.Verdict != e.Verdict {
+			diags.Add(diag.Warning, SourcesDisagree{Claim: spec.ID, Decided: srcs[decided].From, Other: srcs[i].From,
+				DecidedVerdict: e.Verdict, OtherVerdict: o.Verdict, DecidedMeasured: *e.Measured, OtherMeasured: *o.Measured})
 		}
 	}
 	return cl
@@ -350,7 +330,7 @@ func judge(spec claimSpec, srcs []*sourceData, diags *diagList) Claim {
 // combinePrediction gives a prediction's verdict from its claims (see
 // combine) and its controls: a control that died kills the prediction; one
 // the input cannot check leaves the claims' verdict and is named in the
-// returned notes ("bytes unchecked: ...").
+// returned notes.
 func combinePrediction(cls []Claim) (Verdict, []Unchecked) {
 	var vs []Verdict
 	for _, cl := range cls {
@@ -369,7 +349,7 @@ func combinePrediction(cls []Claim) (Verdict, []Unchecked) {
 			v = Died
 		case Unavailable:
 			if v != Unavailable {
-				unchecked = append(unchecked, Unchecked{Control: controls[cl.ID], Why: cl.short, Whole: cl.Why})
+				unchecked = append(unchecked, Unchecked{Control: cl.control, Why: cl.short, Whole: cl.Why})
 			}
 		}
 	}
@@ -397,32 +377,33 @@ func combine(vs []Verdict) Verdict {
 	return Unavailable
 }
 
-func exercise(srcs []*sourceData) Exercise {
+func exercise(srcs []*Numbers) Exercise {
 	ex := Exercise{Verdict: vocab.Unanswered}
 	var reasons []SourceWhy
 	at := ExerciseBytes
-	for _, d := range srcs {
-		h, d2 := d.h2d, d.d2h
+	for _, n := range srcs {
+		h, hWhy := sweepH2D.Get(n)
+		d2, dWhy := sweepD2H.Get(n)
 		switch {
 		case h == nil:
-			reasons = append(reasons, SourceWhy{Source: d.name, Why: d.h2dWhy})
+			reasons = append(reasons, SourceWhy{Source: n.From, Why: hWhy})
 		case d2 == nil:
-			reasons = append(reasons, SourceWhy{Source: d.name, Why: d.d2hWhy})
+			reasons = append(reasons, SourceWhy{Source: n.From, Why: dWhy})
 		case !h.has(at) || !d2.has(at):
-			reasons = append(reasons, SourceWhy{Source: d.name, Why: NoExerciseRows{}})
+			reasons = append(reasons, SourceWhy{Source: n.From, Why: NoExerciseRows{}})
 		default:
 			hr, dr := h.ratio(at), d2.ratio(at)
 			if ex.Verdict == vocab.Answered {
-				ex.Evidence = append(ex.Evidence, d.line(h.table, nil, ExerciseBoth{H2D: hr, D2H: dr, Answer: DirectionAnswer(hr, dr)}))
+				ex.Evidence = append(ex.Evidence, n.Line(h.table, nil, ExerciseBoth{H2D: hr, D2H: dr, Answer: DirectionAnswer(hr, dr)}))
 				continue
 			}
 			ex.H2DRatio, ex.D2HRatio = ptr(hr), ptr(dr)
 			ex.Answer = DirectionAnswer(hr, dr)
-			ex.Verdict, ex.From = vocab.Answered, d.name
+			ex.Verdict, ex.From = vocab.Answered, n.From
 			ex.Evidence = append(ex.Evidence,
-				d.line(h.table, recordsOf(optAt(h.pageable[at]), optAt(h.pinned[at])),
+				n.Line(h.table, recordsOf(optAt(h.pageable[at]), optAt(h.pinned[at])),
 					ExerciseRatio{Dir: vocab.H2D, Bytes: at, PageableMs: h.pageable[at].ms, PinnedMs: h.pinned[at].ms, Ratio: hr}),
-				d.line(d2.table, recordsOf(optAt(d2.pageable[at]), optAt(d2.pinned[at])),
+				n.Line(d2.table, recordsOf(optAt(d2.pageable[at]), optAt(d2.pinned[at])),
 					ExerciseRatio{Dir: vocab.D2H, Bytes: at, PageableMs: d2.pageable[at].ms, PinnedMs: d2.pinned[at].ms, Ratio: dr}))
 		}
 	}
@@ -433,59 +414,4 @@ func exercise(srcs []*sourceData) Exercise {
 		}
 	}
 	return ex
-}
-
-// tables appends one source's rows to the result's tables.
-func tables(r *Result, d *sourceData) {
-	for _, sd := range []*sweepData{d.h2d, d.d2h} {
-		if sd == nil {
-			continue
-		}
-		for _, src := range sources {
-			for _, b := range sd.sizes {
-				t := sd.pageable[b]
-				if src == vocab.MemPinned {
-					t = sd.pinned[b]
-				}
-				r.Copies = append(r.Copies, CopyRow{From: d.name, Direction: sd.dir, Source: src, Bytes: b,
-					Ms: t.ms, GBps: gbps(b, t.ms), Ratio: sd.ratio(b), Runs: t.runs, CorrelationIDs: t.corr})
-			}
-		}
-	}
-	if d.async != nil {
-		for _, src := range sources {
-			s := d.async.side[src]
-			r.Async = append(r.Async, AsyncRow{From: d.name, Source: src, Bytes: s.bytes, CallMs: s.callMs,
-				CompletionMs: s.completionMs, Share: s.callMs / s.completionMs, Runs: s.runs, CorrelationIDs: s.corr})
-		}
-	}
-	if d.kern != nil {
-		for _, v := range variants {
-			t := d.kern.ms[v]
-			r.Kernels = append(r.Kernels, KernelRow{From: d.name, Variant: v, Bytes: d.kern.bytes, BytesFrom: d.kern.bytesFrom,
-				MsPerLaunch: t.ms, GBps: d.kern.gbps(v), Runs: t.runs, CorrelationIDs: t.corr})
-		}
-	}
-	if d.calls != nil && d.calls.perCall != nil {
-		r.AsyncCalls = append(r.AsyncCalls, *d.calls.perCall)
-	}
-}
-
-// slowerCheck warns, from the numbers alone, when a pinned row is slower
-// than its pageable row.
-func slowerCheck(d *sourceData, diags *diagList) {
-	for _, sd := range []*sweepData{d.h2d, d.d2h} {
-		if sd == nil {
-			continue
-		}
-		var slow []SlowSize
-		for _, b := range sd.sizes {
-			if sd.pinned[b].ms > sd.pageable[b].ms {
-				slow = append(slow, SlowSize{Bytes: b, PinnedMs: sd.pinned[b].ms, PageableMs: sd.pageable[b].ms})
-			}
-		}
-		if len(slow) > 0 {
-			diags.Add(diag.Warning, PinnedSlower{Source: d.name, Dir: sd.dir, Sizes: slow})
-		}
-	}
 }

@@ -80,8 +80,10 @@ func factsOf[T Fact](ev []Evidence) []T {
 
 func allVerdicts(v Verdict) map[string]Verdict {
 	out := map[string]Verdict{}
-	for _, s := range claimSpecs {
-		out[s.id] = v
+	for _, p := range Lesson.Parts() {
+		for _, s := range p.Claims {
+			out[s.ID] = v
+		}
 	}
 	return out
 }
@@ -130,10 +132,10 @@ func TestSyntheticAllHeld(t *testing.T) {
 	if got := *r.Claim("3.factor").Measured; !near(got, 4/0.05, 1e-6) {
 		t.Errorf("3.factor measured %v", got)
 	}
-	if len(r.Copies) != 20 || len(r.Async) != 2 || len(r.Kernels) != 2 || len(r.AsyncCalls) != 1 {
-		t.Errorf("tables: %d copies, %d async, %d kernels, %d call lists", len(r.Copies), len(r.Async), len(r.Kernels), len(r.AsyncCalls))
+	if len(CopyRows.Of(r)) != 20 || len(AsyncRows.Of(r)) != 2 || len(KernelRows.Of(r)) != 2 || len(CallRows.Of(r)) != 1 {
+		t.Errorf("tables: %d copies, %d async, %d kernels, %d call lists", len(CopyRows.Of(r)), len(AsyncRows.Of(r)), len(KernelRows.Of(r)), len(CallRows.Of(r)))
 	}
-	if n := len(r.AsyncCalls[0].PageableMs); n != 10 {
+	if n := len(CallRows.Of(r)[0].PageableMs); n != 10 {
 		t.Errorf("%d pageable call durations", n)
 	}
 	if len(r.Diagnostics) != 0 {
@@ -142,7 +144,7 @@ func TestSyntheticAllHeld(t *testing.T) {
 	if r.Exercise.Verdict != vocab.Answered || r.Exercise.Answer != GainSame {
 		t.Errorf("exercise %+v", r.Exercise)
 	}
-	if k := r.Kernels[0]; k.Bytes != 128*mib || k.BytesFrom.Given || k.BytesFrom.Implied {
+	if k := KernelRows.Of(r)[0]; k.Bytes != 128*mib || k.BytesFrom.Given || k.BytesFrom.Implied {
 		t.Errorf("kernel bytes %d from %+v, want the lesson's design", k.Bytes, k.BytesFrom)
 	}
 }
@@ -427,7 +429,7 @@ func TestOtherCountsWithoutNVTX(t *testing.T) {
 	if !anyDetail(r, func(d RunsShape) bool { return d.Dir == vocab.H2D && len(d.Runs) > 0 && d.Runs[0] == want }) {
 		t.Errorf("no lesson-structure diagnostic naming the runs: %+v", r.Diagnostics)
 	}
-	for _, row := range r.Copies {
+	for _, row := range CopyRows.Of(r) {
 		if row.Runs != 6 {
 			t.Errorf("%s %s %d: %d runs, want 6", row.Direction, row.Source, row.Bytes, row.Runs)
 		}

@@ -217,6 +217,14 @@ type DeviceCopy struct {
 	GBps      float64
 }
 
+// Quantity is a plain measured value: what it is, the value and its
+// unit; for a prediction whose evidence needs no words of its own.
+type Quantity struct {
+	What  Words
+	Value float64
+	Unit  Words
+}
+
 // The facts that say how a part's groups were found.
 
 // SweepByRanges: part 1 found in NVTX ranges, one per host memory.
@@ -349,6 +357,7 @@ type ProgramCalls struct{ Program Program }
 // ProgramBytes: prediction 4's bytes from the program's asyncCalls.
 type ProgramBytes struct{ Program Program }
 
+func (Quantity) isFact()        {}
 func (SweepRow) isFact()        {}
 func (NotFaster) isFact()       {}
 func (GrowthRatios) isFact()    {}

@@ -32,50 +32,30 @@ func programOf(c *capture.Capture) Program {
 	return Program{Format: c.Format, File: programFile(c)}
 }
 
-// programData reads the program's (or a measurements file's) numbers.
-func programData(c *capture.Capture, diags *diagList) *sourceData {
-	m := c.Program
+// programCalls reads prediction 4 from the program's (or a measurements
+// file's) asyncCalls: the call-time totals a trace gave it, and the bytes
+// per group where it gives them.
+func programCalls(c *capture.Capture, n *Numbers) {
 	label := programOf(c)
-	d := &sourceData{name: SourceProgram, file: programFile(c)}
-	for _, dir := range []vocab.Direction{vocab.H2D, vocab.D2H} {
-		sd, why := programSweep(m, dir, label)
-		if dir == vocab.H2D {
-			d.h2d, d.h2dWhy = sd, why
-		} else {
-			d.d2h, d.d2hWhy = sd, why
-		}
-	}
-	d.async, d.asyncWhy = programAsync(m, label)
-	d.kern, d.kernWhy = programKernels(m, label, diags)
-	if a := m.AsyncCalls; a != nil && a.PageableMs > 0 && a.PinnedMs > 0 {
-		d.calls = &callTotals{pageableMs: a.PageableMs, pinnedMs: a.PinnedMs, pageableN: a.PageableCalls, pinnedN: a.PinnedCalls,
-			how: ProgramCalls{Program: label}}
+	if a := c.Program.AsyncCalls; a != nil && a.PageableMs > 0 && a.PinnedMs > 0 {
+		callsSlot.Set(n, &callTotals{pageableMs: a.PageableMs, pinnedMs: a.PinnedMs, pageableN: a.PageableCalls, pinnedN: a.PinnedCalls,
+			how: ProgramCalls{Program: label}}, nil)
 		if a.PageableBytes > 0 && a.PinnedBytes > 0 {
-			d.bytes = &byteTotals{pageable: a.PageableBytes, pinned: a.PinnedBytes, how: ProgramBytes{Program: label}}
+			bytesSlot.Set(n, &byteTotals{pageable: a.PageableBytes, pinned: a.PinnedBytes, how: ProgramBytes{Program: label}}, nil)
 		} else {
-			d.bytesWhy = ProgramNoGroupBytes{Program: label}
-			d.bytesShort = ProgramGivesNoGroupBytes{}
+			bytesSlot.Set(n, nil, ProgramNoGroupBytes{Program: label})
+			bytesSlot.SetShort(n, ProgramGivesNoGroupBytes{})
 		}
-	} else {
-		why := ProgramNoCallTotals{Program: label}
-		if d.async != nil {
-			p, q := d.async.side[vocab.MemPageable], d.async.side[vocab.MemPinned]
-			why.MeanRatio = ptr(p.callMs / q.callMs)
-		}
-		d.callsWhy = why
-		d.bytesWhy = ProgramAskedBytes{Program: label}
-		d.bytesShort = ProgramGivesNoGroupBytes{}
+		return
 	}
-	if m.DeviceCopyGBps > 0 {
-		d.deviceGBps = m.DeviceCopyGBps
-		d.deviceFrom = &DeviceCopyFrom{Source: SourceProgram, Program: label}
+	why := ProgramNoCallTotals{Program: label}
+	if ad, _ := asyncSlot.Get(n); ad != nil {
+		p, q := ad.side[vocab.MemPageable], ad.side[vocab.MemPinned]
+		why.MeanRatio = ptr(p.callMs / q.callMs)
 	}
-	for _, g := range m.Gates {
-		if !g.Passed {
-			diags.Add(diag.Error, GateFailed{Name: g.Name, Detail: g.Detail})
-		}
-	}
-	return d
+	callsSlot.Set(n, nil, why)
+	bytesSlot.Set(n, nil, ProgramAskedBytes{Program: label})
+	bytesSlot.SetShort(n, ProgramGivesNoGroupBytes{})
 }
 
 func programSweep(m *capture.Measurements, dir vocab.Direction, label Program) (*sweepData, Why) {

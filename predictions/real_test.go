@@ -78,7 +78,7 @@ func TestReferenceVerdicts(t *testing.T) {
 	}
 	// Bytes per launch come from the transcript (the reference build moves
 	// 64 MiB per launch in all), not the bundled program's design.
-	if k := r.Kernels[0]; k.Bytes != 64*mib || !(k.BytesFrom.Given || k.BytesFrom.Implied) {
+	if k := KernelRows.Of(r)[0]; k.Bytes != 64*mib || !(k.BytesFrom.Given || k.BytesFrom.Implied) {
 		t.Errorf("kernel bytes %d from %+v, want the program's numbers", k.Bytes, k.BytesFrom)
 	}
 	if r.Exercise.Answer != "host-to-device" {

@@ -72,16 +72,9 @@ type Result struct {
 	Exercise    Exercise
 	Diagnostics []diag.Diagnostic
 
-	// Copies holds the part 1 (h2d) and part 1b (d2h) rows, per source of
+	// rows are each part's rows (RowKey.Of reads them), per source of
 	// numbers (trace first, then program).
-	Copies []CopyRow
-	// Async holds part 2's rows.
-	Async []AsyncRow
-	// Kernels holds part 3's rows.
-	Kernels []KernelRow
-	// AsyncCalls holds prediction 4's per-call durations, one entry per
-	// source that has them.
-	AsyncCalls []CallDurations
+	rows []RowSet
 	// DeviceCopyGBps is the device-to-device copy bandwidth (bytes read +
 	// written per second / 1e9) when known, 0 otherwise.
 	DeviceCopyGBps float64
@@ -118,14 +111,15 @@ type Input struct {
 type Claim struct {
 	ID         string
 	Prediction int
-	Statement  string
-	Verdict    Verdict
+	// Statement says what the claim holds; Unit what Measured counts.
+	Statement Words
+	Verdict   Verdict
 	// Measured is the number Compare tests; nil when unavailable.
 	Measured *float64
 	// Compare is the claim's test: its relation and bound (for 3.factor
 	// the predicted value, set by the source that decided).
 	Compare Comparison
-	Unit    string
+	Unit    Words
 	// From names the source whose numbers decided the verdict.
 	From     Source
 	Evidence []Evidence
@@ -136,7 +130,8 @@ type Claim struct {
 	// than stating its claim (4.bytes): see Prediction.Unchecked.
 	Control bool
 
-	short Why // why a control is unavailable, in a few words
+	short   Why    // why a control is unavailable, in a few words
+	control string // the control's name
 }
 
 // SourceValue is one source's answer to a claim.
@@ -260,12 +255,6 @@ func (r *Result) Claim(id string) *Claim {
 		}
 	}
 	return nil
-}
-
-// Names lists the CUDA API names the predictions read, for
-// capture.Options.APINames.
-func Names() []string {
-	return []string{apiMemcpy, apiMemcpyAsync, apiStreamSync, apiDeviceSync, apiLaunchKernel}
 }
 
 // API names.

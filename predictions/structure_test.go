@@ -104,24 +104,24 @@ func TestStructureCapturesRoutesAgree(t *testing.T) {
 						t.Errorf("%s: %s measured %v, sqlite %v", route, cl.ID, deref(o.Measured), deref(cl.Measured))
 					}
 				}
-				if len(r.Copies) != len(ref.Copies) || len(r.Async) != len(ref.Async) || len(r.Kernels) != len(ref.Kernels) {
-					t.Fatalf("%s: %d/%d/%d rows, sqlite %d/%d/%d", route, len(r.Copies), len(r.Async), len(r.Kernels),
-						len(ref.Copies), len(ref.Async), len(ref.Kernels))
+				if len(CopyRows.Of(r)) != len(CopyRows.Of(ref)) || len(AsyncRows.Of(r)) != len(AsyncRows.Of(ref)) || len(KernelRows.Of(r)) != len(KernelRows.Of(ref)) {
+					t.Fatalf("%s: %d/%d/%d rows, sqlite %d/%d/%d", route, len(CopyRows.Of(r)), len(AsyncRows.Of(r)), len(KernelRows.Of(r)),
+						len(CopyRows.Of(ref)), len(AsyncRows.Of(ref)), len(KernelRows.Of(ref)))
 				}
-				for i := range ref.Copies {
-					a, b := ref.Copies[i], r.Copies[i]
+				for i := range CopyRows.Of(ref) {
+					a, b := CopyRows.Of(ref)[i], CopyRows.Of(r)[i]
 					if a.Bytes != b.Bytes || a.Ms != b.Ms || fmt.Sprint(a.CorrelationIDs) != fmt.Sprint(b.CorrelationIDs) {
 						t.Errorf("%s: copy row %d: %+v, sqlite %+v", route, i, b, a)
 					}
 				}
-				for i := range ref.Async {
-					if ref.Async[i].CallMs != r.Async[i].CallMs || ref.Async[i].CompletionMs != r.Async[i].CompletionMs || ref.Async[i].Bytes != r.Async[i].Bytes {
-						t.Errorf("%s: async row %d: %+v, sqlite %+v", route, i, r.Async[i], ref.Async[i])
+				for i := range AsyncRows.Of(ref) {
+					if AsyncRows.Of(ref)[i].CallMs != AsyncRows.Of(r)[i].CallMs || AsyncRows.Of(ref)[i].CompletionMs != AsyncRows.Of(r)[i].CompletionMs || AsyncRows.Of(ref)[i].Bytes != AsyncRows.Of(r)[i].Bytes {
+						t.Errorf("%s: async row %d: %+v, sqlite %+v", route, i, AsyncRows.Of(r)[i], AsyncRows.Of(ref)[i])
 					}
 				}
-				for i := range ref.Kernels {
-					if ref.Kernels[i].MsPerLaunch != r.Kernels[i].MsPerLaunch {
-						t.Errorf("%s: kernel row %d: %+v, sqlite %+v", route, i, r.Kernels[i], ref.Kernels[i])
+				for i := range KernelRows.Of(ref) {
+					if KernelRows.Of(ref)[i].MsPerLaunch != KernelRows.Of(r)[i].MsPerLaunch {
+						t.Errorf("%s: kernel row %d: %+v, sqlite %+v", route, i, KernelRows.Of(r)[i], KernelRows.Of(ref)[i])
 					}
 				}
 			}

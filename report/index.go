@@ -111,7 +111,7 @@ func (ix *Index) view() *indexView {
 	if len(ix.Entries) > 0 {
 		first := ix.Entries[0].Result
 		for _, p := range first.Predictions {
-			row := indexRow{ID: fmt.Sprintf("prediction %d", p.ID), What: topics[p.ID], Strong: true}
+			row := indexRow{ID: fmt.Sprintf("prediction %d", p.ID), What: topicOf(p.ID), Strong: true}
 			for _, e := range ix.Entries {
 				cell := indexCell{Verdict: string(predictions.Unavailable)}
 				for _, q := range e.Result.Predictions {
@@ -130,7 +130,7 @@ func (ix *Index) view() *indexView {
 			v.Rows = append(v.Rows, row)
 			for _, id := range p.Claims {
 				c := first.Claim(id)
-				row := indexRow{ID: id, What: c.Statement}
+				row := indexRow{ID: id, What: wordsText(c.Statement)}
 				for _, e := range ix.Entries {
 					row.Cells = append(row.Cells, claimCell(e.Result.Claim(id)))
 				}
@@ -234,12 +234,12 @@ func compareChart(entries []Entry) (chart, error) {
 	var verdicts, drawn []string
 	for i, e := range entries {
 		r := e.Result
-		from := preferredOf(r.Copies, func(c predictions.CopyRow) predictions.Source { return c.From })
+		from := predictions.PreferredOf(predictions.CopyRows.Of(r), func(c predictions.CopyRow) predictions.Source { return c.From })
 		col := captureColours[i%len(captureColours)]
 		name := path.Base(e.Dir)
 		for _, src := range []vocab.MemKind{vocab.MemPinned, vocab.MemPageable} {
 			var xys plotter.XYs
-			for _, c := range r.Copies {
+			for _, c := range predictions.CopyRows.Of(r) {
 				if c.From == from && c.Direction == vocab.H2D && c.Source == src && c.Bytes > 0 && c.GBps > 0 {
 					xys = append(xys, plotter.XY{X: float64(c.Bytes) / (1 << 20), Y: c.GBps})
 					sizes[c.Bytes] = true

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/capture"
@@ -234,6 +235,12 @@ func factWords(f predictions.Fact) string {
 		return fmt.Sprintf("%s %s pageable %.4f ms / pinned %.4f ms = %.3f", f.Dir, sizeName(f.Bytes), f.PageableMs, f.PinnedMs, f.Ratio)
 	case predictions.ExerciseBoth:
 		return fmt.Sprintf("h2d ratio %.3f, d2h ratio %.3f (%s)", f.H2D, f.D2H, f.Answer)
+	case predictions.Quantity:
+		s := wordsText(f.What) + ": " + num(f.Value)
+		if u := wordsText(f.Unit); u != "" {
+			s += " " + u
+		}
+		return s
 	case predictions.DeviceCopy:
 		return fmt.Sprintf("device-to-device memcpy records of the cudaMemcpy calls in NVTX range d2d-reference, %s, last %d of %d (%s), mean GPU time %.4f ms, 2 x bytes / time",
 			sizeName(f.Bytes), f.Timed, f.Of, recordsText(f.At), f.Ms)
@@ -645,4 +652,93 @@ func deviceCopyFrom(d *predictions.DeviceCopyFrom) string {
 func exerciseRule() string {
 	return fmt.Sprintf("the direction with the larger pageable/pinned ratio at %s; %q when the larger ratio is at most %.0f%% above the smaller (max/min <= %.2f)",
 		sizeName(predictions.ExerciseBytes), predictions.GainSame, 100*predictions.SameAsTolerance, 1+predictions.SameAsTolerance)
+}
+
+// numberWords writes small whole numbers as words, as the lesson does.
+var numberWords = []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"}
+
+// wordsText renders the lesson's text with its typed values.
+func wordsText(w predictions.Words) string {
+	var b strings.Builder
+	for _, p := range w {
+		switch p := p.(type) {
+		case predictions.Text:
+			b.WriteString(string(p))
+		case predictions.Size:
+			b.WriteString(sizeName(int64(p)))
+		case predictions.Times:
+			b.WriteString(strconv.FormatFloat(float64(p), 'g', -1, 64) + "x")
+		case predictions.Percent:
+			b.WriteString(strconv.FormatFloat(100*float64(p), 'g', 6, 64) + "%")
+		case predictions.Plain:
+			b.WriteString(strconv.FormatFloat(float64(p), 'g', -1, 64))
+		case predictions.Count:
+			if int(p) >= 0 && int(p) < len(numberWords) {
+				b.WriteString(numberWords[p])
+			} else {
+				b.WriteString(strconv.Itoa(int(p)))
+			}
+		default:
+			fmt.Fprintf(&b, "%v", p)
+		}
+	}
+	return b.String()
+}
+
+// topicOf is what a prediction is about, as the lesson titles it.
+func topicOf(id int) string {
+	if p := predictions.Lesson.Part(id); p != nil {
+		return p.Topic
+	}
+	return fmt.Sprintf("prediction %d", id)
+}
+
+// cellText writes one table cell.
+func cellText(c predictions.Cell) string {
+	switch c.Kind {
+	case predictions.CellWord:
+		return c.Word
+	case predictions.CellSize:
+		return sizeLabel(int64(c.X))
+	case predictions.CellMs:
+		return msText(c.X)
+	case predictions.CellGBps:
+		return gbpsText(c.X)
+	case predictions.CellRatio:
+		return ratioText(c.X)
+	case predictions.CellShare:
+		return pct(c.X)
+	}
+	return "–"
+}
+
+// tableViewOf is a part's table as the reports show it.
+func tableViewOf(t predictions.Table) tableView {
+	v := tableView{Title: t.Title, Missing: t.Missing}
+	for _, c := range t.Columns {
+		v.Head = append(v.Head, c.Head)
+		v.Right = append(v.Right, c.Right)
+	}
+	for _, row := range t.Rows {
+		cells := make([]string, len(row))
+		for i, c := range row {
+			cells[i] = cellText(c)
+		}
+		v.Rows = append(v.Rows, cells)
+	}
+	if t.From != "" {
+		v.Note = tableNote(t.From)
+		for _, n := range t.Notes {
+			v.Note += " " + noteWords(n)
+		}
+	}
+	return v
+}
+
+// noteWords is a table's note in words.
+func noteWords(f predictions.Fact) string {
+	if s, ok := f.(predictions.ScaleNote); ok {
+		return fmt.Sprintf("For scale: a device-to-device cudaMemcpy in the same run moved %s GB/s (%s).", gbpsText(s.GBps), s.From)
+	}
+	return factWords(f)
 }

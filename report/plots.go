@@ -139,8 +139,8 @@ func claimSummary(c *predictions.Claim) string {
 		return fmt.Sprintf("%s: measured %s, predicted %s, needs %s to %s", s, num(m), num(cmp.Bound), num(lo), num(hi))
 	}
 	s += fmt.Sprintf(": measured %s, needs %s %s", num(m), relationWord(cmp), num(cmp.Bound))
-	if c.Unit != "" {
-		s += " (" + c.Unit + ")"
+	if u := wordsText(c.Unit); u != "" {
+		s += " (" + u + ")"
 	}
 	return s
 }
@@ -265,33 +265,6 @@ func (floorLog) Normalize(min, max, x float64) float64 {
 	return (math.Log(x) - math.Log(min)) / (math.Log(max) - math.Log(min))
 }
 
-// preferred returns the source whose rows a plot uses: the trace's where the
-// input has any, else the program's, else "".
-func preferred(froms []predictions.Source) predictions.Source {
-	has := map[predictions.Source]bool{}
-	for _, f := range froms {
-		has[f] = true
-	}
-	switch {
-	case has[predictions.SourceTrace]:
-		return predictions.SourceTrace
-	case has[predictions.SourceProgram]:
-		return predictions.SourceProgram
-	case len(froms) > 0:
-		return froms[0]
-	}
-	return ""
-}
-
-// preferredOf is preferred over the sources of rows, as from reads them.
-func preferredOf[T any](rows []T, from func(T) predictions.Source) predictions.Source {
-	var froms []predictions.Source
-	for _, row := range rows {
-		froms = append(froms, from(row))
-	}
-	return preferred(froms)
-}
-
 func sourceWords(from predictions.Source) string {
 	switch from {
 	case predictions.SourceTrace:
@@ -381,7 +354,7 @@ func sizeLabel(b int64) string {
 // bandwidthChart draws part 1 and 1b: GB/s against transfer size.
 func bandwidthChart(r *predictions.Result, link Link) (chart, error) {
 	ch := chart{name: "bandwidth", title: "Copy bandwidth by transfer size"}
-	from := preferredOf(r.Copies, func(c predictions.CopyRow) predictions.Source { return c.From })
+	from := predictions.PreferredOf(predictions.CopyRows.Of(r), func(c predictions.CopyRow) predictions.Source { return c.From })
 	if from == "" {
 		ch.skipped = "the input has no part 1 copy rows (blocking cudaMemcpy by size), so there is no bandwidth to plot"
 		return ch, nil
@@ -393,7 +366,7 @@ func bandwidthChart(r *predictions.Result, link Link) (chart, error) {
 	series := map[key]plotter.XYs{}
 	sizes := map[int64]bool{}
 	maxY := 0.0
-	for _, c := range r.Copies {
+	for _, c := range predictions.CopyRows.Of(r) {
 		if c.From != from || c.Bytes <= 0 || c.GBps <= 0 {
 			continue
 		}
@@ -518,10 +491,10 @@ func sizeTicks(sizes []int64) plot.ConstantTicks {
 // scale so that a call that returns at once still shows.
 func asyncChart(r *predictions.Result) (chart, error) {
 	ch := chart{name: "async", title: "cudaMemcpyAsync: time in the call vs time to completion"}
-	from := preferredOf(r.Async, func(a predictions.AsyncRow) predictions.Source { return a.From })
+	from := predictions.PreferredOf(predictions.AsyncRows.Of(r), func(a predictions.AsyncRow) predictions.Source { return a.From })
 	var rows []predictions.AsyncRow
 	for _, src := range []vocab.MemKind{vocab.MemPageable, vocab.MemPinned} {
-		for _, a := range r.Async {
+		for _, a := range predictions.AsyncRows.Of(r) {
 			if a.From == from && a.Source == src {
 				rows = append(rows, a)
 			}
@@ -600,10 +573,11 @@ func asyncChart(r *predictions.Result) (chart, error) {
 // the zero-copy bar takes the verdict's colour.
 func kernelChart(r *predictions.Result) (chart, error) {
 	ch := chart{name: "kernels", title: "scaleCopy kernel: device-resident vs zero-copy"}
-	from := preferredOf(r.Kernels, func(k predictions.KernelRow) predictions.Source { return k.From })
+	from := predictions.PreferredOf(predictions.KernelRows.Of(r), func(k predictions.KernelRow) predictions.Source { return k.From })
 	var res, zero *predictions.KernelRow
-	for i := range r.Kernels {
-		k := &r.Kernels[i]
+	kernels := predictions.KernelRows.Of(r)
+	for i := range kernels {
+		k := &kernels[i]
 		if k.From != from {
 			continue
 		}
@@ -750,16 +724,17 @@ func predictedLoss(r *predictions.Result, from predictions.Source) float64 {
 func callsChart(r *predictions.Result) (chart, error) {
 	ch := chart{name: "calls", title: "Time in each timed cudaMemcpyAsync call (log scale)"}
 	var froms []predictions.Source
-	for _, a := range r.AsyncCalls {
+	allCalls := predictions.CallRows.Of(r)
+	for _, a := range allCalls {
 		if len(a.PageableMs)+len(a.PinnedMs) > 0 {
 			froms = append(froms, a.From)
 		}
 	}
-	from := preferred(froms)
+	from := predictions.Preferred(froms)
 	var calls *predictions.CallDurations
-	for i := range r.AsyncCalls {
-		if r.AsyncCalls[i].From == from {
-			calls = &r.AsyncCalls[i]
+	for i := range allCalls {
+		if allCalls[i].From == from {
+			calls = &allCalls[i]
 		}
 	}
 	if calls == nil {

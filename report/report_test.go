@@ -220,8 +220,8 @@ func TestWriteDirRefusesToOverwrite(t *testing.T) {
 // is skipped and both reports say why.
 func TestMissingData(t *testing.T) {
 	r := evaluate(t, "../testdata/measurements/lesson-t4.json")
-	r.Copies = nil
-	r.AsyncCalls = nil
+	predictions.CopyRows.Set(r, nil)
+	predictions.CallRows.Set(r, nil)
 	rep, err := Build(r, Options{})
 	if err != nil {
 		t.Fatal(err)

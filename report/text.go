@@ -149,8 +149,8 @@ func valueText(c *predictions.Claim) string {
 	} else {
 		s = fmt.Sprintf("%s %s %s", num(m), relationWord(cmp), num(cmp.Bound))
 	}
-	if c.Unit != "" {
-		s += " " + c.Unit
+	if u := wordsText(c.Unit); u != "" {
+		s += " " + u
 	}
 	return s
 }
@@ -238,7 +238,7 @@ type claimWriter struct {
 func (cw claimWriter) claim(c *predictions.Claim) (hidden int) {
 	b, width, indent := cw.b, cw.width, cw.indent
 	first := fmt.Sprintf("%-*s  %-*s  ", cw.idW, c.ID, cw.vW, c.Verdict)
-	writeWrapped(b, valueText(c)+": "+c.Statement, width, first, indent)
+	writeWrapped(b, valueText(c)+": "+wordsText(c.Statement), width, first, indent)
 	if c.Verdict == predictions.Unavailable {
 		writeWrapped(b, "why unavailable: "+sourceWhys(c.Why), width, indent, indent+"  ")
 		if cw.verbose {
@@ -298,7 +298,7 @@ func textPredictions(b *strings.Builder, r *predictions.Result, width, vW int) {
 				}
 			}
 		}
-		writeWrapped(b, fmt.Sprintf("%s: %s", topics[p.ID], strings.Join(parts, ", ")), width,
+		writeWrapped(b, fmt.Sprintf("%s: %s", topicOf(p.ID), strings.Join(parts, ", ")), width,
 			fmt.Sprintf("prediction %d: %-*s  ", p.ID, vW, p.Verdict), "    ")
 		for _, u := range p.Unchecked {
 			// A control the input cannot check: the verdict stands on the

@@ -78,7 +78,7 @@ func TestTextNeverCuts(t *testing.T) {
 			shown := 0
 			for i := range r.Claims {
 				c := &r.Claims[i]
-				want := []string{c.Statement, sourceWhys(c.Why)}
+				want := []string{wordsText(c.Statement), sourceWhys(c.Why)}
 				deciding, others := decidingEvidence(c)
 				switch {
 				case c.Verdict == predictions.Unavailable && !verbose:

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"bytes"
+	"encoding/json"
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/predictions"
 )
@@ -9,19 +11,84 @@ import (
 // result, their words made here as every other renderer's are. Field
 // names and order are those docs/output.schema.json describes.
 
-// jsonResult is one input's verdicts.
+// jsonResult is one input's verdicts: its fields in order, each part's
+// rows under the part's name after the diagnostics.
 type jsonResult struct {
-	Input          jsonInput                   `json:"input"`
-	Claims         []jsonClaim                 `json:"claims"`
-	Predictions    []jsonPrediction            `json:"predictions"`
-	Exercise       jsonExercise                `json:"exercise"`
-	Diagnostics    []jsonDiagnostic            `json:"diagnostics"`
-	Copies         []predictions.CopyRow       `json:"copies"`
-	Async          []predictions.AsyncRow      `json:"async"`
-	Kernels        []jsonKernelRow             `json:"kernels"`
-	AsyncCalls     []predictions.CallDurations `json:"asyncCalls"`
-	DeviceCopyGBps float64                     `json:"deviceCopyGBps,omitempty"`
-	DeviceCopyFrom string                      `json:"deviceCopyFrom,omitempty"`
+	Input          jsonInput
+	Claims         []jsonClaim
+	Predictions    []jsonPrediction
+	Exercise       jsonExercise
+	Diagnostics    []jsonDiagnostic
+	Rows           []jsonRows
+	DeviceCopyGBps float64
+	DeviceCopyFrom string
+}
+
+// jsonRows is one part's rows under its name.
+type jsonRows struct {
+	Name string
+	Rows any
+}
+
+// MarshalJSON writes the result's fields in order, the parts' rows among
+// them, without HTML escaping as every output is.
+func (j jsonResult) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	b.WriteByte('{')
+	first := true
+	field := func(name string, v any) error {
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		if err := enc.Encode(name); err != nil {
+			return err
+		}
+		b.WriteByte(':')
+		return enc.Encode(v)
+	}
+	for _, f := range []struct {
+		name string
+		v    any
+	}{{"input", j.Input}, {"claims", j.Claims}, {"predictions", j.Predictions}, {"exercise", j.Exercise}, {"diagnostics", j.Diagnostics}} {
+		if err := field(f.name, f.v); err != nil {
+			return nil, err
+		}
+	}
+	for _, rs := range j.Rows {
+		if err := field(rs.Name, rs.Rows); err != nil {
+			return nil, err
+		}
+	}
+	if j.DeviceCopyGBps != 0 {
+		if err := field("deviceCopyGBps", j.DeviceCopyGBps); err != nil {
+			return nil, err
+		}
+	}
+	if j.DeviceCopyFrom != "" {
+		if err := field("deviceCopyFrom", j.DeviceCopyFrom); err != nil {
+			return nil, err
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// rowsJSON is a part's rows as JSON shows them: part 3's with where their
+// bytes per launch came from in words, every other part's as they are.
+func rowsJSON(rows any) any {
+	ks, ok := rows.([]predictions.KernelRow)
+	if !ok {
+		return rows
+	}
+	out := []jsonKernelRow{}
+	for _, k := range ks {
+		out = append(out, jsonKernelRow{From: string(k.From), Variant: string(k.Variant), Bytes: k.Bytes,
+			BytesFrom: kernelBytesFrom(k.BytesFrom), MsPerLaunch: k.MsPerLaunch, GBps: k.GBps, Runs: k.Runs, CorrelationIDs: k.CorrelationIDs})
+	}
+	return out
 }
 
 type jsonInput struct {
@@ -141,12 +208,10 @@ func resultJSON(r *predictions.Result) jsonResult {
 		Input: jsonInput{Path: in.Path, Format: string(in.Format), Files: in.Files, GPU: in.GPU,
 			ProgramSource: in.ProgramSource},
 		Claims: []jsonClaim{}, Predictions: []jsonPrediction{}, Diagnostics: []jsonDiagnostic{},
-		Copies: r.Copies, Async: r.Async, Kernels: []jsonKernelRow{}, AsyncCalls: r.AsyncCalls,
 		DeviceCopyGBps: r.DeviceCopyGBps, DeviceCopyFrom: deviceCopyFrom(r.DeviceCopyFrom),
 	}
-	for _, k := range r.Kernels {
-		j.Kernels = append(j.Kernels, jsonKernelRow{From: string(k.From), Variant: string(k.Variant), Bytes: k.Bytes,
-			BytesFrom: kernelBytesFrom(k.BytesFrom), MsPerLaunch: k.MsPerLaunch, GBps: k.GBps, Runs: k.Runs, CorrelationIDs: k.CorrelationIDs})
+	for _, rs := range r.RowSets() {
+		j.Rows = append(j.Rows, jsonRows{Name: rs.Name, Rows: rowsJSON(rs.Rows)})
 	}
 	if in.Thread != nil {
 		j.Input.Thread = threadID(*in.Thread)
@@ -173,8 +238,8 @@ func resultJSON(r *predictions.Result) jsonResult {
 }
 
 func claimJSON(c *predictions.Claim) jsonClaim {
-	j := jsonClaim{ID: c.ID, Prediction: c.Prediction, Statement: c.Statement, Verdict: string(c.Verdict),
-		Measured: c.Measured, Bound: c.Compare.Bound, Comparison: relationWord(c.Compare), Unit: c.Unit, From: string(c.From),
+	j := jsonClaim{ID: c.ID, Prediction: c.Prediction, Statement: wordsText(c.Statement), Verdict: string(c.Verdict),
+		Measured: c.Measured, Bound: c.Compare.Bound, Comparison: relationWord(c.Compare), Unit: wordsText(c.Unit), From: string(c.From),
 		Evidence: evidenceJSON(c.Evidence), Reason: sourceWhys(c.Why), Control: c.Control,
 		EvidenceDetail: evidenceDetailJSON(c.Evidence)}
 	if j.Evidence == nil {

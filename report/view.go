@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -137,13 +136,6 @@ type exerciseView struct {
 	Rule     string
 }
 
-var topics = map[int]string{
-	1: "Pinned against pageable copy time",
-	2: "How long cudaMemcpyAsync holds the thread",
-	3: "What zero-copy costs a kernel",
-	4: "What the capture's API trace shows",
-}
-
 // num formats a number with four significant digits.
 func num(x float64) string {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
@@ -210,9 +202,16 @@ func (rep *Report) view() *view {
 	for _, p := range r.Predictions {
 		v.Verdicts = append(v.Verdicts, verdictView{ID: p.ID, Verdict: verdictWord(p.Verdict)})
 	}
-	v.Tables = append(v.Tables, copyTable(r, vocab.H2D), copyTable(r, vocab.D2H), asyncTable(r), kernelTable(r))
+	for _, p := range predictions.Lesson.Parts() {
+		if p.Tables == nil {
+			continue
+		}
+		for _, t := range p.Tables(r) {
+			v.Tables = append(v.Tables, tableViewOf(t))
+		}
+	}
 	for _, p := range r.Predictions {
-		s := saidView{ID: p.ID, Topic: topics[p.ID], Verdict: verdictWord(p.Verdict)}
+		s := saidView{ID: p.ID, Topic: topicOf(p.ID), Verdict: verdictWord(p.Verdict)}
 		for _, u := range p.Unchecked {
 			s.Unchecked = append(s.Unchecked, uncheckedWords(u))
 		}
@@ -232,115 +231,8 @@ func tableNote(from predictions.Source) string {
 	return "Numbers from " + sourceWords(from) + "."
 }
 
-func copyTable(r *predictions.Result, dir vocab.Direction) tableView {
-	t := tableView{
-		Head:  []string{"size", "pageable ms", "pageable GB/s", "pinned ms", "pinned GB/s", "pageable/pinned"},
-		Right: []bool{false, true, true, true, true, true},
-	}
-	if dir == vocab.H2D {
-		t.Title = "Part 1: blocking cudaMemcpy, host to device"
-	} else {
-		t.Title = "Part 1b: blocking cudaMemcpy, device to host (the exercise's sweep)"
-	}
-	var froms []predictions.Source
-	for _, c := range r.Copies {
-		if c.Direction == dir {
-			froms = append(froms, c.From)
-		}
-	}
-	from := preferred(froms)
-	if from == "" {
-		t.Missing = fmt.Sprintf("The input has no %s copy rows.", strings.ToUpper(string(dir)))
-		return t
-	}
-	t.Note = tableNote(from)
-	type pair struct{ pageable, pinned *predictions.CopyRow }
-	bySize := map[int64]*pair{}
-	var sizes []int64
-	for i := range r.Copies {
-		c := &r.Copies[i]
-		if c.From != from || c.Direction != dir {
-			continue
-		}
-		p := bySize[c.Bytes]
-		if p == nil {
-			p = &pair{}
-			bySize[c.Bytes] = p
-			sizes = append(sizes, c.Bytes)
-		}
-		if c.Source == vocab.MemPinned {
-			p.pinned = c
-		} else {
-			p.pageable = c
-		}
-	}
-	sort.Slice(sizes, func(i, j int) bool { return sizes[i] < sizes[j] })
-	cells := func(c *predictions.CopyRow) (string, string) {
-		if c == nil {
-			return "–", "–"
-		}
-		return msText(c.Ms), gbpsText(c.GBps)
-	}
-	for _, b := range sizes {
-		p := bySize[b]
-		pgMs, pgG := cells(p.pageable)
-		pnMs, pnG := cells(p.pinned)
-		ratio := 0.0
-		if p.pageable != nil {
-			ratio = p.pageable.Ratio
-		} else if p.pinned != nil {
-			ratio = p.pinned.Ratio
-		}
-		t.Rows = append(t.Rows, []string{sizeLabel(b), pgMs, pgG, pnMs, pnG, ratioText(ratio)})
-	}
-	return t
-}
-
-func asyncTable(r *predictions.Result) tableView {
-	t := tableView{
-		Title: "Part 2: cudaMemcpyAsync on a stream, call vs completion",
-		Head:  []string{"source", "call (ms)", "completion (ms)", "call share"},
-		Right: []bool{false, true, true, true},
-	}
-	from := preferredOf(r.Async, func(a predictions.AsyncRow) predictions.Source { return a.From })
-	if from == "" {
-		t.Missing = "The input has no part 2 rows."
-		return t
-	}
-	t.Note = tableNote(from)
-	for _, a := range r.Async {
-		if a.From == from {
-			t.Rows = append(t.Rows, []string{string(a.Source), msText(a.CallMs), msText(a.CompletionMs), pct(a.Share)})
-		}
-	}
-	return t
-}
-
-func kernelTable(r *predictions.Result) tableView {
-	t := tableView{
-		Title: "Part 3: the scaleCopy kernel, device-resident vs zero-copy",
-		Head:  []string{"variant", "ms per launch", "effective GB/s"},
-		Right: []bool{false, true, true},
-	}
-	from := preferredOf(r.Kernels, func(k predictions.KernelRow) predictions.Source { return k.From })
-	if from == "" {
-		t.Missing = "The input has no part 3 rows."
-		return t
-	}
-	t.Note = tableNote(from)
-	for _, k := range r.Kernels {
-		if k.From == from {
-			t.Rows = append(t.Rows, []string{string(k.Variant), msText(k.MsPerLaunch), gbpsText(k.GBps)})
-		}
-	}
-	if r.DeviceCopyGBps > 0 {
-		t.Note += fmt.Sprintf(" For scale: a device-to-device cudaMemcpy in the same run moved %s GB/s (%s).", gbpsText(r.DeviceCopyGBps), r.DeviceCopyFrom.Source)
-	}
-	return t
-}
-
 func claimOf(c *predictions.Claim) claimView {
-	cv := claimView{ID: c.ID, Verdict: verdictWord(c.Verdict), Statement: c.Statement, Reason: sourceWhys(c.Why)}
+	cv := claimView{ID: c.ID, Verdict: verdictWord(c.Verdict), Statement: wordsText(c.Statement), Reason: sourceWhys(c.Why)}
 	if c.Measured != nil {
 		m, cmp := *c.Measured, c.Compare
 		if cmp.Relation == predictions.Within {
@@ -350,8 +242,8 @@ func claimOf(c *predictions.Claim) claimView {
 		} else {
 			cv.Outcome = fmt.Sprintf("measured %s %s %s", num(m), relationWord(cmp), num(cmp.Bound))
 		}
-		if c.Unit != "" {
-			cv.Outcome += "; unit: " + c.Unit
+		if u := wordsText(c.Unit); u != "" {
+			cv.Outcome += "; unit: " + u
 		}
 		if c.From != "" {
 			cv.Outcome += "; from " + sourceWords(c.From)
@@ -399,7 +291,7 @@ func exerciseOf(r *predictions.Result) exerciseView {
 		ratio float64
 	}{{vocab.H2D, "host to device", *ex.H2DRatio}, {vocab.D2H, "device to host", *ex.D2HRatio}} {
 		pg, pn := "–", "–"
-		for _, c := range r.Copies {
+		for _, c := range predictions.CopyRows.Of(r) {
 			if c.From == ex.From && c.Direction == d.dir && c.Bytes == predictions.ExerciseBytes {
 				if c.Source == vocab.MemPinned {
 					pn = msText(c.Ms)

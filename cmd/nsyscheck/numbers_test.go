@@ -94,16 +94,16 @@ func numbersOf(r *predictions.Result) verifyNumbers {
 	}
 	ex := r.Exercise
 	n.Exercise = exerciseNumbers{Verdict: string(ex.Verdict), H2D: ex.H2DRatio, D2H: ex.D2HRatio, Answer: string(ex.Answer), From: string(ex.From)}
-	for _, c := range r.Copies {
+	for _, c := range predictions.CopyRows.Of(r) {
 		n.Copies = append(n.Copies, []any{c.From, c.Direction, c.Source, c.Bytes, c.Ms, c.GBps, c.Ratio, c.Runs, c.CorrelationIDs})
 	}
-	for _, a := range r.Async {
+	for _, a := range predictions.AsyncRows.Of(r) {
 		n.Async = append(n.Async, []any{a.From, a.Source, a.Bytes, a.CallMs, a.CompletionMs, a.Share, a.Runs, a.CorrelationIDs})
 	}
-	for _, k := range r.Kernels {
+	for _, k := range predictions.KernelRows.Of(r) {
 		n.Kernels = append(n.Kernels, []any{k.From, k.Variant, k.Bytes, k.MsPerLaunch, k.GBps, k.Runs, k.CorrelationIDs})
 	}
-	for _, a := range r.AsyncCalls {
+	for _, a := range predictions.CallRows.Of(r) {
 		n.AsyncCalls = append(n.AsyncCalls, []any{a.From, a.PageableMs, a.PinnedMs, a.PageableCorrelationIDs, a.PinnedCorrelationIDs})
 	}
 	for _, d := range r.Diagnostics {
