@@ -37,8 +37,10 @@ type Part struct {
 	// Notice adds what the part notices in one source's numbers once every
 	// claim is judged. Nil: nothing.
 	Notice func(n *Numbers, d *diag.List)
-	// Tables are the part's tables of numbers in the reports. Nil: none.
+	// Tables are the part's tables of numbers in the reports; Chart its
+	// plot. Nil: none.
 	Tables func(r *Result) []Table
+	Chart  func(r *Result) Chart
 }
 
 // ClaimSpec is one claim of a part and how each source answers it.

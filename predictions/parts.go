@@ -90,6 +90,7 @@ var part1 = Part{
 	},
 	Notice: slowerCheck,
 	Tables: func(r *Result) []Table { return []Table{copyTable(r, vocab.H2D), copyTable(r, vocab.D2H)} },
+	Chart:  bandwidthChart,
 }
 
 var part2 = Part{
@@ -134,6 +135,7 @@ var part2 = Part{
 		}
 	},
 	Tables: func(r *Result) []Table { return []Table{asyncTable(r)} },
+	Chart:  asyncChart,
 }
 
 var part3 = Part{
@@ -173,6 +175,7 @@ var part3 = Part{
 		}
 	},
 	Tables: func(r *Result) []Table { return []Table{kernelTable(r)} },
+	Chart:  kernelChart,
 }
 
 var part4 = Part{
@@ -215,6 +218,7 @@ var part4 = Part{
 			CallRows.Add(r, *ct.perCall)
 		}
 	},
+	Chart: callsChart,
 }
 
 // slowerCheck warns, from the numbers alone, when a pinned row is slower

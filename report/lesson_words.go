@@ -672,6 +672,16 @@ func wordsText(w predictions.Words) string {
 			b.WriteString(strconv.FormatFloat(100*float64(p), 'g', 6, 64) + "%")
 		case predictions.Plain:
 			b.WriteString(strconv.FormatFloat(float64(p), 'g', -1, 64))
+		case predictions.From:
+			b.WriteString(sourceWords(predictions.Source(p)))
+		case predictions.Ms:
+			b.WriteString(msText(float64(p)))
+		case predictions.Fixed:
+			b.WriteString(strconv.FormatFloat(p.X, 'f', p.Places, 64))
+		case predictions.Pct:
+			b.WriteString(pct(float64(p)))
+		case predictions.Int:
+			b.WriteString(strconv.Itoa(int(p)))
 		case predictions.Count:
 			if int(p) >= 0 && int(p) < len(numberWords) {
 				b.WriteString(numberWords[p])
