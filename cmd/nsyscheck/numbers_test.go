@@ -32,6 +32,10 @@ type claimNumbers struct {
 	Control  bool            `json:"control,omitempty"`
 	Sources  []sourceNumbers `json:"sources,omitempty"`
 	Records  []string        `json:"records,omitempty"`
+	// Why names, per source, the type of the reason it cannot answer.
+	Why []string `json:"why,omitempty"`
+	// Facts are the types of the evidence's facts, in order.
+	Facts []string `json:"facts,omitempty"`
 }
 
 type sourceNumbers struct {
@@ -86,6 +90,10 @@ func numbersOf(r *predictions.Result) verifyNumbers {
 			for _, rec := range e.Records {
 				cn.Records = append(cn.Records, recordsNumbers(rec))
 			}
+			cn.Facts = append(cn.Facts, fmt.Sprintf("%s %T", e.Source, e.Fact))
+		}
+		for _, w := range c.Why {
+			cn.Why = append(cn.Why, fmt.Sprintf("%s %T", w.Source, w.Why))
 		}
 		n.Claims = append(n.Claims, cn)
 	}
@@ -107,7 +115,7 @@ func numbersOf(r *predictions.Result) verifyNumbers {
 		n.AsyncCalls = append(n.AsyncCalls, []any{a.From, a.PageableMs, a.PinnedMs, a.PageableCorrelationIDs, a.PinnedCorrelationIDs})
 	}
 	for _, d := range r.Diagnostics {
-		n.Diagnostics = append(n.Diagnostics, string(d.Level)+" "+string(d.Code()))
+		n.Diagnostics = append(n.Diagnostics, fmt.Sprintf("%s %s %T", d.Level, d.Code(), d.Detail))
 	}
 	return n
 }
