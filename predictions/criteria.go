@@ -38,8 +38,8 @@ type Comparison struct {
 }
 
 // Interval is the span of measured values a comparison holds for: Low and
-// High are nil where the span is open. Below's High is excluded; every
-// other end is included.
+// High are nil where the span is open, both where no source set the bound.
+// Below's High is excluded; every other end is included.
 type Interval struct {
 	Low, High *float64
 }
@@ -55,8 +55,12 @@ func (c Comparison) Interval() Interval {
 	case Equal:
 		return Interval{Low: &b, High: ptr(b)}
 	case Within:
-		return Interval{Low: ptr(b / c.Factor), High: ptr(b * c.Factor)}
+		if b > 0 {
+			return Interval{Low: ptr(b / c.Factor), High: ptr(b * c.Factor)}
+		}
 	}
+	// A bound not yet set (Within before a source sets its predicted
+	// value): no span.
 	return Interval{}
 }
 

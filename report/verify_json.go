@@ -114,6 +114,7 @@ type jsonClaim struct {
 	Measured       *float64             `json:"measured"`
 	Bound          float64              `json:"bound"`
 	Comparison     string               `json:"comparison"`
+	Interval       jsonInterval         `json:"interval"`
 	Unit           string               `json:"unit"`
 	From           string               `json:"from,omitempty"`
 	Evidence       []string             `json:"evidence"`
@@ -121,6 +122,13 @@ type jsonClaim struct {
 	Reason         string               `json:"reason,omitempty"`
 	Control        bool                 `json:"control,omitempty"`
 	EvidenceDetail []jsonEvidenceDetail `json:"evidenceDetail,omitempty"`
+}
+
+// jsonInterval is the span of measured values a claim's comparison holds
+// for: low and high, each absent where the span is open.
+type jsonInterval struct {
+	Low  *float64 `json:"low,omitempty"`
+	High *float64 `json:"high,omitempty"`
 }
 
 type jsonSourceValue struct {
@@ -240,6 +248,7 @@ func resultJSON(r *predictions.Result) jsonResult {
 func claimJSON(c *predictions.Claim) jsonClaim {
 	j := jsonClaim{ID: c.ID, Prediction: c.Prediction, Statement: wordsText(c.Statement), Verdict: string(c.Verdict),
 		Measured: c.Measured, Bound: c.Compare.Bound, Comparison: relationWord(c.Compare), Unit: wordsText(c.Unit), From: string(c.From),
+		Interval: jsonInterval{Low: c.Compare.Interval().Low, High: c.Compare.Interval().High},
 		Evidence: evidenceJSON(c.Evidence), Reason: sourceWhys(c.Why), Control: c.Control,
 		EvidenceDetail: evidenceDetailJSON(c.Evidence)}
 	if j.Evidence == nil {
