@@ -235,6 +235,8 @@ func factWords(f predictions.Fact) string {
 		return fmt.Sprintf("%s %s pageable %.4f ms / pinned %.4f ms = %.3f", f.Dir, sizeName(f.Bytes), f.PageableMs, f.PinnedMs, f.Ratio)
 	case predictions.ExerciseBoth:
 		return fmt.Sprintf("h2d ratio %.3f, d2h ratio %.3f (%s)", f.H2D, f.D2H, f.Answer)
+	case predictions.ScaleNote:
+		return fmt.Sprintf("For scale: a device-to-device cudaMemcpy in the same run moved %s GB/s (%s).", gbpsText(f.GBps), f.From)
 	case predictions.Quantity:
 		s := wordsText(f.What) + ": " + num(f.Value)
 		if u := wordsText(f.Unit); u != "" {
@@ -746,9 +748,4 @@ func tableViewOf(t predictions.Table) tableView {
 }
 
 // noteWords is a table's note in words.
-func noteWords(f predictions.Fact) string {
-	if s, ok := f.(predictions.ScaleNote); ok {
-		return fmt.Sprintf("For scale: a device-to-device cudaMemcpy in the same run moved %s GB/s (%s).", gbpsText(s.GBps), s.From)
-	}
-	return factWords(f)
-}
+func noteWords(f predictions.Fact) string { return factWords(f) }
