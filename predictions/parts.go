@@ -57,16 +57,8 @@ var part1 = Part{
 	Needs:    []capture.Fact{capture.FactAPITrace, capture.FactMemcpy, capture.FactCorrelation, capture.FactNVTX, capture.FactMemoryKinds},
 	Read: func(in *Reading, n *Numbers) {
 		for _, dir := range []vocab.Direction{vocab.H2D, vocab.D2H} {
-			switch {
-			case in.From == SourceProgram:
-				sd, why := programSweep(in.Capture.Program, dir, programOf(in.Capture))
-				sweepSlot(dir).Set(n, sd, why)
-			case in.trace == nil:
-				sweepSlot(dir).Set(n, nil, in.traceWhy)
-			default:
-				sd, why := in.trace.part1(dir)
-				sweepSlot(dir).Set(n, sd, why)
-			}
+			readSlot(in, n, sweepSlot(dir), func(t *traceCtx) (*sweepData, Why) { return t.part1(dir) },
+				func() (*sweepData, Why) { return programSweep(in.Capture.Program, dir, programOf(in.Capture)) })
 		}
 	},
 	Rows: CopyRows,
@@ -111,16 +103,8 @@ var part2 = Part{
 	APINames: []string{apiMemcpyAsync, apiStreamSync},
 	Needs:    []capture.Fact{capture.FactAPITrace, capture.FactMemcpy, capture.FactCorrelation, capture.FactNVTX, capture.FactMemoryKinds},
 	Read: func(in *Reading, n *Numbers) {
-		switch {
-		case in.From == SourceProgram:
-			ad, why := programAsync(in.Capture.Program, programOf(in.Capture))
-			asyncSlot.Set(n, ad, why)
-		case in.trace == nil:
-			asyncSlot.Set(n, nil, in.traceWhy)
-		default:
-			ad, why := in.trace.part2()
-			asyncSlot.Set(n, ad, why)
-		}
+		readSlot(in, n, asyncSlot, (*traceCtx).part2,
+			func() (*asyncData, Why) { return programAsync(in.Capture.Program, programOf(in.Capture)) })
 	},
 	Rows: AsyncRows,
 	AddRows: func(n *Numbers, r *Result) {
@@ -151,16 +135,8 @@ var part3 = Part{
 	APINames: []string{apiLaunchKernel},
 	Needs:    []capture.Fact{capture.FactKernels, capture.FactNVTX},
 	Read: func(in *Reading, n *Numbers) {
-		switch {
-		case in.From == SourceProgram:
-			kd, why := programKernels(in.Capture.Program, programOf(in.Capture), in.diags)
-			kernSlot.Set(n, kd, why)
-		case in.trace == nil:
-			kernSlot.Set(n, nil, in.traceWhy)
-		default:
-			kd, why := in.trace.part3(in.Capture.Program)
-			kernSlot.Set(n, kd, why)
-		}
+		readSlot(in, n, kernSlot, func(t *traceCtx) (*kernelData, Why) { return t.part3(in.Capture.Program) },
+			func() (*kernelData, Why) { return programKernels(in.Capture.Program, programOf(in.Capture), in.diags) })
 	},
 	Rows: KernelRows,
 	AddRows: func(n *Numbers, r *Result) {
@@ -219,6 +195,22 @@ var part4 = Part{
 		}
 	},
 	Chart: callsChart,
+}
+
+// readSlot fills a part's slot from the source being read: the trace (or
+// why there is none to read) or the program's numbers.
+func readSlot[T any](in *Reading, n *Numbers, s *Slot[T], trace func(*traceCtx) (T, Why), program func() (T, Why)) {
+	var v T
+	var why Why
+	switch {
+	case in.From == SourceProgram:
+		v, why = program()
+	case in.trace == nil:
+		why = in.traceWhy
+	default:
+		v, why = trace(in.trace)
+	}
+	s.Set(n, v, why)
 }
 
 // slowerCheck warns, from the numbers alone, when a pinned row is slower

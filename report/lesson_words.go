@@ -527,17 +527,6 @@ func whyWords(w predictions.Why) string {
 	return fmt.Sprintf("%+v", w)
 }
 
-// threadWhy says why the trace was read from a thread, by its counts.
-func threadWhy(t capture.ThreadCount) string {
-	switch {
-	case t.MemcpyAsync > 0:
-		return "the thread that issued the cudaMemcpyAsync calls"
-	case t.Memcpy > 0:
-		return "the thread with the most cudaMemcpy calls"
-	}
-	return "the thread with the most CUDA calls"
-}
-
 // notPinned is the advice every diagnostic of an unpinned "pinned" buffer
 // gives.
 const notPinned = "the pinned buffer probably is not pinned; check that it came from cudaMallocHost and that the return value was checked"
@@ -564,7 +553,7 @@ func lessonDetailWords(d any) (string, bool) {
 			others[i] = fmt.Sprintf("%s (%d calls)", threadID(o.Thread), o.Calls)
 		}
 		s = fmt.Sprintf("read thread %s (%s, %d calls); ignored CUDA calls on %d other thread(s): %s",
-			threadID(vocab.Thread{PID: d.Read.PID, TID: d.Read.TID}), threadWhy(d.Read), d.Read.Calls, len(d.Others), strings.Join(others, ", "))
+			threadID(vocab.Thread{PID: d.Read.PID, TID: d.Read.TID}), d.Read.Why(), d.Read.Calls, len(d.Others), strings.Join(others, ", "))
 	case predictions.OpenRange:
 		s = fmt.Sprintf("NVTX range %q (start %d ns) was never closed: the capture ended inside it, so it is taken to run to the end; its counts decide whether it is usable", d.Range, d.Start)
 	case predictions.RangeOrder:
