@@ -144,7 +144,7 @@ func (r *Report) Diagnostics() []diag.Diagnostic {
 	for _, f := range live {
 		if f.Kind == KindEnv || f.Kind == KindWorkingDir {
 			where := f.Where
-			if strings.HasPrefix(where, "raw bytes") {
+			if f.InRawBytes() {
 				where = RawBytes
 			}
 			byWhere[where] = append(byWhere[where], f)
@@ -174,6 +174,10 @@ const UnusedPages = "found in unused pages of the file"
 // RawBytes is where a finding in the file's bytes outside any table is
 // recorded.
 const RawBytes = "the raw bytes of the file"
+
+// InRawBytes reports whether the finding lies in the file's bytes outside
+// any table (a raw hit at Offset).
+func (f Finding) InRawBytes() bool { return strings.HasPrefix(f.Where, "raw bytes") }
 
 // Label names a finding: its name, or what kind of bare value it is.
 func (f Finding) Label() string {

@@ -213,7 +213,7 @@ func findingNames(fs []privacy.Finding, limit int, withValues bool) string {
 		switch {
 		case f.Kind == privacy.KindProcess:
 			s += " (" + f.Where + ")"
-		case strings.HasPrefix(f.Where, "raw bytes"):
+		case f.InRawBytes():
 			s += fmt.Sprintf(" at offset %d", f.Offset)
 			if f.More > 0 {
 				s += fmt.Sprintf(" (+%d more)", f.More)
