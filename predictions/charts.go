@@ -310,7 +310,8 @@ func kernelChart(r *Result) Chart {
 			" ms times the predicted loss ", Fixed{predicted, 2}, "x (device bandwidth over part 1's pinned host-to-device bandwidth), from half of that to twice it: ",
 			Ms(lo), " to ", Ms(hi), " ms. The zero-copy bar measured ", Ms(zero.MsPerLaunch), " ms.")...)
 	} else {
-		ch.Caption = append(ch.Caption, Text(" Prediction 3's band is not drawn: the input gives no predicted loss for these rows (it needs both variants and part 1's pinned 64 MiB host-to-device copy)."))
+		ch.Caption = append(ch.Caption, Say(" Prediction 3's band is not drawn: the input gives no predicted loss for these rows (it needs both variants and part 1's pinned ",
+			Size(kernelBytes), " host-to-device copy).")...)
 	}
 	ch.Swatches = []Swatch{{Legend: Say("device-resident, ms per launch"), Color: ColorResident}}
 	return ch

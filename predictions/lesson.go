@@ -9,8 +9,8 @@ import (
 )
 
 // The lesson as data: each prediction is a Part that owns its claims (their
-// statements made of the criteria's constants), the CUDA calls and capture
-// facts its reading needs, how it reads each source's numbers, the rows it
+// statements made of the criteria's constants), the CUDA calls whose
+// records its reading needs, how it reads each source's numbers, the rows it
 // adds to the result, its tables and its chart. Evaluate and every
 // renderer iterate Lesson; adding a prediction is adding a Part.
 
@@ -22,10 +22,9 @@ type Part struct {
 	Topic string
 	// Claims are the prediction's claims, in order.
 	Claims []ClaimSpec
-	// APINames are the CUDA calls its reading of a trace needs, for
-	// capture.Options.APINames; Needs the capture facts it reads.
+	// APINames are the CUDA calls whose records its reading of a trace
+	// needs, for capture.Options.APINames.
 	APINames []string
-	Needs    []capture.Fact
 	// Read fills the part's numbers from one source (in.Trace for the
 	// trace, in.Program for the program's numbers), in Lesson's order: a
 	// part may read what an earlier part filled. Nil reads nothing.

@@ -54,7 +54,6 @@ var part1 = Part{
 			Compare:   Comparison{Relation: AtLeast, Bound: GrowthTau}, Eval: evalGrowth},
 	},
 	APINames: []string{apiMemcpy, apiMemcpyAsync, apiStreamSync, apiDeviceSync},
-	Needs:    []capture.Fact{capture.FactAPITrace, capture.FactMemcpy, capture.FactCorrelation, capture.FactNVTX, capture.FactMemoryKinds},
 	Read: func(in *Reading, n *Numbers) {
 		for _, dir := range []vocab.Direction{vocab.H2D, vocab.D2H} {
 			readSlot(in, n, sweepSlot(dir), func(t *traceCtx) (*sweepData, Why) { return t.part1(dir) },
@@ -101,7 +100,6 @@ var part2 = Part{
 			Eval:      func(n *Numbers) Outcome { return evalShare(n, vocab.MemPinned) }},
 	},
 	APINames: []string{apiMemcpyAsync, apiStreamSync},
-	Needs:    []capture.Fact{capture.FactAPITrace, capture.FactMemcpy, capture.FactCorrelation, capture.FactNVTX, capture.FactMemoryKinds},
 	Read: func(in *Reading, n *Numbers) {
 		readSlot(in, n, asyncSlot, (*traceCtx).part2,
 			func() (*asyncData, Why) { return programAsync(in.Capture.Program, programOf(in.Capture)) })
@@ -133,7 +131,6 @@ var part3 = Part{
 			Compare: Comparison{Relation: Within, Factor: LossFactor}, Eval: evalFactor},
 	},
 	APINames: []string{apiLaunchKernel},
-	Needs:    []capture.Fact{capture.FactKernels, capture.FactNVTX},
 	Read: func(in *Reading, n *Numbers) {
 		readSlot(in, n, kernSlot, func(t *traceCtx) (*kernelData, Why) { return t.part3(in.Capture.Program) },
 			func() (*kernelData, Why) { return programKernels(in.Capture.Program, programOf(in.Capture), in.diags) })
@@ -169,7 +166,6 @@ var part4 = Part{
 			Compare:   Comparison{Relation: Equal, Bound: 1}, Control: "bytes", Eval: evalBytes},
 	},
 	APINames: []string{apiMemcpyAsync},
-	Needs:    []capture.Fact{capture.FactAPITrace, capture.FactMemcpy, capture.FactCorrelation},
 	Read: func(in *Reading, n *Numbers) {
 		if in.From == SourceProgram {
 			programCalls(in.Capture, n)
