@@ -1,7 +1,6 @@
 package check
 
 import (
-	"fmt"
 	"github.com/nsyscheck/nsyscheck/diag"
 	"path/filepath"
 
@@ -46,9 +45,9 @@ func fleetEntry(k *Checked) fleet.Entry {
 		e.NUMANode, e.Binding = g.NUMA.Node, g.NUMA.Binding
 	}
 	if g.PCIe.GenMax > 0 {
-		e.Link = fmt.Sprintf("Gen%d x%d", g.PCIe.GenMax, g.PCIe.WidthMax)
+		e.Link = fleet.Link{Gen: g.PCIe.GenMax, Width: g.PCIe.WidthMax}
 		if g.PCIe.GenCurrent != g.PCIe.GenMax || g.PCIe.WidthCurrent != g.PCIe.WidthMax {
-			e.Link += fmt.Sprintf(" (seen Gen%d x%d)", g.PCIe.GenCurrent, g.PCIe.WidthCurrent)
+			e.Link.SeenGen, e.Link.SeenWidth = g.PCIe.GenCurrent, g.PCIe.WidthCurrent
 		}
 	}
 	e.RatedGBps = g.PCIe.RatedGBps
@@ -75,13 +74,12 @@ func fleetEntry(k *Checked) fleet.Entry {
 			e.From = from
 		}
 	}
-	held := 0
 	for _, p := range r.Predictions {
 		if p.Verdict == predictions.Held {
-			held++
+			e.Held++
 		}
 	}
-	e.Verdicts = fmt.Sprintf("%d/%d held", held, len(r.Predictions))
+	e.Predictions = len(r.Predictions)
 	return e
 }
 

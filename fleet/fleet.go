@@ -24,9 +24,9 @@ type Entry struct {
 	// program was bound to it.
 	NUMANode int    `json:"numaNode"`
 	Binding  string `json:"binding,omitempty"`
-	// Link is the PCIe link in words ("Gen5 x16"); RatedGBps its rated
-	// bandwidth per direction (0 unknown).
-	Link      string  `json:"link,omitempty"`
+	// Link is the PCIe link; RatedGBps its rated bandwidth per direction
+	// (0 unknown).
+	Link      Link    `json:"-"`
 	RatedGBps float64 `json:"ratedGBps,omitempty"`
 	// H2DGBps and D2HGBps are the measured pinned bandwidths at the largest
 	// size (0 unknown); From says whose numbers they are (trace or program).
@@ -35,8 +35,15 @@ type Entry struct {
 	From    string  `json:"from,omitempty"`
 	// Shared is true when other work used the GPU around the profile.
 	Shared bool `json:"shared,omitempty"`
-	// Verdicts sums up the predictions, e.g. "4/4 held".
-	Verdicts string `json:"verdicts,omitempty"`
+	// Held of Predictions held; Predictions 0 where none were judged.
+	Held, Predictions int `json:"-"`
+}
+
+// Link is a GPU's PCIe link: its generation and width, and where the link
+// was seen running below them, what it ran at (0 where it ran at them).
+type Link struct {
+	Gen, Width         int
+	SeenGen, SeenWidth int
 }
 
 // Thresholds decide which GPUs are outliers.
@@ -88,7 +95,7 @@ type Finding struct {
 	Got, Share, Threshold float64 `json:"-"`
 	// Link and RatedGBps are the row's link (below-rated); PeerMedian,
 	// Peers and Model its peers (below-peers).
-	Link       string  `json:"-"`
+	Link       Link    `json:"-"`
 	RatedGBps  float64 `json:"-"`
 	PeerMedian float64 `json:"-"`
 	Peers      int     `json:"-"`
