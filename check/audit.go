@@ -10,9 +10,9 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/audit"
 	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/internal/regular"
-	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/privacy"
 	"github.com/nsyscheck/nsyscheck/runner"
 	"github.com/nsyscheck/nsyscheck/vocab"
@@ -70,9 +70,9 @@ func Audit(ctx context.Context, before, after string, opts AuditOptions) (*audit
 func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts AuditOptions) (*audit.Audit, error) {
 	// A capture file given directly is scanned for exposures while its
 	// copies stream: the scan reads the file's bytes, the stream SQLite's.
-	var early chan []string
+	var early chan []diag.Diagnostic
 	if scannable(path) {
-		early = make(chan []string, 1)
+		early = make(chan []diag.Diagnostic, 1)
 		go func() { early <- exposures(path) }()
 	}
 	acc := audit.NewAccumulator()
@@ -89,7 +89,7 @@ func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 	}
 	au := acc.Finish(scan, rates)
 	for _, n := range scan.Notes {
-		au.Diagnostics = append(au.Diagnostics, audit.Diagnostic{Code: CodeInputSubstituted, Level: string(predictions.Info), Message: n})
+		au.Diagnostics = append(au.Diagnostics, diag.Diagnostic{Level: diag.Info, Detail: diag.Note{Of: diag.CodeInputSubstituted, Text: n}})
 	}
 	if early != nil {
 		au.Exposures = append(au.Exposures, <-early...)
@@ -120,16 +120,12 @@ func scannable(f string) bool {
 
 // exposures scans a capture file for what it reveals beyond the run, with
 // verify's rules (attachExposure).
-func exposures(f string) []string {
+func exposures(f string) []diag.Diagnostic {
 	rep, err := privacy.Scan(f)
 	if err != nil {
-		return []string{fmt.Sprintf("could not scan %s: %v", f, err)}
+		return []diag.Diagnostic{{Level: diag.Warning, Detail: diag.ScanFailed{File: f, Err: err.Error()}}}
 	}
-	var out []string
-	for _, d := range rep.Diagnostics() {
-		out = append(out, d.Message)
-	}
-	return out
+	return rep.Diagnostics()
 }
 
 // AuditRates gathers the rates the prediction may use besides the

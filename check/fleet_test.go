@@ -1,6 +1,7 @@
 package check
 
 import (
+	"github.com/nsyscheck/nsyscheck/fleet"
 	"math"
 	"testing"
 )
@@ -35,7 +36,7 @@ func TestFleetRunFolders(t *testing.T) {
 			r.Binding != want.binding || r.Outlier != want.outlier || r.RatedGBps < 63 || r.RatedGBps > 63.1 {
 			t.Errorf("row %d: %+v, want %+v", i, r, want)
 		}
-		_, warned := codes(ks[i].Result)[CodeFleet]
+		_, warned := codes(ks[i].Result)[fleet.CodeOutlier]
 		if warned != want.outlier {
 			t.Errorf("row %d: fleet-outlier warning %v", i, warned)
 		}

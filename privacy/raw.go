@@ -461,7 +461,7 @@ func (s *rawSearch) findings(r *Report) {
 			}
 			where := "raw bytes at offset " + strconv.FormatInt(h.first[key], 10)
 			if key.unused {
-				where += " (" + unusedLabel + ")"
+				where += " (" + UnusedPages + ")"
 			}
 			r.Findings = append(r.Findings, Finding{Kind: key.kind, Name: key.name, Where: where, Offset: h.first[key],
 				Masked: Mask(key.value), Unused: key.unused, More: h.counts[key] - 1, value: key.value})

@@ -209,7 +209,7 @@ func workingCopy(in, pid string) (tmpDir, work string, err error) {
 func survivorsError(in string, after *Report) error {
 	var left []string
 	for _, f := range after.Findings {
-		left = append(left, fmt.Sprintf("%s %s in %s", f.Kind, f.label(), f.Where))
+		left = append(left, fmt.Sprintf("%s %s in %s", f.Kind, f.Label(), f.Where))
 		if len(left) == 5 {
 			break
 		}

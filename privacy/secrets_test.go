@@ -241,7 +241,7 @@ func TestSecretsInNames(t *testing.T) {
 	}
 	var msgs strings.Builder
 	for _, d := range rep.Diagnostics() {
-		msgs.WriteString(d.Message + "\n")
+		msgs.WriteString(detailText(d) + "\n")
 	}
 	for _, f := range rep.Findings {
 		msgs.WriteString(f.Name + " " + f.Where + " " + f.Masked + "\n")

@@ -160,8 +160,9 @@ func parseComputeApps(out, uuid string) ([]GPUProcess, string) {
 	return procs, ""
 }
 
-// summarize fills Foreign and Summary from the two looks.
-func (s *Sharing) summarize() {
+// Seen says what other work the two looks found, "" where none: "before
+// profiling: 1 compute process(es) (...); right after: ...".
+func (s *Sharing) Seen() string {
 	var parts []string
 	if s.Before.Busy() {
 		parts = append(parts, s.Before.describe("before profiling"))
@@ -169,9 +170,15 @@ func (s *Sharing) summarize() {
 	if s.After.Busy() {
 		parts = append(parts, s.After.describe("right after"))
 	}
-	s.Foreign = len(parts) > 0
+	return strings.Join(parts, "; ")
+}
+
+// summarize fills Foreign and Summary from the two looks.
+func (s *Sharing) summarize() {
+	seen := s.Seen()
+	s.Foreign = seen != ""
 	if s.Foreign {
-		s.Summary = "other work shared the GPU: " + strings.Join(parts, "; ")
+		s.Summary = "other work shared the GPU: " + seen
 	} else {
 		s.Summary = "no other work seen on the GPU before or right after profiling"
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nsyscheck/nsyscheck/check"
+	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/fleet"
 	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/report"
@@ -238,10 +239,10 @@ func runOne(ctx context.Context, ropts runner.Options, s Streams) (*check.Checke
 		// The rule's output and the run's facts are complete now.
 		info := run.Facts()
 		checked.Enrich(&info)
-		if checked.TraceLost != "" && ropts.Warn != nil {
-			fmt.Fprintf(ropts.Warn, "nsyscheck: warning: %s; see %s below the verdicts\n", checked.TraceLost, check.CodeTraceLost)
+		if checked.TraceLost != nil && ropts.Warn != nil {
+			fmt.Fprintf(ropts.Warn, "nsyscheck: warning: %s; see %s below the verdicts\n", report.TraceLossText(*checked.TraceLost), diag.CodeTraceLost)
 		}
-		shareable(checked.Result, run.Path(runner.Base+".sqlite"), false)
+		checked.Result.MapPaths(shareInput(run.Path(runner.Base+".sqlite"), false).apply)
 		return writeRunReports(run, checked)
 	}); err != nil {
 		return nil, fail(err)
@@ -351,9 +352,9 @@ func writeSummary(parent string, checked []*check.Checked, failed []string, opts
 		return err
 	}
 	data, err := json.MarshalIndent(struct {
-		fleet.Summary
+		report.JSONFleet
 		Failed []string `json:"failed"`
-	}{*sum, append([]string{}, failed...)}, "", "  ")
+	}{report.FleetJSON(*sum), append([]string{}, failed...)}, "", "  ")
 	if err != nil {
 		return err
 	}
