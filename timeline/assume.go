@@ -29,7 +29,10 @@ const (
 	// its measured time and depends on no GPU work.
 	AssumeEventUnknown AssumptionKind = "event-unknown"
 	// AssumeStreamWaitNoWork: a stream made to wait for an event while no
-	// later work of that stream is in the trace: the wait binds nothing.
+	// later work of that stream, and no recording or synchronisation of it,
+	// is in the trace: the wait binds nothing. (A wait followed by a
+	// recording or synchronisation of its stream before the stream's next
+	// op binds those: the event recorded stands for the awaited work too.)
 	AssumeStreamWaitNoWork AssumptionKind = "stream-wait-no-later-work"
 	// AssumeOpWithoutCall: a GPU operation whose launching call is not in
 	// the trace. It starts after its stream predecessor by its measured
