@@ -2,11 +2,15 @@
 // discrete-event program: each host thread runs its calls in order with
 // the measured host time between them, each stream its ops in order, and
 // every dependency the capture recorded holds (launches, stream order,
-// host waits, event waits, copy engines). Replayed as captured it must
-// reproduce the capture, and its fit per region says how far to trust it;
-// the what-if then re-costs every copy from pageable host memory as a
-// pinned copy and replays again, at low, middle and high costs, to
-// predict each region's time with a bound.
+// host waits, event waits, copy engines). The delay behind each dependency
+// is not the call's or op's own but the typical one of its class
+// (Typical: a launch's, a stream queue's, an event's, a waiting call's
+// return), in the replay as captured and in the what-if alike: replayed as
+// captured, the timeline must come close to the capture, and its fit per
+// region says how far to trust the model, with the classes it fits worst
+// (Misfit) saying where it misses. The what-if then re-costs every copy
+// from pageable host memory as a pinned copy and replays again, at low,
+// middle and high costs, to predict each region's time with a bound.
 //
 // The result is typed numbers only; words belong to the report.
 package replay
@@ -38,6 +42,13 @@ type Result struct {
 	Regions     []Region              `json:"regions"`
 	Assumptions []timeline.Assumption `json:"assumptions"`
 	Costs       []CostUse             `json:"costs"`
+	// Model lists the typical delays the replays took in place of each
+	// call's and op's own (Typical).
+	Model []Typical `json:"model"`
+	// Misfits are the classes of calls and ops the capture shows latest
+	// against the model, at most MaxMisfits, latest first: where to look
+	// when the fit is poor.
+	Misfits []Misfit `json:"misfits"`
 	// Recosted is how many copies from pageable memory the what-if
 	// re-costed as pinned; Uncosted how many it could find no cost for.
 	Recosted int `json:"recosted"`
@@ -92,7 +103,7 @@ func Replay(ctx context.Context, tl *timeline.Timeline, opts Options) (*Result, 
 	if coster == nil {
 		coster = NewCaptureCoster(tl, sizes)
 	}
-	m := newModel(tl)
+	m := newModel(tl, sizes)
 	res := &Result{}
 	rg := newRegions(tl)
 	measured := rg.measureAll(Measured(tl))
@@ -117,6 +128,14 @@ func Replay(ctx context.Context, tl *timeline.Timeline, opts Options) (*Result, 
 		runs[l] = rg.measureAll(sc)
 	}
 	res.Regions = rg.compare(measured, replayed, runs)
+	res.Model = m.typ.list(tl, sizes)
+	res.Misfits = m.misfits()
+	for k, f := range res.Misfits {
+		if f.Late == 0 || k == MaxMisfits {
+			res.Misfits = res.Misfits[:k]
+			break
+		}
+	}
 	res.Assumptions = append(slices.Clone(tl.Assumptions), w.assumed...)
 	timeline.SortAssumptions(res.Assumptions)
 	return res, nil
@@ -124,7 +143,7 @@ func Replay(ctx context.Context, tl *timeline.Timeline, opts Options) (*Result, 
 
 // Simulate replays tl as captured and returns its schedule.
 func Simulate(ctx context.Context, tl *timeline.Timeline) (*Schedule, error) {
-	m := newModel(tl)
+	m := newModel(tl, oneSize)
 	sc := newSchedule(tl)
 	if err := m.simulate(ctx, &m.params, sc); err != nil {
 		return nil, err
@@ -135,7 +154,7 @@ func Simulate(ctx context.Context, tl *timeline.Timeline) (*Schedule, error) {
 // SimulatePinned replays tl with its pageable copies re-costed by coster
 // at the middle of their costs.
 func SimulatePinned(ctx context.Context, tl *timeline.Timeline, coster Coster) (*Schedule, error) {
-	m := newModel(tl)
+	m := newModel(tl, oneSize)
 	w := m.whatIf(coster, oneSize, &Result{})
 	p := m.params.clone()
 	w.apply(&p, levelMid)
@@ -266,7 +285,8 @@ func (w *whatIf) apply(p *params, l level) {
 			continue
 		}
 		call := max(roundNs(r.cost.CallNs.at(l)), 0)
-		p.latL[j] = min(p.latL[j], call)
+		// A pinned copy starts as its call returns.
+		p.latL[j], p.fromEnd[j] = call, false
 		switch timeline.RoleOf(tl.Name(tl.Calls.Name[c])) {
 		case timeline.RoleCopyBlocking:
 			on := []int32{j}

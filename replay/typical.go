@@ -1,0 +1,199 @@
+package replay
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"github.com/nsyscheck/nsyscheck/timeline"
+	"github.com/nsyscheck/nsyscheck/vocab"
+)
+
+// Quantity names one kind of delay the model takes as typical rather than
+// as each call's or op's own: the as-captured replay and the what-if both
+// use the typical value, so the replay's fit measures what the model
+// misses instead of holding by construction.
+type Quantity string
+
+// The modelled quantities.
+const (
+	// QuantityLaunch: an op's start after the start of a launching call
+	// that waits for it (a blocking copy, a pageable copy that holds its
+	// thread), from the ops that nothing but their launch held back (their
+	// stream predecessor, event and copy engine were done before the call
+	// began).
+	QuantityLaunch Quantity = "launch"
+	// QuantitySubmit: an op's start after the end of a launching call that
+	// returns without waiting for it (a kernel launch, a pinned async copy,
+	// a staged copy): a launch reaches the GPU as its call returns, however
+	// long the call took (loading a module on a kernel's first launch
+	// takes milliseconds); from the ops nothing else held back.
+	QuantitySubmit Quantity = "submit"
+	// QuantityQueue: an op's start after its stream predecessor's end, from
+	// the ops the predecessor held back.
+	QuantityQueue Quantity = "queue"
+	// QuantityEvent: an op's start after the end of the work an event it
+	// waited for stood for, from the ops that event held back.
+	QuantityEvent Quantity = "event"
+	// QuantityReturn: a waiting call's end after the end of the work it
+	// waited for (negative where the call returns before its copy ends, as
+	// a pageable host-to-device copy's call does), from the calls that
+	// waited.
+	QuantityReturn Quantity = "return"
+	// QuantityOwn: a waiting call's time when its work was done before it
+	// began, from the calls that found it so.
+	QuantityOwn Quantity = "own"
+	// QuantityPoll: the start of a polling run's successful query after
+	// the end of the work it waited for.
+	QuantityPoll Quantity = "poll"
+)
+
+// Typical is one modelled quantity for one class of calls or ops: the
+// mean of the measured delays of its samples, trimmed by TrimShare at each
+// end. A class without samples
+// takes the next coarser class that has some (any size, then any API, then
+// any copy direction and memory, then for ops every op of the quantity);
+// where none has, each call or op keeps its own measured delay and the
+// class is not listed.
+type Typical struct {
+	Quantity Quantity `json:"quantity"`
+	// API is the launching or waiting call's name, "" for any.
+	API string `json:"api,omitempty"`
+	// Op is the op kind (copy, kernel, memset, graph), "" for any.
+	Op string `json:"op,omitempty"`
+	// Direction and Memory are a copy's direction and host memory kind, ""
+	// for any.
+	Direction vocab.CopyKind `json:"direction,omitempty"`
+	Memory    vocab.MemKind  `json:"memory,omitempty"`
+	// Wait is a waiting call's wait kind, "" for any.
+	Wait string `json:"wait,omitempty"`
+	// SizeClass is the awaited copy's size class, "" for any.
+	SizeClass string `json:"sizeClass,omitempty"`
+	Ns        int64  `json:"ns"`
+	Samples   int    `json:"samples"`
+	// Uses is how many calls or ops of the replay took this value.
+	Uses int `json:"uses"`
+}
+
+// anyClass marks a key field that matches every value.
+const anyClass = -1
+
+// tkey is one class of a modelled quantity; fields at their "any" value
+// (None, 0, anyClass) match everything.
+type tkey struct {
+	q    Quantity
+	api  int32
+	kind timeline.OpKind
+	dir  timeline.Dir
+	mem  timeline.Mem
+	wait timeline.WaitKind
+	size int
+}
+
+// levels returns k and its coarser classes, most specific first: without
+// the size class, without the API, without the copy's direction and
+// memory, and for an op's quantity every op of it. A call's quantity
+// stops at its wait kind: a stream synchronisation's return says nothing
+// of a copy's.
+func (k tkey) levels() [5]tkey {
+	noSize := k
+	noSize.size = anyClass
+	noAPI := noSize
+	noAPI.api = timeline.None
+	noCopy := noAPI
+	noCopy.dir, noCopy.mem = timeline.DirNone, timeline.MemNone
+	all := noCopy
+	if k.wait == 0 {
+		all = tkey{q: k.q, api: timeline.None, dir: timeline.DirNone, mem: timeline.MemNone, size: anyClass}
+	}
+	return [5]tkey{k, noSize, noAPI, noCopy, all}
+}
+
+// typicals gathers the samples of every class and answers with the
+// typical delay of the most specific class that has any.
+type typicals struct {
+	samples map[tkey][]int64
+	value   map[tkey]int64
+	uses    map[tkey]int
+}
+
+func newTypicals() *typicals {
+	return &typicals{samples: map[tkey][]int64{}, value: map[tkey]int64{}, uses: map[tkey]int{}}
+}
+
+// add records one measured delay of class k (and of its coarser classes).
+func (t *typicals) add(k tkey, v int64) {
+	lv := k.levels()
+	for i, l := range lv {
+		if i > 0 && l == lv[i-1] {
+			continue
+		}
+		t.samples[l] = append(t.samples[l], v)
+	}
+}
+
+// TrimShare is the share of a class's samples left out at each end before
+// its typical delay is taken as their mean: the mean, because delays add
+// up along a chain of work (a stream's kernels back to back, a loop's
+// synchronisations) and their sum is what a region's time holds; trimmed,
+// so that a sample some dependency outside the model held back does not
+// move it.
+const TrimShare = 0.01
+
+// finish takes the trimmed means.
+func (t *typicals) finish() {
+	for k, v := range t.samples {
+		slices.Sort(v)
+		cut := int(float64(len(v)) * TrimShare)
+		var sum float64
+		for _, x := range v[cut : len(v)-cut] {
+			sum += float64(x)
+		}
+		t.value[k] = int64(math.Round(sum / float64(len(v)-2*cut)))
+	}
+}
+
+// get returns the typical delay for class k, false when no class of it has
+// a sample; each answer counts as one use of the class it came from.
+func (t *typicals) get(k tkey) (int64, bool) {
+	for _, l := range k.levels() {
+		if v, ok := t.value[l]; ok {
+			t.uses[l]++
+			return v, true
+		}
+	}
+	return 0, false
+}
+
+// list returns the classes used, by quantity and then class.
+func (t *typicals) list(tl *timeline.Timeline, sizes Sizes) []Typical {
+	out := make([]Typical, 0, len(t.uses))
+	keys := make([]tkey, 0, len(t.uses))
+	for k := range t.uses {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b tkey) int {
+		return cmp.Or(cmp.Compare(a.q, b.q), cmp.Compare(tl.Name(a.api), tl.Name(b.api)), cmp.Compare(a.kind, b.kind),
+			cmp.Compare(a.dir, b.dir), cmp.Compare(a.mem, b.mem), cmp.Compare(a.wait, b.wait), cmp.Compare(a.size, b.size))
+	})
+	for _, k := range keys {
+		ty := Typical{Quantity: k.q, API: tl.Name(k.api), Ns: t.value[k], Samples: len(t.samples[k]), Uses: t.uses[k]}
+		if k.kind != 0 {
+			ty.Op = k.kind.String()
+		}
+		if k.dir != timeline.DirNone {
+			ty.Direction = k.dir.Kind()
+		}
+		if k.mem != timeline.MemNone {
+			ty.Memory = k.mem.Kind()
+		}
+		if k.wait != 0 {
+			ty.Wait = k.wait.String()
+		}
+		if k.size != anyClass {
+			ty.SizeClass = sizes.Name(k.size)
+		}
+		out = append(out, ty)
+	}
+	return out
+}
