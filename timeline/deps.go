@@ -92,7 +92,44 @@ func (r *resolver) run(ctx context.Context) error {
 	}
 	r.ranges()
 	r.engines()
+	r.copyThreads()
 	return nil
+}
+
+// copyThreads notes the host-device copies each process made from a
+// thread other than its main one: the thread of its NVTX ranges (the one
+// with most, if several), else the thread whose first call came first.
+func (r *resolver) copyThreads() {
+	t := r.t
+	ranges := make([]int, len(t.Threads))
+	for _, rg := range t.Ranges {
+		ranges[rg.Thread]++
+	}
+	firstCall := func(th int32) int64 {
+		if thr := t.Threads[th]; thr.Last > thr.First {
+			return t.Calls.Start[thr.First]
+		}
+		return math.MaxInt64
+	}
+	main := map[int64]int32{}
+	for th := range t.Threads {
+		th := int32(th)
+		m, ok := main[t.Threads[th].PID]
+		if !ok || cmp.Or(cmp.Compare(ranges[th], ranges[m]), cmp.Compare(firstCall(m), firstCall(th))) > 0 {
+			main[t.Threads[th].PID] = th
+		}
+	}
+	o := &t.Ops
+	for j := range o.Kind {
+		c := o.Call[j]
+		if c == None || o.Kind[j] != OpCopy || !o.Dir[j].HostDevice() {
+			continue
+		}
+		th := t.Calls.Thread[c]
+		if thr := t.Threads[th]; main[thr.PID] != th {
+			r.b.assumed.addThread(AssumeCopyThread, thr.PID, thr.TID, t.Name(t.Calls.Name[c]), records.NoID, records.NoID, t.Calls.Corr[c])
+		}
+	}
 }
 
 // joinOps ties each op to its launching call by (pid, correlation id) and
@@ -113,7 +150,11 @@ func (r *resolver) joinOps() {
 		c := r.callByCorr(s.PID, o.Corr[j])
 		o.Call[j] = c
 		if c == None {
-			r.b.assumed.add(AssumeOpWithoutCall, s.PID, o.Kind[j].String(), records.NoID, s.ID, o.Corr[j])
+			kind := AssumeOpWithoutCall
+			if o.Kind[j] == OpCopy && o.Dir[j] == DirOther {
+				kind = AssumeMigration
+			}
+			r.b.assumed.add(kind, s.PID, o.Kind[j].String(), records.NoID, s.ID, o.Corr[j])
 			continue
 		}
 		counts[c+1]++

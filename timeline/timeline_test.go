@@ -403,3 +403,35 @@ func TestGeneratedShape(t *testing.T) {
 		t.Errorf("assumptions on a complete capture: %+v", tl.Assumptions)
 	}
 }
+
+// Copies made off the process's main thread (the thread of its ranges) are
+// named per thread and API; a copy without a call of no host-device kind is
+// a unified-memory migration.
+func TestCopiesOffTheMainThreadAndMigrations(t *testing.T) {
+	var c timelinetest.Capture
+	c.Range(1, "step", 0, 1000)
+	mine := c.Call(1, "cudaMemcpyAsync", 10, 20)
+	c.Copy(mine, 7, htod, pinned, device, 1<<20, 30, 130)
+	var xla []int64
+	for k := range int64(3) {
+		x := c.Call(5, "cuMemcpyHtoDAsync", 200+100*k, 210+100*k)
+		c.Copy(x, 8, htod, pinned, device, 1<<20, 220+100*k, 290+100*k)
+		xla = append(xla, x)
+	}
+	c.Copy(0, 9, vocab.CopyOther, vocab.MemUnknown, vocab.MemUnknown, 4096, 500, 510)
+	c.Copy(0, 9, vocab.CopyOther, vocab.MemUnknown, vocab.MemUnknown, 4096, 520, 530)
+	tl := build(t, &c, timeline.Options{NoHandoffs: true})
+	for _, want := range []timeline.Assumption{
+		{Kind: timeline.AssumeCopyThread, PID: 1, API: "cuMemcpyHtoDAsync", Event: -1, Stream: -1, TID: 5, Count: 3, Corr: xla[0]},
+		{Kind: timeline.AssumeMigration, PID: 1, API: "copy", Event: -1, Stream: 9, Count: 2},
+	} {
+		if !slices.Contains(tl.Assumptions, want) {
+			t.Errorf("assumptions %+v lack %+v", tl.Assumptions, want)
+		}
+	}
+	for _, a := range tl.Assumptions {
+		if a.Kind == timeline.AssumeCopyThread && a.TID == 1 || a.Kind == timeline.AssumeOpWithoutCall {
+			t.Errorf("assumption %+v", a)
+		}
+	}
+}
