@@ -90,15 +90,16 @@ func misfitClass(f replay.Misfit) string {
 
 // sqlRegions computes every region instance's start and completion with
 // one query of plain SQL, independent of the timeline: an NVTX push/pop
-// range, from its start to the end of the last GPU operation launched by a
-// call of its process that started inside it, or its own end if later;
+// range, from its start to the end of the last GPU operation (a whole
+// graph launch among them) launched by a call of its process that started
+// inside it, or its own end if later;
 // and the capture, from the first host-device copy call to the last
 // operation's end.
 func sqlRegions(t *testing.T, path string) map[string][][2]int64 {
 	t.Helper()
 	db := openExport(t, path)
 	var ops []string
-	for _, tb := range []string{"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"} {
+	for _, tb := range []string{"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_GRAPH_TRACE"} {
 		if name := table(t, db, tb); name != "" {
 			ops = append(ops, `SELECT correlationId c, (globalPid >> 24) & 16777215 pid, "end" e FROM `+name)
 		}

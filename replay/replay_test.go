@@ -486,3 +486,42 @@ func TestUnmodelledDependencyFailsTheFit(t *testing.T) {
 		}
 	}
 }
+
+// A pageable copy a graph launch made is kept as measured and named; a
+// program that pins by copying each buffer pays, in the high bound, a host
+// copy as long as the pageable call's own time, before the call.
+func TestGraphCopyKeptAndPinByCopy(t *testing.T) {
+	var c timelinetest.Capture
+	g := c.Call(1, "cudaGraphLaunch", 0, 10)
+	c.Copy(g, 7, htod, pageable, device, 1<<20, 20, 520)
+	cp := c.Call(1, "cudaMemcpyAsync", 600, 1600)
+	c.Copy(cp, 7, htod, pageable, device, 1<<20, 700, 1610)
+	c.Range(1, "step", 600, 1700)
+	s := newSynthetic(t, &c, timeline.Options{})
+	for _, pinBy := range []replay.PinBy{replay.PinInPlace, replay.PinByCopy} {
+		res, err := replay.Replay(context.Background(), s.tl, replay.Options{Coster: fixed{call: 20, gpu: 100}, PinBy: pinBy})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Recosted != 1 || res.Kept != 1 || res.PinBy != pinBy {
+			t.Errorf("re-costed %d, kept %d, pin by %d", res.Recosted, res.Kept, res.PinBy)
+		}
+		want := timeline.Assumption{Kind: timeline.AssumeGraphCopy, PID: 1, API: "cudaGraphLaunch", Event: -1, Stream: 7, Count: 1, Corr: g}
+		if !slices.Contains(res.Assumptions, want) {
+			t.Errorf("assumptions %+v lack %+v", res.Assumptions, want)
+		}
+		// The step: the call's 20 ns, and the copy's 100 ns as the range
+		// ends 100 ns after the call; by copy, the high bound first pays
+		// the pageable call's 1000 ns.
+		step := regionNamed(t, res, "step")
+		wantHigh, wantCopy := 120e-6, int64(0)
+		if pinBy == replay.PinByCopy {
+			wantHigh, wantCopy = 1120e-6, 1000
+		}
+		if math.Abs(step.PredictedMedianMs-120e-6) > 1e-12 || math.Abs(step.PredictedMedianHighMs-wantHigh) > 1e-12 ||
+			res.Costs[0].PinCopyNs != wantCopy {
+			t.Errorf("pin by %d: step predicted %g ms (high %g), pin copy %d ns; want 120e-6 (%g), %d",
+				pinBy, step.PredictedMedianMs, step.PredictedMedianHighMs, res.Costs[0].PinCopyNs, wantHigh, wantCopy)
+		}
+	}
+}

@@ -76,8 +76,9 @@ func syncKindOf(api, enum string) records.SyncKind {
 	return records.SyncUnknown
 }
 
-// readExport hands an export's ranges, calls, ops, syncs and event
-// records to h, in the order records.Handler documents.
+// readExport hands an export's ranges, calls (with their threads' names),
+// ops (a copy with its graph node), syncs, event records and whole graph
+// launches to h, in the order records.Handler documents.
 func readExport(t testing.TB, path string, h records.Handler) {
 	t.Helper()
 	db := openExport(t, path)
@@ -111,11 +112,15 @@ func readExport(t testing.TB, path string, h records.Handler) {
 			})
 	}
 	rt := table(t, db, "CUPTI_ACTIVITY_KIND_RUNTIME")
-	q(`SELECT s.value, r.start, r."end", r.returnValue, r.correlationId, (r.globalTid >> 24) & 16777215, r.globalTid & 16777215
+	threadName := `''`
+	if table(t, db, "ThreadNames") != "" {
+		threadName = `coalesce((SELECT s.value FROM ThreadNames n JOIN StringIds s ON s.id = n.nameId WHERE n.globalTid = r.globalTid LIMIT 1), '')`
+	}
+	q(`SELECT s.value, r.start, r."end", r.returnValue, r.correlationId, (r.globalTid >> 24) & 16777215, r.globalTid & 16777215, `+threadName+`
 		FROM `+rt+` r JOIN StringIds s ON s.id = r.nameId`,
 		func(r *sql.Rows) error {
 			var c records.Call
-			if err := r.Scan(&c.Name, &c.Start, &c.End, &c.Result, &c.Corr, &c.PID, &c.TID); err != nil {
+			if err := r.Scan(&c.Name, &c.Start, &c.End, &c.Result, &c.Corr, &c.PID, &c.TID, &c.Thread); err != nil {
 				return err
 			}
 			c.Name = versionSuffix.ReplaceAllString(c.Name, "")
@@ -123,13 +128,13 @@ func readExport(t testing.TB, path string, h records.Handler) {
 		})
 	if mc := table(t, db, "CUPTI_ACTIVITY_KIND_MEMCPY"); mc != "" {
 		q(`SELECT m.start, m."end", m.correlationId, (m.globalPid >> 24) & 16777215, m.deviceId, m.streamId, m.bytes,
-			o.name, coalesce(sk.name, ''), coalesce(dk.name, '')
+			o.name, coalesce(sk.name, ''), coalesce(dk.name, ''), coalesce(m.graphNodeId, 0)
 			FROM `+mc+` m JOIN ENUM_CUDA_MEMCPY_OPER o ON o.id = m.copyKind
 			LEFT JOIN ENUM_CUDA_MEM_KIND sk ON sk.id = m.srcKind LEFT JOIN ENUM_CUDA_MEM_KIND dk ON dk.id = m.dstKind`,
 			func(r *sql.Rows) error {
 				x := records.Op{Kind: records.OpCopy}
 				var kind, src, dst string
-				if err := r.Scan(&x.Start, &x.End, &x.Corr, &x.PID, &x.Device, &x.Stream, &x.Bytes, &kind, &src, &dst); err != nil {
+				if err := r.Scan(&x.Start, &x.End, &x.Corr, &x.PID, &x.Device, &x.Stream, &x.Bytes, &kind, &src, &dst, &x.GraphNode); err != nil {
 					return err
 				}
 				x.Copy, x.Src, x.Dst = nsysdb.CopyKindOf(kind), nsysdb.MemKindOf(src), nsysdb.MemKindOf(dst)
@@ -177,6 +182,17 @@ func readExport(t testing.TB, path string, h records.Handler) {
 					x.Event = records.NoID
 				}
 				return h.Sync(&x)
+			})
+	}
+	if gt := table(t, db, "CUPTI_ACTIVITY_KIND_GRAPH_TRACE"); gt != "" {
+		q(`SELECT g.start, g."end", coalesce(g.correlationId, 0), (g.globalPid >> 24) & 16777215, g.deviceId, g.streamId, g.graphId
+			FROM `+gt+` g`,
+			func(r *sql.Rows) error {
+				var x records.GraphLaunch
+				if err := r.Scan(&x.Start, &x.End, &x.Corr, &x.PID, &x.Device, &x.Stream, &x.Graph); err != nil {
+					return err
+				}
+				return h.Graph(&x)
 			})
 	}
 	if ev := table(t, db, "CUPTI_ACTIVITY_KIND_CUDA_EVENT"); ev != "" {
