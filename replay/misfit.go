@@ -110,7 +110,7 @@ func (m *model) misfits() []Misfit {
 		for k := m.swFirst[j]; k >= 0 && int(k) < len(tl.StreamWaits) && tl.StreamWaits[k].Op == op; k++ {
 			at = max(at, o.End[tl.StreamWaits[k].On]+m.swLat[k])
 		}
-		if f, ok := m.engineAt[op]; ok {
+		if f, ok := m.engineWait(op); ok {
 			at, known = max(at, f), true
 		}
 		if !known {

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"math"
 	"slices"
 	"sort"
 
@@ -34,10 +35,11 @@ type model struct {
 	// swLat the delay after each entry's op.
 	swFirst []int32
 	swLat   []int64
-	// slots is the capacity of each engine; engineAt holds, for each copy
-	// that waited for an engine in the capture, when one became free.
+	// slots is the capacity of each engine; engineAt holds, per op, when an
+	// engine became free for a copy that waited for one in the capture
+	// (noEngineWait for the others), nil when none waited.
 	slots    []int
-	engineAt map[int32]int64
+	engineAt []int64
 	// typ holds the modelled quantities' classes and their uses.
 	typ   *typicals
 	sizes Sizes
@@ -101,12 +103,12 @@ func newModel(tl *timeline.Timeline, sizes Sizes) *model {
 	m := &model{tl: tl, handoff: map[int32]handoff{}, pollLast: map[int32]int32{}, typ: newTypicals(), sizes: sizes}
 	m.calls()
 	waits := m.sampleWaits()
-	m.typ.finish()
+	m.typ.finish(QuantityReturn, QuantityOwn, QuantityPoll)
 	m.modelWaits(waits)
 	ops := m.sampleLaunches()
-	m.typ.finish()
+	m.typ.finish(QuantityLaunch, QuantitySubmit)
 	m.sampleQueues(ops)
-	m.typ.finish()
+	m.typ.finish(QuantityQueue, QuantityEvent)
 	m.modelOps(ops)
 	return m
 }
@@ -219,6 +221,7 @@ func (m *model) sampleWaits() []sampledWait {
 func (m *model) modelWaits(sampled []sampledWait) {
 	tl := m.tl
 	cs := &tl.Calls
+	m.waits = make([]simWait, 0, len(tl.Waits))
 	for n := range tl.Waits {
 		w, s := &tl.Waits[n], &sampled[n]
 		i := w.Call
@@ -304,10 +307,10 @@ const (
 
 // sampledOp is what held one op back in the capture.
 type sampledOp struct {
-	kind  uint8 // what it was bound by, before the launch is weighed
-	bound uint8
 	at    int64 // when the binding GPU-side dependency was done
 	sw    int32 // the binding StreamWaits entry
+	kind  uint8 // what it was bound by, before the launch is weighed
+	bound uint8
 }
 
 // anchor is the measured time op j's launch delay runs from: its call's
@@ -348,8 +351,7 @@ func (m *model) sampleLaunches() []sampledOp {
 	for _, e := range tl.Engines {
 		m.slots = append(m.slots, e.Capacity)
 	}
-	engineFree := m.engineFree()
-	m.engineAt = engineFree
+	m.engineAt = m.engineFree()
 	out := make([]sampledOp, n)
 	for j := range o.Kind {
 		op, s := int32(j), &out[j]
@@ -363,7 +365,7 @@ func (m *model) sampleLaunches() []sampledOp {
 				s.at, s.kind, s.sw = e, boundEvent, k
 			}
 		}
-		if f, ok := engineFree[op]; ok && (s.kind == boundNone || f > s.at) {
+		if f, ok := m.engineWait(op); ok && (s.kind == boundNone || f > s.at) {
 			s.at, s.kind = f, boundEngine
 		}
 		s.bound = s.kind
@@ -446,11 +448,23 @@ func (m *model) modelOps(sampled []sampledOp) {
 	}
 }
 
+// noEngineWait marks an op that did not wait for a copy engine.
+const noEngineWait = math.MinInt64
+
+// engineWait is when a copy engine became free for op j in the capture,
+// false when j did not wait for one.
+func (m *model) engineWait(j int32) (int64, bool) {
+	if m.engineAt == nil || m.engineAt[j] == noEngineWait {
+		return 0, false
+	}
+	return m.engineAt[j], true
+}
+
 // engineFree finds, for each copy that waited for a copy engine in the
 // capture, when an engine became free for it: the latest end of a copy of
 // the same engine between its launch and its start, at a moment when every
-// engine was busy.
-func (m *model) engineFree() map[int32]int64 {
+// engine was busy. It returns nil when no copy waited.
+func (m *model) engineFree() []int64 {
 	tl := m.tl
 	o := &tl.Ops
 	cs := &tl.Calls
@@ -460,7 +474,7 @@ func (m *model) engineFree() map[int32]int64 {
 			byEngine[e] = append(byEngine[e], int32(j))
 		}
 	}
-	free := map[int32]int64{}
+	var free []int64
 	for e, ops := range byEngine {
 		starts := make([]int64, len(ops))
 		ends := make([]int64, len(ops))
@@ -485,6 +499,12 @@ func (m *model) engineFree() map[int32]int64 {
 				continue
 			}
 			if running(ends[k]-1) >= m.slots[e] {
+				if free == nil {
+					free = make([]int64, o.Len())
+					for i := range free {
+						free[i] = noEngineWait
+					}
+				}
 				free[j] = ends[k]
 			}
 		}

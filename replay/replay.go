@@ -230,8 +230,8 @@ func (w *whatIf) assume(kind timeline.AssumptionKind, pid, stream int64, api str
 }
 
 type recost struct {
-	op   int32
-	cost Cost
+	op        int32
+	call, gpu Bound
 	// pinCopy is the host time of copying the buffer into pinned memory
 	// that the high bound pays (PinByCopy), 0 otherwise.
 	pinCopy int64
@@ -288,7 +288,7 @@ func (m *model) whatIf(coster Coster, sizes Sizes, pinBy PinBy, res *Result) *wh
 			continue
 		}
 		res.Recosted++
-		rc := recost{op: op, cost: cost}
+		rc := recost{op: op, call: cost.CallNs, gpu: cost.GPUNs}
 		if pinBy == PinByCopy && c != timeline.None {
 			rc.pinCopy = tl.Calls.Duration(c)
 			u.PinCopyNs += rc.pinCopy
@@ -351,12 +351,12 @@ func (w *whatIf) apply(p *params, l level) {
 	tl := w.m.tl
 	for _, r := range w.recost {
 		j := r.op
-		p.opDur[j] = max(roundNs(r.cost.GPUNs.at(l)), 0)
+		p.opDur[j] = max(roundNs(r.gpu.at(l)), 0)
 		c := tl.Ops.Call[j]
 		if c == timeline.None {
 			continue
 		}
-		call := max(roundNs(r.cost.CallNs.at(l)), 0)
+		call := max(roundNs(r.call.at(l)), 0)
 		if l == levelHigh {
 			call += r.pinCopy
 		}

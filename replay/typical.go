@@ -110,26 +110,31 @@ func (k tkey) levels() [5]tkey {
 }
 
 // typicals gathers the samples of every class and answers with the
-// typical delay of the most specific class that has any.
+// typical delay of the most specific class that has any. Samples are kept
+// once, under their most specific class; a coarser class's value is taken
+// over the union of its finer ones.
 type typicals struct {
 	samples map[tkey][]int64
 	value   map[tkey]int64
-	uses    map[tkey]int
+	count   map[tkey]int
+	// asked holds, per class asked for, the class its answer comes from
+	// and how often it was asked.
+	asked map[tkey]*answer
+}
+
+type answer struct {
+	from tkey
+	ok   bool
+	uses int
 }
 
 func newTypicals() *typicals {
-	return &typicals{samples: map[tkey][]int64{}, value: map[tkey]int64{}, uses: map[tkey]int{}}
+	return &typicals{samples: map[tkey][]int64{}, value: map[tkey]int64{}, count: map[tkey]int{}, asked: map[tkey]*answer{}}
 }
 
-// add records one measured delay of class k (and of its coarser classes).
+// add records one measured delay of class k.
 func (t *typicals) add(k tkey, v int64) {
-	lv := k.levels()
-	for i, l := range lv {
-		if i > 0 && l == lv[i-1] {
-			continue
-		}
-		t.samples[l] = append(t.samples[l], v)
-	}
+	t.samples[k] = append(t.samples[k], v)
 }
 
 // TrimShare is the share of a class's samples left out at each end before
@@ -140,36 +145,80 @@ func (t *typicals) add(k tkey, v int64) {
 // move it.
 const TrimShare = 0.01
 
-// finish takes the trimmed means.
-func (t *typicals) finish() {
+// finish takes the typical delays of every class of the quantities qs,
+// from their samples so far, and lets the samples go.
+func (t *typicals) finish(qs ...Quantity) {
+	union := map[tkey][][]int64{}
 	for k, v := range t.samples {
-		slices.Sort(v)
-		cut := int(float64(len(v)) * TrimShare)
-		var sum float64
-		for _, x := range v[cut : len(v)-cut] {
-			sum += float64(x)
+		if !slices.Contains(qs, k.q) {
+			continue
 		}
-		t.value[k] = int64(math.Round(sum / float64(len(v)-2*cut)))
+		lv := k.levels()
+		for i, l := range lv {
+			if i == 0 || l != lv[i-1] {
+				union[l] = append(union[l], v)
+			}
+		}
 	}
+	var scratch []int64
+	for k, parts := range union {
+		scratch = scratch[:0]
+		for _, p := range parts {
+			scratch = append(scratch, p...)
+		}
+		t.value[k], t.count[k] = trimmedMean(scratch), len(scratch)
+	}
+	for k := range t.samples {
+		if slices.Contains(qs, k.q) {
+			delete(t.samples, k)
+		}
+	}
+}
+
+// trimmedMean is the mean of v without its TrimShare lowest and highest
+// values. v is reordered.
+func trimmedMean(v []int64) int64 {
+	slices.Sort(v)
+	cut := int(float64(len(v)) * TrimShare)
+	var sum float64
+	for _, x := range v[cut : len(v)-cut] {
+		sum += float64(x)
+	}
+	return int64(math.Round(sum / float64(len(v)-2*cut)))
 }
 
 // get returns the typical delay for class k, false when no class of it has
 // a sample; each answer counts as one use of the class it came from.
 func (t *typicals) get(k tkey) (int64, bool) {
-	for _, l := range k.levels() {
-		if v, ok := t.value[l]; ok {
-			t.uses[l]++
-			return v, true
+	a := t.asked[k]
+	if a == nil {
+		a = &answer{}
+		for _, l := range k.levels() {
+			if _, ok := t.value[l]; ok {
+				a.from, a.ok = l, true
+				break
+			}
 		}
+		t.asked[k] = a
 	}
-	return 0, false
+	if !a.ok {
+		return 0, false
+	}
+	a.uses++
+	return t.value[a.from], true
 }
 
 // list returns the classes used, by quantity and then class.
 func (t *typicals) list(tl *timeline.Timeline, sizes Sizes) []Typical {
-	out := make([]Typical, 0, len(t.uses))
-	keys := make([]tkey, 0, len(t.uses))
-	for k := range t.uses {
+	uses := map[tkey]int{}
+	for _, a := range t.asked {
+		if a.ok && a.uses > 0 {
+			uses[a.from] += a.uses
+		}
+	}
+	out := make([]Typical, 0, len(uses))
+	keys := make([]tkey, 0, len(uses))
+	for k := range uses {
 		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, func(a, b tkey) int {
@@ -177,7 +226,7 @@ func (t *typicals) list(tl *timeline.Timeline, sizes Sizes) []Typical {
 			cmp.Compare(a.dir, b.dir), cmp.Compare(a.mem, b.mem), cmp.Compare(a.wait, b.wait), cmp.Compare(a.size, b.size))
 	})
 	for _, k := range keys {
-		ty := Typical{Quantity: k.q, API: tl.Name(k.api), Ns: t.value[k], Samples: len(t.samples[k]), Uses: t.uses[k]}
+		ty := Typical{Quantity: k.q, API: tl.Name(k.api), Ns: t.value[k], Samples: t.count[k], Uses: uses[k]}
 		if k.kind != 0 {
 			ty.Op = k.kind.String()
 		}
