@@ -112,12 +112,14 @@ func readExport(t testing.TB, path string, h records.Handler) {
 			})
 	}
 	rt := table(t, db, "CUPTI_ACTIVITY_KIND_RUNTIME")
-	threadName := `''`
+	threadName, threadJoin := `''`, ``
 	if table(t, db, "ThreadNames") != "" {
-		threadName = `coalesce((SELECT s.value FROM ThreadNames n JOIN StringIds s ON s.id = n.nameId WHERE n.globalTid = r.globalTid LIMIT 1), '')`
+		threadName = `coalesce(ts.value, '')`
+		threadJoin = ` LEFT JOIN (SELECT globalTid, min(nameId) nameId FROM ThreadNames GROUP BY globalTid) tn ON tn.globalTid = r.globalTid
+			LEFT JOIN StringIds ts ON ts.id = tn.nameId`
 	}
 	q(`SELECT s.value, r.start, r."end", r.returnValue, r.correlationId, (r.globalTid >> 24) & 16777215, r.globalTid & 16777215, `+threadName+`
-		FROM `+rt+` r JOIN StringIds s ON s.id = r.nameId`,
+		FROM `+rt+` r JOIN StringIds s ON s.id = r.nameId`+threadJoin,
 		func(r *sql.Rows) error {
 			var c records.Call
 			if err := r.Scan(&c.Name, &c.Start, &c.End, &c.Result, &c.Corr, &c.PID, &c.TID, &c.Thread); err != nil {
@@ -164,10 +166,16 @@ func readExport(t testing.TB, path string, h records.Handler) {
 			})
 	}
 	if st := table(t, db, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"); st != "" {
-		q(`SELECT y.start, y."end", y.correlationId, (y.globalPid >> 24) & 16777215, y.deviceId, y.streamId, y.eventId,
-			coalesce(e.name, ''), coalesce((SELECT s.value FROM `+rt+` r JOIN StringIds s ON s.id = r.nameId
-				WHERE r.correlationId = y.correlationId AND (r.globalTid >> 24) & 16777215 = (y.globalPid >> 24) & 16777215), '')
-			FROM `+st+` y LEFT JOIN ENUM_CUPTI_SYNC_TYPE e ON e.id = y.syncType`,
+		// The synchronising calls' names, by the words syncKindOf reads
+		// (joined rather than looked up per row: a correlated look-up
+		// scans every call once per record).
+		q(`WITH calls AS (SELECT r.correlationId c, (r.globalTid >> 24) & 16777215 pid, s.value api
+				FROM `+rt+` r JOIN StringIds s ON s.id = r.nameId
+				WHERE s.value LIKE '%Synchronize%' OR s.value LIKE '%WaitEvent%' OR s.value LIKE '%EventQuery%')
+			SELECT y.start, y."end", y.correlationId, (y.globalPid >> 24) & 16777215, y.deviceId, y.streamId, y.eventId,
+			coalesce(e.name, ''), coalesce(c.api, '')
+			FROM `+st+` y LEFT JOIN ENUM_CUPTI_SYNC_TYPE e ON e.id = y.syncType
+			LEFT JOIN calls c ON c.c = y.correlationId AND c.pid = (y.globalPid >> 24) & 16777215`,
 			func(r *sql.Rows) error {
 				var x records.Sync
 				var enum, api string
