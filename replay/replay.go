@@ -1,18 +1,3 @@
-// Package replay simulates a capture's timeline (package timeline) as a
-// discrete-event program: each host thread runs its calls in order with
-// the measured host time between them, each stream its ops in order, and
-// every dependency the capture recorded holds (launches, stream order,
-// host waits, event waits, copy engines). The delay behind each dependency
-// is not the call's or op's own but the typical one of its class
-// (Typical: a launch's, a stream queue's, an event's, a waiting call's
-// return), in the replay as captured and in the what-if alike: replayed as
-// captured, the timeline must come close to the capture, and its fit per
-// region says how far to trust the model, with the classes it fits worst
-// (Misfit) saying where it misses. The what-if then re-costs every copy
-// from pageable host memory as a pinned copy and replays again, at low,
-// middle and high costs, to predict each region's time with a bound.
-//
-// The result is typed numbers only; words belong to the report.
 package replay
 
 import (
