@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/nsyscheck/nsyscheck/timeline"
-	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // Misfit is one class of calls or ops that the capture shows later than
@@ -18,15 +17,9 @@ import (
 type Misfit struct {
 	// What is "op" or "call".
 	What string `json:"what"`
-	// API is the launching or waiting call's name, "" for an op without
-	// a call.
-	API string `json:"api,omitempty"`
-	// Op is the op kind, Direction and Memory a copy's; Wait a call's
-	// wait kind.
-	Op        string         `json:"op,omitempty"`
-	Direction vocab.CopyKind `json:"direction,omitempty"`
-	Memory    vocab.MemKind  `json:"memory,omitempty"`
-	Wait      string         `json:"wait,omitempty"`
+	// Class is the ops' kind, API and a copy's direction and memory, or
+	// the calls' API and wait kind.
+	Class
 	// Count is how many calls or ops the class holds; Late how many of
 	// them came later than the model allows by more than MisfitNs.
 	Count int `json:"count"`
@@ -67,17 +60,9 @@ func (m *model) misfits() []Misfit {
 	add := func(k misfitKey, d, corr int64) {
 		f := by[k]
 		if f == nil {
-			f = &Misfit{What: "op", API: tl.Name(k.api)}
+			f = &Misfit{What: "op", Class: classOf(tl, k.api, k.kind, k.dir, k.mem, k.wait, anyClass, oneSize)}
 			if k.call {
-				f.What, f.Wait = "call", k.wait.String()
-			} else {
-				f.Op = k.kind.String()
-				if k.dir != timeline.DirNone {
-					f.Direction = k.dir.Kind()
-				}
-				if k.mem != timeline.MemNone {
-					f.Memory = k.mem.Kind()
-				}
+				f.What = "call"
 			}
 			by[k] = f
 		}
@@ -141,7 +126,7 @@ func (m *model) misfits() []Misfit {
 		if w.clampStart {
 			end = max(end, wStart)
 		}
-		add(misfitKey{call: true, api: cs.Name[i], wait: w.kind}, cs.End[i]-end, cs.Corr[i])
+		add(misfitKey{call: true, api: cs.Name[i], dir: timeline.DirNone, mem: timeline.MemNone, wait: w.kind}, cs.End[i]-end, cs.Corr[i])
 	}
 	out := make([]Misfit, 0, len(by))
 	for _, f := range by {

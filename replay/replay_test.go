@@ -67,7 +67,8 @@ func (s *synthetic) op(corr int64) int32 {
 }
 
 // asCaptured checks that the replay as captured reproduces every call and
-// op exactly.
+// op exactly: in these small captures each class of delay has one sample,
+// so its typical delay is that sample's own.
 func (s *synthetic) asCaptured() {
 	s.t.Helper()
 	sc, err := replay.Simulate(context.Background(), s.tl)

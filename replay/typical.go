@@ -48,29 +48,53 @@ const (
 	QuantityPoll Quantity = "poll"
 )
 
-// Typical is one modelled quantity for one class of calls or ops: the
-// mean of the measured delays of its samples, trimmed by TrimShare at each
-// end. A class without samples
-// takes the next coarser class that has some (any size, then any API, then
-// any copy direction and memory, then for ops every op of the quantity);
-// where none has, each call or op keeps its own measured delay and the
-// class is not listed.
-type Typical struct {
-	Quantity Quantity `json:"quantity"`
-	// API is the launching or waiting call's name, "" for any.
+// Class is a class of calls or ops: "" in a field matches every value.
+type Class struct {
+	// API is the launching or waiting call's name.
 	API string `json:"api,omitempty"`
-	// Op is the op kind (copy, kernel, memset, graph), "" for any.
+	// Op is the op kind (copy, kernel, memset, graph).
 	Op string `json:"op,omitempty"`
-	// Direction and Memory are a copy's direction and host memory kind, ""
-	// for any.
+	// Direction and Memory are a copy's direction and host memory kind.
 	Direction vocab.CopyKind `json:"direction,omitempty"`
 	Memory    vocab.MemKind  `json:"memory,omitempty"`
-	// Wait is a waiting call's wait kind, "" for any.
+	// Wait is a waiting call's wait kind.
 	Wait string `json:"wait,omitempty"`
-	// SizeClass is the awaited copy's size class, "" for any.
+	// SizeClass is the awaited copy's size class.
 	SizeClass string `json:"sizeClass,omitempty"`
-	Ns        int64  `json:"ns"`
-	Samples   int    `json:"samples"`
+}
+
+// classOf describes a class in words, sizes naming its size class.
+func classOf(tl *timeline.Timeline, api int32, kind timeline.OpKind, dir timeline.Dir, mem timeline.Mem, wait timeline.WaitKind, size int, sizes Sizes) Class {
+	c := Class{API: tl.Name(api)}
+	if kind != 0 {
+		c.Op = kind.String()
+	}
+	if dir != timeline.DirNone {
+		c.Direction = dir.Kind()
+	}
+	if mem != timeline.MemNone {
+		c.Memory = mem.Kind()
+	}
+	if wait != 0 {
+		c.Wait = wait.String()
+	}
+	if size != anyClass {
+		c.SizeClass = sizes.Name(size)
+	}
+	return c
+}
+
+// Typical is one modelled quantity for one class of calls or ops: the
+// mean of the measured delays of its samples, trimmed by TrimShare at each
+// end. A class without samples takes the next coarser class that has some
+// (any size, then any API, then any copy direction and memory, then for
+// ops every op of the quantity); where none has, each call or op keeps its
+// own measured delay and the class is not listed.
+type Typical struct {
+	Quantity Quantity `json:"quantity"`
+	Class
+	Ns      int64 `json:"ns"`
+	Samples int   `json:"samples"`
 	// Uses is how many calls or ops of the replay took this value.
 	Uses int `json:"uses"`
 }
@@ -226,23 +250,8 @@ func (t *typicals) list(tl *timeline.Timeline, sizes Sizes) []Typical {
 			cmp.Compare(a.dir, b.dir), cmp.Compare(a.mem, b.mem), cmp.Compare(a.wait, b.wait), cmp.Compare(a.size, b.size))
 	})
 	for _, k := range keys {
-		ty := Typical{Quantity: k.q, API: tl.Name(k.api), Ns: t.value[k], Samples: t.count[k], Uses: uses[k]}
-		if k.kind != 0 {
-			ty.Op = k.kind.String()
-		}
-		if k.dir != timeline.DirNone {
-			ty.Direction = k.dir.Kind()
-		}
-		if k.mem != timeline.MemNone {
-			ty.Memory = k.mem.Kind()
-		}
-		if k.wait != 0 {
-			ty.Wait = k.wait.String()
-		}
-		if k.size != anyClass {
-			ty.SizeClass = sizes.Name(k.size)
-		}
-		out = append(out, ty)
+		out = append(out, Typical{Quantity: k.q, Class: classOf(tl, k.api, k.kind, k.dir, k.mem, k.wait, k.size, sizes),
+			Ns: t.value[k], Samples: t.count[k], Uses: uses[k]})
 	}
 	return out
 }
