@@ -103,12 +103,12 @@ func newModel(tl *timeline.Timeline, sizes Sizes) *model {
 	m := &model{tl: tl, handoff: map[int32]handoff{}, pollLast: map[int32]int32{}, typ: newTypicals(), sizes: sizes}
 	m.calls()
 	waits := m.sampleWaits()
-	m.typ.finish(QuantityReturn, QuantityOwn, QuantityPoll)
+	m.typ.finish(qReturn, qOwn, qPoll)
 	m.modelWaits(waits)
 	ops := m.sampleLaunches()
-	m.typ.finish(QuantityLaunch, QuantitySubmit)
+	m.typ.finish(qLaunch, qSubmit)
 	m.sampleQueues(ops)
-	m.typ.finish(QuantityQueue, QuantityEvent)
+	m.typ.finish(qQueue, qEvent)
 	m.modelOps(ops)
 	return m
 }
@@ -165,12 +165,12 @@ type sampledWait struct {
 
 // waitKey is the class of wait w: its call's API and wait kind, and for a
 // copy's own wait the copy's direction, host memory and size class.
-func (m *model) waitKey(w *timeline.Wait, q Quantity) tkey {
+func (m *model) waitKey(w *timeline.Wait, q qcode) tkey {
 	tl := m.tl
 	k := tkey{q: q, api: tl.Calls.Name[w.Call], wait: w.Kind, size: anyClass}
 	if (w.Kind == timeline.WaitCopy || w.Kind == timeline.WaitHeld) && len(w.On) > 0 {
 		j := w.On[0]
-		k.dir, k.mem, k.size = tl.Ops.Dir[j], tl.Ops.HostMem(j), m.sizes.Of(tl.Ops.Bytes[j])
+		k.dir, k.mem, k.size = tl.Ops.Dir[j], tl.Ops.HostMem(j), int32(m.sizes.Of(tl.Ops.Bytes[j]))
 	} else {
 		k.dir, k.mem = timeline.DirNone, timeline.MemNone
 	}
@@ -198,17 +198,17 @@ func (m *model) sampleWaits() []sampledWait {
 		i := w.Call
 		switch {
 		case w.Kind == timeline.WaitPoll && sw.wEnd > cs.Start[w.PollFirst]:
-			sw.met, sw.key = metPolled, m.waitKey(w, QuantityPoll)
+			sw.met, sw.key = metPolled, m.waitKey(w, qPoll)
 			m.typ.add(sw.key, cs.Start[i]-sw.wEnd)
 		case w.Kind == timeline.WaitPoll:
 			sw.met = metPollNot
 		case sw.wEnd <= cs.Start[i]:
-			sw.met, sw.key = metDone, m.waitKey(w, QuantityOwn)
+			sw.met, sw.key = metDone, m.waitKey(w, qOwn)
 			m.typ.add(sw.key, cs.End[i]-cs.Start[i])
 		case cs.End[i] < sw.wStart:
 			sw.met = metStaged
 		default:
-			sw.met, sw.key = metWaited, m.waitKey(w, QuantityReturn)
+			sw.met, sw.key = metWaited, m.waitKey(w, qReturn)
 			m.typ.add(sw.key, cs.End[i]-sw.wEnd)
 		}
 	}
@@ -226,7 +226,7 @@ func (m *model) modelWaits(sampled []sampledWait) {
 		w, s := &tl.Waits[n], &sampled[n]
 		i := w.Call
 		sw := simWait{on: w.On, kind: w.Kind, first: w.PollFirst}
-		returnKey := m.waitKey(w, QuantityReturn)
+		returnKey := m.waitKey(w, qReturn)
 		switch s.met {
 		case metStaged:
 			continue
@@ -254,7 +254,7 @@ func (m *model) modelWaits(sampled []sampledWait) {
 			if v, ok := m.typ.get(returnKey); ok {
 				sw.tail = v
 			}
-			if v, ok := m.typ.get(m.waitKey(w, QuantityOwn)); ok {
+			if v, ok := m.typ.get(m.waitKey(w, qOwn)); ok {
 				sw.own = v
 			}
 			// A call that returns before its work ends still returns
@@ -268,11 +268,11 @@ func (m *model) modelWaits(sampled []sampledWait) {
 
 // opKey is op j's class for a quantity: its kind, a copy's direction and
 // host memory, and for launches its call's API.
-func (m *model) opKey(j int32, q Quantity) tkey {
+func (m *model) opKey(j int32, q qcode) tkey {
 	tl := m.tl
 	o := &tl.Ops
 	k := tkey{q: q, api: timeline.None, kind: o.Kind[j], dir: o.Dir[j], mem: o.HostMem(j), size: anyClass}
-	if c := o.Call[j]; (q == QuantityLaunch || q == QuantitySubmit) && c != timeline.None {
+	if c := o.Call[j]; (q == qLaunch || q == qSubmit) && c != timeline.None {
 		k.api = tl.Calls.Name[c]
 	}
 	return k
@@ -282,9 +282,9 @@ func (m *model) opKey(j int32, q Quantity) tkey {
 // the call does not wait for it, else after its start.
 func (m *model) launchKey(j int32) tkey {
 	if m.fromEnd[j] {
-		return m.opKey(j, QuantitySubmit)
+		return m.opKey(j, qSubmit)
 	}
-	return m.opKey(j, QuantityLaunch)
+	return m.opKey(j, qLaunch)
 }
 
 // waitsFor reports whether call c waits for op j.
@@ -399,9 +399,9 @@ func (m *model) sampleQueues(sampled []sampledOp) {
 		}
 		switch s.bound {
 		case boundPred:
-			m.typ.add(m.opKey(op, QuantityQueue), o.Start[j]-s.at)
+			m.typ.add(m.opKey(op, qQueue), o.Start[j]-s.at)
 		case boundEvent:
-			m.typ.add(m.opKey(op, QuantityEvent), o.Start[j]-s.at)
+			m.typ.add(m.opKey(op, qEvent), o.Start[j]-s.at)
 		}
 	}
 }
@@ -433,7 +433,7 @@ func (m *model) modelOps(sampled []sampledOp) {
 			}
 			if c == timeline.None {
 				m.latP[j] = max(o.Start[j]-o.End[j-1], 0)
-			} else if v, ok := m.typ.get(m.opKey(op, QuantityQueue)); ok {
+			} else if v, ok := m.typ.get(m.opKey(op, qQueue)); ok {
 				m.latP[j] = max(v, 0)
 			}
 		}
@@ -441,7 +441,7 @@ func (m *model) modelOps(sampled []sampledOp) {
 			if s.bound == boundEvent && s.sw == k {
 				m.swLat[k] = max(o.Start[j]-s.at, 0)
 			}
-			if v, ok := m.typ.get(m.opKey(op, QuantityEvent)); ok {
+			if v, ok := m.typ.get(m.opKey(op, qEvent)); ok {
 				m.swLat[k] = max(v, 0)
 			}
 		}

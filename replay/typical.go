@@ -102,16 +102,32 @@ type Typical struct {
 // anyClass marks a key field that matches every value.
 const anyClass = -1
 
+// qcode is a Quantity in one byte, for the classes' keys.
+type qcode uint8
+
+const (
+	qLaunch qcode = iota
+	qSubmit
+	qQueue
+	qEvent
+	qReturn
+	qOwn
+	qPoll
+)
+
+var quantities = [...]Quantity{qLaunch: QuantityLaunch, qSubmit: QuantitySubmit, qQueue: QuantityQueue, qEvent: QuantityEvent,
+	qReturn: QuantityReturn, qOwn: QuantityOwn, qPoll: QuantityPoll}
+
 // tkey is one class of a modelled quantity; fields at their "any" value
 // (None, 0, anyClass) match everything.
 type tkey struct {
-	q    Quantity
+	q    qcode
 	api  int32
 	kind timeline.OpKind
 	dir  timeline.Dir
 	mem  timeline.Mem
 	wait timeline.WaitKind
-	size int
+	size int32
 }
 
 // levels returns k and its coarser classes, most specific first: without
@@ -142,14 +158,20 @@ type typicals struct {
 	value   map[tkey]int64
 	count   map[tkey]int
 	// asked holds, per class asked for, the class its answer comes from
-	// and how often it was asked.
+	// and how often it was asked; last the class last asked for per
+	// quantity (consecutive ops are mostly of one class).
 	asked map[tkey]*answer
+	last  [len(quantities)]struct {
+		k tkey
+		a *answer
+	}
 }
 
 type answer struct {
-	from tkey
-	ok   bool
-	uses int
+	from  tkey
+	value int64
+	ok    bool
+	uses  int
 }
 
 func newTypicals() *typicals {
@@ -171,7 +193,7 @@ const TrimShare = 0.01
 
 // finish takes the typical delays of every class of the quantities qs,
 // from their samples so far, and lets the samples go.
-func (t *typicals) finish(qs ...Quantity) {
+func (t *typicals) finish(qs ...qcode) {
 	union := map[tkey][][]int64{}
 	for k, v := range t.samples {
 		if !slices.Contains(qs, k.q) {
@@ -214,22 +236,27 @@ func trimmedMean(v []int64) int64 {
 // get returns the typical delay for class k, false when no class of it has
 // a sample; each answer counts as one use of the class it came from.
 func (t *typicals) get(k tkey) (int64, bool) {
-	a := t.asked[k]
-	if a == nil {
+	var a *answer
+	if l := &t.last[k.q]; l.a != nil && l.k == k {
+		a = l.a
+	} else if a = t.asked[k]; a != nil {
+		l.k, l.a = k, a
+	} else {
 		a = &answer{}
 		for _, l := range k.levels() {
-			if _, ok := t.value[l]; ok {
-				a.from, a.ok = l, true
+			if v, ok := t.value[l]; ok {
+				a.from, a.value, a.ok = l, v, true
 				break
 			}
 		}
 		t.asked[k] = a
+		t.last[k.q].k, t.last[k.q].a = k, a
 	}
 	if !a.ok {
 		return 0, false
 	}
 	a.uses++
-	return t.value[a.from], true
+	return a.value, true
 }
 
 // list returns the classes used, by quantity and then class.
@@ -246,11 +273,11 @@ func (t *typicals) list(tl *timeline.Timeline, sizes Sizes) []Typical {
 		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, func(a, b tkey) int {
-		return cmp.Or(cmp.Compare(a.q, b.q), cmp.Compare(tl.Name(a.api), tl.Name(b.api)), cmp.Compare(a.kind, b.kind),
+		return cmp.Or(cmp.Compare(quantities[a.q], quantities[b.q]), cmp.Compare(tl.Name(a.api), tl.Name(b.api)), cmp.Compare(a.kind, b.kind),
 			cmp.Compare(a.dir, b.dir), cmp.Compare(a.mem, b.mem), cmp.Compare(a.wait, b.wait), cmp.Compare(a.size, b.size))
 	})
 	for _, k := range keys {
-		out = append(out, Typical{Quantity: k.q, Class: classOf(tl, k.api, k.kind, k.dir, k.mem, k.wait, k.size, sizes),
+		out = append(out, Typical{Quantity: quantities[k.q], Class: classOf(tl, k.api, k.kind, k.dir, k.mem, k.wait, int(k.size), sizes),
 			Ns: t.value[k], Samples: t.count[k], Uses: uses[k]})
 	}
 	return out
