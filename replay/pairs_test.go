@@ -75,8 +75,8 @@ func TestPairs(t *testing.T) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "every real pair: the before capture replayed and pinned by the what-if,\n")
 	fmt.Fprintf(&b, "against the capture after (ms). Costs: the capture's own pinned copies, else\n")
-	fmt.Fprintf(&b, "the pinned rates of %s (within 4x of each size).\n", filepath.Base(h200Run))
-	fmt.Fprintf(&b, "Targets: fit within %.0f%%, prediction within %.0f%% of after, after in bound.\n", 100*fitTarget, 100*predictTarget)
+	fmt.Fprintf(&b, "the pinned rates of %s (within 4x of each size). Targets: fit within\n", filepath.Base(h200Run))
+	fmt.Fprintf(&b, "%.0f%%, prediction within %.0f%% of after (hit), after in the bound.\n", 100*fitTarget, 100*predictTarget)
 	for _, p := range pairs {
 		tl := buildExport(t, capturePath(p.before), timeline.Options{})
 		res, err := replayWith(t, tl, replay.Options{Coster: replay.Chain{replay.NewCaptureCoster(tl, auditSizes), rates}, Sizes: auditSizes, PinBy: p.pinBy})
@@ -88,14 +88,18 @@ func TestPairs(t *testing.T) {
 		for _, r := range ra.Regions {
 			afterBy[r.Name] = r
 		}
-		fmt.Fprintf(&b, "\n%s: %s -> %s (%s)\n", p.name, p.before, p.after, p.fix)
-		fmt.Fprintf(&b, "  %d pageable copies re-costed, %d without a cost, %d kept\n", res.Recosted, res.Uncosted, res.Kept)
+		fmt.Fprintf(&b, "\n%s: %s -> %s\n  (%s)\n", p.name, p.before, p.after, p.fix)
+		fmt.Fprintf(&b, "  %d pageable copies re-costed, %d without a cost, %d kept; per copy:\n", res.Recosted, res.Uncosted, res.Kept)
 		for _, c := range res.Costs {
-			fmt.Fprintf(&b, "  %s %s %s x%d: call %s -> %s ms (%s), GPU %s -> %s ms (%s)\n", c.Direction, c.SizeClass, asyncWord(c.Async), c.Copies,
-				perCopy(float64(c.CallNs), c.Copies), perCopy(c.PinnedCallNs.Mid, c.Copies), c.CallSource,
-				perCopy(float64(c.GPUNs), c.Copies), perCopy(c.PinnedGPUNs.Mid, c.Copies), c.GPUSource)
+			src := c.CallSource
+			if c.GPUSource != src {
+				src += "/" + c.GPUSource
+			}
+			fmt.Fprintf(&b, "  %s %s %s x%d: call %s->%s, GPU %s->%s (%s)\n", c.Direction, c.SizeClass, asyncWord(c.Async), c.Copies,
+				perCopy(float64(c.CallNs), c.Copies), perCopy(c.PinnedCallNs.Mid, c.Copies),
+				perCopy(float64(c.GPUNs), c.Copies), perCopy(c.PinnedGPUNs.Mid, c.Copies), src)
 			if c.PinCopyNs > 0 {
-				fmt.Fprintf(&b, "    high bound: + %s ms a copy to pin by copying\n", perCopy(float64(c.PinCopyNs), c.Copies))
+				fmt.Fprintf(&b, "    high bound: + %s to pin by copying\n", perCopy(float64(c.PinCopyNs), c.Copies))
 			}
 		}
 		for _, a := range res.Assumptions {
@@ -103,7 +107,7 @@ func TestPairs(t *testing.T) {
 				fmt.Fprintf(&b, "  assumed: %s, %d (%s, thread %d)\n", a.Kind, a.Count, a.API, a.TID)
 			}
 		}
-		fmt.Fprintf(&b, "  %-13s %-6s %9s %9s %6s %9s %9s %7s\n", "region", "", "before", "replayed", "fit", "predicted", "after", "off")
+		fmt.Fprintf(&b, "  %-20s %8s %8s %6s %8s %8s %7s\n", "region", "before", "replayed", "fit", "predict", "after", "off")
 		for _, r := range res.Regions {
 			an := r.Name
 			if p.regions != nil {
@@ -129,12 +133,12 @@ func TestPairs(t *testing.T) {
 			if math.Abs(j.off) > predictTarget {
 				hit = "MISS"
 			}
-			fmt.Fprintf(&b, "  %-13.13s %-6s %9.3f %9.3f %+5.1f%% %9.3f %9.3f %+6.1f%% %s\n", r.Name, j.measure, j.before, j.replayed,
-				100*j.fit, j.predicted, j.after, 100*j.off, hit)
-			fmt.Fprintf(&b, "  %-13s bound %.3f-%.3f: after %s; overlap %.2f, predicted %.2f, after %.2f\n", "", j.low, j.high, in,
+			fmt.Fprintf(&b, "  %-20s %8.3f %8.3f %+5.1f%% %8.3f %8.3f %+6.1f%% %s\n", fmt.Sprintf("%.13s %s", r.Name, j.measure),
+				j.before, j.replayed, 100*j.fit, j.predicted, j.after, 100*j.off, hit)
+			fmt.Fprintf(&b, "    bound %.3f-%.3f, after %s; overlap %.2f, pred %.2f, after %.2f\n", j.low, j.high, in,
 				r.Overlap.Measured, r.Overlap.Predicted, a.Overlap.Measured)
 			hb, ha := outsideCalls(tl, r.Name, j.measure), outsideCalls(tla, an, j.measure)
-			fmt.Fprintf(&b, "  %-13s host time outside CUDA calls: %.3f before, %.3f after (%+.1f%%)\n", "", hb, ha, 100*(ha/hb-1))
+			fmt.Fprintf(&b, "    host time outside CUDA calls: %.3f before, %.3f after (%+.1f%%)\n", hb, ha, 100*(ha/hb-1))
 		}
 	}
 	golden.Assert(t, filepath.Join("testdata", "pairs.txt"), []byte(b.String()))

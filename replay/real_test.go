@@ -50,7 +50,7 @@ func replayExport(t *testing.T, path string, opts timeline.Options, coster repla
 // a golden file.
 func TestRealCapturesReplayAsCaptured(t *testing.T) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "the replay as captured against the capture, per region (ms; fit is replayed/measured - 1)\n")
+	fmt.Fprintf(&b, "the replay as captured against the capture, per region\n(ms; fit is replayed/measured - 1)\n")
 	for _, path := range shipped(t) {
 		tl, res := replayExport(t, path, timeline.Options{}, replay.Chain{})
 		if res.Forced != 0 {
@@ -58,9 +58,9 @@ func TestRealCapturesReplayAsCaptured(t *testing.T) {
 		}
 		rel, _ := filepath.Rel(filepath.Join("..", "testdata", "captures"), path)
 		fmt.Fprintf(&b, "\n%s: %d calls, %d ops\n", filepath.ToSlash(rel), tl.Calls.Len(), tl.Ops.Len())
-		fmt.Fprintf(&b, "  %-24s %4s %10s %10s %7s %10s %10s %7s\n", "region", "n", "median", "replayed", "fit", "span", "replayed", "fit")
+		fmt.Fprintf(&b, "  %-17s %4s %9s %9s %7s %9s %9s %7s\n", "region", "n", "median", "replayed", "fit", "span", "replayed", "fit")
 		for _, r := range res.Regions {
-			fmt.Fprintf(&b, "  %-24.24s %4d %10.3f %10.3f %+6.1f%% %10.3f %10.3f %+6.1f%%\n",
+			fmt.Fprintf(&b, "  %-17.17s %4d %9.3f %9.3f %+6.1f%% %9.3f %9.3f %+6.1f%%\n",
 				r.Name, r.Instances, r.MedianMs, r.ReplayMedianMs, 100*r.Fit.Median, r.SpanMs, r.ReplaySpanMs, 100*r.Fit.Span)
 			for _, f := range []float64{r.Fit.Median, r.Fit.Span, r.Fit.Period} {
 				if math.Abs(f) > 0.05 {
@@ -70,7 +70,7 @@ func TestRealCapturesReplayAsCaptured(t *testing.T) {
 		}
 		if len(res.Misfits) > 0 {
 			f := res.Misfits[0]
-			fmt.Fprintf(&b, "  latest misfit: %s, %d of %d late by %.3f ms in all (early by %.3f)\n", misfitClass(f),
+			fmt.Fprintf(&b, "  latest misfit: %s,\n    %d of %d late by %.3f ms in all (early by %.3f)\n", misfitClass(f),
 				f.Late, f.Count, float64(f.LateNs)/1e6, float64(f.EarlyNs)/1e6)
 		}
 	}
