@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
+	"github.com/nsyscheck/nsyscheck/program"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
@@ -36,6 +37,9 @@ func ReadExpectation(path string) (*Expectation, error) {
 	data, err := inputerr.ReadFile(path, maxExpectFile, "an expected-audit file")
 	if err != nil {
 		return nil, fmt.Errorf("read the expected audit: %w", err)
+	}
+	if k := program.DuplicateKey(data); k != "" {
+		return nil, fmt.Errorf("%s: %s is given twice, so which value holds is unclear; keep one", path, k)
 	}
 	var e Expectation
 	dec := json.NewDecoder(strings.NewReader(string(data)))

@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
+	"github.com/nsyscheck/nsyscheck/privacy"
 )
 
 // maxOutputFile bounds the JSON of an audit read back.
@@ -15,8 +17,42 @@ const maxOutputFile = 256 << 20
 
 // envelope is the part of the JSON envelope an audit is read from.
 type envelope struct {
-	Results []*Audit `json:"results"`
-	Check   *Check   `json:"check"`
+	Results []json.RawMessage `json:"results"`
+	Check   *Check            `json:"check"`
+}
+
+// auditWords are the fields of an audit's JSON whose words report made:
+// they are read back as notes, carried as they were written.
+type auditWords struct {
+	Diagnostics []struct {
+		Code    diag.Code  `json:"code"`
+		Level   diag.Level `json:"level"`
+		Message string     `json:"message"`
+	} `json:"diagnostics"`
+	Exposures []string `json:"exposures"`
+}
+
+// readAudit reads one audit of the JSON, its words as notes.
+func readAudit(data json.RawMessage) (*Audit, error) {
+	if string(bytes.TrimSpace(data)) == "null" {
+		return nil, nil
+	}
+	var au Audit
+	var words auditWords
+	if err := json.Unmarshal(data, &au); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(data, &words); err != nil {
+		return nil, err
+	}
+	for _, d := range words.Diagnostics {
+		au.Diagnostics = append(au.Diagnostics, diag.Diagnostic{Level: d.Level, Detail: diag.Note{Of: d.Code, Text: d.Message}})
+	}
+	au.Exposures = []diag.Diagnostic{}
+	for _, e := range words.Exposures {
+		au.Exposures = append(au.Exposures, diag.Diagnostic{Level: diag.Warning, Detail: diag.Note{Of: privacy.DiagnosticCode, Text: e}})
+	}
+	return &au, nil
 }
 
 // ReadOutput reads the JSON `audit --format json` writes: the envelope
@@ -57,29 +93,79 @@ func ReadOutput(path string) (out *Output, ok bool, err error) {
 	if err := json.Unmarshal(data, &env); err != nil {
 		return nil, true, fmt.Errorf("%s: an audit that cannot be read: %w", path, err)
 	}
-	switch {
-	case len(env.Results) == 0 || len(env.Results) > 2:
-		return nil, true, fmt.Errorf("%s: an audit with %d results; want the capture's (and the one after the fix); write it again with nsyscheck audit CAPTURE [AFTER] --format json", path, len(env.Results))
-	case env.Results[0] == nil || (len(env.Results) == 2 && env.Results[1] == nil):
-		return nil, true, fmt.Errorf("%s: an audit with a null result; write it again with nsyscheck audit CAPTURE [AFTER] --format json", path)
-	case env.Check != nil && len(env.Results) != 2:
-		return nil, true, fmt.Errorf("%s: an audit with a check but %d result(s); a check needs the capture before and after the fix", path, len(env.Results))
+	results := make([]*Audit, len(env.Results))
+	for i, raw := range env.Results {
+		if results[i], err = readAudit(raw); err != nil {
+			return nil, true, fmt.Errorf("%s: an audit that cannot be read: %w", path, err)
+		}
 	}
-	out = &Output{Before: env.Results[0], Check: env.Check}
-	if len(env.Results) == 2 {
-		out.After = env.Results[1]
+	switch {
+	case len(results) == 0 || len(results) > 2:
+		return nil, true, fmt.Errorf("%s: an audit with %d results; want the capture's (and the one after the fix); write it again with nsyscheck audit CAPTURE [AFTER] --format json", path, len(results))
+	case results[0] == nil || (len(results) == 2 && results[1] == nil):
+		return nil, true, fmt.Errorf("%s: an audit with a null result; write it again with nsyscheck audit CAPTURE [AFTER] --format json", path)
+	case env.Check != nil && len(results) != 2:
+		return nil, true, fmt.Errorf("%s: an audit with a check but %d result(s); a check needs the capture before and after the fix", path, len(results))
+	}
+	out = &Output{Before: results[0], Check: env.Check}
+	if len(results) == 2 {
+		out.After = results[1]
 	}
 	return out, true, nil
 }
 
 // readLegacy reads the audit's JSON as it was before the envelope.
 func readLegacy(path string, data []byte) (*Output, bool, error) {
-	var o Output
-	if err := json.Unmarshal(data, &o); err != nil {
+	var legacy struct {
+		Before json.RawMessage `json:"before"`
+		After  json.RawMessage `json:"after"`
+		Check  *Check          `json:"check"`
+	}
+	fail := func(err error) (*Output, bool, error) {
 		return nil, true, fmt.Errorf("%s: an audit (%s) that cannot be read: %w", path, LegacySchemaVersion, err)
+	}
+	if err := json.Unmarshal(data, &legacy); err != nil {
+		return fail(err)
+	}
+	o := &Output{Check: legacy.Check}
+	var err error
+	if len(legacy.Before) > 0 {
+		if o.Before, err = readAudit(legacy.Before); err != nil {
+			return fail(err)
+		}
+	}
+	if len(legacy.After) > 0 {
+		if o.After, err = readAudit(legacy.After); err != nil {
+			return fail(err)
+		}
 	}
 	if o.Before == nil {
 		return nil, true, fmt.Errorf("%s: an audit with no \"before\" capture; write it again with nsyscheck audit CAPTURE --format json", path)
 	}
-	return &o, true, nil
+	return o, true, nil
+}
+
+// MapPaths passes every path the audits and their check name, and the text
+// from outside them that may name one (NVIDIA's rule's source and note,
+// the loader's notes), through f: output meant for sharing names folders
+// its own way.
+func (o *Output) MapPaths(f func(string) string) {
+	for _, au := range []*Audit{o.Before, o.After} {
+		if au == nil {
+			continue
+		}
+		au.Capture = f(au.Capture)
+		for i := range au.Files {
+			au.Files[i] = f(au.Files[i])
+		}
+		if au.NVIDIA != nil {
+			au.NVIDIA.Source = f(au.NVIDIA.Source)
+			au.NVIDIA.Note = f(au.NVIDIA.Note)
+		}
+		diag.MapPaths(au.Diagnostics, f)
+		diag.MapPaths(au.Exposures, f)
+	}
+	if o.Check != nil {
+		o.Check.Before, o.Check.After = f(o.Check.Before), f(o.Check.After)
+	}
 }

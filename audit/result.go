@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/diag"
 
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
@@ -45,12 +46,14 @@ type Audit struct {
 	Missing []capture.Gap `json:"missing,omitempty"`
 	// Diagnostics are what the audit says about its input beside the
 	// findings, in verify's codes (check.CodeInputSubstituted when the
-	// SQLite export beside a .nsys-rep was read in its place).
-	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`
+	// SQLite export beside a .nsys-rep was read in its place). Their JSON
+	// is made by report (report.AuditEnvelope) and read back by ReadOutput.
+	Diagnostics []diag.Diagnostic `json:"-"`
 	// Exposures say what the capture files reveal beyond the run (other
 	// processes, environment outside the allowlist, secrets), as verify's
-	// capture-exposes warnings do; empty when they reveal nothing.
-	Exposures []string `json:"exposures"`
+	// capture-exposes warnings do; empty when they reveal nothing. In JSON
+	// as Diagnostics.
+	Exposures []diag.Diagnostic `json:"-"`
 
 	pageableAsync map[flagKey]Evidence
 }
@@ -66,7 +69,7 @@ func (a *Accumulator) Finish(scan *capture.CopyScan, rates *Rates) *Audit {
 		GPU: scan.Meta.GPU, NsysVersion: scan.Meta.NsysVersion, APICalls: scan.APICalls,
 		SpanNs: scan.Span, SpanFrom: scan.SpanFrom, Copies: scan.Copies, Unmatched: scan.Unmatched, Memsets: scan.Memsets,
 		Missing: scan.Missing, pageableAsync: a.pageableAsync, Classes: []*Class{}, TopOffenders: []*Class{},
-		Exposures: []string{}}
+		Exposures: []diag.Diagnostic{}}
 	for _, c := range a.classes {
 		if c.GPUNs > 0 {
 			c.GPUGBps = float64(c.Bytes) / float64(c.GPUNs)
@@ -127,14 +130,6 @@ func (au *Audit) Finding(id string) *Finding {
 		}
 	}
 	return nil
-}
-
-// Diagnostic is one thing the audit says about its input, as verify's
-// diagnostics do: a code, a level (info, warning) and a message.
-type Diagnostic struct {
-	Code    string `json:"code"`
-	Level   string `json:"level"`
-	Message string `json:"message"`
 }
 
 // Output is the whole of `audit`'s answer: the audit of one capture, or of

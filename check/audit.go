@@ -9,11 +9,12 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/audit"
 	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/exportcache"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/nsysrule"
-	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/privacy"
+	"github.com/nsyscheck/nsyscheck/records"
 	"github.com/nsyscheck/nsyscheck/runinfo"
 	"github.com/nsyscheck/nsyscheck/source"
 	"github.com/nsyscheck/nsyscheck/vocab"
@@ -78,23 +79,24 @@ func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 	}
 	defer src.Close()
 	files := scannable(src)
-	early := make(chan []string, 1)
+	early := make(chan []diag.Diagnostic, 1)
 	go func() {
-		var out []string
+		var out []diag.Diagnostic
 		for _, f := range files {
 			out = append(out, exposures(f)...)
 		}
 		early <- out
 	}()
 	acc := audit.NewAccumulator()
-	scan, err := capture.CopiesOf(ctx, src, acc.Handler)
+	var names privacy.CopyMasker // no credential in a name reaches a class key
+	scan, err := capture.CopiesOf(ctx, src, func(s *capture.CopyScan) records.Handler { return names.Handler(acc.Handler(s)) })
 	exposed := <-early
 	if err != nil {
 		return nil, err
 	}
 	au := acc.Finish(scan, rates)
 	for _, n := range scan.Notes {
-		au.Diagnostics = append(au.Diagnostics, audit.Diagnostic{Code: CodeInputSubstituted, Level: string(predictions.Info), Message: n})
+		au.Diagnostics = append(au.Diagnostics, diag.Diagnostic{Level: diag.Info, Detail: diag.Note{Of: diag.CodeInputSubstituted, Text: n}})
 	}
 	au.Exposures = append(au.Exposures, exposed...)
 	if opts.NoRule {
@@ -111,34 +113,51 @@ func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 
 // exposures scans a capture file for what it reveals beyond the run, with
 // verify's rules (attachExposure).
-func exposures(f *source.File) []string {
+func exposures(f *source.File) []diag.Diagnostic {
 	rep, err := privacy.Scan(f)
 	if err != nil {
-		return []string{fmt.Sprintf("could not scan %s: %v", f.Path, err)}
+		return []diag.Diagnostic{{Level: diag.Warning, Detail: diag.ScanFailed{File: f.Path, Err: err.Error()}}}
 	}
-	var out []string
-	for _, d := range rep.Diagnostics() {
-		out = append(out, d.Message)
-	}
-	return out
+	return rep.Diagnostics()
 }
 
 // AuditRates gathers the rates the prediction may use besides the
 // capture's own: the run folder's pinned copies and link, and the link rate.
 func AuditRates(opts AuditOptions) (*audit.Rates, error) {
 	r := &audit.Rates{LinkGBps: DefaultLinkGBps, LinkSource: "assumed PCIe 5.0 x16; pass --link-gbps or --rates to give the real link"}
+	if opts.LinkGBps != 0 {
+		if err := checkRate("--link-gbps", opts.LinkGBps); err != nil {
+			return nil, err
+		}
+	}
 	if opts.RatesDir != "" {
 		if err := readRunRates(opts.RatesDir, r); err != nil {
 			return nil, err
 		}
 	}
-	if opts.LinkGBps < 0 {
-		return nil, fmt.Errorf("--link-gbps %g: give a positive rate in GB/s", opts.LinkGBps)
-	}
-	if opts.LinkGBps > 0 {
+	if opts.LinkGBps != 0 {
 		r.LinkGBps, r.LinkSource = opts.LinkGBps, "--link-gbps"
 	}
 	return r, nil
+}
+
+// The rates the prediction accepts, in GB/s: from 10 MB/s, far below any
+// host-device link, to 10 TB/s, above any link or memory. A rate outside
+// them makes every predicted time meaningless, and one small enough
+// overflows it (--link-gbps 1e-300 predicted -9.2e18 ns).
+const (
+	MinRateGBps = 0.01
+	MaxRateGBps = 10000
+)
+
+// checkRate refuses a rate outside [MinRateGBps, MaxRateGBps] (NaN and
+// infinities included), naming what gave it.
+func checkRate(what string, gbps float64) error {
+	if gbps >= MinRateGBps && gbps <= MaxRateGBps {
+		return nil
+	}
+	return fmt.Errorf("%s %g: give a rate in GB/s between %g and %g (PCIe 5.0 x16 moves %.1f GB/s per direction)",
+		what, gbps, MinRateGBps, float64(MaxRateGBps), DefaultLinkGBps)
 }
 
 // readRunRates reads the pinned copy timings (results JSON) and the PCIe
@@ -172,7 +191,11 @@ func readRunRates(dir string, r *audit.Rates) error {
 			if cp.Direction == string(vocab.D2H) {
 				dir = vocab.CopyDtoH
 			}
-			r.Copies = append(r.Copies, audit.RatePoint{Direction: dir, Bytes: cp.Bytes, GBps: float64(cp.Bytes) / (cp.Ms * 1e6)})
+			gbps := float64(cp.Bytes) / (cp.Ms * 1e6)
+			if err := checkRate(fmt.Sprintf("%s: the pinned %s copy of %d bytes in %g ms is", results, cp.Direction, cp.Bytes, cp.Ms), gbps); err != nil {
+				return err
+			}
+			r.Copies = append(r.Copies, audit.RatePoint{Direction: dir, Bytes: cp.Bytes, GBps: gbps})
 		}
 		for _, a := range c.Program.Async {
 			if a.Source == string(vocab.MemPinned) && a.CallMs > 0 {
@@ -182,6 +205,9 @@ func readRunRates(dir string, r *audit.Rates) error {
 	}
 	if info := runinfo.Read(dir); info != nil && info.GPU != nil && info.GPU.PCIe.RatedGBps > 0 {
 		p := info.GPU.PCIe
+		if err := checkRate(filepath.Join(dir, runinfo.InfoFile)+": the link's rated rate", p.RatedGBps); err != nil {
+			return err
+		}
 		r.LinkGBps = p.RatedGBps
 		r.LinkSource = fmt.Sprintf("PCIe %d.0 x%d of %s, from %s", p.GenMax, p.WidthMax, info.GPU.Name, filepath.Join(dir, runinfo.InfoFile))
 	}

@@ -3,10 +3,13 @@ package check
 import (
 	"context"
 	"math"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/nsyscheck/nsyscheck/audit"
+	"github.com/nsyscheck/nsyscheck/runinfo"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
@@ -53,6 +56,55 @@ func TestReadRunRates(t *testing.T) {
 	}
 	if _, err := AuditRates(AuditOptions{RatesDir: filepath.Join("..", "testdata", "captures", "train-pinned")}); err == nil {
 		t.Error("a capture folder taken for a run folder")
+	}
+}
+
+// TestAuditRatesBounded: a rate the prediction would turn into nonsense or
+// overflow (1e-300 GB/s predicted -9.2e18 ns) is refused, whether it comes
+// from --link-gbps or from a run folder's run.json or results, and the
+// message names where it came from; the bounds themselves are accepted.
+func TestAuditRatesBounded(t *testing.T) {
+	for _, v := range []float64{1e-300, 0.005, -3, 10001, math.NaN(), math.Inf(1)} {
+		_, err := AuditRates(AuditOptions{LinkGBps: v})
+		if err == nil || !strings.Contains(err.Error(), "--link-gbps") || !strings.Contains(err.Error(), "between 0.01 and 10000") {
+			t.Errorf("--link-gbps %g: %v", v, err)
+		}
+	}
+	for _, v := range []float64{MinRateGBps, MaxRateGBps} {
+		if r, err := AuditRates(AuditOptions{LinkGBps: v}); err != nil || r.LinkGBps != v {
+			t.Errorf("--link-gbps %g: %+v %v", v, r, err)
+		}
+	}
+	src := filepath.Join("..", "testdata", "captures", "h200-run")
+	edit := func(name, old, new string) string {
+		dir := t.TempDir()
+		for _, f := range []string{runinfo.InfoFile, runinfo.ResultsFile} {
+			data, err := os.ReadFile(filepath.Join(src, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f == name {
+				if !strings.Contains(string(data), old) {
+					t.Fatalf("%s holds no %q", f, old)
+				}
+				data = []byte(strings.Replace(string(data), old, new, 1))
+			}
+			if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	dir := edit(runinfo.InfoFile, `"ratedGBps": 63.01538461538462`, `"ratedGBps": 1e-300`)
+	if _, err := AuditRates(AuditOptions{RatesDir: dir}); err == nil || !strings.Contains(err.Error(), runinfo.InfoFile) {
+		t.Errorf("run.json with a 1e-300 GB/s link: %v", err)
+	}
+	// A pinned copy whose time makes it slower than 10 MB/s, in a results
+	// file the capture's checks accept.
+	dir = edit(runinfo.ResultsFile, `"ms": 0.031994, "gbps": 32.7746`, `"ms": 319940, "gbps": 0.0000033`)
+	if _, err := AuditRates(AuditOptions{RatesDir: dir}); err == nil || !strings.Contains(err.Error(), runinfo.ResultsFile) ||
+		!strings.Contains(err.Error(), "between 0.01 and 10000") {
+		t.Errorf("a results file with a pinned copy at 1e-7 GB/s: %v", err)
 	}
 }
 

@@ -12,12 +12,12 @@ package check
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/exportcache"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
@@ -28,17 +28,6 @@ import (
 	"github.com/nsyscheck/nsyscheck/runinfo"
 	"github.com/nsyscheck/nsyscheck/source"
 	"github.com/nsyscheck/nsyscheck/vocab"
-)
-
-// Diagnostic codes the pipeline adds beside the predictions' own.
-const (
-	CodeNsysRule   = "nsys-analyze"
-	CodePCIe       = "pcie-link"
-	CodeResident   = "resident-vs-device-copy"
-	CodeScanFailed = "capture-scan-failed"
-	// CodeInputSubstituted marks a choice the loader made for the user, such
-	// as reading the SQLite export beside a report nsys could not export.
-	CodeInputSubstituted = "input-substituted"
 )
 
 // Options configure loading.
@@ -67,10 +56,10 @@ type Checked struct {
 	// while Load held them open; Enrich reports them.
 	scans []fileScan
 	// TraceLost says what the capture's CUDA trace lost although nsys
-	// traced CUDA and the program ran to the end (e.g. "the API trace holds
-	// no CUDA calls"); "" when nothing was lost. The verdicts then carry a
-	// trace-lost warning naming those that rest on the program's numbers.
-	TraceLost string
+	// traced CUDA and the program ran to the end; nil when nothing was
+	// lost. The verdicts then carry a trace-lost warning naming those that
+	// rest on the program's numbers.
+	TraceLost *diag.TraceLoss
 }
 
 // Link is the PCIe link of the run's GPU, for the bandwidth plot; zero
@@ -191,12 +180,12 @@ func (k *Checked) Enrich(info *runinfo.Info) {
 	r, c := k.Result, k.Capture
 	k.Run = info
 	for _, n := range c.Notes {
-		addDiag(r, CodeInputSubstituted, predictions.Info, n)
+		addDiag(r, diag.Info, diag.Note{Of: diag.CodeInputSubstituted, Text: n})
 	}
 	dir := folderOf(c.Path)
 	if m, _ := filepath.Glob(filepath.Join(dir, "*_"+nsysrule.Name+".csv")); len(m) == 1 {
 		if flagged, err := nsysrule.ReadCSV(m[0]); err != nil {
-			addDiag(r, CodeNsysRule, predictions.Warning, err.Error())
+			addDiag(r, diag.Warning, diag.NsysRuleUnread{Err: err.Error()})
 		} else {
 			compareNsysRule(r, c, flagged, filepath.Base(m[0]))
 		}
@@ -227,8 +216,8 @@ func folderOf(path string) string {
 	return filepath.Dir(path)
 }
 
-func addDiag(r *predictions.Result, code string, level predictions.Level, msg string) {
-	r.Diagnostics = append(r.Diagnostics, predictions.Diagnostic{Code: code, Level: level, Message: msg})
+func addDiag(r *predictions.Result, level diag.Level, d diag.Detail) {
+	r.Diagnostics = append(r.Diagnostics, diag.Diagnostic{Level: level, Detail: d})
 }
 
 // compareNsysRule sets NVIDIA's rule (which lists async copies whose host side
@@ -236,23 +225,20 @@ func addDiag(r *predictions.Result, code string, level predictions.Level, msg st
 // timed calls must all be flagged and none of the pinned group's.
 func compareNsysRule(r *predictions.Result, c *capture.Capture, flagged []nsysrule.FlaggedCopy, file string) {
 	var groups *predictions.CallDurations
-	for i := range r.AsyncCalls {
-		if r.AsyncCalls[i].From == predictions.SourceTrace && len(r.AsyncCalls[i].PageableCorrelationIDs) > 0 {
-			groups = &r.AsyncCalls[i]
+	calls := predictions.CallRows.Of(r)
+	for i := range calls {
+		if calls[i].From == predictions.SourceTrace && len(calls[i].PageableCorrelationIDs) > 0 {
+			groups = &calls[i]
 		}
 	}
 	if groups == nil {
-		addDiag(r, CodeNsysRule, predictions.Info, fmt.Sprintf(
-			"NVIDIA's %s rule (%s) flags %d copies from pageable memory; the trace gave no part 2 groups to compare them with",
-			nsysrule.Name, file, len(flagged)))
+		addDiag(r, diag.Info, diag.NsysRuleAlone{Rule: nsysrule.Name, File: file, Flagged: len(flagged)})
 		return
 	}
 	// The rule reports each copy by the start of its GPU copy record; a
 	// capture without those records (the CSV reports) cannot be matched.
 	if len(c.Memcpys) == 0 {
-		addDiag(r, CodeNsysRule, predictions.Info, fmt.Sprintf(
-			"NVIDIA's %s rule (%s) flags %d copies from pageable memory; this input has no GPU memory-copy records to match them with (verify the SQLite export to compare)",
-			nsysrule.Name, file, len(flagged)))
+		addDiag(r, diag.Info, diag.NsysRuleAlone{Rule: nsysrule.Name, File: file, Flagged: len(flagged), NoCopyRecords: true})
 		return
 	}
 	// The rule reports each copy by its start: match it to a call or its copy.
@@ -290,39 +276,21 @@ func compareNsysRule(r *predictions.Result, c *capture.Capture, flagged []nsysru
 	// Copies the rule flags that match no call loaded (other threads or
 	// processes, which nsyscheck does not read) neither confirm nor
 	// contradict the reading of part 2: they are only counted.
-	agrees := pg == len(groups.PageableCorrelationIDs) && pn == 0
-	level, verdict := predictions.Info, "agrees with"
-	if !agrees {
-		level, verdict = predictions.Warning, "disagrees with"
-	}
-	reading := "nsyscheck's reading of part 2 (the pageable group copies from pageable memory, the pinned group does not)"
-	if !agrees && pn == len(groups.PinnedCorrelationIDs) && pg == len(groups.PageableCorrelationIDs) && hasDiagCode(r, predictions.CodePinnedSourcePageable) {
+	d := diag.NsysRule{Rule: nsysrule.Name, File: file, Flagged: len(flagged), PageableHit: pg, Pageable: len(groups.PageableCorrelationIDs),
+		PinnedHit: pn, Pinned: len(groups.PinnedCorrelationIDs), Other: other, Unmatched: unmatched}
+	d.Agrees = pg == d.Pageable && pn == 0
+	if !d.Agrees && pn == d.Pinned && pg == d.Pageable && diag.Has(r.Diagnostics, predictions.CodePinnedSourcePageable) {
 		// Both groups flagged, as the copy records say: the "pinned" buffer
 		// is pageable, which pinned-source-pageable already reports.
-		verdict = "agrees with"
-		reading = "the copy records, which show the pinned group copying from pageable memory too (see pinned-source-pageable)"
+		d.Agrees, d.ByCopyRecords = true, true
 	}
-	addDiag(r, CodeNsysRule, level, fmt.Sprintf(
-		"NVIDIA's %s rule (%s) flags %d copies from pageable memory: %d of the %d timed pageable calls, %d of the %d timed pinned calls, %d other (e.g. warm-ups)%s; it %s %s",
-		nsysrule.Name, file, len(flagged), pg, len(groups.PageableCorrelationIDs), pn, len(groups.PinnedCorrelationIDs),
-		other, unmatchedNote(unmatched), verdict, reading))
-}
-
-// hasDiagCode reports whether the result holds a diagnostic with the code.
-func hasDiagCode(r *predictions.Result, code string) bool {
-	for _, d := range r.Diagnostics {
-		if d.Code == code {
-			return true
-		}
+	level := diag.Info
+	if !d.Agrees || d.ByCopyRecords {
+		// Agreeing with the copy records rather than the reading of
+		// part 2 is still a warning.
+		level = diag.Warning
 	}
-	return false
-}
-
-func unmatchedNote(n int) string {
-	if n == 0 {
-		return ""
-	}
-	return fmt.Sprintf(", %d matching no call of the program's thread", n)
+	addDiag(r, level, d)
 }
 
 // attachPCIe states the link and how close pinned copies at 256 MiB came to
@@ -331,24 +299,21 @@ func attachPCIe(r *predictions.Result, link runinfo.PCIe) {
 	if link.RatedGBps == 0 {
 		return
 	}
-	var parts []string
+	const at = 256 << 20 // the sweep's largest size
+	d := diag.PCIeLink{GenMax: link.GenMax, WidthMax: link.WidthMax, GenNow: link.GenCurrent, WidthNow: link.WidthCurrent,
+		RatedGBps: link.RatedGBps, PinnedBytes: at}
 	for _, dir := range []vocab.Direction{vocab.H2D, vocab.D2H} {
 		best := 0.0
-		for _, row := range r.Copies {
-			if row.Direction == dir && row.Source == vocab.MemPinned && row.Bytes == 256<<20 && (best == 0 || row.From == predictions.SourceTrace) {
+		for _, row := range predictions.CopyRows.Of(r) {
+			if row.Direction == dir && row.Source == vocab.MemPinned && row.Bytes == at && (best == 0 || row.From == predictions.SourceTrace) {
 				best = row.GBps
 			}
 		}
 		if best > 0 {
-			parts = append(parts, fmt.Sprintf("pinned %s at 256 MiB %.1f GB/s = %.0f%%", strings.ToUpper(string(dir)), best, 100*best/link.RatedGBps))
+			d.Pinned = append(d.Pinned, diag.LinkShare{Dir: string(dir), GBps: best})
 		}
 	}
-	msg := fmt.Sprintf("GPU link PCIe Gen%d x%d (now Gen%d x%d), rated %.1f GB/s per direction",
-		link.GenMax, link.WidthMax, link.GenCurrent, link.WidthCurrent, link.RatedGBps)
-	if len(parts) > 0 {
-		msg += ": " + strings.Join(parts, ", ")
-	}
-	addDiag(r, CodePCIe, predictions.Info, msg)
+	addDiag(r, diag.Info, d)
 }
 
 // attachResident sets the device-resident kernel's bandwidth beside the
@@ -358,11 +323,9 @@ func attachResident(r *predictions.Result) {
 	if r.DeviceCopyGBps == 0 {
 		return
 	}
-	for _, k := range r.Kernels {
+	for _, k := range predictions.KernelRows.Of(r) {
 		if k.Variant == vocab.DeviceResident && k.GBps > 0 {
-			addDiag(r, CodeResident, predictions.Info, fmt.Sprintf(
-				"device-resident kernel %.0f GB/s (%s) = %.0f%% of the device-to-device cudaMemcpy bandwidth %.0f GB/s measured in the same run",
-				k.GBps, k.From, 100*k.GBps/r.DeviceCopyGBps, r.DeviceCopyGBps))
+			addDiag(r, diag.Info, diag.ResidentVsCopy{KernelGBps: k.GBps, From: string(k.From), DeviceGBps: r.DeviceCopyGBps})
 			return
 		}
 	}
@@ -376,13 +339,10 @@ func attachResident(r *predictions.Result) {
 func attachExposure(r *predictions.Result, scans []fileScan) {
 	for _, s := range scans {
 		if s.err != nil {
-			addDiag(r, CodeScanFailed, predictions.Info,
-				fmt.Sprintf("could not scan %s for exposed environment or processes: %v", s.path, s.err))
+			addDiag(r, diag.Info, diag.ScanFailed{File: s.path, Err: s.err.Error()})
 			continue
 		}
-		for _, d := range s.rep.Diagnostics() {
-			addDiag(r, d.Code, predictions.Level(d.Level), d.Message)
-		}
+		r.Diagnostics = append(r.Diagnostics, s.rep.Diagnostics()...)
 	}
 }
 

@@ -1,18 +1,19 @@
 package check
 
 import (
-	"strings"
 	"testing"
+
+	"github.com/nsyscheck/nsyscheck/diag"
+	"github.com/nsyscheck/nsyscheck/runinfo"
 
 	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/predictions"
-	"github.com/nsyscheck/nsyscheck/runinfo"
 )
 
-func codes(r *predictions.Result) map[string]predictions.Diagnostic {
-	out := map[string]predictions.Diagnostic{}
+func codes(r *predictions.Result) map[diag.Code]diag.Diagnostic {
+	out := map[diag.Code]diag.Diagnostic{}
 	for _, d := range r.Diagnostics {
-		out[d.Code] = d
+		out[d.Code()] = d
 	}
 	return out
 }
@@ -32,13 +33,13 @@ func TestPathsRunFolder(t *testing.T) {
 		t.Errorf("Link() = %+v, want the run's PCIe link", l)
 	}
 	d := codes(k.Result)
-	for _, c := range []string{CodeNsysRule, CodePCIe, CodeResident} {
+	for _, c := range []diag.Code{diag.CodeNsysRule, diag.CodePCIe, diag.CodeResident} {
 		if _, ok := d[c]; !ok {
 			t.Errorf("no %s diagnostic; got %v", c, k.Result.Diagnostics)
 		}
 	}
-	if d[CodeNsysRule].Level != predictions.Info {
-		t.Errorf("nsys rule: %v, want agreement (info)", d[CodeNsysRule])
+	if n, ok := d[diag.CodeNsysRule].Detail.(diag.NsysRule); !ok || !n.Agrees || n.ByCopyRecords || d[diag.CodeNsysRule].Level != diag.Info {
+		t.Errorf("nsys rule: %+v, want agreement (info)", d[diag.CodeNsysRule])
 	}
 }
 
@@ -49,16 +50,17 @@ func TestEnrichGivenFacts(t *testing.T) {
 		t.Fatal(err)
 	}
 	k := Evaluate(c)
-	if _, ok := codes(k.Result)[CodePCIe]; ok {
+	if _, ok := codes(k.Result)[diag.CodePCIe]; ok {
 		t.Fatal("PCIe diagnostic before Enrich")
 	}
 	k.Enrich(&runinfo.Info{GPU: &runinfo.GPU{PCIe: runinfo.PCIe{GenMax: 5, WidthMax: 16, GenCurrent: 5, WidthCurrent: 16, RatedGBps: 63}}})
-	d, ok := codes(k.Result)[CodePCIe]
+	d, ok := codes(k.Result)[diag.CodePCIe]
 	if !ok {
-		t.Fatalf("no %s diagnostic after Enrich with a link", CodePCIe)
+		t.Fatalf("no %s diagnostic after Enrich with a link", diag.CodePCIe)
 	}
-	if want := "GPU link PCIe Gen5 x16 (now Gen5 x16), rated 63.0 GB/s per direction: pinned H2D at 256 MiB"; !strings.HasPrefix(d.Message, want) {
-		t.Errorf("PCIe message %q", d.Message)
+	l, _ := d.Detail.(diag.PCIeLink)
+	if l.GenMax != 5 || l.WidthMax != 16 || l.RatedGBps != 63 || l.PinnedBytes != 256<<20 || len(l.Pinned) != 2 || l.Pinned[0].Dir != "h2d" || !(l.Pinned[0].GBps > 0) {
+		t.Errorf("PCIe link %+v, want Gen5 x16 rated 63 GB/s beside pinned H2D and D2H at 256 MiB", d.Detail)
 	}
 }
 
@@ -70,7 +72,7 @@ func TestExposureScanned(t *testing.T) {
 	}
 	found := false
 	for _, d := range ks[0].Result.Diagnostics {
-		if strings.HasPrefix(d.Code, "capture-exposes") {
+		if d.Code() == "capture-exposes" {
 			found = true
 		}
 	}

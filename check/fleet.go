@@ -1,16 +1,14 @@
 package check
 
 import (
-	"fmt"
 	"path/filepath"
+
+	"github.com/nsyscheck/nsyscheck/diag"
 
 	"github.com/nsyscheck/nsyscheck/fleet"
 	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
-
-// CodeFleet marks a GPU that falls well below its link or its peers.
-const CodeFleet = "fleet-outlier"
 
 // Fleet sets the checked inputs that come from run folders (a run.json
 // naming the GPU) side by side: it returns the fleet summary and adds a
@@ -31,7 +29,7 @@ func Fleet(ks []*Checked, atLeast int) *fleet.Summary {
 	}
 	s := fleet.Summarize(entries, fleet.DefaultThresholds)
 	for _, f := range s.Findings {
-		addDiag(of[f.Row], CodeFleet, predictions.Warning, f.Message)
+		addDiag(of[f.Row], diag.Warning, f)
 	}
 	return &s
 }
@@ -48,24 +46,24 @@ func fleetEntry(k *Checked) fleet.Entry {
 		e.NUMANode, e.Binding = g.NUMA.Node, g.NUMA.Binding
 	}
 	if g.PCIe.GenMax > 0 {
-		e.Link = fmt.Sprintf("Gen%d x%d", g.PCIe.GenMax, g.PCIe.WidthMax)
+		e.Link = fleet.Link{Gen: g.PCIe.GenMax, Width: g.PCIe.WidthMax}
 		if g.PCIe.GenCurrent != g.PCIe.GenMax || g.PCIe.WidthCurrent != g.PCIe.WidthMax {
-			e.Link += fmt.Sprintf(" (seen Gen%d x%d)", g.PCIe.GenCurrent, g.PCIe.WidthCurrent)
+			e.Link.SeenGen, e.Link.SeenWidth = g.PCIe.GenCurrent, g.PCIe.WidthCurrent
 		}
 	}
 	e.RatedGBps = g.PCIe.RatedGBps
 	e.Shared = info.SharedGPU()
 	var largest int64
-	for _, row := range r.Copies {
+	for _, row := range predictions.CopyRows.Of(r) {
 		if row.Source == vocab.MemPinned && row.Bytes > largest {
 			largest = row.Bytes
 		}
 	}
 	for _, dir := range []vocab.Direction{vocab.H2D, vocab.D2H} {
 		got, from := 0.0, ""
-		for _, row := range r.Copies {
+		for _, row := range predictions.CopyRows.Of(r) {
 			if row.Direction == dir && row.Source == vocab.MemPinned && row.Bytes == largest && (got == 0 || row.From == predictions.SourceTrace) {
-				got, from = row.GBps, row.From
+				got, from = row.GBps, string(row.From)
 			}
 		}
 		if dir == vocab.H2D {
@@ -77,13 +75,12 @@ func fleetEntry(k *Checked) fleet.Entry {
 			e.From = from
 		}
 	}
-	held := 0
 	for _, p := range r.Predictions {
 		if p.Verdict == predictions.Held {
-			held++
+			e.Held++
 		}
 	}
-	e.Verdicts = fmt.Sprintf("%d/%d held", held, len(r.Predictions))
+	e.Predictions = len(r.Predictions)
 	return e
 }
 

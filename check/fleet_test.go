@@ -3,6 +3,8 @@ package check
 import (
 	"math"
 	"testing"
+
+	"github.com/nsyscheck/nsyscheck/fleet"
 )
 
 // Fleet over real run folders: each row's numbers come from its result and
@@ -35,7 +37,7 @@ func TestFleetRunFolders(t *testing.T) {
 			r.Binding != want.binding || r.Outlier != want.outlier || r.RatedGBps < 63 || r.RatedGBps > 63.1 {
 			t.Errorf("row %d: %+v, want %+v", i, r, want)
 		}
-		_, warned := codes(ks[i].Result)[CodeFleet]
+		_, warned := codes(ks[i].Result)[fleet.CodeOutlier]
 		if warned != want.outlier {
 			t.Errorf("row %d: fleet-outlier warning %v", i, warned)
 		}

@@ -2,20 +2,14 @@ package check
 
 import (
 	"errors"
-	"fmt"
 	"path/filepath"
-	"strings"
+
+	"github.com/nsyscheck/nsyscheck/diag"
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
+	"github.com/nsyscheck/nsyscheck/runinfo"
 
 	"github.com/nsyscheck/nsyscheck/capture"
-	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/predictions"
-	"github.com/nsyscheck/nsyscheck/runinfo"
-)
-
-// Diagnostic codes of a run on a shared GPU.
-const (
-	CodeSharedGPU = "shared-gpu"
-	CodeTraceLost = "trace-lost"
 )
 
 // attachSharing warns, beside the verdicts, that the run's GPU had other
@@ -24,13 +18,11 @@ func attachSharing(r *predictions.Result, info *runinfo.Info) {
 	if info == nil || !info.SharedGPU() {
 		return
 	}
-	gpu := "the GPU"
+	d := diag.SharedGPU{GPU: -1, Seen: info.Sharing.Seen()}
 	if info.GPU != nil {
-		gpu = fmt.Sprintf("GPU %d", info.GPU.Index)
+		d.GPU = info.GPU.Index
 	}
-	addDiag(r, CodeSharedGPU, predictions.Warning, fmt.Sprintf(
-		"%s was shared: %s; bandwidth and timing verdicts were measured beside that work and may be disturbed (run again on an idle GPU to trust them)",
-		gpu, strings.TrimPrefix(info.Sharing.Summary, "other work shared the GPU: ")))
+	addDiag(r, diag.Warning, d)
 }
 
 // lostTraceFallback handles an export that holds no CUDA API trace at all
@@ -38,48 +30,48 @@ func attachSharing(r *predictions.Result, info *runinfo.Info) {
 // and whose nsys traced CUDA (info says so; nil reads the folder's
 // run.json): it loads the program's own numbers instead and says what was
 // lost. Otherwise it returns nil, and err stands.
-func lostTraceFallback(path string, err error, info *runinfo.Info) (*capture.Capture, string) {
+func lostTraceFallback(path string, err error, info *runinfo.Info) (*capture.Capture, *diag.TraceLoss) {
 	var ie *inputerr.Error
 	if !errors.As(err, &ie) || ie.Problem != inputerr.ProblemNoAPITrace {
-		return nil, ""
+		return nil, nil
 	}
 	dir := folderOf(path)
 	if info == nil {
 		info = runinfo.Read(dir)
 	}
 	if info == nil || !info.TracedCUDA() {
-		return nil, ""
+		return nil, nil
 	}
 	prog, perr := capture.Load(filepath.Join(dir, runinfo.ResultsFile), capture.Options{})
 	if perr != nil {
-		return nil, ""
+		return nil, nil
 	}
-	return prog, "the export holds no CUDA API trace at all (no " + ie.Where + ")"
+	return prog, &diag.TraceLoss{NoTrace: true, Lacks: ie.Where}
 }
 
 // attachLostTrace adds the trace-lost diagnostic to the verdicts of a run
 // folder whose trace lost calls the program made: lost names a trace lost
-// altogether (the export had none); "" compares the capture's calls with
-// the program's. It returns what was lost, "" when nothing was.
-func attachLostTrace(r *predictions.Result, c *capture.Capture, info *runinfo.Info, lost string) string {
+// altogether (the export had none); nil compares the capture's calls with
+// the program's. It returns what was lost, nil when nothing was.
+func attachLostTrace(r *predictions.Result, c *capture.Capture, info *runinfo.Info, lost *diag.TraceLoss) *diag.TraceLoss {
 	if info == nil {
 		return lost
 	}
-	if lost == "" && info.TracedCUDA() {
+	if lost == nil && info.TracedCUDA() {
 		lost = traceShortfall(c)
 	}
-	if lost != "" {
-		attachTraceLost(r, lost, info.SharedGPU())
+	if lost != nil {
+		attachTraceLost(r, *lost, info.SharedGPU())
 	}
 	return lost
 }
 
 // traceShortfall compares the calls in a capture's API trace with what the
-// program says it timed, and describes an empty or truncated trace; ""
-// when the trace holds at least as many calls as the program timed.
-func traceShortfall(c *capture.Capture) string {
+// program says it timed: an empty or truncated trace, nil when the trace
+// holds at least as many calls as the program timed.
+func traceShortfall(c *capture.Capture) *diag.TraceLoss {
 	if c.Program == nil || !c.Has(capture.FactAPITrace) {
-		return ""
+		return nil
 	}
 	calls := map[string]int{}
 	for _, call := range c.Calls {
@@ -90,7 +82,7 @@ func traceShortfall(c *capture.Capture) string {
 		calls["cudaMemcpy"] += o.Memcpy
 	}
 	if len(c.Calls) == 0 {
-		return "the API trace holds no CUDA calls"
+		return &diag.TraceLoss{NoCalls: true}
 	}
 	timed := map[string]int{}
 	for _, t := range c.Program.Copies {
@@ -102,43 +94,30 @@ func traceShortfall(c *capture.Capture) string {
 	for _, t := range c.Program.Kernels {
 		timed["cudaLaunchKernel"] += t.Runs
 	}
-	var short []string
+	var short []diag.CallShortfall
 	for _, name := range []string{"cudaMemcpy", "cudaMemcpyAsync", "cudaLaunchKernel"} {
 		if timed[name] > 0 && calls[name] < timed[name] {
-			short = append(short, fmt.Sprintf("%d %s calls where the program timed %d", calls[name], name, timed[name]))
+			short = append(short, diag.CallShortfall{API: name, Held: calls[name], Timed: timed[name]})
 		}
 	}
 	if len(short) == 0 {
-		return ""
+		return nil
 	}
-	return "the API trace is truncated: it holds " + strings.Join(short, ", ")
+	return &diag.TraceLoss{Short: short}
 }
 
 // attachTraceLost explains a lost or truncated trace of a program that ran
 // to the end, and names the claims that then rest on the program's own
 // numbers only.
-func attachTraceLost(r *predictions.Result, what string, shared bool) {
-	var own, none []string
+func attachTraceLost(r *predictions.Result, lost diag.TraceLoss, shared bool) {
+	d := diag.TraceLost{Loss: lost, Trace: runinfo.ProfileTrace, Shared: shared}
 	for _, c := range r.Claims {
 		switch {
 		case c.Verdict == predictions.Unavailable:
-			none = append(none, c.ID)
+			d.None = append(d.None, c.ID)
 		case c.From == predictions.SourceProgram:
-			own = append(own, c.ID)
+			d.Own = append(d.Own, c.ID)
 		}
 	}
-	msg := what + ", although the program ran to the end and wrote its own results; nsys traced with -t " + runinfo.ProfileTrace + ", " +
-		"so the flags are not the cause: another profiler or CUPTI client (a second nsys or Nsight session, DCGM profiling metrics) " +
-		"was probably attached at the same time and took the trace"
-	if shared {
-		msg += " (other work was seen on the GPU: see shared-gpu)"
-	}
-	if len(own) > 0 {
-		msg += "; verdicts resting on the program's own numbers only: " + strings.Join(own, ", ")
-	}
-	if len(none) > 0 {
-		msg += "; unavailable without the trace: " + strings.Join(none, ", ")
-	}
-	msg += "; run again when no other profiler is active"
-	addDiag(r, CodeTraceLost, predictions.Warning, msg)
+	addDiag(r, diag.Warning, d)
 }

@@ -3,11 +3,13 @@ package check
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/nsyscheck/nsyscheck/diag"
+
 	"github.com/nsyscheck/nsyscheck/capture"
-	"github.com/nsyscheck/nsyscheck/predictions"
 )
 
 func callsOf(name string, n int) []capture.APICall {
@@ -28,34 +30,30 @@ func TestTraceShortfall(t *testing.T) {
 		Kernels: []capture.KernelTiming{{Runs: 10}, {Runs: 10}},
 	}
 	full := append(append(callsOf("cudaMemcpy", 26), callsOf("cudaMemcpyAsync", 22)...), callsOf("cudaLaunchKernel", 22)...)
-	if got := traceShortfall(&capture.Capture{Program: prog, Calls: full}); got != "" {
-		t.Errorf("a full trace: %q", got)
+	if got := traceShortfall(&capture.Capture{Program: prog, Calls: full}); got != nil {
+		t.Errorf("a full trace: %+v", got)
 	}
 	cut := append(callsOf("cudaMemcpy", 26), callsOf("cudaMemcpyAsync", 5)...)
 	got := traceShortfall(&capture.Capture{Program: prog, Calls: cut})
-	for _, want := range []string{"truncated", "5 cudaMemcpyAsync calls where the program timed 20", "0 cudaLaunchKernel calls where the program timed 20"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("truncated trace: %q lacks %q", got, want)
-		}
-	}
-	if strings.Contains(got, "cudaMemcpy calls") {
-		t.Errorf("cudaMemcpy reported short: %q", got)
+	want := &diag.TraceLoss{Short: []diag.CallShortfall{{API: "cudaMemcpyAsync", Held: 5, Timed: 20}, {API: "cudaLaunchKernel", Held: 0, Timed: 20}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("truncated trace: %+v, want %+v (cudaMemcpy is not short)", got, want)
 	}
 	// The calls another thread made count too.
 	other := &capture.Capture{Program: prog, Calls: append(callsOf("cudaMemcpy", 26), callsOf("cudaLaunchKernel", 20)...),
 		OtherThreads: []capture.ThreadCount{{PID: 1, TID: 2, MemcpyAsync: 20}}}
-	if got := traceShortfall(other); got != "" {
-		t.Errorf("calls on another thread: %q", got)
+	if got := traceShortfall(other); got != nil {
+		t.Errorf("calls on another thread: %+v", got)
 	}
-	if got := traceShortfall(&capture.Capture{Program: prog}); got != "the API trace holds no CUDA calls" {
-		t.Errorf("empty trace: %q", got)
+	if got := traceShortfall(&capture.Capture{Program: prog}); got == nil || !got.NoCalls {
+		t.Errorf("empty trace: %+v", got)
 	}
-	if got := traceShortfall(&capture.Capture{Calls: cut}); got != "" {
-		t.Errorf("no program numbers: %q", got)
+	if got := traceShortfall(&capture.Capture{Calls: cut}); got != nil {
+		t.Errorf("no program numbers: %+v", got)
 	}
 	noTrace := &capture.Capture{Program: prog, Missing: []capture.Gap{{Fact: capture.FactAPITrace, Reason: "CSV without trace"}}}
-	if got := traceShortfall(noTrace); got != "" {
-		t.Errorf("an input without an API trace: %q", got)
+	if got := traceShortfall(noTrace); got != nil {
+		t.Errorf("an input without an API trace: %+v", got)
 	}
 }
 
@@ -69,20 +67,16 @@ func TestPathsTraceLost(t *testing.T) {
 		t.Fatal(err)
 	}
 	k := ks[0]
-	if want := "the export holds no CUDA API trace at all (no table CUPTI_ACTIVITY_KIND_RUNTIME)"; k.TraceLost != want {
-		t.Errorf("TraceLost = %q, want %q", k.TraceLost, want)
+	if want := (diag.TraceLoss{NoTrace: true, Lacks: "table CUPTI_ACTIVITY_KIND_RUNTIME"}); k.TraceLost == nil || !reflect.DeepEqual(*k.TraceLost, want) {
+		t.Errorf("TraceLost = %+v, want %+v", k.TraceLost, want)
 	}
-	d, ok := codes(k.Result)[CodeTraceLost]
-	if !ok || d.Level != predictions.Warning {
+	d, ok := codes(k.Result)[diag.CodeTraceLost]
+	if !ok || d.Level != diag.Warning {
 		t.Fatalf("no trace-lost warning: %v", k.Result.Diagnostics)
 	}
-	for _, want := range []string{
-		"verdicts resting on the program's own numbers only: 1.floor, 1.growth, 2.pageable, 2.pinned, 3.factor",
-		"unavailable without the trace: 4.calltime, 4.bytes",
-	} {
-		if !strings.Contains(d.Message, want) {
-			t.Errorf("trace-lost %q lacks %q", d.Message, want)
-		}
+	lost, _ := d.Detail.(diag.TraceLost)
+	if own, none := strings.Join(lost.Own, ", "), strings.Join(lost.None, ", "); own != "1.floor, 1.growth, 2.pageable, 2.pinned, 3.factor" || none != "4.calltime, 4.bytes" {
+		t.Errorf("trace-lost resting on the program %q, unavailable %q", own, none)
 	}
 
 	// An empty API trace is found by Enrich, from the run's facts.
@@ -90,8 +84,8 @@ func TestPathsTraceLost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ks[0].TraceLost != "the API trace holds no CUDA calls" {
-		t.Errorf("empty trace: TraceLost = %q", ks[0].TraceLost)
+	if ks[0].TraceLost == nil || !ks[0].TraceLost.NoCalls {
+		t.Errorf("empty trace: TraceLost = %+v", ks[0].TraceLost)
 	}
 
 	plain := filepath.Join(t.TempDir(), "pinned.sqlite")
@@ -110,8 +104,8 @@ func TestPathsTraceLost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := codes(ks[0].Result)[CodeTraceLost]; ok || ks[0].TraceLost != "" {
-		t.Errorf("complete run: %q, %v", ks[0].TraceLost, ks[0].Result.Diagnostics)
+	if _, ok := codes(ks[0].Result)[diag.CodeTraceLost]; ok || ks[0].TraceLost != nil {
+		t.Errorf("complete run: %+v, %v", ks[0].TraceLost, ks[0].Result.Diagnostics)
 	}
 }
 
@@ -121,11 +115,11 @@ func TestEnrichSharedGPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, ok := codes(ks[0].Result)[CodeSharedGPU]
-	if !ok || !strings.HasPrefix(d.Message, "GPU 0 was shared: before profiling: 1 compute process(es) (python3 pid 1549, 866 MiB), utilisation up to 100%") {
+	d, ok := codes(ks[0].Result)[diag.CodeSharedGPU]
+	if s, _ := d.Detail.(diag.SharedGPU); !ok || s.GPU != 0 || !strings.HasPrefix(s.Seen, "before profiling: 1 compute process(es) (python3 pid 1549, 866 MiB), utilisation up to 100%") {
 		t.Errorf("shared run: %v", ks[0].Result.Diagnostics)
 	}
-	if _, ok := codes(ks[1].Result)[CodeSharedGPU]; ok {
+	if _, ok := codes(ks[1].Result)[diag.CodeSharedGPU]; ok {
 		t.Errorf("queued run, alone on the GPU, warned: %v", ks[1].Result.Diagnostics)
 	}
 }

@@ -6,9 +6,9 @@
 package fleet
 
 import (
-	"fmt"
 	"sort"
-	"strings"
+
+	"github.com/nsyscheck/nsyscheck/diag"
 )
 
 // Entry is one GPU's run: where it ran and what its pinned copies measured.
@@ -24,9 +24,9 @@ type Entry struct {
 	// program was bound to it.
 	NUMANode int    `json:"numaNode"`
 	Binding  string `json:"binding,omitempty"`
-	// Link is the PCIe link in words ("Gen5 x16"); RatedGBps its rated
-	// bandwidth per direction (0 unknown).
-	Link      string  `json:"link,omitempty"`
+	// Link is the PCIe link; RatedGBps its rated bandwidth per direction
+	// (0 unknown).
+	Link      Link    `json:"-"`
 	RatedGBps float64 `json:"ratedGBps,omitempty"`
 	// H2DGBps and D2HGBps are the measured pinned bandwidths at the largest
 	// size (0 unknown); From says whose numbers they are (trace or program).
@@ -35,8 +35,15 @@ type Entry struct {
 	From    string  `json:"from,omitempty"`
 	// Shared is true when other work used the GPU around the profile.
 	Shared bool `json:"shared,omitempty"`
-	// Verdicts sums up the predictions, e.g. "4/4 held".
-	Verdicts string `json:"verdicts,omitempty"`
+	// Held of Predictions held; Predictions 0 where none were judged.
+	Held, Predictions int `json:"-"`
+}
+
+// Link is a GPU's PCIe link: its generation and width, and where the link
+// was seen running below them, what it ran at (0 where it ran at them).
+type Link struct {
+	Gen, Width         int
+	SeenGen, SeenWidth int
 }
 
 // Thresholds decide which GPUs are outliers.
@@ -68,7 +75,11 @@ type Row struct {
 	Outlier bool `json:"outlier"`
 }
 
-// Finding is one GPU falling well below its link or its peers.
+// CodeOutlier marks a GPU that falls well below its link or its peers.
+const CodeOutlier diag.Code = "fleet-outlier"
+
+// Finding is one GPU falling well below its link or its peers; it is the
+// detail of the fleet-outlier diagnostic of the GPU's verdicts.
 type Finding struct {
 	// Row is the index of the row (and entry) the finding names.
 	Row  int    `json:"row"`
@@ -76,8 +87,39 @@ type Finding struct {
 	// Kind is "below-rated" or "below-peers".
 	Kind      string `json:"kind"`
 	Direction string `json:"direction"` // h2d or d2h
-	Message   string `json:"message"`
+	// GPU is the row's GPU index, -1 unknown.
+	GPU int `json:"-"`
+	// Got is the pinned bandwidth measured in Direction; Share it against
+	// the rating (below-rated) or the peers' median (below-peers), under
+	// Threshold.
+	Got, Share, Threshold float64 `json:"-"`
+	// Link and RatedGBps are the row's link (below-rated); PeerMedian,
+	// Peers and Model its peers (below-peers).
+	Link       Link    `json:"-"`
+	RatedGBps  float64 `json:"-"`
+	PeerMedian float64 `json:"-"`
+	Peers      int     `json:"-"`
+	Model      string  `json:"-"`
+	// Cause is what most likely explains it.
+	Cause Cause `json:"-"`
 }
+
+// Cause is what most likely explains a slow GPU.
+type Cause int
+
+// Causes.
+const (
+	// CauseShared: other work used the GPU during the run.
+	CauseShared Cause = iota + 1
+	// CauseLinkOrNUMA: the link trained down, or host memory on a remote
+	// NUMA node (the program was not bound).
+	CauseLinkOrNUMA
+	// CauseLink: the link trained down.
+	CauseLink
+)
+
+// Code is the finding's diagnostic code.
+func (Finding) Code() diag.Code { return CodeOutlier }
 
 // Summary is the fleet table and its findings.
 type Summary struct {
@@ -123,20 +165,18 @@ func Summarize(entries []Entry, th Thresholds) Summary {
 			if d.got == 0 {
 				continue
 			}
-			where := r.Name
-			if r.GPU >= 0 {
-				where = fmt.Sprintf("%s (GPU %d)", r.Name, r.GPU)
-			}
+			f := Finding{Row: i, Name: r.Name, Direction: d.dir, GPU: r.GPU, Got: d.got, Cause: causeOf(r.Entry)}
 			if r.RatedGBps > 0 && d.share < th.BelowRated {
-				s.Findings = append(s.Findings, Finding{Row: i, Name: r.Name, Kind: "below-rated", Direction: d.dir, Message: fmt.Sprintf(
-					"%s: pinned %s %.1f GB/s is %.0f%% of its rated PCIe %s (%.1f GB/s), under %.0f%%: %s",
-					where, strings.ToUpper(d.dir), d.got, 100*d.share, r.Link, r.RatedGBps, 100*th.BelowRated, cause(r.Entry))})
+				rated := f
+				rated.Kind, rated.Share, rated.Threshold, rated.Link, rated.RatedGBps = "below-rated", d.share, th.BelowRated, r.Link, r.RatedGBps
+				s.Findings = append(s.Findings, rated)
 				r.Outlier = true
 			}
 			if d.peerMed > 0 && d.got < th.BelowPeers*d.peerMed {
-				s.Findings = append(s.Findings, Finding{Row: i, Name: r.Name, Kind: "below-peers", Direction: d.dir, Message: fmt.Sprintf(
-					"%s: pinned %s %.1f GB/s is %.0f%% of the median %.1f GB/s of its %d peer(s) (%s), under %.0f%%: %s",
-					where, strings.ToUpper(d.dir), d.got, 100*d.got/d.peerMed, d.peerMed, r.Peers, r.Model, 100*th.BelowPeers, cause(r.Entry))})
+				peers := f
+				peers.Kind, peers.Share, peers.Threshold = "below-peers", d.got/d.peerMed, th.BelowPeers
+				peers.PeerMedian, peers.Peers, peers.Model = d.peerMed, r.Peers, r.Model
+				s.Findings = append(s.Findings, peers)
 				r.Outlier = true
 			}
 		}
@@ -144,16 +184,16 @@ func Summarize(entries []Entry, th Thresholds) Summary {
 	return s
 }
 
-// cause names what most likely explains a slow GPU: other work on it when
+// causeOf names what most likely explains a slow GPU: other work on it when
 // the run saw some, else the link or where the host memory lay.
-func cause(e Entry) string {
+func causeOf(e Entry) Cause {
 	if e.Shared {
-		return "the GPU was shared with other work during the run, which alone can explain it: run it again on an idle GPU before suspecting the link"
+		return CauseShared
 	}
 	if e.Binding == "" || e.Binding == "none" {
-		return "the link may be trained down (check nvidia-smi -q: PCIe generation and width, now and max), or the program's host memory lay on a remote NUMA node (it was not bound)"
+		return CauseLinkOrNUMA
 	}
-	return "the link may be trained down (check nvidia-smi -q: PCIe generation and width, now and max)"
+	return CauseLink
 }
 
 func median(v []float64) float64 {

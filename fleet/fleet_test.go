@@ -2,13 +2,12 @@ package fleet
 
 import (
 	"math"
-	"strings"
 	"testing"
 )
 
 func h200(name string, gpu int, h2d, d2h float64) Entry {
 	return Entry{Name: name, Host: "node1", GPU: gpu, Model: "NVIDIA H200", NUMANode: gpu / 4, Binding: "numactl",
-		Link: "Gen5 x16", RatedGBps: 63.015, H2DGBps: h2d, D2HGBps: d2h, Verdicts: "4/4 held"}
+		Link: Link{Gen: 5, Width: 16}, RatedGBps: 63.015, H2DGBps: h2d, D2HGBps: d2h, Held: 4, Predictions: 4}
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-6 }
@@ -23,7 +22,7 @@ func TestSummarizeDegradedLink(t *testing.T) {
 		entries = append(entries, h200("n1/gpu"+string(rune('0'+i)), i, 54.7+0.1*float64(i), 54.9))
 	}
 	slow := h200("n1/gpu7", 7, 26.1, 26.3)
-	slow.Link = "Gen5 x16 (seen Gen4 x16)"
+	slow.Link = Link{Gen: 5, Width: 16, SeenGen: 4, SeenWidth: 16}
 	entries = append(entries, slow)
 	s := Summarize(entries, DefaultThresholds)
 	if len(s.Rows) != 8 {
@@ -53,11 +52,10 @@ func TestSummarizeDegradedLink(t *testing.T) {
 			t.Errorf("no %s finding", k)
 		}
 	}
-	msg := s.Findings[0].Message
-	for _, want := range []string{"n1/gpu7 (GPU 7)", "26.1 GB/s", "41%", "63.0 GB/s", "Gen4"} {
-		if !strings.Contains(msg, want) {
-			t.Errorf("finding %q lacks %q", msg, want)
-		}
+	f := s.Findings[0]
+	if f.Kind != "below-rated" || f.GPU != 7 || math.Abs(f.Got-26.1) > 0.05 || math.Round(100*f.Share) != 41 ||
+		math.Abs(f.RatedGBps-63) > 0.05 || f.Link.SeenGen != 4 || f.Threshold != DefaultThresholds.BelowRated {
+		t.Errorf("finding %+v, want GPU 7's 26.1 GB/s, 41%% of its Gen4 link's 63.0 GB/s", f)
 	}
 }
 
@@ -71,27 +69,27 @@ func TestSummarizePeersAndModels(t *testing.T) {
 	if len(s.Findings) != 1 || s.Findings[0].Kind != "below-peers" || s.Findings[0].Direction != "h2d" || s.Findings[0].Row != 2 {
 		t.Fatalf("findings: %+v", s.Findings)
 	}
-	if !strings.Contains(s.Findings[0].Message, "45.0 GB/s is 82% of the median 55.0 GB/s of its 2 peer(s)") {
-		t.Errorf("message %q", s.Findings[0].Message)
+	if f := s.Findings[0]; f.Got != 45 || math.Round(100*f.Share) != 82 || f.PeerMedian != 55 || f.Peers != 2 || f.Model != a.Model {
+		t.Errorf("finding %+v, want 45.0 GB/s, 82%% of its 2 peers' median 55.0 GB/s", f)
 	}
-	if !strings.Contains(s.Findings[0].Message, "link may be trained down") {
-		t.Errorf("cause of a bound, unshared GPU: %q", s.Findings[0].Message)
+	if c := s.Findings[0].Cause; c != CauseLink {
+		t.Errorf("cause of a bound, unshared GPU: %v", c)
 	}
 	c.Shared = true
 	s = Summarize([]Entry{a, b, c}, DefaultThresholds)
-	if !strings.Contains(s.Findings[0].Message, "shared with other work during the run") {
-		t.Errorf("cause of a shared GPU: %q", s.Findings[0].Message)
+	if c := s.Findings[0].Cause; c != CauseShared {
+		t.Errorf("cause of a shared GPU: %v", c)
 	}
 	c.Shared, c.Binding = false, "none"
 	s = Summarize([]Entry{a, b, c}, DefaultThresholds)
-	if !strings.Contains(s.Findings[0].Message, "remote NUMA node (it was not bound)") {
-		t.Errorf("cause of an unbound GPU: %q", s.Findings[0].Message)
+	if c := s.Findings[0].Cause; c != CauseLinkOrNUMA {
+		t.Errorf("cause of an unbound GPU: %v", c)
 	}
 	lone := Summarize([]Entry{c}, DefaultThresholds)
 	if len(lone.Findings) != 0 || lone.Rows[0].Peers != 0 || lone.Rows[0].PeerH2D != 0 {
 		t.Errorf("lone: %+v", lone)
 	}
-	t4 := Entry{Name: "t4", GPU: 0, Model: "Tesla T4", NUMANode: -1, Link: "Gen3 x16", RatedGBps: 15.75, H2DGBps: 12.3, D2HGBps: 13.1}
+	t4 := Entry{Name: "t4", GPU: 0, Model: "Tesla T4", NUMANode: -1, Link: Link{Gen: 3, Width: 16}, RatedGBps: 15.75, H2DGBps: 12.3, D2HGBps: 13.1}
 	s = Summarize([]Entry{a, b, t4}, DefaultThresholds)
 	if len(s.Findings) != 0 || s.Rows[2].Peers != 0 {
 		t.Errorf("mixed models: %+v", s)

@@ -17,6 +17,69 @@ const (
 	SameAsTolerance  = 0.10 // exercise: ratios within 10% of each other are "about the same"
 )
 
+// Relation is how a claim's measured value must stand to its bound.
+type Relation int
+
+// Relations.
+const (
+	AtLeast Relation = iota + 1 // measured >= bound
+	Below                       // measured < bound
+	Equal                       // measured = bound
+	Within                      // bound/factor <= measured <= bound*factor
+)
+
+// Comparison is a claim's test of its measured value: the relation, the
+// bound (for Within, the predicted value the factor spans around) and the
+// factor of Within.
+type Comparison struct {
+	Relation Relation
+	Bound    float64
+	Factor   float64
+}
+
+// Interval is the span of measured values a comparison holds for: Low and
+// High are nil where the span is open, both where no source set the bound.
+// Below's High is excluded; every other end is included.
+type Interval struct {
+	Low, High *float64
+}
+
+// Interval is the span of measured values that hold.
+func (c Comparison) Interval() Interval {
+	b := c.Bound
+	switch c.Relation {
+	case AtLeast:
+		return Interval{Low: &b}
+	case Below:
+		return Interval{High: &b}
+	case Equal:
+		return Interval{Low: &b, High: ptr(b)}
+	case Within:
+		if b > 0 {
+			return Interval{Low: ptr(b / c.Factor), High: ptr(b * c.Factor)}
+		}
+	}
+	// A bound not yet set (Within before a source sets its predicted
+	// value): no span.
+	return Interval{}
+}
+
+// Holds reports whether measured passes the comparison, with the
+// tolerance every criterion allows at its bound.
+func (c Comparison) Holds(measured float64) bool {
+	switch c.Relation {
+	case AtLeast:
+		return atLeast(measured, c.Bound)
+	case Below:
+		return below(measured, c.Bound)
+	case Equal:
+		return atLeast(measured, c.Bound) && atMost(measured, c.Bound)
+	case Within:
+		return c.Bound > 0 && atLeast(measured, c.Bound/c.Factor) && atMost(measured, c.Bound*c.Factor)
+	}
+	return false
+}
+
 // relTol is the relative distance from a bound within which a measured value
 // counts as equal to it, so that a value printed as exactly the bound is not
 // pushed across it by floating-point rounding.
@@ -84,20 +147,26 @@ func FactorHolds(measured, predicted float64) bool {
 // CallTimeHolds is 4.calltime's criterion.
 func CallTimeHolds(ratio float64) bool { return atLeast(ratio, CallTimeRatio) }
 
+// Gain names where pinning buys more, the exercise's answer.
+type Gain string
+
+// The exercise's answers.
+const (
+	GainH2D  Gain = "host-to-device"
+	GainD2H  Gain = "device-to-host"
+	GainSame Gain = "about the same"
+)
+
 // DirectionAnswer names the direction where pinning buys more: the one with
-// the larger pageable/pinned ratio, or "about the same" when the larger
-// ratio is at most 10% above the smaller.
-func DirectionAnswer(h2d, d2h float64) string {
+// the larger pageable/pinned ratio, or GainSame when the larger ratio is at
+// most 10% above the smaller.
+func DirectionAnswer(h2d, d2h float64) Gain {
 	lo, hi := math.Min(h2d, d2h), math.Max(h2d, d2h)
 	if atMost(hi, lo*(1+SameAsTolerance)) {
-		return "about the same"
+		return GainSame
 	}
 	if h2d > d2h {
-		return "host-to-device"
+		return GainH2D
 	}
-	return "device-to-host"
+	return GainD2H
 }
-
-// DirectionRule states DirectionAnswer's rule in words.
-const DirectionRule = "the direction with the larger pageable/pinned ratio at 64 MiB; " +
-	"\"about the same\" when the larger ratio is at most 10% above the smaller (max/min <= 1.10)"

@@ -143,7 +143,7 @@ func TestCallTimeAtBound(t *testing.T) {
 func TestDirectionAnswer(t *testing.T) {
 	for _, tc := range []struct {
 		h2d, d2h float64
-		want     string
+		want     Gain
 	}{
 		{2.0, 2.2, "about the same"}, // exactly 10% above
 		{2.2, 2.0, "about the same"},

@@ -1,9 +1,7 @@
 package predictions
 
 import (
-	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
@@ -13,9 +11,13 @@ const mib = int64(1) << 20
 // The bundled program's design (kernels/pinned.cu).
 var (
 	sweepSizes  = []int64{1 * mib, 4 * mib, 16 * mib, 64 * mib, 256 * mib}
-	probeBytes  = 64 * mib // part 2's copy
-	kernelBytes = 64 * mib // part 3's buffers; a launch reads and writes this much
+	probeBytes  = 64 * mib  // part 2's copy
+	kernelBytes = 64 * mib  // part 3's buffers; a launch reads and writes this much
+	floorSize   = 256 * mib // 1.floor's size, the sweep's largest
 )
+
+// ExerciseBytes is the size at which the exercise compares the directions.
+const ExerciseBytes = 64 * mib
 
 const (
 	warmups      = 3
@@ -48,7 +50,7 @@ type sweepData struct {
 	sizes    []int64 // ascending; sizes present for both sources
 	pageable map[int64]timing
 	pinned   map[int64]timing
-	how      string // how the rows were found, for evidence
+	how      Fact   // how the rows were found, for evidence
 	table    string // the table or CSV report the durations came from
 }
 
@@ -84,7 +86,7 @@ type asyncSide struct {
 
 type asyncData struct {
 	side  map[vocab.MemKind]*asyncSide
-	how   string
+	how   Fact
 	table string
 }
 
@@ -92,8 +94,8 @@ type asyncData struct {
 type kernelData struct {
 	ms        map[vocab.Variant]timing // per variant
 	bytes     int64                    // read + written per launch
-	bytesFrom string
-	how       string
+	bytesFrom KernelBytesFrom
+	how       Fact
 	table     string
 }
 
@@ -106,7 +108,7 @@ type callTotals struct {
 	pageableMs, pinnedMs float64
 	pageableN, pinnedN   int
 	perCall              *CallDurations
-	how                  string
+	how                  Fact
 	table                string
 	recs                 []Records // the groups' calls (trace only)
 }
@@ -115,43 +117,9 @@ type callTotals struct {
 type byteTotals struct {
 	pageable, pinned int64
 	perCopy          bool // bytes per copy (groups of different sizes), not totals
-	how              string
+	how              Fact
 	table            string
 	recs             []Records // the groups' calls (trace only)
-}
-
-// sourceData is everything one source of numbers offers; a nil part comes
-// with its reason.
-type sourceData struct {
-	name        string
-	file        string // the program's numbers file, for evidence
-	h2d, d2h    *sweepData
-	h2dWhy      string
-	d2hWhy      string
-	async       *asyncData
-	asyncWhy    string
-	kern        *kernelData
-	kernWhy     string
-	calls       *callTotals
-	callsWhy    string
-	bytes       *byteTotals
-	bytesWhy    string
-	bytesShort  string // bytesWhy in a few words
-	deviceGBps  float64
-	deviceGBpsW string
-}
-
-// line is one evidence line of d: numbers read from table (a trace) or
-// from d's file (the program's numbers), the records behind them, and the
-// text formatted as fmt.Sprintf does.
-func (d *sourceData) line(table string, recs []Records, format string, args ...any) Evidence {
-	e := Evidence{Source: d.name, Text: fmt.Sprintf(format, args...), Records: recs}
-	if d.file != "" {
-		e.File = d.file
-	} else {
-		e.Table = table
-	}
-	return e
 }
 
 // recordsOf lists the records of timings that name theirs.
@@ -165,45 +133,15 @@ func recordsOf(ts ...*Records) []Records {
 	return out
 }
 
-func (d *sourceData) sweep(dir vocab.Direction) (*sweepData, string) {
-	if dir == vocab.H2D {
-		return d.h2d, d.h2dWhy
-	}
-	return d.d2h, d.d2hWhy
-}
-
-func sizeName(b int64) string {
-	if b%mib == 0 {
-		return fmt.Sprintf("%d MiB", b/mib)
-	}
-	return fmt.Sprintf("%d B", b)
-}
-
-func sizeList(bs []int64) string {
-	parts := make([]string, len(bs))
-	for i, b := range bs {
-		parts[i] = sizeName(b)
-	}
-	return strings.Join(parts, ", ")
-}
-
 // corrRecords is the group of records of table with the correlation ids
 // ids, by their smallest and largest id; nil when there are none.
-func corrRecords(group, table string, ids []int64) *Records {
+func corrRecords(group GroupKey, table string, ids []int64) *Records {
 	if len(ids) == 0 {
 		return nil
 	}
 	s := append([]int64(nil), ids...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
 	return &Records{Group: group, Table: table, Corr: &Span{First: s[0], Last: s[len(s)-1]}, Count: len(s)}
-}
-
-// corrSpan describes a list of correlation ids compactly.
-func corrSpan(ids []int64) string {
-	if r := corrRecords("", "", ids); r != nil {
-		return r.String()
-	}
-	return ""
 }
 
 func mean(xs []float64) float64 {
@@ -228,3 +166,24 @@ func sum(xs []float64) float64 {
 func gbps(bytes int64, ms float64) float64 { return float64(bytes) / (ms * 1e-3) / 1e9 }
 
 func ptr(x float64) *float64 { return &x }
+
+// LessonDesign is the bundled program's design, by which the lesson's
+// groups are found: part 1's sizes, warm-ups and timed runs per size,
+// part 2's calls per host memory and in all, part 3's launches per variant
+// and in all, its kernel and the bytes a launch reads (and writes).
+type LessonDesign struct {
+	SweepSizes                      []int64
+	Warmups, Timed, PerSize         int
+	AsyncPerSource, AsyncTotal      int
+	LaunchesPerVariant, LaunchTotal int
+	Kernel                          string
+	KernelBytes                     int64
+}
+
+// Design is kernels/pinned.cu's design.
+var Design = LessonDesign{
+	SweepSizes: sweepSizes, Warmups: warmups, Timed: timedRuns, PerSize: perSize,
+	AsyncPerSource: asyncPerSrc, AsyncTotal: asyncTotal,
+	LaunchesPerVariant: launchPerVar, LaunchTotal: launchTotal,
+	Kernel: kernelName, KernelBytes: kernelBytes,
+}

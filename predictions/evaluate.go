@@ -1,129 +1,66 @@
 package predictions
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/nsyscheck/nsyscheck/capture"
-
+	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
-// eval is one source's answer to one claim.
-type eval struct {
-	verdict  Verdict
-	measured *float64
-	bound    float64
-	evidence []Evidence
-	reason   string
-	// short says in a few words why the input cannot answer, for a
-	// control's "unchecked" note.
-	short string
-}
+func unavailable(reason Why) Outcome { return UnavailableOutcome(reason) }
 
-func unavailable(reason string) eval { return eval{verdict: Unavailable, reason: reason} }
-
-// claimSpec describes a claim and how to evaluate it from one source.
-type claimSpec struct {
-	id         string
-	prediction int
-	statement  string
-	bound      float64 // fixed bound; 0 when the bound is computed (3.factor)
-	comparison string
-	unit       string
-	eval       func(d *sourceData) eval
-}
-
-var claimSpecs = []claimSpec{
-	{"1.floor", 1, "pinned beats pageable at every size (H2D), and at 256 MiB pageable costs at least 1.3x pinned",
-		FloorRatio, ">=", "x (pageable ms / pinned ms at 256 MiB)", evalFloor},
-	{"1.growth", 1, "the pageable/pinned ratio grows with size (Kendall's tau >= 0.6 and largest size's ratio above the smallest's)",
-		GrowthTau, ">=", "Kendall's tau (size vs ratio)", evalGrowth},
-	{"2.pageable", 2, "the pageable cudaMemcpyAsync call holds the thread for at least 80% of its completion time",
-		PageableShareMin, ">=", "share (mean call / mean completion)", func(d *sourceData) eval { return evalShare(d, vocab.MemPageable) }},
-	{"2.pinned", 2, "the pinned cudaMemcpyAsync call holds the thread for under 10% of its completion time",
-		PinnedShareMax, "<", "share (mean call / mean completion)", func(d *sourceData) eval { return evalShare(d, vocab.MemPinned) }},
-	{"3.factor", 3, "zero-copy's loss to device-resident is within a factor of two of resident GB/s / pinned H2D GB/s at 64 MiB",
-		0, "within 2x of", "x (zero-copy ms / resident ms)", evalFactor},
-	{"4.calltime", 4, "the ten timed pageable cudaMemcpyAsync calls total at least 5x the call time of the ten pinned ones",
-		CallTimeRatio, ">=", "x (pageable total / pinned total)", evalCallTime},
-	{"4.bytes", 4, "both groups of timed cudaMemcpyAsync calls move the same bytes",
-		1, "=", "pageable bytes / pinned bytes", evalBytes},
-}
-
-// controls are the checks that guard a prediction's comparison rather than
-// state its claim, by claim id, with the word that names each in an
-// "unchecked" note. A prediction's verdict comes from its claims; a control
-// that died kills it, and one the input cannot check is named beside it.
-var controls = map[string]string{
-	"4.bytes": "bytes",
-}
-
-func sweepEvidence(d *sourceData, sd *sweepData, sizes []int64) []Evidence {
-	ev := []Evidence{d.line(sd.table, nil, "%s", sd.how)}
+func sweepEvidence(n *Numbers, sd *sweepData, sizes []int64) []Evidence {
+	ev := []Evidence{n.Line(sd.table, nil, sd.how)}
 	for _, b := range sizes {
 		p, q := sd.pageable[b], sd.pinned[b]
-		line := fmt.Sprintf("%s %s: pageable %.4f ms (%.2f GB/s", sd.dir, sizeName(b), p.ms, gbps(b, p.ms))
-		var recs []Records
-		if p.corr != nil {
-			line += ", " + p.at.String()
-			recs = append(recs, recordsOf(p.at)...)
-		}
-		line += fmt.Sprintf("), pinned %.4f ms (%.2f GB/s", q.ms, gbps(b, q.ms))
-		if q.corr != nil {
-			line += ", " + q.at.String()
-			recs = append(recs, recordsOf(q.at)...)
-		}
-		line += fmt.Sprintf("), ratio %.3f", sd.ratio(b))
-		ev = append(ev, d.line(sd.table, recs, "%s", line))
+		row := SweepRow{Dir: sd.dir, Bytes: b, Pageable: Timed{Ms: p.ms, GBps: gbps(b, p.ms), At: optAt(p)},
+			Pinned: Timed{Ms: q.ms, GBps: gbps(b, q.ms), At: optAt(q)}, Ratio: sd.ratio(b)}
+		ev = append(ev, n.Line(sd.table, recordsOf(row.Pageable.At, row.Pinned.At), row))
 	}
 	return ev
 }
 
-func evalFloor(d *sourceData) eval {
-	sd := d.h2d
+func evalFloor(n *Numbers) Outcome {
+	sd, why := sweepH2D.Get(n)
 	if sd == nil {
-		return unavailable(d.h2dWhy)
+		return unavailable(why)
 	}
-	top := 256 * mib
+	top := floorSize
 	if !sd.has(top) {
-		return unavailable(fmt.Sprintf("%s: no 256 MiB host-to-device row for both sources (sizes: %s)", d.name, sizeList(sd.sizes)))
+		return unavailable(NoTopSize{Top: top, Sizes: sd.sizes})
 	}
 	ratios := sd.ratios()
 	// Order the 256 MiB ratio last for FloorHolds.
 	var others []float64
-	var slower []string
+	var slower []int64
 	for i, b := range sd.sizes {
 		if b != top {
 			others = append(others, ratios[i])
 		}
 		if !(ratios[i] > 1) {
-			slower = append(slower, sizeName(b))
+			slower = append(slower, b)
 		}
 	}
 	r := sd.ratio(top)
-	e := eval{verdict: verdictOf(FloorHolds(append(others, r))), measured: ptr(r), bound: FloorRatio,
-		evidence: sweepEvidence(d, sd, sd.sizes)}
+	e := Outcome{Verdict: verdictOf(FloorHolds(append(others, r))), Measured: ptr(r), Bound: FloorRatio,
+		Evidence: sweepEvidence(n, sd, sd.sizes)}
 	if len(slower) > 0 {
-		e.evidence = append(e.evidence, d.line(sd.table, nil, "pinned is not faster than pageable at %s", strings.Join(slower, ", ")))
+		e.Evidence = append(e.Evidence, n.Line(sd.table, nil, NotFaster{Sizes: slower}))
 	}
 	return e
 }
 
-func evalGrowth(d *sourceData) eval {
-	sd := d.h2d
+func evalGrowth(n *Numbers) Outcome {
+	sd, why := sweepH2D.Get(n)
 	if sd == nil {
-		return unavailable(d.h2dWhy)
+		return unavailable(why)
 	}
 	if len(sd.sizes) < 2 {
-		return unavailable(fmt.Sprintf("%s: growth needs at least two sizes; found %s", d.name, sizeList(sd.sizes)))
+		return unavailable(TooFewSizes{Sizes: sd.sizes})
 	}
 	ratios := sd.ratios()
 	tau, held := GrowthHolds(sd.sizes, ratios)
-	parts := make([]string, len(ratios))
 	ties := false
 	for i, r := range ratios {
-		parts[i] = fmt.Sprintf("%s %.3f", sizeName(sd.sizes[i]), r)
 		for j := 0; j < i; j++ {
 			if ratios[j] == r {
 				ties = true
@@ -131,62 +68,62 @@ func evalGrowth(d *sourceData) eval {
 		}
 	}
 	ev := []Evidence{
-		d.line(sd.table, nil, "h2d pageable/pinned ratios by size: %s (from %s)", strings.Join(parts, ", "), sd.how),
-		d.line(sd.table, nil, "Kendall's tau(size, ratio) = %.3f; largest size's ratio %.3f vs smallest's %.3f", tau, ratios[len(ratios)-1], ratios[0]),
+		n.Line(sd.table, nil, GrowthRatios{Sizes: sd.sizes, Ratios: ratios, Method: sd.how}),
+		n.Line(sd.table, nil, Tau{Tau: tau, Largest: ratios[len(ratios)-1], Smallest: ratios[0]}),
 	}
 	if ties {
-		ev = append(ev, d.line(sd.table, nil, "some ratios tie; a tie counts as a concordant pair"))
+		ev = append(ev, n.Line(sd.table, nil, Ties{}))
 	}
-	return eval{verdict: verdictOf(held), measured: ptr(tau), bound: GrowthTau, evidence: ev}
+	return Outcome{Verdict: verdictOf(held), Measured: ptr(tau), Bound: GrowthTau, Evidence: ev}
 }
 
-func evalShare(d *sourceData, src vocab.MemKind) eval {
-	if d.async == nil {
-		return unavailable(d.asyncWhy)
+func evalShare(n *Numbers, src vocab.MemKind) Outcome {
+	ad, why := asyncSlot.Get(n)
+	if ad == nil {
+		return unavailable(why)
 	}
-	s := d.async.side[src]
+	s := ad.side[src]
 	share := s.callMs / s.completionMs
 	held := PageableShareHolds(share)
 	bound := PageableShareMin
 	if src == vocab.MemPinned {
 		held, bound = PinnedShareHolds(share), PinnedShareMax
 	}
-	line := fmt.Sprintf("%s: call %.4f ms, completion %.4f ms, share %.4f", src, s.callMs, s.completionMs, share)
-	if s.at != nil {
-		line += fmt.Sprintf(" (%d calls, %s)", s.runs, s.at)
-	}
-	return eval{verdict: verdictOf(held), measured: ptr(share), bound: bound,
-		evidence: []Evidence{d.line(d.async.table, nil, "%s", d.async.how), d.line(d.async.table, recordsOf(s.at), "%s", line)}}
+	line := Share{Source: src, CallMs: s.callMs, CompletionMs: s.completionMs, Share: share, Calls: s.runs, At: s.at}
+	return Outcome{Verdict: verdictOf(held), Measured: ptr(share), Bound: bound,
+		Evidence: []Evidence{n.Line(ad.table, nil, ad.how), n.Line(ad.table, recordsOf(s.at), line)}}
 }
 
-func evalFactor(d *sourceData) eval {
-	if d.kern == nil {
-		return unavailable(d.kernWhy)
+func evalFactor(n *Numbers) Outcome {
+	k, why := kernSlot.Get(n)
+	if k == nil {
+		return unavailable(why)
 	}
-	if d.h2d == nil {
-		return unavailable("the prediction prices zero-copy against part 1's pinned H2D rate, which is unavailable: " + d.h2dWhy)
+	h2d, why := sweepH2D.Get(n)
+	if h2d == nil {
+		return unavailable(NeedsPinnedRate{Why: why})
 	}
 	at := kernelBytes
-	if !d.h2d.has(at) {
-		return unavailable(fmt.Sprintf("%s: no pinned host-to-device row at %s (the kernel's size)", d.name, sizeName(at)))
+	if !h2d.has(at) {
+		return unavailable(NoPinnedAt{Bytes: at})
 	}
-	k := d.kern
 	res, zero := k.ms[vocab.DeviceResident], k.ms[vocab.ZeroCopy]
-	pin := d.h2d.pinned[at]
+	pin := h2d.pinned[at]
 	resGBps := k.gbps(vocab.DeviceResident)
 	pinGBps := gbps(at, pin.ms)
 	predicted := resGBps / pinGBps
 	measured := zero.ms / res.ms
+	times := KernelTimes{Resident: Timed{Ms: res.ms, GBps: resGBps, At: optAt(res)},
+		ZeroCopy: Timed{Ms: zero.ms, GBps: k.gbps(vocab.ZeroCopy), At: optAt(zero)}}
 	ev := []Evidence{
-		d.line(k.table, nil, "%s", k.how),
-		d.line(k.table, nil, "bytes per launch %d, from %s", k.bytes, k.bytesFrom),
-		d.line(k.table, recordsOf(optAt(res), optAt(zero)), "device-resident %.4f ms per launch = %.1f GB/s%s; zero-copy %.4f ms per launch = %.1f GB/s%s",
-			res.ms, resGBps, optRefs(res), zero.ms, k.gbps(vocab.ZeroCopy), optRefs(zero)),
-		d.line(d.h2d.table, recordsOf(optAt(pin)), "part 1 pinned h2d %s: %.4f ms = %.2f GB/s%s", sizeName(at), pin.ms, pinGBps, optRefs(pin)),
-		d.line(k.table, nil, "predicted loss %.1f / %.2f = %.2fx; measured loss %.4f / %.4f = %.2fx; held when %.2f <= measured <= %.2f",
-			resGBps, pinGBps, predicted, zero.ms, res.ms, measured, predicted/LossFactor, predicted*LossFactor),
+		n.Line(k.table, nil, k.how),
+		n.Line(k.table, nil, KernelBytes{Bytes: k.bytes, From: k.bytesFrom}),
+		n.Line(k.table, recordsOf(times.Resident.At, times.ZeroCopy.At), times),
+		n.Line(h2d.table, recordsOf(optAt(pin)), PinnedRate{Bytes: at, Timed: Timed{Ms: pin.ms, GBps: pinGBps, At: optAt(pin)}}),
+		n.Line(k.table, nil, Loss{ResidentGBps: resGBps, PinnedGBps: pinGBps, Predicted: predicted, ZeroCopyMs: zero.ms,
+			ResidentMs: res.ms, Measured: measured, Compare: Comparison{Relation: Within, Bound: predicted, Factor: LossFactor}}),
 	}
-	return eval{verdict: verdictOf(FactorHolds(measured, predicted)), measured: ptr(measured), bound: predicted, evidence: ev}
+	return Outcome{Verdict: verdictOf(FactorHolds(measured, predicted)), Measured: ptr(measured), Bound: predicted, Evidence: ev}
 }
 
 // optAt is where a timing's records are, nil when it names none.
@@ -197,20 +134,13 @@ func optAt(t timing) *Records {
 	return t.at
 }
 
-func optRefs(t timing) string {
-	if at := optAt(t); at != nil {
-		return " (" + at.String() + ")"
+func evalCallTime(n *Numbers) Outcome {
+	ct, why := callsSlot.Get(n)
+	if ct == nil {
+		return unavailable(why)
 	}
-	return ""
-}
-
-func evalCallTime(d *sourceData) eval {
-	if d.calls == nil {
-		return unavailable(d.callsWhy)
-	}
-	ct := d.calls
 	if !(ct.pinnedMs > 0) {
-		return unavailable(d.name + ": the pinned group's total call time is zero")
+		return unavailable(PinnedCallsZero{})
 	}
 	ratio := ct.pageableMs / ct.pinnedMs
 	unequal := ct.pageableN > 0 && ct.pinnedN > 0 && ct.pageableN != ct.pinnedN
@@ -219,51 +149,39 @@ func evalCallTime(d *sourceData) eval {
 		// the mean call times.
 		ratio = (ct.pageableMs / float64(ct.pageableN)) / (ct.pinnedMs / float64(ct.pinnedN))
 	}
-	line := fmt.Sprintf("pageable total %.4f ms", ct.pageableMs)
-	if ct.pageableN > 0 {
-		line += fmt.Sprintf(" over %d calls", ct.pageableN)
-	}
-	line += fmt.Sprintf(", pinned total %.4f ms", ct.pinnedMs)
-	if ct.pinnedN > 0 {
-		line += fmt.Sprintf(" over %d calls", ct.pinnedN)
-	}
-	if unequal {
-		line += fmt.Sprintf("; the groups differ in size, so the ratio is of the mean call times: %.1fx", ratio)
-	} else {
-		line += fmt.Sprintf(", ratio %.1fx", ratio)
-	}
-	return eval{verdict: verdictOf(CallTimeHolds(ratio)), measured: ptr(ratio), bound: CallTimeRatio,
-		evidence: []Evidence{d.line(ct.table, ct.recs, "%s", ct.how), d.line(ct.table, nil, "%s", line)}}
+	line := CallTotals{PageableMs: ct.pageableMs, PinnedMs: ct.pinnedMs, PageableN: ct.pageableN, PinnedN: ct.pinnedN,
+		Ratio: ratio, OfMeans: unequal}
+	return Outcome{Verdict: verdictOf(CallTimeHolds(ratio)), Measured: ptr(ratio), Bound: CallTimeRatio,
+		Evidence: []Evidence{n.Line(ct.table, ct.recs, ct.how), n.Line(ct.table, nil, line)}}
 }
 
-func evalBytes(d *sourceData) eval {
-	if d.bytes == nil {
-		e := unavailable(d.bytesWhy)
-		if d.bytesWhy == "" {
-			e = unavailable(d.callsWhy)
+func evalBytes(n *Numbers) Outcome {
+	b, why := bytesSlot.Get(n)
+	if b == nil {
+		if why == nil {
+			_, why = callsSlot.Get(n)
 		}
-		e.short = d.bytesShort
+		e := unavailable(why)
+		e.Short = bytesSlot.Short(n)
 		return e
 	}
-	b := d.bytes
 	r := float64(b.pageable) / float64(b.pinned)
-	return eval{verdict: verdictOf(b.pageable == b.pinned), measured: ptr(r), bound: 1,
-		evidence: []Evidence{d.line(b.table, b.recs, "%s", b.how),
-			d.line(b.table, nil, "pageable group %d bytes%s, pinned group %d bytes%s", b.pageable, perCopyText(b.perCopy), b.pinned, perCopyText(b.perCopy))}}
+	return Outcome{Verdict: verdictOf(b.pageable == b.pinned), Measured: ptr(r), Bound: 1,
+		Evidence: []Evidence{n.Line(b.table, b.recs, b.how),
+			n.Line(b.table, nil, GroupBytes{Pageable: b.pageable, Pinned: b.pinned, PerCopy: b.perCopy})}}
 }
 
-func perCopyText(perCopy bool) string {
-	if perCopy {
-		return " per copy"
-	}
-	return ""
-}
-
-// Evaluate judges every claim, prediction and the exercise for one capture.
+// Evaluate judges every claim and prediction of the Lesson, and the
+// exercise, for one capture.
 func Evaluate(c *capture.Capture) *Result {
 	diags := &diagList{}
-	r := &Result{Input: Input{Path: c.Path, Format: c.Format, Files: c.Files, GPU: c.Meta.GPU},
-		Copies: []CopyRow{}, Async: []AsyncRow{}, Kernels: []KernelRow{}, AsyncCalls: []CallDurations{}}
+	r := &Result{Input: Input{Path: c.Path, Format: c.Format, Files: c.Files, GPU: c.Meta.GPU}}
+	parts := Lesson.Parts()
+	for _, p := range parts {
+		if p.Rows != nil {
+			p.Rows.start(r)
+		}
+	}
 	if c.Program != nil {
 		r.Input.ProgramSource = c.Program.Source
 		if r.Input.GPU == "" {
@@ -273,26 +191,31 @@ func Evaluate(c *capture.Capture) *Result {
 
 	r.Input.SetAside = append([]capture.SetAside(nil), c.SetAside...)
 	for _, s := range c.SetAside {
-		diags.add(CodeSiblingSetAside, Warning, fmt.Sprintf(
-			"%s, beside the capture, was set aside: it is not this program's output (%s); the verdicts come from the capture without it",
-			s.Path, s.Reason))
+		diags.Add(diag.Warning, SiblingSetAside{Path: s.Path, Reason: s.Reason})
 	}
-	var srcs []*sourceData
+	var srcs []*Numbers
 	if hasTrace(c) {
-		srcs = append(srcs, traceData(c, diags, r))
+		in := &Reading{Capture: c, From: SourceTrace, diags: diags}
+		in.trace, in.traceWhy = newTrace(c, diags)
+		if in.trace != nil {
+			r.Input.Thread = &vocab.Thread{PID: in.trace.pid, TID: in.trace.tid}
+		}
+		srcs = append(srcs, read(parts, in))
 	}
 	if c.Program != nil {
-		srcs = append(srcs, programData(c, diags))
+		srcs = append(srcs, read(parts, &Reading{Capture: c, From: SourceProgram, diags: diags}))
 	}
 
-	for _, spec := range claimSpecs {
-		r.Claims = append(r.Claims, judge(spec, srcs, diags))
+	for _, p := range parts {
+		for _, spec := range p.Claims {
+			r.Claims = append(r.Claims, judge(p.ID, spec, srcs, diags))
+		}
 	}
-	for p := 1; p <= 4; p++ {
-		pr := Prediction{ID: p}
+	for _, p := range parts {
+		pr := Prediction{ID: p.ID}
 		var claims []Claim
 		for _, cl := range r.Claims {
-			if cl.Prediction == p {
+			if cl.Prediction == p.ID {
 				pr.Claims = append(pr.Claims, cl.ID)
 				claims = append(claims, cl)
 			}
@@ -301,97 +224,104 @@ func Evaluate(c *capture.Capture) *Result {
 		r.Predictions = append(r.Predictions, pr)
 	}
 	r.Exercise = exercise(srcs)
-	for _, d := range srcs {
-		tables(r, d)
-		slowerCheck(d, diags)
-		if r.DeviceCopyGBps == 0 && d.deviceGBps > 0 {
-			r.DeviceCopyGBps, r.DeviceCopyFrom = d.deviceGBps, d.deviceGBpsW
+	for _, n := range srcs {
+		for _, p := range parts {
+			if p.AddRows != nil {
+				p.AddRows(n, r)
+			}
+		}
+		for _, p := range parts {
+			if p.Notice != nil {
+				p.Notice(n, diags)
+			}
+		}
+		if r.DeviceCopyGBps == 0 && n.deviceGBps > 0 {
+			r.DeviceCopyGBps, r.DeviceCopyFrom = n.deviceGBps, n.deviceFrom
 		}
 	}
-	r.Diagnostics = diags.list
-	if r.Diagnostics == nil {
-		r.Diagnostics = []Diagnostic{}
-	}
+	r.Diagnostics = diags.Items()
 	return r
 }
 
-// traceData reads every part from the trace.
-func traceData(c *capture.Capture, diags *diagList, r *Result) *sourceData {
-	d := &sourceData{name: SourceTrace}
-	t, why := newTrace(c, diags)
-	if t == nil {
-		d.h2dWhy, d.d2hWhy, d.asyncWhy, d.kernWhy, d.callsWhy, d.bytesWhy = why, why, why, why, why, why
-		return d
+// read fills one source's numbers: every part's, in order, then the
+// device-to-device reference copy and, for the program's numbers, its
+// correctness gates.
+func read(parts []*Part, in *Reading) *Numbers {
+	n := &Numbers{From: in.From, slots: map[any]slotValue{}}
+	if in.From == SourceProgram {
+		n.File = programFile(in.Capture)
 	}
-	r.Input.Thread = t.thread()
-	d.h2d, d.h2dWhy = t.part1(vocab.H2D)
-	d.d2h, d.d2hWhy = t.part1(vocab.D2H)
-	d.async, d.asyncWhy = t.part2()
-	if d.async != nil {
-		d.calls, d.bytes, d.bytesWhy = t.part4(d.async)
-		if d.bytes == nil && !c.Has(capture.FactMemcpy) {
-			d.bytesShort = "no per-copy records"
-			if c.Format == capture.FormatCSV {
-				d.bytesShort += "; add cuda_gpu_trace"
+	for _, p := range parts {
+		if p.Read != nil {
+			p.Read(in, n)
+		}
+	}
+	if in.From == SourceTrace {
+		if in.trace != nil {
+			if dc := in.trace.deviceCopy(); dc != nil {
+				n.deviceGBps, n.deviceFrom = dc.GBps, &DeviceCopyFrom{Source: SourceTrace, Trace: dc}
 			}
 		}
-	} else {
-		d.callsWhy, d.bytesWhy = d.asyncWhy, d.asyncWhy
+		return n
 	}
-	d.kern, d.kernWhy = t.part3(c.Program)
-	d.deviceGBps, d.deviceGBpsW = t.deviceCopy()
-	return d
+	m := in.Capture.Program
+	if m.DeviceCopyGBps > 0 {
+		n.deviceGBps, n.deviceFrom = m.DeviceCopyGBps, &DeviceCopyFrom{Source: SourceProgram, Program: programOf(in.Capture)}
+	}
+	for _, g := range m.Gates {
+		if !g.Passed {
+			in.diags.Add(diag.Error, GateFailed{Name: g.Name, Detail: g.Detail})
+		}
+	}
+	return n
 }
 
 // judge merges the sources' answers to one claim: the trace decides where it
 // can answer; the program's numbers otherwise.
-func judge(spec claimSpec, srcs []*sourceData, diags *diagList) Claim {
-	cl := Claim{ID: spec.id, Prediction: spec.prediction, Statement: spec.statement, Bound: spec.bound,
-		Comparison: spec.comparison, Unit: spec.unit, Verdict: Unavailable, Evidence: []Evidence{}}
-	var evals []eval
-	for _, d := range srcs {
-		evals = append(evals, spec.eval(d))
+func judge(prediction int, spec ClaimSpec, srcs []*Numbers, diags *diagList) Claim {
+	cl := Claim{ID: spec.ID, Prediction: prediction, Statement: spec.Statement, Compare: spec.Compare,
+		Unit: spec.Unit, Verdict: Unavailable, Evidence: []Evidence{}, control: spec.Control}
+	var evals []Outcome
+	for _, n := range srcs {
+		evals = append(evals, spec.Eval(n))
 	}
 	decided := -1
 	for i, e := range evals {
-		if e.verdict != Unavailable {
+		if e.Verdict != Unavailable {
 			decided = i
 			break
 		}
 	}
-	var reasons []string
+	var reasons []SourceWhy
 	for i, e := range evals {
-		cl.Evidence = append(cl.Evidence, e.evidence...)
-		if e.verdict == Unavailable {
-			reasons = append(reasons, srcs[i].name+": "+e.reason)
+		cl.Evidence = append(cl.Evidence, e.Evidence...)
+		if e.Verdict == Unavailable {
+			reasons = append(reasons, SourceWhy{Source: srcs[i].From, Why: e.Why})
 		}
 		if len(srcs) > 1 {
-			cl.Sources = append(cl.Sources, SourceValue{Source: srcs[i].name, Verdict: e.verdict, Measured: e.measured, Bound: e.bound, Reason: e.reason})
+			cl.Sources = append(cl.Sources, SourceValue{Source: srcs[i].From, Verdict: e.Verdict, Measured: e.Measured, Bound: e.Bound, Why: e.Why})
 		}
 	}
-	cl.Control = controls[spec.id] != ""
+	cl.Control = spec.Control != ""
 	if decided < 0 {
 		for _, e := range evals {
-			if e.short != "" {
-				cl.short = e.short
+			if e.Short != nil {
+				cl.short = e.Short
 				break
 			}
 		}
-	}
-	if decided < 0 {
-		cl.Reason = strings.Join(reasons, "; ")
+		cl.Why = reasons
 		if len(srcs) == 0 {
-			cl.Reason = "the input holds neither a trace nor the program's numbers"
+			cl.Why = []SourceWhy{{Why: NoSources{}}}
 		}
 		return cl
 	}
 	e := evals[decided]
-	cl.Verdict, cl.Measured, cl.Bound, cl.From = e.verdict, e.measured, e.bound, srcs[decided].name
+	cl.Verdict, cl.Measured, cl.Compare.Bound, cl.From = e.Verdict, e.Measured, e.Bound, srcs[decided].From
 	for i, o := range evals {
-		if i != decided && o.verdict != Unavailable && o.verdict != e.verdict {
-			diags.add(CodeSourcesDisagree, Warning, fmt.Sprintf(
-				"%s: the %s says %s (%.4g) but the %s says %s (%.4g); the %s decides",
-				spec.id, srcs[decided].name, e.verdict, *e.measured, srcs[i].name, o.verdict, *o.measured, srcs[decided].name))
+		if i != decided && o.Verdict != Unavailable && o.Verdict != e.Verdict {
+			diags.Add(diag.Warning, SourcesDisagree{Claim: spec.ID, Decided: srcs[decided].From, Other: srcs[i].From,
+				DecidedVerdict: e.Verdict, OtherVerdict: o.Verdict, DecidedMeasured: *e.Measured, OtherMeasured: *o.Measured})
 		}
 	}
 	return cl
@@ -400,8 +330,8 @@ func judge(spec claimSpec, srcs []*sourceData, diags *diagList) Claim {
 // combinePrediction gives a prediction's verdict from its claims (see
 // combine) and its controls: a control that died kills the prediction; one
 // the input cannot check leaves the claims' verdict and is named in the
-// returned notes ("bytes unchecked: ...").
-func combinePrediction(cls []Claim) (Verdict, []string) {
+// returned notes.
+func combinePrediction(cls []Claim) (Verdict, []Unchecked) {
 	var vs []Verdict
 	for _, cl := range cls {
 		if !cl.Control {
@@ -409,7 +339,7 @@ func combinePrediction(cls []Claim) (Verdict, []string) {
 		}
 	}
 	v := combine(vs)
-	var unchecked []string
+	var unchecked []Unchecked
 	for _, cl := range cls {
 		if !cl.Control {
 			continue
@@ -419,11 +349,7 @@ func combinePrediction(cls []Claim) (Verdict, []string) {
 			v = Died
 		case Unavailable:
 			if v != Unavailable {
-				why := cl.short
-				if why == "" {
-					why = cl.Reason
-				}
-				unchecked = append(unchecked, controls[cl.ID]+" unchecked: "+why)
+				unchecked = append(unchecked, Unchecked{Control: cl.control, Why: cl.short, Whole: cl.Why})
 			}
 		}
 	}
@@ -451,95 +377,41 @@ func combine(vs []Verdict) Verdict {
 	return Unavailable
 }
 
-func exercise(srcs []*sourceData) Exercise {
-	ex := Exercise{Rule: DirectionRule, Verdict: "unavailable"}
-	var reasons []string
-	at := 64 * mib
-	for _, d := range srcs {
-		h, d2 := d.h2d, d.d2h
+func exercise(srcs []*Numbers) Exercise {
+	ex := Exercise{Verdict: vocab.Unanswered}
+	var reasons []SourceWhy
+	at := ExerciseBytes
+	for _, n := range srcs {
+		h, hWhy := sweepH2D.Get(n)
+		d2, dWhy := sweepD2H.Get(n)
 		switch {
 		case h == nil:
-			reasons = append(reasons, d.name+": "+d.h2dWhy)
+			reasons = append(reasons, SourceWhy{Source: n.From, Why: hWhy})
 		case d2 == nil:
-			reasons = append(reasons, d.name+": "+d.d2hWhy)
+			reasons = append(reasons, SourceWhy{Source: n.From, Why: dWhy})
 		case !h.has(at) || !d2.has(at):
-			reasons = append(reasons, fmt.Sprintf("%s: no 64 MiB row for both sources in both directions", d.name))
+			reasons = append(reasons, SourceWhy{Source: n.From, Why: NoExerciseRows{}})
 		default:
 			hr, dr := h.ratio(at), d2.ratio(at)
-			if ex.Verdict == "answered" {
-				ex.Evidence = append(ex.Evidence, d.line(h.table, nil, "h2d ratio %.3f, d2h ratio %.3f (%s)", hr, dr, DirectionAnswer(hr, dr)))
+			if ex.Verdict == vocab.Answered {
+				ex.Evidence = append(ex.Evidence, n.Line(h.table, nil, ExerciseBoth{H2D: hr, D2H: dr, Answer: DirectionAnswer(hr, dr)}))
 				continue
 			}
 			ex.H2DRatio, ex.D2HRatio = ptr(hr), ptr(dr)
 			ex.Answer = DirectionAnswer(hr, dr)
-			ex.Verdict, ex.From = "answered", d.name
+			ex.Verdict, ex.From = vocab.Answered, n.From
 			ex.Evidence = append(ex.Evidence,
-				d.line(h.table, recordsOf(optAt(h.pageable[at]), optAt(h.pinned[at])), "h2d 64 MiB pageable %.4f ms / pinned %.4f ms = %.3f", h.pageable[at].ms, h.pinned[at].ms, hr),
-				d.line(d2.table, recordsOf(optAt(d2.pageable[at]), optAt(d2.pinned[at])), "d2h 64 MiB pageable %.4f ms / pinned %.4f ms = %.3f", d2.pageable[at].ms, d2.pinned[at].ms, dr))
+				n.Line(h.table, recordsOf(optAt(h.pageable[at]), optAt(h.pinned[at])),
+					ExerciseRatio{Dir: vocab.H2D, Bytes: at, PageableMs: h.pageable[at].ms, PinnedMs: h.pinned[at].ms, Ratio: hr}),
+				n.Line(d2.table, recordsOf(optAt(d2.pageable[at]), optAt(d2.pinned[at])),
+					ExerciseRatio{Dir: vocab.D2H, Bytes: at, PageableMs: d2.pageable[at].ms, PinnedMs: d2.pinned[at].ms, Ratio: dr}))
 		}
 	}
-	if ex.Verdict != "answered" {
-		ex.Reason = strings.Join(reasons, "; ")
+	if ex.Verdict != vocab.Answered {
+		ex.Why = reasons
 		if len(srcs) == 0 {
-			ex.Reason = "the input holds neither a trace nor the program's numbers"
+			ex.Why = []SourceWhy{{Why: NoSources{}}}
 		}
 	}
 	return ex
-}
-
-// tables appends one source's rows to the result's tables.
-func tables(r *Result, d *sourceData) {
-	for _, sd := range []*sweepData{d.h2d, d.d2h} {
-		if sd == nil {
-			continue
-		}
-		for _, src := range sources {
-			for _, b := range sd.sizes {
-				t := sd.pageable[b]
-				if src == vocab.MemPinned {
-					t = sd.pinned[b]
-				}
-				r.Copies = append(r.Copies, CopyRow{From: d.name, Direction: sd.dir, Source: src, Bytes: b,
-					Ms: t.ms, GBps: gbps(b, t.ms), Ratio: sd.ratio(b), Runs: t.runs, CorrelationIDs: t.corr})
-			}
-		}
-	}
-	if d.async != nil {
-		for _, src := range sources {
-			s := d.async.side[src]
-			r.Async = append(r.Async, AsyncRow{From: d.name, Source: src, Bytes: s.bytes, CallMs: s.callMs,
-				CompletionMs: s.completionMs, Share: s.callMs / s.completionMs, Runs: s.runs, CorrelationIDs: s.corr})
-		}
-	}
-	if d.kern != nil {
-		for _, v := range variants {
-			t := d.kern.ms[v]
-			r.Kernels = append(r.Kernels, KernelRow{From: d.name, Variant: v, Bytes: d.kern.bytes, BytesFrom: d.kern.bytesFrom,
-				MsPerLaunch: t.ms, GBps: d.kern.gbps(v), Runs: t.runs, CorrelationIDs: t.corr})
-		}
-	}
-	if d.calls != nil && d.calls.perCall != nil {
-		r.AsyncCalls = append(r.AsyncCalls, *d.calls.perCall)
-	}
-}
-
-// slowerCheck warns, from the numbers alone, when a pinned row is slower
-// than its pageable row.
-func slowerCheck(d *sourceData, diags *diagList) {
-	for _, sd := range []*sweepData{d.h2d, d.d2h} {
-		if sd == nil {
-			continue
-		}
-		var slow []string
-		for _, b := range sd.sizes {
-			if sd.pinned[b].ms > sd.pageable[b].ms {
-				slow = append(slow, fmt.Sprintf("%s (pinned %.4f ms, pageable %.4f ms)", sizeName(b), sd.pinned[b].ms, sd.pageable[b].ms))
-			}
-		}
-		if len(slow) > 0 {
-			diags.add(CodePinnedSlower, Warning, fmt.Sprintf(
-				"%s: %s pinned copies are slower than pageable at %s: the pinned buffer probably is not pinned; check that it came from cudaMallocHost and that the return value was checked",
-				d.name, sd.dir, strings.Join(slow, ", ")))
-		}
-	}
 }

@@ -1,11 +1,12 @@
 package predictions
 
 import (
-	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
@@ -23,24 +24,66 @@ func wantVerdicts(t *testing.T, r *Result, want map[string]Verdict) {
 	for id, w := range want {
 		if got[id] != w {
 			c := r.Claim(id)
-			t.Errorf("%s = %s, want %s (reason %q)", id, got[id], w, c.Reason)
+			t.Errorf("%s = %s, want %s (reason %+v)", id, got[id], w, c.Why)
 		}
 	}
 }
 
-func hasDiag(r *Result, code string, level Level) *Diagnostic {
+func hasDiag(r *Result, code diag.Code, level diag.Level) *diag.Diagnostic {
 	for i, d := range r.Diagnostics {
-		if d.Code == code && d.Level == level {
+		if d.Code() == code && d.Level == level {
 			return &r.Diagnostics[i]
 		}
 	}
 	return nil
 }
 
+// details are the result's diagnostics' details of type T.
+func details[T diag.Detail](r *Result) []T {
+	var out []T
+	for _, d := range r.Diagnostics {
+		if x, ok := d.Detail.(T); ok {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// anyDetail reports whether a diagnostic's detail of type T satisfies ok.
+func anyDetail[T diag.Detail](r *Result, ok func(T) bool) bool {
+	for _, x := range details[T](r) {
+		if ok(x) {
+			return true
+		}
+	}
+	return false
+}
+
+// whyOf is the first source's reason a claim gives, nil where none.
+func whyOf(c *Claim) Why {
+	if len(c.Why) == 0 {
+		return nil
+	}
+	return c.Why[0].Why
+}
+
+// factsOf are the facts of a claim's evidence of type T.
+func factsOf[T Fact](ev []Evidence) []T {
+	var out []T
+	for _, e := range ev {
+		if f, ok := e.Fact.(T); ok {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 func allVerdicts(v Verdict) map[string]Verdict {
 	out := map[string]Verdict{}
-	for _, s := range claimSpecs {
-		out[s.id] = v
+	for _, p := range Lesson.Parts() {
+		for _, s := range p.Claims {
+			out[s.ID] = v
+		}
 	}
 	return out
 }
@@ -72,8 +115,8 @@ func TestSyntheticAllHeld(t *testing.T) {
 	if !r.AllHeld() {
 		t.Errorf("AllHeld false: %+v", r.Predictions)
 	}
-	if r.Input.Thread != "7/7" {
-		t.Errorf("thread %q", r.Input.Thread)
+	if r.Input.Thread == nil || *r.Input.Thread != (vocab.Thread{PID: 7, TID: 7}) {
+		t.Errorf("thread %v", r.Input.Thread)
 	}
 	// Check the numbers against the synthetic design.
 	floor := r.Claim("1.floor")
@@ -89,20 +132,20 @@ func TestSyntheticAllHeld(t *testing.T) {
 	if got := *r.Claim("3.factor").Measured; !near(got, 4/0.05, 1e-6) {
 		t.Errorf("3.factor measured %v", got)
 	}
-	if len(r.Copies) != 20 || len(r.Async) != 2 || len(r.Kernels) != 2 || len(r.AsyncCalls) != 1 {
-		t.Errorf("tables: %d copies, %d async, %d kernels, %d call lists", len(r.Copies), len(r.Async), len(r.Kernels), len(r.AsyncCalls))
+	if len(CopyRows.Of(r)) != 20 || len(AsyncRows.Of(r)) != 2 || len(KernelRows.Of(r)) != 2 || len(CallRows.Of(r)) != 1 {
+		t.Errorf("tables: %d copies, %d async, %d kernels, %d call lists", len(CopyRows.Of(r)), len(AsyncRows.Of(r)), len(KernelRows.Of(r)), len(CallRows.Of(r)))
 	}
-	if n := len(r.AsyncCalls[0].PageableMs); n != 10 {
+	if n := len(CallRows.Of(r)[0].PageableMs); n != 10 {
 		t.Errorf("%d pageable call durations", n)
 	}
 	if len(r.Diagnostics) != 0 {
 		t.Errorf("diagnostics: %+v", r.Diagnostics)
 	}
-	if r.Exercise.Verdict != "answered" || r.Exercise.Answer != "about the same" {
+	if r.Exercise.Verdict != vocab.Answered || r.Exercise.Answer != GainSame {
 		t.Errorf("exercise %+v", r.Exercise)
 	}
-	if k := r.Kernels[0]; k.Bytes != 128*mib || !strings.Contains(k.BytesFrom, "design") {
-		t.Errorf("kernel bytes %d from %q", k.Bytes, k.BytesFrom)
+	if k := KernelRows.Of(r)[0]; k.Bytes != 128*mib || k.BytesFrom.Given || k.BytesFrom.Implied {
+		t.Errorf("kernel bytes %d from %+v, want the lesson's design", k.Bytes, k.BytesFrom)
 	}
 }
 
@@ -127,8 +170,8 @@ func TestSyntheticNoNVTX(t *testing.T) {
 			t.Errorf("%s: %v without NVTX, %v with", c.ID, *o.Measured, *c.Measured)
 		}
 	}
-	if !strings.Contains(fmt.Sprint(without.Claim("2.pinned").Evidence), "no NVTX ranges") {
-		t.Errorf("evidence does not say how the groups were found: %v", without.Claim("2.pinned").Evidence)
+	if m := factsOf[AsyncMethod](without.Claim("2.pinned").Evidence); len(m) != 1 || reflect.TypeOf(m[0].Groups) != reflect.TypeOf(AsyncByCopies{}) {
+		t.Errorf("evidence does not say the groups were found by their copies: %+v", without.Claim("2.pinned").Evidence)
 	}
 }
 
@@ -138,13 +181,21 @@ func TestSyntheticCSVLike(t *testing.T) {
 		"1.floor": Unavailable, "1.growth": Unavailable, "2.pageable": Held, "2.pinned": Held,
 		"3.factor": Unavailable, "4.calltime": Held, "4.bytes": Unavailable,
 	})
-	if !strings.Contains(r.Claim("1.floor").Reason, "no per-copy records") {
-		t.Errorf("1.floor reason %q", r.Claim("1.floor").Reason)
+	if w, ok := whyOf(r.Claim("1.floor")).(NoCopyRecords); !ok {
+		t.Errorf("1.floor reason %+v, want no per-copy records", w)
 	}
-	if ev := fmt.Sprint(r.Claim("4.calltime").Evidence); !strings.Contains(ev, "rows") {
-		t.Errorf("4.calltime evidence names no CSV rows: %s", ev)
+	rows := 0
+	for _, e := range r.Claim("4.calltime").Evidence {
+		for _, rec := range e.Records {
+			if rec.Rows != nil && rec.Rows.First > 0 {
+				rows++
+			}
+		}
 	}
-	if r.Exercise.Verdict != "unavailable" {
+	if rows != 2 {
+		t.Errorf("4.calltime evidence names %d groups of CSV rows, want 2: %+v", rows, r.Claim("4.calltime").Evidence)
+	}
+	if r.Exercise.Verdict != vocab.Unanswered {
 		t.Errorf("exercise %+v", r.Exercise)
 	}
 }
@@ -156,28 +207,31 @@ func TestAsyncCounts(t *testing.T) {
 		name   string
 		perSrc int
 		drop   int
-		found  string
+		found  func(r *Result) bool
 		noNVTX bool
 	}{
-		{"21 calls", 11, 1, "makes 10 host-to-device cudaMemcpyAsync calls of 64 MiB from pinned memory", true},
-		{"33 calls", 17, 1, "makes 17 host-to-device cudaMemcpyAsync calls of 64 MiB from pageable memory", true},
-		{"33 calls with NVTX", 17, 1, "holds 16 cudaMemcpyAsync", false},
-		{"21 calls with NVTX", 11, 1, "holds 9 cudaMemcpyAsync", false},
+		{"21 calls", 11, 1, func(r *Result) bool {
+			return anyDetail(r, func(d AsyncGroupShape) bool { return d.N == 10 && d.Bytes == 64*mib && d.Source == vocab.MemPinned })
+		}, true},
+		{"33 calls", 17, 1, func(r *Result) bool {
+			return anyDetail(r, func(d AsyncGroupShape) bool { return d.N == 17 && d.Bytes == 64*mib && d.Source == vocab.MemPageable })
+		}, true},
+		{"33 calls with NVTX", 17, 1, func(r *Result) bool { return anyDetail(r, func(d AsyncRangeCount) bool { return d.N == 16 }) }, false},
+		{"21 calls with NVTX", 11, 1, func(r *Result) bool { return anyDetail(r, func(d AsyncRangeCount) bool { return d.N == 9 }) }, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := synthCapture(synthOpts{asyncPerSrc: tc.perSrc, noNVTX: tc.noNVTX})
 			dropAsync(c, tc.drop)
 			r := Evaluate(c)
 			wantVerdicts(t, r, allVerdicts(Held))
-			d := hasDiag(r, CodeLessonShape, Info)
-			if d == nil || !strings.Contains(d.Message, tc.found) {
-				t.Errorf("no lesson-structure diagnostic saying %q: %+v", tc.found, r.Diagnostics)
+			if !tc.found(r) {
+				t.Errorf("no lesson-structure diagnostic naming the groups found: %+v", r.Diagnostics)
 			}
-			if ev := fmt.Sprint(r.Claim("4.calltime").Evidence); !strings.Contains(ev, "mean call times") {
-				t.Errorf("groups of different sizes, but 4.calltime does not compare means: %s", ev)
+			if ct := factsOf[CallTotals](r.Claim("4.calltime").Evidence); len(ct) != 1 || !ct[0].OfMeans {
+				t.Errorf("groups of different sizes, but 4.calltime does not compare means: %+v", ct)
 			}
-			if ev := fmt.Sprint(r.Claim("4.bytes").Evidence); !strings.Contains(ev, "per copy") {
-				t.Errorf("groups of different sizes, but 4.bytes does not compare bytes per copy: %s", ev)
+			if gb := factsOf[GroupBytes](r.Claim("4.bytes").Evidence); len(gb) != 1 || !gb[0].PerCopy {
+				t.Errorf("groups of different sizes, but 4.bytes does not compare bytes per copy: %+v", gb)
 			}
 		})
 	}
@@ -186,10 +240,10 @@ func TestAsyncCounts(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
 		perSrc, drp int
-		found       string
+		found       int
 	}{
-		{"0 calls", 11, 22, "found 0 cudaMemcpyAsync"},
-		{"21 calls", 11, 1, "found 21 cudaMemcpyAsync"},
+		{"0 calls", 11, 22, 0},
+		{"21 calls", 11, 1, 21},
 	} {
 		t.Run("csv-like "+tc.name, func(t *testing.T) {
 			c := synthCapture(synthOpts{asyncPerSrc: tc.perSrc, csvLike: true})
@@ -197,8 +251,8 @@ func TestAsyncCounts(t *testing.T) {
 			r := Evaluate(c)
 			wantVerdicts(t, r, map[string]Verdict{"2.pageable": Unavailable, "2.pinned": Unavailable,
 				"4.calltime": Unavailable, "4.bytes": Unavailable})
-			if reason := r.Claim("2.pageable").Reason; !strings.Contains(reason, tc.found) {
-				t.Errorf("reason %q does not say %q", reason, tc.found)
+			if w, ok := whyOf(r.Claim("2.pageable")).(AsyncCount); !ok || w.N != tc.found {
+				t.Errorf("reason %+v, want %d cudaMemcpyAsync calls found", whyOf(r.Claim("2.pageable")), tc.found)
 			}
 		})
 	}
@@ -206,8 +260,8 @@ func TestAsyncCounts(t *testing.T) {
 	c := synthCapture(synthOpts{noNVTX: true})
 	dropAsync(c, 22)
 	r := Evaluate(c)
-	if cl := r.Claim("2.pageable"); cl.Verdict != Unavailable || !strings.Contains(cl.Reason, "0 cudaMemcpyAsync calls") {
-		t.Errorf("2.pageable %s: %q", cl.Verdict, cl.Reason)
+	if cl := r.Claim("2.pageable"); cl.Verdict != Unavailable || whyOf(cl) != (NoAsyncPair{Thread: vocab.Thread{PID: 7, TID: 7}, N: 0}) {
+		t.Errorf("2.pageable %s: %+v", cl.Verdict, cl.Why)
 	}
 }
 
@@ -215,7 +269,7 @@ func TestOpenRange(t *testing.T) {
 	// The capture ended inside the last range, but every launch is there.
 	r := Evaluate(synthCapture(synthOpts{openRange: "kernel-zero-copy"}))
 	wantVerdicts(t, r, allVerdicts(Held))
-	if hasDiag(r, CodeOpenRange, Warning) == nil {
+	if hasDiag(r, CodeOpenRange, diag.Warning) == nil {
 		t.Errorf("no open-range warning: %+v", r.Diagnostics)
 	}
 	// An open range whose program stopped early: part 1's h2d groups hold
@@ -223,12 +277,14 @@ func TestOpenRange(t *testing.T) {
 	r = Evaluate(synthCapture(synthOpts{openRange: "h2d-pinned", crash: true, dropCopies: map[string]int{"h2d-pinned": 4}}))
 	wantVerdicts(t, r, map[string]Verdict{"1.floor": Held, "1.growth": Held, "3.factor": Unavailable,
 		"2.pinned": Unavailable, "4.calltime": Unavailable})
-	d := hasDiag(r, CodeLessonShape, Info)
-	if d == nil || !strings.Contains(d.Message, "9 x 1 MiB") || !strings.Contains(d.Message, "13 of each") {
-		t.Errorf("no lesson-structure diagnostic saying found vs expected: %+v", r.Diagnostics)
+	if !anyDetail(r, func(d RangeShape) bool {
+		return d.Range == "h2d-pinned" && len(d.Counts) == len(sweepSizes) && d.Counts[0] == (SizeCount{Bytes: mib, N: 9})
+	}) {
+		t.Errorf("no lesson-structure diagnostic saying what the range holds: %+v", r.Diagnostics)
 	}
-	if !strings.Contains(r.Claim("2.pinned").Reason, "no NVTX range") {
-		t.Errorf("2.pinned reason %q", r.Claim("2.pinned").Reason)
+	// The program stopped before part 2: no ranges and no calls to group.
+	if w, ok := whyOf(r.Claim("2.pinned")).(NoAsyncPair); !ok || w.N != 0 {
+		t.Errorf("2.pinned reason %+v, want no cudaMemcpyAsync calls to group", whyOf(r.Claim("2.pinned")))
 	}
 }
 
@@ -246,12 +302,8 @@ func TestPinnedGroupIsPageable(t *testing.T) {
 			want = Unavailable
 		}
 		wantVerdicts(t, r, map[string]Verdict{"1.floor": want, "2.pinned": want, "4.calltime": want})
-		d := hasDiag(r, CodePinnedSourcePageable, Error)
-		if d == nil {
+		if len(details[PinnedPageable](r))+len(details[PinnedPageableRuns](r)) == 0 || hasDiag(r, CodePinnedSourcePageable, diag.Error) == nil {
 			t.Fatalf("noNVTX=%v: no pinned-source-pageable error: %+v", noNVTX, r.Diagnostics)
-		}
-		if !strings.Contains(d.Message, "cudaMallocHost") {
-			t.Errorf("message %q", d.Message)
 		}
 	}
 }
@@ -262,20 +314,21 @@ func TestPinnedSlowerWarning(t *testing.T) {
 	if r.Claim("1.floor").Verdict != Died {
 		t.Errorf("1.floor %s", r.Claim("1.floor").Verdict)
 	}
-	d := hasDiag(r, CodePinnedSlower, Warning)
-	if d == nil || !strings.Contains(d.Message, "cudaMallocHost") {
-		t.Errorf("no pinned-slower warning: %+v", r.Diagnostics)
+	if s := details[PinnedSlower](r); len(s) == 0 || len(s[0].Sizes) != len(sweepSizes) || hasDiag(r, CodePinnedSlower, diag.Warning) == nil {
+		t.Errorf("no pinned-slower warning naming every size: %+v", r.Diagnostics)
 	}
 }
 
 func TestTwoThreads(t *testing.T) {
 	r := Evaluate(synthCapture(synthOpts{otherThread: true}))
 	wantVerdicts(t, r, allVerdicts(Held))
-	if r.Input.Thread != "7/7" {
-		t.Errorf("read thread %q, want the one with the cudaMemcpyAsync calls", r.Input.Thread)
+	if r.Input.Thread == nil || *r.Input.Thread != (vocab.Thread{PID: 7, TID: 7}) {
+		t.Errorf("read thread %v, want the one with the cudaMemcpyAsync calls", r.Input.Thread)
 	}
-	if d := hasDiag(r, CodeOtherThreadsIgnored, Info); d == nil || !strings.Contains(d.Message, "7/8") {
-		t.Errorf("no other-threads-ignored info: %+v", r.Diagnostics)
+	if !anyDetail(r, func(d OtherThreads) bool {
+		return len(d.Others) == 1 && d.Others[0].Thread == vocab.Thread{PID: 7, TID: 8}
+	}) {
+		t.Errorf("no other-threads-ignored info naming 7/8: %+v", r.Diagnostics)
 	}
 }
 
@@ -294,12 +347,14 @@ func TestSourcesDisagree(t *testing.T) {
 	if len(cl.Sources) != 2 || cl.Sources[1].Verdict != Died {
 		t.Errorf("sources %+v", cl.Sources)
 	}
-	if d := hasDiag(r, CodeSourcesDisagree, Warning); d == nil || !strings.Contains(d.Message, "2.pinned") {
+	if !anyDetail(r, func(d SourcesDisagree) bool {
+		return d.Claim == "2.pinned" && d.Decided == SourceTrace && d.DecidedVerdict == Held && d.OtherVerdict == Died
+	}) {
 		t.Errorf("no sources-disagree warning: %+v", r.Diagnostics)
 	}
 	// The program gives no part 1: the trace still answers, the program's
 	// source says why it cannot.
-	if s := r.Claim("1.floor").Sources; len(s) != 2 || s[1].Verdict != Unavailable || s[1].Reason == "" {
+	if s := r.Claim("1.floor").Sources; len(s) != 2 || s[1].Verdict != Unavailable || s[1].Why == nil {
 		t.Errorf("1.floor sources %+v", s)
 	}
 }
@@ -310,8 +365,8 @@ func TestProgramOnlyCallTimeNeedsTrace(t *testing.T) {
 	}}
 	r := Evaluate(c)
 	wantVerdicts(t, r, map[string]Verdict{"2.pageable": Held, "2.pinned": Held, "4.calltime": Unavailable, "4.bytes": Unavailable, "1.floor": Unavailable})
-	if !strings.Contains(r.Claim("4.calltime").Reason, "2250.0x") {
-		t.Errorf("reason %q", r.Claim("4.calltime").Reason)
+	if w, ok := whyOf(r.Claim("4.calltime")).(ProgramNoCallTotals); !ok || w.MeanRatio == nil || !near(*w.MeanRatio, 2250, 1e-9) {
+		t.Errorf("reason %+v, want the mean call times' 2250x for reference", whyOf(r.Claim("4.calltime")))
 	}
 }
 
@@ -319,7 +374,7 @@ func TestEmptyCapture(t *testing.T) {
 	r := Evaluate(&capture.Capture{Path: "empty", Format: capture.FormatSQLite})
 	wantVerdicts(t, r, allVerdicts(Unavailable))
 	for _, c := range r.Claims {
-		if c.Reason == "" {
+		if len(c.Why) == 0 {
 			t.Errorf("%s unavailable without a reason", c.ID)
 		}
 	}
@@ -354,11 +409,11 @@ func TestTwoThreadsLoadedApart(t *testing.T) {
 	c.Calls, c.OtherThreads = mine, capture.CountThreads(others)
 	apart := Evaluate(c)
 	wantVerdicts(t, apart, allVerdicts(Held))
-	if apart.Input.Thread != whole.Input.Thread {
-		t.Errorf("read thread %q, want %q", apart.Input.Thread, whole.Input.Thread)
+	if *apart.Input.Thread != *whole.Input.Thread {
+		t.Errorf("read thread %v, want %v", *apart.Input.Thread, *whole.Input.Thread)
 	}
-	d1, d2 := hasDiag(whole, CodeOtherThreadsIgnored, Info), hasDiag(apart, CodeOtherThreadsIgnored, Info)
-	if d1 == nil || d2 == nil || d1.Message != d2.Message {
+	d1, d2 := details[OtherThreads](whole), details[OtherThreads](apart)
+	if len(d1) != 1 || len(d2) != 1 || !reflect.DeepEqual(d1, d2) {
 		t.Errorf("other-threads-ignored differs:\n%+v\n%+v", d1, d2)
 	}
 }
@@ -370,11 +425,11 @@ func TestOtherCountsWithoutNVTX(t *testing.T) {
 	drop := map[string]int{"h2d-pageable": 4, "h2d-pinned": 4, "d2h-pageable": 4, "d2h-pinned": 4}
 	r := Evaluate(synthCapture(synthOpts{noNVTX: true, dropCopies: drop}))
 	wantVerdicts(t, r, allVerdicts(Held))
-	d := hasDiag(r, CodeLessonShape, Info)
-	if d == nil || !strings.Contains(d.Message, "h2d pageable 1 MiB: 9 calls, the last 6 timed") {
+	want := GroupNote{Dir: vocab.H2D, Source: vocab.MemPageable, Bytes: mib, N: 9, Timed: 6}
+	if !anyDetail(r, func(d RunsShape) bool { return d.Dir == vocab.H2D && len(d.Runs) > 0 && d.Runs[0] == want }) {
 		t.Errorf("no lesson-structure diagnostic naming the runs: %+v", r.Diagnostics)
 	}
-	for _, row := range r.Copies {
+	for _, row := range CopyRows.Of(r) {
 		if row.Runs != 6 {
 			t.Errorf("%s %s %d: %d runs, want 6", row.Direction, row.Source, row.Bytes, row.Runs)
 		}
@@ -414,8 +469,7 @@ func TestPinnedBeforePageable(t *testing.T) {
 	c.Sort()
 	r := Evaluate(c)
 	wantVerdicts(t, r, allVerdicts(Held))
-	d := hasDiag(r, CodeLessonShape, Info)
-	if d == nil || !strings.Contains(d.Message, `"h2d-pinned" comes before "h2d-pageable"`) {
+	if !anyDetail(r, func(d RangeOrder) bool { return d == RangeOrder{Pinned: "h2d-pinned", Pageable: "h2d-pageable"} }) {
 		t.Errorf("no diagnostic naming the order: %+v", r.Diagnostics)
 	}
 	if *r.Claim("1.floor").Measured != *base.Claim("1.floor").Measured {

@@ -9,14 +9,10 @@
 package predictions
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"strings"
-
 	"path/filepath"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
@@ -30,161 +26,164 @@ const (
 	Unavailable = vocab.Unavailable
 )
 
-// Level is the severity of a diagnostic.
-type Level string
-
-// Diagnostic levels.
-const (
-	Info    Level = "info"
-	Warning Level = "warning"
-	Error   Level = "error"
-)
-
 // Diagnostic codes.
 const (
-	CodeSourcesDisagree      = "sources-disagree"
-	CodePinnedSourcePageable = "pinned-source-pageable"
-	CodePinnedSlower         = "pinned-slower-than-pageable"
-	CodeOtherThreadsIgnored  = "other-threads-ignored"
-	CodeOpenRange            = "open-nvtx-range"
-	CodeGateFailed           = "gate-failed"
-	CodeKernelBytes          = "kernel-bytes-inconsistent"
+	CodeSourcesDisagree      diag.Code = "sources-disagree"
+	CodePinnedSourcePageable diag.Code = "pinned-source-pageable"
+	CodePinnedSlower         diag.Code = "pinned-slower-than-pageable"
+	CodeOtherThreadsIgnored  diag.Code = "other-threads-ignored"
+	CodeOpenRange            diag.Code = "open-nvtx-range"
+	CodeGateFailed           diag.Code = "gate-failed"
+	CodeKernelBytes          diag.Code = "kernel-bytes-inconsistent"
 	// CodeLessonShape: a group found by its structure deviates from the
 	// lesson's counts, sizes or order; the group is still used.
-	CodeLessonShape = "lesson-structure"
+	CodeLessonShape diag.Code = "lesson-structure"
 	// CodeSetAside: calls that belong to no group (other directions,
 	// sizes, ranges) were left out of the groups.
-	CodeSetAside = "set-aside"
+	CodeSetAside diag.Code = "set-aside"
 	// CodeCopySync: part 1's copies are cudaMemcpyAsync + synchronize
 	// rather than blocking cudaMemcpy calls.
-	CodeCopySync = "copy-and-synchronize"
+	CodeCopySync diag.Code = "copy-and-synchronize"
 	// CodeAsyncPremise: the lesson's premise that part 2's copies are the
 	// program's only cudaMemcpyAsync calls does not hold.
-	CodeAsyncPremise = "async-premise"
+	CodeAsyncPremise diag.Code = "async-premise"
 	// CodeMemoryKind: a group's copies have another host memory kind than
 	// the group's name says (other than pinned-source-pageable).
-	CodeMemoryKind = "memory-kind-mismatch"
+	CodeMemoryKind diag.Code = "memory-kind-mismatch"
 	// CodeSiblingSetAside: a file beside the capture (transcript, results
 	// JSON) was not the program's output and was set aside.
-	CodeSiblingSetAside = "sibling-set-aside"
+	CodeSiblingSetAside diag.Code = "sibling-set-aside"
 )
 
 // Source names where a number came from.
+type Source string
+
+// Sources of numbers.
 const (
-	SourceTrace   = "trace"   // the capture's per-call and per-activity records
-	SourceProgram = "program" // the program's transcript, results JSON or a measurements file
+	SourceTrace   Source = "trace"   // the capture's per-call and per-activity records
+	SourceProgram Source = "program" // the program's transcript, results JSON or a measurements file
 )
 
 // Result is the evaluation of one input.
 type Result struct {
-	Input       Input        `json:"input"`
-	Claims      []Claim      `json:"claims"`
-	Predictions []Prediction `json:"predictions"`
-	Exercise    Exercise     `json:"exercise"`
-	Diagnostics []Diagnostic `json:"diagnostics"`
+	Input       Input
+	Claims      []Claim
+	Predictions []Prediction
+	Exercise    Exercise
+	Diagnostics []diag.Diagnostic
 
-	// Copies holds the part 1 (h2d) and part 1b (d2h) rows, per source of
+	// rows are each part's rows (RowKey.Of reads them), per source of
 	// numbers (trace first, then program).
-	Copies []CopyRow `json:"copies"`
-	// Async holds part 2's rows.
-	Async []AsyncRow `json:"async"`
-	// Kernels holds part 3's rows.
-	Kernels []KernelRow `json:"kernels"`
-	// AsyncCalls holds prediction 4's per-call durations, one entry per
-	// source that has them.
-	AsyncCalls []CallDurations `json:"asyncCalls"`
+	rows []RowSet
 	// DeviceCopyGBps is the device-to-device copy bandwidth (bytes read +
 	// written per second / 1e9) when known, 0 otherwise.
-	DeviceCopyGBps float64 `json:"deviceCopyGBps,omitempty"`
-	// DeviceCopyFrom says where DeviceCopyGBps came from.
-	DeviceCopyFrom string `json:"deviceCopyFrom,omitempty"`
+	DeviceCopyGBps float64
+	// DeviceCopyFrom says where DeviceCopyGBps came from; nil with it 0.
+	DeviceCopyFrom *DeviceCopyFrom
+}
+
+// DeviceCopyFrom says where the device-to-device bandwidth came from: the
+// trace's reference copies (Trace), or the program's own figure.
+type DeviceCopyFrom struct {
+	Source  Source
+	Trace   *DeviceCopy
+	Program Program
 }
 
 // Input describes what was evaluated.
 type Input struct {
-	Path   string         `json:"path"`
-	Format capture.Format `json:"format"`
-	Files  []string       `json:"files,omitempty"`
-	GPU    string         `json:"gpu,omitempty"`
+	Path   string
+	Format capture.Format
+	Files  []string
+	GPU    string
 	// ProgramSource is the program numbers' own note of their origin.
-	ProgramSource string `json:"programSource,omitempty"`
-	// Thread is the program's thread the trace was read from, as "pid/tid".
-	Thread string `json:"thread,omitempty"`
+	ProgramSource string
+	// Thread is the program's thread the trace was read from; nil where
+	// the input has no trace.
+	Thread *vocab.Thread
 	// SetAside are the files beside the capture that are not its program's
 	// output and were left out, each also named by a sibling-set-aside
 	// warning.
-	SetAside []capture.SetAside `json:"setAside,omitempty"`
+	SetAside []capture.SetAside
 }
 
 // Claim is one checkable statement and its verdict.
 type Claim struct {
-	ID         string  `json:"id"`
-	Prediction int     `json:"prediction"`
-	Statement  string  `json:"statement"`
-	Verdict    Verdict `json:"verdict"`
-	// Measured is the number compared with Bound; nil when unavailable.
-	Measured   *float64 `json:"measured"`
-	Bound      float64  `json:"bound"`
-	Comparison string   `json:"comparison"`
-	Unit       string   `json:"unit"`
+	ID         string
+	Prediction int
+	// Statement says what the claim holds; Unit what Measured counts.
+	Statement Words
+	Verdict   Verdict
+	// Measured is the number Compare tests; nil when unavailable.
+	Measured *float64
+	// Compare is the claim's test: its relation and bound (for 3.factor
+	// the predicted value, set by the source that decided).
+	Compare Comparison
+	Unit    Words
 	// From names the source whose numbers decided the verdict.
-	From     string        `json:"from,omitempty"`
-	Evidence []Evidence    `json:"evidence"`
-	Sources  []SourceValue `json:"sources,omitempty"`
-	Reason   string        `json:"reason,omitempty"`
+	From     Source
+	Evidence []Evidence
+	Sources  []SourceValue
+	// Why says, per source, why the claim is unavailable; nil otherwise.
+	Why []SourceWhy
 	// Control marks a check that guards the prediction's comparison rather
 	// than stating its claim (4.bytes): see Prediction.Unchecked.
-	Control bool `json:"control,omitempty"`
+	Control bool
 
-	short string // why a control is unavailable, in a few words
+	short   Why    // why a control is unavailable, in a few words
+	control string // the control's name
 }
 
 // SourceValue is one source's answer to a claim.
 type SourceValue struct {
-	Source   string   `json:"source"`
-	Verdict  Verdict  `json:"verdict"`
-	Measured *float64 `json:"measured"`
-	Bound    float64  `json:"bound,omitempty"`
-	Reason   string   `json:"reason,omitempty"`
+	Source   Source
+	Verdict  Verdict
+	Measured *float64
+	// Bound is the bound this source's numbers set (3.factor's predicted
+	// value), 0 where it cannot answer.
+	Bound float64
+	// Why is why the source cannot answer; nil where it can.
+	Why Why
 }
 
 // Prediction is one of the lesson's four predictions.
 type Prediction struct {
-	ID      int      `json:"id"`
-	Verdict Verdict  `json:"verdict"`
-	Claims  []string `json:"claims"`
-	// Unchecked names each control the input could not check and why, as
-	// "bytes unchecked: no per-copy records; add cuda_gpu_trace". The
+	ID      int
+	Verdict Verdict
+	Claims  []string
+	// Unchecked names each control the input could not check and why. The
 	// verdict then comes from the claims alone.
-	Unchecked []string `json:"unchecked,omitempty"`
+	Unchecked []Unchecked
+}
+
+// Unchecked is a control the input could not check: its name ("bytes")
+// and why, in a few words.
+type Unchecked struct {
+	Control string
+	// Why is why in a few words; where there are none, Whole gives each
+	// source's full reason.
+	Why   Why
+	Whole []SourceWhy
 }
 
 // Exercise is the lesson's device-to-host exercise: the pageable/pinned
 // ratio at 64 MiB in both directions and where pinning buys more.
 type Exercise struct {
-	H2DRatio *float64 `json:"h2dRatio"`
-	D2HRatio *float64 `json:"d2hRatio"`
-	// Answer is "host-to-device", "device-to-host" or "about the same".
-	Answer string `json:"answer,omitempty"`
-	// Rule states how Answer was decided.
-	Rule string `json:"rule"`
-	// Verdict is "answered" or "unavailable".
-	Verdict  string     `json:"verdict"`
-	From     string     `json:"from,omitempty"`
-	Evidence []Evidence `json:"evidence,omitempty"`
-	Reason   string     `json:"reason,omitempty"`
-}
-
-// Diagnostic is something the evaluation noticed about the input.
-type Diagnostic struct {
-	Code    string `json:"code"`
-	Level   Level  `json:"level"`
-	Message string `json:"message"`
+	H2DRatio *float64
+	D2HRatio *float64
+	// Answer is where pinning buys more, "" where unanswered.
+	Answer Gain
+	// Verdict says whether the input answers the exercise.
+	Verdict  vocab.ExerciseVerdict
+	From     Source
+	Evidence []Evidence
+	// Why says, per source, why the exercise is unanswered.
+	Why []SourceWhy
 }
 
 // CopyRow is one row of part 1 (h2d) or 1b (d2h).
 type CopyRow struct {
-	From      string          `json:"from"`      // trace or program
+	From      Source          `json:"from"`      // trace or program
 	Direction vocab.Direction `json:"direction"` // h2d or d2h
 	Source    vocab.MemKind   `json:"source"`    // host side: pageable or pinned
 	Bytes     int64           `json:"bytes"`
@@ -200,7 +199,7 @@ type CopyRow struct {
 
 // AsyncRow is one row of part 2.
 type AsyncRow struct {
-	From         string        `json:"from"`
+	From         Source        `json:"from"`
 	Source       vocab.MemKind `json:"source"` // pageable or pinned
 	Bytes        int64         `json:"bytes,omitempty"`
 	CallMs       float64       `json:"callMs"`
@@ -213,13 +212,13 @@ type AsyncRow struct {
 
 // KernelRow is one row of part 3.
 type KernelRow struct {
-	From        string        `json:"from"`
-	Variant     vocab.Variant `json:"variant"` // device-resident or zero-copy
-	Bytes       int64         `json:"bytes"`   // read + written per launch
-	BytesFrom   string        `json:"bytesFrom,omitempty"`
-	MsPerLaunch float64       `json:"msPerLaunch"`
-	GBps        float64       `json:"gbps"`
-	Runs        int           `json:"runs,omitempty"`
+	From        Source          `json:"from"`
+	Variant     vocab.Variant   `json:"variant"` // device-resident or zero-copy
+	Bytes       int64           `json:"bytes"`   // read + written per launch
+	BytesFrom   KernelBytesFrom `json:"-"`       // report words it as bytesFrom
+	MsPerLaunch float64         `json:"msPerLaunch"`
+	GBps        float64         `json:"gbps"`
+	Runs        int             `json:"runs,omitempty"`
 	// CorrelationIDs are the timed launches' correlation ids (trace only).
 	CorrelationIDs []int64 `json:"correlationIds,omitempty"`
 }
@@ -227,7 +226,7 @@ type KernelRow struct {
 // CallDurations are prediction 4's per-call durations of the two groups of
 // timed cudaMemcpyAsync calls, in milliseconds, in call order.
 type CallDurations struct {
-	From       string    `json:"from"`
+	From       Source    `json:"from"`
 	PageableMs []float64 `json:"pageableMs"`
 	PinnedMs   []float64 `json:"pinnedMs"`
 	// Correlation ids of the calls, in the same order (trace only).
@@ -258,12 +257,6 @@ func (r *Result) Claim(id string) *Claim {
 	return nil
 }
 
-// Names lists the CUDA API names the predictions read, for
-// capture.Options.APINames.
-func Names() []string {
-	return []string{apiMemcpy, apiMemcpyAsync, apiStreamSync, apiDeviceSync, apiLaunchKernel}
-}
-
 // API names.
 const (
 	apiMemcpy       = "cudaMemcpy"
@@ -287,121 +280,35 @@ func (r *Result) Name() string {
 }
 
 // Evidence is one line of where a claim's numbers came from: the source
-// that gave them (SourceTrace, SourceProgram, ...), the export table or CSV
-// report (Table) or the program's numbers file (File) they were read from,
-// the groups of records behind the line (Records), and the line itself
-// (Text), which names the same places in words. In a result's JSON the
-// evidence is the one string "source: text", as it has always been, and
-// the typed fields follow it under evidenceDetail (see Claim.MarshalJSON).
+// that gave them, the export table or CSV report (Table) or the program's
+// numbers file (File) they were read from, the groups of records behind
+// the line (Records), and what the line says (Fact).
 type Evidence struct {
-	Source  string
+	Source  Source
 	Table   string
 	File    string
 	Records []Records
-	Text    string
+	Fact    Fact
 }
 
 // Records is one group of records an evidence line's numbers came from:
 // the data rows of a CSV report, else a span of correlation ids.
 type Records struct {
-	// Group names the group: "h2d 1 MiB pageable", "pinned", "zero-copy".
-	Group string `json:"group"`
+	// Group names the group.
+	Group GroupKey
 	// Table is the export table or CSV report file that holds the records.
-	Table string `json:"table"`
+	Table string
 	// Rows is the span of data rows (1 = the first row after the header)
 	// where the input is a CSV report; Corr the span of correlation ids
-	// otherwise. Exactly one is set.
-	Rows *Span `json:"rows,omitempty"`
-	Corr *Span `json:"corr,omitempty"`
+	// otherwise. At most one is set.
+	Rows *Span
+	Corr *Span
 	// Count is how many records the group holds.
-	Count int `json:"count"`
+	Count int
 }
 
 // Span is a first and last number, both included.
 type Span struct {
-	First int64 `json:"first"`
-	Last  int64 `json:"last"`
-}
-
-// String names the records as the evidence text does: "FILE data rows
-// A..B", "corr A..B (N ids)" or "corr A".
-func (r Records) String() string {
-	switch {
-	case r.Rows != nil:
-		return fmt.Sprintf("%s data rows %d..%d", r.Table, r.Rows.First, r.Rows.Last)
-	case r.Corr == nil || r.Count == 0:
-		return "no calls"
-	case r.Count == 1:
-		return fmt.Sprintf("corr %d", r.Corr.First)
-	}
-	return fmt.Sprintf("corr %d..%d (%d ids)", r.Corr.First, r.Corr.Last, r.Count)
-}
-
-// EvidenceDetail is one evidence line in the JSON's evidenceDetail: the
-// typed fields of Evidence beside its text.
-type EvidenceDetail struct {
-	Source  string    `json:"source"`
-	Table   string    `json:"table,omitempty"`
-	File    string    `json:"file,omitempty"`
-	Records []Records `json:"records,omitempty"`
-	Text    string    `json:"text"`
-}
-
-func detailOf(ev []Evidence) []EvidenceDetail {
-	if len(ev) == 0 {
-		return nil
-	}
-	out := make([]EvidenceDetail, len(ev))
-	for i, e := range ev {
-		out[i] = EvidenceDetail{Source: e.Source, Table: e.Table, File: e.File, Records: e.Records, Text: e.Text}
-	}
-	return out
-}
-
-// marshalPlain is json.Marshal without HTML escaping, as the commands
-// write their JSON: a comparison reads ">=", not "\u003e=".
-func marshalPlain(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
-
-// MarshalJSON writes the claim with its evidence twice: as the lines of
-// "source: text" under evidence, and typed under evidenceDetail.
-func (c Claim) MarshalJSON() ([]byte, error) {
-	type plain Claim
-	return marshalPlain(struct {
-		plain
-		EvidenceDetail []EvidenceDetail `json:"evidenceDetail,omitempty"`
-	}{plain(c), detailOf(c.Evidence)})
-}
-
-// MarshalJSON writes the exercise with its evidence typed under
-// evidenceDetail beside the lines of evidence.
-func (e Exercise) MarshalJSON() ([]byte, error) {
-	type plain Exercise
-	return marshalPlain(struct {
-		plain
-		EvidenceDetail []EvidenceDetail `json:"evidenceDetail,omitempty"`
-	}{plain(e), detailOf(e.Evidence)})
-}
-
-// String is the evidence as one line, "source: text".
-func (e Evidence) String() string { return e.Source + ": " + e.Text }
-
-// MarshalJSON writes the evidence as its one-line string.
-func (e Evidence) MarshalJSON() ([]byte, error) { return json.Marshal(e.String()) }
-
-// UnmarshalJSON reads the one-line string back, splitting off the source.
-func (e *Evidence) UnmarshalJSON(data []byte) error {
-	var s string
-	if err := json.Unmarshal(data, &s); err != nil {
-		return err
-	}
-	e.Source, e.Text, _ = strings.Cut(s, ": ")
-	return nil
+	First int64
+	Last  int64
 }

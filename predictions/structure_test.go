@@ -4,6 +4,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"github.com/nsyscheck/nsyscheck/diag"
+	"github.com/nsyscheck/nsyscheck/vocab"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,7 +91,7 @@ func TestStructureCapturesRoutesAgree(t *testing.T) {
 				}
 				for _, cl := range r.Claims {
 					if cl.Verdict == Unavailable {
-						t.Errorf("%s: %s unavailable: %s", route, cl.ID, cl.Reason)
+						t.Errorf("%s: %s unavailable: %+v", route, cl.ID, cl.Why)
 					}
 				}
 			}
@@ -102,24 +104,24 @@ func TestStructureCapturesRoutesAgree(t *testing.T) {
 						t.Errorf("%s: %s measured %v, sqlite %v", route, cl.ID, deref(o.Measured), deref(cl.Measured))
 					}
 				}
-				if len(r.Copies) != len(ref.Copies) || len(r.Async) != len(ref.Async) || len(r.Kernels) != len(ref.Kernels) {
-					t.Fatalf("%s: %d/%d/%d rows, sqlite %d/%d/%d", route, len(r.Copies), len(r.Async), len(r.Kernels),
-						len(ref.Copies), len(ref.Async), len(ref.Kernels))
+				if len(CopyRows.Of(r)) != len(CopyRows.Of(ref)) || len(AsyncRows.Of(r)) != len(AsyncRows.Of(ref)) || len(KernelRows.Of(r)) != len(KernelRows.Of(ref)) {
+					t.Fatalf("%s: %d/%d/%d rows, sqlite %d/%d/%d", route, len(CopyRows.Of(r)), len(AsyncRows.Of(r)), len(KernelRows.Of(r)),
+						len(CopyRows.Of(ref)), len(AsyncRows.Of(ref)), len(KernelRows.Of(ref)))
 				}
-				for i := range ref.Copies {
-					a, b := ref.Copies[i], r.Copies[i]
+				for i := range CopyRows.Of(ref) {
+					a, b := CopyRows.Of(ref)[i], CopyRows.Of(r)[i]
 					if a.Bytes != b.Bytes || a.Ms != b.Ms || fmt.Sprint(a.CorrelationIDs) != fmt.Sprint(b.CorrelationIDs) {
 						t.Errorf("%s: copy row %d: %+v, sqlite %+v", route, i, b, a)
 					}
 				}
-				for i := range ref.Async {
-					if ref.Async[i].CallMs != r.Async[i].CallMs || ref.Async[i].CompletionMs != r.Async[i].CompletionMs || ref.Async[i].Bytes != r.Async[i].Bytes {
-						t.Errorf("%s: async row %d: %+v, sqlite %+v", route, i, r.Async[i], ref.Async[i])
+				for i := range AsyncRows.Of(ref) {
+					if AsyncRows.Of(ref)[i].CallMs != AsyncRows.Of(r)[i].CallMs || AsyncRows.Of(ref)[i].CompletionMs != AsyncRows.Of(r)[i].CompletionMs || AsyncRows.Of(ref)[i].Bytes != AsyncRows.Of(r)[i].Bytes {
+						t.Errorf("%s: async row %d: %+v, sqlite %+v", route, i, AsyncRows.Of(r)[i], AsyncRows.Of(ref)[i])
 					}
 				}
-				for i := range ref.Kernels {
-					if ref.Kernels[i].MsPerLaunch != r.Kernels[i].MsPerLaunch {
-						t.Errorf("%s: kernel row %d: %+v, sqlite %+v", route, i, r.Kernels[i], ref.Kernels[i])
+				for i := range KernelRows.Of(ref) {
+					if KernelRows.Of(ref)[i].MsPerLaunch != KernelRows.Of(r)[i].MsPerLaunch {
+						t.Errorf("%s: kernel row %d: %+v, sqlite %+v", route, i, KernelRows.Of(r)[i], KernelRows.Of(ref)[i])
 					}
 				}
 			}
@@ -231,38 +233,62 @@ ORDER BY c.start DESC LIMIT ?`
 // TestStructureCapturesDiagnostics checks that each new capture's
 // deviations from the lesson are named, not turned into "unavailable".
 func TestStructureCapturesDiagnostics(t *testing.T) {
-	for dir, want := range map[string][]struct {
-		code  string
-		level Level
-		text  string
-	}{
+	type want struct {
+		level diag.Level
+		what  string
+		is    func(d diag.Detail) bool
+	}
+	for dir, wants := range map[string][]want{
 		"other-counts": {
-			{CodeLessonShape, Info, `NVTX range "h2d-pageable" holds 9 x 1 MiB`},
-			{CodeLessonShape, Info, `NVTX range "async-pageable" holds 7 cudaMemcpyAsync calls`},
-			{CodeAsyncPremise, Info, "makes 19 cudaMemcpyAsync calls, 5 of them outside"},
+			{diag.Info, "h2d-pageable holds 9 x 1 MiB", func(d diag.Detail) bool {
+				s, ok := d.(RangeShape)
+				return ok && s.Range == "h2d-pageable" && s.Counts[0] == SizeCount{Bytes: mib, N: 9}
+			}},
+			{diag.Info, "async-pageable holds 7 calls", func(d diag.Detail) bool {
+				return d == AsyncRangeCount{Range: "async-pageable", N: 7, Thread: vocab.Thread{PID: 22, TID: 22}}
+			}},
+			{diag.Info, "19 calls, 5 outside the ranges", func(d diag.Detail) bool {
+				s, ok := d.(AsyncOutside)
+				return ok && s.N == 19 && s.Outside == 5
+			}},
 		},
 		"broken-pin": {
-			{CodePinnedSourcePageable, Error, "async-pinned group's copies have a pageable host source"},
-			{CodePinnedSourcePageable, Error, "h2d-pinned group's copies have a pageable host source"},
+			{diag.Error, "async-pinned copies pageable", func(d diag.Detail) bool {
+				s, ok := d.(PinnedPageable)
+				return ok && s.Group == "async-pinned" && s.Dir == vocab.H2D
+			}},
+			{diag.Error, "h2d-pinned copies pageable", func(d diag.Detail) bool {
+				s, ok := d.(PinnedPageable)
+				return ok && s.Group == "h2d-pinned" && s.Dir == vocab.H2D
+			}},
 		},
 		"torch-lesson": {
-			{CodeSiblingSetAside, Warning, "torch-lesson.transcript.txt"},
-			{CodeCopySync, Info, `NVTX range "h2d-pageable" holds 65 cudaMemcpyAsync calls each followed by a synchronize`},
-			{CodeAsyncPremise, Info, "makes 285 cudaMemcpyAsync calls"},
-			{CodeLessonShape, Info, "launches of kernel vectorized_elementwise_kernel"},
+			{diag.Warning, "the transcript set aside", func(d diag.Detail) bool {
+				s, ok := d.(SiblingSetAside)
+				return ok && strings.HasSuffix(s.Path, "torch-lesson.transcript.txt")
+			}},
+			{diag.Info, "h2d-pageable's 65 copies made as cudaMemcpyAsync + synchronize", func(d diag.Detail) bool { return d == CopySyncRange{Range: "h2d-pageable", N: 65} }},
+			{diag.Info, "285 cudaMemcpyAsync calls", func(d diag.Detail) bool {
+				s, ok := d.(AsyncOutside)
+				return ok && s.N == 285
+			}},
+			{diag.Info, "the ranges' kernel vectorized_elementwise_kernel", func(d diag.Detail) bool {
+				s, ok := d.(KernelRangeShape)
+				return ok && s.Kernel == "vectorized_elementwise_kernel"
+			}},
 		},
 	} {
 		for route, c := range routes(t, dir) {
 			r := Evaluate(c)
-			for _, w := range want {
+			for _, w := range wants {
 				found := false
 				for _, d := range r.Diagnostics {
-					if d.Code == w.code && d.Level == w.level && strings.Contains(d.Message, w.text) {
+					if d.Level == w.level && w.is(d.Detail) {
 						found = true
 					}
 				}
 				if !found {
-					t.Errorf("%s %s: no %s %s saying %q: %+v", dir, route, w.level, w.code, w.text, r.Diagnostics)
+					t.Errorf("%s %s: no %s diagnostic saying %s: %+v", dir, route, w.level, w.what, r.Diagnostics)
 				}
 			}
 		}

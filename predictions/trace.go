@@ -1,11 +1,11 @@
 package predictions
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
@@ -29,10 +29,6 @@ type traceCtx struct {
 	kindWarned map[string]bool
 }
 
-type threadKey struct{ pid, tid int64 }
-
-func (k threadKey) String() string { return fmt.Sprintf("%d/%d", k.pid, k.tid) }
-
 // hasTrace reports whether the capture holds any trace records at all.
 func hasTrace(c *capture.Capture) bool {
 	switch c.Format {
@@ -44,37 +40,34 @@ func hasTrace(c *capture.Capture) bool {
 
 // newTrace picks the program's thread and indexes its records. It returns
 // nil and a reason when the capture has no API calls to read.
-func newTrace(c *capture.Capture, diags *diagList) (*traceCtx, string) {
+func newTrace(c *capture.Capture, diags *diagList) (*traceCtx, Why) {
 	if !c.Has(capture.FactAPITrace) {
-		return nil, "no per-call API trace: " + c.Why(capture.FactAPITrace)
+		return nil, NoAPITrace{Lacks: c.Why(capture.FactAPITrace)}
 	}
 	if len(c.Calls) == 0 {
-		return nil, "the API trace holds no CUDA calls"
+		return nil, NoCalls{}
 	}
 	// The loaded calls' threads and, where the loader kept only the
 	// program's thread, the counts of the threads it left out.
 	threads := append(capture.CountThreads(c.Calls), c.OtherThreads...)
 	sort.SliceStable(threads, func(i, j int) bool { return threads[i].Before(threads[j]) }) // the one rule
 	top := threads[0]
-	me := threadKey{top.PID, top.TID}
-	how := top.Why()
 	if len(threads) > 1 {
-		var others []string
+		var others []ThreadCalls
 		for _, o := range threads[1:] {
-			others = append(others, fmt.Sprintf("%s (%d calls)", threadKey{o.PID, o.TID}, o.Calls))
+			others = append(others, ThreadCalls{Thread: vocab.Thread{PID: o.PID, TID: o.TID}, Calls: o.Calls})
 		}
-		diags.add(CodeOtherThreadsIgnored, Info, fmt.Sprintf(
-			"read thread %s (%s, %d calls); ignored CUDA calls on %d other thread(s): %s",
-			me, how, top.Calls, len(threads)-1, strings.Join(others, ", ")))
+		diags.Add(diag.Info, OtherThreads{Read: top, Others: others})
 	}
+	me := vocab.Thread{PID: top.PID, TID: top.TID}
 
-	t := &traceCtx{c: c, pid: me.pid, tid: me.tid, diags: diags,
+	t := &traceCtx{c: c, pid: me.PID, tid: me.TID, diags: diags,
 		memcpy: map[int64]*capture.Memcpy{}, launch: map[int64]*capture.APICall{},
 		openSeen: map[string]bool{}, kindWarned: map[string]bool{}}
 	t.apiTab, t.cpyTab, t.kernTab, t.nvtxTab = orNone(c.Sources.API), orNone(c.Sources.Memcpy), orNone(c.Sources.Kernel), orNone(c.Sources.NVTX)
 	mine := map[int64]bool{}
 	for _, a := range c.Calls {
-		if a.PID == me.pid && a.TID == me.tid {
+		if a.PID == me.PID && a.TID == me.TID {
 			t.calls = append(t.calls, a)
 			mine[a.CorrelationID] = true
 		}
@@ -91,35 +84,32 @@ func newTrace(c *capture.Capture, diags *diagList) (*traceCtx, string) {
 	if c.Has(capture.FactCorrelation) {
 		for i := range c.Memcpys {
 			m := &c.Memcpys[i]
-			if mine[m.CorrelationID] && (m.PID == 0 || me.pid == 0 || m.PID == me.pid) {
+			if mine[m.CorrelationID] && (m.PID == 0 || me.PID == 0 || m.PID == me.PID) {
 				t.memcpy[m.CorrelationID] = m
 			}
 		}
 	}
 	if c.Has(capture.FactNVTX) {
 		for _, r := range c.Ranges {
-			if (r.PID == me.pid && (r.TID == me.tid || r.TID == 0)) || (r.PID == 0 && r.TID == 0) {
+			if (r.PID == me.PID && (r.TID == me.TID || r.TID == 0)) || (r.PID == 0 && r.TID == 0) {
 				t.ranges = append(t.ranges, r)
 			}
 		}
 	}
-	return t, ""
+	return t, nil
 }
 
-func (t *traceCtx) thread() string { return threadKey{t.pid, t.tid}.String() }
+func (t *traceCtx) thread() vocab.Thread { return vocab.Thread{PID: t.pid, TID: t.tid} }
 
 // ref names one API call so that it can be found in the input: its CSV row
 // where the input is a CSV report, else its correlation id.
-func (t *traceCtx) ref(a capture.APICall) string {
-	if a.Row > 0 {
-		return fmt.Sprintf("%s data row %d", t.apiTab, a.Row)
-	}
-	return fmt.Sprintf("corr %d", a.CorrelationID)
+func (t *traceCtx) ref(a capture.APICall) CallRef {
+	return CallRef{Name: a.Name, Table: t.apiTab, Row: a.Row, Corr: a.CorrelationID}
 }
 
 // records names a group of calls: their CSV data rows where the input is a
 // CSV report, else their correlation ids.
-func (t *traceCtx) records(group string, calls []capture.APICall) *Records {
+func (t *traceCtx) records(group GroupKey, calls []capture.APICall) *Records {
 	if len(calls) == 0 {
 		return &Records{Group: group, Table: t.apiTab}
 	}
@@ -164,20 +154,19 @@ func (t *traceCtx) hasAnyRange(names ...string) bool {
 }
 
 // rangeNamed returns the single instance of a range, or why there is none.
-func (t *traceCtx) rangeNamed(name string) (capture.Range, string) {
+func (t *traceCtx) rangeNamed(name string) (capture.Range, Why) {
 	rs := t.rangesNamed(name)
 	switch len(rs) {
 	case 0:
-		return capture.Range{}, fmt.Sprintf("no NVTX range %q on thread %s", name, t.thread())
+		return capture.Range{}, NoRange{Range: name, Thread: t.thread()}
 	case 1:
 	default:
-		return capture.Range{}, fmt.Sprintf("found %d instances of NVTX range %q on thread %s, expected 1", len(rs), name, t.thread())
+		return capture.Range{}, RangeCount{Range: name, N: len(rs), Thread: t.thread()}
 	}
 	r := rs[0]
 	if r.Open && !t.openSeen[name] {
 		t.openSeen[name] = true
-		t.diags.add(CodeOpenRange, Warning, fmt.Sprintf(
-			"NVTX range %q (start %d ns) was never closed: the capture ended inside it, so it is taken to run to the end; its counts decide whether it is usable", name, r.Start))
+		t.diags.Add(diag.Warning, OpenRange{Range: name, Start: r.Start})
 	}
 	for _, n := range lessonRanges {
 		if n == name {
@@ -185,12 +174,11 @@ func (t *traceCtx) rangeNamed(name string) (capture.Range, string) {
 		}
 		for _, o := range t.rangesNamed(n) {
 			if overlap(r, o) {
-				return capture.Range{}, fmt.Sprintf("NVTX ranges %q %s and %q %s overlap on thread %s, so which calls belong to which group is ambiguous",
-					name, rangeSpan(r), n, rangeSpan(o), t.thread())
+				return capture.Range{}, RangesOverlap{A: rangeRef(r), B: rangeRef(o), Thread: t.thread()}
 			}
 		}
 	}
-	return r, ""
+	return r, nil
 }
 
 // orderNote names, as a lesson-structure diagnostic, a pinned range that
@@ -199,7 +187,7 @@ func (t *traceCtx) rangeNamed(name string) (capture.Range, string) {
 func (t *traceCtx) orderNote(pageable, pinned string) {
 	p, q := t.rangesNamed(pageable), t.rangesNamed(pinned)
 	if len(p) == 1 && len(q) == 1 && q[0].Start < p[0].Start {
-		t.diags.add(CodeLessonShape, Info, fmt.Sprintf("NVTX range %q comes before %q; the lesson measures pageable first", pinned, pageable))
+		t.diags.Add(diag.Info, RangeOrder{Pinned: pinned, Pageable: pageable})
 	}
 }
 
@@ -211,13 +199,6 @@ var lessonRanges = []string{"h2d-pageable", "h2d-pinned", "d2h-pageable", "d2h-p
 // to the end of the capture.
 func overlap(a, b capture.Range) bool {
 	return (b.Open || a.Start < b.End) && (a.Open || b.Start < a.End)
-}
-
-func rangeSpan(r capture.Range) string {
-	if r.Open {
-		return fmt.Sprintf("[%d ns, open]", r.Start)
-	}
-	return fmt.Sprintf("[%d, %d] ns", r.Start, r.End)
 }
 
 // inRange returns the thread's calls of a name that lie inside r.
@@ -246,13 +227,6 @@ func hostKind(m *capture.Memcpy) vocab.MemKind {
 	return m.Src
 }
 
-func hostSide(dir vocab.Direction) string {
-	if dir == vocab.H2D {
-		return "source"
-	}
-	return "destination"
-}
-
 // checkHostKind checks that a copy's host side is of the group's kind. A
 // mismatch is a diagnostic, once per group: a pinned group copying pageable
 // memory is an error (its numbers still give the verdicts), any other
@@ -270,13 +244,10 @@ func (t *traceCtx) checkHostKind(group string, src vocab.MemKind, m *capture.Mem
 	}
 	t.kindWarned[group] = true
 	if src == vocab.MemPinned && hk == vocab.MemPageable {
-		t.diags.add(CodePinnedSourcePageable, Error, fmt.Sprintf(
-			"the %s group's copies have a pageable host %s (%s, corr %d): the pinned buffer probably is not pinned; check that it came from cudaMallocHost and that the return value was checked; the verdicts are what these copies measured",
-			group, hostSide(dir), t.cpyTab, m.CorrelationID))
+		t.diags.Add(diag.Error, PinnedPageable{Group: group, Dir: dir, CopyTable: t.cpyTab, Corr: m.CorrelationID})
 		return false
 	}
-	t.diags.add(CodeMemoryKind, Warning, fmt.Sprintf("the %s group's copies have host %s kind %q (%s, corr %d), not %q",
-		group, hostSide(dir), hk, t.cpyTab, m.CorrelationID, src))
+	t.diags.Add(diag.Warning, MemoryKindMismatch{Group: group, Dir: dir, Host: hk, CopyTable: t.cpyTab, Corr: m.CorrelationID, Want: src})
 	return false
 }
 
@@ -293,12 +264,12 @@ type callCopy struct {
 func (g callCopy) ms() float64 { return float64(g.end-g.call.Start) / 1e6 }
 
 // part1 finds one direction's sweep in the trace.
-func (t *traceCtx) part1(dir vocab.Direction) (*sweepData, string) {
+func (t *traceCtx) part1(dir vocab.Direction) (*sweepData, Why) {
 	if !t.c.Has(capture.FactMemcpy) {
-		return nil, "the trace has no per-copy records, so no copy's size or direction is known (" + t.c.Why(capture.FactMemcpy) + ")"
+		return nil, NoCopyRecords{Lacks: t.c.Why(capture.FactMemcpy)}
 	}
 	if !t.c.Has(capture.FactCorrelation) {
-		return nil, "cudaMemcpy calls cannot be matched with their copies (" + t.c.Why(capture.FactCorrelation) + ")"
+		return nil, NoCorrelation{Lacks: t.c.Why(capture.FactCorrelation)}
 	}
 	names := []string{"h2d-pageable", "h2d-pinned", "d2h-pageable", "d2h-pinned"}
 	if t.hasAnyRange(names...) {
@@ -306,7 +277,9 @@ func (t *traceCtx) part1(dir vocab.Direction) (*sweepData, string) {
 	}
 	sd, why := t.part1Runs(dir)
 	if sd != nil && t.c.Has(capture.FactNVTX) {
-		sd.how += fmt.Sprintf("; the trace has no NVTX ranges %s-pageable/%s-pinned", dir, dir)
+		m := sd.how.(SweepByRuns)
+		m.NoRanges = dir
+		sd.how = m
 	}
 	return sd, why
 }
@@ -315,7 +288,7 @@ func (t *traceCtx) part1(dir vocab.Direction) (*sweepData, string) {
 // blocking cudaMemcpy calls, and cudaMemcpyAsync calls each followed by a
 // synchronize (how frameworks make a blocking copy). nAsync counts the
 // latter.
-func (t *traceCtx) copyOps(group string, r capture.Range) (ops []callCopy, nAsync int, why string) {
+func (t *traceCtx) copyOps(group string, r capture.Range) (ops []callCopy, nAsync int, why Why) {
 	var calls []capture.APICall
 	for _, a := range t.calls {
 		if (a.Name == apiMemcpy || a.Name == apiMemcpyAsync) && r.Contains(a.Start, a.End) {
@@ -325,21 +298,20 @@ func (t *traceCtx) copyOps(group string, r capture.Range) (ops []callCopy, nAsyn
 	for i, a := range calls {
 		m := t.memcpy[a.CorrelationID]
 		if m == nil {
-			return nil, 0, fmt.Sprintf("%s %s in NVTX range %q has no copy record in %s", a.Name, t.ref(a), group, t.cpyTab)
+			return nil, 0, CallWithoutCopy{Call: t.ref(a), Range: group, CopyTable: t.cpyTab}
 		}
 		op := callCopy{call: a, cp: m, end: a.End}
 		if a.Name == apiMemcpyAsync {
 			s := t.syncAfter(a)
 			if s == nil || (i+1 < len(calls) && calls[i+1].Start < s.Start) {
-				return nil, 0, fmt.Sprintf("cudaMemcpyAsync %s in NVTX range %q is not followed by a synchronize before the next copy, so when its copy was done is not known",
-					t.ref(a), group)
+				return nil, 0, AsyncWithoutSync{Call: t.ref(a), Range: group}
 			}
 			op.end = s.End
 			nAsync++
 		}
 		ops = append(ops, op)
 	}
-	return ops, nAsync, ""
+	return ops, nAsync, nil
 }
 
 // syncAfter returns the thread's first cudaStreamSynchronize or
@@ -396,18 +368,14 @@ func (t *traceCtx) progCopyRuns(dir vocab.Direction, src vocab.MemKind, bytes in
 	return 0
 }
 
-// countsText describes a group's copies per size: "13 x 1 MiB, 13 x 4 MiB".
-func countsText(bySize map[int64][]callCopy) string {
-	var sizes []int64
-	for b := range bySize {
-		sizes = append(sizes, b)
+// countsOf counts a group's copies per size, by size.
+func countsOf(bySize map[int64][]callCopy) []SizeCount {
+	var out []SizeCount
+	for b, g := range bySize {
+		out = append(out, SizeCount{Bytes: b, N: len(g)})
 	}
-	sort.Slice(sizes, func(i, j int) bool { return sizes[i] < sizes[j] })
-	parts := make([]string, len(sizes))
-	for i, b := range sizes {
-		parts[i] = fmt.Sprintf("%d x %s", len(bySize[b]), sizeName(b))
-	}
-	return strings.Join(parts, ", ")
+	sort.Slice(out, func(i, j int) bool { return out[i].Bytes < out[j].Bytes })
+	return out
 }
 
 // lessonShaped reports whether a part 1 group is exactly the lesson's: its
@@ -424,87 +392,72 @@ func lessonShaped(bySize map[int64][]callCopy) bool {
 	return true
 }
 
-func (t *traceCtx) part1NVTX(dir vocab.Direction) (*sweepData, string) {
+func (t *traceCtx) part1NVTX(dir vocab.Direction) (*sweepData, Why) {
 	bySrc := map[vocab.MemKind]map[int64][]callCopy{}
-	var hows, notes []string
+	how := SweepByRanges{APITable: t.apiTab, CopyTable: t.cpyTab, Thread: t.thread()}
 	anyAsync := 0
 	for _, src := range sources {
 		g, why := t.part1Range(dir, src)
-		if why != "" {
+		if why != nil {
 			return nil, why
 		}
 		bySrc[src] = g.bySize
-		hows = append(hows, g.how)
+		how.Ranges = append(how.Ranges, g.rng)
 		anyAsync += g.nAsync
-		if g.note != "" {
-			notes = append(notes, g.note)
+		if g.nAsync > 0 {
+			how.CopySync = append(how.CopySync, CopySync{Range: g.rng.Name, N: g.nAsync})
 		}
 	}
 	t.orderNote(string(dir)+"-pageable", string(dir)+"-pinned")
 	sd := &sweepData{dir: dir, pageable: map[int64]timing{}, pinned: map[int64]timing{}, table: t.apiTab}
 	if sd.sizes = t.sharedSizes(dir, bySrc); len(sd.sizes) == 0 {
-		return nil, fmt.Sprintf("NVTX ranges %s-pageable and %s-pinned share no copy size", dir, dir)
+		return nil, NoSharedSize{Dir: dir}
 	}
-	shaped := lessonShaped(bySrc[vocab.MemPageable]) && lessonShaped(bySrc[vocab.MemPinned]) && anyAsync == 0
-	fromProg := false
+	how.Shaped = lessonShaped(bySrc[vocab.MemPageable]) && lessonShaped(bySrc[vocab.MemPinned]) && anyAsync == 0
 	for _, src := range sources {
 		for _, b := range sd.sizes {
 			group := bySrc[src][b]
 			warm, fp := warmupsOf(len(group), warmups, t.progCopyRuns(dir, src, b))
-			fromProg = fromProg || fp
-			tm := t.timed(fmt.Sprintf("%s %s %s", dir, sizeName(b), src), group[warm:])
+			how.FromProgram = how.FromProgram || fp
+			tm := t.timed(GroupKey{Dir: dir, Bytes: b, Source: src}, group[warm:])
 			if src == vocab.MemPageable {
 				sd.pageable[b] = tm
 			} else {
 				sd.pinned[b] = tm
 			}
-			if !shaped {
-				notes = append(notes, fmt.Sprintf("%s %s %s: %d copies, the last %d timed", dir, src, sizeName(b), len(group), len(group)-warm))
+			if !how.Shaped {
+				how.Groups = append(how.Groups, GroupNote{Dir: dir, Source: src, Bytes: b, N: len(group), Timed: len(group) - warm})
 			}
 		}
 	}
-	if shaped {
-		sd.how = fmt.Sprintf("cudaMemcpy API durations (%s) on thread %s in %s; size and direction from %s by correlation id; %d per size (%d warm-up + %d timed), the last %d averaged",
-			t.apiTab, t.thread(), strings.Join(hows, " and "), t.cpyTab, perSize, warmups, timedRuns, timedRuns)
-	} else {
-		rule := fmt.Sprintf("the first %d of each size taken as warm-ups (the lesson's count), at least one timed", warmups)
-		if fromProg {
-			rule = "warm-ups = copies per size minus the timed runs the program's numbers report"
-		}
-		sd.how = fmt.Sprintf("copy durations (%s) on thread %s in %s; size and direction from %s by correlation id; %s",
-			t.apiTab, t.thread(), strings.Join(hows, " and "), t.cpyTab, rule)
-	}
-	if len(notes) > 0 {
-		sd.how += "; " + strings.Join(notes, "; ")
-	}
-	return sd, ""
+	sd.how = how
+	return sd, nil
 }
 
 // rangeGroup is what one part 1 NVTX range holds: its copies of the
 // range's direction by size, how many were cudaMemcpyAsync + synchronize,
-// and how it was read.
+// and the range.
 type rangeGroup struct {
 	bySize map[int64][]callCopy
 	nAsync int
-	how    string // "NVTX range NAME [start, end] ns"
-	note   string // the copy + synchronize note, if any
+	rng    RangeRef
 }
 
 // part1Range reads one part 1 range: its copies of the direction by size,
 // the others set aside; copies of one size from host memory of several
 // kinds make the group ambiguous.
-func (t *traceCtx) part1Range(dir vocab.Direction, src vocab.MemKind) (rangeGroup, string) {
+func (t *traceCtx) part1Range(dir vocab.Direction, src vocab.MemKind) (rangeGroup, Why) {
 	kind := copyKindOf(dir)
 	name := string(dir) + "-" + string(src)
 	r, why := t.rangeNamed(name)
-	if why != "" {
+	if why != nil {
 		return rangeGroup{}, why
 	}
 	ops, nAsync, why := t.copyOps(name, r)
-	if why != "" {
+	if why != nil {
 		return rangeGroup{}, why
 	}
-	g := rangeGroup{bySize: map[int64][]callCopy{}, nAsync: nAsync, how: fmt.Sprintf("NVTX range %s %s", name, rangeSpan(r))}
+	g := rangeGroup{bySize: map[int64][]callCopy{}, nAsync: nAsync, rng: rangeRef(r)}
 	aside := map[vocab.CopyKind]int{}
 	hosts := map[int64]map[vocab.MemKind]bool{}
 	for _, o := range ops {
@@ -522,70 +475,67 @@ func (t *traceCtx) part1Range(dir vocab.Direction, src vocab.MemKind) (rangeGrou
 	if t.c.Has(capture.FactMemoryKinds) {
 		for b, h := range hosts {
 			if len(h) > 1 {
-				return rangeGroup{}, fmt.Sprintf("NVTX range %q holds %s copies of %s from host memory of %d kinds, so its group is ambiguous", name, kind, sizeName(b), len(h))
+				return rangeGroup{}, MixedHosts{Range: name, Kind: kind, Bytes: b, Kinds: len(h)}
 			}
 		}
 	}
 	if len(aside) > 0 {
-		t.diags.add(CodeSetAside, Info, fmt.Sprintf("NVTX range %q also holds %s; set aside: the group is its %s copies", name, kindCounts(aside), kind))
+		t.diags.Add(diag.Info, RangeAlsoHolds{Range: name, Aside: kindCounts(aside), Kind: kind})
 	}
 	if len(g.bySize) == 0 {
-		return rangeGroup{}, fmt.Sprintf("NVTX range %q holds no %s cudaMemcpy or cudaMemcpyAsync copies on thread %s", name, kind, t.thread())
+		return rangeGroup{}, RangeHoldsNoCopies{Range: name, Kind: kind, Thread: t.thread()}
 	}
 	if nAsync > 0 {
-		t.diags.add(CodeCopySync, Info, fmt.Sprintf(
-			"NVTX range %q holds %d cudaMemcpyAsync calls each followed by a synchronize, not blocking cudaMemcpy calls: each such copy is timed from the call's start to the end of the synchronize",
-			name, nAsync))
-		g.note = fmt.Sprintf("%s: %d copies made as cudaMemcpyAsync + synchronize, timed from the call's start to the synchronize's end", name, nAsync)
+		t.diags.Add(diag.Info, CopySyncRange{Range: name, N: nAsync})
 	}
 	if !lessonShaped(g.bySize) {
-		t.diags.add(CodeLessonShape, Info, fmt.Sprintf("NVTX range %q holds %s; the lesson makes %d of each of %s (%d warm-up + %d timed)",
-			name, countsText(g.bySize), perSize, sizeList(sweepSizes), warmups, timedRuns))
+		t.diags.Add(diag.Info, RangeShape{Range: name, Counts: countsOf(g.bySize)})
 	}
-	return g, ""
+	return g, nil
 }
 
 // sharedSizes returns, ascending, the sizes both sources' groups have; the
 // others are set aside with a diagnostic.
 func (t *traceCtx) sharedSizes(dir vocab.Direction, bySrc map[vocab.MemKind]map[int64][]callCopy) []int64 {
 	var sizes []int64
-	var lone []string
+	var lone []SourceSize
 	for b := range bySrc[vocab.MemPageable] {
 		if _, ok := bySrc[vocab.MemPinned][b]; ok {
 			sizes = append(sizes, b)
 		} else {
-			lone = append(lone, "pageable "+sizeName(b))
+			lone = append(lone, SourceSize{Source: vocab.MemPageable, Bytes: b})
 		}
 	}
 	for b := range bySrc[vocab.MemPinned] {
 		if _, ok := bySrc[vocab.MemPageable][b]; !ok {
-			lone = append(lone, "pinned "+sizeName(b))
+			lone = append(lone, SourceSize{Source: vocab.MemPinned, Bytes: b})
 		}
 	}
 	if len(lone) > 0 {
-		sort.Strings(lone)
-		t.diags.add(CodeSetAside, Info, fmt.Sprintf("the %s sweep has sizes with copies from one source only, set aside: %s", dir, strings.Join(lone, ", ")))
+		sort.Slice(lone, func(i, j int) bool {
+			if lone[i].Source != lone[j].Source {
+				return lone[i].Source < lone[j].Source
+			}
+			return lone[i].Bytes < lone[j].Bytes
+		})
+		t.diags.Add(diag.Info, OneSourceSizes{Dir: dir, Lone: lone})
 	}
 	sort.Slice(sizes, func(i, j int) bool { return sizes[i] < sizes[j] })
 	return sizes
 }
 
-// kindCounts describes copies by direction: "3 DtoH copies".
-func kindCounts(n map[vocab.CopyKind]int) string {
-	var ks []string
-	for k := range n {
-		ks = append(ks, string(k))
+// kindCounts lists copies by direction, by the direction's name.
+func kindCounts(n map[vocab.CopyKind]int) []KindCount {
+	var out []KindCount
+	for k, c := range n {
+		out = append(out, KindCount{Kind: k, N: c})
 	}
-	sort.Strings(ks)
-	parts := make([]string, len(ks))
-	for i, k := range ks {
-		parts[i] = fmt.Sprintf("%d %s copies", n[vocab.CopyKind(k)], k)
-	}
-	return strings.Join(parts, ", ")
+	sort.Slice(out, func(i, j int) bool { return out[i].Kind < out[j].Kind })
+	return out
 }
 
 // timed summarises the timed calls of a group by their API durations.
-func (t *traceCtx) timed(label string, group []callCopy) timing {
+func (t *traceCtx) timed(label GroupKey, group []callCopy) timing {
 	tm := timing{runs: len(group)}
 	calls := make([]capture.APICall, len(group))
 	for i, g := range group {
@@ -628,7 +578,7 @@ func copyRuns(seq []callCopy) map[runKey][][]callCopy {
 func (t *traceCtx) runSizes(dir vocab.Direction, runs map[runKey][][]callCopy) []int64 {
 	kind := copyKindOf(dir)
 	var out []int64
-	var aside []string
+	var aside []RunAside
 	sizes := map[int64]bool{}
 	for k := range runs {
 		if k.kind == kind {
@@ -637,34 +587,31 @@ func (t *traceCtx) runSizes(dir vocab.Direction, runs map[runKey][][]callCopy) [
 	}
 	for b := range sizes {
 		p, q := runs[runKey{kind, vocab.MemPageable, b}], runs[runKey{kind, vocab.MemPinned, b}]
-		switch {
-		case len(p) == 1 && len(q) == 1:
+		if len(p) == 1 && len(q) == 1 {
 			out = append(out, b)
-		case len(p) > 1 || len(q) > 1:
-			aside = append(aside, fmt.Sprintf("%s (%d pageable and %d pinned runs: ambiguous)", sizeName(b), len(p), len(q)))
-		default:
-			aside = append(aside, fmt.Sprintf("%s (%d pageable and %d pinned runs)", sizeName(b), len(p), len(q)))
+		} else {
+			aside = append(aside, RunAside{Bytes: b, Pageable: len(p), Pinned: len(q)})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	if len(aside) > 0 {
-		sort.Strings(aside)
-		t.diags.add(CodeSetAside, Info, fmt.Sprintf("without NVTX ranges, the %s sweep's sizes without exactly one run of each source are set aside: %s", dir, strings.Join(aside, ", ")))
+		sort.Slice(aside, func(i, j int) bool { return aside[i].Bytes < aside[j].Bytes })
+		t.diags.Add(diag.Info, RunSizesAside{Dir: dir, Sizes: aside})
 	}
 	return out
 }
 
 // part1Runs finds part 1 without NVTX: runs of consecutive cudaMemcpy calls
 // on the thread whose copies share direction, host memory kind and size.
-func (t *traceCtx) part1Runs(dir vocab.Direction) (*sweepData, string) {
+func (t *traceCtx) part1Runs(dir vocab.Direction) (*sweepData, Why) {
 	if !t.c.Has(capture.FactMemoryKinds) {
-		return nil, "without NVTX ranges the pageable and pinned groups are told apart by the copies' memory kinds, which this trace lacks (" + t.c.Why(capture.FactMemoryKinds) + ")"
+		return nil, NoMemoryKinds{Lacks: t.c.Why(capture.FactMemoryKinds)}
 	}
 	var seq []callCopy
 	for _, a := range t.named(apiMemcpy) {
 		m := t.memcpy[a.CorrelationID]
 		if m == nil {
-			return nil, fmt.Sprintf("cudaMemcpy %s on thread %s has no copy record in %s", t.ref(a), t.thread(), t.cpyTab)
+			return nil, MemcpyWithoutCopy{Call: t.ref(a), Thread: t.thread(), CopyTable: t.cpyTab}
 		}
 		seq = append(seq, callCopy{a, m, a.End})
 	}
@@ -684,16 +631,14 @@ func (t *traceCtx) part1Runs(dir vocab.Direction) (*sweepData, string) {
 		}
 	}
 	if pinnedRuns == 0 && twice > 0 {
-		t.diags.add(CodePinnedSourcePageable, Error, fmt.Sprintf(
-			"the %s sweep has two runs of pageable copies per size and no pinned ones: the pinned buffer probably is not pinned; check that it came from cudaMallocHost and that the return value was checked", dir))
-		return nil, fmt.Sprintf("the %s sweep's copies are all pageable (two runs per size, none pinned), so without NVTX ranges its pageable and pinned groups cannot be told apart", dir)
+		t.diags.Add(diag.Error, PinnedPageableRuns{Dir: dir})
+		return nil, AllPageable{Dir: dir}
 	}
 	sd := &sweepData{dir: dir, pageable: map[int64]timing{}, pinned: map[int64]timing{}, table: t.apiTab}
-	var notes []string
+	var notes []GroupNote
 	shaped := true
 	if sd.sizes = t.runSizes(dir, runs); len(sd.sizes) == 0 {
-		return nil, fmt.Sprintf("found no size with exactly one run of more than %d consecutive %s cudaMemcpy calls from pageable and one from pinned memory on thread %s",
-			warmups, kind, t.thread())
+		return nil, NoRuns{Kind: kind, Thread: t.thread()}
 	}
 	for _, src := range sources {
 		for _, b := range sd.sizes {
@@ -702,8 +647,8 @@ func (t *traceCtx) part1Runs(dir vocab.Direction) (*sweepData, string) {
 			if len(run) != perSize {
 				shaped = false
 			}
-			notes = append(notes, fmt.Sprintf("%s %s %s: %d calls, the last %d timed", dir, src, sizeName(b), len(run), len(run)-warm))
-			tm := t.timed(fmt.Sprintf("%s %s %s", dir, sizeName(b), src), run[warm:])
+			notes = append(notes, GroupNote{Dir: dir, Source: src, Bytes: b, N: len(run), Timed: len(run) - warm})
+			tm := t.timed(GroupKey{Dir: dir, Bytes: b, Source: src}, run[warm:])
 			if src == vocab.MemPageable {
 				sd.pageable[b] = tm
 			} else {
@@ -719,16 +664,13 @@ func (t *traceCtx) part1Runs(dir vocab.Direction) (*sweepData, string) {
 			shaped = false
 		}
 	}
-	if shaped {
-		sd.how = fmt.Sprintf("cudaMemcpy API durations (%s) on thread %s, found without NVTX as runs of %d consecutive calls with the same direction, host memory kind and size (%s by correlation id); the last %d of each run averaged",
-			t.apiTab, t.thread(), perSize, t.cpyTab, timedRuns)
-		return sd, ""
+	how := SweepByRuns{APITable: t.apiTab, CopyTable: t.cpyTab, Thread: t.thread(), Shaped: shaped}
+	if !shaped {
+		t.diags.Add(diag.Info, RunsShape{Dir: dir, Runs: notes})
+		how.Runs = notes
 	}
-	t.diags.add(CodeLessonShape, Info, fmt.Sprintf("without NVTX ranges, the %s sweep's runs of cudaMemcpy calls are: %s; the lesson makes %d of each of %s (%d warm-up + %d timed)",
-		dir, strings.Join(notes, "; "), perSize, sizeList(sweepSizes), warmups, timedRuns))
-	sd.how = fmt.Sprintf("cudaMemcpy API durations (%s) on thread %s, found without NVTX as runs of more than %d consecutive calls with the same direction, host memory kind and size (%s by correlation id); %s",
-		t.apiTab, t.thread(), warmups, t.cpyTab, strings.Join(notes, "; "))
-	return sd, ""
+	sd.how = how
+	return sd, nil
 }
 
 // part2 finds the timed cudaMemcpyAsync calls of both sources: with NVTX,
@@ -736,16 +678,16 @@ func (t *traceCtx) part1Runs(dir vocab.Direction) (*sweepData, string) {
 // copy records (host-to-device, host memory kind, size) and order; without
 // copy records either, by order alone when the thread makes exactly the
 // lesson's calls.
-func (t *traceCtx) part2() (*asyncData, string) {
+func (t *traceCtx) part2() (*asyncData, Why) {
 	all := t.named(apiMemcpyAsync)
 	withCopies := t.c.Has(capture.FactMemcpy) && t.c.Has(capture.FactCorrelation)
 	groups, how, why := t.part2Groups(all, withCopies)
-	if why != "" {
+	if why != nil {
 		return nil, why
 	}
 	syncs := t.named(apiStreamSync)
 	if len(syncs) == 0 {
-		return nil, fmt.Sprintf("no cudaStreamSynchronize calls on thread %s, so no copy's completion is known", t.thread())
+		return nil, NoStreamSync{Thread: t.thread()}
 	}
 	ad := &asyncData{side: map[vocab.MemKind]*asyncSide{}}
 	for _, src := range sources {
@@ -756,10 +698,10 @@ func (t *traceCtx) part2() (*asyncData, string) {
 		for _, a := range g {
 			sync := nextSync(syncs, a)
 			if sync == nil {
-				return nil, fmt.Sprintf("cudaMemcpyAsync %s has no following cudaStreamSynchronize on thread %s", t.ref(a), t.thread())
+				return nil, NoFollowingSync{Call: t.ref(a), Thread: t.thread()}
 			}
 			if n := nextAfter(all, a); n != nil && n.Start < sync.Start {
-				return nil, fmt.Sprintf("cudaMemcpyAsync %s is followed by another cudaMemcpyAsync (%s) before its cudaStreamSynchronize", t.ref(a), t.ref(*n))
+				return nil, AsyncBeforeSync{Call: t.ref(a), Next: t.ref(*n)}
 			}
 			s.callDurMs = append(s.callDurMs, float64(a.Duration())/1e6)
 			comp = append(comp, float64(sync.End-a.Start)/1e6)
@@ -767,10 +709,10 @@ func (t *traceCtx) part2() (*asyncData, string) {
 			if withCopies {
 				m := t.memcpy[a.CorrelationID]
 				if m == nil {
-					return nil, fmt.Sprintf("cudaMemcpyAsync %s has no copy record in %s", t.ref(a), t.cpyTab)
+					return nil, AsyncWithoutCopy{Call: t.ref(a), CopyTable: t.cpyTab}
 				}
 				if m.Kind != vocab.CopyHtoD {
-					return nil, fmt.Sprintf("cudaMemcpyAsync %s copies %s; the program's are host-to-device", t.ref(a), m.Kind)
+					return nil, AsyncNotHtoD{Call: t.ref(a), Kind: m.Kind}
 				}
 				t.checkHostKind("async-"+string(src), src, m, vocab.H2D)
 				if s.totalBytes > 0 && m.Bytes != s.bytes {
@@ -785,59 +727,51 @@ func (t *traceCtx) part2() (*asyncData, string) {
 		}
 		s.callMs = mean(s.callDurMs)
 		s.completionMs = mean(comp)
-		s.at = t.records(string(src), g)
+		s.at = t.records(GroupKey{Source: src}, g)
 		ad.side[src] = s
 	}
-	how += fmt.Sprintf(" (%s); call = the call's duration, completion = end of the next cudaStreamSynchronize on the thread minus the call's start", t.apiTab)
-	if withCopies {
-		how += fmt.Sprintf("; direction, host memory kind and bytes from %s by correlation id", t.cpyTab)
-	} else {
-		how += "; no copy records, so memory kinds are not confirmed"
-	}
-	ad.how, ad.table = how, t.apiTab
-	return ad, ""
+	ad.how = AsyncMethod{Groups: how, APITable: t.apiTab, CopyTable: t.cpyTab, WithCopies: withCopies}
+	ad.table = t.apiTab
+	return ad, nil
 }
 
 // part2Groups splits the thread's cudaMemcpyAsync calls (all) into the
 // pageable and pinned groups' timed calls: by NVTX range where the capture
 // has them, else by copy records, else by call order. how says which; why,
 // when not empty, why the groups cannot be found.
-func (t *traceCtx) part2Groups(all []capture.APICall, withCopies bool) (map[vocab.MemKind][]capture.APICall, string, string) {
+func (t *traceCtx) part2Groups(all []capture.APICall, withCopies bool) (map[vocab.MemKind][]capture.APICall, Fact, Why) {
 	switch {
 	case t.hasAnyRange("async-pageable", "async-pinned"):
 		return t.part2NVTX(all, withCopies)
 	case withCopies && t.c.Has(capture.FactMemoryKinds):
 		groups := map[vocab.MemKind][]capture.APICall{}
 		how, why := t.part2Copies(all, groups)
-		if why != "" {
-			return nil, "", why
+		if why != nil {
+			return nil, nil, why
 		}
-		return groups, how, ""
+		return groups, how, nil
 	default:
 		if len(all) != asyncTotal {
-			return nil, "", fmt.Sprintf("found %d cudaMemcpyAsync calls on thread %s and no NVTX ranges async-pageable/async-pinned; the program makes exactly %d (%d pageable, then %d pinned, each 1 warm-up + %d timed), so the groups cannot be told apart",
-				len(all), t.thread(), asyncTotal, asyncPerSrc, asyncPerSrc, timedRuns)
+			return nil, nil, AsyncCount{N: len(all), Thread: t.thread()}
 		}
 		groups := map[vocab.MemKind][]capture.APICall{}
 		groups[vocab.MemPageable] = all[1:asyncPerSrc]
 		groups[vocab.MemPinned] = all[asyncPerSrc+1:]
-		how := fmt.Sprintf("no NVTX ranges: the %d cudaMemcpyAsync calls on thread %s in order, calls 2-%d pageable and %d-%d pinned (calls 1 and %d are warm-ups)",
-			asyncTotal, t.thread(), asyncPerSrc, asyncPerSrc+2, asyncTotal, asyncPerSrc+1)
-		return groups, how, ""
+		return groups, AsyncByOrder{Thread: t.thread()}, nil
 	}
 }
 
 // part2NVTX finds part 2's groups as what NVTX ranges async-pageable and
 // async-pinned hold: their host-to-device cudaMemcpyAsync calls, all timed.
-func (t *traceCtx) part2NVTX(all []capture.APICall, withCopies bool) (groups map[vocab.MemKind][]capture.APICall, how, why string) {
-	groups = map[vocab.MemKind][]capture.APICall{}
-	var hows []string
-	in, shaped := 0, true
+func (t *traceCtx) part2NVTX(all []capture.APICall, withCopies bool) (map[vocab.MemKind][]capture.APICall, Fact, Why) {
+	groups := map[vocab.MemKind][]capture.APICall{}
+	how := AsyncByRanges{Shaped: true}
+	in := 0
 	for _, src := range sources {
 		name := "async-" + string(src)
 		r, why := t.rangeNamed(name)
-		if why != "" {
-			return nil, "", why
+		if why != nil {
+			return nil, nil, why
 		}
 		g := t.inRange(apiMemcpyAsync, r)
 		if withCopies {
@@ -850,34 +784,27 @@ func (t *traceCtx) part2NVTX(all []capture.APICall, withCopies bool) (groups map
 					}
 				}
 				if len(hosts) > 1 {
-					return nil, "", fmt.Sprintf("NVTX range %q holds cudaMemcpyAsync copies from host memory of %d kinds, so its group is ambiguous", name, len(hosts))
+					return nil, nil, AsyncMixedHosts{Range: name, Kinds: len(hosts)}
 				}
 			}
 		}
 		if len(g) == 0 {
-			return nil, "", fmt.Sprintf("NVTX range %q holds no host-to-device cudaMemcpyAsync calls on thread %s", name, t.thread())
+			return nil, nil, RangeHoldsNoAsync{Range: name, Thread: t.thread()}
 		}
 		if len(g) != timedRuns {
-			shaped = false
-			t.diags.add(CodeLessonShape, Info, fmt.Sprintf("NVTX range %q holds %d cudaMemcpyAsync calls on thread %s; the lesson times %d; the group is the %d it holds",
-				name, len(g), t.thread(), timedRuns, len(g)))
+			how.Shaped = false
+			t.diags.Add(diag.Info, AsyncRangeCount{Range: name, N: len(g), Thread: t.thread()})
 		}
 		in += len(g)
 		groups[src] = g
-		hows = append(hows, fmt.Sprintf("NVTX range %s %s", name, rangeSpan(r)))
+		how.Ranges = append(how.Ranges, rangeRef(r))
 	}
 	t.orderNote("async-pageable", "async-pinned")
 	if len(all) != asyncTotal {
-		t.diags.add(CodeAsyncPremise, Info, fmt.Sprintf(
-			"thread %s makes %d cudaMemcpyAsync calls, %d of them outside NVTX ranges async-pageable/async-pinned; the lesson takes part 2's %d (1 warm-up + %d timed per source) to be the program's only ones; the groups are what the ranges hold",
-			t.thread(), len(all), len(all)-in, asyncTotal, timedRuns))
+		t.diags.Add(diag.Info, AsyncOutside{Thread: t.thread(), N: len(all), Outside: len(all) - in})
 	}
-	if shaped {
-		how = fmt.Sprintf("the %d cudaMemcpyAsync calls in %s", timedRuns, strings.Join(hows, " and "))
-	} else {
-		how = fmt.Sprintf("the cudaMemcpyAsync calls in %s (%d and %d calls)", strings.Join(hows, " and "), len(groups[vocab.MemPageable]), len(groups[vocab.MemPinned]))
-	}
-	return groups, how, ""
+	how.Pageable, how.Pinned = len(groups[vocab.MemPageable]), len(groups[vocab.MemPinned])
+	return groups, how, nil
 }
 
 // hostToDevice keeps a range's calls whose copies are host-to-device and
@@ -893,7 +820,7 @@ func (t *traceCtx) hostToDevice(group string, calls []capture.APICall) []capture
 		out = append(out, a)
 	}
 	if len(aside) > 0 {
-		t.diags.add(CodeSetAside, Info, fmt.Sprintf("NVTX range %q also holds %s; set aside: part 2's copies are host-to-device", group, kindCounts(aside)))
+		t.diags.Add(diag.Info, AsyncRangeAlsoHolds{Range: group, Aside: kindCounts(aside)})
 	}
 	return out
 }
@@ -915,7 +842,7 @@ func (t *traceCtx) progAsyncRuns(src vocab.MemKind) int {
 // host-to-device cudaMemcpyAsync calls of the size that pageable and pinned
 // copies share most, split by host memory kind, in order, the first of each
 // taken as the warm-up. Other calls are set aside with a diagnostic.
-func (t *traceCtx) part2Copies(all []capture.APICall, groups map[vocab.MemKind][]capture.APICall) (how, why string) {
+func (t *traceCtx) part2Copies(all []capture.APICall, groups map[vocab.MemKind][]capture.APICall) (Fact, Why) {
 	type key struct {
 		host  vocab.MemKind
 		bytes int64
@@ -924,7 +851,7 @@ func (t *traceCtx) part2Copies(all []capture.APICall, groups map[vocab.MemKind][
 	for _, a := range all {
 		m := t.memcpy[a.CorrelationID]
 		if m == nil {
-			return "", fmt.Sprintf("cudaMemcpyAsync %s has no copy record in %s", t.ref(a), t.cpyTab)
+			return nil, AsyncWithoutCopy{Call: t.ref(a), CopyTable: t.cpyTab}
 		}
 		if hk := hostKind(m); m.Kind == vocab.CopyHtoD && (hk == vocab.MemPageable || hk == vocab.MemPinned) {
 			by[key{hk, m.Bytes}] = append(by[key{hk, m.Bytes}], a)
@@ -941,28 +868,22 @@ func (t *traceCtx) part2Copies(all []capture.APICall, groups map[vocab.MemKind][
 		}
 	}
 	if best < 0 {
-		return "", fmt.Sprintf("no NVTX ranges async-pageable/async-pinned, and thread %s's %d cudaMemcpyAsync calls include no size copied host-to-device from both pageable and pinned memory, so the groups cannot be found",
-			t.thread(), len(all))
+		return nil, NoAsyncPair{Thread: t.thread(), N: len(all)}
 	}
-	var parts []string
+	how := AsyncByCopies{Thread: t.thread(), Bytes: best, CopyTable: t.cpyTab}
 	for _, src := range sources {
 		g := by[key{vocab.MemKind(src), best}]
 		warm, _ := warmupsOf(len(g), 1, t.progAsyncRuns(src))
 		groups[src] = g[warm:]
 		if len(g) != asyncPerSrc {
-			t.diags.add(CodeLessonShape, Info, fmt.Sprintf("thread %s makes %d host-to-device cudaMemcpyAsync calls of %s from %s memory; the lesson makes %d (1 warm-up + %d timed)",
-				t.thread(), len(g), sizeName(best), src, asyncPerSrc, timedRuns))
+			t.diags.Add(diag.Info, AsyncGroupShape{Thread: t.thread(), N: len(g), Bytes: best, Source: src})
 		}
-		parts = append(parts, fmt.Sprintf("%d %s (%d warm-up)", len(g), src, warm))
+		how.Groups = append(how.Groups, AsyncGroup{N: len(g), Source: src, Warm: warm})
 	}
 	if aside := len(all) - len(by[key{vocab.MemPageable, best}]) - len(by[key{vocab.MemPinned, best}]); aside > 0 {
-		t.diags.add(CodeAsyncPremise, Info, fmt.Sprintf(
-			"thread %s makes %d cudaMemcpyAsync calls; %d of them are not host-to-device copies of %s from pageable or pinned memory and are set aside (the lesson takes part 2's copies to be the program's only ones)",
-			t.thread(), len(all), aside, sizeName(best)))
+		t.diags.Add(diag.Info, AsyncAside{Thread: t.thread(), N: len(all), Aside: aside, Bytes: best})
 	}
-	how = fmt.Sprintf("no NVTX ranges: thread %s's host-to-device cudaMemcpyAsync calls of %s, split by their copies' host memory kind (%s by correlation id), in order: %s",
-		t.thread(), sizeName(best), t.cpyTab, strings.Join(parts, ", "))
-	return how, ""
+	return how, nil
 }
 
 func nextSync(syncs []capture.APICall, a capture.APICall) *capture.APICall {
@@ -983,22 +904,23 @@ func nextAfter(calls []capture.APICall, a capture.APICall) *capture.APICall {
 }
 
 // part4 derives prediction 4 from part 2's groups.
-func (t *traceCtx) part4(ad *asyncData) (*callTotals, *byteTotals, string) {
+func (t *traceCtx) part4(ad *asyncData) (*callTotals, *byteTotals, Why) {
 	p, q := ad.side[vocab.MemPageable], ad.side[vocab.MemPinned]
 	ct := &callTotals{pageableMs: sum(p.callDurMs), pinnedMs: sum(q.callDurMs), pageableN: p.runs, pinnedN: q.runs,
 		perCall: &CallDurations{From: SourceTrace, PageableMs: p.callDurMs, PinnedMs: q.callDurMs,
 			PageableCorrelationIDs: p.corr, PinnedCorrelationIDs: q.corr},
-		how:   fmt.Sprintf("%s durations of the timed cudaMemcpyAsync calls: pageable %s, pinned %s; groups: %s", t.apiTab, p.at, q.at, ad.how),
+		how:   CallsMethod{APITable: t.apiTab, Pageable: p.at, Pinned: q.at, Groups: ad.how},
 		table: t.apiTab, recs: recordsOf(p.at, q.at)}
+	bytesHow := BytesMethod{CopyTable: t.cpyTab, PageableN: p.runs, PageableBytes: p.bytes, PinnedN: q.runs, PinnedBytes: q.bytes,
+		Pageable: p.at, Pinned: q.at, Groups: ad.how}
 	if p.totalBytes > 0 && q.totalBytes > 0 && p.runs != q.runs && p.bytes > 0 && q.bytes > 0 {
+		bytesHow.PerCopy = true
 		return ct, &byteTotals{pageable: p.bytes, pinned: q.bytes, perCopy: true,
-			how: fmt.Sprintf("%s bytes of the copies correlated with the timed calls: pageable %d x %d B (%s), pinned %d x %d B (%s); the groups differ in size, so the bytes per copy are compared; groups: %s",
-				t.cpyTab, p.runs, p.bytes, p.at, q.runs, q.bytes, q.at, ad.how), table: t.cpyTab, recs: recordsOf(p.at, q.at)}, ""
+			how: bytesHow, table: t.cpyTab, recs: recordsOf(p.at, q.at)}, nil
 	}
 	if p.totalBytes > 0 && q.totalBytes > 0 {
 		return ct, &byteTotals{pageable: p.totalBytes, pinned: q.totalBytes,
-			how: fmt.Sprintf("%s bytes of the copies correlated with the timed calls: pageable %d x %d B (%s), pinned %d x %d B (%s); groups: %s",
-				t.cpyTab, p.runs, p.bytes, p.at, q.runs, q.bytes, q.at, ad.how), table: t.cpyTab, recs: recordsOf(p.at, q.at)}, ""
+			how: bytesHow, table: t.cpyTab, recs: recordsOf(p.at, q.at)}, nil
 	}
 	return ct, nil, t.bytesFromSummary()
 }
@@ -1006,20 +928,19 @@ func (t *traceCtx) part4(ad *asyncData) (*callTotals, *byteTotals, string) {
 // bytesFromSummary explains whether cuda_gpu_mem_size_sum alone can show
 // that both groups moved the same bytes. It cannot in general: the report
 // totals every host-to-device copy of the run, part 1's and part 3's too.
-func (t *traceCtx) bytesFromSummary() string {
+func (t *traceCtx) bytesFromSummary() Why {
 	for _, s := range t.c.MemSummary {
 		if s.Kind == vocab.CopyHtoD && s.TotalMB > 0 {
-			return fmt.Sprintf("no per-copy records; cuda_gpu_mem_size_sum gives only totals per copy kind (host-to-device: %d copies, %.3f MB), which mix part 2's copies with part 1's and part 3's, so the two groups' bytes cannot be separated",
-				s.Count, s.TotalMB)
+			return SummaryBytesOnly{Count: int64(s.Count), TotalMB: s.TotalMB}
 		}
 	}
-	return "no per-copy records and no per-kind byte totals in the input"
+	return NoBytes{}
 }
 
 // part3 finds the timed scaleCopy launches of both variants.
-func (t *traceCtx) part3(prog *capture.Measurements) (*kernelData, string) {
+func (t *traceCtx) part3(prog *capture.Measurements) (*kernelData, Why) {
 	if !t.c.Has(capture.FactKernels) {
-		return nil, "no per-launch kernel records (" + t.c.Why(capture.FactKernels) + ")"
+		return nil, NoKernelRecords{Lacks: t.c.Why(capture.FactKernels)}
 	}
 	useLaunch := len(t.launch) > 0
 	var all, mine []launch // the thread's scaleCopy launches; all its launches
@@ -1041,26 +962,21 @@ func (t *traceCtx) part3(prog *capture.Measurements) (*kernelData, string) {
 			all = append(all, l)
 		}
 	}
-	owner := "whose cudaLaunchKernel call is on thread " + t.thread()
-	if !useLaunch {
-		owner = fmt.Sprintf("of process %d (no cudaLaunchKernel calls in the input)", t.pid)
-	}
+	owner := LaunchOwner{ByCall: useLaunch, Thread: t.thread(), PID: t.pid}
 	groups := map[vocab.Variant][]launch{}
-	var how string
+	var how Fact
 	if t.hasAnyRange("kernel-device-resident", "kernel-zero-copy") {
-		var why string
-		if groups, how, why = t.part3NVTX(mine, owner); why != "" {
+		var why Why
+		if groups, how, why = t.part3NVTX(mine, owner); why != nil {
 			return nil, why
 		}
 	} else {
 		if len(all) != launchTotal {
-			return nil, fmt.Sprintf("found %d scaleCopy launches %s and no NVTX ranges kernel-device-resident/kernel-zero-copy; the program makes exactly %d (per variant: 1 gate, %d warm-up, %d timed)",
-				len(all), owner, launchTotal, warmups, timedRuns)
+			return nil, LaunchCount{N: len(all), Owner: owner}
 		}
 		groups[vocab.DeviceResident] = all[1+warmups : launchPerVar]
 		groups[vocab.ZeroCopy] = all[launchPerVar+1+warmups:]
-		how = fmt.Sprintf("no NVTX ranges: the %d scaleCopy launches (%s) %s in order, launches %d-%d device-resident and %d-%d zero-copy (each variant: 1 gate, %d warm-up, %d timed)",
-			launchTotal, t.kernTab, owner, 2+warmups, launchPerVar, launchPerVar+2+warmups, launchTotal, warmups, timedRuns)
+		how = KernelsByOrder{KernelTable: t.kernTab, Owner: owner}
 	}
 	kd := &kernelData{ms: map[vocab.Variant]timing{}, how: how, table: t.kernTab}
 	kd.bytes, kd.bytesFrom = kernelBytesOf(prog, t.diags)
@@ -1071,10 +987,10 @@ func (t *traceCtx) part3(prog *capture.Measurements) (*kernelData, string) {
 			tm.corr = append(tm.corr, l.k.CorrelationID)
 		}
 		tm.ms = mean(tm.durMs)
-		tm.at = corrRecords(string(v), t.kernTab, tm.corr)
+		tm.at = corrRecords(GroupKey{Variant: v}, t.kernTab, tm.corr)
 		kd.ms[v] = tm
 	}
-	return kd, ""
+	return kd, nil
 }
 
 // launch is one kernel launch: its GPU record and its call's (or, without
@@ -1088,15 +1004,14 @@ type launch struct {
 // part3NVTX finds part 3's groups as the most launched kernel in NVTX ranges
 // kernel-device-resident and kernel-zero-copy, whatever its name, the first
 // launches of each taken as warm-ups.
-func (t *traceCtx) part3NVTX(mine []launch, owner string) (map[vocab.Variant][]launch, string, string) {
+func (t *traceCtx) part3NVTX(mine []launch, owner LaunchOwner) (map[vocab.Variant][]launch, Fact, Why) {
 	groups := map[vocab.Variant][]launch{}
-	var hows, names []string
-	shaped := true
+	how := KernelsByRanges{KernelTable: t.kernTab, Owner: owner, Shaped: true}
 	for _, v := range variants {
 		name := "kernel-" + string(v)
 		r, why := t.rangeNamed(name)
-		if why != "" {
-			return nil, "", why
+		if why != nil {
+			return nil, nil, why
 		}
 		byName := map[string][]launch{}
 		var order []string
@@ -1109,7 +1024,7 @@ func (t *traceCtx) part3NVTX(mine []launch, owner string) (map[vocab.Variant][]l
 			}
 		}
 		if len(order) == 0 {
-			return nil, "", fmt.Sprintf("NVTX range %q holds no kernel launches %s", name, owner)
+			return nil, nil, RangeHoldsNoLaunches{Range: name, Owner: owner}
 		}
 		// The group is the range's most launched kernel.
 		kn := order[0]
@@ -1120,49 +1035,49 @@ func (t *traceCtx) part3NVTX(mine []launch, owner string) (map[vocab.Variant][]l
 		}
 		g := byName[kn]
 		if len(order) > 1 {
-			var aside []string
+			var aside []KernelCount
 			for _, n := range order {
 				if n != kn {
-					aside = append(aside, fmt.Sprintf("%d x %s", len(byName[n]), n))
+					aside = append(aside, KernelCount{Kernel: n, N: len(byName[n])})
 				}
 			}
-			t.diags.add(CodeSetAside, Info, fmt.Sprintf("NVTX range %q launches other kernels besides %d x %s, set aside: %s", name, len(g), kn, strings.Join(aside, ", ")))
+			t.diags.Add(diag.Info, OtherKernels{Range: name, N: len(g), Kernel: kn, Aside: aside})
 		}
 		warm, _ := warmupsOf(len(g), warmups, t.progKernelRuns(v))
 		if len(g) != launchPerVar-1 || kn != kernelName {
-			shaped = false
-			t.diags.add(CodeLessonShape, Info, fmt.Sprintf("NVTX range %q holds %d launches of kernel %s; the lesson makes %d of %s (%d warm-up + %d timed); the last %d are timed",
-				name, len(g), kn, launchPerVar-1, kernelName, warmups, timedRuns, len(g)-warm))
+			how.Shaped = false
+			t.diags.Add(diag.Info, KernelRangeShape{Range: name, N: len(g), Kernel: kn, Timed: len(g) - warm})
 		}
 		groups[v] = g[warm:]
-		names = append(names, fmt.Sprintf("%s: %d x %s, the last %d timed", name, len(g), kn, len(g)-warm))
-		hows = append(hows, fmt.Sprintf("NVTX range %s %s", name, rangeSpan(r)))
+		how.Groups = append(how.Groups, KernelGroup{Range: name, N: len(g), Kernel: kn, Timed: len(g) - warm})
+		how.Ranges = append(how.Ranges, rangeRef(r))
 	}
-	if shaped {
-		return groups, fmt.Sprintf("scaleCopy kernel durations (%s) %s in %s, %d each, the last %d averaged", t.kernTab, owner, strings.Join(hows, " and "), launchPerVar-1, timedRuns), ""
+	if how.Shaped {
+		how.Groups = nil
 	}
-	return groups, fmt.Sprintf("kernel durations (%s) %s in %s, the range's most launched kernel (%s)", t.kernTab, owner, strings.Join(hows, " and "), strings.Join(names, "; ")), ""
+	return groups, how, nil
 }
 
 // deviceCopy reads the device-to-device reference copy from the trace: the
-// last 10 of 13 cudaMemcpy calls in NVTX range d2d-reference.
-func (t *traceCtx) deviceCopy() (float64, string) {
+// last 10 of 13 cudaMemcpy calls in NVTX range d2d-reference; nil where the
+// trace has none.
+func (t *traceCtx) deviceCopy() *DeviceCopy {
 	if !t.c.Has(capture.FactMemcpy) || !t.c.Has(capture.FactCorrelation) || !t.hasAnyRange("d2d-reference") {
-		return 0, ""
+		return nil
 	}
 	r, why := t.rangeNamed("d2d-reference")
-	if why != "" {
-		return 0, ""
+	if why != nil {
+		return nil
 	}
 	calls := t.inRange(apiMemcpy, r)
 	if len(calls) != perSize {
-		return 0, ""
+		return nil
 	}
 	var group []callCopy
 	for _, a := range calls {
 		m := t.memcpy[a.CorrelationID]
 		if m == nil || m.Kind != vocab.CopyDtoD || (len(group) > 0 && m.Bytes != group[0].cp.Bytes) {
-			return 0, ""
+			return nil
 		}
 		group = append(group, callCopy{a, m, a.End})
 	}
@@ -1176,8 +1091,7 @@ func (t *traceCtx) deviceCopy() (float64, string) {
 	}
 	ms := mean(durMs)
 	b := group[0].cp.Bytes
-	return gbps(2*b, ms), fmt.Sprintf("trace: device-to-device memcpy records of the cudaMemcpy calls in NVTX range d2d-reference, %s, last %d of %d (%s), mean GPU time %.4f ms, 2 x bytes / time",
-		sizeName(b), timedRuns, perSize, corrSpan(corr), ms)
+	return &DeviceCopy{Bytes: b, Timed: timedRuns, Of: perSize, At: corrRecords(GroupKey{}, "", corr), Ms: ms, GBps: gbps(2*b, ms)}
 }
 
 // orNone names a source for evidence: "(none)" where the input has none.

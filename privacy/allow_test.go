@@ -176,7 +176,8 @@ func TestParseDeviceEnv(t *testing.T) {
 	}
 }
 
-// FuzzMaskSecrets: whatever the string, MaskSecrets leaves none of the
+// FuzzMaskSecrets: whatever the string, FindSecrets's results point at
+// their values, in order and apart; MaskSecrets leaves none of the
 // secrets FindSecrets finds in it (a short one may recur by chance, so only
 // values of 8 bytes and more are checked), and masking twice changes nothing.
 func FuzzMaskSecrets(f *testing.F) {
@@ -184,7 +185,20 @@ func FuzzMaskSecrets(f *testing.F) {
 	f.Add("./pinned --json out.json --password Run-Pass-552")
 	f.Add("epoch ghp_n4M3n4M3n4M3n4M3n4M3n4M3 AKIAT8T8T8T8T8T8T8T8")
 	f.Add("db postgres://app:pw123@db/x\x00SECRET_KEY=abc")
+	for _, v := range []string{fakeAWSID + " " + fakeAWSSecret, fakeGoogle, fakeStripe, fakeJWT, "Bearer " + fakeBearer,
+		fakeNpm, fakeGitHubPAT, fakeSlack, fakePEM, "password: hunter2", `{"token": "t-1a2b3c4d"}`, "a;Password=x;b"} {
+		f.Add("range " + v + " end")
+	}
 	f.Fuzz(func(t *testing.T, s string) {
+		found := FindSecrets(s)
+		for i, sec := range found {
+			if sec.Offset < 0 || sec.Offset+len(sec.Value) > len(s) || s[sec.Offset:sec.Offset+len(sec.Value)] != sec.Value {
+				t.Fatalf("FindSecrets(%q): %+v does not point into the string", s, sec)
+			}
+			if i > 0 && found[i-1].Offset+len(found[i-1].Value) > sec.Offset {
+				t.Fatalf("FindSecrets(%q): %+v and %+v overlap or are out of order", s, found[i-1], sec)
+			}
+		}
 		masked := MaskSecrets(s)
 		for _, sec := range FindSecrets(s) {
 			if len(sec.Value) >= 8 && strings.Count(masked, sec.Value) >= strings.Count(s, sec.Value) {

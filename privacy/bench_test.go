@@ -2,6 +2,7 @@ package privacy
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/nsyscheck/nsyscheck/internal/bigcapture"
@@ -26,5 +27,23 @@ func BenchmarkScan1M(b *testing.B) {
 		if !r.Clean() {
 			b.Fatalf("%d findings in a clean capture", len(r.Findings))
 		}
+	}
+}
+
+// BenchmarkFindSecretsRepeats runs the detector over 1 MiB strings that
+// repeat one piece of a credential format: every detector reads each byte
+// a bounded number of times, so each takes time in proportion to the
+// string's length (a pass that rescanned from every separator or prefix
+// took minutes here).
+func BenchmarkFindSecretsRepeats(b *testing.B) {
+	for _, unit := range []string{"token=", "token=$", "token='", "password=\"", "password: x ", "a:",
+		"-----BEGIN RSA PRIVATE KEY-----", "eyJ.", "-eyJ", "Bearer ", "AKIAIOSFODNN7EXAMPLE ", "xox-", "x"} {
+		s := strings.Repeat(unit, (1<<20)/len(unit))
+		b.Run(strings.NewReplacer(" ", "_", "\"", "dq", "'", "sq").Replace(unit), func(b *testing.B) {
+			b.SetBytes(int64(len(s)))
+			for b.Loop() {
+				FindSecrets(s)
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/records"
 )
 
 // MaskCapture masks, in place, every credential in the strings a loaded
@@ -51,10 +52,58 @@ func MaskCapture(c *capture.Capture) {
 	}
 }
 
+// CopyMasker masks the names each copy the audit streams carries (its
+// call's API and thread, the NVTX ranges its call is placed in), so that
+// no class key, finding or report derived from them shows a credential.
+// Names repeat from copy to copy: each distinct one is looked at once (up
+// to maskMemo of them).
+type CopyMasker struct{ memo map[string]string }
+
+// maskMemo bounds how many distinct names a CopyMasker remembers.
+const maskMemo = 4096
+
+// Handler returns h behind the masker: the names of each copy's call and
+// of each NVTX range are masked in place before h sees them.
+func (m *CopyMasker) Handler(h records.Handler) records.Handler {
+	if next := h.Range; next != nil {
+		h.Range = func(r *records.Range) error {
+			r.Name = m.mask(r.Name)
+			return next(r)
+		}
+	}
+	if next := h.Op; next != nil {
+		h.Op = func(o *records.Op) error {
+			if c := o.Call; c != nil {
+				c.Name, c.Thread = m.mask(c.Name), m.mask(c.Thread)
+			}
+			return next(o)
+		}
+	}
+	return h
+}
+
+func (m *CopyMasker) mask(s string) string {
+	if s == "" {
+		return s
+	}
+	if v, ok := m.memo[s]; ok {
+		return v
+	}
+	v := MaskSecrets(s)
+	if m.memo == nil || len(m.memo) >= maskMemo {
+		m.memo = map[string]string{}
+	}
+	m.memo[s] = v
+	return v
+}
+
 // MaskWriter passes what is written to w through MaskSecrets, one Write at
 // a time: a program that prints whole lines or documents per call never
 // prints a credential unmasked.
 type MaskWriter struct{ W io.Writer }
+
+// Unwrap returns the writer below.
+func (m MaskWriter) Unwrap() io.Writer { return m.W }
 
 // Write masks p and writes it; it reports len(p) written on success.
 func (m MaskWriter) Write(p []byte) (int, error) {

@@ -66,6 +66,8 @@ type rawSearch struct {
 	// the bare tokens of well-known formats (ghp_..., AKIA...).
 	tokEnd map[string]int64
 	tok    rawHits
+	// tokRun is, per token prefix, the last run of its format's bytes read.
+	tokRun map[string]*tokenRun
 }
 
 type rawKey struct {
@@ -85,7 +87,8 @@ func newRawSearch(f io.ReaderAt, size int64, pm *pageMap, covered map[string]boo
 	return &rawSearch{f: f, size: size, pm: pm, covered: covered, allowed: map[string][]string{},
 		env: rawHits{counts: map[rawKey]int{}, first: map[rawKey]int64{}},
 		url: rawHits{counts: map[rawKey]int{}, first: map[rawKey]int64{}},
-		tok: rawHits{counts: map[rawKey]int{}, first: map[rawKey]int64{}}, tokEnd: map[string]int64{}}
+		tok: rawHits{counts: map[rawKey]int{}, first: map[rawKey]int64{}}, tokEnd: map[string]int64{},
+		tokRun: map[string]*tokenRun{}}
 }
 
 // load makes the file's bytes [lo, hi) (cut at the end of the file)
@@ -166,20 +169,19 @@ func (s *rawSearch) search(a, b int64) error {
 	return s.searchTokens(a, b)
 }
 
-// tokenByte is a byte a credential token may hold (isTokenByte).
-var tokenByte = byteClass(isTokenByte)
-
 // searchTokens looks for the tokens of well-known credential formats
-// (secretValuePrefixes: ghp_..., AKIA..., xoxb-...) that start in [a, b),
-// as FindSecrets finds them in a string: the prefix not glued to a token
-// byte before it, and enough token bytes after it.
+// (tokenFormats: ghp_..., AKIA..., xoxb-..., eyJ...) that start in [a, b),
+// as FindSecrets finds them in a string: the prefix where a token may
+// start, enough bytes of the format's class after it, of the format's
+// shape; each run of a format's bytes is read once (tokenRun). A private
+// key block spans lines and the structured scan finds it; the other
+// detectors need a name or a neighbour the raw bytes do not give.
 func (s *rawSearch) searchTokens(a, b int64) error {
-	for _, p := range secretValuePrefixes {
-		if p.prefix == "-----BEGIN" {
-			continue // a key block spans lines; the structured scan finds it
-		}
-		prefix := []byte(p.prefix)
-		for pos := max(a, s.tokEnd[p.prefix]); pos < b; {
+	for fi := range tokenFormats {
+		tf := &tokenFormats[fi]
+		prefix := []byte(tf.prefix)
+		run := s.tokRun[tf.prefix]
+		for pos := max(a, s.tokEnd[tf.prefix]); pos < b; {
 			hi := min(b, pos+rawWindow/2)
 			if err := s.load(pos, hi+int64(len(prefix))); err != nil {
 				return err
@@ -196,22 +198,36 @@ func (s *rawSearch) searchTokens(a, b int64) error {
 				if err != nil {
 					return err
 				}
-				if tokenByte[c] {
+				if !tf.startsAfter(c) {
 					continue
 				}
 			}
-			end, err := s.runEnd(at+int64(len(prefix)), tokenByte)
+			body := at + int64(len(prefix))
+			if !run.covers(int(body)) {
+				end, err := s.runEnd(body, tf.class)
+				if err != nil {
+					return err
+				}
+				text, err := s.text(body, end)
+				if err != nil {
+					return err
+				}
+				run = newTokenRun(tf, int(body), text)
+				s.tokRun[tf.prefix] = run
+			}
+			head, err := s.text(at, min(at+tokenHead, int64(run.end)))
 			if err != nil {
 				return err
 			}
-			if end-at-int64(len(prefix)) < int64(p.min) {
+			end, ok := tf.token(run, int(at), head)
+			if !ok {
 				continue
 			}
-			tok, err := s.text(at, end)
+			tok, err := s.text(at, int64(end))
 			if err != nil {
 				return err
 			}
-			s.tokEnd[p.prefix], pos = end, end
+			s.tokEnd[tf.prefix], pos = int64(end), int64(end)
 			s.tokenHit(tok, at)
 		}
 	}
@@ -219,11 +235,20 @@ func (s *rawSearch) searchTokens(a, b int64) error {
 }
 
 // tokenHit counts a bare token, unless it is part of a variable already
-// reported as a credential.
+// reported as a credential, or, in live space, a token the structured scan
+// reported with the bytes of the next field of its record glued on (a
+// table's name stored beside the same name: "ghp_...notes").
 func (s *rawSearch) tokenHit(tok string, start int64) {
 	for _, sp := range s.inSecret {
 		if sp.lo <= start && start < sp.hi {
 			return
+		}
+	}
+	if s.pm != nil && !s.pm.inUnused(start) {
+		for nv := range s.covered {
+			if v, ok := strings.CutPrefix(nv, "="); ok && v != "" && strings.HasPrefix(tok, v) {
+				return
+			}
 		}
 	}
 	s.add(&s.tok, KindSecret, "", tok, start)
@@ -436,7 +461,7 @@ func (s *rawSearch) findings(r *Report) {
 			}
 			where := "raw bytes at offset " + strconv.FormatInt(h.first[key], 10)
 			if key.unused {
-				where += " (" + unusedLabel + ")"
+				where += " (" + UnusedPages + ")"
 			}
 			r.Findings = append(r.Findings, Finding{Kind: key.kind, Name: key.name, Where: where, Offset: h.first[key],
 				Masked: Mask(key.value), Unused: key.unused, More: h.counts[key] - 1, value: key.value})

@@ -1,9 +1,10 @@
 package privacy
 
 import (
-	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/nsyscheck/nsyscheck/diag"
 
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
@@ -48,7 +49,8 @@ type Finding struct {
 	// in the same kind of space (live or unused); 0 for one place.
 	More int `json:"more,omitempty"`
 
-	value string // the full value, kept for Scrub; never printed
+	value  string // the full value, kept for Scrub; never printed
+	format string // the credential's format (FormatGitHub, ...), where FindSecrets told it
 }
 
 // Report is what Scan found in one file.
@@ -80,30 +82,52 @@ func (r *Report) Count(k Kind) int {
 	return n
 }
 
-// Diagnostic is one message for the user, in the shape the CLI prints.
-type Diagnostic struct {
-	Code    string `json:"code"`
-	Level   string `json:"level"`
-	Message string `json:"message"`
+// DiagnosticCode is the code of every privacy diagnostic.
+const DiagnosticCode diag.Code = "capture-exposes"
+
+// ExposureKind says what a capture-exposes warning is about.
+type ExposureKind int
+
+// Kinds of exposure.
+const (
+	// ExposesCredential: one live string that looks like a credential.
+	ExposesCredential ExposureKind = iota + 1
+	// ExposesEnvironment: live environment variables outside the
+	// allowlist, recorded in one place.
+	ExposesEnvironment
+	// ExposesProcesses: other processes in the machine's process snapshot.
+	ExposesProcesses
+	// ExposesUnused: strings found only in unused space of the file.
+	ExposesUnused
+)
+
+// Exposure is the detail of one capture-exposes warning: what File
+// exposes, of which kind, recorded Where (for environment variables), and
+// the findings, their values masked.
+type Exposure struct {
+	File     string
+	Kind     ExposureKind
+	Where    string
+	Findings []Finding
 }
 
-// unusedLabel marks findings in unused space of a SQLite file.
-const unusedLabel = "found in unused pages of the file"
+// Code is the exposure's diagnostic code.
+func (Exposure) Code() diag.Code { return DiagnosticCode }
 
-// DiagnosticCode is the code of every privacy diagnostic.
-const DiagnosticCode = "capture-exposes"
+// MapPaths passes the file's path through f.
+func (e Exposure) MapPaths(f func(string) string) diag.Detail { e.File = f(e.File); return e }
 
-// Diagnostics turns the findings into warnings: one per secret, one per
-// group of other findings, and one for everything found only in unused
-// space of the file. Values are masked.
-func (r *Report) Diagnostics() []Diagnostic {
+// Diagnostics turns the findings into warnings: one per credential, one
+// per place other variables are recorded, one for the other processes and
+// one for everything found only in unused space of the file.
+func (r *Report) Diagnostics() []diag.Diagnostic {
 	if r == nil || len(r.Findings) == 0 {
 		return nil
 	}
-	var out []Diagnostic
-	warn := func(format string, args ...any) {
-		out = append(out, Diagnostic{Code: DiagnosticCode, Level: "warning",
-			Message: r.Path + ": " + fmt.Sprintf(format, args...)})
+	var out []diag.Diagnostic
+	warn := func(e Exposure) {
+		e.File = r.Path
+		out = append(out, diag.Diagnostic{Level: diag.Warning, Detail: e})
 	}
 	var live, unused []Finding
 	for _, f := range r.Findings {
@@ -115,24 +139,21 @@ func (r *Report) Diagnostics() []Diagnostic {
 	}
 	for _, f := range live {
 		if f.Kind == KindSecret || f.Kind == KindCommand {
-			warn("%s %s=%s in %s looks like a credential; do not share this capture as it is (nsyscheck scrub writes a copy without it)",
-				f.Kind, f.label(), f.Masked, f.Where)
+			warn(Exposure{Kind: ExposesCredential, Findings: []Finding{f}})
 		}
 	}
 	byWhere := map[string][]Finding{}
 	for _, f := range live {
 		if f.Kind == KindEnv || f.Kind == KindWorkingDir {
 			where := f.Where
-			if strings.HasPrefix(where, "raw bytes") {
-				where = "the raw bytes of the file"
+			if f.InRawBytes() {
+				where = RawBytes
 			}
 			byWhere[where] = append(byWhere[where], f)
 		}
 	}
 	for _, where := range sortedKeys(byWhere) {
-		fs := byWhere[where]
-		warn("%d environment variable(s) outside the allowlist recorded in %s: %s",
-			len(fs), where, listNames(fs, 12, true))
+		warn(Exposure{Kind: ExposesEnvironment, Where: where, Findings: byWhere[where]})
 	}
 	var procs []Finding
 	for _, f := range live {
@@ -141,69 +162,43 @@ func (r *Report) Diagnostics() []Diagnostic {
 		}
 	}
 	if len(procs) > 0 {
-		warn("%d process(es) other than the profiled program and nsys recorded in "+nsysdb.TableProcesses+" (a snapshot of the machine): %s",
-			len(procs), listNames(procs, 10, false))
+		warn(Exposure{Kind: ExposesProcesses, Where: nsysdb.TableProcesses, Findings: procs})
 	}
 	if len(unused) > 0 {
-		var secrets []Finding
-		for _, f := range unused {
-			if f.Kind == KindSecret {
-				secrets = append(secrets, f)
-			}
-		}
-		msg := fmt.Sprintf("%s (stale bytes no query shows, readable by anyone with the file): %d string(s)", unusedLabel, len(unused))
-		if len(secrets) > 0 {
-			msg += fmt.Sprintf(", %d of them credential-like: %s", len(secrets), listNames(secrets, 8, true))
-		}
-		others := len(unused) - len(secrets)
-		if others > 0 {
-			var rest []Finding
-			for _, f := range unused {
-				if f.Kind != KindSecret {
-					rest = append(rest, f)
-				}
-			}
-			msg += fmt.Sprintf("; environment: %s", listNames(rest, 8, false))
-		}
-		warn("%s", msg)
+		warn(Exposure{Kind: ExposesUnused, Findings: unused})
 	}
 	return out
 }
 
-// label names a finding: its name, or what kind of bare value it is.
-func (f Finding) label() string {
+// UnusedPages marks findings in unused space of a SQLite file.
+const UnusedPages = "found in unused pages of the file"
+
+// RawBytes is where a finding in the file's bytes outside any table is
+// recorded.
+const RawBytes = "the raw bytes of the file"
+
+// InRawBytes reports whether the finding lies in the file's bytes outside
+// any table (a raw hit at Offset).
+func (f Finding) InRawBytes() bool { return strings.HasPrefix(f.Where, "raw bytes") }
+
+// Label names a finding: its name, or what kind of bare value it is
+// ("(url)", "(GitHub token)", "(private key)"; "(token)" for one that is
+// no longer whole).
+func (f Finding) Label() string {
 	switch {
 	case f.Name != "":
 		return f.Name
 	case len(URLCredentials(f.value)) > 0:
 		return "(url)"
 	}
-	return "(token)"
-}
-
-func listNames(fs []Finding, limit int, withValues bool) string {
-	var parts []string
-	for i, f := range fs {
-		if i == limit {
-			parts = append(parts, fmt.Sprintf("and %d more", len(fs)-limit))
-			break
-		}
-		s := f.label()
-		if withValues && f.Masked != "" {
-			s += "=" + f.Masked
-		}
-		switch {
-		case f.Kind == KindProcess:
-			s += " (" + f.Where + ")"
-		case strings.HasPrefix(f.Where, "raw bytes"):
-			s += fmt.Sprintf(" at offset %d", f.Offset)
-			if f.More > 0 {
-				s += fmt.Sprintf(" (+%d more)", f.More)
-			}
-		}
-		parts = append(parts, s)
+	format := f.format
+	if found := FindSecrets(f.value); format == "" && len(found) == 1 && found[0].Value == f.value {
+		format = found[0].Format // a raw-byte hit: the token alone
 	}
-	return strings.Join(parts, ", ")
+	if format != "" && format != FormatNamed && format != FormatURL {
+		return "(" + format + ")"
+	}
+	return "(token)"
 }
 
 func sortedKeys[V any](m map[string]V) []string {

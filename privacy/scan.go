@@ -148,7 +148,10 @@ func (s *sqliteScan) run() error {
 	if err := s.processes(); err != nil {
 		return err
 	}
-	return s.textColumns()
+	if err := s.textColumns(); err != nil {
+		return err
+	}
+	return s.schemaNames()
 }
 
 // profiledPIDs returns the processes that made CUDA runtime (or driver)
@@ -332,15 +335,6 @@ func parseMetaEnv(s string) EnvVar {
 // homeDirRE matches a folder under a user's home, which names the account.
 var homeDirRE = regexp.MustCompile(`^(/home/|/Users/|[A-Za-z]:\\Users\\)[^/\\]+`)
 
-// commandSecrets returns the credentials in a command line (FindSecrets).
-func commandSecrets(cmd string) []EnvVar {
-	var out []EnvVar
-	for _, s := range FindSecrets(cmd) {
-		out = append(out, EnvVar{Name: s.Name, Value: s.Value, HasValue: true})
-	}
-	return out
-}
-
 // metaCapture reports a variable given to the profiled process, a working
 // folder under a home, and credentials in the command or other settings.
 func (s *sqliteScan) metaCapture(_ string, _ int64, name, value string) error {
@@ -355,8 +349,8 @@ func (s *sqliteScan) metaCapture(_ string, _ int64, name, value string) error {
 		}
 	default:
 		// COMMAND and any other setting: only credentials matter.
-		for _, v := range commandSecrets(value) {
-			s.addSecret(KindCommand, v, where)
+		for _, sec := range FindSecrets(value) {
+			s.addSecret(KindCommand, sec, where)
 		}
 	}
 	return nil
@@ -364,13 +358,13 @@ func (s *sqliteScan) metaCapture(_ string, _ int64, name, value string) error {
 
 // addSecret records a credential found by FindSecrets, once per name and
 // value.
-func (s *sqliteScan) addSecret(k Kind, v EnvVar, where string) {
-	if s.covered[v.Name+"="+v.Value] || s.covered["="+v.Value] {
+func (s *sqliteScan) addSecret(k Kind, sec Secret, where string) {
+	if s.covered[sec.Name+"="+sec.Value] || s.covered["="+sec.Value] {
 		return
 	}
-	s.r.Findings = append(s.r.Findings, Finding{Kind: k, Name: v.Name, Where: where, Masked: Mask(v.Value), value: v.Value})
-	s.covered[v.Name+"="+v.Value] = true
-	s.covered["="+v.Value] = true
+	s.r.Findings = append(s.r.Findings, Finding{Kind: k, Name: sec.Name, Where: where, Masked: Mask(sec.Value), value: sec.Value, format: sec.Format})
+	s.covered[sec.Name+"="+sec.Value] = true
+	s.covered["="+sec.Value] = true
 }
 
 // textColumns runs the secret detector over every distinct string of every
@@ -402,7 +396,7 @@ func (s *sqliteScan) textColumns() error {
 					return s.fail("table "+t, err)
 				}
 				for _, sec := range FindSecrets(string(b)) {
-					s.addSecret(KindSecret, EnvVar{Name: sec.Name, Value: sec.Value, HasValue: true}, where)
+					s.addSecret(KindSecret, sec, where)
 				}
 			}
 			rows.Close()
@@ -495,8 +489,8 @@ func (s *sqliteScan) processes() error {
 		// A process's name is its command line: credentials in it count
 		// whoever the process is, the profiled program included.
 		where := fmt.Sprintf(whereProcess, pid.Int64)
-		for _, v := range commandSecrets(name.String) {
-			s.addSecret(KindCommand, v, where)
+		for _, sec := range FindSecrets(name.String) {
+			s.addSecret(KindCommand, sec, where)
 		}
 		if profiled[pid.Int64] || isNsysProcess(name.String) || ChildOfProfiled(pid.Int64, spans) {
 			continue

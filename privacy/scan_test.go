@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nsyscheck/nsyscheck/diag"
 
 	"github.com/nsyscheck/nsyscheck/capture"
 
@@ -53,7 +56,7 @@ func TestScanCleanCaptures(t *testing.T) {
 			}
 			if !r.Clean() || len(r.Diagnostics()) != 0 {
 				for _, d := range r.Diagnostics() {
-					t.Errorf("%s", d.Message)
+					t.Errorf("%s", detailText(d))
 				}
 				t.Fatalf("clean capture has %d findings", len(r.Findings))
 			}
@@ -221,10 +224,10 @@ func TestScanExposedFixture(t *testing.T) {
 	}
 	var all strings.Builder
 	for _, d := range diags {
-		if d.Code != "capture-exposes" || d.Level != "warning" {
+		if d.Code() != "capture-exposes" || d.Level != diag.Warning {
 			t.Errorf("diagnostic %+v", d)
 		}
-		all.WriteString(d.Message + "\n")
+		all.WriteString(detailText(d) + "\n")
 	}
 	msg := all.String()
 	for _, secret := range []string{fakeToken, otherKey, urlPass, staleToken, "hello colleague", "/home/alice/course"} {
@@ -232,7 +235,7 @@ func TestScanExposedFixture(t *testing.T) {
 			t.Errorf("diagnostics show %q in full:\n%s", secret, msg)
 		}
 	}
-	for _, want := range []string{"NSC_FAKE_TOKEN=nsc…(19 chars)", "SECRET_KEY", "NSC_NOTE", otherName, "pid 4242",
+	for _, want := range []string{"NSC_FAKE_TOKEN nsc…(19 chars)", "SECRET_KEY", "NSC_NOTE", otherName, "pid 4242",
 		"found in unused pages of the file", "STALE_API_TOKEN", "TARGET_INFO_SYSTEM_ENV row DeviceEnvironment"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("diagnostics do not mention %q:\n%s", want, msg)
@@ -409,8 +412,8 @@ func TestScanRealExposure(t *testing.T) {
 		t.Error("no other process found")
 	}
 	for _, d := range r.Diagnostics() {
-		if strings.Contains(d.Message, fakeToken) {
-			t.Errorf("token in full in %q", d.Message)
+		if strings.Contains(detailText(d), fakeToken) {
+			t.Errorf("token in full in %q", detailText(d))
 		}
 	}
 	rep := filepath.Join(exposureDir, "exposed.nsys-rep")
@@ -497,8 +500,8 @@ func TestScanNsysRepRaw(t *testing.T) {
 		t.Errorf("%d diagnostics: %+v", len(diags), diags)
 	}
 	for _, d := range diags {
-		if strings.Contains(d.Message, fakeToken) || strings.Contains(d.Message, urlPass) || strings.Contains(d.Message, "hi there") {
-			t.Errorf("value in full: %s", d.Message)
+		if strings.Contains(detailText(d), fakeToken) || strings.Contains(detailText(d), urlPass) || strings.Contains(detailText(d), "hi there") {
+			t.Errorf("value in full: %s", detailText(d))
 		}
 	}
 	if _, err := Scrub(p, filepath.Join(t.TempDir(), "x.sqlite"), ScrubOptions{}); err == nil ||
@@ -532,4 +535,19 @@ func TestScanAndScrubOddPath(t *testing.T) {
 	if _, err := os.Stat(out); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// detailText is every string a diagnostic's words are made of: the
+// exposure's file and place, and each finding's label, masked value and
+// place.
+func detailText(d diag.Diagnostic) string {
+	e, ok := d.Detail.(Exposure)
+	if !ok {
+		return fmt.Sprintf("%v", d.Detail)
+	}
+	parts := []string{e.File, e.Where}
+	for _, f := range e.Findings {
+		parts = append(parts, string(f.Kind), f.Label(), f.Masked, f.Where)
+	}
+	return strings.Join(parts, " ")
 }

@@ -106,6 +106,8 @@ const nsysRepScrubHint = "the report format cannot be rewritten; scrub its SQLit
 //     thread names from StringIds where nothing else refers to them;
 //   - replaces every credential-looking value Scan found, in any text
 //     column, and a working folder under a user's home;
+//   - drops the tables, views, indexes and triggers named with a
+//     credential and renames the columns that are (schemaNames);
 //
 // then writes the result with VACUUM INTO a temporary file beside out, which
 // rebuilds every page so that no stale bytes survive, checks it with Scan,
@@ -220,7 +222,7 @@ func workingCopy(f *source.File, pid string) (tmpDir, work string, err error) {
 func survivorsError(in string, after *Report) error {
 	var left []string
 	for _, f := range after.Findings {
-		left = append(left, fmt.Sprintf("%s %s in %s", f.Kind, f.label(), f.Where))
+		left = append(left, fmt.Sprintf("%s %s in %s", f.Kind, f.Label(), f.Where))
 		if len(left) == 5 {
 			break
 		}
@@ -333,7 +335,7 @@ func scrubCopy(ctx context.Context, work, out string, rep *Report, opts ScrubOpt
 		return "", err
 	}
 	places := func() error { return walkPlaces(s.tx, s.table, s) }
-	steps := []func() error{places, s.processes, s.secrets}
+	steps := []func() error{s.schemaNames, places, s.processes, s.secrets}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return "", err
@@ -490,7 +492,7 @@ func (s *scrubber) metaCapture(table string, rowid int64, name, value string) er
 			nv = Redacted
 		}
 	default:
-		for _, v := range commandSecrets(value) {
+		for _, v := range FindSecrets(value) {
 			nv = strings.ReplaceAll(nv, v.Value, Redacted)
 		}
 	}

@@ -36,29 +36,127 @@ func TestFindSecrets(t *testing.T) {
 		{"TIKTOKEN_CACHE_DIR=/tmp/x", nil},
 	}
 	for _, c := range cases {
-		got := FindSecrets(c.in)
-		var vals []string
-		for _, s := range got {
-			vals = append(vals, s.Value)
-			if c.in[s.Offset:s.Offset+len(s.Value)] != s.Value {
-				t.Errorf("FindSecrets(%q): offset %d does not point at %q", c.in, s.Offset, s.Value)
-			}
-		}
-		if strings.Join(vals, "|") != strings.Join(c.want, "|") {
-			t.Errorf("FindSecrets(%q) = %q, want %q", c.in, vals, c.want)
-		}
-		masked := MaskSecrets(c.in)
+		var want []secretWant
 		for _, v := range c.want {
-			if strings.Contains(masked, strings.Trim(v, "'")) && len(v) > 4 {
-				t.Errorf("MaskSecrets(%q) = %q still holds %q", c.in, masked, v)
-			}
+			want = append(want, secretWant{value: v})
 		}
-		if len(c.want) == 0 && masked != c.in {
-			t.Errorf("MaskSecrets(%q) = %q changed a string with no secret", c.in, masked)
+		checkSecrets(t, c.in, want)
+	}
+}
+
+// secretWant is a secret FindSecrets must find: its value, and its format
+// unless that is "".
+type secretWant struct{ value, format string }
+
+// checkSecrets checks what FindSecrets finds in s (the values in order,
+// pointed at by their offsets, of the formats wanted) and that
+// MaskSecrets masks them, changes a string with none, and changes nothing
+// the second time.
+func checkSecrets(t *testing.T, s string, want []secretWant) {
+	t.Helper()
+	var got, wanted []string
+	for _, sec := range FindSecrets(s) {
+		if s[sec.Offset:sec.Offset+len(sec.Value)] != sec.Value {
+			t.Errorf("FindSecrets(%q): offset %d does not point at %q", s, sec.Offset, sec.Value)
 		}
-		if MaskSecrets(masked) != masked {
-			t.Errorf("MaskSecrets is not idempotent on %q", masked)
+		got = append(got, sec.Value+" "+sec.Format)
+	}
+	for i, w := range want {
+		f := w.format
+		if f == "" && i < len(got) {
+			_, f, _ = strings.Cut(got[i], " ") // any format
 		}
+		wanted = append(wanted, w.value+" "+f)
+	}
+	if strings.Join(got, "|") != strings.Join(wanted, "|") {
+		t.Errorf("FindSecrets(%q)\n got  %q\n want %q", s, got, wanted)
+	}
+	masked := MaskSecrets(s)
+	for _, w := range want {
+		if v := strings.Trim(w.value, "'"); len(v) > 4 && strings.Contains(masked, v) {
+			t.Errorf("MaskSecrets(%q) = %q still holds %q", s, masked, v)
+		}
+	}
+	if len(want) == 0 && masked != s {
+		t.Errorf("MaskSecrets(%q) = %q changed a string with no secret", s, masked)
+	}
+	if MaskSecrets(masked) != masked {
+		t.Errorf("MaskSecrets is not idempotent on %q", masked)
+	}
+}
+
+// Fake credentials of each format, shaped as the real ones are (the AWS and
+// JWT ones are the examples of AWS's and jwt.io's documentation).
+var (
+	fakeAWSID     = "AKIAIOSFODNN7EXAMPLE"
+	fakeAWSSecret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+	fakeGoogle    = "AIzaSyB-" + strings.Repeat("x7Qk", 7) + "3e9"
+	fakeStripe    = "sk_live_" + "51H8zq" + strings.Repeat("Tz4", 6)
+	fakeStripeRK  = "rk_live_" + strings.Repeat("Ab9", 8)
+	fakeJWT       = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+	fakeNpm       = "npm_" + strings.Repeat("a1B2c3", 6)
+	fakeGitHub    = "ghp_" + strings.Repeat("R4nd0m", 6)
+	fakeGitHubPAT = "github_pat_11ABCDEFG0" + strings.Repeat("x_Y9", 10)
+	fakeSlack     = "xoxb-2442093617-1234567890123-" + strings.Repeat("AbCd", 6)
+	fakeBearer    = "9f8e7d6c5b4a3928170605f4"
+	fakePEM       = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA1c8mUoFsH3xV\n9Zq0wK2bLm4Tn7Rp\n-----END RSA PRIVATE KEY-----"
+)
+
+// TestSecretFormats: one real-looking example of every format FindSecrets
+// knows, found with its format and masked away; and near misses, which
+// look alike but are no credential, left alone.
+func TestSecretFormats(t *testing.T) {
+	type want = secretWant
+	cases := []struct {
+		in   string
+		want []secretWant
+	}{
+		{"aws configure " + fakeAWSID + " " + fakeAWSSecret, []want{{fakeAWSID, FormatAWSKeyID}, {fakeAWSSecret, FormatAWSSecret}}},
+		{"keys " + fakeAWSID + ":" + fakeAWSSecret, []want{{fakeAWSID, FormatAWSKeyID}, {fakeAWSSecret, FormatAWSSecret}}},
+		{"maps client " + fakeGoogle, []want{{fakeGoogle, FormatGoogle}}},
+		{"charge with " + fakeStripe, []want{{fakeStripe, FormatStripe}}},
+		{"restricted " + fakeStripeRK + " done", []want{{fakeStripeRK, FormatStripe}}},
+		{"token " + fakeJWT + ".", []want{{fakeJWT, FormatJWT}}},
+		{"curl -H 'X: Bearer " + fakeBearer + "'", []want{{fakeBearer, FormatBearer}}},
+		{"registry " + fakeNpm, []want{{fakeNpm, FormatNpm}}},
+		{"clone with " + fakeGitHub, []want{{fakeGitHub, FormatGitHub}}},
+		{"notes_" + fakeGitHub, []want{{fakeGitHub, FormatGitHub}}},
+		{"pat " + fakeGitHubPAT, []want{{fakeGitHubPAT, FormatGitHub}}},
+		{"slack " + fakeSlack, []want{{fakeSlack, FormatSlack}}},
+		{"key " + fakePEM + " trailing", []want{{fakePEM, FormatPrivateKey}}},
+		{"key -----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\nBG5vbmU=\"\n}", []want{
+			{"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\nBG5vbmU=", FormatPrivateKey}}},
+		{"password: hunter2hunter2", []want{{"hunter2hunter2", FormatNamed}}},
+		{"step 3 passwd=0000", []want{{"0000", FormatNamed}}},
+		{`{"client_secret": "c-9a8b7c6d5e", "n": 1}`, []want{{"c-9a8b7c6d5e", FormatNamed}}},
+		{"Server=db;Database=x;Password=Tr0ub4dor3;", []want{{"Tr0ub4dor3", FormatNamed}}},
+		{"GET /v1?api_key=k9a8b7c6&x=1", []want{{"k9a8b7c6", FormatNamed}}},
+		{"Authorization: Basic YWxhZGRpbjpvcGVuc2VzYW1l", []want{{"YWxhZGRpbjpvcGVuc2VzYW1l", FormatNamed}}},
+		{"accessToken=abc-123-def", []want{{"abc-123-def", FormatNamed}}},
+		{"sync --db postgres://app:pw123@db/x", []want{{"postgres://app:pw123@db", FormatURL}}},
+
+		// Near misses.
+		{"max_tokens=512 tokens: 2048 token_count: 5", nil},
+		{"secretly-synchronous: 67 copies", nil},
+		{`"secretlySync": 12`, nil},
+		{"TIKTOKEN_CACHE_DIR=/tmp/x TOKENIZERS_PARALLELISM=false", nil},
+		{"DB_PASSWORD_FILE=/run/secrets/db password=$DB_PASSWORD auth=true", nil},
+		{"key: value sort_key=name", nil},
+		{"AKIA123 task-" + strings.Repeat("q", 40) + " sk-learn ghp_short", nil},
+		{"model_hf_transformers_loading_stage npm_install_dependencies_now", nil},
+		{"eyJhbGciOiJIUzI1NiJ9 and eyJhbGciOiJIUzI1NiJ9.notapayload.sig", nil},
+		{"-----BEGIN CERTIFICATE-----\nMIIB", nil},
+		{"the bearer of bad news; xoxo-hugs", nil},
+		{"https://example.com/a:b time 12:30 a == b", nil},
+		{"sha 3f786850e387550fdab836ed7e6dc881de23001b", nil},
+	}
+	for _, c := range cases {
+		checkSecrets(t, c.in, c.want)
+	}
+	// A hash beside an access key id is not its secret key.
+	got := FindSecrets("AKIAIOSFODNN7EXAMPLE 3f786850e387550fdab836ed7e6dc881de23001b")
+	if len(got) != 1 || got[0].Format != FormatAWSKeyID {
+		t.Errorf("a hex hash beside a key id: %+v", got)
 	}
 }
 
@@ -95,20 +193,47 @@ func namesFixture(t *testing.T, dir string) string {
 	return dst
 }
 
+// scanWhere scans path and returns the report and where each value found
+// was found.
+func scanWhere(t *testing.T, path string) (*Report, map[string]string) {
+	t.Helper()
+	rep, err := ScanPath(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	where := map[string]string{}
+	for _, f := range rep.Findings {
+		where[f.value] = f.Where
+	}
+	return rep, where
+}
+
+// scrubHoldsNone scrubs in to out and checks that no byte of the copy
+// holds one of secrets; it returns out.
+func scrubHoldsNone(t *testing.T, in, out string, secrets []string) string {
+	t.Helper()
+	if _, err := Scrub(in, out, ScrubOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range secrets {
+		if bytes.Contains(raw, []byte(s)) {
+			t.Errorf("the scrubbed copy holds %q", s)
+		}
+	}
+	return out
+}
+
 // TestSecretsInNames: Scan finds every planted credential, its messages
 // show none of them, and Scrub's copy holds none (its own final check
 // runs the same detector).
 func TestSecretsInNames(t *testing.T) {
 	dir := t.TempDir()
 	in := namesFixture(t, dir)
-	rep, err := ScanPath(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := map[string]string{}
-	for _, f := range rep.Findings {
-		found[f.value] = f.Where
-	}
+	rep, found := scanWhere(t, in)
 	for _, s := range nameSecrets {
 		if _, ok := found[s]; !ok {
 			t.Errorf("Scan missed %q; found %v", s, found)
@@ -116,7 +241,7 @@ func TestSecretsInNames(t *testing.T) {
 	}
 	var msgs strings.Builder
 	for _, d := range rep.Diagnostics() {
-		msgs.WriteString(d.Message + "\n")
+		msgs.WriteString(detailText(d) + "\n")
 	}
 	for _, f := range rep.Findings {
 		msgs.WriteString(f.Name + " " + f.Where + " " + f.Masked + "\n")
@@ -130,19 +255,7 @@ func TestSecretsInNames(t *testing.T) {
 		t.Errorf("the other process is not named (masked):\n%s", msgs.String())
 	}
 
-	out := filepath.Join(dir, "shared.sqlite")
-	if _, err := Scrub(in, out, ScrubOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range nameSecrets {
-		if bytes.Contains(raw, []byte(s)) {
-			t.Errorf("the scrubbed copy holds %q", s)
-		}
-	}
+	out := scrubHoldsNone(t, in, filepath.Join(dir, "shared.sqlite"), nameSecrets)
 	// The check Scrub ends with would have refused a copy that kept one.
 	after, err := ScanPath(out)
 	if err != nil {
@@ -274,4 +387,60 @@ func hasValue(r *Report, value string, unused bool) bool {
 		}
 	}
 	return false
+}
+
+// TestSecretsInSchemaNames: credentials in the schema's own names — a
+// table's, a column's, an index's, and a view's SQL — are found by Scan
+// (the places named with the names masked), and Scrub's copy drops the
+// table, index and view named with one and renames the column, keeping
+// its table and rows.
+func TestSecretsInSchemaNames(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "names.sqlite")
+	if err := copyFile("../testdata/captures/h200-pinned/pinned.sqlite", nil, in); err != nil {
+		t.Fatal(err)
+	}
+	table, column, index, view := "notes_"+fakeGitHub, "col_"+fakeAWSID, "idx_password=Tr0ub4dor3", "recent"
+	db, err := sql.Open("sqlite3", nsysdb.URI(in, "mode=rw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`CREATE TABLE "` + table + `" (x INTEGER)`,
+		`CREATE TABLE kept (id INTEGER, "` + column + `" TEXT)`,
+		`INSERT INTO kept VALUES (1, 'row')`,
+		`CREATE INDEX "` + index + `" ON kept (id)`,
+		`CREATE VIEW "` + view + `" AS SELECT id FROM kept WHERE 'token=` + fakeNpm + `' <> ''`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	db.Close()
+	_, where := scanWhere(t, in)
+	for _, s := range []string{fakeGitHub, fakeAWSID, "Tr0ub4dor3", fakeNpm} {
+		w, ok := where[s]
+		if !ok {
+			t.Errorf("Scan missed %q in the schema; found %v", s, where)
+			continue
+		}
+		if !strings.HasPrefix(w, "the schema: ") || strings.Contains(w, s) {
+			t.Errorf("%q found in %q, want a place in the schema that does not show it", s, w)
+		}
+	}
+	out := scrubHoldsNone(t, in, filepath.Join(dir, "shared.sqlite"), []string{fakeGitHub, fakeAWSID, "Tr0ub4dor3", fakeNpm})
+	sdb, err := sql.Open("sqlite3", nsysdb.ReadOnlyURI(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sdb.Close()
+	var n int
+	if err := sdb.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE name IN (?, ?, ?)`, table, index, view).Scan(&n); err != nil || n != 0 {
+		t.Errorf("the table, index and view named with a credential: %d left (%v)", n, err)
+	}
+	var id int
+	var v string
+	if err := sdb.QueryRow(`SELECT id, "`+Redacted+`_1" FROM kept`).Scan(&id, &v); err != nil || id != 1 || v != "row" {
+		t.Errorf("the table whose column was renamed: %d %q %v", id, v, err)
+	}
 }

@@ -361,7 +361,7 @@ func ParseMeasurements(r io.Reader, name string) (*Measurements, error) {
 	}
 	data = bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))
 	hint := "see docs/measurements.md for the format"
-	if k := duplicateKey(data); k != "" {
+	if k := DuplicateKey(data); k != "" {
 		key := k[strings.LastIndexAny(k, ".]")+1:]
 		return nil, &inputerr.Error{Path: name, Where: k, Problem: "the key " + strconv.Quote(key) + " appears twice in one object, so which value holds is unclear",
 			Hint: "keep one of them; " + hint}
@@ -564,12 +564,13 @@ func validateRest(m *Measurements) *fieldError {
 	return nil
 }
 
-// duplicateKey returns the JSON path of the first object key that appears
+// DuplicateKey returns the JSON path of the first object key that appears
 // twice in one object of data ("copies[0].ms"), or "" when there is none or
-// data is not valid JSON (the decoder reports that). encoding/json keeps the
+// data is not valid JSON (the decoder reports that); for every JSON file a
+// user gives (a measurements file, an --expect file). encoding/json keeps the
 // last of two equal keys without a word, so a file saying two things about
 // one value would be read as whichever came last.
-func duplicateKey(data []byte) string {
+func DuplicateKey(data []byte) string {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	type level struct {
 		object bool

@@ -18,13 +18,13 @@ func TestDuplicateKey(t *testing.T) {
 		`{"a":[{"b":1,"b":1}]`:                      "a[0].b", // found before the syntax error
 		`{"a":`:                                     "",
 	} {
-		if got := duplicateKey([]byte(in)); got != want {
-			t.Errorf("duplicateKey(%s) = %q, want %q", in, got, want)
+		if got := DuplicateKey([]byte(in)); got != want {
+			t.Errorf("DuplicateKey(%s) = %q, want %q", in, got, want)
 		}
 	}
 }
 
-// FuzzDuplicateKey: duplicateKey never panics, and a key it reports is
+// FuzzDuplicateKey: DuplicateKey never panics, and a key it reports is
 // really written twice in the input.
 func FuzzDuplicateKey(f *testing.F) {
 	b, err := os.ReadFile("../testdata/captures/h200-pinned/pinned.results.json")
@@ -34,13 +34,13 @@ func FuzzDuplicateKey(f *testing.F) {
 	f.Add(b)
 	f.Add([]byte(`{"a":{"b":1,"b":2}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		k := duplicateKey(data)
+		k := DuplicateKey(data)
 		if k == "" {
 			return
 		}
 		key := k[strings.LastIndexAny(k, ".]")+1:]
 		if bytes.Count(data, []byte(`"`+key+`"`)) < 2 && !bytes.Contains(data, []byte(`\`)) {
-			t.Fatalf("duplicateKey = %q, but %q appears once", k, key)
+			t.Fatalf("DuplicateKey = %q, but %q appears once", k, key)
 		}
 	})
 }

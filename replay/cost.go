@@ -43,12 +43,16 @@ type Cost struct {
 	// GPUNs is the copy's GPU duration.
 	GPUNs Bound `json:"gpuNs"`
 	// CallSource and GPUSource say where each part comes from
-	// (SourceCapture, or a rate's own source), "" when unknown.
+	// (SourceCapture, SourceRun, SourceLink), "" when unknown; CallFrom and
+	// GPUFrom name the run folder or the link's source for a rate.
 	CallSource string `json:"callSource"`
 	GPUSource  string `json:"gpuSource"`
-	// Samples is how many measured pinned copies the GPU part comes from,
-	// 0 for a rate.
-	Samples int `json:"samples"`
+	CallFrom   string `json:"callFrom,omitempty"`
+	GPUFrom    string `json:"gpuFrom,omitempty"`
+	// Samples and CallSamples are how many measured pinned copies and
+	// calls the GPU and the call part come from, 0 for a rate.
+	Samples     int `json:"samples"`
+	CallSamples int `json:"callSamples"`
 }
 
 // complete reports whether both parts are known.
@@ -76,10 +80,10 @@ func (ch Chain) Pinned(dir vocab.CopyKind, bytes int64, async bool) (Cost, bool)
 			continue
 		}
 		if out.CallSource == "" && cost.CallSource != "" {
-			out.CallNs, out.CallSource = cost.CallNs, cost.CallSource
+			out.CallNs, out.CallSource, out.CallFrom, out.CallSamples = cost.CallNs, cost.CallSource, cost.CallFrom, cost.CallSamples
 		}
 		if out.GPUSource == "" && cost.GPUSource != "" {
-			out.GPUNs, out.GPUSource, out.Samples = cost.GPUNs, cost.GPUSource, cost.Samples
+			out.GPUNs, out.GPUSource, out.GPUFrom, out.Samples = cost.GPUNs, cost.GPUSource, cost.GPUFrom, cost.Samples
 		}
 		if out.complete() {
 			break
@@ -213,53 +217,122 @@ func (cc *CaptureCoster) Pinned(dir vocab.CopyKind, bytes int64, async bool) (Co
 		c, ok = cc.anyCall[callKey{timeline.DirNone, async, -1}]
 	}
 	if ok {
-		out.CallNs, out.CallSource = c.q, SourceCapture
+		out.CallNs, out.CallSource, out.CallSamples = c.q, SourceCapture, c.n
 	}
 	return out, out.CallSource != "" || out.GPUSource != ""
 }
 
-// RatePoint is a pinned rate measured at one copy size, in GB/s (1e9
-// bytes/s): Low the slowest rate, High the fastest.
+// Rate sources besides SourceCapture, named as the audit names them.
+const (
+	// SourceRun: pinned copies timed by a run of the lesson's program on
+	// the same machine (the audit's --rates run folder).
+	SourceRun = "run"
+	// SourceLink: the host-device link's rate.
+	SourceLink = "link"
+)
+
+// LinkShare is the lowest share of the link rate a pinned copy is taken to
+// reach when only the link is known (the audit's LinkShare).
+const LinkShare = 0.5
+
+// RateWindow is how far from a copy's size, as a factor, the timed sizes
+// bounding its rate may lie (the audit's rule).
+const RateWindow = 4
+
+// RatePoint is one pinned copy size timed outside the capture, in GB/s
+// (1e9 bytes/s).
 type RatePoint struct {
-	Bytes int64
-	GBps  Bound
+	Direction vocab.CopyKind `json:"direction"`
+	Bytes     int64          `json:"bytes"`
+	GBps      float64        `json:"gbps"`
 }
 
-// RateCoster costs pinned copies by rates measured outside the capture (a
-// run of the lesson's program on the same machine, or the link): a copy
-// takes the rate of the point nearest its size (by ratio).
+// RateCoster costs pinned copies by rates measured outside the capture: a
+// run of the lesson's program on the same machine, else the link.
 type RateCoster struct {
-	// Rates holds the points of each direction; a direction missing has no
-	// GPU part.
-	Rates map[vocab.CopyKind][]RatePoint
-	// AsyncCallNs and BlockingCallNs are the host time of a pinned async
-	// call and of a blocking call beside its copy; nil: no call part.
+	// Points are the timed pinned copies. A copy takes the rate of the
+	// timed size of its direction nearest its own (by ratio), bounded by the
+	// slowest and fastest timed rates of its direction at sizes within
+	// RateWindow of its size: the audit's rule (its Rates.pinnedRate), which
+	// the audit is to take from here.
+	Points []RatePoint
+	// PointsFrom says where the points come from (the run folder).
+	PointsFrom string
+	// LinkGBps is the link's rate, 0 unknown; LinkFrom says where it comes
+	// from. A direction without points takes its copies' time at the link
+	// rate, bounded by LinkShare of it.
+	LinkGBps float64
+	LinkFrom string
+	// AsyncCallNs is the host time of a pinned async copy call, nil
+	// unknown; BlockingCallNs that of a pinned blocking copy call beside
+	// its copy, nil to take the async call's (a blocking call launches its
+	// copy as an async one does, then waits). CallFrom says where they come
+	// from.
 	AsyncCallNs, BlockingCallNs *Bound
-	// Source names where the rates come from.
-	Source string
+	CallFrom                    string
+}
+
+// NewRateCoster returns the coster of rates measured outside the capture,
+// as the audit gathers them: the timed pinned copies of a run folder
+// (points, from), the time a pinned async copy call held the host in that
+// run (asyncCallNs, 0 unknown; bounded by half to twice that, as the audit
+// bounds it), and the link (linkGBps, 0 unknown, and where its rate comes
+// from).
+func NewRateCoster(points []RatePoint, from string, asyncCallNs float64, linkGBps float64, linkFrom string) *RateCoster {
+	rc := &RateCoster{Points: points, PointsFrom: from, LinkGBps: linkGBps, LinkFrom: linkFrom}
+	if asyncCallNs > 0 {
+		rc.AsyncCallNs = &Bound{Low: asyncCallNs / 2, Mid: asyncCallNs, High: 2 * asyncCallNs}
+		rc.CallFrom = from
+	}
+	return rc
+}
+
+// PinnedRate returns the rate (GB/s) a pinned copy of dir and bytes takes
+// from the points: the nearest timed size's, and the slowest and fastest at
+// sizes within RateWindow of bytes. ok is false without points of dir.
+func (rc *RateCoster) PinnedRate(dir vocab.CopyKind, bytes int64) (rate Bound, ok bool) {
+	best := math.Inf(1)
+	size := float64(max(bytes, 1))
+	for _, p := range rc.Points {
+		if p.Direction != dir || p.GBps <= 0 || p.Bytes <= 0 {
+			continue
+		}
+		if d := math.Abs(math.Log(float64(p.Bytes) / size)); d < best {
+			best, rate.Mid, ok = d, p.GBps, true
+		}
+	}
+	if !ok {
+		return Bound{}, false
+	}
+	rate.Low, rate.High = rate.Mid, rate.Mid
+	for _, p := range rc.Points {
+		if p.Direction != dir || p.GBps <= 0 || p.Bytes <= 0 {
+			continue
+		}
+		if math.Abs(math.Log(float64(p.Bytes)/size)) <= math.Log(RateWindow) {
+			rate.Low, rate.High = min(rate.Low, p.GBps), max(rate.High, p.GBps)
+		}
+	}
+	return rate, true
 }
 
 // Pinned implements Coster.
 func (rc *RateCoster) Pinned(dir vocab.CopyKind, bytes int64, async bool) (Cost, bool) {
 	var out Cost
-	best := math.Inf(1)
-	for _, p := range rc.Rates[dir] {
-		if p.GBps.Low <= 0 || p.GBps.Mid <= 0 || p.GBps.High <= 0 || p.Bytes <= 0 {
-			continue
-		}
-		if d := math.Abs(math.Log(float64(p.Bytes) / float64(max(bytes, 1)))); d < best {
-			best = d
-			b := float64(bytes)
-			// The fastest rate gives the lowest time.
-			out.GPUNs, out.GPUSource = Bound{Low: b / p.GBps.High, Mid: b / p.GBps.Mid, High: b / p.GBps.Low}, rc.Source
-		}
+	b := float64(bytes)
+	if r, ok := rc.PinnedRate(dir, bytes); ok {
+		// The fastest rate gives the lowest time.
+		out.GPUNs, out.GPUSource, out.GPUFrom = Bound{Low: b / r.High, Mid: b / r.Mid, High: b / r.Low}, SourceRun, rc.PointsFrom
+	} else if d := timeline.DirOf(dir); rc.LinkGBps > 0 && d.HostDevice() {
+		l := rc.LinkGBps
+		out.GPUNs, out.GPUSource, out.GPUFrom = Bound{Low: b / l, Mid: b / l, High: b / (l * LinkShare)}, SourceLink, rc.LinkFrom
 	}
 	call := rc.BlockingCallNs
-	if async {
+	if async || call == nil {
 		call = rc.AsyncCallNs
 	}
 	if call != nil {
-		out.CallNs, out.CallSource = *call, rc.Source
+		out.CallNs, out.CallSource, out.CallFrom = *call, SourceRun, rc.CallFrom
 	}
 	return out, out.CallSource != "" || out.GPUSource != ""
 }

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"math"
 	"slices"
 	"sort"
 
@@ -9,9 +10,12 @@ import (
 
 // model holds what the simulation needs of each call and op, derived once
 // from the measured timeline: how long each takes and by how much it
-// follows each of its dependencies. A dependency that bound a node in the
-// capture keeps its measured delay; one that did not gets the node's
-// floor, so that it binds in a replay only when the others move away.
+// follows each of its dependencies. Host work (the time between a thread's
+// calls, a call's own time when it waits for nothing) keeps its measured
+// value; every delay behind a dependency — a launch, a stream predecessor,
+// an event, the return of a waiting call — takes the typical value of its
+// class (Typical), the same in the as-captured replay and in the what-if,
+// so that a dependency the model lacks shows as a misfit.
 type model struct {
 	tl *timeline.Timeline
 	params
@@ -23,7 +27,7 @@ type model struct {
 	handoff map[int32]handoff
 	// pollLast maps each query of a polling run but its last to the last.
 	pollLast map[int32]int32
-	// Per op: the delays after its stream predecessor's end, and the copy
+	// Per op: the delay after its stream predecessor's end, and the copy
 	// engine it uses (-1 none).
 	latP   []int64
 	engine []int32
@@ -31,8 +35,14 @@ type model struct {
 	// swLat the delay after each entry's op.
 	swFirst []int32
 	swLat   []int64
-	// slots is the capacity of each engine.
-	slots []int
+	// slots is the capacity of each engine; engineAt holds, per op, when an
+	// engine became free for a copy that waited for one in the capture
+	// (noEngineWait for the others), nil when none waited.
+	slots    []int
+	engineAt []int64
+	// typ holds the modelled quantities' classes and their uses.
+	typ   *typicals
+	sizes Sizes
 }
 
 // params are the parts of the model the what-if changes.
@@ -41,12 +51,15 @@ type params struct {
 	callWait []int32 // index into waits, -1 none
 	waits    []simWait
 	opDur    []int64
-	latL     []int64 // an op's delay after its call's start
+	// latL is an op's delay after its call's start, or after its call's
+	// end where fromEnd (a call that does not wait for it).
+	latL    []int64
+	fromEnd []bool
 }
 
 func (p *params) clone() params {
 	return params{callDur: slices.Clone(p.callDur), callWait: slices.Clone(p.callWait), waits: slices.Clone(p.waits),
-		opDur: slices.Clone(p.opDur), latL: slices.Clone(p.latL)}
+		opDur: slices.Clone(p.opDur), latL: slices.Clone(p.latL), fromEnd: slices.Clone(p.fromEnd)}
 }
 
 // copyFrom overwrites p with q, reusing p's arrays.
@@ -56,6 +69,7 @@ func (p *params) copyFrom(q *params) {
 	p.waits = append(p.waits[:0], q.waits...)
 	copy(p.opDur, q.opDur)
 	copy(p.latL, q.latL)
+	copy(p.fromEnd, q.fromEnd)
 }
 
 const (
@@ -83,11 +97,19 @@ type simWait struct {
 	waited bool
 }
 
-// newModel derives the model of tl's measured times.
-func newModel(tl *timeline.Timeline) *model {
-	m := &model{tl: tl, handoff: map[int32]handoff{}, pollLast: map[int32]int32{}}
+// newModel derives the model of tl's measured times; sizes are the size
+// classes of the copies' return delays.
+func newModel(tl *timeline.Timeline, sizes Sizes) *model {
+	m := &model{tl: tl, handoff: map[int32]handoff{}, pollLast: map[int32]int32{}, typ: newTypicals(), sizes: sizes}
 	m.calls()
-	m.ops()
+	waits := m.sampleWaits()
+	m.typ.finish(qReturn, qOwn, qPoll)
+	m.modelWaits(waits)
+	ops := m.sampleLaunches()
+	m.typ.finish(qLaunch, qSubmit)
+	m.sampleQueues(ops)
+	m.typ.finish(qQueue, qEvent)
+	m.modelOps(ops)
 	return m
 }
 
@@ -123,64 +145,194 @@ func (m *model) calls() {
 	for _, h := range tl.Handoffs {
 		m.handoff[h.Call] = handoff{from: h.From, wake: cs.Start[h.Call] - cs.End[h.From]}
 	}
+}
+
+// How a waiting call met its work in the capture.
+const (
+	metWaited  uint8 = iota // it was running when the work began and ended with it
+	metDone                 // the work was done before it began
+	metStaged               // it returned before the work began (a staged copy)
+	metPolled               // a polling run that waited for the work
+	metPollNot              // a polling run whose work was done before its first query
+)
+
+// sampledWait is one of tl.Waits with what the capture shows of it.
+type sampledWait struct {
+	key          tkey
+	met          uint8
+	wEnd, wStart int64
+}
+
+// waitKey is the class of wait w: its call's API and wait kind, and for a
+// copy's own wait the copy's direction, host memory and size class.
+func (m *model) waitKey(w *timeline.Wait, q qcode) tkey {
+	tl := m.tl
+	k := tkey{q: q, api: tl.Calls.Name[w.Call], wait: w.Kind, size: anyClass}
+	if (w.Kind == timeline.WaitCopy || w.Kind == timeline.WaitHeld) && len(w.On) > 0 {
+		j := w.On[0]
+		k.dir, k.mem, k.size = tl.Ops.Dir[j], tl.Ops.HostMem(j), int32(m.sizes.Of(tl.Ops.Bytes[j]))
+	} else {
+		k.dir, k.mem = timeline.DirNone, timeline.MemNone
+	}
+	return k
+}
+
+// sampleWaits sorts every wait by how it met its work and gathers the
+// samples of the return, own and poll delays.
+func (m *model) sampleWaits() []sampledWait {
+	tl := m.tl
+	cs := &tl.Calls
 	o := &tl.Ops
-	for _, w := range tl.Waits {
-		sw := simWait{on: w.On, kind: w.Kind, first: w.PollFirst}
-		var wEnd, wStart int64
+	out := make([]sampledWait, len(tl.Waits))
+	for n := range tl.Waits {
+		w := &tl.Waits[n]
+		sw := &out[n]
 		for k, j := range w.On {
-			if k == 0 || o.End[j] > wEnd {
-				wEnd = o.End[j]
+			if k == 0 || o.End[j] > sw.wEnd {
+				sw.wEnd = o.End[j]
 			}
-			if k == 0 || o.Start[j] > wStart {
-				wStart = o.Start[j]
+			if k == 0 || o.Start[j] > sw.wStart {
+				sw.wStart = o.Start[j]
 			}
 		}
 		i := w.Call
-		if w.Kind == timeline.WaitPoll {
+		switch {
+		case w.Kind == timeline.WaitPoll && sw.wEnd > cs.Start[w.PollFirst]:
+			sw.met, sw.key = metPolled, m.waitKey(w, qPoll)
+			m.typ.add(sw.key, cs.Start[i]-sw.wEnd)
+		case w.Kind == timeline.WaitPoll:
+			sw.met = metPollNot
+		case sw.wEnd <= cs.Start[i]:
+			sw.met, sw.key = metDone, m.waitKey(w, qOwn)
+			m.typ.add(sw.key, cs.End[i]-cs.Start[i])
+		case cs.End[i] < sw.wStart:
+			sw.met = metStaged
+		default:
+			sw.met, sw.key = metWaited, m.waitKey(w, qReturn)
+			m.typ.add(sw.key, cs.End[i]-sw.wEnd)
+		}
+	}
+	return out
+}
+
+// modelWaits gives every wait its delays: typical ones where its class has
+// samples, else its own measured ones. A staged copy's call does not wait
+// for its copy: it keeps its own time.
+func (m *model) modelWaits(sampled []sampledWait) {
+	tl := m.tl
+	cs := &tl.Calls
+	m.waits = make([]simWait, 0, len(tl.Waits))
+	for n := range tl.Waits {
+		w, s := &tl.Waits[n], &sampled[n]
+		i := w.Call
+		sw := simWait{on: w.On, kind: w.Kind, first: w.PollFirst}
+		returnKey := m.waitKey(w, qReturn)
+		switch s.met {
+		case metStaged:
+			continue
+		case metPolled, metPollNot:
 			for q := w.PollFirst; q < i; q++ {
 				m.pollLast[q] = i
 			}
-			sw.waited = wEnd > cs.Start[w.PollFirst]
+			sw.waited = s.met == metPolled
 			if sw.waited {
-				sw.lag = cs.Start[i] - wEnd
+				sw.lag = cs.Start[i] - s.wEnd
+				if v, ok := m.typ.get(s.key); ok {
+					sw.lag = v
+				}
 			} else {
 				sw.lag = cs.Start[i] - cs.Start[w.PollFirst]
 			}
-		} else if wEnd > cs.Start[i] {
-			sw.tail = cs.End[i] - wEnd
-			if cs.End[i] >= wStart {
-				// The call was still running when the work began: it
-				// ends with the work (before it by at most the tail).
-				sw.own = max(sw.tail, 0)
-				sw.clampStart = sw.tail < 0
-			} else {
-				// It returned before the work began (a staged copy): its
-				// own time binds, the work only if it comes later.
-				sw.own = cs.End[i] - cs.Start[i]
-			}
-		} else {
+		case metDone:
+			// Its own time binds; the work binds if it comes later.
 			sw.own = cs.End[i] - cs.Start[i]
+			if v, ok := m.typ.get(returnKey); ok {
+				sw.tail = v
+			}
+		case metWaited:
+			sw.tail = cs.End[i] - s.wEnd
+			if v, ok := m.typ.get(returnKey); ok {
+				sw.tail = v
+			}
+			if v, ok := m.typ.get(m.waitKey(w, qOwn)); ok {
+				sw.own = v
+			}
+			// A call that returns before its work ends still returns
+			// after the work began.
+			sw.clampStart = sw.tail < 0
 		}
 		m.callWait[i] = int32(len(m.waits))
 		m.waits = append(m.waits, sw)
 	}
 }
 
-// opClass sorts ops for their launch-delay floors: kind, and for copies
-// direction and host memory.
-type opClass struct {
-	kind timeline.OpKind
-	dir  timeline.Dir
-	mem  timeline.Mem
-}
-
-func (m *model) ops() {
+// opKey is op j's class for a quantity: its kind, a copy's direction and
+// host memory, and for launches its call's API.
+func (m *model) opKey(j int32, q qcode) tkey {
 	tl := m.tl
 	o := &tl.Ops
-	cs := &tl.Calls
+	k := tkey{q: q, api: timeline.None, kind: o.Kind[j], dir: o.Dir[j], mem: o.HostMem(j), size: anyClass}
+	if c := o.Call[j]; (q == qLaunch || q == qSubmit) && c != timeline.None {
+		k.api = tl.Calls.Name[c]
+	}
+	return k
+}
+
+// launchKey is op j's class of launch delay: after its call's end when
+// the call does not wait for it, else after its start.
+func (m *model) launchKey(j int32) tkey {
+	if m.fromEnd[j] {
+		return m.opKey(j, qSubmit)
+	}
+	return m.opKey(j, qLaunch)
+}
+
+// waitsFor reports whether call c waits for op j.
+func (m *model) waitsFor(c, j int32) bool {
+	if w := m.callWait[c]; w >= 0 {
+		return slices.Contains(m.waits[w].on, j)
+	}
+	return false
+}
+
+// How an op met its dependencies in the capture: what it started after.
+const (
+	boundNone   uint8 = iota // first on its stream, without a call
+	boundLaunch              // its launch: every GPU-side dependency was done by then
+	boundPred                // its stream predecessor
+	boundEvent               // an event another stream recorded (the entry in StreamWaits)
+	boundEngine              // a copy engine
+	boundEither              // a GPU-side dependency done after its launch but before the typical launch delay ran out
+)
+
+// sampledOp is what held one op back in the capture.
+type sampledOp struct {
+	at    int64 // when the binding GPU-side dependency was done
+	sw    int32 // the binding StreamWaits entry
+	kind  uint8 // what it was bound by, before the launch is weighed
+	bound uint8
+}
+
+// anchor is the measured time op j's launch delay runs from: its call's
+// start or end.
+func (m *model) anchor(j int32) int64 {
+	c := m.tl.Ops.Call[j]
+	if m.fromEnd[j] {
+		return m.tl.Calls.End[c]
+	}
+	return m.tl.Calls.Start[c]
+}
+
+// sampleLaunches finds what held each op back on the GPU in the capture
+// and gathers the samples of the launch delays: the ops whose GPU-side
+// dependencies were all done when their launch delay began.
+func (m *model) sampleLaunches() []sampledOp {
+	tl := m.tl
+	o := &tl.Ops
 	n := o.Len()
 	m.opDur = make([]int64, n)
 	m.latL = make([]int64, n)
+	m.fromEnd = make([]bool, n)
 	m.latP = make([]int64, n)
 	m.engine = make([]int32, n)
 	m.swFirst = make([]int32, n)
@@ -188,6 +340,9 @@ func (m *model) ops() {
 		m.swFirst[j] = -1
 		m.opDur[j] = o.End[j] - o.Start[j]
 		m.engine[j] = int32(tl.EngineOf(int32(j)))
+		if c := o.Call[j]; c != timeline.None {
+			m.fromEnd[j] = !m.waitsFor(c, int32(j))
+		}
 	}
 	for k := len(tl.StreamWaits) - 1; k >= 0; k-- {
 		m.swFirst[tl.StreamWaits[k].Op] = int32(k)
@@ -196,88 +351,120 @@ func (m *model) ops() {
 	for _, e := range tl.Engines {
 		m.slots = append(m.slots, e.Capacity)
 	}
-	engineFree := m.engineFree()
-	// q is, per op, the latest GPU-side readiness in the capture (stream
-	// predecessor, event, engine) and which one it was.
-	q := make([]int64, n)
-	qKind := make([]uint8, n) // 0 none, 1 predecessor, 2 event (entry in swBind), 3 engine
-	swBind := make([]int32, n)
+	m.engineAt = m.engineFree()
+	out := make([]sampledOp, n)
 	for j := range o.Kind {
-		s := tl.Streams[o.Stream[j]]
-		if int32(j) > s.First {
-			q[j], qKind[j] = o.End[j-1], 1
+		op, s := int32(j), &out[j]
+		// The latest GPU-side readiness in the capture: stream predecessor,
+		// event, engine.
+		if op > tl.Streams[o.Stream[j]].First {
+			s.at, s.kind = o.End[j-1], boundPred
 		}
-		for k := m.swFirst[j]; k >= 0 && k < int32(len(tl.StreamWaits)) && tl.StreamWaits[k].Op == int32(j); k++ {
-			if e := o.End[tl.StreamWaits[k].On]; qKind[j] == 0 || e > q[j] {
-				q[j], qKind[j], swBind[j] = e, 2, k
+		for k := m.swFirst[j]; k >= 0 && k < int32(len(tl.StreamWaits)) && tl.StreamWaits[k].Op == op; k++ {
+			if e := o.End[tl.StreamWaits[k].On]; s.kind == boundNone || e > s.at {
+				s.at, s.kind, s.sw = e, boundEvent, k
 			}
 		}
-		if f, ok := engineFree[int32(j)]; ok && (qKind[j] == 0 || f > q[j]) {
-			q[j], qKind[j] = f, 3
+		if f, ok := m.engineWait(op); ok && (s.kind == boundNone || f > s.at) {
+			s.at, s.kind = f, boundEngine
 		}
-	}
-	// The floor of each class: the median launch delay of the ops the
-	// GPU was waiting for (launch-bound).
-	bound := map[opClass][]int64{}
-	classes := map[opClass]bool{}
-	for j := range o.Kind {
-		c := o.Call[j]
-		if c == timeline.None {
+		s.bound = s.kind
+		if o.Call[j] == timeline.None {
 			continue
 		}
-		k := opClass{o.Kind[j], o.Dir[j], o.HostMem(int32(j))}
-		lat := o.Start[j] - cs.Start[c]
-		if qKind[j] == 0 || q[j] <= cs.Start[c] {
-			bound[k] = append(bound[k], lat)
-		}
-		classes[k] = true
-	}
-	// A class none of whose ops was launch-bound takes the median over
-	// every launch-bound op (its own least delay may be all queueing).
-	var all []int64
-	for _, v := range bound {
-		all = append(all, v...)
-	}
-	floor := map[opClass]int64{}
-	for k := range classes {
-		floor[k] = 0
-		if len(all) > 0 {
-			floor[k] = medianInt(all)
+		if at := m.anchor(op); s.kind == boundNone || s.at <= at {
+			s.bound = boundLaunch
+			m.typ.add(m.launchKey(op), o.Start[j]-at)
 		}
 	}
-	for k, v := range bound {
-		floor[k] = medianInt(v)
-	}
+	return out
+}
+
+// sampleQueues gathers the samples of the queue and event delays: the ops
+// whose GPU-side dependency was done after their launch would typically
+// have started them. An op whose dependency was done between its launch
+// and the typical launch delay's end is no sample of either.
+func (m *model) sampleQueues(sampled []sampledOp) {
+	o := &m.tl.Ops
 	for j := range o.Kind {
+		op, s := int32(j), &sampled[j]
+		if s.bound == boundLaunch || s.bound == boundNone {
+			continue
+		}
+		if o.Call[j] != timeline.None {
+			if v, ok := m.typ.get(m.launchKey(op)); ok && s.at <= m.anchor(op)+v {
+				s.bound = boundEither
+				continue
+			}
+		}
+		switch s.bound {
+		case boundPred:
+			m.typ.add(m.opKey(op, qQueue), o.Start[j]-s.at)
+		case boundEvent:
+			m.typ.add(m.opKey(op, qEvent), o.Start[j]-s.at)
+		}
+	}
+}
+
+// modelOps gives every op its delays after its launch, its stream
+// predecessor and its events: typical ones where its class has samples,
+// else its own measured ones (and none for a dependency that did not hold
+// it back). An op without a call (a unified-memory migration, which page
+// faults start) keeps its measured delay after its stream predecessor. A
+// copy engine binds by itself in the simulation.
+func (m *model) modelOps(sampled []sampledOp) {
+	tl := m.tl
+	o := &tl.Ops
+	for j := range o.Kind {
+		op, s := int32(j), &sampled[j]
 		c := o.Call[j]
-		launchBound := c != timeline.None && (qKind[j] == 0 || q[j] <= cs.Start[c])
 		if c != timeline.None {
-			lat := max(o.Start[j]-cs.Start[c], 0)
-			if !launchBound {
-				lat = min(lat, floor[opClass{o.Kind[j], o.Dir[j], o.HostMem(int32(j))}])
+			m.latL[j] = o.Start[j] - m.anchor(op)
+			if v, ok := m.typ.get(m.launchKey(op)); ok {
+				m.latL[j] = v
 			}
-			m.latL[j] = lat
+			if !m.fromEnd[j] {
+				m.latL[j] = max(m.latL[j], 0)
+			}
 		}
-		if launchBound {
-			continue
+		if op > tl.Streams[o.Stream[j]].First {
+			if s.bound == boundPred {
+				m.latP[j] = max(o.Start[j]-s.at, 0)
+			}
+			if c == timeline.None {
+				m.latP[j] = max(o.Start[j]-o.End[j-1], 0)
+			} else if v, ok := m.typ.get(m.opKey(op, qQueue)); ok {
+				m.latP[j] = max(v, 0)
+			}
 		}
-		delay := max(o.Start[j]-q[j], 0)
-		switch qKind[j] {
-		case 1:
-			m.latP[j] = delay
-		case 2:
-			m.swLat[swBind[j]] = delay
-		case 3:
-			// The engine binds by itself in the simulation.
+		for k := m.swFirst[j]; k >= 0 && k < int32(len(tl.StreamWaits)) && tl.StreamWaits[k].Op == op; k++ {
+			if s.bound == boundEvent && s.sw == k {
+				m.swLat[k] = max(o.Start[j]-s.at, 0)
+			}
+			if v, ok := m.typ.get(m.opKey(op, qEvent)); ok {
+				m.swLat[k] = max(v, 0)
+			}
 		}
 	}
+}
+
+// noEngineWait marks an op that did not wait for a copy engine.
+const noEngineWait = math.MinInt64
+
+// engineWait is when a copy engine became free for op j in the capture,
+// false when j did not wait for one.
+func (m *model) engineWait(j int32) (int64, bool) {
+	if m.engineAt == nil || m.engineAt[j] == noEngineWait {
+		return 0, false
+	}
+	return m.engineAt[j], true
 }
 
 // engineFree finds, for each copy that waited for a copy engine in the
 // capture, when an engine became free for it: the latest end of a copy of
 // the same engine between its launch and its start, at a moment when every
-// engine was busy.
-func (m *model) engineFree() map[int32]int64 {
+// engine was busy. It returns nil when no copy waited.
+func (m *model) engineFree() []int64 {
 	tl := m.tl
 	o := &tl.Ops
 	cs := &tl.Calls
@@ -287,7 +474,7 @@ func (m *model) engineFree() map[int32]int64 {
 			byEngine[e] = append(byEngine[e], int32(j))
 		}
 	}
-	free := map[int32]int64{}
+	var free []int64
 	for e, ops := range byEngine {
 		starts := make([]int64, len(ops))
 		ends := make([]int64, len(ops))
@@ -312,16 +499,15 @@ func (m *model) engineFree() map[int32]int64 {
 				continue
 			}
 			if running(ends[k]-1) >= m.slots[e] {
+				if free == nil {
+					free = make([]int64, o.Len())
+					for i := range free {
+						free[i] = noEngineWait
+					}
+				}
 				free[j] = ends[k]
 			}
 		}
 	}
 	return free
-}
-
-// medianInt is the middle value of v (the upper one of two), at least 0.
-// v is reordered.
-func medianInt(v []int64) int64 {
-	slices.Sort(v)
-	return max(v[len(v)/2], 0)
 }

@@ -43,32 +43,24 @@ func replayExport(t *testing.T, path string, opts timeline.Options, coster repla
 	return tl, res
 }
 
-// The replay as captured must reproduce every real capture: within 5% per
-// region (median, span, period); here every call and op lands where it was
-// measured, so the fit is exact.
+// The replay as captured must reproduce every real capture within 5% per
+// region (median, span, period), though every delay behind a dependency is
+// its class's typical one, not the call's or op's own: the fit measures
+// what the model misses. The table, with each capture's latest misfit, is
+// a golden file.
 func TestRealCapturesReplayAsCaptured(t *testing.T) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the replay as captured against the capture, per region\n(ms; fit is replayed/measured - 1)\n")
 	for _, path := range shipped(t) {
-		tl := buildExport(t, path, timeline.Options{})
-		sc, err := replay.Simulate(context.Background(), tl)
-		if err != nil {
-			t.Fatal(err)
+		tl, res := replayExport(t, path, timeline.Options{}, replay.Chain{})
+		if res.Forced != 0 {
+			t.Errorf("%s: %d dependencies forced", path, res.Forced)
 		}
-		m := replay.Measured(tl)
-		var worst int64
-		for i := range m.CallStart {
-			worst = max(worst, abs(sc.CallStart[i]-m.CallStart[i]), abs(sc.CallEnd[i]-m.CallEnd[i]))
-		}
-		for j := range m.OpStart {
-			worst = max(worst, abs(sc.OpStart[j]-m.OpStart[j]), abs(sc.OpEnd[j]-m.OpEnd[j]))
-		}
-		if sc.Forced != 0 {
-			t.Errorf("%s: %d dependencies forced", path, sc.Forced)
-		}
-		_, res := replayExport(t, path, timeline.Options{}, replay.Chain{})
-		var b strings.Builder
-		fmt.Fprintf(&b, "%s: %d calls, %d ops, worst replayed time off by %d ns\n", path, tl.Calls.Len(), tl.Ops.Len(), worst)
+		rel, _ := filepath.Rel(filepath.Join("..", "testdata", "captures"), path)
+		fmt.Fprintf(&b, "\n%s: %d calls, %d ops\n", filepath.ToSlash(rel), tl.Calls.Len(), tl.Ops.Len())
+		fmt.Fprintf(&b, "  %-17s %4s %9s %9s %7s %9s %9s %7s\n", "region", "n", "median", "replayed", "fit", "span", "replayed", "fit")
 		for _, r := range res.Regions {
-			fmt.Fprintf(&b, "  %-24s %3d  median %10.4f ms replayed %10.4f (%+.3f%%)  span %10.3f ms replayed %10.3f (%+.3f%%)\n",
+			fmt.Fprintf(&b, "  %-17.17s %4d %9.3f %9.3f %+6.1f%% %9.3f %9.3f %+6.1f%%\n",
 				r.Name, r.Instances, r.MedianMs, r.ReplayMedianMs, 100*r.Fit.Median, r.SpanMs, r.ReplaySpanMs, 100*r.Fit.Span)
 			for _, f := range []float64{r.Fit.Median, r.Fit.Span, r.Fit.Period} {
 				if math.Abs(f) > 0.05 {
@@ -76,23 +68,38 @@ func TestRealCapturesReplayAsCaptured(t *testing.T) {
 				}
 			}
 		}
-		t.Log(b.String())
+		if len(res.Misfits) > 0 {
+			f := res.Misfits[0]
+			fmt.Fprintf(&b, "  latest misfit: %s,\n    %d of %d late by %.3f ms in all (early by %.3f)\n", misfitClass(f),
+				f.Late, f.Count, float64(f.LateNs)/1e6, float64(f.EarlyNs)/1e6)
+		}
 	}
+	golden.Assert(t, filepath.Join("testdata", "fit.txt"), []byte(b.String()))
 }
 
-func abs(v int64) int64 { return max(v, -v) }
+// misfitClass names a misfit's class in one line.
+func misfitClass(f replay.Misfit) string {
+	var parts []string
+	for _, p := range []string{f.What, f.API, f.Op, string(f.Direction), string(f.Memory), f.Wait} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, " ")
+}
 
 // sqlRegions computes every region instance's start and completion with
 // one query of plain SQL, independent of the timeline: an NVTX push/pop
-// range, from its start to the end of the last GPU operation launched by a
-// call of its process that started inside it, or its own end if later;
+// range, from its start to the end of the last GPU operation (a whole
+// graph launch among them) launched by a call of its process that started
+// inside it, or its own end if later;
 // and the capture, from the first host-device copy call to the last
 // operation's end.
 func sqlRegions(t *testing.T, path string) map[string][][2]int64 {
 	t.Helper()
 	db := openExport(t, path)
 	var ops []string
-	for _, tb := range []string{"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"} {
+	for _, tb := range []string{"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_GRAPH_TRACE"} {
 		if name := table(t, db, tb); name != "" {
 			ops = append(ops, `SELECT correlationId c, (globalPid >> 24) & 16777215 pid, "end" e FROM `+name)
 		}

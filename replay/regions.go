@@ -44,6 +44,12 @@ type Region struct {
 	// HostShare is the host time held by the region's host-device copy
 	// calls as a share of the region's time.
 	HostShare Share `json:"hostShare"`
+	// Queued is the share of instances that completed after the next
+	// instance on their thread began: the GPU ran behind the host, so an
+	// instance's time holds the backlog of the ones before it, and the
+	// span (the loop's throughput) measures the region better than the
+	// median instance.
+	Queued Share `json:"queued"`
 	// Fit is the replay against the measurement: replayed over measured,
 	// less one, for the median and the span.
 	Fit Fit `json:"fit"`
@@ -115,6 +121,7 @@ type measure struct {
 	instances               int
 	median, span, period    float64
 	overlap, hostShare      float64
+	queued                  float64
 	copyNs, overlapNs, hold int64
 }
 
@@ -159,18 +166,23 @@ func (rg *regions) measureAll(s *Schedule) []measure {
 		}
 		m.median = median(times)
 		m.span = float64(last - first)
-		// Periods: instances of one thread in measured order.
-		byThread := map[int32][]int64{}
+		// Periods and backlog: instances of one thread in measured order.
+		byThread := map[int32][]inst{}
 		for _, in := range is {
-			byThread[in.thread] = append(byThread[in.thread], in.start)
+			byThread[in.thread] = append(byThread[in.thread], in)
 		}
 		periods := make([]float64, 0, len(is))
-		for _, starts := range byThread {
-			for i := 1; i < len(starts); i++ {
-				periods = append(periods, float64(starts[i]-starts[i-1]))
+		queued := 0
+		for _, ins := range byThread {
+			for i := 1; i < len(ins); i++ {
+				periods = append(periods, float64(ins[i].start-ins[i-1].start))
+				if ins[i-1].end > ins[i].start {
+					queued++
+				}
 			}
 		}
 		m.period = median(periods)
+		m.queued = float64(queued) / float64(len(is))
 		if m.copyNs > 0 {
 			m.overlap = float64(m.overlapNs) / float64(m.copyNs)
 		}
@@ -361,6 +373,7 @@ func (rg *regions) compare(mm, rm []measure, pm [3][]measure) []Region {
 				PredictedLowMs: ms(lo(per)), PredictedHighMs: ms(hi(per))},
 			Overlap:   Share{Measured: m.overlap, Predicted: p.overlap},
 			HostShare: Share{Measured: m.hostShare, Predicted: p.hostShare},
+			Queued:    Share{Measured: m.queued, Predicted: p.queued},
 			Fit:       Fit{Median: relErr(r.median, m.median), Span: relErr(r.span, m.span), Period: relErr(r.period, m.period)},
 		})
 	}

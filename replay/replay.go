@@ -1,14 +1,3 @@
-// Package replay simulates a capture's timeline (package timeline) as a
-// discrete-event program: each host thread runs its calls in order with
-// the measured host time between them, each stream its ops in order, and
-// every dependency the capture recorded holds (launches, stream order,
-// host waits, event waits, copy engines). Replayed as captured it must
-// reproduce the capture, and its fit per region says how far to trust it;
-// the what-if then re-costs every copy from pageable host memory as a
-// pinned copy and replays again, at low, middle and high costs, to
-// predict each region's time with a bound.
-//
-// The result is typed numbers only; words belong to the report.
 package replay
 
 import (
@@ -30,7 +19,29 @@ type Options struct {
 	// Sizes are the size classes the costs are reported by (and the
 	// capture's own costs taken over). Of nil puts every size in one class.
 	Sizes Sizes
+	// PinBy says how the program is to pin its buffers.
+	PinBy PinBy
 }
+
+// PinBy is how a program pins the buffers of its copies, which decides
+// what pinning costs the host beside the pinned copy.
+type PinBy uint8
+
+const (
+	// PinInPlace: the buffers are allocated pinned and reused
+	// (cudaMallocHost, cudaHostAlloc, cuMemHostAlloc, cupyx.empty_pinned,
+	// a tensor pinned once): no host time per copy.
+	PinInPlace PinBy = iota
+	// PinByCopy: each buffer is copied into pinned memory before its copy
+	// (PyTorch's DataLoader(pin_memory=True), tensor.pin_memory() of each
+	// batch). That host copy replaces the driver's own staging of the
+	// bytes into pinned memory, which the pageable call's host time holds:
+	// the high bound pays it, at that time, on the copying call's thread
+	// before the call (an inline pin_memory(), or a pin thread that
+	// competes with it); the low and middle costs take it off the thread
+	// (a pin thread on a core of its own).
+	PinByCopy
+)
 
 // Result is a replay's answer: the regions' times as measured, replayed
 // and predicted after pinning, the assumptions made, and the costs used.
@@ -38,10 +49,22 @@ type Result struct {
 	Regions     []Region              `json:"regions"`
 	Assumptions []timeline.Assumption `json:"assumptions"`
 	Costs       []CostUse             `json:"costs"`
+	// Model lists the typical delays the replays took in place of each
+	// call's and op's own (Typical).
+	Model []Typical `json:"model"`
+	// Misfits are the classes of calls and ops the capture shows latest
+	// against the model, at most MaxMisfits, latest first: where to look
+	// when the fit is poor.
+	Misfits []Misfit `json:"misfits"`
 	// Recosted is how many copies from pageable memory the what-if
-	// re-costed as pinned; Uncosted how many it could find no cost for.
+	// re-costed as pinned; Uncosted how many it could find no cost for;
+	// Kept how many it kept as measured because no copy call made them (a
+	// CUDA graph's memcpy nodes).
 	Recosted int `json:"recosted"`
 	Uncosted int `json:"uncosted"`
+	Kept     int `json:"kept"`
+	// PinBy is how the what-if took the buffers to be pinned.
+	PinBy PinBy `json:"pinBy"`
 	// Forced counts the dependencies any replay had to take at their
 	// measured time to go on; 0 on a timeline without cycles.
 	Forced int `json:"forced"`
@@ -64,10 +87,20 @@ type CostUse struct {
 	PinnedCallNs Bound `json:"pinnedCallNs"`
 	PinnedGPUNs  Bound `json:"pinnedGpuNs"`
 	// CallSource and GPUSource say where the pinned costs come from
-	// ("mixed" when from more than one), "" when none was found.
+	// (SourceCapture, SourceRun, SourceLink; SourceMixed when from more
+	// than one), "" when none was found; CallFrom and GPUFrom name the run
+	// folder or link of a rate.
 	CallSource string `json:"callSource"`
 	GPUSource  string `json:"gpuSource"`
-	Samples    int    `json:"samples"`
+	CallFrom   string `json:"callFrom,omitempty"`
+	GPUFrom    string `json:"gpuFrom,omitempty"`
+	// Samples and CallSamples are the most measured pinned copies and calls
+	// of the capture a cost of the group came from.
+	Samples     int `json:"samples"`
+	CallSamples int `json:"callSamples"`
+	// PinCopyNs is the host time the high bound added for copying the
+	// buffers into pinned memory (PinByCopy), summed.
+	PinCopyNs int64 `json:"pinCopyNs"`
 }
 
 // oneSize puts every copy in one size class.
@@ -92,7 +125,7 @@ func Replay(ctx context.Context, tl *timeline.Timeline, opts Options) (*Result, 
 	if coster == nil {
 		coster = NewCaptureCoster(tl, sizes)
 	}
-	m := newModel(tl)
+	m := newModel(tl, sizes)
 	res := &Result{}
 	rg := newRegions(tl)
 	measured := rg.measureAll(Measured(tl))
@@ -104,7 +137,7 @@ func Replay(ctx context.Context, tl *timeline.Timeline, opts Options) (*Result, 
 	}
 	res.Forced += sc.Forced
 	replayed := rg.measureAll(sc)
-	w := m.whatIf(coster, sizes, res)
+	w := m.whatIf(coster, sizes, opts.PinBy, res)
 	var runs [3][]measure
 	scratch := base.clone()
 	for l := levelLow; l <= levelHigh; l++ {
@@ -117,6 +150,14 @@ func Replay(ctx context.Context, tl *timeline.Timeline, opts Options) (*Result, 
 		runs[l] = rg.measureAll(sc)
 	}
 	res.Regions = rg.compare(measured, replayed, runs)
+	res.Model = m.typ.list(tl, sizes)
+	res.Misfits = m.misfits()
+	for k, f := range res.Misfits {
+		if f.Late == 0 || k == MaxMisfits {
+			res.Misfits = res.Misfits[:k]
+			break
+		}
+	}
 	res.Assumptions = append(slices.Clone(tl.Assumptions), w.assumed...)
 	timeline.SortAssumptions(res.Assumptions)
 	return res, nil
@@ -124,7 +165,7 @@ func Replay(ctx context.Context, tl *timeline.Timeline, opts Options) (*Result, 
 
 // Simulate replays tl as captured and returns its schedule.
 func Simulate(ctx context.Context, tl *timeline.Timeline) (*Schedule, error) {
-	m := newModel(tl)
+	m := newModel(tl, oneSize)
 	sc := newSchedule(tl)
 	if err := m.simulate(ctx, &m.params, sc); err != nil {
 		return nil, err
@@ -135,8 +176,8 @@ func Simulate(ctx context.Context, tl *timeline.Timeline) (*Schedule, error) {
 // SimulatePinned replays tl with its pageable copies re-costed by coster
 // at the middle of their costs.
 func SimulatePinned(ctx context.Context, tl *timeline.Timeline, coster Coster) (*Schedule, error) {
-	m := newModel(tl)
-	w := m.whatIf(coster, oneSize, &Result{})
+	m := newModel(tl, oneSize)
+	w := m.whatIf(coster, oneSize, PinInPlace, &Result{})
 	p := m.params.clone()
 	w.apply(&p, levelMid)
 	sc := newSchedule(tl)
@@ -152,28 +193,46 @@ type whatIf struct {
 	m       *model
 	recost  []recost
 	assumed []timeline.Assumption
+	// at indexes assumed by kind, process, stream and API.
+	at map[assumeAt]int
+}
+
+type assumeAt struct {
+	kind        timeline.AssumptionKind
+	pid, stream int64
+	api         string
+}
+
+// assume notes one copy the what-if could not re-cost.
+func (w *whatIf) assume(kind timeline.AssumptionKind, pid, stream int64, api string, corr int64) {
+	k := assumeAt{kind, pid, stream, api}
+	if i, ok := w.at[k]; ok {
+		w.assumed[i].Count++
+		return
+	}
+	w.at[k] = len(w.assumed)
+	w.assumed = append(w.assumed, timeline.Assumption{Kind: kind, PID: pid, API: api, Event: records.NoID, Stream: stream, Count: 1, Corr: corr})
 }
 
 type recost struct {
-	op   int32
-	cost Cost
+	op        int32
+	call, gpu Bound
+	// pinCopy is the host time of copying the buffer into pinned memory
+	// that the high bound pays (PinByCopy), 0 otherwise.
+	pinCopy int64
 }
 
-func (m *model) whatIf(coster Coster, sizes Sizes, res *Result) *whatIf {
+func (m *model) whatIf(coster Coster, sizes Sizes, pinBy PinBy, res *Result) *whatIf {
 	tl := m.tl
 	o := &tl.Ops
-	w := &whatIf{m: m}
+	w := &whatIf{m: m, at: map[assumeAt]int{}}
+	res.PinBy = pinBy
 	type useKey struct {
 		dir   vocab.CopyKind
 		class int
 		async bool
 	}
 	uses := map[useKey]*CostUse{}
-	type missKey struct {
-		pid, stream int64
-		api         string
-	}
-	missing := map[missKey]int{}
 	chain := Chain{coster}
 	for j := range o.Kind {
 		op := int32(j)
@@ -181,11 +240,18 @@ func (m *model) whatIf(coster Coster, sizes Sizes, res *Result) *whatIf {
 			continue
 		}
 		c := o.Call[j]
+		s := tl.Streams[o.Stream[j]]
 		async := true
 		api := ""
 		if c != timeline.None {
 			api = tl.Name(tl.Calls.Name[c])
-			async = timeline.RoleOf(api) != timeline.RoleCopyBlocking
+			role := timeline.RoleOf(api)
+			if role != timeline.RoleCopyAsync && role != timeline.RoleCopyBlocking {
+				res.Kept++
+				w.assume(timeline.AssumeGraphCopy, s.PID, s.ID, api, o.Corr[j])
+				continue
+			}
+			async = role == timeline.RoleCopyAsync
 		}
 		dir := o.Dir[j].Kind()
 		k := useKey{dir, sizes.Of(o.Bytes[j]), async}
@@ -203,24 +269,24 @@ func (m *model) whatIf(coster Coster, sizes Sizes, res *Result) *whatIf {
 		cost, _ := chain.Pinned(dir, o.Bytes[j], async)
 		if !cost.complete() {
 			res.Uncosted++
-			s := tl.Streams[o.Stream[j]]
-			mk := missKey{s.PID, s.ID, api}
-			if i, ok := missing[mk]; ok {
-				w.assumed[i].Count++
-			} else {
-				missing[mk] = len(w.assumed)
-				w.assumed = append(w.assumed, timeline.Assumption{Kind: timeline.AssumeNoCost, PID: s.PID, API: api,
-					Event: records.NoID, Stream: s.ID, Count: 1, Corr: o.Corr[j]})
-			}
+			w.assume(timeline.AssumeNoCost, s.PID, s.ID, api, o.Corr[j])
 			continue
 		}
 		res.Recosted++
-		w.recost = append(w.recost, recost{op: op, cost: cost})
+		rc := recost{op: op, call: cost.CallNs, gpu: cost.GPUNs}
+		if pinBy == PinByCopy && c != timeline.None {
+			rc.pinCopy = tl.Calls.Duration(c)
+			u.PinCopyNs += rc.pinCopy
+		}
+		w.recost = append(w.recost, rc)
 		u.PinnedCallNs = u.PinnedCallNs.add(cost.CallNs)
 		u.PinnedGPUNs = u.PinnedGPUNs.add(cost.GPUNs)
 		u.CallSource = mergeSource(u.CallSource, cost.CallSource)
 		u.GPUSource = mergeSource(u.GPUSource, cost.GPUSource)
+		u.CallFrom = mergeFrom(u.CallFrom, cost.CallFrom)
+		u.GPUFrom = mergeFrom(u.GPUFrom, cost.GPUFrom)
 		u.Samples = max(u.Samples, cost.Samples)
+		u.CallSamples = max(u.CallSamples, cost.CallSamples)
 	}
 	for _, u := range uses {
 		res.Costs = append(res.Costs, *u)
@@ -243,6 +309,15 @@ func mergeSource(have, add string) string {
 	return SourceMixed
 }
 
+// mergeFrom keeps the one rate source a group's costs name, SourceMixed
+// for several.
+func mergeFrom(have, add string) string {
+	if add == "" {
+		return have
+	}
+	return mergeSource(have, add)
+}
+
 func boolInt(b bool) int {
 	if b {
 		return 1
@@ -253,20 +328,25 @@ func boolInt(b bool) int {
 func roundNs(v float64) int64 { return int64(math.Round(v)) }
 
 // apply re-costs the copies in p at level l: each copy's GPU time becomes
-// its pinned cost; an async call holds its thread for the pinned call's
-// time and no longer waits for its copy; a blocking call still waits for
-// its copy, then holds the thread for the rest of the pinned call's time.
+// its pinned cost and it starts as the pinned call's time has passed (at
+// the high level, after the host copy into pinned memory too, with
+// PinByCopy); an async call holds its thread for that time and no longer
+// waits for its copy; a blocking call still waits for its copy.
 func (w *whatIf) apply(p *params, l level) {
 	tl := w.m.tl
 	for _, r := range w.recost {
 		j := r.op
-		p.opDur[j] = max(roundNs(r.cost.GPUNs.at(l)), 0)
+		p.opDur[j] = max(roundNs(r.gpu.at(l)), 0)
 		c := tl.Ops.Call[j]
 		if c == timeline.None {
 			continue
 		}
-		call := max(roundNs(r.cost.CallNs.at(l)), 0)
-		p.latL[j] = min(p.latL[j], call)
+		call := max(roundNs(r.call.at(l)), 0)
+		if l == levelHigh {
+			call += r.pinCopy
+		}
+		// A pinned copy starts as its call returns.
+		p.latL[j], p.fromEnd[j] = call, false
 		switch timeline.RoleOf(tl.Name(tl.Calls.Name[c])) {
 		case timeline.RoleCopyBlocking:
 			on := []int32{j}
@@ -274,7 +354,7 @@ func (w *whatIf) apply(p *params, l level) {
 				on = p.waits[wi].on
 			}
 			p.callWait[c] = int32(len(p.waits))
-			p.waits = append(p.waits, simWait{on: on, kind: timeline.WaitCopy, own: call, tail: max(call-p.latL[j], 0)})
+			p.waits = append(p.waits, simWait{on: on, kind: timeline.WaitCopy, own: call})
 		case timeline.RoleCopyAsync:
 			if wi := p.callWait[c]; wi >= 0 && p.waits[wi].kind == timeline.WaitHeld {
 				p.callWait[c] = -1

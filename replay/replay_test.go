@@ -67,7 +67,8 @@ func (s *synthetic) op(corr int64) int32 {
 }
 
 // asCaptured checks that the replay as captured reproduces every call and
-// op exactly.
+// op exactly: in these small captures each class of delay has one sample,
+// so its typical delay is that sample's own.
 func (s *synthetic) asCaptured() {
 	s.t.Helper()
 	sc, err := replay.Simulate(context.Background(), s.tl)
@@ -403,5 +404,125 @@ func TestPinnedPipelineOverlaps(t *testing.T) {
 	}
 	if res.Recosted != 12 {
 		t.Errorf("re-costed %d copies, want 12", res.Recosted)
+	}
+}
+
+// unrecordedWait is a loop whose kernel B on stream 2 waits, in the
+// capture, for kernel A on stream 1; with recorded, the wait is in the
+// trace (cudaEventRecord and cudaStreamWaitEvent), without it the trace
+// does not say (as with the legacy default stream's implicit
+// synchronisation). A takes 100 µs in three steps of four and 2 ms in the
+// fourth.
+func unrecordedWait(recorded bool) *timelinetest.Capture {
+	var c timelinetest.Capture
+	var t0 int64
+	for i := range 8 {
+		dA := int64(100_000)
+		if i%4 == 3 {
+			dA = 2_000_000
+		}
+		aEnd := t0 + 10_000 + dA
+		c.Launch(1, t0, t0+5_000, 1, t0+10_000, aEnd)
+		if recorded {
+			rec := c.Call(1, "cudaEventRecord", t0+6_000, t0+8_000)
+			c.Record(rec, 1, 1)
+			w := c.Call(1, "cudaStreamWaitEvent", t0+9_000, t0+11_000)
+			c.Sync(records.SyncStreamWait, w, 2, 1, t0+9_000, t0+11_000)
+		}
+		bEnd := aEnd + 2_000 + 50_000
+		c.Launch(1, t0+12_000, t0+17_000, 2, aEnd+2_000, bEnd)
+		sy := c.Call(1, "cudaStreamSynchronize", t0+20_000, bEnd+5_000)
+		c.Sync(records.SyncStream, sy, 2, records.NoID, t0+20_000, bEnd+5_000)
+		c.Range(1, "step", t0, bEnd+10_000)
+		t0 = bEnd + 15_000
+	}
+	return &c
+}
+
+// bOf is the correlation id of the first kernel on stream 2.
+func bOf(tl *timeline.Timeline) int64 {
+	for _, st := range tl.Streams {
+		if st.ID == 2 {
+			return tl.Ops.Corr[st.First]
+		}
+	}
+	return -1
+}
+
+// The as-captured replay takes every launch, queue, event and return
+// delay as typical for its class, so that a dependency the trace lacks
+// shows: without the event, kernel B's start follows no typical delay
+// after its launch, the step's median replays far off and Misfits names
+// B's launches; with the event in the trace the same loop replays to
+// within a microsecond.
+func TestUnmodelledDependencyFailsTheFit(t *testing.T) {
+	for _, recorded := range []bool{false, true} {
+		s := newSynthetic(t, unrecordedWait(recorded), timeline.Options{})
+		res, err := replay.Replay(context.Background(), s.tl, replay.Options{Coster: replay.Chain{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		step := regionNamed(t, res, "step")
+		t.Logf("recorded %v: step median %.4f ms replayed %.4f (%+.1f%%), span %.4f replayed %.4f (%+.1f%%)", recorded,
+			step.MedianMs, step.ReplayMedianMs, 100*step.Fit.Median, step.SpanMs, step.ReplaySpanMs, 100*step.Fit.Span)
+		misfits := replay.Misfits(s.tl)
+		if recorded {
+			if math.Abs(step.ReplayMedianMs-step.MedianMs) > 1e-3 || math.Abs(step.ReplaySpanMs-step.SpanMs) > 1e-3 {
+				t.Errorf("with the event recorded the step replays %.4f ms (span %.4f), measured %.4f (%.4f)",
+					step.ReplayMedianMs, step.ReplaySpanMs, step.MedianMs, step.SpanMs)
+			}
+			if len(misfits) > 0 && misfits[0].Late > 0 {
+				t.Errorf("with the event recorded, misfits %+v", misfits[0])
+			}
+			continue
+		}
+		if math.Abs(step.Fit.Median) < 0.5 || math.Abs(step.Fit.Span) < 0.05 {
+			t.Errorf("without the event the step replays %+.1f%% off (span %+.1f%%), want the fit to fail", 100*step.Fit.Median, 100*step.Fit.Span)
+		}
+		// Kernel launches take 288 µs as typical (A's 5 µs, B's 97 µs and
+		// 1997 µs): B of the two long steps came later than that.
+		if len(misfits) == 0 || misfits[0].What != "op" || misfits[0].API != "cudaLaunchKernel" || misfits[0].Late != 2 ||
+			s.tl.Ops.Stream[s.op(misfits[0].WorstCorr)] != s.tl.Ops.Stream[s.op(bOf(s.tl))] {
+			t.Errorf("misfits %+v, want kernel launches first, B late in the two long steps", misfits)
+		}
+	}
+}
+
+// A pageable copy a graph launch made is kept as measured and named; a
+// program that pins by copying each buffer pays, in the high bound, a host
+// copy as long as the pageable call's own time, before the call.
+func TestGraphCopyKeptAndPinByCopy(t *testing.T) {
+	var c timelinetest.Capture
+	g := c.Call(1, "cudaGraphLaunch", 0, 10)
+	c.Copy(g, 7, htod, pageable, device, 1<<20, 20, 520)
+	cp := c.Call(1, "cudaMemcpyAsync", 600, 1600)
+	c.Copy(cp, 7, htod, pageable, device, 1<<20, 700, 1610)
+	c.Range(1, "step", 600, 1700)
+	s := newSynthetic(t, &c, timeline.Options{})
+	for _, pinBy := range []replay.PinBy{replay.PinInPlace, replay.PinByCopy} {
+		res, err := replay.Replay(context.Background(), s.tl, replay.Options{Coster: fixed{call: 20, gpu: 100}, PinBy: pinBy})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Recosted != 1 || res.Kept != 1 || res.PinBy != pinBy {
+			t.Errorf("re-costed %d, kept %d, pin by %d", res.Recosted, res.Kept, res.PinBy)
+		}
+		want := timeline.Assumption{Kind: timeline.AssumeGraphCopy, PID: 1, API: "cudaGraphLaunch", Event: -1, Stream: 7, Count: 1, Corr: g}
+		if !slices.Contains(res.Assumptions, want) {
+			t.Errorf("assumptions %+v lack %+v", res.Assumptions, want)
+		}
+		// The step: the call's 20 ns, and the copy's 100 ns as the range
+		// ends 100 ns after the call; by copy, the high bound first pays
+		// the pageable call's 1000 ns.
+		step := regionNamed(t, res, "step")
+		wantHigh, wantCopy := 120e-6, int64(0)
+		if pinBy == replay.PinByCopy {
+			wantHigh, wantCopy = 1120e-6, 1000
+		}
+		if math.Abs(step.PredictedMedianMs-120e-6) > 1e-12 || math.Abs(step.PredictedMedianHighMs-wantHigh) > 1e-12 ||
+			res.Costs[0].PinCopyNs != wantCopy {
+			t.Errorf("pin by %d: step predicted %g ms (high %g), pin copy %d ns; want 120e-6 (%g), %d",
+				pinBy, step.PredictedMedianMs, step.PredictedMedianHighMs, res.Costs[0].PinCopyNs, wantHigh, wantCopy)
+		}
 	}
 }

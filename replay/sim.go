@@ -345,6 +345,13 @@ func (s *sim) opReady(cursor, j int32) (int64, bool) {
 			return 0, false
 		}
 		at, any = sc.CallStart[c]+s.p.latL[j], true
+		if s.p.fromEnd[j] {
+			if sc.CallEnd[c] == unknown {
+				s.park(cursor, node(nodeCallEnd, c))
+				return 0, false
+			}
+			at = max(sc.CallEnd[c]+s.p.latL[j], sc.CallStart[c])
+		}
 	}
 	if j > tl.Streams[o.Stream[j]].First {
 		at, any = max(at, sc.OpEnd[j-1]+m.latP[j]), true

@@ -76,8 +76,9 @@ func syncKindOf(api, enum string) records.SyncKind {
 	return records.SyncUnknown
 }
 
-// readExport hands an export's ranges, calls, ops, syncs and event
-// records to h, in the order records.Handler documents.
+// readExport hands an export's ranges, calls (with their threads' names),
+// ops (a copy with its graph node), syncs, event records and whole graph
+// launches to h, in the order records.Handler documents.
 func readExport(t testing.TB, path string, h records.Handler) {
 	t.Helper()
 	db := openExport(t, path)
@@ -111,11 +112,17 @@ func readExport(t testing.TB, path string, h records.Handler) {
 			})
 	}
 	rt := table(t, db, "CUPTI_ACTIVITY_KIND_RUNTIME")
-	q(`SELECT s.value, r.start, r."end", r.returnValue, r.correlationId, (r.globalTid >> 24) & 16777215, r.globalTid & 16777215
-		FROM `+rt+` r JOIN StringIds s ON s.id = r.nameId`,
+	threadName, threadJoin := `''`, ``
+	if table(t, db, "ThreadNames") != "" {
+		threadName = `coalesce(ts.value, '')`
+		threadJoin = ` LEFT JOIN (SELECT globalTid, min(nameId) nameId FROM ThreadNames GROUP BY globalTid) tn ON tn.globalTid = r.globalTid
+			LEFT JOIN StringIds ts ON ts.id = tn.nameId`
+	}
+	q(`SELECT s.value, r.start, r."end", r.returnValue, r.correlationId, (r.globalTid >> 24) & 16777215, r.globalTid & 16777215, `+threadName+`
+		FROM `+rt+` r JOIN StringIds s ON s.id = r.nameId`+threadJoin,
 		func(r *sql.Rows) error {
 			var c records.Call
-			if err := r.Scan(&c.Name, &c.Start, &c.End, &c.Result, &c.Corr, &c.PID, &c.TID); err != nil {
+			if err := r.Scan(&c.Name, &c.Start, &c.End, &c.Result, &c.Corr, &c.PID, &c.TID, &c.Thread); err != nil {
 				return err
 			}
 			c.Name = versionSuffix.ReplaceAllString(c.Name, "")
@@ -123,13 +130,13 @@ func readExport(t testing.TB, path string, h records.Handler) {
 		})
 	if mc := table(t, db, "CUPTI_ACTIVITY_KIND_MEMCPY"); mc != "" {
 		q(`SELECT m.start, m."end", m.correlationId, (m.globalPid >> 24) & 16777215, m.deviceId, m.streamId, m.bytes,
-			o.name, coalesce(sk.name, ''), coalesce(dk.name, '')
+			o.name, coalesce(sk.name, ''), coalesce(dk.name, ''), coalesce(m.graphNodeId, 0)
 			FROM `+mc+` m JOIN ENUM_CUDA_MEMCPY_OPER o ON o.id = m.copyKind
 			LEFT JOIN ENUM_CUDA_MEM_KIND sk ON sk.id = m.srcKind LEFT JOIN ENUM_CUDA_MEM_KIND dk ON dk.id = m.dstKind`,
 			func(r *sql.Rows) error {
 				x := records.Op{Kind: records.OpCopy}
 				var kind, src, dst string
-				if err := r.Scan(&x.Start, &x.End, &x.Corr, &x.PID, &x.Device, &x.Stream, &x.Bytes, &kind, &src, &dst); err != nil {
+				if err := r.Scan(&x.Start, &x.End, &x.Corr, &x.PID, &x.Device, &x.Stream, &x.Bytes, &kind, &src, &dst, &x.GraphNode); err != nil {
 					return err
 				}
 				x.Copy, x.Src, x.Dst = nsysdb.CopyKindOf(kind), nsysdb.MemKindOf(src), nsysdb.MemKindOf(dst)
@@ -159,10 +166,16 @@ func readExport(t testing.TB, path string, h records.Handler) {
 			})
 	}
 	if st := table(t, db, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"); st != "" {
-		q(`SELECT y.start, y."end", y.correlationId, (y.globalPid >> 24) & 16777215, y.deviceId, y.streamId, y.eventId,
-			coalesce(e.name, ''), coalesce((SELECT s.value FROM `+rt+` r JOIN StringIds s ON s.id = r.nameId
-				WHERE r.correlationId = y.correlationId AND (r.globalTid >> 24) & 16777215 = (y.globalPid >> 24) & 16777215), '')
-			FROM `+st+` y LEFT JOIN ENUM_CUPTI_SYNC_TYPE e ON e.id = y.syncType`,
+		// The synchronising calls' names, by the words syncKindOf reads
+		// (joined rather than looked up per row: a correlated look-up
+		// scans every call once per record).
+		q(`WITH calls AS (SELECT r.correlationId c, (r.globalTid >> 24) & 16777215 pid, s.value api
+				FROM `+rt+` r JOIN StringIds s ON s.id = r.nameId
+				WHERE s.value LIKE '%Synchronize%' OR s.value LIKE '%WaitEvent%' OR s.value LIKE '%EventQuery%')
+			SELECT y.start, y."end", y.correlationId, (y.globalPid >> 24) & 16777215, y.deviceId, y.streamId, y.eventId,
+			coalesce(e.name, ''), coalesce(c.api, '')
+			FROM `+st+` y LEFT JOIN ENUM_CUPTI_SYNC_TYPE e ON e.id = y.syncType
+			LEFT JOIN calls c ON c.c = y.correlationId AND c.pid = (y.globalPid >> 24) & 16777215`,
 			func(r *sql.Rows) error {
 				var x records.Sync
 				var enum, api string
@@ -177,6 +190,17 @@ func readExport(t testing.TB, path string, h records.Handler) {
 					x.Event = records.NoID
 				}
 				return h.Sync(&x)
+			})
+	}
+	if gt := table(t, db, "CUPTI_ACTIVITY_KIND_GRAPH_TRACE"); gt != "" {
+		q(`SELECT g.start, g."end", coalesce(g.correlationId, 0), (g.globalPid >> 24) & 16777215, g.deviceId, g.streamId, g.graphId
+			FROM `+gt+` g`,
+			func(r *sql.Rows) error {
+				var x records.GraphLaunch
+				if err := r.Scan(&x.Start, &x.End, &x.Corr, &x.PID, &x.Device, &x.Stream, &x.Graph); err != nil {
+					return err
+				}
+				return h.Graph(&x)
 			})
 	}
 	if ev := table(t, db, "CUPTI_ACTIVITY_KIND_CUDA_EVENT"); ev != "" {

@@ -162,9 +162,10 @@ func TestAuditTextWidth(t *testing.T) {
 		out     *audit.Output
 		width   int
 		verbose bool
+		golden  bool // the face of the audit's text
 	}{
-		{"train-audit.80", out, 80, false}, {"train-audit.100", out, 100, false},
-		{"train-pageable-audit.80", alone, 80, false}, {"train-pageable-audit.verbose.100", alone, 100, true},
+		{"train-audit.80", out, 80, false, false}, {"train-audit.100", out, 100, false, true},
+		{"train-pageable-audit.80", alone, 80, false, true}, {"train-pageable-audit.verbose.100", alone, 100, true, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var b bytes.Buffer
@@ -192,7 +193,9 @@ func TestAuditTextWidth(t *testing.T) {
 					t.Errorf("verbose %v: %d evidence lines shown, the rest named: %v", c.verbose, shown, hidden)
 				}
 			}
-			golden.Assert(t, filepath.Join("testdata", c.name+".golden.txt"), b.Bytes())
+			if c.golden {
+				golden.Assert(t, filepath.Join("testdata", c.name+".golden.txt"), b.Bytes())
+			}
 		})
 	}
 }

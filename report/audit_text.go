@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/nsyscheck/nsyscheck/audit"
+	"github.com/nsyscheck/nsyscheck/diag"
 )
 
 // AuditEnvelope wraps an audit in the envelope every JSON output shares:
@@ -18,11 +19,32 @@ func AuditEnvelope(out *audit.Output, version string) Envelope {
 		results = append(results, out.After)
 	}
 	inputs := make([]string, len(results))
+	js := make([]jsonAudit, len(results))
 	for i, a := range results {
 		inputs[i] = a.Capture
+		js[i] = auditJSON(a)
 	}
 	return Envelope{SchemaVersion: SchemaVersion, Kind: KindAudit, Tool: Tool{Name: "nsyscheck", Version: version},
-		Inputs: inputs, Results: results, Check: out.Check}
+		Inputs: inputs, Results: js, Check: out.Check}
+}
+
+// jsonAudit is an audit's JSON: its numbers as the audit holds them, its
+// diagnostics and exposures in words (audit.ReadOutput reads them back).
+type jsonAudit struct {
+	*audit.Audit
+	Diagnostics []jsonDiagnostic `json:"diagnostics,omitempty"`
+	Exposures   []string         `json:"exposures"`
+}
+
+func auditJSON(au *audit.Audit) jsonAudit {
+	j := jsonAudit{Audit: au, Exposures: []string{}}
+	if len(au.Diagnostics) > 0 {
+		j.Diagnostics = diagnosticsJSON(au.Diagnostics)
+	}
+	for _, d := range diagViews(au.Exposures) {
+		j.Exposures = append(j.Exposures, d.Message)
+	}
+	return j
 }
 
 // WriteAudit renders an audit (and, with a capture after the fix, that
@@ -242,11 +264,8 @@ func writeAuditFindingsText(b *strings.Builder, au *audit.Audit, opts TextOption
 	for _, g := range au.Missing {
 		writeWrapped(b, fmt.Sprintf("note: %s: %s", g.Fact, g.Reason), width, "", "    ")
 	}
-	for _, d := range au.Diagnostics {
+	for _, d := range diagViews(append(append([]diag.Diagnostic(nil), au.Diagnostics...), au.Exposures...)) {
 		writeWrapped(b, fmt.Sprintf("%s %s: %s", d.Level, d.Code, d.Message), width, "", "    ")
-	}
-	for _, e := range au.Exposures {
-		writeWrapped(b, "warning capture-exposes: "+e, width, "", "    ")
 	}
 }
 

@@ -94,8 +94,86 @@ func fleetFindings(b *strings.Builder, s fleet.Summary, bullet string) {
 		return
 	}
 	for _, f := range s.Findings {
-		fmt.Fprintf(b, "%soutlier %s: %s\n", bullet, f.Kind, f.Message)
+		fmt.Fprintf(b, "%soutlier %s: %s\n", bullet, f.Kind, findingWords(f))
 	}
+}
+
+// findingWords says how far a GPU falls below its link or its peers, and
+// what most likely explains it.
+func findingWords(f fleet.Finding) string {
+	where := f.Name
+	if f.GPU >= 0 {
+		where = fmt.Sprintf("%s (GPU %d)", f.Name, f.GPU)
+	}
+	var s string
+	if f.Kind == "below-peers" {
+		s = fmt.Sprintf("%s: pinned %s %.1f GB/s is %.0f%% of the median %.1f GB/s of its %d peer(s) (%s), under %.0f%%",
+			where, strings.ToUpper(f.Direction), f.Got, 100*f.Share, f.PeerMedian, f.Peers, f.Model, 100*f.Threshold)
+	} else {
+		s = fmt.Sprintf("%s: pinned %s %.1f GB/s is %.0f%% of its rated PCIe %s (%.1f GB/s), under %.0f%%",
+			where, strings.ToUpper(f.Direction), f.Got, 100*f.Share, linkText(f.Link), f.RatedGBps, 100*f.Threshold)
+	}
+	switch f.Cause {
+	case fleet.CauseShared:
+		return s + ": the GPU was shared with other work during the run, which alone can explain it: run it again on an idle GPU before suspecting the link"
+	case fleet.CauseLinkOrNUMA:
+		return s + ": the link may be trained down (check nvidia-smi -q: PCIe generation and width, now and max), or the program's host memory lay on a remote NUMA node (it was not bound)"
+	}
+	return s + ": the link may be trained down (check nvidia-smi -q: PCIe generation and width, now and max)"
+}
+
+// JSONFleet is the fleet table's JSON: its rows and findings, their links,
+// verdicts and messages in words.
+type JSONFleet struct {
+	Thresholds fleet.Thresholds `json:"thresholds"`
+	Rows       []jsonFleetRow   `json:"rows"`
+	Findings   []jsonFinding    `json:"findings"`
+}
+
+// jsonFleetRow is one row of the fleet table, its fields in the order
+// docs/output.schema.json lists them.
+type jsonFleetRow struct {
+	Name      string  `json:"name"`
+	Host      string  `json:"host,omitempty"`
+	GPU       int     `json:"gpu"`
+	Model     string  `json:"model,omitempty"`
+	BusID     string  `json:"busId,omitempty"`
+	NUMANode  int     `json:"numaNode"`
+	Binding   string  `json:"binding,omitempty"`
+	Link      string  `json:"link,omitempty"`
+	RatedGBps float64 `json:"ratedGBps,omitempty"`
+	H2DGBps   float64 `json:"h2dGBps,omitempty"`
+	D2HGBps   float64 `json:"d2hGBps,omitempty"`
+	From      string  `json:"from,omitempty"`
+	Shared    bool    `json:"shared,omitempty"`
+	Verdicts  string  `json:"verdicts,omitempty"`
+	H2DShare  float64 `json:"h2dShare,omitempty"`
+	D2HShare  float64 `json:"d2hShare,omitempty"`
+	PeerH2D   float64 `json:"peerH2DGBps,omitempty"`
+	PeerD2H   float64 `json:"peerD2HGBps,omitempty"`
+	Peers     int     `json:"peers"`
+	Outlier   bool    `json:"outlier"`
+}
+
+type jsonFinding struct {
+	fleet.Finding
+	Message string `json:"message"`
+}
+
+// FleetJSON is the fleet table's JSON form, for the envelope and
+// summary.json.
+func FleetJSON(s fleet.Summary) JSONFleet {
+	j := JSONFleet{Thresholds: s.Thresholds, Rows: []jsonFleetRow{}, Findings: []jsonFinding{}}
+	for _, r := range s.Rows {
+		j.Rows = append(j.Rows, jsonFleetRow{Name: r.Name, Host: r.Host, GPU: r.GPU, Model: r.Model, BusID: r.BusID,
+			NUMANode: r.NUMANode, Binding: r.Binding, Link: linkText(r.Link), RatedGBps: r.RatedGBps, H2DGBps: r.H2DGBps,
+			D2HGBps: r.D2HGBps, From: r.From, Shared: r.Shared, Verdicts: verdictsText(r.Entry), H2DShare: r.H2DShare,
+			D2HShare: r.D2HShare, PeerH2D: r.PeerH2D, PeerD2H: r.PeerD2H, Peers: r.Peers, Outlier: r.Outlier})
+	}
+	for _, f := range s.Findings {
+		j.Findings = append(j.Findings, jsonFinding{Finding: f, Message: findingWords(f)})
+	}
+	return j
 }
 
 // fleetNum prints a number of the table, "-" where it is unknown (0).
@@ -132,7 +210,28 @@ func fleetCells(r fleet.Row) []string {
 	if r.Shared {
 		mark = strings.TrimSpace(mark + " shared")
 	}
-	return []string{dash(r.Name), dash(r.Host), gpu, dash(r.Model), node, dash(r.Link), fleetNum(r.RatedGBps, "%.1f"),
+	return []string{dash(r.Name), dash(r.Host), gpu, dash(r.Model), node, dash(linkText(r.Link)), fleetNum(r.RatedGBps, "%.1f"),
 		fleetNum(r.H2DGBps, "%.1f"), fleetNum(100*r.H2DShare, "%.0f%%"), fleetNum(r.D2HGBps, "%.1f"), fleetNum(100*r.D2HShare, "%.0f%%"),
-		dash(r.Verdicts), dash(mark)}
+		dash(verdictsText(r.Entry)), dash(mark)}
+}
+
+// linkText names a PCIe link: "Gen5 x16", "Gen5 x16 (seen Gen4 x16)";
+// "" where unknown.
+func linkText(l fleet.Link) string {
+	if l.Gen == 0 {
+		return ""
+	}
+	s := fmt.Sprintf("Gen%d x%d", l.Gen, l.Width)
+	if l.SeenGen != 0 || l.SeenWidth != 0 {
+		s += fmt.Sprintf(" (seen Gen%d x%d)", l.SeenGen, l.SeenWidth)
+	}
+	return s
+}
+
+// verdictsText sums up a run's predictions: "4/4 held"; "" where none.
+func verdictsText(e fleet.Entry) string {
+	if e.Predictions == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d held", e.Held, e.Predictions)
 }

@@ -11,7 +11,7 @@ import (
 
 func fleetH200(name string, gpu int, h2d, d2h float64) fleet.Entry {
 	return fleet.Entry{Name: name, Host: "node1", GPU: gpu, Model: "NVIDIA H200", NUMANode: gpu / 4, Binding: "numactl",
-		Link: "Gen5 x16", RatedGBps: 63.015, H2DGBps: h2d, D2HGBps: d2h, Verdicts: "4/4 held"}
+		Link: fleet.Link{Gen: 5, Width: 16}, RatedGBps: 63.015, H2DGBps: h2d, D2HGBps: d2h, Held: 4, Predictions: 4}
 }
 
 // Eight H200s, one of them with its link trained down to Gen4: the text
@@ -23,7 +23,7 @@ func TestFleetDegradedLink(t *testing.T) {
 		entries = append(entries, fleetH200("n1/gpu"+string(rune('0'+i)), i, 54.7+0.1*float64(i), 54.9))
 	}
 	slow := fleetH200("n1/gpu7", 7, 26.1, 26.3)
-	slow.Link = "Gen5 x16 (seen Gen4 x16)"
+	slow.Link = fleet.Link{Gen: 5, Width: 16, SeenGen: 4, SeenWidth: 16}
 	s := fleet.Summarize(append(entries, slow), fleet.DefaultThresholds)
 	var text, md bytes.Buffer
 	if err := WriteFleet(&text, FormatText, &s, TextOptions{Width: 200}); err != nil {
@@ -80,7 +80,7 @@ func TestFleetTextFitsWidth(t *testing.T) {
 		entries = append(entries, fleetH200("n1/gpu"+string(rune('0'+i)), i, 54.7, 54.9))
 	}
 	slow := fleetH200("n1/gpu3", 3, 26.1, 26.3)
-	slow.Link = "Gen5 x16 (seen Gen4 x16)"
+	slow.Link = fleet.Link{Gen: 5, Width: 16, SeenGen: 4, SeenWidth: 16}
 	s := fleet.Summarize(append(entries, slow), fleet.DefaultThresholds)
 	var text bytes.Buffer
 	if err := FleetText(&text, s, TextOptions{Width: 80}); err != nil {
@@ -105,8 +105,8 @@ func TestFleetTextFitsWidth(t *testing.T) {
 	}
 	flat := strings.Join(strings.Fields(out), " ")
 	for _, f := range s.Findings {
-		if !strings.Contains(flat, f.Message) {
-			t.Errorf("finding %q cut:\n%s", f.Message, out)
+		if !strings.Contains(flat, findingWords(f)) {
+			t.Errorf("finding %q cut:\n%s", findingWords(f), out)
 		}
 	}
 }

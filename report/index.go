@@ -26,6 +26,13 @@ const (
 	comparePlotName   = "compare"
 )
 
+// TopFiles are the names of the files report writes into its output folder
+// beside the captures' folders (the index, its comparison plot, the fleet
+// page): no capture's folder may take one of them.
+func TopFiles() []string {
+	return []string{IndexHTMLFile, IndexMarkdownFile, comparePlotName + ".png", comparePlotName + ".svg", FleetMarkdownFile}
+}
+
 // Entry is one capture on an index page: its result and the folder, relative
 // to the index, that holds its own report.
 type Entry struct {
@@ -111,14 +118,18 @@ func (ix *Index) view() *indexView {
 	if len(ix.Entries) > 0 {
 		first := ix.Entries[0].Result
 		for _, p := range first.Predictions {
-			row := indexRow{ID: fmt.Sprintf("prediction %d", p.ID), What: topics[p.ID], Strong: true}
+			row := indexRow{ID: fmt.Sprintf("prediction %d", p.ID), What: topicOf(p.ID), Strong: true}
 			for _, e := range ix.Entries {
 				cell := indexCell{Verdict: string(predictions.Unavailable)}
 				for _, q := range e.Result.Predictions {
 					if q.ID == p.ID {
 						cell.Verdict = string(q.Verdict)
 						// A control the input cannot check is named beside the verdict.
-						cell.Value = strings.Join(q.Unchecked, "; ")
+						var us []string
+						for _, u := range q.Unchecked {
+							us = append(us, uncheckedWords(u))
+						}
+						cell.Value = strings.Join(us, "; ")
 					}
 				}
 				row.Cells = append(row.Cells, cell)
@@ -126,7 +137,7 @@ func (ix *Index) view() *indexView {
 			v.Rows = append(v.Rows, row)
 			for _, id := range p.Claims {
 				c := first.Claim(id)
-				row := indexRow{ID: id, What: c.Statement}
+				row := indexRow{ID: id, What: wordsText(c.Statement)}
 				for _, e := range ix.Entries {
 					row.Cells = append(row.Cells, claimCell(e.Result.Claim(id)))
 				}
@@ -136,11 +147,11 @@ func (ix *Index) view() *indexView {
 		row := indexRow{ID: "exercise", What: "Where pinning buys more, host-to-device or device-to-host (pageable/pinned at 64 MiB)", Strong: true}
 		for _, e := range ix.Entries {
 			ex := e.Result.Exercise
-			cell := indexCell{Verdict: ex.Verdict}
-			if ex.Verdict == "answered" && ex.H2DRatio != nil && ex.D2HRatio != nil {
+			cell := indexCell{Verdict: string(ex.Verdict)}
+			if ex.Verdict == vocab.Answered && ex.H2DRatio != nil && ex.D2HRatio != nil {
 				cell.Value = fmt.Sprintf("%s (H2D %s, D2H %s)", ex.Answer, ratioText(*ex.H2DRatio), ratioText(*ex.D2HRatio))
 			} else {
-				cell.Value = ex.Reason
+				cell.Value = sourceWhys(ex.Why)
 			}
 			row.Cells = append(row.Cells, cell)
 		}
@@ -162,12 +173,12 @@ func claimCell(c *predictions.Claim) indexCell {
 	cell := indexCell{Verdict: string(c.Verdict)}
 	switch {
 	case c.Measured == nil:
-		cell.Value = c.Reason
-	case c.Comparison == "within 2x of":
-		cell.Value = fmt.Sprintf("%s, predicted %s (%s to %s)", num(*c.Measured), num(c.Bound),
-			num(c.Bound/predictions.LossFactor), num(c.Bound*predictions.LossFactor))
+		cell.Value = sourceWhys(c.Why)
+	case c.Compare.Relation == predictions.Within:
+		lo, hi := span(c.Compare)
+		cell.Value = fmt.Sprintf("%s, predicted %s (%s to %s)", num(*c.Measured), num(c.Compare.Bound), num(lo), num(hi))
 	default:
-		cell.Value = fmt.Sprintf("%s %s %s", num(*c.Measured), c.Comparison, num(c.Bound))
+		cell.Value = fmt.Sprintf("%s %s %s", num(*c.Measured), relationWord(c.Compare), num(c.Compare.Bound))
 	}
 	return cell
 }
@@ -230,12 +241,12 @@ func compareChart(entries []Entry) (chart, error) {
 	var verdicts, drawn []string
 	for i, e := range entries {
 		r := e.Result
-		from := preferredOf(r.Copies, func(c predictions.CopyRow) string { return c.From })
+		from := predictions.PreferredOf(predictions.CopyRows.Of(r), func(c predictions.CopyRow) predictions.Source { return c.From })
 		col := captureColours[i%len(captureColours)]
 		name := path.Base(e.Dir)
 		for _, src := range []vocab.MemKind{vocab.MemPinned, vocab.MemPageable} {
 			var xys plotter.XYs
-			for _, c := range r.Copies {
+			for _, c := range predictions.CopyRows.Of(r) {
 				if c.From == from && c.Direction == vocab.H2D && c.Source == src && c.Bytes > 0 && c.GBps > 0 {
 					xys = append(xys, plotter.XY{X: float64(c.Bytes) / (1 << 20), Y: c.GBps})
 					sizes[c.Bytes] = true

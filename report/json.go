@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/nsyscheck/nsyscheck/audit"
-	"github.com/nsyscheck/nsyscheck/fleet"
 	"github.com/nsyscheck/nsyscheck/predictions"
 )
 
@@ -36,7 +35,7 @@ type Envelope struct {
 	// two or more GPUs (verify, report) or come from run --gpu all: each
 	// GPU's pinned bandwidth against its rated link and its peers, and the
 	// outliers found. Absent otherwise.
-	Fleet *fleet.Summary `json:"fleet,omitempty"`
+	Fleet *JSONFleet `json:"fleet,omitempty"`
 	// Check is the audit's check of the capture after the fix against the
 	// capture before it (kind "audit" with two inputs). Absent otherwise.
 	Check *audit.Check `json:"check,omitempty"`
@@ -51,14 +50,13 @@ type Tool struct {
 // VerifyEnvelope wraps verify's results.
 func VerifyEnvelope(results []*predictions.Result, version string) Envelope {
 	inputs := make([]string, len(results))
+	out := make([]jsonResult, len(results))
 	for i, r := range results {
 		inputs[i] = r.Input.Path
-	}
-	if results == nil {
-		results = []*predictions.Result{}
+		out[i] = resultJSON(r)
 	}
 	return Envelope{SchemaVersion: SchemaVersion, Kind: KindVerify, Tool: Tool{Name: "nsyscheck", Version: version},
-		Inputs: inputs, Results: results}
+		Inputs: inputs, Results: out}
 }
 
 // WriteJSON writes v as indented JSON without HTML escaping, so that ">="

@@ -18,7 +18,6 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/nsyscheck/nsyscheck/predictions"
-	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // Plot size and PNG resolution.
@@ -128,19 +127,19 @@ func claimLegend(p *plot.Plot, r *predictions.Result, prediction int) {
 func claimSummary(c *predictions.Claim) string {
 	s := fmt.Sprintf("%s %s", c.ID, c.Verdict)
 	if c.Measured == nil {
-		if c.Reason != "" {
-			return s + ": " + shorten(c.Reason, 70)
+		if why := sourceWhys(c.Why); why != "" {
+			return s + ": " + shorten(why, 70)
 		}
 		return s
 	}
-	m := *c.Measured
-	if c.Comparison == "within 2x of" {
-		return fmt.Sprintf("%s: measured %s, predicted %s, needs %s to %s", s,
-			num(m), num(c.Bound), num(c.Bound/predictions.LossFactor), num(c.Bound*predictions.LossFactor))
+	m, cmp := *c.Measured, c.Compare
+	if cmp.Relation == predictions.Within {
+		lo, hi := span(cmp)
+		return fmt.Sprintf("%s: measured %s, predicted %s, needs %s to %s", s, num(m), num(cmp.Bound), num(lo), num(hi))
 	}
-	s += fmt.Sprintf(": measured %s, needs %s %s", num(m), c.Comparison, num(c.Bound))
-	if c.Unit != "" {
-		s += " (" + c.Unit + ")"
+	s += fmt.Sprintf(": measured %s, needs %s %s", num(m), relationWord(cmp), num(cmp.Bound))
+	if u := wordsText(c.Unit); u != "" {
+		s += " (" + u + ")"
 	}
 	return s
 }
@@ -265,41 +264,14 @@ func (floorLog) Normalize(min, max, x float64) float64 {
 	return (math.Log(x) - math.Log(min)) / (math.Log(max) - math.Log(min))
 }
 
-// preferred returns the source whose rows a plot uses: the trace's where the
-// input has any, else the program's, else "".
-func preferred(froms []string) string {
-	has := map[string]bool{}
-	for _, f := range froms {
-		has[f] = true
-	}
-	switch {
-	case has[predictions.SourceTrace]:
-		return predictions.SourceTrace
-	case has[predictions.SourceProgram]:
-		return predictions.SourceProgram
-	case len(froms) > 0:
-		return froms[0]
-	}
-	return ""
-}
-
-// preferredOf is preferred over the sources of rows, as from reads them.
-func preferredOf[T any](rows []T, from func(T) string) string {
-	var froms []string
-	for _, row := range rows {
-		froms = append(froms, from(row))
-	}
-	return preferred(froms)
-}
-
-func sourceWords(from string) string {
+func sourceWords(from predictions.Source) string {
 	switch from {
 	case predictions.SourceTrace:
 		return "the capture's trace records"
 	case predictions.SourceProgram:
 		return "the program's own numbers"
 	}
-	return from
+	return string(from)
 }
 
 // newPlot returns a plot with the report's fonts and grid.
@@ -378,70 +350,6 @@ func sizeLabel(b int64) string {
 	return fmt.Sprintf("%d KiB", b>>10)
 }
 
-// bandwidthChart draws part 1 and 1b: GB/s against transfer size.
-func bandwidthChart(r *predictions.Result, link Link) (chart, error) {
-	ch := chart{name: "bandwidth", title: "Copy bandwidth by transfer size"}
-	from := preferredOf(r.Copies, func(c predictions.CopyRow) string { return c.From })
-	if from == "" {
-		ch.skipped = "the input has no part 1 copy rows (blocking cudaMemcpy by size), so there is no bandwidth to plot"
-		return ch, nil
-	}
-	type key struct {
-		dir vocab.Direction
-		src vocab.MemKind
-	}
-	series := map[key]plotter.XYs{}
-	sizes := map[int64]bool{}
-	maxY := 0.0
-	for _, c := range r.Copies {
-		if c.From != from || c.Bytes <= 0 || c.GBps <= 0 {
-			continue
-		}
-		k := key{c.Direction, c.Source}
-		series[k] = append(series[k], plotter.XY{X: float64(c.Bytes) / (1 << 20), Y: c.GBps})
-		sizes[c.Bytes] = true
-		maxY = math.Max(maxY, c.GBps)
-	}
-	if len(sizes) == 0 {
-		ch.skipped = "the input's part 1 rows carry no positive sizes and bandwidths"
-		return ch, nil
-	}
-	p := newPlot(plotTitle(r, ch.title, 1), "transfer size (log scale)", "GB/s (1e9 bytes/s)")
-	sizeAxis(p, sizes)
-	var drawn []string
-	for _, dir := range []vocab.Direction{vocab.H2D, vocab.D2H} {
-		for _, src := range []vocab.MemKind{vocab.MemPageable, vocab.MemPinned} {
-			xys := series[key{dir, src}]
-			if len(xys) == 0 {
-				continue
-			}
-			sort.Slice(xys, func(i, j int) bool { return xys[i].X < xys[j].X })
-			name, err := addBandwidthLine(p, xys, dir, src)
-			if err != nil {
-				return ch, err
-			}
-			ch.drew(name, xys)
-			drawn = append(drawn, name)
-		}
-	}
-	ch.caption = fmt.Sprintf("Mean bandwidth of the timed blocking copies at each size (%s): %s. Solid lines are host-to-device, dashed device-to-host.",
-		sourceWords(from), strings.Join(drawn, ", "))
-	if link.RatedGBps > 0 {
-		if err := addRatedLine(p, &ch, link); err != nil {
-			return ch, err
-		}
-		maxY = math.Max(maxY, link.RatedGBps)
-	} else {
-		ch.caption += " The PCIe link's rated bandwidth is not known for this input, so no line marks it (a run folder's run.json supplies it; so does --pcie-gbps)."
-	}
-	claimLegend(p, r, 1)
-	p.Y.Min = 0
-	p.Y.Max = maxY * 1.1
-	p.Y.Tick.Marker = niceTicks{}
-	ch.plot = p
-	return ch, nil
-}
-
 // sizeAxis makes the x axis a log scale of MiB ticked at the sizes
 // measured, with a margin either side.
 func sizeAxis(p *plot.Plot, sizes map[int64]bool) {
@@ -459,25 +367,6 @@ func sizeAxis(p *plot.Plot, sizes map[int64]bool) {
 	p.X.Min, p.X.Max = lo/1.25, hi*1.25
 }
 
-// addBandwidthLine draws one direction and memory kind: its colour by the
-// kind, solid with circles host to device, dashed with triangles device to
-// host. It returns the legend's name for it.
-func addBandwidthLine(p *plot.Plot, xys plotter.XYs, dir vocab.Direction, src vocab.MemKind) (string, error) {
-	line, points, err := plotter.NewLinePoints(xys)
-	if err != nil {
-		return "", err
-	}
-	col := colPageable
-	if src == vocab.MemPinned {
-		col = colPinned
-	}
-	styleSeries(line, points, col, dir == vocab.D2H)
-	p.Add(line, points)
-	name := strings.ToUpper(string(dir)) + " " + string(src)
-	p.Legend.Add(name, line, points)
-	return name, nil
-}
-
 // addRatedLine draws the link's rated bandwidth across the plot, dotted,
 // and says so in the caption.
 func addRatedLine(p *plot.Plot, ch *chart, link Link) error {
@@ -492,8 +381,12 @@ func addRatedLine(p *plot.Plot, ch *chart, link Link) error {
 	rated.Dashes = []vg.Length{vg.Points(2), vg.Points(3)}
 	p.Add(rated)
 	p.Legend.Add(link.label(), rated)
-	ch.caption += fmt.Sprintf(" The dotted line is the link's rated bandwidth per direction: %s, %.1f GB/s.", link.name(), link.RatedGBps)
 	return nil
+}
+
+// ratedCaption says what the rated line is.
+func ratedCaption(link Link) string {
+	return fmt.Sprintf(" The dotted line is the link's rated bandwidth per direction: %s, %.1f GB/s.", link.name(), link.RatedGBps)
 }
 
 // sizeTicks labels a log axis of MiB at the sizes measured, every other
@@ -514,204 +407,10 @@ func sizeTicks(sizes []int64) plot.ConstantTicks {
 	return ticks
 }
 
-// asyncChart draws part 2: call and completion time per source, on a log
-// scale so that a call that returns at once still shows.
-func asyncChart(r *predictions.Result) (chart, error) {
-	ch := chart{name: "async", title: "cudaMemcpyAsync: time in the call vs time to completion"}
-	from := preferredOf(r.Async, func(a predictions.AsyncRow) string { return a.From })
-	var rows []predictions.AsyncRow
-	for _, src := range []vocab.MemKind{vocab.MemPageable, vocab.MemPinned} {
-		for _, a := range r.Async {
-			if a.From == from && a.Source == src {
-				rows = append(rows, a)
-			}
-		}
-	}
-	if len(rows) == 0 {
-		ch.skipped = "the input has no part 2 rows (timed cudaMemcpyAsync calls per source)"
-		return ch, nil
-	}
-	var names []string
-	var call, done plotter.Values
-	var callXY, doneXY plotter.XYs
-	var callText, doneText []string
-	minY, maxY := math.Inf(1), 0.0
-	for i, a := range rows {
-		names = append(names, string(a.Source))
-		call = append(call, a.CallMs)
-		done = append(done, a.CompletionMs)
-		callXY = append(callXY, plotter.XY{X: float64(i), Y: a.CallMs})
-		doneXY = append(doneXY, plotter.XY{X: float64(i), Y: a.CompletionMs})
-		callText = append(callText, fmt.Sprintf("%s ms\n%s", msText(a.CallMs), pct(a.Share)))
-		doneText = append(doneText, msText(a.CompletionMs)+" ms")
-		for _, v := range []float64{a.CallMs, a.CompletionMs} {
-			if v > 0 {
-				minY, maxY = math.Min(minY, v), math.Max(maxY, v)
-			}
-		}
-	}
-	if maxY == 0 {
-		ch.skipped = "the part 2 rows carry no positive times"
-		return ch, nil
-	}
-	what := "64 MiB"
-	if rows[0].Bytes > 0 {
-		what = sizeLabel(rows[0].Bytes)
-	}
-	p := newPlot(plotTitle(r, ch.title, 2), "host memory the "+what+" copy reads", "ms per call, mean (log scale)")
-	w := vg.Points(60)
-	gap := vg.Points(4)
-	callBars, err := plotter.NewBarChart(call, w)
-	if err != nil {
-		return ch, err
-	}
-	doneBars, err := plotter.NewBarChart(done, w)
-	if err != nil {
-		return ch, err
-	}
-	callBars.Color, callBars.LineStyle.Width = colPageable, 0
-	doneBars.Color, doneBars.LineStyle.Width = colPinned, 0
-	callBars.Offset, doneBars.Offset = -w/2-gap, w/2+gap
-	callLabels, err := labels(callXY, callText, -w/2-gap, vg.Points(9))
-	if err != nil {
-		return ch, err
-	}
-	doneLabels, err := labels(doneXY, doneText, w/2+gap, vg.Points(9))
-	if err != nil {
-		return ch, err
-	}
-	p.Add(callBars, doneBars)
-	ch.drew("call", callXY)
-	ch.drew("completion", doneXY)
-	ch.addLabels(p, callLabels)
-	ch.addLabels(p, doneLabels)
-	p.Legend.Add("call: the thread is held (label: its share of completion)", callBars)
-	p.Legend.Add("completion: call start to stream synchronized", doneBars)
-	claimLegend(p, r, 2)
-	p.NominalX(names...)
-	p.X.Min, p.X.Max = -0.6, float64(len(names))-0.4
-	setLogY(p, minY, maxY, "ms")
-	ch.plot = p
-	ch.caption = fmt.Sprintf("Time in the call and time to completion per source (%s), on a log scale so that a call that returns at once still shows; the label under each call time is its share of completion.", sourceWords(from))
-	return ch, nil
-}
-
-// kernelChart draws part 3 with prediction 3's band for the zero-copy time;
-// the zero-copy bar takes the verdict's colour.
-func kernelChart(r *predictions.Result) (chart, error) {
-	ch := chart{name: "kernels", title: "scaleCopy kernel: device-resident vs zero-copy"}
-	from := preferredOf(r.Kernels, func(k predictions.KernelRow) string { return k.From })
-	var res, zero *predictions.KernelRow
-	for i := range r.Kernels {
-		k := &r.Kernels[i]
-		if k.From != from {
-			continue
-		}
-		switch k.Variant {
-		case vocab.DeviceResident:
-			res = k
-		case vocab.ZeroCopy:
-			zero = k
-		}
-	}
-	if res == nil && zero == nil {
-		ch.skipped = "the input has no part 3 rows (scaleCopy launches, device-resident and zero-copy)"
-		return ch, nil
-	}
-	p := newPlot(plotTitle(r, ch.title, 3), "where the kernel's data lives", "ms per launch, mean")
-	var zeroColour color.Color = colUnavailable
-	if c := r.Claim("3.factor"); c != nil {
-		zeroColour = verdictColour(c.Verdict)
-	}
-	w := vg.Points(80)
-	var names []string
-	var xys plotter.XYs
-	var text []string
-	maxY := 0.0
-	for _, k := range []*predictions.KernelRow{res, zero} {
-		if k == nil {
-			continue
-		}
-		bars, err := plotter.NewBarChart(plotter.Values{k.MsPerLaunch}, w)
-		if err != nil {
-			return ch, err
-		}
-		bars.XMin = float64(len(names))
-		bars.LineStyle.Width = 0
-		bars.Color = colResident
-		if k == zero {
-			bars.Color = zeroColour
-		}
-		p.Add(bars)
-		xys = append(xys, plotter.XY{X: float64(len(names)), Y: k.MsPerLaunch})
-		names = append(names, string(k.Variant))
-		t := msText(k.MsPerLaunch) + " ms"
-		if k.GBps > 0 {
-			t += fmt.Sprintf("\n%.1f GB/s", k.GBps)
-		}
-		text = append(text, t)
-		maxY = math.Max(maxY, k.MsPerLaunch)
-	}
-	ch.caption = fmt.Sprintf("Mean time per launch (%s). The zero-copy bar is green when prediction 3 held, red when it died.", sourceWords(from))
-	predicted := predictedLoss(r, from)
-	if res != nil && zero != nil && predicted > 0 {
-		hi, err := addPredictedBand(p, &ch, res.MsPerLaunch, zero.MsPerLaunch, predicted)
-		if err != nil {
-			return ch, err
-		}
-		maxY = math.Max(maxY, hi)
-	} else {
-		ch.caption += " Prediction 3's band is not drawn: the input gives no predicted loss for these rows (it needs both variants and part 1's pinned 64 MiB host-to-device copy)."
-	}
-	ch.drew("ms per launch", xys)
-	lbl, err := labels(xys, text, 0, vg.Points(9))
-	if err != nil {
-		return ch, err
-	}
-	ch.addLabels(p, lbl)
-	p.Legend.Add("device-resident, ms per launch", swatch{colResident})
-	claimLegend(p, r, 3)
-	p.NominalX(names...)
-	p.X.Min, p.X.Max = -0.6, float64(len(names))-0.4
-	kernelYAxis(p, xys, maxY)
-	ch.plot = p
-	return ch, nil
-}
-
-// addPredictedBand shades where prediction 3 puts the zero-copy launch
-// (the resident time times the predicted loss, from half to twice it),
-// marks the predicted time, and says so in the caption. It returns the
-// band's top.
-func addPredictedBand(p *plot.Plot, ch *chart, resMs, zeroMs, predicted float64) (float64, error) {
-	lo := resMs * predicted / predictions.LossFactor
-	mid := resMs * predicted
-	hi := resMs * predicted * predictions.LossFactor
-	band, err := plotter.NewPolygon(plotter.XYs{{X: 0.62, Y: lo}, {X: 1.38, Y: lo}, {X: 1.38, Y: hi}, {X: 0.62, Y: hi}})
-	if err != nil {
-		return 0, err
-	}
-	band.Color = colBand
-	band.LineStyle.Width = 0
-	line, err := plotter.NewLine(plotter.XYs{{X: 0.62, Y: mid}, {X: 1.38, Y: mid}})
-	if err != nil {
-		return 0, err
-	}
-	line.Color = colZeroCopy
-	line.Width = vg.Points(1.5)
-	line.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
-	p.Add(band, line)
-	ch.drew("predicted zero-copy band", plotter.XYs{{X: 1, Y: lo}, {X: 1, Y: mid}, {X: 1, Y: hi}})
-	p.Legend.Add(fmt.Sprintf("where prediction 3 puts zero-copy: %s to %s ms", msText(lo), msText(hi)), band)
-	p.Legend.Add(fmt.Sprintf("predicted zero-copy time %s ms (resident x %.1f)", msText(mid), predicted), line)
-	ch.caption += fmt.Sprintf(" The shaded band is where prediction 3 puts the zero-copy launch: the resident time %s ms times the predicted loss %.2fx (device bandwidth over part 1's pinned host-to-device bandwidth), from half of that to twice it: %s to %s ms. The zero-copy bar measured %s ms.",
-		msText(resMs), predicted, msText(lo), msText(hi), msText(zeroMs))
-	return hi, nil
-}
-
-// kernelYAxis scales the kernel chart's y axis to maxY. A resident launch
-// many times shorter than the zero-copy one would be a sliver on a linear
-// axis: past 20x the axis turns logarithmic.
-func kernelYAxis(p *plot.Plot, xys plotter.XYs, maxY float64) {
+// scaleYAxis scales a y axis to maxY: linear, with headroom; but a bar
+// many times shorter than the tallest would be a sliver on a linear axis,
+// so past 20x the axis turns logarithmic and the x label says so.
+func scaleYAxis(p *plot.Plot, xys plotter.XYs, maxY, headroom float64, unit string) {
 	minY := math.Inf(1)
 	for _, xy := range xys {
 		if xy.Y > 0 {
@@ -719,109 +418,217 @@ func kernelYAxis(p *plot.Plot, xys plotter.XYs, maxY float64) {
 		}
 	}
 	if maxY > 0 && maxY/minY > 20 {
-		setLogY(p, minY, maxY, "ms")
-		p.X.Label.Text += " (ms per launch, mean, log scale)"
+		yLabel := p.Y.Label.Text
+		setLogY(p, minY, maxY, unit)
+		p.X.Label.Text += " (" + yLabel + ", log scale)"
 	} else {
 		p.Y.Min = 0
-		p.Y.Max = maxY * 1.2
+		p.Y.Max = maxY * headroom
 		p.Y.Tick.Marker = niceTicks{}
 	}
 }
 
-// predictedLoss returns prediction 3's predicted loss for the given source,
-// or 0 when the input does not give one.
-func predictedLoss(r *predictions.Result, from string) float64 {
-	c := r.Claim("3.factor")
-	if c == nil {
-		return 0
-	}
-	for _, sv := range c.Sources {
-		if sv.Source == from && sv.Measured != nil && sv.Bound > 0 {
-			return sv.Bound
-		}
-	}
-	if c.From == from && c.Measured != nil && c.Bound > 0 {
-		return c.Bound
-	}
-	return 0
-}
-
-// callsChart draws prediction 4's per-call durations of the two groups.
-func callsChart(r *predictions.Result) (chart, error) {
-	ch := chart{name: "calls", title: "Time in each timed cudaMemcpyAsync call (log scale)"}
-	var froms []string
-	for _, a := range r.AsyncCalls {
-		if len(a.PageableMs)+len(a.PinnedMs) > 0 {
-			froms = append(froms, a.From)
-		}
-	}
-	from := preferred(froms)
-	var calls *predictions.CallDurations
-	for i := range r.AsyncCalls {
-		if r.AsyncCalls[i].From == from {
-			calls = &r.AsyncCalls[i]
-		}
-	}
-	if calls == nil {
-		ch.skipped = "the input gives no per-call durations of the timed cudaMemcpyAsync calls (they come from a capture's API trace; totals alone cannot be drawn per call)"
+// drawChart draws a part's chart: its series, the band its prediction
+// puts a value in, the link's rated bandwidth where it asks for it and the
+// link is known, value labels, its prediction's claims in the legend, and
+// its axes; its caption in words.
+func drawChart(r *predictions.Result, c predictions.Chart, link Link) (chart, error) {
+	ch := chart{name: c.Name, title: c.Title}
+	if c.Skipped != "" {
+		ch.skipped = c.Skipped
 		return ch, nil
 	}
-	p := newPlot(plotTitle(r, ch.title, 4), "timed call, in call order", "ms in the call")
-	minY, maxY, n := math.Inf(1), 0.0, 0
-	var dropped int
-	var sums []string
-	for _, g := range []struct {
-		name string
-		ms   []float64
-		col  color.Color
-	}{{"pageable", calls.PageableMs, colPageable}, {"pinned", calls.PinnedMs, colPinned}} {
+	p := newPlot(plotTitle(r, c.Title, c.Prediction), wordsText(c.XLabel), wordsText(c.YLabel))
+	if c.X == predictions.XSizes {
+		sizes := map[int64]bool{}
+		for _, b := range c.Sizes {
+			sizes[b] = true
+		}
+		sizeAxis(p, sizes)
+	}
+	minY, maxY := math.Inf(1), 0.0
+	var lineXYs plotter.XYs // the last series' points, for YLinearOrLog
+	var labelSets []struct {
+		xys  plotter.XYs
+		text []string
+		dx   vg.Length
+	}
+	for _, s := range c.Series {
 		var xys plotter.XYs
-		total := 0.0
-		for i, v := range g.ms {
-			total += v
-			if v <= 0 {
-				dropped++
-				continue
+		var text []string
+		for _, pt := range s.Points {
+			xys = append(xys, plotter.XY{X: pt.X, Y: pt.Y})
+			if pt.Y > 0 {
+				minY, maxY = math.Min(minY, pt.Y), math.Max(maxY, pt.Y)
 			}
-			xys = append(xys, plotter.XY{X: float64(i + 1), Y: v})
-			minY, maxY = math.Min(minY, v), math.Max(maxY, v)
+			lines := make([]string, len(pt.Label))
+			for i, l := range pt.Label {
+				lines[i] = wordsText(l)
+			}
+			text = append(text, strings.Join(lines, "\n"))
 		}
-		n = max(n, len(g.ms))
-		if len(xys) == 0 {
-			continue
+		if err := addSeries(p, r, s, xys); err != nil {
+			return ch, err
 		}
-		line, points, err := plotter.NewLinePoints(xys)
+		ch.drew(s.Name, xys)
+		lineXYs = xys
+		if len(s.Points) > 0 && len(s.Points[0].Label) > 0 {
+			labelSets = append(labelSets, struct {
+				xys  plotter.XYs
+				text []string
+				dx   vg.Length
+			}{xys, text, vg.Points(s.Offset)})
+		}
+	}
+	caption := wordsText(c.Caption)
+	if b := c.Band; b != nil {
+		if err := addBand(p, &ch, b); err != nil {
+			return ch, err
+		}
+		maxY = math.Max(maxY, b.High)
+	}
+	if c.Rated {
+		if link.RatedGBps > 0 {
+			if err := addRatedLine(p, &ch, link); err != nil {
+				return ch, err
+			}
+			maxY = math.Max(maxY, link.RatedGBps)
+			caption += ratedCaption(link)
+		} else {
+			caption += " The PCIe link's rated bandwidth is not known for this input, so no line marks it (a run folder's run.json supplies it; so does --pcie-gbps)."
+		}
+	}
+	for _, l := range labelSets {
+		lbl, err := labels(l.xys, l.text, l.dx, vg.Points(9))
 		if err != nil {
 			return ch, err
 		}
-		line.Color, points.Color = g.col, g.col
-		line.Width = vg.Points(1)
-		points.Radius = vg.Points(4)
-		points.Shape = draw.CircleGlyph{}
-		p.Add(line, points)
-		ch.drew(g.name, xys)
-		p.Legend.Add(fmt.Sprintf("%s: %d calls, %s ms in all", g.name, len(g.ms), msText(total)), line, points)
-		sums = append(sums, fmt.Sprintf("%s %s ms over %d calls", g.name, msText(total), len(g.ms)))
+		ch.addLabels(p, lbl)
 	}
-	if maxY == 0 {
-		ch.skipped = "the per-call durations of the timed cudaMemcpyAsync calls are all zero or missing"
-		return ch, nil
+	for _, sw := range c.Swatches {
+		p.Legend.Add(wordsText(sw.Legend), swatch{colourOf(r, sw.Color, "")})
 	}
-	var ticks []plot.Tick
-	for i := 1; i <= n; i++ {
-		ticks = append(ticks, plot.Tick{Value: float64(i), Label: fmt.Sprint(i)})
+	claimLegend(p, r, c.Prediction)
+	switch c.X {
+	case predictions.XCategories:
+		p.NominalX(c.Categories...)
+		p.X.Min, p.X.Max = -0.6, float64(len(c.Categories))-0.4
+	case predictions.XIndex:
+		var ticks []plot.Tick
+		for i := 1; i <= c.Count; i++ {
+			ticks = append(ticks, plot.Tick{Value: float64(i), Label: fmt.Sprint(i)})
+		}
+		p.X.Tick.Marker = plot.ConstantTicks(ticks)
+		p.X.Min, p.X.Max = 0.5, float64(c.Count)+0.5
 	}
-	p.X.Tick.Marker = plot.ConstantTicks(ticks)
-	p.X.Min, p.X.Max = 0.5, float64(n)+0.5
-	setLogY(p, minY, maxY, "ms")
-	claimLegend(p, r, 4)
-	ch.caption = fmt.Sprintf("How long each timed call held the thread (%s): %s. The scale is logarithmic because the two groups differ by orders of magnitude.",
-		sourceWords(from), strings.Join(sums, ", "))
-	if dropped > 0 {
-		ch.caption += fmt.Sprintf(" %d call(s) with no positive duration cannot sit on a log scale and are left out.", dropped)
+	switch c.Y {
+	case predictions.YLinear:
+		p.Y.Min = 0
+		p.Y.Max = maxY * c.Headroom
+		p.Y.Tick.Marker = niceTicks{}
+	case predictions.YLog:
+		setLogY(p, minY, maxY, c.YUnit)
+	case predictions.YLinearOrLog:
+		scaleYAxis(p, lineXYs, maxY, c.Headroom, c.YUnit)
 	}
 	ch.plot = p
+	ch.caption = caption
 	return ch, nil
+}
+
+// colourOf is the colour a role plays; a verdict's is its claim's.
+func colourOf(r *predictions.Result, c predictions.Color, claim string) color.Color {
+	switch c {
+	case predictions.ColorPageable:
+		return colPageable
+	case predictions.ColorPinned:
+		return colPinned
+	case predictions.ColorResident:
+		return colResident
+	case predictions.ColorVerdict:
+		if cl := r.Claim(claim); cl != nil {
+			return verdictColour(cl.Verdict)
+		}
+	}
+	return colUnavailable
+}
+
+// addSeries draws one series: lines with their glyphs, or bars (one bar
+// each where the points have colours of their own).
+func addSeries(p *plot.Plot, r *predictions.Result, s predictions.Series, xys plotter.XYs) error {
+	col := colourOf(r, s.Color, s.Claim)
+	if s.Kind == predictions.Lines {
+		line, points, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			return err
+		}
+		if s.Thin {
+			line.Color, points.Color = col, col
+			line.Width = vg.Points(1)
+			points.Radius = vg.Points(4)
+			points.Shape = draw.CircleGlyph{}
+		} else {
+			styleSeries(line, points, col, s.Alt)
+		}
+		p.Add(line, points)
+		if s.Legend != nil {
+			p.Legend.Add(wordsText(s.Legend), line, points)
+		}
+		return nil
+	}
+	w := vg.Points(s.Width)
+	if len(s.Points) > 0 && s.Points[0].Color != 0 {
+		for _, pt := range s.Points {
+			bars, err := plotter.NewBarChart(plotter.Values{pt.Y}, w)
+			if err != nil {
+				return err
+			}
+			bars.XMin = pt.X
+			bars.LineStyle.Width = 0
+			bars.Color = colourOf(r, pt.Color, pt.Claim)
+			p.Add(bars)
+		}
+		return nil
+	}
+	var vals plotter.Values
+	for _, xy := range xys {
+		vals = append(vals, xy.Y)
+	}
+	bars, err := plotter.NewBarChart(vals, w)
+	if err != nil {
+		return err
+	}
+	bars.Color, bars.LineStyle.Width = col, 0
+	bars.Offset = vg.Points(s.Offset)
+	p.Add(bars)
+	if s.Legend != nil {
+		p.Legend.Add(wordsText(s.Legend), bars)
+	}
+	return nil
+}
+
+// addBand shades where a prediction puts a value and marks the predicted
+// one, dashed.
+func addBand(p *plot.Plot, ch *chart, b *predictions.Band) error {
+	x0, x1 := b.X-b.Width/2, b.X+b.Width/2
+	band, err := plotter.NewPolygon(plotter.XYs{{X: x0, Y: b.Low}, {X: x1, Y: b.Low}, {X: x1, Y: b.High}, {X: x0, Y: b.High}})
+	if err != nil {
+		return err
+	}
+	band.Color = colBand
+	band.LineStyle.Width = 0
+	line, err := plotter.NewLine(plotter.XYs{{X: x0, Y: b.Mid}, {X: x1, Y: b.Mid}})
+	if err != nil {
+		return err
+	}
+	line.Color = colZeroCopy
+	line.Width = vg.Points(1.5)
+	line.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+	p.Add(band, line)
+	ch.drew(b.Name, plotter.XYs{{X: b.X, Y: b.Low}, {X: b.X, Y: b.Mid}, {X: b.X, Y: b.High}})
+	p.Legend.Add(wordsText(b.Legend), band)
+	p.Legend.Add(wordsText(b.MidLegend), line)
+	return nil
 }
 
 // legendGap is the space between a plot's axes and its legend beneath.

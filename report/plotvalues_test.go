@@ -63,12 +63,12 @@ func keys(m map[string]plotter.XYs) []string {
 }
 
 func checkBandwidth(t *testing.T, r *predictions.Result, p Plot, link Link) {
-	from := preferredOf(r.Copies, func(c predictions.CopyRow) string { return c.From })
+	from := predictions.PreferredOf(predictions.CopyRows.Of(r), func(c predictions.CopyRow) predictions.Source { return c.From })
 	n := 0
 	for _, dir := range []vocab.Direction{vocab.H2D, vocab.D2H} {
 		for _, src := range []vocab.MemKind{vocab.MemPageable, vocab.MemPinned} {
 			var want plotter.XYs
-			for _, c := range r.Copies {
+			for _, c := range predictions.CopyRows.Of(r) {
 				if c.From == from && c.Direction == dir && c.Source == src && c.Bytes > 0 && c.GBps > 0 {
 					want = append(want, plotter.XY{X: float64(c.Bytes) / (1 << 20), Y: c.GBps})
 				}
@@ -93,10 +93,10 @@ func checkBandwidth(t *testing.T, r *predictions.Result, p Plot, link Link) {
 }
 
 func checkAsync(t *testing.T, r *predictions.Result, p Plot) {
-	from := preferredOf(r.Async, func(a predictions.AsyncRow) string { return a.From })
+	from := predictions.PreferredOf(predictions.AsyncRows.Of(r), func(a predictions.AsyncRow) predictions.Source { return a.From })
 	var call, done plotter.XYs
 	for _, src := range []vocab.MemKind{vocab.MemPageable, vocab.MemPinned} {
-		for _, a := range r.Async {
+		for _, a := range predictions.AsyncRows.Of(r) {
 			if a.From == from && a.Source == src {
 				call = append(call, plotter.XY{X: float64(len(call)), Y: a.CallMs})
 				done = append(done, plotter.XY{X: float64(len(done)), Y: a.CompletionMs})
@@ -108,10 +108,10 @@ func checkAsync(t *testing.T, r *predictions.Result, p Plot) {
 }
 
 func checkKernels(t *testing.T, r *predictions.Result, p Plot) {
-	from := preferredOf(r.Kernels, func(k predictions.KernelRow) string { return k.From })
+	from := predictions.PreferredOf(predictions.KernelRows.Of(r), func(k predictions.KernelRow) predictions.Source { return k.From })
 	var want plotter.XYs
 	for _, v := range []vocab.Variant{vocab.DeviceResident, vocab.ZeroCopy} {
-		for _, k := range r.Kernels {
+		for _, k := range predictions.KernelRows.Of(r) {
 			if k.From == from && k.Variant == v {
 				want = append(want, plotter.XY{X: float64(len(want)), Y: k.MsPerLaunch})
 			}
@@ -126,7 +126,7 @@ func checkKernels(t *testing.T, r *predictions.Result, p Plot) {
 		t.Errorf("no prediction 3 band although 3.factor is %s", c.Verdict)
 	}
 	if ok && c != nil && len(want) == 2 {
-		mid := want[0].Y * c.Bound
+		mid := want[0].Y * c.Compare.Bound
 		if !near(band[1].Y, mid) || !near(band[0].Y, mid/predictions.LossFactor) || !near(band[2].Y, mid*predictions.LossFactor) {
 			t.Errorf("band %v, want %g/%g/%g", band, mid/predictions.LossFactor, mid, mid*predictions.LossFactor)
 		}
@@ -135,9 +135,9 @@ func checkKernels(t *testing.T, r *predictions.Result, p Plot) {
 
 func checkCalls(t *testing.T, r *predictions.Result, p Plot) {
 	var calls *predictions.CallDurations
-	for i := range r.AsyncCalls {
-		if r.AsyncCalls[i].From == predictions.SourceTrace {
-			calls = &r.AsyncCalls[i]
+	for i := range predictions.CallRows.Of(r) {
+		if predictions.CallRows.Of(r)[i].From == predictions.SourceTrace {
+			calls = &predictions.CallRows.Of(r)[i]
 		}
 	}
 	if calls == nil {

@@ -129,14 +129,18 @@ func Build(r *predictions.Result, opts Options) (*Report, error) {
 	return rep, nil
 }
 
-// chartMakers lists the report's plots in order, each still to be made.
+// chartMakers lists the report's plots, each part's of the Lesson in
+// order, each still to be made.
 func chartMakers(r *predictions.Result, link Link) []func() (chart, error) {
-	return []func() (chart, error){
-		func() (chart, error) { return bandwidthChart(r, link) },
-		func() (chart, error) { return asyncChart(r) },
-		func() (chart, error) { return kernelChart(r) },
-		func() (chart, error) { return callsChart(r) },
+	var out []func() (chart, error)
+	for _, p := range predictions.Lesson.Parts() {
+		if p.Chart == nil {
+			continue
+		}
+		of := p.Chart
+		out = append(out, func() (chart, error) { return drawChart(r, of(r), link) })
 	}
+	return out
 }
 
 // Markdown renders the report as Markdown; images are linked by their file

@@ -41,16 +41,15 @@ func evaluate(t *testing.T, path string) *predictions.Result {
 	return predictions.Evaluate(c)
 }
 
+// The face of the Markdown of an input with the program's numbers alone:
+// tables the input cannot fill and plots not drawn, each saying why.
+// docs/example-report is the face of a full capture's.
 func TestGoldenMarkdown(t *testing.T) {
-	for _, in := range inputs {
-		t.Run(in.name, func(t *testing.T) {
-			rep, err := Build(evaluate(t, in.path), Options{Link: in.link})
-			if err != nil {
-				t.Fatal(err)
-			}
-			golden.Assert(t, filepath.Join("testdata", in.name+".golden.md"), rep.Markdown())
-		})
+	rep, err := Build(evaluate(t, "../testdata/measurements/lesson-t4.json"), Options{})
+	if err != nil {
+		t.Fatal(err)
 	}
+	golden.Assert(t, filepath.Join("testdata", "lesson-t4.golden.md"), rep.Markdown())
 }
 
 func TestPlotsDecode(t *testing.T) {
@@ -220,8 +219,8 @@ func TestWriteDirRefusesToOverwrite(t *testing.T) {
 // is skipped and both reports say why.
 func TestMissingData(t *testing.T) {
 	r := evaluate(t, "../testdata/measurements/lesson-t4.json")
-	r.Copies = nil
-	r.AsyncCalls = nil
+	predictions.CopyRows.Set(r, nil)
+	predictions.CallRows.Set(r, nil)
 	rep, err := Build(r, Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/nsyscheck/nsyscheck/predictions"
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // DefaultWidth is the text width when the output is not a terminal and
@@ -44,18 +45,14 @@ var formatWords = map[string]string{
 	"measurements": "measurements file",
 }
 
-// threadWords explains the program's thread "pid/tid" in words.
-func threadWords(thread string) string {
-	pid, tid, ok := strings.Cut(thread, "/")
-	if !ok {
-		return "program thread " + thread
-	}
-	which := "thread " + tid + " of process " + pid
-	if pid == tid {
+// threadWords explains the program's thread in words.
+func threadWords(t vocab.Thread) string {
+	which := fmt.Sprintf("thread %d of process %d", t.TID, t.PID)
+	if t.PID == t.TID {
 		which += ", the process's main thread"
 	}
 	return fmt.Sprintf("program thread %s (%s): the thread with the most cudaMemcpyAsync calls; "+
-		"the trace's numbers come from its calls only, other threads' calls are left out", thread, which)
+		"the trace's numbers come from its calls only, other threads' calls are left out", threadID(t), which)
 }
 
 // wrap breaks text into lines of at most width runes: the first line starts
@@ -144,15 +141,16 @@ func valueText(c *predictions.Claim) string {
 	if c.Measured == nil {
 		return "no value"
 	}
-	m := *c.Measured
+	m, cmp := *c.Measured, c.Compare
 	var s string
-	if c.Comparison == "within 2x of" {
-		s = fmt.Sprintf("%s within [%s, %s] (predicted %s)", num(m), num(c.Bound/predictions.LossFactor), num(c.Bound*predictions.LossFactor), num(c.Bound))
+	if cmp.Relation == predictions.Within {
+		lo, hi := span(cmp)
+		s = fmt.Sprintf("%s within [%s, %s] (predicted %s)", num(m), num(lo), num(hi), num(cmp.Bound))
 	} else {
-		s = fmt.Sprintf("%s %s %s", num(m), c.Comparison, num(c.Bound))
+		s = fmt.Sprintf("%s %s %s", num(m), relationWord(cmp), num(cmp.Bound))
 	}
-	if c.Unit != "" {
-		s += " " + c.Unit
+	if u := wordsText(c.Unit); u != "" {
+		s += " " + u
 	}
 	return s
 }
@@ -162,9 +160,9 @@ func valueText(c *predictions.Claim) string {
 func decidingEvidence(c *predictions.Claim) (deciding, others []string) {
 	for _, e := range c.Evidence {
 		if c.From != "" && e.Source == c.From {
-			deciding = append(deciding, e.String())
+			deciding = append(deciding, evidenceLine(e))
 		} else {
-			others = append(others, e.String())
+			others = append(others, evidenceLine(e))
 		}
 	}
 	return deciding, others
@@ -174,7 +172,7 @@ func decidingEvidence(c *predictions.Claim) (deciding, others []string) {
 func evidenceLines(c *predictions.Claim) []string {
 	out := make([]string, len(c.Evidence))
 	for i, e := range c.Evidence {
-		out[i] = e.String()
+		out[i] = evidenceLine(e)
 	}
 	return out
 }
@@ -196,8 +194,8 @@ func Text(w io.Writer, r *predictions.Result, opts TextOptions) error {
 		head = append(head, r.Input.GPU)
 	}
 	writePath(&b, r.Input.Path, strings.Join(head, " "), width)
-	if r.Input.Thread != "" {
-		writeWrapped(&b, threadWords(r.Input.Thread), width, "", "    ")
+	if r.Input.Thread != nil {
+		writeWrapped(&b, threadWords(*r.Input.Thread), width, "", "    ")
 	}
 	b.WriteByte('\n')
 
@@ -240,9 +238,9 @@ type claimWriter struct {
 func (cw claimWriter) claim(c *predictions.Claim) (hidden int) {
 	b, width, indent := cw.b, cw.width, cw.indent
 	first := fmt.Sprintf("%-*s  %-*s  ", cw.idW, c.ID, cw.vW, c.Verdict)
-	writeWrapped(b, valueText(c)+": "+c.Statement, width, first, indent)
+	writeWrapped(b, valueText(c)+": "+wordsText(c.Statement), width, first, indent)
 	if c.Verdict == predictions.Unavailable {
-		writeWrapped(b, "why unavailable: "+c.Reason, width, indent, indent+"  ")
+		writeWrapped(b, "why unavailable: "+sourceWhys(c.Why), width, indent, indent+"  ")
 		if cw.verbose {
 			for _, e := range evidenceLines(c) {
 				writeWrapped(b, e, width, indent, indent+"  ")
@@ -278,8 +276,8 @@ func (cw claimWriter) claim(c *predictions.Claim) (hidden int) {
 		}
 		if sv.Measured != nil {
 			writeWrapped(b, fmt.Sprintf("%s gives %s (%s)", sv.Source, num(*sv.Measured), sv.Verdict), width, indent, indent+"  ")
-		} else if sv.Reason != "" {
-			writeWrapped(b, fmt.Sprintf("%s cannot answer: %s", sv.Source, sv.Reason), width, indent, indent+"  ")
+		} else if sv.Why != nil {
+			writeWrapped(b, fmt.Sprintf("%s cannot answer: %s", sv.Source, whyWords(sv.Why)), width, indent, indent+"  ")
 		}
 	}
 	return 0
@@ -300,12 +298,12 @@ func textPredictions(b *strings.Builder, r *predictions.Result, width, vW int) {
 				}
 			}
 		}
-		writeWrapped(b, fmt.Sprintf("%s: %s", topics[p.ID], strings.Join(parts, ", ")), width,
+		writeWrapped(b, fmt.Sprintf("%s: %s", topicOf(p.ID), strings.Join(parts, ", ")), width,
 			fmt.Sprintf("prediction %d: %-*s  ", p.ID, vW, p.Verdict), "    ")
 		for _, u := range p.Unchecked {
 			// A control the input cannot check: the verdict stands on the
 			// claims, and the line says what would check it.
-			writeWrapped(b, u, width, "    ", "      ")
+			writeWrapped(b, uncheckedWords(u), width, "    ", "      ")
 		}
 	}
 }
@@ -314,18 +312,18 @@ func textPredictions(b *strings.Builder, r *predictions.Result, width, vW int) {
 // diagnostics.
 func textTail(b *strings.Builder, r *predictions.Result, width int) {
 	ex := r.Exercise
-	if ex.Verdict == "answered" && ex.H2DRatio != nil && ex.D2HRatio != nil {
+	if ex.Verdict == vocab.Answered && ex.H2DRatio != nil && ex.D2HRatio != nil {
 		writeWrapped(b, fmt.Sprintf("exercise: pageable/pinned at 64 MiB: h2d %.2fx, d2h %.2fx; pinning buys more: %s (from %s)",
 			*ex.H2DRatio, *ex.D2HRatio, ex.Answer, sourceWords(ex.From)), width, "", "    ")
 	} else {
-		writeWrapped(b, "exercise: unavailable: "+ex.Reason, width, "", "    ")
+		writeWrapped(b, "exercise: unavailable: "+sourceWhys(ex.Why), width, "", "    ")
 	}
 	if r.DeviceCopyGBps > 0 {
-		writeWrapped(b, fmt.Sprintf("device-to-device copy: %.1f GB/s (%s)", r.DeviceCopyGBps, r.DeviceCopyFrom), width, "", "    ")
+		writeWrapped(b, fmt.Sprintf("device-to-device copy: %.1f GB/s (%s)", r.DeviceCopyGBps, deviceCopyFrom(r.DeviceCopyFrom)), width, "", "    ")
 	}
 	if len(r.Diagnostics) > 0 {
 		b.WriteByte('\n')
-		for _, d := range r.Diagnostics {
+		for _, d := range diagViews(r.Diagnostics) {
 			writeWrapped(b, fmt.Sprintf("%s %s: %s", d.Level, d.Code, d.Message), width, "", "    ")
 		}
 	}
@@ -342,8 +340,8 @@ func TextMulti(w io.Writer, results []*predictions.Result, opts TextOptions) err
 		if r.Input.GPU != "" {
 			rest = append(rest, r.Input.GPU)
 		}
-		if r.Input.Thread != "" {
-			rest = append(rest, "program thread "+r.Input.Thread)
+		if r.Input.Thread != nil {
+			rest = append(rest, "program thread "+threadID(*r.Input.Thread))
 		}
 		if len(rest) > 0 {
 			rest[0] = ", " + rest[0]
@@ -351,7 +349,7 @@ func TextMulti(w io.Writer, results []*predictions.Result, opts TextOptions) err
 		writePath(&b, fmt.Sprintf("[%d] %s", i+1, r.Input.Path), strings.Join(rest, ", "), width)
 	}
 	for _, r := range results {
-		if r.Input.Thread != "" {
+		if r.Input.Thread != nil {
 			writeWrapped(&b, "(program thread PID/TID: the thread with the most cudaMemcpyAsync calls, whose calls the trace's numbers come from; other threads' calls are left out)", width, "", " ")
 			break
 		}
@@ -402,7 +400,7 @@ func multiRows(results []*predictions.Result) [][]string {
 	row := []string{"exercise", "h2d/d2h 64 MiB"}
 	for _, r := range results {
 		ex := r.Exercise
-		if ex.Verdict != "answered" || ex.H2DRatio == nil || ex.D2HRatio == nil {
+		if ex.Verdict != vocab.Answered || ex.H2DRatio == nil || ex.D2HRatio == nil {
 			row = append(row, "unavailable")
 			continue
 		}
@@ -459,15 +457,15 @@ func multiNotes(results []*predictions.Result, width int) string {
 				}
 				writeWrapped(&notes, fmt.Sprintf("%s died: %s", c.ID, why), width, tag, pad)
 			case predictions.Unavailable:
-				writeWrapped(&notes, fmt.Sprintf("%s unavailable: %s", c.ID, c.Reason), width, tag, pad)
+				writeWrapped(&notes, fmt.Sprintf("%s unavailable: %s", c.ID, sourceWhys(c.Why)), width, tag, pad)
 			}
 		}
 		for _, p := range r.Predictions {
 			for _, u := range p.Unchecked {
-				writeWrapped(&notes, fmt.Sprintf("prediction %d: %s", p.ID, u), width, tag, pad)
+				writeWrapped(&notes, fmt.Sprintf("prediction %d: %s", p.ID, uncheckedWords(u)), width, tag, pad)
 			}
 		}
-		for _, d := range r.Diagnostics {
+		for _, d := range diagViews(r.Diagnostics) {
 			writeWrapped(&notes, fmt.Sprintf("%s %s: %s", d.Level, d.Code, d.Message), width, tag, pad)
 		}
 	}
@@ -554,10 +552,10 @@ func writeTable(b *strings.Builder, rows [][]string, fixed, width int) {
 }
 
 func boundText(c *predictions.Claim) string {
-	if c.Comparison == "within 2x of" {
-		return "2x of predicted"
+	if c.Compare.Relation == predictions.Within {
+		return fmt.Sprintf("%gx of predicted", c.Compare.Factor)
 	}
-	return c.Comparison + " " + num(c.Bound)
+	return relationWord(c.Compare) + " " + num(c.Compare.Bound)
 }
 
 func claimCellText(r *predictions.Result, i int) string {
@@ -569,8 +567,8 @@ func claimCellText(r *predictions.Result, i int) string {
 		return string(c.Verdict)
 	}
 	s := fmt.Sprintf("%s %s", c.Verdict, num(*c.Measured))
-	if c.Comparison == "within 2x of" {
-		s += " vs " + num(c.Bound)
+	if c.Compare.Relation == predictions.Within {
+		s += " vs " + num(c.Compare.Bound)
 	}
 	return s
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -22,7 +21,7 @@ type view struct {
 	Tables   []tableView
 	Said     []saidView
 	Exercise exerciseView
-	Diags    []predictions.Diagnostic
+	Diags    []diagView
 	NoPlots  bool
 	Plots    []Plot
 }
@@ -50,24 +49,25 @@ type saidView struct {
 	Unchecked []string
 }
 
-// evidenceLine is one line of evidence and the claims it backs.
-type evidenceLine struct {
+// evidenceItem is one line of evidence and the claims it backs.
+type evidenceItem struct {
 	IDs  []string
 	Text string
 }
 
 // Evidence lists the prediction's evidence once per distinct line.
-func (s saidView) Evidence() []evidenceLine {
-	var out []evidenceLine
+func (s saidView) Evidence() []evidenceItem {
+	var out []evidenceItem
 	at := map[string]int{}
 	for _, c := range s.Claims {
 		for _, e := range c.Evidence {
-			if i, ok := at[e.Text]; ok {
+			text := evidenceWords(e)
+			if i, ok := at[text]; ok {
 				out[i].IDs = append(out[i].IDs, c.ID)
 				continue
 			}
-			at[e.Text] = len(out)
-			out = append(out, evidenceLine{IDs: []string{c.ID}, Text: e.Text})
+			at[text] = len(out)
+			out = append(out, evidenceItem{IDs: []string{c.ID}, Text: text})
 		}
 	}
 	return out
@@ -90,7 +90,7 @@ func (s saidView) Records() []recordLine {
 	for _, c := range s.Claims {
 		for _, e := range c.Evidence {
 			for _, r := range e.Records {
-				l := recordLine{Group: r.Group, Table: r.Table, Count: plural(r.Count, "record")}
+				l := recordLine{Group: groupName(r.Group), Table: r.Table, Count: plural(r.Count, "record")}
 				switch {
 				case r.Rows != nil:
 					l.Where = fmt.Sprintf("data rows %d to %d", r.Rows.First, r.Rows.Last)
@@ -136,13 +136,6 @@ type exerciseView struct {
 	Rule     string
 }
 
-var topics = map[int]string{
-	1: "Pinned against pageable copy time",
-	2: "How long cudaMemcpyAsync holds the thread",
-	3: "What zero-copy costs a kernel",
-	4: "What the capture's API trace shows",
-}
-
 // num formats a number with four significant digits.
 func num(x float64) string {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
@@ -179,7 +172,7 @@ func verdictWord(v predictions.Verdict) string { return string(v) }
 
 func (rep *Report) view() *view {
 	r := rep.Result
-	v := &view{Title: rep.Options.Title, Diags: r.Diagnostics, NoPlots: rep.Options.NoPlots, Plots: rep.Plots}
+	v := &view{Title: rep.Options.Title, Diags: diagViews(r.Diagnostics), NoPlots: rep.Options.NoPlots, Plots: rep.Plots}
 	if v.Title == "" {
 		v.Title = "Pinned memory report: " + r.Name()
 	}
@@ -187,8 +180,8 @@ func (rep *Report) view() *view {
 	if r.Input.GPU != "" {
 		about += ", " + r.Input.GPU
 	}
-	if r.Input.Thread != "" {
-		about += ", program thread " + r.Input.Thread
+	if r.Input.Thread != nil {
+		about += ", program thread " + threadID(*r.Input.Thread)
 	}
 	v.About = append(v.About, about+".")
 	if len(r.Input.Files) > 1 {
@@ -198,8 +191,8 @@ func (rep *Report) view() *view {
 		}
 		v.About = append(v.About, "Files read: "+strings.Join(fs, ", ")+".")
 	}
-	if r.Input.Thread != "" {
-		t := threadWords(r.Input.Thread)
+	if r.Input.Thread != nil {
+		t := threadWords(*r.Input.Thread)
 		v.About = append(v.About, strings.ToUpper(t[:1])+t[1:]+".")
 	}
 	if r.Input.ProgramSource != "" {
@@ -209,9 +202,19 @@ func (rep *Report) view() *view {
 	for _, p := range r.Predictions {
 		v.Verdicts = append(v.Verdicts, verdictView{ID: p.ID, Verdict: verdictWord(p.Verdict)})
 	}
-	v.Tables = append(v.Tables, copyTable(r, vocab.H2D), copyTable(r, vocab.D2H), asyncTable(r), kernelTable(r))
+	for _, p := range predictions.Lesson.Parts() {
+		if p.Tables == nil {
+			continue
+		}
+		for _, t := range p.Tables(r) {
+			v.Tables = append(v.Tables, tableViewOf(t))
+		}
+	}
 	for _, p := range r.Predictions {
-		s := saidView{ID: p.ID, Topic: topics[p.ID], Verdict: verdictWord(p.Verdict), Unchecked: p.Unchecked}
+		s := saidView{ID: p.ID, Topic: topicOf(p.ID), Verdict: verdictWord(p.Verdict)}
+		for _, u := range p.Unchecked {
+			s.Unchecked = append(s.Unchecked, uncheckedWords(u))
+		}
 		for _, id := range p.Claims {
 			if c := r.Claim(id); c != nil {
 				s.Claims = append(s.Claims, claimOf(c))
@@ -224,137 +227,23 @@ func (rep *Report) view() *view {
 }
 
 // tableNote names the source a table's numbers come from.
-func tableNote(from string) string {
+func tableNote(from predictions.Source) string {
 	return "Numbers from " + sourceWords(from) + "."
 }
 
-func copyTable(r *predictions.Result, dir vocab.Direction) tableView {
-	t := tableView{
-		Head:  []string{"size", "pageable ms", "pageable GB/s", "pinned ms", "pinned GB/s", "pageable/pinned"},
-		Right: []bool{false, true, true, true, true, true},
-	}
-	if dir == vocab.H2D {
-		t.Title = "Part 1: blocking cudaMemcpy, host to device"
-	} else {
-		t.Title = "Part 1b: blocking cudaMemcpy, device to host (the exercise's sweep)"
-	}
-	var froms []string
-	for _, c := range r.Copies {
-		if c.Direction == dir {
-			froms = append(froms, c.From)
-		}
-	}
-	from := preferred(froms)
-	if from == "" {
-		t.Missing = fmt.Sprintf("The input has no %s copy rows.", strings.ToUpper(string(dir)))
-		return t
-	}
-	t.Note = tableNote(from)
-	type pair struct{ pageable, pinned *predictions.CopyRow }
-	bySize := map[int64]*pair{}
-	var sizes []int64
-	for i := range r.Copies {
-		c := &r.Copies[i]
-		if c.From != from || c.Direction != dir {
-			continue
-		}
-		p := bySize[c.Bytes]
-		if p == nil {
-			p = &pair{}
-			bySize[c.Bytes] = p
-			sizes = append(sizes, c.Bytes)
-		}
-		if c.Source == vocab.MemPinned {
-			p.pinned = c
-		} else {
-			p.pageable = c
-		}
-	}
-	sort.Slice(sizes, func(i, j int) bool { return sizes[i] < sizes[j] })
-	cells := func(c *predictions.CopyRow) (string, string) {
-		if c == nil {
-			return "–", "–"
-		}
-		return msText(c.Ms), gbpsText(c.GBps)
-	}
-	for _, b := range sizes {
-		p := bySize[b]
-		pgMs, pgG := cells(p.pageable)
-		pnMs, pnG := cells(p.pinned)
-		ratio := 0.0
-		if p.pageable != nil {
-			ratio = p.pageable.Ratio
-		} else if p.pinned != nil {
-			ratio = p.pinned.Ratio
-		}
-		t.Rows = append(t.Rows, []string{sizeLabel(b), pgMs, pgG, pnMs, pnG, ratioText(ratio)})
-	}
-	return t
-}
-
-func asyncTable(r *predictions.Result) tableView {
-	t := tableView{
-		Title: "Part 2: cudaMemcpyAsync on a stream, call vs completion",
-		Head:  []string{"source", "call (ms)", "completion (ms)", "call share"},
-		Right: []bool{false, true, true, true},
-	}
-	from := preferredOf(r.Async, func(a predictions.AsyncRow) string { return a.From })
-	if from == "" {
-		t.Missing = "The input has no part 2 rows."
-		return t
-	}
-	t.Note = tableNote(from)
-	for _, a := range r.Async {
-		if a.From == from {
-			t.Rows = append(t.Rows, []string{string(a.Source), msText(a.CallMs), msText(a.CompletionMs), pct(a.Share)})
-		}
-	}
-	return t
-}
-
-func kernelTable(r *predictions.Result) tableView {
-	t := tableView{
-		Title: "Part 3: the scaleCopy kernel, device-resident vs zero-copy",
-		Head:  []string{"variant", "ms per launch", "effective GB/s"},
-		Right: []bool{false, true, true},
-	}
-	from := preferredOf(r.Kernels, func(k predictions.KernelRow) string { return k.From })
-	if from == "" {
-		t.Missing = "The input has no part 3 rows."
-		return t
-	}
-	t.Note = tableNote(from)
-	for _, k := range r.Kernels {
-		if k.From == from {
-			t.Rows = append(t.Rows, []string{string(k.Variant), msText(k.MsPerLaunch), gbpsText(k.GBps)})
-		}
-	}
-	if r.DeviceCopyGBps > 0 {
-		t.Note += fmt.Sprintf(" For scale: a device-to-device cudaMemcpy in the same run moved %s GB/s (%s).", gbpsText(r.DeviceCopyGBps), firstClause(r.DeviceCopyFrom))
-	}
-	return t
-}
-
-// firstClause shortens a provenance note to its source name.
-func firstClause(s string) string {
-	if i := strings.Index(s, ":"); i > 0 {
-		return s[:i]
-	}
-	return s
-}
-
 func claimOf(c *predictions.Claim) claimView {
-	cv := claimView{ID: c.ID, Verdict: verdictWord(c.Verdict), Statement: c.Statement, Reason: c.Reason}
+	cv := claimView{ID: c.ID, Verdict: verdictWord(c.Verdict), Statement: wordsText(c.Statement), Reason: sourceWhys(c.Why)}
 	if c.Measured != nil {
-		m := *c.Measured
-		if c.Comparison == "within 2x of" {
+		m, cmp := *c.Measured, c.Compare
+		if cmp.Relation == predictions.Within {
+			lo, hi := span(cmp)
 			cv.Outcome = fmt.Sprintf("measured %s against a predicted %s, and it holds from %s to %s",
-				num(m), num(c.Bound), num(c.Bound/predictions.LossFactor), num(c.Bound*predictions.LossFactor))
+				num(m), num(cmp.Bound), num(lo), num(hi))
 		} else {
-			cv.Outcome = fmt.Sprintf("measured %s %s %s", num(m), c.Comparison, num(c.Bound))
+			cv.Outcome = fmt.Sprintf("measured %s %s %s", num(m), relationWord(cmp), num(cmp.Bound))
 		}
-		if c.Unit != "" {
-			cv.Outcome += "; unit: " + c.Unit
+		if u := wordsText(c.Unit); u != "" {
+			cv.Outcome += "; unit: " + u
 		}
 		if c.From != "" {
 			cv.Outcome += "; from " + sourceWords(c.From)
@@ -367,8 +256,8 @@ func claimOf(c *predictions.Claim) claimView {
 		switch {
 		case sv.Measured != nil:
 			cv.Others = append(cv.Others, fmt.Sprintf("%s give %s (%s)", sourceWords(sv.Source), num(*sv.Measured), sv.Verdict))
-		case sv.Reason != "":
-			cv.Others = append(cv.Others, fmt.Sprintf("%s cannot answer: %s", sourceWords(sv.Source), sv.Reason))
+		case sv.Why != nil:
+			cv.Others = append(cv.Others, fmt.Sprintf("%s cannot answer: %s", sourceWords(sv.Source), whyWords(sv.Why)))
 		}
 	}
 	if c.Verdict != predictions.Unavailable {
@@ -383,15 +272,15 @@ func claimOf(c *predictions.Claim) claimView {
 
 func exerciseOf(r *predictions.Result) exerciseView {
 	ex := r.Exercise
-	e := exerciseView{Rule: ex.Rule}
+	e := exerciseView{Rule: exerciseRule()}
 	e.Table = tableView{
 		Title: "Pageable/pinned at 64 MiB, both directions",
 		Head:  []string{"direction", "pageable ms", "pinned ms", "pageable/pinned"},
 		Right: []bool{false, true, true, true},
 	}
-	if ex.Verdict != "answered" || ex.H2DRatio == nil || ex.D2HRatio == nil {
-		e.Sentence = "Unanswered: " + ex.Reason
-		e.Table.Missing = "No two-direction ratios: " + ex.Reason
+	if ex.Verdict != vocab.Answered || ex.H2DRatio == nil || ex.D2HRatio == nil {
+		e.Sentence = "Unanswered: " + sourceWhys(ex.Why)
+		e.Table.Missing = "No two-direction ratios: " + sourceWhys(ex.Why)
 		return e
 	}
 	e.Answered = true
@@ -402,8 +291,8 @@ func exerciseOf(r *predictions.Result) exerciseView {
 		ratio float64
 	}{{vocab.H2D, "host to device", *ex.H2DRatio}, {vocab.D2H, "device to host", *ex.D2HRatio}} {
 		pg, pn := "–", "–"
-		for _, c := range r.Copies {
-			if c.From == ex.From && c.Direction == d.dir && c.Bytes == 64<<20 {
+		for _, c := range predictions.CopyRows.Of(r) {
+			if c.From == ex.From && c.Direction == d.dir && c.Bytes == predictions.ExerciseBytes {
 				if c.Source == vocab.MemPinned {
 					pn = msText(c.Ms)
 				} else {
@@ -415,9 +304,9 @@ func exerciseOf(r *predictions.Result) exerciseView {
 	}
 	h, d := ratioText(*ex.H2DRatio), ratioText(*ex.D2HRatio)
 	switch ex.Answer {
-	case "host-to-device":
+	case predictions.GainH2D:
 		e.Sentence = fmt.Sprintf("Pinning buys more on the way to the device: pageable costs %s pinned host to device against %s device to host.", h, d)
-	case "device-to-host":
+	case predictions.GainD2H:
 		e.Sentence = fmt.Sprintf("Pinning buys more on the way back: pageable costs %s pinned device to host against %s host to device.", d, h)
 	default:
 		e.Sentence = fmt.Sprintf("Pinning buys about the same both ways: pageable costs %s pinned host to device and %s device to host.", h, d)

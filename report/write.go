@@ -39,7 +39,10 @@ func Write(w io.Writer, format string, results []*predictions.Result, opts Write
 	switch format {
 	case FormatJSON:
 		env := VerifyEnvelope(results, opts.Version)
-		env.Fleet = opts.Fleet
+		if opts.Fleet != nil {
+			f := FleetJSON(*opts.Fleet)
+			env.Fleet = &f
+		}
 		return WriteJSON(w, env)
 	case FormatMarkdown:
 		err = Markdown(w, results)

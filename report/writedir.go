@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsyscheck/nsyscheck/internal/ctlchar"
 	"github.com/nsyscheck/nsyscheck/internal/leftover"
 	"github.com/nsyscheck/nsyscheck/privacy"
 )
@@ -26,79 +27,275 @@ var createFile = func(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
 }
 
-// PlaceHook, when not nil, is called once every file is written into the
-// temporary folder, before it is moved into place; tests use it to send a
-// signal at a known point.
-var PlaceHook func(dir string)
+// renameFile moves a file or folder into place; tests replace it to fail
+// on cue.
+var renameFile = os.Rename
 
-// writeFiles writes files into dir so that no reader ever sees a partial
-// report and nothing is written through a link:
-//
-//   - every file is written into a fresh private temporary folder first;
-//     a failure (a full disk, a signal) removes it and leaves dir as it was;
-//   - a dir that does not exist yet is that folder, renamed into place
-//     whole; a dir that holds nothing but files of this report (a report
-//     written before, or an empty folder) is swapped with it in one
-//     atomic exchange (renameat2 RENAME_EXCHANGE), and the old files,
-//     now in the temporary folder, are removed; so a run killed at any
-//     point leaves dir either as it was or whole, and a rerun needs no
-//     --force that the first run did not;
-//   - a dir that holds other files too (the user's, another report's) is
-//     not swapped: each file is renamed into it in turn, which replaces a
-//     link planted there instead of writing through it. A run killed
-//     between two of these renames leaves some files new and some as they
-//     were (the report's own files, never a partial one); the rerun needs
-//     --force, as any report over an earlier one does;
-//   - without overwrite, a name that exists in dir already (a link
-//     included) is refused before anything is written;
-//   - temporary folders that killed runs left behind are removed first.
-//
-// Markdown, JSON and text files are passed through privacy.MaskSecrets on
-// the way (maskText).
+// PlaceHook, when not nil, is called once every file of a set is written
+// into its temporary folder, before any is moved into place, with the
+// folders being written; tests use it to send a signal at a known point.
+var PlaceHook func(dirs []string)
+
+// Folder is one folder of a set WriteSet writes: the files (by name) to
+// write into Dir.
+type Folder struct {
+	Dir   string
+	Files map[string][]byte
+}
+
+// writeFiles writes one folder as a set of one (WriteSet).
 func writeFiles(dir string, files map[string][]byte, overwrite bool) ([]string, error) {
-	list := names(files)
-	parent := filepath.Dir(filepath.Clean(dir))
-	exists, err := checkOutputDir(dir, parent, list, overwrite)
+	placed, err := WriteSet([]Folder{{Dir: dir, Files: files}}, overwrite)
 	if err != nil {
 		return nil, err
 	}
-	swap := exists && onlyReportFiles(dir, list) && dirWritable(parent)
-	where := dir
-	if !exists || swap {
+	return placed[0], nil
+}
+
+// WriteSet writes the folders of a set so that no reader ever sees a
+// partial report, nothing is written through a link, and a set that fails
+// leaves every folder as it was:
+//
+//   - every folder's files are written into a fresh private temporary
+//     folder first, all of them before any is put in place; a failure (a
+//     full disk, a name that exists without overwrite) removes them and
+//     leaves every folder as it was;
+//   - a folder that does not exist yet is its temporary folder, renamed
+//     into place whole; a folder that holds nothing but files of this
+//     report (a report written before, or an empty folder), and holds no
+//     other folder of the set, is swapped with it in one atomic exchange
+//     (renameat2 RENAME_EXCHANGE); so a run killed at any point leaves it
+//     either as it was or whole;
+//   - a folder that holds other files too (the user's, other folders of the
+//     set) is not swapped: each file is renamed into it in turn, which
+//     replaces a link planted there instead of writing through it, the
+//     file it replaces set aside in the temporary folder;
+//   - if putting a folder in place fails, the folders already put in place
+//     are put back as they were (the new ones removed, an exchange undone,
+//     the files set aside renamed back), and the folders the set created
+//     are removed;
+//   - without overwrite, a name that exists in a folder already (a link
+//     included) is refused before anything is written;
+//   - temporary folders that killed runs left behind are removed first.
+//
+// Every file passes through CleanFile on the way (credentials masked,
+// control characters escaped). It returns each folder's written paths.
+func WriteSet(set []Folder, overwrite bool) ([][]string, error) {
+	ws := make([]*folderWrite, len(set))
+	dirs := make([]string, len(set))
+	seen := map[string]bool{}
+	for i, f := range set {
+		dir := filepath.Clean(f.Dir)
+		if seen[dir] {
+			return nil, fmt.Errorf("two reports would be written to %s", dir)
+		}
+		seen[dir] = true
+		ws[i], dirs[i] = &folderWrite{dir: dir, files: f.Files, list: names(f.Files)}, dir
+	}
+	var created []string
+	defer func() {
+		for _, w := range ws {
+			if w != nil {
+				w.cleanup()
+			}
+		}
+		// Folders the set made for itself and left empty (after a
+		// failure), deepest first.
+		for i := len(created) - 1; i >= 0; i-- {
+			os.Remove(created[i])
+		}
+	}()
+	for _, w := range ws {
+		made, err := w.stage(overwrite, holdsAnother(w.dir, dirs))
+		created = append(created, made...)
+		if err != nil {
+			return nil, err
+		}
+	}
+	if PlaceHook != nil {
+		PlaceHook(dirs)
+	}
+	out := make([][]string, len(ws))
+	for i, w := range ws {
+		if err := w.place(); err != nil {
+			for j := i; j >= 0; j-- {
+				ws[j].undo()
+			}
+			return nil, fmt.Errorf("%w (every folder of the report was left as it was)", err)
+		}
+		out[i] = w.paths()
+	}
+	created = nil // all in place: they hold the reports now
+	return out, nil
+}
+
+// holdsAnother reports whether another folder of the set lies inside dir.
+func holdsAnother(dir string, dirs []string) bool {
+	for _, d := range dirs {
+		if d != dir && strings.HasPrefix(d, dir+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// folderWrite is one folder of a set: where its files were written and
+// how they were put in place, so that a failure can put it back.
+type folderWrite struct {
+	dir   string
+	files map[string][]byte
+	list  []string // the files' names, sorted
+
+	exists, swap bool
+	tmp          string // the temporary folder the files were written into
+
+	whole    bool     // tmp was renamed to dir (dir did not exist)
+	swapped  bool     // tmp and dir were exchanged: tmp holds dir's old files
+	renamed  []string // names renamed into dir one by one
+	setAside map[string]bool
+}
+
+// setAsidePrefix names, in the temporary folder, a file that one of the
+// report's files replaced in its folder, kept until the set is in place.
+const setAsidePrefix = ".replaced-"
+
+// stage checks the folder (checkOutputDir) and writes its files into a
+// new temporary folder: beside it when it is new or will be swapped
+// (never when the set writes other folders inside it), else inside it. It
+// returns the parent folders it created.
+func (w *folderWrite) stage(overwrite, noSwap bool) (created []string, err error) {
+	parent := filepath.Dir(w.dir)
+	created = missingFolders(parent)
+	w.exists, err = checkOutputDir(w.dir, parent, w.list, overwrite)
+	if err != nil {
+		return created, err
+	}
+	w.swap = w.exists && !noSwap && onlyReportFiles(w.dir, w.list) && dirWritable(parent)
+	where := w.dir
+	if !w.exists || w.swap {
 		where = parent
 	}
 	tmp, err := os.MkdirTemp(where, tmpPrefix+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
-		return nil, fmt.Errorf("cannot write in %s: %w", where, unwrapPath(err))
+		return created, fmt.Errorf("cannot write in %s: %w", where, unwrapPath(err))
 	}
-	done := false
-	defer func() {
-		if !done {
-			os.RemoveAll(tmp)
-		}
-	}()
-	for _, n := range list {
-		if err := writeOne(filepath.Join(tmp, n), maskText(n, files[n])); err != nil {
-			return nil, fmt.Errorf("write %s: %w (nothing was written to %s)", filepath.Join(dir, n), err, dir)
+	w.tmp = tmp
+	for _, n := range w.list {
+		if err := writeOne(filepath.Join(tmp, n), CleanFile(n, w.files[n])); err != nil {
+			return created, fmt.Errorf("write %s: %w (nothing was written to %s)", filepath.Join(w.dir, n), err, w.dir)
 		}
 	}
-	var paths []string
-	for _, n := range list {
-		paths = append(paths, filepath.Join(dir, n))
+	return created, nil
+}
+
+// missingFolders lists dir and those of its parents that do not exist,
+// outermost first.
+func missingFolders(dir string) []string {
+	var out []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || d == filepath.Dir(d) {
+			break
+		}
+		out = append([]string{d}, out...)
 	}
-	if PlaceHook != nil {
-		PlaceHook(dir)
+	return out
+}
+
+// paths are the folder's files as placed.
+func (w *folderWrite) paths() []string {
+	out := make([]string, len(w.list))
+	for i, n := range w.list {
+		out[i] = filepath.Join(w.dir, n)
 	}
-	placed, moved, err := placeFiles(tmp, dir, list, paths, exists, swap)
-	done = moved
-	return placed, err
+	return out
+}
+
+// place puts the staged files in place: a new folder is the temporary one
+// renamed; a folder holding only an earlier report is exchanged with it in
+// one step; otherwise, or where the file system cannot exchange, each file
+// is renamed into the folder in turn, a file it replaces set aside first.
+func (w *folderWrite) place() error {
+	if !w.exists {
+		if err := os.Chmod(w.tmp, 0o755); err != nil {
+			return fmt.Errorf("write %s: %w", w.dir, unwrapPath(err))
+		}
+		if err := renameFile(w.tmp, w.dir); err != nil {
+			return fmt.Errorf("cannot move the report into %s: %w", w.dir, unwrapPath(err))
+		}
+		w.whole = true
+		return nil
+	}
+	if w.swap {
+		if st, err := os.Stat(w.dir); err == nil {
+			_ = os.Chmod(w.tmp, st.Mode().Perm())
+		}
+		if unix.Renameat2(unix.AT_FDCWD, w.tmp, unix.AT_FDCWD, w.dir, unix.RENAME_EXCHANGE) == nil {
+			w.swapped = true // tmp now holds the files dir held
+			return nil
+		}
+		// A file system without the exchange: rename file by file below.
+		// Files written in the parent's temporary folder rename into dir
+		// just as well.
+	}
+	w.setAside = map[string]bool{}
+	for _, n := range w.list {
+		target := filepath.Join(w.dir, n)
+		if _, err := os.Lstat(target); err == nil {
+			if err := os.Rename(target, filepath.Join(w.tmp, setAsidePrefix+n)); err != nil {
+				return fmt.Errorf("cannot move %s aside to replace it: %w", target, unwrapPath(err))
+			}
+			w.setAside[n] = true
+		}
+		if err := renameFile(filepath.Join(w.tmp, n), target); err != nil {
+			if w.setAside[n] {
+				_ = os.Rename(filepath.Join(w.tmp, setAsidePrefix+n), target)
+				delete(w.setAside, n)
+			}
+			return fmt.Errorf("cannot move %s into place: %w", target, unwrapPath(err))
+		}
+		w.renamed = append(w.renamed, n)
+	}
+	return nil
+}
+
+// undo puts the folder back as it was before place.
+func (w *folderWrite) undo() {
+	switch {
+	case w.whole:
+		if os.Rename(w.dir, w.tmp) == nil {
+			w.whole = false // cleanup removes it as a temporary folder again
+		}
+	case w.swapped:
+		if unix.Renameat2(unix.AT_FDCWD, w.tmp, unix.AT_FDCWD, w.dir, unix.RENAME_EXCHANGE) == nil {
+			w.swapped = false
+		}
+	default:
+		for i := len(w.renamed) - 1; i >= 0; i-- {
+			n := w.renamed[i]
+			target := filepath.Join(w.dir, n)
+			if w.setAside[n] {
+				_ = os.Rename(filepath.Join(w.tmp, setAsidePrefix+n), target)
+			} else {
+				_ = os.Remove(target)
+			}
+		}
+		w.renamed = nil
+	}
+}
+
+// cleanup removes the temporary folder, with the earlier files it holds
+// once the set is in place, unless it became the folder itself.
+func (w *folderWrite) cleanup() {
+	if w.tmp != "" && !w.whole {
+		os.RemoveAll(w.tmp)
+	}
 }
 
 // checkOutputDir looks at dir before anything is written: it must be a
 // folder or absent (then its parent is created), and without overwrite none
-// of the names in list may exist in it already. It removes the temporary
-// folders that killed runs left in parent and dir, and says whether dir
-// exists.
+// of the names in list may exist in it already; a name that exists as a
+// folder is refused even with overwrite. It removes the temporary folders
+// that killed runs left in parent and dir, and says whether dir exists.
 func checkOutputDir(dir, parent string, list []string, overwrite bool) (bool, error) {
 	st, err := os.Stat(dir)
 	exists := err == nil
@@ -113,60 +310,26 @@ func checkOutputDir(dir, parent string, list []string, overwrite bool) (bool, er
 		}
 	}
 	sweepStale(parent)
-	if exists {
-		sweepStale(dir)
-		if !overwrite {
-			var clash []string
-			for _, n := range list {
-				if _, err := os.Lstat(filepath.Join(dir, n)); err == nil {
-					clash = append(clash, n)
-				} else if !errors.Is(err, fs.ErrNotExist) {
-					return false, fmt.Errorf("cannot check %s: %w", filepath.Join(dir, n), unwrapPath(err))
-				}
-			}
-			if len(clash) > 0 {
-				return false, &ExistsError{Dir: dir, Names: clash}
-			}
-		}
-	}
-	return exists, nil
-}
-
-// placeFiles puts the files written in tmp into dir and returns the paths
-// placed: a dir that did not exist is tmp renamed; a dir holding only an
-// earlier report (swap) is exchanged with tmp in one step, so tmp then holds
-// the old files; otherwise, or where the file system cannot exchange, each
-// file is renamed into dir in turn. moved says tmp itself became dir, so
-// there is no temporary folder left to remove.
-func placeFiles(tmp, dir string, list, paths []string, exists, swap bool) (placed []string, moved bool, err error) {
 	if !exists {
-		if err := os.Chmod(tmp, 0o755); err != nil {
-			return nil, false, fmt.Errorf("write %s: %w", dir, unwrapPath(err))
-		}
-		if err := os.Rename(tmp, dir); err != nil {
-			return nil, false, fmt.Errorf("cannot move the report into %s: %w (nothing was written)", dir, unwrapPath(err))
-		}
-		return paths, true, nil
+		return false, nil
 	}
-	if swap {
-		if st, err := os.Stat(dir); err == nil {
-			_ = os.Chmod(tmp, st.Mode().Perm())
-		}
-		err := unix.Renameat2(unix.AT_FDCWD, tmp, unix.AT_FDCWD, dir, unix.RENAME_EXCHANGE)
-		if err == nil {
-			// tmp now holds the files dir held; writeFiles removes them.
-			return paths, false, nil
-		}
-		// A file system without the exchange: rename file by file below.
-		// Files written in the parent's temporary folder rename into dir
-		// just as well.
-	}
-	for i, n := range list {
-		if err := os.Rename(filepath.Join(tmp, n), paths[i]); err != nil {
-			return paths[:i], false, fmt.Errorf("cannot move %s into place: %w", paths[i], unwrapPath(err))
+	sweepStale(dir)
+	var clash []string
+	for _, n := range list {
+		st, err := os.Lstat(filepath.Join(dir, n))
+		switch {
+		case err == nil && st.IsDir():
+			return false, fmt.Errorf("%s is a folder; a report writes a file there: move it, or write the report elsewhere", filepath.Join(dir, n))
+		case err == nil:
+			clash = append(clash, n)
+		case !errors.Is(err, fs.ErrNotExist):
+			return false, fmt.Errorf("cannot check %s: %w", filepath.Join(dir, n), unwrapPath(err))
 		}
 	}
-	return paths, false, nil
+	if len(clash) > 0 && !overwrite {
+		return false, &ExistsError{Dir: dir, Names: clash}
+	}
+	return true, nil
 }
 
 // writeOne creates path (never following a link) and writes data to it.
@@ -200,14 +363,21 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// maskText masks credentials in the plain-text files of a report (Markdown,
-// JSON, text). HTML and SVG are markup whose attributes and scripts can read
-// like NAME=VALUE pairs, so they are left as rendered: their text comes from
-// the same capture, whose strings check.Load has already masked.
-func maskText(name string, data []byte) []byte {
+// CleanFile returns a report file's bytes as they are written to disk:
+// every text file (Markdown, JSON, text, HTML, SVG) has its control
+// characters escaped (ctlchar), so that a terminal escape in a capture's
+// names cannot act on whoever prints the file, and the plain-text ones
+// (Markdown, JSON, text) have their credentials masked
+// (privacy.MaskSecrets). HTML and SVG are markup whose attributes and
+// scripts can read like NAME=VALUE pairs, so they are not masked: their
+// text comes from the same capture, whose strings check.Load has already
+// masked. Images are written as they are.
+func CleanFile(name string, data []byte) []byte {
 	switch strings.ToLower(filepath.Ext(name)) {
 	case ".md", ".json", ".txt":
-		return []byte(privacy.MaskSecrets(string(data)))
+		return []byte(ctlchar.Escape(privacy.MaskSecrets(string(data))))
+	case ".html", ".svg":
+		return []byte(ctlchar.Escape(string(data)))
 	}
 	return data
 }

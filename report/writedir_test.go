@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -199,5 +200,137 @@ func TestWriteFilesSwapsAReportFolderWhole(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 3 {
 		t.Errorf("the folder holds %v", entries)
+	}
+}
+
+// tree records every file under dir (content by name), and the folders.
+func tree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if d.IsDir() {
+			out[rel+"/"] = ""
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		out[rel] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// setOfThree is an output folder with one capture folder that does not
+// exist yet, one holding an earlier report (swapped whole), one holding a
+// file of the user's too (files renamed in one by one), and the index
+// beside them in the output folder itself.
+func setOfThree(t *testing.T) (string, []Folder) {
+	out := filepath.Join(t.TempDir(), "out")
+	for _, f := range []struct{ path, data string }{
+		{"x-2/" + MarkdownFile, "# b's earlier report\n"}, {"x-2/" + HTMLFile, "<p>b</p>\n"},
+		{"x-3/" + MarkdownFile, "# c's earlier report\n"}, {"x-3/notes.txt", "the user's notes\n"},
+		{IndexHTMLFile, "<p>earlier index</p>\n"},
+	} {
+		p := filepath.Join(out, f.path)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(f.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set := []Folder{{Dir: filepath.Join(out, "x"), Files: someFiles()}, {Dir: filepath.Join(out, "x-2"), Files: someFiles()},
+		{Dir: filepath.Join(out, "x-3"), Files: someFiles()},
+		{Dir: out, Files: map[string][]byte{IndexHTMLFile: []byte("<p>index</p>\n"), IndexMarkdownFile: []byte("# index\n")}}}
+	return out, set
+}
+
+// TestWriteSetFailureLeavesAllAsItWas: a set whose last folder cannot be
+// put in place (the last rename fails) puts back the folders it had
+// placed — the new one removed, the swapped one exchanged back, the files
+// renamed into the user's folder replaced by the ones they replaced — and
+// leaves no temporary folder; the same set then writes whole.
+func TestWriteSetFailureLeavesAllAsItWas(t *testing.T) {
+	for _, failAt := range []int{1, 3, 5, 6} {
+		out, set := setOfThree(t)
+		before := tree(t, out)
+		n := 0
+		renameFile = func(from, to string) error {
+			if n++; n == failAt {
+				return &os.LinkError{Op: "rename", Old: from, New: to, Err: syscall.EIO}
+			}
+			return os.Rename(from, to)
+		}
+		_, err := WriteSet(set, true)
+		renameFile = os.Rename
+		if err == nil || !strings.Contains(err.Error(), "input/output error") || !strings.Contains(err.Error(), "left as it was") {
+			t.Fatalf("rename %d failing: err = %v", failAt, err)
+		}
+		if after := tree(t, out); fmt.Sprint(after) != fmt.Sprint(before) {
+			t.Errorf("rename %d failing: the output changed\nbefore %v\nafter  %v", failAt, before, after)
+		}
+		if _, err := os.Stat(filepath.Dir(out)); err != nil {
+			t.Fatal(err)
+		}
+		if entries, _ := os.ReadDir(filepath.Dir(out)); len(entries) != 1 {
+			t.Errorf("beside the output folder: %v", entries)
+		}
+		if _, err := WriteSet(set, true); err != nil {
+			t.Fatal(err)
+		}
+		after := tree(t, out)
+		for _, want := range []string{"x/" + MarkdownFile, "x-2/" + MarkdownFile, "x-3/" + MarkdownFile, "x-3/notes.txt", IndexMarkdownFile} {
+			if _, ok := after[want]; !ok {
+				t.Errorf("the set written whole lacks %s: %v", want, after)
+			}
+		}
+		if after["x-2/"+MarkdownFile] != "# md\n" || after["x-3/notes.txt"] != "the user's notes\n" {
+			t.Errorf("the set written whole: %v", after)
+		}
+		for p := range after {
+			if strings.Contains(p, tmpPrefix) || strings.Contains(p, setAsidePrefix) {
+				t.Errorf("left behind: %s", p)
+			}
+		}
+	}
+}
+
+// TestWriteSetStagingFailure: a full disk while the second folder is
+// written leaves every folder as it was, and a new output folder the set
+// created is removed.
+func TestWriteSetStagingFailure(t *testing.T) {
+	n := 0
+	createFile = func(path string) (*os.File, error) {
+		if n++; n == 5 {
+			return nil, &os.PathError{Op: "open", Path: path, Err: syscall.ENOSPC}
+		}
+		return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+	}
+	defer func() {
+		createFile = func(path string) (*os.File, error) {
+			return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+		}
+	}()
+	out, set := setOfThree(t)
+	before := tree(t, out)
+	if _, err := WriteSet(set, true); err == nil || !strings.Contains(err.Error(), "no space left") {
+		t.Fatalf("err = %v, want the full disk", err)
+	}
+	if after := tree(t, out); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Errorf("the output changed\nbefore %v\nafter  %v", before, after)
+	}
+	n = 0
+	fresh := filepath.Join(t.TempDir(), "new", "out")
+	if _, err := WriteSet([]Folder{{Dir: filepath.Join(fresh, "a"), Files: someFiles()}, {Dir: filepath.Join(fresh, "b"), Files: someFiles()}}, false); err == nil {
+		t.Fatal("no error from the full disk")
+	}
+	if _, err := os.Stat(filepath.Dir(fresh)); err == nil {
+		t.Errorf("the folders the set made are still there")
 	}
 }

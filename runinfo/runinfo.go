@@ -167,12 +167,29 @@ type Isolation struct {
 	Note string `json:"note,omitempty"`
 }
 
-// LockInfo is what a lock file holds while a run profiles on its GPU.
+// BusyUtilization is the GPU utilisation (percent) above which a sample
+// counts as other work on the GPU.
+const BusyUtilization = 10
+
+// LockInfo is the small record a run writes into its GPU's lock file while
+// it holds the lock, so that a run that comes later can say for whom it
+// waits. The kernel, not the record, says whether the lock is held.
 type LockInfo struct {
 	PID     int       `json:"pid"`
 	Host    string    `json:"host,omitempty"`
-	Dir     string    `json:"dir"`
-	Started time.Time `json:"started"`
+	Dir     string    `json:"dir,omitempty"`
+	Started time.Time `json:"started,omitzero"`
+}
+
+func (l LockInfo) String() string {
+	s := fmt.Sprintf("nsyscheck run pid %d", l.PID)
+	switch {
+	case l.Dir != "" && !l.Started.IsZero():
+		s += fmt.Sprintf(" (run folder %s, since %s)", l.Dir, l.Started.Format("15:04:05"))
+	case l.Dir != "":
+		s += fmt.Sprintf(" (run folder %s)", l.Dir)
+	}
+	return s
 }
 
 // Lock is what run.json records of the GPU lock.
@@ -182,13 +199,7 @@ type Lock struct {
 	WaitedSeconds float64 `json:"waitedSeconds"`
 	// WaitedFor names the run that held the lock when this one came.
 	WaitedFor *LockInfo `json:"waitedFor,omitempty"`
-	// Stale describes a lock left behind by a run that no longer runs.
-	Stale string `json:"stale,omitempty"`
 }
-
-// BusyUtilization is the GPU utilisation (percent) above which a sample
-// counts as other work on the GPU.
-const BusyUtilization = 10
 
 // Sharing records what else used the run's GPU around the profile: once
 // before it (while the run held the GPU lock, so none of nsyscheck's own
@@ -249,10 +260,6 @@ func (g GPU) VisibleDevice() string {
 	return strconv.Itoa(g.Index)
 }
 
-func (l LockInfo) String() string {
-	return fmt.Sprintf("nsyscheck run pid %d (run folder %s, since %s)", l.PID, l.Dir, l.Started.Format("15:04:05"))
-}
-
 // Busy reports whether the look found other work: a compute process, or a
 // utilisation sample above BusyUtilization.
 func (a *GPUActivity) Busy() bool {
@@ -290,8 +297,9 @@ func (a *GPUActivity) Describe(when string) string {
 	return when + ": " + strings.Join(parts, ", ")
 }
 
-// summarize fills Foreign and Summary from the two looks.
-func (s *Sharing) Summarize() {
+// Seen says what other work the two looks found, "" where none: "before
+// profiling: 1 compute process(es) (...); right after: ...".
+func (s *Sharing) Seen() string {
 	var parts []string
 	if s.Before.Busy() {
 		parts = append(parts, s.Before.Describe("before profiling"))
@@ -299,9 +307,15 @@ func (s *Sharing) Summarize() {
 	if s.After.Busy() {
 		parts = append(parts, s.After.Describe("right after"))
 	}
-	s.Foreign = len(parts) > 0
+	return strings.Join(parts, "; ")
+}
+
+// Summarize fills Foreign and Summary from the two looks.
+func (s *Sharing) Summarize() {
+	seen := s.Seen()
+	s.Foreign = seen != ""
 	if s.Foreign {
-		s.Summary = "other work shared the GPU: " + strings.Join(parts, "; ")
+		s.Summary = "other work shared the GPU: " + seen
 	} else {
 		s.Summary = "no other work seen on the GPU before or right after profiling"
 	}

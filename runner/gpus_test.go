@@ -1,15 +1,21 @@
 package runner
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/nsyscheck/nsyscheck/internal/proclocks"
 	"github.com/nsyscheck/nsyscheck/runinfo"
 )
 
@@ -156,27 +162,28 @@ func TestParseComputeApps(t *testing.T) {
 	}
 }
 
-// Two holders of one GPU lock: the second waits until the first releases,
-// says for whom it waits, and records it; with no wait it fails at once with
-// the holder named. A lock file left with content by a holder that died is
-// stale and taken over.
-func TestLockQueueNoWaitStale(t *testing.T) {
+// Two holders of one GPU lock: the second waits in the kernel until the
+// first releases, says for whom it waits, and records it; with no wait it
+// fails at once with the holder named. A record a killed holder left is
+// overwritten by the next holder, and not taken for the holder's while
+// another process holds the lock.
+func TestLockQueueNoWait(t *testing.T) {
 	ctx := context.Background()
 	g := runinfo.GPU{Index: 0, UUID: "GPU-aaaa/../x"}
 	path := LockPath(t.TempDir(), g)
 	if strings.Contains(filepath.Base(path), "/") || !strings.HasPrefix(filepath.Base(path), "gpu-GPU-aaaa") {
 		t.Fatalf("lock path %s", path)
 	}
-	first := runinfo.LockInfo{PID: 111, Dir: "/runs/a", Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	first := runinfo.LockInfo{PID: os.Getpid(), Dir: "/runs/a", Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
 	h1, rec, err := acquireLock(ctx, path, g, first, true, nil)
-	if err != nil || rec.WaitedFor != nil || rec.Stale != "" {
+	if err != nil || rec.WaitedFor != nil {
 		t.Fatalf("first: %+v %v", rec, err)
 	}
 
-	_, rec, err = acquireLock(ctx, path, g, runinfo.LockInfo{PID: 222}, false, nil)
+	_, _, err = acquireLock(ctx, path, g, runinfo.LockInfo{PID: 222}, false, nil)
 	var busy *BusyError
-	if !errors.As(err, &busy) || busy.Holder == nil || busy.Holder.PID != 111 ||
-		!strings.Contains(err.Error(), "run folder /runs/a") || !strings.Contains(err.Error(), "--no-wait") {
+	if !errors.As(err, &busy) || busy.Holder == nil || busy.Holder.PID != os.Getpid() ||
+		!strings.Contains(err.Error(), "run folder /runs/a, since 03:04:05") || !strings.Contains(err.Error(), "--no-wait") {
 		t.Fatalf("no-wait: %v", err)
 	}
 
@@ -190,7 +197,7 @@ func TestLockQueueNoWaitStale(t *testing.T) {
 		h2.release()
 		done <- rec
 	}()
-	time.Sleep(500 * time.Millisecond)
+	awaitLockWaiter(t, path)
 	select {
 	case <-done:
 		t.Fatal("the second run did not wait")
@@ -198,30 +205,190 @@ func TestLockQueueNoWaitStale(t *testing.T) {
 	}
 	h1.release()
 	rec = <-done
-	if rec.WaitedFor == nil || rec.WaitedFor.PID != 111 || rec.WaitedSeconds < 0.4 || rec.Stale != "" {
+	if rec.WaitedFor == nil || rec.WaitedFor.Dir != "/runs/a" || rec.WaitedSeconds <= 0 {
 		t.Errorf("waited: %+v", rec)
 	}
-	if !strings.Contains(warn.String(), "GPU 0 is in use by nsyscheck run pid 111 (run folder /runs/a") {
+	if !strings.Contains(warn.String(), "GPU 0 is in use by nsyscheck run pid "+strconv.Itoa(os.Getpid())+" (run folder /runs/a") {
 		t.Errorf("waiting said %q", warn.String())
 	}
-
-	// A run killed while holding the lock leaves its record behind.
-	writeFile(t, path, `{"pid": 444, "dir": "/runs/killed", "started": "2026-01-02T03:04:05Z"}`+"\n")
-	h3, rec, err := acquireLock(ctx, path, g, runinfo.LockInfo{PID: 555}, true, nil)
-	if err != nil || !strings.Contains(rec.Stale, "pid 444") || !strings.Contains(rec.Stale, "/runs/killed") {
-		t.Errorf("stale: %+v %v", rec, err)
-	}
-	h3.release()
 	if data, _ := os.ReadFile(path); len(data) != 0 {
 		t.Errorf("a released lock keeps %q", data)
 	}
 
+	// A record left by a run that was killed, while another holder (here
+	// another open file of this process) has not written its own yet: the
+	// kernel's holder is named, not the dead run.
+	writeFile(t, path, `{"pid": 444, "dir": "/runs/killed", "started": "2026-01-02T03:04:05Z"}`+"\n")
+	other, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(other.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = acquireLock(ctx, path, g, runinfo.LockInfo{PID: 555}, false, nil)
+	if !errors.As(err, &busy) || busy.Holder == nil || busy.Holder.PID != os.Getpid() || strings.Contains(err.Error(), "killed") {
+		t.Errorf("a dead run's record while another holds the lock: %v", err)
+	}
+	other.Close()
+	// Free again: the next holder overwrites the dead run's record.
+	h3, rec, err := acquireLock(ctx, path, g, runinfo.LockInfo{PID: 555}, true, nil)
+	if err != nil || rec.WaitedFor != nil {
+		t.Errorf("taking a lock with a dead run's record: %+v %v", rec, err)
+	}
+	if li := readLockInfo(path); li == nil || li.PID != 555 {
+		t.Errorf("the record after taking the lock: %+v", li)
+	}
+	h3.release()
+
 	// Waiting ends with the context.
 	h4, _, _ := acquireLock(ctx, path, g, runinfo.LockInfo{PID: 666}, true, nil)
 	defer h4.release()
-	cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
-	defer cancel()
-	if _, _, err := acquireLock(cctx, path, g, runinfo.LockInfo{PID: 777}, true, nil); !errors.Is(err, context.DeadlineExceeded) {
+	cctx, cancel := context.WithCancel(ctx)
+	errc := make(chan error)
+	go func() {
+		_, _, err := acquireLock(cctx, path, g, runinfo.LockInfo{PID: 777}, true, nil)
+		errc <- err
+	}()
+	awaitLockWaiter(t, path)
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled wait: %v", err)
+	}
+}
+
+// lockHelperEnv makes the test binary a process that takes the GPU lock at
+// the path it names, says "locked" on stdout, and holds it until killed.
+const lockHelperEnv = "NSYSCHECK_TEST_LOCK_HOLDER"
+
+func TestLockHolderProcess(t *testing.T) {
+	path := os.Getenv(lockHelperEnv)
+	if path == "" {
+		t.Skip("run by TestLockReleasedOnKill as the holding process")
+	}
+	_, _, err := acquireLock(context.Background(), path, runinfo.GPU{UUID: "GPU-kill"}, runinfo.LockInfo{PID: os.Getpid(), Dir: "/runs/holder", Started: time.Now()}, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Println("locked")
+	select {}
+}
+
+// TestLockReleasedOnKill: another process holds the GPU lock; --no-wait
+// fails at once naming it (its pid and run folder), a waiting run queues
+// in the kernel, and when the holder is killed with SIGKILL (no chance to
+// clean up) the kernel releases the lock and the waiting run gets it.
+func TestLockReleasedOnKill(t *testing.T) {
+	ctx := context.Background()
+	g := runinfo.GPU{UUID: "GPU-kill"}
+	path := LockPath(t.TempDir(), g)
+	holder := exec.Command(os.Args[0], "-test.run=^TestLockHolderProcess$")
+	holder.Env = append(os.Environ(), lockHelperEnv+"="+path)
+	out, err := holder.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Process.Kill()
+	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "locked\n" {
+		t.Fatalf("the holding process said %q, %v", line, err)
+	}
+
+	_, _, err = acquireLock(ctx, path, g, runinfo.LockInfo{PID: os.Getpid()}, false, nil)
+	var busy *BusyError
+	if !errors.As(err, &busy) || busy.Holder == nil || busy.Holder.PID != holder.Process.Pid || busy.Holder.Dir != "/runs/holder" {
+		t.Fatalf("no-wait while another process holds the lock: %v", err)
+	}
+	t.Logf("--no-wait: %v", err)
+
+	type got struct {
+		h   *heldLock
+		rec runinfo.Lock
+		err error
+	}
+	done := make(chan got)
+	go func() {
+		h, rec, err := acquireLock(ctx, path, g, runinfo.LockInfo{PID: os.Getpid(), Dir: "/runs/next"}, true, nil)
+		done <- got{h, rec, err}
+	}()
+	awaitLockWaiter(t, path)
+	killed := time.Now()
+	if err := holder.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = holder.Wait()
+	r := <-done
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	defer r.h.release()
+	t.Logf("the waiting run got the lock %s after the holder was killed with SIGKILL, having waited %.3f s for %s",
+		time.Since(killed).Round(time.Microsecond), r.rec.WaitedSeconds, r.rec.WaitedFor)
+	if r.rec.WaitedFor == nil || r.rec.WaitedFor.PID != holder.Process.Pid {
+		t.Errorf("the wait names %+v, want the killed holder", r.rec.WaitedFor)
+	}
+	if li := readLockInfo(path); li == nil || li.Dir != "/runs/next" {
+		t.Errorf("the record after the killed holder: %+v", li)
+	}
+}
+
+// awaitLockWaiter returns once the kernel lists a process blocked on the
+// lock file at path, so that a test knows a run is queued without
+// sleeping for a guess.
+func awaitLockWaiter(t *testing.T, path string) {
+	t.Helper()
+	if err := proclocks.AwaitWaiter(path, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Nothing planted in the shared lock folder is followed: a link at a
+// lock file's path is refused and what it points at is left as it was,
+// and a lock folder that is a link to another folder is used but not
+// opened to every user.
+func TestLockRefusesLinks(t *testing.T) {
+	ctx := context.Background()
+	g := runinfo.GPU{UUID: "GPU-link"}
+	dir := t.TempDir()
+	victim := filepath.Join(t.TempDir(), "notes.txt")
+	writeFile(t, victim, "the user's notes\n")
+	path := LockPath(dir, g)
+	if err := os.Symlink(victim, path); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := acquireLock(ctx, path, g, runinfo.LockInfo{PID: 1}, false, nil)
+	if err == nil || !strings.Contains(err.Error(), "is a link") || !strings.Contains(err.Error(), LockDirEnv) {
+		t.Errorf("a link at the lock path: %v", err)
+	}
+	if data, _ := os.ReadFile(victim); string(data) != "the user's notes\n" {
+		t.Errorf("the link's target was written: %q", data)
+	}
+
+	private := t.TempDir()
+	if err := os.Chmod(private, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	linked := filepath.Join(t.TempDir(), "locks")
+	if err := os.Symlink(private, linked); err != nil {
+		t.Fatal(err)
+	}
+	h, _, err := acquireLock(ctx, LockPath(linked, g), g, runinfo.LockInfo{PID: 1}, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.release()
+	if st, err := os.Stat(private); err != nil || st.Mode().Perm() != 0o700 {
+		t.Errorf("the folder a linked lock folder leads to: %v %v", st.Mode(), err)
+	}
+	// A lock folder of its own making is shared, sticky.
+	fresh := filepath.Join(t.TempDir(), "new", "locks")
+	if h, _, err = acquireLock(ctx, LockPath(fresh, g), g, runinfo.LockInfo{PID: 1}, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	h.release()
+	if st, err := os.Stat(fresh); err != nil || st.Mode()&os.ModeSticky == 0 || st.Mode().Perm() != 0o777 {
+		t.Errorf("a new lock folder: %v %v", st.Mode(), err)
 	}
 }

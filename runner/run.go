@@ -60,6 +60,22 @@ type Options struct {
 	SysRoot string
 	// NoBind leaves the program unbound to the GPU's NUMA node.
 	NoBind bool
+	// SampleApart is how far apart the GPU's utilisation is sampled
+	// (three samples before profiling, two right after); 0 means
+	// DefaultSampleApart.
+	SampleApart time.Duration
+}
+
+// DefaultSampleApart is how far apart the GPU's utilisation samples are
+// unless Options.SampleApart says otherwise.
+const DefaultSampleApart = 200 * time.Millisecond
+
+// sampleApart is Options.SampleApart, or its default.
+func (o *Options) sampleApart() time.Duration {
+	if o.SampleApart > 0 {
+		return o.SampleApart
+	}
+	return DefaultSampleApart
 }
 
 // Run is a run folder being filled.
@@ -550,7 +566,7 @@ func (r *Run) lockGPU(ctx context.Context, g runinfo.GPU) error {
 		return err
 	}
 	r.held = held
-	before := LookAtGPU(ctx, g, 3, 200*time.Millisecond)
+	before := LookAtGPU(ctx, g, 3, r.opts.sampleApart())
 	r.Info.Sharing = &runinfo.Sharing{Before: before}
 	r.Info.Sharing.Summarize()
 	if before.Busy() && r.opts.Warn != nil {
@@ -566,7 +582,7 @@ func (r *Run) afterProfile(ctx context.Context, g runinfo.GPU) {
 	if r.Info.Sharing == nil || ctx.Err() != nil {
 		return
 	}
-	after := LookAtGPU(ctx, g, 2, 200*time.Millisecond)
+	after := LookAtGPU(ctx, g, 2, r.opts.sampleApart())
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	wasBusy := r.Info.Sharing.Before.Busy()

@@ -29,12 +29,27 @@ const (
 	// its measured time and depends on no GPU work.
 	AssumeEventUnknown AssumptionKind = "event-unknown"
 	// AssumeStreamWaitNoWork: a stream made to wait for an event while no
-	// later work of that stream is in the trace: the wait binds nothing.
+	// later work of that stream, and no recording or synchronisation of it,
+	// is in the trace: the wait binds nothing. (A wait followed by a
+	// recording or synchronisation of its stream before the stream's next
+	// op binds those: the event recorded stands for the awaited work too.)
 	AssumeStreamWaitNoWork AssumptionKind = "stream-wait-no-later-work"
 	// AssumeOpWithoutCall: a GPU operation whose launching call is not in
 	// the trace. It starts after its stream predecessor by its measured
 	// delay, or at its measured time when first on its stream.
 	AssumeOpWithoutCall AssumptionKind = "op-without-call"
+	// AssumeMigration: a copy of no host-device kind without a call: a
+	// unified-memory migration, which page faults start. It keeps its
+	// measured start (after its stream predecessor by its measured delay)
+	// and is no pinning candidate.
+	AssumeMigration AssumptionKind = "unified-memory-migration"
+	// AssumeCopyThread: host-device copies made by a thread other than the
+	// process's main one (the thread of its NVTX ranges, else its first to
+	// call CUDA): a framework's own thread, such as XLA's. What that thread
+	// did outside CUDA calls — staging the data into pinned memory, say —
+	// is not in the trace, so the replay cannot see what pinning at the
+	// source saves there. One per thread (TID) and copy API.
+	AssumeCopyThread AssumptionKind = "copy-off-main-thread"
 	// AssumeEventRecordWithoutCall: an event recording whose call is not in
 	// the trace, so whose time is unknown; it is left out, and waits on the
 	// event look for another recording.
@@ -56,6 +71,11 @@ const (
 	// AssumeNoCost: a copy from pageable memory with no pinned cost for its
 	// direction and size; it keeps its measured times (replay).
 	AssumeNoCost AssumptionKind = "no-pinned-cost"
+	// AssumeGraphCopy: a copy from pageable memory that a CUDA graph launch
+	// made (a memcpy node, traced node by node): pinning its buffer changes
+	// the graph, not a call the trace shows, so the what-if keeps it as
+	// measured (replay).
+	AssumeGraphCopy AssumptionKind = "graph-node-copy"
 )
 
 // Assumption is one kind of assumption for one process and API (or event,
@@ -69,6 +89,8 @@ type Assumption struct {
 	Event int64 `json:"event"`
 	// Stream is the stream id, -1 when none.
 	Stream int64 `json:"stream"`
+	// TID is the thread the assumption is about, 0 when none.
+	TID int64 `json:"tid,omitempty"`
 	// Count is how many calls, ops or ranges it was made for.
 	Count int `json:"count"`
 	// Corr is the correlation id of the first call it was made for, 0 when
@@ -77,10 +99,10 @@ type Assumption struct {
 }
 
 type assumeKey struct {
-	kind          AssumptionKind
-	pid           int64
-	api           string
-	event, stream int64
+	kind               AssumptionKind
+	pid                int64
+	api                string
+	event, stream, tid int64
 }
 
 // assumptions gathers assumptions by kind, process, API, event and stream.
@@ -90,7 +112,11 @@ type assumptions struct {
 }
 
 func (a *assumptions) add(kind AssumptionKind, pid int64, api string, event, stream, corr int64) {
-	k := assumeKey{kind, pid, api, event, stream}
+	a.addThread(kind, pid, 0, api, event, stream, corr)
+}
+
+func (a *assumptions) addThread(kind AssumptionKind, pid, tid int64, api string, event, stream, corr int64) {
+	k := assumeKey{kind, pid, api, event, stream, tid}
 	if a.at == nil {
 		a.at = map[assumeKey]int{}
 	}
@@ -99,21 +125,22 @@ func (a *assumptions) add(kind AssumptionKind, pid int64, api string, event, str
 		return
 	}
 	a.at[k] = len(a.list)
-	a.list = append(a.list, Assumption{Kind: kind, PID: pid, API: api, Event: event, Stream: stream, Count: 1, Corr: corr})
+	a.list = append(a.list, Assumption{Kind: kind, PID: pid, API: api, Event: event, Stream: stream, TID: tid, Count: 1, Corr: corr})
 }
 
-// sorted returns the assumptions by kind, process, API, event, stream.
+// sorted returns the assumptions by kind, process, API, event, stream,
+// thread.
 func (a *assumptions) sorted() []Assumption {
 	out := slices.Clone(a.list)
 	SortAssumptions(out)
 	return out
 }
 
-// SortAssumptions orders assumptions by kind, process, API, event and
-// stream.
+// SortAssumptions orders assumptions by kind, process, API, event, stream
+// and thread.
 func SortAssumptions(as []Assumption) {
 	slices.SortFunc(as, func(x, y Assumption) int {
 		return cmp.Or(cmp.Compare(x.Kind, y.Kind), cmp.Compare(x.PID, y.PID), cmp.Compare(x.API, y.API),
-			cmp.Compare(x.Event, y.Event), cmp.Compare(x.Stream, y.Stream))
+			cmp.Compare(x.Event, y.Event), cmp.Compare(x.Stream, y.Stream), cmp.Compare(x.TID, y.TID))
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 
@@ -42,13 +43,31 @@ type resolver struct {
 	pidStreams map[int64][2]int32
 	// syncOf is the synchronisation record of each call that has one.
 	syncOf map[int32]*records.Sync
+	// recordsOf lists the event recordings each call made.
+	recordsOf map[int32][]*records.EventRecord
 	// recorded lists, per (pid, event), its recordings in time order.
 	recorded map[[2]int64][]recording
+	// pending lists, per stream, the cross-stream waits made on it, for the
+	// work recorded or synchronised on it before its next op.
+	pending map[int32][]pendingWait
 }
 
 type recording struct {
-	at int64 // the recording call's start
-	op int32 // the stream's last work before it, None for none
+	at  int64   // the recording call's start
+	ops []int32 // the work it stands for: its stream's last op before it and the stream's pending waits
+}
+
+// pendingWait is a cudaStreamWaitEvent made at time at on a stream whose
+// next op was launched at until (math.MaxInt64 for none): until then,
+// work recorded or synchronised on the stream includes the awaited ops.
+type pendingWait struct {
+	at, until int64
+	ops       []int32
+	// call made the wait on event; used says whether a recording or
+	// synchronisation of its stream took it in.
+	call  int32
+	event int64
+	used  bool
 }
 
 func newResolver(t *Timeline, b *Builder) *resolver {
@@ -56,7 +75,7 @@ func newResolver(t *Timeline, b *Builder) *resolver {
 }
 
 func (r *resolver) run(ctx context.Context) error {
-	steps := []func(){r.joinOps, r.index, r.tieSyncs, r.tieEvents}
+	steps := []func(){r.joinOps, r.index, r.tieSyncs, r.tieEvents, r.streamWaits}
 	for _, step := range steps {
 		step()
 		if err := ctx.Err(); err != nil {
@@ -73,7 +92,44 @@ func (r *resolver) run(ctx context.Context) error {
 	}
 	r.ranges()
 	r.engines()
+	r.copyThreads()
 	return nil
+}
+
+// copyThreads notes the host-device copies each process made from a
+// thread other than its main one: the thread of its NVTX ranges (the one
+// with most, if several), else the thread whose first call came first.
+func (r *resolver) copyThreads() {
+	t := r.t
+	ranges := make([]int, len(t.Threads))
+	for _, rg := range t.Ranges {
+		ranges[rg.Thread]++
+	}
+	firstCall := func(th int32) int64 {
+		if thr := t.Threads[th]; thr.Last > thr.First {
+			return t.Calls.Start[thr.First]
+		}
+		return math.MaxInt64
+	}
+	main := map[int64]int32{}
+	for th := range t.Threads {
+		th := int32(th)
+		m, ok := main[t.Threads[th].PID]
+		if !ok || cmp.Or(cmp.Compare(ranges[th], ranges[m]), cmp.Compare(firstCall(m), firstCall(th))) > 0 {
+			main[t.Threads[th].PID] = th
+		}
+	}
+	o := &t.Ops
+	for j := range o.Kind {
+		c := o.Call[j]
+		if c == None || o.Kind[j] != OpCopy || !o.Dir[j].HostDevice() {
+			continue
+		}
+		th := t.Calls.Thread[c]
+		if thr := t.Threads[th]; main[thr.PID] != th {
+			r.b.assumed.addThread(AssumeCopyThread, thr.PID, thr.TID, t.Name(t.Calls.Name[c]), records.NoID, records.NoID, t.Calls.Corr[c])
+		}
+	}
 }
 
 // joinOps ties each op to its launching call by (pid, correlation id) and
@@ -94,7 +150,11 @@ func (r *resolver) joinOps() {
 		c := r.callByCorr(s.PID, o.Corr[j])
 		o.Call[j] = c
 		if c == None {
-			r.b.assumed.add(AssumeOpWithoutCall, s.PID, o.Kind[j].String(), records.NoID, s.ID, o.Corr[j])
+			kind := AssumeOpWithoutCall
+			if o.Kind[j] == OpCopy && o.Dir[j] == DirOther {
+				kind = AssumeMigration
+			}
+			r.b.assumed.add(kind, s.PID, o.Kind[j].String(), records.NoID, s.ID, o.Corr[j])
 			continue
 		}
 		counts[c+1]++
@@ -198,10 +258,12 @@ func (r *resolver) tieSyncs() {
 	}
 }
 
-// tieEvents binds each event recording to the last work its stream was
-// given before the recording call.
+// tieEvents indexes the event recordings by their calls; streamWaits
+// binds each to the work it stands for, in time order with the stream
+// waits.
 func (r *resolver) tieEvents() {
 	r.recorded = map[[2]int64][]recording{}
+	r.recordsOf = map[int32][]*records.EventRecord{}
 	for i := range r.b.events {
 		e := &r.b.events[i]
 		c := r.callByCorr(e.PID, e.Corr)
@@ -209,31 +271,39 @@ func (r *resolver) tieEvents() {
 			r.b.assumed.add(AssumeEventRecordWithoutCall, e.PID, "", e.Event, e.Stream, e.Corr)
 			continue
 		}
-		at := r.t.Calls.Start[c]
-		op := None
-		if s, ok := r.streamOf[[3]int64{e.PID, e.Device, e.Stream}]; ok {
-			op = r.lastLaunched(s, at)
+		r.recordsOf[c] = append(r.recordsOf[c], e)
+	}
+}
+
+// streamWork is the work of stream s launched before time at: its last op
+// then, and the ops of the waits made on it that no op had followed by
+// then.
+func (r *resolver) streamWork(s int32, at int64) []int32 {
+	var ops []int32
+	if j := r.lastLaunched(s, at); j != None {
+		ops = append(ops, j)
+	}
+	ps := r.pending[s]
+	for k := range ps {
+		if ps[k].at < at && at <= ps[k].until {
+			ops = append(ops, ps[k].ops...)
+			ps[k].used = true
 		}
-		k := [2]int64{e.PID, e.Event}
-		r.recorded[k] = append(r.recorded[k], recording{at: at, op: op})
 	}
-	for k, rs := range r.recorded {
-		slices.SortFunc(rs, func(x, y recording) int { return cmp.Compare(x.at, y.at) })
-		r.recorded[k] = rs
-	}
+	return ops
 }
 
 // eventWork returns the work event ev of process pid stood for when call
 // started: its last recording before then. ok is false when the trace
 // holds no such recording.
-func (r *resolver) eventWork(pid, ev int64, call int32) (op int32, ok bool) {
+func (r *resolver) eventWork(pid, ev int64, call int32) (ops []int32, ok bool) {
 	rs := r.recorded[[2]int64{pid, ev}]
 	at := r.t.Calls.Start[call]
 	k := sort.Search(len(rs), func(k int) bool { return rs[k].at >= at })
 	if k == 0 {
-		return None, false
+		return nil, false
 	}
-	return rs[k-1].op, true
+	return rs[k-1].ops, true
 }
 
 // roleOf is call i's role: by its name, else by its synchronisation
@@ -285,7 +355,7 @@ func (r *resolver) waits(ctx context.Context) error {
 		p.w.On = on[p.from:p.to:p.to]
 		t.Waits[k] = p.w
 	}
-	r.streamWaits()
+	r.unusedWaits()
 	return nil
 }
 
@@ -319,8 +389,8 @@ func (r *resolver) waitOf(i int32, add func(call int32, kind WaitKind, first int
 	case RoleStreamSync:
 		if hasSync {
 			if s, ok := r.streamOf[[3]int64{pid, sync.Device, sync.Stream}]; ok {
-				if j := r.lastLaunched(s, cs.Start[i]); j != None {
-					add(i, WaitStream, None, j)
+				if ops := r.streamWork(s, cs.Start[i]); len(ops) > 0 {
+					add(i, WaitStream, None, ops...)
 				}
 			}
 			return
@@ -357,8 +427,8 @@ func (r *resolver) waitOf(i int32, add func(call int32, kind WaitKind, first int
 			add(i, WaitDevice, None, ops...)
 		}
 	case RoleEventSync:
-		if j, ok := r.eventOf(i, api, sync, hasSync); ok && j != None {
-			add(i, WaitEvent, None, j)
+		if ops, ok := r.eventOf(i, api, sync, hasSync); ok && len(ops) > 0 {
+			add(i, WaitEvent, None, ops...)
 		}
 	case RoleEventQuery:
 		if cs.Result[i] != 0 {
@@ -372,65 +442,91 @@ func (r *resolver) waitOf(i int32, add func(call int32, kind WaitKind, first int
 		if first == i {
 			return // found the event complete at once: no wait
 		}
-		if j, ok := r.eventOf(i, api, sync, hasSync); ok && j != None {
-			add(i, WaitPoll, first, j)
+		if ops, ok := r.eventOf(i, api, sync, hasSync); ok && len(ops) > 0 {
+			add(i, WaitPoll, first, ops...)
 		}
 	}
 }
 
 // eventOf resolves the event call i synchronised on to the work it stood
 // for, noting an assumption where it cannot.
-func (r *resolver) eventOf(i int32, api string, sync *records.Sync, hasSync bool) (int32, bool) {
+func (r *resolver) eventOf(i int32, api string, sync *records.Sync, hasSync bool) ([]int32, bool) {
 	pid, corr := r.t.PID(i), r.t.Calls.Corr[i]
 	if !hasSync || sync.Event == records.NoID {
 		r.b.assumed.add(AssumeEventUnknown, pid, api, records.NoID, records.NoID, corr)
-		return None, false
+		return nil, false
 	}
-	j, ok := r.eventWork(pid, sync.Event, i)
+	ops, ok := r.eventWork(pid, sync.Event, i)
 	if !ok {
 		r.b.assumed.add(AssumeEventUnrecorded, pid, api, sync.Event, records.NoID, corr)
 	}
-	return j, ok
+	return ops, ok
 }
 
-// streamWaits ties each cudaStreamWaitEvent to the first later op of the
-// waiting stream.
+// streamWaits binds, in each process's time order, every event
+// recording to the work it stands for (streamWork) and every
+// cudaStreamWaitEvent to the next op of the waiting stream, which waits
+// for the event's work; a wait no op follows stays pending on its stream
+// for the recordings and synchronisations made on it.
 func (r *resolver) streamWaits() {
 	t := r.t
 	cs := &t.Calls
-	for th := range t.Threads {
-		for i := t.Threads[th].First; i < t.Threads[th].Last; i++ {
-			if r.roleOf(i) != RoleStreamWait {
-				continue
+	r.pending = map[int32][]pendingWait{}
+	for _, i := range t.ByStart {
+		pid, at := t.PID(i), cs.Start[i]
+		for _, e := range r.recordsOf[i] {
+			var ops []int32
+			if s, ok := r.streamOf[[3]int64{e.PID, e.Device, e.Stream}]; ok {
+				ops = r.streamWork(s, at)
 			}
-			pid, api := t.PID(i), t.Name(cs.Name[i])
-			sync, hasSync := r.syncOf[i]
-			e, ok := r.eventOf(i, api, sync, hasSync)
-			if !ok || e == None {
-				continue
-			}
-			w, found := r.streamOf[[3]int64{pid, sync.Device, sync.Stream}]
-			next := None
-			if found {
-				if j := r.lastLaunched(w, cs.Start[i]) + 1; j == 0 {
-					next = t.Streams[w].First
-				} else {
-					next = j
+			k := [2]int64{e.PID, e.Event}
+			r.recorded[k] = append(r.recorded[k], recording{at: at, ops: ops})
+		}
+		if r.roleOf(i) != RoleStreamWait {
+			continue
+		}
+		api := t.Name(cs.Name[i])
+		sync, hasSync := r.syncOf[i]
+		ops, ok := r.eventOf(i, api, sync, hasSync)
+		if !ok || len(ops) == 0 {
+			continue
+		}
+		w, found := r.streamOf[[3]int64{pid, sync.Device, sync.Stream}]
+		if !found {
+			r.b.assumed.add(AssumeStreamWaitNoWork, pid, api, sync.Event, sync.Stream, cs.Corr[i])
+			continue
+		}
+		next := r.lastLaunched(w, at) + 1
+		if next == 0 {
+			next = t.Streams[w].First
+		}
+		until := int64(math.MaxInt64)
+		if next < t.Streams[w].Last {
+			until = r.launchMax[next]
+			for _, e := range ops {
+				if t.Ops.Stream[e] != w {
+					t.StreamWaits = append(t.StreamWaits, StreamWait{Op: next, On: e})
 				}
-				if next >= t.Streams[w].Last {
-					next = None
-				}
 			}
-			if next == None {
-				r.b.assumed.add(AssumeStreamWaitNoWork, pid, api, sync.Event, sync.Stream, cs.Corr[i])
-				continue
-			}
-			if t.Ops.Stream[e] != w {
-				t.StreamWaits = append(t.StreamWaits, StreamWait{Op: next, On: e})
+		}
+		r.pending[w] = append(r.pending[w], pendingWait{at: at, until: until, ops: ops, call: i, event: sync.Event})
+	}
+	slices.SortFunc(t.StreamWaits, func(x, y StreamWait) int { return cmp.Or(cmp.Compare(x.Op, y.Op), cmp.Compare(x.On, y.On)) })
+}
+
+// unusedWaits notes the stream waits that bound nothing: no later op of
+// their stream, and no recording or synchronisation of it, is in the
+// trace.
+func (r *resolver) unusedWaits() {
+	t := r.t
+	for s, ps := range r.pending {
+		for _, p := range ps {
+			if p.until == math.MaxInt64 && !p.used {
+				r.b.assumed.add(AssumeStreamWaitNoWork, t.Streams[s].PID, t.Name(t.Calls.Name[p.call]), p.event,
+					t.Streams[s].ID, t.Calls.Corr[p.call])
 			}
 		}
 	}
-	slices.SortFunc(t.StreamWaits, func(x, y StreamWait) int { return cmp.Or(cmp.Compare(x.Op, y.Op), cmp.Compare(x.On, y.On)) })
 }
 
 // handoffs infers, for each call after an idle stretch of its thread, the

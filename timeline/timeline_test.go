@@ -225,6 +225,52 @@ func TestEventWaits(t *testing.T) {
 	}
 }
 
+// A stream made to wait for another's event and then recorded, with no op
+// between: the event recorded stands for both streams' work (a pipeline's
+// end of pass), and so does a synchronisation of the waiting stream. A
+// wait followed by nothing at all binds nothing, and says so.
+func TestWaitThenRecordStandsForBothStreams(t *testing.T) {
+	var c timelinetest.Capture
+	k7 := c.Launch(1, 0, 10, 7, 20, 520)
+	k8 := c.Launch(1, 15, 25, 8, 30, 900)
+	last := c.Call(1, "cudaEventRecord", 30, 35)
+	c.Record(last, 8, 1)
+	wait := c.Call(1, "cudaStreamWaitEvent", 40, 45)
+	c.Sync(records.SyncStreamWait, wait, 7, 1, 40, 45)
+	done := c.Call(1, "cudaEventRecord", 50, 55)
+	c.Record(done, 7, 2)
+	sy := c.Call(1, "cudaEventSynchronize", 60, 905)
+	c.Sync(records.SyncEvent, sy, records.NoID, 2, 60, 905)
+	ss := c.Call(1, "cudaStreamSynchronize", 910, 915)
+	c.Sync(records.SyncStream, ss, 7, records.NoID, 910, 915)
+	// Stream 8 waits for stream 7's kernel, and nothing of stream 8
+	// follows.
+	rec := c.Call(1, "cudaEventRecord", 920, 925)
+	c.Record(rec, 7, 3)
+	idle := c.Call(1, "cudaStreamWaitEvent", 930, 935)
+	c.Sync(records.SyncStreamWait, idle, 8, 3, 930, 935)
+	tl := build(t, &c, timeline.Options{})
+	both := []int32{opOf(t, tl, k7), opOf(t, tl, k8)}
+	for _, corr := range []int64{sy, ss} {
+		w := waitOf(tl, callOf(t, tl, corr))
+		if w == nil || !slices.Equal(w.On, both) {
+			t.Errorf("call %d waits %+v, want both kernels %v", corr, w, both)
+		}
+	}
+	if len(tl.StreamWaits) != 0 {
+		t.Errorf("stream waits %+v, want none (no op follows either wait)", tl.StreamWaits)
+	}
+	want := timeline.Assumption{Kind: timeline.AssumeStreamWaitNoWork, PID: 1, API: "cudaStreamWaitEvent", Event: 3, Stream: 8, Count: 1, Corr: idle}
+	if !slices.Contains(tl.Assumptions, want) {
+		t.Errorf("assumptions %+v lack %+v", tl.Assumptions, want)
+	}
+	for _, a := range tl.Assumptions {
+		if a.Kind == timeline.AssumeStreamWaitNoWork && a.Corr == wait {
+			t.Errorf("the wait a recording took in is noted as binding nothing: %+v", a)
+		}
+	}
+}
+
 func TestEngineCapacity(t *testing.T) {
 	for _, c := range []struct {
 		name   string
@@ -355,5 +401,37 @@ func TestGeneratedShape(t *testing.T) {
 	}
 	if len(tl.Assumptions) != 0 {
 		t.Errorf("assumptions on a complete capture: %+v", tl.Assumptions)
+	}
+}
+
+// Copies made off the process's main thread (the thread of its ranges) are
+// named per thread and API; a copy without a call of no host-device kind is
+// a unified-memory migration.
+func TestCopiesOffTheMainThreadAndMigrations(t *testing.T) {
+	var c timelinetest.Capture
+	c.Range(1, "step", 0, 1000)
+	mine := c.Call(1, "cudaMemcpyAsync", 10, 20)
+	c.Copy(mine, 7, htod, pinned, device, 1<<20, 30, 130)
+	var xla []int64
+	for k := range int64(3) {
+		x := c.Call(5, "cuMemcpyHtoDAsync", 200+100*k, 210+100*k)
+		c.Copy(x, 8, htod, pinned, device, 1<<20, 220+100*k, 290+100*k)
+		xla = append(xla, x)
+	}
+	c.Copy(0, 9, vocab.CopyOther, vocab.MemUnknown, vocab.MemUnknown, 4096, 500, 510)
+	c.Copy(0, 9, vocab.CopyOther, vocab.MemUnknown, vocab.MemUnknown, 4096, 520, 530)
+	tl := build(t, &c, timeline.Options{NoHandoffs: true})
+	for _, want := range []timeline.Assumption{
+		{Kind: timeline.AssumeCopyThread, PID: 1, API: "cuMemcpyHtoDAsync", Event: -1, Stream: -1, TID: 5, Count: 3, Corr: xla[0]},
+		{Kind: timeline.AssumeMigration, PID: 1, API: "copy", Event: -1, Stream: 9, Count: 2},
+	} {
+		if !slices.Contains(tl.Assumptions, want) {
+			t.Errorf("assumptions %+v lack %+v", tl.Assumptions, want)
+		}
+	}
+	for _, a := range tl.Assumptions {
+		if a.Kind == timeline.AssumeCopyThread && a.TID == 1 || a.Kind == timeline.AssumeOpWithoutCall {
+			t.Errorf("assumption %+v", a)
+		}
 	}
 }

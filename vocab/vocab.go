@@ -64,3 +64,19 @@ const (
 	Died        Verdict = "died"
 	Unavailable Verdict = "unavailable"
 )
+
+// Thread is one thread of the profiled application: its process id and
+// its thread id, as the trace records them.
+type Thread struct {
+	PID, TID int64
+}
+
+// ExerciseVerdict is the outcome of the lesson's exercise: answered, or
+// unavailable where the input cannot answer it.
+type ExerciseVerdict string
+
+// Exercise verdicts.
+const (
+	Answered   ExerciseVerdict = "answered"
+	Unanswered ExerciseVerdict = "unavailable"
+)

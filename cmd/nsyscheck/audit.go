@@ -6,13 +6,13 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/nsyscheck/nsyscheck/audit"
 	"github.com/nsyscheck/nsyscheck/check"
+	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/nsysrule"
 	"github.com/nsyscheck/nsyscheck/report"
 )
@@ -130,14 +130,16 @@ func runAudit(opts *auditOptions, args []string, s Streams) error {
 	if err != nil {
 		return &statusError{code: exitError, err: err}
 	}
+	// Inputs are named as given, relative; an export in the user's cache
+	// folder as "cache:", as verify names it.
+	out.MapPaths(sharePaths(cacheRule()).apply)
 	for _, au := range []*audit.Audit{out.Before, out.After} {
 		if au == nil {
 			continue
 		}
-		shareableAudit(au)
 		for _, d := range au.Diagnostics {
-			if d.Code == check.CodeInputSubstituted {
-				fmt.Fprintf(s.Err, "%s: %s\n", au.Capture, d.Message)
+			if d.Code() == diag.CodeInputSubstituted {
+				fmt.Fprintf(s.Err, "%s: %s\n", au.Capture, report.DiagnosticText(d))
 			}
 		}
 	}
@@ -161,23 +163,4 @@ func runAudit(opts *auditOptions, args []string, s Streams) error {
 		return &statusError{code: exitDied}
 	}
 	return nil
-}
-
-// shareableAudit names a report's export cached in the user's cache folder
-// (a report in a read-only folder) as "cache:...", as verify's output does,
-// so that the audit names no home folder; the inputs themselves are given
-// relative to the working folder.
-func shareableAudit(au *audit.Audit) {
-	ucd, err := os.UserCacheDir()
-	if err != nil {
-		return
-	}
-	repl := strings.NewReplacer(strings.TrimSuffix(ucd, string(filepath.Separator))+string(filepath.Separator), "cache:")
-	for i := range au.Files {
-		au.Files[i] = repl.Replace(au.Files[i])
-	}
-	if au.NVIDIA != nil {
-		au.NVIDIA.Source = repl.Replace(au.NVIDIA.Source)
-		au.NVIDIA.Note = repl.Replace(au.NVIDIA.Note)
-	}
 }

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/nsyscheck/nsyscheck/audit"
+	"github.com/nsyscheck/nsyscheck/predictions"
 )
 
 // TestShareableAudit: a report's export cached in the user's cache folder is
@@ -15,9 +17,41 @@ func TestShareableAudit(t *testing.T) {
 	db := filepath.Join(cache, "nsyscheck", "exports", "app.nsyscheck.sqlite")
 	au := &audit.Audit{Capture: "ro/app.nsys-rep", Files: []string{"ro/app.nsys-rep", db},
 		NVIDIA: &audit.RuleComparison{Source: "nsys analyze -r cuda_memcpy_async:rows=-1 on " + db}}
-	shareableAudit(au)
+	out := &audit.Output{Before: au}
+	out.MapPaths(sharePaths(cacheRule()).apply)
 	want := "cache:" + filepath.Join("nsyscheck", "exports", "app.nsyscheck.sqlite")
 	if au.Files[0] != "ro/app.nsys-rep" || au.Files[1] != want || au.NVIDIA.Source != "nsys analyze -r cuda_memcpy_async:rows=-1 on "+want {
 		t.Errorf("files %v, rule source %q; want %s", au.Files, au.NVIDIA.Source, want)
+	}
+}
+
+// TestSharePaths: the one rewriter names verify's input folder as given
+// and the cache folder as cache:, in the result's paths and in the
+// capture's own words it carries.
+func TestSharePaths(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	dir := t.TempDir()
+	in := filepath.Join(dir, "run", "pinned.sqlite")
+	if err := os.MkdirAll(filepath.Dir(in), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(in, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(cache, "nsyscheck", "exports", "x.nsyscheck.sqlite")
+	r := &predictions.Result{Input: predictions.Input{Path: in, Files: []string{in, db}},
+		Claims: []predictions.Claim{{Why: []predictions.SourceWhy{{Source: predictions.SourceTrace,
+			Why: predictions.NoAPITrace{Lacks: "no table in " + in}}}}}}
+	r.MapPaths(shareInput(in, false).apply)
+	shown := shownPath(filepath.Join(dir, "run"))
+	if want := filepath.Join(shown, "pinned.sqlite"); r.Input.Path != want || r.Input.Files[0] != want {
+		t.Errorf("input %q, files %v; want %s", r.Input.Path, r.Input.Files, want)
+	}
+	if want := "cache:" + filepath.Join("nsyscheck", "exports", "x.nsyscheck.sqlite"); r.Input.Files[1] != want {
+		t.Errorf("cached export %q, want %s", r.Input.Files[1], want)
+	}
+	if got := r.Claims[0].Why[0].Why.(predictions.NoAPITrace).Lacks; got != "no table in "+filepath.Join(shown, "pinned.sqlite") {
+		t.Errorf("the capture's reason names %q", got)
 	}
 }

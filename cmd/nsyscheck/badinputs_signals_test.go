@@ -57,7 +57,7 @@ func scrubSignalCases() []badCase {
 			make: func(t *testing.T, dir string) []string {
 				p := copyShipped(t, dir, "pinned.sqlite")
 				dest = filepath.Join(t.TempDir(), "out")
-				report.PlaceHook = func(string) {
+				report.PlaceHook = func([]string) {
 					if err := syscall.Kill(os.Getpid(), sig); err != nil {
 						t.Error(err)
 					}

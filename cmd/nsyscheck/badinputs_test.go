@@ -251,7 +251,7 @@ func badCases() []badCase {
 			},
 			exit: 2, want: []string{"build.log", "not an input nsyscheck reads", "program's stdout"}},
 	}
-	return append(append(append(cases, faultCases()...), scrubSignalCases()...), auditCases()...)
+	return append(append(append(append(cases, faultCases()...), scrubSignalCases()...), auditCases()...), hardeningCases()...)
 }
 
 // badResult is what one bad input got.
@@ -649,7 +649,8 @@ DIR is the test's folder. Regenerate with
 
 Exit status: 0 every prediction held (a control the input cannot check is
 named beside its prediction), 1 some prediction died or was unavailable, 2
-the input could not be read, 130 interrupted by SIGINT or SIGTERM.
+the input could not be read, 3 --fail-on-exposure found a capture exposing
+its machine, 130 interrupted by SIGINT or SIGTERM.
 
 `)
 	group := ""

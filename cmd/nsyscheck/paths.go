@@ -4,8 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/nsyscheck/nsyscheck/predictions"
 )
 
 // shownPath is how an input path appears in output meant for sharing: relative
@@ -27,75 +25,60 @@ func shownPath(p string) string {
 	return rel
 }
 
-// renamePaths replaces the absolute folder from, wherever the result names
-// it (input, files read, evidence, reasons, diagnostics), with to.
-func renamePaths(r *predictions.Result, from, to string) {
-	if from == "" || from == to {
-		return
-	}
+// pathRule names the absolute folder from as to: a path in it becomes
+// to/rest (to:rest when to ends with ":"), the folder itself to.
+type pathRule struct{ from, to string }
+
+// sharePaths is the one rewriter of the paths output meant for sharing
+// names, for verify's results and the audit alike: each rule in turn,
+// wherever a path or a text from outside the result names the folder.
+type sharePaths []pathRule
+
+// apply rewrites one path or text.
+func (s sharePaths) apply(text string) string {
 	sep := string(filepath.Separator)
-	from = strings.TrimSuffix(from, sep)
-	prefix := strings.TrimSuffix(to, sep) + sep
-	if strings.HasSuffix(to, ":") {
-		prefix = to
-	}
-	repl := strings.NewReplacer(from+sep, prefix)
-	fix := func(s string) string {
-		if s == from {
-			return to
+	for _, r := range s {
+		if r.from == "" || r.from == r.to {
+			continue
 		}
-		return repl.Replace(s)
-	}
-	r.Input.Path = fix(r.Input.Path)
-	for i := range r.Input.Files {
-		r.Input.Files[i] = fix(r.Input.Files[i])
-	}
-	r.Input.ProgramSource = fix(r.Input.ProgramSource)
-	for i := range r.Input.SetAside {
-		r.Input.SetAside[i].Path = fix(r.Input.SetAside[i].Path)
-		r.Input.SetAside[i].Reason = fix(r.Input.SetAside[i].Reason)
-	}
-	for i := range r.Claims {
-		c := &r.Claims[i]
-		c.Reason = fix(c.Reason)
-		for j := range c.Evidence {
-			c.Evidence[j].Text = fix(c.Evidence[j].Text)
+		from := strings.TrimSuffix(r.from, sep)
+		if text == from {
+			text = r.to
+			continue
 		}
-		for j := range c.Sources {
-			c.Sources[j].Reason = fix(c.Sources[j].Reason)
+		prefix := strings.TrimSuffix(r.to, sep) + sep
+		if strings.HasSuffix(r.to, ":") {
+			prefix = r.to
 		}
+		text = strings.ReplaceAll(text, from+sep, prefix)
 	}
-	r.Exercise.Reason = fix(r.Exercise.Reason)
-	for i := range r.Exercise.Evidence {
-		r.Exercise.Evidence[i].Text = fix(r.Exercise.Evidence[i].Text)
-	}
-	for i := range r.Diagnostics {
-		r.Diagnostics[i].Message = fix(r.Diagnostics[i].Message)
-	}
-	r.DeviceCopyFrom = fix(r.DeviceCopyFrom)
+	return text
 }
 
-// shareable rewrites the paths a result names: a given path's folder as
-// given relative to the working folder, the shipped capture's temporary
-// folder as "shipped:", the user's cache folder (where exports of reports in
-// read-only folders go) as "cache:".
-func shareable(r *predictions.Result, given string, shipped bool) {
+// cacheRule names the user's cache folder, where exports of reports in
+// read-only folders go, as "cache:"; none where there is no cache folder.
+func cacheRule() []pathRule {
+	if ucd, err := os.UserCacheDir(); err == nil {
+		return []pathRule{{from: ucd, to: "cache:"}}
+	}
+	return nil
+}
+
+// shareInput is the rewriter for what verify says of an input given as
+// given: the shipped capture's temporary folder as "shipped:"; else the
+// input's folder as given relative to the working folder (paths given
+// relative stay as given) and the user's cache folder as "cache:".
+func shareInput(given string, shipped bool) sharePaths {
 	abs, err := filepath.Abs(given)
 	if err != nil {
-		return
+		return nil
 	}
 	dir := abs
 	if st, err := os.Stat(abs); err == nil && !st.IsDir() {
 		dir = filepath.Dir(abs)
 	}
 	if shipped {
-		renamePaths(r, filepath.Dir(dir), "shipped:")
-		return
+		return sharePaths{{from: filepath.Dir(dir), to: "shipped:"}}
 	}
-	// Paths given relative stay as given; absolute ones become relative.
-	renamePaths(r, dir, shownPath(dir))
-	// A report's export cached in the user's cache folder.
-	if ucd, err := os.UserCacheDir(); err == nil {
-		renamePaths(r, ucd, "cache:")
-	}
+	return append(sharePaths{{from: dir, to: shownPath(dir)}}, cacheRule()...)
 }

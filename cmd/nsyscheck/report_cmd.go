@@ -51,7 +51,13 @@ A plot the input has no data for is left out, and the report says why.
 With several CAPTUREs, each gets its own subfolder of DIR, named after it,
 and DIR gets index.html and index.md comparing them side by side (every
 claim's verdict and value per capture, links to each report) with
-compare.png, their host-to-device bandwidth on one scale.
+compare.png, their host-to-device bandwidth on one scale. Two captures never
+share a subfolder, nor takes one the name of the index's files: a name taken
+gets -2, -3, ... (a/x.sqlite b/x.sqlite c/x-2.sqlite give x, x-3, x-2).
+Each subfolder records which capture it holds (.nsyscheck-input, a hash of
+the capture's path), so a later run finds each capture's folder again and
+never takes a folder holding another capture's report, or files of yours,
+even with --force.
 With none, the real H200 capture shipped inside nsyscheck is used.
 
 Given the JSON of 'nsyscheck audit --format json', report renders the audit
@@ -64,14 +70,16 @@ is given; without it nothing is written when any would be.
 
 Exit status: 0 the reports were written (whatever the verdicts), 2 an input
 could not be read or a report could not be written, 130 interrupted (Ctrl-C
-or SIGTERM; nothing half-written is left: a folder being written when the
-signal comes is put in place whole, the rest are not written, and the
-message names both).
+or SIGTERM; nothing half-written is left: a signal while the reports are
+being written lets them be put in place whole, and the message says so).
 
-Each folder is written into a temporary folder first. A new folder, or one
-holding only an earlier report, is put in place by one rename (an atomic
-exchange), so a killed run leaves it as it was or whole. A folder holding
-other files too gets the report's files renamed in one by one: a run killed
+Every folder is written into a temporary folder first, all of them before
+any is put in place; a run that fails (a full disk, a name it may not
+replace) leaves every folder as it was. A new folder, or one holding only an
+earlier report, is put in place by one rename (an atomic exchange), so a
+killed run leaves it as it was or whole. A folder holding other files too
+gets the report's files renamed in one by one, each file replaced set aside
+until all are in place: a failure puts them back, while a run killed
 between two renames leaves some new and some earlier files (never a partial
 file), and the rerun needs --force.`,
 		Example: `  nsyscheck report testdata/captures/h200-pinned -o h200-report
@@ -116,14 +124,20 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 		return err
 	}
 	results := check.Results(checked)
+	ids := inputIDs(paths)
 	dirs := []string{opts.Out}
 	if len(results) > 1 {
-		dirs = subfolders(opts.Out, paths)
+		dirs = reportFolders(opts.Out, paths, ids)
 	}
 	fs := check.Fleet(checked, 2)
 	reps, files, err := buildReports(checked, opts.PCIeGBps)
 	if err != nil {
 		return err
+	}
+	if len(results) > 1 {
+		for i := range files {
+			files[i][inputMarker] = []byte(ids[i] + "\n")
+		}
 	}
 	index, topFiles, err := buildTop(results, dirs, fs)
 	if err != nil {
@@ -133,45 +147,50 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 	if clash := reportClashes(dirs, files, opts.Out, topFiles); !opts.Force && len(clash) > 0 {
 		return &statusError{code: exitError, err: fmt.Errorf("not replacing existing files (use --force to overwrite): %s", strings.Join(clash, ", "))}
 	}
-	if err := writeReports(sig, opts, results, dirs, reps, topFiles, s); err != nil {
+	if err := writeReports(sig, opts, results, dirs, reps, files, topFiles, s); err != nil {
 		return err
 	}
 	printReportSummary(s, opts.Out, index, len(topFiles), fs)
 	return nil
 }
 
-// writeReports writes each input's report into its folder, then the files
-// at the top of out (the side-by-side index, the fleet page). Between
-// folders it checks sig: once a signal came, it stops with exit status 130,
-// naming the folders written whole and those left unwritten.
-func writeReports(sig context.Context, opts *reportOptions, results []*predictions.Result, dirs []string, reps []*report.Report, topFiles map[string][]byte, s Streams) error {
-	var whole []string
+// writeReports writes every input's report into its folder and the files
+// at the top of out (the side-by-side index, the fleet page) as one set
+// (report.WriteSet): all are written into temporary folders, then put in
+// place, and a failure leaves every folder as it was. A signal before the
+// set is written stops with nothing written; one while it is written
+// lets it be put in place whole, then stops with exit status 130.
+func writeReports(sig context.Context, opts *reportOptions, results []*predictions.Result, dirs []string, reps []*report.Report,
+	files []map[string][]byte, topFiles map[string][]byte, s Streams) error {
+	all := append(append([]string(nil), dirs...), topNames(opts.Out, topFiles)...)
+	if sig.Err() != nil {
+		return interruptedWriting(nil, all)
+	}
+	set := make([]report.Folder, 0, len(dirs)+1)
 	for i, dir := range dirs {
-		if sig.Err() != nil {
-			return interruptedWriting(whole, append(dirs[i:], topNames(opts.Out, topFiles)...))
-		}
-		written, err := reps[i].WriteDir(dir, opts.Force)
-		if err != nil {
-			return &statusError{code: exitError, err: err}
-		}
-		whole = append(whole, dir)
-		if sig.Err() != nil {
-			return interruptedWriting(whole, append(dirs[i+1:], topNames(opts.Out, topFiles)...))
-		}
+		set = append(set, report.Folder{Dir: dir, Files: files[i]})
+	}
+	if len(topFiles) > 0 {
+		set = append(set, report.Folder{Dir: opts.Out, Files: topFiles})
+	}
+	written, err := report.WriteSet(set, opts.Force)
+	if err != nil {
+		return &statusError{code: exitError, err: err}
+	}
+	if sig.Err() != nil {
+		return interruptedWriting(all, nil)
+	}
+	for i, dir := range dirs {
 		for _, p := range reps[i].Plots {
 			if p.Skipped != "" {
 				fmt.Fprintf(s.Err, "%s: %s plot not drawn: %s\n", results[i].Input.Path, p.Name, p.Skipped)
 			}
 		}
-		fmt.Fprintf(s.Out, "%s: %s (%d files)\n", results[i].Input.Path, filepath.Join(dir, report.HTMLFile), len(written))
-	}
-	if len(topFiles) > 0 {
-		if _, err := report.WriteFiles(opts.Out, topFiles, opts.Force); err != nil {
-			return &statusError{code: exitError, err: err}
+		n := len(written[i])
+		if _, ok := files[i][inputMarker]; ok {
+			n-- // the input marker is bookkeeping
 		}
-		if sig.Err() != nil {
-			return interruptedWriting(append(whole, topNames(opts.Out, topFiles)...), nil)
-		}
+		fmt.Fprintf(s.Out, "%s: %s (%d files)\n", results[i].Input.Path, filepath.Join(dir, report.HTMLFile), n)
 	}
 	return nil
 }
@@ -251,12 +270,15 @@ func buildTop(results []*predictions.Result, dirs []string, fs *fleet.Summary) (
 }
 
 // reportClashes lists, sorted, the files report would write that exist
-// already: each report's files in its folder, and the index and the
-// fleet table (top) in out.
+// already: each report's files in its folder (the input marker aside),
+// and the index and the fleet table (top) in out.
 func reportClashes(dirs []string, files []map[string][]byte, out string, top map[string][]byte) []string {
 	var clash []string
 	for i, dir := range dirs {
 		for name := range files[i] {
+			if name == inputMarker {
+				continue // bookkeeping: the report beside it is what clashes
+			}
 			if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
 				clash = append(clash, filepath.Join(dir, name))
 			}
@@ -271,31 +293,10 @@ func reportClashes(dirs []string, files []map[string][]byte, out string, top map
 	return clash
 }
 
-// subfolders names one folder of out per input path, after the path's last
-// element without its extension, made unique with -2, -3, ...
-func subfolders(out string, paths []string) []string {
-	seen := map[string]int{}
-	var dirs []string
-	for _, p := range paths {
-		base := filepath.Base(filepath.Clean(p))
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			base = strings.TrimSuffix(base, filepath.Ext(base))
-		}
-		if base == "" || base == "." || base == string(filepath.Separator) || base == ".." {
-			base = "input"
-		}
-		seen[base]++
-		if n := seen[base]; n > 1 {
-			base = fmt.Sprintf("%s-%d", base, n)
-		}
-		dirs = append(dirs, filepath.Join(out, base))
-	}
-	return dirs
-}
-
 // interruptedWriting is the exit-130 error of a report stopped by SIGINT or
-// SIGTERM while writing: what was written whole before it stopped, and
-// what it did not write at all (no folder is left half-written).
+// SIGTERM: what was written whole before it stopped (the set the signal
+// came during), or what it did not write at all (no folder is left
+// half-written).
 func interruptedWriting(whole, left []string) error {
 	var b strings.Builder
 	b.WriteString("interrupted")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nsyscheck/nsyscheck/internal/ctlchar"
 	"github.com/nsyscheck/nsyscheck/privacy"
 	"github.com/nsyscheck/nsyscheck/report"
 )
@@ -80,15 +81,24 @@ type Streams struct {
 
 // isTerminal reports whether w is a terminal, for progress output.
 func isTerminal(w io.Writer) bool {
-	if m, ok := w.(privacy.MaskWriter); ok {
-		w = m.W
-	}
-	f, ok := w.(*os.File)
+	f, ok := underlying(w).(*os.File)
 	if !ok {
 		return false
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// underlying returns the writer below the ones Main wraps the streams in
+// (privacy.MaskWriter, ctlchar.Writer): the terminal or file itself.
+func underlying(w io.Writer) io.Writer {
+	for {
+		u, ok := w.(interface{ Unwrap() io.Writer })
+		if !ok {
+			return w
+		}
+		w = u.Unwrap()
+	}
 }
 
 // statusError carries an exit status through cobra. A nil err means the
@@ -160,10 +170,17 @@ func checkFormat(format string) error {
 }
 
 // Main runs nsyscheck with args and returns the exit status. Everything it
-// prints goes through privacy.MaskWriter: no credential a capture or a
-// user's file carries is printed unmasked, whichever message holds it.
+// prints goes through privacy.MaskWriter and then ctlchar.Writer: no
+// credential a capture or a user's file carries is printed unmasked, and no
+// control character in a name (a terminal escape in a GPU or NVTX name) is
+// printed raw, whichever message holds it.
 func Main(args []string, s Streams) int {
-	s.Out, s.Err = privacy.MaskWriter{W: s.Out}, privacy.MaskWriter{W: s.Err}
+	out, errw := &ctlchar.Writer{W: s.Out}, &ctlchar.Writer{W: s.Err}
+	defer func() {
+		_ = out.Flush()
+		_ = errw.Flush()
+	}()
+	s.Out, s.Err = privacy.MaskWriter{W: out}, privacy.MaskWriter{W: errw}
 	root := newRootCmd(s)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()

@@ -9,12 +9,14 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/nsyscheck/nsyscheck/check"
+	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/fleet"
 	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/report"
@@ -145,10 +147,15 @@ func runRun(opts *runOptions, s Streams) error {
 		ctx, cancel = context.WithTimeoutCause(ctx, opts.Timeout, fmt.Errorf("--timeout %s reached", opts.Timeout))
 		defer cancel()
 	}
+	apart, err := sampleApart()
+	if err != nil {
+		return err
+	}
 	ropts := runner.Options{
 		Dir: opts.Out, Nsys: opts.Nsys, Nvcc: opts.Nvcc, Arch: opts.Arch,
 		KeepEnv: opts.KeepEnv, NoPIDNamespace: opts.NoPIDNamespace,
 		NoWait: opts.NoWait, NoBind: opts.NoBind, SysRoot: os.Getenv(sysRootEnv),
+		SampleApart: apart,
 	}
 	if !opts.Quiet && isTerminal(s.Err) {
 		ropts.Progress = s.Err
@@ -189,6 +196,24 @@ func runRun(opts *runOptions, s Streams) error {
 // /sys), for machines that mount it elsewhere and for tests.
 const sysRootEnv = "NSYSCHECK_SYSFS"
 
+// sampleApartEnv names the variable that sets how far apart the GPU's
+// utilisation is sampled (a duration such as 500ms; default 200ms): longer
+// to catch bursty work beside the run, shorter where nothing else runs.
+const sampleApartEnv = "NSYSCHECK_SAMPLE_APART"
+
+// sampleApart reads sampleApartEnv; 0 when it is not set (the default).
+func sampleApart() (time.Duration, error) {
+	v := strings.TrimSpace(os.Getenv(sampleApartEnv))
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 || d > time.Minute {
+		return 0, &statusError{code: exitError, err: fmt.Errorf("%s=%q: give a duration between 1ms and 1m, such as 200ms", sampleApartEnv, v)}
+	}
+	return d, nil
+}
+
 // runOne does one run into ropts.Dir and returns its checked result. The
 // run folder holds everything, with the verdicts in report.txt and
 // verdicts.json.
@@ -215,10 +240,10 @@ func runOne(ctx context.Context, ropts runner.Options, s Streams) (*check.Checke
 		// The rule's output and the run's facts are complete now.
 		info := run.Facts()
 		checked.Enrich(&info)
-		if checked.TraceLost != "" && ropts.Warn != nil {
-			fmt.Fprintf(ropts.Warn, "nsyscheck: warning: %s; see %s below the verdicts\n", checked.TraceLost, check.CodeTraceLost)
+		if checked.TraceLost != nil && ropts.Warn != nil {
+			fmt.Fprintf(ropts.Warn, "nsyscheck: warning: %s; see %s below the verdicts\n", report.TraceLossText(*checked.TraceLost), diag.CodeTraceLost)
 		}
-		shareable(checked.Result, run.Path(runinfo.Base+".sqlite"), false)
+		checked.Result.MapPaths(shareInput(run.Path(runinfo.Base+".sqlite"), false).apply)
 		return writeRunReports(run, checked)
 	}); err != nil {
 		return nil, fail(err)
@@ -328,9 +353,9 @@ func writeSummary(parent string, checked []*check.Checked, failed []string, opts
 		return err
 	}
 	data, err := json.MarshalIndent(struct {
-		fleet.Summary
+		report.JSONFleet
 		Failed []string `json:"failed"`
-	}{*sum, append([]string{}, failed...)}, "", "  ")
+	}{report.FleetJSON(*sum), append([]string{}, failed...)}, "", "  ")
 	if err != nil {
 		return err
 	}

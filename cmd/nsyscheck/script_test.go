@@ -1,6 +1,7 @@
 package main
 
 import (
+	"database/sql"
 	"errors"
 	"os"
 	"os/exec"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/nsyscheck/nsyscheck/internal/proclocks"
 )
 
 // TestScripts runs the command-line scripts in testdata/script/*.txtar.
@@ -29,6 +32,11 @@ import (
 //	stopwatch start | stopwatch max DURATION   time what lies between
 //	noproc TEXT       no process runs in a folder under TEXT or has TEXT in
 //	                  its command line (waits up to 5 s for stragglers)
+//	sqlexec DB SQL    run SQL on the SQLite file DB (a copy the script made)
+//	await FILE        wait until FILE exists (up to 20 s): a background
+//	                  command got that far
+//	awaitlock FILE    wait until a process is blocked on FILE's flock (up
+//	                  to 20 s): a run is queued on a GPU's lock
 func TestScripts(t *testing.T) {
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
@@ -57,6 +65,9 @@ func TestScripts(t *testing.T) {
 			"noproc":    cmdNoproc,
 			"exits":     cmdExits,
 			"schema":    cmdSchema,
+			"sqlexec":   cmdSQLExec,
+			"await":     cmdAwait,
+			"awaitlock": cmdAwaitLock,
 		},
 	})
 }
@@ -79,6 +90,48 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("exit status %d, want %d", got, want)
+	}
+}
+
+func cmdSQLExec(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: sqlexec DB SQL")
+	}
+	db, err := sql.Open("sqlite3", ts.MkAbs(args[0]))
+	if err != nil {
+		ts.Fatalf("sqlexec: %v", err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(args[1]); err != nil {
+		ts.Fatalf("sqlexec %s: %v", args[0], err)
+	}
+}
+
+// awaitWithin bounds await and awaitlock: far more than any step takes,
+// so that only a script that would hang fails on it.
+const awaitWithin = 20 * time.Second
+
+func cmdAwait(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: await FILE")
+	}
+	path := ts.MkAbs(args[0])
+	for deadline := time.Now().Add(awaitWithin); ; time.Sleep(2 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("await: no %s within %s", args[0], awaitWithin)
+		}
+	}
+}
+
+func cmdAwaitLock(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: awaitlock FILE")
+	}
+	if err := proclocks.AwaitWaiter(ts.MkAbs(args[0]), awaitWithin); err != nil {
+		ts.Fatalf("awaitlock: %v", err)
 	}
 }
 

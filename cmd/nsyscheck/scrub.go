@@ -11,6 +11,7 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/internal/sqlitefile"
 	"github.com/nsyscheck/nsyscheck/privacy"
+	"github.com/nsyscheck/nsyscheck/report"
 )
 
 // scrubOptions are scrub's flags.
@@ -68,7 +69,7 @@ that. nsyscheck verify reads a scrubbed copy like any other export.`,
 			}
 			fmt.Fprintf(s.Out, "wrote %s: removed or redacted %d finding(s) of %s\n", opts.Out, len(rep.Findings), args[0])
 			for _, d := range rep.Diagnostics() {
-				fmt.Fprintf(s.Out, "  was: %s\n", d.Message)
+				fmt.Fprintf(s.Out, "  was: %s\n", report.DiagnosticText(d))
 			}
 			return nil
 		},

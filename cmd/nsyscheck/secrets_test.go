@@ -1,6 +1,8 @@
 package main
 
 import (
+	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,5 +54,106 @@ func TestSecretsNeverPrinted(t *testing.T) {
 		if strings.Contains(all.String(), s) {
 			t.Errorf("%q appears in an output or the scrubbed copy", s)
 		}
+	}
+}
+
+// Credentials of the formats the detector knows, shaped like real ones
+// (the AWS and JWT ones are the examples of AWS's and jwt.io's
+// documentation), each planted where a capture keeps names.
+var formatSecrets = map[string]string{
+	"AWS access key id":     "AKIAIOSFODNN7EXAMPLE",
+	"AWS secret access key": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+	"Google API key":        "AIzaSyB-" + strings.Repeat("x7Qk", 7) + "3e9",
+	"Stripe key":            "sk_live_51H8zq" + strings.Repeat("Tz4", 6),
+	"JWT":                   "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+	"bearer token":          "9f8e7d6c5b4a3928170605f4",
+	"npm token":             "npm_" + strings.Repeat("a1B2c3", 6),
+	"GitHub token":          "github_pat_11ABCDEFG0" + strings.Repeat("x_Y9", 10),
+	"Slack token":           "xoxp-2442093617-" + strings.Repeat("AbCd", 6),
+	"private key":           "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAAB",
+	"password":              "Tr0ub4dor-and-3",
+	"table name token":      "ghp_" + strings.Repeat("T4bL", 9),
+	"column name token":     "AKIAQ7Q7Q7Q7Q7Q7Q7Q7",
+}
+
+// plantFormatsSQL plants formatSecrets in NVTX range names (one range per
+// format: renaming ranges named rangeText, or, when rangeText is "", new
+// ranges as long as the capture's first), a thread name, and a table and a
+// column of the export's own schema.
+func plantFormatsSQL(rangeText string) string {
+	s := formatSecrets
+	names := []string{
+		"aws " + s["AWS access key id"] + " " + s["AWS secret access key"],
+		"maps " + s["Google API key"] + " / " + s["Stripe key"],
+		"auth " + s["JWT"] + " / Authorization: Bearer " + s["bearer token"],
+		"publish " + s["npm token"] + " " + s["GitHub token"] + " " + s["Slack token"],
+		"key -----BEGIN OPENSSH PRIVATE KEY-----\n" + s["private key"] + "\n-----END OPENSSH PRIVATE KEY-----",
+	}
+	var q strings.Builder
+	for i, n := range names {
+		if rangeText == "" {
+			fmt.Fprintf(&q, `INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid) SELECT start, end, eventType, '%s', globalTid FROM NVTX_EVENTS LIMIT 1;`+"\n", n)
+			continue
+		}
+		fmt.Fprintf(&q, `UPDATE NVTX_EVENTS SET text = '%s' WHERE rowid = (SELECT rowid FROM NVTX_EVENTS WHERE text = '%s' LIMIT 1 OFFSET %d);`+"\n",
+			n, rangeText, i)
+	}
+	fmt.Fprintf(&q, `UPDATE StringIds SET value = 'worker password: %s' WHERE id = (SELECT nameId FROM ThreadNames LIMIT 1);`+"\n", s["password"])
+	fmt.Fprintf(&q, `CREATE TABLE "notes_%s" ("col_%s" TEXT);`, s["table name token"], s["column name token"])
+	return q.String()
+}
+
+// TestSecretFormatsNeverPrinted: credentials of every format the detector
+// knows, in NVTX range names, a thread name, a table's and a column's
+// name, are flagged (verify --fail-on-exposure exits 3) and never printed
+// by verify or audit (the audit's class keys name the ranges) in any
+// format, nor kept by scrub, whose copy verifies clean.
+func TestSecretFormatsNeverPrinted(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	verifyIn := sqliteEdit(plantFormatsSQL(""))(t, t.TempDir())[0]
+
+	auditIn := filepath.Join(t.TempDir(), "train.sqlite")
+	writeFile(t, auditIn, readFile(t, "../../testdata/captures/train-pageable/train-pageable.sqlite"))
+	db, err := sql.Open("sqlite3", auditIn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(plantFormatsSQL("step")); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	var all strings.Builder
+	code, out, errOut := runMain(t, []string{"verify", "--fail-on-exposure", verifyIn})
+	if code != exitExposed {
+		t.Errorf("verify --fail-on-exposure: exit %d, want %d\n%s", code, exitExposed, errOut)
+	}
+	all.WriteString(out + errOut)
+	for _, s := range []string{"(GitHub token)", "(AWS access key id)", "the schema: table"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("verify does not report %q:\n%s", s, out)
+		}
+	}
+	for _, format := range []string{"text", "json", "markdown"} {
+		_, out, errOut := runMain(t, []string{"verify", "--format", format, verifyIn})
+		all.WriteString(out + errOut)
+		_, out, errOut = runMain(t, []string{"audit", "--nvidia-rule", "off", "--format", format, auditIn})
+		all.WriteString(out + errOut)
+		if format == "text" && !strings.Contains(out, "[key ---…(") {
+			t.Errorf("the audit's class key does not show the masked range name:\n%s", out)
+		}
+	}
+	shared := filepath.Join(t.TempDir(), "shared.sqlite")
+	if code, out, errOut := runMain(t, []string{"scrub", verifyIn, "-o", shared}); code != 0 {
+		t.Fatalf("scrub: exit %d\n%s%s", code, out, errOut)
+	}
+	all.Write(readFile(t, shared))
+	for what, s := range formatSecrets {
+		if strings.Contains(all.String(), s) {
+			t.Errorf("the %s %q appears in an output or the scrubbed copy", what, s)
+		}
+	}
+	if code, out, _ := runMain(t, []string{"verify", "--fail-on-exposure", shared}); code != exitHeld || strings.Contains(out, "capture-exposes") {
+		t.Errorf("the scrubbed copy: exit %d\n%s", code, out)
 	}
 }

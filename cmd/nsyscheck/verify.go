@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/fleet"
 	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/privacy"
+	"github.com/nsyscheck/nsyscheck/program"
 	"github.com/nsyscheck/nsyscheck/report"
 )
 
@@ -124,7 +126,7 @@ func loadAndCheck(paths []string, nsys string, s Streams) ([]*check.Checked, fun
 		for _, n := range k.Capture.Notes {
 			fmt.Fprintf(s.Err, "%s: %s\n", shownPath(paths[i]), n)
 		}
-		shareable(k.Result, paths[i], shipped)
+		k.Result.MapPaths(shareInput(paths[i], shipped).apply)
 	}
 	return checked, cleanup, nil
 }
@@ -161,11 +163,7 @@ func runVerify(opts *verifyOptions, paths []string, s Streams) error {
 		}
 	}
 	if expect != nil {
-		diffs, err := expect.compare(results[0])
-		if err != nil {
-			return &statusError{code: exitError, err: err}
-		}
-		if len(diffs) > 0 {
+		if diffs := expect.compare(results[0]); len(diffs) > 0 {
 			fmt.Fprintf(s.Err, "verdicts differ from %s:\n", opts.Expect)
 			for _, d := range diffs {
 				fmt.Fprintf(s.Err, "  %s\n", d)
@@ -188,7 +186,7 @@ func exposing(results []*predictions.Result) []string {
 	var out []string
 	for _, r := range results {
 		for _, d := range r.Diagnostics {
-			if d.Code == privacy.DiagnosticCode {
+			if d.Code() == privacy.DiagnosticCode {
 				out = append(out, r.Input.Path)
 				break
 			}
@@ -220,6 +218,9 @@ func readExpectation(path string) (*expectation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read expected verdicts: %s: %w", path, err)
 	}
+	if k := program.DuplicateKey(data); k != "" {
+		return nil, fmt.Errorf("%s: %s is given twice, so which verdict holds is unclear; keep one", path, k)
+	}
 	var e expectation
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.DisallowUnknownFields()
@@ -232,33 +233,15 @@ func readExpectation(path string) (*expectation, error) {
 	return &e, nil
 }
 
-// compare lists every expected verdict the result does not match, reading
-// the result through its JSON form (the output contract).
-func (e *expectation) compare(r *predictions.Result) ([]string, error) {
-	data, err := json.Marshal(r)
-	if err != nil {
-		return nil, err
-	}
-	var got struct {
-		Claims []struct {
-			ID      string `json:"id"`
-			Verdict string `json:"verdict"`
-		} `json:"claims"`
-		Predictions []struct {
-			ID      json.Number `json:"id"`
-			Verdict string      `json:"verdict"`
-		} `json:"predictions"`
-	}
-	if err := json.Unmarshal(data, &got); err != nil {
-		return nil, err
-	}
+// compare lists every expected verdict the result does not match.
+func (e *expectation) compare(r *predictions.Result) []string {
 	claims := map[string]string{}
-	for _, c := range got.Claims {
-		claims[c.ID] = c.Verdict
+	for _, c := range r.Claims {
+		claims[c.ID] = string(c.Verdict)
 	}
 	preds := map[string]string{}
-	for _, p := range got.Predictions {
-		preds[p.ID.String()] = p.Verdict
+	for _, p := range r.Predictions {
+		preds[strconv.Itoa(p.ID)] = string(p.Verdict)
 	}
 	var diffs []string
 	diff := func(kind string, want, have map[string]string) {
@@ -279,5 +262,5 @@ func (e *expectation) compare(r *predictions.Result) ([]string, error) {
 	}
 	diff("claim", e.Claims, claims)
 	diff("prediction", e.Predictions, preds)
-	return diffs, nil
+	return diffs
 }

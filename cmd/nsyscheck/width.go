@@ -8,7 +8,6 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/nsyscheck/nsyscheck/privacy"
 	"github.com/nsyscheck/nsyscheck/report"
 )
 
@@ -19,11 +18,9 @@ func textWidth(w io.Writer) int {
 	if c, err := strconv.Atoi(strings.TrimSpace(os.Getenv("COLUMNS"))); err == nil && c > 0 {
 		return c
 	}
-	if m, ok := w.(privacy.MaskWriter); ok {
-		// Everything printed goes through the mask; the terminal is below.
-		w = m.W
-	}
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+	// Everything printed goes through the mask and the escaping of control
+	// characters; the terminal is below.
+	if f, ok := underlying(w).(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
 			return cols
 		}

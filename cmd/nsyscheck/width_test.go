@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nsyscheck/nsyscheck/internal/ctlchar"
 	"github.com/nsyscheck/nsyscheck/privacy"
 	"github.com/nsyscheck/nsyscheck/report"
 )
@@ -26,7 +27,8 @@ func TestTextWidth(t *testing.T) {
 }
 
 // On a terminal, text takes the terminal's width even though everything
-// printed passes through privacy.MaskWriter on its way there.
+// printed passes through privacy.MaskWriter and ctlchar.Writer on its way
+// there.
 func TestTextWidthTerminalBehindMask(t *testing.T) {
 	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
 	if err != nil {
@@ -50,8 +52,8 @@ func TestTextWidthTerminalBehindMask(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("COLUMNS", "")
-	if got := textWidth(privacy.MaskWriter{W: tty}); got != 123 {
-		t.Errorf("a 123-column terminal behind the mask: width %d", got)
+	if got := textWidth(privacy.MaskWriter{W: &ctlchar.Writer{W: tty}}); got != 123 {
+		t.Errorf("a 123-column terminal behind the mask and the escaping: width %d", got)
 	}
 	if got := textWidth(tty); got != 123 {
 		t.Errorf("a 123-column terminal: width %d", got)

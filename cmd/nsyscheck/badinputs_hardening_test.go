@@ -1,0 +1,120 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// hardeningCases: names that hold credentials of every format or terminal
+// escapes, rates that would overflow the audit's prediction, --expect files
+// that say one thing twice, and report folders of captures with the same
+// name: each refused or answered without printing a secret or a raw escape
+// and without mixing captures up.
+func hardeningCases() []badCase {
+	off := []string{"--nvidia-rule", "off"}
+	secrets := formatSecretValues()
+	escapes := "\x1b\x07\r"
+	cases := []badCase{
+		{group: "names that hold secrets or terminal escapes", name: `a GPU name holding ESC ] (window title), BEL, ESC [2J (clear screen) and CR, printed as \x1b]0;pwned\x07\x1b[2JNVIDIA H200`,
+			make: sqliteEdit(`UPDATE TARGET_INFO_GPU SET name = char(27) || ']0;pwned' || char(7) || char(27) || '[2JNVIDIA H200' || char(13)`),
+			exit: 0, want: []string{`\x1b]0;pwned\x07\x1b[2JNVIDIA H200`, "prediction 4: held"}, never: []string{escapes[:1], escapes[1:2]}},
+		{group: "names that hold secrets or terminal escapes", name: "NVTX range names holding AWS keys, Google and Stripe keys, a JWT, a bearer token, npm, GitHub and Slack tokens and a private key; a password in a thread name; tokens in a table's and a column's name",
+			make: sqliteEdit(plantFormatsSQL("")),
+			exit: 0, want: []string{"(AWS access key id)=AKI…(20 chars)", "(JWT)=eyJ…", "(private key)=---…", "in the schema: table"},
+			never: secrets},
+		{group: "names that hold secrets or terminal escapes", name: "verify --fail-on-exposure: a GitHub token in a table's name only",
+			make: func(t *testing.T, dir string) []string {
+				return append(sqliteEdit(`CREATE TABLE "notes_`+formatSecrets["table name token"]+`" (x INTEGER)`)(t, dir), "--fail-on-exposure")
+			},
+			exit: 3, want: []string{"(GitHub token)=ghp…(40 chars) in the schema: table", "(its name)"}, never: secrets},
+		{group: "names that hold secrets or terminal escapes", name: "scrub: tokens in a table's and a column's name, and in NVTX range names",
+			cmd: "scrub",
+			make: func(t *testing.T, dir string) []string {
+				p := sqliteEdit(plantFormatsSQL(""))(t, dir)[0]
+				return []string{p, "-o", filepath.Join(dir, "shared.sqlite")}
+			},
+			mayWrite: true, exit: 0, want: []string{"shared.sqlite: removed or redacted"}, never: secrets,
+			check: func(t *testing.T, dir string) {
+				data := string(readFile(t, filepath.Join(dir, "shared.sqlite")))
+				for _, s := range secrets {
+					if strings.Contains(data, s) {
+						t.Errorf("the scrubbed copy holds %q", s)
+					}
+				}
+			}},
+	}
+	for _, format := range []string{"text", "json"} {
+		cases = append(cases, badCase{group: "names that hold secrets or terminal escapes",
+			name: "audit --format " + format + ": a private key and other credentials in NVTX range names (the class key names the range)",
+			cmd:  "audit", make: func(t *testing.T, dir string) []string {
+				p := filepath.Join(dir, "train.sqlite")
+				writeFile(t, p, readFile(t, "../../testdata/captures/train-pageable/train-pageable.sqlite"))
+				db := openRW(t, p)
+				mustExec(t, db, plantFormatsSQL("step"))
+				db.Close()
+				return append([]string{p, "--format", format}, off...)
+			},
+			exit: 1, want: []string{"---…("}, never: secrets})
+	}
+	cases = append(cases,
+		badCase{group: "audit rates and --expect files", name: "audit --link-gbps 1e-300 (a prediction of -9.2e18 ns)", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				return append([]string{copyShipped(t, dir, "pinned.sqlite"), "--link-gbps", "1e-300"}, off...)
+			},
+			exit: 2, want: []string{"--link-gbps 1e-300: give a rate in GB/s between 0.01 and 10000"}},
+		badCase{group: "audit rates and --expect files", name: "audit --link-gbps NaN", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				return append([]string{copyShipped(t, dir, "pinned.sqlite"), "--link-gbps", "NaN"}, off...)
+			},
+			exit: 2, want: []string{"--link-gbps NaN: give a rate in GB/s between 0.01 and 10000"}},
+		badCase{group: "audit rates and --expect files", name: "audit --expect with a key given twice", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				e := filepath.Join(dir, "expect.json")
+				writeFile(t, e, []byte(`{"copies": 40, "findings": {"secretly-synchronous": 11, "secretly-synchronous": 0}}`))
+				return append([]string{copyShipped(t, dir, "pinned.sqlite"), "--expect", e}, off...)
+			},
+			exit: 2, want: []string{"expect.json", "findings.secretly-synchronous is given twice"}},
+		badCase{group: "audit rates and --expect files", name: "verify --expect with a key given twice",
+			make: func(t *testing.T, dir string) []string {
+				e := filepath.Join(dir, "expect.json")
+				writeFile(t, e, []byte(`{"claims": {"1.floor": "died", "1.floor": "held"}}`))
+				return []string{copyShipped(t, dir, "pinned.sqlite"), "--expect", e}
+			},
+			exit: 2, want: []string{"expect.json", "claims.1.floor is given twice"}},
+		badCase{group: "report folders", name: "report a/x.sqlite b/x.sqlite c/x-2.sqlite compare.png.sqlite -o DIR/out", cmd: "report",
+			make: func(t *testing.T, dir string) []string {
+				var args []string
+				for _, p := range []string{"a/x.sqlite", "b/x.sqlite", "c/x-2.sqlite", "compare.png.sqlite"} {
+					if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					args = append(args, filepath.Join(dir, p))
+					writeFile(t, filepath.Join(dir, p), readFile(t, filepath.Join(shippedDir, "pinned.sqlite")))
+				}
+				return append(args, "-o", filepath.Join(dir, "out"))
+			},
+			mayWrite: true, exit: 0,
+			want: []string{"a/x.sqlite: ", "out/x/report.html", "b/x.sqlite: ", "out/x-3/report.html", "c/x-2.sqlite: ", "out/x-2/report.html", "out/compare.png-2/report.html"},
+			check: func(t *testing.T, dir string) {
+				for sub, in := range map[string]string{"x": "a/x.sqlite", "x-3": "b/x.sqlite", "x-2": "c/x-2.sqlite"} {
+					if md := string(readFile(t, filepath.Join(dir, "out", sub, "report.md"))); !strings.Contains(md, in+" (sqlite)") {
+						t.Errorf("out/%s is not the report of %s", sub, in)
+					}
+				}
+			}},
+	)
+	return cases
+}
+
+// formatSecretValues are formatSecrets' values, in a fixed order.
+func formatSecretValues() []string {
+	var out []string
+	for _, v := range formatSecrets {
+		out = append(out, v)
+	}
+	sort.Strings(out)
+	return out
+}
