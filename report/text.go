@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/nsyscheck/nsyscheck/internal/textwrap"
 	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
@@ -57,54 +58,9 @@ func threadWords(t vocab.Thread) string {
 
 // wrap breaks text into lines of at most width runes: the first line starts
 // with first, the others with indent. Nothing is cut: a word longer than a
-// line is broken across lines.
+// line is broken across lines; a number keeps the unit after it.
 func wrap(text string, width int, first, indent string) []string {
-	var lines []string
-	indentLen := utf8.RuneCountInString(indent)
-	line := first
-	lineLen := utf8.RuneCountInString(first)
-	empty := true // nothing but the prefix on the line yet
-	flush := func() {
-		lines = append(lines, strings.TrimRight(line, " "))
-		line, lineLen, empty = indent, indentLen, true
-	}
-	for _, word := range strings.Fields(text) {
-		r := []rune(word)
-		if !empty {
-			switch {
-			case lineLen+1+len(r) <= width:
-			case len(r) <= width-indentLen:
-				flush()
-			}
-			if !empty {
-				line += " "
-				lineLen++
-			}
-		}
-		// A word longer than the rest of the line and than any line:
-		// break it, filling lines.
-		for lineLen+len(r) > width {
-			k := width - lineLen
-			if k <= 0 {
-				flush()
-				if width-indentLen <= 0 {
-					break
-				}
-				continue
-			}
-			line += string(r[:k])
-			r = r[k:]
-			lineLen = width
-			flush()
-		}
-		line += string(r)
-		lineLen += len(r)
-		empty = false
-	}
-	if !empty || len(lines) == 0 {
-		lines = append(lines, strings.TrimRight(line, " "))
-	}
-	return lines
+	return textwrap.Wrap(text, width, textwrap.Options{First: first, Indent: indent, BreakLong: true})
 }
 
 // writePath writes an input's path and what follows it. The path is never

@@ -1,0 +1,82 @@
+package textwrap
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestWrap(t *testing.T) {
+	for _, tc := range []struct {
+		text  string
+		width int
+		long  bool
+		want  []string
+	}{
+		{"a b c", 10, true, []string{"> a b c"}},
+		{"aaaa bbbb cccc", 9, true, []string{"> aaaa", "  bbbb", "  cccc"}},
+		{"abcdefghijkl", 6, true, []string{"> abcd", "  efgh", "  ijkl"}},
+		{"abcdefghijkl", 6, false, []string{"> abcdefghijkl"}},
+		{"x abcdefghijkl y", 6, false, []string{"> x", "  abcdefghijkl", "  y"}},
+		{"", 10, true, []string{">"}},
+		// A number keeps its unit, punctuation after the unit or not.
+		{"completion 7.6284 ms, share", 17, true, []string{"> completion", "  7.6284 ms,", "  share"}},
+		{"at 64 MiB here", 9, true, []string{"> at", "  64 MiB", "  here"}},
+		{"ratio 6.12 x of it", 12, true, []string{"> ratio", "  6.12 x of", "  it"}},
+		{"share 99.8 % and", 12, true, []string{"> share", "  99.8 % and"}},
+		// A word that is no number leaves the next word free.
+		{"thread 22/22 ms", 14, true, []string{"> thread 22/22", "  ms"}},
+	} {
+		got := Wrap(tc.text, tc.width, Options{First: "> ", Indent: "  ", BreakLong: tc.long})
+		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("Wrap(%q, %d) = %q, want %q", tc.text, tc.width, got, tc.want)
+		}
+	}
+}
+
+func TestLine(t *testing.T) {
+	for _, tc := range []struct {
+		line  string
+		width int
+		want  []string
+	}{
+		// Short enough: as it is, gaps and all.
+		{"  -v, --verbose   more", 40, []string{"  -v, --verbose   more"}},
+		// A list line: its text wraps beneath its own start.
+		{"  -v, --verbose   show every line of every source there is", 40,
+			[]string{"  -v, --verbose   show every line of", "                  every source there is"}},
+		// A message: the continuation indented by hang.
+		{"nsyscheck: the file x.sqlite cannot be read", 24,
+			[]string{"nsyscheck: the file", "    x.sqlite cannot be", "    read"}},
+		// An indented message keeps its indent.
+		{"  claim 1.floor: expected held, got died", 24,
+			[]string{"  claim 1.floor:", "      expected held, got", "      died"}},
+	} {
+		got := Line(tc.line, tc.width, 4)
+		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("Line(%q, %d) = %q, want %q", tc.line, tc.width, got, tc.want)
+		}
+	}
+}
+
+func TestWriter(t *testing.T) {
+	var b bytes.Buffer
+	w := &Writer{W: &b, Width: 20, Hang: 2}
+	for _, p := range []string{"one two three ", "four five\nsix", " seven eight nine ten"} {
+		if _, err := w.Write([]byte(p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := b.String(); got != "one two three four\n  five\n" {
+		t.Errorf("before Flush: %q", got)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.String(); got != "one two three four\n  five\nsix seven eight nine\n  ten" {
+		t.Errorf("after Flush: %q", got)
+	}
+	if w.Unwrap() != &b {
+		t.Error("Unwrap does not give the writer below")
+	}
+}
