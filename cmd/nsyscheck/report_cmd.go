@@ -83,7 +83,7 @@ until all are in place: a failure puts them back, while a run killed
 between two renames leaves some new and some earlier files (never a partial
 file), and the rerun needs --force.`,
 		Example: `  nsyscheck report testdata/captures/h200-pinned -o h200-report
-  nsyscheck report testdata/captures/h200-pinned testdata/measurements/lesson-t4.json -o compare
+  nsyscheck report capA/ lesson.json -o compare
   nsyscheck report run/ lesson.json -o reports --force
   nsyscheck report capture.sqlite -o out --pcie-gbps 31.5`,
 		RunE: func(c *cobra.Command, args []string) error {

@@ -42,7 +42,7 @@ A .nsys-rep report cannot be rewritten: scrub its SQLite export instead
 (nsys export --type sqlite -o CAPTURE.sqlite CAPTURE.nsys-rep) and share
 that. nsyscheck verify reads a scrubbed copy like any other export.`,
 		Example: `  nsyscheck scrub run/pinned.sqlite -o shared/pinned.sqlite
-  nsyscheck scrub pinned.sqlite -o pinned.clean.sqlite --keep OMP_NUM_THREADS --drop-names`,
+  nsyscheck scrub a.sqlite -o b.sqlite --keep OMP_NUM_THREADS --drop-names`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if opts.Out == "" {

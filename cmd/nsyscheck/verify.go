@@ -80,7 +80,7 @@ named beside its prediction ("bytes unchecked: ...") and does not fail it.`,
 		Example: `  nsyscheck verify
   nsyscheck verify run/pinned.sqlite --format json
   nsyscheck verify capA.nsys-rep capB/ lesson.json
-  nsyscheck verify testdata/captures/h200-pinned --expect testdata/captures/h200-pinned/expect.json`,
+  nsyscheck verify capture/ --expect capture/expect.json`,
 		RunE: func(c *cobra.Command, args []string) error {
 			return runVerify(opts, args, s)
 		},
@@ -108,8 +108,8 @@ func loadAndCheck(paths []string, nsys string, s Streams) ([]*check.Checked, fun
 			return nil, cleanup, &statusError{code: exitError, err: err}
 		}
 		cleanup = func() { stop(); _ = os.RemoveAll(strings.TrimSuffix(dir, nsyscheck.ShippedName)) }
-		fmt.Fprintf(s.Err, "No capture given: verifying the real H200 capture shipped with nsyscheck (%s).\n"+
-			"Pass a .nsys-rep, .sqlite, CSV folder, transcript or results JSON to verify your own.\n\n", nsyscheck.ShippedName)
+		fmt.Fprintf(s.Err, "No capture given: verifying %s, the H200 capture inside nsyscheck.\n"+
+			"To verify your own: its .nsys-rep, .sqlite, CSV folder, transcript or JSON.\n\n", nsyscheck.ShippedName)
 		paths = []string{dir}
 	}
 	checked, err := check.Paths(paths, check.Options{Nsys: nsys, Context: ctx})

@@ -211,3 +211,27 @@ func String(text string, width, hang int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// Reflow lays out a document of paragraphs and lists (a command's help) at
+// width: a paragraph, lines that start at the margin, is filled anew from
+// its words; a line that is indented (a list, an example) keeps its own
+// layout and is wrapped as Line does when it is wider than width.
+func Reflow(text string, width int) string {
+	var out, para []string
+	end := func() {
+		if len(para) > 0 {
+			out = append(out, Wrap(strings.Join(para, " "), width, Options{})...)
+			para = nil
+		}
+	}
+	for _, l := range strings.Split(text, "\n") {
+		if l != "" && l[0] != ' ' {
+			para = append(para, l)
+			continue
+		}
+		end()
+		out = append(out, Line(l, width, 0)...)
+	}
+	end()
+	return strings.Join(out, "\n")
+}

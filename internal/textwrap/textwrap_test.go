@@ -80,3 +80,11 @@ func TestWriter(t *testing.T) {
 		t.Error("Unwrap does not give the writer below")
 	}
 }
+
+func TestReflow(t *testing.T) {
+	doc := "verify reads each\nCAPTURE and judges it.\n\nFlags:\n  -v, --verbose   show every line of every source there is\n      --format    text or json\nUsage:\n  nsyscheck verify"
+	want := "verify reads each CAPTURE and judges\nit.\n\nFlags:\n  -v, --verbose   show every line of\n                  every source there\n                  is\n      --format    text or json\nUsage:\n  nsyscheck verify"
+	if got := Reflow(doc, 36); got != want {
+		t.Errorf("Reflow at 36:\n%s\nwant\n%s", got, want)
+	}
+}
