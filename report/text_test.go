@@ -100,7 +100,7 @@ func TestTextNeverCuts(t *testing.T) {
 			for _, c := range r.Claims {
 				total += len(c.Evidence)
 			}
-			note := fmt.Sprintf("%d more evidence line(s) not shown: -v shows every line", total-shown)
+			note := plural(total-shown, "more evidence line") + " not shown: -v shows every line"
 			if hidden := total - shown; hidden > 0 && !strings.Contains(out, note) {
 				t.Errorf("%s verbose %v: output does not say %q", r.Input.Path, verbose, note)
 			}

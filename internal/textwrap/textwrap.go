@@ -1,6 +1,7 @@
 // Package textwrap lays out text a person reads at one width: words filled
 // into lines, a number never parted from the unit after it ("7.6284 ms",
-// "64 MiB", "6.12x"), and a writer that wraps every line written through
+// "64 MiB", "6.12 x") nor from the comparison before it (">= 1.3"), and a
+// writer that wraps every line written through
 // it, for messages, errors and help printed by other code.
 package textwrap
 
@@ -42,13 +43,19 @@ func isUnit(w string) bool {
 }
 
 // tokens splits text into the words lines are filled with: a number and
-// the unit after it are one token, a space between them.
+// the unit after it are one token, a space between them, and so are a
+// comparison and the number after it.
 func tokens(text string) []string {
 	words := strings.Fields(text)
 	out := make([]string, 0, len(words))
 	for i := 0; i < len(words); i++ {
 		w := words[i]
-		if i+1 < len(words) && isNumber(w) && isUnit(words[i+1]) {
+		if relations[w] && i+1 < len(words) && isNumber(words[i+1]) {
+			// A bound stays whole: ">= 1.3".
+			w += " " + words[i+1]
+			i++
+		}
+		if i+1 < len(words) && isNumber(lastWord(w)) && isUnit(words[i+1]) {
 			w += " " + words[i+1]
 			i++
 		}
@@ -56,6 +63,12 @@ func tokens(text string) []string {
 	}
 	return out
 }
+
+// relations are the comparisons that belong to the number after them.
+var relations = map[string]bool{">=": true, "<=": true, "<": true, ">": true, "=": true}
+
+// lastWord is the last of the words a token holds.
+func lastWord(t string) string { return t[strings.LastIndexByte(t, ' ')+1:] }
 
 // Options shape Wrap's lines.
 type Options struct {

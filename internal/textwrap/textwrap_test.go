@@ -24,6 +24,8 @@ func TestWrap(t *testing.T) {
 		{"at 64 MiB here", 9, true, []string{"> at", "  64 MiB", "  here"}},
 		{"ratio 6.12 x of it", 12, true, []string{"> ratio", "  6.12 x of", "  it"}},
 		{"share 99.8 % and", 12, true, []string{"> share", "  99.8 % and"}},
+		// A comparison keeps its bound.
+		{"0.97, needs >= 1.3 x", 12, true, []string{"> 0.97,", "  needs", "  >= 1.3 x"}},
 		// A word that is no number leaves the next word free.
 		{"thread 22/22 ms", 14, true, []string{"> thread 22/22", "  ms"}},
 	} {
