@@ -87,12 +87,12 @@ var htmlTmpl = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 {{end}}</table>
 {{with .Causes}}{{template "diags" .}}{{end}}
 
-<h2>Results</h2>
+<h2 id="results">Results</h2>
 {{range .About}}<p class="about">{{.}}</p>
 {{end}}
 {{range .Tables}}{{template "table" .}}{{end}}
 
-<h2>What the run said</h2>
+<h2 id="said">What the run said</h2>
 <ol class="said">
 {{range .Said}}<li value="{{.ID}}"><p><strong>{{.Topic}}</strong> <span class="v v-{{.Verdict}}">{{.Verdict}}</span></p>
 {{range .Claims}}<p><code>{{.ID}}</code> <span class="v v-{{.Verdict}}">{{.Verdict}}</span> {{.Statement}}{{if eq .Verdict "unavailable"}}; unavailable because {{.Reason}}{{else if .Outcome}}; {{.Outcome}}{{end}}.{{range .Others}} Beside it, {{.}}.{{end}}</p>
@@ -101,16 +101,16 @@ var htmlTmpl = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <ul class="evidence">{{range .}}<li>{{.Group}}: <code>{{.Table}}</code> {{.Where}} ({{.Count}})</li>{{end}}</ul>{{end}}</li>
 {{end}}</ol>
 
-<h2>Exercise: both directions</h2>
+<h2 id="exercise">Exercise: both directions</h2>
 {{template "table" .Exercise.Table}}
 {{if .Exercise.Answered}}<p><span class="v v-answered">answered</span> {{.Exercise.Sentence}}</p>
 <p class="note">Rule: {{.Exercise.Rule}}.</p>{{end}}
 {{with .Exercise.Check}}<p>Check against a reference: <span class="v v-{{$.Exercise.CheckVerdict}}">{{$.Exercise.CheckVerdict}}</span> {{.}}.</p>{{end}}
 
-<h2>Diagnostics</h2>
+<h2 id="diagnostics">Diagnostics</h2>
 {{if .Diags}}{{template "diags" .Diags}}{{else if .Causes}}<p>None besides those beside the verdicts.</p>{{else}}<p>None: the evaluation noticed nothing odd about this input.</p>{{end}}
 
-<h2>Plots</h2>
+<h2 id="plots">Plots</h2>
 {{range .Plots}}<h3>{{.Title}}</h3>
 {{if .Skipped}}<p class="missing">Not drawn: {{.Skipped}}.</p>
 {{else}}<figure><img src="{{.Src}}" alt="{{.Title}}"><figcaption><p class="caption">{{.Caption}}</p></figcaption></figure>

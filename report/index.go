@@ -349,7 +349,7 @@ func compareChart(entries []Entry) (chart, error) {
 			}
 		}
 		verdicts = append(verdicts, fmt.Sprintf("%s %s", name, v))
-		p.Legend.Add(fmt.Sprintf("%s: prediction 1 %s (%s)", name, v, strings.Join(claims, ", ")), swatch{verdictColour(v)})
+		p.Legend.Add(fmt.Sprintf("%s: prediction 1 %s (%s)", name, v, strings.Join(claims, ", ")), verdictMark{v})
 	}
 	if len(sizes) == 0 {
 		ch.skipped = "none of the inputs has part 1 host-to-device copy rows (blocking cudaMemcpy by size)"
