@@ -176,7 +176,9 @@ func (m verdictMark) Thumbnail(c *draw.Canvas) {
 	ring.Close()
 	c.SetLineStyle(sty)
 	c.Stroke(ring)
-	at := func(dx, dy float64) vg.Point { return vg.Point{X: mid.X + vg.Length(dx)*rad, Y: mid.Y + vg.Length(dy)*rad} }
+	at := func(dx, dy float64) vg.Point {
+		return vg.Point{X: mid.X + vg.Length(dx)*rad, Y: mid.Y + vg.Length(dy)*rad}
+	}
 	switch m.v {
 	case predictions.Held:
 		c.StrokeLines(sty, []vg.Point{at(-0.5, 0), at(-0.12, -0.42), at(0.52, 0.4)})
