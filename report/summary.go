@@ -83,8 +83,9 @@ func exerciseBrief(r *predictions.Result) string {
 	if ex.Verdict != vocab.Answered || ex.H2DRatio == nil || ex.D2HRatio == nil {
 		return sourceWhys(ex.Why)
 	}
-	ratios := fmt.Sprintf("pageable/pinned at %s h2d %sx, d2h %sx (%s)",
-		sizeName(predictions.ExerciseBytes), num(*ex.H2DRatio), num(*ex.D2HRatio), ex.From)
+	// The ratios as the exercise's table gives them.
+	ratios := fmt.Sprintf("pageable/pinned at %s h2d %s, d2h %s (%s)",
+		sizeName(predictions.ExerciseBytes), ratioText(*ex.H2DRatio), ratioText(*ex.D2HRatio), ex.From)
 	if ex.Answer == predictions.GainSame {
 		return "pinning buys about the same both ways: " + ratios
 	}
@@ -116,8 +117,8 @@ func referenceWords(rc *predictions.ReferenceCheck) string {
 	if dev < 0 {
 		side = "below"
 	}
-	s := fmt.Sprintf("h2d pageable/pinned at %s %sx against the reference's %sx, %s %s",
-		sizeName(predictions.ExerciseBytes), num(*rc.Ratio), num(*rc.RefRatio), pctPlain(math.Abs(dev)), side)
+	s := fmt.Sprintf("h2d pageable/pinned at %s %s against the reference's %s, %s %s",
+		sizeName(predictions.ExerciseBytes), ratioText(*rc.Ratio), ratioText(*rc.RefRatio), pctPlain(math.Abs(dev)), side)
 	if math.Abs(dev) > predictions.ReferenceTolerance {
 		s += fmt.Sprintf(" (needs within %s)", pctPlain(predictions.ReferenceTolerance))
 	} else {

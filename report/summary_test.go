@@ -119,9 +119,9 @@ func TestReferenceWords(t *testing.T) {
 		want []string
 	}{
 		{"../testdata/captures/torch-lesson/torch-lesson.sqlite",
-			[]string{"reference", "held", "6.225x against the reference's 6.122x, 1.7% above (within 20%)"}},
+			[]string{"reference", "held", "6.22x against the reference's 6.12x, 1.7% above (within 20%)"}},
 		{"../testdata/captures/broken-pin/broken-pin.sqlite",
-			[]string{"reference", "died", "0.9993x against the reference's 6.122x, 83.7% below (needs within 20%)",
+			[]string{"reference", "died", "1.00x against the reference's 6.12x, 83.7% below (needs within 20%)",
 				"pinned is slower than pageable at 64 MiB: h2d (pinned 10.444 ms, pageable 10.436 ms, trace), so your pinned buffer probably is not pinned"}},
 	} {
 		r := evaluate(t, tc.path)
