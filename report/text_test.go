@@ -163,24 +163,6 @@ func TestTextGolden(t *testing.T) {
 	}
 }
 
-func TestWrap(t *testing.T) {
-	for _, tc := range []struct {
-		text  string
-		width int
-		want  []string
-	}{
-		{"a b c", 10, []string{"> a b c"}},
-		{"aaaa bbbb cccc", 9, []string{"> aaaa", "  bbbb", "  cccc"}},
-		{"abcdefghijkl", 6, []string{"> abcd", "  efgh", "  ijkl"}},
-		{"", 10, []string{">"}},
-	} {
-		got := wrap(tc.text, tc.width, "> ", "  ")
-		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
-			t.Errorf("wrap(%q, %d) = %q, want %q", tc.text, tc.width, got, tc.want)
-		}
-	}
-}
-
 const refDir = "../testdata/reference/h200-ref"
 
 // Several inputs side by side: one column each, the CSV's unavailable
