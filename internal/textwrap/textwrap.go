@@ -1,6 +1,7 @@
 // Package textwrap lays out text a person reads at one width: words filled
-// into lines, a number never parted from the unit after it ("7.6284 ms",
-// "64 MiB", "6.12 x") nor from the comparison before it (">= 1.3"), and a
+// into lines, a number never parted from the unit or word after it
+// ("7.6284 ms", "64 MiB", "8 files") nor from the comparison before it
+// (">= 1.3"), and a
 // writer that wraps every line written through
 // it, for messages, errors and help printed by other code.
 package textwrap
@@ -20,12 +21,13 @@ var units = map[string]bool{
 	"GB/s": true, "MB/s": true, "bytes": true, "x": true, "%": true,
 }
 
-// isNumber reports whether a word is a number, as in "12", "-0.2",
-// "(7.5", "1,024".
+// isNumber reports whether a word is a number that goes on into the word
+// after it, as in "12", "-0.2", "(7.5", "1,024", "207..216"; one that ends
+// in punctuation ("6.7,") ends its phrase.
 func isNumber(w string) bool {
 	w = strings.TrimLeft(w, "([")
 	w = strings.TrimPrefix(w, "-")
-	if w == "" || w[0] < '0' || w[0] > '9' {
+	if w == "" || w[0] < '0' || w[0] > '9' || w[len(w)-1] < '0' || w[len(w)-1] > '9' {
 		return false
 	}
 	for _, r := range w {
@@ -36,6 +38,13 @@ func isNumber(w string) bool {
 	return true
 }
 
+// countsWith reports whether a word is what the number before it counts or
+// measures: a unit, or a word ("8 files", "10 calls").
+func countsWith(w string) bool {
+	r, _ := utf8.DecodeRuneInString(w)
+	return isUnit(w) || unicode.IsLetter(r)
+}
+
 // isUnit reports whether a word is a unit, punctuation after it aside
 // ("ms,", "MiB)").
 func isUnit(w string) bool {
@@ -43,8 +52,8 @@ func isUnit(w string) bool {
 }
 
 // tokens splits text into the words lines are filled with: a number and
-// the unit after it are one token, a space between them, and so are a
-// comparison and the number after it.
+// the unit or word it counts are one token, a space between them ("7.6 ms",
+// "8 files"), and so are a comparison and the number after it.
 func tokens(text string) []string {
 	words := strings.Fields(text)
 	out := make([]string, 0, len(words))
@@ -55,7 +64,7 @@ func tokens(text string) []string {
 			w += " " + words[i+1]
 			i++
 		}
-		if i+1 < len(words) && isNumber(lastWord(w)) && isUnit(words[i+1]) {
+		if i+1 < len(words) && isNumber(lastWord(w)) && countsWith(words[i+1]) {
 			w += " " + words[i+1]
 			i++
 		}

@@ -26,6 +26,9 @@ func TestWrap(t *testing.T) {
 		{"share 99.8 % and", 12, true, []string{"> share", "  99.8 % and"}},
 		// A comparison keeps its bound.
 		{"0.97, needs >= 1.3 x", 12, true, []string{"> 0.97,", "  needs", "  >= 1.3 x"}},
+		// A count keeps what it counts; a number ending its phrase does not.
+		{"written (8 files)", 12, true, []string{"> written", "  (8 files)"}},
+		{"ratio 6.7, share", 10, true, []string{"> ratio", "  6.7,", "  share"}},
 		// A word that is no number leaves the next word free.
 		{"thread 22/22 ms", 14, true, []string{"> thread 22/22", "  ms"}},
 	} {
