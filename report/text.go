@@ -392,7 +392,26 @@ func multiRows(results []*predictions.Result) [][]string {
 		}
 		row = append(row, fmt.Sprintf("%.2f/%.2f %s", *ex.H2DRatio, *ex.D2HRatio, ex.Answer))
 	}
-	return append(rows, row)
+	rows = append(rows, row)
+	checked := false
+	row = []string{"reference", "h2d within " + pctPlain(predictions.ReferenceTolerance)}
+	for _, r := range results {
+		rc := r.Reference
+		switch {
+		case rc == nil:
+			row = append(row, "-")
+		case rc.Deviation == nil:
+			checked = true
+			row = append(row, string(rc.Verdict))
+		default:
+			checked = true
+			row = append(row, fmt.Sprintf("%s %+.1f%%", rc.Verdict, 100**rc.Deviation))
+		}
+	}
+	if checked {
+		rows = append(rows, row)
+	}
+	return rows
 }
 
 // writeMultiTable writes the rows as a table where every input's column
@@ -463,6 +482,9 @@ func multiNotes(results []*predictions.Result, width int) string {
 			for _, u := range p.Unchecked {
 				writeWrapped(&notes, fmt.Sprintf("prediction %d: %s", p.ID, uncheckedWords(u)), width, tag, pad)
 			}
+		}
+		if rc := r.Reference; rc != nil && rc.Verdict != predictions.Held {
+			writeWrapped(&notes, fmt.Sprintf("reference %s: %s", rc.Verdict, referenceWords(rc)), width, tag, pad)
 		}
 		writeTagged(&notes, rest, width, tag, pad, said)
 	}
