@@ -152,11 +152,12 @@ func nounCount(n int, noun string) string {
 	return plural(n, noun)
 }
 
-// kindCounts words copies set aside by direction: "3 DtoH copies".
+// kindCounts words copies set aside by direction: "3 DtoH copies", "1 DtoH
+// copy".
 func kindCounts(ks []predictions.KindCount) string {
 	parts := make([]string, len(ks))
 	for i, k := range ks {
-		parts[i] = fmt.Sprintf("%d %s copies", k.N, k.Kind)
+		parts[i] = counted(k.N, string(k.Kind)+" copy", string(k.Kind)+" copies")
 	}
 	return strings.Join(parts, ", ")
 }

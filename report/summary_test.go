@@ -140,3 +140,30 @@ func TestReferenceWords(t *testing.T) {
 		}
 	}
 }
+
+// One number, one spelling: a claim's measured value and the evidence line
+// that states it give the same digits ("0.002905" beside "0.0029" was two).
+func TestOneSpellingPerNumber(t *testing.T) {
+	r := evaluate(t, "../testdata/captures/h200-pinned/pinned.sqlite")
+	var b bytes.Buffer
+	if err := Text(&b, r, TextOptions{Width: 200, Verbose: true}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, tc := range []struct{ value, evidence string }{
+		{"2.pinned    held  0.002905 < 0.1", "share 0.002905"},
+		{"2.pageable  held  0.997 >= 0.8", "share 0.997 "},
+		{"1.growth    held  0.8 >= 0.6", "tau(size, ratio) = 0.8;"},
+		{"3.factor    held  39.19 within [36.71, 146.8]", "held when 36.71 <= measured <= 146.8"},
+		{"4.calltime  held  2135 >= 5", "ratio 2135x"},
+	} {
+		if !strings.Contains(out, tc.value) || !strings.Contains(out, tc.evidence) {
+			t.Errorf("want %q and %q in:\n%s", tc.value, tc.evidence, out)
+		}
+	}
+	for _, twice := range []string{"share 0.0029 ", "share 0.9970", "= 0.800", "146.84", "2135.0x"} {
+		if strings.Contains(out, twice) {
+			t.Errorf("%q spells a number the claim spells otherwise", twice)
+		}
+	}
+}
