@@ -4,6 +4,8 @@ import (
 	"encoding/base64"
 	"html/template"
 	"io"
+
+	"github.com/nsyscheck/nsyscheck/internal/textwrap"
 )
 
 // htmlPlot is a plot as the HTML page shows it: its PNG inline.
@@ -67,7 +69,11 @@ figure { margin: 14px 0 26px; }
 figure img { max-width: 100%; height: auto; border: 1px solid #e4e4e4; }
 `
 
-var htmlTmpl = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+// pageFuncs are the templates' functions: glue keeps a number with its
+// unit and a bound with its comparison on one line.
+var pageFuncs = template.FuncMap{"glue": textwrap.Glue}
+
+var htmlTmpl = template.Must(template.New("report").Funcs(pageFuncs).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -83,7 +89,7 @@ var htmlTmpl = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 {{end}}
 <table class="answer">
 <tr><th></th><th>verdict</th><th>what decided it</th></tr>
-{{range .Summary}}<tr><th>{{.Label}}</th><td><span class="v v-{{.Verdict}}">{{.Verdict}}</span></td><td>{{.Text}}{{range .Notes}}<br><span class="note">{{.}}</span>{{end}}</td></tr>
+{{range .Summary}}<tr><th>{{.Label}}</th><td><span class="v v-{{.Verdict}}">{{.Verdict}}</span></td><td>{{glue .Text}}{{range .Notes}}<br><span class="note">{{glue .}}</span>{{end}}</td></tr>
 {{end}}</table>
 {{with .Causes}}{{template "diags" .}}{{end}}
 

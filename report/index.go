@@ -387,7 +387,7 @@ func titleLines(prefix string, items []string, width int) []string {
 	return append(lines, line)
 }
 
-var indexTmpl = template.Must(template.New("index").Parse(`<!DOCTYPE html>
+var indexTmpl = template.Must(template.New("index").Funcs(pageFuncs).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -413,7 +413,7 @@ th.what { font-weight: normal; font-size: 13.5px; color: #444; min-width: 12em; 
 <h2>Verdicts side by side</h2>
 <div class="wide"><table>
 <tr><th>claim</th><th class="what">what it says</th>{{range .Columns}}<th><a href="{{.Report}}">{{.Name}}</a><br><span class="gpu">{{.GPU}}</span></th>{{end}}</tr>
-{{range .Rows}}<tr{{if .Strong}} class="pred"{{end}}><th>{{if .Strong}}{{.ID}}{{else}}<code>{{.ID}}</code>{{end}}</th><th class="what">{{.What}}</th>{{range .Cells}}<td class="cell"><span class="v v-{{.Verdict}}">{{.Verdict}}</span>{{if .Lines}}{{range .Lines}}<div>{{.}}</div>{{end}}{{with .Advice}}<div class="advice">{{.}}</div>{{end}}{{else}}{{.Value}}{{end}}</td>{{end}}</tr>
+{{range .Rows}}<tr{{if .Strong}} class="pred"{{end}}><th>{{if .Strong}}{{.ID}}{{else}}<code>{{.ID}}</code>{{end}}</th><th class="what">{{.What}}</th>{{range .Cells}}<td class="cell"><span class="v v-{{.Verdict}}">{{.Verdict}}</span>{{if .Lines}}{{range .Lines}}<div>{{glue .}}</div>{{end}}{{with .Advice}}<div class="advice">{{.}}</div>{{end}}{{else}}{{glue .Value}}{{end}}</td>{{end}}</tr>
 {{end}}</table></div>
 
 <h2>{{.Plot.Title}}</h2>

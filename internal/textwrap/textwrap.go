@@ -79,6 +79,17 @@ var relations = map[string]bool{">=": true, "<=": true, "<": true, ">": true, "=
 // lastWord is the last of the words a token holds.
 func lastWord(t string) string { return t[strings.LastIndexByte(t, ' ')+1:] }
 
+// Glue joins the words Wrap keeps together (a number and its unit, a
+// comparison and its bound) with no-break spaces, for text a browser lays
+// out.
+func Glue(text string) string {
+	toks := tokens(text)
+	for i, t := range toks {
+		toks[i] = strings.ReplaceAll(t, " ", "\u00a0")
+	}
+	return strings.Join(toks, " ")
+}
+
 // Options shape Wrap's lines.
 type Options struct {
 	// First starts the first line, Indent every other one.

@@ -93,3 +93,9 @@ func TestReflow(t *testing.T) {
 		t.Errorf("Reflow at 36:\n%s\nwant\n%s", got, want)
 	}
 }
+
+func TestGlue(t *testing.T) {
+	if got := Glue("0.97, needs >= 1.3 x and 64  MiB"); got != "0.97, needs >=\u00a01.3\u00a0x and 64\u00a0MiB" {
+		t.Errorf("Glue: %q", got)
+	}
+}
