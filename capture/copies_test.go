@@ -179,8 +179,8 @@ func gtid(pid, tid int64) int64 { return 1<<48 | pid<<24 | tid }
 func gpid(pid int64) int64      { return 1<<48 | pid<<24 }
 
 // TestStreamCopiesJoin: each copy is joined to its own process's call, a
-// batch call's copies both to it, a copy whose call is absent or not a copy
-// API's to none.
+// batch call's copies both to it, a graph's copy node to its launch, a copy
+// whose call is absent or neither a copy API's nor a graph launch to none.
 func TestStreamCopiesJoin(t *testing.T) {
 	ins := func(table string, cols string, vals ...any) string {
 		parts := make([]string, len(vals))
@@ -209,10 +209,14 @@ func TestStreamCopiesJoin(t *testing.T) {
 		ins(mc, mcols, 3300, 3400, 0, 1, 22, 2, gpid(99), 3000, 2, 2, 1),
 		// a copy whose call is not in the runtime table (a driver call).
 		ins(mc, mcols, 5000, 5100, 0, 1, 21, 77777, gpid(99), 8, 1, 0, 2),
-		// a copy node of a graph: its call is not a copy API's, so not joined.
+		// a copy node of a graph, joined to the graph's launch.
 		`INSERT INTO StringIds (id, value) VALUES (9004, 'cudaGraphLaunch_v10000')`,
 		ins(rt, rcols, 6000, 6050, 1, gtid(99, 100), 88888, 9004, 0),
 		ins(mc, mcols, 6100, 6200, 0, 1, 21, 88888, gpid(99), 16, 1, 0, 2),
+		// a copy whose correlation id is a kernel launch's: not joined.
+		`INSERT INTO StringIds (id, value) VALUES (9005, 'cudaLaunchKernel_v7000')`,
+		ins(rt, rcols, 7000, 7050, 1, gtid(99, 100), 99999, 9005, 0),
+		ins(mc, mcols, 7100, 7200, 0, 1, 21, 99999, gpid(99), 32, 1, 0, 2),
 	)
 	_, read := streamSums(t, p)
 	var mine []records.Op
@@ -222,8 +226,8 @@ func TestStreamCopiesJoin(t *testing.T) {
 		}
 	}
 	sort.Slice(mine, func(i, j int) bool { return mine[i].Start < mine[j].Start })
-	if len(mine) != 5 {
-		t.Fatalf("%d copies of pid 99, want 5: %+v", len(mine), mine)
+	if len(mine) != 6 {
+		t.Fatalf("%d copies of pid 99, want 6: %+v", len(mine), mine)
 	}
 	a := mine[0]
 	if a.Call == nil || a.Call.Name != "cudaMemcpyAsync" || a.Call.TID != 100 || a.Call.Start != 1000 || a.Call.Duration() != 900 ||
@@ -238,8 +242,11 @@ func TestStreamCopiesJoin(t *testing.T) {
 	if u := mine[3]; u.Call != nil || u.Corr != 77777 {
 		t.Errorf("copy without a call = %+v", u)
 	}
-	if g := mine[4]; g.Call != nil || g.Corr != 88888 {
-		t.Errorf("graph copy = %+v", g)
+	if g := mine[4]; g.Call == nil || g.Call.Name != "cudaGraphLaunch" || g.Call.TID != 100 || g.Corr != 88888 {
+		t.Errorf("graph copy = %+v, call %+v", g, g.Call)
+	}
+	if k := mine[5]; k.Call != nil || k.Corr != 99999 {
+		t.Errorf("copy with a kernel launch's correlation id = %+v, call %+v", k, k.Call)
 	}
 	// pid 22's copy with correlation id 1 keeps pid 22's call.
 	for _, o := range read.ops {

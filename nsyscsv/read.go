@@ -483,10 +483,13 @@ func (rd *reader) keepCopies() error {
 	})
 }
 
-// join gives the kept copies of a copy API's call that call.
+// join gives the kept copies of a copy API's call that call, and those of
+// a graph launch (the graph's copy nodes, which the report does not number)
+// their launch.
 func (rd *reader) join(c *records.Call) {
 	cs, ok := rd.copies[c.Corr]
-	if !ok || !nsysdb.IsCopyAPI(c.Name) {
+	graph := nsysdb.IsGraphLaunch(c.Name)
+	if !ok || !(nsysdb.IsCopyAPI(c.Name) || graph) {
 		return
 	}
 	for i := range cs {
@@ -498,6 +501,9 @@ func (rd *reader) join(c *records.Call) {
 		call := *c
 		op := g.op
 		op.Call = &call
+		if graph {
+			op.GraphNode = records.UnknownNode
+		}
 		rd.joined = append(rd.joined, op)
 	}
 }
@@ -528,6 +534,9 @@ func (rd *reader) gpuRows(fn func(*records.Op) error) error {
 		case g.Copy:
 			any = true
 			op.Kind, op.Copy, op.Src, op.Dst, op.Bytes = records.OpCopy, g.Kind, g.Src, g.Dst, g.Bytes
+			if g.Migration {
+				op.Migration = nsysdb.MigrationOf("")
+			}
 		default:
 			any = true
 			op.Kind, op.Name = records.OpKernel, baseKernelName(g.Name)

@@ -38,6 +38,9 @@ type gpuTraceRecord struct {
 	Stream       int64
 	PID          int64  // where the report has a Pid column
 	Name         string // a kernel's name as written; "" for copies and memsets
+	// Migration says the copy is a unified-memory migration ("[CUDA
+	// memcpy Unified Host-to-Device]"), whose cause the report leaves out.
+	Migration bool
 }
 
 // gpuTraceHeader says which optional columns a cuda_gpu_trace report has.
@@ -422,6 +425,7 @@ func (l *gpuTraceLayout) read(row int, rec [][]byte) error {
 	switch {
 	case g.Copy:
 		g.Kind, _ = nsysdb.ReportCopyKindOf(name)
+		g.Migration = nsysdb.ReportIsMigration(name)
 		if l.hasKinds {
 			g.Src, g.Dst = memKindOf(cell(l.iSrc)), memKindOf(cell(l.iDst))
 		}

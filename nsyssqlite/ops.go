@@ -85,6 +85,16 @@ func (r *reader) decode(c *copyRow) {
 	if c.migrate >= 0 {
 		c.op.Migration = r.migrations[c.migrate]
 	}
+	r.markMigration(c)
+}
+
+// markMigration names a unified-memory migration whose cause the export
+// leaves out as one of unknown cause, so that no migration passes for a
+// copy the program asked for.
+func (r *reader) markMigration(c *copyRow) {
+	if c.op.Migration == "" && r.uvmKinds[c.kind] {
+		c.op.Migration = nsysdb.MigrationOf("")
+	}
 }
 
 // emitCopies hands on the copies, those of the calls read where
@@ -124,7 +134,10 @@ func (r *reader) emitCopies() error {
 func (r *reader) emitJoinedCopies() error {
 	table := r.tables[nsysdb.TableMemcpy]
 	rt := r.tables[nsysdb.TableRuntime]
-	copyAPIs, err := r.prefixNameIDs(nsysdb.CopyAPIPrefixes, nsysdb.IsCopyAPI)
+	// A copy's call is a copy API's, or, for a graph's copy traced per
+	// node, the graph's launch.
+	copyAPIs, err := r.prefixNameIDs(append(append([]string(nil), nsysdb.CopyAPIPrefixes...), nsysdb.GraphLaunchPrefixes...),
+		func(name string) bool { return nsysdb.IsCopyAPI(name) || nsysdb.IsGraphLaunch(name) })
 	if err != nil {
 		return err
 	}

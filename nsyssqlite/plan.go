@@ -93,8 +93,10 @@ func (r *reader) planCopies() error {
 		return err
 	}
 	r.copyKinds = map[int64]vocab.CopyKind{}
+	r.uvmKinds = map[int64]bool{}
 	for id, n := range opers {
 		r.copyKinds[id] = nsysdb.CopyKindOf(n)
+		r.uvmKinds[id] = nsysdb.IsMigrationKind(n)
 	}
 	switch {
 	case !r.mcols[nsysdb.ColSrcKind] || !r.mcols[nsysdb.ColDstKind]:

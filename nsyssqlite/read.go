@@ -115,6 +115,7 @@ type reader struct {
 	// (memKinds nil where the export cannot tell memory kinds).
 	rcols, mcols, kcols map[string]bool
 	copyKinds           map[int64]vocab.CopyKind
+	uvmKinds            map[int64]bool // copy kinds that are unified-memory migrations
 	memKinds            map[int64]vocab.MemKind
 	migrations          map[int64]string
 	nvtx                *nvtxPlan

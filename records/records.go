@@ -102,14 +102,16 @@ type Op struct {
 	Copy     vocab.CopyKind
 	Src, Dst vocab.MemKind
 	// Migration is the unified-memory migration cause ("" for an ordinary
-	// copy): "prefetch", "fault", "eviction", ... as the reader names it.
+	// copy): "prefetch", "fault", "eviction", ... as the reader names it,
+	// "unknown" for a migration whose cause the input does not give.
 	Migration string
 
 	// Kernels only: the short (base) name.
 	Name string
 
 	// GraphNode is the CUDA graph node id the operation ran as, 0 when it
-	// was launched on its own.
+	// was launched on its own, UnknownNode for a node of a graph launch
+	// whose id the input does not give.
 	GraphNode int64
 
 	// Call is the API call that launched the operation (joined by
@@ -118,6 +120,10 @@ type Op struct {
 	// Row is the 1-based data row in the source file (CSV), 0 otherwise.
 	Row int
 }
+
+// UnknownNode is Op.GraphNode for an operation a graph launch ran whose
+// node the input does not name (a CSV report).
+const UnknownNode int64 = -1
 
 // Duration is the operation's GPU duration in nanoseconds.
 func (o *Op) Duration() int64 { return o.End - o.Start }
@@ -240,6 +246,9 @@ type Tracing struct {
 	GraphTrace string
 	// Backtraces says whether CUDA calls carry call stacks.
 	Backtraces bool
+	// PageFaults says whether nsys traced unified-memory page faults (on
+	// the GPU or the CPU), which tell the migrations they cause.
+	PageFaults bool
 }
 
 // Meta describes where and how a capture was made, as far as the input
