@@ -67,6 +67,7 @@ func TestGraphNodeCopiesJoinTheirLaunch(t *testing.T) {
 		var nodes, eager int64
 		for _, o := range read.ops {
 			switch {
+			case o.Kind != records.OpCopy:
 			case o.Call == nil:
 				t.Errorf("%s: copy without its call: %+v", in.path, o)
 			case o.Call.Name == "cudaGraphLaunch":
@@ -114,6 +115,9 @@ func TestMigrationsNamed(t *testing.T) {
 		}
 		dirs, causes := map[vocab.CopyKind]int64{}, map[string]int64{}
 		for _, o := range read.ops {
+			if o.Kind != records.OpCopy {
+				continue
+			}
 			dirs[o.Copy]++
 			causes[o.Migration]++
 			if o.Call != nil {

@@ -68,10 +68,12 @@ func StreamCopies(path string, opts Options, feed func(*CopyScan) records.Handle
 	return CopiesOf(opts.context(), src, feed)
 }
 
-// CopiesOf is StreamCopies on an opened source.
+// CopiesOf is StreamCopies on an opened source. The kernels come too,
+// after the copies: their names tell the program's framework
+// (framework.Detector), which the copies' calls alone may not.
 func CopiesOf(ctx context.Context, src *source.Source, feed func(*CopyScan) records.Handler) (*CopyScan, error) {
 	scan := &CopyScan{Path: src.Path, Format: formatOf(src.Kind), Notes: src.Notes}
-	info, err := Read(ctx, src, records.Selection{JoinCalls: true, Ops: []records.OpKind{records.OpCopy}}, feed(scan))
+	info, err := Read(ctx, src, records.Selection{JoinCalls: true, Ops: []records.OpKind{records.OpCopy, records.OpKernel}}, feed(scan))
 	if err != nil {
 		return nil, err
 	}
