@@ -43,7 +43,9 @@ type Region struct {
 	// running on another stream of its device.
 	Overlap Share `json:"overlap"`
 	// HostShare is the host time held by the region's host-device copy
-	// calls as a share of the region's time.
+	// calls per instance (their total over the instances) as a share of
+	// the median instance: an instance far longer than the others (a
+	// first step that waits for a loader's start) does not dilute it.
 	HostShare Share `json:"hostShare"`
 	// Queued is the share of instances that completed after the next
 	// instance on their thread began: the GPU ran behind the host, so an
@@ -54,9 +56,6 @@ type Region struct {
 	// Fit is the replay against the measurement: replayed over measured,
 	// less one, for the median and the span.
 	Fit Fit `json:"fit"`
-	// TotalMs is the instances' times summed, as measured: the region's
-	// time a class of copies inside it takes its share of.
-	TotalMs float64 `json:"totalMs"`
 	// CopyCallMs is the host time the region's host-device copy calls
 	// held their threads, summed over its instances, as measured;
 	// PageableCallMs the part of it held by calls of copies from pageable
@@ -169,7 +168,6 @@ func newRegions(tl *timeline.Timeline) *regions {
 type measure struct {
 	instances               int
 	median, span, period    float64
-	total                   float64
 	overlap, hostShare      float64
 	queued                  float64
 	copyNs, overlapNs, hold int64
@@ -213,12 +211,10 @@ func (rg *regions) measureAll(s *Schedule) []measure {
 		m.instances = len(is)
 		times := make([]float64, len(is))
 		outside := make([]float64, len(is))
-		var total float64
 		first, last := is[0].start, is[0].end
 		for i, in := range is {
 			times[i] = float64(in.end - in.start)
 			outside[i] = float64(in.outside)
-			total += times[i]
 			first, last = min(first, in.start), max(last, in.end)
 			m.copyNs += in.copyNs
 			m.overlapNs += in.over
@@ -226,7 +222,6 @@ func (rg *regions) measureAll(s *Schedule) []measure {
 			m.pageable += in.pageable
 			m.outside += outside[i]
 		}
-		m.total = total
 		m.median = median(times)
 		m.ci = medianCI(times)
 		m.outsideMedian = median(outside)
@@ -251,8 +246,8 @@ func (rg *regions) measureAll(s *Schedule) []measure {
 		if m.copyNs > 0 {
 			m.overlap = float64(m.overlapNs) / float64(m.copyNs)
 		}
-		if total > 0 {
-			m.hostShare = float64(m.hold) / total
+		if m.median > 0 {
+			m.hostShare = float64(m.hold) / float64(m.instances) / m.median
 		}
 		out = append(out, m)
 	}
@@ -371,7 +366,6 @@ func (rg *regions) capture(s *Schedule) measure {
 	m.instances = 1
 	m.median = float64(end - start)
 	m.span = m.median
-	m.total = m.median
 	if m.copyNs > 0 {
 		m.overlap = float64(m.overlapNs) / float64(m.copyNs)
 	}
@@ -477,11 +471,11 @@ func (rg *regions) compare(mm, rm []measure, pm [3][]measure) []Region {
 			PredictedSpanMs: ms(p.span), PredictedSpanLowMs: ms(lo(span)), PredictedSpanHighMs: ms(hi(span)),
 			Period: Period{Ms: ms(m.period), ReplayMs: ms(r.period), PredictedMs: ms(p.period),
 				PredictedLowMs: ms(lo(per)), PredictedHighMs: ms(hi(per))},
-			Overlap:   Share{Measured: m.overlap, Predicted: p.overlap},
-			HostShare: Share{Measured: m.hostShare, Predicted: p.hostShare},
-			Queued:    Share{Measured: m.queued, Predicted: p.queued},
-			Fit:       Fit{Median: relErr(r.median, m.median), Span: relErr(r.span, m.span), Period: relErr(r.period, m.period)},
-			TotalMs:   ms(m.total), CopyCallMs: ms(float64(m.hold)), PageableCallMs: ms(float64(m.pageable)),
+			Overlap:    Share{Measured: m.overlap, Predicted: p.overlap},
+			HostShare:  Share{Measured: m.hostShare, Predicted: p.hostShare},
+			Queued:     Share{Measured: m.queued, Predicted: p.queued},
+			Fit:        Fit{Median: relErr(r.median, m.median), Span: relErr(r.span, m.span), Period: relErr(r.period, m.period)},
+			CopyCallMs: ms(float64(m.hold)), PageableCallMs: ms(float64(m.pageable)),
 			Outside:  Outside{MedianMs: ms(m.outsideMedian), TotalMs: ms(m.outside)},
 			MedianCI: m.ci,
 		})
