@@ -154,7 +154,10 @@ type Class struct {
 	// over HostNs (what the calling thread saw).
 	GPUGBps  float64 `json:"gpuGBps"`
 	HostGBps float64 `json:"hostGBps"`
-	// HostShare is HostNs over the capture's host span (Audit.SpanNs).
+	// HostShare is HostNs as a share of the class's region: per instance
+	// of its NVTX range over the median instance, or over the whole capture
+	// (replay.CaptureRegion) for a class outside any range
+	// (Region.ShareOf).
 	HostShare float64 `json:"hostShare"`
 	// SecretlySync counts the class's copies the secretly-synchronous
 	// finding holds.

@@ -3,6 +3,7 @@ package audit
 import (
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // Flagged is one copy NVIDIA's cuda_memcpy_async rule lists: the process
@@ -79,8 +80,16 @@ func (rc *RuleComparison) Summary() string {
 		return fmt.Sprintf("NVIDIA's %s rule: not compared: %s", rc.Rule, rc.Note)
 	}
 	if rc.Agree {
-		return fmt.Sprintf("NVIDIA's %s rule (%s) agrees: it lists the same %d pageable async copies", rc.Rule, rc.Source, rc.Both)
+		return fmt.Sprintf("NVIDIA's %s rule (%s) agrees: it lists the same %s", rc.Rule, rc.Source, copies(rc.Both, "pageable async copy"))
 	}
-	return fmt.Sprintf("NVIDIA's %s rule (%s) disagrees: it lists %d copies, the audit %d pageable async copies, %d in both",
-		rc.Rule, rc.Source, rc.RuleCount, rc.AuditCount, rc.Both)
+	return fmt.Sprintf("NVIDIA's %s rule (%s) disagrees: it lists %s, the audit %s, %d in both",
+		rc.Rule, rc.Source, copies(rc.RuleCount, "copy"), copies(rc.AuditCount, "pageable async copy"), rc.Both)
+}
+
+// copies is a count of copies in words: "1 copy", "2 copies".
+func copies(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %s", n, strings.TrimSuffix(noun, "y")+"ies")
 }
