@@ -117,9 +117,6 @@ func (f *Finding) add(c *copyCall) {
 	f.Evidence[i] = e
 }
 
-// flagKey identifies a copy as NVIDIA's rule lists it: process and GPU start.
-type flagKey struct{ pid, start int64 }
-
 // Accumulator sums copies into an Audit as they are read.
 type Accumulator struct {
 	// ranges places each copy's call in its thread's NVTX ranges, which
@@ -133,16 +130,17 @@ type Accumulator struct {
 	sync    Finding
 	noOver  Finding
 	// pageableAsync holds every pageable async copy, to compare with
-	// NVIDIA's cuda_memcpy_async rule.
-	pageableAsync map[flagKey]Evidence
+	// NVIDIA's cuda_memcpy_async rule, compactly (a capture may hold
+	// hundreds of thousands).
+	pageableAsync asyncCopies
 	totals        map[totalKey]*Total
 }
 
 // NewAccumulator returns an empty Accumulator.
 func NewAccumulator() *Accumulator {
 	return &Accumulator{
-		classes:       map[key]*Class{},
-		pageableAsync: map[flagKey]Evidence{}, totals: map[totalKey]*Total{}, batches: map[[2]int64]bool{},
+		classes: map[key]*Class{},
+		totals:  map[totalKey]*Total{}, batches: map[[2]int64]bool{},
 		sync: Finding{ID: FindingSecretlySync, Title: "secretly synchronous: pageable async copies whose call held the host for most of the copy",
 			Rule: "an async API, pageable host memory, and the call lasted at least 80% of the copy's GPU time", Evidence: []Evidence{}},
 		noOver: Finding{ID: FindingNoOverlap, Title: "cannot overlap: async copies whose call returned only after the copy had finished on the GPU",
@@ -255,7 +253,7 @@ func (a *Accumulator) add(c *copyCall) {
 			cl.SecretlySync++
 			a.sync.add(c)
 		}
-		a.pageableAsync[flagKey{c.PID, c.Start}] = evidenceOf(c)
+		a.pageableAsync.add(c)
 	}
 	if kind == Async && c.HostNs > 0 && gpu >= MinOverlapNs && c.CallEnd >= c.End {
 		a.noOver.add(c)

@@ -122,14 +122,14 @@ var order = []Name{JAX, PyTorch, CuPy}
 
 // Detector gathers a capture's clues from its records.
 type Detector struct {
-	clues      map[int]*Clue   // by index into marks
-	seen       map[string]int8 // names already matched: index+1 into marks, -1 none
+	clues map[int]*Clue   // by index into marks
+	seen  map[string]int8 // names already matched: index+1 into marks, -1 none
 	// copy calls of the runtime (cudaMemcpy*) and of the driver API
 	// (cuMemcpy*), and calls of each in all.
 	runtime, driver           int64
 	runtimeCalls, driverCalls int64
-	python     bool
-	backtraces bool
+	python                    bool
+	backtraces                bool
 }
 
 // maxSeen bounds the names a Detector remembers having matched.
