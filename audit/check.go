@@ -22,8 +22,10 @@ const (
 // cannot see in a region it otherwise sees whole — pinned copies of both
 // directions sharing the link (each ran 4-10% slower than alone on the
 // H200), host code between calls that runs faster once the driver stops
-// staging. On the shipped pairs, where the replay fits within 0.6%, the
-// predictions of such regions came within 4.6% of the captures after.
+// staging. It was set from the shipped pairs: with the H200 run folder's
+// rates the predictions of their judged regions came within 0.6-6.7% of
+// the captures after, the replays as captured within 0.6%
+// (docs/audit.md).
 const ModelError = 0.05
 
 // MinGain is the share of a region's time the fix must save for the region

@@ -112,7 +112,7 @@ func TestWriteAudit(t *testing.T) {
 	}
 	step := out.Check.Regions[2]
 	for _, want := range []string{"Check of " + before.Capture, "Audit of " + before.Capture, "Audit of " + after.Capture, ": DIED",
-		auditMs(step.AfterMedianMs), "not faster than before", "Findings", "secretly-synchronous", "cudaHostAlloc"} {
+		auditMs(step.AfterMedianMs), "step: no faster", "Findings", "secretly-synchronous", "cudaHostAlloc"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text lacks %q", want)
 		}
@@ -255,9 +255,9 @@ func TestAuditTextWidth(t *testing.T) {
 // pair unavailable, with what would show the staging; the gate.
 func TestAuditTextSays(t *testing.T) {
 	for name, want := range map[string][]string{
-		"pipeline": {"pass       0.00     0.30    0.24", "warmup: held", "pass: held"},
-		"train": {"step: held: 3.420 ms after", "not faster than before (3.402 ms), though its copy calls held the host 0.762 ms per instance before and 0.054 ms after",
-			"epoch: died: 883.2 ms after (its one instance) is below the bound", "faster than predicted",
+		"pipeline": {"pass       0.00     0.30    0.24", "warmup: faster, 274.9 ms before, 27.08 ms after (-90.1%, its one instance); held", "pass: faster"},
+		"train": {"step: no faster, 3.402 ms before, 3.420 ms after (median of 67 instances), though its copy calls held the host 0.762 ms per instance before and 0.054 ms after; held: it lies in the bound 2.441-3.678 ms",
+			"epoch: faster, 1472 ms before, 883.2 ms after (-40.0%, its one instance); died: it lies below the bound 1353-1550 ms of the predicted 1426 ms, faster than predicted",
 			"its thread spent 1009 ms outside CUDA calls before and 683.8 ms after",
 			"pinning cost the capture after", "cudaHostAlloc calls"},
 		"jax":                         {"UNAVAILABLE", "cannot show what the fix changed", "--sample=process-tree"},

@@ -425,25 +425,26 @@ func regionCheckWords(r *audit.RegionCheck) string {
 		return fmt.Sprintf("%s: unavailable: %s before, %s after (%s); the replay predicted %s, but the capture cannot show what the fix changed (below)",
 			r.Name, msWords(r.Time()), msWords(r.AfterMs()), m, msWords(mid))
 	}
-	s := fmt.Sprintf("%s: %s: %s after (%s)", r.Name, r.Verdict, msWords(r.AfterMs()), m)
-	switch r.Why {
-	case audit.WhyInBound:
-		s += fmt.Sprintf(" lies in the bound %s ms of the predicted %s", boundWords(r.BoundLowMs, r.BoundHighMs), msWords(mid))
-	case audit.WhyAbove:
-		s += fmt.Sprintf(" is above the bound %s ms of the predicted %s: slower than predicted", boundWords(r.BoundLowMs, r.BoundHighMs), msWords(mid))
-	case audit.WhyBelow:
-		s += fmt.Sprintf(" is below the bound %s ms of the predicted %s: faster than predicted", boundWords(r.BoundLowMs, r.BoundHighMs), msWords(mid))
-	}
-	s += fmt.Sprintf(" (costs %s ms, widened by %s below and %s above)", boundWords(lo, hi), pctPlain(r.Tolerance.Low()), pctPlain(r.Tolerance.High()))
 	perBefore, perAfter := r.CopyCallMs/float64(max(r.Instances, 1)), r.AfterCopyCallMs/float64(max(r.AfterInstances, 1))
-	if !r.Faster {
-		s += fmt.Sprintf("; not faster than before (%s)", msWords(r.Time()))
+	var s string
+	if r.Faster {
+		s = fmt.Sprintf("%s: faster, %s before, %s after (%s, %s)", r.Name, msWords(r.Time()), msWords(r.AfterMs()), pctSigned(r.AfterMs()/r.Time()-1), m)
+	} else {
+		s = fmt.Sprintf("%s: no faster, %s before, %s after (%s)", r.Name, msWords(r.Time()), msWords(r.AfterMs()), m)
 		if perAfter < perBefore {
 			s += fmt.Sprintf(", though its copy calls held the host %s per instance before and %s after", msWords(perBefore), msWords(perAfter))
 		}
-	} else {
-		s += fmt.Sprintf("; faster than before (%s, %s)", msWords(r.Time()), pctSigned(r.AfterMs()/r.Time()-1))
 	}
+	bound := fmt.Sprintf("the bound %s ms of the predicted %s", boundWords(r.BoundLowMs, r.BoundHighMs), msWords(mid))
+	switch r.Why {
+	case audit.WhyInBound:
+		s += "; held: it lies in " + bound
+	case audit.WhyAbove:
+		s += "; died: it lies above " + bound + ", slower than predicted"
+	case audit.WhyBelow:
+		s += "; died: it lies below " + bound + ", faster than predicted"
+	}
+	s += fmt.Sprintf(" (costs %s ms, widened by %s below and %s above)", boundWords(lo, hi), pctPlain(r.Tolerance.Low()), pctPlain(r.Tolerance.High()))
 	if r.Why != audit.WhyInBound {
 		ob, oa := r.OutsideMs(), r.AfterOutsideMs()
 		if math.Abs(oa-ob) > audit.ModelError*r.Time() {
