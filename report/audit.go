@@ -123,13 +123,27 @@ func BuildAudit(out *audit.Output) (*AuditReport, error) {
 	}
 	eb.LineStyle.Width = vg.Points(1.2)
 	p.Add(eb)
-	ls, err := labels(series(SeriesPredicted, pred, -off), predText, 0, vg.Points(8))
+	// The predicted bars' values stand above their whiskers.
+	at := make(plotter.XYs, len(whisk))
+	for i, e := range whisk {
+		at[i] = plotter.XY{X: e.x, Y: e.y + e.hi}
+	}
+	series(SeriesPredicted, pred, -off)
+	ls, err := labels(at, predText, 0, vg.Points(8))
 	if err != nil {
 		return nil, err
 	}
 	for _, l := range ls {
 		p.Add(l)
 	}
+	// 1: the region's time before, no change.
+	same, err := plotter.NewLine(plotter.XYs{{X: -0.6, Y: 1}, {X: float64(len(names)) - 0.4, Y: 1}})
+	if err != nil {
+		return nil, err
+	}
+	same.Color, same.Width, same.Dashes = colRated, vg.Points(1), []vg.Length{vg.Points(5), vg.Points(3)}
+	p.Add(same)
+	p.Legend.Add("the time before (1: no change)", same)
 	p.Legend.Left = false
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.6, float64(len(names))-0.4
@@ -202,7 +216,7 @@ ul.notes li { margin: 3px 0; }
 {{define "table"}}<h3>{{.Title}}</h3>
 <table>
 <tr>{{range $i, $h := .Head}}<th{{if index $.Right $i}} class="r"{{end}}>{{$h}}</th>{{end}}</tr>
-{{range .Rows}}<tr>{{range $i, $c := .}}<td{{if index $.Right $i}} class="r"{{end}}>{{$c}}</td>{{end}}</tr>
+{{range .Rows}}<tr>{{range $i, $c := .}}<td{{if index $.Right $i}} class="r"{{end}}>{{if eq $c "held" "died" "unavailable"}}<span class="v v-{{$c}}">{{$c}}</span>{{else}}{{$c}}{{end}}</td>{{end}}</tr>
 {{end}}</table>
 {{end}}
 <h2>Regions</h2>
