@@ -5,7 +5,9 @@ import (
 	"encoding/base64"
 	"fmt"
 	"html/template"
+	"image/color"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
@@ -39,123 +41,20 @@ type AuditReport struct {
 // BuildAudit renders an audit and its check, if any.
 func BuildAudit(out *audit.Output) (*AuditReport, error) {
 	r := &AuditReport{Out: out, Plot: Plot{Name: auditPlotName, Series: map[string]plotter.XYs{}}}
-	regions := out.Before.Judged()
-	if len(regions) == 0 {
+	bars := regionBarsOf(out)
+	if len(bars.names) == 0 {
 		r.Plot.Title = "Region time"
 		r.Plot.Skipped = "the capture has no region: no host-device copy call and no NVTX range"
 		return r, nil
 	}
-	checks := map[string]*audit.RegionCheck{}
+	r.Plot.Title = "Region time with the copies pinned, as a share of now"
 	if out.Check != nil {
-		for i := range out.Check.Regions {
-			checks[out.Check.Regions[i].Name] = &out.Check.Regions[i]
-		}
+		r.Plot.Title = fmt.Sprintf("Region time predicted and after, as a share of before: %s", out.Check.Verdict)
 	}
-	title := "Region time with the copies pinned, as a share of now"
-	if out.Check != nil {
-		title = fmt.Sprintf("Region time predicted and after, as a share of before: %s", out.Check.Verdict)
-	}
-	r.Plot.Title = title
-	p := newPlot(title, "", "time / time before")
-	names := make([]string, len(regions))
-	var pred, after plotter.Values
-	var whisk errorBars
-	var predText, afterText []string
-	for i, g := range regions {
-		names[i] = g.Name
-		mid, lo, hi := g.Predicted()
-		before := g.Time()
-		if before <= 0 {
-			before = 1
-		}
-		if c := checks[g.Name]; c != nil {
-			lo, hi = c.BoundLowMs, c.BoundHighMs
-			after = append(after, c.AfterMs()/before)
-			afterText = append(afterText, auditMs(c.AfterMs())+" ms\n"+string(c.Verdict))
-		}
-		pred = append(pred, mid/before)
-		predText = append(predText, auditMs(mid)+" ms")
-		whisk = append(whisk, errorBar{x: float64(i), y: mid / before, lo: (mid - lo) / before, hi: (hi - mid) / before})
-	}
-	w := vg.Points(26)
-	pb, err := plotter.NewBarChart(pred, w)
+	p, err := bars.draw(r.Plot.Title, out.Check != nil, r.Plot.Series)
 	if err != nil {
 		return nil, err
 	}
-	pb.Color, pb.LineStyle.Width = colPinned, 0
-	p.Add(pb)
-	p.Legend.Add("predicted with the copies pinned (whisker: its bound)", pb)
-	// The series as drawn: x the bar's place (the region's index, less or
-	// more a bar's offset beside the other), y its height.
-	series := func(name string, vs plotter.Values, off float64) plotter.XYs {
-		xys := make(plotter.XYs, len(vs))
-		for i, v := range vs {
-			xys[i] = plotter.XY{X: float64(i) + off, Y: v}
-		}
-		r.Plot.Series[name] = xys
-		return xys
-	}
-	off := 0.0
-	if out.Check != nil {
-		ab, err := plotter.NewBarChart(after, w)
-		if err != nil {
-			return nil, err
-		}
-		ab.Color, ab.LineStyle.Width = colResident, 0
-		off = barOffset
-		pb.XMin, ab.XMin = -off, off
-		p.Add(ab)
-		p.Legend.Add("after the fix", ab)
-		ls, err := labels(series(SeriesAfter, after, off), afterText, 0, vg.Points(8))
-		if err != nil {
-			return nil, err
-		}
-		for _, l := range ls {
-			p.Add(l)
-		}
-	}
-	for i := range whisk {
-		whisk[i].x -= off
-	}
-	eb, err := plotter.NewYErrorBars(whisk)
-	if err != nil {
-		return nil, err
-	}
-	eb.LineStyle.Width = vg.Points(1.2)
-	p.Add(eb)
-	// The predicted bars' values stand above their whiskers.
-	at := make(plotter.XYs, len(whisk))
-	for i, e := range whisk {
-		at[i] = plotter.XY{X: e.x, Y: e.y + e.hi}
-	}
-	series(SeriesPredicted, pred, -off)
-	ls, err := labels(at, predText, 0, vg.Points(8))
-	if err != nil {
-		return nil, err
-	}
-	for _, l := range ls {
-		p.Add(l)
-	}
-	// 1: the region's time before, no change.
-	same, err := plotter.NewLine(plotter.XYs{{X: -0.6, Y: 1}, {X: float64(len(names)) - 0.4, Y: 1}})
-	if err != nil {
-		return nil, err
-	}
-	same.Color, same.Width, same.Dashes = colRated, vg.Points(1), []vg.Length{vg.Points(5), vg.Points(3)}
-	p.Add(same)
-	p.Legend.Add("the time before (1: no change)", same)
-	p.Legend.Left = false
-	p.NominalX(names...)
-	p.X.Min, p.X.Max = -0.6, float64(len(names))-0.4
-	p.Y.Min = 0
-	top := 1.0
-	for _, e := range whisk {
-		top = max(top, e.y+e.hi)
-	}
-	for _, a := range after {
-		top = max(top, a)
-	}
-	p.Y.Max = top * 1.2
 	png, svg, err := render(p)
 	if err != nil {
 		return nil, err
@@ -166,6 +65,127 @@ func BuildAudit(out *audit.Output) (*AuditReport, error) {
 		r.Plot.Caption += " A region holds when its bar after lies within the whisker."
 	}
 	return r, nil
+}
+
+// regionBars are the judged regions' bars, as shares of each region's
+// time before: predicted with the copies pinned, with the bound as a
+// whisker, and after (with a check).
+type regionBars struct {
+	names               []string
+	pred, after         plotter.Values
+	whisk               errorBars
+	predText, afterText []string
+}
+
+func regionBarsOf(out *audit.Output) regionBars {
+	checks := map[string]*audit.RegionCheck{}
+	if out.Check != nil {
+		for i := range out.Check.Regions {
+			checks[out.Check.Regions[i].Name] = &out.Check.Regions[i]
+		}
+	}
+	var b regionBars
+	for i, g := range out.Before.Judged() {
+		b.names = append(b.names, g.Name)
+		mid, lo, hi := g.Predicted()
+		before := g.Time()
+		if before <= 0 {
+			before = 1
+		}
+		if c := checks[g.Name]; c != nil {
+			lo, hi = c.BoundLowMs, c.BoundHighMs
+			b.after = append(b.after, c.AfterMs()/before)
+			b.afterText = append(b.afterText, auditMs(c.AfterMs())+" ms\n"+string(c.Verdict))
+		}
+		b.pred = append(b.pred, mid/before)
+		b.predText = append(b.predText, auditMs(mid)+" ms")
+		b.whisk = append(b.whisk, errorBar{x: float64(i), y: mid / before, lo: (mid - lo) / before, hi: (hi - mid) / before})
+	}
+	return b
+}
+
+// draw plots the bars, the after ones beside the predicted when after,
+// and records each series as drawn (x the bar's place, the region's index
+// less or more a bar's offset; y its height) in series.
+func (b regionBars) draw(title string, after bool, series map[string]plotter.XYs) (*plot.Plot, error) {
+	p := newPlot(title, "", "time / time before")
+	w := vg.Points(26)
+	add := func(name string, vs plotter.Values, off float64, col color.Color, legend string) error {
+		bc, err := plotter.NewBarChart(vs, w)
+		if err != nil {
+			return err
+		}
+		bc.Color, bc.LineStyle.Width, bc.XMin = col, 0, off
+		p.Add(bc)
+		p.Legend.Add(legend, bc)
+		xys := make(plotter.XYs, len(vs))
+		for i, v := range vs {
+			xys[i] = plotter.XY{X: float64(i) + off, Y: v}
+		}
+		series[name] = xys
+		return nil
+	}
+	off := 0.0
+	if after {
+		off = barOffset
+	}
+	if err := add(SeriesPredicted, b.pred, -off, colPinned, "predicted with the copies pinned (whisker: its bound)"); err != nil {
+		return nil, err
+	}
+	// Each value stands above its bar, a predicted one above its whisker.
+	var texts [][]*plotter.Labels
+	if after {
+		if err := add(SeriesAfter, b.after, off, colResident, "after the fix"); err != nil {
+			return nil, err
+		}
+		ls, err := labels(series[SeriesAfter], b.afterText, 0, vg.Points(8))
+		if err != nil {
+			return nil, err
+		}
+		texts = append(texts, ls)
+	}
+	whisk := append(errorBars(nil), b.whisk...)
+	at := make(plotter.XYs, len(whisk))
+	for i := range whisk {
+		whisk[i].x -= off
+		at[i] = plotter.XY{X: whisk[i].x, Y: whisk[i].y + whisk[i].hi}
+	}
+	eb, err := plotter.NewYErrorBars(whisk)
+	if err != nil {
+		return nil, err
+	}
+	eb.LineStyle.Width = vg.Points(1.2)
+	p.Add(eb)
+	ls, err := labels(at, b.predText, 0, vg.Points(8))
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range append(texts, ls) {
+		for _, x := range l {
+			p.Add(x)
+		}
+	}
+	// 1: the region's time before, no change.
+	same, err := plotter.NewLine(plotter.XYs{{X: -0.6, Y: 1}, {X: float64(len(b.names)) - 0.4, Y: 1}})
+	if err != nil {
+		return nil, err
+	}
+	same.Color, same.Width, same.Dashes = colRated, vg.Points(1), []vg.Length{vg.Points(5), vg.Points(3)}
+	p.Add(same)
+	p.Legend.Add("the time before (1: no change)", same)
+	p.Legend.Left = false
+	p.NominalX(b.names...)
+	p.X.Min, p.X.Max = -0.6, float64(len(b.names))-0.4
+	p.Y.Min = 0
+	top := 1.0
+	for _, e := range whisk {
+		top = max(top, e.y+e.hi)
+	}
+	for _, a := range b.after {
+		top = max(top, a)
+	}
+	p.Y.Max = top * 1.2
+	return p, nil
 }
 
 // barOffset is how far from its region's place each of two bars stands.

@@ -114,6 +114,22 @@ program.`,
 	return cmd
 }
 
+// auditGates reads --match and --fail-above for an audit of n captures.
+func auditGates(opts *auditOptions, n int) (map[string]string, *float64, error) {
+	match, err := matchOf(opts.Match)
+	if err != nil || !opts.FailAboveSet {
+		return match, nil, err
+	}
+	if !(opts.FailAbove >= 0 && opts.FailAbove <= 100) {
+		return nil, nil, fmt.Errorf("--fail-above %g: give a percentage between 0 and 100 of a region's median instance", opts.FailAbove)
+	}
+	if n > 1 {
+		return nil, nil, fmt.Errorf("--fail-above gates a one-capture audit; with AFTER the check decides the exit status")
+	}
+	share := opts.FailAbove / 100
+	return match, &share, nil
+}
+
 // matchOf reads --match NAME=AFTER_NAME flags.
 func matchOf(flags []string) (map[string]string, error) {
 	if len(flags) == 0 {
@@ -140,20 +156,9 @@ func runAudit(opts *auditOptions, args []string, s Streams) error {
 	if opts.Rule != "auto" && opts.Rule != "off" {
 		return &statusError{code: exitError, err: fmt.Errorf("unknown --nvidia-rule %q: use auto or off", opts.Rule)}
 	}
-	match, err := matchOf(opts.Match)
+	match, failAbove, err := auditGates(opts, len(args))
 	if err != nil {
 		return &statusError{code: exitError, err: err}
-	}
-	var failAbove *float64
-	if opts.FailAboveSet {
-		if !(opts.FailAbove >= 0 && opts.FailAbove <= 100) {
-			return &statusError{code: exitError, err: fmt.Errorf("--fail-above %g: give a percentage between 0 and 100 of a region's median instance", opts.FailAbove)}
-		}
-		if len(args) > 1 {
-			return &statusError{code: exitError, err: fmt.Errorf("--fail-above gates a one-capture audit; with AFTER the check decides the exit status")}
-		}
-		share := opts.FailAbove / 100
-		failAbove = &share
 	}
 	var expect *audit.Expectation
 	if opts.Expect != "" {
