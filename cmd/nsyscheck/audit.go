@@ -77,9 +77,11 @@ CAPTURE and AFTER may be a .nsys-rep, a .sqlite export, or a folder of nsys
 stats CSV reports (*_cuda_api_trace.csv and *_cuda_gpu_trace.csv, optionally
 *_nvtx_pushpop_trace.csv). See docs/audit.md.
 
-Text output wraps at the terminal's width (COLUMNS when set; 100 columns
-when piped); a class whose row would not fit has its key on a line of its
-own. -v lists every class and every evidence copy of each finding.
+Text output leads with the answer: the verdict, the region table and what
+explains it, what to change. It wraps at the terminal's width (COLUMNS when
+set; 100 columns when piped); a class whose row would not fit has its key on
+a line of its own. -v lists every class, and of each finding every evidence
+copy kept: the 10 whose calls held the host longest (a finding counts all).
 --format json writes the envelope every JSON output of nsyscheck shares
 (docs/output.schema.json): kind "audit", one audit per capture as results,
 and the check.
@@ -105,7 +107,7 @@ program.`,
 	cmd.Flags().StringVar(&opts.Nsys, "nsys", "", "nsys executable, to export .nsys-rep files and run NVIDIA's rule")
 	cmd.Flags().StringVar(&opts.Rule, "nvidia-rule", "auto", "NVIDIA's "+nsysrule.Name+" rule beside the audit: auto or off")
 	_ = cmd.RegisterFlagCompletionFunc("nvidia-rule", cobra.FixedCompletions([]string{"auto", "off"}, cobra.ShellCompDirectiveNoFileComp))
-	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "text output: list every class and every evidence copy of each finding")
+	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "text output: list every class, and of each finding the 10 evidence copies kept")
 	cmd.Flags().StringVar(&opts.PinBy, "pin-by", "", "how the program is to pin its buffers: in-place (allocated pinned and reused) or copy (each copied into pinned memory, as DataLoader(pin_memory=True) does); default from the framework the capture shows")
 	_ = cmd.RegisterFlagCompletionFunc("pin-by", cobra.FixedCompletions([]string{"in-place", "copy"}, cobra.ShellCompDirectiveNoFileComp))
 	cmd.Flags().StringArrayVar(&opts.Match, "match", nil, "compare region `NAME=AFTER_NAME` of CAPTURE with the region AFTER_NAME of AFTER (repeatable); only the regions named are judged")
