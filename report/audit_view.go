@@ -113,15 +113,21 @@ var frameworkWords = map[framework.Name]string{
 	framework.Driver: "the CUDA driver API", framework.Runtime: "the CUDA runtime", framework.Unknown: "no framework told",
 }
 
-// clueWords says what told the framework.
+// clueWords says what told the framework: its strongest clue.
 func clueWords(d framework.Detection) string {
 	if len(d.Clues) == 0 {
 		return ""
 	}
 	c := d.Clues[0]
-	kind := map[framework.ClueKind]string{framework.ClueThread: "thread", framework.ClueKernel: "kernel",
-		framework.ClueAPI: "copy calls", framework.ClueDomain: "NVTX domain"}[c.Kind]
-	return fmt.Sprintf("%s %s, %s", kind, c.Name, nounsOf(c.Count, "time"))
+	switch c.Kind {
+	case framework.ClueThread:
+		return fmt.Sprintf("thread %s, %s", c.Name, nounsOf(c.Count, "call"))
+	case framework.ClueKernel:
+		return fmt.Sprintf("kernel %s, %s", c.Name, nounsOf(c.Count, "launch"))
+	case framework.ClueDomain:
+		return fmt.Sprintf("NVTX domain %s, %s", c.Name, nounsOf(c.Count, "range"))
+	}
+	return fmt.Sprintf("%s, %s", c.Name, nounsOf(c.Count, "copy call"))
 }
 
 // nounsOf is a count with its noun, plural when it is not one.
@@ -129,8 +135,11 @@ func nounsOf(n int64, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
-	if strings.HasSuffix(noun, "y") {
+	switch {
+	case strings.HasSuffix(noun, "y"):
 		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
+	case strings.HasSuffix(noun, "ch"):
+		return fmt.Sprintf("%d %ses", n, noun)
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }
