@@ -139,8 +139,10 @@ type Tolerance struct {
 	NoiseHigh float64 `json:"noiseHigh"`
 }
 
-// Low and High are the shares the bound's ends move by.
-func (t Tolerance) Low() float64  { return t.Model + t.Fit + t.NoiseLow }
+// Low is the share the bound's low end moves down by.
+func (t Tolerance) Low() float64 { return t.Model + t.Fit + t.NoiseLow }
+
+// High is the share the bound's high end moves up by.
 func (t Tolerance) High() float64 { return t.Model + t.Fit + t.NoiseHigh }
 
 // Why says what decided a region's verdict.

@@ -194,8 +194,10 @@ const barOffset = 0.2
 // errorBar is one whisker: at (x, y), lo below and hi above.
 type errorBar struct{ x, y, lo, hi float64 }
 
+// errorBars are whiskers as gonum's YErrorBars reads them.
 type errorBars []errorBar
 
+// Len, XY and YError implement plotter.XYer and plotter.YErrorer.
 func (e errorBars) Len() int                        { return len(e) }
 func (e errorBars) XY(i int) (float64, float64)     { return e[i].x, e[i].y }
 func (e errorBars) YError(i int) (float64, float64) { return e[i].lo, e[i].hi }
