@@ -124,11 +124,15 @@ func TestClassesAndFindings(t *testing.T) {
 }
 
 // region is a replayed region of n instances of a median of med ms and a
-// span of span ms, predicted unchanged.
+// span of span ms, predicted unchanged; an NVTX range's copy calls hold
+// the host a tenth of it.
 func region(name string, n int, med, span float64) Region {
 	r := replay.Region{Name: name, Instances: n, MedianMs: med, SpanMs: span, ReplayMedianMs: med, ReplaySpanMs: span,
 		PredictedMedianMs: med, PredictedMedianLowMs: med, PredictedMedianHighMs: med,
 		PredictedSpanMs: span, PredictedSpanLowMs: span, PredictedSpanHighMs: span}
+	if name != replay.CaptureRegion {
+		r.CopyCallMs = span / 10
+	}
 	return regionsOf([]replay.Region{r})[0]
 }
 
@@ -268,6 +272,14 @@ func TestCompareRegions(t *testing.T) {
 	c = Compare(withRegions(auditOf(10, pg, mb4, 700_000), loop), after(1.25), nil)
 	if r := c.Regions[0]; r.Measure != MeasureSpan || r.AfterMs() != 12.5 || r.Verdict != Held || r.Tolerance.NoiseHigh != 0 {
 		t.Errorf("span: %+v", r)
+	}
+	// A range without copies is not judged: pinning does not change it.
+	compile := region("compile", 1, 40, 40)
+	compile.CopyCallMs = 0
+	withCompile := withRegions(auditOf(10, pg, mb4, 700_000), region(replay.CaptureRegion, 1, 100, 100), step, compile)
+	c = Compare(withCompile, withRegions(auditOf(10, pin, mb4, 20_000), region("step", 10, 1.25, 12.5), region("compile", 1, 80, 80)), nil)
+	if c.Verdict != Held || c.Regions[2].Judged || c.Regions[2].Why != WhyNoCopies {
+		t.Errorf("a range without copies: %+v", c.Regions[2])
 	}
 	// A region missing after is not judged; with nothing judged, unavailable.
 	lone := withRegions(auditOf(10, pin, mb4, 20_000), region(replay.CaptureRegion, 1, 30, 30))

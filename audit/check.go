@@ -155,7 +155,8 @@ const (
 	WhyBelow     Why = "below-bound" // died: faster than predicted
 	WhyUnseen    Why = "unseen"      // unavailable: Check.Unseen
 	WhyMissing   Why = "missing"     // not judged: no such region after
-	WhyNotJudged Why = "not-judged"  // the whole capture beside NVTX ranges
+	WhyNotJudged Why = "not-judged"  // the whole capture beside NVTX ranges with copies
+	WhyNoCopies  Why = "no-copies"   // not judged: a range with no copy call
 	WhyUnmatched Why = "unmatched"   // not judged: the match names other regions
 )
 
@@ -231,6 +232,9 @@ func Compare(before, after *Audit, match map[string]string) *Check {
 	judged := map[string]Why{}
 	for _, r := range before.Regions {
 		judged[r.Name] = WhyNotJudged
+		if r.Name != replay.CaptureRegion {
+			judged[r.Name] = WhyNoCopies
+		}
 	}
 	for _, r := range before.Judged() {
 		judged[r.Name] = ""

@@ -96,18 +96,23 @@ func (r *Region) pick(median, span float64) float64 {
 }
 
 // Judged are the regions a check and --fail-above consider: the NVTX
-// ranges when the capture has any, the whole capture (replay.CaptureRegion)
-// otherwise, which holds start-up that differs from run to run.
+// ranges inside which host-device copy calls were made, when the capture
+// has any, else the whole capture (replay.CaptureRegion), which holds
+// start-up that differs from run to run. A range without copies is not what
+// pinning changes (a compiler's passes, say), and its time after differs by
+// noise alone.
 func (au *Audit) Judged() []*Region {
 	var out []*Region
 	for i := range au.Regions {
-		if au.Regions[i].Name != replay.CaptureRegion {
-			out = append(out, &au.Regions[i])
+		if r := &au.Regions[i]; r.Name != replay.CaptureRegion && r.CopyCallMs > 0 {
+			out = append(out, r)
 		}
 	}
 	if len(out) == 0 {
 		for i := range au.Regions {
-			out = append(out, &au.Regions[i])
+			if au.Regions[i].Name == replay.CaptureRegion {
+				out = append(out, &au.Regions[i])
+			}
 		}
 	}
 	return out

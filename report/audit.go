@@ -240,6 +240,7 @@ ul.notes li { margin: 3px 0; }
 <tr>{{range $i, $h := .Head}}<th{{if index $.Right $i}} class="r"{{end}}>{{$h}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range $i, $c := .}}<td{{if index $.Right $i}} class="r"{{end}}>{{if eq $c "held" "died" "unavailable"}}<span class="v v-{{$c}}">{{$c}}</span>{{else}}{{$c}}{{end}}</td>{{end}}</tr>
 {{end}}</table>
+{{with .Note}}<p class="note">{{.}}</p>{{end}}
 {{end}}
 <h2>Regions</h2>
 {{template "table" .V.Regions}}

@@ -121,7 +121,10 @@ func writeTextTable(b *strings.Builder, t tableView, width int) {
 		writeWrapped(b, t.Missing, width, "  ", "    ")
 		return
 	}
-	writeTable(b, append([][]string{t.Head}, t.Rows...), 1, width)
+	writeKeyedRows(b, t, width)
+	if t.Note != "" {
+		writeWrapped(b, t.Note, width, "  ", "    ")
+	}
 }
 
 // writeAdviceText writes what to change.
@@ -203,17 +206,17 @@ func writeAuditDetailText(b *strings.Builder, d auditDetail, width int) {
 	}
 }
 
-// writeAuditClasses writes the class table: one row per class when the
-// table fits the width; else each class's key on its own line (wrapped if
-// longer than a line) with its numbers in columns beneath it, or, narrower
-// still, in words.
+// writeAuditClasses writes the class table as writeKeyedRows lays it out.
 func writeAuditClasses(b *strings.Builder, t tableView, width int) {
 	b.WriteByte('\n')
-	if len(t.Rows) == 0 {
-		writeTextTable(b, t, width)
-		return
-	}
-	writeWrapped(b, t.Title, width, "", "  ")
+	writeTextTable(b, t, width)
+}
+
+// writeKeyedRows writes a table whose first column is each row's key: one
+// row per line when the table fits the width; else each key on its own line
+// (wrapped if longer than a line) with its numbers in columns beneath it,
+// or, narrower still, in words.
+func writeKeyedRows(b *strings.Builder, t tableView, width int) {
 	oneLine := append([][]string{t.Head}, t.Rows...)
 	if tableWidth(oneLine, len(t.Head)) <= width {
 		writeTable(b, oneLine, 1, width)
@@ -354,6 +357,9 @@ func writeMarkdownTable(ew *errWriter, t tableView) {
 			ew.printf(" %s |", mdText(c))
 		}
 		ew.printf("\n")
+	}
+	if t.Note != "" {
+		ew.printf("\n%s.\n", mdText(capitalise(t.Note)))
 	}
 	ew.printf("\n")
 }

@@ -177,9 +177,9 @@ const noRegion = "none: the capture has no host-device copy call, no launch and 
 func buildAuditView(out *audit.Output, verbose bool) *auditView {
 	v := &auditView{}
 	if out.Check != nil {
-		checkView(v, out)
+		checkView(v, out, verbose)
 	} else {
-		oneView(v, out.Before)
+		oneView(v, out.Before, verbose)
 	}
 	v.Advice = adviceOf(out.Before)
 	for _, au := range []*audit.Audit{out.Before, out.After} {
@@ -192,18 +192,29 @@ func buildAuditView(out *audit.Output, verbose bool) *auditView {
 
 // oneView is the answer of a one-capture audit: its regions now and
 // predicted with their copies pinned.
-func oneView(v *auditView, au *audit.Audit) {
+func oneView(v *auditView, au *audit.Audit, verbose bool) {
 	v.Title = "Audit of " + au.Capture
 	v.About = []string{aboutAudit(au)}
 	v.Regions = tableView{Title: "Regions (ms): now, the replay's fit, and predicted with the copies pinned",
 		Head:  []string{"region", "n", "time", "now", "fit", "pinned", "bound"},
 		Right: []bool{false, true, false, true, true, true, false}, Missing: noRegion}
-	for _, r := range au.Regions {
+	judged := map[string]bool{}
+	for _, r := range au.Judged() {
+		judged[r.Name] = true
+	}
+	shown, left := shownRegions(au.Regions, func(i int) bool { return judged[au.Regions[i].Name] }, verbose)
+	var regions []audit.Region
+	for _, i := range shown {
+		r := au.Regions[i]
 		mid, lo, hi := r.Predicted()
 		v.Regions.Rows = append(v.Regions.Rows, []string{r.Name, fmt.Sprint(r.Instances), string(r.Measure), auditMs(r.Time()),
 			pctSigned(r.FitError()), auditMs(mid), boundWords(lo, hi)})
+		regions = append(regions, r)
 	}
-	v.Shares = sharesTable(au.Regions, nil)
+	if left > 0 {
+		v.Regions.Note = leftOut(left)
+	}
+	v.Shares = sharesTable(regions, nil)
 	findings := int64(0)
 	for _, f := range au.Findings {
 		findings += f.Count
@@ -238,6 +249,46 @@ func oneView(v *auditView, au *audit.Audit) {
 			pctPlain(r.HostShare.Measured), pctPlain(r.PageableShare)))
 	}
 	v.Notes = append(v.Notes, replayNote(au))
+}
+
+// AuditMaxRegionRows bounds the regions the text (without Verbose),
+// Markdown and HTML list: the whole capture and the judged regions first,
+// then the others in order; the JSON has them all.
+const AuditMaxRegionRows = 12
+
+// shownRegions picks the indexes of the regions to list: all with verbose,
+// else the whole capture and the judged ones first (up to
+// AuditMaxRegionRows), then the rest as room allows, in their order; and
+// how many are left out.
+func shownRegions(rs []audit.Region, judged func(int) bool, verbose bool) (shown []int, left int) {
+	if verbose || len(rs) <= AuditMaxRegionRows {
+		for i := range rs {
+			shown = append(shown, i)
+		}
+		return shown, 0
+	}
+	take := map[int]bool{}
+	for i, r := range rs {
+		if len(take) < AuditMaxRegionRows && (r.Name == replay.CaptureRegion || judged(i)) {
+			take[i] = true
+		}
+	}
+	for i := range rs {
+		if len(take) < AuditMaxRegionRows {
+			take[i] = true
+		}
+	}
+	for i := range rs {
+		if take[i] {
+			shown = append(shown, i)
+		}
+	}
+	return shown, len(rs) - len(shown)
+}
+
+// leftOut is the line that counts the regions not listed.
+func leftOut(n int) string {
+	return fmt.Sprintf("%d more %s not shown: -v lists every one, --format json holds them", n, map[bool]string{true: "region", false: "regions"}[n == 1])
 }
 
 // pctPlain formats a share.
@@ -362,7 +413,7 @@ func joinWords(s []string) string {
 
 // checkView is the answer of a check: each region before, predicted and
 // after, with its verdict.
-func checkView(v *auditView, out *audit.Output) {
+func checkView(v *auditView, out *audit.Output, verbose bool) {
 	c := out.Check
 	v.Title = fmt.Sprintf("Check of %s against %s", c.Before, c.After)
 	v.About = []string{"before: " + aboutAudit(out.Before), "after: " + aboutAudit(out.After)}
@@ -372,7 +423,22 @@ func checkView(v *auditView, out *audit.Output) {
 		Right: []bool{false, false, true, true, false, true, false}, Missing: noRegion}
 	var judged, held int
 	var regions []audit.Region
+	var checks []audit.RegionCheck
 	for _, r := range c.Regions {
+		if r.Judged {
+			judged++
+			if r.Verdict == audit.Held {
+				held++
+			}
+		}
+	}
+	all := make([]audit.Region, len(c.Regions))
+	for i, r := range c.Regions {
+		all[i] = r.Region
+	}
+	shown, left := shownRegions(all, func(i int) bool { return c.Regions[i].Judged }, verbose)
+	for _, i := range shown {
+		r := c.Regions[i]
 		mid, _, _ := r.Predicted()
 		after, verdict := "-", string(r.Verdict)
 		if r.AfterInstances > 0 {
@@ -380,11 +446,6 @@ func checkView(v *auditView, out *audit.Output) {
 		}
 		if !r.Judged {
 			verdict = "(not judged)"
-		} else {
-			judged++
-			if r.Verdict == audit.Held {
-				held++
-			}
 		}
 		name := r.Name
 		if r.AfterName != r.Name {
@@ -393,8 +454,12 @@ func checkView(v *auditView, out *audit.Output) {
 		v.Regions.Rows = append(v.Regions.Rows, []string{name, string(r.Measure), auditMs(r.Time()), auditMs(mid),
 			boundWords(r.BoundLowMs, r.BoundHighMs), after, verdict})
 		regions = append(regions, r.Region)
+		checks = append(checks, r)
 	}
-	v.Shares = sharesTable(regions, c.Regions)
+	if left > 0 {
+		v.Regions.Note = leftOut(left)
+	}
+	v.Shares = sharesTable(regions, checks)
 	switch c.Verdict {
 	case audit.Held:
 		v.Answer = fmt.Sprintf("held: every judged region's time after lies in its predicted bound (%d of %d)", held, judged)
@@ -403,8 +468,17 @@ func checkView(v *auditView, out *audit.Output) {
 	default:
 		v.Answer = "unavailable: no region could be judged"
 	}
-	for _, r := range c.Regions {
+	noCopies := 0
+	for _, i := range shown {
+		r := c.Regions[i]
+		if r.Why == audit.WhyNoCopies {
+			noCopies++
+			continue
+		}
 		v.Notes = append(v.Notes, regionCheckWords(&r))
+	}
+	if noCopies > 0 {
+		v.Notes = append(v.Notes, fmt.Sprintf("%s above held no host-device copy call, so pinning does not change them: not judged", nounsOf(int64(noCopies), "region")))
 	}
 	if u := c.Unseen; u != nil {
 		v.Notes = append(v.Notes, unseenWords(u))
@@ -427,8 +501,10 @@ func regionCheckWords(r *audit.RegionCheck) string {
 		return fmt.Sprintf("%s: not in the capture after, so not judged", r.Name)
 	case audit.WhyUnmatched:
 		return fmt.Sprintf("%s: not judged: the match names other regions", r.Name)
+	case audit.WhyNoCopies:
+		return fmt.Sprintf("%s: not judged: no host-device copy call inside it", r.Name)
 	case audit.WhyNotJudged:
-		return fmt.Sprintf("%s: %s before, %s after, not judged: the whole capture holds start-up, which differs from run to run, so the NVTX ranges are judged",
+		return fmt.Sprintf("%s: %s before, %s after, not judged: the whole capture holds start-up, which differs from run to run, so the NVTX ranges with copies are judged",
 			r.Name, msWords(r.Time()), msWords(r.AfterMs()))
 	case audit.WhyUnseen:
 		return fmt.Sprintf("%s: unavailable: %s before, %s after (%s); the replay predicted %s, but the capture cannot show what the fix changed (below)",

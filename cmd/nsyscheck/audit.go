@@ -62,9 +62,9 @@ median instance, or its span when most instances ran behind the host) lies in
 its predicted bound, widened by the model's own error, the replay's fit and
 the spread of the region's instances; died otherwise; unavailable when the
 capture cannot show what the fix changed (XLA's own staging). The NVTX ranges
-are judged when there are any, else the whole capture. It says when a region
-got no faster though its copy calls got shorter, and what pinning cost in the
-capture after. Two captures that moved different bytes (by more than 1%) or
+with copy calls are judged when there are any, else the whole capture. It
+says when a region got no faster though its copy calls got shorter, and what
+pinning cost in the capture after. Two captures that moved different bytes (by more than 1%) or
 ran different kernels are refused: they are not one program before and after.
 --match NAME=AFTER_NAME compares differently named regions (two halves of one
 capture: audit CAPTURE CAPTURE --match pageable=pinned).
@@ -111,7 +111,7 @@ program.`,
 	cmd.Flags().StringVar(&opts.PinBy, "pin-by", "", "how the program is to pin its buffers: in-place (allocated pinned and reused) or copy (each copied into pinned memory, as DataLoader(pin_memory=True) does); default from the framework the capture shows")
 	_ = cmd.RegisterFlagCompletionFunc("pin-by", cobra.FixedCompletions([]string{"in-place", "copy"}, cobra.ShellCompDirectiveNoFileComp))
 	cmd.Flags().StringArrayVar(&opts.Match, "match", nil, "compare region `NAME=AFTER_NAME` of CAPTURE with the region AFTER_NAME of AFTER (repeatable); only the regions named are judged")
-	cmd.Flags().Float64Var(&opts.FailAbove, "fail-above", 0, "one capture: exit 1 only when copies from pageable memory hold the host for more than `PERCENT` of some region's median instance (per NVTX range name, (capture) without ranges)")
+	cmd.Flags().Float64Var(&opts.FailAbove, "fail-above", 0, "one capture: exit 1 only when copies from pageable memory hold the host for more than `PERCENT` of some region's median instance (per NVTX range name with copies, else (capture))")
 	cmd.Flags().StringVar(&opts.Expect, "expect", "", "compare the audit with the expected numbers in `FILE` (see docs/audit.md); its \"against\" names AFTER when one CAPTURE is given")
 	return cmd
 }
