@@ -263,7 +263,7 @@ func TestAuditTextSays(t *testing.T) {
 		"jax":                         {"UNAVAILABLE", "cannot show what the fix changed", "--sample=process-tree", "What to change (JAX (XLA))", "nothing to pin"},
 		"cupy-pageable":               {"What to change (CuPy)", "cupyx.empty_pinned", "--python-backtrace=cuda"},
 		"driver-pageable":             {"What to change (the CUDA driver API)", "cuMemHostAlloc", "cuMemHostRegister"},
-		"train-pageable.fail-above-5": {": FAIL", "--fail-above 5.0%: fails", "step 21.9%"},
+		"train-pageable.fail-above-5": {": FAIL", "--fail-above 5%: fails", "step 21.9%"},
 	} {
 		var b bytes.Buffer
 		if err := WriteAudit(&b, FormatText, fixture(t, name), WriteOptions{Text: TextOptions{Width: 1000}}); err != nil {

@@ -130,18 +130,17 @@ func clueWords(d framework.Detection) string {
 	return fmt.Sprintf("%s, %s", c.Name, nounsOf(c.Count, "copy call"))
 }
 
-// nounsOf is a count with its noun, plural when it is not one.
+// nounsOf is a count with its noun (counted), the plural made by the
+// noun's ending: "1 copy", "3 copies", "2 launches", "4 calls".
 func nounsOf(n int64, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
+	many := noun + "s"
 	switch {
 	case strings.HasSuffix(noun, "y"):
-		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
+		many = strings.TrimSuffix(noun, "y") + "ies"
 	case strings.HasSuffix(noun, "ch"):
-		return fmt.Sprintf("%d %ses", n, noun)
+		many = noun + "es"
 	}
-	return fmt.Sprintf("%d %ss", n, noun)
+	return counted(int(n), noun, many)
 }
 
 // aboutAudit is the line naming an audit's capture.
@@ -290,9 +289,6 @@ func shownRegions(rs []audit.Region, judged func(int) bool, verbose bool) (shown
 func leftOut(n int) string {
 	return fmt.Sprintf("%d more %s not shown: -v lists every one, --format json holds them", n, map[bool]string{true: "region", false: "regions"}[n == 1])
 }
-
-// pctPlain formats a share.
-func pctPlain(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }
 
 // measureWords says which time of a region is meant.
 func measureWords(m audit.Measure, n int) string {
