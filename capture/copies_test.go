@@ -156,19 +156,13 @@ func crossCheckCopies(t *testing.T, path string) *copiesRead {
 func TestStreamCopiesCrossCheck(t *testing.T) {
 	for _, p := range []string{refSQLite, filepath.Join("..", "testdata", "captures", "h200-pinned", "pinned.sqlite")} {
 		read := crossCheckCopies(t, p)
-		unmatched, kernels := 0, 0
+		unmatched := 0
 		for _, o := range read.ops {
-			switch {
-			case o.Kind == records.OpKernel:
-				kernels++
-			case o.Call == nil:
+			if o.Call == nil {
 				unmatched++
 			}
 		}
-		if kernels == 0 {
-			t.Errorf("%s: no kernels, which tell the framework", p)
-		}
-		if len(read.ops) == kernels || read.counts.Calls == 0 || unmatched != 0 {
+		if len(read.ops) == 0 || read.counts.Calls == 0 || unmatched != 0 {
 			t.Errorf("%s: %d copies (%d without a call), counts %+v", p, len(read.ops), unmatched, read.counts)
 		}
 	}

@@ -68,12 +68,24 @@ func StreamCopies(path string, opts Options, feed func(*CopyScan) records.Handle
 	return CopiesOf(opts.context(), src, feed)
 }
 
-// CopiesOf is StreamCopies on an opened source. The kernels come too,
-// after the copies: their names tell the program's framework
-// (framework.Detector), which the copies' calls alone may not.
+// CopiesOf is StreamCopies on an opened source.
 func CopiesOf(ctx context.Context, src *source.Source, feed func(*CopyScan) records.Handler) (*CopyScan, error) {
+	return scanOf(ctx, src, records.Selection{JoinCalls: true, Ops: []records.OpKind{records.OpCopy}}, feed)
+}
+
+// TraceOf reads every record of an opened source's trace in one pass, each
+// copy joined to the API call that issued it as CopiesOf joins it, and
+// every call, GPU operation, synchronisation and event beside: the audit's
+// accumulator and the timeline a replay needs read one stream
+// (records.Tee).
+func TraceOf(ctx context.Context, src *source.Source, feed func(*CopyScan) records.Handler) (*CopyScan, error) {
+	return scanOf(ctx, src, records.Selection{JoinCalls: true}, feed)
+}
+
+// scanOf reads src with sel into the handler feed returns for the scan.
+func scanOf(ctx context.Context, src *source.Source, sel records.Selection, feed func(*CopyScan) records.Handler) (*CopyScan, error) {
 	scan := &CopyScan{Path: src.Path, Format: formatOf(src.Kind), Notes: src.Notes}
-	info, err := Read(ctx, src, records.Selection{JoinCalls: true, Ops: []records.OpKind{records.OpCopy, records.OpKernel}}, feed(scan))
+	info, err := Read(ctx, src, sel, feed(scan))
 	if err != nil {
 		return nil, err
 	}

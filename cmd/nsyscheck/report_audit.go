@@ -13,7 +13,7 @@ import (
 // A signal while it is written stops the command with exit status 130
 // once the folder is in place whole.
 func runAuditReport(sig context.Context, opts *reportOptions, path string, out *audit.Output, s Streams) error {
-	rep, err := report.BuildAudit(out.Before, out.After, out.Check)
+	rep, err := report.BuildAudit(out)
 	if err != nil {
 		return &statusError{code: exitError, err: fmt.Errorf("%s: %w", path, err)}
 	}
