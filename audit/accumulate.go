@@ -53,6 +53,16 @@ type copyCall struct {
 	// Range is the innermost NVTX push/pop range of the calling thread that
 	// encloses the call, "" when none does (or the capture has no NVTX).
 	Range string
+	// Migration is a unified-memory migration's cause, "" for a copy.
+	Migration string
+}
+
+// kind is the kind of the copy's API: a migration's own, else its call's.
+func (c *copyCall) kind() APIKind {
+	if c.Migration != "" {
+		return MigrationAPI
+	}
+	return KindOf(c.API)
 }
 
 // HostDuration is the call's whole duration (CallEnd - CallStart), whether
@@ -62,8 +72,14 @@ func (c *copyCall) HostDuration() int64 { return c.CallEnd - c.CallStart }
 // GPUDuration is the copy's duration on the GPU.
 func (c *copyCall) GPUDuration() int64 { return c.End - c.Start }
 
-// host is the memory kind of the copy's host side.
-func (c *copyCall) host() HostMemory { return HostMemoryOf(c.Kind, c.Src, c.Dst) }
+// host is the memory kind of the copy's host side: managed for a
+// migration, whose pages the export names no kind for.
+func (c *copyCall) host() HostMemory {
+	if c.Migration != "" {
+		return Managed
+	}
+	return HostMemoryOf(c.Kind, c.Src, c.Dst)
+}
 
 func evidenceOf(c *copyCall) Evidence {
 	e := Evidence{CorrelationID: c.CorrelationID, PID: c.PID, TID: c.TID, API: c.API, Direction: c.Kind,
@@ -203,11 +219,11 @@ func (a *Accumulator) Add(o *records.Op) {
 		a.pending = nil
 	}
 	c := copyCall{Kind: o.Copy, Src: o.Src, Dst: o.Dst, Bytes: o.Bytes, Start: o.Start, End: o.End,
-		CorrelationID: o.Corr, PID: o.PID, Stream: o.Stream}
+		CorrelationID: o.Corr, PID: o.PID, Stream: o.Stream, Migration: o.Migration}
 	if call := o.Call; call != nil {
 		c.API, c.CallStart, c.CallEnd, c.HostNs = call.Name, call.Start, call.End, call.Duration()
 		c.PID, c.TID, c.Thread = call.PID, call.TID, call.Thread
-		if isBatchAPI(call.Name) {
+		if isBatchAPI(call.Name) || KindOf(call.Name) == Graph {
 			k := [2]int64{c.PID, c.CorrelationID}
 			if a.batches[k] {
 				c.HostNs = 0
@@ -219,7 +235,8 @@ func (a *Accumulator) Add(o *records.Op) {
 	a.add(&c)
 }
 
-// isBatchAPI reports whether one call of this API may make several copies.
+// isBatchAPI reports whether one call of this API may make several copies
+// (a graph launch may too: it counts once likewise).
 func isBatchAPI(name string) bool { return strings.Contains(name, "Batch") }
 
 // add sums one copy.
@@ -235,7 +252,7 @@ func (a *Accumulator) add(c *copyCall) {
 	cl.HostNs += c.HostNs
 	gpu := c.GPUDuration()
 	cl.GPUNs += gpu
-	kind, host := KindOf(c.API), c.host()
+	kind, host := c.kind(), c.host()
 
 	tk := totalKey{c.Kind, host, kind}
 	t := a.totals[tk]
@@ -248,14 +265,16 @@ func (a *Accumulator) add(c *copyCall) {
 	t.HostNs += c.HostNs
 	t.GPUNs += gpu
 
-	if kind == Async && host == Pageable {
+	if returnsEarly(kind) && host == Pageable {
 		if c.HostNs > 0 && gpu > 0 && float64(c.HostDuration()) >= SyncThreshold*float64(gpu) {
 			cl.SecretlySync++
 			a.sync.add(c)
 		}
-		a.pageableAsync.add(c)
+		if kind == Async {
+			a.pageableAsync.add(c)
+		}
 	}
-	if kind == Async && c.HostNs > 0 && gpu >= MinOverlapNs && c.CallEnd >= c.End {
+	if returnsEarly(kind) && c.HostNs > 0 && gpu >= MinOverlapNs && c.CallEnd >= c.End {
 		a.noOver.add(c)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/audit"
 	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/coverage"
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/exportcache"
 	"github.com/nsyscheck/nsyscheck/framework"
@@ -140,9 +141,10 @@ func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 	acc := audit.NewAccumulator()
 	tb := timeline.NewBuilder(ctx, timeline.Options{})
 	det := framework.NewDetector()
+	cov := coverage.NewWatcher()
 	var names privacy.CopyMasker // no credential in a name reaches a class key or a region
 	scan, err := capture.TraceOf(ctx, src, func(s *capture.CopyScan) records.Handler {
-		return names.Handler(records.Tee(acc.Handler(s), tb.Handler(), det.Handler()))
+		return names.Handler(records.Tee(acc.Handler(s), tb.Handler(), det.Handler(), cov.Handler()))
 	})
 	exposed := <-early
 	if err != nil {
@@ -153,6 +155,7 @@ func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	au := acc.Finish(scan, r)
+	au.Cover(cov.Coverage())
 	for _, n := range scan.Notes {
 		au.Diagnostics = append(au.Diagnostics, diag.Diagnostic{Level: diag.Info, Detail: diag.Note{Of: diag.CodeInputSubstituted, Text: n}})
 	}

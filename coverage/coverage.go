@@ -3,31 +3,28 @@
 // errors and warnings, the events it did not collect, the raw events it
 // failed to import), the CUDA graph launches traced whole, whose copies and
 // kernels the trace does not break down, the graph copies traced node by
-// node, the unified-memory migrations, and the host-to-device copies a
-// framework stages through pinned buffers of its own.
+// node and the unified-memory migrations; and, as the audit tells it, the
+// host-to-device copies a framework stages through pinned buffers of its
+// own (Staging).
 //
 // A Watcher reads the record stream beside any other consumer
 // (records.Tee) and keeps counts only; its Coverage holds what it found
 // (typed, in the audit's JSON) and names each limit as a typed diagnostic
-// (CaptureDiagnostics and CopyDiagnostics). Blind says which of them forbid a "none": no
-// command says that a run made no copies, launched no kernels or broke no
-// rule where the capture could not have shown it. The package has no
-// words of its own: report says them.
+// (CaptureDiagnostics, CopyDiagnostics). HidesCopies and HidesSaving say
+// which of them forbid a "none": no command says that a run made no
+// copies, launched no kernels or broke no rule, nor that pinning has
+// nothing to save, where the capture could not have shown it. The package
+// has no words of its own: report says them.
 package coverage
 
 import (
 	"cmp"
 	"slices"
 
-	"github.com/nsyscheck/nsyscheck/framework"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/records"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
-
-// LargeCopy is the size from which a host-to-device copy counts as large
-// for Staging: a framework's staging of a batch, not a scalar it moves.
-const LargeCopy = 1 << 20
 
 // Coverage is what a Watcher found: the capture's tracing, nsys's own
 // account of it, and the copies no copy call of the program made. Its JSON
@@ -45,8 +42,8 @@ type Coverage struct {
 	NotAll    []string      `json:"notAllCollected"`
 	None      []string      `json:"noneCollected"`
 	Collected []FamilyCount `json:"collected"`
-	// ImportError is the first error nsys wrote processing the capture's
-	// raw events ("" none); Dropped the first message that says records
+	// ImportError is what nsys's first error processing the capture's raw
+	// events says ("" none); Dropped the first message that says records
 	// were lost or dropped.
 	ImportError string `json:"importError,omitempty"`
 	Dropped     string `json:"dropped,omitempty"`
@@ -63,12 +60,6 @@ type Coverage struct {
 	NodeBytes    int64 `json:"nodeBytes"`
 	// Migrations are the unified-memory migrations by direction and cause.
 	Migrations []Migration `json:"migrations"`
-	// Copies counts the copies read; LargeHtoD the host-to-device copies
-	// of at least LargeCopy bytes a call issued, by host memory kind.
-	Copies    int64            `json:"copies"`
-	LargeHtoD map[string]int64 `json:"largeHtod"`
-	// Framework is the framework the program ran on, as its trace tells.
-	Framework framework.Detection `json:"framework"`
 }
 
 // Tracing is what nsys was asked to trace, as the export's metadata says.
@@ -116,8 +107,6 @@ type Watcher struct {
 	graphs   map[int64]bool
 	launches map[[2]int64]bool // graph launches with a node traced, by process and correlation id
 	migr     map[migrationKey]*Migration
-	det      *framework.Detector
-	calls    bool // the reader handed calls apart (they come before the operations)
 }
 
 type migrationKey struct {
@@ -128,39 +117,24 @@ type migrationKey struct {
 // NewWatcher returns an empty Watcher.
 func NewWatcher() *Watcher {
 	return &Watcher{messages: map[records.Severity]*Messages{}, notAll: map[string]bool{}, none: map[string]bool{},
-		graphs: map[int64]bool{}, launches: map[[2]int64]bool{}, migr: map[migrationKey]*Migration{},
-		det: framework.NewDetector(), cov: Coverage{LargeHtoD: map[string]int64{}}}
+		graphs: map[int64]bool{}, launches: map[[2]int64]bool{}, migr: map[migrationKey]*Migration{}}
 }
 
 // Handler returns the records.Handler that feeds the watcher: the
-// capture's metadata, nsys's diagnostics, the whole graph launches, the
-// GPU operations (copies with their calls), and, for the framework, the
-// calls and ranges.
+// capture's metadata, nsys's diagnostics, the whole graph launches and the
+// copies (with their calls, where the reader joins them).
 func (w *Watcher) Handler() records.Handler {
-	d := w.det.Handler()
 	return records.Handler{
 		Meta: func(m *records.Meta) error {
 			t := m.Tracing
 			w.cov.Tracing = Tracing{Known: t.Known, CUDA: t.CUDA, NVTX: t.NVTX, OSRT: t.OSRT, GraphTrace: t.GraphTrace,
 				Backtraces: t.Backtraces, PageFaults: t.PageFaults}
-			return d.Meta(m)
+			return nil
 		},
-		Diag:  w.diag,
-		Range: d.Range,
-		Call: func(c *records.Call) error {
-			w.calls = true
-			return d.Call(c)
-		},
+		Diag: w.diag,
 		Op: func(o *records.Op) error {
 			w.op(o)
-			if o.Call != nil && !w.calls {
-				// A copy joined to its call, where the reader hands no
-				// calls apart: the call is the framework's clue.
-				if err := d.Call(o.Call); err != nil {
-					return err
-				}
-			}
-			return d.Op(o)
+			return nil
 		},
 		Graph: func(g *records.GraphLaunch) error {
 			w.cov.GraphLaunches++
@@ -185,8 +159,7 @@ func (w *Watcher) diag(d *records.NsysDiag) error {
 		w.cov.Collected = append(w.cov.Collected, FamilyCount{Family: family, Events: n})
 	case nsysdb.DiagProcessing:
 		if w.cov.ImportError == "" {
-			head, detail := nsysdb.DiagMessage(d.Text)
-			w.cov.ImportError = joinDetail(head, detail)
+			w.cov.ImportError = messageOf(d.Text)
 		}
 	case nsysdb.DiagDropped:
 		if w.cov.Dropped == "" {
@@ -207,11 +180,14 @@ func (w *Watcher) diag(d *records.NsysDiag) error {
 	return nil
 }
 
-func joinDetail(head, detail string) string {
-	if detail == "" {
-		return head
+// messageOf is what a message of nsys says: the message inside it, else
+// its headline.
+func messageOf(text string) string {
+	head, detail := nsysdb.DiagMessage(text)
+	if detail != "" {
+		return detail
 	}
-	return head + ": " + detail
+	return head
 }
 
 func severityName(s records.Severity) string {
@@ -221,12 +197,11 @@ func severityName(s records.Severity) string {
 	return "warning"
 }
 
-// op counts a GPU operation: graph nodes, migrations, large copies.
+// op counts a copy a graph launch ran as a node, or a migration.
 func (w *Watcher) op(o *records.Op) {
 	if o.Kind != records.OpCopy {
 		return
 	}
-	w.cov.Copies++
 	switch {
 	case o.Migration != "":
 		k := migrationKey{o.Copy, o.Migration}
@@ -238,31 +213,16 @@ func (w *Watcher) op(o *records.Op) {
 		m.Count++
 		m.Bytes += o.Bytes
 		m.GPUNs += o.Duration()
-		return
 	case o.Call != nil && nsysdb.IsGraphLaunch(o.Call.Name):
 		w.cov.NodeCopies++
 		w.cov.NodeBytes += o.Bytes
 		w.launches[[2]int64{o.PID, o.Corr}] = true
 	}
-	if o.Call != nil && o.Copy == vocab.CopyHtoD && o.Bytes >= LargeCopy {
-		w.cov.LargeHtoD[string(hostKind(o.Src))]++
-	}
-}
-
-// hostKind is the kind of a host-to-device copy's source as Staging counts
-// it: pinned, pageable, or another kind.
-func hostKind(m vocab.MemKind) vocab.MemKind {
-	switch m {
-	case vocab.MemPinned, vocab.MemPageable:
-		return m
-	}
-	return vocab.MemUnknown
 }
 
 // Coverage returns what the watcher found.
 func (w *Watcher) Coverage() *Coverage {
 	c := w.cov
-	c.Framework = w.det.Detect()
 	c.Graphs = len(w.graphs)
 	c.NodeLaunches = int64(len(w.launches))
 	c.NotAll, c.None = sortedKeys(w.notAll), sortedKeys(w.none)

@@ -5,7 +5,6 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/framework"
-	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // Codes of the diagnostics coverage makes.
@@ -82,10 +81,10 @@ type Migrations struct {
 
 // Staging says the program's framework stages its host-to-device copies
 // through pinned buffers of its own (framework.StagesCopies): every large
-// one the trace shows (Pinned of them, Bytes in all) comes from pinned
-// memory, and copying a pageable host array into the staging buffer is CPU
-// work outside every CUDA call. Clue is what told the framework; OSRT says
-// nsys traced the OS runtime.
+// one the trace shows (Pinned of them) comes from pinned memory, and
+// copying a pageable host array into the staging buffer is CPU work
+// outside every CUDA call. Clue is what told the framework; OSRT says nsys
+// traced the OS runtime. The audit tells it from its classes.
 type Staging struct {
 	Framework framework.Name
 	Clue      framework.Clue
@@ -102,17 +101,18 @@ func (GraphNodes) Code() diag.Code   { return CodeGraphNodes }
 func (Migrations) Code() diag.Code   { return CodeMigrations }
 func (Staging) Code() diag.Code      { return CodeStaging }
 
-// CaptureDiagnostics is what the capture says of itself as a whole, which every
-// command reports beside its verdicts: nsys's messages, the events it did
-// not keep, CUDA not traced, graph launches traced whole.
-func (c *Coverage) CaptureDiagnostics() []diag.Diagnostic {
+// CaptureDiagnostics is what the capture says of itself as a whole, which
+// every command reports beside its verdicts: nsys's messages, the events it
+// did not keep, CUDA not traced, graph launches traced whole. fw is the
+// program's framework, as far as the caller told it.
+func (c *Coverage) CaptureDiagnostics(fw framework.Name) []diag.Diagnostic {
 	var out []diag.Diagnostic
 	if len(c.Messages) > 0 {
 		out = append(out, diag.Diagnostic{Level: diag.Warning, Detail: NsysMessages{Messages: c.Messages}})
 	}
 	if len(c.NotAll)+len(c.None) > 0 || c.ImportError != "" || c.Dropped != "" {
 		d := Incomplete{NotAll: c.NotAll, None: c.None, Collected: c.Collected, ImportError: c.ImportError,
-			Dropped: c.Dropped, NVTX: c.Tracing.NVTX, Framework: c.Framework.Framework}
+			Dropped: c.Dropped, NVTX: c.Tracing.NVTX, Framework: fw}
 		if d.ImportError != "" && d.NVTX && (slices.Contains(d.NotAll, cudaFamily) || slices.Contains(d.None, cudaFamily)) {
 			d.Retry = RetryCUDAOnly
 		}
@@ -135,9 +135,9 @@ const RetryCUDAOnly = "-t cuda"
 // cudaFamily is the event family of CUDA's records in nsys's messages.
 const cudaFamily = "CUDA"
 
-// CopyDiagnostics is what the capture says of the copies no copy call of the
-// program made, which the audit reports beside its classes: graph node
-// copies, unified-memory migrations, a framework's staging.
+// CopyDiagnostics is what the capture says of the copies no copy call of
+// the program made, which the audit reports beside its classes: graph node
+// copies and unified-memory migrations.
 func (c *Coverage) CopyDiagnostics() []diag.Diagnostic {
 	var out []diag.Diagnostic
 	if c.NodeCopies > 0 {
@@ -145,18 +145,6 @@ func (c *Coverage) CopyDiagnostics() []diag.Diagnostic {
 	}
 	if len(c.Migrations) > 0 {
 		out = append(out, diag.Diagnostic{Level: diag.Info, Detail: Migrations{Migrations: c.Migrations, PageFaults: c.Tracing.PageFaults}})
-	}
-	fw := c.Framework.Framework
-	pinned := c.LargeHtoD[string(vocab.MemPinned)]
-	if framework.StagesCopies(fw) && pinned > 0 && c.LargeHtoD[string(vocab.MemPageable)] == 0 {
-		d := Staging{Framework: fw, Pinned: pinned, OSRT: c.Tracing.OSRT}
-		for _, cl := range c.Framework.Clues {
-			if cl.Of == fw {
-				d.Clue = cl
-				break
-			}
-		}
-		out = append(out, diag.Diagnostic{Level: diag.Warning, Detail: d})
 	}
 	return out
 }
@@ -179,6 +167,20 @@ func HidesCopies(ds []diag.Diagnostic) []diag.Code {
 func HidesSaving(ds []diag.Diagnostic) []diag.Code {
 	return present(ds, append(append([]diag.Code(nil), hideCopies...), CodeStaging))
 }
+
+// IsCode reports whether a diagnostic's code is one of coverage's.
+func IsCode(code diag.Code) bool {
+	switch code {
+	case CodeNsys, CodeIncomplete, CodeNotTraced, CodeGraphsWhole, CodeGraphNodes, CodeMigrations, CodeStaging:
+		return true
+	}
+	return false
+}
+
+// Hides reports whether a diagnostic's code says the capture may lack
+// copies, kernels or calls the run made (those HidesCopies lists): every
+// renderer shows such a diagnostic beside the verdicts.
+func Hides(code diag.Code) bool { return slices.Contains(hideCopies, code) }
 
 func present(ds []diag.Diagnostic, codes []diag.Code) []diag.Code {
 	var out []diag.Code

@@ -35,7 +35,7 @@ func (r *reader) emitMeta() error {
 	if err := r.readGPU(); err != nil {
 		return err
 	}
-	r.readTracing()
+	r.tracing()
 	r.readDuration()
 	return r.h.Meta(&r.meta)
 }

@@ -109,7 +109,9 @@ type reader struct {
 	strStmt *sql.Stmt
 
 	meta records.Meta
-	gaps []records.Gap
+	// tracingRead says meta.Tracing was read (reader.tracing).
+	tracingRead bool
+	gaps        []records.Gap
 	// rcols, mcols, kcols are the columns of the runtime, copy and kernel
 	// tables; copyKinds, memKinds and migrations name the copies' enum ids
 	// (memKinds nil where the export cannot tell memory kinds).

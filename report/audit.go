@@ -246,6 +246,7 @@ ul.notes li { margin: 3px 0; }
 {{template "table" .V.Regions}}
 <ul class="notes">{{range .V.Notes}}<li>{{.}}</li>
 {{end}}</ul>
+{{with .V.Limits}}<ul class="diags">{{range .}}<li><span class="level-{{.Level}}">{{.Level}} {{.Code}}</span>: {{.Full}}</li>{{end}}</ul>{{end}}
 {{if .Src}}<figure><img alt="{{.Plot.Title}}" src="{{.Src}}"><p class="caption">{{.Plot.Caption}}</p></figure>{{else}}<p class="missing">Plot not drawn: {{.Plot.Skipped}}.</p>{{end}}
 {{template "table" .V.Shares}}
 <h2>What to change ({{.V.Advice.Framework}})</h2>
