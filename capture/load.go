@@ -108,7 +108,7 @@ func FromSource(ctx context.Context, src *source.Source, opts Options) (*Capture
 	}
 	c := &Capture{Path: src.Path, Format: formatOf(src.Kind), Notes: append([]string(nil), src.Notes...)}
 	info, err := Read(ctx, src, records.Selection{APINames: opts.APINames, ProgramThread: opts.ProgramThread,
-		Ops: []records.OpKind{records.OpCopy, records.OpKernel}}, collect(c))
+		Ops: []records.OpKind{records.OpCopy, records.OpKernel}}, records.Tee(collect(c), opts.Watch))
 	if err != nil {
 		return nil, err
 	}

@@ -40,7 +40,7 @@ func coverageWords(d diag.Detail) (string, bool) {
 			graphs = " of " + plural(d.Graphs, "graph")
 		}
 		return fmt.Sprintf("%s%s (%s on the GPU) ran copies and kernels the capture does not break down: nsys traced each launch whole "+
-			"(--cuda-graph-trace=graph, its default), so the copies, classes, findings and prediction leave out whatever the graphs copied",
+			"(--cuda-graph-trace=graph, its default), so whatever the graphs copied or ran is in no copy or kernel counted here",
 			counted(int(d.Launches), "CUDA graph launch", "CUDA graph launches"), graphs, ns(d.GPUNs)), true
 	case coverage.GraphNodes:
 		return fmt.Sprintf("%s (%s) ran as nodes of %s, traced node by node: they count under their launch (API kind graph, its host time once a launch); "+
@@ -83,7 +83,7 @@ func incompleteWords(d coverage.Incomplete) string {
 	}
 	s := strings.Join(said, "; ") + ": the capture may lack copies, kernels and calls the run made, so what it does not hold may still have happened"
 	if len(d.Claims) > 0 {
-		s += "; the verdicts rest on what it kept: " + strings.Join(d.Claims, ", ")
+		s += "; the verdicts it touches: " + strings.Join(d.Claims, ", ")
 	}
 	return s
 }
