@@ -1,6 +1,11 @@
 package audit
 
 import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
 	"github.com/nsyscheck/nsyscheck/coverage"
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/framework"
@@ -63,4 +68,31 @@ func (au *Audit) staging() *coverage.Staging {
 		}
 	}
 	return s
+}
+
+// compareCoverage lists what the audit gives differently from the
+// expectation's answer, copies by API kind and coverage codes.
+func (e *Expectation) compareCoverage(out *Output) []string {
+	au := out.Before
+	var diffs []string
+	if e.Answer != "" && out.Answer() != e.Answer {
+		diffs = append(diffs, fmt.Sprintf("answer: expected %s, got %s", e.Answer, out.Answer()))
+	}
+	kinds := make([]string, 0, len(e.APIKinds))
+	for k := range e.APIKinds {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		if got := au.Sum("", "", APIKind(k)).Count; got != e.APIKinds[k] {
+			diffs = append(diffs, fmt.Sprintf("apiKinds %s: expected %d copies, got %d", k, e.APIKinds[k], got))
+		}
+	}
+	if e.Coverage != nil {
+		want, got := slices.Sorted(slices.Values(*e.Coverage)), coverage.CodesIn(au.Diagnostics)
+		if !slices.Equal(want, got) {
+			diffs = append(diffs, fmt.Sprintf("coverage: expected [%s], got [%s]", strings.Join(want, ", "), strings.Join(got, ", ")))
+		}
+	}
+	return diffs
 }

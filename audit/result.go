@@ -170,25 +170,45 @@ type Output struct {
 }
 
 // Passed reports whether the answer is a pass: with a capture after the
-// fix, the check held; with one capture and a gate (--fail-above), no
-// judged region's pageable copy calls held the host above its limit;
-// with one capture and none, no copy breaks the rule. One capture that may
-// lack copies the run made (Audit.Hidden) is no pass: what it lacks might
-// break the rule or the gate.
+// fix, the check held; with one capture, Answer is AnswerPass.
 func (o *Output) Passed() bool {
 	if o.Check != nil {
 		return o.Check.Verdict == Held
 	}
-	if len(o.Before.Hidden()) > 0 {
-		return false
+	return o.Answer() == AnswerPass
+}
+
+// One capture's answers (Output.Answer).
+const (
+	AnswerPass        = "pass"
+	AnswerFail        = "fail"
+	AnswerUnavailable = string(Unavailable)
+)
+
+// Answer is the audit's verdict as every format says it: with a capture
+// after the fix, the check's; with one capture and a gate (--fail-above),
+// fail where a judged region's pageable copy calls held the host above its
+// limit; with one capture and none, fail where a copy breaks the rule. A
+// pass of a capture that may lack copies the run made (Audit.Hidden) is
+// unavailable: what it lacks might break the rule or the gate.
+func (o *Output) Answer() string {
+	if o.Check != nil {
+		return string(o.Check.Verdict)
 	}
+	answer := AnswerPass
 	if g := o.Before.Gate; g != nil {
-		return g.Passed()
-	}
-	for _, f := range o.Before.Findings {
-		if f.Count > 0 {
-			return false
+		if !g.Passed() {
+			answer = AnswerFail
+		}
+	} else {
+		for _, f := range o.Before.Findings {
+			if f.Count > 0 {
+				answer = AnswerFail
+			}
 		}
 	}
-	return true
+	if answer == AnswerPass && len(o.Before.Hidden()) > 0 {
+		answer = AnswerUnavailable
+	}
+	return answer
 }

@@ -92,10 +92,10 @@ func TestJAXUnderNVTX(t *testing.T) {
 		t.Errorf("tracing %+v", tr)
 	}
 	ds := c.CaptureDiagnostics(framework.JAX)
-	if got := codes(ds); !reflect.DeepEqual(got, []string{"warning nsys-diagnostics", "warning capture-incomplete"}) {
+	if got := codes(ds); !reflect.DeepEqual(got, []string{"warning capture-incomplete", "warning nsys-diagnostics"}) {
 		t.Fatalf("diagnostics %v", got)
 	}
-	inc := ds[1].Detail.(coverage.Incomplete)
+	inc := ds[0].Detail.(coverage.Incomplete)
 	if inc.Retry != coverage.RetryCUDAOnly || !inc.NVTX || inc.Framework != framework.JAX {
 		t.Errorf("incomplete %+v", inc)
 	}
@@ -206,10 +206,10 @@ func TestTraceTaken(t *testing.T) {
 	} {
 		c := watch(t, export(t, "trace-lost", dir))
 		ds := c.CaptureDiagnostics(framework.Runtime)
-		if got := codes(ds); !reflect.DeepEqual(got, []string{"warning nsys-diagnostics", "warning capture-incomplete"}) {
+		if got := codes(ds); !reflect.DeepEqual(got, []string{"warning capture-incomplete", "warning nsys-diagnostics"}) {
 			t.Fatalf("%s: %v", dir, got)
 		}
-		inc := ds[1].Detail.(coverage.Incomplete)
+		inc := ds[0].Detail.(coverage.Incomplete)
 		if !reflect.DeepEqual(inc.NotAll, orEmpty(want[0])) || !reflect.DeepEqual(inc.None, orEmpty(want[1])) || inc.Retry != "" {
 			t.Errorf("%s: %+v", dir, inc)
 		}

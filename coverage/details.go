@@ -102,14 +102,11 @@ func (Migrations) Code() diag.Code   { return CodeMigrations }
 func (Staging) Code() diag.Code      { return CodeStaging }
 
 // CaptureDiagnostics is what the capture says of itself as a whole, which
-// every command reports beside its verdicts: nsys's messages, the events it
-// did not keep, CUDA not traced, graph launches traced whole. fw is the
-// program's framework, as far as the caller told it.
+// every command reports beside its verdicts: the events nsys did not keep,
+// CUDA not traced, graph launches traced whole, then nsys's messages. fw
+// is the program's framework, as far as the caller told it.
 func (c *Coverage) CaptureDiagnostics(fw framework.Name) []diag.Diagnostic {
 	var out []diag.Diagnostic
-	if len(c.Messages) > 0 {
-		out = append(out, diag.Diagnostic{Level: diag.Warning, Detail: NsysMessages{Messages: c.Messages}})
-	}
 	if len(c.NotAll)+len(c.None) > 0 || c.ImportError != "" || c.Dropped != "" {
 		d := Incomplete{NotAll: c.NotAll, None: c.None, Collected: c.Collected, ImportError: c.ImportError,
 			Dropped: c.Dropped, NVTX: c.Tracing.NVTX, Framework: fw}
@@ -123,6 +120,9 @@ func (c *Coverage) CaptureDiagnostics(fw framework.Name) []diag.Diagnostic {
 	}
 	if c.GraphLaunches > 0 {
 		out = append(out, diag.Diagnostic{Level: diag.Warning, Detail: GraphsWhole{Launches: c.GraphLaunches, Graphs: c.Graphs, GPUNs: c.GraphGPUNs}})
+	}
+	if len(c.Messages) > 0 {
+		out = append(out, diag.Diagnostic{Level: diag.Warning, Detail: NsysMessages{Messages: c.Messages}})
 	}
 	return out
 }
@@ -175,6 +175,18 @@ func IsCode(code diag.Code) bool {
 		return true
 	}
 	return false
+}
+
+// CodesIn lists, sorted and each once, the codes of coverage's among ds.
+func CodesIn(ds []diag.Diagnostic) []string {
+	var out []string
+	for _, d := range ds {
+		if c := string(d.Code()); IsCode(d.Code()) && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Hides reports whether a diagnostic's code says the capture may lack

@@ -183,6 +183,7 @@ func buildAuditView(out *audit.Output, verbose bool) *auditView {
 		checkView(v, out, verbose)
 	} else {
 		oneView(v, out.Before, verbose)
+		v.Verdict = out.Answer()
 	}
 	v.Advice = adviceOf(out.Before)
 	for _, au := range []*audit.Audit{out.Before, out.After} {
@@ -272,10 +273,10 @@ func oneView(v *auditView, au *audit.Audit, verbose bool) {
 		v.Answer = "no copy breaks the lesson's rule"
 	}
 	if hidden := au.Hidden(); len(hidden) > 0 {
-		// What the capture lacks might break the rule or the gate.
-		if v.Verdict == "pass" {
-			v.Verdict = string(audit.Unavailable)
-			v.Answer = "unavailable: no copy the capture holds breaks the lesson's rule, but " + hiddenWords(hidden)
+		// What the capture lacks might break the rule or the gate
+		// (audit.Output.Answer).
+		if v.Verdict == audit.AnswerPass {
+			v.Answer = "unavailable: " + v.Answer + ", as far as the capture shows: " + hiddenWords(hidden)
 		} else {
 			v.Answer += "; " + hiddenWords(hidden)
 		}
