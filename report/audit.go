@@ -44,7 +44,7 @@ func BuildAudit(out *audit.Output) (*AuditReport, error) {
 	bars := regionBarsOf(out)
 	if len(bars.names) == 0 {
 		r.Plot.Title = "Region time"
-		r.Plot.Skipped = "the capture has no region: no host-device copy call and no NVTX range"
+		r.Plot.Skipped = "no region to judge: the capture holds no host-device copy call"
 		return r, nil
 	}
 	r.Plot.Title = "Region time with the copies pinned, as a share of now"
@@ -236,11 +236,12 @@ ul.notes li { margin: 3px 0; }
 {{range .V.About}}<p class="about">{{.}}</p>
 {{end}}
 {{define "table"}}<h3>{{.Title}}</h3>
-<table>
+{{if and (not .Rows) .Missing}}<p class="missing">{{.Missing}}</p>
+{{else}}<table>
 <tr>{{range $i, $h := .Head}}<th{{if index $.Right $i}} class="r"{{end}}>{{$h}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range $i, $c := .}}<td{{if index $.Right $i}} class="r"{{end}}>{{if eq $c "held" "died" "unavailable"}}<span class="v v-{{$c}}">{{$c}}</span>{{else}}{{$c}}{{end}}</td>{{end}}</tr>
 {{end}}</table>
-{{with .Note}}<p class="note">{{.}}</p>{{end}}
+{{end}}{{with .Note}}<p class="note">{{.}}</p>{{end}}
 {{end}}
 <h2>Regions</h2>
 {{template "table" .V.Regions}}
