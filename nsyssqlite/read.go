@@ -103,7 +103,6 @@ type reader struct {
 	info   *Info
 	schema string            // EXPORT_SCHEMA_VERSION, "" if unknown
 	tables map[string]string // logical name -> table name in the file
-	names  []string          // every table and view of the file
 
 	strs    map[int64]string // StringIds cache
 	strStmt *sql.Stmt
@@ -194,38 +193,54 @@ func (r *reader) prepare() error {
 }
 
 // readTables lists the file's tables and maps each logical table to the
-// highest-versioned table of that name (NAME, NAME_V2, NAME_V3, ...).
+// table that holds its data (nsysdb.Resolve): the highest-versioned of
+// NAME, NAME_V2, NAME_V3, ... that holds a row. A view or virtual table of
+// one of those names, or two versions holding rows, is refused.
 func (r *reader) readTables() error {
 	fail := func(err error) error {
 		return &inputerr.Error{Path: r.path, Problem: "cannot read the database schema", Err: err,
 			Hint: "the file may be damaged or truncated; " + nsysdb.ExportHint}
 	}
-	rows, err := r.query(`SELECT name FROM ` + nsysdb.TableSchemaListing + ` WHERE type IN ('table', 'view')`)
+	rows, err := r.query(`SELECT name, type, ifnull(sql, '') FROM ` + nsysdb.TableSchemaListing + ` WHERE type IN ('table', 'view')`)
 	if err != nil {
 		return fail(err)
 	}
 	defer rows.Close()
-	var names []string
+	var objs []nsysdb.SchemaObject
 	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
+		var o nsysdb.SchemaObject
+		if err := rows.Scan(&o.Name, &o.Type, &o.SQL); err != nil {
 			return fail(err)
 		}
-		names = append(names, n)
+		objs = append(objs, o)
 	}
 	if err := rows.Err(); err != nil {
 		return fail(err)
 	}
-	if len(names) == 0 {
+	if len(objs) == 0 {
 		return &inputerr.Error{Path: r.path, Problem: "the SQLite database holds no tables, so it is not an Nsight Systems export", Hint: nsysdb.ExportHint}
 	}
-	r.names = names
-	r.tables = nsysdb.ResolveTables(names, nsysdb.TableRuntime, nsysdb.TableMemcpy, nsysdb.TableKernel, nsysdb.TableMemset,
+	hasRows := func(table string) (bool, error) {
+		var one int
+		err := r.queryRow(`SELECT 1 FROM ` + q(table) + ` LIMIT 1`).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return false, nil
+		}
+		return err == nil, err
+	}
+	r.tables, err = nsysdb.Resolve(objs, hasRows, nsysdb.TableRuntime, nsysdb.TableMemcpy, nsysdb.TableKernel, nsysdb.TableMemset,
 		nsysdb.TableNVTX, nsysdb.TableStrings, nsysdb.TableCopyOper, nsysdb.TableMemKind, nsysdb.TableEventType,
 		nsysdb.TableMetaExport, nsysdb.TableMetaCapture, nsysdb.TableGPU, nsysdb.TableCUDADevice, nsysdb.TableSystemEnv,
 		nsysdb.TableThreadNames, nsysdb.TableAnalysis, nsysdb.TableSync, nsysdb.TableSyncType, nsysdb.TableCUDAEvent,
 		nsysdb.TableGraphTrace, nsysdb.TableDiagnostic, nsysdb.TableDiagSeverity, nsysdb.TableDiagSource, nsysdb.TableMigration)
-	return nil
+	var te *nsysdb.TableError
+	if errors.As(err, &te) {
+		if r.ctx.Err() != nil {
+			return r.tableError(te.Table, r.ctx.Err())
+		}
+		return &inputerr.Error{Path: r.path, Where: "table " + te.Table, Problem: te.Problem, Hint: nsysdb.ExportHint}
+	}
+	return err
 }
 
 // columns returns the columns of the logical table, failing with an
