@@ -115,10 +115,7 @@ func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 // verify's rules (attachExposure).
 func exposures(f *source.File) []diag.Diagnostic {
 	rep, err := privacy.Scan(f)
-	if err != nil {
-		return []diag.Diagnostic{{Level: diag.Warning, Detail: diag.ScanFailed{File: f.Path, Err: err.Error()}}}
-	}
-	return rep.Diagnostics()
+	return exposureDiagnostics(f.Path, rep, err)
 }
 
 // AuditRates gathers the rates the prediction may use besides the

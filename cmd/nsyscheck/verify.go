@@ -16,6 +16,7 @@ import (
 
 	nsyscheck "github.com/nsyscheck/nsyscheck"
 	"github.com/nsyscheck/nsyscheck/check"
+	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/fleet"
 	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/privacy"
@@ -157,8 +158,14 @@ func runVerify(opts *verifyOptions, paths []string, s Streams) error {
 		return &statusError{code: exitError, err: err}
 	}
 	if opts.FailOnExposure {
-		if exposed := exposing(results); len(exposed) > 0 {
+		exposed, unscanned := exposing(results)
+		if len(exposed) > 0 {
 			fmt.Fprintf(s.Err, "failing as --fail-on-exposure asks: %s expose(s) what a shared capture should not (see the capture-exposes warnings; nsyscheck scrub writes a clean copy)\n", strings.Join(exposed, ", "))
+		}
+		if len(unscanned) > 0 {
+			fmt.Fprintf(s.Err, "failing as --fail-on-exposure asks: %s could not be scanned whole, so nothing says it is safe to share (see the capture-scan-failed warnings; export the capture again)\n", strings.Join(unscanned, ", "))
+		}
+		if len(exposed)+len(unscanned) > 0 {
 			return &statusError{code: exitExposed}
 		}
 	}
@@ -181,18 +188,18 @@ func runVerify(opts *verifyOptions, paths []string, s Streams) error {
 	return nil
 }
 
-// exposing names the inputs with a capture-exposes warning.
-func exposing(results []*predictions.Result) []string {
-	var out []string
+// exposing names the inputs with a capture-exposes warning, and those with
+// a capture-scan-failed warning: a scan that failed clears nothing.
+func exposing(results []*predictions.Result) (exposed, unscanned []string) {
 	for _, r := range results {
-		for _, d := range r.Diagnostics {
-			if d.Code() == privacy.DiagnosticCode {
-				out = append(out, r.Input.Path)
-				break
-			}
+		if diag.Has(r.Diagnostics, privacy.DiagnosticCode) {
+			exposed = append(exposed, r.Input.Path)
+		}
+		if diag.Has(r.Diagnostics, diag.CodeScanFailed) {
+			unscanned = append(unscanned, r.Input.Path)
 		}
 	}
-	return out
+	return exposed, unscanned
 }
 
 // writeResults renders results in the named format: text at the given
