@@ -37,7 +37,7 @@ func (r *reader) emitMeta() error {
 	}
 	r.readTracing()
 	r.readDuration()
-	return r.h.Meta(&r.meta)
+	return r.handled("", r.h.Meta(&r.meta))
 }
 
 // readTracing reads what nsys was asked to trace from META_DATA_CAPTURE;
@@ -272,7 +272,7 @@ func (r *reader) emitDiags() error {
 		d.Severity = nsysdb.SeverityOf(severity[sev])
 		d.Source = source[src]
 		if err := r.h.Diag(&d); err != nil {
-			return err
+			return r.handled(t, err)
 		}
 	}
 	if err := rows.Err(); err != nil {

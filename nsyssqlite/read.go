@@ -153,6 +153,19 @@ func (r *reader) tableError(table string, err error) error {
 		Hint: "the file may be damaged or truncated; " + nsysdb.ExportHint}
 }
 
+// handled names the export, and the table a record came from, in an error
+// its consumer returned about the record (inputerr.Attribute).
+func (r *reader) handled(table string, err error) error {
+	if err == nil {
+		return nil
+	}
+	where := ""
+	if table != "" {
+		where = "table " + table
+	}
+	return inputerr.Attribute(err, r.path, where)
+}
+
 // query runs a query on the reader's connection.
 func (r *reader) query(q string, args ...any) (*sql.Rows, error) {
 	return r.conn.QueryContext(r.ctx, q, args...)
@@ -253,6 +266,7 @@ func (r *reader) columns(logical string, required ...string) (map[string]bool, e
 	}
 	defer rows.Close()
 	cols := map[string]bool{}
+	types := map[string]string{}
 	for rows.Next() {
 		var (
 			cid     int
@@ -266,19 +280,25 @@ func (r *reader) columns(logical string, required ...string) (map[string]bool, e
 			return nil, r.tableError(table, err)
 		}
 		cols[name] = true
+		types[name] = typ.String
 	}
 	if err := rows.Err(); err != nil {
 		return nil, r.tableError(table, err)
 	}
+	schema := r.schema
+	if schema == "" {
+		schema = "unknown"
+	}
+	hint := "nsyscheck reads exports of Nsight Systems 2025.3 (schema " + nsysdb.KnownSchema + "); " + nsysdb.ExportHint
 	for _, c := range required {
 		if !cols[c] {
-			schema := r.schema
-			if schema == "" {
-				schema = "unknown"
-			}
 			return nil, &inputerr.Error{Path: r.path, Where: "table " + table,
-				Problem: fmt.Sprintf("column %s is missing (export schema version %s)", c, schema),
-				Hint:    "nsyscheck reads exports of Nsight Systems 2025.3 (schema " + nsysdb.KnownSchema + "); " + nsysdb.ExportHint}
+				Problem: fmt.Sprintf("column %s is missing (export schema version %s)", c, schema), Hint: hint}
+		}
+		if a := nsysdb.Affinity(types[c]); !nsysdb.IsTextColumn(c) && (a == nsysdb.AffinityText || a == nsysdb.AffinityReal) {
+			return nil, &inputerr.Error{Path: r.path, Where: "table " + table,
+				Problem: fmt.Sprintf("column %s is declared %s, where nsys writes an integer column: not a table nsys wrote", c, strconv.Quote(types[c])),
+				Hint:    hint}
 		}
 	}
 	return cols, nil
@@ -296,8 +316,10 @@ func col(cols map[string]bool, name string) string {
 	return "0"
 }
 
-// str returns the string with the given StringIds id.
-func (r *reader) str(id int64) (string, error) {
+// str returns the string with the given StringIds id, which column col of
+// the logical table from refers to. An id the string table does not hold
+// is a reference that does not resolve: the export is damaged.
+func (r *reader) str(id int64, from, col string) (string, error) {
 	if s, ok := r.strs[id]; ok {
 		return s, nil
 	}
@@ -305,7 +327,9 @@ func (r *reader) str(id int64) (string, error) {
 	err := r.strStmt.QueryRowContext(r.ctx, id).Scan(&s)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		s = fmt.Sprintf("<string %d not in %s>", id, nsysdb.TableStrings)
+		return "", &inputerr.Error{Path: r.path, Where: "table " + r.tables[from],
+			Problem: fmt.Sprintf("%s %d names no string of %s: a reference that does not resolve", col, id, r.tables[nsysdb.TableStrings]),
+			Hint:    "the export is damaged or was edited; " + nsysdb.ExportHint}
 	case err != nil:
 		return "", r.tableError(r.tables[nsysdb.TableStrings], err)
 	}

@@ -50,3 +50,10 @@ func Cols(names ...string) string {
 	}
 	return strings.Join(q, ", ")
 }
+
+// IsTextColumn reports whether nsys writes the column as text (a string, a
+// name, an NVTX range's inline text); every other column nsyscheck reads
+// holds integers.
+func IsTextColumn(name string) bool {
+	return name == ColValue || name == ColName || name == ColText
+}

@@ -209,3 +209,13 @@ func TestStripAPIVersion(t *testing.T) {
 		}
 	}
 }
+
+func TestAffinity(t *testing.T) {
+	for decl, want := range map[string]string{"INTEGER": AffinityInteger, "int": AffinityInteger, "BIGINT": AffinityInteger,
+		"TEXT": AffinityText, "VARCHAR(10)": AffinityText, "": AffinityBlob, "BLOB": AffinityBlob, "REAL": AffinityReal,
+		"DOUBLE": AffinityReal, "NUM": AffinityNumeric, "DECIMAL": AffinityNumeric} {
+		if got := Affinity(decl); got != want {
+			t.Errorf("Affinity(%q) = %s, want %s", decl, got, want)
+		}
+	}
+}
