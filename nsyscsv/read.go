@@ -342,7 +342,7 @@ func (rd *reader) emitGaps() error {
 	}
 	for _, g := range rd.gaps {
 		if err := rd.h.Gap(g); err != nil {
-			return err
+			return inputerr.Attribute(err, rd.dir, "")
 		}
 	}
 	return nil
@@ -553,7 +553,7 @@ func (rd *reader) emitOps() error {
 	}
 	for i := range rd.joined {
 		if err := rd.h.Op(&rd.joined[i]); err != nil {
-			return err
+			return inputerr.Attribute(err, rd.gpu.path, "")
 		}
 	}
 	corrs := make([]int64, 0, len(rd.copies))
@@ -568,7 +568,7 @@ func (rd *reader) emitOps() error {
 			}
 			op := g.op
 			if err := rd.h.Op(&op); err != nil {
-				return err
+				return inputerr.Attribute(err, rd.gpu.path, "")
 			}
 		}
 	}
@@ -579,20 +579,29 @@ func (rd *reader) emitOps() error {
 func (rd *reader) emitSums() error {
 	for i := range rd.apiSum {
 		if err := rd.h.APISum(&rd.apiSum[i]); err != nil {
-			return err
+			return inputerr.Attribute(err, rd.path(nsysdb.ReportAPISum), "")
 		}
 	}
 	for i := range rd.copySum {
 		if err := rd.h.CopySum(&rd.copySum[i]); err != nil {
-			return err
+			return inputerr.Attribute(err, rd.memSumPath(), "")
 		}
 	}
 	for i := range rd.rangeSum {
 		if err := rd.h.RangeSum(&rd.rangeSum[i]); err != nil {
-			return err
+			return inputerr.Attribute(err, rd.path(nsysdb.ReportNVTXSum), "")
 		}
 	}
 	return nil
+}
+
+// memSumPath names the copy summaries a row of them came from: the time
+// summary, else the size summary.
+func (rd *reader) memSumPath() string {
+	if p := rd.path(nsysdb.ReportMemTimeSum); p != "" {
+		return p
+	}
+	return rd.path(nsysdb.ReportMemSizeSum)
 }
 
 // emitCounts hands on the trace's counts; the memsets are counted once
@@ -608,5 +617,5 @@ func (rd *reader) emitCounts() error {
 		}
 	}
 	c := rd.counts
-	return rd.h.Counts(&c)
+	return inputerr.Attribute(rd.h.Counts(&c), rd.dir, "")
 }
