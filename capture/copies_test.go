@@ -304,7 +304,7 @@ func TestStreamCopiesCSV(t *testing.T) {
 			"1200,30,cudaMemcpyAsync_v3020,0,3,7,8,0,worker\n" +
 			"1300,40,cudaMemsetAsync_v3020,0,4,7,7,0,python\n",
 		"app_cuda_gpu_trace.csv": csvGPUHeader +
-			"250,800,2,,,,,,,,,,4.194,5242.5,Pageable,Device,0,1,,7,[CUDA memcpy Host-to-Device]\n" +
+			"250,800,2,,,,,,,,,,0.094,117.8,Pageable,Device,0,1,,7,[CUDA memcpy Host-to-Device]\n" +
 			"1210,10,3,,,,,,,,,,0.001,100,Device,Pinned,0,1,,13,[CUDA memcpy Device-to-Host]\n" +
 			"1310,5,4,,,,,,,,,,0.001,100,Device,,0,1,,7,[CUDA memset]\n" +
 			"1400,20,9,1,1,1,32,1,1,16,0,0,,,,,0,1,,7,my_kernel\n",
@@ -327,9 +327,9 @@ func TestStreamCopiesCSV(t *testing.T) {
 	}
 	sort.Slice(read.ops, func(i, j int) bool { return read.ops[i].Start < read.ops[j].Start })
 	a := read.ops[0]
-	// 4.194 MB, printed to three decimals, holds one multiple of 4 KiB: 4 MiB
-	// (csvBytes); 0.001 MB holds none, so it is taken as printed.
-	if a.Call == nil || a.Call.Name != "cudaMemcpyAsync" || a.Call.Duration() != 900 || a.Bytes != 4194304 || a.Src != vocab.MemPageable ||
+	// 0.094 MB, printed to three decimals, holds one multiple of 4 KiB: 92
+	// KiB (csvBytes); 0.001 MB holds none, so it is taken as printed.
+	if a.Call == nil || a.Call.Name != "cudaMemcpyAsync" || a.Call.Duration() != 900 || a.Bytes != 94208 || a.Src != vocab.MemPageable ||
 		a.Dst != vocab.MemDevice || a.Copy != vocab.CopyHtoD || a.Stream != 7 || a.Call.TID != 7 || a.Call.Thread != "python" || a.End != 1050 {
 		t.Errorf("HtoD copy = %+v, call %+v", a, a.Call)
 	}

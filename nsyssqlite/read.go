@@ -34,6 +34,10 @@ type Info struct {
 	// OtherThreads counts, per thread, the calls ProgramThread left out, in
 	// the order of records.ThreadCount.Before.
 	OtherThreads []records.ThreadCount
+	// Tables names the table read for each logical table the export holds
+	// (nsysdb.Resolve): CUPTI_ACTIVITY_KIND_RUNTIME_V2 for
+	// nsysdb.TableRuntime, say.
+	Tables map[string]string
 }
 
 // Read streams the records of the export at path, open as db, to h: only
@@ -90,6 +94,7 @@ func read(ctx context.Context, db *sql.DB, path string, opts records.Selection, 
 			return nil, err
 		}
 	}
+	r.info.Tables = r.tables
 	return r.info, nil
 }
 
