@@ -486,7 +486,19 @@ func (rd *reader) keepCopies() error {
 // join gives the kept copies of a copy API's call that call.
 func (rd *reader) join(c *records.Call) {
 	cs, ok := rd.copies[c.Corr]
-	if !ok || !nsysdb.IsCopyAPI(c.Name) {
+	if !ok {
+		return
+	}
+	if !nsysdb.IsCopyAPI(c.Name) {
+		// A graph launch's copies are the graph's nodes: the report does
+		// not number them, but they have a launch, not a copy call.
+		if nsysdb.IsGraphLaunch(c.Name) {
+			for i := range cs {
+				if g := &cs[i]; g.op.PID == 0 || c.PID == 0 || g.op.PID == c.PID {
+					g.op.GraphNode = records.UnknownNode
+				}
+			}
+		}
 		return
 	}
 	for i := range cs {
