@@ -616,4 +616,3 @@ func (r *Report) sort() {
 		return rank[a.Kind] < rank[b.Kind]
 	})
 }
-
