@@ -192,7 +192,7 @@ func (x *crossCheck) tick() error {
 // call checks one API call against the calls before it.
 func (x *crossCheck) call(c *records.Call) {
 	if c.Corr != 0 && x.calls.add(c.PID, c.Corr) {
-		x.fail(callWhere(c.Row, c.Name, c.Corr), fmt.Sprintf("correlation id %d names two API calls of process %d: the trace holds a call twice, or two traces were joined", c.Corr, c.PID))
+		x.fail(callWhere(c.Row, c.Name, c.Corr), fmt.Sprintf("another API call of process %d has the same correlation id, where each call has its own: the trace holds a call twice, or two traces were joined", c.PID))
 	}
 	k := [2]int64{c.PID, c.TID}
 	t := x.threads[k]
@@ -268,7 +268,7 @@ func (x *crossCheck) op(o *records.Op) {
 		// JAX's on the H200 do, by up to 256 ns), but one launch runs one
 		// kernel; a report cannot tell a graph's kernels apart.
 		if o.Corr != 0 && x.format != FormatCSV && x.kernels.add(o.PID, o.Corr) {
-			x.fail(where(), fmt.Sprintf("correlation id %d names two kernels of process %d, where one launch runs one kernel: the trace holds a kernel twice, or two traces were joined", o.Corr, o.PID))
+			x.fail(where(), fmt.Sprintf("another kernel of process %d has the same correlation id, where one launch runs one kernel: the trace holds a kernel twice, or two traces were joined", o.PID))
 		}
 		return
 	case o.Kind != records.OpCopy:
