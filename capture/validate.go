@@ -18,8 +18,6 @@ const (
 	maxEventNs = int64(7 * 24 * 3600 * 1e9)
 	// maxProgramMs bounds a time the program prints: an hour.
 	maxProgramMs = 3600e3
-	// maxGBps bounds a bandwidth: 100 TB/s, far above any memory system.
-	maxGBps = 1e5
 	// maxBytes bounds one copy's size: 1 TiB.
 	maxBytes = int64(1) << 40
 )
@@ -230,10 +228,31 @@ func (v *validator) ms(what string, x float64) {
 	}
 }
 
-// gbps checks one of the program's bandwidths.
-func (v *validator) gbps(what string, x float64) {
-	if v.err == nil && (math.IsNaN(x) || math.IsInf(x, 0) || x < 0 || x > maxGBps) {
-		v.fail(what, fmt.Sprintf("bandwidth %g GB/s is impossible (want 0 to %g GB/s)", x, maxGBps))
+// gbps checks one of the program's bandwidths against limit, the fastest
+// link or memory the number can come from (of names it).
+func (v *validator) gbps(what string, x, limit float64, of string) {
+	if v.err == nil && (math.IsNaN(x) || math.IsInf(x, 0) || x < 0 || x > limit) {
+		v.fail(what, fmt.Sprintf("bandwidth %g GB/s is impossible: faster than %s (%g GB/s)", x, of, limit))
+	}
+}
+
+// printedMs is how far a time the program printed may be from the one it
+// measured: the transcript rounds milliseconds to three decimals.
+const printedMs = 0.0005
+
+// rateAgrees checks that a bandwidth the program gave agrees with its own
+// bytes and milliseconds: bytes over any time that rounds to ms must come
+// within a factor of two of gbps (both are rounded, and a mean of rates is
+// not the rate of the mean), so that a time or rate edited by orders of
+// magnitude is not read as either.
+func (v *validator) rateAgrees(what string, bytes int64, ms, gbps float64) {
+	if v.err != nil || gbps <= 0 || ms <= 0 || bytes <= 0 {
+		return
+	}
+	fastest := float64(bytes) / (max(ms-printedMs, ms/2) * 1e6)
+	slowest := float64(bytes) / ((ms + printedMs) * 1e6)
+	if fastest < gbps/2 || slowest > gbps*2 {
+		v.fail(what, fmt.Sprintf("%g GB/s contradicts its own %d bytes in %g ms (%.4g GB/s): a time or a rate is wrong", gbps, bytes, ms, float64(bytes)/(ms*1e6)))
 	}
 }
 
@@ -244,24 +263,43 @@ func (v *validator) bytes(what string, n int64) {
 	}
 }
 
+// program checks the program's numbers: each within its magnitude, each
+// bandwidth within the fastest link or memory it could come from, and each
+// agreeing with the bytes and time beside it.
 func (v *validator) program(m *Measurements) {
+	const link, memory = "any link between host and device", "any GPU memory"
 	for _, c := range m.Copies {
 		what := fmt.Sprintf("%s %s copy of %d bytes", c.Direction, c.Source, c.Bytes)
 		v.bytes(what, c.Bytes)
 		v.ms(what, c.Ms)
-		v.gbps(what, c.GBps)
+		v.gbps(what, c.GBps, maxLinkGBps, link)
+		if c.Ms > 0 {
+			v.gbps(what, float64(c.Bytes)/(c.Ms*1e6), maxLinkGBps, link)
+		}
+		v.rateAgrees(what, c.Bytes, c.Ms, c.GBps)
 	}
 	for _, a := range m.Async {
 		what := "async " + a.Source + " row"
 		v.bytes(what, a.Bytes)
 		v.ms(what+" (call)", a.CallMs)
 		v.ms(what+" (completion)", a.CompletionMs)
+		if a.CompletionMs > 0 {
+			v.gbps(what+" (completion)", float64(a.Bytes)/(a.CompletionMs*1e6), maxLinkGBps, link)
+		}
 	}
 	for _, k := range m.Kernels {
 		what := "kernel " + k.Variant + " row"
+		limit, of := float64(maxMemoryGBps), memory
+		if k.Variant == string(vocab.ZeroCopy) {
+			limit, of = maxLinkGBps, link // it reads host memory over the link
+		}
 		v.bytes(what, k.Bytes)
 		v.ms(what, k.MsPerLaunch)
-		v.gbps(what, k.GBps)
+		v.gbps(what, k.GBps, limit, of)
+		if k.MsPerLaunch > 0 {
+			v.gbps(what, float64(k.Bytes)/(k.MsPerLaunch*1e6), limit, of)
+		}
+		v.rateAgrees(what, k.Bytes, k.MsPerLaunch, k.GBps)
 	}
 	if a := m.AsyncCalls; a != nil {
 		v.ms("asyncCalls.pageableMs", a.PageableMs)
@@ -269,5 +307,5 @@ func (v *validator) program(m *Measurements) {
 		v.bytes("asyncCalls.pageableBytes", a.PageableBytes)
 		v.bytes("asyncCalls.pinnedBytes", a.PinnedBytes)
 	}
-	v.gbps("deviceCopyGBps", m.DeviceCopyGBps)
+	v.gbps("deviceCopyGBps", m.DeviceCopyGBps, maxMemoryGBps, memory)
 }
