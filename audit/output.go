@@ -10,6 +10,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/privacy"
+	"github.com/nsyscheck/nsyscheck/program"
 )
 
 // maxOutputFile bounds the JSON of an audit read back.
@@ -69,6 +70,9 @@ func ReadOutput(path string) (out *Output, ok bool, err error) {
 	data, err := inputerr.ReadFile(path, maxOutputFile, "an audit's JSON")
 	if err != nil {
 		return nil, false, nil
+	}
+	if _, deep := program.TooDeep(data); deep {
+		return nil, false, nil // no audit nests so deep: the capture loader says what it is
 	}
 	var head struct {
 		SchemaVersion json.RawMessage `json:"schemaVersion"`

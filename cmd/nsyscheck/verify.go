@@ -225,6 +225,9 @@ func readExpectation(path string) (*expectation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read expected verdicts: %s: %w", path, err)
 	}
+	if at, deep := program.TooDeep(data); deep {
+		return nil, program.DeepError(path, at, `an expected-verdicts file is {"claims": {...}, "predictions": {...}}`)
+	}
 	if k := program.DuplicateKey(data); k != "" {
 		return nil, fmt.Errorf("%s: %s is given twice, so which verdict holds is unclear; keep one", path, k)
 	}
