@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,9 +23,42 @@ func TestReadOutput(t *testing.T) {
 	if !ok || err != nil || out.Before.Copies != 7 || out.After != nil || out.Check != nil {
 		t.Errorf("envelope of one audit: %+v %v %v", out, ok, err)
 	}
-	out, ok, err = ReadOutput(write("two.json", `{`+head+`"inputs": ["a", "b"], "results": [{"copies": 7}, {"copies": 8}], "check": {"verdict": "held"}}`))
-	if !ok || err != nil || out.Before.Copies != 7 || out.After.Copies != 8 || out.Check == nil || out.Check.Verdict != Held {
+	before, after := auditPath(t, trainPageable), auditPath(t, trainPinned)
+	two := func(check *Check) string {
+		b, _ := json.Marshal(before)
+		a, _ := json.Marshal(after)
+		c, _ := json.Marshal(check)
+		return `{` + head + `"inputs": ["a", "b"], "results": [` + string(b) + `, ` + string(a) + `], "check": ` + string(c) + `}`
+	}
+	check := Compare(before, after)
+	out, ok, err = ReadOutput(write("two.json", two(check)))
+	if !ok || err != nil || out.Before.Copies != before.Copies || out.After.Copies != after.Copies || out.Check == nil || out.Check.Verdict != Held {
 		t.Errorf("envelope of two audits: %+v %v %v", out, ok, err)
+	}
+	// A check its audits do not give is refused: an edited verdict, or an
+	// edited number.
+	edited := *check
+	edited.Verdict = Died
+	if _, ok, err := ReadOutput(write("died.json", two(&edited))); !ok || err == nil ||
+		!strings.Contains(err.Error(), "the check's verdict is died, but the numbers of its two audits give held") {
+		t.Errorf("an edited verdict: %v %v", ok, err)
+	}
+	edited = *check
+	edited.HtoDAfterNs /= 10
+	if _, ok, err := ReadOutput(write("faster.json", two(&edited))); !ok || err == nil || !strings.Contains(err.Error(), "the check's htodAfterNs is not what its two audits give") {
+		t.Errorf("an edited number: %v %v", ok, err)
+	}
+	slower := *after
+	slower.Totals = append([]Total(nil), after.Totals...)
+	for i := range slower.Totals {
+		slower.Totals[i].HostNs *= 100
+	}
+	b, _ := json.Marshal(before)
+	a, _ := json.Marshal(&slower)
+	c, _ := json.Marshal(check)
+	if _, ok, err := ReadOutput(write("numbers-died.json", `{`+head+`"inputs": ["a", "b"], "results": [`+string(b)+`, `+string(a)+`], "check": `+string(c)+`}`)); !ok || err == nil ||
+		!strings.Contains(err.Error(), "the check's verdict is held, but the numbers of its two audits give died") {
+		t.Errorf("a held check beside numbers that say died: %v %v", ok, err)
 	}
 	// The earlier form is still read.
 	out, ok, err = ReadOutput(write("legacy.json", `{"schemaVersion":"`+LegacySchemaVersion+`","before":{"schemaVersion":"`+LegacySchemaVersion+`","copies":7}}`))
@@ -44,8 +78,10 @@ func TestReadOutput(t *testing.T) {
 		"newer version":         {`{"schemaVersion": 2, "kind": "audit", "results": [{}]}`, "schemaVersion 2; this nsyscheck reads version 1"},
 		"no results":            {`{` + head + `"inputs": [], "results": []}`, "0 results"},
 		"check of one":          {`{` + head + `"inputs": ["a"], "results": [{}], "check": {}}`, "a check needs the capture before and after"},
-		"null result":           {`{` + head + `"inputs": ["a"], "results": [null]}`, "a null result"},
-		"bad field":             {`{` + head + `"inputs": ["a"], "results": [{"copies": "many"}]}`, "cannot be read"},
+		"check without a prediction": {`{` + head + `"inputs": ["a", "b"], "results": [{"copies": 7}, {"copies": 8}], "check": {"verdict": "held"}}`,
+			"the audit before the fix has no prediction"},
+		"null result": {`{` + head + `"inputs": ["a"], "results": [null]}`, "a null result"},
+		"bad field":   {`{` + head + `"inputs": ["a"], "results": [{"copies": "many"}]}`, "cannot be read"},
 	} {
 		_, ok, err := ReadOutput(write(strings.ReplaceAll(name, " ", "-")+".json", c.body))
 		if !ok || err == nil || !strings.Contains(err.Error(), c.want) {
