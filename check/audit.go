@@ -83,7 +83,7 @@ func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 	go func() {
 		var out []diag.Diagnostic
 		for _, f := range files {
-			out = append(out, exposures(f)...)
+			out = append(out, exposures(ctx, f)...)
 		}
 		early <- out
 	}()
@@ -113,8 +113,8 @@ func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 
 // exposures scans a capture file for what it reveals beyond the run, with
 // verify's rules (attachExposure).
-func exposures(f *source.File) []diag.Diagnostic {
-	rep, err := privacy.Scan(f)
+func exposures(ctx context.Context, f *source.File) []diag.Diagnostic {
+	rep, err := privacy.Scan(ctx, f)
 	return exposureDiagnostics(f.Path, rep, err)
 }
 

@@ -131,7 +131,7 @@ func Load(path string, opts Options) (*Checked, error) {
 	}
 	privacy.MaskCapture(c)
 	k := Evaluate(c)
-	k.scans = scanFiles(src)
+	k.scans = scanFiles(ctx, src)
 	return k, nil
 }
 
@@ -146,10 +146,10 @@ type fileScan struct {
 // scanFiles scans the capture files a source holds open (its SQLite export
 // and its .nsys-rep) for what they expose, except nsyscheck's own export of
 // a report, which holds nothing the report does not.
-func scanFiles(src *source.Source) []fileScan {
+func scanFiles(ctx context.Context, src *source.Source) []fileScan {
 	var out []fileScan
 	for _, f := range scannable(src) {
-		rep, err := privacy.Scan(f)
+		rep, err := privacy.Scan(ctx, f)
 		out = append(out, fileScan{path: f.Path, rep: rep, err: err})
 	}
 	return out

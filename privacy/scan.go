@@ -2,6 +2,7 @@ package privacy
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -45,14 +46,14 @@ const (
 // error the report is nil.
 //
 // Scan never writes to the file or beside it.
-func Scan(f *source.File) (*Report, error) {
+func Scan(ctx context.Context, f *source.File) (*Report, error) {
 	switch f.Kind {
 	case nsysdb.KindSQLite:
-		return scanSQLite(f)
+		return scanSQLite(ctx, f)
 	case nsysdb.KindNsysRep:
 		r := &Report{Path: f.Path, Format: "nsys-rep"}
 		r.Notes = append(r.Notes, "a .nsys-rep is searched as raw bytes only; its SQLite export gives a fuller answer")
-		if err := r.addRaw(f, f.Size, nil, nil); err != nil {
+		if err := r.addRaw(ctx, f, f.Size, nil, nil); err != nil {
 			return nil, &inputerr.Error{Path: f.Path, Problem: "cannot read the capture", Err: err,
 				Hint: "check the path; give a SQLite export (.sqlite) or a .nsys-rep"}
 		}
@@ -64,16 +65,16 @@ func Scan(f *source.File) (*Report, error) {
 }
 
 // ScanPath opens the capture file at path (source.OpenFile) and scans it.
-func ScanPath(path string) (*Report, error) {
+func ScanPath(ctx context.Context, path string) (*Report, error) {
 	f, err := source.OpenFile(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return Scan(f)
+	return Scan(ctx, f)
 }
 
-func scanSQLite(f *source.File) (*Report, error) {
+func scanSQLite(ctx context.Context, f *source.File) (*Report, error) {
 	// The committed state: what a -wal or hot -journal beside the file
 	// holds counts, and a file another program is writing was refused when
 	// it was opened.
@@ -83,7 +84,7 @@ func scanSQLite(f *source.File) (*Report, error) {
 		r.Notes = append(r.Notes, filepath.Base(side)+" holds changes SQLite has not written into the file yet: "+
 			"they were read through SQLite, but its raw bytes were not searched")
 	}
-	s := &sqliteScan{db: f.DB, r: r}
+	s := &sqliteScan{db: scanDB{ctx: ctx, db: f.DB}, r: r}
 	// A step that fails does not stop the others, nor the search of the
 	// raw bytes: what they find is reported beside the failure, which the
 	// caller treats as a scan that could not clear the file.
@@ -95,15 +96,27 @@ func scanSQLite(f *source.File) (*Report, error) {
 	} else {
 		r.UnusedBytes = pm.unusedBytes()
 	}
-	if err := r.addRaw(f, f.Size, pm, s.covered); err != nil {
+	if err := r.addRaw(ctx, f, f.Size, pm, s.covered); err != nil {
 		return nil, &inputerr.Error{Path: path, Problem: "cannot read the capture", Err: err, Hint: nsysdb.ExportHint}
 	}
 	r.sort()
 	return r, failed
 }
 
+// scanDB runs the scan's queries under its context: a cancelled context
+// interrupts them.
+type scanDB struct {
+	ctx context.Context
+	db  *sql.DB
+}
+
+func (d scanDB) Query(q string, args ...any) (*sql.Rows, error) { return d.db.QueryContext(d.ctx, q, args...) }
+func (d scanDB) QueryRow(q string, args ...any) *sql.Row {
+	return d.db.QueryRowContext(d.ctx, q, args...)
+}
+
 type sqliteScan struct {
-	db      *sql.DB
+	db      scanDB
 	r       *Report
 	tables  map[string]bool
 	logical map[string]string // logical table -> the table that holds its data
@@ -186,13 +199,14 @@ var scannedTables = []string{nsysdb.TableRuntime, nsysdb.TableDriver, nsysdb.Tab
 	nsysdb.TableStrings, nsysdb.TableProcesses, nsysdb.TableThreadNames}
 
 // hasRows reports whether a table holds a row.
-func hasRows(db *sql.DB, table string) (bool, error) {
-	var one int
-	err := db.QueryRow(`SELECT 1 FROM ` + nsysdb.QuoteIdent(table) + ` LIMIT 1`).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
+func hasRows(db querier, table string) (bool, error) {
+	rows, err := db.Query(`SELECT 1 FROM ` + nsysdb.QuoteIdent(table) + ` LIMIT 1`)
+	if err != nil {
+		return false, err
 	}
-	return err == nil, err
+	defer rows.Close()
+	any := rows.Next()
+	return any, rows.Err()
 }
 
 func objNames(objs []nsysdb.SchemaObject) []string {
@@ -206,7 +220,7 @@ func objNames(objs []nsysdb.SchemaObject) []string {
 // profiledPIDs returns the processes that made CUDA runtime (or driver)
 // calls, decoded from globalTid (nsysdb.PIDExpr); a call without one (the
 // column is nullable) names none.
-func profiledPIDs(db *sql.DB, table func(string) string) ([]int64, error) {
+func profiledPIDs(db querier, table func(string) string) ([]int64, error) {
 	seen := map[int64]bool{}
 	g := nsysdb.QuoteIdent(nsysdb.ColGlobalTid)
 	for _, logical := range []string{nsysdb.TableRuntime, nsysdb.TableDriver} {
@@ -467,7 +481,7 @@ func numericType(typ string) bool {
 }
 
 // tableColumns lists a table's columns and declared types.
-func tableColumns(db *sql.DB, table string) ([]column, error) {
+func tableColumns(db querier, table string) ([]column, error) {
 	rows, err := db.Query(`SELECT name, type FROM pragma_table_info(?)`, table)
 	if err != nil {
 		return nil, err
