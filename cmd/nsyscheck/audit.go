@@ -119,13 +119,12 @@ func runAudit(opts *auditOptions, args []string, s Streams) error {
 	if after != "" {
 		after = shownPath(after)
 	}
-	out, err := check.Audit(ctx, before, after, check.AuditOptions{Nsys: opts.Nsys, NoRule: opts.Rule == "off",
-		RatesDir: opts.Rates, LinkGBps: opts.LinkGBps})
+	out, err := untilInterrupted(ctx, func() (*audit.Output, error) {
+		return check.Audit(ctx, before, after, check.AuditOptions{Nsys: opts.Nsys, NoRule: opts.Rule == "off",
+			RatesDir: opts.Rates, LinkGBps: opts.LinkGBps})
+	})
 	if ctx.Err() != nil {
-		if err == nil {
-			err = fmt.Errorf("interrupted")
-		}
-		return &statusError{code: exitSignal, err: err}
+		return &statusError{code: exitSignal, err: interruption(err, "auditing", args)}
 	}
 	if err != nil {
 		return &statusError{code: exitError, err: err}

@@ -254,7 +254,7 @@ func badCases() []badCase {
 			},
 			exit: 2, want: []string{"build.log", "not an input nsyscheck reads", "program's stdout"}},
 	}
-	return append(append(append(append(cases, faultCases()...), scrubSignalCases()...), auditCases()...), hardeningCases()...)
+	return append(append(append(append(append(cases, faultCases()...), scrubSignalCases()...), longStepCases()...), auditCases()...), hardeningCases()...)
 }
 
 // badResult is what one bad input got.

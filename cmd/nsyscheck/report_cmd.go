@@ -130,10 +130,21 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 		dirs = reportFolders(opts.Out, paths, ids)
 	}
 	fs := check.Fleet(checked, 2)
-	reps, files, err := buildReports(checked, opts.PCIeGBps)
+	type built struct {
+		reps  []*report.Report
+		files []map[string][]byte
+	}
+	b, err := untilInterrupted(sig, func() (built, error) {
+		reps, files, err := buildReports(checked, opts.PCIeGBps)
+		return built{reps, files}, err
+	})
+	if sig.Err() != nil {
+		return interruptedWriting(nil, dirs)
+	}
 	if err != nil {
 		return err
 	}
+	reps, files := b.reps, b.files
 	if len(results) > 1 {
 		for i := range files {
 			files[i][inputMarker] = []byte(ids[i] + "\n")

@@ -113,12 +113,11 @@ func loadAndCheck(paths []string, nsys string, s Streams) ([]*check.Checked, fun
 			"Pass a .nsys-rep, .sqlite, CSV folder, transcript or results JSON to verify your own.\n\n", nsyscheck.ShippedName)
 		paths = []string{dir}
 	}
-	checked, err := check.Paths(paths, check.Options{Nsys: nsys, Context: ctx})
+	checked, err := untilInterrupted(ctx, func() ([]*check.Checked, error) {
+		return check.Paths(paths, check.Options{Nsys: nsys, Context: ctx})
+	})
 	if ctx.Err() != nil {
-		if err == nil {
-			err = fmt.Errorf("interrupted")
-		}
-		return nil, cleanup, &statusError{code: exitSignal, err: err}
+		return nil, cleanup, &statusError{code: exitSignal, err: interruption(err, "reading and checking", paths)}
 	}
 	if err != nil {
 		return nil, cleanup, &statusError{code: exitError, err: err}
