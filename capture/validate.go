@@ -232,7 +232,7 @@ func (v *validator) ms(what string, x float64) {
 // link or memory the number can come from (of names it).
 func (v *validator) gbps(what string, x, limit float64, of string) {
 	if v.err == nil && (math.IsNaN(x) || math.IsInf(x, 0) || x < 0 || x > limit) {
-		v.fail(what, fmt.Sprintf("bandwidth %g GB/s is impossible: faster than %s (%g GB/s)", x, of, limit))
+		v.fail(what, fmt.Sprintf("bandwidth %.4g GB/s is impossible: faster than %s (%g GB/s)", x, of, limit))
 	}
 }
 

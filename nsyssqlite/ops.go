@@ -200,7 +200,7 @@ func (r *reader) emitJoinedCopies() error {
 			c.op.Call = &call
 		}
 		if err := r.h.Op(&c.op); err != nil {
-			return r.handled(table, err)
+			return r.handled(table+" joined to "+rt, err)
 		}
 	}
 	if err := rows.Err(); err != nil {

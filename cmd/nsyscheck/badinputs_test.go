@@ -254,7 +254,7 @@ func badCases() []badCase {
 			},
 			exit: 2, want: []string{"build.log", "not an input nsyscheck reads", "program's stdout"}},
 	}
-	return append(append(append(append(append(cases, faultCases()...), scrubSignalCases()...), longStepCases()...), auditCases()...), hardeningCases()...)
+	return append(append(append(append(append(append(cases, faultCases()...), scrubSignalCases()...), longStepCases()...), auditCases()...), hardeningCases()...), recordCases()...)
 }
 
 // badResult is what one bad input got.
@@ -638,15 +638,15 @@ func writeBadInputsDoc(t *testing.T, results []badResult) {
 	var b strings.Builder
 	b.WriteString(`# Bad inputs and what nsyscheck answers
 
-Each row is a test (` + "`TestBadInputs` in `cmd/nsyscheck/badinputs_test.go`" + ` and
-` + "`badinputs_faults_test.go`" + `): the input is made from a copy of the shipped H200 capture
-(` + "`testdata/captures/h200-pinned`" + `) in a fresh folder, ` + "`nsyscheck verify`" + ` (or the
-command the row names) runs on it, and the test checks the exit status, that
-an error names the file and the problem, that nothing panics or hangs, that
-no claim the input cannot back comes out held, that no planted secret is
-printed, and that the input's files are unchanged (content hash and
-modification time). The answers below are the tests' real output, trimmed;
-DIR is the test's folder. Regenerate with
+Each row is a test (` + "`TestBadInputs` in `cmd/nsyscheck/badinputs*_test.go`" + `): the input
+is made from a copy of a shipped capture (most from ` + "`testdata/captures/h200-pinned`" + `)
+in a fresh folder, damaged as the row says, ` + "`nsyscheck verify`" + ` (or the command the
+row names) runs on it, and the test checks the exit status, that an error
+names the file and the problem, that nothing panics or hangs, that no claim
+the input cannot back comes out held, that no planted secret is printed,
+that a signal stops the command within a second, and that the input's files
+are unchanged (content hash and modification time). The answers below are
+the tests' real output, trimmed; DIR is the test's folder. Regenerate with
 
     go test ./cmd/nsyscheck -run TestBadInputs -update
 
