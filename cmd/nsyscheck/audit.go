@@ -1,12 +1,8 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -111,7 +107,7 @@ func runAudit(opts *auditOptions, args []string, s Streams) error {
 	if len(args) > 1 {
 		after = args[1]
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext()
 	defer stop()
 	// Inputs are named relative to the working folder, so that nothing the
 	// audit prints names a home folder (as verify's output does).

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -14,6 +17,14 @@ import (
 // stopped and its partial export removed; what is left is computing in
 // memory, which the exit ends.
 const interruptGrace = 500 * time.Millisecond
+
+// signalContext is the command's context: cancelled by SIGINT (Ctrl-C) or
+// SIGTERM, which then no longer end the process by themselves; stop
+// restores their default action. A command makes it once, first, so that
+// no signal falls between two of them.
+func signalContext() (ctx context.Context, stop func()) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
 
 // errInterrupted is what a step stopped by a signal returns when it had no
 // error of its own to say so.

@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -95,20 +93,20 @@ named beside its prediction ("bytes unchecked: ...") and does not fail it.`,
 }
 
 // loadAndCheck runs the check pipeline on every path. With no path it
-// unpacks and uses the shipped capture. SIGINT and SIGTERM while it runs
-// stop an nsys export (its whole process group) and remove its temporary
-// files; the command then exits with status 130. The returned cleanup also
-// restores the signals' default action.
-func loadAndCheck(paths []string, nsys string, s Streams) ([]*check.Checked, func(), error) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	cleanup := stop
+// unpacks and uses the shipped capture. ctx is cancelled by SIGINT and
+// SIGTERM (signalContext): a signal while it runs stops an nsys export
+// (its whole process group) and removes its temporary files, and the
+// command then exits with status 130. The returned cleanup removes the
+// unpacked shipped capture.
+func loadAndCheck(ctx context.Context, paths []string, nsys string, s Streams) ([]*check.Checked, func(), error) {
+	cleanup := func() {}
 	shipped := len(paths) == 0
 	if shipped {
 		dir, err := nsyscheck.WriteShipped("")
 		if err != nil {
 			return nil, cleanup, &statusError{code: exitError, err: err}
 		}
-		cleanup = func() { stop(); _ = os.RemoveAll(strings.TrimSuffix(dir, nsyscheck.ShippedName)) }
+		cleanup = func() { _ = os.RemoveAll(strings.TrimSuffix(dir, nsyscheck.ShippedName)) }
 		fmt.Fprintf(s.Err, "No capture given: verifying the real H200 capture shipped with nsyscheck (%s).\n"+
 			"Pass a .nsys-rep, .sqlite, CSV folder, transcript or results JSON to verify your own.\n\n", nsyscheck.ShippedName)
 		paths = []string{dir}
@@ -145,7 +143,9 @@ func runVerify(opts *verifyOptions, paths []string, s Streams) error {
 			return &statusError{code: exitError, err: err}
 		}
 	}
-	checked, cleanup, err := loadAndCheck(paths, opts.Nsys, s)
+	ctx, stop := signalContext()
+	defer stop()
+	checked, cleanup, err := loadAndCheck(ctx, paths, opts.Nsys, s)
 	defer cleanup()
 	if err != nil {
 		return err
