@@ -55,13 +55,13 @@ func recordCases() []badCase {
 			exit: 2, want: []string{"pinned.sqlite", "the audit is unavailable"}},
 		{group: missing, name: "verify --fail-on-exposure: a NULL globalTid (a nullable column) and an AWS key in the strings",
 			make: func(t *testing.T, dir string) []string {
-				p := sqliteEdit(plantKey + `; UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET globalTid = NULL WHERE rowid = 1`)(t, dir)[0]
+				p := sqliteEdit(plantKey+`; UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET globalTid = NULL WHERE rowid = 1`)(t, dir)[0]
 				return []string{p, "--fail-on-exposure"}
 			},
 			exit: 3, want: []string{"(AWS access key id)=AKI…(20 chars) in table StringIds"}, never: []string{awsKey}},
 		{group: missing, name: "verify --fail-on-exposure: a PROCESSES table the scan cannot read, and an AWS key in the strings",
 			make: func(t *testing.T, dir string) []string {
-				p := sqliteEdit(plantKey + `; UPDATE PROCESSES SET pid = 'twenty-two'`)(t, dir)[0]
+				p := sqliteEdit(plantKey+`; UPDATE PROCESSES SET pid = 'twenty-two'`)(t, dir)[0]
 				return []string{p, "--fail-on-exposure"}
 			},
 			exit: 3, want: []string{"capture-scan-failed", "table PROCESSES", "(AWS access key id)=AKI…(20 chars)"}, never: []string{awsKey}},
