@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
@@ -55,8 +56,9 @@ type crossCheck struct {
 	seen   int
 	err    error
 
-	calls     corrSet
-	kernels   corrSet
+	calls     corrSet // the calls' correlation ids
+	kernels   corrSet // the kernels'
+	copies    corrSet // those of the copies of copy calls (one each, but for a batch call's)
 	threads   map[[2]int64]*spans
 	copyCalls []callStart // the copy calls read, for copies that come without theirs
 	sortedCC  bool
@@ -68,8 +70,8 @@ type streamKey struct{ pid, device, stream int64 }
 
 // callStart is one copy call's start, by process and correlation id.
 type callStart struct {
-	pid, corr, start int64
-	name             string
+	pid, corr, start, result int64
+	name                     string
 }
 
 // spans are the [start, end] of the records of one thread or stream,
@@ -148,18 +150,38 @@ func (s *spans) latest(n int) int {
 	return n
 }
 
-// corrSet is a set of (process, correlation id) pairs, a bit for each in
-// pages of 256 ids: correlation ids count up from 1 in each process, so a
-// trace of n calls takes about n/8 bytes.
-type corrSet map[[2]int64]*[4]uint64
+// corrSet is a set of (process, correlation id) pairs that finds one
+// added twice: a bit for each in pages of 256 ids while they are dense
+// (correlation ids count up from 1 in each process, so a trace of n calls
+// takes about n/8 bytes), a list sorted at the end (16 bytes an id) once
+// they are so sparse that pages would take more.
+type corrSet struct {
+	pages map[[2]int64]*[4]uint64
+	n     int        // ids added
+	list  [][2]int64 // every id, once sparse
+}
 
-// add adds (pid, corr) and reports whether it was there already.
-func (s corrSet) add(pid, corr int64) (dup bool) {
+// add adds (pid, corr) and reports whether it was there already; once the
+// set is sparse it cannot tell until dup.
+func (s *corrSet) add(pid, corr int64) (dup bool) {
+	s.n++
+	if s.list != nil {
+		s.list = append(s.list, [2]int64{pid, corr})
+		return false
+	}
+	if s.pages == nil {
+		s.pages = map[[2]int64]*[4]uint64{}
+	}
 	k := [2]int64{pid, corr >> 8}
-	p := s[k]
+	p := s.pages[k]
 	if p == nil {
+		if len(s.pages) >= sparsePages && len(s.pages)*sparseIDs > s.n {
+			s.sparse()
+			s.list = append(s.list, [2]int64{pid, corr})
+			return false
+		}
 		p = new([4]uint64)
-		s[k] = p
+		s.pages[k] = p
 	}
 	bit := uint64(1) << (uint(corr) & 63)
 	w := &p[(corr>>6)&3]
@@ -168,8 +190,45 @@ func (s corrSet) add(pid, corr int64) (dup bool) {
 	return dup
 }
 
+// The pages a corrSet keeps before it looks at how sparse they are, and
+// the ids a page must hold on average for the pages to be kept.
+const (
+	sparsePages = 1024
+	sparseIDs   = 8
+)
+
+// sparse turns the pages into the list.
+func (s *corrSet) sparse() {
+	s.list = make([][2]int64, 0, s.n)
+	for k, p := range s.pages {
+		for w, bits := range p {
+			for b := 0; b < 64; b++ {
+				if bits&(1<<b) != 0 {
+					s.list = append(s.list, [2]int64{k[0], k[1]<<8 | int64(w)<<6 | int64(b)})
+				}
+			}
+		}
+	}
+	s.pages = nil
+}
+
+// dup returns a (pid, corr) added twice once the set went sparse, ok false
+// when none was.
+func (s *corrSet) dup() (pc [2]int64, ok bool) {
+	sort.Slice(s.list, func(i, j int) bool {
+		a, b := s.list[i], s.list[j]
+		return a[0] < b[0] || a[0] == b[0] && a[1] < b[1]
+	})
+	for i := 1; i < len(s.list); i++ {
+		if s.list[i] == s.list[i-1] {
+			return s.list[i], true
+		}
+	}
+	return pc, false
+}
+
 func newCrossCheck(ctx context.Context, format Format) *crossCheck {
-	return &crossCheck{ctx: ctx, format: format, calls: corrSet{}, kernels: corrSet{}, threads: map[[2]int64]*spans{}, streams: map[streamKey]*spans{}}
+	return &crossCheck{ctx: ctx, format: format, threads: map[[2]int64]*spans{}, streams: map[streamKey]*spans{}}
 }
 
 // fail keeps the first problem found.
@@ -202,7 +261,7 @@ func (x *crossCheck) call(c *records.Call) {
 	}
 	t.add(c.Start, c.End)
 	if nsysdb.IsCopyAPI(c.Name) {
-		x.copyCalls = append(x.copyCalls, callStart{pid: c.PID, corr: c.Corr, start: c.Start, name: c.Name})
+		x.copyCalls = append(x.copyCalls, callStart{pid: c.PID, corr: c.Corr, start: c.Start, result: c.Result, name: c.Name})
 		x.sortedCC = false
 	}
 }
@@ -247,18 +306,24 @@ func (x *crossCheck) op(o *records.Op) {
 				o.Bytes, o.Duration(), gbps, of, limit))
 		}
 	}
-	callName, callStart := "", int64(0)
+	callName, callStart, result := "", int64(0), int64(0)
 	switch {
 	case o.Call != nil:
-		callName, callStart = o.Call.Name, o.Call.Start
+		callName, callStart, result = o.Call.Name, o.Call.Start, o.Call.Result
 	case o.Kind == records.OpCopy:
 		if c := x.callOf(o); c != nil {
-			callName, callStart = c.name, c.start
+			callName, callStart, result = c.name, c.start, c.result
 		}
 	}
-	if callName != "" && o.Start < callStart-clockSkewNs {
+	switch {
+	case callName == "":
+	case o.Start < callStart-clockSkewNs:
 		x.fail(where(), fmt.Sprintf("starts at %d ns, %d ns before the %s call that issued it starts (%d ns): an operation cannot run before it is asked for",
 			o.Start, callStart-o.Start, callName, callStart))
+	case result != 0 && o.Kind == records.OpCopy:
+		x.fail(where(), fmt.Sprintf("the %s call that issued it returned error %d, yet the copy ran: a failed call copies nothing", callName, result))
+	case o.Kind == records.OpCopy && o.GraphNode == 0 && o.Migration == "" && !strings.Contains(callName, "Batch") && o.Corr != 0 && x.copies.add(o.PID, o.Corr):
+		x.fail(where(), fmt.Sprintf("a second copy of the %s call with this correlation id, where a copy call makes one copy: the trace holds a copy twice", callName))
 	}
 	switch {
 	case o.GraphNode != 0:
@@ -328,6 +393,17 @@ const (
 func (x *crossCheck) finish() (from string, err error) {
 	if x.err != nil {
 		return "", x.err
+	}
+	for _, d := range []struct {
+		set  *corrSet
+		what string
+		from string
+	}{{&x.calls, "API calls", fromCalls}, {&x.copies, "copies of copy calls", fromCopies}} {
+		if pc, dup := d.set.dup(); dup && d.set.list != nil {
+			x.fail(fmt.Sprintf("correlation id %d of process %d", pc[1], pc[0]),
+				fmt.Sprintf("it names two %s, where each has its own: the trace holds a record twice, or two traces were joined", d.what))
+			return d.from, x.err
+		}
 	}
 	for _, k := range sortedKeys(x.threads, func(a, b [2]int64) bool { return a[0] < b[0] || a[0] == b[0] && a[1] < b[1] }) {
 		t := x.threads[k]

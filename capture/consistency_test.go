@@ -36,10 +36,26 @@ func TestCrossRecordDamage(t *testing.T) {
 		{"async calls twice", `INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME SELECT * FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE nameId IN ` + asyncCalls,
 			[]string{"table CUPTI_ACTIVITY_KIND_RUNTIME", "correlation id 476", "another API call of process 22 has the same correlation id"},
 			// each copy joins both of its calls
-			[]string{"table CUPTI_ACTIVITY_KIND_MEMCPY", "stream 13 of process 22, device 0", "two copies", "overlap in time"}},
+			[]string{"table CUPTI_ACTIVITY_KIND_MEMCPY joined to CUPTI_ACTIVITY_KIND_RUNTIME", "correlation id 476", "a second copy of the cudaMemcpyAsync call"}},
 		{"every copy twice", `INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY SELECT * FROM CUPTI_ACTIVITY_KIND_MEMCPY`,
-			[]string{"table CUPTI_ACTIVITY_KIND_MEMCPY", "stream 7 of process 22, device 0", "two copies", "overlap in time"},
-			[]string{"table CUPTI_ACTIVITY_KIND_MEMCPY", "stream 7 of process 22, device 0", "two copies", "overlap in time"}},
+			[]string{"table CUPTI_ACTIVITY_KIND_MEMCPY", "correlation id 128", "a second copy of the cudaMemcpy call"},
+			[]string{"table CUPTI_ACTIVITY_KIND_MEMCPY", "correlation id 128", "a second copy of the cudaMemcpy call"}},
+		{"a copy twice, the second on a stream of its own", `INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start, end, deviceId, contextId, streamId, correlationId, globalPid, bytes, copyKind, srcKind, dstKind)
+				SELECT start, end, deviceId, contextId, 99, correlationId, globalPid, bytes, copyKind, srcKind, dstKind FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE ` + asyncCopies + ` LIMIT 1`,
+			[]string{"correlation id 476", "a second copy of the cudaMemcpyAsync call"},
+			[]string{"correlation id 476", "a second copy of the cudaMemcpyAsync call"}},
+		{"copies, one on a stream of its own, that overlap on their stream", `UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET start = start + 30000000, end = end + 30000000 WHERE rowid = 1`,
+			[]string{"stream 7 of process 22, device 0", "two copies", "overlap in time"},
+			[]string{"stream 7 of process 22, device 0", "two copies", "overlap in time"}},
+		{"a copy whose call failed", `UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET returnValue = 1 WHERE rowid = (SELECT min(rowid) FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE nameId IN ` + asyncCalls + `)`,
+			[]string{"correlation id 476", "the cudaMemcpyAsync call that issued it returned error 1, yet the copy ran"},
+			[]string{"correlation id 476", "the cudaMemcpyAsync call that issued it returned error 1, yet the copy ran"}},
+		{"a call after the trace stopped", `UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET start = start + 10000000000, end = end + 10000000000 WHERE rowid = (SELECT max(rowid) FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE nameId NOT IN ` + asyncCalls + `)`,
+			[]string{"table CUPTI_ACTIVITY_KIND_RUNTIME, correlation id 624", "after the trace stopped (3204708108 ns, ANALYSIS_DETAILS)"},
+			[]string{"table CUPTI_ACTIVITY_KIND_RUNTIME, correlation id 624", "after the trace stopped (3204708108 ns, ANALYSIS_DETAILS)"}},
+		{"copies after the trace stopped", `UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET start = start + 10000000000, end = end + 10000000000 WHERE ` + asyncCopies,
+			[]string{"table CUPTI_ACTIVITY_KIND_MEMCPY, correlation id 476", "after the trace stopped (3204708108 ns, ANALYSIS_DETAILS)"},
+			[]string{"table CUPTI_ACTIVITY_KIND_MEMCPY, correlation id 476", "after the trace stopped (3204708108 ns, ANALYSIS_DETAILS)"}},
 		{"a second trace joined, 1 ns later", `INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (start, end, eventClass, globalTid, correlationId, nameId, returnValue)
 				SELECT start + 1, end + 1, eventClass, globalTid, correlationId + 1000000, nameId, returnValue FROM CUPTI_ACTIVITY_KIND_RUNTIME;
 			INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start, end, deviceId, contextId, streamId, correlationId, globalPid, bytes, copyKind, srcKind, dstKind)
@@ -173,8 +189,35 @@ func TestSpans(t *testing.T) {
 	if i, _ := z.overlap(); i < 0 {
 		t.Error("two empty spans at one time: no overlap found")
 	}
-	var c corrSet = corrSet{}
+	var c corrSet
 	if c.add(1, 300) || c.add(2, 300) || !c.add(1, 300) || c.add(1, 301) {
 		t.Error("corrSet")
+	}
+}
+
+// TestCorrSetSparse: ids spread so far apart that a page each would take
+// more than a list go to the list, found twice once sorted, in memory that
+// grows with the ids, not their spread.
+func TestCorrSetSparse(t *testing.T) {
+	var c corrSet
+	for i := int64(0); i < 100000; i++ {
+		c.add(7, i<<20)
+	}
+	if c.list == nil || len(c.pages) != 0 || len(c.list) != 100000 {
+		t.Fatalf("100,000 sparse ids: %d pages, list %d", len(c.pages), len(c.list))
+	}
+	if _, dup := c.dup(); dup {
+		t.Fatal("a duplicate among distinct ids")
+	}
+	c.add(7, 5<<20)
+	if pc, dup := c.dup(); !dup || pc != [2]int64{7, 5 << 20} {
+		t.Errorf("dup = %v %v", pc, dup)
+	}
+	var dense corrSet
+	for i := int64(1); i <= 100000; i++ {
+		dense.add(7, i)
+	}
+	if dense.list != nil || len(dense.pages) > 400 {
+		t.Errorf("100,000 dense ids: %d pages, list %v", len(dense.pages), dense.list != nil)
 	}
 }

@@ -38,6 +38,7 @@ type gpuTraceRecord struct {
 	Stream       int64
 	PID          int64  // where the report has a Pid column
 	Name         string // a kernel's name as written; "" for copies and memsets
+	Migration    bool   // a copy that is a unified-memory migration
 }
 
 // gpuTraceHeader says which optional columns a cuda_gpu_trace report has.
@@ -444,6 +445,7 @@ func (l *gpuTraceLayout) read(row int, rec [][]byte) error {
 	switch {
 	case g.Copy:
 		g.Kind, _ = nsysdb.ReportCopyKindOf(name)
+		g.Migration = nsysdb.ReportMigration(name)
 		if l.hasKinds {
 			var okSrc, okDst bool
 			g.Src, okSrc = memKindOf(cell(l.iSrc))

@@ -161,7 +161,11 @@ func (r *reader) emitJoinedCopies() error {
 	if err != nil {
 		return err
 	}
-	rows, err := r.query(`SELECT ` + r.copyColumns("m.") + `, ` + strings.Join([]string{rc(nsysdb.ColStart), rc(nsysdb.ColEnd), rc(nsysdb.ColNameID), gtid}, ", ") +
+	result := "0"
+	if r.rcols[nsysdb.ColReturnValue] {
+		result = `ifnull(` + rc(nsysdb.ColReturnValue) + `, 0)`
+	}
+	rows, err := r.query(`SELECT ` + r.copyColumns("m.") + `, ` + strings.Join([]string{rc(nsysdb.ColStart), rc(nsysdb.ColEnd), rc(nsysdb.ColNameID), gtid, result}, ", ") +
 		` FROM ` + q(table) + ` AS m LEFT JOIN ` + q(rt) + ` AS r ON ` + join)
 	if err != nil {
 		return r.tableError(table, err)
@@ -172,11 +176,11 @@ func (r *reader) emitJoinedCopies() error {
 		c              copyRow
 		call           records.Call
 		cs, ce, nameID sql.NullInt64
-		gt             int64
+		gt, ret        int64
 	)
 	for rows.Next() {
 		c = copyRow{}
-		if err := rows.Scan(append(c.dest(), &cs, &ce, &nameID, &gt)...); err != nil {
+		if err := rows.Scan(append(c.dest(), &cs, &ce, &nameID, &gt, &ret)...); err != nil {
 			return r.tableError(table, err)
 		}
 		if err := r.decode(&c); err != nil {
@@ -192,7 +196,7 @@ func (r *reader) emitJoinedCopies() error {
 				name = nsysdb.StripAPIVersion(v)
 				names[nameID.Int64] = name
 			}
-			call = records.Call{Name: name, Start: cs.Int64, End: ce.Int64, Corr: c.op.Corr, PID: c.op.PID}
+			call = records.Call{Name: name, Start: cs.Int64, End: ce.Int64, Result: ret, Corr: c.op.Corr, PID: c.op.PID}
 			if gt != 0 {
 				call.PID, call.TID = nsysdb.SplitGlobalID(gt)
 				call.Thread = threads[gt]

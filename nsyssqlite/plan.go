@@ -54,8 +54,48 @@ func (r *reader) plan() error {
 	if r.h.Event != nil && r.tables[nsysdb.TableCUDAEvent] == "" {
 		r.lack(records.FactEvents, fmt.Sprintf("the export has no %s table: nsys recorded no CUDA event records", nsysdb.TableCUDAEvent))
 	}
-	return r.checkReferences()
+	if err := r.checkReferences(); err != nil {
+		return err
+	}
+	return r.checkStop()
 }
+
+// checkStop checks that no record of the tables read ends after the trace
+// stopped (ANALYSIS_DETAILS.stopTime), whether or not the selection reads
+// its row: nsys stops a trace after its last record, so a later one was
+// shifted or comes from another trace. One pass over each table.
+func (r *reader) checkStop() error {
+	if r.stop == 0 {
+		return nil
+	}
+	for _, t := range []struct {
+		logical string
+		cols    map[string]bool
+	}{{nsysdb.TableRuntime, r.rcols}, {nsysdb.TableMemcpy, r.mcols}, {nsysdb.TableKernel, r.kcols}} {
+		table := r.tables[t.logical]
+		if table == "" || t.cols == nil {
+			continue
+		}
+		var corr, end int64
+		err := r.queryRow(`SELECT `+col(t.cols, nsysdb.ColCorrelationID)+`, `+q(nsysdb.ColEnd)+` FROM `+q(table)+` WHERE `+q(nsysdb.ColEnd)+` > ? LIMIT 1`,
+			r.stop+stopSlackNs).Scan(&corr, &end)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return r.tableError(table, err)
+		default:
+			return &inputerr.Error{Path: r.path, Where: fmt.Sprintf("table %s, correlation id %d", table, corr),
+				Problem: fmt.Sprintf("a record ends at %d ns, %d ns after the trace stopped (%d ns, %s): no record outlasts its trace", end, end-r.stop, r.stop, r.tables[nsysdb.TableAnalysis]),
+				Hint:    "the export is damaged or was edited; " + nsysdb.ExportHint}
+		}
+	}
+	return nil
+}
+
+// stopSlackNs is how far past the trace's stop a record may end: 1 µs of
+// clock conversion. Real exports stop half a second or more after their
+// last record.
+const stopSlackNs = 1000
 
 // checkReferences checks that every string id the tables read refer to is
 // in the string table, whether or not the selection reads its row: a call

@@ -113,6 +113,7 @@ type reader struct {
 	strStmt *sql.Stmt
 
 	meta records.Meta
+	stop int64 // when the trace stopped (ANALYSIS_DETAILS.stopTime), 0 unknown
 	gaps []records.Gap
 	// rcols, mcols, kcols are the columns of the runtime, copy and kernel
 	// tables; copyKinds, memKinds and migrations name the copies' enum ids
@@ -188,6 +189,7 @@ func (r *reader) prepare() error {
 		return err
 	}
 	r.readMeta()
+	r.readDuration()
 	if r.tables[nsysdb.TableRuntime] == "" {
 		return &inputerr.Error{Path: r.path, Where: "table " + nsysdb.TableRuntime,
 			Problem: inputerr.ProblemNoAPITrace,
@@ -359,6 +361,11 @@ func (r *reader) readEnum(logical string) (map[int64]string, error) {
 		var name string
 		if err := rows.Scan(&id, &name); err != nil {
 			return nil, r.tableError(table, err)
+		}
+		if old, dup := out[id]; dup && old != name {
+			return nil, &inputerr.Error{Path: r.path, Where: "table " + table,
+				Problem: fmt.Sprintf("id %d is defined twice, as %s and as %s, so what it names is unclear (nsys defines each id once)", id, old, name),
+				Hint:    "the export is damaged or was edited; " + nsysdb.ExportHint}
 		}
 		out[id] = name
 	}

@@ -110,7 +110,9 @@ type scanDB struct {
 	db  *sql.DB
 }
 
-func (d scanDB) Query(q string, args ...any) (*sql.Rows, error) { return d.db.QueryContext(d.ctx, q, args...) }
+func (d scanDB) Query(q string, args ...any) (*sql.Rows, error) {
+	return d.db.QueryContext(d.ctx, q, args...)
+}
 func (d scanDB) QueryRow(q string, args ...any) *sql.Row {
 	return d.db.QueryRowContext(d.ctx, q, args...)
 }

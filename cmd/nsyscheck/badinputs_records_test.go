@@ -77,15 +77,49 @@ func recordCases() []badCase {
 			notHeld: []string{"2", "4"}},
 		{group: records, name: "SQLite: every copy record twice",
 			make: sqliteEdit(`INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY SELECT * FROM CUPTI_ACTIVITY_KIND_MEMCPY`),
-			exit: 2, want: []string{"pinned.sqlite", "stream 7 of process 22, device 0", "where a stream runs one copy at a time"},
+			exit: 2, want: []string{"pinned.sqlite", "table CUPTI_ACTIVITY_KIND_MEMCPY", "a second copy of the cudaMemcpy call with this correlation id"},
 			notHeld: []string{"1", "2", "3", "4"}},
+		{group: records, name: "SQLite: a copy moved onto a later one on its stream",
+			make: sqliteEdit(`UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET start = start + 30000000, "end" = "end" + 30000000 WHERE rowid = 1`),
+			exit: 2, want: []string{"pinned.sqlite", "stream 7 of process 22, device 0", "where a stream runs one copy at a time"},
+			notHeld: []string{"1"}},
+		{group: records, name: "SQLite: a copy given twice, the second on a stream of its own",
+			make: sqliteEdit(`INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start, "end", deviceId, contextId, streamId, correlationId, globalPid, bytes, copyKind, srcKind, dstKind)
+				SELECT start, "end", deviceId, contextId, 99, correlationId, globalPid, bytes, copyKind, srcKind, dstKind FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE ` + asyncCopies + ` LIMIT 1`),
+			exit: 2, want: []string{"pinned.sqlite", "correlation id 476", "a second copy of the cudaMemcpyAsync call"},
+			notHeld: []string{"2", "4"}},
+		{group: records, name: "SQLite: a copy whose cudaMemcpyAsync call returned an error",
+			make: sqliteEdit(`UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET returnValue = 1 WHERE rowid = (SELECT min(rowid) FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE nameId IN ` + asyncIDs + `)`),
+			exit: 2, want: []string{"pinned.sqlite", "returned error 1, yet the copy ran"},
+			notHeld: []string{"2", "4"}},
+		{group: records, name: "SQLite: a cudaFree moved 10 s past the trace's stop",
+			make: sqliteEdit(`UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET start = start + 10000000000, "end" = "end" + 10000000000
+				WHERE rowid = (SELECT max(rowid) FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE nameId IN (SELECT id FROM StringIds WHERE value LIKE 'cudaFree%'))`),
+			exit: 2, want: []string{"pinned.sqlite", "table CUPTI_ACTIVITY_KIND_RUNTIME", "after the trace stopped (3204708108 ns, ANALYSIS_DETAILS)"}},
+		{group: records, name: "SQLite: ENUM_CUDA_MEMCPY_OPER recreated with an id defined twice",
+			make: sqliteEdit(`CREATE TABLE e AS SELECT * FROM ENUM_CUDA_MEMCPY_OPER; DROP TABLE ENUM_CUDA_MEMCPY_OPER;
+				CREATE TABLE ENUM_CUDA_MEMCPY_OPER (id INTEGER, name TEXT, label TEXT); INSERT INTO ENUM_CUDA_MEMCPY_OPER SELECT * FROM e;
+				INSERT INTO ENUM_CUDA_MEMCPY_OPER SELECT id, 'CUDA_MEMCPY_KIND_DTOH', label FROM e WHERE name LIKE '%HTOD'; DROP TABLE e`),
+			exit: 2, want: []string{"pinned.sqlite", "table ENUM_CUDA_MEMCPY_OPER", "is defined twice"}},
+		{group: records, name: "CSV: cuda_api_trace cut short at the end of a row",
+			make: csvEdit(func(s string) string { return strings.Join(strings.SplitAfter(s, "\n")[:400], "") }),
+			exit: 2, want: []string{"pinned_cuda_api_trace.csv", "it holds 269 cudaMemcpy calls where pinned_cuda_api_sum.csv counts 283"},
+			notHeld: []string{"1", "2", "4"}},
+		{group: records, name: "audit: cuda_gpu_trace cut short at the end of a row", cmd: "audit",
+			make: audit(func(t *testing.T, dir string) []string {
+				auditCSV(t, dir)
+				p := filepath.Join(dir, "pinned_cuda_gpu_trace.csv")
+				writeFile(t, p, []byte(strings.Join(strings.SplitAfter(string(readFile(t, p)), "\n")[:200], "")))
+				return []string{dir}
+			}),
+			exit: 2, want: []string{"pinned_cuda_gpu_trace.csv", "it holds 133 HtoD copies where pinned_cuda_gpu_mem_time_sum.csv counts 156"}},
 		{group: records, name: "SQLite: every cudaMemcpyAsync call twice",
 			make: sqliteEdit(`INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME SELECT * FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE nameId IN ` + asyncIDs),
 			exit: 2, want: []string{"pinned.sqlite", "table CUPTI_ACTIVITY_KIND_RUNTIME", "another API call of process 22 has the same correlation id"},
 			notHeld: []string{"2", "4"}},
 		{group: records, name: "audit: every cudaMemcpyAsync call twice (each copy joins two calls)", cmd: "audit",
 			make: audit(sqliteEdit(`INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME SELECT * FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE nameId IN ` + asyncIDs)),
-			exit: 2, want: []string{"pinned.sqlite", "stream 13 of process 22, device 0", "two copies"}},
+			exit: 2, want: []string{"pinned.sqlite", "table CUPTI_ACTIVITY_KIND_MEMCPY joined to CUPTI_ACTIVITY_KIND_RUNTIME", "a second copy of the cudaMemcpyAsync call"}},
 		{group: records, name: "SQLite: a second capture's trace joined to the first, 1 ns later",
 			make: sqliteEdit(`INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (start, "end", eventClass, globalTid, correlationId, nameId, returnValue)
 					SELECT start + 1, "end" + 1, eventClass, globalTid, correlationId + 1000000, nameId, returnValue FROM CUPTI_ACTIVITY_KIND_RUNTIME;

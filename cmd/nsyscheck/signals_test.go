@@ -171,7 +171,8 @@ func signalledAfter(sig syscall.Signal, after time.Duration) func(t *testing.T, 
 
 // bigExport copies the shipped export into dir with 600,000 more
 // cudaMemcpyAsync calls, each with its copy, on a thread and stream of
-// their own after the program's: verify and audit read it for seconds.
+// their own after the program's, the trace's stop moved after them: verify
+// and audit read it for seconds.
 func bigExport(t *testing.T, dir string) string {
 	t.Helper()
 	p := copyShipped(t, dir, "pinned.sqlite")
@@ -190,7 +191,9 @@ func bigExport(t *testing.T, dir string) string {
 			SELECT t0 + i * 20000, t0 + i * 20000 + 5000, 1, gt, 5000000 + i, nm, 0 FROM n, p`,
 		`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 599999)
 		INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start, "end", deviceId, contextId, streamId, correlationId, globalPid, bytes, copyKind, srcKind, dstKind)
-			SELECT t0 + i * 20000 + 4000, t0 + i * 20000 + 5000, 0, 1, 99, 5000000 + i, gp, 4096, hk, pg, dv FROM n, p`)
+			SELECT t0 + i * 20000 + 4000, t0 + i * 20000 + 5000, 0, 1, 99, 5000000 + i, gp, 4096, hk, pg, dv FROM n, p`,
+		// The trace stops after its last record.
+		`UPDATE ANALYSIS_DETAILS SET stopTime = (SELECT t0 FROM p) + 13000000000, duration = (SELECT t0 FROM p) + 13000000000 - startTime`)
 	return p
 }
 

@@ -30,6 +30,7 @@ const (
 	ColGPUID         = "gpuId"         // TARGET_INFO_CUDA_DEVICE
 	ColCUDADevice    = "cuDevice"      // TARGET_INFO_GPU
 	ColDuration      = "duration"      // ANALYSIS_DETAILS: the trace's duration in ns
+	ColStopTime      = "stopTime"      // ANALYSIS_DETAILS: the trace's stop on its clock (ns)
 	ColSyncType      = "syncType"      // CUPTI_ACTIVITY_KIND_SYNCHRONIZATION
 	ColOldSyncType   = "deprecatedSyncType"
 	ColEventID       = "eventId"        // CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, _CUDA_EVENT
