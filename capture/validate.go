@@ -123,6 +123,12 @@ func validating(ctx context.Context, h records.Handler, format Format) (records.
 			return check(func() error { return h.Range(r) })
 		}
 	}
+	validatingSums(&out, h, v, check)
+	return out, x
+}
+
+// validatingSums sets out's summary handlers to h's behind v's checks.
+func validatingSums(out *records.Handler, h records.Handler, v *validator, check func(func() error) error) {
 	if h.APISum != nil {
 		out.APISum = func(s *records.APISum) error {
 			v.apiSum(s.Name, s.TotalNs, s.Calls, s.MinNs, s.MaxNs)
@@ -141,7 +147,6 @@ func validating(ctx context.Context, h records.Handler, format Format) (records.
 			return check(func() error { return h.RangeSum(s) })
 		}
 	}
-	return out, x
 }
 
 // copy checks one copy's times and size.
