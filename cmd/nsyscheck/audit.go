@@ -66,7 +66,9 @@ own. -v lists every class and every evidence copy of each finding.
 and the check.
 
 Exit status: 0 no copy breaks the rule (one capture) or the check held
-(two), 1 some copy breaks it or the check died, 2 an input could not be read.`,
+(two), 1 some copy breaks it or the check died, 2 an input could not be
+read or holds no answer (no copy records, or copies that join no call: the
+audit is unavailable, and says what the capture lacks), 130 interrupted.`,
 		Example: `  nsyscheck audit train-pageable/train.nsys-rep
   nsyscheck audit train-pageable/ train-pinned/ --format markdown
   nsyscheck audit app.sqlite --rates run/ --format json`,

@@ -67,14 +67,15 @@ verdict is "died".
 
 --fail-on-exposure makes verify fail, with exit status 3, when a capture
 exposes more of its machine than the check needs (capture-exposes warnings:
-environment variables outside the allowlist, other processes, secrets), so
-that CI can refuse to publish it.
+environment variables outside the allowlist, other processes, secrets), or
+when a capture could not be scanned whole (a capture-scan-failed warning:
+nothing says it is safe), so that CI can refuse to publish it.
 
 Exit status: 0 every prediction held (or --expect matched), 1 some
 prediction died or was unavailable (or --expect did not match), 2 an input
 could not be read, 3 --fail-on-exposure was given and a capture exposes its
-machine (this wins over 1), 130 interrupted (Ctrl-C or SIGTERM: an nsys
-export under way is stopped and its partial file removed). A control the input cannot check (4.bytes) is
+machine (this wins over 1), 130 interrupted (Ctrl-C or SIGTERM, within a
+second: an nsys export under way is stopped and its partial file removed). A control the input cannot check (4.bytes) is
 named beside its prediction ("bytes unchecked: ...") and does not fail it.`,
 		Example: `  nsyscheck verify
   nsyscheck verify run/pinned.sqlite --format json
@@ -88,7 +89,7 @@ named beside its prediction ("bytes unchecked: ...") and does not fail it.`,
 	cmd.Flags().StringVar(&opts.Expect, "expect", "", "compare verdicts with the expected set in `FILE` (one CAPTURE only)")
 	cmd.Flags().StringVar(&opts.Nsys, "nsys", "", "nsys executable used to export .nsys-rep files")
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "text output: show every evidence line of every source, not only the line that decided each claim")
-	cmd.Flags().BoolVar(&opts.FailOnExposure, "fail-on-exposure", false, "exit 3 when a capture exposes environment variables, other processes or secrets (capture-exposes warnings), whatever the verdicts")
+	cmd.Flags().BoolVar(&opts.FailOnExposure, "fail-on-exposure", false, "exit 3 when a capture exposes environment variables, other processes or secrets (capture-exposes warnings), or could not be scanned whole, whatever the verdicts")
 	return cmd
 }
 
