@@ -12,13 +12,21 @@ CAPTURES := $(sort $(dir $(wildcard testdata/captures/*/expect.json)))
 AUDITS  := $(sort $(dir $(wildcard testdata/captures/*/audit-expect.json)))
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo devel)
 BENCH_DIR ?= /tmp/nsyscheck-bench
+# Where `make install` puts nsyscheck: $(PREFIX)/bin.
+PREFIX  ?= /usr/local
 
-.PHONY: all build kernel test check-captures vet fmt-check capture bench fuzz clean
+.PHONY: all build install kernel test check-captures vet fmt-check capture bench fuzz clean
 
 all: build
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN)/nsyscheck ./cmd/nsyscheck
+
+# Put nsyscheck on PATH: $(PREFIX)/bin/nsyscheck (PREFIX=$$HOME/.local for
+# ~/.local/bin, without root).
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(BIN)/nsyscheck $(DESTDIR)$(PREFIX)/bin/nsyscheck
 
 kernel:
 	@test "$(ARCH)" != "sm_" || { echo "make kernel: no GPU found by nvidia-smi; pass ARCH=sm_XX" >&2; exit 2; }

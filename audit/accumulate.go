@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"math"
 	"sort"
 	"strings"
 
@@ -118,82 +117,6 @@ func (f *Finding) add(c *copyCall) {
 	f.Evidence[i] = e
 }
 
-// hist is a log-scale histogram of positive values (32 bins per doubling),
-// enough for quantiles within about 2% without keeping the samples.
-type hist struct {
-	n    int64
-	bins map[int]int64
-}
-
-const histPerOctave = 32
-
-func (h *hist) add(v float64) {
-	if v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-		return
-	}
-	if h.bins == nil {
-		h.bins = map[int]int64{}
-	}
-	h.bins[int(math.Floor(math.Log2(v)*histPerOctave))]++
-	h.n++
-}
-
-// quantile returns the value below which a share q of the samples lie (the
-// middle of its bin), 0 for an empty histogram.
-func (h *hist) quantile(q float64) float64 {
-	if h.n == 0 {
-		return 0
-	}
-	keys := make([]int, 0, len(h.bins))
-	for k := range h.bins {
-		keys = append(keys, k)
-	}
-	sort.Ints(keys)
-	want := int64(math.Ceil(q * float64(h.n)))
-	if want < 1 {
-		want = 1
-	}
-	var seen int64
-	for _, k := range keys {
-		seen += h.bins[k]
-		if seen >= want {
-			return math.Exp2((float64(k) + 0.5) / histPerOctave)
-		}
-	}
-	return math.Exp2((float64(keys[len(keys)-1]) + 0.5) / histPerOctave)
-}
-
-// span returns the 10th percentile at its bin's lower edge, the median,
-// and the 90th percentile at its bin's upper edge, so that the bound holds
-// the histogram's own rounding.
-func (h *hist) span() (lo, mid, hi float64) {
-	edge := math.Exp2(0.5 / histPerOctave)
-	return h.quantile(0.1) / edge, h.quantile(0.5), h.quantile(0.9) * edge
-}
-
-// group is what the prediction needs of copies with one direction, API
-// kind and size bucket.
-type group struct {
-	dir     vocab.CopyKind
-	kind    APIKind
-	bucket  int
-	count   int64
-	bytes   int64
-	hostNs  int64
-	callNs  hist // per-call host time
-	nsPerB  hist // host time per byte
-	gpuNsPB hist // GPU time per byte
-}
-
-type groupKey struct {
-	dir    vocab.CopyKind
-	kind   APIKind
-	bucket int
-}
-
-// flagKey identifies a copy as NVIDIA's rule lists it: process and GPU start.
-type flagKey struct{ pid, start int64 }
-
 // Accumulator sums copies into an Audit as they are read.
 type Accumulator struct {
 	// ranges places each copy's call in its thread's NVTX ranges, which
@@ -203,22 +126,21 @@ type Accumulator struct {
 	ranges  *rangeIndex
 	batches map[[2]int64]bool
 
-	classes  map[key]*Class
-	pageable map[groupKey]*group // pageable host copies, to predict
-	pinned   map[groupKey]*group // pinned host copies, the measured rates
-	sync     Finding
-	noOver   Finding
+	classes map[key]*Class
+	sync    Finding
+	noOver  Finding
 	// pageableAsync holds every pageable async copy, to compare with
-	// NVIDIA's cuda_memcpy_async rule.
-	pageableAsync map[flagKey]Evidence
+	// NVIDIA's cuda_memcpy_async rule, compactly (a capture may hold
+	// hundreds of thousands).
+	pageableAsync asyncCopies
 	totals        map[totalKey]*Total
 }
 
 // NewAccumulator returns an empty Accumulator.
 func NewAccumulator() *Accumulator {
 	return &Accumulator{
-		classes: map[key]*Class{}, pageable: map[groupKey]*group{}, pinned: map[groupKey]*group{},
-		pageableAsync: map[flagKey]Evidence{}, totals: map[totalKey]*Total{}, batches: map[[2]int64]bool{},
+		classes: map[key]*Class{},
+		totals:  map[totalKey]*Total{}, batches: map[[2]int64]bool{},
 		sync: Finding{ID: FindingSecretlySync, Title: "secretly synchronous: pageable async copies whose call held the host for most of the copy",
 			Rule: "an async API, pageable host memory, and the call lasted at least 80% of the copy's GPU time", Evidence: []Evidence{}},
 		noOver: Finding{ID: FindingNoOverlap, Title: "cannot overlap: async copies whose call returned only after the copy had finished on the GPU",
@@ -331,34 +253,10 @@ func (a *Accumulator) add(c *copyCall) {
 			cl.SecretlySync++
 			a.sync.add(c)
 		}
-		a.pageableAsync[flagKey{c.PID, c.Start}] = evidenceOf(c)
+		a.pageableAsync.add(c)
 	}
 	if kind == Async && c.HostNs > 0 && gpu >= MinOverlapNs && c.CallEnd >= c.End {
 		a.noOver.add(c)
-	}
-	if (host == Pageable || host == Pinned) && (c.Kind == vocab.CopyHtoD || c.Kind == vocab.CopyDtoH) && kind != UnknownAPI {
-		gk := groupKey{c.Kind, kind, BucketOf(c.Bytes)}
-		m := a.pageable
-		if host == Pinned {
-			m = a.pinned
-		}
-		g := m[gk]
-		if g == nil {
-			g = &group{dir: c.Kind, kind: kind, bucket: gk.bucket}
-			m[gk] = g
-		}
-		g.count++
-		g.bytes += c.Bytes
-		g.hostNs += c.HostNs
-		if c.HostNs > 0 {
-			g.callNs.add(float64(c.HostNs))
-			if c.Bytes > 0 {
-				g.nsPerB.add(float64(c.HostNs) / float64(c.Bytes))
-			}
-		}
-		if gpu > 0 && c.Bytes > 0 {
-			g.gpuNsPB.add(float64(gpu) / float64(c.Bytes))
-		}
 	}
 }
 

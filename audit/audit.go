@@ -1,13 +1,18 @@
 // Package audit applies the pinned-memory lesson's rule to any application's
-// capture: it sorts every memory copy into classes (API kind, direction, host
-// memory kind, size, thread, stream, NVTX range), finds the copies the rule
-// warns about, predicts what pinning the pageable ones would save, and checks
-// that prediction against a second capture made after the fix.
+// capture and answers what pinning would do to the program's own time: it
+// sorts every memory copy into classes (API kind, direction, host memory
+// kind, size, thread, stream, NVTX range), finds the copies the rule warns
+// about, takes each region's time as measured, replayed and predicted after
+// pinning from the replay of the capture's timeline (package replay, on the
+// one cost rule of Coster and the way to pin of PinByOf), and checks that
+// prediction region by region against a second capture made after the fix
+// (Compare), refusing two captures that are not of one program
+// (SameProgram).
 //
 // The package does no I/O of its own: a capture's reader feeds an
 // Accumulator its copies, each with the call that issued it, one at a time
-// (Accumulator.Handler), so a capture of any size is summed up in memory
-// proportional to its number of classes.
+// (Accumulator.Handler), beside the timeline's builder; Finish takes the
+// replay's result.
 package audit
 
 import (
@@ -154,7 +159,10 @@ type Class struct {
 	// over HostNs (what the calling thread saw).
 	GPUGBps  float64 `json:"gpuGBps"`
 	HostGBps float64 `json:"hostGBps"`
-	// HostShare is HostNs over the capture's host span (Audit.SpanNs).
+	// HostShare is HostNs as a share of the class's region: per instance
+	// of its NVTX range over the median instance, or over the whole capture
+	// (replay.CaptureRegion) for a class outside any range
+	// (Region.ShareOf).
 	HostShare float64 `json:"hostShare"`
 	// SecretlySync counts the class's copies the secretly-synchronous
 	// finding holds.

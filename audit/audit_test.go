@@ -3,12 +3,14 @@ package audit
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"strings"
 	"testing"
 
 	"github.com/nsyscheck/nsyscheck/capture"
-
+	"github.com/nsyscheck/nsyscheck/framework"
+	"github.com/nsyscheck/nsyscheck/replay"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
@@ -58,24 +60,7 @@ func TestKindsAndBuckets(t *testing.T) {
 	}
 }
 
-func TestHistQuantile(t *testing.T) {
-	var h hist
-	for i := 1; i <= 1000; i++ {
-		h.add(float64(i))
-	}
-	for _, q := range []float64{0.1, 0.5, 0.9} {
-		got, want := h.quantile(q), 1000*q
-		if math.Abs(got-want)/want > 0.03 {
-			t.Errorf("quantile(%g) = %g, want about %g", q, got, want)
-		}
-	}
-	var empty hist
-	if empty.quantile(0.5) != 0 {
-		t.Error("an empty histogram has a median")
-	}
-}
-
-func TestClassesFindingsAndCaptureRate(t *testing.T) {
+func TestClassesAndFindings(t *testing.T) {
 	a := NewAccumulator()
 	// 10 pageable async HtoD copies of 4 MiB: each call holds the host 1 ms
 	// for a 0.9 ms copy — secretly synchronous.
@@ -96,13 +81,13 @@ func TestClassesFindingsAndCaptureRate(t *testing.T) {
 	a.add(cp("cudaMemcpy", vocab.CopyDtoD, dev, dev, 1<<20, 41_000_000, 41_020_000, 41_000_000, 41_010_000))
 	a.add(&copyCall{Kind: vocab.CopyHtoD, Src: pg, Dst: dev, Bytes: 8, Start: 5, End: 6})
 
-	au := a.Finish(scanOf(18), nil)
-	if au.SpanNs != 10_000_000 {
+	au := a.Finish(scanOf(18), Replayed{})
+	if au.SpanNs != 10_000_000 || au.Prediction != nil || len(au.Regions) != 0 {
 		t.Fatalf("audit header = %+v", au)
 	}
 	top := au.Classes[0]
 	if top.API != "cudaMemcpyAsync" || top.HostMemory != Pageable || top.Count != 10 || top.HostNs != 10_000_000 ||
-		top.Range != "step" || top.SecretlySync != 10 || top.Bytes != 10*mb4 || math.Abs(top.HostShare-1) > 1e-9 {
+		top.Range != "step" || top.SecretlySync != 10 || top.Bytes != 10*mb4 || top.HostShare != 0 {
 		t.Errorf("top class = %+v", top)
 	}
 	if want := float64(10*mb4) / 9_000_000; math.Abs(top.GPUGBps-want) > 1e-9 {
@@ -123,65 +108,84 @@ func TestClassesFindingsAndCaptureRate(t *testing.T) {
 	if tot := au.Sum(vocab.CopyHtoD, Pageable, Async); tot.Count != 10 || tot.HostNs != 10_000_000 {
 		t.Errorf("pageable async HtoD total = %+v", tot)
 	}
-	// The prediction comes from the 5 pinned calls of the same size: 10 µs each.
-	p := au.Prediction
-	if len(p.Sources) != 1 || p.Sources[0] != SourceCapture || len(p.Groups) != 1 {
-		t.Fatalf("prediction = %+v", p)
+	// A class takes its share of its region per instance, over the median
+	// instance: 10 ms over 10 steps of 2 ms is half; a class outside any
+	// range takes the whole capture's.
+	au.Regions = []Region{region(replay.CaptureRegion, 1, 50, 50), region("step", 10, 2, 20)}
+	au.shareByRegion()
+	if au.Classes[0].HostShare != 0.5 {
+		t.Errorf("step class share = %g, want 0.5", au.Classes[0].HostShare)
 	}
-	if g := p.Groups[0]; math.Abs(float64(g.AfterNs)-100_000) > 3_000 || g.Count != 10 || g.BeforeNs != 10_000_000 {
-		t.Errorf("group = %+v", g)
-	}
-	if p.SavedNs < 9_890_000 || p.SavedNs > 9_910_000 || p.SavedLowNs > p.SavedNs || p.SavedHighNs < p.SavedNs {
-		t.Errorf("saved %d (%d-%d)", p.SavedNs, p.SavedLowNs, p.SavedHighNs)
-	}
-	// HtoD after = predicted pageable part + the pinned calls as they are.
-	if want := p.HtoD.AfterNs - (p.HtoD.BeforeNs - p.HtoD.PageableBeforeNs); math.Abs(float64(want-p.Groups[0].AfterNs)) > 0 {
-		t.Errorf("HtoD after = %+v", p.HtoD)
-	}
-	if !strings.Contains(p.Statement, "10 pageable copies") || !strings.Contains(p.Statement, "capture's own pinned") {
-		t.Errorf("statement = %q", p.Statement)
+	for _, c := range au.Classes[1:] {
+		if c.Range == "" && math.Abs(c.HostShare-float64(c.HostNs)/50e6) > 1e-12 {
+			t.Errorf("class %s share = %g of the whole capture's 50 ms", c.Label(), c.HostShare)
+		}
 	}
 }
 
-func TestPredictionSources(t *testing.T) {
-	blocking := func() *Accumulator {
-		a := NewAccumulator()
-		for i := int64(0); i < 4; i++ {
-			s := i * 10_000_000
-			a.add(cp("cudaMemcpy", vocab.CopyHtoD, pg, dev, 64<<20, s, s+8_000_000, s+100_000, s+7_900_000))
-		}
-		return a
+// region is a replayed region of n instances of a median of med ms and a
+// span of span ms, predicted unchanged; an NVTX range's copy calls hold
+// the host a tenth of it.
+func region(name string, n int, med, span float64) Region {
+	r := replay.Region{Name: name, Instances: n, MedianMs: med, SpanMs: span, ReplayMedianMs: med, ReplaySpanMs: span,
+		PredictedMedianMs: med, PredictedMedianLowMs: med, PredictedMedianHighMs: med,
+		PredictedSpanMs: span, PredictedSpanLowMs: span, PredictedSpanHighMs: span}
+	if name != replay.CaptureRegion {
+		r.CopyCallMs = span / 10
 	}
-	// No pinned copies, a run folder: its pinned rate at the nearest size.
-	rates := &Rates{Source: "run", Copies: []RatePoint{{vocab.CopyHtoD, 16 << 20, 50}, {vocab.CopyHtoD, 64 << 20, 55},
-		{vocab.CopyHtoD, 256 << 20, 56}, {vocab.CopyDtoH, 64 << 20, 10}}, AsyncCallNs: 8000, LinkGBps: 63, LinkSource: "test"}
-	p := blocking().Finish(scanOf(4), rates).Prediction
-	g := p.Groups[0]
-	if g.Source != SourceRun || g.AfterNs != round(float64(4*(64<<20))/55) || g.AfterLowNs != round(float64(4*(64<<20))/56) ||
-		g.AfterHighNs != round(float64(4*(64<<20))/50) {
-		t.Errorf("run prediction = %+v", g)
+	return regionsOf([]replay.Region{r})[0]
+}
+
+// The host time the copy calls hold after pinning, from the replay's
+// costs: an async call's pinned time, a blocking call's and its pinned
+// copy's; a copy without a cost keeps its measured call; the sources the
+// groups used, in order; the HtoD part holding the non-pageable HtoD
+// calls as they are.
+func TestPredictionFromCosts(t *testing.T) {
+	au := auditOf(4, pg, mb4, 700_000) // 2.8 ms of pageable HtoD calls, and pinned DtoH ones
+	b := func(lo, mid, hi float64) replay.Bound { return replay.Bound{Low: lo, Mid: mid, High: hi} }
+	costs := []replay.CostUse{
+		{Direction: vocab.CopyHtoD, SizeClass: "1MiB-16MiB", Async: true, Copies: 4, Bytes: 4 * mb4, CallNs: 2_800_000,
+			PinnedCallNs: b(30_000, 40_000, 60_000), PinnedGPUNs: b(300_000, 320_000, 600_000), CallSource: SourceCapture,
+			GPUSource: SourceLink, CallSamples: 5, PinCopyNs: 2_800_000},
+		{Direction: vocab.CopyDtoH, SizeClass: "16MiB-256MiB", Async: false, Copies: 2, Bytes: 64 << 20, CallNs: 9_000_000,
+			PinnedCallNs: b(10_000, 10_000, 10_000), PinnedGPUNs: b(1_000_000, 1_200_000, 2_000_000), CallSource: SourceRun,
+			GPUSource: SourceRun, CallFrom: "run-dir", Samples: 0},
+		{Direction: vocab.CopyHtoD, SizeClass: "<4KiB", Async: true, Copies: 3, Bytes: 300, CallNs: 90_000,
+			Uncosted: 3, UncostedCallNs: 90_000},
+		{Direction: vocab.CopyDtoD, SizeClass: "<4KiB", Async: true, Copies: 1, CallNs: 5_000}, // not host-device
 	}
-	// Only the link: a blocking copy at the link rate, bound at half of it.
-	p = blocking().Finish(scanOf(4), &Rates{LinkGBps: 50, LinkSource: "test"}).Prediction
-	g = p.Groups[0]
-	if g.Source != SourceLink || g.AfterNs != round(float64(4*(64<<20))/50) || g.AfterHighNs != round(float64(4*(64<<20))/25) {
-		t.Errorf("link prediction = %+v", g)
+	p := predict(au, costs)
+	if len(p.Groups) != 3 {
+		t.Fatalf("groups = %+v", p.Groups)
 	}
-	// Nothing at all: no saving predicted, and said so.
-	p = blocking().Finish(scanOf(4), nil).Prediction
-	if p.Groups[0].Source != SourceNone || p.SavedNs != 0 {
-		t.Errorf("no-source prediction = %+v", p.Groups[0])
+	// HtoD first, by bucket; DtoH last.
+	small, big, dtoh := p.Groups[0], p.Groups[1], p.Groups[2]
+	if big.SizeBucket != "1MiB-16MiB" || big.APIKind != Async || big.AfterNs != 40_000 || big.AfterLowNs != 30_000 ||
+		big.AfterHighNs != 60_000 || big.Source != SourceCapture || big.Samples != 5 {
+		t.Errorf("async group = %+v", big)
 	}
-	// An async pageable group with only the run's async call time.
-	a := NewAccumulator()
-	a.add(cp("cudaMemcpyAsync", vocab.CopyHtoD, pg, dev, 64<<20, 0, 8_000_000, 100, 7_900_000))
-	p = a.Finish(scanOf(1), rates).Prediction
-	if g := p.Groups[0]; g.Source != SourceRun || g.AfterNs != 8000 || g.AfterLowNs != 4000 || g.AfterHighNs != 16000 {
-		t.Errorf("async run prediction = %+v", g)
+	if dtoh.APIKind != Blocking || dtoh.AfterNs != 1_210_000 || dtoh.AfterLowNs != 1_010_000 || dtoh.AfterHighNs != 2_010_000 ||
+		dtoh.Source != SourceRun || dtoh.From != "run-dir" {
+		t.Errorf("blocking group = %+v", dtoh)
 	}
-	// No pageable copies: nothing to save.
-	if p := NewAccumulator().Finish(scanOf(0), nil).Prediction; p.Count != 0 || !strings.Contains(p.Statement, "nothing") {
-		t.Errorf("empty prediction = %+v", p)
+	if small.Source != SourceNone || small.AfterNs != 90_000 || small.Uncosted != 3 {
+		t.Errorf("uncosted group = %+v", small)
+	}
+	if want := []string{SourceCapture, SourceRun, SourceNone}; strings.Join(p.Sources, ",") != strings.Join(want, ",") {
+		t.Errorf("sources = %v, want %v", p.Sources, want)
+	}
+	if p.Count != 9 || p.BeforeNs != 11_890_000 || p.AfterNs != 40_000+1_210_000+90_000 || p.PinCopyNs != 2_800_000 ||
+		p.SavedNs != p.BeforeNs-p.AfterNs || p.SavedLowNs != p.BeforeNs-p.AfterHighNs {
+		t.Errorf("prediction = %+v", p)
+	}
+	all := au.Sum(vocab.CopyHtoD, "", "")
+	if p.HtoD.BeforeNs != all.HostNs || p.HtoD.PageableBeforeNs != 2_890_000 ||
+		p.HtoD.AfterNs != 130_000+all.HostNs-2_890_000 {
+		t.Errorf("HtoD part = %+v (all HtoD calls %d ns)", p.HtoD, all.HostNs)
+	}
+	if e := predict(au, nil); e.Count != 0 || len(e.Groups) != 0 || e.HtoD.AfterNs != all.HostNs {
+		t.Errorf("no costs = %+v", e)
 	}
 }
 
@@ -198,45 +202,163 @@ func auditOf(n int64, host vocab.MemKind, bytes, callNs int64, extra ...*copyCal
 	for _, c := range extra {
 		a.add(c)
 	}
-	// Pinned async calls of another kind give the capture's per-call time.
+	// Pinned async calls of another kind.
 	for i := int64(0); i < 5; i++ {
 		s := 900_000_000 + i*1000
 		a.add(cp("cudaMemcpyAsync", vocab.CopyDtoH, dev, pin, 4, s, s+20_000, s+5_000, s+6_000))
 	}
-	return a.Finish(scanOf(n), nil)
+	return a.Finish(scanOf(n), Replayed{})
 }
 
-func TestCompare(t *testing.T) {
-	before := auditOf(100, pg, mb4, 700_000)
-	// The fix: the same copies pinned, 20 µs per call.
-	c := Compare(before, auditOf(100, pin, mb4, 20_000))
-	if c.Verdict != Held || c.HtoDBeforeNs != 70_000_000 || c.HtoDAfterNs != 2_000_000 || c.BytesChange != 0 ||
-		len(c.Warnings) != 0 || c.PageableAfter.Count != 0 || len(c.Classes) != 1 || c.Classes[0].Status != "pinned" {
-		t.Errorf("held check = %+v", c)
+// withRegions gives an audit its regions and a prediction of no costs.
+func withRegions(au *Audit, rs ...Region) *Audit {
+	au.Regions = rs
+	au.Prediction = predict(au, nil)
+	return au
+}
+
+// predicted sets a region's prediction of its measure: mid with the bound
+// lo-hi.
+func predicted(r Region, mid, lo, hi float64) Region {
+	r.PredictedMedianMs, r.PredictedMedianLowMs, r.PredictedMedianHighMs = mid, lo, hi
+	r.PredictedSpanMs, r.PredictedSpanLowMs, r.PredictedSpanHighMs = mid*float64(r.Instances), lo*float64(r.Instances), hi*float64(r.Instances)
+	return r
+}
+
+func TestCompareRegions(t *testing.T) {
+	step := predicted(region("step", 10, 5, 50), 1, 0.9, 1.2) // 5 ms now, 1 ms pinned (0.9-1.2)
+	before := withRegions(auditOf(10, pg, mb4, 700_000), region(replay.CaptureRegion, 1, 100, 100), step)
+	after := func(stepMs float64) *Audit {
+		return withRegions(auditOf(10, pin, mb4, 20_000), region(replay.CaptureRegion, 1, 30, 30), region("step", 10, stepMs, 10*stepMs))
 	}
-	if c.PredictedAfterHighNs < c.HtoDAfterNs || c.SavedNs != 68_000_000 || c.HtoDAfterNs < c.PredictedAfterLowNs {
-		t.Errorf("prediction %d (bound %d), saved %d", c.PredictedAfterNs, c.PredictedAfterHighNs, c.SavedNs)
+	// In the bound widened by the model's error: 1.2 * 1.05 = 1.26.
+	c := Compare(before, after(1.25), nil)
+	if c.Verdict != Held || len(c.Regions) != 2 {
+		t.Fatalf("check = %+v", c)
 	}
-	// Not pinned at all: died, twice over.
-	c = Compare(before, auditOf(100, pg, mb4, 690_000))
-	if c.Verdict != Died || len(c.Reasons) < 2 || c.Classes[0].Status != "still pageable" {
-		t.Errorf("unfixed check = %+v", c)
+	whole, s := c.Regions[0], c.Regions[1]
+	if whole.Judged || whole.Why != WhyNotJudged || whole.Verdict != "" {
+		t.Errorf("the whole capture beside NVTX ranges = %+v", whole)
 	}
-	// Pinned but the calls still slow (e.g. a sync in the call path): died on the prediction.
-	c = Compare(before, auditOf(100, pin, mb4, 300_000))
-	if c.Verdict != Died || !strings.Contains(strings.Join(c.Reasons, "\n"), "above the predicted") {
-		t.Errorf("slow pinned check = %+v", c)
+	if !s.Judged || s.Verdict != Held || s.Why != WhyInBound || !s.Faster || s.AfterMedianMs != 1.25 ||
+		math.Abs(s.BoundLowMs-0.9*0.95) > 1e-12 || math.Abs(s.BoundHighMs-1.2*1.05) > 1e-12 || s.Tolerance.Model != ModelError {
+		t.Errorf("step = %+v", s)
 	}
-	// A few small pageable copies left (model start-up): within ResidualShare, held.
-	left := cp("cudaMemcpyAsync", vocab.CopyHtoD, pg, dev, 512, 1, 30_001, 2, 3)
-	c = Compare(before, auditOf(100, pin, mb4, 20_000, left))
-	if c.Verdict != Held || c.PageableAfter.Count != 1 {
-		t.Errorf("residual check = %+v", c)
+	// Above and below the bound: died, saying which.
+	if c := Compare(before, after(1.3), nil); c.Verdict != Died || c.Regions[1].Why != WhyAbove {
+		t.Errorf("slower than predicted: %+v", c.Regions[1])
 	}
-	// Half the bytes: warned about, and the verdict still computed.
-	c = Compare(before, auditOf(50, pin, mb4, 20_000))
-	if len(c.Warnings) == 0 || !strings.Contains(c.Warnings[0], "-50.00%") {
-		t.Errorf("bytes warning = %v", c.Warnings)
+	if c := Compare(before, after(0.8), nil); c.Verdict != Died || c.Regions[1].Why != WhyBelow {
+		t.Errorf("faster than predicted: %+v", c.Regions[1])
+	}
+	// No faster than before though predicted faster: died, and not faster.
+	if c := Compare(before, after(5), nil); c.Regions[1].Faster || c.Regions[1].Verdict != Died {
+		t.Errorf("no gain: %+v", c.Regions[1])
+	}
+	// The replay's fit and the spread of the instances widen the bound.
+	wide := step
+	wide.Fit.Median = -0.02
+	wide.MedianCI = replay.CI{LowMs: 4, HighMs: 5.5, Coverage: 0.9}
+	c = Compare(withRegions(auditOf(10, pg, mb4, 700_000), wide), after(1.25), nil)
+	tol := c.Regions[0].Tolerance
+	if tol.Fit != 0.02 || tol.NoiseLow != 0.2 || math.Abs(tol.NoiseHigh-0.1) > 1e-12 ||
+		math.Abs(c.Regions[0].BoundHighMs-1.2*(1+0.05+0.02+0.1)) > 1e-12 || math.Abs(c.Regions[0].BoundLowMs-0.9*(1-0.05-0.02-0.2)) > 1e-12 {
+		t.Errorf("tolerance %+v, bound %g-%g", tol, c.Regions[0].BoundLowMs, c.Regions[0].BoundHighMs)
+	}
+	// A loop behind the host is judged by its span, which has no noise term.
+	loop := step
+	loop.Queued.Predicted = 0.9
+	loop = regionsOf([]replay.Region{loop.Region})[0]
+	c = Compare(withRegions(auditOf(10, pg, mb4, 700_000), loop), after(1.25), nil)
+	if r := c.Regions[0]; r.Measure != MeasureSpan || r.AfterMs() != 12.5 || r.Verdict != Held || r.Tolerance.NoiseHigh != 0 {
+		t.Errorf("span: %+v", r)
+	}
+	// A range without copies is not judged: pinning does not change it.
+	compile := region("compile", 1, 40, 40)
+	compile.CopyCallMs = 0
+	withCompile := withRegions(auditOf(10, pg, mb4, 700_000), region(replay.CaptureRegion, 1, 100, 100), step, compile)
+	c = Compare(withCompile, withRegions(auditOf(10, pin, mb4, 20_000), region("step", 10, 1.25, 12.5), region("compile", 1, 80, 80)), nil)
+	if c.Verdict != Held || c.Regions[2].Judged || c.Regions[2].Why != WhyNoCopies {
+		t.Errorf("a range without copies: %+v", c.Regions[2])
+	}
+	// A region missing after is not judged; with nothing judged, unavailable.
+	lone := withRegions(auditOf(10, pin, mb4, 20_000), region(replay.CaptureRegion, 1, 30, 30))
+	if c := Compare(before, lone, nil); c.Verdict != Unavailable || c.Regions[1].Why != WhyMissing || c.Regions[1].Judged {
+		t.Errorf("missing region: %+v", c)
+	}
+	// A match compares differently named regions, and judges those alone.
+	halves := withRegions(auditOf(10, pg, mb4, 700_000), region(replay.CaptureRegion, 1, 100, 100), step, region("pinned", 10, 1.1, 11))
+	c = Compare(halves, halves, map[string]string{"step": "pinned"})
+	if c.Verdict != Held || c.Regions[1].AfterName != "pinned" || c.Regions[1].AfterMedianMs != 1.1 || c.Regions[2].Why != WhyUnmatched {
+		t.Errorf("matched halves: %+v", c.Regions)
+	}
+}
+
+// A JAX program whose large host-to-device copies all come from pinned
+// memory stages them where the trace cannot see: the check is unavailable.
+func TestCompareUnseenStaging(t *testing.T) {
+	jax := func() *Audit {
+		au := withRegions(auditOf(10, pin, mb4, 20_000), region(replay.CaptureRegion, 1, 100, 100))
+		au.Framework.Framework = framework.JAX
+		return au
+	}
+	c := Compare(jax(), jax(), nil)
+	if c.Verdict != Unavailable || c.Unseen == nil || c.Unseen.PinnedHtoD != 10 || c.Regions[0].Why != WhyUnseen {
+		t.Errorf("JAX staging: %+v", c)
+	}
+	// With a large pageable copy left, or on another framework, it is judged.
+	au := jax()
+	au.Framework.Framework = framework.Runtime
+	if c := Compare(au, jax(), nil); c.Unseen != nil || c.Verdict != Held {
+		t.Errorf("CUDA runtime: %+v", c)
+	}
+}
+
+// Two captures that moved different bytes or ran different kernels are not
+// one program; within the tolerances they are.
+func TestSameProgram(t *testing.T) {
+	a, b := auditOf(100, pg, mb4, 700_000), auditOf(100, pin, mb4, 20_000)
+	a.kernels, b.kernels = map[string]int64{"step": 1000}, map[string]int64{"step": 1000, "other": 10}
+	if err := SameProgram(a, b); err != nil {
+		t.Errorf("one program: %v", err)
+	}
+	b.kernels["other"] = 11
+	err := SameProgram(a, b)
+	var e *NotSameProgram
+	if !errors.As(err, &e) || len(e.Differences) != 1 || e.Differences[0].What != DiffKernels || e.Differences[0].OnlyAfter[0] != "other" ||
+		!strings.Contains(err.Error(), "only after: other") {
+		t.Errorf("other kernels: %v", err)
+	}
+	b.kernels = a.kernels
+	half := auditOf(50, pin, mb4, 20_000)
+	half.kernels = a.kernels
+	err = SameProgram(a, half)
+	if !errors.As(err, &e) || len(e.Differences) != 1 || e.Differences[0].Direction != vocab.CopyHtoD || e.Differences[0].Share != -0.5 ||
+		!strings.Contains(err.Error(), "HtoD bytes: 419.4 MB before, 209.7 MB after (-50.0%, more than 1%)") {
+		t.Errorf("half the bytes: %v", err)
+	}
+}
+
+// --fail-above fails a capture whose pageable copy calls hold the host for
+// more than the limit of some judged region's median instance.
+func TestFailAbove(t *testing.T) {
+	step := region("step", 10, 5, 50)
+	step.PageableShare = 0.2
+	au := withRegions(auditOf(10, pg, mb4, 700_000), region(replay.CaptureRegion, 1, 100, 100), step)
+	au.Regions[0].PageableShare = 0.9 // the whole capture is not judged beside ranges
+	if g := au.FailAbove(0.25); !g.Passed() || g.Worst.Name != "step" || g.Worst.Share != 0.2 {
+		t.Errorf("25%%: %+v", g)
+	}
+	if g := au.FailAbove(0.05); g.Passed() || len(g.Over) != 1 || g.Over[0].Name != "step" {
+		t.Errorf("5%%: %+v", g)
+	}
+	out := &Output{Before: au}
+	if out.Passed() {
+		t.Error("a gate over its limit passed")
+	}
+	au.FailAbove(0.5)
+	if !out.Passed() {
+		t.Error("a gate under its limit failed though copies break the rule")
 	}
 }
 
@@ -245,7 +367,7 @@ func TestCompareRule(t *testing.T) {
 	a.add(cp("cudaMemcpyAsync", vocab.CopyHtoD, pg, dev, mb4, 0, 1000, 100, 900))
 	a.add(cp("cudaMemcpyAsync", vocab.CopyHtoD, pg, dev, mb4, 2000, 3000, 2100, 2900))
 	a.add(cp("cudaMemcpyAsync", vocab.CopyHtoD, pin, dev, mb4, 4000, 4010, 4100, 4900))
-	au := a.Finish(scanOf(3), nil)
+	au := a.Finish(scanOf(3), Replayed{})
 	rc := au.CompareRule("cuda_memcpy_async", "test", []Flagged{{PID: 1, Start: 100}, {PID: 1, Start: 2100}})
 	if !rc.Agree || rc.Both != 2 || !strings.Contains(rc.Summary(), "agrees") {
 		t.Errorf("agreement = %+v", rc)
@@ -261,16 +383,30 @@ func TestCompareRule(t *testing.T) {
 	}
 }
 
+// The JSON names tools read are fixed: the regions' and the check's among
+// them.
 func TestJSONFieldNames(t *testing.T) {
-	au := auditOf(3, pg, mb4, 700_000)
-	data, err := json.Marshal(au)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{`"classes":`, `"topOffenders":`, `"findings":`,
-		`"prediction":`, `"hostNs":`, `"gpuGBps":`, `"nvtxRange":"step"`, `"savedLowNs":`, `"htod":`} {
-		if !bytes.Contains(data, []byte(f)) {
-			t.Errorf("JSON lacks %s", f)
+	step := predicted(region("step", 10, 5, 50), 1, 0.9, 1.2)
+	au := withRegions(auditOf(3, pg, mb4, 700_000), step)
+	c := Compare(au, withRegions(auditOf(3, pin, mb4, 20_000), region("step", 10, 1, 10)), nil)
+	for what, v := range map[string]any{"audit": au, "check": c} {
+		data, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{`"regions":[{"name":"step","instances":10,"medianMs":5,"spanMs":50,"replayMedianMs":5,"replaySpanMs":50,` +
+			`"predictedMedianMs":1,"predictedMedianLowMs":0.9,"predictedMedianHighMs":1.2,"predictedSpanMs":10,"predictedSpanLowMs":9,` +
+			`"predictedSpanHighMs":12,`, `"overlap":{"measured":0,"predicted":0}`}
+		if what == "audit" {
+			want = append(want, `"classes":`, `"topOffenders":`, `"findings":`, `"prediction":`, `"hostNs":`, `"gpuGBps":`,
+				`"nvtxRange":"step"`, `"savedLowNs":`, `"htod":`, `"pageableShare":`, `"measure":"median"`)
+		} else {
+			want = append(want, `"afterMedianMs":1,"afterSpanMs":10,`, `"verdict":"held"`, `"boundLowMs":`, `"tolerance":{"model":0.05,`)
+		}
+		for _, f := range want {
+			if !bytes.Contains(data, []byte(f)) {
+				t.Errorf("%s JSON lacks %s:\n%s", what, f, data)
+			}
 		}
 	}
 }

@@ -3,6 +3,7 @@ package audit
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -27,6 +28,29 @@ type Expectation struct {
 	PredictionSources []string `json:"predictionSources,omitempty"`
 	// Verdict is the check's verdict, with Against.
 	Verdict string `json:"verdict,omitempty"`
+	// Match maps a region before to the region after it is compared with
+	// (audit --match), with Against.
+	Match map[string]string `json:"match,omitempty"`
+	// Framework is the framework the capture is told to run on.
+	Framework string `json:"framework,omitempty"`
+	// Regions expect of each region named (replay.CaptureRegion among them).
+	Regions map[string]RegionExpectation `json:"regions,omitempty"`
+}
+
+// RegionExpectation is what an expected-audit file expects of one region.
+type RegionExpectation struct {
+	Instances *int   `json:"instances,omitempty"`
+	Measure   string `json:"measure,omitempty"`
+	// FitWithin bounds the replay's error as captured in the region's
+	// measure (|replayed / measured - 1|).
+	FitWithin *float64 `json:"fitWithin,omitempty"`
+	// With Against: PredictedWithin bounds the prediction's error against
+	// the capture after (|predicted / after - 1|), Verdict is the
+	// region's verdict ("" for a region not judged), Faster whether it
+	// reads as faster.
+	PredictedWithin *float64 `json:"predictedWithin,omitempty"`
+	Verdict         *string  `json:"verdict,omitempty"`
+	Faster          *bool    `json:"faster,omitempty"`
 }
 
 // maxExpectFile bounds an expected-audit file, a few lines of JSON.
@@ -51,11 +75,16 @@ func ReadExpectation(path string) (*Expectation, error) {
 		return nil, fmt.Errorf("%s: not an expected-audit file (%v); want {\"copies\": N, \"findings\": {\"secretly-synchronous\": N}, \"nvidiaRule\": \"agree\", ...}", path, err)
 	}
 	if e.Copies == nil && e.PageableHtoD == nil && len(e.Findings) == 0 && e.NVIDIARule == "" &&
-		len(e.PredictionSources) == 0 && e.Verdict == "" {
-		return nil, fmt.Errorf("%s: expects nothing; give copies, pageableHtod, findings, nvidiaRule, predictionSources or verdict", path)
+		len(e.PredictionSources) == 0 && e.Verdict == "" && e.Framework == "" && len(e.Regions) == 0 {
+		return nil, fmt.Errorf("%s: expects nothing; give copies, pageableHtod, findings, nvidiaRule, predictionSources, framework, regions or verdict", path)
 	}
-	if e.Verdict != "" && e.Against == "" {
-		return nil, fmt.Errorf("%s: a verdict needs \"against\", the capture after the fix", path)
+	if (e.Verdict != "" || len(e.Match) > 0) && e.Against == "" {
+		return nil, fmt.Errorf("%s: a verdict or a match needs \"against\", the capture after the fix", path)
+	}
+	for name, r := range e.Regions {
+		if e.Against == "" && (r.PredictedWithin != nil || r.Verdict != nil || r.Faster != nil) {
+			return nil, fmt.Errorf("%s: region %s: predictedWithin, verdict and faster need \"against\", the capture after the fix", path, name)
+		}
 	}
 	return &e, nil
 }
@@ -110,6 +139,65 @@ func (e *Expectation) Compare(out *Output) []string {
 		if got != e.Verdict {
 			diffs = append(diffs, fmt.Sprintf("verdict: expected %s, got %s", e.Verdict, got))
 		}
+	}
+	if e.Framework != "" && string(au.Framework.Framework) != e.Framework {
+		diffs = append(diffs, fmt.Sprintf("framework: expected %s, got %s", e.Framework, au.Framework.Framework))
+	}
+	names := make([]string, 0, len(e.Regions))
+	for n := range e.Regions {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		diffs = append(diffs, e.Regions[n].compare(n, out)...)
+	}
+	return diffs
+}
+
+// compare lists what region name of the audit gives differently from r.
+func (r RegionExpectation) compare(name string, out *Output) []string {
+	g := out.Before.Region(name)
+	if g == nil {
+		return []string{fmt.Sprintf("region %s: expected, the capture has no such region", name)}
+	}
+	var diffs []string
+	add := func(format string, args ...any) {
+		diffs = append(diffs, fmt.Sprintf("region %s: ", name)+fmt.Sprintf(format, args...))
+	}
+	if r.Instances != nil && *r.Instances != g.Instances {
+		add("instances: expected %d, got %d", *r.Instances, g.Instances)
+	}
+	if r.Measure != "" && r.Measure != string(g.Measure) {
+		add("measure: expected %s, got %s", r.Measure, g.Measure)
+	}
+	if r.FitWithin != nil && math.Abs(g.FitError()) > *r.FitWithin {
+		add("the replay is %+.1f%% off the capture, expected within %.1f%%", 100*g.FitError(), 100**r.FitWithin)
+	}
+	if r.PredictedWithin == nil && r.Verdict == nil && r.Faster == nil {
+		return diffs
+	}
+	var rc *RegionCheck
+	if out.Check != nil {
+		for i := range out.Check.Regions {
+			if out.Check.Regions[i].Name == name {
+				rc = &out.Check.Regions[i]
+			}
+		}
+	}
+	if rc == nil {
+		return append(diffs, fmt.Sprintf("region %s: expected a check of it, there is none", name))
+	}
+	if r.PredictedWithin != nil {
+		mid, _, _ := g.Predicted()
+		if after := rc.AfterMs(); after <= 0 || math.Abs(mid/after-1) > *r.PredictedWithin {
+			add("predicted %.3f ms, %.3f ms after: expected within %.1f%%", mid, after, 100**r.PredictedWithin)
+		}
+	}
+	if r.Verdict != nil && *r.Verdict != string(rc.Verdict) {
+		add("verdict: expected %q, got %q", *r.Verdict, rc.Verdict)
+	}
+	if r.Faster != nil && *r.Faster != rc.Faster {
+		add("faster: expected %v, got %v", *r.Faster, rc.Faster)
 	}
 	return diffs
 }

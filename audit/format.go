@@ -2,11 +2,10 @@ package audit
 
 import (
 	"fmt"
-	"strings"
 )
 
-// The audit's own sentences (predictions, check reasons) and the reports
-// format times and sizes alike.
+// The audit's own sentences (NVIDIA's rule's summary, the refusal of two
+// programs) and the reports format times and sizes alike.
 
 // FormatNs formats nanoseconds as ms (or µs below a millisecond).
 func FormatNs(v float64) string {
@@ -21,14 +20,3 @@ func FormatNs(v float64) string {
 
 // FormatMB formats bytes as MB (1e6 bytes).
 func FormatMB(b int64) string { return fmt.Sprintf("%.1f MB", float64(b)/1e6) }
-
-// joinAnd joins words as a sentence does: "a, b and c".
-func joinAnd(s []string) string {
-	switch len(s) {
-	case 0:
-		return ""
-	case 1:
-		return s[0]
-	}
-	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
-}

@@ -46,7 +46,7 @@ func TestHandler(t *testing.T) {
 		scan.Copies != 4 || scan.Unmatched != 1 || len(scan.Missing) != 1 || scan.Missing[0].Reason != "no kinds" {
 		t.Fatalf("scan %+v", scan)
 	}
-	au := a.Finish(scan, nil)
+	au := a.Finish(scan, Replayed{})
 	byAPI := map[string]*Class{}
 	for _, c := range au.Classes {
 		byAPI[c.API] = c

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nsyscheck/nsyscheck/replay"
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 func TestReadOutput(t *testing.T) {
@@ -23,40 +26,36 @@ func TestReadOutput(t *testing.T) {
 	if !ok || err != nil || out.Before.Copies != 7 || out.After != nil || out.Check != nil {
 		t.Errorf("envelope of one audit: %+v %v %v", out, ok, err)
 	}
-	before, after := auditPath(t, trainPageable), auditPath(t, trainPinned)
-	two := func(check *Check) string {
+	// Two audits and their check, as audit BEFORE AFTER writes them.
+	step := predicted(region("step", 10, 5, 50), 1, 0.9, 1.2)
+	before := withRegions(auditOf(10, pg, mb4, 700_000), region(replay.CaptureRegion, 1, 100, 100), step)
+	after := withRegions(auditOf(10, pin, mb4, 20_000), region(replay.CaptureRegion, 1, 30, 30), region("step", 10, 1.25, 12.5))
+	two := func(after *Audit, check *Check) string {
 		b, _ := json.Marshal(before)
 		a, _ := json.Marshal(after)
 		c, _ := json.Marshal(check)
 		return `{` + head + `"inputs": ["a", "b"], "results": [` + string(b) + `, ` + string(a) + `], "check": ` + string(c) + `}`
 	}
-	check := Compare(before, after)
-	out, ok, err = ReadOutput(write("two.json", two(check)))
+	check := Compare(before, after, nil)
+	out, ok, err = ReadOutput(write("two.json", two(after, check)))
 	if !ok || err != nil || out.Before.Copies != before.Copies || out.After.Copies != after.Copies || out.Check == nil || out.Check.Verdict != Held {
 		t.Errorf("envelope of two audits: %+v %v %v", out, ok, err)
 	}
-	// A check its audits do not give is refused: an edited verdict, or an
-	// edited number.
+	// A check its audits do not give is refused: an edited verdict, an
+	// edited number, a held check beside numbers that say died.
 	edited := *check
 	edited.Verdict = Died
-	if _, ok, err := ReadOutput(write("died.json", two(&edited))); !ok || err == nil ||
+	if _, ok, err := ReadOutput(write("died.json", two(after, &edited))); !ok || err == nil ||
 		!strings.Contains(err.Error(), "the check's verdict is died, but the numbers of its two audits give held") {
 		t.Errorf("an edited verdict: %v %v", ok, err)
 	}
 	edited = *check
 	edited.HtoDAfterNs /= 10
-	if _, ok, err := ReadOutput(write("faster.json", two(&edited))); !ok || err == nil || !strings.Contains(err.Error(), "the check's htodAfterNs is not what its two audits give") {
+	if _, ok, err := ReadOutput(write("faster.json", two(after, &edited))); !ok || err == nil || !strings.Contains(err.Error(), "the check's htodAfterNs is not what its two audits give") {
 		t.Errorf("an edited number: %v %v", ok, err)
 	}
-	slower := *after
-	slower.Totals = append([]Total(nil), after.Totals...)
-	for i := range slower.Totals {
-		slower.Totals[i].HostNs *= 100
-	}
-	b, _ := json.Marshal(before)
-	a, _ := json.Marshal(&slower)
-	c, _ := json.Marshal(check)
-	if _, ok, err := ReadOutput(write("numbers-died.json", `{`+head+`"inputs": ["a", "b"], "results": [`+string(b)+`, `+string(a)+`], "check": `+string(c)+`}`)); !ok || err == nil ||
+	slower := withRegions(auditOf(10, pin, mb4, 20_000), region(replay.CaptureRegion, 1, 30, 30), region("step", 10, 3, 30))
+	if _, ok, err := ReadOutput(write("numbers-died.json", two(slower, check))); !ok || err == nil ||
 		!strings.Contains(err.Error(), "the check's verdict is held, but the numbers of its two audits give died") {
 		t.Errorf("a held check beside numbers that say died: %v %v", ok, err)
 	}
@@ -92,17 +91,18 @@ func TestReadOutput(t *testing.T) {
 
 // TestReadLegacyOutput reads the training captures' audit as the release
 // before the envelope wrote it (testdata/train-audit.v1.json) and finds the
-// numbers a fresh audit of the same captures gives.
+// numbers a fresh audit of the same captures gives: its copies, classes and
+// the host time of their host-to-device copy calls (its check, of copy call
+// time alone, held; the region check a fresh audit makes is another).
 func TestReadLegacyOutput(t *testing.T) {
 	out, ok, err := ReadOutput(filepath.Join("testdata", "train-audit.v1.json"))
 	if !ok || err != nil {
 		t.Fatalf("legacy audit: %v %v", ok, err)
 	}
 	before, after := auditPath(t, trainPageable), auditPath(t, trainPinned)
-	c := Compare(before, after)
 	if out.After == nil || out.Check == nil || out.Before.Copies != before.Copies || out.After.Copies != after.Copies ||
-		len(out.Before.Classes) != len(before.Classes) || out.Check.HtoDBeforeNs != c.HtoDBeforeNs ||
-		out.Check.HtoDAfterNs != c.HtoDAfterNs || out.Check.Verdict != c.Verdict {
+		len(out.Before.Classes) != len(before.Classes) || out.Check.HtoDBeforeNs != before.Sum(vocab.CopyHtoD, "", "").HostNs ||
+		out.Check.HtoDAfterNs != after.Sum(vocab.CopyHtoD, "", "").HostNs || out.Check.Verdict != Held {
 		t.Errorf("legacy audit read as %+v, check %+v", out.Before, out.Check)
 	}
 }

@@ -1,10 +1,11 @@
 package audit
 
 import (
-	"fmt"
+	"cmp"
 	"math"
-	"sort"
+	"slices"
 
+	"github.com/nsyscheck/nsyscheck/replay"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
@@ -24,37 +25,29 @@ type Rates struct {
 	LinkSource string  `json:"linkSource,omitempty"`
 }
 
-// RatePoint is one timed pinned copy size.
-type RatePoint struct {
-	Direction vocab.CopyKind `json:"direction"`
-	Bytes     int64          `json:"bytes"`
-	GBps      float64        `json:"gbps"`
-}
+// RatePoint is one timed pinned copy size, as the replay's rate coster
+// takes it.
+type RatePoint = replay.RatePoint
 
-// Rate sources, best first.
+// Rate sources, best first, as the replay names them.
 const (
-	SourceCapture = "capture" // the capture's own pinned copies of similar size
-	SourceRun     = "run"     // a run of the lesson's program on the same machine
-	SourceLink    = "link"    // the link rate
-	SourceNone    = "none"    // nothing to predict from
+	SourceCapture = replay.SourceCapture // the capture's own pinned copies of similar size
+	SourceRun     = replay.SourceRun     // a run of the lesson's program on the same machine
+	SourceLink    = replay.SourceLink    // the link rate
+	SourceLaunch  = replay.SourceLaunch  // the capture's own kernel launch calls
+	SourceMixed   = replay.SourceMixed   // more than one of them within a group
+	SourceNone    = "none"               // nothing to predict from
 )
 
-// MinSamples is how many pinned copies of one direction, API kind and size
-// bucket the capture must hold for its own rate to be used.
-const MinSamples = 3
-
-// LinkShare is the lowest share of the link rate a pinned copy is assumed to
-// reach when only the link rate is known.
-const LinkShare = 0.5
-
-// Prediction is what pinning the pageable copies would save in host time.
+// Prediction is what pinning the pageable host-device copies would do to
+// the host time their calls hold, on the costs the replay used.
 type Prediction struct {
 	// Groups predict each pageable direction, API kind and size bucket.
 	Groups []GroupPrediction `json:"groups"`
 	// Sources lists the rate sources the groups used.
 	Sources []string `json:"sources"`
-	// Pageable copies now and their host time; the host time predicted
-	// after pinning (with a low and high bound) and the saving.
+	// Pageable copies now and their calls' host time; the host time
+	// predicted after pinning (with a low and high bound) and the saving.
 	Count       int64 `json:"count"`
 	Bytes       int64 `json:"bytes"`
 	BeforeNs    int64 `json:"beforeNs"`
@@ -64,11 +57,12 @@ type Prediction struct {
 	SavedNs     int64 `json:"savedNs"`
 	SavedLowNs  int64 `json:"savedLowNs"`
 	SavedHighNs int64 `json:"savedHighNs"`
-	// HtoD is the same for host-to-device copies alone, the part `audit
-	// BEFORE AFTER` checks: all HtoD copy calls now, and predicted after.
+	// PinCopyNs is the host time copying the buffers into pinned memory
+	// adds at worst (replay.PinByCopy), outside the copy calls.
+	PinCopyNs int64 `json:"pinCopyNs"`
+	// HtoD is the same for host-to-device copies alone: all HtoD copy
+	// calls now, and predicted after.
 	HtoD HtoDPrediction `json:"htod"`
-	// Statement is the prediction in one sentence.
-	Statement string `json:"statement"`
 }
 
 // HtoDPrediction is the host-to-device part of a Prediction.
@@ -82,7 +76,8 @@ type HtoDPrediction struct {
 }
 
 // GroupPrediction is the prediction for the pageable copies of one
-// direction, API kind and size bucket.
+// direction, API kind and size bucket: the host time their calls hold now
+// and after pinning, from the replay's costs (replay.CostUse).
 type GroupPrediction struct {
 	Direction   vocab.CopyKind `json:"direction"`
 	APIKind     APIKind        `json:"apiKind"`
@@ -93,49 +88,69 @@ type GroupPrediction struct {
 	AfterNs     int64          `json:"afterNs"`
 	AfterLowNs  int64          `json:"afterLowNs"`
 	AfterHighNs int64          `json:"afterHighNs"`
-	Source      string         `json:"source"`
-	// Basis says which measured number the after-times come from.
-	Basis string `json:"basis"`
+	// Source is where the call's cost came from (for a blocking call, which
+	// still waits for its copy, the copy's too: SourceMixed when they
+	// differ); From names the run folder or the link's source of a rate.
+	Source string `json:"source"`
+	From   string `json:"from,omitempty"`
+	// Samples is how many of the capture's own pinned calls (copies for a
+	// blocking group) the cost came from, 0 for a rate.
+	Samples int `json:"samples"`
+	// Uncosted copies found no cost and keep their measured host time.
+	Uncosted int `json:"uncosted"`
 }
 
-func (a *Accumulator) predict(au *Audit, rates *Rates) *Prediction {
+// predict turns the replay's costs of the pageable host-device copies
+// into the host time their calls hold after pinning: an async call holds
+// its thread for the pinned call's time, a blocking one for that and its
+// pinned copy; a copy without a cost keeps its measured time.
+func predict(au *Audit, costs []replay.CostUse) *Prediction {
 	p := &Prediction{Groups: []GroupPrediction{}, Sources: []string{}}
-	keys := make([]groupKey, 0, len(a.pageable))
-	for k := range a.pageable {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		x, y := keys[i], keys[j]
-		if x.dir != y.dir {
-			return x.dir > y.dir // HtoD first
-		}
-		if x.kind != y.kind {
-			return x.kind < y.kind
-		}
-		return x.bucket < y.bucket
-	})
 	sources := map[string]bool{}
-	for _, k := range keys {
-		g := a.pageable[k]
-		gp := GroupPrediction{Direction: g.dir, APIKind: g.kind, SizeBucket: Buckets[g.bucket].Name,
-			Count: g.count, Bytes: g.bytes, BeforeNs: g.hostNs}
-		a.predictGroup(&gp, g, rates)
-		sources[gp.Source] = true
-		p.Groups = append(p.Groups, gp)
-		p.Count += gp.Count
-		p.Bytes += gp.Bytes
-		p.BeforeNs += gp.BeforeNs
-		p.AfterNs += gp.AfterNs
-		p.AfterLowNs += gp.AfterLowNs
-		p.AfterHighNs += gp.AfterHighNs
-		if g.dir == vocab.CopyHtoD {
-			p.HtoD.PageableBeforeNs += gp.BeforeNs
-			p.HtoD.AfterNs += gp.AfterNs
-			p.HtoD.AfterLowNs += gp.AfterLowNs
-			p.HtoD.AfterHighNs += gp.AfterHighNs
+	for _, c := range costs {
+		if !hostDevice(c.Direction) {
+			continue
+		}
+		g := GroupPrediction{Direction: c.Direction, APIKind: Blocking, SizeBucket: c.SizeClass, Count: int64(c.Copies),
+			Bytes: c.Bytes, BeforeNs: c.CallNs, Source: c.CallSource, From: c.CallFrom, Samples: c.CallSamples, Uncosted: c.Uncosted}
+		after := c.PinnedCallNs
+		if c.Async {
+			g.APIKind = Async
+		} else {
+			after = after.Add(c.PinnedGPUNs)
+			g.Samples = c.Samples
+			if c.GPUSource != c.CallSource {
+				g.Source = SourceMixed
+			}
+			if g.From == "" {
+				g.From = c.GPUFrom
+			}
+		}
+		if g.Source == "" {
+			g.Source = SourceNone
+		}
+		kept := float64(c.UncostedCallNs)
+		g.AfterNs, g.AfterLowNs, g.AfterHighNs = round(after.Mid+kept), round(after.Low+kept), round(after.High+kept)
+		sources[g.Source] = true
+		p.Groups = append(p.Groups, g)
+		p.Count += g.Count
+		p.Bytes += g.Bytes
+		p.BeforeNs += g.BeforeNs
+		p.AfterNs += g.AfterNs
+		p.AfterLowNs += g.AfterLowNs
+		p.AfterHighNs += g.AfterHighNs
+		p.PinCopyNs += c.PinCopyNs
+		if g.Direction == vocab.CopyHtoD {
+			p.HtoD.PageableBeforeNs += g.BeforeNs
+			p.HtoD.AfterNs += g.AfterNs
+			p.HtoD.AfterLowNs += g.AfterLowNs
+			p.HtoD.AfterHighNs += g.AfterHighNs
 		}
 	}
-	for _, s := range []string{SourceCapture, SourceRun, SourceLink, SourceNone} {
+	slices.SortStableFunc(p.Groups, func(x, y GroupPrediction) int {
+		return cmp.Or(-cmp.Compare(x.Direction, y.Direction), cmp.Compare(x.APIKind, y.APIKind), cmp.Compare(BucketIndex(x.SizeBucket), BucketIndex(y.SizeBucket)))
+	})
+	for _, s := range []string{SourceCapture, SourceRun, SourceLink, SourceLaunch, SourceMixed, SourceNone} {
 		if sources[s] {
 			p.Sources = append(p.Sources, s)
 		}
@@ -150,138 +165,17 @@ func (a *Accumulator) predict(au *Audit, rates *Rates) *Prediction {
 	p.HtoD.AfterNs += rest
 	p.HtoD.AfterLowNs += rest
 	p.HtoD.AfterHighNs += rest
-	p.Statement = p.statement(rates)
 	return p
 }
 
-// predictGroup fills the after-times of one pageable group from the best
-// source there is.
-func (a *Accumulator) predictGroup(gp *GroupPrediction, g *group, rates *Rates) {
-	set := func(src, basis string, after, low, high float64) {
-		gp.Source, gp.Basis = src, basis
-		gp.AfterNs, gp.AfterLowNs, gp.AfterHighNs = round(after), round(low), round(high)
-	}
-	n, b := float64(g.count), float64(g.bytes)
-	// 1. The capture's own pinned copies of the same direction, API kind
-	// and size bucket.
-	if pin := a.pinned[groupKey{g.dir, g.kind, g.bucket}]; pin != nil && pin.callNs.n >= MinSamples {
-		if g.kind == Async {
-			// A pinned async call holds the host for its launch only:
-			// per call, whatever the size.
-			q10, q50, q90 := pin.callNs.span()
-			set(SourceCapture, fmt.Sprintf("%d pinned %s %s calls of %s in this capture held the host %s per call (median; 10th-90th percentile %s-%s)",
-				pin.count, g.kind, g.dir, Buckets[g.bucket].Name, FormatNs(q50), FormatNs(q10), FormatNs(q90)), n*q50, n*q10, n*q90)
-			return
-		}
-		q10, q50, q90 := pin.nsPerB.span()
-		set(SourceCapture, fmt.Sprintf("%d pinned %s %s calls of %s in this capture moved %.1f GB/s as the host saw it (median; 10th-90th percentile %.1f-%.1f GB/s)",
-			pin.count, g.kind, g.dir, Buckets[g.bucket].Name, 1/q50, 1/q90, 1/q10), b*q50, b*q10, b*q90)
-		return
-	}
-	// 1b. A pinned async call holds the host for its launch only, whatever
-	// its size or direction: any pinned async calls of the capture tell it.
-	if g.kind == Async {
-		var all hist
-		var count int64
-		for _, pin := range a.pinned {
-			if pin.kind != Async {
-				continue
-			}
-			count += pin.count
-			for k, v := range pin.callNs.bins {
-				if all.bins == nil {
-					all.bins = map[int]int64{}
-				}
-				all.bins[k] += v
-				all.n += v
-			}
-		}
-		if all.n >= MinSamples {
-			q10, q50, q90 := all.span()
-			set(SourceCapture, fmt.Sprintf("%d pinned async calls of other sizes or directions in this capture held the host %s per call (median; 10th-90th percentile %s-%s), and a pinned async call's time does not grow with its size",
-				count, FormatNs(q50), FormatNs(q10), FormatNs(q90)), n*q50, n*q10, n*q90)
-			return
+// BucketIndex is the index in Buckets of a bucket's name, -1 for none.
+func BucketIndex(name string) int {
+	for i, b := range Buckets {
+		if b.Name == name {
+			return i
 		}
 	}
-	// 2. A run of the lesson's program on the same machine.
-	if rates != nil {
-		if g.kind == Async && rates.AsyncCallNs > 0 {
-			c := rates.AsyncCallNs
-			set(SourceRun, fmt.Sprintf("a pinned cudaMemcpyAsync call held the host %s in %s (bound: half to twice that)", FormatNs(c), rates.Source),
-				n*c, n*c/2, n*c*2)
-			return
-		}
-		if g.kind == Blocking {
-			if r, lo, hi, ok := rates.pinnedRate(g.dir, g.bytes/max(g.count, 1)); ok {
-				set(SourceRun, fmt.Sprintf("pinned %s copies of about this size moved %.1f GB/s in %s (%.1f-%.1f GB/s at sizes within 4x)",
-					g.dir, r, rates.Source, lo, hi), b/r, b/hi, b/lo)
-				return
-			}
-		}
-		if rates.LinkGBps > 0 {
-			l := rates.LinkGBps
-			if g.kind == Async {
-				set(SourceLink, fmt.Sprintf("no measured pinned async call: a pinned async call returns before its copy ends, so at most the copy's time at %.1f%% of the %.1f GB/s link (%s)",
-					LinkShare*100, l, rates.LinkSource), b/l, 0, b/(l*LinkShare))
-			} else {
-				set(SourceLink, fmt.Sprintf("no measured pinned rate: the %.1f GB/s link (%s), assuming a pinned copy reaches at least %.0f%% of it",
-					l, rates.LinkSource, LinkShare*100), b/l, b/l, b/(l*LinkShare))
-			}
-			return
-		}
-	}
-	set(SourceNone, "no pinned copies of this kind in the capture, no run folder and no link rate", float64(g.hostNs), float64(g.hostNs), float64(g.hostNs))
-}
-
-// pinnedRate returns the pinned rate (GB/s) of the timed size nearest to
-// bytes in direction dir, and the lowest and highest rates at sizes within a
-// factor of 4 of it.
-func (r *Rates) pinnedRate(dir vocab.CopyKind, bytes int64) (rate, lo, hi float64, ok bool) {
-	best := math.Inf(1)
-	for _, p := range r.Copies {
-		if p.Direction != dir || p.GBps <= 0 || p.Bytes <= 0 {
-			continue
-		}
-		d := math.Abs(math.Log(float64(p.Bytes) / float64(max(bytes, 1))))
-		if d < best {
-			best, rate, ok = d, p.GBps, true
-		}
-	}
-	if !ok {
-		return 0, 0, 0, false
-	}
-	lo, hi = rate, rate
-	for _, p := range r.Copies {
-		if p.Direction != dir || p.GBps <= 0 || p.Bytes <= 0 {
-			continue
-		}
-		if math.Abs(math.Log(float64(p.Bytes)/float64(max(bytes, 1)))) <= math.Log(4) {
-			lo, hi = min(lo, p.GBps), max(hi, p.GBps)
-		}
-	}
-	return rate, lo, hi, true
-}
-
-func (p *Prediction) statement(rates *Rates) string {
-	if p.Count == 0 {
-		return "the capture has no pageable host-device copies: there is nothing for pinning to save"
-	}
-	src := map[string]string{
-		SourceCapture: "the capture's own pinned copies of similar size",
-		SourceRun:     "the lesson's program run on the same machine",
-		SourceLink:    "the link rate",
-		SourceNone:    "nothing measured",
-	}
-	var from []string
-	for _, s := range p.Sources {
-		t := src[s]
-		if s == SourceRun && rates != nil {
-			t += " (" + rates.Source + ")"
-		}
-		from = append(from, t)
-	}
-	return fmt.Sprintf("pinning the %d pageable copies (%s, %s of host time) should save %s of host time, between %s and %s; rates from %s",
-		p.Count, FormatMB(p.Bytes), FormatNs(float64(p.BeforeNs)), FormatNs(float64(p.SavedNs)), FormatNs(float64(p.SavedLowNs)), FormatNs(float64(p.SavedHighNs)), joinAnd(from))
+	return -1
 }
 
 func round(v float64) int64 { return int64(math.Round(v)) }

@@ -29,7 +29,7 @@ func auditPath(t *testing.T, path string) *Audit {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return a.Finish(scan, nil)
+	return a.Finish(scan, Replayed{})
 }
 
 type sqlSums struct {
@@ -83,32 +83,6 @@ func TestRealCapturesAgainstPlainSQL(t *testing.T) {
 			}
 		}
 	}
-}
-
-// TestRealBeforeAfter is the real before/after audit docs/audit.md reports.
-func TestRealBeforeAfter(t *testing.T) {
-	before := auditPath(t, filepath.Join(trainPageable, "train-pageable.sqlite"))
-	after := auditPath(t, filepath.Join(trainPinned, "train-pinned.sqlite"))
-	c := Compare(before, after)
-	if c.Verdict != Held {
-		t.Errorf("verdict %s: %v", c.Verdict, c.Reasons)
-	}
-	if math.Abs(c.BytesChange) > BytesTolerance {
-		t.Errorf("bytes changed %.4f between two runs of the same loop", c.BytesChange)
-	}
-	// The pin_memory switch pins the batches; the model's start-up copies stay.
-	pinned := 0
-	for _, cl := range c.Classes {
-		if cl.Status == "pinned" {
-			pinned++
-		}
-	}
-	if pinned == 0 || c.HtoDAfterNs*10 > c.HtoDBeforeNs {
-		t.Errorf("classes %+v; host time %d -> %d", c.Classes, c.HtoDBeforeNs, c.HtoDAfterNs)
-	}
-	t.Logf("HtoD host time %.1f ms -> %.1f ms (predicted %.1f ms, bound %.1f-%.1f ms); bytes %d -> %d",
-		float64(c.HtoDBeforeNs)/1e6, float64(c.HtoDAfterNs)/1e6, float64(c.PredictedAfterNs)/1e6,
-		float64(c.PredictedAfterLowNs)/1e6, float64(c.PredictedAfterHighNs)/1e6, c.HtoDBytesBefore, c.HtoDBytesAfter)
 }
 
 // TestRealCSVMatchesSQLite reads the same capture from its CSV reports and

@@ -5,6 +5,7 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/diag"
+	"github.com/nsyscheck/nsyscheck/framework"
 
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
@@ -17,10 +18,20 @@ type Audit struct {
 	GPU         string   `json:"gpu,omitempty"`
 	NsysVersion string   `json:"nsysVersion,omitempty"`
 
+	// Framework is the framework the capture's program ran on, and the
+	// clues it was told by.
+	Framework framework.Detection `json:"framework"`
+	// Regions are the capture's regions, the whole capture
+	// (replay.CaptureRegion) first, then each NVTX range name: measured,
+	// replayed as captured and predicted after pinning.
+	Regions []Region `json:"regions"`
+	// Gate is the --fail-above gate of a one-capture audit, nil without it.
+	Gate *Gate `json:"failAbove,omitempty"`
+
 	// APICalls counts every CUDA runtime call of the capture; SpanNs is the
-	// host time the capture covers, the denominator of every HostShare:
-	// the trace's duration where the export records it, else the first
-	// call's start to the last call's end (SpanFrom says which).
+	// host time the capture covers: the trace's duration where the export
+	// records it, else the first call's start to the last call's end
+	// (SpanFrom says which).
 	APICalls int64  `json:"apiCalls"`
 	SpanNs   int64  `json:"spanNs"`
 	SpanFrom string `json:"spanFrom"`
@@ -39,6 +50,11 @@ type Audit struct {
 
 	Findings   []Finding   `json:"findings"`
 	Prediction *Prediction `json:"prediction"`
+	// Replay says how the what-if pinned the copies: the way to pin, the
+	// costs and what it assumed.
+	Replay *Replay `json:"replay"`
+	// PinAllocs are the calls that allocated or registered pinned memory.
+	PinAllocs PinAllocs `json:"pinAllocs"`
 	// NVIDIA compares the pageable async copies with NVIDIA's
 	// cuda_memcpy_async rule; nil until Compare is called.
 	NVIDIA *RuleComparison `json:"nvidiaRule,omitempty"`
@@ -55,20 +71,25 @@ type Audit struct {
 	// as Diagnostics.
 	Exposures []diag.Diagnostic `json:"-"`
 
-	pageableAsync map[flagKey]Evidence
+	pageableAsync asyncCopies
+	// kernels counts the kernel launches by name: with the bytes moved,
+	// what tells two captures of one program (SameProgram).
+	kernels map[string]int64
 }
 
 // MaxTop bounds the top offenders listed.
 const MaxTop = 5
 
-// Finish turns what was summed into an Audit, with the prediction made from
-// rates (which may be nil: the capture's own pinned copies or the link rate
-// are used then).
-func (a *Accumulator) Finish(scan *capture.CopyScan, rates *Rates) *Audit {
+// Finish turns what was summed into an Audit, with the regions, the costs
+// and the framework of the capture's replay: each class's share of its
+// region, and the host time its copy calls are predicted to hold after
+// pinning on the replay's costs. Without a replay (r.Result nil) the audit
+// has its classes and findings alone: no region and no prediction.
+func (a *Accumulator) Finish(scan *capture.CopyScan, r Replayed) *Audit {
 	au := &Audit{Capture: scan.Path, Format: string(scan.Format), Files: scan.Files,
 		GPU: scan.Meta.GPU, NsysVersion: scan.Meta.NsysVersion, APICalls: scan.APICalls,
 		SpanNs: scan.Span, SpanFrom: scan.SpanFrom, Copies: scan.Copies, Unmatched: scan.Unmatched, Memsets: scan.Memsets,
-		Missing: scan.Missing, pageableAsync: a.pageableAsync, Classes: []*Class{}, TopOffenders: []*Class{},
+		Missing: scan.Missing, pageableAsync: a.pageableAsync.sorted(), Classes: []*Class{}, TopOffenders: []*Class{},
 		Exposures: []diag.Diagnostic{}}
 	for _, c := range a.classes {
 		if c.GPUNs > 0 {
@@ -76,9 +97,6 @@ func (a *Accumulator) Finish(scan *capture.CopyScan, rates *Rates) *Audit {
 		}
 		if c.HostNs > 0 {
 			c.HostGBps = float64(c.Bytes) / float64(c.HostNs)
-		}
-		if au.SpanNs > 0 {
-			c.HostShare = float64(c.HostNs) / float64(au.SpanNs)
 		}
 		au.Classes = append(au.Classes, c)
 	}
@@ -103,7 +121,11 @@ func (a *Accumulator) Finish(scan *capture.CopyScan, rates *Rates) *Audit {
 		return x.APIKind < y.APIKind
 	})
 	au.Findings = []Finding{a.sync, a.noOver}
-	au.Prediction = a.predict(au, rates)
+	au.Regions = []Region{}
+	if r.Result != nil {
+		au.setReplay(r)
+		au.Prediction = predict(au, r.Result.Costs)
+	}
 	return au
 }
 
@@ -143,10 +165,15 @@ type Output struct {
 }
 
 // Passed reports whether the answer is a pass: with a capture after the
-// fix, the check held; with one capture, no copy breaks the rule.
+// fix, the check held; with one capture and a gate (--fail-above), no
+// judged region's pageable copy calls held the host above its limit;
+// with one capture and none, no copy breaks the rule.
 func (o *Output) Passed() bool {
 	if o.Check != nil {
 		return o.Check.Verdict == Held
+	}
+	if g := o.Before.Gate; g != nil {
+		return g.Passed()
 	}
 	for _, f := range o.Before.Findings {
 		if f.Count > 0 {

@@ -3,6 +3,9 @@ package audit
 import (
 	"fmt"
 	"sort"
+	"strings"
+
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // Flagged is one copy NVIDIA's cuda_memcpy_async rule lists: the process
@@ -37,31 +40,30 @@ type RuleComparison struct {
 // CompareRule matches the rule's copies with the audit's pageable async
 // copies by process and GPU start time, and records the result in au.NVIDIA.
 func (au *Audit) CompareRule(rule, source string, flagged []Flagged) *RuleComparison {
+	pa := &au.pageableAsync
 	rc := &RuleComparison{Rule: rule, Available: true, Source: source, RuleCount: len(flagged),
-		AuditCount: len(au.pageableAsync), OnlyRule: []Flagged{}, OnlyAudit: []Evidence{}}
-	seen := map[flagKey]bool{}
+		AuditCount: pa.len(), OnlyRule: []Flagged{}, OnlyAudit: []Evidence{}}
+	seen := make([]bool, pa.len())
 	for _, f := range flagged {
-		k := flagKey{f.PID, f.Start}
-		if _, ok := au.pageableAsync[k]; ok && !seen[k] {
+		if i, ok := pa.find(f.PID, f.Start); ok && !seen[i] {
 			rc.Both++
-			seen[k] = true
+			seen[i] = true
 			continue
 		}
 		if len(rc.OnlyRule) < MaxEvidence {
 			rc.OnlyRule = append(rc.OnlyRule, f)
 		}
 	}
-	var only []Evidence
-	for k, e := range au.pageableAsync {
-		if !seen[k] {
-			only = append(only, e)
+	var only []int
+	for i := range seen {
+		if !seen[i] {
+			only = append(only, i)
 		}
 	}
-	sort.Slice(only, func(i, j int) bool { return only[i].GPUStart < only[j].GPUStart })
-	if len(only) > MaxEvidence {
-		only = only[:MaxEvidence]
+	sort.SliceStable(only, func(x, y int) bool { return pa.copies[only[x]].start < pa.copies[only[y]].start })
+	for _, i := range only[:min(len(only), MaxEvidence)] {
+		rc.OnlyAudit = append(rc.OnlyAudit, pa.evidence(i))
 	}
-	rc.OnlyAudit = append(rc.OnlyAudit, only...)
 	rc.Agree = rc.Both == rc.RuleCount && rc.Both == rc.AuditCount
 	au.NVIDIA = rc
 	return rc
@@ -69,7 +71,7 @@ func (au *Audit) CompareRule(rule, source string, flagged []Flagged) *RuleCompar
 
 // RuleUnavailable records that the rule's output could not be had, and why.
 func (au *Audit) RuleUnavailable(rule, note string) {
-	au.NVIDIA = &RuleComparison{Rule: rule, Note: note, AuditCount: len(au.pageableAsync),
+	au.NVIDIA = &RuleComparison{Rule: rule, Note: note, AuditCount: au.pageableAsync.len(),
 		OnlyRule: []Flagged{}, OnlyAudit: []Evidence{}}
 }
 
@@ -79,8 +81,89 @@ func (rc *RuleComparison) Summary() string {
 		return fmt.Sprintf("NVIDIA's %s rule: not compared: %s", rc.Rule, rc.Note)
 	}
 	if rc.Agree {
-		return fmt.Sprintf("NVIDIA's %s rule (%s) agrees: it lists the same %d pageable async copies", rc.Rule, rc.Source, rc.Both)
+		return fmt.Sprintf("NVIDIA's %s rule (%s) agrees: it lists the same %s", rc.Rule, rc.Source, copies(rc.Both, "pageable async copy"))
 	}
-	return fmt.Sprintf("NVIDIA's %s rule (%s) disagrees: it lists %d copies, the audit %d pageable async copies, %d in both",
-		rc.Rule, rc.Source, rc.RuleCount, rc.AuditCount, rc.Both)
+	return fmt.Sprintf("NVIDIA's %s rule (%s) disagrees: it lists %s, the audit %s, %d in both",
+		rc.Rule, rc.Source, copies(rc.RuleCount, "copy"), copies(rc.AuditCount, "pageable async copy"), rc.Both)
+}
+
+// copies is a count of copies in words: "1 copy", "2 copies".
+func copies(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %s", n, strings.TrimSuffix(noun, "y")+"ies")
+}
+
+// asyncCopies are the pageable async copies of a capture as the rule's
+// comparison keeps them: enough to find one by process and GPU start and
+// to give it as evidence, the names interned.
+type asyncCopies struct {
+	copies []asyncCopy
+	names  []string
+	at     map[string]uint32
+}
+
+type asyncCopy struct {
+	pid, start, end    int64
+	corr, tid          int64
+	callStart, callEnd int64
+	bytes              int64
+	api, rng, dir      uint32 // into names
+}
+
+func (a *asyncCopies) name(s string) uint32 {
+	if i, ok := a.at[s]; ok {
+		return i
+	}
+	if a.at == nil {
+		a.at = map[string]uint32{}
+	}
+	i := uint32(len(a.names))
+	a.names = append(a.names, s)
+	a.at[s] = i
+	return i
+}
+
+func (a *asyncCopies) add(c *copyCall) {
+	a.copies = append(a.copies, asyncCopy{pid: c.PID, start: c.Start, end: c.End, corr: c.CorrelationID, tid: c.TID,
+		callStart: c.CallStart, callEnd: c.CallEnd, bytes: c.Bytes, api: a.name(c.API), rng: a.name(c.Range), dir: a.name(string(c.Kind))})
+}
+
+// sorted orders the copies by process and GPU start, keeping the last
+// added of copies that share both (as NVIDIA's rule lists one).
+func (a asyncCopies) sorted() asyncCopies {
+	cs := a.copies
+	sort.SliceStable(cs, func(i, j int) bool {
+		if cs[i].pid != cs[j].pid {
+			return cs[i].pid < cs[j].pid
+		}
+		return cs[i].start < cs[j].start
+	})
+	out := cs[:0]
+	for i, c := range cs {
+		if i+1 < len(cs) && cs[i+1].pid == c.pid && cs[i+1].start == c.start {
+			continue
+		}
+		out = append(out, c)
+	}
+	a.copies = out
+	return a
+}
+
+func (a *asyncCopies) len() int { return len(a.copies) }
+
+// find returns the index of the copy of process pid starting at start.
+func (a *asyncCopies) find(pid, start int64) (int, bool) {
+	cs := a.copies
+	i := sort.Search(len(cs), func(i int) bool { return cs[i].pid > pid || cs[i].pid == pid && cs[i].start >= start })
+	return i, i < len(cs) && cs[i].pid == pid && cs[i].start == start
+}
+
+// evidence is copy i as a finding's evidence.
+func (a *asyncCopies) evidence(i int) Evidence {
+	c := a.copies[i]
+	return evidenceOf(&copyCall{API: a.names[c.api], CallStart: c.callStart, CallEnd: c.callEnd, Kind: vocab.CopyKind(a.names[c.dir]),
+		Src: vocab.MemPageable, Dst: vocab.MemPageable, Bytes: c.bytes, Start: c.start, End: c.end, CorrelationID: c.corr,
+		PID: c.pid, TID: c.tid, Range: a.names[c.rng]})
 }

@@ -73,14 +73,29 @@ func StreamCopies(path string, opts Options, feed func(*CopyScan) records.Handle
 // CopiesOf is StreamCopies on an opened source.
 //
 // A trace without copies, or whose copies lack the calls that issued them,
-// holds no answer: what it lacks is not zero. CopiesOf refuses, with an
-// *inputerr.Error that says the audit is unavailable and why, a trace with
-// no copy record (the copy table or report absent or empty) and one with a
-// copy that joins no call (none in the trace with its correlation id in
-// its process), unless the copy ran as a graph's node or as a unified
-// memory migration, which have no copy call of their own. Its host time
-// would otherwise count as 0, and a check after a fix could hold on it.
+// holds no answer: what it lacks is not zero. CopiesOf (and TraceOf)
+// refuse, with an *inputerr.Error that says the audit is unavailable and
+// why, a trace with no copy record (the copy table or report absent or
+// empty) and one with a copy that joins no call (none in the trace with
+// its correlation id in its process), unless the copy ran as a graph's
+// node or as a unified memory migration, which have no copy call of their
+// own. Its host time would otherwise count as 0, and a check after a fix
+// could hold on it.
 func CopiesOf(ctx context.Context, src *source.Source, feed func(*CopyScan) records.Handler) (*CopyScan, error) {
+	return scanOf(ctx, src, records.Selection{JoinCalls: true, Ops: []records.OpKind{records.OpCopy}}, feed)
+}
+
+// TraceOf reads every record of an opened source's trace in one pass, each
+// copy joined to the API call that issued it as CopiesOf joins it, and
+// every call, GPU operation, synchronisation and event beside: the audit's
+// accumulator and the timeline a replay needs read one stream
+// (records.Tee).
+func TraceOf(ctx context.Context, src *source.Source, feed func(*CopyScan) records.Handler) (*CopyScan, error) {
+	return scanOf(ctx, src, records.Selection{JoinCalls: true}, feed)
+}
+
+// scanOf reads src with sel into the handler feed returns for the scan.
+func scanOf(ctx context.Context, src *source.Source, sel records.Selection, feed func(*CopyScan) records.Handler) (*CopyScan, error) {
 	scan := &CopyScan{Path: src.Path, Format: formatOf(src.Kind), Notes: src.Notes}
 	h := feed(scan)
 	var (
@@ -114,7 +129,7 @@ func CopiesOf(ctx context.Context, src *source.Source, feed func(*CopyScan) reco
 		}
 		return next(o)
 	}
-	info, err := Read(ctx, src, records.Selection{JoinCalls: true, Ops: []records.OpKind{records.OpCopy}}, h)
+	info, err := Read(ctx, src, sel, h)
 	if err != nil {
 		return nil, err
 	}

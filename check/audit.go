@@ -11,12 +11,15 @@ import (
 	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/exportcache"
+	"github.com/nsyscheck/nsyscheck/framework"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/nsysrule"
 	"github.com/nsyscheck/nsyscheck/privacy"
 	"github.com/nsyscheck/nsyscheck/records"
+	"github.com/nsyscheck/nsyscheck/replay"
 	"github.com/nsyscheck/nsyscheck/runinfo"
 	"github.com/nsyscheck/nsyscheck/source"
+	"github.com/nsyscheck/nsyscheck/timeline"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
@@ -39,6 +42,18 @@ type AuditOptions struct {
 	// LinkGBps is the host-device link rate when no measured rate is at
 	// hand (0: the run folder's, else DefaultLinkGBps).
 	LinkGBps float64
+	// PinBy is how the program is to pin its buffers (replay.PinByOf's
+	// names); "" chooses from the framework the capture shows
+	// (audit.PinByOf).
+	PinBy string
+	// Match maps a region of the capture before to the region of the
+	// capture after it is compared with, when their names differ; only the
+	// regions it names are judged then.
+	Match map[string]string
+	// FailAbove, when not nil, gates a one-capture audit: it fails only
+	// when copies from pageable memory hold the host for more than this
+	// share of some judged region's median instance (audit.Audit.FailAbove).
+	FailAbove *float64
 }
 
 // DefaultLinkGBps is the link rate assumed when neither a run folder nor
@@ -47,31 +62,66 @@ type AuditOptions struct {
 var DefaultLinkGBps = runinfo.RatedGBps(5, 16)
 
 // Audit audits the capture before the fix and, when after is not "", the
-// capture after it, and checks the first audit's prediction on the second.
+// capture after it, and checks the first audit's prediction on the second;
+// two captures that are not of one program are refused
+// (*audit.NotSameProgram).
 func Audit(ctx context.Context, before, after string, opts AuditOptions) (*audit.Output, error) {
 	rates, err := AuditRates(opts)
 	if err != nil {
 		return nil, err
+	}
+	if opts.PinBy != "" {
+		if _, ok := replay.PinByOf(opts.PinBy); !ok {
+			return nil, fmt.Errorf("unknown --pin-by %q: use in-place (buffers allocated pinned and reused) or copy (each buffer copied into pinned memory)", opts.PinBy)
+		}
+	}
+	if len(opts.Match) > 0 && after == "" {
+		return nil, fmt.Errorf("--match compares a region of CAPTURE with one of AFTER: give AFTER too (the same capture, to compare two of its regions)")
 	}
 	out := &audit.Output{}
 	if out.Before, err = AuditCapture(ctx, before, rates, opts); err != nil {
 		return nil, err
 	}
 	if after == "" {
+		if opts.FailAbove != nil {
+			out.Before.FailAbove(*opts.FailAbove)
+		}
 		return out, nil
 	}
 	if out.After, err = AuditCapture(ctx, after, rates, opts); err != nil {
 		return nil, err
 	}
-	out.Check = audit.Compare(out.Before, out.After)
+	if err := audit.SameProgram(out.Before, out.After); err != nil {
+		return nil, err
+	}
+	for b, a := range opts.Match {
+		if out.Before.Region(b) == nil {
+			return nil, fmt.Errorf("--match %s=%s: %s has no region %s (its regions: %s)", b, a, before, b, regionNames(out.Before))
+		}
+		if out.After.Region(a) == nil {
+			return nil, fmt.Errorf("--match %s=%s: %s has no region %s (its regions: %s)", b, a, after, a, regionNames(out.After))
+		}
+	}
+	out.Check = audit.Compare(out.Before, out.After, opts.Match)
 	return out, nil
 }
 
-// AuditCapture streams one capture's copies into an audit, sets NVIDIA's
-// rule beside it and scans the capture files for exposures. The input is
-// opened once (source.Open, stopped with ctx while nsys exports a report);
-// its capture files are scanned while the copies stream, the scan reading
-// the files' bytes and tables beside the stream.
+// regionNames lists an audit's regions.
+func regionNames(au *audit.Audit) string {
+	names := make([]string, len(au.Regions))
+	for i, r := range au.Regions {
+		names[i] = r.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// AuditCapture reads one capture's trace in one pass into the audit's
+// accumulator, the timeline and the framework's detector (records.Tee),
+// replays the timeline as captured and with its pageable copies pinned,
+// sets NVIDIA's rule beside it and scans the capture files for exposures.
+// The input is opened once (source.Open, stopped with ctx while nsys
+// exports a report); its capture files are scanned while the records
+// stream, the scan reading the files' bytes and tables beside the stream.
 func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts AuditOptions) (*audit.Audit, error) {
 	src, err := source.Open(ctx, path, source.Options{Nsys: opts.Nsys})
 	if err != nil {
@@ -88,13 +138,21 @@ func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 		early <- out
 	}()
 	acc := audit.NewAccumulator()
-	var names privacy.CopyMasker // no credential in a name reaches a class key
-	scan, err := capture.CopiesOf(ctx, src, func(s *capture.CopyScan) records.Handler { return names.Handler(acc.Handler(s)) })
+	tb := timeline.NewBuilder(ctx, timeline.Options{})
+	det := framework.NewDetector()
+	var names privacy.CopyMasker // no credential in a name reaches a class key or a region
+	scan, err := capture.TraceOf(ctx, src, func(s *capture.CopyScan) records.Handler {
+		return names.Handler(records.Tee(acc.Handler(s), tb.Handler(), det.Handler()))
+	})
 	exposed := <-early
 	if err != nil {
 		return nil, err
 	}
-	au := acc.Finish(scan, rates)
+	r, err := replayOf(ctx, tb, det.Detect(), rates, opts.PinBy)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	au := acc.Finish(scan, r)
 	for _, n := range scan.Notes {
 		au.Diagnostics = append(au.Diagnostics, diag.Diagnostic{Level: diag.Info, Detail: diag.Note{Of: diag.CodeInputSubstituted, Text: n}})
 	}
@@ -109,6 +167,25 @@ func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 		nvidiaRule(ctx, au, scan.Path, db, opts.Nsys)
 	}
 	return au, nil
+}
+
+// replayOf builds the timeline and replays it as captured and pinned, the
+// way to pin chosen from the framework unless pinBy names it.
+func replayOf(ctx context.Context, tb *timeline.Builder, det framework.Detection, rates *audit.Rates, pinBy string) (audit.Replayed, error) {
+	tl, err := tb.Finish()
+	if err != nil {
+		return audit.Replayed{}, err
+	}
+	r := audit.Replayed{Timeline: tl, Framework: det, PinByFrom: audit.PinByFramework}
+	by := audit.PinByOf(det.Framework)
+	if pinBy != "" {
+		by, _ = replay.PinByOf(pinBy)
+		r.PinByFrom = "--pin-by"
+	}
+	if r.Result, err = replay.Replay(ctx, tl, audit.ReplayOptions(tl, rates, by)); err != nil {
+		return audit.Replayed{}, fmt.Errorf("replaying the timeline: %w", err)
+	}
+	return r, nil
 }
 
 // exposures scans a capture file for what it reveals beyond the run, with

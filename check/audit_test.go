@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/nsyscheck/nsyscheck/audit"
+	"github.com/nsyscheck/nsyscheck/framework"
+	"github.com/nsyscheck/nsyscheck/replay"
 	"github.com/nsyscheck/nsyscheck/runinfo"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
@@ -110,7 +113,8 @@ func TestAuditRatesBounded(t *testing.T) {
 
 // TestAuditPyTorch runs the audit's whole path on the PyTorch captures:
 // copies, findings, NVIDIA's rule read beside the capture (no nsys here),
-// the check, and no exposures from nsys's injection or the DataLoader's
+// the framework and its way of pinning, the regions and their check, what
+// pinning cost, and no exposures from nsys's injection or the DataLoader's
 // workers.
 func TestAuditPyTorch(t *testing.T) {
 	dir := filepath.Join("..", "testdata", "captures")
@@ -129,8 +133,28 @@ func TestAuditPyTorch(t *testing.T) {
 	if b.NVIDIA == nil || !b.NVIDIA.Available || !b.NVIDIA.Agree {
 		t.Errorf("NVIDIA's rule = %+v", b.NVIDIA)
 	}
-	if out.Check == nil || out.Check.Verdict != audit.Held || !out.Passed() {
-		t.Errorf("check = %+v", out.Check)
+	if b.Framework.Framework != framework.PyTorch || b.Replay.PinBy != replay.PinByCopy || b.Replay.PinByFrom != audit.PinByFramework ||
+		b.Replay.Recosted != 140 {
+		t.Errorf("framework %+v, replay %+v", b.Framework, b.Replay)
+	}
+	// The steps are not faster, as the high bound (the batches copied into
+	// pinned memory on the host) allowed; the epoch is faster than the
+	// replay could predict: its thread's work outside CUDA calls shrank.
+	c := out.Check
+	if c == nil || c.Verdict != audit.Died || out.Passed() || len(c.Regions) != 3 {
+		t.Fatalf("check = %+v", c)
+	}
+	whole, epoch, step := c.Regions[0], c.Regions[1], c.Regions[2]
+	if whole.Name != replay.CaptureRegion || whole.Judged || epoch.Name != "epoch" || epoch.Verdict != audit.Died ||
+		epoch.Why != audit.WhyBelow || !epoch.Faster || epoch.AfterOutside.MedianMs > 0.8*epoch.Outside.MedianMs {
+		t.Errorf("whole capture %+v; epoch %+v", whole, epoch)
+	}
+	if step.Name != "step" || step.Verdict != audit.Held || step.Faster || step.Instances != 67 || step.AfterInstances != 67 ||
+		step.AfterCopyCallMs > step.CopyCallMs/10 {
+		t.Errorf("step = %+v", step)
+	}
+	if c.PinAllocsAfter.Calls == 0 || c.PinAllocsAfter.ByAPI[0].API != "cudaHostAlloc" || c.PinAllocsAfter.HostNs <= c.PinAllocsBefore.HostNs {
+		t.Errorf("pinning's cost: before %+v, after %+v", c.PinAllocsBefore, c.PinAllocsAfter)
 	}
 	for _, au := range []*audit.Audit{out.Before, out.After} {
 		if len(au.Exposures) != 0 {
@@ -139,5 +163,45 @@ func TestAuditPyTorch(t *testing.T) {
 	}
 	if _, err := Audit(context.Background(), filepath.Join(dir, "no-such"), "", AuditOptions{}); err == nil {
 		t.Error("audited a capture that is not there")
+	}
+	// --fail-above 5: the pageable run's batch copies hold about a fifth of
+	// a median step; the pinned run's leftover copies are start-up, outside
+	// the ranges.
+	five := 0.05
+	for name, pass := range map[string]bool{"train-pageable": false, "train-pinned": true} {
+		one, err := Audit(context.Background(), filepath.Join(dir, name), "", AuditOptions{NoRule: true, FailAbove: &five})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := one.Before.Gate
+		if g == nil || g.Passed() != pass || one.Passed() != pass || (!pass && g.Worst.Name != "step") || (pass && g.Worst.Share > 0.001) {
+			t.Errorf("%s --fail-above 5: %+v", name, g)
+		}
+		if !pass && (g.Worst.Share < 0.15 || g.Worst.Share > 0.25) {
+			t.Errorf("%s: pageable copies hold %.1f%% of a median step, want about a fifth", name, 100*g.Worst.Share)
+		}
+	}
+}
+
+// A pair that is not one program before and after its fix is refused,
+// naming what differs: the lesson's program against a training loop moved
+// other bytes and ran other kernels.
+func TestAuditRefusesAnotherProgram(t *testing.T) {
+	dir := filepath.Join("..", "testdata", "captures")
+	_, err := Audit(context.Background(), filepath.Join(dir, "h200-pinned"), filepath.Join(dir, "train-pinned"), AuditOptions{NoRule: true})
+	var e *audit.NotSameProgram
+	if !errors.As(err, &e) || len(e.Differences) != 3 || !strings.Contains(err.Error(), "not captures of the same program") ||
+		!strings.Contains(err.Error(), "only before: scaleCopy") {
+		t.Errorf("h200-pinned against train-pinned: %v", err)
+	}
+	// --match names regions the captures have.
+	_, err = Audit(context.Background(), filepath.Join(dir, "mixed-buffers"), filepath.Join(dir, "mixed-buffers"),
+		AuditOptions{NoRule: true, Match: map[string]string{"pass-pageable": "pass-pinnned"}})
+	if err == nil || !strings.Contains(err.Error(), "has no region pass-pinnned") || !strings.Contains(err.Error(), "pass-pinned") {
+		t.Errorf("a misspelt match: %v", err)
+	}
+	if _, err := Audit(context.Background(), filepath.Join(dir, "train-pinned"), "", AuditOptions{PinBy: "glue"}); err == nil ||
+		!strings.Contains(err.Error(), "in-place") {
+		t.Errorf("--pin-by glue: %v", err)
 	}
 }

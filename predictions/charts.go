@@ -133,10 +133,12 @@ type Band struct {
 	Legend, MidLegend Words
 }
 
-// Swatch is a legend entry of a colour alone.
+// Swatch is a legend entry of a colour alone; Claim names the claim whose
+// verdict colours it, with ColorVerdict.
 type Swatch struct {
 	Legend Words
 	Color  Color
+	Claim  string
 }
 
 // From is a source of numbers, written as where the numbers came from.
@@ -314,6 +316,9 @@ func kernelChart(r *Result) Chart {
 			Size(kernelBytes), " host-to-device copy).")...)
 	}
 	ch.Swatches = []Swatch{{Legend: Say("device-resident, ms per launch"), Color: ColorResident}}
+	if zero != nil {
+		ch.Swatches = append(ch.Swatches, Swatch{Legend: Say("zero-copy, ms per launch, in 3.factor's verdict colour"), Color: ColorVerdict, Claim: "3.factor"})
+	}
 	return ch
 }
 

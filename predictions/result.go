@@ -70,6 +70,10 @@ type Result struct {
 	Claims      []Claim
 	Predictions []Prediction
 	Exercise    Exercise
+	// Reference is the exercise's check against a reference input, where
+	// one was given (CheckReference, on results whose paths are already as
+	// output names them); nil otherwise.
+	Reference   *ReferenceCheck
 	Diagnostics []diag.Diagnostic
 
 	// rows are each part's rows (RowKey.Of reads them), per source of

@@ -52,9 +52,10 @@ func MaskCapture(c *capture.Capture) {
 	}
 }
 
-// CopyMasker masks the names each copy the audit streams carries (its
-// call's API and thread, the NVTX ranges its call is placed in), so that
-// no class key, finding or report derived from them shows a credential.
+// CopyMasker masks the names the audit's records carry (each call's API
+// and thread, a copy's call's, a kernel's name, the NVTX ranges), so that
+// no class key, region, finding, framework clue or report derived from
+// them shows a credential.
 // Names repeat from copy to copy: each distinct one is looked at once (up
 // to maskMemo of them).
 type CopyMasker struct{ memo map[string]string }
@@ -62,9 +63,16 @@ type CopyMasker struct{ memo map[string]string }
 // maskMemo bounds how many distinct names a CopyMasker remembers.
 const maskMemo = 4096
 
-// Handler returns h behind the masker: the names of each copy's call and
-// of each NVTX range are masked in place before h sees them.
+// Handler returns h behind the masker: the names of each call, each
+// copy's call, each kernel and each NVTX range are masked in place before
+// h sees them.
 func (m *CopyMasker) Handler(h records.Handler) records.Handler {
+	if next := h.Call; next != nil {
+		h.Call = func(c *records.Call) error {
+			c.Name, c.Thread = m.mask(c.Name), m.mask(c.Thread)
+			return next(c)
+		}
+	}
 	if next := h.Range; next != nil {
 		h.Range = func(r *records.Range) error {
 			r.Name = m.mask(r.Name)
@@ -76,6 +84,7 @@ func (m *CopyMasker) Handler(h records.Handler) records.Handler {
 			if c := o.Call; c != nil {
 				c.Name, c.Thread = m.mask(c.Name), m.mask(c.Thread)
 			}
+			o.Name = m.mask(o.Name)
 			return next(o)
 		}
 	}

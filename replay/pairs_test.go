@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -83,7 +82,7 @@ func TestPairs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tla, ra := replayExport(t, capturePath(p.after), timeline.Options{}, replay.Chain{})
+		_, ra := replayExport(t, capturePath(p.after), timeline.Options{}, replay.Chain{})
 		afterBy := map[string]replay.Region{}
 		for _, r := range ra.Regions {
 			afterBy[r.Name] = r
@@ -137,62 +136,21 @@ func TestPairs(t *testing.T) {
 				j.before, j.replayed, 100*j.fit, j.predicted, j.after, 100*j.off, hit)
 			fmt.Fprintf(&b, "    bound %.3f-%.3f, after %s; overlap %.2f, pred %.2f, after %.2f\n", j.low, j.high, in,
 				r.Overlap.Measured, r.Overlap.Predicted, a.Overlap.Measured)
-			hb, ha := outsideCalls(tl, r.Name, j.measure), outsideCalls(tla, an, j.measure)
+			hb, ha := outside(r, j.measure), outside(a, j.measure)
 			fmt.Fprintf(&b, "    host time outside CUDA calls: %.3f before, %.3f after (%+.1f%%)\n", hb, ha, 100*(ha/hb-1))
 		}
 	}
 	golden.Assert(t, filepath.Join("testdata", "pairs.txt"), []byte(b.String()))
 }
 
-// outsideCalls is the host time a region's instances spent outside CUDA
-// calls on the thread of their range (for CaptureRegion, the thread of the
-// first host-device copy call, from that call to the last call): the
-// program's own work, which the replay keeps as measured. measure is
-// "median" (the median instance's) or "span" (all of them), in ms.
-func outsideCalls(tl *timeline.Timeline, region, measure string) float64 {
-	cs := &tl.Calls
-	// busy is the time thread th spent inside calls in [from, to].
-	busy := func(th int32, from, to int64) int64 {
-		var sum, upTo int64 = 0, from
-		for i := tl.Threads[th].First; i < tl.Threads[th].Last; i++ {
-			s, e := max(cs.Start[i], upTo), min(cs.End[i], to)
-			if e > s {
-				sum += e - s
-				upTo = e
-			}
-		}
-		return sum
-	}
-	var per []float64
-	if region == replay.CaptureRegion {
-		first := timeline.None
-		for j := range tl.Ops.Kind {
-			if c := tl.Ops.Call[j]; c != timeline.None && tl.Ops.Kind[j] == timeline.OpCopy && tl.Ops.Dir[j].HostDevice() &&
-				(first == timeline.None || cs.Start[c] < cs.Start[first]) {
-				first = c
-			}
-		}
-		th := tl.Calls.Thread[first]
-		from, to := cs.Start[first], cs.End[tl.Threads[th].Last-1]
-		return float64(to-from-busy(th, from, to)) / 1e6
-	}
-	for _, r := range tl.Ranges {
-		if tl.Name(r.Name) == region {
-			per = append(per, float64(r.End-r.Start-busy(r.Thread, r.Start, r.End))/1e6)
-		}
-	}
+// outside is the host time a region's instances spent outside CUDA calls
+// on the thread of their range: the median instance's, or all of them for
+// the span, in ms.
+func outside(r replay.Region, measure string) float64 {
 	if measure == "span" {
-		var sum float64
-		for _, v := range per {
-			sum += v
-		}
-		return sum
+		return r.Outside.TotalMs
 	}
-	slices.Sort(per)
-	if n := len(per); n%2 == 0 {
-		return (per[n/2-1] + per[n/2]) / 2
-	}
-	return per[len(per)/2]
+	return r.Outside.MedianMs
 }
 
 func asyncWord(async bool) string {

@@ -163,6 +163,27 @@ func sqlRegions(t *testing.T, path string) map[string][][2]int64 {
 	return out
 }
 
+// instanceStats is the number of instances of [start, completion], the
+// median instance's time and the span from the first start to the last
+// completion, in ms.
+func instanceStats(inst [][2]int64) (n int, medianMs, spanMs float64) {
+	if len(inst) == 0 {
+		return 0, 0, 0
+	}
+	var times []float64
+	first, last := inst[0][0], inst[0][1]
+	for _, in := range inst {
+		times = append(times, float64(in[1]-in[0]))
+		first, last = min(first, in[0]), max(last, in[1])
+	}
+	slices.Sort(times)
+	med := times[len(times)/2]
+	if len(times)%2 == 0 {
+		med = (times[len(times)/2-1] + times[len(times)/2]) / 2
+	}
+	return len(inst), med / 1e6, float64(last-first) / 1e6
+}
+
 // The regions' measured times are what plain SQL over the export gives.
 func TestRegionTimesAgainstPlainSQL(t *testing.T) {
 	for _, path := range shipped(t) {
@@ -172,21 +193,10 @@ func TestRegionTimesAgainstPlainSQL(t *testing.T) {
 			t.Errorf("%s: %d regions, plain SQL finds %d", path, len(res.Regions), len(want))
 		}
 		for _, r := range res.Regions {
-			inst := want[r.Name]
-			var times []float64
-			first, last := inst[0][0], inst[0][1]
-			for _, in := range inst {
-				times = append(times, float64(in[1]-in[0]))
-				first, last = min(first, in[0]), max(last, in[1])
-			}
-			slices.Sort(times)
-			med := times[len(times)/2]
-			if len(times)%2 == 0 {
-				med = (times[len(times)/2-1] + times[len(times)/2]) / 2
-			}
-			if r.Instances != len(inst) || math.Abs(r.MedianMs-med/1e6) > 1e-9 || math.Abs(r.SpanMs-float64(last-first)/1e6) > 1e-9 {
+			n, med, span := instanceStats(want[r.Name])
+			if r.Instances != n || math.Abs(r.MedianMs-med) > 1e-9 || math.Abs(r.SpanMs-span) > 1e-9 {
 				t.Errorf("%s: region %s: %d instances, median %.6f ms, span %.6f ms; plain SQL %d, %.6f, %.6f",
-					path, r.Name, r.Instances, r.MedianMs, r.SpanMs, len(inst), med/1e6, float64(last-first)/1e6)
+					path, r.Name, r.Instances, r.MedianMs, r.SpanMs, n, med, span)
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"sort"
 
@@ -42,7 +43,9 @@ type Region struct {
 	// running on another stream of its device.
 	Overlap Share `json:"overlap"`
 	// HostShare is the host time held by the region's host-device copy
-	// calls as a share of the region's time.
+	// calls per instance (their total over the instances) as a share of
+	// the median instance: an instance far longer than the others (a
+	// first step that waits for a loader's start) does not dilute it.
 	HostShare Share `json:"hostShare"`
 	// Queued is the share of instances that completed after the next
 	// instance on their thread began: the GPU ran behind the host, so an
@@ -53,7 +56,47 @@ type Region struct {
 	// Fit is the replay against the measurement: replayed over measured,
 	// less one, for the median and the span.
 	Fit Fit `json:"fit"`
+	// CopyCallMs is the host time the region's host-device copy calls
+	// held their threads, summed over its instances, as measured;
+	// PageableCallMs the part of it held by calls of copies from pageable
+	// memory.
+	CopyCallMs     float64 `json:"copyCallMs"`
+	PageableCallMs float64 `json:"pageableCallMs"`
+	// Outside is the host time the region's thread spent outside CUDA
+	// calls, as measured: the program's own work, which every replay
+	// keeps as it was.
+	Outside Outside `json:"outside"`
+	// MedianCI is the confidence interval of the median instance's time
+	// by order statistics, as measured; zero with fewer than CIInstances.
+	MedianCI CI `json:"medianCI"`
 }
+
+// Outside is the host time a region's thread spent outside CUDA calls: in
+// its median instance (the median over instances), and in all of them.
+// For CaptureRegion it is the thread of the first host-device copy call,
+// from that call to its thread's last call.
+type Outside struct {
+	MedianMs float64 `json:"medianMs"`
+	TotalMs  float64 `json:"totalMs"`
+}
+
+// CI is an interval of a median by order statistics: the k-th smallest
+// and the k-th largest of n instances hold the median with probability
+// Coverage, 1 - 2 P(B <= k-1) for B binomial of n trials of one half.
+type CI struct {
+	LowMs    float64 `json:"lowMs"`
+	HighMs   float64 `json:"highMs"`
+	Coverage float64 `json:"coverage"`
+}
+
+// CIInstances is the fewest instances whose median has a confidence
+// interval of at least CICoverage: with 5, the smallest and the largest
+// hold it with probability 15/16.
+const CIInstances = 5
+
+// CICoverage is the least coverage of a median's confidence interval;
+// the interval taken is the narrowest of order statistics that reaches it.
+const CICoverage = 0.90
 
 // Period is the median start-to-start time of a region's instances.
 type Period struct {
@@ -87,12 +130,14 @@ type regions struct {
 	counts []int
 	// kernels lists each stream's kernels in stream order.
 	kernels [][]int32
-	// copyCalls marks the calls that launched a host-device copy.
-	copyCalls []bool
+	// copyCalls marks the calls that launched a host-device copy;
+	// pageableCalls those that launched one from pageable memory.
+	copyCalls, pageableCalls []bool
 }
 
 func newRegions(tl *timeline.Timeline) *regions {
-	rg := &regions{tl: tl, kernels: make([][]int32, len(tl.Streams)), copyCalls: make([]bool, tl.Calls.Len())}
+	rg := &regions{tl: tl, kernels: make([][]int32, len(tl.Streams)), copyCalls: make([]bool, tl.Calls.Len()),
+		pageableCalls: make([]bool, tl.Calls.Len())}
 	seen := map[int32]int{}
 	for _, r := range tl.Ranges {
 		k, ok := seen[r.Name]
@@ -111,6 +156,9 @@ func newRegions(tl *timeline.Timeline) *regions {
 			rg.kernels[o.Stream[j]] = append(rg.kernels[o.Stream[j]], int32(j))
 		case o.Kind[j] == timeline.OpCopy && o.Dir[j].HostDevice() && o.Call[j] != timeline.None:
 			rg.copyCalls[o.Call[j]] = true
+			if o.Pageable(int32(j)) {
+				rg.pageableCalls[o.Call[j]] = true
+			}
 		}
 	}
 	return rg
@@ -123,6 +171,12 @@ type measure struct {
 	overlap, hostShare      float64
 	queued                  float64
 	copyNs, overlapNs, hold int64
+	// pageable is the part of hold held by calls of pageable copies;
+	// outside and outsideMedian the thread's host time outside calls, in
+	// all instances and in the median one.
+	pageable               int64
+	outside, outsideMedian float64
+	ci                     CI
 }
 
 // measureAll measures every region in schedule s: CaptureRegion first,
@@ -138,6 +192,8 @@ func (rg *regions) measureAll(s *Schedule) []measure {
 		start, end   int64
 		copyNs, over int64
 		hold         int64
+		pageable     int64
+		outside      int64
 	}
 	insts := make([][]inst, len(rg.names))
 	for k, n := range rg.counts {
@@ -145,7 +201,7 @@ func (rg *regions) measureAll(s *Schedule) []measure {
 	}
 	for _, r := range rg.tl.Ranges {
 		in := inst{thread: r.Thread}
-		in.start, in.end, in.copyNs, in.over, in.hold = rg.instance(s, r)
+		in.start, in.end, in.copyNs, in.over, in.hold, in.pageable, in.outside = rg.instance(s, r)
 		k := byName[r.Name]
 		insts[k] = append(insts[k], in)
 	}
@@ -154,17 +210,21 @@ func (rg *regions) measureAll(s *Schedule) []measure {
 		var m measure
 		m.instances = len(is)
 		times := make([]float64, len(is))
-		var total float64
+		outside := make([]float64, len(is))
 		first, last := is[0].start, is[0].end
 		for i, in := range is {
 			times[i] = float64(in.end - in.start)
-			total += times[i]
+			outside[i] = float64(in.outside)
 			first, last = min(first, in.start), max(last, in.end)
 			m.copyNs += in.copyNs
 			m.overlapNs += in.over
 			m.hold += in.hold
+			m.pageable += in.pageable
+			m.outside += outside[i]
 		}
 		m.median = median(times)
+		m.ci = medianCI(times)
+		m.outsideMedian = median(outside)
 		m.span = float64(last - first)
 		// Periods and backlog: instances of one thread in measured order.
 		byThread := map[int32][]inst{}
@@ -186,8 +246,8 @@ func (rg *regions) measureAll(s *Schedule) []measure {
 		if m.copyNs > 0 {
 			m.overlap = float64(m.overlapNs) / float64(m.copyNs)
 		}
-		if total > 0 {
-			m.hostShare = float64(m.hold) / total
+		if m.median > 0 {
+			m.hostShare = float64(m.hold) / float64(m.instances) / m.median
 		}
 		out = append(out, m)
 	}
@@ -196,8 +256,10 @@ func (rg *regions) measureAll(s *Schedule) []measure {
 
 // instance measures one range instance in schedule s: its start and
 // completion, its host-device copies' GPU time and the part of it a
-// kernel on another stream overlapped, and its copy calls' host time.
-func (rg *regions) instance(s *Schedule, r timeline.Range) (start, end, copyNs, over, hold int64) {
+// kernel on another stream overlapped, its copy calls' host time (and
+// that of the calls of pageable copies among them), and the host time its
+// thread spent outside calls between the range's push and pop.
+func (rg *regions) instance(s *Schedule, r timeline.Range) (start, end, copyNs, over, hold, pageable, outside int64) {
 	tl := rg.tl
 	start = mark(s, tl, r.StartAt, r.Start)
 	end = mark(s, tl, r.EndAt, r.End)
@@ -208,6 +270,8 @@ func (rg *regions) instance(s *Schedule, r timeline.Range) (start, end, copyNs, 
 		p := tl.PID(c)
 		return p > pid || p == pid && tl.Calls.Start[c] >= r.Start
 	})
+	pop := end
+	busy := busyTime{from: start, to: pop}
 	for k := lo; k < len(bs); k++ {
 		c := bs[k]
 		if tl.PID(c) != pid || tl.Calls.Start[c] > r.End {
@@ -222,10 +286,33 @@ func (rg *regions) instance(s *Schedule, r timeline.Range) (start, end, copyNs, 
 		}
 		if rg.copyCalls[c] {
 			hold += s.CallEnd[c] - s.CallStart[c]
+			if rg.pageableCalls[c] {
+				pageable += s.CallEnd[c] - s.CallStart[c]
+			}
+		}
+		if tl.Calls.Thread[c] == r.Thread {
+			busy.add(s.CallStart[c], s.CallEnd[c])
 		}
 	}
-	return start, end, copyNs, over, hold
+	return start, end, copyNs, over, hold, pageable, busy.outside()
 }
+
+// busyTime sums the time calls of one thread, in start order, covered
+// within [from, to].
+type busyTime struct {
+	from, to, upTo, sum int64
+}
+
+func (b *busyTime) add(start, end int64) {
+	s, e := max(start, b.from, b.upTo), min(end, b.to)
+	if e > s {
+		b.sum += e - s
+		b.upTo = e
+	}
+}
+
+// outside is the time within [from, to] no call covered.
+func (b *busyTime) outside() int64 { return max(b.to-b.from-b.sum, 0) }
 
 // capture measures CaptureRegion: from the first host-device copy call
 // (else the first call that launched anything) to the last op's end.
@@ -234,6 +321,7 @@ func (rg *regions) capture(s *Schedule) measure {
 	var m measure
 	start, anyStart := int64(0), int64(0)
 	found, anyFound := false, false
+	first := timeline.None
 	for c := range tl.Calls.Start {
 		if tl.CallOpStart[c+1] == tl.CallOpStart[c] {
 			continue
@@ -243,10 +331,22 @@ func (rg *regions) capture(s *Schedule) measure {
 		}
 		if rg.copyCalls[c] {
 			if !found || s.CallStart[c] < start {
-				start, found = s.CallStart[c], true
+				start, found, first = s.CallStart[c], true, int32(c)
 			}
 			m.hold += s.CallEnd[c] - s.CallStart[c]
+			if rg.pageableCalls[c] {
+				m.pageable += s.CallEnd[c] - s.CallStart[c]
+			}
 		}
+	}
+	if first != timeline.None {
+		th := tl.Threads[tl.Calls.Thread[first]]
+		busy := busyTime{from: s.CallStart[first], to: s.CallEnd[th.Last-1]}
+		for c := first; c < th.Last; c++ {
+			busy.add(s.CallStart[c], s.CallEnd[c])
+		}
+		m.outside = float64(busy.outside())
+		m.outsideMedian = m.outside
 	}
 	if !found {
 		start = anyStart
@@ -371,16 +471,55 @@ func (rg *regions) compare(mm, rm []measure, pm [3][]measure) []Region {
 			PredictedSpanMs: ms(p.span), PredictedSpanLowMs: ms(lo(span)), PredictedSpanHighMs: ms(hi(span)),
 			Period: Period{Ms: ms(m.period), ReplayMs: ms(r.period), PredictedMs: ms(p.period),
 				PredictedLowMs: ms(lo(per)), PredictedHighMs: ms(hi(per))},
-			Overlap:   Share{Measured: m.overlap, Predicted: p.overlap},
-			HostShare: Share{Measured: m.hostShare, Predicted: p.hostShare},
-			Queued:    Share{Measured: m.queued, Predicted: p.queued},
-			Fit:       Fit{Median: relErr(r.median, m.median), Span: relErr(r.span, m.span), Period: relErr(r.period, m.period)},
+			Overlap:    Share{Measured: m.overlap, Predicted: p.overlap},
+			HostShare:  Share{Measured: m.hostShare, Predicted: p.hostShare},
+			Queued:     Share{Measured: m.queued, Predicted: p.queued},
+			Fit:        Fit{Median: relErr(r.median, m.median), Span: relErr(r.span, m.span), Period: relErr(r.period, m.period)},
+			CopyCallMs: ms(float64(m.hold)), PageableCallMs: ms(float64(m.pageable)),
+			Outside:  Outside{MedianMs: ms(m.outsideMedian), TotalMs: ms(m.outside)},
+			MedianCI: m.ci,
 		})
 	}
 	return out
 }
 
 func ms(ns float64) float64 { return ns / 1e6 }
+
+// medianCI is the narrowest interval of order statistics of v (sorted)
+// that holds its median with probability at least CICoverage, zero for
+// fewer than CIInstances values. The k-th smallest and k-th largest of n
+// miss the median when at most k-1 values lie on one side of it.
+func medianCI(v []float64) CI {
+	n := len(v)
+	if n < CIInstances {
+		return CI{}
+	}
+	// tail is P(B <= k-1) for B binomial(n, 1/2), summed term by term in
+	// logs (n may be large).
+	var tail, cover float64
+	best := 0
+	for k := 1; k <= n/2; k++ {
+		lg := lchoose(n, k-1) - float64(n)*math.Ln2
+		tail += math.Exp(lg)
+		c := 1 - 2*tail
+		if c < CICoverage {
+			break
+		}
+		best, cover = k, c
+	}
+	if best == 0 {
+		return CI{}
+	}
+	return CI{LowMs: ms(v[best-1]), HighMs: ms(v[n-best]), Coverage: cover}
+}
+
+// lchoose is the log of n choose k.
+func lchoose(n, k int) float64 {
+	a, _ := math.Lgamma(float64(n + 1))
+	b, _ := math.Lgamma(float64(k + 1))
+	c, _ := math.Lgamma(float64(n - k + 1))
+	return a - b - c
+}
 
 func relErr(got, want float64) float64 {
 	if want == 0 {

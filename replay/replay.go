@@ -3,6 +3,7 @@ package replay
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"math"
 	"slices"
 
@@ -42,6 +43,40 @@ const (
 	// (a pin thread on a core of its own).
 	PinByCopy
 )
+
+// The names of the ways to pin, as JSON and the command line spell them.
+var pinByNames = [...]string{PinInPlace: "in-place", PinByCopy: "copy"}
+
+// String names the way to pin: "in-place" or "copy".
+func (p PinBy) String() string {
+	if int(p) < len(pinByNames) {
+		return pinByNames[p]
+	}
+	return "unknown"
+}
+
+// MarshalText writes the way to pin by its name.
+func (p PinBy) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
+
+// UnmarshalText reads a way to pin by its name.
+func (p *PinBy) UnmarshalText(b []byte) error {
+	v, ok := PinByOf(string(b))
+	if !ok {
+		return fmt.Errorf("unknown way to pin %q: use in-place or copy", b)
+	}
+	*p = v
+	return nil
+}
+
+// PinByOf returns the way to pin of a name, ok false for none.
+func PinByOf(name string) (PinBy, bool) {
+	for i, n := range pinByNames {
+		if n == name {
+			return PinBy(i), true
+		}
+	}
+	return 0, false
+}
 
 // Result is a replay's answer: the regions' times as measured, replayed
 // and predicted after pinning, the assumptions made, and the costs used.
@@ -101,6 +136,10 @@ type CostUse struct {
 	// PinCopyNs is the host time the high bound added for copying the
 	// buffers into pinned memory (PinByCopy), summed.
 	PinCopyNs int64 `json:"pinCopyNs"`
+	// Uncosted is how many of the copies found no pinned cost and kept
+	// their measured times; UncostedCallNs their calls' host time.
+	Uncosted       int   `json:"uncosted"`
+	UncostedCallNs int64 `json:"uncostedCallNs"`
 }
 
 // oneSize puts every copy in one size class.
@@ -269,6 +308,10 @@ func (m *model) whatIf(coster Coster, sizes Sizes, pinBy PinBy, res *Result) *wh
 		cost, _ := chain.Pinned(dir, o.Bytes[j], async)
 		if !cost.complete() {
 			res.Uncosted++
+			u.Uncosted++
+			if c != timeline.None {
+				u.UncostedCallNs += tl.Calls.Duration(c)
+			}
 			w.assume(timeline.AssumeNoCost, s.PID, s.ID, api, o.Corr[j])
 			continue
 		}
@@ -279,8 +322,8 @@ func (m *model) whatIf(coster Coster, sizes Sizes, pinBy PinBy, res *Result) *wh
 			u.PinCopyNs += rc.pinCopy
 		}
 		w.recost = append(w.recost, rc)
-		u.PinnedCallNs = u.PinnedCallNs.add(cost.CallNs)
-		u.PinnedGPUNs = u.PinnedGPUNs.add(cost.GPUNs)
+		u.PinnedCallNs = u.PinnedCallNs.Add(cost.CallNs)
+		u.PinnedGPUNs = u.PinnedGPUNs.Add(cost.GPUNs)
 		u.CallSource = mergeSource(u.CallSource, cost.CallSource)
 		u.GPUSource = mergeSource(u.GPUSource, cost.GPUSource)
 		u.CallFrom = mergeFrom(u.CallFrom, cost.CallFrom)

@@ -5,8 +5,9 @@ import (
 	"encoding/base64"
 	"fmt"
 	"html/template"
-	"path/filepath"
+	"image/color"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
@@ -17,97 +18,194 @@ import (
 const (
 	AuditMarkdownFile = "audit.md"
 	AuditHTMLFile     = "audit.html"
-	auditPlotName     = "hosttime"
+	auditPlotName     = "regions"
+)
+
+// The series of the region plot, by name in Plot.Series: each judged
+// region's time predicted with its copies pinned, and (with a check) its
+// time after, as shares of its time before; x is the region's index.
+const (
+	SeriesPredicted = "predicted"
+	SeriesAfter     = "after"
 )
 
 // AuditReport is an audit (and, given a capture after the fix, its check)
-// rendered for a person: Markdown, one HTML page, and a plot of the host
-// time each kind of copy held before and after.
+// rendered for a person: Markdown, one HTML page with the same tables,
+// and a plot of each judged region's time pinned (and after) against its
+// time before.
 type AuditReport struct {
-	Before, After *audit.Audit
-	Check         *audit.Check
-	Plot          Plot
+	Out  *audit.Output
+	Plot Plot
 }
 
-// BuildAudit renders an audit; after and check may be nil.
-func BuildAudit(before, after *audit.Audit, check *audit.Check) (*AuditReport, error) {
-	r := &AuditReport{Before: before, After: after, Check: check}
-	pairs := auditPairs(before, after, check)
-	r.Plot = Plot{Name: auditPlotName, Title: "Host time held by copy calls"}
-	if len(pairs) == 0 {
-		r.Plot.Skipped = "the capture has no copies whose calls held the host"
+// BuildAudit renders an audit and its check, if any.
+func BuildAudit(out *audit.Output) (*AuditReport, error) {
+	r := &AuditReport{Out: out, Plot: Plot{Name: auditPlotName, Series: map[string]plotter.XYs{}}}
+	bars := regionBarsOf(out)
+	if len(bars.names) == 0 {
+		r.Plot.Title = "Region time"
+		r.Plot.Skipped = "the capture has no region: no host-device copy call and no NVTX range"
 		return r, nil
 	}
-	title := "Host time held by copy calls, by kind of copy"
-	if after != nil {
-		title = "Host time held by copy calls, before and after"
+	r.Plot.Title = "Region time with the copies pinned, as a share of now"
+	if out.Check != nil {
+		r.Plot.Title = fmt.Sprintf("Region time predicted and after, as a share of before: %s", out.Check.Verdict)
 	}
-	r.Plot.Title = title
-	p := newPlot(title, "", "host time (ms)")
-	labels := make([]string, len(pairs))
-	var bv, av plotter.Values
-	for i, pr := range pairs {
-		labels[i] = pr.Label
-		bv = append(bv, float64(pr.BeforeNs)/1e6)
-		av = append(av, float64(pr.AfterNs)/1e6)
-	}
-	w := vg.Points(28)
-	bb, err := plotter.NewBarChart(bv, w)
+	p, err := bars.draw(r.Plot.Title, out.Check != nil, r.Plot.Series)
 	if err != nil {
 		return nil, err
 	}
-	bb.Color, bb.LineStyle.Width = colPageable, 0
-	p.Add(bb)
-	p.Legend.Add("before: "+baseName(before.Capture), bb)
-	if after != nil {
-		ab, err := plotter.NewBarChart(av, w)
-		if err != nil {
-			return nil, err
-		}
-		ab.Color, ab.LineStyle.Width = colPinned, 0
-		bb.Offset, ab.Offset = -w/2, w/2
-		p.Add(ab)
-		p.Legend.Add("after: "+baseName(after.Capture), ab)
-	}
-	p.Legend.Left = false
-	p.NominalX(labels...)
-	p.X.Min, p.X.Max = -0.6, float64(len(pairs))-0.4
-	p.X.Tick.Label.Font.Size = vg.Points(8)
 	png, svg, err := render(p)
 	if err != nil {
 		return nil, err
 	}
 	r.Plot.PNG, r.Plot.SVG = png, svg
-	r.Plot.Caption = "Bars are the summed duration of the copy calls of each kind (direction, host memory, API kind): the time they held the calling thread."
-	if check != nil {
-		r.Plot.Caption += fmt.Sprintf(" The check %s: host-to-device copy calls held the host %.1f ms before and %.1f ms after (predicted %.1f ms, bound %.1f ms).",
-			check.Verdict, float64(check.HtoDBeforeNs)/1e6, float64(check.HtoDAfterNs)/1e6,
-			float64(check.PredictedAfterNs)/1e6, float64(check.PredictedAfterHighNs)/1e6)
+	r.Plot.Caption = "Each bar is a region's time (its median instance, or its span where most instances ran behind the host) over its time before, so 1 is no change; the whisker is the prediction's bound."
+	if out.Check != nil {
+		r.Plot.Caption += " A region holds when its bar after lies within the whisker."
 	}
 	return r, nil
 }
 
-// auditPairs are the bars: the check's pairs, or one capture's totals.
-func auditPairs(before, after *audit.Audit, check *audit.Check) []audit.Pair {
-	if check != nil {
-		return check.Pairs
-	}
-	var out []audit.Pair
-	for _, t := range before.Totals {
-		if t.HostNs > 0 {
-			out = append(out, audit.Pair{Label: fmt.Sprintf("%s %s %s", t.Direction, t.HostMemory, t.APIKind), BeforeNs: t.HostNs})
-		}
-	}
-	return out
+// regionBars are the judged regions' bars, as shares of each region's
+// time before: predicted with the copies pinned, with the bound as a
+// whisker, and after (with a check).
+type regionBars struct {
+	names               []string
+	pred, after         plotter.Values
+	whisk               errorBars
+	predText, afterText []string
 }
 
-// shortName is a capture's file name, e.g. train-pinned.sqlite.
-func baseName(path string) string { return filepath.Base(path) }
+func regionBarsOf(out *audit.Output) regionBars {
+	checks := map[string]*audit.RegionCheck{}
+	if out.Check != nil {
+		for i := range out.Check.Regions {
+			checks[out.Check.Regions[i].Name] = &out.Check.Regions[i]
+		}
+	}
+	var b regionBars
+	for i, g := range out.Before.Judged() {
+		b.names = append(b.names, g.Name)
+		mid, lo, hi := g.Predicted()
+		before := g.Time()
+		if before <= 0 {
+			before = 1
+		}
+		if c := checks[g.Name]; c != nil {
+			lo, hi = c.BoundLowMs, c.BoundHighMs
+			b.after = append(b.after, c.AfterMs()/before)
+			b.afterText = append(b.afterText, auditMs(c.AfterMs())+" ms\n"+string(c.Verdict))
+		}
+		b.pred = append(b.pred, mid/before)
+		b.predText = append(b.predText, auditMs(mid)+" ms")
+		b.whisk = append(b.whisk, errorBar{x: float64(i), y: mid / before, lo: (mid - lo) / before, hi: (hi - mid) / before})
+	}
+	return b
+}
+
+// draw plots the bars, the after ones beside the predicted when after,
+// and records each series as drawn (x the bar's place, the region's index
+// less or more a bar's offset; y its height) in series.
+func (b regionBars) draw(title string, after bool, series map[string]plotter.XYs) (*plot.Plot, error) {
+	p := newPlot(title, "", "time / time before")
+	w := vg.Points(26)
+	add := func(name string, vs plotter.Values, off float64, col color.Color, legend string) error {
+		bc, err := plotter.NewBarChart(vs, w)
+		if err != nil {
+			return err
+		}
+		bc.Color, bc.LineStyle.Width, bc.XMin = col, 0, off
+		p.Add(bc)
+		p.Legend.Add(legend, bc)
+		xys := make(plotter.XYs, len(vs))
+		for i, v := range vs {
+			xys[i] = plotter.XY{X: float64(i) + off, Y: v}
+		}
+		series[name] = xys
+		return nil
+	}
+	off := 0.0
+	if after {
+		off = barOffset
+	}
+	if err := add(SeriesPredicted, b.pred, -off, colPinned, "predicted with the copies pinned (whisker: its bound)"); err != nil {
+		return nil, err
+	}
+	// Each value stands above its bar, a predicted one above its whisker.
+	var texts [][]*plotter.Labels
+	if after {
+		if err := add(SeriesAfter, b.after, off, colResident, "after the fix"); err != nil {
+			return nil, err
+		}
+		ls, err := labels(series[SeriesAfter], b.afterText, 0, vg.Points(8))
+		if err != nil {
+			return nil, err
+		}
+		texts = append(texts, ls)
+	}
+	whisk := append(errorBars(nil), b.whisk...)
+	at := make(plotter.XYs, len(whisk))
+	for i := range whisk {
+		whisk[i].x -= off
+		at[i] = plotter.XY{X: whisk[i].x, Y: whisk[i].y + whisk[i].hi}
+	}
+	eb, err := plotter.NewYErrorBars(whisk)
+	if err != nil {
+		return nil, err
+	}
+	eb.LineStyle.Width = vg.Points(1.2)
+	p.Add(eb)
+	ls, err := labels(at, b.predText, 0, vg.Points(8))
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range append(texts, ls) {
+		for _, x := range l {
+			p.Add(x)
+		}
+	}
+	// 1: the region's time before, no change.
+	same, err := plotter.NewLine(plotter.XYs{{X: -0.6, Y: 1}, {X: float64(len(b.names)) - 0.4, Y: 1}})
+	if err != nil {
+		return nil, err
+	}
+	same.Color, same.Width, same.Dashes = colRated, vg.Points(1), []vg.Length{vg.Points(5), vg.Points(3)}
+	p.Add(same)
+	p.Legend.Add("the time before (1: no change)", same)
+	p.Legend.Left = false
+	p.NominalX(b.names...)
+	p.X.Min, p.X.Max = -0.6, float64(len(b.names))-0.4
+	p.Y.Min = 0
+	top := 1.0
+	for _, e := range whisk {
+		top = max(top, e.y+e.hi)
+	}
+	for _, a := range b.after {
+		top = max(top, a)
+	}
+	p.Y.Max = top * 1.2
+	return p, nil
+}
+
+// barOffset is how far from its region's place each of two bars stands.
+const barOffset = 0.2
+
+// errorBar is one whisker: at (x, y), lo below and hi above.
+type errorBar struct{ x, y, lo, hi float64 }
+
+// errorBars are whiskers as gonum's YErrorBars reads them.
+type errorBars []errorBar
+
+// Len, XY and YError implement plotter.XYer and plotter.YErrorer.
+func (e errorBars) Len() int                        { return len(e) }
+func (e errorBars) XY(i int) (float64, float64)     { return e[i].x, e[i].y }
+func (e errorBars) YError(i int) (float64, float64) { return e[i].lo, e[i].hi }
 
 // Markdown is the audit as Markdown, with the plot linked beside it.
 func (r *AuditReport) Markdown() ([]byte, error) {
 	var b bytes.Buffer
-	if err := AuditMarkdown(&b, r.Before, r.After, r.Check); err != nil {
+	if err := AuditMarkdown(&b, r.Out); err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(&b, "\n## %s\n\n", r.Plot.Title)
@@ -123,35 +221,66 @@ var auditHTML = template.Must(template.New("audit").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<title>nsyscheck audit</title>
-<style>
-body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", "Liberation Sans", sans-serif; color: #222; margin: 0; }
-main { max-width: 1100px; margin: 0 auto; padding: 24px 28px 60px; }
-pre { font: 12.5px ui-monospace, "DejaVu Sans Mono", monospace; background: #f6f7f9; padding: 12px; overflow-x: auto; }
-img { max-width: 100%; }
-p.caption { color: #555; font-size: 13.5px; }
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.V.Title}}</title>
+<style>` + pageCSS + `
+.v-pass { background: #dcf5e3; color: #17622f; }
+.v-fail { background: #fbe0e0; color: #8b1a1a; }
+ul.notes li { margin: 3px 0; }
 </style>
 </head>
-<body><main>
-<h1>nsyscheck audit</h1>
-{{if .Src}}<img alt="{{.Title}}" src="{{.Src}}">
-<p class="caption">{{.Caption}}</p>{{else}}<p class="caption">Plot not drawn: {{.Skipped}}.</p>{{end}}
-<pre>{{.Text}}</pre>
-</main></body>
+<body>
+<main>
+<h1>{{.V.Title}} <span class="v v-{{.V.Verdict}}">{{.V.Verdict}}</span></h1>
+<p class="about"><strong>{{.V.Answer}}</strong></p>
+{{range .V.About}}<p class="about">{{.}}</p>
+{{end}}
+{{define "table"}}<h3>{{.Title}}</h3>
+<table>
+<tr>{{range $i, $h := .Head}}<th{{if index $.Right $i}} class="r"{{end}}>{{$h}}</th>{{end}}</tr>
+{{range .Rows}}<tr>{{range $i, $c := .}}<td{{if index $.Right $i}} class="r"{{end}}>{{if eq $c "held" "died" "unavailable"}}<span class="v v-{{$c}}">{{$c}}</span>{{else}}{{$c}}{{end}}</td>{{end}}</tr>
+{{end}}</table>
+{{with .Note}}<p class="note">{{.}}</p>{{end}}
+{{end}}
+<h2>Regions</h2>
+{{template "table" .V.Regions}}
+<ul class="notes">{{range .V.Notes}}<li>{{.}}</li>
+{{end}}</ul>
+{{if .Src}}<figure><img alt="{{.Plot.Title}}" src="{{.Src}}"><p class="caption">{{.Plot.Caption}}</p></figure>{{else}}<p class="missing">Plot not drawn: {{.Plot.Skipped}}.</p>{{end}}
+{{template "table" .V.Shares}}
+<h2>What to change ({{.V.Advice.Framework}})</h2>
+{{with .V.Advice.None}}<p>{{.}}</p>{{end}}
+{{range .V.Advice.Classes}}<ul>{{range .Classes}}<li><code>{{.}}</code></li>{{end}}</ul>
+<ul class="fix">{{range .Fix}}<li>{{.}}</li>{{end}}</ul>
+{{end}}
+{{with .V.Advice.Line}}<p class="note">{{.}}</p>{{end}}
+{{range .V.Audits}}<h2>{{.Title}}</h2>
+{{range .About}}<p class="about">{{.}}</p>
+{{end}}
+{{template "table" .Totals}}
+{{template "table" .Classes}}
+{{with .Offenders}}<h3>Top offenders (pageable or unknown host memory)</h3><ol>{{range .}}<li>{{.}}</li>{{end}}</ol>{{end}}
+<h3>Findings</h3>
+<ul>{{range .Findings}}<li><strong>{{.Head}}</strong><br><span class="note">rule: {{.Rule}}</span>{{with .Evidence}}<ul class="evidence">{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}</li>
+{{end}}</ul>
+{{with .Prediction}}<h3>Prediction of the copy calls' host time</h3><ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{with .Replay}}<h3>Replay</h3><ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{with .Rule}}<h3>NVIDIA's rule</h3><ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{with .Notes}}<ul class="diags">{{range .}}<li><span class="level-{{.Level}}">{{.Level}} {{.Code}}</span>: {{.Message}}</li>{{end}}</ul>{{end}}
+{{end}}
+</main>
+</body>
 </html>
 `))
 
-// HTML is the audit as one page: the plot inline and the Markdown text.
+// HTML is the audit as one page: the same view as the text and Markdown,
+// in tables, with the plot inline.
 func (r *AuditReport) HTML() ([]byte, error) {
-	md, err := r.Markdown()
-	if err != nil {
-		return nil, err
-	}
 	page := struct {
-		Plot
+		V    *auditView
+		Plot Plot
 		Src  template.URL
-		Text string
-	}{Plot: r.Plot, Text: string(md)}
+	}{V: buildAuditView(r.Out, false), Plot: r.Plot}
 	if r.Plot.PNG != nil {
 		page.Src = template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(r.Plot.PNG))
 	}

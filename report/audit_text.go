@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/nsyscheck/nsyscheck/audit"
-	"github.com/nsyscheck/nsyscheck/diag"
 )
 
 // AuditEnvelope wraps an audit in the envelope every JSON output shares:
@@ -56,21 +55,9 @@ func WriteAudit(w io.Writer, format string, out *audit.Output, opts WriteOptions
 	case FormatJSON:
 		return WriteJSON(w, AuditEnvelope(out, opts.Version))
 	case FormatMarkdown:
-		return AuditMarkdown(w, out.Before, out.After, out.Check)
+		return AuditMarkdown(w, out)
 	case FormatText:
-		if err := AuditText(w, out.Before, opts.Text); err != nil {
-			return err
-		}
-		if out.After != nil {
-			fmt.Fprintln(w)
-			if err := AuditText(w, out.After, opts.Text); err != nil {
-				return err
-			}
-		}
-		if out.Check != nil {
-			return AuditCheckText(w, out.Check, opts.Text)
-		}
-		return nil
+		return AuditText(w, out, opts.Text)
 	}
 	return fmt.Errorf("unknown format %q: use text, json or markdown", format)
 }
@@ -89,82 +76,159 @@ const auditShownEvidence = 3
 // ns formats nanoseconds as the audit does.
 func ns(v int64) string { return audit.FormatNs(float64(v)) }
 
-// AuditText writes an audit for a terminal, laid out for opts' width:
-// tables that fit, a class's key on its own line when the class table would
-// not, everything else wrapped, nothing cut. With opts.Verbose it lists
-// every class and every finding's evidence copies.
-func AuditText(w io.Writer, au *audit.Audit, opts TextOptions) error {
+// AuditText writes an audit (and, with a capture after the fix, its check)
+// for a terminal, the answer first: the verdict, the region table and what
+// explains it, the regions' copies, what to change; then each capture's
+// copies, classes, findings, prediction and NVIDIA's rule. Laid out for
+// opts' width: tables that fit, a class's key on its own line when the
+// class table would not, everything else wrapped, nothing cut. With
+// opts.Verbose it lists every class and every finding's evidence copies.
+func AuditText(w io.Writer, out *audit.Output, opts TextOptions) error {
 	width := opts.width()
+	v := buildAuditView(out, opts.Verbose)
 	var b strings.Builder
-	head := "(" + au.Format + ")"
-	if f := formatWords[au.Format]; f != "" {
-		head = "(" + f + ")"
+	head := strings.ToUpper(v.Verdict)
+	if out.Check != nil {
+		writePath(&b, "Check of "+out.Check.Before, "(before) against "+out.Check.After+" (after): "+head, width)
+	} else {
+		writePath(&b, "Audit of "+out.Before.Capture+":", head, width)
 	}
-	if au.GPU != "" {
-		head += ", " + au.GPU
+	writeWrapped(&b, v.Answer, width, "  ", "    ")
+	for _, a := range v.About {
+		writeWrapped(&b, a, width, "  ", "    ")
 	}
-	writePath(&b, "audit of "+au.Capture, head, width)
-	writeWrapped(&b, fmt.Sprintf("%d CUDA API calls in %s of host time (%s); %d copies (%d without an API call in the trace), %d memsets kept apart",
-		au.APICalls, ns(au.SpanNs), au.SpanFrom, au.Copies, au.Unmatched, au.Memsets), width, "", "    ")
-
 	b.WriteByte('\n')
-	writeWrapped(&b, "Copies by direction, host memory and API kind", width, "", "  ")
-	rows := [][]string{{"direction", "host memory", "API", "copies", "MB", "host time", "GPU time"}}
-	for _, t := range au.Totals {
-		rows = append(rows, []string{string(t.Direction), string(t.HostMemory), string(t.APIKind), fmt.Sprint(t.Count),
-			fmt.Sprintf("%.1f", float64(t.Bytes)/1e6), ns(t.HostNs), ns(t.GPUNs)})
+	writeTextTable(&b, v.Regions, width)
+	for _, n := range v.Notes {
+		writeWrapped(&b, n, width, "  ", "    ")
 	}
-	writeTable(&b, rows, 3, width)
-
-	writeAuditClasses(&b, au, opts)
-
-	if len(au.TopOffenders) > 0 {
+	b.WriteByte('\n')
+	writeTextTable(&b, v.Shares, width)
+	writeAdviceText(&b, v.Advice, width)
+	for _, d := range v.Audits {
 		b.WriteByte('\n')
-		writeWrapped(&b, "Top offenders (pageable or unknown host memory)", width, "", "  ")
-		for i, c := range au.TopOffenders {
-			writeWrapped(&b, fmt.Sprintf("%s: %d copies, %s, held the host %s (%s of the capture's host time)",
-				c.Label(), c.Count, audit.FormatMB(c.Bytes), ns(c.HostNs), auditPct(c.HostShare)), width, fmt.Sprintf("  %d. ", i+1), "     ")
-		}
+		writeAuditDetailText(&b, d, width)
 	}
-	writeAuditFindingsText(&b, au, opts)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// writeAuditClasses writes the class table: one row per class when the
-// table fits the width; else each class's key on its own line (wrapped if
-// longer than a line) with its numbers in columns beneath it, or, narrower
-// still, in words.
-func writeAuditClasses(b *strings.Builder, au *audit.Audit, opts TextOptions) {
-	width := opts.width()
-	classes := au.Classes
-	title := fmt.Sprintf("Classes by host time held (%d in all)", len(classes))
-	if !opts.Verbose && len(classes) > AuditMaxClassRows {
-		title = fmt.Sprintf("Classes by host time held (%d in all; the first %d, -v lists every one)", len(classes), AuditMaxClassRows)
-		classes = classes[:AuditMaxClassRows]
+// writeTextTable writes a titled table, split as writeTable splits one
+// that is too wide.
+func writeTextTable(b *strings.Builder, t tableView, width int) {
+	writeWrapped(b, t.Title, width, "", "  ")
+	if len(t.Rows) == 0 && t.Missing != "" {
+		writeWrapped(b, t.Missing, width, "  ", "    ")
+		return
+	}
+	writeKeyedRows(b, t, width)
+	if t.Note != "" {
+		writeWrapped(b, t.Note, width, "  ", "    ")
+	}
+}
+
+// writeAdviceText writes what to change.
+func writeAdviceText(b *strings.Builder, a adviceView, width int) {
+	b.WriteString("\nWhat to change (" + a.Framework + ")\n")
+	if a.None != "" {
+		writeWrapped(b, a.None, width, "  ", "    ")
+		return
+	}
+	for _, c := range a.Classes {
+		for _, cl := range c.Classes {
+			writeWrapped(b, cl, width, "  ", "    ")
+		}
+		for _, f := range c.Fix {
+			writeWrapped(b, f, width, "    - ", "      ")
+		}
+	}
+	writeWrapped(b, a.Line, width, "  ", "    ")
+}
+
+// writeAuditDetailText writes one capture's details.
+func writeAuditDetailText(b *strings.Builder, d auditDetail, width int) {
+	writePath(b, d.Title, "", width)
+	for _, a := range d.About {
+		writeWrapped(b, a, width, "  ", "    ")
 	}
 	b.WriteByte('\n')
-	writeWrapped(b, title, width, "", "  ")
-	head := []string{"copies", "MB", "host time", "share", "GPU time", "GPU GB/s"}
-	nums := make([][]string, len(classes))
-	for i, c := range classes {
-		nums[i] = []string{fmt.Sprint(c.Count), fmt.Sprintf("%.1f", float64(c.Bytes)/1e6), ns(c.HostNs),
-			auditPct(c.HostShare), ns(c.GPUNs), fmt.Sprintf("%.1f", c.GPUGBps)}
+	writeTextTable(b, d.Totals, width)
+	writeAuditClasses(b, d.Classes, width)
+	if len(d.Offenders) > 0 {
+		b.WriteString("\nTop offenders (pageable or unknown host memory)\n")
+		for i, o := range d.Offenders {
+			writeWrapped(b, o, width, fmt.Sprintf("  %d. ", i+1), "     ")
+		}
 	}
-	oneLine := [][]string{append([]string{"class"}, head...)}
-	for i, c := range classes {
-		oneLine = append(oneLine, append([]string{c.Label()}, nums[i]...))
+	b.WriteString("\nFindings\n")
+	for _, f := range d.Findings {
+		writeWrapped(b, f.Head, width, "  ", "    ")
+		writeWrapped(b, "rule: "+f.Rule, width, "    ", "      ")
+		if f.Lead != "" {
+			writeWrapped(b, f.Lead, width, "    ", "      ")
+		}
+		for _, e := range f.Evidence {
+			writeWrapped(b, e, width, "      ", "        ")
+		}
+		if f.More > 0 {
+			writeWrapped(b, fmt.Sprintf("... %d more not shown: -v shows them; --format json holds them too", f.More), width, "      ", "        ")
+		}
 	}
-	if tableWidth(oneLine, len(oneLine[0])) <= width {
+	for _, sec := range []struct {
+		title string
+		lines []string
+	}{{"Prediction of the copy calls' host time", d.Prediction}, {"Replay", d.Replay}, {"", d.Rule}} {
+		if len(sec.lines) == 0 {
+			continue
+		}
+		b.WriteByte('\n')
+		if sec.title != "" {
+			b.WriteString(sec.title + "\n")
+			for _, l := range sec.lines {
+				writeWrapped(b, l, width, "  ", "    ")
+			}
+			continue
+		}
+		writeWrapped(b, sec.lines[0], width, "", "    ")
+		for _, l := range sec.lines[1:] {
+			writeWrapped(b, l, width, "  ", "    ")
+		}
+	}
+	if len(d.Notes) > 0 {
+		b.WriteByte('\n')
+	}
+	for _, n := range d.Notes {
+		if n.Code == "note" {
+			writeWrapped(b, "note: "+n.Message, width, "", "    ")
+			continue
+		}
+		writeWrapped(b, fmt.Sprintf("%s %s: %s", n.Level, n.Code, n.Message), width, "", "    ")
+	}
+}
+
+// writeAuditClasses writes the class table as writeKeyedRows lays it out.
+func writeAuditClasses(b *strings.Builder, t tableView, width int) {
+	b.WriteByte('\n')
+	writeTextTable(b, t, width)
+}
+
+// writeKeyedRows writes a table whose first column is each row's key: one
+// row per line when the table fits the width; else each key on its own line
+// (wrapped if longer than a line) with its numbers in columns beneath it,
+// or, narrower still, in words.
+func writeKeyedRows(b *strings.Builder, t tableView, width int) {
+	oneLine := append([][]string{t.Head}, t.Rows...)
+	if tableWidth(oneLine, len(t.Head)) <= width {
 		writeTable(b, oneLine, 1, width)
 		return
 	}
 	// Each class's key on its own line, its numbers beneath, right-aligned
 	// in columns under one header.
 	const indent = "    "
+	head := t.Head[1:]
 	widths := make([]int, len(head))
-	for _, row := range append([][]string{head}, nums...) {
-		for k, cell := range row {
+	for _, row := range oneLine {
+		for k, cell := range row[1:] {
 			widths[k] = max(widths[k], utf8.RuneCountInString(cell))
 		}
 	}
@@ -181,17 +245,19 @@ func writeAuditClasses(b *strings.Builder, au *audit.Audit, opts TextOptions) {
 	}
 	columns := utf8.RuneCountInString(row(head)) <= width
 	if columns {
-		b.WriteString("class\n" + row(head) + "\n")
+		b.WriteString(t.Head[0] + "\n" + row(head) + "\n")
 	}
-	for i, c := range classes {
-		writeWrapped(b, c.Label(), width, "", indent)
+	for _, r := range t.Rows {
+		writeWrapped(b, r[0], width, "", indent)
 		if columns {
-			b.WriteString(row(nums[i]) + "\n")
+			b.WriteString(row(r[1:]) + "\n")
 			continue
 		}
-		n := nums[i]
-		writeWrapped(b, fmt.Sprintf("%s copies, %s MB, host time %s (%s), GPU time %s, %s GB/s on the GPU", n[0], n[1], n[2], n[3], n[4], n[5]),
-			width, indent, indent+"  ")
+		var parts []string
+		for k, cell := range r[1:] {
+			parts = append(parts, head[k]+" "+cell)
+		}
+		writeWrapped(b, strings.Join(parts, ", "), width, indent, indent+"  ")
 	}
 }
 
@@ -209,155 +275,107 @@ func auditEvidenceText(e audit.Evidence, verbose bool) string {
 	return s
 }
 
-// writeAuditFindingsText writes an audit's findings, prediction, NVIDIA's
-// rule beside it, and what the capture could not tell or exposes.
-func writeAuditFindingsText(b *strings.Builder, au *audit.Audit, opts TextOptions) {
-	width := opts.width()
-	b.WriteString("\nFindings\n")
-	for _, f := range au.Findings {
-		writeWrapped(b, fmt.Sprintf("%s: %d copies, %s, %s of host time", f.ID, f.Count, audit.FormatMB(f.Bytes), ns(f.HostNs)), width, "  ", "    ")
-		writeWrapped(b, "rule: "+f.Rule, width, "    ", "      ")
-		shown := f.Evidence
-		if !opts.Verbose && len(shown) > auditShownEvidence {
-			shown = shown[:auditShownEvidence]
-		}
-		if len(f.Evidence) > 0 {
-			what := fmt.Sprintf("the %d copies that held the host longest:", len(f.Evidence))
-			if int64(len(f.Evidence)) == f.Count {
-				what = "the copies, longest call first:"
-			}
-			writeWrapped(b, what, width, "    ", "      ")
-		}
-		for _, e := range shown {
-			writeWrapped(b, auditEvidenceText(e, opts.Verbose), width, "      ", "        ")
-		}
-		if n := len(f.Evidence) - len(shown); n > 0 {
-			writeWrapped(b, fmt.Sprintf("... %d more not shown: -v shows them; --format json holds them too", n), width, "      ", "        ")
-		}
-	}
-
-	if p := au.Prediction; p != nil {
-		b.WriteString("\nPrediction\n")
-		writeWrapped(b, p.Statement, width, "  ", "    ")
-		for _, g := range p.Groups {
-			writeWrapped(b, fmt.Sprintf("%s %s %s: %d copies, %s now -> %s (%s-%s) from %s: %s", g.Direction, g.APIKind, g.SizeBucket,
-				g.Count, ns(g.BeforeNs), ns(g.AfterNs), ns(g.AfterLowNs), ns(g.AfterHighNs), g.Source, g.Basis), width, "  ", "    ")
-		}
-		if p.HtoD.BeforeNs > 0 {
-			writeWrapped(b, fmt.Sprintf("host-to-device copy calls: %s now, %s predicted after pinning (bound %s-%s)",
-				ns(p.HtoD.BeforeNs), ns(p.HtoD.AfterNs), ns(p.HtoD.AfterLowNs), ns(p.HtoD.AfterHighNs)), width, "  ", "    ")
-		}
-	}
-	if au.NVIDIA != nil {
-		b.WriteByte('\n')
-		writeWrapped(b, au.NVIDIA.Summary(), width, "", "    ")
-		for _, f := range au.NVIDIA.OnlyRule {
-			writeWrapped(b, fmt.Sprintf("only the rule: pid %d, copy at %d ns, %s", f.PID, f.Start, ns(f.Duration)), width, "  ", "    ")
-		}
-		for _, e := range au.NVIDIA.OnlyAudit {
-			writeWrapped(b, fmt.Sprintf("only the audit: correlation id %d, pid %d, copy at %d ns, %s", e.CorrelationID, e.PID, e.GPUStart, ns(e.GPUNs)), width, "  ", "    ")
-		}
-	}
-	if len(au.Missing)+len(au.Diagnostics)+len(au.Exposures) > 0 {
-		b.WriteByte('\n')
-	}
-	for _, g := range au.Missing {
-		writeWrapped(b, fmt.Sprintf("note: %s: %s", g.Fact, g.Reason), width, "", "    ")
-	}
-	for _, d := range diagViews(append(append([]diag.Diagnostic(nil), au.Diagnostics...), au.Exposures...)) {
-		writeWrapped(b, fmt.Sprintf("%s %s: %s", d.Level, d.Code, d.Message), width, "", "    ")
-	}
-}
-
-// AuditCheckText writes the check of an audit before and after a fix for
-// a terminal, wrapped to opts' width.
-func AuditCheckText(w io.Writer, c *audit.Check, opts TextOptions) error {
-	width := opts.width()
-	var b strings.Builder
-	b.WriteByte('\n')
-	writeWrapped(&b, fmt.Sprintf("Check: %s (before) against %s (after): %s", c.Before, c.After, strings.ToUpper(string(c.Verdict))), width, "", "    ")
-	line := func(s string) { writeWrapped(&b, s, width, "  ", "    ") }
-	line(fmt.Sprintf("host-to-device copy calls held the host %s before, %s after (saved %s; predicted %s, after between %s and %s)",
-		ns(c.HtoDBeforeNs), ns(c.HtoDAfterNs), ns(c.SavedNs), ns(c.PredictedSavedNs), ns(c.PredictedAfterLowNs), ns(c.PredictedAfterHighNs)))
-	line(fmt.Sprintf("bytes moved host-to-device: %s before, %s after (%+.2f%%)", audit.FormatMB(c.HtoDBytesBefore), audit.FormatMB(c.HtoDBytesAfter), 100*c.BytesChange))
-	for _, cl := range c.Classes {
-		line(fmt.Sprintf("pageable class %s: %d copies, %s before; after: %s (%d pageable, %d pinned, %s)", cl.Class, cl.Before.Count,
-			ns(cl.Before.HostNs), cl.Status, cl.AfterPageable.Count, cl.AfterPinned.Count, ns(cl.AfterPageable.HostNs+cl.AfterPinned.HostNs)))
-	}
-	for _, r := range c.Reasons {
-		line("- " + r)
-	}
-	for _, wn := range c.Warnings {
-		line("warning: " + wn)
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// AuditMarkdown writes an audit (and the audit after the fix and the check,
-// when they are not nil) as Markdown.
-func AuditMarkdown(w io.Writer, au *audit.Audit, after *audit.Audit, c *audit.Check) error {
+// AuditMarkdown writes an audit (and its check) as Markdown, the answer
+// first, as AuditText orders it.
+func AuditMarkdown(w io.Writer, out *audit.Output) error {
+	v := buildAuditView(out, false)
 	ew := &errWriter{w: w}
-	ew.printf("# Audit of `%s`\n\n", au.Capture)
-	writeAuditMarkdown(ew, au)
-	if after != nil {
-		ew.printf("\n# Audit of `%s`\n\n", after.Capture)
-		writeAuditMarkdown(ew, after)
+	ew.printf("# %s: %s\n\n", mdText(v.Title), v.Verdict)
+	ew.printf("%s.\n\n", mdText(capitalise(v.Answer)))
+	for _, a := range v.About {
+		ew.printf("- %s\n", mdText(a))
 	}
-	if c != nil {
-		ew.printf("\n# Check: %s\n\n", c.Verdict)
-		ew.printf("| | before | after |\n|---|---:|---:|\n")
-		ew.printf("| host time in host-to-device copy calls | %s | %s |\n", audit.FormatNs(float64(c.HtoDBeforeNs)), audit.FormatNs(float64(c.HtoDAfterNs)))
-		ew.printf("| bytes moved host-to-device | %s | %s |\n", audit.FormatMB(c.HtoDBytesBefore), audit.FormatMB(c.HtoDBytesAfter))
-		ew.printf("| pageable host-to-device copies | %d | %d |\n", c.PageableBefore.Count, c.PageableAfter.Count)
-		ew.printf("| predicted after (bound) | | %s (%s-%s) |\n\n", audit.FormatNs(float64(c.PredictedAfterNs)),
-			audit.FormatNs(float64(c.PredictedAfterLowNs)), audit.FormatNs(float64(c.PredictedAfterHighNs)))
-		if len(c.Classes) > 0 {
-			ew.printf("| pageable host-to-device class before | copies | host time before | after | host time after |\n|---|---:|---:|---|---:|\n")
-			for _, cl := range c.Classes {
-				ew.printf("| %s | %d | %s | %s | %s |\n", strings.ReplaceAll(cl.Class, "|", `\|`), cl.Before.Count, audit.FormatNs(float64(cl.Before.HostNs)),
-					cl.Status, audit.FormatNs(float64(cl.AfterPageable.HostNs+cl.AfterPinned.HostNs)))
+	ew.printf("\n")
+	writeMarkdownTable(ew, v.Regions)
+	for _, n := range v.Notes {
+		ew.printf("- %s\n", mdText(n))
+	}
+	ew.printf("\n")
+	writeMarkdownTable(ew, v.Shares)
+	ew.printf("## What to change (%s)\n\n", mdText(v.Advice.Framework))
+	if v.Advice.None != "" {
+		ew.printf("%s.\n\n", mdText(capitalise(v.Advice.None)))
+	}
+	for _, c := range v.Advice.Classes {
+		for _, cl := range c.Classes {
+			ew.printf("- %s\n", mdText(cl))
+		}
+		for _, f := range c.Fix {
+			ew.printf("  - fix: %s\n", mdText(f))
+		}
+	}
+	if v.Advice.Line != "" {
+		ew.printf("\n%s.\n\n", mdText(capitalise(v.Advice.Line)))
+	}
+	for _, d := range v.Audits {
+		ew.printf("## %s\n\n", mdText(d.Title))
+		for _, a := range d.About {
+			ew.printf("%s.\n\n", mdText(capitalise(a)))
+		}
+		writeMarkdownTable(ew, d.Totals)
+		writeMarkdownTable(ew, d.Classes)
+		for _, f := range d.Findings {
+			ew.printf("- **%s** (%s)", mdText(f.Head), mdText(f.Rule))
+			if len(f.Evidence) > 0 {
+				ew.printf(": %s", mdText(strings.Join(f.Evidence, "; ")))
 			}
 			ew.printf("\n")
 		}
-		for _, r := range c.Reasons {
-			ew.printf("- %s\n", r)
+		for _, l := range append(append(append([]string(nil), d.Prediction...), d.Replay...), d.Rule...) {
+			ew.printf("- %s\n", mdText(l))
 		}
-		for _, wn := range c.Warnings {
-			ew.printf("- **warning**: %s\n", wn)
+		for _, n := range d.Notes {
+			ew.printf("- %s %s: %s\n", n.Level, n.Code, mdText(n.Message))
 		}
+		ew.printf("\n")
 	}
 	return ew.err
 }
 
-func writeAuditMarkdown(ew *errWriter, au *audit.Audit) {
-	ew.printf("%d CUDA API calls in %s of host time (%s); %d copies, %d memsets kept apart.\n\n", au.APICalls, audit.FormatNs(float64(au.SpanNs)), au.SpanFrom, au.Copies, au.Memsets)
-	ew.printf("| class | copies | MB | host time | share | GPU time | GPU GB/s |\n|---|---:|---:|---:|---:|---:|---:|\n")
-	for i, c := range au.Classes {
-		if i == AuditMaxClassRows {
-			break
+// writeMarkdownTable writes a titled table as Markdown.
+func writeMarkdownTable(ew *errWriter, t tableView) {
+	if len(t.Rows) == 0 && t.Missing != "" {
+		ew.printf("**%s**: %s.\n\n", mdText(t.Title), mdText(t.Missing))
+		return
+	}
+	ew.printf("**%s**\n\n|", mdText(t.Title))
+	for _, h := range t.Head {
+		ew.printf(" %s |", mdText(h))
+	}
+	ew.printf("\n|")
+	for i := range t.Head {
+		if i < len(t.Right) && t.Right[i] {
+			ew.printf("---:|")
+		} else {
+			ew.printf("---|")
 		}
-		ew.printf("| %s | %d | %.1f | %s | %s | %s | %.1f |\n", strings.ReplaceAll(c.Label(), "|", `\|`), c.Count,
-			float64(c.Bytes)/1e6, audit.FormatNs(float64(c.HostNs)), auditPct(c.HostShare), audit.FormatNs(float64(c.GPUNs)), c.GPUGBps)
 	}
 	ew.printf("\n")
-	for _, f := range au.Findings {
-		ew.printf("- **%s**: %d copies, %s, %s of host time", f.ID, f.Count, audit.FormatMB(f.Bytes), audit.FormatNs(float64(f.HostNs)))
-		if len(f.Evidence) > 0 {
-			var ids []string
-			for _, e := range f.Evidence {
-				ids = append(ids, fmt.Sprint(e.CorrelationID))
-			}
-			ew.printf(" (correlation ids %s)", strings.Join(ids, ", "))
+	for _, r := range t.Rows {
+		ew.printf("|")
+		for _, c := range r {
+			ew.printf(" %s |", mdText(c))
 		}
 		ew.printf("\n")
 	}
-	if au.Prediction != nil {
-		ew.printf("- **prediction**: %s\n", au.Prediction.Statement)
+	if t.Note != "" {
+		ew.printf("\n%s.\n", mdText(capitalise(t.Note)))
 	}
-	if au.NVIDIA != nil {
-		ew.printf("- %s\n", au.NVIDIA.Summary())
+	ew.printf("\n")
+}
+
+// mdText escapes what Markdown would read as markup in a table or a line.
+func mdText(s string) string {
+	return strings.NewReplacer("|", `\|`, "*", `\*`, "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+// capitalise starts a sentence with a capital.
+func capitalise(s string) string {
+	if s == "" {
+		return s
 	}
+	r, n := utf8.DecodeRuneInString(s)
+	return strings.ToUpper(string(r)) + s[n:]
 }
 
 // errWriter keeps the first write error, so a renderer checks once.

@@ -4,6 +4,8 @@ import (
 	"encoding/base64"
 	"html/template"
 	"io"
+
+	"github.com/nsyscheck/nsyscheck/internal/textwrap"
 )
 
 // htmlPlot is a plot as the HTML page shows it: its PNG inline.
@@ -47,9 +49,14 @@ p.note, p.caption, p.missing { color: #555; font-size: 13.5px; margin: 4px 0 10p
 p.missing { font-style: italic; }
 .v { display: inline-block; padding: 0 7px; border-radius: 9px; font-size: 13px; font-weight: 600; }
 .v-held, .v-answered { background: #dcf5e3; color: #17622f; }
-.v-died { background: #fbe0e0; color: #8b1a1a; }
-.v-unavailable { background: #eceff2; color: #4a5058; }
-.summary .v { margin-right: 12px; }
+.v-died, .v-error { background: #fbe0e0; color: #8b1a1a; }
+.v-unavailable, .v-none { background: #eceff2; color: #4a5058; }
+table.answer { margin: 14px 0 8px; }
+table.answer th { white-space: nowrap; }
+table.answer td { vertical-align: top; }
+table.answer .note { color: #555; font-size: 13.5px; }
+p.notlesson { margin: 12px 0; padding: 8px 12px; background: #f7f8fa; border-left: 4px solid #9a9fa6; }
+p.advice { margin: 4px 0 0; font-weight: 600; }
 ol.said > li { margin: 0 0 16px; }
 ol.said p { margin: 4px 0; }
 code { font: 13px ui-monospace, "DejaVu Sans Mono", "Liberation Mono", monospace; background: #f3f4f6; padding: 0 3px; border-radius: 3px; }
@@ -62,7 +69,11 @@ figure { margin: 14px 0 26px; }
 figure img { max-width: 100%; height: auto; border: 1px solid #e4e4e4; }
 `
 
-var htmlTmpl = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+// pageFuncs are the templates' functions: glue keeps a number with its
+// unit and a bound with its comparison on one line.
+var pageFuncs = template.FuncMap{"glue": textwrap.Glue}
+
+var htmlTmpl = template.Must(template.New("report").Funcs(pageFuncs).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -73,14 +84,21 @@ var htmlTmpl = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <body>
 <main>
 <h1>{{.Title}}</h1>
+<p class="about">{{.Input}}</p>
+{{with .NotLesson}}<p class="notlesson"><strong>{{.Said}}</strong> {{.Pointer}} <code>{{.Command}}</code></p>
+{{end}}
+<table class="answer">
+<tr><th></th><th>verdict</th><th>what decided it</th></tr>
+{{range .Summary}}<tr><th>{{.Label}}</th><td><span class="v v-{{.Verdict}}">{{.Verdict}}</span></td><td>{{glue .Text}}{{range .Notes}}<br><span class="note">{{glue .}}</span>{{end}}</td></tr>
+{{end}}</table>
+{{with .Causes}}{{template "diags" .}}{{end}}
+
+<h2 id="results">Results</h2>
 {{range .About}}<p class="about">{{.}}</p>
 {{end}}
-{{with .Verdicts}}<p class="summary">{{range .}}prediction {{.ID}} <span class="v v-{{.Verdict}}">{{.Verdict}}</span>{{end}}</p>{{end}}
-
-<h2>Results</h2>
 {{range .Tables}}{{template "table" .}}{{end}}
 
-<h2>What the run said</h2>
+<h2 id="said">What the run said</h2>
 <ol class="said">
 {{range .Said}}<li value="{{.ID}}"><p><strong>{{.Topic}}</strong> <span class="v v-{{.Verdict}}">{{.Verdict}}</span></p>
 {{range .Claims}}<p><code>{{.ID}}</code> <span class="v v-{{.Verdict}}">{{.Verdict}}</span> {{.Statement}}{{if eq .Verdict "unavailable"}}; unavailable because {{.Reason}}{{else if .Outcome}}; {{.Outcome}}{{end}}.{{range .Others}} Beside it, {{.}}.{{end}}</p>
@@ -89,16 +107,16 @@ var htmlTmpl = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <ul class="evidence">{{range .}}<li>{{.Group}}: <code>{{.Table}}</code> {{.Where}} ({{.Count}})</li>{{end}}</ul>{{end}}</li>
 {{end}}</ol>
 
-<h2>Exercise: both directions</h2>
+<h2 id="exercise">Exercise: both directions</h2>
 {{template "table" .Exercise.Table}}
 {{if .Exercise.Answered}}<p><span class="v v-answered">answered</span> {{.Exercise.Sentence}}</p>
 <p class="note">Rule: {{.Exercise.Rule}}.</p>{{end}}
+{{with .Exercise.Check}}<p>Check against a reference: <span class="v v-{{$.Exercise.CheckVerdict}}">{{$.Exercise.CheckVerdict}}</span> {{.}}.</p>{{end}}
 
-<h2>Diagnostics</h2>
-{{if .Diags}}<ul class="diags">{{range .Diags}}<li><span class="level-{{.Level}}">{{.Level}}</span> <code>{{.Code}}</code> {{.Message}}</li>
-{{end}}</ul>{{else}}<p>None: the evaluation noticed nothing odd about this input.</p>{{end}}
+<h2 id="diagnostics">Diagnostics</h2>
+{{if .Diags}}{{template "diags" .Diags}}{{else if .Causes}}<p>None besides those beside the verdicts.</p>{{else}}<p>None: the evaluation noticed nothing odd about this input.</p>{{end}}
 
-<h2>Plots</h2>
+<h2 id="plots">Plots</h2>
 {{range .Plots}}<h3>{{.Title}}</h3>
 {{if .Skipped}}<p class="missing">Not drawn: {{.Skipped}}.</p>
 {{else}}<figure><img src="{{.Src}}" alt="{{.Title}}"><figcaption><p class="caption">{{.Caption}}</p></figcaption></figure>
@@ -106,7 +124,9 @@ var htmlTmpl = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 </main>
 </body>
 </html>
-{{define "table"}}<h3>{{.Title}}</h3>
+{{define "diags"}}<ul class="diags">{{range .}}<li><span class="level-{{.Level}}">{{.Level}}</span> <code>{{.Code}}</code> {{.Message}}{{if .After}}<p class="advice">{{.After}}</p>{{end}}</li>
+{{end}}</ul>
+{{end}}{{define "table"}}<h3>{{.Title}}</h3>
 {{if .Rows}}<table>
 <tr>{{range $i, $h := .Head}}<th{{if index $.Right $i}} class="r"{{end}}>{{$h}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range $i, $c := .}}<td{{if index $.Right $i}} class="r"{{end}}>{{$c}}</td>{{end}}</tr>

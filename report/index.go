@@ -103,6 +103,10 @@ type indexRow struct {
 
 type indexCell struct {
 	Verdict, Value string
+	// Lines, where set, are Value's parts, each on a line of its own in
+	// HTML; Advice is said after them.
+	Lines  []string
+	Advice string
 }
 
 func (ix *Index) view() *indexView {
@@ -113,6 +117,10 @@ func (ix *Index) view() *indexView {
 			Name: path.Base(e.Dir), GPU: gpuName(r), Input: r.Input.Path,
 			Report: path.Join(e.Dir, HTMLFile), MarkdownReport: path.Join(e.Dir, MarkdownFile),
 		})
+	}
+	// What broke a capture's premise, beside the verdicts it explains.
+	if row, ok := causeRow(ix.Entries); ok {
+		v.Rows = append(v.Rows, row)
 	}
 	// Rows in the order of the first result's predictions and claims.
 	if len(ix.Entries) > 0 {
@@ -139,7 +147,12 @@ func (ix *Index) view() *indexView {
 				c := first.Claim(id)
 				row := indexRow{ID: id, What: wordsText(c.Statement)}
 				for _, e := range ix.Entries {
-					row.Cells = append(row.Cells, claimCell(e.Result.Claim(id)))
+					cell := claimCell(e.Result.Claim(id))
+					if e.Result.NotTheLesson() != nil {
+						// Not the lesson's program: the row above says so.
+						cell.Value = ""
+					}
+					row.Cells = append(row.Cells, cell)
 				}
 				v.Rows = append(v.Rows, row)
 			}
@@ -156,12 +169,63 @@ func (ix *Index) view() *indexView {
 			row.Cells = append(row.Cells, cell)
 		}
 		v.Rows = append(v.Rows, row)
+		if row, ok := referenceRow(ix.Entries); ok {
+			v.Rows = append(v.Rows, row)
+		}
 	}
 	v.Plot = htmlPlot{Plot: ix.Plot}
 	if ix.Plot.PNG != nil {
 		v.Plot.Src = template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(ix.Plot.PNG))
 	}
 	return v
+}
+
+// causeRow is, per capture, what broke the lesson's premise (its error
+// diagnostics, the advice once) or that it is not of the lesson's program;
+// ok is false where no capture has either.
+func causeRow(entries []Entry) (indexRow, bool) {
+	row := indexRow{ID: "what went wrong", What: "What broke the lesson's premise in this capture, behind the verdicts below", Strong: true}
+	any := false
+	for _, e := range entries {
+		r := e.Result
+		cell := indexCell{Verdict: "none"}
+		if why := r.NotTheLesson(); why != nil {
+			s, p, c := notLessonWords(r, why)
+			cell = indexCell{Verdict: string(predictions.Unavailable), Lines: []string{sentence(s), capital(p) + " " + c}}
+		}
+		causes, _ := splitCauses(diagViews(r.Diagnostics))
+		var advice []string
+		for _, d := range diagItems(causes, map[string]bool{}) {
+			cell.Verdict = "error"
+			cell.Lines = append(cell.Lines, string(d.Code)+": "+d.Message)
+			if d.After != "" {
+				advice = append(advice, d.After)
+			}
+		}
+		cell.Advice = strings.Join(advice, " ")
+		cell.Value = strings.Join(append(append([]string(nil), cell.Lines...), advice...), "; ")
+		any = any || len(cell.Lines) > 0
+		row.Cells = append(row.Cells, cell)
+	}
+	return row, any
+}
+
+// referenceRow is each capture's check against a reference; ok is false
+// where none was checked.
+func referenceRow(entries []Entry) (indexRow, bool) {
+	row := indexRow{ID: "reference", What: fmt.Sprintf("The exercise's check: h2d pageable/pinned at %s within %s of a reference's, no pinned row slower than its pageable one",
+		sizeName(predictions.ExerciseBytes), pctPlain(predictions.ReferenceTolerance)), Strong: true}
+	any := false
+	for _, e := range entries {
+		rc := e.Result.Reference
+		if rc == nil {
+			row.Cells = append(row.Cells, indexCell{Verdict: "none", Value: "no reference given"})
+			continue
+		}
+		any = true
+		row.Cells = append(row.Cells, indexCell{Verdict: string(rc.Verdict), Value: referenceWords(rc)})
+	}
+	return row, any
 }
 
 // claimCell is a claim's verdict and the number that decided it, or why it
@@ -174,6 +238,12 @@ func claimCell(c *predictions.Claim) indexCell {
 	switch {
 	case c.Measured == nil:
 		cell.Value = sourceWhys(c.Why)
+	case c.Verdict == predictions.Died:
+		// A failed claim reads as one, never as the inequality it broke.
+		cell.Value = failedText(c)
+		if c.Compare.Relation == predictions.Within {
+			cell.Value += ", predicted " + num(c.Compare.Bound)
+		}
 	case c.Compare.Relation == predictions.Within:
 		lo, hi := span(c.Compare)
 		cell.Value = fmt.Sprintf("%s, predicted %s (%s to %s)", num(*c.Measured), num(c.Compare.Bound), num(lo), num(hi))
@@ -279,7 +349,7 @@ func compareChart(entries []Entry) (chart, error) {
 			}
 		}
 		verdicts = append(verdicts, fmt.Sprintf("%s %s", name, v))
-		p.Legend.Add(fmt.Sprintf("%s: prediction 1 %s (%s)", name, v, strings.Join(claims, ", ")), swatch{verdictColour(v)})
+		p.Legend.Add(fmt.Sprintf("%s: prediction 1 %s (%s)", name, v, strings.Join(claims, ", ")), verdictMark{v})
 	}
 	if len(sizes) == 0 {
 		ch.skipped = "none of the inputs has part 1 host-to-device copy rows (blocking cudaMemcpy by size)"
@@ -317,7 +387,7 @@ func titleLines(prefix string, items []string, width int) []string {
 	return append(lines, line)
 }
 
-var indexTmpl = template.Must(template.New("index").Parse(`<!DOCTYPE html>
+var indexTmpl = template.Must(template.New("index").Funcs(pageFuncs).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -329,6 +399,8 @@ div.wide { overflow-x: auto; }
 td.cell { vertical-align: top; font-size: 13.5px; min-width: 8em; }
 td.cell .v { margin-right: 4px; }
 tr.pred th, tr.pred td { background: #f7f8fa; }
+td.cell div { margin: 2px 0; }
+td.cell div.advice { font-weight: 600; }
 th.what { font-weight: normal; font-size: 13.5px; color: #444; min-width: 12em; max-width: 20em; }
 </style>
 </head>
@@ -341,7 +413,7 @@ th.what { font-weight: normal; font-size: 13.5px; color: #444; min-width: 12em; 
 <h2>Verdicts side by side</h2>
 <div class="wide"><table>
 <tr><th>claim</th><th class="what">what it says</th>{{range .Columns}}<th><a href="{{.Report}}">{{.Name}}</a><br><span class="gpu">{{.GPU}}</span></th>{{end}}</tr>
-{{range .Rows}}<tr{{if .Strong}} class="pred"{{end}}><th>{{if .Strong}}{{.ID}}{{else}}<code>{{.ID}}</code>{{end}}</th><th class="what">{{.What}}</th>{{range .Cells}}<td class="cell"><span class="v v-{{.Verdict}}">{{.Verdict}}</span>{{.Value}}</td>{{end}}</tr>
+{{range .Rows}}<tr{{if .Strong}} class="pred"{{end}}><th>{{if .Strong}}{{.ID}}{{else}}<code>{{.ID}}</code>{{end}}</th><th class="what">{{.What}}</th>{{range .Cells}}<td class="cell"><span class="v v-{{.Verdict}}">{{.Verdict}}</span>{{if .Lines}}{{range .Lines}}<div>{{glue .}}</div>{{end}}{{with .Advice}}<div class="advice">{{.}}</div>{{end}}{{else}}{{glue .Value}}{{end}}</td>{{end}}</tr>
 {{end}}</table></div>
 
 <h2>{{.Plot.Title}}</h2>

@@ -100,7 +100,7 @@ func TestFifthPrediction(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"5.calls     held", "the program's thread makes at least 100 CUDA calls",
-		"prediction 5: held  How many CUDA calls the program makes: 5.calls held", "CUDA calls read: "} {
+		"prediction 5  held      How many CUDA calls the program makes: 5.calls held", "CUDA calls read: "} {
 		if !strings.Contains(squash(text.String()), squash(want)) {
 			t.Errorf("text lacks %q:\n%s", want, text.String())
 		}

@@ -135,20 +135,29 @@ func hostSide(dir vocab.Direction) string {
 }
 
 // groupNotes words part 1 groups: "h2d pageable 1 MiB: 13 copies, the last
-// 10 timed" (noun "copies" or "calls").
+// 10 timed" (noun "copy" or "call").
 func groupNotes(gs []predictions.GroupNote, noun string) []string {
 	out := make([]string, len(gs))
 	for i, g := range gs {
-		out[i] = fmt.Sprintf("%s %s %s: %d %s, the last %d timed", g.Dir, g.Source, sizeName(g.Bytes), g.N, noun, g.Timed)
+		out[i] = fmt.Sprintf("%s %s %s: %s, the last %d timed", g.Dir, g.Source, sizeName(g.Bytes), nounCount(g.N, noun), g.Timed)
 	}
 	return out
 }
 
-// kindCounts words copies set aside by direction: "3 DtoH copies".
+// nounCount is n of "copy" or "call", in the form n asks for.
+func nounCount(n int, noun string) string {
+	if noun == "copy" {
+		return counted(n, "copy", "copies")
+	}
+	return plural(n, noun)
+}
+
+// kindCounts words copies set aside by direction: "3 DtoH copies", "1 DtoH
+// copy".
 func kindCounts(ks []predictions.KindCount) string {
 	parts := make([]string, len(ks))
 	for i, k := range ks {
-		parts[i] = fmt.Sprintf("%d %s copies", k.N, k.Kind)
+		parts[i] = counted(k.N, string(k.Kind)+" copy", string(k.Kind)+" copies")
 	}
 	return strings.Join(parts, ", ")
 }
@@ -182,23 +191,23 @@ func factWords(f predictions.Fact) string {
 		if f.Pinned.At != nil {
 			s += ", " + recordsText(f.Pinned.At)
 		}
-		return s + fmt.Sprintf("), ratio %.3f", f.Ratio)
+		return s + "), ratio " + num(f.Ratio)
 	case predictions.NotFaster:
 		return "pinned is not faster than pageable at " + sizeList(f.Sizes)
 	case predictions.GrowthRatios:
 		parts := make([]string, len(f.Ratios))
 		for i, r := range f.Ratios {
-			parts[i] = fmt.Sprintf("%s %.3f", sizeName(f.Sizes[i]), r)
+			parts[i] = sizeName(f.Sizes[i]) + " " + num(r)
 		}
 		return fmt.Sprintf("h2d pageable/pinned ratios by size: %s (from %s)", strings.Join(parts, ", "), factWords(f.Method))
 	case predictions.Tau:
-		return fmt.Sprintf("Kendall's tau(size, ratio) = %.3f; largest size's ratio %.3f vs smallest's %.3f", f.Tau, f.Largest, f.Smallest)
+		return fmt.Sprintf("Kendall's tau(size, ratio) = %s; largest size's ratio %s vs smallest's %s", num(f.Tau), num(f.Largest), num(f.Smallest))
 	case predictions.Ties:
 		return "some ratios tie; a tie counts as a concordant pair"
 	case predictions.Share:
-		s := fmt.Sprintf("%s: call %.4f ms, completion %.4f ms, share %.4f", f.Source, f.CallMs, f.CompletionMs, f.Share)
+		s := fmt.Sprintf("%s: call %.4f ms, completion %.4f ms, share %s", f.Source, f.CallMs, f.CompletionMs, num(f.Share))
 		if f.At != nil {
-			s += fmt.Sprintf(" (%d calls, %s)", f.Calls, recordsText(f.At))
+			s += fmt.Sprintf(" (%s, %s)", plural(f.Calls, "call"), recordsText(f.At))
 		}
 		return s
 	case predictions.KernelBytes:
@@ -210,21 +219,21 @@ func factWords(f predictions.Fact) string {
 		return fmt.Sprintf("part 1 pinned h2d %s: %.4f ms = %.2f GB/s%s", sizeName(f.Bytes), f.Timed.Ms, f.Timed.GBps, optRecords(f.Timed.At))
 	case predictions.Loss:
 		lo, hi := span(f.Compare)
-		return fmt.Sprintf("predicted loss %.1f / %.2f = %.2fx; measured loss %.4f / %.4f = %.2fx; held when %.2f <= measured <= %.2f",
-			f.ResidentGBps, f.PinnedGBps, f.Predicted, f.ZeroCopyMs, f.ResidentMs, f.Measured, lo, hi)
+		return fmt.Sprintf("predicted loss %.1f / %.2f = %sx; measured loss %.4f / %.4f = %sx; held when %s <= measured <= %s",
+			f.ResidentGBps, f.PinnedGBps, num(f.Predicted), f.ZeroCopyMs, f.ResidentMs, num(f.Measured), num(lo), num(hi))
 	case predictions.CallTotals:
 		s := fmt.Sprintf("pageable total %.4f ms", f.PageableMs)
 		if f.PageableN > 0 {
-			s += fmt.Sprintf(" over %d calls", f.PageableN)
+			s += " over " + plural(f.PageableN, "call")
 		}
 		s += fmt.Sprintf(", pinned total %.4f ms", f.PinnedMs)
 		if f.PinnedN > 0 {
-			s += fmt.Sprintf(" over %d calls", f.PinnedN)
+			s += " over " + plural(f.PinnedN, "call")
 		}
 		if f.OfMeans {
-			return s + fmt.Sprintf("; the groups differ in size, so the ratio is of the mean call times: %.1fx", f.Ratio)
+			return s + fmt.Sprintf("; the groups differ in size, so the ratio is of the mean call times: %sx", num(f.Ratio))
 		}
-		return s + fmt.Sprintf(", ratio %.1fx", f.Ratio)
+		return s + fmt.Sprintf(", ratio %sx", num(f.Ratio))
 	case predictions.GroupBytes:
 		per := ""
 		if f.PerCopy {
@@ -232,9 +241,9 @@ func factWords(f predictions.Fact) string {
 		}
 		return fmt.Sprintf("pageable group %d bytes%s, pinned group %d bytes%s", f.Pageable, per, f.Pinned, per)
 	case predictions.ExerciseRatio:
-		return fmt.Sprintf("%s %s pageable %.4f ms / pinned %.4f ms = %.3f", f.Dir, sizeName(f.Bytes), f.PageableMs, f.PinnedMs, f.Ratio)
+		return fmt.Sprintf("%s %s pageable %.4f ms / pinned %.4f ms = %s", f.Dir, sizeName(f.Bytes), f.PageableMs, f.PinnedMs, num(f.Ratio))
 	case predictions.ExerciseBoth:
-		return fmt.Sprintf("h2d ratio %.3f, d2h ratio %.3f (%s)", f.H2D, f.D2H, f.Answer)
+		return fmt.Sprintf("h2d ratio %s, d2h ratio %s (%s)", num(f.H2D), num(f.D2H), f.Answer)
 	case predictions.ScaleNote:
 		return fmt.Sprintf("For scale: a device-to-device cudaMemcpy in the same run moved %s GB/s (%s).", gbpsText(f.GBps), f.From)
 	case predictions.Quantity:
@@ -280,9 +289,9 @@ func methodWords(f predictions.Fact) string {
 		}
 		var notes []string
 		for _, c := range f.CopySync {
-			notes = append(notes, fmt.Sprintf("%s: %d copies made as cudaMemcpyAsync + synchronize, timed from the call's start to the synchronize's end", c.Range, c.N))
+			notes = append(notes, fmt.Sprintf("%s: %s made as cudaMemcpyAsync + synchronize, timed from the call's start to the synchronize's end", c.Range, counted(c.N, "copy", "copies")))
 		}
-		notes = append(notes, groupNotes(f.Groups, "copies")...)
+		notes = append(notes, groupNotes(f.Groups, "copy")...)
 		if len(notes) > 0 {
 			s += "; " + strings.Join(notes, "; ")
 		}
@@ -294,7 +303,7 @@ func methodWords(f predictions.Fact) string {
 				f.APITable, threadID(f.Thread), design.PerSize, f.CopyTable, design.Timed)
 		} else {
 			s = fmt.Sprintf("cudaMemcpy API durations (%s) on thread %s, found without NVTX as runs of more than %d consecutive calls with the same direction, host memory kind and size (%s by correlation id); %s",
-				f.APITable, threadID(f.Thread), design.Warmups, f.CopyTable, strings.Join(groupNotes(f.Runs, "calls"), "; "))
+				f.APITable, threadID(f.Thread), design.Warmups, f.CopyTable, strings.Join(groupNotes(f.Runs, "call"), "; "))
 		}
 		if f.NoRanges != "" {
 			s += fmt.Sprintf("; the trace has no NVTX ranges %s-pageable/%s-pinned", f.NoRanges, f.NoRanges)
@@ -420,7 +429,7 @@ func whyWords(w predictions.Why) string {
 	case predictions.NoRange:
 		return fmt.Sprintf("no NVTX range %q on thread %s", w.Range, threadID(w.Thread))
 	case predictions.RangeCount:
-		return fmt.Sprintf("found %d instances of NVTX range %q on thread %s, expected 1", w.N, w.Range, threadID(w.Thread))
+		return fmt.Sprintf("found %s of NVTX range %q on thread %s, expected 1", plural(w.N, "instance"), w.Range, threadID(w.Thread))
 	case predictions.RangesOverlap:
 		return fmt.Sprintf("NVTX ranges %q %s and %q %s overlap on thread %s, so which calls belong to which group is ambiguous",
 			w.A.Name, rangeSpan(w.A), w.B.Name, rangeSpan(w.B), threadID(w.Thread))
@@ -461,23 +470,23 @@ func whyWords(w predictions.Why) string {
 	case predictions.AsyncNotHtoD:
 		return fmt.Sprintf("cudaMemcpyAsync %s copies %s; the program's are host-to-device", callRef(w.Call), w.Kind)
 	case predictions.AsyncCount:
-		return fmt.Sprintf("found %d cudaMemcpyAsync calls on thread %s and no NVTX ranges async-pageable/async-pinned; the program makes exactly %d (%d pageable, then %d pinned, each 1 warm-up + %d timed), so the groups cannot be told apart",
-			w.N, threadID(w.Thread), design.AsyncTotal, a, a, design.Timed)
+		return fmt.Sprintf("found %s on thread %s and no NVTX ranges async-pageable/async-pinned; the program makes exactly %d (%d pageable, then %d pinned, each 1 warm-up + %d timed), so the groups cannot be told apart",
+			plural(w.N, "cudaMemcpyAsync call"), threadID(w.Thread), design.AsyncTotal, a, a, design.Timed)
 	case predictions.AsyncMixedHosts:
 		return fmt.Sprintf("NVTX range %q holds cudaMemcpyAsync copies from host memory of %d kinds, so its group is ambiguous", w.Range, w.Kinds)
 	case predictions.RangeHoldsNoAsync:
 		return fmt.Sprintf("NVTX range %q holds no host-to-device cudaMemcpyAsync calls on thread %s", w.Range, threadID(w.Thread))
 	case predictions.NoAsyncPair:
-		return fmt.Sprintf("no NVTX ranges async-pageable/async-pinned, and thread %s's %d cudaMemcpyAsync calls include no size copied host-to-device from both pageable and pinned memory, so the groups cannot be found",
-			threadID(w.Thread), w.N)
+		return fmt.Sprintf("no NVTX ranges async-pageable/async-pinned, and thread %s's %s include no size copied host-to-device from both pageable and pinned memory, so the groups cannot be found",
+			threadID(w.Thread), plural(w.N, "cudaMemcpyAsync call"))
 	case predictions.SummaryBytesOnly:
-		return fmt.Sprintf("no per-copy records; cuda_gpu_mem_size_sum gives only totals per copy kind (host-to-device: %d copies, %.3f MB), which mix part 2's copies with part 1's and part 3's, so the two groups' bytes cannot be separated",
-			w.Count, w.TotalMB)
+		return fmt.Sprintf("no per-copy records; cuda_gpu_mem_size_sum gives only totals per copy kind (host-to-device: %s, %.3f MB), which mix part 2's copies with part 1's and part 3's, so the two groups' bytes cannot be separated",
+			counted(int(w.Count), "copy", "copies"), w.TotalMB)
 	case predictions.NoBytes:
 		return "no per-copy records and no per-kind byte totals in the input"
 	case predictions.LaunchCount:
-		return fmt.Sprintf("found %d %s launches %s and no NVTX ranges kernel-device-resident/kernel-zero-copy; the program makes exactly %d (per variant: 1 gate, %d warm-up, %d timed)",
-			w.N, design.Kernel, ownerText(w.Owner), design.LaunchTotal, design.Warmups, design.Timed)
+		return fmt.Sprintf("found %s %s and no NVTX ranges kernel-device-resident/kernel-zero-copy; the program makes exactly %d (per variant: 1 gate, %d warm-up, %d timed)",
+			counted(w.N, design.Kernel+" launch", design.Kernel+" launches"), ownerText(w.Owner), design.LaunchTotal, design.Warmups, design.Timed)
 	case predictions.RangeHoldsNoLaunches:
 		return fmt.Sprintf("NVTX range %q holds no kernel launches %s", w.Range, ownerText(w.Owner))
 	case predictions.ProgramBadSource:
@@ -528,8 +537,18 @@ func whyWords(w predictions.Why) string {
 }
 
 // notPinned is the advice every diagnostic of an unpinned "pinned" buffer
-// gives.
-const notPinned = "the pinned buffer probably is not pinned; check that it came from cudaMallocHost and that the return value was checked"
+// gives: said once where several are shown together.
+const notPinned = "the pinned buffer probably is not pinned: check that it came from cudaMallocHost and that its return value was checked; the verdicts are what its copies measured"
+
+// lessonAdvice is what to do about a diagnostic of the evaluation, "" for
+// one that needs nothing done.
+func lessonAdvice(d any) string {
+	switch d.(type) {
+	case predictions.PinnedSlower, predictions.PinnedPageable, predictions.PinnedPageableRuns:
+		return notPinned
+	}
+	return ""
+}
 
 // lessonDetailWords is what a diagnostic of the evaluation noticed, in
 // words; ok is false for a detail that is not the evaluation's.
@@ -546,14 +565,14 @@ func lessonDetailWords(d any) (string, bool) {
 		for i, z := range d.Sizes {
 			parts[i] = fmt.Sprintf("%s (pinned %.4f ms, pageable %.4f ms)", sizeName(z.Bytes), z.PinnedMs, z.PageableMs)
 		}
-		s = fmt.Sprintf("%s: %s pinned copies are slower than pageable at %s: %s", d.Source, d.Dir, strings.Join(parts, ", "), notPinned)
+		s = fmt.Sprintf("%s: %s pinned copies are slower than pageable at %s", d.Source, d.Dir, strings.Join(parts, ", "))
 	case predictions.OtherThreads:
 		others := make([]string, len(d.Others))
 		for i, o := range d.Others {
-			others[i] = fmt.Sprintf("%s (%d calls)", threadID(o.Thread), o.Calls)
+			others[i] = fmt.Sprintf("%s (%s)", threadID(o.Thread), plural(o.Calls, "call"))
 		}
-		s = fmt.Sprintf("read thread %s (%s, %d calls); ignored CUDA calls on %d other thread(s): %s",
-			threadID(vocab.Thread{PID: d.Read.PID, TID: d.Read.TID}), d.Read.Why(), d.Read.Calls, len(d.Others), strings.Join(others, ", "))
+		s = fmt.Sprintf("read thread %s (%s, %s); ignored CUDA calls on %s: %s",
+			threadID(vocab.Thread{PID: d.Read.PID, TID: d.Read.TID}), d.Read.Why(), plural(d.Read.Calls, "call"), plural(len(d.Others), "other thread"), strings.Join(others, ", "))
 	case predictions.OpenRange:
 		s = fmt.Sprintf("NVTX range %q (start %d ns) was never closed: the capture ended inside it, so it is taken to run to the end; its counts decide whether it is usable", d.Range, d.Start)
 	case predictions.RangeOrder:
@@ -566,21 +585,21 @@ func lessonDetailWords(d any) (string, bool) {
 		s = fmt.Sprintf("NVTX range %q holds %s; the lesson makes %s", d.Range, strings.Join(parts, ", "), lessonCounts())
 	case predictions.RunsShape:
 		s = fmt.Sprintf("without NVTX ranges, the %s sweep's runs of cudaMemcpy calls are: %s; the lesson makes %s",
-			d.Dir, strings.Join(groupNotes(d.Runs, "calls"), "; "), lessonCounts())
+			d.Dir, strings.Join(groupNotes(d.Runs, "call"), "; "), lessonCounts())
 	case predictions.AsyncRangeCount:
-		s = fmt.Sprintf("NVTX range %q holds %d cudaMemcpyAsync calls on thread %s; the lesson times %d; the group is the %d it holds",
-			d.Range, d.N, threadID(d.Thread), design.Timed, d.N)
+		s = fmt.Sprintf("NVTX range %q holds %s on thread %s; the lesson times %d; the group is the %d it holds",
+			d.Range, plural(d.N, "cudaMemcpyAsync call"), threadID(d.Thread), design.Timed, d.N)
 	case predictions.AsyncGroupShape:
-		s = fmt.Sprintf("thread %s makes %d host-to-device cudaMemcpyAsync calls of %s from %s memory; the lesson makes %d (1 warm-up + %d timed)",
-			threadID(d.Thread), d.N, sizeName(d.Bytes), d.Source, design.AsyncPerSource, design.Timed)
+		s = fmt.Sprintf("thread %s makes %s of %s from %s memory; the lesson makes %d (1 warm-up + %d timed)",
+			threadID(d.Thread), plural(d.N, "host-to-device cudaMemcpyAsync call"), sizeName(d.Bytes), d.Source, design.AsyncPerSource, design.Timed)
 	case predictions.KernelRangeShape:
-		s = fmt.Sprintf("NVTX range %q holds %d launches of kernel %s; the lesson makes %d of %s (%d warm-up + %d timed); the last %d are timed",
-			d.Range, d.N, d.Kernel, design.LaunchesPerVariant-1, design.Kernel, design.Warmups, design.Timed, d.Timed)
+		s = fmt.Sprintf("NVTX range %q holds %s of kernel %s; the lesson makes %d of %s (%d warm-up + %d timed); the last %d are timed",
+			d.Range, counted(d.N, "launch", "launches"), d.Kernel, design.LaunchesPerVariant-1, design.Kernel, design.Warmups, design.Timed, d.Timed)
 	case predictions.PinnedPageable:
-		s = fmt.Sprintf("the %s group's copies have a pageable host %s (%s, corr %d): %s; the verdicts are what these copies measured",
-			d.Group, hostSide(d.Dir), d.CopyTable, d.Corr, notPinned)
+		s = fmt.Sprintf("the %s group's copies have a pageable host %s (%s, corr %d)",
+			d.Group, hostSide(d.Dir), d.CopyTable, d.Corr)
 	case predictions.PinnedPageableRuns:
-		s = fmt.Sprintf("the %s sweep has two runs of pageable copies per size and no pinned ones: %s", d.Dir, notPinned)
+		s = fmt.Sprintf("the %s sweep has two runs of pageable copies per size and no pinned ones", d.Dir)
 	case predictions.MemoryKindMismatch:
 		s = fmt.Sprintf("the %s group's copies have host %s kind %q (%s, corr %d), not %q", d.Group, hostSide(d.Dir), d.Host, d.CopyTable, d.Corr, d.Want)
 	case predictions.RangeAlsoHolds:
@@ -609,14 +628,14 @@ func lessonDetailWords(d any) (string, bool) {
 		}
 		s = fmt.Sprintf("NVTX range %q launches other kernels besides %d x %s, set aside: %s", d.Range, d.N, d.Kernel, strings.Join(aside, ", "))
 	case predictions.CopySyncRange:
-		s = fmt.Sprintf("NVTX range %q holds %d cudaMemcpyAsync calls each followed by a synchronize, not blocking cudaMemcpy calls: each such copy is timed from the call's start to the end of the synchronize",
-			d.Range, d.N)
+		s = fmt.Sprintf("NVTX range %q holds %s each followed by a synchronize, not blocking cudaMemcpy calls: each such copy is timed from the call's start to the end of the synchronize",
+			d.Range, plural(d.N, "cudaMemcpyAsync call"))
 	case predictions.AsyncOutside:
-		s = fmt.Sprintf("thread %s makes %d cudaMemcpyAsync calls, %d of them outside NVTX ranges async-pageable/async-pinned; the lesson takes part 2's %d (1 warm-up + %d timed per source) to be the program's only ones; the groups are what the ranges hold",
-			threadID(d.Thread), d.N, d.Outside, design.AsyncTotal, design.Timed)
+		s = fmt.Sprintf("thread %s makes %s, %d of them outside NVTX ranges async-pageable/async-pinned; the lesson takes part 2's %d (1 warm-up + %d timed per source) to be the program's only ones; the groups are what the ranges hold",
+			threadID(d.Thread), plural(d.N, "cudaMemcpyAsync call"), d.Outside, design.AsyncTotal, design.Timed)
 	case predictions.AsyncAside:
-		s = fmt.Sprintf("thread %s makes %d cudaMemcpyAsync calls; %d of them are not host-to-device copies of %s from pageable or pinned memory and are set aside (the lesson takes part 2's copies to be the program's only ones)",
-			threadID(d.Thread), d.N, d.Aside, sizeName(d.Bytes))
+		s = fmt.Sprintf("thread %s makes %s; %d of them are not host-to-device copies of %s from pageable or pinned memory and are set aside (the lesson takes part 2's copies to be the program's only ones)",
+			threadID(d.Thread), plural(d.N, "cudaMemcpyAsync call"), d.Aside, sizeName(d.Bytes))
 	case predictions.GateFailed:
 		s = fmt.Sprintf("the program's correctness gate %q failed: %s; its timings are not trustworthy", d.Name, d.Detail)
 	case predictions.KernelBytesMismatch:

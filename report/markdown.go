@@ -70,19 +70,17 @@ func mdTable(w io.Writer, t tableView, level string) {
 
 func writeMarkdown(w io.Writer, v *view) {
 	fmt.Fprintf(w, "# %s\n\n", md(v.Title))
+	fmt.Fprintf(w, "%s\n\n", md(v.Input))
+	if nl := v.NotLesson; nl != nil {
+		fmt.Fprintf(w, "**%s** %s `%s`\n\n", md(nl.Said), md(nl.Pointer), nl.Command)
+	}
+	mdSummary(w, v)
+
+	io.WriteString(w, "## Results\n\n")
 	for _, a := range v.About {
 		fmt.Fprintf(w, "%s\n", md(a))
 	}
 	io.WriteString(w, "\n")
-	var vs []string
-	for _, p := range v.Verdicts {
-		vs = append(vs, fmt.Sprintf("prediction %d **%s**", p.ID, p.Verdict))
-	}
-	if len(vs) > 0 {
-		fmt.Fprintf(w, "Verdicts: %s.\n\n", strings.Join(vs, ", "))
-	}
-
-	io.WriteString(w, "## Results\n\n")
 	for _, t := range v.Tables {
 		mdTable(w, t, "###")
 	}
@@ -95,9 +93,45 @@ func writeMarkdown(w io.Writer, v *view) {
 		fmt.Fprintf(w, "%s\n\n", md(v.Exercise.Sentence))
 		fmt.Fprintf(w, "Rule: %s.\n\n", md(v.Exercise.Rule))
 	}
+	if v.Exercise.Check != "" {
+		fmt.Fprintf(w, "Check against a reference: **%s**, %s.\n\n", v.Exercise.CheckVerdict, md(v.Exercise.Check))
+	}
 
 	mdDiagnostics(w, v)
 	mdPlots(w, v)
+}
+
+// mdSummary writes the answer: a table of each prediction's verdict, the
+// exercise and the check against a reference, with what decided each, and
+// the diagnostics that broke the lesson's premise beneath it.
+func mdSummary(w io.Writer, v *view) {
+	io.WriteString(w, "| | verdict | what decided it |\n|---|---|---|\n")
+	for _, row := range v.Summary {
+		text := md(row.Text)
+		for _, n := range row.Notes {
+			text += "; " + md(n)
+		}
+		fmt.Fprintf(w, "| %s | **%s** | %s |\n", md(row.Label), row.Verdict, text)
+	}
+	io.WriteString(w, "\n")
+	if len(v.Causes) > 0 {
+		mdDiagList(w, v.Causes)
+	}
+}
+
+// mdDiagList lists diagnostics, each advice after the last that carries
+// it.
+func mdDiagList(w io.Writer, ds []diagItem) {
+	for i, d := range ds {
+		fmt.Fprintf(w, "- %s `%s`: %s\n", d.Level, d.Code, md(d.Message))
+		if d.After != "" {
+			fmt.Fprintf(w, "\n  %s\n", md(d.After))
+			if i < len(ds)-1 {
+				io.WriteString(w, "\n")
+			}
+		}
+	}
+	io.WriteString(w, "\n")
 }
 
 // Markdown renders results as Markdown reports without plots, one after the
@@ -159,17 +193,17 @@ func mdSaid(w io.Writer, said []saidView) {
 	}
 }
 
-// mdDiagnostics writes the diagnostics, or that there are none.
+// mdDiagnostics writes the diagnostics other than those beside the
+// verdicts, or that there are none.
 func mdDiagnostics(w io.Writer, v *view) {
 	io.WriteString(w, "## Diagnostics\n\n")
-	if len(v.Diags) == 0 {
+	switch {
+	case len(v.Diags) > 0:
+		mdDiagList(w, v.Diags)
+	case len(v.Causes) > 0:
+		io.WriteString(w, "None besides those beside the verdicts.\n\n")
+	default:
 		io.WriteString(w, "None: the evaluation noticed nothing odd about this input.\n\n")
-	}
-	for _, d := range v.Diags {
-		fmt.Fprintf(w, "- %s `%s`: %s\n", d.Level, d.Code, md(d.Message))
-	}
-	if len(v.Diags) > 0 {
-		io.WriteString(w, "\n")
 	}
 }
 

@@ -118,7 +118,7 @@ func claimLegend(p *plot.Plot, r *predictions.Result, prediction int) {
 			if c == nil {
 				continue
 			}
-			p.Legend.Add(claimSummary(c), swatch{verdictColour(c.Verdict)})
+			p.Legend.Add(claimSummary(c), verdictMark{c.Verdict})
 		}
 	}
 }
@@ -155,6 +155,39 @@ func shorten(s string, n int) string {
 		cut = cut[:i]
 	}
 	return cut + " …"
+}
+
+// verdictMark is a claim's legend thumbnail: its verdict as a sign in the
+// verdict's colour, a tick for held, a cross for died, a dash for
+// unavailable, inside a ring, so that it never reads as a series of data
+// (which a filled square would).
+type verdictMark struct{ v predictions.Verdict }
+
+// Thumbnail draws the mark.
+func (m verdictMark) Thumbnail(c *draw.Canvas) {
+	r := c.Rectangle
+	size := min(r.Max.X-r.Min.X, r.Max.Y-r.Min.Y)
+	mid := vg.Point{X: (r.Min.X + r.Max.X) / 2, Y: (r.Min.Y + r.Max.Y) / 2}
+	rad := size / 2 * 0.9
+	sty := draw.LineStyle{Color: verdictColour(m.v), Width: vg.Points(1.6)}
+	var ring vg.Path
+	ring.Move(vg.Point{X: mid.X + rad, Y: mid.Y})
+	ring.Arc(mid, rad, 0, 2*math.Pi)
+	ring.Close()
+	c.SetLineStyle(sty)
+	c.Stroke(ring)
+	at := func(dx, dy float64) vg.Point {
+		return vg.Point{X: mid.X + vg.Length(dx)*rad, Y: mid.Y + vg.Length(dy)*rad}
+	}
+	switch m.v {
+	case predictions.Held:
+		c.StrokeLines(sty, []vg.Point{at(-0.5, 0), at(-0.12, -0.42), at(0.52, 0.4)})
+	case predictions.Died:
+		c.StrokeLines(sty, []vg.Point{at(-0.42, -0.42), at(0.42, 0.42)})
+		c.StrokeLines(sty, []vg.Point{at(-0.42, 0.42), at(0.42, -0.42)})
+	default:
+		c.StrokeLines(sty, []vg.Point{at(-0.45, 0), at(0.45, 0)})
+	}
 }
 
 // swatch is a legend thumbnail: a filled square in one colour.
@@ -506,7 +539,7 @@ func drawChart(r *predictions.Result, c predictions.Chart, link Link) (chart, er
 		ch.addLabels(p, lbl)
 	}
 	for _, sw := range c.Swatches {
-		p.Legend.Add(wordsText(sw.Legend), swatch{colourOf(r, sw.Color, "")})
+		p.Legend.Add(wordsText(sw.Legend), swatch{colourOf(r, sw.Color, sw.Claim)})
 	}
 	claimLegend(p, r, c.Prediction)
 	switch c.X {
@@ -521,6 +554,12 @@ func drawChart(r *predictions.Result, c predictions.Chart, link Link) (chart, er
 		p.X.Tick.Marker = plot.ConstantTicks(ticks)
 		p.X.Min, p.X.Max = 0.5, float64(c.Count)+0.5
 	}
+	if hasBars(c) {
+		// Bars stand on a log axis's floor: at least a factor of two below
+		// the shortest, so that no bar shrinks to a sliver that reads as
+		// almost nothing.
+		minY /= 2
+	}
 	switch c.Y {
 	case predictions.YLinear:
 		p.Y.Min = 0
@@ -534,6 +573,16 @@ func drawChart(r *predictions.Result, c predictions.Chart, link Link) (chart, er
 	ch.plot = p
 	ch.caption = caption
 	return ch, nil
+}
+
+// hasBars reports whether a chart draws any series as bars.
+func hasBars(c predictions.Chart) bool {
+	for _, s := range c.Series {
+		if s.Kind == predictions.Bars {
+			return true
+		}
+	}
+	return false
 }
 
 // colourOf is the colour a role plays; a verdict's is its claim's.

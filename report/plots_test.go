@@ -115,7 +115,7 @@ func checkChart(t *testing.T, r *predictions.Result, ch chart) {
 	}
 	for _, cid := range pred.Claims {
 		c := r.Claim(cid)
-		col, ok := legendColour(p, claimSummary(c))
+		col, filled, ok := legendColour(p, claimSummary(c))
 		if !ok {
 			t.Errorf("legend lacks claim %s", cid)
 			continue
@@ -123,29 +123,35 @@ func checkChart(t *testing.T, r *predictions.Result, ch chart) {
 		if col != verdictColour(c.Verdict) {
 			t.Errorf("claim %s (%s) drawn in %v, want %v", cid, c.Verdict, col, verdictColour(c.Verdict))
 		}
+		if filled {
+			t.Errorf("claim %s's legend entry is a filled square, which reads as data", cid)
+		}
 	}
 }
 
 // legendColour finds the legend entry with the given text, by drawing the
-// legend into a recorder, and returns the colour of the last fill before
-// it: its swatch.
-func legendColour(p *plot.Plot, text string) (color.Color, bool) {
+// legend into a recorder, and returns the colour of the last fill or
+// stroke before it, its thumbnail, and whether that was a fill (a filled
+// square, which reads as a series of data).
+func legendColour(p *plot.Plot, text string) (col color.Color, filled, ok bool) {
 	rec := &recorder.Canvas{}
 	p.Legend.Draw(draw.Canvas{Canvas: rec, Rectangle: vg.Rectangle{Max: vg.Point{X: 500, Y: 500}}})
-	var current, filled color.Color
+	var current, drawn color.Color
 	for _, a := range rec.Actions {
 		switch a := a.(type) {
 		case *recorder.SetColor:
 			current = a.Color
 		case *recorder.Fill:
-			filled = current
+			drawn, filled = current, true
+		case *recorder.Stroke:
+			drawn, filled = current, false
 		case *recorder.FillString:
 			if a.String == text {
-				return filled, true
+				return drawn, filled, true
 			}
 		}
 	}
-	return nil, false
+	return nil, false, false
 }
 
 // checkLegendFits checks that the legend beneath the plot is no wider than

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/nsyscheck/nsyscheck/internal/textwrap"
 	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
@@ -57,54 +58,9 @@ func threadWords(t vocab.Thread) string {
 
 // wrap breaks text into lines of at most width runes: the first line starts
 // with first, the others with indent. Nothing is cut: a word longer than a
-// line is broken across lines.
+// line is broken across lines; a number keeps the unit after it.
 func wrap(text string, width int, first, indent string) []string {
-	var lines []string
-	indentLen := utf8.RuneCountInString(indent)
-	line := first
-	lineLen := utf8.RuneCountInString(first)
-	empty := true // nothing but the prefix on the line yet
-	flush := func() {
-		lines = append(lines, strings.TrimRight(line, " "))
-		line, lineLen, empty = indent, indentLen, true
-	}
-	for _, word := range strings.Fields(text) {
-		r := []rune(word)
-		if !empty {
-			switch {
-			case lineLen+1+len(r) <= width:
-			case len(r) <= width-indentLen:
-				flush()
-			}
-			if !empty {
-				line += " "
-				lineLen++
-			}
-		}
-		// A word longer than the rest of the line and than any line:
-		// break it, filling lines.
-		for lineLen+len(r) > width {
-			k := width - lineLen
-			if k <= 0 {
-				flush()
-				if width-indentLen <= 0 {
-					break
-				}
-				continue
-			}
-			line += string(r[:k])
-			r = r[k:]
-			lineLen = width
-			flush()
-		}
-		line += string(r)
-		lineLen += len(r)
-		empty = false
-	}
-	if !empty || len(lines) == 0 {
-		lines = append(lines, strings.TrimRight(line, " "))
-	}
-	return lines
+	return textwrap.Wrap(text, width, textwrap.Options{First: first, Indent: indent, BreakLong: true})
 }
 
 // writePath writes an input's path and what follows it. The path is never
@@ -143,10 +99,17 @@ func valueText(c *predictions.Claim) string {
 	}
 	m, cmp := *c.Measured, c.Compare
 	var s string
-	if cmp.Relation == predictions.Within {
+	switch {
+	case c.Verdict == predictions.Died:
+		// A failed claim reads as one, never as the inequality it broke.
+		s = failedText(c)
+		if cmp.Relation == predictions.Within {
+			s += fmt.Sprintf(" (predicted %s)", num(cmp.Bound))
+		}
+	case cmp.Relation == predictions.Within:
 		lo, hi := span(cmp)
 		s = fmt.Sprintf("%s within [%s, %s] (predicted %s)", num(m), num(lo), num(hi), num(cmp.Bound))
-	} else {
+	default:
 		s = fmt.Sprintf("%s %s %s", num(m), relationWord(cmp), num(cmp.Bound))
 	}
 	if u := wordsText(c.Unit); u != "" {
@@ -177,11 +140,16 @@ func evidenceLines(c *predictions.Claim) []string {
 	return out
 }
 
-// Text renders one result for a terminal: the input and its program thread,
-// then per claim its verdict, measured value with unit against the bound and
-// statement, with the evidence wrapped beneath; the predictions, the
-// exercise and the diagnostics. Nothing is cut: what is left out without
-// Verbose is counted and named.
+// Text renders one result for a terminal, the answer first: the input,
+// then each prediction's verdict with the claims that decided it (a died
+// claim with its number and what it needed), the exercise and the check
+// against a reference, and what broke the lesson's premise; then the
+// evidence: per claim its verdict, measured value with unit against the
+// bound and statement, with the evidence wrapped beneath; and the other
+// diagnostics. Nothing is cut: what is left out without Verbose is counted
+// and named. An application's capture, where none of the lesson's parts is
+// found, says so and points at the audit; -v lists why each claim is
+// unavailable.
 func Text(w io.Writer, r *predictions.Result, opts TextOptions) error {
 	width := opts.width()
 	var b strings.Builder
@@ -194,10 +162,36 @@ func Text(w io.Writer, r *predictions.Result, opts TextOptions) error {
 		head = append(head, r.Input.GPU)
 	}
 	writePath(&b, r.Input.Path, strings.Join(head, " "), width)
+	b.WriteByte('\n')
+	said := map[string]bool{}
+	causes, rest := splitCauses(diagViews(r.Diagnostics))
+	if why := r.NotTheLesson(); why != nil {
+		// An application's capture: that, and where to go instead.
+		line, pointer, command := notLessonWords(r, why)
+		writeWrapped(&b, line, width, "", "    ")
+		writeWrapped(&b, pointer, width, "", "    ")
+		b.WriteString("    " + command + "\n")
+		if !opts.Verbose {
+			if ds := append(causes, rest...); len(ds) > 0 {
+				b.WriteByte('\n')
+				writeDiagnostics(&b, ds, width, said)
+			}
+			b.WriteByte('\n')
+			writeWrapped(&b, "Every prediction is unavailable; -v shows why, claim by claim.", width, "", "    ")
+			_, err := io.WriteString(w, b.String())
+			return err
+		}
+		b.WriteByte('\n')
+	}
+	writeSummary(&b, summaryRows(r), width)
+	if len(causes) > 0 {
+		b.WriteByte('\n')
+		writeDiagnostics(&b, causes, width, said)
+	}
+	b.WriteByte('\n')
 	if r.Input.Thread != nil {
 		writeWrapped(&b, threadWords(*r.Input.Thread), width, "", "    ")
 	}
-	b.WriteByte('\n')
 
 	idW, vW := 0, 0
 	for _, c := range r.Claims {
@@ -212,15 +206,53 @@ func Text(w io.Writer, r *predictions.Result, opts TextOptions) error {
 	for i := range r.Claims {
 		hidden += cw.claim(&r.Claims[i])
 	}
-	b.WriteByte('\n')
-	textPredictions(&b, r, width, vW)
-	textTail(&b, r, width)
+	if r.DeviceCopyGBps > 0 {
+		b.WriteByte('\n')
+		writeWrapped(&b, fmt.Sprintf("device-to-device copy: %s GB/s (%s)", gbpsText(r.DeviceCopyGBps), deviceCopyFrom(r.DeviceCopyFrom)), width, "", "    ")
+	}
+	if len(rest) > 0 {
+		b.WriteByte('\n')
+		writeDiagnostics(&b, rest, width, said)
+	}
 	if hidden > 0 {
 		b.WriteByte('\n')
-		writeWrapped(&b, fmt.Sprintf("%d more evidence line(s) not shown: -v shows every line; --format json or markdown holds them too.", hidden), width, "", "    ")
+		writeWrapped(&b, fmt.Sprintf("%s not shown: -v shows every line; --format json or markdown holds them too.", plural(hidden, "more evidence line")), width, "", "    ")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeSummary writes the answer's rows as a table: label, verdict and
+// what decided it, wrapped beneath its own column (beneath the label on a
+// narrow terminal), and each row's notes beneath it.
+func writeSummary(b *strings.Builder, rows []summaryRow, width int) {
+	lW, vW := 0, 0
+	for _, row := range rows {
+		lW = max(lW, len(row.Label))
+		vW = max(vW, len(row.Verdict))
+	}
+	indent := strings.Repeat(" ", lW+2+vW+2)
+	if width < 60 {
+		indent = "    "
+	}
+	for _, row := range rows {
+		writeWrapped(b, row.Text, width, fmt.Sprintf("%-*s  %-*s  ", lW, row.Label, vW, row.Verdict), indent)
+		for _, n := range row.Notes {
+			writeWrapped(b, n, width, indent, indent+"  ")
+		}
+	}
+}
+
+// writeDiagnostics writes diagnostics, one a line, each advice once after
+// the last that carries it unless said before.
+func writeDiagnostics(b *strings.Builder, ds []diagView, width int, said map[string]bool) {
+	after := adviceAfter(ds, said)
+	for i, d := range ds {
+		writeWrapped(b, fmt.Sprintf("%s %s: %s", d.Level, d.Code, d.Message), width, "", "    ")
+		if after[i] != "" {
+			writeWrapped(b, sentence(after[i]), width, "    ", "    ")
+		}
+	}
 }
 
 // claimWriter writes Text's claims, aligned on the widest id and verdict.
@@ -281,52 +313,6 @@ func (cw claimWriter) claim(c *predictions.Claim) (hidden int) {
 		}
 	}
 	return 0
-}
-
-// textPredictions writes each prediction's verdict with its claims' and
-// the controls the input could not check.
-func textPredictions(b *strings.Builder, r *predictions.Result, width, vW int) {
-	for _, p := range r.Predictions {
-		var parts []string
-		for _, id := range p.Claims {
-			if c := r.Claim(id); c != nil {
-				if c.Control {
-					// A control guards the comparison; it is not the claim.
-					parts = append(parts, fmt.Sprintf("%s %s (control)", id, c.Verdict))
-				} else {
-					parts = append(parts, fmt.Sprintf("%s %s", id, c.Verdict))
-				}
-			}
-		}
-		writeWrapped(b, fmt.Sprintf("%s: %s", topicOf(p.ID), strings.Join(parts, ", ")), width,
-			fmt.Sprintf("prediction %d: %-*s  ", p.ID, vW, p.Verdict), "    ")
-		for _, u := range p.Unchecked {
-			// A control the input cannot check: the verdict stands on the
-			// claims, and the line says what would check it.
-			writeWrapped(b, uncheckedWords(u), width, "    ", "      ")
-		}
-	}
-}
-
-// textTail writes the exercise, the device-to-device copy and the
-// diagnostics.
-func textTail(b *strings.Builder, r *predictions.Result, width int) {
-	ex := r.Exercise
-	if ex.Verdict == vocab.Answered && ex.H2DRatio != nil && ex.D2HRatio != nil {
-		writeWrapped(b, fmt.Sprintf("exercise: pageable/pinned at 64 MiB: h2d %.2fx, d2h %.2fx; pinning buys more: %s (from %s)",
-			*ex.H2DRatio, *ex.D2HRatio, ex.Answer, sourceWords(ex.From)), width, "", "    ")
-	} else {
-		writeWrapped(b, "exercise: unavailable: "+sourceWhys(ex.Why), width, "", "    ")
-	}
-	if r.DeviceCopyGBps > 0 {
-		writeWrapped(b, fmt.Sprintf("device-to-device copy: %.1f GB/s (%s)", r.DeviceCopyGBps, deviceCopyFrom(r.DeviceCopyFrom)), width, "", "    ")
-	}
-	if len(r.Diagnostics) > 0 {
-		b.WriteByte('\n')
-		for _, d := range diagViews(r.Diagnostics) {
-			writeWrapped(b, fmt.Sprintf("%s %s: %s", d.Level, d.Code, d.Message), width, "", "    ")
-		}
-	}
 }
 
 // TextMulti renders several results side by side: one column per input
@@ -406,7 +392,26 @@ func multiRows(results []*predictions.Result) [][]string {
 		}
 		row = append(row, fmt.Sprintf("%.2f/%.2f %s", *ex.H2DRatio, *ex.D2HRatio, ex.Answer))
 	}
-	return append(rows, row)
+	rows = append(rows, row)
+	checked := false
+	row = []string{"reference", "h2d within " + pctPlain(predictions.ReferenceTolerance)}
+	for _, r := range results {
+		rc := r.Reference
+		switch {
+		case rc == nil:
+			row = append(row, "-")
+		case rc.Deviation == nil:
+			checked = true
+			row = append(row, string(rc.Verdict))
+		default:
+			checked = true
+			row = append(row, fmt.Sprintf("%s %+.1f%%", rc.Verdict, 100**rc.Deviation))
+		}
+	}
+	if checked {
+		rows = append(rows, row)
+	}
+	return rows
 }
 
 // writeMultiTable writes the rows as a table where every input's column
@@ -446,8 +451,21 @@ func multiNotes(results []*predictions.Result, width int) string {
 	for i, r := range results {
 		tag := fmt.Sprintf("[%d] ", i+1)
 		pad := strings.Repeat(" ", len(tag)+2)
+		notLesson := r.NotTheLesson()
+		if notLesson != nil {
+			// An application's capture: that, and where to go instead
+			// of the reasons of every claim.
+			line, pointer, command := notLessonWords(r, notLesson)
+			writeWrapped(&notes, line+"; "+pointer+" "+command, width, tag, pad)
+		}
+		causes, rest := splitCauses(diagViews(r.Diagnostics))
+		said := map[string]bool{}
+		writeTagged(&notes, causes, width, tag, pad, said)
 		for j := range r.Claims {
 			c := &r.Claims[j]
+			if notLesson != nil {
+				break
+			}
 			switch c.Verdict {
 			case predictions.Died:
 				deciding, _ := decidingEvidence(c)
@@ -465,11 +483,24 @@ func multiNotes(results []*predictions.Result, width int) string {
 				writeWrapped(&notes, fmt.Sprintf("prediction %d: %s", p.ID, uncheckedWords(u)), width, tag, pad)
 			}
 		}
-		for _, d := range diagViews(r.Diagnostics) {
-			writeWrapped(&notes, fmt.Sprintf("%s %s: %s", d.Level, d.Code, d.Message), width, tag, pad)
+		if rc := r.Reference; rc != nil && rc.Verdict != predictions.Held {
+			writeWrapped(&notes, fmt.Sprintf("reference %s: %s", rc.Verdict, referenceWords(rc)), width, tag, pad)
 		}
+		writeTagged(&notes, rest, width, tag, pad, said)
 	}
 	return notes.String()
+}
+
+// writeTagged writes one input's diagnostics after its tag, each advice
+// once as writeDiagnostics does.
+func writeTagged(b *strings.Builder, ds []diagView, width int, tag, pad string, said map[string]bool) {
+	after := adviceAfter(ds, said)
+	for i, d := range ds {
+		writeWrapped(b, fmt.Sprintf("%s %s: %s", d.Level, d.Code, d.Message), width, tag, pad)
+		if after[i] != "" {
+			writeWrapped(b, sentence(after[i]), width, pad, pad)
+		}
+	}
 }
 
 // tableWidth is the width of the first n columns of rows laid out as

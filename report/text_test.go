@@ -100,7 +100,7 @@ func TestTextNeverCuts(t *testing.T) {
 			for _, c := range r.Claims {
 				total += len(c.Evidence)
 			}
-			note := fmt.Sprintf("%d more evidence line(s) not shown: -v shows every line", total-shown)
+			note := plural(total-shown, "more evidence line") + " not shown: -v shows every line"
 			if hidden := total - shown; hidden > 0 && !strings.Contains(out, note) {
 				t.Errorf("%s verbose %v: output does not say %q", r.Input.Path, verbose, note)
 			}
@@ -160,24 +160,6 @@ func TestTextGolden(t *testing.T) {
 			}
 			golden.Assert(t, filepath.Join("testdata", name+".golden.txt"), b.Bytes())
 		})
-	}
-}
-
-func TestWrap(t *testing.T) {
-	for _, tc := range []struct {
-		text  string
-		width int
-		want  []string
-	}{
-		{"a b c", 10, []string{"> a b c"}},
-		{"aaaa bbbb cccc", 9, []string{"> aaaa", "  bbbb", "  cccc"}},
-		{"abcdefghijkl", 6, []string{"> abcd", "  efgh", "  ijkl"}},
-		{"", 10, []string{">"}},
-	} {
-		got := wrap(tc.text, tc.width, "> ", "  ")
-		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
-			t.Errorf("wrap(%q, %d) = %q, want %q", tc.text, tc.width, got, tc.want)
-		}
 	}
 }
 

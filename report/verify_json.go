@@ -18,6 +18,7 @@ type jsonResult struct {
 	Claims         []jsonClaim
 	Predictions    []jsonPrediction
 	Exercise       jsonExercise
+	Reference      *jsonReference
 	Diagnostics    []jsonDiagnostic
 	Rows           []jsonRows
 	DeviceCopyGBps float64
@@ -52,7 +53,10 @@ func (j jsonResult) MarshalJSON() ([]byte, error) {
 	for _, f := range []struct {
 		name string
 		v    any
-	}{{"input", j.Input}, {"claims", j.Claims}, {"predictions", j.Predictions}, {"exercise", j.Exercise}, {"diagnostics", j.Diagnostics}} {
+	}{{"input", j.Input}, {"claims", j.Claims}, {"predictions", j.Predictions}, {"exercise", j.Exercise}, {"reference", j.Reference}, {"diagnostics", j.Diagnostics}} {
+		if f.name == "reference" && j.Reference == nil {
+			continue
+		}
 		if err := field(f.name, f.v); err != nil {
 			return nil, err
 		}
@@ -171,6 +175,48 @@ type jsonExercise struct {
 	EvidenceDetail []jsonEvidenceDetail `json:"evidenceDetail,omitempty"`
 }
 
+// jsonReference is the exercise's check against a reference: both
+// host-to-device ratios at the exercise's size with their sources, how far
+// apart (the input's over the reference's, less one), the tolerance, the
+// input's pinned rows slower than their pageable ones, and the verdict in
+// words.
+type jsonReference struct {
+	Reference         string        `json:"reference"`
+	GPU               string        `json:"gpu,omitempty"`
+	Verdict           string        `json:"verdict"`
+	H2DRatio          *float64      `json:"h2dRatio"`
+	From              string        `json:"from,omitempty"`
+	ReferenceH2DRatio *float64      `json:"referenceH2dRatio"`
+	ReferenceFrom     string        `json:"referenceFrom,omitempty"`
+	Deviation         *float64      `json:"deviation"`
+	Tolerance         float64       `json:"tolerance"`
+	PinnedSlower      []jsonSlowRow `json:"pinnedSlower,omitempty"`
+	Text              string        `json:"text"`
+}
+
+// jsonSlowRow is one direction's row at the exercise's size whose pinned
+// copy is slower than its pageable one.
+type jsonSlowRow struct {
+	Direction  string  `json:"direction"`
+	From       string  `json:"from"`
+	PinnedMs   float64 `json:"pinnedMs"`
+	PageableMs float64 `json:"pageableMs"`
+}
+
+// referenceJSON is the JSON form of a check against a reference.
+func referenceJSON(rc *predictions.ReferenceCheck) *jsonReference {
+	if rc == nil {
+		return nil
+	}
+	j := &jsonReference{Reference: rc.Reference, GPU: rc.GPU, Verdict: string(rc.Verdict), H2DRatio: rc.Ratio, From: string(rc.From),
+		ReferenceH2DRatio: rc.RefRatio, ReferenceFrom: string(rc.RefFrom), Deviation: rc.Deviation,
+		Tolerance: predictions.ReferenceTolerance, Text: referenceWords(rc)}
+	for _, sr := range rc.Slower {
+		j.PinnedSlower = append(j.PinnedSlower, jsonSlowRow{Direction: string(sr.Dir), From: string(sr.From), PinnedMs: sr.PinnedMs, PageableMs: sr.PageableMs})
+	}
+	return j
+}
+
 // jsonEvidenceDetail is one evidence line typed: where its numbers were
 // read and the records behind them, beside the line's words.
 type jsonEvidenceDetail struct {
@@ -204,7 +250,7 @@ type jsonDiagnostic struct {
 func diagnosticsJSON(ds []diag.Diagnostic) []jsonDiagnostic {
 	out := []jsonDiagnostic{}
 	for _, d := range diagViews(ds) {
-		out = append(out, jsonDiagnostic{Code: string(d.Code), Level: string(d.Level), Message: d.Message})
+		out = append(out, jsonDiagnostic{Code: string(d.Code), Level: string(d.Level), Message: d.Full()})
 	}
 	return out
 }
@@ -241,6 +287,7 @@ func resultJSON(r *predictions.Result) jsonResult {
 	j.Exercise = jsonExercise{H2DRatio: ex.H2DRatio, D2HRatio: ex.D2HRatio, Answer: string(ex.Answer), Rule: exerciseRule(),
 		Verdict: string(ex.Verdict), From: string(ex.From), Reason: sourceWhys(ex.Why),
 		Evidence: evidenceJSON(ex.Evidence), EvidenceDetail: evidenceDetailJSON(ex.Evidence)}
+	j.Reference = referenceJSON(r.Reference)
 	j.Diagnostics = diagnosticsJSON(r.Diagnostics)
 	return j
 }

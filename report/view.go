@@ -15,15 +15,48 @@ import (
 // view is what both renderers print: plain strings, escaped by each
 // renderer for its own format.
 type view struct {
-	Title    string
-	About    []string // lines describing the input
-	Verdicts []verdictView
+	Title string
+	Input string   // the input, its format, GPU and program thread
+	About []string // what else describes the input: files read, where the numbers come from
+	// NotLesson says that the input is not of the lesson's program and
+	// what to run instead; nil where it may be.
+	NotLesson *notLessonView
+	Verdicts  []verdictView
+	// Summary is the answer: each prediction, the exercise and the check
+	// against a reference, with what decided each.
+	Summary []summaryRow
+	// Causes are the diagnostics that broke the lesson's premise, shown
+	// beside the verdicts; Diags the others.
+	Causes   []diagItem
 	Tables   []tableView
 	Said     []saidView
 	Exercise exerciseView
-	Diags    []diagView
+	Diags    []diagItem
 	NoPlots  bool
 	Plots    []Plot
+}
+
+// notLessonView says that an input is not of the lesson's program, and
+// the audit command to run on it instead.
+type notLessonView struct {
+	Said, Pointer, Command string
+}
+
+// diagItem is a diagnostic as a report lists it, with the advice to give
+// after it (said once for the diagnostics that share it).
+type diagItem struct {
+	diagView
+	After string
+}
+
+// diagItems lists diagnostics with each advice once (adviceAfter).
+func diagItems(ds []diagView, said map[string]bool) []diagItem {
+	after := adviceAfter(ds, said)
+	out := make([]diagItem, len(ds))
+	for i, d := range ds {
+		out[i] = diagItem{diagView: d, After: sentence(after[i])}
+	}
+	return out
 }
 
 type verdictView struct {
@@ -112,11 +145,15 @@ func (s saidView) Records() []recordLine {
 }
 
 // plural is n and noun, with an s unless n is 1.
-func plural(n int, noun string) string {
+func plural(n int, noun string) string { return counted(n, noun, noun+"s") }
+
+// counted is n and the noun's form for it: one for 1, many otherwise
+// ("1 copy", "3 copies").
+func counted(n int, one, many string) string {
 	if n == 1 {
-		return "1 " + noun
+		return "1 " + one
 	}
-	return fmt.Sprintf("%d %ss", n, noun)
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 type claimView struct {
@@ -134,6 +171,9 @@ type exerciseView struct {
 	Table    tableView
 	Sentence string
 	Rule     string
+	// Check is the check against a reference and its verdict; "" where no
+	// reference was given.
+	Check, CheckVerdict string
 }
 
 // num formats a number with four significant digits.
@@ -172,18 +212,25 @@ func verdictWord(v predictions.Verdict) string { return string(v) }
 
 func (rep *Report) view() *view {
 	r := rep.Result
-	v := &view{Title: rep.Options.Title, Diags: diagViews(r.Diagnostics), NoPlots: rep.Options.NoPlots, Plots: rep.Plots}
+	v := &view{Title: rep.Options.Title, NoPlots: rep.Options.NoPlots, Plots: rep.Plots, Summary: summaryRows(r)}
 	if v.Title == "" {
 		v.Title = "Pinned memory report: " + r.Name()
 	}
-	about := fmt.Sprintf("Input: %s (%s)", r.Input.Path, r.Input.Format)
+	said := map[string]bool{}
+	causes, rest := splitCauses(diagViews(r.Diagnostics))
+	v.Causes, v.Diags = diagItems(causes, said), diagItems(rest, said)
+	if why := r.NotTheLesson(); why != nil {
+		s, p, c := notLessonWords(r, why)
+		v.NotLesson = &notLessonView{Said: sentence(s), Pointer: capital(p), Command: c}
+	}
+	v.Input = fmt.Sprintf("Input: %s (%s)", r.Input.Path, r.Input.Format)
 	if r.Input.GPU != "" {
-		about += ", " + r.Input.GPU
+		v.Input += ", " + r.Input.GPU
 	}
 	if r.Input.Thread != nil {
-		about += ", program thread " + threadID(*r.Input.Thread)
+		v.Input += ", program thread " + threadID(*r.Input.Thread)
 	}
-	v.About = append(v.About, about+".")
+	v.Input += "."
 	if len(r.Input.Files) > 1 {
 		var fs []string
 		for _, f := range r.Input.Files {
@@ -192,8 +239,7 @@ func (rep *Report) view() *view {
 		v.About = append(v.About, "Files read: "+strings.Join(fs, ", ")+".")
 	}
 	if r.Input.Thread != nil {
-		t := threadWords(*r.Input.Thread)
-		v.About = append(v.About, strings.ToUpper(t[:1])+t[1:]+".")
+		v.About = append(v.About, sentence(threadWords(*r.Input.Thread)))
 	}
 	if r.Input.ProgramSource != "" {
 		v.About = append(v.About, "The program's numbers: "+r.Input.ProgramSource+".")
@@ -235,11 +281,17 @@ func claimOf(c *predictions.Claim) claimView {
 	cv := claimView{ID: c.ID, Verdict: verdictWord(c.Verdict), Statement: wordsText(c.Statement), Reason: sourceWhys(c.Why)}
 	if c.Measured != nil {
 		m, cmp := *c.Measured, c.Compare
-		if cmp.Relation == predictions.Within {
+		switch {
+		case c.Verdict == predictions.Died && cmp.Relation == predictions.Within:
+			cv.Outcome = fmt.Sprintf("measured %s against a predicted %s, and it %s", num(m), num(cmp.Bound), needsText(cmp))
+		case c.Verdict == predictions.Died:
+			// A failed claim reads as one, never as the inequality it broke.
+			cv.Outcome = "measured " + failedText(c)
+		case cmp.Relation == predictions.Within:
 			lo, hi := span(cmp)
 			cv.Outcome = fmt.Sprintf("measured %s against a predicted %s, and it holds from %s to %s",
 				num(m), num(cmp.Bound), num(lo), num(hi))
-		} else {
+		default:
 			cv.Outcome = fmt.Sprintf("measured %s %s %s", num(m), relationWord(cmp), num(cmp.Bound))
 		}
 		if u := wordsText(c.Unit); u != "" {
@@ -273,6 +325,9 @@ func claimOf(c *predictions.Claim) claimView {
 func exerciseOf(r *predictions.Result) exerciseView {
 	ex := r.Exercise
 	e := exerciseView{Rule: exerciseRule()}
+	if rc := r.Reference; rc != nil {
+		e.Check, e.CheckVerdict = referenceWords(rc), string(rc.Verdict)
+	}
 	e.Table = tableView{
 		Title: "Pageable/pinned at 64 MiB, both directions",
 		Head:  []string{"direction", "pageable ms", "pinned ms", "pageable/pinned"},

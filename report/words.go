@@ -15,28 +15,44 @@ import (
 // here: the renderers of every format and the JSON's transfer types call
 // these functions.
 
-// diagView is a diagnostic as every renderer shows it.
+// diagView is a diagnostic as every renderer shows it: what it noticed
+// (Message) and what to do about it (Advice, "" where nothing), which a
+// renderer says once for the diagnostics beside each other that share it.
 type diagView struct {
 	Level   diag.Level
 	Code    diag.Code
 	Message string
+	Advice  string
+}
+
+// Full is the diagnostic's message with its advice, standing alone.
+func (d diagView) Full() string {
+	if d.Advice == "" {
+		return d.Message
+	}
+	return d.Message + "; " + d.Advice
 }
 
 // diagViews words the diagnostics.
 func diagViews(ds []diag.Diagnostic) []diagView {
 	out := make([]diagView, len(ds))
 	for i, d := range ds {
-		out[i] = diagView{Level: d.Level, Code: d.Code(), Message: detailWords(d.Detail)}
+		out[i] = diagView{Level: d.Level, Code: d.Code(), Message: noticedWords(d.Detail), Advice: lessonAdvice(d.Detail)}
 	}
 	return out
 }
 
-// DiagnosticText is what a diagnostic noticed, in the words every format
-// shows.
+// DiagnosticText is what a diagnostic noticed and what to do about it, in
+// the words every format shows.
 func DiagnosticText(d diag.Diagnostic) string { return detailWords(d.Detail) }
 
-// detailWords is what a diagnostic noticed, in words.
+// detailWords is what a diagnostic noticed and what to do about it.
 func detailWords(d diag.Detail) string {
+	return diagView{Message: noticedWords(d), Advice: lessonAdvice(d)}.Full()
+}
+
+// noticedWords is what a diagnostic noticed, in words.
+func noticedWords(d diag.Detail) string {
 	switch d := d.(type) {
 	case diag.Note:
 		return d.Text
@@ -98,15 +114,15 @@ func pipelineWords(d diag.Detail) (string, bool) {
 		if d.ByCopyRecords {
 			reading = "the copy records, which show the pinned group copying from pageable memory too (see pinned-source-pageable)"
 		}
-		return fmt.Sprintf("NVIDIA's %s rule (%s) flags %d copies from pageable memory: %d of the %d timed pageable calls, %d of the %d timed pinned calls, %d other (e.g. warm-ups)%s; it %s %s",
-			d.Rule, d.File, d.Flagged, d.PageableHit, d.Pageable, d.PinnedHit, d.Pinned, d.Other, other, verdict, reading), true
+		return fmt.Sprintf("NVIDIA's %s rule (%s) flags %s from pageable memory: %d of the %d timed pageable calls, %d of the %d timed pinned calls, %d other (e.g. warm-ups)%s; it %s %s",
+			d.Rule, d.File, counted(d.Flagged, "copy", "copies"), d.PageableHit, d.Pageable, d.PinnedHit, d.Pinned, d.Other, other, verdict, reading), true
 	case diag.NsysRuleAlone:
 		if d.NoCopyRecords {
-			return fmt.Sprintf("NVIDIA's %s rule (%s) flags %d copies from pageable memory; this input has no GPU memory-copy records to match them with (verify the SQLite export to compare)",
-				d.Rule, d.File, d.Flagged), true
+			return fmt.Sprintf("NVIDIA's %s rule (%s) flags %s from pageable memory; this input has no GPU memory-copy records to match them with (verify the SQLite export to compare)",
+				d.Rule, d.File, counted(d.Flagged, "copy", "copies")), true
 		}
-		return fmt.Sprintf("NVIDIA's %s rule (%s) flags %d copies from pageable memory; the trace gave no part 2 groups to compare them with",
-			d.Rule, d.File, d.Flagged), true
+		return fmt.Sprintf("NVIDIA's %s rule (%s) flags %s from pageable memory; the trace gave no part 2 groups to compare them with",
+			d.Rule, d.File, counted(d.Flagged, "copy", "copies")), true
 	case diag.NsysRuleUnread:
 		return d.Err, true
 	case diag.PCIeLink:
@@ -173,10 +189,10 @@ func exposureWords(e privacy.Exposure) string {
 		s = fmt.Sprintf("%s %s=%s in %s looks like a credential; do not share this capture as it is (nsyscheck scrub writes a copy without it)",
 			f.Kind, f.Label(), f.Masked, f.Where)
 	case privacy.ExposesEnvironment:
-		s = fmt.Sprintf("%d environment variable(s) outside the allowlist recorded in %s: %s", len(e.Findings), e.Where, findingNames(e.Findings, 12, true))
+		s = fmt.Sprintf("%s outside the allowlist recorded in %s: %s", plural(len(e.Findings), "environment variable"), e.Where, findingNames(e.Findings, 12, true))
 	case privacy.ExposesProcesses:
-		s = fmt.Sprintf("%d process(es) other than the profiled program and nsys recorded in %s (a snapshot of the machine): %s",
-			len(e.Findings), e.Where, findingNames(e.Findings, 10, false))
+		s = fmt.Sprintf("%s other than the profiled program and nsys recorded in %s (a snapshot of the machine): %s",
+			counted(len(e.Findings), "process", "processes"), e.Where, findingNames(e.Findings, 10, false))
 	default:
 		var secrets, rest []privacy.Finding
 		for _, f := range e.Findings {
@@ -186,7 +202,7 @@ func exposureWords(e privacy.Exposure) string {
 				rest = append(rest, f)
 			}
 		}
-		s = fmt.Sprintf("%s (stale bytes no query shows, readable by anyone with the file): %d string(s)", privacy.UnusedPages, len(e.Findings))
+		s = fmt.Sprintf("%s (stale bytes no query shows, readable by anyone with the file): %s", privacy.UnusedPages, plural(len(e.Findings), "string"))
 		if len(secrets) > 0 {
 			s += fmt.Sprintf(", %d of them credential-like: %s", len(secrets), findingNames(secrets, 8, true))
 		}

@@ -108,3 +108,32 @@ func TestWordsFallback(t *testing.T) {
 		t.Errorf("quantity %q", got)
 	}
 }
+
+// A count is worded for its number: "1 copy", "1 call", never "1 copies".
+func TestPluralWords(t *testing.T) {
+	one := []string{
+		kindCounts([]predictions.KindCount{{Kind: "DtoH", N: 1}}),
+		factWords(predictions.CallTotals{PageableMs: 1, PageableN: 1, PinnedMs: 1, PinnedN: 1, Ratio: 1}),
+		lessonDetailWordsOf(t, predictions.AsyncRangeCount{Range: "async-pinned", N: 1}),
+		whyWords(predictions.RangeCount{Range: "h2d-pinned", N: 1}),
+		whyWords(predictions.SummaryBytesOnly{Count: 1, TotalMB: 1}),
+	}
+	for _, s := range one {
+		if regexp.MustCompile(`\b1 (\w+ )?(copies|calls|instances|launches)\b`).MatchString(s) {
+			t.Errorf("%q counts one in the plural", s)
+		}
+	}
+	if got := plural(1, "call") + ", " + plural(2, "call") + ", " + counted(1, "copy", "copies") + ", " + counted(3, "copy", "copies"); got != "1 call, 2 calls, 1 copy, 3 copies" {
+		t.Errorf("plural and counted: %q", got)
+	}
+}
+
+// lessonDetailWordsOf is a diagnostic detail of the evaluation in words.
+func lessonDetailWordsOf(t *testing.T, d any) string {
+	t.Helper()
+	s, ok := lessonDetailWords(d)
+	if !ok {
+		t.Fatalf("%T has no words", d)
+	}
+	return s
+}

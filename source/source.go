@@ -11,6 +11,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -464,6 +465,15 @@ func openDir(ctx context.Context, dir string, opts Options) (*Source, error) {
 		sort.Strings(f.streams)
 		return nil, errQdstrm(filepath.Join(dir, f.streams[0]))
 	default:
+		if subs := captureFolders(dir, entries); len(subs) > 0 {
+			verb := "do"
+			if len(subs) == 1 {
+				verb = "does"
+			}
+			return nil, &inputerr.Error{Path: dir, Problem: fmt.Sprintf("holds no capture itself, but %s in it %s: %s",
+				plural(len(subs), "folder"), verb, strings.Join(subs, ", ")),
+				Hint: "give one or several of them, as in " + filepath.Join(dir, subs[0])}
+		}
 		return nil, &inputerr.Error{Path: dir, Problem: "no capture found in " + dir,
 			Hint: "looked for *.sqlite, *.nsys-rep, nsys stats CSV reports (" + nsysdb.ReportSuffixes() +
 				"), *.results.json / results.json and *.transcript.txt / transcript.txt"}
@@ -491,6 +501,36 @@ func openDir(ctx context.Context, dir string, opts Options) (*Source, error) {
 		s.Siblings = append(s.Siblings, filepath.Join(dir, n))
 	}
 	return s, nil
+}
+
+// captureFolders names, sorted, the folders directly in dir that hold a
+// capture of a kind openDir reads; a folder that cannot be listed is left
+// out.
+func captureFolders(dir string, entries []os.DirEntry) []string {
+	var out []string
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		sub, err := os.ReadDir(filepath.Join(dir, e.Name()))
+		if err != nil {
+			continue
+		}
+		f := classifyDir(sub)
+		if len(f.plainSQLite)+len(f.ownSQLite)+len(f.reps)+len(f.results)+len(f.transcripts) > 0 || f.hasCSV {
+			out = append(out, e.Name())
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// plural is n and noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // openCSV lists the known nsys stats reports in dir (findReports).

@@ -159,3 +159,24 @@ func TestOpenFile(t *testing.T) {
 		f.Close()
 	}
 }
+
+// TestOpenFolderOfCaptures: a folder holding no capture itself but
+// folders of captures names them, so that the user can pick.
+func TestOpenFolderOfCaptures(t *testing.T) {
+	dir := t.TempDir()
+	for _, sub := range []string{"b", "a", "empty"} {
+		if err := os.Mkdir(filepath.Join(dir, sub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"a/x.sqlite", "b/x.transcript.txt", "empty/notes.txt"} {
+		if err := os.WriteFile(filepath.Join(dir, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := Open(context.Background(), dir, Options{})
+	want := "holds no capture itself, but 2 folders in it do: a, b (give one or several of them, as in " + filepath.Join(dir, "a") + ")"
+	if err == nil || !inputerr.Is(err) || !strings.Contains(err.Error(), want) {
+		t.Errorf("a folder of capture folders: %v; want %q", err, want)
+	}
+}

@@ -252,6 +252,8 @@ func (b *Builder) Finish() (*Timeline, error) {
 		return nil, err
 	}
 	t.Assumptions = b.assumed.sorted()
+	// What the timeline holds sorted is not kept twice.
+	b.syncs, b.events, b.ranges = nil, nil, nil
 	return t, nil
 }
 

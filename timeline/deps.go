@@ -625,28 +625,40 @@ func (r *resolver) anchor(th int32, at int64) Anchor {
 func (r *resolver) engines() {
 	t := r.t
 	o := &t.Ops
-	type edge struct {
-		at   int64
-		step int // +1 start, -1 end
-	}
 	type key struct {
 		dev int64
 		dir Dir
 	}
-	edges := map[key][]edge{}
+	// Each copy's start and end as one sortable number: the time doubled,
+	// plus one for a start, so that at equal times an end comes first and
+	// back-to-back copies share an engine. Counted first, so that each
+	// key's edges are allocated once.
+	counts := map[key]int{}
+	for j := range o.Kind {
+		if o.Kind[j] == OpCopy && o.Dir[j].HostDevice() {
+			counts[key{t.Streams[o.Stream[j]].Device, o.Dir[j]}] += 2
+		}
+	}
+	edges := make(map[key][]int64, len(counts))
+	for k, n := range counts {
+		edges[k] = make([]int64, 0, n)
+	}
 	for j := range o.Kind {
 		if o.Kind[j] != OpCopy || !o.Dir[j].HostDevice() {
 			continue
 		}
 		k := key{t.Streams[o.Stream[j]].Device, o.Dir[j]}
-		edges[k] = append(edges[k], edge{o.Start[j], 1}, edge{o.End[j], -1})
+		edges[k] = append(edges[k], o.Start[j]<<1|1, o.End[j]<<1)
 	}
 	for k, es := range edges {
-		// At equal times an end comes first: back-to-back copies share.
-		slices.SortFunc(es, func(x, y edge) int { return cmp.Or(cmp.Compare(x.at, y.at), cmp.Compare(x.step, y.step)) })
+		slices.Sort(es)
 		most, now := 1, 0
 		for _, e := range es {
-			now += e.step
+			if e&1 == 1 {
+				now++
+			} else {
+				now--
+			}
 			most = max(most, now)
 		}
 		t.Engines = append(t.Engines, Engine{Device: k.dev, Dir: k.dir, Capacity: most})

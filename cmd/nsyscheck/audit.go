@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -22,33 +23,47 @@ type auditOptions struct {
 	Rule     string
 	Expect   string
 	Verbose  bool
+	PinBy    string
+	Match    []string
+	// FailAbove is --fail-above's PERCENT, given when FailAboveSet.
+	FailAbove    float64
+	FailAboveSet bool
 }
 
 func newAuditCmd(s Streams) *cobra.Command {
 	opts := &auditOptions{}
 	cmd := &cobra.Command{
 		Use:   "audit CAPTURE [AFTER]",
-		Short: "Apply the pinned-memory rule to any application's capture, predict what pinning saves, and check it",
-		Long: `audit reads every host-device memory copy of an application's capture and
-sorts the copies into classes: API (blocking or async), direction, host
-memory kind (pageable, pinned, managed, unknown), size bucket, process and
-thread, stream and innermost NVTX range. For each class it gives the count,
-bytes, host time held by the calls, GPU time and bandwidth, and names the
-classes that cost the host most.
+		Short: "Predict what pinning does to an application's own time from a replay of its capture, and check it",
+		Long: `audit answers what pinning the buffers of an application's host-device
+copies would do to its own time. It reads the capture once into a timeline
+of its calls, GPU operations and their dependencies, replays it as captured
+(its fit says how far to trust it) and again with every copy from pageable
+memory re-costed as pinned, at low, middle and high costs, and measures each
+region: every NVTX range name, and the whole capture as (capture). Costs come
+from the capture's own pinned copies of similar size, else a run folder of
+'nsyscheck run' (--rates), else the link rate. It says which framework the
+capture shows (PyTorch, CuPy, JAX, the CUDA runtime or driver API) and what
+to change in its words.
 
-It then applies the lesson's rule: pageable async copies whose call held the
-host for at least 80% of the copy are secretly synchronous, and async copies
-whose call outlasted the copy could not overlap anything. Each finding lists
-the correlation ids of its copies.
+Beneath the answer: every copy sorted into classes (API, direction, host
+memory kind, size bucket, thread, stream, NVTX range) with its share of its
+region, the lesson's findings with the correlation ids of their copies
+(secretly synchronous pageable async copies, async copies that could not
+overlap), and the host time the copy calls should save.
 
-It predicts the host time pinning the pageable copies would save, from the
-capture's own pinned copies of similar size, else a run folder of
-'nsyscheck run' (--rates), else the link rate, and says which with a bound.
-
-Given AFTER, a capture of the same program after the fix, it checks that
-prediction: host time in host-to-device copy calls before and after, bytes
-moved (the same within 1%, else a warning), pageable host-to-device copies
-gone; the verdict is held or died.
+Given AFTER, a capture of the same program after the fix, it checks the
+prediction region by region: held when every judged region's time after (its
+median instance, or its span when most instances ran behind the host) lies in
+its predicted bound, widened by the model's own error, the replay's fit and
+the spread of the region's instances; died otherwise; unavailable when the
+capture cannot show what the fix changed (XLA's own staging). The NVTX ranges
+with copy calls are judged when there are any, else the whole capture. It
+says when a region got no faster though its copy calls got shorter, and what
+pinning cost in the capture after. Two captures that moved different bytes (by more than 1%) or
+ran different kernels are refused: they are not one program before and after.
+--match NAME=AFTER_NAME compares differently named regions (two halves of one
+capture: audit CAPTURE CAPTURE --match pageable=pinned).
 
 Beside it stands NVIDIA's cuda_memcpy_async rule: run with nsys analyze when
 nsys is installed and the capture is a .nsys-rep or SQLite export, else read
@@ -58,22 +73,29 @@ CAPTURE and AFTER may be a .nsys-rep, a .sqlite export, or a folder of nsys
 stats CSV reports (*_cuda_api_trace.csv and *_cuda_gpu_trace.csv, optionally
 *_nvtx_pushpop_trace.csv). See docs/audit.md.
 
-Text output wraps at the terminal's width (COLUMNS when set; 100 columns
-when piped); a class whose row would not fit has its key on a line of its
-own. -v lists every class and every evidence copy of each finding.
+Text output leads with the answer: the verdict, the region table and what
+explains it, what to change. It wraps at the terminal's width (COLUMNS when
+set; 100 columns when piped); a class whose row would not fit has its key on
+a line of its own. -v lists every class, and of each finding every evidence
+copy kept: the 10 whose calls held the host longest (a finding counts all).
 --format json writes the envelope every JSON output of nsyscheck shares
 (docs/output.schema.json): kind "audit", one audit per capture as results,
 and the check.
 
-Exit status: 0 no copy breaks the rule (one capture) or the check held
-(two), 1 some copy breaks it or the check died, 2 an input could not be
-read or holds no answer (no copy records, or copies that join no call: the
-audit is unavailable, and says what the capture lacks), 130 interrupted.`,
+Exit status: 0 no copy breaks the rule (one capture; with --fail-above, no
+judged region's pageable copy calls hold the host above PERCENT of its median
+instance) or the check held (two), 1 otherwise (the check died or was
+unavailable), 2 an input could not be read, the captures are not of one
+program, or a capture holds no answer (no copy records, or copies that join
+no call: the audit is unavailable and says what the capture lacks), 130
+interrupted.`,
 		Example: `  nsyscheck audit train-pageable/train.nsys-rep
   nsyscheck audit train-pageable/ train-pinned/ --format markdown
+  nsyscheck audit app.sqlite --fail-above 5
   nsyscheck audit app.sqlite --rates run/ --format json`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(c *cobra.Command, args []string) error {
+			opts.FailAboveSet = c.Flags().Changed("fail-above")
 			return runAudit(opts, args, s)
 		},
 	}
@@ -83,9 +105,48 @@ audit is unavailable, and says what the capture lacks), 130 interrupted.`,
 	cmd.Flags().StringVar(&opts.Nsys, "nsys", "", "nsys executable, to export .nsys-rep files and run NVIDIA's rule")
 	cmd.Flags().StringVar(&opts.Rule, "nvidia-rule", "auto", "NVIDIA's "+nsysrule.Name+" rule beside the audit: auto or off")
 	_ = cmd.RegisterFlagCompletionFunc("nvidia-rule", cobra.FixedCompletions([]string{"auto", "off"}, cobra.ShellCompDirectiveNoFileComp))
-	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "text output: list every class and every evidence copy of each finding")
+	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "text output: list every class, and of each finding the 10 evidence copies kept")
+	cmd.Flags().StringVar(&opts.PinBy, "pin-by", "", "how the program is to pin its buffers: in-place (allocated pinned and reused) or copy (each copied into pinned memory, as DataLoader(pin_memory=True) does); default from the framework the capture shows")
+	_ = cmd.RegisterFlagCompletionFunc("pin-by", cobra.FixedCompletions([]string{"in-place", "copy"}, cobra.ShellCompDirectiveNoFileComp))
+	cmd.Flags().StringArrayVar(&opts.Match, "match", nil, "compare region `NAME=AFTER_NAME` of CAPTURE with the region AFTER_NAME of AFTER (repeatable); only the regions named are judged")
+	cmd.Flags().Float64Var(&opts.FailAbove, "fail-above", 0, "one capture: exit 1 only when copies from pageable memory hold the host for more than `PERCENT` of some region's median instance (per NVTX range name with copies, else (capture))")
 	cmd.Flags().StringVar(&opts.Expect, "expect", "", "compare the audit with the expected numbers in `FILE` (see docs/audit.md); its \"against\" names AFTER when one CAPTURE is given")
 	return cmd
+}
+
+// auditGates reads --match and --fail-above for an audit of n captures.
+func auditGates(opts *auditOptions, n int) (map[string]string, *float64, error) {
+	match, err := matchOf(opts.Match)
+	if err != nil || !opts.FailAboveSet {
+		return match, nil, err
+	}
+	if !(opts.FailAbove >= 0 && opts.FailAbove <= 100) {
+		return nil, nil, fmt.Errorf("--fail-above %g: give a percentage between 0 and 100 of a region's median instance", opts.FailAbove)
+	}
+	if n > 1 {
+		return nil, nil, fmt.Errorf("--fail-above gates a one-capture audit; with AFTER the check decides the exit status")
+	}
+	share := opts.FailAbove / 100
+	return match, &share, nil
+}
+
+// matchOf reads --match NAME=AFTER_NAME flags.
+func matchOf(flags []string) (map[string]string, error) {
+	if len(flags) == 0 {
+		return nil, nil
+	}
+	m := map[string]string{}
+	for _, f := range flags {
+		b, a, ok := strings.Cut(f, "=")
+		if !ok || b == "" || a == "" {
+			return nil, fmt.Errorf("--match %q: give NAME=AFTER_NAME, a region of CAPTURE and the region of AFTER to compare it with", f)
+		}
+		if _, dup := m[b]; dup {
+			return nil, fmt.Errorf("--match: region %s is matched twice; keep one", b)
+		}
+		m[b] = a
+	}
+	return m, nil
 }
 
 func runAudit(opts *auditOptions, args []string, s Streams) error {
@@ -95,14 +156,20 @@ func runAudit(opts *auditOptions, args []string, s Streams) error {
 	if opts.Rule != "auto" && opts.Rule != "off" {
 		return &statusError{code: exitError, err: fmt.Errorf("unknown --nvidia-rule %q: use auto or off", opts.Rule)}
 	}
+	match, failAbove, err := auditGates(opts, len(args))
+	if err != nil {
+		return &statusError{code: exitError, err: err}
+	}
 	var expect *audit.Expectation
 	if opts.Expect != "" {
-		var err error
 		if expect, err = audit.ReadExpectation(opts.Expect); err != nil {
 			return &statusError{code: exitError, err: err}
 		}
 		if expect.Against != "" && len(args) == 1 {
 			args = append(args, filepath.Join(filepath.Dir(opts.Expect), expect.Against))
+		}
+		if match == nil {
+			match = expect.Match
 		}
 	}
 	after := ""
@@ -119,7 +186,7 @@ func runAudit(opts *auditOptions, args []string, s Streams) error {
 	}
 	out, err := untilInterrupted(ctx, func() (*audit.Output, error) {
 		return check.Audit(ctx, before, after, check.AuditOptions{Nsys: opts.Nsys, NoRule: opts.Rule == "off",
-			RatesDir: opts.Rates, LinkGBps: opts.LinkGBps})
+			RatesDir: opts.Rates, LinkGBps: opts.LinkGBps, PinBy: opts.PinBy, Match: match, FailAbove: failAbove})
 	})
 	if ctx.Err() != nil {
 		return &statusError{code: exitSignal, err: interruption(err, "auditing", args)}

@@ -272,7 +272,7 @@ func faultCases() []badCase {
 				copyShipped(t, dir, "pinned.results.json")
 				return []string{filepath.Join(dir, "pinned.sqlite")}
 			},
-			exit: 0, want: []string{"prediction 4: held"}},
+			exit: 0, want: []string{"prediction 4 held"}},
 		{group: "SQLite state", name: "a writer holding BEGIN EXCLUSIVE with uncommitted pages written",
 			make: func(t *testing.T, dir string) []string {
 				p := copyShipped(t, dir, "pinned.sqlite")

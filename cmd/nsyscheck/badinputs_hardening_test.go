@@ -20,7 +20,7 @@ func hardeningCases() []badCase {
 	cases := []badCase{
 		{group: "names that hold secrets or terminal escapes", name: `a GPU name holding ESC ] (window title), BEL, ESC [2J (clear screen) and CR, printed as \x1b]0;pwned\x07\x1b[2JNVIDIA H200`,
 			make: sqliteEdit(`UPDATE TARGET_INFO_GPU SET name = char(27) || ']0;pwned' || char(7) || char(27) || '[2JNVIDIA H200' || char(13)`),
-			exit: 0, want: []string{`\x1b]0;pwned\x07\x1b[2JNVIDIA H200`, "prediction 4: held"}, never: []string{escapes[:1], escapes[1:2]}},
+			exit: 0, want: []string{`\x1b]0;pwned\x07\x1b[2JNVIDIA H200`, "prediction 4 held"}, never: []string{escapes[:1], escapes[1:2]}},
 		{group: "names that hold secrets or terminal escapes", name: "NVTX range names holding AWS keys, Google and Stripe keys, a JWT, a bearer token, npm, GitHub and Slack tokens and a private key; a password in a thread name; tokens in a table's and a column's name",
 			make: sqliteEdit(plantFormatsSQL("")),
 			exit: 0, want: []string{"(AWS access key id)=AKI…(20 chars)", "(JWT)=eyJ…", "(private key)=---…", "in the schema: table"},

@@ -92,7 +92,7 @@ func badCases() []badCase {
 			exit: 2, want: []string{"capture.sqlite", "empty"}},
 		{group: "SQLite export", name: "no CUPTI_ACTIVITY_KIND_MEMCPY table",
 			make: sqliteEdit(`DROP TABLE CUPTI_ACTIVITY_KIND_MEMCPY`),
-			exit: 0, want: []string{"CUPTI_ACTIVITY_KIND_MEMCPY", "prediction 4: held", "bytes unchecked: no per-copy records"},
+			exit: 0, want: []string{"CUPTI_ACTIVITY_KIND_MEMCPY", "prediction 4 held", "bytes unchecked: no per-copy records"},
 			notHeld: []string{"4.bytes"}},
 		{group: "SQLite export", name: "no StringIds table",
 			make: sqliteEdit(`DROP TABLE StringIds`),
@@ -123,15 +123,15 @@ func badCases() []badCase {
 			notHeld: []string{"4.calltime", "4.bytes", "4"}},
 		{group: "CSV reports", name: "a byte-order mark before the header",
 			make: csvEdit(func(s string) string { return "\ufeff" + s }),
-			exit: 0, want: []string{"prediction 2: held", "prediction 4: held"}},
+			exit: 0, want: []string{"prediction 2 held", "prediction 4 held"}},
 		{group: "CSV reports", name: "CRLF line ends",
 			make: csvEdit(func(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }),
-			exit: 0, want: []string{"prediction 2: held", "prediction 4: held"}},
+			exit: 0, want: []string{"prediction 2 held", "prediction 4 held"}},
 		{group: "CSV reports", name: `quoted commas in thread names ("pinned, main")`,
 			make: csvEdit(func(s string) string {
 				return regexp.MustCompile(`(?m),pinned$`).ReplaceAllString(s, `,"pinned, main"`)
 			}),
-			exit: 0, want: []string{"prediction 2: held", "4.calltime  held", "4.bytes     held"}},
+			exit: 0, want: []string{"prediction 2 held", "4.calltime  held", "4.bytes     held"}},
 		{group: "CSV reports", name: "a negative duration on a cudaMemcpyAsync row",
 			make: csvEdit(func(s string) string { return editFirstAsync(s, "-7605600") }),
 			exit: 2, want: []string{"pinned_cuda_api_trace.csv", "Duration (ns)"},
@@ -144,14 +144,14 @@ func badCases() []badCase {
 		// What the trace holds.
 		{group: "trace content", name: "0 cudaMemcpyAsync calls",
 			make: sqliteEdit(deleteAsync(`1`)),
-			exit: 1, want: []string{"prediction 4: unavailable", "holds no host-to-device cudaMemcpyAsync calls"},
+			exit: 1, want: []string{"prediction 4 unavailable", "holds no host-to-device cudaMemcpyAsync calls"},
 			notHeld: []string{"4.calltime", "4.bytes", "4"}},
 		{group: "trace content", name: "21 cudaMemcpyAsync calls (the last pinned one gone)",
 			make: sqliteEdit(deleteAsync(`start = (SELECT max(start) FROM CUPTI_ACTIVITY_KIND_RUNTIME r
 				WHERE r.nameId IN (SELECT id FROM StringIds WHERE value LIKE 'cudaMemcpyAsync%'))`)),
 			// The pinned range holds 9 calls: the groups are still
 			// unambiguous, so their numbers decide, beside a diagnostic.
-			exit: 0, want: []string{"prediction 4: held", `lesson-structure: NVTX range "async-pinned" holds 9 cudaMemcpyAsync calls`}},
+			exit: 0, want: []string{"prediction 4 held", `lesson-structure: NVTX range "async-pinned" holds 9 cudaMemcpyAsync calls`}},
 		{group: "trace content", name: "33 cudaMemcpyAsync calls (11 extra in the pinned range)",
 			make: sqliteEdit(`INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME
 				(start, end, eventClass, globalTid, correlationId, nameId, returnValue, callchainId)
@@ -164,20 +164,20 @@ func badCases() []badCase {
 			notHeld: []string{"4.calltime", "4.bytes", "4"}},
 		{group: "trace content", name: "NVTX ranges never closed (every range's end NULL)",
 			make: sqliteEdit(`UPDATE NVTX_EVENTS SET end = NULL`),
-			exit: 1, want: []string{`open-nvtx-range: NVTX range "async-pageable"`, "was never closed", "prediction 4: unavailable"},
+			exit: 1, want: []string{`open-nvtx-range: NVTX range "async-pageable"`, "was never closed", "prediction 4 unavailable"},
 			notHeld: []string{"4.calltime", "4.bytes", "4"}},
 		{group: "trace content", name: "a second thread of the program makes the same calls",
 			make: sqliteEdit(`INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME
 				(start, end, eventClass, globalTid, correlationId, nameId, returnValue, callchainId)
 				SELECT start + 3, end + 5000000, eventClass, globalTid + 1, correlationId + 2000000, nameId, returnValue, callchainId
 				FROM CUPTI_ACTIVITY_KIND_RUNTIME`),
-			exit: 0, want: []string{"thread 22/22", "prediction 4: held"}},
+			exit: 0, want: []string{"thread 22/22", "prediction 4 held"}},
 		{group: "trace content", name: "a second process makes the same calls",
 			make: sqliteEdit(`INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME
 				(start, end, eventClass, globalTid, correlationId, nameId, returnValue, callchainId)
 				SELECT start + 3, end + 5000000, eventClass, globalTid + (77 << 24) + 55, correlationId + 3000000, nameId, returnValue, callchainId
 				FROM CUPTI_ACTIVITY_KIND_RUNTIME`),
-			exit: 0, want: []string{"thread 22/22", "prediction 4: held"}},
+			exit: 0, want: []string{"thread 22/22", "prediction 4 held"}},
 
 		// Reports, paths and folders.
 		{group: "reports and paths", name: ".nsys-rep and no nsys installed",
@@ -191,14 +191,14 @@ func badCases() []badCase {
 				return []string{besideReport(t, dir, time.Hour)}
 			},
 			env:  map[string]string{"PATH": "/nonexistent", "NSYS": ""},
-			exit: 0, want: []string{"read pinned.sqlite, the SQLite export made from this report, instead of exporting the report again with nsys", "prediction 4: held"}},
+			exit: 0, want: []string{"read pinned.sqlite, the SQLite export made from this report, instead of exporting the report again with nsys", "prediction 4 held"}},
 		{group: "reports and paths", name: ".nsys-rep with an SQLite export older than it beside it and no nsys installed",
 			make: func(t *testing.T, dir string) []string {
 				return []string{besideReport(t, dir, -time.Hour)}
 			},
 			env:  map[string]string{"PATH": "/nonexistent", "NSYS": ""},
 			exit: 0, want: []string{"read pinned.sqlite, the SQLite export beside the report, because no nsys was found to export it",
-				"the export is older than the report", "prediction 4: held"}},
+				"the export is older than the report", "prediction 4 held"}},
 		{group: "reports and paths", name: "a .qdstrm stream nsys left without a report",
 			make: func(t *testing.T, dir string) []string {
 				p := filepath.Join(dir, "pinned.qdstrm")
@@ -215,7 +215,7 @@ func badCases() []badCase {
 				chmodReadOnly(t, dir)
 				return []string{"--nsys", fakeNsys(t), p}
 			},
-			exit: 0, want: []string{"pinned.nsys-rep", "prediction 4: held"}},
+			exit: 0, want: []string{"pinned.nsys-rep", "prediction 4 held"}},
 		{group: "reports and paths", name: "SQLite export in a read-only folder",
 			make: func(t *testing.T, dir string) []string {
 				copyShipped(t, dir, "pinned.sqlite")
@@ -223,7 +223,7 @@ func badCases() []badCase {
 				chmodReadOnly(t, dir)
 				return []string{dir}
 			},
-			exit: 0, want: []string{"prediction 1: held", "prediction 4: held"}},
+			exit: 0, want: []string{"prediction 1 held", "prediction 4 held"}},
 		{group: "reports and paths", name: `a path with spaces and quotes (my "h200" 'run' #1/)`,
 			make: func(t *testing.T, dir string) []string {
 				sub := filepath.Join(dir, `my "h200" 'run' #1`)
@@ -234,7 +234,7 @@ func badCases() []badCase {
 				copyShipped(t, sub, "pinned.results.json")
 				return []string{sub}
 			},
-			exit: 0, want: []string{`my "h200" 'run' #1/pinned.sqlite`, "prediction 4: held"}},
+			exit: 0, want: []string{`my "h200" 'run' #1/pinned.sqlite`, "prediction 4 held"}},
 		{group: "reports and paths", name: "a folder with no capture in it",
 			make: func(t *testing.T, dir string) []string {
 				writeFile(t, filepath.Join(dir, "notes.md"), []byte("# notes\n"))
@@ -275,6 +275,8 @@ func TestBadInputs(t *testing.T) {
 			dir := t.TempDir()
 			args := c.make(t, dir)
 			before := snapshot(t, dir)
+			// Each message on one line, as the document shows it.
+			t.Setenv("COLUMNS", "10000")
 			for k, v := range c.env {
 				t.Setenv(k, v)
 			}

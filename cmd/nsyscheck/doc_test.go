@@ -15,7 +15,23 @@ import (
 
 // docsWithExamples are the documents whose console examples must run as
 // shown.
-var docsWithExamples = []string{"docs/guide.md"}
+var docsWithExamples = []string{"README.md", "docs/guide.md"}
+
+// commandPrefixes are the ways an example runs nsyscheck: installed, or
+// from the checkout with go run (the same program, which the test runs
+// through Main).
+var commandPrefixes = [][]string{{"nsyscheck"}, {"go", "run", "./cmd/nsyscheck"}}
+
+// nsyscheckArgs are the arguments an example's command gives nsyscheck, or
+// false where it does not run nsyscheck.
+func nsyscheckArgs(fields []string) ([]string, bool) {
+	for _, p := range commandPrefixes {
+		if len(fields) >= len(p) && strings.Join(fields[:len(p)], " ") == strings.Join(p, " ") {
+			return fields[len(p):], true
+		}
+	}
+	return nil, false
+}
 
 // example is one command of a ```console block: "$ nsyscheck ARGS", the
 // output printed after it, and the exit status ("[exit status N]" as the
@@ -41,10 +57,11 @@ func parseExamples(t *testing.T, doc string) []example {
 			in = false
 		case in && strings.HasPrefix(line, "$ "):
 			fields, err := splitCommand(strings.TrimPrefix(line, "$ "))
-			if err != nil || len(fields) == 0 || fields[0] != "nsyscheck" {
-				t.Fatalf("line %d: %q: want $ nsyscheck ARGS (%v)", i+1, line, err)
+			args, ok := nsyscheckArgs(fields)
+			if err != nil || !ok {
+				t.Fatalf("line %d: %q: want $ nsyscheck ARGS or $ go run ./cmd/nsyscheck ARGS (%v)", i+1, line, err)
 			}
-			out = append(out, example{line: i + 1, args: fields[1:]})
+			out = append(out, example{line: i + 1, args: args})
 		case in && len(out) > 0:
 			ex := &out[len(out)-1]
 			if m := exitLine.FindStringSubmatch(line); m != nil {

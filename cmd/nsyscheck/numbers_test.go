@@ -235,6 +235,9 @@ type auditNumbers struct {
 	Findings     []any    `json:"findings"`
 	Prediction   []any    `json:"prediction"`
 	Groups       []any    `json:"groups"`
+	Regions      []any    `json:"regions"`
+	Framework    string   `json:"framework"`
+	Replay       []any    `json:"replay"`
 	Rule         []any    `json:"rule"`
 	Diagnostics  []string `json:"diagnostics"`
 	Exposures    int      `json:"exposures"`
@@ -267,6 +270,15 @@ func auditNumbersOf(au *audit.Audit) auditNumbers {
 			n.Groups = append(n.Groups, []any{g.Direction, g.APIKind, g.SizeBucket, g.Count, g.Bytes, g.BeforeNs, g.AfterNs, g.AfterLowNs, g.AfterHighNs, g.Source})
 		}
 	}
+	n.Framework = string(au.Framework.Framework)
+	for _, r := range au.Regions {
+		mid, lo, hi := r.Predicted()
+		n.Regions = append(n.Regions, []any{r.Name, r.Instances, r.Measure, r.MedianMs, r.SpanMs, r.ReplayMedianMs, r.ReplaySpanMs,
+			mid, lo, hi, r.Overlap.Measured, r.Overlap.Predicted, r.HostShare.Measured, r.PageableShare})
+	}
+	if rp := au.Replay; rp != nil {
+		n.Replay = []any{rp.PinBy.String(), rp.Recosted, rp.Uncosted, rp.Kept, rp.Forced, len(rp.Costs), au.PinAllocs.Calls, au.PinAllocs.HostNs}
+	}
 	if r := au.NVIDIA; r != nil {
 		n.Rule = []any{r.Available, r.RuleCount, r.AuditCount, r.Both, r.Agree, len(r.OnlyRule), len(r.OnlyAudit)}
 	}
@@ -286,10 +298,15 @@ func checkNumbers(c *audit.Check) []any {
 	for _, p := range c.Pairs {
 		pairs = append(pairs, []any{p.Label, p.BeforeNs, p.AfterNs})
 	}
+	var regions []any
+	for _, r := range c.Regions {
+		regions = append(regions, []any{r.Name, r.Judged, r.Measure, r.AfterMedianMs, r.AfterSpanMs, r.BoundLowMs, r.BoundHighMs,
+			r.Tolerance, r.Faster, r.Verdict, r.Why})
+	}
 	return []any{c.Verdict, c.HtoDBeforeNs, c.HtoDAfterNs, c.HtoDBytesBefore, c.HtoDBytesAfter, c.BytesChange,
 		c.PredictedAfterNs, c.PredictedAfterLowNs, c.PredictedAfterHighNs, c.PredictedSavedNs, c.SavedNs, c.PredictionSources,
 		c.PageableBefore.Count, c.PageableBefore.HostNs, c.PageableAfter.Count, c.PageableAfter.HostNs, c.PageableOtherAfter.Count,
-		len(c.Reasons), len(c.Warnings), classes, pairs}
+		regions, c.PinAllocsBefore.Calls, c.PinAllocsAfter.Calls, c.PinAllocsAfter.HostNs, classes, pairs}
 }
 
 // TestAuditNumbers pins the numbers of the audit of every shipped capture

@@ -55,6 +55,10 @@ func (s sharePaths) apply(text string) string {
 	return text
 }
 
+// shippedPrefix starts the name output gives the capture shipped inside
+// nsyscheck, whose temporary copy has a new path each run.
+const shippedPrefix = "shipped:"
+
 // cacheRule names the user's cache folder, where exports of reports in
 // read-only folders go, as "cache:"; none where there is no cache folder.
 func cacheRule() []pathRule {
@@ -78,7 +82,7 @@ func shareInput(given string, shipped bool) sharePaths {
 		dir = filepath.Dir(abs)
 	}
 	if shipped {
-		return sharePaths{{from: filepath.Dir(dir), to: "shipped:"}}
+		return sharePaths{{from: filepath.Dir(dir), to: shippedPrefix}}
 	}
 	return append(sharePaths{{from: dir, to: shownPath(dir)}}, cacheRule()...)
 }

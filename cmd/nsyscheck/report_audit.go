@@ -13,7 +13,7 @@ import (
 // A signal while it is written stops the command with exit status 130
 // once the folder is in place whole.
 func runAuditReport(sig context.Context, opts *reportOptions, path string, out *audit.Output, s Streams) error {
-	rep, err := untilInterrupted(sig, func() (*report.AuditReport, error) { return report.BuildAudit(out.Before, out.After, out.Check) })
+	rep, err := untilInterrupted(sig, func() (*report.AuditReport, error) { return report.BuildAudit(out) })
 	if sig.Err() != nil {
 		return interruptedWriting(nil, []string{opts.Out})
 	}

@@ -20,10 +20,11 @@ import (
 
 // reportOptions are report's flags.
 type reportOptions struct {
-	Out      string
-	Force    bool
-	PCIeGBps float64
-	Nsys     string
+	Out       string
+	Force     bool
+	PCIeGBps  float64
+	Nsys      string
+	Reference string
 }
 
 func newReportCmd(s Streams) *cobra.Command {
@@ -62,6 +63,9 @@ Given the JSON of 'nsyscheck audit --format json', report renders the audit
 instead: audit.md, audit.html and hosttime.png/.svg, the host time each
 kind of copy held, before and after the fix.
 
+--reference REF checks each capture's exercise against a reference, as
+verify --reference does, in every report.
+
 The rated PCIe bandwidth comes from a run folder's run.json; --pcie-gbps
 gives it for other inputs. Existing files are never replaced unless --force
 is given; without it nothing is written when any would be.
@@ -81,7 +85,7 @@ until all are in place: a failure puts them back, while a run killed
 between two renames leaves some new and some earlier files (never a partial
 file), and the rerun needs --force.`,
 		Example: `  nsyscheck report testdata/captures/h200-pinned -o h200-report
-  nsyscheck report testdata/captures/h200-pinned testdata/measurements/lesson-t4.json -o compare
+  nsyscheck report capA/ lesson.json -o compare
   nsyscheck report run/ lesson.json -o reports --force
   nsyscheck report capture.sqlite -o out --pcie-gbps 31.5`,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -93,12 +97,15 @@ file), and the rerun needs --force.`,
 	f.BoolVar(&opts.Force, "force", false, "replace report files that already exist")
 	f.Float64Var(&opts.PCIeGBps, "pcie-gbps", 0, "rated PCIe bandwidth per direction in GB/s, drawn on the bandwidth plot (default: from run.json where there is one)")
 	f.StringVar(&opts.Nsys, "nsys", "", "nsys executable used to export .nsys-rep files")
+	addReferenceFlag(cmd, &opts.Reference)
 	_ = cmd.MarkFlagRequired("out")
 	_ = cmd.MarkFlagDirname("out")
 	return cmd
 }
 
 func runReport(opts *reportOptions, paths []string, s Streams) error {
+	s, flush := messages(s)
+	defer flush()
 	if opts.PCIeGBps < 0 {
 		return &statusError{code: exitError, err: fmt.Errorf("--pcie-gbps %g: want a bandwidth above 0", opts.PCIeGBps)}
 	}
@@ -127,12 +134,18 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 			return runAuditReport(sig, opts, paths[0], r.out, s)
 		}
 	}
+	if err := refuseOwnOutput(append(append([]string(nil), paths...), opts.Reference), "nsyscheck report%s -o DIR"); err != nil {
+		return err
+	}
 	checked, cleanup, err := loadAndCheck(sig, paths, opts.Nsys, s)
 	defer cleanup()
 	if err != nil {
 		return err
 	}
 	results := check.Results(checked)
+	if err := checkReference(sig, results, opts.Reference, opts.Nsys, s); err != nil {
+		return err
+	}
 	ids := inputIDs(paths)
 	dirs := []string{opts.Out}
 	if len(results) > 1 {

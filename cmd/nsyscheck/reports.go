@@ -75,7 +75,7 @@ const inputMarker = ".nsyscheck-input"
 
 // shippedID stands for the capture shipped inside nsyscheck, whose
 // temporary copy has a new path each run.
-const shippedID = "shipped:" + nsyscheck.ShippedName
+const shippedID = shippedPrefix + nsyscheck.ShippedName
 
 // inputIDs names each input for its report folder's marker (inputID); with
 // no paths, the shipped capture.

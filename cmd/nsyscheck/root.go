@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nsyscheck/nsyscheck/internal/ctlchar"
+	"github.com/nsyscheck/nsyscheck/internal/textwrap"
 	"github.com/nsyscheck/nsyscheck/privacy"
 	"github.com/nsyscheck/nsyscheck/report"
 )
@@ -126,12 +128,12 @@ pinned host memory: pageable vs pinned copy speed, whether cudaMemcpyAsync
 blocks the host, what zero-copy kernels cost, and what the capture's API
 trace shows. Every verdict comes with the numbers that decided it.
 
-  nsyscheck run                    build, profile and verify on a GPU machine
-  nsyscheck verify CAPTURE...      verify captures offline, on any machine
-  nsyscheck report CAPTURE... -o DIR   write Markdown/HTML reports with plots
-  nsyscheck scrub CAPTURE -o OUT   write a shareable copy of a SQLite export
-  nsyscheck audit CAPTURE [AFTER]  the lesson's rule on any application's capture,
-                                   with a prediction and, given AFTER, its check
+  nsyscheck run                        build, profile and verify on a GPU
+  nsyscheck verify CAPTURE...          verify captures, on any machine
+  nsyscheck report CAPTURE... -o DIR   Markdown and HTML reports with plots
+  nsyscheck scrub CAPTURE -o OUT       a shareable copy of a SQLite export
+  nsyscheck audit CAPTURE [AFTER]      the lesson's rule on any program's
+                                       capture, and given AFTER its check
 
 Exit status: 0 every prediction held, 1 some prediction died or was
 unavailable, 2 the input could not be read or the command failed, 3 verify
@@ -145,11 +147,33 @@ capture) or the check held (two), 1 otherwise, 2 on an input it cannot read.`,
 	root.SetIn(s.In)
 	root.SetOut(s.Out)
 	root.SetErr(s.Err)
+	// --version has no -v: that is verify's, run's and audit's --verbose,
+	// and "nsyscheck -v verify" must not print the version instead.
+	root.Flags().Bool("version", false, "print nsyscheck's version")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if c == c.Root() && strings.Contains(err.Error(), "'v' in -v") {
+			err = fmt.Errorf("-v is no flag of nsyscheck itself: --version prints the version, and -v (--verbose) is a flag of verify, run and audit, as in 'nsyscheck verify -v CAPTURE'")
+		}
 		return &statusError{code: exitError, err: fmt.Errorf("%w\nrun '%s --help' for usage", err, c.CommandPath())}
 	})
+	wrapHelp(root)
 	root.AddCommand(newVerifyCmd(s), newRunCmd(s), newReportCmd(s), newScrubCmd(s), newAuditCmd(s))
 	return root
+}
+
+// wrapHelp lays out every command's help at the width of the stream it is
+// printed on: each paragraph filled anew, a list of flags or commands
+// wrapped beneath its own column.
+func wrapHelp(root *cobra.Command) {
+	help := root.HelpFunc()
+	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		out := c.OutOrStdout()
+		var b bytes.Buffer
+		c.SetOut(&b)
+		help(c, args)
+		c.SetOut(out)
+		_, _ = io.WriteString(out, textwrap.Reflow(b.String(), textWidth(out)))
+	})
 }
 
 // addFormatFlag adds --format (text, json or markdown) with completion of
@@ -175,10 +199,15 @@ func checkFormat(format string) error {
 // control character in a name (a terminal escape in a GPU or NVTX name) is
 // printed raw, whichever message holds it.
 func Main(args []string, s Streams) int {
-	out, errw := &ctlchar.Writer{W: s.Out}, &ctlchar.Writer{W: s.Err}
+	// stderr is wrapped line by line at its own width (messages, errors,
+	// the notes of other packages); stdout's text is laid out at its width
+	// by whatever writes it, and its JSON and Markdown are never wrapped.
+	wrapped := &textwrap.Writer{W: s.Err, Width: textWidth(s.Err), Hang: 4}
+	out, errw := &ctlchar.Writer{W: s.Out}, &ctlchar.Writer{W: wrapped}
 	defer func() {
 		_ = out.Flush()
 		_ = errw.Flush()
+		_ = wrapped.Flush()
 	}()
 	s.Out, s.Err = privacy.MaskWriter{W: out}, privacy.MaskWriter{W: errw}
 	root := newRootCmd(s)

@@ -49,6 +49,10 @@ func TestScripts(t *testing.T) {
 			env.Setenv("CAPTURES", filepath.Join(root, "testdata", "captures"))
 			env.Setenv("MEASUREMENTS", filepath.Join(root, "testdata", "measurements"))
 			env.Setenv("EXPOSURE", filepath.Join(root, "testdata", "exposure"))
+			// Wide lines, so that each message is matched on one line (a
+			// script can set its own width; TestStreamWidths lays every
+			// stream out at 80 and 200 columns).
+			env.Setenv("COLUMNS", "400")
 			// Keep nsyscheck's build and export caches inside the work folder.
 			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
 			env.Setenv("XDG_CACHE_HOME", filepath.Join(env.WorkDir, "cache"))

@@ -42,7 +42,7 @@ A .nsys-rep report cannot be rewritten: scrub its SQLite export instead
 (nsys export --type sqlite -o CAPTURE.sqlite CAPTURE.nsys-rep) and share
 that. nsyscheck verify reads a scrubbed copy like any other export.`,
 		Example: `  nsyscheck scrub run/pinned.sqlite -o shared/pinned.sqlite
-  nsyscheck scrub pinned.sqlite -o pinned.clean.sqlite --keep OMP_NUM_THREADS --drop-names`,
+  nsyscheck scrub a.sqlite -o b.sqlite --keep OMP_NUM_THREADS --drop-names`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if opts.Out == "" {
@@ -67,7 +67,13 @@ that. nsyscheck verify reads a scrubbed copy like any other export.`,
 			if err != nil {
 				return &statusError{code: exitError, err: err}
 			}
-			fmt.Fprintf(s.Out, "wrote %s: removed or redacted %d finding(s) of %s\n", opts.Out, len(rep.Findings), args[0])
+			s, flush := messages(s)
+			defer flush()
+			noun := "findings"
+			if len(rep.Findings) == 1 {
+				noun = "finding"
+			}
+			fmt.Fprintf(s.Out, "wrote %s: removed or redacted %d %s of %s\n", opts.Out, len(rep.Findings), noun, args[0])
 			for _, d := range rep.Diagnostics() {
 				fmt.Fprintf(s.Out, "  was: %s\n", report.DiagnosticText(d))
 			}

@@ -29,6 +29,7 @@ type verifyOptions struct {
 	Nsys           string
 	FailOnExposure bool
 	Verbose        bool
+	Reference      string
 }
 
 func newVerifyCmd(s Streams) *cobra.Command {
@@ -65,6 +66,13 @@ verify checks the real H200 capture shipped inside nsyscheck.
 prints the differences and exits 1; a match exits 0, even where the expected
 verdict is "died".
 
+--reference REF checks the lesson's exercise against a reference capture
+or measurements file, as the lesson asks: the host-to-device
+pageable/pinned ratio at 64 MiB within 20% of the reference's, and no
+pinned row at that size slower than its pageable one (else the pinned
+buffer probably is not pinned). The check has its own verdict, beside the
+predictions'; one that did not hold makes verify exit 1.
+
 --fail-on-exposure makes verify fail, with exit status 3, when a capture
 exposes more of its machine than the check needs (capture-exposes warnings:
 environment variables outside the allowlist, other processes, secrets), or
@@ -72,7 +80,8 @@ when a capture could not be scanned whole (a capture-scan-failed warning:
 nothing says it is safe), so that CI can refuse to publish it.
 
 Exit status: 0 every prediction held (or --expect matched), 1 some
-prediction died or was unavailable (or --expect did not match), 2 an input
+prediction died or was unavailable (or --expect did not match, or the
+--reference check did not hold), 2 an input
 could not be read, 3 --fail-on-exposure was given and a capture exposes its
 machine (this wins over 1), 130 interrupted (Ctrl-C or SIGTERM, within a
 second: an nsys export under way is stopped and its partial file removed). A control the input cannot check (4.bytes) is
@@ -80,7 +89,7 @@ named beside its prediction ("bytes unchecked: ...") and does not fail it.`,
 		Example: `  nsyscheck verify
   nsyscheck verify run/pinned.sqlite --format json
   nsyscheck verify capA.nsys-rep capB/ lesson.json
-  nsyscheck verify testdata/captures/h200-pinned --expect testdata/captures/h200-pinned/expect.json`,
+  nsyscheck verify capture/ --expect capture/expect.json`,
 		RunE: func(c *cobra.Command, args []string) error {
 			return runVerify(opts, args, s)
 		},
@@ -88,6 +97,7 @@ named beside its prediction ("bytes unchecked: ...") and does not fail it.`,
 	addFormatFlag(cmd, &opts.Format, "output format: text, json or markdown")
 	cmd.Flags().StringVar(&opts.Expect, "expect", "", "compare verdicts with the expected set in `FILE` (one CAPTURE only)")
 	cmd.Flags().StringVar(&opts.Nsys, "nsys", "", "nsys executable used to export .nsys-rep files")
+	addReferenceFlag(cmd, &opts.Reference)
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "text output: show every evidence line of every source, not only the line that decided each claim")
 	cmd.Flags().BoolVar(&opts.FailOnExposure, "fail-on-exposure", false, "exit 3 when a capture exposes environment variables, other processes or secrets (capture-exposes warnings), or could not be scanned whole, whatever the verdicts")
 	return cmd
@@ -108,8 +118,8 @@ func loadAndCheck(ctx context.Context, paths []string, nsys string, s Streams) (
 			return nil, cleanup, &statusError{code: exitError, err: err}
 		}
 		cleanup = func() { _ = os.RemoveAll(strings.TrimSuffix(dir, nsyscheck.ShippedName)) }
-		fmt.Fprintf(s.Err, "No capture given: verifying the real H200 capture shipped with nsyscheck (%s).\n"+
-			"Pass a .nsys-rep, .sqlite, CSV folder, transcript or results JSON to verify your own.\n\n", nsyscheck.ShippedName)
+		fmt.Fprintf(s.Err, "No capture given: verifying %s, the H200 capture inside nsyscheck.\n"+
+			"To verify your own: its .nsys-rep, .sqlite, CSV folder, transcript or JSON.\n\n", nsyscheck.ShippedName)
 		paths = []string{dir}
 	}
 	checked, err := untilInterrupted(ctx, func() ([]*check.Checked, error) {
@@ -144,6 +154,9 @@ func runVerify(opts *verifyOptions, paths []string, s Streams) error {
 			return &statusError{code: exitError, err: err}
 		}
 	}
+	if err := refuseOwnOutput(append(append([]string(nil), paths...), opts.Reference), "nsyscheck verify%s"); err != nil {
+		return err
+	}
 	ctx, stop := signalContext()
 	defer stop()
 	checked, cleanup, err := loadAndCheck(ctx, paths, opts.Nsys, s)
@@ -152,6 +165,9 @@ func runVerify(opts *verifyOptions, paths []string, s Streams) error {
 		return err
 	}
 	results := check.Results(checked)
+	if err := checkReference(ctx, results, opts.Reference, opts.Nsys, s); err != nil {
+		return err
+	}
 	fs := check.Fleet(checked, 2)
 	textOpts := report.TextOptions{Width: textWidth(s.Out), Verbose: opts.Verbose}
 	if err := writeResults(s.Out, opts.Format, results, fs, textOpts); err != nil {
@@ -160,7 +176,11 @@ func runVerify(opts *verifyOptions, paths []string, s Streams) error {
 	if opts.FailOnExposure {
 		exposed, unscanned := exposing(results)
 		if len(exposed) > 0 {
-			fmt.Fprintf(s.Err, "failing as --fail-on-exposure asks: %s expose(s) what a shared capture should not (see the capture-exposes warnings; nsyscheck scrub writes a clean copy)\n", strings.Join(exposed, ", "))
+			verb := "expose"
+			if len(exposed) == 1 {
+				verb = "exposes"
+			}
+			fmt.Fprintf(s.Err, "failing as --fail-on-exposure asks: %s %s what a shared capture should not (see the capture-exposes warnings; nsyscheck scrub writes a clean copy)\n", strings.Join(exposed, ", "), verb)
 		}
 		if len(unscanned) > 0 {
 			fmt.Fprintf(s.Err, "failing as --fail-on-exposure asks: %s could not be scanned whole, so nothing says it is safe to share (see the capture-scan-failed warnings; export the capture again)\n", strings.Join(unscanned, ", "))
@@ -181,9 +201,33 @@ func runVerify(opts *verifyOptions, paths []string, s Streams) error {
 		return nil
 	}
 	for _, r := range results {
-		if !r.AllHeld() {
+		if !r.AllHeld() || r.Reference != nil && r.Reference.Verdict != predictions.Held {
 			return &statusError{code: exitDied}
 		}
+	}
+	return nil
+}
+
+// addReferenceFlag adds --reference, the exercise's reference.
+func addReferenceFlag(cmd *cobra.Command, p *string) {
+	cmd.Flags().StringVar(p, "reference", "", "check the exercise against the reference capture or measurements file `REF` (h2d pageable/pinned at 64 MiB within 20%)")
+}
+
+// checkReference reads the reference, when one is given, as verify reads
+// a capture, and checks each result's exercise against it.
+func checkReference(ctx context.Context, results []*predictions.Result, ref, nsys string, s Streams) error {
+	if ref == "" {
+		return nil
+	}
+	checked, cleanup, err := loadAndCheck(ctx, []string{ref}, nsys, s)
+	defer cleanup()
+	if err != nil {
+		return err
+	}
+	against := checked[0].Result
+	for _, r := range results {
+		rc := predictions.CheckReference(r, against)
+		r.Reference = &rc
 	}
 	return nil
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os/exec"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -33,5 +35,23 @@ func TestVersionOf(t *testing.T) {
 		if strings.Contains(versionOf(tc.bi), "(devel)") {
 			t.Errorf("%s: the version shows Go's placeholder (devel)", tc.name)
 		}
+	}
+}
+
+// make install puts a working nsyscheck, its version stamped in, into
+// PREFIX/bin.
+func TestMakeInstall(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("no make")
+	}
+	tmp := t.TempDir()
+	root := filepath.Join("..", "..")
+	cmd := exec.Command("make", "-C", root, "install", "PREFIX="+filepath.Join(tmp, "prefix"), "BIN="+filepath.Join(tmp, "build"), "VERSION=v0.0.0-test")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("make install: %v\n%s", err, out)
+	}
+	out, err := exec.Command(filepath.Join(tmp, "prefix", "bin", "nsyscheck"), "--version").CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "nsyscheck version v0.0.0-test" {
+		t.Errorf("installed nsyscheck --version: %q, %v", out, err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/nsyscheck/nsyscheck/internal/textwrap"
 	"github.com/nsyscheck/nsyscheck/report"
 )
 
@@ -26,4 +27,13 @@ func textWidth(w io.Writer) int {
 		}
 	}
 	return report.DefaultWidth
+}
+
+// messages gives a command whose standard output is messages for a person
+// (what was written where) that output wrapped line by line at its width,
+// as stderr always is, and the function that writes a last unfinished line.
+func messages(s Streams) (Streams, func()) {
+	w := &textwrap.Writer{W: s.Out, Width: textWidth(s.Out), Hang: 4}
+	s.Out = w
+	return s, func() { _ = w.Flush() }
 }

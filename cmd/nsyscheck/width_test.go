@@ -4,7 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 
@@ -57,5 +62,80 @@ func TestTextWidthTerminalBehindMask(t *testing.T) {
 	}
 	if got := textWidth(tty); got != 123 {
 		t.Errorf("a 123-column terminal: width %d", got)
+	}
+}
+
+// splitUnit matches a line break between a number and its unit, or a
+// comparison and its bound: "7.6284⏎ms", ">=⏎1.3".
+var splitUnit = regexp.MustCompile(`(\d\n\s*(ms|MiB|KiB|GiB|GB/s|MB|GB|x|%|ns|µs|B|bytes)\b|(>=|<=|<|=)\n\s*\d)`)
+
+// checkWidth fails for a line of out wider than width (unless it is one
+// unbreakable word, a path) and for a number parted from its unit.
+func checkWidth(t *testing.T, what, out string, width int) {
+	t.Helper()
+	for i, line := range strings.Split(out, "\n") {
+		if utf8.RuneCountInString(line) > width && strings.Contains(strings.TrimSpace(line), " ") {
+			t.Errorf("%s at %d columns: line %d is %d wide: %q", what, width, i+1, utf8.RuneCountInString(line), line)
+		}
+	}
+	if m := splitUnit.FindString(out); m != "" {
+		t.Errorf("%s at %d columns: a number parted from its unit: %q", what, width, m)
+	}
+}
+
+// TestStreamWidths lays out every stream a person reads at 80 and 200
+// columns: verify's text (one capture, several, an application's), help,
+// the bare-verify banner and the note of an input read in place of another
+// on stderr, and errors, from a long one naming many folders to a flag
+// error. Each fits its width, and at 200 columns a message too long for 100
+// takes the wider lines.
+func TestStreamWidths(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	caps := filepath.Join("..", "..", "testdata", "captures")
+	for _, width := range []int{80, 200} {
+		t.Setenv("COLUMNS", strconv.Itoa(width))
+		for _, tc := range []struct {
+			what   string
+			args   []string
+			stream string // "out" or "err"
+		}{
+			{"verify h200-pinned", []string{"verify", filepath.Join(caps, "h200-pinned")}, "out"},
+			{"verify broken-pin -v", []string{"verify", "-v", filepath.Join(caps, "broken-pin")}, "out"},
+			{"verify side by side", []string{"verify", filepath.Join(caps, "h200-pinned"), filepath.Join(caps, "broken-pin"), filepath.Join(caps, "train-pinned")}, "out"},
+			{"verify train-pinned", []string{"verify", filepath.Join(caps, "train-pinned")}, "out"},
+			{"verify --reference", []string{"verify", filepath.Join(caps, "broken-pin"), "--reference", filepath.Join(caps, "h200-pinned")}, "out"},
+			{"nsyscheck --help", []string{"--help"}, "out"},
+			{"verify --help", []string{"verify", "--help"}, "out"},
+			{"run --help", []string{"run", "--help"}, "out"},
+			{"report --help", []string{"report", "--help"}, "out"},
+			{"audit --help", []string{"audit", "--help"}, "out"},
+			{"the bare-verify banner", []string{"verify"}, "err"},
+			{"the .nsys-rep note", []string{"verify", filepath.Join(caps, "h200-pinned", "pinned.nsys-rep")}, "err"},
+			{"a folder of captures", []string{"verify", caps}, "err"},
+			{"a missing input", []string{"verify", filepath.Join(caps, "no-such-capture.sqlite")}, "err"},
+			{"an unknown flag", []string{"verify", "--no-such-flag"}, "err"},
+			{"-v at the root", []string{"-v", "verify"}, "err"},
+		} {
+			var out, errb bytes.Buffer
+			Main(tc.args, Streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+			got := out.String()
+			if tc.stream == "err" {
+				got = errb.String()
+			}
+			if strings.TrimSpace(got) == "" {
+				t.Errorf("%s: nothing on std%s (stdout %q, stderr %q)", tc.what, tc.stream, out.String(), errb.String())
+				continue
+			}
+			checkWidth(t, tc.what, got, width)
+			if tc.what == "a folder of captures" {
+				wide := false
+				for _, l := range strings.Split(got, "\n") {
+					wide = wide || utf8.RuneCountInString(l) > 100
+				}
+				if wide != (width == 200) {
+					t.Errorf("%s at %d columns: lines over 100 columns: %v\n%s", tc.what, width, wide, got)
+				}
+			}
+		}
 	}
 }

@@ -1,0 +1,151 @@
+package audit
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/nsyscheck/nsyscheck/vocab"
+)
+
+// BytesTolerance is how far the bytes moved in either direction between
+// host and device may differ between two captures of one program.
+const BytesTolerance = 0.01
+
+// KernelTolerance is the largest share of a capture's kernel launches
+// whose names the other capture never launched, for two captures of one
+// program (a library may pick another kernel now and then).
+const KernelTolerance = 0.01
+
+// maxNamed bounds the kernel names a Difference lists.
+const maxNamed = 3
+
+// Difference is one way two captures are not of the same program.
+type Difference struct {
+	// What differs: DiffBytes for a copy direction's bytes (Direction
+	// says which), DiffKernels for the kernels launched.
+	What      string         `json:"what"`
+	Direction vocab.CopyKind `json:"direction,omitempty"`
+	// Before and After are the bytes moved, or for kernels the launches
+	// whose names the other capture never launched; Share the change (the
+	// bytes' relative change, or the larger share of launches).
+	Before int64   `json:"before"`
+	After  int64   `json:"after"`
+	Share  float64 `json:"share"`
+	// OnlyBefore and OnlyAfter name (at most maxNamed of, the most
+	// launched first) the kernels one capture launched and the other did
+	// not; NamesBefore and NamesAfter count them all.
+	OnlyBefore  []string `json:"onlyBefore,omitempty"`
+	OnlyAfter   []string `json:"onlyAfter,omitempty"`
+	NamesBefore int      `json:"namesBefore,omitempty"`
+	NamesAfter  int      `json:"namesAfter,omitempty"`
+}
+
+// What differs between two programs.
+const (
+	DiffBytes   = "bytes"
+	DiffKernels = "kernels"
+)
+
+// NotSameProgram refuses a check of two captures that are not of one
+// program: a fix does not change the bytes a program moves or the kernels
+// it runs.
+type NotSameProgram struct {
+	Before, After string
+	Differences   []Difference
+}
+
+// Error names what differs and what to do.
+func (e *NotSameProgram) Error() string {
+	var parts []string
+	for _, d := range e.Differences {
+		switch d.What {
+		case DiffBytes:
+			parts = append(parts, fmt.Sprintf("%s bytes: %s before, %s after (%+.1f%%, more than %.0f%%)",
+				d.Direction, FormatMB(d.Before), FormatMB(d.After), 100*d.Share, 100*BytesTolerance))
+		case DiffKernels:
+			s := fmt.Sprintf("kernels: %d launches before and %d after of kernels the other capture never ran (%.1f%%, more than %.0f%%)",
+				d.Before, d.After, 100*d.Share, 100*KernelTolerance)
+			s += namesOnly("before", d.OnlyBefore, d.NamesBefore) + namesOnly("after", d.OnlyAfter, d.NamesAfter)
+			parts = append(parts, s)
+		}
+	}
+	return fmt.Sprintf("%s and %s are not captures of the same program, so the one cannot check a prediction made from the other: %s; give a capture of the same program before and after its fix (or one capture alone to audit it)",
+		e.Before, e.After, strings.Join(parts, "; "))
+}
+
+// SameProgram returns a *NotSameProgram error when before and after moved
+// different bytes host-to-device or device-to-host (by more than
+// BytesTolerance) or ran different kernels (launches of names the other
+// never ran above KernelTolerance of either's), nil when they are alike.
+func SameProgram(before, after *Audit) error {
+	e := &NotSameProgram{Before: before.Capture, After: after.Capture}
+	for _, dir := range []vocab.CopyKind{vocab.CopyHtoD, vocab.CopyDtoH} {
+		b, a := before.Sum(dir, "", "").Bytes, after.Sum(dir, "", "").Bytes
+		if b == a {
+			continue
+		}
+		change := math.Inf(1)
+		if b > 0 {
+			change = float64(a-b) / float64(b)
+		}
+		if math.Abs(change) > BytesTolerance {
+			e.Differences = append(e.Differences, Difference{What: DiffBytes, Direction: dir, Before: b, After: a, Share: change})
+		}
+	}
+	ob, db, nb, tb := only(before.kernels, after.kernels)
+	oa, da, na, ta := only(after.kernels, before.kernels)
+	share := max(ratio(nb, tb), ratio(na, ta))
+	if share > KernelTolerance {
+		e.Differences = append(e.Differences, Difference{What: DiffKernels, Before: nb, After: na, Share: share,
+			OnlyBefore: ob, OnlyAfter: oa, NamesBefore: db, NamesAfter: da})
+	}
+	if len(e.Differences) == 0 {
+		return nil
+	}
+	return e
+}
+
+// only lists (at most maxNamed, the most launched first) the kernels of
+// have that other never launched, how many names they are, their
+// launches, and have's launches in all.
+func only(have, other map[string]int64) (names []string, distinct int, launches, total int64) {
+	type named struct {
+		name string
+		n    int64
+	}
+	var miss []named
+	for k, n := range have {
+		total += n
+		if other[k] == 0 {
+			launches += n
+			miss = append(miss, named{k, n})
+		}
+	}
+	slices.SortFunc(miss, func(x, y named) int { return cmp.Or(cmp.Compare(y.n, x.n), cmp.Compare(x.name, y.name)) })
+	for _, m := range miss[:min(len(miss), maxNamed)] {
+		names = append(names, m.name)
+	}
+	return names, len(miss), launches, total
+}
+
+// namesOnly lists the kernels only one side ran, with how many more.
+func namesOnly(side string, names []string, all int) string {
+	if all == 0 {
+		return ""
+	}
+	s := "; only " + side + ": " + strings.Join(names, ", ")
+	if more := all - len(names); more > 0 {
+		s += fmt.Sprintf(" and %d more", more)
+	}
+	return s
+}
+
+func ratio(n, total int64) float64 {
+	if total == 0 {
+		return 0
+	}
+	return float64(n) / float64(total)
+}

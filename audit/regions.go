@@ -1,0 +1,167 @@
+package audit
+
+import (
+	"github.com/nsyscheck/nsyscheck/replay"
+)
+
+// Measure names the time of a region the check compares: its median
+// instance's, or its span's.
+type Measure string
+
+// Measures.
+const (
+	MeasureMedian Measure = "median"
+	MeasureSpan   Measure = "span"
+)
+
+// QueuedShare is the share of a region's instances, predicted after
+// pinning, that must complete after the next one begins for its span to
+// be the measure: the GPU runs behind the host then, each instance's time
+// holds the backlog of the ones before it, and the span measures the
+// loop's throughput.
+const QueuedShare = 0.5
+
+// Region is one region of the capture as the replay measured it
+// (replay.Region: measured, replayed as captured and predicted after
+// pinning), with what the audit reads from it.
+type Region struct {
+	replay.Region
+	// Measure is the time of the region the check compares (MeasureOf).
+	Measure Measure `json:"measure"`
+	// PageableShare is the host time calls of copies from pageable memory
+	// held per instance as a share of the median instance (ShareOf, as
+	// replay.Region.HostShare takes every host-device copy call's): what
+	// --fail-above limits.
+	PageableShare float64 `json:"pageableShare"`
+}
+
+// ShareOf is a time summed over the region's instances (ms) as a share of
+// the region: per instance, over the median instance's time; 0 for a
+// region without time.
+func (r *Region) ShareOf(ms float64) float64 {
+	if r.Instances == 0 || r.MedianMs <= 0 {
+		return 0
+	}
+	return ms / float64(r.Instances) / r.MedianMs
+}
+
+// MeasureOf chooses a region's measure: the span for a region of several
+// instances most of which are predicted to complete after the next began
+// (replay.Region.Queued), the median instance otherwise.
+func MeasureOf(r replay.Region) Measure {
+	if r.Instances > 1 && r.Queued.Predicted > QueuedShare {
+		return MeasureSpan
+	}
+	return MeasureMedian
+}
+
+// regionsOf are the replay's regions as the audit holds them.
+func regionsOf(rs []replay.Region) []Region {
+	out := make([]Region, 0, len(rs))
+	for _, r := range rs {
+		g := Region{Region: r, Measure: MeasureOf(r)}
+		g.PageableShare = g.ShareOf(r.PageableCallMs)
+		out = append(out, g)
+	}
+	return out
+}
+
+// Time is the region's measured time in its measure, in ms.
+func (r *Region) Time() float64 { return r.pick(r.MedianMs, r.SpanMs) }
+
+// Replayed is the region's time replayed as captured, in its measure.
+func (r *Region) Replayed() float64 { return r.pick(r.ReplayMedianMs, r.ReplaySpanMs) }
+
+// Predicted is the region's time predicted after pinning, in its measure,
+// with the bound of the low and high costs.
+func (r *Region) Predicted() (mid, low, high float64) {
+	if r.Measure == MeasureSpan {
+		return r.PredictedSpanMs, r.PredictedSpanLowMs, r.PredictedSpanHighMs
+	}
+	return r.PredictedMedianMs, r.PredictedMedianLowMs, r.PredictedMedianHighMs
+}
+
+// FitError is the replay's relative error in the region's measure.
+func (r *Region) FitError() float64 { return r.pick(r.Fit.Median, r.Fit.Span) }
+
+// OutsideMs is the host time the region's thread spent outside CUDA calls
+// in its measure: the median instance's, or every instance's for the span.
+func (r *Region) OutsideMs() float64 { return r.pick(r.Outside.MedianMs, r.Outside.TotalMs) }
+
+func (r *Region) pick(median, span float64) float64 {
+	if r.Measure == MeasureSpan {
+		return span
+	}
+	return median
+}
+
+// Judged are the regions a check and --fail-above consider: the NVTX
+// ranges inside which host-device copy calls were made, when the capture
+// has any, else the whole capture (replay.CaptureRegion), which holds
+// start-up that differs from run to run. A range without copies is not what
+// pinning changes (a compiler's passes, say), and its time after differs by
+// noise alone.
+func (au *Audit) Judged() []*Region {
+	var out []*Region
+	for i := range au.Regions {
+		if r := &au.Regions[i]; r.Name != replay.CaptureRegion && r.CopyCallMs > 0 {
+			out = append(out, r)
+		}
+	}
+	if len(out) == 0 {
+		for i := range au.Regions {
+			if au.Regions[i].Name == replay.CaptureRegion {
+				out = append(out, &au.Regions[i])
+			}
+		}
+	}
+	return out
+}
+
+// Region returns the region of the given name, nil if none.
+func (au *Audit) Region(name string) *Region {
+	for i := range au.Regions {
+		if au.Regions[i].Name == name {
+			return &au.Regions[i]
+		}
+	}
+	return nil
+}
+
+// Gate is the one-capture gate of --fail-above: the judged regions whose
+// pageable copy calls held the host for more than Limit of their median
+// instance.
+type Gate struct {
+	// Limit is the share given (PERCENT / 100).
+	Limit float64 `json:"limit"`
+	// Over names the regions above it, with their shares.
+	Over []GateRegion `json:"over"`
+	// Worst is the judged region with the largest share ("" for none).
+	Worst GateRegion `json:"worst"`
+}
+
+// GateRegion is one region's share against the gate.
+type GateRegion struct {
+	Name  string  `json:"name"`
+	Share float64 `json:"share"`
+}
+
+// Passed reports whether no region is over the limit.
+func (g *Gate) Passed() bool { return len(g.Over) == 0 }
+
+// FailAbove sets the audit's gate at limit, a share of a region's median
+// instance.
+func (au *Audit) FailAbove(limit float64) *Gate {
+	g := &Gate{Limit: limit, Over: []GateRegion{}}
+	for _, r := range au.Judged() {
+		gr := GateRegion{Name: r.Name, Share: r.PageableShare}
+		if g.Worst.Name == "" || gr.Share > g.Worst.Share {
+			g.Worst = gr
+		}
+		if r.PageableShare > limit {
+			g.Over = append(g.Over, gr)
+		}
+	}
+	au.Gate = g
+	return g
+}

@@ -1,0 +1,183 @@
+package audit
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/nsyscheck/nsyscheck/framework"
+	"github.com/nsyscheck/nsyscheck/replay"
+	"github.com/nsyscheck/nsyscheck/timeline"
+	"github.com/nsyscheck/nsyscheck/vocab"
+)
+
+// Sizes are the audit's size buckets as the replay takes its costs over
+// them.
+var Sizes = replay.Sizes{Of: BucketOf, Name: func(i int) string { return Buckets[i].Name }}
+
+// Coster is the one rule for what a copy costs from pinned memory, each
+// part (the call's host time, the copy's GPU time) from the first that
+// knows it: the capture's own pinned copies of its direction and size
+// bucket (a pinned async call's time from its pinned async calls of any
+// size), else the rates measured outside it (a run folder's timed copies
+// and pinned async call, else the link for the GPU time), else, for the
+// call, the capture's own kernel launch calls.
+func Coster(tl *timeline.Timeline, rates *Rates) replay.Chain {
+	return replay.Chain{replay.NewCaptureCoster(tl, Sizes), rates.Coster(), replay.NewLaunchCoster(tl)}
+}
+
+// Coster is the replay's coster of the rates; nil rates cost nothing.
+func (r *Rates) Coster() *replay.RateCoster {
+	if r == nil {
+		return replay.NewRateCoster(nil, "", 0, 0, "")
+	}
+	return replay.NewRateCoster(r.Copies, r.Source, r.AsyncCallNs, r.LinkGBps, r.LinkSource)
+}
+
+// PinByOf is how a program on the framework is to pin its buffers: PyTorch
+// pins a batch by copying it into pinned memory (DataLoader(pin_memory=True),
+// tensor.pin_memory() of each new tensor), every other framework allocates
+// its buffers pinned (cudaMallocHost, cuMemHostAlloc, cupyx.empty_pinned,
+// device_put to pinned_host memory).
+func PinByOf(fw framework.Name) replay.PinBy {
+	if fw == framework.PyTorch {
+		return replay.PinByCopy
+	}
+	return replay.PinInPlace
+}
+
+// ReplayOptions are the replay's options for a capture: the one cost rule
+// and the way to pin, pinBy, as PinByOf or the user chose it.
+func ReplayOptions(tl *timeline.Timeline, rates *Rates, pinBy replay.PinBy) replay.Options {
+	return replay.Options{Coster: Coster(tl, rates), Sizes: Sizes, PinBy: pinBy}
+}
+
+// Replayed is what the audit takes from the replay of a capture's timeline.
+type Replayed struct {
+	Timeline  *timeline.Timeline
+	Result    *replay.Result
+	Framework framework.Detection
+	// PinByFrom says who chose the way to pin: PinByFramework, or the
+	// flag's name.
+	PinByFrom string
+}
+
+// PinByFramework says the way to pin was chosen from the framework.
+const PinByFramework = "framework"
+
+// Replay says how the what-if pinned the capture's copies.
+type Replay struct {
+	// PinBy is how the buffers were taken to be pinned; PinByFrom who chose.
+	PinBy     replay.PinBy `json:"pinBy"`
+	PinByFrom string       `json:"pinByFrom"`
+	// Recosted, Uncosted and Kept count the pageable copies re-costed as
+	// pinned, left as measured for want of a cost, and kept as measured
+	// because no copy call made them; Forced the dependencies a replay
+	// had to take as measured.
+	Recosted int `json:"recosted"`
+	Uncosted int `json:"uncosted"`
+	Kept     int `json:"kept"`
+	Forced   int `json:"forced"`
+	// Costs are the pinned costs of each group of copies.
+	Costs []replay.CostUse `json:"costs"`
+	// Assumptions say where the timeline or the what-if assumed what the
+	// capture does not say.
+	Assumptions []timeline.Assumption `json:"assumptions"`
+	// Misfits are the classes of calls and ops the capture shows latest
+	// against the model, latest first.
+	Misfits []replay.Misfit `json:"misfits"`
+}
+
+// PinAllocs are the calls of a capture that allocate or register pinned
+// host memory (cudaHostAlloc, cudaMallocHost, cudaHostRegister,
+// cuMemHostAlloc, ...): what pinning costs.
+type PinAllocs struct {
+	Calls  int64 `json:"calls"`
+	HostNs int64 `json:"hostNs"`
+	// ByAPI splits them by API, the longest first.
+	ByAPI []APITime `json:"byApi"`
+}
+
+// APITime is the calls of one API and the host time they held.
+type APITime struct {
+	API    string `json:"api"`
+	Calls  int64  `json:"calls"`
+	HostNs int64  `json:"hostNs"`
+}
+
+// pinAllocsOf sums the timeline's calls that allocate pinned memory.
+func pinAllocsOf(tl *timeline.Timeline) PinAllocs {
+	by := map[int32]*APITime{}
+	for i := range tl.Calls.Name {
+		n := tl.Calls.Name[i]
+		if timeline.RoleOf(tl.Name(n)) != timeline.RoleHostAlloc {
+			continue
+		}
+		a := by[n]
+		if a == nil {
+			a = &APITime{API: tl.Name(n)}
+			by[n] = a
+		}
+		a.Calls++
+		a.HostNs += tl.Calls.Duration(int32(i))
+	}
+	p := PinAllocs{ByAPI: []APITime{}}
+	for _, a := range by {
+		p.Calls += a.Calls
+		p.HostNs += a.HostNs
+		p.ByAPI = append(p.ByAPI, *a)
+	}
+	slices.SortFunc(p.ByAPI, func(x, y APITime) int { return cmp.Or(cmp.Compare(y.HostNs, x.HostNs), cmp.Compare(x.API, y.API)) })
+	return p
+}
+
+// kernelsOf counts the timeline's kernel launches by name.
+func kernelsOf(tl *timeline.Timeline) map[string]int64 {
+	out := map[string]int64{}
+	for j, k := range tl.Ops.Kind {
+		if k == timeline.OpKernel {
+			out[tl.Name(tl.Ops.Name[j])]++
+		}
+	}
+	return out
+}
+
+// setReplay takes what the audit holds of the replay.
+func (au *Audit) setReplay(r Replayed) {
+	res := r.Result
+	au.Framework = r.Framework
+	au.Regions = regionsOf(res.Regions)
+	au.Replay = &Replay{PinBy: res.PinBy, PinByFrom: r.PinByFrom, Recosted: res.Recosted, Uncosted: res.Uncosted,
+		Kept: res.Kept, Forced: res.Forced, Costs: res.Costs, Assumptions: res.Assumptions, Misfits: res.Misfits}
+	if au.Replay.Costs == nil {
+		au.Replay.Costs = []replay.CostUse{}
+	}
+	if au.Replay.Assumptions == nil {
+		au.Replay.Assumptions = []timeline.Assumption{}
+	}
+	if au.Replay.Misfits == nil {
+		au.Replay.Misfits = []replay.Misfit{}
+	}
+	au.PinAllocs = pinAllocsOf(r.Timeline)
+	au.kernels = kernelsOf(r.Timeline)
+	au.shareByRegion()
+}
+
+// shareByRegion gives each class its share of its region (Region.ShareOf:
+// the host time its calls held per instance of its NVTX range, or of the
+// whole capture, replay.CaptureRegion, for a class outside any range, over
+// the median instance).
+func (au *Audit) shareByRegion() {
+	for _, c := range au.Classes {
+		c.HostShare = 0
+		name := c.Range
+		if name == "" {
+			name = replay.CaptureRegion
+		}
+		if r := au.Region(name); r != nil {
+			c.HostShare = r.ShareOf(float64(c.HostNs) / 1e6)
+		}
+	}
+}
+
+// hostDevice reports whether a copy direction crosses the host-device link.
+func hostDevice(d vocab.CopyKind) bool { return d == vocab.CopyHtoD || d == vocab.CopyDtoH }

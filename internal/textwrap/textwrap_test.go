@@ -1,0 +1,101 @@
+package textwrap
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestWrap(t *testing.T) {
+	for _, tc := range []struct {
+		text  string
+		width int
+		long  bool
+		want  []string
+	}{
+		{"a b c", 10, true, []string{"> a b c"}},
+		{"aaaa bbbb cccc", 9, true, []string{"> aaaa", "  bbbb", "  cccc"}},
+		{"abcdefghijkl", 6, true, []string{"> abcd", "  efgh", "  ijkl"}},
+		{"abcdefghijkl", 6, false, []string{"> abcdefghijkl"}},
+		{"x abcdefghijkl y", 6, false, []string{"> x", "  abcdefghijkl", "  y"}},
+		{"", 10, true, []string{">"}},
+		// A number keeps its unit, punctuation after the unit or not.
+		{"completion 7.6284 ms, share", 17, true, []string{"> completion", "  7.6284 ms,", "  share"}},
+		{"at 64 MiB here", 9, true, []string{"> at", "  64 MiB", "  here"}},
+		{"ratio 6.12 x of it", 12, true, []string{"> ratio", "  6.12 x of", "  it"}},
+		{"share 99.8 % and", 12, true, []string{"> share", "  99.8 % and"}},
+		// A comparison keeps its bound.
+		{"0.97, needs >= 1.3 x", 12, true, []string{"> 0.97,", "  needs", "  >= 1.3 x"}},
+		// A count keeps what it counts; a number ending its phrase does not.
+		{"written (8 files)", 12, true, []string{"> written", "  (8 files)"}},
+		{"ratio 6.7, share", 10, true, []string{"> ratio", "  6.7,", "  share"}},
+		// A word that is no number leaves the next word free.
+		{"thread 22/22 ms", 14, true, []string{"> thread 22/22", "  ms"}},
+	} {
+		got := Wrap(tc.text, tc.width, Options{First: "> ", Indent: "  ", BreakLong: tc.long})
+		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("Wrap(%q, %d) = %q, want %q", tc.text, tc.width, got, tc.want)
+		}
+	}
+}
+
+func TestLine(t *testing.T) {
+	for _, tc := range []struct {
+		line  string
+		width int
+		want  []string
+	}{
+		// Short enough: as it is, gaps and all.
+		{"  -v, --verbose   more", 40, []string{"  -v, --verbose   more"}},
+		// A list line: its text wraps beneath its own start.
+		{"  -v, --verbose   show every line of every source there is", 40,
+			[]string{"  -v, --verbose   show every line of", "                  every source there is"}},
+		// A message: the continuation indented by hang.
+		{"nsyscheck: the file x.sqlite cannot be read", 24,
+			[]string{"nsyscheck: the file", "    x.sqlite cannot be", "    read"}},
+		// An indented message keeps its indent.
+		{"  claim 1.floor: expected held, got died", 24,
+			[]string{"  claim 1.floor:", "      expected held, got", "      died"}},
+	} {
+		got := Line(tc.line, tc.width, 4)
+		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("Line(%q, %d) = %q, want %q", tc.line, tc.width, got, tc.want)
+		}
+	}
+}
+
+func TestWriter(t *testing.T) {
+	var b bytes.Buffer
+	w := &Writer{W: &b, Width: 20, Hang: 2}
+	for _, p := range []string{"one two three ", "four five\nsix", " seven eight nine ten"} {
+		if _, err := w.Write([]byte(p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := b.String(); got != "one two three four\n  five\n" {
+		t.Errorf("before Flush: %q", got)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.String(); got != "one two three four\n  five\nsix seven eight nine\n  ten" {
+		t.Errorf("after Flush: %q", got)
+	}
+	if w.Unwrap() != &b {
+		t.Error("Unwrap does not give the writer below")
+	}
+}
+
+func TestReflow(t *testing.T) {
+	doc := "verify reads each\nCAPTURE and judges it.\n\nFlags:\n  -v, --verbose   show every line of every source there is\n      --format    text or json\nUsage:\n  nsyscheck verify"
+	want := "verify reads each CAPTURE and judges\nit.\n\nFlags:\n  -v, --verbose   show every line of\n                  every source there\n                  is\n      --format    text or json\nUsage:\n  nsyscheck verify"
+	if got := Reflow(doc, 36); got != want {
+		t.Errorf("Reflow at 36:\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestGlue(t *testing.T) {
+	if got := Glue("0.97, needs >= 1.3 x and 64  MiB"); got != "0.97, needs >=\u00a01.3\u00a0x and 64\u00a0MiB" {
+		t.Errorf("Glue: %q", got)
+	}
+}

@@ -1,0 +1,752 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/nsyscheck/nsyscheck/audit"
+	"github.com/nsyscheck/nsyscheck/diag"
+	"github.com/nsyscheck/nsyscheck/framework"
+	"github.com/nsyscheck/nsyscheck/replay"
+	"github.com/nsyscheck/nsyscheck/timeline"
+	"github.com/nsyscheck/nsyscheck/vocab"
+)
+
+// auditView is what every audit renderer prints, the answer first: the
+// regions (or the check of them), what to change, then each capture's
+// classes, findings and evidence. Plain strings, escaped by each renderer
+// for its own format.
+type auditView struct {
+	Title string
+	About []string
+	// Verdict is the check's verdict, or for one capture pass or fail (the
+	// rule, or the --fail-above gate).
+	Verdict string
+	// Answer is the verdict in one sentence.
+	Answer string
+	// Regions is the region table: each region now and pinned (one
+	// capture), or before, predicted and after with its verdict (check).
+	Regions tableView
+	// Shares is the regions' copies: overlap and the copy calls' share.
+	Shares tableView
+	// Notes explain each region's verdict, then what the check adds.
+	Notes []string
+	// Advice is what to change, in the framework's words.
+	Advice adviceView
+	// Audits are each capture's details.
+	Audits []auditDetail
+}
+
+// adviceView is what to change in the program.
+type adviceView struct {
+	Framework string
+	// Classes are the offending classes, each with its fix.
+	Classes []adviceClass
+	// None says there is nothing to pin, "" when there is.
+	None string
+	// Line says how to find the source line of a copy.
+	Line string
+}
+
+// adviceClass is the offending classes one fix serves.
+type adviceClass struct {
+	Classes []string
+	Fix     []string
+}
+
+// auditDetail is one capture's details.
+type auditDetail struct {
+	Title string
+	About []string
+	// Totals are the copies by direction, host memory and API kind;
+	// Classes every class (or the first AuditMaxClassRows, with More
+	// counting the rest).
+	Totals  tableView
+	Classes tableView
+	More    int
+	// Offenders are the top offenders in words.
+	Offenders []string
+	Findings  []findingView
+	// Prediction and Replay say what pinning should save and how the
+	// replay costed it.
+	Prediction []string
+	Replay     []string
+	Rule       []string
+	Notes      []diagView
+}
+
+type findingView struct {
+	Head     string
+	Rule     string
+	Lead     string // how the evidence is chosen
+	Evidence []string
+	More     int // evidence copies not shown
+}
+
+// auditMs formats milliseconds to four figures or so.
+func auditMs(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 1000:
+		return fmt.Sprintf("%.0f", v)
+	case a >= 100:
+		return fmt.Sprintf("%.1f", v)
+	case a >= 10:
+		return fmt.Sprintf("%.2f", v)
+	}
+	return fmt.Sprintf("%.3f", v)
+}
+
+// msWords is milliseconds with the unit.
+func msWords(v float64) string { return auditMs(v) + " ms" }
+
+// boundWords is a bound in ms.
+func boundWords(lo, hi float64) string { return auditMs(lo) + "-" + auditMs(hi) }
+
+// pctSigned formats a relative change.
+func pctSigned(v float64) string { return fmt.Sprintf("%+.1f%%", 100*v) }
+
+// frameworkWords names a framework.
+var frameworkWords = map[framework.Name]string{
+	framework.JAX: "JAX (XLA)", framework.PyTorch: "PyTorch", framework.CuPy: "CuPy",
+	framework.Driver: "the CUDA driver API", framework.Runtime: "the CUDA runtime", framework.Unknown: "no framework told",
+}
+
+// clueWords says what told the framework: its strongest clue.
+func clueWords(d framework.Detection) string {
+	if len(d.Clues) == 0 {
+		return ""
+	}
+	c := d.Clues[0]
+	switch c.Kind {
+	case framework.ClueThread:
+		return fmt.Sprintf("thread %s, %s", c.Name, nounsOf(c.Count, "call"))
+	case framework.ClueKernel:
+		return fmt.Sprintf("kernel %s, %s", c.Name, nounsOf(c.Count, "launch"))
+	case framework.ClueDomain:
+		return fmt.Sprintf("NVTX domain %s, %s", c.Name, nounsOf(c.Count, "range"))
+	}
+	return fmt.Sprintf("%s, %s", c.Name, nounsOf(c.Count, "copy call"))
+}
+
+// nounsOf is a count with its noun (counted), the plural made by the
+// noun's ending: "1 copy", "3 copies", "2 launches", "4 calls".
+func nounsOf(n int64, noun string) string {
+	many := noun + "s"
+	switch {
+	case strings.HasSuffix(noun, "y"):
+		many = strings.TrimSuffix(noun, "y") + "ies"
+	case strings.HasSuffix(noun, "ch"):
+		many = noun + "es"
+	}
+	return counted(int(n), noun, many)
+}
+
+// aboutAudit is the line naming an audit's capture.
+func aboutAudit(au *audit.Audit) string {
+	s := au.Capture + " (" + formatName(au.Format) + ")"
+	if au.GPU != "" {
+		s += ", " + au.GPU
+	}
+	fw := frameworkWords[au.Framework.Framework]
+	if fw == "" {
+		fw = string(au.Framework.Framework)
+	}
+	if fw != "" {
+		s += "; " + fw
+		if c := clueWords(au.Framework); c != "" {
+			s += " (" + c + ")"
+		}
+	}
+	return s
+}
+
+func formatName(f string) string {
+	if w := formatWords[f]; w != "" {
+		return w
+	}
+	return f
+}
+
+// noRegion says why a capture has no region.
+const noRegion = "none: the capture has no host-device copy call, no launch and no NVTX range"
+
+// buildAuditView puts an audit (and its check) into words.
+func buildAuditView(out *audit.Output, verbose bool) *auditView {
+	v := &auditView{}
+	if out.Check != nil {
+		checkView(v, out, verbose)
+	} else {
+		oneView(v, out.Before, verbose)
+	}
+	v.Advice = adviceOf(out.Before)
+	for _, au := range []*audit.Audit{out.Before, out.After} {
+		if au != nil {
+			v.Audits = append(v.Audits, detailOf(au, verbose))
+		}
+	}
+	return v
+}
+
+// oneView is the answer of a one-capture audit: its regions now and
+// predicted with their copies pinned.
+func oneView(v *auditView, au *audit.Audit, verbose bool) {
+	v.Title = "Audit of " + au.Capture
+	v.About = []string{aboutAudit(au)}
+	v.Regions = tableView{Title: "Regions (ms): now, the replay's fit, and predicted with the copies pinned",
+		Head:  []string{"region", "n", "time", "now", "fit", "pinned", "bound"},
+		Right: []bool{false, true, false, true, true, true, false}, Missing: noRegion}
+	judged := map[string]bool{}
+	for _, r := range au.Judged() {
+		judged[r.Name] = true
+	}
+	shown, left := shownRegions(au.Regions, func(i int) bool { return judged[au.Regions[i].Name] }, verbose)
+	var regions []audit.Region
+	for _, i := range shown {
+		r := au.Regions[i]
+		mid, lo, hi := r.Predicted()
+		v.Regions.Rows = append(v.Regions.Rows, []string{r.Name, fmt.Sprint(r.Instances), string(r.Measure), auditMs(r.Time()),
+			pctSigned(r.FitError()), auditMs(mid), boundWords(lo, hi)})
+		regions = append(regions, r)
+	}
+	if left > 0 {
+		v.Regions.Note = leftOut(left)
+	}
+	v.Shares = sharesTable(regions, nil)
+	findings := int64(0)
+	for _, f := range au.Findings {
+		findings += f.Count
+	}
+	switch g := au.Gate; {
+	case g != nil && g.Passed():
+		v.Verdict = "pass"
+		v.Answer = fmt.Sprintf("--fail-above %s: passes: copies from pageable memory hold the host for at most %s of a region's median instance (the most: %s, %s)",
+			pctPlain(g.Limit), pctPlain(g.Limit), g.Worst.Name, pctPlain(g.Worst.Share))
+	case g != nil:
+		var over []string
+		for _, o := range g.Over {
+			over = append(over, fmt.Sprintf("%s %s", o.Name, pctPlain(o.Share)))
+		}
+		v.Verdict = "fail"
+		v.Answer = fmt.Sprintf("--fail-above %s: fails: copies from pageable memory hold the host for more than %s of the median instance of %s",
+			pctPlain(g.Limit), pctPlain(g.Limit), joinWords(over))
+	case findings > 0:
+		v.Verdict = "fail"
+		v.Answer = fmt.Sprintf("%s break the lesson's rule (pin the buffers that feed cudaMemcpyAsync)", nounsOf(findings, "copy"))
+	default:
+		v.Verdict = "pass"
+		v.Answer = "no copy breaks the lesson's rule"
+	}
+	for _, r := range au.Judged() {
+		mid, lo, hi := r.Predicted()
+		if r.Time() <= 0 {
+			continue
+		}
+		v.Notes = append(v.Notes, fmt.Sprintf("%s: %s now (%s), %s predicted with its copies pinned (bound %s ms, %s): its copy calls hold the host %s of it now, %s from pageable memory",
+			r.Name, msWords(r.Time()), measureWords(r.Measure, r.Instances), msWords(mid), boundWords(lo, hi), pctSigned(mid/r.Time()-1),
+			pctPlain(r.HostShare.Measured), pctPlain(r.PageableShare)))
+	}
+	v.Notes = append(v.Notes, replayNote(au))
+}
+
+// AuditMaxRegionRows bounds the regions the text (without Verbose),
+// Markdown and HTML list: the whole capture and the judged regions first,
+// then the others in order; the JSON has them all.
+const AuditMaxRegionRows = 12
+
+// shownRegions picks the indexes of the regions to list: all with verbose,
+// else the whole capture and the judged ones first (up to
+// AuditMaxRegionRows), then the rest as room allows, in their order; and
+// how many are left out.
+func shownRegions(rs []audit.Region, judged func(int) bool, verbose bool) (shown []int, left int) {
+	if verbose || len(rs) <= AuditMaxRegionRows {
+		for i := range rs {
+			shown = append(shown, i)
+		}
+		return shown, 0
+	}
+	take := map[int]bool{}
+	for i, r := range rs {
+		if len(take) < AuditMaxRegionRows && (r.Name == replay.CaptureRegion || judged(i)) {
+			take[i] = true
+		}
+	}
+	for i := range rs {
+		if len(take) < AuditMaxRegionRows {
+			take[i] = true
+		}
+	}
+	for i := range rs {
+		if take[i] {
+			shown = append(shown, i)
+		}
+	}
+	return shown, len(rs) - len(shown)
+}
+
+// leftOut is the line that counts the regions not listed.
+func leftOut(n int) string {
+	return fmt.Sprintf("%d more %s not shown: -v lists every one, --format json holds them", n, map[bool]string{true: "region", false: "regions"}[n == 1])
+}
+
+// measureWords says which time of a region is meant.
+func measureWords(m audit.Measure, n int) string {
+	switch {
+	case m == audit.MeasureSpan:
+		return fmt.Sprintf("span of %d instances: most ran behind the host", n)
+	case n == 1:
+		return "its one instance"
+	}
+	return fmt.Sprintf("median of %d instances", n)
+}
+
+// sharesTable is the regions' copies: copy/compute overlap now and pinned
+// (and after), and the copy calls' share of the region.
+func sharesTable(rs []audit.Region, checks []audit.RegionCheck) tableView {
+	t := tableView{Title: "Copies in each region: the share of copy GPU time a kernel overlapped, and the host time copy calls held (all, from pageable memory) per instance, as a share of the median instance",
+		Head: []string{"region", "overlap", "pinned"}, Right: []bool{false, true, true, true, true}, Missing: noRegion}
+	if checks != nil {
+		t.Head = append(t.Head, "after")
+	}
+	t.Head = append(t.Head, "copy calls", "pageable")
+	t.Right = append(t.Right, true)
+	for i, r := range rs {
+		row := []string{r.Name, fmt.Sprintf("%.2f", r.Overlap.Measured), fmt.Sprintf("%.2f", r.Overlap.Predicted)}
+		if checks != nil {
+			a := "-"
+			if checks[i].AfterInstances > 0 {
+				a = fmt.Sprintf("%.2f", checks[i].AfterOverlap)
+			}
+			row = append(row, a)
+		}
+		row = append(row, pctPlain(r.HostShare.Measured), pctPlain(r.PageableShare))
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// replayNote says how the what-if pinned the copies.
+func replayNote(au *audit.Audit) string {
+	rp := au.Replay
+	if rp == nil {
+		return ""
+	}
+	how := "buffers allocated pinned and reused"
+	if rp.PinBy == replay.PinByCopy {
+		how = "each buffer copied into pinned memory first, which the high bound pays on the host"
+	}
+	from := "as " + frameworkWords[au.Framework.Framework] + " pins"
+	if rp.PinByFrom != audit.PinByFramework {
+		from = "as " + rp.PinByFrom + " says"
+	}
+	if rp.Recosted+rp.Uncosted+rp.Kept == 0 {
+		return "the capture has no copy from pageable memory for the what-if to pin: its prediction is the replay as captured"
+	}
+	s := fmt.Sprintf("the what-if pinned %s (%s, %s)", nounsOf(int64(rp.Recosted), "pageable copy"), how, from)
+	if rp.Uncosted > 0 {
+		s += fmt.Sprintf("; %s found no pinned cost and kept their times", nounsOf(int64(rp.Uncosted), "copy"))
+	}
+	if rp.Kept > 0 {
+		s += fmt.Sprintf("; %s made by CUDA graphs were kept as measured", nounsOf(int64(rp.Kept), "copy"))
+	}
+	return s + "; " + costSourcesWords(rp.Costs)
+}
+
+// costSourcesWords names where the what-if's call and GPU costs came from.
+func costSourcesWords(costs []replay.CostUse) string {
+	calls, gpus := map[string]bool{}, map[string]bool{}
+	for _, c := range costs {
+		if c.CallSource != "" {
+			calls[c.CallSource] = true
+		}
+		if c.GPUSource != "" {
+			gpus[c.GPUSource] = true
+		}
+	}
+	list := func(set map[string]bool) string {
+		var out []string
+		for _, s := range []string{audit.SourceCapture, audit.SourceRun, audit.SourceLink, audit.SourceLaunch, audit.SourceMixed} {
+			if set[s] {
+				out = append(out, costSourceNames[s])
+			}
+		}
+		if len(out) == 0 {
+			return "nowhere"
+		}
+		return joinWords(out)
+	}
+	return "call times from " + list(calls) + ", copy times from " + list(gpus)
+}
+
+// costSourceNames name the sources of pinned costs.
+var costSourceNames = map[string]string{audit.SourceCapture: "the capture's own pinned copies", audit.SourceRun: "the run folder's timed copies",
+	audit.SourceLink: "the link rate", audit.SourceLaunch: "the capture's kernel launch calls", audit.SourceMixed: "more than one of those",
+	audit.SourceNone: "nowhere (kept as measured)"}
+
+// sourcesWords names where the pinned costs came from.
+func sourcesWords(p *audit.Prediction) string {
+	if p == nil || len(p.Sources) == 0 {
+		return "nothing: no pageable copy to cost"
+	}
+	var out []string
+	for _, s := range p.Sources {
+		out = append(out, costSourceNames[s])
+	}
+	return joinWords(out)
+}
+
+// joinWords joins words as a sentence does: "a, b and c".
+func joinWords(s []string) string {
+	switch len(s) {
+	case 0:
+		return ""
+	case 1:
+		return s[0]
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+}
+
+// checkView is the answer of a check: each region before, predicted and
+// after, with its verdict.
+func checkView(v *auditView, out *audit.Output, verbose bool) {
+	c := out.Check
+	v.Title = fmt.Sprintf("Check of %s against %s", c.Before, c.After)
+	v.About = []string{"before: " + aboutAudit(out.Before), "after: " + aboutAudit(out.After)}
+	v.Verdict = string(c.Verdict)
+	v.Regions = tableView{Title: "Regions (ms): before, predicted with the copies pinned, after",
+		Head:  []string{"region", "time", "before", "predicted", "bound", "after", "verdict"},
+		Right: []bool{false, false, true, true, false, true, false}, Missing: noRegion}
+	var judged, held int
+	var regions []audit.Region
+	var checks []audit.RegionCheck
+	for _, r := range c.Regions {
+		if r.Judged {
+			judged++
+			if r.Verdict == audit.Held {
+				held++
+			}
+		}
+	}
+	all := make([]audit.Region, len(c.Regions))
+	for i, r := range c.Regions {
+		all[i] = r.Region
+	}
+	shown, left := shownRegions(all, func(i int) bool { return c.Regions[i].Judged }, verbose)
+	for _, i := range shown {
+		r := c.Regions[i]
+		mid, _, _ := r.Predicted()
+		after, verdict := "-", string(r.Verdict)
+		if r.AfterInstances > 0 {
+			after = auditMs(r.AfterMs())
+		}
+		if !r.Judged {
+			verdict = "(not judged)"
+		}
+		name := r.Name
+		if r.AfterName != r.Name {
+			name += " -> " + r.AfterName
+		}
+		v.Regions.Rows = append(v.Regions.Rows, []string{name, string(r.Measure), auditMs(r.Time()), auditMs(mid),
+			boundWords(r.BoundLowMs, r.BoundHighMs), after, verdict})
+		regions = append(regions, r.Region)
+		checks = append(checks, r)
+	}
+	if left > 0 {
+		v.Regions.Note = leftOut(left)
+	}
+	v.Shares = sharesTable(regions, checks)
+	switch c.Verdict {
+	case audit.Held:
+		v.Answer = fmt.Sprintf("held: every judged region's time after lies in its predicted bound (%d of %d)", held, judged)
+	case audit.Died:
+		v.Answer = fmt.Sprintf("died: %d of %d judged regions lie outside their predicted bound", judged-held, judged)
+	default:
+		v.Answer = "unavailable: no region could be judged"
+	}
+	noCopies := 0
+	for _, i := range shown {
+		r := c.Regions[i]
+		if r.Why == audit.WhyNoCopies {
+			noCopies++
+			continue
+		}
+		v.Notes = append(v.Notes, regionCheckWords(&r))
+	}
+	if noCopies > 0 {
+		v.Notes = append(v.Notes, fmt.Sprintf("%s above held no host-device copy call, so pinning does not change them: not judged", nounsOf(int64(noCopies), "region")))
+	}
+	if u := c.Unseen; u != nil {
+		v.Notes = append(v.Notes, unseenWords(u))
+	}
+	v.Notes = append(v.Notes,
+		"bound: the prediction at the low and high costs, widened by "+pctPlain(audit.ModelError)+" for the model's own error, by the replay's error on the region as captured, and for a median by how far its instances' 90% interval reaches (docs/audit.md)",
+		fmt.Sprintf("host-to-device copy calls held the host %s before and %s after (predicted %s, bound %s to %s); %s host-to-device before, %s after",
+			ns(c.HtoDBeforeNs), ns(c.HtoDAfterNs), ns(c.PredictedAfterNs), ns(c.PredictedAfterLowNs), ns(c.PredictedAfterHighNs),
+			audit.FormatMB(c.HtoDBytesBefore), audit.FormatMB(c.HtoDBytesAfter)),
+		pinCostWords(c),
+		replayNote(out.Before))
+}
+
+// regionCheckWords explains one region's verdict.
+func regionCheckWords(r *audit.RegionCheck) string {
+	mid, lo, hi := r.Predicted()
+	m := measureWords(r.Measure, r.Instances)
+	switch r.Why {
+	case audit.WhyMissing:
+		return fmt.Sprintf("%s: not in the capture after, so not judged", r.Name)
+	case audit.WhyUnmatched:
+		return fmt.Sprintf("%s: not judged: the match names other regions", r.Name)
+	case audit.WhyNoCopies:
+		return fmt.Sprintf("%s: not judged: no host-device copy call inside it", r.Name)
+	case audit.WhyNotJudged:
+		return fmt.Sprintf("%s: %s before, %s after, not judged: the whole capture holds start-up, which differs from run to run, so the NVTX ranges with copies are judged",
+			r.Name, msWords(r.Time()), msWords(r.AfterMs()))
+	case audit.WhyUnseen:
+		return fmt.Sprintf("%s: unavailable: %s before, %s after (%s); the replay predicted %s, but the capture cannot show what the fix changed (below)",
+			r.Name, msWords(r.Time()), msWords(r.AfterMs()), m, msWords(mid))
+	}
+	perBefore, perAfter := r.CopyCallMs/float64(max(r.Instances, 1)), r.AfterCopyCallMs/float64(max(r.AfterInstances, 1))
+	var s string
+	if r.Faster {
+		s = fmt.Sprintf("%s: faster, %s before, %s after (%s, %s)", r.Name, msWords(r.Time()), msWords(r.AfterMs()), pctSigned(r.AfterMs()/r.Time()-1), m)
+	} else {
+		s = fmt.Sprintf("%s: no faster, %s before, %s after (%s)", r.Name, msWords(r.Time()), msWords(r.AfterMs()), m)
+		if perAfter < perBefore {
+			s += fmt.Sprintf(", though its copy calls held the host %s per instance before and %s after", msWords(perBefore), msWords(perAfter))
+		}
+	}
+	bound := fmt.Sprintf("the bound %s ms of the predicted %s", boundWords(r.BoundLowMs, r.BoundHighMs), msWords(mid))
+	switch r.Why {
+	case audit.WhyInBound:
+		s += "; held: it lies in " + bound
+	case audit.WhyAbove:
+		s += "; died: it lies above " + bound + ", slower than predicted"
+	case audit.WhyBelow:
+		s += "; died: it lies below " + bound + ", faster than predicted"
+	}
+	s += fmt.Sprintf(" (costs %s ms, widened by %s below and %s above)", boundWords(lo, hi), pctPlain(r.Tolerance.Low()), pctPlain(r.Tolerance.High()))
+	if r.Why != audit.WhyInBound {
+		ob, oa := r.OutsideMs(), r.AfterOutsideMs()
+		if math.Abs(oa-ob) > audit.ModelError*r.Time() {
+			s += fmt.Sprintf("; its thread spent %s outside CUDA calls before and %s after, work the replay keeps as measured", msWords(ob), msWords(oa))
+		}
+	}
+	return s
+}
+
+// unseenWords says why the capture cannot show what the fix changed.
+func unseenWords(u *audit.Unseen) string {
+	return fmt.Sprintf("%s stages its host-to-device copies where a CUDA trace cannot see: all %s of at least 1 MiB already come from pinned memory, "+
+		"because XLA first copies the host array into a pinned buffer of its own (CPU work outside CUDA calls), so the trace shows nothing for the replay "+
+		"to re-cost and cannot check a prediction. A CPU profile shows the staging: nsys profile --sample=process-tree --cpuctxsw=process-tree "+
+		"--python-sampling=true",
+		frameworkWords[u.Framework], nounsOf(u.PinnedHtoD, "copy"))
+}
+
+// pinCostWords names what pinning cost in the capture after.
+func pinCostWords(c *audit.Check) string {
+	a, b := c.PinAllocsAfter, c.PinAllocsBefore
+	if a.Calls == 0 {
+		return "the capture after made no call that allocates or registers pinned memory (cudaHostAlloc, cudaMallocHost, cudaHostRegister, cuMemHostAlloc)"
+	}
+	var apis []string
+	for _, x := range a.ByAPI {
+		apis = append(apis, fmt.Sprintf("%s, %s", nounsOf(x.Calls, x.API+" call"), ns(x.HostNs)))
+	}
+	before := "none"
+	if b.Calls > 0 {
+		before = fmt.Sprintf("%s, %s", nounsOf(b.Calls, "call"), ns(b.HostNs))
+	}
+	return fmt.Sprintf("pinning cost the capture after %s of host time (%s); before: %s",
+		ns(a.HostNs), strings.Join(apis, "; "), before)
+}
+
+// adviceOf says what to change for each offending class, in the
+// framework's words, and how to find a copy's source line.
+func adviceOf(au *audit.Audit) adviceView {
+	fw := au.Framework.Framework
+	a := adviceView{Framework: frameworkWords[fw]}
+	at := map[string]int{}
+	for _, c := range au.TopOffenders {
+		if c.HostMemory != audit.Pageable || (c.Direction != vocab.CopyHtoD && c.Direction != vocab.CopyDtoH) {
+			continue
+		}
+		fix := fixWords(fw, c.Direction, c.APIKind)
+		key := strings.Join(fix, "\n")
+		i, ok := at[key]
+		if !ok {
+			i = len(a.Classes)
+			at[key] = i
+			a.Classes = append(a.Classes, adviceClass{Fix: fix})
+		}
+		a.Classes[i].Classes = append(a.Classes[i].Classes, fmt.Sprintf("%s: %s, %s, held the host %s (%s of its region)", c.Label(),
+			nounsOf(c.Count, "copy"), audit.FormatMB(c.Bytes), ns(c.HostNs), auditPct(c.HostShare)))
+	}
+	if len(a.Classes) == 0 {
+		a.None = "no copy from pageable memory holds the host: nothing to pin"
+		return a
+	}
+	if au.Framework.Backtraces {
+		a.Line = "the capture holds the call stacks of its CUDA calls: find a copy by its correlation id in Nsight Systems to see the line that made it"
+	} else {
+		a.Line = "to find the line that makes each copy, profile again with nsys profile --cudabacktrace=all"
+		if au.Framework.Python {
+			a.Line += " --python-backtrace=cuda"
+		}
+	}
+	return a
+}
+
+// fixWords is the fix of a pageable class in the framework's words.
+func fixWords(fw framework.Name, dir vocab.CopyKind, kind audit.APIKind) []string {
+	toDevice := dir == vocab.CopyHtoD
+	switch fw {
+	case framework.PyTorch:
+		if toDevice {
+			return []string{"batches from a DataLoader: DataLoader(..., pin_memory=True), which pins each batch on a thread of its own",
+				"a tensor copied again and again: tensor.pin_memory() once, then tensor.to(device, non_blocking=True); non_blocking=True overlaps nothing from pageable memory"}
+		}
+		return []string{"copy into a pinned tensor made once, torch.empty(shape, pin_memory=True), with out.copy_(t, non_blocking=True), and synchronise before reading it"}
+	case framework.CuPy:
+		if toDevice {
+			return []string{"make the host array with cupyx.empty_pinned(shape, dtype) (or cupyx.zeros_pinned), fill it in place, and copy it with cupy.asarray or ndarray.set(host, stream=...)"}
+		}
+		return []string{"copy into a pinned array made once with cupyx.empty_pinned: ndarray.get(out=pinned, stream=...)"}
+	case framework.JAX:
+		return []string{`put the host array in pinned memory first: jax.device_put(x, jax.devices()[0].memory("pinned_host")) (or a sharding with memory_kind="pinned_host"), then device_put it to the device`}
+	case framework.Driver:
+		return []string{"allocate the host buffer once with cuMemHostAlloc (or pin an existing one with cuMemHostRegister) and reuse it"}
+	}
+	fix := "allocate the host buffer once with cudaMallocHost or cudaHostAlloc (or pin an existing one with cudaHostRegister) and reuse it"
+	if kind == audit.Async {
+		fix += "; only then does cudaMemcpyAsync return before its copy ends"
+	}
+	return []string{fix}
+}
+
+// detailOf is one capture's classes, findings, prediction and the rest.
+func detailOf(au *audit.Audit, verbose bool) auditDetail {
+	d := auditDetail{Title: "Audit of " + au.Capture}
+	d.About = []string{aboutAudit(au),
+		fmt.Sprintf("%d CUDA API calls in %s of host time (%s); %s (%d without an API call in the trace), %s kept apart",
+			au.APICalls, ns(au.SpanNs), au.SpanFrom, nounsOf(au.Copies, "copy"), au.Unmatched, nounsOf(au.Memsets, "memset"))}
+	d.Totals = tableView{Title: "Copies by direction, host memory and API kind",
+		Head:  []string{"direction", "host memory", "API", "copies", "MB", "host time", "GPU time"},
+		Right: []bool{false, false, false, true, true, true, true}, Missing: "none: the capture has no copies"}
+	for _, t := range au.Totals {
+		d.Totals.Rows = append(d.Totals.Rows, []string{string(t.Direction), string(t.HostMemory), string(t.APIKind), fmt.Sprint(t.Count),
+			fmt.Sprintf("%.1f", float64(t.Bytes)/1e6), ns(t.HostNs), ns(t.GPUNs)})
+	}
+	classes := au.Classes
+	d.Classes = tableView{Title: fmt.Sprintf("Classes by host time held (%d in all)", len(classes)),
+		Head:  []string{"class", "copies", "MB", "host time", "of region", "GPU time", "GPU GB/s"},
+		Right: []bool{false, true, true, true, true, true, true}, Missing: "none"}
+	if !verbose && len(classes) > AuditMaxClassRows {
+		d.More = len(classes) - AuditMaxClassRows
+		d.Classes.Title = fmt.Sprintf("Classes by host time held (%d in all; the first %d, -v lists every one)", len(classes), AuditMaxClassRows)
+		classes = classes[:AuditMaxClassRows]
+	}
+	for _, c := range classes {
+		d.Classes.Rows = append(d.Classes.Rows, []string{c.Label(), fmt.Sprint(c.Count), fmt.Sprintf("%.1f", float64(c.Bytes)/1e6), ns(c.HostNs),
+			auditPct(c.HostShare), ns(c.GPUNs), fmt.Sprintf("%.1f", c.GPUGBps)})
+	}
+	for _, c := range au.TopOffenders {
+		d.Offenders = append(d.Offenders, fmt.Sprintf("%s: %s, %s, held the host %s (%s of its region)",
+			c.Label(), nounsOf(c.Count, "copy"), audit.FormatMB(c.Bytes), ns(c.HostNs), auditPct(c.HostShare)))
+	}
+	for _, f := range au.Findings {
+		fv := findingView{Head: fmt.Sprintf("%s: %s, %s, %s of host time", f.ID, nounsOf(f.Count, "copy"), audit.FormatMB(f.Bytes), ns(f.HostNs)),
+			Rule: f.Rule}
+		shown := f.Evidence
+		if !verbose && len(shown) > auditShownEvidence {
+			shown = shown[:auditShownEvidence]
+		}
+		switch {
+		case len(f.Evidence) == 0:
+		case int64(len(f.Evidence)) == f.Count:
+			fv.Lead = "the copies, longest call first:"
+		default:
+			fv.Lead = fmt.Sprintf("the %d of %d copies that held the host longest:", len(f.Evidence), f.Count)
+		}
+		for _, e := range shown {
+			fv.Evidence = append(fv.Evidence, auditEvidenceText(e, verbose))
+		}
+		fv.More = len(f.Evidence) - len(shown)
+		d.Findings = append(d.Findings, fv)
+	}
+	d.Prediction = predictionWords(au.Prediction)
+	d.Replay = replayWords(au)
+	if au.NVIDIA != nil {
+		d.Rule = append(d.Rule, au.NVIDIA.Summary())
+		for _, f := range au.NVIDIA.OnlyRule {
+			d.Rule = append(d.Rule, fmt.Sprintf("only the rule: pid %d, copy at %d ns, %s", f.PID, f.Start, ns(f.Duration)))
+		}
+		for _, e := range au.NVIDIA.OnlyAudit {
+			d.Rule = append(d.Rule, fmt.Sprintf("only the audit: correlation id %d, pid %d, copy at %d ns, %s", e.CorrelationID, e.PID, e.GPUStart, ns(e.GPUNs)))
+		}
+	}
+	for _, g := range au.Missing {
+		d.Notes = append(d.Notes, diagView{Level: diag.Info, Code: "note", Message: fmt.Sprintf("%s: %s", g.Fact, g.Reason)})
+	}
+	d.Notes = append(d.Notes, diagViews(append(append([]diag.Diagnostic(nil), au.Diagnostics...), au.Exposures...))...)
+	return d
+}
+
+// predictionWords says what pinning should save of the copy calls' host
+// time, group by group.
+func predictionWords(p *audit.Prediction) []string {
+	if p == nil {
+		return nil
+	}
+	if p.Count == 0 {
+		return []string{"the capture has no pageable host-device copies: there is nothing for pinning to save"}
+	}
+	out := []string{fmt.Sprintf("pinning the %s (%s) should cut the host time their calls hold from %s to %s (%s-%s), saving %s; costs from %s",
+		nounsOf(p.Count, "pageable copy"), audit.FormatMB(p.Bytes), ns(p.BeforeNs), ns(p.AfterNs), ns(p.AfterLowNs), ns(p.AfterHighNs),
+		ns(p.SavedNs), sourcesWords(p))}
+	for _, g := range p.Groups {
+		out = append(out, fmt.Sprintf("%s %s %s: %s, %s now -> %s (%s-%s) from %s", g.Direction, g.APIKind, g.SizeBucket,
+			nounsOf(g.Count, "copy"), ns(g.BeforeNs), ns(g.AfterNs), ns(g.AfterLowNs), ns(g.AfterHighNs), groupSourceWords(g)))
+	}
+	if p.PinCopyNs > 0 {
+		out = append(out, fmt.Sprintf("copying the buffers into pinned memory costs up to %s more on the host, outside the copy calls (the high bound of the regions pays it)", ns(p.PinCopyNs)))
+	}
+	return out
+}
+
+// groupSourceWords says where a group's pinned cost came from.
+func groupSourceWords(g audit.GroupPrediction) string {
+	switch g.Source {
+	case audit.SourceCapture:
+		return fmt.Sprintf("%s of this capture (median, 10th-90th percentile)", nounsOf(int64(g.Samples), "pinned "+string(g.APIKind)+" call"))
+	case audit.SourceRun:
+		return "the pinned copies timed in " + g.From
+	case audit.SourceLink:
+		return "the link: " + g.From
+	case audit.SourceLaunch:
+		return fmt.Sprintf("%s of this capture, which enqueue as a pinned copy call does (median, 10th-90th percentile)", nounsOf(int64(g.Samples), "kernel launch call"))
+	case audit.SourceNone:
+		return "nothing: no pinned cost, kept as measured"
+	}
+	return g.Source
+}
+
+// replayWords says how far to trust the replay: what it assumed and the
+// classes of calls and ops the capture shows latest against it.
+func replayWords(au *audit.Audit) []string {
+	rp := au.Replay
+	if rp == nil {
+		return nil
+	}
+	out := []string{replayNote(au)}
+	for _, a := range rp.Assumptions {
+		if a.Kind == timeline.AssumeCopyThread || a.Kind == timeline.AssumeNoCost || a.Kind == timeline.AssumeGraphCopy {
+			out = append(out, fmt.Sprintf("assumed %s: %s (%s, pid %d)", a.Kind, nounsOf(int64(a.Count), "time"), a.API, a.PID))
+		}
+	}
+	if rp.Forced > 0 {
+		out = append(out, fmt.Sprintf("%s in a cycle were taken at their measured times", nounsOf(int64(rp.Forced), "dependency")))
+	}
+	return out
+}
