@@ -3,7 +3,9 @@ package capture
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
@@ -44,7 +46,8 @@ const (
 //     overlaps itself; one kernel per launch;
 //   - a copy that started on a stream before a synchronisation of that
 //     stream (or its whole device) began ends before the wait ends;
-//   - copies and memsets no faster than any link or memory.
+//   - copies and memsets no faster than any link or memory;
+//   - a thread's NVTX push/pop ranges (in one domain) nested.
 //
 // Its errors are *inputerr.Error without a Path: the reader, or Read
 // after it, names the file and table the records came from. It keeps the
@@ -59,10 +62,17 @@ type crossCheck struct {
 	calls     corrSet // the calls' correlation ids
 	kernels   corrSet // the kernels'
 	copies    corrSet // those of the copies of copy calls (one each, but for a batch call's)
+	ranges    map[rangeKey][][2]int64 // NVTX push/pop ranges by thread and domain: start, end (open: never)
 	threads   map[[2]int64]*spans
 	copyCalls []callStart // the copy calls read, for copies that come without theirs
 	sortedCC  bool
 	streams   map[streamKey]*spans
+}
+
+// rangeKey names an NVTX push/pop stack: a thread's, in one domain.
+type rangeKey struct {
+	pid, tid int64
+	domain   string
 }
 
 // streamKey names a stream: its process, device and id.
@@ -228,7 +238,7 @@ func (s *corrSet) dup() (pc [2]int64, ok bool) {
 }
 
 func newCrossCheck(ctx context.Context, format Format) *crossCheck {
-	return &crossCheck{ctx: ctx, format: format, threads: map[[2]int64]*spans{}, streams: map[streamKey]*spans{}}
+	return &crossCheck{ctx: ctx, format: format, ranges: map[rangeKey][][2]int64{}, threads: map[[2]int64]*spans{}, streams: map[streamKey]*spans{}}
 }
 
 // fail keeps the first problem found.
@@ -385,7 +395,50 @@ func (x *crossCheck) sync(s *records.Sync) {
 const (
 	fromCalls  = "calls"
 	fromCopies = "copies"
+	fromRanges = "ranges"
 )
+
+// rangeEnd writes a range's end, "open" for one never popped.
+func rangeEnd(end int64) string {
+	if end == math.MaxInt64 {
+		return "open"
+	}
+	return strconv.FormatInt(end, 10) + " ns"
+}
+
+// rng keeps an NVTX push/pop range for the check that they nest.
+func (x *crossCheck) rng(r *records.Range) {
+	end := r.End
+	if r.Open {
+		end = math.MaxInt64
+	}
+	k := rangeKey{r.PID, r.TID, r.Domain}
+	x.ranges[k] = append(x.ranges[k], [2]int64{r.Start, end})
+}
+
+// nesting returns two ranges of one stack that overlap without one
+// holding the other, ok false when every pair nests: a range is pushed
+// inside the innermost open one and popped before it, so a pair that
+// overlaps otherwise was moved or comes from another trace.
+func nesting(rs [][2]int64) (a, b [2]int64, ok bool) {
+	sort.Slice(rs, func(i, j int) bool {
+		if rs[i][0] != rs[j][0] {
+			return rs[i][0] < rs[j][0]
+		}
+		return rs[i][1] > rs[j][1] // the outer of two pushed at once first
+	})
+	var stack [][2]int64
+	for _, r := range rs {
+		for len(stack) > 0 && stack[len(stack)-1][1] <= r[0] {
+			stack = stack[:len(stack)-1]
+		}
+		if n := len(stack); n > 0 && r[1] > stack[n-1][1] {
+			return stack[n-1], r, true
+		}
+		stack = append(stack, r)
+	}
+	return a, b, false
+}
 
 // finish makes the checks that need every record: one call at a time per
 // thread, one copy at a time per stream. from says whether an error is
@@ -403,6 +456,15 @@ func (x *crossCheck) finish() (from string, err error) {
 			x.fail(fmt.Sprintf("correlation id %d of process %d", pc[1], pc[0]),
 				fmt.Sprintf("it names two %s, where each has its own: the trace holds a record twice, or two traces were joined", d.what))
 			return d.from, x.err
+		}
+	}
+	for _, k := range sortedKeys(x.ranges, func(a, b rangeKey) bool {
+		return a.pid < b.pid || a.pid == b.pid && (a.tid < b.tid || a.tid == b.tid && a.domain < b.domain)
+	}) {
+		if a, b, ok := nesting(x.ranges[k]); ok {
+			x.fail(fmt.Sprintf("thread %d/%d", k.pid, k.tid), fmt.Sprintf("two NVTX push/pop ranges, [%d, %s] and [%d, %s], overlap without one holding the other, where a thread's ranges nest: a range was moved, or two traces were joined",
+				a[0], rangeEnd(a[1]), b[0], rangeEnd(b[1])))
+			return fromRanges, x.err
 		}
 	}
 	for _, k := range sortedKeys(x.threads, func(a, b [2]int64) bool { return a[0] < b[0] || a[0] == b[0] && a[1] < b[1] }) {

@@ -3,6 +3,7 @@ package capture
 import (
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,6 +75,9 @@ func TestCrossRecordDamage(t *testing.T) {
 		{"device copies of 100 TB/s", `UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET end = start + 1000 WHERE copyKind = (SELECT id FROM ENUM_CUDA_MEMCPY_OPER WHERE name LIKE '%DTOD')`,
 			[]string{"memory copy DtoD", "faster than any GPU memory"},
 			[]string{"memory copy DtoD", "faster than any GPU memory"}},
+		{"an NVTX range moved to straddle the end of the one after it", `UPDATE NVTX_EVENTS SET end = end + 200000000 WHERE text = 'h2d-pinned'`,
+			[]string{"table NVTX_EVENTS", "thread 22/22", "overlap without one holding the other"},
+			[]string{"table NVTX_EVENTS", "thread 22/22", "overlap without one holding the other"}},
 		{"every kernel twice", `INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL`,
 			[]string{"table CUPTI_ACTIVITY_KIND_KERNEL", "another kernel of process 22 has the same correlation id"}, nil},
 	} {
@@ -219,5 +223,24 @@ func TestCorrSetSparse(t *testing.T) {
 	}
 	if dense.list != nil || len(dense.pages) > 400 {
 		t.Errorf("100,000 dense ids: %d pages, list %v", len(dense.pages), dense.list != nil)
+	}
+}
+
+func TestNesting(t *testing.T) {
+	open := int64(math.MaxInt64)
+	for _, c := range []struct {
+		rs   [][2]int64
+		bad  bool
+		name string
+	}{
+		{[][2]int64{{0, 100}, {10, 20}, {20, 30}, {40, 100}, {100, 110}}, false, "nested and touching"},
+		{[][2]int64{{0, open}, {10, 20}, {30, open}}, false, "open ranges hold the later ones"},
+		{[][2]int64{{0, 100}, {50, 150}}, true, "straddling"},
+		{[][2]int64{{0, 100}, {10, open}}, true, "an open range inside a closed one"},
+		{[][2]int64{{5, 10}, {5, 20}}, false, "pushed at once"},
+	} {
+		if _, _, bad := nesting(c.rs); bad != c.bad {
+			t.Errorf("%s: %v, want %v", c.name, bad, c.bad)
+		}
 	}
 }

@@ -46,7 +46,7 @@ func Read(ctx context.Context, src *source.Source, opts records.Selection, h rec
 		info = &ReadInfo{Files: files, OtherThreads: si.OtherThreads,
 			Sources: Sources{API: t[nsysdb.TableRuntime], Memcpy: t[nsysdb.TableMemcpy], Kernel: t[nsysdb.TableKernel], NVTX: t[nsysdb.TableNVTX]}}
 		if from, err := x.finish(); err != nil {
-			table := map[string]string{fromCalls: info.Sources.API, fromCopies: info.Sources.Memcpy}[from]
+			table := map[string]string{fromCalls: info.Sources.API, fromCopies: info.Sources.Memcpy, fromRanges: info.Sources.NVTX}[from]
 			if table != "" {
 				table = "table " + table
 			}
@@ -59,7 +59,8 @@ func Read(ctx context.Context, src *source.Source, opts records.Selection, h rec
 		}
 		info = &ReadInfo{Files: ci.Files, OtherThreads: ci.OtherThreads, Sources: Sources(ci.Sources)}
 		if from, err := x.finish(); err != nil {
-			report := map[string]string{fromCalls: src.Reports[nsysdb.ReportAPITrace], fromCopies: src.Reports[nsysdb.ReportGPUTrace]}[from]
+			report := map[string]string{fromCalls: src.Reports[nsysdb.ReportAPITrace], fromCopies: src.Reports[nsysdb.ReportGPUTrace],
+				fromRanges: src.Reports[nsysdb.ReportNVTXTrace]}[from]
 			if report == "" {
 				report = src.Dir
 			}

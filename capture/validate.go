@@ -120,6 +120,9 @@ func validating(ctx context.Context, h records.Handler, format Format) (records.
 	if h.Range != nil {
 		out.Range = func(r *records.Range) error {
 			v.event("NVTX range ", r.Name, 0, 0, r.Start, r.End, r.Open)
+			if v.err == nil {
+				x.rng(r)
+			}
 			return check(func() error { return h.Range(r) })
 		}
 	}

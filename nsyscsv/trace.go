@@ -437,9 +437,18 @@ func (l *gpuTraceLayout) read(row int, rec [][]byte) error {
 	if g.Corr, err = csvParseInt(cell(l.iCorr)); err != nil || g.Corr < 0 {
 		return csvRowError(l.path, row, l.rh.Names[l.iCorr], cell(l.iCorr), "count must be a whole non-negative number", hint)
 	}
-	g.Device, _ = csvParseInt(deviceIndex(cell(l.iDev)))
-	g.Stream, _ = csvParseInt(cell(l.iStrm))
-	g.PID, _ = csvParseInt(cell(l.iPid))
+	for _, id := range []struct {
+		i    int
+		text string
+		into *int64
+	}{{l.iDev, deviceIndex(cell(l.iDev)), &g.Device}, {l.iStrm, cell(l.iStrm), &g.Stream}, {l.iPid, cell(l.iPid), &g.PID}} {
+		if id.text == "" {
+			continue // a column the report lacks, or a row without the id
+		}
+		if *id.into, err = csvParseInt(id.text); err != nil {
+			return csvRowError(l.path, row, l.rh.Names[id.i], cell(id.i), "not an integer id", hint)
+		}
+	}
 	name := cell(l.iName)
 	g.Copy, g.Memset = nsysdb.ReportRowKind(name)
 	switch {

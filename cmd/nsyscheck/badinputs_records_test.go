@@ -101,6 +101,13 @@ func recordCases() []badCase {
 				CREATE TABLE ENUM_CUDA_MEMCPY_OPER (id INTEGER, name TEXT, label TEXT); INSERT INTO ENUM_CUDA_MEMCPY_OPER SELECT * FROM e;
 				INSERT INTO ENUM_CUDA_MEMCPY_OPER SELECT id, 'CUDA_MEMCPY_KIND_DTOH', label FROM e WHERE name LIKE '%HTOD'; DROP TABLE e`),
 			exit: 2, want: []string{"pinned.sqlite", "table ENUM_CUDA_MEMCPY_OPER", "is defined twice"}},
+		{group: records, name: "SQLite: the h2d-pinned NVTX range moved to end inside d2h-pageable (ranges that do not nest)",
+			make: sqliteEdit(`UPDATE NVTX_EVENTS SET "end" = "end" + 200000000 WHERE text = 'h2d-pinned'`),
+			exit: 2, want: []string{"pinned.sqlite", "table NVTX_EVENTS", "overlap without one holding the other"},
+			notHeld: []string{"1"}},
+		{group: records, name: "audit: cuda_gpu_trace with a stream id that is not a number", cmd: "audit",
+			make: audit(gpuTraceEdit(func(f []string) { f[19] = "seven" })),
+			exit: 2, want: []string{"pinned_cuda_gpu_trace.csv", "data row 1", `column "Strm"`, "not an integer id"}},
 		{group: records, name: "CSV: cuda_api_trace cut short at the end of a row",
 			make: csvEdit(func(s string) string { return strings.Join(strings.SplitAfter(s, "\n")[:400], "") }),
 			exit: 2, want: []string{"pinned_cuda_api_trace.csv", "it holds 269 cudaMemcpy calls where pinned_cuda_api_sum.csv counts 283"},
