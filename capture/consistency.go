@@ -59,9 +59,9 @@ type crossCheck struct {
 	seen   int
 	err    error
 
-	calls     corrSet // the calls' correlation ids
-	kernels   corrSet // the kernels'
-	copies    corrSet // those of the copies of copy calls (one each, but for a batch call's)
+	calls     corrSet                 // the calls' correlation ids
+	kernels   corrSet                 // the kernels'
+	copies    corrSet                 // those of the copies of copy calls (one each, but for a batch call's)
 	ranges    map[rangeKey][][2]int64 // NVTX push/pop ranges by thread and domain: start, end (open: never)
 	threads   map[[2]int64]*spans
 	copyCalls []callStart // the copy calls read, for copies that come without theirs
