@@ -40,7 +40,8 @@ const (
 //
 //   - one API call per correlation id in a process, and one call at a
 //     time on a thread;
-//   - a GPU operation no earlier than the call that issued it;
+//   - a GPU operation no earlier than the call that issued it; one copy
+//     per copy call (but a batch call's), none of a call that failed;
 //   - one copy at a time on a stream (not for CUDA graph nodes, which may
 //     run side by side): a record given twice, or two traces joined,
 //     overlaps itself; one kernel per launch;
@@ -52,7 +53,8 @@ const (
 // Its errors are *inputerr.Error without a Path: the reader, or Read
 // after it, names the file and table the records came from. It keeps the
 // start and end of each call and copy (16 bytes), the start of each copy
-// call, and a bit per correlation id of calls and kernels.
+// call, each NVTX range, and a bit per correlation id of calls, kernels
+// and copies (a sorted list once they are sparse).
 type crossCheck struct {
 	ctx    context.Context
 	format Format
