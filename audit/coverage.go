@@ -70,11 +70,32 @@ func (au *Audit) staging() *coverage.Staging {
 	return s
 }
 
+// CompareRefusal lists what the refusal of an audit (err) says differently
+// from the expectation's Refused: that the audit is unavailable, and each
+// code expected.
+func (e *Expectation) CompareRefusal(err error) []string {
+	var diffs []string
+	if !strings.Contains(err.Error(), "the audit is unavailable") {
+		diffs = append(diffs, fmt.Sprintf("refused: expected the audit unavailable, got: %v", err))
+	}
+	if e.Refused != nil {
+		for _, c := range *e.Refused {
+			if !strings.Contains(err.Error(), c+": ") {
+				diffs = append(diffs, fmt.Sprintf("refused: expected the reason to name %s, got: %v", c, err))
+			}
+		}
+	}
+	return diffs
+}
+
 // compareCoverage lists what the audit gives differently from the
 // expectation's answer, copies by API kind and coverage codes.
 func (e *Expectation) compareCoverage(out *Output) []string {
 	au := out.Before
 	var diffs []string
+	if e.Refused != nil {
+		diffs = append(diffs, fmt.Sprintf("refused: expected a refusal naming [%s], got an audit", strings.Join(*e.Refused, ", ")))
+	}
 	if e.Answer != "" && out.Answer() != e.Answer {
 		diffs = append(diffs, fmt.Sprintf("answer: expected %s, got %s", e.Answer, out.Answer()))
 	}

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -153,5 +154,26 @@ func TestExpectCoverage(t *testing.T) {
 	d := bad.Compare(out)
 	if len(d) != 3 || !strings.Contains(strings.Join(d, "\n"), "coverage: expected [], got [unified-memory]") {
 		t.Errorf("differences %v", d)
+	}
+}
+
+// TestExpectRefusal: a capture that holds no answer is expected refused,
+// its reason naming what it cannot show; an audit, or another reason, is
+// a difference.
+func TestExpectRefusal(t *testing.T) {
+	codes := []string{string(coverage.CodeIncomplete)}
+	e := &Expectation{Refused: &codes}
+	refused := errors.New("x.sqlite: the audit is unavailable: the capture holds no memory copy records (...); capture-incomplete: nsys says ...")
+	if d := e.CompareRefusal(refused); len(d) != 0 {
+		t.Errorf("differs: %v", d)
+	}
+	if d := e.CompareRefusal(errors.New("x.sqlite: the audit is unavailable: the capture holds no memory copy records (...)")); len(d) != 1 {
+		t.Errorf("no code named: %v", d)
+	}
+	if d := e.CompareRefusal(errors.New("x.sqlite: not an export")); len(d) != 2 {
+		t.Errorf("another error: %v", d)
+	}
+	if d := e.Compare(&Output{Before: &Audit{}}); len(d) != 1 || !strings.Contains(d[0], "got an audit") {
+		t.Errorf("an audit where a refusal was expected: %v", d)
 	}
 }

@@ -43,6 +43,10 @@ type Expectation struct {
 	// Coverage lists, in full, the codes of what the capture cannot show
 	// (package coverage) the audit of CAPTURE carries: [] for none.
 	Coverage *[]string `json:"coverage,omitempty"`
+	// Refused expects the audit to be refused as unavailable (a capture
+	// that holds no answer), its reason naming each of these codes of what
+	// the capture cannot show.
+	Refused *[]string `json:"refused,omitempty"`
 }
 
 // RegionExpectation is what an expected-audit file expects of one region.
@@ -70,6 +74,9 @@ func ReadExpectation(path string) (*Expectation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the expected audit: %w", err)
 	}
+	if at, deep := program.TooDeep(data); deep {
+		return nil, program.DeepError(path, at, "an expected-audit file is a few lines of JSON; see docs/audit.md")
+	}
 	if k := program.DuplicateKey(data); k != "" {
 		return nil, fmt.Errorf("%s: %s is given twice, so which value holds is unclear; keep one", path, k)
 	}
@@ -81,8 +88,8 @@ func ReadExpectation(path string) (*Expectation, error) {
 	}
 	if e.Copies == nil && e.PageableHtoD == nil && len(e.Findings) == 0 && e.NVIDIARule == "" &&
 		len(e.PredictionSources) == 0 && e.Verdict == "" && e.Framework == "" && len(e.Regions) == 0 &&
-		e.Answer == "" && len(e.APIKinds) == 0 && e.Coverage == nil {
-		return nil, fmt.Errorf("%s: expects nothing; give copies, pageableHtod, findings, nvidiaRule, predictionSources, framework, regions, verdict, answer, apiKinds or coverage", path)
+		e.Answer == "" && len(e.APIKinds) == 0 && e.Coverage == nil && e.Refused == nil {
+		return nil, fmt.Errorf("%s: expects nothing; give copies, pageableHtod, findings, nvidiaRule, predictionSources, framework, regions, verdict, answer, apiKinds, coverage or refused", path)
 	}
 	if e.Answer != "" && e.Against != "" {
 		return nil, fmt.Errorf("%s: an answer is a one-capture audit's; with \"against\", expect the check's verdict", path)

@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/privacy"
 	"github.com/nsyscheck/nsyscheck/records"
 	"github.com/nsyscheck/nsyscheck/replay"
+	"github.com/nsyscheck/nsyscheck/report"
 	"github.com/nsyscheck/nsyscheck/runinfo"
 	"github.com/nsyscheck/nsyscheck/source"
 	"github.com/nsyscheck/nsyscheck/timeline"
@@ -134,7 +136,7 @@ func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 	go func() {
 		var out []diag.Diagnostic
 		for _, f := range files {
-			out = append(out, exposures(f)...)
+			out = append(out, exposures(ctx, f)...)
 		}
 		early <- out
 	}()
@@ -148,7 +150,7 @@ func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 	})
 	exposed := <-early
 	if err != nil {
-		return nil, err
+		return nil, coverRefusal(err, cov.Coverage(), det.Detect().Framework)
 	}
 	r, err := replayOf(ctx, tb, det.Detect(), rates, opts.PinBy)
 	if err != nil {
@@ -193,12 +195,9 @@ func replayOf(ctx context.Context, tb *timeline.Builder, det framework.Detection
 
 // exposures scans a capture file for what it reveals beyond the run, with
 // verify's rules (attachExposure).
-func exposures(f *source.File) []diag.Diagnostic {
-	rep, err := privacy.Scan(f)
-	if err != nil {
-		return []diag.Diagnostic{{Level: diag.Warning, Detail: diag.ScanFailed{File: f.Path, Err: err.Error()}}}
-	}
-	return rep.Diagnostics()
+func exposures(ctx context.Context, f *source.File) []diag.Diagnostic {
+	rep, err := privacy.Scan(ctx, f)
+	return exposureDiagnostics(f.Path, rep, err)
 }
 
 // AuditRates gathers the rates the prediction may use besides the
@@ -347,3 +346,21 @@ func flaggedOf(rows []nsysrule.FlaggedCopy) []audit.Flagged {
 // captureExts end the names of the capture files a rule's CSV is found
 // beside (nsysrule.Beside).
 var captureExts = []string{exportcache.Suffix, ".sqlite", ".nsys-rep", ".qdrep"}
+
+// coverRefusal adds to the refusal of a trace with no copy record
+// (capture.ProblemNoCopies) what the capture says it could not show, each
+// with its code and how to capture it whole, where it says so: nsys lost
+// its events, did not trace CUDA, or traced graphs whole. Any other error
+// is returned as it is.
+func coverRefusal(err error, c *coverage.Coverage, fw framework.Name) error {
+	var ie *inputerr.Error
+	if !errors.As(err, &ie) || !strings.HasPrefix(ie.Problem, capture.ProblemNoCopies) {
+		return err
+	}
+	for _, d := range c.CaptureDiagnostics(fw) {
+		if coverage.Hides(d.Code()) {
+			ie.Problem += fmt.Sprintf("; %s: %s", d.Code(), report.DiagnosticText(d))
+		}
+	}
+	return err
+}

@@ -30,7 +30,6 @@ var auditFixtures = []struct {
 	{name: "jax", before: "jax-cuda", after: "jax-cuda-pinned"},
 	{name: "cupy-pageable", before: "cupy-pageable"},
 	{name: "driver-pageable", before: "driver-pageable"},
-	{name: "jax-nvtx", before: "jax-nvtx"},
 	{name: "graph-whole", before: "graph-whole"},
 	{name: "graph-node", before: "graph-node"},
 	{name: "managed", before: "managed"},

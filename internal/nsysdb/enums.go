@@ -60,13 +60,6 @@ func IsMigrationKind(enumName string) bool {
 	return strings.HasPrefix(strings.TrimPrefix(strings.ToUpper(enumName), copyOperPrefix), uvmPrefix)
 }
 
-// ReportIsMigration reports whether a copy row of cuda_gpu_trace (its Name
-// column) is a unified-memory migration: "[CUDA memcpy Unified
-// Host-to-Device]". ReportCopyKindOf gives its direction.
-func ReportIsMigration(name string) bool {
-	return strings.Contains(strings.ToLower(name), "memcpy unified")
-}
-
 // MemKindOf maps an ENUM_CUDA_MEM_KIND name (CUDA_MEMOPR_MEMORY_KIND_PINNED,
 // ...) to a memory kind.
 func MemKindOf(enumName string) vocab.MemKind {
@@ -203,6 +196,14 @@ func SeverityOf(enumName string) records.Severity {
 		return records.SeverityVerbose
 	}
 	return records.SeverityUnknown
+}
+
+// ReportMigration reports whether a cuda_gpu_trace row's name ("[CUDA
+// memcpy Unified Host-to-Device]") is a unified-memory migration, which
+// the report gives without its cause.
+func ReportMigration(name string) bool {
+	n := strings.ToLower(name)
+	return strings.HasPrefix(n, "[cuda memcpy unified ") || strings.HasPrefix(n, "[cuda unified memory")
 }
 
 // MigrationOf names the cause of a unified-memory migration from its
