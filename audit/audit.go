@@ -228,19 +228,11 @@ func sortClasses(cs []*Class) {
 func (k ClassKey) Label() string { return k.label() }
 
 func (k ClassKey) label() string {
-	var b strings.Builder
 	if k.Migration != "" {
 		// No call, thread or stream: the driver moved managed pages.
-		b.WriteString("unified-memory ")
-		b.WriteString(k.Migration)
-		b.WriteString(" ")
-		b.WriteString(string(k.Direction))
-		b.WriteString(" ")
-		b.WriteString(k.SizeBucket)
-		b.WriteString(" pid ")
-		b.WriteString(itoa(k.PID))
-		return b.String()
+		return strings.Join([]string{"unified-memory", k.Migration, string(k.Direction), k.SizeBucket, "pid", itoa(k.PID)}, " ")
 	}
+	var b strings.Builder
 	api := k.API
 	if api == "" {
 		api = "(no call)"
