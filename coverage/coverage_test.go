@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	_ "github.com/mattn/go-sqlite3"
@@ -221,4 +222,20 @@ func orEmpty(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// nsys's own words may name paths: output meant for sharing passes them
+// through its rewriter, in the coverage and in its diagnostics.
+func TestMapPaths(t *testing.T) {
+	c := &coverage.Coverage{ImportError: "at /home/me/x", Dropped: "", Messages: []coverage.Messages{{Severity: "warning", Count: 1, First: "in /home/me/y"}}}
+	f := func(s string) string { return strings.ReplaceAll(s, "/home/me", "~") }
+	c.MapPaths(f)
+	if c.ImportError != "at ~/x" || c.Messages[0].First != "in ~/y" {
+		t.Errorf("coverage %+v", c)
+	}
+	ds := []diag.Diagnostic{{Detail: coverage.Incomplete{ImportError: "at /home/me/x"}}, {Detail: coverage.NsysMessages{Messages: []coverage.Messages{{First: "/home/me/z"}}}}}
+	diag.MapPaths(ds, f)
+	if ds[0].Detail.(coverage.Incomplete).ImportError != "at ~/x" || ds[1].Detail.(coverage.NsysMessages).Messages[0].First != "~/z" {
+		t.Errorf("details %+v", ds)
+	}
 }

@@ -203,3 +203,27 @@ func present(ds []diag.Diagnostic, codes []diag.Code) []diag.Code {
 	}
 	return out
 }
+
+// MapPaths passes nsys's own words, which may name paths, through f.
+func (c *Coverage) MapPaths(f func(string) string) {
+	c.ImportError, c.Dropped = f(c.ImportError), f(c.Dropped)
+	for i := range c.Messages {
+		c.Messages[i].First, c.Messages[i].FirstDetail = f(c.Messages[i].First), f(c.Messages[i].FirstDetail)
+	}
+}
+
+// MapPaths passes nsys's messages through f.
+func (d NsysMessages) MapPaths(f func(string) string) diag.Detail {
+	ms := append([]Messages(nil), d.Messages...)
+	for i := range ms {
+		ms[i].First, ms[i].FirstDetail = f(ms[i].First), f(ms[i].FirstDetail)
+	}
+	d.Messages = ms
+	return d
+}
+
+// MapPaths passes nsys's words through f.
+func (d Incomplete) MapPaths(f func(string) string) diag.Detail {
+	d.ImportError, d.Dropped = f(d.ImportError), f(d.Dropped)
+	return d
+}
