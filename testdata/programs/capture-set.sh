@@ -9,6 +9,10 @@
 #   c      the CUDA captures: pipeline and driver pairs, mixed-buffers,
 #          graph-whole/graph-node, managed, many-copies-small
 #   py     the Python captures: cupy and torch-prefetch pairs, jax
+#   bt     captures with call stacks: the torch-prefetch and pipeline
+#          programs from pageable memory, profiled with --cudabacktrace=all
+#          (and --python-backtrace=cuda for PyTorch), so the audit can name
+#          the source line behind each offending copy
 #   big    many-copies-600k and torch-long (not shipped), and
 #          `nsys analyze -r cuda_memcpy_async:rows=-1` timed three times
 # A pair's captures are made REPEATS times (default 3); the one whose
@@ -243,6 +247,14 @@ EOF
     ls -la rule*_cuda_memcpy_async*.csv 2>/dev/null | head -3
     wc -l rule1_cuda_memcpy_async*.csv 2>/dev/null
     rm -f rule*_cuda_memcpy_async*.csv
+}
+
+phase_bt() {
+    build || { echo "build failed"; return 1; }
+    prof torch-prefetch-backtrace cuda,nvtx --cudabacktrace=all --python-backtrace=cuda -- "$PY" "$SRC/torch_prefetch.py"
+    prof pipeline-backtrace cuda,nvtx --cudabacktrace=all -- "$SRC/pipeline" --passes 2
+    post torch-prefetch-backtrace pipeline-backtrace
+    pack bt-captures.tar.gz torch-prefetch-backtrace pipeline-backtrace
 }
 
 # pack_big ARCHIVE DIR FILES...: files of a big capture into $OUT/ARCHIVE.tar.xz
