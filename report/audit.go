@@ -239,7 +239,7 @@ ul.notes li { margin: 3px 0; }
 {{if and (not .Rows) .Missing}}<p class="missing">{{.Missing}}</p>
 {{else}}<table>
 <tr>{{range $i, $h := .Head}}<th{{if index $.Right $i}} class="r"{{end}}>{{$h}}</th>{{end}}</tr>
-{{range .Rows}}<tr>{{range $i, $c := .}}<td{{if index $.Right $i}} class="r"{{end}}>{{if eq $c "held" "died" "unavailable"}}<span class="v v-{{$c}}">{{$c}}</span>{{else}}{{$c}}{{end}}</td>{{end}}</tr>
+{{range $r, $row := .Rows}}<tr>{{range $i, $c := $row}}<td{{if index $.Right $i}} class="r"{{end}}>{{with $.Verdict $r $i}}<span class="v v-{{.}}">{{$c}}</span>{{else}}{{$c}}{{end}}</td>{{end}}</tr>
 {{end}}</table>
 {{end}}{{with .Note}}<p class="note">{{.}}</p>{{end}}
 {{end}}
@@ -247,7 +247,7 @@ ul.notes li { margin: 3px 0; }
 {{template "table" .V.Regions}}
 <ul class="notes">{{range .V.Notes}}<li>{{.}}</li>
 {{end}}</ul>
-{{with .V.Limits}}<ul class="diags">{{range .}}<li><span class="level-{{.Level}}">{{.Level}} {{.Code}}</span>: {{.Full}}</li>{{end}}</ul>{{end}}
+{{with .V.Limits}}<ul class="diags">{{range .}}<li><span class="level-{{.Level}}">{{.Level}} {{.Code}}</span>: {{.Said}}</li>{{end}}</ul>{{end}}
 {{if .Src}}<figure><img alt="{{.Plot.Title}}" src="{{.Src}}"><p class="caption">{{.Plot.Caption}}</p></figure>{{else}}<p class="missing">Plot not drawn: {{.Plot.Skipped}}.</p>{{end}}
 {{template "table" .V.Shares}}
 <h2>What to change ({{.V.Advice.Framework}})</h2>

@@ -374,3 +374,39 @@ func TestAuditHiddenIsUnavailable(t *testing.T) {
 		t.Error("the HTML lacks the unavailable badge or the warning")
 	}
 }
+
+// A verdict badge is drawn from the cell's verdict, not its text: a region
+// named like a verdict is plain text, and a region not judged has no badge.
+func TestAuditBadgesAreTyped(t *testing.T) {
+	out := fixture(t, "train")
+	name := out.Check.Regions[0].Name
+	for _, rs := range [][]audit.Region{out.Before.Regions, out.After.Regions} {
+		for i := range rs {
+			if rs[i].Name == name {
+				rs[i].Name = "unavailable"
+			}
+		}
+	}
+	out.Check.Regions[0].Name, out.Check.Regions[0].AfterName = "unavailable", "unavailable"
+	rep, err := BuildAudit(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := rep.Files()
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(files[AuditHTMLFile])
+	if strings.Contains(html, `<span class="v v-unavailable">unavailable</span>`) {
+		t.Error("a region named unavailable is drawn as a verdict")
+	}
+	badges, judged := strings.Count(html, `<span class="v v-`), 1 // the title's
+	for _, r := range out.Check.Regions {
+		if r.Judged {
+			judged++
+		}
+	}
+	if badges != judged {
+		t.Errorf("%d badges, want the title's and one per judged region (%d)", badges, judged)
+	}
+}

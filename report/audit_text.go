@@ -103,7 +103,7 @@ func AuditText(w io.Writer, out *audit.Output, opts TextOptions) error {
 		writeWrapped(&b, n, width, "  ", "    ")
 	}
 	for _, l := range v.Limits {
-		writeWrapped(&b, fmt.Sprintf("%s %s: %s", l.Level, l.Code, l.Full()), width, "  ", "    ")
+		writeWrapped(&b, fmt.Sprintf("%s %s: %s", l.Level, l.Code, l.Said()), width, "  ", "    ")
 	}
 	b.WriteByte('\n')
 	writeTextTable(&b, v.Shares, width)
@@ -294,7 +294,7 @@ func AuditMarkdown(w io.Writer, out *audit.Output) error {
 		ew.printf("- %s\n", mdText(n))
 	}
 	for _, l := range v.Limits {
-		ew.printf("- **%s %s**: %s\n", l.Level, l.Code, mdText(l.Full()))
+		ew.printf("- **%s %s**: %s\n", l.Level, l.Code, mdText(l.Said()))
 	}
 	ew.printf("\n")
 	writeMarkdownTable(ew, v.Shares)

@@ -28,7 +28,7 @@ type auditView struct {
 	Answer string
 	// Limits are what each capture cannot show (package coverage), said
 	// beside the answer, the classes and the findings they touch.
-	Limits []diagView
+	Limits []limitView
 	// Regions is the region table: each region now and pinned (one
 	// capture), or before, predicted and after with its verdict (check).
 	Regions tableView
@@ -195,10 +195,27 @@ func buildAuditView(out *audit.Output, verbose bool) *auditView {
 	return v
 }
 
+// limitView is one thing a capture cannot show, and which capture of a
+// check says it.
+type limitView struct {
+	diagView
+	// Of is the capture that says it: "" for a one-capture audit, else
+	// "before", "after", or "before and after" when both do.
+	Of string
+}
+
+// Said is the limit's words, naming the capture that says it.
+func (l limitView) Said() string {
+	if l.Of == "" {
+		return l.Full()
+	}
+	return l.Of + ": " + l.Full()
+}
+
 // limitsOf words what each capture of the output cannot show, naming the
 // capture where there are two ("before and after" for what both say).
-func limitsOf(out *audit.Output) []diagView {
-	var limits []diagView
+func limitsOf(out *audit.Output) []limitView {
+	var limits []limitView
 	of := map[string]int{} // index in limits by level, code and message
 	for i, au := range []*audit.Audit{out.Before, out.After} {
 		if au == nil {
@@ -210,14 +227,15 @@ func limitsOf(out *audit.Output) []diagView {
 			}
 			key := string(d.Level) + " " + string(d.Code) + " " + d.Full()
 			if k, ok := of[key]; ok {
-				limits[k].Message = "before and after: " + strings.TrimPrefix(limits[k].Message, "before: ")
+				limits[k].Of = "before and after"
 				continue
 			}
 			of[key] = len(limits)
+			l := limitView{diagView: d}
 			if out.After != nil {
-				d.Message = []string{"before: ", "after: "}[i] + d.Message
+				l.Of = []string{"before", "after"}[i]
 			}
-			limits = append(limits, d)
+			limits = append(limits, l)
 		}
 	}
 	return limits
@@ -492,6 +510,9 @@ func checkView(v *auditView, out *audit.Output, verbose bool) {
 		}
 		v.Regions.Rows = append(v.Regions.Rows, []string{name, string(r.Measure), auditMs(r.Time()), auditMs(mid),
 			boundWords(r.BoundLowMs, r.BoundHighMs), after, verdict})
+		if r.Judged {
+			v.Regions.setVerdict(len(v.Regions.Head)-1, r.Verdict)
+		}
 		regions = append(regions, r.Region)
 		checks = append(checks, r)
 	}

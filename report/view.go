@@ -71,6 +71,24 @@ type tableView struct {
 	Right   []bool // right-aligned columns
 	Rows    [][]string
 	Missing string // why the table is empty
+	// Verdicts are the verdicts of the cells that show one, by row and
+	// column: a renderer that draws a verdict as a badge draws these,
+	// never a cell by its text.
+	Verdicts map[cellAt]vocab.Verdict
+}
+
+// cellAt is a table cell's row and column.
+type cellAt struct{ Row, Col int }
+
+// Verdict is the verdict the cell at row, col shows, "" where it shows none.
+func (t tableView) Verdict(row, col int) vocab.Verdict { return t.Verdicts[cellAt{row, col}] }
+
+// setVerdict marks the last row's cell at col as showing v.
+func (t *tableView) setVerdict(col int, v vocab.Verdict) {
+	if t.Verdicts == nil {
+		t.Verdicts = map[cellAt]vocab.Verdict{}
+	}
+	t.Verdicts[cellAt{len(t.Rows) - 1, col}] = v
 }
 
 type saidView struct {
