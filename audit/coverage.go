@@ -80,7 +80,7 @@ func (e *Expectation) CompareRefusal(err error) []string {
 	}
 	if e.Refused != nil {
 		for _, c := range *e.Refused {
-			if !strings.Contains(err.Error(), c+": ") {
+			if !namesCode(err, c) {
 				diffs = append(diffs, fmt.Sprintf("refused: expected the reason to name %s, got: %v", c, err))
 			}
 		}

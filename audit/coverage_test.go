@@ -163,9 +163,15 @@ func TestExpectCoverage(t *testing.T) {
 func TestExpectRefusal(t *testing.T) {
 	codes := []string{string(coverage.CodeIncomplete)}
 	e := &Expectation{Refused: &codes}
-	refused := errors.New("x.sqlite: the audit is unavailable: the capture holds no memory copy records (...); capture-incomplete: nsys says ...")
+	reader := errors.New("x.sqlite: the audit is unavailable: the capture holds no memory copy records (...)")
+	refused := &Refusal{Err: reader, Limits: []diag.Diagnostic{{Level: diag.Warning, Detail: coverage.Incomplete{}}}}
 	if d := e.CompareRefusal(refused); len(d) != 0 {
 		t.Errorf("differs: %v", d)
+	}
+	// The code is taken from the typed limits, not from the words.
+	worded := errors.New(reader.Error() + "; capture-incomplete: nsys says ...")
+	if d := e.CompareRefusal(worded); len(d) != 1 {
+		t.Errorf("a code in words only: %v", d)
 	}
 	if d := e.CompareRefusal(errors.New("x.sqlite: the audit is unavailable: the capture holds no memory copy records (...)")); len(d) != 1 {
 		t.Errorf("no code named: %v", d)

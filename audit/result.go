@@ -7,6 +7,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/coverage"
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/framework"
+	"github.com/nsyscheck/nsyscheck/records"
 
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
@@ -60,7 +61,7 @@ type Audit struct {
 	// cuda_memcpy_async rule; nil until Compare is called.
 	NVIDIA *RuleComparison `json:"nvidiaRule,omitempty"`
 
-	Missing []capture.Gap `json:"missing,omitempty"`
+	Missing []records.Gap `json:"missing,omitempty"`
 	// Coverage is what the capture can and cannot show (Cover): what nsys
 	// traced, what it says it lost, graph launches and migrations; nil
 	// until Cover is called.

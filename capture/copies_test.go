@@ -270,7 +270,7 @@ func TestStreamCopiesVersionedAndMissing(t *testing.T) {
 	}
 	found := false
 	for _, g := range read.gaps {
-		found = found || g.Fact == FactNVTX
+		found = found || g.Fact == records.FactNVTX
 	}
 	if !found {
 		t.Errorf("no NVTX table but nothing said missing: %+v", read.gaps)

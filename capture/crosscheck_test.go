@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nsyscheck/nsyscheck/records"
 )
 
 // TestCrosscheckSQLiteCSV checks that the SQLite export and the nsys stats
@@ -75,7 +77,7 @@ func TestCrosscheckGPUAndNVTXRecords(t *testing.T) {
 				t.Fatal(err)
 			}
 			crosscheck(t, d+"/"+base+".sqlite", d)
-			for _, f := range []Fact{FactMemcpy, FactMemcpyBytes, FactMemoryKinds, FactCorrelation, FactKernels} {
+			for _, f := range []records.Fact{records.FactMemcpy, records.FactMemcpyBytes, records.FactMemoryKinds, records.FactCorrelation, records.FactKernels} {
 				if !cs.Has(f) {
 					t.Errorf("the CSV folder lacks %s: %s", f, cs.Why(f))
 				}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
+	"github.com/nsyscheck/nsyscheck/records"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
@@ -80,18 +81,18 @@ func TestCSVContent(t *testing.T) {
 	if n != 22 {
 		t.Errorf("%d cudaMemcpyAsync calls, want 22", n)
 	}
-	for _, f := range []Fact{FactMemcpy, FactMemcpyBytes, FactMemoryKinds, FactCorrelation, FactKernels, FactNVTX} {
+	for _, f := range []records.Fact{records.FactMemcpy, records.FactMemcpyBytes, records.FactMemoryKinds, records.FactCorrelation, records.FactKernels, records.FactNVTX} {
 		if c.Has(f) {
 			t.Errorf("CSV capture claims %s", f)
 		}
 	}
-	for _, f := range []Fact{FactAPITrace, FactAPISummary, FactNVTXSummary, FactMemSummary, FactProcessScope} {
+	for _, f := range []records.Fact{records.FactAPITrace, records.FactAPISummary, records.FactNVTXSummary, records.FactMemSummary, records.FactProcessScope} {
 		if !c.Has(f) {
 			t.Errorf("CSV capture lacks %s: %s", f, c.Why(f))
 		}
 	}
-	if !strings.Contains(c.Why(FactMemcpyBytes), "cuda_gpu_trace") {
-		t.Errorf("memcpy-bytes reason: %q", c.Why(FactMemcpyBytes))
+	if !strings.Contains(c.Why(records.FactMemcpyBytes), "cuda_gpu_trace") {
+		t.Errorf("memcpy-bytes reason: %q", c.Why(records.FactMemcpyBytes))
 	}
 	if len(c.MemSummary) != 2 || c.MemSummary[0].Kind != vocab.CopyHtoD || c.MemSummary[0].Count != 155 ||
 		c.MemSummary[0].TotalNs != 783402530 || c.MemSummary[0].TotalMB != 11377.050 {
@@ -144,8 +145,8 @@ func TestCSVQuirks(t *testing.T) {
 	if c.Calls[0].Name != "cuLaunchKernel" {
 		t.Errorf("driver call not kept: %+v", c.Calls[0])
 	}
-	if c.Has(FactAPISummary) || !strings.Contains(c.Why(FactAPISummary), "nsys stats --report cuda_api_sum") {
-		t.Errorf("api-summary: %q", c.Why(FactAPISummary))
+	if c.Has(records.FactAPISummary) || !strings.Contains(c.Why(records.FactAPISummary), "nsys stats --report cuda_api_sum") {
+		t.Errorf("api-summary: %q", c.Why(records.FactAPISummary))
 	}
 
 	// --timeunit usec exports decimals in microseconds.
@@ -227,7 +228,7 @@ func TestCSVEmptyReportIsMissing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Has(FactNVTXSummary) || !strings.Contains(c.Why(FactNVTXSummary), "is empty") {
-		t.Errorf("nvtx-summary: %q", c.Why(FactNVTXSummary))
+	if c.Has(records.FactNVTXSummary) || !strings.Contains(c.Why(records.FactNVTXSummary), "is empty") {
+		t.Errorf("nvtx-summary: %q", c.Why(records.FactNVTXSummary))
 	}
 }

@@ -12,7 +12,7 @@ import (
 // checkPlausible fails on any number of m outside the plausible
 // magnitudes that validate enforces, and on a rate that contradicts the
 // bytes and time beside it by more than a factor of four.
-func checkPlausible(t *testing.T, m *Measurements) {
+func checkPlausible(t *testing.T, m *program.Measurements) {
 	t.Helper()
 	bad := func(ms, gbps float64, bytes int64) bool {
 		return !(ms >= 0 && ms <= maxProgramMs) || !(gbps >= 0 && gbps <= maxMemoryGBps) || bytes < 0 || bytes > maxBytes
@@ -87,7 +87,7 @@ func FuzzMeasurements(f *testing.F) {
 			return
 		}
 		checkPlausible(t, m)
-		if m.Schema != MeasurementsSchema {
+		if m.Schema != program.Schema {
 			t.Fatalf("schema %q accepted", m.Schema)
 		}
 		for _, c := range m.Copies {

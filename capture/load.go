@@ -114,9 +114,9 @@ func FromSource(ctx context.Context, src *source.Source, opts Options) (*Capture
 	}
 	c.Files, c.Sources, c.OtherThreads = info.Files, info.Sources, info.OtherThreads
 	if c.Format == FormatCSV {
-		c.Lack(FactProgram, "the CSV reports hold no program output; put the transcript or results JSON beside them")
+		c.Lack(records.FactProgram, "the CSV reports hold no program output; put the transcript or results JSON beside them")
 	} else {
-		c.Lack(FactProgram, "an Nsight Systems export holds no numbers printed by the program; give its transcript or results JSON as well")
+		c.Lack(records.FactProgram, "an Nsight Systems export holds no numbers printed by the program; give its transcript or results JSON as well")
 	}
 	c.Sort()
 	attachProgram(c, src.Siblings)
@@ -141,7 +141,7 @@ func formatOf(k nsysdb.Kind) Format {
 // programCapture reads a file of the program's own numbers (a transcript
 // or a measurements file, as kind names it) from r with parse, into a
 // capture of the given format that lacks every trace fact.
-func programCapture(path string, r io.Reader, format Format, kind string, parse func(io.Reader, string) (*Measurements, error)) (*Capture, error) {
+func programCapture(path string, r io.Reader, format Format, kind string, parse func(io.Reader, string) (*program.Measurements, error)) (*Capture, error) {
 	m, err := parse(inputerr.Bounded(r, program.MaxFile, path, "a "+kind), path)
 	if err != nil {
 		return nil, err
@@ -159,8 +159,8 @@ func programCapture(path string, r io.Reader, format Format, kind string, parse 
 // transcript, a results JSON or a measurements file) cannot provide.
 func programLacks(c *Capture, what string) {
 	reason := what + " holds the program's timings, not an Nsight Systems trace"
-	for _, f := range []Fact{FactAPITrace, FactAPISummary, FactMemcpy, FactMemcpyBytes, FactMemoryKinds,
-		FactCorrelation, FactKernels, FactNVTX, FactNVTXSummary, FactProcessScope, FactMemSummary} {
+	for _, f := range []records.Fact{records.FactAPITrace, records.FactAPISummary, records.FactMemcpy, records.FactMemcpyBytes, records.FactMemoryKinds,
+		records.FactCorrelation, records.FactKernels, records.FactNVTX, records.FactNVTXSummary, records.FactProcessScope, records.FactMemSummary} {
 		c.Lack(f, reason)
 	}
 }
@@ -169,7 +169,7 @@ func programLacks(c *Capture, what string) {
 // c.Meta has none. A driver written as a bare integer (cudaDriverGetVersion,
 // e.g. "13000") is the CUDA driver version; anything else ("580.173.02") is
 // the driver release.
-func fillMetaFromProgram(c *Capture, m *Measurements) {
+func fillMetaFromProgram(c *Capture, m *program.Measurements) {
 	if c.Meta.GPU == "" {
 		c.Meta.GPU = m.GPU
 	}
@@ -220,7 +220,7 @@ func attachProgram(c *Capture, siblings []string) {
 		c.Program = pc.Program
 		c.Files = append(c.Files, p)
 		fillMetaFromProgram(c, pc.Program)
-		dropGap(c, FactProgram)
+		dropGap(c, records.FactProgram)
 		return
 	}
 }
@@ -236,7 +236,7 @@ func setAside(c *Capture, path, reason string) {
 }
 
 // dropGap removes a fact from c.Missing once another input supplied it.
-func dropGap(c *Capture, f Fact) {
+func dropGap(c *Capture, f records.Fact) {
 	out := c.Missing[:0]
 	for _, g := range c.Missing {
 		if g.Fact != f {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nsyscheck/nsyscheck/records"
 )
 
 // copyFiles copies the named files of src into a new folder.
@@ -56,8 +58,8 @@ func TestLoadDirPrefersSQLiteAndAttachesProgram(t *testing.T) {
 	if c.Program == nil || len(c.Program.Copies) != 20 {
 		t.Fatal("the transcript's numbers were not attached")
 	}
-	if !c.Has(FactProgram) {
-		t.Errorf("program-numbers still missing: %s", c.Why(FactProgram))
+	if !c.Has(records.FactProgram) {
+		t.Errorf("program-numbers still missing: %s", c.Why(records.FactProgram))
 	}
 	last := c.Files[len(c.Files)-1]
 	if filepath.Base(last) != "ref.transcript.txt" {

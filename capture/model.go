@@ -30,30 +30,6 @@ const (
 	FormatMeasurements Format = "measurements" // also the program's results JSON
 )
 
-// Fact names one kind of information a Capture may or may not hold, as
-// the readers name it (records.Fact).
-type Fact = records.Fact
-
-// The facts the predictions need. A loader lists in Capture.Missing every
-// fact its input cannot provide.
-const (
-	FactAPITrace     = records.FactAPITrace
-	FactAPISummary   = records.FactAPISummary
-	FactMemcpy       = records.FactMemcpy
-	FactMemcpyBytes  = records.FactMemcpyBytes
-	FactMemoryKinds  = records.FactMemoryKinds
-	FactCorrelation  = records.FactCorrelation
-	FactKernels      = records.FactKernels
-	FactNVTX         = records.FactNVTX
-	FactNVTXSummary  = records.FactNVTXSummary
-	FactProgram      = records.FactProgram
-	FactProcessScope = records.FactProcessScope
-	FactMemSummary   = records.FactMemSummary
-)
-
-// Gap records a fact an input cannot provide and why (records.Gap).
-type Gap = records.Gap
-
 // APICall is one CUDA runtime (or driver) API call from the trace. Times are
 // nanoseconds on the capture's clock.
 type APICall struct {
@@ -144,22 +120,6 @@ type RangeSummary struct {
 	TotalNs   int64  `json:"totalNs"`
 }
 
-// Measurements holds the program's own numbers (program.Measurements).
-type Measurements = program.Measurements
-
-// The parts of Measurements, as the program package names them.
-type (
-	CopyTiming      = program.CopyTiming
-	AsyncTiming     = program.AsyncTiming
-	KernelTiming    = program.KernelTiming
-	AsyncCallTotals = program.AsyncCallTotals
-	Gate            = program.Gate
-)
-
-// MeasurementsSchema is the value of Measurements.Schema this version reads
-// and writes (program.Schema).
-const MeasurementsSchema = program.Schema
-
 // Metadata describes where and how a capture was made, as far as the input says.
 type Metadata struct {
 	NsysVersion   string `json:"nsysVersion,omitempty"`
@@ -195,10 +155,10 @@ type Capture struct {
 
 	// Program holds the numbers the program itself reported (transcript,
 	// results JSON) or a measurements file; nil when the input has none.
-	Program *Measurements `json:"program,omitempty"`
+	Program *program.Measurements `json:"program,omitempty"`
 
 	// Missing lists the facts this input cannot provide.
-	Missing []Gap `json:"missing,omitempty"`
+	Missing []records.Gap `json:"missing,omitempty"`
 
 	// Notes say what the loader chose on the user's behalf, e.g. reading
 	// the SQLite export beside a report that nsys could not export.
@@ -209,7 +169,7 @@ type Capture struct {
 	// counts are of the calls Options.APINames selects. Sorted the way the
 	// program's thread is chosen (ThreadCount.Before). Empty when every
 	// thread was loaded.
-	OtherThreads []ThreadCount `json:"otherThreads,omitempty"`
+	OtherThreads []records.ThreadCount `json:"otherThreads,omitempty"`
 
 	// SetAside lists the files found beside the capture (a transcript or
 	// results JSON of the same base name, or the only one in its folder)
@@ -230,23 +190,19 @@ type Sources struct {
 	API, Memcpy, Kernel, NVTX string
 }
 
-// ThreadCount is the number of API calls one thread made, by which a
-// reader picks the program's thread (records.ThreadCount).
-type ThreadCount = records.ThreadCount
-
 // CountThreads counts the calls per thread (process and thread id) and
 // returns the threads in the order of ThreadCount.Before: the first is the
 // program's thread.
-func CountThreads(calls []APICall) []ThreadCount {
+func CountThreads(calls []APICall) []records.ThreadCount {
 	at := map[[2]int64]int{}
-	var out []ThreadCount
+	var out []records.ThreadCount
 	for _, a := range calls {
 		k := [2]int64{a.PID, a.TID}
 		i, ok := at[k]
 		if !ok {
 			i = len(out)
 			at[k] = i
-			out = append(out, ThreadCount{PID: a.PID, TID: a.TID})
+			out = append(out, records.ThreadCount{PID: a.PID, TID: a.TID})
 		}
 		out[i].Add(a.Name, 1)
 	}
@@ -255,7 +211,7 @@ func CountThreads(calls []APICall) []ThreadCount {
 }
 
 // Has reports whether the capture holds the given fact.
-func (c *Capture) Has(f Fact) bool {
+func (c *Capture) Has(f records.Fact) bool {
 	for _, g := range c.Missing {
 		if g.Fact == f {
 			return false
@@ -265,7 +221,7 @@ func (c *Capture) Has(f Fact) bool {
 }
 
 // Why returns the reason a fact is missing, or "" when it is present.
-func (c *Capture) Why(f Fact) string {
+func (c *Capture) Why(f records.Fact) string {
 	for _, g := range c.Missing {
 		if g.Fact == f {
 			return g.Reason
@@ -276,11 +232,11 @@ func (c *Capture) Why(f Fact) string {
 
 // Lack records that the capture cannot provide a fact. A fact already
 // recorded as missing keeps its first reason.
-func (c *Capture) Lack(f Fact, reason string) {
+func (c *Capture) Lack(f records.Fact, reason string) {
 	if !c.Has(f) {
 		return
 	}
-	c.Missing = append(c.Missing, Gap{Fact: f, Reason: reason})
+	c.Missing = append(c.Missing, records.Gap{Fact: f, Reason: reason})
 }
 
 // Sort orders every per-event list by start time (then by end, then by

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/nsyscheck/nsyscheck/program"
+	"github.com/nsyscheck/nsyscheck/records"
 )
 
 const (
@@ -52,7 +53,7 @@ func TestTranscriptContent(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := c.Program
-	if c.Format != FormatTranscript || m.Schema != MeasurementsSchema {
+	if c.Format != FormatTranscript || m.Schema != program.Schema {
 		t.Errorf("format %s schema %s", c.Format, m.Schema)
 	}
 	if len(m.Copies) != 20 || len(m.Async) != 2 || len(m.Kernels) != 2 || len(m.Gates) != 6 {
@@ -76,12 +77,12 @@ func TestTranscriptContent(t *testing.T) {
 	if m.Gates[4].Name != "kernel-device-resident" || !m.Gates[4].Passed {
 		t.Errorf("gate %+v", m.Gates[4])
 	}
-	for _, f := range []Fact{FactAPITrace, FactMemcpy, FactKernels, FactNVTX, FactCorrelation, FactMemoryKinds} {
+	for _, f := range []records.Fact{records.FactAPITrace, records.FactMemcpy, records.FactKernels, records.FactNVTX, records.FactCorrelation, records.FactMemoryKinds} {
 		if c.Has(f) {
 			t.Errorf("transcript claims %s", f)
 		}
 	}
-	if !c.Has(FactProgram) {
+	if !c.Has(records.FactProgram) {
 		t.Error("transcript lacks program-numbers")
 	}
 
@@ -189,7 +190,7 @@ func TestMeasurementsGBpsFilled(t *testing.T) {
 	if c.Meta.Driver != "580.173.02" || c.Meta.GPU != "Tesla T4" {
 		t.Errorf("meta %+v", c.Meta)
 	}
-	if c.Has(FactAPITrace) || c.Has(FactMemcpy) || !c.Has(FactProgram) {
+	if c.Has(records.FactAPITrace) || c.Has(records.FactMemcpy) || !c.Has(records.FactProgram) {
 		t.Errorf("missing %v", c.Missing)
 	}
 }

@@ -19,7 +19,7 @@ type ReadInfo struct {
 	// Sources names the table or report each kind of record came from.
 	Sources Sources
 	// OtherThreads counts the calls records.Selection.ProgramThread left out.
-	OtherThreads []ThreadCount
+	OtherThreads []records.ThreadCount
 }
 
 // Read streams the trace records of an opened source to h through the

@@ -33,7 +33,7 @@ type CopyScan struct {
 	Memsets   int64 // memsets, kept apart from the copies
 
 	// Missing lists what the input cannot tell (memory kinds, NVTX, ...).
-	Missing []Gap
+	Missing []records.Gap
 	// Notes say when another file was read than the one named: the SQLite
 	// export beside a .nsys-rep, as Capture.Notes do for the model.
 	Notes []string
@@ -47,13 +47,13 @@ const (
 
 // Lack records that the input cannot tell a fact; the first reason for a
 // fact is kept.
-func (s *CopyScan) Lack(f Fact, reason string) {
+func (s *CopyScan) Lack(f records.Fact, reason string) {
 	for _, g := range s.Missing {
 		if g.Fact == f {
 			return
 		}
 	}
-	s.Missing = append(s.Missing, Gap{Fact: f, Reason: reason})
+	s.Missing = append(s.Missing, records.Gap{Fact: f, Reason: reason})
 }
 
 // StreamCopies reads the copies of the capture at path for the audit, each
@@ -106,7 +106,7 @@ func scanOf(ctx context.Context, src *source.Source, sel records.Selection, feed
 	noCopies := "" // why the trace has no copy records, as its reader says
 	nextGap := h.Gap
 	h.Gap = func(g records.Gap) error {
-		if g.Fact == FactMemcpy && noCopies == "" {
+		if g.Fact == records.FactMemcpy && noCopies == "" {
 			noCopies = g.Reason
 		}
 		if nextGap == nil {
@@ -158,7 +158,7 @@ func scanOf(ctx context.Context, src *source.Source, sel records.Selection, feed
 		// the size of a page-granular buffer, as the lesson's program copies
 		// (so the model has per-copy bytes), but an application's sizes in
 		// general it can only round.
-		scan.Lack(FactMemcpyBytes, nsysdb.ReportGPUTrace+" gives bytes in MB rounded to its printed digits, so per-copy bytes are approximate")
+		scan.Lack(records.FactMemcpyBytes, nsysdb.ReportGPUTrace+" gives bytes in MB rounded to its printed digits, so per-copy bytes are approximate")
 	}
 	return scan, nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/internal/fixture"
 	"github.com/nsyscheck/nsyscheck/internal/golden"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
+	"github.com/nsyscheck/nsyscheck/records"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
@@ -207,13 +208,13 @@ func TestLoadSQLiteReference(t *testing.T) {
 			t.Fatalf("kernel %+v", k)
 		}
 	}
-	for _, f := range []Fact{FactAPITrace, FactMemcpy, FactMemcpyBytes, FactMemoryKinds, FactCorrelation,
-		FactKernels, FactNVTX, FactNVTXSummary, FactProcessScope, FactAPISummary} {
+	for _, f := range []records.Fact{records.FactAPITrace, records.FactMemcpy, records.FactMemcpyBytes, records.FactMemoryKinds, records.FactCorrelation,
+		records.FactKernels, records.FactNVTX, records.FactNVTXSummary, records.FactProcessScope, records.FactAPISummary} {
 		if !c.Has(f) {
 			t.Errorf("fact %s missing: %s", f, c.Why(f))
 		}
 	}
-	if c.Has(FactProgram) {
+	if c.Has(records.FactProgram) {
 		t.Error("an export cannot hold the program's numbers")
 	}
 	if len(c.APISummary)+len(c.MemSummary)+len(c.RangeSummary) != 0 {
@@ -391,38 +392,38 @@ func TestLoadSQLiteMissingTables(t *testing.T) {
 		if len(c.Memcpys) != 0 || len(c.Calls) != 444 {
 			t.Errorf("memcpys %d calls %d", len(c.Memcpys), len(c.Calls))
 		}
-		for _, f := range []Fact{FactMemcpy, FactMemcpyBytes, FactMemoryKinds} {
+		for _, f := range []records.Fact{records.FactMemcpy, records.FactMemcpyBytes, records.FactMemoryKinds} {
 			if c.Has(f) || !strings.Contains(c.Why(f), "CUPTI_ACTIVITY_KIND_MEMCPY") || !strings.Contains(c.Why(f), "-t cuda") {
 				t.Errorf("fact %s: %q", f, c.Why(f))
 			}
 		}
-		if !c.Has(FactKernels) || !c.Has(FactNVTX) {
+		if !c.Has(records.FactKernels) || !c.Has(records.FactNVTX) {
 			t.Error("kernels and NVTX are still there")
 		}
-		if why := c.Why(FactMemcpy); !strings.Contains(why, "though it traced CUDA") || !strings.Contains(why, "did not keep them") {
+		if why := c.Why(records.FactMemcpy); !strings.Contains(why, "though it traced CUDA") || !strings.Contains(why, "did not keep them") {
 			t.Errorf("traced with CUDA: %q", why)
 		}
 		// Where nsys says it did not trace CUDA, that is why.
 		p = fixture.SQLite(t, refSQLite, "DROP TABLE CUPTI_ACTIVITY_KIND_MEMCPY",
 			"UPDATE META_DATA_CAPTURE SET value = 'false' WHERE name LIKE '%:COLLECT_CUDA_TRACE'")
-		if why := sqLoad(t, p, Options{}).Why(FactMemcpy); !strings.Contains(why, "nsys did not trace CUDA (nsys profile -t without cuda)") {
+		if why := sqLoad(t, p, Options{}).Why(records.FactMemcpy); !strings.Contains(why, "nsys did not trace CUDA (nsys profile -t without cuda)") {
 			t.Errorf("not traced: %q", why)
 		}
 	})
 	t.Run("kernel", func(t *testing.T) {
 		p := fixture.SQLite(t, refSQLite, "DROP TABLE CUPTI_ACTIVITY_KIND_KERNEL")
 		c := sqLoad(t, p, Options{})
-		if len(c.Kernels) != 0 || c.Has(FactKernels) || !strings.Contains(c.Why(FactKernels), "CUPTI_ACTIVITY_KIND_KERNEL") {
-			t.Errorf("kernels %d why %q", len(c.Kernels), c.Why(FactKernels))
+		if len(c.Kernels) != 0 || c.Has(records.FactKernels) || !strings.Contains(c.Why(records.FactKernels), "CUPTI_ACTIVITY_KIND_KERNEL") {
+			t.Errorf("kernels %d why %q", len(c.Kernels), c.Why(records.FactKernels))
 		}
-		if !c.Has(FactMemcpy) {
+		if !c.Has(records.FactMemcpy) {
 			t.Error("memcpy lost")
 		}
 	})
 	t.Run("nvtx", func(t *testing.T) {
 		p := fixture.SQLite(t, refSQLite, "DROP TABLE NVTX_EVENTS")
 		c := sqLoad(t, p, Options{})
-		for _, f := range []Fact{FactNVTX, FactNVTXSummary} {
+		for _, f := range []records.Fact{records.FactNVTX, records.FactNVTXSummary} {
 			if c.Has(f) || !strings.Contains(c.Why(f), "NVTX_EVENTS") || !strings.Contains(c.Why(f), "nvtx") {
 				t.Errorf("fact %s: %q", f, c.Why(f))
 			}
@@ -443,8 +444,8 @@ func TestLoadSQLiteMissingTables(t *testing.T) {
 	t.Run("event type enum", func(t *testing.T) {
 		p := fixture.SQLite(t, refSQLite, "DROP TABLE ENUM_NSYS_EVENT_TYPE")
 		c := sqLoad(t, p, Options{})
-		if c.Has(FactNVTX) || len(c.Ranges) != 0 {
-			t.Errorf("NVTX without event types: %d ranges, why %q", len(c.Ranges), c.Why(FactNVTX))
+		if c.Has(records.FactNVTX) || len(c.Ranges) != 0 {
+			t.Errorf("NVTX without event types: %d ranges, why %q", len(c.Ranges), c.Why(records.FactNVTX))
 		}
 	})
 	t.Run("empty database", func(t *testing.T) {
@@ -476,7 +477,7 @@ func TestLoadSQLiteMissingColumn(t *testing.T) {
 	// capture says what it lacks.
 	p = fixture.SQLite(t, refSQLite, recreate("CUPTI_ACTIVITY_KIND_RUNTIME", `start, "end", nameId, returnValue`, "start")...)
 	c := sqLoad(t, p, Options{})
-	if len(c.Calls) != 444 || c.Has(FactCorrelation) || c.Has(FactProcessScope) {
+	if len(c.Calls) != 444 || c.Has(records.FactCorrelation) || c.Has(records.FactProcessScope) {
 		t.Errorf("calls %d missing %v", len(c.Calls), c.Missing)
 	}
 }
@@ -485,11 +486,11 @@ func TestLoadSQLiteMemcpyWithoutKinds(t *testing.T) {
 	p := fixture.SQLite(t, refSQLite, recreate("CUPTI_ACTIVITY_KIND_MEMCPY",
 		`start, "end", deviceId, contextId, streamId, correlationId, globalPid, bytes, copyKind`, "start")...)
 	c := sqLoad(t, p, Options{})
-	if len(c.Memcpys) != 289 || !c.Has(FactMemcpy) || !c.Has(FactMemcpyBytes) || c.Has(FactMemoryKinds) {
+	if len(c.Memcpys) != 289 || !c.Has(records.FactMemcpy) || !c.Has(records.FactMemcpyBytes) || c.Has(records.FactMemoryKinds) {
 		t.Fatalf("memcpys %d missing %v", len(c.Memcpys), c.Missing)
 	}
-	if !strings.Contains(c.Why(FactMemoryKinds), "srcKind") {
-		t.Errorf("why = %q", c.Why(FactMemoryKinds))
+	if !strings.Contains(c.Why(records.FactMemoryKinds), "srcKind") {
+		t.Errorf("why = %q", c.Why(records.FactMemoryKinds))
 	}
 	for _, m := range c.Memcpys {
 		if m.Src != vocab.MemUnknown || m.Dst != vocab.MemUnknown || (m.Kind != vocab.CopyHtoD && m.Kind != vocab.CopyDtoH) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/internal/fixture"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+	"github.com/nsyscheck/nsyscheck/records"
 )
 
 // progGtid is the global thread id of the reference capture's calls.
@@ -73,7 +74,7 @@ func TestLoadSQLiteProgramThread(t *testing.T) {
 		t.Errorf("program thread: %d calls, %d copies, %d kernels; want %d, %d, %d",
 			len(c.Calls), len(c.Memcpys), len(c.Kernels), len(ref.Calls), len(ref.Memcpys), len(ref.Kernels))
 	}
-	want := []ThreadCount{{PID: pid, TID: tid + 1, Calls: 37, MemcpyAsync: 5}}
+	want := []records.ThreadCount{{PID: pid, TID: tid + 1, Calls: 37, MemcpyAsync: 5}}
 	if !reflect.DeepEqual(c.OtherThreads, want) {
 		t.Errorf("OtherThreads = %+v, want %+v", c.OtherThreads, want)
 	}
@@ -146,7 +147,7 @@ func TestLoadCSVProgramThread(t *testing.T) {
 	if !reflect.DeepEqual(c.Calls, ref.Calls) {
 		t.Errorf("program thread: %d calls, want %d", len(c.Calls), len(ref.Calls))
 	}
-	want := []ThreadCount{{PID: 22, TID: 23, Calls: 40, MemcpyAsync: 5}}
+	want := []records.ThreadCount{{PID: 22, TID: 23, Calls: 40, MemcpyAsync: 5}}
 	if !reflect.DeepEqual(c.OtherThreads, want) {
 		t.Errorf("OtherThreads = %+v, want %+v", c.OtherThreads, want)
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
+	"github.com/nsyscheck/nsyscheck/program"
 	"github.com/nsyscheck/nsyscheck/records"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
@@ -274,7 +275,7 @@ func (v *validator) bytes(what string, n int64) {
 // program checks the program's numbers: each within its magnitude, each
 // bandwidth within the fastest link or memory it could come from, and each
 // agreeing with the bytes and time beside it.
-func (v *validator) program(m *Measurements) {
+func (v *validator) program(m *program.Measurements) {
 	const link, memory = "any link between host and device", "any GPU memory"
 	for _, c := range m.Copies {
 		what := fmt.Sprintf("%s %s copy of %d bytes", c.Direction, c.Source, c.Bytes)

@@ -19,7 +19,6 @@ import (
 	"github.com/nsyscheck/nsyscheck/privacy"
 	"github.com/nsyscheck/nsyscheck/records"
 	"github.com/nsyscheck/nsyscheck/replay"
-	"github.com/nsyscheck/nsyscheck/report"
 	"github.com/nsyscheck/nsyscheck/runinfo"
 	"github.com/nsyscheck/nsyscheck/source"
 	"github.com/nsyscheck/nsyscheck/timeline"
@@ -348,19 +347,23 @@ func flaggedOf(rows []nsysrule.FlaggedCopy) []audit.Flagged {
 var captureExts = []string{exportcache.Suffix, ".sqlite", ".nsys-rep", ".qdrep"}
 
 // coverRefusal adds to the refusal of a trace with no copy record
-// (capture.ProblemNoCopies) what the capture says it could not show, each
-// with its code and how to capture it whole, where it says so: nsys lost
-// its events, did not trace CUDA, or traced graphs whole. Any other error
-// is returned as it is.
+// (capture.ProblemNoCopies) what the capture says it could not show, where
+// it says so: nsys lost its events, did not trace CUDA, or traced graphs
+// whole (an *audit.Refusal, which report words). Any other error is
+// returned as it is.
 func coverRefusal(err error, c *coverage.Coverage, fw framework.Name) error {
 	var ie *inputerr.Error
 	if !errors.As(err, &ie) || !strings.HasPrefix(ie.Problem, capture.ProblemNoCopies) {
 		return err
 	}
+	r := &audit.Refusal{Err: err}
 	for _, d := range c.CaptureDiagnostics(fw) {
 		if coverage.Hides(d.Code()) {
-			ie.Problem += fmt.Sprintf("; %s: %s", d.Code(), report.DiagnosticText(d))
+			r.Limits = append(r.Limits, d)
 		}
 	}
-	return err
+	if len(r.Limits) == 0 {
+		return err
+	}
+	return r
 }

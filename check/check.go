@@ -27,7 +27,6 @@ import (
 	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/privacy"
 	"github.com/nsyscheck/nsyscheck/records"
-	"github.com/nsyscheck/nsyscheck/report"
 	"github.com/nsyscheck/nsyscheck/runinfo"
 	"github.com/nsyscheck/nsyscheck/source"
 	"github.com/nsyscheck/nsyscheck/vocab"
@@ -65,18 +64,13 @@ type Checked struct {
 	TraceLost *diag.TraceLoss
 }
 
-// Link is the PCIe link of the run's GPU, for the bandwidth plot; zero
+// PCIe is the PCIe link of the run's GPU as its run.json records it; zero
 // where the input holds no run.json.
-func (k *Checked) Link() report.Link {
+func (k *Checked) PCIe() runinfo.PCIe {
 	if k.Run == nil || k.Run.GPU == nil {
-		return report.Link{}
+		return runinfo.PCIe{}
 	}
-	return LinkOf(k.Run.GPU.PCIe)
-}
-
-// LinkOf is the report's view of a PCIe link.
-func LinkOf(p runinfo.PCIe) report.Link {
-	return report.Link{RatedGBps: p.RatedGBps, Gen: p.GenMax, Width: p.WidthMax}
+	return k.Run.GPU.PCIe
 }
 
 // LoadOptions are the capture options every command loads with: the API

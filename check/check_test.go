@@ -29,8 +29,8 @@ func TestPathsRunFolder(t *testing.T) {
 	if k.Run == nil || k.Run.GPU == nil {
 		t.Fatal("run.json of the run folder not read")
 	}
-	if l := k.Link(); l.RatedGBps <= 0 || l.Gen == 0 || l.Width == 0 {
-		t.Errorf("Link() = %+v, want the run's PCIe link", l)
+	if l := k.PCIe(); l.RatedGBps <= 0 || l.GenMax == 0 || l.WidthMax == 0 {
+		t.Errorf("PCIe() = %+v, want the run's PCIe link", l)
 	}
 	d := codes(k.Result)
 	for _, c := range []diag.Code{diag.CodeNsysRule, diag.CodePCIe, diag.CodeResident} {

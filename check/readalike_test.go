@@ -11,6 +11,7 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/audit"
 	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/records"
 )
 
 // TestVerifyAndAuditReadAlike: verify and audit read an input through the
@@ -54,7 +55,7 @@ func TestVerifyAndAuditReadAlike(t *testing.T) {
 		t.Fatalf("verify %s: %v", lessonSet, err)
 	}
 	_, err = AuditCapture(context.Background(), lessonSet, &audit.Rates{LinkGBps: DefaultLinkGBps}, AuditOptions{NoRule: true})
-	if why := k.Capture.Why(capture.FactMemcpy); err == nil || why == "" || !strings.Contains(err.Error(), "the audit is unavailable") || !strings.Contains(err.Error(), why) {
+	if why := k.Capture.Why(records.FactMemcpy); err == nil || why == "" || !strings.Contains(err.Error(), "the audit is unavailable") || !strings.Contains(err.Error(), why) {
 		t.Errorf("audit %s: %v; want it unavailable because %q, as verify says", lessonSet, err, why)
 	}
 

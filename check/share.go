@@ -6,6 +6,7 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
+	"github.com/nsyscheck/nsyscheck/records"
 	"github.com/nsyscheck/nsyscheck/runinfo"
 
 	"github.com/nsyscheck/nsyscheck/capture"
@@ -70,7 +71,7 @@ func attachLostTrace(r *predictions.Result, c *capture.Capture, info *runinfo.In
 // program says it timed: an empty or truncated trace, nil when the trace
 // holds at least as many calls as the program timed.
 func traceShortfall(c *capture.Capture) *diag.TraceLoss {
-	if c.Program == nil || !c.Has(capture.FactAPITrace) {
+	if c.Program == nil || !c.Has(records.FactAPITrace) {
 		return nil
 	}
 	calls := map[string]int{}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/nsyscheck/nsyscheck/diag"
+	"github.com/nsyscheck/nsyscheck/program"
+	"github.com/nsyscheck/nsyscheck/records"
 
 	"github.com/nsyscheck/nsyscheck/capture"
 )
@@ -24,10 +26,10 @@ func callsOf(name string, n int) []capture.APICall {
 // holding at least as many is not; without the program's numbers nothing
 // can be said.
 func TestTraceShortfall(t *testing.T) {
-	prog := &capture.Measurements{
-		Copies:  []capture.CopyTiming{{Runs: 10}, {Runs: 10}},
-		Async:   []capture.AsyncTiming{{Source: "pageable", Runs: 10}, {Source: "pinned", Runs: 10}},
-		Kernels: []capture.KernelTiming{{Runs: 10}, {Runs: 10}},
+	prog := &program.Measurements{
+		Copies:  []program.CopyTiming{{Runs: 10}, {Runs: 10}},
+		Async:   []program.AsyncTiming{{Source: "pageable", Runs: 10}, {Source: "pinned", Runs: 10}},
+		Kernels: []program.KernelTiming{{Runs: 10}, {Runs: 10}},
 	}
 	full := append(append(callsOf("cudaMemcpy", 26), callsOf("cudaMemcpyAsync", 22)...), callsOf("cudaLaunchKernel", 22)...)
 	if got := traceShortfall(&capture.Capture{Program: prog, Calls: full}); got != nil {
@@ -41,7 +43,7 @@ func TestTraceShortfall(t *testing.T) {
 	}
 	// The calls another thread made count too.
 	other := &capture.Capture{Program: prog, Calls: append(callsOf("cudaMemcpy", 26), callsOf("cudaLaunchKernel", 20)...),
-		OtherThreads: []capture.ThreadCount{{PID: 1, TID: 2, MemcpyAsync: 20}}}
+		OtherThreads: []records.ThreadCount{{PID: 1, TID: 2, MemcpyAsync: 20}}}
 	if got := traceShortfall(other); got != nil {
 		t.Errorf("calls on another thread: %+v", got)
 	}
@@ -51,7 +53,7 @@ func TestTraceShortfall(t *testing.T) {
 	if got := traceShortfall(&capture.Capture{Calls: cut}); got != nil {
 		t.Errorf("no program numbers: %+v", got)
 	}
-	noTrace := &capture.Capture{Program: prog, Missing: []capture.Gap{{Fact: capture.FactAPITrace, Reason: "CSV without trace"}}}
+	noTrace := &capture.Capture{Program: prog, Missing: []records.Gap{{Fact: records.FactAPITrace, Reason: "CSV without trace"}}}
 	if got := traceShortfall(noTrace); got != nil {
 		t.Errorf("an input without an API trace: %+v", got)
 	}

@@ -1,8 +1,8 @@
 package predictions
 
 import (
-	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/diag"
+	"github.com/nsyscheck/nsyscheck/records"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
@@ -44,7 +44,7 @@ type ThreadCalls struct {
 // OtherThreads: the trace was read from one thread and others were left
 // out. Read says why that thread, by its counts.
 type OtherThreads struct {
-	Read   capture.ThreadCount
+	Read   records.ThreadCount
 	Others []ThreadCalls
 }
 

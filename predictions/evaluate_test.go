@@ -7,6 +7,7 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/diag"
+	"github.com/nsyscheck/nsyscheck/program"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
@@ -334,8 +335,8 @@ func TestTwoThreads(t *testing.T) {
 
 func TestSourcesDisagree(t *testing.T) {
 	c := synthCapture(synthOpts{})
-	c.Program = &capture.Measurements{Schema: capture.MeasurementsSchema,
-		Async: []capture.AsyncTiming{
+	c.Program = &program.Measurements{Schema: program.Schema,
+		Async: []program.AsyncTiming{
 			{Source: "pageable", CallMs: 9, CompletionMs: 9.1},
 			{Source: "pinned", CallMs: 0.5, CompletionMs: 1.2}, // share 0.42: died
 		}}
@@ -360,8 +361,8 @@ func TestSourcesDisagree(t *testing.T) {
 }
 
 func TestProgramOnlyCallTimeNeedsTrace(t *testing.T) {
-	c := &capture.Capture{Path: "x.txt", Format: capture.FormatTranscript, Program: &capture.Measurements{
-		Async: []capture.AsyncTiming{{Source: "pageable", CallMs: 9, CompletionMs: 9.1}, {Source: "pinned", CallMs: 0.004, CompletionMs: 1.2}},
+	c := &capture.Capture{Path: "x.txt", Format: capture.FormatTranscript, Program: &program.Measurements{
+		Async: []program.AsyncTiming{{Source: "pageable", CallMs: 9, CompletionMs: 9.1}, {Source: "pinned", CallMs: 0.004, CompletionMs: 1.2}},
 	}}
 	r := Evaluate(c)
 	wantVerdicts(t, r, map[string]Verdict{"2.pageable": Held, "2.pinned": Held, "4.calltime": Unavailable, "4.bytes": Unavailable, "1.floor": Unavailable})

@@ -5,6 +5,7 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/diag"
+	"github.com/nsyscheck/nsyscheck/records"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
@@ -180,7 +181,7 @@ var part4 = Part{
 		calls, bytes, bytesWhy := in.trace.part4(ad)
 		callsSlot.Set(n, calls, nil)
 		bytesSlot.Set(n, bytes, bytesWhy)
-		if bytes == nil && !in.Capture.Has(capture.FactMemcpy) {
+		if bytes == nil && !in.Capture.Has(records.FactMemcpy) {
 			bytesSlot.SetShort(n, NoPerCopyRecords{AddGPUTrace: in.Capture.Format == capture.FormatCSV})
 		}
 	},

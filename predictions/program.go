@@ -8,6 +8,7 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/diag"
+	"github.com/nsyscheck/nsyscheck/program"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
@@ -58,7 +59,7 @@ func programCalls(c *capture.Capture, n *Numbers) {
 	bytesSlot.SetShort(n, ProgramGivesNoGroupBytes{})
 }
 
-func programSweep(m *capture.Measurements, dir vocab.Direction, label Program) (*sweepData, Why) {
+func programSweep(m *program.Measurements, dir vocab.Direction, label Program) (*sweepData, Why) {
 	sd := &sweepData{dir: dir, pageable: map[int64]timing{}, pinned: map[int64]timing{}}
 	n := 0
 	for _, c := range m.Copies {
@@ -108,7 +109,7 @@ func programSweep(m *capture.Measurements, dir vocab.Direction, label Program) (
 	return sd, nil
 }
 
-func programAsync(m *capture.Measurements, label Program) (*asyncData, Why) {
+func programAsync(m *program.Measurements, label Program) (*asyncData, Why) {
 	ad := &asyncData{side: map[vocab.MemKind]*asyncSide{}, how: ProgramAsync{Program: label}}
 	for _, a := range m.Async {
 		src := vocab.MemKind(strings.ToLower(a.Source))
@@ -134,7 +135,7 @@ func programAsync(m *capture.Measurements, label Program) (*asyncData, Why) {
 
 // kernelBytesOf returns the bytes a scaleCopy launch reads and writes: the
 // program's own figure when given, else the bundled program's design.
-func kernelBytesOf(m *capture.Measurements, diags *diagList) (int64, KernelBytesFrom) {
+func kernelBytesOf(m *program.Measurements, diags *diagList) (int64, KernelBytesFrom) {
 	design := 2 * kernelBytes
 	designFrom := KernelBytesFrom{Bytes: design}
 	if m == nil {
@@ -163,7 +164,7 @@ func kernelBytesOf(m *capture.Measurements, diags *diagList) (int64, KernelBytes
 	return design, designFrom
 }
 
-func programKernels(m *capture.Measurements, label Program, diags *diagList) (*kernelData, Why) {
+func programKernels(m *program.Measurements, label Program, diags *diagList) (*kernelData, Why) {
 	kd := &kernelData{ms: map[vocab.Variant]timing{}, how: ProgramKernels{Program: label}}
 	for _, k := range m.Kernels {
 		v := vocab.Variant(strings.ToLower(k.Variant))

@@ -2,12 +2,14 @@ package predictions
 
 import (
 	"database/sql"
-	"github.com/nsyscheck/nsyscheck/vocab"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/nsyscheck/nsyscheck/records"
+	"github.com/nsyscheck/nsyscheck/vocab"
 
 	_ "github.com/mattn/go-sqlite3"
 
@@ -137,7 +139,7 @@ func TestReferenceWithoutNVTX(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Has(capture.FactNVTX) {
+	if c.Has(records.FactNVTX) {
 		t.Fatal("the copy still has NVTX ranges")
 	}
 	r := Evaluate(c)

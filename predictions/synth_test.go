@@ -2,6 +2,7 @@ package predictions
 
 import (
 	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/records"
 
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/vocab"
@@ -167,16 +168,16 @@ func finish(s *synth, o synthOpts) *capture.Capture {
 	c := s.c
 	if o.noNVTX || o.csvLike {
 		c.Ranges = nil
-		c.Lack(capture.FactNVTX, "traced without -t nvtx")
+		c.Lack(records.FactNVTX, "traced without -t nvtx")
 	}
 	if o.csvLike {
 		c.Format = capture.FormatCSV
 		c.Memcpys, c.Kernels = nil, nil
-		c.Lack(capture.FactMemcpy, "CSV reports hold no per-copy activity")
-		c.Lack(capture.FactMemcpyBytes, "CSV reports give bytes only as totals")
-		c.Lack(capture.FactMemoryKinds, "no CSV report gives memory kinds")
-		c.Lack(capture.FactCorrelation, "no CSV report lists GPU activity")
-		c.Lack(capture.FactKernels, "no per-launch kernel activity")
+		c.Lack(records.FactMemcpy, "CSV reports hold no per-copy activity")
+		c.Lack(records.FactMemcpyBytes, "CSV reports give bytes only as totals")
+		c.Lack(records.FactMemoryKinds, "no CSV report gives memory kinds")
+		c.Lack(records.FactCorrelation, "no CSV report lists GPU activity")
+		c.Lack(records.FactKernels, "no per-launch kernel activity")
 		for i := range c.Calls {
 			c.Calls[i].Row = i + 1
 		}

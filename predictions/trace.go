@@ -6,6 +6,8 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/diag"
+	"github.com/nsyscheck/nsyscheck/program"
+	"github.com/nsyscheck/nsyscheck/records"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
@@ -41,8 +43,8 @@ func hasTrace(c *capture.Capture) bool {
 // newTrace picks the program's thread and indexes its records. It returns
 // nil and a reason when the capture has no API calls to read.
 func newTrace(c *capture.Capture, diags *diagList) (*traceCtx, Why) {
-	if !c.Has(capture.FactAPITrace) {
-		return nil, NoAPITrace{Lacks: c.Why(capture.FactAPITrace)}
+	if !c.Has(records.FactAPITrace) {
+		return nil, NoAPITrace{Lacks: c.Why(records.FactAPITrace)}
 	}
 	if len(c.Calls) == 0 {
 		return nil, NoCalls{}
@@ -81,7 +83,7 @@ func newTrace(c *capture.Capture, diags *diagList) (*traceCtx, Why) {
 			t.launch[t.calls[i].CorrelationID] = &t.calls[i]
 		}
 	}
-	if c.Has(capture.FactCorrelation) {
+	if c.Has(records.FactCorrelation) {
 		for i := range c.Memcpys {
 			m := &c.Memcpys[i]
 			if mine[m.CorrelationID] && (m.PID == 0 || me.PID == 0 || m.PID == me.PID) {
@@ -89,7 +91,7 @@ func newTrace(c *capture.Capture, diags *diagList) (*traceCtx, Why) {
 			}
 		}
 	}
-	if c.Has(capture.FactNVTX) {
+	if c.Has(records.FactNVTX) {
 		for _, r := range c.Ranges {
 			if (r.PID == me.PID && (r.TID == me.TID || r.TID == 0)) || (r.PID == 0 && r.TID == 0) {
 				t.ranges = append(t.ranges, r)
@@ -232,7 +234,7 @@ func hostKind(m *capture.Memcpy) vocab.MemKind {
 // memory is an error (its numbers still give the verdicts), any other
 // mismatch a warning. It reports whether the kinds matched.
 func (t *traceCtx) checkHostKind(group string, src vocab.MemKind, m *capture.Memcpy, dir vocab.Direction) bool {
-	if !t.c.Has(capture.FactMemoryKinds) {
+	if !t.c.Has(records.FactMemoryKinds) {
 		return true
 	}
 	hk := hostKind(m)
@@ -265,18 +267,18 @@ func (g callCopy) ms() float64 { return float64(g.end-g.call.Start) / 1e6 }
 
 // part1 finds one direction's sweep in the trace.
 func (t *traceCtx) part1(dir vocab.Direction) (*sweepData, Why) {
-	if !t.c.Has(capture.FactMemcpy) {
-		return nil, NoCopyRecords{Lacks: t.c.Why(capture.FactMemcpy)}
+	if !t.c.Has(records.FactMemcpy) {
+		return nil, NoCopyRecords{Lacks: t.c.Why(records.FactMemcpy)}
 	}
-	if !t.c.Has(capture.FactCorrelation) {
-		return nil, NoCorrelation{Lacks: t.c.Why(capture.FactCorrelation)}
+	if !t.c.Has(records.FactCorrelation) {
+		return nil, NoCorrelation{Lacks: t.c.Why(records.FactCorrelation)}
 	}
 	names := []string{"h2d-pageable", "h2d-pinned", "d2h-pageable", "d2h-pinned"}
 	if t.hasAnyRange(names...) {
 		return t.part1NVTX(dir)
 	}
 	sd, why := t.part1Runs(dir)
-	if sd != nil && t.c.Has(capture.FactNVTX) {
+	if sd != nil && t.c.Has(records.FactNVTX) {
 		m := sd.how.(SweepByRuns)
 		m.NoRanges = dir
 		sd.how = m
@@ -472,7 +474,7 @@ func (t *traceCtx) part1Range(dir vocab.Direction, src vocab.MemKind) (rangeGrou
 		}
 		hosts[o.cp.Bytes][hostKind(o.cp)] = true
 	}
-	if t.c.Has(capture.FactMemoryKinds) {
+	if t.c.Has(records.FactMemoryKinds) {
 		for b, h := range hosts {
 			if len(h) > 1 {
 				return rangeGroup{}, MixedHosts{Range: name, Kind: kind, Bytes: b, Kinds: len(h)}
@@ -604,8 +606,8 @@ func (t *traceCtx) runSizes(dir vocab.Direction, runs map[runKey][][]callCopy) [
 // part1Runs finds part 1 without NVTX: runs of consecutive cudaMemcpy calls
 // on the thread whose copies share direction, host memory kind and size.
 func (t *traceCtx) part1Runs(dir vocab.Direction) (*sweepData, Why) {
-	if !t.c.Has(capture.FactMemoryKinds) {
-		return nil, NoMemoryKinds{Lacks: t.c.Why(capture.FactMemoryKinds)}
+	if !t.c.Has(records.FactMemoryKinds) {
+		return nil, NoMemoryKinds{Lacks: t.c.Why(records.FactMemoryKinds)}
 	}
 	var seq []callCopy
 	for _, a := range t.named(apiMemcpy) {
@@ -680,7 +682,7 @@ func (t *traceCtx) part1Runs(dir vocab.Direction) (*sweepData, Why) {
 // lesson's calls.
 func (t *traceCtx) part2() (*asyncData, Why) {
 	all := t.named(apiMemcpyAsync)
-	withCopies := t.c.Has(capture.FactMemcpy) && t.c.Has(capture.FactCorrelation)
+	withCopies := t.c.Has(records.FactMemcpy) && t.c.Has(records.FactCorrelation)
 	groups, how, why := t.part2Groups(all, withCopies)
 	if why != nil {
 		return nil, why
@@ -743,7 +745,7 @@ func (t *traceCtx) part2Groups(all []capture.APICall, withCopies bool) (map[voca
 	switch {
 	case t.hasAnyRange("async-pageable", "async-pinned"):
 		return t.part2NVTX(all, withCopies)
-	case withCopies && t.c.Has(capture.FactMemoryKinds):
+	case withCopies && t.c.Has(records.FactMemoryKinds):
 		groups := map[vocab.MemKind][]capture.APICall{}
 		how, why := t.part2Copies(all, groups)
 		if why != nil {
@@ -776,7 +778,7 @@ func (t *traceCtx) part2NVTX(all []capture.APICall, withCopies bool) (map[vocab.
 		g := t.inRange(apiMemcpyAsync, r)
 		if withCopies {
 			g = t.hostToDevice(name, g)
-			if t.c.Has(capture.FactMemoryKinds) {
+			if t.c.Has(records.FactMemoryKinds) {
 				hosts := map[vocab.MemKind]bool{}
 				for _, a := range g {
 					if m := t.memcpy[a.CorrelationID]; m != nil {
@@ -938,9 +940,9 @@ func (t *traceCtx) bytesFromSummary() Why {
 }
 
 // part3 finds the timed scaleCopy launches of both variants.
-func (t *traceCtx) part3(prog *capture.Measurements) (*kernelData, Why) {
-	if !t.c.Has(capture.FactKernels) {
-		return nil, NoKernelRecords{Lacks: t.c.Why(capture.FactKernels)}
+func (t *traceCtx) part3(prog *program.Measurements) (*kernelData, Why) {
+	if !t.c.Has(records.FactKernels) {
+		return nil, NoKernelRecords{Lacks: t.c.Why(records.FactKernels)}
 	}
 	useLaunch := len(t.launch) > 0
 	var all, mine []launch // the thread's scaleCopy launches; all its launches
@@ -1062,7 +1064,7 @@ func (t *traceCtx) part3NVTX(mine []launch, owner LaunchOwner) (map[vocab.Varian
 // last 10 of 13 cudaMemcpy calls in NVTX range d2d-reference; nil where the
 // trace has none.
 func (t *traceCtx) deviceCopy() *DeviceCopy {
-	if !t.c.Has(capture.FactMemcpy) || !t.c.Has(capture.FactCorrelation) || !t.hasAnyRange("d2d-reference") {
+	if !t.c.Has(records.FactMemcpy) || !t.c.Has(records.FactCorrelation) || !t.hasAnyRange("d2d-reference") {
 		return nil
 	}
 	r, why := t.rangeNamed("d2d-reference")

@@ -17,6 +17,7 @@ import (
 	"sync"
 
 	"github.com/nsyscheck/nsyscheck/predictions"
+	"github.com/nsyscheck/nsyscheck/runinfo"
 
 	"gonum.org/v1/plot/plotter"
 )
@@ -33,6 +34,11 @@ type Link struct {
 	RatedGBps float64
 	// Gen and Width describe the link when known (0 otherwise).
 	Gen, Width int
+}
+
+// LinkOf is the plot's view of a run's PCIe link.
+func LinkOf(p runinfo.PCIe) Link {
+	return Link{RatedGBps: p.RatedGBps, Gen: p.GenMax, Width: p.WidthMax}
 }
 
 // name is the link's generation and width, or "PCIe" when unknown.

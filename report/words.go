@@ -1,12 +1,15 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/nsyscheck/nsyscheck/audit"
 	"github.com/nsyscheck/nsyscheck/coverage"
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/fleet"
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/privacy"
 	"github.com/nsyscheck/nsyscheck/vocab"
@@ -266,4 +269,23 @@ func findingNames(fs []privacy.Finding, limit int, withValues bool) string {
 		parts = append(parts, s)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// Refused is the words of an audit's refusal: an *audit.Refusal's reader
+// error with each limit the capture says it had, by its code and in words
+// (how to capture it whole); any other error as it is.
+func Refused(err error) error {
+	var r *audit.Refusal
+	if !errors.As(err, &r) {
+		return err
+	}
+	var ie *inputerr.Error
+	if !errors.As(r.Err, &ie) {
+		return err
+	}
+	worded := *ie
+	for _, d := range r.Limits {
+		worded.Problem += fmt.Sprintf("; %s: %s", d.Code(), DiagnosticText(d))
+	}
+	return &worded
 }

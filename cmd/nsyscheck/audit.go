@@ -193,10 +193,10 @@ func runAudit(opts *auditOptions, args []string, s Streams) error {
 	}
 	if err != nil && expect != nil && expect.Refused != nil {
 		// The expected answer is a refusal: the capture holds no answer.
-		return expectedRefusal(s, opts.Expect, expect.CompareRefusal(err), err)
+		return expectedRefusal(s, opts.Expect, expect.CompareRefusal(err), report.Refused(err))
 	}
 	if err != nil {
-		return &statusError{code: exitError, err: err}
+		return &statusError{code: exitError, err: report.Refused(err)}
 	}
 	// Inputs are named as given, relative; an export in the user's cache
 	// folder as "cache:", as verify names it.

@@ -254,7 +254,7 @@ func buildReports(checked []*check.Checked, pcieGBps float64) ([]*report.Report,
 	files := make([]map[string][]byte, len(checked))
 	for i, c := range checked {
 		r := c.Result
-		link := c.Link()
+		link := report.LinkOf(c.PCIe())
 		if pcieGBps > 0 {
 			link = report.Link{RatedGBps: pcieGBps}
 		}

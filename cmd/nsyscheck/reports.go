@@ -39,7 +39,7 @@ func writeRunReports(run *runner.Run, k *check.Checked) error {
 	if err := writeNew(run.Path("verdicts.json"), data.Bytes()); err != nil {
 		return err
 	}
-	rep, err := report.Build(r, report.Options{Link: k.Link()})
+	rep, err := report.Build(r, report.Options{Link: report.LinkOf(k.PCIe())})
 	if err != nil {
 		return err
 	}
