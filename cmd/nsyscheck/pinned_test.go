@@ -74,7 +74,12 @@ func TestPinnedNumbers(t *testing.T) {
 		t.Run(in.name, func(t *testing.T) {
 			path := in.path
 			if in.csvFrom != "" {
-				path = csvOnlyCopy(t, in.csvFrom)
+				// The copy is named from its own folder, so that the
+				// output (its wrapping included) does not depend on where
+				// the temporary folder lies.
+				dir := csvOnlyCopy(t, in.csvFrom)
+				t.Chdir(filepath.Dir(dir))
+				path = filepath.Base(dir)
 			}
 			if _, err := os.Stat(path); err != nil {
 				t.Fatalf("committed input missing: %v", err)
@@ -106,7 +111,10 @@ func csvOnlyCopy(t *testing.T, dir string) string {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("committed CSV reports missing under %s (%v)", dir, err)
 	}
-	out := t.TempDir()
+	out := filepath.Join(t.TempDir(), "reports")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
