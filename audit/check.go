@@ -348,10 +348,19 @@ type ClassChange struct {
 	// AfterPageable and AfterPinned are the same class's copies after.
 	AfterPageable Total `json:"afterPageable"`
 	AfterPinned   Total `json:"afterPinned"`
-	// Status is "pinned" (only pinned copies after), "gone" (none),
-	// or "still pageable".
-	Status string `json:"status"`
+	// Status is what became of the class.
+	Status ClassStatus `json:"status"`
 }
+
+// ClassStatus is what became of a pageable class after the fix.
+type ClassStatus string
+
+// The statuses of a ClassChange.
+const (
+	ClassPinned        ClassStatus = ClassStatus(vocab.MemPinned) // only pinned copies after
+	ClassGone          ClassStatus = "gone"                       // no copy of it after
+	ClassStillPageable ClassStatus = "still pageable"             // pageable copies after
+)
 
 type matchKey struct {
 	api, bucket, rng string
@@ -398,11 +407,11 @@ func classChanges(before, after *Audit) []ClassChange {
 	for i := range out {
 		switch {
 		case out[i].AfterPageable.Count > 0:
-			out[i].Status = "still pageable"
+			out[i].Status = ClassStillPageable
 		case out[i].AfterPinned.Count > 0:
-			out[i].Status = string(vocab.MemPinned)
+			out[i].Status = ClassPinned
 		default:
-			out[i].Status = "gone"
+			out[i].Status = ClassGone
 		}
 	}
 	return out

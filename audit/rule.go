@@ -1,9 +1,7 @@
 package audit
 
 import (
-	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
@@ -73,26 +71,6 @@ func (au *Audit) CompareRule(rule, source string, flagged []Flagged) *RuleCompar
 func (au *Audit) RuleUnavailable(rule, note string) {
 	au.NVIDIA = &RuleComparison{Rule: rule, Note: note, AuditCount: au.pageableAsync.len(),
 		OnlyRule: []Flagged{}, OnlyAudit: []Evidence{}}
-}
-
-// Summary is the comparison in one sentence.
-func (rc *RuleComparison) Summary() string {
-	if !rc.Available {
-		return fmt.Sprintf("NVIDIA's %s rule: not compared: %s", rc.Rule, rc.Note)
-	}
-	if rc.Agree {
-		return fmt.Sprintf("NVIDIA's %s rule (%s) agrees: it lists the same %s", rc.Rule, rc.Source, copies(rc.Both, "pageable async copy"))
-	}
-	return fmt.Sprintf("NVIDIA's %s rule (%s) disagrees: it lists %s, the audit %s, %d in both",
-		rc.Rule, rc.Source, copies(rc.RuleCount, "copy"), copies(rc.AuditCount, "pageable async copy"), rc.Both)
-}
-
-// copies is a count of copies in words: "1 copy", "2 copies".
-func copies(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %s", n, strings.TrimSuffix(noun, "y")+"ies")
 }
 
 // asyncCopies are the pageable async copies of a capture as the rule's

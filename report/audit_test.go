@@ -410,3 +410,22 @@ func TestAuditBadgesAreTyped(t *testing.T) {
 		t.Errorf("%d badges, want the title's and one per judged region (%d)", badges, judged)
 	}
 }
+
+// NVIDIA's rule's comparison in words: agreement, disagreement with both
+// counts, and why it was not compared.
+func TestRuleSummary(t *testing.T) {
+	for _, c := range []struct {
+		rc   audit.RuleComparison
+		want string
+	}{
+		{audit.RuleComparison{Rule: "r", Source: "s", Available: true, Agree: true, Both: 1, RuleCount: 1, AuditCount: 1},
+			"NVIDIA's r rule (s) agrees: it lists the same 1 pageable async copy"},
+		{audit.RuleComparison{Rule: "r", Source: "s", Available: true, Both: 1, RuleCount: 2, AuditCount: 3},
+			"NVIDIA's r rule (s) disagrees: it lists 2 copies, the audit 3 pageable async copies, 1 in both"},
+		{audit.RuleComparison{Rule: "r", Note: "nsys is not installed"}, "NVIDIA's r rule: not compared: nsys is not installed"},
+	} {
+		if got := ruleSummary(&c.rc); got != c.want {
+			t.Errorf("ruleSummary(%+v) = %q, want %q", c.rc, got, c.want)
+		}
+	}
+}

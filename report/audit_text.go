@@ -31,12 +31,25 @@ func AuditEnvelope(out *audit.Output, version string) Envelope {
 // diagnostics and exposures in words (audit.ReadOutput reads them back).
 type jsonAudit struct {
 	*audit.Audit
-	Diagnostics []jsonDiagnostic `json:"diagnostics,omitempty"`
-	Exposures   []string         `json:"exposures"`
+	Findings    []jsonAuditFinding `json:"findings"`
+	Diagnostics []jsonDiagnostic   `json:"diagnostics,omitempty"`
+	Exposures   []string           `json:"exposures"`
+}
+
+// jsonAuditFinding is a finding's JSON: its id, its title and rule in
+// words, its numbers and evidence.
+type jsonAuditFinding struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	Rule  string `json:"rule"`
+	audit.Finding
 }
 
 func auditJSON(au *audit.Audit) jsonAudit {
-	j := jsonAudit{Audit: au, Exposures: []string{}}
+	j := jsonAudit{Audit: au, Exposures: []string{}, Findings: []jsonAuditFinding{}}
+	for _, f := range au.Findings {
+		j.Findings = append(j.Findings, jsonAuditFinding{ID: f.ID, Title: findingTitle(f.ID), Rule: findingRule(f.ID), Finding: f})
+	}
 	if len(au.Diagnostics) > 0 {
 		j.Diagnostics = diagnosticsJSON(au.Diagnostics)
 	}

@@ -733,7 +733,7 @@ func detailOf(au *audit.Audit, verbose bool) auditDetail {
 	}
 	for _, f := range au.Findings {
 		fv := findingView{Head: fmt.Sprintf("%s: %s, %s, %s of host time", f.ID, nounsOf(f.Count, "copy"), audit.FormatMB(f.Bytes), ns(f.HostNs)),
-			Rule: f.Rule}
+			Rule: findingRule(f.ID)}
 		if len(hidden) > 0 {
 			fv.Head += " among the copies the capture holds"
 		}
@@ -757,7 +757,7 @@ func detailOf(au *audit.Audit, verbose bool) auditDetail {
 	d.Prediction = predictionWords(au.Prediction, coverage.HidesSaving(au.Diagnostics))
 	d.Replay = replayWords(au)
 	if au.NVIDIA != nil {
-		rule := au.NVIDIA.Summary()
+		rule := ruleSummary(au.NVIDIA)
 		if au.NVIDIA.Available && au.NVIDIA.RuleCount == 0 && len(hidden) > 0 {
 			rule += "; " + hiddenWords(hidden)
 		}
@@ -841,4 +841,40 @@ func replayWords(au *audit.Audit) []string {
 		out = append(out, fmt.Sprintf("%s in a cycle were taken at their measured times", nounsOf(int64(rp.Forced), "dependency")))
 	}
 	return out
+}
+
+// findingTitle is what a finding of the audit is, in words.
+func findingTitle(id string) string {
+	switch id {
+	case audit.FindingSecretlySync:
+		return "secretly synchronous: pageable async copies whose call held the host for most of the copy"
+	case audit.FindingNoOverlap:
+		return "cannot overlap: async copies whose call returned only after the copy had finished on the GPU"
+	}
+	return id
+}
+
+// findingRule is the rule by which the audit finds a finding's copies, in
+// words made of the audit's own thresholds.
+func findingRule(id string) string {
+	switch id {
+	case audit.FindingSecretlySync:
+		return fmt.Sprintf("an async API, pageable host memory, and the call lasted at least %.0f%% of the copy's GPU time", 100*audit.SyncThreshold)
+	case audit.FindingNoOverlap:
+		return fmt.Sprintf("an async API, a copy of at least %d µs on the GPU, and the call ended at or after the copy's end, so nothing on the host ran beside the copy",
+			audit.MinOverlapNs/1000)
+	}
+	return id
+}
+
+// ruleSummary is the comparison with NVIDIA's rule in one sentence.
+func ruleSummary(rc *audit.RuleComparison) string {
+	if !rc.Available {
+		return fmt.Sprintf("NVIDIA's %s rule: not compared: %s", rc.Rule, rc.Note)
+	}
+	if rc.Agree {
+		return fmt.Sprintf("NVIDIA's %s rule (%s) agrees: it lists the same %s", rc.Rule, rc.Source, nounsOf(int64(rc.Both), "pageable async copy"))
+	}
+	return fmt.Sprintf("NVIDIA's %s rule (%s) disagrees: it lists %s, the audit %s, %d in both",
+		rc.Rule, rc.Source, nounsOf(int64(rc.RuleCount), "copy"), nounsOf(int64(rc.AuditCount), "pageable async copy"), rc.Both)
 }
