@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/audit"
 	"github.com/nsyscheck/nsyscheck/framework"
 	"github.com/nsyscheck/nsyscheck/internal/golden"
+	"github.com/nsyscheck/nsyscheck/replay"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
@@ -427,5 +429,97 @@ func TestRuleSummary(t *testing.T) {
 		if got := ruleSummary(&c.rc); got != c.want {
 			t.Errorf("ruleSummary(%+v) = %q, want %q", c.rc, got, c.want)
 		}
+	}
+}
+
+// A value that does not exist is absent from the JSON, not zero: a
+// region's period with fewer than two instances (and the period's fit),
+// its median's interval with fewer than replay.CIInstances, the verdict of
+// a region not judged; one that exists is there. Read back, each is the
+// audit's own again.
+func TestAuditJSONLeavesOutWhatDoesNotExist(t *testing.T) {
+	type region struct {
+		Name      string          `json:"name"`
+		Instances int             `json:"instances"`
+		Judged    *bool           `json:"judged"`
+		Period    json.RawMessage `json:"period"`
+		MedianCI  json.RawMessage `json:"medianCI"`
+		Verdict   *string         `json:"verdict"`
+		Fit       struct {
+			Period *float64 `json:"period"`
+		} `json:"fit"`
+	}
+	var one, few, notJudged int
+	for _, name := range []string{"train", "pipeline", "jax", "graph-whole", "managed", "train-pageable"} {
+		out := fixture(t, name)
+		var js bytes.Buffer
+		if err := WriteAudit(&js, FormatJSON, out, WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		var env struct {
+			Results []struct {
+				Regions []region `json:"regions"`
+			} `json:"results"`
+			Check *struct {
+				Regions []region `json:"regions"`
+			} `json:"check"`
+		}
+		if err := json.Unmarshal(js.Bytes(), &env); err != nil {
+			t.Fatal(err)
+		}
+		var all []region
+		for _, r := range env.Results {
+			all = append(all, r.Regions...)
+		}
+		if env.Check != nil {
+			all = append(all, env.Check.Regions...)
+		}
+		for _, r := range all {
+			if r.Instances < 2 {
+				one++
+				if r.Period != nil || r.Fit.Period != nil {
+					t.Errorf("%s: region %s of %d instance(s) has a period %s (fit %v)", name, r.Name, r.Instances, r.Period, r.Fit.Period)
+				}
+			}
+			if r.Instances < replay.CIInstances {
+				few++
+				if r.MedianCI != nil {
+					t.Errorf("%s: region %s of %d instance(s) has a median's interval %s", name, r.Name, r.Instances, r.MedianCI)
+				}
+			}
+			if r.Judged != nil && !*r.Judged {
+				notJudged++
+				if r.Verdict != nil {
+					t.Errorf("%s: region %s not judged has the verdict %q", name, r.Name, *r.Verdict)
+				}
+			}
+			if r.Judged != nil && *r.Judged && r.Verdict == nil {
+				t.Errorf("%s: judged region %s has no verdict", name, r.Name)
+			}
+		}
+		for _, au := range []*audit.Audit{out.Before, out.After} {
+			if au == nil {
+				continue
+			}
+			for _, r := range au.Regions {
+				if r.Instances >= 2 && r.Period.Ms > 0 && !strings.Contains(js.String(), `"period": {`) {
+					t.Errorf("%s: region %s has a period the JSON lacks", name, r.Name)
+				}
+			}
+		}
+		p := filepath.Join(t.TempDir(), "audit.json")
+		if err := os.WriteFile(p, js.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		back, ok, err := audit.ReadOutput(p)
+		if !ok || err != nil {
+			t.Fatalf("%s: read back: %v %v", name, ok, err)
+		}
+		if !reflect.DeepEqual(back.Before.Regions, out.Before.Regions) || (out.Check != nil && !reflect.DeepEqual(back.Check.Regions, out.Check.Regions)) {
+			t.Errorf("%s: the regions read back are not the audit's", name)
+		}
+	}
+	if one == 0 || few == 0 || notJudged == 0 {
+		t.Errorf("the fixtures hold %d regions of one instance, %d of too few for an interval, %d not judged: the test tests nothing", one, few, notJudged)
 	}
 }

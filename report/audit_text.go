@@ -9,56 +9,6 @@ import (
 	"github.com/nsyscheck/nsyscheck/audit"
 )
 
-// AuditEnvelope wraps an audit in the envelope every JSON output shares:
-// kind "audit", the captures as inputs, one audit per capture as results
-// (before, then after), and the check when there is one.
-func AuditEnvelope(out *audit.Output, version string) Envelope {
-	results := []*audit.Audit{out.Before}
-	if out.After != nil {
-		results = append(results, out.After)
-	}
-	inputs := make([]string, len(results))
-	js := make([]jsonAudit, len(results))
-	for i, a := range results {
-		inputs[i] = a.Capture
-		js[i] = auditJSON(a)
-	}
-	return Envelope{SchemaVersion: SchemaVersion, Kind: KindAudit, Tool: Tool{Name: "nsyscheck", Version: version},
-		Inputs: inputs, Results: js, Check: out.Check}
-}
-
-// jsonAudit is an audit's JSON: its numbers as the audit holds them, its
-// diagnostics and exposures in words (audit.ReadOutput reads them back).
-type jsonAudit struct {
-	*audit.Audit
-	Findings    []jsonAuditFinding `json:"findings"`
-	Diagnostics []jsonDiagnostic   `json:"diagnostics,omitempty"`
-	Exposures   []string           `json:"exposures"`
-}
-
-// jsonAuditFinding is a finding's JSON: its id, its title and rule in
-// words, its numbers and evidence.
-type jsonAuditFinding struct {
-	ID    string `json:"id"`
-	Title string `json:"title"`
-	Rule  string `json:"rule"`
-	audit.Finding
-}
-
-func auditJSON(au *audit.Audit) jsonAudit {
-	j := jsonAudit{Audit: au, Exposures: []string{}, Findings: []jsonAuditFinding{}}
-	for _, f := range au.Findings {
-		j.Findings = append(j.Findings, jsonAuditFinding{ID: f.ID, Title: findingTitle(f.ID), Rule: findingRule(f.ID), Finding: f})
-	}
-	if len(au.Diagnostics) > 0 {
-		j.Diagnostics = diagnosticsJSON(au.Diagnostics)
-	}
-	for _, d := range diagViews(au.Exposures) {
-		j.Exposures = append(j.Exposures, d.Message)
-	}
-	return j
-}
-
 // WriteAudit renders an audit (and, with a capture after the fix, that
 // audit and the check) in the named format: text laid out for the width
 // and verbosity opts.Text gives, JSON in the versioned envelope

@@ -38,7 +38,7 @@ type Envelope struct {
 	Fleet *JSONFleet `json:"fleet,omitempty"`
 	// Check is the audit's check of the capture after the fix against the
 	// capture before it (kind "audit" with two inputs). Absent otherwise.
-	Check *audit.Check `json:"check,omitempty"`
+	Check *jsonCheck `json:"check,omitempty"`
 }
 
 // Tool names the program that wrote an output.

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/predictions"
 )
