@@ -169,13 +169,19 @@ func signalledAfter(sig syscall.Signal, after time.Duration) func(t *testing.T, 
 	}
 }
 
-// bigExport copies the shipped export into dir with 600,000 more
+// bigExport puts into dir the shipped export with 600,000 more
 // cudaMemcpyAsync calls, each with its copy, on a thread and stream of
 // their own after the program's, the trace's stop moved after them: verify
-// and audit read it for seconds.
+// and audit read it for seconds. It is made once and shared.
 func bigExport(t *testing.T, dir string) string {
 	t.Helper()
-	p := copyShipped(t, dir, "pinned.sqlite")
+	return linkShared(t, dir, "pinned.sqlite", makeBigExport)
+}
+
+// makeBigExport writes bigExport's export to p.
+func makeBigExport(t *testing.T, p string) {
+	t.Helper()
+	copyShipped(t, filepath.Dir(p), filepath.Base(p))
 	db := openRW(t, p)
 	defer db.Close()
 	mustExec(t, db, `CREATE TEMP TABLE p AS SELECT
@@ -194,7 +200,6 @@ func bigExport(t *testing.T, dir string) string {
 			SELECT t0 + i * 20000 + 4000, t0 + i * 20000 + 5000, 0, 1, 99, 5000000 + i, gp, 4096, hk, pg, dv FROM n, p`,
 		// The trace stops after its last record.
 		`UPDATE ANALYSIS_DETAILS SET stopTime = (SELECT t0 FROM p) + 13000000000, duration = (SELECT t0 FROM p) + 13000000000 - startTime`)
-	return p
 }
 
 // bigMeasurements writes a measurements file of 200,000 copy rows, which
