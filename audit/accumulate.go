@@ -129,11 +129,12 @@ type Accumulator struct {
 	classes map[key]*Class
 	sync    Finding
 	noOver  Finding
-	// pageableAsync holds every pageable async copy, to compare with
-	// NVIDIA's cuda_memcpy_async rule, compactly (a capture may hold
-	// hundreds of thousands).
-	pageableAsync asyncCopies
-	totals        map[totalKey]*Total
+	// rule is the digest of the pageable async copies, to compare with
+	// NVIDIA's cuda_memcpy_async rule; list, when not nil, sets each of
+	// them beside the rule's rows (Audit.CompareRule's second pass).
+	rule   ruleDigest
+	list   *ruleList
+	totals map[totalKey]*Total
 }
 
 // NewAccumulator returns an empty Accumulator.
@@ -253,7 +254,10 @@ func (a *Accumulator) add(c *copyCall) {
 			cl.SecretlySync++
 			a.sync.add(c)
 		}
-		a.pageableAsync.add(c)
+		a.rule.add(c.PID, c.Start)
+		if a.list != nil {
+			a.list.match(c)
+		}
 	}
 	if kind == Async && c.HostNs > 0 && gpu >= MinOverlapNs && c.CallEnd >= c.End {
 		a.noOver.add(c)
