@@ -273,6 +273,15 @@ func (m *model) whatIf(coster Coster, sizes Sizes, pinBy PinBy, res *Result) *wh
 	}
 	uses := map[useKey]*CostUse{}
 	chain := Chain{coster}
+	// Consecutive copies are mostly of one group: its use and cost are
+	// kept at hand.
+	var last struct {
+		ok    bool
+		k     useKey
+		u     *CostUse
+		bytes int64
+		cost  Cost
+	}
 	for j := range o.Kind {
 		op := int32(j)
 		if !o.Pageable(op) {
@@ -294,18 +303,26 @@ func (m *model) whatIf(coster Coster, sizes Sizes, pinBy PinBy, res *Result) *wh
 		}
 		dir := o.Dir[j].Kind()
 		k := useKey{dir, sizes.Of(o.Bytes[j]), async}
-		u := uses[k]
-		if u == nil {
-			u = &CostUse{Direction: dir, SizeClass: sizes.Name(k.class), Async: async}
-			uses[k] = u
+		if !last.ok || last.k != k {
+			u := uses[k]
+			if u == nil {
+				u = &CostUse{Direction: dir, SizeClass: sizes.Name(k.class), Async: async}
+				uses[k] = u
+			}
+			last.ok, last.k, last.u, last.bytes = true, k, u, -1
 		}
+		u := last.u
 		u.Copies++
 		u.Bytes += o.Bytes[j]
 		u.GPUNs += o.Duration(op)
 		if c != timeline.None {
 			u.CallNs += tl.Calls.Duration(c)
 		}
-		cost, _ := chain.Pinned(dir, o.Bytes[j], async)
+		if last.bytes != o.Bytes[j] {
+			last.cost, _ = chain.Pinned(dir, o.Bytes[j], async)
+			last.bytes = o.Bytes[j]
+		}
+		cost := last.cost
 		if !cost.complete() {
 			res.Uncosted++
 			u.Uncosted++

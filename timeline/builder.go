@@ -43,6 +43,20 @@ type Builder struct {
 	ranges  []rawRange
 	gaps    []records.Gap
 	assumed assumptions
+
+	// The last name interned, thread and stream looked up, with their
+	// indexes: records come in runs of one API, thread and stream.
+	lastName   string
+	lastNameAt int32
+	lastThread struct {
+		pid, tid int64
+		name     string
+		at       int32
+	}
+	lastStream struct {
+		key [3]int64
+		at  int32
+	}
 }
 
 type rawRange struct {
@@ -81,16 +95,29 @@ func (b *Builder) tick() error {
 }
 
 func (b *Builder) intern(s string) int32 {
-	if i, ok := b.nameIdx[s]; ok {
-		return i
+	if s == b.lastName && len(b.names) > 0 {
+		return b.lastNameAt
 	}
-	i := int32(len(b.names))
-	b.names = append(b.names, s)
-	b.nameIdx[s] = i
+	i, ok := b.nameIdx[s]
+	if !ok {
+		i = int32(len(b.names))
+		b.names = append(b.names, s)
+		b.nameIdx[s] = i
+	}
+	b.lastName, b.lastNameAt = s, i
 	return i
 }
 
 func (b *Builder) thread(pid, tid int64, name string) int32 {
+	if l := &b.lastThread; len(b.threads) > 0 && l.pid == pid && l.tid == tid && l.name == name {
+		return l.at
+	}
+	i := b.threadAt(pid, tid, name)
+	b.lastThread.pid, b.lastThread.tid, b.lastThread.name, b.lastThread.at = pid, tid, name, i
+	return i
+}
+
+func (b *Builder) threadAt(pid, tid int64, name string) int32 {
 	k := [2]int64{pid, tid}
 	if i, ok := b.threadIdx[k]; ok {
 		if name != "" && b.threads[i].Name == None {
@@ -110,12 +137,16 @@ func (b *Builder) thread(pid, tid int64, name string) int32 {
 
 func (b *Builder) stream(pid, dev, id int64) int32 {
 	k := [3]int64{pid, dev, id}
-	if i, ok := b.streamIdx[k]; ok {
-		return i
+	if len(b.streams) > 0 && b.lastStream.key == k {
+		return b.lastStream.at
 	}
-	i := int32(len(b.streams))
-	b.streams = append(b.streams, Stream{PID: pid, Device: dev, ID: id})
-	b.streamIdx[k] = i
+	i, ok := b.streamIdx[k]
+	if !ok {
+		i = int32(len(b.streams))
+		b.streams = append(b.streams, Stream{PID: pid, Device: dev, ID: id})
+		b.streamIdx[k] = i
+	}
+	b.lastStream.key, b.lastStream.at = k, i
 	return i
 }
 
