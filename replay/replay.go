@@ -231,6 +231,9 @@ func SimulatePinned(ctx context.Context, tl *timeline.Timeline, coster Coster) (
 type whatIf struct {
 	m       *model
 	recost  []recost
+	// costs are the pinned costs the recost entries index: consecutive
+	// copies mostly share one.
+	costs []pinnedCost
 	assumed []timeline.Assumption
 	// at indexes assumed by kind, process, stream and API.
 	at map[assumeAt]int
@@ -254,11 +257,17 @@ func (w *whatIf) assume(kind timeline.AssumptionKind, pid, stream int64, api str
 }
 
 type recost struct {
-	op        int32
-	call, gpu Bound
+	op   int32
+	cost int32 // into whatIf.costs
 	// pinCopy is the host time of copying the buffer into pinned memory
 	// that the high bound pays (PinByCopy), 0 otherwise.
 	pinCopy int64
+}
+
+// pinnedCost is one copy's pinned cost: its call's host time and its GPU
+// time.
+type pinnedCost struct {
+	call, gpu Bound
 }
 
 func (m *model) whatIf(coster Coster, sizes Sizes, pinBy PinBy, res *Result) *whatIf {
@@ -333,7 +342,10 @@ func (m *model) whatIf(coster Coster, sizes Sizes, pinBy PinBy, res *Result) *wh
 			continue
 		}
 		res.Recosted++
-		rc := recost{op: op, call: cost.CallNs, gpu: cost.GPUNs}
+		if n := len(w.costs); n == 0 || w.costs[n-1] != (pinnedCost{cost.CallNs, cost.GPUNs}) {
+			w.costs = append(w.costs, pinnedCost{cost.CallNs, cost.GPUNs})
+		}
+		rc := recost{op: op, cost: int32(len(w.costs) - 1)}
 		if pinBy == PinByCopy && c != timeline.None {
 			rc.pinCopy = tl.Calls.Duration(c)
 			u.PinCopyNs += rc.pinCopy
@@ -396,12 +408,13 @@ func (w *whatIf) apply(p *params, l level) {
 	tl := w.m.tl
 	for _, r := range w.recost {
 		j := r.op
-		p.opDur[j] = max(roundNs(r.gpu.at(l)), 0)
+		cost := &w.costs[r.cost]
+		p.opDur[j] = max(roundNs(cost.gpu.at(l)), 0)
 		c := tl.Ops.Call[j]
 		if c == timeline.None {
 			continue
 		}
-		call := max(roundNs(r.call.at(l)), 0)
+		call := max(roundNs(cost.call.at(l)), 0)
 		if l == levelHigh {
 			call += r.pinCopy
 		}

@@ -303,9 +303,14 @@ func (b *Builder) sortThreads(t *Timeline) {
 		b.ranges[i].thread = newIdx[b.ranges[i].thread]
 	}
 	perm := inOrder(cs.Thread, cs.Start, cs.End)
-	t.Calls = Calls{Start: gather(cs.Start, perm), End: gather(cs.End, perm), Corr: gather(cs.Corr, perm),
-		Name: gather(cs.Name, perm), Thread: gather(cs.Thread, perm), Result: gather(cs.Result, perm)}
-	b.calls = Calls{}
+	// Each column is let go as soon as it is gathered, so that the calls
+	// are held about once, not twice.
+	t.Calls.Start, cs.Start = gather(cs.Start, perm), nil
+	t.Calls.End, cs.End = gather(cs.End, perm), nil
+	t.Calls.Corr, cs.Corr = gather(cs.Corr, perm), nil
+	t.Calls.Name, cs.Name = gather(cs.Name, perm), nil
+	t.Calls.Thread, cs.Thread = gather(cs.Thread, perm), nil
+	t.Calls.Result, cs.Result = gather(cs.Result, perm), nil
 	// A thread with ranges and no calls keeps the empty run [0, 0).
 	for i, th := range t.Calls.Thread {
 		if t.Threads[th].Last == 0 {
@@ -327,10 +332,16 @@ func (b *Builder) sortStreams(t *Timeline) {
 		o.Stream[i] = newIdx[o.Stream[i]]
 	}
 	perm := inOrder(o.Stream, o.Start, o.End)
-	t.Ops = Ops{Kind: gather(o.Kind, perm), Start: gather(o.Start, perm), End: gather(o.End, perm),
-		Bytes: gather(o.Bytes, perm), Corr: gather(o.Corr, perm), Stream: gather(o.Stream, perm),
-		Name: gather(o.Name, perm), Dir: gather(o.Dir, perm), Src: gather(o.Src, perm), Dst: gather(o.Dst, perm)}
-	b.ops = Ops{}
+	t.Ops.Kind, o.Kind = gather(o.Kind, perm), nil
+	t.Ops.Start, o.Start = gather(o.Start, perm), nil
+	t.Ops.End, o.End = gather(o.End, perm), nil
+	t.Ops.Bytes, o.Bytes = gather(o.Bytes, perm), nil
+	t.Ops.Corr, o.Corr = gather(o.Corr, perm), nil
+	t.Ops.Stream, o.Stream = gather(o.Stream, perm), nil
+	t.Ops.Name, o.Name = gather(o.Name, perm), nil
+	t.Ops.Dir, o.Dir = gather(o.Dir, perm), nil
+	t.Ops.Src, o.Src = gather(o.Src, perm), nil
+	t.Ops.Dst, o.Dst = gather(o.Dst, perm), nil
 	for i, s := range t.Ops.Stream {
 		if t.Streams[s].Last == 0 {
 			t.Streams[s].First = int32(i)
