@@ -62,6 +62,9 @@ func ReadExpectation(path string) (*Expectation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the expected audit: %w", err)
 	}
+	if at, deep := program.TooDeep(data); deep {
+		return nil, program.DeepError(path, at, "an expected-audit file is a few lines of JSON; see docs/audit.md")
+	}
 	if k := program.DuplicateKey(data); k != "" {
 		return nil, fmt.Errorf("%s: %s is given twice, so which value holds is unclear; keep one", path, k)
 	}

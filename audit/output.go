@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/privacy"
+	"github.com/nsyscheck/nsyscheck/program"
 )
 
 // maxOutputFile bounds the JSON of an audit read back.
@@ -45,6 +47,15 @@ func readAudit(data json.RawMessage) (*Audit, error) {
 	if err := json.Unmarshal(data, &words); err != nil {
 		return nil, err
 	}
+	// A class's size bucket travels by its name: its index, which the check
+	// reads (Bucket), is taken from it again.
+	for _, cs := range [][]*Class{au.Classes, au.TopOffenders} {
+		for _, c := range cs {
+			if c != nil {
+				c.bucket = max(BucketIndex(c.SizeBucket), 0)
+			}
+		}
+	}
 	for _, d := range words.Diagnostics {
 		au.Diagnostics = append(au.Diagnostics, diag.Diagnostic{Level: d.Level, Detail: diag.Note{Of: d.Code, Text: d.Message}})
 	}
@@ -69,6 +80,9 @@ func ReadOutput(path string) (out *Output, ok bool, err error) {
 	data, err := inputerr.ReadFile(path, maxOutputFile, "an audit's JSON")
 	if err != nil {
 		return nil, false, nil
+	}
+	if _, deep := program.TooDeep(data); deep {
+		return nil, false, nil // no audit nests so deep: the capture loader says what it is
 	}
 	var head struct {
 		SchemaVersion json.RawMessage `json:"schemaVersion"`
@@ -111,7 +125,54 @@ func ReadOutput(path string) (out *Output, ok bool, err error) {
 	if len(results) == 2 {
 		out.After = results[1]
 	}
+	if err := checkAgrees(path, out); err != nil {
+		return nil, true, err
+	}
 	return out, true, nil
+}
+
+// checkAgrees refuses a check read back that its two audits do not give:
+// Compare of the audits (with the check's own Match) must make it again,
+// verdict and numbers, so that no edited verdict (held beside numbers that
+// say died) is rendered as the check's.
+func checkAgrees(path string, out *Output) error {
+	if out.Check == nil || out.After == nil {
+		return nil
+	}
+	if out.Before.Prediction == nil {
+		return fmt.Errorf("%s: the audit before the fix has no prediction, so its check cannot be made again from it: the file was edited; write it again with nsyscheck audit BEFORE AFTER --format json", path)
+	}
+	again := Compare(out.Before, out.After, out.Check.Match)
+	if again.Verdict != out.Check.Verdict {
+		return fmt.Errorf("%s: the check's verdict is %s, but the numbers of its two audits give %s: the file was edited; write it again with nsyscheck audit BEFORE AFTER --format json",
+			path, out.Check.Verdict, again.Verdict)
+	}
+	if field := firstDifference(out.Check, again); field != "" {
+		return fmt.Errorf("%s: the check's %s is not what its two audits give: the file was edited; write it again with nsyscheck audit BEFORE AFTER --format json", path, field)
+	}
+	return nil
+}
+
+// firstDifference names the first field of the check's JSON whose value
+// differs between a and b, "" when none does.
+func firstDifference(a, b *Check) string {
+	var ma, mb map[string]json.RawMessage
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if json.Unmarshal(ja, &ma) != nil || json.Unmarshal(jb, &mb) != nil {
+		return "whole"
+	}
+	keys := make([]string, 0, len(ma))
+	for k := range ma {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !bytes.Equal(ma[k], mb[k]) {
+			return k
+		}
+	}
+	return ""
 }
 
 // readLegacy reads the audit's JSON as it was before the envelope.
@@ -142,6 +203,8 @@ func readLegacy(path string, data []byte) (*Output, bool, error) {
 	if o.Before == nil {
 		return nil, true, fmt.Errorf("%s: an audit with no \"before\" capture; write it again with nsyscheck audit CAPTURE --format json", path)
 	}
+	// A check of the earlier form was made by an earlier rule: it is read
+	// as it was written.
 	return o, true, nil
 }
 

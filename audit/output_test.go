@@ -1,11 +1,13 @@
 package audit
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/nsyscheck/nsyscheck/replay"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
@@ -24,9 +26,38 @@ func TestReadOutput(t *testing.T) {
 	if !ok || err != nil || out.Before.Copies != 7 || out.After != nil || out.Check != nil {
 		t.Errorf("envelope of one audit: %+v %v %v", out, ok, err)
 	}
-	out, ok, err = ReadOutput(write("two.json", `{`+head+`"inputs": ["a", "b"], "results": [{"copies": 7}, {"copies": 8}], "check": {"verdict": "held"}}`))
-	if !ok || err != nil || out.Before.Copies != 7 || out.After.Copies != 8 || out.Check == nil || out.Check.Verdict != Held {
+	// Two audits and their check, as audit BEFORE AFTER writes them.
+	step := predicted(region("step", 10, 5, 50), 1, 0.9, 1.2)
+	before := withRegions(auditOf(10, pg, mb4, 700_000), region(replay.CaptureRegion, 1, 100, 100), step)
+	after := withRegions(auditOf(10, pin, mb4, 20_000), region(replay.CaptureRegion, 1, 30, 30), region("step", 10, 1.25, 12.5))
+	two := func(after *Audit, check *Check) string {
+		b, _ := json.Marshal(before)
+		a, _ := json.Marshal(after)
+		c, _ := json.Marshal(check)
+		return `{` + head + `"inputs": ["a", "b"], "results": [` + string(b) + `, ` + string(a) + `], "check": ` + string(c) + `}`
+	}
+	check := Compare(before, after, nil)
+	out, ok, err = ReadOutput(write("two.json", two(after, check)))
+	if !ok || err != nil || out.Before.Copies != before.Copies || out.After.Copies != after.Copies || out.Check == nil || out.Check.Verdict != Held {
 		t.Errorf("envelope of two audits: %+v %v %v", out, ok, err)
+	}
+	// A check its audits do not give is refused: an edited verdict, an
+	// edited number, a held check beside numbers that say died.
+	edited := *check
+	edited.Verdict = Died
+	if _, ok, err := ReadOutput(write("died.json", two(after, &edited))); !ok || err == nil ||
+		!strings.Contains(err.Error(), "the check's verdict is died, but the numbers of its two audits give held") {
+		t.Errorf("an edited verdict: %v %v", ok, err)
+	}
+	edited = *check
+	edited.HtoDAfterNs /= 10
+	if _, ok, err := ReadOutput(write("faster.json", two(after, &edited))); !ok || err == nil || !strings.Contains(err.Error(), "the check's htodAfterNs is not what its two audits give") {
+		t.Errorf("an edited number: %v %v", ok, err)
+	}
+	slower := withRegions(auditOf(10, pin, mb4, 20_000), region(replay.CaptureRegion, 1, 30, 30), region("step", 10, 3, 30))
+	if _, ok, err := ReadOutput(write("numbers-died.json", two(slower, check))); !ok || err == nil ||
+		!strings.Contains(err.Error(), "the check's verdict is held, but the numbers of its two audits give died") {
+		t.Errorf("a held check beside numbers that say died: %v %v", ok, err)
 	}
 	// The earlier form is still read.
 	out, ok, err = ReadOutput(write("legacy.json", `{"schemaVersion":"`+LegacySchemaVersion+`","before":{"schemaVersion":"`+LegacySchemaVersion+`","copies":7}}`))
@@ -46,8 +77,10 @@ func TestReadOutput(t *testing.T) {
 		"newer version":         {`{"schemaVersion": 2, "kind": "audit", "results": [{}]}`, "schemaVersion 2; this nsyscheck reads version 1"},
 		"no results":            {`{` + head + `"inputs": [], "results": []}`, "0 results"},
 		"check of one":          {`{` + head + `"inputs": ["a"], "results": [{}], "check": {}}`, "a check needs the capture before and after"},
-		"null result":           {`{` + head + `"inputs": ["a"], "results": [null]}`, "a null result"},
-		"bad field":             {`{` + head + `"inputs": ["a"], "results": [{"copies": "many"}]}`, "cannot be read"},
+		"check without a prediction": {`{` + head + `"inputs": ["a", "b"], "results": [{"copies": 7}, {"copies": 8}], "check": {"verdict": "held"}}`,
+			"the audit before the fix has no prediction"},
+		"null result": {`{` + head + `"inputs": ["a"], "results": [null]}`, "a null result"},
+		"bad field":   {`{` + head + `"inputs": ["a"], "results": [{"copies": "many"}]}`, "cannot be read"},
 	} {
 		_, ok, err := ReadOutput(write(strings.ReplaceAll(name, " ", "-")+".json", c.body))
 		if !ok || err == nil || !strings.Contains(err.Error(), c.want) {

@@ -179,8 +179,9 @@ func gtid(pid, tid int64) int64 { return 1<<48 | pid<<24 | tid }
 func gpid(pid int64) int64      { return 1<<48 | pid<<24 }
 
 // TestStreamCopiesJoin: each copy is joined to its own process's call, a
-// batch call's copies both to it, a copy whose call is absent or not a copy
-// API's to none.
+// batch call's copies both to it, a graph's copy (its call is a launch) to
+// none; a copy that no call of the trace issued makes the audit
+// unavailable.
 func TestStreamCopiesJoin(t *testing.T) {
 	ins := func(table string, cols string, vals ...any) string {
 		parts := make([]string, len(vals))
@@ -197,7 +198,7 @@ func TestStreamCopiesJoin(t *testing.T) {
 	const mc = "CUPTI_ACTIVITY_KIND_MEMCPY"
 	rcols := "start, \"end\", eventClass, globalTid, correlationId, nameId, returnValue"
 	mcols := "start, \"end\", deviceId, contextId, streamId, correlationId, globalPid, bytes, copyKind, srcKind, dstKind"
-	p := fixture.SQLite(t, refSQLite,
+	stmts := []string{
 		`INSERT INTO StringIds (id, value) VALUES (9001, 'cudaMemcpyBatchAsync_v12080')`,
 		// pid 99, thread 100: a pageable async copy, with the correlation id
 		// 1 that pid 22 uses too (ids are per process).
@@ -207,13 +208,13 @@ func TestStreamCopiesJoin(t *testing.T) {
 		ins(rt, rcols, 3000, 3100, 1, gtid(99, 101), 2, 9001, 0),
 		ins(mc, mcols, 3200, 3300, 0, 1, 22, 2, gpid(99), 1000, 2, 2, 1),
 		ins(mc, mcols, 3300, 3400, 0, 1, 22, 2, gpid(99), 3000, 2, 2, 1),
-		// a copy whose call is not in the runtime table (a driver call).
-		ins(mc, mcols, 5000, 5100, 0, 1, 21, 77777, gpid(99), 8, 1, 0, 2),
 		// a copy node of a graph: its call is not a copy API's, so not joined.
 		`INSERT INTO StringIds (id, value) VALUES (9004, 'cudaGraphLaunch_v10000')`,
 		ins(rt, rcols, 6000, 6050, 1, gtid(99, 100), 88888, 9004, 0),
-		ins(mc, mcols, 6100, 6200, 0, 1, 21, 88888, gpid(99), 16, 1, 0, 2),
-	)
+		`INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start, "end", deviceId, contextId, streamId, correlationId, globalPid, bytes, copyKind, srcKind, dstKind, graphNodeId)
+			VALUES (6100, 6200, 0, 1, 21, 88888, ` + fmt.Sprint(gpid(99)) + `, 16, 1, 0, 2, 5)`,
+	}
+	p := fixture.SQLite(t, refSQLite, stmts...)
 	_, read := streamSums(t, p)
 	var mine []records.Op
 	for _, o := range read.ops {
@@ -222,8 +223,8 @@ func TestStreamCopiesJoin(t *testing.T) {
 		}
 	}
 	sort.Slice(mine, func(i, j int) bool { return mine[i].Start < mine[j].Start })
-	if len(mine) != 5 {
-		t.Fatalf("%d copies of pid 99, want 5: %+v", len(mine), mine)
+	if len(mine) != 4 {
+		t.Fatalf("%d copies of pid 99, want 4: %+v", len(mine), mine)
 	}
 	a := mine[0]
 	if a.Call == nil || a.Call.Name != "cudaMemcpyAsync" || a.Call.TID != 100 || a.Call.Start != 1000 || a.Call.Duration() != 900 ||
@@ -235,10 +236,7 @@ func TestStreamCopiesJoin(t *testing.T) {
 			t.Errorf("batch copy = %+v, call %+v", b, b.Call)
 		}
 	}
-	if u := mine[3]; u.Call != nil || u.Corr != 77777 {
-		t.Errorf("copy without a call = %+v", u)
-	}
-	if g := mine[4]; g.Call != nil || g.Corr != 88888 {
+	if g := mine[3]; g.Call != nil || g.Corr != 88888 || g.GraphNode != 5 {
 		t.Errorf("graph copy = %+v", g)
 	}
 	// pid 22's copy with correlation id 1 keeps pid 22's call.
@@ -246,6 +244,13 @@ func TestStreamCopiesJoin(t *testing.T) {
 		if o.PID == 22 && o.Corr == 1 && o.Call != nil && o.Call.Start == 1000 {
 			t.Errorf("pid 22's copy joined pid 99's call: %+v", o.Call)
 		}
+	}
+
+	// A copy no call of the trace issued: its host time is unknown.
+	uncalled := fixture.SQLite(t, refSQLite, append(stmts, ins(mc, mcols, 5000, 5100, 0, 1, 23, 77777, gpid(99), 8, 1, 0, 2))...)
+	if _, _, err := streamCopies(uncalled, Options{}); err == nil || !strings.Contains(err.Error(), "the audit is unavailable: 1 of the 294 copies join no API call") ||
+		!strings.Contains(err.Error(), "correlation id 77777, process 99") || !strings.Contains(err.Error(), "table CUPTI_ACTIVITY_KIND_MEMCPY") {
+		t.Errorf("a copy without its call: err = %v", err)
 	}
 }
 
@@ -304,7 +309,7 @@ func TestStreamCopiesCSV(t *testing.T) {
 			"1200,30,cudaMemcpyAsync_v3020,0,3,7,8,0,worker\n" +
 			"1300,40,cudaMemsetAsync_v3020,0,4,7,7,0,python\n",
 		"app_cuda_gpu_trace.csv": csvGPUHeader +
-			"250,800,2,,,,,,,,,,4.194,5242.5,Pageable,Device,0,1,,7,[CUDA memcpy Host-to-Device]\n" +
+			"250,800,2,,,,,,,,,,0.094,117.8,Pageable,Device,0,1,,7,[CUDA memcpy Host-to-Device]\n" +
 			"1210,10,3,,,,,,,,,,0.001,100,Device,Pinned,0,1,,13,[CUDA memcpy Device-to-Host]\n" +
 			"1310,5,4,,,,,,,,,,0.001,100,Device,,0,1,,7,[CUDA memset]\n" +
 			"1400,20,9,1,1,1,32,1,1,16,0,0,,,,,0,1,,7,my_kernel\n",
@@ -327,9 +332,9 @@ func TestStreamCopiesCSV(t *testing.T) {
 	}
 	sort.Slice(read.ops, func(i, j int) bool { return read.ops[i].Start < read.ops[j].Start })
 	a := read.ops[0]
-	// 4.194 MB, printed to three decimals, holds one multiple of 4 KiB: 4 MiB
-	// (csvBytes); 0.001 MB holds none, so it is taken as printed.
-	if a.Call == nil || a.Call.Name != "cudaMemcpyAsync" || a.Call.Duration() != 900 || a.Bytes != 4194304 || a.Src != vocab.MemPageable ||
+	// 0.094 MB, printed to three decimals, holds one multiple of 4 KiB: 92
+	// KiB (csvBytes); 0.001 MB holds none, so it is taken as printed.
+	if a.Call == nil || a.Call.Name != "cudaMemcpyAsync" || a.Call.Duration() != 900 || a.Bytes != 94208 || a.Src != vocab.MemPageable ||
 		a.Dst != vocab.MemDevice || a.Copy != vocab.CopyHtoD || a.Stream != 7 || a.Call.TID != 7 || a.Call.Thread != "python" || a.End != 1050 {
 		t.Errorf("HtoD copy = %+v, call %+v", a, a.Call)
 	}
@@ -338,12 +343,12 @@ func TestStreamCopiesCSV(t *testing.T) {
 		t.Errorf("DtoH copy = %+v", b)
 	}
 
-	// Without the GPU trace the folder has no copies, and says why, as the
-	// model of the same folder does.
+	// Without the GPU trace the folder has no copies: the audit is
+	// unavailable, for the reason the model of the same folder gives.
 	dir = writeCSVs(t, map[string]string{"app_cuda_api_trace.csv": csvAPIHeader + "100,50,cudaMalloc_v3020,0,1,7,7,0,python\n"})
-	read, _, err = streamCopies(filepath.Join(dir, "app_cuda_api_trace.csv"), Options{})
-	if err != nil || len(read.ops) != 0 || len(read.gaps) == 0 || read.gaps[0].Fact != FactMemcpy || !strings.Contains(read.gaps[0].Reason, "cuda_gpu_trace") {
-		t.Errorf("no GPU trace: %+v, err = %v", read, err)
+	_, _, err = streamCopies(filepath.Join(dir, "app_cuda_api_trace.csv"), Options{})
+	if err == nil || !strings.Contains(err.Error(), "the audit is unavailable: the capture holds no memory copy records (no *_cuda_gpu_trace.csv in the folder") {
+		t.Errorf("no GPU trace: err = %v", err)
 	}
 	// A damaged row names its file and row.
 	dir = writeCSVs(t, map[string]string{

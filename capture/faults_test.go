@@ -49,6 +49,18 @@ func TestValidateEveryFormat(t *testing.T) {
 		{"measurements bandwidth of 1e9 GB/s", Capture{Format: FormatMeasurements,
 			Program: &Measurements{Kernels: []KernelTiming{{Variant: "zero-copy", Bytes: 1 << 20, MsPerLaunch: 1, GBps: 1e9}}}},
 			"kernel zero-copy", "GB/s is impossible"},
+		{"results JSON whose milliseconds are 1000 times its GB/s says", Capture{Format: FormatMeasurements,
+			Program: &Measurements{Copies: []CopyTiming{{Direction: "h2d", Source: "pinned", Bytes: 1 << 28, Ms: 4859.376, GBps: 55.2407}}}},
+			"h2d pinned copy of 268435456 bytes", "contradicts its own 268435456 bytes"},
+		{"transcript rate 1e9 times its bytes and time", Capture{Format: FormatTranscript,
+			Program: &Measurements{Copies: []CopyTiming{{Direction: "d2h", Source: "pageable", Bytes: 1 << 20, Ms: 0.110, GBps: 9.5e9}}}},
+			"d2h pageable copy", "faster than any link between host and device"},
+		{"a pinned copy time 1e9 times too short", Capture{Format: FormatMeasurements,
+			Program: &Measurements{Copies: []CopyTiming{{Direction: "h2d", Source: "pinned", Bytes: 1 << 28, Ms: 4.859376e-9}}}},
+			"h2d pinned copy", "faster than any link between host and device"},
+		{"a device-resident kernel faster than any memory", Capture{Format: FormatTranscript,
+			Program: &Measurements{Kernels: []KernelTiming{{Variant: "device-resident", Bytes: 1 << 27, MsPerLaunch: 1e-6, GBps: 1.3e8}}}},
+			"kernel device-resident row", "faster than any GPU memory"},
 		{"NaN call time", Capture{Format: FormatMeasurements,
 			Program: &Measurements{AsyncCalls: &AsyncCallTotals{PageableMs: math.NaN(), PinnedMs: 1}}},
 			"asyncCalls.pageableMs", "is impossible"},
@@ -67,7 +79,7 @@ func TestValidateEveryFormat(t *testing.T) {
 		})
 	}
 	ok := Capture{Format: FormatSQLite, Calls: []APICall{{Start: 0, End: 0}},
-		Ranges: []Range{{Start: 5, Open: true}}, Program: &Measurements{Copies: []CopyTiming{{Bytes: 1, Ms: 1, GBps: 1}}}}
+		Ranges: []Range{{Start: 5, Open: true}}, Program: &Measurements{Copies: []CopyTiming{{Bytes: 1 << 20, Ms: 1, GBps: 1}}}}
 	if err := validate(&ok); err != nil {
 		t.Errorf("a plausible capture refused: %v", err)
 	}

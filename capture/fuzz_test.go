@@ -10,19 +10,27 @@ import (
 )
 
 // checkPlausible fails on any number of m outside the plausible
-// magnitudes that validate enforces.
+// magnitudes that validate enforces, and on a rate that contradicts the
+// bytes and time beside it by more than a factor of four.
 func checkPlausible(t *testing.T, m *Measurements) {
 	t.Helper()
 	bad := func(ms, gbps float64, bytes int64) bool {
-		return !(ms >= 0 && ms <= maxProgramMs) || !(gbps >= 0 && gbps <= maxGBps) || bytes < 0 || bytes > maxBytes
+		return !(ms >= 0 && ms <= maxProgramMs) || !(gbps >= 0 && gbps <= maxMemoryGBps) || bytes < 0 || bytes > maxBytes
+	}
+	contradicts := func(ms, gbps float64, bytes int64) bool {
+		if ms <= printedMs || gbps <= 0 {
+			return false
+		}
+		r := gbps * ms * 1e6 / float64(bytes)
+		return r > 4 || r < 0.25
 	}
 	for _, c := range m.Copies {
-		if bad(c.Ms, c.GBps, c.Bytes) {
+		if bad(c.Ms, c.GBps, c.Bytes) || c.GBps > maxLinkGBps || contradicts(c.Ms, c.GBps, c.Bytes) {
 			t.Fatalf("implausible copy accepted %+v", c)
 		}
 	}
 	for _, k := range m.Kernels {
-		if bad(k.MsPerLaunch, k.GBps, k.Bytes) {
+		if bad(k.MsPerLaunch, k.GBps, k.Bytes) || contradicts(k.MsPerLaunch, k.GBps, k.Bytes) {
 			t.Fatalf("implausible kernel accepted %+v", k)
 		}
 	}

@@ -30,28 +30,57 @@ type ReadInfo struct {
 // and the audit both read through Read. The program's own files hold no
 // trace, and are refused.
 func Read(ctx context.Context, src *source.Source, opts records.Selection, h records.Handler) (*ReadInfo, error) {
-	h = validating(h, src.Path, formatOf(src.Kind))
+	h, x := validating(ctx, h, formatOf(src.Kind))
+	var info *ReadInfo
 	switch src.Kind {
 	case nsysdb.KindSQLite, nsysdb.KindNsysRep:
-		info, err := nsyssqlite.Read(ctx, src.Export.DB, src.Export.Path, opts, h)
+		si, err := nsyssqlite.Read(ctx, src.Export.DB, src.Export.Path, opts, h)
 		if err != nil {
-			return nil, err
+			return nil, interrupted(ctx, src.Path, err)
 		}
 		files := []string{src.Export.Path}
 		if src.Report != nil {
 			files = []string{src.Report.Path, src.Export.Path}
 		}
-		return &ReadInfo{Files: files, OtherThreads: info.OtherThreads,
-			Sources: Sources{API: nsysdb.TableRuntime, Memcpy: nsysdb.TableMemcpy, Kernel: nsysdb.TableKernel, NVTX: nsysdb.TableNVTX}}, nil
-	case nsysdb.KindCSV:
-		info, err := nsyscsv.Read(ctx, src.Dir, src.Reports, opts, h)
-		if err != nil {
-			return nil, err
+		t := si.Tables
+		info = &ReadInfo{Files: files, OtherThreads: si.OtherThreads,
+			Sources: Sources{API: t[nsysdb.TableRuntime], Memcpy: t[nsysdb.TableMemcpy], Kernel: t[nsysdb.TableKernel], NVTX: t[nsysdb.TableNVTX]}}
+		if from, err := x.finish(); err != nil {
+			table := map[string]string{fromCalls: info.Sources.API, fromCopies: info.Sources.Memcpy, fromRanges: info.Sources.NVTX}[from]
+			if table != "" {
+				table = "table " + table
+			}
+			return nil, inputerr.Attribute(err, src.Export.Path, table)
 		}
-		return &ReadInfo{Files: info.Files, OtherThreads: info.OtherThreads, Sources: Sources(info.Sources)}, nil
+	case nsysdb.KindCSV:
+		ci, err := nsyscsv.Read(ctx, src.Dir, src.Reports, opts, h)
+		if err != nil {
+			return nil, interrupted(ctx, src.Path, err)
+		}
+		info = &ReadInfo{Files: ci.Files, OtherThreads: ci.OtherThreads, Sources: Sources(ci.Sources)}
+		if from, err := x.finish(); err != nil {
+			report := map[string]string{fromCalls: src.Reports[nsysdb.ReportAPITrace], fromCopies: src.Reports[nsysdb.ReportGPUTrace],
+				fromRanges: src.Reports[nsysdb.ReportNVTXTrace]}[from]
+			if report == "" {
+				report = src.Dir
+			}
+			return nil, inputerr.Attribute(err, report, "")
+		}
+	default:
+		return nil, &inputerr.Error{Path: src.Path, Problem: "holds the program's own numbers, not a trace of its calls and copies",
+			Hint: "give the capture itself: a .nsys-rep, its SQLite export, or a folder of nsys stats CSV reports"}
 	}
-	return nil, &inputerr.Error{Path: src.Path, Problem: "holds the program's own numbers, not a trace of its calls and copies",
-		Hint: "give the capture itself: a .nsys-rep, its SQLite export, or a folder of nsys stats CSV reports"}
+	return info, nil
+}
+
+// interrupted says that a read stopped because ctx was cancelled, naming
+// the input, where a consumer's look at ctx stopped it (context.Cause) and
+// the reader had nothing to add.
+func interrupted(ctx context.Context, path string, err error) error {
+	if ctx.Err() != nil && !inputerr.Is(err) {
+		return &inputerr.Error{Path: path, Problem: "interrupted while reading the capture", Err: err}
+	}
+	return err
 }
 
 // collect returns the Handler that keeps a trace's records in c.

@@ -2,7 +2,9 @@ package capture
 
 import (
 	"context"
+	"fmt"
 
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/records"
 	"github.com/nsyscheck/nsyscheck/source"
@@ -69,6 +71,16 @@ func StreamCopies(path string, opts Options, feed func(*CopyScan) records.Handle
 }
 
 // CopiesOf is StreamCopies on an opened source.
+//
+// A trace without copies, or whose copies lack the calls that issued them,
+// holds no answer: what it lacks is not zero. CopiesOf (and TraceOf)
+// refuse, with an *inputerr.Error that says the audit is unavailable and
+// why, a trace with no copy record (the copy table or report absent or
+// empty) and one with a copy that joins no call (none in the trace with
+// its correlation id in its process), unless the copy ran as a graph's
+// node or as a unified memory migration, which have no copy call of their
+// own. Its host time would otherwise count as 0, and a check after a fix
+// could hold on it.
 func CopiesOf(ctx context.Context, src *source.Source, feed func(*CopyScan) records.Handler) (*CopyScan, error) {
 	return scanOf(ctx, src, records.Selection{JoinCalls: true, Ops: []records.OpKind{records.OpCopy}}, feed)
 }
@@ -85,11 +97,62 @@ func TraceOf(ctx context.Context, src *source.Source, feed func(*CopyScan) recor
 // scanOf reads src with sel into the handler feed returns for the scan.
 func scanOf(ctx context.Context, src *source.Source, sel records.Selection, feed func(*CopyScan) records.Handler) (*CopyScan, error) {
 	scan := &CopyScan{Path: src.Path, Format: formatOf(src.Kind), Notes: src.Notes}
-	info, err := Read(ctx, src, sel, feed(scan))
+	h := feed(scan)
+	var (
+		copies   int64
+		uncalled []records.Op // the first uncalled copy, and how many
+		n        int64
+	)
+	noCopies := "" // why the trace has no copy records, as its reader says
+	nextGap := h.Gap
+	h.Gap = func(g records.Gap) error {
+		if g.Fact == FactMemcpy && noCopies == "" {
+			noCopies = g.Reason
+		}
+		if nextGap == nil {
+			return nil
+		}
+		return nextGap(g)
+	}
+	next := h.Op
+	h.Op = func(o *records.Op) error {
+		if o.Kind == records.OpCopy {
+			copies++
+			if o.Call == nil && o.GraphNode == 0 && o.Migration == "" {
+				if n++; n == 1 {
+					uncalled = append(uncalled, *o)
+				}
+			}
+		}
+		if next == nil {
+			return nil
+		}
+		return next(o)
+	}
+	info, err := Read(ctx, src, sel, h)
 	if err != nil {
 		return nil, err
 	}
 	scan.Files = info.Files
+	from := ""
+	if t := info.Sources.Memcpy; t != "" {
+		from = "table " + t
+		if src.Kind == nsysdb.KindCSV {
+			from = "report " + t
+		}
+	}
+	switch {
+	case copies == 0:
+		why := orDefault(noCopies, orDefault(from, "the trace")+" holds no copy")
+		return nil, &inputerr.Error{Path: src.Path, Problem: "the audit is unavailable: the capture holds no memory copy records (" + why + "), so nothing says whether its copies were pinned",
+			Hint: "profile the program with nsys profile -t cuda and give that capture; " + exportAgain(src.Kind)}
+	case n > 0:
+		o := uncalled[0]
+		return nil, &inputerr.Error{Path: src.Path, Where: from,
+			Problem: fmt.Sprintf("the audit is unavailable: %d of the %d copies join no API call (none in %s has their correlation id in their process; the first: correlation id %d, process %d, %d bytes %s), so the host time they held is unknown, not 0",
+				n, copies, orDefault(info.Sources.API, "the API trace"), o.Corr, o.PID, o.Bytes, o.Copy),
+			Hint: "the capture is damaged or was edited (a NULL or wrong globalPid, calls deleted); " + exportAgain(src.Kind)}
+	}
 	if src.Kind == nsysdb.KindCSV {
 		// The report prints sizes in MB to a few digits. The reader recovers
 		// the size of a page-granular buffer, as the lesson's program copies
@@ -98,4 +161,20 @@ func scanOf(ctx context.Context, src *source.Source, sel records.Selection, feed
 		scan.Lack(FactMemcpyBytes, nsysdb.ReportGPUTrace+" gives bytes in MB rounded to its printed digits, so per-copy bytes are approximate")
 	}
 	return scan, nil
+}
+
+// exportAgain says how to make the input of the kind again.
+func exportAgain(k nsysdb.Kind) string {
+	if k == nsysdb.KindCSV {
+		return "make the reports again with nsys stats --format csv"
+	}
+	return nsysdb.ExportHint
+}
+
+// orDefault is s, or def when s is empty.
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }

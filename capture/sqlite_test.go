@@ -507,19 +507,29 @@ func TestLoadSQLiteEnumsFromFile(t *testing.T) {
 }
 
 // Newer exports add _V2, _V3 ... tables; the highest one wins.
+// Of the versions of one table, the one that holds rows is read: the
+// highest when the lower ones are empty, a lower one when the higher ones
+// are; two that hold rows, or a view of the name, are refused.
 func TestLoadSQLiteVersionedTables(t *testing.T) {
 	p := fixture.SQLite(t, refSQLite,
 		"ALTER TABLE CUPTI_ACTIVITY_KIND_RUNTIME RENAME TO CUPTI_ACTIVITY_KIND_RUNTIME_V3",
-		"CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME_V2 AS SELECT * FROM CUPTI_ACTIVITY_KIND_RUNTIME_V3 LIMIT 3",
-		"CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME AS SELECT * FROM CUPTI_ACTIVITY_KIND_RUNTIME_V3 LIMIT 1",
+		"CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME_V2 AS SELECT * FROM CUPTI_ACTIVITY_KIND_RUNTIME_V3 LIMIT 0",
+		"CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME AS SELECT * FROM CUPTI_ACTIVITY_KIND_RUNTIME_V3 LIMIT 0",
 		"ALTER TABLE StringIds RENAME TO StringIds_V2",
-		"ALTER TABLE NVTX_EVENTS RENAME TO NVTX_EVENTS_V10",
-		"CREATE TABLE NVTX_EVENTS_V9 AS SELECT * FROM NVTX_EVENTS_V10 LIMIT 1",
+		"CREATE TABLE NVTX_EVENTS_V10 AS SELECT * FROM NVTX_EVENTS LIMIT 0",
 	)
 	c := sqLoad(t, p, Options{})
 	if len(c.Calls) != 444 || len(c.Ranges) != 8 {
 		t.Errorf("calls %d ranges %d, want 444 and 8", len(c.Calls), len(c.Ranges))
 	}
+
+	both := fixture.SQLite(t, refSQLite,
+		"CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME_V2 AS SELECT * FROM CUPTI_ACTIVITY_KIND_RUNTIME LIMIT 3")
+	sqWantError(t, both, "CUPTI_ACTIVITY_KIND_RUNTIME_V2 and CUPTI_ACTIVITY_KIND_RUNTIME hold rows", "two exports were merged")
+
+	view := fixture.SQLite(t, refSQLite,
+		`CREATE VIEW CUPTI_ACTIVITY_KIND_RUNTIME_V9 AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT n AS start FROM r`)
+	sqWantError(t, view, "table CUPTI_ACTIVITY_KIND_RUNTIME_V9", "a view, not a table")
 }
 
 // Row order in the file does not matter.

@@ -17,7 +17,8 @@ const progGtid = 281475345809430
 
 // sqTwoThreads adds a second thread of the same process to the reference
 // export: 30 cudaStreamSynchronize, 5 cudaMemcpyAsync (with a copy) and 2
-// cudaLaunchKernel calls (with kernels), new correlation ids.
+// cudaLaunchKernel calls (with kernels), new correlation ids; the copy and
+// kernels on streams of their own, as a second thread's would be.
 func sqTwoThreads(t *testing.T) string {
 	stmts := []string{`INSERT INTO StringIds (id, value) VALUES (9101, 'otherKernel')`}
 	ins := func(corr int64, nameID int) {
@@ -36,13 +37,13 @@ func sqTwoThreads(t *testing.T) string {
 	}
 	stmts = append(stmts, fmt.Sprintf(`INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY
 		SELECT * FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE rowid = (SELECT min(rowid) FROM CUPTI_ACTIVITY_KIND_MEMCPY)`),
-		fmt.Sprintf(`UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET correlationId = %d WHERE rowid = (SELECT max(rowid) FROM CUPTI_ACTIVITY_KIND_MEMCPY)`, corr))
+		fmt.Sprintf(`UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET correlationId = %d, streamId = 1001 WHERE rowid = (SELECT max(rowid) FROM CUPTI_ACTIVITY_KIND_MEMCPY)`, corr))
 	for i := 0; i < 2; i++ {
 		corr++
 		ins(corr, 66)
 		stmts = append(stmts, `INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL
 			SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE rowid = (SELECT min(rowid) FROM CUPTI_ACTIVITY_KIND_KERNEL)`,
-			fmt.Sprintf(`UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET correlationId = %d, shortName = 9101 WHERE rowid = (SELECT max(rowid) FROM CUPTI_ACTIVITY_KIND_KERNEL)`, corr))
+			fmt.Sprintf(`UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET correlationId = %d, shortName = 9101, streamId = %d WHERE rowid = (SELECT max(rowid) FROM CUPTI_ACTIVITY_KIND_KERNEL)`, corr, 1002+i))
 	}
 	return fixture.SQLite(t, refSQLite, stmts...)
 }

@@ -1,11 +1,11 @@
 package capture
 
 import (
+	"context"
 	"fmt"
 	"math"
 
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
-	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/records"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
@@ -18,8 +18,6 @@ const (
 	maxEventNs = int64(7 * 24 * 3600 * 1e9)
 	// maxProgramMs bounds a time the program prints: an hour.
 	maxProgramMs = 3600e3
-	// maxGBps bounds a bandwidth: 100 TB/s, far above any memory system.
-	maxGBps = 1e5
 	// maxBytes bounds one copy's size: 1 TiB.
 	maxBytes = int64(1) << 40
 )
@@ -32,16 +30,16 @@ const (
 func validate(c *Capture) error {
 	v := validator{path: c.Path, format: c.Format}
 	for _, a := range c.Calls {
-		v.event("CUDA API call "+a.Name, a.Row, a.CorrelationID, a.Start, a.End, false)
+		v.event("CUDA API call ", a.Name, a.Row, a.CorrelationID, a.Start, a.End, false)
 	}
 	for _, m := range c.Memcpys {
 		v.copy(m.Kind, 0, m.CorrelationID, m.Start, m.End, m.Bytes)
 	}
 	for _, k := range c.Kernels {
-		v.event("kernel "+k.Name, 0, k.CorrelationID, k.Start, k.End, false)
+		v.event("kernel ", k.Name, 0, k.CorrelationID, k.Start, k.End, false)
 	}
 	for _, r := range c.Ranges {
-		v.event("NVTX range "+r.Name, 0, 0, r.Start, r.End, r.Open)
+		v.event("NVTX range ", r.Name, 0, 0, r.Start, r.End, r.Open)
 	}
 	for _, s := range c.APISummary {
 		v.apiSum(s.Name, s.TotalNs, s.Calls, s.MinNs, s.MaxNs)
@@ -58,21 +56,31 @@ func validate(c *Capture) error {
 	return v.err
 }
 
-// validating returns h behind validate's checks: a record that fails them
-// is not handed on, and its problem, an *inputerr.Error naming the input at
-// path (read as format) and the record, stops the reader.
-func validating(h records.Handler, path string, format Format) records.Handler {
-	v := &validator{path: path, format: format}
+// validating returns h behind validate's checks and the checks across
+// records (crossCheck), with a look at ctx every recordsPerCheck records:
+// a record that fails them is not handed on, and its problem, an
+// *inputerr.Error that names the record (the reader names the file and
+// table), stops the reader. Once the reader is done, the crossCheck's
+// finish makes the checks that need every record.
+func validating(ctx context.Context, h records.Handler, format Format) (records.Handler, *crossCheck) {
+	v := &validator{format: format}
+	x := newCrossCheck(ctx, format)
 	check := func(next func() error) error {
 		if v.err != nil {
 			return v.err
+		}
+		if err := x.tick(); err != nil {
+			return err
 		}
 		return next()
 	}
 	out := h
 	if h.Call != nil {
 		out.Call = func(a *records.Call) error {
-			v.event("CUDA API call "+a.Name, a.Row, a.Corr, a.Start, a.End, false)
+			v.event("CUDA API call ", a.Name, a.Row, a.Corr, a.Start, a.End, false)
+			if v.err == nil {
+				x.call(a)
+			}
 			return check(func() error { return h.Call(a) })
 		}
 	}
@@ -82,22 +90,48 @@ func validating(h records.Handler, path string, format Format) records.Handler {
 			case records.OpCopy:
 				v.copy(o.Copy, o.Row, o.Corr, o.Start, o.End, o.Bytes)
 			case records.OpKernel:
-				v.event("kernel "+o.Name, o.Row, o.Corr, o.Start, o.End, false)
+				v.event("kernel ", o.Name, o.Row, o.Corr, o.Start, o.End, false)
 			default:
-				v.event("memset", o.Row, o.Corr, o.Start, o.End, false)
+				v.event("memset", "", o.Row, o.Corr, o.Start, o.End, false)
 			}
 			if c := o.Call; c != nil {
-				v.event("CUDA API call "+c.Name, c.Row, c.Corr, c.Start, c.End, false)
+				v.event("CUDA API call ", c.Name, c.Row, c.Corr, c.Start, c.End, false)
+			}
+			if v.err == nil {
+				x.op(o)
 			}
 			return check(func() error { return h.Op(o) })
 		}
 	}
+	// The synchronisations are read for the checks whether or not h wants
+	// them.
+	out.Sync = func(s *records.Sync) error {
+		v.event("synchronisation", "", 0, s.Corr, s.Start, s.End, false)
+		if v.err == nil {
+			x.sync(s)
+		}
+		return check(func() error {
+			if h.Sync == nil {
+				return nil
+			}
+			return h.Sync(s)
+		})
+	}
 	if h.Range != nil {
 		out.Range = func(r *records.Range) error {
-			v.event("NVTX range "+r.Name, 0, 0, r.Start, r.End, r.Open)
+			v.event("NVTX range ", r.Name, 0, 0, r.Start, r.End, r.Open)
+			if v.err == nil {
+				x.rng(r)
+			}
 			return check(func() error { return h.Range(r) })
 		}
 	}
+	validatingSums(&out, h, v, check)
+	return out, x
+}
+
+// validatingSums sets out's summary handlers to h's behind v's checks.
+func validatingSums(out *records.Handler, h records.Handler, v *validator, check func(func() error) error) {
 	if h.APISum != nil {
 		out.APISum = func(s *records.APISum) error {
 			v.apiSum(s.Name, s.TotalNs, s.Calls, s.MinNs, s.MaxNs)
@@ -116,15 +150,13 @@ func validating(h records.Handler, path string, format Format) records.Handler {
 			return check(func() error { return h.RangeSum(s) })
 		}
 	}
-	return out
 }
 
 // copy checks one copy's times and size.
 func (v *validator) copy(kind vocab.CopyKind, row int, corr, start, end, bytes int64) {
-	what := "memory copy " + string(kind)
-	v.event(what, row, corr, start, end, false)
+	v.event("memory copy ", string(kind), row, corr, start, end, false)
 	if v.err == nil && (bytes < 0 || bytes > maxBytes) {
-		v.fail(v.where(what, row, corr), fmt.Sprintf("copy size %d bytes is impossible", bytes))
+		v.fail(v.where("memory copy "+string(kind), row, corr), fmt.Sprintf("copy size %d bytes is impossible", bytes))
 	}
 }
 
@@ -145,7 +177,8 @@ func (v *validator) copySum(kind vocab.CopyKind, totalNs, count int64, totalMB f
 }
 
 // validator keeps the first problem validate finds in what was read from
-// the input at path, as format.
+// the input at path, as format; a validator of a stream has no path (the
+// reader names the file).
 type validator struct {
 	path   string
 	format Format
@@ -156,44 +189,30 @@ func (v *validator) fail(where, problem string) {
 	if v.err != nil {
 		return
 	}
-	hint := "the file is damaged or was edited; make it again from the capture"
-	switch v.format {
-	case FormatSQLite, FormatNsysRep:
-		hint = "the export is damaged or was edited; " + nsysdb.ExportHint
-	case FormatCSV:
-		hint = "the report is damaged or was edited; make it again with nsys stats --format csv"
-	case FormatTranscript:
-		hint = "the transcript should be the unedited stdout of the pinned program"
-	case FormatMeasurements:
-		hint = "see docs/measurements.md for the format"
-	}
-	v.err = &inputerr.Error{Path: v.path, Where: where, Problem: problem, Hint: hint}
+	v.err = &inputerr.Error{Path: v.path, Where: where, Problem: problem, Hint: damageHint(v.format)}
 }
 
 // where names an event: its data row in a CSV report, else its correlation id.
-func (v *validator) where(what string, row int, corr int64) string {
-	switch {
-	case row > 0:
-		return fmt.Sprintf("data row %d (%s)", row, what)
-	case corr != 0:
-		return fmt.Sprintf("%s, correlation id %d", what, corr)
-	}
-	return what
-}
+func (v *validator) where(what string, row int, corr int64) string { return opWhere(row, what, corr) }
 
-// event checks one event's times; an open event has no end.
-func (v *validator) event(what string, row int, corr, start, end int64, open bool) {
+// event checks one event's times; an open event has no end. The event is
+// named what+name, a string made only for a message.
+func (v *validator) event(what, name string, row int, corr, start, end int64, open bool) {
 	if v.err != nil {
 		return
 	}
+	problem := ""
 	switch {
 	case start < 0:
-		v.fail(v.where(what, row, corr), fmt.Sprintf("negative start time %d ns", start))
+		problem = fmt.Sprintf("negative start time %d ns", start)
 	case open:
 	case end < start:
-		v.fail(v.where(what, row, corr), fmt.Sprintf("ends before it starts (start %d ns, end %d ns)", start, end))
+		problem = fmt.Sprintf("ends before it starts (start %d ns, end %d ns)", start, end)
 	case end-start > maxEventNs:
-		v.fail(v.where(what, row, corr), fmt.Sprintf("lasts %d ns, more than a week", end-start))
+		problem = fmt.Sprintf("lasts %d ns, more than a week", end-start)
+	}
+	if problem != "" {
+		v.fail(v.where(what+name, row, corr), problem)
 	}
 }
 
@@ -217,10 +236,31 @@ func (v *validator) ms(what string, x float64) {
 	}
 }
 
-// gbps checks one of the program's bandwidths.
-func (v *validator) gbps(what string, x float64) {
-	if v.err == nil && (math.IsNaN(x) || math.IsInf(x, 0) || x < 0 || x > maxGBps) {
-		v.fail(what, fmt.Sprintf("bandwidth %g GB/s is impossible (want 0 to %g GB/s)", x, maxGBps))
+// gbps checks one of the program's bandwidths against limit, the fastest
+// link or memory the number can come from (of names it).
+func (v *validator) gbps(what string, x, limit float64, of string) {
+	if v.err == nil && (math.IsNaN(x) || math.IsInf(x, 0) || x < 0 || x > limit) {
+		v.fail(what, fmt.Sprintf("bandwidth %.4g GB/s is impossible: faster than %s (%g GB/s)", x, of, limit))
+	}
+}
+
+// printedMs is how far a time the program printed may be from the one it
+// measured: the transcript rounds milliseconds to three decimals.
+const printedMs = 0.0005
+
+// rateAgrees checks that a bandwidth the program gave agrees with its own
+// bytes and milliseconds: bytes over any time that rounds to ms must come
+// within a factor of two of gbps (both are rounded, and a mean of rates is
+// not the rate of the mean), so that a time or rate edited by orders of
+// magnitude is not read as either.
+func (v *validator) rateAgrees(what string, bytes int64, ms, gbps float64) {
+	if v.err != nil || gbps <= 0 || ms <= 0 || bytes <= 0 {
+		return
+	}
+	fastest := float64(bytes) / (max(ms-printedMs, ms/2) * 1e6)
+	slowest := float64(bytes) / ((ms + printedMs) * 1e6)
+	if fastest < gbps/2 || slowest > gbps*2 {
+		v.fail(what, fmt.Sprintf("%g GB/s contradicts its own %d bytes in %g ms (%.4g GB/s): a time or a rate is wrong", gbps, bytes, ms, float64(bytes)/(ms*1e6)))
 	}
 }
 
@@ -231,24 +271,43 @@ func (v *validator) bytes(what string, n int64) {
 	}
 }
 
+// program checks the program's numbers: each within its magnitude, each
+// bandwidth within the fastest link or memory it could come from, and each
+// agreeing with the bytes and time beside it.
 func (v *validator) program(m *Measurements) {
+	const link, memory = "any link between host and device", "any GPU memory"
 	for _, c := range m.Copies {
 		what := fmt.Sprintf("%s %s copy of %d bytes", c.Direction, c.Source, c.Bytes)
 		v.bytes(what, c.Bytes)
 		v.ms(what, c.Ms)
-		v.gbps(what, c.GBps)
+		v.gbps(what, c.GBps, maxLinkGBps, link)
+		if c.Ms > 0 {
+			v.gbps(what, float64(c.Bytes)/(c.Ms*1e6), maxLinkGBps, link)
+		}
+		v.rateAgrees(what, c.Bytes, c.Ms, c.GBps)
 	}
 	for _, a := range m.Async {
 		what := "async " + a.Source + " row"
 		v.bytes(what, a.Bytes)
 		v.ms(what+" (call)", a.CallMs)
 		v.ms(what+" (completion)", a.CompletionMs)
+		if a.CompletionMs > 0 {
+			v.gbps(what+" (completion)", float64(a.Bytes)/(a.CompletionMs*1e6), maxLinkGBps, link)
+		}
 	}
 	for _, k := range m.Kernels {
 		what := "kernel " + k.Variant + " row"
+		limit, of := float64(maxMemoryGBps), memory
+		if k.Variant == string(vocab.ZeroCopy) {
+			limit, of = maxLinkGBps, link // it reads host memory over the link
+		}
 		v.bytes(what, k.Bytes)
 		v.ms(what, k.MsPerLaunch)
-		v.gbps(what, k.GBps)
+		v.gbps(what, k.GBps, limit, of)
+		if k.MsPerLaunch > 0 {
+			v.gbps(what, float64(k.Bytes)/(k.MsPerLaunch*1e6), limit, of)
+		}
+		v.rateAgrees(what, k.Bytes, k.MsPerLaunch, k.GBps)
 	}
 	if a := m.AsyncCalls; a != nil {
 		v.ms("asyncCalls.pageableMs", a.PageableMs)
@@ -256,5 +315,5 @@ func (v *validator) program(m *Measurements) {
 		v.bytes("asyncCalls.pageableBytes", a.PageableBytes)
 		v.bytes("asyncCalls.pinnedBytes", a.PinnedBytes)
 	}
-	v.gbps("deviceCopyGBps", m.DeviceCopyGBps)
+	v.gbps("deviceCopyGBps", m.DeviceCopyGBps, maxMemoryGBps, memory)
 }

@@ -136,7 +136,7 @@ func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 	go func() {
 		var out []diag.Diagnostic
 		for _, f := range files {
-			out = append(out, exposures(f)...)
+			out = append(out, exposures(ctx, f)...)
 		}
 		early <- out
 	}()
@@ -213,12 +213,9 @@ func replayOf(ctx context.Context, tb *timeline.Builder, det framework.Detection
 
 // exposures scans a capture file for what it reveals beyond the run, with
 // verify's rules (attachExposure).
-func exposures(f *source.File) []diag.Diagnostic {
-	rep, err := privacy.Scan(f)
-	if err != nil {
-		return []diag.Diagnostic{{Level: diag.Warning, Detail: diag.ScanFailed{File: f.Path, Err: err.Error()}}}
-	}
-	return rep.Diagnostics()
+func exposures(ctx context.Context, f *source.File) []diag.Diagnostic {
+	rep, err := privacy.Scan(ctx, f)
+	return exposureDiagnostics(f.Path, rep, err)
 }
 
 // AuditRates gathers the rates the prediction may use besides the

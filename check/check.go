@@ -131,7 +131,7 @@ func Load(path string, opts Options) (*Checked, error) {
 	}
 	privacy.MaskCapture(c)
 	k := Evaluate(c)
-	k.scans = scanFiles(src)
+	k.scans = scanFiles(ctx, src)
 	return k, nil
 }
 
@@ -146,10 +146,10 @@ type fileScan struct {
 // scanFiles scans the capture files a source holds open (its SQLite export
 // and its .nsys-rep) for what they expose, except nsyscheck's own export of
 // a report, which holds nothing the report does not.
-func scanFiles(src *source.Source) []fileScan {
+func scanFiles(ctx context.Context, src *source.Source) []fileScan {
 	var out []fileScan
 	for _, f := range scannable(src) {
-		rep, err := privacy.Scan(f)
+		rep, err := privacy.Scan(ctx, f)
 		out = append(out, fileScan{path: f.Path, rep: rep, err: err})
 	}
 	return out
@@ -335,15 +335,26 @@ func attachResident(r *predictions.Result) {
 // (SQLite exports and .nsys-rep reports) reveal of the machine beyond the
 // check — other processes, environment variables outside the allowlist,
 // secrets — as Load's scan of them found: a capture-exposes warning per
-// kind of finding. Values are never shown in full.
+// kind of finding. Values are never shown in full. A file the scan could
+// not read whole gets a capture-scan-failed warning beside what the rest of
+// the scan found: it was not cleared.
 func attachExposure(r *predictions.Result, scans []fileScan) {
 	for _, s := range scans {
-		if s.err != nil {
-			addDiag(r, diag.Info, diag.ScanFailed{File: s.path, Err: s.err.Error()})
-			continue
-		}
-		r.Diagnostics = append(r.Diagnostics, s.rep.Diagnostics()...)
+		r.Diagnostics = append(r.Diagnostics, exposureDiagnostics(s.path, s.rep, s.err)...)
 	}
+}
+
+// exposureDiagnostics are the diagnostics of one file's scan: what it
+// exposes, and a capture-scan-failed warning when the scan failed.
+func exposureDiagnostics(path string, rep *privacy.Report, err error) []diag.Diagnostic {
+	var out []diag.Diagnostic
+	if err != nil {
+		out = append(out, diag.Diagnostic{Level: diag.Warning, Detail: diag.ScanFailed{File: path, Err: err.Error()}})
+	}
+	if rep != nil {
+		out = append(out, rep.Diagnostics()...)
+	}
+	return out
 }
 
 // OpenRegular opens a user's file (an --expect file) for reading only if it

@@ -10,6 +10,7 @@ package nsyscsv
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/records"
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // Sources names the report file each kind of record came from, where the
@@ -85,7 +87,17 @@ type reader struct {
 	// joined to their calls (records.Selection.JoinCalls).
 	copies map[int64][]joinedCopy
 	joined []records.Op // copies with their calls, in the calls' order
+
+	// The summaries read only for checkSums, not handed on; and what the
+	// per-record reports held, counted as they were read.
+	apiSumRead, copySumRead bool
+	callsSeen               map[string]int64         // calls of cuda_api_trace by name
+	copiesSeen              map[vocab.CopyKind]int64 // copies of cuda_gpu_trace by kind
 }
+
+// migrationUnknown is Op.Migration of a unified-memory migration whose
+// cause the report does not give (nsysdb.MigrationOf's word for none).
+const migrationUnknown = "unknown"
 
 // joinedCopy is a copy row of cuda_gpu_trace kept until its call is read.
 type joinedCopy struct {
@@ -144,6 +156,56 @@ func (rd *reader) open() error {
 	if rd.h.Range != nil {
 		if err := rd.openNVTXTrace(); err != nil {
 			return err
+		}
+	}
+	return rd.readSumsToCheck()
+}
+
+// readSumsToCheck reads the summaries that tally a per-record report read
+// (cuda_api_sum the calls, cuda_gpu_mem_time_sum the copies) where the
+// folder has them and the consumer did not ask for them, so that
+// checkSums compares them whatever the consumer reads.
+func (rd *reader) readSumsToCheck() error {
+	if p := rd.path(nsysdb.ReportAPISum); rd.h.APISum == nil && rd.api != nil && !rd.api.empty() && p != "" {
+		rows, err := readAPISum(p)
+		if err != nil && !errors.Is(err, errEmptyReport) {
+			return err
+		}
+		rd.apiSum, rd.apiSumRead = rows, true
+		rd.opened(p)
+	}
+	if p := rd.path(nsysdb.ReportMemTimeSum); rd.h.CopySum == nil && rd.gpu != nil && !rd.gpu.empty() && p != "" {
+		rows, err := readMemSum(p, false)
+		if err != nil && !errors.Is(err, errEmptyReport) {
+			return err
+		}
+		rd.copySum, rd.copySumRead = rows, true
+		rd.opened(p)
+	}
+	return nil
+}
+
+// checkSums compares each summary read with the per-record report it
+// tallies: the calls of each API name, the copies of each kind. nsys makes
+// both from one capture, so a count that differs means a report cut short
+// at a row's end (a copy interrupted, a disk full) or reports of two
+// captures in one folder.
+func (rd *reader) checkSums() error {
+	hint := "make the reports again from one capture with nsys stats --format csv"
+	if rd.callsSeen != nil {
+		for _, s := range rd.apiSum {
+			if n := rd.callsSeen[s.Name]; n != s.Calls {
+				return &inputerr.Error{Path: rd.api.path, Problem: fmt.Sprintf("it holds %d %s calls where %s counts %d: one of the reports is cut short, or they come from two captures",
+					n, s.Name, filepath.Base(rd.path(nsysdb.ReportAPISum)), s.Calls), Hint: hint}
+			}
+		}
+	}
+	if rd.copiesSeen != nil && rd.path(nsysdb.ReportMemTimeSum) != "" {
+		for _, s := range rd.copySum {
+			if n := rd.copiesSeen[s.Kind]; n != s.Count && s.TotalNs > 0 {
+				return &inputerr.Error{Path: rd.gpu.path, Problem: fmt.Sprintf("it holds %d %s copies where %s counts %d: one of the reports is cut short, or they come from two captures",
+					n, s.Kind, filepath.Base(rd.path(nsysdb.ReportMemTimeSum)), s.Count), Hint: hint}
+			}
 		}
 	}
 	return nil
@@ -342,7 +404,7 @@ func (rd *reader) emitGaps() error {
 	}
 	for _, g := range rd.gaps {
 		if err := rd.h.Gap(g); err != nil {
-			return err
+			return inputerr.Attribute(err, rd.dir, "")
 		}
 	}
 	return nil
@@ -408,13 +470,18 @@ func (rd *reader) emitCalls() error {
 		opts = all // every call counts, and any may have issued a copy
 	}
 	var call records.Call // one record, reused for every row
+	rd.callsSeen = map[string]int64{}
 	err := rf.rows(rd.ctx, func(n int, rec [][]byte) error {
 		rows = n
 		var ok bool
 		var err error
 		call, ok, err = l.read(n, rec, opts)
-		if err != nil || !ok {
+		if err != nil {
 			return err
+		}
+		rd.callsSeen[call.Name]++
+		if !ok {
+			return nil
 		}
 		if counting {
 			rd.count(&call)
@@ -486,7 +553,19 @@ func (rd *reader) keepCopies() error {
 // join gives the kept copies of a copy API's call that call.
 func (rd *reader) join(c *records.Call) {
 	cs, ok := rd.copies[c.Corr]
-	if !ok || !nsysdb.IsCopyAPI(c.Name) {
+	if !ok {
+		return
+	}
+	if !nsysdb.IsCopyAPI(c.Name) {
+		// A graph launch's copies are the graph's nodes: the report does
+		// not number them, but they have a launch, not a copy call.
+		if nsysdb.IsGraphLaunch(c.Name) {
+			for i := range cs {
+				if g := &cs[i]; g.op.PID == 0 || c.PID == 0 || g.op.PID == c.PID {
+					g.op.GraphNode = records.UnknownNode
+				}
+			}
+		}
 		return
 	}
 	for i := range cs {
@@ -515,6 +594,7 @@ func (rd *reader) gpuRows(fn func(*records.Op) error) error {
 	}
 	any := false
 	var op records.Op // one record, reused for every row
+	rd.copiesSeen = map[vocab.CopyKind]int64{}
 	err = rf.rows(rd.ctx, func(row int, rec [][]byte) error {
 		if err := l.read(row, rec); err != nil {
 			return err
@@ -527,7 +607,11 @@ func (rd *reader) gpuRows(fn func(*records.Op) error) error {
 			op.Kind = records.OpMemset
 		case g.Copy:
 			any = true
+			rd.copiesSeen[g.Kind]++
 			op.Kind, op.Copy, op.Src, op.Dst, op.Bytes = records.OpCopy, g.Kind, g.Src, g.Dst, g.Bytes
+			if g.Migration {
+				op.Migration = migrationUnknown
+			}
 		default:
 			any = true
 			op.Kind, op.Name = records.OpKernel, baseKernelName(g.Name)
@@ -553,7 +637,7 @@ func (rd *reader) emitOps() error {
 	}
 	for i := range rd.joined {
 		if err := rd.h.Op(&rd.joined[i]); err != nil {
-			return err
+			return inputerr.Attribute(err, rd.gpu.path, "")
 		}
 	}
 	corrs := make([]int64, 0, len(rd.copies))
@@ -568,7 +652,7 @@ func (rd *reader) emitOps() error {
 			}
 			op := g.op
 			if err := rd.h.Op(&op); err != nil {
-				return err
+				return inputerr.Attribute(err, rd.gpu.path, "")
 			}
 		}
 	}
@@ -577,22 +661,40 @@ func (rd *reader) emitOps() error {
 
 // emitSums hands on the summaries' rows.
 func (rd *reader) emitSums() error {
+	if err := rd.checkSums(); err != nil {
+		return err
+	}
 	for i := range rd.apiSum {
+		if rd.apiSumRead {
+			break // read for checkSums only
+		}
 		if err := rd.h.APISum(&rd.apiSum[i]); err != nil {
-			return err
+			return inputerr.Attribute(err, rd.path(nsysdb.ReportAPISum), "")
 		}
 	}
 	for i := range rd.copySum {
+		if rd.copySumRead {
+			break
+		}
 		if err := rd.h.CopySum(&rd.copySum[i]); err != nil {
-			return err
+			return inputerr.Attribute(err, rd.memSumPath(), "")
 		}
 	}
 	for i := range rd.rangeSum {
 		if err := rd.h.RangeSum(&rd.rangeSum[i]); err != nil {
-			return err
+			return inputerr.Attribute(err, rd.path(nsysdb.ReportNVTXSum), "")
 		}
 	}
 	return nil
+}
+
+// memSumPath names the copy summaries a row of them came from: the time
+// summary, else the size summary.
+func (rd *reader) memSumPath() string {
+	if p := rd.path(nsysdb.ReportMemTimeSum); p != "" {
+		return p
+	}
+	return rd.path(nsysdb.ReportMemSizeSum)
 }
 
 // emitCounts hands on the trace's counts; the memsets are counted once
@@ -608,5 +710,5 @@ func (rd *reader) emitCounts() error {
 		}
 	}
 	c := rd.counts
-	return rd.h.Counts(&c)
+	return inputerr.Attribute(rd.h.Counts(&c), rd.dir, "")
 }

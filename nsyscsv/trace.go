@@ -38,6 +38,7 @@ type gpuTraceRecord struct {
 	Stream       int64
 	PID          int64  // where the report has a Pid column
 	Name         string // a kernel's name as written; "" for copies and memsets
+	Migration    bool   // a copy that is a unified-memory migration
 }
 
 // gpuTraceHeader says which optional columns a cuda_gpu_trace report has.
@@ -58,6 +59,7 @@ type recordFile struct {
 	f            *os.File // nil when reading a plain reader
 	sc           *csvScanner
 	head         *csvheader.Header
+	headCells    [][]byte // the header's cells as isHeader compares them
 }
 
 // openRecords opens a per-record report (a regular file only) and reads its
@@ -86,8 +88,10 @@ func (rf *recordFile) start(r io.Reader) error {
 		return csvScanError(rf.path, "header", err)
 	}
 	names := make([]string, len(first))
+	rf.headCells = make([][]byte, len(first))
 	for i, c := range first {
 		names[i] = string(c)
+		rf.headCells[i] = headerCell([]byte(names[i]))
 	}
 	rf.head, err = csvheader.Resolve(rf.path, rf.report, names, rf.cols)
 	return err
@@ -120,11 +124,31 @@ func (rf *recordFile) rows(ctx context.Context, fn func(n int, rec [][]byte) err
 				Problem: fmt.Sprintf("malformed CSV: %d cells where the header has %d", len(rec), width),
 				Hint:    "the file may be cut short or not be an nsys stats --format csv report"}
 		}
+		if rf.isHeader(rec) {
+			return &inputerr.Error{Path: rf.path, Where: fmt.Sprintf("data row %d", n),
+				Problem: "the header again, inside the report: two reports were joined into one file, so its rows may come from two captures",
+				Hint:    "make the report again with nsys stats --format csv, one report per file"}
+		}
 		if err := fn(n, rec); err != nil {
-			return err
+			return inputerr.Attribute(err, rf.path, "")
 		}
 	}
 }
+
+// isHeader reports whether a data row repeats the header, cell for cell
+// (a byte-order mark and spaces aside).
+func (rf *recordFile) isHeader(rec [][]byte) bool {
+	for i, name := range rf.headCells {
+		if !bytes.Equal(headerCell(rec[i]), name) {
+			return false
+		}
+	}
+	return true
+}
+
+// headerCell is a header cell as compared: without a byte-order mark and
+// surrounding spaces.
+func headerCell(b []byte) []byte { return bytes.TrimSpace(bytes.TrimPrefix(b, []byte("\ufeff"))) }
 
 // rowsPerCheck is how many rows are read between looks at the context.
 const rowsPerCheck = 1 << 16
@@ -256,12 +280,11 @@ func (l *apiTraceLayout) num(rec [][]byte, i, row int) (int64, error) {
 	return v, nil
 }
 
-// read decodes one row; ok is false for a call opts does not want.
+// read decodes one row; ok is false for a call opts does not want. Every
+// row is decoded whole, wanted or not, so that a damaged row is an error
+// whatever a reader selects: verify and audit read a report alike.
 func (l *apiTraceLayout) read(row int, rec [][]byte, opts records.Selection) (call records.Call, ok bool, err error) {
 	name := csvStripVersionBytes(rec[l.name])
-	if !opts.WantsAPI(string(name)) {
-		return call, false, nil
-	}
 	const hint = "times must be non-negative numbers; re-export with nsys stats --report cuda_api_trace --format csv"
 	start, err := csvParseNs(string(rec[l.start]), l.sStart)
 	if err != nil || start < 0 {
@@ -286,7 +309,7 @@ func (l *apiTraceLayout) read(row int, rec [][]byte, opts records.Selection) (ca
 	if l.thread >= 0 {
 		call.Thread = l.internStr(rec[l.thread])
 	}
-	return call, true, nil
+	return call, opts.WantsAPI(call.Name), nil
 }
 
 // threadCounter counts calls per thread as written ("pid,tid"); rows come
@@ -414,16 +437,36 @@ func (l *gpuTraceLayout) read(row int, rec [][]byte) error {
 	if g.Corr, err = csvParseInt(cell(l.iCorr)); err != nil || g.Corr < 0 {
 		return csvRowError(l.path, row, l.rh.Names[l.iCorr], cell(l.iCorr), "count must be a whole non-negative number", hint)
 	}
-	g.Device, _ = csvParseInt(deviceIndex(cell(l.iDev)))
-	g.Stream, _ = csvParseInt(cell(l.iStrm))
-	g.PID, _ = csvParseInt(cell(l.iPid))
+	for _, id := range []struct {
+		i    int
+		text string
+		into *int64
+	}{{l.iDev, deviceIndex(cell(l.iDev)), &g.Device}, {l.iStrm, cell(l.iStrm), &g.Stream}, {l.iPid, cell(l.iPid), &g.PID}} {
+		if id.text == "" {
+			continue // a column the report lacks, or a row without the id
+		}
+		if *id.into, err = csvParseInt(id.text); err != nil {
+			return csvRowError(l.path, row, l.rh.Names[id.i], cell(id.i), "not an integer id", hint)
+		}
+	}
 	name := cell(l.iName)
 	g.Copy, g.Memset = nsysdb.ReportRowKind(name)
 	switch {
 	case g.Copy:
 		g.Kind, _ = nsysdb.ReportCopyKindOf(name)
+		g.Migration = nsysdb.ReportMigration(name)
 		if l.hasKinds {
-			g.Src, g.Dst = memKindOf(cell(l.iSrc)), memKindOf(cell(l.iDst))
+			var okSrc, okDst bool
+			g.Src, okSrc = memKindOf(cell(l.iSrc))
+			g.Dst, okDst = memKindOf(cell(l.iDst))
+			for _, c := range []struct {
+				i  int
+				ok bool
+			}{{l.iSrc, okSrc}, {l.iDst, okDst}} {
+				if !c.ok {
+					return csvRowError(l.path, row, l.rh.Names[c.i], cell(c.i), "not a memory kind nsys writes (Pageable, Pinned, Device, Managed, ...)", hint)
+				}
+			}
 		}
 		if l.hasBytes {
 			if g.Bytes, err = csvBytes(cell(l.iBytes), l.bytesScale); err != nil {
@@ -488,9 +531,12 @@ func deviceIndex(s string) string {
 }
 
 // memKindOf maps a report's memory kind ("Pageable", "Device Static") to
-// vocab.MemKind, through the enum names nsysdb knows.
-func memKindOf(s string) vocab.MemKind {
-	return nsysdb.MemKindOf(strings.ReplaceAll(strings.TrimSpace(s), " ", "_"))
+// vocab.MemKind, through the enum names nsysdb knows; ok is false for a
+// name nsys does not write. An empty cell and "Unknown" are unknown.
+func memKindOf(s string) (vocab.MemKind, bool) {
+	name := strings.ReplaceAll(strings.TrimSpace(s), " ", "_")
+	k := nsysdb.MemKindOf(name)
+	return k, k != vocab.MemUnknown || name == "" || strings.EqualFold(name, "unknown")
 }
 
 // baseKernelName reduces a demangled kernel name to its base name, as the

@@ -65,7 +65,7 @@ func (r *reader) emitRanges() error {
 		}
 		rg.Domain = domains[raws[i].dom]
 		if err := r.h.Range(rg); err != nil {
-			return err
+			return r.handled(table, err)
 		}
 	}
 	return nil
@@ -81,7 +81,7 @@ type nvtxText struct {
 // name is the text, looked up in the string table where it is an id.
 func (r *reader) name(t nvtxText) (string, error) {
 	if !t.text.Valid && t.id.Valid {
-		return r.str(t.id.Int64)
+		return r.str(t.id.Int64, nsysdb.TableNVTX, nsysdb.ColTextID)
 	}
 	return t.text.String, nil
 }
@@ -161,7 +161,7 @@ func (r *reader) threadNames() (map[int64]string, error) {
 		return nil, r.tableError(table, err)
 	}
 	for _, p := range pairs {
-		s, err := r.str(p[1])
+		s, err := r.str(p[1], nsysdb.TableThreadNames, nsysdb.ColNameID)
 		if err != nil {
 			return nil, err
 		}
@@ -248,7 +248,7 @@ func (r *reader) emitCalls() error {
 		if nameID != lastID {
 			name, ok := names[nameID]
 			if !ok {
-				s, err := r.str(nameID)
+				s, err := r.str(nameID, nsysdb.TableRuntime, nsysdb.ColNameID)
 				if err != nil {
 					return err
 				}
@@ -274,7 +274,7 @@ func (r *reader) emitCalls() error {
 			r.pid = a.PID
 		}
 		if err := r.h.Call(&a); err != nil {
-			return err
+			return r.handled(table, err)
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -327,7 +327,7 @@ func (r *reader) programThread(table, gtidCol string, conds []string) ([]int64, 
 			at[k] = i
 			counts = append(counts, records.ThreadCount{PID: pid, TID: tid})
 		}
-		s, err := r.str(g.nameID)
+		s, err := r.str(g.nameID, nsysdb.TableRuntime, nsysdb.ColNameID)
 		if err != nil {
 			return nil, err
 		}

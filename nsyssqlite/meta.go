@@ -37,7 +37,7 @@ func (r *reader) emitMeta() error {
 	}
 	r.readTracing()
 	r.readDuration()
-	return r.h.Meta(&r.meta)
+	return r.handled("", r.h.Meta(&r.meta))
 }
 
 // readTracing reads what nsys was asked to trace from META_DATA_CAPTURE;
@@ -83,19 +83,26 @@ func (r *reader) readTracing() {
 	}
 }
 
-// readDuration reads the trace's duration from ANALYSIS_DETAILS, where the
-// export records it.
+// readDuration reads the trace's duration and when it stopped from
+// ANALYSIS_DETAILS, where the export records them.
 func (r *reader) readDuration() {
 	t := r.tables[nsysdb.TableAnalysis]
 	if t == "" {
 		return
 	}
-	if cols, err := r.columns(nsysdb.TableAnalysis); err != nil || !cols[nsysdb.ColDuration] {
+	cols, err := r.columns(nsysdb.TableAnalysis)
+	if err != nil || !cols[nsysdb.ColDuration] {
 		return
 	}
 	var d sql.NullInt64
 	if r.queryRow(`SELECT max(`+q(nsysdb.ColDuration)+`) FROM `+q(t)).Scan(&d) == nil && d.Int64 > 0 {
 		r.meta.DurationNs = d.Int64
+	}
+	if !cols[nsysdb.ColStopTime] {
+		return
+	}
+	if r.queryRow(`SELECT max(`+q(nsysdb.ColStopTime)+`) FROM `+q(t)).Scan(&d) == nil && d.Int64 > 0 {
+		r.stop = d.Int64
 	}
 }
 
@@ -272,7 +279,7 @@ func (r *reader) emitDiags() error {
 		d.Severity = nsysdb.SeverityOf(severity[sev])
 		d.Source = source[src]
 		if err := r.h.Diag(&d); err != nil {
-			return err
+			return r.handled(t, err)
 		}
 	}
 	if err := rows.Err(); err != nil {

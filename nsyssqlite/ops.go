@@ -2,8 +2,11 @@ package nsyssqlite
 
 import (
 	"database/sql"
+	"errors"
+	"fmt"
 	"strings"
 
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/records"
 )
@@ -76,15 +79,23 @@ func (c *copyRow) dest() []any {
 }
 
 // decode names the row's enums and splits its process id.
-func (r *reader) decode(c *copyRow) {
+func (r *reader) decode(c *copyRow) error {
 	c.op.Kind = records.OpCopy
-	c.op.Copy, c.op.Src, c.op.Dst = r.copyEnumsOf(c.kind, c.src, c.dst)
+	var err error
+	if c.op.Copy, c.op.Src, c.op.Dst, err = r.copyEnumsOf(c.kind, c.src, c.dst); err != nil {
+		var ie *inputerr.Error
+		if errors.As(err, &ie) {
+			ie.Where += fmt.Sprintf(", the copy with correlation id %d", c.op.Corr)
+		}
+		return err
+	}
 	if c.gpid != 0 {
 		c.op.PID, _ = nsysdb.SplitGlobalID(c.gpid)
 	}
 	if c.migrate >= 0 {
 		c.op.Migration = r.migrations[c.migrate]
 	}
+	return nil
 }
 
 // emitCopies hands on the copies, those of the calls read where
@@ -105,9 +116,11 @@ func (r *reader) emitCopies() error {
 		if !r.wantsCorr(r.mcols, c.op.Corr) {
 			continue
 		}
-		r.decode(&c)
-		if err := r.h.Op(&c.op); err != nil {
+		if err := r.decode(&c); err != nil {
 			return err
+		}
+		if err := r.h.Op(&c.op); err != nil {
+			return r.handled(table, err)
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -148,7 +161,11 @@ func (r *reader) emitJoinedCopies() error {
 	if err != nil {
 		return err
 	}
-	rows, err := r.query(`SELECT ` + r.copyColumns("m.") + `, ` + strings.Join([]string{rc(nsysdb.ColStart), rc(nsysdb.ColEnd), rc(nsysdb.ColNameID), gtid}, ", ") +
+	result := "0"
+	if r.rcols[nsysdb.ColReturnValue] {
+		result = `ifnull(` + rc(nsysdb.ColReturnValue) + `, 0)`
+	}
+	rows, err := r.query(`SELECT ` + r.copyColumns("m.") + `, ` + strings.Join([]string{rc(nsysdb.ColStart), rc(nsysdb.ColEnd), rc(nsysdb.ColNameID), gtid, result}, ", ") +
 		` FROM ` + q(table) + ` AS m LEFT JOIN ` + q(rt) + ` AS r ON ` + join)
 	if err != nil {
 		return r.tableError(table, err)
@@ -159,25 +176,27 @@ func (r *reader) emitJoinedCopies() error {
 		c              copyRow
 		call           records.Call
 		cs, ce, nameID sql.NullInt64
-		gt             int64
+		gt, ret        int64
 	)
 	for rows.Next() {
 		c = copyRow{}
-		if err := rows.Scan(append(c.dest(), &cs, &ce, &nameID, &gt)...); err != nil {
+		if err := rows.Scan(append(c.dest(), &cs, &ce, &nameID, &gt, &ret)...); err != nil {
 			return r.tableError(table, err)
 		}
-		r.decode(&c)
+		if err := r.decode(&c); err != nil {
+			return err
+		}
 		if nameID.Valid {
 			name, ok := names[nameID.Int64]
 			if !ok {
-				v, err := r.str(nameID.Int64)
+				v, err := r.str(nameID.Int64, nsysdb.TableRuntime, nsysdb.ColNameID)
 				if err != nil {
 					return err
 				}
 				name = nsysdb.StripAPIVersion(v)
 				names[nameID.Int64] = name
 			}
-			call = records.Call{Name: name, Start: cs.Int64, End: ce.Int64, Corr: c.op.Corr, PID: c.op.PID}
+			call = records.Call{Name: name, Start: cs.Int64, End: ce.Int64, Result: ret, Corr: c.op.Corr, PID: c.op.PID}
 			if gt != 0 {
 				call.PID, call.TID = nsysdb.SplitGlobalID(gt)
 				call.Thread = threads[gt]
@@ -185,7 +204,7 @@ func (r *reader) emitJoinedCopies() error {
 			c.op.Call = &call
 		}
 		if err := r.h.Op(&c.op); err != nil {
-			return err
+			return r.handled(table+" joined to "+rt, err)
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -230,11 +249,11 @@ func (r *reader) emitKernels() error {
 		} else if k.PID != r.pid && k.PID != 0 && r.pid != 0 {
 			continue
 		}
-		if k.Name, err = r.str(nameID); err != nil {
+		if k.Name, err = r.str(nameID, nsysdb.TableKernel, nsysdb.ColShortName); err != nil {
 			return err
 		}
 		if err := r.h.Op(&k); err != nil {
-			return err
+			return r.handled(table, err)
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -273,7 +292,7 @@ func (r *reader) emitMemsets() error {
 			o.PID, _ = nsysdb.SplitGlobalID(gpid)
 		}
 		if err := r.h.Op(&o); err != nil {
-			return err
+			return r.handled(table, err)
 		}
 	}
 	if err := rows.Err(); err != nil {

@@ -1,6 +1,8 @@
 package nsyssqlite
 
 import (
+	"database/sql"
+	"errors"
 	"fmt"
 
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
@@ -52,6 +54,81 @@ func (r *reader) plan() error {
 	if r.h.Event != nil && r.tables[nsysdb.TableCUDAEvent] == "" {
 		r.lack(records.FactEvents, fmt.Sprintf("the export has no %s table: nsys recorded no CUDA event records", nsysdb.TableCUDAEvent))
 	}
+	if err := r.checkReferences(); err != nil {
+		return err
+	}
+	return r.checkStop()
+}
+
+// checkStop checks that no record of the tables read ends after the trace
+// stopped (ANALYSIS_DETAILS.stopTime), whether or not the selection reads
+// its row: nsys stops a trace after its last record, so a later one was
+// shifted or comes from another trace. One pass over each table.
+func (r *reader) checkStop() error {
+	if r.stop == 0 {
+		return nil
+	}
+	for _, t := range []struct {
+		logical string
+		cols    map[string]bool
+	}{{nsysdb.TableRuntime, r.rcols}, {nsysdb.TableMemcpy, r.mcols}, {nsysdb.TableKernel, r.kcols}} {
+		table := r.tables[t.logical]
+		if table == "" || t.cols == nil {
+			continue
+		}
+		var corr, end int64
+		err := r.queryRow(`SELECT `+col(t.cols, nsysdb.ColCorrelationID)+`, `+q(nsysdb.ColEnd)+` FROM `+q(table)+` WHERE `+q(nsysdb.ColEnd)+` > ? LIMIT 1`,
+			r.stop+stopSlackNs).Scan(&corr, &end)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return r.tableError(table, err)
+		default:
+			return &inputerr.Error{Path: r.path, Where: fmt.Sprintf("table %s, correlation id %d", table, corr),
+				Problem: fmt.Sprintf("a record ends at %d ns, %d ns after the trace stopped (%d ns, %s): no record outlasts its trace", end, end-r.stop, r.stop, r.tables[nsysdb.TableAnalysis]),
+				Hint:    "the export is damaged or was edited; " + nsysdb.ExportHint}
+		}
+	}
+	return nil
+}
+
+// stopSlackNs is how far past the trace's stop a record may end: 1 µs of
+// clock conversion. Real exports stop half a second or more after their
+// last record.
+const stopSlackNs = 1000
+
+// checkReferences checks that every string id the tables read refer to is
+// in the string table, whether or not the selection reads its row: a call
+// whose name id resolves to nothing is damage, not a call of another name.
+// One pass over each table's distinct ids.
+func (r *reader) checkReferences() error {
+	refs := []struct {
+		logical, col string
+		wanted       bool
+	}{
+		{nsysdb.TableRuntime, nsysdb.ColNameID, true},
+		{nsysdb.TableKernel, nsysdb.ColShortName, r.kcols != nil},
+		{nsysdb.TableNVTX, nsysdb.ColTextID, r.nvtx != nil && r.nvtx.cols[nsysdb.ColTextID]},
+	}
+	strs := q(r.tables[nsysdb.TableStrings])
+	for _, ref := range refs {
+		table := r.tables[ref.logical]
+		if !ref.wanted || table == "" {
+			continue
+		}
+		c := q(ref.col)
+		var id int64
+		err := r.queryRow(`SELECT ` + c + ` FROM (SELECT DISTINCT ` + c + ` FROM ` + q(table) + ` WHERE ` + c + ` IS NOT NULL) AS d WHERE NOT EXISTS (SELECT 1 FROM ` +
+			strs + ` AS s WHERE s.` + q(nsysdb.ColID) + ` = d.` + c + `) LIMIT 1`).Scan(&id)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return r.tableError(table, err)
+		default:
+			_, err := r.str(id, ref.logical, ref.col)
+			return err
+		}
+	}
 	return nil
 }
 
@@ -62,7 +139,7 @@ func (r *reader) emitGaps() error {
 	}
 	for _, g := range r.gaps {
 		if err := r.h.Gap(g); err != nil {
-			return err
+			return r.handled("", err)
 		}
 	}
 	return nil
@@ -126,22 +203,37 @@ func (r *reader) planCopies() error {
 }
 
 // copyEnumsOf names a copy row's direction and the memory kinds of its two
-// sides from their enum ids, unknown for an id the export's enum tables do
-// not name (and for both sides where it has no memory kinds).
-func (r *reader) copyEnumsOf(kind, src, dst int64) (vocab.CopyKind, vocab.MemKind, vocab.MemKind) {
+// sides from their enum ids: unknown for a side the export leaves NULL (-1)
+// and for both sides where it has no memory kinds. An id the export's enum
+// table does not hold is an enum nsys never wrote: the error names it.
+func (r *reader) copyEnumsOf(kind, src, dst int64) (vocab.CopyKind, vocab.MemKind, vocab.MemKind, error) {
 	k, ok := r.copyKinds[kind]
 	if !ok {
-		k = vocab.CopyUnknown
+		return "", "", "", r.unknownEnum(nsysdb.ColCopyKind, kind, nsysdb.TableCopyOper)
 	}
-	sk, ok := r.memKinds[src]
-	if !ok {
-		sk = vocab.MemUnknown
+	side := func(col string, id int64) (vocab.MemKind, error) {
+		if r.memKinds == nil || id < 0 {
+			return vocab.MemUnknown, nil
+		}
+		m, ok := r.memKinds[id]
+		if !ok {
+			return "", r.unknownEnum(col, id, nsysdb.TableMemKind)
+		}
+		return m, nil
 	}
-	dk, ok := r.memKinds[dst]
-	if !ok {
-		dk = vocab.MemUnknown
+	sk, err := side(nsysdb.ColSrcKind, src)
+	if err != nil {
+		return "", "", "", err
 	}
-	return k, sk, dk
+	dk, err := side(nsysdb.ColDstKind, dst)
+	return k, sk, dk, err
+}
+
+// unknownEnum says that a copy's column holds an id its enum table lacks.
+func (r *reader) unknownEnum(col string, id int64, enum string) error {
+	return &inputerr.Error{Path: r.path, Where: "table " + r.tables[nsysdb.TableMemcpy],
+		Problem: fmt.Sprintf("%s %d is not one of the ids %s defines: an unknown enum value", col, id, r.tables[enum]),
+		Hint:    "the export is damaged or was edited; " + nsysdb.ExportHint}
 }
 
 // nvtxPlan is how the NVTX table is read: its columns, the text columns'

@@ -34,6 +34,10 @@ type Info struct {
 	// OtherThreads counts, per thread, the calls ProgramThread left out, in
 	// the order of records.ThreadCount.Before.
 	OtherThreads []records.ThreadCount
+	// Tables names the table read for each logical table the export holds
+	// (nsysdb.Resolve): CUPTI_ACTIVITY_KIND_RUNTIME_V2 for
+	// nsysdb.TableRuntime, say.
+	Tables map[string]string
 }
 
 // Read streams the records of the export at path, open as db, to h: only
@@ -90,6 +94,7 @@ func read(ctx context.Context, db *sql.DB, path string, opts records.Selection, 
 			return nil, err
 		}
 	}
+	r.info.Tables = r.tables
 	return r.info, nil
 }
 
@@ -103,12 +108,12 @@ type reader struct {
 	info   *Info
 	schema string            // EXPORT_SCHEMA_VERSION, "" if unknown
 	tables map[string]string // logical name -> table name in the file
-	names  []string          // every table and view of the file
 
 	strs    map[int64]string // StringIds cache
 	strStmt *sql.Stmt
 
 	meta records.Meta
+	stop int64 // when the trace stopped (ANALYSIS_DETAILS.stopTime), 0 unknown
 	gaps []records.Gap
 	// rcols, mcols, kcols are the columns of the runtime, copy and kernel
 	// tables; copyKinds, memKinds and migrations name the copies' enum ids
@@ -154,6 +159,19 @@ func (r *reader) tableError(table string, err error) error {
 		Hint: "the file may be damaged or truncated; " + nsysdb.ExportHint}
 }
 
+// handled names the export, and the table a record came from, in an error
+// its consumer returned about the record (inputerr.Attribute).
+func (r *reader) handled(table string, err error) error {
+	if err == nil {
+		return nil
+	}
+	where := ""
+	if table != "" {
+		where = "table " + table
+	}
+	return inputerr.Attribute(err, r.path, where)
+}
+
 // query runs a query on the reader's connection.
 func (r *reader) query(q string, args ...any) (*sql.Rows, error) {
 	return r.conn.QueryContext(r.ctx, q, args...)
@@ -171,6 +189,7 @@ func (r *reader) prepare() error {
 		return err
 	}
 	r.readMeta()
+	r.readDuration()
 	if r.tables[nsysdb.TableRuntime] == "" {
 		return &inputerr.Error{Path: r.path, Where: "table " + nsysdb.TableRuntime,
 			Problem: inputerr.ProblemNoAPITrace,
@@ -194,38 +213,54 @@ func (r *reader) prepare() error {
 }
 
 // readTables lists the file's tables and maps each logical table to the
-// highest-versioned table of that name (NAME, NAME_V2, NAME_V3, ...).
+// table that holds its data (nsysdb.Resolve): the highest-versioned of
+// NAME, NAME_V2, NAME_V3, ... that holds a row. A view or virtual table of
+// one of those names, or two versions holding rows, is refused.
 func (r *reader) readTables() error {
 	fail := func(err error) error {
 		return &inputerr.Error{Path: r.path, Problem: "cannot read the database schema", Err: err,
 			Hint: "the file may be damaged or truncated; " + nsysdb.ExportHint}
 	}
-	rows, err := r.query(`SELECT name FROM ` + nsysdb.TableSchemaListing + ` WHERE type IN ('table', 'view')`)
+	rows, err := r.query(`SELECT name, type, ifnull(sql, '') FROM ` + nsysdb.TableSchemaListing + ` WHERE type IN ('table', 'view')`)
 	if err != nil {
 		return fail(err)
 	}
 	defer rows.Close()
-	var names []string
+	var objs []nsysdb.SchemaObject
 	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
+		var o nsysdb.SchemaObject
+		if err := rows.Scan(&o.Name, &o.Type, &o.SQL); err != nil {
 			return fail(err)
 		}
-		names = append(names, n)
+		objs = append(objs, o)
 	}
 	if err := rows.Err(); err != nil {
 		return fail(err)
 	}
-	if len(names) == 0 {
+	if len(objs) == 0 {
 		return &inputerr.Error{Path: r.path, Problem: "the SQLite database holds no tables, so it is not an Nsight Systems export", Hint: nsysdb.ExportHint}
 	}
-	r.names = names
-	r.tables = nsysdb.ResolveTables(names, nsysdb.TableRuntime, nsysdb.TableMemcpy, nsysdb.TableKernel, nsysdb.TableMemset,
+	hasRows := func(table string) (bool, error) {
+		var one int
+		err := r.queryRow(`SELECT 1 FROM ` + q(table) + ` LIMIT 1`).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return false, nil
+		}
+		return err == nil, err
+	}
+	r.tables, err = nsysdb.Resolve(objs, hasRows, nsysdb.TableRuntime, nsysdb.TableMemcpy, nsysdb.TableKernel, nsysdb.TableMemset,
 		nsysdb.TableNVTX, nsysdb.TableStrings, nsysdb.TableCopyOper, nsysdb.TableMemKind, nsysdb.TableEventType,
 		nsysdb.TableMetaExport, nsysdb.TableMetaCapture, nsysdb.TableGPU, nsysdb.TableCUDADevice, nsysdb.TableSystemEnv,
 		nsysdb.TableThreadNames, nsysdb.TableAnalysis, nsysdb.TableSync, nsysdb.TableSyncType, nsysdb.TableCUDAEvent,
 		nsysdb.TableGraphTrace, nsysdb.TableDiagnostic, nsysdb.TableDiagSeverity, nsysdb.TableDiagSource, nsysdb.TableMigration)
-	return nil
+	var te *nsysdb.TableError
+	if errors.As(err, &te) {
+		if r.ctx.Err() != nil {
+			return r.tableError(te.Table, r.ctx.Err())
+		}
+		return &inputerr.Error{Path: r.path, Where: "table " + te.Table, Problem: te.Problem, Hint: nsysdb.ExportHint}
+	}
+	return err
 }
 
 // columns returns the columns of the logical table, failing with an
@@ -238,6 +273,7 @@ func (r *reader) columns(logical string, required ...string) (map[string]bool, e
 	}
 	defer rows.Close()
 	cols := map[string]bool{}
+	types := map[string]string{}
 	for rows.Next() {
 		var (
 			cid     int
@@ -251,19 +287,25 @@ func (r *reader) columns(logical string, required ...string) (map[string]bool, e
 			return nil, r.tableError(table, err)
 		}
 		cols[name] = true
+		types[name] = typ.String
 	}
 	if err := rows.Err(); err != nil {
 		return nil, r.tableError(table, err)
 	}
+	schema := r.schema
+	if schema == "" {
+		schema = "unknown"
+	}
+	hint := "nsyscheck reads exports of Nsight Systems 2025.3 (schema " + nsysdb.KnownSchema + "); " + nsysdb.ExportHint
 	for _, c := range required {
 		if !cols[c] {
-			schema := r.schema
-			if schema == "" {
-				schema = "unknown"
-			}
 			return nil, &inputerr.Error{Path: r.path, Where: "table " + table,
-				Problem: fmt.Sprintf("column %s is missing (export schema version %s)", c, schema),
-				Hint:    "nsyscheck reads exports of Nsight Systems 2025.3 (schema " + nsysdb.KnownSchema + "); " + nsysdb.ExportHint}
+				Problem: fmt.Sprintf("column %s is missing (export schema version %s)", c, schema), Hint: hint}
+		}
+		if a := nsysdb.Affinity(types[c]); !nsysdb.IsTextColumn(c) && (a == nsysdb.AffinityText || a == nsysdb.AffinityReal) {
+			return nil, &inputerr.Error{Path: r.path, Where: "table " + table,
+				Problem: fmt.Sprintf("column %s is declared %s, where nsys writes an integer column: not a table nsys wrote", c, strconv.Quote(types[c])),
+				Hint:    hint}
 		}
 	}
 	return cols, nil
@@ -281,8 +323,10 @@ func col(cols map[string]bool, name string) string {
 	return "0"
 }
 
-// str returns the string with the given StringIds id.
-func (r *reader) str(id int64) (string, error) {
+// str returns the string with the given StringIds id, which column col of
+// the logical table from refers to. An id the string table does not hold
+// is a reference that does not resolve: the export is damaged.
+func (r *reader) str(id int64, from, col string) (string, error) {
 	if s, ok := r.strs[id]; ok {
 		return s, nil
 	}
@@ -290,7 +334,9 @@ func (r *reader) str(id int64) (string, error) {
 	err := r.strStmt.QueryRowContext(r.ctx, id).Scan(&s)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		s = fmt.Sprintf("<string %d not in %s>", id, nsysdb.TableStrings)
+		return "", &inputerr.Error{Path: r.path, Where: "table " + r.tables[from],
+			Problem: fmt.Sprintf("%s %d names no string of %s: a reference that does not resolve", col, id, r.tables[nsysdb.TableStrings]),
+			Hint:    "the export is damaged or was edited; " + nsysdb.ExportHint}
 	case err != nil:
 		return "", r.tableError(r.tables[nsysdb.TableStrings], err)
 	}
@@ -315,6 +361,11 @@ func (r *reader) readEnum(logical string) (map[int64]string, error) {
 		var name string
 		if err := rows.Scan(&id, &name); err != nil {
 			return nil, r.tableError(table, err)
+		}
+		if old, dup := out[id]; dup && old != name {
+			return nil, &inputerr.Error{Path: r.path, Where: "table " + table,
+				Problem: fmt.Sprintf("id %d is defined twice, as %s and as %s, so what it names is unclear (nsys defines each id once)", id, old, name),
+				Hint:    "the export is damaged or was edited; " + nsysdb.ExportHint}
 		}
 		out[id] = name
 	}

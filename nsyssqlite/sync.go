@@ -76,7 +76,7 @@ func (r *reader) emitSyncs() error {
 		sy.Stream, sy.Event = id(stream), id(event)
 		known := false
 		if nm.Valid {
-			name, err := r.str(nm.Int64)
+			name, err := r.str(nm.Int64, nsysdb.TableRuntime, nsysdb.ColNameID)
 			if err != nil {
 				return err
 			}
@@ -90,7 +90,7 @@ func (r *reader) emitSyncs() error {
 			sy.Kind = nsysdb.SyncKindOfColumn(typ)
 		}
 		if err := r.h.Sync(&sy); err != nil {
-			return err
+			return r.handled(table, err)
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -140,7 +140,7 @@ func (r *reader) emitEvents() error {
 			e.Seq = 0
 		}
 		if err := r.h.Event(&e); err != nil {
-			return err
+			return r.handled(table, err)
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -179,7 +179,7 @@ func (r *reader) emitGraphs() error {
 			g.PID, _ = nsysdb.SplitGlobalID(gpid)
 		}
 		if err := r.h.Graph(&g); err != nil {
-			return err
+			return r.handled(table, err)
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -216,5 +216,5 @@ func (r *reader) emitCounts() error {
 			return r.tableError(m, err)
 		}
 	}
-	return r.h.Counts(&c)
+	return r.handled(t, r.h.Counts(&c))
 }

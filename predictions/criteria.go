@@ -113,14 +113,58 @@ func FloorHolds(ratios []float64) bool {
 	return atLeast(ratios[len(ratios)-1], FloorRatio)
 }
 
-// GrowthTauOf returns Kendall's tau between sizes and ratios (gonum's
-// stat.Kendall: a tie counts as a concordant pair).
+// GrowthTauOf returns Kendall's tau between sizes and ratios as gonum's
+// stat.Kendall gives it (a tie counts as a concordant pair). When sizes
+// ascend, as a sweep's do, a pair is discordant exactly when its later
+// ratio is the smaller, so tau is counted from the inversions of ratios in
+// O(n log n) (a measurements file of 200,000 rows took stat.Kendall's
+// O(n²) 3 s); otherwise, or with a ratio that is not finite, through
+// stat.Kendall.
 func GrowthTauOf(sizes []int64, ratios []float64) float64 {
-	x := make([]float64, len(sizes))
-	for i, s := range sizes {
-		x[i] = float64(s)
+	ascending := len(sizes) == len(ratios)
+	for i := range sizes {
+		if i > 0 && sizes[i] < sizes[i-1] || math.IsNaN(ratios[i]) || math.IsInf(ratios[i], 0) {
+			ascending = false
+			break
+		}
 	}
-	return stat.Kendall(x, ratios, nil)
+	if !ascending || len(sizes) < 2 {
+		x := make([]float64, len(sizes))
+		for i, s := range sizes {
+			x[i] = float64(s)
+		}
+		return stat.Kendall(x, ratios, nil)
+	}
+	n := len(ratios)
+	pairs := n * (n - 1) / 2
+	dc := inversions(append([]float64(nil), ratios...), make([]float64, n))
+	return float64(pairs-2*dc) / float64(pairs)
+}
+
+// inversions counts the pairs i < j with v[j] < v[i], sorting v by merge
+// sort with buf as scratch space of the same length.
+func inversions(v, buf []float64) int {
+	if len(v) < 2 {
+		return 0
+	}
+	mid := len(v) / 2
+	n := inversions(v[:mid], buf[:mid]) + inversions(v[mid:], buf[mid:])
+	i, j, k := 0, mid, 0
+	for i < mid && j < len(v) {
+		if v[j] < v[i] {
+			buf[k] = v[j]
+			n += mid - i // v[j] is below every one left of the first half
+			j++
+		} else {
+			buf[k] = v[i]
+			i++
+		}
+		k++
+	}
+	k += copy(buf[k:], v[i:mid])
+	copy(buf[k:], v[j:])
+	copy(v, buf)
+	return n
 }
 
 // GrowthHolds is 1.growth's criterion: tau at least GrowthTau and the

@@ -2,7 +2,10 @@ package predictions
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 func TestFloorAtBound(t *testing.T) {
@@ -172,5 +175,39 @@ func TestCombine(t *testing.T) {
 		if got := combine(tc.in); got != tc.want {
 			t.Errorf("combine(%v) = %v, want %v", tc.in, got, tc.want)
 		}
+	}
+}
+
+// GrowthTauOf counts inversions where sizes ascend; it gives what
+// stat.Kendall gives, ties in sizes or ratios included.
+func TestGrowthTauMatchesKendall(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for n := 2; n < 60; n++ {
+		sizes := make([]int64, n)
+		ratios := make([]float64, n)
+		x := make([]float64, n)
+		for i := range sizes {
+			if i > 0 {
+				sizes[i] = sizes[i-1] + int64(rng.IntN(2)) // ties now and then
+			}
+			ratios[i] = float64(rng.IntN(5)) / 2 // ties often
+			x[i] = float64(sizes[i])
+		}
+		if got, want := GrowthTauOf(sizes, ratios), stat.Kendall(x, ratios, nil); got != want {
+			t.Fatalf("n %d: tau %v, stat.Kendall %v (sizes %v ratios %v)", n, got, want, sizes, ratios)
+		}
+	}
+}
+
+func BenchmarkGrowthTau(b *testing.B) {
+	const n = 100000
+	sizes := make([]int64, n)
+	ratios := make([]float64, n)
+	for i := range sizes {
+		sizes[i] = int64(i) << 12
+		ratios[i] = float64(i%1000) / 100
+	}
+	for b.Loop() {
+		GrowthTauOf(sizes, ratios)
 	}
 }

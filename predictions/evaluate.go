@@ -60,12 +60,10 @@ func evalGrowth(n *Numbers) Outcome {
 	ratios := sd.ratios()
 	tau, held := GrowthHolds(sd.sizes, ratios)
 	ties := false
-	for i, r := range ratios {
-		for j := 0; j < i; j++ {
-			if ratios[j] == r {
-				ties = true
-			}
-		}
+	seen := make(map[float64]bool, len(ratios))
+	for _, r := range ratios {
+		ties = ties || seen[r]
+		seen[r] = true
 	}
 	ev := []Evidence{
 		n.Line(sd.table, nil, GrowthRatios{Sizes: sd.sizes, Ratios: ratios, Method: sd.how}),

@@ -1,6 +1,7 @@
 package privacy
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,7 +21,7 @@ func BenchmarkScan1M(b *testing.B) {
 	b.SetBytes(res.SQLiteBytes)
 	b.ResetTimer()
 	for b.Loop() {
-		r, err := ScanPath(res.SQLite)
+		r, err := ScanPath(context.Background(), res.SQLite)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package privacy
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"sort"
 	"strconv"
@@ -48,6 +49,7 @@ const rawLookback = 4096
 // rawSearch searches byte ranges of a file, in increasing order, for
 // NAME=value strings and credential URLs, and gathers what addRaw reports.
 type rawSearch struct {
+	ctx  context.Context // the search stops once it is cancelled; nil never
 	f    io.ReaderAt
 	size int64
 	buf  []byte // the file's bytes [lo, lo+len(buf))
@@ -97,6 +99,9 @@ func (s *rawSearch) load(lo, hi int64) error {
 	hi = min(hi, s.size)
 	if lo >= s.lo && hi <= s.lo+int64(len(s.buf)) {
 		return nil
+	}
+	if s.ctx != nil && s.ctx.Err() != nil {
+		return context.Cause(s.ctx) // stopped within one window
 	}
 	start := max(0, lo-rawLookback)
 	if lo >= s.lo && lo-s.lo < rawLookback {
@@ -476,8 +481,9 @@ func (s *rawSearch) findings(r *Report) {
 // unused space are all reported, marked Unused. Without one (a .nsys-rep,
 // or pages that could not be parsed), it reads the whole file and reports
 // every hit as raw bytes.
-func (r *Report) addRaw(f io.ReaderAt, size int64, pm *pageMap, covered map[string]bool) error {
+func (r *Report) addRaw(ctx context.Context, f io.ReaderAt, size int64, pm *pageMap, covered map[string]bool) error {
 	s := newRawSearch(f, size, pm, covered)
+	s.ctx = ctx
 	var err error
 	if pm == nil {
 		err = s.search(0, size)

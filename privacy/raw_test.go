@@ -2,6 +2,7 @@ package privacy
 
 import (
 	"bytes"
+	"context"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -103,7 +104,7 @@ func TestRawSearchMatchesRegexps(t *testing.T) {
 		for _, w := range []int64{1 << 20, 8, 64} {
 			rawWindow = w
 			var got Report
-			if err := got.addRaw(bytes.NewReader(data), int64(len(data)), nil, nil); err != nil {
+			if err := got.addRaw(context.Background(), bytes.NewReader(data), int64(len(data)), nil, nil); err != nil {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(got.Findings, want.Findings) {
@@ -123,7 +124,7 @@ func TestRawSearchLongValue(t *testing.T) {
 	data := []byte("\x00\x01PREFIX\x00API_TOKEN=" + strings.Repeat("k", 5000) + "\x00tail postgres://u:" + strings.Repeat("p", 3000) + "@h/x")
 	var want, got Report
 	regexRaw(&want, data)
-	if err := got.addRaw(bytes.NewReader(data), int64(len(data)), nil, nil); err != nil {
+	if err := got.addRaw(context.Background(), bytes.NewReader(data), int64(len(data)), nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if len(want.Findings) != 2 || !reflect.DeepEqual(got.Findings, want.Findings) {
@@ -145,7 +146,7 @@ func TestScanNsysRepCompressedTail(t *testing.T) {
 	if err := os.WriteFile(p, b.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r, err := ScanPath(p)
+	r, err := ScanPath(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
 	}

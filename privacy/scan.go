@@ -2,6 +2,7 @@ package privacy
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -38,15 +39,21 @@ const (
 // only: nsys stores the environment strings in it uncompressed, but nothing
 // tells live bytes from stale ones there.
 //
+// A step of an SQLite export's scan that fails (a table that cannot be
+// read) leaves the others to run: the report then holds what they found,
+// and the error says what could not be scanned, so that a caller fails
+// closed (a file that could not be cleared is not clean). With any other
+// error the report is nil.
+//
 // Scan never writes to the file or beside it.
-func Scan(f *source.File) (*Report, error) {
+func Scan(ctx context.Context, f *source.File) (*Report, error) {
 	switch f.Kind {
 	case nsysdb.KindSQLite:
-		return scanSQLite(f)
+		return scanSQLite(ctx, f)
 	case nsysdb.KindNsysRep:
 		r := &Report{Path: f.Path, Format: "nsys-rep"}
 		r.Notes = append(r.Notes, "a .nsys-rep is searched as raw bytes only; its SQLite export gives a fuller answer")
-		if err := r.addRaw(f, f.Size, nil, nil); err != nil {
+		if err := r.addRaw(ctx, f, f.Size, nil, nil); err != nil {
 			return nil, &inputerr.Error{Path: f.Path, Problem: "cannot read the capture", Err: err,
 				Hint: "check the path; give a SQLite export (.sqlite) or a .nsys-rep"}
 		}
@@ -58,16 +65,16 @@ func Scan(f *source.File) (*Report, error) {
 }
 
 // ScanPath opens the capture file at path (source.OpenFile) and scans it.
-func ScanPath(path string) (*Report, error) {
+func ScanPath(ctx context.Context, path string) (*Report, error) {
 	f, err := source.OpenFile(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return Scan(f)
+	return Scan(ctx, f)
 }
 
-func scanSQLite(f *source.File) (*Report, error) {
+func scanSQLite(ctx context.Context, f *source.File) (*Report, error) {
 	// The committed state: what a -wal or hot -journal beside the file
 	// holds counts, and a file another program is writing was refused when
 	// it was opened.
@@ -77,10 +84,11 @@ func scanSQLite(f *source.File) (*Report, error) {
 		r.Notes = append(r.Notes, filepath.Base(side)+" holds changes SQLite has not written into the file yet: "+
 			"they were read through SQLite, but its raw bytes were not searched")
 	}
-	s := &sqliteScan{db: f.DB, r: r}
-	if err := s.run(); err != nil {
-		return nil, err
-	}
+	s := &sqliteScan{db: scanDB{ctx: ctx, db: f.DB}, r: r}
+	// A step that fails does not stop the others, nor the search of the
+	// raw bytes: what they find is reported beside the failure, which the
+	// caller treats as a scan that could not clear the file.
+	failed := s.run()
 	pm, err := buildPageMap(f, f.Size, s.roots)
 	if err != nil {
 		r.Notes = append(r.Notes, "the file's pages could not be parsed ("+err.Error()+"), so raw hits are not told apart as live or unused")
@@ -88,17 +96,32 @@ func scanSQLite(f *source.File) (*Report, error) {
 	} else {
 		r.UnusedBytes = pm.unusedBytes()
 	}
-	if err := r.addRaw(f, f.Size, pm, s.covered); err != nil {
+	if err := r.addRaw(ctx, f, f.Size, pm, s.covered); err != nil {
 		return nil, &inputerr.Error{Path: path, Problem: "cannot read the capture", Err: err, Hint: nsysdb.ExportHint}
 	}
 	r.sort()
-	return r, nil
+	return r, failed
+}
+
+// scanDB runs the scan's queries under its context: a cancelled context
+// interrupts them.
+type scanDB struct {
+	ctx context.Context
+	db  *sql.DB
+}
+
+func (d scanDB) Query(q string, args ...any) (*sql.Rows, error) {
+	return d.db.QueryContext(d.ctx, q, args...)
+}
+func (d scanDB) QueryRow(q string, args ...any) *sql.Row {
+	return d.db.QueryRowContext(d.ctx, q, args...)
 }
 
 type sqliteScan struct {
-	db      *sql.DB
+	db      scanDB
 	r       *Report
 	tables  map[string]bool
+	logical map[string]string // logical table -> the table that holds its data
 	roots   []int64
 	covered map[string]bool // name+"="+value of every structured finding
 }
@@ -107,22 +130,33 @@ func (s *sqliteScan) fail(where string, err error) error {
 	return &inputerr.Error{Path: s.r.Path, Where: where, Problem: "cannot read the table", Err: err, Hint: nsysdb.ExportHint}
 }
 
+// table is the table of the file that holds the logical table's data, ""
+// when it has none.
+func (s *sqliteScan) table(logical string) string { return s.logical[logical] }
+
+// run reads the schema, then runs every structured step of the scan, each
+// whatever the others did; it returns the first failure.
 func (s *sqliteScan) run() error {
 	s.tables = map[string]bool{}
 	s.covered = map[string]bool{}
-	rows, err := s.db.Query(`SELECT name, type, rootpage FROM sqlite_schema`)
-	if err != nil {
+	schemaErr := func(err error) error {
 		return &inputerr.Error{Path: s.r.Path, Problem: "cannot read the database schema", Err: err, Hint: nsysdb.ExportHint}
 	}
+	rows, err := s.db.Query(`SELECT name, type, rootpage, ifnull(sql, '') FROM sqlite_schema`)
+	if err != nil {
+		return schemaErr(err)
+	}
+	var objs []nsysdb.SchemaObject
 	for rows.Next() {
-		var name, typ string
+		var o nsysdb.SchemaObject
 		var root sql.NullInt64
-		if err := rows.Scan(&name, &typ, &root); err != nil {
+		if err := rows.Scan(&o.Name, &o.Type, &root, &o.SQL); err != nil {
 			rows.Close()
-			return &inputerr.Error{Path: s.r.Path, Problem: "cannot read the database schema", Err: err, Hint: nsysdb.ExportHint}
+			return schemaErr(err)
 		}
-		if typ == "table" {
-			s.tables[name] = true
+		if o.Type == "table" {
+			s.tables[o.Name] = true
+			objs = append(objs, o)
 		}
 		if root.Valid && root.Int64 > 0 {
 			s.roots = append(s.roots, root.Int64)
@@ -130,40 +164,73 @@ func (s *sqliteScan) run() error {
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return &inputerr.Error{Path: s.r.Path, Problem: "cannot read the database schema", Err: err, Hint: nsysdb.ExportHint}
+		return schemaErr(err)
 	}
-
-	pids, err := profiledPIDs(s.db, s.tables)
+	// Views are left out: the scan never runs the query one holds.
+	var first error
+	keep := func(err error) {
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	s.logical, err = nsysdb.Resolve(objs, func(t string) (bool, error) { return hasRows(s.db, t) }, scannedTables...)
 	if err != nil {
-		return s.fail("table "+nsysdb.TableRuntime, err)
+		keep(&inputerr.Error{Path: s.r.Path, Problem: "cannot tell which table to scan", Err: err, Hint: nsysdb.ExportHint})
+		s.logical = nsysdb.ResolveTables(objNames(objs), scannedTables...)
+	}
+	pids, err := profiledPIDs(s.db, s.table)
+	if err != nil {
+		keep(s.fail("table "+s.table(nsysdb.TableRuntime), err))
 	}
 	s.r.ProfiledPIDs = pids
-	if err := walkPlaces(s.db, func(l string) string { return resolve(s.tables, l) }, s); err != nil {
+	if err := walkPlaces(s.db, s.table, s); err != nil {
 		var pe *placeError
 		if errors.As(err, &pe) {
-			return s.fail("table "+pe.table, pe.err)
+			err = s.fail("table "+pe.table, pe.err)
 		}
-		return err
+		keep(err)
 	}
-	if err := s.processes(); err != nil {
-		return err
+	keep(s.processes())
+	keep(s.textColumns())
+	keep(s.schemaNames())
+	return first
+}
+
+// scannedTables are the logical tables the scan reads by name.
+var scannedTables = []string{nsysdb.TableRuntime, nsysdb.TableDriver, nsysdb.TableSystemEnv, nsysdb.TableMetaCapture,
+	nsysdb.TableStrings, nsysdb.TableProcesses, nsysdb.TableThreadNames}
+
+// hasRows reports whether a table holds a row.
+func hasRows(db querier, table string) (bool, error) {
+	rows, err := db.Query(`SELECT 1 FROM ` + nsysdb.QuoteIdent(table) + ` LIMIT 1`)
+	if err != nil {
+		return false, err
 	}
-	if err := s.textColumns(); err != nil {
-		return err
+	defer rows.Close()
+	any := rows.Next()
+	return any, rows.Err()
+}
+
+func objNames(objs []nsysdb.SchemaObject) []string {
+	out := make([]string, len(objs))
+	for i, o := range objs {
+		out[i] = o.Name
 	}
-	return s.schemaNames()
+	return out
 }
 
 // profiledPIDs returns the processes that made CUDA runtime (or driver)
-// calls, decoded from globalTid (nsysdb.PIDExpr).
-func profiledPIDs(db *sql.DB, tables map[string]bool) ([]int64, error) {
+// calls, decoded from globalTid (nsysdb.PIDExpr); a call without one (the
+// column is nullable) names none.
+func profiledPIDs(db querier, table func(string) string) ([]int64, error) {
 	seen := map[int64]bool{}
+	g := nsysdb.QuoteIdent(nsysdb.ColGlobalTid)
 	for _, logical := range []string{nsysdb.TableRuntime, nsysdb.TableDriver} {
-		t := resolve(tables, logical)
+		t := table(logical)
 		if t == "" {
 			continue
 		}
-		rows, err := db.Query(`SELECT DISTINCT ` + nsysdb.PIDExpr(nsysdb.QuoteIdent(nsysdb.ColGlobalTid)) + ` FROM ` + nsysdb.QuoteIdent(t))
+		rows, err := db.Query(`SELECT DISTINCT ` + nsysdb.PIDExpr(g) + ` FROM ` + nsysdb.QuoteIdent(t) + ` WHERE ` + g + ` IS NOT NULL`)
 		if err != nil {
 			return nil, err
 		}
@@ -416,7 +483,7 @@ func numericType(typ string) bool {
 }
 
 // tableColumns lists a table's columns and declared types.
-func tableColumns(db *sql.DB, table string) ([]column, error) {
+func tableColumns(db querier, table string) ([]column, error) {
 	rows, err := db.Query(`SELECT name, type FROM pragma_table_info(?)`, table)
 	if err != nil {
 		return nil, err
@@ -457,7 +524,7 @@ func isNsysProcess(name string) bool {
 }
 
 func (s *sqliteScan) processes() error {
-	t := resolve(s.tables, nsysdb.TableProcesses)
+	t := s.table(nsysdb.TableProcesses)
 	if t == "" {
 		return nil
 	}
@@ -466,14 +533,14 @@ func (s *sqliteScan) processes() error {
 		profiled[p] = true
 	}
 	command := ""
-	if meta := resolve(s.tables, nsysdb.TableMetaCapture); len(profiled) == 0 && meta != "" {
+	if meta := s.table(nsysdb.TableMetaCapture); len(profiled) == 0 && meta != "" {
 		// No CUDA calls: fall back to the launched command's name.
 		_ = s.db.QueryRow(`SELECT `+nsysdb.QuoteIdent(nsysdb.ColValue)+` FROM `+nsysdb.QuoteIdent(meta)+` WHERE `+nsysdb.QuoteIdent(nsysdb.ColName)+` = ?`, nsysdb.CaptureCommand).Scan(&command)
 		command, _, _ = strings.Cut(command, " ")
 	}
 	spans, err := s.threadSpans(profiled)
 	if err != nil {
-		return s.fail("table "+nsysdb.TableThreadNames, err)
+		return s.fail("table "+s.table(nsysdb.TableThreadNames), err)
 	}
 	rows, err := s.db.Query(`SELECT ` + nsysdb.Cols(nsysdb.ColPID, nsysdb.ColName) + ` FROM ` + nsysdb.QuoteIdent(t) + ` ORDER BY 1`)
 	if err != nil {
@@ -506,12 +573,12 @@ func (s *sqliteScan) processes() error {
 // threadSpans returns the highest thread id ThreadNames records for each
 // profiled process.
 func (s *sqliteScan) threadSpans(profiled map[int64]bool) ([]ThreadSpan, error) {
-	t := resolve(s.tables, nsysdb.TableThreadNames)
+	t := s.table(nsysdb.TableThreadNames)
 	if t == "" || len(profiled) == 0 {
 		return nil, nil
 	}
 	g := nsysdb.QuoteIdent(nsysdb.ColGlobalTid)
-	rows, err := s.db.Query(`SELECT ` + nsysdb.PIDExpr(g) + `, max(` + nsysdb.TIDExpr(g) + `) FROM ` + nsysdb.QuoteIdent(t) + ` GROUP BY 1`)
+	rows, err := s.db.Query(`SELECT ` + nsysdb.PIDExpr(g) + `, max(` + nsysdb.TIDExpr(g) + `) FROM ` + nsysdb.QuoteIdent(t) + ` WHERE ` + g + ` IS NOT NULL GROUP BY 1`)
 	if err != nil {
 		return nil, err
 	}
@@ -564,14 +631,4 @@ func (r *Report) sort() {
 		}
 		return rank[a.Kind] < rank[b.Kind]
 	})
-}
-
-// resolve returns the highest-versioned table of the logical name among the
-// file's tables (nsysdb.ResolveTables), or "".
-func resolve(tables map[string]bool, logical string) string {
-	names := make([]string, 0, len(tables))
-	for n := range tables {
-		names = append(names, n)
-	}
-	return nsysdb.ResolveTables(names, logical)[logical]
 }

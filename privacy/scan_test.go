@@ -2,6 +2,7 @@ package privacy
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"database/sql"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/capture"
 
+	"github.com/nsyscheck/nsyscheck/internal/fixture"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
@@ -50,7 +52,7 @@ func cleanCaptures(t *testing.T) []string {
 func TestScanCleanCaptures(t *testing.T) {
 	for _, p := range cleanCaptures(t) {
 		t.Run(p, func(t *testing.T) {
-			r, err := ScanPath(p)
+			r, err := ScanPath(context.Background(), p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -69,7 +71,7 @@ func TestScanCleanCaptures(t *testing.T) {
 			// The raw scan of the matching .nsys-rep is clean too.
 			reps, _ := filepath.Glob(filepath.Join(filepath.Dir(p), "*.nsys-rep"))
 			for _, rep := range reps {
-				rr, err := ScanPath(rep)
+				rr, err := ScanPath(context.Background(), rep)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -164,7 +166,7 @@ func find(r *Report, kind Kind, name string, unused bool) []Finding {
 func TestScanExposedFixture(t *testing.T) {
 	p := exposedFixture(t, t.TempDir())
 	before := hashFile(t, p)
-	r, err := ScanPath(p)
+	r, err := ScanPath(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +276,7 @@ func TestScrubFixture(t *testing.T) {
 			t.Errorf("scrubbed file still holds %q", secret)
 		}
 	}
-	after, err := ScanPath(out)
+	after, err := ScanPath(context.Background(), out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -398,7 +400,7 @@ func TestScanRealExposure(t *testing.T) {
 	if _, err := os.Stat(p); err != nil {
 		t.Fatalf("committed fixture missing: %v", err)
 	}
-	r, err := ScanPath(p)
+	r, err := ScanPath(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -421,7 +423,7 @@ func TestScanRealExposure(t *testing.T) {
 		t.Fatalf("committed fixture missing: %v", err)
 	}
 	{
-		rr, err := ScanPath(rep)
+		rr, err := ScanPath(context.Background(), rep)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -453,7 +455,7 @@ func TestScrubRealExposure(t *testing.T) {
 			t.Errorf("%q survives in the scrubbed file", secret)
 		}
 	}
-	after, err := ScanPath(out)
+	after, err := ScanPath(context.Background(), out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -473,7 +475,7 @@ func TestScanNsysRepRaw(t *testing.T) {
 	if err := os.WriteFile(p, b.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r, err := ScanPath(p)
+	r, err := ScanPath(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -521,7 +523,7 @@ func TestScanAndScrubOddPath(t *testing.T) {
 	if err := copyFile("../testdata/captures/h200-pinned/pinned.sqlite", nil, in); err != nil {
 		t.Fatal(err)
 	}
-	r, err := ScanPath(in)
+	r, err := ScanPath(context.Background(), in)
 	if err != nil {
 		t.Fatalf("Scan: %v", err)
 	}
@@ -550,4 +552,38 @@ func detailText(d diag.Diagnostic) string {
 		parts = append(parts, string(f.Kind), f.Label(), f.Masked, f.Where)
 	}
 	return strings.Join(parts, " ")
+}
+
+// TestScanFailsClosed: a NULL in a nullable column (globalTid) does not
+// make the scan fail; a table the scan cannot read fails it, and the rest
+// of the scan still runs and reports the key planted elsewhere; a
+// cancelled context stops it.
+func TestScanFailsClosed(t *testing.T) {
+	shipped := filepath.Join("..", "testdata", "captures", "h200-pinned", "pinned.sqlite")
+	const key = "AKIAIOSFODNN7EXAMPLE"
+	plant := `UPDATE StringIds SET value = value || ' ` + key + `' WHERE id = (SELECT min(id) FROM StringIds)`
+	hasKey := func(r *Report) bool {
+		for _, f := range r.Findings {
+			if f.Kind == KindSecret && strings.HasPrefix(f.Masked, "AKI") {
+				return true
+			}
+		}
+		return false
+	}
+	null := fixture.SQLite(t, shipped, plant, `UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET globalTid = NULL WHERE rowid = 1`,
+		`UPDATE ThreadNames SET globalTid = NULL WHERE rowid = 1`)
+	r, err := ScanPath(context.Background(), null)
+	if err != nil || !hasKey(r) {
+		t.Errorf("a NULL globalTid: %v, key found %v", err, r != nil && hasKey(r))
+	}
+	damaged := fixture.SQLite(t, shipped, plant, `UPDATE PROCESSES SET pid = 'twenty-two'`)
+	r, err = ScanPath(context.Background(), damaged)
+	if err == nil || !strings.Contains(err.Error(), "table PROCESSES") || r == nil || !hasKey(r) {
+		t.Errorf("an unreadable PROCESSES table: %v, report %v", err, r)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := ScanPath(ctx, shipped); err == nil {
+		t.Error("a cancelled scan ran to the end")
+	}
 }

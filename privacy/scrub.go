@@ -127,16 +127,16 @@ func Scrub(in, out string, opts ScrubOptions) (*Report, error) {
 	if err := checkScrubPaths(f, out, opts); err != nil {
 		return nil, err
 	}
-	rep, err := Scan(f)
+	ctx := opts.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	rep, err := Scan(ctx, f)
 	if err != nil {
 		return nil, err
 	}
 	if rep.Format != "sqlite" {
 		return nil, &inputerr.Error{Path: in, Problem: "cannot scrub a " + rep.Format + " file", Hint: nsysRepScrubHint}
-	}
-	ctx := opts.Context
-	if ctx == nil {
-		ctx = context.Background()
 	}
 	sweepScrubTemps(out)
 	pid := strconv.Itoa(os.Getpid())
@@ -173,7 +173,7 @@ func Scrub(in, out string, opts ScrubOptions) (*Report, error) {
 	if ctx.Err() != nil {
 		return nil, interrupted(ctx, in, out)
 	}
-	after, err := ScanPath(tmpOut)
+	after, err := ScanPath(ctx, tmpOut)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package privacy
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"os"
 	"path/filepath"
@@ -197,7 +198,7 @@ func namesFixture(t *testing.T, dir string) string {
 // was found.
 func scanWhere(t *testing.T, path string) (*Report, map[string]string) {
 	t.Helper()
-	rep, err := ScanPath(path)
+	rep, err := ScanPath(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +258,7 @@ func TestSecretsInNames(t *testing.T) {
 
 	out := scrubHoldsNone(t, in, filepath.Join(dir, "shared.sqlite"), nameSecrets)
 	// The check Scrub ends with would have refused a copy that kept one.
-	after, err := ScanPath(out)
+	after, err := ScanPath(context.Background(), out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +299,7 @@ func TestSecretInWAL(t *testing.T) {
 		t.Fatal("the secret reached the main file; the case needs it in the -wal only")
 	}
 	before := hashFile(t, in+"-wal")
-	rep, err := ScanPath(in)
+	rep, err := ScanPath(context.Background(), in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -345,7 +346,7 @@ func TestRawTokens(t *testing.T) {
 	if err := os.WriteFile(rep, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r, err := ScanPath(rep)
+	r, err := ScanPath(context.Background(), rep)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,7 +371,7 @@ func TestRawTokens(t *testing.T) {
 		}
 	}
 	db.Close()
-	if r, err = ScanPath(p); err != nil {
+	if r, err = ScanPath(context.Background(), p); err != nil {
 		t.Fatal(err)
 	}
 	if !hasValue(r, tok, true) {

@@ -1,6 +1,7 @@
 package privacy
 
 import (
+	"context"
 	"database/sql"
 	"path/filepath"
 	"testing"
@@ -15,7 +16,7 @@ var trainSQLite = filepath.Join("..", "testdata", "captures", "train-pageable", 
 
 func TestTrainCaptureExposesNothing(t *testing.T) {
 	for _, p := range []string{trainSQLite, filepath.Join("..", "testdata", "captures", "train-pageable", "train-pageable.nsys-rep")} {
-		r, err := ScanPath(p)
+		r, err := ScanPath(context.Background(), p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,7 +51,7 @@ func TestTrainCaptureSecretsStillFound(t *testing.T) {
 		}
 	}
 	db.Close()
-	r, err := ScanPath(dst)
+	r, err := ScanPath(context.Background(), dst)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -361,6 +361,9 @@ func ParseMeasurements(r io.Reader, name string) (*Measurements, error) {
 	}
 	data = bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))
 	hint := "see docs/measurements.md for the format"
+	if at, deep := TooDeep(data); deep {
+		return nil, DeepError(name, at, hint)
+	}
 	if k := DuplicateKey(data); k != "" {
 		key := k[strings.LastIndexAny(k, ".]")+1:]
 		return nil, &inputerr.Error{Path: name, Where: k, Problem: "the key " + strconv.Quote(key) + " appears twice in one object, so which value holds is unclear",
@@ -564,12 +567,56 @@ func validateRest(m *Measurements) *fieldError {
 	return nil
 }
 
+// MaxJSONDepth bounds how deeply the JSON files a user gives may nest
+// objects and arrays: a measurements file nests three levels, an audit's
+// JSON seven. Deeper input is refused before anything else reads it, so
+// that no scan of it grows with its depth (a 30 MB file of brackets made
+// the duplicate-key scan take 2.9 GB).
+const MaxJSONDepth = 64
+
+// TooDeep reports whether data nests objects and arrays more than
+// MaxJSONDepth levels deep, and the byte offset where it first does. It
+// reads data once, in constant memory, minding strings and their escapes;
+// it does not check that data is valid JSON (the decoder does).
+func TooDeep(data []byte) (offset int, deep bool) {
+	depth, inString, escaped := 0, false, false
+	for i, b := range data {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case b == '\\':
+				escaped = true
+			case b == '"':
+				inString = false
+			}
+		case b == '"':
+			inString = true
+		case b == '{' || b == '[':
+			if depth++; depth > MaxJSONDepth {
+				return i, true
+			}
+		case b == '}' || b == ']':
+			depth--
+		}
+	}
+	return 0, false
+}
+
+// DeepError is the problem of a JSON file nested too deeply (TooDeep).
+func DeepError(path string, offset int, hint string) *inputerr.Error {
+	return &inputerr.Error{Path: path, Where: "byte " + strconv.Itoa(offset),
+		Problem: fmt.Sprintf("objects and arrays nested more than %d levels deep: not a file nsyscheck reads", MaxJSONDepth), Hint: hint}
+}
+
 // DuplicateKey returns the JSON path of the first object key that appears
 // twice in one object of data ("copies[0].ms"), or "" when there is none or
 // data is not valid JSON (the decoder reports that); for every JSON file a
-// user gives (a measurements file, an --expect file). encoding/json keeps the
-// last of two equal keys without a word, so a file saying two things about
-// one value would be read as whichever came last.
+// user gives (a measurements file, an --expect file), once TooDeep has
+// passed it. encoding/json keeps the last of two equal keys without a
+// word, so a file saying two things about one value would be read as
+// whichever came last.
 func DuplicateKey(data []byte) string {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	type level struct {
@@ -619,6 +666,9 @@ func DuplicateKey(data []byte) string {
 		case json.Delim:
 			switch t {
 			case '{', '[':
+				if len(stack) == MaxJSONDepth {
+					return "" // TooDeep refuses it; nothing deeper is kept
+				}
 				stack = append(stack, &level{object: t == '{', keys: map[string]bool{}, want: true})
 			case '}', ']':
 				stack = stack[:len(stack)-1]

@@ -59,3 +59,28 @@ func TestBytesFromRate(t *testing.T) {
 		}
 	}
 }
+
+func TestTooDeep(t *testing.T) {
+	deep := strings.Repeat("[", MaxJSONDepth+1) + strings.Repeat("]", MaxJSONDepth+1)
+	for in, want := range map[string]int{
+		`{"a":[{"b":[1]}]}`:               -1,
+		strings.Repeat("[", MaxJSONDepth): -1, // as deep as allowed (and not valid: the decoder says so)
+		deep:                              MaxJSONDepth,
+		`{"a":"` + strings.Repeat("[", 100) + `"}`: -1,               // brackets in a string
+		`{"a\"[[[":"\\"}`:                          -1,               // escaped quotes and backslashes
+		`{"x":` + deep + `}`:                       MaxJSONDepth + 4, // the object is one level
+	} {
+		at, isDeep := TooDeep([]byte(in))
+		if isDeep != (want >= 0) || isDeep && at != want {
+			t.Errorf("TooDeep(%.40s...) = %d %v, want %d", in, at, isDeep, want)
+		}
+	}
+	// The duplicate-key scan keeps nothing past the limit either.
+	if k := DuplicateKey([]byte(strings.Repeat(`{"a":`, 2*MaxJSONDepth) + `{"b":1,"b":2}`)); k != "" {
+		t.Errorf("DuplicateKey past the depth limit = %q", k)
+	}
+	_, err := ParseMeasurements(strings.NewReader(deep), "deep.json")
+	if err == nil || !strings.Contains(err.Error(), "deep.json: byte 64: objects and arrays nested more than 64 levels deep") {
+		t.Errorf("ParseMeasurements of %d nested arrays: %v", MaxJSONDepth+1, err)
+	}
+}

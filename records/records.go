@@ -109,7 +109,8 @@ type Op struct {
 	Name string
 
 	// GraphNode is the CUDA graph node id the operation ran as, 0 when it
-	// was launched on its own.
+	// was launched on its own, UnknownNode for a node of a graph launch
+	// whose id the input does not give.
 	GraphNode int64
 
 	// Call is the API call that launched the operation (joined by
@@ -118,6 +119,10 @@ type Op struct {
 	// Row is the 1-based data row in the source file (CSV), 0 otherwise.
 	Row int
 }
+
+// UnknownNode is Op.GraphNode for an operation a graph launch ran whose
+// node the input does not name (a CSV report).
+const UnknownNode int64 = -1
 
 // Duration is the operation's GPU duration in nanoseconds.
 func (o *Op) Duration() int64 { return o.End - o.Start }

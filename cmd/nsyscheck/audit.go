@@ -1,13 +1,9 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -89,8 +85,10 @@ and the check.
 Exit status: 0 no copy breaks the rule (one capture; with --fail-above, no
 judged region's pageable copy calls hold the host above PERCENT of its median
 instance) or the check held (two), 1 otherwise (the check died or was
-unavailable), 2 an input could not be read or the captures are not of one
-program.`,
+unavailable), 2 an input could not be read, the captures are not of one
+program, or a capture holds no answer (no copy records, or copies that join
+no call: the audit is unavailable and says what the capture lacks), 130
+interrupted.`,
 		Example: `  nsyscheck audit train-pageable/train.nsys-rep
   nsyscheck audit train-pageable/ train-pinned/ --format markdown
   nsyscheck audit app.sqlite --fail-above 5
@@ -178,7 +176,7 @@ func runAudit(opts *auditOptions, args []string, s Streams) error {
 	if len(args) > 1 {
 		after = args[1]
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext()
 	defer stop()
 	// Inputs are named relative to the working folder, so that nothing the
 	// audit prints names a home folder (as verify's output does).
@@ -186,13 +184,12 @@ func runAudit(opts *auditOptions, args []string, s Streams) error {
 	if after != "" {
 		after = shownPath(after)
 	}
-	out, err := check.Audit(ctx, before, after, check.AuditOptions{Nsys: opts.Nsys, NoRule: opts.Rule == "off",
-		RatesDir: opts.Rates, LinkGBps: opts.LinkGBps, PinBy: opts.PinBy, Match: match, FailAbove: failAbove})
+	out, err := untilInterrupted(ctx, func() (*audit.Output, error) {
+		return check.Audit(ctx, before, after, check.AuditOptions{Nsys: opts.Nsys, NoRule: opts.Rule == "off",
+			RatesDir: opts.Rates, LinkGBps: opts.LinkGBps, PinBy: opts.PinBy, Match: match, FailAbove: failAbove})
+	})
 	if ctx.Err() != nil {
-		if err == nil {
-			err = fmt.Errorf("interrupted")
-		}
-		return &statusError{code: exitSignal, err: err}
+		return &statusError{code: exitSignal, err: interruption(err, "auditing", args)}
 	}
 	if err != nil {
 		return &statusError{code: exitError, err: err}

@@ -55,3 +55,27 @@ func TestSharePaths(t *testing.T) {
 		t.Errorf("the capture's reason names %q", got)
 	}
 }
+
+// TestAuditJSONReadBack: the JSON of every shipped pair's audit reads back
+// with its check, which report makes again from the two audits and finds
+// the same, verdict and numbers (audit.ReadOutput refuses one it does not).
+func TestAuditJSONReadBack(t *testing.T) {
+	pairs := [][2]string{{"train-pageable", "train-pinned"}, {"torch-prefetch-pageable", "torch-prefetch-pinned"},
+		{"pipeline-pageable", "pipeline-pinned"}, {"cupy-pageable", "cupy-pinned"}, {"driver-pageable", "driver-pinned"},
+		{"jax-cuda", "jax-cuda-pinned"}}
+	for _, p := range pairs {
+		code, out, stderr := runMain(t, []string{"audit", "../../testdata/captures/" + p[0], "../../testdata/captures/" + p[1],
+			"--format", "json", "--nvidia-rule", "off"})
+		if code != exitHeld && code != exitDied {
+			t.Fatalf("audit %v: %d %s", p, code, stderr)
+		}
+		js := filepath.Join(t.TempDir(), "audit.json")
+		if err := os.WriteFile(js, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, ok, err := audit.ReadOutput(js)
+		if !ok || err != nil || got.Check == nil {
+			t.Errorf("%v: read back %v %v", p, ok, err)
+		}
+	}
+}

@@ -40,7 +40,7 @@ func faultCases() []badCase {
 			notHeld: []string{"3"}},
 		{group: "impossible values", name: "SQLite: a call lasting 28 years",
 			make: sqliteEdit(`UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET end = start + 900000000000000000 WHERE nameId IN ` + asyncIDs),
-			exit: 2, want: []string{"pinned.sqlite", "more than a week"},
+			exit: 2, want: []string{"pinned.sqlite", "table CUPTI_ACTIVITY_KIND_RUNTIME", "after the trace stopped"},
 			notHeld: []string{"4"}},
 		{group: "impossible values", name: "SQLite: a damaged page in a table nsyscheck does not read (fails integrity_check)",
 			make: func(t *testing.T, dir string) []string {

@@ -117,7 +117,9 @@ func badCases() []badCase {
 			make: csvEdit(func(s string) string {
 				return strings.Replace(s, "Duration (ns)", "Duration (us)", 1)
 			}),
-			exit: 1, want: []string{"prediction 4 unavailable"},
+			// Every call then lasts 1000 times longer than it did, and the
+			// calls of the program's thread overlap one another.
+			exit: 2, want: []string{"pinned_cuda_api_trace.csv", "thread 22/22", "overlap in time, where a thread makes one call at a time"},
 			notHeld: []string{"4.calltime", "4.bytes", "4"}},
 		{group: "CSV reports", name: "a byte-order mark before the header",
 			make: csvEdit(func(s string) string { return "\ufeff" + s }),
@@ -157,7 +159,8 @@ func badCases() []badCase {
 				FROM CUPTI_ACTIVITY_KIND_RUNTIME
 				WHERE nameId IN (SELECT id FROM StringIds WHERE value LIKE 'cudaMemcpyAsync%')
 				ORDER BY start DESC LIMIT 11`),
-			exit:    1,
+			// Each copy of a call starts 1 ns after it on the same thread.
+			exit: 2, want: []string{"pinned.sqlite", "table CUPTI_ACTIVITY_KIND_RUNTIME", "overlap in time, where a thread makes one call at a time"},
 			notHeld: []string{"4.calltime", "4.bytes", "4"}},
 		{group: "trace content", name: "NVTX ranges never closed (every range's end NULL)",
 			make: sqliteEdit(`UPDATE NVTX_EVENTS SET end = NULL`),
@@ -251,7 +254,7 @@ func badCases() []badCase {
 			},
 			exit: 2, want: []string{"build.log", "not an input nsyscheck reads", "program's stdout"}},
 	}
-	return append(append(append(append(cases, faultCases()...), scrubSignalCases()...), auditCases()...), hardeningCases()...)
+	return append(append(append(append(append(append(cases, faultCases()...), scrubSignalCases()...), longStepCases()...), auditCases()...), hardeningCases()...), recordCases()...)
 }
 
 // badResult is what one bad input got.
@@ -637,15 +640,15 @@ func writeBadInputsDoc(t *testing.T, results []badResult) {
 	var b strings.Builder
 	b.WriteString(`# Bad inputs and what nsyscheck answers
 
-Each row is a test (` + "`TestBadInputs` in `cmd/nsyscheck/badinputs_test.go`" + ` and
-` + "`badinputs_faults_test.go`" + `): the input is made from a copy of the shipped H200 capture
-(` + "`testdata/captures/h200-pinned`" + `) in a fresh folder, ` + "`nsyscheck verify`" + ` (or the
-command the row names) runs on it, and the test checks the exit status, that
-an error names the file and the problem, that nothing panics or hangs, that
-no claim the input cannot back comes out held, that no planted secret is
-printed, and that the input's files are unchanged (content hash and
-modification time). The answers below are the tests' real output, trimmed;
-DIR is the test's folder. Regenerate with
+Each row is a test (` + "`TestBadInputs` in `cmd/nsyscheck/badinputs*_test.go`" + `): the input
+is made from a copy of a shipped capture (most from ` + "`testdata/captures/h200-pinned`" + `)
+in a fresh folder, damaged as the row says, ` + "`nsyscheck verify`" + ` (or the command the
+row names) runs on it, and the test checks the exit status, that an error
+names the file and the problem, that nothing panics or hangs, that no claim
+the input cannot back comes out held, that no planted secret is printed,
+that a signal stops the command within a second, and that the input's files
+are unchanged (content hash and modification time). The answers below are
+the tests' real output, trimmed; DIR is the test's folder. Regenerate with
 
     go test ./cmd/nsyscheck -run TestBadInputs -update
 

@@ -13,7 +13,10 @@ import (
 // A signal while it is written stops the command with exit status 130
 // once the folder is in place whole.
 func runAuditReport(sig context.Context, opts *reportOptions, path string, out *audit.Output, s Streams) error {
-	rep, err := report.BuildAudit(out)
+	rep, err := untilInterrupted(sig, func() (*report.AuditReport, error) { return report.BuildAudit(out) })
+	if sig.Err() != nil {
+		return interruptedWriting(nil, []string{opts.Out})
+	}
 	if err != nil {
 		return &statusError{code: exitError, err: fmt.Errorf("%s: %w", path, err)}
 	}

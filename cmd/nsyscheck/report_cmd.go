@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -114,27 +112,38 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 	// A signal while the reports are written does not cut a folder short:
 	// each folder is put in place whole or not at all (WriteDir), and the
 	// command then stops with exit status 130, saying which were written.
-	sig, stopSig := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	sig, stopSig := signalContext()
 	defer stopSig()
 	if len(paths) == 1 {
 		// An audit written by `audit --format json` is rendered as such.
-		if out, ok, err := audit.ReadOutput(paths[0]); ok || err != nil {
+		type read struct {
+			out *audit.Output
+			ok  bool
+		}
+		r, err := untilInterrupted(sig, func() (read, error) {
+			out, ok, err := audit.ReadOutput(paths[0])
+			return read{out, ok}, err
+		})
+		if sig.Err() != nil {
+			return &statusError{code: exitSignal, err: interruption(err, "reading", paths)}
+		}
+		if r.ok || err != nil {
 			if err != nil {
 				return &statusError{code: exitError, err: err}
 			}
-			return runAuditReport(sig, opts, paths[0], out, s)
+			return runAuditReport(sig, opts, paths[0], r.out, s)
 		}
 	}
 	if err := refuseOwnOutput(append(append([]string(nil), paths...), opts.Reference), "nsyscheck report%s -o DIR"); err != nil {
 		return err
 	}
-	checked, cleanup, err := loadAndCheck(paths, opts.Nsys, s)
+	checked, cleanup, err := loadAndCheck(sig, paths, opts.Nsys, s)
 	defer cleanup()
 	if err != nil {
 		return err
 	}
 	results := check.Results(checked)
-	if err := checkReference(results, opts.Reference, opts.Nsys, s); err != nil {
+	if err := checkReference(sig, results, opts.Reference, opts.Nsys, s); err != nil {
 		return err
 	}
 	ids := inputIDs(paths)
@@ -143,10 +152,21 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 		dirs = reportFolders(opts.Out, paths, ids)
 	}
 	fs := check.Fleet(checked, 2)
-	reps, files, err := buildReports(checked, opts.PCIeGBps)
+	type built struct {
+		reps  []*report.Report
+		files []map[string][]byte
+	}
+	b, err := untilInterrupted(sig, func() (built, error) {
+		reps, files, err := buildReports(checked, opts.PCIeGBps)
+		return built{reps, files}, err
+	})
+	if sig.Err() != nil {
+		return interruptedWriting(nil, dirs)
+	}
 	if err != nil {
 		return err
 	}
+	reps, files := b.reps, b.files
 	if len(results) > 1 {
 		for i := range files {
 			files[i][inputMarker] = []byte(ids[i] + "\n")

@@ -6,16 +6,15 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
 	nsyscheck "github.com/nsyscheck/nsyscheck"
 	"github.com/nsyscheck/nsyscheck/check"
+	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/fleet"
 	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/privacy"
@@ -76,15 +75,16 @@ predictions'; one that did not hold makes verify exit 1.
 
 --fail-on-exposure makes verify fail, with exit status 3, when a capture
 exposes more of its machine than the check needs (capture-exposes warnings:
-environment variables outside the allowlist, other processes, secrets), so
-that CI can refuse to publish it.
+environment variables outside the allowlist, other processes, secrets), or
+when a capture could not be scanned whole (a capture-scan-failed warning:
+nothing says it is safe), so that CI can refuse to publish it.
 
 Exit status: 0 every prediction held (or --expect matched), 1 some
 prediction died or was unavailable (or --expect did not match, or the
 --reference check did not hold), 2 an input
 could not be read, 3 --fail-on-exposure was given and a capture exposes its
-machine (this wins over 1), 130 interrupted (Ctrl-C or SIGTERM: an nsys
-export under way is stopped and its partial file removed). A control the input cannot check (4.bytes) is
+machine (this wins over 1), 130 interrupted (Ctrl-C or SIGTERM, within a
+second: an nsys export under way is stopped and its partial file removed). A control the input cannot check (4.bytes) is
 named beside its prediction ("bytes unchecked: ...") and does not fail it.`,
 		Example: `  nsyscheck verify
   nsyscheck verify run/pinned.sqlite --format json
@@ -99,35 +99,34 @@ named beside its prediction ("bytes unchecked: ...") and does not fail it.`,
 	cmd.Flags().StringVar(&opts.Nsys, "nsys", "", "nsys executable used to export .nsys-rep files")
 	addReferenceFlag(cmd, &opts.Reference)
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "text output: show every evidence line of every source, not only the line that decided each claim")
-	cmd.Flags().BoolVar(&opts.FailOnExposure, "fail-on-exposure", false, "exit 3 when a capture exposes environment variables, other processes or secrets (capture-exposes warnings), whatever the verdicts")
+	cmd.Flags().BoolVar(&opts.FailOnExposure, "fail-on-exposure", false, "exit 3 when a capture exposes environment variables, other processes or secrets (capture-exposes warnings), or could not be scanned whole, whatever the verdicts")
 	return cmd
 }
 
 // loadAndCheck runs the check pipeline on every path. With no path it
-// unpacks and uses the shipped capture. SIGINT and SIGTERM while it runs
-// stop an nsys export (its whole process group) and remove its temporary
-// files; the command then exits with status 130. The returned cleanup also
-// restores the signals' default action.
-func loadAndCheck(paths []string, nsys string, s Streams) ([]*check.Checked, func(), error) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	cleanup := stop
+// unpacks and uses the shipped capture. ctx is cancelled by SIGINT and
+// SIGTERM (signalContext): a signal while it runs stops an nsys export
+// (its whole process group) and removes its temporary files, and the
+// command then exits with status 130. The returned cleanup removes the
+// unpacked shipped capture.
+func loadAndCheck(ctx context.Context, paths []string, nsys string, s Streams) ([]*check.Checked, func(), error) {
+	cleanup := func() {}
 	shipped := len(paths) == 0
 	if shipped {
 		dir, err := nsyscheck.WriteShipped("")
 		if err != nil {
 			return nil, cleanup, &statusError{code: exitError, err: err}
 		}
-		cleanup = func() { stop(); _ = os.RemoveAll(strings.TrimSuffix(dir, nsyscheck.ShippedName)) }
+		cleanup = func() { _ = os.RemoveAll(strings.TrimSuffix(dir, nsyscheck.ShippedName)) }
 		fmt.Fprintf(s.Err, "No capture given: verifying %s, the H200 capture inside nsyscheck.\n"+
 			"To verify your own: its .nsys-rep, .sqlite, CSV folder, transcript or JSON.\n\n", nsyscheck.ShippedName)
 		paths = []string{dir}
 	}
-	checked, err := check.Paths(paths, check.Options{Nsys: nsys, Context: ctx})
+	checked, err := untilInterrupted(ctx, func() ([]*check.Checked, error) {
+		return check.Paths(paths, check.Options{Nsys: nsys, Context: ctx})
+	})
 	if ctx.Err() != nil {
-		if err == nil {
-			err = fmt.Errorf("interrupted")
-		}
-		return nil, cleanup, &statusError{code: exitSignal, err: err}
+		return nil, cleanup, &statusError{code: exitSignal, err: interruption(err, "reading and checking", paths)}
 	}
 	if err != nil {
 		return nil, cleanup, &statusError{code: exitError, err: err}
@@ -158,13 +157,15 @@ func runVerify(opts *verifyOptions, paths []string, s Streams) error {
 	if err := refuseOwnOutput(append(append([]string(nil), paths...), opts.Reference), "nsyscheck verify%s"); err != nil {
 		return err
 	}
-	checked, cleanup, err := loadAndCheck(paths, opts.Nsys, s)
+	ctx, stop := signalContext()
+	defer stop()
+	checked, cleanup, err := loadAndCheck(ctx, paths, opts.Nsys, s)
 	defer cleanup()
 	if err != nil {
 		return err
 	}
 	results := check.Results(checked)
-	if err := checkReference(results, opts.Reference, opts.Nsys, s); err != nil {
+	if err := checkReference(ctx, results, opts.Reference, opts.Nsys, s); err != nil {
 		return err
 	}
 	fs := check.Fleet(checked, 2)
@@ -173,12 +174,18 @@ func runVerify(opts *verifyOptions, paths []string, s Streams) error {
 		return &statusError{code: exitError, err: err}
 	}
 	if opts.FailOnExposure {
-		if exposed := exposing(results); len(exposed) > 0 {
+		exposed, unscanned := exposing(results)
+		if len(exposed) > 0 {
 			verb := "expose"
 			if len(exposed) == 1 {
 				verb = "exposes"
 			}
 			fmt.Fprintf(s.Err, "failing as --fail-on-exposure asks: %s %s what a shared capture should not (see the capture-exposes warnings; nsyscheck scrub writes a clean copy)\n", strings.Join(exposed, ", "), verb)
+		}
+		if len(unscanned) > 0 {
+			fmt.Fprintf(s.Err, "failing as --fail-on-exposure asks: %s could not be scanned whole, so nothing says it is safe to share (see the capture-scan-failed warnings; export the capture again)\n", strings.Join(unscanned, ", "))
+		}
+		if len(exposed)+len(unscanned) > 0 {
 			return &statusError{code: exitExposed}
 		}
 	}
@@ -208,11 +215,11 @@ func addReferenceFlag(cmd *cobra.Command, p *string) {
 
 // checkReference reads the reference, when one is given, as verify reads
 // a capture, and checks each result's exercise against it.
-func checkReference(results []*predictions.Result, ref, nsys string, s Streams) error {
+func checkReference(ctx context.Context, results []*predictions.Result, ref, nsys string, s Streams) error {
 	if ref == "" {
 		return nil
 	}
-	checked, cleanup, err := loadAndCheck([]string{ref}, nsys, s)
+	checked, cleanup, err := loadAndCheck(ctx, []string{ref}, nsys, s)
 	defer cleanup()
 	if err != nil {
 		return err
@@ -225,18 +232,18 @@ func checkReference(results []*predictions.Result, ref, nsys string, s Streams) 
 	return nil
 }
 
-// exposing names the inputs with a capture-exposes warning.
-func exposing(results []*predictions.Result) []string {
-	var out []string
+// exposing names the inputs with a capture-exposes warning, and those with
+// a capture-scan-failed warning: a scan that failed clears nothing.
+func exposing(results []*predictions.Result) (exposed, unscanned []string) {
 	for _, r := range results {
-		for _, d := range r.Diagnostics {
-			if d.Code() == privacy.DiagnosticCode {
-				out = append(out, r.Input.Path)
-				break
-			}
+		if diag.Has(r.Diagnostics, privacy.DiagnosticCode) {
+			exposed = append(exposed, r.Input.Path)
+		}
+		if diag.Has(r.Diagnostics, diag.CodeScanFailed) {
+			unscanned = append(unscanned, r.Input.Path)
 		}
 	}
-	return out
+	return exposed, unscanned
 }
 
 // writeResults renders results in the named format: text at the given
@@ -261,6 +268,9 @@ func readExpectation(path string) (*expectation, error) {
 	data, err := io.ReadAll(io.LimitReader(f, 1<<20))
 	if err != nil {
 		return nil, fmt.Errorf("read expected verdicts: %s: %w", path, err)
+	}
+	if at, deep := program.TooDeep(data); deep {
+		return nil, program.DeepError(path, at, `an expected-verdicts file is {"claims": {...}, "predictions": {...}}`)
 	}
 	if k := program.DuplicateKey(data); k != "" {
 		return nil, fmt.Errorf("%s: %s is given twice, so which verdict holds is unclear; keep one", path, k)

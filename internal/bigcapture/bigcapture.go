@@ -92,13 +92,14 @@ type Result struct {
 
 // Table names of the nsys export.
 const (
-	tabRuntime = nsysdb.TableRuntime
-	tabMemcpy  = nsysdb.TableMemcpy
-	tabKernel  = nsysdb.TableKernel
-	tabNVTX    = nsysdb.TableNVTX
-	tabStrings = nsysdb.TableStrings
-	tabThreads = nsysdb.TableThreadNames
-	tabProcs   = nsysdb.TableProcesses
+	tabAnalysis = nsysdb.TableAnalysis
+	tabRuntime  = nsysdb.TableRuntime
+	tabMemcpy   = nsysdb.TableMemcpy
+	tabKernel   = nsysdb.TableKernel
+	tabNVTX     = nsysdb.TableNVTX
+	tabStrings  = nsysdb.TableStrings
+	tabThreads  = nsysdb.TableThreadNames
+	tabProcs    = nsysdb.TableProcesses
 )
 
 // Generate writes the scaled capture (and its CSV report) described by cfg.
@@ -142,7 +143,11 @@ func Generate(cfg Config) (*Result, error) {
 			return nil, err
 		}
 	}
-	if err := g.run(csvw); err != nil {
+	err = g.run(csvw)
+	if err == nil {
+		err = g.coverSpan()
+	}
+	if err != nil {
 		_ = tx.Rollback()
 		if csvw != nil {
 			csvw.f.Close()
@@ -982,4 +987,17 @@ func (c *csvWriter) close() (int, error) {
 		return 0, err
 	}
 	return c.rows, c.f.Close()
+}
+
+// coverSpan moves the trace's stop (ANALYSIS_DETAILS) to half a second
+// after the last record, as nsys stops a trace after its program's end, so
+// that no added row ends after the trace stopped.
+func (g *gen) coverSpan() error {
+	var n int
+	if err := g.tx.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?`, tabAnalysis).Scan(&n); err != nil || n == 0 {
+		return err
+	}
+	last := `max(stopTime, (SELECT max("end") FROM ` + tabRuntime + `), ifnull((SELECT max("end") FROM ` + tabMemcpy + `), 0), ifnull((SELECT max("end") FROM ` + tabKernel + `), 0)) + 500000000`
+	_, err := g.tx.Exec(`UPDATE ` + tabAnalysis + ` SET stopTime = ` + last + `, duration = ` + last + ` - startTime`)
+	return err
 }

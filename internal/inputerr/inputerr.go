@@ -55,3 +55,25 @@ func Is(err error) bool {
 	var ie *Error
 	return errors.As(err, &ie)
 }
+
+// Attribute names the file and the place of a record that a reader handed
+// on, in an error its consumer returned about it without them (a *Error
+// with no Path: the consumer knows what is wrong with the record, the
+// reader where it came from). where ("table CUPTI_ACTIVITY_KIND_MEMCPY")
+// comes before the consumer's own Where. Any other error is returned as
+// it is.
+func Attribute(err error, path, where string) error {
+	var e *Error
+	if !errors.As(err, &e) || e.Path != "" {
+		return err
+	}
+	e.Path = path
+	switch {
+	case where == "":
+	case e.Where == "":
+		e.Where = where
+	default:
+		e.Where = where + ", " + e.Where
+	}
+	return err
+}

@@ -2,6 +2,7 @@ package inputerr
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -64,5 +65,21 @@ func TestBounded(t *testing.T) {
 	n, err := io.Copy(io.Discard, Bounded(strings.NewReader("abc"), 3, p, "x"))
 	if n != 3 || err != nil {
 		t.Errorf("read %d, err %v", n, err)
+	}
+}
+
+func TestAttribute(t *testing.T) {
+	e := &Error{Where: "copy with correlation id 7", Problem: "starts before its call"}
+	err := Attribute(fmt.Errorf("wrapped: %w", e), "x.sqlite", "table CUPTI_ACTIVITY_KIND_MEMCPY")
+	if want := "x.sqlite: table CUPTI_ACTIVITY_KIND_MEMCPY, copy with correlation id 7: starts before its call"; e.Error() != want || !errors.Is(err, e) {
+		t.Errorf("got %q, want %q", e.Error(), want)
+	}
+	named := &Error{Path: "y.csv", Problem: "p"}
+	if Attribute(named, "x.sqlite", "table T"); named.Error() != "y.csv: p" {
+		t.Errorf("an error that names its file was changed: %q", named.Error())
+	}
+	plain := errors.New("plain")
+	if Attribute(plain, "x", "y") != plain {
+		t.Error("a plain error was changed")
 	}
 }

@@ -33,3 +33,10 @@ func IsCopyAPI(name string) bool {
 	}
 	return false
 }
+
+// IsGraphLaunch reports whether an API name (without its _vNNNN suffix)
+// launches a CUDA graph (cudaGraphLaunch, cuGraphLaunch_ptsz, ...), whose
+// copies and kernels carry the launch's correlation id.
+func IsGraphLaunch(name string) bool {
+	return strings.HasPrefix(name, "cudaGraphLaunch") || strings.HasPrefix(name, "cuGraphLaunch")
+}

@@ -30,6 +30,7 @@ const (
 	ColGPUID         = "gpuId"         // TARGET_INFO_CUDA_DEVICE
 	ColCUDADevice    = "cuDevice"      // TARGET_INFO_GPU
 	ColDuration      = "duration"      // ANALYSIS_DETAILS: the trace's duration in ns
+	ColStopTime      = "stopTime"      // ANALYSIS_DETAILS: the trace's stop on its clock (ns)
 	ColSyncType      = "syncType"      // CUPTI_ACTIVITY_KIND_SYNCHRONIZATION
 	ColOldSyncType   = "deprecatedSyncType"
 	ColEventID       = "eventId"        // CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, _CUDA_EVENT
@@ -49,4 +50,11 @@ func Cols(names ...string) string {
 		q[i] = QuoteIdent(n)
 	}
 	return strings.Join(q, ", ")
+}
+
+// IsTextColumn reports whether nsys writes the column as text (a string, a
+// name, an NVTX range's inline text); every other column nsyscheck reads
+// holds integers.
+func IsTextColumn(name string) bool {
+	return name == ColValue || name == ColName || name == ColText
 }

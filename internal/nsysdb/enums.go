@@ -180,6 +180,14 @@ func SeverityOf(enumName string) records.Severity {
 	return records.SeverityUnknown
 }
 
+// ReportMigration reports whether a cuda_gpu_trace row's name ("[CUDA
+// memcpy Unified Host-to-Device]") is a unified-memory migration, which
+// the report gives without its cause.
+func ReportMigration(name string) bool {
+	n := strings.ToLower(name)
+	return strings.HasPrefix(n, "[cuda memcpy unified ") || strings.HasPrefix(n, "[cuda unified memory")
+}
+
 // MigrationOf names the cause of a unified-memory migration from its
 // ENUM_CUDA_UNIF_MEM_MIGRATION name: "prefetch" (the user's), "fault",
 // "speculative", "eviction", "access-counters", or "unknown".

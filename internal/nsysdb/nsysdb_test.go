@@ -1,7 +1,9 @@
 package nsysdb
 
 import (
+	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/nsyscheck/nsyscheck/vocab"
@@ -11,6 +13,33 @@ func TestResolveTables(t *testing.T) {
 	got := ResolveTables([]string{"A", "A_V2", "A_V10", "A_V9", "A_VX", "AB_V3", "B_V2", "A_V+4"}, "A", "B", "C")
 	if got["A"] != "A_V10" || got["B"] != "B_V2" || got["C"] != "" {
 		t.Errorf("ResolveTables = %v", got)
+	}
+}
+
+func TestResolve(t *testing.T) {
+	objs := []SchemaObject{{"A", "table", "CREATE TABLE A (x)"}, {"A_V2", "table", "CREATE TABLE A_V2 (x)"},
+		{"B", "table", "CREATE TABLE B (x)"}, {"B_V3", "table", "CREATE TABLE B_V3 (x)"}, {"ix", "index", ""}}
+	rows := map[string]bool{"A": true, "B": true, "B_V3": false}
+	has := func(t string) (bool, error) { return rows[t], nil }
+	got, err := Resolve(objs, has, "A", "B", "C")
+	if err != nil || got["A"] != "A" || got["B"] != "B" || got["C"] != "" {
+		t.Errorf("Resolve = %v, %v; want the versions that hold rows", got, err)
+	}
+	rows["A_V2"] = true
+	if _, err := Resolve(objs, has, "A"); err == nil || !strings.Contains(err.Error(), "both A_V2 and A hold rows") {
+		t.Errorf("two versions with rows: %v", err)
+	}
+	rows["A_V2"], rows["A"] = false, false
+	if got, err := Resolve(objs, has, "A"); err != nil || got["A"] != "A_V2" {
+		t.Errorf("no version with rows: %v %v, want the highest", got, err)
+	}
+	for _, o := range []SchemaObject{{"A_V9", "view", "CREATE VIEW A_V9 AS SELECT 1"},
+		{"A_V9", "table", "CREATE  virtual TABLE A_V9 USING fts5(x)"}} {
+		_, err := Resolve(append(objs, o), func(string) (bool, error) { t.Fatal("probed a view"); return false, nil }, "A")
+		var te *TableError
+		if !errors.As(err, &te) || te.Table != "A_V9" {
+			t.Errorf("%s %q: %v, want it refused", o.Type, o.SQL, err)
+		}
 	}
 }
 
@@ -177,6 +206,16 @@ func TestStripAPIVersion(t *testing.T) {
 	} {
 		if got := StripAPIVersion(in); got != want {
 			t.Errorf("StripAPIVersion(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestAffinity(t *testing.T) {
+	for decl, want := range map[string]string{"INTEGER": AffinityInteger, "int": AffinityInteger, "BIGINT": AffinityInteger,
+		"TEXT": AffinityText, "VARCHAR(10)": AffinityText, "": AffinityBlob, "BLOB": AffinityBlob, "REAL": AffinityReal,
+		"DOUBLE": AffinityReal, "NUM": AffinityNumeric, "DECIMAL": AffinityNumeric} {
+		if got := Affinity(decl); got != want {
+			t.Errorf("Affinity(%q) = %s, want %s", decl, got, want)
 		}
 	}
 }

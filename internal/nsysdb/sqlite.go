@@ -33,3 +33,29 @@ func URI(path, query string) string {
 // ReadOnlyURI opens path read-only and immutable, so that SQLite neither
 // writes to it nor creates anything beside it.
 func ReadOnlyURI(path string) string { return URI(path, "mode=ro&immutable=1") }
+
+// Affinities of a declared SQLite column type, by SQLite's rules
+// (https://www.sqlite.org/datatype3.html, 3.1).
+const (
+	AffinityInteger = "INTEGER"
+	AffinityText    = "TEXT"
+	AffinityBlob    = "BLOB"
+	AffinityReal    = "REAL"
+	AffinityNumeric = "NUMERIC"
+)
+
+// Affinity is the affinity SQLite gives a column declared with type decl.
+func Affinity(decl string) string {
+	d := strings.ToUpper(decl)
+	switch {
+	case strings.Contains(d, "INT"):
+		return AffinityInteger
+	case strings.Contains(d, "CHAR"), strings.Contains(d, "CLOB"), strings.Contains(d, "TEXT"):
+		return AffinityText
+	case d == "", strings.Contains(d, "BLOB"):
+		return AffinityBlob
+	case strings.Contains(d, "REAL"), strings.Contains(d, "FLOA"), strings.Contains(d, "DOUB"):
+		return AffinityReal
+	}
+	return AffinityNumeric
+}

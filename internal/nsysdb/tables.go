@@ -1,6 +1,7 @@
 package nsysdb
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -69,31 +70,133 @@ const ExportHint = "export it again with: nsys export --type sqlite -o FILE.sqli
 
 // ResolveTables maps each logical name to the table in names that is either
 // that name (version 1) or that name with the highest _V<n> suffix. A
-// logical name with no such table is absent from the map.
+// logical name with no such table is absent from the map. It looks at names
+// only; a reader of the data resolves through Resolve, which also asks
+// which of them holds rows.
 func ResolveTables(names []string, logical ...string) map[string]string {
 	out := make(map[string]string, len(logical))
-	best := make(map[string]int, len(logical))
 	for _, base := range logical {
-		for _, n := range names {
-			v := 0
-			switch {
-			case n == base:
-				v = 1
-			case strings.HasPrefix(n, base+"_V"):
-				k, err := strconv.Atoi(n[len(base)+2:])
-				if err != nil || k < 1 || strings.HasPrefix(n[len(base)+2:], "+") {
-					continue
-				}
-				v = k
-			default:
-				continue
-			}
-			if v > best[base] {
-				best[base], out[base] = v, n
-			}
+		if vs := Versions(names, base); len(vs) > 0 {
+			out[base] = vs[0]
 		}
 	}
 	return out
+}
+
+// Versions lists the names among names that stand for the logical table:
+// the name itself (version 1) and NAME_V<n> (n >= 1, written in plain
+// digits), the highest version first.
+func Versions(names []string, logical string) []string {
+	type version struct {
+		name string
+		v    int
+	}
+	var vs []version
+	for _, n := range names {
+		switch {
+		case n == logical:
+			vs = append(vs, version{n, 1})
+		case strings.HasPrefix(n, logical+"_V"):
+			digits := n[len(logical)+2:]
+			k, err := strconv.Atoi(digits)
+			if err != nil || k < 1 || strings.TrimLeft(digits, "0123456789") != "" {
+				continue
+			}
+			vs = append(vs, version{n, k})
+		}
+	}
+	sort.SliceStable(vs, func(i, j int) bool { return vs[i].v > vs[j].v })
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = v.name
+	}
+	return out
+}
+
+// SchemaObject is one entry of an SQLite file's schema (sqlite_schema): a
+// table, a view, an index or a trigger, with the SQL that made it.
+type SchemaObject struct {
+	Name, Type, SQL string
+}
+
+// TableError says why a logical table cannot be read from a file: the name
+// of the table (or view) in the file, and what is wrong with it.
+type TableError struct {
+	Table   string
+	Problem string
+}
+
+func (e *TableError) Error() string { return "table " + e.Table + ": " + e.Problem }
+
+// Resolve maps each logical name to the table of the file (objs, its
+// schema) that holds that table's data: of the tables standing for it
+// (Versions), the highest version that holds a row (hasRows answers), else
+// the highest of them. A logical name with no table is absent from the map.
+//
+// nsys writes one plain table of each kind, so anything else bearing one of
+// those names is refused with a *TableError: a view (which runs any query,
+// a recursive one without end) or a virtual table, and two versions of one
+// table that both hold rows (two exports merged, or an edited file: which
+// one holds the capture is unclear).
+func Resolve(objs []SchemaObject, hasRows func(table string) (bool, error), logical ...string) (map[string]string, error) {
+	kinds := make(map[string]SchemaObject, len(objs))
+	names := make([]string, 0, len(objs))
+	for _, o := range objs {
+		if o.Type != "table" && o.Type != "view" {
+			continue
+		}
+		kinds[o.Name] = o
+		names = append(names, o.Name)
+	}
+	out := make(map[string]string, len(logical))
+	for _, base := range logical {
+		vs := Versions(names, base)
+		for _, n := range vs {
+			if p := notPlainTable(kinds[n]); p != "" {
+				return nil, &TableError{Table: n, Problem: p}
+			}
+		}
+		switch len(vs) {
+		case 0:
+			continue
+		case 1:
+			out[base] = vs[0]
+			continue
+		}
+		var full []string
+		for _, n := range vs {
+			ok, err := hasRows(n)
+			if err != nil {
+				return nil, &TableError{Table: n, Problem: "cannot read the table: " + err.Error()}
+			}
+			if ok {
+				full = append(full, n)
+			}
+		}
+		switch len(full) {
+		case 0:
+			out[base] = vs[0]
+		case 1:
+			out[base] = full[0]
+		default:
+			return nil, &TableError{Table: full[0], Problem: "both " + strings.Join(full, " and ") +
+				" hold rows, where an export has one table of each kind: two exports were merged, or the file was edited, so which one holds the capture is unclear"}
+		}
+	}
+	return out, nil
+}
+
+// notPlainTable says why a schema entry is not a table as nsys writes one,
+// "" when it is.
+func notPlainTable(o SchemaObject) string {
+	sql := strings.ToUpper(strings.Join(strings.Fields(o.SQL), " "))
+	switch {
+	case o.Type == "view":
+		return "a view, not a table: nsys exports tables only, and a view runs whatever query it holds (the file was edited)"
+	case strings.HasPrefix(sql, "CREATE VIRTUAL TABLE"):
+		return "a virtual table, not a table nsys writes (the file was edited)"
+	}
+	return ""
 }
 
 // SplitGlobalID decodes nsys's global thread or process id (globalTid,

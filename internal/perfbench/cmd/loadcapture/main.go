@@ -6,6 +6,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -105,7 +106,7 @@ func main() {
 	}
 	if *scan && *sqlitePath != "" {
 		t2 := time.Now()
-		if _, err := privacy.ScanPath(*sqlitePath); err != nil {
+		if _, err := privacy.ScanPath(context.Background(), *sqlitePath); err != nil {
 			fmt.Fprintln(os.Stderr, "loadcapture:", err)
 			os.Exit(1)
 		}

@@ -1,0 +1,552 @@
+package capture
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+	"github.com/nsyscheck/nsyscheck/records"
+	"github.com/nsyscheck/nsyscheck/vocab"
+)
+
+// Physical bounds across records. A trace that breaks one was not recorded
+// by a run on real hardware: it holds a record twice, joins two traces, or
+// was edited, and no verdict may rest on it.
+const (
+	// maxLinkGBps bounds a copy between host and device: 2 TB/s, above
+	// NVLink-C2C (900 GB/s both ways) and PCIe 7.0 x16 (256 GB/s a way).
+	maxLinkGBps = 2000
+	// maxMemoryGBps bounds any other copy and a memset: 100 TB/s, above
+	// any GPU's memory.
+	maxMemoryGBps = 1e5
+	// clockSkewNs is how far an event on the GPU's clock may seem to
+	// precede the host event that caused it, or to outlast the host wait
+	// that covered it, once nsys has put both on one clock: 1 µs. Real
+	// H200 exports keep 0.9 µs or more to spare; the damage such checks
+	// find is larger.
+	clockSkewNs = 1000
+	// recordsPerCheck is how many records pass between looks at the
+	// context: the consumers' work per record is then cancelled too.
+	recordsPerCheck = 1024
+)
+
+// crossCheck checks a stream of records against each other, as they pass
+// and once the reader is done (finish):
+//
+//   - one API call per correlation id in a process, and one call at a
+//     time on a thread;
+//   - a GPU operation no earlier than the call that issued it; one copy
+//     per copy call (but a batch call's), none of a call that failed;
+//   - one copy at a time on a stream (not for CUDA graph nodes, which may
+//     run side by side): a record given twice, or two traces joined,
+//     overlaps itself; one kernel per launch;
+//   - a copy that started on a stream before a synchronisation of that
+//     stream (or its whole device) began ends before the wait ends;
+//   - copies and memsets no faster than any link or memory;
+//   - a thread's NVTX push/pop ranges (in one domain) nested.
+//
+// Its errors are *inputerr.Error without a Path: the reader, or Read
+// after it, names the file and table the records came from. It keeps the
+// start and end of each call and copy (16 bytes), the start of each copy
+// call, each NVTX range, and a bit per correlation id of calls, kernels
+// and copies (a sorted list once they are sparse).
+type crossCheck struct {
+	ctx    context.Context
+	format Format
+	seen   int
+	err    error
+
+	calls     corrSet                 // the calls' correlation ids
+	kernels   corrSet                 // the kernels'
+	copies    corrSet                 // those of the copies of copy calls (one each, but for a batch call's)
+	ranges    map[rangeKey][][2]int64 // NVTX push/pop ranges by thread and domain: start, end (open: never)
+	threads   map[[2]int64]*spans
+	copyCalls []callStart // the copy calls read, for copies that come without theirs
+	sortedCC  bool
+	streams   map[streamKey]*spans
+}
+
+// rangeKey names an NVTX push/pop stack: a thread's, in one domain.
+type rangeKey struct {
+	pid, tid int64
+	domain   string
+}
+
+// streamKey names a stream: its process, device and id.
+type streamKey struct{ pid, device, stream int64 }
+
+// callStart is one copy call's start, by process and correlation id.
+type callStart struct {
+	pid, corr, start, result int64
+	name                     string
+}
+
+// spans are the [start, end] of the records of one thread or stream,
+// sorted by start once a check needs it.
+type spans struct {
+	start, end []int64
+	sorted     bool
+	maxEnd     []int64 // maxEnd[i]: the latest end among the first i+1, once sorted
+}
+
+func (s *spans) add(start, end int64) {
+	s.start = append(s.start, start)
+	s.end = append(s.end, end)
+	s.sorted = false
+}
+
+func (s *spans) Len() int           { return len(s.start) }
+func (s *spans) Less(i, j int) bool { return s.start[i] < s.start[j] }
+func (s *spans) Swap(i, j int) {
+	s.start[i], s.start[j] = s.start[j], s.start[i]
+	s.end[i], s.end[j] = s.end[j], s.end[i]
+}
+
+// sort orders the spans by start, stably (records in the input's order
+// first) and fills maxEnd.
+func (s *spans) sort() {
+	if s.sorted {
+		return
+	}
+	sort.Stable(s)
+	s.maxEnd = s.maxEnd[:0]
+	var m int64
+	for i, e := range s.end {
+		if i == 0 || e > m {
+			m = e
+		}
+		s.maxEnd = append(s.maxEnd, m)
+	}
+	s.sorted = true
+}
+
+// overlap returns the first pair of spans, i before j, that overlap or
+// start together, or -1, -1.
+func (s *spans) overlap() (i, j int) {
+	s.sort()
+	for k := 1; k < len(s.start); k++ {
+		switch {
+		case s.maxEnd[k-1] > s.start[k]:
+			return s.latest(k - 1), k
+		case s.start[k] == s.start[k-1]:
+			return k - 1, k
+		}
+	}
+	return -1, -1
+}
+
+// before returns the span, among those that start before t, that ends
+// last, or -1 when none does.
+func (s *spans) before(t int64) int {
+	s.sort()
+	n := sort.Search(len(s.start), func(i int) bool { return s.start[i] >= t })
+	if n == 0 {
+		return -1
+	}
+	return s.latest(n - 1)
+}
+
+// latest returns the span, among the first n+1 in start order, that ends
+// last.
+func (s *spans) latest(n int) int {
+	for q := n; q >= 0; q-- {
+		if s.end[q] == s.maxEnd[n] {
+			return q
+		}
+	}
+	return n
+}
+
+// corrSet is a set of (process, correlation id) pairs that finds one
+// added twice: a bit for each in pages of 256 ids while they are dense
+// (correlation ids count up from 1 in each process, so a trace of n calls
+// takes about n/8 bytes), a list sorted at the end (16 bytes an id) once
+// they are so sparse that pages would take more.
+type corrSet struct {
+	pages map[[2]int64]*[4]uint64
+	n     int        // ids added
+	list  [][2]int64 // every id, once sparse
+}
+
+// add adds (pid, corr) and reports whether it was there already; once the
+// set is sparse it cannot tell until dup.
+func (s *corrSet) add(pid, corr int64) (dup bool) {
+	s.n++
+	if s.list != nil {
+		s.list = append(s.list, [2]int64{pid, corr})
+		return false
+	}
+	if s.pages == nil {
+		s.pages = map[[2]int64]*[4]uint64{}
+	}
+	k := [2]int64{pid, corr >> 8}
+	p := s.pages[k]
+	if p == nil {
+		if len(s.pages) >= sparsePages && len(s.pages)*sparseIDs > s.n {
+			s.sparse()
+			s.list = append(s.list, [2]int64{pid, corr})
+			return false
+		}
+		p = new([4]uint64)
+		s.pages[k] = p
+	}
+	bit := uint64(1) << (uint(corr) & 63)
+	w := &p[(corr>>6)&3]
+	dup = *w&bit != 0
+	*w |= bit
+	return dup
+}
+
+// The pages a corrSet keeps before it looks at how sparse they are, and
+// the ids a page must hold on average for the pages to be kept.
+const (
+	sparsePages = 1024
+	sparseIDs   = 8
+)
+
+// sparse turns the pages into the list.
+func (s *corrSet) sparse() {
+	s.list = make([][2]int64, 0, s.n)
+	for k, p := range s.pages {
+		for w, bits := range p {
+			for b := 0; b < 64; b++ {
+				if bits&(1<<b) != 0 {
+					s.list = append(s.list, [2]int64{k[0], k[1]<<8 | int64(w)<<6 | int64(b)})
+				}
+			}
+		}
+	}
+	s.pages = nil
+}
+
+// dup returns a (pid, corr) added twice once the set went sparse, ok false
+// when none was.
+func (s *corrSet) dup() (pc [2]int64, ok bool) {
+	sort.Slice(s.list, func(i, j int) bool {
+		a, b := s.list[i], s.list[j]
+		return a[0] < b[0] || a[0] == b[0] && a[1] < b[1]
+	})
+	for i := 1; i < len(s.list); i++ {
+		if s.list[i] == s.list[i-1] {
+			return s.list[i], true
+		}
+	}
+	return pc, false
+}
+
+func newCrossCheck(ctx context.Context, format Format) *crossCheck {
+	return &crossCheck{ctx: ctx, format: format, ranges: map[rangeKey][][2]int64{}, threads: map[[2]int64]*spans{}, streams: map[streamKey]*spans{}}
+}
+
+// fail keeps the first problem found.
+func (x *crossCheck) fail(where, problem string) {
+	if x.err != nil {
+		return
+	}
+	x.err = &inputerr.Error{Where: where, Problem: problem, Hint: damageHint(x.format)}
+}
+
+// tick counts a record and stops the read once the context is cancelled.
+func (x *crossCheck) tick() error {
+	x.seen++
+	if x.seen%recordsPerCheck == 0 && x.ctx.Err() != nil {
+		return context.Cause(x.ctx)
+	}
+	return x.err
+}
+
+// call checks one API call against the calls before it.
+func (x *crossCheck) call(c *records.Call) {
+	if c.Corr != 0 && x.calls.add(c.PID, c.Corr) {
+		x.fail(callWhere(c.Row, c.Name, c.Corr), fmt.Sprintf("another API call of process %d has the same correlation id, where each call has its own: the trace holds a call twice, or two traces were joined", c.PID))
+	}
+	k := [2]int64{c.PID, c.TID}
+	t := x.threads[k]
+	if t == nil {
+		t = &spans{}
+		x.threads[k] = t
+	}
+	t.add(c.Start, c.End)
+	if nsysdb.IsCopyAPI(c.Name) {
+		x.copyCalls = append(x.copyCalls, callStart{pid: c.PID, corr: c.Corr, start: c.Start, result: c.Result, name: c.Name})
+		x.sortedCC = false
+	}
+}
+
+// callOf finds the copy call read with the operation's process and
+// correlation id, nil when none was read.
+func (x *crossCheck) callOf(o *records.Op) *callStart {
+	if o.Corr == 0 || len(x.copyCalls) == 0 {
+		return nil
+	}
+	if !x.sortedCC {
+		sort.Slice(x.copyCalls, func(i, j int) bool {
+			a, b := x.copyCalls[i], x.copyCalls[j]
+			if a.pid != b.pid {
+				return a.pid < b.pid
+			}
+			return a.corr < b.corr
+		})
+		x.sortedCC = true
+	}
+	i := sort.Search(len(x.copyCalls), func(i int) bool {
+		c := x.copyCalls[i]
+		return c.pid > o.PID || c.pid == o.PID && c.corr >= o.Corr
+	})
+	if i < len(x.copyCalls) && x.copyCalls[i].pid == o.PID && x.copyCalls[i].corr == o.Corr {
+		return &x.copyCalls[i]
+	}
+	return nil
+}
+
+// op checks one GPU operation: its rate, that it started after its call,
+// a kernel's launch; it keeps a copy's span on its stream.
+func (x *crossCheck) op(o *records.Op) {
+	where := func() string { return opWhere(o.Row, opWhat(o), o.Corr) }
+	if o.Kind != records.OpKernel && o.Bytes > 0 {
+		limit, of := float64(maxMemoryGBps), "any GPU memory"
+		if o.Kind == records.OpCopy && hostDevice(o.Copy) {
+			limit, of = maxLinkGBps, "any link between host and device"
+		}
+		if gbps := float64(o.Bytes) / float64(max(o.Duration(), 1)); gbps > limit {
+			x.fail(where(), fmt.Sprintf("%d bytes in %d ns is %.4g GB/s, faster than %s (%g GB/s): the time or the size is wrong",
+				o.Bytes, o.Duration(), gbps, of, limit))
+		}
+	}
+	callName, callStart, result := "", int64(0), int64(0)
+	switch {
+	case o.Call != nil:
+		callName, callStart, result = o.Call.Name, o.Call.Start, o.Call.Result
+	case o.Kind == records.OpCopy:
+		if c := x.callOf(o); c != nil {
+			callName, callStart, result = c.name, c.start, c.result
+		}
+	}
+	switch {
+	case callName == "":
+	case o.Start < callStart-clockSkewNs:
+		x.fail(where(), fmt.Sprintf("starts at %d ns, %d ns before the %s call that issued it starts (%d ns): an operation cannot run before it is asked for",
+			o.Start, callStart-o.Start, callName, callStart))
+	case result != 0 && o.Kind == records.OpCopy:
+		x.fail(where(), fmt.Sprintf("the %s call that issued it returned error %d, yet the copy ran: a failed call copies nothing", callName, result))
+	case o.Kind == records.OpCopy && o.GraphNode == 0 && o.Migration == "" && !strings.Contains(callName, "Batch") && o.Corr != 0 && x.copies.add(o.PID, o.Corr):
+		x.fail(where(), fmt.Sprintf("a second copy of the %s call with this correlation id, where a copy call makes one copy: the trace holds a copy twice", callName))
+	}
+	switch {
+	case o.GraphNode != 0:
+		return // a graph's nodes may run side by side on its stream
+	case o.Kind == records.OpKernel:
+		// Kernels may overlap on a stream (programmatic dependent launch:
+		// JAX's on the H200 do, by up to 256 ns), but one launch runs one
+		// kernel; a report cannot tell a graph's kernels apart.
+		if o.Corr != 0 && x.format != FormatCSV && x.kernels.add(o.PID, o.Corr) {
+			x.fail(where(), fmt.Sprintf("another kernel of process %d has the same correlation id, where one launch runs one kernel: the trace holds a kernel twice, or two traces were joined", o.PID))
+		}
+		return
+	case o.Kind != records.OpCopy:
+		return
+	}
+	k := streamKey{o.PID, o.Device, o.Stream}
+	s := x.streams[k]
+	if s == nil {
+		s = &spans{}
+		x.streams[k] = s
+	}
+	s.add(o.Start, o.End)
+}
+
+// sync checks that the copies a synchronisation waited for ended within
+// the wait: those that started on its stream (a stream sync) or on any
+// stream of its device (a context sync) before the wait began.
+func (x *crossCheck) sync(s *records.Sync) {
+	if s.PID == 0 {
+		return // no process to tie it to its streams
+	}
+	var keys []streamKey
+	switch {
+	case s.Kind == records.SyncStream && s.Stream != records.NoID:
+		keys = []streamKey{{s.PID, s.Device, s.Stream}}
+	case s.Kind == records.SyncContext:
+		for k := range x.streams {
+			if k.pid == s.PID && k.device == s.Device {
+				keys = append(keys, k)
+			}
+		}
+		sort.Slice(keys, func(i, j int) bool { return keys[i].stream < keys[j].stream })
+	}
+	for _, k := range keys {
+		sp := x.streams[k]
+		if sp == nil {
+			continue
+		}
+		if i := sp.before(s.Start); i >= 0 && sp.end[i] > s.End+clockSkewNs {
+			x.fail(fmt.Sprintf("stream %d of process %d, device %d", k.stream, k.pid, k.device),
+				fmt.Sprintf("the copy started at %d ns ends at %d ns, %d ns after the %s synchronisation (correlation id %d) that waited for it ended (%d ns): a copy cannot outlast the wait for it",
+					sp.start[i], sp.end[i], sp.end[i]-s.End, s.Kind, s.Corr, s.End))
+			return
+		}
+	}
+}
+
+// Where the records a finish error is about came from.
+const (
+	fromCalls  = "calls"
+	fromCopies = "copies"
+	fromRanges = "ranges"
+)
+
+// rangeEnd writes a range's end, "open" for one never popped.
+func rangeEnd(end int64) string {
+	if end == math.MaxInt64 {
+		return "open"
+	}
+	return strconv.FormatInt(end, 10) + " ns"
+}
+
+// rng keeps an NVTX push/pop range for the check that they nest.
+func (x *crossCheck) rng(r *records.Range) {
+	end := r.End
+	if r.Open {
+		end = math.MaxInt64
+	}
+	k := rangeKey{r.PID, r.TID, r.Domain}
+	x.ranges[k] = append(x.ranges[k], [2]int64{r.Start, end})
+}
+
+// nesting returns two ranges of one stack that overlap without one
+// holding the other, ok false when every pair nests: a range is pushed
+// inside the innermost open one and popped before it, so a pair that
+// overlaps otherwise was moved or comes from another trace.
+func nesting(rs [][2]int64) (a, b [2]int64, ok bool) {
+	sort.Slice(rs, func(i, j int) bool {
+		if rs[i][0] != rs[j][0] {
+			return rs[i][0] < rs[j][0]
+		}
+		return rs[i][1] > rs[j][1] // the outer of two pushed at once first
+	})
+	var stack [][2]int64
+	for _, r := range rs {
+		for len(stack) > 0 && stack[len(stack)-1][1] <= r[0] {
+			stack = stack[:len(stack)-1]
+		}
+		if n := len(stack); n > 0 && r[1] > stack[n-1][1] {
+			return stack[n-1], r, true
+		}
+		stack = append(stack, r)
+	}
+	return a, b, false
+}
+
+// finish makes the checks that need every record: one call at a time per
+// thread, one copy at a time per stream. from says whether an error is
+// about calls or copies (fromCalls, fromCopies).
+func (x *crossCheck) finish() (from string, err error) {
+	if x.err != nil {
+		return "", x.err
+	}
+	for _, d := range []struct {
+		set  *corrSet
+		what string
+		from string
+	}{{&x.calls, "API calls", fromCalls}, {&x.copies, "copies of copy calls", fromCopies}} {
+		if pc, dup := d.set.dup(); dup && d.set.list != nil {
+			x.fail(fmt.Sprintf("correlation id %d of process %d", pc[1], pc[0]),
+				fmt.Sprintf("it names two %s, where each has its own: the trace holds a record twice, or two traces were joined", d.what))
+			return d.from, x.err
+		}
+	}
+	for _, k := range sortedKeys(x.ranges, func(a, b rangeKey) bool {
+		return a.pid < b.pid || a.pid == b.pid && (a.tid < b.tid || a.tid == b.tid && a.domain < b.domain)
+	}) {
+		if a, b, ok := nesting(x.ranges[k]); ok {
+			x.fail(fmt.Sprintf("thread %d/%d", k.pid, k.tid), fmt.Sprintf("two NVTX push/pop ranges, [%d, %s] and [%d, %s], overlap without one holding the other, where a thread's ranges nest: a range was moved, or two traces were joined",
+				a[0], rangeEnd(a[1]), b[0], rangeEnd(b[1])))
+			return fromRanges, x.err
+		}
+	}
+	for _, k := range sortedKeys(x.threads, func(a, b [2]int64) bool { return a[0] < b[0] || a[0] == b[0] && a[1] < b[1] }) {
+		t := x.threads[k]
+		if i, j := t.overlap(); i >= 0 {
+			x.fail(fmt.Sprintf("thread %d/%d", k[0], k[1]),
+				fmt.Sprintf("two API calls, [%d, %d ns] and [%d, %d ns], overlap in time, where a thread makes one call at a time: the trace holds a call twice, or two traces were joined",
+					t.start[i], t.end[i], t.start[j], t.end[j]))
+			return fromCalls, x.err
+		}
+	}
+	for _, k := range sortedKeys(x.streams, func(a, b streamKey) bool {
+		return a.pid < b.pid || a.pid == b.pid && (a.device < b.device || a.device == b.device && a.stream < b.stream)
+	}) {
+		s := x.streams[k]
+		if i, j := s.overlap(); i >= 0 {
+			x.fail(fmt.Sprintf("stream %d of process %d, device %d", k.stream, k.pid, k.device),
+				fmt.Sprintf("two copies, [%d, %d ns] and [%d, %d ns], overlap in time, where a stream runs one copy at a time: the trace holds a copy twice, or two traces were joined",
+					s.start[i], s.end[i], s.start[j], s.end[j]))
+			return fromCopies, x.err
+		}
+	}
+	return "", nil
+}
+
+// sortedKeys lists a map's keys in the order less gives.
+func sortedKeys[K comparable, V any](m map[K]V, less func(a, b K) bool) []K {
+	out := make([]K, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return less(out[i], out[j]) })
+	return out
+}
+
+// hostDevice reports whether a copy crosses the link between host and
+// device.
+func hostDevice(k vocab.CopyKind) bool { return k == vocab.CopyHtoD || k == vocab.CopyDtoH }
+
+// opWhat names a GPU operation in a message.
+func opWhat(o *records.Op) string {
+	switch o.Kind {
+	case records.OpCopy:
+		return "memory copy " + string(o.Copy)
+	case records.OpKernel:
+		return "kernel " + o.Name
+	}
+	return "memset"
+}
+
+// callWhere names an API call: its data row in a CSV report, else its
+// correlation id.
+func callWhere(row int, name string, corr int64) string {
+	return opWhere(row, "CUDA API call "+name, corr)
+}
+
+// opWhere names a record: its data row in a CSV report, else its
+// correlation id.
+func opWhere(row int, what string, corr int64) string {
+	switch {
+	case row > 0:
+		return fmt.Sprintf("data row %d (%s)", row, what)
+	case corr != 0:
+		return fmt.Sprintf("%s, correlation id %d", what, corr)
+	}
+	return what
+}
+
+// damageHint says what to do about an input of the format that holds
+// impossible data.
+func damageHint(f Format) string {
+	switch f {
+	case FormatSQLite, FormatNsysRep:
+		return "the export is damaged or was edited; " + nsysdb.ExportHint
+	case FormatCSV:
+		return "the report is damaged or was edited; make it again with nsys stats --format csv"
+	case FormatTranscript:
+		return "the transcript should be the unedited stdout of the pinned program"
+	case FormatMeasurements:
+		return "see docs/measurements.md for the format"
+	}
+	return "the file is damaged or was edited; make it again from the capture"
+}

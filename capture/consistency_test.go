@@ -1,0 +1,246 @@
+package capture
+
+import (
+	"context"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nsyscheck/nsyscheck/internal/fixture"
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
+	"github.com/nsyscheck/nsyscheck/records"
+)
+
+// shippedSQLite is the shipped H200 capture's export, which has a
+// synchronisation table.
+var shippedSQLite = filepath.Join("..", "testdata", "captures", "h200-pinned", "pinned.sqlite")
+
+// asyncCalls selects the cudaMemcpyAsync calls' name ids.
+const asyncCalls = `(SELECT id FROM StringIds WHERE value LIKE 'cudaMemcpyAsync%')`
+
+// asyncCopies selects the copies of the cudaMemcpyAsync calls.
+const asyncCopies = `correlationId IN (SELECT correlationId FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE nameId IN ` + asyncCalls + `)`
+
+// TestCrossRecordDamage: each damage a check across records finds, in a
+// real export, is refused by verify's reading and the audit's alike, with
+// an error that names the file, the table and the problem.
+func TestCrossRecordDamage(t *testing.T) {
+	for _, c := range []struct {
+		name, stmt string
+		// verify and audit: what each error holds; the audit reads no
+		// kernels, and no calls but its copies'.
+		verify, audit []string
+	}{
+		{"async calls twice", `INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME SELECT * FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE nameId IN ` + asyncCalls,
+			[]string{"table CUPTI_ACTIVITY_KIND_RUNTIME", "correlation id 476", "another API call of process 22 has the same correlation id"},
+			// each copy joins both of its calls
+			[]string{"table CUPTI_ACTIVITY_KIND_MEMCPY joined to CUPTI_ACTIVITY_KIND_RUNTIME", "correlation id 476", "a second copy of the cudaMemcpyAsync call"}},
+		{"every copy twice", `INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY SELECT * FROM CUPTI_ACTIVITY_KIND_MEMCPY`,
+			[]string{"table CUPTI_ACTIVITY_KIND_MEMCPY", "correlation id 128", "a second copy of the cudaMemcpy call"},
+			[]string{"table CUPTI_ACTIVITY_KIND_MEMCPY", "correlation id 128", "a second copy of the cudaMemcpy call"}},
+		{"a copy twice, the second on a stream of its own", `INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start, end, deviceId, contextId, streamId, correlationId, globalPid, bytes, copyKind, srcKind, dstKind)
+				SELECT start, end, deviceId, contextId, 99, correlationId, globalPid, bytes, copyKind, srcKind, dstKind FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE ` + asyncCopies + ` LIMIT 1`,
+			[]string{"correlation id 476", "a second copy of the cudaMemcpyAsync call"},
+			[]string{"correlation id 476", "a second copy of the cudaMemcpyAsync call"}},
+		{"copies, one on a stream of its own, that overlap on their stream", `UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET start = start + 30000000, end = end + 30000000 WHERE rowid = 1`,
+			[]string{"stream 7 of process 22, device 0", "two copies", "overlap in time"},
+			[]string{"stream 7 of process 22, device 0", "two copies", "overlap in time"}},
+		{"a copy whose call failed", `UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET returnValue = 1 WHERE rowid = (SELECT min(rowid) FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE nameId IN ` + asyncCalls + `)`,
+			[]string{"correlation id 476", "the cudaMemcpyAsync call that issued it returned error 1, yet the copy ran"},
+			[]string{"correlation id 476", "the cudaMemcpyAsync call that issued it returned error 1, yet the copy ran"}},
+		{"a call after the trace stopped", `UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET start = start + 10000000000, end = end + 10000000000 WHERE rowid = (SELECT max(rowid) FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE nameId NOT IN ` + asyncCalls + `)`,
+			[]string{"table CUPTI_ACTIVITY_KIND_RUNTIME, correlation id 624", "after the trace stopped (3204708108 ns, ANALYSIS_DETAILS)"},
+			[]string{"table CUPTI_ACTIVITY_KIND_RUNTIME, correlation id 624", "after the trace stopped (3204708108 ns, ANALYSIS_DETAILS)"}},
+		{"copies after the trace stopped", `UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET start = start + 10000000000, end = end + 10000000000 WHERE ` + asyncCopies,
+			[]string{"table CUPTI_ACTIVITY_KIND_MEMCPY, correlation id 476", "after the trace stopped (3204708108 ns, ANALYSIS_DETAILS)"},
+			[]string{"table CUPTI_ACTIVITY_KIND_MEMCPY, correlation id 476", "after the trace stopped (3204708108 ns, ANALYSIS_DETAILS)"}},
+		{"a second trace joined, 1 ns later", `INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (start, end, eventClass, globalTid, correlationId, nameId, returnValue)
+				SELECT start + 1, end + 1, eventClass, globalTid, correlationId + 1000000, nameId, returnValue FROM CUPTI_ACTIVITY_KIND_RUNTIME;
+			INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start, end, deviceId, contextId, streamId, correlationId, globalPid, bytes, copyKind, srcKind, dstKind)
+				SELECT start + 1, end + 1, deviceId, contextId, streamId, correlationId + 1000000, globalPid, bytes, copyKind, srcKind, dstKind FROM CUPTI_ACTIVITY_KIND_MEMCPY`,
+			[]string{"table CUPTI_ACTIVITY_KIND_RUNTIME", "thread 22/22", "two API calls", "overlap in time"},
+			[]string{"table CUPTI_ACTIVITY_KIND_MEMCPY", "stream 7 of process 22, device 0", "two copies", "overlap in time"}},
+		{"copies that start before their calls", `UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET start = start - 100000, end = end - 100000 WHERE ` + asyncCopies,
+			[]string{"table CUPTI_ACTIVITY_KIND_MEMCPY", "memory copy HtoD, correlation id 498", "before the cudaMemcpyAsync call that issued it starts"},
+			[]string{"table CUPTI_ACTIVITY_KIND_MEMCPY", "memory copy HtoD, correlation id 498", "before the cudaMemcpyAsync call that issued it starts"}},
+		{"copies that end after the synchronisation that waited for them", `UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET end = end + 50000000 WHERE ` + asyncCopies,
+			[]string{"table CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "stream 13 of process 22, device 0", "after the stream synchronisation (correlation id 477) that waited for it ended"},
+			[]string{"table CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "stream 13 of process 22, device 0", "after the stream synchronisation (correlation id 477) that waited for it ended"}},
+		{"pinned copies of 256 MiB in 1 ns", `UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET end = start + 1 WHERE bytes = 268435456`,
+			[]string{"table CUPTI_ACTIVITY_KIND_MEMCPY", "268435456 bytes in 1 ns is 2.684e+08 GB/s, faster than any link between host and device"},
+			[]string{"table CUPTI_ACTIVITY_KIND_MEMCPY", "268435456 bytes in 1 ns is 2.684e+08 GB/s, faster than any link between host and device"}},
+		{"device copies of 100 TB/s", `UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET end = start + 1000 WHERE copyKind = (SELECT id FROM ENUM_CUDA_MEMCPY_OPER WHERE name LIKE '%DTOD')`,
+			[]string{"memory copy DtoD", "faster than any GPU memory"},
+			[]string{"memory copy DtoD", "faster than any GPU memory"}},
+		{"an NVTX range moved to straddle the end of the one after it", `UPDATE NVTX_EVENTS SET end = end + 200000000 WHERE text = 'h2d-pinned'`,
+			[]string{"table NVTX_EVENTS", "thread 22/22", "overlap without one holding the other"},
+			[]string{"table NVTX_EVENTS", "thread 22/22", "overlap without one holding the other"}},
+		{"every kernel twice", `INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL`,
+			[]string{"table CUPTI_ACTIVITY_KIND_KERNEL", "another kernel of process 22 has the same correlation id"}, nil},
+	} {
+		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
+			p := fixture.SQLite(t, shippedSQLite, c.stmt)
+			_, verr := Load(p, Options{APINames: predictionAPIs, ProgramThread: true})
+			_, _, aerr := streamCopies(p, Options{})
+			for _, r := range []struct {
+				what string
+				err  error
+				want []string
+			}{{"verify's reading", verr, c.verify}, {"the audit's", aerr, c.audit}} {
+				if r.want == nil {
+					continue
+				}
+				var ie *inputerr.Error
+				if !errors.As(r.err, &ie) || ie.Path != p {
+					t.Errorf("%s: %v, want an error naming %s", r.what, r.err, p)
+					continue
+				}
+				for _, w := range r.want {
+					if !strings.Contains(r.err.Error(), w) {
+						t.Errorf("%s: %v\nlacks %q", r.what, r.err, w)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestCrossRecordCSV: two reports' rows in one file, without the second
+// header, and a copy faster than any link, as the CSV reports give them.
+func TestCrossRecordCSV(t *testing.T) {
+	shipped := filepath.Join("..", "testdata", "captures", "h200-pinned")
+	copyCSV := func(t *testing.T, edit func(name string, b []byte) []byte) string {
+		dir := t.TempDir()
+		m, _ := filepath.Glob(filepath.Join(shipped, "*.csv"))
+		for _, p := range m {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, filepath.Base(p)), edit(filepath.Base(p), b), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	joined := copyCSV(t, func(name string, b []byte) []byte {
+		if name != "pinned_cuda_api_trace.csv" {
+			return b
+		}
+		_, body, _ := strings.Cut(string(b), "\n")
+		return append(b, body...)
+	})
+	if _, err := LoadCSVDir(joined, Options{}); err == nil || !strings.Contains(err.Error(), "pinned_cuda_api_trace.csv: data row 475 (CUDA API call cuModuleGetLoadingMode)") ||
+		!strings.Contains(err.Error(), "another API call of process 22 has the same correlation id") {
+		t.Errorf("two traces in one report: %v", err)
+	}
+	fast := copyCSV(t, func(name string, b []byte) []byte {
+		if name != "pinned_cuda_gpu_trace.csv" {
+			return b
+		}
+		return []byte(strings.Replace(string(b), "907990569,33046671,128,", "907990569,1,128,", 1))
+	})
+	if _, _, err := streamCopies(fast, Options{}); err == nil || !strings.Contains(err.Error(), "pinned_cuda_gpu_trace.csv: data row 1 (memory copy HtoD)") ||
+		!strings.Contains(err.Error(), "faster than any link") {
+		t.Errorf("a copy of 268 MB in 1 ns: %v", err)
+	}
+}
+
+// TestCrossRecordCancel: a cancelled context stops a read within
+// recordsPerCheck records, whatever the consumer does with them.
+func TestCrossRecordCancel(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	seen := 0
+	h, _ := validating(ctx, records.Handler{Call: func(*records.Call) error {
+		if seen++; seen == 10 {
+			cancel(errors.New("stop"))
+		}
+		return nil
+	}}, FormatSQLite)
+	var err error
+	for i := int64(1); i <= 5*recordsPerCheck && err == nil; i++ {
+		err = h.Call(&records.Call{Name: "cudaFree", Start: 10 * i, End: 10*i + 5, Corr: i, PID: 1, TID: 1})
+	}
+	if err == nil || err.Error() != "stop" || seen > recordsPerCheck {
+		t.Errorf("after %d records: %v", seen, err)
+	}
+}
+
+func TestSpans(t *testing.T) {
+	s := &spans{}
+	for _, p := range [][2]int64{{50, 60}, {0, 10}, {10, 20}, {30, 45}} {
+		s.add(p[0], p[1])
+	}
+	if i, j := s.overlap(); i >= 0 {
+		t.Errorf("touching spans overlap: %d %d", i, j)
+	}
+	if i := s.before(30); i < 0 || s.end[i] != 20 {
+		t.Errorf("before(30) = %d", i)
+	}
+	if i := s.before(0); i != -1 {
+		t.Errorf("before(0) = %d", i)
+	}
+	s.add(12, 15) // inside [10, 20]
+	if i, j := s.overlap(); i < 0 || s.start[i] != 10 || s.start[j] != 12 {
+		t.Errorf("overlap = %d %d", i, j)
+	}
+	z := &spans{}
+	z.add(5, 5)
+	z.add(5, 5)
+	if i, _ := z.overlap(); i < 0 {
+		t.Error("two empty spans at one time: no overlap found")
+	}
+	var c corrSet
+	if c.add(1, 300) || c.add(2, 300) || !c.add(1, 300) || c.add(1, 301) {
+		t.Error("corrSet")
+	}
+}
+
+// TestCorrSetSparse: ids spread so far apart that a page each would take
+// more than a list go to the list, found twice once sorted, in memory that
+// grows with the ids, not their spread.
+func TestCorrSetSparse(t *testing.T) {
+	var c corrSet
+	for i := int64(0); i < 100000; i++ {
+		c.add(7, i<<20)
+	}
+	if c.list == nil || len(c.pages) != 0 || len(c.list) != 100000 {
+		t.Fatalf("100,000 sparse ids: %d pages, list %d", len(c.pages), len(c.list))
+	}
+	if _, dup := c.dup(); dup {
+		t.Fatal("a duplicate among distinct ids")
+	}
+	c.add(7, 5<<20)
+	if pc, dup := c.dup(); !dup || pc != [2]int64{7, 5 << 20} {
+		t.Errorf("dup = %v %v", pc, dup)
+	}
+	var dense corrSet
+	for i := int64(1); i <= 100000; i++ {
+		dense.add(7, i)
+	}
+	if dense.list != nil || len(dense.pages) > 400 {
+		t.Errorf("100,000 dense ids: %d pages, list %v", len(dense.pages), dense.list != nil)
+	}
+}
+
+func TestNesting(t *testing.T) {
+	open := int64(math.MaxInt64)
+	for _, c := range []struct {
+		rs   [][2]int64
+		bad  bool
+		name string
+	}{
+		{[][2]int64{{0, 100}, {10, 20}, {20, 30}, {40, 100}, {100, 110}}, false, "nested and touching"},
+		{[][2]int64{{0, open}, {10, 20}, {30, open}}, false, "open ranges hold the later ones"},
+		{[][2]int64{{0, 100}, {50, 150}}, true, "straddling"},
+		{[][2]int64{{0, 100}, {10, open}}, true, "an open range inside a closed one"},
+		{[][2]int64{{5, 10}, {5, 20}}, false, "pushed at once"},
+	} {
+		if _, _, bad := nesting(c.rs); bad != c.bad {
+			t.Errorf("%s: %v, want %v", c.name, bad, c.bad)
+		}
+	}
+}
