@@ -229,11 +229,11 @@ func SimulatePinned(ctx context.Context, tl *timeline.Timeline, coster Coster) (
 // whatIf is the pinning of every pageable host-device copy: its cost,
 // and what it changes in the model.
 type whatIf struct {
-	m       *model
-	recost  []recost
+	m      *model
+	recost []recost
 	// costs are the pinned costs the recost entries index: consecutive
 	// copies mostly share one.
-	costs []pinnedCost
+	costs   []pinnedCost
 	assumed []timeline.Assumption
 	// at indexes assumed by kind, process, stream and API.
 	at map[assumeAt]int
