@@ -2,6 +2,7 @@ package nsyssqlite
 
 import (
 	"database/sql"
+	"slices"
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
@@ -286,7 +287,7 @@ func (r *reader) emitCalls() error {
 			a.PID, a.TID, a.Thread = lastPID, lTID, lastThread
 		}
 		if r.threadOnly {
-			r.wantCorr[a.Corr] = true
+			r.wantCorr.add(a.Corr)
 			if a.Name == "cudaLaunchKernel" {
 				r.launches = true
 			}
@@ -378,13 +379,13 @@ func (r *reader) programThread(table, gtidCol string, conds []string) ([]int64, 
 // to be read (every thread read, or no correlation ids to go by). Short
 // lists go into the SQL; wantsCorr filters longer ones while reading.
 func (r *reader) corrFilter(cols map[string]bool) string {
-	if !r.threadOnly || !cols[nsysdb.ColCorrelationID] || len(r.wantCorr) > maxSQLList {
+	if !r.threadOnly || !cols[nsysdb.ColCorrelationID] || r.wantCorr.len() > maxSQLList {
 		return ""
 	}
-	if len(r.wantCorr) == 0 {
+	if r.wantCorr.len() == 0 {
 		return ` WHERE 0`
 	}
-	return ` WHERE ` + q(nsysdb.ColCorrelationID) + ` IN (` + intList(sortedIDs(r.wantCorr)) + `)`
+	return ` WHERE ` + q(nsysdb.ColCorrelationID) + ` IN (` + intList(r.wantCorr.sorted()) + `)`
 }
 
 // maxSQLList bounds the ids written into one SQL statement.
@@ -393,5 +394,37 @@ const maxSQLList = 100000
 // wantsCorr reports whether a GPU record with this correlation id is to be
 // kept (see corrFilter).
 func (r *reader) wantsCorr(cols map[string]bool, corr int64) bool {
-	return !r.threadOnly || !cols[nsysdb.ColCorrelationID] || r.wantCorr[corr]
+	return !r.threadOnly || !cols[nsysdb.ColCorrelationID] || r.wantCorr.has(corr)
+}
+
+// corrList is the correlation ids of the calls read, to keep the GPU
+// records of: 8 bytes an id, sorted once asked.
+type corrList struct {
+	ids     []int64
+	inOrder bool
+}
+
+func (l *corrList) add(corr int64) {
+	if n := len(l.ids); n > 0 && l.ids[n-1] > corr {
+		l.inOrder = false
+	} else if n == 0 {
+		l.inOrder = true
+	}
+	l.ids = append(l.ids, corr)
+}
+
+func (l *corrList) len() int { return len(l.ids) }
+
+// sorted returns the ids in order.
+func (l *corrList) sorted() []int64 {
+	if !l.inOrder {
+		slices.Sort(l.ids)
+		l.inOrder = true
+	}
+	return l.ids
+}
+
+func (l *corrList) has(corr int64) bool {
+	_, ok := slices.BinarySearch(l.sorted(), corr)
+	return ok
 }

@@ -85,7 +85,7 @@ func read(ctx context.Context, db *sql.DB, path string, opts records.Selection, 
 	}
 	defer conn.Close()
 	r := &reader{ctx: ctx, conn: conn, path: path, opts: opts, h: h, info: &Info{},
-		strs: map[int64]string{}, wantCorr: map[int64]bool{}}
+		strs: map[int64]string{}}
 	defer r.close()
 	if err := r.prepare(); err != nil {
 		return nil, err
@@ -149,7 +149,7 @@ type reader struct {
 	// (the runtime table has thread ids), the correlation ids of its calls,
 	// whether it launched kernels through cudaLaunchKernel, and its process.
 	threadOnly bool
-	wantCorr   map[int64]bool
+	wantCorr   corrList
 	launches   bool
 	pid        int64
 

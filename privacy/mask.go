@@ -16,15 +16,18 @@ func MaskCapture(c *capture.Capture) {
 		return
 	}
 	m := func(s *string) { *s = MaskSecrets(*s) }
+	// Names repeat from record to record: each distinct one is looked at
+	// once (CopyMasker's memo), the last of each field kept at hand.
+	var names CopyMasker
 	for i := range c.Calls {
-		m(&c.Calls[i].Name)
-		m(&c.Calls[i].Thread)
+		c.Calls[i].Name = names.mask(slotCallName, c.Calls[i].Name)
+		c.Calls[i].Thread = names.mask(slotCallThread, c.Calls[i].Thread)
 	}
 	for i := range c.Kernels {
-		m(&c.Kernels[i].Name)
+		c.Kernels[i].Name = names.mask(slotOpName, c.Kernels[i].Name)
 	}
 	for i := range c.Ranges {
-		m(&c.Ranges[i].Name)
+		c.Ranges[i].Name = names.mask(slotRangeName, c.Ranges[i].Name)
 		m(&c.Ranges[i].Domain)
 	}
 	for i := range c.APISummary {

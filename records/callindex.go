@@ -7,7 +7,7 @@ import (
 
 // CallIndex keeps the copy calls a reader has read, compactly, so that the
 // copies it reads after them come with their calls (Selection.JoinCalls),
-// found by process and correlation id: each call in 40 bytes, its API and
+// found by process and correlation id: each call in 48 bytes, its API and
 // thread interned. A reader adds the calls in its input's order and looks
 // each copy up once they are all in; copies that come in their calls'
 // order are found by a cursor, any other order by binary search.
@@ -23,11 +23,14 @@ type CallIndex struct {
 	lastName, lastThread int32
 	cursor               int
 	call                 Call
+	// pidList is the processes of the calls, in order, once sorted.
+	pidList []int64
 }
 
 type indexedCall struct {
 	corr, start, end, result int64
 	thread, name             int32
+	seq                      int32 // the order it was added in
 }
 
 type indexedThread struct {
@@ -69,7 +72,8 @@ func (x *CallIndex) Add(c *Call) {
 		}
 		x.lastThread = th
 	}
-	x.calls = append(x.calls, indexedCall{corr: c.Corr, start: c.Start, end: c.End, result: c.Result, thread: th, name: name})
+	x.calls = append(x.calls, indexedCall{corr: c.Corr, start: c.Start, end: c.End, result: c.Result, thread: th, name: name,
+		seq: int32(len(x.calls))})
 	x.checked = false
 }
 
@@ -98,6 +102,12 @@ func (x *CallIndex) order() {
 		x.sorted = true
 	}
 	x.cursor = 0
+	x.pidList = x.pidList[:0]
+	for _, t := range x.threads {
+		x.pidList = append(x.pidList, t.pid)
+	}
+	sort.Slice(x.pidList, func(i, j int) bool { return x.pidList[i] < x.pidList[j] })
+	x.pidList = slices.Compact(x.pidList)
 }
 
 // Lookup returns the call of process pid with correlation id corr (the
@@ -132,14 +142,26 @@ func (x *CallIndex) Each(pid, corr int64, anyPID bool, f func(*Call) error) (int
 	return n, nil
 }
 
+// First returns the call with correlation id corr of any process that was
+// added first, nil when none was: for a report whose copies tell no
+// process, the first call of the trace they can belong to.
+func (x *CallIndex) First(corr int64) *Call {
+	best := -1
+	for _, p := range x.pids() {
+		if i, n := x.find(p, corr); n > 0 && (best < 0 || x.calls[i].seq < x.calls[best].seq) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	return x.at(best)
+}
+
 // pids lists the processes of the calls added, in order.
 func (x *CallIndex) pids() []int64 {
-	var out []int64
-	for _, t := range x.threads {
-		out = append(out, t.pid)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return slices.Compact(out)
+	x.order()
+	return x.pidList
 }
 
 // find returns the first of the calls of process pid with correlation id

@@ -51,6 +51,9 @@ func TestCallIndex(t *testing.T) {
 		if n, _ := x.Each(0, 4, true, func(*Call) error { return nil }); n != 3 {
 			t.Errorf("%s: Each of correlation id 4 in any process gave %d calls, want one of each of 3 processes", order, n)
 		}
+		if c := x.First(4); c == nil || c.PID != firstPID(calls, 4) {
+			t.Errorf("%s: First(4) = %+v, want the call of process %d added first", order, c, firstPID(calls, 4))
+		}
 		if x.Len() != len(want)+1 {
 			t.Errorf("%s: %d calls, want %d", order, x.Len(), len(want)+1)
 		}
@@ -65,4 +68,14 @@ func shuffledCopy(rng *rand.Rand, cs []Call) []Call {
 	out := append([]Call(nil), cs...)
 	rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
 	return out
+}
+
+// firstPID is the process of the first call with correlation id corr.
+func firstPID(cs []Call, corr int64) int64 {
+	for _, c := range cs {
+		if c.Corr == corr {
+			return c.PID
+		}
+	}
+	return -1
 }
