@@ -53,6 +53,16 @@ type copyCall struct {
 	// Range is the innermost NVTX push/pop range of the calling thread that
 	// encloses the call, "" when none does (or the capture has no NVTX).
 	Range string
+	// Migration is a unified-memory migration's cause, "" for a copy.
+	Migration string
+}
+
+// kind is the kind of the copy's API: a migration's own, else its call's.
+func (c *copyCall) kind() APIKind {
+	if c.Migration != "" {
+		return MigrationAPI
+	}
+	return KindOf(c.API)
 }
 
 // HostDuration is the call's whole duration (CallEnd - CallStart), whether
@@ -62,8 +72,14 @@ func (c *copyCall) HostDuration() int64 { return c.CallEnd - c.CallStart }
 // GPUDuration is the copy's duration on the GPU.
 func (c *copyCall) GPUDuration() int64 { return c.End - c.Start }
 
-// host is the memory kind of the copy's host side.
-func (c *copyCall) host() HostMemory { return HostMemoryOf(c.Kind, c.Src, c.Dst) }
+// host is the memory kind of the copy's host side: managed for a
+// migration, whose pages the export names no kind for.
+func (c *copyCall) host() HostMemory {
+	if c.Migration != "" {
+		return Managed
+	}
+	return HostMemoryOf(c.Kind, c.Src, c.Dst)
+}
 
 func evidenceOf(c *copyCall) Evidence {
 	e := Evidence{CorrelationID: c.CorrelationID, PID: c.PID, TID: c.TID, API: c.API, Direction: c.Kind,
@@ -156,7 +172,7 @@ type classInput struct {
 	src, dst         vocab.MemKind
 	bucket           int
 	pid, tid, stream int64
-	rng              string
+	rng, migration   string
 }
 
 // NewAccumulator returns an empty Accumulator.
@@ -226,7 +242,7 @@ func (a *Accumulator) Add(o *records.Op) {
 		a.pending = nil
 	}
 	c := copyCall{Kind: o.Copy, Src: o.Src, Dst: o.Dst, Bytes: o.Bytes, Start: o.Start, End: o.End,
-		CorrelationID: o.Corr, PID: o.PID, Stream: o.Stream}
+		CorrelationID: o.Corr, PID: o.PID, Stream: o.Stream, Migration: o.Migration}
 	if call := o.Call; call != nil {
 		c.API, c.CallStart, c.CallEnd, c.HostNs = call.Name, call.Start, call.End, call.Duration()
 		c.PID, c.TID, c.Thread = call.PID, call.TID, call.Thread
@@ -245,19 +261,23 @@ func (a *Accumulator) Add(o *records.Op) {
 // isBatchAPI reports whether one call of this API may make several copies.
 func isBatchAPI(name string) bool { return strings.Contains(name, "Batch") }
 
-// batchAPI is isBatchAPI, the last API's answer kept.
+// countsOnce reports whether one call of this API may make several copies,
+// whose host time counts once: a batch call's, or a graph launch's.
+func countsOnce(name string) bool { return isBatchAPI(name) || KindOf(name) == Graph }
+
+// batchAPI is countsOnce, the last API's answer kept.
 func (a *Accumulator) batchAPI(name string) bool {
 	if a.last.ok && name == a.last.in.api {
 		return a.last.batch
 	}
-	return isBatchAPI(name)
+	return countsOnce(name)
 }
 
 // classOf returns the class and total of a copy, and its API kind and host
 // memory: those of the copy before when it is of the same class.
 func (a *Accumulator) classOf(c *copyCall) (*Class, *Total, APIKind, HostMemory) {
 	in := classInput{api: c.API, kind: c.Kind, src: c.Src, dst: c.Dst, bucket: BucketOf(c.Bytes), pid: c.PID, tid: c.TID,
-		stream: c.Stream, rng: c.Range}
+		stream: c.Stream, rng: c.Range, migration: c.Migration}
 	l := &a.last
 	if l.ok && in == l.in {
 		return l.class, l.total, l.kind, l.host
@@ -268,14 +288,14 @@ func (a *Accumulator) classOf(c *copyCall) (*Class, *Total, APIKind, HostMemory)
 		cl = &Class{ClassKey: k.classKey(), Thread: c.Thread}
 		a.classes[k] = cl
 	}
-	kind, host := KindOf(c.API), c.host()
+	kind, host := c.kind(), c.host()
 	tk := totalKey{c.Kind, host, kind}
 	t := a.totals[tk]
 	if t == nil {
 		t = &Total{Direction: c.Kind, HostMemory: host, APIKind: kind}
 		a.totals[tk] = t
 	}
-	l.in, l.ok, l.class, l.total, l.kind, l.host, l.batch = in, true, cl, t, kind, host, isBatchAPI(c.API)
+	l.in, l.ok, l.class, l.total, l.kind, l.host, l.batch = in, true, cl, t, kind, host, countsOnce(c.API)
 	return cl, t, kind, host
 }
 
@@ -292,17 +312,19 @@ func (a *Accumulator) add(c *copyCall) {
 	t.HostNs += c.HostNs
 	t.GPUNs += gpu
 
-	if kind == Async && host == Pageable {
+	if returnsEarly(kind) && host == Pageable {
 		if c.HostNs > 0 && gpu > 0 && float64(c.HostDuration()) >= SyncThreshold*float64(gpu) {
 			cl.SecretlySync++
 			a.sync.add(c)
 		}
-		a.rule.add(c.PID, c.Start)
-		if a.list != nil {
-			a.list.match(c)
+		if kind == Async {
+			a.rule.add(c.PID, c.Start)
+			if a.list != nil {
+				a.list.match(c)
+			}
 		}
 	}
-	if kind == Async && c.HostNs > 0 && gpu >= MinOverlapNs && c.CallEnd >= c.End {
+	if returnsEarly(kind) && c.HostNs > 0 && gpu >= MinOverlapNs && c.CallEnd >= c.End {
 		a.noOver.add(c)
 	}
 }

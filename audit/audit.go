@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
@@ -51,18 +52,33 @@ const (
 	Blocking   APIKind = "blocking"
 	Async      APIKind = "async"
 	UnknownAPI APIKind = "unknown" // the copy's call is not in the trace
+	// Graph: a copy a CUDA graph launch ran as a node, traced node by node;
+	// its call is the launch (cudaGraphLaunch), which returns before the
+	// graph's work is done, as an async call does.
+	Graph APIKind = "graph"
+	// MigrationAPI: a unified-memory migration, which no call made: the
+	// driver moved managed pages (prefetched, or on a page fault).
+	MigrationAPI APIKind = "migration"
 )
 
-// KindOf tells an API's kind by its name: the *Async variants are async.
+// KindOf tells an API's kind by its name: the *Async variants are async,
+// a graph launch's copies are the graph's.
 func KindOf(api string) APIKind {
 	switch {
 	case api == "":
 		return UnknownAPI
+	case nsysdb.IsGraphLaunch(api):
+		return Graph
 	case strings.Contains(api, "Async"):
 		return Async
 	}
 	return Blocking
 }
+
+// returnsEarly reports whether calls of the kind return before their copy
+// is done, so that the findings' rules apply to them: async calls and
+// graph launches.
+func returnsEarly(k APIKind) bool { return k == Async || k == Graph }
 
 // HostMemory is the kind of the host side of a copy, in vocab's words.
 type HostMemory = vocab.MemKind
@@ -142,7 +158,10 @@ type ClassKey struct {
 	TID        int64          `json:"tid"`
 	Stream     int64          `json:"stream"`
 	Range      string         `json:"nvtxRange"`
-	bucket     int            // index into Buckets
+	// Migration is a unified-memory migration's cause ("prefetch",
+	// "fault", ...; "" for a copy), which sets its class apart.
+	Migration string `json:"migration,omitempty"`
+	bucket    int    // index into Buckets
 }
 
 // Class is the copies of one ClassKey, summed.
@@ -174,18 +193,18 @@ type key struct {
 	api, apiKind, dir, host string
 	bucket                  int
 	pid, tid, stream        int64
-	rng                     string
+	rng, migration          string
 }
 
 func keyOf(c *copyCall) key {
-	return key{api: c.API, apiKind: string(KindOf(c.API)), dir: string(c.Kind), host: string(c.host()),
-		bucket: BucketOf(c.Bytes), pid: c.PID, tid: c.TID, stream: c.Stream, rng: c.Range}
+	return key{api: c.API, apiKind: string(c.kind()), dir: string(c.Kind), host: string(c.host()),
+		bucket: BucketOf(c.Bytes), pid: c.PID, tid: c.TID, stream: c.Stream, rng: c.Range, migration: c.Migration}
 }
 
 func (k key) classKey() ClassKey {
 	return ClassKey{API: k.api, APIKind: APIKind(k.apiKind), Direction: vocab.CopyKind(k.dir),
 		HostMemory: HostMemory(k.host), SizeBucket: Buckets[k.bucket].Name, PID: k.pid, TID: k.tid,
-		Stream: k.stream, Range: k.rng, bucket: k.bucket}
+		Stream: k.stream, Range: k.rng, Migration: k.migration, bucket: k.bucket}
 }
 
 // Bucket is the index in Buckets of the class's size bucket.
@@ -209,6 +228,10 @@ func sortClasses(cs []*Class) {
 func (k ClassKey) Label() string { return k.label() }
 
 func (k ClassKey) label() string {
+	if k.Migration != "" {
+		// No call, thread or stream: the driver moved managed pages.
+		return strings.Join([]string{"unified-memory", k.Migration, string(k.Direction), k.SizeBucket, "pid", itoa(k.PID)}, " ")
+	}
 	var b strings.Builder
 	api := k.API
 	if api == "" {

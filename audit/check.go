@@ -178,27 +178,13 @@ type Unseen struct {
 const LargeCopy = 1 << 20
 
 // stagesUnseen reports whether the program of au stages its copies where
-// the trace cannot see (Unseen), nil when not.
+// the trace cannot see (Unseen), nil when not: the audit's staging.
 func stagesUnseen(au *Audit) *Unseen {
-	if au.Framework.Framework != framework.JAX {
+	s := au.staging()
+	if s == nil {
 		return nil
 	}
-	u := &Unseen{Framework: au.Framework.Framework}
-	for _, c := range au.Classes {
-		if c.Direction != vocab.CopyHtoD || c.Bucket() < BucketOf(LargeCopy) {
-			continue
-		}
-		switch c.HostMemory {
-		case Pinned:
-			u.PinnedHtoD += c.Count
-		case Pageable:
-			u.PageableHtoD += c.Count
-		}
-	}
-	if u.PinnedHtoD == 0 || u.PageableHtoD > 0 {
-		return nil
-	}
-	return u
+	return &Unseen{Framework: s.Framework, PinnedHtoD: s.Pinned}
 }
 
 // Compare checks the prediction of before against after, region by

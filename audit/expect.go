@@ -35,6 +35,18 @@ type Expectation struct {
 	Framework string `json:"framework,omitempty"`
 	// Regions expect of each region named (replay.CaptureRegion among them).
 	Regions map[string]RegionExpectation `json:"regions,omitempty"`
+	// Answer is the one-capture audit's answer (Output.Answer): pass, fail
+	// or unavailable.
+	Answer string `json:"answer,omitempty"`
+	// APIKinds count the copies of each API kind (graph, migration, ...).
+	APIKinds map[string]int64 `json:"apiKinds,omitempty"`
+	// Coverage lists, in full, the codes of what the capture cannot show
+	// (package coverage) the audit of CAPTURE carries: [] for none.
+	Coverage *[]string `json:"coverage,omitempty"`
+	// Refused expects the audit to be refused as unavailable (a capture
+	// that holds no answer), its reason naming each of these codes of what
+	// the capture cannot show.
+	Refused *[]string `json:"refused,omitempty"`
 }
 
 // RegionExpectation is what an expected-audit file expects of one region.
@@ -75,8 +87,12 @@ func ReadExpectation(path string) (*Expectation, error) {
 		return nil, fmt.Errorf("%s: not an expected-audit file (%v); want {\"copies\": N, \"findings\": {\"secretly-synchronous\": N}, \"nvidiaRule\": \"agree\", ...}", path, err)
 	}
 	if e.Copies == nil && e.PageableHtoD == nil && len(e.Findings) == 0 && e.NVIDIARule == "" &&
-		len(e.PredictionSources) == 0 && e.Verdict == "" && e.Framework == "" && len(e.Regions) == 0 {
-		return nil, fmt.Errorf("%s: expects nothing; give copies, pageableHtod, findings, nvidiaRule, predictionSources, framework, regions or verdict", path)
+		len(e.PredictionSources) == 0 && e.Verdict == "" && e.Framework == "" && len(e.Regions) == 0 &&
+		e.Answer == "" && len(e.APIKinds) == 0 && e.Coverage == nil && e.Refused == nil {
+		return nil, fmt.Errorf("%s: expects nothing; give copies, pageableHtod, findings, nvidiaRule, predictionSources, framework, regions, verdict, answer, apiKinds, coverage or refused", path)
+	}
+	if e.Answer != "" && e.Against != "" {
+		return nil, fmt.Errorf("%s: an answer is a one-capture audit's; with \"against\", expect the check's verdict", path)
 	}
 	if (e.Verdict != "" || len(e.Match) > 0) && e.Against == "" {
 		return nil, fmt.Errorf("%s: a verdict or a match needs \"against\", the capture after the fix", path)
@@ -151,7 +167,7 @@ func (e *Expectation) Compare(out *Output) []string {
 	for _, n := range names {
 		diffs = append(diffs, e.Regions[n].compare(n, out)...)
 	}
-	return diffs
+	return append(diffs, e.compareCoverage(out)...)
 }
 
 // compare lists what region name of the audit gives differently from r.

@@ -227,6 +227,9 @@ func (o *Output) MapPaths(f func(string) string) {
 		}
 		diag.MapPaths(au.Diagnostics, f)
 		diag.MapPaths(au.Exposures, f)
+		if au.Coverage != nil {
+			au.Coverage.MapPaths(f)
+		}
 	}
 	if o.Check != nil {
 		o.Check.Before, o.Check.After = f(o.Check.Before), f(o.Check.After)

@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/coverage"
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/framework"
 
@@ -60,6 +61,10 @@ type Audit struct {
 	NVIDIA *RuleComparison `json:"nvidiaRule,omitempty"`
 
 	Missing []capture.Gap `json:"missing,omitempty"`
+	// Coverage is what the capture can and cannot show (Cover): what nsys
+	// traced, what it says it lost, graph launches and migrations; nil
+	// until Cover is called.
+	Coverage *coverage.Coverage `json:"coverage,omitempty"`
 	// Diagnostics are what the audit says about its input beside the
 	// findings, in verify's codes (check.CodeInputSubstituted when the
 	// SQLite export beside a .nsys-rep was read in its place). Their JSON
@@ -167,20 +172,45 @@ type Output struct {
 }
 
 // Passed reports whether the answer is a pass: with a capture after the
-// fix, the check held; with one capture and a gate (--fail-above), no
-// judged region's pageable copy calls held the host above its limit;
-// with one capture and none, no copy breaks the rule.
+// fix, the check held; with one capture, Answer is AnswerPass.
 func (o *Output) Passed() bool {
 	if o.Check != nil {
 		return o.Check.Verdict == Held
 	}
-	if g := o.Before.Gate; g != nil {
-		return g.Passed()
+	return o.Answer() == AnswerPass
+}
+
+// One capture's answers (Output.Answer).
+const (
+	AnswerPass        = "pass"
+	AnswerFail        = "fail"
+	AnswerUnavailable = string(Unavailable)
+)
+
+// Answer is the audit's verdict as every format says it: with a capture
+// after the fix, the check's; with one capture and a gate (--fail-above),
+// fail where a judged region's pageable copy calls held the host above its
+// limit; with one capture and none, fail where a copy breaks the rule. A
+// pass of a capture that may lack copies the run made (Audit.Hidden) is
+// unavailable: what it lacks might break the rule or the gate.
+func (o *Output) Answer() string {
+	if o.Check != nil {
+		return string(o.Check.Verdict)
 	}
-	for _, f := range o.Before.Findings {
-		if f.Count > 0 {
-			return false
+	answer := AnswerPass
+	if g := o.Before.Gate; g != nil {
+		if !g.Passed() {
+			answer = AnswerFail
+		}
+	} else {
+		for _, f := range o.Before.Findings {
+			if f.Count > 0 {
+				answer = AnswerFail
+			}
 		}
 	}
-	return true
+	if answer == AnswerPass && len(o.Before.Hidden()) > 0 {
+		answer = AnswerUnavailable
+	}
+	return answer
 }

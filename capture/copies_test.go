@@ -179,9 +179,9 @@ func gtid(pid, tid int64) int64 { return 1<<48 | pid<<24 | tid }
 func gpid(pid int64) int64      { return 1<<48 | pid<<24 }
 
 // TestStreamCopiesJoin: each copy is joined to its own process's call, a
-// batch call's copies both to it, a graph's copy (its call is a launch) to
-// none; a copy that no call of the trace issued makes the audit
-// unavailable.
+// batch call's copies both to it, a graph's copy node to its launch; a
+// copy that no copy call or launch of the trace issued (none, or a kernel
+// launch, has its correlation id) makes the audit unavailable.
 func TestStreamCopiesJoin(t *testing.T) {
 	ins := func(table string, cols string, vals ...any) string {
 		parts := make([]string, len(vals))
@@ -208,7 +208,7 @@ func TestStreamCopiesJoin(t *testing.T) {
 		ins(rt, rcols, 3000, 3100, 1, gtid(99, 101), 2, 9001, 0),
 		ins(mc, mcols, 3200, 3300, 0, 1, 22, 2, gpid(99), 1000, 2, 2, 1),
 		ins(mc, mcols, 3300, 3400, 0, 1, 22, 2, gpid(99), 3000, 2, 2, 1),
-		// a copy node of a graph: its call is not a copy API's, so not joined.
+		// a copy node of a graph, joined to the graph's launch.
 		`INSERT INTO StringIds (id, value) VALUES (9004, 'cudaGraphLaunch_v10000')`,
 		ins(rt, rcols, 6000, 6050, 1, gtid(99, 100), 88888, 9004, 0),
 		`INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start, "end", deviceId, contextId, streamId, correlationId, globalPid, bytes, copyKind, srcKind, dstKind, graphNodeId)
@@ -236,8 +236,8 @@ func TestStreamCopiesJoin(t *testing.T) {
 			t.Errorf("batch copy = %+v, call %+v", b, b.Call)
 		}
 	}
-	if g := mine[3]; g.Call != nil || g.Corr != 88888 || g.GraphNode != 5 {
-		t.Errorf("graph copy = %+v", g)
+	if g := mine[3]; g.Call == nil || g.Call.Name != "cudaGraphLaunch" || g.Call.TID != 100 || g.Corr != 88888 || g.GraphNode != 5 {
+		t.Errorf("graph copy = %+v, call %+v", g, g.Call)
 	}
 	// pid 22's copy with correlation id 1 keeps pid 22's call.
 	for _, o := range read.ops {
@@ -251,6 +251,11 @@ func TestStreamCopiesJoin(t *testing.T) {
 	if _, _, err := streamCopies(uncalled, Options{}); err == nil || !strings.Contains(err.Error(), "the audit is unavailable: 1 of the 294 copies join no API call") ||
 		!strings.Contains(err.Error(), "correlation id 77777, process 99") || !strings.Contains(err.Error(), "table CUPTI_ACTIVITY_KIND_MEMCPY") {
 		t.Errorf("a copy without its call: err = %v", err)
+	}
+	launched := fixture.SQLite(t, refSQLite, append(stmts, `INSERT INTO StringIds (id, value) VALUES (9005, 'cudaLaunchKernel_v7000')`,
+		ins(rt, rcols, 7000, 7050, 1, gtid(99, 100), 99999, 9005, 0), ins(mc, mcols, 7100, 7200, 0, 1, 21, 99999, gpid(99), 32, 1, 0, 2))...)
+	if _, _, err := streamCopies(launched, Options{}); err == nil || !strings.Contains(err.Error(), "correlation id 99999, process 99") {
+		t.Errorf("a copy with a kernel launch's correlation id: err = %v", err)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+	"github.com/nsyscheck/nsyscheck/records"
 	"github.com/nsyscheck/nsyscheck/source"
 )
 
@@ -33,6 +34,10 @@ type Options struct {
 	// signal): nsys's process group is stopped and its temporary files
 	// removed. Nil means never.
 	Context context.Context
+	// Watch, where it wants any kind, receives the records of a trace
+	// beside the model's collector (records.Tee): what the capture cannot
+	// show is gathered from the same stream (coverage.Watcher).
+	Watch records.Handler
 }
 
 // context returns o.Context, or a context that is never cancelled.

@@ -144,7 +144,7 @@ func scanOf(ctx context.Context, src *source.Source, sel records.Selection, feed
 	switch {
 	case copies == 0:
 		why := orDefault(noCopies, orDefault(from, "the trace")+" holds no copy")
-		return nil, &inputerr.Error{Path: src.Path, Problem: "the audit is unavailable: the capture holds no memory copy records (" + why + "), so nothing says whether its copies were pinned",
+		return nil, &inputerr.Error{Path: src.Path, Problem: ProblemNoCopies + " (" + why + "), so nothing says whether its copies were pinned",
 			Hint: "profile the program with nsys profile -t cuda and give that capture; " + exportAgain(src.Kind)}
 	case n > 0:
 		o := uncalled[0]
@@ -162,6 +162,11 @@ func scanOf(ctx context.Context, src *source.Source, sel records.Selection, feed
 	}
 	return scan, nil
 }
+
+// ProblemNoCopies starts the Problem of the refusal of a trace with no copy
+// record (CopiesOf), which the pipeline tells by it to say what the capture
+// says it could not show.
+const ProblemNoCopies = "the audit is unavailable: the capture holds no memory copy records"
 
 // exportAgain says how to make the input of the kind again.
 func exportAgain(k nsysdb.Kind) string {

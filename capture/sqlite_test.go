@@ -399,6 +399,15 @@ func TestLoadSQLiteMissingTables(t *testing.T) {
 		if !c.Has(FactKernels) || !c.Has(FactNVTX) {
 			t.Error("kernels and NVTX are still there")
 		}
+		if why := c.Why(FactMemcpy); !strings.Contains(why, "though it traced CUDA") || !strings.Contains(why, "did not keep them") {
+			t.Errorf("traced with CUDA: %q", why)
+		}
+		// Where nsys says it did not trace CUDA, that is why.
+		p = fixture.SQLite(t, refSQLite, "DROP TABLE CUPTI_ACTIVITY_KIND_MEMCPY",
+			"UPDATE META_DATA_CAPTURE SET value = 'false' WHERE name LIKE '%:COLLECT_CUDA_TRACE'")
+		if why := sqLoad(t, p, Options{}).Why(FactMemcpy); !strings.Contains(why, "nsys did not trace CUDA (nsys profile -t without cuda)") {
+			t.Errorf("not traced: %q", why)
+		}
 	})
 	t.Run("kernel", func(t *testing.T) {
 		p := fixture.SQLite(t, refSQLite, "DROP TABLE CUPTI_ACTIVITY_KIND_KERNEL")

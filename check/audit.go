@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/audit"
 	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/coverage"
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/exportcache"
 	"github.com/nsyscheck/nsyscheck/framework"
@@ -17,6 +19,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/privacy"
 	"github.com/nsyscheck/nsyscheck/records"
 	"github.com/nsyscheck/nsyscheck/replay"
+	"github.com/nsyscheck/nsyscheck/report"
 	"github.com/nsyscheck/nsyscheck/runinfo"
 	"github.com/nsyscheck/nsyscheck/source"
 	"github.com/nsyscheck/nsyscheck/timeline"
@@ -155,19 +158,21 @@ func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 	acc := audit.NewAccumulator()
 	tb := timeline.NewBuilder(ctx, timeline.Options{})
 	det := framework.NewDetector()
+	cov := coverage.NewWatcher()
 	var names privacy.CopyMasker // no credential in a name reaches a class key or a region
 	scan, err := capture.TraceOf(ctx, src, func(s *capture.CopyScan) records.Handler {
-		return names.Handler(records.Tee(acc.Handler(s), tb.Handler(), det.Handler()))
+		return names.Handler(records.Tee(acc.Handler(s), tb.Handler(), det.Handler(), cov.Handler()))
 	})
 	exposed := <-early
 	if err != nil {
-		return nil, err
+		return nil, coverRefusal(err, cov.Coverage(), det.Detect().Framework)
 	}
 	r, err := replayOf(ctx, tb, det.Detect(), rates, opts.PinBy)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	au := acc.Finish(scan, r)
+	au.Cover(cov.Coverage())
 	for _, n := range scan.Notes {
 		au.Diagnostics = append(au.Diagnostics, diag.Diagnostic{Level: diag.Info, Detail: diag.Note{Of: diag.CodeInputSubstituted, Text: n}})
 	}
@@ -396,3 +401,21 @@ func ruleRows(path string) audit.RuleRows {
 // captureExts end the names of the capture files a rule's CSV is found
 // beside (nsysrule.Beside).
 var captureExts = []string{exportcache.Suffix, ".sqlite", ".nsys-rep", ".qdrep"}
+
+// coverRefusal adds to the refusal of a trace with no copy record
+// (capture.ProblemNoCopies) what the capture says it could not show, each
+// with its code and how to capture it whole, where it says so: nsys lost
+// its events, did not trace CUDA, or traced graphs whole. Any other error
+// is returned as it is.
+func coverRefusal(err error, c *coverage.Coverage, fw framework.Name) error {
+	var ie *inputerr.Error
+	if !errors.As(err, &ie) || !strings.HasPrefix(ie.Problem, capture.ProblemNoCopies) {
+		return err
+	}
+	for _, d := range c.CaptureDiagnostics(fw) {
+		if coverage.Hides(d.Code()) {
+			ie.Problem += fmt.Sprintf("; %s: %s", d.Code(), report.DiagnosticText(d))
+		}
+	}
+	return err
+}

@@ -30,6 +30,9 @@ var auditFixtures = []struct {
 	{name: "jax", before: "jax-cuda", after: "jax-cuda-pinned"},
 	{name: "cupy-pageable", before: "cupy-pageable"},
 	{name: "driver-pageable", before: "driver-pageable"},
+	{name: "graph-whole", before: "graph-whole"},
+	{name: "graph-node", before: "graph-node"},
+	{name: "managed", before: "managed"},
 }
 
 func TestAuditFixtures(t *testing.T) {

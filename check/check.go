@@ -17,13 +17,16 @@ import (
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/coverage"
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/exportcache"
+	"github.com/nsyscheck/nsyscheck/framework"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/nsysrule"
 	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/privacy"
+	"github.com/nsyscheck/nsyscheck/records"
 	"github.com/nsyscheck/nsyscheck/report"
 	"github.com/nsyscheck/nsyscheck/runinfo"
 	"github.com/nsyscheck/nsyscheck/source"
@@ -115,6 +118,8 @@ func Load(path string, opts Options) (*Checked, error) {
 	}
 	src, err := source.Open(ctx, path, source.Options{Nsys: opts.Nsys})
 	var c *capture.Capture
+	cov, det := coverage.NewWatcher(), framework.NewDetector()
+	lo.Watch = records.Tee(cov.Handler(), det.Handler())
 	if err == nil {
 		defer src.Close()
 		c, err = capture.FromSource(ctx, src, lo)
@@ -132,7 +137,26 @@ func Load(path string, opts Options) (*Checked, error) {
 	privacy.MaskCapture(c)
 	k := Evaluate(c)
 	k.scans = scanFiles(ctx, src)
+	attachCoverage(k.Result, cov.Coverage(), det.Detect().Framework)
 	return k, nil
+}
+
+// attachCoverage adds what the capture says of itself beside the verdicts
+// (coverage: nsys's messages, the events it did not keep, CUDA not
+// traced, graph launches traced whole); an incomplete capture names the
+// claims its trace decided or could not, which it touches.
+func attachCoverage(r *predictions.Result, c *coverage.Coverage, fw framework.Name) {
+	for _, d := range c.CaptureDiagnostics(fw) {
+		if inc, ok := d.Detail.(coverage.Incomplete); ok {
+			for _, cl := range r.Claims {
+				if cl.From == predictions.SourceTrace || cl.Verdict == predictions.Unavailable {
+					inc.Claims = append(inc.Claims, cl.ID)
+				}
+			}
+			d.Detail = inc
+		}
+		addDiag(r, d.Level, d.Detail)
+	}
 }
 
 // fileScan is what privacy.Scan found in one capture file, or why it could

@@ -535,32 +535,29 @@ func countThreads(ctx context.Context, rf *recordFile, opts records.Selection) (
 
 // join gives a copy the copy call that issued it: the first call of the
 // trace with its correlation id, of its process where both tell one; a
-// graph launch's copies are the graph's nodes instead (the report does not
-// number them, but they have a launch, not a copy call).
+// graph's copy traced per node its graph's launch instead (the report does
+// not number the graph's nodes: records.UnknownNode).
 func (rd *reader) join(op *records.Op) {
-	op.Call = nil
-	if rd.graphCopy(op) {
+	op.Call = callOf(&rd.index, op)
+	if op.Call != nil || rd.graphs.Len() == 0 {
+		return
+	}
+	if op.Call = callOf(&rd.graphs, op); op.Call != nil {
 		op.GraphNode = records.UnknownNode
 	}
-	var c *records.Call
-	if op.PID == 0 {
-		c = rd.index.First(op.Corr)
-	} else if c = rd.index.Lookup(op.PID, op.Corr); c == nil {
-		c = rd.index.Lookup(0, op.Corr) // a call of a report without processes
-	}
-	op.Call = c
 }
 
-// graphCopy reports whether a graph launch of the copy's process (or of
-// any, where either tells none) has its correlation id.
-func (rd *reader) graphCopy(op *records.Op) bool {
-	if rd.graphs.Len() == 0 {
-		return false
-	}
+// callOf returns the call of idx with the copy's correlation id, of the
+// copy's process (or of any, where the copy tells none, or of a report
+// without processes), or nil.
+func callOf(idx *records.CallIndex, op *records.Op) *records.Call {
 	if op.PID == 0 {
-		return rd.graphs.First(op.Corr) != nil
+		return idx.First(op.Corr)
 	}
-	return rd.graphs.Lookup(op.PID, op.Corr) != nil || rd.graphs.Lookup(0, op.Corr) != nil
+	if c := idx.Lookup(op.PID, op.Corr); c != nil {
+		return c
+	}
+	return idx.Lookup(0, op.Corr)
 }
 
 // gpuRows reads cuda_gpu_trace once, handing fn each operation wanted and

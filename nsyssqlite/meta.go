@@ -35,7 +35,7 @@ func (r *reader) emitMeta() error {
 	if err := r.readGPU(); err != nil {
 		return err
 	}
-	r.readTracing()
+	r.tracing()
 	r.readDuration()
 	return r.handled("", r.h.Meta(&r.meta))
 }
@@ -52,8 +52,10 @@ func (r *reader) readTracing() {
 		return
 	}
 	rows, err := r.query(`SELECT `+q(nsysdb.ColName)+`, ifnull(`+q(nsysdb.ColValue)+`, '') FROM `+q(t)+
-		` WHERE `+q(nsysdb.ColName)+` LIKE ? OR `+q(nsysdb.ColName)+` LIKE ? OR `+q(nsysdb.ColName)+` LIKE ? OR `+q(nsysdb.ColName)+` LIKE ? OR `+q(nsysdb.ColName)+` = ?`,
-		"%"+nsysdb.CaptureCUDATrace, "%"+nsysdb.CaptureNVTXTrace, "%"+nsysdb.CaptureOSRTTrace, "%"+nsysdb.CaptureGraphTrace, nsysdb.CaptureBacktrace)
+		` WHERE `+q(nsysdb.ColName)+` LIKE ? OR `+q(nsysdb.ColName)+` LIKE ? OR `+q(nsysdb.ColName)+` LIKE ? OR `+q(nsysdb.ColName)+` LIKE ? OR `+q(nsysdb.ColName)+` = ?`+
+		` OR `+q(nsysdb.ColName)+` LIKE ? OR `+q(nsysdb.ColName)+` LIKE ?`,
+		"%"+nsysdb.CaptureCUDATrace, "%"+nsysdb.CaptureNVTXTrace, "%"+nsysdb.CaptureOSRTTrace, "%"+nsysdb.CaptureGraphTrace, nsysdb.CaptureBacktrace,
+		"%"+nsysdb.CaptureGPUFaults, "%"+nsysdb.CaptureCPUFaults)
 	if err != nil {
 		return
 	}
@@ -79,6 +81,8 @@ func (r *reader) readTracing() {
 			}
 		case n == nsysdb.CaptureBacktrace:
 			tr.Backtraces = on
+		case strings.HasSuffix(n, nsysdb.CaptureGPUFaults), strings.HasSuffix(n, nsysdb.CaptureCPUFaults):
+			tr.PageFaults = tr.PageFaults || on
 		}
 	}
 }

@@ -88,7 +88,17 @@ func (r *reader) decode(c *copyRow) error {
 	if c.migrate >= 0 {
 		c.op.Migration = r.migrations[c.migrate]
 	}
+	r.markMigration(c)
 	return nil
+}
+
+// markMigration names a unified-memory migration whose cause the export
+// leaves out as one of unknown cause, so that no migration passes for a
+// copy the program asked for.
+func (r *reader) markMigration(c *copyRow) {
+	if c.op.Migration == "" && r.uvmKinds[c.kind] {
+		c.op.Migration = nsysdb.MigrationOf("")
+	}
 }
 
 // emitCopies hands on the copies, those of the calls read where
@@ -137,15 +147,17 @@ func (r *reader) emitCopies() error {
 }
 
 // planJoin sets up the join of copies to their calls
-// (records.Selection.JoinCalls): the name ids of the copy APIs, whose calls
-// alone issue copies.
+// (records.Selection.JoinCalls): the name ids of the calls that issue
+// copies, the copy APIs' and, for a graph's copies traced per node, the
+// graph's launch.
 func (r *reader) planJoin() error {
 	r.joining = r.opts.JoinCalls && r.h.Op != nil && r.opts.WantsOp(records.OpCopy) && r.mcols != nil &&
 		r.mcols[nsysdb.ColCorrelationID] && r.rcols[nsysdb.ColCorrelationID]
 	if !r.joining {
 		return nil
 	}
-	ids, err := r.prefixNameIDs(nsysdb.CopyAPIPrefixes, nsysdb.IsCopyAPI)
+	ids, err := r.prefixNameIDs(append(append([]string(nil), nsysdb.CopyAPIPrefixes...), nsysdb.GraphLaunchPrefixes...),
+		func(name string) bool { return nsysdb.IsCopyAPI(name) || nsysdb.IsGraphLaunch(name) })
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,7 @@ func (r *reader) plan() error {
 	}
 	if r.h.Op != nil && r.opts.WantsOp(records.OpKernel) {
 		if t := r.tables[nsysdb.TableKernel]; t == "" {
-			r.lack(records.FactKernels, fmt.Sprintf("the export has no %s table: the run launched no kernels, or was not profiled with CUDA tracing (nsys profile -t cuda,nvtx)", nsysdb.TableKernel))
+			r.lack(records.FactKernels, r.absentReason(nsysdb.TableKernel, "kernel launch", "CUDA", "cuda", func(t records.Tracing) bool { return t.CUDA }))
 		} else if r.kcols, err = r.columns(nsysdb.TableKernel, nsysdb.ColStart, nsysdb.ColEnd, nsysdb.ColShortName); err != nil {
 			return err
 		}
@@ -163,7 +163,7 @@ func (r *reader) emitGaps() error {
 func (r *reader) planCopies() error {
 	table := r.tables[nsysdb.TableMemcpy]
 	if table == "" {
-		reason := fmt.Sprintf("the export has no %s table: the run made no memory copies, or was not profiled with CUDA tracing (nsys profile -t cuda,nvtx)", nsysdb.TableMemcpy)
+		reason := r.absentReason(nsysdb.TableMemcpy, "memory copy", "CUDA", "cuda", func(t records.Tracing) bool { return t.CUDA })
 		r.lack(records.FactMemcpy, reason)
 		r.lack(records.FactMemcpyBytes, reason)
 		r.lack(records.FactMemoryKinds, reason)
@@ -183,8 +183,10 @@ func (r *reader) planCopies() error {
 		return err
 	}
 	r.copyKinds = map[int64]vocab.CopyKind{}
+	r.uvmKinds = map[int64]bool{}
 	for id, n := range opers {
 		r.copyKinds[id] = nsysdb.CopyKindOf(n)
+		r.uvmKinds[id] = nsysdb.IsMigrationKind(n)
 	}
 	switch {
 	case !r.mcols[nsysdb.ColSrcKind] || !r.mcols[nsysdb.ColDstKind]:
@@ -265,7 +267,7 @@ func (r *reader) planNVTX() (*nvtxPlan, error) {
 		r.lack(records.FactNVTXSummary, reason)
 	}
 	if r.tables[nsysdb.TableNVTX] == "" {
-		lack(fmt.Sprintf("the export has no %s table: the program pushed no NVTX ranges, or was not profiled with NVTX tracing (nsys profile -t cuda,nvtx)", nsysdb.TableNVTX))
+		lack(r.absentReason(nsysdb.TableNVTX, "NVTX range", "NVTX", "nvtx", func(t records.Tracing) bool { return t.NVTX }))
 		return nil, nil
 	}
 	cols, err := r.columns(nsysdb.TableNVTX, nsysdb.ColStart, nsysdb.ColEnd, nsysdb.ColEventType)

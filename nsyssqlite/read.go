@@ -134,12 +134,15 @@ type reader struct {
 
 	meta records.Meta
 	stop int64 // when the trace stopped (ANALYSIS_DETAILS.stopTime), 0 unknown
-	gaps []records.Gap
+	// tracingRead says meta.Tracing was read (reader.tracing).
+	tracingRead bool
+	gaps        []records.Gap
 	// rcols, mcols, kcols are the columns of the runtime, copy and kernel
 	// tables; copyKinds, memKinds and migrations name the copies' enum ids
 	// (memKinds nil where the export cannot tell memory kinds).
 	rcols, mcols, kcols map[string]bool
 	copyKinds           map[int64]vocab.CopyKind
+	uvmKinds            map[int64]bool // copy kinds that are unified-memory migrations
 	memKinds            map[int64]vocab.MemKind
 	migrations          map[int64]string
 	nvtx                *nvtxPlan

@@ -102,7 +102,8 @@ type Op struct {
 	Copy     vocab.CopyKind
 	Src, Dst vocab.MemKind
 	// Migration is the unified-memory migration cause ("" for an ordinary
-	// copy): "prefetch", "fault", "eviction", ... as the reader names it.
+	// copy): "prefetch", "fault", "eviction", ... as the reader names it,
+	// "unknown" for a migration whose cause the input does not give.
 	Migration string
 
 	// Kernels only: the short (base) name.
@@ -245,6 +246,9 @@ type Tracing struct {
 	GraphTrace string
 	// Backtraces says whether CUDA calls carry call stacks.
 	Backtraces bool
+	// PageFaults says whether nsys traced unified-memory page faults (on
+	// the GPU or the CPU), which tell the migrations they cause.
+	PageFaults bool
 }
 
 // Meta describes where and how a capture was made, as far as the input

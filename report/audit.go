@@ -44,7 +44,7 @@ func BuildAudit(out *audit.Output) (*AuditReport, error) {
 	bars := regionBarsOf(out)
 	if len(bars.names) == 0 {
 		r.Plot.Title = "Region time"
-		r.Plot.Skipped = "the capture has no region: no host-device copy call and no NVTX range"
+		r.Plot.Skipped = "no region to judge: the capture holds no host-device copy call"
 		return r, nil
 	}
 	r.Plot.Title = "Region time with the copies pinned, as a share of now"
@@ -236,16 +236,18 @@ ul.notes li { margin: 3px 0; }
 {{range .V.About}}<p class="about">{{.}}</p>
 {{end}}
 {{define "table"}}<h3>{{.Title}}</h3>
-<table>
+{{if and (not .Rows) .Missing}}<p class="missing">{{.Missing}}</p>
+{{else}}<table>
 <tr>{{range $i, $h := .Head}}<th{{if index $.Right $i}} class="r"{{end}}>{{$h}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range $i, $c := .}}<td{{if index $.Right $i}} class="r"{{end}}>{{if eq $c "held" "died" "unavailable"}}<span class="v v-{{$c}}">{{$c}}</span>{{else}}{{$c}}{{end}}</td>{{end}}</tr>
 {{end}}</table>
-{{with .Note}}<p class="note">{{.}}</p>{{end}}
+{{end}}{{with .Note}}<p class="note">{{.}}</p>{{end}}
 {{end}}
 <h2>Regions</h2>
 {{template "table" .V.Regions}}
 <ul class="notes">{{range .V.Notes}}<li>{{.}}</li>
 {{end}}</ul>
+{{with .V.Limits}}<ul class="diags">{{range .}}<li><span class="level-{{.Level}}">{{.Level}} {{.Code}}</span>: {{.Full}}</li>{{end}}</ul>{{end}}
 {{if .Src}}<figure><img alt="{{.Plot.Title}}" src="{{.Src}}"><p class="caption">{{.Plot.Caption}}</p></figure>{{else}}<p class="missing">Plot not drawn: {{.Plot.Skipped}}.</p>{{end}}
 {{template "table" .V.Shares}}
 <h2>What to change ({{.V.Advice.Framework}})</h2>

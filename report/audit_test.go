@@ -197,6 +197,8 @@ func TestAuditTextWidth(t *testing.T) {
 		{"pipeline-audit.80", fixture(t, "pipeline"), 80, false, true}, {"jax-audit.80", fixture(t, "jax"), 80, false, true},
 		{"train-pageable-audit.80", alone, 80, false, true}, {"train-pageable-audit.verbose.100", alone, 100, true, true},
 		{"train-pageable-fail-above-5.80", fixture(t, "train-pageable.fail-above-5"), 80, false, false},
+		{"graph-whole-audit.80", fixture(t, "graph-whole"), 80, false, true}, {"managed-audit.80", fixture(t, "managed"), 80, false, true},
+		{"graph-node-audit.80", fixture(t, "graph-node"), 80, false, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var b bytes.Buffer
@@ -252,7 +254,9 @@ func TestAuditTextWidth(t *testing.T) {
 // overlap before, predicted and after; the DataLoader pair's steps no
 // faster though their copy calls shrank, and its epoch faster than
 // predicted with the work outside CUDA calls that explains it; the JAX
-// pair unavailable, with what would show the staging; the gate.
+// pair unavailable, with what would show the staging; the gate; what each
+// capture cannot show: the graphs traced whole or per node, the
+// unified-memory migrations and what they cost.
 func TestAuditTextSays(t *testing.T) {
 	for name, want := range map[string][]string{
 		"pipeline": {"What to change (the CUDA runtime)", "cudaMallocHost or cudaHostAlloc", "pass       0.00     0.30    0.24", "warmup: faster, 274.9 ms before, 27.08 ms after (-90.1%, its one instance); held", "pass: faster"},
@@ -260,10 +264,19 @@ func TestAuditTextSays(t *testing.T) {
 			"epoch: faster, 1472 ms before, 883.2 ms after (-40.0%, its one instance); died: it lies below the bound 1353-1550 ms of the predicted 1426 ms, faster than predicted",
 			"its thread spent 1009 ms outside CUDA calls before and 683.8 ms after",
 			"pinning cost the capture after", "cudaHostAlloc calls"},
-		"jax":                         {"UNAVAILABLE", "cannot show what the fix changed", "--sample=process-tree", "What to change (JAX (XLA))", "nothing to pin"},
+		"jax": {"UNAVAILABLE", "cannot show what the fix changed", "--sample=process-tree", "What to change (JAX (XLA))",
+			"no copy the capture holds is from pageable memory; what pinning would save may lie outside what the capture shows (see framework-staging)",
+			"warning framework-staging: before and after: JAX (XLA) (kernel input_reduce_fusion, 53 launches) copies to the device from pinned memory only"},
 		"cupy-pageable":               {"What to change (CuPy)", "cupyx.empty_pinned", "--python-backtrace=cuda"},
 		"driver-pageable":             {"What to change (the CUDA driver API)", "cuMemHostAlloc", "cuMemHostRegister"},
 		"train-pageable.fail-above-5": {": FAIL", "--fail-above 5%: fails", "step 21.9%"},
+		"graph-whole": {": FAIL", "the capture may lack copies and kernels the run made (see cuda-graphs-whole)",
+			"warning cuda-graphs-whole: 30 CUDA graph launches of 1 graph (5.3 ms on the GPU)", "profile with nsys profile --cuda-graph-trace=node"},
+		"graph-node": {"info cuda-graph-nodes: 60 copies (251.7 MB) ran as nodes of 30 CUDA graph launches",
+			"cudaGraphLaunch HtoD pinned 1MiB-16MiB pid 22/tid 22 stream 13 [launch]", "HtoD       pinned       graph  30", "CUDA graphs traced by node"},
+		"managed": {": PASS", "info unified-memory: 16830 unified-memory migrations moved 1610.6 MB in 72.0 ms on the GPU with no call of the program",
+			"8195 on page faults (85.3 MB in 21.7 ms, 3.9 GB/s)", "on page faults data moved 12x slower than prefetched",
+			"unified-memory prefetch HtoD 1MiB-16MiB pid 22", "HtoD       managed      migration  14334", "cudaMemPrefetchAsync"},
 	} {
 		var b bytes.Buffer
 		if err := WriteAudit(&b, FormatText, fixture(t, name), WriteOptions{Text: TextOptions{Width: 1000}}); err != nil {
@@ -318,5 +331,46 @@ func TestAuditAdvice(t *testing.T) {
 	}
 	if a := adviceOf(&audit.Audit{Framework: framework.Detection{Framework: framework.Runtime}}); a.None == "" || len(a.Classes) != 0 {
 		t.Errorf("nothing to pin: %+v", a)
+	}
+}
+
+// A capture that may lack copies the run made is no pass where none of its
+// copies breaks the rule: the graph capture with its eager copies' finding
+// taken away answers unavailable in every format, and no format says the
+// run has nothing to pin.
+func TestAuditHiddenIsUnavailable(t *testing.T) {
+	out := fixture(t, "graph-whole")
+	for i := range out.Before.Findings {
+		out.Before.Findings[i].Count, out.Before.Findings[i].Evidence = 0, nil
+	}
+	out.Before.TopOffenders = nil
+	if out.Answer() != audit.AnswerUnavailable || out.Passed() {
+		t.Fatalf("answer %s, passed %v", out.Answer(), out.Passed())
+	}
+	for _, f := range []string{FormatText, FormatMarkdown} {
+		var b bytes.Buffer
+		if err := WriteAudit(&b, f, out, WriteOptions{Text: TextOptions{Width: 1000}}); err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"unavailable", "no copy breaks the lesson's rule, as far as the capture shows: the capture may lack copies and kernels the run made (see cuda-graphs-whole)",
+			"among the copies the capture holds", "cuda-graphs-whole"} {
+			if !strings.Contains(b.String(), want) {
+				t.Errorf("%s lacks %q", f, want)
+			}
+		}
+		if strings.Contains(b.String(), "nothing to pin") {
+			t.Errorf("%s says there is nothing to pin", f)
+		}
+	}
+	rep, err := BuildAudit(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html, err := rep.HTML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(html), `<span class="v v-unavailable">unavailable</span>`) || !strings.Contains(string(html), "warning cuda-graphs-whole") {
+		t.Error("the HTML lacks the unavailable badge or the warning")
 	}
 }

@@ -102,6 +102,9 @@ func AuditText(w io.Writer, out *audit.Output, opts TextOptions) error {
 	for _, n := range v.Notes {
 		writeWrapped(&b, n, width, "  ", "    ")
 	}
+	for _, l := range v.Limits {
+		writeWrapped(&b, fmt.Sprintf("%s %s: %s", l.Level, l.Code, l.Full()), width, "  ", "    ")
+	}
 	b.WriteByte('\n')
 	writeTextTable(&b, v.Shares, width)
 	writeAdviceText(&b, v.Advice, width)
@@ -289,6 +292,9 @@ func AuditMarkdown(w io.Writer, out *audit.Output) error {
 	writeMarkdownTable(ew, v.Regions)
 	for _, n := range v.Notes {
 		ew.printf("- %s\n", mdText(n))
+	}
+	for _, l := range v.Limits {
+		ew.printf("- **%s %s**: %s\n", l.Level, l.Code, mdText(l.Full()))
 	}
 	ew.printf("\n")
 	writeMarkdownTable(ew, v.Shares)

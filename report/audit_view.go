@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/audit"
+	"github.com/nsyscheck/nsyscheck/coverage"
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/framework"
 	"github.com/nsyscheck/nsyscheck/replay"
@@ -25,6 +26,9 @@ type auditView struct {
 	Verdict string
 	// Answer is the verdict in one sentence.
 	Answer string
+	// Limits are what each capture cannot show (package coverage), said
+	// beside the answer, the classes and the findings they touch.
+	Limits []diagView
 	// Regions is the region table: each region now and pinned (one
 	// capture), or before, predicted and after with its verdict (check).
 	Regions tableView
@@ -179,6 +183,7 @@ func buildAuditView(out *audit.Output, verbose bool) *auditView {
 		checkView(v, out, verbose)
 	} else {
 		oneView(v, out.Before, verbose)
+		v.Verdict = out.Answer()
 	}
 	v.Advice = adviceOf(out.Before)
 	for _, au := range []*audit.Audit{out.Before, out.After} {
@@ -186,7 +191,36 @@ func buildAuditView(out *audit.Output, verbose bool) *auditView {
 			v.Audits = append(v.Audits, detailOf(au, verbose))
 		}
 	}
+	v.Limits = limitsOf(out)
 	return v
+}
+
+// limitsOf words what each capture of the output cannot show, naming the
+// capture where there are two ("before and after" for what both say).
+func limitsOf(out *audit.Output) []diagView {
+	var limits []diagView
+	of := map[string]int{} // index in limits by level, code and message
+	for i, au := range []*audit.Audit{out.Before, out.After} {
+		if au == nil {
+			continue
+		}
+		for _, d := range diagViews(au.Diagnostics) {
+			if !coverage.IsCode(d.Code) {
+				continue
+			}
+			key := string(d.Level) + " " + string(d.Code) + " " + d.Full()
+			if k, ok := of[key]; ok {
+				limits[k].Message = "before and after: " + strings.TrimPrefix(limits[k].Message, "before: ")
+				continue
+			}
+			of[key] = len(limits)
+			if out.After != nil {
+				d.Message = []string{"before: ", "after: "}[i] + d.Message
+			}
+			limits = append(limits, d)
+		}
+	}
+	return limits
 }
 
 // oneView is the answer of a one-capture audit: its regions now and
@@ -237,6 +271,15 @@ func oneView(v *auditView, au *audit.Audit, verbose bool) {
 	default:
 		v.Verdict = "pass"
 		v.Answer = "no copy breaks the lesson's rule"
+	}
+	if hidden := au.Hidden(); len(hidden) > 0 {
+		// What the capture lacks might break the rule or the gate
+		// (audit.Output.Answer).
+		if v.Verdict == audit.AnswerPass {
+			v.Answer = "unavailable: " + v.Answer + ", as far as the capture shows: " + hiddenWords(hidden)
+		} else {
+			v.Answer += "; " + hiddenWords(hidden)
+		}
 	}
 	for _, r := range au.Judged() {
 		mid, lo, hi := r.Predicted()
@@ -585,6 +628,9 @@ func adviceOf(au *audit.Audit) adviceView {
 	}
 	if len(a.Classes) == 0 {
 		a.None = "no copy from pageable memory holds the host: nothing to pin"
+		if hidden := coverage.HidesSaving(au.Diagnostics); len(hidden) > 0 {
+			a.None = "no copy the capture holds is from pageable memory; " + savingHiddenWords(hidden)
+		}
 		return a
 	}
 	if au.Framework.Backtraces {
@@ -628,12 +674,21 @@ func fixWords(fw framework.Name, dir vocab.CopyKind, kind audit.APIKind) []strin
 // detailOf is one capture's classes, findings, prediction and the rest.
 func detailOf(au *audit.Audit, verbose bool) auditDetail {
 	d := auditDetail{Title: "Audit of " + au.Capture}
-	d.About = []string{aboutAudit(au),
-		fmt.Sprintf("%d CUDA API calls in %s of host time (%s); %s (%d without an API call in the trace), %s kept apart",
-			au.APICalls, ns(au.SpanNs), au.SpanFrom, nounsOf(au.Copies, "copy"), au.Unmatched, nounsOf(au.Memsets, "memset"))}
+	hidden := au.Hidden()
+	counts := fmt.Sprintf("%d CUDA API calls in %s of host time (%s); %s (%d without an API call in the trace), %s kept apart",
+		au.APICalls, ns(au.SpanNs), au.SpanFrom, nounsOf(au.Copies, "copy"), au.Unmatched, nounsOf(au.Memsets, "memset"))
+	noCopies := "none: the capture has no copies"
+	if len(hidden) > 0 {
+		counts += "; " + hiddenWords(hidden)
+		noCopies = "none in the capture; " + hiddenWords(hidden)
+	}
+	d.About = []string{aboutAudit(au), counts}
+	if t := tracingWords(au.Coverage); t != "" {
+		d.About = append(d.About, t)
+	}
 	d.Totals = tableView{Title: "Copies by direction, host memory and API kind",
 		Head:  []string{"direction", "host memory", "API", "copies", "MB", "host time", "GPU time"},
-		Right: []bool{false, false, false, true, true, true, true}, Missing: "none: the capture has no copies"}
+		Right: []bool{false, false, false, true, true, true, true}, Missing: noCopies}
 	for _, t := range au.Totals {
 		d.Totals.Rows = append(d.Totals.Rows, []string{string(t.Direction), string(t.HostMemory), string(t.APIKind), fmt.Sprint(t.Count),
 			fmt.Sprintf("%.1f", float64(t.Bytes)/1e6), ns(t.HostNs), ns(t.GPUNs)})
@@ -658,6 +713,9 @@ func detailOf(au *audit.Audit, verbose bool) auditDetail {
 	for _, f := range au.Findings {
 		fv := findingView{Head: fmt.Sprintf("%s: %s, %s, %s of host time", f.ID, nounsOf(f.Count, "copy"), audit.FormatMB(f.Bytes), ns(f.HostNs)),
 			Rule: f.Rule}
+		if len(hidden) > 0 {
+			fv.Head += " among the copies the capture holds"
+		}
 		shown := f.Evidence
 		if !verbose && len(shown) > auditShownEvidence {
 			shown = shown[:auditShownEvidence]
@@ -675,10 +733,14 @@ func detailOf(au *audit.Audit, verbose bool) auditDetail {
 		fv.More = len(f.Evidence) - len(shown)
 		d.Findings = append(d.Findings, fv)
 	}
-	d.Prediction = predictionWords(au.Prediction)
+	d.Prediction = predictionWords(au.Prediction, coverage.HidesSaving(au.Diagnostics))
 	d.Replay = replayWords(au)
 	if au.NVIDIA != nil {
-		d.Rule = append(d.Rule, au.NVIDIA.Summary())
+		rule := au.NVIDIA.Summary()
+		if au.NVIDIA.Available && au.NVIDIA.RuleCount == 0 && len(hidden) > 0 {
+			rule += "; " + hiddenWords(hidden)
+		}
+		d.Rule = append(d.Rule, rule)
 		for _, f := range au.NVIDIA.OnlyRule {
 			d.Rule = append(d.Rule, fmt.Sprintf("only the rule: pid %d, copy at %d ns, %s", f.PID, f.Start, ns(f.Duration)))
 		}
@@ -689,15 +751,24 @@ func detailOf(au *audit.Audit, verbose bool) auditDetail {
 	for _, g := range au.Missing {
 		d.Notes = append(d.Notes, diagView{Level: diag.Info, Code: "note", Message: fmt.Sprintf("%s: %s", g.Fact, g.Reason)})
 	}
-	d.Notes = append(d.Notes, diagViews(append(append([]diag.Diagnostic(nil), au.Diagnostics...), au.Exposures...))...)
+	for _, n := range diagViews(append(append([]diag.Diagnostic(nil), au.Diagnostics...), au.Exposures...)) {
+		if !coverage.IsCode(n.Code) { // said beside the answer (limitsOf)
+			d.Notes = append(d.Notes, n)
+		}
+	}
 	return d
 }
 
 // predictionWords says what pinning should save of the copy calls' host
 // time, group by group.
-func predictionWords(p *audit.Prediction) []string {
+// saving lists the diagnostics that say what pinning would save may lie
+// outside what the capture shows (coverage.HidesSaving).
+func predictionWords(p *audit.Prediction, saving []diag.Code) []string {
 	if p == nil {
 		return nil
+	}
+	if p.Count == 0 && len(saving) > 0 {
+		return []string{"the capture holds no pageable host-device copy; " + savingHiddenWords(saving)}
 	}
 	if p.Count == 0 {
 		return []string{"the capture has no pageable host-device copies: there is nothing for pinning to save"}

@@ -413,7 +413,7 @@ func whyWords(w predictions.Why) string {
 	case predictions.NoAPITrace:
 		return "no per-call API trace: " + w.Lacks
 	case predictions.NoCalls:
-		return "the API trace holds no CUDA calls"
+		return "the API trace holds none of the lesson's CUDA calls"
 	case predictions.NoTopSize:
 		return fmt.Sprintf("no %s host-to-device row for both sources (sizes: %s)", sizeName(w.Top), sizeList(w.Sizes))
 	case predictions.TooFewSizes:

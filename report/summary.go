@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/nsyscheck/nsyscheck/coverage"
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/vocab"
@@ -152,6 +153,9 @@ func notLessonWords(r *predictions.Result, why predictions.Why) (said, pointer, 
 	if _, ok := why.(predictions.NoCalls); ok {
 		what = "its trace has none of the lesson's CUDA runtime calls"
 	}
+	if hidden := coverage.HidesCopies(r.Diagnostics); len(hidden) > 0 {
+		what += ", as far as it shows: " + hiddenWords(hidden)
+	}
 	return "not the lesson's program: " + what,
 		"for the lesson's rule on this program's own copies:", "nsyscheck audit " + r.Input.Path
 }
@@ -161,7 +165,7 @@ func notLessonWords(r *predictions.Result, why predictions.Why) (said, pointer, 
 // shown beside the verdicts, from the rest.
 func splitCauses(ds []diagView) (causes, rest []diagView) {
 	for _, d := range ds {
-		if d.Level == diag.Error {
+		if d.Level == diag.Error || coverage.Hides(d.Code) {
 			causes = append(causes, d)
 		} else {
 			rest = append(rest, d)

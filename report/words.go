@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/nsyscheck/nsyscheck/coverage"
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/fleet"
 	"github.com/nsyscheck/nsyscheck/predictions"
@@ -37,9 +38,33 @@ func (d diagView) Full() string {
 func diagViews(ds []diag.Diagnostic) []diagView {
 	out := make([]diagView, len(ds))
 	for i, d := range ds {
-		out[i] = diagView{Level: d.Level, Code: d.Code(), Message: noticedWords(d.Detail), Advice: lessonAdvice(d.Detail)}
+		out[i] = diagView{Level: d.Level, Code: d.Code(), Message: noticedWords(d.Detail), Advice: detailAdvice(d.Detail)}
+		if hidden := coverage.HidesCopies(ds); len(hidden) > 0 && statesNone(d.Detail) {
+			out[i].Message += "; " + hiddenWords(hidden)
+		}
 	}
 	return out
+}
+
+// detailAdvice is what to do about a diagnostic: the lesson's advice, or
+// how to capture what the capture cannot show.
+func detailAdvice(d diag.Detail) string {
+	if a := lessonAdvice(d); a != "" {
+		return a
+	}
+	return coverageAdvice(d)
+}
+
+// statesNone reports whether a diagnostic says something is not there (NVIDIA's
+// rule flagging no copy), which a capture that may lack copies cannot vouch for.
+func statesNone(d diag.Detail) bool {
+	switch d := d.(type) {
+	case diag.NsysRuleAlone:
+		return d.Flagged == 0
+	case diag.NsysRule:
+		return d.Flagged == 0
+	}
+	return false
 }
 
 // DiagnosticText is what a diagnostic noticed and what to do about it, in
@@ -48,7 +73,7 @@ func DiagnosticText(d diag.Diagnostic) string { return detailWords(d.Detail) }
 
 // detailWords is what a diagnostic noticed and what to do about it.
 func detailWords(d diag.Detail) string {
-	return diagView{Message: noticedWords(d), Advice: lessonAdvice(d)}.Full()
+	return diagView{Message: noticedWords(d), Advice: detailAdvice(d)}.Full()
 }
 
 // noticedWords is what a diagnostic noticed, in words.
@@ -61,6 +86,9 @@ func noticedWords(d diag.Detail) string {
 		return s
 	}
 	if s, ok := pipelineWords(d); ok {
+		return s
+	}
+	if s, ok := coverageWords(d); ok {
 		return s
 	}
 	switch d := d.(type) {

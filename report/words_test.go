@@ -92,6 +92,12 @@ func TestEveryTypedValueHasWords(t *testing.T) {
 			t.Errorf("diag.%s has no words in report", typ)
 		}
 	}
+	for _, typ := range typedValues(t, "../coverage", "Code")["Code"] {
+		n++
+		if !has("coverage", typ) {
+			t.Errorf("coverage.%s has no words in report", typ)
+		}
+	}
 	if n < 100 {
 		t.Errorf("found %d typed values; the parse missed some", n)
 	}

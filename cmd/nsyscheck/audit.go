@@ -191,6 +191,10 @@ func runAudit(opts *auditOptions, args []string, s Streams) error {
 	if ctx.Err() != nil {
 		return &statusError{code: exitSignal, err: interruption(err, "auditing", args)}
 	}
+	if err != nil && expect != nil && expect.Refused != nil {
+		// The expected answer is a refusal: the capture holds no answer.
+		return expectedRefusal(s, opts.Expect, expect.CompareRefusal(err), err)
+	}
 	if err != nil {
 		return &statusError{code: exitError, err: err}
 	}
@@ -226,5 +230,19 @@ func runAudit(opts *auditOptions, args []string, s Streams) error {
 	if !out.Passed() {
 		return &statusError{code: exitDied}
 	}
+	return nil
+}
+
+// expectedRefusal reports the audit's refusal (err) against an expected
+// one: a match exits 0, saying why it was refused; differences exit 1.
+func expectedRefusal(s Streams, file string, diffs []string, err error) error {
+	if len(diffs) > 0 {
+		fmt.Fprintf(s.Err, "audit differs from %s:\n", file)
+		for _, d := range diffs {
+			fmt.Fprintf(s.Err, "  %s\n", d)
+		}
+		return &statusError{code: exitDied}
+	}
+	fmt.Fprintf(s.Err, "audit matches %s: refused, as expected: %v\n", file, err)
 	return nil
 }

@@ -130,7 +130,9 @@ func TestSecretFormatsNeverPrinted(t *testing.T) {
 	}
 	all.WriteString(out + errOut)
 	for _, s := range []string{"(GitHub token)", "(AWS access key id)", "the schema: table"} {
-		if !strings.Contains(out, s) {
+		// The report wraps at 80 columns and the temporary path's length
+		// moves the breaks, so the words are compared with the breaks undone.
+		if !strings.Contains(strings.Join(strings.Fields(out), " "), s) {
 			t.Errorf("verify does not report %q:\n%s", s, out)
 		}
 	}
@@ -139,7 +141,7 @@ func TestSecretFormatsNeverPrinted(t *testing.T) {
 		all.WriteString(out + errOut)
 		_, out, errOut = runMain(t, []string{"audit", "--nvidia-rule", "off", "--format", format, auditIn})
 		all.WriteString(out + errOut)
-		if format == "text" && !strings.Contains(out, "[key ---…(") {
+		if format == "text" && !strings.Contains(strings.Join(strings.Fields(out), " "), "[key ---…(") {
 			t.Errorf("the audit's class key does not show the masked range name:\n%s", out)
 		}
 	}

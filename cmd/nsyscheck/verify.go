@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	nsyscheck "github.com/nsyscheck/nsyscheck"
 	"github.com/nsyscheck/nsyscheck/check"
+	"github.com/nsyscheck/nsyscheck/coverage"
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/fleet"
 	"github.com/nsyscheck/nsyscheck/predictions"
@@ -253,10 +255,13 @@ func writeResults(w io.Writer, format string, results []*predictions.Result, fs 
 	return report.Write(w, format, results, report.WriteOptions{Text: textOpts, Version: buildVersion(), Fleet: fs})
 }
 
-// expectation is an --expect file: verdicts by claim id and prediction id.
+// expectation is an --expect file: verdicts by claim id and prediction id,
+// and, where given, the codes of what the capture cannot show (package
+// coverage) in full ([] for none).
 type expectation struct {
 	Claims      map[string]string `json:"claims"`
 	Predictions map[string]string `json:"predictions"`
+	Coverage    *[]string         `json:"coverage,omitempty"`
 }
 
 func readExpectation(path string) (*expectation, error) {
@@ -316,5 +321,10 @@ func (e *expectation) compare(r *predictions.Result) []string {
 	}
 	diff("claim", e.Claims, claims)
 	diff("prediction", e.Predictions, preds)
+	if e.Coverage != nil {
+		if want, got := slices.Sorted(slices.Values(*e.Coverage)), coverage.CodesIn(r.Diagnostics); !slices.Equal(want, got) {
+			diffs = append(diffs, fmt.Sprintf("coverage: expected [%s], got [%s]", strings.Join(want, ", "), strings.Join(got, ", ")))
+		}
+	}
 	return diffs
 }

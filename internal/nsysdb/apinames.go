@@ -23,6 +23,11 @@ func StripAPIVersion(name string) string {
 // runtime's cudaMemcpy* and the driver's cuMemcpy*.
 var CopyAPIPrefixes = []string{"cudaMemcpy", "cuMemcpy"}
 
+// GraphLaunchPrefixes name the API families that launch a CUDA graph
+// (IsGraphLaunch): traced per node, a graph's copies carry their launch's
+// correlation id as a copy carries its call's.
+var GraphLaunchPrefixes = []string{"cudaGraphLaunch", "cuGraphLaunch"}
+
 // IsCopyAPI reports whether an API name is one of the families that issue
 // memory copies (cudaMemcpy*, cuMemcpy*).
 func IsCopyAPI(name string) bool {

@@ -36,10 +36,28 @@ func CopyKindOf(enumName string) vocab.CopyKind {
 		return vocab.CopyHtoH
 	case "PTOP":
 		return vocab.CopyPtoP
+	case uvmPrefix + "HTOD":
+		return vocab.CopyHtoD
+	case uvmPrefix + "DTOH":
+		return vocab.CopyDtoH
+	case uvmPrefix + "DTOD":
+		return vocab.CopyDtoD
 	case "UNKNOWN", "":
 		return vocab.CopyUnknown
 	}
 	return vocab.CopyOther
+}
+
+// uvmPrefix starts the copy kinds of unified-memory migrations after
+// copyOperPrefix (CUDA_MEMCPY_KIND_UVM_HTOD, _DTOH, _DTOD).
+const uvmPrefix = "UVM_"
+
+// IsMigrationKind reports whether an ENUM_CUDA_MEMCPY_OPER name is a
+// unified-memory migration ("Unified Host-to-Device", ...): the driver
+// moving managed pages, not a copy the program asked for. CopyKindOf gives
+// its direction.
+func IsMigrationKind(enumName string) bool {
+	return strings.HasPrefix(strings.TrimPrefix(strings.ToUpper(enumName), copyOperPrefix), uvmPrefix)
 }
 
 // MemKindOf maps an ENUM_CUDA_MEM_KIND name (CUDA_MEMOPR_MEMORY_KIND_PINNED,

@@ -210,6 +210,52 @@ func TestStripAPIVersion(t *testing.T) {
 	}
 }
 
+// nsys 2025.3's own words about its capture, as DIAGNOSTIC_EVENT holds
+// them in the shipped captures: what each says, and the part a person reads.
+func TestDiagOf(t *testing.T) {
+	processing := "Error when processing events: Source ID=\nType=ErrorInformation (18)\n Error information:\n ProcessEventsError (4005)\n" +
+		"  Properties:\n   ErrorText (100)=/x/StringStorage.cpp(119): Throw in function ...\n" +
+		"[QuadDCommon::tag_message*] = Cannot find string for an exterior index\n"
+	for _, c := range []struct {
+		text         string
+		kind         DiagKind
+		family       string
+		n            int64
+		head, detail string
+	}{
+		{"Not all CUDA events might have been collected.", DiagNotAll, "CUDA", 0, "Not all CUDA events might have been collected", ""},
+		{"Not all NVTX events might have been collected.", DiagNotAll, "NVTX", 0, "Not all NVTX events might have been collected", ""},
+		{"No CUDA events collected. Does the process use CUDA?", DiagNone, "CUDA", 0, "No CUDA events collected. Does the process use CUDA?", ""},
+		{"Number of CUDA events collected: \t445.", DiagCollected, "CUDA", 445, "Number of CUDA events collected: \t445", ""},
+		{processing, DiagProcessing, "", 0, "Error when processing events", "Cannot find string for an exterior index"},
+		{"12 CUPTI records were dropped", DiagDropped, "", 0, "12 CUPTI records were dropped", ""},
+		{"Profiling has started.", DiagOther, "", 0, "Profiling has started", ""},
+		{"Number of CUPTI events produced: \t4107, CUPTI buffers: 50.", DiagOther, "", 0, "Number of CUPTI events produced: \t4107, CUPTI buffers: 50", ""},
+	} {
+		kind, family, n := DiagOf(c.text)
+		head, detail := DiagMessage(c.text)
+		if kind != c.kind || family != c.family || n != c.n || head != c.head || detail != c.detail {
+			t.Errorf("DiagOf(%q) = %v %q %d, %q %q; want %v %q %d, %q %q", c.text, kind, family, n, head, detail, c.kind, c.family, c.n, c.head, c.detail)
+		}
+	}
+}
+
+// A unified-memory migration's copy kind gives its direction and is told
+// apart from a copy, in the export's enum and in the report's name.
+func TestMigrationKinds(t *testing.T) {
+	for name, want := range map[string]vocab.CopyKind{"CUDA_MEMCPY_KIND_UVM_HTOD": vocab.CopyHtoD, "CUDA_MEMCPY_KIND_UVM_DTOH": vocab.CopyDtoH,
+		"CUDA_MEMCPY_KIND_UVM_DTOD": vocab.CopyDtoD} {
+		if CopyKindOf(name) != want || !IsMigrationKind(name) {
+			t.Errorf("%s: %s, migration %v", name, CopyKindOf(name), IsMigrationKind(name))
+		}
+	}
+	if IsMigrationKind(CopyOperHtoD) || ReportMigration("[CUDA memcpy Host-to-Device]") || !ReportMigration("[CUDA memcpy Unified Device-to-Host]") {
+		t.Error("a copy taken for a migration, or a migration for a copy")
+	}
+	if !IsGraphLaunch("cudaGraphLaunch") || !IsGraphLaunch("cuGraphLaunch_ptsz") || IsGraphLaunch("cudaGraphInstantiate") {
+		t.Error("graph launches")
+	}
+}
 func TestAffinity(t *testing.T) {
 	for decl, want := range map[string]string{"INTEGER": AffinityInteger, "int": AffinityInteger, "BIGINT": AffinityInteger,
 		"TEXT": AffinityText, "VARCHAR(10)": AffinityText, "": AffinityBlob, "BLOB": AffinityBlob, "REAL": AffinityReal,

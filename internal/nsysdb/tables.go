@@ -47,6 +47,8 @@ const (
 	CaptureOSRTTrace  = ":COLLECT_OSRT_TRACE"            // "true" or "false"
 	CaptureGraphTrace = ":CUDA_GRAPH_TRACE_OPTIONS:MODE" // "Graph" or "Node"
 	CaptureBacktrace  = "SHOW_BACKTRACE"                 // "true" or "false"
+	CaptureGPUFaults  = ":COLLECT_UVM_GPU_PAGE_FAULTS"   // "true" or "false" (--cuda-um-gpu-page-faults)
+	CaptureCPUFaults  = ":COLLECT_UVM_CPU_PAGE_FAULTS"   // "true" or "false" (--cuda-um-cpu-page-faults)
 )
 
 // Rows of the (name, value) metadata tables that nsyscheck reads.

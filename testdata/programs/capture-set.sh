@@ -9,6 +9,10 @@
 #   c      the CUDA captures: pipeline and driver pairs, mixed-buffers,
 #          graph-whole/graph-node, managed, many-copies-small
 #   py     the Python captures: cupy and torch-prefetch pairs, jax
+#   bt     captures with call stacks: the torch-prefetch and pipeline
+#          programs from pageable memory, profiled with CPU sampling and
+#          --cudabacktrace (and --python-backtrace=cuda for PyTorch), so the audit can name
+#          the source line behind each offending copy
 #   big    many-copies-600k and torch-long (not shipped), and
 #          `nsys analyze -r cuda_memcpy_async:rows=-1` timed three times
 # A pair's captures are made REPEATS times (default 3); the one whose
@@ -72,9 +76,11 @@ prof() {
     while [ $# -gt 0 ] && [ "$1" != "--" ]; do flags+=("$1"); shift; done
     shift
     rm -rf "${CAP:?}/$name" && mkdir -p "$CAP/$name" && cd "$CAP/$name" || return 1
-    local t0
+    local t0 sample=(-s none)
+    # A phase that names its own sampling (call stacks need it) keeps it.
+    case " ${flags[*]}" in *" -s "* | *" --sample="*) sample=() ;; esac
     t0=$(date +%s%N)
-    nsys profile -t "$trace" -s none --cpuctxsw=none "${flags[@]}" -o "$name" "$@" >"$name.stdout.txt" 2>"$name.stderr.txt"
+    nsys profile -t "$trace" "${sample[@]}" --cpuctxsw=none "${flags[@]}" -o "$name" "$@" >"$name.stdout.txt" 2>"$name.stderr.txt"
     local rc=$?
     echo "== $name rc=$rc $(ms_since "$t0") ms | $(grep -E ' median [0-9.]+ ms|^all [0-9]+ (steps|copies):' "$name.stdout.txt" | head -3 | paste -sd'|')"
     [ $rc = 0 ] || tail -5 "$name.stderr.txt"
@@ -243,6 +249,17 @@ EOF
     ls -la rule*_cuda_memcpy_async*.csv 2>/dev/null | head -3
     wc -l rule1_cuda_memcpy_async*.csv 2>/dev/null
     rm -f rule*_cuda_memcpy_async*.csv
+}
+
+phase_bt() {
+    build || { echo "build failed"; return 1; }
+    # nsys collects CUDA call stacks only with CPU sampling on; a 10 us
+    # threshold takes every copy call that waited on a staged copy.
+    local bt=(--sample=process-tree --cudabacktrace=all:10000)
+    prof torch-prefetch-backtrace cuda,nvtx "${bt[@]}" --python-backtrace=cuda -- "$PY" "$SRC/torch_prefetch.py"
+    prof pipeline-backtrace cuda,nvtx "${bt[@]}" -- "$SRC/pipeline" --passes 2
+    post torch-prefetch-backtrace pipeline-backtrace
+    pack bt-captures.tar.gz torch-prefetch-backtrace pipeline-backtrace
 }
 
 # pack_big ARCHIVE DIR FILES...: files of a big capture into $OUT/ARCHIVE.tar.xz
