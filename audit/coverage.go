@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -71,17 +70,18 @@ func (au *Audit) staging() *coverage.Staging {
 }
 
 // CompareRefusal lists what the refusal of an audit (err) says differently
-// from the expectation's Refused: that the audit is unavailable, and each
-// code expected.
-func (e *Expectation) CompareRefusal(err error) []string {
-	var diffs []string
+// from the expectation's Refused: that the audit is unavailable (Key
+// "unavailable", Got the refusal), and each code expected among the
+// refusal's typed limits (Key "refused", ID the code).
+func (e *Expectation) CompareRefusal(err error) []ExpectDifference {
+	var diffs []ExpectDifference
 	if !strings.Contains(err.Error(), "the audit is unavailable") {
-		diffs = append(diffs, fmt.Sprintf("refused: expected the audit unavailable, got: %v", err))
+		diffs = append(diffs, ExpectDifference{Key: "unavailable", Got: err})
 	}
 	if e.Refused != nil {
 		for _, c := range *e.Refused {
 			if !namesCode(err, c) {
-				diffs = append(diffs, fmt.Sprintf("refused: expected the reason to name %s, got: %v", c, err))
+				diffs = append(diffs, ExpectDifference{Key: "refused", ID: c, Got: err})
 			}
 		}
 	}
@@ -90,14 +90,14 @@ func (e *Expectation) CompareRefusal(err error) []string {
 
 // compareCoverage lists what the audit gives differently from the
 // expectation's answer, copies by API kind and coverage codes.
-func (e *Expectation) compareCoverage(out *Output) []string {
+func (e *Expectation) compareCoverage(out *Output) []ExpectDifference {
 	au := out.Before
-	var diffs []string
+	var diffs []ExpectDifference
 	if e.Refused != nil {
-		diffs = append(diffs, fmt.Sprintf("refused: expected a refusal naming [%s], got an audit", strings.Join(*e.Refused, ", ")))
+		diffs = append(diffs, ExpectDifference{Key: "refused", Want: *e.Refused, Lacks: true})
 	}
 	if e.Answer != "" && out.Answer() != e.Answer {
-		diffs = append(diffs, fmt.Sprintf("answer: expected %s, got %s", e.Answer, out.Answer()))
+		diffs = append(diffs, ExpectDifference{Key: "answer", Want: e.Answer, Got: out.Answer()})
 	}
 	kinds := make([]string, 0, len(e.APIKinds))
 	for k := range e.APIKinds {
@@ -106,13 +106,13 @@ func (e *Expectation) compareCoverage(out *Output) []string {
 	sort.Strings(kinds)
 	for _, k := range kinds {
 		if got := au.Sum("", "", APIKind(k)).Count; got != e.APIKinds[k] {
-			diffs = append(diffs, fmt.Sprintf("apiKinds %s: expected %d copies, got %d", k, e.APIKinds[k], got))
+			diffs = append(diffs, ExpectDifference{Key: "apiKinds", ID: k, Want: e.APIKinds[k], Got: got})
 		}
 	}
 	if e.Coverage != nil {
 		want, got := slices.Sorted(slices.Values(*e.Coverage)), coverage.CodesIn(au.Diagnostics)
 		if !slices.Equal(want, got) {
-			diffs = append(diffs, fmt.Sprintf("coverage: expected [%s], got [%s]", strings.Join(want, ", "), strings.Join(got, ", ")))
+			diffs = append(diffs, ExpectDifference{Key: "coverage", Want: want, Got: got})
 		}
 	}
 	return diffs

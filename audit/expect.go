@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -105,17 +106,43 @@ func ReadExpectation(path string) (*Expectation, error) {
 	return &e, nil
 }
 
+// ExpectDifference is one value an audit gives other than its expectation says:
+// typed, worded by report.
+type ExpectDifference struct {
+	// Region names the region the value is of, "" for the audit's own.
+	Region string
+	// Key is the expectation's key of the value: "copies",
+	// "pageableHtod", "nvidiaRule", "predictionSources", "verdict",
+	// "framework", "answer", "coverage"; a finding's "finding" (with ID),
+	// an API kind's "apiKinds" (with ID); a region's "instances",
+	// "measure", "fitWithin", "predictedWithin", "verdict", "faster";
+	// "region" (the region itself), "check" (a check of it), "refused"
+	// (an expected refusal).
+	Key string
+	// ID names the finding or API kind of Key.
+	ID string
+	// Want is the expected value: a count, a name, a list of names, a
+	// share for the Within keys.
+	Want any
+	// Got is the audit's value; for fitWithin the replay's error, for
+	// predictedWithin the predicted and the after time (ms).
+	Got any
+	// Lacks says the audit holds no such value (a finding, a region, a
+	// check of it, a refusal, a check of the captures).
+	Lacks bool
+}
+
 // Compare lists what the audit gives differently from the expectation.
-func (e *Expectation) Compare(out *Output) []string {
+func (e *Expectation) Compare(out *Output) []ExpectDifference {
 	au := out.Before
-	var diffs []string
-	num := func(what string, want *int64, got int64) {
+	var diffs []ExpectDifference
+	num := func(key, id string, want *int64, got int64) {
 		if want != nil && *want != got {
-			diffs = append(diffs, fmt.Sprintf("%s: expected %d, got %d", what, *want, got))
+			diffs = append(diffs, ExpectDifference{Key: key, ID: id, Want: *want, Got: got})
 		}
 	}
-	num("copies", e.Copies, au.Copies)
-	num("pageableHtod", e.PageableHtoD, au.Sum(vocab.CopyHtoD, Pageable, "").Count)
+	num("copies", "", e.Copies, au.Copies)
+	num("pageableHtod", "", e.PageableHtoD, au.Sum(vocab.CopyHtoD, Pageable, "").Count)
 	ids := make([]string, 0, len(e.Findings))
 	for id := range e.Findings {
 		ids = append(ids, id)
@@ -125,10 +152,10 @@ func (e *Expectation) Compare(out *Output) []string {
 		want := e.Findings[id]
 		f := au.Finding(id)
 		if f == nil {
-			diffs = append(diffs, fmt.Sprintf("finding %s: expected %d copies, the audit has no such finding", id, want))
+			diffs = append(diffs, ExpectDifference{Key: "finding", ID: id, Want: want, Lacks: true})
 			continue
 		}
-		num("finding "+id, &want, f.Count)
+		num("finding", id, &want, f.Count)
 	}
 	if e.NVIDIARule != "" {
 		got := "unavailable"
@@ -139,25 +166,24 @@ func (e *Expectation) Compare(out *Output) []string {
 			}
 		}
 		if got != e.NVIDIARule {
-			diffs = append(diffs, fmt.Sprintf("nvidiaRule: expected %s, got %s", e.NVIDIARule, got))
+			diffs = append(diffs, ExpectDifference{Key: "nvidiaRule", Want: e.NVIDIARule, Got: got})
 		}
 	}
 	if len(e.PredictionSources) > 0 {
-		if w, g := strings.Join(e.PredictionSources, ","), strings.Join(au.Prediction.Sources, ","); w != g {
-			diffs = append(diffs, fmt.Sprintf("predictionSources: expected %s, got %s", w, g))
+		if !slices.Equal(e.PredictionSources, au.Prediction.Sources) {
+			diffs = append(diffs, ExpectDifference{Key: "predictionSources", Want: e.PredictionSources, Got: au.Prediction.Sources})
 		}
 	}
 	if e.Verdict != "" {
-		got := "(no check)"
-		if out.Check != nil {
-			got = string(out.Check.Verdict)
-		}
-		if got != e.Verdict {
-			diffs = append(diffs, fmt.Sprintf("verdict: expected %s, got %s", e.Verdict, got))
+		switch {
+		case out.Check == nil:
+			diffs = append(diffs, ExpectDifference{Key: "verdict", Want: e.Verdict, Lacks: true})
+		case string(out.Check.Verdict) != e.Verdict:
+			diffs = append(diffs, ExpectDifference{Key: "verdict", Want: e.Verdict, Got: string(out.Check.Verdict)})
 		}
 	}
 	if e.Framework != "" && string(au.Framework.Framework) != e.Framework {
-		diffs = append(diffs, fmt.Sprintf("framework: expected %s, got %s", e.Framework, au.Framework.Framework))
+		diffs = append(diffs, ExpectDifference{Key: "framework", Want: e.Framework, Got: string(au.Framework.Framework)})
 	}
 	names := make([]string, 0, len(e.Regions))
 	for n := range e.Regions {
@@ -171,23 +197,23 @@ func (e *Expectation) Compare(out *Output) []string {
 }
 
 // compare lists what region name of the audit gives differently from r.
-func (r RegionExpectation) compare(name string, out *Output) []string {
+func (r RegionExpectation) compare(name string, out *Output) []ExpectDifference {
 	g := out.Before.Region(name)
 	if g == nil {
-		return []string{fmt.Sprintf("region %s: expected, the capture has no such region", name)}
+		return []ExpectDifference{{Region: name, Key: "region", Lacks: true}}
 	}
-	var diffs []string
-	add := func(format string, args ...any) {
-		diffs = append(diffs, fmt.Sprintf("region %s: ", name)+fmt.Sprintf(format, args...))
+	var diffs []ExpectDifference
+	add := func(key string, want, got any) {
+		diffs = append(diffs, ExpectDifference{Region: name, Key: key, Want: want, Got: got})
 	}
 	if r.Instances != nil && *r.Instances != g.Instances {
-		add("instances: expected %d, got %d", *r.Instances, g.Instances)
+		add("instances", *r.Instances, g.Instances)
 	}
 	if r.Measure != "" && r.Measure != string(g.Measure) {
-		add("measure: expected %s, got %s", r.Measure, g.Measure)
+		add("measure", r.Measure, string(g.Measure))
 	}
 	if r.FitWithin != nil && math.Abs(g.FitError()) > *r.FitWithin {
-		add("the replay is %+.1f%% off the capture, expected within %.1f%%", 100*g.FitError(), 100**r.FitWithin)
+		add("fitWithin", *r.FitWithin, g.FitError())
 	}
 	if r.PredictedWithin == nil && r.Verdict == nil && r.Faster == nil {
 		return diffs
@@ -201,19 +227,19 @@ func (r RegionExpectation) compare(name string, out *Output) []string {
 		}
 	}
 	if rc == nil {
-		return append(diffs, fmt.Sprintf("region %s: expected a check of it, there is none", name))
+		return append(diffs, ExpectDifference{Region: name, Key: "check", Lacks: true})
 	}
 	if r.PredictedWithin != nil {
 		mid, _, _ := g.Predicted()
 		if after := rc.AfterMs(); after <= 0 || math.Abs(mid/after-1) > *r.PredictedWithin {
-			add("predicted %.3f ms, %.3f ms after: expected within %.1f%%", mid, after, 100**r.PredictedWithin)
+			add("predictedWithin", *r.PredictedWithin, [2]float64{mid, after})
 		}
 	}
 	if r.Verdict != nil && *r.Verdict != string(rc.Verdict) {
-		add("verdict: expected %q, got %q", *r.Verdict, rc.Verdict)
+		add("verdict", *r.Verdict, string(rc.Verdict))
 	}
 	if r.Faster != nil && *r.Faster != rc.Faster {
-		add("faster: expected %v, got %v", *r.Faster, rc.Faster)
+		add("faster", *r.Faster, rc.Faster)
 	}
 	return diffs
 }

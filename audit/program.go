@@ -64,7 +64,7 @@ func (e *NotSameProgram) Error() string {
 		switch d.What {
 		case DiffBytes:
 			parts = append(parts, fmt.Sprintf("%s bytes: %s before, %s after (%+.1f%%, more than %.0f%%)",
-				d.Direction, FormatMB(d.Before), FormatMB(d.After), 100*d.Share, 100*BytesTolerance))
+				d.Direction, mb(d.Before), mb(d.After), 100*d.Share, 100*BytesTolerance))
 		case DiffKernels:
 			s := fmt.Sprintf("kernels: %d launches before and %d after of kernels the other capture never ran (%.1f%%, more than %.0f%%)",
 				d.Before, d.After, 100*d.Share, 100*KernelTolerance)
@@ -149,3 +149,6 @@ func ratio(n, total int64) float64 {
 	}
 	return float64(n) / float64(total)
 }
+
+// mb is bytes as MB (1e6 bytes), for the refusal's words.
+func mb(b int64) string { return fmt.Sprintf("%.1f MB", float64(b)/1e6) }

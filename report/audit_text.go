@@ -37,7 +37,7 @@ const AuditMaxClassRows = 15
 const auditShownEvidence = 3
 
 // ns formats nanoseconds as the audit does.
-func ns(v int64) string { return audit.FormatNs(float64(v)) }
+func ns(v int64) string { return formatNs(float64(v)) }
 
 // AuditText writes an audit (and, with a capture after the fix, its check)
 // for a terminal, the answer first: the verdict, the region table and what
@@ -231,7 +231,7 @@ func writeKeyedRows(b *strings.Builder, t tableView, width int) {
 // adds the timestamps that find it in Nsight Systems.
 func auditEvidenceText(e audit.Evidence, verbose bool) string {
 	s := fmt.Sprintf("correlation id %d (pid %d, tid %d): %s %s %s, call %s for a %s copy (%.0f%%)",
-		e.CorrelationID, e.PID, e.TID, e.API, e.Direction, audit.FormatMB(e.Bytes), ns(e.CallNs), ns(e.GPUNs), 100*e.Held)
+		e.CorrelationID, e.PID, e.TID, e.API, e.Direction, formatMB(e.Bytes), ns(e.CallNs), ns(e.GPUNs), 100*e.Held)
 	if e.Range != "" {
 		s += " in NVTX range " + e.Range
 	}
@@ -363,3 +363,17 @@ func (e *errWriter) Write(p []byte) (int, error) {
 }
 
 func (e *errWriter) printf(format string, args ...any) { fmt.Fprintf(e, format, args...) }
+
+// formatNs formats nanoseconds as ms (or µs below a millisecond).
+func formatNs(v float64) string {
+	switch {
+	case v >= 1e6 || v <= -1e6:
+		return fmt.Sprintf("%.1f ms", v/1e6)
+	case v >= 1e3 || v <= -1e3:
+		return fmt.Sprintf("%.1f µs", v/1e3)
+	}
+	return fmt.Sprintf("%.0f ns", v)
+}
+
+// formatMB formats bytes as MB (1e6 bytes).
+func formatMB(b int64) string { return fmt.Sprintf("%.1f MB", float64(b)/1e6) }

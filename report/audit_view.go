@@ -547,7 +547,7 @@ func checkView(v *auditView, out *audit.Output, verbose bool) {
 		"bound: the prediction at the low and high costs, widened by "+pctPlain(audit.ModelError)+" for the model's own error, by the replay's error on the region as captured, and for a median by how far its instances' 90% interval reaches (docs/audit.md)",
 		fmt.Sprintf("host-to-device copy calls held the host %s before and %s after (predicted %s, bound %s to %s); %s host-to-device before, %s after",
 			ns(c.HtoDBeforeNs), ns(c.HtoDAfterNs), ns(c.PredictedAfterNs), ns(c.PredictedAfterLowNs), ns(c.PredictedAfterHighNs),
-			audit.FormatMB(c.HtoDBytesBefore), audit.FormatMB(c.HtoDBytesAfter)),
+			formatMB(c.HtoDBytesBefore), formatMB(c.HtoDBytesAfter)),
 		pinCostWords(c),
 		replayNote(out.Before))
 }
@@ -645,7 +645,7 @@ func adviceOf(au *audit.Audit) adviceView {
 			a.Classes = append(a.Classes, adviceClass{Fix: fix})
 		}
 		a.Classes[i].Classes = append(a.Classes[i].Classes, fmt.Sprintf("%s: %s, %s, held the host %s (%s of its region)", c.Label(),
-			nounsOf(c.Count, "copy"), audit.FormatMB(c.Bytes), ns(c.HostNs), auditPct(c.HostShare)))
+			nounsOf(c.Count, "copy"), formatMB(c.Bytes), ns(c.HostNs), auditPct(c.HostShare)))
 	}
 	if len(a.Classes) == 0 {
 		a.None = "no copy from pageable memory holds the host: nothing to pin"
@@ -729,10 +729,10 @@ func detailOf(au *audit.Audit, verbose bool) auditDetail {
 	}
 	for _, c := range au.TopOffenders {
 		d.Offenders = append(d.Offenders, fmt.Sprintf("%s: %s, %s, held the host %s (%s of its region)",
-			c.Label(), nounsOf(c.Count, "copy"), audit.FormatMB(c.Bytes), ns(c.HostNs), auditPct(c.HostShare)))
+			c.Label(), nounsOf(c.Count, "copy"), formatMB(c.Bytes), ns(c.HostNs), auditPct(c.HostShare)))
 	}
 	for _, f := range au.Findings {
-		fv := findingView{Head: fmt.Sprintf("%s: %s, %s, %s of host time", f.ID, nounsOf(f.Count, "copy"), audit.FormatMB(f.Bytes), ns(f.HostNs)),
+		fv := findingView{Head: fmt.Sprintf("%s: %s, %s, %s of host time", f.ID, nounsOf(f.Count, "copy"), formatMB(f.Bytes), ns(f.HostNs)),
 			Rule: findingRule(f.ID)}
 		if len(hidden) > 0 {
 			fv.Head += " among the copies the capture holds"
@@ -795,7 +795,7 @@ func predictionWords(p *audit.Prediction, saving []diag.Code) []string {
 		return []string{"the capture has no pageable host-device copies: there is nothing for pinning to save"}
 	}
 	out := []string{fmt.Sprintf("pinning the %s (%s) should cut the host time their calls hold from %s to %s (%s-%s), saving %s; costs from %s",
-		nounsOf(p.Count, "pageable copy"), audit.FormatMB(p.Bytes), ns(p.BeforeNs), ns(p.AfterNs), ns(p.AfterLowNs), ns(p.AfterHighNs),
+		nounsOf(p.Count, "pageable copy"), formatMB(p.Bytes), ns(p.BeforeNs), ns(p.AfterNs), ns(p.AfterLowNs), ns(p.AfterHighNs),
 		ns(p.SavedNs), sourcesWords(p))}
 	for _, g := range p.Groups {
 		out = append(out, fmt.Sprintf("%s %s %s: %s, %s now -> %s (%s-%s) from %s", g.Direction, g.APIKind, g.SizeBucket,

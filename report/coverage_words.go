@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/nsyscheck/nsyscheck/audit"
 	"github.com/nsyscheck/nsyscheck/coverage"
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/framework"
@@ -45,7 +44,7 @@ func coverageWords(d diag.Detail) (string, bool) {
 	case coverage.GraphNodes:
 		return fmt.Sprintf("%s (%s) ran as nodes of %s, traced node by node: they count under their launch (API kind graph, its host time once a launch); "+
 			"the prediction keeps them as they are, since pinning a graph's buffer changes the graph, not a copy call",
-			counted(int(d.Copies), "copy", "copies"), audit.FormatMB(d.Bytes), counted(int(d.Launches), "CUDA graph launch", "CUDA graph launches")), true
+			counted(int(d.Copies), "copy", "copies"), formatMB(d.Bytes), counted(int(d.Launches), "CUDA graph launch", "CUDA graph launches")), true
 	case coverage.Migrations:
 		return migrationWords(d), true
 	case coverage.Staging:
@@ -130,7 +129,7 @@ func migrationWords(d coverage.Migrations) string {
 		word string
 	}{{vocab.CopyHtoD, "to the device"}, {vocab.CopyDtoH, "back to the host"}, {vocab.CopyDtoD, "between devices"}} {
 		if m := dirs[k.dir]; m != nil {
-			byDir = append(byDir, fmt.Sprintf("%d %s (%s, %s)", m.Count, k.word, audit.FormatMB(m.Bytes), ns(m.GPUNs)))
+			byDir = append(byDir, fmt.Sprintf("%d %s (%s, %s)", m.Count, k.word, formatMB(m.Bytes), ns(m.GPUNs)))
 		}
 	}
 	var byCause []string
@@ -140,11 +139,11 @@ func migrationWords(d coverage.Migrations) string {
 		if word == "" {
 			word = c
 		}
-		byCause = append(byCause, fmt.Sprintf("%d %s (%s in %s, %s)", m.Count, word, audit.FormatMB(m.Bytes), ns(m.GPUNs), rateWords(m.Bytes, m.GPUNs)))
+		byCause = append(byCause, fmt.Sprintf("%d %s (%s in %s, %s)", m.Count, word, formatMB(m.Bytes), ns(m.GPUNs), rateWords(m.Bytes, m.GPUNs)))
 	}
 	s := fmt.Sprintf("%s moved %s in %s on the GPU with no call of the program: the driver moving managed memory, not a copy from a host buffer, "+
 		"so no pinning candidate; %s; by cause: %s",
-		counted(int(count), "unified-memory migration", "unified-memory migrations"), audit.FormatMB(bytes), ns(gpu), joinWords(byDir), joinWords(byCause))
+		counted(int(count), "unified-memory migration", "unified-memory migrations"), formatMB(bytes), ns(gpu), joinWords(byDir), joinWords(byCause))
 	if p, f := causes["prefetch"], causes["fault"]; p != nil && f != nil && p.GPUNs > 0 && f.GPUNs > 0 && f.Bytes > 0 {
 		pr, fr := float64(p.Bytes)/float64(p.GPUNs), float64(f.Bytes)/float64(f.GPUNs)
 		if pr > fr {

@@ -220,7 +220,7 @@ func runAudit(opts *auditOptions, args []string, s Streams) error {
 		if len(diffs) > 0 {
 			fmt.Fprintf(s.Err, "audit differs from %s:\n", opts.Expect)
 			for _, d := range diffs {
-				fmt.Fprintf(s.Err, "  %s\n", d)
+				fmt.Fprintf(s.Err, "  %s\n", report.ExpectDifference(d))
 			}
 			return &statusError{code: exitDied}
 		}
@@ -235,11 +235,11 @@ func runAudit(opts *auditOptions, args []string, s Streams) error {
 
 // expectedRefusal reports the audit's refusal (err) against an expected
 // one: a match exits 0, saying why it was refused; differences exit 1.
-func expectedRefusal(s Streams, file string, diffs []string, err error) error {
+func expectedRefusal(s Streams, file string, diffs []audit.ExpectDifference, err error) error {
 	if len(diffs) > 0 {
 		fmt.Fprintf(s.Err, "audit differs from %s:\n", file)
 		for _, d := range diffs {
-			fmt.Fprintf(s.Err, "  %s\n", d)
+			fmt.Fprintf(s.Err, "  %s\n", report.ExpectDifference(d))
 		}
 		return &statusError{code: exitDied}
 	}
