@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nsyscheck/nsyscheck/coverage"
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/privacy"
@@ -56,7 +57,22 @@ func readAudit(data json.RawMessage) (*Audit, error) {
 			}
 		}
 	}
+	// What the capture cannot show is made again, typed, from the coverage
+	// the JSON holds (Cover, as the audit made it); a diagnostic of the
+	// JSON that this does not make again (a loader's note, or a coverage
+	// code of a file another nsyscheck wrote) is read as its words.
+	au.Diagnostics = nil
+	made := map[diag.Code]bool{}
+	if au.Coverage != nil {
+		au.Cover(au.Coverage)
+		for _, d := range au.Diagnostics {
+			made[d.Code()] = true
+		}
+	}
 	for _, d := range words.Diagnostics {
+		if coverage.IsCode(d.Code) && made[d.Code] {
+			continue
+		}
 		au.Diagnostics = append(au.Diagnostics, diag.Diagnostic{Level: d.Level, Detail: diag.Note{Of: d.Code, Text: d.Message}})
 	}
 	au.Exposures = []diag.Diagnostic{}

@@ -15,6 +15,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/nsyscheck/nsyscheck/audit"
+	"github.com/nsyscheck/nsyscheck/coverage"
+	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/framework"
 	"github.com/nsyscheck/nsyscheck/internal/golden"
 	"github.com/nsyscheck/nsyscheck/replay"
@@ -521,5 +523,50 @@ func TestAuditJSONLeavesOutWhatDoesNotExist(t *testing.T) {
 	}
 	if one == 0 || few == 0 || notJudged == 0 {
 		t.Errorf("the fixtures hold %d regions of one instance, %d of too few for an interval, %d not judged: the test tests nothing", one, few, notJudged)
+	}
+}
+
+// What a capture cannot show is read back from an audit's JSON typed (made
+// again from its coverage), not as the words written, and its words are
+// the ones written.
+func TestAuditDiagnosticsReadBackTyped(t *testing.T) {
+	var typed int
+	for _, name := range []string{"graph-whole", "graph-node", "managed", "jax", "pipeline"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "audits", name+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var env struct {
+			Results []struct {
+				Diagnostics []jsonDiagnostic `json:"diagnostics"`
+			} `json:"results"`
+		}
+		if err := json.Unmarshal(data, &env); err != nil {
+			t.Fatal(err)
+		}
+		out := fixture(t, name)
+		for i, au := range []*audit.Audit{out.Before, out.After} {
+			if au == nil {
+				continue
+			}
+			written := env.Results[i].Diagnostics
+			if len(au.Diagnostics) != len(written) {
+				t.Fatalf("%s: %d diagnostics read back, %d written", name, len(au.Diagnostics), len(written))
+			}
+			for k, d := range au.Diagnostics {
+				if coverage.IsCode(d.Code()) {
+					if _, note := d.Detail.(diag.Note); note {
+						t.Errorf("%s: %s read back as words", name, d.Code())
+					}
+					typed++
+				}
+				if got := diagnosticsJSON([]diag.Diagnostic{d})[0]; got != written[k] {
+					t.Errorf("%s: diagnostic %d read back as %+v, written %+v", name, k, got, written[k])
+				}
+			}
+		}
+	}
+	if typed == 0 {
+		t.Error("no diagnostic of what a capture cannot show in the fixtures: the test tests nothing")
 	}
 }
