@@ -62,21 +62,7 @@ func linkShared(t *testing.T, dir, name string, make func(t *testing.T, path str
 	if err := os.Link(src, dst); err == nil {
 		return dst
 	}
-	in, err := os.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	out, err := os.Create(dst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, dst, readFile(t, src))
 	return dst
 }
 
