@@ -16,7 +16,10 @@
 #   analyze      nsys analyze -r cuda_memcpy_async:rows=-1 --format csv
 # Peak memory is /usr/bin/time -v's maximum resident set size, else that of
 # python3's os.wait4 (the same getrusage figure); both count the largest
-# process of the command's tree. The outputs go to a temporary folder,
+# process of the command's tree. Then, unless RANKS=0, the audit of a job of
+# RANKS ranks (default 64: copies of the shipped many-copies-small export)
+# on 1, 2, 4, ... workers up to the machine's cores (audit --ranks -j N),
+# for its speed-up over one worker. The outputs go to a temporary folder,
 # removed at the end; the capture is only read.
 set -u
 
@@ -109,3 +112,35 @@ if "analyze" in med and med["analyze"] > 0:
         if name in med:
             print(f"{name} / analyze: {med[name] / med['analyze']:.2f}x")
 EOF
+
+# The ranks of a job on more and more workers.
+ranks=${RANKS:-64}
+small=$root/testdata/captures/many-copies-small/many-copies-small.sqlite
+if [ "$ranks" -gt 0 ] && [ -f "$small" ]; then
+    mkdir -p job
+    for r in $(seq 0 $((ranks - 1))); do cp "$small" "job/report.$r.sqlite"; done
+    echo
+    echo "audit --ranks of $ranks ranks (copies of $(basename "$small")), by workers:"
+    : >results.txt
+    cores=$(nproc)
+    for run in $(seq "$RUNS"); do
+        j=1
+        while [ "$j" -le "$cores" ]; do
+            measure "ranks-j$j" "$run" "$nsyscheck" audit --ranks job -j "$j" --nvidia-rule off
+            j=$((j * 2))
+        done
+    done
+    python3 - <<'EOF'
+import statistics
+rows = [l.split() for l in open("results.txt")]
+names = sorted({r[0] for r in rows}, key=lambda n: int(n.split("j")[1]))
+one = None
+print(f"{'workers':>7} {'wall s (median)':>16} {'speed-up':>9} {'peak MiB':>9} {'failed':>6}")
+for n in names:
+    rs = [r for r in rows if r[0] == n]
+    w = statistics.median(float(r[3]) for r in rs)
+    one = one or w
+    bad = sum(1 for r in rs if int(r[2]) > 1)
+    print(f"{n.split('j')[1]:>7} {w:>16.2f} {one / w:>8.2f}x {statistics.median(int(r[4]) / 1024 for r in rs):>9.0f} {bad:>6}")
+EOF
+fi
