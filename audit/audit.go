@@ -34,6 +34,9 @@ const (
 	EnvelopeVersion = 1
 	// EnvelopeKind is the envelope's kind for an audit.
 	EnvelopeKind = "audit"
+	// EnvelopeKindRanks is the envelope's kind for the audits of a
+	// distributed job's captures, a result per rank (audit --ranks).
+	EnvelopeKindRanks = "audit-ranks"
 	// LegacySchemaVersion named the audit's own JSON form before the
 	// envelope: {"schemaVersion": "nsyscheck.audit/v1", "before", "after",
 	// "check"}. ReadOutput still reads it.
