@@ -236,15 +236,6 @@ func (w *Writer) emit(line string, newline bool) error {
 	return err
 }
 
-// String wraps every line of text as Writer does.
-func String(text string, width, hang int) string {
-	lines := strings.Split(text, "\n")
-	for i, l := range lines {
-		lines[i] = strings.Join(Line(l, width, hang), "\n")
-	}
-	return strings.Join(lines, "\n")
-}
-
 // Reflow lays out a document of paragraphs and lists (a command's help) at
 // width: a paragraph, lines that start at the margin, is filled anew from
 // its words; a line that is indented (a list, an example) keeps its own
