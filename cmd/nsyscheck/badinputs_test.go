@@ -379,7 +379,31 @@ func TestBadInputs(t *testing.T) {
 		t.Logf("%d of %d cases ran: docs/bad-inputs.md not compared", len(results), len(badCases()))
 		return
 	}
-	golden.Assert(t, filepath.Join("..", "..", "docs", "bad-inputs.md"), []byte(badInputsDoc(results)))
+	doc := filepath.Join("..", "..", "docs", "bad-inputs.md")
+	got := badInputsDoc(results)
+	if golden.Updating() {
+		if err := os.WriteFile(doc, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, g := signalRowsAlike(string(want)), signalRowsAlike(got); w != g {
+		t.Errorf("%s differs from the real output (go test ./cmd/nsyscheck -run TestBadInputs -update rewrites it)\n%s", doc, golden.FirstDiff(w, g))
+	}
+}
+
+// signalRows are the rows of a case a signal stops (exit 130): the step
+// the signal lands in, and so its words, vary from run to run.
+var signalRows = regexp.MustCompile(`(?m)^(\|.*\| 130 \|) .*\|$`)
+
+// signalRowsAlike is the document with each signal row's answer left out,
+// as two runs of the cases agree on it.
+func signalRowsAlike(doc string) string {
+	return signalRows.ReplaceAllString(doc, "$1 (the step the signal stopped) |")
 }
 
 // runMain runs nsyscheck's Main, turning a panic into a test failure.
