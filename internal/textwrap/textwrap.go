@@ -59,7 +59,7 @@ func tokens(text string) []string {
 	out := make([]string, 0, len(words))
 	for i := 0; i < len(words); i++ {
 		w := words[i]
-		if relations[w] && i+1 < len(words) && isNumber(words[i+1]) {
+		if relations[w] && i+1 < len(words) && isNumber(strings.TrimRight(words[i+1], ",.;:)]")) {
 			// A bound stays whole: ">= 1.3".
 			w += " " + words[i+1]
 			i++

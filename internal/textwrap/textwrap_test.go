@@ -28,6 +28,7 @@ func TestWrap(t *testing.T) {
 		{"share 99.8 % and", 12, []string{"> share", "  99.8 % and"}},
 		// A comparison keeps its bound.
 		{"0.97, needs >= 1.3 x", 12, []string{"> 0.97,", "  needs", "  >= 1.3 x"}},
+		{"(-0.2, needs >= 0.6)", 12, []string{"> (-0.2,", "  needs", "  >= 0.6)"}},
 		// A count keeps what it counts; a number ending its phrase does not.
 		{"written (8 files)", 12, []string{"> written", "  (8 files)"}},
 		{"ratio 6.7, share", 10, []string{"> ratio", "  6.7,", "  share"}},
