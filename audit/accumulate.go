@@ -150,6 +150,8 @@ type Accumulator struct {
 	// hundreds of thousands).
 	pageableAsync asyncCopies
 	totals        map[totalKey]*Total
+	// sites sums the pageable copies by the call site their stacks name.
+	sites siteAccumulator
 }
 
 // NewAccumulator returns an empty Accumulator.
@@ -178,6 +180,10 @@ func (a *Accumulator) Handler(scan *capture.CopyScan) records.Handler {
 			return nil
 		},
 		Gap: func(g records.Gap) error {
+			if g.Fact == records.FactStacks {
+				a.sites.lack(g.Reason)
+				return nil
+			}
 			scan.Lack(g.Fact, g.Reason)
 			return nil
 		},
@@ -232,6 +238,7 @@ func (a *Accumulator) Add(o *records.Op) {
 		}
 		c.Range = a.ranges.innermost(c.PID, c.TID, c.CallStart, c.CallEnd)
 	}
+	a.sites.add(o.Call, &c)
 	a.add(&c)
 }
 

@@ -128,6 +128,9 @@ func (rd *reader) opened(p string) { rd.info.Files = append(rd.info.Files, p) }
 func (rd *reader) open() error {
 	wantCalls := rd.h.Call != nil || rd.opts.JoinCalls || rd.h.Counts != nil
 	wantOps := rd.h.Op != nil || rd.h.Counts != nil
+	if rd.opts.Stacks && rd.opts.JoinCalls && rd.h.Op != nil {
+		rd.lack(records.FactStacks, "no call stacks in CSV reports: nsys stats writes none; give the capture's .nsys-rep or SQLite export")
+	}
 	if wantCalls {
 		if err := rd.openAPITrace(); err != nil {
 			return err

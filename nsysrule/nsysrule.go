@@ -79,7 +79,7 @@ func ReadCSV(path string) ([]FlaggedCopy, error) {
 		}
 		rows = append(rows, f)
 	}
-	return rows, nil
+	return dropTwins(rows), nil
 }
 
 // readRow decodes one data row.

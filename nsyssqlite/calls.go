@@ -175,6 +175,9 @@ func (r *reader) threadNames() (map[int64]string, error) {
 // wanted API names and, with records.Selection.ProgramThread, the program's thread.
 // none is true when no call can match.
 func (r *reader) runtimeFilter(table, gtidCol string) (conds []string, none bool, err error) {
+	if c := r.callsOnly(""); c != "" {
+		conds = append(conds, c)
+	}
 	if len(r.opts.APINames) > 0 {
 		ids, err := r.apiNameIDs(r.opts.APINames)
 		if err != nil {

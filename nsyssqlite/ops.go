@@ -165,6 +165,7 @@ func (r *reader) emitJoinedCopies() error {
 		if r.mcols[nsysdb.ColGlobalPid] && r.rcols[nsysdb.ColGlobalTid] {
 			join += ` AND ` + nsysdb.PIDExpr(rc(nsysdb.ColGlobalTid)) + ` = ` + nsysdb.PIDExpr(m(nsysdb.ColGlobalPid))
 		}
+		join += r.andCallsOnly("r.")
 	}
 	gtid := "0"
 	if r.rcols[nsysdb.ColGlobalTid] {
@@ -214,6 +215,7 @@ func (r *reader) emitJoinedCopies() error {
 				call.PID, call.TID = nsysdb.SplitGlobalID(gt)
 				call.Thread = threads[gt]
 			}
+			call.Stack = r.stackOf(call.PID, c.op.Corr)
 			c.op.Call = &call
 		}
 		if err := r.h.Op(&c.op); err != nil {

@@ -22,6 +22,9 @@ func (r *reader) plan() error {
 	if r.rcols, err = r.columns(nsysdb.TableRuntime, nsysdb.ColStart, nsysdb.ColEnd, nsysdb.ColNameID); err != nil {
 		return err
 	}
+	if err := r.planBacktraces(); err != nil {
+		return err
+	}
 	table := r.tables[nsysdb.TableRuntime]
 	if r.h.Call != nil || r.opts.JoinCalls {
 		if !r.rcols[nsysdb.ColCorrelationID] {
@@ -53,6 +56,9 @@ func (r *reader) plan() error {
 	}
 	if r.h.Event != nil && r.tables[nsysdb.TableCUDAEvent] == "" {
 		r.lack(records.FactEvents, fmt.Sprintf("the export has no %s table: nsys recorded no CUDA event records", nsysdb.TableCUDAEvent))
+	}
+	if err := r.readStacks(); err != nil {
+		return err
 	}
 	if err := r.checkReferences(); err != nil {
 		return err

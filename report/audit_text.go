@@ -145,6 +145,10 @@ func writeAdviceText(b *strings.Builder, a adviceView, width int) {
 			writeWrapped(b, f, width, "    - ", "      ")
 		}
 	}
+	if a.Sites != nil {
+		b.WriteByte('\n')
+		writeTextTable(b, *a.Sites, width)
+	}
 	writeWrapped(b, a.Line, width, "  ", "    ")
 }
 
@@ -309,6 +313,10 @@ func AuditMarkdown(w io.Writer, out *audit.Output) error {
 		for _, f := range c.Fix {
 			ew.printf("  - fix: %s\n", mdText(f))
 		}
+	}
+	if v.Advice.Sites != nil {
+		ew.printf("\n")
+		writeMarkdownTable(ew, *v.Advice.Sites)
 	}
 	if v.Advice.Line != "" {
 		ew.printf("\n%s.\n\n", mdText(capitalise(v.Advice.Line)))
