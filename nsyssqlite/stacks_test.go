@@ -212,4 +212,3 @@ func TestDamagedStacksRefused(t *testing.T) {
 		}
 	}
 }
-
