@@ -317,8 +317,8 @@ func AuditMarkdown(w io.Writer, out *audit.Output) error {
 	if v.Advice.Sites != nil {
 		ew.printf("\n")
 		writeMarkdownTable(ew, *v.Advice.Sites)
-	}
-	if v.Advice.Line != "" {
+		ew.printf("%s.\n\n", mdText(capitalise(v.Advice.Line)))
+	} else if v.Advice.Line != "" {
 		ew.printf("\n%s.\n\n", mdText(capitalise(v.Advice.Line)))
 	}
 	for _, d := range v.Audits {
