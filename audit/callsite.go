@@ -37,6 +37,7 @@ type SiteTotals struct {
 
 // Frame is one frame of a call stack as the audit names a site by it.
 type Frame struct {
+	// Symbol is the function, "" where nsys resolved none (Unresolved).
 	Symbol     string `json:"symbol"`
 	Module     string `json:"module"`
 	Unresolved bool   `json:"unresolved,omitempty"`
@@ -186,8 +187,15 @@ func SiteOf(s *records.Stack, api string) (site Frame, entry *Frame, ok bool) {
 	return frameOf(&s.Frames[first]), entry, true
 }
 
+// frameOf is a stack's frame as a site names it: an unresolved one by its
+// module alone, since each call in a function without a symbol returns to
+// an address of its own, so that a module's calls without symbols make one
+// site.
 func frameOf(f *records.Frame) Frame {
-	return Frame{Symbol: f.Symbol, Module: f.Module, Unresolved: f.Unresolved}
+	if f.Unresolved {
+		return Frame{Module: f.Module, Unresolved: true}
+	}
+	return Frame{Symbol: f.Symbol, Module: f.Module}
 }
 
 // runtimeModules are the base-name prefixes of the libraries no call site

@@ -169,3 +169,20 @@ func TestExpectSites(t *testing.T) {
 		}
 	}
 }
+
+// TestUnresolvedSite: calls from a module without symbols, each returning
+// to an address of its own, make one site named by the module.
+func TestUnresolvedSite(t *testing.T) {
+	a := NewAccumulator()
+	for i, ip := range []string{"0x401a2c", "0x401b80"} {
+		st := frames("cudaMemcpy", "/lib/libcudart.so.13", ip, "/opt/app/bin/loader", "__libc_start_main", "/lib/libc.so.6")
+		st.Frames[1].Unresolved = true
+		c := &records.Call{Name: "cudaMemcpy", Start: int64(i) * 100, End: int64(i)*100 + 50, Corr: int64(i), PID: 1, TID: 1, Stack: st}
+		a.Add(&records.Op{Kind: records.OpCopy, Start: c.Start, End: c.End, Corr: c.Corr, PID: 1, Bytes: 10, Copy: vocab.CopyDtoH,
+			Src: vocab.MemDevice, Dst: vocab.MemPageable, Call: c})
+	}
+	cs := a.sites.finish()
+	if len(cs.Sites) != 1 || cs.Sites[0].Copies != 2 || !cs.Sites[0].Frame.Unresolved || cs.Sites[0].Frame.Symbol != "" || cs.Sites[0].Frame.Module != "/opt/app/bin/loader" {
+		t.Errorf("sites %+v", cs.Sites)
+	}
+}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"path"
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/audit"
@@ -84,6 +85,9 @@ func siteWords(s audit.CallSite) string {
 // frameWords is a frame's function without its parameter list, and the
 // base name of its module.
 func frameWords(f audit.Frame) string {
+	if f.Unresolved {
+		return "a function without a symbol in " + path.Base(f.Module) + " (build it unstripped, with -g, to name it)"
+	}
 	g := f
 	g.Symbol = shortSymbol(f.Symbol)
 	return g.Name()
