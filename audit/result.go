@@ -80,7 +80,9 @@ type Audit struct {
 	// as Diagnostics.
 	Exposures []diag.Diagnostic `json:"-"`
 
-	pageableAsync asyncCopies
+	// rule is the digest of the pageable async copies, for the rule's
+	// comparison (CompareRule).
+	rule ruleDigest
 	// kernels counts the kernel launches by name: with the bytes moved,
 	// what tells two captures of one program (SameProgram).
 	kernels map[string]int64
@@ -98,7 +100,7 @@ func (a *Accumulator) Finish(scan *capture.CopyScan, r Replayed) *Audit {
 	au := &Audit{Capture: scan.Path, Format: string(scan.Format), Files: scan.Files,
 		GPU: scan.Meta.GPU, NsysVersion: scan.Meta.NsysVersion, APICalls: scan.APICalls,
 		SpanNs: scan.Span, SpanFrom: scan.SpanFrom, Copies: scan.Copies, Unmatched: scan.Unmatched, Memsets: scan.Memsets,
-		Missing: scan.Missing, pageableAsync: a.pageableAsync.sorted(), Classes: []*Class{}, TopOffenders: []*Class{},
+		Missing: scan.Missing, rule: a.rule, Classes: []*Class{}, TopOffenders: []*Class{},
 		Exposures: []diag.Diagnostic{}, CallSites: a.sites.finish()}
 	for _, c := range a.classes {
 		if c.GPUNs > 0 {

@@ -17,7 +17,9 @@ import (
 // correlation id and thread and a span around the call's.
 func (r *reader) planBacktraces() error {
 	r.btClass = -1
-	if !r.rcols[nsysdb.ColEventClass] || r.tables[nsysdb.TableEventClass] == "" {
+	// Every export's enum names the class; its rows come with the stacks'
+	// table, which an export without stacks leaves out.
+	if !r.rcols[nsysdb.ColEventClass] || r.tables[nsysdb.TableEventClass] == "" || r.tables[nsysdb.TableCallchains] == "" {
 		return nil
 	}
 	classes, err := r.readEnum(nsysdb.TableEventClass)
@@ -40,6 +42,14 @@ func (r *reader) callsOnly(alias string) string {
 		return ""
 	}
 	return alias + q(nsysdb.ColEventClass) + ` IS NOT ` + strconv.FormatInt(r.btClass, 10)
+}
+
+// withCallsOnly is conds with callsOnly's condition, where there is one.
+func (r *reader) withCallsOnly(conds []string) []string {
+	if c := r.callsOnly(""); c != "" {
+		return append(conds[:len(conds):len(conds)], c)
+	}
+	return conds
 }
 
 // andCallsOnly is callsOnly as a further term of a condition.
