@@ -36,6 +36,9 @@ const (
 	// EnvelopeKind is the envelope's kind for an audit (spelt where
 	// inputs are told: source.OutputAudit).
 	EnvelopeKind = source.OutputAudit
+	// EnvelopeKindRanks is the envelope's kind for the audits of a
+	// distributed job's captures, a result per rank (audit --ranks).
+	EnvelopeKindRanks = source.OutputAuditRanks
 	// LegacySchemaVersion named the audit's own JSON form before the
 	// envelope: {"schemaVersion": "nsyscheck.audit/v1", "before", "after",
 	// "check"}. ReadOutput still reads it.

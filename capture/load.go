@@ -99,7 +99,9 @@ func FromSource(ctx context.Context, src *source.Source, opts Options) (*Capture
 		return programCapture(src.Program.Path, src.Program.Reader(), FormatTranscript, "transcript", program.ParseTranscript)
 	}
 	c := &Capture{Path: src.Path, Format: formatOf(src.Kind), Notes: append([]string(nil), src.Notes...)}
-	info, err := Read(ctx, src, records.Selection{APINames: opts.APINames, ProgramThread: opts.ProgramThread,
+	// The copies come joined to their calls (the model keeps them apart),
+	// so that the check across records needs not keep the copy calls.
+	info, err := Read(ctx, src, records.Selection{APINames: opts.APINames, ProgramThread: opts.ProgramThread, JoinCalls: true,
 		Ops: []records.OpKind{records.OpCopy, records.OpKernel}}, records.Tee(collect(c), opts.Watch))
 	if err != nil {
 		return nil, err

@@ -72,6 +72,19 @@ func (s *CopyScan) Lack(f Fact, reason string) {
 // migration, which have no copy call of their own. Its host time would
 // otherwise count as 0, and a check after a fix could hold on it.
 func TraceOf(ctx context.Context, src *source.Source, feed func(*CopyScan) records.Handler) (*CopyScan, error) {
+	return scanOf(ctx, src, records.Selection{JoinCalls: true, Stacks: true}, feed)
+}
+
+// CopiesOf reads the copies alone of an opened source's trace, each joined
+// to its call as TraceOf joins it, and refused where TraceOf refuses: the
+// audit's second read of its copies, where NVIDIA's rule and the audit
+// disagree on which copies come from pageable memory.
+func CopiesOf(ctx context.Context, src *source.Source, feed func(*CopyScan) records.Handler) (*CopyScan, error) {
+	return scanOf(ctx, src, records.Selection{JoinCalls: true, Ops: []records.OpKind{records.OpCopy}}, feed)
+}
+
+// scanOf reads src with sel into the handler feed returns for the scan.
+func scanOf(ctx context.Context, src *source.Source, sel records.Selection, feed func(*CopyScan) records.Handler) (*CopyScan, error) {
 	scan := &CopyScan{Path: src.Path, Format: formatOf(src.Kind), Notes: src.Notes}
 	h := feed(scan)
 	var (
@@ -105,7 +118,7 @@ func TraceOf(ctx context.Context, src *source.Source, feed func(*CopyScan) recor
 		}
 		return next(o)
 	}
-	info, err := Read(ctx, src, records.Selection{JoinCalls: true}, h)
+	info, err := Read(ctx, src, sel, h)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/audit"
 	"github.com/nsyscheck/nsyscheck/predictions"
+	"github.com/nsyscheck/nsyscheck/ranks"
 )
 
 // SchemaVersion is the version of the JSON output's shape, described by
@@ -40,6 +41,10 @@ type Envelope struct {
 	// Check is the audit's check of the capture after the fix against the
 	// capture before it (kind "audit" with two inputs). Absent otherwise.
 	Check *audit.Check `json:"check,omitempty"`
+	// Ranks is the table of a job's ranks (kind "audit-ranks"): a row per
+	// rank, and the ranks that stand out against their peers. Absent
+	// otherwise.
+	Ranks *ranks.Summary `json:"ranks,omitempty"`
 }
 
 // Tool names the program that wrote an output.

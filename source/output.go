@@ -16,13 +16,14 @@ import (
 const (
 	OutputVerify       = "verify"
 	OutputAudit        = "audit"
+	OutputAuditRanks   = "audit-ranks"
 	LegacyAuditVersion = "nsyscheck.audit/v1"
 )
 
 // Output is what one of nsyscheck's own JSON outputs says of itself at its
 // start: its kind, its schemaVersion as written, and the inputs it names.
 type Output struct {
-	// Kind is OutputVerify or OutputAudit.
+	// Kind is OutputVerify, OutputAudit or OutputAuditRanks.
 	Kind string
 	// SchemaVersion is the envelope's schemaVersion, as written; nil
 	// where the head read holds none (a rewritten file whose keys put it
@@ -87,7 +88,7 @@ func ownOutputOf(head []byte) *Output {
 			}
 		case "kind":
 			var kind string
-			if dec.Decode(&kind) != nil || kind != OutputVerify && kind != OutputAudit {
+			if dec.Decode(&kind) != nil || kind != OutputVerify && kind != OutputAudit && kind != OutputAuditRanks {
 				return nil
 			}
 			out.Kind = kind

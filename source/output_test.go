@@ -32,6 +32,7 @@ func TestOwnOutput(t *testing.T) {
 		{"audit.json", `{"schemaVersion": 1, "kind": "audit", "inputs": ["x"], "results": [{}]}`, OutputAudit, false, []string{"x"}},
 		{"old-audit.json", `{"schemaVersion": "nsyscheck.audit/v1", "before": {"copies": 7}}`, OutputAudit, true, nil},
 		{"sorted.json", `{"check": {"verdict": "held"}, "inputs": ["x", "y"], "kind": "audit", "results": [], "schemaVersion": 1}`, OutputAudit, false, []string{"x", "y"}},
+		{"ranks.json", `{"schemaVersion": 1, "kind": "audit-ranks", "inputs": ["r0", "r1"], "results": []}`, OutputAuditRanks, false, []string{"r0", "r1"}},
 		{"fleet.json", `{"schemaVersion": 1, "kind": "fleet"}`, "", false, nil},
 		{"results.json", `{"device": "NVIDIA H200", "h2d": []}`, "", false, nil},
 		{"list.json", `[1, 2]`, "", false, nil},

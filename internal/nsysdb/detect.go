@@ -166,4 +166,3 @@ func isTranscript(head []byte) bool {
 	}
 	return false
 }
-
