@@ -51,6 +51,12 @@ func expectDifference(d audit.ExpectDifference) string {
 		}
 	case "predictionSources":
 		return fmt.Sprintf("predictionSources: expected %s, got %s", strings.Join(d.Want.([]string), ","), strings.Join(d.Got.([]string), ","))
+	case "callSites":
+		if d.ID == "" {
+			w, g := d.Want.([]audit.SiteExpectation), d.Got.([]audit.SiteExpectation)
+			return fmt.Sprintf("callSites: expected %d, got %d (%v)", len(w), len(g), g)
+		}
+		return fmt.Sprintf("callSites[%s]: expected %+v, got %+v", d.ID, d.Want, d.Got)
 	case "coverage":
 		return fmt.Sprintf("coverage: expected [%s], got [%s]", strings.Join(d.Want.([]string), ", "), strings.Join(d.Got.([]string), ", "))
 	}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"github.com/nsyscheck/nsyscheck/source"
 	"io"
 
 	"github.com/nsyscheck/nsyscheck/audit"
@@ -16,7 +17,7 @@ const SchemaVersion = 1
 
 // Kinds of JSON output, the envelope's "kind".
 const (
-	KindVerify = "verify"
+	KindVerify = source.OutputVerify
 	KindAudit  = audit.EnvelopeKind
 )
 
