@@ -460,14 +460,19 @@ func checkView(v *auditView, out *audit.Output, verbose bool) {
 	v.Regions = tableView{Title: "Regions (ms): before, predicted with the copies pinned, after",
 		Head:  []string{"region", "time", "before", "predicted", "bound", "after", "verdict"},
 		Right: []bool{false, false, true, true, false, true, false}, Missing: noRegion}
-	var judged, held int
+	var judged, held, died, wide int
 	var regions []audit.Region
 	var checks []audit.RegionCheck
 	for _, r := range c.Regions {
 		if r.Judged {
 			judged++
-			if r.Verdict == audit.Held {
+			switch {
+			case r.Verdict == audit.Held:
 				held++
+			case r.Verdict == audit.Died:
+				died++
+			case r.Why == audit.WhyTooWide:
+				wide++
 			}
 		}
 	}
@@ -499,11 +504,17 @@ func checkView(v *auditView, out *audit.Output, verbose bool) {
 		v.Regions.Note = leftOut(left)
 	}
 	v.Shares = sharesTable(regions, checks)
-	switch c.Verdict {
-	case audit.Held:
+	switch {
+	case c.Verdict == audit.Held && held == judged:
 		v.Answer = fmt.Sprintf("held: every judged region's time after lies in its predicted bound (%d of %d)", held, judged)
-	case audit.Died:
-		v.Answer = fmt.Sprintf("died: %d of %d judged regions lie outside their predicted bound", judged-held, judged)
+	case c.Verdict == audit.Held:
+		v.Answer = fmt.Sprintf("held: %d of %d judged regions lie in their predicted bound; %d too wide to decide", held, judged, wide)
+	case c.Verdict == audit.Died:
+		v.Answer = fmt.Sprintf("died: %d of %d judged regions lie outside their predicted bound", died, judged)
+	case c.Unseen == nil && !c.Fix.Made:
+		v.Answer = "unavailable: " + notFixedWords(c.Fix)
+	case wide > 0:
+		v.Answer = fmt.Sprintf("unavailable: %s too wide to decide: each bound holds its region's own time before, so the prediction allows no change", nounsOf(int64(wide), "judged region"))
 	default:
 		v.Answer = "unavailable: no region could be judged"
 	}
@@ -548,6 +559,9 @@ func regionCheckWords(r *audit.RegionCheck) string {
 	case audit.WhyUnseen:
 		return fmt.Sprintf("%s: unavailable: %s before, %s after (%s); the replay predicted %s, but the capture cannot show what the fix changed (below)",
 			r.Name, msWords(r.Time()), msWords(r.AfterMs()), m, msWords(mid))
+	case audit.WhyNotFixed:
+		return fmt.Sprintf("%s: unavailable: %s before, %s after (%s), but the capture after did not make the fix, so it cannot check the prediction %s",
+			r.Name, msWords(r.Time()), msWords(r.AfterMs()), m, msWords(mid))
 	}
 	perBefore, perAfter := r.CopyCallMs/float64(max(r.Instances, 1)), r.AfterCopyCallMs/float64(max(r.AfterInstances, 1))
 	var s string
@@ -567,6 +581,8 @@ func regionCheckWords(r *audit.RegionCheck) string {
 		s += "; died: it lies above " + bound + ", slower than predicted"
 	case audit.WhyBelow:
 		s += "; died: it lies below " + bound + ", faster than predicted"
+	case audit.WhyTooWide:
+		return s + "; too wide to decide: " + bound + " holds the time before, so it allows no change: " + wideWords(r, lo, hi)
 	}
 	s += fmt.Sprintf(" (costs %s ms, widened by %s below and %s above)", boundWords(lo, hi), pctPlain(r.Tolerance.Low()), pctPlain(r.Tolerance.High()))
 	if r.Why != audit.WhyInBound {
@@ -576,6 +592,27 @@ func regionCheckWords(r *audit.RegionCheck) string {
 		}
 	}
 	return s
+}
+
+// wideWords says what widened a region's bound over its time before.
+func wideWords(r *audit.RegionCheck, lo, hi float64) string {
+	t := r.Tolerance
+	switch r.WideBy {
+	case audit.WideCost:
+		return fmt.Sprintf("its costs themselves reach it (%s ms; pinning by copy pays the host copy at the pageable call's measured time, --pin-by in-place does not)", boundWords(lo, hi))
+	case audit.WideNoise:
+		return fmt.Sprintf("its median's 90%% interval widens it by %s below and %s above", pctPlain(t.NoiseLow), pctPlain(t.NoiseHigh))
+	case audit.WideFit:
+		return fmt.Sprintf("the replay's error on the region, %s, widens it", pctPlain(t.Fit))
+	}
+	return fmt.Sprintf("the model's own error, %s, widens it", pctPlain(t.Model))
+}
+
+// notFixedWords says that the capture after still makes the pageable
+// copies the fix was to remove.
+func notFixedWords(f audit.Fix) string {
+	return fmt.Sprintf("not fixed: AFTER still makes %s from pageable memory, %s (before: %s, %s), so it cannot check a prediction of the fix",
+		nounsOf(f.After.Count, "host-device copy"), audit.FormatMB(f.After.Bytes), nounsOf(f.Before.Count, "copy"), audit.FormatMB(f.Before.Bytes))
 }
 
 // unseenWords says why the capture cannot show what the fix changed.
