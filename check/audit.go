@@ -161,6 +161,15 @@ func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 	for _, n := range scan.Notes {
 		au.Diagnostics = append(au.Diagnostics, diag.Diagnostic{Level: diag.Info, Detail: diag.Note{Of: diag.CodeInputSubstituted, Text: n}})
 	}
+	if len(scan.Uncopied) > 0 {
+		var n int64
+		for _, c := range scan.Uncopied {
+			n += c.Calls
+		}
+		au.Diagnostics = append(au.Diagnostics, diag.Diagnostic{Level: diag.Warning, Detail: diag.Note{Of: diag.CodeUncopiedCalls,
+			Text: fmt.Sprintf("%d of the %d copy calls have no copy record (%s): what they moved is not in the audit; nsys loses a few records of a long capture, more than %g%% refuse the audit",
+				n, scan.CopyCalls, capture.APICounts(scan.Uncopied), 100*capture.UncopiedShare)}})
+	}
 	au.Exposures = append(au.Exposures, exposed...)
 	if opts.NoRule {
 		au.RuleUnavailable(nsysrule.Name, "not asked for (--nvidia-rule off)")

@@ -15,6 +15,9 @@ const (
 	// export; its detail is the loader's Note.
 	CodeInputSubstituted Code = "input-substituted"
 	CodeSharedGPU        Code = "shared-gpu"
+	// CodeUncopiedCalls: a few copy calls of the trace have no copy record
+	// (capture.UncopiedShare); more refuse the audit.
+	CodeUncopiedCalls Code = "copy-calls-uncopied"
 	CodeTraceLost        Code = "trace-lost"
 )
 
