@@ -18,7 +18,7 @@ const (
 	// CodeUncopiedCalls: a few copy calls of the trace have no copy record
 	// (capture.UncopiedShare); more refuse the audit.
 	CodeUncopiedCalls Code = "copy-calls-uncopied"
-	CodeTraceLost        Code = "trace-lost"
+	CodeTraceLost     Code = "trace-lost"
 )
 
 // NsysRule sets NVIDIA's cuda_memcpy_async rule (its CSV File) beside the
