@@ -156,16 +156,17 @@ type Why string
 
 // What decides a region.
 const (
-	WhyInBound   Why = "in-bound"    // held: the time after lies in the bound
-	WhyAbove     Why = "above-bound" // died: slower than predicted
-	WhyBelow     Why = "below-bound" // died: faster than predicted
-	WhyUnseen    Why = "unseen"      // unavailable: Check.Unseen
-	WhyMissing   Why = "missing"     // not judged: no such region after
-	WhyNotJudged Why = "not-judged"  // the whole capture beside NVTX ranges with copies
-	WhyNoCopies  Why = "no-copies"   // not judged: a range with no copy call
-	WhyUnmatched Why = "unmatched"   // not judged: the match names other regions
-	WhyNotFixed  Why = "not-fixed"   // unavailable: the capture after did not make the fix (Check.Fix)
-	WhyTooWide   Why = "too-wide"    // unavailable: the bound holds the time before, so it allows no change
+	WhyInBound   Why = "in-bound"      // held: the time after lies in the bound
+	WhyAbove     Why = "above-bound"   // died: slower than predicted
+	WhyBelow     Why = "below-bound"   // died: faster than predicted
+	WhyUnseen    Why = "unseen"        // unavailable: Check.Unseen
+	WhyMissing   Why = "missing"       // not judged: no such region after
+	WhyNotJudged Why = "not-judged"    // the whole capture beside NVTX ranges with copies
+	WhyNoCopies  Why = "no-copies"     // not judged: a range with no copy call
+	WhyUnmatched Why = "unmatched"     // not judged: the match names other regions
+	WhyNotFixed  Why = "not-fixed"     // unavailable: the capture after did not make the fix (Check.Fix)
+	WhyTooWide   Why = "too-wide"      // unavailable: the bound holds the time before, so it allows no change
+	WhyNoPredict Why = "not-predicted" // unavailable: the region has no prediction (Region.NotPredicted)
 )
 
 // What can widen a region's bound over its own time before (WideBy).
@@ -358,6 +359,8 @@ func judgeRegion(r Region, after *Audit, match map[string]string, skip Why, unse
 		rc.Why = skip
 	case unseen:
 		rc.Verdict, rc.Why = Unavailable, WhyUnseen
+	case r.NotPredicted != nil:
+		rc.Verdict, rc.Why = Unavailable, WhyNoPredict
 	case t > rc.BoundHighMs:
 		rc.Verdict, rc.Why = Died, WhyAbove
 	case t < rc.BoundLowMs:

@@ -240,8 +240,12 @@ func oneView(v *auditView, au *audit.Audit, verbose bool) {
 	for _, i := range shown {
 		r := au.Regions[i]
 		mid, lo, hi := r.Predicted()
+		pinned, bound := auditMs(mid), boundWords(lo, hi)
+		if r.NotPredicted != nil {
+			pinned, bound = "-", "not predicted"
+		}
 		v.Regions.Rows = append(v.Regions.Rows, []string{r.Name, fmt.Sprint(r.Instances), string(r.Measure), auditMs(r.Time()),
-			pctSigned(r.FitError()), auditMs(mid), boundWords(lo, hi)})
+			pctSigned(r.FitError()), pinned, bound})
 		regions = append(regions, r)
 	}
 	if left > 0 {
@@ -284,6 +288,12 @@ func oneView(v *auditView, au *audit.Audit, verbose bool) {
 	for _, r := range au.Judged() {
 		mid, lo, hi := r.Predicted()
 		if r.Time() <= 0 {
+			continue
+		}
+		if r.NotPredicted != nil {
+			v.Notes = append(v.Notes, fmt.Sprintf("%s: %s now (%s), %s: its copy calls hold the host %s of it now, %s from pageable memory",
+				r.Name, msWords(r.Time()), measureWords(r.Measure, r.Instances), notPredictedWords(r.NotPredicted),
+				pctPlain(r.HostShare.Measured), pctPlain(r.PageableShare)))
 			continue
 		}
 		v.Notes = append(v.Notes, fmt.Sprintf("%s: %s now (%s), %s predicted with its copies pinned (bound %s ms, %s): its copy calls hold the host %s of it now, %s from pageable memory",
@@ -491,12 +501,15 @@ func checkView(v *auditView, out *audit.Output, verbose bool) {
 		if !r.Judged {
 			verdict = "(not judged)"
 		}
+		predicted, bound := auditMs(mid), boundWords(r.BoundLowMs, r.BoundHighMs)
+		if r.NotPredicted != nil {
+			predicted, bound = "-", "not predicted"
+		}
 		name := r.Name
 		if r.AfterName != r.Name {
 			name += " -> " + r.AfterName
 		}
-		v.Regions.Rows = append(v.Regions.Rows, []string{name, string(r.Measure), auditMs(r.Time()), auditMs(mid),
-			boundWords(r.BoundLowMs, r.BoundHighMs), after, verdict})
+		v.Regions.Rows = append(v.Regions.Rows, []string{name, string(r.Measure), auditMs(r.Time()), predicted, bound, after, verdict})
 		regions = append(regions, r.Region)
 		checks = append(checks, r)
 	}
@@ -511,6 +524,8 @@ func checkView(v *auditView, out *audit.Output, verbose bool) {
 		v.Answer = fmt.Sprintf("held: %d of %d judged regions lie in their predicted bound; %d too wide to decide", held, judged, wide)
 	case c.Verdict == audit.Died:
 		v.Answer = fmt.Sprintf("died: %d of %d judged regions lie outside their predicted bound", died, judged)
+	case notPredicted(c):
+		v.Answer = "unavailable: " + notPredictedWords(c.Regions[0].NotPredicted)
 	case c.Unseen == nil && !c.Fix.Made:
 		v.Answer = "unavailable: " + notFixedWords(c.Fix)
 	case wide > 0:
@@ -559,6 +574,8 @@ func regionCheckWords(r *audit.RegionCheck) string {
 	case audit.WhyUnseen:
 		return fmt.Sprintf("%s: unavailable: %s before, %s after (%s); the replay predicted %s, but the capture cannot show what the fix changed (below)",
 			r.Name, msWords(r.Time()), msWords(r.AfterMs()), m, msWords(mid))
+	case audit.WhyNoPredict:
+		return fmt.Sprintf("%s: unavailable: %s before, %s after (%s), %s", r.Name, msWords(r.Time()), msWords(r.AfterMs()), m, notPredictedWords(r.NotPredicted))
 	case audit.WhyNotFixed:
 		return fmt.Sprintf("%s: unavailable: %s before, %s after (%s), but the capture after did not make the fix, so it cannot check the prediction %s",
 			r.Name, msWords(r.Time()), msWords(r.AfterMs()), m, msWords(mid))
@@ -594,6 +611,11 @@ func regionCheckWords(r *audit.RegionCheck) string {
 	return s
 }
 
+// notPredicted reports whether the check's regions have no prediction.
+func notPredicted(c *audit.Check) bool {
+	return len(c.Regions) > 0 && c.Regions[0].NotPredicted != nil
+}
+
 // wideWords says what widened a region's bound over its time before.
 func wideWords(r *audit.RegionCheck, lo, hi float64) string {
 	t := r.Tolerance
@@ -606,6 +628,16 @@ func wideWords(r *audit.RegionCheck, lo, hi float64) string {
 		return fmt.Sprintf("the replay's error on the region, %s, widens it", pctPlain(t.Fit))
 	}
 	return fmt.Sprintf("the model's own error, %s, widens it", pctPlain(t.Model))
+}
+
+// notPredictedWords says why a region has no prediction.
+func notPredictedWords(n *audit.NotPredicted) string {
+	if n.Launches > 0 {
+		return fmt.Sprintf("not predicted: the replay sees none of the kernels the capture's %s ran (CSV reports tie no kernel to its launch), so it cannot tell what the copies overlap; give the SQLite export (nsys export --type sqlite)",
+			nounsOf(n.Launches, "launch call"))
+	}
+	return fmt.Sprintf("not predicted: the what-if found no pinned cost for any of the capture's %s from pageable memory (a copy needs its call's time and its GPU time; a run folder, --rates RUN_DIR, gives both)",
+		nounsOf(int64(n.Uncosted), "copy"))
 }
 
 // notFixedWords says that the capture after still makes the pageable
