@@ -212,7 +212,7 @@ func exposures(ctx context.Context, f *source.File) []diag.Diagnostic {
 // AuditRates gathers the rates the prediction may use besides the
 // capture's own: the run folder's pinned copies and link, and the link rate.
 func AuditRates(opts AuditOptions) (*audit.Rates, error) {
-	r := &audit.Rates{LinkGBps: DefaultLinkGBps, LinkSource: "assumed PCIe 5.0 x16; pass --link-gbps or --rates to give the real link"}
+	r := &audit.Rates{LinkGBps: DefaultLinkGBps, LinkSource: fmt.Sprintf("assumed PCIe 5.0 x16, %.1f GB/s; pass --link-gbps or --rates to give the real link", DefaultLinkGBps)}
 	if opts.LinkGBps != 0 {
 		if err := checkRate("--link-gbps", opts.LinkGBps); err != nil {
 			return nil, err

@@ -429,7 +429,14 @@ func costSourcesWords(costs []replay.CostUse) string {
 		}
 		return joinWords(out)
 	}
-	return "call times from " + list(calls) + ", copy times from " + list(gpus)
+	s := "call times from " + list(calls) + ", copy times from " + list(gpus)
+	for _, c := range costs {
+		if c.GPUSource == audit.SourceLink && c.GPUFrom != "" {
+			// Where the link's rate comes from, which says when it is assumed.
+			return s + " (" + c.GPUFrom + ")"
+		}
+	}
+	return s
 }
 
 // costSourceNames name the sources of pinned costs.
