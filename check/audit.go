@@ -363,13 +363,29 @@ var captureExts = []string{exportcache.Suffix, ".sqlite", ".nsys-rep", ".qdrep"}
 // is returned as it is.
 func coverRefusal(err error, c *coverage.Coverage, fw framework.Name) error {
 	var ie *inputerr.Error
-	if !errors.As(err, &ie) || !strings.HasPrefix(ie.Problem, capture.ProblemNoCopies) {
+	if !errors.As(err, &ie) {
 		return err
 	}
-	for _, d := range c.CaptureDiagnostics(fw) {
-		if coverage.Hides(d.Code()) {
-			ie.Problem += fmt.Sprintf("; %s: %s", d.Code(), report.DiagnosticText(d))
+	ds := c.CaptureDiagnostics(fw)
+	if strings.HasPrefix(ie.Problem, capture.ProblemNoCopies) {
+		for _, d := range ds {
+			if coverage.Hides(d.Code()) {
+				ie.Problem += fmt.Sprintf("; %s: %s", d.Code(), report.DiagnosticText(d))
+			}
 		}
 	}
-	return err
+	return &Refusal{Err: err, Diagnostics: ds}
 }
+
+// Refusal is an audit that refused its input (an *inputerr.Error it
+// wraps), with what the capture said of itself before the refusal (nsys's
+// diagnostics, what it could not show): audit --format json writes them.
+type Refusal struct {
+	Err         error
+	Diagnostics []diag.Diagnostic
+}
+
+func (r *Refusal) Error() string { return r.Err.Error() }
+
+// Unwrap returns the refusal's error.
+func (r *Refusal) Unwrap() error { return r.Err }
