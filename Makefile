@@ -12,6 +12,13 @@ CAPTURES := $(sort $(dir $(wildcard testdata/captures/*/expect.json)))
 AUDITS  := $(sort $(dir $(wildcard testdata/captures/*/audit-expect.json)))
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo devel)
 BENCH_DIR ?= /tmp/nsyscheck-bench
+# make bench's captures: API rows added to the h200-pinned export, copies of
+# the many-copies captures generated in the real 600,000-copy capture's
+# shape, and real exports of many copies to measure beside them
+# (comma-separated; e.g. BIG_CAPTURES=/data/many-copies-600k.sqlite).
+BENCH_SIZES  ?= 1000000,10000000
+BENCH_COPIES ?= 600000
+BIG_CAPTURES ?=
 # Where `make install` puts nsyscheck: $(PREFIX)/bin.
 PREFIX  ?= /usr/local
 
@@ -79,7 +86,7 @@ bench:
 	$(GO) build -o $(BENCH_DIR)/bin/nsyscheck ./cmd/nsyscheck
 	$(GO) build -o $(BENCH_DIR)/bin/loadcapture ./internal/perfbench/cmd/loadcapture
 	$(GO) run ./internal/perfbench/cmd/perfbench -dir $(BENCH_DIR) -nsyscheck $(BENCH_DIR)/bin/nsyscheck \
-		-loadcapture $(BENCH_DIR)/bin/loadcapture -sizes 1000000,10000000 -reps 3
+		-loadcapture $(BENCH_DIR)/bin/loadcapture -sizes $(BENCH_SIZES) -copies $(BENCH_COPIES) -capture "$(BIG_CAPTURES)" -reps 3
 
 # Fuzz every parser and check for FUZZTIME each (the seed corpora already
 # run in `make test`); anything found lands in PKG/testdata/fuzz/ to keep.

@@ -145,11 +145,36 @@ type Accumulator struct {
 	classes map[key]*Class
 	sync    Finding
 	noOver  Finding
-	// pageableAsync holds every pageable async copy, to compare with
-	// NVIDIA's cuda_memcpy_async rule, compactly (a capture may hold
-	// hundreds of thousands).
-	pageableAsync asyncCopies
-	totals        map[totalKey]*Total
+	// rule is the digest of the pageable async copies, to compare with
+	// NVIDIA's cuda_memcpy_async rule; list, when not nil, sets each of
+	// them beside the rule's rows (Audit.CompareRule's second pass).
+	rule   ruleDigest
+	list   *ruleList
+	totals map[totalKey]*Total
+	// sites sums the pageable copies by the call site their stacks name.
+	sites siteAccumulator
+	// last is the class and total of the copy added last, by what keys
+	// them: consecutive copies are mostly of one class.
+	last struct {
+		in    classInput
+		ok    bool
+		class *Class
+		total *Total
+		kind  APIKind
+		host  HostMemory
+		batch bool // the API may make several copies a call
+	}
+}
+
+// classInput is what sets a copy's class and total apart, as the copy
+// carries it.
+type classInput struct {
+	api              string
+	kind             vocab.CopyKind
+	src, dst         vocab.MemKind
+	bucket           int
+	pid, tid, stream int64
+	rng, migration   string
 }
 
 // NewAccumulator returns an empty Accumulator.
@@ -178,6 +203,10 @@ func (a *Accumulator) Handler(scan *capture.CopyScan) records.Handler {
 			return nil
 		},
 		Gap: func(g records.Gap) error {
+			if g.Fact == records.FactStacks {
+				a.sites.lack(g.Reason)
+				return nil
+			}
 			scan.Lack(g.Fact, g.Reason)
 			return nil
 		},
@@ -223,7 +252,7 @@ func (a *Accumulator) Add(o *records.Op) {
 	if call := o.Call; call != nil {
 		c.API, c.CallStart, c.CallEnd, c.HostNs = call.Name, call.Start, call.End, call.Duration()
 		c.PID, c.TID, c.Thread = call.PID, call.TID, call.Thread
-		if isBatchAPI(call.Name) || KindOf(call.Name) == Graph {
+		if a.batchAPI(call.Name) {
 			k := [2]int64{c.PID, c.CorrelationID}
 			if a.batches[k] {
 				c.HostNs = 0
@@ -232,34 +261,59 @@ func (a *Accumulator) Add(o *records.Op) {
 		}
 		c.Range = a.ranges.innermost(c.PID, c.TID, c.CallStart, c.CallEnd)
 	}
+	a.sites.add(o.Call, &c)
 	a.add(&c)
 }
 
-// isBatchAPI reports whether one call of this API may make several copies
-// (a graph launch may too: it counts once likewise).
+// isBatchAPI reports whether one call of this API may make several copies.
 func isBatchAPI(name string) bool { return strings.Contains(name, "Batch") }
 
-// add sums one copy.
-func (a *Accumulator) add(c *copyCall) {
+// countsOnce reports whether one call of this API may make several copies,
+// whose host time counts once: a batch call's, or a graph launch's.
+func countsOnce(name string) bool { return isBatchAPI(name) || KindOf(name) == Graph }
+
+// batchAPI is countsOnce, the last API's answer kept.
+func (a *Accumulator) batchAPI(name string) bool {
+	if a.last.ok && name == a.last.in.api {
+		return a.last.batch
+	}
+	return countsOnce(name)
+}
+
+// classOf returns the class and total of a copy, and its API kind and host
+// memory: those of the copy before when it is of the same class.
+func (a *Accumulator) classOf(c *copyCall) (*Class, *Total, APIKind, HostMemory) {
+	in := classInput{api: c.API, kind: c.Kind, src: c.Src, dst: c.Dst, bucket: BucketOf(c.Bytes), pid: c.PID, tid: c.TID,
+		stream: c.Stream, rng: c.Range, migration: c.Migration}
+	l := &a.last
+	if l.ok && in == l.in {
+		return l.class, l.total, l.kind, l.host
+	}
 	k := keyOf(c)
 	cl := a.classes[k]
 	if cl == nil {
 		cl = &Class{ClassKey: k.classKey(), Thread: c.Thread}
 		a.classes[k] = cl
 	}
-	cl.Count++
-	cl.Bytes += c.Bytes
-	cl.HostNs += c.HostNs
-	gpu := c.GPUDuration()
-	cl.GPUNs += gpu
 	kind, host := c.kind(), c.host()
-
 	tk := totalKey{c.Kind, host, kind}
 	t := a.totals[tk]
 	if t == nil {
 		t = &Total{Direction: c.Kind, HostMemory: host, APIKind: kind}
 		a.totals[tk] = t
 	}
+	l.in, l.ok, l.class, l.total, l.kind, l.host, l.batch = in, true, cl, t, kind, host, countsOnce(c.API)
+	return cl, t, kind, host
+}
+
+// add sums one copy.
+func (a *Accumulator) add(c *copyCall) {
+	cl, t, kind, host := a.classOf(c)
+	cl.Count++
+	cl.Bytes += c.Bytes
+	cl.HostNs += c.HostNs
+	gpu := c.GPUDuration()
+	cl.GPUNs += gpu
 	t.Count++
 	t.Bytes += c.Bytes
 	t.HostNs += c.HostNs
@@ -271,7 +325,10 @@ func (a *Accumulator) add(c *copyCall) {
 			a.sync.add(c)
 		}
 		if kind == Async {
-			a.pageableAsync.add(c)
+			a.rule.add(c.PID, c.Start)
+			if a.list != nil {
+				a.list.match(c)
+			}
 		}
 	}
 	if returnsEarly(kind) && c.HostNs > 0 && gpu >= MinOverlapNs && c.CallEnd >= c.End {

@@ -442,19 +442,50 @@ func TestFailAbove(t *testing.T) {
 }
 
 func TestCompareRule(t *testing.T) {
+	copies := func(a *Accumulator) error {
+		a.add(cp("cudaMemcpyAsync", vocab.CopyHtoD, pg, dev, mb4, 0, 1000, 100, 900))
+		a.add(cp("cudaMemcpyAsync", vocab.CopyHtoD, pg, dev, mb4, 2000, 3000, 2100, 2900))
+		a.add(cp("cudaMemcpyAsync", vocab.CopyHtoD, pin, dev, mb4, 4000, 4010, 4100, 4900))
+		return nil
+	}
 	a := NewAccumulator()
-	a.add(cp("cudaMemcpyAsync", vocab.CopyHtoD, pg, dev, mb4, 0, 1000, 100, 900))
-	a.add(cp("cudaMemcpyAsync", vocab.CopyHtoD, pg, dev, mb4, 2000, 3000, 2100, 2900))
-	a.add(cp("cudaMemcpyAsync", vocab.CopyHtoD, pin, dev, mb4, 4000, 4010, 4100, 4900))
+	copies(a)
 	au := a.Finish(scanOf(3), Replayed{})
-	rc := au.CompareRule("cuda_memcpy_async", "test", []Flagged{{PID: 1, Start: 100}, {PID: 1, Start: 2100}})
-	if !rc.Agree || rc.Both != 2 || !strings.Contains(rc.Summary(), "agrees") {
+	compare := func(rows []Flagged, again func(*Accumulator) error) *RuleComparison {
+		t.Helper()
+		side, err := ReadRule(FlaggedRows(rows))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rc, err := au.CompareRule("cuda_memcpy_async", "test", side, again)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rc
+	}
+	reread := func(*Accumulator) error {
+		t.Error("the copies were read again though the two sides agree")
+		return nil
+	}
+	// The same copies in another order agree at once.
+	rc := compare([]Flagged{{PID: 1, Start: 2100}, {PID: 1, Start: 100}}, reread)
+	if !rc.Agree || rc.Both != 2 || rc.RuleCount != 2 || rc.AuditCount != 2 || !strings.Contains(rc.Summary(), "agrees") {
 		t.Errorf("agreement = %+v", rc)
 	}
-	rc = au.CompareRule("cuda_memcpy_async", "test", []Flagged{{PID: 1, Start: 100}, {PID: 1, Start: 4100}})
+	rc = compare([]Flagged{{PID: 1, Start: 100}, {PID: 1, Start: 4100}}, copies)
 	if rc.Agree || rc.Both != 1 || len(rc.OnlyRule) != 1 || rc.OnlyRule[0].Start != 4100 || len(rc.OnlyAudit) != 1 ||
 		rc.OnlyAudit[0].GPUStart != 2100 || !strings.Contains(rc.Summary(), "disagrees") {
 		t.Errorf("disagreement = %+v", rc)
+	}
+	// A copy listed twice by the rule is matched once.
+	rc = compare([]Flagged{{PID: 1, Start: 100}, {PID: 1, Start: 100}, {PID: 1, Start: 2100}}, copies)
+	if rc.Agree || rc.Both != 2 || rc.RuleCount != 3 || len(rc.OnlyRule) != 1 || len(rc.OnlyAudit) != 0 {
+		t.Errorf("a row twice = %+v", rc)
+	}
+	// Copies read again that are not those read first are an error.
+	side, _ := ReadRule(FlaggedRows([]Flagged{{PID: 1, Start: 100}}))
+	if _, err := au.CompareRule("cuda_memcpy_async", "test", side, func(*Accumulator) error { return nil }); err == nil {
+		t.Error("a second read that found no copies was taken")
 	}
 	au.RuleUnavailable("cuda_memcpy_async", "nsys is not installed")
 	if au.NVIDIA.Available || !strings.Contains(au.NVIDIA.Summary(), "not installed") {

@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/privacy"
 	"github.com/nsyscheck/nsyscheck/program"
+	"github.com/nsyscheck/nsyscheck/source"
 )
 
 // maxOutputFile bounds the JSON of an audit read back.
@@ -72,7 +71,8 @@ func readAudit(data json.RawMessage) (*Audit, error) {
 // false when path is not an audit (a capture, or verify's JSON), err says
 // why one cannot be read.
 func ReadOutput(path string) (out *Output, ok bool, err error) {
-	if !strings.EqualFold(filepath.Ext(path), ".json") {
+	own, ok := source.OwnOutput(path)
+	if !ok || own.Kind != EnvelopeKind {
 		return nil, false, nil
 	}
 	// A FIFO, a device or a huge file is no audit: the capture loader
@@ -84,24 +84,20 @@ func ReadOutput(path string) (out *Output, ok bool, err error) {
 	if _, deep := program.TooDeep(data); deep {
 		return nil, false, nil // no audit nests so deep: the capture loader says what it is
 	}
-	var head struct {
-		SchemaVersion json.RawMessage `json:"schemaVersion"`
-		Kind          string          `json:"kind"`
-	}
-	if json.Unmarshal(data, &head) != nil {
-		return nil, false, nil
-	}
-	var legacy string
-	if json.Unmarshal(head.SchemaVersion, &legacy) == nil && legacy == LegacySchemaVersion {
+	if own.Legacy {
 		return readLegacy(path, data)
 	}
-	if head.Kind != EnvelopeKind {
-		return nil, false, nil
+	if own.SchemaVersion == nil {
+		var head struct {
+			SchemaVersion json.RawMessage `json:"schemaVersion"`
+		}
+		_ = json.Unmarshal(data, &head)
+		own.SchemaVersion = head.SchemaVersion
 	}
 	var version int
-	if err := json.Unmarshal(head.SchemaVersion, &version); err != nil || version != EnvelopeVersion {
+	if err := json.Unmarshal(own.SchemaVersion, &version); err != nil || version != EnvelopeVersion {
 		return nil, true, fmt.Errorf("%s: an audit of schemaVersion %s; this nsyscheck reads version %d: write it again with this nsyscheck's audit --format json, or use the nsyscheck that wrote it",
-			path, bytes.TrimSpace(head.SchemaVersion), EnvelopeVersion)
+			path, bytes.TrimSpace(own.SchemaVersion), EnvelopeVersion)
 	}
 	var env envelope
 	if err := json.Unmarshal(data, &env); err != nil {
@@ -129,6 +125,71 @@ func ReadOutput(path string) (out *Output, ok bool, err error) {
 		return nil, true, err
 	}
 	return out, true, nil
+}
+
+// ReadRanks reads the audits of the JSON that audit --ranks --format json
+// writes (kind EnvelopeKindRanks: an audit per rank, and the ranks whose
+// capture could not be audited, by capture, with why), or that audit of one
+// capture writes (its one audit): each rank's audit, for the one table of a
+// job audited in shards. ok is false when path is neither.
+func ReadRanks(path string) (audits []*Audit, failed []Failed, ok bool, err error) {
+	own, ok := source.OwnOutput(path)
+	if !ok || own.Kind != EnvelopeKindRanks {
+		out, ok, err := ReadOutput(path)
+		if !ok || err != nil {
+			return nil, nil, ok, err
+		}
+		if out.After != nil {
+			return nil, nil, true, fmt.Errorf("%s: an audit of a capture and the one after its fix, not of one rank: give the audit of each rank's capture", path)
+		}
+		return []*Audit{out.Before}, nil, true, nil
+	}
+	data, err := inputerr.ReadFile(path, maxOutputFile, "an audit's JSON")
+	if err != nil {
+		return nil, nil, false, nil
+	}
+	if _, deep := program.TooDeep(data); deep {
+		return nil, nil, false, nil
+	}
+	var version int
+	if err := json.Unmarshal(own.SchemaVersion, &version); err != nil || version != EnvelopeVersion {
+		return nil, nil, true, fmt.Errorf("%s: the audits of a job's ranks of schemaVersion %s; this nsyscheck reads version %d: write them again with this nsyscheck's audit --ranks --format json",
+			path, bytes.TrimSpace(own.SchemaVersion), EnvelopeVersion)
+	}
+	var env struct {
+		Results []json.RawMessage `json:"results"`
+		Ranks   struct {
+			Rows []struct {
+				Capture string `json:"capture"`
+				Err     string `json:"error"`
+			} `json:"rows"`
+		} `json:"ranks"`
+	}
+	if err := json.Unmarshal(data, &env); err != nil {
+		return nil, nil, true, fmt.Errorf("%s: the audits of a job's ranks that cannot be read: %w", path, err)
+	}
+	for i, raw := range env.Results {
+		au, err := readAudit(raw)
+		if err != nil {
+			return nil, nil, true, fmt.Errorf("%s: result %d: an audit that cannot be read: %w", path, i+1, err)
+		}
+		if au == nil {
+			return nil, nil, true, fmt.Errorf("%s: result %d is null; write the audits again with nsyscheck audit --ranks --format json", path, i+1)
+		}
+		audits = append(audits, au)
+	}
+	for _, r := range env.Ranks.Rows {
+		if r.Err != "" {
+			failed = append(failed, Failed{Capture: r.Capture, Err: r.Err})
+		}
+	}
+	return audits, failed, true, nil
+}
+
+// Failed is a rank's capture that could not be audited, and why.
+type Failed struct {
+	Capture string
+	Err     string
 }
 
 // checkAgrees refuses a check read back that its two audits do not give:

@@ -41,15 +41,15 @@ type Region struct {
 
 // NotPredicted says why a region has no prediction: the what-if re-costed
 // no copy though it had some to re-cost (Uncosted), or the replay saw no
-// kernel of the trace's launch calls (Launches).
+// kernel of the trace's launch calls tied to it (Launches).
 type NotPredicted struct {
 	// Uncosted counts the copies from pageable memory the what-if found
 	// no pinned cost for: a copy needs both its call's and its GPU time.
 	Uncosted int `json:"uncosted,omitempty"`
-	// Launches counts the kernel launch calls whose kernels the timeline
-	// does not hold (a folder of CSV reports ties no kernel to its
-	// launch): a replay blind to the compute beside the copies predicts
-	// nothing.
+	// Launches counts the kernel launch calls, none of them tied to the
+	// kernel it ran (a folder of CSV reports ties no kernel to its
+	// launch): a replay blind to when the compute beside the copies may
+	// start predicts nothing.
 	Launches int64 `json:"launches,omitempty"`
 }
 

@@ -142,11 +142,19 @@ func kernelsOf(tl *timeline.Timeline) map[string]int64 {
 	return out
 }
 
-// launchesOf counts the timeline's kernel launch calls (cudaLaunchKernel,
-// cuLaunchKernel, cudaLaunchKernelExC, cudaLaunchCooperativeKernel, ...).
-func launchesOf(tl *timeline.Timeline) int64 {
+// unlaunched counts the timeline's kernel launch calls (cudaLaunchKernel,
+// cuLaunchKernel, cudaLaunchKernelExC, ...) when no call of the timeline
+// is tied to a kernel it ran (a launch, or a graph's): a replay that cannot
+// tell when a kernel may start is blind to the compute beside the copies.
+// 0 when some kernel is tied to its call, or there is no launch.
+func unlaunched(tl *timeline.Timeline) int64 {
 	var n int64
-	for _, name := range tl.Calls.Name {
+	for c, name := range tl.Calls.Name {
+		for _, j := range tl.OpsOf(int32(c)) {
+			if tl.Ops.Kind[j] == timeline.OpKernel {
+				return 0
+			}
+		}
 		if api := tl.Name(name); strings.HasPrefix(api, "cudaLaunch") || strings.HasPrefix(api, "cuLaunch") {
 			n++
 		}
@@ -164,9 +172,7 @@ func (au *Audit) setReplay(r Replayed) {
 	if res.Recosted == 0 {
 		why.Uncosted = res.Uncosted
 	}
-	if len(au.kernels) == 0 {
-		why.Launches = launchesOf(r.Timeline)
-	}
+	why.Launches = unlaunched(r.Timeline)
 	if why.Uncosted > 0 || why.Launches > 0 {
 		for i := range au.Regions {
 			au.Regions[i].unpredict(why)

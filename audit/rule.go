@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // Flagged is one copy NVIDIA's cuda_memcpy_async rule lists: the process
@@ -37,41 +35,89 @@ type RuleComparison struct {
 	OnlyAudit []Evidence `json:"onlyAudit"`
 }
 
-// CompareRule matches the rule's copies with the audit's pageable async
-// copies by process and GPU start time, and records the result in au.NVIDIA.
-func (au *Audit) CompareRule(rule, source string, flagged []Flagged) *RuleComparison {
-	pa := &au.pageableAsync
-	rc := &RuleComparison{Rule: rule, Available: true, Source: source, RuleCount: len(flagged),
-		AuditCount: pa.len(), OnlyRule: []Flagged{}, OnlyAudit: []Evidence{}}
-	seen := make([]bool, pa.len())
-	for _, f := range flagged {
-		if i, ok := pa.find(f.PID, f.Start); ok && !seen[i] {
-			rc.Both++
-			seen[i] = true
-			continue
+// RuleRows streams the copies a rule lists, in its order, to yield; it
+// may be called more than once and gives the same rows each time.
+type RuleRows func(yield func(Flagged) error) error
+
+// FlaggedRows streams a slice of rows.
+func FlaggedRows(rows []Flagged) RuleRows {
+	return func(yield func(Flagged) error) error {
+		for _, r := range rows {
+			if err := yield(r); err != nil {
+				return err
+			}
 		}
-		if len(rc.OnlyRule) < MaxEvidence {
+		return nil
+	}
+}
+
+// RuleSide is the rule's copies read down to their count and digest, and
+// the way to read them again.
+type RuleSide struct {
+	rows   RuleRows
+	digest ruleDigest
+}
+
+// Count is how many copies the rule lists.
+func (s *RuleSide) Count() int { return int(s.digest.n) }
+
+// ReadRule reads the rule's copies once, down to their count and digest
+// (sums of a hash of each copy's process and start); nothing of them is
+// kept.
+func ReadRule(rows RuleRows) (*RuleSide, error) {
+	s := &RuleSide{rows: rows}
+	if err := rows(func(f Flagged) error { s.digest.add(f.PID, f.Start); return nil }); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// CompareRule matches the copies the rule lists (theirs, from ReadRule)
+// with the audit's pageable async copies by process and GPU start, and
+// records the result in au.NVIDIA. Both sides are first compared whole, by
+// their counts and digests, which the accumulator took as the copies
+// streamed: when they agree, nothing else is read. When they differ, the
+// rule's rows are read again and held sorted, and again streams the
+// capture's copies a second time into the accumulator it is given, to
+// count the copies both list and name those only one does.
+func (au *Audit) CompareRule(rule, source string, theirs *RuleSide, again func(*Accumulator) error) (*RuleComparison, error) {
+	rc := &RuleComparison{Rule: rule, Available: true, Source: source, AuditCount: int(au.rule.n),
+		RuleCount: theirs.Count(), OnlyRule: []Flagged{}, OnlyAudit: []Evidence{}}
+	flagged := theirs.rows
+	if theirs.digest == au.rule {
+		rc.Both, rc.Agree = rc.RuleCount, true
+		au.NVIDIA = rc
+		return rc, nil
+	}
+	l := &ruleList{}
+	if err := flagged(func(f Flagged) error { l.rows = append(l.rows, f); return nil }); err != nil {
+		return nil, err
+	}
+	l.index()
+	a := NewAccumulator()
+	a.list = l
+	if err := again(a); err != nil {
+		return nil, fmt.Errorf("reading the copies again to set them beside the %s rule's: %w", rule, err)
+	}
+	if a.rule != au.rule {
+		return nil, fmt.Errorf("the copies read again to set them beside the %s rule's are not those read first (%d pageable async copies, then %d)",
+			rule, au.rule.n, a.rule.n)
+	}
+	rc.Both = l.both
+	for i, f := range l.rows {
+		if !l.seen[i] && len(rc.OnlyRule) < MaxEvidence {
 			rc.OnlyRule = append(rc.OnlyRule, f)
 		}
 	}
-	var only []int
-	for i := range seen {
-		if !seen[i] {
-			only = append(only, i)
-		}
-	}
-	sort.SliceStable(only, func(x, y int) bool { return pa.copies[only[x]].start < pa.copies[only[y]].start })
-	for _, i := range only[:min(len(only), MaxEvidence)] {
-		rc.OnlyAudit = append(rc.OnlyAudit, pa.evidence(i))
-	}
+	rc.OnlyAudit = l.only.sorted()
 	rc.Agree = rc.Both == rc.RuleCount && rc.Both == rc.AuditCount
 	au.NVIDIA = rc
-	return rc
+	return rc, nil
 }
 
 // RuleUnavailable records that the rule's output could not be had, and why.
 func (au *Audit) RuleUnavailable(rule, note string) {
-	au.NVIDIA = &RuleComparison{Rule: rule, Note: note, AuditCount: au.pageableAsync.len(),
+	au.NVIDIA = &RuleComparison{Rule: rule, Note: note, AuditCount: int(au.rule.n),
 		OnlyRule: []Flagged{}, OnlyAudit: []Evidence{}}
 }
 
@@ -95,75 +141,119 @@ func copies(n int, noun string) string {
 	return fmt.Sprintf("%d %s", n, strings.TrimSuffix(noun, "y")+"ies")
 }
 
-// asyncCopies are the pageable async copies of a capture as the rule's
-// comparison keeps them: enough to find one by process and GPU start and
-// to give it as evidence, the names interned.
-type asyncCopies struct {
-	copies []asyncCopy
-	names  []string
-	at     map[string]uint32
+// ruleDigest sums the pageable async copies of a capture as the rule's
+// comparison takes them: how many, and two sums of a hash of each one's
+// process and GPU start, the same whatever their order. Two lists of
+// copies with one digest hold the same copies but with a chance of about
+// one in 2^64 for lists that differ.
+type ruleDigest struct {
+	n, sum, mix uint64
 }
 
-type asyncCopy struct {
-	pid, start, end    int64
-	corr, tid          int64
-	callStart, callEnd int64
-	bytes              int64
-	api, rng, dir      uint32 // into names
+func (d *ruleDigest) add(pid, start int64) {
+	d.n++
+	d.sum += splitmix(uint64(pid)*0x9e3779b97f4a7c15 ^ uint64(start))
+	d.mix += splitmix(uint64(start)*0xbf58476d1ce4e5b9 ^ uint64(pid) ^ 0x94d049bb133111eb)
 }
 
-func (a *asyncCopies) name(s string) uint32 {
-	if i, ok := a.at[s]; ok {
-		return i
+// splitmix is SplitMix64's finalizer: every bit of x moves about half the
+// bits of the result.
+func splitmix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// ruleList matches the pageable async copies of a capture, streamed a
+// second time, with the rule's rows when the two sides' digests differ:
+// the rows (in the rule's order), their order by process and start, which
+// ones a copy matched, how many did, and the earliest copies no row
+// matched.
+type ruleList struct {
+	rows  []Flagged
+	order []int32
+	seen  []bool
+	both  int
+	only  earliest
+}
+
+func (l *ruleList) index() {
+	l.order = make([]int32, len(l.rows))
+	for i := range l.order {
+		l.order[i] = int32(i)
 	}
-	if a.at == nil {
-		a.at = map[string]uint32{}
-	}
-	i := uint32(len(a.names))
-	a.names = append(a.names, s)
-	a.at[s] = i
-	return i
-}
-
-func (a *asyncCopies) add(c *copyCall) {
-	a.copies = append(a.copies, asyncCopy{pid: c.PID, start: c.Start, end: c.End, corr: c.CorrelationID, tid: c.TID,
-		callStart: c.CallStart, callEnd: c.CallEnd, bytes: c.Bytes, api: a.name(c.API), rng: a.name(c.Range), dir: a.name(string(c.Kind))})
-}
-
-// sorted orders the copies by process and GPU start, keeping the last
-// added of copies that share both (as NVIDIA's rule lists one).
-func (a asyncCopies) sorted() asyncCopies {
-	cs := a.copies
-	sort.SliceStable(cs, func(i, j int) bool {
-		if cs[i].pid != cs[j].pid {
-			return cs[i].pid < cs[j].pid
-		}
-		return cs[i].start < cs[j].start
+	sort.SliceStable(l.order, func(x, y int) bool {
+		a, b := l.rows[l.order[x]], l.rows[l.order[y]]
+		return a.PID < b.PID || a.PID == b.PID && a.Start < b.Start
 	})
-	out := cs[:0]
-	for i, c := range cs {
-		if i+1 < len(cs) && cs[i+1].pid == c.pid && cs[i+1].start == c.start {
-			continue
+	l.seen = make([]bool, len(l.rows))
+}
+
+// match sets one of the audit's copies beside the rule's rows: the first
+// row of its process and start that no copy has matched yet.
+func (l *ruleList) match(c *copyCall) {
+	i := sort.Search(len(l.order), func(k int) bool {
+		r := l.rows[l.order[k]]
+		return r.PID > c.PID || r.PID == c.PID && r.Start >= c.Start
+	})
+	for ; i < len(l.order); i++ {
+		r := l.rows[l.order[i]]
+		if r.PID != c.PID || r.Start != c.Start {
+			break
 		}
-		out = append(out, c)
+		if !l.seen[l.order[i]] {
+			l.seen[l.order[i]] = true
+			l.both++
+			return
+		}
 	}
-	a.copies = out
-	return a
+	l.only.add(evidenceOf(c))
 }
 
-func (a *asyncCopies) len() int { return len(a.copies) }
+// earliest keeps the MaxEvidence copies that started first on the GPU: a
+// max-heap by start, the latest on top.
+type earliest []Evidence
 
-// find returns the index of the copy of process pid starting at start.
-func (a *asyncCopies) find(pid, start int64) (int, bool) {
-	cs := a.copies
-	i := sort.Search(len(cs), func(i int) bool { return cs[i].pid > pid || cs[i].pid == pid && cs[i].start >= start })
-	return i, i < len(cs) && cs[i].pid == pid && cs[i].start == start
+func (h *earliest) add(e Evidence) {
+	q := *h
+	if len(q) == MaxEvidence {
+		if e.GPUStart >= q[0].GPUStart {
+			return
+		}
+		q[0] = e
+		for i := 0; ; {
+			l, r, m := 2*i+1, 2*i+2, i
+			if l < len(q) && q[l].GPUStart > q[m].GPUStart {
+				m = l
+			}
+			if r < len(q) && q[r].GPUStart > q[m].GPUStart {
+				m = r
+			}
+			if m == i {
+				break
+			}
+			q[i], q[m] = q[m], q[i]
+			i = m
+		}
+		return
+	}
+	q = append(q, e)
+	for i := len(q) - 1; i > 0; {
+		p := (i - 1) / 2
+		if q[p].GPUStart >= q[i].GPUStart {
+			break
+		}
+		q[i], q[p] = q[p], q[i]
+		i = p
+	}
+	*h = q
 }
 
-// evidence is copy i as a finding's evidence.
-func (a *asyncCopies) evidence(i int) Evidence {
-	c := a.copies[i]
-	return evidenceOf(&copyCall{API: a.names[c.api], CallStart: c.callStart, CallEnd: c.callEnd, Kind: vocab.CopyKind(a.names[c.dir]),
-		Src: vocab.MemPageable, Dst: vocab.MemPageable, Bytes: c.bytes, Start: c.start, End: c.end, CorrelationID: c.corr,
-		PID: c.pid, TID: c.tid, Range: a.names[c.rng]})
+// sorted is the copies kept, earliest first.
+func (h earliest) sorted() []Evidence {
+	out := append([]Evidence{}, h...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].GPUStart < out[j].GPUStart })
+	return out
 }

@@ -68,8 +68,11 @@ type crossCheck struct {
 	ranges    map[rangeKey][][2]int64 // NVTX push/pop ranges by thread and domain: start, end (open: never)
 	threads   map[[2]int64]*spans
 	copyCalls []callStart // the copy calls read, for copies that come without theirs
-	sortedCC  bool
-	streams   map[streamKey]*spans
+	// joined: the reader joins each copy to its copy call (JoinCalls), so
+	// copyCalls is not kept: a copy without a call has none among the calls.
+	joined   bool
+	sortedCC bool
+	streams  map[streamKey]*spans
 }
 
 // rangeKey names an NVTX push/pop stack: a thread's, in one domain.
@@ -278,7 +281,7 @@ func (x *crossCheck) call(c *records.Call) {
 		x.threads[k] = t
 	}
 	t.add(c.Start, c.End)
-	if nsysdb.IsCopyAPI(c.Name) {
+	if !x.joined && nsysdb.IsCopyAPI(c.Name) {
 		x.copyCalls = append(x.copyCalls, callStart{pid: c.PID, corr: c.Corr, start: c.Start, result: c.Result, name: c.Name})
 		x.sortedCC = false
 	}

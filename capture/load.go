@@ -17,7 +17,9 @@ import (
 
 // Load reads whatever path holds (source.Open tells it):
 //
-//   - a .nsys-rep report, read through its SQLite export (LoadNsysRep);
+//   - a .nsys-rep report, read through its SQLite export, found or made as
+//     exportcache.Resolve says (nsys in its own process group, stopped on
+//     cancel; the report never modified);
 //   - an SQLite export, by its file header or a .sqlite name (LoadSQLite);
 //   - a .json measurements file or results JSON (LoadMeasurements);
 //   - a folder of `nsys stats` CSV reports, or one report in it (LoadCSVDir);
@@ -50,16 +52,6 @@ func Load(path string, opts Options) (*Capture, error) {
 // derived from Calls.
 func LoadSQLite(path string, opts Options) (*Capture, error) {
 	return loadAs(path, opts, nsysdb.KindSQLite)
-}
-
-// LoadNsysRep reads an Nsight Systems report (.nsys-rep) through its SQLite
-// export, found or made as exportcache.Resolve says; the capture's Notes
-// say when the export beside the report stood in for it. nsys runs in its
-// own process group: cancelling opts.Context (Ctrl-C) stops it and
-// everything it started, and the half-written export is removed. The report
-// itself is never modified.
-func LoadNsysRep(path string, opts Options) (*Capture, error) {
-	return loadAs(path, opts, nsysdb.KindNsysRep)
 }
 
 // LoadCSVDir reads the `nsys stats --format csv` reports in dir: the API
@@ -107,7 +99,9 @@ func FromSource(ctx context.Context, src *source.Source, opts Options) (*Capture
 		return programCapture(src.Program.Path, src.Program.Reader(), FormatTranscript, "transcript", program.ParseTranscript)
 	}
 	c := &Capture{Path: src.Path, Format: formatOf(src.Kind), Notes: append([]string(nil), src.Notes...)}
-	info, err := Read(ctx, src, records.Selection{APINames: opts.APINames, ProgramThread: opts.ProgramThread,
+	// The copies come joined to their calls (the model keeps them apart),
+	// so that the check across records needs not keep the copy calls.
+	info, err := Read(ctx, src, records.Selection{APINames: opts.APINames, ProgramThread: opts.ProgramThread, JoinCalls: true,
 		Ops: []records.OpKind{records.OpCopy, records.OpKernel}}, records.Tee(collect(c), opts.Watch))
 	if err != nil {
 		return nil, err

@@ -31,6 +31,9 @@ type ReadInfo struct {
 // trace, and are refused.
 func Read(ctx context.Context, src *source.Source, opts records.Selection, h records.Handler) (*ReadInfo, error) {
 	h, x := validating(ctx, h, formatOf(src.Kind))
+	// The reader hands each copy the copy call it joined it to, so the
+	// check need not keep the copy calls to find them itself.
+	x.joined = opts.JoinCalls
 	var info *ReadInfo
 	switch src.Kind {
 	case nsysdb.KindSQLite, nsysdb.KindNsysRep:

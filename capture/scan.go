@@ -146,42 +146,31 @@ type APICount struct {
 // the audit is unavailable.
 const UncopiedShare = 0.01
 
-// StreamCopies reads the copies of the capture at path for the audit, each
-// with the API call that issued it (the join of records.Selection.JoinCalls),
-// after the NVTX ranges its calls are placed in and before the trace's
-// counts: feed returns the Handler that takes them
-// (audit.Accumulator.Handler) for the CopyScan it fills.
-func StreamCopies(path string, opts Options, feed func(*CopyScan) records.Handler) (*CopyScan, error) {
-	src, err := source.Open(opts.context(), path, opts.sourceOptions(nsysdb.KindUnknown))
-	if err != nil {
-		return nil, err
-	}
-	defer src.Close()
-	return CopiesOf(opts.context(), src, feed)
-}
-
-// CopiesOf is StreamCopies on an opened source.
+// TraceOf reads every record of an opened source's trace in one pass, each
+// copy joined to the API call that issued it (records.Selection.JoinCalls),
+// and every call, GPU operation, synchronisation and event beside: the
+// audit's accumulator and the timeline a replay needs read one stream
+// (records.Tee). feed returns the Handler that takes them for the CopyScan
+// it fills.
 //
 // A trace without copies, or whose copies lack the calls that issued them,
-// holds no answer: what it lacks is not zero. CopiesOf (and TraceOf)
-// refuse, with an *inputerr.Error that says the audit is unavailable and
-// why, a trace with no copy record (the copy table or report absent or
-// empty) and one with a copy that joins no call (none in the trace with
-// its correlation id in its process), unless the copy ran as a graph's
-// node or as a unified memory migration, which have no copy call of their
-// own. Its host time would otherwise count as 0, and a check after a fix
-// could hold on it.
-func CopiesOf(ctx context.Context, src *source.Source, feed func(*CopyScan) records.Handler) (*CopyScan, error) {
-	return scanOf(ctx, src, records.Selection{JoinCalls: true, Ops: []records.OpKind{records.OpCopy}}, feed)
+// holds no answer: what it lacks is not zero. TraceOf refuses, with an
+// *inputerr.Error that says the audit is unavailable and why, a trace with
+// no copy record (the copy table or report absent or empty) and one with a
+// copy that joins no call (none in the trace with its correlation id in its
+// process), unless the copy ran as a graph's node or as a unified memory
+// migration, which have no copy call of their own. Its host time would
+// otherwise count as 0, and a check after a fix could hold on it.
+func TraceOf(ctx context.Context, src *source.Source, feed func(*CopyScan) records.Handler) (*CopyScan, error) {
+	return scanOf(ctx, src, records.Selection{JoinCalls: true, Stacks: true}, feed)
 }
 
-// TraceOf reads every record of an opened source's trace in one pass, each
-// copy joined to the API call that issued it as CopiesOf joins it, and
-// every call, GPU operation, synchronisation and event beside: the audit's
-// accumulator and the timeline a replay needs read one stream
-// (records.Tee).
-func TraceOf(ctx context.Context, src *source.Source, feed func(*CopyScan) records.Handler) (*CopyScan, error) {
-	return scanOf(ctx, src, records.Selection{JoinCalls: true}, feed)
+// CopiesOf reads the copies alone of an opened source's trace, each joined
+// to its call as TraceOf joins it, and refused where TraceOf refuses: the
+// audit's second read of its copies, where NVIDIA's rule and the audit
+// disagree on which copies come from pageable memory.
+func CopiesOf(ctx context.Context, src *source.Source, feed func(*CopyScan) records.Handler) (*CopyScan, error) {
+	return scanOf(ctx, src, records.Selection{JoinCalls: true, Ops: []records.OpKind{records.OpCopy}}, feed)
 }
 
 // scanOf reads src with sel into the handler feed returns for the scan.
@@ -317,7 +306,7 @@ func APICounts(cs []APICount) string {
 }
 
 // ProblemNoCopies starts the Problem of the refusal of a trace with no copy
-// record (CopiesOf), which the pipeline tells by it to say what the capture
+// record (TraceOf), which the pipeline tells by it to say what the capture
 // says it could not show.
 const ProblemNoCopies = "the audit is unavailable: the capture holds no memory copy records"
 

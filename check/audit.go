@@ -124,7 +124,10 @@ func regionNames(au *audit.Audit) string {
 // sets NVIDIA's rule beside it and scans the capture files for exposures.
 // The input is opened once (source.Open, stopped with ctx while nsys
 // exports a report); its capture files are scanned while the records
-// stream, the scan reading the files' bytes and tables beside the stream.
+// stream, the scan reading the files' bytes and tables beside the stream,
+// and NVIDIA's rule runs beside them (nsys analyze on the export, else its
+// CSV beside the capture, each read down to its count and digest), so that
+// it costs no time of its own unless it disagrees with the audit.
 func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts AuditOptions) (*audit.Audit, error) {
 	src, err := source.Open(ctx, path, source.Options{Nsys: opts.Nsys})
 	if err != nil {
@@ -139,6 +142,18 @@ func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 			out = append(out, exposures(ctx, f)...)
 		}
 		early <- out
+	}()
+	ruleCtx, stopRule := context.WithCancel(ctx)
+	rule := startRule(ruleCtx, src, opts)
+	var res *ruleResult
+	defer func() {
+		if res == nil { // an error ended the audit first
+			stopRule()
+			r := <-rule
+			res = &r
+		}
+		res.close()
+		stopRule()
 	}()
 	acc := audit.NewAccumulator()
 	tb := timeline.NewBuilder(ctx, timeline.Options{})
@@ -171,14 +186,22 @@ func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 				n, scan.CopyCalls, capture.APICounts(scan.Uncopied), 100*capture.UncopiedShare)}})
 	}
 	au.Exposures = append(au.Exposures, exposed...)
-	if opts.NoRule {
-		au.RuleUnavailable(nsysrule.Name, "not asked for (--nvidia-rule off)")
-	} else {
-		db := ""
-		if src.Export != nil {
-			db = src.Export.Path
+	got := <-rule
+	res = &got
+	if res.note != "" {
+		au.RuleUnavailable(nsysrule.Name, res.note)
+		return au, nil
+	}
+	again := func(a *audit.Accumulator) error {
+		var names privacy.CopyMasker
+		_, err := capture.CopiesOf(ctx, src, func(s *capture.CopyScan) records.Handler { return names.Handler(a.Handler(s)) })
+		return err
+	}
+	if _, err := au.CompareRule(nsysrule.Name, res.source, res.side, again); err != nil {
+		if ctx.Err() != nil {
+			return nil, err
 		}
-		nvidiaRule(ctx, au, scan.Path, db, opts.Nsys)
+		au.RuleUnavailable(nsysrule.Name, err.Error())
 	}
 	return au, nil
 }
@@ -306,18 +329,51 @@ func readRunRates(dir string, r *audit.Rates) error {
 	return nil
 }
 
-// nvidiaRule sets NVIDIA's cuda_memcpy_async rule beside the audit: run by
-// nsys analyze on the capture's SQLite export db ("" when it has none) when
-// nsys is installed, else read from NAME_cuda_memcpy_async.csv beside the
+// ruleResult is NVIDIA's rule as the audit takes it: the rule's copies,
+// read down to their count and digest (side), and how they were had
+// (source); or why they were not (note). close removes what nsys wrote.
+type ruleResult struct {
+	side   *audit.RuleSide
+	source string
+	note   string
+	close  func()
+}
+
+// startRule has NVIDIA's cuda_memcpy_async rule's copies read beside the
+// stream: nsys analyze on the capture's SQLite export when nsys is
+// installed, else the rule's CSV beside the capture; the result comes on
+// the channel once it is read.
+func startRule(ctx context.Context, src *source.Source, opts AuditOptions) <-chan ruleResult {
+	out := make(chan ruleResult, 1)
+	if opts.NoRule {
+		out <- ruleResult{note: "not asked for (--nvidia-rule off)", close: func() {}}
+		return out
+	}
+	db := ""
+	if src.Export != nil {
+		db = src.Export.Path
+	}
+	go func() { out <- nvidiaRule(ctx, src.Path, db, opts.Nsys) }()
+	return out
+}
+
+// nvidiaRule reads NVIDIA's cuda_memcpy_async rule's copies: run by nsys
+// analyze on the capture's SQLite export db ("" when it has none) when nsys
+// is installed, else read from NAME_cuda_memcpy_async.csv beside the
 // capture at path.
-func nvidiaRule(ctx context.Context, au *audit.Audit, path, db, nsysOverride string) {
+func nvidiaRule(ctx context.Context, path, db, nsysOverride string) ruleResult {
 	var notes []string
 	if db != "" {
 		if nsysPath, err := exportcache.FindNsys(nsysOverride); err == nil {
-			flagged, err := nsysrule.RunAll(ctx, nsysPath, db)
+			a, err := nsysrule.Analyze(ctx, nsysPath, db)
 			if err == nil {
-				au.CompareRule(nsysrule.Name, "nsys analyze -r "+nsysrule.AllArg+" on "+db, flaggedOf(flagged))
-				return
+				side, err := audit.ReadRule(ruleRows(a.CSV))
+				if err == nil {
+					return ruleResult{side: side, source: "nsys analyze -r " + nsysrule.AllArg + " on " + db + ", run beside the audit's stream",
+						close: func() { a.Close() }}
+				}
+				a.Close()
+				return ruleResult{note: err.Error(), close: func() {}}
 			}
 			notes = append(notes, err.Error())
 		} else {
@@ -327,29 +383,28 @@ func nvidiaRule(ctx context.Context, au *audit.Audit, path, db, nsysOverride str
 		notes = append(notes, "the capture has no SQLite export for nsys analyze")
 	}
 	if p := nsysrule.Beside(path, captureExts); p != "" {
-		rows, err := nsysrule.ReadCSV(p)
+		side, err := audit.ReadRule(ruleRows(p))
 		if err != nil {
-			au.RuleUnavailable(nsysrule.Name, err.Error())
-			return
+			return ruleResult{note: err.Error(), close: func() {}}
 		}
 		src := "the rule's CSV beside the capture, " + p
-		if len(rows) == nsysrule.DefaultRows {
+		if side.Count() == nsysrule.DefaultRows {
 			src += fmt.Sprintf(" (exactly %d rows: nsys analyze's default limit; make it with -r %s to list every copy)",
 				nsysrule.DefaultRows, nsysrule.AllArg)
 		}
-		au.CompareRule(nsysrule.Name, src, flaggedOf(rows))
-		return
+		return ruleResult{side: side, source: src, close: func() {}}
 	}
 	notes = append(notes, "no *_"+nsysrule.Name+".csv beside the capture")
-	au.RuleUnavailable(nsysrule.Name, strings.Join(notes, "; "))
+	return ruleResult{note: strings.Join(notes, "; "), close: func() {}}
 }
 
-func flaggedOf(rows []nsysrule.FlaggedCopy) []audit.Flagged {
-	out := make([]audit.Flagged, 0, len(rows))
-	for _, r := range rows {
-		out = append(out, audit.Flagged{PID: r.PID, Start: r.Start, Duration: r.Duration, MB: r.MB})
+// ruleRows streams the rule's CSV at path as the audit compares it.
+func ruleRows(path string) audit.RuleRows {
+	return func(yield func(audit.Flagged) error) error {
+		return nsysrule.EachCSV(path, func(r nsysrule.FlaggedCopy) error {
+			return yield(audit.Flagged{PID: r.PID, Start: r.Start, Duration: r.Duration, MB: r.MB})
+		})
 	}
-	return out
 }
 
 // captureExts end the names of the capture files a rule's CSV is found

@@ -150,7 +150,7 @@ func Summarize(entries []Entry, th Thresholds) Summary {
 				d2h = append(d2h, p.D2HGBps)
 			}
 		}
-		row.PeerH2D, row.PeerD2H = median(h2d), median(d2h)
+		row.PeerH2D, row.PeerD2H = Median(h2d), Median(d2h)
 		s.Rows[i] = row
 	}
 	for i := range s.Rows {
@@ -196,7 +196,9 @@ func causeOf(e Entry) Cause {
 	return CauseLink
 }
 
-func median(v []float64) float64 {
+// Median is the median of v (the mean of the two middle values for an
+// even count), 0 for none; v is not changed. Peers are compared with it.
+func Median(v []float64) float64 {
 	if len(v) == 0 {
 		return 0
 	}

@@ -107,8 +107,8 @@ func TestMedian(t *testing.T) {
 		in   []float64
 		want float64
 	}{{nil, 0}, {[]float64{3}, 3}, {[]float64{5, 1, 3}, 3}, {[]float64{4, 1, 3, 2}, 2.5}} {
-		if got := median(c.in); got != c.want {
-			t.Errorf("median(%v) = %g, want %g", c.in, got, c.want)
+		if got := Median(c.in); got != c.want {
+			t.Errorf("Median(%v) = %g, want %g", c.in, got, c.want)
 		}
 	}
 }

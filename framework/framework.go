@@ -130,6 +130,27 @@ type Detector struct {
 	runtimeCalls, driverCalls int64
 	python                    bool
 	backtraces                bool
+	// last is, per kind of clue (lastOf), the last name noted and its
+	// index into marks (as seen holds it): a thread's calls come in runs.
+	last [4]lastNote
+}
+
+// lastOf is the index of a kind of clue in Detector.last.
+func lastOf(kind ClueKind) int {
+	switch kind {
+	case ClueThread:
+		return 0
+	case ClueKernel:
+		return 1
+	case ClueDomain:
+		return 2
+	}
+	return 3
+}
+
+type lastNote struct {
+	name string
+	i    int8
 }
 
 // maxSeen bounds the names a Detector remembers having matched.
@@ -192,6 +213,11 @@ func (d *Detector) note(kind ClueKind, name string) {
 	if name == "" {
 		return
 	}
+	last := &d.last[lastOf(kind)]
+	if last.name != "" && last.name == name {
+		d.count(last.i, name)
+		return
+	}
 	key := string(kind) + "\x00" + name
 	i, ok := d.seen[key]
 	if !ok {
@@ -207,6 +233,12 @@ func (d *Detector) note(kind ClueKind, name string) {
 		}
 		d.seen[key] = i
 	}
+	*last = lastNote{name: name, i: i}
+	d.count(i, name)
+}
+
+// count counts a name that matched mark i-1 (none for i < 0).
+func (d *Detector) count(i int8, name string) {
 	if i < 0 {
 		return
 	}

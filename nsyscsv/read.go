@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
@@ -43,10 +42,9 @@ type Info struct {
 // package gives. With opts.ProgramThread, cuda_api_trace is read twice
 // (the calls counted per thread, then the program's thread's kept; the GPU
 // operations are all read, as the report cannot tie them to a thread); with
-// opts.JoinCalls, the copies are kept by correlation id while the calls
-// stream past, then handed on in the order of their calls, and those no
-// call issued in correlation id order. A folder none of whose reports read
-// holds a data row is an error.
+// opts.JoinCalls, the copy calls are kept (records.CallIndex, about 48
+// bytes a copy call) and each copy comes with its call, in the report's
+// order. A folder none of whose reports read holds a data row is an error.
 func Read(ctx context.Context, dir string, reports map[string]string, opts records.Selection, h records.Handler) (*Info, error) {
 	rd := &reader{ctx: ctx, dir: dir, reports: reports, opts: opts, h: h,
 		info: &Info{Sources: Sources{API: nsysdb.ReportAPITrace, NVTX: nsysdb.ReportNVTXSum}}}
@@ -83,27 +81,24 @@ type reader struct {
 	copySum        []records.CopySum
 	rangeSum       []records.RangeSum
 	counts         records.Counts
-	// copies are cuda_gpu_trace's copies by correlation id, kept to be
-	// joined to their calls (records.Selection.JoinCalls).
-	copies map[int64][]joinedCopy
-	joined []records.Op // copies with their calls, in the calls' order
+	// With records.Selection.JoinCalls: the copy calls read, which the
+	// copies read after them are joined to, and the graph launches, whose
+	// copies are the graphs' nodes.
+	joining bool
+	index   records.CallIndex
+	graphs  records.CallIndex
 
 	// The summaries read only for checkSums, not handed on; and what the
 	// per-record reports held, counted as they were read.
 	apiSumRead, copySumRead bool
 	callsSeen               map[string]int64         // calls of cuda_api_trace by name
+	twins                   *twinRows                // nsys's backtrace rows of cuda_api_trace, left out
 	copiesSeen              map[vocab.CopyKind]int64 // copies of cuda_gpu_trace by kind
 }
 
 // migrationUnknown is Op.Migration of a unified-memory migration whose
 // cause the report does not give (nsysdb.MigrationOf's word for none).
 const migrationUnknown = "unknown"
-
-// joinedCopy is a copy row of cuda_gpu_trace kept until its call is read.
-type joinedCopy struct {
-	op   records.Op
-	seen bool
-}
 
 func (rd *reader) close() {
 	rd.api.close()
@@ -128,6 +123,9 @@ func (rd *reader) opened(p string) { rd.info.Files = append(rd.info.Files, p) }
 func (rd *reader) open() error {
 	wantCalls := rd.h.Call != nil || rd.opts.JoinCalls || rd.h.Counts != nil
 	wantOps := rd.h.Op != nil || rd.h.Counts != nil
+	if rd.opts.Stacks && rd.opts.JoinCalls && rd.h.Op != nil {
+		rd.lack(records.FactStacks, "no call stacks in CSV reports: nsys stats writes none; give the capture's .nsys-rep or SQLite export")
+	}
 	if wantCalls {
 		if err := rd.openAPITrace(); err != nil {
 			return err
@@ -192,6 +190,9 @@ func (rd *reader) readSumsToCheck() error {
 // captures in one folder.
 func (rd *reader) checkSums() error {
 	hint := "make the reports again from one capture with nsys stats --format csv"
+	if rd.twins != nil {
+		rd.apiSum = dropSumTwins(rd.apiSum, rd.callsSeen, rd.twins.twins)
+	}
 	if rd.callsSeen != nil {
 		for _, s := range rd.apiSum {
 			if n := rd.callsSeen[s.Name]; n != s.Calls {
@@ -444,11 +445,7 @@ func (rd *reader) emitCalls() error {
 	if rf == nil || rf.empty() {
 		return nil
 	}
-	if rd.opts.JoinCalls && rd.h.Op != nil {
-		if err := rd.keepCopies(); err != nil {
-			return err
-		}
-	}
+	rd.joining = rd.opts.JoinCalls && rd.h.Op != nil && rd.opts.WantsOp(records.OpCopy)
 	keep := func(*records.Call) bool { return true }
 	if rd.opts.ProgramThread && rd.h.Call != nil {
 		threads, err := countThreads(rd.ctx, rf, rd.opts)
@@ -469,31 +466,47 @@ func (rd *reader) emitCalls() error {
 	if counting || rd.opts.JoinCalls {
 		opts = all // every call counts, and any may have issued a copy
 	}
-	var call records.Call // one record, reused for every row
 	rd.callsSeen = map[string]int64{}
-	err := rf.rows(rd.ctx, func(n int, rec [][]byte) error {
-		rows = n
-		var ok bool
-		var err error
-		call, ok, err = l.read(n, rec, opts)
-		if err != nil {
-			return err
-		}
+	rd.twins = newTwinRows()
+	hand := func(call *records.Call) error {
 		rd.callsSeen[call.Name]++
-		if !ok {
+		if !opts.WantsAPI(call.Name) {
 			return nil
 		}
 		if counting {
-			rd.count(&call)
+			rd.count(call)
 		}
-		if rd.copies != nil {
-			rd.join(&call)
+		if rd.joining {
+			switch {
+			case nsysdb.IsCopyAPI(call.Name):
+				rd.index.Add(call)
+			case nsysdb.IsGraphLaunch(call.Name):
+				rd.graphs.Add(call)
+			}
 		}
-		if rd.h.Call != nil && keep(&call) && rd.opts.WantsAPI(call.Name) {
-			return rd.h.Call(&call)
+		if rd.h.Call != nil && keep(call) && rd.opts.WantsAPI(call.Name) {
+			return rd.h.Call(call)
+		}
+		return nil
+	}
+	err := rf.rows(rd.ctx, func(n int, rec [][]byte) error {
+		rows = n
+		call, _, err := l.read(n, rec, opts)
+		if err != nil {
+			return err
+		}
+		if prev, ok := rd.twins.push(call); ok {
+			return hand(&prev)
 		}
 		return nil
 	})
+	if err == nil {
+		for _, c := range rd.twins.flush() {
+			if err = hand(&c); err != nil {
+				break
+			}
+		}
+	}
 	if rows > 0 {
 		rd.held++
 	}
@@ -538,41 +551,31 @@ func countThreads(ctx context.Context, rf *recordFile, opts records.Selection) (
 	return tc.threads(), nil
 }
 
-// keepCopies reads cuda_gpu_trace's copies by correlation id, for the join
-// to their calls, and counts its memsets.
-func (rd *reader) keepCopies() error {
-	rd.copies = map[int64][]joinedCopy{}
-	return rd.gpuRows(func(op *records.Op) error {
-		if op.Kind == records.OpCopy {
-			rd.copies[op.Corr] = append(rd.copies[op.Corr], joinedCopy{op: *op})
-		}
-		return nil
-	})
-}
-
-// join gives the kept copies of a copy API's call that call, and those of
-// a graph launch (the graph's copy nodes, which the report does not number)
-// their launch.
-func (rd *reader) join(c *records.Call) {
-	cs, ok := rd.copies[c.Corr]
-	graph := nsysdb.IsGraphLaunch(c.Name)
-	if !ok || !(nsysdb.IsCopyAPI(c.Name) || graph) {
+// join gives a copy the copy call that issued it: the first call of the
+// trace with its correlation id, of its process where both tell one; a
+// graph's copy traced per node its graph's launch instead (the report does
+// not number the graph's nodes: records.UnknownNode).
+func (rd *reader) join(op *records.Op) {
+	op.Call = callOf(&rd.index, op)
+	if op.Call != nil || rd.graphs.Len() == 0 {
 		return
 	}
-	for i := range cs {
-		g := &cs[i]
-		if g.seen || (g.op.PID != 0 && c.PID != 0 && g.op.PID != c.PID) {
-			continue
-		}
-		g.seen = true
-		call := *c
-		op := g.op
-		op.Call = &call
-		if graph {
-			op.GraphNode = records.UnknownNode
-		}
-		rd.joined = append(rd.joined, op)
+	if op.Call = callOf(&rd.graphs, op); op.Call != nil {
+		op.GraphNode = records.UnknownNode
 	}
+}
+
+// callOf returns the call of idx with the copy's correlation id, of the
+// copy's process (or of any, where the copy tells none, or of a report
+// without processes), or nil.
+func callOf(idx *records.CallIndex, op *records.Op) *records.Call {
+	if op.PID == 0 {
+		return idx.First(op.Corr)
+	}
+	if c := idx.Lookup(op.PID, op.Corr); c != nil {
+		return c
+	}
+	return idx.Lookup(0, op.Corr)
 }
 
 // gpuRows reads cuda_gpu_trace once, handing fn each operation wanted and
@@ -621,36 +624,19 @@ func (rd *reader) gpuRows(fn func(*records.Op) error) error {
 	return err
 }
 
-// emitOps hands on the GPU operations: the copies joined to their calls,
-// then those no call of the trace issued (the driver API's, or another
-// process's) in correlation id order; or, without the join, every
-// operation wanted in the report's order.
+// emitOps hands on the GPU operations wanted in the report's order; with
+// records.Selection.JoinCalls each copy with the copy call it joins
+// (join), found among the calls read before.
 func (rd *reader) emitOps() error {
-	if rd.copies == nil {
+	if !rd.joining {
 		return rd.gpuRows(rd.h.Op)
 	}
-	for i := range rd.joined {
-		if err := rd.h.Op(&rd.joined[i]); err != nil {
-			return inputerr.Attribute(err, rd.gpu.path, "")
+	return rd.gpuRows(func(op *records.Op) error {
+		if op.Kind == records.OpCopy {
+			rd.join(op)
 		}
-	}
-	corrs := make([]int64, 0, len(rd.copies))
-	for corr := range rd.copies {
-		corrs = append(corrs, corr)
-	}
-	sort.Slice(corrs, func(i, j int) bool { return corrs[i] < corrs[j] })
-	for _, corr := range corrs {
-		for _, g := range rd.copies[corr] {
-			if g.seen {
-				continue
-			}
-			op := g.op
-			if err := rd.h.Op(&op); err != nil {
-				return inputerr.Attribute(err, rd.gpu.path, "")
-			}
-		}
-	}
-	return nil
+		return rd.h.Op(op)
+	})
 }
 
 // emitSums hands on the summaries' rows.

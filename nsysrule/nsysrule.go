@@ -6,14 +6,16 @@
 package nsysrule
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -56,30 +58,70 @@ const maxFile = 1 << 30
 // ReadCSV reads the CSV the rule writes. A rule that found nothing may
 // write an empty file, which gives no rows.
 func ReadCSV(path string) ([]FlaggedCopy, error) {
-	data, err := regular.ReadFile(path, maxFile)
-	if err != nil {
-		return nil, fmt.Errorf("read the %s rule's output: %w", Name, err)
-	}
 	rows := []FlaggedCopy{}
-	if len(bytes.TrimSpace(data)) == 0 {
-		return rows, nil
-	}
-	recs, err := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(data, []byte("\uFEFF")))).ReadAll()
-	if err != nil {
-		return nil, fmt.Errorf("%s: cannot read the %s rule's CSV: %w", path, Name, err)
-	}
-	h, err := csvheader.Resolve(path, Name, recs[0], nsysdb.RuleColumns)
+	err := EachCSV(path, func(f FlaggedCopy) error {
+		rows = append(rows, f)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	for i, rec := range recs[1:] {
-		f, err := readRow(h, rec)
-		if err != nil {
-			return nil, fmt.Errorf("%s: data row %d: cannot read the %s rule's CSV: %w", path, i+1, Name, err)
-		}
-		rows = append(rows, f)
-	}
 	return rows, nil
+}
+
+// EachCSV streams the rows of the CSV the rule writes to yield, one record
+// at a time in the file's order (a few hundred bytes held, however many
+// rows); an error of yield stops it and is returned.
+func EachCSV(path string, yield func(FlaggedCopy) error) error {
+	f, info, err := regular.Open(path)
+	if err == nil && info.Size() > maxFile {
+		f.Close()
+		err = &regular.TooLargeError{Path: path, Max: maxFile}
+	}
+	if err != nil {
+		return fmt.Errorf("read the %s rule's output: %w", Name, err)
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(io.LimitReader(f, maxFile), 1<<16)
+	if bom, err := br.Peek(3); err == nil && string(bom) == "\uFEFF" {
+		_, _ = br.Discard(3)
+	}
+	cr := csv.NewReader(br)
+	cr.ReuseRecord = true
+	header, err := cr.Read()
+	switch {
+	case errors.Is(err, io.EOF):
+		return nil // an empty file: no rows
+	case err != nil:
+		return fmt.Errorf("%s: cannot read the %s rule's CSV: %w", path, Name, err)
+	}
+	if len(header) == 1 && strings.TrimSpace(header[0]) == "" {
+		return nil
+	}
+	h, err := csvheader.Resolve(path, Name, slices.Clone(header), nsysdb.RuleColumns)
+	if err != nil {
+		return err
+	}
+	var tw twins
+	for i := 1; ; i++ {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: cannot read the %s rule's CSV: %w", path, Name, err)
+		}
+		fc, err := readRow(h, rec)
+		if err != nil {
+			return fmt.Errorf("%s: data row %d: cannot read the %s rule's CSV: %w", path, i, Name, err)
+		}
+		if tw.repeats(fc) {
+			continue
+		}
+		if err := yield(fc); err != nil {
+			return err
+		}
+	}
 }
 
 // readRow decodes one data row.
@@ -151,14 +193,36 @@ func Beside(path string, exts []string) string {
 // temporary folder that is removed afterwards, and reads what it flags.
 // nsys runs in its own process group, stopped whole when ctx is cancelled.
 func RunAll(ctx context.Context, nsysPath, db string) ([]FlaggedCopy, error) {
+	a, err := Analyze(ctx, nsysPath, db)
+	if err != nil {
+		return nil, err
+	}
+	defer a.Close()
+	return ReadCSV(a.CSV)
+}
+
+// Analysis is one run of the rule by nsys analyze: the CSV it wrote, in a
+// temporary folder of its own until Close.
+type Analysis struct {
+	CSV string
+	dir string
+}
+
+// Close removes the rule's CSV and its folder.
+func (a *Analysis) Close() error { return os.RemoveAll(a.dir) }
+
+// Analyze runs the rule with no row limit on an SQLite export into a
+// temporary folder, which Close removes. nsys runs in its own process
+// group, stopped whole when ctx is cancelled.
+func Analyze(ctx context.Context, nsysPath, db string) (*Analysis, error) {
 	tmp, err := os.MkdirTemp("", "nsyscheck-analyze-")
 	if err != nil {
 		return nil, fmt.Errorf("nsys analyze: %w", err)
 	}
-	defer os.RemoveAll(tmp)
 	base := filepath.Join(tmp, "rule")
 	out, err := nsys.CombinedOutput(nsys.Command(ctx, "", os.Environ(), nsysPath, "analyze", "-r", AllArg, "--format", "csv", "-o", base, db))
 	if err != nil {
+		os.RemoveAll(tmp)
 		msg := strings.TrimSpace(string(out))
 		if len(msg) > 300 {
 			msg = "..." + msg[len(msg)-300:]
@@ -168,7 +232,8 @@ func RunAll(ctx context.Context, nsysPath, db string) ([]FlaggedCopy, error) {
 	m, _ := filepath.Glob(filepath.Join(tmp, "*"+Name+"*.csv"))
 	if len(m) == 0 {
 		// A rule that found nothing still writes its (empty) CSV.
+		os.RemoveAll(tmp)
 		return nil, errors.New("nsys analyze wrote no CSV: " + strings.TrimSpace(string(out)))
 	}
-	return ReadCSV(m[0])
+	return &Analysis{CSV: m[0], dir: tmp}, nil
 }

@@ -1,7 +1,9 @@
 package nsysrule
 
 import (
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -90,5 +92,46 @@ func TestBeside(t *testing.T) {
 		if got := Beside(in, exts); got != want {
 			t.Errorf("Beside(%s) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestRuleStandIn: the stand-in nsys the benchmarks run the audit with
+// (testdata/programs/nsys-rule-standin.sh) writes, for every shipped
+// capture with the real rule's output beside it, that output byte for byte.
+func TestRuleStandIn(t *testing.T) {
+	if _, err := exec.LookPath("sqlite3"); err != nil {
+		t.Skip("the stand-in needs the sqlite3 shell")
+	}
+	standIn, err := filepath.Abs("../testdata/programs/nsys-rule-standin.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	csvs, _ := filepath.Glob("../testdata/captures/*/*" + fileSuffix)
+	n := 0
+	for _, want := range csvs {
+		db := strings.TrimSuffix(want, fileSuffix) + ".sqlite"
+		if _, err := os.Stat(db); err != nil {
+			continue
+		}
+		a, err := Analyze(context.Background(), standIn, db)
+		if err != nil {
+			t.Fatalf("%s: %v", db, err)
+		}
+		got, err := os.ReadFile(a.CSV)
+		a.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := os.ReadFile(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(w) {
+			t.Errorf("%s: the stand-in's CSV differs from nsys analyze's %s", db, want)
+		}
+		n++
+	}
+	if n < 20 {
+		t.Errorf("%d shipped captures compared, want the 20 or more with the rule's output", n)
 	}
 }

@@ -2,6 +2,7 @@ package nsyssqlite
 
 import (
 	"database/sql"
+	"slices"
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
@@ -186,7 +187,7 @@ func (r *reader) runtimeFilter(table, gtidCol string) (conds []string, none bool
 		conds = append(conds, q(nsysdb.ColNameID)+` IN (`+intList(ids)+`)`)
 	}
 	if r.opts.ProgramThread && r.rcols[nsysdb.ColGlobalTid] {
-		gtids, err := r.programThread(table, gtidCol, conds)
+		gtids, err := r.programThread(table, gtidCol, r.withCallsOnly(conds))
 		if err != nil {
 			return nil, false, err
 		}
@@ -200,10 +201,16 @@ func (r *reader) runtimeFilter(table, gtidCol string) (conds []string, none bool
 }
 
 // emitCalls hands on the CUDA API calls, only those named in
-// records.Selection.APINames when that is set, and only the program's thread's when
-// records.Selection.ProgramThread is set.
+// records.Selection.APINames when that is set, and only the program's
+// thread's when records.Selection.ProgramThread is set. With
+// records.Selection.JoinCalls it keeps the copy calls among them (every
+// copy call when the handler wants no calls) for the copies to be joined
+// to (joinCopies).
 func (r *reader) emitCalls() error {
-	if r.h.Call == nil {
+	if err := r.planJoin(); err != nil {
+		return err
+	}
+	if r.h.Call == nil && !r.joining {
 		return nil
 	}
 	table := r.tables[nsysdb.TableRuntime]
@@ -216,6 +223,26 @@ func (r *reader) emitCalls() error {
 	if err != nil || none {
 		return err
 	}
+	if r.h.Sync != nil && r.h.Call != nil && len(conds) == 0 && r.tables[nsysdb.TableSync] != "" {
+		// Every call is read: the synchronising ones are kept for the
+		// synchronisation records.
+		ids, err := r.apiNameIDs(nsysdb.SyncAPIs())
+		if err != nil {
+			return err
+		}
+		r.syncAPI, r.syncsRead = map[int64]bool{}, true
+		for _, id := range ids {
+			r.syncAPI[id] = true
+		}
+	}
+	conds = r.withCallsOnly(conds)
+	if r.h.Call == nil {
+		// Only the copy calls, to join the copies to.
+		if len(r.copyAPI) == 0 {
+			return nil
+		}
+		conds = append(conds, q(nsysdb.ColNameID)+` IN (`+intList(sortedIDs(r.copyAPI))+`)`)
+	}
 	// No ORDER BY: a consumer that needs time order sorts what it keeps,
 	// and sorting here would make SQLite sort every matching row first.
 	qs := `SELECT ` + nsysdb.Cols(nsysdb.ColStart, nsysdb.ColEnd, nsysdb.ColNameID) + `, ` + col(r.rcols, nsysdb.ColReturnValue) + `, ` +
@@ -223,28 +250,22 @@ func (r *reader) emitCalls() error {
 	if len(conds) > 0 {
 		qs += ` WHERE ` + strings.Join(conds, ` AND `)
 	}
-	rows, err := r.query(qs)
-	if err != nil {
-		return r.tableError(table, err)
-	}
-	defer rows.Close()
 	// Calls come in runs of one name and one thread, so the last name and
 	// thread are kept beside the maps that cache them.
 	names := map[int64]string{} // name id -> name without version
 	var (
 		a             records.Call
-		nameID, gtid  int64
 		lastID        = int64(-1)
 		lastName      string
+		lastCopy      bool
+		lastSync      bool
 		lastGtid      = int64(-1)
 		lastPID, lTID int64
 		lastThread    string
 	)
-	for rows.Next() {
-		a = records.Call{}
-		if err := rows.Scan(&a.Start, &a.End, &nameID, &a.Result, &a.Corr, &gtid); err != nil {
-			return r.tableError(table, err)
-		}
+	err = r.ints(qs, 6, func(v []int64) error {
+		a = records.Call{Start: v[0], End: v[1], Result: v[3], Corr: v[4]}
+		nameID, gtid := v[2], v[5]
 		if nameID != lastID {
 			name, ok := names[nameID]
 			if !ok {
@@ -255,7 +276,7 @@ func (r *reader) emitCalls() error {
 				name = nsysdb.StripAPIVersion(s)
 				names[nameID] = name
 			}
-			lastID, lastName = nameID, name
+			lastID, lastName, lastCopy, lastSync = nameID, name, r.copyAPI[nameID], r.syncAPI[nameID]
 		}
 		a.Name = lastName
 		if gtid != 0 {
@@ -267,17 +288,24 @@ func (r *reader) emitCalls() error {
 			a.PID, a.TID, a.Thread = lastPID, lTID, lastThread
 		}
 		if r.threadOnly {
-			r.wantCorr[a.Corr] = true
+			r.wantCorr.add(a.Corr)
 			if a.Name == "cudaLaunchKernel" {
 				r.launches = true
 			}
 			r.pid = a.PID
 		}
-		if err := r.h.Call(&a); err != nil {
-			return r.handled(table, err)
+		if lastCopy && r.joining {
+			r.index.Add(&a)
 		}
-	}
-	if err := rows.Err(); err != nil {
+		if lastSync {
+			r.syncCalls.Add(&a)
+		}
+		if r.h.Call == nil {
+			return nil
+		}
+		return r.handled(table, r.h.Call(&a))
+	})
+	if err != nil {
 		return r.tableError(table, err)
 	}
 	return nil
@@ -352,13 +380,13 @@ func (r *reader) programThread(table, gtidCol string, conds []string) ([]int64, 
 // to be read (every thread read, or no correlation ids to go by). Short
 // lists go into the SQL; wantsCorr filters longer ones while reading.
 func (r *reader) corrFilter(cols map[string]bool) string {
-	if !r.threadOnly || !cols[nsysdb.ColCorrelationID] || len(r.wantCorr) > maxSQLList {
+	if !r.threadOnly || !cols[nsysdb.ColCorrelationID] || r.wantCorr.len() > maxSQLList {
 		return ""
 	}
-	if len(r.wantCorr) == 0 {
+	if r.wantCorr.len() == 0 {
 		return ` WHERE 0`
 	}
-	return ` WHERE ` + q(nsysdb.ColCorrelationID) + ` IN (` + intList(sortedIDs(r.wantCorr)) + `)`
+	return ` WHERE ` + q(nsysdb.ColCorrelationID) + ` IN (` + intList(r.wantCorr.sorted()) + `)`
 }
 
 // maxSQLList bounds the ids written into one SQL statement.
@@ -367,5 +395,37 @@ const maxSQLList = 100000
 // wantsCorr reports whether a GPU record with this correlation id is to be
 // kept (see corrFilter).
 func (r *reader) wantsCorr(cols map[string]bool, corr int64) bool {
-	return !r.threadOnly || !cols[nsysdb.ColCorrelationID] || r.wantCorr[corr]
+	return !r.threadOnly || !cols[nsysdb.ColCorrelationID] || r.wantCorr.has(corr)
+}
+
+// corrList is the correlation ids of the calls read, to keep the GPU
+// records of: 8 bytes an id, sorted once asked.
+type corrList struct {
+	ids     []int64
+	inOrder bool
+}
+
+func (l *corrList) add(corr int64) {
+	if n := len(l.ids); n > 0 && l.ids[n-1] > corr {
+		l.inOrder = false
+	} else if n == 0 {
+		l.inOrder = true
+	}
+	l.ids = append(l.ids, corr)
+}
+
+func (l *corrList) len() int { return len(l.ids) }
+
+// sorted returns the ids in order.
+func (l *corrList) sorted() []int64 {
+	if !l.inOrder {
+		slices.Sort(l.ids)
+		l.inOrder = true
+	}
+	return l.ids
+}
+
+func (l *corrList) has(corr int64) bool {
+	_, ok := slices.BinarySearch(l.sorted(), corr)
+	return ok
 }

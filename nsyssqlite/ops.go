@@ -1,7 +1,6 @@
 package nsyssqlite
 
 import (
-	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -18,13 +17,7 @@ func (r *reader) emitOps() error {
 		return nil
 	}
 	if r.opts.WantsOp(records.OpCopy) && r.mcols != nil {
-		var err error
-		if r.opts.JoinCalls {
-			err = r.emitJoinedCopies()
-		} else {
-			err = r.emitCopies()
-		}
-		if err != nil {
+		if err := r.emitCopies(); err != nil {
 			return err
 		}
 	}
@@ -109,121 +102,78 @@ func (r *reader) markMigration(c *copyRow) {
 }
 
 // emitCopies hands on the copies, those of the calls read where
-// ProgramThread kept one thread.
+// ProgramThread kept one thread; with records.Selection.JoinCalls each with
+// the copy call that issued it (joinCall), in the copy table's order.
 func (r *reader) emitCopies() error {
 	table := r.tables[nsysdb.TableMemcpy]
-	rows, err := r.query(`SELECT ` + r.copyColumns("") + ` FROM ` + q(table) + r.corrFilter(r.mcols))
-	if err != nil {
-		return r.tableError(table, err)
-	}
-	defer rows.Close()
 	var c copyRow
-	for rows.Next() {
+	from := table
+	if r.joining {
+		from = table + " joined to " + r.tables[nsysdb.TableRuntime]
+	}
+	err := r.ints(`SELECT `+r.copyColumns("")+` FROM `+q(table)+r.corrFilter(r.mcols), 12, func(v []int64) error {
 		c = copyRow{}
-		if err := rows.Scan(c.dest()...); err != nil {
-			return r.tableError(table, err)
-		}
+		c.op.Start, c.op.End, c.op.Bytes, c.kind, c.src, c.dst = v[0], v[1], v[2], v[3], v[4], v[5]
+		c.op.Corr, c.op.Stream, c.op.Device, c.gpid, c.migrate, c.op.GraphNode = v[6], v[7], v[8], v[9], v[10], v[11]
 		if !r.wantsCorr(r.mcols, c.op.Corr) {
-			continue
+			return nil
 		}
 		if err := r.decode(&c); err != nil {
 			return err
 		}
-		if err := r.h.Op(&c.op); err != nil {
-			return r.handled(table, err)
+		if !r.joining {
+			return r.handled(from, r.h.Op(&c.op))
 		}
-	}
-	if err := rows.Err(); err != nil {
+		// As a join in SQL would, a copy comes once with each call it
+		// joins: a call the trace holds twice gives its copy twice.
+		pid := c.op.PID
+		if !r.rcols[nsysdb.ColGlobalTid] {
+			pid = 0
+		}
+		n, err := r.index.Each(pid, c.op.Corr, r.anyPID(), func(call *records.Call) error {
+			call.Stack = r.stackOf(call.PID, c.op.Corr)
+			c.op.Call = call
+			return r.handled(from, r.h.Op(&c.op))
+		})
+		if err != nil || n > 0 {
+			return err
+		}
+		c.op.Call = nil
+		return r.handled(from, r.h.Op(&c.op))
+	})
+	if err != nil {
 		return r.tableError(table, err)
 	}
 	return nil
 }
 
-// emitJoinedCopies hands on every copy joined to its runtime call by
-// correlation id within the same process (Op.Call nil where the trace holds
-// no such call): one query, no ORDER BY, so SQLite indexes the runtime
-// table's copy calls on the fly and the rows come in the copy table's
-// order.
-func (r *reader) emitJoinedCopies() error {
-	table := r.tables[nsysdb.TableMemcpy]
-	rt := r.tables[nsysdb.TableRuntime]
-	// A copy's call is a copy API's, or, for a graph's copy traced per
-	// node, the graph's launch.
-	copyAPIs, err := r.prefixNameIDs(append(append([]string(nil), nsysdb.CopyAPIPrefixes...), nsysdb.GraphLaunchPrefixes...),
+// planJoin sets up the join of copies to their calls
+// (records.Selection.JoinCalls): the name ids of the calls that issue
+// copies, the copy APIs' and, for a graph's copies traced per node, the
+// graph's launch.
+func (r *reader) planJoin() error {
+	r.joining = r.opts.JoinCalls && r.h.Op != nil && r.opts.WantsOp(records.OpCopy) && r.mcols != nil &&
+		r.mcols[nsysdb.ColCorrelationID] && r.rcols[nsysdb.ColCorrelationID]
+	if !r.joining {
+		return nil
+	}
+	ids, err := r.prefixNameIDs(append(append([]string(nil), nsysdb.CopyAPIPrefixes...), nsysdb.GraphLaunchPrefixes...),
 		func(name string) bool { return nsysdb.IsCopyAPI(name) || nsysdb.IsGraphLaunch(name) })
 	if err != nil {
 		return err
 	}
-	rc := func(name string) string { return "r." + q(name) }
-	m := func(name string) string { return "m." + q(name) }
-	join := `0 = 1`
-	if r.mcols[nsysdb.ColCorrelationID] && r.rcols[nsysdb.ColCorrelationID] && len(copyAPIs) > 0 {
-		// Only the copy APIs' calls can have issued a copy: with that term
-		// SQLite indexes just those calls (an automatic partial index)
-		// rather than every call of the trace.
-		join = rc(nsysdb.ColCorrelationID) + ` = ` + m(nsysdb.ColCorrelationID) + ` AND ` + rc(nsysdb.ColNameID) + ` IN (` + intList(copyAPIs) + `)`
-		if r.mcols[nsysdb.ColGlobalPid] && r.rcols[nsysdb.ColGlobalTid] {
-			join += ` AND ` + nsysdb.PIDExpr(rc(nsysdb.ColGlobalTid)) + ` = ` + nsysdb.PIDExpr(m(nsysdb.ColGlobalPid))
-		}
-	}
-	gtid := "0"
-	if r.rcols[nsysdb.ColGlobalTid] {
-		gtid = `ifnull(` + rc(nsysdb.ColGlobalTid) + `, 0)`
-	}
-	threads, err := r.threadNames()
-	if err != nil {
-		return err
-	}
-	result := "0"
-	if r.rcols[nsysdb.ColReturnValue] {
-		result = `ifnull(` + rc(nsysdb.ColReturnValue) + `, 0)`
-	}
-	rows, err := r.query(`SELECT ` + r.copyColumns("m.") + `, ` + strings.Join([]string{rc(nsysdb.ColStart), rc(nsysdb.ColEnd), rc(nsysdb.ColNameID), gtid, result}, ", ") +
-		` FROM ` + q(table) + ` AS m LEFT JOIN ` + q(rt) + ` AS r ON ` + join)
-	if err != nil {
-		return r.tableError(table, err)
-	}
-	defer rows.Close()
-	names := map[int64]string{}
-	var (
-		c              copyRow
-		call           records.Call
-		cs, ce, nameID sql.NullInt64
-		gt, ret        int64
-	)
-	for rows.Next() {
-		c = copyRow{}
-		if err := rows.Scan(append(c.dest(), &cs, &ce, &nameID, &gt, &ret)...); err != nil {
-			return r.tableError(table, err)
-		}
-		if err := r.decode(&c); err != nil {
-			return err
-		}
-		if nameID.Valid {
-			name, ok := names[nameID.Int64]
-			if !ok {
-				v, err := r.str(nameID.Int64, nsysdb.TableRuntime, nsysdb.ColNameID)
-				if err != nil {
-					return err
-				}
-				name = nsysdb.StripAPIVersion(v)
-				names[nameID.Int64] = name
-			}
-			call = records.Call{Name: name, Start: cs.Int64, End: ce.Int64, Result: ret, Corr: c.op.Corr, PID: c.op.PID}
-			if gt != 0 {
-				call.PID, call.TID = nsysdb.SplitGlobalID(gt)
-				call.Thread = threads[gt]
-			}
-			c.op.Call = &call
-		}
-		if err := r.h.Op(&c.op); err != nil {
-			return r.handled(table+" joined to "+rt, err)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return r.tableError(table, err)
+	r.copyAPI = map[int64]bool{}
+	for _, id := range ids {
+		r.copyAPI[id] = true
 	}
 	return nil
+}
+
+// anyPID reports whether copies join calls by correlation id alone: the
+// copy table or the runtime table has no process ids. Without the runtime
+// table's, the calls are kept as of process 0.
+func (r *reader) anyPID() bool {
+	return r.rcols[nsysdb.ColGlobalTid] && !r.mcols[nsysdb.ColGlobalPid]
 }
 
 // emitKernels hands on the kernel launches. They belong to the calls read
@@ -238,38 +188,27 @@ func (r *reader) emitKernels() error {
 	if byCorr {
 		qs += r.corrFilter(cols)
 	}
-	rows, err := r.query(qs)
-	if err != nil {
-		return r.tableError(table, err)
-	}
-	defer rows.Close()
-	var (
-		k            records.Op
-		nameID, gpid int64
-	)
-	for rows.Next() {
-		k = records.Op{Kind: records.OpKernel}
-		if err := rows.Scan(&k.Start, &k.End, &nameID, &k.Corr, &k.Stream, &gpid, &k.Device, &k.GraphNode); err != nil {
-			return r.tableError(table, err)
-		}
+	var k records.Op
+	err := r.ints(qs, 8, func(v []int64) error {
+		k = records.Op{Kind: records.OpKernel, Start: v[0], End: v[1], Corr: v[3], Stream: v[4], Device: v[6], GraphNode: v[7]}
+		nameID, gpid := v[2], v[5]
 		if gpid != 0 {
 			k.PID, _ = nsysdb.SplitGlobalID(gpid)
 		}
 		if byCorr {
 			if !r.wantsCorr(cols, k.Corr) {
-				continue
+				return nil
 			}
 		} else if k.PID != r.pid && k.PID != 0 && r.pid != 0 {
-			continue
+			return nil
 		}
+		var err error
 		if k.Name, err = r.str(nameID, nsysdb.TableKernel, nsysdb.ColShortName); err != nil {
 			return err
 		}
-		if err := r.h.Op(&k); err != nil {
-			return r.handled(table, err)
-		}
-	}
-	if err := rows.Err(); err != nil {
+		return r.handled(table, r.h.Op(&k))
+	})
+	if err != nil {
 		return r.tableError(table, err)
 	}
 	return nil
@@ -282,33 +221,20 @@ func (r *reader) emitMemsets() error {
 	if err != nil {
 		return err
 	}
-	rows, err := r.query(`SELECT ` + nsysdb.Cols(nsysdb.ColStart, nsysdb.ColEnd) + `, ` + col(cols, nsysdb.ColBytes) + `, ` + col(cols, nsysdb.ColCorrelationID) + `, ` +
-		col(cols, nsysdb.ColStreamID) + `, ` + col(cols, nsysdb.ColDeviceID) + `, ` + col(cols, nsysdb.ColGlobalPid) + `, ` + col(cols, nsysdb.ColGraphNodeID) +
-		` FROM ` + q(table) + r.corrFilter(cols))
-	if err != nil {
-		return r.tableError(table, err)
-	}
-	defer rows.Close()
-	var (
-		o    records.Op
-		gpid int64
-	)
-	for rows.Next() {
-		o = records.Op{Kind: records.OpMemset}
-		if err := rows.Scan(&o.Start, &o.End, &o.Bytes, &o.Corr, &o.Stream, &o.Device, &gpid, &o.GraphNode); err != nil {
-			return r.tableError(table, err)
-		}
+	var o records.Op
+	err = r.ints(`SELECT `+nsysdb.Cols(nsysdb.ColStart, nsysdb.ColEnd)+`, `+col(cols, nsysdb.ColBytes)+`, `+col(cols, nsysdb.ColCorrelationID)+`, `+
+		col(cols, nsysdb.ColStreamID)+`, `+col(cols, nsysdb.ColDeviceID)+`, `+col(cols, nsysdb.ColGlobalPid)+`, `+col(cols, nsysdb.ColGraphNodeID)+
+		` FROM `+q(table)+r.corrFilter(cols), 8, func(v []int64) error {
+		o = records.Op{Kind: records.OpMemset, Start: v[0], End: v[1], Bytes: v[2], Corr: v[3], Stream: v[4], Device: v[5], GraphNode: v[7]}
 		if !r.wantsCorr(cols, o.Corr) {
-			continue
+			return nil
 		}
-		if gpid != 0 {
+		if gpid := v[6]; gpid != 0 {
 			o.PID, _ = nsysdb.SplitGlobalID(gpid)
 		}
-		if err := r.h.Op(&o); err != nil {
-			return r.handled(table, err)
-		}
-	}
-	if err := rows.Err(); err != nil {
+		return r.handled(table, r.h.Op(&o))
+	})
+	if err != nil {
 		return r.tableError(table, err)
 	}
 	return nil

@@ -1,6 +1,7 @@
 package nsyssqlite
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -20,6 +21,9 @@ import (
 func (r *reader) plan() error {
 	var err error
 	if r.rcols, err = r.columns(nsysdb.TableRuntime, nsysdb.ColStart, nsysdb.ColEnd, nsysdb.ColNameID); err != nil {
+		return err
+	}
+	if err := r.planBacktraces(); err != nil {
 		return err
 	}
 	table := r.tables[nsysdb.TableRuntime]
@@ -54,17 +58,30 @@ func (r *reader) plan() error {
 	if r.h.Event != nil && r.tables[nsysdb.TableCUDAEvent] == "" {
 		r.lack(records.FactEvents, fmt.Sprintf("the export has no %s table: nsys recorded no CUDA event records", nsysdb.TableCUDAEvent))
 	}
-	if err := r.checkReferences(); err != nil {
+	return r.readStacks()
+}
+
+// checkTables checks every row of the tables read, whether or not the
+// selection reads it (checkReferences, checkStop), on a connection of db of
+// its own, so that it may run beside the stream.
+func (r *reader) checkTables(ctx context.Context, db *sql.DB) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return &inputerr.Error{Path: r.path, Problem: "cannot open the SQLite export", Err: err, Hint: nsysdb.ExportHint}
+	}
+	defer conn.Close()
+	queryRow := func(q string, args ...any) *sql.Row { return conn.QueryRowContext(ctx, q, args...) }
+	if err := r.checkReferences(queryRow); err != nil {
 		return err
 	}
-	return r.checkStop()
+	return r.checkStop(queryRow)
 }
 
 // checkStop checks that no record of the tables read ends after the trace
 // stopped (ANALYSIS_DETAILS.stopTime), whether or not the selection reads
 // its row: nsys stops a trace after its last record, so a later one was
 // shifted or comes from another trace. One pass over each table.
-func (r *reader) checkStop() error {
+func (r *reader) checkStop(queryRow func(string, ...any) *sql.Row) error {
 	if r.stop == 0 {
 		return nil
 	}
@@ -77,7 +94,7 @@ func (r *reader) checkStop() error {
 			continue
 		}
 		var corr, end int64
-		err := r.queryRow(`SELECT `+col(t.cols, nsysdb.ColCorrelationID)+`, `+q(nsysdb.ColEnd)+` FROM `+q(table)+` WHERE `+q(nsysdb.ColEnd)+` > ? LIMIT 1`,
+		err := queryRow(`SELECT `+col(t.cols, nsysdb.ColCorrelationID)+`, `+q(nsysdb.ColEnd)+` FROM `+q(table)+` WHERE `+q(nsysdb.ColEnd)+` > ? LIMIT 1`,
 			r.stop+stopSlackNs).Scan(&corr, &end)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
@@ -101,7 +118,7 @@ const stopSlackNs = 1000
 // in the string table, whether or not the selection reads its row: a call
 // whose name id resolves to nothing is damage, not a call of another name.
 // One pass over each table's distinct ids.
-func (r *reader) checkReferences() error {
+func (r *reader) checkReferences(queryRow func(string, ...any) *sql.Row) error {
 	refs := []struct {
 		logical, col string
 		wanted       bool
@@ -118,15 +135,14 @@ func (r *reader) checkReferences() error {
 		}
 		c := q(ref.col)
 		var id int64
-		err := r.queryRow(`SELECT ` + c + ` FROM (SELECT DISTINCT ` + c + ` FROM ` + q(table) + ` WHERE ` + c + ` IS NOT NULL) AS d WHERE NOT EXISTS (SELECT 1 FROM ` +
+		err := queryRow(`SELECT ` + c + ` FROM (SELECT DISTINCT ` + c + ` FROM ` + q(table) + ` WHERE ` + c + ` IS NOT NULL) AS d WHERE NOT EXISTS (SELECT 1 FROM ` +
 			strs + ` AS s WHERE s.` + q(nsysdb.ColID) + ` = d.` + c + `) LIMIT 1`).Scan(&id)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 		case err != nil:
 			return r.tableError(table, err)
 		default:
-			_, err := r.str(id, ref.logical, ref.col)
-			return err
+			return r.unresolved(id, ref.logical, ref.col)
 		}
 	}
 	return nil

@@ -2,15 +2,18 @@
 // --type sqlite) into records: what nsys was asked to trace and on which
 // machine (Meta), nsys's own diagnostics, the facts the export cannot give
 // (Gap), NVTX push/pop ranges, CUDA API calls, GPU operations (copies,
-// kernels, memsets; copies joined to their calls in SQL where asked),
-// synchronisations tied to their calls, event records, whole graph launches
-// and the trace's counts. Every table and column name comes from
+// kernels, memsets; copies joined to the copy calls read before them where
+// asked), synchronisations tied to their calls, event records, whole graph
+// launches and the trace's counts. Every table and column name comes from
 // internal/nsysdb; every query runs under the reader's context, so a
 // cancelled context interrupts it.
 //
-// SQLite's integrity check reads the file on a second connection while the
-// records stream on the first: a file that fails it is an error, whatever
-// was handed to the Handler before.
+// The long scans (calls, copies, kernels, memsets) step on a connection of
+// their own a batch of rows at a time (internal/sqlitebatch), one goroutine
+// stepping SQLite while the caller's hands the records on. SQLite's
+// integrity check, and the checks over every row of the tables read,
+// run on connections of their own while the records stream: a file that
+// fails them is an error, whatever was handed to the Handler before.
 package nsyssqlite
 
 import (
@@ -24,6 +27,7 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+	"github.com/nsyscheck/nsyscheck/internal/sqlitebatch"
 	"github.com/nsyscheck/nsyscheck/internal/sqlitefile"
 	"github.com/nsyscheck/nsyscheck/records"
 	"github.com/nsyscheck/nsyscheck/vocab"
@@ -45,8 +49,10 @@ type Info struct {
 // the order the records package gives. With opts.ProgramThread the copies
 // and kernels are those of the calls read (kernels of the program's
 // process when its thread launched none through cudaLaunchKernel); with
-// opts.JoinCalls the copies are joined to their calls in SQL and come in
-// the copy table's order. The file is never written.
+// opts.JoinCalls each copy comes with the copy call that issued it, by
+// correlation id within its process (records.CallIndex, held while the
+// copies are read: about 40 bytes a copy call), in the copy table's order.
+// The file is never written.
 func Read(ctx context.Context, db *sql.DB, path string, opts records.Selection, h records.Handler) (*Info, error) {
 	ictx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -79,7 +85,7 @@ func read(ctx context.Context, db *sql.DB, path string, opts records.Selection, 
 	}
 	defer conn.Close()
 	r := &reader{ctx: ctx, conn: conn, path: path, opts: opts, h: h, info: &Info{},
-		strs: map[int64]string{}, wantCorr: map[int64]bool{}}
+		strs: map[int64]string{}}
 	defer r.close()
 	if err := r.prepare(); err != nil {
 		return nil, err
@@ -87,12 +93,23 @@ func read(ctx context.Context, db *sql.DB, path string, opts records.Selection, 
 	if err := r.plan(); err != nil {
 		return nil, err
 	}
+	// The checks over whole tables run beside the stream, on a connection
+	// of their own; a damage they find is the read's error, whatever the
+	// stream met, as if they had run first.
+	checked := make(chan error, 1)
+	go func() { checked <- r.checkTables(ctx, db) }()
 	steps := []func() error{r.emitMeta, r.emitDiags, r.emitGaps, r.emitRanges, r.emitCalls, r.emitOps,
 		r.emitSyncs, r.emitEvents, r.emitGraphs, r.emitCounts}
 	for _, step := range steps {
-		if err := step(); err != nil {
-			return nil, err
+		if err = step(); err != nil {
+			break
 		}
+	}
+	if cerr := <-checked; cerr != nil {
+		return nil, cerr
+	}
+	if err != nil {
+		return nil, err
 	}
 	r.info.Tables = r.tables
 	return r.info, nil
@@ -111,6 +128,9 @@ type reader struct {
 
 	strs    map[int64]string // StringIds cache
 	strStmt *sql.Stmt
+	// batch is the connection the long scans run on (ints), nil until
+	// the first.
+	batch *sqlitebatch.Conn
 
 	meta records.Meta
 	stop int64 // when the trace stopped (ANALYSIS_DETAILS.stopTime), 0 unknown
@@ -127,19 +147,39 @@ type reader struct {
 	migrations          map[int64]string
 	nvtx                *nvtxPlan
 	threads             map[int64]string // thread names by global thread id, read once
+	// btClass is the event class of the runtime table's backtrace rows, -1
+	// for none (planBacktraces); stacks are the call stacks read for the
+	// pageable copies' calls (readStacks), by process and correlation id.
+	btClass int64
+	stacks  map[stackKey]*records.Stack
 
 	// With opts.ProgramThread: whether only the program's thread was read
 	// (the runtime table has thread ids), the correlation ids of its calls,
 	// whether it launched kernels through cudaLaunchKernel, and its process.
 	threadOnly bool
-	wantCorr   map[int64]bool
+	wantCorr   corrList
 	launches   bool
 	pid        int64
+
+	// With opts.JoinCalls: the copy calls read (their API names' ids in
+	// copyAPI), which the copies read after them are joined to.
+	joining bool
+	copyAPI map[int64]bool
+	index   records.CallIndex
+	// With a Sync handler and every call read: the synchronising calls
+	// (their APIs' name ids in syncAPI), which the synchronisation records
+	// are tied to without a join in SQL (syncsRead says they were read).
+	syncAPI   map[int64]bool
+	syncCalls records.CallIndex
+	syncsRead bool
 }
 
 func (r *reader) close() {
 	if r.strStmt != nil {
 		r.strStmt.Close()
+	}
+	if r.batch != nil {
+		r.batch.Close()
 	}
 }
 
@@ -255,7 +295,8 @@ func (r *reader) readTables() error {
 		nsysdb.TableNVTX, nsysdb.TableStrings, nsysdb.TableCopyOper, nsysdb.TableMemKind, nsysdb.TableEventType,
 		nsysdb.TableMetaExport, nsysdb.TableMetaCapture, nsysdb.TableGPU, nsysdb.TableCUDADevice, nsysdb.TableSystemEnv,
 		nsysdb.TableThreadNames, nsysdb.TableAnalysis, nsysdb.TableSync, nsysdb.TableSyncType, nsysdb.TableCUDAEvent,
-		nsysdb.TableGraphTrace, nsysdb.TableDiagnostic, nsysdb.TableDiagSeverity, nsysdb.TableDiagSource, nsysdb.TableMigration)
+		nsysdb.TableGraphTrace, nsysdb.TableDiagnostic, nsysdb.TableDiagSeverity, nsysdb.TableDiagSource, nsysdb.TableMigration,
+		nsysdb.TableEventClass, nsysdb.TableCallchains)
 	var te *nsysdb.TableError
 	if errors.As(err, &te) {
 		if r.ctx.Err() != nil {
@@ -337,14 +378,20 @@ func (r *reader) str(id int64, from, col string) (string, error) {
 	err := r.strStmt.QueryRowContext(r.ctx, id).Scan(&s)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return "", &inputerr.Error{Path: r.path, Where: "table " + r.tables[from],
-			Problem: fmt.Sprintf("%s %d names no string of %s: a reference that does not resolve", col, id, r.tables[nsysdb.TableStrings]),
-			Hint:    "the export is damaged or was edited; " + nsysdb.ExportHint}
+		return "", r.unresolved(id, from, col)
 	case err != nil:
 		return "", r.tableError(r.tables[nsysdb.TableStrings], err)
 	}
 	r.strs[id] = s
 	return s, nil
+}
+
+// unresolved is the error of a string id, which column col of the logical
+// table from refers to, that the string table does not hold.
+func (r *reader) unresolved(id int64, from, col string) error {
+	return &inputerr.Error{Path: r.path, Where: "table " + r.tables[from],
+		Problem: fmt.Sprintf("%s %d names no string of %s: a reference that does not resolve", col, id, r.tables[nsysdb.TableStrings]),
+		Hint:    "the export is damaged or was edited; " + nsysdb.ExportHint}
 }
 
 // readEnum reads an ENUM_* table as id -> name.

@@ -44,17 +44,24 @@ func (r *reader) emitSyncs() error {
 		return none
 	}
 	join, nameID := `0 = 1`, "NULL"
-	if cols[nsysdb.ColCorrelationID] && r.rcols[nsysdb.ColCorrelationID] && len(ids) > 0 {
+	// With every call read, their synchronising calls are at hand
+	// (syncCalls): the records are tied to them below, not in SQL.
+	byIndex := r.syncsRead && cols[nsysdb.ColCorrelationID] && r.rcols[nsysdb.ColCorrelationID]
+	if !byIndex && cols[nsysdb.ColCorrelationID] && r.rcols[nsysdb.ColCorrelationID] && len(ids) > 0 {
 		join = `r.` + q(nsysdb.ColCorrelationID) + ` = ` + s(nsysdb.ColCorrelationID) + ` AND r.` + q(nsysdb.ColNameID) + ` IN (` + intList(ids) + `)`
 		if cols[nsysdb.ColGlobalPid] && r.rcols[nsysdb.ColGlobalTid] {
 			join += ` AND ` + nsysdb.PIDExpr(`r.`+q(nsysdb.ColGlobalTid)) + ` = ` + nsysdb.PIDExpr(s(nsysdb.ColGlobalPid))
 		}
+		join += r.andCallsOnly("r.")
 		nameID = `r.` + q(nsysdb.ColNameID)
 	}
 	qs := `SELECT ` + s(nsysdb.ColStart) + `, ` + s(nsysdb.ColEnd) + `, ` + opt(nsysdb.ColCorrelationID, "0") + `, ` + opt(nsysdb.ColGlobalPid, "0") + `, ` +
 		opt(nsysdb.ColDeviceID, "0") + `, ` + opt(nsysdb.ColStreamID, "NULL") + `, ` + opt(nsysdb.ColEventID, "NULL") + `, ` +
 		opt(nsysdb.ColSyncType, "0") + `, ` + opt(nsysdb.ColOldSyncType, "-1") + `, ` + nameID +
-		` FROM ` + q(table) + ` AS s LEFT JOIN ` + q(r.tables[nsysdb.TableRuntime]) + ` AS r ON ` + join
+		` FROM ` + q(table) + ` AS s`
+	if !byIndex {
+		qs += ` LEFT JOIN ` + q(r.tables[nsysdb.TableRuntime]) + ` AS r ON ` + join
+	}
 	rows, err := r.query(qs)
 	if err != nil {
 		return r.tableError(table, err)
@@ -75,7 +82,12 @@ func (r *reader) emitSyncs() error {
 		}
 		sy.Stream, sy.Event = id(stream), id(event)
 		known := false
-		if nm.Valid {
+		switch {
+		case byIndex:
+			if name := r.syncCall(&sy, cols); name != "" {
+				sy.Kind, known = nsysdb.SyncKindOfCall(name)
+			}
+		case nm.Valid:
 			name, err := r.str(nm.Int64, nsysdb.TableRuntime, nsysdb.ColNameID)
 			if err != nil {
 				return err
@@ -97,6 +109,28 @@ func (r *reader) emitSyncs() error {
 		return r.tableError(table, err)
 	}
 	return nil
+}
+
+// syncCall is the name of the synchronising call a synchronisation record
+// was made by, "" for none, as the join in SQL finds it: by correlation id
+// within the process where both tables tell processes, else by
+// correlation id alone (cols are the synchronisation table's).
+func (r *reader) syncCall(sy *records.Sync, cols map[string]bool) string {
+	pid, anyPID := sy.PID, false
+	switch {
+	case !r.rcols[nsysdb.ColGlobalTid]:
+		pid = 0
+	case !cols[nsysdb.ColGlobalPid]:
+		anyPID = true
+	}
+	name := ""
+	r.syncCalls.Each(pid, sy.Corr, anyPID, func(c *records.Call) error {
+		if name == "" {
+			name = c.Name
+		}
+		return nil
+	})
+	return name
 }
 
 // emitEvents hands on the CUDA event records: which stream recorded each
@@ -198,7 +232,11 @@ func (r *reader) emitCounts() error {
 	}
 	var c records.Counts
 	t := r.tables[nsysdb.TableRuntime]
-	if err := r.queryRow(`SELECT count(*) FROM ` + q(t)).Scan(&c.Calls); err != nil {
+	calls := ""
+	if c := r.callsOnly(""); c != "" {
+		calls = ` WHERE ` + c
+	}
+	if err := r.queryRow(`SELECT count(*) FROM ` + q(t) + calls).Scan(&c.Calls); err != nil {
 		return r.tableError(t, err)
 	}
 	if r.h.Meta == nil {
@@ -206,7 +244,7 @@ func (r *reader) emitCounts() error {
 	}
 	if r.meta.DurationNs == 0 {
 		var first, last sql.NullInt64
-		if err := r.queryRow(`SELECT min(`+q(nsysdb.ColStart)+`), max(`+q(nsysdb.ColEnd)+`) FROM `+q(t)).Scan(&first, &last); err != nil {
+		if err := r.queryRow(`SELECT min(`+q(nsysdb.ColStart)+`), max(`+q(nsysdb.ColEnd)+`) FROM `+q(t)+calls).Scan(&first, &last); err != nil {
 			return r.tableError(t, err)
 		}
 		c.FirstCall, c.LastCall = first.Int64, last.Int64

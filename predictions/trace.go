@@ -1,6 +1,8 @@
 package predictions
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -14,7 +16,7 @@ type traceCtx struct {
 	c        *capture.Capture
 	pid, tid int64
 	calls    []capture.APICall          // the program's thread, by start
-	memcpy   map[int64]*capture.Memcpy  // by correlation id, the thread's copies
+	memcpy   copyIndex                  // the thread's copies, by correlation id
 	launch   map[int64]*capture.APICall // cudaLaunchKernel by correlation id
 	ranges   []capture.Range            // the thread's NVTX ranges
 	diags    *diagList
@@ -62,17 +64,26 @@ func newTrace(c *capture.Capture, diags *diagList) (*traceCtx, Why) {
 	me := vocab.Thread{PID: top.PID, TID: top.TID}
 
 	t := &traceCtx{c: c, pid: me.PID, tid: me.TID, diags: diags,
-		memcpy: map[int64]*capture.Memcpy{}, launch: map[int64]*capture.APICall{},
+		launch:   map[int64]*capture.APICall{},
 		openSeen: map[string]bool{}, kindWarned: map[string]bool{}}
 	t.apiTab, t.cpyTab, t.kernTab, t.nvtxTab = orNone(c.Sources.API), orNone(c.Sources.Memcpy), orNone(c.Sources.Kernel), orNone(c.Sources.NVTX)
-	mine := map[int64]bool{}
-	for _, a := range c.Calls {
-		if a.PID == me.PID && a.TID == me.TID {
-			t.calls = append(t.calls, a)
-			mine[a.CorrelationID] = true
+	// Where the loader kept the program's thread alone, its calls are the
+	// capture's, already in start order: they are not copied.
+	if onThread(c.Calls, me) && sort.SliceIsSorted(c.Calls, func(i, j int) bool { return c.Calls[i].Start < c.Calls[j].Start }) {
+		t.calls = c.Calls
+	} else {
+		for _, a := range c.Calls {
+			if a.PID == me.PID && a.TID == me.TID {
+				t.calls = append(t.calls, a)
+			}
 		}
+		sort.SliceStable(t.calls, func(i, j int) bool { return t.calls[i].Start < t.calls[j].Start })
 	}
-	sort.SliceStable(t.calls, func(i, j int) bool { return t.calls[i].Start < t.calls[j].Start })
+	mine := make([]int64, len(t.calls))
+	for i := range t.calls {
+		mine[i] = t.calls[i].CorrelationID
+	}
+	slices.Sort(mine)
 	for i := range t.calls {
 		if n := t.calls[i].Name; n == apiStreamSync || n == apiDeviceSync {
 			t.syncs = append(t.syncs, t.calls[i])
@@ -84,10 +95,11 @@ func newTrace(c *capture.Capture, diags *diagList) (*traceCtx, Why) {
 	if c.Has(capture.FactCorrelation) {
 		for i := range c.Memcpys {
 			m := &c.Memcpys[i]
-			if mine[m.CorrelationID] && (m.PID == 0 || me.PID == 0 || m.PID == me.PID) {
-				t.memcpy[m.CorrelationID] = m
+			if _, ok := slices.BinarySearch(mine, m.CorrelationID); ok && (m.PID == 0 || me.PID == 0 || m.PID == me.PID) {
+				t.memcpy.add(c.Memcpys, i)
 			}
 		}
+		t.memcpy.index()
 	}
 	if c.Has(capture.FactNVTX) {
 		for _, r := range c.Ranges {
@@ -100,6 +112,50 @@ func newTrace(c *capture.Capture, diags *diagList) (*traceCtx, Why) {
 }
 
 func (t *traceCtx) thread() vocab.Thread { return vocab.Thread{PID: t.pid, TID: t.tid} }
+
+// onThread reports whether every call is of thread me.
+func onThread(calls []capture.APICall, me vocab.Thread) bool {
+	for i := range calls {
+		if calls[i].PID != me.PID || calls[i].TID != me.TID {
+			return false
+		}
+	}
+	return true
+}
+
+// copyIndex finds the thread's copies by correlation id: their indexes
+// into the capture's copies, sorted by it (4 bytes a copy), the last added
+// of a correlation id winning, as a map's assignment would.
+type copyIndex struct {
+	all []capture.Memcpy
+	at  []int32
+}
+
+func (x *copyIndex) add(all []capture.Memcpy, i int) {
+	x.all = all
+	x.at = append(x.at, int32(i))
+}
+
+// index sorts the copies by correlation id, the later of two with one id
+// first, and keeps that one.
+func (x *copyIndex) index() {
+	slices.SortStableFunc(x.at, func(a, b int32) int {
+		if c := cmp.Compare(x.all[a].CorrelationID, x.all[b].CorrelationID); c != 0 {
+			return c
+		}
+		return cmp.Compare(b, a)
+	})
+	x.at = slices.CompactFunc(x.at, func(a, b int32) bool { return x.all[a].CorrelationID == x.all[b].CorrelationID })
+}
+
+// of returns the copy of correlation id corr, nil for none.
+func (x *copyIndex) of(corr int64) *capture.Memcpy {
+	k, ok := slices.BinarySearchFunc(x.at, corr, func(i int32, c int64) int { return cmp.Compare(x.all[i].CorrelationID, c) })
+	if !ok {
+		return nil
+	}
+	return &x.all[x.at[k]]
+}
 
 // ref names one API call so that it can be found in the input: its CSV row
 // where the input is a CSV report, else its correlation id.
@@ -296,7 +352,7 @@ func (t *traceCtx) copyOps(group string, r capture.Range) (ops []callCopy, nAsyn
 		}
 	}
 	for i, a := range calls {
-		m := t.memcpy[a.CorrelationID]
+		m := t.memcpy.of(a.CorrelationID)
 		if m == nil {
 			return nil, 0, CallWithoutCopy{Call: t.ref(a), Range: group, CopyTable: t.cpyTab}
 		}
@@ -609,7 +665,7 @@ func (t *traceCtx) part1Runs(dir vocab.Direction) (*sweepData, Why) {
 	}
 	var seq []callCopy
 	for _, a := range t.named(apiMemcpy) {
-		m := t.memcpy[a.CorrelationID]
+		m := t.memcpy.of(a.CorrelationID)
 		if m == nil {
 			return nil, MemcpyWithoutCopy{Call: t.ref(a), Thread: t.thread(), CopyTable: t.cpyTab}
 		}
@@ -707,7 +763,7 @@ func (t *traceCtx) part2() (*asyncData, Why) {
 			comp = append(comp, float64(sync.End-a.Start)/1e6)
 			s.corr = append(s.corr, a.CorrelationID)
 			if withCopies {
-				m := t.memcpy[a.CorrelationID]
+				m := t.memcpy.of(a.CorrelationID)
 				if m == nil {
 					return nil, AsyncWithoutCopy{Call: t.ref(a), CopyTable: t.cpyTab}
 				}
@@ -779,7 +835,7 @@ func (t *traceCtx) part2NVTX(all []capture.APICall, withCopies bool) (map[vocab.
 			if t.c.Has(capture.FactMemoryKinds) {
 				hosts := map[vocab.MemKind]bool{}
 				for _, a := range g {
-					if m := t.memcpy[a.CorrelationID]; m != nil {
+					if m := t.memcpy.of(a.CorrelationID); m != nil {
 						hosts[hostKind(m)] = true
 					}
 				}
@@ -813,7 +869,7 @@ func (t *traceCtx) hostToDevice(group string, calls []capture.APICall) []capture
 	var out []capture.APICall
 	aside := map[vocab.CopyKind]int{}
 	for _, a := range calls {
-		if m := t.memcpy[a.CorrelationID]; m != nil && m.Kind != vocab.CopyHtoD {
+		if m := t.memcpy.of(a.CorrelationID); m != nil && m.Kind != vocab.CopyHtoD {
 			aside[m.Kind]++
 			continue
 		}
@@ -849,7 +905,7 @@ func (t *traceCtx) part2Copies(all []capture.APICall, groups map[vocab.MemKind][
 	}
 	by := map[key][]capture.APICall{}
 	for _, a := range all {
-		m := t.memcpy[a.CorrelationID]
+		m := t.memcpy.of(a.CorrelationID)
 		if m == nil {
 			return nil, AsyncWithoutCopy{Call: t.ref(a), CopyTable: t.cpyTab}
 		}
@@ -1075,7 +1131,7 @@ func (t *traceCtx) deviceCopy() *DeviceCopy {
 	}
 	var group []callCopy
 	for _, a := range calls {
-		m := t.memcpy[a.CorrelationID]
+		m := t.memcpy.of(a.CorrelationID)
 		if m == nil || m.Kind != vocab.CopyDtoD || (len(group) > 0 && m.Bytes != group[0].cp.Bytes) {
 			return nil
 		}

@@ -16,15 +16,18 @@ func MaskCapture(c *capture.Capture) {
 		return
 	}
 	m := func(s *string) { *s = MaskSecrets(*s) }
+	// Names repeat from record to record: each distinct one is looked at
+	// once (CopyMasker's memo), the last of each field kept at hand.
+	var names CopyMasker
 	for i := range c.Calls {
-		m(&c.Calls[i].Name)
-		m(&c.Calls[i].Thread)
+		c.Calls[i].Name = names.mask(slotCallName, c.Calls[i].Name)
+		c.Calls[i].Thread = names.mask(slotCallThread, c.Calls[i].Thread)
 	}
 	for i := range c.Kernels {
-		m(&c.Kernels[i].Name)
+		c.Kernels[i].Name = names.mask(slotOpName, c.Kernels[i].Name)
 	}
 	for i := range c.Ranges {
-		m(&c.Ranges[i].Name)
+		c.Ranges[i].Name = names.mask(slotRangeName, c.Ranges[i].Name)
 		m(&c.Ranges[i].Domain)
 	}
 	for i := range c.APISummary {
@@ -58,7 +61,21 @@ func MaskCapture(c *capture.Capture) {
 // them shows a credential.
 // Names repeat from copy to copy: each distinct one is looked at once (up
 // to maskMemo of them).
-type CopyMasker struct{ memo map[string]string }
+type CopyMasker struct {
+	memo map[string]string
+	// last is, per field masked (see the slot constants), the last name
+	// given and its mask: consecutive records mostly carry the same ones.
+	last [slots]struct{ in, out string }
+}
+
+// The fields a CopyMasker masks, each with its own last name.
+const (
+	slotCallName = iota
+	slotCallThread
+	slotOpName
+	slotRangeName
+	slots
+)
 
 // maskMemo bounds how many distinct names a CopyMasker remembers.
 const maskMemo = 4096
@@ -69,40 +86,45 @@ const maskMemo = 4096
 func (m *CopyMasker) Handler(h records.Handler) records.Handler {
 	if next := h.Call; next != nil {
 		h.Call = func(c *records.Call) error {
-			c.Name, c.Thread = m.mask(c.Name), m.mask(c.Thread)
+			c.Name, c.Thread = m.mask(slotCallName, c.Name), m.mask(slotCallThread, c.Thread)
 			return next(c)
 		}
 	}
 	if next := h.Range; next != nil {
 		h.Range = func(r *records.Range) error {
-			r.Name = m.mask(r.Name)
+			r.Name = m.mask(slotRangeName, r.Name)
 			return next(r)
 		}
 	}
 	if next := h.Op; next != nil {
 		h.Op = func(o *records.Op) error {
 			if c := o.Call; c != nil {
-				c.Name, c.Thread = m.mask(c.Name), m.mask(c.Thread)
+				c.Name, c.Thread = m.mask(slotCallName, c.Name), m.mask(slotCallThread, c.Thread)
 			}
-			o.Name = m.mask(o.Name)
+			o.Name = m.mask(slotOpName, o.Name)
 			return next(o)
 		}
 	}
 	return h
 }
 
-func (m *CopyMasker) mask(s string) string {
+func (m *CopyMasker) mask(slot int, s string) string {
 	if s == "" {
 		return s
 	}
-	if v, ok := m.memo[s]; ok {
-		return v
+	l := &m.last[slot]
+	if s == l.in {
+		return l.out
 	}
-	v := MaskSecrets(s)
-	if m.memo == nil || len(m.memo) >= maskMemo {
-		m.memo = map[string]string{}
+	v, ok := m.memo[s]
+	if !ok {
+		v = MaskSecrets(s)
+		if m.memo == nil || len(m.memo) >= maskMemo {
+			m.memo = map[string]string{}
+		}
+		m.memo[s] = v
 	}
-	m.memo[s] = v
+	l.in, l.out = s, v
 	return v
 }
 

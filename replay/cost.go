@@ -2,9 +2,6 @@ package replay
 
 import (
 	"math"
-	"slices"
-
-	"gonum.org/v1/gonum/stat"
 
 	"github.com/nsyscheck/nsyscheck/timeline"
 	"github.com/nsyscheck/nsyscheck/vocab"
@@ -141,20 +138,40 @@ type quantiles struct {
 	n int
 }
 
+// quantilesOf is the 10th, 50th and 90th percentile of v as stat.Quantile
+// with stat.Empirical gives them (each a value of v), found by selection;
+// v is reordered.
 func quantilesOf(v []float64) (quantiles, bool) {
 	if len(v) < MinSamples {
 		return quantiles{}, false
 	}
-	slices.Sort(v)
-	return quantiles{Bound{stat.Quantile(0.1, stat.Empirical, v, nil), stat.Quantile(0.5, stat.Empirical, v, nil),
-		stat.Quantile(0.9, stat.Empirical, v, nil)}, len(v)}, true
+	return quantiles{Bound{quantileOf(v, 0.1), quantileOf(v, 0.5), quantileOf(v, 0.9)}, len(v)}, true
 }
 
 // NewCaptureCoster gathers the pinned host-device copies of tl by
 // direction and size class.
 func NewCaptureCoster(tl *timeline.Timeline, sizes Sizes) *CaptureCoster {
-	gpu := map[gpuKey][]float64{}
-	call := map[callKey][]float64{}
+	gpu := map[gpuKey]*[]float64{}
+	call := map[callKey]*[]float64{}
+	// Consecutive copies are mostly of one direction, size class and API:
+	// the lists of the last one's keys are kept at hand.
+	var last struct {
+		ok         bool
+		dir        timeline.Dir
+		class      int
+		api        int32
+		gpu        *[]float64
+		calls      [3]*[]float64
+		async, use bool
+	}
+	list := func(m map[callKey]*[]float64, k callKey) *[]float64 {
+		l := m[k]
+		if l == nil {
+			l = new([]float64)
+			m[k] = l
+		}
+		return l
+	}
 	o := &tl.Ops
 	for j := range o.Kind {
 		op := int32(j)
@@ -162,33 +179,53 @@ func NewCaptureCoster(tl *timeline.Timeline, sizes Sizes) *CaptureCoster {
 			continue
 		}
 		dir, class := o.Dir[j], sizes.Of(o.Bytes[j])
-		gpu[gpuKey{dir, class}] = append(gpu[gpuKey{dir, class}], float64(o.Duration(op))/float64(o.Bytes[j]))
 		c := o.Call[j]
-		if c == timeline.None {
+		api := timeline.None
+		if c != timeline.None {
+			api = tl.Calls.Name[c]
+		}
+		if !last.ok || last.dir != dir || last.class != class || last.api != api {
+			last.ok, last.dir, last.class, last.api = true, dir, class, api
+			k := gpuKey{dir, class}
+			if last.gpu = gpu[k]; last.gpu == nil {
+				last.gpu = new([]float64)
+				gpu[k] = last.gpu
+			}
+			last.use = false
+			if api != timeline.None {
+				switch timeline.RoleOf(tl.Name(api)) {
+				case timeline.RoleCopyAsync:
+					last.async, last.use = true, true
+				case timeline.RoleCopyBlocking:
+					last.async, last.use = false, true
+				}
+			}
+			if last.use {
+				for i, k := range []callKey{{dir, last.async, class}, {dir, last.async, -1}, {timeline.DirNone, last.async, -1}} {
+					last.calls[i] = list(call, k)
+				}
+			}
+		}
+		*last.gpu = append(*last.gpu, float64(o.Duration(op))/float64(o.Bytes[j]))
+		if c == timeline.None || !last.use {
 			continue
 		}
 		host := float64(tl.Calls.Duration(c))
-		var async bool
-		switch timeline.RoleOf(tl.Name(tl.Calls.Name[c])) {
-		case timeline.RoleCopyAsync:
-			async = true
-		case timeline.RoleCopyBlocking:
+		if !last.async {
 			host = max(host-float64(o.Duration(op)), 0)
-		default:
-			continue
 		}
-		for _, k := range []callKey{{dir, async, class}, {dir, async, -1}, {timeline.DirNone, async, -1}} {
-			call[k] = append(call[k], host)
+		for _, l := range last.calls {
+			*l = append(*l, host)
 		}
 	}
 	cc := &CaptureCoster{sizes: sizes, gpu: map[gpuKey]quantiles{}, call: map[callKey]quantiles{}, anyCall: map[callKey]quantiles{}}
 	for k, v := range gpu {
-		if q, ok := quantilesOf(v); ok {
+		if q, ok := quantilesOf(*v); ok {
 			cc.gpu[k] = q
 		}
 	}
 	for k, v := range call {
-		if q, ok := quantilesOf(v); ok {
+		if q, ok := quantilesOf(*v); ok {
 			if k.class < 0 {
 				cc.anyCall[k] = q
 			} else {

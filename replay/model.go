@@ -86,15 +86,16 @@ type handoff struct {
 // the work it waits for: end = max(start + own, W + tail), W the latest
 // end of the ops On; clampStart also keeps it after their latest start.
 type simWait struct {
-	on         []int32
-	kind       timeline.WaitKind
-	own, tail  int64
+	on        []int32
+	own, tail int64
+	// Polls: the delay of the run's last query after W (or after the first
+	// query's start when !waited), and the run's first call.
+	lag   int64
+	first int32
+	kind  timeline.WaitKind
+	// clampStart also keeps the end after the ops' latest start.
 	clampStart bool
-	// Polls: the run's first call, and the delay of the run's last query
-	// after W (or after the first query's start when !waited).
-	first  int32
-	lag    int64
-	waited bool
+	waited     bool
 }
 
 // newModel derives the model of tl's measured times; sizes are the size

@@ -129,8 +129,11 @@ type regions struct {
 	// their instances.
 	names  []int32
 	counts []int
-	// kernels lists each stream's kernels in stream order.
+	// kernels lists each stream's kernels in stream order; peers lists,
+	// per stream, the other streams of its process and device that ran a
+	// kernel (nil for none: its copies overlap no kernel).
 	kernels [][]int32
+	peers   [][]int32
 	// copyCalls marks the calls that launched a host-device copy;
 	// pageableCalls those that launched one from pageable memory.
 	copyCalls, pageableCalls []bool
@@ -159,6 +162,14 @@ func newRegions(tl *timeline.Timeline) *regions {
 			rg.copyCalls[o.Call[j]] = true
 			if o.Pageable(int32(j)) {
 				rg.pageableCalls[o.Call[j]] = true
+			}
+		}
+	}
+	rg.peers = make([][]int32, len(tl.Streams))
+	for i, st := range tl.Streams {
+		for k, o := range tl.Streams {
+			if k != i && len(rg.kernels[k]) > 0 && o.PID == st.PID && o.Device == st.Device {
+				rg.peers[i] = append(rg.peers[i], int32(k))
 			}
 		}
 	}
@@ -380,17 +391,13 @@ func (rg *regions) capture(s *Schedule) measure {
 // another stream of the same process and device was running.
 func (rg *regions) overlapped(s *Schedule, j int32) int64 {
 	tl := rg.tl
-	st := tl.Streams[tl.Ops.Stream[j]]
+	peers := rg.peers[tl.Ops.Stream[j]]
 	cs, ce := s.OpStart[j], s.OpEnd[j]
-	if ce <= cs {
+	if ce <= cs || len(peers) == 0 {
 		return 0
 	}
 	var pieces [][2]int64
-	for k := range tl.Streams {
-		o := tl.Streams[k]
-		if int32(k) == tl.Ops.Stream[j] || o.PID != st.PID || o.Device != st.Device {
-			continue
-		}
+	for _, k := range peers {
 		ks := rg.kernels[k]
 		// Kernels of a stream run in order: find the first that ends
 		// after the copy starts.

@@ -229,8 +229,11 @@ func SimulatePinned(ctx context.Context, tl *timeline.Timeline, coster Coster) (
 // whatIf is the pinning of every pageable host-device copy: its cost,
 // and what it changes in the model.
 type whatIf struct {
-	m       *model
-	recost  []recost
+	m      *model
+	recost []recost
+	// costs are the pinned costs the recost entries index: consecutive
+	// copies mostly share one.
+	costs   []pinnedCost
 	assumed []timeline.Assumption
 	// at indexes assumed by kind, process, stream and API.
 	at map[assumeAt]int
@@ -254,11 +257,17 @@ func (w *whatIf) assume(kind timeline.AssumptionKind, pid, stream int64, api str
 }
 
 type recost struct {
-	op        int32
-	call, gpu Bound
+	op   int32
+	cost int32 // into whatIf.costs
 	// pinCopy is the host time of copying the buffer into pinned memory
 	// that the high bound pays (PinByCopy), 0 otherwise.
 	pinCopy int64
+}
+
+// pinnedCost is one copy's pinned cost: its call's host time and its GPU
+// time.
+type pinnedCost struct {
+	call, gpu Bound
 }
 
 func (m *model) whatIf(coster Coster, sizes Sizes, pinBy PinBy, res *Result) *whatIf {
@@ -273,6 +282,15 @@ func (m *model) whatIf(coster Coster, sizes Sizes, pinBy PinBy, res *Result) *wh
 	}
 	uses := map[useKey]*CostUse{}
 	chain := Chain{coster}
+	// Consecutive copies are mostly of one group: its use and cost are
+	// kept at hand.
+	var last struct {
+		ok    bool
+		k     useKey
+		u     *CostUse
+		bytes int64
+		cost  Cost
+	}
 	for j := range o.Kind {
 		op := int32(j)
 		if !o.Pageable(op) {
@@ -294,18 +312,26 @@ func (m *model) whatIf(coster Coster, sizes Sizes, pinBy PinBy, res *Result) *wh
 		}
 		dir := o.Dir[j].Kind()
 		k := useKey{dir, sizes.Of(o.Bytes[j]), async}
-		u := uses[k]
-		if u == nil {
-			u = &CostUse{Direction: dir, SizeClass: sizes.Name(k.class), Async: async}
-			uses[k] = u
+		if !last.ok || last.k != k {
+			u := uses[k]
+			if u == nil {
+				u = &CostUse{Direction: dir, SizeClass: sizes.Name(k.class), Async: async}
+				uses[k] = u
+			}
+			last.ok, last.k, last.u, last.bytes = true, k, u, -1
 		}
+		u := last.u
 		u.Copies++
 		u.Bytes += o.Bytes[j]
 		u.GPUNs += o.Duration(op)
 		if c != timeline.None {
 			u.CallNs += tl.Calls.Duration(c)
 		}
-		cost, _ := chain.Pinned(dir, o.Bytes[j], async)
+		if last.bytes != o.Bytes[j] {
+			last.cost, _ = chain.Pinned(dir, o.Bytes[j], async)
+			last.bytes = o.Bytes[j]
+		}
+		cost := last.cost
 		if !cost.complete() {
 			res.Uncosted++
 			u.Uncosted++
@@ -316,7 +342,10 @@ func (m *model) whatIf(coster Coster, sizes Sizes, pinBy PinBy, res *Result) *wh
 			continue
 		}
 		res.Recosted++
-		rc := recost{op: op, call: cost.CallNs, gpu: cost.GPUNs}
+		if n := len(w.costs); n == 0 || w.costs[n-1] != (pinnedCost{cost.CallNs, cost.GPUNs}) {
+			w.costs = append(w.costs, pinnedCost{cost.CallNs, cost.GPUNs})
+		}
+		rc := recost{op: op, cost: int32(len(w.costs) - 1)}
 		if pinBy == PinByCopy && c != timeline.None {
 			rc.pinCopy = tl.Calls.Duration(c)
 			u.PinCopyNs += rc.pinCopy
@@ -379,12 +408,13 @@ func (w *whatIf) apply(p *params, l level) {
 	tl := w.m.tl
 	for _, r := range w.recost {
 		j := r.op
-		p.opDur[j] = max(roundNs(r.gpu.at(l)), 0)
+		cost := &w.costs[r.cost]
+		p.opDur[j] = max(roundNs(cost.gpu.at(l)), 0)
 		c := tl.Ops.Call[j]
 		if c == timeline.None {
 			continue
 		}
-		call := max(roundNs(r.call.at(l)), 0)
+		call := max(roundNs(cost.call.at(l)), 0)
 		if l == levelHigh {
 			call += r.pinCopy
 		}

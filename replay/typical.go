@@ -154,9 +154,15 @@ func (k tkey) levels() [5]tkey {
 // once, under their most specific class; a coarser class's value is taken
 // over the union of its finer ones.
 type typicals struct {
-	samples map[tkey][]int64
-	value   map[tkey]int64
-	count   map[tkey]int
+	samples map[tkey]*[]int64
+	// lastAdd is the class a sample was last added to: consecutive ops
+	// are mostly of one class.
+	lastAdd struct {
+		k tkey
+		v *[]int64
+	}
+	value map[tkey]int64
+	count map[tkey]int
 	// asked holds, per class asked for, the class its answer comes from
 	// and how often it was asked; last the class last asked for per
 	// quantity (consecutive ops are mostly of one class).
@@ -175,12 +181,21 @@ type answer struct {
 }
 
 func newTypicals() *typicals {
-	return &typicals{samples: map[tkey][]int64{}, value: map[tkey]int64{}, count: map[tkey]int{}, asked: map[tkey]*answer{}}
+	return &typicals{samples: map[tkey]*[]int64{}, value: map[tkey]int64{}, count: map[tkey]int{}, asked: map[tkey]*answer{}}
 }
 
 // add records one measured delay of class k.
 func (t *typicals) add(k tkey, v int64) {
-	t.samples[k] = append(t.samples[k], v)
+	l := &t.lastAdd
+	if l.v == nil || l.k != k {
+		s := t.samples[k]
+		if s == nil {
+			s = new([]int64)
+			t.samples[k] = s
+		}
+		l.k, l.v = k, s
+	}
+	*l.v = append(*l.v, v)
 }
 
 // TrimShare is the share of a class's samples left out at each end before
@@ -202,7 +217,7 @@ func (t *typicals) finish(qs ...qcode) {
 		lv := k.levels()
 		for i, l := range lv {
 			if i == 0 || l != lv[i-1] {
-				union[l] = append(union[l], v)
+				union[l] = append(union[l], *v)
 			}
 		}
 	}
@@ -219,13 +234,20 @@ func (t *typicals) finish(qs ...qcode) {
 			delete(t.samples, k)
 		}
 	}
+	t.lastAdd.v = nil
 }
 
 // trimmedMean is the mean of v without its TrimShare lowest and highest
-// values. v is reordered.
+// values. v is reordered: the values kept are moved between the cut ones
+// by selection, not sorted, and summed in that order (the sum of integers
+// below 2^53 that it is in any real capture, whose order does not change
+// it).
 func trimmedMean(v []int64) int64 {
-	slices.Sort(v)
 	cut := int(float64(len(v)) * TrimShare)
+	if cut > 0 {
+		selectRank(v, cut)
+		selectRank(v[cut:], len(v)-2*cut)
+	}
 	var sum float64
 	for _, x := range v[cut : len(v)-cut] {
 		sum += float64(x)

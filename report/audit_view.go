@@ -49,7 +49,10 @@ type adviceView struct {
 	Classes []adviceClass
 	// None says there is nothing to pin, "" when there is.
 	None string
-	// Line says how to find the source line of a copy.
+	// Sites are where the program makes its pageable copies, from the
+	// capture's call stacks; nil where it has none.
+	Sites *tableView
+	// Line says how far the sites go, or how to profile for them.
 	Line string
 }
 
@@ -639,12 +642,12 @@ func wideWords(r *audit.RegionCheck, lo, hi float64) string {
 
 // notPredictedWords says why a region has no prediction.
 func notPredictedWords(n *audit.NotPredicted) string {
-	if n.Launches > 0 {
-		return fmt.Sprintf("not predicted: the replay sees none of the kernels the capture's %s ran (CSV reports tie no kernel to its launch), so it cannot tell what the copies overlap; give the SQLite export (nsys export --type sqlite)",
-			nounsOf(n.Launches, "launch call"))
+	if n.Uncosted > 0 {
+		return fmt.Sprintf("not predicted: the what-if found no pinned cost for any of the capture's %s from pageable memory (a copy needs its call's time and its GPU time; a run folder, --rates RUN_DIR, gives both)",
+			nounsOf(int64(n.Uncosted), "copy"))
 	}
-	return fmt.Sprintf("not predicted: the what-if found no pinned cost for any of the capture's %s from pageable memory (a copy needs its call's time and its GPU time; a run folder, --rates RUN_DIR, gives both)",
-		nounsOf(int64(n.Uncosted), "copy"))
+	return fmt.Sprintf("not predicted: the replay ties no kernel to any of the capture's %s, so it cannot tell when the compute beside the copies runs (CSV reports tie none: give the SQLite export, nsys export --type sqlite)",
+		nounsOf(n.Launches, "launch call"))
 }
 
 // notFixedWords says that the capture after still makes the pageable
@@ -709,14 +712,7 @@ func adviceOf(au *audit.Audit) adviceView {
 		}
 		return a
 	}
-	if au.Framework.Backtraces {
-		a.Line = "the capture holds the call stacks of its CUDA calls: find a copy by its correlation id in Nsight Systems to see the line that made it"
-	} else {
-		a.Line = "to find the line that makes each copy, profile again with nsys profile --cudabacktrace=all"
-		if au.Framework.Python {
-			a.Line += " --python-backtrace=cuda"
-		}
-	}
+	a.Sites, a.Line = callSitesOf(au)
 	return a
 }
 

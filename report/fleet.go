@@ -73,18 +73,28 @@ func FleetText(w io.Writer, s fleet.Summary, opts TextOptions) error {
 func FleetMarkdown(w io.Writer, s fleet.Summary) error {
 	var b strings.Builder
 	b.WriteString("## Fleet\n\nPinned copies at the largest size against each GPU's rated PCIe link and its peers (the other GPUs of the same model).\n\n")
-	b.WriteString("| " + strings.Join(fleetHeader, " | ") + " |\n|" + strings.Repeat("---|", len(fleetHeader)) + "\n")
-	for _, r := range s.Rows {
-		cells := fleetCells(r)
-		for i := range cells {
-			cells[i] = strings.ReplaceAll(cells[i], "|", `\|`)
-		}
-		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+	rows := make([][]string, len(s.Rows))
+	for i, r := range s.Rows {
+		rows[i] = fleetCells(r)
 	}
+	mdGrid(&b, fleetHeader, rows)
 	b.WriteString("\n")
 	fleetFindings(&b, s, "- ")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// mdGrid writes a Markdown table of the header and rows, the cells' bars
+// escaped.
+func mdGrid(b *strings.Builder, header []string, rows [][]string) {
+	b.WriteString("| " + strings.Join(header, " | ") + " |\n|" + strings.Repeat("---|", len(header)) + "\n")
+	for _, cells := range rows {
+		esc := make([]string, len(cells))
+		for i, c := range cells {
+			esc[i] = strings.ReplaceAll(c, "|", `\|`)
+		}
+		b.WriteString("| " + strings.Join(esc, " | ") + " |\n")
+	}
 }
 
 func fleetFindings(b *strings.Builder, s fleet.Summary, bullet string) {

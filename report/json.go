@@ -10,6 +10,8 @@ import (
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/predictions"
+	"github.com/nsyscheck/nsyscheck/ranks"
+	"github.com/nsyscheck/nsyscheck/source"
 )
 
 // SchemaVersion is the version of the JSON output's shape, described by
@@ -19,7 +21,7 @@ const SchemaVersion = 1
 
 // Kinds of JSON output, the envelope's "kind".
 const (
-	KindVerify = "verify"
+	KindVerify = source.OutputVerify
 	KindAudit  = audit.EnvelopeKind
 )
 
@@ -46,6 +48,10 @@ type Envelope struct {
 	// Refused is the audit's refusal of an input (kind "audit", no
 	// results). Absent otherwise.
 	Refused *JSONRefusal `json:"refused,omitempty"`
+	// Ranks is the table of a job's ranks (kind "audit-ranks"): a row per
+	// rank, and the ranks that stand out against their peers. Absent
+	// otherwise.
+	Ranks *ranks.Summary `json:"ranks,omitempty"`
 }
 
 // JSONRefusal is an audit's refusal of an input: which, why, what to do,

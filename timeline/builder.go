@@ -43,6 +43,20 @@ type Builder struct {
 	ranges  []rawRange
 	gaps    []records.Gap
 	assumed assumptions
+
+	// The last name interned, thread and stream looked up, with their
+	// indexes: records come in runs of one API, thread and stream.
+	lastName   string
+	lastNameAt int32
+	lastThread struct {
+		pid, tid int64
+		name     string
+		at       int32
+	}
+	lastStream struct {
+		key [3]int64
+		at  int32
+	}
 }
 
 type rawRange struct {
@@ -81,16 +95,29 @@ func (b *Builder) tick() error {
 }
 
 func (b *Builder) intern(s string) int32 {
-	if i, ok := b.nameIdx[s]; ok {
-		return i
+	if s == b.lastName && len(b.names) > 0 {
+		return b.lastNameAt
 	}
-	i := int32(len(b.names))
-	b.names = append(b.names, s)
-	b.nameIdx[s] = i
+	i, ok := b.nameIdx[s]
+	if !ok {
+		i = int32(len(b.names))
+		b.names = append(b.names, s)
+		b.nameIdx[s] = i
+	}
+	b.lastName, b.lastNameAt = s, i
 	return i
 }
 
 func (b *Builder) thread(pid, tid int64, name string) int32 {
+	if l := &b.lastThread; len(b.threads) > 0 && l.pid == pid && l.tid == tid && l.name == name {
+		return l.at
+	}
+	i := b.threadAt(pid, tid, name)
+	b.lastThread.pid, b.lastThread.tid, b.lastThread.name, b.lastThread.at = pid, tid, name, i
+	return i
+}
+
+func (b *Builder) threadAt(pid, tid int64, name string) int32 {
 	k := [2]int64{pid, tid}
 	if i, ok := b.threadIdx[k]; ok {
 		if name != "" && b.threads[i].Name == None {
@@ -110,12 +137,16 @@ func (b *Builder) thread(pid, tid int64, name string) int32 {
 
 func (b *Builder) stream(pid, dev, id int64) int32 {
 	k := [3]int64{pid, dev, id}
-	if i, ok := b.streamIdx[k]; ok {
-		return i
+	if len(b.streams) > 0 && b.lastStream.key == k {
+		return b.lastStream.at
 	}
-	i := int32(len(b.streams))
-	b.streams = append(b.streams, Stream{PID: pid, Device: dev, ID: id})
-	b.streamIdx[k] = i
+	i, ok := b.streamIdx[k]
+	if !ok {
+		i = int32(len(b.streams))
+		b.streams = append(b.streams, Stream{PID: pid, Device: dev, ID: id})
+		b.streamIdx[k] = i
+	}
+	b.lastStream.key, b.lastStream.at = k, i
 	return i
 }
 
@@ -272,9 +303,14 @@ func (b *Builder) sortThreads(t *Timeline) {
 		b.ranges[i].thread = newIdx[b.ranges[i].thread]
 	}
 	perm := inOrder(cs.Thread, cs.Start, cs.End)
-	t.Calls = Calls{Start: gather(cs.Start, perm), End: gather(cs.End, perm), Corr: gather(cs.Corr, perm),
-		Name: gather(cs.Name, perm), Thread: gather(cs.Thread, perm), Result: gather(cs.Result, perm)}
-	b.calls = Calls{}
+	// Each column is let go as soon as it is gathered, so that the calls
+	// are held about once, not twice.
+	t.Calls.Start, cs.Start = gather(cs.Start, perm), nil
+	t.Calls.End, cs.End = gather(cs.End, perm), nil
+	t.Calls.Corr, cs.Corr = gather(cs.Corr, perm), nil
+	t.Calls.Name, cs.Name = gather(cs.Name, perm), nil
+	t.Calls.Thread, cs.Thread = gather(cs.Thread, perm), nil
+	t.Calls.Result, cs.Result = gather(cs.Result, perm), nil
 	// A thread with ranges and no calls keeps the empty run [0, 0).
 	for i, th := range t.Calls.Thread {
 		if t.Threads[th].Last == 0 {
@@ -296,10 +332,16 @@ func (b *Builder) sortStreams(t *Timeline) {
 		o.Stream[i] = newIdx[o.Stream[i]]
 	}
 	perm := inOrder(o.Stream, o.Start, o.End)
-	t.Ops = Ops{Kind: gather(o.Kind, perm), Start: gather(o.Start, perm), End: gather(o.End, perm),
-		Bytes: gather(o.Bytes, perm), Corr: gather(o.Corr, perm), Stream: gather(o.Stream, perm),
-		Name: gather(o.Name, perm), Dir: gather(o.Dir, perm), Src: gather(o.Src, perm), Dst: gather(o.Dst, perm)}
-	b.ops = Ops{}
+	t.Ops.Kind, o.Kind = gather(o.Kind, perm), nil
+	t.Ops.Start, o.Start = gather(o.Start, perm), nil
+	t.Ops.End, o.End = gather(o.End, perm), nil
+	t.Ops.Bytes, o.Bytes = gather(o.Bytes, perm), nil
+	t.Ops.Corr, o.Corr = gather(o.Corr, perm), nil
+	t.Ops.Stream, o.Stream = gather(o.Stream, perm), nil
+	t.Ops.Name, o.Name = gather(o.Name, perm), nil
+	t.Ops.Dir, o.Dir = gather(o.Dir, perm), nil
+	t.Ops.Src, o.Src = gather(o.Src, perm), nil
+	t.Ops.Dst, o.Dst = gather(o.Dst, perm), nil
 	for i, s := range t.Ops.Stream {
 		if t.Streams[s].Last == 0 {
 			t.Streams[s].First = int32(i)

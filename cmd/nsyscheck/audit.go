@@ -12,6 +12,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/check"
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/nsysrule"
+	"github.com/nsyscheck/nsyscheck/ranks"
 	"github.com/nsyscheck/nsyscheck/report"
 )
 
@@ -29,6 +30,10 @@ type auditOptions struct {
 	// FailAbove is --fail-above's PERCENT, given when FailAboveSet.
 	FailAbove    float64
 	FailAboveSet bool
+	// Ranks audits each capture given as a rank of one job; Jobs is how
+	// many at once.
+	Ranks bool
+	Jobs  int
 }
 
 func newAuditCmd(s Streams) *cobra.Command {
@@ -74,6 +79,17 @@ CAPTURE and AFTER may be a .nsys-rep, a .sqlite export, or a folder of nsys
 stats CSV reports (*_cuda_api_trace.csv and *_cuda_gpu_trace.csv, optionally
 *_nvtx_pushpop_trace.csv). See docs/audit.md.
 
+--ranks audits the captures of one distributed job, one per rank (nsys
+profile -o report.%q{RANK}): each CAPTURE a capture, a folder of them, or a
+quoted pattern such as 'run/report.*.nsys-rep', audited -j at once (default:
+the machine's cores), and sets them side by side: a row per rank (its
+copies, the share from pageable memory, the judged region's time now and
+pinned, the host time pinning saves) and the ranks that stand out against
+their peers (slower than 1.18x the others' median, or 10 points more
+pageable). The JSON of earlier --ranks audits (--format json, one per shard
+of ranks of a Slurm array, say) is read back and merged into the one table.
+See docs/fleet.md.
+
 Text output leads with the answer: the verdict, the region table and what
 explains it, what to change. It wraps at the terminal's width (COLUMNS when
 set; 100 columns when piped); a class whose row would not fit has its key on
@@ -93,10 +109,20 @@ interrupted.`,
 		Example: `  nsyscheck audit train-pageable/train.nsys-rep
   nsyscheck audit train-pageable/ train-pinned/ --format markdown
   nsyscheck audit app.sqlite --fail-above 5
-  nsyscheck audit app.sqlite --rates run/ --format json`,
-		Args: cobra.RangeArgs(1, 2),
+  nsyscheck audit app.sqlite --rates run/ --format json
+  nsyscheck audit --ranks 'run/report.*.nsys-rep' -j 8`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.FailAboveSet = c.Flags().Changed("fail-above")
+			if opts.Ranks {
+				return runAuditRanks(opts, args, s)
+			}
+			if len(args) > 2 {
+				return &statusError{code: exitError, err: fmt.Errorf("audit takes CAPTURE and at most AFTER; to audit %d captures of one job's ranks, give --ranks", len(args))}
+			}
+			if c.Flags().Changed("jobs") {
+				return &statusError{code: exitError, err: fmt.Errorf("-j sets how many captures --ranks audits at once; give --ranks")}
+			}
 			return runAudit(opts, args, s)
 		},
 	}
@@ -111,6 +137,8 @@ interrupted.`,
 	_ = cmd.RegisterFlagCompletionFunc("pin-by", cobra.FixedCompletions([]string{"in-place", "copy"}, cobra.ShellCompDirectiveNoFileComp))
 	cmd.Flags().StringArrayVar(&opts.Match, "match", nil, "compare region `NAME=AFTER_NAME` of CAPTURE with the region AFTER_NAME of AFTER (repeatable); only the regions named are judged")
 	cmd.Flags().Float64Var(&opts.FailAbove, "fail-above", 0, "one capture: exit 1 only when copies from pageable memory hold the host for more than `PERCENT` of some region's median instance (per NVTX range name with copies, else (capture))")
+	cmd.Flags().BoolVar(&opts.Ranks, "ranks", false, "audit each CAPTURE (a capture, a folder of them, a quoted pattern, or the JSON of earlier --ranks audits) as a rank of one job, and set them side by side")
+	cmd.Flags().IntVarP(&opts.Jobs, "jobs", "j", 0, "with --ranks: how many captures to audit at once (default: the machine's cores)")
 	cmd.Flags().StringVar(&opts.Expect, "expect", "", "compare the audit with the expected numbers in `FILE` (see docs/audit.md); its \"against\" names AFTER when one CAPTURE is given")
 	return cmd
 }
@@ -262,5 +290,74 @@ func expectedRefusal(s Streams, file string, diffs []string, err error) error {
 		return &statusError{code: exitDied}
 	}
 	fmt.Fprintf(s.Err, "audit matches %s: refused, as expected: %v\n", file, err)
+	return nil
+}
+
+// runAuditRanks audits the captures of a job's ranks (--ranks) and writes
+// their table. Exit status: 2 a rank's capture could not be audited, 1 a
+// rank's copies break the rule or a rank stands out, 0 otherwise.
+func runAuditRanks(opts *auditOptions, args []string, s Streams) error {
+	if err := checkFormat(opts.Format); err != nil {
+		return err
+	}
+	if opts.Rule != "auto" && opts.Rule != "off" {
+		return &statusError{code: exitError, err: fmt.Errorf("unknown --nvidia-rule %q: use auto or off", opts.Rule)}
+	}
+	if opts.Expect != "" || opts.FailAboveSet || len(opts.Match) > 0 || opts.PinBy != "" {
+		return &statusError{code: exitError, err: fmt.Errorf("--ranks sets each rank beside its peers: --expect, --fail-above, --match and --pin-by are for one capture or one pair")}
+	}
+	if opts.Jobs < 0 {
+		return &statusError{code: exitError, err: fmt.Errorf("-j %d: give how many captures to audit at once, 1 or more", opts.Jobs)}
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	shown := make([]string, len(args))
+	for i, a := range args {
+		shown[i] = shownPath(a)
+	}
+	type result struct {
+		s *ranks.Summary
+		a []ranks.Audited
+	}
+	res, err := untilInterrupted(ctx, func() (result, error) {
+		sum, audited, err := check.AuditRanks(ctx, shown, check.RanksOptions{Jobs: opts.Jobs, AuditOptions: check.AuditOptions{Nsys: opts.Nsys,
+			NoRule: opts.Rule == "off", RatesDir: opts.Rates, LinkGBps: opts.LinkGBps}})
+		return result{sum, audited}, err
+	})
+	if ctx.Err() != nil {
+		return &statusError{code: exitSignal, err: interruption(err, "auditing", args)}
+	}
+	if err != nil {
+		return &statusError{code: exitError, err: err}
+	}
+	share := sharePaths(cacheRule()).apply
+	for i := range res.a {
+		if au := res.a[i].Audit; au != nil {
+			(&audit.Output{Before: au}).MapPaths(share)
+		}
+		res.a[i].Capture = share(res.a[i].Capture)
+	}
+	for i := range res.s.Rows {
+		res.s.Rows[i].Capture = share(res.s.Rows[i].Capture)
+	}
+	wopts := report.WriteOptions{Text: report.TextOptions{Width: textWidth(s.Out), Verbose: opts.Verbose}, Version: buildVersion()}
+	if err := report.WriteRanks(s.Out, opts.Format, res.s, res.a, wopts); err != nil {
+		return &statusError{code: exitError, err: err}
+	}
+	failed, broken := false, len(res.s.Findings) > 0
+	for _, a := range res.a {
+		switch {
+		case a.Audit == nil:
+			failed = true
+		case !(&audit.Output{Before: a.Audit}).Passed():
+			broken = true
+		}
+	}
+	switch {
+	case failed:
+		return &statusError{code: exitError}
+	case broken:
+		return &statusError{code: exitDied}
+	}
 	return nil
 }

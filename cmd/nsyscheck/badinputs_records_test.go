@@ -65,13 +65,13 @@ func recordCases() []badCase {
 				p := sqliteEdit(plantKey+`; UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET globalTid = NULL WHERE rowid = 1`)(t, dir)[0]
 				return []string{p, "--fail-on-exposure"}
 			},
-			exit: 3, want: []string{"(AWS access key id)=AKI…(20 chars) in table StringIds"}, never: []string{awsKey}},
+			exit: 3, want: []string{"(AWS access key id)=AKIA…(20 chars) in table StringIds"}, never: []string{awsKey}},
 		{group: missing, name: "verify --fail-on-exposure: a PROCESSES table the scan cannot read, and an AWS key in the strings",
 			make: func(t *testing.T, dir string) []string {
 				p := sqliteEdit(plantKey+`; UPDATE PROCESSES SET pid = 'twenty-two'`)(t, dir)[0]
 				return []string{p, "--fail-on-exposure"}
 			},
-			exit: 3, want: []string{"capture-scan-failed", "table PROCESSES", "(AWS access key id)=AKI…(20 chars)"}, never: []string{awsKey}},
+			exit: 3, want: []string{"capture-scan-failed", "table PROCESSES", "(AWS access key id)=AKIA…(20 chars)"}, never: []string{awsKey}},
 
 		// Records that contradict each other, or physics.
 		{group: records, name: "SQLite: copies that start before their calls",

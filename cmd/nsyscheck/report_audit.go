@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/nsyscheck/nsyscheck/audit"
+	"github.com/nsyscheck/nsyscheck/check"
 	"github.com/nsyscheck/nsyscheck/report"
+	"github.com/nsyscheck/nsyscheck/source"
 )
 
 // runAuditReport writes the report of an audit read from JSON.
@@ -31,5 +34,51 @@ func runAuditReport(sig context.Context, opts *reportOptions, path string, out *
 		fmt.Fprintf(s.Err, "%s: %s plot not drawn: %s\n", path, rep.Plot.Name, rep.Plot.Skipped)
 	}
 	fmt.Fprintf(s.Out, "%s: %s (%d files)\n", path, filepath.Join(opts.Out, report.AuditHTMLFile), len(written))
+	return nil
+}
+
+// ranksJSON reports whether every path is the JSON of audit --ranks
+// --format json (kind audit-ranks, as source.OwnOutput tells it), which report renders as the job's
+// table, the shards merged into one.
+func ranksJSON(paths []string) bool {
+	for _, p := range paths {
+		if out, ok := source.OwnOutput(p); !ok || out.Kind != source.OutputAuditRanks {
+			return false
+		}
+	}
+	return len(paths) > 0
+}
+
+// runRanksReport writes the report of a job's ranks from the JSON of its
+// --ranks audits (one file, or one per shard, merged).
+func runRanksReport(sig context.Context, opts *reportOptions, paths []string, s Streams) error {
+	type built struct {
+		rep *report.RanksReport
+	}
+	b, err := untilInterrupted(sig, func() (built, error) {
+		sum, _, err := check.AuditRanks(sig, paths, check.RanksOptions{})
+		if err != nil {
+			return built{}, err
+		}
+		rep, err := report.BuildRanks(sum)
+		return built{rep}, err
+	})
+	if sig.Err() != nil {
+		return interruptedWriting(nil, []string{opts.Out})
+	}
+	if err != nil {
+		return &statusError{code: exitError, err: err}
+	}
+	written, err := b.rep.WriteDir(opts.Out, opts.Force)
+	if err != nil {
+		return &statusError{code: exitError, err: err}
+	}
+	if sig.Err() != nil {
+		return interruptedWriting([]string{opts.Out}, nil)
+	}
+	if b.rep.Plot.Skipped != "" {
+		fmt.Fprintf(s.Err, "%s plot not drawn: %s\n", b.rep.Plot.Name, b.rep.Plot.Skipped)
+	}
+	fmt.Fprintf(s.Out, "%s: %s (%d files)\n", strings.Join(paths, ", "), filepath.Join(opts.Out, report.RanksHTMLFile), len(written))
 	return nil
 }

@@ -37,7 +37,8 @@ var QueryCopyJoin string
 // Measure is one run of a child process.
 type Measure struct {
 	Wall   time.Duration
-	MaxRSS int64 // bytes
+	CPU    time.Duration // user and system time of the process and its children
+	MaxRSS int64         // bytes
 	Exit   int
 	Stdout string // its first 4 KiB
 	Stderr string // its last 4 KiB
@@ -74,7 +75,7 @@ var TimeBin = "/usr/bin/time"
 const rssMarker = "perfbench-maxrss-kb "
 
 // Run runs argv with extra environment variables and optional standard
-// input, and measures its wall time and peak resident set size.
+// input, and measures its wall time, CPU time and peak resident set size.
 func Run(argv []string, env []string, stdin io.Reader) Measure {
 	wrapped := false
 	if TimeBin != "" {
@@ -96,6 +97,7 @@ func Run(argv []string, env []string, stdin io.Reader) Measure {
 			m.MaxRSS = ru.Maxrss * 1024 // kilobytes on Linux
 		}
 		m.Exit = cmd.ProcessState.ExitCode()
+		m.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	}
 	if wrapped {
 		if i := strings.LastIndex(m.Stderr, rssMarker); i >= 0 {

@@ -1,0 +1,110 @@
+package check
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/nsyscheck/nsyscheck/audit"
+	"github.com/nsyscheck/nsyscheck/ranks"
+	"github.com/nsyscheck/nsyscheck/source"
+)
+
+// RanksOptions configure the audit of a distributed job's captures.
+type RanksOptions struct {
+	AuditOptions
+	// Jobs is how many captures are audited at once (0: the machine's
+	// cores). Each holds its capture's timeline while it is audited.
+	Jobs int
+	// Thresholds decide which ranks stand out (zero: ranks.DefaultThresholds).
+	Thresholds ranks.Thresholds
+}
+
+// AuditRanks audits each capture the arguments name (source.Captures: a
+// capture, a folder of them, a pattern; or the JSON of earlier audits of
+// ranks, read back whole, for the one table of a job audited in shards)
+// on a pool of opts.Jobs workers, and sets them side by side
+// (ranks.Summarize). A capture that cannot be audited is a row of its own,
+// saying why; it does not stop the others. The audits come in the order of
+// the arguments; the rows in rank order.
+func AuditRanks(ctx context.Context, args []string, opts RanksOptions) (*ranks.Summary, []ranks.Audited, error) {
+	rates, err := AuditRates(opts.AuditOptions)
+	if err != nil {
+		return nil, nil, err
+	}
+	if opts.PinBy != "" || opts.FailAbove != nil || len(opts.Match) > 0 {
+		return nil, nil, errors.New("--ranks sets each rank's audit beside its peers': --pin-by, --fail-above and --match are for one capture or one pair")
+	}
+	// The slots of the results, in the order of the arguments: a capture
+	// to audit, or what an audit's JSON held.
+	var todo []ranks.Audited
+	var paths []int
+	for _, arg := range args {
+		if audits, failed, ok, err := audit.ReadRanks(arg); ok {
+			if err != nil {
+				return nil, nil, err
+			}
+			for _, au := range audits {
+				todo = append(todo, ranks.Audited{Capture: au.Capture, Audit: au})
+			}
+			for _, f := range failed {
+				todo = append(todo, ranks.Audited{Capture: f.Capture, Err: errors.New(f.Err)})
+			}
+			continue
+		}
+		cs, err := source.Captures(arg)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, c := range cs {
+			paths = append(paths, len(todo))
+			todo = append(todo, ranks.Audited{Capture: c})
+		}
+	}
+	if len(todo) == 0 {
+		return nil, nil, errors.New("--ranks: no capture to audit")
+	}
+	seen := map[string]string{}
+	for _, a := range todo {
+		r := ranks.RankOf(a.Capture)
+		if first, ok := seen[r]; ok {
+			return nil, nil, fmt.Errorf("--ranks: rank %s is given twice, as %s and as %s: give each rank's capture once (a shard's JSON holds its ranks' audits)", r, first, a.Capture)
+		}
+		seen[r] = a.Capture
+	}
+	jobs := opts.Jobs
+	if jobs <= 0 {
+		jobs = runtime.NumCPU()
+	}
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range min(jobs, max(len(paths), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				a := &todo[i]
+				a.Audit, a.Err = AuditCapture(ctx, a.Capture, rates, opts.AuditOptions)
+			}
+		}()
+	}
+	for _, i := range paths {
+		if ctx.Err() != nil {
+			break
+		}
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, nil, fmt.Errorf("auditing the ranks: %w", context.Cause(ctx))
+	}
+	th := opts.Thresholds
+	if th == (ranks.Thresholds{}) {
+		th = ranks.DefaultThresholds
+	}
+	s := ranks.Summarize(todo, th)
+	return &s, todo, nil
+}

@@ -1,0 +1,58 @@
+package check
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRuleBesideTheStream: with nsys installed (the stand-in of
+// testdata/programs, which writes the real rule's output of the shipped
+// captures byte for byte) the rule runs beside the audit's stream and its
+// answer is the one read from its CSV beside the capture; where the two
+// sides disagree (the driver API's copies, which the rule passes over),
+// the copies read a second time name the audit's earliest.
+func TestRuleBesideTheStream(t *testing.T) {
+	if _, err := exec.LookPath("sqlite3"); err != nil {
+		t.Skip("the stand-in nsys needs the sqlite3 shell")
+	}
+	standIn, err := filepath.Abs(filepath.Join("..", "testdata", "programs", "nsys-rule-standin.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join("..", "testdata", "captures")
+	for _, c := range []struct {
+		capture string
+		agree   bool
+		only    int
+	}{{"many-copies-small", true, 0}, {"train-pageable", true, 0}, {"driver-pageable", false, 10}} {
+		path := filepath.Join(dir, c.capture, c.capture+".sqlite")
+		ran, err := AuditCapture(context.Background(), path, nil, AuditOptions{Nsys: standIn})
+		if err != nil {
+			t.Fatal(err)
+		}
+		read, err := AuditCapture(context.Background(), path, nil, AuditOptions{Nsys: filepath.Join(t.TempDir(), "no-nsys")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, b := ran.NVIDIA, read.NVIDIA
+		if r == nil || b == nil || !r.Available || !b.Available {
+			t.Fatalf("%s: the rule ran %+v, read %+v", c.capture, r, b)
+		}
+		if !strings.Contains(r.Source, "nsys analyze") || !strings.Contains(r.Source, "beside the audit's stream") ||
+			!strings.Contains(b.Source, "beside the capture") {
+			t.Errorf("%s: sources %q and %q", c.capture, r.Source, b.Source)
+		}
+		if r.Agree != c.agree || r.RuleCount != b.RuleCount || r.AuditCount != b.AuditCount || r.Both != b.Both ||
+			len(r.OnlyAudit) != c.only || len(b.OnlyAudit) != c.only || len(r.OnlyRule) != len(b.OnlyRule) {
+			t.Errorf("%s: the rule ran %+v, read %+v", c.capture, r, b)
+		}
+		for i := 1; i < len(r.OnlyAudit); i++ {
+			if r.OnlyAudit[i].GPUStart < r.OnlyAudit[i-1].GPUStart {
+				t.Errorf("%s: the audit's copies are not in start order: %+v", c.capture, r.OnlyAudit)
+			}
+		}
+	}
+}

@@ -1,0 +1,251 @@
+// Package ranks sets the audits of the captures of one distributed job side
+// by side, a row per rank (one capture per rank, as nsys profile -o
+// report.%q{RANK} writes them), and names the ranks that stand out against
+// their peers, the job's other ranks: the peers-median rule of the fleet
+// package, for a job's ranks instead of a machine's GPUs. It computes only:
+// check audits the captures and report renders the table.
+package ranks
+
+import (
+	"cmp"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/nsyscheck/nsyscheck/audit"
+	"github.com/nsyscheck/nsyscheck/fleet"
+	"github.com/nsyscheck/nsyscheck/vocab"
+)
+
+// Row is one rank's audit in numbers.
+type Row struct {
+	// Rank names the rank: the number in its capture's name
+	// (report.17.nsys-rep is rank 17), else the name itself.
+	Rank    string `json:"rank"`
+	Capture string `json:"capture"`
+	// Err says why the rank's capture could not be audited; the row's
+	// numbers are zero then.
+	Err string `json:"error,omitempty"`
+	// Copies counts the rank's copies; Pageable is the share of its
+	// host-device copies from pageable memory.
+	Copies   int64   `json:"copies"`
+	Pageable float64 `json:"pageableShare"`
+	// SavedNs is the copy calls' host time pinning is predicted to save
+	// (audit.Prediction.SavedNs).
+	SavedNs int64 `json:"savedNs"`
+	// Region is the region the times are of (Summary.Region), "" where the
+	// rank has none of that name; NowMs its time now (its measure),
+	// PinnedMs predicted with the copies pinned, Saving the share pinning
+	// cuts.
+	Region   string  `json:"region"`
+	NowMs    float64 `json:"nowMs"`
+	PinnedMs float64 `json:"pinnedMs"`
+	Saving   float64 `json:"saving"`
+	// PeerNowMs and PeerPageable are the medians of the other ranks
+	// audited (0 with no peer); Peers counts them.
+	PeerNowMs    float64 `json:"peerNowMs"`
+	PeerPageable float64 `json:"peerPageableShare"`
+	Peers        int     `json:"peers"`
+	// Outlier is true when a finding names the rank.
+	Outlier bool `json:"outlier"`
+}
+
+// Thresholds decide which ranks stand out.
+type Thresholds struct {
+	// SlowerThanPeers names a rank whose region takes more than this many
+	// times its peers' median (e.g. 1.15).
+	SlowerThanPeers float64 `json:"slowerThanPeers"`
+	// PageableAbovePeers names a rank whose pageable share of copies is
+	// more than this above its peers' median (e.g. 0.10: ten points).
+	PageableAbovePeers float64 `json:"pageableAbovePeers"`
+}
+
+// DefaultThresholds: the ranks of one data-parallel job run one program on
+// one kind of GPU, so their step times agree within a few percent;
+// fleet.DefaultThresholds names a GPU 15% below its peers as the same
+// mark.
+var DefaultThresholds = Thresholds{SlowerThanPeers: 1 / fleet.DefaultThresholds.BelowPeers, PageableAbovePeers: 0.10}
+
+// The kinds of finding.
+const (
+	KindSlower   = "slower-than-peers"
+	KindPageable = "more-pageable-than-peers"
+)
+
+// Finding is one rank standing out against its peers.
+type Finding struct {
+	// Row is the index of the row the finding names.
+	Row  int    `json:"row"`
+	Rank string `json:"rank"`
+	Kind string `json:"kind"`
+	// Got is the rank's value (its region's time in ms, or its pageable
+	// share), PeerMedian its peers', Threshold the limit it passed (a ratio
+	// of times, or points of share).
+	Got        float64 `json:"got"`
+	PeerMedian float64 `json:"peerMedian"`
+	Threshold  float64 `json:"threshold"`
+}
+
+// Summary is the job's table: a row per rank, in rank order, and the
+// ranks that stand out.
+type Summary struct {
+	Thresholds Thresholds `json:"thresholds"`
+	// Region is the region the rows' times are of: the judged region
+	// (audit.Audit.Judged) that holds the most time over the ranks (its
+	// time times its instances), the whole capture where no rank has an
+	// NVTX range with copies.
+	Region   string    `json:"region"`
+	Rows     []Row     `json:"rows"`
+	Findings []Finding `json:"findings"`
+}
+
+// Audited is one rank's capture and its audit, or why it has none.
+type Audited struct {
+	Capture string
+	Audit   *audit.Audit
+	Err     error
+}
+
+// Summarize sets the ranks' audits side by side, the rows in rank order,
+// and compares each with its peers.
+func Summarize(in []Audited, th Thresholds) Summary {
+	s := Summary{Thresholds: th, Region: regionOf(in), Rows: []Row{}, Findings: []Finding{}}
+	for _, a := range in {
+		s.Rows = append(s.Rows, rowOf(a, s.Region))
+	}
+	slices.SortStableFunc(s.Rows, func(a, b Row) int { return compareRanks(a.Rank, b.Rank) })
+	for i := range s.Rows {
+		r := &s.Rows[i]
+		if r.Err != "" {
+			continue
+		}
+		var now, pageable []float64
+		for j, p := range s.Rows {
+			if j == i || p.Err != "" {
+				continue
+			}
+			r.Peers++
+			if p.NowMs > 0 {
+				now = append(now, p.NowMs)
+			}
+			pageable = append(pageable, p.Pageable)
+		}
+		r.PeerNowMs, r.PeerPageable = fleet.Median(now), fleet.Median(pageable)
+	}
+	for i := range s.Rows {
+		r := &s.Rows[i]
+		if r.Err != "" || r.Peers == 0 {
+			continue
+		}
+		if r.NowMs > 0 && r.PeerNowMs > 0 && r.NowMs > th.SlowerThanPeers*r.PeerNowMs {
+			s.Findings = append(s.Findings, Finding{Row: i, Rank: r.Rank, Kind: KindSlower, Got: r.NowMs, PeerMedian: r.PeerNowMs, Threshold: th.SlowerThanPeers})
+			r.Outlier = true
+		}
+		if r.Pageable > r.PeerPageable+th.PageableAbovePeers {
+			s.Findings = append(s.Findings, Finding{Row: i, Rank: r.Rank, Kind: KindPageable, Got: r.Pageable, PeerMedian: r.PeerPageable, Threshold: th.PageableAbovePeers})
+			r.Outlier = true
+		}
+	}
+	return s
+}
+
+// rowOf is one rank's row, its times those of the region named.
+func rowOf(a Audited, region string) Row {
+	r := Row{Rank: RankOf(a.Capture), Capture: a.Capture}
+	if a.Err != nil || a.Audit == nil {
+		r.Err = "not audited"
+		if a.Err != nil {
+			r.Err = a.Err.Error()
+		}
+		return r
+	}
+	au := a.Audit
+	r.Copies = au.Copies
+	var hd, pg int64
+	for _, t := range au.Totals {
+		if t.Direction == vocab.CopyHtoD || t.Direction == vocab.CopyDtoH {
+			hd += t.Count
+			if t.HostMemory == audit.Pageable {
+				pg += t.Count
+			}
+		}
+	}
+	if hd > 0 {
+		r.Pageable = float64(pg) / float64(hd)
+	}
+	if au.Prediction != nil {
+		r.SavedNs = au.Prediction.SavedNs
+	}
+	if g := au.Region(region); g != nil {
+		r.Region, r.NowMs = region, g.Time()
+		r.PinnedMs, _, _ = g.Predicted()
+		if r.NowMs > 0 {
+			r.Saving = 1 - r.PinnedMs/r.NowMs
+		}
+	}
+	return r
+}
+
+// regionOf chooses the region the rows' times are of: the judged region
+// that holds the most time over the ranks, its time (in its measure) times
+// its instances (first in name order of two as long).
+func regionOf(in []Audited) string {
+	total := map[string]float64{}
+	for _, a := range in {
+		if a.Audit == nil {
+			continue
+		}
+		for _, g := range a.Audit.Judged() {
+			total[g.Name] += g.Time() * float64(max(g.Instances, 1))
+		}
+	}
+	best := ""
+	for name, t := range total {
+		if best == "" || t > total[best] || t == total[best] && name < best {
+			best = name
+		}
+	}
+	return best
+}
+
+// rankNumber finds the last run of digits in a capture's base name.
+var rankNumber = regexp.MustCompile(`[0-9]+`)
+
+// RankOf names a capture's rank: the last number in its file's name
+// without its extensions (report.17.nsys-rep, rank-3.sqlite, rank3/), else
+// that name.
+func RankOf(capture string) string {
+	base := filepath.Base(filepath.Clean(capture))
+	for _, ext := range []string{".nsyscheck.sqlite", ".sqlite", ".nsys-rep", ".qdrep", ".json"} {
+		if strings.HasSuffix(strings.ToLower(base), ext) {
+			base = base[:len(base)-len(ext)]
+			break
+		}
+	}
+	if m := rankNumber.FindAllString(base, -1); len(m) > 0 {
+		n := strings.TrimLeft(m[len(m)-1], "0")
+		if n == "" {
+			n = "0"
+		}
+		return n
+	}
+	return base
+}
+
+// compareRanks orders ranks by number where both are numbers, numbers
+// first, else by name.
+func compareRanks(a, b string) int {
+	x, ea := strconv.Atoi(a)
+	y, eb := strconv.Atoi(b)
+	switch {
+	case ea == nil && eb == nil:
+		return cmp.Compare(x, y)
+	case ea == nil:
+		return -1
+	case eb == nil:
+		return 1
+	}
+	return cmp.Compare(a, b)
+}

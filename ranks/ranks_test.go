@@ -1,0 +1,85 @@
+package ranks
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/nsyscheck/nsyscheck/audit"
+	"github.com/nsyscheck/nsyscheck/replay"
+	"github.com/nsyscheck/nsyscheck/vocab"
+)
+
+func TestRankOf(t *testing.T) {
+	for in, want := range map[string]string{
+		"run/report.17.nsys-rep": "17", "run/report.017.sqlite": "17", "rank-3.sqlite": "3", "out/rank3/": "3",
+		"report.0.nsyscheck.sqlite": "0", "shard-2.json": "2", "capture.sqlite": "capture", "a/b": "b",
+	} {
+		if got := RankOf(in); got != want {
+			t.Errorf("RankOf(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// rankAudit is an audit of one rank: its copies, pageable among them, and
+// its region step's time now and pinned.
+func rankAudit(copies, pageable int64, nowMs, pinnedMs float64) *audit.Audit {
+	au := &audit.Audit{Copies: copies, Prediction: &audit.Prediction{SavedNs: int64(1e6 * (nowMs - pinnedMs))}}
+	au.Totals = []audit.Total{{Direction: vocab.CopyHtoD, HostMemory: audit.Pinned, Count: copies - pageable},
+		{Direction: vocab.CopyHtoD, HostMemory: audit.Pageable, Count: pageable}}
+	for _, name := range []string{replay.CaptureRegion, "step"} {
+		g := audit.Region{Measure: audit.MeasureMedian}
+		g.Name, g.Instances, g.MedianMs, g.PredictedMedianMs, g.CopyCallMs = name, 10, nowMs, pinnedMs, 1
+		if name == replay.CaptureRegion {
+			g.MedianMs, g.PredictedMedianMs = 10*nowMs, 10*pinnedMs
+		}
+		au.Regions = append(au.Regions, g)
+	}
+	return au
+}
+
+// TestSummarize: each rank against the median of the others; a slow rank
+// and a pageable one stand out, a rank that could not be audited is a row
+// of its own and no one's peer; rows in rank order.
+func TestSummarize(t *testing.T) {
+	var in []Audited
+	for r := 9; r >= 0; r-- {
+		au := rankAudit(100, 0, 20+0.1*float64(r), 20)
+		switch r {
+		case 3:
+			au = rankAudit(100, 0, 30, 30) // 1.5x its peers
+		case 7:
+			au = rankAudit(100, 60, 21, 12) // 60% pageable
+		}
+		in = append(in, Audited{Capture: "run/report." + string(rune('0'+r)) + ".sqlite", Audit: au})
+	}
+	in = append(in, Audited{Capture: "run/report.10.sqlite", Err: errors.New("damaged")})
+	s := Summarize(in, DefaultThresholds)
+	if s.Region != "step" || len(s.Rows) != 11 {
+		t.Fatalf("region %q, %d rows", s.Region, len(s.Rows))
+	}
+	for i, r := range s.Rows {
+		if want := []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10"}[i]; r.Rank != want {
+			t.Errorf("row %d is rank %s, want %s", i, r.Rank, want)
+		}
+	}
+	if r := s.Rows[10]; r.Err != "damaged" || r.Outlier || r.Copies != 0 {
+		t.Errorf("the rank not audited: %+v", r)
+	}
+	if r := s.Rows[0]; r.Peers != 9 || r.PeerNowMs != 20.6 || r.Outlier {
+		t.Errorf("rank 0: %+v", r)
+	}
+	kinds := map[string][]string{}
+	for _, f := range s.Findings {
+		kinds[f.Rank] = append(kinds[f.Rank], f.Kind)
+	}
+	if len(kinds) != 2 || len(kinds["3"]) != 1 || kinds["3"][0] != KindSlower || len(kinds["7"]) != 1 || kinds["7"][0] != KindPageable {
+		t.Errorf("findings %+v", s.Findings)
+	}
+	if r := s.Rows[7]; r.Pageable != 0.6 || r.Saving < 0.42 || r.Saving > 0.43 || !r.Outlier {
+		t.Errorf("rank 7: %+v", r)
+	}
+	// One rank alone has no peers and stands out from none.
+	if one := Summarize(in[:1], DefaultThresholds); len(one.Findings) != 0 || one.Rows[0].Peers != 0 {
+		t.Errorf("one rank: %+v", one)
+	}
+}

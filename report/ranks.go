@@ -1,0 +1,368 @@
+package report
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"html/template"
+	"image/color"
+	"io"
+	"strings"
+
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/nsyscheck/nsyscheck/audit"
+	"github.com/nsyscheck/nsyscheck/fleet"
+	"github.com/nsyscheck/nsyscheck/ranks"
+)
+
+// KindAuditRanks is the envelope's kind for the audits of a job's ranks.
+const KindAuditRanks = audit.EnvelopeKindRanks
+
+// RanksEnvelope is the JSON of audit --ranks: an audit per rank audited, in
+// rank order, and the ranks' table (its rows hold those that could not be
+// audited too, with why).
+func RanksEnvelope(s *ranks.Summary, audited []ranks.Audited, version string) Envelope {
+	by := map[string]*audit.Audit{}
+	for _, a := range audited {
+		if a.Audit != nil {
+			by[a.Capture] = a.Audit
+		}
+	}
+	inputs := []string{}
+	results := []jsonAudit{}
+	for _, r := range s.Rows {
+		if au := by[r.Capture]; au != nil && r.Err == "" {
+			inputs = append(inputs, au.Capture)
+			results = append(results, auditJSON(au))
+		}
+	}
+	return Envelope{SchemaVersion: SchemaVersion, Kind: KindAuditRanks, Tool: Tool{Name: "nsyscheck", Version: version},
+		Inputs: inputs, Results: results, Ranks: s}
+}
+
+// WriteRanks writes the audit of a job's ranks in format: text and
+// Markdown the table and the ranks that stand out, JSON the envelope with
+// every rank's audit.
+func WriteRanks(w io.Writer, format string, s *ranks.Summary, audited []ranks.Audited, opts WriteOptions) error {
+	switch format {
+	case FormatJSON:
+		return WriteJSON(w, RanksEnvelope(s, audited, opts.Version))
+	case FormatMarkdown:
+		return RanksMarkdown(w, s)
+	case FormatText:
+		return RanksText(w, s, opts.Text)
+	}
+	return fmt.Errorf("unknown format %q: use text, json or markdown", format)
+}
+
+var ranksHeader = []string{"RANK", "COPIES", "PAGEABLE", "NOW ms", "PINNED ms", "CHANGE", "VS PEERS", "HOST SAVED", "NOTE"}
+
+// ranksCells are one row's cells.
+func ranksCells(r ranks.Row) []string {
+	if r.Err != "" {
+		return []string{r.Rank, "-", "-", "-", "-", "-", "-", "-", "not audited"}
+	}
+	note := "-"
+	if r.Outlier {
+		note = "stands out"
+	}
+	vs := "-"
+	if r.NowMs > 0 && r.PeerNowMs > 0 {
+		vs = fmt.Sprintf("%.2fx", r.NowMs/r.PeerNowMs)
+	}
+	now, pinned, saving := "-", "-", "-"
+	if r.Region != "" {
+		now, pinned, saving = fmt.Sprintf("%.4g", r.NowMs), fmt.Sprintf("%.4g", r.PinnedMs), fmt.Sprintf("%+.1f%%", -100*r.Saving)
+	}
+	return []string{r.Rank, fmt.Sprint(r.Copies), fmt.Sprintf("%.0f%%", 100*r.Pageable), now, pinned, saving, vs, ns(r.SavedNs), note}
+}
+
+// ranksLead says what the table holds.
+func ranksLead(s *ranks.Summary) []string {
+	audited, failed := 0, 0
+	for _, r := range s.Rows {
+		if r.Err != "" {
+			failed++
+		} else {
+			audited++
+		}
+	}
+	lead := fmt.Sprintf("Ranks of the job: %s audited", counted(audited, "capture", "captures"))
+	if failed > 0 {
+		lead += fmt.Sprintf(", %s not", counted(failed, "capture", "captures"))
+	}
+	out := map[string]bool{}
+	for _, f := range s.Findings {
+		out[f.Rank] = true
+	}
+	switch len(out) {
+	case 0:
+		lead += "; no rank stands out against its peers"
+	case 1:
+		lead += "; 1 rank stands out against its peers"
+	default:
+		lead += fmt.Sprintf("; %d ranks stand out against their peers", len(out))
+	}
+	region := "times of region " + s.Region + " (its median instance, else its span; the judged region that holds the most time over the ranks)"
+	if s.Region == "" {
+		region = "no rank has a region with copy calls to time"
+	}
+	return []string{lead, region + "; pageable: the share of host-device copies from pageable memory; change: pinned against now; vs peers: now over the other ranks' median"}
+}
+
+// ranksFindings says which ranks stand out, and why, a line each; and
+// which could not be audited.
+func ranksFindings(s *ranks.Summary) []string {
+	var out []string
+	for _, f := range s.Findings {
+		r := s.Rows[f.Row]
+		switch f.Kind {
+		case ranks.KindSlower:
+			out = append(out, fmt.Sprintf("rank %s: %s takes %.4g ms, %.2fx its %s' median of %.4g ms (the limit is %.2fx)",
+				f.Rank, s.Region, f.Got, f.Got/f.PeerMedian, counted(r.Peers, "peer", "peers"), f.PeerMedian, f.Threshold))
+		case ranks.KindPageable:
+			out = append(out, fmt.Sprintf("rank %s: %.0f%% of its host-device copies are from pageable memory, its peers' median %.0f%% (the limit is %.0f points more)",
+				f.Rank, 100*f.Got, 100*f.PeerMedian, 100*f.Threshold))
+		}
+	}
+	for _, r := range s.Rows {
+		if r.Err != "" {
+			out = append(out, fmt.Sprintf("rank %s: %s could not be audited: %s", r.Rank, r.Capture, r.Err))
+		}
+	}
+	var saved int64
+	for _, r := range s.Rows {
+		saved += r.SavedNs
+	}
+	if saved > 0 {
+		out = append(out, fmt.Sprintf("pinning should save the copy calls %s of host time over the ranks", ns(saved)))
+	}
+	return out
+}
+
+// RanksText writes the ranks' table as text, wrapped at the width.
+func RanksText(w io.Writer, s *ranks.Summary, opts TextOptions) error {
+	width := opts.width()
+	var b strings.Builder
+	for _, l := range ranksLead(s) {
+		writeWrapped(&b, l, width, "", "    ")
+	}
+	b.WriteByte('\n')
+	rows := [][]string{ranksHeader}
+	for _, r := range s.Rows {
+		rows = append(rows, ranksCells(r))
+	}
+	writeTable(&b, rows, 1, width)
+	if f := ranksFindings(s); len(f) > 0 {
+		b.WriteByte('\n')
+		for _, l := range f {
+			writeWrapped(&b, l, width, "", "    ")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// RanksMarkdown writes the ranks' table as Markdown.
+func RanksMarkdown(w io.Writer, s *ranks.Summary) error {
+	var b strings.Builder
+	b.WriteString("# Ranks\n\n")
+	for _, l := range ranksLead(s) {
+		b.WriteString(mdText(l) + "\n\n")
+	}
+	rows := make([][]string, len(s.Rows))
+	for i, r := range s.Rows {
+		rows[i] = ranksCells(r)
+	}
+	mdGrid(&b, ranksHeader, rows)
+	if f := ranksFindings(s); len(f) > 0 {
+		b.WriteString("\n")
+		for _, l := range f {
+			b.WriteString("- " + mdText(l) + "\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// RanksFile is the page report writes for the audits of a job's ranks.
+func RanksFile(s *ranks.Summary) ([]byte, error) {
+	var b bytes.Buffer
+	err := RanksMarkdown(&b, s)
+	return b.Bytes(), err
+}
+
+// The files of the report of a job's ranks.
+const (
+	RanksMarkdownFile = "ranks.md"
+	RanksHTMLFile     = "ranks.html"
+	ranksPlotName     = "ranks"
+)
+
+// RanksReport is the report of a job's ranks: the table, its plot.
+type RanksReport struct {
+	Summary *ranks.Summary
+	Plot    Plot
+}
+
+// BuildRanks draws the ranks' plot: each rank's region time now and
+// predicted with the copies pinned, beside its peers' median.
+func BuildRanks(s *ranks.Summary) (*RanksReport, error) {
+	r := &RanksReport{Summary: s, Plot: Plot{Name: ranksPlotName, Series: map[string]plotter.XYs{}}}
+	r.Plot.Title = "Region " + s.Region + " per rank, now and with the copies pinned"
+	var names []string
+	var now, pinned plotter.Values
+	for _, row := range s.Rows {
+		if row.Err != "" || row.Region == "" {
+			continue
+		}
+		names = append(names, row.Rank)
+		now = append(now, row.NowMs)
+		pinned = append(pinned, row.PinnedMs)
+	}
+	if len(names) == 0 {
+		r.Plot.Skipped = "no rank has a region with copy calls to time"
+		return r, nil
+	}
+	p := newPlot(r.Plot.Title, "rank", "ms")
+	w := vg.Points(max(2, min(18, 360/float64(len(names)))))
+	for _, b := range []struct {
+		name, legend string
+		vs           plotter.Values
+		off          float64
+		col          color.Color
+	}{{SeriesNow, "now", now, -0.2, colPageable}, {SeriesPredicted, "predicted with the copies pinned", pinned, 0.2, colPinned}} {
+		bc, err := plotter.NewBarChart(b.vs, w)
+		if err != nil {
+			return nil, err
+		}
+		bc.Color, bc.LineStyle.Width, bc.XMin = b.col, 0, b.off
+		p.Add(bc)
+		p.Legend.Add(b.legend, bc)
+		xys := make(plotter.XYs, len(b.vs))
+		for i, v := range b.vs {
+			xys[i] = plotter.XY{X: float64(i) + b.off, Y: v}
+		}
+		r.Plot.Series[b.name] = xys
+	}
+	peers := make([]float64, 0, len(now))
+	for _, v := range now {
+		peers = append(peers, v)
+	}
+	med, err := plotter.NewLine(plotter.XYs{{X: -0.6, Y: fleet.Median(peers)}, {X: float64(len(names)) - 0.4, Y: fleet.Median(peers)}})
+	if err != nil {
+		return nil, err
+	}
+	med.Color, med.Width, med.Dashes = colRated, vg.Points(1), []vg.Length{vg.Points(5), vg.Points(3)}
+	p.Add(med)
+	p.Legend.Add("the ranks' median now", med)
+	p.Legend.Left = false
+	p.NominalX(names...)
+	p.X.Min, p.X.Max = -0.6, float64(len(names))-0.4
+	p.Y.Min = 0
+	top := 0.0
+	for _, v := range append(append(plotter.Values{}, now...), pinned...) {
+		top = max(top, v)
+	}
+	p.Y.Max = top * 1.1
+	png, svg, err := render(p)
+	if err != nil {
+		return nil, err
+	}
+	r.Plot.PNG, r.Plot.SVG = png, svg
+	r.Plot.Caption = "Each pair of bars is one rank's time of the region, now and predicted with its pageable copies pinned; the dashed line is the ranks' median now. A rank that stands out is named below the table."
+	return r, nil
+}
+
+// SeriesNow is the plotted series of the ranks' times now.
+const SeriesNow = "now"
+
+var ranksHTML = template.Must(template.New("ranks").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>nsyscheck: the ranks of a job</title>
+<style>
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 72em; color: #222; }
+table { border-collapse: collapse; margin: 1em 0; }
+th, td { border: 1px solid #ccc; padding: 0.3em 0.6em; }
+td.r, th.r { text-align: right; }
+tr.out td { background: #fdecea; }
+figure { margin: 1.5em 0; } img { max-width: 100%; }
+.caption, .note { color: #555; font-size: 0.9em; }
+</style>
+</head>
+<body>
+<main>
+<h1>The ranks of a job</h1>
+{{range .Lead}}<p>{{.}}</p>
+{{end}}
+<table>
+<tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr>
+{{range .Rows}}<tr{{if .Out}} class="out"{{end}}>{{range $i, $c := .Cells}}<td{{if and (gt $i 0) (lt $i 8)}} class="r"{{end}}>{{$c}}</td>{{end}}</tr>
+{{end}}</table>
+{{with .Findings}}<ul>{{range .}}<li>{{.}}</li>
+{{end}}</ul>{{end}}
+{{if .Src}}<figure><img alt="{{.Plot.Title}}" src="{{.Src}}"><p class="caption">{{.Plot.Caption}}</p></figure>{{else}}<p class="note">Plot not drawn: {{.Plot.Skipped}}.</p>{{end}}
+</main>
+</body>
+</html>
+`))
+
+// HTML is the ranks' report as one page: the table, the ranks that stand
+// out, the plot inline.
+func (r *RanksReport) HTML() ([]byte, error) {
+	type row struct {
+		Cells []string
+		Out   bool
+	}
+	page := struct {
+		Lead, Head, Findings []string
+		Rows                 []row
+		Plot                 Plot
+		Src                  template.URL
+	}{Lead: ranksLead(r.Summary), Head: ranksHeader, Findings: ranksFindings(r.Summary), Plot: r.Plot}
+	for _, x := range r.Summary.Rows {
+		page.Rows = append(page.Rows, row{Cells: ranksCells(x), Out: x.Outlier})
+	}
+	if r.Plot.PNG != nil {
+		page.Src = template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(r.Plot.PNG))
+	}
+	var b bytes.Buffer
+	if err := ranksHTML.Execute(&b, page); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// Files returns every file of the ranks' report by name.
+func (r *RanksReport) Files() (map[string][]byte, error) {
+	md, err := RanksFile(r.Summary)
+	if err != nil {
+		return nil, err
+	}
+	if r.Plot.PNG != nil {
+		md = append(md, []byte("\n!["+r.Plot.Title+"]("+r.Plot.PNGFile()+")\n\n"+r.Plot.Caption+"\n")...)
+	}
+	html, err := r.HTML()
+	if err != nil {
+		return nil, err
+	}
+	files := map[string][]byte{RanksMarkdownFile: md, RanksHTMLFile: html}
+	if r.Plot.PNG != nil {
+		files[r.Plot.PNGFile()] = r.Plot.PNG
+		files[r.Plot.SVGFile()] = r.Plot.SVG
+	}
+	return files, nil
+}
+
+// WriteDir writes the files into dir as Report.WriteDir does.
+func (r *RanksReport) WriteDir(dir string, overwrite bool) ([]string, error) {
+	files, err := r.Files()
+	if err != nil {
+		return nil, err
+	}
+	return writeFiles(dir, files, overwrite)
+}

@@ -1,0 +1,127 @@
+package source
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/nsyscheck/nsyscheck/exportcache"
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+)
+
+// Captures lists the captures an argument names, each to be opened on its
+// own (one capture per rank of a distributed job, as nsys profile -o
+// report.%q{RANK} writes them): a file is itself; a folder is each capture
+// in it, one per base name (the SQLite export where there is one, else the
+// .nsys-rep), else each folder in it that holds a capture; a pattern with
+// *, ? or [ that names no file is its matches, each taken the same way.
+// Captures of one base name come once, in name order within an argument.
+func Captures(arg string) ([]string, error) {
+	if _, err := os.Stat(arg); err != nil && strings.ContainsAny(arg, "*?[") {
+		matches, gerr := filepath.Glob(arg)
+		if gerr != nil {
+			return nil, &inputerr.Error{Path: arg, Problem: "is not a pattern of file names", Err: gerr,
+				Hint: "quote a pattern such as 'run/report.*.nsys-rep' so that nsyscheck expands it"}
+		}
+		if len(matches) == 0 {
+			return nil, &inputerr.Error{Path: arg, Problem: "matches no file", Hint: "check the pattern and the folder"}
+		}
+		var out []string
+		for _, m := range matches {
+			c, err := Captures(m)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, c...)
+		}
+		return onePerBase(dedupe(out)), nil
+	}
+	st, err := os.Stat(arg)
+	if err != nil {
+		return nil, &inputerr.Error{Path: arg, Problem: "cannot be read", Err: err}
+	}
+	if !st.IsDir() {
+		return []string{arg}, nil
+	}
+	entries, err := os.ReadDir(arg)
+	if err != nil {
+		return nil, &inputerr.Error{Path: arg, Problem: "cannot list the folder", Err: err}
+	}
+	f := classifyDir(entries)
+	byBase := map[string]string{}
+	for _, names := range [][]string{f.reps, f.ownSQLite, f.plainSQLite} { // the later wins: an export over its report
+		for _, n := range names {
+			byBase[baseName(n)] = filepath.Join(arg, n)
+		}
+	}
+	var out []string
+	for _, p := range byBase {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	if len(out) > 1 || (len(out) == 1 && !f.hasCSV) {
+		return out, nil
+	}
+	if subs := captureFolders(arg, entries); len(subs) > 1 || (len(subs) == 1 && len(out) == 0 && !f.hasCSV) {
+		out = out[:0]
+		for _, s := range subs {
+			out = append(out, filepath.Join(arg, s))
+		}
+		return out, nil
+	}
+	return []string{arg}, nil // one capture: the folder's own, as Open reads it
+}
+
+// onePerBase keeps one capture file of each base name in a folder, as a
+// folder's listing does: the SQLite export over nsyscheck's own export
+// over the report (a pattern such as report.* matches report.3.nsys-rep
+// and report.3.sqlite, one rank). Folders and other files are kept; the
+// order is kept, each base name where it first came.
+func onePerBase(paths []string) []string {
+	rank := func(p string) int {
+		l := strings.ToLower(p)
+		switch {
+		case strings.HasSuffix(l, exportcache.Suffix):
+			return 2
+		case strings.HasSuffix(l, ".sqlite"):
+			return 3
+		case nsysdb.IsReportName(filepath.Base(l)):
+			return 1
+		}
+		return 0
+	}
+	at := map[string]int{} // base name -> index in out
+	var out []string
+	for _, p := range paths {
+		r := rank(p)
+		if r == 0 {
+			out = append(out, p)
+			continue
+		}
+		k := filepath.Join(filepath.Dir(p), baseName(filepath.Base(p)))
+		if i, ok := at[k]; ok {
+			if r > rank(out[i]) {
+				out[i] = p
+			}
+			continue
+		}
+		at[k] = len(out)
+		out = append(out, p)
+	}
+	return out
+}
+
+// dedupe drops later repeats of a path, keeping the order.
+func dedupe(paths []string) []string {
+	seen := map[string]bool{}
+	out := paths[:0]
+	for _, p := range paths {
+		if k := filepath.Clean(p); !seen[k] {
+			seen[k] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
