@@ -7,14 +7,19 @@ import (
 	"github.com/nsyscheck/nsyscheck/diag"
 )
 
-// Refusal is the refusal of an audit of a trace that holds no copy record,
-// with what the capture says it could not show that may hide copies (nsys
-// lost its events, did not trace CUDA, traced graphs whole): typed, so
-// that the renderer words them and --expect compares their codes.
+// Refusal is an audit that refused its input (the reader's error it
+// wraps), with what the capture said of itself before the refusal (nsys's
+// diagnostics, what it could not show: audit --format json writes them)
+// and, where the trace holds no copy record, those of them that may hide
+// copies (nsys lost its events, did not trace CUDA, traced graphs whole):
+// typed, so that report words them and --expect compares their codes.
 type Refusal struct {
 	// Err is the reader's refusal.
 	Err error
-	// Limits are the capture's diagnostics that may hide copies.
+	// Diagnostics are what the capture said of itself.
+	Diagnostics []diag.Diagnostic
+	// Limits are the diagnostics that may hide copies, where the trace
+	// holds no copy record.
 	Limits []diag.Diagnostic
 }
 

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/nsyscheck/nsyscheck/internal/limits"
+
 	"github.com/nsyscheck/nsyscheck/internal/fixture"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/program"
@@ -15,7 +17,7 @@ import (
 func checkPlausible(t *testing.T, m *program.Measurements) {
 	t.Helper()
 	bad := func(ms, gbps float64, bytes int64) bool {
-		return !(ms >= 0 && ms <= maxProgramMs) || !(gbps >= 0 && gbps <= maxMemoryGBps) || bytes < 0 || bytes > maxBytes
+		return !(ms >= 0 && ms <= maxProgramMs) || !(gbps >= 0 && gbps <= limits.DeviceMemory(m.GPU).Max()) || bytes < 0 || bytes > maxBytes
 	}
 	contradicts := func(ms, gbps float64, bytes int64) bool {
 		if ms <= printedMs || gbps <= 0 {
@@ -25,7 +27,7 @@ func checkPlausible(t *testing.T, m *program.Measurements) {
 		return r > 4 || r < 0.25
 	}
 	for _, c := range m.Copies {
-		if bad(c.Ms, c.GBps, c.Bytes) || c.GBps > maxLinkGBps || contradicts(c.Ms, c.GBps, c.Bytes) {
+		if bad(c.Ms, c.GBps, c.Bytes) || c.GBps > limits.HostLink(m.GPU, m.PCIeGen, m.PCIeWidth).Max() || contradicts(c.Ms, c.GBps, c.Bytes) {
 			t.Fatalf("implausible copy accepted %+v", c)
 		}
 	}
