@@ -37,7 +37,7 @@ func hasTrace(c *capture.Capture) bool {
 	case capture.FormatSQLite, capture.FormatNsysRep, capture.FormatCSV:
 		return true
 	}
-	return len(c.Calls) > 0 || len(c.Memcpys) > 0 || len(c.Kernels) > 0
+	return len(c.Calls) > 0 || c.Memcpys.Len() > 0 || len(c.Kernels) > 0
 }
 
 // newTrace picks the program's thread and indexes its records. It returns
@@ -93,10 +93,9 @@ func newTrace(c *capture.Capture, diags *diagList) (*traceCtx, Why) {
 		}
 	}
 	if c.Has(capture.FactCorrelation) {
-		for i := range c.Memcpys {
-			m := &c.Memcpys[i]
+		for i, m := range c.Memcpys.All() {
 			if _, ok := slices.BinarySearch(mine, m.CorrelationID); ok && (m.PID == 0 || me.PID == 0 || m.PID == me.PID) {
-				t.memcpy.add(c.Memcpys, i)
+				t.memcpy.add(&c.Memcpys, i)
 			}
 		}
 		t.memcpy.index()
@@ -127,11 +126,11 @@ func onThread(calls []capture.APICall, me vocab.Thread) bool {
 // into the capture's copies, sorted by it (4 bytes a copy), the last added
 // of a correlation id winning, as a map's assignment would.
 type copyIndex struct {
-	all []capture.Memcpy
+	all *capture.Memcpys
 	at  []int32
 }
 
-func (x *copyIndex) add(all []capture.Memcpy, i int) {
+func (x *copyIndex) add(all *capture.Memcpys, i int) {
 	x.all = all
 	x.at = append(x.at, int32(i))
 }
@@ -140,21 +139,25 @@ func (x *copyIndex) add(all []capture.Memcpy, i int) {
 // first, and keeps that one.
 func (x *copyIndex) index() {
 	slices.SortStableFunc(x.at, func(a, b int32) int {
-		if c := cmp.Compare(x.all[a].CorrelationID, x.all[b].CorrelationID); c != 0 {
+		if c := cmp.Compare(x.all.CorrelationID(int(a)), x.all.CorrelationID(int(b))); c != 0 {
 			return c
 		}
 		return cmp.Compare(b, a)
 	})
-	x.at = slices.CompactFunc(x.at, func(a, b int32) bool { return x.all[a].CorrelationID == x.all[b].CorrelationID })
+	x.at = slices.CompactFunc(x.at, func(a, b int32) bool { return x.all.CorrelationID(int(a)) == x.all.CorrelationID(int(b)) })
 }
 
 // of returns the copy of correlation id corr, nil for none.
 func (x *copyIndex) of(corr int64) *capture.Memcpy {
-	k, ok := slices.BinarySearchFunc(x.at, corr, func(i int32, c int64) int { return cmp.Compare(x.all[i].CorrelationID, c) })
+	if x.all == nil {
+		return nil
+	}
+	k, ok := slices.BinarySearchFunc(x.at, corr, func(i int32, c int64) int { return cmp.Compare(x.all.CorrelationID(int(i)), c) })
 	if !ok {
 		return nil
 	}
-	return &x.all[x.at[k]]
+	m := x.all.At(int(x.at[k]))
+	return &m
 }
 
 // ref names one API call so that it can be found in the input: its CSV row
