@@ -151,6 +151,8 @@ type Accumulator struct {
 	rule   ruleDigest
 	list   *ruleList
 	totals map[totalKey]*Total
+	// sites sums the pageable copies by the call site their stacks name.
+	sites siteAccumulator
 	// last is the class and total of the copy added last, by what keys
 	// them: consecutive copies are mostly of one class.
 	last struct {
@@ -201,6 +203,10 @@ func (a *Accumulator) Handler(scan *capture.CopyScan) records.Handler {
 			return nil
 		},
 		Gap: func(g records.Gap) error {
+			if g.Fact == records.FactStacks {
+				a.sites.lack(g.Reason)
+				return nil
+			}
 			scan.Lack(g.Fact, g.Reason)
 			return nil
 		},
@@ -255,6 +261,7 @@ func (a *Accumulator) Add(o *records.Op) {
 		}
 		c.Range = a.ranges.innermost(c.PID, c.TID, c.CallStart, c.CallEnd)
 	}
+	a.sites.add(o.Call, &c)
 	a.add(&c)
 }
 

@@ -47,6 +47,9 @@ type Expectation struct {
 	// that holds no answer), its reason naming each of these codes of what
 	// the capture cannot show.
 	Refused *[]string `json:"refused,omitempty"`
+	// CallSites lists, in full and in order, the call sites of the
+	// pageable copies (CallSites.Sites): [] for a capture without stacks.
+	CallSites *[]SiteExpectation `json:"callSites,omitempty"`
 }
 
 // RegionExpectation is what an expected-audit file expects of one region.
@@ -88,7 +91,7 @@ func ReadExpectation(path string) (*Expectation, error) {
 	}
 	if e.Copies == nil && e.PageableHtoD == nil && len(e.Findings) == 0 && e.NVIDIARule == "" &&
 		len(e.PredictionSources) == 0 && e.Verdict == "" && e.Framework == "" && len(e.Regions) == 0 &&
-		e.Answer == "" && len(e.APIKinds) == 0 && e.Coverage == nil && e.Refused == nil {
+		e.Answer == "" && len(e.APIKinds) == 0 && e.Coverage == nil && e.Refused == nil && e.CallSites == nil {
 		return nil, fmt.Errorf("%s: expects nothing; give copies, pageableHtod, findings, nvidiaRule, predictionSources, framework, regions, verdict, answer, apiKinds, coverage or refused", path)
 	}
 	if e.Answer != "" && e.Against != "" {
@@ -167,6 +170,7 @@ func (e *Expectation) Compare(out *Output) []string {
 	for _, n := range names {
 		diffs = append(diffs, e.Regions[n].compare(n, out)...)
 	}
+	diffs = append(diffs, e.compareSites(au)...)
 	return append(diffs, e.compareCoverage(out)...)
 }
 

@@ -49,6 +49,10 @@ type Audit struct {
 	// held the host longest (at most MaxTop).
 	TopOffenders []*Class `json:"topOffenders"`
 
+	// CallSites are the pageable copies by the place in the program that
+	// made them, where the capture holds call stacks.
+	CallSites *CallSites `json:"callSites,omitempty"`
+
 	Findings   []Finding   `json:"findings"`
 	Prediction *Prediction `json:"prediction"`
 	// Replay says how the what-if pinned the copies: the way to pin, the
@@ -97,7 +101,7 @@ func (a *Accumulator) Finish(scan *capture.CopyScan, r Replayed) *Audit {
 		GPU: scan.Meta.GPU, NsysVersion: scan.Meta.NsysVersion, APICalls: scan.APICalls,
 		SpanNs: scan.Span, SpanFrom: scan.SpanFrom, Copies: scan.Copies, Unmatched: scan.Unmatched, Memsets: scan.Memsets,
 		Missing: scan.Missing, rule: a.rule, Classes: []*Class{}, TopOffenders: []*Class{},
-		Exposures: []diag.Diagnostic{}}
+		Exposures: []diag.Diagnostic{}, CallSites: a.sites.finish()}
 	for _, c := range a.classes {
 		if c.GPUNs > 0 {
 			c.GPUGBps = float64(c.Bytes) / float64(c.GPUNs)

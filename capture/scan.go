@@ -91,7 +91,7 @@ func CopiesOf(ctx context.Context, src *source.Source, feed func(*CopyScan) reco
 // accumulator and the timeline a replay needs read one stream
 // (records.Tee).
 func TraceOf(ctx context.Context, src *source.Source, feed func(*CopyScan) records.Handler) (*CopyScan, error) {
-	return scanOf(ctx, src, records.Selection{JoinCalls: true}, feed)
+	return scanOf(ctx, src, records.Selection{JoinCalls: true, Stacks: true}, feed)
 }
 
 // scanOf reads src with sel into the handler feed returns for the scan.

@@ -33,6 +33,7 @@ var auditFixtures = []struct {
 	{name: "graph-whole", before: "graph-whole"},
 	{name: "graph-node", before: "graph-node"},
 	{name: "managed", before: "managed"},
+	{name: "torch-backtrace", before: "torch-prefetch-backtrace"},
 }
 
 func TestAuditFixtures(t *testing.T) {

@@ -92,6 +92,7 @@ type reader struct {
 	// per-record reports held, counted as they were read.
 	apiSumRead, copySumRead bool
 	callsSeen               map[string]int64         // calls of cuda_api_trace by name
+	twins                   *twinRows                // nsys's backtrace rows of cuda_api_trace, left out
 	copiesSeen              map[vocab.CopyKind]int64 // copies of cuda_gpu_trace by kind
 }
 
@@ -122,6 +123,9 @@ func (rd *reader) opened(p string) { rd.info.Files = append(rd.info.Files, p) }
 func (rd *reader) open() error {
 	wantCalls := rd.h.Call != nil || rd.opts.JoinCalls || rd.h.Counts != nil
 	wantOps := rd.h.Op != nil || rd.h.Counts != nil
+	if rd.opts.Stacks && rd.opts.JoinCalls && rd.h.Op != nil {
+		rd.lack(records.FactStacks, "no call stacks in CSV reports: nsys stats writes none; give the capture's .nsys-rep or SQLite export")
+	}
 	if wantCalls {
 		if err := rd.openAPITrace(); err != nil {
 			return err
@@ -186,6 +190,9 @@ func (rd *reader) readSumsToCheck() error {
 // captures in one folder.
 func (rd *reader) checkSums() error {
 	hint := "make the reports again from one capture with nsys stats --format csv"
+	if rd.twins != nil {
+		rd.apiSum = dropSumTwins(rd.apiSum, rd.callsSeen, rd.twins.twins)
+	}
 	if rd.callsSeen != nil {
 		for _, s := range rd.apiSum {
 			if n := rd.callsSeen[s.Name]; n != s.Calls {
@@ -459,36 +466,47 @@ func (rd *reader) emitCalls() error {
 	if counting || rd.opts.JoinCalls {
 		opts = all // every call counts, and any may have issued a copy
 	}
-	var call records.Call // one record, reused for every row
 	rd.callsSeen = map[string]int64{}
-	err := rf.rows(rd.ctx, func(n int, rec [][]byte) error {
-		rows = n
-		var ok bool
-		var err error
-		call, ok, err = l.read(n, rec, opts)
-		if err != nil {
-			return err
-		}
+	rd.twins = newTwinRows()
+	hand := func(call *records.Call) error {
 		rd.callsSeen[call.Name]++
-		if !ok {
+		if !opts.WantsAPI(call.Name) {
 			return nil
 		}
 		if counting {
-			rd.count(&call)
+			rd.count(call)
 		}
 		if rd.joining {
 			switch {
 			case nsysdb.IsCopyAPI(call.Name):
-				rd.index.Add(&call)
+				rd.index.Add(call)
 			case nsysdb.IsGraphLaunch(call.Name):
-				rd.graphs.Add(&call)
+				rd.graphs.Add(call)
 			}
 		}
-		if rd.h.Call != nil && keep(&call) && rd.opts.WantsAPI(call.Name) {
-			return rd.h.Call(&call)
+		if rd.h.Call != nil && keep(call) && rd.opts.WantsAPI(call.Name) {
+			return rd.h.Call(call)
+		}
+		return nil
+	}
+	err := rf.rows(rd.ctx, func(n int, rec [][]byte) error {
+		rows = n
+		call, _, err := l.read(n, rec, opts)
+		if err != nil {
+			return err
+		}
+		if prev, ok := rd.twins.push(call); ok {
+			return hand(&prev)
 		}
 		return nil
 	})
+	if err == nil {
+		for _, c := range rd.twins.flush() {
+			if err = hand(&c); err != nil {
+				break
+			}
+		}
+	}
 	if rows > 0 {
 		rd.held++
 	}

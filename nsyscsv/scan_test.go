@@ -188,7 +188,8 @@ func FuzzCSVScanner(f *testing.F) {
 // FuzzCSVTrace feeds arbitrary bytes to the cuda_api_trace reader: it must
 // never panic, and every error must be an *inputerr.Error.
 func FuzzCSVTrace(f *testing.F) {
-	fixture.Seed(f, refCSV2025+"/ref_cuda_api_trace.csv", "../testdata/captures/h200-pinned/pinned_cuda_api_trace.csv")
+	fixture.Seed(f, refCSV2025+"/ref_cuda_api_trace.csv", "../testdata/captures/h200-pinned/pinned_cuda_api_trace.csv",
+		"../testdata/captures/pipeline-backtrace/pipeline-backtrace_cuda_api_trace.csv")
 	f.Add([]byte("\uFEFF" + traceHeader + "1,2,\"a,b\",0,1,2,3,20,\"t\"\"x\"\r\n"))
 	f.Add([]byte("Start (us),Duration (us),Name,CorrID\n1.5,2e3,cudaFree_v1,1\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -102,6 +102,7 @@ func EachCSV(path string, yield func(FlaggedCopy) error) error {
 	if err != nil {
 		return err
 	}
+	var tw twins
 	for i := 1; ; i++ {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
@@ -113,6 +114,9 @@ func EachCSV(path string, yield func(FlaggedCopy) error) error {
 		fc, err := readRow(h, rec)
 		if err != nil {
 			return fmt.Errorf("%s: data row %d: cannot read the %s rule's CSV: %w", path, i, Name, err)
+		}
+		if tw.repeats(fc) {
+			continue
 		}
 		if err := yield(fc); err != nil {
 			return err

@@ -187,7 +187,7 @@ func (r *reader) runtimeFilter(table, gtidCol string) (conds []string, none bool
 		conds = append(conds, q(nsysdb.ColNameID)+` IN (`+intList(ids)+`)`)
 	}
 	if r.opts.ProgramThread && r.rcols[nsysdb.ColGlobalTid] {
-		gtids, err := r.programThread(table, gtidCol, conds)
+		gtids, err := r.programThread(table, gtidCol, r.withCallsOnly(conds))
 		if err != nil {
 			return nil, false, err
 		}
@@ -235,6 +235,7 @@ func (r *reader) emitCalls() error {
 			r.syncAPI[id] = true
 		}
 	}
+	conds = r.withCallsOnly(conds)
 	if r.h.Call == nil {
 		// Only the copy calls, to join the copies to.
 		if len(r.copyAPI) == 0 {

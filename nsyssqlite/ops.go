@@ -131,6 +131,7 @@ func (r *reader) emitCopies() error {
 			pid = 0
 		}
 		n, err := r.index.Each(pid, c.op.Corr, r.anyPID(), func(call *records.Call) error {
+			call.Stack = r.stackOf(call.PID, c.op.Corr)
 			c.op.Call = call
 			return r.handled(from, r.h.Op(&c.op))
 		})

@@ -23,6 +23,9 @@ func (r *reader) plan() error {
 	if r.rcols, err = r.columns(nsysdb.TableRuntime, nsysdb.ColStart, nsysdb.ColEnd, nsysdb.ColNameID); err != nil {
 		return err
 	}
+	if err := r.planBacktraces(); err != nil {
+		return err
+	}
 	table := r.tables[nsysdb.TableRuntime]
 	if r.h.Call != nil || r.opts.JoinCalls {
 		if !r.rcols[nsysdb.ColCorrelationID] {
@@ -55,7 +58,7 @@ func (r *reader) plan() error {
 	if r.h.Event != nil && r.tables[nsysdb.TableCUDAEvent] == "" {
 		r.lack(records.FactEvents, fmt.Sprintf("the export has no %s table: nsys recorded no CUDA event records", nsysdb.TableCUDAEvent))
 	}
-	return nil
+	return r.readStacks()
 }
 
 // checkTables checks every row of the tables read, whether or not the

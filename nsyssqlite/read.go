@@ -147,6 +147,11 @@ type reader struct {
 	migrations          map[int64]string
 	nvtx                *nvtxPlan
 	threads             map[int64]string // thread names by global thread id, read once
+	// btClass is the event class of the runtime table's backtrace rows, -1
+	// for none (planBacktraces); stacks are the call stacks read for the
+	// pageable copies' calls (readStacks), by process and correlation id.
+	btClass int64
+	stacks  map[stackKey]*records.Stack
 
 	// With opts.ProgramThread: whether only the program's thread was read
 	// (the runtime table has thread ids), the correlation ids of its calls,
@@ -290,7 +295,8 @@ func (r *reader) readTables() error {
 		nsysdb.TableNVTX, nsysdb.TableStrings, nsysdb.TableCopyOper, nsysdb.TableMemKind, nsysdb.TableEventType,
 		nsysdb.TableMetaExport, nsysdb.TableMetaCapture, nsysdb.TableGPU, nsysdb.TableCUDADevice, nsysdb.TableSystemEnv,
 		nsysdb.TableThreadNames, nsysdb.TableAnalysis, nsysdb.TableSync, nsysdb.TableSyncType, nsysdb.TableCUDAEvent,
-		nsysdb.TableGraphTrace, nsysdb.TableDiagnostic, nsysdb.TableDiagSeverity, nsysdb.TableDiagSource, nsysdb.TableMigration)
+		nsysdb.TableGraphTrace, nsysdb.TableDiagnostic, nsysdb.TableDiagSeverity, nsysdb.TableDiagSource, nsysdb.TableMigration,
+		nsysdb.TableEventClass, nsysdb.TableCallchains)
 	var te *nsysdb.TableError
 	if errors.As(err, &te) {
 		if r.ctx.Err() != nil {

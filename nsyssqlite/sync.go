@@ -52,6 +52,7 @@ func (r *reader) emitSyncs() error {
 		if cols[nsysdb.ColGlobalPid] && r.rcols[nsysdb.ColGlobalTid] {
 			join += ` AND ` + nsysdb.PIDExpr(`r.`+q(nsysdb.ColGlobalTid)) + ` = ` + nsysdb.PIDExpr(s(nsysdb.ColGlobalPid))
 		}
+		join += r.andCallsOnly("r.")
 		nameID = `r.` + q(nsysdb.ColNameID)
 	}
 	qs := `SELECT ` + s(nsysdb.ColStart) + `, ` + s(nsysdb.ColEnd) + `, ` + opt(nsysdb.ColCorrelationID, "0") + `, ` + opt(nsysdb.ColGlobalPid, "0") + `, ` +
@@ -231,7 +232,11 @@ func (r *reader) emitCounts() error {
 	}
 	var c records.Counts
 	t := r.tables[nsysdb.TableRuntime]
-	if err := r.queryRow(`SELECT count(*) FROM ` + q(t)).Scan(&c.Calls); err != nil {
+	calls := ""
+	if c := r.callsOnly(""); c != "" {
+		calls = ` WHERE ` + c
+	}
+	if err := r.queryRow(`SELECT count(*) FROM ` + q(t) + calls).Scan(&c.Calls); err != nil {
 		return r.tableError(t, err)
 	}
 	if r.h.Meta == nil {
@@ -239,7 +244,7 @@ func (r *reader) emitCounts() error {
 	}
 	if r.meta.DurationNs == 0 {
 		var first, last sql.NullInt64
-		if err := r.queryRow(`SELECT min(`+q(nsysdb.ColStart)+`), max(`+q(nsysdb.ColEnd)+`) FROM `+q(t)).Scan(&first, &last); err != nil {
+		if err := r.queryRow(`SELECT min(`+q(nsysdb.ColStart)+`), max(`+q(nsysdb.ColEnd)+`) FROM `+q(t)+calls).Scan(&first, &last); err != nil {
 			return r.tableError(t, err)
 		}
 		c.FirstCall, c.LastCall = first.Int64, last.Int64

@@ -469,6 +469,9 @@ func (f *finder) namedValues() {
 		if c == ':' && strings.HasPrefix(s[i+1:], "//") || c == '=' && (i+1 < len(s) && s[i+1] == '=' || i > 0 && strings.IndexByte("=!<>", s[i-1]) >= 0) {
 			continue // a URL's scheme, a comparison
 		}
+		if c == ':' && (i+1 < len(s) && s[i+1] == ':' || i > 0 && s[i-1] == ':') {
+			continue // a scope, as in C++ symbols: torch::jit::Token::text
+		}
 		end := i
 		if end > 0 && (s[end-1] == '"' || s[end-1] == '\'') {
 			end-- // "password": ...

@@ -30,6 +30,8 @@ func TestFindSecrets(t *testing.T) {
 		{"NAME\x00SECRET_KEY=s3cr3t\x00PATH=/bin", []string{"s3cr3t"}},
 		{"sync --db postgres://app:pw123@db/x", []string{"postgres://app:pw123@db"}},
 		{"tool --password --verbose", nil},
+		{"torch::jit::Token::text[abi:cxx11]() const", nil}, // a C++ symbol in a call stack
+		{"token: Run-Pass-552", []string{"Run-Pass-552"}},
 		{"tool --password=" + Redacted, nil},
 		{"NSC_FAKE_TOKEN=nsc…(19 chars)", nil},
 		{"./pinned --json out.json", nil},

@@ -37,6 +37,7 @@ const (
 	FactSync         Fact = "sync-trace"      // CUPTI synchronisation records (stream, event, context syncs)
 	FactEvents       Fact = "event-trace"     // CUDA event records (which stream recorded each event)
 	FactMemSummary   Fact = "mem-summary"     // per-copy-kind totals (cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum)
+	FactStacks       Fact = "call-stacks"     // call stacks of CUDA calls (nsys profile --cudabacktrace)
 )
 
 // Gap records a fact an input cannot provide and why.
@@ -57,6 +58,10 @@ type Call struct {
 	TID    int64
 	Thread string // the thread's name, "" when the input has none
 	Row    int    // 1-based data row in the source file (CSV), 0 otherwise
+	// Stack is the call stack nsys took of the call, where the selection
+	// asked for it (Selection.Stacks) and the input holds one; nil
+	// otherwise. It is shared, never to be changed.
+	Stack *Stack
 }
 
 // Duration is the call's duration in nanoseconds.
@@ -384,6 +389,11 @@ type Selection struct {
 	JoinCalls bool
 	// Ops names the kinds of GPU operation to read; empty reads them all.
 	Ops []OpKind
+	// Stacks, with JoinCalls, hands the call of each copy from or to
+	// pageable host memory its call stack (Call.Stack) where the input
+	// holds one; an input that holds none says why through a FactStacks
+	// gap. Only those calls' stacks are read, each stack once.
+	Stacks bool
 }
 
 // WantsAPI reports whether calls named name are to be read.

@@ -114,17 +114,18 @@ func sqlRegions(t *testing.T, path string) map[string][][2]int64 {
 	captureStart := `NULL`
 	if table(t, db, "CUPTI_ACTIVITY_KIND_RUNTIME") != "" {
 		captureStart = `(SELECT min(r.start) FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN ops o ON o.c = r.correlationId
-			AND o.pid = (r.globalTid >> 24) & 16777215)`
+			AND o.pid = (r.globalTid >> 24) & 16777215 WHERE ` + notBacktrace + `)`
 	}
 	if table(t, db, "CUPTI_ACTIVITY_KIND_MEMCPY") != "" && table(t, db, "CUPTI_ACTIVITY_KIND_RUNTIME") != "" {
 		captureStart = `coalesce((SELECT min(r.start) FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN CUPTI_ACTIVITY_KIND_MEMCPY m ON m.correlationId = r.correlationId
 			AND (m.globalPid >> 24) & 16777215 = (r.globalTid >> 24) & 16777215
-			WHERE m.copyKind IN (SELECT id FROM ENUM_CUDA_MEMCPY_OPER WHERE name IN ('CUDA_MEMCPY_KIND_HTOD', 'CUDA_MEMCPY_KIND_DTOH'))), ` + captureStart + `)`
+			WHERE ` + notBacktrace + ` AND m.copyKind IN (SELECT id FROM ENUM_CUDA_MEMCPY_OPER WHERE name IN ('CUDA_MEMCPY_KIND_HTOD', 'CUDA_MEMCPY_KIND_DTOH'))), ` + captureStart + `)`
 	}
 	out := map[string][][2]int64{}
 	query := `WITH ops AS (` + strings.Join(ops, " UNION ALL ") + `),
 	launches AS (SELECT r.start s, (r.globalTid >> 24) & 16777215 pid, max(o.e) e
 		FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN ops o ON o.c = r.correlationId AND o.pid = (r.globalTid >> 24) & 16777215
+		WHERE ` + notBacktrace + `
 		GROUP BY r.rowid)
 	SELECT coalesce(n.text, s.value), n.start,
 		max(n."end", coalesce((SELECT max(l.e) FROM launches l WHERE l.pid = (n.globalTid >> 24) & 16777215

@@ -119,7 +119,7 @@ func readExport(t testing.TB, path string, h records.Handler) {
 			LEFT JOIN StringIds ts ON ts.id = tn.nameId`
 	}
 	q(`SELECT s.value, r.start, r."end", r.returnValue, r.correlationId, (r.globalTid >> 24) & 16777215, r.globalTid & 16777215, `+threadName+`
-		FROM `+rt+` r JOIN StringIds s ON s.id = r.nameId`+threadJoin,
+		FROM `+rt+` r JOIN StringIds s ON s.id = r.nameId`+threadJoin+` WHERE `+notBacktrace,
 		func(r *sql.Rows) error {
 			var c records.Call
 			if err := r.Scan(&c.Name, &c.Start, &c.End, &c.Result, &c.Corr, &c.PID, &c.TID, &c.Thread); err != nil {
@@ -231,3 +231,8 @@ func buildExport(t testing.TB, path string, opts timeline.Options) *timeline.Tim
 func capturePath(name string) string {
 	return filepath.Join("..", "testdata", "captures", name, name+".sqlite")
 }
+
+// notBacktrace leaves out of the runtime table r the rows nsys writes
+// beside a call whose stack it took (nsys profile --cudabacktrace): the
+// same correlation id and thread, a span around the call's, no call.
+const notBacktrace = `r.eventClass IS NOT (SELECT id FROM ENUM_NSYS_EVENT_CLASS WHERE name = 'TRACE_PROCESS_EVENT_CUDABACKTRACE')`

@@ -255,6 +255,7 @@ ul.notes li { margin: 3px 0; }
 {{range .V.Advice.Classes}}<ul>{{range .Classes}}<li><code>{{.}}</code></li>{{end}}</ul>
 <ul class="fix">{{range .Fix}}<li>{{.}}</li>{{end}}</ul>
 {{end}}
+{{with .V.Advice.Sites}}{{template "table" .}}{{end}}
 {{with .V.Advice.Line}}<p class="note">{{.}}</p>{{end}}
 {{range .V.Audits}}<h2>{{.Title}}</h2>
 {{range .About}}<p class="about">{{.}}</p>

@@ -199,6 +199,7 @@ func TestAuditTextWidth(t *testing.T) {
 		{"train-pageable-fail-above-5.80", fixture(t, "train-pageable.fail-above-5"), 80, false, false},
 		{"graph-whole-audit.80", fixture(t, "graph-whole"), 80, false, true}, {"managed-audit.80", fixture(t, "managed"), 80, false, true},
 		{"graph-node-audit.80", fixture(t, "graph-node"), 80, false, false},
+		{"torch-backtrace-audit.80", fixture(t, "torch-backtrace"), 80, false, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var b bytes.Buffer

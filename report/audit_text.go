@@ -145,6 +145,10 @@ func writeAdviceText(b *strings.Builder, a adviceView, width int) {
 			writeWrapped(b, f, width, "    - ", "      ")
 		}
 	}
+	if a.Sites != nil {
+		b.WriteByte('\n')
+		writeTextTable(b, *a.Sites, width)
+	}
 	writeWrapped(b, a.Line, width, "  ", "    ")
 }
 
@@ -310,7 +314,11 @@ func AuditMarkdown(w io.Writer, out *audit.Output) error {
 			ew.printf("  - fix: %s\n", mdText(f))
 		}
 	}
-	if v.Advice.Line != "" {
+	if v.Advice.Sites != nil {
+		ew.printf("\n")
+		writeMarkdownTable(ew, *v.Advice.Sites)
+		ew.printf("%s.\n\n", mdText(capitalise(v.Advice.Line)))
+	} else if v.Advice.Line != "" {
 		ew.printf("\n%s.\n\n", mdText(capitalise(v.Advice.Line)))
 	}
 	for _, d := range v.Audits {

@@ -49,7 +49,10 @@ type adviceView struct {
 	Classes []adviceClass
 	// None says there is nothing to pin, "" when there is.
 	None string
-	// Line says how to find the source line of a copy.
+	// Sites are where the program makes its pageable copies, from the
+	// capture's call stacks; nil where it has none.
+	Sites *tableView
+	// Line says how far the sites go, or how to profile for them.
 	Line string
 }
 
@@ -633,14 +636,7 @@ func adviceOf(au *audit.Audit) adviceView {
 		}
 		return a
 	}
-	if au.Framework.Backtraces {
-		a.Line = "the capture holds the call stacks of its CUDA calls: find a copy by its correlation id in Nsight Systems to see the line that made it"
-	} else {
-		a.Line = "to find the line that makes each copy, profile again with nsys profile --cudabacktrace=all"
-		if au.Framework.Python {
-			a.Line += " --python-backtrace=cuda"
-		}
-	}
+	a.Sites, a.Line = callSitesOf(au)
 	return a
 }
 
