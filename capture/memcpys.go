@@ -13,12 +13,13 @@ import (
 // times, size and correlation id of each, and an index into the few kinds
 // (direction, source and destination memory) and places (process, device,
 // stream) the copies share. A copy takes 40 bytes, where a Memcpy takes
-// 104; an application's capture holds hundreds of thousands of them.
+// 104; an application's capture holds hundreds of thousands of them. The
+// columns grow by chunks (column), so that no copy is moved as more come.
 // Append adds one, At returns one as a Memcpy. The zero value is empty;
 // as JSON it is the list of Memcpy.
 type Memcpys struct {
-	class, place            []int32
-	bytes, start, end, corr []int64
+	class, place            column[int32]
+	bytes, start, end, corr column[int64]
 
 	classes []copyClass
 	places  []copyPlace
@@ -44,10 +45,10 @@ func MemcpysOf(ms ...Memcpy) Memcpys {
 }
 
 // Len is the number of copies.
-func (m *Memcpys) Len() int { return len(m.start) }
+func (m *Memcpys) Len() int { return m.start.n }
 
 // IsZero reports whether there are no copies (for JSON's omitzero).
-func (m Memcpys) IsZero() bool { return len(m.start) == 0 }
+func (m Memcpys) IsZero() bool { return m.start.n == 0 }
 
 // Append adds a copy after the others.
 func (m *Memcpys) Append(c Memcpy) {
@@ -67,28 +68,28 @@ func (m *Memcpys) Append(c Memcpy) {
 		m.places = append(m.places, pl)
 		m.placeAt[pl] = p
 	}
-	m.class = append(m.class, int32(k))
-	m.place = append(m.place, p)
-	m.bytes = append(m.bytes, c.Bytes)
-	m.start = append(m.start, c.Start)
-	m.end = append(m.end, c.End)
-	m.corr = append(m.corr, c.CorrelationID)
+	m.class.add(int32(k))
+	m.place.add(p)
+	m.bytes.add(c.Bytes)
+	m.start.add(c.Start)
+	m.end.add(c.End)
+	m.corr.add(c.CorrelationID)
 }
 
 // At returns copy i.
 func (m *Memcpys) At(i int) Memcpy {
-	cl, pl := m.classes[m.class[i]], m.places[m.place[i]]
-	return Memcpy{Kind: cl.kind, Src: cl.src, Dst: cl.dst, Bytes: m.bytes[i], Start: m.start[i], End: m.end[i],
-		CorrelationID: m.corr[i], Stream: pl.stream, Device: pl.device, PID: pl.pid}
+	cl, pl := m.classes[m.class.at(i)], m.places[m.place.at(i)]
+	return Memcpy{Kind: cl.kind, Src: cl.src, Dst: cl.dst, Bytes: m.bytes.at(i), Start: m.start.at(i), End: m.end.at(i),
+		CorrelationID: m.corr.at(i), Stream: pl.stream, Device: pl.device, PID: pl.pid}
 }
 
 // CorrelationID is copy i's correlation id, without the rest of it.
-func (m *Memcpys) CorrelationID(i int) int64 { return m.corr[i] }
+func (m *Memcpys) CorrelationID(i int) int64 { return m.corr.at(i) }
 
 // All yields each copy with its index, in order.
 func (m *Memcpys) All() iter.Seq2[int, Memcpy] {
 	return func(yield func(int, Memcpy) bool) {
-		for i := range m.start {
+		for i := range m.Len() {
 			if !yield(i, m.At(i)) {
 				return
 			}
@@ -109,19 +110,19 @@ func (m *Memcpys) Slice() []Memcpy {
 // sort orders the copies by start, then correlation id, stably.
 func (m *Memcpys) sort() {
 	less := func(a, b int32) int {
-		if c := cmp.Compare(m.start[a], m.start[b]); c != 0 {
+		if c := cmp.Compare(m.start.at(int(a)), m.start.at(int(b))); c != 0 {
 			return c
 		}
-		return cmp.Compare(m.corr[a], m.corr[b])
+		return cmp.Compare(m.corr.at(int(a)), m.corr.at(int(b)))
 	}
 	sorted := true
-	for i := 1; i < len(m.start) && sorted; i++ {
+	for i := 1; i < m.Len() && sorted; i++ {
 		sorted = less(int32(i-1), int32(i)) <= 0
 	}
 	if sorted {
 		return
 	}
-	perm := make([]int32, len(m.start))
+	perm := make([]int32, m.Len())
 	for i := range perm {
 		perm[i] = int32(i)
 	}
@@ -131,13 +132,39 @@ func (m *Memcpys) sort() {
 }
 
 // gather returns col in the order perm gives.
-func gather[T any](col []T, perm []int32) []T {
-	out := make([]T, len(perm))
-	for i, p := range perm {
-		out[i] = col[p]
+func gather[T any](col column[T], perm []int32) column[T] {
+	var out column[T]
+	for _, p := range perm {
+		out.add(col.at(int(p)))
 	}
 	return out
 }
+
+// columnChunk is how many values a chunk of a column holds (a power of 2).
+const columnChunk = 1 << 14
+
+// column is a list of values kept in chunks of columnChunk: past the
+// first chunk, which grows as a slice does (a small capture's copies take
+// no more), it grows without moving what it holds, and leaves at most one
+// chunk unused.
+type column[T any] struct {
+	chunks [][]T
+	n      int
+}
+
+func (c *column[T]) add(v T) {
+	switch {
+	case c.n == 0:
+		c.chunks = [][]T{nil}
+	case c.n%columnChunk == 0:
+		c.chunks = append(c.chunks, make([]T, 0, columnChunk))
+	}
+	last := &c.chunks[len(c.chunks)-1]
+	*last = append(*last, v)
+	c.n++
+}
+
+func (c *column[T]) at(i int) T { return c.chunks[i/columnChunk][i%columnChunk] }
 
 // MarshalJSON writes the copies as a list of Memcpy.
 func (m Memcpys) MarshalJSON() ([]byte, error) { return json.Marshal(m.Slice()) }
