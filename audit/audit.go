@@ -16,6 +16,7 @@
 package audit
 
 import (
+	"github.com/nsyscheck/nsyscheck/source"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,15 +33,16 @@ const (
 	// EnvelopeVersion is the envelope's schemaVersion this package reads
 	// (report.SchemaVersion, which writes it).
 	EnvelopeVersion = 1
-	// EnvelopeKind is the envelope's kind for an audit.
-	EnvelopeKind = "audit"
+	// EnvelopeKind is the envelope's kind for an audit (spelt where
+	// inputs are told: source.OutputAudit).
+	EnvelopeKind = source.OutputAudit
 	// EnvelopeKindRanks is the envelope's kind for the audits of a
 	// distributed job's captures, a result per rank (audit --ranks).
-	EnvelopeKindRanks = "audit-ranks"
+	EnvelopeKindRanks = source.OutputAuditRanks
 	// LegacySchemaVersion named the audit's own JSON form before the
 	// envelope: {"schemaVersion": "nsyscheck.audit/v1", "before", "after",
 	// "check"}. ReadOutput still reads it.
-	LegacySchemaVersion = "nsyscheck.audit/v1"
+	LegacySchemaVersion = source.LegacyAuditVersion
 )
 
 // SyncThreshold is the share of a copy's GPU time its async call must hold

@@ -309,8 +309,87 @@ func TestCompareUnseenStaging(t *testing.T) {
 	// With a large pageable copy left, or on another framework, it is judged.
 	au := jax()
 	au.Framework.Framework = framework.Runtime
-	if c := Compare(au, jax(), nil); c.Unseen != nil || c.Verdict != Held {
+	// (Its prediction, no change, cannot be held: too wide to decide.)
+	if c := Compare(au, jax(), nil); c.Unseen != nil || c.Regions[0].Why != WhyTooWide || !c.Regions[0].Judged {
 		t.Errorf("CUDA runtime: %+v", c)
+	}
+}
+
+// A capture after that still makes the pageable copies did not make the
+// fix: no region can be held from it, whatever its times.
+func TestCompareNotFixed(t *testing.T) {
+	step := predicted(region("step", 10, 5, 50), 1, 0.9, 1.2)
+	before := withRegions(auditOf(10, pg, mb4, 700_000), region(replay.CaptureRegion, 1, 100, 100), step)
+	// After: the same step times a fixed program would have, but every copy
+	// still from pageable memory.
+	unfixed := withRegions(auditOf(10, pg, mb4, 700_000), region(replay.CaptureRegion, 1, 30, 30), region("step", 10, 1.1, 11))
+	c := Compare(before, unfixed, nil)
+	if c.Verdict != Unavailable || c.Fix.Made || c.Fix.Before.Count != 10 || c.Fix.After.Count != 10 || c.Fix.After.Bytes != 10*mb4 ||
+		c.Regions[1].Why != WhyNotFixed || c.Regions[1].Verdict != Unavailable {
+		t.Errorf("not fixed: %+v", c)
+	}
+	// One pageable copy left of ten is FixedShare: the fix is made.
+	fixed := withRegions(auditOf(9, pin, mb4, 20_000, cp("cudaMemcpyAsync", vocab.CopyHtoD, pg, dev, mb4, 1, 700_001, 1001, 701_001)),
+		region(replay.CaptureRegion, 1, 30, 30), region("step", 10, 1.1, 11))
+	if c := Compare(before, fixed, nil); !c.Fix.Made || c.Fix.After.Count != 1 || c.Verdict != Held {
+		t.Errorf("one left of ten: %+v", c.Fix)
+	}
+	// Two left of ten is more than FixedShare.
+	two := withRegions(auditOf(8, pin, mb4, 20_000, cp("cudaMemcpyAsync", vocab.CopyHtoD, pg, dev, mb4, 1, 700_001, 1001, 701_001),
+		cp("cudaMemcpyAsync", vocab.CopyHtoD, pg, dev, mb4, 2_000_000, 2_700_000, 2_001_000, 2_701_000)),
+		region(replay.CaptureRegion, 1, 30, 30), region("step", 10, 1.1, 11))
+	if c := Compare(before, two, nil); c.Fix.Made || c.Verdict != Unavailable {
+		t.Errorf("two left of ten: %+v", c.Fix)
+	}
+	// With a match, the copies counted are those inside the ranges it names:
+	// one capture's pageable half against its pinned half.
+	halves := withRegions(auditOf(10, pg, mb4, 700_000), region(replay.CaptureRegion, 1, 100, 100), step, region("pinned", 10, 1.1, 11))
+	if c := Compare(halves, halves, map[string]string{"step": "pinned"}); !c.Fix.Made || c.Fix.Before.Count != 10 || c.Fix.After.Count != 0 {
+		t.Errorf("matched halves: %+v", c.Fix)
+	}
+	if c := Compare(halves, halves, map[string]string{"step": "step"}); c.Fix.Made || c.Verdict != Unavailable {
+		t.Errorf("a range against itself: %+v", c.Fix)
+	}
+}
+
+// A bound that holds the region's own time before allows no change: such a
+// region cannot hold, though a time after outside even that bound dies.
+func TestCompareTooWide(t *testing.T) {
+	after := func(stepMs float64) *Audit {
+		return withRegions(auditOf(10, pin, mb4, 20_000), region(replay.CaptureRegion, 1, 30, 30), region("step", 10, stepMs, 10*stepMs))
+	}
+	judge := func(step Region, afterMs float64) RegionCheck {
+		return Compare(withRegions(auditOf(10, pg, mb4, 700_000), step), after(afterMs), nil).Regions[0]
+	}
+	// The high cost reaches the time before (5 ms): the cost widened it.
+	if r := judge(predicted(region("step", 10, 5, 50), 1, 0.9, 5.2), 1); r.Verdict != Unavailable || r.Why != WhyTooWide || r.WideBy != WideCost {
+		t.Errorf("high cost past the time before: %+v", r)
+	}
+	// The costs stop short of it (4.9 ms) and the model's 5% takes the bound
+	// past it (5.145 ms).
+	if r := judge(predicted(region("step", 10, 5, 50), 1, 0.9, 4.9), 1); r.Why != WhyTooWide || r.WideBy != WideModel {
+		t.Errorf("the model's error past the time before: %+v", r)
+	}
+	// The median's interval takes it past: the noise.
+	noisy := predicted(region("step", 10, 5, 50), 1, 0.9, 2)
+	noisy.MedianCI = replay.CI{LowMs: 4.5, HighMs: 15, Coverage: 0.9}
+	if r := judge(noisy, 1); r.Why != WhyTooWide || r.WideBy != WideNoise {
+		t.Errorf("noise past the time before: %+v", r)
+	}
+	// After outside even that bound: died.
+	if r := judge(predicted(region("step", 10, 5, 50), 1, 0.9, 5.2), 6); r.Verdict != Died || r.Why != WhyAbove {
+		t.Errorf("slower than a wide bound: %+v", r)
+	}
+	// A check whose judged regions are all too wide is unavailable, not held;
+	// one held region beside one too wide holds.
+	wide := predicted(region("wide", 10, 5, 50), 1, 0.9, 5.2)
+	narrow := predicted(region("step", 10, 5, 50), 1, 0.9, 1.2)
+	if c := Compare(withRegions(auditOf(10, pg, mb4, 700_000), wide), withRegions(auditOf(10, pin, mb4, 20_000), region("wide", 10, 1, 10)), nil); c.Verdict != Unavailable {
+		t.Errorf("every region too wide: %s", c.Verdict)
+	}
+	if c := Compare(withRegions(auditOf(10, pg, mb4, 700_000), wide, narrow),
+		withRegions(auditOf(10, pin, mb4, 20_000), region("wide", 10, 1, 10), region("step", 10, 1, 10)), nil); c.Verdict != Held {
+		t.Errorf("one held, one too wide: %s", c.Verdict)
 	}
 }
 

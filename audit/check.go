@@ -51,6 +51,9 @@ type Check struct {
 	// Unseen says why the capture cannot show what the fix changes, nil
 	// when it can.
 	Unseen *Unseen `json:"unseen,omitempty"`
+	// Fix is whether the capture after made the fix at all: its pageable
+	// host-device copies against the capture before's.
+	Fix Fix `json:"fix"`
 
 	// Host time in host-to-device copy calls, and bytes moved that way.
 	HtoDBeforeNs    int64   `json:"htodBeforeNs"`
@@ -115,6 +118,9 @@ type RegionCheck struct {
 	Faster  bool          `json:"faster"`
 	Verdict vocab.Verdict `json:"verdict"`
 	Why     Why           `json:"why"`
+	// WideBy names, for WhyTooWide, what widened the bound over the
+	// region's own time before (WideCost, WideModel, WideFit, WideNoise).
+	WideBy string `json:"wideBy,omitempty"`
 }
 
 // AfterMs is the region's time after in its measure.
@@ -150,15 +156,78 @@ type Why string
 
 // What decides a region.
 const (
-	WhyInBound   Why = "in-bound"    // held: the time after lies in the bound
-	WhyAbove     Why = "above-bound" // died: slower than predicted
-	WhyBelow     Why = "below-bound" // died: faster than predicted
-	WhyUnseen    Why = "unseen"      // unavailable: Check.Unseen
-	WhyMissing   Why = "missing"     // not judged: no such region after
-	WhyNotJudged Why = "not-judged"  // the whole capture beside NVTX ranges with copies
-	WhyNoCopies  Why = "no-copies"   // not judged: a range with no copy call
-	WhyUnmatched Why = "unmatched"   // not judged: the match names other regions
+	WhyInBound   Why = "in-bound"      // held: the time after lies in the bound
+	WhyAbove     Why = "above-bound"   // died: slower than predicted
+	WhyBelow     Why = "below-bound"   // died: faster than predicted
+	WhyUnseen    Why = "unseen"        // unavailable: Check.Unseen
+	WhyMissing   Why = "missing"       // not judged: no such region after
+	WhyNotJudged Why = "not-judged"    // the whole capture beside NVTX ranges with copies
+	WhyNoCopies  Why = "no-copies"     // not judged: a range with no copy call
+	WhyUnmatched Why = "unmatched"     // not judged: the match names other regions
+	WhyNotFixed  Why = "not-fixed"     // unavailable: the capture after did not make the fix (Check.Fix)
+	WhyTooWide   Why = "too-wide"      // unavailable: the bound holds the time before, so it allows no change
+	WhyNoPredict Why = "not-predicted" // unavailable: the region has no prediction (Region.NotPredicted)
 )
+
+// What can widen a region's bound over its own time before (WideBy).
+const (
+	// WideCost: the predicted costs themselves reach the time before (a
+	// pin-by-copy's high cost pays the host copy at the pageable call's
+	// measured time).
+	WideCost = "cost"
+	// WideModel, WideFit and WideNoise: the tolerance's part that moved
+	// the bound's end furthest (Tolerance).
+	WideModel = "model"
+	WideFit   = "fit"
+	WideNoise = "noise"
+)
+
+// Fix is what the capture after did to the pageable host-device copies
+// of the capture before (in the regions the match names, with --match):
+// the fix is made when both their count and their bytes fell to at most
+// FixedShare of before's. A check of a capture that did not make the fix
+// would test a prediction of nothing.
+type Fix struct {
+	Before Total `json:"before"`
+	After  Total `json:"after"`
+	Made   bool  `json:"made"`
+}
+
+// FixedShare is the most of the capture before's pageable host-device
+// copies (by count and by bytes) the capture after may still make for the
+// fix to count as made: a few start-up copies a framework makes from
+// pageable memory whatever the program does are left.
+const FixedShare = 0.10
+
+// fixOf says whether after made the fix to before's pageable host-device
+// copies: all of them, or with match those inside the ranges it names.
+func fixOf(before, after *Audit, match map[string]string) Fix {
+	in := func(au *Audit, ranges map[string]bool) Total {
+		var t Total
+		for _, c := range au.Classes {
+			if c.HostMemory != Pageable || (c.Direction != vocab.CopyHtoD && c.Direction != vocab.CopyDtoH) {
+				continue
+			}
+			if ranges != nil && !ranges[c.Range] {
+				continue
+			}
+			addTotal(&t, c)
+		}
+		t.Direction, t.APIKind = "", ""
+		return t
+	}
+	var rb, ra map[string]bool
+	if match != nil {
+		rb, ra = map[string]bool{}, map[string]bool{}
+		for b, a := range match {
+			rb[b], ra[a] = true, true
+		}
+	}
+	f := Fix{Before: in(before, rb), After: in(after, ra)}
+	f.Made = float64(f.After.Count) <= FixedShare*float64(f.Before.Count) &&
+		float64(f.After.Bytes) <= FixedShare*float64(f.Before.Bytes)
+	return f
+}
 
 // Unseen is a capture whose program stages its copies where a CUDA trace
 // cannot see: every large host-to-device copy already comes from pinned
@@ -214,6 +283,7 @@ func Compare(before, after *Audit, match map[string]string) *Check {
 	c.Classes = classChanges(before, after)
 	c.Pairs = pairs(before, after)
 	c.Unseen = stagesUnseen(before)
+	c.Fix = fixOf(before, after, match)
 
 	judged := map[string]Why{}
 	for _, r := range before.Regions {
@@ -235,6 +305,9 @@ func Compare(before, after *Audit, match map[string]string) *Check {
 	var held, died int
 	for _, r := range before.Regions {
 		rc := judgeRegion(r, after, match, judged[r.Name], c.Unseen != nil)
+		if rc.Judged && c.Unseen == nil && !c.Fix.Made {
+			rc.Verdict, rc.Why, rc.WideBy = Unavailable, WhyNotFixed, ""
+		}
 		switch {
 		case !rc.Judged:
 		case rc.Verdict == Held:
@@ -286,14 +359,38 @@ func judgeRegion(r Region, after *Audit, match map[string]string, skip Why, unse
 		rc.Why = skip
 	case unseen:
 		rc.Verdict, rc.Why = Unavailable, WhyUnseen
+	case r.NotPredicted != nil:
+		rc.Verdict, rc.Why = Unavailable, WhyNoPredict
 	case t > rc.BoundHighMs:
 		rc.Verdict, rc.Why = Died, WhyAbove
 	case t < rc.BoundLowMs:
 		rc.Verdict, rc.Why = Died, WhyBelow
+	case rc.BoundLowMs <= r.Time() && r.Time() <= rc.BoundHighMs:
+		rc.Verdict, rc.Why, rc.WideBy = Unavailable, WhyTooWide, wideBy(r.Time(), low, high, rc.Tolerance)
 	default:
 		rc.Verdict, rc.Why = Held, WhyInBound
 	}
 	return rc
+}
+
+// wideBy names what put the region's time before t inside its bound: the
+// costs low-high themselves, else the tolerance's largest part on the side
+// t lies.
+func wideBy(t, low, high float64, tol Tolerance) string {
+	if low <= t && t <= high {
+		return WideCost
+	}
+	noise := tol.NoiseHigh
+	if t < low {
+		noise = tol.NoiseLow
+	}
+	switch {
+	case noise >= tol.Model && noise >= tol.Fit:
+		return WideNoise
+	case tol.Fit >= tol.Model:
+		return WideFit
+	}
+	return WideModel
 }
 
 // Pair is the host time of one kind of copy (direction, host memory, API

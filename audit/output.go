@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/privacy"
 	"github.com/nsyscheck/nsyscheck/program"
+	"github.com/nsyscheck/nsyscheck/source"
 )
 
 // maxOutputFile bounds the JSON of an audit read back.
@@ -72,7 +71,8 @@ func readAudit(data json.RawMessage) (*Audit, error) {
 // false when path is not an audit (a capture, or verify's JSON), err says
 // why one cannot be read.
 func ReadOutput(path string) (out *Output, ok bool, err error) {
-	if !strings.EqualFold(filepath.Ext(path), ".json") {
+	own, ok := source.OwnOutput(path)
+	if !ok || own.Kind != EnvelopeKind {
 		return nil, false, nil
 	}
 	// A FIFO, a device or a huge file is no audit: the capture loader
@@ -84,24 +84,20 @@ func ReadOutput(path string) (out *Output, ok bool, err error) {
 	if _, deep := program.TooDeep(data); deep {
 		return nil, false, nil // no audit nests so deep: the capture loader says what it is
 	}
-	var head struct {
-		SchemaVersion json.RawMessage `json:"schemaVersion"`
-		Kind          string          `json:"kind"`
-	}
-	if json.Unmarshal(data, &head) != nil {
-		return nil, false, nil
-	}
-	var legacy string
-	if json.Unmarshal(head.SchemaVersion, &legacy) == nil && legacy == LegacySchemaVersion {
+	if own.Legacy {
 		return readLegacy(path, data)
 	}
-	if head.Kind != EnvelopeKind {
-		return nil, false, nil
+	if own.SchemaVersion == nil {
+		var head struct {
+			SchemaVersion json.RawMessage `json:"schemaVersion"`
+		}
+		_ = json.Unmarshal(data, &head)
+		own.SchemaVersion = head.SchemaVersion
 	}
 	var version int
-	if err := json.Unmarshal(head.SchemaVersion, &version); err != nil || version != EnvelopeVersion {
+	if err := json.Unmarshal(own.SchemaVersion, &version); err != nil || version != EnvelopeVersion {
 		return nil, true, fmt.Errorf("%s: an audit of schemaVersion %s; this nsyscheck reads version %d: write it again with this nsyscheck's audit --format json, or use the nsyscheck that wrote it",
-			path, bytes.TrimSpace(head.SchemaVersion), EnvelopeVersion)
+			path, bytes.TrimSpace(own.SchemaVersion), EnvelopeVersion)
 	}
 	var env envelope
 	if err := json.Unmarshal(data, &env); err != nil {
@@ -137,24 +133,8 @@ func ReadOutput(path string) (out *Output, ok bool, err error) {
 // capture writes (its one audit): each rank's audit, for the one table of a
 // job audited in shards. ok is false when path is neither.
 func ReadRanks(path string) (audits []*Audit, failed []Failed, ok bool, err error) {
-	if !strings.EqualFold(filepath.Ext(path), ".json") {
-		return nil, nil, false, nil
-	}
-	data, err := inputerr.ReadFile(path, maxOutputFile, "an audit's JSON")
-	if err != nil {
-		return nil, nil, false, nil
-	}
-	if _, deep := program.TooDeep(data); deep {
-		return nil, nil, false, nil
-	}
-	var head struct {
-		SchemaVersion json.RawMessage `json:"schemaVersion"`
-		Kind          string          `json:"kind"`
-	}
-	if json.Unmarshal(data, &head) != nil {
-		return nil, nil, false, nil
-	}
-	if head.Kind != EnvelopeKindRanks {
+	own, ok := source.OwnOutput(path)
+	if !ok || own.Kind != EnvelopeKindRanks {
 		out, ok, err := ReadOutput(path)
 		if !ok || err != nil {
 			return nil, nil, ok, err
@@ -164,10 +144,17 @@ func ReadRanks(path string) (audits []*Audit, failed []Failed, ok bool, err erro
 		}
 		return []*Audit{out.Before}, nil, true, nil
 	}
+	data, err := inputerr.ReadFile(path, maxOutputFile, "an audit's JSON")
+	if err != nil {
+		return nil, nil, false, nil
+	}
+	if _, deep := program.TooDeep(data); deep {
+		return nil, nil, false, nil
+	}
 	var version int
-	if err := json.Unmarshal(head.SchemaVersion, &version); err != nil || version != EnvelopeVersion {
+	if err := json.Unmarshal(own.SchemaVersion, &version); err != nil || version != EnvelopeVersion {
 		return nil, nil, true, fmt.Errorf("%s: the audits of a job's ranks of schemaVersion %s; this nsyscheck reads version %d: write them again with this nsyscheck's audit --ranks --format json",
-			path, bytes.TrimSpace(head.SchemaVersion), EnvelopeVersion)
+			path, bytes.TrimSpace(own.SchemaVersion), EnvelopeVersion)
 	}
 	var env struct {
 		Results []json.RawMessage `json:"results"`

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"context"
 	"database/sql"
 	"math"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/capture"
 
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+	"github.com/nsyscheck/nsyscheck/source"
 
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
@@ -25,7 +27,12 @@ var (
 func auditPath(t *testing.T, path string) *Audit {
 	t.Helper()
 	a := NewAccumulator()
-	scan, err := capture.StreamCopies(path, capture.Options{}, a.Handler)
+	src, err := source.Open(context.Background(), path, source.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	scan, err := capture.TraceOf(context.Background(), src, a.Handler)
 	if err != nil {
 		t.Fatal(err)
 	}

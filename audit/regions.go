@@ -33,6 +33,33 @@ type Region struct {
 	// replay.Region.HostShare takes every host-device copy call's): what
 	// --fail-above limits.
 	PageableShare float64 `json:"pageableShare"`
+	// NotPredicted is set, and the prediction's fields zero, when the
+	// what-if re-costed no copy from pageable memory though it had some to
+	// re-cost: a replay that changed nothing predicts nothing.
+	NotPredicted *NotPredicted `json:"notPredicted,omitempty"`
+}
+
+// NotPredicted says why a region has no prediction: the what-if re-costed
+// no copy though it had some to re-cost (Uncosted), or the replay saw no
+// kernel of the trace's launch calls tied to it (Launches).
+type NotPredicted struct {
+	// Uncosted counts the copies from pageable memory the what-if found
+	// no pinned cost for: a copy needs both its call's and its GPU time.
+	Uncosted int `json:"uncosted,omitempty"`
+	// Launches counts the kernel launch calls, none of them tied to the
+	// kernel it ran (a folder of CSV reports ties no kernel to its
+	// launch): a replay blind to when the compute beside the copies may
+	// start predicts nothing.
+	Launches int64 `json:"launches,omitempty"`
+}
+
+// unpredict takes the prediction off the region.
+func (r *Region) unpredict(why *NotPredicted) {
+	r.NotPredicted = why
+	r.PredictedMedianMs, r.PredictedMedianLowMs, r.PredictedMedianHighMs = 0, 0, 0
+	r.PredictedSpanMs, r.PredictedSpanLowMs, r.PredictedSpanHighMs = 0, 0, 0
+	r.Period.PredictedMs, r.Period.PredictedLowMs, r.Period.PredictedHighMs = 0, 0, 0
+	r.Overlap.Predicted, r.HostShare.Predicted, r.Queued.Predicted = 0, 0, 0
 }
 
 // ShareOf is a time summed over the region's instances (ms) as a share of

@@ -3,6 +3,7 @@ package audit
 import (
 	"cmp"
 	"slices"
+	"strings"
 
 	"github.com/nsyscheck/nsyscheck/framework"
 	"github.com/nsyscheck/nsyscheck/replay"
@@ -141,11 +142,42 @@ func kernelsOf(tl *timeline.Timeline) map[string]int64 {
 	return out
 }
 
+// unlaunched counts the timeline's kernel launch calls (cudaLaunchKernel,
+// cuLaunchKernel, cudaLaunchKernelExC, ...) when no call of the timeline
+// is tied to a kernel it ran (a launch, or a graph's): a replay that cannot
+// tell when a kernel may start is blind to the compute beside the copies.
+// 0 when some kernel is tied to its call, or there is no launch.
+func unlaunched(tl *timeline.Timeline) int64 {
+	var n int64
+	for c, name := range tl.Calls.Name {
+		for _, j := range tl.OpsOf(int32(c)) {
+			if tl.Ops.Kind[j] == timeline.OpKernel {
+				return 0
+			}
+		}
+		if api := tl.Name(name); strings.HasPrefix(api, "cudaLaunch") || strings.HasPrefix(api, "cuLaunch") {
+			n++
+		}
+	}
+	return n
+}
+
 // setReplay takes what the audit holds of the replay.
 func (au *Audit) setReplay(r Replayed) {
 	res := r.Result
 	au.Framework = r.Framework
 	au.Regions = regionsOf(res.Regions)
+	au.kernels = kernelsOf(r.Timeline)
+	why := &NotPredicted{}
+	if res.Recosted == 0 {
+		why.Uncosted = res.Uncosted
+	}
+	why.Launches = unlaunched(r.Timeline)
+	if why.Uncosted > 0 || why.Launches > 0 {
+		for i := range au.Regions {
+			au.Regions[i].unpredict(why)
+		}
+	}
 	au.Replay = &Replay{PinBy: res.PinBy, PinByFrom: r.PinByFrom, Recosted: res.Recosted, Uncosted: res.Uncosted,
 		Kept: res.Kept, Forced: res.Forced, Costs: res.Costs, Assumptions: res.Assumptions, Misfits: res.Misfits}
 	if au.Replay.Costs == nil {
@@ -158,7 +190,6 @@ func (au *Audit) setReplay(r Replayed) {
 		au.Replay.Misfits = []replay.Misfit{}
 	}
 	au.PinAllocs = pinAllocsOf(r.Timeline)
-	au.kernels = kernelsOf(r.Timeline)
 	au.shareByRegion()
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
+	"github.com/nsyscheck/nsyscheck/internal/limits"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/records"
 	"github.com/nsyscheck/nsyscheck/vocab"
@@ -17,13 +18,9 @@ import (
 // Physical bounds across records. A trace that breaks one was not recorded
 // by a run on real hardware: it holds a record twice, joins two traces, or
 // was edited, and no verdict may rest on it.
+// A copy's and a memset's rates are bounded by package limits: the GPU's
+// host link, and its memory, as the capture names them.
 const (
-	// maxLinkGBps bounds a copy between host and device: 2 TB/s, above
-	// NVLink-C2C (900 GB/s both ways) and PCIe 7.0 x16 (256 GB/s a way).
-	maxLinkGBps = 2000
-	// maxMemoryGBps bounds any other copy and a memset: 100 TB/s, above
-	// any GPU's memory.
-	maxMemoryGBps = 1e5
 	// clockSkewNs is how far an event on the GPU's clock may seem to
 	// precede the host event that caused it, or to outlast the host wait
 	// that covered it, once nsys has put both on one clock: 1 µs. Real
@@ -60,8 +57,12 @@ const (
 type crossCheck struct {
 	ctx    context.Context
 	format Format
-	seen   int
-	err    error
+	// gpu, pcieGen and pcieWidth are what the capture says of its GPU
+	// (records.Meta): they set the bounds of a copy's rate.
+	gpu                string
+	pcieGen, pcieWidth int
+	seen               int
+	err                error
 
 	calls     corrSet                 // the calls' correlation ids
 	kernels   corrSet                 // the kernels'
@@ -172,6 +173,11 @@ func newCrossCheck(ctx context.Context, format Format) *crossCheck {
 	return &crossCheck{ctx: ctx, format: format, ranges: map[rangeKey][][2]int64{}, threads: map[[2]int64]*spans{}, streams: map[streamKey]*spans{}}
 }
 
+// meta takes the capture's GPU and link.
+func (x *crossCheck) meta(m *records.Meta) {
+	x.gpu, x.pcieGen, x.pcieWidth = m.GPU, m.PCIeGen, m.PCIeWidth
+}
+
 // fail keeps the first problem found.
 func (x *crossCheck) fail(where, problem string) {
 	if x.err != nil {
@@ -238,13 +244,12 @@ func (x *crossCheck) callOf(o *records.Op) *callStart {
 func (x *crossCheck) op(o *records.Op) {
 	where := func() string { return opWhere(o.Row, opWhat(o), o.Corr) }
 	if o.Kind != records.OpKernel && o.Bytes > 0 {
-		limit, of := float64(maxMemoryGBps), "any GPU memory"
+		bound, memory := limits.DeviceMemory(x.gpu), true
 		if o.Kind == records.OpCopy && hostDevice(o.Copy) {
-			limit, of = maxLinkGBps, "any link between host and device"
+			bound, memory = limits.HostLink(x.gpu, x.pcieGen, x.pcieWidth), false
 		}
-		if gbps := float64(o.Bytes) / float64(max(o.Duration(), 1)); gbps > limit {
-			x.fail(where(), fmt.Sprintf("%d bytes in %d ns is %.4g GB/s, faster than %s (%g GB/s): the time or the size is wrong",
-				o.Bytes, o.Duration(), gbps, of, limit))
+		if why := bound.Exceeded(float64(o.Bytes)/float64(max(o.Duration(), 1)), memory); why != "" {
+			x.fail(where(), fmt.Sprintf("%d bytes in %d ns: %s: the time or the size is wrong", o.Bytes, o.Duration(), why))
 		}
 	}
 	callName, callStart, result := "", int64(0), int64(0)

@@ -13,11 +13,12 @@ import (
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/records"
+	"github.com/nsyscheck/nsyscheck/source"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
-// The audit's read of a capture (StreamCopies: copies joined to their
-// calls) against plain SQL and hand-made exports and reports. What the
+// The audit's read of a capture (TraceOf: every record, copies joined to
+// their calls) against plain SQL and hand-made exports and reports. What the
 // audit makes of the copies (classes, ranges, batch calls) is tested in
 // package audit.
 
@@ -78,7 +79,7 @@ func sqlCopySums(t *testing.T, path string) map[copyGroup]copySums {
 	return out
 }
 
-// copiesRead is what StreamCopies handed out: each copy (with a copy of
+// copiesRead is what TraceOf handed out of the copies: each copy (with a copy of
 // its call), the gaps and the trace's counts.
 type copiesRead struct {
 	ops    []records.Op
@@ -87,14 +88,23 @@ type copiesRead struct {
 	ranges int
 }
 
-// streamCopies reads path as the audit does and keeps what it handed out.
+// streamCopies opens path and reads it as the audit does (TraceOf), keeping
+// the copies it handed out, the gaps, the ranges and the trace's counts.
 func streamCopies(path string, opts Options) (*copiesRead, *CopyScan, error) {
 	got := &copiesRead{}
-	scan, err := StreamCopies(path, opts, func(*CopyScan) records.Handler {
+	src, err := source.Open(opts.context(), path, opts.sourceOptions(nsysdb.KindUnknown))
+	if err != nil {
+		return got, nil, err
+	}
+	defer src.Close()
+	scan, err := TraceOf(opts.context(), src, func(*CopyScan) records.Handler {
 		return records.Handler{
 			Gap:   func(g records.Gap) error { got.gaps = append(got.gaps, g); return nil },
 			Range: func(*records.Range) error { got.ranges++; return nil },
 			Op: func(o *records.Op) error {
+				if o.Kind != records.OpCopy {
+					return nil
+				}
 				op := *o
 				if o.Call != nil {
 					c := *o.Call
@@ -109,12 +119,12 @@ func streamCopies(path string, opts Options) (*copiesRead, *CopyScan, error) {
 	return got, scan, err
 }
 
-// streamSums sums what StreamCopies hands out the way sqlCopySums does.
+// streamSums sums the copies TraceOf hands out the way sqlCopySums does.
 func streamSums(t *testing.T, path string) (map[copyGroup]copySums, *copiesRead) {
 	t.Helper()
 	got, _, err := streamCopies(path, Options{})
 	if err != nil {
-		t.Fatalf("StreamCopies(%s): %v", path, err)
+		t.Fatalf("TraceOf(%s): %v", path, err)
 	}
 	out := map[copyGroup]copySums{}
 	for _, o := range got.ops {
@@ -132,7 +142,7 @@ func streamSums(t *testing.T, path string) (map[copyGroup]copySums, *copiesRead)
 	return out, got
 }
 
-// crossCheckCopies compares StreamCopies with the plain query.
+// crossCheckCopies compares TraceOf's copies with the plain query.
 func crossCheckCopies(t *testing.T, path string) *copiesRead {
 	t.Helper()
 	want := sqlCopySums(t, path)
@@ -153,7 +163,7 @@ func crossCheckCopies(t *testing.T, path string) *copiesRead {
 	return read
 }
 
-func TestStreamCopiesCrossCheck(t *testing.T) {
+func TestTraceCopiesCrossCheck(t *testing.T) {
 	for _, p := range []string{refSQLite, filepath.Join("..", "testdata", "captures", "h200-pinned", "pinned.sqlite")} {
 		read := crossCheckCopies(t, p)
 		unmatched := 0
@@ -178,11 +188,11 @@ func TestStreamCopiesCrossCheck(t *testing.T) {
 func gtid(pid, tid int64) int64 { return 1<<48 | pid<<24 | tid }
 func gpid(pid int64) int64      { return 1<<48 | pid<<24 }
 
-// TestStreamCopiesJoin: each copy is joined to its own process's call, a
+// TestTraceCopiesJoin: each copy is joined to its own process's call, a
 // batch call's copies both to it, a graph's copy node to its launch; a
 // copy that no copy call or launch of the trace issued (none, or a kernel
 // launch, has its correlation id) makes the audit unavailable.
-func TestStreamCopiesJoin(t *testing.T) {
+func TestTraceCopiesJoin(t *testing.T) {
 	ins := func(table string, cols string, vals ...any) string {
 		parts := make([]string, len(vals))
 		for i, v := range vals {
@@ -259,7 +269,7 @@ func TestStreamCopiesJoin(t *testing.T) {
 	}
 }
 
-func TestStreamCopiesVersionedAndMissing(t *testing.T) {
+func TestTraceCopiesVersionedAndMissing(t *testing.T) {
 	p := fixture.SQLite(t, refSQLite,
 		`ALTER TABLE CUPTI_ACTIVITY_KIND_MEMCPY RENAME TO CUPTI_ACTIVITY_KIND_MEMCPY_V2`,
 		`DROP TABLE NVTX_EVENTS`)
@@ -303,10 +313,10 @@ const (
 	csvNVTXHeader = "Start (ns),End (ns),Duration (ns),DurChild (ns),DurNonChild (ns),Name,PID,TID,Lvl,NumChild,RangeId,ParentId,RangeStack,NameTree\n"
 )
 
-// TestStreamCopiesCSV: the CSV reports' copies joined to their calls by
+// TestTraceCopiesCSV: the CSV reports' copies joined to their calls by
 // correlation id, the memset counted apart, the ranges, and every call
 // counted whatever its name.
-func TestStreamCopiesCSV(t *testing.T) {
+func TestTraceCopiesCSV(t *testing.T) {
 	dir := writeCSVs(t, map[string]string{
 		"app_cuda_api_trace.csv": csvAPIHeader +
 			"100,50,cudaMalloc_v3020,0,1,7,7,0,python\n" +
@@ -365,9 +375,9 @@ func TestStreamCopiesCSV(t *testing.T) {
 	}
 }
 
-// TestStreamCopiesNsysRep: a report is read through its export, made once
+// TestTraceCopiesNsysRep: a report is read through its export, made once
 // with nsys and then found by its content; the folder's export comes first.
-func TestStreamCopiesNsysRep(t *testing.T) {
+func TestTraceCopiesNsysRep(t *testing.T) {
 	dir := t.TempDir()
 	rep := filepath.Join(dir, "app.nsys-rep")
 	if err := os.WriteFile(rep, []byte("NVIDIA Tegra Profiler Report, not really"), 0o644); err != nil {
@@ -427,11 +437,11 @@ func damageRoot(t *testing.T, path, table string) {
 	}
 }
 
-// TestStreamCopiesIntegrity: the integrity check runs beside the audit's
+// TestTraceCopiesIntegrity: the integrity check runs beside the audit's
 // stream, and a damaged export is still refused with its error, whether the
 // damaged page is one the stream reads (the copy table) or one it never
 // reads (the kernel table).
-func TestStreamCopiesIntegrity(t *testing.T) {
+func TestTraceCopiesIntegrity(t *testing.T) {
 	for _, table := range []string{nsysdb.TableMemcpy, nsysdb.TableKernel} {
 		p := fixture.SQLite(t, refSQLite)
 		damageRoot(t, p, table)

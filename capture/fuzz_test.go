@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bytes"
+	"github.com/nsyscheck/nsyscheck/internal/limits"
 	"testing"
 
 	"github.com/nsyscheck/nsyscheck/internal/fixture"
@@ -15,7 +16,7 @@ import (
 func checkPlausible(t *testing.T, m *Measurements) {
 	t.Helper()
 	bad := func(ms, gbps float64, bytes int64) bool {
-		return !(ms >= 0 && ms <= maxProgramMs) || !(gbps >= 0 && gbps <= maxMemoryGBps) || bytes < 0 || bytes > maxBytes
+		return !(ms >= 0 && ms <= maxProgramMs) || !(gbps >= 0 && gbps <= limits.DeviceMemory(m.GPU).Max()) || bytes < 0 || bytes > maxBytes
 	}
 	contradicts := func(ms, gbps float64, bytes int64) bool {
 		if ms <= printedMs || gbps <= 0 {
@@ -25,7 +26,7 @@ func checkPlausible(t *testing.T, m *Measurements) {
 		return r > 4 || r < 0.25
 	}
 	for _, c := range m.Copies {
-		if bad(c.Ms, c.GBps, c.Bytes) || c.GBps > maxLinkGBps || contradicts(c.Ms, c.GBps, c.Bytes) {
+		if bad(c.Ms, c.GBps, c.Bytes) || c.GBps > limits.HostLink(m.GPU, m.PCIeGen, m.PCIeWidth).Max() || contradicts(c.Ms, c.GBps, c.Bytes) {
 			t.Fatalf("implausible copy accepted %+v", c)
 		}
 	}

@@ -17,7 +17,9 @@ import (
 
 // Load reads whatever path holds (source.Open tells it):
 //
-//   - a .nsys-rep report, read through its SQLite export (LoadNsysRep);
+//   - a .nsys-rep report, read through its SQLite export, found or made as
+//     exportcache.Resolve says (nsys in its own process group, stopped on
+//     cancel; the report never modified);
 //   - an SQLite export, by its file header or a .sqlite name (LoadSQLite);
 //   - a .json measurements file or results JSON (LoadMeasurements);
 //   - a folder of `nsys stats` CSV reports, or one report in it (LoadCSVDir);
@@ -50,16 +52,6 @@ func Load(path string, opts Options) (*Capture, error) {
 // derived from Calls.
 func LoadSQLite(path string, opts Options) (*Capture, error) {
 	return loadAs(path, opts, nsysdb.KindSQLite)
-}
-
-// LoadNsysRep reads an Nsight Systems report (.nsys-rep) through its SQLite
-// export, found or made as exportcache.Resolve says; the capture's Notes
-// say when the export beside the report stood in for it. nsys runs in its
-// own process group: cancelling opts.Context (Ctrl-C) stops it and
-// everything it started, and the half-written export is removed. The report
-// itself is never modified.
-func LoadNsysRep(path string, opts Options) (*Capture, error) {
-	return loadAs(path, opts, nsysdb.KindNsysRep)
 }
 
 // LoadCSVDir reads the `nsys stats --format csv` reports in dir: the API

@@ -24,7 +24,7 @@ import (
 func TestLoadNsysRepStaleCacheSameSize(t *testing.T) {
 	nsys, calls := fakeNsys(t, "copy")
 	report, orig, mtime := reportCopy(t, "run.nsys-rep")
-	if _, err := LoadNsysRep(report, Options{Nsys: nsys}); err != nil {
+	if _, err := loadNsysRep(report, Options{Nsys: nsys}); err != nil {
 		t.Fatal(err)
 	}
 	other := append([]byte(nil), orig...)
@@ -36,7 +36,7 @@ func TestLoadNsysRepStaleCacheSameSize(t *testing.T) {
 	if err := os.Chtimes(report, old, old); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadNsysRep(report, Options{Nsys: nsys}); err != nil {
+	if _, err := loadNsysRep(report, Options{Nsys: nsys}); err != nil {
 		t.Fatal(err)
 	}
 	if n := exportCalls(t, calls); n != 2 {
@@ -104,7 +104,7 @@ wait
 		cancel()
 	}()
 	start := time.Now()
-	_, err := LoadNsysRep(report, Options{Nsys: nsys, Context: ctx})
+	_, err := loadNsysRep(report, Options{Nsys: nsys, Context: ctx})
 	if err == nil || !strings.Contains(err.Error(), "interrupted") {
 		t.Fatalf("err = %v, want an interruption", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/internal/fixture"
 	"github.com/nsyscheck/nsyscheck/internal/golden"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/internal/sqlitefile"
 
 	"github.com/nsyscheck/nsyscheck/internal/nsys"
@@ -132,7 +133,7 @@ func TestLoadNsysRepExportsAndCaches(t *testing.T) {
 	dir := filepath.Dir(report)
 	cache := filepath.Join(dir, "my run.nsyscheck.sqlite")
 
-	c, err := LoadNsysRep(report, Options{Nsys: nsys})
+	c, err := loadNsysRep(report, Options{Nsys: nsys})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +154,7 @@ func TestLoadNsysRepExportsAndCaches(t *testing.T) {
 	checkReportUnchanged(t, report, orig, mtime)
 
 	// The second load reuses the export, with the same filter semantics.
-	c, err = LoadNsysRep(report, Options{Nsys: nsys, APINames: []string{"cudaMemcpyAsync"}})
+	c, err = loadNsysRep(report, Options{Nsys: nsys, APINames: []string{"cudaMemcpyAsync"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +171,7 @@ func TestLoadNsysRepExportsAndCaches(t *testing.T) {
 	if err := os.Chtimes(report, future, future); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadNsysRep(report, Options{Nsys: nsys}); err != nil {
+	if _, err := loadNsysRep(report, Options{Nsys: nsys}); err != nil {
 		t.Fatal(err)
 	}
 	if n := exportCalls(t, calls); n != 1 {
@@ -184,7 +185,7 @@ func TestLoadNsysRepExportsAndCaches(t *testing.T) {
 	if err := os.Chtimes(report, mtime, mtime); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadNsysRep(report, Options{Nsys: nsys}); err != nil {
+	if _, err := loadNsysRep(report, Options{Nsys: nsys}); err != nil {
 		t.Fatal(err)
 	}
 	if n := exportCalls(t, calls); n != 2 {
@@ -199,7 +200,7 @@ func TestLoadNsysRepDamagedCache(t *testing.T) {
 	if err := os.WriteFile(cache, []byte("half an export"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c, err := LoadNsysRep(report, Options{Nsys: nsys})
+	c, err := loadNsysRep(report, Options{Nsys: nsys})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +225,7 @@ func TestLoadNsysRepReadOnlyFolder(t *testing.T) {
 	t.Cleanup(func() { os.Chmod(dir, 0o755) })
 
 	for i := 0; i < 2; i++ {
-		c, err := LoadNsysRep(report, Options{Nsys: nsys})
+		c, err := loadNsysRep(report, Options{Nsys: nsys})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -249,7 +250,7 @@ func TestLoadNsysRepCacheDir(t *testing.T) {
 	nsys, _ := fakeNsys(t, "append")
 	report, orig, mtime := reportCopy(t, "ref.nsys-rep")
 	cacheDir := filepath.Join(t.TempDir(), "cache", "nested")
-	c, err := LoadNsysRep(report, Options{Nsys: nsys, CacheDir: cacheDir})
+	c, err := loadNsysRep(report, Options{Nsys: nsys, CacheDir: cacheDir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +281,7 @@ func TestLoadNsysRepErrors(t *testing.T) {
 		t.Run(tc.mode, func(t *testing.T) {
 			nsys, _ := fakeNsys(t, tc.mode)
 			report, orig, mtime := reportCopy(t, "ref.nsys-rep")
-			_, err := LoadNsysRep(report, Options{Nsys: nsys})
+			_, err := loadNsysRep(report, Options{Nsys: nsys})
 			if err == nil || !inputerr.Is(err) {
 				t.Fatalf("err = %v, want an *inputerr.Error", err)
 			}
@@ -309,18 +310,18 @@ func TestLoadNsysRepNotAReport(t *testing.T) {
 		if err := os.WriteFile(p, body, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err := LoadNsysRep(p, Options{Nsys: nsys})
+		_, err := loadNsysRep(p, Options{Nsys: nsys})
 		if err == nil || !inputerr.Is(err) || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "not an Nsight Systems report") {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
 	text := filepath.Join(dir, "notes.nsys-rep")
 	os.WriteFile(text, []byte("hello"), 0o644)
-	_, err := LoadNsysRep(text, Options{Nsys: nsys})
+	_, err := loadNsysRep(text, Options{Nsys: nsys})
 	if err == nil || !strings.Contains(err.Error(), "does not start like an Nsight Systems report") {
 		t.Errorf("text file: %v", err)
 	}
-	if _, err := LoadNsysRep(filepath.Join(dir, "missing.nsys-rep"), Options{Nsys: nsys}); err == nil || !strings.Contains(err.Error(), "no such file") {
+	if _, err := loadNsysRep(filepath.Join(dir, "missing.nsys-rep"), Options{Nsys: nsys}); err == nil || !strings.Contains(err.Error(), "no such file") {
 		t.Errorf("missing file: %v", err)
 	}
 	if n := exportCalls(t, calls); n != 1 {
@@ -330,7 +331,7 @@ func TestLoadNsysRepNotAReport(t *testing.T) {
 	// An SQLite export named like a report loads without nsys.
 	renamed := filepath.Join(dir, "export.nsys-rep")
 	fixture.Copy(t, refSQLite, renamed)
-	c, err := LoadNsysRep(renamed, Options{Nsys: nsys})
+	c, err := loadNsysRep(renamed, Options{Nsys: nsys})
 	if err != nil || len(c.Calls) != 444 || c.Format != FormatSQLite {
 		t.Errorf("renamed export: %v", err)
 	}
@@ -342,7 +343,7 @@ func TestLoadNsysRepNoNsys(t *testing.T) {
 	t.Cleanup(nsys.SetInstallGlobs([]string{filepath.Join(t.TempDir(), "*", "bin", "nsys")}))
 
 	report, _, _ := reportCopy(t, "ref.nsys-rep")
-	_, err := LoadNsysRep(report, Options{})
+	_, err := loadNsysRep(report, Options{})
 	if err == nil || !inputerr.Is(err) {
 		t.Fatalf("err = %v", err)
 	}
@@ -352,7 +353,7 @@ func TestLoadNsysRepNoNsys(t *testing.T) {
 			t.Errorf("error lacks %q: %v", f, err)
 		}
 	}
-	_, err = LoadNsysRep(report, Options{Nsys: "/no/such/nsys"})
+	_, err = loadNsysRep(report, Options{Nsys: "/no/such/nsys"})
 	if err == nil || !strings.Contains(err.Error(), "/no/such/nsys") {
 		t.Errorf("bad --nsys: %v", err)
 	}
@@ -370,7 +371,7 @@ func TestLoadNsysRepRealNsys(t *testing.T) {
 		t.Fatal(err)
 	}
 	report, orig, mtime := reportCopy(t, "ref.nsys-rep")
-	c, err := LoadNsysRep(report, Options{Nsys: bin})
+	c, err := loadNsysRep(report, Options{Nsys: bin})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -383,7 +384,7 @@ func TestLoadNsysRepRealNsys(t *testing.T) {
 		t.Errorf("real export differs from ref.sqlite:\n%s", golden.FirstDiff(cut(want), cut(got)))
 	}
 	checkReportUnchanged(t, report, orig, mtime)
-	if _, err := LoadNsysRep(report, Options{Nsys: bin}); err != nil {
+	if _, err := loadNsysRep(report, Options{Nsys: bin}); err != nil {
 		t.Fatal(err)
 	}
 	if names := dirNames(t, filepath.Dir(report)); len(names) != 2 {
@@ -405,7 +406,7 @@ func TestLoadNsysRepExportBeside(t *testing.T) {
 	beside := filepath.Join(filepath.Dir(report), "ref.sqlite")
 	fixture.Copy(t, refSQLite, beside)
 
-	c, err := LoadNsysRep(report, Options{})
+	c, err := loadNsysRep(report, Options{})
 	if err != nil {
 		t.Fatalf("no nsys, export beside: %v", err)
 	}
@@ -417,7 +418,7 @@ func TestLoadNsysRepExportBeside(t *testing.T) {
 	}
 	// A current export is read whatever nsys is named.
 	old, calls := fakeNsys(t, "old")
-	if c, err = LoadNsysRep(report, Options{Nsys: old}); err != nil || len(c.Notes) != 1 {
+	if c, err = loadNsysRep(report, Options{Nsys: old}); err != nil || len(c.Notes) != 1 {
 		t.Fatalf("current export, nsys too old: err %v", err)
 	}
 	if b, _ := os.ReadFile(calls); len(b) != 0 {
@@ -429,12 +430,12 @@ func TestLoadNsysRepExportBeside(t *testing.T) {
 	if err := os.Chtimes(beside, older, older); err != nil {
 		t.Fatal(err)
 	}
-	c, err = LoadNsysRep(report, Options{})
+	c, err = loadNsysRep(report, Options{})
 	if err != nil || len(c.Notes) != 1 || !strings.Contains(c.Notes[0], "read ref.sqlite, the SQLite export beside the report, because no nsys was found") ||
 		!strings.Contains(c.Notes[0], "older than the report") {
 		t.Errorf("older export, no nsys: err %v, notes %q", err, c.Notes)
 	}
-	c, err = LoadNsysRep(report, Options{Nsys: old})
+	c, err = loadNsysRep(report, Options{Nsys: old})
 	if err != nil {
 		t.Fatalf("older export, nsys too old: %v", err)
 	}
@@ -445,7 +446,7 @@ func TestLoadNsysRepExportBeside(t *testing.T) {
 		t.Errorf("nsys was not asked although the export beside the report is older than it")
 	}
 
-	if _, err := LoadNsysRep(report, Options{Nsys: "/no/such/nsys"}); err == nil || !strings.Contains(err.Error(), "/no/such/nsys") {
+	if _, err := loadNsysRep(report, Options{Nsys: "/no/such/nsys"}); err == nil || !strings.Contains(err.Error(), "/no/such/nsys") {
 		t.Errorf("a named nsys that cannot run: err = %v, want it reported", err)
 	}
 	checkReportUnchanged(t, report, orig, mtime)
@@ -497,4 +498,10 @@ func TestNsysRepSiblingExport(t *testing.T) {
 	if _, err := Load(filepath.Join(other, "x.nsys-rep"), noNsys); err == nil || !strings.Contains(err.Error(), "nsys") {
 		t.Errorf("an export made from torch-lesson.nsys-rep was taken for x.nsys-rep: %v", err)
 	}
+}
+
+// loadNsysRep reads a report as Load reads a path of that kind, whatever
+// its bytes hold (the stand-in reports are not real ones).
+func loadNsysRep(path string, opts Options) (*Capture, error) {
+	return loadAs(path, opts, nsysdb.KindNsysRep)
 }

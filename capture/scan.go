@@ -1,8 +1,12 @@
 package capture
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"math"
+	"slices"
+	"strings"
 
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
@@ -32,6 +36,13 @@ type CopyScan struct {
 	Unmatched int64 // copies whose API call is not in the trace
 	Memsets   int64 // memsets, kept apart from the copies
 
+	// Uncopied are the successful calls of copy APIs (nsysdb.IsCopyAPI)
+	// that no copy record joins, by API, when they are few enough
+	// (UncopiedShare) for the audit to go on beside a warning; more refuse.
+	Uncopied []APICount
+	// CopyCalls counts the successful calls of copy APIs.
+	CopyCalls int64
+
 	// Missing lists what the input cannot tell (memory kinds, NVTX, ...).
 	Missing []Gap
 	// Notes say when another file was read than the one named: the SQLite
@@ -56,42 +67,110 @@ func (s *CopyScan) Lack(f Fact, reason string) {
 	s.Missing = append(s.Missing, Gap{Fact: f, Reason: reason})
 }
 
-// StreamCopies reads the copies of the capture at path for the audit, each
-// with the API call that issued it (the join of records.Selection.JoinCalls),
-// after the NVTX ranges its calls are placed in and before the trace's
-// counts: feed returns the Handler that takes them
-// (audit.Accumulator.Handler) for the CopyScan it fills.
-func StreamCopies(path string, opts Options, feed func(*CopyScan) records.Handler) (*CopyScan, error) {
-	src, err := source.Open(opts.context(), path, opts.sourceOptions(nsysdb.KindUnknown))
-	if err != nil {
-		return nil, err
-	}
-	defer src.Close()
-	return CopiesOf(opts.context(), src, feed)
+// streamCapture holds what a trace says of stream capture: a copy call a
+// thread makes between its cudaStreamBeginCapture and cudaStreamEndCapture
+// is recorded into a graph, not run, and has no copy record of its own.
+// Calls arrive in no set order, so the copy calls are kept until the end.
+type streamCapture struct {
+	begins, ends []threadTime
+	copies       []threadTime
+	api          []uint16 // each copy call's API, an index into apis
+	apis         []string
 }
 
-// CopiesOf is StreamCopies on an opened source.
-//
-// A trace without copies, or whose copies lack the calls that issued them,
-// holds no answer: what it lacks is not zero. CopiesOf (and TraceOf)
-// refuse, with an *inputerr.Error that says the audit is unavailable and
-// why, a trace with no copy record (the copy table or report absent or
-// empty) and one with a copy that joins no call (none in the trace with
-// its correlation id in its process), unless the copy ran as a graph's
-// node or as a unified memory migration, which have no copy call of their
-// own. Its host time would otherwise count as 0, and a check after a fix
-// could hold on it.
-func CopiesOf(ctx context.Context, src *source.Source, feed func(*CopyScan) records.Handler) (*CopyScan, error) {
-	return scanOf(ctx, src, records.Selection{JoinCalls: true, Ops: []records.OpKind{records.OpCopy}}, feed)
+type threadTime struct{ pid, tid, ns int64 }
+
+func (s *streamCapture) add(c *records.Call) {
+	t := threadTime{c.PID, c.TID, c.Start}
+	switch {
+	case strings.HasPrefix(c.Name, "cudaStreamBeginCapture") || strings.HasPrefix(c.Name, "cuStreamBeginCapture"):
+		s.begins = append(s.begins, t)
+	case strings.HasPrefix(c.Name, "cudaStreamEndCapture") || strings.HasPrefix(c.Name, "cuStreamEndCapture"):
+		t.ns = c.End
+		s.ends = append(s.ends, t)
+	case c.Result == 0 && nsysdb.IsCopyAPI(c.Name):
+		i := slices.Index(s.apis, c.Name)
+		if i < 0 {
+			i = len(s.apis)
+			s.apis = append(s.apis, c.Name)
+		}
+		s.copies = append(s.copies, t)
+		s.api = append(s.api, uint16(i))
+	}
 }
+
+// captured counts, by API, the copy calls made inside a stream capture of
+// their thread: from a begin to the first end after it.
+func (s *streamCapture) captured() map[string]int64 {
+	if len(s.begins) == 0 {
+		return nil
+	}
+	byTime := func(a, b threadTime) int { return cmp.Compare(a.ns, b.ns) }
+	slices.SortFunc(s.ends, byTime)
+	type span struct{ from, to int64 }
+	spans := map[[2]int64][]span{}
+	for _, b := range s.begins {
+		to := int64(math.MaxInt64) // never ended: to the trace's end
+		if i, _ := slices.BinarySearchFunc(s.ends, b, byTime); i < len(s.ends) {
+			for _, e := range s.ends[i:] {
+				if e.pid == b.pid && e.tid == b.tid {
+					to = e.ns
+					break
+				}
+			}
+		}
+		spans[[2]int64{b.pid, b.tid}] = append(spans[[2]int64{b.pid, b.tid}], span{b.ns, to})
+	}
+	out := map[string]int64{}
+	for i, c := range s.copies {
+		for _, sp := range spans[[2]int64{c.pid, c.tid}] {
+			if sp.from <= c.ns && c.ns <= sp.to {
+				out[s.apis[s.api[i]]]++
+				break
+			}
+		}
+	}
+	return out
+}
+
+// APICount is a number of calls of one API.
+type APICount struct {
+	API   string
+	Calls int64
+}
+
+// UncopiedShare is the largest share of a trace's copy calls that may lack
+// their copy record for the audit to go on, with a warning: nsys loses a
+// few records of a long capture. Past it, what the calls moved and how long
+// they held the host is unknown, and a check after a fix could hold on it:
+// the audit is unavailable.
+const UncopiedShare = 0.01
 
 // TraceOf reads every record of an opened source's trace in one pass, each
-// copy joined to the API call that issued it as CopiesOf joins it, and
-// every call, GPU operation, synchronisation and event beside: the audit's
-// accumulator and the timeline a replay needs read one stream
-// (records.Tee).
+// copy joined to the API call that issued it (records.Selection.JoinCalls),
+// and every call, GPU operation, synchronisation and event beside: the
+// audit's accumulator and the timeline a replay needs read one stream
+// (records.Tee). feed returns the Handler that takes them for the CopyScan
+// it fills.
+//
+// A trace without copies, or whose copies lack the calls that issued them,
+// holds no answer: what it lacks is not zero. TraceOf refuses, with an
+// *inputerr.Error that says the audit is unavailable and why, a trace with
+// no copy record (the copy table or report absent or empty) and one with a
+// copy that joins no call (none in the trace with its correlation id in its
+// process), unless the copy ran as a graph's node or as a unified memory
+// migration, which have no copy call of their own. Its host time would
+// otherwise count as 0, and a check after a fix could hold on it.
 func TraceOf(ctx context.Context, src *source.Source, feed func(*CopyScan) records.Handler) (*CopyScan, error) {
 	return scanOf(ctx, src, records.Selection{JoinCalls: true, Stacks: true}, feed)
+}
+
+// CopiesOf reads the copies alone of an opened source's trace, each joined
+// to its call as TraceOf joins it, and refused where TraceOf refuses: the
+// audit's second read of its copies, where NVIDIA's rule and the audit
+// disagree on which copies come from pageable memory.
+func CopiesOf(ctx context.Context, src *source.Source, feed func(*CopyScan) records.Handler) (*CopyScan, error) {
+	return scanOf(ctx, src, records.Selection{JoinCalls: true, Ops: []records.OpKind{records.OpCopy}}, feed)
 }
 
 // scanOf reads src with sel into the handler feed returns for the scan.
@@ -114,10 +193,28 @@ func scanOf(ctx context.Context, src *source.Source, sel records.Selection, feed
 		}
 		return nextGap(g)
 	}
+	// Copy calls, and the copies that join one, by API: a call with no copy
+	// record is missing data too. (Only where the consumer reads the calls,
+	// as TraceOf's does: asking for them would read and check the API
+	// table for a consumer of copies alone.)
+	calls, joined := map[string]int64{}, map[string]int64{}
+	var capt streamCapture
+	if nextCall := h.Call; nextCall != nil {
+		h.Call = func(c *records.Call) error {
+			if c.Result == 0 && nsysdb.IsCopyAPI(c.Name) {
+				calls[c.Name]++
+			}
+			capt.add(c)
+			return nextCall(c)
+		}
+	}
 	next := h.Op
 	h.Op = func(o *records.Op) error {
 		if o.Kind == records.OpCopy {
 			copies++
+			if o.Call != nil && nsysdb.IsCopyAPI(o.Call.Name) {
+				joined[o.Call.Name]++
+			}
 			if o.Call == nil && o.GraphNode == 0 && o.Migration == "" {
 				if n++; n == 1 {
 					uncalled = append(uncalled, *o)
@@ -153,6 +250,12 @@ func scanOf(ctx context.Context, src *source.Source, sel records.Selection, feed
 				n, copies, orDefault(info.Sources.API, "the API trace"), o.Corr, o.PID, o.Bytes, o.Copy),
 			Hint: "the capture is damaged or was edited (a NULL or wrong globalPid, calls deleted); " + exportAgain(src.Kind)}
 	}
+	for api, n := range capt.captured() {
+		calls[api] -= n
+	}
+	if err := uncopiedCalls(scan, src, info.Sources.API, from, calls, joined); err != nil {
+		return nil, err
+	}
 	if src.Kind == nsysdb.KindCSV {
 		// The report prints sizes in MB to a few digits. The reader recovers
 		// the size of a page-granular buffer, as the lesson's program copies
@@ -163,8 +266,47 @@ func scanOf(ctx context.Context, src *source.Source, sel records.Selection, feed
 	return scan, nil
 }
 
+// uncopiedCalls counts the copy calls no copy record joins into scan, or
+// refuses the trace when they are more than UncopiedShare of its copy
+// calls. (A call that made several copy records counts them all, so the
+// count errs towards fewer.)
+func uncopiedCalls(scan *CopyScan, src *source.Source, apiFrom, copyFrom string, calls, joined map[string]int64) error {
+	var missing []APICount
+	var n int64
+	for api, c := range calls {
+		scan.CopyCalls += c
+		if d := c - joined[api]; d > 0 {
+			missing = append(missing, APICount{API: api, Calls: d})
+			n += d
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	slices.SortFunc(missing, func(a, b APICount) int {
+		return cmp.Or(cmp.Compare(b.Calls, a.Calls), cmp.Compare(a.API, b.API))
+	})
+	if float64(n) <= UncopiedShare*float64(scan.CopyCalls) {
+		scan.Uncopied = missing
+		return nil
+	}
+	return &inputerr.Error{Path: src.Path, Where: orDefault(copyFrom, "the copy records"),
+		Problem: fmt.Sprintf("the audit is unavailable: %d of the %d copy calls in %s have no copy record (%s), so what they moved and how long they held the host is unknown, not 0",
+			n, scan.CopyCalls, orDefault(apiFrom, "the API trace"), APICounts(missing)),
+		Hint: "the copy records were lost or deleted: see nsys's diagnostics of the capture, profile the program again with nsys profile -t cuda and give that capture; " + exportAgain(src.Kind)}
+}
+
+// APICounts says calls by API: "140 cudaMemcpyAsync, 2 cudaMemcpy".
+func APICounts(cs []APICount) string {
+	s := make([]string, len(cs))
+	for i, c := range cs {
+		s[i] = fmt.Sprintf("%d %s", c.Calls, c.API)
+	}
+	return strings.Join(s, ", ")
+}
+
 // ProblemNoCopies starts the Problem of the refusal of a trace with no copy
-// record (CopiesOf), which the pipeline tells by it to say what the capture
+// record (TraceOf), which the pipeline tells by it to say what the capture
 // says it could not show.
 const ProblemNoCopies = "the audit is unavailable: the capture holds no memory copy records"
 

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
+	"github.com/nsyscheck/nsyscheck/internal/limits"
 	"github.com/nsyscheck/nsyscheck/records"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
@@ -103,8 +104,15 @@ func validating(ctx context.Context, h records.Handler, format Format) (records.
 			return check(func() error { return h.Op(o) })
 		}
 	}
-	// The synchronisations are read for the checks whether or not h wants
-	// them.
+	// The metadata (the GPU, its link) and the synchronisations are read
+	// for the checks whether or not h wants them.
+	out.Meta = func(m *records.Meta) error {
+		x.meta(m)
+		if h.Meta == nil {
+			return nil
+		}
+		return h.Meta(m)
+	}
 	out.Sync = func(s *records.Sync) error {
 		v.event("synchronisation", "", 0, s.Corr, s.Start, s.End, false)
 		if v.err == nil {
@@ -238,9 +246,14 @@ func (v *validator) ms(what string, x float64) {
 
 // gbps checks one of the program's bandwidths against limit, the fastest
 // link or memory the number can come from (of names it).
-func (v *validator) gbps(what string, x, limit float64, of string) {
-	if v.err == nil && (math.IsNaN(x) || math.IsInf(x, 0) || x < 0 || x > limit) {
-		v.fail(what, fmt.Sprintf("bandwidth %.4g GB/s is impossible: faster than %s (%g GB/s)", x, of, limit))
+func (v *validator) gbps(what string, x float64, b limits.Bound, memory bool) {
+	if v.err != nil {
+		return
+	}
+	if math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+		v.fail(what, fmt.Sprintf("bandwidth %.4g GB/s is impossible", x))
+	} else if why := b.Exceeded(x, memory); why != "" {
+		v.fail(what, "bandwidth "+why)
 	}
 }
 
@@ -275,14 +288,14 @@ func (v *validator) bytes(what string, n int64) {
 // bandwidth within the fastest link or memory it could come from, and each
 // agreeing with the bytes and time beside it.
 func (v *validator) program(m *Measurements) {
-	const link, memory = "any link between host and device", "any GPU memory"
+	link, memory := limits.HostLink(m.GPU, m.PCIeGen, m.PCIeWidth), limits.DeviceMemory(m.GPU)
 	for _, c := range m.Copies {
 		what := fmt.Sprintf("%s %s copy of %d bytes", c.Direction, c.Source, c.Bytes)
 		v.bytes(what, c.Bytes)
 		v.ms(what, c.Ms)
-		v.gbps(what, c.GBps, maxLinkGBps, link)
+		v.gbps(what, c.GBps, link, false)
 		if c.Ms > 0 {
-			v.gbps(what, float64(c.Bytes)/(c.Ms*1e6), maxLinkGBps, link)
+			v.gbps(what, float64(c.Bytes)/(c.Ms*1e6), link, false)
 		}
 		v.rateAgrees(what, c.Bytes, c.Ms, c.GBps)
 	}
@@ -292,20 +305,22 @@ func (v *validator) program(m *Measurements) {
 		v.ms(what+" (call)", a.CallMs)
 		v.ms(what+" (completion)", a.CompletionMs)
 		if a.CompletionMs > 0 {
-			v.gbps(what+" (completion)", float64(a.Bytes)/(a.CompletionMs*1e6), maxLinkGBps, link)
+			v.gbps(what+" (completion)", float64(a.Bytes)/(a.CompletionMs*1e6), link, false)
 		}
 	}
 	for _, k := range m.Kernels {
 		what := "kernel " + k.Variant + " row"
-		limit, of := float64(maxMemoryGBps), memory
+		bound, fromMemory := memory, true
 		if k.Variant == string(vocab.ZeroCopy) {
-			limit, of = maxLinkGBps, link // it reads host memory over the link
+			// It reads host memory over the link and writes it back: its
+			// bytes cross both directions at once.
+			bound, fromMemory = limits.Bound{GBps: 2 * link.GBps, Of: "both directions of " + link.Of}, false
 		}
 		v.bytes(what, k.Bytes)
 		v.ms(what, k.MsPerLaunch)
-		v.gbps(what, k.GBps, limit, of)
+		v.gbps(what, k.GBps, bound, fromMemory)
 		if k.MsPerLaunch > 0 {
-			v.gbps(what, float64(k.Bytes)/(k.MsPerLaunch*1e6), limit, of)
+			v.gbps(what, float64(k.Bytes)/(k.MsPerLaunch*1e6), bound, fromMemory)
 		}
 		v.rateAgrees(what, k.Bytes, k.MsPerLaunch, k.GBps)
 	}
@@ -315,5 +330,5 @@ func (v *validator) program(m *Measurements) {
 		v.bytes("asyncCalls.pageableBytes", a.PageableBytes)
 		v.bytes("asyncCalls.pinnedBytes", a.PinnedBytes)
 	}
-	v.gbps("deviceCopyGBps", m.DeviceCopyGBps, maxMemoryGBps, memory)
+	v.gbps("deviceCopyGBps", m.DeviceCopyGBps, memory, true)
 }

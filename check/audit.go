@@ -176,6 +176,15 @@ func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 	for _, n := range scan.Notes {
 		au.Diagnostics = append(au.Diagnostics, diag.Diagnostic{Level: diag.Info, Detail: diag.Note{Of: diag.CodeInputSubstituted, Text: n}})
 	}
+	if len(scan.Uncopied) > 0 {
+		var n int64
+		for _, c := range scan.Uncopied {
+			n += c.Calls
+		}
+		au.Diagnostics = append(au.Diagnostics, diag.Diagnostic{Level: diag.Warning, Detail: diag.Note{Of: diag.CodeUncopiedCalls,
+			Text: fmt.Sprintf("%d of the %d copy calls have no copy record (%s): what they moved is not in the audit; nsys loses a few records of a long capture, more than %g%% refuse the audit",
+				n, scan.CopyCalls, capture.APICounts(scan.Uncopied), 100*capture.UncopiedShare)}})
+	}
 	au.Exposures = append(au.Exposures, exposed...)
 	got := <-rule
 	res = &got
@@ -226,7 +235,7 @@ func exposures(ctx context.Context, f *source.File) []diag.Diagnostic {
 // AuditRates gathers the rates the prediction may use besides the
 // capture's own: the run folder's pinned copies and link, and the link rate.
 func AuditRates(opts AuditOptions) (*audit.Rates, error) {
-	r := &audit.Rates{LinkGBps: DefaultLinkGBps, LinkSource: "assumed PCIe 5.0 x16; pass --link-gbps or --rates to give the real link"}
+	r := &audit.Rates{LinkGBps: DefaultLinkGBps, LinkSource: fmt.Sprintf("assumed PCIe 5.0 x16, %.1f GB/s; pass --link-gbps or --rates to give the real link", DefaultLinkGBps)}
 	if opts.LinkGBps != 0 {
 		if err := checkRate("--link-gbps", opts.LinkGBps); err != nil {
 			return nil, err
@@ -409,13 +418,29 @@ var captureExts = []string{exportcache.Suffix, ".sqlite", ".nsys-rep", ".qdrep"}
 // is returned as it is.
 func coverRefusal(err error, c *coverage.Coverage, fw framework.Name) error {
 	var ie *inputerr.Error
-	if !errors.As(err, &ie) || !strings.HasPrefix(ie.Problem, capture.ProblemNoCopies) {
+	if !errors.As(err, &ie) {
 		return err
 	}
-	for _, d := range c.CaptureDiagnostics(fw) {
-		if coverage.Hides(d.Code()) {
-			ie.Problem += fmt.Sprintf("; %s: %s", d.Code(), report.DiagnosticText(d))
+	ds := c.CaptureDiagnostics(fw)
+	if strings.HasPrefix(ie.Problem, capture.ProblemNoCopies) {
+		for _, d := range ds {
+			if coverage.Hides(d.Code()) {
+				ie.Problem += fmt.Sprintf("; %s: %s", d.Code(), report.DiagnosticText(d))
+			}
 		}
 	}
-	return err
+	return &Refusal{Err: err, Diagnostics: ds}
 }
+
+// Refusal is an audit that refused its input (an *inputerr.Error it
+// wraps), with what the capture said of itself before the refusal (nsys's
+// diagnostics, what it could not show): audit --format json writes them.
+type Refusal struct {
+	Err         error
+	Diagnostics []diag.Diagnostic
+}
+
+func (r *Refusal) Error() string { return r.Err.Error() }
+
+// Unwrap returns the refusal's error.
+func (r *Refusal) Unwrap() error { return r.Err }

@@ -124,6 +124,9 @@ func verdictTable(t *testing.T, b *strings.Builder, dir, rates string) {
 				name += " → " + r.AfterName
 			}
 			verdict := string(r.Verdict)
+			if r.Why == audit.WhyTooWide {
+				verdict += " (too wide: " + r.WideBy + ")"
+			}
 			switch {
 			case !r.Judged:
 				verdict = "not judged"

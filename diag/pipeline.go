@@ -15,7 +15,10 @@ const (
 	// export; its detail is the loader's Note.
 	CodeInputSubstituted Code = "input-substituted"
 	CodeSharedGPU        Code = "shared-gpu"
-	CodeTraceLost        Code = "trace-lost"
+	// CodeUncopiedCalls: a few copy calls of the trace have no copy record
+	// (capture.UncopiedShare); more refuse the audit.
+	CodeUncopiedCalls Code = "copy-calls-uncopied"
+	CodeTraceLost     Code = "trace-lost"
 )
 
 // NsysRule sets NVIDIA's cuda_memcpy_async rule (its CSV File) beside the

@@ -4,6 +4,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/vocab"
+	"slices"
 )
 
 func unavailable(reason Why) Outcome { return UnavailableOutcome(reason) }
@@ -222,6 +223,10 @@ func Evaluate(c *capture.Capture) *Result {
 		r.Predictions = append(r.Predictions, pr)
 	}
 	r.Exercise = exercise(srcs)
+	if groups := pinnedNotPinned(diags.Items()); len(groups) > 0 {
+		// What the exercise would compare is pageable against pageable.
+		r.Exercise = Exercise{Verdict: vocab.Unanswered, Why: []SourceWhy{{Why: PinnedNotPinned{Groups: groups}}}}
+	}
 	for _, n := range srcs {
 		for _, p := range parts {
 			if p.AddRows != nil {
@@ -373,6 +378,28 @@ func combine(vs []Verdict) Verdict {
 		return Held
 	}
 	return Unavailable
+}
+
+// sweepGroups are the groups of parts 1 and 1b, whose rows at
+// ExerciseBytes the exercise and the check against a reference compare.
+var sweepGroups = []string{"h2d-pageable", "h2d-pinned", "d2h-pageable", "d2h-pinned"}
+
+// pinnedNotPinned lists the sweep groups whose pinned copies the trace
+// shows copying pageable memory (pinned-source-pageable): the group's
+// name, or the direction's where the sweep has no NVTX groups.
+func pinnedNotPinned(ds []diag.Diagnostic) []string {
+	var out []string
+	for _, d := range ds {
+		switch p := d.Detail.(type) {
+		case PinnedPageable:
+			if slices.Contains(sweepGroups, p.Group) {
+				out = append(out, p.Group)
+			}
+		case PinnedPageableRuns:
+			out = append(out, string(p.Dir))
+		}
+	}
+	return out
 }
 
 func exercise(srcs []*Numbers) Exercise {

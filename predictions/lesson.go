@@ -213,14 +213,11 @@ type RowSet struct {
 
 // RowSetKey names a part's rows; RowKey[T] is the one kind there is.
 type RowSetKey interface {
-	rowName() string
 	start(r *Result)
 }
 
 // RowKey names a part's rows of type T in a result.
 type RowKey[T any] struct{ Name string }
-
-func (k RowKey[T]) rowName() string { return k.Name }
 
 func (k RowKey[T]) start(r *Result) {
 	if k.at(r) < 0 {

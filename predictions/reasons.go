@@ -45,6 +45,12 @@ type PinnedCallsZero struct{}
 // NoExerciseRows: no row at the exercise's size in both directions.
 type NoExerciseRows struct{}
 
+// PinnedNotPinned: the trace shows the pinned copies of the groups the
+// exercise compares with a pageable host side (pinned-source-pageable), so
+// both sources, which time the same buffers, compare pageable with
+// pageable.
+type PinnedNotPinned struct{ Groups []string }
+
 // NoRange: the thread has no NVTX range of the name.
 type NoRange struct {
 	Range  string
@@ -306,6 +312,7 @@ func (NeedsPinnedRate) isWhy()          {}
 func (NoPinnedAt) isWhy()               {}
 func (PinnedCallsZero) isWhy()          {}
 func (NoExerciseRows) isWhy()           {}
+func (PinnedNotPinned) isWhy()          {}
 func (NoRange) isWhy()                  {}
 func (RangeCount) isWhy()               {}
 func (RangesOverlap) isWhy()            {}

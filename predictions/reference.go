@@ -48,10 +48,17 @@ type SlowRow struct {
 }
 
 // ReferenceWhy says that the input (Reference false) or the reference
-// lacks the host-to-device ratio at ExerciseBytes.
+// lacks the host-to-device ratio at ExerciseBytes, or, where NotPinned
+// names groups, that the reference's ratio compares pageable with
+// pageable: its trace shows those pinned groups' copies with a pageable
+// host side (pinned-source-pageable). A reference whose pinned buffer is not pinned
+// is refused rather than compared with a warning: its ratio (about 1x)
+// says nothing of what pinning buys, and any verdict against it would be
+// made from a number known to be wrong.
 type ReferenceWhy struct {
 	Reference bool
 	Path      string
+	NotPinned []string
 }
 
 // CheckReference checks r's exercise against ref, as the lesson asks.
@@ -60,10 +67,16 @@ func CheckReference(r, ref *Result) ReferenceCheck {
 	rc.Ratio, rc.From = exerciseH2D(r)
 	rc.RefRatio, rc.RefFrom = exerciseH2D(ref)
 	rc.Slower = slowerAt(r, ExerciseBytes)
+	// The input's own pinned buffer not pinned is what the check is there
+	// to show (its pinned rows slower, the ratio far below the
+	// reference's): it is judged. The reference's is refused.
 	if rc.Ratio == nil {
 		rc.Why = append(rc.Why, ReferenceWhy{Path: r.Input.Path})
 	}
-	if rc.RefRatio == nil {
+	if g := pinnedNotPinned(ref.Diagnostics); len(g) > 0 {
+		rc.RefRatio = nil
+		rc.Why = append(rc.Why, ReferenceWhy{Reference: true, Path: ref.Input.Path, NotPinned: g})
+	} else if rc.RefRatio == nil {
 		rc.Why = append(rc.Why, ReferenceWhy{Reference: true, Path: ref.Input.Path})
 	}
 	if len(rc.Why) > 0 {

@@ -98,6 +98,32 @@ func TestCheckReferenceUnavailable(t *testing.T) {
 	}
 }
 
+// A capture whose pinned buffer is not pinned (broken-pin: the trace shows
+// its pinned groups copying pageable memory) answers no exercise, and is
+// refused as a reference; checked against a good reference it still
+// dies, which is how the check shows a broken buffer.
+func TestPinnedNotPinned(t *testing.T) {
+	h200 := loadResult(t, captures+"h200-pinned/pinned.sqlite")
+	broken := loadResult(t, captures+"broken-pin/broken-pin.sqlite")
+	ex := broken.Exercise
+	if ex.Verdict != vocab.Unanswered || ex.H2DRatio != nil || ex.Answer != "" || len(ex.Why) != 1 {
+		t.Fatalf("broken-pin's exercise: %+v", ex)
+	}
+	if why, ok := ex.Why[0].Why.(PinnedNotPinned); !ok || len(why.Groups) != 2 || why.Groups[0] != "h2d-pinned" || why.Groups[1] != "d2h-pinned" {
+		t.Errorf("broken-pin's exercise unanswered for %#v, want the h2d-pinned and d2h-pinned groups", ex.Why[0].Why)
+	}
+	if h200.Exercise.Verdict != vocab.Answered {
+		t.Errorf("h200-pinned's exercise: %+v", h200.Exercise)
+	}
+	rc := CheckReference(h200, broken)
+	if rc.Verdict != Unavailable || rc.RefRatio != nil || rc.Deviation != nil || len(rc.Why) != 1 || !rc.Why[0].Reference || len(rc.Why[0].NotPinned) != 2 {
+		t.Errorf("broken-pin as the reference: %+v", rc)
+	}
+	if rc := CheckReference(broken, h200); rc.Verdict != Died || rc.Ratio == nil || len(rc.Slower) == 0 {
+		t.Errorf("broken-pin against h200-pinned: %+v", rc)
+	}
+}
+
 // NotTheLesson tells an application's capture, where no part finds the
 // lesson's program, from the program's captures, whatever they lack.
 func TestNotTheLesson(t *testing.T) {

@@ -156,19 +156,6 @@ func matchesAny(name string, patterns []string) bool {
 	return false
 }
 
-// FilterEnv returns the "NAME=value" entries of env whose names AllowedEnv
-// accepts, in their original order.
-func FilterEnv(env []string, keep []string) []string {
-	var out []string
-	for _, kv := range env {
-		name, _, _ := strings.Cut(kv, "=")
-		if AllowedEnv(name, keep) {
-			out = append(out, kv)
-		}
-	}
-	return out
-}
-
 // LooksSecretName reports whether a variable name looks like it holds a
 // secret (see SecretWords).
 func LooksSecretName(name string) bool {

@@ -469,7 +469,7 @@ func (s *rawSearch) findings(r *Report) {
 				where += " (" + UnusedPages + ")"
 			}
 			r.Findings = append(r.Findings, Finding{Kind: key.kind, Name: key.name, Where: where, Offset: h.first[key],
-				Masked: Mask(key.value), Unused: key.unused, More: h.counts[key] - 1, value: key.value})
+				Masked: maskFor(key.kind, key.value), Unused: key.unused, More: h.counts[key] - 1, value: key.value})
 		}
 	}
 }

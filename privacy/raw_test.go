@@ -66,7 +66,7 @@ func regexRaw(r *Report, data []byte) {
 	}
 	for _, k := range order {
 		r.Findings = append(r.Findings, Finding{Kind: k.kind, Name: k.name, Where: "raw bytes at offset " + strconv.FormatInt(first[k], 10),
-			Offset: first[k], Masked: Mask(k.value), More: counts[k] - 1, value: k.value})
+			Offset: first[k], Masked: maskFor(k.kind, k.value), More: counts[k] - 1, value: k.value})
 	}
 }
 

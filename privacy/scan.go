@@ -372,7 +372,7 @@ func (s *sqliteScan) addVar(v EnvVar, where string) {
 	if !ok {
 		return
 	}
-	s.r.Findings = append(s.r.Findings, Finding{Kind: k, Name: v.Name, Where: where, Masked: Mask(v.Value), value: v.Value})
+	s.r.Findings = append(s.r.Findings, Finding{Kind: k, Name: v.Name, Where: where, Masked: maskFor(k, v.Value), value: v.Value})
 	s.covered[v.Name+"="+v.Value] = true
 	if k == KindSecret {
 		s.covered["="+v.Value] = true
@@ -412,7 +412,7 @@ func (s *sqliteScan) metaCapture(_ string, _ int64, name, value string) error {
 	case strings.HasSuffix(name, ":WORKING_DIR"):
 		if homeDirRE.MatchString(value) {
 			s.r.Findings = append(s.r.Findings, Finding{Kind: KindWorkingDir, Name: "WORKING_DIR", Where: where,
-				Masked: Mask(value), value: value})
+				Masked: Abbrev(value), value: value})
 		}
 	default:
 		// COMMAND and any other setting: only credentials matter.
@@ -429,7 +429,7 @@ func (s *sqliteScan) addSecret(k Kind, sec Secret, where string) {
 	if s.covered[sec.Name+"="+sec.Value] || s.covered["="+sec.Value] {
 		return
 	}
-	s.r.Findings = append(s.r.Findings, Finding{Kind: k, Name: sec.Name, Where: where, Masked: Mask(sec.Value), value: sec.Value, format: sec.Format})
+	s.r.Findings = append(s.r.Findings, Finding{Kind: k, Name: sec.Name, Where: where, Masked: maskFor(k, sec.Value), value: sec.Value, format: sec.Format})
 	s.covered[sec.Name+"="+sec.Value] = true
 	s.covered["="+sec.Value] = true
 }

@@ -319,11 +319,11 @@ func (f *finder) endPass() {
 }
 
 // masked reports whether a value is one nsyscheck already masked: Mask's
-// "abc…(19 chars)" (or "abc…", where the value was cut at its "(" or at
-// white space), or Redacted.
+// "…(19 chars)" or "ghp_…(40 chars)" (or "ghp_…", where the value was cut
+// at its "(" or at white space), or Redacted.
 func masked(v string) bool {
 	t := strings.Trim(v, `"'`)
-	// Mask shows at most 3 characters before its "…(".
+	// Mask shows at most a format's prefix (github_pat_) before its "…(".
 	return t == Redacted || strings.Contains(v[:min(len(v), 16)], "…(") || strings.HasSuffix(v, "…")
 }
 
@@ -801,11 +801,26 @@ func mixedCase(v string) bool {
 	return up && low && other
 }
 
-// Mask shows enough of a value to recognise it and never all of it: at most
-// the first 3 characters (fewer for short values: a quarter of them), "…",
-// and the length in characters, e.g. "nsc…(19 chars)". An empty value is
+// Mask hides a value whole: none of its own characters shows, only "…"
+// and its length in characters, e.g. "…(14 chars)". A token that starts
+// with a well-known format's prefix keeps that prefix, which names the
+// format and not the secret: "ghp_…(40 chars)". An empty value is
 // "(empty)".
 func Mask(value string) string {
+	n := utf8.RuneCountInString(value)
+	if n == 0 {
+		return "(empty)"
+	}
+	return formatPrefix(value) + lengthMark(n)
+}
+
+// Abbrev shows enough of a value that exposes its machine or its user but
+// is no credential (an environment variable's value, a working folder) to
+// recognise it, and never all of it: at most the first 3 characters (fewer
+// for short values: a quarter of them), "…", and the length in characters,
+// e.g. "/ho…(18 chars)". An empty value is "(empty)". A credential's value
+// gets Mask.
+func Abbrev(value string) string {
 	n := utf8.RuneCountInString(value)
 	if n == 0 {
 		return "(empty)"
@@ -822,18 +837,52 @@ func Mask(value string) string {
 		b.WriteRune(r)
 		show--
 	}
-	b.WriteString("…(")
-	b.WriteString(strconv.Itoa(n))
-	if n == 1 {
-		b.WriteString(" char)")
-	} else {
-		b.WriteString(" chars)")
-	}
+	b.WriteString(lengthMark(n))
 	return b.String()
 }
 
+// maskFor masks a finding's value as its kind asks: a credential whole
+// (Mask), anything else abbreviated (Abbrev).
+func maskFor(k Kind, value string) string {
+	if k == KindSecret || k == KindCommand {
+		return Mask(value)
+	}
+	return Abbrev(value)
+}
+
+// lengthMark is "…(n chars)", the part of a mask that says how long the
+// value was.
+func lengthMark(n int) string {
+	if n == 1 {
+		return "…(1 char)"
+	}
+	return "…(" + strconv.Itoa(n) + " chars)"
+}
+
+// formatPrefix is the prefix of a well-known token format (tokenFormats)
+// value starts with and goes on past, "" for any other value: a Slack
+// token keeps its "xox?-", every other format its literal prefix.
+func formatPrefix(value string) string {
+	for _, f := range tokenFormats {
+		p := f.prefix
+		if !strings.HasPrefix(value, p) {
+			continue
+		}
+		if f.format == FormatSlack {
+			if len(value) < 5 || !alnumByte[value[3]] || value[4] != '-' {
+				continue
+			}
+			p = value[:5]
+		}
+		if len(value) > len(p) {
+			return p
+		}
+	}
+	return ""
+}
+
 // MaskURL masks only the password of every scheme://user:password@host in
-// s, keeping the rest readable: "https://bob:hun…(9 chars)@example.com".
+// s, keeping the rest readable: "https://bob:…(9 chars)@example.com".
 // Callers still must not print s unmasked elsewhere.
 func MaskURL(s string) string {
 	creds := URLCredentials(s)

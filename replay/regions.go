@@ -29,13 +29,14 @@ type Region struct {
 	ReplayMedianMs float64 `json:"replayMedianMs"`
 	ReplaySpanMs   float64 `json:"replaySpanMs"`
 	// The same predicted after pinning, with the bound of the low and high
-	// costs.
-	PredictedMedianMs     float64 `json:"predictedMedianMs"`
-	PredictedMedianLowMs  float64 `json:"predictedMedianLowMs"`
-	PredictedMedianHighMs float64 `json:"predictedMedianHighMs"`
-	PredictedSpanMs       float64 `json:"predictedSpanMs"`
-	PredictedSpanLowMs    float64 `json:"predictedSpanLowMs"`
-	PredictedSpanHighMs   float64 `json:"predictedSpanHighMs"`
+	// costs; zero, and absent from the JSON, where nothing was predicted
+	// (the audit's Region.NotPredicted).
+	PredictedMedianMs     float64 `json:"predictedMedianMs,omitempty"`
+	PredictedMedianLowMs  float64 `json:"predictedMedianLowMs,omitempty"`
+	PredictedMedianHighMs float64 `json:"predictedMedianHighMs,omitempty"`
+	PredictedSpanMs       float64 `json:"predictedSpanMs,omitempty"`
+	PredictedSpanLowMs    float64 `json:"predictedSpanLowMs,omitempty"`
+	PredictedSpanHighMs   float64 `json:"predictedSpanHighMs,omitempty"`
 	// Period is the median time from one instance's start to the next's
 	// on the same thread (steps of a loop), zero with fewer than two.
 	Period Period `json:"period"`

@@ -118,7 +118,7 @@ func (m *model) simulate(ctx context.Context, p *params, sc *Schedule) error {
 			if s.steps >= s.nextCheck {
 				s.nextCheck = s.steps + timeline.CheckEvery
 				if err := ctx.Err(); err != nil {
-					return fmt.Errorf("replaying the timeline after %d calls and ops: %w", s.steps, err)
+					return fmt.Errorf("stopped after %d calls and ops: %w", s.steps, err)
 				}
 			}
 		}

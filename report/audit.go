@@ -21,6 +21,13 @@ const (
 	auditPlotName     = "regions"
 )
 
+// AuditFiles are the names of the files an audit's report writes
+// (AuditReport.Files): the plot's only where it is drawn.
+func AuditFiles() []string {
+	p := Plot{Name: auditPlotName}
+	return []string{AuditMarkdownFile, AuditHTMLFile, p.PNGFile(), p.SVGFile()}
+}
+
 // The series of the region plot, by name in Plot.Series: each judged
 // region's time predicted with its copies pinned, and (with a check) its
 // time after, as shares of its time before; x is the region's index.

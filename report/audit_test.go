@@ -261,7 +261,7 @@ func TestAuditTextWidth(t *testing.T) {
 func TestAuditTextSays(t *testing.T) {
 	for name, want := range map[string][]string{
 		"pipeline": {"What to change (the CUDA runtime)", "cudaMallocHost or cudaHostAlloc", "pass       0.00     0.30    0.24", "warmup: faster, 274.9 ms before, 27.08 ms after (-90.1%, its one instance); held", "pass: faster"},
-		"train": {"step: no faster, 3.402 ms before, 3.420 ms after (median of 67 instances), though its copy calls held the host 0.762 ms per instance before and 0.054 ms after; held: it lies in the bound 2.441-3.678 ms",
+		"train": {"step: no faster, 3.402 ms before, 3.420 ms after (median of 67 instances), though its copy calls held the host 0.762 ms per instance before and 0.054 ms after; too wide to decide: the bound 2.441-3.678 ms of the predicted 2.652 ms holds the time before, so it allows no change: its costs themselves reach it",
 			"epoch: faster, 1472 ms before, 883.2 ms after (-40.0%, its one instance); died: it lies below the bound 1353-1550 ms of the predicted 1426 ms, faster than predicted",
 			"its thread spent 1009 ms outside CUDA calls before and 683.8 ms after",
 			"pinning cost the capture after", "cudaHostAlloc calls"},

@@ -243,8 +243,12 @@ func oneView(v *auditView, au *audit.Audit, verbose bool) {
 	for _, i := range shown {
 		r := au.Regions[i]
 		mid, lo, hi := r.Predicted()
+		pinned, bound := auditMs(mid), boundWords(lo, hi)
+		if r.NotPredicted != nil {
+			pinned, bound = "-", "not predicted"
+		}
 		v.Regions.Rows = append(v.Regions.Rows, []string{r.Name, fmt.Sprint(r.Instances), string(r.Measure), auditMs(r.Time()),
-			pctSigned(r.FitError()), auditMs(mid), boundWords(lo, hi)})
+			pctSigned(r.FitError()), pinned, bound})
 		regions = append(regions, r)
 	}
 	if left > 0 {
@@ -287,6 +291,12 @@ func oneView(v *auditView, au *audit.Audit, verbose bool) {
 	for _, r := range au.Judged() {
 		mid, lo, hi := r.Predicted()
 		if r.Time() <= 0 {
+			continue
+		}
+		if r.NotPredicted != nil {
+			v.Notes = append(v.Notes, fmt.Sprintf("%s: %s now (%s), %s: its copy calls hold the host %s of it now, %s from pageable memory",
+				r.Name, msWords(r.Time()), measureWords(r.Measure, r.Instances), notPredictedWords(r.NotPredicted),
+				pctPlain(r.HostShare.Measured), pctPlain(r.PageableShare)))
 			continue
 		}
 		v.Notes = append(v.Notes, fmt.Sprintf("%s: %s now (%s), %s predicted with its copies pinned (bound %s ms, %s): its copy calls hold the host %s of it now, %s from pageable memory",
@@ -422,7 +432,14 @@ func costSourcesWords(costs []replay.CostUse) string {
 		}
 		return joinWords(out)
 	}
-	return "call times from " + list(calls) + ", copy times from " + list(gpus)
+	s := "call times from " + list(calls) + ", copy times from " + list(gpus)
+	for _, c := range costs {
+		if c.GPUSource == audit.SourceLink && c.GPUFrom != "" {
+			// Where the link's rate comes from, which says when it is assumed.
+			return s + " (" + c.GPUFrom + ")"
+		}
+	}
+	return s
 }
 
 // costSourceNames name the sources of pinned costs.
@@ -463,14 +480,19 @@ func checkView(v *auditView, out *audit.Output, verbose bool) {
 	v.Regions = tableView{Title: "Regions (ms): before, predicted with the copies pinned, after",
 		Head:  []string{"region", "time", "before", "predicted", "bound", "after", "verdict"},
 		Right: []bool{false, false, true, true, false, true, false}, Missing: noRegion}
-	var judged, held int
+	var judged, held, died, wide int
 	var regions []audit.Region
 	var checks []audit.RegionCheck
 	for _, r := range c.Regions {
 		if r.Judged {
 			judged++
-			if r.Verdict == audit.Held {
+			switch {
+			case r.Verdict == audit.Held:
 				held++
+			case r.Verdict == audit.Died:
+				died++
+			case r.Why == audit.WhyTooWide:
+				wide++
 			}
 		}
 	}
@@ -489,12 +511,15 @@ func checkView(v *auditView, out *audit.Output, verbose bool) {
 		if !r.Judged {
 			verdict = "(not judged)"
 		}
+		predicted, bound := auditMs(mid), boundWords(r.BoundLowMs, r.BoundHighMs)
+		if r.NotPredicted != nil {
+			predicted, bound = "-", "not predicted"
+		}
 		name := r.Name
 		if r.AfterName != r.Name {
 			name += " -> " + r.AfterName
 		}
-		v.Regions.Rows = append(v.Regions.Rows, []string{name, string(r.Measure), auditMs(r.Time()), auditMs(mid),
-			boundWords(r.BoundLowMs, r.BoundHighMs), after, verdict})
+		v.Regions.Rows = append(v.Regions.Rows, []string{name, string(r.Measure), auditMs(r.Time()), predicted, bound, after, verdict})
 		regions = append(regions, r.Region)
 		checks = append(checks, r)
 	}
@@ -502,11 +527,19 @@ func checkView(v *auditView, out *audit.Output, verbose bool) {
 		v.Regions.Note = leftOut(left)
 	}
 	v.Shares = sharesTable(regions, checks)
-	switch c.Verdict {
-	case audit.Held:
+	switch {
+	case c.Verdict == audit.Held && held == judged:
 		v.Answer = fmt.Sprintf("held: every judged region's time after lies in its predicted bound (%d of %d)", held, judged)
-	case audit.Died:
-		v.Answer = fmt.Sprintf("died: %d of %d judged regions lie outside their predicted bound", judged-held, judged)
+	case c.Verdict == audit.Held:
+		v.Answer = fmt.Sprintf("held: %d of %d judged regions lie in their predicted bound; %d too wide to decide", held, judged, wide)
+	case c.Verdict == audit.Died:
+		v.Answer = fmt.Sprintf("died: %d of %d judged regions lie outside their predicted bound", died, judged)
+	case notPredicted(c):
+		v.Answer = "unavailable: " + notPredictedWords(c.Regions[0].NotPredicted)
+	case c.Unseen == nil && !c.Fix.Made:
+		v.Answer = "unavailable: " + notFixedWords(c.Fix)
+	case wide > 0:
+		v.Answer = fmt.Sprintf("unavailable: %s too wide to decide: each bound holds its region's own time before, so the prediction allows no change", nounsOf(int64(wide), "judged region"))
 	default:
 		v.Answer = "unavailable: no region could be judged"
 	}
@@ -551,6 +584,11 @@ func regionCheckWords(r *audit.RegionCheck) string {
 	case audit.WhyUnseen:
 		return fmt.Sprintf("%s: unavailable: %s before, %s after (%s); the replay predicted %s, but the capture cannot show what the fix changed (below)",
 			r.Name, msWords(r.Time()), msWords(r.AfterMs()), m, msWords(mid))
+	case audit.WhyNoPredict:
+		return fmt.Sprintf("%s: unavailable: %s before, %s after (%s), %s", r.Name, msWords(r.Time()), msWords(r.AfterMs()), m, notPredictedWords(r.NotPredicted))
+	case audit.WhyNotFixed:
+		return fmt.Sprintf("%s: unavailable: %s before, %s after (%s), but the capture after did not make the fix, so it cannot check the prediction %s",
+			r.Name, msWords(r.Time()), msWords(r.AfterMs()), m, msWords(mid))
 	}
 	perBefore, perAfter := r.CopyCallMs/float64(max(r.Instances, 1)), r.AfterCopyCallMs/float64(max(r.AfterInstances, 1))
 	var s string
@@ -570,6 +608,8 @@ func regionCheckWords(r *audit.RegionCheck) string {
 		s += "; died: it lies above " + bound + ", slower than predicted"
 	case audit.WhyBelow:
 		s += "; died: it lies below " + bound + ", faster than predicted"
+	case audit.WhyTooWide:
+		return s + "; too wide to decide: " + bound + " holds the time before, so it allows no change: " + wideWords(r, lo, hi)
 	}
 	s += fmt.Sprintf(" (costs %s ms, widened by %s below and %s above)", boundWords(lo, hi), pctPlain(r.Tolerance.Low()), pctPlain(r.Tolerance.High()))
 	if r.Why != audit.WhyInBound {
@@ -579,6 +619,42 @@ func regionCheckWords(r *audit.RegionCheck) string {
 		}
 	}
 	return s
+}
+
+// notPredicted reports whether the check's regions have no prediction.
+func notPredicted(c *audit.Check) bool {
+	return len(c.Regions) > 0 && c.Regions[0].NotPredicted != nil
+}
+
+// wideWords says what widened a region's bound over its time before.
+func wideWords(r *audit.RegionCheck, lo, hi float64) string {
+	t := r.Tolerance
+	switch r.WideBy {
+	case audit.WideCost:
+		return fmt.Sprintf("its costs themselves reach it (%s ms; pinning by copy pays the host copy at the pageable call's measured time, --pin-by in-place does not)", boundWords(lo, hi))
+	case audit.WideNoise:
+		return fmt.Sprintf("its median's 90%% interval widens it by %s below and %s above", pctPlain(t.NoiseLow), pctPlain(t.NoiseHigh))
+	case audit.WideFit:
+		return fmt.Sprintf("the replay's error on the region, %s, widens it", pctPlain(t.Fit))
+	}
+	return fmt.Sprintf("the model's own error, %s, widens it", pctPlain(t.Model))
+}
+
+// notPredictedWords says why a region has no prediction.
+func notPredictedWords(n *audit.NotPredicted) string {
+	if n.Uncosted > 0 {
+		return fmt.Sprintf("not predicted: the what-if found no pinned cost for any of the capture's %s from pageable memory (a copy needs its call's time and its GPU time; a run folder, --rates RUN_DIR, gives both)",
+			nounsOf(int64(n.Uncosted), "copy"))
+	}
+	return fmt.Sprintf("not predicted: the replay ties no kernel to any of the capture's %s, so it cannot tell when the compute beside the copies runs (CSV reports tie none: give the SQLite export, nsys export --type sqlite)",
+		nounsOf(n.Launches, "launch call"))
+}
+
+// notFixedWords says that the capture after still makes the pageable
+// copies the fix was to remove.
+func notFixedWords(f audit.Fix) string {
+	return fmt.Sprintf("not fixed: AFTER still makes %s from pageable memory, %s (before: %s, %s), so it cannot check a prediction of the fix",
+		nounsOf(f.After.Count, "host-device copy"), audit.FormatMB(f.After.Bytes), nounsOf(f.Before.Count, "copy"), audit.FormatMB(f.Before.Bytes))
 }
 
 // unseenWords says why the capture cannot show what the fix changed.

@@ -2,11 +2,16 @@ package report
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
+	"strings"
 
 	"github.com/nsyscheck/nsyscheck/audit"
+	"github.com/nsyscheck/nsyscheck/diag"
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/ranks"
+	"github.com/nsyscheck/nsyscheck/source"
 )
 
 // SchemaVersion is the version of the JSON output's shape, described by
@@ -16,7 +21,7 @@ const SchemaVersion = 1
 
 // Kinds of JSON output, the envelope's "kind".
 const (
-	KindVerify = "verify"
+	KindVerify = source.OutputVerify
 	KindAudit  = audit.EnvelopeKind
 )
 
@@ -40,10 +45,53 @@ type Envelope struct {
 	// Check is the audit's check of the capture after the fix against the
 	// capture before it (kind "audit" with two inputs). Absent otherwise.
 	Check *audit.Check `json:"check,omitempty"`
+	// Refused is the audit's refusal of an input (kind "audit", no
+	// results). Absent otherwise.
+	Refused *JSONRefusal `json:"refused,omitempty"`
 	// Ranks is the table of a job's ranks (kind "audit-ranks"): a row per
 	// rank, and the ranks that stand out against their peers. Absent
 	// otherwise.
 	Ranks *ranks.Summary `json:"ranks,omitempty"`
+}
+
+// JSONRefusal is an audit's refusal of an input: which, why, what to do,
+// and what the capture said of itself before it.
+type JSONRefusal struct {
+	Input string `json:"input"`
+	// Code is RefusedUnavailable when the input holds no answer (no copy
+	// records, copy calls without them, copies without calls), else
+	// RefusedUnreadable.
+	Code        string           `json:"code"`
+	Where       string           `json:"where,omitempty"`
+	Reason      string           `json:"reason"`
+	Hint        string           `json:"hint,omitempty"`
+	Diagnostics []jsonDiagnostic `json:"diagnostics"`
+}
+
+// Codes of a JSONRefusal.
+const (
+	RefusedUnavailable = "unavailable"
+	RefusedUnreadable  = "unreadable"
+)
+
+// AuditRefusalEnvelope is the JSON document of an audit that refused an
+// input: inputs as given, no results, the refusal (input, where, reason,
+// hint: the *inputerr.Error's parts; err's text where it is none) and the
+// capture's diagnostics ds.
+func AuditRefusalEnvelope(inputs []string, err error, ds []diag.Diagnostic, version string) Envelope {
+	r := &JSONRefusal{Code: RefusedUnreadable, Reason: err.Error(), Diagnostics: diagnosticsJSON(ds)}
+	var ie *inputerr.Error
+	if errors.As(err, &ie) {
+		r.Input, r.Where, r.Reason, r.Hint = ie.Path, ie.Where, ie.Problem, ie.Hint
+		if ie.Err != nil {
+			r.Reason += ": " + ie.Err.Error()
+		}
+	}
+	if strings.HasPrefix(r.Reason, "the audit is unavailable") {
+		r.Code = RefusedUnavailable
+	}
+	return Envelope{SchemaVersion: SchemaVersion, Kind: KindAudit, Tool: Tool{Name: "nsyscheck", Version: version},
+		Inputs: inputs, Results: []any{}, Refused: r}
 }
 
 // Tool names the program that wrote an output.

@@ -426,6 +426,9 @@ func whyWords(w predictions.Why) string {
 		return "the pinned group's total call time is zero"
 	case predictions.NoExerciseRows:
 		return fmt.Sprintf("no %s row for both sources in both directions", sizeName(predictions.ExerciseBytes))
+	case predictions.PinnedNotPinned:
+		return fmt.Sprintf("the trace shows the %s copies from pageable memory (pinned-source-pageable): "+
+			"the pinned buffer is not pinned, so every source compares pageable with pageable", strings.Join(w.Groups, " and "))
 	case predictions.NoRange:
 		return fmt.Sprintf("no NVTX range %q on thread %s", w.Range, threadID(w.Thread))
 	case predictions.RangeCount:

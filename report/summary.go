@@ -102,16 +102,31 @@ func referenceWords(rc *predictions.ReferenceCheck) string {
 		ref += ", " + rc.GPU
 	}
 	if rc.Verdict == predictions.Unavailable {
-		var lack []string
+		var lack, notPinned []string
 		for _, w := range rc.Why {
+			if len(w.NotPinned) > 0 {
+				of := w.Path
+				if w.Reference {
+					of = "the reference " + w.Path
+				}
+				notPinned = append(notPinned, fmt.Sprintf("%s copies its %s groups from pageable memory (pinned-source-pageable)",
+					of, strings.Join(w.NotPinned, " and ")))
+				continue
+			}
 			if w.Reference {
 				lack = append(lack, "the reference "+w.Path)
 			} else {
 				lack = append(lack, w.Path)
 			}
 		}
-		return fmt.Sprintf("no h2d pageable/pinned ratio at %s in %s, so no check against the reference",
-			sizeName(predictions.ExerciseBytes), strings.Join(lack, " nor in "))
+		var why []string
+		if len(notPinned) > 0 {
+			why = append(why, strings.Join(notPinned, "; ")+": its pinned buffer is not pinned, and its ratio compares pageable with pageable")
+		}
+		if len(lack) > 0 {
+			why = append(why, fmt.Sprintf("no h2d pageable/pinned ratio at %s in %s", sizeName(predictions.ExerciseBytes), strings.Join(lack, " nor in ")))
+		}
+		return strings.Join(why, "; ") + ", so no check against the reference"
 	}
 	dev := *rc.Deviation
 	side := "above"

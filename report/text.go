@@ -57,10 +57,11 @@ func threadWords(t vocab.Thread) string {
 }
 
 // wrap breaks text into lines of at most width runes: the first line starts
-// with first, the others with indent. Nothing is cut: a word longer than a
-// line is broken across lines; a number keeps the unit after it.
+// with first, the others with indent. Nothing is cut and no word broken: a
+// word longer than a line (a path) stands whole on its own; a number keeps
+// the unit after it.
 func wrap(text string, width int, first, indent string) []string {
-	return textwrap.Wrap(text, width, textwrap.Options{First: first, Indent: indent, BreakLong: true})
+	return textwrap.Wrap(text, width, textwrap.Options{First: first, Indent: indent})
 }
 
 // writePath writes an input's path and what follows it. The path is never

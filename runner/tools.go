@@ -104,23 +104,6 @@ const noGPUHint = "nsyscheck run needs a machine with an NVIDIA GPU and its driv
 	"on this machine, check a capture made elsewhere with nsyscheck verify CAPTURE " +
 	"(or nsyscheck verify alone, for the H200 capture shipped with nsyscheck)"
 
-// QueryGPU asks nvidia-smi about the first GPU. A machine without a GPU or
-// driver gets a *ToolError saying so.
-func QueryGPU(ctx context.Context) (runinfo.GPU, error) {
-	smi, err := exec.LookPath("nvidia-smi")
-	if err != nil {
-		return runinfo.GPU{}, &ToolError{Tool: "nvidia-smi", Looked: []string{"PATH"},
-			Hint: noGPUHint}
-	}
-	fields := "name,driver_version,compute_cap,pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max"
-	out, err := exec.CommandContext(ctx, smi, "--query-gpu="+fields, "--format=csv,noheader,nounits").CombinedOutput()
-	if err != nil {
-		return runinfo.GPU{}, &ToolError{Tool: "nvidia-smi", Err: fmt.Errorf("%v: %s", err, strings.TrimSpace(string(out))),
-			Hint: "no usable NVIDIA GPU: check the driver (nvidia-smi must list a GPU); " + noGPUHint}
-	}
-	return parseSMI(string(out))
-}
-
 func parseSMI(out string) (runinfo.GPU, error) {
 	line := strings.TrimSpace(strings.SplitN(strings.TrimSpace(out), "\n", 2)[0])
 	parts := strings.Split(line, ",")

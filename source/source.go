@@ -223,6 +223,11 @@ func openFile(ctx context.Context, path string, opts Options) (*Source, error) {
 		s.Export = file
 		return s, openDB(file)
 	case nsysdb.KindJSON, nsysdb.KindTranscript:
+		if out := ownOutputOf(head); kind == nsysdb.KindJSON && out != nil {
+			file.Close()
+			return nil, &inputerr.Error{Path: path, Problem: "nsyscheck " + out.Kind + "'s own JSON output, not a capture",
+				Hint: "give the capture it was made from"}
+		}
 		file.Kind = kind
 		s.Program = file
 		return s, nil
@@ -241,7 +246,9 @@ func openFile(ctx context.Context, path string, opts Options) (*Source, error) {
 // kindOf tells a file's kind, the one place an input is told: by its first
 // bytes and its name (nsysdb.Sniff, what Open reads it as), and by its first
 // bytes alone (nsysdb.Magic: an SQLite database or a report whatever the
-// name says).
+// name says). A JSON file that is one of nsyscheck's own outputs is told
+// apart from the program's by its envelope's start (ownOutputOf, for Open
+// and OwnOutput).
 func kindOf(path string, head []byte) (sniffed, magic nsysdb.Kind) {
 	return nsysdb.Sniff(path, head), nsysdb.Magic(head)
 }

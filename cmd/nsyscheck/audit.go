@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -222,6 +223,23 @@ func runAudit(opts *auditOptions, args []string, s Streams) error {
 	if err != nil && expect != nil && expect.Refused != nil {
 		// The expected answer is a refusal: the capture holds no answer.
 		return expectedRefusal(s, opts.Expect, expect.CompareRefusal(err), err)
+	}
+	if err != nil && opts.Format == report.FormatJSON {
+		// A refusal is a JSON document too, carrying why and what the
+		// capture said of itself; the exit status stays the refusal's.
+		var ds []diag.Diagnostic
+		if r := (*check.Refusal)(nil); errors.As(err, &r) {
+			ds = r.Diagnostics
+		}
+		inputs := []string{before}
+		if after != "" {
+			inputs = append(inputs, after)
+		}
+		env := report.AuditRefusalEnvelope(inputs, err, ds, buildVersion())
+		env.Refused.Input = sharePaths(cacheRule()).apply(env.Refused.Input)
+		if werr := report.WriteJSON(s.Out, env); werr != nil {
+			return &statusError{code: exitError, err: werr}
+		}
 	}
 	if err != nil {
 		return &statusError{code: exitError, err: err}

@@ -173,7 +173,7 @@ func auditCases() []badCase {
 		add(badCase{name: "audit --format " + format + ": passwords in command lines, tokens in NVTX text and a thread name",
 			make:  withArgs(sqliteEdit(plantSecretsSQL), "--format", format),
 			exit:  1,
-			want:  []string{"ghp…"},
+			want:  []string{"ghp_…"},
 			never: plantedSecrets})
 	}
 	add(badCase{name: "audit BEFORE AFTER, then report of its JSON: secrets planted in both",

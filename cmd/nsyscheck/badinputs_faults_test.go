@@ -311,7 +311,7 @@ func faultCases() []badCase {
 		// Secrets in the names a capture carries are never shown.
 		{group: "secrets in names", name: "a password in another process's command line and in the program's, tokens in NVTX text and a thread name",
 			make: sqliteEdit(plantSecretsSQL),
-			exit: 0, want: []string{"--password=Bac…", "looks like a credential"},
+			exit: 0, want: []string{"--password=…(", "looks like a credential"},
 			never: plantedSecrets},
 
 		// Report output.

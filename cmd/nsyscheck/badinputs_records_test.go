@@ -50,6 +50,13 @@ func recordCases() []badCase {
 		{group: missing, name: "audit BEFORE AFTER: a NULL globalPid on AFTER's cudaMemcpyAsync copies", cmd: "audit",
 			make: beforeAfter(`UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET globalPid = NULL WHERE ` + asyncCopies),
 			exit: 2, want: []string{"pinned.sqlite", "the audit is unavailable: 22 of the 305 copies join no API call"}},
+		{group: missing, name: "audit: the copy records of every cudaMemcpyAsync call deleted (calls without copies)", cmd: "audit",
+			make: audit(sqliteEdit(`DELETE FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE ` + asyncCopies)),
+			exit: 2, want: []string{"pinned.sqlite", "table CUPTI_ACTIVITY_KIND_MEMCPY",
+				"the audit is unavailable: 22 of the 305 copy calls in CUPTI_ACTIVITY_KIND_RUNTIME have no copy record (22 cudaMemcpyAsync)"}},
+		{group: missing, name: "audit: one copy record of 305 deleted (a few calls without copies: a warning)", cmd: "audit",
+			make: audit(sqliteEdit(`DELETE FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE rowid = (SELECT max(rowid) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE ` + asyncCopies + `)`)),
+			exit: 1, want: []string{"warning copy-calls-uncopied: 1 of the 305 copy calls have no copy record (1 cudaMemcpyAsync)"}},
 		{group: missing, name: "audit BEFORE AFTER: AFTER without its copy table", cmd: "audit",
 			make: beforeAfter(`DROP TABLE CUPTI_ACTIVITY_KIND_MEMCPY`),
 			exit: 2, want: []string{"pinned.sqlite", "the audit is unavailable"}},
@@ -58,13 +65,13 @@ func recordCases() []badCase {
 				p := sqliteEdit(plantKey+`; UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET globalTid = NULL WHERE rowid = 1`)(t, dir)[0]
 				return []string{p, "--fail-on-exposure"}
 			},
-			exit: 3, want: []string{"(AWS access key id)=AKI…(20 chars) in table StringIds"}, never: []string{awsKey}},
+			exit: 3, want: []string{"(AWS access key id)=AKIA…(20 chars) in table StringIds"}, never: []string{awsKey}},
 		{group: missing, name: "verify --fail-on-exposure: a PROCESSES table the scan cannot read, and an AWS key in the strings",
 			make: func(t *testing.T, dir string) []string {
 				p := sqliteEdit(plantKey+`; UPDATE PROCESSES SET pid = 'twenty-two'`)(t, dir)[0]
 				return []string{p, "--fail-on-exposure"}
 			},
-			exit: 3, want: []string{"capture-scan-failed", "table PROCESSES", "(AWS access key id)=AKI…(20 chars)"}, never: []string{awsKey}},
+			exit: 3, want: []string{"capture-scan-failed", "table PROCESSES", "(AWS access key id)=AKIA…(20 chars)"}, never: []string{awsKey}},
 
 		// Records that contradict each other, or physics.
 		{group: records, name: "SQLite: copies that start before their calls",
@@ -79,6 +86,11 @@ func recordCases() []badCase {
 			make: sqliteEdit(`INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY SELECT * FROM CUPTI_ACTIVITY_KIND_MEMCPY`),
 			exit: 2, want: []string{"pinned.sqlite", "table CUPTI_ACTIVITY_KIND_MEMCPY", "a second copy of the cudaMemcpy call with this correlation id"},
 			notHeld: []string{"1", "2", "3", "4"}},
+		{group: records, name: "SQLite: 78 copies and their calls made 20 times shorter (974 GB/s over the H200's PCIe 5.0 x16)",
+			make: sqliteEdit(`UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET "end" = start + ("end" - start) / 20 WHERE correlationId BETWEEN 224 AND 301;
+				UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET "end" = start + ("end" - start) / 20 WHERE correlationId BETWEEN 224 AND 301`),
+			exit: 2, want: []string{"pinned.sqlite", "impossible: 974.5 GB/s over a link of 63.02 GB/s (PCIe 5.0 x16 of the NVIDIA H200"},
+			notHeld: []string{"1"}},
 		{group: records, name: "SQLite: a copy moved onto a later one on its stream",
 			make: sqliteEdit(`UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET start = start + 30000000, "end" = "end" + 30000000 WHERE rowid = 1`),
 			exit: 2, want: []string{"pinned.sqlite", "stream 7 of process 22, device 0", "where a stream runs one copy at a time"},
@@ -147,11 +159,11 @@ func recordCases() []badCase {
 			exit: 2, want: []string{"pinned.sqlite", "table CUPTI_ACTIVITY_KIND_MEMCPY", "copyKind 77 is not one of the ids ENUM_CUDA_MEMCPY_OPER defines"}},
 		{group: records, name: "SQLite: pinned copies of 256 MiB in 1 ns (268,435,456 GB/s)",
 			make: sqliteEdit(`UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET "end" = start + 1 WHERE bytes = 268435456`),
-			exit: 2, want: []string{"pinned.sqlite", "268435456 bytes in 1 ns is 2.684e+08 GB/s, faster than any link between host and device"},
+			exit: 2, want: []string{"pinned.sqlite", "268435456 bytes in 1 ns: impossible: 2.684e+08 GB/s over a link of 63.02 GB/s (PCIe 5.0 x16 of the NVIDIA H200"},
 			notHeld: []string{"1.floor", "1"}},
 		{group: records, name: "audit: cuda_gpu_trace with a copy of 268 MB in 1 ns", cmd: "audit",
 			make: audit(gpuTraceEdit(func(f []string) { f[1] = "1" })),
-			exit: 2, want: []string{"pinned_cuda_gpu_trace.csv", "data row 1 (memory copy HtoD)", "faster than any link"}},
+			exit: 2, want: []string{"pinned_cuda_gpu_trace.csv", "data row 1 (memory copy HtoD)", "impossible: 2.684e+08 GB/s over a link of 450 GB/s (NVLink-C2C, the fastest host link there is"}},
 		{group: records, name: "CSV: cuda_api_trace with its header again inside (two reports in one file)",
 			make: csvEdit(func(s string) string { return s + s }),
 			exit: 2, want: []string{"pinned_cuda_api_trace.csv", "the header again, inside the report"},
@@ -175,7 +187,7 @@ func recordCases() []badCase {
 				writeFile(t, p, []byte(strings.Replace(string(readFile(t, p)), `"ms": 4.859376,`, `"ms": 4.859376e-9,`, 1)))
 				return []string{p}
 			},
-			exit: 2, want: []string{"pinned.results.json", "h2d pinned copy of 268435456 bytes", "faster than any link between host and device"},
+			exit: 2, want: []string{"pinned.results.json", "h2d pinned copy of 268435456 bytes", "bandwidth impossible: 5.524e+10 GB/s over a link of 63.02 GB/s (PCIe 5.0 x16 of the NVIDIA H200"},
 			notHeld: []string{"1.floor", "1"}},
 		{group: records, name: "results JSON: a pinned time that contradicts its own GB/s (1000 times too long)",
 			make: func(t *testing.T, dir string) []string {
@@ -191,7 +203,7 @@ func recordCases() []badCase {
 				writeFile(t, p, []byte(strings.Replace(string(readFile(t, p)), "4.859 ms    55.2 GB/s", "4.859 ms    55.2e9 GB/s", 1)))
 				return []string{p}
 			},
-			exit: 2, want: []string{"pinned.transcript.txt", "faster than any link between host and device"},
+			exit: 2, want: []string{"pinned.transcript.txt", "bandwidth impossible: 5.52e+10 GB/s over a link of 63.02 GB/s (PCIe 5.0 x16 of the NVIDIA H200"},
 			notHeld: []string{"1.floor", "1"}},
 
 		// Tables that are not what nsys writes.

@@ -14,8 +14,11 @@ import (
 )
 
 // docsWithExamples are the documents whose console examples must run as
-// shown.
-var docsWithExamples = []string{"README.md", "docs/guide.md"}
+// shown, each at the width its examples were laid out at.
+var docsWithExamples = []struct {
+	name    string
+	columns int
+}{{"README.md", 100}, {"docs/guide.md", 100}, {"docs/audit.md", 80}}
 
 // commandPrefixes are the ways an example runs nsyscheck: installed, or
 // from the checkout with go run (the same program, which the test runs
@@ -130,15 +133,16 @@ func TestDocExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("COLUMNS", "100")
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	// The examples show a machine without nsys; where one is installed
 	// under /opt/nvidia anyway, those reading a .nsys-rep are skipped.
 	t.Setenv("PATH", t.TempDir())
 	t.Setenv("NSYS", "")
 	_, noNsys := exportcache.FindNsys("")
-	for _, name := range docsWithExamples {
+	for _, d := range docsWithExamples {
+		name := d.name
 		t.Run(name, func(t *testing.T) {
+			t.Setenv("COLUMNS", strconv.Itoa(d.columns))
 			doc, err := os.ReadFile(filepath.Join(root, name))
 			if err != nil {
 				t.Fatal(err)

@@ -60,15 +60,24 @@ func untilInterrupted[T any](ctx context.Context, step func() (T, error)) (T, er
 }
 
 // interruption is the error of a command a signal stopped while it was
-// doing what (of the inputs paths): the step's own, where it said what it
-// stopped (an nsys export, a read), else one naming the inputs.
+// doing what (of the inputs paths): the step's own, where it said it was
+// interrupted and what it stopped (an nsys export, a read), else one
+// naming the inputs, "interrupted" said once and plainly, with the step
+// the signal stopped where it said one ("replaying the timeline: stopped
+// after 1024 calls and ops"; the context's own "context canceled" left
+// out).
 func interruption(err error, what string, paths []string) error {
-	if err != nil && !errors.Is(err, errInterrupted) {
+	step := ""
+	switch {
+	case err == nil || errors.Is(err, errInterrupted):
+	case errors.Is(err, context.Canceled) && !strings.Contains(err.Error(), "interrupted"):
+		step = " (" + strings.TrimSuffix(err.Error(), ": "+context.Canceled.Error()) + ")"
+	default:
 		return err
 	}
 	shown := make([]string, len(paths))
 	for i, p := range paths {
 		shown[i] = shownPath(p)
 	}
-	return fmt.Errorf("interrupted while %s %s; nothing was written", what, strings.Join(shown, ", "))
+	return fmt.Errorf("interrupted while %s %s%s; nothing was written", what, strings.Join(shown, ", "), step)
 }

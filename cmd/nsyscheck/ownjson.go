@@ -1,61 +1,22 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
-	"path/filepath"
 	"strings"
 
-	"github.com/nsyscheck/nsyscheck/internal/regular"
 	"github.com/nsyscheck/nsyscheck/report"
+	"github.com/nsyscheck/nsyscheck/source"
 )
 
-// ownJSONHead is how much of a .json input is read to tell verify's own
-// output from a capture: its envelope names its kind and inputs first.
-const ownJSONHead = 64 << 10
-
-// verifyOutputOf reads the head of a .json input and reports whether it is
-// verify's own JSON output (the envelope of kind "verify"), with the inputs
-// it names; a file that is not, or cannot be read, is left to the loader.
+// verifyOutputOf reports whether a .json input is verify's own JSON output
+// (source.OwnOutput: the envelope of kind "verify"), with the inputs it
+// names; a file that is not, or cannot be read, is left to the loader.
 func verifyOutputOf(path string) (inputs []string, ok bool) {
-	if !strings.EqualFold(filepath.Ext(path), ".json") {
+	out, ok := source.OwnOutput(path)
+	if !ok || out.Kind != source.OutputVerify {
 		return nil, false
 	}
-	f, _, err := regular.Open(path)
-	if err != nil {
-		return nil, false
-	}
-	defer f.Close()
-	dec := json.NewDecoder(io.LimitReader(f, ownJSONHead))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, false
-	}
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			return inputs, ok
-		}
-		switch key {
-		case "kind":
-			var kind string
-			if dec.Decode(&kind) != nil || kind != report.KindVerify {
-				return nil, false
-			}
-			ok = true
-		case "inputs":
-			if dec.Decode(&inputs) != nil {
-				inputs = nil
-			}
-			return inputs, ok
-		default:
-			var skip json.RawMessage
-			if dec.Decode(&skip) != nil {
-				return inputs, ok
-			}
-		}
-	}
-	return inputs, ok
+	return out.Inputs, true
 }
 
 // refuseOwnOutput refuses an input that is verify's own JSON output,

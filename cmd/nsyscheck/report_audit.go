@@ -1,17 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/audit"
 	"github.com/nsyscheck/nsyscheck/check"
 	"github.com/nsyscheck/nsyscheck/report"
+	"github.com/nsyscheck/nsyscheck/source"
 )
 
 // runAuditReport writes the report of an audit read from JSON.
@@ -40,21 +38,11 @@ func runAuditReport(sig context.Context, opts *reportOptions, path string, out *
 }
 
 // ranksJSON reports whether every path is the JSON of audit --ranks
-// --format json (kind audit-ranks), which report renders as the job's
+// --format json (kind audit-ranks, as source.OwnOutput tells it), which report renders as the job's
 // table, the shards merged into one.
 func ranksJSON(paths []string) bool {
 	for _, p := range paths {
-		if !strings.EqualFold(filepath.Ext(p), ".json") {
-			return false
-		}
-		f, err := os.Open(p)
-		if err != nil {
-			return false
-		}
-		head := make([]byte, 4096)
-		n, _ := io.ReadFull(f, head)
-		f.Close()
-		if !bytes.Contains(head[:n], []byte(`"kind": "`+audit.EnvelopeKindRanks+`"`)) {
+		if out, ok := source.OwnOutput(p); !ok || out.Kind != source.OutputAuditRanks {
 			return false
 		}
 	}

@@ -60,8 +60,8 @@ even with --force.
 With none, the real H200 capture shipped inside nsyscheck is used.
 
 Given the JSON of 'nsyscheck audit --format json', report renders the audit
-instead: audit.md, audit.html and hosttime.png/.svg, the host time each
-kind of copy held, before and after the fix.
+instead: ` + auditFilesHelp() + `, each region's time with its copies
+pinned (and, with a check, after the fix) as a share of its time before.
 
 --reference REF checks each capture's exercise against a reference, as
 verify --reference does, in every report.
@@ -356,4 +356,11 @@ func topNames(out string, top map[string][]byte) []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// auditFilesHelp names the files of an audit's report, as report writes
+// them (report.AuditFiles), for report's help.
+func auditFilesHelp() string {
+	names := report.AuditFiles()
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }

@@ -236,14 +236,16 @@ func TestAuditJSONMatchesSchema(t *testing.T) {
 		[]string{filepath.Join(pageable, "train-pageable.nsys-rep")},
 		[]string{filepath.Join(captures, "h200-pinned", "pinned.sqlite"), "--rates", filepath.Join(captures, "h200-run")},
 		[]string{pageable, "--nvidia-rule", "off"})
-	valid, substituted := 0, false
+	valid, refused, substituted := 0, 0, false
 	for _, args := range runs {
 		out, status, errOut := auditJSON(t, args...)
 		if status == exitError {
-			// An input the audit cannot read: the reason on stderr, no JSON.
-			if out != "" || errOut == "" {
-				t.Errorf("audit %v: exit 2 with stdout %q, stderr %q", args, out, errOut)
+			// An input the audit refuses: the reason on stderr, and a JSON
+			// document of the refusal.
+			if err := validateOutput([]byte(out)); err != nil || !strings.Contains(out, `"refused": {`) || errOut == "" {
+				t.Errorf("audit %v: exit 2 with stdout %q (%v), stderr %q", args, out, err, errOut)
 			}
+			refused++
 			continue
 		}
 		if err := validateOutput([]byte(out)); err != nil {
@@ -256,12 +258,12 @@ func TestAuditJSONMatchesSchema(t *testing.T) {
 			t.Errorf("audit %v: HTML-escaped JSON", args)
 		}
 	}
-	t.Logf("%d audits validated", valid)
-	if valid < 10 || !substituted {
-		t.Errorf("only %d audits validated (input-substituted seen: %v)", valid, substituted)
+	t.Logf("%d audits validated, %d refusals", valid, refused)
+	if valid < 10 || refused < 2 || !substituted {
+		t.Errorf("only %d audits and %d refusals validated (input-substituted seen: %v)", valid, refused, substituted)
 	}
-	// An input that cannot be read prints no JSON.
-	if out, status, _ := auditJSON(t, filepath.Join(t.TempDir(), "none")); status != exitError || out != "" {
+	// An input that cannot be read is refused as unreadable.
+	if out, status, _ := auditJSON(t, filepath.Join(t.TempDir(), "none")); status != exitError || !strings.Contains(out, `"code": "unreadable"`) || validateOutput([]byte(out)) != nil {
 		t.Errorf("missing input: exit %d, stdout %q", status, out)
 	}
 }
@@ -290,7 +292,7 @@ func TestAuditSchemaRejects(t *testing.T) {
 		"an unknown finding":        strings.Replace(one, `"id": "cannot-overlap"`, `"id": "slow"`, 1),
 		"a check of one capture":    strings.TrimSuffix(strings.TrimSpace(one), "}") + `, "check": ` + strings.TrimSuffix(strings.TrimSpace(two[checkAt+len(`  "check": `):]), "}") + "}",
 		"an audit without a check":  two[:strings.LastIndex(two[:checkAt], ",")] + "\n}\n",
-		"an unknown check verdict":  strings.Replace(two, `"verdict": "held"`, `"verdict": "fine"`, 1),
+		"an unknown check verdict":  strings.Replace(two, `"verdict": "died"`, `"verdict": "fine"`, 1),
 		"an unknown class status":   strings.Replace(two, `"status": "still pageable"`, `"status": "half"`, 1),
 		"verify's kind with audits": strings.Replace(one, `"kind": "audit"`, `"kind": "verify"`, 1),
 	} {

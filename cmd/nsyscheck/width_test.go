@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -83,6 +84,23 @@ func checkWidth(t *testing.T, what, out string, width int) {
 	}
 }
 
+// checkPathsWhole fails where a path under dir is broken across lines:
+// each word of out that names a place under dir must exist, or be one of
+// the arguments given.
+func checkPathsWhole(t *testing.T, what, out, dir string, args []string, width int) {
+	t.Helper()
+	for _, w := range strings.Fields(out) {
+		p := strings.TrimRight(strings.TrimLeft(w, "('\""), ",.;:)'\"")
+		if !strings.Contains(p, dir) {
+			continue
+		}
+		p = p[strings.Index(p, dir):]
+		if _, err := os.Stat(p); err != nil && !slices.Contains(args, p) {
+			t.Errorf("%s at %d columns: %q is no path: one broken across lines?\n%s", what, width, p, out)
+		}
+	}
+}
+
 // TestStreamWidths lays out every stream a person reads at 80 and 200
 // columns: verify's text (one capture, several, an application's), help,
 // the bare-verify banner and the note of an input read in place of another
@@ -104,6 +122,7 @@ func TestStreamWidths(t *testing.T) {
 			{"verify side by side", []string{"verify", filepath.Join(caps, "h200-pinned"), filepath.Join(caps, "broken-pin"), filepath.Join(caps, "train-pinned")}, "out"},
 			{"verify train-pinned", []string{"verify", filepath.Join(caps, "train-pinned")}, "out"},
 			{"verify --reference", []string{"verify", filepath.Join(caps, "broken-pin"), "--reference", filepath.Join(caps, "h200-pinned")}, "out"},
+			{"verify --reference an application", []string{"verify", "--reference", filepath.Join(caps, "train-pageable"), filepath.Join(caps, "h200-pinned")}, "out"},
 			{"nsyscheck --help", []string{"--help"}, "out"},
 			{"verify --help", []string{"verify", "--help"}, "out"},
 			{"run --help", []string{"run", "--help"}, "out"},
@@ -127,6 +146,7 @@ func TestStreamWidths(t *testing.T) {
 				continue
 			}
 			checkWidth(t, tc.what, got, width)
+			checkPathsWhole(t, tc.what, got, caps, tc.args, width)
 			if tc.what == "a folder of captures" {
 				wide := false
 				for _, l := range strings.Split(got, "\n") {

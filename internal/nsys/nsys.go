@@ -124,12 +124,14 @@ func versionNumbers(s string) []int {
 
 // Command prepares a program (nsys, or one nsys or the build runs) started
 // with an argument list in its own process group, so that cancelling ctx
-// (Ctrl-C, --timeout) stops it and every process it started.
+// (Ctrl-C, --timeout) stops it and every process it started; where the OS
+// has one, a death signal stops it if nsyscheck itself is killed
+// (procAttr).
 func Command(ctx context.Context, dir string, env []string, name string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
 	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = procAttr()
 	cmd.Cancel = func() error {
 		if cmd.Process == nil {
 			return nil

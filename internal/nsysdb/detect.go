@@ -166,12 +166,3 @@ func isTranscript(head []byte) bool {
 	}
 	return false
 }
-
-// Detect reads the start of the file at path and tells its kind (Sniff).
-func Detect(path string) (Kind, error) {
-	head, err := Head(path, SniffSize)
-	if err != nil {
-		return KindUnknown, err
-	}
-	return Sniff(path, head), nil
-}

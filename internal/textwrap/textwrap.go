@@ -1,9 +1,9 @@
 // Package textwrap lays out text a person reads at one width: words filled
 // into lines, a number never parted from the unit or word after it
 // ("7.6284 ms", "64 MiB", "8 files") nor from the comparison before it
-// (">= 1.3"), and a
-// writer that wraps every line written through
-// it, for messages, errors and help printed by other code.
+// (">= 1.3"), no word ever broken (a path too long for a line stands whole
+// on its own), and a writer that wraps every line written through it, for
+// messages, errors and help printed by other code.
 package textwrap
 
 import (
@@ -59,7 +59,7 @@ func tokens(text string) []string {
 	out := make([]string, 0, len(words))
 	for i := 0; i < len(words); i++ {
 		w := words[i]
-		if relations[w] && i+1 < len(words) && isNumber(words[i+1]) {
+		if relations[w] && i+1 < len(words) && isNumber(strings.TrimRight(words[i+1], ",.;:)]")) {
 			// A bound stays whole: ">= 1.3".
 			w += " " + words[i+1]
 			i++
@@ -94,12 +94,11 @@ func Glue(text string) string {
 type Options struct {
 	// First starts the first line, Indent every other one.
 	First, Indent string
-	// BreakLong breaks a word longer than a line across lines; without it
-	// such a word (a path, a command) stands whole on its own line.
-	BreakLong bool
 }
 
-// Wrap breaks text into lines of at most width runes. Nothing is cut.
+// Wrap breaks text into lines of at most width runes. Nothing is cut, and
+// no word is broken: a word longer than a line (a path, a command) stands
+// whole on a line of its own.
 func Wrap(text string, width int, o Options) []string {
 	var lines []string
 	indentLen := utf8.RuneCountInString(o.Indent)
@@ -111,36 +110,17 @@ func Wrap(text string, width int, o Options) []string {
 		line, lineLen, empty = o.Indent, indentLen, true
 	}
 	for _, word := range tokens(text) {
-		r := []rune(word)
+		n := utf8.RuneCountInString(word)
 		if !empty {
-			switch {
-			case lineLen+1+len(r) <= width:
-			case len(r) <= width-indentLen || !o.BreakLong:
+			if lineLen+1+n > width {
 				flush()
-			}
-			if !empty {
+			} else {
 				line += " "
 				lineLen++
 			}
 		}
-		// A word longer than the rest of the line and than any line:
-		// break it, filling lines, where asked.
-		for o.BreakLong && lineLen+len(r) > width {
-			k := width - lineLen
-			if k <= 0 {
-				flush()
-				if width-indentLen <= 0 {
-					break
-				}
-				continue
-			}
-			line += string(r[:k])
-			r = r[k:]
-			lineLen = width
-			flush()
-		}
-		line += string(r)
-		lineLen += len(r)
+		line += word
+		lineLen += n
 		empty = false
 	}
 	if !empty || len(lines) == 0 {
@@ -234,15 +214,6 @@ func (w *Writer) emit(line string, newline bool) error {
 	}
 	_, err := io.WriteString(w.W, out)
 	return err
-}
-
-// String wraps every line of text as Writer does.
-func String(text string, width, hang int) string {
-	lines := strings.Split(text, "\n")
-	for i, l := range lines {
-		lines[i] = strings.Join(Line(l, width, hang), "\n")
-	}
-	return strings.Join(lines, "\n")
 }
 
 // Reflow lays out a document of paragraphs and lists (a command's help) at

@@ -10,29 +10,32 @@ func TestWrap(t *testing.T) {
 	for _, tc := range []struct {
 		text  string
 		width int
-		long  bool
 		want  []string
 	}{
-		{"a b c", 10, true, []string{"> a b c"}},
-		{"aaaa bbbb cccc", 9, true, []string{"> aaaa", "  bbbb", "  cccc"}},
-		{"abcdefghijkl", 6, true, []string{"> abcd", "  efgh", "  ijkl"}},
-		{"abcdefghijkl", 6, false, []string{"> abcdefghijkl"}},
-		{"x abcdefghijkl y", 6, false, []string{"> x", "  abcdefghijkl", "  y"}},
-		{"", 10, true, []string{">"}},
+		{"a b c", 10, []string{"> a b c"}},
+		{"aaaa bbbb cccc", 9, []string{"> aaaa", "  bbbb", "  cccc"}},
+		// A word longer than a line is never broken: it stands whole on a
+		// line of its own, a path as much as any word.
+		{"abcdefghijkl", 6, []string{"> abcdefghijkl"}},
+		{"x abcdefghijkl y", 6, []string{"> x", "  abcdefghijkl", "  y"}},
+		{"in the reference testdata/captures/train-pageable/train-pageable.sqlite, so no check", 40,
+			[]string{"> in the reference", "  testdata/captures/train-pageable/train-pageable.sqlite,", "  so no check"}},
+		{"", 10, []string{">"}},
 		// A number keeps its unit, punctuation after the unit or not.
-		{"completion 7.6284 ms, share", 17, true, []string{"> completion", "  7.6284 ms,", "  share"}},
-		{"at 64 MiB here", 9, true, []string{"> at", "  64 MiB", "  here"}},
-		{"ratio 6.12 x of it", 12, true, []string{"> ratio", "  6.12 x of", "  it"}},
-		{"share 99.8 % and", 12, true, []string{"> share", "  99.8 % and"}},
+		{"completion 7.6284 ms, share", 17, []string{"> completion", "  7.6284 ms,", "  share"}},
+		{"at 64 MiB here", 9, []string{"> at", "  64 MiB", "  here"}},
+		{"ratio 6.12 x of it", 12, []string{"> ratio", "  6.12 x of", "  it"}},
+		{"share 99.8 % and", 12, []string{"> share", "  99.8 % and"}},
 		// A comparison keeps its bound.
-		{"0.97, needs >= 1.3 x", 12, true, []string{"> 0.97,", "  needs", "  >= 1.3 x"}},
+		{"0.97, needs >= 1.3 x", 12, []string{"> 0.97,", "  needs", "  >= 1.3 x"}},
+		{"(-0.2, needs >= 0.6)", 12, []string{"> (-0.2,", "  needs", "  >= 0.6)"}},
 		// A count keeps what it counts; a number ending its phrase does not.
-		{"written (8 files)", 12, true, []string{"> written", "  (8 files)"}},
-		{"ratio 6.7, share", 10, true, []string{"> ratio", "  6.7,", "  share"}},
+		{"written (8 files)", 12, []string{"> written", "  (8 files)"}},
+		{"ratio 6.7, share", 10, []string{"> ratio", "  6.7,", "  share"}},
 		// A word that is no number leaves the next word free.
-		{"thread 22/22 ms", 14, true, []string{"> thread 22/22", "  ms"}},
+		{"thread 22/22 ms", 14, []string{"> thread 22/22", "  ms"}},
 	} {
-		got := Wrap(tc.text, tc.width, Options{First: "> ", Indent: "  ", BreakLong: tc.long})
+		got := Wrap(tc.text, tc.width, Options{First: "> ", Indent: "  "})
 		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
 			t.Errorf("Wrap(%q, %d) = %q, want %q", tc.text, tc.width, got, tc.want)
 		}

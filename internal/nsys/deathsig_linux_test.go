@@ -1,0 +1,101 @@
+package nsys
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nsyscheck/nsyscheck/internal/proctest"
+)
+
+// deathParentEnv makes the test binary the parent of TestKilledParent: it
+// starts the stand-in nsys with Command, prints the stand-in's pid and
+// waits to be killed.
+const deathParentEnv = "NSYSCHECK_TEST_DEATH_PARENT"
+
+func init() {
+	standIn := os.Getenv(deathParentEnv)
+	if standIn == "" {
+		return
+	}
+	cmd := Command(context.Background(), "", nil, standIn)
+	if err := cmd.Start(); err != nil {
+		fmt.Println("error", err)
+		os.Exit(1)
+	}
+	fmt.Println(cmd.Process.Pid)
+	time.Sleep(time.Hour)
+	os.Exit(1)
+}
+
+// TestKilledParent: nsyscheck killed by SIGKILL (nothing of it runs to
+// stop its children) while a stand-in nsys runs under Command: the kernel
+// sends the stand-in its death signal, and the stand-in, which stops what
+// it started on SIGTERM as nsys does, is gone with its own child.
+func TestKilledParent(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	dir := t.TempDir()
+	childPid := filepath.Join(dir, "child")
+	standIn := filepath.Join(dir, "nsys")
+	script := "#!/bin/sh\ntrap 'kill $child; exit 143' TERM\nsleep 3600 &\nchild=$!\necho $child > " + childPid + "\nwait\n"
+	if err := os.WriteFile(standIn, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := exec.Command(self, "-test.run=^$")
+	parent.Env = append(os.Environ(), deathParentEnv+"="+standIn)
+	out, err := parent.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := parent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		_ = parent.Process.Kill()
+		t.Fatalf("the parent said nothing: %v", err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil {
+		_ = parent.Process.Kill()
+		t.Fatalf("the parent said %q", line)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(-pid, syscall.SIGKILL) })
+	// The stand-in has started its child once it wrote the child's pid.
+	var child int
+	for deadline := time.Now().Add(5 * time.Second); child == 0; {
+		data, _ := os.ReadFile(childPid)
+		child, _ = strconv.Atoi(strings.TrimSpace(string(data)))
+		if child == 0 && time.Now().After(deadline) {
+			t.Fatal("the stand-in nsys started no child")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if proctest.Gone(pid, 0) {
+		t.Fatal("the stand-in nsys ended before its parent was killed")
+	}
+	if err := parent.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = parent.Wait()
+	if !proctest.Gone(pid, 5*time.Second) {
+		t.Errorf("the stand-in nsys (pid %d) still runs after its parent was killed", pid)
+	}
+	if !proctest.Gone(child, 5*time.Second) {
+		t.Errorf("the stand-in's child (pid %d) still runs after nsyscheck was killed", child)
+	}
+}

@@ -1,0 +1,11 @@
+//go:build !linux
+
+package nsys
+
+import "syscall"
+
+// procAttr puts a Command in its own process group; a death signal is
+// Linux's alone.
+func procAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true}
+}
