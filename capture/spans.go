@@ -12,14 +12,14 @@ type span struct{ start, end int64 }
 // the checks that one runs one record at a time (overlap) and that a wait
 // covered what started before it (before).
 //
-// Records come in start order on a thread and a stream of every export and
-// report seen, so spans keep them as a log of varints (the start's step
-// from the previous one, the duration: 4 to 6 bytes a record of a real
-// trace, against 16 as two int64) with an index every spanBlockLen records,
-// and find the first overlap as they are added. The first record that
-// starts before the one added before it turns the log into plain columns
-// (spanColumns), sorted when a check needs them; both give the same
-// answers.
+// Records come in start order on a thread and a stream in the exports
+// measured (the 600,000-copy one among them), so spans keep them as a log
+// of varints (the start's step from the previous one, the duration: 4 to 6
+// bytes a record of a real trace, against 16 as two int64) with an index
+// every spanBlockLen records, and find the first overlap as they are
+// added. The first record that starts before the one added before it turns
+// the log into plain columns (spanColumns), sorted when a check needs them;
+// both give the same answers.
 type spans struct {
 	n       int
 	log     []byte      // per record: zigzag varint of start-prevStart, uvarint of end-start
