@@ -49,9 +49,11 @@ const (
 //
 // Its errors are *inputerr.Error without a Path: the reader, or Read
 // after it, names the file and table the records came from. It keeps the
-// start and end of each call and copy (16 bytes), the start of each copy
-// call, each NVTX range, and a bit per correlation id of calls, kernels
-// and copies (a sorted list once they are sparse).
+// start and end of each call and copy in a compact log per thread and
+// stream (spans: a few bytes a record where they come in start order), the
+// start of each copy call where the reader does not join them, each NVTX
+// range, and a bit per correlation id of calls, kernels and copies (a
+// sorted list once they are sparse).
 type crossCheck struct {
 	ctx    context.Context
 	format Format
@@ -88,82 +90,6 @@ type streamKey struct{ pid, device, stream int64 }
 type callStart struct {
 	pid, corr, start, result int64
 	name                     string
-}
-
-// spans are the [start, end] of the records of one thread or stream,
-// sorted by start once a check needs it.
-type spans struct {
-	start, end []int64
-	sorted     bool
-	maxEnd     []int64 // maxEnd[i]: the latest end among the first i+1, once sorted
-}
-
-func (s *spans) add(start, end int64) {
-	s.start = append(s.start, start)
-	s.end = append(s.end, end)
-	s.sorted = false
-}
-
-func (s *spans) Len() int           { return len(s.start) }
-func (s *spans) Less(i, j int) bool { return s.start[i] < s.start[j] }
-func (s *spans) Swap(i, j int) {
-	s.start[i], s.start[j] = s.start[j], s.start[i]
-	s.end[i], s.end[j] = s.end[j], s.end[i]
-}
-
-// sort orders the spans by start, stably (records in the input's order
-// first) and fills maxEnd.
-func (s *spans) sort() {
-	if s.sorted {
-		return
-	}
-	sort.Stable(s)
-	s.maxEnd = s.maxEnd[:0]
-	var m int64
-	for i, e := range s.end {
-		if i == 0 || e > m {
-			m = e
-		}
-		s.maxEnd = append(s.maxEnd, m)
-	}
-	s.sorted = true
-}
-
-// overlap returns the first pair of spans, i before j, that overlap or
-// start together, or -1, -1.
-func (s *spans) overlap() (i, j int) {
-	s.sort()
-	for k := 1; k < len(s.start); k++ {
-		switch {
-		case s.maxEnd[k-1] > s.start[k]:
-			return s.latest(k - 1), k
-		case s.start[k] == s.start[k-1]:
-			return k - 1, k
-		}
-	}
-	return -1, -1
-}
-
-// before returns the span, among those that start before t, that ends
-// last, or -1 when none does.
-func (s *spans) before(t int64) int {
-	s.sort()
-	n := sort.Search(len(s.start), func(i int) bool { return s.start[i] >= t })
-	if n == 0 {
-		return -1
-	}
-	return s.latest(n - 1)
-}
-
-// latest returns the span, among the first n+1 in start order, that ends
-// last.
-func (s *spans) latest(n int) int {
-	for q := n; q >= 0; q-- {
-		if s.end[q] == s.maxEnd[n] {
-			return q
-		}
-	}
-	return n
 }
 
 // corrSet is a set of (process, correlation id) pairs that finds one
@@ -392,10 +318,10 @@ func (x *crossCheck) sync(s *records.Sync) {
 		if sp == nil {
 			continue
 		}
-		if i := sp.before(s.Start); i >= 0 && sp.end[i] > s.End+clockSkewNs {
+		if c, ok := sp.before(s.Start); ok && c.end > s.End+clockSkewNs {
 			x.fail(fmt.Sprintf("stream %d of process %d, device %d", k.stream, k.pid, k.device),
 				fmt.Sprintf("the copy started at %d ns ends at %d ns, %d ns after the %s synchronisation (correlation id %d) that waited for it ended (%d ns): a copy cannot outlast the wait for it",
-					sp.start[i], sp.end[i], sp.end[i]-s.End, s.Kind, s.Corr, s.End))
+					c.start, c.end, c.end-s.End, s.Kind, s.Corr, s.End))
 			return
 		}
 	}
@@ -479,10 +405,10 @@ func (x *crossCheck) finish() (from string, err error) {
 	}
 	for _, k := range sortedKeys(x.threads, func(a, b [2]int64) bool { return a[0] < b[0] || a[0] == b[0] && a[1] < b[1] }) {
 		t := x.threads[k]
-		if i, j := t.overlap(); i >= 0 {
+		if a, b, ok := t.overlap(); ok {
 			x.fail(fmt.Sprintf("thread %d/%d", k[0], k[1]),
 				fmt.Sprintf("two API calls, [%d, %d ns] and [%d, %d ns], overlap in time, where a thread makes one call at a time: the trace holds a call twice, or two traces were joined",
-					t.start[i], t.end[i], t.start[j], t.end[j]))
+					a.start, a.end, b.start, b.end))
 			return fromCalls, x.err
 		}
 	}
@@ -490,10 +416,10 @@ func (x *crossCheck) finish() (from string, err error) {
 		return a.pid < b.pid || a.pid == b.pid && (a.device < b.device || a.device == b.device && a.stream < b.stream)
 	}) {
 		s := x.streams[k]
-		if i, j := s.overlap(); i >= 0 {
+		if a, b, ok := s.overlap(); ok {
 			x.fail(fmt.Sprintf("stream %d of process %d, device %d", k.stream, k.pid, k.device),
 				fmt.Sprintf("two copies, [%d, %d ns] and [%d, %d ns], overlap in time, where a stream runs one copy at a time: the trace holds a copy twice, or two traces were joined",
-					s.start[i], s.end[i], s.start[j], s.end[j]))
+					a.start, a.end, b.start, b.end))
 			return fromCopies, x.err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -182,23 +183,23 @@ func TestSpans(t *testing.T) {
 	for _, p := range [][2]int64{{50, 60}, {0, 10}, {10, 20}, {30, 45}} {
 		s.add(p[0], p[1])
 	}
-	if i, j := s.overlap(); i >= 0 {
-		t.Errorf("touching spans overlap: %d %d", i, j)
+	if a, b, ok := s.overlap(); ok {
+		t.Errorf("touching spans overlap: %v %v", a, b)
 	}
-	if i := s.before(30); i < 0 || s.end[i] != 20 {
-		t.Errorf("before(30) = %d", i)
+	if c, ok := s.before(30); !ok || c.end != 20 {
+		t.Errorf("before(30) = %v, %v", c, ok)
 	}
-	if i := s.before(0); i != -1 {
-		t.Errorf("before(0) = %d", i)
+	if c, ok := s.before(0); ok {
+		t.Errorf("before(0) = %v", c)
 	}
 	s.add(12, 15) // inside [10, 20]
-	if i, j := s.overlap(); i < 0 || s.start[i] != 10 || s.start[j] != 12 {
-		t.Errorf("overlap = %d %d", i, j)
+	if a, b, ok := s.overlap(); !ok || a.start != 10 || b.start != 12 {
+		t.Errorf("overlap = %v %v %v", a, b, ok)
 	}
 	z := &spans{}
 	z.add(5, 5)
 	z.add(5, 5)
-	if i, _ := z.overlap(); i < 0 {
+	if _, _, ok := z.overlap(); !ok {
 		t.Error("two empty spans at one time: no overlap found")
 	}
 	var c corrSet
@@ -249,6 +250,59 @@ func TestNesting(t *testing.T) {
 	} {
 		if _, _, bad := nesting(c.rs); bad != c.bad {
 			t.Errorf("%s: %v, want %v", c.name, bad, c.bad)
+		}
+	}
+}
+
+// TestSpansLog: the log kept for records in start order answers every
+// question as the sorted columns do, whatever the records (runs one after
+// another, touching, overlapping, starting together), across the blocks of
+// its index and after a record out of order turns it into columns.
+func TestSpansLog(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 300 {
+		n := 1 + rng.IntN(3*spanBlockLen)
+		log, cols := &spans{}, &spanColumns{}
+		starts := make([]int64, n)
+		var at int64
+		for i := range starts {
+			switch rng.IntN(20) {
+			case 0: // starts with the one before
+			case 1:
+				at += 1 + rng.Int64N(1<<40) // a long gap
+			default: // steps and durations of a few sizes, so that ends tie
+				at += 500 * rng.Int64N(4)
+			}
+			starts[i] = at
+		}
+		outOfOrder := trial%5 == 4
+		if outOfOrder {
+			k := rng.IntN(n)
+			starts[k] = rng.Int64N(starts[k] + 1)
+		}
+		for i, start := range starts {
+			end := start + 500*rng.Int64N(6)
+			if trial%3 == 0 && i+1 < n && starts[i+1] >= start { // one at a time, or touching
+				end = start + rng.Int64N(starts[i+1]-start+1)
+			}
+			log.add(start, end)
+			cols.add(start, end)
+		}
+		a, b, ok := log.overlap()
+		i, j := cols.overlap()
+		if ok != (i >= 0) || ok && (a != cols.at(i) || b != cols.at(j)) {
+			t.Fatalf("trial %d: overlap %v %v %v, columns %d %d", trial, a, b, ok, i, j)
+		}
+		for range 50 {
+			q := rng.Int64N(at + 2)
+			c, ok := log.before(q)
+			k := cols.before(q)
+			if ok != (k >= 0) || ok && c != cols.at(k) {
+				t.Fatalf("trial %d: before(%d) = %v %v, columns %d", trial, q, c, ok, k)
+			}
+		}
+		if !outOfOrder && log.cols != nil {
+			t.Fatalf("trial %d: records in start order turned into columns", trial)
 		}
 	}
 }

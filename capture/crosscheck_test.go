@@ -82,19 +82,19 @@ func TestCrosscheckGPUAndNVTXRecords(t *testing.T) {
 					t.Errorf("the CSV folder lacks %s: %s", f, cs.Why(f))
 				}
 			}
-			if len(db.Memcpys) != len(cs.Memcpys) || len(db.Kernels) != len(cs.Kernels) || len(db.Ranges) != len(cs.Ranges) {
+			if db.Memcpys.Len() != cs.Memcpys.Len() || len(db.Kernels) != len(cs.Kernels) || len(db.Ranges) != len(cs.Ranges) {
 				t.Fatalf("sqlite: %d copies, %d kernels, %d ranges; csv: %d, %d, %d",
-					len(db.Memcpys), len(db.Kernels), len(db.Ranges), len(cs.Memcpys), len(cs.Kernels), len(cs.Ranges))
+					db.Memcpys.Len(), len(db.Kernels), len(db.Ranges), cs.Memcpys.Len(), len(cs.Kernels), len(cs.Ranges))
 			}
-			if len(db.Memcpys) == 0 || len(db.Kernels) == 0 {
-				t.Fatalf("nothing to compare: %d copies, %d kernels", len(db.Memcpys), len(db.Kernels))
+			if db.Memcpys.Len() == 0 || len(db.Kernels) == 0 {
+				t.Fatalf("nothing to compare: %d copies, %d kernels", db.Memcpys.Len(), len(db.Kernels))
 			}
 			byCorr := map[int64]Memcpy{}
-			for _, m := range db.Memcpys {
+			for _, m := range db.Memcpys.All() {
 				m.PID = 0
 				byCorr[m.CorrelationID] = m
 			}
-			for _, m := range cs.Memcpys {
+			for _, m := range cs.Memcpys.All() {
 				if w, ok := byCorr[m.CorrelationID]; !ok || w != m {
 					t.Errorf("copy corr %d: sqlite %+v, csv %+v", m.CorrelationID, w, m)
 				}
@@ -170,13 +170,13 @@ func TestGPUAndNVTXTrace2022Names(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(old.Memcpys) == 0 || len(old.Memcpys) != len(cur.Memcpys) || len(old.Kernels) != len(cur.Kernels) || len(old.Ranges) != len(cur.Ranges) {
+	if old.Memcpys.Len() == 0 || old.Memcpys.Len() != cur.Memcpys.Len() || len(old.Kernels) != len(cur.Kernels) || len(old.Ranges) != len(cur.Ranges) {
 		t.Fatalf("2022 names: %d copies, %d kernels, %d ranges; current: %d, %d, %d",
-			len(old.Memcpys), len(old.Kernels), len(old.Ranges), len(cur.Memcpys), len(cur.Kernels), len(cur.Ranges))
+			old.Memcpys.Len(), len(old.Kernels), len(old.Ranges), cur.Memcpys.Len(), len(cur.Kernels), len(cur.Ranges))
 	}
-	for i := range cur.Memcpys {
-		if old.Memcpys[i] != cur.Memcpys[i] {
-			t.Errorf("copy %d: %+v, current %+v", i, old.Memcpys[i], cur.Memcpys[i])
+	for i := range cur.Memcpys.Len() {
+		if old.Memcpys.At(i) != cur.Memcpys.At(i) {
+			t.Errorf("copy %d: %+v, current %+v", i, old.Memcpys.At(i), cur.Memcpys.At(i))
 		}
 	}
 	for i := range cur.Kernels {

@@ -63,7 +63,7 @@ func goldenSummary(c *Capture) []byte {
 		}
 		fmt.Fprintf(&b, "  call[%d] %+v\n", i, call)
 	}
-	fmt.Fprintf(&b, "memcpys: %d kernels: %d ranges: %d\n", len(c.Memcpys), len(c.Kernels), len(c.Ranges))
+	fmt.Fprintf(&b, "memcpys: %d kernels: %d ranges: %d\n", c.Memcpys.Len(), len(c.Kernels), len(c.Ranges))
 	for _, s := range c.APISummary {
 		fmt.Fprintf(&b, "apiSummary %+v\n", s)
 	}

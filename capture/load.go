@@ -101,11 +101,13 @@ func FromSource(ctx context.Context, src *source.Source, opts Options) (*Capture
 	c := &Capture{Path: src.Path, Format: formatOf(src.Kind), Notes: append([]string(nil), src.Notes...)}
 	// The copies come joined to their calls (the model keeps them apart),
 	// so that the check across records needs not keep the copy calls.
+	h, keepCalls := collect(c)
 	info, err := Read(ctx, src, records.Selection{APINames: opts.APINames, ProgramThread: opts.ProgramThread, JoinCalls: true,
-		Ops: []records.OpKind{records.OpCopy, records.OpKernel}}, records.Tee(collect(c), opts.Watch))
+		Ops: []records.OpKind{records.OpCopy, records.OpKernel}}, records.Tee(h, opts.Watch))
 	if err != nil {
 		return nil, err
 	}
+	keepCalls()
 	c.Files, c.Sources, c.OtherThreads = info.Files, info.Sources, info.OtherThreads
 	if c.Format == FormatCSV {
 		c.Lack(records.FactProgram, "the CSV reports hold no program output; put the transcript or results JSON beside them")

@@ -118,8 +118,8 @@ func TestForeignTranscriptBesideSQLite(t *testing.T) {
 		!strings.Contains(c.SetAside[0].Reason, "no program output") {
 		t.Errorf("program %+v, set aside %+v", c.Program, c.SetAside)
 	}
-	if len(c.Calls) == 0 || len(c.Memcpys) == 0 {
-		t.Errorf("the capture was not read: %d calls, %d copies", len(c.Calls), len(c.Memcpys))
+	if len(c.Calls) == 0 || c.Memcpys.Len() == 0 {
+		t.Errorf("the capture was not read: %d calls, %d copies", len(c.Calls), c.Memcpys.Len())
 	}
 	// So does the folder.
 	if c, err = Load(dir, Options{}); err != nil || len(c.SetAside) != 1 {

@@ -145,7 +145,7 @@ type Capture struct {
 	Sources Sources `json:"-"`
 
 	Calls   []APICall `json:"calls,omitempty"`   // sorted by Start
-	Memcpys []Memcpy  `json:"memcpys,omitempty"` // sorted by Start
+	Memcpys Memcpys   `json:"memcpys,omitzero"`  // sorted by Start
 	Kernels []Kernel  `json:"kernels,omitempty"` // sorted by Start
 	Ranges  []Range   `json:"ranges,omitempty"`  // sorted by Start
 
@@ -252,13 +252,7 @@ func (c *Capture) Sort() {
 		}
 		return a.CorrelationID < b.CorrelationID
 	})
-	sort.SliceStable(c.Memcpys, func(i, j int) bool {
-		a, b := c.Memcpys[i], c.Memcpys[j]
-		if a.Start != b.Start {
-			return a.Start < b.Start
-		}
-		return a.CorrelationID < b.CorrelationID
-	})
+	c.Memcpys.sort()
 	sort.SliceStable(c.Kernels, func(i, j int) bool {
 		a, b := c.Kernels[i], c.Kernels[j]
 		if a.Start != b.Start {

@@ -140,8 +140,8 @@ func TestLoadNsysRepExportsAndCaches(t *testing.T) {
 	if c.Format != FormatNsysRep || c.Path != report || len(c.Files) != 2 || c.Files[0] != report || c.Files[1] != cache {
 		t.Errorf("format %s path %s files %v", c.Format, c.Path, c.Files)
 	}
-	if len(c.Calls) != 444 || len(c.Memcpys) != 289 || len(c.Ranges) != 8 || c.Meta.GPU != "NVIDIA H200" {
-		t.Errorf("calls %d memcpys %d ranges %d meta %+v", len(c.Calls), len(c.Memcpys), len(c.Ranges), c.Meta)
+	if len(c.Calls) != 444 || c.Memcpys.Len() != 289 || len(c.Ranges) != 8 || c.Meta.GPU != "NVIDIA H200" {
+		t.Errorf("calls %d memcpys %d ranges %d meta %+v", len(c.Calls), c.Memcpys.Len(), len(c.Ranges), c.Meta)
 	}
 	if got := strings.Join(dirNames(t, dir), "|"); got != "my run.nsys-rep|my run.nsyscheck.sqlite" {
 		t.Errorf("folder holds %s", got)
@@ -476,8 +476,8 @@ func TestNsysRepSiblingExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Calls) != len(ref.Calls) || len(c.Memcpys) != len(ref.Memcpys) || len(c.Calls) == 0 {
-		t.Errorf("%d calls, %d copies; the export has %d, %d", len(c.Calls), len(c.Memcpys), len(ref.Calls), len(ref.Memcpys))
+	if len(c.Calls) != len(ref.Calls) || c.Memcpys.Len() != ref.Memcpys.Len() || len(c.Calls) == 0 {
+		t.Errorf("%d calls, %d copies; the export has %d, %d", len(c.Calls), c.Memcpys.Len(), len(ref.Calls), ref.Memcpys.Len())
 	}
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 2 {

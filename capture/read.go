@@ -86,8 +86,12 @@ func interrupted(ctx context.Context, path string, err error) error {
 	return err
 }
 
-// collect returns the Handler that keeps a trace's records in c.
-func collect(c *Capture) records.Handler {
+// collect returns the Handler that keeps a trace's records in c, and the
+// function that puts the calls in c.Calls once the read is done: they are
+// gathered in a column meanwhile (column), so that 100,000s of calls are
+// not copied each time a slice grows, the old slice held beside the new.
+func collect(c *Capture) (records.Handler, func()) {
+	var calls column[APICall]
 	return records.Handler{
 		Meta: func(m *records.Meta) error {
 			c.Meta.NsysVersion, c.Meta.SchemaVersion, c.Meta.GPU = m.NsysVersion, m.SchemaVersion, m.GPU
@@ -103,14 +107,14 @@ func collect(c *Capture) records.Handler {
 			return nil
 		},
 		Call: func(a *records.Call) error {
-			c.Calls = append(c.Calls, APICall{Name: a.Name, Start: a.Start, End: a.End, Result: a.Result, CorrelationID: a.Corr,
+			calls.add(APICall{Name: a.Name, Start: a.Start, End: a.End, Result: a.Result, CorrelationID: a.Corr,
 				PID: a.PID, TID: a.TID, Thread: a.Thread, Row: a.Row})
 			return nil
 		},
 		Op: func(o *records.Op) error {
 			switch o.Kind {
 			case records.OpCopy:
-				c.Memcpys = append(c.Memcpys, Memcpy{Kind: o.Copy, Src: o.Src, Dst: o.Dst, Bytes: o.Bytes, Start: o.Start, End: o.End,
+				c.Memcpys.Append(Memcpy{Kind: o.Copy, Src: o.Src, Dst: o.Dst, Bytes: o.Bytes, Start: o.Start, End: o.End,
 					CorrelationID: o.Corr, Stream: o.Stream, Device: o.Device, PID: o.PID})
 			case records.OpKernel:
 				c.Kernels = append(c.Kernels, Kernel{Name: o.Name, Start: o.Start, End: o.End, CorrelationID: o.Corr, Stream: o.Stream, PID: o.PID})
@@ -129,5 +133,5 @@ func collect(c *Capture) records.Handler {
 			c.RangeSummary = append(c.RangeSummary, RangeSummary{Name: s.Name, Domain: s.Domain, Instances: s.Instances, TotalNs: s.TotalNs})
 			return nil
 		},
-	}
+	}, func() { c.Calls = calls.slice() }
 }

@@ -100,7 +100,7 @@ func sqliteSummary(c *Capture) []byte {
 	}
 
 	copies := map[string]*agg{}
-	for _, m := range c.Memcpys {
+	for _, m := range c.Memcpys.All() {
 		k := fmt.Sprintf("%-5s %-8s -> %-8s %10d bytes", m.Kind, m.Src, m.Dst, m.Bytes)
 		g := copies[k]
 		if g == nil {
@@ -110,7 +110,7 @@ func sqliteSummary(c *Capture) []byte {
 		g.n++
 		g.total += m.Duration()
 	}
-	fmt.Fprintf(&b, "memcpys: %d\n", len(c.Memcpys))
+	fmt.Fprintf(&b, "memcpys: %d\n", c.Memcpys.Len())
 	for _, k := range sqKeys(copies) {
 		fmt.Fprintf(&b, "  %s count=%-3d totalNs=%d\n", k, copies[k].n, copies[k].total)
 	}
@@ -173,8 +173,8 @@ func TestLoadSQLiteReference(t *testing.T) {
 	if count["cudaMemcpyAsync"] != 22 || count["cudaMemcpy"] != 267 || count["cudaLaunchKernel"] != 28 {
 		t.Errorf("counts = %v", count)
 	}
-	if len(c.Calls) != 444 || len(c.Memcpys) != 289 || len(c.Kernels) != 28 {
-		t.Errorf("calls %d memcpys %d kernels %d, want 444 289 28", len(c.Calls), len(c.Memcpys), len(c.Kernels))
+	if len(c.Calls) != 444 || c.Memcpys.Len() != 289 || len(c.Kernels) != 28 {
+		t.Errorf("calls %d memcpys %d kernels %d, want 444 289 28", len(c.Calls), c.Memcpys.Len(), len(c.Kernels))
 	}
 	var names []string
 	for _, r := range c.Ranges {
@@ -188,7 +188,7 @@ func TestLoadSQLiteReference(t *testing.T) {
 		t.Errorf("ranges = %s, want %s", got, want)
 	}
 	kinds := map[string]int{}
-	for _, m := range c.Memcpys {
+	for _, m := range c.Memcpys.All() {
 		kinds[fmt.Sprintf("%s %s %s", m.Kind, m.Src, m.Dst)]++
 		if m.PID != 22 || m.Device != 0 || m.Bytes <= 0 || m.CorrelationID == 0 {
 			t.Fatalf("memcpy %+v", m)
@@ -226,7 +226,7 @@ func TestLoadSQLiteReference(t *testing.T) {
 func sqCheckSorted(t *testing.T, c *Capture) {
 	t.Helper()
 	if !sort.SliceIsSorted(c.Calls, func(i, j int) bool { return c.Calls[i].Start < c.Calls[j].Start }) ||
-		!sort.SliceIsSorted(c.Memcpys, func(i, j int) bool { return c.Memcpys[i].Start < c.Memcpys[j].Start }) ||
+		!sort.SliceIsSorted(c.Memcpys.Slice(), func(i, j int) bool { return c.Memcpys.At(i).Start < c.Memcpys.At(j).Start }) ||
 		!sort.SliceIsSorted(c.Kernels, func(i, j int) bool { return c.Kernels[i].Start < c.Kernels[j].Start }) ||
 		!sort.SliceIsSorted(c.Ranges, func(i, j int) bool { return c.Ranges[i].Start < c.Ranges[j].Start }) {
 		t.Error("lists are not sorted by start")
@@ -244,8 +244,8 @@ func TestLoadSQLiteAPIFilter(t *testing.T) {
 	}
 	sqCheckSorted(t, c)
 	// The filter does not touch the GPU side.
-	if len(c.Memcpys) != 289 || len(c.Ranges) != 8 {
-		t.Errorf("memcpys %d ranges %d", len(c.Memcpys), len(c.Ranges))
+	if c.Memcpys.Len() != 289 || len(c.Ranges) != 8 {
+		t.Errorf("memcpys %d ranges %d", c.Memcpys.Len(), len(c.Ranges))
 	}
 
 	for _, names := range [][]string{{"cudaMemcpyAsyn"}, {"cudamemcpy"}, {"cudaMemcpy_v3020"}, {"cuda%"}, {"nothing"}} {
@@ -364,9 +364,9 @@ func TestLoadSQLiteTruncatedBody(t *testing.T) {
 		if err == nil {
 			// Some cuts may keep every table we read intact; then the
 			// model must be complete, never partly empty.
-			if len(c.Calls) != 444 || len(c.Memcpys) != 289 || len(c.Kernels) != 28 || len(c.Ranges) != 8 {
+			if len(c.Calls) != 444 || c.Memcpys.Len() != 289 || len(c.Kernels) != 28 || len(c.Ranges) != 8 {
 				t.Errorf("cut at %d: loaded a partial model: %d calls %d copies %d kernels %d ranges",
-					cut, len(c.Calls), len(c.Memcpys), len(c.Kernels), len(c.Ranges))
+					cut, len(c.Calls), c.Memcpys.Len(), len(c.Kernels), len(c.Ranges))
 			}
 			continue
 		}
@@ -389,8 +389,8 @@ func TestLoadSQLiteMissingTables(t *testing.T) {
 	t.Run("memcpy", func(t *testing.T) {
 		p := fixture.SQLite(t, refSQLite, "DROP TABLE CUPTI_ACTIVITY_KIND_MEMCPY")
 		c := sqLoad(t, p, Options{})
-		if len(c.Memcpys) != 0 || len(c.Calls) != 444 {
-			t.Errorf("memcpys %d calls %d", len(c.Memcpys), len(c.Calls))
+		if c.Memcpys.Len() != 0 || len(c.Calls) != 444 {
+			t.Errorf("memcpys %d calls %d", c.Memcpys.Len(), len(c.Calls))
 		}
 		for _, f := range []records.Fact{records.FactMemcpy, records.FactMemcpyBytes, records.FactMemoryKinds} {
 			if c.Has(f) || !strings.Contains(c.Why(f), "CUPTI_ACTIVITY_KIND_MEMCPY") || !strings.Contains(c.Why(f), "-t cuda") {
@@ -486,13 +486,13 @@ func TestLoadSQLiteMemcpyWithoutKinds(t *testing.T) {
 	p := fixture.SQLite(t, refSQLite, recreate("CUPTI_ACTIVITY_KIND_MEMCPY",
 		`start, "end", deviceId, contextId, streamId, correlationId, globalPid, bytes, copyKind`, "start")...)
 	c := sqLoad(t, p, Options{})
-	if len(c.Memcpys) != 289 || !c.Has(records.FactMemcpy) || !c.Has(records.FactMemcpyBytes) || c.Has(records.FactMemoryKinds) {
-		t.Fatalf("memcpys %d missing %v", len(c.Memcpys), c.Missing)
+	if c.Memcpys.Len() != 289 || !c.Has(records.FactMemcpy) || !c.Has(records.FactMemcpyBytes) || c.Has(records.FactMemoryKinds) {
+		t.Fatalf("memcpys %d missing %v", c.Memcpys.Len(), c.Missing)
 	}
 	if !strings.Contains(c.Why(records.FactMemoryKinds), "srcKind") {
 		t.Errorf("why = %q", c.Why(records.FactMemoryKinds))
 	}
-	for _, m := range c.Memcpys {
+	for _, m := range c.Memcpys.All() {
 		if m.Src != vocab.MemUnknown || m.Dst != vocab.MemUnknown || (m.Kind != vocab.CopyHtoD && m.Kind != vocab.CopyDtoH) {
 			t.Fatalf("memcpy %+v", m)
 		}

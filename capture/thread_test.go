@@ -55,8 +55,8 @@ func TestLoadSQLiteProgramThread(t *testing.T) {
 	p := sqTwoThreads(t)
 	ref := sqLoad(t, refSQLite, Options{APINames: predictionAPIs})
 	all := sqLoad(t, p, Options{APINames: predictionAPIs})
-	if len(all.Calls) != len(ref.Calls)+37 || len(all.Memcpys) != len(ref.Memcpys)+1 || len(all.Kernels) != len(ref.Kernels)+2 {
-		t.Fatalf("fixture: %d calls, %d copies, %d kernels", len(all.Calls), len(all.Memcpys), len(all.Kernels))
+	if len(all.Calls) != len(ref.Calls)+37 || all.Memcpys.Len() != ref.Memcpys.Len()+1 || len(all.Kernels) != len(ref.Kernels)+2 {
+		t.Fatalf("fixture: %d calls, %d copies, %d kernels", len(all.Calls), all.Memcpys.Len(), len(all.Kernels))
 	}
 	if len(all.OtherThreads) != 0 {
 		t.Errorf("every thread loaded, yet OtherThreads = %v", all.OtherThreads)
@@ -70,9 +70,9 @@ func TestLoadSQLiteProgramThread(t *testing.T) {
 		}
 	}
 	// The program's thread exactly as before, its copies and kernels only.
-	if !reflect.DeepEqual(c.Calls, ref.Calls) || !reflect.DeepEqual(c.Memcpys, ref.Memcpys) || !reflect.DeepEqual(c.Kernels, ref.Kernels) {
+	if !reflect.DeepEqual(c.Calls, ref.Calls) || !reflect.DeepEqual(c.Memcpys.Slice(), ref.Memcpys.Slice()) || !reflect.DeepEqual(c.Kernels, ref.Kernels) {
 		t.Errorf("program thread: %d calls, %d copies, %d kernels; want %d, %d, %d",
-			len(c.Calls), len(c.Memcpys), len(c.Kernels), len(ref.Calls), len(ref.Memcpys), len(ref.Kernels))
+			len(c.Calls), c.Memcpys.Len(), len(c.Kernels), len(ref.Calls), ref.Memcpys.Len(), len(ref.Kernels))
 	}
 	want := []records.ThreadCount{{PID: pid, TID: tid + 1, Calls: 37, MemcpyAsync: 5}}
 	if !reflect.DeepEqual(c.OtherThreads, want) {
@@ -94,8 +94,8 @@ func TestLoadSQLiteProgramThread(t *testing.T) {
 	p2 := sqTwoThreads(t)
 	fixture.Exec(t, p2, fmt.Sprintf(`UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET nameId = 58 WHERE globalTid = %d AND nameId = 59`, progGtid+1))
 	c = sqLoad(t, p2, Options{APINames: predictionAPIs, ProgramThread: true})
-	if len(c.Calls) != 37 || c.Calls[0].TID != tid+1 || len(c.Memcpys) != 1 || len(c.Kernels) != 2 {
-		t.Errorf("busier thread: %d calls (tid %d), %d copies, %d kernels", len(c.Calls), c.Calls[0].TID, len(c.Memcpys), len(c.Kernels))
+	if len(c.Calls) != 37 || c.Calls[0].TID != tid+1 || c.Memcpys.Len() != 1 || len(c.Kernels) != 2 {
+		t.Errorf("busier thread: %d calls (tid %d), %d copies, %d kernels", len(c.Calls), c.Calls[0].TID, c.Memcpys.Len(), len(c.Kernels))
 	}
 	if len(c.OtherThreads) != 1 || c.OtherThreads[0].TID != tid || c.OtherThreads[0].MemcpyAsync != 22 {
 		t.Errorf("busier thread: OtherThreads %+v", c.OtherThreads)
@@ -106,8 +106,8 @@ func TestLoadSQLiteProgramThread(t *testing.T) {
 // process's kernels, as the predictions read them then.
 func TestLoadSQLiteProgramThreadNoLaunches(t *testing.T) {
 	c := sqLoad(t, refSQLite, Options{APINames: []string{"cudaMemcpyAsync"}, ProgramThread: true})
-	if len(c.Calls) != 22 || len(c.Kernels) != 28 || len(c.Memcpys) != 22 {
-		t.Errorf("%d calls, %d kernels, %d copies", len(c.Calls), len(c.Kernels), len(c.Memcpys))
+	if len(c.Calls) != 22 || len(c.Kernels) != 28 || c.Memcpys.Len() != 22 {
+		t.Errorf("%d calls, %d kernels, %d copies", len(c.Calls), len(c.Kernels), c.Memcpys.Len())
 	}
 }
 

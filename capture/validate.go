@@ -34,7 +34,7 @@ func validate(c *Capture) error {
 	for _, a := range c.Calls {
 		v.event("CUDA API call ", a.Name, a.Row, a.CorrelationID, a.Start, a.End, false)
 	}
-	for _, m := range c.Memcpys {
+	for _, m := range c.Memcpys.All() {
 		v.copy(m.Kind, 0, m.CorrelationID, m.Start, m.End, m.Bytes)
 	}
 	for _, k := range c.Kernels {

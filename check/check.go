@@ -255,7 +255,7 @@ func compareNsysRule(r *predictions.Result, c *capture.Capture, flagged []nsysru
 	}
 	// The rule reports each copy by the start of its GPU copy record; a
 	// capture without those records (the CSV reports) cannot be matched.
-	if len(c.Memcpys) == 0 {
+	if c.Memcpys.Len() == 0 {
 		addDiag(r, diag.Info, diag.NsysRuleAlone{Rule: nsysrule.Name, File: file, Flagged: len(flagged), NoCopyRecords: true})
 		return
 	}
@@ -266,7 +266,7 @@ func compareNsysRule(r *predictions.Result, c *capture.Capture, flagged []nsysru
 			byStart[call.Start] = call.CorrelationID
 		}
 	}
-	for _, m := range c.Memcpys {
+	for _, m := range c.Memcpys.All() {
 		if _, ok := byStart[m.Start]; !ok {
 			byStart[m.Start] = m.CorrelationID
 		}

@@ -86,9 +86,9 @@ func TestVerifyAndAuditReadAlike(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if au.APICalls != int64(len(c.Calls)) || au.Copies != int64(len(c.Memcpys)) || au.Format != string(c.Format) {
+		if au.APICalls != int64(len(c.Calls)) || au.Copies != int64(c.Memcpys.Len()) || au.Format != string(c.Format) {
 			t.Errorf("%s: audit %d calls, %d copies (%s); the model %d calls, %d copies (%s)",
-				in, au.APICalls, au.Copies, au.Format, len(c.Calls), len(c.Memcpys), c.Format)
+				in, au.APICalls, au.Copies, au.Format, len(c.Calls), c.Memcpys.Len(), c.Format)
 		}
 	}
 }

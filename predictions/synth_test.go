@@ -48,7 +48,7 @@ func (s *synth) copy(name string, kind vocab.CopyKind, host vocab.MemKind, bytes
 	if kind == vocab.CopyDtoH {
 		src, dst = vocab.MemDevice, host
 	}
-	s.c.Memcpys = append(s.c.Memcpys, capture.Memcpy{Kind: kind, Src: src, Dst: dst, Bytes: bytes,
+	s.c.Memcpys.Append(capture.Memcpy{Kind: kind, Src: src, Dst: dst, Bytes: bytes,
 		Start: a.Start + 10, End: a.End - 10, CorrelationID: a.CorrelationID, PID: s.pid})
 }
 
@@ -172,7 +172,7 @@ func finish(s *synth, o synthOpts) *capture.Capture {
 	}
 	if o.csvLike {
 		c.Format = capture.FormatCSV
-		c.Memcpys, c.Kernels = nil, nil
+		c.Memcpys, c.Kernels = capture.Memcpys{}, nil
 		c.Lack(records.FactMemcpy, "CSV reports hold no per-copy activity")
 		c.Lack(records.FactMemcpyBytes, "CSV reports give bytes only as totals")
 		c.Lack(records.FactMemoryKinds, "no CSV report gives memory kinds")

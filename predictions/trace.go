@@ -39,7 +39,7 @@ func hasTrace(c *capture.Capture) bool {
 	case capture.FormatSQLite, capture.FormatNsysRep, capture.FormatCSV:
 		return true
 	}
-	return len(c.Calls) > 0 || len(c.Memcpys) > 0 || len(c.Kernels) > 0
+	return len(c.Calls) > 0 || c.Memcpys.Len() > 0 || len(c.Kernels) > 0
 }
 
 // newTrace picks the program's thread and indexes its records. It returns
@@ -95,10 +95,9 @@ func newTrace(c *capture.Capture, diags *diagList) (*traceCtx, Why) {
 		}
 	}
 	if c.Has(records.FactCorrelation) {
-		for i := range c.Memcpys {
-			m := &c.Memcpys[i]
+		for i, m := range c.Memcpys.All() {
 			if _, ok := slices.BinarySearch(mine, m.CorrelationID); ok && (m.PID == 0 || me.PID == 0 || m.PID == me.PID) {
-				t.memcpy.add(c.Memcpys, i)
+				t.memcpy.add(&c.Memcpys, i)
 			}
 		}
 		t.memcpy.index()
@@ -129,11 +128,11 @@ func onThread(calls []capture.APICall, me vocab.Thread) bool {
 // into the capture's copies, sorted by it (4 bytes a copy), the last added
 // of a correlation id winning, as a map's assignment would.
 type copyIndex struct {
-	all []capture.Memcpy
+	all *capture.Memcpys
 	at  []int32
 }
 
-func (x *copyIndex) add(all []capture.Memcpy, i int) {
+func (x *copyIndex) add(all *capture.Memcpys, i int) {
 	x.all = all
 	x.at = append(x.at, int32(i))
 }
@@ -142,21 +141,34 @@ func (x *copyIndex) add(all []capture.Memcpy, i int) {
 // first, and keeps that one.
 func (x *copyIndex) index() {
 	slices.SortStableFunc(x.at, func(a, b int32) int {
-		if c := cmp.Compare(x.all[a].CorrelationID, x.all[b].CorrelationID); c != 0 {
+		if c := cmp.Compare(x.all.CorrelationID(int(a)), x.all.CorrelationID(int(b))); c != 0 {
 			return c
 		}
 		return cmp.Compare(b, a)
 	})
-	x.at = slices.CompactFunc(x.at, func(a, b int32) bool { return x.all[a].CorrelationID == x.all[b].CorrelationID })
+	x.at = slices.CompactFunc(x.at, func(a, b int32) bool { return x.all.CorrelationID(int(a)) == x.all.CorrelationID(int(b)) })
 }
 
-// of returns the copy of correlation id corr, nil for none.
+// of returns the copy of correlation id corr, nil for none: a copy of
+// the record, for an operation to keep.
 func (x *copyIndex) of(corr int64) *capture.Memcpy {
-	k, ok := slices.BinarySearchFunc(x.at, corr, func(i int32, c int64) int { return cmp.Compare(x.all[i].CorrelationID, c) })
+	m, ok := x.find(corr)
 	if !ok {
 		return nil
 	}
-	return &x.all[x.at[k]]
+	return &m
+}
+
+// find returns the copy of correlation id corr, ok false for none.
+func (x *copyIndex) find(corr int64) (m capture.Memcpy, ok bool) {
+	if x.all == nil {
+		return m, false
+	}
+	k, ok := slices.BinarySearchFunc(x.at, corr, func(i int32, c int64) int { return cmp.Compare(x.all.CorrelationID(int(i)), c) })
+	if !ok {
+		return m, false
+	}
+	return x.all.At(int(x.at[k])), true
 }
 
 // ref names one API call so that it can be found in the input: its CSV row
@@ -182,7 +194,16 @@ func (t *traceCtx) records(group GroupKey, calls []capture.APICall) *Records {
 }
 
 func (t *traceCtx) named(name string) []capture.APICall {
-	var out []capture.APICall
+	n := 0 // counted first: an application's thread makes 100,000s of one call
+	for i := range t.calls {
+		if t.calls[i].Name == name {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]capture.APICall, 0, n)
 	for _, a := range t.calls {
 		if a.Name == name {
 			out = append(out, a)
@@ -765,14 +786,14 @@ func (t *traceCtx) part2() (*asyncData, Why) {
 			comp = append(comp, float64(sync.End-a.Start)/1e6)
 			s.corr = append(s.corr, a.CorrelationID)
 			if withCopies {
-				m := t.memcpy.of(a.CorrelationID)
-				if m == nil {
+				m, ok := t.memcpy.find(a.CorrelationID)
+				if !ok {
 					return nil, AsyncWithoutCopy{Call: t.ref(a), CopyTable: t.cpyTab}
 				}
 				if m.Kind != vocab.CopyHtoD {
 					return nil, AsyncNotHtoD{Call: t.ref(a), Kind: m.Kind}
 				}
-				t.checkHostKind("async-"+string(src), src, m, vocab.H2D)
+				t.checkHostKind("async-"+string(src), src, &m, vocab.H2D)
 				if s.totalBytes > 0 && m.Bytes != s.bytes {
 					mixed = true
 				}
@@ -837,8 +858,8 @@ func (t *traceCtx) part2NVTX(all []capture.APICall, withCopies bool) (map[vocab.
 			if t.c.Has(records.FactMemoryKinds) {
 				hosts := map[vocab.MemKind]bool{}
 				for _, a := range g {
-					if m := t.memcpy.of(a.CorrelationID); m != nil {
-						hosts[hostKind(m)] = true
+					if m, ok := t.memcpy.find(a.CorrelationID); ok {
+						hosts[hostKind(&m)] = true
 					}
 				}
 				if len(hosts) > 1 {
@@ -871,7 +892,7 @@ func (t *traceCtx) hostToDevice(group string, calls []capture.APICall) []capture
 	var out []capture.APICall
 	aside := map[vocab.CopyKind]int{}
 	for _, a := range calls {
-		if m := t.memcpy.of(a.CorrelationID); m != nil && m.Kind != vocab.CopyHtoD {
+		if m, ok := t.memcpy.find(a.CorrelationID); ok && m.Kind != vocab.CopyHtoD {
 			aside[m.Kind]++
 			continue
 		}
@@ -905,14 +926,34 @@ func (t *traceCtx) part2Copies(all []capture.APICall, groups map[vocab.MemKind][
 		host  vocab.MemKind
 		bytes int64
 	}
-	by := map[key][]capture.APICall{}
-	for _, a := range all {
-		m := t.memcpy.of(a.CorrelationID)
-		if m == nil {
+	// Each call's key first (an index into keys, -1 for a call set aside),
+	// so that each group is made once at its size.
+	var keys []key
+	counts := map[int32]int{}
+	of := make([]int32, len(all))
+	for i, a := range all {
+		m, ok := t.memcpy.find(a.CorrelationID)
+		if !ok {
 			return nil, AsyncWithoutCopy{Call: t.ref(a), CopyTable: t.cpyTab}
 		}
-		if hk := hostKind(m); m.Kind == vocab.CopyHtoD && (hk == vocab.MemPageable || hk == vocab.MemPinned) {
-			by[key{hk, m.Bytes}] = append(by[key{hk, m.Bytes}], a)
+		of[i] = -1
+		if hk := hostKind(&m); m.Kind == vocab.CopyHtoD && (hk == vocab.MemPageable || hk == vocab.MemPinned) {
+			k := slices.Index(keys, key{hk, m.Bytes})
+			if k < 0 {
+				k = len(keys)
+				keys = append(keys, key{hk, m.Bytes})
+			}
+			of[i] = int32(k)
+			counts[int32(k)]++
+		}
+	}
+	by := make(map[key][]capture.APICall, len(keys))
+	for k, n := range counts {
+		by[keys[k]] = make([]capture.APICall, 0, n)
+	}
+	for i, a := range all {
+		if k := of[i]; k >= 0 {
+			by[keys[k]] = append(by[keys[k]], a)
 		}
 	}
 	best, bestN := int64(-1), 0

@@ -318,9 +318,9 @@ func TestScrubFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c1.Calls) != len(c2.Calls) || len(c1.Memcpys) != len(c2.Memcpys) || len(c1.Kernels) != len(c2.Kernels) || len(c1.Ranges) != len(c2.Ranges) {
+	if len(c1.Calls) != len(c2.Calls) || c1.Memcpys.Len() != c2.Memcpys.Len() || len(c1.Kernels) != len(c2.Kernels) || len(c1.Ranges) != len(c2.Ranges) {
 		t.Errorf("scrubbed copy lost records: calls %d/%d memcpys %d/%d kernels %d/%d ranges %d/%d",
-			len(c1.Calls), len(c2.Calls), len(c1.Memcpys), len(c2.Memcpys), len(c1.Kernels), len(c2.Kernels), len(c1.Ranges), len(c2.Ranges))
+			len(c1.Calls), len(c2.Calls), c1.Memcpys.Len(), c2.Memcpys.Len(), len(c1.Kernels), len(c2.Kernels), len(c1.Ranges), len(c2.Ranges))
 	}
 
 	// Refuses to overwrite without Force; with Force it replaces out.

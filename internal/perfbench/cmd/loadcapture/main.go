@@ -83,7 +83,7 @@ func main() {
 		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
-	r := report{Path: path, Calls: len(c.Calls), Memcpys: len(c.Memcpys), Kernels: len(c.Kernels), Ranges: len(c.Ranges),
+	r := report{Path: path, Calls: len(c.Calls), Memcpys: c.Memcpys.Len(), Kernels: len(c.Kernels), Ranges: len(c.Ranges),
 		LoadSec: time.Since(t0).Seconds(), GOMAXPROCS: runtime.GOMAXPROCS(0)}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
