@@ -14,6 +14,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -738,11 +739,35 @@ func answer(r badResult) string {
 	return strings.Join(parts, "; ")
 }
 
+// testFolders matches the test's folders under the temporary folder, named
+// whole or relative to the working folder as outputs name inputs; both
+// forms are made from where the temporary folder and the checkout lie, so
+// that the names read the same in any checkout.
+var testFolders = sync.OnceValue(func() []*regexp.Regexp {
+	// The relative form first: it ends in the whole one's text.
+	abs := filepath.Clean(os.TempDir())
+	var roots []string
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, abs); err == nil {
+			roots = append(roots, rel)
+		}
+	}
+	roots = append(roots, abs)
+	var out []*regexp.Regexp
+	for _, tail := range []string{`/TestBadInputs[^/]*/\d+`, `/TestBadInputs[^/ ]*`} {
+		for _, r := range roots {
+			out = append(out, regexp.MustCompile(regexp.QuoteMeta(r)+tail))
+		}
+	}
+	return out
+})
+
 // trimPaths names the test's folder DIR, whether a message gives it whole
 // or relative to the working folder (../../tmp/...), as outputs name inputs.
 func trimPaths(s string) string {
-	s = regexp.MustCompile(`(?:/|(?:\.\./)+)tmp/TestBadInputs[^/]*/\d+`).ReplaceAllString(s, "DIR")
-	s = regexp.MustCompile(`(?:/|(?:\.\./)+)tmp/TestBadInputs[^/ ]*`).ReplaceAllString(s, "DIR")
+	for _, re := range testFolders() {
+		s = re.ReplaceAllString(s, "DIR")
+	}
 	const max = 400
 	if len(s) > max {
 		s = s[:max] + " …"
