@@ -520,3 +520,28 @@ func TestJSONFieldNames(t *testing.T) {
 		}
 	}
 }
+
+// A prediction that found a pinned cost for none of a direction's pageable
+// copies predicts nothing of it; one cost found, or no copy, and it does.
+func TestPredictionUnpredicted(t *testing.T) {
+	p := &Prediction{Groups: []GroupPrediction{
+		{Direction: vocab.CopyHtoD, Count: 3, Uncosted: 3},
+		{Direction: vocab.CopyHtoD, Count: 2, Uncosted: 2},
+		{Direction: vocab.CopyDtoH, Count: 4, Uncosted: 1},
+	}}
+	for _, c := range []struct {
+		dir  vocab.CopyKind
+		want bool
+	}{{vocab.CopyHtoD, true}, {vocab.CopyDtoH, false}, {"", false}, {vocab.CopyDtoD, false}} {
+		if got := p.Unpredicted(c.dir); got != c.want {
+			t.Errorf("Unpredicted(%q) = %v, want %v", c.dir, got, c.want)
+		}
+	}
+	p.Groups[2].Uncosted = 4
+	if !p.Unpredicted("") {
+		t.Error("no copy costed: Unpredicted(\"\") = false")
+	}
+	if (*Prediction)(nil).Unpredicted("") {
+		t.Error("no prediction: Unpredicted = true")
+	}
+}

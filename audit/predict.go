@@ -179,3 +179,21 @@ func BucketIndex(name string) int {
 }
 
 func round(v float64) int64 { return int64(math.Round(v)) }
+
+// Unpredicted reports whether the prediction holds pageable copies of
+// direction dir (every host-device direction for "") and found a pinned
+// cost for none of them: their host time after is then the time as
+// measured, kept, no prediction.
+func (p *Prediction) Unpredicted(dir vocab.CopyKind) bool {
+	if p == nil {
+		return false
+	}
+	var copies, uncosted int64
+	for _, g := range p.Groups {
+		if dir == "" || g.Direction == dir {
+			copies += g.Count
+			uncosted += int64(g.Uncosted)
+		}
+	}
+	return copies > 0 && uncosted == copies
+}

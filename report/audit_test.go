@@ -73,6 +73,28 @@ func TestAuditReport(t *testing.T) {
 			t.Errorf("%s: bars %v and %v, rows %g and %g over %g", r.Name, pred[i], after[i], mid, rc.AfterMs(), r.Time())
 		}
 	}
+	// A region not predicted has no bar predicted and no whisker: none
+	// stands at its place.
+	gone := judged[0]
+	for i := range out.Before.Regions {
+		if r := &out.Before.Regions[i]; r.Name == gone.Name {
+			r.NotPredicted = &audit.NotPredicted{Uncosted: 1}
+			r.PredictedMedianMs, r.PredictedSpanMs = 0, 0
+		}
+	}
+	unpred, err := BuildAudit(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pred = unpred.Plot.Series[SeriesPredicted]
+	if len(pred) != len(judged)-1 || len(unpred.Plot.Series[SeriesAfter]) != len(judged) || !strings.Contains(unpred.Plot.Caption, "did not predict") {
+		t.Errorf("%s not predicted: series %v, caption %q", gone.Name, unpred.Plot.Series, unpred.Plot.Caption)
+	}
+	for _, xy := range pred {
+		if math.Round(xy.X) == 0 {
+			t.Errorf("%s not predicted has a bar predicted: %v", gone.Name, xy)
+		}
+	}
 	md := string(files[AuditMarkdownFile])
 	check := strings.Index(md, "| region | time | before | predicted | bound | after | verdict |")
 	classes := strings.Index(md, "| class |")
@@ -583,5 +605,23 @@ func TestAuditDiagnosticsReadBackTyped(t *testing.T) {
 	}
 	if typed == 0 {
 		t.Error("no diagnostic of what a capture cannot show in the fixtures: the test tests nothing")
+	}
+}
+
+// The copy calls' host time where the what-if costed none of their
+// copies: "not predicted", no number standing for a prediction.
+func TestAuditUnpredictedWords(t *testing.T) {
+	p := &audit.Prediction{Count: 2, Bytes: 2e6, BeforeNs: 5e6, AfterNs: 5e6, AfterLowNs: 5e6, AfterHighNs: 5e6,
+		Groups: []audit.GroupPrediction{{Direction: vocab.CopyHtoD, APIKind: audit.Async, SizeBucket: "1MiB-16MiB", Count: 2, Bytes: 2e6,
+			BeforeNs: 5e6, AfterNs: 5e6, Uncosted: 2, Source: audit.SourceNone}}}
+	c := &audit.Check{HtoDBeforeNs: 5e6, PredictedAfterNs: 5e6, PredictedAfterLowNs: 5e6, PredictedAfterHighNs: 5e6}
+	for _, s := range append(predictionWords(p, nil), htodPredictedWords(c, p)) {
+		if !strings.Contains(s, "not predicted") || strings.Contains(s, "->") || strings.Contains(s, "predicted 5.0 ms") {
+			t.Errorf("unpredicted: %q", s)
+		}
+	}
+	p.Groups[0].Uncosted = 1
+	if w := htodPredictedWords(c, p); w != "predicted 5.0 ms, bound 5.0 ms to 5.0 ms" {
+		t.Errorf("one copy costed: %q", w)
 	}
 }

@@ -581,11 +581,22 @@ func checkView(v *auditView, out *audit.Output, verbose bool) {
 	}
 	v.Notes = append(v.Notes,
 		"bound: the prediction at the low and high costs, widened by "+pctPlain(audit.ModelError)+" for the model's own error, by the replay's error on the region as captured, and for a median by how far its instances' 90% interval reaches (docs/audit.md)",
-		fmt.Sprintf("host-to-device copy calls held the host %s before and %s after (predicted %s, bound %s to %s); %s host-to-device before, %s after",
-			ns(c.HtoDBeforeNs), ns(c.HtoDAfterNs), ns(c.PredictedAfterNs), ns(c.PredictedAfterLowNs), ns(c.PredictedAfterHighNs),
+		fmt.Sprintf("host-to-device copy calls held the host %s before and %s after (%s); %s host-to-device before, %s after",
+			ns(c.HtoDBeforeNs), ns(c.HtoDAfterNs), htodPredictedWords(c, out.Before.Prediction),
 			formatMB(c.HtoDBytesBefore), formatMB(c.HtoDBytesAfter)),
 		pinCostWords(c),
 		replayNote(out.Before))
+}
+
+// htodPredictedWords says what the check's prediction of the host-to-device
+// copy calls' host time was: none where the what-if found a pinned cost
+// for none of their pageable copies (the time after would be the time
+// before, kept, not foreseen).
+func htodPredictedWords(c *audit.Check, p *audit.Prediction) string {
+	if p.Unpredicted(vocab.CopyHtoD) {
+		return "not predicted: the what-if found no pinned cost for their copies from pageable memory"
+	}
+	return fmt.Sprintf("predicted %s, bound %s to %s", ns(c.PredictedAfterNs), ns(c.PredictedAfterLowNs), ns(c.PredictedAfterHighNs))
 }
 
 // regionCheckWords explains one region's verdict.
@@ -869,7 +880,16 @@ func predictionWords(p *audit.Prediction, saving []diag.Code) []string {
 	out := []string{fmt.Sprintf("pinning the %s (%s) should cut the host time their calls hold from %s to %s (%s-%s), saving %s; costs from %s",
 		nounsOf(p.Count, "pageable copy"), formatMB(p.Bytes), ns(p.BeforeNs), ns(p.AfterNs), ns(p.AfterLowNs), ns(p.AfterHighNs),
 		ns(p.SavedNs), sourcesWords(p))}
+	if p.Unpredicted("") {
+		out[0] = fmt.Sprintf("the host time the calls of the %s (%s) hold after pinning is not predicted: the what-if found no pinned cost for any of them; their calls hold %s now",
+			nounsOf(p.Count, "pageable copy"), formatMB(p.Bytes), ns(p.BeforeNs))
+	}
 	for _, g := range p.Groups {
+		if g.Count > 0 && int64(g.Uncosted) == g.Count {
+			out = append(out, fmt.Sprintf("%s %s %s: %s, %s now, not predicted: no pinned cost", g.Direction, g.APIKind, g.SizeBucket,
+				nounsOf(g.Count, "copy"), ns(g.BeforeNs)))
+			continue
+		}
 		out = append(out, fmt.Sprintf("%s %s %s: %s, %s now -> %s (%s-%s) from %s", g.Direction, g.APIKind, g.SizeBucket,
 			nounsOf(g.Count, "copy"), ns(g.BeforeNs), ns(g.AfterNs), ns(g.AfterLowNs), ns(g.AfterHighNs), groupSourceWords(g)))
 	}
