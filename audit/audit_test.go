@@ -1,8 +1,6 @@
 package audit
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"math"
 	"strings"
@@ -490,34 +488,6 @@ func TestCompareRule(t *testing.T) {
 	au.RuleUnavailable("cuda_memcpy_async", "nsys is not installed")
 	if au.NVIDIA.Available || au.NVIDIA.Note != "nsys is not installed" {
 		t.Errorf("unavailable = %+v", au.NVIDIA)
-	}
-}
-
-// The JSON names tools read are fixed: the regions' and the check's among
-// them.
-func TestJSONFieldNames(t *testing.T) {
-	step := predicted(region("step", 10, 5, 50), 1, 0.9, 1.2)
-	au := withRegions(auditOf(3, pg, mb4, 700_000), step)
-	c := Compare(au, withRegions(auditOf(3, pin, mb4, 20_000), region("step", 10, 1, 10)), nil)
-	for what, v := range map[string]any{"audit": au, "check": c} {
-		data, err := json.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := []string{`"regions":[{"name":"step","instances":10,"medianMs":5,"spanMs":50,"replayMedianMs":5,"replaySpanMs":50,` +
-			`"predictedMedianMs":1,"predictedMedianLowMs":0.9,"predictedMedianHighMs":1.2,"predictedSpanMs":10,"predictedSpanLowMs":9,` +
-			`"predictedSpanHighMs":12,`, `"overlap":{"measured":0,"predicted":0}`}
-		if what == "audit" {
-			want = append(want, `"classes":`, `"topOffenders":`, `"findings":`, `"prediction":`, `"hostNs":`, `"gpuGBps":`,
-				`"nvtxRange":"step"`, `"savedLowNs":`, `"htod":`, `"pageableShare":`, `"measure":"median"`)
-		} else {
-			want = append(want, `"afterMedianMs":1,"afterSpanMs":10,`, `"verdict":"held"`, `"boundLowMs":`, `"tolerance":{"model":0.05,`)
-		}
-		for _, f := range want {
-			if !bytes.Contains(data, []byte(f)) {
-				t.Errorf("%s JSON lacks %s:\n%s", what, f, data)
-			}
-		}
 	}
 }
 

@@ -13,16 +13,16 @@ import (
 // lesson's program on the same machine (`nsyscheck run`), and the link.
 type Rates struct {
 	// Source says where they come from, e.g. the run folder.
-	Source string `json:"source"`
+	Source string
 	// Copies are pinned copies timed by the program, by direction and size.
-	Copies []RatePoint `json:"copies,omitempty"`
+	Copies []RatePoint
 	// AsyncCallNs is the time a pinned cudaMemcpyAsync call held the host,
 	// 0 when not measured.
-	AsyncCallNs float64 `json:"asyncCallNs,omitempty"`
+	AsyncCallNs float64
 	// LinkGBps is the host-device link's rate in GB/s (1e9 bytes/s);
 	// LinkSource says where it comes from.
-	LinkGBps   float64 `json:"linkGBps,omitempty"`
-	LinkSource string  `json:"linkSource,omitempty"`
+	LinkGBps   float64
+	LinkSource string
 }
 
 // RatePoint is one timed pinned copy size, as the replay's rate coster
@@ -43,61 +43,61 @@ const (
 // the host time their calls hold, on the costs the replay used.
 type Prediction struct {
 	// Groups predict each pageable direction, API kind and size bucket.
-	Groups []GroupPrediction `json:"groups"`
+	Groups []GroupPrediction
 	// Sources lists the rate sources the groups used.
-	Sources []string `json:"sources"`
+	Sources []string
 	// Pageable copies now and their calls' host time; the host time
 	// predicted after pinning (with a low and high bound) and the saving.
-	Count       int64 `json:"count"`
-	Bytes       int64 `json:"bytes"`
-	BeforeNs    int64 `json:"beforeNs"`
-	AfterNs     int64 `json:"afterNs"`
-	AfterLowNs  int64 `json:"afterLowNs"`
-	AfterHighNs int64 `json:"afterHighNs"`
-	SavedNs     int64 `json:"savedNs"`
-	SavedLowNs  int64 `json:"savedLowNs"`
-	SavedHighNs int64 `json:"savedHighNs"`
+	Count       int64
+	Bytes       int64
+	BeforeNs    int64
+	AfterNs     int64
+	AfterLowNs  int64
+	AfterHighNs int64
+	SavedNs     int64
+	SavedLowNs  int64
+	SavedHighNs int64
 	// PinCopyNs is the host time copying the buffers into pinned memory
 	// adds at worst (replay.PinByCopy), outside the copy calls.
-	PinCopyNs int64 `json:"pinCopyNs"`
+	PinCopyNs int64
 	// HtoD is the same for host-to-device copies alone: all HtoD copy
 	// calls now, and predicted after.
-	HtoD HtoDPrediction `json:"htod"`
+	HtoD HtoDPrediction
 }
 
 // HtoDPrediction is the host-to-device part of a Prediction.
 type HtoDPrediction struct {
-	BeforeNs         int64 `json:"beforeNs"` // every HtoD copy call
-	PageableBeforeNs int64 `json:"pageableBeforeNs"`
-	AfterNs          int64 `json:"afterNs"`
-	AfterLowNs       int64 `json:"afterLowNs"`
-	AfterHighNs      int64 `json:"afterHighNs"`
-	Bytes            int64 `json:"bytes"`
+	BeforeNs         int64 // every HtoD copy call
+	PageableBeforeNs int64
+	AfterNs          int64
+	AfterLowNs       int64
+	AfterHighNs      int64
+	Bytes            int64
 }
 
 // GroupPrediction is the prediction for the pageable copies of one
 // direction, API kind and size bucket: the host time their calls hold now
 // and after pinning, from the replay's costs (replay.CostUse).
 type GroupPrediction struct {
-	Direction   vocab.CopyKind `json:"direction"`
-	APIKind     APIKind        `json:"apiKind"`
-	SizeBucket  string         `json:"sizeBucket"`
-	Count       int64          `json:"count"`
-	Bytes       int64          `json:"bytes"`
-	BeforeNs    int64          `json:"beforeNs"`
-	AfterNs     int64          `json:"afterNs"`
-	AfterLowNs  int64          `json:"afterLowNs"`
-	AfterHighNs int64          `json:"afterHighNs"`
+	Direction   vocab.CopyKind
+	APIKind     APIKind
+	SizeBucket  string
+	Count       int64
+	Bytes       int64
+	BeforeNs    int64
+	AfterNs     int64
+	AfterLowNs  int64
+	AfterHighNs int64
 	// Source is where the call's cost came from (for a blocking call, which
 	// still waits for its copy, the copy's too: SourceMixed when they
 	// differ); From names the run folder or the link's source of a rate.
-	Source string `json:"source"`
-	From   string `json:"from,omitempty"`
+	Source string
+	From   string
 	// Samples is how many of the capture's own pinned calls (copies for a
 	// blocking group) the cost came from, 0 for a rate.
-	Samples int `json:"samples"`
+	Samples int
 	// Uncosted copies found no cost and keep their measured host time.
-	Uncosted int `json:"uncosted"`
+	Uncosted int
 }
 
 // predict turns the replay's costs of the pageable host-device copies

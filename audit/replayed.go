@@ -68,41 +68,41 @@ const PinByFramework = "framework"
 // Replay says how the what-if pinned the capture's copies.
 type Replay struct {
 	// PinBy is how the buffers were taken to be pinned; PinByFrom who chose.
-	PinBy     replay.PinBy `json:"pinBy"`
-	PinByFrom string       `json:"pinByFrom"`
+	PinBy     replay.PinBy
+	PinByFrom string
 	// Recosted, Uncosted and Kept count the pageable copies re-costed as
 	// pinned, left as measured for want of a cost, and kept as measured
 	// because no copy call made them; Forced the dependencies a replay
 	// had to take as measured.
-	Recosted int `json:"recosted"`
-	Uncosted int `json:"uncosted"`
-	Kept     int `json:"kept"`
-	Forced   int `json:"forced"`
+	Recosted int
+	Uncosted int
+	Kept     int
+	Forced   int
 	// Costs are the pinned costs of each group of copies.
-	Costs []replay.CostUse `json:"costs"`
+	Costs []replay.CostUse
 	// Assumptions say where the timeline or the what-if assumed what the
 	// capture does not say.
-	Assumptions []timeline.Assumption `json:"assumptions"`
+	Assumptions []timeline.Assumption
 	// Misfits are the classes of calls and ops the capture shows latest
 	// against the model, latest first.
-	Misfits []replay.Misfit `json:"misfits"`
+	Misfits []replay.Misfit
 }
 
 // PinAllocs are the calls of a capture that allocate or register pinned
 // host memory (cudaHostAlloc, cudaMallocHost, cudaHostRegister,
 // cuMemHostAlloc, ...): what pinning costs.
 type PinAllocs struct {
-	Calls  int64 `json:"calls"`
-	HostNs int64 `json:"hostNs"`
+	Calls  int64
+	HostNs int64
 	// ByAPI splits them by API, the longest first.
-	ByAPI []APITime `json:"byApi"`
+	ByAPI []APITime
 }
 
 // APITime is the calls of one API and the host time they held.
 type APITime struct {
-	API    string `json:"api"`
-	Calls  int64  `json:"calls"`
-	HostNs int64  `json:"hostNs"`
+	API    string
+	Calls  int64
+	HostNs int64
 }
 
 // pinAllocsOf sums the timeline's calls that allocate pinned memory.

@@ -8,30 +8,30 @@ import (
 // Flagged is one copy NVIDIA's cuda_memcpy_async rule lists: the process
 // and the copy's start and duration on the GPU.
 type Flagged struct {
-	PID      int64   `json:"pid"`
-	Start    int64   `json:"start"`
-	Duration int64   `json:"duration"`
-	MB       float64 `json:"mb"`
+	PID      int64
+	Start    int64
+	Duration int64
+	MB       float64
 }
 
 // RuleComparison sets the audit's pageable async copies beside the ones
 // NVIDIA's cuda_memcpy_async rule lists.
 type RuleComparison struct {
-	Rule      string `json:"rule"`
-	Available bool   `json:"available"`
+	Rule      string
+	Available bool
 	// Source says how the rule's output was had ("nsys analyze", or the CSV
 	// file beside the capture); Note why it was not, when it was not.
-	Source string `json:"source,omitempty"`
-	Note   string `json:"note,omitempty"`
+	Source string
+	Note   string
 
-	RuleCount  int  `json:"ruleCount"`  // copies the rule lists
-	AuditCount int  `json:"auditCount"` // pageable async copies the audit found
-	Both       int  `json:"both"`
-	Agree      bool `json:"agree"`
+	RuleCount  int // copies the rule lists
+	AuditCount int // pageable async copies the audit found
+	Both       int
+	Agree      bool
 	// OnlyRule and OnlyAudit list (at most MaxEvidence of) the copies one
 	// side has and the other has not.
-	OnlyRule  []Flagged  `json:"onlyRule"`
-	OnlyAudit []Evidence `json:"onlyAudit"`
+	OnlyRule  []Flagged
+	OnlyAudit []Evidence
 }
 
 // RuleRows streams the copies a rule lists, in its order, to yield; it

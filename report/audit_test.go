@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/nsyscheck/nsyscheck/audit"
+	"github.com/nsyscheck/nsyscheck/auditjson"
 	"github.com/nsyscheck/nsyscheck/coverage"
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/framework"
@@ -27,7 +28,7 @@ import (
 // wrote (testdata/audits, kept by check's TestAuditFixtures).
 func fixture(t *testing.T, name string) *audit.Output {
 	t.Helper()
-	out, ok, err := audit.ReadOutput(filepath.Join("testdata", "audits", name+".json"))
+	out, ok, err := auditjson.ReadOutput(filepath.Join("testdata", "audits", name+".json"))
 	if !ok || err != nil {
 		t.Fatalf("fixture %s: %v %v", name, ok, err)
 	}
@@ -175,7 +176,7 @@ func TestWriteAudit(t *testing.T) {
 	if err := os.WriteFile(p, js.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	back, ok, err := audit.ReadOutput(p)
+	back, ok, err := auditjson.ReadOutput(p)
 	if !ok || err != nil {
 		t.Fatalf("ReadOutput of WriteAudit's JSON: %v %v", ok, err)
 	}
@@ -191,7 +192,7 @@ func TestWriteAudit(t *testing.T) {
 	}
 }
 
-// TestAuditEnvelopeVersion: the version audit.ReadOutput reads is the one
+// TestAuditEnvelopeVersion: the version auditjson.ReadOutput reads is the one
 // the envelope is written in.
 func TestAuditEnvelopeVersion(t *testing.T) {
 	if audit.EnvelopeVersion != SchemaVersion || audit.EnvelopeKind != KindAudit {
@@ -550,7 +551,7 @@ func TestAuditJSONLeavesOutWhatDoesNotExist(t *testing.T) {
 		if err := os.WriteFile(p, js.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		back, ok, err := audit.ReadOutput(p)
+		back, ok, err := auditjson.ReadOutput(p)
 		if !ok || err != nil {
 			t.Fatalf("%s: read back: %v %v", name, ok, err)
 		}

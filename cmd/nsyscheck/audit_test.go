@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/nsyscheck/nsyscheck/audit"
+	"github.com/nsyscheck/nsyscheck/auditjson"
 	"github.com/nsyscheck/nsyscheck/predictions"
 )
 
@@ -58,7 +59,7 @@ func TestSharePaths(t *testing.T) {
 
 // TestAuditJSONReadBack: the JSON of every shipped pair's audit reads back
 // with its check, which report makes again from the two audits and finds
-// the same, verdict and numbers (audit.ReadOutput refuses one it does not).
+// the same, verdict and numbers (auditjson.ReadOutput refuses one it does not).
 func TestAuditJSONReadBack(t *testing.T) {
 	pairs := [][2]string{{"train-pageable", "train-pinned"}, {"torch-prefetch-pageable", "torch-prefetch-pinned"},
 		{"pipeline-pageable", "pipeline-pinned"}, {"cupy-pageable", "cupy-pinned"}, {"driver-pageable", "driver-pinned"},
@@ -73,7 +74,7 @@ func TestAuditJSONReadBack(t *testing.T) {
 		if err := os.WriteFile(js, []byte(out), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		got, ok, err := audit.ReadOutput(js)
+		got, ok, err := auditjson.ReadOutput(js)
 		if !ok || err != nil || got.Check == nil {
 			t.Errorf("%v: read back %v %v", p, ok, err)
 		}

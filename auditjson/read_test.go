@@ -1,0 +1,144 @@
+package auditjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/nsyscheck/nsyscheck/audit"
+	"github.com/nsyscheck/nsyscheck/vocab"
+)
+
+func TestReadOutput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	head := `"schemaVersion": 1, "kind": "audit", "tool": {"name": "nsyscheck", "version": "x"}, `
+	// The envelope: one capture, and two with the check.
+	out, ok, err := ReadOutput(write("one.json", `{`+head+`"inputs": ["a"], "results": [{"capture": "a", "copies": 7}]}`))
+	if !ok || err != nil || out.Before.Copies != 7 || out.After != nil || out.Check != nil {
+		t.Errorf("envelope of one audit: %+v %v %v", out, ok, err)
+	}
+	// Two audits and their check, as audit BEFORE AFTER writes them (the
+	// training pair, which died).
+	train, ok, err := ReadOutput(filepath.Join("..", "report", "testdata", "audits", "train.json"))
+	if !ok || err != nil || train.Check == nil || train.Check.Verdict != audit.Died {
+		t.Fatalf("the training pair: %v %v", ok, err)
+	}
+	two := func(check *audit.Check) string {
+		b, _ := json.Marshal(FromAudit(train.Before))
+		a, _ := json.Marshal(FromAudit(train.After))
+		c, _ := json.Marshal(FromCheck(check))
+		return `{` + head + `"inputs": ["a", "b"], "results": [` + string(b) + `, ` + string(a) + `], "check": ` + string(c) + `}`
+	}
+	out, ok, err = ReadOutput(write("two.json", two(train.Check)))
+	if !ok || err != nil || out.Before.Copies != train.Before.Copies || out.After.Copies != train.After.Copies || out.Check == nil ||
+		!reflect.DeepEqual(out.Check, train.Check) {
+		t.Errorf("envelope of two audits: %+v %v %v", out, ok, err)
+	}
+	// A check its audits do not give is refused: a held verdict beside
+	// numbers that say died, an edited number.
+	edited := *train.Check
+	edited.Verdict = audit.Held
+	if _, ok, err := ReadOutput(write("held.json", two(&edited))); !ok || err == nil ||
+		!strings.Contains(err.Error(), "the check's verdict is held, but the numbers of its two audits give died") {
+		t.Errorf("an edited verdict: %v %v", ok, err)
+	}
+	edited = *train.Check
+	edited.HtoDAfterNs /= 10
+	if _, ok, err := ReadOutput(write("faster.json", two(&edited))); !ok || err == nil || !strings.Contains(err.Error(), "the check's htodAfterNs is not what its two audits give") {
+		t.Errorf("an edited number: %v %v", ok, err)
+	}
+	// The earlier form is still read.
+	out, ok, err = ReadOutput(write("legacy.json", `{"schemaVersion":"`+audit.LegacySchemaVersion+`","before":{"schemaVersion":"`+audit.LegacySchemaVersion+`","copies":7}}`))
+	if !ok || err != nil || out.Before.Copies != 7 || out.Check != nil {
+		t.Errorf("legacy audit JSON: %+v %v %v", out, ok, err)
+	}
+	// Not audits: verify's envelope, another file, none.
+	for _, p := range []string{write("r.json", `{"schemaVersion": 1, "kind": "verify", "results": []}`), write("a.txt", `{}`),
+		write("arr.json", `[1]`), filepath.Join(dir, "none.json")} {
+		if _, ok, err := ReadOutput(p); ok || err != nil {
+			t.Errorf("%s read as an audit: %v %v", p, ok, err)
+		}
+	}
+	// Audits that cannot be read say why.
+	for name, c := range map[string]struct{ body, want string }{
+		"legacy without before": {`{"schemaVersion":"` + audit.LegacySchemaVersion + `"}`, `no "before"`},
+		"newer version":         {`{"schemaVersion": 2, "kind": "audit", "results": [{}]}`, "schemaVersion 2; this nsyscheck reads version 1"},
+		"no results":            {`{` + head + `"inputs": [], "results": []}`, "0 results"},
+		"check of one":          {`{` + head + `"inputs": ["a"], "results": [{}], "check": {}}`, "a check needs the capture before and after"},
+		"check without a prediction": {`{` + head + `"inputs": ["a", "b"], "results": [{"copies": 7}, {"copies": 8}], "check": {"verdict": "held"}}`,
+			"the audit before the fix has no prediction"},
+		"null result": {`{` + head + `"inputs": ["a"], "results": [null]}`, "a null result"},
+		"bad field":   {`{` + head + `"inputs": ["a"], "results": [{"copies": "many"}]}`, "cannot be read"},
+	} {
+		_, ok, err := ReadOutput(write(strings.ReplaceAll(name, " ", "-")+".json", c.body))
+		if !ok || err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: ok %v, err %v; want %q", name, ok, err, c.want)
+		}
+	}
+}
+
+// TestReadLegacyOutput reads the training captures' audit as the release
+// before the envelope wrote it (testdata/train-audit.v1.json) and finds the
+// numbers a fresh audit of the same captures gives (report's fixture,
+// which check's TestAuditFixtures keeps): its copies, classes and the host
+// time of their host-to-device copy calls (its check, of copy call time
+// alone, held; the region check a fresh audit makes is another).
+func TestReadLegacyOutput(t *testing.T) {
+	out, ok, err := ReadOutput(filepath.Join("testdata", "train-audit.v1.json"))
+	if !ok || err != nil {
+		t.Fatalf("legacy audit: %v %v", ok, err)
+	}
+	fresh, ok, err := ReadOutput(filepath.Join("..", "report", "testdata", "audits", "train.json"))
+	if !ok || err != nil {
+		t.Fatalf("the training pair: %v %v", ok, err)
+	}
+	before, after := fresh.Before, fresh.After
+	if out.After == nil || out.Check == nil || out.Before.Copies != before.Copies || out.After.Copies != after.Copies ||
+		len(out.Before.Classes) != len(before.Classes) || out.Check.HtoDBeforeNs != before.Sum(vocab.CopyHtoD, "", "").HostNs ||
+		out.Check.HtoDAfterNs != after.Sum(vocab.CopyHtoD, "", "").HostNs || out.Check.Verdict != audit.Held {
+		t.Errorf("legacy audit read as %+v, check %+v", out.Before, out.Check)
+	}
+}
+
+// The JSON names tools read are fixed: the regions' and the check's among
+// them, and a value that does not exist left out.
+func TestJSONFieldNames(t *testing.T) {
+	train, ok, err := ReadOutput(filepath.Join("..", "report", "testdata", "audits", "train.json"))
+	if !ok || err != nil {
+		t.Fatalf("the training pair: %v %v", ok, err)
+	}
+	for what, v := range map[string]any{"audit": FromAudit(train.Before), "check": FromCheck(train.Check)} {
+		data, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{`"regions":[{"name":"(capture)","instances":1,"medianMs":`, `"replayMedianMs":`, `"predictedMedianMs":`,
+			`"predictedSpanHighMs":`, `"overlap":{"measured":`, `"fit":{"median":`, `"medianCI":{"lowMs":`}
+		if what == "audit" {
+			want = append(want, `"classes":`, `"topOffenders":`, `"findings":`, `"prediction":`, `"hostNs":`, `"gpuGBps":`,
+				`"nvtxRange":"step"`, `"savedLowNs":`, `"htod":`, `"pageableShare":`, `"measure":"median"`, `"exposures":[]`)
+		} else {
+			want = append(want, `"afterMedianMs":`, `"afterSpanMs":`, `"verdict":"died"`, `"boundLowMs":`, `"tolerance":{"model":0.05,`)
+		}
+		for _, f := range want {
+			if !bytes.Contains(data, []byte(f)) {
+				t.Errorf("%s JSON lacks %s:\n%.2000s", what, f, data)
+			}
+		}
+		// The whole capture has one instance: no period.
+		if bytes.Contains(data, []byte(`"name":"(capture)","instances":1,`)) && bytes.Contains(data[:bytes.Index(data, []byte(`"name":"(capture)"`))+400], []byte(`"period":`)) {
+			t.Errorf("%s JSON gives the whole capture a period", what)
+		}
+	}
+}
