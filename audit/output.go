@@ -15,6 +15,9 @@ func (o *Output) MapPaths(f func(string) string) {
 		for i := range au.Files {
 			au.Files[i] = f(au.Files[i])
 		}
+		if au.Link != nil {
+			au.Link.File = f(au.Link.File)
+		}
 		if au.NVIDIA != nil {
 			au.NVIDIA.Source = f(au.NVIDIA.Source)
 			au.NVIDIA.Note = f(au.NVIDIA.Note)

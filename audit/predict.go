@@ -20,10 +20,38 @@ type Rates struct {
 	// 0 when not measured.
 	AsyncCallNs float64
 	// LinkGBps is the host-device link's rate in GB/s (1e9 bytes/s);
-	// LinkSource says where it comes from.
-	LinkGBps   float64
-	LinkSource string
+	// Link says where it comes from.
+	LinkGBps float64
+	Link     LinkOrigin
 }
+
+// LinkOrigin says where a link's rate came from: assumed (a PCIe
+// generation and width no input gave), given with --link-gbps, or the
+// rated link of a run folder's GPU (its run.json).
+type LinkOrigin struct {
+	Kind LinkKind
+	// Gen and Width are the PCIe link's generation and lanes (assumed, or
+	// the run's); GPU names the run's GPU and File its run.json.
+	Gen, Width int
+	GPU, File  string
+	// GBps is the rate it gives.
+	GBps float64
+}
+
+// LinkKind is how a link's rate was had.
+type LinkKind int
+
+// How a link's rate was had.
+const (
+	LinkAssumed LinkKind = iota // no run folder or flag gave it
+	LinkFlag                    // --link-gbps
+	LinkRun                     // a --rates run folder's run.json
+)
+
+// FromLink is what the replay's costs name as where a cost of the link's
+// rate came from (replay.CostUse.GPUFrom, GroupPrediction.From):
+// Audit.Link says where, typed.
+const FromLink = "link"
 
 // RatePoint is one timed pinned copy size, as the replay's rate coster
 // takes it.

@@ -31,7 +31,7 @@ func (r *Rates) Coster() *replay.RateCoster {
 	if r == nil {
 		return replay.NewRateCoster(nil, "", 0, 0, "")
 	}
-	return replay.NewRateCoster(r.Copies, r.Source, r.AsyncCallNs, r.LinkGBps, r.LinkSource)
+	return replay.NewRateCoster(r.Copies, r.Source, r.AsyncCallNs, r.LinkGBps, FromLink)
 }
 
 // PinByOf is how a program on the framework is to pin its buffers: PyTorch
@@ -57,19 +57,26 @@ type Replayed struct {
 	Timeline  *timeline.Timeline
 	Result    *replay.Result
 	Framework framework.Detection
-	// PinByFrom says who chose the way to pin: PinByFramework, or the
-	// flag's name.
-	PinByFrom string
+	// PinByFrom says who chose the way to pin.
+	PinByFrom PinChooser
+	// Link is where the rates' link rate came from, nil without rates.
+	Link *LinkOrigin
 }
 
-// PinByFramework says the way to pin was chosen from the framework.
-const PinByFramework = "framework"
+// PinChooser says who chose the way to pin.
+type PinChooser int
+
+// Who chose the way to pin.
+const (
+	PinByFramework PinChooser = iota // the framework the capture ran on (PinByOf)
+	PinByFlag                        // the user, with --pin-by
+)
 
 // Replay says how the what-if pinned the capture's copies.
 type Replay struct {
 	// PinBy is how the buffers were taken to be pinned; PinByFrom who chose.
 	PinBy     replay.PinBy
-	PinByFrom string
+	PinByFrom PinChooser
 	// Recosted, Uncosted and Kept count the pageable copies re-costed as
 	// pinned, left as measured for want of a cost, and kept as measured
 	// because no copy call made them; Forced the dependencies a replay
@@ -166,6 +173,7 @@ func unlaunched(tl *timeline.Timeline) int64 {
 func (au *Audit) setReplay(r Replayed) {
 	res := r.Result
 	au.Framework = r.Framework
+	au.Link = r.Link
 	au.Regions = regionsOf(res.Regions)
 	au.kernels = kernelsOf(r.Timeline)
 	why := &NotPredicted{}

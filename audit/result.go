@@ -64,6 +64,10 @@ type Audit struct {
 	// NVIDIA compares the pageable async copies with NVIDIA's
 	// cuda_memcpy_async rule; nil until Compare is called.
 	NVIDIA *RuleComparison
+	// Link is where the link rate the replay's costs may use came from
+	// (FromLink names it in the costs); nil for an audit read back from
+	// JSON, whose costs name it in words.
+	Link *LinkOrigin
 
 	Missing []records.Gap
 	// Coverage is what the capture can and cannot show (Cover): what nsys

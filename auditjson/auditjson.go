@@ -9,6 +9,8 @@
 package auditjson
 
 import (
+	"fmt"
+
 	"github.com/nsyscheck/nsyscheck/audit"
 	"github.com/nsyscheck/nsyscheck/replay"
 )
@@ -103,4 +105,34 @@ func deref[T any](p *T) T {
 		v = *p
 	}
 	return v
+}
+
+// PinChooser is who chose the way to pin (audit.PinChooser), spelt as
+// the schema has it: "framework", or "--pin-by" for the user's flag.
+type PinChooser audit.PinChooser
+
+// pinChoosers spell each chooser.
+var pinChoosers = map[PinChooser]string{
+	PinChooser(audit.PinByFramework): "framework",
+	PinChooser(audit.PinByFlag):      "--pin-by",
+}
+
+// MarshalText spells the chooser.
+func (c PinChooser) MarshalText() ([]byte, error) {
+	if s, ok := pinChoosers[c]; ok {
+		return []byte(s), nil
+	}
+	return nil, fmt.Errorf("no spelling for the way to pin's chooser %d", c)
+}
+
+// UnmarshalText reads a chooser's spelling, refusing one the schema does
+// not have.
+func (c *PinChooser) UnmarshalText(b []byte) error {
+	for k, s := range pinChoosers {
+		if s == string(b) {
+			*c = k
+			return nil
+		}
+	}
+	return fmt.Errorf("pinByFrom %q: want \"framework\" or \"--pin-by\"", b)
 }

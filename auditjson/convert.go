@@ -686,7 +686,7 @@ func toReplayMisfit(j ReplayMisfit) replay.Misfit {
 func fromReplay(v audit.Replay) Replay {
 	return Replay{
 		PinBy:       v.PinBy,
-		PinByFrom:   v.PinByFrom,
+		PinByFrom:   PinChooser(v.PinByFrom),
 		Recosted:    v.Recosted,
 		Uncosted:    v.Uncosted,
 		Kept:        v.Kept,
@@ -700,7 +700,7 @@ func fromReplay(v audit.Replay) Replay {
 func toReplay(j Replay) audit.Replay {
 	return audit.Replay{
 		PinBy:       j.PinBy,
-		PinByFrom:   j.PinByFrom,
+		PinByFrom:   audit.PinChooser(j.PinByFrom),
 		Recosted:    j.Recosted,
 		Uncosted:    j.Uncosted,
 		Kept:        j.Kept,

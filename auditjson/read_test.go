@@ -142,3 +142,19 @@ func TestJSONFieldNames(t *testing.T) {
 		}
 	}
 }
+
+// Who chose the way to pin is spelt as the schema has it, and a spelling
+// it does not have is refused.
+func TestPinChooser(t *testing.T) {
+	for c, want := range map[audit.PinChooser]string{audit.PinByFramework: `"framework"`, audit.PinByFlag: `"--pin-by"`} {
+		b, err := json.Marshal(PinChooser(c))
+		var back PinChooser
+		if err != nil || string(b) != want || json.Unmarshal(b, &back) != nil || audit.PinChooser(back) != c {
+			t.Errorf("%d: %s %v, back %d", c, b, err, back)
+		}
+	}
+	var c PinChooser
+	if err := json.Unmarshal([]byte(`"the user"`), &c); err == nil || !strings.Contains(err.Error(), `pinByFrom "the user"`) {
+		t.Errorf("an unknown chooser: %v", err)
+	}
+}

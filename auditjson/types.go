@@ -325,7 +325,7 @@ type ReplayMisfit struct {
 // Replay is the JSON of audit.Replay.
 type Replay struct {
 	PinBy       replay.PinBy    `json:"pinBy"`
-	PinByFrom   string          `json:"pinByFrom"`
+	PinByFrom   PinChooser      `json:"pinByFrom"`
 	Recosted    int             `json:"recosted"`
 	Uncosted    int             `json:"uncosted"`
 	Kept        int             `json:"kept"`

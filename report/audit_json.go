@@ -42,6 +42,19 @@ func auditJSON(au *audit.Audit) auditjson.Audit {
 			j.Diagnostics = append(j.Diagnostics, auditjson.Diagnostic{Code: d.Code, Level: d.Level, Message: d.Full()})
 		}
 	}
+	// The costs of the link's rate name where it came from, in words.
+	if j.Replay != nil {
+		for i := range j.Replay.Costs {
+			c := &j.Replay.Costs[i]
+			c.CallFrom, c.GPUFrom = fromWords(au, c.CallFrom), fromWords(au, c.GPUFrom)
+		}
+	}
+	if j.Prediction != nil {
+		for i := range j.Prediction.Groups {
+			g := &j.Prediction.Groups[i]
+			g.From = fromWords(au, g.From)
+		}
+	}
 	for _, d := range diagViews(au.Exposures) {
 		j.Exposures = append(j.Exposures, d.Message)
 	}

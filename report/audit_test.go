@@ -616,7 +616,7 @@ func TestAuditUnpredictedWords(t *testing.T) {
 		Groups: []audit.GroupPrediction{{Direction: vocab.CopyHtoD, APIKind: audit.Async, SizeBucket: "1MiB-16MiB", Count: 2, Bytes: 2e6,
 			BeforeNs: 5e6, AfterNs: 5e6, Uncosted: 2, Source: audit.SourceNone}}}
 	c := &audit.Check{HtoDBeforeNs: 5e6, PredictedAfterNs: 5e6, PredictedAfterLowNs: 5e6, PredictedAfterHighNs: 5e6}
-	for _, s := range append(predictionWords(p, nil), htodPredictedWords(c, p)) {
+	for _, s := range append(predictionWords(&audit.Audit{Prediction: p}, nil), htodPredictedWords(c, p)) {
 		if !strings.Contains(s, "not predicted") || strings.Contains(s, "->") || strings.Contains(s, "predicted 5.0 ms") {
 			t.Errorf("unpredicted: %q", s)
 		}
@@ -624,5 +624,38 @@ func TestAuditUnpredictedWords(t *testing.T) {
 	p.Groups[0].Uncosted = 1
 	if w := htodPredictedWords(c, p); w != "predicted 5.0 ms, bound 5.0 ms to 5.0 ms" {
 		t.Errorf("one copy costed: %q", w)
+	}
+}
+
+// Where the link's rate came from is typed in the audit and worded here:
+// the costs that name the link (audit.FromLink) say it in the text and the
+// JSON, a run folder's run.json by its path as MapPaths names it; a cost
+// read back from JSON keeps its words.
+func TestAuditLinkWords(t *testing.T) {
+	for _, c := range []struct {
+		link audit.LinkOrigin
+		want string
+	}{
+		{audit.LinkOrigin{Kind: audit.LinkAssumed, Gen: 5, Width: 16, GBps: 63.015}, "assumed PCIe 5.0 x16, 63.0 GB/s; pass --link-gbps or --rates to give the real link"},
+		{audit.LinkOrigin{Kind: audit.LinkFlag, GBps: 31.5}, "--link-gbps"},
+		{audit.LinkOrigin{Kind: audit.LinkRun, Gen: 4, Width: 16, GPU: "NVIDIA T4", File: "/home/me/run/run.json", GBps: 31.5}, "PCIe 4.0 x16 of NVIDIA T4, from RUN/run.json"},
+	} {
+		link := c.link
+		au := &audit.Audit{Capture: "x", Link: &link,
+			Replay:     &audit.Replay{Costs: []replay.CostUse{{GPUSource: audit.SourceLink, GPUFrom: audit.FromLink}}},
+			Prediction: &audit.Prediction{Groups: []audit.GroupPrediction{{Source: audit.SourceLink, From: audit.FromLink}}}}
+		out := &audit.Output{Before: au}
+		out.MapPaths(func(p string) string { return strings.Replace(p, "/home/me/run", "RUN", 1) })
+		j := auditJSON(au)
+		if j.Replay.Costs[0].GPUFrom != c.want || j.Prediction.Groups[0].From != c.want || au.Replay.Costs[0].GPUFrom != audit.FromLink {
+			t.Errorf("%+v: JSON %q and %q, want %q", c.link, j.Replay.Costs[0].GPUFrom, j.Prediction.Groups[0].From, c.want)
+		}
+		if w := groupSourceWords(au, au.Prediction.Groups[0]); w != "the link: "+c.want {
+			t.Errorf("%+v: %q", c.link, w)
+		}
+	}
+	read := &audit.Audit{Replay: &audit.Replay{Costs: []replay.CostUse{{GPUSource: audit.SourceLink, GPUFrom: "as written"}}}}
+	if w := costSourcesWords(read, read.Replay.Costs); !strings.HasSuffix(w, "(as written)") {
+		t.Errorf("read back: %q", w)
 	}
 }

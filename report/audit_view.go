@@ -411,8 +411,8 @@ func replayNote(au *audit.Audit) string {
 		how = "each buffer copied into pinned memory first, which the high bound pays on the host"
 	}
 	from := "as " + frameworkWords[au.Framework.Framework] + " pins"
-	if rp.PinByFrom != audit.PinByFramework {
-		from = "as " + rp.PinByFrom + " says"
+	if rp.PinByFrom == audit.PinByFlag {
+		from = "as --pin-by says"
 	}
 	if rp.Recosted+rp.Uncosted+rp.Kept == 0 {
 		return "the capture has no copy from pageable memory for the what-if to pin: its prediction is the replay as captured"
@@ -424,11 +424,32 @@ func replayNote(au *audit.Audit) string {
 	if rp.Kept > 0 {
 		s += fmt.Sprintf("; %s made by CUDA graphs were kept as measured", nounsOf(int64(rp.Kept), "copy"))
 	}
-	return s + "; " + costSourcesWords(rp.Costs)
+	return s + "; " + costSourcesWords(au, rp.Costs)
+}
+
+// linkWords says where a link's rate came from.
+func linkWords(o audit.LinkOrigin) string {
+	switch o.Kind {
+	case audit.LinkFlag:
+		return "--link-gbps"
+	case audit.LinkRun:
+		return fmt.Sprintf("PCIe %d.0 x%d of %s, from %s", o.Gen, o.Width, o.GPU, o.File)
+	}
+	return fmt.Sprintf("assumed PCIe %d.0 x%d, %.1f GB/s; pass --link-gbps or --rates to give the real link", o.Gen, o.Width, o.GBps)
+}
+
+// fromWords says where a cost of the audit came from: the link's origin in
+// words where the cost names the link (audit.FromLink), else what it names
+// (a run folder; or, read back from JSON, the words as written).
+func fromWords(au *audit.Audit, from string) string {
+	if from == audit.FromLink && au.Link != nil {
+		return linkWords(*au.Link)
+	}
+	return from
 }
 
 // costSourcesWords names where the what-if's call and GPU costs came from.
-func costSourcesWords(costs []replay.CostUse) string {
+func costSourcesWords(au *audit.Audit, costs []replay.CostUse) string {
 	calls, gpus := map[string]bool{}, map[string]bool{}
 	for _, c := range costs {
 		if c.CallSource != "" {
@@ -454,7 +475,7 @@ func costSourcesWords(costs []replay.CostUse) string {
 	for _, c := range costs {
 		if c.GPUSource == audit.SourceLink && c.GPUFrom != "" {
 			// Where the link's rate comes from, which says when it is assumed.
-			return s + " (" + c.GPUFrom + ")"
+			return s + " (" + fromWords(au, c.GPUFrom) + ")"
 		}
 	}
 	return s
@@ -837,7 +858,7 @@ func detailOf(au *audit.Audit, verbose bool) auditDetail {
 		fv.More = len(f.Evidence) - len(shown)
 		d.Findings = append(d.Findings, fv)
 	}
-	d.Prediction = predictionWords(au.Prediction, coverage.HidesSaving(au.Diagnostics))
+	d.Prediction = predictionWords(au, coverage.HidesSaving(au.Diagnostics))
 	d.Replay = replayWords(au)
 	if au.NVIDIA != nil {
 		rule := ruleSummary(au.NVIDIA)
@@ -867,7 +888,8 @@ func detailOf(au *audit.Audit, verbose bool) auditDetail {
 // time, group by group.
 // saving lists the diagnostics that say what pinning would save may lie
 // outside what the capture shows (coverage.HidesSaving).
-func predictionWords(p *audit.Prediction, saving []diag.Code) []string {
+func predictionWords(au *audit.Audit, saving []diag.Code) []string {
+	p := au.Prediction
 	if p == nil {
 		return nil
 	}
@@ -891,7 +913,7 @@ func predictionWords(p *audit.Prediction, saving []diag.Code) []string {
 			continue
 		}
 		out = append(out, fmt.Sprintf("%s %s %s: %s, %s now -> %s (%s-%s) from %s", g.Direction, g.APIKind, g.SizeBucket,
-			nounsOf(g.Count, "copy"), ns(g.BeforeNs), ns(g.AfterNs), ns(g.AfterLowNs), ns(g.AfterHighNs), groupSourceWords(g)))
+			nounsOf(g.Count, "copy"), ns(g.BeforeNs), ns(g.AfterNs), ns(g.AfterLowNs), ns(g.AfterHighNs), groupSourceWords(au, g)))
 	}
 	if p.PinCopyNs > 0 {
 		out = append(out, fmt.Sprintf("copying the buffers into pinned memory costs up to %s more on the host, outside the copy calls (the high bound of the regions pays it)", ns(p.PinCopyNs)))
@@ -900,14 +922,14 @@ func predictionWords(p *audit.Prediction, saving []diag.Code) []string {
 }
 
 // groupSourceWords says where a group's pinned cost came from.
-func groupSourceWords(g audit.GroupPrediction) string {
+func groupSourceWords(au *audit.Audit, g audit.GroupPrediction) string {
 	switch g.Source {
 	case audit.SourceCapture:
 		return fmt.Sprintf("%s of this capture (median, 10th-90th percentile)", nounsOf(int64(g.Samples), "pinned "+string(g.APIKind)+" call"))
 	case audit.SourceRun:
-		return "the pinned copies timed in " + g.From
+		return "the pinned copies timed in " + fromWords(au, g.From)
 	case audit.SourceLink:
-		return "the link: " + g.From
+		return "the link: " + fromWords(au, g.From)
 	case audit.SourceLaunch:
 		return fmt.Sprintf("%s of this capture, which enqueue as a pinned copy call does (median, 10th-90th percentile)", nounsOf(int64(g.Samples), "kernel launch call"))
 	case audit.SourceNone:
