@@ -455,7 +455,7 @@ func TestCompareRule(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rc, err := au.CompareRule("cuda_memcpy_async", "test", side, again)
+		rc, err := au.CompareRule("cuda_memcpy_async", RuleSource{Kind: RuleSourceCSV, Path: "test"}, side, again)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -482,7 +482,7 @@ func TestCompareRule(t *testing.T) {
 	}
 	// Copies read again that are not those read first are an error.
 	side, _ := ReadRule(FlaggedRows([]Flagged{{PID: 1, Start: 100}}))
-	if _, err := au.CompareRule("cuda_memcpy_async", "test", side, func(*Accumulator) error { return nil }); err == nil {
+	if _, err := au.CompareRule("cuda_memcpy_async", RuleSource{Kind: RuleSourceCSV, Path: "test"}, side, func(*Accumulator) error { return nil }); err == nil {
 		t.Error("a second read that found no copies was taken")
 	}
 	au.RuleUnavailable("cuda_memcpy_async", "nsys is not installed")

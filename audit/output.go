@@ -19,7 +19,8 @@ func (o *Output) MapPaths(f func(string) string) {
 			au.Link.File = f(au.Link.File)
 		}
 		if au.NVIDIA != nil {
-			au.NVIDIA.Source = f(au.NVIDIA.Source)
+			au.NVIDIA.Source.Path = f(au.NVIDIA.Source.Path)
+			au.NVIDIA.Source.Text = f(au.NVIDIA.Source.Text)
 			au.NVIDIA.Note = f(au.NVIDIA.Note)
 		}
 		diag.MapPaths(au.Diagnostics, f)

@@ -136,3 +136,11 @@ func (c *PinChooser) UnmarshalText(b []byte) error {
 	}
 	return fmt.Errorf("pinByFrom %q: want \"framework\" or \"--pin-by\"", b)
 }
+
+// ruleSourceRead is the rule's source read back: its words, as written.
+func ruleSourceRead(words string) audit.RuleSource {
+	if words == "" {
+		return audit.RuleSource{}
+	}
+	return audit.RuleSource{Kind: audit.RuleSourceRead, Text: words}
+}

@@ -765,7 +765,7 @@ func fromRuleComparison(v audit.RuleComparison) RuleComparison {
 	return RuleComparison{
 		Rule:       v.Rule,
 		Available:  v.Available,
-		Source:     v.Source,
+		Source:     "", // in words: report gives them
 		Note:       v.Note,
 		RuleCount:  v.RuleCount,
 		AuditCount: v.AuditCount,
@@ -780,7 +780,7 @@ func toRuleComparison(j RuleComparison) audit.RuleComparison {
 	return audit.RuleComparison{
 		Rule:       j.Rule,
 		Available:  j.Available,
-		Source:     j.Source,
+		Source:     ruleSourceRead(j.Source),
 		Note:       j.Note,
 		RuleCount:  j.RuleCount,
 		AuditCount: j.AuditCount,

@@ -345,7 +345,7 @@ func readRunRates(dir string, r *audit.Rates) error {
 // (source); or why they were not (note). close removes what nsys wrote.
 type ruleResult struct {
 	side   *audit.RuleSide
-	source string
+	source audit.RuleSource
 	note   string
 	close  func()
 }
@@ -380,7 +380,7 @@ func nvidiaRule(ctx context.Context, path, db, nsysOverride string) ruleResult {
 			if err == nil {
 				side, err := audit.ReadRule(ruleRows(a.CSV))
 				if err == nil {
-					return ruleResult{side: side, source: "nsys analyze -r " + nsysrule.AllArg + " on " + db + ", run beside the audit's stream",
+					return ruleResult{side: side, source: audit.RuleSource{Kind: audit.RuleSourceAnalyze, Path: db},
 						close: func() { a.Close() }}
 				}
 				a.Close()
@@ -398,11 +398,7 @@ func nvidiaRule(ctx context.Context, path, db, nsysOverride string) ruleResult {
 		if err != nil {
 			return ruleResult{note: err.Error(), close: func() {}}
 		}
-		src := "the rule's CSV beside the capture, " + p
-		if side.Count() == nsysrule.DefaultRows {
-			src += fmt.Sprintf(" (exactly %d rows: nsys analyze's default limit; make it with -r %s to list every copy)",
-				nsysrule.DefaultRows, nsysrule.AllArg)
-		}
+		src := audit.RuleSource{Kind: audit.RuleSourceCSV, Path: p, Capped: side.Count() == nsysrule.DefaultRows}
 		return ruleResult{side: side, source: src, close: func() {}}
 	}
 	notes = append(notes, "no *_"+nsysrule.Name+".csv beside the capture")

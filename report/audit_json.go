@@ -42,6 +42,9 @@ func auditJSON(au *audit.Audit) auditjson.Audit {
 			j.Diagnostics = append(j.Diagnostics, auditjson.Diagnostic{Code: d.Code, Level: d.Level, Message: d.Full()})
 		}
 	}
+	if j.NVIDIA != nil {
+		j.NVIDIA.Source = ruleSourceWords(au.NVIDIA.Source)
+	}
 	// The costs of the link's rate name where it came from, in words.
 	if j.Replay != nil {
 		for i := range j.Replay.Costs {

@@ -460,10 +460,14 @@ func TestRuleSummary(t *testing.T) {
 		rc   audit.RuleComparison
 		want string
 	}{
-		{audit.RuleComparison{Rule: "r", Source: "s", Available: true, Agree: true, Both: 1, RuleCount: 1, AuditCount: 1},
+		{audit.RuleComparison{Rule: "r", Source: audit.RuleSource{Kind: audit.RuleSourceRead, Text: "s"}, Available: true, Agree: true, Both: 1, RuleCount: 1, AuditCount: 1},
 			"NVIDIA's r rule (s) agrees: it lists the same 1 pageable async copy"},
-		{audit.RuleComparison{Rule: "r", Source: "s", Available: true, Both: 1, RuleCount: 2, AuditCount: 3},
+		{audit.RuleComparison{Rule: "r", Source: audit.RuleSource{Kind: audit.RuleSourceRead, Text: "s"}, Available: true, Both: 1, RuleCount: 2, AuditCount: 3},
 			"NVIDIA's r rule (s) disagrees: it lists 2 copies, the audit 3 pageable async copies, 1 in both"},
+		{audit.RuleComparison{Rule: "r", Source: audit.RuleSource{Kind: audit.RuleSourceAnalyze, Path: "a.sqlite"}, Available: true, Agree: true, Both: 1, RuleCount: 1, AuditCount: 1},
+			"NVIDIA's r rule (nsys analyze -r cuda_memcpy_async:rows=-1 on a.sqlite, run beside the audit's stream) agrees: it lists the same 1 pageable async copy"},
+		{audit.RuleComparison{Rule: "r", Source: audit.RuleSource{Kind: audit.RuleSourceCSV, Path: "a_cuda_memcpy_async.csv", Capped: true}, Available: true, Both: 1, RuleCount: 2, AuditCount: 3},
+			"NVIDIA's r rule (the rule's CSV beside the capture, a_cuda_memcpy_async.csv (exactly 50 rows: nsys analyze's default limit; make it with -r cuda_memcpy_async:rows=-1 to list every copy)) disagrees: it lists 2 copies, the audit 3 pageable async copies, 1 in both"},
 		{audit.RuleComparison{Rule: "r", Note: "nsys is not installed"}, "NVIDIA's r rule: not compared: nsys is not installed"},
 	} {
 		if got := ruleSummary(&c.rc); got != c.want {

@@ -9,6 +9,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/coverage"
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/framework"
+	"github.com/nsyscheck/nsyscheck/nsysrule"
 	"github.com/nsyscheck/nsyscheck/replay"
 	"github.com/nsyscheck/nsyscheck/timeline"
 	"github.com/nsyscheck/nsyscheck/vocab"
@@ -987,8 +988,26 @@ func ruleSummary(rc *audit.RuleComparison) string {
 		return fmt.Sprintf("NVIDIA's %s rule: not compared: %s", rc.Rule, rc.Note)
 	}
 	if rc.Agree {
-		return fmt.Sprintf("NVIDIA's %s rule (%s) agrees: it lists the same %s", rc.Rule, rc.Source, nounsOf(int64(rc.Both), "pageable async copy"))
+		return fmt.Sprintf("NVIDIA's %s rule (%s) agrees: it lists the same %s", rc.Rule, ruleSourceWords(rc.Source), nounsOf(int64(rc.Both), "pageable async copy"))
 	}
 	return fmt.Sprintf("NVIDIA's %s rule (%s) disagrees: it lists %s, the audit %s, %d in both",
-		rc.Rule, rc.Source, nounsOf(int64(rc.RuleCount), "copy"), nounsOf(int64(rc.AuditCount), "pageable async copy"), rc.Both)
+		rc.Rule, ruleSourceWords(rc.Source), nounsOf(int64(rc.RuleCount), "copy"), nounsOf(int64(rc.AuditCount), "pageable async copy"), rc.Both)
+}
+
+// ruleSourceWords says how NVIDIA's rule's copies were had.
+func ruleSourceWords(s audit.RuleSource) string {
+	switch s.Kind {
+	case audit.RuleSourceAnalyze:
+		return "nsys analyze -r " + nsysrule.AllArg + " on " + s.Path + ", run beside the audit's stream"
+	case audit.RuleSourceCSV:
+		w := "the rule's CSV beside the capture, " + s.Path
+		if s.Capped {
+			w += fmt.Sprintf(" (exactly %d rows: nsys analyze's default limit; make it with -r %s to list every copy)",
+				nsysrule.DefaultRows, nsysrule.AllArg)
+		}
+		return w
+	case audit.RuleSourceRead:
+		return s.Text
+	}
+	return ""
 }

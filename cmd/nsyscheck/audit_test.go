@@ -17,12 +17,12 @@ func TestShareableAudit(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", cache)
 	db := filepath.Join(cache, "nsyscheck", "exports", "app.nsyscheck.sqlite")
 	au := &audit.Audit{Capture: "ro/app.nsys-rep", Files: []string{"ro/app.nsys-rep", db},
-		NVIDIA: &audit.RuleComparison{Source: "nsys analyze -r cuda_memcpy_async:rows=-1 on " + db}}
+		NVIDIA: &audit.RuleComparison{Source: audit.RuleSource{Kind: audit.RuleSourceAnalyze, Path: db}}}
 	out := &audit.Output{Before: au}
 	out.MapPaths(sharePaths(cacheRule()).apply)
 	want := "cache:" + filepath.Join("nsyscheck", "exports", "app.nsyscheck.sqlite")
-	if au.Files[0] != "ro/app.nsys-rep" || au.Files[1] != want || au.NVIDIA.Source != "nsys analyze -r cuda_memcpy_async:rows=-1 on "+want {
-		t.Errorf("files %v, rule source %q; want %s", au.Files, au.NVIDIA.Source, want)
+	if au.Files[0] != "ro/app.nsys-rep" || au.Files[1] != want || au.NVIDIA.Source.Path != want {
+		t.Errorf("files %v, rule source %+v; want %s", au.Files, au.NVIDIA.Source, want)
 	}
 }
 
