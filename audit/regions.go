@@ -37,7 +37,16 @@ type Region struct {
 	// what-if re-costed no copy from pageable memory though it had some to
 	// re-cost: a replay that changed nothing predicts nothing.
 	NotPredicted *NotPredicted `json:"notPredicted,omitempty"`
+	// loading is the host time calls that load device code held inside
+	// the region (loadingOf), which the check weighs against the capture
+	// after's.
+	loading replay.Outside
 }
+
+// LoadingMs is the host time calls that load device code (LoadsModule)
+// held inside the region, in its measure: the median instance's, or every
+// instance's for the span.
+func (r *Region) LoadingMs() float64 { return r.pick(r.loading.MedianMs, r.loading.TotalMs) }
 
 // NotPredicted says why a region has no prediction: the what-if re-costed
 // no copy though it had some to re-cost (Uncosted), or the replay saw no

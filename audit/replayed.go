@@ -167,6 +167,14 @@ func (au *Audit) setReplay(r Replayed) {
 	res := r.Result
 	au.Framework = r.Framework
 	au.Regions = regionsOf(res.Regions)
+	names := make([]string, len(au.Regions))
+	for i := range au.Regions {
+		names[i] = au.Regions[i].Name
+	}
+	loading := loadingOf(r.Timeline, names)
+	for i := range au.Regions {
+		au.Regions[i].loading = loading[au.Regions[i].Name]
+	}
 	au.kernels = kernelsOf(r.Timeline)
 	why := &NotPredicted{}
 	if res.Recosted == 0 {
