@@ -358,7 +358,7 @@ func judgeRegion(r Region, after *Audit, match map[string]string, skip Why, unse
 	}
 	rc.AfterInstances, rc.AfterMedianMs, rc.AfterSpanMs = a.Instances, a.MedianMs, a.SpanMs
 	rc.AfterOverlap, rc.AfterCopyCallMs, rc.AfterOutside = a.Overlap.Measured, a.CopyCallMs, a.Outside
-	rc.LoadingMs, rc.AfterLoadingMs = r.LoadingMs(), a.pick(a.loading.MedianMs, a.loading.TotalMs)
+	rc.LoadingMs, rc.AfterLoadingMs = r.LoadingMs(), a.loadingIn(r.Measure)
 	t := rc.AfterMs()
 	rc.Faster = t < r.Time()*(1-MinGain)
 	switch {

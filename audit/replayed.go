@@ -173,7 +173,9 @@ func (au *Audit) setReplay(r Replayed) {
 	}
 	loading := loadingOf(r.Timeline, names)
 	for i := range au.Regions {
-		au.Regions[i].loading = loading[au.Regions[i].Name]
+		if l, ok := loading[au.Regions[i].Name]; ok {
+			au.Regions[i].Loading = &l
+		}
 	}
 	au.kernels = kernelsOf(r.Timeline)
 	why := &NotPredicted{}

@@ -44,7 +44,7 @@ func loadingOf(tl *timeline.Timeline, names []string) map[string]replay.Outside 
 	out := map[string]replay.Outside{}
 	for _, n := range names {
 		v := per[n]
-		if len(v) == 0 {
+		if slices.Max(append(v, 0)) == 0 {
 			continue
 		}
 		var total float64
@@ -59,4 +59,16 @@ func loadingOf(tl *timeline.Timeline, names []string) map[string]replay.Outside 
 		out[n] = replay.Outside{MedianMs: med, TotalMs: total}
 	}
 	return out
+}
+
+// loadingIn is the region's loading in measure m (the region before's,
+// for the region after it is compared with), 0 when none.
+func (r *Region) loadingIn(m Measure) float64 {
+	if r.Loading == nil {
+		return 0
+	}
+	if m == MeasureSpan {
+		return r.Loading.TotalMs
+	}
+	return r.Loading.MedianMs
 }
