@@ -195,6 +195,7 @@ func fromRegion(v audit.Region) Region {
 		Measure:       v.Measure,
 		PageableShare: v.PageableShare,
 		NotPredicted:  mapPtr(v.NotPredicted, fromNotPredicted),
+		Loading:       mapPtr(v.Loading, fromReplayOutside),
 	}
 }
 
@@ -204,6 +205,7 @@ func toRegion(j Region) audit.Region {
 		Measure:       j.Measure,
 		PageableShare: j.PageableShare,
 		NotPredicted:  mapPtr(j.NotPredicted, toNotPredicted),
+		Loading:       mapPtr(j.Loading, toReplayOutside),
 	}
 }
 
@@ -994,6 +996,8 @@ func fromRegionCheck(v audit.RegionCheck) RegionCheck {
 		AfterOverlap:    v.AfterOverlap,
 		AfterCopyCallMs: v.AfterCopyCallMs,
 		AfterOutside:    fromReplayOutside(v.AfterOutside),
+		LoadingMs:       v.LoadingMs,
+		AfterLoadingMs:  v.AfterLoadingMs,
 		BoundLowMs:      v.BoundLowMs,
 		BoundHighMs:     v.BoundHighMs,
 		Tolerance:       fromTolerance(v.Tolerance),
@@ -1015,6 +1019,8 @@ func toRegionCheck(j RegionCheck) audit.RegionCheck {
 		AfterOverlap:    j.AfterOverlap,
 		AfterCopyCallMs: j.AfterCopyCallMs,
 		AfterOutside:    toReplayOutside(j.AfterOutside),
+		LoadingMs:       j.LoadingMs,
+		AfterLoadingMs:  j.AfterLoadingMs,
 		BoundLowMs:      j.BoundLowMs,
 		BoundHighMs:     j.BoundHighMs,
 		Tolerance:       toTolerance(j.Tolerance),

@@ -95,9 +95,10 @@ type NotPredicted struct {
 // Region is the JSON of audit.Region.
 type Region struct {
 	ReplayRegion
-	Measure       audit.Measure `json:"measure"`
-	PageableShare float64       `json:"pageableShare"`
-	NotPredicted  *NotPredicted `json:"notPredicted,omitempty"`
+	Measure       audit.Measure  `json:"measure"`
+	PageableShare float64        `json:"pageableShare"`
+	NotPredicted  *NotPredicted  `json:"notPredicted,omitempty"`
+	Loading       *ReplayOutside `json:"loading,omitempty"`
 }
 
 // GateRegion is the JSON of audit.GateRegion.
@@ -483,6 +484,8 @@ type RegionCheck struct {
 	AfterOverlap    float64       `json:"afterOverlap"`
 	AfterCopyCallMs float64       `json:"afterCopyCallMs"`
 	AfterOutside    ReplayOutside `json:"afterOutside"`
+	LoadingMs       float64       `json:"loadingMs,omitempty"`
+	AfterLoadingMs  float64       `json:"afterLoadingMs,omitempty"`
 	BoundLowMs      float64       `json:"boundLowMs"`
 	BoundHighMs     float64       `json:"boundHighMs"`
 	Tolerance       Tolerance     `json:"tolerance"`
