@@ -159,3 +159,42 @@ func TestSecretFormatsNeverPrinted(t *testing.T) {
 		t.Errorf("the scrubbed copy: exit %d\n%s", code, out)
 	}
 }
+
+// TestCSVSecretsFailExposure: a folder of CSV reports is scanned as an
+// export is: a GitHub token in the API trace's thread names and an AWS key
+// in NVTX range names make verify --fail-on-exposure exit 3, and neither
+// verify nor audit prints them.
+func TestCSVSecretsFailExposure(t *testing.T) {
+	dir := t.TempDir()
+	ghp, akia := "ghp_"+strings.Repeat("c5Dq", 9), "AKIAIOSFODNN7EXAMPLE"
+	files, _ := filepath.Glob("../../testdata/captures/h200-pinned/*.csv")
+	for _, p := range files {
+		b := string(readFile(t, p))
+		switch {
+		case strings.HasSuffix(p, "_cuda_api_trace.csv"):
+			b = strings.Replace(b, ",pinned\n", ",pinned "+ghp+"\n", 1)
+		case strings.Contains(p, "_nvtx_"):
+			b = strings.ReplaceAll(b, ":h2d-pageable", ":h2d-pageable "+akia)
+		}
+		writeFile(t, filepath.Join(dir, filepath.Base(p)), []byte(b))
+	}
+	code, out, errOut := runMain(t, []string{"verify", "--fail-on-exposure", dir})
+	if code != exitExposed {
+		t.Errorf("verify --fail-on-exposure: exit %d, want %d\n%s%s", code, exitExposed, out, errOut)
+	}
+	words := strings.Join(strings.Fields(out), " ")
+	for _, s := range []string{"row 2 column Thread Name", "(AWS access key id)=AKIA…(20 chars)"} {
+		if !strings.Contains(words, s) {
+			t.Errorf("verify does not report %q:\n%s", s, out)
+		}
+	}
+	_, aout, aerr := runMain(t, []string{"audit", dir})
+	if !strings.Contains(aout, "capture-exposes") {
+		t.Errorf("audit does not warn of the exposure:\n%s", aout)
+	}
+	for _, s := range []string{ghp, akia} {
+		if strings.Contains(out+errOut+aout+aerr, s) {
+			t.Errorf("%q is printed", s)
+		}
+	}
+}
