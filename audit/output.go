@@ -47,6 +47,9 @@ func readAudit(data json.RawMessage) (*Audit, error) {
 	if err := json.Unmarshal(data, &words); err != nil {
 		return nil, err
 	}
+	if err := plausible(&au); err != nil {
+		return nil, fmt.Errorf("%w: the file was edited; write it again with nsyscheck audit --format json", err)
+	}
 	// A class's size bucket travels by its name: its index, which the check
 	// reads (Bucket), is taken from it again.
 	for _, cs := range [][]*Class{au.Classes, au.TopOffenders} {
