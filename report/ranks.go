@@ -52,7 +52,7 @@ func WriteRanks(w io.Writer, format string, s *ranks.Summary, audited []ranks.Au
 	case FormatMarkdown:
 		return RanksMarkdown(w, s)
 	case FormatText:
-		return RanksText(w, s, opts.Text)
+		return capped(w, func(w io.Writer) error { return RanksText(w, s, opts.Text) })
 	}
 	return fmt.Errorf("unknown format %q: use text, json or markdown", format)
 }
