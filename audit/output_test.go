@@ -86,6 +86,8 @@ func TestReadOutput(t *testing.T) {
 			"the audit before the fix has no prediction"},
 		"null result": {`{` + head + `"inputs": ["a"], "results": [null]}`, "a null result"},
 		"bad field":   {`{` + head + `"inputs": ["a"], "results": [{"copies": "many"}]}`, "cannot be read"},
+		"nested too deep": {`{` + head + `"inputs": ["a"], "results": [{"x": ` + strings.Repeat("[", 2000) + strings.Repeat("]", 2000) + `}]}`,
+			"nested deeper than"},
 	} {
 		_, ok, err := ReadOutput(write(strings.ReplaceAll(name, " ", "-")+".json", c.body))
 		if !ok || err == nil || !strings.Contains(err.Error(), c.want) {
