@@ -141,6 +141,10 @@ func ranksFindings(s *ranks.Summary) []string {
 			out = append(out, fmt.Sprintf("rank %s: %s could not be audited: %s", r.Rank, r.Capture, r.Err))
 		}
 	}
+	for _, u := range s.Unlike {
+		out = append(out, fmt.Sprintf("rank %s: %s is not a capture of rank %s's program (%s), so its row compares other work: %s",
+			u.Rank, u.Capture, u.Peer, u.PeerCapture, audit.DifferenceWords(u.Differences, "in rank "+u.Peer, "in rank "+u.Rank)))
+	}
 	var saved int64
 	for _, r := range s.Rows {
 		saved += r.SavedNs
