@@ -1,7 +1,6 @@
 package privacy
 
 import (
-	"bufio"
 	"context"
 	"encoding/csv"
 	"errors"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/regular"
+	"github.com/nsyscheck/nsyscheck/nsyscsv"
 )
 
 // csvDistinct bounds how many distinct values of one column ScanCSV
@@ -38,7 +38,7 @@ func ScanCSV(ctx context.Context, path string) (*Report, error) {
 		return nil, &inputerr.Error{Path: path, Problem: "cannot read the report", Err: err, Hint: "check the path; export the CSV reports again"}
 	}
 	defer f.Close()
-	cr := csv.NewReader(bufio.NewReader(f))
+	cr := csv.NewReader(nsyscsv.BoundedReader(f))
 	cr.FieldsPerRecord, cr.ReuseRecord = -1, true
 	covered := map[string]bool{}
 	base := filepath.Base(path)
