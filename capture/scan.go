@@ -12,6 +12,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/records"
 	"github.com/nsyscheck/nsyscheck/source"
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // CopyScan is what the audit's output says of its input beside the copies
@@ -183,10 +184,15 @@ func scanOf(ctx context.Context, src *source.Source, sel records.Selection, feed
 		n        int64
 	)
 	noCopies := "" // why the trace has no copy records, as its reader says
+	noKinds := false // the trace names no memory kinds at all
+	var unclassed unclassified
 	nextGap := h.Gap
 	h.Gap = func(g records.Gap) error {
 		if g.Fact == records.FactMemcpy && noCopies == "" {
 			noCopies = g.Reason
+		}
+		if g.Fact == records.FactMemoryKinds {
+			noKinds = true
 		}
 		if nextGap == nil {
 			return nil
@@ -220,6 +226,7 @@ func scanOf(ctx context.Context, src *source.Source, sel records.Selection, feed
 					uncalled = append(uncalled, *o)
 				}
 			}
+			unclassed.add(o)
 		}
 		if next == nil {
 			return nil
@@ -250,6 +257,9 @@ func scanOf(ctx context.Context, src *source.Source, sel records.Selection, feed
 				n, copies, orDefault(info.Sources.API, "the API trace"), o.Corr, o.PID, o.Bytes, o.Copy),
 			Hint: "the capture is damaged or was edited (a NULL or wrong globalPid, calls deleted); " + exportAgain(src.Kind)}
 	}
+	if !noKinds && unclassed.n > 0 {
+		return nil, unclassed.refusal(src, from)
+	}
 	for api, n := range capt.captured() {
 		calls[api] -= n
 	}
@@ -264,6 +274,60 @@ func scanOf(ctx context.Context, src *source.Source, sel records.Selection, feed
 		scan.Lack(records.FactMemcpyBytes, nsysdb.ReportGPUTrace+" gives bytes in MB rounded to its printed digits, so per-copy bytes are approximate")
 	}
 	return scan, nil
+}
+
+// unclassified counts the host-device copies whose host memory kind the
+// trace does not tell: a kind NULL or unknown, or sides that contradict the
+// copy's direction (an HtoD copy from device memory). The audit cannot say
+// whether they were pinned, so they refuse it: counted as pinned, the
+// pageable copies among them would pass the rule unseen.
+type unclassified struct {
+	n, hostDevice int64
+	first         records.Op
+}
+
+// hostSide and deviceSide are the memory kinds a host-device copy's host
+// and device sides may have.
+var (
+	hostSide   = []vocab.MemKind{vocab.MemPageable, vocab.MemPinned, vocab.MemManaged}
+	deviceSide = []vocab.MemKind{vocab.MemDevice, vocab.MemArray, vocab.MemManaged}
+)
+
+// add counts o when it is a host-device copy, and as unclassified when its
+// sides are not a host and a device kind in its direction's order.
+func (u *unclassified) add(o *records.Op) {
+	var host, dev vocab.MemKind
+	switch {
+	case o.Migration != "":
+		return // managed pages, which the export names no kind for
+	case o.Copy == vocab.CopyHtoD:
+		host, dev = o.Src, o.Dst
+	case o.Copy == vocab.CopyDtoH:
+		host, dev = o.Dst, o.Src
+	default:
+		return
+	}
+	u.hostDevice++
+	if slices.Contains(hostSide, host) && slices.Contains(deviceSide, dev) {
+		return
+	}
+	if u.n++; u.n == 1 {
+		u.first = *o
+	}
+}
+
+// refusal says the audit is unavailable for the unclassified copies, naming
+// the columns that should have told their kind.
+func (u *unclassified) refusal(src *source.Source, from string) error {
+	cols := nsysdb.ColSrcKind + "/" + nsysdb.ColDstKind
+	if src.Kind == nsysdb.KindCSV {
+		cols = "SrcMemKd/DstMemKd"
+	}
+	o := u.first
+	return &inputerr.Error{Path: src.Path, Where: orDefault(from, "the copy records"),
+		Problem: fmt.Sprintf("the audit is unavailable: %d of the %d host-device copies have no host memory kind it can tell (%s NULL, unknown or contrary to the copy's direction; the first: correlation id %d, %s from %s to %s memory), so whether they were pinned is unknown, not pinned",
+			u.n, u.hostDevice, cols, o.Corr, o.Copy, o.Src, o.Dst),
+		Hint: "the capture is damaged or was edited in its " + cols + " columns; " + exportAgain(src.Kind)}
 }
 
 // uncopiedCalls counts the copy calls no copy record joins into scan, or

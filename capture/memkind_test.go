@@ -1,0 +1,69 @@
+package capture
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nsyscheck/nsyscheck/internal/fixture"
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
+)
+
+// trainPageable is a shipped capture whose 140 HtoD copies are pageable.
+var trainPageable = filepath.Join("..", "testdata", "captures", "train-pageable", "train-pageable.sqlite")
+
+// csvFolderOf copies the CSV reports of a shipped capture's folder into a
+// folder of their own, edit applied to each file's text.
+func csvFolderOf(t *testing.T, dir string, edit func(name, text string) string) string {
+	t.Helper()
+	out := t.TempDir()
+	csvs, err := filepath.Glob(filepath.Join(dir, "*.csv"))
+	if err != nil || len(csvs) == 0 {
+		t.Fatalf("no CSV reports in %s: %v", dir, err)
+	}
+	for _, p := range csvs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(out, filepath.Base(p)), []byte(edit(filepath.Base(p), string(b))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// A host-device copy whose host memory kind the trace does not tell (NULL,
+// or sides contrary to its direction) refuses the audit, counted and with
+// the columns named: read as pinned, pageable copies would pass unseen.
+func TestUnclassifiedHostMemory(t *testing.T) {
+	if _, err := traceScan(t, trainPageable); err != nil {
+		t.Fatalf("the shipped capture: %v", err)
+	}
+	csvDir := filepath.Dir(trainPageable)
+	cases := []struct {
+		name, path, want string
+	}{
+		{"srcKind NULL", fixture.SQLite(t, trainPageable, `UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET srcKind = NULL`),
+			"207 of the 207 host-device copies have no host memory kind it can tell (srcKind/dstKind NULL"},
+		{"HtoD from device to pageable memory", fixture.SQLite(t, trainPageable, `UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET srcKind = 2, dstKind = 0 WHERE copyKind = 1`),
+			"140 of the 207 host-device copies have no host memory kind it can tell (srcKind/dstKind NULL, unknown or contrary to the copy's direction; the first: correlation id 149, HtoD from device to pageable memory)"},
+		{"CSV with SrcMemKd and DstMemKd swapped", csvFolderOf(t, csvDir, func(name, text string) string {
+			if strings.HasSuffix(name, "_cuda_gpu_trace.csv") {
+				text = strings.Replace(text, "SrcMemKd,DstMemKd", "DstMemKd,SrcMemKd", 1)
+			}
+			return text
+		}), "207 of the 207 host-device copies have no host memory kind it can tell (SrcMemKd/DstMemKd NULL"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := traceScan(t, tc.path)
+			var ie *inputerr.Error
+			if !errors.As(err, &ie) || !strings.Contains(err.Error(), "the audit is unavailable: "+tc.want) {
+				t.Errorf("got %v, want a refusal with %q", err, tc.want)
+			}
+		})
+	}
+}
