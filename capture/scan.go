@@ -183,7 +183,7 @@ func scanOf(ctx context.Context, src *source.Source, sel records.Selection, feed
 		uncalled []records.Op // the first uncalled copy, and how many
 		n        int64
 	)
-	noCopies := "" // why the trace has no copy records, as its reader says
+	noCopies := ""   // why the trace has no copy records, as its reader says
 	noKinds := false // the trace names no memory kinds at all
 	var unclassed unclassified
 	nextGap := h.Gap
