@@ -166,6 +166,9 @@ func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 	if err != nil {
 		return nil, coverRefusal(err, cov.Coverage(), det.Detect().Framework)
 	}
+	if err := ratesFit(path, scan.Meta.GPU, rates); err != nil {
+		return nil, err
+	}
 	r, err := replayOf(ctx, tb, det.Detect(), rates, opts.PinBy)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -313,7 +316,17 @@ func readRunRates(dir string, r *audit.Rates) error {
 			}
 		}
 	}
-	if info := runinfo.Read(dir); info != nil && info.GPU != nil && info.GPU.PCIe.RatedGBps > 0 {
+	info := runinfo.Read(dir)
+	r.GPU = c.Meta.GPU
+	if info != nil && info.GPU != nil && info.GPU.Name != "" {
+		if r.GPU != "" && !SameGPU(r.GPU, info.GPU.Name) {
+			return &inputerr.Error{Path: dir,
+				Problem: fmt.Sprintf("%s says the run used %s, its %s %s: the folder mixes two runs, so its rates are of no one GPU", runinfo.InfoFile, info.GPU.Name, filepath.Base(results), r.GPU),
+				Hint:    "give --rates the folder of one complete 'nsyscheck run' on the capture's machine"}
+		}
+		r.GPU = info.GPU.Name
+	}
+	if info != nil && info.GPU != nil && info.GPU.PCIe.RatedGBps > 0 {
 		p := info.GPU.PCIe
 		if err := checkRate(filepath.Join(dir, runinfo.InfoFile)+": the link's rated rate", p.RatedGBps); err != nil {
 			return err
@@ -326,6 +339,31 @@ func readRunRates(dir string, r *audit.Rates) error {
 			Hint: "--rates takes the folder of a complete 'nsyscheck run'"}
 	}
 	return nil
+}
+
+// SameGPU says whether two GPU names, as nsys, nvidia-smi and the
+// program's results write them, name one model: equal but for case,
+// spaces and NVIDIA's prefix.
+func SameGPU(a, b string) bool {
+	norm := func(s string) string {
+		s = strings.Join(strings.Fields(strings.ToLower(s)), " ")
+		return strings.TrimPrefix(s, "nvidia ")
+	}
+	return norm(a) == norm(b)
+}
+
+// ratesFit refuses run rates measured on another GPU than the capture's:
+// priced with another GPU's link, the prediction would be another
+// machine's, not the capture's. (A warning beside it would still print a
+// number that reads as this capture's.) Rates or a capture that name no
+// GPU are taken as they are.
+func ratesFit(path, gpu string, rates *audit.Rates) error {
+	if rates == nil || rates.GPU == "" || gpu == "" || SameGPU(gpu, rates.GPU) {
+		return nil
+	}
+	return &inputerr.Error{Path: path,
+		Problem: fmt.Sprintf("the capture was made on %s, the --rates run folder %s on %s: its pinned rates would predict another GPU's copies", gpu, rates.Source, rates.GPU),
+		Hint:    "give --rates a run of 'nsyscheck run' on the capture's machine, or leave it out to predict from the capture's own copies and the link"}
 }
 
 // ruleResult is NVIDIA's rule as the audit takes it: the rule's copies,
