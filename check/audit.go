@@ -15,6 +15,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/exportcache"
 	"github.com/nsyscheck/nsyscheck/framework"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
+	"github.com/nsyscheck/nsyscheck/internal/limits"
 	"github.com/nsyscheck/nsyscheck/nsysrule"
 	"github.com/nsyscheck/nsyscheck/privacy"
 	"github.com/nsyscheck/nsyscheck/records"
@@ -239,7 +240,7 @@ func exposures(ctx context.Context, f *source.File) []diag.Diagnostic {
 func AuditRates(opts AuditOptions) (*audit.Rates, error) {
 	r := &audit.Rates{LinkGBps: DefaultLinkGBps, LinkSource: fmt.Sprintf("assumed PCIe 5.0 x16, %.1f GB/s; pass --link-gbps or --rates to give the real link", DefaultLinkGBps)}
 	if opts.LinkGBps != 0 {
-		if err := checkRate("--link-gbps", opts.LinkGBps); err != nil {
+		if err := checkRate("--link-gbps", opts.LinkGBps, false); err != nil {
 			return nil, err
 		}
 	}
@@ -255,22 +256,29 @@ func AuditRates(opts AuditOptions) (*audit.Rates, error) {
 }
 
 // The rates the prediction accepts, in GB/s: from 10 MB/s, far below any
-// host-device link, to 10 TB/s, above any link or memory. A rate outside
-// them makes every predicted time meaningless, and one small enough
-// overflows it (--link-gbps 1e-300 predicted -9.2e18 ns).
+// host-device link, to the fastest host link there is (NVLink-C2C). A rate
+// outside them makes every predicted time meaningless, and one small
+// enough overflows it (--link-gbps 1e-300 predicted -9.2e18 ns); a link
+// rate above them prices copies no link can make (--link-gbps 4000 on an
+// H200 predicted a quarter of the time).
 const (
 	MinRateGBps = 0.01
-	MaxRateGBps = 10000
+	MaxRateGBps = limits.FastestHostLinkGBps
 )
 
 // checkRate refuses a rate outside [MinRateGBps, MaxRateGBps] (NaN and
-// infinities included), naming what gave it.
-func checkRate(what string, gbps float64) error {
-	if gbps >= MinRateGBps && gbps <= MaxRateGBps {
+// infinities included), naming what gave it. A measured copy (measured
+// true) may seem to run limits.BurstShare above its link.
+func checkRate(what string, gbps float64, measured bool) error {
+	top := float64(MaxRateGBps)
+	if measured {
+		top *= limits.BurstShare
+	}
+	if gbps >= MinRateGBps && gbps <= top {
 		return nil
 	}
-	return fmt.Errorf("%s %g: give a rate in GB/s between %g and %g (PCIe 5.0 x16 moves %.1f GB/s per direction)",
-		what, gbps, MinRateGBps, float64(MaxRateGBps), DefaultLinkGBps)
+	return fmt.Errorf("%s %g: give a rate in GB/s between %g and %g (NVLink-C2C, the fastest host link there is; PCIe 5.0 x16 moves %.1f GB/s per direction)",
+		what, gbps, MinRateGBps, top, DefaultLinkGBps)
 }
 
 // readRunRates reads the pinned copy timings (results JSON) and the PCIe
@@ -305,7 +313,7 @@ func readRunRates(dir string, r *audit.Rates) error {
 				dir = vocab.CopyDtoH
 			}
 			gbps := float64(cp.Bytes) / (cp.Ms * 1e6)
-			if err := checkRate(fmt.Sprintf("%s: the pinned %s copy of %d bytes in %g ms is", results, cp.Direction, cp.Bytes, cp.Ms), gbps); err != nil {
+			if err := checkRate(fmt.Sprintf("%s: the pinned %s copy of %d bytes in %g ms is", results, cp.Direction, cp.Bytes, cp.Ms), gbps, true); err != nil {
 				return err
 			}
 			r.Copies = append(r.Copies, audit.RatePoint{Direction: dir, Bytes: cp.Bytes, GBps: gbps})
@@ -328,7 +336,7 @@ func readRunRates(dir string, r *audit.Rates) error {
 	}
 	if info != nil && info.GPU != nil && info.GPU.PCIe.RatedGBps > 0 {
 		p := info.GPU.PCIe
-		if err := checkRate(filepath.Join(dir, runinfo.InfoFile)+": the link's rated rate", p.RatedGBps); err != nil {
+		if err := checkRate(filepath.Join(dir, runinfo.InfoFile)+": the link's rated rate", p.RatedGBps, false); err != nil {
 			return err
 		}
 		r.LinkGBps = p.RatedGBps
