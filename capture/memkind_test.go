@@ -67,3 +67,17 @@ func TestUnclassifiedHostMemory(t *testing.T) {
 		})
 	}
 }
+
+// A CSV folder without its *_cuda_api_trace.csv refuses the audit naming
+// the missing report, not a damaged globalPid.
+func TestNoAPITraceReport(t *testing.T) {
+	dir := csvFolderOf(t, filepath.Dir(trainPageable), func(_, text string) string { return text })
+	if err := os.Remove(filepath.Join(dir, "train-pageable_cuda_api_trace.csv")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := traceScan(t, dir)
+	if err == nil || !strings.Contains(err.Error(), "the audit is unavailable: the 207 copies join no API call, since the capture holds none (no *_cuda_api_trace.csv in "+dir) ||
+		strings.Contains(err.Error(), "globalPid") {
+		t.Errorf("got %v", err)
+	}
+}

@@ -185,6 +185,7 @@ func scanOf(ctx context.Context, src *source.Source, sel records.Selection, feed
 	)
 	noCopies := ""   // why the trace has no copy records, as its reader says
 	noKinds := false // the trace names no memory kinds at all
+	noCalls := ""    // why the trace has no API calls, as its reader says
 	var unclassed unclassified
 	nextGap := h.Gap
 	h.Gap = func(g records.Gap) error {
@@ -193,6 +194,9 @@ func scanOf(ctx context.Context, src *source.Source, sel records.Selection, feed
 		}
 		if g.Fact == records.FactMemoryKinds {
 			noKinds = true
+		}
+		if g.Fact == records.FactAPITrace && noCalls == "" {
+			noCalls = g.Reason
 		}
 		if nextGap == nil {
 			return nil
@@ -250,6 +254,10 @@ func scanOf(ctx context.Context, src *source.Source, sel records.Selection, feed
 		why := orDefault(noCopies, orDefault(from, "the trace")+" holds no copy")
 		return nil, &inputerr.Error{Path: src.Path, Problem: ProblemNoCopies + " (" + why + "), so nothing says whether its copies were pinned",
 			Hint: "profile the program with nsys profile -t cuda and give that capture; " + exportAgain(src.Kind)}
+	case n > 0 && noCalls != "":
+		return nil, &inputerr.Error{Path: src.Path, Where: from,
+			Problem: fmt.Sprintf("the audit is unavailable: the %d copies join no API call, since the capture holds none (%s), so the host time they held is unknown, not 0", copies, noCalls),
+			Hint:    "the API trace is what times each copy's call; " + exportAgain(src.Kind)}
 	case n > 0:
 		o := uncalled[0]
 		return nil, &inputerr.Error{Path: src.Path, Where: from,
