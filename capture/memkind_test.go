@@ -1,9 +1,12 @@
 package capture
 
 import (
+	"bytes"
+	"encoding/csv"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -79,5 +82,59 @@ func TestNoAPITraceReport(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "the audit is unavailable: the 207 copies join no API call, since the capture holds none (no *_cuda_api_trace.csv in "+dir) ||
 		strings.Contains(err.Error(), "globalPid") {
 		t.Errorf("got %v", err)
+	}
+}
+
+// editColumn rewrites a CSV report's text with the column named col blank
+// in every copy row (drop false) or gone (drop true).
+func editColumn(t *testing.T, text, col string, drop bool) string {
+	t.Helper()
+	recs, err := csv.NewReader(strings.NewReader(text)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.Index(recs[0], col)
+	if i < 0 {
+		t.Fatalf("no column %q in %v", col, recs[0])
+	}
+	for j, r := range recs {
+		switch {
+		case drop:
+			recs[j] = slices.Delete(r, i, i+1)
+		case j > 0 && strings.Contains(r[len(r)-1], "memcpy"):
+			r[i] = ""
+		}
+	}
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	if err := w.WriteAll(recs); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// Copies of a CSV folder whose sizes are blank or whose Bytes column is
+// gone are refused, naming the row and column or the missing column: their
+// sizes are unknown, not 0 MiB.
+func TestCSVCopiesWithoutSizes(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		drop bool
+		want string
+	}{
+		{"Bytes (MB) blank on every copy", false, `train-pageable_cuda_gpu_trace.csv: data row 1, column "Bytes (MB)": blank, where nsys writes every copy's size`},
+		{"Bytes (MB) removed", true, "the audit is unavailable: the 207 copies have no size ("},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := csvFolderOf(t, filepath.Dir(trainPageable), func(name, text string) string {
+				if strings.HasSuffix(name, "_cuda_gpu_trace.csv") {
+					return editColumn(t, text, "Bytes (MB)", tc.drop)
+				}
+				return text
+			})
+			if _, err := traceScan(t, dir); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("audit: %v, want %q", err, tc.want)
+			}
+		})
 	}
 }

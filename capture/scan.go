@@ -186,6 +186,7 @@ func scanOf(ctx context.Context, src *source.Source, sel records.Selection, feed
 	noCopies := ""   // why the trace has no copy records, as its reader says
 	noKinds := false // the trace names no memory kinds at all
 	noCalls := ""    // why the trace has no API calls, as its reader says
+	noBytes := ""    // why its copies have no sizes
 	var unclassed unclassified
 	nextGap := h.Gap
 	h.Gap = func(g records.Gap) error {
@@ -197,6 +198,9 @@ func scanOf(ctx context.Context, src *source.Source, sel records.Selection, feed
 		}
 		if g.Fact == records.FactAPITrace && noCalls == "" {
 			noCalls = g.Reason
+		}
+		if g.Fact == records.FactMemcpyBytes && noBytes == "" {
+			noBytes = g.Reason
 		}
 		if nextGap == nil {
 			return nil
@@ -254,6 +258,10 @@ func scanOf(ctx context.Context, src *source.Source, sel records.Selection, feed
 		why := orDefault(noCopies, orDefault(from, "the trace")+" holds no copy")
 		return nil, &inputerr.Error{Path: src.Path, Problem: ProblemNoCopies + " (" + why + "), so nothing says whether its copies were pinned",
 			Hint: "profile the program with nsys profile -t cuda and give that capture; " + exportAgain(src.Kind)}
+	case noBytes != "":
+		return nil, &inputerr.Error{Path: src.Path, Where: from,
+			Problem: fmt.Sprintf("the audit is unavailable: the %d copies have no size (%s), so what they moved and their size classes are unknown, not 0", copies, noBytes),
+			Hint:    "give the capture with its copies' sizes; " + exportAgain(src.Kind)}
 	case n > 0 && noCalls != "":
 		return nil, &inputerr.Error{Path: src.Path, Where: from,
 			Problem: fmt.Sprintf("the audit is unavailable: the %d copies join no API call, since the capture holds none (%s), so the host time they held is unknown, not 0", copies, noCalls),
