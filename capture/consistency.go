@@ -27,6 +27,13 @@ const (
 	// H200 exports keep 0.9 µs or more to spare; the damage such checks
 	// find is larger.
 	clockSkewNs = 1000
+	// returnSlackNs is how far after a blocking copy call returns its copy
+	// may seem to end, where the call returns only once the copy is done
+	// (device-to-host, and host-to-device from pinned memory; a pageable
+	// host-to-device copy returns once staged): 25 µs. The shipped H200
+	// captures' end at most 1.1 µs after; a copy that ends later was
+	// moved, or its call's times were edited.
+	returnSlackNs = 25000
 	// recordsPerCheck is how many records pass between looks at the
 	// context: the consumers' work per record is then cancelled too.
 	recordsPerCheck = 1024
@@ -43,7 +50,9 @@ const (
 //     run side by side): a record given twice, or two traces joined,
 //     overlaps itself; one kernel per launch;
 //   - a copy that started on a stream before a synchronisation of that
-//     stream (or its whole device) began ends before the wait ends;
+//     stream (or its whole device) began ends before the wait ends, and
+//     one a blocking call waited for (returnsWhenDone) before it returned;
+//     one synchronisation record per synchronising call;
 //   - copies and memsets no faster than any link or memory;
 //   - a thread's NVTX push/pop ranges (in one domain) nested.
 //
@@ -67,6 +76,7 @@ type crossCheck struct {
 	calls     corrSet                 // the calls' correlation ids
 	kernels   corrSet                 // the kernels'
 	copies    corrSet                 // those of the copies of copy calls (one each, but for a batch call's)
+	syncs     corrSet                 // the synchronisations' calls' (one record each)
 	ranges    map[rangeKey][][2]int64 // NVTX push/pop ranges by thread and domain: start, end (open: never)
 	threads   map[[2]int64]*spans
 	copyCalls []callStart // the copy calls read, for copies that come without theirs
@@ -88,8 +98,8 @@ type streamKey struct{ pid, device, stream int64 }
 
 // callStart is one copy call's start, by process and correlation id.
 type callStart struct {
-	pid, corr, start, result int64
-	name                     string
+	pid, corr, start, end, result int64
+	name                          string
 }
 
 // corrSet is a set of (process, correlation id) pairs that finds one
@@ -208,7 +218,7 @@ func (x *crossCheck) call(c *records.Call) {
 	}
 	t.add(c.Start, c.End)
 	if !x.joined && nsysdb.IsCopyAPI(c.Name) {
-		x.copyCalls = append(x.copyCalls, callStart{pid: c.PID, corr: c.Corr, start: c.Start, result: c.Result, name: c.Name})
+		x.copyCalls = append(x.copyCalls, callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, result: c.Result, name: c.Name})
 		x.sortedCC = false
 	}
 }
@@ -252,13 +262,13 @@ func (x *crossCheck) op(o *records.Op) {
 			x.fail(where(), fmt.Sprintf("%d bytes in %d ns: %s: the time or the size is wrong", o.Bytes, o.Duration(), why))
 		}
 	}
-	callName, callStart, result := "", int64(0), int64(0)
+	callName, callStart, callEnd, result := "", int64(0), int64(0), int64(0)
 	switch {
 	case o.Call != nil:
-		callName, callStart, result = o.Call.Name, o.Call.Start, o.Call.Result
+		callName, callStart, callEnd, result = o.Call.Name, o.Call.Start, o.Call.End, o.Call.Result
 	case o.Kind == records.OpCopy:
 		if c := x.callOf(o); c != nil {
-			callName, callStart, result = c.name, c.start, c.result
+			callName, callStart, callEnd, result = c.name, c.start, c.end, c.result
 		}
 	}
 	switch {
@@ -266,6 +276,9 @@ func (x *crossCheck) op(o *records.Op) {
 	case o.Start < callStart-clockSkewNs:
 		x.fail(where(), fmt.Sprintf("starts at %d ns, %d ns before the %s call that issued it starts (%d ns): an operation cannot run before it is asked for",
 			o.Start, callStart-o.Start, callName, callStart))
+	case returnsWhenDone(o, callName) && o.End > callEnd+returnSlackNs:
+		x.fail(where(), fmt.Sprintf("ends at %d ns, %d ns after the blocking %s call that issued it returned (%d ns), where the call returns once its %s copy is done: a copy cannot outlast the call that waited for it",
+			o.End, o.End-callEnd, callName, callEnd, o.Copy))
 	case result != 0 && o.Kind == records.OpCopy:
 		x.fail(where(), fmt.Sprintf("the %s call that issued it returned error %d, yet the copy ran: a failed call copies nothing", callName, result))
 	case o.Kind == records.OpCopy && o.GraphNode == 0 && o.Migration == "" && !strings.Contains(callName, "Batch") && o.Corr != 0 && x.copies.add(o.PID, o.Corr):
@@ -298,6 +311,11 @@ func (x *crossCheck) op(o *records.Op) {
 // the wait: those that started on its stream (a stream sync) or on any
 // stream of its device (a context sync) before the wait began.
 func (x *crossCheck) sync(s *records.Sync) {
+	if s.Corr != 0 && x.syncs.add(s.PID, s.Corr) {
+		x.fail(fmt.Sprintf("%s synchronisation, correlation id %d of process %d", s.Kind, s.Corr, s.PID),
+			"a second synchronisation record of the call with this correlation id, where a call synchronises once: the trace holds a record twice, or two traces were joined")
+		return
+	}
 	if s.PID == 0 {
 		return // no process to tie it to its streams
 	}
@@ -439,6 +457,18 @@ func sortedKeys[K comparable, V any](m map[K]V, less func(a, b K) bool) []K {
 // hostDevice reports whether a copy crosses the link between host and
 // device.
 func hostDevice(k vocab.CopyKind) bool { return k == vocab.CopyHtoD || k == vocab.CopyDtoH }
+
+// returnsWhenDone says whether the copy's call returns only once the copy
+// is done: a blocking copy call (neither async nor a graph's launch, nor a
+// batch) of a device-to-host copy, or of a host-to-device one from pinned
+// memory.
+func returnsWhenDone(o *records.Op, call string) bool {
+	if o.Kind != records.OpCopy || o.GraphNode != 0 || o.Migration != "" ||
+		strings.Contains(call, "Async") || strings.Contains(call, "Batch") || nsysdb.IsGraphLaunch(call) {
+		return false
+	}
+	return o.Copy == vocab.CopyDtoH || o.Copy == vocab.CopyHtoD && o.Src == vocab.MemPinned
+}
 
 // opWhat names a GPU operation in a message.
 func opWhat(o *records.Op) string {
