@@ -739,12 +739,25 @@ func answer(r badResult) string {
 	return strings.Join(parts, "; ")
 }
 
+// rootFromHere is the root folder as outputs name a path outside the
+// checkout: relative to the working folder (../../..), which depends on
+// where the checkout lies.
+var rootFromHere = sync.OnceValue(func() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	rel, err := filepath.Rel(wd, "/")
+	if err != nil || rel == "." {
+		return ""
+	}
+	return rel + "/"
+})
+
 // testFolders matches the test's folders under the temporary folder, named
-// whole or relative to the working folder as outputs name inputs; both
-// forms are made from where the temporary folder and the checkout lie, so
-// that the names read the same in any checkout.
+// whole or relative to the working folder (where the temporary folder holds
+// the checkout, the relative name does not pass through the root).
 var testFolders = sync.OnceValue(func() []*regexp.Regexp {
-	// The relative form first: it ends in the whole one's text.
 	abs := filepath.Clean(os.TempDir())
 	var roots []string
 	if wd, err := os.Getwd(); err == nil {
@@ -762,9 +775,14 @@ var testFolders = sync.OnceValue(func() []*regexp.Regexp {
 	return out
 })
 
-// trimPaths names the test's folder DIR, whether a message gives it whole
-// or relative to the working folder (../../tmp/...), as outputs name inputs.
+// trimPaths names the test's folder DIR, and a path outside the checkout
+// by its whole name, whether a message gives it whole or relative to the
+// working folder (../../tmp/...), as outputs name inputs: the same text in
+// any checkout.
 func trimPaths(s string) string {
+	if r := rootFromHere(); r != "" {
+		s = strings.ReplaceAll(s, r, "/")
+	}
 	for _, re := range testFolders() {
 		s = re.ReplaceAllString(s, "DIR")
 	}
