@@ -80,12 +80,31 @@ type crossCheck struct {
 	joined   bool
 	sortedCC bool
 	streams  map[streamKey]*spans
-	// lastThread and lastStream are the keys of the spans last added to
-	// (records come in runs of one thread and one stream), with their spans.
-	lastThread      [2]int64
-	lastThreadSpans *spans
-	lastStream      streamKey
-	lastStreamSpans *spans
+	// lastThread and lastStream are the spans last added to, with their
+	// keys: records come in runs of one thread and one stream.
+	lastThread lastSpans[[2]int64]
+	lastStream lastSpans[streamKey]
+}
+
+// lastSpans is the spans of one key of a map of spans, the one looked up
+// last.
+type lastSpans[K comparable] struct {
+	key K
+	s   *spans
+}
+
+// of returns the spans of key k in m, made there when it has none.
+func (l *lastSpans[K]) of(m map[K]*spans, k K) *spans {
+	if l.s != nil && l.key == k {
+		return l.s
+	}
+	s := m[k]
+	if s == nil {
+		s = &spans{}
+		m[k] = s
+	}
+	l.key, l.s = k, s
+	return s
 }
 
 // rangeKey names an NVTX push/pop stack: a thread's, in one domain.
@@ -222,16 +241,7 @@ func (x *crossCheck) call(c *records.Call) {
 	if c.Corr != 0 && x.calls.add(c.PID, c.Corr) {
 		x.fail(callWhere(c.Row, c.Name, c.Corr), fmt.Sprintf("another API call of process %d has the same correlation id, where each call has its own: the trace holds a call twice, or two traces were joined", c.PID))
 	}
-	k := [2]int64{c.PID, c.TID}
-	t := x.lastThreadSpans
-	if t == nil || x.lastThread != k {
-		if t = x.threads[k]; t == nil {
-			t = &spans{}
-			x.threads[k] = t
-		}
-		x.lastThread, x.lastThreadSpans = k, t
-	}
-	t.add(c.Start, c.End)
+	x.lastThread.of(x.threads, [2]int64{c.PID, c.TID}).add(c.Start, c.End)
 	if !x.joined && nsysdb.IsCopyAPI(c.Name) {
 		x.copyCalls = append(x.copyCalls, callStart{pid: c.PID, corr: c.Corr, start: c.Start, result: c.Result, name: c.Name})
 		x.sortedCC = false
@@ -311,16 +321,7 @@ func (x *crossCheck) op(o *records.Op) {
 	case o.Kind != records.OpCopy:
 		return
 	}
-	k := streamKey{o.PID, o.Device, o.Stream}
-	s := x.lastStreamSpans
-	if s == nil || x.lastStream != k {
-		if s = x.streams[k]; s == nil {
-			s = &spans{}
-			x.streams[k] = s
-		}
-		x.lastStream, x.lastStreamSpans = k, s
-	}
-	s.add(o.Start, o.End)
+	x.lastStream.of(x.streams, streamKey{o.PID, o.Device, o.Stream}).add(o.Start, o.End)
 }
 
 // sync checks that the copies a synchronisation waited for ended within

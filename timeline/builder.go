@@ -313,22 +313,16 @@ func (b *Builder) sortThreads(t *Timeline) {
 	t.Threads, newIdx = renumber(b.threads, func(a, c Thread) int {
 		return cmp.Or(cmp.Compare(a.PID, c.PID), cmp.Compare(a.TID, c.TID))
 	})
-	cs := &b.calls
-	thread, start, end := cs.Thread.Slice(), cs.Start.Slice(), cs.End.Slice()
-	for i := range thread {
-		thread[i] = newIdx[thread[i]]
-	}
 	for i := range b.ranges {
 		b.ranges[i].thread = newIdx[b.ranges[i].thread]
 	}
-	perm := inOrder(thread, start, end)
 	// Each column is let go as soon as it is gathered, so that the calls
 	// are held about once, not twice.
-	t.Calls.Start, start = gather(start, perm), nil
-	t.Calls.End, end = gather(end, perm), nil
+	cs := &b.calls
+	var perm []int32
+	perm, t.Calls.Thread, t.Calls.Start, t.Calls.End = inOrderOf(&cs.Thread, &cs.Start, &cs.End, newIdx)
 	t.Calls.Corr = gatherList(&cs.Corr, perm)
 	t.Calls.Name = gatherList(&cs.Name, perm)
-	t.Calls.Thread, thread = gather(thread, perm), nil
 	t.Calls.Result = gatherList(&cs.Result, perm)
 	// A thread with ranges and no calls keeps the empty run [0, 0).
 	for i, th := range t.Calls.Thread {
@@ -347,17 +341,11 @@ func (b *Builder) sortStreams(t *Timeline) {
 		return cmp.Or(cmp.Compare(a.PID, c.PID), cmp.Compare(a.Device, c.Device), cmp.Compare(a.ID, c.ID))
 	})
 	o := &b.ops
-	stream, start, end := o.Stream.Slice(), o.Start.Slice(), o.End.Slice()
-	for i := range stream {
-		stream[i] = newIdx[stream[i]]
-	}
-	perm := inOrder(stream, start, end)
+	var perm []int32
+	perm, t.Ops.Stream, t.Ops.Start, t.Ops.End = inOrderOf(&o.Stream, &o.Start, &o.End, newIdx)
 	t.Ops.Kind = gatherList(&o.Kind, perm)
-	t.Ops.Start, start = gather(start, perm), nil
-	t.Ops.End, end = gather(end, perm), nil
 	t.Ops.Bytes = gatherList(&o.Bytes, perm)
 	t.Ops.Corr = gatherList(&o.Corr, perm)
-	t.Ops.Stream, stream = gather(stream, perm), nil
 	t.Ops.Name = gatherList(&o.Name, perm)
 	t.Ops.Dir = gatherList(&o.Dir, perm)
 	t.Ops.Src = gatherList(&o.Src, perm)
@@ -380,6 +368,20 @@ func renumber[T any](items []T, cmp func(a, b T) int) (sorted []T, newIdx []int3
 		newIdx[o] = int32(n)
 	}
 	return gather(items, perm), newIdx
+}
+
+// inOrderOf takes the owner, start and end columns out of their lists, the
+// owners renumbered by newIdx, and returns the permutation that puts them
+// in (owner, start, end) order, with the three in that order.
+func inOrderOf(owner *chunked.List[int32], start, end *chunked.List[int64], newIdx []int32) (perm, owners []int32, starts, ends []int64) {
+	o, s, e := owner.Slice(), start.Slice(), end.Slice()
+	for i := range o {
+		o[i] = newIdx[o[i]]
+	}
+	perm = inOrder(o, s, e)
+	starts, s = gather(s, perm), nil
+	ends, e = gather(e, perm), nil
+	return perm, gather(o, perm), starts, ends
 }
 
 // inOrder returns the indexes of records in (owner, start, end) order,
