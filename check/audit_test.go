@@ -139,15 +139,15 @@ func TestAuditPyTorch(t *testing.T) {
 	}
 	// The steps are not faster, as the high bound (the batches copied into
 	// pinned memory on the host) allowed, but a bound that holds the time
-	// before decides nothing: too wide; the epoch is faster than the
-	// replay could predict: its thread's work outside CUDA calls shrank.
+	// before decides nothing: too wide; the epoch holds the first step's
+	// loading of device code, which differs between the runs: unavailable.
 	c := out.Check
-	if c == nil || c.Verdict != audit.Died || out.Passed() || len(c.Regions) != 3 {
+	if c == nil || c.Verdict != audit.Unavailable || out.Passed() || len(c.Regions) != 3 {
 		t.Fatalf("check = %+v", c)
 	}
 	whole, epoch, step := c.Regions[0], c.Regions[1], c.Regions[2]
-	if whole.Name != replay.CaptureRegion || whole.Judged || epoch.Name != "epoch" || epoch.Verdict != audit.Died ||
-		epoch.Why != audit.WhyBelow || !epoch.Faster || epoch.AfterOutside.MedianMs > 0.8*epoch.Outside.MedianMs {
+	if whole.Name != replay.CaptureRegion || whole.Judged || epoch.Name != "epoch" || epoch.Verdict != audit.Unavailable ||
+		epoch.Why != audit.WhyStartUp || epoch.LoadingMs < 400 || epoch.AfterLoadingMs > 200 || !epoch.Faster || epoch.AfterOutside.MedianMs > 0.8*epoch.Outside.MedianMs {
 		t.Errorf("whole capture %+v; epoch %+v", whole, epoch)
 	}
 	if step.Name != "step" || step.Verdict != audit.Unavailable || step.Why != audit.WhyTooWide || step.WideBy != audit.WideCost || step.Faster || step.Instances != 67 || step.AfterInstances != 67 ||
