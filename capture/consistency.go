@@ -70,8 +70,13 @@ type crossCheck struct {
 	// (records.Meta): they set the bounds of a copy's rate.
 	gpu                string
 	pcieGen, pcieWidth int
-	seen               int
-	err                error
+	// deviceBound and hostBound are the bounds of the GPU and link above,
+	// worked out once for every operation (boundsSet) rather than per
+	// operation; meta clears boundsSet.
+	deviceBound, hostBound limits.Bound
+	boundsSet              bool
+	seen                   int
+	err                    error
 
 	calls     corrSet                 // the calls' correlation ids
 	kernels   corrSet                 // the kernels'
@@ -85,6 +90,31 @@ type crossCheck struct {
 	joined   bool
 	sortedCC bool
 	streams  map[streamKey]*spans
+	// lastThread and lastStream are the spans last added to, with their
+	// keys: records come in runs of one thread and one stream.
+	lastThread lastSpans[[2]int64]
+	lastStream lastSpans[streamKey]
+}
+
+// lastSpans is the spans of one key of a map of spans, the one looked up
+// last.
+type lastSpans[K comparable] struct {
+	key K
+	s   *spans
+}
+
+// of returns the spans of key k in m, made there when it has none.
+func (l *lastSpans[K]) of(m map[K]*spans, k K) *spans {
+	if l.s != nil && l.key == k {
+		return l.s
+	}
+	s := m[k]
+	if s == nil {
+		s = &spans{}
+		m[k] = s
+	}
+	l.key, l.s = k, s
+	return s
 }
 
 // rangeKey names an NVTX push/pop stack: a thread's, in one domain.
@@ -186,6 +216,17 @@ func newCrossCheck(ctx context.Context, format Format) *crossCheck {
 // meta takes the capture's GPU and link.
 func (x *crossCheck) meta(m *records.Meta) {
 	x.gpu, x.pcieGen, x.pcieWidth = m.GPU, m.PCIeGen, m.PCIeWidth
+	x.boundsSet = false
+}
+
+// bounds returns the bound of a copy within the GPU's memory (or a memset)
+// and of a copy over the host link.
+func (x *crossCheck) bounds() (device, host limits.Bound) {
+	if !x.boundsSet {
+		x.deviceBound, x.hostBound = limits.DeviceMemory(x.gpu), limits.HostLink(x.gpu, x.pcieGen, x.pcieWidth)
+		x.boundsSet = true
+	}
+	return x.deviceBound, x.hostBound
 }
 
 // fail keeps the first problem found.
@@ -210,13 +251,7 @@ func (x *crossCheck) call(c *records.Call) {
 	if c.Corr != 0 && x.calls.add(c.PID, c.Corr) {
 		x.fail(callWhere(c.Row, c.Name, c.Corr), fmt.Sprintf("another API call of process %d has the same correlation id, where each call has its own: the trace holds a call twice, or two traces were joined", c.PID))
 	}
-	k := [2]int64{c.PID, c.TID}
-	t := x.threads[k]
-	if t == nil {
-		t = &spans{}
-		x.threads[k] = t
-	}
-	t.add(c.Start, c.End)
+	x.lastThread.of(x.threads, [2]int64{c.PID, c.TID}).add(c.Start, c.End)
 	if !x.joined && nsysdb.IsCopyAPI(c.Name) {
 		x.copyCalls = append(x.copyCalls, callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, result: c.Result, name: c.Name})
 		x.sortedCC = false
@@ -254,9 +289,10 @@ func (x *crossCheck) callOf(o *records.Op) *callStart {
 func (x *crossCheck) op(o *records.Op) {
 	where := func() string { return opWhere(o.Row, opWhat(o), o.Corr) }
 	if o.Kind != records.OpKernel && o.Bytes > 0 {
-		bound, memory := limits.DeviceMemory(x.gpu), true
+		device, host := x.bounds()
+		bound, memory := device, true
 		if o.Kind == records.OpCopy && hostDevice(o.Copy) {
-			bound, memory = limits.HostLink(x.gpu, x.pcieGen, x.pcieWidth), false
+			bound, memory = host, false
 		}
 		if why := bound.Exceeded(float64(o.Bytes)/float64(max(o.Duration(), 1)), memory); why != "" {
 			x.fail(where(), fmt.Sprintf("%d bytes in %d ns: %s: the time or the size is wrong", o.Bytes, o.Duration(), why))
@@ -298,13 +334,7 @@ func (x *crossCheck) op(o *records.Op) {
 	case o.Kind != records.OpCopy:
 		return
 	}
-	k := streamKey{o.PID, o.Device, o.Stream}
-	s := x.streams[k]
-	if s == nil {
-		s = &spans{}
-		x.streams[k] = s
-	}
-	s.add(o.Start, o.End)
+	x.lastStream.of(x.streams, streamKey{o.PID, o.Device, o.Stream}).add(o.Start, o.End)
 }
 
 // sync checks that the copies a synchronisation waited for ended within

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/nsyscheck/nsyscheck/internal/chunked"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/records"
@@ -74,12 +75,18 @@ func (s *CopyScan) Lack(f records.Fact, reason string) {
 // Calls arrive in no set order, so the copy calls are kept until the end.
 type streamCapture struct {
 	begins, ends []threadTime
-	copies       []threadTime
-	api          []uint16 // each copy call's API, an index into apis
+	copies       chunked.List[copyCallTime] // in chunks: a large capture makes 100,000s
 	apis         []string
 }
 
 type threadTime struct{ pid, tid, ns int64 }
+
+// copyCallTime is a copy call's thread and start, and its API (an index
+// into streamCapture.apis).
+type copyCallTime struct {
+	threadTime
+	api uint16
+}
 
 func (s *streamCapture) add(c *records.Call) {
 	t := threadTime{c.PID, c.TID, c.Start}
@@ -95,8 +102,7 @@ func (s *streamCapture) add(c *records.Call) {
 			i = len(s.apis)
 			s.apis = append(s.apis, c.Name)
 		}
-		s.copies = append(s.copies, t)
-		s.api = append(s.api, uint16(i))
+		s.copies.Add(copyCallTime{t, uint16(i)})
 	}
 }
 
@@ -123,11 +129,13 @@ func (s *streamCapture) captured() map[string]int64 {
 		spans[[2]int64{b.pid, b.tid}] = append(spans[[2]int64{b.pid, b.tid}], span{b.ns, to})
 	}
 	out := map[string]int64{}
-	for i, c := range s.copies {
-		for _, sp := range spans[[2]int64{c.pid, c.tid}] {
-			if sp.from <= c.ns && c.ns <= sp.to {
-				out[s.apis[s.api[i]]]++
-				break
+	for _, chunk := range s.copies.Chunks() {
+		for _, c := range chunk {
+			for _, sp := range spans[[2]int64{c.pid, c.tid}] {
+				if sp.from <= c.ns && c.ns <= sp.to {
+					out[s.apis[c.api]]++
+					break
+				}
 			}
 		}
 	}
