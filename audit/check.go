@@ -108,6 +108,11 @@ type RegionCheck struct {
 	AfterOverlap    float64        `json:"afterOverlap"`
 	AfterCopyCallMs float64        `json:"afterCopyCallMs"`
 	AfterOutside    replay.Outside `json:"afterOutside"`
+	// LoadingMs and AfterLoadingMs are the host time calls that load
+	// device code held inside the region before and after, in its measure
+	// (Region.LoadingMs); zero, and absent from the JSON, when none did.
+	LoadingMs      float64 `json:"loadingMs,omitempty"`
+	AfterLoadingMs float64 `json:"afterLoadingMs,omitempty"`
 	// BoundLowMs and BoundHighMs are the predicted bound of the region's
 	// measure widened by Tolerance.
 	BoundLowMs  float64   `json:"boundLowMs"`
@@ -167,6 +172,7 @@ const (
 	WhyNotFixed  Why = "not-fixed"     // unavailable: the capture after did not make the fix (Check.Fix)
 	WhyTooWide   Why = "too-wide"      // unavailable: the bound holds the time before, so it allows no change
 	WhyNoPredict Why = "not-predicted" // unavailable: the region has no prediction (Region.NotPredicted)
+	WhyStartUp   Why = "start-up"      // unavailable: its device code's loading differs between the captures (StartUpDiffers)
 )
 
 // What can widen a region's bound over its own time before (WideBy).
@@ -352,6 +358,7 @@ func judgeRegion(r Region, after *Audit, match map[string]string, skip Why, unse
 	}
 	rc.AfterInstances, rc.AfterMedianMs, rc.AfterSpanMs = a.Instances, a.MedianMs, a.SpanMs
 	rc.AfterOverlap, rc.AfterCopyCallMs, rc.AfterOutside = a.Overlap.Measured, a.CopyCallMs, a.Outside
+	rc.LoadingMs, rc.AfterLoadingMs = r.LoadingMs(), a.loadingIn(r.Measure)
 	t := rc.AfterMs()
 	rc.Faster = t < r.Time()*(1-MinGain)
 	switch {
@@ -361,6 +368,8 @@ func judgeRegion(r Region, after *Audit, match map[string]string, skip Why, unse
 		rc.Verdict, rc.Why = Unavailable, WhyUnseen
 	case r.NotPredicted != nil:
 		rc.Verdict, rc.Why = Unavailable, WhyNoPredict
+	case rc.StartUpDiffers():
+		rc.Verdict, rc.Why = Unavailable, WhyStartUp
 	case t > rc.BoundHighMs:
 		rc.Verdict, rc.Why = Died, WhyAbove
 	case t < rc.BoundLowMs:
@@ -371,6 +380,19 @@ func judgeRegion(r Region, after *Audit, match map[string]string, skip Why, unse
 		rc.Verdict, rc.Why = Held, WhyInBound
 	}
 	return rc
+}
+
+// StartUpDiffers reports whether the host time spent loading device code
+// inside the region differs between the captures by more than ModelError
+// of its time before. Loading is one-time start-up (a kernel's first
+// launch), which a program pays at a different cost in each run (code
+// compiled by the driver or found in its cache, libraries read from disk
+// or from the page cache), and the host work around it that the trace
+// does not show (a library's own loading) differs with it: the time after
+// then says how the start-up went, not what pinning did, and the replay,
+// which keeps the loading as measured, cannot tell it.
+func (r *RegionCheck) StartUpDiffers() bool {
+	return math.Abs(r.AfterLoadingMs-r.LoadingMs) > ModelError*r.Time()
 }
 
 // wideBy names what put the region's time before t inside its bound: the

@@ -37,7 +37,17 @@ type Region struct {
 	// what-if re-costed no copy from pageable memory though it had some to
 	// re-cost: a replay that changed nothing predicts nothing.
 	NotPredicted *NotPredicted `json:"notPredicted,omitempty"`
+	// Loading is the host time calls that load device code (LoadsModule)
+	// held inside the region, in its median instance and in all of them
+	// (loadingOf), which a check weighs against the capture after's; nil,
+	// and absent from the JSON, when none did.
+	Loading *replay.Outside `json:"loading,omitempty"`
 }
+
+// LoadingMs is the host time calls that load device code (LoadsModule)
+// held inside the region, in its measure: the median instance's, or every
+// instance's for the span.
+func (r *Region) LoadingMs() float64 { return r.loadingIn(r.Measure) }
 
 // NotPredicted says why a region has no prediction: the what-if re-costed
 // no copy though it had some to re-cost (Uncosted), or the replay saw no

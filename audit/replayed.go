@@ -167,6 +167,16 @@ func (au *Audit) setReplay(r Replayed) {
 	res := r.Result
 	au.Framework = r.Framework
 	au.Regions = regionsOf(res.Regions)
+	names := make([]string, len(au.Regions))
+	for i := range au.Regions {
+		names[i] = au.Regions[i].Name
+	}
+	loading := loadingOf(r.Timeline, names)
+	for i := range au.Regions {
+		if l, ok := loading[au.Regions[i].Name]; ok {
+			au.Regions[i].Loading = &l
+		}
+	}
 	au.kernels = kernelsOf(r.Timeline)
 	why := &NotPredicted{}
 	if res.Recosted == 0 {

@@ -124,8 +124,11 @@ func verdictTable(t *testing.T, b *strings.Builder, dir, rates string) {
 				name += " → " + r.AfterName
 			}
 			verdict := string(r.Verdict)
-			if r.Why == audit.WhyTooWide {
+			switch r.Why {
+			case audit.WhyTooWide:
 				verdict += " (too wide: " + r.WideBy + ")"
+			case audit.WhyStartUp:
+				verdict += fmt.Sprintf(" (start-up: loading %.1f ms before, %.1f after)", r.LoadingMs, r.AfterLoadingMs)
 			}
 			switch {
 			case !r.Judged:

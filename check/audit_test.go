@@ -67,9 +67,9 @@ func TestReadRunRates(t *testing.T) {
 // from --link-gbps or from a run folder's run.json or results, and the
 // message names where it came from; the bounds themselves are accepted.
 func TestAuditRatesBounded(t *testing.T) {
-	for _, v := range []float64{1e-300, 0.005, -3, 10001, math.NaN(), math.Inf(1)} {
+	for _, v := range []float64{1e-300, 0.005, -3, 450.5, 4000, 10001, math.NaN(), math.Inf(1)} {
 		_, err := AuditRates(AuditOptions{LinkGBps: v})
-		if err == nil || !strings.Contains(err.Error(), "--link-gbps") || !strings.Contains(err.Error(), "between 0.01 and 10000") {
+		if err == nil || !strings.Contains(err.Error(), "--link-gbps") || !strings.Contains(err.Error(), "between 0.01 and 450") {
 			t.Errorf("--link-gbps %g: %v", v, err)
 		}
 	}
@@ -106,7 +106,7 @@ func TestAuditRatesBounded(t *testing.T) {
 	// file the capture's checks accept.
 	dir = edit(runinfo.ResultsFile, `"ms": 0.031994, "gbps": 32.7746`, `"ms": 319940, "gbps": 0.0000033`)
 	if _, err := AuditRates(AuditOptions{RatesDir: dir}); err == nil || !strings.Contains(err.Error(), runinfo.ResultsFile) ||
-		!strings.Contains(err.Error(), "between 0.01 and 10000") {
+		!strings.Contains(err.Error(), "between 0.01 and 562.5") {
 		t.Errorf("a results file with a pinned copy at 1e-7 GB/s: %v", err)
 	}
 }
@@ -139,15 +139,15 @@ func TestAuditPyTorch(t *testing.T) {
 	}
 	// The steps are not faster, as the high bound (the batches copied into
 	// pinned memory on the host) allowed, but a bound that holds the time
-	// before decides nothing: too wide; the epoch is faster than the
-	// replay could predict: its thread's work outside CUDA calls shrank.
+	// before decides nothing: too wide; the epoch holds the first step's
+	// loading of device code, which differs between the runs: unavailable.
 	c := out.Check
-	if c == nil || c.Verdict != audit.Died || out.Passed() || len(c.Regions) != 3 {
+	if c == nil || c.Verdict != audit.Unavailable || out.Passed() || len(c.Regions) != 3 {
 		t.Fatalf("check = %+v", c)
 	}
 	whole, epoch, step := c.Regions[0], c.Regions[1], c.Regions[2]
-	if whole.Name != replay.CaptureRegion || whole.Judged || epoch.Name != "epoch" || epoch.Verdict != audit.Died ||
-		epoch.Why != audit.WhyBelow || !epoch.Faster || epoch.AfterOutside.MedianMs > 0.8*epoch.Outside.MedianMs {
+	if whole.Name != replay.CaptureRegion || whole.Judged || epoch.Name != "epoch" || epoch.Verdict != audit.Unavailable ||
+		epoch.Why != audit.WhyStartUp || epoch.LoadingMs < 400 || epoch.AfterLoadingMs > 200 || !epoch.Faster || epoch.AfterOutside.MedianMs > 0.8*epoch.Outside.MedianMs {
 		t.Errorf("whole capture %+v; epoch %+v", whole, epoch)
 	}
 	if step.Name != "step" || step.Verdict != audit.Unavailable || step.Why != audit.WhyTooWide || step.WideBy != audit.WideCost || step.Faster || step.Instances != 67 || step.AfterInstances != 67 ||

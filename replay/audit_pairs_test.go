@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/nsyscheck/nsyscheck/audit"
@@ -46,7 +47,24 @@ func TestAuditRegionsAgainstPlainSQL(t *testing.T) {
 		if len(out.Check.Regions) != len(before) {
 			t.Errorf("%s: %d regions checked, plain SQL finds %d", p.name, len(out.Check.Regions), len(before))
 		}
+		loadBefore, loadAfter := sqlLoading(t, capturePath(p.before)), sqlLoading(t, capturePath(p.after))
 		for _, rc := range out.Check.Regions {
+			if rc.Name != replay.CaptureRegion {
+				lb, la := loadingIn(loadBefore[rc.Name], rc.Measure), loadingIn(loadAfter[rc.AfterName], rc.Measure)
+				if !near(rc.LoadingMs, lb) || !near(rc.AfterLoadingMs, la) {
+					t.Errorf("%s %s: loading device code held %.6f ms before and %.6f after; plain SQL %.6f and %.6f",
+						p.name, rc.Name, rc.LoadingMs, rc.AfterLoadingMs, lb, la)
+				}
+			}
+			// The DataLoader pair's epoch holds its first step, whose
+			// modules loaded in 437.9 ms before and 172.1 ms after: the
+			// only region of the shipped pairs the start-up decides.
+			if startUp := p.name == "train" && rc.Name == "epoch"; startUp != (rc.Why == audit.WhyStartUp) {
+				t.Errorf("%s %s: judged %s (%s), loading %.1f ms before and %.1f after", p.name, rc.Name, rc.Verdict, rc.Why,
+					rc.LoadingMs, rc.AfterLoadingMs)
+			} else if startUp && rc.Verdict != audit.Unavailable {
+				t.Errorf("%s %s: %s for a region its start-up decides", p.name, rc.Name, rc.Verdict)
+			}
 			n, med, span := instanceStats(before[rc.Name])
 			na, meda, spana := instanceStats(after[rc.AfterName])
 			r := replayed[rc.Name]
@@ -68,4 +86,61 @@ func TestAuditRegionsAgainstPlainSQL(t *testing.T) {
 			}
 		}
 	}
+}
+
+// sqlLoading is, per NVTX push/pop range name, the host time in ms that
+// calls loading device code (cuModuleLoad*, cuLibraryLoad*,
+// cudaLibraryLoad*) of the range's process held, per instance, counting
+// the calls that began inside it: plain SQL over the export.
+func sqlLoading(t *testing.T, path string) map[string][]float64 {
+	t.Helper()
+	db := openExport(t, path)
+	if table(t, db, "NVTX_EVENTS") == "" || table(t, db, "CUPTI_ACTIVITY_KIND_RUNTIME") == "" {
+		return nil
+	}
+	rows, err := db.Query(`SELECT coalesce(n.text, s.value),
+		coalesce((SELECT sum(r."end" - r.start) FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds a ON a.id = r.nameId
+			WHERE ` + notBacktrace + ` AND (r.globalTid >> 24) & 16777215 = (n.globalTid >> 24) & 16777215
+			AND r.start BETWEEN n.start AND n."end"
+			AND (a.value LIKE 'cuModuleLoad%' OR a.value LIKE 'cuLibraryLoad%' OR a.value LIKE 'cudaLibraryLoad%')), 0)
+		FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId
+		WHERE n.eventType = (SELECT id FROM ENUM_NSYS_EVENT_TYPE WHERE name = 'NvtxPushPopRange') AND n."end" IS NOT NULL`)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	defer rows.Close()
+	out := map[string][]float64{}
+	for rows.Next() {
+		var name string
+		var ns int64
+		if err := rows.Scan(&name, &ns); err != nil {
+			t.Fatal(err)
+		}
+		out[name] = append(out[name], float64(ns)/1e6)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// loadingIn is the loading of a region's instances in its measure: the
+// median instance's, or their sum for the span.
+func loadingIn(v []float64, m audit.Measure) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	if m == audit.MeasureSpan {
+		var sum float64
+		for _, x := range v {
+			sum += x
+		}
+		return sum
+	}
+	v = slices.Clone(v)
+	slices.Sort(v)
+	if len(v)%2 == 0 {
+		return (v[len(v)/2-1] + v[len(v)/2]) / 2
+	}
+	return v[len(v)/2]
 }

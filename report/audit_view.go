@@ -498,7 +498,7 @@ func checkView(v *auditView, out *audit.Output, verbose bool) {
 	v.Regions = tableView{Title: "Regions (ms): before, predicted with the copies pinned, after",
 		Head:  []string{"region", "time", "before", "predicted", "bound", "after", "verdict"},
 		Right: []bool{false, false, true, true, false, true, false}, Missing: noRegion}
-	var judged, held, died, wide int
+	var judged, held, died, wide, startUp int
 	var regions []audit.Region
 	var checks []audit.RegionCheck
 	for _, r := range c.Regions {
@@ -511,6 +511,8 @@ func checkView(v *auditView, out *audit.Output, verbose bool) {
 				died++
 			case r.Why == audit.WhyTooWide:
 				wide++
+			case r.Why == audit.WhyStartUp:
+				startUp++
 			}
 		}
 	}
@@ -559,8 +561,17 @@ func checkView(v *auditView, out *audit.Output, verbose bool) {
 		v.Answer = "unavailable: " + notPredictedWords(c.Regions[0].NotPredicted)
 	case c.Unseen == nil && !c.Fix.Made:
 		v.Answer = "unavailable: " + notFixedWords(c.Fix)
-	case wide > 0:
-		v.Answer = fmt.Sprintf("unavailable: %s too wide to decide: each bound holds its region's own time before, so the prediction allows no change", nounsOf(int64(wide), "judged region"))
+	case wide > 0 || startUp > 0:
+		var parts []string
+		if wide > 0 {
+			parts = append(parts, fmt.Sprintf("%s too wide to decide: each bound holds its region's own time before, so the prediction allows no change",
+				nounsOf(int64(wide), "judged region")))
+		}
+		if startUp > 0 {
+			parts = append(parts, fmt.Sprintf("%s decided by start-up: its loading of device code differs between the captures",
+				nounsOf(int64(startUp), "judged region")))
+		}
+		v.Answer = "unavailable: " + strings.Join(parts, "; ")
 	default:
 		v.Answer = "unavailable: no region could be judged"
 	}
@@ -610,6 +621,10 @@ func regionCheckWords(r *audit.RegionCheck) string {
 	case audit.WhyNotFixed:
 		return fmt.Sprintf("%s: unavailable: %s before, %s after (%s), but the capture after did not make the fix, so it cannot check the prediction %s",
 			r.Name, msWords(r.Time()), msWords(r.AfterMs()), m, msWords(mid))
+	case audit.WhyStartUp:
+		return fmt.Sprintf("%s: unavailable: %s before, %s after (%s), but loading device code (the first launches' modules and libraries) held the host %s inside it before and %s after: "+
+			"one-time start-up that differs from run to run, with host work the trace does not show beside it, so the time after cannot check the prediction %s (bound %s ms)",
+			r.Name, msWords(r.Time()), msWords(r.AfterMs()), m, msWords(r.LoadingMs), msWords(r.AfterLoadingMs), msWords(mid), boundWords(r.BoundLowMs, r.BoundHighMs))
 	}
 	perBefore, perAfter := r.CopyCallMs/float64(max(r.Instances, 1)), r.AfterCopyCallMs/float64(max(r.AfterInstances, 1))
 	var s string
