@@ -14,6 +14,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/exportcache"
 	"github.com/nsyscheck/nsyscheck/framework"
+	"github.com/nsyscheck/nsyscheck/internal/environ"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/limits"
 	"github.com/nsyscheck/nsyscheck/nsysrule"
@@ -37,6 +38,9 @@ type AuditOptions struct {
 	// Nsys is the nsys executable that exports a .nsys-rep and runs
 	// NVIDIA's rule ("" finds it).
 	Nsys string
+	// Env is the environment NSYS, PATH and the user's cache folder are
+	// read from, and nsys analyze runs with (nil: the process's).
+	Env environ.Env
 	// NoRule leaves NVIDIA's rule out.
 	NoRule bool
 	// RatesDir is a run folder of `nsyscheck run` whose pinned copy rates
@@ -129,7 +133,7 @@ func regionNames(au *audit.Audit) string {
 // CSV beside the capture, each read down to its count and digest), so that
 // it costs no time of its own unless it disagrees with the audit.
 func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts AuditOptions) (*audit.Audit, error) {
-	src, err := source.Open(ctx, path, source.Options{Nsys: opts.Nsys})
+	src, err := source.Open(ctx, path, source.Options{Nsys: opts.Nsys, Env: opts.Env})
 	if err != nil {
 		return nil, err
 	}
@@ -398,19 +402,19 @@ func startRule(ctx context.Context, src *source.Source, opts AuditOptions) <-cha
 	if src.Export != nil {
 		db = src.Export.Path
 	}
-	go func() { out <- nvidiaRule(ctx, src.Path, db, opts.Nsys) }()
+	go func() { out <- nvidiaRule(ctx, src.Path, db, opts.Nsys, opts.Env) }()
 	return out
 }
 
 // nvidiaRule reads NVIDIA's cuda_memcpy_async rule's copies: run by nsys
 // analyze on the capture's SQLite export db ("" when it has none) when nsys
 // is installed, else read from NAME_cuda_memcpy_async.csv beside the
-// capture at path.
-func nvidiaRule(ctx context.Context, path, db, nsysOverride string) ruleResult {
+// capture at path; env is the environment nsys is found in and runs with.
+func nvidiaRule(ctx context.Context, path, db, nsysOverride string, env environ.Env) ruleResult {
 	var notes []string
 	if db != "" {
-		if nsysPath, err := exportcache.FindNsys(nsysOverride); err == nil {
-			a, err := nsysrule.Analyze(ctx, nsysPath, db)
+		if nsysPath, err := exportcache.FindNsys(nsysOverride, env); err == nil {
+			a, err := nsysrule.Analyze(ctx, nsysPath, db, env)
 			if err == nil {
 				side, err := audit.ReadRule(ruleRows(a.CSV))
 				if err == nil {

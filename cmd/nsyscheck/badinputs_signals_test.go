@@ -24,7 +24,7 @@ func scrubSignalCases() []badCase {
 			name := map[syscall.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM"}[sig]
 			var tmp, dest string
 			out = append(out, badCase{group: "interruptions", name: "scrub gets " + name + " once its copy is " + step,
-				cmd: "scrub",
+				cmd: "scrub", serial: true,
 				make: func(t *testing.T, dir string) []string {
 					p := copyShipped(t, dir, "pinned.sqlite")
 					tmp, dest = t.TempDir(), filepath.Join(t.TempDir(), "shared.sqlite")
@@ -53,7 +53,7 @@ func scrubSignalCases() []badCase {
 		name := map[syscall.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM"}[sig]
 		var dest string
 		out = append(out, badCase{group: "interruptions", name: "report gets " + name + " while it writes its files",
-			cmd: "report",
+			cmd: "report", serial: true,
 			make: func(t *testing.T, dir string) []string {
 				p := copyShipped(t, dir, "pinned.sqlite")
 				dest = filepath.Join(t.TempDir(), "out")
@@ -90,7 +90,7 @@ func scrubSignalCases() []badCase {
 	}
 	var tmp, dest string
 	out = append(out, badCase{group: "interruptions", name: "scrub where a killed scrub left its working folder and hidden copy",
-		cmd: "scrub",
+		cmd: "scrub", serial: true,
 		make: func(t *testing.T, dir string) []string {
 			p := copyShipped(t, dir, "pinned.sqlite")
 			tmp, dest = t.TempDir(), filepath.Join(t.TempDir(), "shared.sqlite")
