@@ -23,6 +23,10 @@ type Rates struct {
 	// LinkSource says where it comes from.
 	LinkGBps   float64 `json:"linkGBps,omitempty"`
 	LinkSource string  `json:"linkSource,omitempty"`
+	// GPU is the GPU the run folder's rates were measured on, "" where
+	// they come from no run or it names none: the audit refuses a capture
+	// of another GPU (its copies cross another link).
+	GPU string `json:"-"`
 }
 
 // RatePoint is one timed pinned copy size, as the replay's rate coster

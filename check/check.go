@@ -22,6 +22,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/exportcache"
 	"github.com/nsyscheck/nsyscheck/framework"
+	"github.com/nsyscheck/nsyscheck/internal/environ"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/nsysrule"
@@ -37,6 +38,9 @@ import (
 type Options struct {
 	// Nsys is the nsys executable that exports a .nsys-rep ("" finds it).
 	Nsys string
+	// Env is the environment NSYS, PATH and the user's cache folder are
+	// read from (nil: the process's).
+	Env environ.Env
 	// Run is the run's facts when the caller holds them in memory (run
 	// checking its own export before run.json is final); nil reads the
 	// run.json beside the input where Load needs it.
@@ -106,12 +110,12 @@ func Paths(paths []string, opts Options) ([]*Checked, error) {
 // no verdict, evidence or report shows one.
 func Load(path string, opts Options) (*Checked, error) {
 	lo := LoadOptions(opts.Nsys)
-	lo.Context = opts.Context
+	lo.Context, lo.Env = opts.Context, opts.Env
 	ctx := opts.Context
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	src, err := source.Open(ctx, path, source.Options{Nsys: opts.Nsys})
+	src, err := source.Open(ctx, path, source.Options{Nsys: opts.Nsys, Env: opts.Env})
 	var c *capture.Capture
 	cov, det := coverage.NewWatcher(), framework.NewDetector()
 	lo.Watch = records.Tee(cov.Handler(), det.Handler())

@@ -28,7 +28,7 @@ func scrubSignalCases() []badCase {
 			name := map[syscall.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM"}[sig]
 			var tmp, dest string
 			out = append(out, badCase{group: "interruptions", name: "scrub gets " + name + " " + scrubStepWords[step],
-				cmd: "scrub",
+				cmd: "scrub", serial: true,
 				make: func(t *testing.T, dir string) []string {
 					p := copyShipped(t, dir, "pinned.sqlite")
 					tmp, dest = t.TempDir(), filepath.Join(t.TempDir(), "shared.sqlite")
@@ -57,7 +57,7 @@ func scrubSignalCases() []badCase {
 		name := map[syscall.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM"}[sig]
 		var dest string
 		out = append(out, badCase{group: "interruptions", name: "report gets " + name + " while it writes its files",
-			cmd: "report",
+			cmd: "report", serial: true,
 			make: func(t *testing.T, dir string) []string {
 				p := copyShipped(t, dir, "pinned.sqlite")
 				dest = filepath.Join(t.TempDir(), "out")
@@ -94,7 +94,7 @@ func scrubSignalCases() []badCase {
 	}
 	var tmp, dest string
 	out = append(out, badCase{group: "interruptions", name: "scrub where a killed scrub left its working folder and hidden copy",
-		cmd: "scrub",
+		cmd: "scrub", serial: true,
 		make: func(t *testing.T, dir string) []string {
 			p := copyShipped(t, dir, "pinned.sqlite")
 			tmp, dest = t.TempDir(), filepath.Join(t.TempDir(), "shared.sqlite")
