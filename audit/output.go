@@ -47,6 +47,9 @@ func readAudit(data json.RawMessage) (*Audit, error) {
 	if err := json.Unmarshal(data, &words); err != nil {
 		return nil, err
 	}
+	if err := plausible(&au); err != nil {
+		return nil, fmt.Errorf("%w: the file was edited; write it again with nsyscheck audit --format json", err)
+	}
 	// A class's size bucket travels by its name: its index, which the check
 	// reads (Bucket), is taken from it again.
 	for _, cs := range [][]*Class{au.Classes, au.TopOffenders} {
@@ -91,14 +94,11 @@ func ReadOutput(path string) (out *Output, ok bool, err error) {
 	if !ok || own.Kind != EnvelopeKind {
 		return nil, false, nil
 	}
-	// A FIFO, a device or a huge file is no audit: the capture loader
-	// says what it is.
-	data, err := inputerr.ReadFile(path, maxOutputFile, "an audit's JSON")
+	// Its head says it is an audit: what cannot be read of it is a
+	// malformed audit output, never taken for a capture.
+	data, err := readOwn(path, "an audit's JSON", "nsyscheck audit --format json")
 	if err != nil {
-		return nil, false, nil
-	}
-	if _, deep := program.TooDeep(data); deep {
-		return nil, false, nil // no audit nests so deep: the capture loader says what it is
+		return nil, true, err
 	}
 	if own.Legacy {
 		return readLegacy(path, data)
@@ -160,12 +160,9 @@ func ReadRanks(path string) (audits []*Audit, failed []Failed, ok bool, err erro
 		}
 		return []*Audit{out.Before}, nil, true, nil
 	}
-	data, err := inputerr.ReadFile(path, maxOutputFile, "an audit's JSON")
+	data, err := readOwn(path, "the audits of a job's ranks", "nsyscheck audit --ranks --format json")
 	if err != nil {
-		return nil, nil, false, nil
-	}
-	if _, deep := program.TooDeep(data); deep {
-		return nil, nil, false, nil
+		return nil, nil, true, err
 	}
 	var version int
 	if err := json.Unmarshal(own.SchemaVersion, &version); err != nil || version != EnvelopeVersion {
@@ -200,6 +197,21 @@ func ReadRanks(path string) (audits []*Audit, failed []Failed, ok bool, err erro
 		}
 	}
 	return audits, failed, true, nil
+}
+
+// readOwn reads a file whose head says it is one of audit's outputs
+// (what, written by the command again): one too large or nested deeper
+// than any audit writes is a malformed output, and the error says so.
+func readOwn(path, what, again string) ([]byte, error) {
+	data, err := inputerr.ReadFile(path, maxOutputFile, what)
+	if err != nil {
+		return nil, err
+	}
+	if off, deep := program.TooDeep(data); deep {
+		return nil, fmt.Errorf("%s: byte %d: %s nested deeper than %d levels, which no audit writes: a malformed audit output; write it again with %s",
+			path, off, what, program.MaxJSONDepth, again)
+	}
+	return data, nil
 }
 
 // Failed is a rank's capture that could not be audited, and why.

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/replay"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
@@ -30,6 +32,8 @@ func TestReadOutput(t *testing.T) {
 	step := predicted(region("step", 10, 5, 50), 1, 0.9, 1.2)
 	before := withRegions(auditOf(10, pg, mb4, 700_000), region(replay.CaptureRegion, 1, 100, 100), step)
 	after := withRegions(auditOf(10, pin, mb4, 20_000), region(replay.CaptureRegion, 1, 30, 30), region("step", 10, 1.25, 12.5))
+	// The captures' spans hold their regions, as an audit's always do.
+	before.SpanNs, after.SpanNs = 100_000_000, 30_000_000
 	two := func(after *Audit, check *Check) string {
 		b, _ := json.Marshal(before)
 		a, _ := json.Marshal(after)
@@ -55,6 +59,7 @@ func TestReadOutput(t *testing.T) {
 		t.Errorf("an edited number: %v %v", ok, err)
 	}
 	slower := withRegions(auditOf(10, pin, mb4, 20_000), region(replay.CaptureRegion, 1, 30, 30), region("step", 10, 3, 30))
+	slower.SpanNs = 30_000_000
 	if _, ok, err := ReadOutput(write("numbers-died.json", two(slower, check))); !ok || err == nil ||
 		!strings.Contains(err.Error(), "the check's verdict is held, but the numbers of its two audits give died") {
 		t.Errorf("a held check beside numbers that say died: %v %v", ok, err)
@@ -81,6 +86,8 @@ func TestReadOutput(t *testing.T) {
 			"the audit before the fix has no prediction"},
 		"null result": {`{` + head + `"inputs": ["a"], "results": [null]}`, "a null result"},
 		"bad field":   {`{` + head + `"inputs": ["a"], "results": [{"copies": "many"}]}`, "cannot be read"},
+		"nested too deep": {`{` + head + `"inputs": ["a"], "results": [{"x": ` + strings.Repeat("[", 2000) + strings.Repeat("]", 2000) + `}]}`,
+			"nested deeper than"},
 	} {
 		_, ok, err := ReadOutput(write(strings.ReplaceAll(name, " ", "-")+".json", c.body))
 		if !ok || err == nil || !strings.Contains(err.Error(), c.want) {
@@ -104,5 +111,63 @@ func TestReadLegacyOutput(t *testing.T) {
 		len(out.Before.Classes) != len(before.Classes) || out.Check.HtoDBeforeNs != before.Sum(vocab.CopyHtoD, "", "").HostNs ||
 		out.Check.HtoDAfterNs != after.Sum(vocab.CopyHtoD, "", "").HostNs || out.Check.Verdict != Held {
 		t.Errorf("legacy audit read as %+v, check %+v", out.Before, out.Check)
+	}
+}
+
+// TestReadRefusesImpossible: an audit read back whose numbers no audit
+// makes (a prediction outside its bound, a negative bound, a region
+// longer than the whole capture) is refused, naming the field, from the
+// JSON of one audit and from the ranks' JSON alike; the audit as written
+// is read.
+func TestReadRefusesImpossible(t *testing.T) {
+	au := withRegions(auditOf(10, pg, mb4, 700_000), region(replay.CaptureRegion, 1, 100, 100), predicted(region("step", 10, 5, 50), 1, 0.9, 1.2))
+	au.SpanNs, au.SpanFrom = 100_000_000, capture.SpanTrace
+	step := 1
+	dir := t.TempDir()
+	write := func(name, kind string, a *Audit) string {
+		b, err := json.Marshal(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := `{"schemaVersion": 1, "kind": "` + kind + `", "tool": {"name": "nsyscheck", "version": "x"}, "inputs": ["a"], "results": [` + string(b) + `]}`
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if _, ok, err := ReadOutput(write("as-written.json", EnvelopeKind, au)); !ok || err != nil {
+		t.Fatalf("the audit as written: %v %v", ok, err)
+	}
+	cases := []struct {
+		name  string
+		edit  func(a *Audit)
+		field string
+	}{
+		{"predicted x10", func(a *Audit) { a.Regions[step].PredictedMedianMs *= 10 }, `regions[` + strconv.Itoa(step) + `] ("step").predictedMedian is`},
+		{"negative low", func(a *Audit) { a.Regions[step].PredictedMedianLowMs = -5 }, `("step").predictedMedianLowMs is -5, not a time`},
+		{"longer than the capture", func(a *Audit) { a.Regions[step].MedianMs, a.Regions[step].SpanMs = 99999, 99999 }, `("step").medianMs is 99999 ms, longer than the whole capture`},
+		{"negative prediction", func(a *Audit) { a.Prediction.AfterLowNs = -1 }, "prediction.afterLowNs is -1, below zero"},
+		{"prediction outside its bound", func(a *Audit) { a.Prediction.AfterNs, a.Prediction.AfterHighNs = 9, 8 }, "prediction.after is 9, outside its own bound 0-8"},
+	}
+	for _, c := range cases {
+		b, _ := json.Marshal(au)
+		var edited Audit
+		if err := json.Unmarshal(b, &edited); err != nil {
+			t.Fatal(err)
+		}
+		c.edit(&edited)
+		for _, kind := range []string{EnvelopeKind, EnvelopeKindRanks} {
+			p := write(strings.ReplaceAll(c.name, " ", "-")+"-"+kind+".json", kind, &edited)
+			var err error
+			if kind == EnvelopeKind {
+				_, _, err = ReadOutput(p)
+			} else {
+				_, _, _, err = ReadRanks(p)
+			}
+			if err == nil || !strings.Contains(err.Error(), c.field) || !strings.Contains(err.Error(), "was edited") {
+				t.Errorf("%s (%s): err %v, want one naming %q", c.name, kind, err, c.field)
+			}
+		}
 	}
 }

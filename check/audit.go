@@ -138,12 +138,11 @@ func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 		return nil, err
 	}
 	defer src.Close()
-	files := scannable(src)
 	early := make(chan []diag.Diagnostic, 1)
 	go func() {
 		var out []diag.Diagnostic
-		for _, f := range files {
-			out = append(out, exposures(ctx, f)...)
+		for _, s := range scanFiles(ctx, src) {
+			out = append(out, exposureDiagnostics(s.path, s.rep, s.err)...)
 		}
 		early <- out
 	}()
@@ -230,13 +229,6 @@ func replayOf(ctx context.Context, tb *timeline.Builder, det framework.Detection
 		return audit.Replayed{}, fmt.Errorf("replaying the timeline: %w", err)
 	}
 	return r, nil
-}
-
-// exposures scans a capture file for what it reveals beyond the run, with
-// verify's rules (attachExposure).
-func exposures(ctx context.Context, f *source.File) []diag.Diagnostic {
-	rep, err := privacy.Scan(ctx, f)
-	return exposureDiagnostics(f.Path, rep, err)
 }
 
 // AuditRates gathers the rates the prediction may use besides the

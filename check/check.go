@@ -14,6 +14,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/capture"
@@ -167,13 +168,31 @@ type fileScan struct {
 
 // scanFiles scans the capture files a source holds open (its SQLite export
 // and its .nsys-rep) for what they expose, except nsyscheck's own export of
-// a report, which holds nothing the report does not.
+// a report, which holds nothing the report does not; and, for a folder of
+// CSV reports, every report it reads (privacy.ScanCSV).
 func scanFiles(ctx context.Context, src *source.Source) []fileScan {
 	var out []fileScan
 	for _, f := range scannable(src) {
 		rep, err := privacy.Scan(ctx, f)
 		out = append(out, fileScan{path: f.Path, rep: rep, err: err})
 	}
+	for _, p := range csvReports(src) {
+		rep, err := privacy.ScanCSV(ctx, p)
+		out = append(out, fileScan{path: p, rep: rep, err: err})
+	}
+	return out
+}
+
+// csvReports are the CSV reports a folder source reads, in a fixed order.
+func csvReports(src *source.Source) []string {
+	if src.Kind != nsysdb.KindCSV {
+		return nil
+	}
+	out := make([]string, 0, len(src.Reports))
+	for _, p := range src.Reports {
+		out = append(out, p)
+	}
+	sort.Strings(out)
 	return out
 }
 
