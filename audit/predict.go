@@ -23,6 +23,10 @@ type Rates struct {
 	// Link says where it comes from.
 	LinkGBps float64
 	Link     LinkOrigin
+	// GPU is the GPU the run folder's rates were measured on, "" where
+	// they come from no run or it names none: the audit refuses a capture
+	// of another GPU (its copies cross another link).
+	GPU string
 }
 
 // LinkOrigin says where a link's rate came from: assumed (a PCIe

@@ -59,21 +59,27 @@ type NotSameProgram struct {
 
 // Error names what differs and what to do.
 func (e *NotSameProgram) Error() string {
+	return fmt.Sprintf("%s and %s are not captures of the same program, so the one cannot check a prediction made from the other: %s; give a capture of the same program before and after its fix (or one capture alone to audit it)",
+		e.Before, e.After, DifferenceWords(e.Differences, "before", "after"))
+}
+
+// DifferenceWords says what differs between two captures, the first
+// called one and the second other ("before" and "after").
+func DifferenceWords(ds []Difference, one, other string) string {
 	var parts []string
-	for _, d := range e.Differences {
+	for _, d := range ds {
 		switch d.What {
 		case DiffBytes:
-			parts = append(parts, fmt.Sprintf("%s bytes: %s before, %s after (%+.1f%%, more than %.0f%%)",
-				d.Direction, mb(d.Before), mb(d.After), 100*d.Share, 100*BytesTolerance))
+			parts = append(parts, fmt.Sprintf("%s bytes: %s %s, %s %s (%+.1f%%, more than %.0f%%)",
+				d.Direction, mb(d.Before), one, mb(d.After), other, 100*d.Share, 100*BytesTolerance))
 		case DiffKernels:
-			s := fmt.Sprintf("kernels: %d launches before and %d after of kernels the other capture never ran (%.1f%%, more than %.0f%%)",
-				d.Before, d.After, 100*d.Share, 100*KernelTolerance)
-			s += namesOnly("before", d.OnlyBefore, d.NamesBefore) + namesOnly("after", d.OnlyAfter, d.NamesAfter)
+			s := fmt.Sprintf("kernels: %d launches %s and %d %s of kernels the other capture never ran (%.1f%%, more than %.0f%%)",
+				d.Before, one, d.After, other, 100*d.Share, 100*KernelTolerance)
+			s += namesOnly(one, d.OnlyBefore, d.NamesBefore) + namesOnly(other, d.OnlyAfter, d.NamesAfter)
 			parts = append(parts, s)
 		}
 	}
-	return fmt.Sprintf("%s and %s are not captures of the same program, so the one cannot check a prediction made from the other: %s; give a capture of the same program before and after its fix (or one capture alone to audit it)",
-		e.Before, e.After, strings.Join(parts, "; "))
+	return strings.Join(parts, "; ")
 }
 
 // SameProgram returns a *NotSameProgram error when before and after moved
@@ -95,10 +101,12 @@ func SameProgram(before, after *Audit) error {
 			e.Differences = append(e.Differences, Difference{What: DiffBytes, Direction: dir, Before: b, After: a, Share: change})
 		}
 	}
+	// An audit read back from its JSON carries no kernel counts (nil):
+	// then the bytes alone tell.
 	ob, db, nb, tb := only(before.kernels, after.kernels)
 	oa, da, na, ta := only(after.kernels, before.kernels)
 	share := max(ratio(nb, tb), ratio(na, ta))
-	if share > KernelTolerance {
+	if share > KernelTolerance && before.kernels != nil && after.kernels != nil {
 		e.Differences = append(e.Differences, Difference{What: DiffKernels, Before: nb, After: na, Share: share,
 			OnlyBefore: ob, OnlyAfter: oa, NamesBefore: db, NamesAfter: da})
 	}

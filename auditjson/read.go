@@ -35,6 +35,9 @@ func readAudit(data json.RawMessage) (*audit.Audit, error) {
 		return nil, err
 	}
 	au := toAudit(j)
+	if err := audit.Plausible(&au); err != nil {
+		return nil, fmt.Errorf("%w: the file was edited; write it again with nsyscheck audit --format json", err)
+	}
 	// What the capture cannot show is made again, typed, from the coverage
 	// the JSON holds (Cover, as the audit made it); a diagnostic of the
 	// JSON that this does not make again (a loader's note, or a coverage
@@ -69,14 +72,11 @@ func ReadOutput(path string) (out *audit.Output, ok bool, err error) {
 	if !ok || own.Kind != audit.EnvelopeKind {
 		return nil, false, nil
 	}
-	// A FIFO, a device or a huge file is no audit: the capture loader
-	// says what it is.
-	data, err := inputerr.ReadFile(path, maxOutputFile, "an audit's JSON")
+	// Its head says it is an audit: what cannot be read of it is a
+	// malformed audit output, never taken for a capture.
+	data, err := readOwn(path, "an audit's JSON", "nsyscheck audit --format json")
 	if err != nil {
-		return nil, false, nil
-	}
-	if _, deep := program.TooDeep(data); deep {
-		return nil, false, nil // no audit nests so deep: the capture loader says what it is
+		return nil, true, err
 	}
 	if own.Legacy {
 		return readLegacy(path, data)
@@ -138,12 +138,9 @@ func ReadRanks(path string) (audits []*audit.Audit, failed []Failed, ok bool, er
 		}
 		return []*audit.Audit{out.Before}, nil, true, nil
 	}
-	data, err := inputerr.ReadFile(path, maxOutputFile, "an audit's JSON")
+	data, err := readOwn(path, "the audits of a job's ranks", "nsyscheck audit --ranks --format json")
 	if err != nil {
-		return nil, nil, false, nil
-	}
-	if _, deep := program.TooDeep(data); deep {
-		return nil, nil, false, nil
+		return nil, nil, true, err
 	}
 	var version int
 	if err := json.Unmarshal(own.SchemaVersion, &version); err != nil || version != audit.EnvelopeVersion {
@@ -178,6 +175,21 @@ func ReadRanks(path string) (audits []*audit.Audit, failed []Failed, ok bool, er
 		}
 	}
 	return audits, failed, true, nil
+}
+
+// readOwn reads a file whose head says it is one of audit's outputs
+// (what, written by the command again): one too large or nested deeper
+// than any audit writes is a malformed output, and the error says so.
+func readOwn(path, what, again string) ([]byte, error) {
+	data, err := inputerr.ReadFile(path, maxOutputFile, what)
+	if err != nil {
+		return nil, err
+	}
+	if off, deep := program.TooDeep(data); deep {
+		return nil, fmt.Errorf("%s: byte %d: %s nested deeper than %d levels, which no audit writes: a malformed audit output; write it again with %s",
+			path, off, what, program.MaxJSONDepth, again)
+	}
+	return data, nil
 }
 
 // Failed is a rank's capture that could not be audited, and why.

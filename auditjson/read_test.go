@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -159,5 +160,70 @@ func TestPinChooser(t *testing.T) {
 	var c PinChooser
 	if err := json.Unmarshal([]byte(`"the user"`), &c); err == nil || !strings.Contains(err.Error(), `pinByFrom "the user"`) {
 		t.Errorf("an unknown chooser: %v", err)
+	}
+}
+func TestReadRefusesImpossible(t *testing.T) {
+	train, ok, err := ReadOutput(filepath.Join("..", "report", "testdata", "audits", "train.json"))
+	if !ok || err != nil {
+		t.Fatalf("the training pair: %v %v", ok, err)
+	}
+	au := train.Before
+	step := -1
+	for i, r := range au.Regions {
+		if r.Name == "step" {
+			step = i
+		}
+	}
+	if step < 0 || au.SpanNs <= 0 || au.Prediction == nil {
+		t.Fatalf("the training audit has no step region, span or prediction: %+v", au.Regions)
+	}
+	dir := t.TempDir()
+	write := func(name, kind string, a *audit.Audit) string {
+		b, err := json.Marshal(FromAudit(a))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := `{"schemaVersion": 1, "kind": "` + kind + `", "tool": {"name": "nsyscheck", "version": "x"}, "inputs": ["a"], "results": [` + string(b) + `]}`
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if _, ok, err := ReadOutput(write("as-written.json", audit.EnvelopeKind, au)); !ok || err != nil {
+		t.Fatalf("the audit as written: %v %v", ok, err)
+	}
+	cases := []struct {
+		name  string
+		edit  func(a *audit.Audit)
+		field string
+	}{
+		{"predicted x10", func(a *audit.Audit) { a.Regions[step].PredictedMedianMs *= 10 }, `regions[` + strconv.Itoa(step) + `] ("step").predictedMedian is`},
+		{"negative low", func(a *audit.Audit) { a.Regions[step].PredictedMedianLowMs = -5 }, `("step").predictedMedianLowMs is -5, not a time`},
+		{"longer than the capture", func(a *audit.Audit) { a.Regions[step].MedianMs, a.Regions[step].SpanMs = 99999, 99999 }, `("step").medianMs is 99999 ms, longer than the whole capture`},
+		{"negative prediction", func(a *audit.Audit) { a.Prediction.AfterLowNs = -1 }, "prediction.afterLowNs is -1, below zero"},
+		{"prediction outside its bound", func(a *audit.Audit) { a.Prediction.AfterLowNs, a.Prediction.AfterNs, a.Prediction.AfterHighNs = 0, 9, 8 }, "prediction.after is 9, outside its own bound 0-8"},
+	}
+	for _, c := range cases {
+		// A copy of the audit, edited: read back from its JSON.
+		b, _ := json.Marshal(FromAudit(au))
+		var j Audit
+		if err := json.Unmarshal(b, &j); err != nil {
+			t.Fatal(err)
+		}
+		edited := toAudit(j)
+		c.edit(&edited)
+		for _, kind := range []string{audit.EnvelopeKind, audit.EnvelopeKindRanks} {
+			p := write(strings.ReplaceAll(c.name, " ", "-")+"-"+kind+".json", kind, &edited)
+			var err error
+			if kind == audit.EnvelopeKind {
+				_, _, err = ReadOutput(p)
+			} else {
+				_, _, _, err = ReadRanks(p)
+			}
+			if err == nil || !strings.Contains(err.Error(), c.field) || !strings.Contains(err.Error(), "was edited") {
+				t.Errorf("%s (%s): err %v, want one naming %q", c.name, kind, err, c.field)
+			}
+		}
 	}
 }

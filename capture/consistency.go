@@ -27,6 +27,13 @@ const (
 	// H200 exports keep 0.9 µs or more to spare; the damage such checks
 	// find is larger.
 	clockSkewNs = 1000
+	// returnSlackNs is how far after a blocking copy call returns its copy
+	// may seem to end, where the call returns only once the copy is done
+	// (device-to-host, and host-to-device from pinned memory; a pageable
+	// host-to-device copy returns once staged): 25 µs. The shipped H200
+	// captures' end at most 1.1 µs after; a copy that ends later was
+	// moved, or its call's times were edited.
+	returnSlackNs = 25000
 	// recordsPerCheck is how many records pass between looks at the
 	// context: the consumers' work per record is then cancelled too.
 	recordsPerCheck = 1024
@@ -43,7 +50,9 @@ const (
 //     run side by side): a record given twice, or two traces joined,
 //     overlaps itself; one kernel per launch;
 //   - a copy that started on a stream before a synchronisation of that
-//     stream (or its whole device) began ends before the wait ends;
+//     stream (or its whole device) began ends before the wait ends, and
+//     one a blocking call waited for (returnsWhenDone) before it returned;
+//     one synchronisation record per synchronising call;
 //   - copies and memsets no faster than any link or memory;
 //   - a thread's NVTX push/pop ranges (in one domain) nested.
 //
@@ -61,12 +70,18 @@ type crossCheck struct {
 	// (records.Meta): they set the bounds of a copy's rate.
 	gpu                string
 	pcieGen, pcieWidth int
-	seen               int
-	err                error
+	// deviceBound and hostBound are the bounds of the GPU and link above,
+	// worked out once for every operation (boundsSet) rather than per
+	// operation; meta clears boundsSet.
+	deviceBound, hostBound limits.Bound
+	boundsSet              bool
+	seen                   int
+	err                    error
 
 	calls     corrSet                 // the calls' correlation ids
 	kernels   corrSet                 // the kernels'
 	copies    corrSet                 // those of the copies of copy calls (one each, but for a batch call's)
+	syncs     corrSet                 // the synchronisations' calls' (one record each)
 	ranges    map[rangeKey][][2]int64 // NVTX push/pop ranges by thread and domain: start, end (open: never)
 	threads   map[[2]int64]*spans
 	copyCalls []callStart // the copy calls read, for copies that come without theirs
@@ -75,6 +90,31 @@ type crossCheck struct {
 	joined   bool
 	sortedCC bool
 	streams  map[streamKey]*spans
+	// lastThread and lastStream are the spans last added to, with their
+	// keys: records come in runs of one thread and one stream.
+	lastThread lastSpans[[2]int64]
+	lastStream lastSpans[streamKey]
+}
+
+// lastSpans is the spans of one key of a map of spans, the one looked up
+// last.
+type lastSpans[K comparable] struct {
+	key K
+	s   *spans
+}
+
+// of returns the spans of key k in m, made there when it has none.
+func (l *lastSpans[K]) of(m map[K]*spans, k K) *spans {
+	if l.s != nil && l.key == k {
+		return l.s
+	}
+	s := m[k]
+	if s == nil {
+		s = &spans{}
+		m[k] = s
+	}
+	l.key, l.s = k, s
+	return s
 }
 
 // rangeKey names an NVTX push/pop stack: a thread's, in one domain.
@@ -88,8 +128,8 @@ type streamKey struct{ pid, device, stream int64 }
 
 // callStart is one copy call's start, by process and correlation id.
 type callStart struct {
-	pid, corr, start, result int64
-	name                     string
+	pid, corr, start, end, result int64
+	name                          string
 }
 
 // corrSet is a set of (process, correlation id) pairs that finds one
@@ -176,6 +216,17 @@ func newCrossCheck(ctx context.Context, format Format) *crossCheck {
 // meta takes the capture's GPU and link.
 func (x *crossCheck) meta(m *records.Meta) {
 	x.gpu, x.pcieGen, x.pcieWidth = m.GPU, m.PCIeGen, m.PCIeWidth
+	x.boundsSet = false
+}
+
+// bounds returns the bound of a copy within the GPU's memory (or a memset)
+// and of a copy over the host link.
+func (x *crossCheck) bounds() (device, host limits.Bound) {
+	if !x.boundsSet {
+		x.deviceBound, x.hostBound = limits.DeviceMemory(x.gpu), limits.HostLink(x.gpu, x.pcieGen, x.pcieWidth)
+		x.boundsSet = true
+	}
+	return x.deviceBound, x.hostBound
 }
 
 // fail keeps the first problem found.
@@ -200,15 +251,9 @@ func (x *crossCheck) call(c *records.Call) {
 	if c.Corr != 0 && x.calls.add(c.PID, c.Corr) {
 		x.fail(callWhere(c.Row, c.Name, c.Corr), fmt.Sprintf("another API call of process %d has the same correlation id, where each call has its own: the trace holds a call twice, or two traces were joined", c.PID))
 	}
-	k := [2]int64{c.PID, c.TID}
-	t := x.threads[k]
-	if t == nil {
-		t = &spans{}
-		x.threads[k] = t
-	}
-	t.add(c.Start, c.End)
+	x.lastThread.of(x.threads, [2]int64{c.PID, c.TID}).add(c.Start, c.End)
 	if !x.joined && nsysdb.IsCopyAPI(c.Name) {
-		x.copyCalls = append(x.copyCalls, callStart{pid: c.PID, corr: c.Corr, start: c.Start, result: c.Result, name: c.Name})
+		x.copyCalls = append(x.copyCalls, callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, result: c.Result, name: c.Name})
 		x.sortedCC = false
 	}
 }
@@ -244,21 +289,22 @@ func (x *crossCheck) callOf(o *records.Op) *callStart {
 func (x *crossCheck) op(o *records.Op) {
 	where := func() string { return opWhere(o.Row, opWhat(o), o.Corr) }
 	if o.Kind != records.OpKernel && o.Bytes > 0 {
-		bound, memory := limits.DeviceMemory(x.gpu), true
+		device, host := x.bounds()
+		bound, memory := device, true
 		if o.Kind == records.OpCopy && hostDevice(o.Copy) {
-			bound, memory = limits.HostLink(x.gpu, x.pcieGen, x.pcieWidth), false
+			bound, memory = host, false
 		}
 		if why := bound.Exceeded(float64(o.Bytes)/float64(max(o.Duration(), 1)), memory); why != "" {
 			x.fail(where(), fmt.Sprintf("%d bytes in %d ns: %s: the time or the size is wrong", o.Bytes, o.Duration(), why))
 		}
 	}
-	callName, callStart, result := "", int64(0), int64(0)
+	callName, callStart, callEnd, result := "", int64(0), int64(0), int64(0)
 	switch {
 	case o.Call != nil:
-		callName, callStart, result = o.Call.Name, o.Call.Start, o.Call.Result
+		callName, callStart, callEnd, result = o.Call.Name, o.Call.Start, o.Call.End, o.Call.Result
 	case o.Kind == records.OpCopy:
 		if c := x.callOf(o); c != nil {
-			callName, callStart, result = c.name, c.start, c.result
+			callName, callStart, callEnd, result = c.name, c.start, c.end, c.result
 		}
 	}
 	switch {
@@ -266,6 +312,9 @@ func (x *crossCheck) op(o *records.Op) {
 	case o.Start < callStart-clockSkewNs:
 		x.fail(where(), fmt.Sprintf("starts at %d ns, %d ns before the %s call that issued it starts (%d ns): an operation cannot run before it is asked for",
 			o.Start, callStart-o.Start, callName, callStart))
+	case returnsWhenDone(o, callName) && o.End > callEnd+returnSlackNs:
+		x.fail(where(), fmt.Sprintf("ends at %d ns, %d ns after the blocking %s call that issued it returned (%d ns), where the call returns once its %s copy is done: a copy cannot outlast the call that waited for it",
+			o.End, o.End-callEnd, callName, callEnd, o.Copy))
 	case result != 0 && o.Kind == records.OpCopy:
 		x.fail(where(), fmt.Sprintf("the %s call that issued it returned error %d, yet the copy ran: a failed call copies nothing", callName, result))
 	case o.Kind == records.OpCopy && o.GraphNode == 0 && o.Migration == "" && !strings.Contains(callName, "Batch") && o.Corr != 0 && x.copies.add(o.PID, o.Corr):
@@ -285,19 +334,18 @@ func (x *crossCheck) op(o *records.Op) {
 	case o.Kind != records.OpCopy:
 		return
 	}
-	k := streamKey{o.PID, o.Device, o.Stream}
-	s := x.streams[k]
-	if s == nil {
-		s = &spans{}
-		x.streams[k] = s
-	}
-	s.add(o.Start, o.End)
+	x.lastStream.of(x.streams, streamKey{o.PID, o.Device, o.Stream}).add(o.Start, o.End)
 }
 
 // sync checks that the copies a synchronisation waited for ended within
 // the wait: those that started on its stream (a stream sync) or on any
 // stream of its device (a context sync) before the wait began.
 func (x *crossCheck) sync(s *records.Sync) {
+	if s.Corr != 0 && x.syncs.add(s.PID, s.Corr) {
+		x.fail(fmt.Sprintf("%s synchronisation, correlation id %d of process %d", s.Kind, s.Corr, s.PID),
+			"a second synchronisation record of the call with this correlation id, where a call synchronises once: the trace holds a record twice, or two traces were joined")
+		return
+	}
 	if s.PID == 0 {
 		return // no process to tie it to its streams
 	}
@@ -439,6 +487,18 @@ func sortedKeys[K comparable, V any](m map[K]V, less func(a, b K) bool) []K {
 // hostDevice reports whether a copy crosses the link between host and
 // device.
 func hostDevice(k vocab.CopyKind) bool { return k == vocab.CopyHtoD || k == vocab.CopyDtoH }
+
+// returnsWhenDone says whether the copy's call returns only once the copy
+// is done: a blocking copy call (neither async nor a graph's launch, nor a
+// batch) of a device-to-host copy, or of a host-to-device one from pinned
+// memory.
+func returnsWhenDone(o *records.Op, call string) bool {
+	if o.Kind != records.OpCopy || o.GraphNode != 0 || o.Migration != "" ||
+		strings.Contains(call, "Async") || strings.Contains(call, "Batch") || nsysdb.IsGraphLaunch(call) {
+		return false
+	}
+	return o.Copy == vocab.CopyDtoH || o.Copy == vocab.CopyHtoD && o.Src == vocab.MemPinned
+}
 
 // opWhat names a GPU operation in a message.
 func opWhat(o *records.Op) string {

@@ -6,6 +6,7 @@ import (
 	"iter"
 	"slices"
 
+	"github.com/nsyscheck/nsyscheck/internal/chunked"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
@@ -14,12 +15,12 @@ import (
 // (direction, source and destination memory) and places (process, device,
 // stream) the copies share. A copy takes 40 bytes, where a Memcpy takes
 // 104; an application's capture holds hundreds of thousands of them. The
-// columns grow by chunks (column), so that no copy is moved as more come.
+// columns grow by chunks (chunked.List), so that no copy is moved as more come.
 // Append adds one, At returns one as a Memcpy. The zero value is empty;
 // as JSON it is the list of Memcpy.
 type Memcpys struct {
-	class, place            column[int32]
-	bytes, start, end, corr column[int64]
+	class, place            chunked.List[int32]
+	bytes, start, end, corr chunked.List[int64]
 
 	classes []copyClass
 	places  []copyPlace
@@ -45,10 +46,10 @@ func MemcpysOf(ms ...Memcpy) Memcpys {
 }
 
 // Len is the number of copies.
-func (m *Memcpys) Len() int { return m.start.n }
+func (m *Memcpys) Len() int { return m.start.Len() }
 
 // IsZero reports whether there are no copies (for JSON's omitzero).
-func (m Memcpys) IsZero() bool { return m.start.n == 0 }
+func (m Memcpys) IsZero() bool { return m.start.Len() == 0 }
 
 // Append adds a copy after the others.
 func (m *Memcpys) Append(c Memcpy) {
@@ -68,23 +69,23 @@ func (m *Memcpys) Append(c Memcpy) {
 		m.places = append(m.places, pl)
 		m.placeAt[pl] = p
 	}
-	m.class.add(int32(k))
-	m.place.add(p)
-	m.bytes.add(c.Bytes)
-	m.start.add(c.Start)
-	m.end.add(c.End)
-	m.corr.add(c.CorrelationID)
+	m.class.Add(int32(k))
+	m.place.Add(p)
+	m.bytes.Add(c.Bytes)
+	m.start.Add(c.Start)
+	m.end.Add(c.End)
+	m.corr.Add(c.CorrelationID)
 }
 
 // At returns copy i.
 func (m *Memcpys) At(i int) Memcpy {
-	cl, pl := m.classes[m.class.at(i)], m.places[m.place.at(i)]
-	return Memcpy{Kind: cl.kind, Src: cl.src, Dst: cl.dst, Bytes: m.bytes.at(i), Start: m.start.at(i), End: m.end.at(i),
-		CorrelationID: m.corr.at(i), Stream: pl.stream, Device: pl.device, PID: pl.pid}
+	cl, pl := m.classes[m.class.At(i)], m.places[m.place.At(i)]
+	return Memcpy{Kind: cl.kind, Src: cl.src, Dst: cl.dst, Bytes: m.bytes.At(i), Start: m.start.At(i), End: m.end.At(i),
+		CorrelationID: m.corr.At(i), Stream: pl.stream, Device: pl.device, PID: pl.pid}
 }
 
 // CorrelationID is copy i's correlation id, without the rest of it.
-func (m *Memcpys) CorrelationID(i int) int64 { return m.corr.at(i) }
+func (m *Memcpys) CorrelationID(i int) int64 { return m.corr.At(i) }
 
 // All yields each copy with its index, in order.
 func (m *Memcpys) All() iter.Seq2[int, Memcpy] {
@@ -110,10 +111,10 @@ func (m *Memcpys) Slice() []Memcpy {
 // sort orders the copies by start, then correlation id, stably.
 func (m *Memcpys) sort() {
 	less := func(a, b int32) int {
-		if c := cmp.Compare(m.start.at(int(a)), m.start.at(int(b))); c != 0 {
+		if c := cmp.Compare(m.start.At(int(a)), m.start.At(int(b))); c != 0 {
 			return c
 		}
-		return cmp.Compare(m.corr.at(int(a)), m.corr.at(int(b)))
+		return cmp.Compare(m.corr.At(int(a)), m.corr.At(int(b)))
 	}
 	sorted := true
 	for i := 1; i < m.Len() && sorted; i++ {
@@ -132,10 +133,10 @@ func (m *Memcpys) sort() {
 }
 
 // gather returns col in the order perm gives.
-func gather[T any](col column[T], perm []int32) column[T] {
-	var out column[T]
+func gather[T any](col chunked.List[T], perm []int32) chunked.List[T] {
+	var out chunked.List[T]
 	for _, p := range perm {
-		out.add(col.at(int(p)))
+		out.Add(col.At(int(p)))
 	}
 	return out
 }

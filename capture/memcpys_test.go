@@ -46,34 +46,3 @@ func TestMemcpys(t *testing.T) {
 		t.Errorf("a capture without copies: %s", b)
 	}
 }
-
-// TestColumn: a column past its first chunks gives back every value at
-// its index, and as one slice of its length.
-func TestColumn(t *testing.T) {
-	var c column[int64]
-	n := 3*columnChunk + 5
-	for i := range n {
-		c.add(int64(i) * 3)
-	}
-	if c.n != n || len(c.chunks) != 4 {
-		t.Fatalf("%d values in %d chunks", c.n, len(c.chunks))
-	}
-	for _, i := range []int{0, 1, columnChunk - 1, columnChunk, 2*columnChunk + 7, n - 1} {
-		if c.at(i) != int64(i)*3 {
-			t.Errorf("at(%d) = %d", i, c.at(i))
-		}
-	}
-	s := c.slice()
-	if len(s) != n || cap(s) != n || c.n != 0 || c.chunks != nil {
-		t.Fatalf("slice: %d values (cap %d), %d left in the column", len(s), cap(s), c.n)
-	}
-	for i, v := range s {
-		if v != int64(i)*3 {
-			t.Fatalf("slice[%d] = %d", i, v)
-		}
-	}
-	var empty column[int64]
-	if empty.slice() != nil {
-		t.Error("an empty column's slice is not nil")
-	}
-}

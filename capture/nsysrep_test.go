@@ -366,7 +366,7 @@ func TestLoadNsysRepRealNsys(t *testing.T) {
 	if os.Getenv("NSYSCHECK_REAL_NSYS") == "" {
 		t.Skip("set NSYSCHECK_REAL_NSYS=1 to run the real nsys")
 	}
-	bin, err := exportcache.FindNsys("")
+	bin, err := exportcache.FindNsys("", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

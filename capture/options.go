@@ -3,6 +3,7 @@ package capture
 import (
 	"context"
 
+	"github.com/nsyscheck/nsyscheck/internal/environ"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/records"
 	"github.com/nsyscheck/nsyscheck/source"
@@ -30,6 +31,9 @@ type Options struct {
 	// CacheDir, when set, receives .nsys-rep exports instead of the folder
 	// beside the report.
 	CacheDir string
+	// Env is the environment NSYS, PATH and the user's cache folder are
+	// read from (nil: the process's).
+	Env environ.Env
 	// Context, when set, stops a running nsys export once cancelled (a
 	// signal): nsys's process group is stopped and its temporary files
 	// removed. Nil means never.
@@ -52,5 +56,5 @@ func (o Options) context() context.Context {
 // export cache are, and the kind to read the input as (KindUnknown: the
 // one its content and name tell).
 func (o Options) sourceOptions(kind nsysdb.Kind) source.Options {
-	return source.Options{Nsys: o.Nsys, CacheDir: o.CacheDir, Kind: kind}
+	return source.Options{Nsys: o.Nsys, CacheDir: o.CacheDir, Env: o.Env, Kind: kind}
 }

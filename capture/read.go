@@ -3,6 +3,7 @@ package capture
 import (
 	"context"
 
+	"github.com/nsyscheck/nsyscheck/internal/chunked"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/nsyscsv"
@@ -88,10 +89,10 @@ func interrupted(ctx context.Context, path string, err error) error {
 
 // collect returns the Handler that keeps a trace's records in c, and the
 // function that puts the calls in c.Calls once the read is done: they are
-// gathered in a column meanwhile (column), so that 100,000s of calls are
+// gathered in a chunked.List meanwhile, so that 100,000s of calls are
 // not copied each time a slice grows, the old slice held beside the new.
 func collect(c *Capture) (records.Handler, func()) {
-	var calls column[APICall]
+	var calls chunked.List[APICall]
 	return records.Handler{
 		Meta: func(m *records.Meta) error {
 			c.Meta.NsysVersion, c.Meta.SchemaVersion, c.Meta.GPU = m.NsysVersion, m.SchemaVersion, m.GPU
@@ -107,7 +108,7 @@ func collect(c *Capture) (records.Handler, func()) {
 			return nil
 		},
 		Call: func(a *records.Call) error {
-			calls.add(APICall{Name: a.Name, Start: a.Start, End: a.End, Result: a.Result, CorrelationID: a.Corr,
+			calls.Add(APICall{Name: a.Name, Start: a.Start, End: a.End, Result: a.Result, CorrelationID: a.Corr,
 				PID: a.PID, TID: a.TID, Thread: a.Thread, Row: a.Row})
 			return nil
 		},
@@ -133,5 +134,5 @@ func collect(c *Capture) (records.Handler, func()) {
 			c.RangeSummary = append(c.RangeSummary, RangeSummary{Name: s.Name, Domain: s.Domain, Instances: s.Instances, TotalNs: s.TotalNs})
 			return nil
 		},
-	}, func() { c.Calls = calls.slice() }
+	}, func() { c.Calls = calls.Slice() }
 }

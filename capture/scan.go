@@ -8,10 +8,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/nsyscheck/nsyscheck/internal/chunked"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/records"
 	"github.com/nsyscheck/nsyscheck/source"
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // CopyScan is what the audit's output says of its input beside the copies
@@ -73,12 +75,18 @@ func (s *CopyScan) Lack(f records.Fact, reason string) {
 // Calls arrive in no set order, so the copy calls are kept until the end.
 type streamCapture struct {
 	begins, ends []threadTime
-	copies       []threadTime
-	api          []uint16 // each copy call's API, an index into apis
+	copies       chunked.List[copyCallTime] // in chunks: a large capture makes 100,000s
 	apis         []string
 }
 
 type threadTime struct{ pid, tid, ns int64 }
+
+// copyCallTime is a copy call's thread and start, and its API (an index
+// into streamCapture.apis).
+type copyCallTime struct {
+	threadTime
+	api uint16
+}
 
 func (s *streamCapture) add(c *records.Call) {
 	t := threadTime{c.PID, c.TID, c.Start}
@@ -94,8 +102,7 @@ func (s *streamCapture) add(c *records.Call) {
 			i = len(s.apis)
 			s.apis = append(s.apis, c.Name)
 		}
-		s.copies = append(s.copies, t)
-		s.api = append(s.api, uint16(i))
+		s.copies.Add(copyCallTime{t, uint16(i)})
 	}
 }
 
@@ -122,11 +129,13 @@ func (s *streamCapture) captured() map[string]int64 {
 		spans[[2]int64{b.pid, b.tid}] = append(spans[[2]int64{b.pid, b.tid}], span{b.ns, to})
 	}
 	out := map[string]int64{}
-	for i, c := range s.copies {
-		for _, sp := range spans[[2]int64{c.pid, c.tid}] {
-			if sp.from <= c.ns && c.ns <= sp.to {
-				out[s.apis[s.api[i]]]++
-				break
+	for _, chunk := range s.copies.Chunks() {
+		for _, c := range chunk {
+			for _, sp := range spans[[2]int64{c.pid, c.tid}] {
+				if sp.from <= c.ns && c.ns <= sp.to {
+					out[s.apis[c.api]]++
+					break
+				}
 			}
 		}
 	}
@@ -182,11 +191,24 @@ func scanOf(ctx context.Context, src *source.Source, sel records.Selection, feed
 		uncalled []records.Op // the first uncalled copy, and how many
 		n        int64
 	)
-	noCopies := "" // why the trace has no copy records, as its reader says
+	noCopies := ""   // why the trace has no copy records, as its reader says
+	noKinds := false // the trace names no memory kinds at all
+	noCalls := ""    // why the trace has no API calls, as its reader says
+	noBytes := ""    // why its copies have no sizes
+	var unclassed unclassified
 	nextGap := h.Gap
 	h.Gap = func(g records.Gap) error {
 		if g.Fact == records.FactMemcpy && noCopies == "" {
 			noCopies = g.Reason
+		}
+		if g.Fact == records.FactMemoryKinds {
+			noKinds = true
+		}
+		if g.Fact == records.FactAPITrace && noCalls == "" {
+			noCalls = g.Reason
+		}
+		if g.Fact == records.FactMemcpyBytes && noBytes == "" {
+			noBytes = g.Reason
 		}
 		if nextGap == nil {
 			return nil
@@ -220,6 +242,7 @@ func scanOf(ctx context.Context, src *source.Source, sel records.Selection, feed
 					uncalled = append(uncalled, *o)
 				}
 			}
+			unclassed.add(o)
 		}
 		if next == nil {
 			return nil
@@ -243,12 +266,23 @@ func scanOf(ctx context.Context, src *source.Source, sel records.Selection, feed
 		why := orDefault(noCopies, orDefault(from, "the trace")+" holds no copy")
 		return nil, &inputerr.Error{Path: src.Path, Problem: ProblemNoCopies + " (" + why + "), so nothing says whether its copies were pinned",
 			Hint: "profile the program with nsys profile -t cuda and give that capture; " + exportAgain(src.Kind)}
+	case noBytes != "":
+		return nil, &inputerr.Error{Path: src.Path, Where: from,
+			Problem: fmt.Sprintf("the audit is unavailable: the %d copies have no size (%s), so what they moved and their size classes are unknown, not 0", copies, noBytes),
+			Hint:    "give the capture with its copies' sizes; " + exportAgain(src.Kind)}
+	case n > 0 && noCalls != "":
+		return nil, &inputerr.Error{Path: src.Path, Where: from,
+			Problem: fmt.Sprintf("the audit is unavailable: the %d copies join no API call, since the capture holds none (%s), so the host time they held is unknown, not 0", copies, noCalls),
+			Hint:    "the API trace is what times each copy's call; " + exportAgain(src.Kind)}
 	case n > 0:
 		o := uncalled[0]
 		return nil, &inputerr.Error{Path: src.Path, Where: from,
 			Problem: fmt.Sprintf("the audit is unavailable: %d of the %d copies join no API call (none in %s has their correlation id in their process; the first: correlation id %d, process %d, %d bytes %s), so the host time they held is unknown, not 0",
 				n, copies, orDefault(info.Sources.API, "the API trace"), o.Corr, o.PID, o.Bytes, o.Copy),
 			Hint: "the capture is damaged or was edited (a NULL or wrong globalPid, calls deleted); " + exportAgain(src.Kind)}
+	}
+	if !noKinds && unclassed.n > 0 {
+		return nil, unclassed.refusal(src, from)
 	}
 	for api, n := range capt.captured() {
 		calls[api] -= n
@@ -264,6 +298,60 @@ func scanOf(ctx context.Context, src *source.Source, sel records.Selection, feed
 		scan.Lack(records.FactMemcpyBytes, nsysdb.ReportGPUTrace+" gives bytes in MB rounded to its printed digits, so per-copy bytes are approximate")
 	}
 	return scan, nil
+}
+
+// unclassified counts the host-device copies whose host memory kind the
+// trace does not tell: a kind NULL or unknown, or sides that contradict the
+// copy's direction (an HtoD copy from device memory). The audit cannot say
+// whether they were pinned, so they refuse it: counted as pinned, the
+// pageable copies among them would pass the rule unseen.
+type unclassified struct {
+	n, hostDevice int64
+	first         records.Op
+}
+
+// hostSide and deviceSide are the memory kinds a host-device copy's host
+// and device sides may have.
+var (
+	hostSide   = []vocab.MemKind{vocab.MemPageable, vocab.MemPinned, vocab.MemManaged}
+	deviceSide = []vocab.MemKind{vocab.MemDevice, vocab.MemArray, vocab.MemManaged}
+)
+
+// add counts o when it is a host-device copy, and as unclassified when its
+// sides are not a host and a device kind in its direction's order.
+func (u *unclassified) add(o *records.Op) {
+	var host, dev vocab.MemKind
+	switch {
+	case o.Migration != "":
+		return // managed pages, which the export names no kind for
+	case o.Copy == vocab.CopyHtoD:
+		host, dev = o.Src, o.Dst
+	case o.Copy == vocab.CopyDtoH:
+		host, dev = o.Dst, o.Src
+	default:
+		return
+	}
+	u.hostDevice++
+	if slices.Contains(hostSide, host) && slices.Contains(deviceSide, dev) {
+		return
+	}
+	if u.n++; u.n == 1 {
+		u.first = *o
+	}
+}
+
+// refusal says the audit is unavailable for the unclassified copies, naming
+// the columns that should have told their kind.
+func (u *unclassified) refusal(src *source.Source, from string) error {
+	cols := nsysdb.ColSrcKind + "/" + nsysdb.ColDstKind
+	if src.Kind == nsysdb.KindCSV {
+		cols = "SrcMemKd/DstMemKd"
+	}
+	o := u.first
+	return &inputerr.Error{Path: src.Path, Where: orDefault(from, "the copy records"),
+		Problem: fmt.Sprintf("the audit is unavailable: %d of the %d host-device copies have no host memory kind it can tell (%s NULL, unknown or contrary to the copy's direction; the first: correlation id %d, %s from %s to %s memory), so whether they were pinned is unknown, not pinned",
+			u.n, u.hostDevice, cols, o.Corr, o.Copy, o.Src, o.Dst),
+		Hint: "the capture is damaged or was edited in its " + cols + " columns; " + exportAgain(src.Kind)}
 }
 
 // uncopiedCalls counts the copy calls no copy record joins into scan, or

@@ -311,12 +311,7 @@ func (v *validator) program(m *program.Measurements) {
 	}
 	for _, k := range m.Kernels {
 		what := "kernel " + k.Variant + " row"
-		bound, fromMemory := memory, true
-		if k.Variant == string(vocab.ZeroCopy) {
-			// It reads host memory over the link and writes it back: its
-			// bytes cross both directions at once.
-			bound, fromMemory = limits.Bound{GBps: 2 * link.GBps, Of: "both directions of " + link.Of}, false
-		}
+		bound, fromMemory := limits.Kernel(vocab.Variant(k.Variant), m.GPU, m.PCIeGen, m.PCIeWidth)
 		v.bytes(what, k.Bytes)
 		v.ms(what, k.MsPerLaunch)
 		v.gbps(what, k.GBps, bound, fromMemory)

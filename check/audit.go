@@ -14,7 +14,9 @@ import (
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/exportcache"
 	"github.com/nsyscheck/nsyscheck/framework"
+	"github.com/nsyscheck/nsyscheck/internal/environ"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
+	"github.com/nsyscheck/nsyscheck/internal/limits"
 	"github.com/nsyscheck/nsyscheck/nsysrule"
 	"github.com/nsyscheck/nsyscheck/privacy"
 	"github.com/nsyscheck/nsyscheck/records"
@@ -36,6 +38,9 @@ type AuditOptions struct {
 	// Nsys is the nsys executable that exports a .nsys-rep and runs
 	// NVIDIA's rule ("" finds it).
 	Nsys string
+	// Env is the environment NSYS, PATH and the user's cache folder are
+	// read from, and nsys analyze runs with (nil: the process's).
+	Env environ.Env
 	// NoRule leaves NVIDIA's rule out.
 	NoRule bool
 	// RatesDir is a run folder of `nsyscheck run` whose pinned copy rates
@@ -134,17 +139,16 @@ func regionNames(au *audit.Audit) string {
 // CSV beside the capture, each read down to its count and digest), so that
 // it costs no time of its own unless it disagrees with the audit.
 func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts AuditOptions) (*audit.Audit, error) {
-	src, err := source.Open(ctx, path, source.Options{Nsys: opts.Nsys})
+	src, err := source.Open(ctx, path, source.Options{Nsys: opts.Nsys, Env: opts.Env})
 	if err != nil {
 		return nil, err
 	}
 	defer src.Close()
-	files := scannable(src)
 	early := make(chan []diag.Diagnostic, 1)
 	go func() {
 		var out []diag.Diagnostic
-		for _, f := range files {
-			out = append(out, exposures(ctx, f)...)
+		for _, s := range scanFiles(ctx, src) {
+			out = append(out, exposureDiagnostics(s.path, s.rep, s.err)...)
 		}
 		early <- out
 	}()
@@ -171,6 +175,9 @@ func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 	exposed := <-early
 	if err != nil {
 		return nil, coverRefusal(err, cov.Coverage(), det.Detect().Framework)
+	}
+	if err := ratesFit(path, scan.Meta.GPU, rates); err != nil {
+		return nil, err
 	}
 	r, err := replayOf(ctx, tb, det.Detect(), rates, opts.PinBy)
 	if err != nil {
@@ -234,20 +241,13 @@ func replayOf(ctx context.Context, tb *timeline.Builder, det framework.Detection
 	return r, nil
 }
 
-// exposures scans a capture file for what it reveals beyond the run, with
-// verify's rules (attachExposure).
-func exposures(ctx context.Context, f *source.File) []diag.Diagnostic {
-	rep, err := privacy.Scan(ctx, f)
-	return exposureDiagnostics(f.Path, rep, err)
-}
-
 // AuditRates gathers the rates the prediction may use besides the
 // capture's own: the run folder's pinned copies and link, and the link rate.
 func AuditRates(opts AuditOptions) (*audit.Rates, error) {
 	r := &audit.Rates{LinkGBps: DefaultLinkGBps,
 		Link: audit.LinkOrigin{Kind: audit.LinkAssumed, Gen: defaultLinkGen, Width: defaultLinkWidth, GBps: DefaultLinkGBps}}
 	if opts.LinkGBps != 0 {
-		if err := checkRate("--link-gbps", opts.LinkGBps); err != nil {
+		if err := checkRate("--link-gbps", opts.LinkGBps, false); err != nil {
 			return nil, err
 		}
 	}
@@ -263,22 +263,29 @@ func AuditRates(opts AuditOptions) (*audit.Rates, error) {
 }
 
 // The rates the prediction accepts, in GB/s: from 10 MB/s, far below any
-// host-device link, to 10 TB/s, above any link or memory. A rate outside
-// them makes every predicted time meaningless, and one small enough
-// overflows it (--link-gbps 1e-300 predicted -9.2e18 ns).
+// host-device link, to the fastest host link there is (NVLink-C2C). A rate
+// outside them makes every predicted time meaningless, and one small
+// enough overflows it (--link-gbps 1e-300 predicted -9.2e18 ns); a link
+// rate above them prices copies no link can make (--link-gbps 4000 on an
+// H200 predicted a quarter of the time).
 const (
 	MinRateGBps = 0.01
-	MaxRateGBps = 10000
+	MaxRateGBps = limits.FastestHostLinkGBps
 )
 
 // checkRate refuses a rate outside [MinRateGBps, MaxRateGBps] (NaN and
-// infinities included), naming what gave it.
-func checkRate(what string, gbps float64) error {
-	if gbps >= MinRateGBps && gbps <= MaxRateGBps {
+// infinities included), naming what gave it. A measured copy (measured
+// true) may seem to run limits.BurstShare above its link.
+func checkRate(what string, gbps float64, measured bool) error {
+	top := float64(MaxRateGBps)
+	if measured {
+		top *= limits.BurstShare
+	}
+	if gbps >= MinRateGBps && gbps <= top {
 		return nil
 	}
-	return fmt.Errorf("%s %g: give a rate in GB/s between %g and %g (PCIe 5.0 x16 moves %.1f GB/s per direction)",
-		what, gbps, MinRateGBps, float64(MaxRateGBps), DefaultLinkGBps)
+	return fmt.Errorf("%s %g: give a rate in GB/s between %g and %g (NVLink-C2C, the fastest host link there is; PCIe 5.0 x16 moves %.1f GB/s per direction)",
+		what, gbps, MinRateGBps, top, DefaultLinkGBps)
 }
 
 // readRunRates reads the pinned copy timings (results JSON) and the PCIe
@@ -313,7 +320,7 @@ func readRunRates(dir string, r *audit.Rates) error {
 				dir = vocab.CopyDtoH
 			}
 			gbps := float64(cp.Bytes) / (cp.Ms * 1e6)
-			if err := checkRate(fmt.Sprintf("%s: the pinned %s copy of %d bytes in %g ms is", results, cp.Direction, cp.Bytes, cp.Ms), gbps); err != nil {
+			if err := checkRate(fmt.Sprintf("%s: the pinned %s copy of %d bytes in %g ms is", results, cp.Direction, cp.Bytes, cp.Ms), gbps, true); err != nil {
 				return err
 			}
 			r.Copies = append(r.Copies, audit.RatePoint{Direction: dir, Bytes: cp.Bytes, GBps: gbps})
@@ -324,9 +331,19 @@ func readRunRates(dir string, r *audit.Rates) error {
 			}
 		}
 	}
-	if info := runinfo.Read(dir); info != nil && info.GPU != nil && info.GPU.PCIe.RatedGBps > 0 {
+	info := runinfo.Read(dir)
+	r.GPU = c.Meta.GPU
+	if info != nil && info.GPU != nil && info.GPU.Name != "" {
+		if r.GPU != "" && !SameGPU(r.GPU, info.GPU.Name) {
+			return &inputerr.Error{Path: dir,
+				Problem: fmt.Sprintf("%s says the run used %s, its %s %s: the folder mixes two runs, so its rates are of no one GPU", runinfo.InfoFile, info.GPU.Name, filepath.Base(results), r.GPU),
+				Hint:    "give --rates the folder of one complete 'nsyscheck run' on the capture's machine"}
+		}
+		r.GPU = info.GPU.Name
+	}
+	if info != nil && info.GPU != nil && info.GPU.PCIe.RatedGBps > 0 {
 		p := info.GPU.PCIe
-		if err := checkRate(filepath.Join(dir, runinfo.InfoFile)+": the link's rated rate", p.RatedGBps); err != nil {
+		if err := checkRate(filepath.Join(dir, runinfo.InfoFile)+": the link's rated rate", p.RatedGBps, false); err != nil {
 			return err
 		}
 		r.LinkGBps = p.RatedGBps
@@ -338,6 +355,31 @@ func readRunRates(dir string, r *audit.Rates) error {
 			Hint: "--rates takes the folder of a complete 'nsyscheck run'"}
 	}
 	return nil
+}
+
+// SameGPU says whether two GPU names, as nsys, nvidia-smi and the
+// program's results write them, name one model: equal but for case,
+// spaces and NVIDIA's prefix.
+func SameGPU(a, b string) bool {
+	norm := func(s string) string {
+		s = strings.Join(strings.Fields(strings.ToLower(s)), " ")
+		return strings.TrimPrefix(s, "nvidia ")
+	}
+	return norm(a) == norm(b)
+}
+
+// ratesFit refuses run rates measured on another GPU than the capture's:
+// priced with another GPU's link, the prediction would be another
+// machine's, not the capture's. (A warning beside it would still print a
+// number that reads as this capture's.) Rates or a capture that name no
+// GPU are taken as they are.
+func ratesFit(path, gpu string, rates *audit.Rates) error {
+	if rates == nil || rates.GPU == "" || gpu == "" || SameGPU(gpu, rates.GPU) {
+		return nil
+	}
+	return &inputerr.Error{Path: path,
+		Problem: fmt.Sprintf("the capture was made on %s, the --rates run folder %s on %s: its pinned rates would predict another GPU's copies", gpu, rates.Source, rates.GPU),
+		Hint:    "give --rates a run of 'nsyscheck run' on the capture's machine, or leave it out to predict from the capture's own copies and the link"}
 }
 
 // ruleResult is NVIDIA's rule as the audit takes it: the rule's copies,
@@ -364,19 +406,19 @@ func startRule(ctx context.Context, src *source.Source, opts AuditOptions) <-cha
 	if src.Export != nil {
 		db = src.Export.Path
 	}
-	go func() { out <- nvidiaRule(ctx, src.Path, db, opts.Nsys) }()
+	go func() { out <- nvidiaRule(ctx, src.Path, db, opts.Nsys, opts.Env) }()
 	return out
 }
 
 // nvidiaRule reads NVIDIA's cuda_memcpy_async rule's copies: run by nsys
 // analyze on the capture's SQLite export db ("" when it has none) when nsys
 // is installed, else read from NAME_cuda_memcpy_async.csv beside the
-// capture at path.
-func nvidiaRule(ctx context.Context, path, db, nsysOverride string) ruleResult {
+// capture at path; env is the environment nsys is found in and runs with.
+func nvidiaRule(ctx context.Context, path, db, nsysOverride string, env environ.Env) ruleResult {
 	var notes []string
 	if db != "" {
-		if nsysPath, err := exportcache.FindNsys(nsysOverride); err == nil {
-			a, err := nsysrule.Analyze(ctx, nsysPath, db)
+		if nsysPath, err := exportcache.FindNsys(nsysOverride, env); err == nil {
+			a, err := nsysrule.Analyze(ctx, nsysPath, db, env)
 			if err == nil {
 				side, err := audit.ReadRule(ruleRows(a.CSV))
 				if err == nil {

@@ -14,6 +14,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/capture"
@@ -21,6 +22,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/exportcache"
 	"github.com/nsyscheck/nsyscheck/framework"
+	"github.com/nsyscheck/nsyscheck/internal/environ"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/nsysrule"
@@ -36,6 +38,9 @@ import (
 type Options struct {
 	// Nsys is the nsys executable that exports a .nsys-rep ("" finds it).
 	Nsys string
+	// Env is the environment NSYS, PATH and the user's cache folder are
+	// read from (nil: the process's).
+	Env environ.Env
 	// Run is the run's facts when the caller holds them in memory (run
 	// checking its own export before run.json is final); nil reads the
 	// run.json beside the input where Load needs it.
@@ -105,12 +110,12 @@ func Paths(paths []string, opts Options) ([]*Checked, error) {
 // no verdict, evidence or report shows one.
 func Load(path string, opts Options) (*Checked, error) {
 	lo := LoadOptions(opts.Nsys)
-	lo.Context = opts.Context
+	lo.Context, lo.Env = opts.Context, opts.Env
 	ctx := opts.Context
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	src, err := source.Open(ctx, path, source.Options{Nsys: opts.Nsys})
+	src, err := source.Open(ctx, path, source.Options{Nsys: opts.Nsys, Env: opts.Env})
 	var c *capture.Capture
 	cov, det := coverage.NewWatcher(), framework.NewDetector()
 	lo.Watch = records.Tee(cov.Handler(), det.Handler())
@@ -163,13 +168,31 @@ type fileScan struct {
 
 // scanFiles scans the capture files a source holds open (its SQLite export
 // and its .nsys-rep) for what they expose, except nsyscheck's own export of
-// a report, which holds nothing the report does not.
+// a report, which holds nothing the report does not; and, for a folder of
+// CSV reports, every report it reads (privacy.ScanCSV).
 func scanFiles(ctx context.Context, src *source.Source) []fileScan {
 	var out []fileScan
 	for _, f := range scannable(src) {
 		rep, err := privacy.Scan(ctx, f)
 		out = append(out, fileScan{path: f.Path, rep: rep, err: err})
 	}
+	for _, p := range csvReports(src) {
+		rep, err := privacy.ScanCSV(ctx, p)
+		out = append(out, fileScan{path: p, rep: rep, err: err})
+	}
+	return out
+}
+
+// csvReports are the CSV reports a folder source reads, in a fixed order.
+func csvReports(src *source.Source) []string {
+	if src.Kind != nsysdb.KindCSV {
+		return nil
+	}
+	out := make([]string, 0, len(src.Reports))
+	for _, p := range src.Reports {
+		out = append(out, p)
+	}
+	sort.Strings(out)
 	return out
 }
 

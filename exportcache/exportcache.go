@@ -21,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nsyscheck/nsyscheck/internal/environ"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/leftover"
 	"github.com/nsyscheck/nsyscheck/internal/nsys"
@@ -32,11 +33,12 @@ import (
 const nsysInstallHint = "install Nsight Systems 2025.3 or newer, pass --nsys PATH, " +
 	"or give the report's SQLite export instead (nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep)"
 
-// FindNsys returns the nsys executable to use (nsys.Find): override when
-// given, else $NSYS, else nsys on PATH, else the newest one under
-// /opt/nvidia. Not finding one is an *inputerr.Error.
-func FindNsys(override string) (string, error) {
-	p, err := nsys.Find(override)
+// FindNsys returns the nsys executable to use (nsys.FindIn): override when
+// given, else env's $NSYS, else nsys on env's PATH, else the newest one
+// under /opt/nvidia (env nil: the process's environment). Not finding one
+// is an *inputerr.Error.
+func FindNsys(override string, env environ.Env) (string, error) {
+	p, err := nsys.FindIn(override, env)
 	if err != nil {
 		var fe *nsys.FindError
 		if errors.As(err, &fe) {
@@ -59,6 +61,9 @@ type Options struct {
 	// CacheDir, when set, receives exports instead of the folder beside the
 	// report.
 	CacheDir string
+	// Env is the environment NSYS, PATH and the user's cache folder are
+	// read from (nil: the process's).
+	Env environ.Env
 }
 
 // Report is the .nsys-rep to resolve, open as the caller opened it.
@@ -126,7 +131,7 @@ func Resolve(ctx context.Context, rep Report, opts Options, accept func(db strin
 		// A damaged or foreign cache file: export again over it.
 	}
 
-	nsysPath, err := FindNsys(opts.Nsys)
+	nsysPath, err := FindNsys(opts.Nsys, opts.Env)
 	if err != nil {
 		var ie *inputerr.Error
 		if errors.As(err, &ie) {
@@ -135,7 +140,7 @@ func Resolve(ctx context.Context, rep Report, opts Options, accept func(db strin
 		}
 		// Only a missing nsys, not one the user named, sends us to the
 		// export beside the report.
-		if opts.Nsys == "" && os.Getenv("NSYS") == "" {
+		if opts.Nsys == "" && opts.Env.Get("NSYS") == "" {
 			if db, note, ok := lastResort("no nsys was found to export it"); ok {
 				return db, false, note, nil
 			}
@@ -227,7 +232,7 @@ func exportCachePath(report string, src reportSource, opts Options) (dir, name s
 	}
 	dir = opts.CacheDir
 	if dir == "" {
-		ucd, err := os.UserCacheDir()
+		ucd, err := opts.Env.UserCacheDir()
 		if err != nil {
 			ucd = os.TempDir()
 		}

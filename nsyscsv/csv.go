@@ -25,6 +25,12 @@ import (
 // traced without NVTX).
 var errEmptyReport = errors.New("empty report")
 
+// BoundedReader reads a CSV report as every reader of one must: its
+// leading byte-order mark stripped and each record bounded (a file of zero
+// bytes, one without newlines or one with an unbalanced quote fails after
+// 1 MiB instead of being read whole into memory).
+func BoundedReader(r io.Reader) io.Reader { return csvBomReader(r) }
+
 // csvBomReader strips a leading UTF-8 byte-order mark and bounds the length
 // of a record (csvBound): every CSV report is read through it.
 func csvBomReader(r io.Reader) io.Reader {

@@ -469,6 +469,10 @@ func (l *gpuTraceLayout) read(row int, rec [][]byte) error {
 			}
 		}
 		if l.hasBytes {
+			if strings.TrimSpace(cell(l.iBytes)) == "" {
+				return &inputerr.Error{Path: l.path, Where: fmt.Sprintf("data row %d, column %q", row, l.rh.Names[l.iBytes]),
+					Problem: "blank, where nsys writes every copy's size: the copy's size is unknown, not 0", Hint: hint}
+			}
 			if g.Bytes, err = csvBytes(cell(l.iBytes), l.bytesScale); err != nil {
 				return csvRowError(l.path, row, l.rh.Names[l.iBytes], cell(l.iBytes), err.Error(), hint)
 			}

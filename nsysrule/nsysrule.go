@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/internal/csvheader"
+	"github.com/nsyscheck/nsyscheck/internal/environ"
 	"github.com/nsyscheck/nsyscheck/internal/nsys"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/internal/regular"
@@ -193,7 +194,7 @@ func Beside(path string, exts []string) string {
 // temporary folder that is removed afterwards, and reads what it flags.
 // nsys runs in its own process group, stopped whole when ctx is cancelled.
 func RunAll(ctx context.Context, nsysPath, db string) ([]FlaggedCopy, error) {
-	a, err := Analyze(ctx, nsysPath, db)
+	a, err := Analyze(ctx, nsysPath, db, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -213,14 +214,15 @@ func (a *Analysis) Close() error { return os.RemoveAll(a.dir) }
 
 // Analyze runs the rule with no row limit on an SQLite export into a
 // temporary folder, which Close removes. nsys runs in its own process
-// group, stopped whole when ctx is cancelled.
-func Analyze(ctx context.Context, nsysPath, db string) (*Analysis, error) {
+// group, stopped whole when ctx is cancelled, with the environment env
+// (nil: the process's).
+func Analyze(ctx context.Context, nsysPath, db string, env environ.Env) (*Analysis, error) {
 	tmp, err := os.MkdirTemp("", "nsyscheck-analyze-")
 	if err != nil {
 		return nil, fmt.Errorf("nsys analyze: %w", err)
 	}
 	base := filepath.Join(tmp, "rule")
-	out, err := nsys.CombinedOutput(nsys.Command(ctx, "", os.Environ(), nsysPath, "analyze", "-r", AllArg, "--format", "csv", "-o", base, db))
+	out, err := nsys.CombinedOutput(nsys.Command(ctx, "", env.List(), nsysPath, "analyze", "-r", AllArg, "--format", "csv", "-o", base, db))
 	if err != nil {
 		os.RemoveAll(tmp)
 		msg := strings.TrimSpace(string(out))

@@ -113,7 +113,7 @@ func TestRuleStandIn(t *testing.T) {
 		if _, err := os.Stat(db); err != nil {
 			continue
 		}
-		a, err := Analyze(context.Background(), standIn, db)
+		a, err := Analyze(context.Background(), standIn, db, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", db, err)
 		}

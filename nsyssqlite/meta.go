@@ -2,7 +2,9 @@ package nsyssqlite
 
 import (
 	"database/sql"
+	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
@@ -112,10 +114,14 @@ func (r *reader) readDuration() {
 
 // readGPU names the GPU(s) the capture's copies and kernels ran on: with
 // one GPU name in TARGET_INFO_GPU, that one; with several, those the copy
-// and kernel tables name by device id (all where none matches).
+// and kernel tables name by device id (all where none matches). Where the
+// export names no GPU, or none for a device its copies or kernels ran on,
+// it records why (a FactGPU gap): the bounds that rest on the GPU's link
+// and memory are then the fastest there are.
 func (r *reader) readGPU() error {
 	table := r.tables[nsysdb.TableGPU]
 	if table == "" {
+		r.lack(records.FactGPU, fmt.Sprintf("the export has no %s table, so the GPU is unknown: %s", nsysdb.TableGPU, unknownGPUBounds))
 		return nil
 	}
 	cols, err := r.columns(nsysdb.TableGPU)
@@ -123,6 +129,7 @@ func (r *reader) readGPU() error {
 		return err
 	}
 	if !cols[nsysdb.ColName] {
+		r.lack(records.FactGPU, fmt.Sprintf("%s has no %s column, so the GPU is unknown: %s", table, nsysdb.ColName, unknownGPUBounds))
 		return nil
 	}
 	rows, err := r.query(`SELECT ` + col(cols, nsysdb.ColID) + `, ` + col(cols, nsysdb.ColCUDADevice) + `, ifnull(` + q(nsysdb.ColName) + `, '') FROM ` + q(table))
@@ -153,25 +160,33 @@ func (r *reader) readGPU() error {
 	if err != nil {
 		return r.tableError(table, err)
 	}
+	if len(all) == 0 {
+		r.lack(records.FactGPU, fmt.Sprintf("%s names no GPU, so the GPU is unknown: %s", table, unknownGPUBounds))
+		return nil
+	}
+	// CUDA device id -> GPU id, from TARGET_INFO_CUDA_DEVICE where present,
+	// else TARGET_INFO_GPU.cuDevice.
+	cudaToGPU, err := r.readCUDADevices()
+	if err != nil {
+		return err
+	}
+	devices, err := r.usedDevices()
+	if err != nil {
+		return err
+	}
 	used := map[string]bool{}
-	if len(all) > 1 {
-		// CUDA device id -> GPU id, from TARGET_INFO_CUDA_DEVICE where
-		// present, else TARGET_INFO_GPU.cuDevice.
-		cudaToGPU, err := r.readCUDADevices()
-		if err != nil {
-			return err
+	var unlisted []string
+	for _, dev := range devices {
+		if g, ok := cudaToGPU[dev]; ok && byGPU[g] != "" {
+			used[byGPU[g]] = true
+		} else if n := byCUDA[dev]; n != "" {
+			used[n] = true
+		} else if byGPU[dev] == "" || cols[nsysdb.ColCUDADevice] {
+			unlisted = append(unlisted, strconv.FormatInt(dev, 10))
 		}
-		devices, err := r.usedDevices()
-		if err != nil {
-			return err
-		}
-		for _, dev := range devices {
-			if g, ok := cudaToGPU[dev]; ok && byGPU[g] != "" {
-				used[byGPU[g]] = true
-			} else if n := byCUDA[dev]; n != "" {
-				used[n] = true
-			}
-		}
+	}
+	if len(all) == 1 {
+		used = map[string]bool{}
 	}
 	if len(used) == 0 {
 		used = all
@@ -182,8 +197,15 @@ func (r *reader) readGPU() error {
 	}
 	sort.Strings(names)
 	r.meta.GPU = strings.Join(names, ", ")
+	if len(unlisted) > 0 {
+		r.lack(records.FactGPU, fmt.Sprintf("copies or kernels ran on device %s, which %s does not list, so their GPU is unknown: their rates are bounded by the link and memory of the GPU it lists (%s), which may not be theirs",
+			strings.Join(unlisted, ", "), table, r.meta.GPU))
+	}
 	return nil
 }
+
+// unknownGPUBounds says what a capture of an unknown GPU is bounded by.
+const unknownGPUBounds = "a copy's rate is bounded by the fastest host link there is (NVLink-C2C, 450 GB/s) and the fastest memory, not the GPU's own"
 
 // usedDevices lists the CUDA device ids the copy and kernel tables name.
 func (r *reader) usedDevices() ([]int64, error) {

@@ -46,6 +46,15 @@ func (r *reader) copyColumns(alias string) string {
 		}
 		return "0"
 	}
+	// The stream decides how a copy orders with the rest (stream 0 is the
+	// legacy default stream, which waits for every other): a NULL one is
+	// refused (tableError names it), not read as 0.
+	required := func(name string) string {
+		if r.mcols[name] {
+			return c(name)
+		}
+		return "0"
+	}
 	src, dst := "-1", "-1"
 	if r.memKinds != nil {
 		src, dst = `ifnull(`+c(nsysdb.ColSrcKind)+`, -1)`, `ifnull(`+c(nsysdb.ColDstKind)+`, -1)`
@@ -55,7 +64,7 @@ func (r *reader) copyColumns(alias string) string {
 		migration = `ifnull(` + c(nsysdb.ColMigration) + `, -1)`
 	}
 	return strings.Join([]string{c(nsysdb.ColStart), c(nsysdb.ColEnd), c(nsysdb.ColBytes), c(nsysdb.ColCopyKind), src, dst,
-		opt(nsysdb.ColCorrelationID), opt(nsysdb.ColStreamID), opt(nsysdb.ColDeviceID), opt(nsysdb.ColGlobalPid),
+		opt(nsysdb.ColCorrelationID), required(nsysdb.ColStreamID), opt(nsysdb.ColDeviceID), opt(nsysdb.ColGlobalPid),
 		migration, opt(nsysdb.ColGraphNodeID)}, ", ")
 }
 

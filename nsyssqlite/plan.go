@@ -134,6 +134,18 @@ func (r *reader) checkReferences(queryRow func(string, ...any) *sql.Row) error {
 			continue
 		}
 		c := q(ref.col)
+		if ref.logical == nsysdb.TableRuntime {
+			// A call without a name is damage too, not a call to leave out.
+			var n, first sql.NullInt64
+			if err := queryRow(`SELECT count(*), min(rowid) FROM `+q(table)+` WHERE `+c+` IS NULL`).Scan(&n, &first); err != nil {
+				return r.tableError(table, err)
+			}
+			if n.Int64 > 0 {
+				return &inputerr.Error{Path: r.path, Where: "table " + table,
+					Problem: fmt.Sprintf("column %s is NULL in %s (the first: rowid %d): API calls without a name, which nsys always writes", ref.col, rowCount(n.Int64), first.Int64),
+					Hint:    "the export is damaged or was edited; " + nsysdb.ExportHint}
+			}
+		}
 		var id int64
 		err := queryRow(`SELECT ` + c + ` FROM (SELECT DISTINCT ` + c + ` FROM ` + q(table) + ` WHERE ` + c + ` IS NOT NULL) AS d WHERE NOT EXISTS (SELECT 1 FROM ` +
 			strs + ` AS s WHERE s.` + q(nsysdb.ColID) + ` = d.` + c + `) LIMIT 1`).Scan(&id)

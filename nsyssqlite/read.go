@@ -21,6 +21,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -198,8 +199,36 @@ func (r *reader) tableError(table string, err error) error {
 	if r.ctx.Err() != nil {
 		return &inputerr.Error{Path: r.path, Where: "table " + table, Problem: "interrupted while reading the table", Err: context.Cause(r.ctx)}
 	}
+	if m := nullScan.FindStringSubmatch(err.Error()); m != nil {
+		return r.nullColumn(table, m[1])
+	}
 	return &inputerr.Error{Path: r.path, Where: "table " + table, Problem: "cannot read the table", Err: err,
 		Hint: "the file may be damaged or truncated; " + nsysdb.ExportHint}
+}
+
+// rowCount says n rows: "1 row", "207 rows".
+func rowCount(n int64) string {
+	if n == 1 {
+		return "1 row"
+	}
+	return fmt.Sprintf("%d rows", n)
+}
+
+// nullScan matches database/sql's error for a NULL read into a number,
+// its column's name in the first group.
+var nullScan = regexp.MustCompile(`Scan error on column index \d+, name "([^"]+)": converting NULL`)
+
+// nullColumn says that a column nsys always fills is NULL in table, in how
+// many rows and the first of them (where the table itself holds the
+// column: a query's own name for it is named alone).
+func (r *reader) nullColumn(table, col string) error {
+	problem := fmt.Sprintf("column %s is NULL, where nsys always writes a value and the answer rests on it", col)
+	var n, first sql.NullInt64
+	if r.queryRow(`SELECT count(*), min(rowid) FROM `+q(table)+` WHERE `+q(col)+` IS NULL`).Scan(&n, &first) == nil && n.Int64 > 0 {
+		problem = fmt.Sprintf("column %s is NULL in %s (the first: rowid %d), where nsys always writes a value and the answer rests on it", col, rowCount(n.Int64), first.Int64)
+	}
+	return &inputerr.Error{Path: r.path, Where: "table " + table, Problem: problem,
+		Hint: "the export is damaged or was edited; " + nsysdb.ExportHint}
 }
 
 // handled names the export, and the table a record came from, in an error

@@ -3,6 +3,7 @@ package predictions
 import (
 	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/diag"
+	"github.com/nsyscheck/nsyscheck/records"
 	"github.com/nsyscheck/nsyscheck/vocab"
 	"slices"
 )
@@ -193,6 +194,9 @@ func Evaluate(c *capture.Capture) *Result {
 		diags.Add(diag.Warning, SiblingSetAside{Path: s.Path, Reason: s.Reason})
 	}
 	var srcs []*Numbers
+	if hasTrace(c) && !c.Has(records.FactGPU) {
+		diags.Add(diag.Warning, diag.Note{Of: CodeGPUUnknown, Text: c.Why(records.FactGPU)})
+	}
 	if hasTrace(c) {
 		in := &Reading{Capture: c, From: SourceTrace, diags: diags}
 		in.trace, in.traceWhy = newTrace(c, diags)

@@ -202,6 +202,16 @@ type LaunchCount struct {
 	Owner LaunchOwner
 }
 
+// ImpossibleKernelRate: a variant's kernels run faster than the memory or
+// link they read allows (limits.Kernel): a time in the trace is wrong.
+type ImpossibleKernelRate struct {
+	Variant     vocab.Variant
+	KernelTable string
+	Bytes       int64   // read + written per launch
+	Ms          float64 // mean time per launch
+	Reason      string  // limits.Bound.Exceeded's "impossible: …"
+}
+
 // RangeHoldsNoLaunches: a part 3 range holds no kernel launches.
 type RangeHoldsNoLaunches struct {
 	Range string
@@ -341,6 +351,7 @@ func (SummaryBytesOnly) isWhy()         {}
 func (NoBytes) isWhy()                  {}
 func (LaunchCount) isWhy()              {}
 func (RangeHoldsNoLaunches) isWhy()     {}
+func (ImpossibleKernelRate) isWhy()     {}
 func (ProgramBadSource) isWhy()         {}
 func (ProgramTwoRows) isWhy()           {}
 func (ProgramNoTime) isWhy()            {}

@@ -53,6 +53,10 @@ const (
 	// CodeSiblingSetAside: a file beside the capture (transcript, results
 	// JSON) was not the program's output and was set aside.
 	CodeSiblingSetAside diag.Code = "sibling-set-aside"
+	// CodeGPUUnknown: the trace names no GPU for its copies and kernels,
+	// so the rates they may reach are bounded by the fastest link and
+	// memory there are, not their GPU's.
+	CodeGPUUnknown diag.Code = "gpu-unknown"
 )
 
 // Source names where a number came from.

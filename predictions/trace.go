@@ -8,6 +8,7 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/diag"
+	"github.com/nsyscheck/nsyscheck/internal/limits"
 	"github.com/nsyscheck/nsyscheck/program"
 	"github.com/nsyscheck/nsyscheck/records"
 	"github.com/nsyscheck/nsyscheck/vocab"
@@ -1088,6 +1089,14 @@ func (t *traceCtx) part3(prog *program.Measurements) (*kernelData, Why) {
 		tm.ms = mean(tm.durMs)
 		tm.at = corrRecords(GroupKey{Variant: v}, t.kernTab, tm.corr)
 		kd.ms[v] = tm
+	}
+	// Nothing a trace's kernel does outruns the memory or link it reads.
+	m := t.c.Meta
+	for _, v := range variants {
+		bound, memory := limits.Kernel(v, m.GPU, m.PCIeGen, m.PCIeWidth)
+		if why := bound.Exceeded(kd.gbps(v), memory); why != "" && kd.ms[v].runs > 0 {
+			return nil, ImpossibleKernelRate{Variant: v, KernelTable: t.kernTab, Bytes: kd.bytes, Ms: kd.ms[v].ms, Reason: why}
+		}
 	}
 	return kd, nil
 }

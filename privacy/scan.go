@@ -426,12 +426,18 @@ func (s *sqliteScan) metaCapture(_ string, _ int64, name, value string) error {
 // addSecret records a credential found by FindSecrets, once per name and
 // value.
 func (s *sqliteScan) addSecret(k Kind, sec Secret, where string) {
-	if s.covered[sec.Name+"="+sec.Value] || s.covered["="+sec.Value] {
+	s.r.addSecretOnce(s.covered, k, sec, where)
+}
+
+// addSecretOnce records a credential found by FindSecrets unless covered
+// holds its name and value or its value already, and marks it covered.
+func (r *Report) addSecretOnce(covered map[string]bool, k Kind, sec Secret, where string) {
+	if covered[sec.Name+"="+sec.Value] || covered["="+sec.Value] {
 		return
 	}
-	s.r.Findings = append(s.r.Findings, Finding{Kind: k, Name: sec.Name, Where: where, Masked: maskFor(k, sec.Value), value: sec.Value, format: sec.Format})
-	s.covered[sec.Name+"="+sec.Value] = true
-	s.covered["="+sec.Value] = true
+	r.Findings = append(r.Findings, Finding{Kind: k, Name: sec.Name, Where: where, Masked: maskFor(k, sec.Value), value: sec.Value, format: sec.Format})
+	covered[sec.Name+"="+sec.Value] = true
+	covered["="+sec.Value] = true
 }
 
 // textColumns runs the secret detector over every distinct string of every

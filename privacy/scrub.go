@@ -39,8 +39,9 @@ type ScrubOptions struct {
 }
 
 // ScrubStepHook, when not nil, is called after each step of Scrub with the
-// step's name ("copied", "scrubbed", "checked"); tests use it to interrupt
-// a scrub at a known point.
+// step's name ("copied", "scrubbed", "checked"), and as the scrubbed copy's
+// check begins ("checking"); tests use it to interrupt a scrub at a known
+// point.
 var ScrubStepHook func(step string)
 
 // Temporary files of a scrub carry the scrubbing process's id after these
@@ -132,6 +133,9 @@ func Scrub(in, out string, opts ScrubOptions) (*Report, error) {
 		ctx = context.Background()
 	}
 	rep, err := Scan(ctx, f)
+	if ctx.Err() != nil {
+		return nil, interrupted(ctx, in, out)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -173,14 +177,17 @@ func Scrub(in, out string, opts ScrubOptions) (*Report, error) {
 	if ctx.Err() != nil {
 		return nil, interrupted(ctx, in, out)
 	}
+	scrubStep("checking")
 	after, err := ScanPath(ctx, tmpOut)
+	// A scan stopped by the signal says nothing of the export: the scrub
+	// was interrupted, its copy is removed, and in is as it was.
+	if ctx.Err() != nil {
+		return nil, interrupted(ctx, in, out)
+	}
 	if err != nil {
 		return nil, err
 	}
 	scrubStep("checked")
-	if ctx.Err() != nil {
-		return nil, interrupted(ctx, in, out)
-	}
 	if !after.Clean() {
 		return nil, survivorsError(in, after)
 	}

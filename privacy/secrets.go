@@ -10,21 +10,27 @@ import (
 
 // The credential formats FindSecrets tells apart (Secret.Format).
 const (
-	FormatNamed       = "named value"           // password=X, --token X, "secret": "X", Password=X;
-	FormatURL         = "URL with a password"   // scheme://user:password@host
-	FormatPrivateKey  = "private key"           // -----BEGIN ... PRIVATE KEY----- block
-	FormatAWSKeyID    = "AWS access key id"     // AKIA..., ASIA...
-	FormatAWSSecret   = "AWS secret access key" // 40 characters beside an access key id
-	FormatGoogle      = "Google API key"        // AIza...
-	FormatStripe      = "Stripe key"            // sk_live_, rk_live_, sk_test_, rk_test_
-	FormatGitHub      = "GitHub token"          // ghp_, gho_, ghs_, ghu_, ghr_, github_pat_
-	FormatGitLab      = "GitLab token"          // glpat-
-	FormatSlack       = "Slack token"           // xoxb-, xoxp-, xoxa-, ... (xox?-)
-	FormatNpm         = "npm token"             // npm_
-	FormatHuggingFace = "Hugging Face token"    // hf_
-	FormatOpenAI      = "OpenAI key"            // sk-
-	FormatJWT         = "JWT"                   // eyJ....eyJ....signature
-	FormatBearer      = "bearer token"          // Bearer X (an Authorization header)
+	FormatNamed        = "named value"           // password=X, --token X, "secret": "X", Password=X;
+	FormatURL          = "URL with a password"   // scheme://user:password@host
+	FormatPrivateKey   = "private key"           // -----BEGIN ... PRIVATE KEY----- block
+	FormatAWSKeyID     = "AWS access key id"     // AKIA..., ASIA...
+	FormatAWSSecret    = "AWS secret access key" // 40 characters beside an access key id
+	FormatGoogle       = "Google API key"        // AIza...
+	FormatStripe       = "Stripe key"            // sk_live_, rk_live_, sk_test_, rk_test_
+	FormatGitHub       = "GitHub token"          // ghp_, gho_, ghs_, ghu_, ghr_, github_pat_
+	FormatGitLab       = "GitLab token"          // glpat-
+	FormatSlack        = "Slack token"           // xoxb-, xoxp-, xoxa-, ... (xox?-)
+	FormatNpm          = "npm token"             // npm_
+	FormatHuggingFace  = "Hugging Face token"    // hf_
+	FormatOpenAI       = "OpenAI key"            // sk-
+	FormatJWT          = "JWT"                   // eyJ....eyJ....signature
+	FormatBearer       = "bearer token"          // Bearer X (an Authorization header)
+	FormatPyPI         = "PyPI token"            // pypi-AgEI...
+	FormatDocker       = "Docker token"          // dckr_pat_
+	FormatSendGrid     = "SendGrid key"          // SG.<id>.<secret>
+	FormatDigitalOcean = "DigitalOcean token"    // dop_v1_, doo_v1_, dor_v1_
+	FormatGoogleOAuth  = "Google OAuth token"    // ya29.
+	FormatAzureSAS     = "Azure SAS signature"   // sig=... in a shared access signature URL
 )
 
 // Secret is a credential found inside a string by FindSecrets.
@@ -56,6 +62,9 @@ type tokenFormat struct {
 	// shape, when set, checks the token's first bytes further (up to
 	// tokenHead of them).
 	shape func(head string) bool
+	// valid, when set, checks the token's body (the bytes after the
+	// prefix) whole.
+	valid func(body string) bool
 }
 
 var (
@@ -66,6 +75,12 @@ var (
 	jwtByte   = byteClass(func(c byte) bool { return isTokenByte(c) || c == '.' })
 	// patByte: GitHub's fine-grained tokens hold "_" after the prefix.
 	patByte = byteClass(func(c byte) bool { return alnumByte[c] || c == '_' })
+	// sendGridByte: a SendGrid key's two base64url parts and the dot
+	// between them.
+	sendGridByte = byteClass(func(c byte) bool { return isTokenByte(c) || c == '.' })
+	// sasByte: a shared access signature's base64, URL-encoded (%2B, %2F,
+	// %3D) or not.
+	sasByte = byteClass(func(c byte) bool { return alnumByte[c] || strings.IndexByte("%+/=", c) >= 0 })
 )
 
 // tokenFormats are the well-known credential formats told by a prefix,
@@ -90,6 +105,22 @@ var tokenFormats = []tokenFormat{
 	{prefix: "eyJ", min: 10, format: FormatJWT, class: jwtByte, loose: true},
 	{prefix: "sk-", min: 20, format: FormatOpenAI, class: tokenByte},
 	{prefix: "hf_", min: 20, format: FormatHuggingFace, class: alnumByte},
+	{prefix: "pypi-AgEI", min: 32, format: FormatPyPI, class: tokenByte, loose: true},
+	{prefix: "dckr_pat_", min: 20, format: FormatDocker, class: tokenByte, loose: true},
+	{prefix: "SG.", min: 40, format: FormatSendGrid, class: sendGridByte, valid: sendGridShape},
+	{prefix: "dop_v1_", min: 32, format: FormatDigitalOcean, class: alnumByte, loose: true},
+	{prefix: "doo_v1_", min: 32, format: FormatDigitalOcean, class: alnumByte, loose: true},
+	{prefix: "dor_v1_", min: 32, format: FormatDigitalOcean, class: alnumByte, loose: true},
+	{prefix: "ya29.", min: 30, format: FormatGoogleOAuth, class: tokenByte, loose: true},
+	{prefix: "xapp-", min: 20, format: FormatSlack, class: tokenByte, loose: true},
+	{prefix: "sig=", min: 30, format: FormatAzureSAS, class: sasByte},
+}
+
+// sendGridShape: a SendGrid key's body is its id, a dot, and its secret
+// (SG.<22 bytes>.<43 bytes>).
+func sendGridShape(body string) bool {
+	id, secret, ok := strings.Cut(body, ".")
+	return ok && len(id) >= 16 && len(id) <= 32 && len(secret) >= 32 && !strings.Contains(secret, ".")
 }
 
 func isTokenByte(c byte) bool {
@@ -125,8 +156,11 @@ type tokenRun struct {
 
 func newTokenRun(tf *tokenFormat, from int, text string) *tokenRun {
 	r := &tokenRun{from: from, end: from + len(text), text: text, trimmed: from + len(text)}
-	if tf.format == FormatJWT {
+	if tf.class['.'] {
+		// A sentence's full stop ends no token.
 		r.trimmed = from + len(strings.TrimRight(text, "."))
+	}
+	if tf.format == FormatJWT {
 		for j := 0; j < r.trimmed-from; j++ {
 			if text[j] == '.' {
 				r.dots = append(r.dots, from+j)
@@ -149,6 +183,9 @@ func (tf *tokenFormat) token(r *tokenRun, i int, head string) (int, bool) {
 		return 0, false
 	}
 	if tf.format == FormatJWT && !r.jwtAt(i, body) {
+		return 0, false
+	}
+	if tf.valid != nil && !tf.valid(r.text[body-r.from:r.trimmed-r.from]) {
 		return 0, false
 	}
 	return r.trimmed, true
@@ -229,15 +266,17 @@ func LooksSecretValue(value string) bool {
 //     is split at white space and NUL bytes, quotes around an argument are
 //     not part of it), and the argument after --NAME or -NAME unless it is
 //     another option, where NAME names a secret (secretName: password,
-//     passwd, secret, token, api_key, client_secret, ...);
+//     passwd, secret, token, api_key, client_secret, MYSQL_PWD,
+//     private_key_id, ...);
 //   - the same names followed by "=" or ":" anywhere else (password: X,
 //     "token": "X", Server=db;Password=X;, ?api_key=X&), the value quoted
 //     or running to white space or punctuation, a scheme word before it
 //     skipped (Authorization: Basic X); counts and flags (tokens: 512,
 //     auth=true) and unexpanded variables ($TOKEN) are not secrets;
 //   - tokens of well-known formats (tokenFormats: GitHub, GitLab, Slack,
-//     Stripe, npm, Google API keys, AWS access key ids, JWTs, OpenAI and
-//     Hugging Face keys), and a bearer token after "Bearer ";
+//     Stripe, npm, PyPI, Docker, SendGrid, DigitalOcean, Google API keys
+//     and OAuth tokens, AWS access key ids, Azure SAS signatures, JWTs,
+//     OpenAI and Hugging Face keys), and a bearer token after "Bearer ";
 //   - in a string holding an AWS access key id, the 40-character secret
 //     access key beside it.
 //
@@ -616,6 +655,9 @@ func secretName(name string) bool {
 	}
 	words := nameWords(name)
 	n := len(words)
+	if n >= 3 && words[n-3] == "PRIVATE" && words[n-2] == "KEY" && words[n-1] == "ID" {
+		return true // a service account's private_key_id (GCP) names its key
+	}
 	if n == 0 || n > 1 && metaWords[words[n-1]] {
 		return false
 	}
@@ -623,6 +665,8 @@ func secretName(name string) bool {
 		switch {
 		case secretNameWords[w]:
 			return true
+		case w == "PWD" && n > 1:
+			return true // MYSQL_PWD, DB_PWD; PWD alone is the working folder
 		case w == "KEY" && i > 0 && keyQualifiers[words[i-1]]:
 			return true
 		case strings.HasSuffix(w, "TOKEN") && tokenQualifiers[strings.TrimSuffix(w, "TOKEN")]:
@@ -676,7 +720,7 @@ func secretValue(name, value string) bool {
 		return false
 	}
 	for _, w := range nameWords(name) {
-		if w == "PASSWORD" || w == "PASSWD" || w == "PASSPHRASE" {
+		if w == "PASSWORD" || w == "PASSWD" || w == "PASSPHRASE" || w == "PWD" {
 			return true
 		}
 	}

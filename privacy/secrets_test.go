@@ -102,6 +102,14 @@ var (
 	fakeGitHubPAT = "github_pat_11ABCDEFG0" + strings.Repeat("x_Y9", 10)
 	fakeSlack     = "xoxb-2442093617-1234567890123-" + strings.Repeat("AbCd", 6)
 	fakeBearer    = "9f8e7d6c5b4a3928170605f4"
+	fakePyPI      = "pypi-AgEIcHlwaS5vcmcCJD" + strings.Repeat("k2Lm_9Qr", 8)
+	fakeDocker    = "dckr_pat_" + "Xy7-" + strings.Repeat("p9Lq", 6)
+	fakeSendGrid  = "SG." + "ngeVfQFYQlKU0ufo8x5d1A" + "." + "TwL2iGABf9DHoTf-09kqeF8tAmbihYzrnopKc-1s5cr"
+	fakeDO        = "dop_v1_" + strings.Repeat("3f7a9c1e", 8)
+	fakeOAuth     = "ya29.a0AfH6SMB" + strings.Repeat("x-4Q_z", 8)
+	fakeSlackApp  = "xapp-1-A0123BCDE-1234567890-" + strings.Repeat("ab12", 8)
+	fakeSAS       = "sig=dD80ihBh5jfNpymO5Hg1IdiJIEvHcJpCMiCMnN%2FRnbI%3D"
+	fakeKeyID     = "8f2b6c0d1e3a4f5b6c7d8e9f0a1b2c3d4e5f6a7b"
 	fakePEM       = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA1c8mUoFsH3xV\n9Zq0wK2bLm4Tn7Rp\n-----END RSA PRIVATE KEY-----"
 )
 
@@ -137,6 +145,15 @@ func TestSecretFormats(t *testing.T) {
 		{"Authorization: Basic YWxhZGRpbjpvcGVuc2VzYW1l", []want{{"YWxhZGRpbjpvcGVuc2VzYW1l", FormatNamed}}},
 		{"accessToken=abc-123-def", []want{{"abc-123-def", FormatNamed}}},
 		{"sync --db postgres://app:pw123@db/x", []want{{"postgres://app:pw123@db", FormatURL}}},
+		{"upload " + fakePyPI, []want{{fakePyPI, FormatPyPI}}},
+		{"login " + fakeDocker, []want{{fakeDocker, FormatDocker}}},
+		{"mail " + fakeSendGrid + ".", []want{{fakeSendGrid, FormatSendGrid}}},
+		{"droplet " + fakeDO, []want{{fakeDO, FormatDigitalOcean}}},
+		{"gcs " + fakeOAuth, []want{{fakeOAuth, FormatGoogleOAuth}}},
+		{"socket " + fakeSlackApp, []want{{fakeSlackApp, FormatSlack}}},
+		{"https://acct.blob.core.windows.net/c/x?sv=2021-08-06&se=2026-01-01&sp=r&" + fakeSAS + "&x=1", []want{{fakeSAS, FormatAzureSAS}}},
+		{`{"type": "service_account", "private_key_id": "` + fakeKeyID + `"}`, []want{{fakeKeyID, FormatNamed}}},
+		{"env MYSQL_PWD=Tr0ub4dor3 mysql -u app", []want{{"Tr0ub4dor3", FormatNamed}}},
 
 		// Near misses.
 		{"max_tokens=512 tokens: 2048 token_count: 5", nil},
@@ -152,6 +169,9 @@ func TestSecretFormats(t *testing.T) {
 		{"the bearer of bad news; xoxo-hugs", nil},
 		{"https://example.com/a:b time 12:30 a == b", nil},
 		{"sha 3f786850e387550fdab836ed7e6dc881de23001b", nil},
+		{"PWD=/tmp/x SG.short.name pypi-AgEI dckr_pat_x ya29.short xapp-short sig=abc design=" + strings.Repeat("x", 40), nil},
+		{"SG.layer1.conv2.weight_gradient_accumulation_buffer", nil}, // a dotted name, not id.secret
+		{"key_id=7 private_key_id_file=/k.json", nil},
 	}
 	for _, c := range cases {
 		checkSecrets(t, c.in, c.want)

@@ -8,6 +8,8 @@ package ranks
 
 import (
 	"cmp"
+	"errors"
+	"math"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -99,6 +101,20 @@ type Summary struct {
 	Region   string    `json:"region"`
 	Rows     []Row     `json:"rows"`
 	Findings []Finding `json:"findings"`
+	// Unlike are the ranks whose capture is not of the program the first
+	// audited rank's is (audit.SameProgram): their rows compare different
+	// work.
+	Unlike []Unlike `json:"unlike,omitempty"`
+}
+
+// Unlike is a rank whose capture is not of the program of the first
+// audited rank (Peer): what differs between the two.
+type Unlike struct {
+	Rank        string             `json:"rank"`
+	Capture     string             `json:"capture"`
+	Peer        string             `json:"peer"`
+	PeerCapture string             `json:"peerCapture"`
+	Differences []audit.Difference `json:"differences"`
 }
 
 // Audited is one rank's capture and its audit, or why it has none.
@@ -115,6 +131,7 @@ func Summarize(in []Audited, th Thresholds) Summary {
 	for _, a := range in {
 		s.Rows = append(s.Rows, rowOf(a, s.Region))
 	}
+	s.Unlike = unlike(in)
 	slices.SortStableFunc(s.Rows, func(a, b Row) int { return compareRanks(a.Rank, b.Rank) })
 	for i := range s.Rows {
 		r := &s.Rows[i]
@@ -248,4 +265,30 @@ func compareRanks(a, b string) int {
 		return 1
 	}
 	return cmp.Compare(a, b)
+}
+
+// unlike sets every audited rank beside the first audited rank, in rank
+// order, and lists those not of its program (audit.SameProgram).
+func unlike(in []Audited) []Unlike {
+	audited := make([]Audited, 0, len(in))
+	for _, a := range in {
+		if a.Err == nil && a.Audit != nil {
+			audited = append(audited, a)
+		}
+	}
+	slices.SortStableFunc(audited, func(a, b Audited) int { return compareRanks(RankOf(a.Capture), RankOf(b.Capture)) })
+	var out []Unlike
+	for _, a := range audited[min(1, len(audited)):] {
+		ref := audited[0]
+		var e *audit.NotSameProgram
+		if errors.As(audit.SameProgram(ref.Audit, a.Audit), &e) {
+			for i := range e.Differences {
+				if math.IsInf(e.Differences[i].Share, 0) {
+					e.Differences[i].Share = 0 // the peer moved none: no share of nothing (JSON holds no infinity)
+				}
+			}
+			out = append(out, Unlike{Rank: RankOf(a.Capture), Capture: a.Capture, Peer: RankOf(ref.Capture), PeerCapture: ref.Capture, Differences: e.Differences})
+		}
+	}
+	return out
 }

@@ -3,6 +3,8 @@ package records
 import (
 	"slices"
 	"sort"
+
+	"github.com/nsyscheck/nsyscheck/internal/chunked"
 )
 
 // CallIndex keeps the copy calls a reader has read, compactly, so that the
@@ -12,7 +14,11 @@ import (
 // each copy up once they are all in; copies that come in their calls'
 // order are found by a cursor, any other order by binary search.
 type CallIndex struct {
-	calls   []indexedCall
+	calls []indexedCall
+	// added holds the calls added since calls was last ordered, in chunks,
+	// so that the hundreds of thousands of a large capture are moved once,
+	// into calls, and not at each growth of a slice.
+	added   chunked.List[indexedCall]
 	sorted  bool // calls are in (pid, corr) order
 	checked bool // sorted is known
 	names   []string
@@ -39,7 +45,7 @@ type indexedThread struct {
 }
 
 // Len is the number of calls added.
-func (x *CallIndex) Len() int { return len(x.calls) }
+func (x *CallIndex) Len() int { return len(x.calls) + x.added.Len() }
 
 // Add keeps call c.
 func (x *CallIndex) Add(c *Call) {
@@ -72,8 +78,8 @@ func (x *CallIndex) Add(c *Call) {
 		}
 		x.lastThread = th
 	}
-	x.calls = append(x.calls, indexedCall{corr: c.Corr, start: c.Start, end: c.End, result: c.Result, thread: th, name: name,
-		seq: int32(len(x.calls))})
+	x.added.Add(indexedCall{corr: c.Corr, start: c.Start, end: c.End, result: c.Result, thread: th, name: name,
+		seq: int32(x.Len())})
 	x.checked = false
 }
 
@@ -90,6 +96,7 @@ func (x *CallIndex) order() {
 	if x.checked {
 		return
 	}
+	x.calls = x.added.AppendTo(x.calls)
 	x.checked, x.sorted = true, true
 	for i := 1; i < len(x.calls); i++ {
 		if x.less(i, i-1) {
@@ -167,7 +174,7 @@ func (x *CallIndex) pids() []int64 {
 // find returns the first of the calls of process pid with correlation id
 // corr, and how many there are.
 func (x *CallIndex) find(pid, corr int64) (first, n int) {
-	if len(x.calls) == 0 {
+	if x.Len() == 0 {
 		return 0, 0
 	}
 	x.order()

@@ -38,6 +38,7 @@ const (
 	FactEvents       Fact = "event-trace"     // CUDA event records (which stream recorded each event)
 	FactMemSummary   Fact = "mem-summary"     // per-copy-kind totals (cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum)
 	FactStacks       Fact = "call-stacks"     // call stacks of CUDA calls (nsys profile --cudabacktrace)
+	FactGPU          Fact = "gpu"             // the GPU each copy and kernel ran on (TARGET_INFO_GPU)
 )
 
 // Gap records a fact an input cannot provide and why.

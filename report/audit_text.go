@@ -20,7 +20,7 @@ func WriteAudit(w io.Writer, format string, out *audit.Output, opts WriteOptions
 	case FormatMarkdown:
 		return AuditMarkdown(w, out)
 	case FormatText:
-		return AuditText(w, out, opts.Text)
+		return capped(w, func(w io.Writer) error { return AuditText(w, out, opts.Text) })
 	}
 	return fmt.Errorf("unknown format %q: use text, json or markdown", format)
 }

@@ -490,6 +490,9 @@ func whyWords(w predictions.Why) string {
 	case predictions.LaunchCount:
 		return fmt.Sprintf("found %s %s and no NVTX ranges kernel-device-resident/kernel-zero-copy; the program makes exactly %d (per variant: 1 gate, %d warm-up, %d timed)",
 			counted(w.N, design.Kernel+" launch", design.Kernel+" launches"), ownerText(w.Owner), design.LaunchTotal, design.Warmups, design.Timed)
+	case predictions.ImpossibleKernelRate:
+		return fmt.Sprintf("the %s kernels in %s move %d bytes in %.4g ms a launch: %s: a kernel's time in the trace is wrong",
+			w.Variant, w.KernelTable, w.Bytes, w.Ms, w.Reason)
 	case predictions.RangeHoldsNoLaunches:
 		return fmt.Sprintf("NVTX range %q holds no kernel launches %s", w.Range, ownerText(w.Owner))
 	case predictions.ProgramBadSource:

@@ -53,7 +53,7 @@ func WriteRanks(w io.Writer, format string, s *ranks.Summary, audited []ranks.Au
 	case FormatMarkdown:
 		return RanksMarkdown(w, s)
 	case FormatText:
-		return RanksText(w, s, opts.Text)
+		return capped(w, func(w io.Writer) error { return RanksText(w, s, opts.Text) })
 	}
 	return fmt.Errorf("unknown format %q: use text, json or markdown", format)
 }
@@ -113,6 +113,15 @@ func ranksLead(s *ranks.Summary) []string {
 	return []string{lead, region + "; pageable: the share of host-device copies from pageable memory; change: pinned against now; vs peers: now over the other ranks' median"}
 }
 
+// peersValue names the value v a rank is set beside: its one peer's, or
+// the median of its n peers'.
+func peersValue(n int, v string) string {
+	if n == 1 {
+		return "its one peer's " + v
+	}
+	return "the median of its " + counted(n, "peer", "peers") + ", " + v
+}
+
 // ranksFindings says which ranks stand out, and why, a line each; and
 // which could not be audited.
 func ranksFindings(s *ranks.Summary) []string {
@@ -121,17 +130,21 @@ func ranksFindings(s *ranks.Summary) []string {
 		r := s.Rows[f.Row]
 		switch f.Kind {
 		case ranks.KindSlower:
-			out = append(out, fmt.Sprintf("rank %s: %s takes %.4g ms, %.2fx its %s' median of %.4g ms (the limit is %.2fx)",
-				f.Rank, s.Region, f.Got, f.Got/f.PeerMedian, counted(r.Peers, "peer", "peers"), f.PeerMedian, f.Threshold))
+			out = append(out, fmt.Sprintf("rank %s: %s takes %.4g ms, %.2fx %s (the limit is %.2fx)",
+				f.Rank, s.Region, f.Got, f.Got/f.PeerMedian, peersValue(r.Peers, fmt.Sprintf("%.4g ms", f.PeerMedian)), f.Threshold))
 		case ranks.KindPageable:
-			out = append(out, fmt.Sprintf("rank %s: %.0f%% of its host-device copies are from pageable memory, its peers' median %.0f%% (the limit is %.0f points more)",
-				f.Rank, 100*f.Got, 100*f.PeerMedian, 100*f.Threshold))
+			out = append(out, fmt.Sprintf("rank %s: %.0f%% of its host-device copies are from pageable memory, against %s (the limit is %.0f points more)",
+				f.Rank, 100*f.Got, peersValue(r.Peers, fmt.Sprintf("%.0f%%", 100*f.PeerMedian)), 100*f.Threshold))
 		}
 	}
 	for _, r := range s.Rows {
 		if r.Err != "" {
 			out = append(out, fmt.Sprintf("rank %s: %s could not be audited: %s", r.Rank, r.Capture, r.Err))
 		}
+	}
+	for _, u := range s.Unlike {
+		out = append(out, fmt.Sprintf("rank %s: %s is not a capture of rank %s's program (%s), so its row compares other work: %s",
+			u.Rank, u.Capture, u.Peer, u.PeerCapture, audit.DifferenceWords(u.Differences, "in rank "+u.Peer, "in rank "+u.Rank)))
 	}
 	var saved int64
 	for _, r := range s.Rows {

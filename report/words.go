@@ -217,8 +217,13 @@ func exposureWords(e privacy.Exposure) string {
 	switch e.Kind {
 	case privacy.ExposesCredential:
 		f := e.Findings[0]
-		s = fmt.Sprintf("%s %s=%s in %s looks like a credential; do not share this capture as it is (nsyscheck scrub writes a copy without it)",
-			f.Kind, f.Label(), f.Masked, f.Where)
+		fix := "nsyscheck scrub writes a copy without it"
+		if strings.HasSuffix(e.File, ".csv") {
+			// scrub rewrites SQLite exports, not CSV reports.
+			fix = "scrub cleans the SQLite export, not its CSV reports: export them again from the scrubbed copy"
+		}
+		s = fmt.Sprintf("%s %s=%s in %s looks like a credential; do not share this capture as it is (%s)",
+			f.Kind, f.Label(), f.Masked, f.Where, fix)
 	case privacy.ExposesEnvironment:
 		s = fmt.Sprintf("%s outside the allowlist recorded in %s: %s", plural(len(e.Findings), "environment variable"), e.Where, findingNames(e.Findings, 12, true))
 	case privacy.ExposesProcesses:

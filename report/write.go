@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/nsyscheck/nsyscheck/fleet"
+	"github.com/nsyscheck/nsyscheck/internal/textwrap"
 	"github.com/nsyscheck/nsyscheck/predictions"
 )
 
@@ -47,11 +48,12 @@ func Write(w io.Writer, format string, results []*predictions.Result, opts Write
 	case FormatMarkdown:
 		err = Markdown(w, results)
 	case FormatText:
-		if len(results) == 1 {
-			err = Text(w, results[0], opts.Text)
-		} else {
-			err = TextMulti(w, results, opts.Text)
-		}
+		err = capped(w, func(w io.Writer) error {
+			if len(results) == 1 {
+				return Text(w, results[0], opts.Text)
+			}
+			return TextMulti(w, results, opts.Text)
+		})
 	default:
 		return fmt.Errorf("unknown format %q: use text, json or markdown", format)
 	}
@@ -59,4 +61,16 @@ func Write(w io.Writer, format string, results []*predictions.Result, opts Write
 		return err
 	}
 	return WriteFleet(w, format, opts.Fleet, opts.Text)
+}
+
+// capped runs write on w through textwrap.CapWriter: in text for a
+// terminal, a word too long to read (a megabyte NVTX name) is shown by its
+// start and its length, wherever the text names it.
+func capped(w io.Writer, write func(io.Writer) error) error {
+	cw := &textwrap.CapWriter{W: w}
+	err := write(cw)
+	if ferr := cw.Flush(); err == nil {
+		err = ferr
+	}
+	return err
 }

@@ -329,7 +329,46 @@ func checkOutputDir(dir, parent string, list []string, overwrite bool) (bool, er
 	if len(clash) > 0 && !overwrite {
 		return false, &ExistsError{Dir: dir, Names: clash}
 	}
+	if other := otherReport(dir, list); len(other) > 0 && !overwrite {
+		return false, &MixError{Dir: dir, Names: other}
+	}
 	return true, nil
+}
+
+// entryPages are the pages each kind of report opens with: a capture's,
+// the index of several, an audit's, the ranks' of a job.
+var entryPages = []string{HTMLFile, MarkdownFile, IndexHTMLFile, IndexMarkdownFile, AuditHTMLFile, AuditMarkdownFile, RanksHTMLFile, RanksMarkdownFile}
+
+// otherReport lists the entry pages of another report that dir holds: the
+// pages of a kind of report the files (list) are not.
+func otherReport(dir string, list []string) []string {
+	ours := map[string]bool{}
+	for _, n := range list {
+		ours[n] = true
+	}
+	var out []string
+	for _, p := range entryPages {
+		if ours[p] {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(dir, p)); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// MixError refuses a report into a folder holding another report's pages
+// (a capture's report where an index of several lies, say): the two would
+// read as one.
+type MixError struct {
+	Dir   string
+	Names []string
+}
+
+func (e *MixError) Error() string {
+	return fmt.Sprintf("%s holds another report (%s): one written beside it would read as part of it; write it to another folder, or use --force to write it there anyway",
+		e.Dir, strings.Join(e.Names, ", "))
 }
 
 // writeOne creates path (never following a link) and writes data to it.

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"path/filepath"
+	"strings"
 
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/internal/regular"
@@ -38,8 +40,15 @@ type Output struct {
 
 // OwnOutput tells whether the file at path is one of nsyscheck's own JSON
 // outputs, as Open tells it (kindOf, then the envelope's start): a file
-// that is not, or cannot be read, is not.
+// that is not, or cannot be read, is not. A file named as a capture (.sqlite,
+// .nsys-rep, .qdrep, .csv) is not opened here: the commands ask this before
+// Open reads the file, which refuses our own output by its content all the
+// same, so a capture is opened once rather than twice.
 func OwnOutput(path string) (*Output, bool) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".sqlite", ".nsys-rep", ".qdrep", ".csv":
+		return nil, false
+	}
 	f, _, err := regular.Open(path)
 	if err != nil {
 		return nil, false

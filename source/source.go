@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/nsyscheck/nsyscheck/exportcache"
+	"github.com/nsyscheck/nsyscheck/internal/environ"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/internal/regular"
@@ -34,6 +35,9 @@ type Options struct {
 	// CacheDir, when set, receives .nsys-rep exports instead of the folder
 	// beside the report.
 	CacheDir string
+	// Env is the environment NSYS, PATH and the user's cache folder are
+	// read from (nil: the process's).
+	Env environ.Env
 	// Kind, when set, is the kind the input is read as instead of the one
 	// its content and name tell: nsysdb.KindSQLite, KindNsysRep, KindCSV (a
 	// folder of reports), KindJSON or KindTranscript.
@@ -311,7 +315,7 @@ func (s *Source) resolve(ctx context.Context, head []byte, magic nsysdb.Kind, op
 		return nil
 	}
 	db, own, note, err := exportcache.Resolve(ctx, exportcache.Report{Path: rep.Path, File: rep.f, Info: info,
-		Magic: magic == nsysdb.KindNsysRep}, exportcache.Options{Nsys: opts.Nsys, CacheDir: opts.CacheDir}, accept)
+		Magic: magic == nsysdb.KindNsysRep}, exportcache.Options{Nsys: opts.Nsys, CacheDir: opts.CacheDir, Env: opts.Env}, accept)
 	if err != nil {
 		export.Close()
 		return err

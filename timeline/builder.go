@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/nsyscheck/nsyscheck/internal/chunked"
 	"github.com/nsyscheck/nsyscheck/records"
 )
 
@@ -19,6 +20,23 @@ type Options struct {
 	// threads of a process (Handoff): each thread then keeps its own
 	// measured time between calls whatever other threads do.
 	NoHandoffs bool
+}
+
+// callColumns are the calls as they come, a chunked list per column of
+// Calls (a large capture's are not moved as they grow), put in order into
+// the Timeline's by Finish.
+type callColumns struct {
+	Start, End, Corr     chunked.List[int64]
+	Name, Thread, Result chunked.List[int32]
+}
+
+// opColumns are the ops as they come, as callColumns are the calls.
+type opColumns struct {
+	Kind                    chunked.List[OpKind]
+	Start, End, Bytes, Corr chunked.List[int64]
+	Stream, Name            chunked.List[int32]
+	Dir                     chunked.List[Dir]
+	Src, Dst                chunked.List[Mem]
 }
 
 // Builder keeps the records a reader hands it and builds the Timeline.
@@ -36,8 +54,8 @@ type Builder struct {
 	streams   []Stream
 	streamIdx map[[3]int64]int32
 
-	calls   Calls
-	ops     Ops
+	calls   callColumns
+	ops     opColumns
 	syncs   []records.Sync
 	events  []records.EventRecord
 	ranges  []rawRange
@@ -177,12 +195,12 @@ func (b *Builder) call(c *records.Call) error {
 			c.Name, c.Corr, c.PID, c.End, c.Start)
 	}
 	cs := &b.calls
-	cs.Start = append(cs.Start, c.Start)
-	cs.End = append(cs.End, c.End)
-	cs.Corr = append(cs.Corr, c.Corr)
-	cs.Name = append(cs.Name, b.intern(c.Name))
-	cs.Thread = append(cs.Thread, b.thread(c.PID, c.TID, c.Thread))
-	cs.Result = append(cs.Result, int32(max(min(c.Result, 1<<31-1), -1<<31)))
+	cs.Start.Add(c.Start)
+	cs.End.Add(c.End)
+	cs.Corr.Add(c.Corr)
+	cs.Name.Add(b.intern(c.Name))
+	cs.Thread.Add(b.thread(c.PID, c.TID, c.Thread))
+	cs.Result.Add(int32(max(min(c.Result, 1<<31-1), -1<<31)))
 	return nil
 }
 
@@ -195,11 +213,11 @@ func (b *Builder) addOp(kind OpKind, start, end, corr, pid, dev, stream int64) e
 			kind, corr, pid, stream, end, start)
 	}
 	o := &b.ops
-	o.Kind = append(o.Kind, kind)
-	o.Start = append(o.Start, start)
-	o.End = append(o.End, end)
-	o.Corr = append(o.Corr, corr)
-	o.Stream = append(o.Stream, b.stream(pid, dev, stream))
+	o.Kind.Add(kind)
+	o.Start.Add(start)
+	o.End.Add(end)
+	o.Corr.Add(corr)
+	o.Stream.Add(b.stream(pid, dev, stream))
 	return nil
 }
 
@@ -217,12 +235,12 @@ func (b *Builder) op(r *records.Op) error {
 		return err
 	}
 	o := &b.ops
-	o.Bytes = append(o.Bytes, r.Bytes)
+	o.Bytes.Add(r.Bytes)
 	name := None
 	if kind == OpKernel && r.Name != "" {
 		name = b.intern(r.Name)
 	}
-	o.Name = append(o.Name, name)
+	o.Name.Add(name)
 	dir, src, dst := DirNone, MemNone, MemNone
 	if kind == OpCopy {
 		dir, src, dst = DirOf(r.Copy), MemOf(r.Src), MemOf(r.Dst)
@@ -230,9 +248,9 @@ func (b *Builder) op(r *records.Op) error {
 			dir = DirOther
 		}
 	}
-	o.Dir = append(o.Dir, dir)
-	o.Src = append(o.Src, src)
-	o.Dst = append(o.Dst, dst)
+	o.Dir.Add(dir)
+	o.Src.Add(src)
+	o.Dst.Add(dst)
 	return nil
 }
 
@@ -241,11 +259,11 @@ func (b *Builder) graph(g *records.GraphLaunch) error {
 		return err
 	}
 	o := &b.ops
-	o.Bytes = append(o.Bytes, 0)
-	o.Name = append(o.Name, None)
-	o.Dir = append(o.Dir, DirNone)
-	o.Src = append(o.Src, MemNone)
-	o.Dst = append(o.Dst, MemNone)
+	o.Bytes.Add(0)
+	o.Name.Add(None)
+	o.Dir.Add(DirNone)
+	o.Src.Add(MemNone)
+	o.Dst.Add(MemNone)
 	b.assumed.add(AssumeGraphWhole, g.PID, "", records.NoID, g.Stream, g.Corr)
 	return nil
 }
@@ -295,22 +313,17 @@ func (b *Builder) sortThreads(t *Timeline) {
 	t.Threads, newIdx = renumber(b.threads, func(a, c Thread) int {
 		return cmp.Or(cmp.Compare(a.PID, c.PID), cmp.Compare(a.TID, c.TID))
 	})
-	cs := &b.calls
-	for i := range cs.Thread {
-		cs.Thread[i] = newIdx[cs.Thread[i]]
-	}
 	for i := range b.ranges {
 		b.ranges[i].thread = newIdx[b.ranges[i].thread]
 	}
-	perm := inOrder(cs.Thread, cs.Start, cs.End)
 	// Each column is let go as soon as it is gathered, so that the calls
 	// are held about once, not twice.
-	t.Calls.Start, cs.Start = gather(cs.Start, perm), nil
-	t.Calls.End, cs.End = gather(cs.End, perm), nil
-	t.Calls.Corr, cs.Corr = gather(cs.Corr, perm), nil
-	t.Calls.Name, cs.Name = gather(cs.Name, perm), nil
-	t.Calls.Thread, cs.Thread = gather(cs.Thread, perm), nil
-	t.Calls.Result, cs.Result = gather(cs.Result, perm), nil
+	cs := &b.calls
+	var perm []int32
+	perm, t.Calls.Thread, t.Calls.Start, t.Calls.End = inOrderOf(&cs.Thread, &cs.Start, &cs.End, newIdx)
+	t.Calls.Corr = gatherList(&cs.Corr, perm)
+	t.Calls.Name = gatherList(&cs.Name, perm)
+	t.Calls.Result = gatherList(&cs.Result, perm)
 	// A thread with ranges and no calls keeps the empty run [0, 0).
 	for i, th := range t.Calls.Thread {
 		if t.Threads[th].Last == 0 {
@@ -328,20 +341,15 @@ func (b *Builder) sortStreams(t *Timeline) {
 		return cmp.Or(cmp.Compare(a.PID, c.PID), cmp.Compare(a.Device, c.Device), cmp.Compare(a.ID, c.ID))
 	})
 	o := &b.ops
-	for i := range o.Stream {
-		o.Stream[i] = newIdx[o.Stream[i]]
-	}
-	perm := inOrder(o.Stream, o.Start, o.End)
-	t.Ops.Kind, o.Kind = gather(o.Kind, perm), nil
-	t.Ops.Start, o.Start = gather(o.Start, perm), nil
-	t.Ops.End, o.End = gather(o.End, perm), nil
-	t.Ops.Bytes, o.Bytes = gather(o.Bytes, perm), nil
-	t.Ops.Corr, o.Corr = gather(o.Corr, perm), nil
-	t.Ops.Stream, o.Stream = gather(o.Stream, perm), nil
-	t.Ops.Name, o.Name = gather(o.Name, perm), nil
-	t.Ops.Dir, o.Dir = gather(o.Dir, perm), nil
-	t.Ops.Src, o.Src = gather(o.Src, perm), nil
-	t.Ops.Dst, o.Dst = gather(o.Dst, perm), nil
+	var perm []int32
+	perm, t.Ops.Stream, t.Ops.Start, t.Ops.End = inOrderOf(&o.Stream, &o.Start, &o.End, newIdx)
+	t.Ops.Kind = gatherList(&o.Kind, perm)
+	t.Ops.Bytes = gatherList(&o.Bytes, perm)
+	t.Ops.Corr = gatherList(&o.Corr, perm)
+	t.Ops.Name = gatherList(&o.Name, perm)
+	t.Ops.Dir = gatherList(&o.Dir, perm)
+	t.Ops.Src = gatherList(&o.Src, perm)
+	t.Ops.Dst = gatherList(&o.Dst, perm)
 	for i, s := range t.Ops.Stream {
 		if t.Streams[s].Last == 0 {
 			t.Streams[s].First = int32(i)
@@ -362,6 +370,20 @@ func renumber[T any](items []T, cmp func(a, b T) int) (sorted []T, newIdx []int3
 	return gather(items, perm), newIdx
 }
 
+// inOrderOf takes the owner, start and end columns out of their lists, the
+// owners renumbered by newIdx, and returns the permutation that puts them
+// in (owner, start, end) order, with the three in that order.
+func inOrderOf(owner *chunked.List[int32], start, end *chunked.List[int64], newIdx []int32) (perm, owners []int32, starts, ends []int64) {
+	o, s, e := owner.Slice(), start.Slice(), end.Slice()
+	for i := range o {
+		o[i] = newIdx[o[i]]
+	}
+	perm = inOrder(o, s, e)
+	starts, s = gather(s, perm), nil
+	ends, e = gather(e, perm), nil
+	return perm, gather(o, perm), starts, ends
+}
+
 // inOrder returns the indexes of records in (owner, start, end) order,
 // ties by index.
 func inOrder(owner []int32, start, end []int64) []int32 {
@@ -378,6 +400,16 @@ func identity(n int) []int32 {
 		perm[i] = int32(i)
 	}
 	return perm
+}
+
+// gatherList returns the values of l reordered by perm, and empties l.
+func gatherList[T any](l *chunked.List[T], perm []int32) []T {
+	out := make([]T, len(perm))
+	for i, p := range perm {
+		out[i] = l.At(int(p))
+	}
+	*l = chunked.List[T]{}
+	return out
 }
 
 // gather returns s reordered by perm.

@@ -214,7 +214,7 @@ func runAudit(opts *auditOptions, args []string, s Streams) error {
 		after = shownPath(after)
 	}
 	out, err := untilInterrupted(ctx, func() (*audit.Output, error) {
-		return check.Audit(ctx, before, after, check.AuditOptions{Nsys: opts.Nsys, NoRule: opts.Rule == "off",
+		return check.Audit(ctx, before, after, check.AuditOptions{Nsys: opts.Nsys, Env: s.Env, NoRule: opts.Rule == "off",
 			RatesDir: opts.Rates, LinkGBps: opts.LinkGBps, PinBy: opts.PinBy, Match: match, FailAbove: failAbove})
 	})
 	if ctx.Err() != nil {
@@ -236,7 +236,7 @@ func runAudit(opts *auditOptions, args []string, s Streams) error {
 			inputs = append(inputs, after)
 		}
 		env := report.AuditRefusalEnvelope(inputs, report.Refused(err), ds, buildVersion())
-		env.Refused.Input = sharePaths(cacheRule()).apply(env.Refused.Input)
+		env.Refused.Input = sharePaths(cacheRule(s.Env)).apply(env.Refused.Input)
 		if werr := report.WriteJSON(s.Out, env); werr != nil {
 			return &statusError{code: exitError, err: werr}
 		}
@@ -246,7 +246,7 @@ func runAudit(opts *auditOptions, args []string, s Streams) error {
 	}
 	// Inputs are named as given, relative; an export in the user's cache
 	// folder as "cache:", as verify names it.
-	out.MapPaths(sharePaths(cacheRule()).apply)
+	out.MapPaths(sharePaths(cacheRule(s.Env)).apply)
 	for _, au := range []*audit.Audit{out.Before, out.After} {
 		if au == nil {
 			continue
@@ -257,7 +257,7 @@ func runAudit(opts *auditOptions, args []string, s Streams) error {
 			}
 		}
 	}
-	wopts := report.WriteOptions{Text: report.TextOptions{Width: textWidth(s.Out), Verbose: opts.Verbose}, Version: buildVersion()}
+	wopts := report.WriteOptions{Text: report.TextOptions{Width: textWidth(s.Out, s.Env), Verbose: opts.Verbose}, Version: buildVersion()}
 	if err := report.WriteAudit(s.Out, opts.Format, out, wopts); err != nil {
 		return &statusError{code: exitError, err: err}
 	}
@@ -320,7 +320,7 @@ func runAuditRanks(opts *auditOptions, args []string, s Streams) error {
 		a []ranks.Audited
 	}
 	res, err := untilInterrupted(ctx, func() (result, error) {
-		sum, audited, err := check.AuditRanks(ctx, shown, check.RanksOptions{Jobs: opts.Jobs, AuditOptions: check.AuditOptions{Nsys: opts.Nsys,
+		sum, audited, err := check.AuditRanks(ctx, shown, check.RanksOptions{Jobs: opts.Jobs, AuditOptions: check.AuditOptions{Nsys: opts.Nsys, Env: s.Env,
 			NoRule: opts.Rule == "off", RatesDir: opts.Rates, LinkGBps: opts.LinkGBps}})
 		return result{sum, audited}, err
 	})
@@ -330,7 +330,7 @@ func runAuditRanks(opts *auditOptions, args []string, s Streams) error {
 	if err != nil {
 		return &statusError{code: exitError, err: err}
 	}
-	share := sharePaths(cacheRule()).apply
+	share := sharePaths(cacheRule(s.Env)).apply
 	for i := range res.a {
 		if au := res.a[i].Audit; au != nil {
 			(&audit.Output{Before: au}).MapPaths(share)
@@ -340,7 +340,7 @@ func runAuditRanks(opts *auditOptions, args []string, s Streams) error {
 	for i := range res.s.Rows {
 		res.s.Rows[i].Capture = share(res.s.Rows[i].Capture)
 	}
-	wopts := report.WriteOptions{Text: report.TextOptions{Width: textWidth(s.Out), Verbose: opts.Verbose}, Version: buildVersion()}
+	wopts := report.WriteOptions{Text: report.TextOptions{Width: textWidth(s.Out, s.Env), Verbose: opts.Verbose}, Version: buildVersion()}
 	if err := report.WriteRanks(s.Out, opts.Format, res.s, res.a, wopts); err != nil {
 		return &statusError{code: exitError, err: err}
 	}

@@ -19,7 +19,7 @@ func TestShareableAudit(t *testing.T) {
 	au := &audit.Audit{Capture: "ro/app.nsys-rep", Files: []string{"ro/app.nsys-rep", db},
 		NVIDIA: &audit.RuleComparison{Source: audit.RuleSource{Kind: audit.RuleSourceAnalyze, Path: db}}}
 	out := &audit.Output{Before: au}
-	out.MapPaths(sharePaths(cacheRule()).apply)
+	out.MapPaths(sharePaths(cacheRule(nil)).apply)
 	want := "cache:" + filepath.Join("nsyscheck", "exports", "app.nsyscheck.sqlite")
 	if au.Files[0] != "ro/app.nsys-rep" || au.Files[1] != want || au.NVIDIA.Source.Path != want {
 		t.Errorf("files %v, rule source %+v; want %s", au.Files, au.NVIDIA.Source, want)
@@ -44,7 +44,7 @@ func TestSharePaths(t *testing.T) {
 	r := &predictions.Result{Input: predictions.Input{Path: in, Files: []string{in, db}},
 		Claims: []predictions.Claim{{Why: []predictions.SourceWhy{{Source: predictions.SourceTrace,
 			Why: predictions.NoAPITrace{Lacks: "no table in " + in}}}}}}
-	r.MapPaths(shareInput(in, false).apply)
+	r.MapPaths(shareInput(in, false, nil).apply)
 	shown := shownPath(filepath.Join(dir, "run"))
 	if want := filepath.Join(shown, "pinned.sqlite"); r.Input.Path != want || r.Input.Files[0] != want {
 		t.Errorf("input %q, files %v; want %s", r.Input.Path, r.Input.Files, want)

@@ -81,6 +81,9 @@ func auditCases() []badCase {
 	add(badCase{name: "audit: SQLite NVTX ranges that end before they start",
 		make: withArgs(sqliteEdit(`UPDATE NVTX_EVENTS SET end = start - 1 WHERE end IS NOT NULL`)),
 		exit: 2, want: []string{"pinned.sqlite", "NVTX range", "ends before it starts"}})
+	add(badCase{name: "audit: SQLite host-to-device copies from device to pageable memory (srcKind and dstKind against copyKind)",
+		make: withArgs(sqliteEdit(`UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET srcKind = 2, dstKind = 0 WHERE copyKind = 1`)),
+		exit: 2, want: []string{"pinned.sqlite", "the audit is unavailable", "host-device copies have no host memory kind it can tell"}})
 	add(badCase{name: "audit: SQLite copies of 1e308 bytes",
 		make: withArgs(sqliteEdit(`UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET bytes = 1e308`)),
 		exit: 2, want: []string{"pinned.sqlite", "CUPTI_ACTIVITY_KIND_MEMCPY"}})

@@ -42,6 +42,17 @@ func faultCases() []badCase {
 			make: sqliteEdit(`UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET end = start + 900000000000000000 WHERE nameId IN ` + asyncIDs),
 			exit: 2, want: []string{"pinned.sqlite", "table CUPTI_ACTIVITY_KIND_RUNTIME", "after the trace stopped"},
 			notHeld: []string{"4"}},
+		{group: "impossible values", name: "SQLite: a blocking cudaMemcpy whose copy ends 0.5 ms after the call returned",
+			make: sqliteEdit(`UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET end = end + 500000 WHERE correlationId = 471`),
+			exit: 2, want: []string{"pinned.sqlite", "correlation id 471", "after the blocking cudaMemcpy call that issued it returned"},
+			notHeld: []string{"1", "2", "3", "4"}},
+		{group: "impossible values", name: "SQLite: every synchronisation record twice",
+			make: sqliteEdit(`INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION SELECT * FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION`),
+			exit: 2, want: []string{"pinned.sqlite", "table CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "a second synchronisation record"},
+			notHeld: []string{"1", "2", "3", "4"}},
+		{group: "impossible values", name: "SQLite: copies on device 5, which TARGET_INFO_GPU does not list",
+			make: sqliteEdit(`UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET deviceId = 5`),
+			exit: 0, want: []string{"warning gpu-unknown: copies or kernels ran on device 5, which TARGET_INFO_GPU does not list"}},
 		{group: "impossible values", name: "SQLite: a damaged page in a table nsyscheck does not read (fails integrity_check)",
 			make: func(t *testing.T, dir string) []string {
 				p := copyShipped(t, dir, "pinned.sqlite")

@@ -64,12 +64,17 @@ func hardeningCases() []badCase {
 			make: func(t *testing.T, dir string) []string {
 				return append([]string{copyShipped(t, dir, "pinned.sqlite"), "--link-gbps", "1e-300"}, off...)
 			},
-			exit: 2, want: []string{"--link-gbps 1e-300: give a rate in GB/s between 0.01 and 10000"}},
+			exit: 2, want: []string{"--link-gbps 1e-300: give a rate in GB/s between 0.01 and 450"}},
+		badCase{group: "audit rates and --expect files", name: "audit --link-gbps 4000 (faster than any host link)", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				return append([]string{copyShipped(t, dir, "pinned.sqlite"), "--link-gbps", "4000"}, off...)
+			},
+			exit: 2, want: []string{"--link-gbps 4000: give a rate in GB/s between 0.01 and 450 (NVLink-C2C, the fastest host link there is"}},
 		badCase{group: "audit rates and --expect files", name: "audit --link-gbps NaN", cmd: "audit",
 			make: func(t *testing.T, dir string) []string {
 				return append([]string{copyShipped(t, dir, "pinned.sqlite"), "--link-gbps", "NaN"}, off...)
 			},
-			exit: 2, want: []string{"--link-gbps NaN: give a rate in GB/s between 0.01 and 10000"}},
+			exit: 2, want: []string{"--link-gbps NaN: give a rate in GB/s between 0.01 and 450"}},
 		badCase{group: "audit rates and --expect files", name: "audit --expect with a key given twice", cmd: "audit",
 			make: func(t *testing.T, dir string) []string {
 				e := filepath.Join(dir, "expect.json")

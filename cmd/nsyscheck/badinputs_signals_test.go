@@ -17,14 +17,18 @@ import (
 // scrubSignalCases: scrub stopped by SIGINT or SIGTERM mid-run exits 130
 // and leaves neither its working folder nor the hidden copy beside OUT,
 // nor OUT; a later scrub removes what a killed one left behind.
+// scrubStepWords say when, in a scrub, a case's signal comes.
+var scrubStepWords = map[string]string{"copied": "once its copy is copied", "scrubbed": "once its copy is scrubbed",
+	"checking": "while it checks the scrubbed copy"}
+
 func scrubSignalCases() []badCase {
 	var out []badCase
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
-		for _, step := range []string{"copied", "scrubbed"} {
+		for _, step := range []string{"copied", "scrubbed", "checking"} {
 			name := map[syscall.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM"}[sig]
 			var tmp, dest string
-			out = append(out, badCase{group: "interruptions", name: "scrub gets " + name + " once its copy is " + step,
-				cmd: "scrub",
+			out = append(out, badCase{group: "interruptions", name: "scrub gets " + name + " " + scrubStepWords[step],
+				cmd: "scrub", serial: true,
 				make: func(t *testing.T, dir string) []string {
 					p := copyShipped(t, dir, "pinned.sqlite")
 					tmp, dest = t.TempDir(), filepath.Join(t.TempDir(), "shared.sqlite")
@@ -53,7 +57,7 @@ func scrubSignalCases() []badCase {
 		name := map[syscall.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM"}[sig]
 		var dest string
 		out = append(out, badCase{group: "interruptions", name: "report gets " + name + " while it writes its files",
-			cmd: "report",
+			cmd: "report", serial: true,
 			make: func(t *testing.T, dir string) []string {
 				p := copyShipped(t, dir, "pinned.sqlite")
 				dest = filepath.Join(t.TempDir(), "out")
@@ -90,7 +94,7 @@ func scrubSignalCases() []badCase {
 	}
 	var tmp, dest string
 	out = append(out, badCase{group: "interruptions", name: "scrub where a killed scrub left its working folder and hidden copy",
-		cmd: "scrub",
+		cmd: "scrub", serial: true,
 		make: func(t *testing.T, dir string) []string {
 			p := copyShipped(t, dir, "pinned.sqlite")
 			tmp, dest = t.TempDir(), filepath.Join(t.TempDir(), "shared.sqlite")

@@ -20,6 +20,7 @@ import (
 
 	_ "github.com/mattn/go-sqlite3"
 
+	"github.com/nsyscheck/nsyscheck/internal/environ"
 	"github.com/nsyscheck/nsyscheck/internal/golden"
 )
 
@@ -35,9 +36,14 @@ type badCase struct {
 	group, name string
 	// make builds the input in dir and returns verify's arguments.
 	make func(t *testing.T, dir string) []string
-	// env is set while nsyscheck runs (e.g. PATH without nsys).
-	env  map[string]string
-	exit int
+	// env is the environment nsyscheck runs with, over the process's (e.g.
+	// PATH without nsys).
+	env map[string]string
+	// serial cases run alone, before the others run side by side: they
+	// signal the test's own process, set its hooks or environment, or time
+	// a process of their own (every case with run).
+	serial bool
+	exit   int
 	// want must all appear in stderr (exit 2) or stdout (otherwise).
 	want []string
 	// notHeld are claims and predictions ("1", "4.bytes") that the input
@@ -269,31 +275,48 @@ type badResult struct {
 	warnings       []string          // warning diagnostics, one per code
 }
 
+// TestBadInputs runs every bad input: the serial cases one after another,
+// then the others side by side, each with an environment of its own
+// (Streams.Env); docs/bad-inputs.md is compared once all have run.
 func TestBadInputs(t *testing.T) {
-	var results []badResult
-	for _, c := range badCases() {
+	cases := badCases()
+	results := make([]*badResult, len(cases))
+	for i, c := range cases {
 		t.Run(strings.ReplaceAll(c.group+"/"+c.name, " ", "_"), func(t *testing.T) {
+			serial := c.serial || c.run != nil
+			if !serial {
+				t.Parallel()
+			}
 			dir := t.TempDir()
 			args := c.make(t, dir)
 			before := snapshot(t, dir)
 			// Each message on one line, as the document shows it.
-			t.Setenv("COLUMNS", "10000")
+			vars := map[string]string{"COLUMNS": "10000", "XDG_CACHE_HOME": t.TempDir()}
 			for k, v := range c.env {
-				t.Setenv(k, v)
+				vars[k] = v
 			}
-			t.Setenv("XDG_CACHE_HOME", t.TempDir())
+			var env environ.Env
+			if serial {
+				// A process of the case's own reads the test's environment.
+				for k, v := range vars {
+					t.Setenv(k, v)
+				}
+			} else {
+				env = environ.With(vars)
+			}
 
 			res := badResult{c: c}
-			command, run := c.cmd, runMain
+			command := c.cmd
 			if command == "" {
 				command = "verify"
 			}
+			run := func(t *testing.T, args []string) (int, string, string) { return runMainIn(t, env, args) }
 			if c.run != nil {
 				run = c.run
 			}
 			res.exit, res.stdout, res.stderr = run(t, append([]string{command}, args...))
 			if command == "verify" && c.run == nil {
-				jsonExit, jsonOut, _ := runMain(t, append([]string{"verify", "--format", "json"}, args...))
+				jsonExit, jsonOut, _ := runMainIn(t, env, append([]string{"verify", "--format", "json"}, args...))
 				if jsonExit != exitError {
 					if err := validateOutput([]byte(jsonOut)); err != nil {
 						t.Errorf("JSON output does not match docs/output.schema.json: %v", err)
@@ -370,18 +393,31 @@ func TestBadInputs(t *testing.T) {
 					}
 				}
 			}
-			results = append(results, res)
+			results[i] = &res
 		})
 	}
 	// docs/bad-inputs.md is the real output of every case: compared with it
-	// on a full run, rewritten with -update. A run of some cases only
-	// (-run TestBadInputs/...) cannot tell the whole document.
-	if len(results) < len(badCases()) {
-		t.Logf("%d of %d cases ran: docs/bad-inputs.md not compared", len(results), len(badCases()))
+	// on a full run, rewritten with -update, once the cases side by side
+	// are done. A run of some cases only (-run TestBadInputs/...) cannot
+	// tell the whole document.
+	t.Cleanup(func() { compareBadInputsDoc(t, results) })
+}
+
+// compareBadInputsDoc compares docs/bad-inputs.md with the cases' results
+// (rewrites it with -update) when every case ran.
+func compareBadInputsDoc(t *testing.T, results []*badResult) {
+	var ran []badResult
+	for _, r := range results {
+		if r != nil {
+			ran = append(ran, *r)
+		}
+	}
+	if len(ran) < len(results) {
+		t.Logf("%d of %d cases ran: docs/bad-inputs.md not compared", len(ran), len(results))
 		return
 	}
 	doc := filepath.Join("..", "..", "docs", "bad-inputs.md")
-	got := badInputsDoc(results)
+	got := badInputsDoc(ran)
 	if golden.Updating() {
 		if err := os.WriteFile(doc, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
@@ -407,8 +443,15 @@ func signalRowsAlike(doc string) string {
 	return signalRows.ReplaceAllString(doc, "$1 (the step the signal stopped) |")
 }
 
-// runMain runs nsyscheck's Main, turning a panic into a test failure.
+// runMain runs nsyscheck's Main in the process's environment, turning a
+// panic into a test failure.
 func runMain(t *testing.T, args []string) (code int, stdout, stderr string) {
+	t.Helper()
+	return runMainIn(t, nil, args)
+}
+
+// runMainIn is runMain with the environment env (nil: the process's).
+func runMainIn(t *testing.T, env environ.Env, args []string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	done := make(chan struct{})
@@ -420,7 +463,7 @@ func runMain(t *testing.T, args []string) (code int, stdout, stderr string) {
 				code = -1
 			}
 		}()
-		code = Main(args, Streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+		code = Main(args, Streams{In: strings.NewReader(""), Out: &out, Err: &errb, Env: env})
 	}()
 	select {
 	case <-done:

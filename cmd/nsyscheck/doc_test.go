@@ -138,7 +138,7 @@ func TestDocExamples(t *testing.T) {
 	// under /opt/nvidia anyway, those reading a .nsys-rep are skipped.
 	t.Setenv("PATH", t.TempDir())
 	t.Setenv("NSYS", "")
-	_, noNsys := exportcache.FindNsys("")
+	_, noNsys := exportcache.FindNsys("", nil)
 	for _, d := range docsWithExamples {
 		name := d.name
 		t.Run(name, func(t *testing.T) {

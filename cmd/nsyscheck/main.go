@@ -6,8 +6,10 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
 )
 
 // softMemoryLimit is the heap size past which Go's collector works harder
@@ -18,9 +20,43 @@ import (
 // GOMEMLIMIT in the environment replaces it.
 const softMemoryLimit = 200 << 20
 
+// cpuProfileEnv names the environment variable that, set to a file name,
+// makes nsyscheck write a CPU profile of the whole command there (for `go
+// tool pprof`; docs/performance.md says how it is used).
+const cpuProfileEnv = "NSYSCHECK_CPUPROFILE"
+
 func main() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(softMemoryLimit)
 	}
-	os.Exit(Main(os.Args[1:], Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
+	stop := startCPUProfile(os.Getenv(cpuProfileEnv))
+	code := Main(os.Args[1:], Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
+	stop()
+	os.Exit(code)
+}
+
+// startCPUProfile starts a CPU profile written to path (none when path is
+// empty) and returns what stops it. A profile that cannot be started is
+// said on stderr; the command runs on without it.
+func startCPUProfile(path string) (stop func()) {
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.StartCPUProfile(f)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "nsyscheck: %s=%s: no CPU profile: %v\n", cpuProfileEnv, path, err)
+		if f != nil {
+			f.Close()
+		}
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			fmt.Fprintf(os.Stderr, "nsyscheck: %s=%s: %v\n", cpuProfileEnv, path, err)
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/nsyscheck/nsyscheck/internal/environ"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,9 +61,10 @@ func (s sharePaths) apply(text string) string {
 const shippedPrefix = "shipped:"
 
 // cacheRule names the user's cache folder, where exports of reports in
-// read-only folders go, as "cache:"; none where there is no cache folder.
-func cacheRule() []pathRule {
-	if ucd, err := os.UserCacheDir(); err == nil {
+// read-only folders go (env's), as "cache:"; none where there is no cache
+// folder.
+func cacheRule(env environ.Env) []pathRule {
+	if ucd, err := env.UserCacheDir(); err == nil {
 		return []pathRule{{from: ucd, to: "cache:"}}
 	}
 	return nil
@@ -71,8 +73,8 @@ func cacheRule() []pathRule {
 // shareInput is the rewriter for what verify says of an input given as
 // given: the shipped capture's temporary folder as "shipped:"; else the
 // input's folder as given relative to the working folder (paths given
-// relative stay as given) and the user's cache folder as "cache:".
-func shareInput(given string, shipped bool) sharePaths {
+// relative stay as given) and the user's cache folder (env's) as "cache:".
+func shareInput(given string, shipped bool, env environ.Env) sharePaths {
 	abs, err := filepath.Abs(given)
 	if err != nil {
 		return nil
@@ -84,5 +86,5 @@ func shareInput(given string, shipped bool) sharePaths {
 	if shipped {
 		return sharePaths{{from: filepath.Dir(dir), to: shippedPrefix}}
 	}
-	return append(sharePaths{{from: dir, to: shownPath(dir)}}, cacheRule()...)
+	return append(sharePaths{{from: dir, to: shownPath(dir)}}, cacheRule(env)...)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nsyscheck/nsyscheck/internal/ctlchar"
+	"github.com/nsyscheck/nsyscheck/internal/environ"
 	"github.com/nsyscheck/nsyscheck/internal/textwrap"
 	"github.com/nsyscheck/nsyscheck/privacy"
 	"github.com/nsyscheck/nsyscheck/report"
@@ -74,11 +75,16 @@ func versionOf(bi *debug.BuildInfo) string {
 	return "devel (built without version information: install a release with go install github.com/nsyscheck/nsyscheck/cmd/nsyscheck@latest, or build with make build)"
 }
 
-// Streams are a command's standard streams; tests pass buffers.
+// Streams are a command's standard streams and environment; tests pass
+// buffers, and an environment of their own so that commands run side by
+// side in one process.
 type Streams struct {
 	In  io.Reader
 	Out io.Writer
 	Err io.Writer
+	// Env is the environment the command reads (COLUMNS, NSYS, PATH, the
+	// user's cache folder); nil is the process's.
+	Env environ.Env
 }
 
 // isTerminal reports whether w is a terminal, for progress output.
@@ -156,15 +162,15 @@ capture) or the check held (two), 1 otherwise, 2 on an input it cannot read.`,
 		}
 		return &statusError{code: exitError, err: fmt.Errorf("%w\nrun '%s --help' for usage", err, c.CommandPath())}
 	})
-	wrapHelp(root)
+	wrapHelp(root, s.Env)
 	root.AddCommand(newVerifyCmd(s), newRunCmd(s), newReportCmd(s), newScrubCmd(s), newAuditCmd(s))
 	return root
 }
 
 // wrapHelp lays out every command's help at the width of the stream it is
 // printed on: each paragraph filled anew, a list of flags or commands
-// wrapped beneath its own column.
-func wrapHelp(root *cobra.Command) {
+// wrapped beneath its own column; env gives COLUMNS.
+func wrapHelp(root *cobra.Command, env environ.Env) {
 	help := root.HelpFunc()
 	root.SetHelpFunc(func(c *cobra.Command, args []string) {
 		out := c.OutOrStdout()
@@ -172,7 +178,7 @@ func wrapHelp(root *cobra.Command) {
 		c.SetOut(&b)
 		help(c, args)
 		c.SetOut(out)
-		_, _ = io.WriteString(out, textwrap.Reflow(b.String(), textWidth(out)))
+		_, _ = io.WriteString(out, textwrap.Reflow(b.String(), textWidth(out, env)))
 	})
 }
 
@@ -202,7 +208,7 @@ func Main(args []string, s Streams) int {
 	// stderr is wrapped line by line at its own width (messages, errors,
 	// the notes of other packages); stdout's text is laid out at its width
 	// by whatever writes it, and its JSON and Markdown are never wrapped.
-	wrapped := &textwrap.Writer{W: s.Err, Width: textWidth(s.Err), Hang: 4}
+	wrapped := &textwrap.Writer{W: s.Err, Width: textWidth(s.Err, s.Env), Hang: 4}
 	out, errw := &ctlchar.Writer{W: s.Out}, &ctlchar.Writer{W: wrapped}
 	defer func() {
 		_ = out.Flush()

@@ -18,6 +18,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/check"
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/fleet"
+	"github.com/nsyscheck/nsyscheck/internal/environ"
 	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/report"
 	"github.com/nsyscheck/nsyscheck/runinfo"
@@ -147,14 +148,14 @@ func runRun(opts *runOptions, s Streams) error {
 		ctx, cancel = context.WithTimeoutCause(ctx, opts.Timeout, fmt.Errorf("--timeout %s reached", opts.Timeout))
 		defer cancel()
 	}
-	apart, err := sampleApart()
+	apart, err := sampleApart(s.Env)
 	if err != nil {
 		return err
 	}
 	ropts := runner.Options{
 		Dir: opts.Out, Nsys: opts.Nsys, Nvcc: opts.Nvcc, Arch: opts.Arch,
 		KeepEnv: opts.KeepEnv, NoPIDNamespace: opts.NoPIDNamespace,
-		NoWait: opts.NoWait, NoBind: opts.NoBind, SysRoot: os.Getenv(sysRootEnv),
+		NoWait: opts.NoWait, NoBind: opts.NoBind, SysRoot: s.Env.Get(sysRootEnv),
 		SampleApart: apart,
 	}
 	if !opts.Quiet && isTerminal(s.Err) {
@@ -183,7 +184,7 @@ func runRun(opts *runOptions, s Streams) error {
 		return err
 	}
 	result := checked.Result
-	if err := writeResults(s.Out, opts.Format, []*predictions.Result{result}, nil, report.TextOptions{Width: textWidth(s.Out), Verbose: opts.Verbose}); err != nil {
+	if err := writeResults(s.Out, opts.Format, []*predictions.Result{result}, nil, report.TextOptions{Width: textWidth(s.Out, s.Env), Verbose: opts.Verbose}); err != nil {
 		return &statusError{code: exitError, err: err}
 	}
 	if !result.AllHeld() {
@@ -201,9 +202,10 @@ const sysRootEnv = "NSYSCHECK_SYSFS"
 // to catch bursty work beside the run, shorter where nothing else runs.
 const sampleApartEnv = "NSYSCHECK_SAMPLE_APART"
 
-// sampleApart reads sampleApartEnv; 0 when it is not set (the default).
-func sampleApart() (time.Duration, error) {
-	v := strings.TrimSpace(os.Getenv(sampleApartEnv))
+// sampleApart reads sampleApartEnv from env; 0 when it is not set (the
+// default).
+func sampleApart(env environ.Env) (time.Duration, error) {
+	v := strings.TrimSpace(env.Get(sampleApartEnv))
 	if v == "" {
 		return 0, nil
 	}
@@ -243,7 +245,7 @@ func runOne(ctx context.Context, ropts runner.Options, s Streams) (*check.Checke
 		if checked.TraceLost != nil && ropts.Warn != nil {
 			fmt.Fprintf(ropts.Warn, "nsyscheck: warning: %s; see %s below the verdicts\n", report.TraceLossText(*checked.TraceLost), diag.CodeTraceLost)
 		}
-		checked.Result.MapPaths(shareInput(run.Path(runinfo.Base+".sqlite"), false).apply)
+		checked.Result.MapPaths(shareInput(run.Path(runinfo.Base+".sqlite"), false, s.Env).apply)
 		return writeRunReports(run, checked)
 	}); err != nil {
 		return nil, fail(err)
@@ -333,7 +335,7 @@ func writeSummary(parent string, checked []*check.Checked, failed []string, opts
 		empty := fleet.Summarize(nil, fleet.DefaultThresholds)
 		sum = &empty
 	}
-	textOpts := report.TextOptions{Width: textWidth(s.Out), Verbose: opts.Verbose}
+	textOpts := report.TextOptions{Width: textWidth(s.Out, s.Env), Verbose: opts.Verbose}
 	if len(checked) > 0 {
 		if err := writeResults(s.Out, opts.Format, check.Results(checked), sum, textOpts); err != nil {
 			return err

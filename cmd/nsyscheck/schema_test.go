@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/nsyscheck/nsyscheck/internal/environ"
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -52,7 +53,8 @@ func validateOutput(data []byte) error {
 // TestJSONMatchesSchema validates verify's JSON for every shipped input,
 // alone and several at once, and for the shipped capture with no argument.
 func TestJSONMatchesSchema(t *testing.T) {
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Parallel()
+	env := environ.With(map[string]string{"XDG_CACHE_HOME": t.TempDir()})
 	root := filepath.Join("..", "..")
 	var inputs []string
 	for _, glob := range []string{"testdata/captures/*", "testdata/reference/*", "testdata/measurements/*.json", "testdata/exposure/*.sqlite",
@@ -80,7 +82,7 @@ func TestJSONMatchesSchema(t *testing.T) {
 	}
 	for _, args := range runs {
 		var out, errOut bytes.Buffer
-		status := Main(append([]string{"verify", "--format", "json"}, args...), Streams{In: strings.NewReader(""), Out: &out, Err: &errOut})
+		status := Main(append([]string{"verify", "--format", "json"}, args...), Streams{In: strings.NewReader(""), Out: &out, Err: &errOut, Env: env})
 		if status == exitError {
 			t.Errorf("verify %v: exit %d: %s", args, status, errOut.String())
 			continue
@@ -195,11 +197,12 @@ func TestSchemaStructureFields(t *testing.T) {
 	}
 }
 
-// auditJSON runs audit --format json and returns its output and status.
-func auditJSON(t *testing.T, args ...string) (string, int, string) {
+// auditJSON runs audit --format json in the environment env (nil: the
+// process's) and returns its output and status.
+func auditJSON(t *testing.T, env environ.Env, args ...string) (string, int, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	status := Main(append([]string{"audit", "--format", "json"}, args...), Streams{In: strings.NewReader(""), Out: &out, Err: &errOut})
+	status := Main(append([]string{"audit", "--format", "json"}, args...), Streams{In: strings.NewReader(""), Out: &out, Err: &errOut, Env: env})
 	return out.String(), status, errOut.String()
 }
 
@@ -209,7 +212,8 @@ func auditJSON(t *testing.T, args ...string) (string, int, string) {
 // the before/after pair in both orders, a run folder's rates, NVIDIA's
 // rule off; inputs that cannot be read print no JSON at all.
 func TestAuditJSONMatchesSchema(t *testing.T) {
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Parallel()
+	env := environ.With(map[string]string{"XDG_CACHE_HOME": t.TempDir()})
 	root := filepath.Join("..", "..")
 	captures := filepath.Join(root, "testdata", "captures")
 	var runs [][]string
@@ -238,7 +242,7 @@ func TestAuditJSONMatchesSchema(t *testing.T) {
 		[]string{pageable, "--nvidia-rule", "off"})
 	valid, refused, substituted := 0, 0, false
 	for _, args := range runs {
-		out, status, errOut := auditJSON(t, args...)
+		out, status, errOut := auditJSON(t, env, args...)
 		if status == exitError {
 			// An input the audit refuses: the reason on stderr, and a JSON
 			// document of the refusal.
@@ -263,7 +267,7 @@ func TestAuditJSONMatchesSchema(t *testing.T) {
 		t.Errorf("only %d audits and %d refusals validated (input-substituted seen: %v)", valid, refused, substituted)
 	}
 	// An input that cannot be read is refused as unreadable.
-	if out, status, _ := auditJSON(t, filepath.Join(t.TempDir(), "none")); status != exitError || !strings.Contains(out, `"code": "unreadable"`) || validateOutput([]byte(out)) != nil {
+	if out, status, _ := auditJSON(t, env, filepath.Join(t.TempDir(), "none")); status != exitError || !strings.Contains(out, `"code": "unreadable"`) || validateOutput([]byte(out)) != nil {
 		t.Errorf("missing input: exit %d, stdout %q", status, out)
 	}
 }
@@ -272,8 +276,8 @@ func TestAuditJSONMatchesSchema(t *testing.T) {
 // vacuous.
 func TestAuditSchemaRejects(t *testing.T) {
 	captures := filepath.Join("..", "..", "testdata", "captures")
-	two, _, _ := auditJSON(t, filepath.Join(captures, "train-pageable"), filepath.Join(captures, "train-pinned"))
-	one, _, _ := auditJSON(t, filepath.Join(captures, "train-pageable"))
+	two, _, _ := auditJSON(t, nil, filepath.Join(captures, "train-pageable"), filepath.Join(captures, "train-pinned"))
+	one, _, _ := auditJSON(t, nil, filepath.Join(captures, "train-pageable"))
 	for _, good := range []string{one, two} {
 		if err := validateOutput([]byte(good)); err != nil {
 			t.Fatalf("the train captures' audit fails the schema: %v", err)

@@ -38,6 +38,9 @@ import (
 //	awaitlock FILE    wait until a process is blocked on FILE's flock (up
 //	                  to 20 s): a run is queued on a GPU's lock
 func TestScripts(t *testing.T) {
+	// Each script has its own folder and environment: they run side by
+	// side, and beside the other tests that do (TestMakeInstall).
+	t.Parallel()
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)

@@ -74,6 +74,15 @@ var formatSecrets = map[string]string{
 	"password":              "Tr0ub4dor-and-3",
 	"table name token":      "ghp_" + strings.Repeat("T4bL", 9),
 	"column name token":     "AKIAQ7Q7Q7Q7Q7Q7Q7Q7",
+	"PyPI token":            "pypi-AgEIcHlwaS5vcmcCJD" + strings.Repeat("k2Lm_9Qr", 8),
+	"Docker token":          "dckr_pat_Xy7-" + strings.Repeat("p9Lq", 6),
+	"SendGrid key":          "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",
+	"DigitalOcean token":    "dop_v1_" + strings.Repeat("3f7a9c1e", 8),
+	"Google OAuth token":    "ya29.a0AfH6SMB" + strings.Repeat("x-4Q_z", 8),
+	"Slack app token":       "xapp-1-A0123BCDE-1234567890-" + strings.Repeat("ab12", 8),
+	"Azure SAS signature":   "dD80ihBh5jfNpymO5Hg1IdiJIEvHcJpCMiCMnN%2FRnbI%3D",
+	"GCP private key id":    "8f2b6c0d1e3a4f5b6c7d8e9f0a1b2c3d4e5f6a7b",
+	"MySQL password":        "Tr0ub4dor-mysql-3",
 }
 
 // plantFormatsSQL plants formatSecrets in NVTX range names (one range per
@@ -88,6 +97,10 @@ func plantFormatsSQL(rangeText string) string {
 		"auth " + s["JWT"] + " / Authorization: Bearer " + s["bearer token"],
 		"publish " + s["npm token"] + " " + s["GitHub token"] + " " + s["Slack token"],
 		"key -----BEGIN OPENSSH PRIVATE KEY-----\n" + s["private key"] + "\n-----END OPENSSH PRIVATE KEY-----",
+		"upload " + s["PyPI token"] + " " + s["Docker token"] + " " + s["SendGrid key"],
+		"cloud " + s["DigitalOcean token"] + " " + s["Google OAuth token"] + " " + s["Slack app token"],
+		"blob ?sv=2021-08-06&sp=r&sig=" + s["Azure SAS signature"] + " MYSQL_PWD=" + s["MySQL password"],
+		`sa {"private_key_id": "` + s["GCP private key id"] + `"}`,
 	}
 	var q strings.Builder
 	for i, n := range names {
@@ -157,5 +170,44 @@ func TestSecretFormatsNeverPrinted(t *testing.T) {
 	}
 	if code, out, _ := runMain(t, []string{"verify", "--fail-on-exposure", shared}); code != exitHeld || strings.Contains(out, "capture-exposes") {
 		t.Errorf("the scrubbed copy: exit %d\n%s", code, out)
+	}
+}
+
+// TestCSVSecretsFailExposure: a folder of CSV reports is scanned as an
+// export is: a GitHub token in the API trace's thread names and an AWS key
+// in NVTX range names make verify --fail-on-exposure exit 3, and neither
+// verify nor audit prints them.
+func TestCSVSecretsFailExposure(t *testing.T) {
+	dir := t.TempDir()
+	ghp, akia := "ghp_"+strings.Repeat("c5Dq", 9), "AKIAIOSFODNN7EXAMPLE"
+	files, _ := filepath.Glob("../../testdata/captures/h200-pinned/*.csv")
+	for _, p := range files {
+		b := string(readFile(t, p))
+		switch {
+		case strings.HasSuffix(p, "_cuda_api_trace.csv"):
+			b = strings.Replace(b, ",pinned\n", ",pinned "+ghp+"\n", 1)
+		case strings.Contains(p, "_nvtx_"):
+			b = strings.ReplaceAll(b, ":h2d-pageable", ":h2d-pageable "+akia)
+		}
+		writeFile(t, filepath.Join(dir, filepath.Base(p)), []byte(b))
+	}
+	code, out, errOut := runMain(t, []string{"verify", "--fail-on-exposure", dir})
+	if code != exitExposed {
+		t.Errorf("verify --fail-on-exposure: exit %d, want %d\n%s%s", code, exitExposed, out, errOut)
+	}
+	words := strings.Join(strings.Fields(out), " ")
+	for _, s := range []string{"row 2 column Thread Name", "(AWS access key id)=AKIA…(20 chars)"} {
+		if !strings.Contains(words, s) {
+			t.Errorf("verify does not report %q:\n%s", s, out)
+		}
+	}
+	_, aout, aerr := runMain(t, []string{"audit", dir})
+	if !strings.Contains(aout, "capture-exposes") {
+		t.Errorf("audit does not warn of the exposure:\n%s", aout)
+	}
+	for _, s := range []string{ghp, akia} {
+		if strings.Contains(out+errOut+aout+aerr, s) {
+			t.Errorf("%q is printed", s)
+		}
 	}
 }

@@ -125,7 +125,7 @@ func loadAndCheck(ctx context.Context, paths []string, nsys string, s Streams) (
 		paths = []string{dir}
 	}
 	checked, err := untilInterrupted(ctx, func() ([]*check.Checked, error) {
-		return check.Paths(paths, check.Options{Nsys: nsys, Context: ctx})
+		return check.Paths(paths, check.Options{Nsys: nsys, Context: ctx, Env: s.Env})
 	})
 	if ctx.Err() != nil {
 		return nil, cleanup, &statusError{code: exitSignal, err: interruption(err, "reading and checking", paths)}
@@ -137,7 +137,7 @@ func loadAndCheck(ctx context.Context, paths []string, nsys string, s Streams) (
 		for _, n := range k.Capture.Notes {
 			fmt.Fprintf(s.Err, "%s: %s\n", shownPath(paths[i]), n)
 		}
-		k.Result.MapPaths(shareInput(paths[i], shipped).apply)
+		k.Result.MapPaths(shareInput(paths[i], shipped, s.Env).apply)
 	}
 	return checked, cleanup, nil
 }
@@ -171,7 +171,7 @@ func runVerify(opts *verifyOptions, paths []string, s Streams) error {
 		return err
 	}
 	fs := check.Fleet(checked, 2)
-	textOpts := report.TextOptions{Width: textWidth(s.Out), Verbose: opts.Verbose}
+	textOpts := report.TextOptions{Width: textWidth(s.Out, s.Env), Verbose: opts.Verbose}
 	if err := writeResults(s.Out, opts.Format, results, fs, textOpts); err != nil {
 		return &statusError{code: exitError, err: err}
 	}

@@ -44,6 +44,8 @@ func TestMakeInstall(t *testing.T) {
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Skip("no make")
 	}
+	// A build of its own in its own folders: it runs beside the scripts.
+	t.Parallel()
 	tmp := t.TempDir()
 	root := filepath.Join("..", "..")
 	cmd := exec.Command("make", "-C", root, "install", "PREFIX="+filepath.Join(tmp, "prefix"), "BIN="+filepath.Join(tmp, "build"), "VERSION=v0.0.0-test")

@@ -15,20 +15,29 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nsyscheck/nsyscheck/internal/ctlchar"
+	"github.com/nsyscheck/nsyscheck/internal/environ"
 	"github.com/nsyscheck/nsyscheck/privacy"
 	"github.com/nsyscheck/nsyscheck/report"
 )
 
 func TestTextWidth(t *testing.T) {
 	t.Setenv("COLUMNS", "72")
-	if got := textWidth(&bytes.Buffer{}); got != 72 {
+	if got := textWidth(&bytes.Buffer{}, nil); got != 72 {
 		t.Errorf("COLUMNS=72: width %d", got)
 	}
 	for _, v := range []string{"", "wide", "-5", "0"} {
 		t.Setenv("COLUMNS", v)
-		if got := textWidth(&bytes.Buffer{}); got != report.DefaultWidth {
+		if got := textWidth(&bytes.Buffer{}, nil); got != report.DefaultWidth {
 			t.Errorf("COLUMNS=%q, not a terminal: width %d, want %d", v, got, report.DefaultWidth)
 		}
+	}
+	// A command's own environment (Streams.Env) is read, not the process's.
+	t.Setenv("COLUMNS", "72")
+	if got := textWidth(&bytes.Buffer{}, environ.Env{"COLUMNS=72", "COLUMNS=90"}); got != 90 {
+		t.Errorf("Env COLUMNS=90 over the process's 72: width %d", got)
+	}
+	if got := textWidth(&bytes.Buffer{}, environ.Env{}); got != report.DefaultWidth {
+		t.Errorf("an Env without COLUMNS over the process's 72: width %d, want %d", got, report.DefaultWidth)
 	}
 }
 
@@ -58,10 +67,10 @@ func TestTextWidthTerminalBehindMask(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("COLUMNS", "")
-	if got := textWidth(privacy.MaskWriter{W: &ctlchar.Writer{W: tty}}); got != 123 {
+	if got := textWidth(privacy.MaskWriter{W: &ctlchar.Writer{W: tty}}, nil); got != 123 {
 		t.Errorf("a 123-column terminal behind the mask and the escaping: width %d", got)
 	}
-	if got := textWidth(tty); got != 123 {
+	if got := textWidth(tty, nil); got != 123 {
 		t.Errorf("a 123-column terminal: width %d", got)
 	}
 }
@@ -108,10 +117,11 @@ func checkPathsWhole(t *testing.T, what, out, dir string, args []string, width i
 // error. Each fits its width, and at 200 columns a message too long for 100
 // takes the wider lines.
 func TestStreamWidths(t *testing.T) {
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Parallel()
+	cache := t.TempDir()
 	caps := filepath.Join("..", "..", "testdata", "captures")
 	for _, width := range []int{80, 200} {
-		t.Setenv("COLUMNS", strconv.Itoa(width))
+		env := environ.With(map[string]string{"XDG_CACHE_HOME": cache, "COLUMNS": strconv.Itoa(width)})
 		for _, tc := range []struct {
 			what   string
 			args   []string
@@ -136,7 +146,7 @@ func TestStreamWidths(t *testing.T) {
 			{"-v at the root", []string{"-v", "verify"}, "err"},
 		} {
 			var out, errb bytes.Buffer
-			Main(tc.args, Streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+			Main(tc.args, Streams{In: strings.NewReader(""), Out: &out, Err: &errb, Env: env})
 			got := out.String()
 			if tc.stream == "err" {
 				got = errb.String()

@@ -6,7 +6,10 @@
 // Escaped are the C0 controls except tab and newline (as \xNN), DEL and
 // the C1 controls U+0080-U+009F (as \uNNNN: 8-bit terminals read U+009B as
 // ESC [), the Unicode bidirectional controls that reorder what is shown
-// (\u202e), and bytes that are not UTF-8 (\xNN). The \uNNNN form is also a
+// (\u202e), the characters that take no room on the screen (zero-width
+// spaces and joiners \u200b-\u200d, the word joiner and invisible operators
+// \u2060-\u2064, the byte order mark \ufeff), which make two names that
+// differ look alike, and bytes that are not UTF-8 (\xNN). The \uNNNN form is also a
 // JSON string escape, so the JSON encoding/json writes (which escapes C0
 // itself but passes DEL, C1 and bidi controls through) stays valid JSON
 // holding exactly the same strings after escaping.
@@ -30,7 +33,14 @@ func needsEscape(r rune, size int) bool {
 	case r >= 0x7f && r <= 0x9f:
 		return true
 	}
-	return isBidi(r)
+	return isBidi(r) || isInvisible(r)
+}
+
+// isInvisible reports whether r takes no room where it is shown: a
+// zero-width space or joiner, the word joiner or an invisible operator, or
+// the byte order mark (a zero-width no-break space inside text).
+func isInvisible(r rune) bool {
+	return r >= 0x200b && r <= 0x200d || r >= 0x2060 && r <= 0x2064 || r == 0xfeff
 }
 
 // isBidi reports whether r is a bidirectional formatting control, which

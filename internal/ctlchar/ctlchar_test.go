@@ -19,6 +19,8 @@ func TestEscape(t *testing.T) {
 		{"csi\u009b31m", `csi\u009b31m`},
 		{"abc\u202edcba", `abc\u202edcba`},
 		{"bad \xff byte", `bad \xff byte`},
+		{"step\u200b", `step\u200b`},
+		{"\ufeffstep and st\u200dep\u2060", `\ufeffstep and st\u200dep\u2060`},
 		{"µs ≥ 1.3x … 日本", "µs ≥ 1.3x … 日本"},
 		{"", ""},
 	}

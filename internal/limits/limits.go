@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/runinfo"
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // FastestHostLinkGBps is the fastest host-device link there is, NVLink-C2C
@@ -116,4 +117,16 @@ func DeviceMemory(gpu string) Bound {
 		return Bound{GBps: g.MemoryGBps, Of: g.Memory + " of the " + gpu}
 	}
 	return Bound{GBps: UnknownMemoryGBps, Of: "above any GPU's memory"}
+}
+
+// Kernel bounds a part 3 kernel's rate, its bytes read and written over
+// its time: a device-resident kernel's by the GPU's memory (memory true),
+// a zero-copy kernel's by both directions of its host link, since it
+// reads host memory over the link and writes it back.
+func Kernel(variant vocab.Variant, gpu string, gen, width int) (b Bound, memory bool) {
+	if variant != vocab.ZeroCopy {
+		return DeviceMemory(gpu), true
+	}
+	link := HostLink(gpu, gen, width)
+	return Bound{GBps: 2 * link.GBps, Of: "both directions of " + link.Of}, false
 }

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/nsyscheck/nsyscheck/internal/environ"
 )
 
 // installGlobs are the places Nsight Systems and Nsight Compute install an
@@ -53,14 +55,17 @@ func (e *FindError) Unwrap() error { return e.Err }
 // $NSYS, else nsys on PATH, else the newest one under /opt/nvidia. An
 // override or $NSYS that cannot be run is an error, not a reason to look
 // elsewhere.
-func Find(override string) (string, error) {
+func Find(override string) (string, error) { return FindIn(override, nil) }
+
+// FindIn is Find reading NSYS and PATH from env (nil: the process's).
+func FindIn(override string, env environ.Env) (string, error) {
 	if override != "" {
-		return look(override, "the nsys given")
+		return look(override, "the nsys given", env)
 	}
-	if env := os.Getenv("NSYS"); env != "" {
-		return look(env, "$NSYS")
+	if v := env.Get("NSYS"); v != "" {
+		return look(v, "$NSYS", env)
 	}
-	if p, err := exec.LookPath("nsys"); err == nil {
+	if p, err := env.LookPath("nsys"); err == nil {
 		return p, nil
 	}
 	if found := Installed(); len(found) > 0 {
@@ -70,8 +75,8 @@ func Find(override string) (string, error) {
 }
 
 // look resolves an nsys named by the user (a path or a command name).
-func look(name, what string) (string, error) {
-	p, err := exec.LookPath(name)
+func look(name, what string, env environ.Env) (string, error) {
+	p, err := env.LookPath(name)
 	if err != nil {
 		return "", &FindError{Name: name, Problem: what + " cannot be run", Err: err}
 	}

@@ -8,6 +8,7 @@ package textwrap
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"strings"
 	"unicode"
@@ -205,9 +206,9 @@ func (w *Writer) Flush() error {
 func (w *Writer) Unwrap() io.Writer { return w.W }
 
 func (w *Writer) emit(line string, newline bool) error {
-	out := line
+	out := CapWords(line)
 	if w.Width > 0 {
-		out = strings.Join(Line(line, w.Width, w.Hang), "\n")
+		out = strings.Join(Line(out, w.Width, w.Hang), "\n")
 	}
 	if newline {
 		out += "\n"
@@ -238,4 +239,83 @@ func Reflow(text string, width int) string {
 	}
 	end()
 	return strings.Join(out, "\n")
+}
+
+// A word of more than MaxWord characters (a name a program made up, a
+// megabyte of NVTX text) is shown by CapWords as its first KeptOfLong
+// characters, "…" and its length, so that one name cannot flood a
+// terminal each time it is named.
+const (
+	MaxWord    = 200
+	KeptOfLong = 48
+)
+
+// CapWords returns s with every word (a run of characters without a space
+// or a line end) longer than MaxWord characters cut to its first
+// KeptOfLong, followed by "…(N chars)"; s itself where none is.
+func CapWords(s string) string {
+	if len(s) <= MaxWord {
+		return s
+	}
+	var b strings.Builder
+	at := 0 // s[:at] is in b
+	for i := 0; i < len(s); {
+		if s[i] == ' ' || s[i] == '\n' || s[i] == '\t' {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && s[j] != ' ' && s[j] != '\n' && s[j] != '\t' {
+			j++
+		}
+		if j-i > MaxWord {
+			if n := utf8.RuneCountInString(s[i:j]); n > MaxWord {
+				cut := i
+				for k := 0; k < KeptOfLong; k++ {
+					_, size := utf8.DecodeRuneInString(s[cut:])
+					cut += size
+				}
+				b.WriteString(s[at:cut])
+				fmt.Fprintf(&b, "…(%d chars)", n)
+				at = j
+			}
+		}
+		i = j
+	}
+	if at == 0 {
+		return s
+	}
+	b.WriteString(s[at:])
+	return b.String()
+}
+
+// CapWriter passes what is written through it to W with CapWords applied
+// line by line; a line is held until its newline or Flush.
+type CapWriter struct {
+	W   io.Writer
+	buf []byte
+}
+
+// Write caps the complete lines of p and holds the rest.
+func (w *CapWriter) Write(p []byte) (int, error) {
+	w.buf = append(w.buf, p...)
+	i := bytes.LastIndexByte(w.buf, '\n')
+	if i < 0 {
+		return len(p), nil
+	}
+	if _, err := io.WriteString(w.W, CapWords(string(w.buf[:i+1]))); err != nil {
+		return 0, err
+	}
+	w.buf = append(w.buf[:0], w.buf[i+1:]...)
+	return len(p), nil
+}
+
+// Flush writes a last line without its newline.
+func (w *CapWriter) Flush() error {
+	if len(w.buf) == 0 {
+		return nil
+	}
+	_, err := io.WriteString(w.W, CapWords(string(w.buf)))
+	w.buf = nil
+	return err
 }

@@ -102,3 +102,31 @@ func TestGlue(t *testing.T) {
 		t.Errorf("Glue: %q", got)
 	}
 }
+
+// TestCapWords: a word longer than MaxWord characters is cut to its first
+// KeptOfLong and its length; shorter words, and the text around, stay.
+func TestCapWords(t *testing.T) {
+	long := "step" + strings.Repeat("é", 300)
+	got := CapWords("in range " + long + " now\n  " + long)
+	want := "in range step" + strings.Repeat("é", KeptOfLong-4) + "…(304 chars) now\n  step" + strings.Repeat("é", KeptOfLong-4) + "…(304 chars)"
+	if got != want {
+		t.Errorf("CapWords = %q, want %q", got, want)
+	}
+	edge := strings.Repeat("x", MaxWord)
+	if CapWords(edge+" "+edge) != edge+" "+edge {
+		t.Error("a word of MaxWord characters was cut")
+	}
+	var b strings.Builder
+	w := &CapWriter{W: &b}
+	for _, part := range []string{"a " + long[:100], long[100:] + "\nb", " c"} {
+		if _, err := w.Write([]byte(part)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != CapWords("a "+long+"\nb c") {
+		t.Errorf("CapWriter wrote %q", b.String())
+	}
+}

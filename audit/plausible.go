@@ -1,0 +1,96 @@
+package audit
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/nsyscheck/nsyscheck/capture"
+)
+
+// spanSlack is how far, in ms, a region's times may pass the capture's
+// span before they are impossible: the two are rounded apart.
+const spanSlack = 0.001
+
+// Plausible refuses an audit read back whose numbers no audit makes: a
+// negative or non-finite time, a prediction outside its own bound (low,
+// predicted, high in that order), a region longer than the whole capture
+// (the trace's duration, where the export records it) or whose median
+// instance outlasts its span. A file edited by hand is
+// refused, naming the field, rather than rendered.
+func Plausible(au *Audit) error {
+	capMs := float64(au.SpanNs) / 1e6
+	if au.SpanNs < 0 {
+		return fmt.Errorf("spanNs is %d, a negative capture span", au.SpanNs)
+	}
+	for i := range au.Regions {
+		r := &au.Regions[i]
+		at := fmt.Sprintf("regions[%d] (%q)", i, r.Name)
+		times := []struct {
+			name string
+			ms   float64
+		}{
+			{"medianMs", r.MedianMs}, {"spanMs", r.SpanMs}, {"replayMedianMs", r.ReplayMedianMs}, {"replaySpanMs", r.ReplaySpanMs},
+			{"predictedMedianMs", r.PredictedMedianMs}, {"predictedMedianLowMs", r.PredictedMedianLowMs}, {"predictedMedianHighMs", r.PredictedMedianHighMs},
+			{"predictedSpanMs", r.PredictedSpanMs}, {"predictedSpanLowMs", r.PredictedSpanLowMs}, {"predictedSpanHighMs", r.PredictedSpanHighMs},
+			{"copyCallMs", r.CopyCallMs}, {"pageableCallMs", r.PageableCallMs},
+		}
+		for _, t := range times {
+			if math.IsNaN(t.ms) || math.IsInf(t.ms, 0) || t.ms < 0 {
+				return fmt.Errorf("%s.%s is %g, not a time", at, t.name, t.ms)
+			}
+		}
+		if au.SpanNs > 0 && au.SpanFrom == capture.SpanTrace {
+			// The calls' span (SpanAPICalls) need not hold every NVTX range.
+			for _, t := range times[:2] {
+				if t.ms > capMs+spanSlack {
+					return fmt.Errorf("%s.%s is %g ms, longer than the whole capture (spanNs %d, %.3f ms)", at, t.name, t.ms, au.SpanNs, capMs)
+				}
+			}
+		}
+		if r.Instances > 0 && r.MedianMs > r.SpanMs+spanSlack {
+			return fmt.Errorf("%s.medianMs is %g ms, longer than the region's span (spanMs %g)", at, r.MedianMs, r.SpanMs)
+		}
+		if err := inBound(at+".predictedMedian", r.PredictedMedianLowMs, r.PredictedMedianMs, r.PredictedMedianHighMs); err != nil {
+			return err
+		}
+		if err := inBound(at+".predictedSpan", r.PredictedSpanLowMs, r.PredictedSpanMs, r.PredictedSpanHighMs); err != nil {
+			return err
+		}
+	}
+	if p := au.Prediction; p != nil {
+		ns := []struct {
+			name string
+			v    int64
+		}{{"count", p.Count}, {"bytes", p.Bytes}, {"beforeNs", p.BeforeNs}, {"afterNs", p.AfterNs}, {"afterLowNs", p.AfterLowNs},
+			{"afterHighNs", p.AfterHighNs}, {"pinCopyNs", p.PinCopyNs}}
+		for _, n := range ns {
+			if n.v < 0 {
+				return fmt.Errorf("prediction.%s is %d, below zero", n.name, n.v)
+			}
+		}
+		if err := inBound("prediction.after", float64(p.AfterLowNs), float64(p.AfterNs), float64(p.AfterHighNs)); err != nil {
+			return err
+		}
+		if err := inBound("prediction.htod.after", float64(p.HtoD.AfterLowNs), float64(p.HtoD.AfterNs), float64(p.HtoD.AfterHighNs)); err != nil {
+			return err
+		}
+		for i, g := range p.Groups {
+			if err := inBound(fmt.Sprintf("prediction.groups[%d].after", i), float64(g.AfterLowNs), float64(g.AfterNs), float64(g.AfterHighNs)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// inBound refuses a prediction outside its bound: low <= mid <= high, none
+// below zero. All three zero is no prediction.
+func inBound(field string, low, mid, high float64) error {
+	switch {
+	case low < 0 || mid < 0 || high < 0:
+		return fmt.Errorf("%s bound is %g-%g around %g, below zero", field, low, high, mid)
+	case low > mid || mid > high:
+		return fmt.Errorf("%s is %g, outside its own bound %g-%g", field, mid, low, high)
+	}
+	return nil
+}
