@@ -202,7 +202,9 @@ func TestReadRefusesImpossible(t *testing.T) {
 		{"negative low", func(a *audit.Audit) { a.Regions[step].PredictedMedianLowMs = -5 }, `("step").predictedMedianLowMs is -5, not a time`},
 		{"longer than the capture", func(a *audit.Audit) { a.Regions[step].MedianMs, a.Regions[step].SpanMs = 99999, 99999 }, `("step").medianMs is 99999 ms, longer than the whole capture`},
 		{"negative prediction", func(a *audit.Audit) { a.Prediction.AfterLowNs = -1 }, "prediction.afterLowNs is -1, below zero"},
-		{"prediction outside its bound", func(a *audit.Audit) { a.Prediction.AfterLowNs, a.Prediction.AfterNs, a.Prediction.AfterHighNs = 0, 9, 8 }, "prediction.after is 9, outside its own bound 0-8"},
+		{"prediction outside its bound", func(a *audit.Audit) {
+			a.Prediction.AfterLowNs, a.Prediction.AfterNs, a.Prediction.AfterHighNs = 0, 9, 8
+		}, "prediction.after is 9, outside its own bound 0-8"},
 	}
 	for _, c := range cases {
 		// A copy of the audit, edited: read back from its JSON.
