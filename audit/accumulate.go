@@ -12,21 +12,21 @@ import (
 
 // Evidence is one copy that backs a finding.
 type Evidence struct {
-	CorrelationID int64          `json:"correlationId"`
-	PID           int64          `json:"pid"`
-	TID           int64          `json:"tid"`
-	API           string         `json:"api"`
-	Direction     vocab.CopyKind `json:"direction"`
-	HostMemory    HostMemory     `json:"hostMemory"`
-	Bytes         int64          `json:"bytes"`
-	CallStart     int64          `json:"callStart"`
-	CallNs        int64          `json:"callNs"`
-	GPUStart      int64          `json:"gpuStart"`
-	GPUNs         int64          `json:"gpuNs"`
+	CorrelationID int64
+	PID           int64
+	TID           int64
+	API           string
+	Direction     vocab.CopyKind
+	HostMemory    HostMemory
+	Bytes         int64
+	CallStart     int64
+	CallNs        int64
+	GPUStart      int64
+	GPUNs         int64
 	// Held is CallNs over GPUNs: the share of the copy the call held the
 	// host for.
-	Held  float64 `json:"held"`
-	Range string  `json:"nvtxRange,omitempty"`
+	Held  float64
+	Range string
 }
 
 // copyCall is one GPU memory copy together with the API call that issued
@@ -95,13 +95,13 @@ func evidenceOf(c *copyCall) Evidence {
 type Finding struct {
 	// ID names the finding (FindingSecretlySync, FindingNoOverlap): its
 	// title and rule are worded by report.
-	ID     string `json:"id"`
-	Count  int64  `json:"count"`
-	Bytes  int64  `json:"bytes"`
-	HostNs int64  `json:"hostNs"`
+	ID     string
+	Count  int64
+	Bytes  int64
+	HostNs int64
 	// Evidence lists the copies that held the host longest (at most
 	// MaxEvidence), with their correlation ids.
-	Evidence []Evidence `json:"evidence"`
+	Evidence []Evidence
 }
 
 // MinOverlapNs is the shortest copy the cannot-overlap finding counts: a
@@ -343,11 +343,11 @@ type totalKey struct {
 
 // Total sums the copies of one direction, host memory kind and API kind.
 type Total struct {
-	Direction  vocab.CopyKind `json:"direction"`
-	HostMemory HostMemory     `json:"hostMemory"`
-	APIKind    APIKind        `json:"apiKind"`
-	Count      int64          `json:"count"`
-	Bytes      int64          `json:"bytes"`
-	HostNs     int64          `json:"hostNs"`
-	GPUNs      int64          `json:"gpuNs"`
+	Direction  vocab.CopyKind
+	HostMemory HostMemory
+	APIKind    APIKind
+	Count      int64
+	Bytes      int64
+	HostNs     int64
+	GPUNs      int64
 }

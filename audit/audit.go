@@ -28,9 +28,10 @@ import (
 // The JSON `audit --format json` writes is the envelope every JSON output
 // of nsyscheck shares (report.Envelope, docs/output.schema.json): its
 // schemaVersion, kind "audit", the tool, the inputs, one Audit per input as
-// its results and the Check as its check.
+// its results and the Check as its check, through the transfer types of
+// package auditjson.
 const (
-	// EnvelopeVersion is the envelope's schemaVersion this package reads
+	// EnvelopeVersion is the envelope's schemaVersion auditjson reads
 	// (report.SchemaVersion, which writes it).
 	EnvelopeVersion = 1
 	// EnvelopeKind is the envelope's kind for an audit (spelt where
@@ -41,7 +42,7 @@ const (
 	EnvelopeKindRanks = source.OutputAuditRanks
 	// LegacySchemaVersion named the audit's own JSON form before the
 	// envelope: {"schemaVersion": "nsyscheck.audit/v1", "before", "after",
-	// "check"}. ReadOutput still reads it.
+	// "check"}. auditjson.ReadOutput still reads it.
 	LegacySchemaVersion = source.LegacyAuditVersion
 )
 
@@ -154,43 +155,42 @@ func BucketOf(bytes int64) int {
 
 // ClassKey is what sets a class of copies apart.
 type ClassKey struct {
-	API        string         `json:"api"`
-	APIKind    APIKind        `json:"apiKind"`
-	Direction  vocab.CopyKind `json:"direction"`
-	HostMemory HostMemory     `json:"hostMemory"`
-	SizeBucket string         `json:"sizeBucket"`
-	PID        int64          `json:"pid"`
-	TID        int64          `json:"tid"`
-	Stream     int64          `json:"stream"`
-	Range      string         `json:"nvtxRange"`
+	API        string
+	APIKind    APIKind
+	Direction  vocab.CopyKind
+	HostMemory HostMemory
+	SizeBucket string
+	PID        int64
+	TID        int64
+	Stream     int64
+	Range      string
 	// Migration is a unified-memory migration's cause ("prefetch",
 	// "fault", ...; "" for a copy), which sets its class apart.
-	Migration string `json:"migration,omitempty"`
-	bucket    int    // index into Buckets
+	Migration string
 }
 
 // Class is the copies of one ClassKey, summed.
 type Class struct {
 	ClassKey
-	Thread string `json:"thread,omitempty"`
-	Count  int64  `json:"count"`
-	Bytes  int64  `json:"bytes"`
+	Thread string
+	Count  int64
+	Bytes  int64
 	// HostNs is the time the calls held the host thread; GPUNs the copies'
 	// time on the GPU.
-	HostNs int64 `json:"hostNs"`
-	GPUNs  int64 `json:"gpuNs"`
+	HostNs int64
+	GPUNs  int64
 	// GPUGBps is Bytes over GPUNs (the copy engine's rate); HostGBps is Bytes
 	// over HostNs (what the calling thread saw).
-	GPUGBps  float64 `json:"gpuGBps"`
-	HostGBps float64 `json:"hostGBps"`
+	GPUGBps  float64
+	HostGBps float64
 	// HostShare is HostNs as a share of the class's region: per instance
 	// of its NVTX range over the median instance, or over the whole capture
 	// (replay.CaptureRegion) for a class outside any range
 	// (Region.ShareOf).
-	HostShare float64 `json:"hostShare"`
+	HostShare float64
 	// SecretlySync counts the class's copies the secretly-synchronous
 	// finding holds.
-	SecretlySync int64 `json:"secretlySync"`
+	SecretlySync int64
 }
 
 // key is the comparable form of a ClassKey.
@@ -209,11 +209,12 @@ func keyOf(c *copyCall) key {
 func (k key) classKey() ClassKey {
 	return ClassKey{API: k.api, APIKind: APIKind(k.apiKind), Direction: vocab.CopyKind(k.dir),
 		HostMemory: HostMemory(k.host), SizeBucket: Buckets[k.bucket].Name, PID: k.pid, TID: k.tid,
-		Stream: k.stream, Range: k.rng, Migration: k.migration, bucket: k.bucket}
+		Stream: k.stream, Range: k.rng, Migration: k.migration}
 }
 
-// Bucket is the index in Buckets of the class's size bucket.
-func (k ClassKey) Bucket() int { return k.bucket }
+// Bucket is the index in Buckets of the class's size bucket (0 for a
+// name no bucket has: a class read back from JSON another nsyscheck wrote).
+func (k ClassKey) Bucket() int { return max(BucketIndex(k.SizeBucket), 0) }
 
 // sortClasses orders classes by host time, then bytes, then key.
 func sortClasses(cs []*Class) {

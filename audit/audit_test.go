@@ -1,8 +1,6 @@
 package audit
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"math"
 	"strings"
@@ -457,7 +455,7 @@ func TestCompareRule(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rc, err := au.CompareRule("cuda_memcpy_async", "test", side, again)
+		rc, err := au.CompareRule("cuda_memcpy_async", RuleSource{Kind: RuleSourceCSV, Path: "test"}, side, again)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -484,7 +482,7 @@ func TestCompareRule(t *testing.T) {
 	}
 	// Copies read again that are not those read first are an error.
 	side, _ := ReadRule(FlaggedRows([]Flagged{{PID: 1, Start: 100}}))
-	if _, err := au.CompareRule("cuda_memcpy_async", "test", side, func(*Accumulator) error { return nil }); err == nil {
+	if _, err := au.CompareRule("cuda_memcpy_async", RuleSource{Kind: RuleSourceCSV, Path: "test"}, side, func(*Accumulator) error { return nil }); err == nil {
 		t.Error("a second read that found no copies was taken")
 	}
 	au.RuleUnavailable("cuda_memcpy_async", "nsys is not installed")
@@ -493,30 +491,27 @@ func TestCompareRule(t *testing.T) {
 	}
 }
 
-// The JSON names tools read are fixed: the regions' and the check's among
-// them.
-func TestJSONFieldNames(t *testing.T) {
-	step := predicted(region("step", 10, 5, 50), 1, 0.9, 1.2)
-	au := withRegions(auditOf(3, pg, mb4, 700_000), step)
-	c := Compare(au, withRegions(auditOf(3, pin, mb4, 20_000), region("step", 10, 1, 10)), nil)
-	for what, v := range map[string]any{"audit": au, "check": c} {
-		data, err := json.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
+// A prediction that found a pinned cost for none of a direction's pageable
+// copies predicts nothing of it; one cost found, or no copy, and it does.
+func TestPredictionUnpredicted(t *testing.T) {
+	p := &Prediction{Groups: []GroupPrediction{
+		{Direction: vocab.CopyHtoD, Count: 3, Uncosted: 3},
+		{Direction: vocab.CopyHtoD, Count: 2, Uncosted: 2},
+		{Direction: vocab.CopyDtoH, Count: 4, Uncosted: 1},
+	}}
+	for _, c := range []struct {
+		dir  vocab.CopyKind
+		want bool
+	}{{vocab.CopyHtoD, true}, {vocab.CopyDtoH, false}, {"", false}, {vocab.CopyDtoD, false}} {
+		if got := p.Unpredicted(c.dir); got != c.want {
+			t.Errorf("Unpredicted(%q) = %v, want %v", c.dir, got, c.want)
 		}
-		want := []string{`"regions":[{"name":"step","instances":10,"medianMs":5,"spanMs":50,"replayMedianMs":5,"replaySpanMs":50,` +
-			`"predictedMedianMs":1,"predictedMedianLowMs":0.9,"predictedMedianHighMs":1.2,"predictedSpanMs":10,"predictedSpanLowMs":9,` +
-			`"predictedSpanHighMs":12,`, `"overlap":{"measured":0,"predicted":0}`}
-		if what == "audit" {
-			want = append(want, `"classes":`, `"topOffenders":`, `"findings":`, `"prediction":`, `"hostNs":`, `"gpuGBps":`,
-				`"nvtxRange":"step"`, `"savedLowNs":`, `"htod":`, `"pageableShare":`, `"measure":"median"`)
-		} else {
-			want = append(want, `"afterMedianMs":1,"afterSpanMs":10,`, `"verdict":"held"`, `"boundLowMs":`, `"tolerance":{"model":0.05,`)
-		}
-		for _, f := range want {
-			if !bytes.Contains(data, []byte(f)) {
-				t.Errorf("%s JSON lacks %s:\n%s", what, f, data)
-			}
-		}
+	}
+	p.Groups[2].Uncosted = 4
+	if !p.Unpredicted("") {
+		t.Error("no copy costed: Unpredicted(\"\") = false")
+	}
+	if (*Prediction)(nil).Unpredicted("") {
+		t.Error("no prediction: Unpredicted = true")
 	}
 }

@@ -16,31 +16,31 @@ import (
 type CallSites struct {
 	// Stacks says whether the capture holds call stacks of CUDA calls;
 	// Lacks is why not (the reader's words) where it holds none.
-	Stacks bool   `json:"stacks"`
-	Lacks  string `json:"lacks,omitempty"`
+	Stacks bool
+	Lacks  string
 	// Sites are the call sites, by host time held, longest first.
-	Sites []CallSite `json:"sites"`
+	Sites []CallSite
 	// Pageable sums every copy from or to pageable host memory; Unsited
 	// those among them whose call has no stack (nsys takes one only of a
 	// call longer than its threshold, 80 µs unless set).
-	Pageable SiteTotals `json:"pageable"`
-	Unsited  SiteTotals `json:"withoutStack"`
+	Pageable SiteTotals
+	Unsited  SiteTotals
 }
 
 // SiteTotals sums copies: how many, their bytes and the host time their
 // calls held (a batch call counted once).
 type SiteTotals struct {
-	Copies int64 `json:"copies"`
-	Bytes  int64 `json:"bytes"`
-	HostNs int64 `json:"hostNs"`
+	Copies int64
+	Bytes  int64
+	HostNs int64
 }
 
 // Frame is one frame of a call stack as the audit names a site by it.
 type Frame struct {
 	// Symbol is the function, "" where nsys resolved none (Unresolved).
-	Symbol     string `json:"symbol"`
-	Module     string `json:"module"`
-	Unresolved bool   `json:"unresolved,omitempty"`
+	Symbol     string
+	Module     string
+	Unresolved bool
 }
 
 // Name is the frame's function and the base name of its module.
@@ -54,21 +54,21 @@ type CallSite struct {
 	// C and C++ runtime and a Python interpreter: the program's own
 	// function, or for a Python framework the framework's function that
 	// issued the copy (at::native::copy_kernel_cuda).
-	Frame Frame `json:"frame"`
+	Frame Frame
 	// Entry is, for a program that runs in Python, the frame Python called
 	// into on the way to Frame (torch::autograd::THPVariable_to), nil
 	// where it is Frame itself or the stack has no Python interpreter.
-	Entry *Frame `json:"entry,omitempty"`
+	Entry *Frame
 	// Method is the Python method Entry (or Frame) implements where the
 	// audit knows it (Tensor.to), "" otherwise.
-	Method    string         `json:"method,omitempty"`
-	Direction vocab.CopyKind `json:"direction"`
+	Method    string
+	Direction vocab.CopyKind
 	SiteTotals
 	// Share is the site's host time over that of every pageable copy.
-	Share float64 `json:"share"`
+	Share float64
 	// Longest is the correlation id of the site's call that held the host
 	// longest: the one to look up in Nsight Systems.
-	Longest int64 `json:"longestCorrelationId"`
+	Longest int64
 	longest int64
 }
 
@@ -264,10 +264,10 @@ func methodOf(frame Frame, entry *Frame) string {
 // site: its function and, for a program in Python, the function Python
 // called (each as the symbol nsys gives, whole), its direction and copies.
 type SiteExpectation struct {
-	Frame     string         `json:"frame"`
-	Entry     string         `json:"entry,omitempty"`
-	Direction vocab.CopyKind `json:"direction"`
-	Copies    int64          `json:"copies"`
+	Frame     string
+	Entry     string
+	Direction vocab.CopyKind
+	Copies    int64
 }
 
 // compareSites lists how the audit's call sites differ from those

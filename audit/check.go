@@ -35,59 +35,59 @@ const MinGain = 0.01
 // Check is the prediction of an audit checked against a capture made after
 // the fix: each region's time after against its predicted bound.
 type Check struct {
-	Before string `json:"before"`
-	After  string `json:"after"`
+	Before string
+	After  string
 
 	// Verdict is held when every judged region's time after lies in its
 	// bound, died when one does not, unavailable when no region could be
 	// judged.
-	Verdict vocab.Verdict `json:"verdict"`
+	Verdict vocab.Verdict
 	// Regions are the regions of the capture before, each with the same
 	// region after (or the one Match names).
-	Regions []RegionCheck `json:"regions"`
+	Regions []RegionCheck
 	// Match maps a region before to the region after it is compared with,
 	// when they are not namesakes (audit --match).
-	Match map[string]string `json:"match,omitempty"`
+	Match map[string]string
 	// Unseen says why the capture cannot show what the fix changes, nil
 	// when it can.
-	Unseen *Unseen `json:"unseen,omitempty"`
+	Unseen *Unseen
 	// Fix is whether the capture after made the fix at all: its pageable
 	// host-device copies against the capture before's.
-	Fix Fix `json:"fix"`
+	Fix Fix
 
 	// Host time in host-to-device copy calls, and bytes moved that way.
-	HtoDBeforeNs    int64   `json:"htodBeforeNs"`
-	HtoDAfterNs     int64   `json:"htodAfterNs"`
-	HtoDBytesBefore int64   `json:"htodBytesBefore"`
-	HtoDBytesAfter  int64   `json:"htodBytesAfter"`
-	BytesChange     float64 `json:"bytesChange"` // (after - before) / before
+	HtoDBeforeNs    int64
+	HtoDAfterNs     int64
+	HtoDBytesBefore int64
+	HtoDBytesAfter  int64
+	BytesChange     float64 // (after - before) / before
 
 	// The host time HtoD copy calls were predicted to hold after the fix,
 	// with its bounds, and the saving predicted against the one measured.
-	PredictedAfterNs     int64    `json:"predictedAfterNs"`
-	PredictedAfterLowNs  int64    `json:"predictedAfterLowNs"`
-	PredictedAfterHighNs int64    `json:"predictedAfterHighNs"`
-	PredictedSavedNs     int64    `json:"predictedSavedNs"`
-	SavedNs              int64    `json:"savedNs"`
-	PredictionSources    []string `json:"predictionSources"`
+	PredictedAfterNs     int64
+	PredictedAfterLowNs  int64
+	PredictedAfterHighNs int64
+	PredictedSavedNs     int64
+	SavedNs              int64
+	PredictionSources    []string
 
 	// Pageable host-to-device copies before and after.
-	PageableBefore Total `json:"pageableHtodBefore"`
-	PageableAfter  Total `json:"pageableHtodAfter"`
+	PageableBefore Total
+	PageableAfter  Total
 	// PageableOtherAfter are pageable copies of other directions still
 	// there after the fix.
-	PageableOtherAfter Total `json:"pageableOtherAfter"`
+	PageableOtherAfter Total
 
 	// PinAllocsBefore and PinAllocsAfter are the calls that allocated or
 	// registered pinned memory: what pinning cost.
-	PinAllocsBefore PinAllocs `json:"pinAllocsBefore"`
-	PinAllocsAfter  PinAllocs `json:"pinAllocsAfter"`
+	PinAllocsBefore PinAllocs
+	PinAllocsAfter  PinAllocs
 
 	// Classes say what became of each pageable host-to-device class.
-	Classes []ClassChange `json:"classes"`
+	Classes []ClassChange
 
 	// Pairs are the host time per kind of copy before and after.
-	Pairs []Pair `json:"pairs"`
+	Pairs []Pair
 }
 
 // RegionCheck is one region before the fix, its prediction's bound, and
@@ -96,36 +96,36 @@ type RegionCheck struct {
 	// Region is the region before: measured, replayed and predicted.
 	Region
 	// AfterName names the region after it is compared with.
-	AfterName string `json:"afterName"`
+	AfterName string
 	// Judged says whether the region counts in the verdict (Audit.Judged).
-	Judged bool `json:"judged"`
+	Judged bool
 	// The region after: instances, the median instance's time, the span,
 	// its copy/compute overlap, its copy calls' host time (summed) and the
 	// host time its thread spent outside CUDA calls; zero when missing.
-	AfterInstances  int            `json:"afterInstances"`
-	AfterMedianMs   float64        `json:"afterMedianMs"`
-	AfterSpanMs     float64        `json:"afterSpanMs"`
-	AfterOverlap    float64        `json:"afterOverlap"`
-	AfterCopyCallMs float64        `json:"afterCopyCallMs"`
-	AfterOutside    replay.Outside `json:"afterOutside"`
+	AfterInstances  int
+	AfterMedianMs   float64
+	AfterSpanMs     float64
+	AfterOverlap    float64
+	AfterCopyCallMs float64
+	AfterOutside    replay.Outside
 	// LoadingMs and AfterLoadingMs are the host time calls that load
 	// device code held inside the region before and after, in its measure
 	// (Region.LoadingMs); zero, and absent from the JSON, when none did.
-	LoadingMs      float64 `json:"loadingMs,omitempty"`
-	AfterLoadingMs float64 `json:"afterLoadingMs,omitempty"`
+	LoadingMs      float64
+	AfterLoadingMs float64
 	// BoundLowMs and BoundHighMs are the predicted bound of the region's
 	// measure widened by Tolerance.
-	BoundLowMs  float64   `json:"boundLowMs"`
-	BoundHighMs float64   `json:"boundHighMs"`
-	Tolerance   Tolerance `json:"tolerance"`
+	BoundLowMs  float64
+	BoundHighMs float64
+	Tolerance   Tolerance
 	// Faster says whether the region's time after lies below its time
 	// before by more than MinGain.
-	Faster  bool          `json:"faster"`
-	Verdict vocab.Verdict `json:"verdict"`
-	Why     Why           `json:"why"`
+	Faster  bool
+	Verdict vocab.Verdict
+	Why     Why
 	// WideBy names, for WhyTooWide, what widened the bound over the
 	// region's own time before (WideCost, WideModel, WideFit, WideNoise).
-	WideBy string `json:"wideBy,omitempty"`
+	WideBy string
 }
 
 // AfterMs is the region's time after in its measure.
@@ -144,10 +144,10 @@ func (r *RegionCheck) AfterOutsideMs() float64 {
 // confidence interval lie from it (replay.Region.MedianCI); none for the
 // span, which sums its instances.
 type Tolerance struct {
-	Model     float64 `json:"model"`
-	Fit       float64 `json:"fit"`
-	NoiseLow  float64 `json:"noiseLow"`
-	NoiseHigh float64 `json:"noiseHigh"`
+	Model     float64
+	Fit       float64
+	NoiseLow  float64
+	NoiseHigh float64
 }
 
 // Low is the share the bound's low end moves down by.
@@ -194,9 +194,9 @@ const (
 // FixedShare of before's. A check of a capture that did not make the fix
 // would test a prediction of nothing.
 type Fix struct {
-	Before Total `json:"before"`
-	After  Total `json:"after"`
-	Made   bool  `json:"made"`
+	Before Total
+	After  Total
+	Made   bool
 }
 
 // FixedShare is the most of the capture before's pageable host-device
@@ -241,11 +241,11 @@ func fixOf(before, after *Audit, match map[string]string) Fix {
 // its own on the host first (XLA's device_put of a NumPy array), so what
 // pinning at the source saves is CPU work outside CUDA calls.
 type Unseen struct {
-	Framework framework.Name `json:"framework"`
+	Framework framework.Name
 	// PinnedHtoD counts the large (LargeCopy or more) host-to-device
 	// copies from pinned memory, PageableHtoD those from pageable memory.
-	PinnedHtoD   int64 `json:"pinnedHtod"`
-	PageableHtoD int64 `json:"pageableHtod"`
+	PinnedHtoD   int64
+	PageableHtoD int64
 }
 
 // LargeCopy is the size from which a host-to-device copy counts as large
@@ -418,9 +418,9 @@ func wideBy(t, low, high float64, tol Tolerance) string {
 // Pair is the host time of one kind of copy (direction, host memory, API
 // kind) before and after.
 type Pair struct {
-	Label    string `json:"label"`
-	BeforeNs int64  `json:"beforeNs"`
-	AfterNs  int64  `json:"afterNs"`
+	Label    string
+	BeforeNs int64
+	AfterNs  int64
 }
 
 // pairs lists host time per direction, host memory and API kind in both
@@ -462,13 +462,13 @@ func pairs(before, after *Audit) []Pair {
 // capture before the fix. Classes are matched by API, size bucket, stream
 // and NVTX range: process and thread ids differ from run to run.
 type ClassChange struct {
-	Class  string `json:"class"`
-	Before Total  `json:"before"` // the pageable copies before
+	Class  string
+	Before Total // the pageable copies before
 	// AfterPageable and AfterPinned are the same class's copies after.
-	AfterPageable Total `json:"afterPageable"`
-	AfterPinned   Total `json:"afterPinned"`
+	AfterPageable Total
+	AfterPinned   Total
 	// Status is what became of the class.
-	Status ClassStatus `json:"status"`
+	Status ClassStatus
 }
 
 // ClassStatus is what became of a pageable class after the fix.

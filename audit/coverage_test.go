@@ -112,7 +112,7 @@ func TestAnswerOfAHiddenCapture(t *testing.T) {
 func TestStaging(t *testing.T) {
 	class := func(host HostMemory, bytes int64) *Class {
 		c := &Class{ClassKey: ClassKey{API: "cuMemcpyHtoDAsync", APIKind: Async, Direction: vocab.CopyHtoD, HostMemory: host,
-			SizeBucket: Buckets[BucketOf(bytes)].Name, bucket: BucketOf(bytes)}, Count: 4}
+			SizeBucket: Buckets[BucketOf(bytes)].Name}, Count: 4}
 		return c
 	}
 	jax := framework.Detection{Framework: framework.JAX, Clues: []framework.Clue{{Of: framework.JAX, Kind: framework.ClueKernel, Name: "loop_fusion", Count: 9}}}

@@ -11,13 +11,13 @@ import (
 // span before they are impossible: the two are rounded apart.
 const spanSlack = 0.001
 
-// plausible refuses an audit read back whose numbers no audit makes: a
+// Plausible refuses an audit read back whose numbers no audit makes: a
 // negative or non-finite time, a prediction outside its own bound (low,
 // predicted, high in that order), a region longer than the whole capture
 // (the trace's duration, where the export records it) or whose median
 // instance outlasts its span. A file edited by hand is
 // refused, naming the field, rather than rendered.
-func plausible(au *Audit) error {
+func Plausible(au *Audit) error {
 	capMs := float64(au.SpanNs) / 1e6
 	if au.SpanNs < 0 {
 		return fmt.Errorf("spanNs is %d, a negative capture span", au.SpanNs)

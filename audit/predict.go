@@ -13,21 +13,49 @@ import (
 // lesson's program on the same machine (`nsyscheck run`), and the link.
 type Rates struct {
 	// Source says where they come from, e.g. the run folder.
-	Source string `json:"source"`
+	Source string
 	// Copies are pinned copies timed by the program, by direction and size.
-	Copies []RatePoint `json:"copies,omitempty"`
+	Copies []RatePoint
 	// AsyncCallNs is the time a pinned cudaMemcpyAsync call held the host,
 	// 0 when not measured.
-	AsyncCallNs float64 `json:"asyncCallNs,omitempty"`
+	AsyncCallNs float64
 	// LinkGBps is the host-device link's rate in GB/s (1e9 bytes/s);
-	// LinkSource says where it comes from.
-	LinkGBps   float64 `json:"linkGBps,omitempty"`
-	LinkSource string  `json:"linkSource,omitempty"`
+	// Link says where it comes from.
+	LinkGBps float64
+	Link     LinkOrigin
 	// GPU is the GPU the run folder's rates were measured on, "" where
 	// they come from no run or it names none: the audit refuses a capture
 	// of another GPU (its copies cross another link).
-	GPU string `json:"-"`
+	GPU string
 }
+
+// LinkOrigin says where a link's rate came from: assumed (a PCIe
+// generation and width no input gave), given with --link-gbps, or the
+// rated link of a run folder's GPU (its run.json).
+type LinkOrigin struct {
+	Kind LinkKind
+	// Gen and Width are the PCIe link's generation and lanes (assumed, or
+	// the run's); GPU names the run's GPU and File its run.json.
+	Gen, Width int
+	GPU, File  string
+	// GBps is the rate it gives.
+	GBps float64
+}
+
+// LinkKind is how a link's rate was had.
+type LinkKind int
+
+// How a link's rate was had.
+const (
+	LinkAssumed LinkKind = iota // no run folder or flag gave it
+	LinkFlag                    // --link-gbps
+	LinkRun                     // a --rates run folder's run.json
+)
+
+// FromLink is what the replay's costs name as where a cost of the link's
+// rate came from (replay.CostUse.GPUFrom, GroupPrediction.From):
+// Audit.Link says where, typed.
+const FromLink = "link"
 
 // RatePoint is one timed pinned copy size, as the replay's rate coster
 // takes it.
@@ -47,61 +75,61 @@ const (
 // the host time their calls hold, on the costs the replay used.
 type Prediction struct {
 	// Groups predict each pageable direction, API kind and size bucket.
-	Groups []GroupPrediction `json:"groups"`
+	Groups []GroupPrediction
 	// Sources lists the rate sources the groups used.
-	Sources []string `json:"sources"`
+	Sources []string
 	// Pageable copies now and their calls' host time; the host time
 	// predicted after pinning (with a low and high bound) and the saving.
-	Count       int64 `json:"count"`
-	Bytes       int64 `json:"bytes"`
-	BeforeNs    int64 `json:"beforeNs"`
-	AfterNs     int64 `json:"afterNs"`
-	AfterLowNs  int64 `json:"afterLowNs"`
-	AfterHighNs int64 `json:"afterHighNs"`
-	SavedNs     int64 `json:"savedNs"`
-	SavedLowNs  int64 `json:"savedLowNs"`
-	SavedHighNs int64 `json:"savedHighNs"`
+	Count       int64
+	Bytes       int64
+	BeforeNs    int64
+	AfterNs     int64
+	AfterLowNs  int64
+	AfterHighNs int64
+	SavedNs     int64
+	SavedLowNs  int64
+	SavedHighNs int64
 	// PinCopyNs is the host time copying the buffers into pinned memory
 	// adds at worst (replay.PinByCopy), outside the copy calls.
-	PinCopyNs int64 `json:"pinCopyNs"`
+	PinCopyNs int64
 	// HtoD is the same for host-to-device copies alone: all HtoD copy
 	// calls now, and predicted after.
-	HtoD HtoDPrediction `json:"htod"`
+	HtoD HtoDPrediction
 }
 
 // HtoDPrediction is the host-to-device part of a Prediction.
 type HtoDPrediction struct {
-	BeforeNs         int64 `json:"beforeNs"` // every HtoD copy call
-	PageableBeforeNs int64 `json:"pageableBeforeNs"`
-	AfterNs          int64 `json:"afterNs"`
-	AfterLowNs       int64 `json:"afterLowNs"`
-	AfterHighNs      int64 `json:"afterHighNs"`
-	Bytes            int64 `json:"bytes"`
+	BeforeNs         int64 // every HtoD copy call
+	PageableBeforeNs int64
+	AfterNs          int64
+	AfterLowNs       int64
+	AfterHighNs      int64
+	Bytes            int64
 }
 
 // GroupPrediction is the prediction for the pageable copies of one
 // direction, API kind and size bucket: the host time their calls hold now
 // and after pinning, from the replay's costs (replay.CostUse).
 type GroupPrediction struct {
-	Direction   vocab.CopyKind `json:"direction"`
-	APIKind     APIKind        `json:"apiKind"`
-	SizeBucket  string         `json:"sizeBucket"`
-	Count       int64          `json:"count"`
-	Bytes       int64          `json:"bytes"`
-	BeforeNs    int64          `json:"beforeNs"`
-	AfterNs     int64          `json:"afterNs"`
-	AfterLowNs  int64          `json:"afterLowNs"`
-	AfterHighNs int64          `json:"afterHighNs"`
+	Direction   vocab.CopyKind
+	APIKind     APIKind
+	SizeBucket  string
+	Count       int64
+	Bytes       int64
+	BeforeNs    int64
+	AfterNs     int64
+	AfterLowNs  int64
+	AfterHighNs int64
 	// Source is where the call's cost came from (for a blocking call, which
 	// still waits for its copy, the copy's too: SourceMixed when they
 	// differ); From names the run folder or the link's source of a rate.
-	Source string `json:"source"`
-	From   string `json:"from,omitempty"`
+	Source string
+	From   string
 	// Samples is how many of the capture's own pinned calls (copies for a
 	// blocking group) the cost came from, 0 for a rate.
-	Samples int `json:"samples"`
+	Samples int
 	// Uncosted copies found no cost and keep their measured host time.
-	Uncosted int `json:"uncosted"`
+	Uncosted int
 }
 
 // predict turns the replay's costs of the pageable host-device copies
@@ -183,3 +211,21 @@ func BucketIndex(name string) int {
 }
 
 func round(v float64) int64 { return int64(math.Round(v)) }
+
+// Unpredicted reports whether the prediction holds pageable copies of
+// direction dir (every host-device direction for "") and found a pinned
+// cost for none of them: their host time after is then the time as
+// measured, kept, no prediction.
+func (p *Prediction) Unpredicted(dir vocab.CopyKind) bool {
+	if p == nil {
+		return false
+	}
+	var copies, uncosted int64
+	for _, g := range p.Groups {
+		if dir == "" || g.Direction == dir {
+			copies += g.Count
+			uncosted += int64(g.Uncosted)
+		}
+	}
+	return copies > 0 && uncosted == copies
+}

@@ -26,21 +26,21 @@ const maxNamed = 3
 type Difference struct {
 	// What differs: DiffBytes for a copy direction's bytes (Direction
 	// says which), DiffKernels for the kernels launched.
-	What      string         `json:"what"`
-	Direction vocab.CopyKind `json:"direction,omitempty"`
+	What      string
+	Direction vocab.CopyKind
 	// Before and After are the bytes moved, or for kernels the launches
 	// whose names the other capture never launched; Share the change (the
 	// bytes' relative change, or the larger share of launches).
-	Before int64   `json:"before"`
-	After  int64   `json:"after"`
-	Share  float64 `json:"share"`
+	Before int64
+	After  int64
+	Share  float64
 	// OnlyBefore and OnlyAfter name (at most maxNamed of, the most
 	// launched first) the kernels one capture launched and the other did
 	// not; NamesBefore and NamesAfter count them all.
-	OnlyBefore  []string `json:"onlyBefore,omitempty"`
-	OnlyAfter   []string `json:"onlyAfter,omitempty"`
-	NamesBefore int      `json:"namesBefore,omitempty"`
-	NamesAfter  int      `json:"namesAfter,omitempty"`
+	OnlyBefore  []string
+	OnlyAfter   []string
+	NamesBefore int
+	NamesAfter  int
 }
 
 // What differs between two programs.

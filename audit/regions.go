@@ -27,21 +27,21 @@ const QueuedShare = 0.5
 type Region struct {
 	replay.Region
 	// Measure is the time of the region the check compares (MeasureOf).
-	Measure Measure `json:"measure"`
+	Measure Measure
 	// PageableShare is the host time calls of copies from pageable memory
 	// held per instance as a share of the median instance (ShareOf, as
 	// replay.Region.HostShare takes every host-device copy call's): what
 	// --fail-above limits.
-	PageableShare float64 `json:"pageableShare"`
+	PageableShare float64
 	// NotPredicted is set, and the prediction's fields zero, when the
 	// what-if re-costed no copy from pageable memory though it had some to
 	// re-cost: a replay that changed nothing predicts nothing.
-	NotPredicted *NotPredicted `json:"notPredicted,omitempty"`
+	NotPredicted *NotPredicted
 	// Loading is the host time calls that load device code (LoadsModule)
 	// held inside the region, in its median instance and in all of them
 	// (loadingOf), which a check weighs against the capture after's; nil,
 	// and absent from the JSON, when none did.
-	Loading *replay.Outside `json:"loading,omitempty"`
+	Loading *replay.Outside
 }
 
 // LoadingMs is the host time calls that load device code (LoadsModule)
@@ -55,12 +55,12 @@ func (r *Region) LoadingMs() float64 { return r.loadingIn(r.Measure) }
 type NotPredicted struct {
 	// Uncosted counts the copies from pageable memory the what-if found
 	// no pinned cost for: a copy needs both its call's and its GPU time.
-	Uncosted int `json:"uncosted,omitempty"`
+	Uncosted int
 	// Launches counts the kernel launch calls, none of them tied to the
 	// kernel it ran (a folder of CSV reports ties no kernel to its
 	// launch): a replay blind to when the compute beside the copies may
 	// start predicts nothing.
-	Launches int64 `json:"launches,omitempty"`
+	Launches int64
 }
 
 // unpredict takes the prediction off the region.
@@ -170,17 +170,17 @@ func (au *Audit) Region(name string) *Region {
 // instance.
 type Gate struct {
 	// Limit is the share given (PERCENT / 100).
-	Limit float64 `json:"limit"`
+	Limit float64
 	// Over names the regions above it, with their shares.
-	Over []GateRegion `json:"over"`
+	Over []GateRegion
 	// Worst is the judged region with the largest share ("" for none).
-	Worst GateRegion `json:"worst"`
+	Worst GateRegion
 }
 
 // GateRegion is one region's share against the gate.
 type GateRegion struct {
-	Name  string  `json:"name"`
-	Share float64 `json:"share"`
+	Name  string
+	Share float64
 }
 
 // Passed reports whether no region is over the limit.

@@ -31,7 +31,7 @@ func (r *Rates) Coster() *replay.RateCoster {
 	if r == nil {
 		return replay.NewRateCoster(nil, "", 0, 0, "")
 	}
-	return replay.NewRateCoster(r.Copies, r.Source, r.AsyncCallNs, r.LinkGBps, r.LinkSource)
+	return replay.NewRateCoster(r.Copies, r.Source, r.AsyncCallNs, r.LinkGBps, FromLink)
 }
 
 // PinByOf is how a program on the framework is to pin its buffers: PyTorch
@@ -57,52 +57,59 @@ type Replayed struct {
 	Timeline  *timeline.Timeline
 	Result    *replay.Result
 	Framework framework.Detection
-	// PinByFrom says who chose the way to pin: PinByFramework, or the
-	// flag's name.
-	PinByFrom string
+	// PinByFrom says who chose the way to pin.
+	PinByFrom PinChooser
+	// Link is where the rates' link rate came from, nil without rates.
+	Link *LinkOrigin
 }
 
-// PinByFramework says the way to pin was chosen from the framework.
-const PinByFramework = "framework"
+// PinChooser says who chose the way to pin.
+type PinChooser int
+
+// Who chose the way to pin.
+const (
+	PinByFramework PinChooser = iota // the framework the capture ran on (PinByOf)
+	PinByFlag                        // the user, with --pin-by
+)
 
 // Replay says how the what-if pinned the capture's copies.
 type Replay struct {
 	// PinBy is how the buffers were taken to be pinned; PinByFrom who chose.
-	PinBy     replay.PinBy `json:"pinBy"`
-	PinByFrom string       `json:"pinByFrom"`
+	PinBy     replay.PinBy
+	PinByFrom PinChooser
 	// Recosted, Uncosted and Kept count the pageable copies re-costed as
 	// pinned, left as measured for want of a cost, and kept as measured
 	// because no copy call made them; Forced the dependencies a replay
 	// had to take as measured.
-	Recosted int `json:"recosted"`
-	Uncosted int `json:"uncosted"`
-	Kept     int `json:"kept"`
-	Forced   int `json:"forced"`
+	Recosted int
+	Uncosted int
+	Kept     int
+	Forced   int
 	// Costs are the pinned costs of each group of copies.
-	Costs []replay.CostUse `json:"costs"`
+	Costs []replay.CostUse
 	// Assumptions say where the timeline or the what-if assumed what the
 	// capture does not say.
-	Assumptions []timeline.Assumption `json:"assumptions"`
+	Assumptions []timeline.Assumption
 	// Misfits are the classes of calls and ops the capture shows latest
 	// against the model, latest first.
-	Misfits []replay.Misfit `json:"misfits"`
+	Misfits []replay.Misfit
 }
 
 // PinAllocs are the calls of a capture that allocate or register pinned
 // host memory (cudaHostAlloc, cudaMallocHost, cudaHostRegister,
 // cuMemHostAlloc, ...): what pinning costs.
 type PinAllocs struct {
-	Calls  int64 `json:"calls"`
-	HostNs int64 `json:"hostNs"`
+	Calls  int64
+	HostNs int64
 	// ByAPI splits them by API, the longest first.
-	ByAPI []APITime `json:"byApi"`
+	ByAPI []APITime
 }
 
 // APITime is the calls of one API and the host time they held.
 type APITime struct {
-	API    string `json:"api"`
-	Calls  int64  `json:"calls"`
-	HostNs int64  `json:"hostNs"`
+	API    string
+	Calls  int64
+	HostNs int64
 }
 
 // pinAllocsOf sums the timeline's calls that allocate pinned memory.
@@ -166,6 +173,7 @@ func unlaunched(tl *timeline.Timeline) int64 {
 func (au *Audit) setReplay(r Replayed) {
 	res := r.Result
 	au.Framework = r.Framework
+	au.Link = r.Link
 	au.Regions = regionsOf(res.Regions)
 	names := make([]string, len(au.Regions))
 	for i := range au.Regions {

@@ -14,72 +14,77 @@ import (
 
 // Audit is the lesson's rule applied to one capture.
 type Audit struct {
-	Capture     string   `json:"capture"`
-	Format      string   `json:"format"`
-	Files       []string `json:"files,omitempty"`
-	GPU         string   `json:"gpu,omitempty"`
-	NsysVersion string   `json:"nsysVersion,omitempty"`
+	Capture     string
+	Format      string
+	Files       []string
+	GPU         string
+	NsysVersion string
 
 	// Framework is the framework the capture's program ran on, and the
 	// clues it was told by.
-	Framework framework.Detection `json:"framework"`
+	Framework framework.Detection
 	// Regions are the capture's regions, the whole capture
 	// (replay.CaptureRegion) first, then each NVTX range name: measured,
 	// replayed as captured and predicted after pinning.
-	Regions []Region `json:"regions"`
+	Regions []Region
 	// Gate is the --fail-above gate of a one-capture audit, nil without it.
-	Gate *Gate `json:"failAbove,omitempty"`
+	Gate *Gate
 
 	// APICalls counts every CUDA runtime call of the capture; SpanNs is the
 	// host time the capture covers: the trace's duration where the export
 	// records it, else the first call's start to the last call's end
 	// (SpanFrom says which).
-	APICalls int64  `json:"apiCalls"`
-	SpanNs   int64  `json:"spanNs"`
-	SpanFrom string `json:"spanFrom"`
+	APICalls int64
+	SpanNs   int64
+	SpanFrom string
 
-	Copies    int64 `json:"copies"`
-	Unmatched int64 `json:"copiesWithoutCall"`
-	Memsets   int64 `json:"memsetsApart"`
+	Copies    int64
+	Unmatched int64
+	Memsets   int64
 
 	// Totals sum the copies by direction, host memory kind and API kind.
-	Totals []Total `json:"totals"`
+	Totals []Total
 	// Classes are every class of copies, by host time held, longest first.
-	Classes []*Class `json:"classes"`
+	Classes []*Class
 	// TopOffenders are the classes of pageable or unknown host memory that
 	// held the host longest (at most MaxTop).
-	TopOffenders []*Class `json:"topOffenders"`
+	TopOffenders []*Class
 
 	// CallSites are the pageable copies by the place in the program that
 	// made them, where the capture holds call stacks.
-	CallSites *CallSites `json:"callSites,omitempty"`
+	CallSites *CallSites
 
-	Findings   []Finding   `json:"findings"`
-	Prediction *Prediction `json:"prediction"`
+	Findings   []Finding
+	Prediction *Prediction
 	// Replay says how the what-if pinned the copies: the way to pin, the
 	// costs and what it assumed.
-	Replay *Replay `json:"replay"`
+	Replay *Replay
 	// PinAllocs are the calls that allocated or registered pinned memory.
-	PinAllocs PinAllocs `json:"pinAllocs"`
+	PinAllocs PinAllocs
 	// NVIDIA compares the pageable async copies with NVIDIA's
 	// cuda_memcpy_async rule; nil until Compare is called.
-	NVIDIA *RuleComparison `json:"nvidiaRule,omitempty"`
+	NVIDIA *RuleComparison
+	// Link is where the link rate the replay's costs may use came from
+	// (FromLink names it in the costs); nil for an audit read back from
+	// JSON, whose costs name it in words.
+	Link *LinkOrigin
 
-	Missing []records.Gap `json:"missing,omitempty"`
+	Missing []records.Gap
 	// Coverage is what the capture can and cannot show (Cover): what nsys
 	// traced, what it says it lost, graph launches and migrations; nil
 	// until Cover is called.
-	Coverage *coverage.Coverage `json:"coverage,omitempty"`
+	Coverage *coverage.Coverage
 	// Diagnostics are what the audit says about its input beside the
 	// findings, in verify's codes (check.CodeInputSubstituted when the
 	// SQLite export beside a .nsys-rep was read in its place). Their JSON
-	// is made by report (report.AuditEnvelope) and read back by ReadOutput.
-	Diagnostics []diag.Diagnostic `json:"-"`
+	// is made by report (report.AuditEnvelope) and read back, as notes, by
+	// auditjson.ReadOutput.
+	Diagnostics []diag.Diagnostic
 	// Exposures say what the capture files reveal beyond the run (other
 	// processes, environment outside the allowlist, secrets), as verify's
 	// capture-exposes warnings do; empty when they reveal nothing. In JSON
 	// as Diagnostics.
-	Exposures []diag.Diagnostic `json:"-"`
+	Exposures []diag.Diagnostic
 
 	// rule is the digest of the pageable async copies, for the rule's
 	// comparison (CompareRule).
@@ -168,12 +173,11 @@ func (au *Audit) Finding(id string) *Finding {
 
 // Output is the whole of `audit`'s answer: the audit of one capture, or of
 // two and the check of the second against the first. Its JSON is the
-// envelope (report.AuditEnvelope); the tags are those of the earlier form
-// ReadOutput still reads.
+// envelope (report.AuditEnvelope, through auditjson's transfer types).
 type Output struct {
-	Before *Audit `json:"before"`
-	After  *Audit `json:"after,omitempty"`
-	Check  *Check `json:"check,omitempty"`
+	Before *Audit
+	After  *Audit
+	Check  *Check
 }
 
 // Passed reports whether the answer is a pass: with a capture after the

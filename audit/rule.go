@@ -8,31 +8,56 @@ import (
 // Flagged is one copy NVIDIA's cuda_memcpy_async rule lists: the process
 // and the copy's start and duration on the GPU.
 type Flagged struct {
-	PID      int64   `json:"pid"`
-	Start    int64   `json:"start"`
-	Duration int64   `json:"duration"`
-	MB       float64 `json:"mb"`
+	PID      int64
+	Start    int64
+	Duration int64
+	MB       float64
 }
 
 // RuleComparison sets the audit's pageable async copies beside the ones
 // NVIDIA's cuda_memcpy_async rule lists.
 type RuleComparison struct {
-	Rule      string `json:"rule"`
-	Available bool   `json:"available"`
-	// Source says how the rule's output was had ("nsys analyze", or the CSV
-	// file beside the capture); Note why it was not, when it was not.
-	Source string `json:"source,omitempty"`
-	Note   string `json:"note,omitempty"`
+	Rule      string
+	Available bool
+	// Source says how the rule's output was had; Note why it was not,
+	// when it was not.
+	Source RuleSource
+	Note   string
 
-	RuleCount  int  `json:"ruleCount"`  // copies the rule lists
-	AuditCount int  `json:"auditCount"` // pageable async copies the audit found
-	Both       int  `json:"both"`
-	Agree      bool `json:"agree"`
+	RuleCount  int // copies the rule lists
+	AuditCount int // pageable async copies the audit found
+	Both       int
+	Agree      bool
 	// OnlyRule and OnlyAudit list (at most MaxEvidence of) the copies one
 	// side has and the other has not.
-	OnlyRule  []Flagged  `json:"onlyRule"`
-	OnlyAudit []Evidence `json:"onlyAudit"`
+	OnlyRule  []Flagged
+	OnlyAudit []Evidence
 }
+
+// RuleSource says how the rule's copies were had: nsys analyze run on
+// the capture's export, or the rule's CSV beside the capture; or, read
+// back from JSON, its words as written.
+type RuleSource struct {
+	Kind RuleSourceKind
+	// Path is the export nsys analyze ran on, or the CSV.
+	Path string
+	// Capped says the CSV holds exactly as many rows as nsys analyze lists
+	// by default (nsysrule.DefaultRows): it may lack copies.
+	Capped bool
+	// Text is the source in words, for RuleSourceRead.
+	Text string
+}
+
+// RuleSourceKind is how the rule's copies were had.
+type RuleSourceKind int
+
+// How the rule's copies were had.
+const (
+	RuleSourceNone    RuleSourceKind = iota // not had
+	RuleSourceAnalyze                       // nsys analyze, run beside the audit's stream
+	RuleSourceCSV                           // the rule's CSV beside the capture
+	RuleSourceRead                          // words of a JSON read back
+)
 
 // RuleRows streams the copies a rule lists, in its order, to yield; it
 // may be called more than once and gives the same rows each time.
@@ -79,7 +104,7 @@ func ReadRule(rows RuleRows) (*RuleSide, error) {
 // rule's rows are read again and held sorted, and again streams the
 // capture's copies a second time into the accumulator it is given, to
 // count the copies both list and name those only one does.
-func (au *Audit) CompareRule(rule, source string, theirs *RuleSide, again func(*Accumulator) error) (*RuleComparison, error) {
+func (au *Audit) CompareRule(rule string, source RuleSource, theirs *RuleSide, again func(*Accumulator) error) (*RuleComparison, error) {
 	rc := &RuleComparison{Rule: rule, Available: true, Source: source, AuditCount: int(au.rule.n),
 		RuleCount: theirs.Count(), OnlyRule: []Flagged{}, OnlyAudit: []Evidence{}}
 	flagged := theirs.rows

@@ -66,7 +66,13 @@ type AuditOptions struct {
 // DefaultLinkGBps is the link rate assumed when neither a run folder nor
 // AuditOptions.LinkGBps gives one: PCIe 5.0 x16 per direction after line
 // encoding.
-var DefaultLinkGBps = runinfo.RatedGBps(5, 16)
+var DefaultLinkGBps = runinfo.RatedGBps(defaultLinkGen, defaultLinkWidth)
+
+// The PCIe link assumed: generation 5, 16 lanes.
+const (
+	defaultLinkGen   = 5
+	defaultLinkWidth = 16
+)
 
 // Audit audits the capture before the fix and, when after is not "", the
 // capture after it, and checks the first audit's prediction on the second;
@@ -220,10 +226,14 @@ func replayOf(ctx context.Context, tb *timeline.Builder, det framework.Detection
 		return audit.Replayed{}, err
 	}
 	r := audit.Replayed{Timeline: tl, Framework: det, PinByFrom: audit.PinByFramework}
+	if rates != nil {
+		link := rates.Link
+		r.Link = &link
+	}
 	by := audit.PinByOf(det.Framework)
 	if pinBy != "" {
 		by, _ = replay.PinByOf(pinBy)
-		r.PinByFrom = "--pin-by"
+		r.PinByFrom = audit.PinByFlag
 	}
 	if r.Result, err = replay.Replay(ctx, tl, audit.ReplayOptions(tl, rates, by)); err != nil {
 		return audit.Replayed{}, fmt.Errorf("replaying the timeline: %w", err)
@@ -234,7 +244,8 @@ func replayOf(ctx context.Context, tb *timeline.Builder, det framework.Detection
 // AuditRates gathers the rates the prediction may use besides the
 // capture's own: the run folder's pinned copies and link, and the link rate.
 func AuditRates(opts AuditOptions) (*audit.Rates, error) {
-	r := &audit.Rates{LinkGBps: DefaultLinkGBps, LinkSource: fmt.Sprintf("assumed PCIe 5.0 x16, %.1f GB/s; pass --link-gbps or --rates to give the real link", DefaultLinkGBps)}
+	r := &audit.Rates{LinkGBps: DefaultLinkGBps,
+		Link: audit.LinkOrigin{Kind: audit.LinkAssumed, Gen: defaultLinkGen, Width: defaultLinkWidth, GBps: DefaultLinkGBps}}
 	if opts.LinkGBps != 0 {
 		if err := checkRate("--link-gbps", opts.LinkGBps, false); err != nil {
 			return nil, err
@@ -246,7 +257,7 @@ func AuditRates(opts AuditOptions) (*audit.Rates, error) {
 		}
 	}
 	if opts.LinkGBps != 0 {
-		r.LinkGBps, r.LinkSource = opts.LinkGBps, "--link-gbps"
+		r.LinkGBps, r.Link = opts.LinkGBps, audit.LinkOrigin{Kind: audit.LinkFlag, GBps: opts.LinkGBps}
 	}
 	return r, nil
 }
@@ -336,7 +347,8 @@ func readRunRates(dir string, r *audit.Rates) error {
 			return err
 		}
 		r.LinkGBps = p.RatedGBps
-		r.LinkSource = fmt.Sprintf("PCIe %d.0 x%d of %s, from %s", p.GenMax, p.WidthMax, info.GPU.Name, filepath.Join(dir, runinfo.InfoFile))
+		r.Link = audit.LinkOrigin{Kind: audit.LinkRun, Gen: p.GenMax, Width: p.WidthMax, GPU: info.GPU.Name,
+			File: filepath.Join(dir, runinfo.InfoFile), GBps: p.RatedGBps}
 	}
 	if len(r.Copies) == 0 && r.AsyncCallNs == 0 {
 		return &inputerr.Error{Path: results, Problem: "the run's results hold no pinned copy timings",
@@ -375,7 +387,7 @@ func ratesFit(path, gpu string, rates *audit.Rates) error {
 // (source); or why they were not (note). close removes what nsys wrote.
 type ruleResult struct {
 	side   *audit.RuleSide
-	source string
+	source audit.RuleSource
 	note   string
 	close  func()
 }
@@ -410,7 +422,7 @@ func nvidiaRule(ctx context.Context, path, db, nsysOverride string, env environ.
 			if err == nil {
 				side, err := audit.ReadRule(ruleRows(a.CSV))
 				if err == nil {
-					return ruleResult{side: side, source: "nsys analyze -r " + nsysrule.AllArg + " on " + db + ", run beside the audit's stream",
+					return ruleResult{side: side, source: audit.RuleSource{Kind: audit.RuleSourceAnalyze, Path: db},
 						close: func() { a.Close() }}
 				}
 				a.Close()
@@ -428,11 +440,7 @@ func nvidiaRule(ctx context.Context, path, db, nsysOverride string, env environ.
 		if err != nil {
 			return ruleResult{note: err.Error(), close: func() {}}
 		}
-		src := "the rule's CSV beside the capture, " + p
-		if side.Count() == nsysrule.DefaultRows {
-			src += fmt.Sprintf(" (exactly %d rows: nsys analyze's default limit; make it with -r %s to list every copy)",
-				nsysrule.DefaultRows, nsysrule.AllArg)
-		}
+		src := audit.RuleSource{Kind: audit.RuleSourceCSV, Path: p, Capped: side.Count() == nsysrule.DefaultRows}
 		return ruleResult{side: side, source: src, close: func() {}}
 	}
 	notes = append(notes, "no *_"+nsysrule.Name+".csv beside the capture")

@@ -46,15 +46,17 @@ func TestReadRunRates(t *testing.T) {
 	if r.AsyncCallNs <= 0 || r.AsyncCallNs > 1e6 {
 		t.Errorf("pinned async call = %g ns", r.AsyncCallNs)
 	}
-	if math.Abs(r.LinkGBps-63.015) > 0.01 || r.Source != dir {
-		t.Errorf("link %g (%s), source %q", r.LinkGBps, r.LinkSource, r.Source)
+	if l := r.Link; math.Abs(r.LinkGBps-63.015) > 0.01 || r.Source != dir || l.Kind != audit.LinkRun || l.GBps != r.LinkGBps ||
+		l.File != filepath.Join(dir, runinfo.InfoFile) || l.Gen == 0 || l.Width == 0 || l.GPU == "" {
+		t.Errorf("link %g (%+v), source %q", r.LinkGBps, r.Link, r.Source)
 	}
 	// Without a run folder: the assumed link, said to be assumed.
 	r, err = AuditRates(AuditOptions{})
-	if err != nil || len(r.Copies) != 0 || r.LinkGBps != DefaultLinkGBps {
+	if err != nil || len(r.Copies) != 0 || r.LinkGBps != DefaultLinkGBps ||
+		r.Link != (audit.LinkOrigin{Kind: audit.LinkAssumed, Gen: 5, Width: 16, GBps: DefaultLinkGBps}) {
 		t.Errorf("no run folder: %+v, %v", r, err)
 	}
-	if r, err = AuditRates(AuditOptions{LinkGBps: 31.5}); err != nil || r.LinkGBps != 31.5 || r.LinkSource != "--link-gbps" {
+	if r, err = AuditRates(AuditOptions{LinkGBps: 31.5}); err != nil || r.LinkGBps != 31.5 || r.Link != (audit.LinkOrigin{Kind: audit.LinkFlag, GBps: 31.5}) {
 		t.Errorf("--link-gbps: %+v, %v", r, err)
 	}
 	if _, err := AuditRates(AuditOptions{RatesDir: filepath.Join("..", "testdata", "captures", "train-pinned")}); err == nil {

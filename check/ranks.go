@@ -7,7 +7,7 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/nsyscheck/nsyscheck/audit"
+	"github.com/nsyscheck/nsyscheck/auditjson"
 	"github.com/nsyscheck/nsyscheck/ranks"
 	"github.com/nsyscheck/nsyscheck/source"
 )
@@ -42,7 +42,7 @@ func AuditRanks(ctx context.Context, args []string, opts RanksOptions) (*ranks.S
 	var todo []ranks.Audited
 	var paths []int
 	for _, arg := range args {
-		if audits, failed, ok, err := audit.ReadRanks(arg); ok {
+		if audits, failed, ok, err := auditjson.ReadRanks(arg); ok {
 			if err != nil {
 				return nil, nil, err
 			}

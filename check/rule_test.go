@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nsyscheck/nsyscheck/audit"
+	"github.com/nsyscheck/nsyscheck/nsysrule"
 )
 
 // TestRuleBesideTheStream: with nsys installed (the stand-in of
@@ -41,9 +44,9 @@ func TestRuleBesideTheStream(t *testing.T) {
 		if r == nil || b == nil || !r.Available || !b.Available {
 			t.Fatalf("%s: the rule ran %+v, read %+v", c.capture, r, b)
 		}
-		if !strings.Contains(r.Source, "nsys analyze") || !strings.Contains(r.Source, "beside the audit's stream") ||
-			!strings.Contains(b.Source, "beside the capture") {
-			t.Errorf("%s: sources %q and %q", c.capture, r.Source, b.Source)
+		if r.Source.Kind != audit.RuleSourceAnalyze || r.Source.Path == "" || b.Source.Kind != audit.RuleSourceCSV ||
+			!strings.HasSuffix(b.Source.Path, "_"+nsysrule.Name+".csv") {
+			t.Errorf("%s: sources %+v and %+v", c.capture, r.Source, b.Source)
 		}
 		if r.Agree != c.agree || r.RuleCount != b.RuleCount || r.AuditCount != b.AuditCount || r.Both != b.Both ||
 			len(r.OnlyAudit) != c.only || len(b.OnlyAudit) != c.only || len(r.OnlyRule) != len(b.OnlyRule) {

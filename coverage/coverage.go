@@ -28,74 +28,74 @@ import (
 
 // Coverage is what a Watcher found: the capture's tracing, nsys's own
 // account of it, and the copies no copy call of the program made. Its JSON
-// is part of the audit's.
+// is part of the audit's (auditjson.Coverage).
 type Coverage struct {
 	// Tracing is what nsys was asked to trace (Known false where the input
 	// does not say: CSV reports).
-	Tracing Tracing `json:"tracing"`
+	Tracing Tracing
 	// Messages are nsys's messages about its capture at warning level and
 	// above, by severity, worst first.
-	Messages []Messages `json:"nsysMessages"`
+	Messages []Messages
 	// NotAll and None are the event families ("CUDA", "NVTX") nsys says it
 	// might not have collected whole, or collected none of; Collected what
 	// it says it kept of each.
-	NotAll    []string      `json:"notAllCollected"`
-	None      []string      `json:"noneCollected"`
-	Collected []FamilyCount `json:"collected"`
+	NotAll    []string
+	None      []string
+	Collected []FamilyCount
 	// ImportError is what nsys's first error processing the capture's raw
 	// events says ("" none); Dropped the first message that says records
 	// were lost or dropped.
-	ImportError string `json:"importError,omitempty"`
-	Dropped     string `json:"dropped,omitempty"`
+	ImportError string
+	Dropped     string
 
 	// GraphLaunches counts the CUDA graph launches traced whole, Graphs the
 	// graphs they launched (by id), GraphGPUNs their time on the GPU.
-	GraphLaunches int64 `json:"graphLaunches"`
-	Graphs        int   `json:"graphs"`
-	GraphGPUNs    int64 `json:"graphGpuNs"`
+	GraphLaunches int64
+	Graphs        int
+	GraphGPUNs    int64
 	// NodeLaunches, NodeCopies and NodeBytes are the graph launches traced
 	// node by node and the copies they ran as nodes.
-	NodeLaunches int64 `json:"nodeLaunches"`
-	NodeCopies   int64 `json:"nodeCopies"`
-	NodeBytes    int64 `json:"nodeBytes"`
+	NodeLaunches int64
+	NodeCopies   int64
+	NodeBytes    int64
 	// Migrations are the unified-memory migrations by direction and cause.
-	Migrations []Migration `json:"migrations"`
+	Migrations []Migration
 }
 
 // Tracing is what nsys was asked to trace, as the export's metadata says.
 type Tracing struct {
-	Known      bool   `json:"known"`
-	CUDA       bool   `json:"cuda"`
-	NVTX       bool   `json:"nvtx"`
-	OSRT       bool   `json:"osrt"`
-	GraphTrace string `json:"graphTrace,omitempty"` // "graph", "node", "" unknown
-	Backtraces bool   `json:"backtraces"`
-	PageFaults bool   `json:"pageFaults"`
+	Known      bool
+	CUDA       bool
+	NVTX       bool
+	OSRT       bool
+	GraphTrace string // "graph", "node", "" unknown
+	Backtraces bool
+	PageFaults bool
 }
 
 // Messages are nsys's messages of one severity: how many, and the first.
 type Messages struct {
-	Severity string `json:"severity"` // "error" or "warning"
-	Count    int    `json:"count"`
+	Severity string // "error" or "warning"
+	Count    int
 	// First is the first message's headline, FirstDetail the message nsys
 	// gives inside it ("" where none).
-	First       string `json:"first"`
-	FirstDetail string `json:"firstDetail,omitempty"`
+	First       string
+	FirstDetail string
 }
 
 // FamilyCount is how many events of one family nsys says it collected.
 type FamilyCount struct {
-	Family string `json:"family"`
-	Events int64  `json:"events"`
+	Family string
+	Events int64
 }
 
 // Migration sums the unified-memory migrations of one direction and cause.
 type Migration struct {
-	Direction vocab.CopyKind `json:"direction"`
-	Cause     string         `json:"cause"`
-	Count     int64          `json:"count"`
-	Bytes     int64          `json:"bytes"`
-	GPUNs     int64          `json:"gpuNs"`
+	Direction vocab.CopyKind
+	Cause     string
+	Count     int64
+	Bytes     int64
+	GPUNs     int64
 }
 
 // Watcher gathers a capture's Coverage from its records.

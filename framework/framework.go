@@ -47,24 +47,24 @@ const (
 // trace spells it (the first seen, for a pattern many names match), and
 // how many calls, launches or ranges bear it.
 type Clue struct {
-	Of    Name     `json:"of"`
-	Kind  ClueKind `json:"kind"`
-	Name  string   `json:"name"`
-	Count int64    `json:"count"`
+	Of    Name
+	Kind  ClueKind
+	Name  string
+	Count int64
 }
 
 // Detection is what a Detector found.
 type Detection struct {
-	Framework Name `json:"framework"`
+	Framework Name
 	// Python says the program ran in a Python interpreter (its main
 	// thread is named python...).
-	Python bool `json:"python"`
+	Python bool
 	// Clues are the marks found, strongest first.
-	Clues []Clue `json:"clues"`
+	Clues []Clue
 	// Backtraces says whether the capture's CUDA calls carry call stacks
 	// (nsys profile --cudabacktrace), which lead from a copy to its source
 	// line.
-	Backtraces bool `json:"backtraces"`
+	Backtraces bool
 }
 
 // mark is one pattern a framework's threads, kernels or domains bear.

@@ -8,6 +8,7 @@ package ranks
 
 import (
 	"cmp"
+	"encoding/json"
 	"errors"
 	"math"
 	"path/filepath"
@@ -110,11 +111,57 @@ type Summary struct {
 // Unlike is a rank whose capture is not of the program of the first
 // audited rank (Peer): what differs between the two.
 type Unlike struct {
-	Rank        string             `json:"rank"`
-	Capture     string             `json:"capture"`
-	Peer        string             `json:"peer"`
-	PeerCapture string             `json:"peerCapture"`
-	Differences []audit.Difference `json:"differences"`
+	Rank        string `json:"rank"`
+	Capture     string `json:"capture"`
+	Peer        string `json:"peer"`
+	PeerCapture string `json:"peerCapture"`
+	Differences []audit.Difference
+}
+
+// differenceJSON is an audit.Difference as the JSON writes it (the domain
+// type carries no JSON of its own).
+type differenceJSON struct {
+	What        string         `json:"what"`
+	Direction   vocab.CopyKind `json:"direction,omitempty"`
+	Before      int64          `json:"before"`
+	After       int64          `json:"after"`
+	Share       float64        `json:"share"`
+	OnlyBefore  []string       `json:"onlyBefore,omitempty"`
+	OnlyAfter   []string       `json:"onlyAfter,omitempty"`
+	NamesBefore int            `json:"namesBefore,omitempty"`
+	NamesAfter  int            `json:"namesAfter,omitempty"`
+}
+
+// unlikeJSON is Unlike as the JSON writes it.
+type unlikeJSON struct {
+	Rank        string           `json:"rank"`
+	Capture     string           `json:"capture"`
+	Peer        string           `json:"peer"`
+	PeerCapture string           `json:"peerCapture"`
+	Differences []differenceJSON `json:"differences"`
+}
+
+// MarshalJSON writes the rank and its differences through their transfer
+// types.
+func (u Unlike) MarshalJSON() ([]byte, error) {
+	j := unlikeJSON{Rank: u.Rank, Capture: u.Capture, Peer: u.Peer, PeerCapture: u.PeerCapture, Differences: []differenceJSON{}}
+	for _, d := range u.Differences {
+		j.Differences = append(j.Differences, differenceJSON(d))
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (u *Unlike) UnmarshalJSON(b []byte) error {
+	var j unlikeJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*u = Unlike{Rank: j.Rank, Capture: j.Capture, Peer: j.Peer, PeerCapture: j.PeerCapture}
+	for _, d := range j.Differences {
+		u.Differences = append(u.Differences, audit.Difference(d))
+	}
+	return nil
 }
 
 // Audited is one rank's capture and its audit, or why it has none.

@@ -1,7 +1,10 @@
 package ranks
 
 import (
+	"encoding/json"
 	"errors"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/nsyscheck/nsyscheck/audit"
@@ -81,5 +84,27 @@ func TestSummarize(t *testing.T) {
 	// One rank alone has no peers and stands out from none.
 	if one := Summarize(in[:1], DefaultThresholds); len(one.Findings) != 0 || one.Rows[0].Peers != 0 {
 		t.Errorf("one rank: %+v", one)
+	}
+}
+
+// TestUnlikeJSON: a rank of another program is written with its
+// differences under the schema's names, and read back whole.
+func TestUnlikeJSON(t *testing.T) {
+	u := Unlike{Rank: "1", Capture: "b.sqlite", Peer: "0", PeerCapture: "a.sqlite", Differences: []audit.Difference{
+		{What: audit.DiffBytes, Direction: vocab.CopyHtoD, Before: 10, After: 2, Share: -0.8},
+		{What: audit.DiffKernels, Before: 5, After: 7, Share: 1, OnlyAfter: []string{"k"}, NamesAfter: 1},
+	}}
+	b, err := json.Marshal(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{`"what":"bytes"`, `"before":10`, `"share":-0.8`, `"onlyAfter":["k"]`, `"namesAfter":1`} {
+		if !strings.Contains(string(b), key) {
+			t.Errorf("%s lacks %s", b, key)
+		}
+	}
+	var back Unlike
+	if err := json.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(back, u) {
+		t.Errorf("read back %+v (%v), want %+v", back, err, u)
 	}
 }

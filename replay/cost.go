@@ -10,9 +10,9 @@ import (
 // Bound is a value with its low and high bound: Low the most favourable
 // (the fastest), High the least.
 type Bound struct {
-	Low  float64 `json:"low"`
-	Mid  float64 `json:"mid"`
-	High float64 `json:"high"`
+	Low  float64
+	Mid  float64
+	High float64
 }
 
 // at returns the bound's value at a level.
@@ -37,20 +37,20 @@ type Cost struct {
 	// CallNs is the host time its call holds the thread beside the copy:
 	// the whole call for an async copy, the call's time outside the copy
 	// for a blocking one.
-	CallNs Bound `json:"callNs"`
+	CallNs Bound
 	// GPUNs is the copy's GPU duration.
-	GPUNs Bound `json:"gpuNs"`
+	GPUNs Bound
 	// CallSource and GPUSource say where each part comes from
 	// (SourceCapture, SourceRun, SourceLink), "" when unknown; CallFrom and
 	// GPUFrom name the run folder or the link's source for a rate.
-	CallSource string `json:"callSource"`
-	GPUSource  string `json:"gpuSource"`
-	CallFrom   string `json:"callFrom,omitempty"`
-	GPUFrom    string `json:"gpuFrom,omitempty"`
+	CallSource string
+	GPUSource  string
+	CallFrom   string
+	GPUFrom    string
 	// Samples and CallSamples are how many measured pinned copies and
 	// calls the GPU and the call part come from, 0 for a rate.
-	Samples     int `json:"samples"`
-	CallSamples int `json:"callSamples"`
+	Samples     int
+	CallSamples int
 }
 
 // complete reports whether both parts are known.
@@ -323,9 +323,9 @@ const RateWindow = 4
 // RatePoint is one pinned copy size timed outside the capture, in GB/s
 // (1e9 bytes/s).
 type RatePoint struct {
-	Direction vocab.CopyKind `json:"direction"`
-	Bytes     int64          `json:"bytes"`
-	GBps      float64        `json:"gbps"`
+	Direction vocab.CopyKind
+	Bytes     int64
+	GBps      float64
 }
 
 // RateCoster costs pinned copies by rates measured outside the capture: a

@@ -16,22 +16,22 @@ import (
 // by as much is one whose typical delay its own members do not share.
 type Misfit struct {
 	// What is "op" or "call".
-	What string `json:"what"`
+	What string
 	// Class is the ops' kind, API and a copy's direction and memory, or
 	// the calls' API and wait kind.
 	Class
 	// Count is how many calls or ops the class holds; Late how many of
 	// them came later than the model allows by more than MisfitNs.
-	Count int `json:"count"`
-	Late  int `json:"late"`
+	Count int
+	Late  int
 	// LateNs and EarlyNs sum the time the members came later and earlier
 	// than the model allows.
-	LateNs  int64 `json:"lateNs"`
-	EarlyNs int64 `json:"earlyNs"`
+	LateNs  int64
+	EarlyNs int64
 	// WorstNs is the latest member's lateness, WorstCorr its correlation
 	// id.
-	WorstNs   int64 `json:"worstNs"`
-	WorstCorr int64 `json:"worstCorrelationId"`
+	WorstNs   int64
+	WorstCorr int64
 }
 
 // MisfitNs is the lateness below which a call or op is not counted late;

@@ -28,7 +28,7 @@ func costerOf(r *audit.Rates) *replay.RateCoster {
 	for i, p := range r.Copies {
 		points[i] = replay.RatePoint{Direction: p.Direction, Bytes: p.Bytes, GBps: p.GBps}
 	}
-	return replay.NewRateCoster(points, r.Source, r.AsyncCallNs, r.LinkGBps, r.LinkSource)
+	return replay.NewRateCoster(points, r.Source, r.AsyncCallNs, r.LinkGBps, audit.FromLink)
 }
 
 // The rate of a copy is the nearest timed size's, bounded by the timed

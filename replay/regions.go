@@ -19,57 +19,57 @@ const CaptureRegion = "(capture)"
 // process inside it, or to the range's end if later. Times are in
 // milliseconds.
 type Region struct {
-	Name      string `json:"name"`
-	Instances int    `json:"instances"`
+	Name      string
+	Instances int
 	// MedianMs is the median instance's time; SpanMs runs from the first
 	// instance's start to the last one's completion.
-	MedianMs float64 `json:"medianMs"`
-	SpanMs   float64 `json:"spanMs"`
+	MedianMs float64
+	SpanMs   float64
 	// The same replayed as captured.
-	ReplayMedianMs float64 `json:"replayMedianMs"`
-	ReplaySpanMs   float64 `json:"replaySpanMs"`
+	ReplayMedianMs float64
+	ReplaySpanMs   float64
 	// The same predicted after pinning, with the bound of the low and high
 	// costs; zero, and absent from the JSON, where nothing was predicted
 	// (the audit's Region.NotPredicted).
-	PredictedMedianMs     float64 `json:"predictedMedianMs,omitempty"`
-	PredictedMedianLowMs  float64 `json:"predictedMedianLowMs,omitempty"`
-	PredictedMedianHighMs float64 `json:"predictedMedianHighMs,omitempty"`
-	PredictedSpanMs       float64 `json:"predictedSpanMs,omitempty"`
-	PredictedSpanLowMs    float64 `json:"predictedSpanLowMs,omitempty"`
-	PredictedSpanHighMs   float64 `json:"predictedSpanHighMs,omitempty"`
+	PredictedMedianMs     float64
+	PredictedMedianLowMs  float64
+	PredictedMedianHighMs float64
+	PredictedSpanMs       float64
+	PredictedSpanLowMs    float64
+	PredictedSpanHighMs   float64
 	// Period is the median time from one instance's start to the next's
 	// on the same thread (steps of a loop), zero with fewer than two.
-	Period Period `json:"period"`
+	Period Period
 	// Overlap is the share of the region's copy GPU time with a kernel
 	// running on another stream of its device.
-	Overlap Share `json:"overlap"`
+	Overlap Share
 	// HostShare is the host time held by the region's host-device copy
 	// calls per instance (their total over the instances) as a share of
 	// the median instance: an instance far longer than the others (a
 	// first step that waits for a loader's start) does not dilute it.
-	HostShare Share `json:"hostShare"`
+	HostShare Share
 	// Queued is the share of instances that completed after the next
 	// instance on their thread began: the GPU ran behind the host, so an
 	// instance's time holds the backlog of the ones before it, and the
 	// span (the loop's throughput) measures the region better than the
 	// median instance.
-	Queued Share `json:"queued"`
+	Queued Share
 	// Fit is the replay against the measurement: replayed over measured,
 	// less one, for the median and the span.
-	Fit Fit `json:"fit"`
+	Fit Fit
 	// CopyCallMs is the host time the region's host-device copy calls
 	// held their threads, summed over its instances, as measured;
 	// PageableCallMs the part of it held by calls of copies from pageable
 	// memory.
-	CopyCallMs     float64 `json:"copyCallMs"`
-	PageableCallMs float64 `json:"pageableCallMs"`
+	CopyCallMs     float64
+	PageableCallMs float64
 	// Outside is the host time the region's thread spent outside CUDA
 	// calls, as measured: the program's own work, which every replay
 	// keeps as it was.
-	Outside Outside `json:"outside"`
+	Outside Outside
 	// MedianCI is the confidence interval of the median instance's time
 	// by order statistics, as measured; zero with fewer than CIInstances.
-	MedianCI CI `json:"medianCI"`
+	MedianCI CI
 }
 
 // Outside is the host time a region's thread spent outside CUDA calls: in
@@ -77,17 +77,17 @@ type Region struct {
 // For CaptureRegion it is the thread of the first host-device copy call,
 // from that call to its thread's last call.
 type Outside struct {
-	MedianMs float64 `json:"medianMs"`
-	TotalMs  float64 `json:"totalMs"`
+	MedianMs float64
+	TotalMs  float64
 }
 
 // CI is an interval of a median by order statistics: the k-th smallest
 // and the k-th largest of n instances hold the median with probability
 // Coverage, 1 - 2 P(B <= k-1) for B binomial of n trials of one half.
 type CI struct {
-	LowMs    float64 `json:"lowMs"`
-	HighMs   float64 `json:"highMs"`
-	Coverage float64 `json:"coverage"`
+	LowMs    float64
+	HighMs   float64
+	Coverage float64
 }
 
 // CIInstances is the fewest instances whose median has a confidence
@@ -101,24 +101,24 @@ const CICoverage = 0.90
 
 // Period is the median start-to-start time of a region's instances.
 type Period struct {
-	Ms              float64 `json:"ms"`
-	ReplayMs        float64 `json:"replayMs"`
-	PredictedMs     float64 `json:"predictedMs"`
-	PredictedLowMs  float64 `json:"predictedLowMs"`
-	PredictedHighMs float64 `json:"predictedHighMs"`
+	Ms              float64
+	ReplayMs        float64
+	PredictedMs     float64
+	PredictedLowMs  float64
+	PredictedHighMs float64
 }
 
 // Share is a share measured and predicted after pinning.
 type Share struct {
-	Measured  float64 `json:"measured"`
-	Predicted float64 `json:"predicted"`
+	Measured  float64
+	Predicted float64
 }
 
 // Fit is the replay's relative error per measure.
 type Fit struct {
-	Median float64 `json:"median"`
-	Span   float64 `json:"span"`
-	Period float64 `json:"period"`
+	Median float64
+	Span   float64
+	Period float64
 }
 
 // regions finds the regions of a timeline once and measures them in any

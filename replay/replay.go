@@ -81,65 +81,65 @@ func PinByOf(name string) (PinBy, bool) {
 // Result is a replay's answer: the regions' times as measured, replayed
 // and predicted after pinning, the assumptions made, and the costs used.
 type Result struct {
-	Regions     []Region              `json:"regions"`
-	Assumptions []timeline.Assumption `json:"assumptions"`
-	Costs       []CostUse             `json:"costs"`
+	Regions     []Region
+	Assumptions []timeline.Assumption
+	Costs       []CostUse
 	// Model lists the typical delays the replays took in place of each
 	// call's and op's own (Typical).
-	Model []Typical `json:"model"`
+	Model []Typical
 	// Misfits are the classes of calls and ops the capture shows latest
 	// against the model, at most MaxMisfits, latest first: where to look
 	// when the fit is poor.
-	Misfits []Misfit `json:"misfits"`
+	Misfits []Misfit
 	// Recosted is how many copies from pageable memory the what-if
 	// re-costed as pinned; Uncosted how many it could find no cost for;
 	// Kept how many it kept as measured because no copy call made them (a
 	// CUDA graph's memcpy nodes).
-	Recosted int `json:"recosted"`
-	Uncosted int `json:"uncosted"`
-	Kept     int `json:"kept"`
+	Recosted int
+	Uncosted int
+	Kept     int
 	// PinBy is how the what-if took the buffers to be pinned.
-	PinBy PinBy `json:"pinBy"`
+	PinBy PinBy
 	// Forced counts the dependencies any replay had to take at their
 	// measured time to go on; 0 on a timeline without cycles.
-	Forced int `json:"forced"`
+	Forced int
 }
 
 // CostUse is the pinned costs the what-if gave one group of copies (one
 // direction, API kind and size class), beside what they cost measured.
 type CostUse struct {
-	Direction vocab.CopyKind `json:"direction"`
-	SizeClass string         `json:"sizeClass"`
-	Async     bool           `json:"async"`
-	Copies    int            `json:"copies"`
-	Bytes     int64          `json:"bytes"`
+	Direction vocab.CopyKind
+	SizeClass string
+	Async     bool
+	Copies    int
+	Bytes     int64
 	// CallNs and GPUNs are the measured host time of the copies' calls
 	// and GPU time of the copies, summed.
-	CallNs int64 `json:"callNs"`
-	GPUNs  int64 `json:"gpuNs"`
+	CallNs int64
+	GPUNs  int64
 	// PinnedCallNs and PinnedGPUNs are the same after pinning, summed
 	// (zero with no source: those copies kept their measured times).
-	PinnedCallNs Bound `json:"pinnedCallNs"`
-	PinnedGPUNs  Bound `json:"pinnedGpuNs"`
+	PinnedCallNs Bound
+	PinnedGPUNs  Bound
 	// CallSource and GPUSource say where the pinned costs come from
 	// (SourceCapture, SourceRun, SourceLink; SourceMixed when from more
 	// than one), "" when none was found; CallFrom and GPUFrom name the run
 	// folder or link of a rate.
-	CallSource string `json:"callSource"`
-	GPUSource  string `json:"gpuSource"`
-	CallFrom   string `json:"callFrom,omitempty"`
-	GPUFrom    string `json:"gpuFrom,omitempty"`
+	CallSource string
+	GPUSource  string
+	CallFrom   string
+	GPUFrom    string
 	// Samples and CallSamples are the most measured pinned copies and calls
 	// of the capture a cost of the group came from.
-	Samples     int `json:"samples"`
-	CallSamples int `json:"callSamples"`
+	Samples     int
+	CallSamples int
 	// PinCopyNs is the host time the high bound added for copying the
 	// buffers into pinned memory (PinByCopy), summed.
-	PinCopyNs int64 `json:"pinCopyNs"`
+	PinCopyNs int64
 	// Uncosted is how many of the copies found no pinned cost and kept
 	// their measured times; UncostedCallNs their calls' host time.
-	Uncosted       int   `json:"uncosted"`
-	UncostedCallNs int64 `json:"uncostedCallNs"`
+	Uncosted       int
+	UncostedCallNs int64
 }
 
 // oneSize puts every copy in one size class.

@@ -51,16 +51,16 @@ const (
 // Class is a class of calls or ops: "" in a field matches every value.
 type Class struct {
 	// API is the launching or waiting call's name.
-	API string `json:"api,omitempty"`
+	API string
 	// Op is the op kind (copy, kernel, memset, graph).
-	Op string `json:"op,omitempty"`
+	Op string
 	// Direction and Memory are a copy's direction and host memory kind.
-	Direction vocab.CopyKind `json:"direction,omitempty"`
-	Memory    vocab.MemKind  `json:"memory,omitempty"`
+	Direction vocab.CopyKind
+	Memory    vocab.MemKind
 	// Wait is a waiting call's wait kind.
-	Wait string `json:"wait,omitempty"`
+	Wait string
 	// SizeClass is the awaited copy's size class.
-	SizeClass string `json:"sizeClass,omitempty"`
+	SizeClass string
 }
 
 // classOf describes a class in words, sizes naming its size class.
@@ -91,12 +91,12 @@ func classOf(tl *timeline.Timeline, api int32, kind timeline.OpKind, dir timelin
 // ops every op of the quantity); where none has, each call or op keeps its
 // own measured delay and the class is not listed.
 type Typical struct {
-	Quantity Quantity `json:"quantity"`
+	Quantity Quantity
 	Class
-	Ns      int64 `json:"ns"`
-	Samples int   `json:"samples"`
+	Ns      int64
+	Samples int
 	// Uses is how many calls or ops of the replay took this value.
-	Uses int `json:"uses"`
+	Uses int
 }
 
 // anyClass marks a key field that matches every value.

@@ -71,17 +71,25 @@ func BuildAudit(out *audit.Output) (*AuditReport, error) {
 	if out.Check != nil {
 		r.Plot.Caption += " A region holds when its bar after lies within the whisker."
 	}
+	if len(bars.unpredX) > 0 {
+		r.Plot.Caption += " A region the what-if did not predict has no bar predicted."
+	}
 	return r, nil
 }
 
 // regionBars are the judged regions' bars, as shares of each region's
 // time before: predicted with the copies pinned, with the bound as a
-// whisker, and after (with a check).
+// whisker, where the region has a prediction (at predX, the region's
+// index; a region not predicted has no bar, a note in its place), and
+// after (with a check).
 type regionBars struct {
 	names               []string
+	predX               []float64
 	pred, after         plotter.Values
 	whisk               errorBars
 	predText, afterText []string
+	// unpredX are the places of the regions not predicted.
+	unpredX []float64
 }
 
 func regionBarsOf(out *audit.Output) regionBars {
@@ -104,6 +112,11 @@ func regionBarsOf(out *audit.Output) regionBars {
 			b.after = append(b.after, c.AfterMs()/before)
 			b.afterText = append(b.afterText, auditMs(c.AfterMs())+" ms\n"+string(c.Verdict))
 		}
+		if g.NotPredicted != nil {
+			b.unpredX = append(b.unpredX, float64(i))
+			continue
+		}
+		b.predX = append(b.predX, float64(i))
 		b.pred = append(b.pred, mid/before)
 		b.predText = append(b.predText, auditMs(mid)+" ms")
 		b.whisk = append(b.whisk, errorBar{x: float64(i), y: mid / before, lo: (mid - lo) / before, hi: (hi - mid) / before})
@@ -117,17 +130,20 @@ func regionBarsOf(out *audit.Output) regionBars {
 func (b regionBars) draw(title string, after bool, series map[string]plotter.XYs) (*plot.Plot, error) {
 	p := newPlot(title, "", "time / time before")
 	w := vg.Points(26)
-	add := func(name string, vs plotter.Values, off float64, col color.Color, legend string) error {
-		bc, err := plotter.NewBarChart(vs, w)
-		if err != nil {
-			return err
-		}
-		bc.Color, bc.LineStyle.Width, bc.XMin = col, 0, off
-		p.Add(bc)
-		p.Legend.Add(legend, bc)
+	// add draws one bar at each place (a region's index) less or more off.
+	add := func(name string, xs []float64, vs plotter.Values, off float64, col color.Color, legend string) error {
 		xys := make(plotter.XYs, len(vs))
 		for i, v := range vs {
-			xys[i] = plotter.XY{X: float64(i) + off, Y: v}
+			bc, err := plotter.NewBarChart(plotter.Values{v}, w)
+			if err != nil {
+				return err
+			}
+			bc.Color, bc.LineStyle.Width, bc.XMin = col, 0, xs[i]+off
+			p.Add(bc)
+			if i == 0 {
+				p.Legend.Add(legend, bc)
+			}
+			xys[i] = plotter.XY{X: xs[i] + off, Y: v}
 		}
 		series[name] = xys
 		return nil
@@ -136,13 +152,18 @@ func (b regionBars) draw(title string, after bool, series map[string]plotter.XYs
 	if after {
 		off = barOffset
 	}
-	if err := add(SeriesPredicted, b.pred, -off, colPinned, "predicted with the copies pinned (whisker: its bound)"); err != nil {
+	if err := add(SeriesPredicted, b.predX, b.pred, -off, colPinned, "predicted with the copies pinned (whisker: its bound)"); err != nil {
 		return nil, err
 	}
-	// Each value stands above its bar, a predicted one above its whisker.
+	// Each value stands above its bar, a predicted one above its whisker;
+	// a region not predicted has the words in its bar's place.
 	var texts [][]*plotter.Labels
 	if after {
-		if err := add(SeriesAfter, b.after, off, colResident, "after the fix"); err != nil {
+		every := make([]float64, len(b.after))
+		for i := range every {
+			every[i] = float64(i)
+		}
+		if err := add(SeriesAfter, every, b.after, off, colResident, "after the fix"); err != nil {
 			return nil, err
 		}
 		ls, err := labels(series[SeriesAfter], b.afterText, 0, vg.Points(8))
@@ -157,17 +178,27 @@ func (b regionBars) draw(title string, after bool, series map[string]plotter.XYs
 		whisk[i].x -= off
 		at[i] = plotter.XY{X: whisk[i].x, Y: whisk[i].y + whisk[i].hi}
 	}
-	eb, err := plotter.NewYErrorBars(whisk)
-	if err != nil {
-		return nil, err
+	words := append([]string(nil), b.predText...)
+	for _, x := range b.unpredX {
+		at = append(at, plotter.XY{X: x - off, Y: 0})
+		words = append(words, "not\npredicted")
 	}
-	eb.LineStyle.Width = vg.Points(1.2)
-	p.Add(eb)
-	ls, err := labels(at, b.predText, 0, vg.Points(8))
-	if err != nil {
-		return nil, err
+	if len(whisk) > 0 {
+		eb, err := plotter.NewYErrorBars(whisk)
+		if err != nil {
+			return nil, err
+		}
+		eb.LineStyle.Width = vg.Points(1.2)
+		p.Add(eb)
 	}
-	for _, l := range append(texts, ls) {
+	if len(at) > 0 {
+		ls, err := labels(at, words, 0, vg.Points(8))
+		if err != nil {
+			return nil, err
+		}
+		texts = append(texts, ls)
+	}
+	for _, l := range texts {
 		for _, x := range l {
 			p.Add(x)
 		}

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/nsyscheck/nsyscheck/audit"
+	"github.com/nsyscheck/nsyscheck/auditjson"
 	"github.com/nsyscheck/nsyscheck/coverage"
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/framework"
@@ -27,7 +28,7 @@ import (
 // wrote (testdata/audits, kept by check's TestAuditFixtures).
 func fixture(t *testing.T, name string) *audit.Output {
 	t.Helper()
-	out, ok, err := audit.ReadOutput(filepath.Join("testdata", "audits", name+".json"))
+	out, ok, err := auditjson.ReadOutput(filepath.Join("testdata", "audits", name+".json"))
 	if !ok || err != nil {
 		t.Fatalf("fixture %s: %v %v", name, ok, err)
 	}
@@ -71,6 +72,28 @@ func TestAuditReport(t *testing.T) {
 		mid, _, _ := r.Predicted()
 		if math.Abs(pred[i].Y-mid/r.Time()) > 1e-12 || math.Abs(after[i].Y-rc.AfterMs()/r.Time()) > 1e-12 {
 			t.Errorf("%s: bars %v and %v, rows %g and %g over %g", r.Name, pred[i], after[i], mid, rc.AfterMs(), r.Time())
+		}
+	}
+	// A region not predicted has no bar predicted and no whisker: none
+	// stands at its place.
+	gone := judged[0]
+	for i := range out.Before.Regions {
+		if r := &out.Before.Regions[i]; r.Name == gone.Name {
+			r.NotPredicted = &audit.NotPredicted{Uncosted: 1}
+			r.PredictedMedianMs, r.PredictedSpanMs = 0, 0
+		}
+	}
+	unpred, err := BuildAudit(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pred = unpred.Plot.Series[SeriesPredicted]
+	if len(pred) != len(judged)-1 || len(unpred.Plot.Series[SeriesAfter]) != len(judged) || !strings.Contains(unpred.Plot.Caption, "did not predict") {
+		t.Errorf("%s not predicted: series %v, caption %q", gone.Name, unpred.Plot.Series, unpred.Plot.Caption)
+	}
+	for _, xy := range pred {
+		if math.Round(xy.X) == 0 {
+			t.Errorf("%s not predicted has a bar predicted: %v", gone.Name, xy)
 		}
 	}
 	md := string(files[AuditMarkdownFile])
@@ -153,7 +176,7 @@ func TestWriteAudit(t *testing.T) {
 	if err := os.WriteFile(p, js.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	back, ok, err := audit.ReadOutput(p)
+	back, ok, err := auditjson.ReadOutput(p)
 	if !ok || err != nil {
 		t.Fatalf("ReadOutput of WriteAudit's JSON: %v %v", ok, err)
 	}
@@ -169,7 +192,7 @@ func TestWriteAudit(t *testing.T) {
 	}
 }
 
-// TestAuditEnvelopeVersion: the version audit.ReadOutput reads is the one
+// TestAuditEnvelopeVersion: the version auditjson.ReadOutput reads is the one
 // the envelope is written in.
 func TestAuditEnvelopeVersion(t *testing.T) {
 	if audit.EnvelopeVersion != SchemaVersion || audit.EnvelopeKind != KindAudit {
@@ -438,10 +461,14 @@ func TestRuleSummary(t *testing.T) {
 		rc   audit.RuleComparison
 		want string
 	}{
-		{audit.RuleComparison{Rule: "r", Source: "s", Available: true, Agree: true, Both: 1, RuleCount: 1, AuditCount: 1},
+		{audit.RuleComparison{Rule: "r", Source: audit.RuleSource{Kind: audit.RuleSourceRead, Text: "s"}, Available: true, Agree: true, Both: 1, RuleCount: 1, AuditCount: 1},
 			"NVIDIA's r rule (s) agrees: it lists the same 1 pageable async copy"},
-		{audit.RuleComparison{Rule: "r", Source: "s", Available: true, Both: 1, RuleCount: 2, AuditCount: 3},
+		{audit.RuleComparison{Rule: "r", Source: audit.RuleSource{Kind: audit.RuleSourceRead, Text: "s"}, Available: true, Both: 1, RuleCount: 2, AuditCount: 3},
 			"NVIDIA's r rule (s) disagrees: it lists 2 copies, the audit 3 pageable async copies, 1 in both"},
+		{audit.RuleComparison{Rule: "r", Source: audit.RuleSource{Kind: audit.RuleSourceAnalyze, Path: "a.sqlite"}, Available: true, Agree: true, Both: 1, RuleCount: 1, AuditCount: 1},
+			"NVIDIA's r rule (nsys analyze -r cuda_memcpy_async:rows=-1 on a.sqlite, run beside the audit's stream) agrees: it lists the same 1 pageable async copy"},
+		{audit.RuleComparison{Rule: "r", Source: audit.RuleSource{Kind: audit.RuleSourceCSV, Path: "a_cuda_memcpy_async.csv", Capped: true}, Available: true, Both: 1, RuleCount: 2, AuditCount: 3},
+			"NVIDIA's r rule (the rule's CSV beside the capture, a_cuda_memcpy_async.csv (exactly 50 rows: nsys analyze's default limit; make it with -r cuda_memcpy_async:rows=-1 to list every copy)) disagrees: it lists 2 copies, the audit 3 pageable async copies, 1 in both"},
 		{audit.RuleComparison{Rule: "r", Note: "nsys is not installed"}, "NVIDIA's r rule: not compared: nsys is not installed"},
 	} {
 		if got := ruleSummary(&c.rc); got != c.want {
@@ -529,7 +556,7 @@ func TestAuditJSONLeavesOutWhatDoesNotExist(t *testing.T) {
 		if err := os.WriteFile(p, js.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		back, ok, err := audit.ReadOutput(p)
+		back, ok, err := auditjson.ReadOutput(p)
 		if !ok || err != nil {
 			t.Fatalf("%s: read back: %v %v", name, ok, err)
 		}
@@ -584,5 +611,56 @@ func TestAuditDiagnosticsReadBackTyped(t *testing.T) {
 	}
 	if typed == 0 {
 		t.Error("no diagnostic of what a capture cannot show in the fixtures: the test tests nothing")
+	}
+}
+
+// The copy calls' host time where the what-if costed none of their
+// copies: "not predicted", no number standing for a prediction.
+func TestAuditUnpredictedWords(t *testing.T) {
+	p := &audit.Prediction{Count: 2, Bytes: 2e6, BeforeNs: 5e6, AfterNs: 5e6, AfterLowNs: 5e6, AfterHighNs: 5e6,
+		Groups: []audit.GroupPrediction{{Direction: vocab.CopyHtoD, APIKind: audit.Async, SizeBucket: "1MiB-16MiB", Count: 2, Bytes: 2e6,
+			BeforeNs: 5e6, AfterNs: 5e6, Uncosted: 2, Source: audit.SourceNone}}}
+	c := &audit.Check{HtoDBeforeNs: 5e6, PredictedAfterNs: 5e6, PredictedAfterLowNs: 5e6, PredictedAfterHighNs: 5e6}
+	for _, s := range append(predictionWords(&audit.Audit{Prediction: p}, nil), htodPredictedWords(c, p)) {
+		if !strings.Contains(s, "not predicted") || strings.Contains(s, "->") || strings.Contains(s, "predicted 5.0 ms") {
+			t.Errorf("unpredicted: %q", s)
+		}
+	}
+	p.Groups[0].Uncosted = 1
+	if w := htodPredictedWords(c, p); w != "predicted 5.0 ms, bound 5.0 ms to 5.0 ms" {
+		t.Errorf("one copy costed: %q", w)
+	}
+}
+
+// Where the link's rate came from is typed in the audit and worded here:
+// the costs that name the link (audit.FromLink) say it in the text and the
+// JSON, a run folder's run.json by its path as MapPaths names it; a cost
+// read back from JSON keeps its words.
+func TestAuditLinkWords(t *testing.T) {
+	for _, c := range []struct {
+		link audit.LinkOrigin
+		want string
+	}{
+		{audit.LinkOrigin{Kind: audit.LinkAssumed, Gen: 5, Width: 16, GBps: 63.015}, "assumed PCIe 5.0 x16, 63.0 GB/s; pass --link-gbps or --rates to give the real link"},
+		{audit.LinkOrigin{Kind: audit.LinkFlag, GBps: 31.5}, "--link-gbps"},
+		{audit.LinkOrigin{Kind: audit.LinkRun, Gen: 4, Width: 16, GPU: "NVIDIA T4", File: "/home/me/run/run.json", GBps: 31.5}, "PCIe 4.0 x16 of NVIDIA T4, from RUN/run.json"},
+	} {
+		link := c.link
+		au := &audit.Audit{Capture: "x", Link: &link,
+			Replay:     &audit.Replay{Costs: []replay.CostUse{{GPUSource: audit.SourceLink, GPUFrom: audit.FromLink}}},
+			Prediction: &audit.Prediction{Groups: []audit.GroupPrediction{{Source: audit.SourceLink, From: audit.FromLink}}}}
+		out := &audit.Output{Before: au}
+		out.MapPaths(func(p string) string { return strings.Replace(p, "/home/me/run", "RUN", 1) })
+		j := auditJSON(au)
+		if j.Replay.Costs[0].GPUFrom != c.want || j.Prediction.Groups[0].From != c.want || au.Replay.Costs[0].GPUFrom != audit.FromLink {
+			t.Errorf("%+v: JSON %q and %q, want %q", c.link, j.Replay.Costs[0].GPUFrom, j.Prediction.Groups[0].From, c.want)
+		}
+		if w := groupSourceWords(au, au.Prediction.Groups[0]); w != "the link: "+c.want {
+			t.Errorf("%+v: %q", c.link, w)
+		}
+	}
+	read := &audit.Audit{Replay: &audit.Replay{Costs: []replay.CostUse{{GPUSource: audit.SourceLink, GPUFrom: "as written"}}}}
+	if w := costSourcesWords(read, read.Replay.Costs); !strings.HasSuffix(w, "(as written)") {
+		t.Errorf("read back: %q", w)
 	}
 }

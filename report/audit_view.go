@@ -9,6 +9,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/coverage"
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/framework"
+	"github.com/nsyscheck/nsyscheck/nsysrule"
 	"github.com/nsyscheck/nsyscheck/replay"
 	"github.com/nsyscheck/nsyscheck/timeline"
 	"github.com/nsyscheck/nsyscheck/vocab"
@@ -411,8 +412,8 @@ func replayNote(au *audit.Audit) string {
 		how = "each buffer copied into pinned memory first, which the high bound pays on the host"
 	}
 	from := "as " + frameworkWords[au.Framework.Framework] + " pins"
-	if rp.PinByFrom != audit.PinByFramework {
-		from = "as " + rp.PinByFrom + " says"
+	if rp.PinByFrom == audit.PinByFlag {
+		from = "as --pin-by says"
 	}
 	if rp.Recosted+rp.Uncosted+rp.Kept == 0 {
 		return "the capture has no copy from pageable memory for the what-if to pin: its prediction is the replay as captured"
@@ -424,11 +425,32 @@ func replayNote(au *audit.Audit) string {
 	if rp.Kept > 0 {
 		s += fmt.Sprintf("; %s made by CUDA graphs were kept as measured", nounsOf(int64(rp.Kept), "copy"))
 	}
-	return s + "; " + costSourcesWords(rp.Costs)
+	return s + "; " + costSourcesWords(au, rp.Costs)
+}
+
+// linkWords says where a link's rate came from.
+func linkWords(o audit.LinkOrigin) string {
+	switch o.Kind {
+	case audit.LinkFlag:
+		return "--link-gbps"
+	case audit.LinkRun:
+		return fmt.Sprintf("PCIe %d.0 x%d of %s, from %s", o.Gen, o.Width, o.GPU, o.File)
+	}
+	return fmt.Sprintf("assumed PCIe %d.0 x%d, %.1f GB/s; pass --link-gbps or --rates to give the real link", o.Gen, o.Width, o.GBps)
+}
+
+// fromWords says where a cost of the audit came from: the link's origin in
+// words where the cost names the link (audit.FromLink), else what it names
+// (a run folder; or, read back from JSON, the words as written).
+func fromWords(au *audit.Audit, from string) string {
+	if from == audit.FromLink && au.Link != nil {
+		return linkWords(*au.Link)
+	}
+	return from
 }
 
 // costSourcesWords names where the what-if's call and GPU costs came from.
-func costSourcesWords(costs []replay.CostUse) string {
+func costSourcesWords(au *audit.Audit, costs []replay.CostUse) string {
 	calls, gpus := map[string]bool{}, map[string]bool{}
 	for _, c := range costs {
 		if c.CallSource != "" {
@@ -454,7 +476,7 @@ func costSourcesWords(costs []replay.CostUse) string {
 	for _, c := range costs {
 		if c.GPUSource == audit.SourceLink && c.GPUFrom != "" {
 			// Where the link's rate comes from, which says when it is assumed.
-			return s + " (" + c.GPUFrom + ")"
+			return s + " (" + fromWords(au, c.GPUFrom) + ")"
 		}
 	}
 	return s
@@ -592,11 +614,22 @@ func checkView(v *auditView, out *audit.Output, verbose bool) {
 	}
 	v.Notes = append(v.Notes,
 		"bound: the prediction at the low and high costs, widened by "+pctPlain(audit.ModelError)+" for the model's own error, by the replay's error on the region as captured, and for a median by how far its instances' 90% interval reaches (docs/audit.md)",
-		fmt.Sprintf("host-to-device copy calls held the host %s before and %s after (predicted %s, bound %s to %s); %s host-to-device before, %s after",
-			ns(c.HtoDBeforeNs), ns(c.HtoDAfterNs), ns(c.PredictedAfterNs), ns(c.PredictedAfterLowNs), ns(c.PredictedAfterHighNs),
+		fmt.Sprintf("host-to-device copy calls held the host %s before and %s after (%s); %s host-to-device before, %s after",
+			ns(c.HtoDBeforeNs), ns(c.HtoDAfterNs), htodPredictedWords(c, out.Before.Prediction),
 			formatMB(c.HtoDBytesBefore), formatMB(c.HtoDBytesAfter)),
 		pinCostWords(c),
 		replayNote(out.Before))
+}
+
+// htodPredictedWords says what the check's prediction of the host-to-device
+// copy calls' host time was: none where the what-if found a pinned cost
+// for none of their pageable copies (the time after would be the time
+// before, kept, not foreseen).
+func htodPredictedWords(c *audit.Check, p *audit.Prediction) string {
+	if p.Unpredicted(vocab.CopyHtoD) {
+		return "not predicted: the what-if found no pinned cost for their copies from pageable memory"
+	}
+	return fmt.Sprintf("predicted %s, bound %s to %s", ns(c.PredictedAfterNs), ns(c.PredictedAfterLowNs), ns(c.PredictedAfterHighNs))
 }
 
 // regionCheckWords explains one region's verdict.
@@ -841,7 +874,7 @@ func detailOf(au *audit.Audit, verbose bool) auditDetail {
 		fv.More = len(f.Evidence) - len(shown)
 		d.Findings = append(d.Findings, fv)
 	}
-	d.Prediction = predictionWords(au.Prediction, coverage.HidesSaving(au.Diagnostics))
+	d.Prediction = predictionWords(au, coverage.HidesSaving(au.Diagnostics))
 	d.Replay = replayWords(au)
 	if au.NVIDIA != nil {
 		rule := ruleSummary(au.NVIDIA)
@@ -871,7 +904,8 @@ func detailOf(au *audit.Audit, verbose bool) auditDetail {
 // time, group by group.
 // saving lists the diagnostics that say what pinning would save may lie
 // outside what the capture shows (coverage.HidesSaving).
-func predictionWords(p *audit.Prediction, saving []diag.Code) []string {
+func predictionWords(au *audit.Audit, saving []diag.Code) []string {
+	p := au.Prediction
 	if p == nil {
 		return nil
 	}
@@ -884,9 +918,18 @@ func predictionWords(p *audit.Prediction, saving []diag.Code) []string {
 	out := []string{fmt.Sprintf("pinning the %s (%s) should cut the host time their calls hold from %s to %s (%s-%s), saving %s; costs from %s",
 		nounsOf(p.Count, "pageable copy"), formatMB(p.Bytes), ns(p.BeforeNs), ns(p.AfterNs), ns(p.AfterLowNs), ns(p.AfterHighNs),
 		ns(p.SavedNs), sourcesWords(p))}
+	if p.Unpredicted("") {
+		out[0] = fmt.Sprintf("the host time the calls of the %s (%s) hold after pinning is not predicted: the what-if found no pinned cost for any of them; their calls hold %s now",
+			nounsOf(p.Count, "pageable copy"), formatMB(p.Bytes), ns(p.BeforeNs))
+	}
 	for _, g := range p.Groups {
+		if g.Count > 0 && int64(g.Uncosted) == g.Count {
+			out = append(out, fmt.Sprintf("%s %s %s: %s, %s now, not predicted: no pinned cost", g.Direction, g.APIKind, g.SizeBucket,
+				nounsOf(g.Count, "copy"), ns(g.BeforeNs)))
+			continue
+		}
 		out = append(out, fmt.Sprintf("%s %s %s: %s, %s now -> %s (%s-%s) from %s", g.Direction, g.APIKind, g.SizeBucket,
-			nounsOf(g.Count, "copy"), ns(g.BeforeNs), ns(g.AfterNs), ns(g.AfterLowNs), ns(g.AfterHighNs), groupSourceWords(g)))
+			nounsOf(g.Count, "copy"), ns(g.BeforeNs), ns(g.AfterNs), ns(g.AfterLowNs), ns(g.AfterHighNs), groupSourceWords(au, g)))
 	}
 	if p.PinCopyNs > 0 {
 		out = append(out, fmt.Sprintf("copying the buffers into pinned memory costs up to %s more on the host, outside the copy calls (the high bound of the regions pays it)", ns(p.PinCopyNs)))
@@ -895,14 +938,14 @@ func predictionWords(p *audit.Prediction, saving []diag.Code) []string {
 }
 
 // groupSourceWords says where a group's pinned cost came from.
-func groupSourceWords(g audit.GroupPrediction) string {
+func groupSourceWords(au *audit.Audit, g audit.GroupPrediction) string {
 	switch g.Source {
 	case audit.SourceCapture:
 		return fmt.Sprintf("%s of this capture (median, 10th-90th percentile)", nounsOf(int64(g.Samples), "pinned "+string(g.APIKind)+" call"))
 	case audit.SourceRun:
-		return "the pinned copies timed in " + g.From
+		return "the pinned copies timed in " + fromWords(au, g.From)
 	case audit.SourceLink:
-		return "the link: " + g.From
+		return "the link: " + fromWords(au, g.From)
 	case audit.SourceLaunch:
 		return fmt.Sprintf("%s of this capture, which enqueue as a pinned copy call does (median, 10th-90th percentile)", nounsOf(int64(g.Samples), "kernel launch call"))
 	case audit.SourceNone:
@@ -960,8 +1003,26 @@ func ruleSummary(rc *audit.RuleComparison) string {
 		return fmt.Sprintf("NVIDIA's %s rule: not compared: %s", rc.Rule, rc.Note)
 	}
 	if rc.Agree {
-		return fmt.Sprintf("NVIDIA's %s rule (%s) agrees: it lists the same %s", rc.Rule, rc.Source, nounsOf(int64(rc.Both), "pageable async copy"))
+		return fmt.Sprintf("NVIDIA's %s rule (%s) agrees: it lists the same %s", rc.Rule, ruleSourceWords(rc.Source), nounsOf(int64(rc.Both), "pageable async copy"))
 	}
 	return fmt.Sprintf("NVIDIA's %s rule (%s) disagrees: it lists %s, the audit %s, %d in both",
-		rc.Rule, rc.Source, nounsOf(int64(rc.RuleCount), "copy"), nounsOf(int64(rc.AuditCount), "pageable async copy"), rc.Both)
+		rc.Rule, ruleSourceWords(rc.Source), nounsOf(int64(rc.RuleCount), "copy"), nounsOf(int64(rc.AuditCount), "pageable async copy"), rc.Both)
+}
+
+// ruleSourceWords says how NVIDIA's rule's copies were had.
+func ruleSourceWords(s audit.RuleSource) string {
+	switch s.Kind {
+	case audit.RuleSourceAnalyze:
+		return "nsys analyze -r " + nsysrule.AllArg + " on " + s.Path + ", run beside the audit's stream"
+	case audit.RuleSourceCSV:
+		w := "the rule's CSV beside the capture, " + s.Path
+		if s.Capped {
+			w += fmt.Sprintf(" (exactly %d rows: nsys analyze's default limit; make it with -r %s to list every copy)",
+				nsysrule.DefaultRows, nsysrule.AllArg)
+		}
+		return w
+	case audit.RuleSourceRead:
+		return s.Text
+	}
+	return ""
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/audit"
+	"github.com/nsyscheck/nsyscheck/auditjson"
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/predictions"
@@ -44,7 +45,7 @@ type Envelope struct {
 	Fleet *JSONFleet `json:"fleet,omitempty"`
 	// Check is the audit's check of the capture after the fix against the
 	// capture before it (kind "audit" with two inputs). Absent otherwise.
-	Check *jsonCheck `json:"check,omitempty"`
+	Check *auditjson.Check `json:"check,omitempty"`
 	// Refused is the audit's refusal of an input (kind "audit", no
 	// results). Absent otherwise.
 	Refused *JSONRefusal `json:"refused,omitempty"`

@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/nsyscheck/nsyscheck/audit"
+	"github.com/nsyscheck/nsyscheck/auditjson"
 	"github.com/nsyscheck/nsyscheck/fleet"
 	"github.com/nsyscheck/nsyscheck/ranks"
 )
@@ -31,7 +32,7 @@ func RanksEnvelope(s *ranks.Summary, audited []ranks.Audited, version string) En
 		}
 	}
 	inputs := []string{}
-	results := []jsonAudit{}
+	results := []auditjson.Audit{}
 	for _, r := range s.Rows {
 		if au := by[r.Capture]; au != nil && r.Err == "" {
 			inputs = append(inputs, au.Capture)

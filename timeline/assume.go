@@ -81,21 +81,21 @@ const (
 // Assumption is one kind of assumption for one process and API (or event,
 // or stream), with how many times it was made.
 type Assumption struct {
-	Kind AssumptionKind `json:"kind"`
-	PID  int64          `json:"pid"`
+	Kind AssumptionKind
+	PID  int64
 	// API is the call the assumption is about, "" when none.
-	API string `json:"api,omitempty"`
+	API string
 	// Event is the event id, -1 when none.
-	Event int64 `json:"event"`
+	Event int64
 	// Stream is the stream id, -1 when none.
-	Stream int64 `json:"stream"`
+	Stream int64
 	// TID is the thread the assumption is about, 0 when none.
-	TID int64 `json:"tid,omitempty"`
+	TID int64
 	// Count is how many calls, ops or ranges it was made for.
-	Count int `json:"count"`
+	Count int
 	// Corr is the correlation id of the first call it was made for, 0 when
 	// none.
-	Corr int64 `json:"correlationId,omitempty"`
+	Corr int64
 }
 
 type assumeKey struct {

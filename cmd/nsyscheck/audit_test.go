@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/nsyscheck/nsyscheck/audit"
+	"github.com/nsyscheck/nsyscheck/auditjson"
 	"github.com/nsyscheck/nsyscheck/predictions"
 )
 
@@ -16,12 +17,12 @@ func TestShareableAudit(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", cache)
 	db := filepath.Join(cache, "nsyscheck", "exports", "app.nsyscheck.sqlite")
 	au := &audit.Audit{Capture: "ro/app.nsys-rep", Files: []string{"ro/app.nsys-rep", db},
-		NVIDIA: &audit.RuleComparison{Source: "nsys analyze -r cuda_memcpy_async:rows=-1 on " + db}}
+		NVIDIA: &audit.RuleComparison{Source: audit.RuleSource{Kind: audit.RuleSourceAnalyze, Path: db}}}
 	out := &audit.Output{Before: au}
 	out.MapPaths(sharePaths(cacheRule(nil)).apply)
 	want := "cache:" + filepath.Join("nsyscheck", "exports", "app.nsyscheck.sqlite")
-	if au.Files[0] != "ro/app.nsys-rep" || au.Files[1] != want || au.NVIDIA.Source != "nsys analyze -r cuda_memcpy_async:rows=-1 on "+want {
-		t.Errorf("files %v, rule source %q; want %s", au.Files, au.NVIDIA.Source, want)
+	if au.Files[0] != "ro/app.nsys-rep" || au.Files[1] != want || au.NVIDIA.Source.Path != want {
+		t.Errorf("files %v, rule source %+v; want %s", au.Files, au.NVIDIA.Source, want)
 	}
 }
 
@@ -58,7 +59,7 @@ func TestSharePaths(t *testing.T) {
 
 // TestAuditJSONReadBack: the JSON of every shipped pair's audit reads back
 // with its check, which report makes again from the two audits and finds
-// the same, verdict and numbers (audit.ReadOutput refuses one it does not).
+// the same, verdict and numbers (auditjson.ReadOutput refuses one it does not).
 func TestAuditJSONReadBack(t *testing.T) {
 	pairs := [][2]string{{"train-pageable", "train-pinned"}, {"torch-prefetch-pageable", "torch-prefetch-pinned"},
 		{"pipeline-pageable", "pipeline-pinned"}, {"cupy-pageable", "cupy-pinned"}, {"driver-pageable", "driver-pinned"},
@@ -73,7 +74,7 @@ func TestAuditJSONReadBack(t *testing.T) {
 		if err := os.WriteFile(js, []byte(out), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		got, ok, err := audit.ReadOutput(js)
+		got, ok, err := auditjson.ReadOutput(js)
 		if !ok || err != nil || got.Check == nil {
 			t.Errorf("%v: read back %v %v", p, ok, err)
 		}

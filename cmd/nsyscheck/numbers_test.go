@@ -288,6 +288,14 @@ func auditNumbersOf(au *audit.Audit) auditNumbers {
 	return n
 }
 
+// tolerance is a region check's tolerance as the numbers name it.
+type tolerance struct {
+	Model     float64 `json:"model"`
+	Fit       float64 `json:"fit"`
+	NoiseLow  float64 `json:"noiseLow"`
+	NoiseHigh float64 `json:"noiseHigh"`
+}
+
 // checkNumbers are the numbers of an audit's check after the fix.
 func checkNumbers(c *audit.Check) []any {
 	var classes []any
@@ -301,7 +309,7 @@ func checkNumbers(c *audit.Check) []any {
 	var regions []any
 	for _, r := range c.Regions {
 		regions = append(regions, []any{r.Name, r.Judged, r.Measure, r.AfterMedianMs, r.AfterSpanMs, r.BoundLowMs, r.BoundHighMs,
-			r.Tolerance, r.Faster, r.Verdict, r.Why})
+			tolerance{r.Tolerance.Model, r.Tolerance.Fit, r.Tolerance.NoiseLow, r.Tolerance.NoiseHigh}, r.Faster, r.Verdict, r.Why})
 	}
 	return []any{c.Verdict, c.HtoDBeforeNs, c.HtoDAfterNs, c.HtoDBytesBefore, c.HtoDBytesAfter, c.BytesChange,
 		c.PredictedAfterNs, c.PredictedAfterLowNs, c.PredictedAfterHighNs, c.PredictedSavedNs, c.SavedNs, c.PredictionSources,

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nsyscheck/nsyscheck/audit"
+	"github.com/nsyscheck/nsyscheck/auditjson"
 	"github.com/nsyscheck/nsyscheck/check"
 	"github.com/nsyscheck/nsyscheck/fleet"
 	"github.com/nsyscheck/nsyscheck/predictions"
@@ -124,7 +125,7 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 			ok  bool
 		}
 		r, err := untilInterrupted(sig, func() (read, error) {
-			out, ok, err := audit.ReadOutput(paths[0])
+			out, ok, err := auditjson.ReadOutput(paths[0])
 			return read{out, ok}, err
 		})
 		if sig.Err() != nil {

@@ -1,0 +1,1160 @@
+package auditjson
+
+import (
+	"github.com/nsyscheck/nsyscheck/audit"
+	"github.com/nsyscheck/nsyscheck/coverage"
+	"github.com/nsyscheck/nsyscheck/framework"
+	"github.com/nsyscheck/nsyscheck/replay"
+	"github.com/nsyscheck/nsyscheck/timeline"
+)
+
+func fromClue(v framework.Clue) Clue {
+	return Clue{
+		Of:    v.Of,
+		Kind:  v.Kind,
+		Name:  v.Name,
+		Count: v.Count,
+	}
+}
+
+func toClue(j Clue) framework.Clue {
+	return framework.Clue{
+		Of:    j.Of,
+		Kind:  j.Kind,
+		Name:  j.Name,
+		Count: j.Count,
+	}
+}
+
+func fromDetection(v framework.Detection) Detection {
+	return Detection{
+		Framework:  v.Framework,
+		Python:     v.Python,
+		Clues:      mapSlice(v.Clues, fromClue),
+		Backtraces: v.Backtraces,
+	}
+}
+
+func toDetection(j Detection) framework.Detection {
+	return framework.Detection{
+		Framework:  j.Framework,
+		Python:     j.Python,
+		Clues:      mapSlice(j.Clues, toClue),
+		Backtraces: j.Backtraces,
+	}
+}
+
+func fromReplayPeriod(v replay.Period) ReplayPeriod {
+	return ReplayPeriod{
+		Ms:              v.Ms,
+		ReplayMs:        v.ReplayMs,
+		PredictedMs:     v.PredictedMs,
+		PredictedLowMs:  v.PredictedLowMs,
+		PredictedHighMs: v.PredictedHighMs,
+	}
+}
+
+func toReplayPeriod(j ReplayPeriod) replay.Period {
+	return replay.Period{
+		Ms:              j.Ms,
+		ReplayMs:        j.ReplayMs,
+		PredictedMs:     j.PredictedMs,
+		PredictedLowMs:  j.PredictedLowMs,
+		PredictedHighMs: j.PredictedHighMs,
+	}
+}
+
+func fromReplayShare(v replay.Share) ReplayShare {
+	return ReplayShare{
+		Measured:  v.Measured,
+		Predicted: v.Predicted,
+	}
+}
+
+func toReplayShare(j ReplayShare) replay.Share {
+	return replay.Share{
+		Measured:  j.Measured,
+		Predicted: j.Predicted,
+	}
+}
+
+// fromReplayFit is the replay's fit, the period's left out where the
+// region has no period.
+func fromReplayFit(v replay.Fit, period bool) ReplayFit {
+	j := ReplayFit{Median: v.Median, Span: v.Span}
+	if period {
+		p := v.Period
+		j.Period = &p
+	}
+	return j
+}
+
+func toReplayFit(j ReplayFit) replay.Fit {
+	return replay.Fit{Median: j.Median, Span: j.Span, Period: deref(j.Period)}
+}
+
+func fromReplayOutside(v replay.Outside) ReplayOutside {
+	return ReplayOutside{
+		MedianMs: v.MedianMs,
+		TotalMs:  v.TotalMs,
+	}
+}
+
+func toReplayOutside(j ReplayOutside) replay.Outside {
+	return replay.Outside{
+		MedianMs: j.MedianMs,
+		TotalMs:  j.TotalMs,
+	}
+}
+
+func fromReplayCI(v replay.CI) ReplayCI {
+	return ReplayCI{
+		LowMs:    v.LowMs,
+		HighMs:   v.HighMs,
+		Coverage: v.Coverage,
+	}
+}
+
+func toReplayCI(j ReplayCI) replay.CI {
+	return replay.CI{
+		LowMs:    j.LowMs,
+		HighMs:   j.HighMs,
+		Coverage: j.Coverage,
+	}
+}
+
+func fromReplayRegion(v replay.Region) ReplayRegion {
+	return ReplayRegion{
+		Name:                  v.Name,
+		Instances:             v.Instances,
+		MedianMs:              v.MedianMs,
+		SpanMs:                v.SpanMs,
+		ReplayMedianMs:        v.ReplayMedianMs,
+		ReplaySpanMs:          v.ReplaySpanMs,
+		PredictedMedianMs:     v.PredictedMedianMs,
+		PredictedMedianLowMs:  v.PredictedMedianLowMs,
+		PredictedMedianHighMs: v.PredictedMedianHighMs,
+		PredictedSpanMs:       v.PredictedSpanMs,
+		PredictedSpanLowMs:    v.PredictedSpanLowMs,
+		PredictedSpanHighMs:   v.PredictedSpanHighMs,
+		Period:                period(v),
+		Overlap:               fromReplayShare(v.Overlap),
+		HostShare:             fromReplayShare(v.HostShare),
+		Queued:                fromReplayShare(v.Queued),
+		Fit:                   fromReplayFit(v.Fit, hasPeriod(v)),
+		CopyCallMs:            v.CopyCallMs,
+		PageableCallMs:        v.PageableCallMs,
+		Outside:               fromReplayOutside(v.Outside),
+		MedianCI:              medianCI(v),
+	}
+}
+
+func toReplayRegion(j ReplayRegion) replay.Region {
+	return replay.Region{
+		Name:                  j.Name,
+		Instances:             j.Instances,
+		MedianMs:              j.MedianMs,
+		SpanMs:                j.SpanMs,
+		ReplayMedianMs:        j.ReplayMedianMs,
+		ReplaySpanMs:          j.ReplaySpanMs,
+		PredictedMedianMs:     j.PredictedMedianMs,
+		PredictedMedianLowMs:  j.PredictedMedianLowMs,
+		PredictedMedianHighMs: j.PredictedMedianHighMs,
+		PredictedSpanMs:       j.PredictedSpanMs,
+		PredictedSpanLowMs:    j.PredictedSpanLowMs,
+		PredictedSpanHighMs:   j.PredictedSpanHighMs,
+		Period:                toReplayPeriod(deref(j.Period)),
+		Overlap:               toReplayShare(j.Overlap),
+		HostShare:             toReplayShare(j.HostShare),
+		Queued:                toReplayShare(j.Queued),
+		Fit:                   toReplayFit(j.Fit),
+		CopyCallMs:            j.CopyCallMs,
+		PageableCallMs:        j.PageableCallMs,
+		Outside:               toReplayOutside(j.Outside),
+		MedianCI:              toReplayCI(deref(j.MedianCI)),
+	}
+}
+
+func fromNotPredicted(v audit.NotPredicted) NotPredicted {
+	return NotPredicted{
+		Uncosted: v.Uncosted,
+		Launches: v.Launches,
+	}
+}
+
+func toNotPredicted(j NotPredicted) audit.NotPredicted {
+	return audit.NotPredicted{
+		Uncosted: j.Uncosted,
+		Launches: j.Launches,
+	}
+}
+
+func fromRegion(v audit.Region) Region {
+	return Region{
+		ReplayRegion:  fromReplayRegion(v.Region),
+		Measure:       v.Measure,
+		PageableShare: v.PageableShare,
+		NotPredicted:  mapPtr(v.NotPredicted, fromNotPredicted),
+		Loading:       mapPtr(v.Loading, fromReplayOutside),
+	}
+}
+
+func toRegion(j Region) audit.Region {
+	return audit.Region{
+		Region:        toReplayRegion(j.ReplayRegion),
+		Measure:       j.Measure,
+		PageableShare: j.PageableShare,
+		NotPredicted:  mapPtr(j.NotPredicted, toNotPredicted),
+		Loading:       mapPtr(j.Loading, toReplayOutside),
+	}
+}
+
+func fromGateRegion(v audit.GateRegion) GateRegion {
+	return GateRegion{
+		Name:  v.Name,
+		Share: v.Share,
+	}
+}
+
+func toGateRegion(j GateRegion) audit.GateRegion {
+	return audit.GateRegion{
+		Name:  j.Name,
+		Share: j.Share,
+	}
+}
+
+func fromGate(v audit.Gate) Gate {
+	return Gate{
+		Limit: v.Limit,
+		Over:  mapSlice(v.Over, fromGateRegion),
+		Worst: fromGateRegion(v.Worst),
+	}
+}
+
+func toGate(j Gate) audit.Gate {
+	return audit.Gate{
+		Limit: j.Limit,
+		Over:  mapSlice(j.Over, toGateRegion),
+		Worst: toGateRegion(j.Worst),
+	}
+}
+
+func fromTotal(v audit.Total) Total {
+	return Total{
+		Direction:  v.Direction,
+		HostMemory: v.HostMemory,
+		APIKind:    v.APIKind,
+		Count:      v.Count,
+		Bytes:      v.Bytes,
+		HostNs:     v.HostNs,
+		GPUNs:      v.GPUNs,
+	}
+}
+
+func toTotal(j Total) audit.Total {
+	return audit.Total{
+		Direction:  j.Direction,
+		HostMemory: j.HostMemory,
+		APIKind:    j.APIKind,
+		Count:      j.Count,
+		Bytes:      j.Bytes,
+		HostNs:     j.HostNs,
+		GPUNs:      j.GPUNs,
+	}
+}
+
+func fromClassKey(v audit.ClassKey) ClassKey {
+	return ClassKey{
+		API:        v.API,
+		APIKind:    v.APIKind,
+		Direction:  v.Direction,
+		HostMemory: v.HostMemory,
+		SizeBucket: v.SizeBucket,
+		PID:        v.PID,
+		TID:        v.TID,
+		Stream:     v.Stream,
+		Range:      v.Range,
+		Migration:  v.Migration,
+	}
+}
+
+func toClassKey(j ClassKey) audit.ClassKey {
+	return audit.ClassKey{
+		API:        j.API,
+		APIKind:    j.APIKind,
+		Direction:  j.Direction,
+		HostMemory: j.HostMemory,
+		SizeBucket: j.SizeBucket,
+		PID:        j.PID,
+		TID:        j.TID,
+		Stream:     j.Stream,
+		Range:      j.Range,
+		Migration:  j.Migration,
+	}
+}
+
+func fromClass(v audit.Class) Class {
+	return Class{
+		ClassKey:     fromClassKey(v.ClassKey),
+		Thread:       v.Thread,
+		Count:        v.Count,
+		Bytes:        v.Bytes,
+		HostNs:       v.HostNs,
+		GPUNs:        v.GPUNs,
+		GPUGBps:      v.GPUGBps,
+		HostGBps:     v.HostGBps,
+		HostShare:    v.HostShare,
+		SecretlySync: v.SecretlySync,
+	}
+}
+
+func toClass(j Class) audit.Class {
+	return audit.Class{
+		ClassKey:     toClassKey(j.ClassKey),
+		Thread:       j.Thread,
+		Count:        j.Count,
+		Bytes:        j.Bytes,
+		HostNs:       j.HostNs,
+		GPUNs:        j.GPUNs,
+		GPUGBps:      j.GPUGBps,
+		HostGBps:     j.HostGBps,
+		HostShare:    j.HostShare,
+		SecretlySync: j.SecretlySync,
+	}
+}
+
+func fromFrame(v audit.Frame) Frame {
+	return Frame{
+		Symbol:     v.Symbol,
+		Module:     v.Module,
+		Unresolved: v.Unresolved,
+	}
+}
+
+func toFrame(j Frame) audit.Frame {
+	return audit.Frame{
+		Symbol:     j.Symbol,
+		Module:     j.Module,
+		Unresolved: j.Unresolved,
+	}
+}
+
+func fromSiteTotals(v audit.SiteTotals) SiteTotals {
+	return SiteTotals{
+		Copies: v.Copies,
+		Bytes:  v.Bytes,
+		HostNs: v.HostNs,
+	}
+}
+
+func toSiteTotals(j SiteTotals) audit.SiteTotals {
+	return audit.SiteTotals{
+		Copies: j.Copies,
+		Bytes:  j.Bytes,
+		HostNs: j.HostNs,
+	}
+}
+
+func fromCallSite(v audit.CallSite) CallSite {
+	return CallSite{
+		Frame:      fromFrame(v.Frame),
+		Entry:      mapPtr(v.Entry, fromFrame),
+		Method:     v.Method,
+		Direction:  v.Direction,
+		SiteTotals: fromSiteTotals(v.SiteTotals),
+		Share:      v.Share,
+		Longest:    v.Longest,
+	}
+}
+
+func toCallSite(j CallSite) audit.CallSite {
+	return audit.CallSite{
+		Frame:      toFrame(j.Frame),
+		Entry:      mapPtr(j.Entry, toFrame),
+		Method:     j.Method,
+		Direction:  j.Direction,
+		SiteTotals: toSiteTotals(j.SiteTotals),
+		Share:      j.Share,
+		Longest:    j.Longest,
+	}
+}
+
+func fromCallSites(v audit.CallSites) CallSites {
+	return CallSites{
+		Stacks:   v.Stacks,
+		Lacks:    v.Lacks,
+		Sites:    mapSlice(v.Sites, fromCallSite),
+		Pageable: fromSiteTotals(v.Pageable),
+		Unsited:  fromSiteTotals(v.Unsited),
+	}
+}
+
+func toCallSites(j CallSites) audit.CallSites {
+	return audit.CallSites{
+		Stacks:   j.Stacks,
+		Lacks:    j.Lacks,
+		Sites:    mapSlice(j.Sites, toCallSite),
+		Pageable: toSiteTotals(j.Pageable),
+		Unsited:  toSiteTotals(j.Unsited),
+	}
+}
+
+func fromEvidence(v audit.Evidence) Evidence {
+	return Evidence{
+		CorrelationID: v.CorrelationID,
+		PID:           v.PID,
+		TID:           v.TID,
+		API:           v.API,
+		Direction:     v.Direction,
+		HostMemory:    v.HostMemory,
+		Bytes:         v.Bytes,
+		CallStart:     v.CallStart,
+		CallNs:        v.CallNs,
+		GPUStart:      v.GPUStart,
+		GPUNs:         v.GPUNs,
+		Held:          v.Held,
+		Range:         v.Range,
+	}
+}
+
+func toEvidence(j Evidence) audit.Evidence {
+	return audit.Evidence{
+		CorrelationID: j.CorrelationID,
+		PID:           j.PID,
+		TID:           j.TID,
+		API:           j.API,
+		Direction:     j.Direction,
+		HostMemory:    j.HostMemory,
+		Bytes:         j.Bytes,
+		CallStart:     j.CallStart,
+		CallNs:        j.CallNs,
+		GPUStart:      j.GPUStart,
+		GPUNs:         j.GPUNs,
+		Held:          j.Held,
+		Range:         j.Range,
+	}
+}
+
+func fromFinding(v audit.Finding) Finding {
+	return Finding{
+		ID:       v.ID,
+		Count:    v.Count,
+		Bytes:    v.Bytes,
+		HostNs:   v.HostNs,
+		Evidence: mapSlice(v.Evidence, fromEvidence),
+	}
+}
+
+func toFinding(j Finding) audit.Finding {
+	return audit.Finding{
+		ID:       j.ID,
+		Count:    j.Count,
+		Bytes:    j.Bytes,
+		HostNs:   j.HostNs,
+		Evidence: mapSlice(j.Evidence, toEvidence),
+	}
+}
+
+func fromGroupPrediction(v audit.GroupPrediction) GroupPrediction {
+	return GroupPrediction{
+		Direction:   v.Direction,
+		APIKind:     v.APIKind,
+		SizeBucket:  v.SizeBucket,
+		Count:       v.Count,
+		Bytes:       v.Bytes,
+		BeforeNs:    v.BeforeNs,
+		AfterNs:     v.AfterNs,
+		AfterLowNs:  v.AfterLowNs,
+		AfterHighNs: v.AfterHighNs,
+		Source:      v.Source,
+		From:        v.From,
+		Samples:     v.Samples,
+		Uncosted:    v.Uncosted,
+	}
+}
+
+func toGroupPrediction(j GroupPrediction) audit.GroupPrediction {
+	return audit.GroupPrediction{
+		Direction:   j.Direction,
+		APIKind:     j.APIKind,
+		SizeBucket:  j.SizeBucket,
+		Count:       j.Count,
+		Bytes:       j.Bytes,
+		BeforeNs:    j.BeforeNs,
+		AfterNs:     j.AfterNs,
+		AfterLowNs:  j.AfterLowNs,
+		AfterHighNs: j.AfterHighNs,
+		Source:      j.Source,
+		From:        j.From,
+		Samples:     j.Samples,
+		Uncosted:    j.Uncosted,
+	}
+}
+
+func fromHtoDPrediction(v audit.HtoDPrediction) HtoDPrediction {
+	return HtoDPrediction{
+		BeforeNs:         v.BeforeNs,
+		PageableBeforeNs: v.PageableBeforeNs,
+		AfterNs:          v.AfterNs,
+		AfterLowNs:       v.AfterLowNs,
+		AfterHighNs:      v.AfterHighNs,
+		Bytes:            v.Bytes,
+	}
+}
+
+func toHtoDPrediction(j HtoDPrediction) audit.HtoDPrediction {
+	return audit.HtoDPrediction{
+		BeforeNs:         j.BeforeNs,
+		PageableBeforeNs: j.PageableBeforeNs,
+		AfterNs:          j.AfterNs,
+		AfterLowNs:       j.AfterLowNs,
+		AfterHighNs:      j.AfterHighNs,
+		Bytes:            j.Bytes,
+	}
+}
+
+func fromPrediction(v audit.Prediction) Prediction {
+	return Prediction{
+		Groups:      mapSlice(v.Groups, fromGroupPrediction),
+		Sources:     v.Sources,
+		Count:       v.Count,
+		Bytes:       v.Bytes,
+		BeforeNs:    v.BeforeNs,
+		AfterNs:     v.AfterNs,
+		AfterLowNs:  v.AfterLowNs,
+		AfterHighNs: v.AfterHighNs,
+		SavedNs:     v.SavedNs,
+		SavedLowNs:  v.SavedLowNs,
+		SavedHighNs: v.SavedHighNs,
+		PinCopyNs:   v.PinCopyNs,
+		HtoD:        fromHtoDPrediction(v.HtoD),
+	}
+}
+
+func toPrediction(j Prediction) audit.Prediction {
+	return audit.Prediction{
+		Groups:      mapSlice(j.Groups, toGroupPrediction),
+		Sources:     j.Sources,
+		Count:       j.Count,
+		Bytes:       j.Bytes,
+		BeforeNs:    j.BeforeNs,
+		AfterNs:     j.AfterNs,
+		AfterLowNs:  j.AfterLowNs,
+		AfterHighNs: j.AfterHighNs,
+		SavedNs:     j.SavedNs,
+		SavedLowNs:  j.SavedLowNs,
+		SavedHighNs: j.SavedHighNs,
+		PinCopyNs:   j.PinCopyNs,
+		HtoD:        toHtoDPrediction(j.HtoD),
+	}
+}
+
+func fromReplayBound(v replay.Bound) ReplayBound {
+	return ReplayBound{
+		Low:  v.Low,
+		Mid:  v.Mid,
+		High: v.High,
+	}
+}
+
+func toReplayBound(j ReplayBound) replay.Bound {
+	return replay.Bound{
+		Low:  j.Low,
+		Mid:  j.Mid,
+		High: j.High,
+	}
+}
+
+func fromReplayCostUse(v replay.CostUse) ReplayCostUse {
+	return ReplayCostUse{
+		Direction:      v.Direction,
+		SizeClass:      v.SizeClass,
+		Async:          v.Async,
+		Copies:         v.Copies,
+		Bytes:          v.Bytes,
+		CallNs:         v.CallNs,
+		GPUNs:          v.GPUNs,
+		PinnedCallNs:   fromReplayBound(v.PinnedCallNs),
+		PinnedGPUNs:    fromReplayBound(v.PinnedGPUNs),
+		CallSource:     v.CallSource,
+		GPUSource:      v.GPUSource,
+		CallFrom:       v.CallFrom,
+		GPUFrom:        v.GPUFrom,
+		Samples:        v.Samples,
+		CallSamples:    v.CallSamples,
+		PinCopyNs:      v.PinCopyNs,
+		Uncosted:       v.Uncosted,
+		UncostedCallNs: v.UncostedCallNs,
+	}
+}
+
+func toReplayCostUse(j ReplayCostUse) replay.CostUse {
+	return replay.CostUse{
+		Direction:      j.Direction,
+		SizeClass:      j.SizeClass,
+		Async:          j.Async,
+		Copies:         j.Copies,
+		Bytes:          j.Bytes,
+		CallNs:         j.CallNs,
+		GPUNs:          j.GPUNs,
+		PinnedCallNs:   toReplayBound(j.PinnedCallNs),
+		PinnedGPUNs:    toReplayBound(j.PinnedGPUNs),
+		CallSource:     j.CallSource,
+		GPUSource:      j.GPUSource,
+		CallFrom:       j.CallFrom,
+		GPUFrom:        j.GPUFrom,
+		Samples:        j.Samples,
+		CallSamples:    j.CallSamples,
+		PinCopyNs:      j.PinCopyNs,
+		Uncosted:       j.Uncosted,
+		UncostedCallNs: j.UncostedCallNs,
+	}
+}
+
+func fromAssumption(v timeline.Assumption) Assumption {
+	return Assumption{
+		Kind:   v.Kind,
+		PID:    v.PID,
+		API:    v.API,
+		Event:  v.Event,
+		Stream: v.Stream,
+		TID:    v.TID,
+		Count:  v.Count,
+		Corr:   v.Corr,
+	}
+}
+
+func toAssumption(j Assumption) timeline.Assumption {
+	return timeline.Assumption{
+		Kind:   j.Kind,
+		PID:    j.PID,
+		API:    j.API,
+		Event:  j.Event,
+		Stream: j.Stream,
+		TID:    j.TID,
+		Count:  j.Count,
+		Corr:   j.Corr,
+	}
+}
+
+func fromReplayClass(v replay.Class) ReplayClass {
+	return ReplayClass{
+		API:       v.API,
+		Op:        v.Op,
+		Direction: v.Direction,
+		Memory:    v.Memory,
+		Wait:      v.Wait,
+		SizeClass: v.SizeClass,
+	}
+}
+
+func toReplayClass(j ReplayClass) replay.Class {
+	return replay.Class{
+		API:       j.API,
+		Op:        j.Op,
+		Direction: j.Direction,
+		Memory:    j.Memory,
+		Wait:      j.Wait,
+		SizeClass: j.SizeClass,
+	}
+}
+
+func fromReplayMisfit(v replay.Misfit) ReplayMisfit {
+	return ReplayMisfit{
+		What:        v.What,
+		ReplayClass: fromReplayClass(v.Class),
+		Count:       v.Count,
+		Late:        v.Late,
+		LateNs:      v.LateNs,
+		EarlyNs:     v.EarlyNs,
+		WorstNs:     v.WorstNs,
+		WorstCorr:   v.WorstCorr,
+	}
+}
+
+func toReplayMisfit(j ReplayMisfit) replay.Misfit {
+	return replay.Misfit{
+		What:      j.What,
+		Class:     toReplayClass(j.ReplayClass),
+		Count:     j.Count,
+		Late:      j.Late,
+		LateNs:    j.LateNs,
+		EarlyNs:   j.EarlyNs,
+		WorstNs:   j.WorstNs,
+		WorstCorr: j.WorstCorr,
+	}
+}
+
+func fromReplay(v audit.Replay) Replay {
+	return Replay{
+		PinBy:       v.PinBy,
+		PinByFrom:   PinChooser(v.PinByFrom),
+		Recosted:    v.Recosted,
+		Uncosted:    v.Uncosted,
+		Kept:        v.Kept,
+		Forced:      v.Forced,
+		Costs:       mapSlice(v.Costs, fromReplayCostUse),
+		Assumptions: mapSlice(v.Assumptions, fromAssumption),
+		Misfits:     mapSlice(v.Misfits, fromReplayMisfit),
+	}
+}
+
+func toReplay(j Replay) audit.Replay {
+	return audit.Replay{
+		PinBy:       j.PinBy,
+		PinByFrom:   audit.PinChooser(j.PinByFrom),
+		Recosted:    j.Recosted,
+		Uncosted:    j.Uncosted,
+		Kept:        j.Kept,
+		Forced:      j.Forced,
+		Costs:       mapSlice(j.Costs, toReplayCostUse),
+		Assumptions: mapSlice(j.Assumptions, toAssumption),
+		Misfits:     mapSlice(j.Misfits, toReplayMisfit),
+	}
+}
+
+func fromAPITime(v audit.APITime) APITime {
+	return APITime{
+		API:    v.API,
+		Calls:  v.Calls,
+		HostNs: v.HostNs,
+	}
+}
+
+func toAPITime(j APITime) audit.APITime {
+	return audit.APITime{
+		API:    j.API,
+		Calls:  j.Calls,
+		HostNs: j.HostNs,
+	}
+}
+
+func fromPinAllocs(v audit.PinAllocs) PinAllocs {
+	return PinAllocs{
+		Calls:  v.Calls,
+		HostNs: v.HostNs,
+		ByAPI:  mapSlice(v.ByAPI, fromAPITime),
+	}
+}
+
+func toPinAllocs(j PinAllocs) audit.PinAllocs {
+	return audit.PinAllocs{
+		Calls:  j.Calls,
+		HostNs: j.HostNs,
+		ByAPI:  mapSlice(j.ByAPI, toAPITime),
+	}
+}
+
+func fromFlagged(v audit.Flagged) Flagged {
+	return Flagged{
+		PID:      v.PID,
+		Start:    v.Start,
+		Duration: v.Duration,
+		MB:       v.MB,
+	}
+}
+
+func toFlagged(j Flagged) audit.Flagged {
+	return audit.Flagged{
+		PID:      j.PID,
+		Start:    j.Start,
+		Duration: j.Duration,
+		MB:       j.MB,
+	}
+}
+
+func fromRuleComparison(v audit.RuleComparison) RuleComparison {
+	return RuleComparison{
+		Rule:       v.Rule,
+		Available:  v.Available,
+		Source:     "", // in words: report gives them
+		Note:       v.Note,
+		RuleCount:  v.RuleCount,
+		AuditCount: v.AuditCount,
+		Both:       v.Both,
+		Agree:      v.Agree,
+		OnlyRule:   mapSlice(v.OnlyRule, fromFlagged),
+		OnlyAudit:  mapSlice(v.OnlyAudit, fromEvidence),
+	}
+}
+
+func toRuleComparison(j RuleComparison) audit.RuleComparison {
+	return audit.RuleComparison{
+		Rule:       j.Rule,
+		Available:  j.Available,
+		Source:     ruleSourceRead(j.Source),
+		Note:       j.Note,
+		RuleCount:  j.RuleCount,
+		AuditCount: j.AuditCount,
+		Both:       j.Both,
+		Agree:      j.Agree,
+		OnlyRule:   mapSlice(j.OnlyRule, toFlagged),
+		OnlyAudit:  mapSlice(j.OnlyAudit, toEvidence),
+	}
+}
+
+func fromTracing(v coverage.Tracing) Tracing {
+	return Tracing{
+		Known:      v.Known,
+		CUDA:       v.CUDA,
+		NVTX:       v.NVTX,
+		OSRT:       v.OSRT,
+		GraphTrace: v.GraphTrace,
+		Backtraces: v.Backtraces,
+		PageFaults: v.PageFaults,
+	}
+}
+
+func toTracing(j Tracing) coverage.Tracing {
+	return coverage.Tracing{
+		Known:      j.Known,
+		CUDA:       j.CUDA,
+		NVTX:       j.NVTX,
+		OSRT:       j.OSRT,
+		GraphTrace: j.GraphTrace,
+		Backtraces: j.Backtraces,
+		PageFaults: j.PageFaults,
+	}
+}
+
+func fromMessages(v coverage.Messages) Messages {
+	return Messages{
+		Severity:    v.Severity,
+		Count:       v.Count,
+		First:       v.First,
+		FirstDetail: v.FirstDetail,
+	}
+}
+
+func toMessages(j Messages) coverage.Messages {
+	return coverage.Messages{
+		Severity:    j.Severity,
+		Count:       j.Count,
+		First:       j.First,
+		FirstDetail: j.FirstDetail,
+	}
+}
+
+func fromFamilyCount(v coverage.FamilyCount) FamilyCount {
+	return FamilyCount{
+		Family: v.Family,
+		Events: v.Events,
+	}
+}
+
+func toFamilyCount(j FamilyCount) coverage.FamilyCount {
+	return coverage.FamilyCount{
+		Family: j.Family,
+		Events: j.Events,
+	}
+}
+
+func fromMigration(v coverage.Migration) Migration {
+	return Migration{
+		Direction: v.Direction,
+		Cause:     v.Cause,
+		Count:     v.Count,
+		Bytes:     v.Bytes,
+		GPUNs:     v.GPUNs,
+	}
+}
+
+func toMigration(j Migration) coverage.Migration {
+	return coverage.Migration{
+		Direction: j.Direction,
+		Cause:     j.Cause,
+		Count:     j.Count,
+		Bytes:     j.Bytes,
+		GPUNs:     j.GPUNs,
+	}
+}
+
+func fromCoverage(v coverage.Coverage) Coverage {
+	return Coverage{
+		Tracing:       fromTracing(v.Tracing),
+		Messages:      mapSlice(v.Messages, fromMessages),
+		NotAll:        v.NotAll,
+		None:          v.None,
+		Collected:     mapSlice(v.Collected, fromFamilyCount),
+		ImportError:   v.ImportError,
+		Dropped:       v.Dropped,
+		GraphLaunches: v.GraphLaunches,
+		Graphs:        v.Graphs,
+		GraphGPUNs:    v.GraphGPUNs,
+		NodeLaunches:  v.NodeLaunches,
+		NodeCopies:    v.NodeCopies,
+		NodeBytes:     v.NodeBytes,
+		Migrations:    mapSlice(v.Migrations, fromMigration),
+	}
+}
+
+func toCoverage(j Coverage) coverage.Coverage {
+	return coverage.Coverage{
+		Tracing:       toTracing(j.Tracing),
+		Messages:      mapSlice(j.Messages, toMessages),
+		NotAll:        j.NotAll,
+		None:          j.None,
+		Collected:     mapSlice(j.Collected, toFamilyCount),
+		ImportError:   j.ImportError,
+		Dropped:       j.Dropped,
+		GraphLaunches: j.GraphLaunches,
+		Graphs:        j.Graphs,
+		GraphGPUNs:    j.GraphGPUNs,
+		NodeLaunches:  j.NodeLaunches,
+		NodeCopies:    j.NodeCopies,
+		NodeBytes:     j.NodeBytes,
+		Migrations:    mapSlice(j.Migrations, toMigration),
+	}
+}
+
+func fromAudit(v audit.Audit) Audit {
+	return Audit{
+		Capture:      v.Capture,
+		Format:       v.Format,
+		Files:        v.Files,
+		GPU:          v.GPU,
+		NsysVersion:  v.NsysVersion,
+		Framework:    fromDetection(v.Framework),
+		Regions:      mapSlice(v.Regions, fromRegion),
+		Gate:         mapPtr(v.Gate, fromGate),
+		APICalls:     v.APICalls,
+		SpanNs:       v.SpanNs,
+		SpanFrom:     v.SpanFrom,
+		Copies:       v.Copies,
+		Unmatched:    v.Unmatched,
+		Memsets:      v.Memsets,
+		Totals:       mapSlice(v.Totals, fromTotal),
+		Classes:      mapSlice(v.Classes, func(p *audit.Class) *Class { return mapPtr(p, fromClass) }),
+		TopOffenders: mapSlice(v.TopOffenders, func(p *audit.Class) *Class { return mapPtr(p, fromClass) }),
+		CallSites:    mapPtr(v.CallSites, fromCallSites),
+		Findings:     mapSlice(v.Findings, fromFinding),
+		Prediction:   mapPtr(v.Prediction, fromPrediction),
+		Replay:       mapPtr(v.Replay, fromReplay),
+		PinAllocs:    fromPinAllocs(v.PinAllocs),
+		NVIDIA:       mapPtr(v.NVIDIA, fromRuleComparison),
+		Missing:      v.Missing,
+		Coverage:     mapPtr(v.Coverage, fromCoverage),
+	}
+}
+
+func toAudit(j Audit) audit.Audit {
+	return audit.Audit{
+		Capture:      j.Capture,
+		Format:       j.Format,
+		Files:        j.Files,
+		GPU:          j.GPU,
+		NsysVersion:  j.NsysVersion,
+		Framework:    toDetection(j.Framework),
+		Regions:      mapSlice(j.Regions, toRegion),
+		Gate:         mapPtr(j.Gate, toGate),
+		APICalls:     j.APICalls,
+		SpanNs:       j.SpanNs,
+		SpanFrom:     j.SpanFrom,
+		Copies:       j.Copies,
+		Unmatched:    j.Unmatched,
+		Memsets:      j.Memsets,
+		Totals:       mapSlice(j.Totals, toTotal),
+		Classes:      mapSlice(j.Classes, func(p *Class) *audit.Class { return mapPtr(p, toClass) }),
+		TopOffenders: mapSlice(j.TopOffenders, func(p *Class) *audit.Class { return mapPtr(p, toClass) }),
+		CallSites:    mapPtr(j.CallSites, toCallSites),
+		Findings:     mapSlice(j.Findings, toFinding),
+		Prediction:   mapPtr(j.Prediction, toPrediction),
+		Replay:       mapPtr(j.Replay, toReplay),
+		PinAllocs:    toPinAllocs(j.PinAllocs),
+		NVIDIA:       mapPtr(j.NVIDIA, toRuleComparison),
+		Missing:      j.Missing,
+		Coverage:     mapPtr(j.Coverage, toCoverage),
+	}
+}
+
+func fromTolerance(v audit.Tolerance) Tolerance {
+	return Tolerance{
+		Model:     v.Model,
+		Fit:       v.Fit,
+		NoiseLow:  v.NoiseLow,
+		NoiseHigh: v.NoiseHigh,
+	}
+}
+
+func toTolerance(j Tolerance) audit.Tolerance {
+	return audit.Tolerance{
+		Model:     j.Model,
+		Fit:       j.Fit,
+		NoiseLow:  j.NoiseLow,
+		NoiseHigh: j.NoiseHigh,
+	}
+}
+
+func fromRegionCheck(v audit.RegionCheck) RegionCheck {
+	return RegionCheck{
+		Region:          fromRegion(v.Region),
+		AfterName:       v.AfterName,
+		Judged:          v.Judged,
+		AfterInstances:  v.AfterInstances,
+		AfterMedianMs:   v.AfterMedianMs,
+		AfterSpanMs:     v.AfterSpanMs,
+		AfterOverlap:    v.AfterOverlap,
+		AfterCopyCallMs: v.AfterCopyCallMs,
+		AfterOutside:    fromReplayOutside(v.AfterOutside),
+		LoadingMs:       v.LoadingMs,
+		AfterLoadingMs:  v.AfterLoadingMs,
+		BoundLowMs:      v.BoundLowMs,
+		BoundHighMs:     v.BoundHighMs,
+		Tolerance:       fromTolerance(v.Tolerance),
+		Faster:          v.Faster,
+		Verdict:         v.Verdict,
+		Why:             v.Why,
+		WideBy:          v.WideBy,
+	}
+}
+
+func toRegionCheck(j RegionCheck) audit.RegionCheck {
+	return audit.RegionCheck{
+		Region:          toRegion(j.Region),
+		AfterName:       j.AfterName,
+		Judged:          j.Judged,
+		AfterInstances:  j.AfterInstances,
+		AfterMedianMs:   j.AfterMedianMs,
+		AfterSpanMs:     j.AfterSpanMs,
+		AfterOverlap:    j.AfterOverlap,
+		AfterCopyCallMs: j.AfterCopyCallMs,
+		AfterOutside:    toReplayOutside(j.AfterOutside),
+		LoadingMs:       j.LoadingMs,
+		AfterLoadingMs:  j.AfterLoadingMs,
+		BoundLowMs:      j.BoundLowMs,
+		BoundHighMs:     j.BoundHighMs,
+		Tolerance:       toTolerance(j.Tolerance),
+		Faster:          j.Faster,
+		Verdict:         j.Verdict,
+		Why:             j.Why,
+		WideBy:          j.WideBy,
+	}
+}
+
+func fromUnseen(v audit.Unseen) Unseen {
+	return Unseen{
+		Framework:    v.Framework,
+		PinnedHtoD:   v.PinnedHtoD,
+		PageableHtoD: v.PageableHtoD,
+	}
+}
+
+func toUnseen(j Unseen) audit.Unseen {
+	return audit.Unseen{
+		Framework:    j.Framework,
+		PinnedHtoD:   j.PinnedHtoD,
+		PageableHtoD: j.PageableHtoD,
+	}
+}
+
+func fromFix(v audit.Fix) Fix {
+	return Fix{
+		Before: fromTotal(v.Before),
+		After:  fromTotal(v.After),
+		Made:   v.Made,
+	}
+}
+
+func toFix(j Fix) audit.Fix {
+	return audit.Fix{
+		Before: toTotal(j.Before),
+		After:  toTotal(j.After),
+		Made:   j.Made,
+	}
+}
+
+func fromClassChange(v audit.ClassChange) ClassChange {
+	return ClassChange{
+		Class:         v.Class,
+		Before:        fromTotal(v.Before),
+		AfterPageable: fromTotal(v.AfterPageable),
+		AfterPinned:   fromTotal(v.AfterPinned),
+		Status:        v.Status,
+	}
+}
+
+func toClassChange(j ClassChange) audit.ClassChange {
+	return audit.ClassChange{
+		Class:         j.Class,
+		Before:        toTotal(j.Before),
+		AfterPageable: toTotal(j.AfterPageable),
+		AfterPinned:   toTotal(j.AfterPinned),
+		Status:        j.Status,
+	}
+}
+
+func fromPair(v audit.Pair) Pair {
+	return Pair{
+		Label:    v.Label,
+		BeforeNs: v.BeforeNs,
+		AfterNs:  v.AfterNs,
+	}
+}
+
+func toPair(j Pair) audit.Pair {
+	return audit.Pair{
+		Label:    j.Label,
+		BeforeNs: j.BeforeNs,
+		AfterNs:  j.AfterNs,
+	}
+}
+
+func fromCheck(v audit.Check) Check {
+	return Check{
+		Before:               v.Before,
+		After:                v.After,
+		Verdict:              v.Verdict,
+		Regions:              mapSlice(v.Regions, fromRegionCheck),
+		Match:                v.Match,
+		Unseen:               mapPtr(v.Unseen, fromUnseen),
+		Fix:                  fromFix(v.Fix),
+		HtoDBeforeNs:         v.HtoDBeforeNs,
+		HtoDAfterNs:          v.HtoDAfterNs,
+		HtoDBytesBefore:      v.HtoDBytesBefore,
+		HtoDBytesAfter:       v.HtoDBytesAfter,
+		BytesChange:          v.BytesChange,
+		PredictedAfterNs:     v.PredictedAfterNs,
+		PredictedAfterLowNs:  v.PredictedAfterLowNs,
+		PredictedAfterHighNs: v.PredictedAfterHighNs,
+		PredictedSavedNs:     v.PredictedSavedNs,
+		SavedNs:              v.SavedNs,
+		PredictionSources:    v.PredictionSources,
+		PageableBefore:       fromTotal(v.PageableBefore),
+		PageableAfter:        fromTotal(v.PageableAfter),
+		PageableOtherAfter:   fromTotal(v.PageableOtherAfter),
+		PinAllocsBefore:      fromPinAllocs(v.PinAllocsBefore),
+		PinAllocsAfter:       fromPinAllocs(v.PinAllocsAfter),
+		Classes:              mapSlice(v.Classes, fromClassChange),
+		Pairs:                mapSlice(v.Pairs, fromPair),
+	}
+}
+
+func toCheck(j Check) audit.Check {
+	return audit.Check{
+		Before:               j.Before,
+		After:                j.After,
+		Verdict:              j.Verdict,
+		Regions:              mapSlice(j.Regions, toRegionCheck),
+		Match:                j.Match,
+		Unseen:               mapPtr(j.Unseen, toUnseen),
+		Fix:                  toFix(j.Fix),
+		HtoDBeforeNs:         j.HtoDBeforeNs,
+		HtoDAfterNs:          j.HtoDAfterNs,
+		HtoDBytesBefore:      j.HtoDBytesBefore,
+		HtoDBytesAfter:       j.HtoDBytesAfter,
+		BytesChange:          j.BytesChange,
+		PredictedAfterNs:     j.PredictedAfterNs,
+		PredictedAfterLowNs:  j.PredictedAfterLowNs,
+		PredictedAfterHighNs: j.PredictedAfterHighNs,
+		PredictedSavedNs:     j.PredictedSavedNs,
+		SavedNs:              j.SavedNs,
+		PredictionSources:    j.PredictionSources,
+		PageableBefore:       toTotal(j.PageableBefore),
+		PageableAfter:        toTotal(j.PageableAfter),
+		PageableOtherAfter:   toTotal(j.PageableOtherAfter),
+		PinAllocsBefore:      toPinAllocs(j.PinAllocsBefore),
+		PinAllocsAfter:       toPinAllocs(j.PinAllocsAfter),
+		Classes:              mapSlice(j.Classes, toClassChange),
+		Pairs:                mapSlice(j.Pairs, toPair),
+	}
+}

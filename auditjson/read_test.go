@@ -1,0 +1,231 @@
+package auditjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/nsyscheck/nsyscheck/audit"
+	"github.com/nsyscheck/nsyscheck/vocab"
+)
+
+func TestReadOutput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	head := `"schemaVersion": 1, "kind": "audit", "tool": {"name": "nsyscheck", "version": "x"}, `
+	// The envelope: one capture, and two with the check.
+	out, ok, err := ReadOutput(write("one.json", `{`+head+`"inputs": ["a"], "results": [{"capture": "a", "copies": 7}]}`))
+	if !ok || err != nil || out.Before.Copies != 7 || out.After != nil || out.Check != nil {
+		t.Errorf("envelope of one audit: %+v %v %v", out, ok, err)
+	}
+	// Two audits and their check, as audit BEFORE AFTER writes them (the
+	// training pair).
+	train, ok, err := ReadOutput(filepath.Join("..", "report", "testdata", "audits", "train.json"))
+	if !ok || err != nil || train.Check == nil {
+		t.Fatalf("the training pair: %v %v", ok, err)
+	}
+	two := func(check *audit.Check) string {
+		b, _ := json.Marshal(FromAudit(train.Before))
+		a, _ := json.Marshal(FromAudit(train.After))
+		c, _ := json.Marshal(FromCheck(check))
+		return `{` + head + `"inputs": ["a", "b"], "results": [` + string(b) + `, ` + string(a) + `], "check": ` + string(c) + `}`
+	}
+	out, ok, err = ReadOutput(write("two.json", two(train.Check)))
+	if !ok || err != nil || out.Before.Copies != train.Before.Copies || out.After.Copies != train.After.Copies || out.Check == nil ||
+		!reflect.DeepEqual(out.Check, train.Check) {
+		t.Errorf("envelope of two audits: %+v %v %v", out, ok, err)
+	}
+	// A check its audits do not give is refused: a verdict its numbers do
+	// not give, an edited number.
+	edited := *train.Check
+	edited.Verdict = audit.Held
+	if train.Check.Verdict == audit.Held {
+		edited.Verdict = audit.Died
+	}
+	if _, ok, err := ReadOutput(write("edited.json", two(&edited))); !ok || err == nil ||
+		!strings.Contains(err.Error(), "the check's verdict is "+string(edited.Verdict)+", but the numbers of its two audits give "+string(train.Check.Verdict)) {
+		t.Errorf("an edited verdict: %v %v", ok, err)
+	}
+	edited = *train.Check
+	edited.HtoDAfterNs /= 10
+	if _, ok, err := ReadOutput(write("faster.json", two(&edited))); !ok || err == nil || !strings.Contains(err.Error(), "the check's htodAfterNs is not what its two audits give") {
+		t.Errorf("an edited number: %v %v", ok, err)
+	}
+	// The earlier form is still read.
+	out, ok, err = ReadOutput(write("legacy.json", `{"schemaVersion":"`+audit.LegacySchemaVersion+`","before":{"schemaVersion":"`+audit.LegacySchemaVersion+`","copies":7}}`))
+	if !ok || err != nil || out.Before.Copies != 7 || out.Check != nil {
+		t.Errorf("legacy audit JSON: %+v %v %v", out, ok, err)
+	}
+	// Not audits: verify's envelope, another file, none.
+	for _, p := range []string{write("r.json", `{"schemaVersion": 1, "kind": "verify", "results": []}`), write("a.txt", `{}`),
+		write("arr.json", `[1]`), filepath.Join(dir, "none.json")} {
+		if _, ok, err := ReadOutput(p); ok || err != nil {
+			t.Errorf("%s read as an audit: %v %v", p, ok, err)
+		}
+	}
+	// Audits that cannot be read say why.
+	for name, c := range map[string]struct{ body, want string }{
+		"legacy without before": {`{"schemaVersion":"` + audit.LegacySchemaVersion + `"}`, `no "before"`},
+		"newer version":         {`{"schemaVersion": 2, "kind": "audit", "results": [{}]}`, "schemaVersion 2; this nsyscheck reads version 1"},
+		"no results":            {`{` + head + `"inputs": [], "results": []}`, "0 results"},
+		"check of one":          {`{` + head + `"inputs": ["a"], "results": [{}], "check": {}}`, "a check needs the capture before and after"},
+		"check without a prediction": {`{` + head + `"inputs": ["a", "b"], "results": [{"copies": 7}, {"copies": 8}], "check": {"verdict": "held"}}`,
+			"the audit before the fix has no prediction"},
+		"null result": {`{` + head + `"inputs": ["a"], "results": [null]}`, "a null result"},
+		"bad field":   {`{` + head + `"inputs": ["a"], "results": [{"copies": "many"}]}`, "cannot be read"},
+	} {
+		_, ok, err := ReadOutput(write(strings.ReplaceAll(name, " ", "-")+".json", c.body))
+		if !ok || err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: ok %v, err %v; want %q", name, ok, err, c.want)
+		}
+	}
+}
+
+// TestReadLegacyOutput reads the training captures' audit as the release
+// before the envelope wrote it (testdata/train-audit.v1.json) and finds the
+// numbers a fresh audit of the same captures gives (report's fixture,
+// which check's TestAuditFixtures keeps): its copies, classes and the host
+// time of their host-to-device copy calls (its check, of copy call time
+// alone, held; the region check a fresh audit makes is another).
+func TestReadLegacyOutput(t *testing.T) {
+	out, ok, err := ReadOutput(filepath.Join("testdata", "train-audit.v1.json"))
+	if !ok || err != nil {
+		t.Fatalf("legacy audit: %v %v", ok, err)
+	}
+	fresh, ok, err := ReadOutput(filepath.Join("..", "report", "testdata", "audits", "train.json"))
+	if !ok || err != nil {
+		t.Fatalf("the training pair: %v %v", ok, err)
+	}
+	before, after := fresh.Before, fresh.After
+	if out.After == nil || out.Check == nil || out.Before.Copies != before.Copies || out.After.Copies != after.Copies ||
+		len(out.Before.Classes) != len(before.Classes) || out.Check.HtoDBeforeNs != before.Sum(vocab.CopyHtoD, "", "").HostNs ||
+		out.Check.HtoDAfterNs != after.Sum(vocab.CopyHtoD, "", "").HostNs || out.Check.Verdict != audit.Held {
+		t.Errorf("legacy audit read as %+v, check %+v", out.Before, out.Check)
+	}
+}
+
+// The JSON names tools read are fixed: the regions' and the check's among
+// them, and a value that does not exist left out.
+func TestJSONFieldNames(t *testing.T) {
+	train, ok, err := ReadOutput(filepath.Join("..", "report", "testdata", "audits", "train.json"))
+	if !ok || err != nil {
+		t.Fatalf("the training pair: %v %v", ok, err)
+	}
+	for what, v := range map[string]any{"audit": FromAudit(train.Before), "check": FromCheck(train.Check)} {
+		data, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{`"regions":[{"name":"(capture)","instances":1,"medianMs":`, `"replayMedianMs":`, `"predictedMedianMs":`,
+			`"predictedSpanHighMs":`, `"overlap":{"measured":`, `"fit":{"median":`, `"medianCI":{"lowMs":`}
+		if what == "audit" {
+			want = append(want, `"classes":`, `"topOffenders":`, `"findings":`, `"prediction":`, `"hostNs":`, `"gpuGBps":`,
+				`"nvtxRange":"step"`, `"savedLowNs":`, `"htod":`, `"pageableShare":`, `"measure":"median"`, `"exposures":[]`)
+		} else {
+			want = append(want, `"afterMedianMs":`, `"afterSpanMs":`, `"verdict":"`+string(train.Check.Verdict)+`"`, `"boundLowMs":`, `"tolerance":{"model":0.05,`)
+		}
+		for _, f := range want {
+			if !bytes.Contains(data, []byte(f)) {
+				t.Errorf("%s JSON lacks %s:\n%.2000s", what, f, data)
+			}
+		}
+		// The whole capture has one instance: no period.
+		if bytes.Contains(data, []byte(`"name":"(capture)","instances":1,`)) && bytes.Contains(data[:bytes.Index(data, []byte(`"name":"(capture)"`))+400], []byte(`"period":`)) {
+			t.Errorf("%s JSON gives the whole capture a period", what)
+		}
+	}
+}
+
+// Who chose the way to pin is spelt as the schema has it, and a spelling
+// it does not have is refused.
+func TestPinChooser(t *testing.T) {
+	for c, want := range map[audit.PinChooser]string{audit.PinByFramework: `"framework"`, audit.PinByFlag: `"--pin-by"`} {
+		b, err := json.Marshal(PinChooser(c))
+		var back PinChooser
+		if err != nil || string(b) != want || json.Unmarshal(b, &back) != nil || audit.PinChooser(back) != c {
+			t.Errorf("%d: %s %v, back %d", c, b, err, back)
+		}
+	}
+	var c PinChooser
+	if err := json.Unmarshal([]byte(`"the user"`), &c); err == nil || !strings.Contains(err.Error(), `pinByFrom "the user"`) {
+		t.Errorf("an unknown chooser: %v", err)
+	}
+}
+func TestReadRefusesImpossible(t *testing.T) {
+	train, ok, err := ReadOutput(filepath.Join("..", "report", "testdata", "audits", "train.json"))
+	if !ok || err != nil {
+		t.Fatalf("the training pair: %v %v", ok, err)
+	}
+	au := train.Before
+	step := -1
+	for i, r := range au.Regions {
+		if r.Name == "step" {
+			step = i
+		}
+	}
+	if step < 0 || au.SpanNs <= 0 || au.Prediction == nil {
+		t.Fatalf("the training audit has no step region, span or prediction: %+v", au.Regions)
+	}
+	dir := t.TempDir()
+	write := func(name, kind string, a *audit.Audit) string {
+		b, err := json.Marshal(FromAudit(a))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := `{"schemaVersion": 1, "kind": "` + kind + `", "tool": {"name": "nsyscheck", "version": "x"}, "inputs": ["a"], "results": [` + string(b) + `]}`
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if _, ok, err := ReadOutput(write("as-written.json", audit.EnvelopeKind, au)); !ok || err != nil {
+		t.Fatalf("the audit as written: %v %v", ok, err)
+	}
+	cases := []struct {
+		name  string
+		edit  func(a *audit.Audit)
+		field string
+	}{
+		{"predicted x10", func(a *audit.Audit) { a.Regions[step].PredictedMedianMs *= 10 }, `regions[` + strconv.Itoa(step) + `] ("step").predictedMedian is`},
+		{"negative low", func(a *audit.Audit) { a.Regions[step].PredictedMedianLowMs = -5 }, `("step").predictedMedianLowMs is -5, not a time`},
+		{"longer than the capture", func(a *audit.Audit) { a.Regions[step].MedianMs, a.Regions[step].SpanMs = 99999, 99999 }, `("step").medianMs is 99999 ms, longer than the whole capture`},
+		{"negative prediction", func(a *audit.Audit) { a.Prediction.AfterLowNs = -1 }, "prediction.afterLowNs is -1, below zero"},
+		{"prediction outside its bound", func(a *audit.Audit) {
+			a.Prediction.AfterLowNs, a.Prediction.AfterNs, a.Prediction.AfterHighNs = 0, 9, 8
+		}, "prediction.after is 9, outside its own bound 0-8"},
+	}
+	for _, c := range cases {
+		// A copy of the audit, edited: read back from its JSON.
+		b, _ := json.Marshal(FromAudit(au))
+		var j Audit
+		if err := json.Unmarshal(b, &j); err != nil {
+			t.Fatal(err)
+		}
+		edited := toAudit(j)
+		c.edit(&edited)
+		for _, kind := range []string{audit.EnvelopeKind, audit.EnvelopeKindRanks} {
+			p := write(strings.ReplaceAll(c.name, " ", "-")+"-"+kind+".json", kind, &edited)
+			var err error
+			if kind == audit.EnvelopeKind {
+				_, _, err = ReadOutput(p)
+			} else {
+				_, _, _, err = ReadRanks(p)
+			}
+			if err == nil || !strings.Contains(err.Error(), c.field) || !strings.Contains(err.Error(), "was edited") {
+				t.Errorf("%s (%s): err %v, want one naming %q", c.name, kind, err, c.field)
+			}
+		}
+	}
+}
