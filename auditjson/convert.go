@@ -8,22 +8,17 @@ import (
 	"github.com/nsyscheck/nsyscheck/timeline"
 )
 
+// Each transfer type has a from and a to function. Where it holds exactly
+// its domain type's fields, in their order, the function is a conversion:
+// it copies every field, and it stops compiling when one of the two types
+// gains a field the other lacks, so the JSON cannot silently drop one.
+
 func fromClue(v framework.Clue) Clue {
-	return Clue{
-		Of:    v.Of,
-		Kind:  v.Kind,
-		Name:  v.Name,
-		Count: v.Count,
-	}
+	return Clue(v)
 }
 
 func toClue(j Clue) framework.Clue {
-	return framework.Clue{
-		Of:    j.Of,
-		Kind:  j.Kind,
-		Name:  j.Name,
-		Count: j.Count,
-	}
+	return framework.Clue(j)
 }
 
 func fromDetection(v framework.Detection) Detection {
@@ -45,37 +40,19 @@ func toDetection(j Detection) framework.Detection {
 }
 
 func fromReplayPeriod(v replay.Period) ReplayPeriod {
-	return ReplayPeriod{
-		Ms:              v.Ms,
-		ReplayMs:        v.ReplayMs,
-		PredictedMs:     v.PredictedMs,
-		PredictedLowMs:  v.PredictedLowMs,
-		PredictedHighMs: v.PredictedHighMs,
-	}
+	return ReplayPeriod(v)
 }
 
 func toReplayPeriod(j ReplayPeriod) replay.Period {
-	return replay.Period{
-		Ms:              j.Ms,
-		ReplayMs:        j.ReplayMs,
-		PredictedMs:     j.PredictedMs,
-		PredictedLowMs:  j.PredictedLowMs,
-		PredictedHighMs: j.PredictedHighMs,
-	}
+	return replay.Period(j)
 }
 
 func fromReplayShare(v replay.Share) ReplayShare {
-	return ReplayShare{
-		Measured:  v.Measured,
-		Predicted: v.Predicted,
-	}
+	return ReplayShare(v)
 }
 
 func toReplayShare(j ReplayShare) replay.Share {
-	return replay.Share{
-		Measured:  j.Measured,
-		Predicted: j.Predicted,
-	}
+	return replay.Share(j)
 }
 
 // fromReplayFit is the replay's fit, the period's left out where the
@@ -94,33 +71,19 @@ func toReplayFit(j ReplayFit) replay.Fit {
 }
 
 func fromReplayOutside(v replay.Outside) ReplayOutside {
-	return ReplayOutside{
-		MedianMs: v.MedianMs,
-		TotalMs:  v.TotalMs,
-	}
+	return ReplayOutside(v)
 }
 
 func toReplayOutside(j ReplayOutside) replay.Outside {
-	return replay.Outside{
-		MedianMs: j.MedianMs,
-		TotalMs:  j.TotalMs,
-	}
+	return replay.Outside(j)
 }
 
 func fromReplayCI(v replay.CI) ReplayCI {
-	return ReplayCI{
-		LowMs:    v.LowMs,
-		HighMs:   v.HighMs,
-		Coverage: v.Coverage,
-	}
+	return ReplayCI(v)
 }
 
 func toReplayCI(j ReplayCI) replay.CI {
-	return replay.CI{
-		LowMs:    j.LowMs,
-		HighMs:   j.HighMs,
-		Coverage: j.Coverage,
-	}
+	return replay.CI(j)
 }
 
 func fromReplayRegion(v replay.Region) ReplayRegion {
@@ -176,17 +139,11 @@ func toReplayRegion(j ReplayRegion) replay.Region {
 }
 
 func fromNotPredicted(v audit.NotPredicted) NotPredicted {
-	return NotPredicted{
-		Uncosted: v.Uncosted,
-		Launches: v.Launches,
-	}
+	return NotPredicted(v)
 }
 
 func toNotPredicted(j NotPredicted) audit.NotPredicted {
-	return audit.NotPredicted{
-		Uncosted: j.Uncosted,
-		Launches: j.Launches,
-	}
+	return audit.NotPredicted(j)
 }
 
 func fromRegion(v audit.Region) Region {
@@ -210,17 +167,11 @@ func toRegion(j Region) audit.Region {
 }
 
 func fromGateRegion(v audit.GateRegion) GateRegion {
-	return GateRegion{
-		Name:  v.Name,
-		Share: v.Share,
-	}
+	return GateRegion(v)
 }
 
 func toGateRegion(j GateRegion) audit.GateRegion {
-	return audit.GateRegion{
-		Name:  j.Name,
-		Share: j.Share,
-	}
+	return audit.GateRegion(j)
 }
 
 func fromGate(v audit.Gate) Gate {
@@ -240,57 +191,19 @@ func toGate(j Gate) audit.Gate {
 }
 
 func fromTotal(v audit.Total) Total {
-	return Total{
-		Direction:  v.Direction,
-		HostMemory: v.HostMemory,
-		APIKind:    v.APIKind,
-		Count:      v.Count,
-		Bytes:      v.Bytes,
-		HostNs:     v.HostNs,
-		GPUNs:      v.GPUNs,
-	}
+	return Total(v)
 }
 
 func toTotal(j Total) audit.Total {
-	return audit.Total{
-		Direction:  j.Direction,
-		HostMemory: j.HostMemory,
-		APIKind:    j.APIKind,
-		Count:      j.Count,
-		Bytes:      j.Bytes,
-		HostNs:     j.HostNs,
-		GPUNs:      j.GPUNs,
-	}
+	return audit.Total(j)
 }
 
 func fromClassKey(v audit.ClassKey) ClassKey {
-	return ClassKey{
-		API:        v.API,
-		APIKind:    v.APIKind,
-		Direction:  v.Direction,
-		HostMemory: v.HostMemory,
-		SizeBucket: v.SizeBucket,
-		PID:        v.PID,
-		TID:        v.TID,
-		Stream:     v.Stream,
-		Range:      v.Range,
-		Migration:  v.Migration,
-	}
+	return ClassKey(v)
 }
 
 func toClassKey(j ClassKey) audit.ClassKey {
-	return audit.ClassKey{
-		API:        j.API,
-		APIKind:    j.APIKind,
-		Direction:  j.Direction,
-		HostMemory: j.HostMemory,
-		SizeBucket: j.SizeBucket,
-		PID:        j.PID,
-		TID:        j.TID,
-		Stream:     j.Stream,
-		Range:      j.Range,
-		Migration:  j.Migration,
-	}
+	return audit.ClassKey(j)
 }
 
 func fromClass(v audit.Class) Class {
@@ -324,35 +237,19 @@ func toClass(j Class) audit.Class {
 }
 
 func fromFrame(v audit.Frame) Frame {
-	return Frame{
-		Symbol:     v.Symbol,
-		Module:     v.Module,
-		Unresolved: v.Unresolved,
-	}
+	return Frame(v)
 }
 
 func toFrame(j Frame) audit.Frame {
-	return audit.Frame{
-		Symbol:     j.Symbol,
-		Module:     j.Module,
-		Unresolved: j.Unresolved,
-	}
+	return audit.Frame(j)
 }
 
 func fromSiteTotals(v audit.SiteTotals) SiteTotals {
-	return SiteTotals{
-		Copies: v.Copies,
-		Bytes:  v.Bytes,
-		HostNs: v.HostNs,
-	}
+	return SiteTotals(v)
 }
 
 func toSiteTotals(j SiteTotals) audit.SiteTotals {
-	return audit.SiteTotals{
-		Copies: j.Copies,
-		Bytes:  j.Bytes,
-		HostNs: j.HostNs,
-	}
+	return audit.SiteTotals(j)
 }
 
 func fromCallSite(v audit.CallSite) CallSite {
@@ -400,39 +297,11 @@ func toCallSites(j CallSites) audit.CallSites {
 }
 
 func fromEvidence(v audit.Evidence) Evidence {
-	return Evidence{
-		CorrelationID: v.CorrelationID,
-		PID:           v.PID,
-		TID:           v.TID,
-		API:           v.API,
-		Direction:     v.Direction,
-		HostMemory:    v.HostMemory,
-		Bytes:         v.Bytes,
-		CallStart:     v.CallStart,
-		CallNs:        v.CallNs,
-		GPUStart:      v.GPUStart,
-		GPUNs:         v.GPUNs,
-		Held:          v.Held,
-		Range:         v.Range,
-	}
+	return Evidence(v)
 }
 
 func toEvidence(j Evidence) audit.Evidence {
-	return audit.Evidence{
-		CorrelationID: j.CorrelationID,
-		PID:           j.PID,
-		TID:           j.TID,
-		API:           j.API,
-		Direction:     j.Direction,
-		HostMemory:    j.HostMemory,
-		Bytes:         j.Bytes,
-		CallStart:     j.CallStart,
-		CallNs:        j.CallNs,
-		GPUStart:      j.GPUStart,
-		GPUNs:         j.GPUNs,
-		Held:          j.Held,
-		Range:         j.Range,
-	}
+	return audit.Evidence(j)
 }
 
 func fromFinding(v audit.Finding) Finding {
@@ -456,61 +325,19 @@ func toFinding(j Finding) audit.Finding {
 }
 
 func fromGroupPrediction(v audit.GroupPrediction) GroupPrediction {
-	return GroupPrediction{
-		Direction:   v.Direction,
-		APIKind:     v.APIKind,
-		SizeBucket:  v.SizeBucket,
-		Count:       v.Count,
-		Bytes:       v.Bytes,
-		BeforeNs:    v.BeforeNs,
-		AfterNs:     v.AfterNs,
-		AfterLowNs:  v.AfterLowNs,
-		AfterHighNs: v.AfterHighNs,
-		Source:      v.Source,
-		From:        v.From,
-		Samples:     v.Samples,
-		Uncosted:    v.Uncosted,
-	}
+	return GroupPrediction(v)
 }
 
 func toGroupPrediction(j GroupPrediction) audit.GroupPrediction {
-	return audit.GroupPrediction{
-		Direction:   j.Direction,
-		APIKind:     j.APIKind,
-		SizeBucket:  j.SizeBucket,
-		Count:       j.Count,
-		Bytes:       j.Bytes,
-		BeforeNs:    j.BeforeNs,
-		AfterNs:     j.AfterNs,
-		AfterLowNs:  j.AfterLowNs,
-		AfterHighNs: j.AfterHighNs,
-		Source:      j.Source,
-		From:        j.From,
-		Samples:     j.Samples,
-		Uncosted:    j.Uncosted,
-	}
+	return audit.GroupPrediction(j)
 }
 
 func fromHtoDPrediction(v audit.HtoDPrediction) HtoDPrediction {
-	return HtoDPrediction{
-		BeforeNs:         v.BeforeNs,
-		PageableBeforeNs: v.PageableBeforeNs,
-		AfterNs:          v.AfterNs,
-		AfterLowNs:       v.AfterLowNs,
-		AfterHighNs:      v.AfterHighNs,
-		Bytes:            v.Bytes,
-	}
+	return HtoDPrediction(v)
 }
 
 func toHtoDPrediction(j HtoDPrediction) audit.HtoDPrediction {
-	return audit.HtoDPrediction{
-		BeforeNs:         j.BeforeNs,
-		PageableBeforeNs: j.PageableBeforeNs,
-		AfterNs:          j.AfterNs,
-		AfterLowNs:       j.AfterLowNs,
-		AfterHighNs:      j.AfterHighNs,
-		Bytes:            j.Bytes,
-	}
+	return audit.HtoDPrediction(j)
 }
 
 func fromPrediction(v audit.Prediction) Prediction {
@@ -550,19 +377,11 @@ func toPrediction(j Prediction) audit.Prediction {
 }
 
 func fromReplayBound(v replay.Bound) ReplayBound {
-	return ReplayBound{
-		Low:  v.Low,
-		Mid:  v.Mid,
-		High: v.High,
-	}
+	return ReplayBound(v)
 }
 
 func toReplayBound(j ReplayBound) replay.Bound {
-	return replay.Bound{
-		Low:  j.Low,
-		Mid:  j.Mid,
-		High: j.High,
-	}
+	return replay.Bound(j)
 }
 
 func fromReplayCostUse(v replay.CostUse) ReplayCostUse {
@@ -612,51 +431,19 @@ func toReplayCostUse(j ReplayCostUse) replay.CostUse {
 }
 
 func fromAssumption(v timeline.Assumption) Assumption {
-	return Assumption{
-		Kind:   v.Kind,
-		PID:    v.PID,
-		API:    v.API,
-		Event:  v.Event,
-		Stream: v.Stream,
-		TID:    v.TID,
-		Count:  v.Count,
-		Corr:   v.Corr,
-	}
+	return Assumption(v)
 }
 
 func toAssumption(j Assumption) timeline.Assumption {
-	return timeline.Assumption{
-		Kind:   j.Kind,
-		PID:    j.PID,
-		API:    j.API,
-		Event:  j.Event,
-		Stream: j.Stream,
-		TID:    j.TID,
-		Count:  j.Count,
-		Corr:   j.Corr,
-	}
+	return timeline.Assumption(j)
 }
 
 func fromReplayClass(v replay.Class) ReplayClass {
-	return ReplayClass{
-		API:       v.API,
-		Op:        v.Op,
-		Direction: v.Direction,
-		Memory:    v.Memory,
-		Wait:      v.Wait,
-		SizeClass: v.SizeClass,
-	}
+	return ReplayClass(v)
 }
 
 func toReplayClass(j ReplayClass) replay.Class {
-	return replay.Class{
-		API:       j.API,
-		Op:        j.Op,
-		Direction: j.Direction,
-		Memory:    j.Memory,
-		Wait:      j.Wait,
-		SizeClass: j.SizeClass,
-	}
+	return replay.Class(j)
 }
 
 func fromReplayMisfit(v replay.Misfit) ReplayMisfit {
@@ -714,19 +501,11 @@ func toReplay(j Replay) audit.Replay {
 }
 
 func fromAPITime(v audit.APITime) APITime {
-	return APITime{
-		API:    v.API,
-		Calls:  v.Calls,
-		HostNs: v.HostNs,
-	}
+	return APITime(v)
 }
 
 func toAPITime(j APITime) audit.APITime {
-	return audit.APITime{
-		API:    j.API,
-		Calls:  j.Calls,
-		HostNs: j.HostNs,
-	}
+	return audit.APITime(j)
 }
 
 func fromPinAllocs(v audit.PinAllocs) PinAllocs {
@@ -746,21 +525,11 @@ func toPinAllocs(j PinAllocs) audit.PinAllocs {
 }
 
 func fromFlagged(v audit.Flagged) Flagged {
-	return Flagged{
-		PID:      v.PID,
-		Start:    v.Start,
-		Duration: v.Duration,
-		MB:       v.MB,
-	}
+	return Flagged(v)
 }
 
 func toFlagged(j Flagged) audit.Flagged {
-	return audit.Flagged{
-		PID:      j.PID,
-		Start:    j.Start,
-		Duration: j.Duration,
-		MB:       j.MB,
-	}
+	return audit.Flagged(j)
 }
 
 func fromRuleComparison(v audit.RuleComparison) RuleComparison {
@@ -794,79 +563,35 @@ func toRuleComparison(j RuleComparison) audit.RuleComparison {
 }
 
 func fromTracing(v coverage.Tracing) Tracing {
-	return Tracing{
-		Known:      v.Known,
-		CUDA:       v.CUDA,
-		NVTX:       v.NVTX,
-		OSRT:       v.OSRT,
-		GraphTrace: v.GraphTrace,
-		Backtraces: v.Backtraces,
-		PageFaults: v.PageFaults,
-	}
+	return Tracing(v)
 }
 
 func toTracing(j Tracing) coverage.Tracing {
-	return coverage.Tracing{
-		Known:      j.Known,
-		CUDA:       j.CUDA,
-		NVTX:       j.NVTX,
-		OSRT:       j.OSRT,
-		GraphTrace: j.GraphTrace,
-		Backtraces: j.Backtraces,
-		PageFaults: j.PageFaults,
-	}
+	return coverage.Tracing(j)
 }
 
 func fromMessages(v coverage.Messages) Messages {
-	return Messages{
-		Severity:    v.Severity,
-		Count:       v.Count,
-		First:       v.First,
-		FirstDetail: v.FirstDetail,
-	}
+	return Messages(v)
 }
 
 func toMessages(j Messages) coverage.Messages {
-	return coverage.Messages{
-		Severity:    j.Severity,
-		Count:       j.Count,
-		First:       j.First,
-		FirstDetail: j.FirstDetail,
-	}
+	return coverage.Messages(j)
 }
 
 func fromFamilyCount(v coverage.FamilyCount) FamilyCount {
-	return FamilyCount{
-		Family: v.Family,
-		Events: v.Events,
-	}
+	return FamilyCount(v)
 }
 
 func toFamilyCount(j FamilyCount) coverage.FamilyCount {
-	return coverage.FamilyCount{
-		Family: j.Family,
-		Events: j.Events,
-	}
+	return coverage.FamilyCount(j)
 }
 
 func fromMigration(v coverage.Migration) Migration {
-	return Migration{
-		Direction: v.Direction,
-		Cause:     v.Cause,
-		Count:     v.Count,
-		Bytes:     v.Bytes,
-		GPUNs:     v.GPUNs,
-	}
+	return Migration(v)
 }
 
 func toMigration(j Migration) coverage.Migration {
-	return coverage.Migration{
-		Direction: j.Direction,
-		Cause:     j.Cause,
-		Count:     j.Count,
-		Bytes:     j.Bytes,
-		GPUNs:     j.GPUNs,
-	}
+	return coverage.Migration(j)
 }
 
 func fromCoverage(v coverage.Coverage) Coverage {
@@ -968,21 +693,11 @@ func toAudit(j Audit) audit.Audit {
 }
 
 func fromTolerance(v audit.Tolerance) Tolerance {
-	return Tolerance{
-		Model:     v.Model,
-		Fit:       v.Fit,
-		NoiseLow:  v.NoiseLow,
-		NoiseHigh: v.NoiseHigh,
-	}
+	return Tolerance(v)
 }
 
 func toTolerance(j Tolerance) audit.Tolerance {
-	return audit.Tolerance{
-		Model:     j.Model,
-		Fit:       j.Fit,
-		NoiseLow:  j.NoiseLow,
-		NoiseHigh: j.NoiseHigh,
-	}
+	return audit.Tolerance(j)
 }
 
 func fromRegionCheck(v audit.RegionCheck) RegionCheck {
@@ -1032,19 +747,11 @@ func toRegionCheck(j RegionCheck) audit.RegionCheck {
 }
 
 func fromUnseen(v audit.Unseen) Unseen {
-	return Unseen{
-		Framework:    v.Framework,
-		PinnedHtoD:   v.PinnedHtoD,
-		PageableHtoD: v.PageableHtoD,
-	}
+	return Unseen(v)
 }
 
 func toUnseen(j Unseen) audit.Unseen {
-	return audit.Unseen{
-		Framework:    j.Framework,
-		PinnedHtoD:   j.PinnedHtoD,
-		PageableHtoD: j.PageableHtoD,
-	}
+	return audit.Unseen(j)
 }
 
 func fromFix(v audit.Fix) Fix {
@@ -1084,19 +791,11 @@ func toClassChange(j ClassChange) audit.ClassChange {
 }
 
 func fromPair(v audit.Pair) Pair {
-	return Pair{
-		Label:    v.Label,
-		BeforeNs: v.BeforeNs,
-		AfterNs:  v.AfterNs,
-	}
+	return Pair(v)
 }
 
 func toPair(j Pair) audit.Pair {
-	return audit.Pair{
-		Label:    j.Label,
-		BeforeNs: j.BeforeNs,
-		AfterNs:  j.AfterNs,
-	}
+	return audit.Pair(j)
 }
 
 func fromCheck(v audit.Check) Check {
