@@ -9,7 +9,6 @@ package source
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -84,8 +83,8 @@ type File struct {
 	// the report does not.
 	Own bool
 	// DB is the SQLite export's committed state (KindSQLite), nil
-	// otherwise.
-	DB *sql.DB
+	// otherwise: the connections every reader of its tables shares.
+	DB *sqlitefile.DB
 
 	f       *os.File
 	cleanup func()
