@@ -397,6 +397,48 @@ type dirFiles struct {
 	streams                                            []string // raw .qdstrm streams
 }
 
+// nameKind is what a file's name alone says it holds: nameReport,
+// nameOwnSQLite and nameSQLite in the order a folder prefers them
+// (onePerBase ranks by it).
+type nameKind int
+
+const (
+	nameOther nameKind = iota
+	nameReport
+	nameOwnSQLite
+	nameSQLite
+	nameResults
+	nameTranscript
+	nameCSVReport
+	nameStream
+)
+
+// kindByName tells a file by its name alone, the one place source does
+// (a folder's listing, the captures of one job): kindOf tells a file
+// Open reads by its content.
+func kindByName(name string) nameKind {
+	l := strings.ToLower(name)
+	switch {
+	case strings.HasSuffix(l, exportcache.Suffix):
+		return nameOwnSQLite
+	case strings.HasSuffix(l, ".sqlite"):
+		return nameSQLite
+	case nsysdb.IsReportName(l):
+		return nameReport
+	case l == "results.json", strings.HasSuffix(l, ".results.json"):
+		return nameResults
+	case l == "transcript.txt", strings.HasSuffix(l, ".transcript.txt"):
+		return nameTranscript
+	case strings.HasSuffix(l, ".csv"):
+		if _, _, ok := nsysdb.MatchReport(name); ok {
+			return nameCSVReport
+		}
+	case nsysdb.IsStreamName(l):
+		return nameStream
+	}
+	return nameOther
+}
+
 // classifyDir sorts a folder's files by kind.
 func classifyDir(entries []os.DirEntry) dirFiles {
 	var f dirFiles
@@ -405,23 +447,20 @@ func classifyDir(entries []os.DirEntry) dirFiles {
 			continue
 		}
 		n := e.Name()
-		l := strings.ToLower(n)
-		switch {
-		case strings.HasSuffix(l, exportcache.Suffix):
+		switch kindByName(n) {
+		case nameOwnSQLite:
 			f.ownSQLite = append(f.ownSQLite, n)
-		case strings.HasSuffix(l, ".sqlite"):
+		case nameSQLite:
 			f.plainSQLite = append(f.plainSQLite, n)
-		case nsysdb.IsReportName(l):
+		case nameReport:
 			f.reps = append(f.reps, n)
-		case l == "results.json", strings.HasSuffix(l, ".results.json"):
+		case nameResults:
 			f.results = append(f.results, n)
-		case l == "transcript.txt", strings.HasSuffix(l, ".transcript.txt"):
+		case nameTranscript:
 			f.transcripts = append(f.transcripts, n)
-		case strings.HasSuffix(l, ".csv"):
-			if _, _, ok := nsysdb.MatchReport(n); ok {
-				f.hasCSV = true
-			}
-		case nsysdb.IsStreamName(l):
+		case nameCSVReport:
+			f.hasCSV = true
+		case nameStream:
 			f.streams = append(f.streams, n)
 		}
 	}
