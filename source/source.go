@@ -301,7 +301,7 @@ func (s *Source) resolve(ctx context.Context, head []byte, magic nsysdb.Kind, op
 		return &inputerr.Error{Path: rep.Path, Problem: "cannot read the report", Err: err}
 	}
 	var export *File
-	accept := func(db string) error {
+	accept := func(db string, check func(*sqlitefile.DB) error) error {
 		f, err := OpenFile(db)
 		if err != nil {
 			return err
@@ -310,6 +310,13 @@ func (s *Source) resolve(ctx context.Context, head []byte, magic nsysdb.Kind, op
 			f.Close()
 			return sqlitefile.CheckPath(db)
 		}
+		if check != nil {
+			if err := check(f.DB); err != nil {
+				f.Close()
+				return err
+			}
+		}
+		export.Close() // a candidate taken before
 		export = f
 		return nil
 	}
