@@ -92,7 +92,7 @@ func (r *reader) decode(c *copyRow) error {
 		return err
 	}
 	if c.gpid != 0 {
-		c.op.PID, _ = nsysdb.SplitGlobalID(c.gpid)
+		c.op.PID, _ = r.split(c.gpid)
 	}
 	if c.migrate >= 0 {
 		c.op.Migration = r.migrations[c.migrate]
@@ -202,7 +202,7 @@ func (r *reader) emitKernels() error {
 		k = records.Op{Kind: records.OpKernel, Start: v[0], End: v[1], Corr: v[3], Stream: v[4], Device: v[6], GraphNode: v[7]}
 		nameID, gpid := v[2], v[5]
 		if gpid != 0 {
-			k.PID, _ = nsysdb.SplitGlobalID(gpid)
+			k.PID, _ = r.split(gpid)
 		}
 		if byCorr {
 			if !r.wantsCorr(cols, k.Corr) {
@@ -239,7 +239,7 @@ func (r *reader) emitMemsets() error {
 			return nil
 		}
 		if gpid := v[6]; gpid != 0 {
-			o.PID, _ = nsysdb.SplitGlobalID(gpid)
+			o.PID, _ = r.split(gpid)
 		}
 		return r.handled(table, r.h.Op(&o))
 	})

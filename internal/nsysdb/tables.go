@@ -213,6 +213,17 @@ func PIDExpr(expr string) string {
 	return "((" + expr + " >> 24) & 16777215)"
 }
 
+// ProcessOf decodes the process part of nsys's global id: its host (bits
+// 48..63: hardware and VM) and its pid, so that processes of one pid on
+// two hosts differ.
+func ProcessOf(g int64) int64 { return g >> 24 }
+
+// ProcessExpr is the SQL expression that decodes the process part of the
+// global id in column expr, the same decoding as ProcessOf.
+func ProcessExpr(expr string) string {
+	return "(" + expr + " >> 24)"
+}
+
 // TIDExpr is the SQL expression that decodes the tid from the global id in
 // column expr, the same decoding as SplitGlobalID.
 func TIDExpr(expr string) string {

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"testing"
+)
+
+// secondHost copies every record of the program's process (pid 22) to a
+// process of the same pid on another host: its global ids 2^56 higher
+// (the hardware bits of nsys's global id), as an export of a job's two
+// nodes holds them.
+const secondHost = `CREATE TEMP TABLE m AS SELECT * FROM CUPTI_ACTIVITY_KIND_MEMCPY; UPDATE m SET globalPid = globalPid + 72057594037927936;
+	INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY SELECT * FROM m;
+	CREATE TEMP TABLE k AS SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL; UPDATE k SET globalPid = globalPid + 72057594037927936;
+	INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT * FROM k;
+	CREATE TEMP TABLE s AS SELECT * FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION; UPDATE s SET globalPid = globalPid + 72057594037927936;
+	INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION SELECT * FROM s;
+	CREATE TEMP TABLE n AS SELECT * FROM NVTX_EVENTS; UPDATE n SET globalTid = globalTid + 72057594037927936;
+	INSERT INTO NVTX_EVENTS SELECT * FROM n;
+	CREATE TEMP TABLE r AS SELECT * FROM CUPTI_ACTIVITY_KIND_RUNTIME; UPDATE r SET globalTid = globalTid + 72057594037927936;
+	INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME SELECT * FROM r;
+	INSERT INTO PROCESSES SELECT globalPid + 72057594037927936, pid, name FROM PROCESSES WHERE pid = 22;
+	INSERT INTO ThreadNames SELECT nameId, priority, globalTid + 72057594037927936 FROM ThreadNames WHERE (globalTid >> 24) & 16777215 = 22`
+
+// streamCases: records that name what the capture does not hold, or that
+// do not fit the calls that issued them, and processes told apart by their
+// host.
+func streamCases() []badCase {
+	const records = "records that contradict each other"
+	return []badCase{
+		{group: records, name: "SQLite: the program's process again on a second host (the same pid, its own calls and copies: two processes, not two traces)",
+			make: sqliteEdit(secondHost),
+			exit: 0, want: []string{"prediction 1  held", "(thread 22 of process 16777238"}},
+		{group: records, name: "audit: the program's process again on a second host", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				return append(sqliteEdit(secondHost)(t, dir), "--nvidia-rule", "off")
+			},
+			exit: 1, want: []string{"610 copies"}},
+	}
+}
