@@ -26,7 +26,18 @@ const secondHost = `CREATE TEMP TABLE m AS SELECT * FROM CUPTI_ACTIVITY_KIND_MEM
 // host.
 func streamCases() []badCase {
 	const records = "records that contradict each other"
+	off := []string{"--nvidia-rule", "off"}
+	// beforeAfter audits the shipped export against a damaged copy of it.
+	beforeAfter := func(stmt string) func(t *testing.T, dir string) []string {
+		return func(t *testing.T, dir string) []string {
+			before := copyShipped(t, t.TempDir(), "pinned.sqlite")
+			return append([]string{before, sqliteEdit(stmt)(t, dir)[0]}, off...)
+		}
+	}
 	return []badCase{
+		{group: records, name: "audit BEFORE AFTER: AFTER captured on another GPU (TARGET_INFO_GPU names an H200 NVL)", cmd: "audit",
+			make: beforeAfter(`UPDATE TARGET_INFO_GPU SET name = 'NVIDIA H200 NVL', uuid = 'GPU-0b1c', busLocation = '0000:01:00.0'`),
+			exit: 2, want: []string{"pinned.sqlite", "AFTER was captured on NVIDIA H200 NVL, BEFORE on NVIDIA H200", "capture AFTER on BEFORE's machine"}},
 		{group: records, name: "SQLite: the program's process again on a second host (the same pid, its own calls and copies: two processes, not two traces)",
 			make: sqliteEdit(secondHost),
 			exit: 0, want: []string{"prediction 1  held", "(thread 22 of process 16777238"}},
