@@ -191,7 +191,7 @@ func (r *reader) anyPID() bool {
 func (r *reader) emitKernels() error {
 	table := r.tables[nsysdb.TableKernel]
 	cols := r.kcols
-	qs := `SELECT ` + nsysdb.Cols(nsysdb.ColStart, nsysdb.ColEnd, nsysdb.ColShortName) + `, ` + col(cols, nsysdb.ColCorrelationID) + `, ` + col(cols, nsysdb.ColStreamID) + `, ` +
+	qs := `SELECT ` + nsysdb.Cols(nsysdb.ColStart, nsysdb.ColEnd, nsysdb.ColShortName) + `, ` + col(cols, nsysdb.ColCorrelationID) + `, ` + must(cols, nsysdb.ColStreamID) + `, ` +
 		col(cols, nsysdb.ColGlobalPid) + `, ` + col(cols, nsysdb.ColDeviceID) + `, ` + col(cols, nsysdb.ColGraphNodeID) + ` FROM ` + q(table)
 	byCorr := !r.threadOnly || r.launches
 	if byCorr {
@@ -232,7 +232,7 @@ func (r *reader) emitMemsets() error {
 	}
 	var o records.Op
 	err = r.ints(`SELECT `+nsysdb.Cols(nsysdb.ColStart, nsysdb.ColEnd)+`, `+col(cols, nsysdb.ColBytes)+`, `+col(cols, nsysdb.ColCorrelationID)+`, `+
-		col(cols, nsysdb.ColStreamID)+`, `+col(cols, nsysdb.ColDeviceID)+`, `+col(cols, nsysdb.ColGlobalPid)+`, `+col(cols, nsysdb.ColGraphNodeID)+
+		must(cols, nsysdb.ColStreamID)+`, `+col(cols, nsysdb.ColDeviceID)+`, `+col(cols, nsysdb.ColGlobalPid)+`, `+col(cols, nsysdb.ColGraphNodeID)+
 		` FROM `+q(table)+r.corrFilter(cols), 8, func(v []int64) error {
 		o = records.Op{Kind: records.OpMemset, Start: v[0], End: v[1], Bytes: v[2], Corr: v[3], Stream: v[4], Device: v[5], GraphNode: v[7]}
 		if !r.wantsCorr(cols, o.Corr) {

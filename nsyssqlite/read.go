@@ -442,6 +442,16 @@ func col(cols map[string]bool, name string) string {
 	return "0"
 }
 
+// must is col for a column nsys always fills and an answer rests on (a
+// kernel's or memset's stream, which orders it with the rest): a NULL in
+// it is refused (tableError names it), not read as 0.
+func must(cols map[string]bool, name string) string {
+	if cols[name] {
+		return q(name)
+	}
+	return "0"
+}
+
 // str returns the string with the given StringIds id, which column col of
 // the logical table from refers to. An id the string table does not hold
 // is a reference that does not resolve: the export is damaged.

@@ -80,6 +80,17 @@ func (r *reader) emitSyncs() error {
 		if gpid != 0 {
 			sy.PID, _ = r.split(gpid)
 		}
+		// The stream and event a record names tie it to the work it
+		// waited for: nsys always writes them, and a NULL is refused, not
+		// read as none.
+		for _, c := range []struct {
+			name string
+			v    sql.NullInt64
+		}{{nsysdb.ColStreamID, stream}, {nsysdb.ColEventID, event}} {
+			if cols[c.name] && !c.v.Valid {
+				return r.nullColumn(table, c.name)
+			}
+		}
 		sy.Stream, sy.Event = id(stream), id(event)
 		known := false
 		switch {

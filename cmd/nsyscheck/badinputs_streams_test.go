@@ -21,6 +21,12 @@ const secondHost = `CREATE TEMP TABLE m AS SELECT * FROM CUPTI_ACTIVITY_KIND_MEM
 	INSERT INTO PROCESSES SELECT globalPid + 72057594037927936, pid, name FROM PROCESSES WHERE pid = 22;
 	INSERT INTO ThreadNames SELECT nameId, priority, globalTid + 72057594037927936 FROM ThreadNames WHERE (globalTid >> 24) & 16777215 = 22`
 
+// nullable makes column col of table nullable, as an edited export may
+// hold it (nsys declares it NOT NULL), through the schema's own text.
+func nullable(table, col string) string {
+	return `PRAGMA writable_schema = ON; UPDATE sqlite_schema SET sql = replace(sql, '` + col + `                    INTEGER   NOT NULL', '` + col + `                    INTEGER') WHERE name = '` + table + `'; PRAGMA writable_schema = RESET`
+}
+
 // streamCases: records that name what the capture does not hold, or that
 // do not fit the calls that issued them, and processes told apart by their
 // host.
@@ -35,6 +41,14 @@ func streamCases() []badCase {
 		}
 	}
 	return []badCase{
+		{group: records, name: "SQLite: a NULL streamId on every kernel (the column made nullable)",
+			make: sqliteEdit(nullable("CUPTI_ACTIVITY_KIND_KERNEL", "streamId") + `; UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET streamId = NULL`),
+			exit: 2, want: []string{"pinned.sqlite", "table CUPTI_ACTIVITY_KIND_KERNEL: column streamId is NULL in 28 rows"}, notHeld: []string{"3"}},
+		{group: records, name: "audit: a NULL streamId on every synchronisation record (the column made nullable)", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				return append(sqliteEdit(nullable("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "streamId")+`; UPDATE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION SET streamId = NULL`)(t, dir), off...)
+			},
+			exit: 2, want: []string{"pinned.sqlite", "table CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: column streamId is NULL in 45 rows"}},
 		{group: records, name: "audit BEFORE AFTER: AFTER captured on another GPU (TARGET_INFO_GPU names an H200 NVL)", cmd: "audit",
 			make: beforeAfter(`UPDATE TARGET_INFO_GPU SET name = 'NVIDIA H200 NVL', uuid = 'GPU-0b1c', busLocation = '0000:01:00.0'`),
 			exit: 2, want: []string{"pinned.sqlite", "AFTER was captured on NVIDIA H200 NVL, BEFORE on NVIDIA H200", "capture AFTER on BEFORE's machine"}},
