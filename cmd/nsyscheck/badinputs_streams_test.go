@@ -41,6 +41,15 @@ func streamCases() []badCase {
 		}
 	}
 	return []badCase{
+		{group: records, name: "SQLite: the copies moved to stream 777, which TARGET_INFO_CUDA_STREAM does not list",
+			make: sqliteEdit(`UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET streamId = 777 WHERE streamId = 7`),
+			exit: 2, want: []string{"pinned.sqlite", "table CUPTI_ACTIVITY_KIND_MEMCPY: 283 rows name stream 777 (the first: rowid 1), which TARGET_INFO_CUDA_STREAM does not list"},
+			notHeld: []string{"1", "2", "4"}},
+		{group: records, name: "audit: events recorded on stream 555, which TARGET_INFO_CUDA_STREAM does not list", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				return append(sqliteEdit(`UPDATE CUPTI_ACTIVITY_KIND_CUDA_EVENT SET streamId = 555`)(t, dir), off...)
+			},
+			exit: 2, want: []string{"pinned.sqlite", "table CUPTI_ACTIVITY_KIND_CUDA_EVENT: 46 rows name stream 555"}},
 		{group: records, name: "SQLite: a NULL streamId on every kernel (the column made nullable)",
 			make: sqliteEdit(nullable("CUPTI_ACTIVITY_KIND_KERNEL", "streamId") + `; UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET streamId = NULL`),
 			exit: 2, want: []string{"pinned.sqlite", "table CUPTI_ACTIVITY_KIND_KERNEL: column streamId is NULL in 28 rows"}, notHeld: []string{"3"}},

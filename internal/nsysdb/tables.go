@@ -36,7 +36,12 @@ const (
 	TableDiagSeverity  = "ENUM_DIAGNOSTIC_SEVERITY_LEVEL"
 	TableDiagSource    = "ENUM_DIAGNOSTIC_SOURCE_TYPE"
 	TableMigration     = "ENUM_CUDA_UNIF_MEM_MIGRATION"
+	TableCUDAStream    = "TARGET_INFO_CUDA_STREAM" // the streams the program made
 )
+
+// NoStream is the stream id nsys writes for a record of no stream (an
+// event or context synchronisation): 2^32-1.
+const NoStream = 4294967295
 
 // Rows of META_DATA_CAPTURE that say what nsys was asked to trace. The
 // per-process options are written PROCESS_<n>:<option>, so they are matched
