@@ -96,6 +96,8 @@ func TestCrossRecordDamage(t *testing.T) {
 			[]string{"table NVTX_EVENTS", "thread 22/22", "overlap without one holding the other"}},
 		{"every kernel twice", `INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL`,
 			[]string{"table CUPTI_ACTIVITY_KIND_KERNEL", "another kernel of process 22 has the same correlation id"}, nil},
+		{"a kernel before its launch call", `UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = start - 2000000000, "end" = "end" - 2000000000 WHERE correlationId = 527`,
+			[]string{"table CUPTI_ACTIVITY_KIND_KERNEL", "kernel scaleCopy, correlation id 527", "before the cudaLaunchKernel call that issued it starts"}, nil},
 	} {
 		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
 			p := fixture.SQLite(t, shippedSQLite, c.stmt)

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -41,6 +44,34 @@ func streamCases() []badCase {
 		}
 	}
 	return []badCase{
+		{group: records, name: "SQLite: a kernel 2 s before the cudaLaunchKernel call that launched it",
+			make: sqliteEdit(`UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = start - 2000000000, "end" = "end" - 2000000000 WHERE correlationId = 527`),
+			exit: 2, want: []string{"pinned.sqlite", "table CUPTI_ACTIVITY_KIND_KERNEL", "kernel scaleCopy, correlation id 527", "1999983325 ns before the cudaLaunchKernel call that issued it starts"},
+			notHeld: []string{"3"}},
+		{group: records, name: "audit BEFORE AFTER: a kernel of AFTER 6 ms before its cudaLaunchKernel call", cmd: "audit",
+			make: beforeAfter(`UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = start - 6000000, "end" = "end" - 6000000 WHERE correlationId = 527`),
+			exit: 2, want: []string{"pinned.sqlite", "kernel scaleCopy, correlation id 527", "before the cudaLaunchKernel call that issued it starts"}},
+		{group: records, name: "CSV: a kernel row of cuda_gpu_trace 2 s before its cudaLaunchKernel call", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				auditCSV(t, dir)
+				p := filepath.Join(dir, "pinned_cuda_gpu_trace.csv")
+				lines := strings.Split(string(readFile(t, p)), "\n")
+				for i, l := range lines {
+					if strings.Contains(l, "scaleCopy") {
+						f := strings.Split(l, ",")
+						start, err := strconv.ParseInt(f[0], 10, 64)
+						if err != nil {
+							t.Fatal(err)
+						}
+						f[0] = strconv.FormatInt(start-2000000000, 10)
+						lines[i] = strings.Join(f, ",")
+						break
+					}
+				}
+				writeFile(t, p, []byte(strings.Join(lines, "\n")))
+				return append([]string{dir}, off...)
+			},
+			exit: 2, want: []string{"pinned_cuda_gpu_trace.csv", "(kernel scaleCopy)", "before the cudaLaunchKernel call that issued it starts"}},
 		{group: records, name: "SQLite: the copies moved to stream 777, which TARGET_INFO_CUDA_STREAM does not list",
 			make: sqliteEdit(`UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET streamId = 777 WHERE streamId = 7`),
 			exit: 2, want: []string{"pinned.sqlite", "table CUPTI_ACTIVITY_KIND_MEMCPY: 283 rows name stream 777 (the first: rowid 1), which TARGET_INFO_CUDA_STREAM does not list"},
