@@ -30,6 +30,30 @@ func nullable(table, col string) string {
 	return `PRAGMA writable_schema = ON; UPDATE sqlite_schema SET sql = replace(sql, '` + col + `                    INTEGER   NOT NULL', '` + col + `                    INTEGER') WHERE name = '` + table + `'; PRAGMA writable_schema = RESET`
 }
 
+// forgedName is a capture's name whose newlines would print a verdict of
+// their own.
+const forgedName = "x\nprediction 1  died      FORGED\n.sqlite"
+
+// forged copies the shipped export to a file named forgedName in dir.
+func forged(t *testing.T, dir string) string {
+	p := filepath.Join(dir, forgedName)
+	writeFile(t, p, readFile(t, copyShipped(t, t.TempDir(), "pinned.sqlite")))
+	return p
+}
+
+// noForgedLine fails where a file of dir starts a line with the forged
+// verdict.
+func noForgedLine(t *testing.T, dir string) {
+	t.Helper()
+	for _, name := range []string{"report.md", "report.html"} {
+		for _, l := range strings.Split(string(readFile(t, filepath.Join(dir, name))), "\n") {
+			if strings.HasPrefix(l, "prediction 1") {
+				t.Errorf("%s holds a line of the capture's name: %q", name, l)
+			}
+		}
+	}
+}
+
 // streamCases: records that name what the capture does not hold, or that
 // do not fit the calls that issued them, and processes told apart by their
 // host.
@@ -44,6 +68,20 @@ func streamCases() []badCase {
 		}
 	}
 	return []badCase{
+		{group: "report output", name: "report of a capture whose name holds newlines and a verdict",
+			cmd: "report",
+			make: func(t *testing.T, dir string) []string {
+				out := t.TempDir()
+				t.Cleanup(func() { noForgedLine(t, out) })
+				return []string{forged(t, dir), "-o", out}
+			},
+			exit: 0, want: []string{`x\x0aprediction 1  died      FORGED\x0a.sqlite: `}, never: []string{"\nprediction 1  died"}},
+		{group: "report output", name: "scrub of a capture whose name holds newlines and a verdict",
+			cmd: "scrub",
+			make: func(t *testing.T, dir string) []string {
+				return []string{forged(t, dir), "-o", filepath.Join(t.TempDir(), "shared.sqlite")}
+			},
+			exit: 0, want: []string{`x\x0aprediction 1  died      FORGED\x0a.sqlite`}, never: []string{"\nprediction 1  died"}},
 		{group: records, name: "SQLite: a kernel 2 s before the cudaLaunchKernel call that launched it",
 			make: sqliteEdit(`UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = start - 2000000000, "end" = "end" - 2000000000 WHERE correlationId = 527`),
 			exit: 2, want: []string{"pinned.sqlite", "table CUPTI_ACTIVITY_KIND_KERNEL", "kernel scaleCopy, correlation id 527", "1999983325 ns before the cudaLaunchKernel call that issued it starts"},
