@@ -67,7 +67,27 @@ func streamCases() []badCase {
 			return append([]string{before, sqliteEdit(stmt)(t, dir)[0]}, off...)
 		}
 	}
+	expectFile := func(body string, args ...string) func(t *testing.T, dir string) []string {
+		return func(t *testing.T, dir string) []string {
+			e := filepath.Join(dir, "expect.json")
+			writeFile(t, e, []byte(body))
+			return append([]string{copyShipped(t, dir, "pinned.sqlite"), "--expect", e}, args...)
+		}
+	}
+	const expects = "audit rates and --expect files"
 	return []badCase{
+		{group: expects, name: "verify --expect with a verdict that is none (\"HELD\")",
+			make: expectFile(`{"claims": {"1.floor": "HELD"}}`),
+			exit: 2, want: []string{"expect.json", `claims.1.floor: "HELD" is no verdict (want held, died, unavailable)`}},
+		{group: expects, name: "verify --expect with a claim the lesson does not have",
+			make: expectFile(`{"claims": {"9.zzz": "held"}}`),
+			exit: 2, want: []string{"expect.json", "claims.9.zzz: the lesson has no such claim"}},
+		{group: expects, name: "audit --expect with a negative count of copies", cmd: "audit",
+			make: expectFile(`{"copies": -1}`, off...),
+			exit: 2, want: []string{"expect.json", "copies: -1 is no count (want 0 or more)"}},
+		{group: expects, name: "audit --expect with a status NVIDIA's rule never has", cmd: "audit",
+			make: expectFile(`{"nvidiaRule": "agreed"}`, off...),
+			exit: 2, want: []string{"expect.json", `nvidiaRule: "agreed" is none of agree, disagree, unavailable`}},
 		{group: "report output", name: "report of a capture whose name holds newlines and a verdict",
 			cmd: "report",
 			make: func(t *testing.T, dir string) []string {
