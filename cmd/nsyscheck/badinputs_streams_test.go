@@ -76,6 +76,14 @@ func streamCases() []badCase {
 	}
 	const expects = "audit rates and --expect files"
 	return []badCase{
+		{group: "SQLite export", name: "an export of schema 9.0.0, a major version newer than nsyscheck reads",
+			make: sqliteEdit(`UPDATE META_DATA_EXPORT SET value = '9.0.0' WHERE name = 'EXPORT_SCHEMA_VERSION'`),
+			exit: 0, want: []string{"warning schema-newer: the export's schema version is 9.0.0, a major version newer than 3.20.3"}},
+		{group: "SQLite export", name: "audit: an export of schema 9.0.0", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				return append(sqliteEdit(`UPDATE META_DATA_EXPORT SET value = '9.0.0' WHERE name = 'EXPORT_SCHEMA_VERSION'`)(t, dir), off...)
+			},
+			exit: 1, want: []string{"the export's schema version is 9.0.0, a major version newer than 3.20.3"}},
 		{group: expects, name: "verify --expect with a verdict that is none (\"HELD\")",
 			make: expectFile(`{"claims": {"1.floor": "HELD"}}`),
 			exit: 2, want: []string{"expect.json", `claims.1.floor: "HELD" is no verdict (want held, died, unavailable)`}},

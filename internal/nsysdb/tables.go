@@ -72,6 +72,20 @@ const (
 // whose exports nsyscheck is tested against.
 const KnownSchema = "3.20.3"
 
+// NewerSchema reports whether an export's schema version (EXPORT_SCHEMA_VERSION,
+// "MAJOR.MINOR.MICRO") is of a newer major version than KnownSchema; one
+// that cannot be read is not.
+func NewerSchema(version string) bool {
+	major := func(v string) int {
+		n, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(v, ".", 2)[0]))
+		if err != nil {
+			return -1
+		}
+		return n
+	}
+	return major(version) > major(KnownSchema)
+}
+
 // ExportHint tells the user how to make a fresh SQLite export.
 const ExportHint = "export it again with: nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep"
 
