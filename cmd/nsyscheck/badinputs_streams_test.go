@@ -54,6 +54,9 @@ func noForgedLine(t *testing.T, dir string) {
 	}
 }
 
+// ruleToken is a credential planted in NVIDIA's rule's CSV.
+const ruleToken = "ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef0123"
+
 // streamCases: records that name what the capture does not hold, or that
 // do not fit the calls that issued them, and processes told apart by their
 // host.
@@ -76,6 +79,14 @@ func streamCases() []badCase {
 	}
 	const expects = "audit rates and --expect files"
 	return []badCase{
+		{group: "secrets in names", name: "verify --fail-on-exposure: a GitHub token in the API Name of NVIDIA's rule's CSV beside the export",
+			make: func(t *testing.T, dir string) []string {
+				p := copyShipped(t, dir, "pinned.sqlite")
+				rule := copyShipped(t, dir, "pinned_cuda_memcpy_async.csv")
+				writeFile(t, rule, []byte(strings.Replace(string(readFile(t, rule)), "cudaMemcpyAsync_v3020", "cudaMemcpyAsync_v3020 "+ruleToken, 1)))
+				return []string{p, "--fail-on-exposure"}
+			},
+			exit: 3, want: []string{"pinned_cuda_memcpy_async.csv: secret (GitHub token)=ghp_…(40 chars)"}, never: []string{ruleToken}},
 		{group: "SQLite export", name: "an export of schema 9.0.0, a major version newer than nsyscheck reads",
 			make: sqliteEdit(`UPDATE META_DATA_EXPORT SET value = '9.0.0' WHERE name = 'EXPORT_SCHEMA_VERSION'`),
 			exit: 0, want: []string{"warning schema-newer: the export's schema version is 9.0.0, a major version newer than 3.20.3"}},
