@@ -79,6 +79,17 @@ func streamCases() []badCase {
 	}
 	const expects = "audit rates and --expect files"
 	return []badCase{
+		{group: "impossible values", name: "audit: every time shifted by 9.22e18 ns, near the largest int64", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				const by = "9223372030000000000"
+				var stmts []string
+				for _, tb := range []string{"CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMSET", "NVTX_EVENTS", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"} {
+					stmts = append(stmts, `UPDATE `+tb+` SET start = start + `+by+`, "end" = "end" + `+by)
+				}
+				stmts = append(stmts, `UPDATE ANALYSIS_DETAILS SET startTime = startTime + `+by+`, stopTime = stopTime + `+by)
+				return append(sqliteEdit(strings.Join(stmts, "; "))(t, dir), off...)
+			},
+			exit: 2, want: []string{"pinned.sqlite", "a time past 4611686018427387904 ns (2^62 ns, 146 years) on the capture's clock"}},
 		{group: "secrets in names", name: "verify --fail-on-exposure: a GitHub token in the API Name of NVIDIA's rule's CSV beside the export",
 			make: func(t *testing.T, dir string) []string {
 				p := copyShipped(t, dir, "pinned.sqlite")
