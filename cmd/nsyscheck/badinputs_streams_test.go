@@ -79,6 +79,17 @@ func streamCases() []badCase {
 	}
 	const expects = "audit rates and --expect files"
 	return []badCase{
+		{group: "audit", name: "audit BEFORE AFTER: BEFORE's NVTX ranges moved to a thread that makes no CUDA call (the genuine fix as AFTER)", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				const pair = "../../testdata/captures/pipeline-"
+				p := filepath.Join(dir, "pipeline-pageable.sqlite")
+				writeFile(t, p, readFile(t, pair+"pageable/pipeline-pageable.sqlite"))
+				db := openRW(t, p)
+				mustExec(t, db, `UPDATE NVTX_EVENTS SET globalTid = 281475345809440`)
+				db.Close()
+				return append([]string{p, pair + "pinned/pipeline-pinned.sqlite"}, off...)
+			},
+			exit: 1, want: []string{"UNAVAILABLE", "warmup: unavailable: 274.9 ms before, 27.08 ms after (its one instance), not predicted: its NVTX range is on a thread that makes no CUDA call inside it"}},
 		{group: "impossible values", name: "audit: every time shifted by 9.22e18 ns, near the largest int64", cmd: "audit",
 			make: func(t *testing.T, dir string) []string {
 				const by = "9223372030000000000"
