@@ -134,9 +134,9 @@ type reader struct {
 	batch *sqlitebatch.Conn
 
 	meta records.Meta
-	// hosts says the export's processes ran on more than one host
-	// (PROCESSES, readHosts): a process is then named by its global id,
-	// host and pid (nsysdb.ProcessOf), so that two of one pid are two.
+	// hosts says the export holds processes of one pid on more than one
+	// host (PROCESSES, readHosts): a process is then named by its global
+	// id, host and pid (nsysdb.ProcessOf), so that two of one pid are two.
 	hosts bool
 	stop  int64 // when the trace stopped (ANALYSIS_DETAILS.stopTime), 0 unknown
 	// tracingRead says meta.Tracing was read (reader.tracing).
@@ -291,21 +291,24 @@ func (r *reader) prepare() error {
 	return nil
 }
 
-// readHosts says whether the processes PROCESSES lists ran on more than
-// one host (their global ids differ above the pid). The table is not
-// needed for any answer: where it cannot be read, one host is assumed,
-// and the checks across records still refuse a process's records twice.
+// readHosts says whether PROCESSES lists two processes of one pid on two
+// hosts (global ids that differ above the pid): only then is the pid not
+// enough to tell a process. The table is not needed for any answer:
+// where it cannot be read, the pid is taken as enough, and the checks
+// across records still refuse a process's records twice.
 func (r *reader) readHosts() error {
 	t := r.tables[nsysdb.TableProcesses]
 	if t == "" {
 		return nil
 	}
+	g := q(nsysdb.ColGlobalPid)
 	var n int64
-	err := r.queryRow(`SELECT count(DISTINCT ` + q(nsysdb.ColGlobalPid) + ` >> 48) FROM ` + q(t)).Scan(&n)
+	err := r.queryRow(`SELECT count(*) FROM (SELECT 1 FROM ` + q(t) + ` WHERE ` + g + ` IS NOT NULL GROUP BY ` + nsysdb.PIDExpr(g) +
+		` HAVING count(DISTINCT ` + g + ` >> 48) > 1)`).Scan(&n)
 	if r.ctx.Err() != nil {
 		return r.tableError(t, err)
 	}
-	r.hosts = err == nil && n > 1
+	r.hosts = err == nil && n > 0
 	return nil
 }
 
