@@ -152,23 +152,14 @@ func streamCases() []badCase {
 			exit: 2, want: []string{"pinned.sqlite", "kernel scaleCopy, correlation id 527", "before the cudaLaunchKernel call that issued it starts"}},
 		{group: records, name: "CSV: a kernel row of cuda_gpu_trace 2 s before its cudaLaunchKernel call", cmd: "audit",
 			make: func(t *testing.T, dir string) []string {
-				auditCSV(t, dir)
-				p := filepath.Join(dir, "pinned_cuda_gpu_trace.csv")
-				lines := strings.Split(string(readFile(t, p)), "\n")
-				for i, l := range lines {
-					if strings.Contains(l, "scaleCopy") {
-						f := strings.Split(l, ",")
-						start, err := strconv.ParseInt(f[0], 10, 64)
-						if err != nil {
-							t.Fatal(err)
-						}
-						f[0] = strconv.FormatInt(start-2000000000, 10)
-						lines[i] = strings.Join(f, ",")
-						break
+				early := gpuTraceRowEdit("scaleCopy", func(f []string) {
+					start, err := strconv.ParseInt(f[0], 10, 64)
+					if err != nil {
+						t.Fatal(err)
 					}
-				}
-				writeFile(t, p, []byte(strings.Join(lines, "\n")))
-				return append([]string{dir}, off...)
+					f[0] = strconv.FormatInt(start-2000000000, 10)
+				})
+				return append(early(t, dir), off...)
 			},
 			exit: 2, want: []string{"pinned_cuda_gpu_trace.csv", "(kernel scaleCopy)", "before the cudaLaunchKernel call that issued it starts"}},
 		{group: records, name: "SQLite: the copies moved to stream 777, which TARGET_INFO_CUDA_STREAM does not list",
