@@ -261,7 +261,7 @@ func badCases() []badCase {
 			},
 			exit: 2, want: []string{"build.log", "not an input nsyscheck reads", "program's stdout"}},
 	}
-	return append(append(append(append(append(append(cases, faultCases()...), scrubSignalCases()...), longStepCases()...), auditCases()...), hardeningCases()...), append(recordCases(), streamCases()...)...)
+	return append(append(append(append(append(append(cases, faultCases()...), scrubSignalCases()...), longStepCases()...), auditCases()...), hardeningCases()...), append(recordCases(), consistencyCases()...)...)
 }
 
 // badResult is what one bad input got.

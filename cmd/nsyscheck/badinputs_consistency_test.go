@@ -57,10 +57,13 @@ func noForgedLine(t *testing.T, dir string) {
 // ruleToken is a credential planted in NVIDIA's rule's CSV.
 const ruleToken = "ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef0123"
 
-// streamCases: records that name what the capture does not hold, or that
-// do not fit the calls that issued them, and processes told apart by their
-// host.
-func streamCases() []badCase {
+// consistencyCases: records that name what the capture does not hold
+// (streams, an export schema), that do not fit the calls that issued them
+// or the clock, NULLs the order of work rests on, processes told apart by
+// their host, a check across two GPUs, regions no CUDA call of their
+// thread is in; and around the capture: names that would print lines of
+// their own, a token in NVIDIA's rule's CSV, --expect values of no kind.
+func consistencyCases() []badCase {
 	const records = "records that contradict each other"
 	off := []string{"--nvidia-rule", "off"}
 	// beforeAfter audits the shipped export against a damaged copy of it.
