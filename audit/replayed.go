@@ -196,6 +196,7 @@ func (au *Audit) setReplay(r Replayed) {
 			au.Regions[i].unpredict(why)
 		}
 	}
+	unpredictCallless(au.Regions)
 	au.Replay = &Replay{PinBy: res.PinBy, PinByFrom: r.PinByFrom, Recosted: res.Recosted, Uncosted: res.Uncosted,
 		Kept: res.Kept, Forced: res.Forced, Costs: res.Costs, Assumptions: res.Assumptions, Misfits: res.Misfits}
 	if au.Replay.Costs == nil {

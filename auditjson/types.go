@@ -90,6 +90,7 @@ type ReplayRegion struct {
 type NotPredicted struct {
 	Uncosted int   `json:"uncosted,omitempty"`
 	Launches int64 `json:"launches,omitempty"`
+	NoCalls  bool  `json:"noCalls,omitempty"`
 }
 
 // Region is the JSON of audit.Region.

@@ -107,6 +107,9 @@ func Audit(ctx context.Context, before, after string, opts AuditOptions) (*audit
 	if err := audit.SameProgram(out.Before, out.After); err != nil {
 		return nil, err
 	}
+	if err := sameMachine(after, out.Before, out.After); err != nil {
+		return nil, err
+	}
 	for b, a := range opts.Match {
 		if out.Before.Region(b) == nil {
 			return nil, fmt.Errorf("--match %s=%s: %s has no region %s (its regions: %s)", b, a, before, b, regionNames(out.Before))
@@ -366,6 +369,19 @@ func SameGPU(a, b string) bool {
 		return strings.TrimPrefix(s, "nvidia ")
 	}
 	return norm(a) == norm(b)
+}
+
+// sameMachine refuses a check of AFTER captured on another GPU than
+// BEFORE: the prediction prices BEFORE's copies on BEFORE's GPU and link,
+// so AFTER's times from another GPU would test another machine, not the
+// fix. Audits that name no GPU are taken as they are.
+func sameMachine(path string, before, after *audit.Audit) error {
+	if before.GPU == "" || after.GPU == "" || SameGPU(before.GPU, after.GPU) {
+		return nil
+	}
+	return &inputerr.Error{Path: path,
+		Problem: fmt.Sprintf("AFTER was captured on %s, BEFORE on %s: the check predicts the fix on BEFORE's GPU and link, so AFTER's times would test another machine, not the fix", after.GPU, before.GPU),
+		Hint:    "capture AFTER on BEFORE's machine, or audit each capture alone"}
 }
 
 // ratesFit refuses run rates measured on another GPU than the capture's:

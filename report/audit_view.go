@@ -711,6 +711,9 @@ func wideWords(r *audit.RegionCheck, lo, hi float64) string {
 
 // notPredictedWords says why a region has no prediction.
 func notPredictedWords(n *audit.NotPredicted) string {
+	if n.NoCalls {
+		return "not predicted: its NVTX range is on a thread that makes no CUDA call inside it, while other threads' copy calls hold host time in it: the replay keeps that thread's time as measured, and the trace does not show whether it waits for those copies (put the range on the thread that makes the copies)"
+	}
 	if n.Uncosted > 0 {
 		return fmt.Sprintf("not predicted: the what-if found no pinned cost for any of the capture's %s from pageable memory (a copy needs its call's time and its GPU time; a run folder, --rates RUN_DIR, gives both)",
 			nounsOf(int64(n.Uncosted), "copy"))
