@@ -288,7 +288,7 @@ func TestAuditTextWidth(t *testing.T) {
 func TestAuditTextSays(t *testing.T) {
 	for name, want := range map[string][]string{
 		"pipeline": {"What to change (the CUDA runtime)", "cudaMallocHost or cudaHostAlloc", "pass       0.00     0.30    0.24", "warmup: faster, 274.9 ms before, 27.08 ms after (-90.1%, its one instance); held", "pass: faster"},
-		"train": {"step: no faster, 3.402 ms before, 3.420 ms after (median of 67 instances), though its copy calls held the host 0.762 ms per instance before and 0.054 ms after; held: every cost predicted it no faster (costs 3.435-3.439 ms: the capture after pins on a pin thread, whose work lands on the copying thread), and it lies in the bound 3.162-3.678 ms of the predicted 3.436 ms",
+		"train": {"step: no faster, 3.402 ms before, 3.420 ms after (median of 67 instances), though its copy calls held the host 0.762 ms per instance before and 0.054 ms after; held: every cost predicted it no faster (costs 3.435-3.439 ms: the copy calls' saved host time paid back on their thread), and it lies in the bound 3.162-3.678 ms of the predicted 3.436 ms",
 			"as the capture after shows: its pt_data_pin thread made 124 CUDA calls",
 			"epoch: unavailable: 1472 ms before, 883.2 ms after (its one instance), but loading device code (the first launches' modules and libraries) held the host 437.9 ms inside it before and 172.1 ms after",
 			"so the time after cannot check the prediction 1475 ms (bound 1399-1550 ms)",

@@ -690,7 +690,7 @@ func regionCheckWords(r *audit.RegionCheck) string {
 	case audit.WhyTooWide:
 		return s + "; too wide to decide: " + bound + " holds the time before, so it allows no change: " + wideWords(r, lo, hi)
 	case audit.WhyNoGain:
-		return s + fmt.Sprintf("; held: every cost predicted it no faster (costs %s ms: the capture after pins on a pin thread, whose work lands on the copying thread), and it lies in %s (widened by %s below and %s above)",
+		return s + fmt.Sprintf("; held: every cost predicted it no faster (costs %s ms: the copy calls' saved host time paid back on their thread), and it lies in %s (widened by %s below and %s above)",
 			boundWords(lo, hi), bound, pctPlain(r.Tolerance.Low()), pctPlain(r.Tolerance.High()))
 	}
 	s += fmt.Sprintf(" (costs %s ms, widened by %s below and %s above)", boundWords(lo, hi), pctPlain(r.Tolerance.Low()), pctPlain(r.Tolerance.High()))
