@@ -515,3 +515,17 @@ func TestPredictionUnpredicted(t *testing.T) {
 		t.Error("no prediction: Unpredicted = true")
 	}
 }
+
+// TestDifferenceWordsSmallBytes: bytes under 0.1 MB are written as bytes, so
+// a difference between two small counts does not read as 0.0 MB against
+// 0.0 MB.
+func TestDifferenceWordsSmallBytes(t *testing.T) {
+	got := DifferenceWords([]Difference{{What: DiffBytes, Direction: vocab.CopyDtoH, Before: 4, After: 268, Share: 66}}, "before", "after")
+	if want := "DtoH bytes: 4 bytes before, 268 bytes after (+6600.0%, more than 1%)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	got = DifferenceWords([]Difference{{What: DiffBytes, Direction: vocab.CopyHtoD, Before: 6442450944, After: 1442840576, Share: -0.776}}, "before", "after")
+	if want := "HtoD bytes: 6442.5 MB before, 1442.8 MB after (-77.6%, more than 1%)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

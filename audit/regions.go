@@ -35,7 +35,9 @@ type Region struct {
 	PageableShare float64
 	// NotPredicted is set, and the prediction's fields zero, when the
 	// what-if re-costed no copy from pageable memory though it had some to
-	// re-cost: a replay that changed nothing predicts nothing.
+	// re-cost (a replay that changed nothing predicts nothing), or when
+	// the region's thread makes no CUDA call in it while copy calls hold
+	// host time in it.
 	NotPredicted *NotPredicted
 	// Loading is the host time calls that load device code (LoadsModule)
 	// held inside the region, in its median instance and in all of them
@@ -50,8 +52,9 @@ type Region struct {
 func (r *Region) LoadingMs() float64 { return r.loadingIn(r.Measure) }
 
 // NotPredicted says why a region has no prediction: the what-if re-costed
-// no copy though it had some to re-cost (Uncosted), or the replay saw no
-// kernel of the trace's launch calls tied to it (Launches).
+// no copy though it had some to re-cost (Uncosted), the replay saw no
+// kernel of the trace's launch calls tied to it (Launches), or the
+// region's thread makes no CUDA call in it (NoCalls).
 type NotPredicted struct {
 	// Uncosted counts the copies from pageable memory the what-if found
 	// no pinned cost for: a copy needs both its call's and its GPU time.
@@ -61,6 +64,26 @@ type NotPredicted struct {
 	// launch): a replay blind to when the compute beside the copies may
 	// start predicts nothing.
 	Launches int64
+	// NoCalls says the region's NVTX range is on a thread that makes no
+	// CUDA call inside it, while other threads' copy calls hold host time
+	// in it: the replay keeps that thread's time as measured, and the
+	// trace does not show whether it waits for those copies.
+	NoCalls bool
+}
+
+// unpredictCallless takes the prediction off each NVTX range region whose
+// thread spent all its time outside CUDA calls while copy calls held host
+// time in it (NotPredicted.NoCalls).
+func unpredictCallless(rs []Region) {
+	for i := range rs {
+		r := &rs[i]
+		if r.Name == replay.CaptureRegion || r.NotPredicted != nil || r.MedianMs <= 0 {
+			continue
+		}
+		if r.Outside.MedianMs >= r.MedianMs && r.HostShare.Measured > 0 {
+			r.unpredict(&NotPredicted{NoCalls: true})
+		}
+	}
 }
 
 // unpredict takes the prediction off the region.

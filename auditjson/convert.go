@@ -483,6 +483,7 @@ func fromReplay(v audit.Replay) Replay {
 		Costs:       mapSlice(v.Costs, fromReplayCostUse),
 		Assumptions: mapSlice(v.Assumptions, fromAssumption),
 		Misfits:     mapSlice(v.Misfits, fromReplayMisfit),
+		Shown:       mapPtr(v.Shown, func(p audit.PinShown) PinShown { return PinShown(p) }),
 	}
 }
 
@@ -497,6 +498,7 @@ func toReplay(j Replay) audit.Replay {
 		Costs:       mapSlice(j.Costs, toReplayCostUse),
 		Assumptions: mapSlice(j.Assumptions, toAssumption),
 		Misfits:     mapSlice(j.Misfits, toReplayMisfit),
+		Shown:       mapPtr(j.Shown, func(p PinShown) audit.PinShown { return audit.PinShown(p) }),
 	}
 }
 

@@ -90,6 +90,7 @@ type ReplayRegion struct {
 type NotPredicted struct {
 	Uncosted int   `json:"uncosted,omitempty"`
 	Launches int64 `json:"launches,omitempty"`
+	NoCalls  bool  `json:"noCalls,omitempty"`
 }
 
 // Region is the JSON of audit.Region.
@@ -334,6 +335,18 @@ type Replay struct {
 	Costs       []ReplayCostUse `json:"costs"`
 	Assumptions []Assumption    `json:"assumptions"`
 	Misfits     []ReplayMisfit  `json:"misfits"`
+	Shown       *PinShown       `json:"pinShown,omitempty"`
+}
+
+// PinShown is the JSON of audit.PinShown.
+type PinShown struct {
+	By      replay.PinBy  `json:"pinBy"`
+	Clue    audit.PinClue `json:"clue"`
+	Thread  string        `json:"thread,omitempty"`
+	Calls   int           `json:"calls,omitempty"`
+	Allocs  int           `json:"allocs"`
+	AllocNs int64         `json:"allocNs"`
+	AmongNs int64         `json:"amongNs"`
 }
 
 // APITime is the JSON of audit.APITime.

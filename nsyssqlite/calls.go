@@ -51,7 +51,7 @@ func (r *reader) emitRanges() error {
 			x.rg.Open = true
 		}
 		if gtid != 0 {
-			x.rg.PID, x.rg.TID = nsysdb.SplitGlobalID(gtid)
+			x.rg.PID, x.rg.TID = r.split(gtid)
 		}
 		raws = append(raws, x)
 	}
@@ -283,7 +283,7 @@ func (r *reader) emitCalls() error {
 		if gtid != 0 {
 			if gtid != lastGtid {
 				lastGtid = gtid
-				lastPID, lTID = nsysdb.SplitGlobalID(gtid)
+				lastPID, lTID = r.split(gtid)
 				lastThread = threads[gtid]
 			}
 			a.PID, a.TID, a.Thread = lastPID, lTID, lastThread
@@ -360,7 +360,7 @@ func (r *reader) programThread(table, gtidCol string, conds []string) ([]int64, 
 	for _, g := range groups {
 		var pid, tid int64
 		if g.gtid != 0 {
-			pid, tid = nsysdb.SplitGlobalID(g.gtid)
+			pid, tid = r.split(g.gtid)
 		}
 		k := [2]int64{pid, tid}
 		i, ok := at[k]

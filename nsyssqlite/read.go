@@ -172,7 +172,11 @@ type reader struct {
 	batchDone func()
 
 	meta records.Meta
-	stop int64 // when the trace stopped (ANALYSIS_DETAILS.stopTime), 0 unknown
+	// hosts says the export holds processes of one pid on more than one
+	// host (PROCESSES, readHosts): a process is then named by its global
+	// id, host and pid (nsysdb.ProcessOf), so that two of one pid are two.
+	hosts bool
+	stop  int64 // when the trace stopped (ANALYSIS_DETAILS.stopTime), 0 unknown
 	// tracingRead says meta.Tracing was read (reader.tracing).
 	tracingRead bool
 	gaps        []records.Gap
@@ -300,6 +304,9 @@ func (r *reader) prepare() error {
 	}
 	r.readMeta()
 	r.readDuration()
+	if err := r.readHosts(); err != nil {
+		return err
+	}
 	if r.tables[nsysdb.TableRuntime] == "" {
 		return &inputerr.Error{Path: r.path, Where: "table " + nsysdb.TableRuntime,
 			Problem: inputerr.ProblemNoAPITrace,
@@ -320,6 +327,48 @@ func (r *reader) prepare() error {
 	}
 	r.strStmt = st
 	return nil
+}
+
+// readHosts says whether PROCESSES lists two processes of one pid on two
+// hosts (global ids that differ above the pid): only then is the pid not
+// enough to tell a process. The table is not needed for any answer:
+// where it cannot be read, the pid is taken as enough, and the checks
+// across records still refuse a process's records twice.
+func (r *reader) readHosts() error {
+	t := r.tables[nsysdb.TableProcesses]
+	if t == "" {
+		return nil
+	}
+	g := q(nsysdb.ColGlobalPid)
+	var n int64
+	err := r.queryRow(`SELECT count(*) FROM (SELECT 1 FROM ` + q(t) + ` WHERE ` + g + ` IS NOT NULL GROUP BY ` + nsysdb.PIDExpr(g) +
+		` HAVING count(DISTINCT ` + g + ` >> 48) > 1)`).Scan(&n)
+	if r.ctx.Err() != nil {
+		return r.tableError(t, err)
+	}
+	r.hosts = err == nil && n > 0
+	return nil
+}
+
+// split decodes a global thread or process id into the process and thread
+// the records carry: the pid (nsysdb.SplitGlobalID), or where the export
+// holds processes of more than one host the process's global id
+// (nsysdb.ProcessOf).
+func (r *reader) split(g int64) (pid, tid int64) {
+	pid, tid = nsysdb.SplitGlobalID(g)
+	if r.hosts {
+		pid = nsysdb.ProcessOf(g)
+	}
+	return pid, tid
+}
+
+// processExpr is the SQL expression of the process split gives for the
+// global id in column expr.
+func (r *reader) processExpr(expr string) string {
+	if r.hosts {
+		return nsysdb.ProcessExpr(expr)
+	}
+	return nsysdb.PIDExpr(expr)
 }
 
 // readTables lists the file's tables and maps each logical table to the
@@ -363,7 +412,7 @@ func (r *reader) readTables() error {
 		nsysdb.TableMetaExport, nsysdb.TableMetaCapture, nsysdb.TableGPU, nsysdb.TableCUDADevice, nsysdb.TableSystemEnv,
 		nsysdb.TableThreadNames, nsysdb.TableAnalysis, nsysdb.TableSync, nsysdb.TableSyncType, nsysdb.TableCUDAEvent,
 		nsysdb.TableGraphTrace, nsysdb.TableDiagnostic, nsysdb.TableDiagSeverity, nsysdb.TableDiagSource, nsysdb.TableMigration,
-		nsysdb.TableEventClass, nsysdb.TableCallchains)
+		nsysdb.TableEventClass, nsysdb.TableCallchains, nsysdb.TableProcesses, nsysdb.TableCUDAStream)
 	var te *nsysdb.TableError
 	if errors.As(err, &te) {
 		if r.ctx.Err() != nil {
@@ -430,6 +479,16 @@ func q(name string) string { return nsysdb.QuoteIdent(name) }
 func col(cols map[string]bool, name string) string {
 	if cols[name] {
 		return `ifnull(` + q(name) + `, 0)`
+	}
+	return "0"
+}
+
+// must is col for a column nsys always fills and an answer rests on (a
+// kernel's or memset's stream, which orders it with the rest): a NULL in
+// it is refused (tableError names it), not read as 0.
+func must(cols map[string]bool, name string) string {
+	if cols[name] {
+		return q(name)
 	}
 	return "0"
 }
