@@ -63,14 +63,10 @@ func (r *reader) plan() error {
 }
 
 // checkTables checks every row of the tables read, whether or not the
-// selection reads it (checkReferences, checkStop), on a connection of db of
-// its own, so that it may run beside the stream.
-func (r *reader) checkTables(ctx context.Context, db *sql.DB) error {
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return &inputerr.Error{Path: r.path, Problem: "cannot open the SQLite export", Err: err, Hint: nsysdb.ExportHint}
-	}
-	defer conn.Close()
+// selection reads it (checkReferences, checkStop), on conn, a connection
+// of the reader's database other than its own, so that it may run beside
+// the stream.
+func (r *reader) checkTables(ctx context.Context, conn *sql.Conn) error {
 	queryRow := func(q string, args ...any) *sql.Row { return conn.QueryRowContext(ctx, q, args...) }
 	if err := r.checkReferences(queryRow); err != nil {
 		return err
