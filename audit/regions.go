@@ -28,10 +28,9 @@ type Region struct {
 	replay.Region
 	// Measure is the time of the region the check compares (MeasureOf).
 	Measure Measure
-	// PageableShare is the host time calls of copies from pageable memory
-	// held per instance as a share of the median instance (ShareOf, as
-	// replay.Region.HostShare takes every host-device copy call's): what
-	// --fail-above limits.
+	// PageableShare is the part of the region's HostShare that calls of
+	// copies from pageable memory held (ShareOf): what --fail-above
+	// limits.
 	PageableShare float64
 	// NotPredicted is set, and the prediction's fields zero, when the
 	// what-if re-costed no copy from pageable memory though it had some to
@@ -95,14 +94,20 @@ func (r *Region) unpredict(why *NotPredicted) {
 	r.Overlap.Predicted, r.HostShare.Predicted, r.Queued.Predicted = 0, 0, 0
 }
 
-// ShareOf is a time summed over the region's instances (ms) as a share of
-// the region: per instance, over the median instance's time; 0 for a
+// ShareOf is host time held by copy calls, summed over the region's
+// instances (ms), as a share of the region: for a part of the time its
+// host-device copy calls held (replay.Region.CopyCallMs), that part of
+// their share of the median instance (replay.Region.HostShare), so that
+// the parts add up to it; else of the instances' times summed. 0 for a
 // region without time.
 func (r *Region) ShareOf(ms float64) float64 {
-	if r.Instances == 0 || r.MedianMs <= 0 {
+	if r.CopyCallMs > 0 && ms <= r.CopyCallMs {
+		return r.HostShare.Measured * ms / r.CopyCallMs
+	}
+	if r.TotalMs <= 0 {
 		return 0
 	}
-	return ms / float64(r.Instances) / r.MedianMs
+	return ms / r.TotalMs
 }
 
 // MeasureOf chooses a region's measure: the span for a region of several
@@ -210,7 +215,7 @@ type GateRegion struct {
 func (g *Gate) Passed() bool { return len(g.Over) == 0 }
 
 // FailAbove sets the audit's gate at limit, a share of a region's median
-// instance.
+// instance (Region.PageableShare).
 func (au *Audit) FailAbove(limit float64) *Gate {
 	g := &Gate{Limit: limit, Over: []GateRegion{}}
 	for _, r := range au.Judged() {

@@ -217,10 +217,9 @@ func (au *Audit) setReplay(r Replayed) {
 	au.shareByRegion()
 }
 
-// shareByRegion gives each class its share of its region (Region.ShareOf:
-// the host time its calls held per instance of its NVTX range, or of the
-// whole capture, replay.CaptureRegion, for a class outside any range, over
-// the median instance).
+// shareByRegion gives each class its share of its region (Region.ShareOf),
+// its NVTX range or the whole capture (replay.CaptureRegion) for a class
+// outside any range.
 func (au *Audit) shareByRegion() {
 	for _, c := range au.Classes {
 		c.HostShare = 0

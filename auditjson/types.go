@@ -75,6 +75,7 @@ type ReplayRegion struct {
 	PredictedSpanMs       float64       `json:"predictedSpanMs,omitempty"`
 	PredictedSpanLowMs    float64       `json:"predictedSpanLowMs,omitempty"`
 	PredictedSpanHighMs   float64       `json:"predictedSpanHighMs,omitempty"`
+	TotalMs               float64       `json:"totalMs"`
 	Period                *ReplayPeriod `json:"period,omitempty"`
 	Overlap               ReplayShare   `json:"overlap"`
 	HostShare             ReplayShare   `json:"hostShare"`

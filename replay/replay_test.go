@@ -531,3 +531,39 @@ func TestGraphCopyKeptAndPinByCopy(t *testing.T) {
 		}
 	}
 }
+
+// A region's host share is the median over its instances of the copy
+// calls' host time in an instance over its time: a first step ten times
+// longer than the others (held 100 of 1000 ns) neither dilutes the share
+// of the typical step (50 of 100 ns) nor, as a mean over the median
+// would, takes it past what the calls held.
+func TestHostShareIsTheMedianInstances(t *testing.T) {
+	var c timelinetest.Capture
+	cp := c.Call(1, "cudaMemcpy", 0, 100)
+	c.Copy(cp, 7, htod, pageable, device, 1<<20, 10, 90)
+	c.Range(1, "step", 0, 1000)
+	for k := int64(0); k < 4; k++ {
+		at := 1010 + 110*k
+		cp := c.Call(1, "cudaMemcpy", at, at+50)
+		c.Copy(cp, 7, htod, pageable, device, 1<<20, at+5, at+45)
+		c.Range(1, "step", at, at+100)
+	}
+	s := newSynthetic(t, &c, timeline.Options{})
+	res, err := replay.Replay(context.Background(), s.tl, replay.Options{Coster: fixed{call: 5, gpu: 20}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Regions {
+		if r.Name != "step" {
+			continue
+		}
+		if r.Instances != 5 || math.Abs(r.TotalMs-1400e-6) > 1e-12 {
+			t.Errorf("step: %d instances of %g ms in all, want 5 of 1400 ns", r.Instances, r.TotalMs)
+		}
+		if math.Abs(r.HostShare.Measured-0.5) > 1e-12 {
+			t.Errorf("step host share %g, want 0.5 (the median step's 50 of 100 ns)", r.HostShare.Measured)
+		}
+		return
+	}
+	t.Fatalf("no step region in %+v", res.Regions)
+}

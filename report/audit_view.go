@@ -379,7 +379,7 @@ func measureWords(m audit.Measure, n int) string {
 // sharesTable is the regions' copies: copy/compute overlap now and pinned
 // (and after), and the copy calls' share of the region.
 func sharesTable(rs []audit.Region, checks []audit.RegionCheck) tableView {
-	t := tableView{Title: "Copies in each region: the share of copy GPU time a kernel overlapped, and the host time copy calls held (all, from pageable memory) per instance, as a share of the median instance",
+	t := tableView{Title: "Copies in each region: the share of copy GPU time a kernel overlapped, and the host time copy calls held (all, from pageable memory) as a share of an instance, the median over the instances",
 		Head: []string{"region", "overlap", "pinned"}, Right: []bool{false, true, true, true, true}, Missing: noRegion}
 	if checks != nil {
 		t.Head = append(t.Head, "after")
