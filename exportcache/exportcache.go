@@ -151,6 +151,13 @@ func Resolve(ctx context.Context, rep Report, opts Options, accept Accept) (db s
 				return db, false, note, nil
 			}
 		}
+		if !rep.Magic {
+			// Without nsys to try it, the file's first bytes are all there
+			// is to tell: say what they are not, before what is missing.
+			return "", false, "", &inputerr.Error{Path: path,
+				Problem: "is not an Nsight Systems report: it does not start as one does, and no nsys was found to try exporting it",
+				Hint:    "check the path and that the copy is complete, as a report starts with the bytes \"" + nsysdb.NsysRepMagic + "\", or give its SQLite export"}
+		}
 		return "", false, "", err
 	}
 	if err := exportSQLite(ctx, nsysPath, rep, dir, cached, src); err != nil {

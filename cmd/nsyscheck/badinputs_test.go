@@ -193,6 +193,20 @@ func badCases() []badCase {
 			},
 			env:  map[string]string{"PATH": "/nonexistent", "NSYS": ""},
 			exit: 2, want: []string{"pinned.nsys-rep", "no nsys found", "give the report's SQLite export instead"}},
+		{group: "reports and paths", name: ".nsys-rep of random bytes and no nsys installed",
+			make: func(t *testing.T, dir string) []string {
+				p := filepath.Join(dir, "random.nsys-rep")
+				b := make([]byte, 4096)
+				for i := range b {
+					b[i] = byte(i*131 + i/7) // not a report's first bytes, nor an SQLite database's
+				}
+				if err := os.WriteFile(p, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return []string{p}
+			},
+			env:  map[string]string{"PATH": "/nonexistent", "NSYS": ""},
+			exit: 2, want: []string{"random.nsys-rep", "is not an Nsight Systems report", "no nsys was found to try", "NVIDIA Tegra Profiler Report"}},
 		{group: "reports and paths", name: ".nsys-rep with its SQLite export beside it (nsys not needed)",
 			make: func(t *testing.T, dir string) []string {
 				return []string{besideReport(t, dir, time.Hour)}
