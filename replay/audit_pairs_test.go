@@ -35,7 +35,7 @@ func TestAuditRegionsAgainstPlainSQL(t *testing.T) {
 			t.Fatalf("%s: %v", p.name, err)
 		}
 		before, after := sqlRegions(t, capturePath(p.before)), sqlRegions(t, capturePath(p.after))
-		tl := buildExport(t, capturePath(p.before), timeline.Options{})
+		tl := sharedExport(t, capturePath(p.before), timeline.Options{})
 		res, err := replay.Replay(context.Background(), tl, audit.ReplayOptions(tl, rates, out.Before.Replay.PinBy))
 		if err != nil {
 			t.Fatal(err)

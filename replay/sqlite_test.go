@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	_ "github.com/mattn/go-sqlite3"
@@ -225,6 +226,37 @@ func buildExport(t testing.TB, path string, opts timeline.Options) *timeline.Tim
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
+	return tl
+}
+
+// shared holds the timelines sharedExport built, by export and options.
+var shared struct {
+	sync.Mutex
+	built map[sharedKey]*timeline.Timeline
+}
+
+type sharedKey struct {
+	path string
+	opts timeline.Options
+}
+
+// sharedExport is buildExport's timeline of the export at path, built on
+// first use and shared by the tests after: a replay, a coster and the
+// tests only read a timeline. (TestLargeCaptures, which times the build,
+// builds its own.)
+func sharedExport(t testing.TB, path string, opts timeline.Options) *timeline.Timeline {
+	t.Helper()
+	shared.Lock()
+	defer shared.Unlock()
+	k := sharedKey{path, opts}
+	if tl, ok := shared.built[k]; ok {
+		return tl
+	}
+	tl := buildExport(t, path, opts)
+	if shared.built == nil {
+		shared.built = map[sharedKey]*timeline.Timeline{}
+	}
+	shared.built[k] = tl
 	return tl
 }
 
