@@ -7,11 +7,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	_ "github.com/mattn/go-sqlite3"
 
+	"github.com/nsyscheck/nsyscheck/internal/fixture"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/records"
 	"github.com/nsyscheck/nsyscheck/timeline"
@@ -230,10 +230,7 @@ func buildExport(t testing.TB, path string, opts timeline.Options) *timeline.Tim
 }
 
 // shared holds the timelines sharedExport built, by export and options.
-var shared struct {
-	sync.Mutex
-	built map[sharedKey]*timeline.Timeline
-}
+var shared fixture.Shared[sharedKey, *timeline.Timeline]
 
 type sharedKey struct {
 	path string
@@ -246,18 +243,7 @@ type sharedKey struct {
 // builds its own.)
 func sharedExport(t testing.TB, path string, opts timeline.Options) *timeline.Timeline {
 	t.Helper()
-	shared.Lock()
-	defer shared.Unlock()
-	k := sharedKey{path, opts}
-	if tl, ok := shared.built[k]; ok {
-		return tl
-	}
-	tl := buildExport(t, path, opts)
-	if shared.built == nil {
-		shared.built = map[sharedKey]*timeline.Timeline{}
-	}
-	shared.built[k] = tl
-	return tl
+	return shared.Get(sharedKey{path, opts}, func() *timeline.Timeline { return buildExport(t, path, opts) })
 }
 
 func capturePath(name string) string {

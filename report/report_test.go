@@ -10,10 +10,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+	fixtures "github.com/nsyscheck/nsyscheck/internal/fixture"
 	"github.com/nsyscheck/nsyscheck/internal/golden"
 	"github.com/nsyscheck/nsyscheck/predictions"
 )
@@ -44,10 +44,7 @@ func evaluate(t *testing.T, path string) *predictions.Result {
 
 // built holds the reports builtReport drew, by input and link: drawing
 // dominates a report's cost, and the tests only read what it drew.
-var built struct {
-	sync.Mutex
-	reps map[builtKey]*Report
-}
+var built fixtures.Shared[builtKey, *Report]
 
 type builtKey struct {
 	path string
@@ -59,21 +56,13 @@ type builtKey struct {
 // report or its result.
 func builtReport(t *testing.T, path string, link Link) *Report {
 	t.Helper()
-	built.Lock()
-	defer built.Unlock()
-	k := builtKey{path, link}
-	if rep, ok := built.reps[k]; ok {
+	return built.Get(builtKey{path, link}, func() *Report {
+		rep, err := Build(evaluate(t, path), Options{Link: link})
+		if err != nil {
+			t.Fatalf("build the report of %s: %v", path, err)
+		}
 		return rep
-	}
-	rep, err := Build(evaluate(t, path), Options{Link: link})
-	if err != nil {
-		t.Fatalf("build the report of %s: %v", path, err)
-	}
-	if built.reps == nil {
-		built.reps = map[builtKey]*Report{}
-	}
-	built.reps[k] = rep
-	return rep
+	})
 }
 
 // The face of the Markdown of an input with the program's numbers alone:

@@ -8,9 +8,9 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
-	"sync"
 	"testing"
 
+	"github.com/nsyscheck/nsyscheck/internal/fixture"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
@@ -19,18 +19,18 @@ var manySource = filepath.Join("..", "..", ManySource)
 // TestMain runs the tests, then removes the captures they shared.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if shared.dir != "" {
-		os.RemoveAll(shared.dir)
+	if sharedDir != "" {
+		os.RemoveAll(sharedDir)
 	}
 	os.Exit(code)
 }
 
-// shared holds the captures sharedMany made, by number of copies.
-var shared struct {
-	sync.Mutex
-	dir  string
-	made map[int]*ManyResult
-}
+// shared holds the captures sharedMany made, by number of copies, in
+// sharedDir.
+var (
+	shared    fixture.Shared[int, *ManyResult]
+	sharedDir string
+)
 
 // sharedMany is ManyCopies' capture of n copies with its CSV reports and
 // NVIDIA's rule CSV, made on first use in a folder the package's tests
@@ -38,28 +38,24 @@ var shared struct {
 // reports beside it or without.
 func sharedMany(t *testing.T, n int) *ManyResult {
 	t.Helper()
-	shared.Lock()
-	defer shared.Unlock()
-	if res, ok := shared.made[n]; ok {
-		return res
-	}
-	if shared.dir == "" {
-		d, err := os.MkdirTemp("", "bigcapture-shared-")
+	return shared.Get(n, func() *ManyResult {
+		if sharedDir == "" {
+			d, err := os.MkdirTemp("", "bigcapture-shared-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			sharedDir = d
+		}
+		out, err := os.MkdirTemp(sharedDir, strconv.Itoa(n)+"-")
 		if err != nil {
 			t.Fatal(err)
 		}
-		shared.dir, shared.made = d, map[int]*ManyResult{}
-	}
-	out := filepath.Join(shared.dir, strconv.Itoa(n))
-	if err := os.Mkdir(out, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	res, err := ManyCopies(ManyConfig{Source: manySource, OutDir: out, Copies: n, CSV: true, Rule: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	shared.made[n] = res
-	return res
+		res, err := ManyCopies(ManyConfig{Source: manySource, OutDir: out, Copies: n, CSV: true, Rule: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	})
 }
 
 // realShape is the shape of the 600,000-copy capture many_copies made on
