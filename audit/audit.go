@@ -183,10 +183,9 @@ type Class struct {
 	// over HostNs (what the calling thread saw).
 	GPUGBps  float64
 	HostGBps float64
-	// HostShare is HostNs as a share of the class's region: per instance
-	// of its NVTX range over the median instance, or over the whole capture
-	// (replay.CaptureRegion) for a class outside any range
-	// (Region.ShareOf).
+	// HostShare is HostNs as a share of the class's region, its NVTX
+	// range or the whole capture (replay.CaptureRegion) for a class
+	// outside any range (Region.ShareOf).
 	HostShare float64
 	// SecretlySync counts the class's copies the secretly-synchronous
 	// finding holds.

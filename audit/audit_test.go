@@ -106,13 +106,24 @@ func TestClassesAndFindings(t *testing.T) {
 	if tot := au.Sum(vocab.CopyHtoD, Pageable, Async); tot.Count != 10 || tot.HostNs != 10_000_000 {
 		t.Errorf("pageable async HtoD total = %+v", tot)
 	}
-	// A class takes its share of its region per instance, over the median
-	// instance: 10 ms over 10 steps of 2 ms is half; a class outside any
-	// range takes the whole capture's.
+	// A class takes its share of its region: 10 ms over 10 steps of 2 ms
+	// is half; a class outside any range takes the whole capture's.
 	au.Regions = []Region{region(replay.CaptureRegion, 1, 50, 50), region("step", 10, 2, 20)}
 	au.shareByRegion()
 	if au.Classes[0].HostShare != 0.5 {
 		t.Errorf("step class share = %g, want 0.5", au.Classes[0].HostShare)
+	}
+	// A class within the time the region's host-device copy calls held
+	// takes its part of their share of the median instance: with the
+	// steps' calls holding 10 ms, 40% of a median step, the class's 10 ms
+	// is all of it, and half of them a fifth.
+	au.Regions[1].CopyCallMs, au.Regions[1].HostShare.Measured = 10, 0.4
+	au.shareByRegion()
+	if math.Abs(au.Classes[0].HostShare-0.4) > 1e-12 {
+		t.Errorf("step class share = %g, want 0.4 (its region's share)", au.Classes[0].HostShare)
+	}
+	if g := au.Regions[1].ShareOf(5); math.Abs(g-0.2) > 1e-12 {
+		t.Errorf("ShareOf(5 ms) = %g, want 0.2", g)
 	}
 	for _, c := range au.Classes[1:] {
 		if c.Range == "" && math.Abs(c.HostShare-float64(c.HostNs)/50e6) > 1e-12 {
@@ -122,14 +133,15 @@ func TestClassesAndFindings(t *testing.T) {
 }
 
 // region is a replayed region of n instances of a median of med ms and a
-// span of span ms, predicted unchanged; an NVTX range's copy calls hold
-// the host a tenth of it.
+// span of span ms, its instances all of the median's time, predicted
+// unchanged; an NVTX range's copy calls hold the host a tenth of its span.
 func region(name string, n int, med, span float64) Region {
 	r := replay.Region{Name: name, Instances: n, MedianMs: med, SpanMs: span, ReplayMedianMs: med, ReplaySpanMs: span,
 		PredictedMedianMs: med, PredictedMedianLowMs: med, PredictedMedianHighMs: med,
-		PredictedSpanMs: span, PredictedSpanLowMs: span, PredictedSpanHighMs: span}
+		PredictedSpanMs: span, PredictedSpanLowMs: span, PredictedSpanHighMs: span, TotalMs: float64(n) * med}
 	if name != replay.CaptureRegion {
 		r.CopyCallMs = span / 10
+		r.HostShare.Measured = r.CopyCallMs / r.TotalMs
 	}
 	return regionsOf([]replay.Region{r})[0]
 }
@@ -513,5 +525,19 @@ func TestPredictionUnpredicted(t *testing.T) {
 	}
 	if (*Prediction)(nil).Unpredicted("") {
 		t.Error("no prediction: Unpredicted = true")
+	}
+}
+
+// TestDifferenceWordsSmallBytes: bytes under 0.1 MB are written as bytes, so
+// a difference between two small counts does not read as 0.0 MB against
+// 0.0 MB.
+func TestDifferenceWordsSmallBytes(t *testing.T) {
+	got := DifferenceWords([]Difference{{What: DiffBytes, Direction: vocab.CopyDtoH, Before: 4, After: 268, Share: 66}}, "before", "after")
+	if want := "DtoH bytes: 4 bytes before, 268 bytes after (+6600.0%, more than 1%)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	got = DifferenceWords([]Difference{{What: DiffBytes, Direction: vocab.CopyHtoD, Before: 6442450944, After: 1442840576, Share: -0.776}}, "before", "after")
+	if want := "HtoD bytes: 6442.5 MB before, 1442.8 MB after (-77.6%, more than 1%)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }

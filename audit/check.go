@@ -171,6 +171,7 @@ const (
 	WhyUnmatched Why = "unmatched"     // not judged: the match names other regions
 	WhyNotFixed  Why = "not-fixed"     // unavailable: the capture after did not make the fix (Check.Fix)
 	WhyTooWide   Why = "too-wide"      // unavailable: the bound holds the time before, so it allows no change
+	WhyNoGain    Why = "no-gain"       // held: every cost predicted no gain, and the time after lies in the bound
 	WhyNoPredict Why = "not-predicted" // unavailable: the region has no prediction (Region.NotPredicted)
 	WhyStartUp   Why = "start-up"      // unavailable: its device code's loading differs between the captures (StartUpDiffers)
 )
@@ -374,6 +375,8 @@ func judgeRegion(r Region, after *Audit, match map[string]string, skip Why, unse
 		rc.Verdict, rc.Why = Died, WhyAbove
 	case t < rc.BoundLowMs:
 		rc.Verdict, rc.Why = Died, WhyBelow
+	case rc.BoundLowMs <= r.Time() && r.Time() <= rc.BoundHighMs && r.PageableCallMs > 0 && NoGain(r.Time(), low):
+		rc.Verdict, rc.Why = Held, WhyNoGain
 	case rc.BoundLowMs <= r.Time() && r.Time() <= rc.BoundHighMs:
 		rc.Verdict, rc.Why, rc.WideBy = Unavailable, WhyTooWide, wideBy(r.Time(), low, high, rc.Tolerance)
 	default:
@@ -381,6 +384,15 @@ func judgeRegion(r Region, after *Audit, match map[string]string, skip Why, unse
 	}
 	return rc
 }
+
+// NoGain reports whether a region of time t before is predicted no faster
+// at every cost: its lowest predicted cost low lies at most MinGain below
+// t. For a region whose copies from pageable memory held the host, a bound
+// that holds the time before is then the prediction itself (a pin
+// thread's work that lands on the main thread gives the step back none of
+// the time its copy calls save), not a failure to decide, and a time
+// after below it refutes it.
+func NoGain(t, low float64) bool { return low >= t*(1-MinGain) }
 
 // StartUpDiffers reports whether the host time spent loading device code
 // inside the region differs between the captures by more than ModelError

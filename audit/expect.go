@@ -3,6 +3,7 @@ package audit
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -106,7 +107,61 @@ func ReadExpectation(path string) (*Expectation, error) {
 			return nil, fmt.Errorf("%s: region %s: predictedWithin, verdict and faster need \"against\", the capture after the fix", path, name)
 		}
 	}
+	if why := e.invalid(); why != "" {
+		return nil, fmt.Errorf("%s: %s", path, why)
+	}
 	return &e, nil
+}
+
+// invalid says which value of the expectation no audit can give (a
+// negative count or share, a verdict or status that is none), "" when
+// every one is of its kind: such a file would only ever differ.
+func (e *Expectation) invalid() string {
+	oneOf := func(key, v string, allowed ...string) string {
+		if v == "" || slices.Contains(allowed, v) {
+			return ""
+		}
+		return fmt.Sprintf("%s: %q is none of %s", key, v, strings.Join(allowed, ", "))
+	}
+	count := func(key string, n *int64) string {
+		if n != nil && *n < 0 {
+			return fmt.Sprintf("%s: %d is no count (want 0 or more)", key, *n)
+		}
+		return ""
+	}
+	why := []string{count("copies", e.Copies), count("pageableHtod", e.PageableHtoD),
+		oneOf("nvidiaRule", e.NVIDIARule, "agree", "disagree", "unavailable"),
+		oneOf("verdict", e.Verdict, string(vocab.Held), string(vocab.Died), string(vocab.Unavailable)),
+		oneOf("answer", e.Answer, "pass", "fail", "unavailable")}
+	for _, m := range []struct {
+		key string
+		ns  map[string]int64
+	}{{"findings", e.Findings}, {"apiKinds", e.APIKinds}} {
+		for _, k := range slices.Sorted(maps.Keys(m.ns)) {
+			n := m.ns[k]
+			why = append(why, count(m.key+"."+k, &n))
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(e.Regions)) {
+		r := e.Regions[name]
+		for _, w := range []struct {
+			key string
+			v   *float64
+		}{{"fitWithin", r.FitWithin}, {"predictedWithin", r.PredictedWithin}} {
+			if w.v != nil && !(*w.v >= 0) {
+				why = append(why, fmt.Sprintf("regions.%s.%s: %v is no share (want 0 or more)", name, w.key, *w.v))
+			}
+		}
+		if r.Verdict != nil {
+			why = append(why, oneOf("regions."+name+".verdict", *r.Verdict, string(vocab.Held), string(vocab.Died), string(vocab.Unavailable)))
+		}
+	}
+	for _, w := range why {
+		if w != "" {
+			return w
+		}
+	}
+	return ""
 }
 
 // ExpectDifference is one value an audit gives other than its expectation says:

@@ -158,5 +158,11 @@ func ratio(n, total int64) float64 {
 	return float64(n) / float64(total)
 }
 
-// mb is bytes as MB (1e6 bytes), for the refusal's words.
-func mb(b int64) string { return fmt.Sprintf("%.1f MB", float64(b)/1e6) }
+// mb is bytes as MB (1e6 bytes), for the refusal's words; under 0.1 MB as
+// bytes.
+func mb(b int64) string {
+	if b < 50_000 {
+		return fmt.Sprintf("%d bytes", b) // under 0.1 MB: "0.0 MB" would hide it
+	}
+	return fmt.Sprintf("%.1f MB", float64(b)/1e6)
+}

@@ -28,14 +28,15 @@ type Region struct {
 	replay.Region
 	// Measure is the time of the region the check compares (MeasureOf).
 	Measure Measure
-	// PageableShare is the host time calls of copies from pageable memory
-	// held per instance as a share of the median instance (ShareOf, as
-	// replay.Region.HostShare takes every host-device copy call's): what
-	// --fail-above limits.
+	// PageableShare is the part of the region's HostShare that calls of
+	// copies from pageable memory held (ShareOf): what --fail-above
+	// limits.
 	PageableShare float64
 	// NotPredicted is set, and the prediction's fields zero, when the
 	// what-if re-costed no copy from pageable memory though it had some to
-	// re-cost: a replay that changed nothing predicts nothing.
+	// re-cost (a replay that changed nothing predicts nothing), or when
+	// the region's thread makes no CUDA call in it while copy calls hold
+	// host time in it.
 	NotPredicted *NotPredicted
 	// Loading is the host time calls that load device code (LoadsModule)
 	// held inside the region, in its median instance and in all of them
@@ -50,8 +51,9 @@ type Region struct {
 func (r *Region) LoadingMs() float64 { return r.loadingIn(r.Measure) }
 
 // NotPredicted says why a region has no prediction: the what-if re-costed
-// no copy though it had some to re-cost (Uncosted), or the replay saw no
-// kernel of the trace's launch calls tied to it (Launches).
+// no copy though it had some to re-cost (Uncosted), the replay saw no
+// kernel of the trace's launch calls tied to it (Launches), or the
+// region's thread makes no CUDA call in it (NoCalls).
 type NotPredicted struct {
 	// Uncosted counts the copies from pageable memory the what-if found
 	// no pinned cost for: a copy needs both its call's and its GPU time.
@@ -61,6 +63,26 @@ type NotPredicted struct {
 	// launch): a replay blind to when the compute beside the copies may
 	// start predicts nothing.
 	Launches int64
+	// NoCalls says the region's NVTX range is on a thread that makes no
+	// CUDA call inside it, while other threads' copy calls hold host time
+	// in it: the replay keeps that thread's time as measured, and the
+	// trace does not show whether it waits for those copies.
+	NoCalls bool
+}
+
+// unpredictCallless takes the prediction off each NVTX range region whose
+// thread spent all its time outside CUDA calls while copy calls held host
+// time in it (NotPredicted.NoCalls).
+func unpredictCallless(rs []Region) {
+	for i := range rs {
+		r := &rs[i]
+		if r.Name == replay.CaptureRegion || r.NotPredicted != nil || r.MedianMs <= 0 {
+			continue
+		}
+		if r.Outside.MedianMs >= r.MedianMs && r.HostShare.Measured > 0 {
+			r.unpredict(&NotPredicted{NoCalls: true})
+		}
+	}
 }
 
 // unpredict takes the prediction off the region.
@@ -72,14 +94,20 @@ func (r *Region) unpredict(why *NotPredicted) {
 	r.Overlap.Predicted, r.HostShare.Predicted, r.Queued.Predicted = 0, 0, 0
 }
 
-// ShareOf is a time summed over the region's instances (ms) as a share of
-// the region: per instance, over the median instance's time; 0 for a
+// ShareOf is host time held by copy calls, summed over the region's
+// instances (ms), as a share of the region: for a part of the time its
+// host-device copy calls held (replay.Region.CopyCallMs), that part of
+// their share of the median instance (replay.Region.HostShare), so that
+// the parts add up to it; else of the instances' times summed. 0 for a
 // region without time.
 func (r *Region) ShareOf(ms float64) float64 {
-	if r.Instances == 0 || r.MedianMs <= 0 {
+	if r.CopyCallMs > 0 && ms <= r.CopyCallMs {
+		return r.HostShare.Measured * ms / r.CopyCallMs
+	}
+	if r.TotalMs <= 0 {
 		return 0
 	}
-	return ms / float64(r.Instances) / r.MedianMs
+	return ms / r.TotalMs
 }
 
 // MeasureOf chooses a region's measure: the span for a region of several
@@ -187,7 +215,7 @@ type GateRegion struct {
 func (g *Gate) Passed() bool { return len(g.Over) == 0 }
 
 // FailAbove sets the audit's gate at limit, a share of a region's median
-// instance.
+// instance (Region.PageableShare).
 func (au *Audit) FailAbove(limit float64) *Gate {
 	g := &Gate{Limit: limit, Over: []GateRegion{}}
 	for _, r := range au.Judged() {

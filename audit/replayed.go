@@ -57,8 +57,10 @@ type Replayed struct {
 	Timeline  *timeline.Timeline
 	Result    *replay.Result
 	Framework framework.Detection
-	// PinByFrom says who chose the way to pin.
+	// PinByFrom says who chose the way to pin; Shown, with PinByAfter,
+	// what the capture after showed of it.
 	PinByFrom PinChooser
+	Shown     *PinShown
 	// Link is where the rates' link rate came from, nil without rates.
 	Link *LinkOrigin
 }
@@ -70,13 +72,16 @@ type PinChooser int
 const (
 	PinByFramework PinChooser = iota // the framework the capture ran on (PinByOf)
 	PinByFlag                        // the user, with --pin-by
+	PinByAfter                       // the capture after the fix, as it shows how it pinned (PinShownBy)
 )
 
 // Replay says how the what-if pinned the capture's copies.
 type Replay struct {
-	// PinBy is how the buffers were taken to be pinned; PinByFrom who chose.
+	// PinBy is how the buffers were taken to be pinned; PinByFrom who
+	// chose; Shown, with PinByAfter, what the capture after showed.
 	PinBy     replay.PinBy
 	PinByFrom PinChooser
+	Shown     *PinShown
 	// Recosted, Uncosted and Kept count the pageable copies re-costed as
 	// pinned, left as measured for want of a cost, and kept as measured
 	// because no copy call made them; Forced the dependencies a replay
@@ -196,7 +201,8 @@ func (au *Audit) setReplay(r Replayed) {
 			au.Regions[i].unpredict(why)
 		}
 	}
-	au.Replay = &Replay{PinBy: res.PinBy, PinByFrom: r.PinByFrom, Recosted: res.Recosted, Uncosted: res.Uncosted,
+	unpredictCallless(au.Regions)
+	au.Replay = &Replay{PinBy: res.PinBy, PinByFrom: r.PinByFrom, Shown: r.Shown, Recosted: res.Recosted, Uncosted: res.Uncosted,
 		Kept: res.Kept, Forced: res.Forced, Costs: res.Costs, Assumptions: res.Assumptions, Misfits: res.Misfits}
 	if au.Replay.Costs == nil {
 		au.Replay.Costs = []replay.CostUse{}
@@ -211,10 +217,9 @@ func (au *Audit) setReplay(r Replayed) {
 	au.shareByRegion()
 }
 
-// shareByRegion gives each class its share of its region (Region.ShareOf:
-// the host time its calls held per instance of its NVTX range, or of the
-// whole capture, replay.CaptureRegion, for a class outside any range, over
-// the median instance).
+// shareByRegion gives each class its share of its region (Region.ShareOf),
+// its NVTX range or the whole capture (replay.CaptureRegion) for a class
+// outside any range.
 func (au *Audit) shareByRegion() {
 	for _, c := range au.Classes {
 		c.HostShare = 0

@@ -108,13 +108,15 @@ func deref[T any](p *T) T {
 }
 
 // PinChooser is who chose the way to pin (audit.PinChooser), spelt as
-// the schema has it: "framework", or "--pin-by" for the user's flag.
+// the schema has it: "framework", "--pin-by" for the user's flag, or
+// "after" for the capture after the fix.
 type PinChooser audit.PinChooser
 
 // pinChoosers spell each chooser.
 var pinChoosers = map[PinChooser]string{
 	PinChooser(audit.PinByFramework): "framework",
 	PinChooser(audit.PinByFlag):      "--pin-by",
+	PinChooser(audit.PinByAfter):     "after",
 }
 
 // MarshalText spells the chooser.
@@ -134,7 +136,7 @@ func (c *PinChooser) UnmarshalText(b []byte) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("pinByFrom %q: want \"framework\" or \"--pin-by\"", b)
+	return fmt.Errorf("pinByFrom %q: want \"framework\", \"--pin-by\" or \"after\"", b)
 }
 
 // ruleSourceRead is the rule's source read back: its words, as written.

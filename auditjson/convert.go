@@ -100,6 +100,7 @@ func fromReplayRegion(v replay.Region) ReplayRegion {
 		PredictedSpanMs:       v.PredictedSpanMs,
 		PredictedSpanLowMs:    v.PredictedSpanLowMs,
 		PredictedSpanHighMs:   v.PredictedSpanHighMs,
+		TotalMs:               v.TotalMs,
 		Period:                period(v),
 		Overlap:               fromReplayShare(v.Overlap),
 		HostShare:             fromReplayShare(v.HostShare),
@@ -126,6 +127,7 @@ func toReplayRegion(j ReplayRegion) replay.Region {
 		PredictedSpanMs:       j.PredictedSpanMs,
 		PredictedSpanLowMs:    j.PredictedSpanLowMs,
 		PredictedSpanHighMs:   j.PredictedSpanHighMs,
+		TotalMs:               j.TotalMs,
 		Period:                toReplayPeriod(deref(j.Period)),
 		Overlap:               toReplayShare(j.Overlap),
 		HostShare:             toReplayShare(j.HostShare),
@@ -483,6 +485,7 @@ func fromReplay(v audit.Replay) Replay {
 		Costs:       mapSlice(v.Costs, fromReplayCostUse),
 		Assumptions: mapSlice(v.Assumptions, fromAssumption),
 		Misfits:     mapSlice(v.Misfits, fromReplayMisfit),
+		Shown:       mapPtr(v.Shown, func(p audit.PinShown) PinShown { return PinShown(p) }),
 	}
 }
 
@@ -497,6 +500,7 @@ func toReplay(j Replay) audit.Replay {
 		Costs:       mapSlice(j.Costs, toReplayCostUse),
 		Assumptions: mapSlice(j.Assumptions, toAssumption),
 		Misfits:     mapSlice(j.Misfits, toReplayMisfit),
+		Shown:       mapPtr(j.Shown, func(p PinShown) audit.PinShown { return audit.PinShown(p) }),
 	}
 }
 

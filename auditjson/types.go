@@ -75,6 +75,7 @@ type ReplayRegion struct {
 	PredictedSpanMs       float64       `json:"predictedSpanMs,omitempty"`
 	PredictedSpanLowMs    float64       `json:"predictedSpanLowMs,omitempty"`
 	PredictedSpanHighMs   float64       `json:"predictedSpanHighMs,omitempty"`
+	TotalMs               float64       `json:"totalMs"`
 	Period                *ReplayPeriod `json:"period,omitempty"`
 	Overlap               ReplayShare   `json:"overlap"`
 	HostShare             ReplayShare   `json:"hostShare"`
@@ -90,6 +91,7 @@ type ReplayRegion struct {
 type NotPredicted struct {
 	Uncosted int   `json:"uncosted,omitempty"`
 	Launches int64 `json:"launches,omitempty"`
+	NoCalls  bool  `json:"noCalls,omitempty"`
 }
 
 // Region is the JSON of audit.Region.
@@ -334,6 +336,18 @@ type Replay struct {
 	Costs       []ReplayCostUse `json:"costs"`
 	Assumptions []Assumption    `json:"assumptions"`
 	Misfits     []ReplayMisfit  `json:"misfits"`
+	Shown       *PinShown       `json:"pinShown,omitempty"`
+}
+
+// PinShown is the JSON of audit.PinShown.
+type PinShown struct {
+	By      replay.PinBy  `json:"pinBy"`
+	Clue    audit.PinClue `json:"clue"`
+	Thread  string        `json:"thread,omitempty"`
+	Calls   int           `json:"calls,omitempty"`
+	Allocs  int           `json:"allocs"`
+	AllocNs int64         `json:"allocNs"`
+	AmongNs int64         `json:"amongNs"`
 }
 
 // APITime is the JSON of audit.APITime.

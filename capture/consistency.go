@@ -85,6 +85,15 @@ type crossCheck struct {
 	ranges    map[rangeKey][][2]int64 // NVTX push/pop ranges by thread and domain: start, end (open: never)
 	threads   map[[2]int64]*spans
 	copyCalls []callStart // the copy calls read, for copies that come without theirs
+	// launchCalls are the calls read that launch kernels (launchAPI), for
+	// the kernels, which come without theirs; sortedLC says they are in
+	// (pid, corr) order.
+	launchCalls []callStart
+	sortedLC    bool
+	// launchPID is the one process of the launch calls, -1 once they are
+	// of more than one: a report's kernels that name no process (a CSV
+	// cuda_gpu_trace) are then that process's.
+	launchPID int64
 	// joined: the reader joins each copy to its copy call (JoinCalls), so
 	// copyCalls is not kept: a copy without a call has none among the calls.
 	joined   bool
@@ -256,30 +265,62 @@ func (x *crossCheck) call(c *records.Call) {
 		x.copyCalls = append(x.copyCalls, callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, result: c.Result, name: c.Name})
 		x.sortedCC = false
 	}
+	if c.Corr != 0 && launchAPI(c.Name) {
+		switch {
+		case len(x.launchCalls) == 0:
+			x.launchPID = c.PID
+		case x.launchPID != c.PID:
+			x.launchPID = -1
+		}
+		x.launchCalls = append(x.launchCalls, callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, result: c.Result, name: c.Name})
+		x.sortedLC = false
+	}
 }
+
+// launchAPI says whether an API launches kernels: cudaLaunchKernel,
+// cuLaunchKernel, their Ex and cooperative forms, cudaGraphLaunch.
+func launchAPI(name string) bool { return strings.Contains(name, "Launch") }
 
 // callOf finds the copy call read with the operation's process and
 // correlation id, nil when none was read.
 func (x *crossCheck) callOf(o *records.Op) *callStart {
-	if o.Corr == 0 || len(x.copyCalls) == 0 {
+	return findCall(x.copyCalls, &x.sortedCC, o)
+}
+
+// launchOf finds the launch call read with the kernel's process and
+// correlation id, nil when none was read.
+func (x *crossCheck) launchOf(o *records.Op) *callStart {
+	if o.PID == 0 && x.launchPID > 0 {
+		k := *o
+		k.PID = x.launchPID
+		return findCall(x.launchCalls, &x.sortedLC, &k)
+	}
+	return findCall(x.launchCalls, &x.sortedLC, o)
+}
+
+// findCall finds the call of calls with the operation's process and
+// correlation id, sorting them by (pid, corr) first where sorted says
+// they are not.
+func findCall(calls []callStart, sorted *bool, o *records.Op) *callStart {
+	if o.Corr == 0 || len(calls) == 0 {
 		return nil
 	}
-	if !x.sortedCC {
-		sort.Slice(x.copyCalls, func(i, j int) bool {
-			a, b := x.copyCalls[i], x.copyCalls[j]
+	if !*sorted {
+		sort.Slice(calls, func(i, j int) bool {
+			a, b := calls[i], calls[j]
 			if a.pid != b.pid {
 				return a.pid < b.pid
 			}
 			return a.corr < b.corr
 		})
-		x.sortedCC = true
+		*sorted = true
 	}
-	i := sort.Search(len(x.copyCalls), func(i int) bool {
-		c := x.copyCalls[i]
+	i := sort.Search(len(calls), func(i int) bool {
+		c := calls[i]
 		return c.pid > o.PID || c.pid == o.PID && c.corr >= o.Corr
 	})
-	if i < len(x.copyCalls) && x.copyCalls[i].pid == o.PID && x.copyCalls[i].corr == o.Corr {
-		return &x.copyCalls[i]
+	if i < len(calls) && calls[i].pid == o.PID && calls[i].corr == o.Corr {
+		return &calls[i]
 	}
 	return nil
 }
@@ -305,6 +346,12 @@ func (x *crossCheck) op(o *records.Op) {
 	case o.Kind == records.OpCopy:
 		if c := x.callOf(o); c != nil {
 			callName, callStart, callEnd, result = c.name, c.start, c.end, c.result
+		}
+	case o.Kind == records.OpKernel:
+		// Only its start is checked: a launch returns before its kernel
+		// runs, and its result is the launch's.
+		if c := x.launchOf(o); c != nil {
+			callName, callStart, callEnd = c.name, c.start, c.end
 		}
 	}
 	switch {

@@ -43,7 +43,8 @@ func TestCrossRecordDamage(t *testing.T) {
 			[]string{"table CUPTI_ACTIVITY_KIND_MEMCPY", "correlation id 128", "a second copy of the cudaMemcpy call"},
 			[]string{"table CUPTI_ACTIVITY_KIND_MEMCPY", "correlation id 128", "a second copy of the cudaMemcpy call"}},
 		{"a copy twice, the second on a stream of its own", `INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start, end, deviceId, contextId, streamId, correlationId, globalPid, bytes, copyKind, srcKind, dstKind)
-				SELECT start, end, deviceId, contextId, 99, correlationId, globalPid, bytes, copyKind, srcKind, dstKind FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE ` + asyncCopies + ` LIMIT 1`,
+				SELECT start, end, deviceId, contextId, 99, correlationId, globalPid, bytes, copyKind, srcKind, dstKind FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE ` + asyncCopies + ` LIMIT 1;
+				INSERT INTO TARGET_INFO_CUDA_STREAM VALUES (99, 0, 1, 22, 1, 0, 2)`,
 			[]string{"correlation id 476", "a second copy of the cudaMemcpyAsync call"},
 			[]string{"correlation id 476", "a second copy of the cudaMemcpyAsync call"}},
 		{"copies, one on a stream of its own, that overlap on their stream", `UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET start = start + 30000000, end = end + 30000000 WHERE rowid = 1`,
@@ -95,6 +96,8 @@ func TestCrossRecordDamage(t *testing.T) {
 			[]string{"table NVTX_EVENTS", "thread 22/22", "overlap without one holding the other"}},
 		{"every kernel twice", `INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL`,
 			[]string{"table CUPTI_ACTIVITY_KIND_KERNEL", "another kernel of process 22 has the same correlation id"}, nil},
+		{"a kernel before its launch call", `UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = start - 2000000000, "end" = "end" - 2000000000 WHERE correlationId = 527`,
+			[]string{"table CUPTI_ACTIVITY_KIND_KERNEL", "kernel scaleCopy, correlation id 527", "before the cudaLaunchKernel call that issued it starts"}, nil},
 	} {
 		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
 			p := fixture.SQLite(t, shippedSQLite, c.stmt)

@@ -277,7 +277,7 @@ func scanOf(ctx context.Context, src *source.Source, sel records.Selection, feed
 	case n > 0:
 		o := uncalled[0]
 		return nil, &inputerr.Error{Path: src.Path, Where: from,
-			Problem: fmt.Sprintf("the audit is unavailable: %d of the %d copies join no API call (none in %s has their correlation id in their process; the first: correlation id %d, process %d, %d bytes %s), so the host time they held is unknown, not 0",
+			Problem: fmt.Sprintf("the audit is unavailable: %d of the %d copies join no API call (no copy call in %s has their correlation id in their process; the first: correlation id %d, process %d, %d bytes %s), so the host time they held is unknown, not 0",
 				n, copies, orDefault(info.Sources.API, "the API trace"), o.Corr, o.PID, o.Bytes, o.Copy),
 			Hint: "the capture is damaged or was edited (a NULL or wrong globalPid, calls deleted); " + exportAgain(src.Kind)}
 	}

@@ -38,7 +38,8 @@ func sqTwoThreads(t *testing.T) string {
 	}
 	stmts = append(stmts, fmt.Sprintf(`INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY
 		SELECT * FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE rowid = (SELECT min(rowid) FROM CUPTI_ACTIVITY_KIND_MEMCPY)`),
-		fmt.Sprintf(`UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET correlationId = %d, streamId = 1001 WHERE rowid = (SELECT max(rowid) FROM CUPTI_ACTIVITY_KIND_MEMCPY)`, corr))
+		fmt.Sprintf(`UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET correlationId = %d, streamId = 1001 WHERE rowid = (SELECT max(rowid) FROM CUPTI_ACTIVITY_KIND_MEMCPY)`, corr),
+		`INSERT INTO TARGET_INFO_CUDA_STREAM VALUES (1001, 0, 1, 22, 1, 0, 2), (1002, 0, 1, 22, 1, 0, 2), (1003, 0, 1, 22, 1, 0, 2)`)
 	for i := 0; i < 2; i++ {
 		corr++
 		ins(corr, 66)

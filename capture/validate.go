@@ -18,6 +18,11 @@ import (
 const (
 	// maxEventNs bounds one event's duration: a week.
 	maxEventNs = int64(7 * 24 * 3600 * 1e9)
+	// maxClockNs bounds a time on the capture's clock: 2^62 ns, 146 years.
+	// nsys counts from boot, or from 1970 where a trace is put on wall
+	// time (1.7e18 ns in 2024); a later time was shifted, and the sums and
+	// differences worked on such times overflow int64.
+	maxClockNs = int64(1) << 62
 	// maxProgramMs bounds a time the program prints: an hour.
 	maxProgramMs = 3600e3
 	// maxBytes bounds one copy's size: 1 TiB.
@@ -214,15 +219,24 @@ func (v *validator) event(what, name string, row int, corr, start, end int64, op
 	switch {
 	case start < 0:
 		problem = fmt.Sprintf("negative start time %d ns", start)
+	case open && start > maxClockNs:
+		problem = pastClock(start, end)
 	case open:
 	case end < start:
 		problem = fmt.Sprintf("ends before it starts (start %d ns, end %d ns)", start, end)
 	case end-start > maxEventNs:
 		problem = fmt.Sprintf("lasts %d ns, more than a week", end-start)
+	case end > maxClockNs:
+		problem = pastClock(start, end)
 	}
 	if problem != "" {
 		v.fail(v.where(what+name, row, corr), problem)
 	}
+}
+
+// pastClock says that an event's times lie past maxClockNs.
+func pastClock(start, end int64) string {
+	return fmt.Sprintf("a time past %d ns (2^62 ns, 146 years) on the capture's clock (start %d ns, end %d ns): nsys counts from boot or from 1970, so the record was shifted", maxClockNs, start, end)
 }
 
 // total checks a summary row's total time and count.

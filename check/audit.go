@@ -85,26 +85,41 @@ func Audit(ctx context.Context, before, after string, opts AuditOptions) (*audit
 	}
 	if opts.PinBy != "" {
 		if _, ok := replay.PinByOf(opts.PinBy); !ok {
-			return nil, fmt.Errorf("unknown --pin-by %q: use in-place (buffers allocated pinned and reused) or copy (each buffer copied into pinned memory)", opts.PinBy)
+			return nil, fmt.Errorf("unknown --pin-by %q: use in-place (buffers allocated pinned and reused), copy (each buffer copied into pinned memory) or pin-thread (copied by a pin thread of the program's interpreter, as a DataLoader with workers pins)", opts.PinBy)
 		}
 	}
 	if len(opts.Match) > 0 && after == "" {
 		return nil, fmt.Errorf("--match compares a region of CAPTURE with one of AFTER: give AFTER too (the same capture, to compare two of its regions)")
 	}
 	out := &audit.Output{}
-	if out.Before, err = AuditCapture(ctx, before, rates, opts); err != nil {
-		return nil, err
-	}
 	if after == "" {
+		if out.Before, _, err = auditCapture(ctx, before, rates, opts, nil); err != nil {
+			return nil, err
+		}
 		if opts.FailAbove != nil {
 			out.Before.FailAbove(*opts.FailAbove)
 		}
 		return out, nil
 	}
-	if out.After, err = AuditCapture(ctx, after, rates, opts); err != nil {
+	// The capture after is read first: the way it shows its program pinned
+	// (audit.PinShownBy) is the way the prediction from the capture before
+	// pins, unless --pin-by names one. A capture before that cannot be
+	// read is still named first.
+	var shown *audit.PinShown
+	out.After, shown, err = auditCapture(ctx, after, rates, opts, nil)
+	if err != nil {
+		if _, _, berr := auditCapture(ctx, before, rates, opts, nil); berr != nil {
+			return nil, berr
+		}
+		return nil, err
+	}
+	if out.Before, _, err = auditCapture(ctx, before, rates, opts, shown); err != nil {
 		return nil, err
 	}
 	if err := audit.SameProgram(out.Before, out.After); err != nil {
+		return nil, err
+	}
+	if err := sameMachine(after, out.Before, out.After); err != nil {
 		return nil, err
 	}
 	for b, a := range opts.Match {
@@ -139,9 +154,18 @@ func regionNames(au *audit.Audit) string {
 // CSV beside the capture, each read down to its count and digest), so that
 // it costs no time of its own unless it disagrees with the audit.
 func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts AuditOptions) (*audit.Audit, error) {
+	au, _, err := auditCapture(ctx, path, rates, opts, nil)
+	return au, err
+}
+
+// auditCapture is AuditCapture, its what-if pinning as the capture after
+// the fix showed its program pinned where after is not nil (and --pin-by
+// names no way); it returns too the way to pin the capture itself shows,
+// nil for none (audit.PinShownBy).
+func auditCapture(ctx context.Context, path string, rates *audit.Rates, opts AuditOptions, after *audit.PinShown) (*audit.Audit, *audit.PinShown, error) {
 	src, err := source.Open(ctx, path, source.Options{Nsys: opts.Nsys, Env: opts.Env})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer src.Close()
 	early := make(chan []diag.Diagnostic, 1)
@@ -174,14 +198,18 @@ func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 	})
 	exposed := <-early
 	if err != nil {
-		return nil, coverRefusal(err, cov.Coverage(), det.Detect().Framework)
+		return nil, nil, coverRefusal(err, cov.Coverage(), det.Detect().Framework)
 	}
 	if err := ratesFit(path, scan.Meta.GPU, rates); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	r, err := replayOf(ctx, tb, det.Detect(), rates, opts.PinBy)
+	r, err := replayOf(ctx, tb, det.Detect(), rates, opts.PinBy, after)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var shown *audit.PinShown
+	if p, ok := audit.PinShownBy(r.Timeline, r.Framework); ok {
+		shown = &p
 	}
 	au := acc.Finish(scan, r)
 	au.Cover(cov.Coverage())
@@ -202,7 +230,7 @@ func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 	res = &got
 	if res.note != "" {
 		au.RuleUnavailable(nsysrule.Name, res.note)
-		return au, nil
+		return au, shown, nil
 	}
 	again := func(a *audit.Accumulator) error {
 		var names privacy.CopyMasker
@@ -211,16 +239,17 @@ func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 	}
 	if _, err := au.CompareRule(nsysrule.Name, res.source, res.side, again); err != nil {
 		if ctx.Err() != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		au.RuleUnavailable(nsysrule.Name, err.Error())
 	}
-	return au, nil
+	return au, shown, nil
 }
 
 // replayOf builds the timeline and replays it as captured and pinned, the
-// way to pin chosen from the framework unless pinBy names it.
-func replayOf(ctx context.Context, tb *timeline.Builder, det framework.Detection, rates *audit.Rates, pinBy string) (audit.Replayed, error) {
+// way to pin chosen from the framework, else as the capture after the fix
+// showed it (after, nil for none), unless pinBy names it.
+func replayOf(ctx context.Context, tb *timeline.Builder, det framework.Detection, rates *audit.Rates, pinBy string, after *audit.PinShown) (audit.Replayed, error) {
 	tl, err := tb.Finish()
 	if err != nil {
 		return audit.Replayed{}, err
@@ -231,9 +260,12 @@ func replayOf(ctx context.Context, tb *timeline.Builder, det framework.Detection
 		r.Link = &link
 	}
 	by := audit.PinByOf(det.Framework)
+	if after != nil {
+		by, r.PinByFrom, r.Shown = after.By, audit.PinByAfter, after
+	}
 	if pinBy != "" {
 		by, _ = replay.PinByOf(pinBy)
-		r.PinByFrom = audit.PinByFlag
+		r.PinByFrom, r.Shown = audit.PinByFlag, nil
 	}
 	if r.Result, err = replay.Replay(ctx, tl, audit.ReplayOptions(tl, rates, by)); err != nil {
 		return audit.Replayed{}, fmt.Errorf("replaying the timeline: %w", err)
@@ -366,6 +398,19 @@ func SameGPU(a, b string) bool {
 		return strings.TrimPrefix(s, "nvidia ")
 	}
 	return norm(a) == norm(b)
+}
+
+// sameMachine refuses a check of AFTER captured on another GPU than
+// BEFORE: the prediction prices BEFORE's copies on BEFORE's GPU and link,
+// so AFTER's times from another GPU would test another machine, not the
+// fix. Audits that name no GPU are taken as they are.
+func sameMachine(path string, before, after *audit.Audit) error {
+	if before.GPU == "" || after.GPU == "" || SameGPU(before.GPU, after.GPU) {
+		return nil
+	}
+	return &inputerr.Error{Path: path,
+		Problem: fmt.Sprintf("AFTER was captured on %s, BEFORE on %s: the check predicts the fix on BEFORE's GPU and link, so AFTER's times would test another machine, not the fix", after.GPU, before.GPU),
+		Hint:    "capture AFTER on BEFORE's machine, or audit each capture alone"}
 }
 
 // ratesFit refuses run rates measured on another GPU than the capture's:

@@ -74,6 +74,8 @@ var verdictPairs = []struct {
 	{"torch-prefetch-pageable", "torch-prefetch-pinned", "tensor.pin_memory() once", nil},
 	{"jax-cuda", "jax-cuda-pinned", `device_put from memory_kind="pinned_host"`, nil},
 	{"train-pageable", "train-pinned", "DataLoader(pin_memory=True)", nil},
+	{"train128-pageable", "train128-pinned", "DataLoader(pin_memory=True), 128-image batches, 4 workers", nil},
+	{"torch-prefetch-pageable", "torch-prefetch-pineach", "tensor.pin_memory() of each batch, every step", nil},
 }
 
 // TestVerdictTable audits every shipped pair as `nsyscheck audit BEFORE
@@ -127,6 +129,8 @@ func verdictTable(t *testing.T, b *strings.Builder, dir, rates string) {
 			switch r.Why {
 			case audit.WhyTooWide:
 				verdict += " (too wide: " + r.WideBy + ")"
+			case audit.WhyNoGain:
+				verdict += " (no gain predicted)"
 			case audit.WhyStartUp:
 				verdict += fmt.Sprintf(" (start-up: loading %.1f ms before, %.1f after)", r.LoadingMs, r.AfterLoadingMs)
 			}

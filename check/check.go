@@ -14,6 +14,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -169,18 +170,33 @@ type fileScan struct {
 // scanFiles scans the capture files a source holds open (its SQLite export
 // and its .nsys-rep) for what they expose, except nsyscheck's own export of
 // a report, which holds nothing the report does not; and, for a folder of
-// CSV reports, every report it reads (privacy.ScanCSV).
+// CSV reports, every report it reads, and NVIDIA's rule's CSV beside a
+// capture, which verify and audit read too (privacy.ScanCSV).
 func scanFiles(ctx context.Context, src *source.Source) []fileScan {
 	var out []fileScan
 	for _, f := range scannable(src) {
 		rep, err := privacy.Scan(ctx, f)
 		out = append(out, fileScan{path: f.Path, rep: rep, err: err})
 	}
-	for _, p := range csvReports(src) {
+	csvs := csvReports(src)
+	if p := ruleCSV(src); p != "" && !slices.Contains(csvs, p) {
+		csvs = append(csvs, p)
+	}
+	for _, p := range csvs {
 		rep, err := privacy.ScanCSV(ctx, p)
 		out = append(out, fileScan{path: p, rep: rep, err: err})
 	}
 	return out
+}
+
+// ruleCSV is NVIDIA's rule's CSV beside the source's capture (in its
+// folder of CSV reports, or NAME_cuda_memcpy_async.csv beside NAME.sqlite),
+// "" when there is none.
+func ruleCSV(src *source.Source) string {
+	if src.Kind == nsysdb.KindCSV {
+		return nsysrule.Beside(src.Dir, nil)
+	}
+	return nsysrule.Beside(src.Path, captureExts)
 }
 
 // csvReports are the CSV reports a folder source reads, in a fixed order.

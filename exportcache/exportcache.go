@@ -90,8 +90,11 @@ type Report struct {
 //     when no nsys was found (none named) or the one found is too old.
 //
 // A candidate accept rejects is passed over, except the new export, whose
-// error is returned.
-func Resolve(ctx context.Context, rep Report, opts Options, accept func(db string) error) (db string, own bool, note string, err error) {
+// error is returned. Each candidate is opened once, by accept: what tells
+// whether it is the export of this report (the export beside it naming
+// it, nsyscheck's own recording its size and digest) is asked of the
+// database accept opened.
+func Resolve(ctx context.Context, rep Report, opts Options, accept Accept) (db string, own bool, note string, err error) {
 	path, info, open := rep.Path, rep.Info, accept
 	// The export beside the report wins over exporting it again, even where
 	// nsys is installed and works: its export record names this report and it
@@ -103,12 +106,14 @@ func Resolve(ctx context.Context, rep Report, opts Options, accept func(db strin
 	// earlier run written under the same name: it is kept only as the last
 	// resort below.
 	beside, fresh := exportBeside(path, info)
-	if beside != "" && fresh && open(beside) == nil {
+	names := namesReport(path)
+	if beside != "" && fresh && open(beside, names) == nil {
 		return beside, false, besideNote(path, beside, ""), nil
 	}
-	// (An unreadable export beside: export the report as if it were not there.)
+	// (An unreadable export beside, or one of another report: export the
+	// report as if it were not there.)
 	lastResort := func(why string) (string, string, bool) {
-		if beside == "" || open(beside) != nil {
+		if beside == "" || open(beside, names) != nil {
 			return "", "", false
 		}
 		return beside, besideNote(path, beside, why), true
@@ -124,11 +129,12 @@ func Resolve(ctx context.Context, rep Report, opts Options, accept func(db strin
 	}
 	cached := filepath.Join(dir, name)
 	sweepExportTemps(dir, name)
-	if ci, err := os.Lstat(cached); err == nil && ci.Mode().IsRegular() && cachedSource(cached) == src {
-		if open(cached) == nil {
+	if ci, err := os.Lstat(cached); err == nil && ci.Mode().IsRegular() {
+		if open(cached, recordsSource(src)) == nil {
 			return cached, true, "", nil
 		}
-		// A damaged or foreign cache file: export again over it.
+		// A damaged or foreign cache file, or one of another report: export
+		// again over it.
 	}
 
 	nsysPath, err := FindNsys(opts.Nsys, opts.Env)
@@ -160,36 +166,47 @@ func Resolve(ctx context.Context, rep Report, opts Options, accept func(db strin
 		}
 		return "", false, "", err
 	}
-	if err := open(cached); err != nil {
+	if err := open(cached, nil); err != nil {
 		return "", false, "", err
 	}
 	return cached, true, "", nil
 }
 
-// exportBeside returns the plain SQLite export beside a report
-// (NAME.sqlite for NAME.nsys-rep) when its export record
-// (EXPORT_PARAM_INPUT_FILE) names a report of this name, so that an export of
-// another report is never taken for this one; "" when there is none. fresh
-// says the export is not older than the report.
+// Accept opens a candidate export at db for the caller, which keeps it
+// once it is taken: it refuses a file that is no readable SQLite export,
+// and one whose database is (check not nil) refused by check.
+type Accept func(db string, check func(*sqlitefile.DB) error) error
+
+// exportBeside returns the SQLite export beside the report, if there is a
+// regular file of its name (NAME.sqlite for NAME.nsys-rep); "" when there
+// is none. fresh says the export is not older than the report. Whether it
+// is this report's export namesReport tells, once it is open.
 func exportBeside(report string, info os.FileInfo) (path string, fresh bool) {
 	base := strings.TrimSuffix(filepath.Base(report), filepath.Ext(report))
 	sib := filepath.Join(filepath.Dir(report), base+".sqlite")
 	st, err := os.Stat(sib)
-	if err != nil || !st.Mode().IsRegular() || sqlitefile.CheckPath(sib) != nil || sqlitefile.Available(sib) != nil {
-		return "", false
-	}
-	db, err := sql.Open("sqlite3", nsysdb.ReadOnlyURI(sib))
-	if err != nil {
-		return "", false
-	}
-	defer db.Close()
-	var input string
-	err = db.QueryRow(`SELECT `+nsysdb.QuoteIdent(nsysdb.ColValue)+` FROM `+nsysdb.QuoteIdent(nsysdb.TableMetaExport)+
-		` WHERE `+nsysdb.QuoteIdent(nsysdb.ColName)+` = ?`, nsysdb.MetaInputFile).Scan(&input)
-	if err != nil || filepath.Base(filepath.FromSlash(input)) != filepath.Base(report) {
+	if err != nil || !st.Mode().IsRegular() {
 		return "", false
 	}
 	return sib, !st.ModTime().Before(info.ModTime())
+}
+
+// namesReport accepts the export beside a report when its export record
+// (EXPORT_PARAM_INPUT_FILE) names a report of this name, so that an export
+// of another report is never taken for this one.
+func namesReport(report string) func(*sqlitefile.DB) error {
+	return func(db *sqlitefile.DB) error {
+		var input string
+		err := db.QueryRow(`SELECT `+nsysdb.QuoteIdent(nsysdb.ColValue)+` FROM `+nsysdb.QuoteIdent(nsysdb.TableMetaExport)+
+			` WHERE `+nsysdb.QuoteIdent(nsysdb.ColName)+` = ?`, nsysdb.MetaInputFile).Scan(&input)
+		if err != nil {
+			return err
+		}
+		if filepath.Base(filepath.FromSlash(input)) != filepath.Base(report) {
+			return fmt.Errorf("the export of %s, not of %s", input, filepath.Base(report))
+		}
+		return nil
+	}
 }
 
 // besideNote says that beside, the export exportBeside found, was read in
@@ -265,22 +282,20 @@ func digestReport(rep Report) (reportSource, error) {
 // report they were made from.
 const sourceTable = "NSYSCHECK_SOURCE"
 
-// cachedSource returns the report an export of nsyscheck's records, or the
-// zero reportSource when it records none (a foreign or damaged file).
-func cachedSource(path string) reportSource {
-	if sqlitefile.CheckPath(path) != nil || sqlitefile.Available(path) != nil {
-		return reportSource{}
+// recordsSource accepts nsyscheck's export of a report when it records
+// src as the report it was made from (a foreign or damaged file records
+// none).
+func recordsSource(src reportSource) func(*sqlitefile.DB) error {
+	return func(db *sqlitefile.DB) error {
+		var got reportSource
+		if err := db.QueryRow(`SELECT size, sha256 FROM `+sourceTable).Scan(&got.size, &got.sha256); err != nil {
+			return err
+		}
+		if got != src {
+			return errors.New("the export of another report")
+		}
+		return nil
 	}
-	db, err := sql.Open("sqlite3", nsysdb.ReadOnlyURI(path))
-	if err != nil {
-		return reportSource{}
-	}
-	defer db.Close()
-	var src reportSource
-	if err := db.QueryRow(`SELECT size, sha256 FROM `+sourceTable).Scan(&src.size, &src.sha256); err != nil {
-		return reportSource{}
-	}
-	return src
 }
 
 // recordSource writes src into the export at path.

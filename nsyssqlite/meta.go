@@ -19,6 +19,10 @@ func (r *reader) readMeta() {
 		r.meta.NsysVersion = kv[nsysdb.MetaProductVersion]
 		r.meta.SchemaVersion = kv[nsysdb.MetaSchemaVersion]
 		r.schema = r.meta.SchemaVersion
+		if nsysdb.NewerSchema(r.schema) {
+			r.lack(records.FactSchema, fmt.Sprintf("the export's schema version is %s, a major version newer than %s, the one of the Nsight Systems release nsyscheck reads (2025.3): a new major version may give a table or column another meaning, so the numbers read from it may not be what they were (export the report with Nsight Systems 2025.3 to be sure)",
+				r.schema, nsysdb.KnownSchema))
+		}
 	}
 	if r.tables[nsysdb.TableSystemEnv] != "" {
 		kv := r.nameValues(nsysdb.TableSystemEnv, nsysdb.EnvDriver, nsysdb.EnvCUDADriver, nsysdb.EnvOS)

@@ -92,7 +92,7 @@ func (r *reader) decode(c *copyRow) error {
 		return err
 	}
 	if c.gpid != 0 {
-		c.op.PID, _ = nsysdb.SplitGlobalID(c.gpid)
+		c.op.PID, _ = r.split(c.gpid)
 	}
 	if c.migrate >= 0 {
 		c.op.Migration = r.migrations[c.migrate]
@@ -191,7 +191,7 @@ func (r *reader) anyPID() bool {
 func (r *reader) emitKernels() error {
 	table := r.tables[nsysdb.TableKernel]
 	cols := r.kcols
-	qs := `SELECT ` + nsysdb.Cols(nsysdb.ColStart, nsysdb.ColEnd, nsysdb.ColShortName) + `, ` + col(cols, nsysdb.ColCorrelationID) + `, ` + col(cols, nsysdb.ColStreamID) + `, ` +
+	qs := `SELECT ` + nsysdb.Cols(nsysdb.ColStart, nsysdb.ColEnd, nsysdb.ColShortName) + `, ` + col(cols, nsysdb.ColCorrelationID) + `, ` + must(cols, nsysdb.ColStreamID) + `, ` +
 		col(cols, nsysdb.ColGlobalPid) + `, ` + col(cols, nsysdb.ColDeviceID) + `, ` + col(cols, nsysdb.ColGraphNodeID) + ` FROM ` + q(table)
 	byCorr := !r.threadOnly || r.launches
 	if byCorr {
@@ -202,7 +202,7 @@ func (r *reader) emitKernels() error {
 		k = records.Op{Kind: records.OpKernel, Start: v[0], End: v[1], Corr: v[3], Stream: v[4], Device: v[6], GraphNode: v[7]}
 		nameID, gpid := v[2], v[5]
 		if gpid != 0 {
-			k.PID, _ = nsysdb.SplitGlobalID(gpid)
+			k.PID, _ = r.split(gpid)
 		}
 		if byCorr {
 			if !r.wantsCorr(cols, k.Corr) {
@@ -232,14 +232,14 @@ func (r *reader) emitMemsets() error {
 	}
 	var o records.Op
 	err = r.ints(`SELECT `+nsysdb.Cols(nsysdb.ColStart, nsysdb.ColEnd)+`, `+col(cols, nsysdb.ColBytes)+`, `+col(cols, nsysdb.ColCorrelationID)+`, `+
-		col(cols, nsysdb.ColStreamID)+`, `+col(cols, nsysdb.ColDeviceID)+`, `+col(cols, nsysdb.ColGlobalPid)+`, `+col(cols, nsysdb.ColGraphNodeID)+
+		must(cols, nsysdb.ColStreamID)+`, `+col(cols, nsysdb.ColDeviceID)+`, `+col(cols, nsysdb.ColGlobalPid)+`, `+col(cols, nsysdb.ColGraphNodeID)+
 		` FROM `+q(table)+r.corrFilter(cols), 8, func(v []int64) error {
 		o = records.Op{Kind: records.OpMemset, Start: v[0], End: v[1], Bytes: v[2], Corr: v[3], Stream: v[4], Device: v[5], GraphNode: v[7]}
 		if !r.wantsCorr(cols, o.Corr) {
 			return nil
 		}
 		if gpid := v[6]; gpid != 0 {
-			o.PID, _ = nsysdb.SplitGlobalID(gpid)
+			o.PID, _ = r.split(gpid)
 		}
 		return r.handled(table, r.h.Op(&o))
 	})

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
@@ -62,19 +63,74 @@ func (r *reader) plan() error {
 }
 
 // checkTables checks every row of the tables read, whether or not the
-// selection reads it (checkReferences, checkStop), on a connection of db of
-// its own, so that it may run beside the stream.
-func (r *reader) checkTables(ctx context.Context, db *sql.DB) error {
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return &inputerr.Error{Path: r.path, Problem: "cannot open the SQLite export", Err: err, Hint: nsysdb.ExportHint}
-	}
-	defer conn.Close()
+// selection reads it (checkReferences, checkStop), on conn, a connection
+// of the reader's database other than its own, so that it may run beside
+// the stream.
+func (r *reader) checkTables(ctx context.Context, conn *sql.Conn) error {
 	queryRow := func(q string, args ...any) *sql.Row { return conn.QueryRowContext(ctx, q, args...) }
 	if err := r.checkReferences(queryRow); err != nil {
 		return err
 	}
+	if err := r.checkStreams(queryRow); err != nil {
+		return err
+	}
 	return r.checkStop(queryRow)
+}
+
+// checkStreams checks that every stream a copy, kernel, memset, event
+// record or synchronisation names is one the program made
+// (TARGET_INFO_CUDA_STREAM), where the export lists them: a record on a
+// stream that never existed was moved or comes from another trace, and
+// the order of the work on its stream, which the audit's replay rests on,
+// is unknown. Unified-memory migrations, which nsys puts on no stream of
+// the program's, and records of no stream (NoStream) are left out. One
+// pass over each table's distinct streams.
+func (r *reader) checkStreams(queryRow func(string, ...any) *sql.Row) error {
+	streams := r.tables[nsysdb.TableCUDAStream]
+	if streams == "" {
+		return nil
+	}
+	var listed int64
+	if err := queryRow(`SELECT count(*) FROM ` + q(streams) + ` WHERE ` + q(nsysdb.ColStreamID) + ` IS NOT NULL`).Scan(&listed); err != nil || listed == 0 {
+		return nil // no list to hold the records to
+	}
+	for _, logical := range []string{nsysdb.TableMemcpy, nsysdb.TableKernel, nsysdb.TableMemset, nsysdb.TableCUDAEvent, nsysdb.TableSync} {
+		table := r.tables[logical]
+		if table == "" {
+			continue
+		}
+		var has, migrations int64
+		if err := queryRow(`SELECT count(*) FILTER (WHERE name = ?), count(*) FILTER (WHERE name = ?) FROM pragma_table_info(?)`,
+			nsysdb.ColStreamID, nsysdb.ColMigration, table).Scan(&has, &migrations); err != nil {
+			return r.tableError(table, err)
+		}
+		if has == 0 {
+			continue
+		}
+		s := q(nsysdb.ColStreamID)
+		where := s + ` IS NOT NULL AND ` + s + ` != ` + strconv.FormatInt(nsysdb.NoStream, 10)
+		if migrations > 0 {
+			where += ` AND ` + q(nsysdb.ColMigration) + ` IS NULL`
+		}
+		var stream int64
+		err := queryRow(`SELECT ` + s + ` FROM (SELECT DISTINCT ` + s + ` FROM ` + q(table) + ` WHERE ` + where + `) AS d WHERE NOT EXISTS (SELECT 1 FROM ` +
+			q(streams) + ` AS t WHERE t.` + s + ` = d.` + s + `) LIMIT 1`).Scan(&stream)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			continue
+		case err != nil:
+			return r.tableError(table, err)
+		}
+		var n, first int64
+		if err := queryRow(`SELECT count(*), min(rowid) FROM `+q(table)+` WHERE `+s+` = ?`, stream).Scan(&n, &first); err != nil {
+			return r.tableError(table, err)
+		}
+		return &inputerr.Error{Path: r.path, Where: "table " + table,
+			Problem: fmt.Sprintf("%s name stream %d (the first: rowid %d), which %s does not list among the program's streams: a reference that does not resolve, so the order of that work is unknown",
+				rowCount(n), stream, first, streams),
+			Hint: "the export is damaged or was edited; " + nsysdb.ExportHint}
+	}
+	return nil
 }
 
 // checkStop checks that no record of the tables read ends after the trace

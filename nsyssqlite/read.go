@@ -54,38 +54,77 @@ type Info struct {
 // correlation id within its process (records.CallIndex, held while the
 // copies are read: about 40 bytes a copy call), in the copy table's order.
 // The file is never written.
-func Read(ctx context.Context, db *sql.DB, path string, opts records.Selection, h records.Handler) (*Info, error) {
+//
+// Read takes two connections of db: the stream's, and one on which
+// SQLite's integrity check and then the checks over whole tables run
+// beside it, one after the other; the second is given back as soon as
+// they are done, for the exposure scan.
+func Read(ctx context.Context, db *sqlitefile.DB, path string, opts records.Selection, h records.Handler) (*Info, error) {
 	ictx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	checked := make(chan error, 1)
+	planned := make(chan *reader, 1) // the stream's plan, nil where it made none
+	integrity := make(chan error, 1)
+	tables := make(chan error, 1)
 	go func() {
-		err := sqlitefile.Integrity(ictx, db, path)
-		if err != nil {
+		ierr, terr := check(ictx, db, path, planned)
+		if ierr != nil || terr != nil {
 			cancel()
 		}
-		checked <- err
+		integrity <- ierr
+		tables <- terr
 	}()
-	info, err := read(ictx, db, path, opts, h)
-	cerr := <-checked
+	info, err := read(ictx, db, path, opts, h, planned, tables)
+	ierr := <-integrity
 	switch {
 	case ctx.Err() != nil:
 		return nil, &inputerr.Error{Path: path, Problem: "interrupted while reading the export", Err: context.Cause(ctx)}
-	case cerr != nil:
-		return nil, cerr
+	case ierr != nil:
+		return nil, ierr
 	case err != nil:
 		return nil, err
 	}
 	return info, nil
 }
 
-// read is Read's stream, on one connection of db.
-func read(ctx context.Context, db *sql.DB, path string, opts records.Selection, h records.Handler) (*Info, error) {
+// check runs on one connection of db, beside the stream: SQLite's
+// integrity check, then, once the stream has planned its read (planned),
+// the checks over every row of the tables it reads (checkTables).
+func check(ctx context.Context, db *sqlitefile.DB, path string, planned <-chan *reader) (integrity, tables error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return &inputerr.Error{Path: path, Problem: "cannot open the SQLite export", Err: err, Hint: nsysdb.ExportHint}, nil
+	}
+	defer conn.Close()
+	if err := db.Integrity(ctx, conn); err != nil {
+		return err, nil
+	}
+	if r := <-planned; r != nil {
+		return nil, r.checkTables(ctx, conn)
+	}
+	return nil, nil
+}
+
+// read is Read's stream, on one connection of db. It hands its plan to
+// the checks beside it (planned: the reader once planned, else nil) and
+// waits for their answer (tables): a damage they find is the read's error,
+// whatever the stream met, as if they had run first.
+func read(ctx context.Context, db *sqlitefile.DB, path string, opts records.Selection, h records.Handler,
+	planned chan<- *reader, tables <-chan error) (*Info, error) {
+	var plan *reader
+	sent := false
+	send := func() {
+		if !sent {
+			planned <- plan
+			sent = true
+		}
+	}
+	defer send()
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return nil, &inputerr.Error{Path: path, Problem: "cannot open the SQLite export", Err: err, Hint: nsysdb.ExportHint}
 	}
 	defer conn.Close()
-	r := &reader{ctx: ctx, conn: conn, path: path, opts: opts, h: h, info: &Info{},
+	r := &reader{ctx: ctx, db: db, conn: conn, path: path, opts: opts, h: h, info: &Info{},
 		strs: map[int64]string{}}
 	defer r.close()
 	if err := r.prepare(); err != nil {
@@ -94,11 +133,8 @@ func read(ctx context.Context, db *sql.DB, path string, opts records.Selection, 
 	if err := r.plan(); err != nil {
 		return nil, err
 	}
-	// The checks over whole tables run beside the stream, on a connection
-	// of their own; a damage they find is the read's error, whatever the
-	// stream met, as if they had run first.
-	checked := make(chan error, 1)
-	go func() { checked <- r.checkTables(ctx, db) }()
+	plan = r
+	send()
 	steps := []func() error{r.emitMeta, r.emitDiags, r.emitGaps, r.emitRanges, r.emitCalls, r.emitOps,
 		r.emitSyncs, r.emitEvents, r.emitGraphs, r.emitCounts}
 	for _, step := range steps {
@@ -106,7 +142,7 @@ func read(ctx context.Context, db *sql.DB, path string, opts records.Selection, 
 			break
 		}
 	}
-	if cerr := <-checked; cerr != nil {
+	if cerr := <-tables; cerr != nil {
 		return nil, cerr
 	}
 	if err != nil {
@@ -119,6 +155,7 @@ func read(ctx context.Context, db *sql.DB, path string, opts records.Selection, 
 // reader holds the state of one Read.
 type reader struct {
 	ctx    context.Context
+	db     *sqlitefile.DB
 	conn   *sql.Conn
 	path   string
 	opts   records.Selection
@@ -130,11 +167,16 @@ type reader struct {
 	strs    map[int64]string // StringIds cache
 	strStmt *sql.Stmt
 	// batch is the connection the long scans run on (ints), nil until
-	// the first.
-	batch *sqlitebatch.Conn
+	// the first; batchDone gives it back to db.
+	batch     *sqlitebatch.Conn
+	batchDone func()
 
 	meta records.Meta
-	stop int64 // when the trace stopped (ANALYSIS_DETAILS.stopTime), 0 unknown
+	// hosts says the export holds processes of one pid on more than one
+	// host (PROCESSES, readHosts): a process is then named by its global
+	// id, host and pid (nsysdb.ProcessOf), so that two of one pid are two.
+	hosts bool
+	stop  int64 // when the trace stopped (ANALYSIS_DETAILS.stopTime), 0 unknown
 	// tracingRead says meta.Tracing was read (reader.tracing).
 	tracingRead bool
 	gaps        []records.Gap
@@ -179,8 +221,8 @@ func (r *reader) close() {
 	if r.strStmt != nil {
 		r.strStmt.Close()
 	}
-	if r.batch != nil {
-		r.batch.Close()
+	if r.batchDone != nil {
+		r.batchDone()
 	}
 }
 
@@ -262,6 +304,9 @@ func (r *reader) prepare() error {
 	}
 	r.readMeta()
 	r.readDuration()
+	if err := r.readHosts(); err != nil {
+		return err
+	}
 	if r.tables[nsysdb.TableRuntime] == "" {
 		return &inputerr.Error{Path: r.path, Where: "table " + nsysdb.TableRuntime,
 			Problem: inputerr.ProblemNoAPITrace,
@@ -282,6 +327,48 @@ func (r *reader) prepare() error {
 	}
 	r.strStmt = st
 	return nil
+}
+
+// readHosts says whether PROCESSES lists two processes of one pid on two
+// hosts (global ids that differ above the pid): only then is the pid not
+// enough to tell a process. The table is not needed for any answer:
+// where it cannot be read, the pid is taken as enough, and the checks
+// across records still refuse a process's records twice.
+func (r *reader) readHosts() error {
+	t := r.tables[nsysdb.TableProcesses]
+	if t == "" {
+		return nil
+	}
+	g := q(nsysdb.ColGlobalPid)
+	var n int64
+	err := r.queryRow(`SELECT count(*) FROM (SELECT 1 FROM ` + q(t) + ` WHERE ` + g + ` IS NOT NULL GROUP BY ` + nsysdb.PIDExpr(g) +
+		` HAVING count(DISTINCT ` + g + ` >> 48) > 1)`).Scan(&n)
+	if r.ctx.Err() != nil {
+		return r.tableError(t, err)
+	}
+	r.hosts = err == nil && n > 0
+	return nil
+}
+
+// split decodes a global thread or process id into the process and thread
+// the records carry: the pid (nsysdb.SplitGlobalID), or where the export
+// holds processes of more than one host the process's global id
+// (nsysdb.ProcessOf).
+func (r *reader) split(g int64) (pid, tid int64) {
+	pid, tid = nsysdb.SplitGlobalID(g)
+	if r.hosts {
+		pid = nsysdb.ProcessOf(g)
+	}
+	return pid, tid
+}
+
+// processExpr is the SQL expression of the process split gives for the
+// global id in column expr.
+func (r *reader) processExpr(expr string) string {
+	if r.hosts {
+		return nsysdb.ProcessExpr(expr)
+	}
+	return nsysdb.PIDExpr(expr)
 }
 
 // readTables lists the file's tables and maps each logical table to the
@@ -325,7 +412,7 @@ func (r *reader) readTables() error {
 		nsysdb.TableMetaExport, nsysdb.TableMetaCapture, nsysdb.TableGPU, nsysdb.TableCUDADevice, nsysdb.TableSystemEnv,
 		nsysdb.TableThreadNames, nsysdb.TableAnalysis, nsysdb.TableSync, nsysdb.TableSyncType, nsysdb.TableCUDAEvent,
 		nsysdb.TableGraphTrace, nsysdb.TableDiagnostic, nsysdb.TableDiagSeverity, nsysdb.TableDiagSource, nsysdb.TableMigration,
-		nsysdb.TableEventClass, nsysdb.TableCallchains)
+		nsysdb.TableEventClass, nsysdb.TableCallchains, nsysdb.TableProcesses, nsysdb.TableCUDAStream)
 	var te *nsysdb.TableError
 	if errors.As(err, &te) {
 		if r.ctx.Err() != nil {
@@ -392,6 +479,16 @@ func q(name string) string { return nsysdb.QuoteIdent(name) }
 func col(cols map[string]bool, name string) string {
 	if cols[name] {
 		return `ifnull(` + q(name) + `, 0)`
+	}
+	return "0"
+}
+
+// must is col for a column nsys always fills and an answer rests on (a
+// kernel's or memset's stream, which orders it with the rest): a NULL in
+// it is refused (tableError names it), not read as 0.
+func must(cols map[string]bool, name string) string {
+	if cols[name] {
+		return q(name)
 	}
 	return "0"
 }

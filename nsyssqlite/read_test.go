@@ -2,12 +2,12 @@ package nsyssqlite
 
 import (
 	"context"
-	"database/sql"
 	"strings"
 	"testing"
 
 	"github.com/nsyscheck/nsyscheck/internal/fixture"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+	"github.com/nsyscheck/nsyscheck/internal/sqlitefile"
 	"github.com/nsyscheck/nsyscheck/records"
 	"github.com/nsyscheck/nsyscheck/source"
 )
@@ -15,7 +15,7 @@ import (
 const trainPinned = "../testdata/captures/train-pinned/train-pinned.sqlite"
 
 // open opens an export's committed state for a test.
-func open(t *testing.T, path string) *sql.DB {
+func open(t *testing.T, path string) *sqlitefile.DB {
 	t.Helper()
 	f, err := source.OpenFile(path)
 	if err != nil {

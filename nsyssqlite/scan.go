@@ -2,11 +2,8 @@ package nsyssqlite
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 
-	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/internal/sqlitebatch"
 )
 
@@ -87,34 +84,17 @@ func (r *reader) ints(query string, n int, row func(v []int64) error) error {
 	return failed
 }
 
-// batchConn is the reader's connection for ints, opened once, read only, on
-// the file the reader's own connection has open: immutable, as source
-// opens an export, unless that is a private copy made to apply a journal.
+// batchConn is the reader's connection for ints: the database's batch
+// connection (sqlitefile.DB.Batch), taken once and given back when the
+// read ends.
 func (r *reader) batchConn() (*sqlitebatch.Conn, error) {
 	if r.batch != nil {
 		return r.batch, nil
 	}
-	var file string
-	if err := r.conn.Raw(func(dc any) error {
-		fc, ok := dc.(interface{ GetFilename(string) string })
-		if !ok {
-			return errors.New("the SQLite driver does not name its file")
-		}
-		file = fc.GetFilename("main")
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	params := "mode=ro"
-	if a, err := os.Stat(file); err == nil {
-		if b, err := os.Stat(r.path); err == nil && os.SameFile(a, b) {
-			params = "mode=ro&immutable=1"
-		}
-	}
-	bc, err := sqlitebatch.Open(nsysdb.URI(file, params))
+	bc, done, err := r.db.Batch()
 	if err != nil {
 		return nil, err
 	}
-	r.batch = bc
+	r.batch, r.batchDone = bc, done
 	return bc, nil
 }

@@ -89,11 +89,11 @@ func (r *reader) readStacks() error {
 	kinds := intList(pageable)
 	join := b(nsysdb.ColCorrelationID) + ` = ` + m(nsysdb.ColCorrelationID)
 	if r.mcols[nsysdb.ColGlobalPid] && r.rcols[nsysdb.ColGlobalTid] {
-		join += ` AND ` + nsysdb.PIDExpr(b(nsysdb.ColGlobalTid)) + ` = ` + nsysdb.PIDExpr(m(nsysdb.ColGlobalPid))
+		join += ` AND ` + r.processExpr(b(nsysdb.ColGlobalTid)) + ` = ` + r.processExpr(m(nsysdb.ColGlobalPid))
 	}
 	pid := "0"
 	if r.rcols[nsysdb.ColGlobalTid] {
-		pid = nsysdb.PIDExpr(`ifnull(` + b(nsysdb.ColGlobalTid) + `, 0)`)
+		pid = r.processExpr(`ifnull(` + b(nsysdb.ColGlobalTid) + `, 0)`)
 	}
 	rows, err := r.query(`SELECT DISTINCT ` + pid + `, ` + b(nsysdb.ColCorrelationID) + `, ` + b(nsysdb.ColCallchainID) +
 		` FROM ` + rt + ` AS b JOIN ` + mt + ` AS m ON ` + join +

@@ -50,7 +50,7 @@ func (r *reader) emitSyncs() error {
 	if !byIndex && cols[nsysdb.ColCorrelationID] && r.rcols[nsysdb.ColCorrelationID] && len(ids) > 0 {
 		join = `r.` + q(nsysdb.ColCorrelationID) + ` = ` + s(nsysdb.ColCorrelationID) + ` AND r.` + q(nsysdb.ColNameID) + ` IN (` + intList(ids) + `)`
 		if cols[nsysdb.ColGlobalPid] && r.rcols[nsysdb.ColGlobalTid] {
-			join += ` AND ` + nsysdb.PIDExpr(`r.`+q(nsysdb.ColGlobalTid)) + ` = ` + nsysdb.PIDExpr(s(nsysdb.ColGlobalPid))
+			join += ` AND ` + r.processExpr(`r.`+q(nsysdb.ColGlobalTid)) + ` = ` + r.processExpr(s(nsysdb.ColGlobalPid))
 		}
 		join += r.andCallsOnly("r.")
 		nameID = `r.` + q(nsysdb.ColNameID)
@@ -78,7 +78,18 @@ func (r *reader) emitSyncs() error {
 			return r.tableError(table, err)
 		}
 		if gpid != 0 {
-			sy.PID, _ = nsysdb.SplitGlobalID(gpid)
+			sy.PID, _ = r.split(gpid)
+		}
+		// The stream and event a record names tie it to the work it
+		// waited for: nsys always writes them, and a NULL is refused, not
+		// read as none.
+		for _, c := range []struct {
+			name string
+			v    sql.NullInt64
+		}{{nsysdb.ColStreamID, stream}, {nsysdb.ColEventID, event}} {
+			if cols[c.name] && !c.v.Valid {
+				return r.nullColumn(table, c.name)
+			}
 		}
 		sy.Stream, sy.Event = id(stream), id(event)
 		known := false
@@ -167,7 +178,7 @@ func (r *reader) emitEvents() error {
 			return r.tableError(table, err)
 		}
 		if gpid != 0 {
-			e.PID, _ = nsysdb.SplitGlobalID(gpid)
+			e.PID, _ = r.split(gpid)
 		}
 		e.Stream, e.Event = id(stream), id(event)
 		if e.Seq == invalidID {
@@ -210,7 +221,7 @@ func (r *reader) emitGraphs() error {
 			return r.tableError(table, err)
 		}
 		if gpid != 0 {
-			g.PID, _ = nsysdb.SplitGlobalID(gpid)
+			g.PID, _ = r.split(gpid)
 		}
 		if err := r.h.Graph(&g); err != nil {
 			return r.handled(table, err)

@@ -197,6 +197,9 @@ func Evaluate(c *capture.Capture) *Result {
 	if hasTrace(c) && !c.Has(records.FactGPU) {
 		diags.Add(diag.Warning, diag.Note{Of: CodeGPUUnknown, Text: c.Why(records.FactGPU)})
 	}
+	if hasTrace(c) && !c.Has(records.FactSchema) {
+		diags.Add(diag.Warning, diag.Note{Of: CodeSchemaNewer, Text: c.Why(records.FactSchema)})
+	}
 	if hasTrace(c) {
 		in := &Reading{Capture: c, From: SourceTrace, diags: diags}
 		in.trace, in.traceWhy = newTrace(c, diags)

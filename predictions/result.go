@@ -57,6 +57,9 @@ const (
 	// so the rates they may reach are bounded by the fastest link and
 	// memory there are, not their GPU's.
 	CodeGPUUnknown diag.Code = "gpu-unknown"
+	// CodeSchemaNewer: the export's schema is of a newer major version
+	// than the one nsyscheck reads, whose columns may mean other things.
+	CodeSchemaNewer diag.Code = "schema-newer"
 )
 
 // Source names where a number came from.

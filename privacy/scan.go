@@ -84,7 +84,14 @@ func scanSQLite(ctx context.Context, f *source.File) (*Report, error) {
 		r.Notes = append(r.Notes, filepath.Base(side)+" holds changes SQLite has not written into the file yet: "+
 			"they were read through SQLite, but its raw bytes were not searched")
 	}
-	s := &sqliteScan{db: scanDB{ctx: ctx, db: f.DB}, r: r}
+	// One connection of the export's pool, the one the stream's checks
+	// share with the scan (sqlitefile.PoolSize), for all its queries.
+	conn, err := f.DB.Conn(ctx)
+	if err != nil {
+		return nil, &inputerr.Error{Path: path, Problem: "cannot open the SQLite export", Err: err, Hint: nsysdb.ExportHint}
+	}
+	defer conn.Close()
+	s := &sqliteScan{db: scanDB{ctx: ctx, db: conn}, r: r}
 	// A step that fails does not stop the others, nor the search of the
 	// raw bytes: what they find is reported beside the failure, which the
 	// caller treats as a scan that could not clear the file.
@@ -107,7 +114,7 @@ func scanSQLite(ctx context.Context, f *source.File) (*Report, error) {
 // interrupts them.
 type scanDB struct {
 	ctx context.Context
-	db  *sql.DB
+	db  *sql.Conn
 }
 
 func (d scanDB) Query(q string, args ...any) (*sql.Rows, error) {

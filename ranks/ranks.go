@@ -102,9 +102,9 @@ type Summary struct {
 	Region   string    `json:"region"`
 	Rows     []Row     `json:"rows"`
 	Findings []Finding `json:"findings"`
-	// Unlike are the ranks whose capture is not of the program the first
-	// audited rank's is (audit.SameProgram): their rows compare different
-	// work.
+	// Unlike are the ranks whose capture is not of the job's program, the
+	// one most ranks run (audit.SameProgram): their rows compare different
+	// work, and their peers are only ranks of their own program.
 	Unlike []Unlike `json:"unlike,omitempty"`
 }
 
@@ -172,14 +172,27 @@ type Audited struct {
 }
 
 // Summarize sets the ranks' audits side by side, the rows in rank order,
-// and compares each with its peers.
+// and compares each with its peers: the other ranks audited whose capture
+// is of its program (audit.SameProgram). A rank of another program than
+// the job's (Summary.Unlike) is compared only with ranks of its own
+// program, so work of another kind neither stands out nor moves the
+// medians the job's ranks are held to.
 func Summarize(in []Audited, th Thresholds) Summary {
 	s := Summary{Thresholds: th, Region: regionOf(in), Rows: []Row{}, Findings: []Finding{}}
-	for _, a := range in {
-		s.Rows = append(s.Rows, rowOf(a, s.Region))
+	group, groups := programs(in)
+	type indexed struct {
+		row   Row
+		group int
 	}
-	s.Unlike = unlike(in)
-	slices.SortStableFunc(s.Rows, func(a, b Row) int { return compareRanks(a.Rank, b.Rank) })
+	rows := make([]indexed, 0, len(in))
+	for i, a := range in {
+		rows = append(rows, indexed{rowOf(a, s.Region), group[i]})
+	}
+	s.Unlike = unlike(in, group, groups)
+	slices.SortStableFunc(rows, func(a, b indexed) int { return compareRanks(a.row.Rank, b.row.Rank) })
+	for _, r := range rows {
+		s.Rows = append(s.Rows, r.row)
+	}
 	for i := range s.Rows {
 		r := &s.Rows[i]
 		if r.Err != "" {
@@ -187,7 +200,7 @@ func Summarize(in []Audited, th Thresholds) Summary {
 		}
 		var now, pageable []float64
 		for j, p := range s.Rows {
-			if j == i || p.Err != "" {
+			if j == i || p.Err != "" || rows[j].group != rows[i].group {
 				continue
 			}
 			r.Peers++
@@ -314,19 +327,68 @@ func compareRanks(a, b string) int {
 	return cmp.Compare(a, b)
 }
 
-// unlike sets every audited rank beside the first audited rank, in rank
-// order, and lists those not of its program (audit.SameProgram).
-func unlike(in []Audited) []Unlike {
-	audited := make([]Audited, 0, len(in))
-	for _, a := range in {
+// programs groups the audited ranks by program (audit.SameProgram against
+// each group's first rank, in rank order): group[i] is in[i]'s group, -1
+// for a rank not audited; groups[g] the index in in of group g's first
+// rank. Group 0 is the job's program: the one most ranks run (of two as
+// many, the one of the lowest rank).
+func programs(in []Audited) (group []int, groups []int) {
+	order := make([]int, 0, len(in))
+	group = make([]int, len(in))
+	for i, a := range in {
+		group[i] = -1
 		if a.Err == nil && a.Audit != nil {
-			audited = append(audited, a)
+			order = append(order, i)
 		}
 	}
-	slices.SortStableFunc(audited, func(a, b Audited) int { return compareRanks(RankOf(a.Capture), RankOf(b.Capture)) })
+	slices.SortStableFunc(order, func(x, y int) int { return compareRanks(RankOf(in[x].Capture), RankOf(in[y].Capture)) })
+	var size []int
+	for _, i := range order {
+		g := slices.IndexFunc(groups, func(first int) bool { return audit.SameProgram(in[first].Audit, in[i].Audit) == nil })
+		if g < 0 {
+			g = len(groups)
+			groups, size = append(groups, i), append(size, 0)
+		}
+		group[i] = g
+		size[g]++
+	}
+	job := 0
+	for g := range size {
+		if size[g] > size[job] {
+			job = g
+		}
+	}
+	if job != 0 {
+		groups[0], groups[job] = groups[job], groups[0]
+		for i, g := range group {
+			switch g {
+			case 0:
+				group[i] = job
+			case job:
+				group[i] = 0
+			}
+		}
+	}
+	return group, groups
+}
+
+// unlike lists the audited ranks not of the job's program (group 0 of
+// programs), each beside the job's first rank, in rank order.
+func unlike(in []Audited, group, groups []int) []Unlike {
+	if len(groups) == 0 {
+		return nil
+	}
+	ref := in[groups[0]]
+	idx := make([]int, 0, len(in))
+	for i, g := range group {
+		if g > 0 {
+			idx = append(idx, i)
+		}
+	}
+	slices.SortStableFunc(idx, func(x, y int) int { return compareRanks(RankOf(in[x].Capture), RankOf(in[y].Capture)) })
 	var out []Unlike
-	for _, a := range audited[min(1, len(audited)):] {
-		ref := audited[0]
+	for _, i := range idx {
+		a := in[i]
 		var e *audit.NotSameProgram
 		if errors.As(audit.SameProgram(ref.Audit, a.Audit), &e) {
 			for i := range e.Differences {

@@ -87,6 +87,48 @@ func TestSummarize(t *testing.T) {
 	}
 }
 
+// TestOtherProgramIsNoPeer: a rank whose capture moves ten times the
+// bytes of the job's others runs another program; it is listed as unlike
+// beside the job's first rank, compared with no rank of the job, and the
+// job's ranks are compared only with each other; where the odd one is
+// rank 0, the job's program is still the one most ranks run.
+func TestOtherProgramIsNoPeer(t *testing.T) {
+	withBytes := func(au *audit.Audit, b int64) *audit.Audit {
+		au.Totals[0].Bytes, au.Totals[1].Bytes = b, 0
+		return au
+	}
+	for _, odd := range []int{0, 3} {
+		var in []Audited
+		for r := 0; r < 4; r++ {
+			au := withBytes(rankAudit(100, 0, 20, 20), 1<<30)
+			if r == odd {
+				au = withBytes(rankAudit(100, 80, 60, 20), 10<<30) // slower and pageable: other work
+			}
+			in = append(in, Audited{Capture: "run/report." + string(rune('0'+r)) + ".sqlite", Audit: au})
+		}
+		s := Summarize(in, DefaultThresholds)
+		if len(s.Findings) != 0 {
+			t.Errorf("odd rank %d: findings %+v, want none (no rank of the job differs from its peers)", odd, s.Findings)
+		}
+		peer := "0"
+		if odd == 0 {
+			peer = "1"
+		}
+		if len(s.Unlike) != 1 || s.Unlike[0].Rank != string(rune('0'+odd)) || s.Unlike[0].Peer != peer {
+			t.Errorf("odd rank %d: unlike %+v, want rank %d beside rank %s", odd, s.Unlike, odd, peer)
+		}
+		for i, r := range s.Rows {
+			want := 2
+			if i == odd {
+				want = 0
+			}
+			if r.Peers != want || r.Outlier {
+				t.Errorf("odd rank %d: rank %s has %d peers (outlier %v), want %d", odd, r.Rank, r.Peers, r.Outlier, want)
+			}
+		}
+	}
+}
+
 // TestUnlikeJSON: a rank of another program is written with its
 // differences under the schema's names, and read back whole.
 func TestUnlikeJSON(t *testing.T) {

@@ -39,6 +39,7 @@ const (
 	FactMemSummary   Fact = "mem-summary"     // per-copy-kind totals (cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum)
 	FactStacks       Fact = "call-stacks"     // call stacks of CUDA calls (nsys profile --cudabacktrace)
 	FactGPU          Fact = "gpu"             // the GPU each copy and kernel ran on (TARGET_INFO_GPU)
+	FactSchema       Fact = "schema"          // an export schema whose columns mean what nsyscheck reads them as
 )
 
 // Gap records a fact an input cannot provide and why.

@@ -31,7 +31,8 @@
 // program pins decides what pinning costs the host beside the copy
 // (PinBy): nothing for buffers allocated pinned, a host copy of the bytes
 // in the high bound for a framework that copies each batch into pinned
-// memory.
+// memory, and that copy at every cost on the copying call's thread for a
+// pin thread of the program's own interpreter, whose work lands there.
 //
 // # What it cannot see
 //

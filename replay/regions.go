@@ -37,6 +37,9 @@ type Region struct {
 	PredictedSpanMs       float64
 	PredictedSpanLowMs    float64
 	PredictedSpanHighMs   float64
+	// TotalMs is the instances' times summed, as measured: the whole of
+	// the time the shares of the region's host time are taken against.
+	TotalMs float64
 	// Period is the median time from one instance's start to the next's
 	// on the same thread (steps of a loop), zero with fewer than two.
 	Period Period
@@ -44,9 +47,10 @@ type Region struct {
 	// running on another stream of its device.
 	Overlap Share
 	// HostShare is the host time held by the region's host-device copy
-	// calls per instance (their total over the instances) as a share of
-	// the median instance: an instance far longer than the others (a
-	// first step that waits for a loader's start) does not dilute it.
+	// calls in an instance as a share of that instance's time, the median
+	// over the instances: an instance far longer than the others (a first
+	// step that waits for a loader's start) does not dilute it, and it is
+	// at most 1 where one thread makes the calls.
 	HostShare Share
 	// Queued is the share of instances that completed after the next
 	// instance on their thread began: the GPU ran behind the host, so an
@@ -180,6 +184,7 @@ func newRegions(tl *timeline.Timeline) *regions {
 type measure struct {
 	instances               int
 	median, span, period    float64
+	total                   float64
 	overlap, hostShare      float64
 	queued                  float64
 	copyNs, overlapNs, hold int64
@@ -222,10 +227,15 @@ func (rg *regions) measureAll(s *Schedule) []measure {
 		var m measure
 		m.instances = len(is)
 		times := make([]float64, len(is))
+		shares := make([]float64, 0, len(is))
 		outside := make([]float64, len(is))
 		first, last := is[0].start, is[0].end
 		for i, in := range is {
 			times[i] = float64(in.end - in.start)
+			m.total += times[i]
+			if times[i] > 0 {
+				shares = append(shares, float64(in.hold)/times[i])
+			}
 			outside[i] = float64(in.outside)
 			first, last = min(first, in.start), max(last, in.end)
 			m.copyNs += in.copyNs
@@ -258,9 +268,7 @@ func (rg *regions) measureAll(s *Schedule) []measure {
 		if m.copyNs > 0 {
 			m.overlap = float64(m.overlapNs) / float64(m.copyNs)
 		}
-		if m.median > 0 {
-			m.hostShare = float64(m.hold) / float64(m.instances) / m.median
-		}
+		m.hostShare = median(shares)
 		out = append(out, m)
 	}
 	return out
@@ -378,6 +386,7 @@ func (rg *regions) capture(s *Schedule) measure {
 	m.instances = 1
 	m.median = float64(end - start)
 	m.span = m.median
+	m.total = m.median
 	if m.copyNs > 0 {
 		m.overlap = float64(m.overlapNs) / float64(m.copyNs)
 	}
@@ -477,6 +486,7 @@ func (rg *regions) compare(mm, rm []measure, pm [3][]measure) []Region {
 			ReplayMedianMs: ms(r.median), ReplaySpanMs: ms(r.span),
 			PredictedMedianMs: ms(p.median), PredictedMedianLowMs: ms(lo(med)), PredictedMedianHighMs: ms(hi(med)),
 			PredictedSpanMs: ms(p.span), PredictedSpanLowMs: ms(lo(span)), PredictedSpanHighMs: ms(hi(span)),
+			TotalMs: ms(m.total),
 			Period: Period{Ms: ms(m.period), ReplayMs: ms(r.period), PredictedMs: ms(p.period),
 				PredictedLowMs: ms(lo(per)), PredictedHighMs: ms(hi(per))},
 			Overlap:    Share{Measured: m.overlap, Predicted: p.overlap},

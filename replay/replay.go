@@ -42,12 +42,26 @@ const (
 	// competes with it); the low and middle costs take it off the thread
 	// (a pin thread on a core of its own).
 	PinByCopy
+	// PinByThread: each buffer is copied into pinned memory by a pin
+	// thread of the copying call's own interpreter (PyTorch's
+	// DataLoader(pin_memory=True) with worker processes: its pt_data_pin
+	// thread). The pin thread runs Python, taking each batch from the
+	// workers and handing it on, only while the main thread does not hold
+	// the interpreter's lock, so its work lands on the main thread: every
+	// cost pays the host time the driver's staging held the copying call
+	// for (its pageable call's measured time) on that thread, and the
+	// thread gets none of it back.
+	PinByThread
 )
 
 // The names of the ways to pin, as JSON and the command line spell them.
-var pinByNames = [...]string{PinInPlace: "in-place", PinByCopy: "copy"}
+var pinByNames = [...]string{PinInPlace: "in-place", PinByCopy: "copy", PinByThread: "pin-thread"}
 
-// String names the way to pin: "in-place" or "copy".
+// PaysCopy reports whether pinning this way copies each buffer into pinned
+// memory, a host copy the what-if pays beside the pinned copy.
+func (p PinBy) PaysCopy() bool { return p == PinByCopy || p == PinByThread }
+
+// String names the way to pin: "in-place", "copy" or "pin-thread".
 func (p PinBy) String() string {
 	if int(p) < len(pinByNames) {
 		return pinByNames[p]
@@ -62,7 +76,7 @@ func (p PinBy) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
 func (p *PinBy) UnmarshalText(b []byte) error {
 	v, ok := PinByOf(string(b))
 	if !ok {
-		return fmt.Errorf("unknown way to pin %q: use in-place or copy", b)
+		return fmt.Errorf("unknown way to pin %q: use in-place, copy or pin-thread", b)
 	}
 	*p = v
 	return nil
@@ -133,8 +147,8 @@ type CostUse struct {
 	// of the capture a cost of the group came from.
 	Samples     int
 	CallSamples int
-	// PinCopyNs is the host time the high bound added for copying the
-	// buffers into pinned memory (PinByCopy), summed.
+	// PinCopyNs is the host time the high bound (with PinByThread every
+	// cost) added for copying the buffers into pinned memory, summed.
 	PinCopyNs int64
 	// Uncosted is how many of the copies found no pinned cost and kept
 	// their measured times; UncostedCallNs their calls' host time.
@@ -237,6 +251,8 @@ type whatIf struct {
 	assumed []timeline.Assumption
 	// at indexes assumed by kind, process, stream and API.
 	at map[assumeAt]int
+	// pinBy is how the buffers are taken to be pinned.
+	pinBy PinBy
 }
 
 type assumeAt struct {
@@ -260,7 +276,8 @@ type recost struct {
 	op   int32
 	cost int32 // into whatIf.costs
 	// pinCopy is the host time of copying the buffer into pinned memory
-	// that the high bound pays (PinByCopy), 0 otherwise.
+	// that the high bound pays (PinByCopy; every cost with PinByThread), 0
+	// otherwise.
 	pinCopy int64
 }
 
@@ -273,7 +290,7 @@ type pinnedCost struct {
 func (m *model) whatIf(coster Coster, sizes Sizes, pinBy PinBy, res *Result) *whatIf {
 	tl := m.tl
 	o := &tl.Ops
-	w := &whatIf{m: m, at: map[assumeAt]int{}}
+	w := &whatIf{m: m, at: map[assumeAt]int{}, pinBy: pinBy}
 	res.PinBy = pinBy
 	type useKey struct {
 		dir   vocab.CopyKind
@@ -346,7 +363,7 @@ func (m *model) whatIf(coster Coster, sizes Sizes, pinBy PinBy, res *Result) *wh
 			w.costs = append(w.costs, pinnedCost{cost.CallNs, cost.GPUNs})
 		}
 		rc := recost{op: op, cost: int32(len(w.costs) - 1)}
-		if pinBy == PinByCopy && c != timeline.None {
+		if pinBy.PaysCopy() && c != timeline.None {
 			rc.pinCopy = tl.Calls.Duration(c)
 			u.PinCopyNs += rc.pinCopy
 		}
@@ -400,10 +417,11 @@ func boolInt(b bool) int {
 func roundNs(v float64) int64 { return int64(math.Round(v)) }
 
 // apply re-costs the copies in p at level l: each copy's GPU time becomes
-// its pinned cost and it starts as the pinned call's time has passed (at
-// the high level, after the host copy into pinned memory too, with
-// PinByCopy); an async call holds its thread for that time and no longer
-// waits for its copy; a blocking call still waits for its copy.
+// its pinned cost and it starts as the pinned call's time has passed
+// (after the host copy into pinned memory too: at the high level with
+// PinByCopy, at every level with PinByThread); an async call holds its
+// thread for that time and no longer waits for its copy; a blocking call
+// still waits for its copy.
 func (w *whatIf) apply(p *params, l level) {
 	tl := w.m.tl
 	for _, r := range w.recost {
@@ -415,7 +433,7 @@ func (w *whatIf) apply(p *params, l level) {
 			continue
 		}
 		call := max(roundNs(cost.call.at(l)), 0)
-		if l == levelHigh {
+		if l == levelHigh || w.pinBy == PinByThread {
 			call += r.pinCopy
 		}
 		// A pinned copy starts as its call returns.

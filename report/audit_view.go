@@ -379,7 +379,7 @@ func measureWords(m audit.Measure, n int) string {
 // sharesTable is the regions' copies: copy/compute overlap now and pinned
 // (and after), and the copy calls' share of the region.
 func sharesTable(rs []audit.Region, checks []audit.RegionCheck) tableView {
-	t := tableView{Title: "Copies in each region: the share of copy GPU time a kernel overlapped, and the host time copy calls held (all, from pageable memory) per instance, as a share of the median instance",
+	t := tableView{Title: "Copies in each region: the share of copy GPU time a kernel overlapped, and the host time copy calls held (all, from pageable memory) as a share of an instance, the median over the instances",
 		Head: []string{"region", "overlap", "pinned"}, Right: []bool{false, true, true, true, true}, Missing: noRegion}
 	if checks != nil {
 		t.Head = append(t.Head, "after")
@@ -408,12 +408,18 @@ func replayNote(au *audit.Audit) string {
 		return ""
 	}
 	how := "buffers allocated pinned and reused"
-	if rp.PinBy == replay.PinByCopy {
+	switch rp.PinBy {
+	case replay.PinByCopy:
 		how = "each buffer copied into pinned memory first, which the high bound pays on the host"
+	case replay.PinByThread:
+		how = "each batch copied into pinned memory by a pin thread of the program's interpreter, whose work every cost pays on the copying thread at its pageable calls' time"
 	}
 	from := "as " + frameworkWords[au.Framework.Framework] + " pins"
-	if rp.PinByFrom == audit.PinByFlag {
+	switch rp.PinByFrom {
+	case audit.PinByFlag:
 		from = "as --pin-by says"
+	case audit.PinByAfter:
+		from = "as the capture after shows: " + pinShownWords(rp.Shown)
 	}
 	if rp.Recosted+rp.Uncosted+rp.Kept == 0 {
 		return "the capture has no copy from pageable memory for the what-if to pin: its prediction is the replay as captured"
@@ -576,7 +582,11 @@ func checkView(v *auditView, out *audit.Output, verbose bool) {
 	case c.Verdict == audit.Held && held == judged:
 		v.Answer = fmt.Sprintf("held: every judged region's time after lies in its predicted bound (%d of %d)", held, judged)
 	case c.Verdict == audit.Held:
-		v.Answer = fmt.Sprintf("held: %d of %d judged regions lie in their predicted bound; %d too wide to decide", held, judged, wide)
+		rest := []string{fmt.Sprintf("%d too wide to decide", wide)}
+		if startUp > 0 {
+			rest = append(rest, fmt.Sprintf("%d decided by start-up", startUp))
+		}
+		v.Answer = fmt.Sprintf("held: %d of %d judged regions lie in their predicted bound; %s", held, judged, strings.Join(rest, ", "))
 	case c.Verdict == audit.Died:
 		v.Answer = fmt.Sprintf("died: %d of %d judged regions lie outside their predicted bound", died, judged)
 	case notPredicted(c):
@@ -679,15 +689,32 @@ func regionCheckWords(r *audit.RegionCheck) string {
 		s += "; died: it lies below " + bound + ", faster than predicted"
 	case audit.WhyTooWide:
 		return s + "; too wide to decide: " + bound + " holds the time before, so it allows no change: " + wideWords(r, lo, hi)
+	case audit.WhyNoGain:
+		return s + fmt.Sprintf("; held: every cost predicted it no faster (costs %s ms: the copy calls' saved host time paid back on their thread), and it lies in %s (widened by %s below and %s above)",
+			boundWords(lo, hi), bound, pctPlain(r.Tolerance.Low()), pctPlain(r.Tolerance.High()))
 	}
 	s += fmt.Sprintf(" (costs %s ms, widened by %s below and %s above)", boundWords(lo, hi), pctPlain(r.Tolerance.Low()), pctPlain(r.Tolerance.High()))
-	if r.Why != audit.WhyInBound {
+	if r.Why != audit.WhyInBound && r.Why != audit.WhyNoGain {
 		ob, oa := r.OutsideMs(), r.AfterOutsideMs()
 		if math.Abs(oa-ob) > audit.ModelError*r.Time() {
 			s += fmt.Sprintf("; its thread spent %s outside CUDA calls before and %s after, work the replay keeps as measured", msWords(ob), msWords(oa))
 		}
 	}
 	return s
+}
+
+// pinShownWords says what in the capture after showed its way to pin.
+func pinShownWords(p *audit.PinShown) string {
+	if p == nil {
+		return "its way to pin"
+	}
+	switch p.Clue {
+	case audit.ClueThread:
+		return fmt.Sprintf("its %s thread made %s", p.Thread, nounsOf(int64(p.Calls), "CUDA call"))
+	case audit.CluePinnedFirst:
+		return fmt.Sprintf("its %s of pinned memory held the host %s, %s of it among its copies from pinned memory: pinned once, before them", nounsOf(int64(p.Allocs), "allocation"), ns(p.AllocNs), ns(p.AmongNs))
+	}
+	return fmt.Sprintf("its %s of pinned memory held the host %s, %s of it among its copies from pinned memory: pinned again as they went on", nounsOf(int64(p.Allocs), "allocation"), ns(p.AllocNs), ns(p.AmongNs))
 }
 
 // notPredicted reports whether the check's regions have no prediction.
@@ -711,6 +738,9 @@ func wideWords(r *audit.RegionCheck, lo, hi float64) string {
 
 // notPredictedWords says why a region has no prediction.
 func notPredictedWords(n *audit.NotPredicted) string {
+	if n.NoCalls {
+		return "not predicted: its NVTX range is on a thread that makes no CUDA call inside it, while other threads' copy calls hold host time in it: the replay keeps that thread's time as measured, and the trace does not show whether it waits for those copies (put the range on the thread that makes the copies)"
+	}
 	if n.Uncosted > 0 {
 		return fmt.Sprintf("not predicted: the what-if found no pinned cost for any of the capture's %s from pageable memory (a copy needs its call's time and its GPU time; a run folder, --rates RUN_DIR, gives both)",
 			nounsOf(int64(n.Uncosted), "copy"))
@@ -932,7 +962,11 @@ func predictionWords(au *audit.Audit, saving []diag.Code) []string {
 			nounsOf(g.Count, "copy"), ns(g.BeforeNs), ns(g.AfterNs), ns(g.AfterLowNs), ns(g.AfterHighNs), groupSourceWords(au, g)))
 	}
 	if p.PinCopyNs > 0 {
-		out = append(out, fmt.Sprintf("copying the buffers into pinned memory costs up to %s more on the host, outside the copy calls (the high bound of the regions pays it)", ns(p.PinCopyNs)))
+		who := "the high bound of the regions pays it"
+		if au.Replay != nil && au.Replay.PinBy == replay.PinByThread {
+			who = "every cost of the regions pays it, on the copying thread"
+		}
+		out = append(out, fmt.Sprintf("copying the buffers into pinned memory costs up to %s more on the host, outside the copy calls (%s)", ns(p.PinCopyNs), who))
 	}
 	return out
 }

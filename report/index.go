@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
+	"github.com/nsyscheck/nsyscheck/internal/ctlchar"
 	"html/template"
 	"image/color"
 	"io"
@@ -114,7 +115,7 @@ func (ix *Index) view() *indexView {
 	for _, e := range ix.Entries {
 		r := e.Result
 		v.Columns = append(v.Columns, indexColumn{
-			Name: path.Base(e.Dir), GPU: gpuName(r), Input: r.Input.Path,
+			Name: ctlchar.Line(path.Base(e.Dir)), GPU: gpuName(r), Input: ctlchar.Line(r.Input.Path),
 			Report: path.Join(e.Dir, HTMLFile), MarkdownReport: path.Join(e.Dir, MarkdownFile),
 		})
 	}

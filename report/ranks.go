@@ -94,6 +94,9 @@ func ranksLead(s *ranks.Summary) []string {
 	if failed > 0 {
 		lead += fmt.Sprintf(", %s not", counted(failed, "capture", "captures"))
 	}
+	if n := len(s.Unlike); n > 0 {
+		lead += fmt.Sprintf("; %s not of the job's program, compared only with ranks of their own", counted(n, "rank", "ranks"))
+	}
 	out := map[string]bool{}
 	for _, f := range s.Findings {
 		out[f.Rank] = true
@@ -110,7 +113,7 @@ func ranksLead(s *ranks.Summary) []string {
 	if s.Region == "" {
 		region = "no rank has a region with copy calls to time"
 	}
-	return []string{lead, region + "; pageable: the share of host-device copies from pageable memory; change: pinned against now; vs peers: now over the other ranks' median"}
+	return []string{lead, region + "; pageable: the share of host-device copies from pageable memory; change: pinned against now; vs peers: now over the median of the other ranks of its program"}
 }
 
 // peersValue names the value v a rank is set beside: its one peer's, or

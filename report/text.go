@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/nsyscheck/nsyscheck/internal/ctlchar"
 	"io"
 	"strings"
 	"unicode/utf8"
@@ -68,6 +69,7 @@ func wrap(text string, width int, first, indent string) []string {
 // broken, so that it can be copied whole: a path wider than the line stands
 // alone on its line, and the rest follows wrapped beneath it.
 func writePath(b *strings.Builder, path, rest string, width int) {
+	path = ctlchar.Line(path)
 	if rest == "" {
 		b.WriteString(path + "\n")
 		return

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/nsyscheck/nsyscheck/internal/ctlchar"
 	"math"
 	"path/filepath"
 	"strconv"
@@ -232,7 +233,7 @@ func (rep *Report) view() *view {
 	r := rep.Result
 	v := &view{Title: rep.Options.Title, NoPlots: rep.Options.NoPlots, Plots: rep.Plots, Summary: summaryRows(r)}
 	if v.Title == "" {
-		v.Title = "Pinned memory report: " + r.Name()
+		v.Title = "Pinned memory report: " + ctlchar.Line(r.Name())
 	}
 	said := map[string]bool{}
 	causes, rest := splitCauses(diagViews(r.Diagnostics))
@@ -241,7 +242,7 @@ func (rep *Report) view() *view {
 		s, p, c := notLessonWords(r, why)
 		v.NotLesson = &notLessonView{Said: sentence(s), Pointer: capital(p), Command: c}
 	}
-	v.Input = fmt.Sprintf("Input: %s (%s)", r.Input.Path, r.Input.Format)
+	v.Input = fmt.Sprintf("Input: %s (%s)", ctlchar.Line(r.Input.Path), r.Input.Format)
 	if r.Input.GPU != "" {
 		v.Input += ", " + r.Input.GPU
 	}

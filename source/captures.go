@@ -6,9 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/nsyscheck/nsyscheck/exportcache"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
-	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
 // Captures lists the captures an argument names, each to be opened on its
@@ -80,17 +78,11 @@ func Captures(arg string) ([]string, error) {
 // and report.3.sqlite, one rank). Folders and other files are kept; the
 // order is kept, each base name where it first came.
 func onePerBase(paths []string) []string {
-	rank := func(p string) int {
-		l := strings.ToLower(p)
-		switch {
-		case strings.HasSuffix(l, exportcache.Suffix):
-			return 2
-		case strings.HasSuffix(l, ".sqlite"):
-			return 3
-		case nsysdb.IsReportName(filepath.Base(l)):
-			return 1
+	rank := func(p string) nameKind {
+		if k := kindByName(filepath.Base(p)); k <= nameSQLite {
+			return k
 		}
-		return 0
+		return nameOther
 	}
 	at := map[string]int{} // base name -> index in out
 	var out []string

@@ -9,7 +9,6 @@ package source
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -84,8 +83,8 @@ type File struct {
 	// the report does not.
 	Own bool
 	// DB is the SQLite export's committed state (KindSQLite), nil
-	// otherwise.
-	DB *sql.DB
+	// otherwise: the connections every reader of its tables shares.
+	DB *sqlitefile.DB
 
 	f       *os.File
 	cleanup func()
@@ -302,7 +301,7 @@ func (s *Source) resolve(ctx context.Context, head []byte, magic nsysdb.Kind, op
 		return &inputerr.Error{Path: rep.Path, Problem: "cannot read the report", Err: err}
 	}
 	var export *File
-	accept := func(db string) error {
+	accept := func(db string, check func(*sqlitefile.DB) error) error {
 		f, err := OpenFile(db)
 		if err != nil {
 			return err
@@ -311,6 +310,13 @@ func (s *Source) resolve(ctx context.Context, head []byte, magic nsysdb.Kind, op
 			f.Close()
 			return sqlitefile.CheckPath(db)
 		}
+		if check != nil {
+			if err := check(f.DB); err != nil {
+				f.Close()
+				return err
+			}
+		}
+		export.Close() // a candidate taken before
 		export = f
 		return nil
 	}
@@ -398,6 +404,48 @@ type dirFiles struct {
 	streams                                            []string // raw .qdstrm streams
 }
 
+// nameKind is what a file's name alone says it holds: nameReport,
+// nameOwnSQLite and nameSQLite in the order a folder prefers them
+// (onePerBase ranks by it).
+type nameKind int
+
+const (
+	nameOther nameKind = iota
+	nameReport
+	nameOwnSQLite
+	nameSQLite
+	nameResults
+	nameTranscript
+	nameCSVReport
+	nameStream
+)
+
+// kindByName tells a file by its name alone, the one place source does
+// (a folder's listing, the captures of one job): kindOf tells a file
+// Open reads by its content.
+func kindByName(name string) nameKind {
+	l := strings.ToLower(name)
+	switch {
+	case strings.HasSuffix(l, exportcache.Suffix):
+		return nameOwnSQLite
+	case strings.HasSuffix(l, ".sqlite"):
+		return nameSQLite
+	case nsysdb.IsReportName(l):
+		return nameReport
+	case l == "results.json", strings.HasSuffix(l, ".results.json"):
+		return nameResults
+	case l == "transcript.txt", strings.HasSuffix(l, ".transcript.txt"):
+		return nameTranscript
+	case strings.HasSuffix(l, ".csv"):
+		if _, _, ok := nsysdb.MatchReport(name); ok {
+			return nameCSVReport
+		}
+	case nsysdb.IsStreamName(l):
+		return nameStream
+	}
+	return nameOther
+}
+
 // classifyDir sorts a folder's files by kind.
 func classifyDir(entries []os.DirEntry) dirFiles {
 	var f dirFiles
@@ -406,23 +454,20 @@ func classifyDir(entries []os.DirEntry) dirFiles {
 			continue
 		}
 		n := e.Name()
-		l := strings.ToLower(n)
-		switch {
-		case strings.HasSuffix(l, exportcache.Suffix):
+		switch kindByName(n) {
+		case nameOwnSQLite:
 			f.ownSQLite = append(f.ownSQLite, n)
-		case strings.HasSuffix(l, ".sqlite"):
+		case nameSQLite:
 			f.plainSQLite = append(f.plainSQLite, n)
-		case nsysdb.IsReportName(l):
+		case nameReport:
 			f.reps = append(f.reps, n)
-		case l == "results.json", strings.HasSuffix(l, ".results.json"):
+		case nameResults:
 			f.results = append(f.results, n)
-		case l == "transcript.txt", strings.HasSuffix(l, ".transcript.txt"):
+		case nameTranscript:
 			f.transcripts = append(f.transcripts, n)
-		case strings.HasSuffix(l, ".csv"):
-			if _, _, ok := nsysdb.MatchReport(n); ok {
-				f.hasCSV = true
-			}
-		case nsysdb.IsStreamName(l):
+		case nameCSVReport:
+			f.hasCSV = true
+		case nameStream:
 			f.streams = append(f.streams, n)
 		}
 	}

@@ -385,12 +385,39 @@ func inOrderOf(owner *chunked.List[int32], start, end *chunked.List[int64], newI
 }
 
 // inOrder returns the indexes of records in (owner, start, end) order,
-// ties by index.
+// ties by index. The records are put by owner first (a counting sort,
+// which keeps each owner's in index order), then each owner's are sorted
+// by (start, end) unless they are in that order already, as a thread's
+// calls and a stream's ops mostly come: the order of one sort of all by
+// (owner, start, end, index), at a pass over them where it holds.
 func inOrder(owner []int32, start, end []int64) []int32 {
-	perm := identity(len(owner))
-	slices.SortFunc(perm, func(x, y int32) int {
-		return cmp.Or(cmp.Compare(owner[x], owner[y]), cmp.Compare(start[x], start[y]), cmp.Compare(end[x], end[y]), cmp.Compare(x, y))
-	})
+	owners := int32(0)
+	for _, o := range owner {
+		owners = max(owners, o+1)
+	}
+	at := make([]int32, owners+1) // where each owner's records begin
+	for _, o := range owner {
+		at[o+1]++
+	}
+	for o := range owners {
+		at[o+1] += at[o]
+	}
+	perm := make([]int32, len(owner))
+	next := slices.Clone(at[:owners])
+	for i, o := range owner {
+		perm[next[o]] = int32(i)
+		next[o]++
+	}
+	for o := range owners {
+		run := perm[at[o]:at[o+1]]
+		if !slices.IsSortedFunc(run, func(x, y int32) int {
+			return cmp.Or(cmp.Compare(start[x], start[y]), cmp.Compare(end[x], end[y]))
+		}) {
+			slices.SortFunc(run, func(x, y int32) int {
+				return cmp.Or(cmp.Compare(start[x], start[y]), cmp.Compare(end[x], end[y]), cmp.Compare(x, y))
+			})
+		}
+	}
 	return perm
 }
 

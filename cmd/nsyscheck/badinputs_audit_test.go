@@ -210,13 +210,18 @@ func auditCSV(t *testing.T, dir string) {
 // gpuTraceEdit copies the shipped CSV reports and edits the fields of the
 // first copy row of cuda_gpu_trace.
 func gpuTraceEdit(edit func(fields []string)) func(t *testing.T, dir string) []string {
+	return gpuTraceRowEdit("[CUDA memcpy", edit)
+}
+
+// gpuTraceRowEdit is gpuTraceEdit for the first row that holds match.
+func gpuTraceRowEdit(match string, edit func(fields []string)) func(t *testing.T, dir string) []string {
 	return func(t *testing.T, dir string) []string {
 		t.Helper()
 		auditCSV(t, dir)
 		p := filepath.Join(dir, "pinned_cuda_gpu_trace.csv")
 		lines := strings.Split(string(readFile(t, p)), "\n")
 		for i, l := range lines {
-			if strings.Contains(l, "[CUDA memcpy") {
+			if strings.Contains(l, match) {
 				f := strings.Split(l, ",")
 				edit(f)
 				lines[i] = strings.Join(f, ",")

@@ -97,7 +97,8 @@ func recordCases() []badCase {
 			notHeld: []string{"1"}},
 		{group: records, name: "SQLite: a copy given twice, the second on a stream of its own",
 			make: sqliteEdit(`INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start, "end", deviceId, contextId, streamId, correlationId, globalPid, bytes, copyKind, srcKind, dstKind)
-				SELECT start, "end", deviceId, contextId, 99, correlationId, globalPid, bytes, copyKind, srcKind, dstKind FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE ` + asyncCopies + ` LIMIT 1`),
+				SELECT start, "end", deviceId, contextId, 99, correlationId, globalPid, bytes, copyKind, srcKind, dstKind FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE ` + asyncCopies + ` LIMIT 1;
+				INSERT INTO TARGET_INFO_CUDA_STREAM VALUES (99, 0, 1, 22, 1, 0, 2)`),
 			exit: 2, want: []string{"pinned.sqlite", "correlation id 476", "a second copy of the cudaMemcpyAsync call"},
 			notHeld: []string{"2", "4"}},
 		{group: records, name: "SQLite: a copy whose cudaMemcpyAsync call returned an error",

@@ -261,7 +261,7 @@ func badCases() []badCase {
 			},
 			exit: 2, want: []string{"build.log", "not an input nsyscheck reads", "program's stdout"}},
 	}
-	return append(append(append(append(append(append(cases, faultCases()...), scrubSignalCases()...), longStepCases()...), auditCases()...), hardeningCases()...), recordCases()...)
+	return append(append(append(append(append(append(cases, faultCases()...), scrubSignalCases()...), longStepCases()...), auditCases()...), hardeningCases()...), append(recordCases(), consistencyCases()...)...)
 }
 
 // badResult is what one bad input got.
@@ -731,13 +731,21 @@ the input could not be read, 3 --fail-on-exposure found a capture exposing
 its machine, 130 interrupted by SIGINT or SIGTERM.
 
 `)
-	group := ""
+	// Each group's rows under one heading, where the group first comes,
+	// in the cases' order.
+	var groups []string
+	rows := map[string][]badResult{}
 	for _, r := range results {
-		if r.c.group != group {
-			group = r.c.group
-			fmt.Fprintf(&b, "\n## %s\n\n| input | exit | answer |\n|---|---|---|\n", group)
+		if _, ok := rows[r.c.group]; !ok {
+			groups = append(groups, r.c.group)
 		}
-		fmt.Fprintf(&b, "| %s | %d | %s |\n", mdCell(r.c.name), r.exit, mdCell(answer(r)))
+		rows[r.c.group] = append(rows[r.c.group], r)
+	}
+	for _, group := range groups {
+		fmt.Fprintf(&b, "\n## %s\n\n| input | exit | answer |\n|---|---|---|\n", group)
+		for _, r := range rows[group] {
+			fmt.Fprintf(&b, "| %s | %d | %s |\n", mdCell(r.c.name), r.exit, mdCell(answer(r)))
+		}
 	}
 	return b.String()
 }

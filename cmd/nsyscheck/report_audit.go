@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/nsyscheck/nsyscheck/internal/ctlchar"
 	"path/filepath"
 	"strings"
 
@@ -33,7 +34,7 @@ func runAuditReport(sig context.Context, opts *reportOptions, path string, out *
 	if rep.Plot.Skipped != "" {
 		fmt.Fprintf(s.Err, "%s: %s plot not drawn: %s\n", path, rep.Plot.Name, rep.Plot.Skipped)
 	}
-	fmt.Fprintf(s.Out, "%s: %s (%d files)\n", path, filepath.Join(opts.Out, report.AuditHTMLFile), len(written))
+	fmt.Fprintf(s.Out, "%s: %s (%d files)\n", ctlchar.Line(path), ctlchar.Line(filepath.Join(opts.Out, report.AuditHTMLFile)), len(written))
 	return nil
 }
 
@@ -79,6 +80,6 @@ func runRanksReport(sig context.Context, opts *reportOptions, paths []string, s 
 	if b.rep.Plot.Skipped != "" {
 		fmt.Fprintf(s.Err, "%s plot not drawn: %s\n", b.rep.Plot.Name, b.rep.Plot.Skipped)
 	}
-	fmt.Fprintf(s.Out, "%s: %s (%d files)\n", strings.Join(paths, ", "), filepath.Join(opts.Out, report.RanksHTMLFile), len(written))
+	fmt.Fprintf(s.Out, "%s: %s (%d files)\n", ctlchar.Line(strings.Join(paths, ", ")), ctlchar.Line(filepath.Join(opts.Out, report.RanksHTMLFile)), len(written))
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/nsyscheck/nsyscheck/internal/ctlchar"
 	"os"
 	"path/filepath"
 	"sort"
@@ -227,7 +228,7 @@ func writeReports(sig context.Context, opts *reportOptions, results []*predictio
 		if _, ok := files[i][inputMarker]; ok {
 			n-- // the input marker is bookkeeping
 		}
-		fmt.Fprintf(s.Out, "%s: %s (%d files)\n", results[i].Input.Path, filepath.Join(dir, report.HTMLFile), n)
+		fmt.Fprintf(s.Out, "%s: %s (%d files)\n", ctlchar.Line(results[i].Input.Path), ctlchar.Line(filepath.Join(dir, report.HTMLFile)), n)
 	}
 	return nil
 }

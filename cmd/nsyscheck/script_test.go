@@ -3,6 +3,7 @@ package main
 import (
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -67,6 +68,12 @@ func TestScripts(t *testing.T) {
 			}
 			return nil
 		},
+		Condition: func(cond string) (bool, error) {
+			if cond == "tracing" {
+				return canTrace(), nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"stopwatch": cmdStopwatch,
 			"noproc":    cmdNoproc,
@@ -77,6 +84,15 @@ func TestScripts(t *testing.T) {
 			"awaitlock": cmdAwaitLock,
 		},
 	})
+}
+
+// canTrace reports whether strace is installed and may trace a process
+// here (a container may forbid ptrace).
+func canTrace() bool {
+	if _, err := exec.LookPath("strace"); err != nil {
+		return false
+	}
+	return exec.Command("strace", "-f", "-qq", "-o", os.DevNull, "true").Run() == nil
 }
 
 func cmdExits(ts *testscript.TestScript, neg bool, args []string) {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/nsyscheck/nsyscheck/internal/ctlchar"
 	"os"
 	"os/signal"
 	"syscall"
@@ -73,7 +74,7 @@ that. nsyscheck verify reads a scrubbed copy like any other export.`,
 			if len(rep.Findings) == 1 {
 				noun = "finding"
 			}
-			fmt.Fprintf(s.Out, "wrote %s: removed or redacted %d %s of %s\n", opts.Out, len(rep.Findings), noun, args[0])
+			fmt.Fprintf(s.Out, "wrote %s: removed or redacted %d %s of %s\n", ctlchar.Line(opts.Out), len(rep.Findings), noun, ctlchar.Line(args[0]))
 			for _, d := range rep.Diagnostics() {
 				fmt.Fprintf(s.Out, "  was: %s\n", report.DiagnosticText(d))
 			}

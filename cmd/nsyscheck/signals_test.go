@@ -198,6 +198,8 @@ func makeBigExport(t *testing.T, p string) {
 		`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 599999)
 		INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start, "end", deviceId, contextId, streamId, correlationId, globalPid, bytes, copyKind, srcKind, dstKind)
 			SELECT t0 + i * 20000 + 4000, t0 + i * 20000 + 5000, 0, 1, 99, 5000000 + i, gp, 4096, hk, pg, dv FROM n, p`,
+		// Stream 99, listed as nsys lists a program's streams.
+		`INSERT INTO TARGET_INFO_CUDA_STREAM VALUES (99, 0, 1, 22, 1, 0, 2)`,
 		// The trace stops after its last record.
 		`UPDATE ANALYSIS_DETAILS SET stopTime = (SELECT t0 FROM p) + 13000000000, duration = (SELECT t0 FROM p) + 13000000000 - startTime`)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"sort"
@@ -22,6 +23,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/privacy"
 	"github.com/nsyscheck/nsyscheck/program"
 	"github.com/nsyscheck/nsyscheck/report"
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // verifyOptions are verify's flags.
@@ -289,7 +291,40 @@ func readExpectation(path string) (*expectation, error) {
 	if len(e.Claims) == 0 && len(e.Predictions) == 0 {
 		return nil, fmt.Errorf("%s: expects no verdicts; list claims and/or predictions", path)
 	}
+	if why := e.invalid(); why != "" {
+		return nil, fmt.Errorf("%s: %s", path, why)
+	}
 	return &e, nil
+}
+
+// invalid says which claim or prediction the expectation names that the
+// lesson does not have, or which verdict it expects that is none, ""
+// when every one is the lesson's and a verdict: such a file would only
+// ever differ.
+func (e *expectation) invalid() string {
+	verdicts := []string{string(vocab.Held), string(vocab.Died), string(vocab.Unavailable)}
+	var claims, parts []string
+	for _, p := range predictions.Lesson.Parts() {
+		parts = append(parts, strconv.Itoa(p.ID))
+		for _, c := range p.Claims {
+			claims = append(claims, c.ID)
+		}
+	}
+	for _, set := range []struct {
+		key   string
+		m     map[string]string
+		known []string
+	}{{"claims", e.Claims, claims}, {"predictions", e.Predictions, parts}} {
+		for _, id := range slices.Sorted(maps.Keys(set.m)) {
+			switch v := set.m[id]; {
+			case !slices.Contains(set.known, id):
+				return fmt.Sprintf("%s.%s: the lesson has no such %s (its %s: %s)", set.key, id, strings.TrimSuffix(set.key, "s"), set.key, strings.Join(set.known, ", "))
+			case !slices.Contains(verdicts, v):
+				return fmt.Sprintf("%s.%s: %q is no verdict (want %s)", set.key, id, v, strings.Join(verdicts, ", "))
+			}
+		}
+	}
+	return ""
 }
 
 // compare lists every expected verdict the result does not match.

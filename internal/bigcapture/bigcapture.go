@@ -100,6 +100,7 @@ const (
 	tabStrings  = nsysdb.TableStrings
 	tabThreads  = nsysdb.TableThreadNames
 	tabProcs    = nsysdb.TableProcesses
+	tabStreams  = nsysdb.TableCUDAStream
 )
 
 // Generate writes the scaled capture (and its CSV report) described by cfg.
@@ -587,6 +588,22 @@ func (g *gen) run(csvw *csvWriter) error {
 	if _, err := g.tx.Exec(`INSERT INTO `+tabProcs+` (globalPid, pid, name) VALUES (?, ?, ?)`,
 		globalID(g.high, otherPID, 0), otherPID, "python3"); err != nil {
 		return err
+	}
+	// The threads' streams, listed as nsys lists a program's streams where
+	// the source lists them (a record on a stream it does not list is
+	// refused as damage).
+	var lists int
+	if err := g.tx.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?`, tabStreams).Scan(&lists); err != nil {
+		return err
+	}
+	for _, t := range threads {
+		if lists == 0 {
+			break
+		}
+		if _, err := g.tx.Exec(`INSERT INTO `+tabStreams+` (streamId, hwId, vmId, processId, contextId, priority, flag) VALUES (?, 0, 1, ?, ?, 0, 2)`,
+			t.stream, t.pid, t.ctx); err != nil {
+			return err
+		}
 	}
 	plainAPIs := append([]apiName(nil), plainAPIs...)
 	memcpyAPIs := append([]apiName(nil), memcpyAPIs...)

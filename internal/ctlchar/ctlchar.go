@@ -18,6 +18,7 @@ package ctlchar
 import (
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 )
@@ -71,6 +72,18 @@ func Escape(s string) string {
 		return s
 	}
 	return string(appendAll(nil, []byte(s)))
+}
+
+// Line returns s escaped for a place in one line of text (a file's path, a
+// name): as Escape, and a newline too (\x0a), which would otherwise start
+// a line of the string's own below the tool's, one that may read as the
+// tool's.
+func Line(s string) string {
+	s = Escape(s)
+	if !strings.Contains(s, "\n") {
+		return s
+	}
+	return strings.ReplaceAll(s, "\n", `\x0a`)
 }
 
 // Has reports whether s holds a character Escape escapes.

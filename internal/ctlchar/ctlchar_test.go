@@ -114,3 +114,18 @@ func FuzzEscape(f *testing.F) {
 		}
 	})
 }
+
+// TestLine: a newline in a name printed within a line is escaped with the
+// rest, and a name without one is returned as it is.
+func TestLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"run/pinned.sqlite":              "run/pinned.sqlite",
+		"x\nprediction 1  died\n.sqlite": `x\x0aprediction 1  died\x0a.sqlite`,
+		"a\x1b]0;t\x07\nb":               `a\x1b]0;t\x07\x0ab`,
+		"tab\tkept":                      "tab\tkept",
+	} {
+		if got := Line(in); got != want {
+			t.Errorf("Line(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -36,7 +36,12 @@ const (
 	TableDiagSeverity  = "ENUM_DIAGNOSTIC_SEVERITY_LEVEL"
 	TableDiagSource    = "ENUM_DIAGNOSTIC_SOURCE_TYPE"
 	TableMigration     = "ENUM_CUDA_UNIF_MEM_MIGRATION"
+	TableCUDAStream    = "TARGET_INFO_CUDA_STREAM" // the streams the program made
 )
+
+// NoStream is the stream id nsys writes for a record of no stream (an
+// event or context synchronisation): 2^32-1.
+const NoStream = 4294967295
 
 // Rows of META_DATA_CAPTURE that say what nsys was asked to trace. The
 // per-process options are written PROCESS_<n>:<option>, so they are matched
@@ -66,6 +71,20 @@ const (
 // KnownSchema is the export schema version of the Nsight Systems release
 // whose exports nsyscheck is tested against.
 const KnownSchema = "3.20.3"
+
+// NewerSchema reports whether an export's schema version (EXPORT_SCHEMA_VERSION,
+// "MAJOR.MINOR.MICRO") is of a newer major version than KnownSchema; one
+// that cannot be read is not.
+func NewerSchema(version string) bool {
+	major := func(v string) int {
+		n, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(v, ".", 2)[0]))
+		if err != nil {
+			return -1
+		}
+		return n
+	}
+	return major(version) > major(KnownSchema)
+}
 
 // ExportHint tells the user how to make a fresh SQLite export.
 const ExportHint = "export it again with: nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep"
@@ -211,6 +230,17 @@ func SplitGlobalID(g int64) (pid, tid int64) {
 // column expr, the same decoding as SplitGlobalID.
 func PIDExpr(expr string) string {
 	return "((" + expr + " >> 24) & 16777215)"
+}
+
+// ProcessOf decodes the process part of nsys's global id: its host (bits
+// 48..63: hardware and VM) and its pid, so that processes of one pid on
+// two hosts differ.
+func ProcessOf(g int64) int64 { return g >> 24 }
+
+// ProcessExpr is the SQL expression that decodes the process part of the
+// global id in column expr, the same decoding as ProcessOf.
+func ProcessExpr(expr string) string {
+	return "(" + expr + " >> 24)"
 }
 
 // TIDExpr is the SQL expression that decodes the tid from the global id in

@@ -144,11 +144,17 @@ func CheckPath(path string) error {
 	return Check(path, f, info.Size())
 }
 
+// Querier runs queries: a *sql.DB, *sql.Conn or *sql.Tx.
+type Querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
 // Integrity runs SQLite's quick_check (every page, record and index entry
 // well-formed; it skips only the cross-check of index contents) and
-// returns an *inputerr.Error when the file fails it. Cancelling ctx
-// interrupts the check.
-func Integrity(ctx context.Context, db *sql.DB, path string) error {
+// returns an *inputerr.Error when the file fails it. It runs on db, a
+// connection or a pool. Cancelling ctx interrupts the check.
+func Integrity(ctx context.Context, db Querier, path string) error {
 	fail := func(err error) error {
 		return &inputerr.Error{Path: path, Problem: "the database fails SQLite's integrity check", Err: err, Hint: nsysdb.ExportHint}
 	}

@@ -1,7 +1,6 @@
 package sqlitefile
 
 import (
-	"database/sql"
 	"io"
 	"os"
 	"path/filepath"
@@ -79,9 +78,11 @@ func hotJournal(path string, size int64) bool {
 // itself to a private copy of the file (copied from f) and its sidecar in a
 // temporary folder (the input and its folder are never written); cleanup
 // removes the copy. Call cleanup once done with db (after closing it), also
-// after an error. Errors are *inputerr.Error.
-func Open(path string, f *os.File) (db *sql.DB, cleanup func(), err error) {
+// after an error. db holds PoolSize connections at most (open.go). Errors
+// are *inputerr.Error.
+func Open(path string, f *os.File) (db *DB, cleanup func(), err error) {
 	cleanup = func() {}
+	noteOpen(path) // f, the handle the caller opened the file with
 	if err := Available(path); err != nil {
 		return nil, cleanup, err
 	}
@@ -92,11 +93,8 @@ func Open(path string, f *os.File) (db *sql.DB, cleanup func(), err error) {
 	wal := sidecar(path, "-wal")
 	journal := sidecar(path, "-journal")
 	if wal <= 0 && !hotJournal(path, journal) {
-		db, err = sql.Open("sqlite3", nsysdb.ReadOnlyURI(path))
-		if err != nil {
-			return nil, cleanup, &inputerr.Error{Path: path, Problem: "cannot open the SQLite database", Err: err, Hint: nsysdb.ExportHint}
-		}
-		return db, cleanup, nil
+		uri := nsysdb.ReadOnlyURI(path)
+		return openDB(uri, uri, path), cleanup, nil
 	}
 	sweepCopies()
 	tmp, err := os.MkdirTemp("", copyPrefix+strconv.Itoa(os.Getpid())+"-")
@@ -109,7 +107,7 @@ func Open(path string, f *os.File) (db *sql.DB, cleanup func(), err error) {
 	if wal <= 0 {
 		side = "-journal"
 	}
-	fail := func(err error) (*sql.DB, func(), error) {
+	fail := func(err error) (*DB, func(), error) {
 		cleanup()
 		return nil, func() {}, &inputerr.Error{Path: path, Problem: "cannot copy the database and its " + strings.TrimPrefix(side, "-") +
 			" to read its committed state", Err: err, Hint: "free space in " + os.TempDir() + " or set TMPDIR"}
@@ -130,11 +128,7 @@ func Open(path string, f *os.File) (db *sql.DB, cleanup func(), err error) {
 	if err != nil {
 		return fail(err)
 	}
-	db, err = sql.Open("sqlite3", nsysdb.URI(copyPath, "mode=rw"))
-	if err != nil {
-		cleanup()
-		return nil, func() {}, &inputerr.Error{Path: path, Problem: "cannot open the SQLite database", Err: err, Hint: nsysdb.ExportHint}
-	}
+	db = openDB(nsysdb.URI(copyPath, "mode=rw"), nsysdb.URI(copyPath, "mode=ro"), path)
 	// The first read applies the WAL or rolls the hot journal back.
 	if _, err := db.Exec(`PRAGMA schema_version`); err != nil {
 		db.Close()

@@ -13,6 +13,10 @@
 #          programs from pageable memory, profiled with CPU sampling and
 #          --cudabacktrace (and --python-backtrace=cuda for PyTorch), so the audit can name
 #          the source line behind each offending copy
+#   predict  the pairs that test the way to pin: a DataLoader of 128-image
+#          batches with four workers, pageable and pin_memory=True, and the
+#          prefetch program pinning each batch again every step (--pin-each;
+#          its capture before is torch-prefetch-pageable)
 #   big    many-copies-600k and torch-long (not shipped), and
 #          `nsys analyze -r cuda_memcpy_async:rows=-1` timed three times
 # A pair's captures are made REPEATS times (default 3); the one whose
@@ -227,6 +231,18 @@ phase_py() {
     post "${names[@]}"
     processes "${names[@]}"
     pack py-captures.tar.gz "${names[@]}"
+}
+
+phase_predict() {
+    build || { echo "build failed"; return 1; }
+    local loader=("$PY" "$SRC/train_loader.py" --batch-size 128 --workers 4 --batches 60)
+    pair train128-pageable step cuda,nvtx -- "${loader[@]}"
+    pair train128-pinned step cuda,nvtx -- "${loader[@]}" --pin-memory
+    pair torch-prefetch-pineach all cuda,nvtx -- "$PY" "$SRC/torch_prefetch.py" --pin-each
+    local names=(train128-pageable train128-pinned torch-prefetch-pineach)
+    post "${names[@]}"
+    processes "${names[@]}"
+    pack predict-captures.tar.gz "${names[@]}"
 }
 
 # time_analyze SQLITE: nsys analyze of the rule, three runs, wall and max RSS.

@@ -2,7 +2,9 @@
 default stream, the next batch is copied to the device on a side stream
 with .to(device, non_blocking=True); the default stream waits on an event of
 the side stream before it uses the batch. The host batches are ordinary
-(pageable) tensors or, with --pinned, tensors from .pin_memory().
+(pageable) tensors or, with --pinned, tensors from .pin_memory() made once
+before the loop, or, with --pin-each, pinned again by .pin_memory() every
+time they are copied (a new pinned copy of the batch each step).
 Each step sits in an NVTX range "step"; warm-up steps in ranges "warmup".
 The program prints every step's host time (step start to the next step's
 start), their median, and the time of all steps to the end of the last
@@ -18,7 +20,8 @@ from capseries import print_series
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--pinned", action="store_true")
+    ap.add_argument("--pinned", action="store_true", help="pin the host batches once, before the loop")
+    ap.add_argument("--pin-each", action="store_true", help="pin each batch again, every time it is copied")
     ap.add_argument("--steps", type=int, default=60)
     ap.add_argument("--warmups", type=int, default=5)
     ap.add_argument("--rows", type=int, default=8192)
@@ -43,12 +46,15 @@ def main():
     mib = xs[0].numel() * 4 / (1 << 20)
     print(f"torch {torch.__version__} on {torch.cuda.get_device_name(dev)}: {args.steps} steps, "
           f"batch {args.rows}x{args.width} float32 ({mib:.0f} MiB) from "
-          f"{'pinned (.pin_memory())' if args.pinned else 'pageable'} tensors, copied on a side stream")
+          f"{'pinned (.pin_memory())' if args.pinned else 'pinned each step' if args.pin_each else 'pageable'} tensors, copied on a side stream")
 
     def prefetch(i):
+        x, y = xs[i % args.batches], ys[i % args.batches]
+        if args.pin_each:
+            x, y = x.pin_memory(), y.pin_memory()
         with torch.cuda.stream(side):
-            x = xs[i % args.batches].to(dev, non_blocking=True)
-            y = ys[i % args.batches].to(dev, non_blocking=True)
+            x = x.to(dev, non_blocking=True)
+            y = y.to(dev, non_blocking=True)
             ready = torch.cuda.Event()
             ready.record(side)
         return x, y, ready

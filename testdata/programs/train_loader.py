@@ -1,11 +1,16 @@
 """A small image-classification training loop fed by a DataLoader, for
 captures of an application whose host-to-device copies are pageable or
-pinned depending on one switch (--pin-memory)."""
+pinned depending on one switch (--pin-memory). It prints every step's host
+time (step start to the next step's start, the last to the end of its GPU
+work) and their median."""
 import argparse
+import time
 
 import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
+
+from capseries import print_series
 
 
 def main():
@@ -29,7 +34,9 @@ def main():
     loss_fn = nn.CrossEntropyLoss()
     torch.cuda.nvtx.range_push("epoch")
     total = 0.0
+    starts = []
     for step, (x, y) in enumerate(loader):
+        starts.append(time.perf_counter())
         torch.cuda.nvtx.range_push("step")
         x = x.to(dev, non_blocking=True)
         y = y.to(dev, non_blocking=True)
@@ -41,6 +48,8 @@ def main():
         torch.cuda.nvtx.range_pop()
     torch.cuda.nvtx.range_pop()
     torch.cuda.synchronize()
+    starts.append(time.perf_counter())
+    print_series("step", [(b - a) * 1e3 for a, b in zip(starts, starts[1:])])
     print(f"pin_memory={args.pin_memory} batches={step + 1} mean loss {total / (step + 1):.4f}")
 
 

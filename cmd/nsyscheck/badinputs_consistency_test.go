@@ -1,0 +1,197 @@
+package main
+
+import (
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// secondHost copies every record of the program's process (pid 22) to a
+// process of the same pid on another host: its global ids 2^56 higher
+// (the hardware bits of nsys's global id), as an export of a job's two
+// nodes holds them.
+const secondHost = `CREATE TEMP TABLE m AS SELECT * FROM CUPTI_ACTIVITY_KIND_MEMCPY; UPDATE m SET globalPid = globalPid + 72057594037927936;
+	INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY SELECT * FROM m;
+	CREATE TEMP TABLE k AS SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL; UPDATE k SET globalPid = globalPid + 72057594037927936;
+	INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT * FROM k;
+	CREATE TEMP TABLE s AS SELECT * FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION; UPDATE s SET globalPid = globalPid + 72057594037927936;
+	INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION SELECT * FROM s;
+	CREATE TEMP TABLE n AS SELECT * FROM NVTX_EVENTS; UPDATE n SET globalTid = globalTid + 72057594037927936;
+	INSERT INTO NVTX_EVENTS SELECT * FROM n;
+	CREATE TEMP TABLE r AS SELECT * FROM CUPTI_ACTIVITY_KIND_RUNTIME; UPDATE r SET globalTid = globalTid + 72057594037927936;
+	INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME SELECT * FROM r;
+	INSERT INTO PROCESSES SELECT globalPid + 72057594037927936, pid, name FROM PROCESSES WHERE pid = 22;
+	INSERT INTO ThreadNames SELECT nameId, priority, globalTid + 72057594037927936 FROM ThreadNames WHERE (globalTid >> 24) & 16777215 = 22`
+
+// nullable makes column col of table nullable, as an edited export may
+// hold it (nsys declares it NOT NULL), through the schema's own text.
+func nullable(table, col string) string {
+	return `PRAGMA writable_schema = ON; UPDATE sqlite_schema SET sql = replace(sql, '` + col + `                    INTEGER   NOT NULL', '` + col + `                    INTEGER') WHERE name = '` + table + `'; PRAGMA writable_schema = RESET`
+}
+
+// forgedName is a capture's name whose newlines would print a verdict of
+// their own.
+const forgedName = "x\nprediction 1  died      FORGED\n.sqlite"
+
+// forged copies the shipped export to a file named forgedName in dir.
+func forged(t *testing.T, dir string) string {
+	p := filepath.Join(dir, forgedName)
+	writeFile(t, p, readFile(t, copyShipped(t, t.TempDir(), "pinned.sqlite")))
+	return p
+}
+
+// noForgedLine fails where a file of dir starts a line with the forged
+// verdict.
+func noForgedLine(t *testing.T, dir string) {
+	t.Helper()
+	for _, name := range []string{"report.md", "report.html"} {
+		for _, l := range strings.Split(string(readFile(t, filepath.Join(dir, name))), "\n") {
+			if strings.HasPrefix(l, "prediction 1") {
+				t.Errorf("%s holds a line of the capture's name: %q", name, l)
+			}
+		}
+	}
+}
+
+// ruleToken is a credential planted in NVIDIA's rule's CSV.
+const ruleToken = "ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef0123"
+
+// consistencyCases: records that name what the capture does not hold
+// (streams, an export schema), that do not fit the calls that issued them
+// or the clock, NULLs the order of work rests on, processes told apart by
+// their host, a check across two GPUs, regions no CUDA call of their
+// thread is in; and around the capture: names that would print lines of
+// their own, a token in NVIDIA's rule's CSV, --expect values of no kind.
+func consistencyCases() []badCase {
+	const records = "records that contradict each other"
+	off := []string{"--nvidia-rule", "off"}
+	// beforeAfter audits the shipped export against a damaged copy of it.
+	beforeAfter := func(stmt string) func(t *testing.T, dir string) []string {
+		return func(t *testing.T, dir string) []string {
+			before := copyShipped(t, t.TempDir(), "pinned.sqlite")
+			return append([]string{before, sqliteEdit(stmt)(t, dir)[0]}, off...)
+		}
+	}
+	expectFile := func(body string, args ...string) func(t *testing.T, dir string) []string {
+		return func(t *testing.T, dir string) []string {
+			e := filepath.Join(dir, "expect.json")
+			writeFile(t, e, []byte(body))
+			return append([]string{copyShipped(t, dir, "pinned.sqlite"), "--expect", e}, args...)
+		}
+	}
+	const expects = "audit rates and --expect files"
+	return []badCase{
+		{group: "audit", name: "audit BEFORE AFTER: BEFORE's NVTX ranges moved to a thread that makes no CUDA call (the genuine fix as AFTER)", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				const pair = "../../testdata/captures/pipeline-"
+				p := filepath.Join(dir, "pipeline-pageable.sqlite")
+				writeFile(t, p, readFile(t, pair+"pageable/pipeline-pageable.sqlite"))
+				db := openRW(t, p)
+				mustExec(t, db, `UPDATE NVTX_EVENTS SET globalTid = 281475345809440`)
+				db.Close()
+				return append([]string{p, pair + "pinned/pipeline-pinned.sqlite"}, off...)
+			},
+			exit: 1, want: []string{"UNAVAILABLE", "warmup: unavailable: 274.9 ms before, 27.08 ms after (its one instance), not predicted: its NVTX range is on a thread that makes no CUDA call inside it"}},
+		{group: "impossible values", name: "audit: every time shifted by 9.22e18 ns, near the largest int64", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				const by = "9223372030000000000"
+				var stmts []string
+				for _, tb := range []string{"CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMSET", "NVTX_EVENTS", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"} {
+					stmts = append(stmts, `UPDATE `+tb+` SET start = start + `+by+`, "end" = "end" + `+by)
+				}
+				stmts = append(stmts, `UPDATE ANALYSIS_DETAILS SET startTime = startTime + `+by+`, stopTime = stopTime + `+by)
+				return append(sqliteEdit(strings.Join(stmts, "; "))(t, dir), off...)
+			},
+			exit: 2, want: []string{"pinned.sqlite", "a time past 4611686018427387904 ns (2^62 ns, 146 years) on the capture's clock"}},
+		{group: "secrets in names", name: "verify --fail-on-exposure: a GitHub token in the API Name of NVIDIA's rule's CSV beside the export",
+			make: func(t *testing.T, dir string) []string {
+				p := copyShipped(t, dir, "pinned.sqlite")
+				rule := copyShipped(t, dir, "pinned_cuda_memcpy_async.csv")
+				writeFile(t, rule, []byte(strings.Replace(string(readFile(t, rule)), "cudaMemcpyAsync_v3020", "cudaMemcpyAsync_v3020 "+ruleToken, 1)))
+				return []string{p, "--fail-on-exposure"}
+			},
+			exit: 3, want: []string{"pinned_cuda_memcpy_async.csv: secret (GitHub token)=ghp_…(40 chars)"}, never: []string{ruleToken}},
+		{group: "SQLite export", name: "an export of schema 9.0.0, a major version newer than nsyscheck reads",
+			make: sqliteEdit(`UPDATE META_DATA_EXPORT SET value = '9.0.0' WHERE name = 'EXPORT_SCHEMA_VERSION'`),
+			exit: 0, want: []string{"warning schema-newer: the export's schema version is 9.0.0, a major version newer than 3.20.3"}},
+		{group: "SQLite export", name: "audit: an export of schema 9.0.0", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				return append(sqliteEdit(`UPDATE META_DATA_EXPORT SET value = '9.0.0' WHERE name = 'EXPORT_SCHEMA_VERSION'`)(t, dir), off...)
+			},
+			exit: 1, want: []string{"the export's schema version is 9.0.0, a major version newer than 3.20.3"}},
+		{group: expects, name: "verify --expect with a verdict that is none (\"HELD\")",
+			make: expectFile(`{"claims": {"1.floor": "HELD"}}`),
+			exit: 2, want: []string{"expect.json", `claims.1.floor: "HELD" is no verdict (want held, died, unavailable)`}},
+		{group: expects, name: "verify --expect with a claim the lesson does not have",
+			make: expectFile(`{"claims": {"9.zzz": "held"}}`),
+			exit: 2, want: []string{"expect.json", "claims.9.zzz: the lesson has no such claim"}},
+		{group: expects, name: "audit --expect with a negative count of copies", cmd: "audit",
+			make: expectFile(`{"copies": -1}`, off...),
+			exit: 2, want: []string{"expect.json", "copies: -1 is no count (want 0 or more)"}},
+		{group: expects, name: "audit --expect with a status NVIDIA's rule never has", cmd: "audit",
+			make: expectFile(`{"nvidiaRule": "agreed"}`, off...),
+			exit: 2, want: []string{"expect.json", `nvidiaRule: "agreed" is none of agree, disagree, unavailable`}},
+		{group: "report output", name: "report of a capture whose name holds newlines and a verdict",
+			cmd: "report",
+			make: func(t *testing.T, dir string) []string {
+				out := t.TempDir()
+				t.Cleanup(func() { noForgedLine(t, out) })
+				return []string{forged(t, dir), "-o", out}
+			},
+			exit: 0, want: []string{`x\x0aprediction 1  died      FORGED\x0a.sqlite: `}, never: []string{"\nprediction 1  died"}},
+		{group: "report output", name: "scrub of a capture whose name holds newlines and a verdict",
+			cmd: "scrub",
+			make: func(t *testing.T, dir string) []string {
+				return []string{forged(t, dir), "-o", filepath.Join(t.TempDir(), "shared.sqlite")}
+			},
+			exit: 0, want: []string{`x\x0aprediction 1  died      FORGED\x0a.sqlite`}, never: []string{"\nprediction 1  died"}},
+		{group: records, name: "SQLite: a kernel 2 s before the cudaLaunchKernel call that launched it",
+			make: sqliteEdit(`UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = start - 2000000000, "end" = "end" - 2000000000 WHERE correlationId = 527`),
+			exit: 2, want: []string{"pinned.sqlite", "table CUPTI_ACTIVITY_KIND_KERNEL", "kernel scaleCopy, correlation id 527", "1999983325 ns before the cudaLaunchKernel call that issued it starts"},
+			notHeld: []string{"3"}},
+		{group: records, name: "audit BEFORE AFTER: a kernel of AFTER 6 ms before its cudaLaunchKernel call", cmd: "audit",
+			make: beforeAfter(`UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = start - 6000000, "end" = "end" - 6000000 WHERE correlationId = 527`),
+			exit: 2, want: []string{"pinned.sqlite", "kernel scaleCopy, correlation id 527", "before the cudaLaunchKernel call that issued it starts"}},
+		{group: records, name: "CSV: a kernel row of cuda_gpu_trace 2 s before its cudaLaunchKernel call", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				early := gpuTraceRowEdit("scaleCopy", func(f []string) {
+					start, err := strconv.ParseInt(f[0], 10, 64)
+					if err != nil {
+						t.Fatal(err)
+					}
+					f[0] = strconv.FormatInt(start-2000000000, 10)
+				})
+				return append(early(t, dir), off...)
+			},
+			exit: 2, want: []string{"pinned_cuda_gpu_trace.csv", "(kernel scaleCopy)", "before the cudaLaunchKernel call that issued it starts"}},
+		{group: records, name: "SQLite: the copies moved to stream 777, which TARGET_INFO_CUDA_STREAM does not list",
+			make: sqliteEdit(`UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET streamId = 777 WHERE streamId = 7`),
+			exit: 2, want: []string{"pinned.sqlite", "table CUPTI_ACTIVITY_KIND_MEMCPY: 283 rows name stream 777 (the first: rowid 1), which TARGET_INFO_CUDA_STREAM does not list"},
+			notHeld: []string{"1", "2", "4"}},
+		{group: records, name: "audit: events recorded on stream 555, which TARGET_INFO_CUDA_STREAM does not list", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				return append(sqliteEdit(`UPDATE CUPTI_ACTIVITY_KIND_CUDA_EVENT SET streamId = 555`)(t, dir), off...)
+			},
+			exit: 2, want: []string{"pinned.sqlite", "table CUPTI_ACTIVITY_KIND_CUDA_EVENT: 46 rows name stream 555"}},
+		{group: records, name: "SQLite: a NULL streamId on every kernel (the column made nullable)",
+			make: sqliteEdit(nullable("CUPTI_ACTIVITY_KIND_KERNEL", "streamId") + `; UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET streamId = NULL`),
+			exit: 2, want: []string{"pinned.sqlite", "table CUPTI_ACTIVITY_KIND_KERNEL: column streamId is NULL in 28 rows"}, notHeld: []string{"3"}},
+		{group: records, name: "audit: a NULL streamId on every synchronisation record (the column made nullable)", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				return append(sqliteEdit(nullable("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "streamId")+`; UPDATE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION SET streamId = NULL`)(t, dir), off...)
+			},
+			exit: 2, want: []string{"pinned.sqlite", "table CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: column streamId is NULL in 45 rows"}},
+		{group: records, name: "audit BEFORE AFTER: AFTER captured on another GPU (TARGET_INFO_GPU names an H200 NVL)", cmd: "audit",
+			make: beforeAfter(`UPDATE TARGET_INFO_GPU SET name = 'NVIDIA H200 NVL', uuid = 'GPU-0b1c', busLocation = '0000:01:00.0'`),
+			exit: 2, want: []string{"pinned.sqlite", "AFTER was captured on NVIDIA H200 NVL, BEFORE on NVIDIA H200", "capture AFTER on BEFORE's machine"}},
+		{group: records, name: "SQLite: the program's process again on a second host (the same pid, its own calls and copies: two processes, not two traces)",
+			make: sqliteEdit(secondHost),
+			exit: 0, want: []string{"prediction 1  held", "(thread 22 of process 16777238"}},
+		{group: records, name: "audit: the program's process again on a second host", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				return append(sqliteEdit(secondHost)(t, dir), "--nvidia-rule", "off")
+			},
+			exit: 1, want: []string{"610 copies"}},
+	}
+}
