@@ -19,6 +19,8 @@ BENCH_DIR ?= /tmp/nsyscheck-bench
 BENCH_SIZES  ?= 1000000,10000000
 BENCH_COPIES ?= 600000
 BIG_CAPTURES ?=
+# How many shipped captures check-captures checks at once: the CPUs there are.
+JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 # Where `make install` puts nsyscheck: $(PREFIX)/bin.
 PREFIX  ?= /usr/local
 
@@ -48,16 +50,13 @@ test: fmt-check vet build
 	$(GO) test ./...
 	$(MAKE) --no-print-directory check-captures
 
+# Each capture is checked by a process of its own, JOBS at a time; one that
+# does not match fails the target once all have run.
 check-captures: build
 	@test -n "$(CAPTURES)" || { echo "no shipped captures with expect.json under testdata/captures" >&2; exit 1; }
-	@set -e; for d in $(CAPTURES); do \
-		echo "verify --expect $$d"; \
-		$(BIN)/nsyscheck verify $$d --expect $$d/expect.json > /dev/null; \
-	done
-	@set -e; for d in $(AUDITS); do \
-		echo "audit --expect $$d"; \
-		$(BIN)/nsyscheck audit $$d --expect $$d/audit-expect.json > /dev/null; \
-	done
+	@{ for d in $(CAPTURES); do echo "verify $$d expect.json"; done; \
+	   for d in $(AUDITS); do echo "audit $$d audit-expect.json"; done; } | \
+		xargs -P $(JOBS) -L 1 sh -c '$(BIN)/nsyscheck $$0 $$1 --expect $$1/$$2 > /dev/null'
 
 vet:
 	$(GO) vet ./...

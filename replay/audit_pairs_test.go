@@ -36,7 +36,7 @@ func TestAuditRegionsAgainstPlainSQL(t *testing.T) {
 			t.Fatalf("%s: %v", p.name, err)
 		}
 		before, after := sqlRegions(t, capturePath(p.before)), sqlRegions(t, capturePath(p.after))
-		tl := buildExport(t, capturePath(p.before), timeline.Options{})
+		tl := sharedExport(t, capturePath(p.before), timeline.Options{})
 		res, err := replay.Replay(context.Background(), tl, audit.ReplayOptions(tl, rates, out.Before.Replay.PinBy))
 		if err != nil {
 			t.Fatal(err)
@@ -168,7 +168,7 @@ func TestWayToPinShownByPlainSQL(t *testing.T) {
 		{"driver-pinned", audit.CluePinnedFirst},
 		{"cupy-pinned", audit.CluePinnedFirst},
 	} {
-		tl := buildExport(t, capturePath(c.after), timeline.Options{})
+		tl := sharedExport(t, capturePath(c.after), timeline.Options{})
 		got, ok := audit.PinShownBy(tl, framework.Detection{Framework: framework.PyTorch, Python: true})
 		if !ok || got.Clue != c.want {
 			t.Errorf("%s: shows %+v (%v), want %s", c.after, got, ok, c.want)

@@ -81,7 +81,7 @@ func TestPairs(t *testing.T) {
 	fmt.Fprintf(&b, "the pinned rates of %s (within 4x of each size). Targets: fit within\n", filepath.Base(h200Run))
 	fmt.Fprintf(&b, "%.0f%%, prediction within %.0f%% of after (hit), after in the bound.\n", 100*fitTarget, 100*predictTarget)
 	for _, p := range pairs {
-		tl := buildExport(t, capturePath(p.before), timeline.Options{})
+		tl := sharedExport(t, capturePath(p.before), timeline.Options{})
 		res, err := replayWith(t, tl, replay.Options{Coster: replay.Chain{replay.NewCaptureCoster(tl, auditSizes), rates}, Sizes: auditSizes, PinBy: p.pinBy})
 		if err != nil {
 			t.Fatal(err)

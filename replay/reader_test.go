@@ -20,7 +20,7 @@ import (
 // streams.
 func TestReaderBuildsTheSameTimeline(t *testing.T) {
 	for _, path := range shipped(t) {
-		want := buildExport(t, path, timeline.Options{})
+		want := sharedExport(t, path, timeline.Options{})
 		src, err := source.Open(context.Background(), path, source.Options{})
 		if err != nil {
 			t.Fatal(err)

@@ -35,7 +35,7 @@ func shipped(t *testing.T) []string {
 
 func replayExport(t *testing.T, path string, opts timeline.Options, coster replay.Coster) (*timeline.Timeline, *replay.Result) {
 	t.Helper()
-	tl := buildExport(t, path, opts)
+	tl := sharedExport(t, path, opts)
 	res, err := replay.Replay(context.Background(), tl, replay.Options{Coster: coster, Sizes: auditSizes})
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
@@ -210,7 +210,7 @@ func TestRegionTimesAgainstPlainSQL(t *testing.T) {
 func TestOneCapturePredictsItsOtherHalf(t *testing.T) {
 	for _, name := range []string{"h200-pinned/pinned", "h200-run/pinned", "other-counts/other-counts", "torch-lesson/torch-lesson"} {
 		path := filepath.Join("..", "testdata", "captures", name+".sqlite")
-		tl := buildExport(t, path, timeline.Options{})
+		tl := sharedExport(t, path, timeline.Options{})
 		_, res := replayExport(t, path, timeline.Options{}, replay.NewCaptureCoster(tl, auditSizes))
 		if res.Uncosted != 0 {
 			t.Errorf("%s: %d pageable copies without a pinned cost in the capture", name, res.Uncosted)
@@ -258,7 +258,7 @@ func TestTrainPageableAgainstTrainPinned(t *testing.T) {
 		label string
 		opts  timeline.Options
 	}{{"hand-offs inferred", timeline.Options{}}, {"no hand-offs", timeline.Options{NoHandoffs: true}}} {
-		tl := buildExport(t, before, mode.opts)
+		tl := sharedExport(t, before, mode.opts)
 		_, res := replayExport(t, before, mode.opts, replay.Chain{replay.NewCaptureCoster(tl, auditSizes), rates})
 		fmt.Fprintf(&b, "\n%s (%d hand-offs; %d copies re-costed, %d without a cost)\n", mode.label, len(tl.Handoffs), res.Recosted, res.Uncosted)
 		fmt.Fprintf(&b, "%-10s %-7s %9s %9s %9s %21s %9s %8s\n", "region", "measure", "before", "replayed", "predicted", "bound", "after", "off")

@@ -11,6 +11,7 @@ import (
 
 	_ "github.com/mattn/go-sqlite3"
 
+	"github.com/nsyscheck/nsyscheck/internal/fixture"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/records"
 	"github.com/nsyscheck/nsyscheck/timeline"
@@ -226,6 +227,23 @@ func buildExport(t testing.TB, path string, opts timeline.Options) *timeline.Tim
 		t.Fatalf("%s: %v", path, err)
 	}
 	return tl
+}
+
+// shared holds the timelines sharedExport built, by export and options.
+var shared fixture.Shared[sharedKey, *timeline.Timeline]
+
+type sharedKey struct {
+	path string
+	opts timeline.Options
+}
+
+// sharedExport is buildExport's timeline of the export at path, built on
+// first use and shared by the tests after: a replay, a coster and the
+// tests only read a timeline. (TestLargeCaptures, which times the build,
+// builds its own.)
+func sharedExport(t testing.TB, path string, opts timeline.Options) *timeline.Timeline {
+	t.Helper()
+	return shared.Get(sharedKey{path, opts}, func() *timeline.Timeline { return buildExport(t, path, opts) })
 }
 
 func capturePath(name string) string {

@@ -15,11 +15,8 @@ import (
 func TestPlotValues(t *testing.T) {
 	for _, in := range inputs {
 		t.Run(in.name, func(t *testing.T) {
-			r := evaluate(t, in.path)
-			rep, err := Build(r, Options{Link: in.link})
-			if err != nil {
-				t.Fatal(err)
-			}
+			rep := builtReport(t, in.path, in.link)
+			r := rep.Result
 			plots := map[string]Plot{}
 			for _, p := range rep.Plots {
 				plots[p.Name] = p

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+	fixtures "github.com/nsyscheck/nsyscheck/internal/fixture"
 	"github.com/nsyscheck/nsyscheck/internal/golden"
 	"github.com/nsyscheck/nsyscheck/predictions"
 )
@@ -41,24 +42,41 @@ func evaluate(t *testing.T, path string) *predictions.Result {
 	return predictions.Evaluate(c)
 }
 
+// built holds the reports builtReport drew, by input and link: drawing
+// dominates a report's cost, and the tests only read what it drew.
+var built fixtures.Shared[builtKey, *Report]
+
+type builtKey struct {
+	path string
+	link Link
+}
+
+// builtReport is Build's report of the input at path with the link given,
+// drawn on first use and shared by the tests after: none of them changes a
+// report or its result.
+func builtReport(t *testing.T, path string, link Link) *Report {
+	t.Helper()
+	return built.Get(builtKey{path, link}, func() *Report {
+		rep, err := Build(evaluate(t, path), Options{Link: link})
+		if err != nil {
+			t.Fatalf("build the report of %s: %v", path, err)
+		}
+		return rep
+	})
+}
+
 // The face of the Markdown of an input with the program's numbers alone:
 // tables the input cannot fill and plots not drawn, each saying why.
 // docs/example-report is the face of a full capture's.
 func TestGoldenMarkdown(t *testing.T) {
-	rep, err := Build(evaluate(t, "../testdata/measurements/lesson-t4.json"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := builtReport(t, "../testdata/measurements/lesson-t4.json", Link{})
 	golden.Assert(t, filepath.Join("testdata", "lesson-t4.golden.md"), rep.Markdown())
 }
 
 func TestPlotsDecode(t *testing.T) {
 	for _, in := range inputs {
 		t.Run(in.name, func(t *testing.T) {
-			rep, err := Build(evaluate(t, in.path), Options{Link: in.link})
-			if err != nil {
-				t.Fatal(err)
-			}
+			rep := builtReport(t, in.path, in.link)
 			dir := t.TempDir()
 			paths, err := rep.WriteDir(dir, false)
 			if err != nil {
@@ -154,10 +172,7 @@ var remote = regexp.MustCompile(`(?i)(src|href|action|poster|srcset)\s*=\s*["']?
 func TestHTMLSelfContained(t *testing.T) {
 	for _, in := range inputs {
 		t.Run(in.name, func(t *testing.T) {
-			rep, err := Build(evaluate(t, in.path), Options{Link: in.link})
-			if err != nil {
-				t.Fatal(err)
-			}
+			rep := builtReport(t, in.path, in.link)
 			html, err := rep.HTML()
 			if err != nil {
 				t.Fatal(err)
@@ -187,16 +202,13 @@ func TestHTMLSelfContained(t *testing.T) {
 }
 
 func TestWriteDirRefusesToOverwrite(t *testing.T) {
-	rep, err := Build(evaluate(t, "../testdata/measurements/lesson-t4.json"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := builtReport(t, "../testdata/measurements/lesson-t4.json", Link{})
 	dir := t.TempDir()
 	keep := []byte("someone's notes\n")
 	if err := os.WriteFile(filepath.Join(dir, MarkdownFile), keep, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = rep.WriteDir(dir, false)
+	_, err := rep.WriteDir(dir, false)
 	var ee *ExistsError
 	if !errors.As(err, &ee) || len(ee.Names) != 1 || ee.Names[0] != MarkdownFile {
 		t.Fatalf("WriteDir over an existing report.md: err = %v, want an ExistsError naming it", err)

@@ -71,9 +71,17 @@ func TestEveryTypedValueHasWords(t *testing.T) {
 		}
 		src.Write(data)
 	}
-	has := func(pkg, typ string) bool {
-		return regexp.MustCompile(`(case |, )` + pkg + `\.` + typ + `\b[^{(]`).MatchString(src.String())
+	// Each pkg.Type the source names in a case list ("case " or ", "
+	// before it), where what follows the name is neither { nor (: one scan
+	// of the source instead of a regular expression per type.
+	worded := map[string]bool{}
+	text := src.String()
+	for _, m := range regexp.MustCompile(`(case |, )(\w+\.\w+)`).FindAllStringSubmatchIndex(text, -1) {
+		if end := m[5]; end < len(text) && text[end] != '{' && text[end] != '(' {
+			worded[text[m[4]:end]] = true
+		}
 	}
+	has := func(pkg, typ string) bool { return worded[pkg+"."+typ] }
 	n := 0
 	for m, types := range typedValues(t, "../predictions", "isFact", "isWhy", "isPiece", "Code") {
 		for _, typ := range types {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -89,27 +88,6 @@ func hardeningCases() []badCase {
 				return []string{copyShipped(t, dir, "pinned.sqlite"), "--expect", e}
 			},
 			exit: 2, want: []string{"expect.json", "claims.1.floor is given twice"}},
-		badCase{group: "report folders", name: "report a/x.sqlite b/x.sqlite c/x-2.sqlite compare.png.sqlite -o DIR/out", cmd: "report",
-			make: func(t *testing.T, dir string) []string {
-				var args []string
-				for _, p := range []string{"a/x.sqlite", "b/x.sqlite", "c/x-2.sqlite", "compare.png.sqlite"} {
-					if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755); err != nil {
-						t.Fatal(err)
-					}
-					args = append(args, filepath.Join(dir, p))
-					writeFile(t, filepath.Join(dir, p), readFile(t, filepath.Join(shippedDir, "pinned.sqlite")))
-				}
-				return append(args, "-o", filepath.Join(dir, "out"))
-			},
-			mayWrite: true, exit: 0,
-			want: []string{"a/x.sqlite: ", "out/x/report.html", "b/x.sqlite: ", "out/x-3/report.html", "c/x-2.sqlite: ", "out/x-2/report.html", "out/compare.png-2/report.html"},
-			check: func(t *testing.T, dir string) {
-				for sub, in := range map[string]string{"x": "a/x.sqlite", "x-3": "b/x.sqlite", "x-2": "c/x-2.sqlite"} {
-					if md := string(readFile(t, filepath.Join(dir, "out", sub, "report.md"))); !strings.Contains(md, in+" (sqlite)") {
-						t.Errorf("out/%s is not the report of %s", sub, in)
-					}
-				}
-			}},
 	)
 	return cases
 }

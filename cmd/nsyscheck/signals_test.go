@@ -204,9 +204,16 @@ func makeBigExport(t *testing.T, p string) {
 		`UPDATE ANALYSIS_DETAILS SET stopTime = (SELECT t0 FROM p) + 13000000000, duration = (SELECT t0 FROM p) + 13000000000 - startTime`)
 }
 
-// bigMeasurements writes a measurements file of 200,000 copy rows, which
-// takes verify and report seconds to read and judge in memory.
+// bigMeasurements puts a measurements file of 200,000 copy rows, which
+// takes verify and report seconds to read and judge in memory, into dir
+// (made once, shared by the cases that read it).
 func bigMeasurements(t *testing.T, dir string) string {
+	t.Helper()
+	return linkShared(t, dir, "big.json", makeBigMeasurements)
+}
+
+// makeBigMeasurements writes bigMeasurements' file to p.
+func makeBigMeasurements(t *testing.T, p string) {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString(`{"schema": "nsyscheck.measurements/v1", "gpu": "Test GPU", "copies": [`)
@@ -223,9 +230,7 @@ func bigMeasurements(t *testing.T, dir string) string {
 			[]string{"h2d", "d2h"}[i%2], []string{"pageable", "pinned"}[(i/2)%2], bytes, float64(bytes)/rate*1e3)
 	}
 	b.WriteString("]}\n")
-	p := filepath.Join(dir, "big.json")
 	writeFile(t, p, []byte(b.String()))
-	return p
 }
 
 // longStepCases: SIGINT or SIGTERM while verify or audit reads a large

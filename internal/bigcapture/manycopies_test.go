@@ -7,12 +7,56 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"testing"
 
+	"github.com/nsyscheck/nsyscheck/internal/fixture"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
 var manySource = filepath.Join("..", "..", ManySource)
+
+// TestMain runs the tests, then removes the captures they shared.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if sharedDir != "" {
+		os.RemoveAll(sharedDir)
+	}
+	os.Exit(code)
+}
+
+// shared holds the captures sharedMany made, by number of copies, in
+// sharedDir.
+var (
+	shared    fixture.Shared[int, *ManyResult]
+	sharedDir string
+)
+
+// sharedMany is ManyCopies' capture of n copies with its CSV reports and
+// NVIDIA's rule CSV, made on first use in a folder the package's tests
+// share (they only read it): the SQLite export is the same with the CSV
+// reports beside it or without.
+func sharedMany(t *testing.T, n int) *ManyResult {
+	t.Helper()
+	return shared.Get(n, func() *ManyResult {
+		if sharedDir == "" {
+			d, err := os.MkdirTemp("", "bigcapture-shared-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			sharedDir = d
+		}
+		out, err := os.MkdirTemp(sharedDir, strconv.Itoa(n)+"-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := ManyCopies(ManyConfig{Source: manySource, OutDir: out, Copies: n, CSV: true, Rule: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	})
+}
 
 // realShape is the shape of the 600,000-copy capture many_copies made on
 // the H200 (go run ./internal/bigcapture/cmd/bigcapture -shape on it; the
@@ -56,10 +100,7 @@ func TestManyCopiesShapeOfTheReal600k(t *testing.T) {
 // order; the program's last calls and the trace's stop follow.
 func TestManyCopiesRepeatsTheSource(t *testing.T) {
 	src := openRO(t, manySource)
-	one, err := ManyCopies(ManyConfig{Source: manySource, OutDir: t.TempDir(), Copies: 20_000})
-	if err != nil {
-		t.Fatal(err)
-	}
+	one := sharedMany(t, 20_000)
 	same := openRO(t, one.SQLite)
 	for _, table := range []string{tabRuntime, tabMemcpy, nsysdb.TableSync, tabNVTX, nsysdb.TableDiagnostic, nsysdb.TableAnalysis} {
 		q := `SELECT * FROM ` + table + ` ORDER BY rowid`
@@ -68,10 +109,7 @@ func TestManyCopiesRepeatsTheSource(t *testing.T) {
 		}
 	}
 
-	two, err := ManyCopies(ManyConfig{Source: manySource, OutDir: t.TempDir(), Copies: 40_000})
-	if err != nil {
-		t.Fatal(err)
-	}
+	two := sharedMany(t, 40_000)
 	big := openRO(t, two.SQLite)
 	for _, table := range []string{tabRuntime, tabMemcpy, nsysdb.TableSync, tabNVTX} {
 		q := `SELECT count(*), sum("end" - start) FROM ` + table
@@ -125,10 +163,7 @@ func TestManyCopiesRepeatsTheSource(t *testing.T) {
 // are the source's, byte for byte; of twice as many, twice their rows, the
 // ranges numbered on.
 func TestManyCopiesCSV(t *testing.T) {
-	one, err := ManyCopies(ManyConfig{Source: manySource, OutDir: t.TempDir(), Copies: 20_000, CSV: true, Rule: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	one := sharedMany(t, 20_000)
 	base := manySource[:len(manySource)-len(".sqlite")]
 	for _, r := range append(manyReports, ruleReport) {
 		want, err := os.ReadFile(base + "_" + r.key + ".csv")
@@ -147,10 +182,7 @@ func TestManyCopiesCSV(t *testing.T) {
 			t.Errorf("%s differs from the source's report", out)
 		}
 	}
-	two, err := ManyCopies(ManyConfig{Source: manySource, OutDir: t.TempDir(), Copies: 40_000, CSV: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	two := sharedMany(t, 40_000)
 	for key, rows := range map[string]int{nsysdb.ReportAPITrace: 40_049, nsysdb.ReportGPUTrace: 40_001, nsysdb.ReportNVTXTrace: 40} {
 		lines := csvLines(t, filepath.Join(two.CSVDir, "many-40000_"+key+".csv"))
 		if len(lines)-1 != rows {
