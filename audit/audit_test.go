@@ -541,3 +541,21 @@ func TestDifferenceWordsSmallBytes(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// The way to pin by the framework: a DataLoader with workers pins on a pin
+// thread, other PyTorch programs by copy, every other framework in place.
+func TestPinByOf(t *testing.T) {
+	for _, c := range []struct {
+		det  framework.Detection
+		want replay.PinBy
+	}{
+		{framework.Detection{Framework: framework.PyTorch, LoaderWorkers: 2}, replay.PinByThread},
+		{framework.Detection{Framework: framework.PyTorch}, replay.PinByCopy},
+		{framework.Detection{Framework: framework.CuPy, LoaderWorkers: 2}, replay.PinInPlace},
+		{framework.Detection{Framework: framework.Runtime}, replay.PinInPlace},
+	} {
+		if got := PinByOf(c.det); got != c.want {
+			t.Errorf("PinByOf(%+v) = %s, want %s", c.det, got, c.want)
+		}
+	}
+}

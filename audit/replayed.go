@@ -34,13 +34,18 @@ func (r *Rates) Coster() *replay.RateCoster {
 	return replay.NewRateCoster(r.Copies, r.Source, r.AsyncCallNs, r.LinkGBps, FromLink)
 }
 
-// PinByOf is how a program on the framework is to pin its buffers: PyTorch
-// pins a batch by copying it into pinned memory (DataLoader(pin_memory=True),
-// tensor.pin_memory() of each new tensor), every other framework allocates
-// its buffers pinned (cudaMallocHost, cuMemHostAlloc, cupyx.empty_pinned,
-// device_put to pinned_host memory).
-func PinByOf(fw framework.Name) replay.PinBy {
-	if fw == framework.PyTorch {
+// PinByOf is how a program on the framework detected is to pin its
+// buffers: PyTorch pins a batch by copying it into pinned memory
+// (tensor.pin_memory() of each new tensor), and a DataLoader whose workers
+// make the batches (det.LoaderWorkers) does it with pin_memory=True on a
+// pin thread of the main process's interpreter (replay.PinByThread); every
+// other framework allocates its buffers pinned (cudaMallocHost,
+// cuMemHostAlloc, cupyx.empty_pinned, device_put to pinned_host memory).
+func PinByOf(det framework.Detection) replay.PinBy {
+	switch {
+	case det.Framework == framework.PyTorch && det.LoaderWorkers > 0:
+		return replay.PinByThread
+	case det.Framework == framework.PyTorch:
 		return replay.PinByCopy
 	}
 	return replay.PinInPlace

@@ -23,19 +23,21 @@ func toClue(j Clue) framework.Clue {
 
 func fromDetection(v framework.Detection) Detection {
 	return Detection{
-		Framework:  v.Framework,
-		Python:     v.Python,
-		Clues:      mapSlice(v.Clues, fromClue),
-		Backtraces: v.Backtraces,
+		Framework:     v.Framework,
+		Python:        v.Python,
+		Clues:         mapSlice(v.Clues, fromClue),
+		Backtraces:    v.Backtraces,
+		LoaderWorkers: v.LoaderWorkers,
 	}
 }
 
 func toDetection(j Detection) framework.Detection {
 	return framework.Detection{
-		Framework:  j.Framework,
-		Python:     j.Python,
-		Clues:      mapSlice(j.Clues, toClue),
-		Backtraces: j.Backtraces,
+		Framework:     j.Framework,
+		Python:        j.Python,
+		Clues:         mapSlice(j.Clues, toClue),
+		Backtraces:    j.Backtraces,
+		LoaderWorkers: j.LoaderWorkers,
 	}
 }
 

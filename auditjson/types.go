@@ -20,10 +20,11 @@ type Clue struct {
 
 // Detection is the JSON of framework.Detection.
 type Detection struct {
-	Framework  framework.Name `json:"framework"`
-	Python     bool           `json:"python"`
-	Clues      []Clue         `json:"clues"`
-	Backtraces bool           `json:"backtraces"`
+	Framework     framework.Name `json:"framework"`
+	Python        bool           `json:"python"`
+	Clues         []Clue         `json:"clues"`
+	Backtraces    bool           `json:"backtraces"`
+	LoaderWorkers int            `json:"loaderWorkers,omitempty"`
 }
 
 // ReplayPeriod is the JSON of replay.Period.

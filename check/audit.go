@@ -259,7 +259,7 @@ func replayOf(ctx context.Context, tb *timeline.Builder, det framework.Detection
 		link := rates.Link
 		r.Link = &link
 	}
-	by := audit.PinByOf(det.Framework)
+	by := audit.PinByOf(det)
 	if after != nil {
 		by, r.PinByFrom, r.Shown = after.By, audit.PinByAfter, after
 	}

@@ -65,7 +65,16 @@ type Detection struct {
 	// (nsys profile --cudabacktrace), which lead from a copy to its source
 	// line.
 	Backtraces bool
+	// LoaderWorkers counts the capture's processes named as a PyTorch
+	// DataLoader names its worker processes (LoaderWorkerName): batches
+	// made by workers, which DataLoader(pin_memory=True) pins on a thread
+	// of the main process.
+	LoaderWorkers int
 }
+
+// LoaderWorkerName is the name PyTorch gives a DataLoader's worker
+// processes (num_workers > 0).
+const LoaderWorkerName = "pt_data_worker"
 
 // mark is one pattern a framework's threads, kernels or domains bear.
 type mark struct {
@@ -130,6 +139,7 @@ type Detector struct {
 	runtimeCalls, driverCalls int64
 	python                    bool
 	backtraces                bool
+	loaderWorkers             int
 	// last is, per kind of clue (lastOf), the last name noted and its
 	// index into marks (as seen holds it): a thread's calls come in runs.
 	last [4]lastNote
@@ -169,6 +179,11 @@ func (d *Detector) Handler() records.Handler {
 	return records.Handler{
 		Meta: func(m *records.Meta) error {
 			d.backtraces = d.backtraces || m.Tracing.Backtraces
+			for _, p := range m.Processes {
+				if p == LoaderWorkerName {
+					d.loaderWorkers++
+				}
+			}
 			return nil
 		},
 		Range: func(r *records.Range) error {
@@ -258,7 +273,7 @@ func (d *Detector) count(i int8, name string) {
 // the runtime when the program made any runtime call, else the driver API
 // when it made any call.
 func (d *Detector) Detect() Detection {
-	det := Detection{Framework: Unknown, Python: d.python, Backtraces: d.backtraces, Clues: []Clue{}}
+	det := Detection{Framework: Unknown, Python: d.python, Backtraces: d.backtraces, LoaderWorkers: d.loaderWorkers, Clues: []Clue{}}
 	strong := map[Name]bool{}
 	any := map[Name]bool{}
 	for k, c := range d.clues {

@@ -71,6 +71,27 @@ func TestShippedCaptures(t *testing.T) {
 	}
 }
 
+// A DataLoader's worker processes, which make no CUDA call, are counted
+// from the processes the capture lists: two in the 64-image run, four in
+// the 128-image one, none in the prefetch program, which has no loader.
+func TestLoaderWorkers(t *testing.T) {
+	for name, want := range map[string]int{"train-pageable": 2, "train-pinned": 2, "train128-pageable": 4, "torch-prefetch-pageable": 0} {
+		m, _ := filepath.Glob(filepath.Join("..", "testdata", "captures", name, "*.sqlite"))
+		if len(m) != 1 {
+			t.Fatalf("%s: %d exports", name, len(m))
+		}
+		if got := detect(t, m[0]); got.LoaderWorkers != want {
+			t.Errorf("%s: %d loader workers, want %d", name, got.LoaderWorkers, want)
+		}
+	}
+	// Named otherwise, the same processes are no loader's.
+	path := fixture.SQLite(t, filepath.Join("..", "testdata", "captures", "train-pageable", "train-pageable.sqlite"),
+		`UPDATE PROCESSES SET name = 'python3' WHERE name = 'pt_data_worker'`)
+	if got := detect(t, path); got.LoaderWorkers != 0 {
+		t.Errorf("renamed workers: %d loader workers, want 0", got.LoaderWorkers)
+	}
+}
+
 // A capture made with nsys profile --cudabacktrace says so.
 func TestBacktraces(t *testing.T) {
 	path := fixture.SQLite(t, filepath.Join("..", "testdata", "captures", "driver-pageable", "driver-pageable.sqlite"),

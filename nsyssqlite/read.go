@@ -307,6 +307,9 @@ func (r *reader) prepare() error {
 	if err := r.readHosts(); err != nil {
 		return err
 	}
+	if err := r.readProcesses(); err != nil {
+		return err
+	}
 	if r.tables[nsysdb.TableRuntime] == "" {
 		return &inputerr.Error{Path: r.path, Where: "table " + nsysdb.TableRuntime,
 			Problem: inputerr.ProblemNoAPITrace,
@@ -347,6 +350,37 @@ func (r *reader) readHosts() error {
 		return r.tableError(t, err)
 	}
 	r.hosts = err == nil && n > 0
+	return nil
+}
+
+// readProcesses lists the names of the processes PROCESSES holds
+// (Meta.Processes), one per process. Like readHosts it backs no answer alone:
+// where the table or its name column cannot be read, none are listed.
+func (r *reader) readProcesses() error {
+	t := r.tables[nsysdb.TableProcesses]
+	if t == "" {
+		return nil
+	}
+	rows, err := r.query(`SELECT ` + q(nsysdb.ColName) + ` FROM ` + q(t) + ` WHERE ` + q(nsysdb.ColName) +
+		` IS NOT NULL LIMIT ` + strconv.Itoa(records.MaxProcessNames))
+	if err != nil {
+		if r.ctx.Err() != nil {
+			return r.tableError(t, err)
+		}
+		return nil
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if rows.Scan(&n) == nil {
+			names = append(names, n)
+		}
+	}
+	if r.ctx.Err() != nil {
+		return r.tableError(t, r.ctx.Err())
+	}
+	r.meta.Processes = names
 	return nil
 }
 

@@ -275,7 +275,16 @@ type Meta struct {
 	DurationNs int64 `json:"-"`
 	// Tracing is what nsys traced.
 	Tracing Tracing `json:"-"`
+	// Processes are the names of the processes the capture lists, one per
+	// process (nsys records every process of the profiled tree, those that
+	// made no CUDA call too), at most MaxProcessNames; nil where the format
+	// lists none.
+	Processes []string `json:"-"`
 }
+
+// MaxProcessNames bounds Meta.Processes: a capture of more processes lists
+// the first names only.
+const MaxProcessNames = 1024
 
 // APISum is one row of a per-name API summary (cuda_api_sum): the calls of
 // one API and their total, shortest and longest time in nanoseconds.

@@ -415,6 +415,10 @@ func replayNote(au *audit.Audit) string {
 		how = "each batch copied into pinned memory by a pin thread of the program's interpreter, whose work every cost pays on the copying thread at its pageable calls' time"
 	}
 	from := "as " + frameworkWords[au.Framework.Framework] + " pins"
+	if rp.PinBy == replay.PinByThread && au.Framework.LoaderWorkers > 0 {
+		from = fmt.Sprintf("as a DataLoader whose workers make the batches pins with pin_memory=True: the capture lists %s named %s",
+			counted(au.Framework.LoaderWorkers, "process", "processes"), framework.LoaderWorkerName)
+	}
 	switch rp.PinByFrom {
 	case audit.PinByFlag:
 		from = "as --pin-by says"
