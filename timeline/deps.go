@@ -7,7 +7,9 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/records"
 )
 
@@ -30,6 +32,9 @@ const (
 type resolver struct {
 	t *Timeline
 	b *Builder
+	// mismatch is the first record tied to a call of a kind that makes no
+	// such record (MismatchError).
+	mismatch *MismatchError
 	// byCorr lists calls in (pid, correlation id) order.
 	byCorr []int32
 	// roles is the role of each interned name.
@@ -80,6 +85,9 @@ func (r *resolver) run(ctx context.Context) error {
 		step()
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("building the timeline: %w", err)
+		}
+		if r.mismatch != nil {
+			return r.mismatch
 		}
 	}
 	if err := r.waits(ctx); err != nil {
@@ -149,6 +157,9 @@ func (r *resolver) joinOps() {
 		s := t.Streams[o.Stream[j]]
 		c := r.callByCorr(s.PID, o.Corr[j])
 		o.Call[j] = c
+		if c != None && o.Kind[j] == OpKernel && nsysdb.IsCopyAPI(t.Name(cs.Name[c])) {
+			r.mismatched(fmt.Sprintf("the kernel %q", t.Name(o.Name[j])), s.PID, o.Corr[j], t.Name(cs.Name[c]), "and that call launches no kernel")
+		}
 		if c == None {
 			kind := AssumeOpWithoutCall
 			if o.Kind[j] == OpCopy && o.Dir[j] == DirOther {
@@ -170,6 +181,38 @@ func (r *resolver) joinOps() {
 			t.CallOpList[fill[c]] = int32(j)
 			fill[c]++
 		}
+	}
+}
+
+// kernelLaunch says whether an API launches a kernel alone
+// (cudaLaunchKernel, cuLaunchKernel and their forms): not a graph launch,
+// whose nodes may record events and wait.
+func kernelLaunch(api string) bool {
+	return strings.Contains(api, "Launch") && !strings.Contains(api, "Graph")
+}
+
+// MismatchError says that a record's correlation id ties it to a call of
+// a kind that makes no such record: a kernel to a copy call, a
+// synchronisation or an event recording to a kernel launch. The records
+// of two calls share one id, as in a damaged or edited export; the
+// replay would follow dependencies that are not the program's.
+type MismatchError struct {
+	What string // the record, e.g. "kernel scaleCopy"
+	PID  int64
+	Corr int64
+	// API is the call the id names; Why what that call cannot make.
+	API, Why string
+}
+
+func (e *MismatchError) Error() string {
+	return fmt.Sprintf("%s of process %d has correlation id %d, the id of a %s call, %s: records of two calls share one id "+
+		"(a damaged or edited export; export the report again)", e.What, e.PID, e.Corr, e.API, e.Why)
+}
+
+// mismatched keeps the first MismatchError found; run stops on it.
+func (r *resolver) mismatched(what string, pid, corr int64, api, why string) {
+	if r.mismatch == nil {
+		r.mismatch = &MismatchError{What: what, PID: pid, Corr: corr, API: api, Why: why}
 	}
 }
 
@@ -252,6 +295,9 @@ func (r *resolver) tieSyncs() {
 		if c == None {
 			continue
 		}
+		if api := r.t.Name(r.t.Calls.Name[c]); kernelLaunch(api) {
+			r.mismatched("a synchronisation record", s.PID, s.Corr, api, "and that call waits for nothing")
+		}
 		if _, ok := r.syncOf[c]; !ok {
 			r.syncOf[c] = s
 		}
@@ -270,6 +316,9 @@ func (r *resolver) tieEvents() {
 		if c == None {
 			r.b.assumed.add(AssumeEventRecordWithoutCall, e.PID, "", e.Event, e.Stream, e.Corr)
 			continue
+		}
+		if api := r.t.Name(r.t.Calls.Name[c]); kernelLaunch(api) {
+			r.mismatched(fmt.Sprintf("a recording of event %d", e.Event), e.PID, e.Corr, api, "and that call records no event")
 		}
 		r.recordsOf[c] = append(r.recordsOf[c], e)
 	}

@@ -54,6 +54,19 @@ func noForgedLine(t *testing.T, dir string) {
 	}
 }
 
+// pipelineEdit copies the shipped pipeline-pageable export into dir, runs
+// stmt on the copy and returns the audit's arguments (NVIDIA's rule off).
+func pipelineEdit(stmt string) func(t *testing.T, dir string) []string {
+	return func(t *testing.T, dir string) []string {
+		p := filepath.Join(dir, "pipeline-pageable.sqlite")
+		writeFile(t, p, readFile(t, "../../testdata/captures/pipeline-pageable/pipeline-pageable.sqlite"))
+		db := openRW(t, p)
+		mustExec(t, db, stmt)
+		db.Close()
+		return []string{p, "--nvidia-rule", "off"}
+	}
+}
+
 // ruleToken is a credential planted in NVIDIA's rule's CSV.
 const ruleToken = "ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef0123"
 
@@ -93,6 +106,15 @@ func consistencyCases() []badCase {
 				return append([]string{p, pair + "pinned/pipeline-pinned.sqlite"}, off...)
 			},
 			exit: 1, want: []string{"UNAVAILABLE", "warmup: unavailable: 274.9 ms before, 27.08 ms after (its one instance), not predicted: its NVTX range is on a thread that makes no CUDA call inside it"}},
+		{group: "SQLite export", name: "audit: a kernel on a cudaMemcpyAsync call's correlation id (its launch call deleted)", cmd: "audit",
+			make: pipelineEdit(`DELETE FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE correlationId = 132; UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET correlationId = 138 WHERE correlationId = 132`),
+			exit: 2, want: []string{"pipeline-pageable.sqlite", `the kernel "process" of process 22 has correlation id 138, the id of a cudaMemcpyAsync call, and that call launches no kernel`}},
+		{group: "SQLite export", name: "audit: a synchronisation record on a cudaLaunchKernel call's correlation id", cmd: "audit",
+			make: pipelineEdit(`UPDATE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION SET correlationId = 132 WHERE rowid = (SELECT min(rowid) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION)`),
+			exit: 2, want: []string{"pipeline-pageable.sqlite", "a synchronisation record of process 22 has correlation id 132, the id of a cudaLaunchKernel call, and that call waits for nothing"}},
+		{group: "SQLite export", name: "audit: an event recording on a cudaLaunchKernel call's correlation id", cmd: "audit",
+			make: pipelineEdit(`UPDATE CUPTI_ACTIVITY_KIND_CUDA_EVENT SET correlationId = 132 WHERE rowid = (SELECT min(rowid) FROM CUPTI_ACTIVITY_KIND_CUDA_EVENT)`),
+			exit: 2, want: []string{"pipeline-pageable.sqlite", "a recording of event 1 of process 22 has correlation id 132, the id of a cudaLaunchKernel call, and that call records no event"}},
 		{group: "impossible values", name: "audit: every time shifted by 9.22e18 ns, near the largest int64", cmd: "audit",
 			make: func(t *testing.T, dir string) []string {
 				const by = "9223372030000000000"
