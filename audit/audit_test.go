@@ -559,3 +559,23 @@ func TestPinByOf(t *testing.T) {
 		}
 	}
 }
+
+// A share past its tolerance never reads as the tolerance: 1.04% is
+// written with the decimals that show it is more than 1%.
+func TestPctPast(t *testing.T) {
+	for _, c := range []struct {
+		share, tol float64
+		signed     bool
+		want       string
+	}{
+		{0.0104, 0.01, false, "1.04%"}, {0.025, 0.01, false, "2.5%"}, {-0.854, 0.01, true, "-85.4%"},
+		{0.01004, 0.01, true, "+1.004%"}, {0.0100001, 0.01, false, "1.0000%"},
+	} {
+		if got := pctPast(c.share, c.tol, c.signed); got != c.want {
+			t.Errorf("pctPast(%g, %g) = %q, want %q", c.share, c.tol, got, c.want)
+		}
+	}
+	if launches(1) != "1 launch" || launches(3) != "3 launches" {
+		t.Errorf("launches: %q, %q", launches(1), launches(3))
+	}
+}

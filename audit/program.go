@@ -70,16 +70,42 @@ func DifferenceWords(ds []Difference, one, other string) string {
 	for _, d := range ds {
 		switch d.What {
 		case DiffBytes:
-			parts = append(parts, fmt.Sprintf("%s bytes: %s %s, %s %s (%+.1f%%, more than %.0f%%)",
-				d.Direction, mb(d.Before), one, mb(d.After), other, 100*d.Share, 100*BytesTolerance))
+			parts = append(parts, fmt.Sprintf("%s bytes: %s %s, %s %s (%s, more than %.0f%%)",
+				d.Direction, mb(d.Before), one, mb(d.After), other, pctPast(d.Share, BytesTolerance, true), 100*BytesTolerance))
 		case DiffKernels:
-			s := fmt.Sprintf("kernels: %d launches %s and %d %s of kernels the other capture never ran (%.1f%%, more than %.0f%%)",
-				d.Before, one, d.After, other, 100*d.Share, 100*KernelTolerance)
+			s := fmt.Sprintf("kernels: %s %s and %d %s of kernels the other capture never ran (%s, more than %.0f%%)",
+				launches(d.Before), one, d.After, other, pctPast(d.Share, KernelTolerance, false), 100*KernelTolerance)
 			s += namesOnly(one, d.OnlyBefore, d.NamesBefore) + namesOnly(other, d.OnlyAfter, d.NamesAfter)
 			parts = append(parts, s)
 		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+// launches counts kernel launches in words.
+func launches(n int64) string {
+	if n == 1 {
+		return "1 launch"
+	}
+	return fmt.Sprintf("%d launches", n)
+}
+
+// pctPast writes a share that lies past a tolerance as a percentage with
+// one decimal, or as many more (up to four) as it takes not to read as
+// the tolerance itself ("1.0%, more than 1%"); signed with a sign.
+func pctPast(share, tol float64, signed bool) string {
+	f := "%.*f%%"
+	if signed {
+		f = "%+.*f%%"
+	}
+	d := 1
+	for ; d < 4; d++ {
+		p := math.Pow(10, float64(d))
+		if math.Round(math.Abs(100*share)*p) != math.Round(100*tol*p) {
+			break
+		}
+	}
+	return fmt.Sprintf(f, d, 100*share)
 }
 
 // SameProgram returns a *NotSameProgram error when before and after moved
