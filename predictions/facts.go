@@ -253,8 +253,9 @@ type SweepByRuns struct {
 	Thread              vocab.Thread
 	Shaped              bool
 	Runs                []GroupNote
-	// NoRanges names the direction whose NVTX ranges a trace with NVTX
-	// lacks; "" where the trace has no NVTX at all.
+	// NoRanges names the direction whose NVTX ranges the analysed thread
+	// lacks in a trace with NVTX (they may be on another thread); "" where
+	// the trace has no NVTX at all.
 	NoRanges vocab.Direction
 }
 

@@ -306,7 +306,7 @@ func methodWords(f predictions.Fact) string {
 				f.APITable, threadID(f.Thread), design.Warmups, f.CopyTable, strings.Join(groupNotes(f.Runs, "call"), "; "))
 		}
 		if f.NoRanges != "" {
-			s += fmt.Sprintf("; the trace has no NVTX ranges %s-pageable/%s-pinned", f.NoRanges, f.NoRanges)
+			s += fmt.Sprintf("; thread %s has no NVTX ranges %s-pageable/%s-pinned", threadID(f.Thread), f.NoRanges, f.NoRanges)
 		}
 		return s
 	case predictions.ProgramSweep:
