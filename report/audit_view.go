@@ -805,8 +805,8 @@ func adviceOf(au *audit.Audit) adviceView {
 			at[key] = i
 			a.Classes = append(a.Classes, adviceClass{Fix: fix})
 		}
-		a.Classes[i].Classes = append(a.Classes[i].Classes, fmt.Sprintf("%s: %s, %s, held the host %s (%s of its region)", c.Label(),
-			nounsOf(c.Count, "copy"), formatMB(c.Bytes), ns(c.HostNs), auditPct(c.HostShare)))
+		a.Classes[i].Classes = append(a.Classes[i].Classes, fmt.Sprintf("%s: %s, %s, held the host %s (%s of its region)%s", c.Label(),
+			nounsOf(c.Count, "copy"), formatMB(c.Bytes), ns(c.HostNs), auditPct(c.HostShare), noGainWords(au, c.Range)))
 	}
 	if len(a.Classes) == 0 {
 		a.None = "no copy from pageable memory holds the host: nothing to pin"
@@ -817,6 +817,29 @@ func adviceOf(au *audit.Audit) adviceView {
 	}
 	a.Sites, a.Line = callSitesOf(au)
 	return a
+}
+
+// noGainWords warns, for a class inside NVTX range name, when every cost
+// of the what-if predicts that range no faster (audit.NoGain): the fix
+// moves the copies' host time rather than saving it there. "" otherwise.
+func noGainWords(au *audit.Audit, name string) string {
+	if name == "" {
+		return ""
+	}
+	r := au.Region(name)
+	if r == nil || r.NotPredicted != nil || r.PageableCallMs <= 0 {
+		return ""
+	}
+	mid, low, high := r.Predicted()
+	if !audit.NoGain(r.Time(), low) {
+		return ""
+	}
+	why := "its time does not wait on these copies"
+	if au.Replay != nil && au.Replay.PinBy == replay.PinByThread {
+		why = "the pin thread's copy takes the copy calls' saved host time back on their thread"
+	}
+	return fmt.Sprintf("; pinning is predicted to make %s no faster: %s now, %s pinned (%s ms at every cost): %s",
+		name, msWords(r.Time()), msWords(mid), boundWords(low, high), why)
 }
 
 // fixWords is the fix of a pageable class in the framework's words.
