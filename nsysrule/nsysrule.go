@@ -103,6 +103,7 @@ func EachCSV(path string, yield func(FlaggedCopy) error) error {
 	if err != nil {
 		return err
 	}
+	cs := columnsOf(h)
 	var tw twins
 	for i := 1; ; i++ {
 		rec, err := cr.Read()
@@ -112,7 +113,7 @@ func EachCSV(path string, yield func(FlaggedCopy) error) error {
 		if err != nil {
 			return fmt.Errorf("%s: cannot read the %s rule's CSV: %w", path, Name, err)
 		}
-		fc, err := readRow(h, rec)
+		fc, err := readRow(&cs, rec)
 		if err != nil {
 			return fmt.Errorf("%s: data row %d: cannot read the %s rule's CSV: %w", path, i, Name, err)
 		}
@@ -125,46 +126,68 @@ func EachCSV(path string, yield func(FlaggedCopy) error) error {
 	}
 }
 
-// readRow decodes one data row.
-func readRow(h *csvheader.Header, rec []string) (FlaggedCopy, error) {
-	var f FlaggedCopy
-	cell := func(field string) (string, bool) {
-		i, ok := h.Index[field]
-		if !ok {
-			return "", false
+// columns are a header's columns as readRow takes them, looked up once:
+// each field's index (-1 where the header has none) and, for the times
+// and the size, the factor to nanoseconds or megabytes.
+type columns struct {
+	h                                     *csvheader.Header
+	start, duration, pid, bytes           int
+	srcKind, dstKind, api                 int
+	startScale, durationScale, bytesScale float64
+	bytesUnitKnown                        bool
+}
+
+// columnsOf looks h's fields up once for readRow.
+func columnsOf(h *csvheader.Header) columns {
+	at := func(field string) int {
+		if i, ok := h.Index[field]; ok {
+			return i
 		}
-		return strings.TrimSpace(rec[i]), true
+		return -1
 	}
-	ns := func(field string) (int64, error) {
-		c, _ := cell(field)
-		v, err := strconv.ParseFloat(c, 64)
-		if err != nil || v < 0 || math.IsInf(v, 0) || v*h.Scale[field] > 9e18 {
-			return 0, fmt.Errorf("column %q: %q is not a time", h.Names[h.Index[field]], c)
+	c := columns{h: h, start: at("start"), duration: at("duration"), pid: at("pid"), bytes: at("bytes"),
+		srcKind: at("srckind"), dstKind: at("dstkind"), api: at("api"),
+		startScale: h.Scale["start"], durationScale: h.Scale["duration"]}
+	c.bytesScale, c.bytesUnitKnown = csvheader.SizeScale(h.Unit["bytes"])
+	return c
+}
+
+// readRow decodes one data row.
+func readRow(cs *columns, rec []string) (FlaggedCopy, error) {
+	var f FlaggedCopy
+	cell := func(i int) string {
+		if i < 0 {
+			return ""
 		}
-		return int64(math.Round(v * h.Scale[field])), nil
+		return strings.TrimSpace(rec[i])
+	}
+	ns := func(i int, scale float64) (int64, error) {
+		c := cell(i)
+		v, err := strconv.ParseFloat(c, 64)
+		if err != nil || v < 0 || math.IsInf(v, 0) || v*scale > 9e18 {
+			return 0, fmt.Errorf("column %q: %q is not a time", cs.h.Names[i], c)
+		}
+		return int64(math.Round(v * scale)), nil
 	}
 	var err error
-	if f.Start, err = ns("start"); err != nil {
+	if f.Start, err = ns(cs.start, cs.startScale); err != nil {
 		return f, err
 	}
-	if f.Duration, err = ns("duration"); err != nil {
+	if f.Duration, err = ns(cs.duration, cs.durationScale); err != nil {
 		return f, err
 	}
-	c, _ := cell("pid")
+	c := cell(cs.pid)
 	if f.PID, err = strconv.ParseInt(c, 10, 64); err != nil {
-		return f, fmt.Errorf("column %q: %q is not a process id", h.Names[h.Index["pid"]], c)
+		return f, fmt.Errorf("column %q: %q is not a process id", cs.h.Names[cs.pid], c)
 	}
-	if c, ok := cell("bytes"); ok && c != "" {
-		scale, ok := csvheader.SizeScale(h.Unit["bytes"])
+	if c := cell(cs.bytes); cs.bytes >= 0 && c != "" {
 		v, err := strconv.ParseFloat(c, 64)
-		if !ok || err != nil || v < 0 || math.IsInf(v, 0) {
-			return f, fmt.Errorf("column %q: %q is not a size", h.Names[h.Index["bytes"]], c)
+		if !cs.bytesUnitKnown || err != nil || v < 0 || math.IsInf(v, 0) {
+			return f, fmt.Errorf("column %q: %q is not a size", cs.h.Names[cs.bytes], c)
 		}
-		f.MB = v * scale
+		f.MB = v * cs.bytesScale
 	}
-	f.SrcKind, _ = cell("srckind")
-	f.DstKind, _ = cell("dstkind")
-	f.API, _ = cell("api")
+	f.SrcKind, f.DstKind, f.API = cell(cs.srcKind), cell(cs.dstKind), cell(cs.api)
 	return f, nil
 }
 
