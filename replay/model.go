@@ -23,10 +23,12 @@ type model struct {
 	// or after its start for a nested call), and flags.
 	gap   []int64
 	flags []uint8
-	// handoff holds the calls that follow another thread's call.
-	handoff map[int32]handoff
-	// pollLast maps each query of a polling run but its last to the last.
-	pollLast map[int32]int32
+	// handoff holds, by call, the call of another thread each call
+	// follows (flagHandoff marks those it holds; nil with none).
+	handoff []handoff
+	// pollLast holds, by call, the last query of the polling run each
+	// query but the last is in (flagPolling marks those; nil with none).
+	pollLast []int32
 	// Per op: the delay after its stream predecessor's end, and the copy
 	// engine it uses (-1 none).
 	latP   []int64
@@ -73,8 +75,10 @@ func (p *params) copyFrom(q *params) {
 }
 
 const (
-	flagNested uint8 = 1 << iota // began before the thread's previous call ended
-	flagFirst                    // the thread's first call: at its measured time
+	flagNested  uint8 = 1 << iota // began before the thread's previous call ended
+	flagFirst                     // the thread's first call: at its measured time
+	flagPolling                   // inside a polling run: pollLast holds the run's last query
+	flagHandoff                   // follows another thread's call: handoff holds it
 )
 
 type handoff struct {
@@ -101,7 +105,7 @@ type simWait struct {
 // newModel derives the model of tl's measured times; sizes are the size
 // classes of the copies' return delays.
 func newModel(tl *timeline.Timeline, sizes Sizes) *model {
-	m := &model{tl: tl, handoff: map[int32]handoff{}, pollLast: map[int32]int32{}, typ: newTypicals(), sizes: sizes}
+	m := &model{tl: tl, typ: newTypicals(), sizes: sizes}
 	m.calls()
 	waits := m.sampleWaits()
 	m.typ.finish(qReturn, qOwn, qPoll)
@@ -143,8 +147,12 @@ func (m *model) calls() {
 			}
 		}
 	}
+	if len(tl.Handoffs) > 0 {
+		m.handoff = make([]handoff, n)
+	}
 	for _, h := range tl.Handoffs {
 		m.handoff[h.Call] = handoff{from: h.From, wake: cs.Start[h.Call] - cs.End[h.From]}
+		m.flags[h.Call] |= flagHandoff
 	}
 }
 
@@ -233,7 +241,11 @@ func (m *model) modelWaits(sampled []sampledWait) {
 			continue
 		case metPolled, metPollNot:
 			for q := w.PollFirst; q < i; q++ {
+				if m.pollLast == nil {
+					m.pollLast = make([]int32, len(m.flags))
+				}
 				m.pollLast[q] = i
+				m.flags[q] |= flagPolling
 			}
 			sw.waited = s.met == metPolled
 			if sw.waited {

@@ -205,13 +205,15 @@ func (s *sim) stepThread(th int32) {
 func (s *sim) callStart(th, k int32) (int64, bool) {
 	m, sc := s.m, s.s
 	cs := &s.tl.Calls
-	if last, ok := m.pollLast[k]; ok && k != s.p.waits[s.p.callWait[last]].first {
-		// Inside a polling run: no later than the run's last query.
-		end, ok := s.pollStart(th, last)
-		if !ok {
-			return 0, false
+	if m.flags[k]&flagPolling != 0 {
+		if last := m.pollLast[k]; k != s.p.waits[s.p.callWait[last]].first {
+			// Inside a polling run: no later than the run's last query.
+			end, ok := s.pollStart(th, last)
+			if !ok {
+				return 0, false
+			}
+			return min(s.tEnd[th]+m.gap[k], end), true
 		}
-		return min(s.tEnd[th]+m.gap[k], end), true
 	}
 	if w := s.p.callWait[k]; w >= 0 && s.p.waits[w].kind == timeline.WaitPoll {
 		return s.pollStart(th, k)
@@ -225,7 +227,8 @@ func (s *sim) callStart(th, k int32) (int64, bool) {
 	default:
 		at = s.tEnd[th] + m.gap[k]
 	}
-	if h, ok := m.handoff[k]; ok {
+	if m.flags[k]&flagHandoff != 0 {
+		h := m.handoff[k]
 		from := sc.CallEnd[h.from]
 		if from == unknown {
 			s.park(th, node(nodeCallEnd, h.from))
@@ -278,7 +281,8 @@ func (s *sim) awaited(cursor int32, on []int32) (end, start int64, ok bool) {
 func (s *sim) callEnd(th, k int32) (int64, bool) {
 	sc := s.s
 	start := sc.CallStart[k]
-	if last, ok := s.m.pollLast[k]; ok {
+	if s.m.flags[k]&flagPolling != 0 {
+		last := s.m.pollLast[k]
 		// A not-ready query: cut short where the run's last query starts.
 		end, ok := s.pollStart(th, last)
 		if !ok {
