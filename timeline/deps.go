@@ -147,9 +147,11 @@ func (r *resolver) joinOps() {
 	cs := &t.Calls
 	n := cs.Len()
 	r.byCorr = identity(n)
-	slices.SortFunc(r.byCorr, func(x, y int32) int {
-		return cmp.Or(cmp.Compare(t.PID(x), t.PID(y)), cmp.Compare(cs.Corr[x], cs.Corr[y]), cmp.Compare(x, y))
-	})
+	if !sortByCorr(t, r.byCorr) {
+		slices.SortFunc(r.byCorr, func(x, y int32) int {
+			return cmp.Or(cmp.Compare(t.PID(x), t.PID(y)), cmp.Compare(cs.Corr[x], cs.Corr[y]), cmp.Compare(x, y))
+		})
+	}
 	o := &t.Ops
 	o.Call = make([]int32, o.Len())
 	counts := make([]int32, n+1)
@@ -214,6 +216,43 @@ func (r *resolver) mismatched(what string, pid, corr int64, api, why string) {
 	if r.mismatch == nil {
 		r.mismatch = &MismatchError{What: what, PID: pid, Corr: corr, API: api, Why: why}
 	}
+}
+
+// sortByCorr puts calls (the identity) in (pid, correlation id, call)
+// order the fast way where it can: the calls of one process are one run
+// of indices (threads are in (pid, tid) order and calls in thread order),
+// so each run is sorted alone, as 64-bit keys of its correlation id
+// (CUPTI's are 32-bit) above the call's index. It returns false, calls
+// untouched, where an id does not fit or the processes are not in runs.
+func sortByCorr(t *Timeline, calls []int32) bool {
+	cs := &t.Calls
+	for i := 1; i < len(calls); i++ {
+		if t.PID(int32(i)) < t.PID(int32(i-1)) {
+			return false
+		}
+	}
+	for _, c := range cs.Corr {
+		if c < 0 || c >= 1<<32 {
+			return false
+		}
+	}
+	keys := make([]uint64, 0, len(calls))
+	for lo := 0; lo < len(calls); {
+		hi := lo + 1
+		for hi < len(calls) && t.PID(int32(hi)) == t.PID(int32(lo)) {
+			hi++
+		}
+		keys = keys[:0]
+		for i := lo; i < hi; i++ {
+			keys = append(keys, uint64(cs.Corr[i])<<32|uint64(i))
+		}
+		slices.Sort(keys)
+		for k, key := range keys {
+			calls[lo+k] = int32(key & (1<<32 - 1))
+		}
+		lo = hi
+	}
+	return true
 }
 
 // callByCorr finds the call of process pid with correlation id corr.
