@@ -451,15 +451,16 @@ func startRule(ctx context.Context, src *source.Source, opts AuditOptions) <-cha
 	if src.Export != nil {
 		db = src.Export.Path
 	}
-	go func() { out <- nvidiaRule(ctx, src.Path, db, opts.Nsys, opts.Env) }()
+	go func() { out <- nvidiaRule(ctx, ruleCSV(src), db, opts.Nsys, opts.Env) }()
 	return out
 }
 
 // nvidiaRule reads NVIDIA's cuda_memcpy_async rule's copies: run by nsys
 // analyze on the capture's SQLite export db ("" when it has none) when nsys
-// is installed, else read from NAME_cuda_memcpy_async.csv beside the
-// capture at path; env is the environment nsys is found in and runs with.
-func nvidiaRule(ctx context.Context, path, db, nsysOverride string, env environ.Env) ruleResult {
+// is installed, else read from the rule's CSV beside the capture (beside,
+// ruleCSV; "" when there is none); env is the environment nsys is found in
+// and runs with.
+func nvidiaRule(ctx context.Context, beside, db, nsysOverride string, env environ.Env) ruleResult {
 	var notes []string
 	if db != "" {
 		if nsysPath, err := exportcache.FindNsys(nsysOverride, env); err == nil {
@@ -480,12 +481,12 @@ func nvidiaRule(ctx context.Context, path, db, nsysOverride string, env environ.
 	} else {
 		notes = append(notes, "the capture has no SQLite export for nsys analyze")
 	}
-	if p := nsysrule.Beside(path, captureExts); p != "" {
-		side, err := audit.ReadRule(ruleRows(p))
+	if beside != "" {
+		side, err := audit.ReadRule(ruleRows(beside))
 		if err != nil {
 			return ruleResult{note: err.Error(), close: func() {}}
 		}
-		src := audit.RuleSource{Kind: audit.RuleSourceCSV, Path: p, Capped: side.Count() == nsysrule.DefaultRows}
+		src := audit.RuleSource{Kind: audit.RuleSourceCSV, Path: beside, Capped: side.Count() == nsysrule.DefaultRows}
 		return ruleResult{side: side, source: src, close: func() {}}
 	}
 	notes = append(notes, "no *_"+nsysrule.Name+".csv beside the capture")

@@ -191,11 +191,9 @@ func scanFiles(ctx context.Context, src *source.Source) []fileScan {
 
 // ruleCSV is NVIDIA's rule's CSV beside the source's capture (in its
 // folder of CSV reports, or NAME_cuda_memcpy_async.csv beside NAME.sqlite),
-// "" when there is none.
+// "" when there is none: the one the audit reads (nvidiaRule) and the
+// exposure scan scans.
 func ruleCSV(src *source.Source) string {
-	if src.Kind == nsysdb.KindCSV {
-		return nsysrule.Beside(src.Dir, nil)
-	}
 	return nsysrule.Beside(src.Path, captureExts)
 }
 
