@@ -85,7 +85,7 @@ type crossCheck struct {
 	ranges    map[rangeKey][][2]int64 // NVTX push/pop ranges by thread and domain: start, end (open: never)
 	threads   map[[2]int64]*spans
 	copyCalls []callStart // the copy calls read, for copies that come without theirs
-	// launchCalls are the calls read that launch kernels (launchAPI), for
+	// launchCalls are the calls read that launch kernels (nsysdb.IsLaunchAPI), for
 	// the kernels, which come without theirs; sortedLC says they are in
 	// (pid, corr) order.
 	launchCalls []callStart
@@ -265,7 +265,7 @@ func (x *crossCheck) call(c *records.Call) {
 		x.copyCalls = append(x.copyCalls, callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, result: c.Result, name: c.Name})
 		x.sortedCC = false
 	}
-	if c.Corr != 0 && launchAPI(c.Name) {
+	if c.Corr != 0 && nsysdb.IsLaunchAPI(c.Name) {
 		switch {
 		case len(x.launchCalls) == 0:
 			x.launchPID = c.PID
@@ -276,10 +276,6 @@ func (x *crossCheck) call(c *records.Call) {
 		x.sortedLC = false
 	}
 }
-
-// launchAPI says whether an API launches kernels: cudaLaunchKernel,
-// cuLaunchKernel, their Ex and cooperative forms, cudaGraphLaunch.
-func launchAPI(name string) bool { return strings.Contains(name, "Launch") }
 
 // callOf finds the copy call read with the operation's process and
 // correlation id, nil when none was read.

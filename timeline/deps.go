@@ -7,7 +7,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/records"
@@ -190,7 +189,7 @@ func (r *resolver) joinOps() {
 // (cudaLaunchKernel, cuLaunchKernel and their forms): not a graph launch,
 // whose nodes may record events and wait.
 func kernelLaunch(api string) bool {
-	return strings.Contains(api, "Launch") && !strings.Contains(api, "Graph")
+	return nsysdb.IsLaunchAPI(api) && !nsysdb.IsGraphLaunch(api)
 }
 
 // MismatchError says that a record's correlation id ties it to a call of

@@ -39,6 +39,11 @@ func IsCopyAPI(name string) bool {
 	return false
 }
 
+// IsLaunchAPI reports whether an API launches GPU work of its own: a
+// kernel (cudaLaunchKernel, cuLaunchKernel, their Ex and cooperative
+// forms) or a CUDA graph (IsGraphLaunch).
+func IsLaunchAPI(name string) bool { return strings.Contains(name, "Launch") }
+
 // IsGraphLaunch reports whether an API name (without its _vNNNN suffix)
 // launches a CUDA graph (cudaGraphLaunch, cuGraphLaunch_ptsz, ...), whose
 // copies and kernels carry the launch's correlation id.
