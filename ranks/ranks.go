@@ -391,9 +391,9 @@ func unlike(in []Audited, group, groups []int) []Unlike {
 		a := in[i]
 		var e *audit.NotSameProgram
 		if errors.As(audit.SameProgram(ref.Audit, a.Audit), &e) {
-			for i := range e.Differences {
-				if math.IsInf(e.Differences[i].Share, 0) {
-					e.Differences[i].Share = 0 // the peer moved none: no share of nothing (JSON holds no infinity)
+			for k := range e.Differences {
+				if math.IsInf(e.Differences[k].Share, 0) {
+					e.Differences[k].Share = 0 // the peer moved none: no share of nothing (JSON holds no infinity)
 				}
 			}
 			out = append(out, Unlike{Rank: RankOf(a.Capture), Capture: a.Capture, Peer: RankOf(ref.Capture), PeerCapture: ref.Capture, Differences: e.Differences})
