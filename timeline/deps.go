@@ -662,6 +662,7 @@ func (r *resolver) handoffs(ctx context.Context) error {
 	cs := &t.Calls
 	// Calls in (pid, end) order.
 	byEnd := sortedPerProcess(t, cs.End)
+	var ofPID []int32 // byEnd's calls of the process of the thread at hand
 	for th, thr := range t.Threads {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("building the timeline: %w", err)
@@ -669,11 +670,14 @@ func (r *resolver) handoffs(ctx context.Context) error {
 		if thr.Last-thr.First < 2 {
 			continue
 		}
+		if ofPID == nil || t.PID(ofPID[0]) != thr.PID {
+			ofPID = callsOfPID(t, byEnd, thr.PID)
+		}
 		prevEnd := cs.End[thr.First]
 		for i := thr.First + 1; i < thr.Last; i++ {
 			idle := cs.Start[i] - prevEnd
 			if idle >= HandoffMinIdleNs {
-				if from := r.wokenBy(byEnd, int32(th), thr.PID, prevEnd, cs.Start[i]); from != None {
+				if from := r.wokenBy(ofPID, int32(th), prevEnd, cs.Start[i]); from != None {
 					if wake := cs.Start[i] - cs.End[from]; float64(wake) <= HandoffMaxWakeShare*float64(idle) {
 						t.Handoffs = append(t.Handoffs, Handoff{Call: i, From: from})
 						r.b.assumed.add(AssumeHandoff, thr.PID, t.Name(cs.Name[i]), records.NoID, records.NoID, cs.Corr[i])
@@ -686,21 +690,25 @@ func (r *resolver) handoffs(ctx context.Context) error {
 	return nil
 }
 
-// wokenBy returns the call of another thread of process pid that ended
-// last in (after, at], None when there is none.
-func (r *resolver) wokenBy(byEnd []int32, th int32, pid, after, at int64) int32 {
-	t := r.t
-	cs := &t.Calls
-	k := sort.Search(len(byEnd), func(k int) bool {
-		c := byEnd[k]
-		p := t.PID(c)
-		return p > pid || p == pid && cs.End[c] > at
-	})
+// callsOfPID returns the run of calls of process pid in calls, which are
+// in (pid, ...) order.
+func callsOfPID(t *Timeline, calls []int32, pid int64) []int32 {
+	lo := sort.Search(len(calls), func(k int) bool { return t.PID(calls[k]) >= pid })
+	hi := lo + sort.Search(len(calls)-lo, func(k int) bool { return t.PID(calls[lo+k]) > pid })
+	return calls[lo:hi]
+}
+
+// wokenBy returns the call of another thread than th of th's process
+// (ofPID, its calls in end order) that ended last in (after, at], None
+// when there is none.
+func (r *resolver) wokenBy(ofPID []int32, th int32, after, at int64) int32 {
+	cs := &r.t.Calls
+	k := sort.Search(len(ofPID), func(k int) bool { return cs.End[ofPID[k]] > at })
 	const maxLook = 64 // calls of the thread itself ending in the window (nested calls)
 	for n := 0; k > 0 && n < maxLook; n++ {
 		k--
-		c := byEnd[k]
-		if t.PID(c) != pid || cs.End[c] <= after {
+		c := ofPID[k]
+		if cs.End[c] <= after {
 			return None
 		}
 		if cs.Thread[c] != th {
