@@ -34,8 +34,16 @@ type resolver struct {
 	// mismatch is the first record tied to a call of a kind that makes no
 	// such record (MismatchError).
 	mismatch *MismatchError
-	// byCorr lists calls in (pid, correlation id) order.
-	byCorr []int32
+	// byCorr lists calls in (pid, correlation id) order, corrKeys their
+	// correlation ids in that order (searched without a look-up per
+	// step); corrOf holds the last process looked up and its run there.
+	byCorr   []int32
+	corrKeys []int64
+	corrOf   struct {
+		pid      int64
+		calls    []int32
+		corrKeys []int64
+	}
 	// roles is the role of each interned name.
 	roles []Role
 	// launchMax is, per op, the latest launch time (its call's start, or
@@ -146,6 +154,10 @@ func (r *resolver) joinOps() {
 	cs := &t.Calls
 	n := cs.Len()
 	r.byCorr = sortedPerProcess(t, cs.Corr)
+	r.corrKeys = make([]int64, n)
+	for k, c := range r.byCorr {
+		r.corrKeys[k] = cs.Corr[c]
+	}
 	o := &t.Ops
 	o.Call = make([]int32, o.Len())
 	counts := make([]int32, n+1)
@@ -299,16 +311,12 @@ func inProcessRuns(t *Timeline) bool {
 // callByCorr finds the call of process pid with correlation id corr.
 func (r *resolver) callByCorr(pid, corr int64) int32 {
 	t := r.t
-	i := sort.Search(len(r.byCorr), func(k int) bool {
-		c := r.byCorr[k]
-		p := t.PID(c)
-		return p > pid || p == pid && t.Calls.Corr[c] >= corr
-	})
-	if i < len(r.byCorr) {
-		c := r.byCorr[i]
-		if t.PID(c) == pid && t.Calls.Corr[c] == corr {
-			return c
-		}
+	if r.corrOf.calls == nil || r.corrOf.pid != pid {
+		lo, hi := runOfPID(t, r.byCorr, pid)
+		r.corrOf.pid, r.corrOf.calls, r.corrOf.corrKeys = pid, r.byCorr[lo:hi], r.corrKeys[lo:hi]
+	}
+	if i, ok := slices.BinarySearch(r.corrOf.corrKeys, corr); ok {
+		return r.corrOf.calls[i]
 	}
 	return None
 }
@@ -693,9 +701,15 @@ func (r *resolver) handoffs(ctx context.Context) error {
 // callsOfPID returns the run of calls of process pid in calls, which are
 // in (pid, ...) order.
 func callsOfPID(t *Timeline, calls []int32, pid int64) []int32 {
-	lo := sort.Search(len(calls), func(k int) bool { return t.PID(calls[k]) >= pid })
-	hi := lo + sort.Search(len(calls)-lo, func(k int) bool { return t.PID(calls[lo+k]) > pid })
+	lo, hi := runOfPID(t, calls, pid)
 	return calls[lo:hi]
+}
+
+// runOfPID is where callsOfPID's run begins and ends in calls.
+func runOfPID(t *Timeline, calls []int32, pid int64) (lo, hi int) {
+	lo = sort.Search(len(calls), func(k int) bool { return t.PID(calls[k]) >= pid })
+	hi = lo + sort.Search(len(calls)-lo, func(k int) bool { return t.PID(calls[lo+k]) > pid })
+	return lo, hi
 }
 
 // wokenBy returns the call of another thread than th of th's process
