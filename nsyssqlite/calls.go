@@ -244,6 +244,11 @@ func (r *reader) emitCalls() error {
 		}
 		conds = append(conds, q(nsysdb.ColNameID)+` IN (`+intList(sortedIDs(r.copyAPI))+`)`)
 	}
+	if r.h.Call != nil && r.h.CallsAhead != nil && r.threadOnly && r.callsAhead > 0 {
+		if err := r.handled(table, r.h.CallsAhead(r.callsAhead)); err != nil {
+			return err
+		}
+	}
 	// No ORDER BY: a consumer that needs time order sorts what it keeps,
 	// and sorting here would make SQLite sort every matching row first.
 	qs := `SELECT ` + nsysdb.Cols(nsysdb.ColStart, nsysdb.ColEnd, nsysdb.ColNameID) + `, ` + col(r.rcols, nsysdb.ColReturnValue) + `, ` +
@@ -383,6 +388,7 @@ func (r *reader) programThread(table, gtidCol string, conds []string) ([]int64, 
 	}
 	records.SortThreads(counts)
 	me := counts[0]
+	r.callsAhead = me.Calls
 	if len(counts) > 1 {
 		r.info.OtherThreads = counts[1:]
 	}
