@@ -197,6 +197,9 @@ func (r *reader) runtimeFilter(table, gtidCol string) (conds []string, none bool
 		}
 		conds = append(conds, gtidCol+` IN (`+intList(gtids)+`)`)
 		r.threadOnly = true
+		// The thread's correlation ids, one a call: room for the calls
+		// counted, made once.
+		r.wantCorr.ids = make([]int64, 0, r.callsAhead)
 	}
 	return conds, false, nil
 }
