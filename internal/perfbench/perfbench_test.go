@@ -4,6 +4,8 @@ import (
 	"context"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"runtime/metrics"
 	"strings"
 	"syscall"
 	"testing"
@@ -185,12 +187,96 @@ func processCPU(b *testing.B) time.Duration {
 // capture's shape (bigcapture.ManyCopies), the size of many-copies-600k.
 func manyCopies(b *testing.B) *bigcapture.ManyResult {
 	b.Helper()
+	return manyCopiesOf(b, 600_000)
+}
+
+// manyCopiesOf writes a capture of n small async copies in the real
+// capture's shape.
+func manyCopiesOf(b *testing.B, n int) *bigcapture.ManyResult {
+	b.Helper()
 	res, err := bigcapture.ManyCopies(bigcapture.ManyConfig{Source: filepath.Join("..", "..", bigcapture.ManySource),
-		OutDir: b.TempDir(), Copies: 600_000})
+		OutDir: b.TempDir(), Copies: n})
 	if err != nil {
 		b.Fatal(err)
 	}
 	return res
+}
+
+// peakLiveHeap runs f and returns the most bytes the heap held live after
+// any collection while it ran (the runtime's own count, looked at every
+// millisecond), after a collection first so that what came before does
+// not count.
+func peakLiveHeap(f func()) uint64 {
+	runtime.GC()
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	done := make(chan struct{})
+	peak := make(chan uint64)
+	go func() {
+		var most uint64
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for {
+			metrics.Read(sample)
+			most = max(most, sample[0].Value.Uint64())
+			select {
+			case <-done:
+				peak <- most
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	f()
+	close(done)
+	return <-peak
+}
+
+// BenchmarkHeapPerCopy measures what verify and audit hold live at most on
+// captures of 200,000 and 600,000 small async copies in the real capture's
+// shape, and reports it at 600,000 (verify-MiB, audit-MiB) and as bytes
+// per copy between the two sizes (verify-B/copy, audit-B/copy): the growth
+// with the number of copies. The audit's is its timeline and replay (the
+// timeline and replay packages), docs/performance.md says how much of each.
+func BenchmarkHeapPerCopy(b *testing.B) {
+	sizes := []int{200_000, 600_000}
+	caps := make([]*bigcapture.ManyResult, len(sizes))
+	for i, n := range sizes {
+		caps[i] = manyCopiesOf(b, n)
+	}
+	rates, err := check.AuditRates(check.AuditOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	commands := []struct {
+		name string
+		run  func(path string) error
+	}{
+		{"verify", func(path string) error { _, err := check.Load(path, check.Options{}); return err }},
+		{"audit", func(path string) error {
+			_, err := check.AuditCapture(context.Background(), path, rates, check.AuditOptions{NoRule: true})
+			return err
+		}},
+	}
+	peaks := make([][]float64, len(commands))
+	b.ResetTimer()
+	for b.Loop() {
+		for c, cmd := range commands {
+			peaks[c] = peaks[c][:0]
+			for _, res := range caps {
+				var err error
+				peak := peakLiveHeap(func() { err = cmd.run(res.SQLite) })
+				if err != nil {
+					b.Fatalf("%s %s: %v", cmd.name, res.SQLite, err)
+				}
+				peaks[c] = append(peaks[c], float64(peak))
+			}
+		}
+	}
+	for c, cmd := range commands {
+		p := peaks[c]
+		b.ReportMetric(p[1]/(1<<20), cmd.name+"-MiB")
+		b.ReportMetric((p[1]-p[0])/float64(sizes[1]-sizes[0]), cmd.name+"-B/copy")
+	}
 }
 
 // BenchmarkAuditManyCopies600k audits 600,000 small async copies as
