@@ -24,8 +24,16 @@ const (
 // AuditFiles are the names of the files an audit's report writes
 // (AuditReport.Files): the plot's only where it is drawn.
 func AuditFiles() []string {
-	p := Plot{Name: auditPlotName}
-	return []string{AuditMarkdownFile, AuditHTMLFile, p.PNGFile(), p.SVGFile()}
+	return append([]string{AuditMarkdownFile, AuditHTMLFile}, plotFiles(auditPlotName)...)
+}
+
+// AuditNames lists the files the report of out holds (AuditReport.Files),
+// without drawing anything: the plot's only where a region is judged.
+func AuditNames(out *audit.Output) []string {
+	if len(regionBarsOf(out).names) == 0 {
+		return []string{AuditMarkdownFile, AuditHTMLFile}
+	}
+	return AuditFiles()
 }
 
 // The series of the region plot, by name in Plot.Series: each judged

@@ -312,17 +312,14 @@ func compareChart(entries []Entry) (chart, error) {
 	var verdicts, drawn []string
 	for i, e := range entries {
 		r := e.Result
-		from := predictions.PreferredOf(predictions.CopyRows.Of(r), func(c predictions.CopyRow) predictions.Source { return c.From })
 		col := captureColours[i%len(captureColours)]
 		name := path.Base(e.Dir)
 		for _, src := range []vocab.MemKind{vocab.MemPinned, vocab.MemPageable} {
 			var xys plotter.XYs
-			for _, c := range predictions.CopyRows.Of(r) {
-				if c.From == from && c.Direction == vocab.H2D && c.Source == src && c.Bytes > 0 && c.GBps > 0 {
-					xys = append(xys, plotter.XY{X: float64(c.Bytes) / (1 << 20), Y: c.GBps})
-					sizes[c.Bytes] = true
-					minY, maxY = math.Min(minY, c.GBps), math.Max(maxY, c.GBps)
-				}
+			for _, c := range compareRows(r, src) {
+				xys = append(xys, plotter.XY{X: float64(c.Bytes) / (1 << 20), Y: c.GBps})
+				sizes[c.Bytes] = true
+				minY, maxY = math.Min(minY, c.GBps), math.Max(maxY, c.GBps)
 			}
 			if len(xys) == 0 {
 				continue
@@ -363,6 +360,36 @@ func compareChart(entries []Entry) (chart, error) {
 	ch.caption = "Mean bandwidth of the timed blocking host-to-device copies at each size, one colour per capture: pinned solid with circles, pageable dashed with triangles. " +
 		"The scale is logarithmic so that captures on very different links read side by side; the gap between a capture's two lines is its pageable/pinned ratio, which prediction 1 is about."
 	return ch, nil
+}
+
+// compareRows are the copy rows of r the comparison plot draws for host
+// memory of kind src: timed host-to-device copies by size, from the source
+// the rows prefer.
+func compareRows(r *predictions.Result, src vocab.MemKind) []predictions.CopyRow {
+	rows := predictions.CopyRows.Of(r)
+	from := predictions.PreferredOf(rows, func(c predictions.CopyRow) predictions.Source { return c.From })
+	var out []predictions.CopyRow
+	for _, c := range rows {
+		if c.From == from && c.Direction == vocab.H2D && c.Source == src && c.Bytes > 0 && c.GBps > 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// IndexNames lists the files the index of entries holds (Index.Files),
+// without drawing anything: the comparison plot's only where an entry has
+// rows for it.
+func IndexNames(entries []Entry) []string {
+	names := []string{IndexHTMLFile, IndexMarkdownFile}
+	for _, e := range entries {
+		for _, src := range []vocab.MemKind{vocab.MemPinned, vocab.MemPageable} {
+			if len(compareRows(e.Result, src)) > 0 {
+				return append(names, plotFiles(comparePlotName)...)
+			}
+		}
+	}
+	return names
 }
 
 // titleLines joins items with ", " after prefix into lines of at most width

@@ -224,6 +224,23 @@ type RanksReport struct {
 	Plot    Plot
 }
 
+// RanksNames lists the files the ranks' report of s holds
+// (RanksReport.Files), without drawing anything: the plot's only where a
+// rank has a region with copy calls to time.
+func RanksNames(s *ranks.Summary) []string {
+	names := []string{RanksMarkdownFile, RanksHTMLFile}
+	for _, row := range s.Rows {
+		if rankDrawn(row) {
+			return append(names, plotFiles(ranksPlotName)...)
+		}
+	}
+	return names
+}
+
+// rankDrawn reports whether the ranks' plot draws a row: a rank read
+// without error, with a region to time.
+func rankDrawn(row ranks.Row) bool { return row.Err == "" && row.Region != "" }
+
 // BuildRanks draws the ranks' plot: each rank's region time now and
 // predicted with the copies pinned, beside its peers' median.
 func BuildRanks(s *ranks.Summary) (*RanksReport, error) {
@@ -232,7 +249,7 @@ func BuildRanks(s *ranks.Summary) (*RanksReport, error) {
 	var names []string
 	var now, pinned plotter.Values
 	for _, row := range s.Rows {
-		if row.Err != "" || row.Region == "" {
+		if !rankDrawn(row) {
 			continue
 		}
 		names = append(names, row.Rank)
