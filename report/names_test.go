@@ -8,7 +8,6 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/nsyscheck/nsyscheck/audit"
 	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/ranks"
 )
@@ -68,25 +67,10 @@ func TestIndexNamesMatchPlot(t *testing.T) {
 	}
 }
 
-// TestAuditAndRanksNames checks the audit's and the ranks' names against
-// the files of their drawn reports: plot drawn and plot skipped.
-func TestAuditAndRanksNames(t *testing.T) {
-	for name, out := range map[string]*audit.Output{
-		"one capture": fixture(t, "train-pageable"),
-		"no region":   {Before: &audit.Audit{Capture: "x"}},
-	} {
-		rep, err := BuildAudit(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files, err := rep.Files()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, want := sortedNames(AuditNames(out)), names(files); !slices.Equal(got, want) {
-			t.Errorf("audit %s: AuditNames = %v, Files holds %v", name, got, want)
-		}
-	}
+// TestRanksNames checks the ranks' names against the files of their
+// drawn reports: plot drawn and plot skipped (TestAuditReport checks the
+// audit's).
+func TestRanksNames(t *testing.T) {
 	for name, s := range map[string]*ranks.Summary{
 		"a rank timed": {Region: "step", Rows: []ranks.Row{{Rank: "0", Region: "step", NowMs: 2, PinnedMs: 1}}},
 		"none timed":   {Region: "step", Rows: []ranks.Row{{Rank: "0", Err: "unreadable"}}},
