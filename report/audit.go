@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"image/color"
+	"sync"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -263,7 +264,8 @@ func (r *AuditReport) Markdown() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-var auditHTML = template.Must(template.New("audit").Parse(`<!DOCTYPE html>
+var auditHTML = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("audit").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -321,6 +323,7 @@ ul.notes li { margin: 3px 0; }
 </body>
 </html>
 `))
+})
 
 // HTML is the audit as one page: the same view as the text and Markdown,
 // in tables, with the plot inline.
@@ -334,7 +337,7 @@ func (r *AuditReport) HTML() ([]byte, error) {
 		page.Src = template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(r.Plot.PNG))
 	}
 	var b bytes.Buffer
-	if err := auditHTML.Execute(&b, page); err != nil {
+	if err := auditHTML().Execute(&b, page); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil

@@ -12,6 +12,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 
 	"gonum.org/v1/plot/plotter"
 
@@ -70,7 +71,7 @@ func BuildIndex(entries []Entry) (*Index, error) {
 func (ix *Index) Files() (map[string][]byte, error) {
 	v := ix.view()
 	var h bytes.Buffer
-	if err := indexTmpl.Execute(&h, v); err != nil {
+	if err := indexTmpl().Execute(&h, v); err != nil {
 		return nil, err
 	}
 	var m bytes.Buffer
@@ -415,7 +416,8 @@ func titleLines(prefix string, items []string, width int) []string {
 	return append(lines, line)
 }
 
-var indexTmpl = template.Must(template.New("index").Funcs(pageFuncs).Parse(`<!DOCTYPE html>
+var indexTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("index").Funcs(pageFuncs).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -452,3 +454,4 @@ th.what { font-weight: normal; font-size: 13.5px; color: #444; min-width: 12em; 
 </body>
 </html>
 `))
+})

@@ -8,6 +8,7 @@ import (
 	"image/color"
 	"io"
 	"strings"
+	"sync"
 
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -313,7 +314,8 @@ func BuildRanks(s *ranks.Summary) (*RanksReport, error) {
 // SeriesNow is the plotted series of the ranks' times now.
 const SeriesNow = "now"
 
-var ranksHTML = template.Must(template.New("ranks").Parse(`<!DOCTYPE html>
+var ranksHTML = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("ranks").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -344,6 +346,7 @@ figure { margin: 1.5em 0; } img { max-width: 100%; }
 </body>
 </html>
 `))
+})
 
 // HTML is the ranks' report as one page: the table, the ranks that stand
 // out, the plot inline.
@@ -365,7 +368,7 @@ func (r *RanksReport) HTML() ([]byte, error) {
 		page.Src = template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(r.Plot.PNG))
 	}
 	var b bytes.Buffer
-	if err := ranksHTML.Execute(&b, page); err != nil {
+	if err := ranksHTML().Execute(&b, page); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
