@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -47,6 +48,9 @@ func TestAuditReport(t *testing.T) {
 	files, err := rep.Files()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got, want := sortedNames(AuditNames(out)), names(files); !slices.Equal(got, want) {
+		t.Errorf("AuditNames = %v, Files holds %v", got, want)
 	}
 	for _, n := range []string{AuditMarkdownFile, AuditHTMLFile, "regions.png", "regions.svg"} {
 		if len(files[n]) == 0 {
@@ -117,13 +121,28 @@ func TestAuditReport(t *testing.T) {
 		t.Error("audit.html does not lead with the regions")
 	}
 	// One capture: its regions pinned; no region: no plot, and why.
-	one, err := BuildAudit(fixture(t, "train-pageable"))
+	oneOut := fixture(t, "train-pageable")
+	one, err := BuildAudit(oneOut)
 	if err != nil || one.Plot.PNG == nil || len(one.Plot.Series[SeriesAfter]) != 0 {
 		t.Errorf("one capture: %+v %v", one.Plot.Series, err)
 	}
-	empty, err := BuildAudit(&audit.Output{Before: &audit.Audit{Capture: "x"}})
+	emptyOut := &audit.Output{Before: &audit.Audit{Capture: "x"}}
+	empty, err := BuildAudit(emptyOut)
 	if err != nil || empty.Plot.PNG != nil || empty.Plot.Skipped == "" {
 		t.Errorf("empty audit plot = %+v, %v", empty.Plot, err)
+	}
+	// The names known before drawing are the files' names, plot or none.
+	for name, c := range map[string]struct {
+		out *audit.Output
+		rep *AuditReport
+	}{"one capture": {oneOut, one}, "no region": {emptyOut, empty}} {
+		files, err := c.rep.Files()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := sortedNames(AuditNames(c.out)), names(files); !slices.Equal(got, want) {
+			t.Errorf("%s: AuditNames = %v, Files holds %v", name, got, want)
+		}
 	}
 }
 
