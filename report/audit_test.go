@@ -307,7 +307,7 @@ func TestAuditTextWidth(t *testing.T) {
 func TestAuditTextSays(t *testing.T) {
 	for name, want := range map[string][]string{
 		"pipeline": {"What to change (the CUDA runtime)", "cudaMallocHost or cudaHostAlloc", "pass       0.00     0.30    0.24", "warmup: faster, 274.9 ms before, 27.08 ms after (-90.1%, its one instance); held", "pass: faster"},
-		"train": {"step: no faster, 3.402 ms before, 3.420 ms after (median of 67 instances), though its copy calls held the host 0.762 ms per instance before and 0.054 ms after; held: every cost predicted it no faster (costs 3.435-3.439 ms: the copy calls' saved host time paid back on their thread), and it lies in the bound 3.162-3.678 ms of the predicted 3.436 ms",
+		"train": {"step: no faster, 3.402 ms before, 3.420 ms after (median of 67 instances), though its copy calls held the host 0.762 ms per instance before and 0.054 ms after; held: every cost predicted it no faster (costs 3.435-3.439 ms: the pin thread's copy takes the copy calls' saved host time back on their thread), and it lies in the bound 3.162-3.678 ms of the predicted 3.436 ms",
 			"as the capture after shows: its pt_data_pin thread made 124 CUDA calls",
 			"epoch: unavailable: 1472 ms before, 883.2 ms after (its one instance), but loading device code (the first launches' modules and libraries) held the host 437.9 ms inside it before and 172.1 ms after",
 			"so the time after cannot check the prediction 1475 ms (bound 1399-1550 ms)",
@@ -691,5 +691,30 @@ func TestAuditLinkWords(t *testing.T) {
 	read := &audit.Audit{Replay: &audit.Replay{Costs: []replay.CostUse{{GPUSource: audit.SourceLink, GPUFrom: "as written"}}}}
 	if w := costSourcesWords(read, read.Replay.Costs); !strings.HasSuffix(w, "(as written)") {
 		t.Errorf("read back: %q", w)
+	}
+}
+
+// TestNoGainWhy: the reason a region is predicted no faster follows the
+// way the what-if pinned, the same in the check's verdict and in what to
+// change: a copy into pinned memory (by the copying thread or a pin
+// thread) takes the saved host time back; buffers pinned in place leave
+// the region nothing to wait less for.
+func TestNoGainWhy(t *testing.T) {
+	for by, want := range map[replay.PinBy]string{
+		replay.PinByThread: "the pin thread's copy takes the copy calls' saved host time back on their thread",
+		replay.PinByCopy:   "the copy into pinned memory takes the copy calls' saved host time back on their thread",
+		replay.PinInPlace:  "its time does not wait on these copies",
+	} {
+		au := &audit.Audit{Replay: &audit.Replay{PinBy: by}}
+		if got := noGainWhy(au); got != want {
+			t.Errorf("pinned by %v: %q, want %q", by, got, want)
+		}
+		r := audit.RegionCheck{Why: audit.WhyNoGain}
+		if got := regionCheckWords(&r, noGainWhy(au)); !strings.Contains(got, "(costs ") || !strings.Contains(got, want) {
+			t.Errorf("pinned by %v: the check says %q", by, got)
+		}
+	}
+	if got := noGainWhy(&audit.Audit{}); got != "its time does not wait on these copies" {
+		t.Errorf("no replay: %q", got)
 	}
 }
