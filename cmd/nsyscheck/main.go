@@ -10,20 +10,11 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"runtime/metrics"
 	"runtime/pprof"
 	"sync"
 	"time"
 )
-
-// softMemoryLimit is the heap size past which Go's collector works harder
-// rather than let the heap grow to twice what is live (GOGC's default): on
-// the 600,000-copy capture it keeps verify and audit near 230 MiB instead of
-// 290-300 MiB, at the same CPU time. It is soft: a larger live heap still
-// gets the memory it needs, the collector's share of the CPU capped by Go.
-// GOMEMLIMIT in the environment replaces it.
-const softMemoryLimit = 200 << 20
 
 // cpuProfileEnv names the environment variable that, set to a file name,
 // makes nsyscheck write a CPU profile of the whole command there (for `go
@@ -38,14 +29,16 @@ const cpuProfileEnv = "NSYSCHECK_CPUPROFILE"
 const memProfileEnv = "NSYSCHECK_MEMPROFILE"
 
 func main() {
+	stopLimit := func() {}
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(softMemoryLimit)
+		stopLimit = followLiveHeap()
 	}
 	stop := startCPUProfile(os.Getenv(cpuProfileEnv))
 	stopMem := startMemProfile(os.Getenv(memProfileEnv))
 	code := Main(os.Args[1:], Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 	stopMem()
 	stop()
+	stopLimit()
 	os.Exit(code)
 }
 
