@@ -92,7 +92,7 @@ func (m *model) misfits() []Misfit {
 				at, known = v, true
 			}
 		}
-		for k := m.swFirst[j]; k >= 0 && int(k) < len(tl.StreamWaits) && tl.StreamWaits[k].Op == op; k++ {
+		for k := m.streamWaitOf(op); k >= 0 && int(k) < len(tl.StreamWaits) && tl.StreamWaits[k].Op == op; k++ {
 			at = max(at, o.End[tl.StreamWaits[k].On]+m.swLat[k])
 		}
 		if f, ok := m.engineWait(op); ok {

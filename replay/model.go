@@ -33,13 +33,16 @@ type model struct {
 	// engine it uses (-1 none).
 	latP   []int64
 	engine []int32
-	// swFirst is, per op, its first entry in tl.StreamWaits (-1 none);
-	// swLat the delay after each entry's op.
+	// swFirst is, per op, its first entry in tl.StreamWaits (-1 none; nil
+	// when there are no entries: see streamWaitOf); swLat the delay after
+	// each entry's op.
 	swFirst []int32
 	swLat   []int64
 	// slots is the capacity of each engine; engineAt holds, per op, when an
 	// engine became free for a copy that waited for one in the capture
-	// (noEngineWait for the others), nil when none waited.
+	// (noEngineWait for the others), nil when none waited. Only the
+	// model's sampling and misfits read it: Replay lets it go before the
+	// simulations.
 	slots    []int
 	engineAt []int64
 	// typ holds the modelled quantities' classes and their uses.
@@ -76,16 +79,6 @@ type params struct {
 func (p *params) clone() params {
 	return params{callDur: slices.Clone(p.callDur), callWait: slices.Clone(p.callWait), waits: slices.Clone(p.waits),
 		opDur: slices.Clone(p.opDur), latL: slices.Clone(p.latL), fromEnd: slices.Clone(p.fromEnd)}
-}
-
-// copyFrom overwrites p with q, reusing p's arrays.
-func (p *params) copyFrom(q *params) {
-	copy(p.callDur, q.callDur)
-	copy(p.callWait, q.callWait)
-	p.waits = append(p.waits[:0], q.waits...)
-	copy(p.opDur, q.opDur)
-	copy(p.latL, q.latL)
-	copy(p.fromEnd, q.fromEnd)
 }
 
 const (
@@ -314,6 +307,14 @@ func (m *model) launchKey(j int32) tkey {
 	return m.opKey(j, qLaunch)
 }
 
+// streamWaitOf is op j's first entry in tl.StreamWaits, -1 for none.
+func (m *model) streamWaitOf(j int32) int32 {
+	if m.swFirst == nil {
+		return -1
+	}
+	return m.swFirst[j]
+}
+
 // waitsFor reports whether call c waits for op j.
 func (m *model) waitsFor(c, j int32) bool {
 	if w := m.callWait[c]; w >= 0 {
@@ -362,9 +363,13 @@ func (m *model) sampleLaunches() []sampledOp {
 	m.fromEnd = make([]bool, n)
 	m.latP = make([]int64, n)
 	m.engine = make([]int32, n)
-	m.swFirst = make([]int32, n)
-	for j := range m.swFirst {
-		m.swFirst[j] = -1
+	if len(tl.StreamWaits) > 0 {
+		m.swFirst = make([]int32, n)
+		for j := range m.swFirst {
+			m.swFirst[j] = -1
+		}
+	}
+	for j := range n {
 		m.opDur[j] = o.End[j] - o.Start[j]
 		m.engine[j] = int32(tl.EngineOf(int32(j)))
 		if c := o.Call[j]; c != timeline.None {
@@ -387,7 +392,7 @@ func (m *model) sampleLaunches() []sampledOp {
 		if op > tl.Streams[o.Stream[j]].First {
 			s.at, s.kind = o.End[j-1], boundPred
 		}
-		for k := m.swFirst[j]; k >= 0 && k < int32(len(tl.StreamWaits)) && tl.StreamWaits[k].Op == op; k++ {
+		for k := m.streamWaitOf(op); k >= 0 && k < int32(len(tl.StreamWaits)) && tl.StreamWaits[k].Op == op; k++ {
 			if e := o.End[tl.StreamWaits[k].On]; s.kind == boundNone || e > s.at {
 				s.at, s.kind, s.sw = e, boundEvent, k
 			}
@@ -464,7 +469,7 @@ func (m *model) modelOps(sampled []sampledOp) {
 				m.latP[j] = max(v, 0)
 			}
 		}
-		for k := m.swFirst[j]; k >= 0 && k < int32(len(tl.StreamWaits)) && tl.StreamWaits[k].Op == op; k++ {
+		for k := m.streamWaitOf(op); k >= 0 && k < int32(len(tl.StreamWaits)) && tl.StreamWaits[k].Op == op; k++ {
 			if s.bound == boundEvent && s.sw == k {
 				m.swLat[k] = max(o.Start[j]-s.at, 0)
 			}

@@ -393,7 +393,7 @@ func (s *sim) opReady(cursor, j int32) (int64, bool) {
 	if j > tl.Streams[o.Stream[j]].First {
 		at, any = max(at, sc.OpEnd[j-1]+m.latP[j]), true
 	}
-	for k := m.swFirst[j]; k >= 0 && int(k) < len(tl.StreamWaits) && tl.StreamWaits[k].Op == j; k++ {
+	for k := m.streamWaitOf(j); k >= 0 && int(k) < len(tl.StreamWaits) && tl.StreamWaits[k].Op == j; k++ {
 		e := tl.StreamWaits[k].On
 		if sc.OpStart[e] == unknown {
 			s.park(cursor, node(nodeOpStart, e))
