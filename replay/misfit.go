@@ -84,11 +84,11 @@ func (m *model) misfits() []Misfit {
 		c := o.Call[j]
 		at, known := int64(0), false
 		if c != timeline.None {
-			at, known = m.anchor(op)+m.latL[j], true
+			at, known = m.anchor(op)+m.latL.at(op), true
 			at = max(at, cs.Start[c])
 		}
 		if op > tl.Streams[o.Stream[j]].First {
-			if v := o.End[j-1] + m.latP[j]; !known || v > at {
+			if v := o.End[j-1] + m.latP.at(op); !known || v > at {
 				at, known = v, true
 			}
 		}

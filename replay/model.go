@@ -21,7 +21,7 @@ type model struct {
 	params
 	// Per call: the delay after the thread's previous call (after its end,
 	// or after its start for a nested call), and flags.
-	gap   []int64
+	gap   spans
 	flags []uint8
 	// handoff holds, by call, the call of another thread each call
 	// follows (flagHandoff marks those it holds; nil with none).
@@ -31,7 +31,7 @@ type model struct {
 	pollLast []int32
 	// Per op: the delay after its stream predecessor's end, and the copy
 	// engine it uses (-1 none).
-	latP   []int64
+	latP   spans
 	engine []int32
 	// swFirst is, per op, its first entry in tl.StreamWaits (-1 none; nil
 	// when there are no entries: see streamWaitOf); swLat the delay after
@@ -66,19 +66,19 @@ func (m *model) parkHeads() []int32 {
 
 // params are the parts of the model the what-if changes.
 type params struct {
-	callDur  []int64 // a call's duration when it does not wait
+	callDur  spans   // a call's duration when it does not wait
 	callWait []int32 // index into waits, -1 none
 	waits    []simWait
-	opDur    []int64
+	opDur    spans
 	// latL is an op's delay after its call's start, or after its call's
 	// end where fromEnd (a call that does not wait for it).
-	latL    []int64
+	latL    spans
 	fromEnd []bool
 }
 
 func (p *params) clone() params {
-	return params{callDur: slices.Clone(p.callDur), callWait: slices.Clone(p.callWait), waits: slices.Clone(p.waits),
-		opDur: slices.Clone(p.opDur), latL: slices.Clone(p.latL), fromEnd: slices.Clone(p.fromEnd)}
+	return params{callDur: p.callDur.clone(), callWait: slices.Clone(p.callWait), waits: slices.Clone(p.waits),
+		opDur: p.opDur.clone(), latL: p.latL.clone(), fromEnd: slices.Clone(p.fromEnd)}
 }
 
 const (
@@ -129,13 +129,13 @@ func (m *model) calls() {
 	tl := m.tl
 	cs := &tl.Calls
 	n := cs.Len()
-	m.gap = make([]int64, n)
+	m.gap = newSpans(n)
 	m.flags = make([]uint8, n)
-	m.callDur = make([]int64, n)
+	m.callDur = newSpans(n)
 	m.callWait = make([]int32, n)
 	for i := range m.callWait {
 		m.callWait[i] = -1
-		m.callDur[i] = cs.End[i] - cs.Start[i]
+		m.callDur.set(int32(i), cs.End[i]-cs.Start[i])
 	}
 	for _, th := range tl.Threads {
 		var prevEnd int64
@@ -145,9 +145,9 @@ func (m *model) calls() {
 				m.flags[i] |= flagFirst
 			case cs.Start[i] < prevEnd:
 				m.flags[i] |= flagNested
-				m.gap[i] = cs.Start[i] - cs.Start[i-1]
+				m.gap.set(i, cs.Start[i]-cs.Start[i-1])
 			default:
-				m.gap[i] = cs.Start[i] - prevEnd
+				m.gap.set(i, cs.Start[i]-prevEnd)
 			}
 			if i == th.First || cs.End[i] > prevEnd {
 				prevEnd = cs.End[i]
@@ -358,10 +358,10 @@ func (m *model) sampleLaunches() []sampledOp {
 	tl := m.tl
 	o := &tl.Ops
 	n := o.Len()
-	m.opDur = make([]int64, n)
-	m.latL = make([]int64, n)
+	m.opDur = newSpans(n)
+	m.latL = newSpans(n)
 	m.fromEnd = make([]bool, n)
-	m.latP = make([]int64, n)
+	m.latP = newSpans(n)
 	m.engine = make([]int32, n)
 	if len(tl.StreamWaits) > 0 {
 		m.swFirst = make([]int32, n)
@@ -370,7 +370,7 @@ func (m *model) sampleLaunches() []sampledOp {
 		}
 	}
 	for j := range n {
-		m.opDur[j] = o.End[j] - o.Start[j]
+		m.opDur.set(int32(j), o.End[j]-o.Start[j])
 		m.engine[j] = int32(tl.EngineOf(int32(j)))
 		if c := o.Call[j]; c != timeline.None {
 			m.fromEnd[j] = !m.waitsFor(c, int32(j))
@@ -451,22 +451,23 @@ func (m *model) modelOps(sampled []sampledOp) {
 		op, s := int32(j), &sampled[j]
 		c := o.Call[j]
 		if c != timeline.None {
-			m.latL[j] = o.Start[j] - m.anchor(op)
+			lat := o.Start[j] - m.anchor(op)
 			if v, ok := m.typ.get(m.launchKey(op)); ok {
-				m.latL[j] = v
+				lat = v
 			}
 			if !m.fromEnd[j] {
-				m.latL[j] = max(m.latL[j], 0)
+				lat = max(lat, 0)
 			}
+			m.latL.set(op, lat)
 		}
 		if op > tl.Streams[o.Stream[j]].First {
 			if s.bound == boundPred {
-				m.latP[j] = max(o.Start[j]-s.at, 0)
+				m.latP.set(op, max(o.Start[j]-s.at, 0))
 			}
 			if c == timeline.None {
-				m.latP[j] = max(o.Start[j]-o.End[j-1], 0)
+				m.latP.set(op, max(o.Start[j]-o.End[j-1], 0))
 			} else if v, ok := m.typ.get(m.opKey(op, qQueue)); ok {
-				m.latP[j] = max(v, 0)
+				m.latP.set(op, max(v, 0))
 			}
 		}
 		for k := m.streamWaitOf(op); k >= 0 && k < int32(len(tl.StreamWaits)) && tl.StreamWaits[k].Op == op; k++ {

@@ -429,7 +429,7 @@ func (w *whatIf) apply(p *params, l level) {
 	for _, r := range w.recost {
 		j := r.op
 		cost := &w.costs[r.cost]
-		p.opDur[j] = max(roundNs(cost.gpu.at(l)), 0)
+		p.opDur.set(j, max(roundNs(cost.gpu.at(l)), 0))
 		c := tl.Ops.Call[j]
 		if c == timeline.None {
 			continue
@@ -439,7 +439,8 @@ func (w *whatIf) apply(p *params, l level) {
 			call += tl.Calls.Duration(c)
 		}
 		// A pinned copy starts as its call returns.
-		p.latL[j], p.fromEnd[j] = call, false
+		p.latL.set(j, call)
+		p.fromEnd[j] = false
 		switch timeline.RoleOf(tl.Name(tl.Calls.Name[c])) {
 		case timeline.RoleCopyBlocking:
 			on := []int32{j}
@@ -459,7 +460,7 @@ func (w *whatIf) apply(p *params, l level) {
 			if wi := p.callWait[c]; wi >= 0 && p.waits[wi].kind == timeline.WaitHeld {
 				p.callWait[c] = -1
 			}
-			p.callDur[c] = call
+			p.callDur.set(c, call)
 		}
 	}
 }

@@ -245,7 +245,7 @@ func (s *sim) callStart(th, k int32) (int64, bool) {
 			if !ok {
 				return 0, false
 			}
-			return min(s.tEnd[th]+m.gap[k], end), true
+			return min(s.tEnd[th]+m.gap.at(k), end), true
 		}
 	}
 	if w := s.p.callWait[k]; w >= 0 && s.p.waits[w].kind == timeline.WaitPoll {
@@ -256,9 +256,9 @@ func (s *sim) callStart(th, k int32) (int64, bool) {
 	case m.flags[k]&flagFirst != 0:
 		at = cs.Start[k]
 	case m.flags[k]&flagNested != 0:
-		at = sc.CallStart[k-1] + m.gap[k]
+		at = sc.CallStart[k-1] + m.gap.at(k)
 	default:
-		at = s.tEnd[th] + m.gap[k]
+		at = s.tEnd[th] + m.gap.at(k)
 	}
 	if m.flags[k]&flagHandoff != 0 {
 		h := m.handoff[k]
@@ -321,11 +321,11 @@ func (s *sim) callEnd(th, k int32) (int64, bool) {
 		if !ok {
 			return 0, false
 		}
-		return min(start+s.p.callDur[k], end), true
+		return min(start+s.p.callDur.at(k), end), true
 	}
 	wi := s.p.callWait[k]
 	if wi < 0 || s.p.waits[wi].kind == timeline.WaitPoll {
-		return start + s.p.callDur[k], true
+		return start + s.p.callDur.at(k), true
 	}
 	w := &s.p.waits[wi]
 	wEnd, wStart, ok := s.awaited(th, w.on)
@@ -381,17 +381,17 @@ func (s *sim) opReady(cursor, j int32) (int64, bool) {
 			s.park(cursor, node(nodeCallStart, c))
 			return 0, false
 		}
-		at, any = sc.CallStart[c]+s.p.latL[j], true
+		at, any = sc.CallStart[c]+s.p.latL.at(j), true
 		if s.p.fromEnd[j] {
 			if sc.CallEnd[c] == unknown {
 				s.park(cursor, node(nodeCallEnd, c))
 				return 0, false
 			}
-			at = max(sc.CallEnd[c]+s.p.latL[j], sc.CallStart[c])
+			at = max(sc.CallEnd[c]+s.p.latL.at(j), sc.CallStart[c])
 		}
 	}
 	if j > tl.Streams[o.Stream[j]].First {
-		at, any = max(at, sc.OpEnd[j-1]+m.latP[j]), true
+		at, any = max(at, sc.OpEnd[j-1]+m.latP.at(j)), true
 	}
 	for k := m.streamWaitOf(j); k >= 0 && int(k) < len(tl.StreamWaits) && tl.StreamWaits[k].Op == j; k++ {
 		e := tl.StreamWaits[k].On
@@ -411,7 +411,7 @@ func (s *sim) startOp(j int32, at int64) {
 	sc := s.s
 	s.steps++
 	sc.OpStart[j] = at
-	sc.OpEnd[j] = at + s.p.opDur[j]
+	sc.OpEnd[j] = at + s.p.opDur.at(j)
 	s.wake(node(nodeOpStart, j))
 	s.scur[s.tl.Ops.Stream[j]]++
 }
@@ -428,7 +428,7 @@ func (s *sim) startCopy(r readyOp) {
 		}
 	}
 	at := max(r.at, slots[best])
-	slots[best] = at + s.p.opDur[j]
+	slots[best] = at + s.p.opDur.at(j)
 	s.startOp(j, at)
 	s.push(s.nThreads + s.tl.Ops.Stream[j])
 }
