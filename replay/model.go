@@ -29,10 +29,11 @@ type model struct {
 	// pollLast holds, by call, the last query of the polling run each
 	// query but the last is in (flagPolling marks those; nil with none).
 	pollLast []int32
-	// Per op: the delay after its stream predecessor's end, and the copy
-	// engine it uses (-1 none).
-	latP   spans
-	engine []int32
+	// Per op: the delay after its stream predecessor's end.
+	latP spans
+	// streamEngine is the copy engine of each stream's copies, by
+	// direction (host to device, device to host; -1 none): see engineOf.
+	streamEngine [][2]int32
 	// swFirst is, per op, its first entry in tl.StreamWaits (-1 none; nil
 	// when there are no entries: see streamWaitOf); swLat the delay after
 	// each entry's op.
@@ -315,6 +316,40 @@ func (m *model) streamWaitOf(j int32) int32 {
 	return m.swFirst[j]
 }
 
+// streamEngines finds the copy engine of each stream's copies in each
+// direction: the engine of the stream's device and the direction.
+func (m *model) streamEngines() {
+	tl := m.tl
+	m.streamEngine = make([][2]int32, len(tl.Streams))
+	for s := range m.streamEngine {
+		for d, dir := range [2]timeline.Dir{timeline.DirHtoD, timeline.DirDtoH} {
+			m.streamEngine[s][d] = -1
+			for e := range tl.Engines {
+				if tl.Engines[e].Device == tl.Streams[s].Device && tl.Engines[e].Dir == dir {
+					m.streamEngine[s][d] = int32(e)
+					break
+				}
+			}
+		}
+	}
+}
+
+// engineOf is the copy engine op j uses, -1 none: a host-device copy's
+// stream's, as tl.EngineOf finds it.
+func (m *model) engineOf(j int32) int32 {
+	o := &m.tl.Ops
+	if o.Kind[j] != timeline.OpCopy {
+		return -1
+	}
+	switch o.Dir[j] {
+	case timeline.DirHtoD:
+		return m.streamEngine[o.Stream[j]][0]
+	case timeline.DirDtoH:
+		return m.streamEngine[o.Stream[j]][1]
+	}
+	return -1
+}
+
 // waitsFor reports whether call c waits for op j.
 func (m *model) waitsFor(c, j int32) bool {
 	if w := m.callWait[c]; w >= 0 {
@@ -362,7 +397,6 @@ func (m *model) sampleLaunches() []sampledOp {
 	m.latL = newSpans(n)
 	m.fromEnd = make([]bool, n)
 	m.latP = newSpans(n)
-	m.engine = make([]int32, n)
 	if len(tl.StreamWaits) > 0 {
 		m.swFirst = make([]int32, n)
 		for j := range m.swFirst {
@@ -371,11 +405,11 @@ func (m *model) sampleLaunches() []sampledOp {
 	}
 	for j := range n {
 		m.opDur.set(int32(j), o.End[j]-o.Start[j])
-		m.engine[j] = int32(tl.EngineOf(int32(j)))
 		if c := o.Call[j]; c != timeline.None {
 			m.fromEnd[j] = !m.waitsFor(c, int32(j))
 		}
 	}
+	m.streamEngines()
 	for k := len(tl.StreamWaits) - 1; k >= 0; k-- {
 		m.swFirst[tl.StreamWaits[k].Op] = int32(k)
 	}
@@ -503,7 +537,7 @@ func (m *model) engineFree() []int64 {
 	cs := &tl.Calls
 	byEngine := make([][]int32, len(tl.Engines))
 	for j := range o.Kind {
-		if e := m.engine[j]; e >= 0 {
+		if e := m.engineOf(int32(j)); e >= 0 {
 			byEngine[e] = append(byEngine[e], int32(j))
 		}
 	}

@@ -361,7 +361,7 @@ func (s *sim) stepStream(st int32) {
 		if !ok {
 			return
 		}
-		if e := s.m.engine[j]; e >= 0 {
+		if e := s.m.engineOf(j); e >= 0 {
 			s.inHeap[j] = true
 			s.ready.push(readyOp{at: at, op: j})
 			return
@@ -420,7 +420,7 @@ func (s *sim) startOp(j int32, at int64) {
 func (s *sim) startCopy(r readyOp) {
 	j := r.op
 	s.inHeap[j] = false
-	slots := s.free[s.m.engine[j]]
+	slots := s.free[s.m.engineOf(j)]
 	best := 0
 	for k := range slots {
 		if slots[k] < slots[best] {
