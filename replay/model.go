@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -23,9 +24,6 @@ type model struct {
 	// or after its start for a nested call), and flags.
 	gap   spans
 	flags []uint8
-	// handoff holds, by call, the call of another thread each call
-	// follows (flagHandoff marks those it holds; nil with none).
-	handoff []handoff
 	// pollLast holds, by call, the last query of the polling run each
 	// query but the last is in (flagPolling marks those; nil with none).
 	pollLast []int32
@@ -86,12 +84,17 @@ const (
 	flagNested  uint8 = 1 << iota // began before the thread's previous call ended
 	flagFirst                     // the thread's first call: at its measured time
 	flagPolling                   // inside a polling run: pollLast holds the run's last query
-	flagHandoff                   // follows another thread's call: handoff holds it
+	flagHandoff                   // follows another thread's call: handoffOf finds it
 )
 
-type handoff struct {
-	from int32
-	wake int64
+// handoffOf is the call of another thread that call k follows (k has
+// flagHandoff), and its wake-up delay after that call's end, as measured.
+func (m *model) handoffOf(k int32) (from int32, wake int64) {
+	hs := m.tl.Handoffs // in call order
+	n, _ := slices.BinarySearchFunc(hs, k+1, func(h timeline.Handoff, c int32) int { return cmp.Compare(h.Call, c) })
+	h := hs[n-1] // the last of k's
+	cs := &m.tl.Calls
+	return h.From, cs.Start[k] - cs.End[h.From]
 }
 
 // simWait is how a waiting call's end (or, for a poll, its start) follows
@@ -155,11 +158,7 @@ func (m *model) calls() {
 			}
 		}
 	}
-	if len(tl.Handoffs) > 0 {
-		m.handoff = make([]handoff, n)
-	}
 	for _, h := range tl.Handoffs {
-		m.handoff[h.Call] = handoff{from: h.From, wake: cs.Start[h.Call] - cs.End[h.From]}
 		m.flags[h.Call] |= flagHandoff
 	}
 }

@@ -261,15 +261,15 @@ func (s *sim) callStart(th, k int32) (int64, bool) {
 		at = s.tEnd[th] + m.gap.at(k)
 	}
 	if m.flags[k]&flagHandoff != 0 {
-		h := m.handoff[k]
-		from := sc.CallEnd[h.from]
+		hFrom, wake := m.handoffOf(k)
+		from := sc.CallEnd[hFrom]
 		if from == unknown {
-			s.park(th, node(nodeCallEnd, h.from))
+			s.park(th, node(nodeCallEnd, hFrom))
 			return 0, false
 		}
 		// The idle time was waiting: the thread resumes after the call
 		// that woke it, and not before its own previous call ended.
-		at = max(s.tEnd[th], from+h.wake)
+		at = max(s.tEnd[th], from+wake)
 	}
 	return at, true
 }
