@@ -47,20 +47,18 @@ type model struct {
 	// typ holds the modelled quantities' classes and their uses.
 	typ   *typicals
 	sizes Sizes
-	// parkHead is the simulations' lists of parked cursors by node,
-	// emptied and used again by each.
-	parkHead []int32
+	// parkBits is the simulations' mark of the nodes cursors are parked
+	// on, a bit per call and op, cleared and used again by each.
+	parkBits []uint64
 }
 
-// parkHeads returns a list head per call and op, every one empty.
-func (m *model) parkHeads() []int32 {
-	if m.parkHead == nil {
-		m.parkHead = make([]int32, m.tl.Calls.Len()+m.tl.Ops.Len())
+// parkMarks returns a bit per call and op, every one clear.
+func (m *model) parkMarks() []uint64 {
+	if m.parkBits == nil {
+		m.parkBits = make([]uint64, (m.tl.Calls.Len()+m.tl.Ops.Len()+63)/64)
 	}
-	for i := range m.parkHead {
-		m.parkHead[i] = -1
-	}
-	return m.parkHead
+	clear(m.parkBits)
+	return m.parkBits
 }
 
 // params are the parts of the model the what-if changes.

@@ -53,13 +53,14 @@ type sim struct {
 	tEnd []int64
 	// parkedOn is what each cursor waits for (^0 none). The cursors
 	// waiting for a call's end or an op's start are a list per node:
-	// parkHead holds each node's latest (calls' ends first, then ops'
-	// starts; -1 none), parkNext each cursor's next, nParked the nodes
-	// with a list; woken holds a list while its cursors are pushed.
+	// parkBits marks the nodes with one (by slot), lists holds each such
+	// node's latest cursor (as many as there are cursors at most, so
+	// looked through), parkNext each cursor's next; woken holds a list
+	// while its cursors are pushed.
 	parkedOn []uint64
-	parkHead []int32
+	parkBits []uint64
+	lists    []parkList
 	parkNext []int32
-	nParked  int
 	woken    []int32
 	queued   []bool // cursor already in work
 	work     []int32
@@ -93,7 +94,7 @@ func (m *model) simulate(ctx context.Context, p *params, sc *Schedule) error {
 	ncur := len(tl.Threads) + len(tl.Streams)
 	s.parkedOn = make([]uint64, ncur)
 	s.parkNext = make([]int32, ncur)
-	s.parkHead = m.parkHeads()
+	s.parkBits = m.parkMarks()
 	s.queued = make([]bool, ncur)
 	for i := range tl.Threads {
 		s.tcur[i] = tl.Threads[i].First
@@ -153,16 +154,38 @@ func (s *sim) push(c int32) {
 func (s *sim) park(cursor int32, n uint64) {
 	s.parkedOn[cursor] = n
 	if n>>32 != nodeCallStart {
-		h := &s.parkHead[s.slot(n)]
-		if *h < 0 {
-			s.nParked++
+		slot := s.slot(n)
+		if !s.marked(slot) {
+			s.parkBits[slot/64] |= 1 << (slot % 64)
+			s.parkNext[cursor] = -1
+			s.lists = append(s.lists, parkList{slot: slot, head: cursor})
+			return
 		}
-		s.parkNext[cursor] = *h
-		*h = cursor
+		l := &s.lists[s.listOf(slot)]
+		s.parkNext[cursor] = l.head
+		l.head = cursor
 	}
 }
 
-// slot is the index in parkHead of a call's end or an op's start.
+// parkList is the latest cursor parked on one node (by slot).
+type parkList struct {
+	slot, head int32
+}
+
+// marked reports whether a cursor is parked on the node of slot.
+func (s *sim) marked(slot int32) bool { return s.parkBits[slot/64]&(1<<(slot%64)) != 0 }
+
+// listOf is the place in lists of the marked node of slot.
+func (s *sim) listOf(slot int32) int {
+	for k := range s.lists {
+		if s.lists[k].slot == slot {
+			return k
+		}
+	}
+	panic(fmt.Sprintf("replay: node %d marked parked on without a list", slot))
+}
+
+// slot is the index in parkBits of a call's end or an op's start.
 func (s *sim) slot(n uint64) int32 {
 	i := int32(uint32(n))
 	if n>>32 == nodeOpStart {
@@ -173,19 +196,22 @@ func (s *sim) slot(n uint64) int32 {
 
 // wake pushes the cursors waiting for node n, in the order they parked.
 func (s *sim) wake(n uint64) {
-	if s.nParked == 0 {
+	if len(s.lists) == 0 {
 		return
 	}
-	h := &s.parkHead[s.slot(n)]
-	if *h < 0 {
+	slot := s.slot(n)
+	if !s.marked(slot) {
 		return
 	}
+	k := s.listOf(slot)
 	s.woken = s.woken[:0]
-	for c := *h; c >= 0; c = s.parkNext[c] {
+	for c := s.lists[k].head; c >= 0; c = s.parkNext[c] {
 		s.woken = append(s.woken, c)
 	}
-	*h = -1
-	s.nParked--
+	s.parkBits[slot/64] &^= 1 << (slot % 64)
+	last := len(s.lists) - 1
+	s.lists[k] = s.lists[last]
+	s.lists = s.lists[:last]
 	for k := len(s.woken) - 1; k >= 0; k-- {
 		c := s.woken[k]
 		s.parkedOn[c] = ^uint64(0)
