@@ -208,7 +208,7 @@ func writeReports(sig context.Context, opts *reportOptions, results []*predictio
 	}
 	set := make([]report.Folder, 0, len(dirs)+1)
 	for i, dir := range dirs {
-		set = append(set, report.Folder{Dir: dir, Files: files[i]})
+		set = append(set, report.Folder{Dir: dir, Files: files[i], Stale: reps[i].Undrawn()})
 	}
 	if len(topFiles) > 0 {
 		set = append(set, report.Folder{Dir: opts.Out, Files: topFiles})
