@@ -507,8 +507,10 @@ func ruleRows(path string) audit.RuleRows {
 }
 
 // captureExts end the names of the capture files a rule's CSV is found
-// beside (nsysrule.Beside).
-var captureExts = []string{exportcache.Suffix, ".sqlite", ".nsys-rep", ".qdrep"}
+// beside (nsysrule.Beside): the trace's, and the lesson program's own
+// files of the same run (NAME.results.json, NAME.transcript.txt beside
+// NAME.sqlite and NAME_cuda_memcpy_async.csv).
+var captureExts = []string{exportcache.Suffix, ".sqlite", ".nsys-rep", ".qdrep", ".results.json", ".transcript.txt"}
 
 // coverRefusal adds to the refusal of a trace with no copy record
 // (capture.ProblemNoCopies) what the capture says it could not show, where

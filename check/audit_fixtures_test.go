@@ -76,6 +76,8 @@ var verdictPairs = []struct {
 	{"train-pageable", "train-pinned", "DataLoader(pin_memory=True)", nil},
 	{"train128-pageable", "train128-pinned", "DataLoader(pin_memory=True), 128-image batches, 4 workers", nil},
 	{"torch-prefetch-pageable", "torch-prefetch-pineach", "tensor.pin_memory() of each batch, every step", nil},
+	{"torch-prefetch48-pageable", "torch-prefetch48-pinned", "tensor.pin_memory() once, 48 MiB batches", nil},
+	{"torch-prefetch48-pageable", "torch-prefetch48-pineach", "tensor.pin_memory() of each 48 MiB batch, every step", nil},
 }
 
 // TestVerdictTable audits every shipped pair as `nsyscheck audit BEFORE

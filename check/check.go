@@ -191,8 +191,8 @@ func scanFiles(ctx context.Context, src *source.Source) []fileScan {
 
 // ruleCSV is NVIDIA's rule's CSV beside the source's capture (in its
 // folder of CSV reports, or NAME_cuda_memcpy_async.csv beside NAME.sqlite),
-// "" when there is none: the one the audit reads (nvidiaRule) and the
-// exposure scan scans.
+// "" when there is none: the one verify (Enrich) and the audit
+// (nvidiaRule) read, and the exposure scan scans.
 func ruleCSV(src *source.Source) string {
 	return nsysrule.Beside(src.Path, captureExts)
 }
@@ -237,12 +237,11 @@ func (k *Checked) Enrich(info *runinfo.Info) {
 	for _, n := range c.Notes {
 		addDiag(r, diag.Info, diag.Note{Of: diag.CodeInputSubstituted, Text: n})
 	}
-	dir := folderOf(c.Path)
-	if m, _ := filepath.Glob(filepath.Join(dir, "*_"+nsysrule.Name+".csv")); len(m) == 1 {
-		if flagged, err := nsysrule.ReadCSV(m[0]); err != nil {
+	if p := nsysrule.Beside(c.Path, captureExts); p != "" {
+		if flagged, err := nsysrule.ReadCSV(p); err != nil {
 			addDiag(r, diag.Warning, diag.NsysRuleUnread{Err: err.Error()})
 		} else {
-			compareNsysRule(r, c, flagged, filepath.Base(m[0]))
+			compareNsysRule(r, c, flagged, filepath.Base(p))
 		}
 	}
 	if info != nil && info.GPU != nil {

@@ -2,12 +2,14 @@ package check
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/nsyscheck/nsyscheck/audit"
+	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/nsysrule"
 )
 
@@ -57,5 +59,52 @@ func TestRuleBesideTheStream(t *testing.T) {
 				t.Errorf("%s: the audit's copies are not in start order: %+v", c.capture, r.OnlyAudit)
 			}
 		}
+	}
+}
+
+// TestVerifyReadsTheRuleCSVOfItsCapture: verify reads NVIDIA's rule's CSV
+// by the name nsys analyze gives it beside the capture (NAME.sqlite,
+// NAME_cuda_memcpy_async.csv), the one the audit reads and the exposure
+// scan scans; another capture's CSV in the same folder is not set beside
+// this capture's verdicts.
+func TestVerifyReadsTheRuleCSVOfItsCapture(t *testing.T) {
+	from := filepath.Join("..", "testdata", "captures", "h200-pinned")
+	ruleOf := func(k *Checked) *diag.NsysRule {
+		for _, d := range k.Result.Diagnostics {
+			if r, ok := d.Detail.(diag.NsysRule); ok {
+				return &r
+			}
+		}
+		return nil
+	}
+	for _, c := range []struct {
+		csv  string
+		read bool
+	}{{"pinned_" + nsysrule.Name + ".csv", true}, {"other_" + nsysrule.Name + ".csv", false}} {
+		dir := t.TempDir()
+		copyFile(t, filepath.Join(from, "pinned.sqlite"), filepath.Join(dir, "pinned.sqlite"))
+		copyFile(t, filepath.Join(from, "pinned_"+nsysrule.Name+".csv"), filepath.Join(dir, c.csv))
+		ks, err := Paths([]string{filepath.Join(dir, "pinned.sqlite")}, Options{Nsys: filepath.Join(dir, "no-nsys")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := ruleOf(ks[0])
+		if (r != nil) != c.read {
+			t.Fatalf("beside %s: the rule's reading %+v, want read=%v", c.csv, r, c.read)
+		}
+		if r != nil && (r.File != c.csv || r.Flagged == 0 || !r.Agrees) {
+			t.Errorf("beside %s: %+v", c.csv, *r)
+		}
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

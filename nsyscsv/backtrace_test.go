@@ -97,3 +97,22 @@ func TestTwinRows(t *testing.T) {
 		t.Errorf("summary %v, want a's 4 calls and b's smaller total", got)
 	}
 }
+
+// TestCallsAheadTellsTheThreadsCalls reads the program's thread of a CSV
+// capture: the reader tells, once and before the first call, how many calls
+// its first pass counted for the thread, at least as many as it hands on.
+func TestCallsAheadTellsTheThreadsCalls(t *testing.T) {
+	dir, reports := backtraceReports()
+	told, calls, toldAt := []int{}, 0, -1
+	h := records.Handler{
+		CallsAhead: func(n int) error { told, toldAt = append(told, n), calls; return nil },
+		Call:       func(*records.Call) error { calls++; return nil },
+	}
+	sel := records.Selection{ProgramThread: true, APINames: []string{"cudaMemcpy", "cudaMemcpyAsync", "cudaStreamSynchronize", "cudaLaunchKernel"}}
+	if _, err := Read(context.Background(), dir, reports, sel, h); err != nil {
+		t.Fatal(err)
+	}
+	if calls == 0 || len(told) != 1 || told[0] < calls || toldAt != 0 {
+		t.Errorf("told %v (after %d calls), then %d calls handed on; want one count of at least those, first", told, toldAt, calls)
+	}
+}

@@ -469,6 +469,11 @@ func (rd *reader) emitCalls() error {
 			rd.info.OtherThreads = threads[1:]
 			keep = func(c *records.Call) bool { return c.PID == me.PID && c.TID == me.TID }
 		}
+		if len(threads) > 0 && rd.h.CallsAhead != nil {
+			if err := rd.h.CallsAhead(threads[0].Calls); err != nil {
+				return err
+			}
+		}
 	}
 	l := newAPITraceLayout(rf.path, rf.head)
 	counting := rd.h.Counts != nil

@@ -197,6 +197,9 @@ func (r *reader) runtimeFilter(table, gtidCol string) (conds []string, none bool
 		}
 		conds = append(conds, gtidCol+` IN (`+intList(gtids)+`)`)
 		r.threadOnly = true
+		// The thread's correlation ids, one a call: room for the calls
+		// counted, made once.
+		r.wantCorr.ids = make([]int64, 0, r.callsAhead)
 	}
 	return conds, false, nil
 }
@@ -243,6 +246,11 @@ func (r *reader) emitCalls() error {
 			return nil
 		}
 		conds = append(conds, q(nsysdb.ColNameID)+` IN (`+intList(sortedIDs(r.copyAPI))+`)`)
+	}
+	if r.h.Call != nil && r.h.CallsAhead != nil && r.threadOnly && r.callsAhead > 0 {
+		if err := r.handled(table, r.h.CallsAhead(r.callsAhead)); err != nil {
+			return err
+		}
 	}
 	// No ORDER BY: a consumer that needs time order sorts what it keeps,
 	// and sorting here would make SQLite sort every matching row first.
@@ -383,6 +391,7 @@ func (r *reader) programThread(table, gtidCol string, conds []string) ([]int64, 
 	}
 	records.SortThreads(counts)
 	me := counts[0]
+	r.callsAhead = me.Calls
 	if len(counts) > 1 {
 		r.info.OtherThreads = counts[1:]
 	}

@@ -214,7 +214,10 @@ type reader struct {
 	// are tied to without a join in SQL (syncsRead says they were read).
 	syncAPI   map[int64]bool
 	syncCalls records.CallIndex
-	syncsRead bool
+	// callsAhead is the program's thread's calls counted by programThread,
+	// told to the handler before they are read (records.Handler.CallsAhead).
+	callsAhead int
+	syncsRead  bool
 }
 
 func (r *reader) close() {

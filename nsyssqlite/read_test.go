@@ -175,3 +175,29 @@ func TestInterrupted(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestCallsAheadTellsTheThreadsCalls reads the program's thread of a
+// capture: the reader tells, once and before the first call, how many calls
+// it counted for the thread, the number it then hands on; reading every
+// thread it counts none and tells nothing.
+func TestCallsAheadTellsTheThreadsCalls(t *testing.T) {
+	for _, thread := range []bool{true, false} {
+		told, calls, toldAt := []int{}, 0, -1
+		h := records.Handler{
+			CallsAhead: func(n int) error { told, toldAt = append(told, n), calls; return nil },
+			Call:       func(*records.Call) error { calls++; return nil },
+		}
+		sel := records.Selection{ProgramThread: thread, APINames: []string{"cudaMemcpy", "cudaMemcpyAsync", "cudaStreamSynchronize", "cudaLaunchKernel"}}
+		if _, err := Read(context.Background(), open(t, trainPinned), trainPinned, sel, h); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case calls == 0:
+			t.Fatalf("ProgramThread %v: no calls read", thread)
+		case thread && (len(told) != 1 || told[0] != calls || toldAt != 0):
+			t.Errorf("ProgramThread: told %v (after %d calls), then %d calls handed on; want %d told once, first", told, toldAt, calls, calls)
+		case !thread && len(told) != 0:
+			t.Errorf("every thread: told %v, want nothing", told)
+		}
+	}
+}

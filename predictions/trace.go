@@ -194,8 +194,11 @@ func (t *traceCtx) records(group GroupKey, calls []capture.APICall) *Records {
 	return corrRecords(group, t.apiTab, ids)
 }
 
-func (t *traceCtx) named(name string) []capture.APICall {
-	n := 0 // counted first: an application's thread makes 100,000s of one call
+// named returns the places in t.calls of the thread's calls with the given
+// name, in start order: 4 bytes a call where a copy of each would take 88,
+// for a thread that makes 100,000s of one call.
+func (t *traceCtx) named(name string) []int32 {
+	n := 0 // counted first, so that the list is made once at its size
 	for i := range t.calls {
 		if t.calls[i].Name == name {
 			n++
@@ -204,11 +207,20 @@ func (t *traceCtx) named(name string) []capture.APICall {
 	if n == 0 {
 		return nil
 	}
-	out := make([]capture.APICall, 0, n)
-	for _, a := range t.calls {
-		if a.Name == name {
-			out = append(out, a)
+	out := make([]int32, 0, n)
+	for i := range t.calls {
+		if t.calls[i].Name == name {
+			out = append(out, int32(i))
 		}
+	}
+	return out
+}
+
+// callsAt copies the calls at the places of t.calls that at lists.
+func (t *traceCtx) callsAt(at []int32) []capture.APICall {
+	out := make([]capture.APICall, len(at))
+	for i, k := range at {
+		out[i] = t.calls[k]
 	}
 	return out
 }
@@ -688,7 +700,8 @@ func (t *traceCtx) part1Runs(dir vocab.Direction) (*sweepData, Why) {
 		return nil, NoMemoryKinds{Lacks: t.c.Why(records.FactMemoryKinds)}
 	}
 	var seq []callCopy
-	for _, a := range t.named(apiMemcpy) {
+	for _, k := range t.named(apiMemcpy) {
+		a := t.calls[k]
 		m := t.memcpy.of(a.CorrelationID)
 		if m == nil {
 			return nil, MemcpyWithoutCopy{Call: t.ref(a), Thread: t.thread(), CopyTable: t.cpyTab}
@@ -776,11 +789,11 @@ func (t *traceCtx) part2() (*asyncData, Why) {
 		s := &asyncSide{runs: len(g)}
 		var comp []float64
 		for _, a := range g {
-			sync := nextSync(syncs, a)
+			sync := t.nextSync(syncs, a)
 			if sync == nil {
 				return nil, NoFollowingSync{Call: t.ref(a), Thread: t.thread()}
 			}
-			if n := nextAfter(all, a); n != nil && n.Start < sync.Start {
+			if n := t.nextAfter(all, a); n != nil && n.Start < sync.Start {
 				return nil, AsyncBeforeSync{Call: t.ref(a), Next: t.ref(*n)}
 			}
 			s.callDurMs = append(s.callDurMs, float64(a.Duration())/1e6)
@@ -819,7 +832,7 @@ func (t *traceCtx) part2() (*asyncData, Why) {
 // pageable and pinned groups' timed calls: by NVTX range where the capture
 // has them, else by copy records, else by call order. how says which; why,
 // when not empty, why the groups cannot be found.
-func (t *traceCtx) part2Groups(all []capture.APICall, withCopies bool) (map[vocab.MemKind][]capture.APICall, Fact, Why) {
+func (t *traceCtx) part2Groups(all []int32, withCopies bool) (map[vocab.MemKind][]capture.APICall, Fact, Why) {
 	switch {
 	case t.hasAnyRange("async-pageable", "async-pinned"):
 		return t.part2NVTX(all, withCopies)
@@ -835,15 +848,15 @@ func (t *traceCtx) part2Groups(all []capture.APICall, withCopies bool) (map[voca
 			return nil, nil, AsyncCount{N: len(all), Thread: t.thread()}
 		}
 		groups := map[vocab.MemKind][]capture.APICall{}
-		groups[vocab.MemPageable] = all[1:asyncPerSrc]
-		groups[vocab.MemPinned] = all[asyncPerSrc+1:]
+		groups[vocab.MemPageable] = t.callsAt(all[1:asyncPerSrc])
+		groups[vocab.MemPinned] = t.callsAt(all[asyncPerSrc+1:])
 		return groups, AsyncByOrder{Thread: t.thread()}, nil
 	}
 }
 
 // part2NVTX finds part 2's groups as what NVTX ranges async-pageable and
 // async-pinned hold: their host-to-device cudaMemcpyAsync calls, all timed.
-func (t *traceCtx) part2NVTX(all []capture.APICall, withCopies bool) (map[vocab.MemKind][]capture.APICall, Fact, Why) {
+func (t *traceCtx) part2NVTX(all []int32, withCopies bool) (map[vocab.MemKind][]capture.APICall, Fact, Why) {
 	groups := map[vocab.MemKind][]capture.APICall{}
 	how := AsyncByRanges{Shaped: true}
 	in := 0
@@ -922,7 +935,7 @@ func (t *traceCtx) progAsyncRuns(src vocab.MemKind) int {
 // host-to-device cudaMemcpyAsync calls of the size that pageable and pinned
 // copies share most, split by host memory kind, in order, the first of each
 // taken as the warm-up. Other calls are set aside with a diagnostic.
-func (t *traceCtx) part2Copies(all []capture.APICall, groups map[vocab.MemKind][]capture.APICall) (Fact, Why) {
+func (t *traceCtx) part2Copies(all []int32, groups map[vocab.MemKind][]capture.APICall) (Fact, Why) {
 	type key struct {
 		host  vocab.MemKind
 		bytes int64
@@ -932,10 +945,11 @@ func (t *traceCtx) part2Copies(all []capture.APICall, groups map[vocab.MemKind][
 	var keys []key
 	counts := map[int32]int{}
 	of := make([]int32, len(all))
-	for i, a := range all {
+	for i, at := range all {
+		a := &t.calls[at]
 		m, ok := t.memcpy.find(a.CorrelationID)
 		if !ok {
-			return nil, AsyncWithoutCopy{Call: t.ref(a), CopyTable: t.cpyTab}
+			return nil, AsyncWithoutCopy{Call: t.ref(*a), CopyTable: t.cpyTab}
 		}
 		of[i] = -1
 		if hk := hostKind(&m); m.Kind == vocab.CopyHtoD && (hk == vocab.MemPageable || hk == vocab.MemPinned) {
@@ -948,13 +962,13 @@ func (t *traceCtx) part2Copies(all []capture.APICall, groups map[vocab.MemKind][
 			counts[int32(k)]++
 		}
 	}
-	by := make(map[key][]capture.APICall, len(keys))
+	by := make(map[key][]int32, len(keys))
 	for k, n := range counts {
-		by[keys[k]] = make([]capture.APICall, 0, n)
+		by[keys[k]] = make([]int32, 0, n)
 	}
-	for i, a := range all {
+	for i, at := range all {
 		if k := of[i]; k >= 0 {
-			by[keys[k]] = append(by[keys[k]], a)
+			by[keys[k]] = append(by[keys[k]], at)
 		}
 	}
 	best, bestN := int64(-1), 0
@@ -974,7 +988,7 @@ func (t *traceCtx) part2Copies(all []capture.APICall, groups map[vocab.MemKind][
 	for _, src := range sources {
 		g := by[key{vocab.MemKind(src), best}]
 		warm, _ := warmupsOf(len(g), 1, t.progAsyncRuns(src))
-		groups[src] = g[warm:]
+		groups[src] = t.callsAt(g[warm:])
 		if len(g) != asyncPerSrc {
 			t.diags.Add(diag.Info, AsyncGroupShape{Thread: t.thread(), N: len(g), Bytes: best, Source: src})
 		}
@@ -986,21 +1000,25 @@ func (t *traceCtx) part2Copies(all []capture.APICall, groups map[vocab.MemKind][
 	return how, nil
 }
 
-func nextSync(syncs []capture.APICall, a capture.APICall) *capture.APICall {
-	i := sort.Search(len(syncs), func(i int) bool { return syncs[i].Start >= a.End })
+// nextSync returns the first of the synchronisations at the places of
+// t.calls that syncs lists (in start order) to start at or after a's end,
+// nil when none does.
+func (t *traceCtx) nextSync(syncs []int32, a capture.APICall) *capture.APICall {
+	i := sort.Search(len(syncs), func(i int) bool { return t.calls[syncs[i]].Start >= a.End })
 	if i == len(syncs) {
 		return nil
 	}
-	return &syncs[i]
+	return &t.calls[syncs[i]]
 }
 
-func nextAfter(calls []capture.APICall, a capture.APICall) *capture.APICall {
-	for i := range calls {
-		if calls[i].Start > a.Start {
-			return &calls[i]
-		}
+// nextAfter returns the first of the calls at the places of t.calls that
+// calls lists (in start order) to start after a, nil when none does.
+func (t *traceCtx) nextAfter(calls []int32, a capture.APICall) *capture.APICall {
+	i := sort.Search(len(calls), func(i int) bool { return t.calls[calls[i]].Start > a.Start })
+	if i == len(calls) {
+		return nil
 	}
-	return nil
+	return &t.calls[calls[i]]
 }
 
 // part4 derives prediction 4 from part 2's groups.

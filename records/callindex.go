@@ -17,13 +17,17 @@ type CallIndex struct {
 	calls []indexedCall
 	// added holds the calls added since calls was last ordered, in chunks,
 	// so that the hundreds of thousands of a large capture are moved once,
-	// into calls, and not at each growth of a slice.
-	added   chunked.List[indexedCall]
-	sorted  bool // calls are in (pid, corr) order
-	checked bool // sorted is known
-	names   []string
-	nameAt  map[string]int32
-	threads []indexedThread
+	// into calls, and not at each growth of a slice. Calls that came in
+	// (pid, corr) order are not moved at all: they stay in their chunks, as
+	// kept (inChunks), where they are found in place.
+	added    chunked.List[indexedCall]
+	kept     chunked.List[indexedCall]
+	inChunks bool
+	sorted   bool // calls are in (pid, corr) order
+	checked  bool // sorted is known
+	names    []string
+	nameAt   map[string]int32
+	threads  []indexedThread
 	// last is the index of the last name and thread added; cursor the
 	// call found last; call is the Call handed out, reused.
 	lastName, lastThread int32
@@ -45,7 +49,18 @@ type indexedThread struct {
 }
 
 // Len is the number of calls added.
-func (x *CallIndex) Len() int { return len(x.calls) + x.added.Len() }
+func (x *CallIndex) Len() int { return x.ordered() + x.added.Len() }
+
+// ordered is the number of calls ordered: in calls, or in kept's chunks.
+func (x *CallIndex) ordered() int { return len(x.calls) + x.kept.Len() }
+
+// get is ordered call i, in place.
+func (x *CallIndex) get(i int) *indexedCall {
+	if x.inChunks {
+		return x.kept.Ptr(i)
+	}
+	return &x.calls[i]
+}
 
 // Add keeps call c.
 func (x *CallIndex) Add(c *Call) {
@@ -83,29 +98,52 @@ func (x *CallIndex) Add(c *Call) {
 	x.checked = false
 }
 
-func (x *CallIndex) pid(i int) int64 { return x.threads[x.calls[i].thread].pid }
+func (x *CallIndex) pid(i int) int64 { return x.threads[x.get(i).thread].pid }
 
-func (x *CallIndex) less(i, j int) bool {
-	a, b := x.pid(i), x.pid(j)
-	return a < b || a == b && x.calls[i].corr < x.calls[j].corr
+// before reports whether call a goes before call b: by process, then
+// correlation id.
+func (x *CallIndex) before(a, b *indexedCall) bool {
+	p, q := x.threads[a.thread].pid, x.threads[b.thread].pid
+	return p < q || p == q && a.corr < b.corr
+}
+
+// inOrder reports whether the calls of l are in (pid, corr) order.
+func (x *CallIndex) inOrder(l *chunked.List[indexedCall]) bool {
+	var last *indexedCall
+	for _, chunk := range l.Chunks() {
+		for i := range chunk {
+			if last != nil && x.before(&chunk[i], last) {
+				return false
+			}
+			last = &chunk[i]
+		}
+	}
+	return true
 }
 
 // order sorts the calls by process and correlation id, stably, unless they
-// came so.
+// came so: then the first calls ordered stay in their chunks.
 func (x *CallIndex) order() {
 	if x.checked {
 		return
 	}
-	x.calls = x.added.AppendTo(x.calls)
 	x.checked, x.sorted = true, true
-	for i := 1; i < len(x.calls); i++ {
-		if x.less(i, i-1) {
-			x.sorted = false
-			break
+	if x.ordered() == 0 && x.inOrder(&x.added) {
+		x.kept, x.added, x.inChunks = x.added, chunked.List[indexedCall]{}, true
+	} else {
+		if x.inChunks {
+			x.calls, x.inChunks = x.kept.AppendTo(x.calls), false
+		}
+		x.calls = x.added.AppendTo(x.calls)
+		for i := 1; i < len(x.calls); i++ {
+			if x.before(&x.calls[i], &x.calls[i-1]) {
+				x.sorted = false
+				break
+			}
 		}
 	}
 	if !x.sorted {
-		sort.SliceStable(x.calls, func(i, j int) bool { return x.less(i, j) })
+		sort.SliceStable(x.calls, func(i, j int) bool { return x.before(&x.calls[i], &x.calls[j]) })
 		x.sorted = true
 	}
 	x.cursor = 0
@@ -155,7 +193,7 @@ func (x *CallIndex) Each(pid, corr int64, anyPID bool, f func(*Call) error) (int
 func (x *CallIndex) First(corr int64) *Call {
 	best := -1
 	for _, p := range x.pids() {
-		if i, n := x.find(p, corr); n > 0 && (best < 0 || x.calls[i].seq < x.calls[best].seq) {
+		if i, n := x.find(p, corr); n > 0 && (best < 0 || x.get(i).seq < x.get(best).seq) {
 			best = i
 		}
 	}
@@ -178,7 +216,8 @@ func (x *CallIndex) find(pid, corr int64) (first, n int) {
 		return 0, 0
 	}
 	x.order()
-	match := func(i int) bool { return i < len(x.calls) && x.pid(i) == pid && x.calls[i].corr == corr }
+	all := x.ordered()
+	match := func(i int) bool { return i < all && x.pid(i) == pid && x.get(i).corr == corr }
 	i := -1
 	for _, k := range [...]int{x.cursor, x.cursor + 1} {
 		if match(k) && (k == 0 || !match(k-1)) {
@@ -187,9 +226,9 @@ func (x *CallIndex) find(pid, corr int64) (first, n int) {
 		}
 	}
 	if i < 0 {
-		k := sort.Search(len(x.calls), func(k int) bool {
+		k := sort.Search(all, func(k int) bool {
 			p := x.pid(k)
-			return p > pid || p == pid && x.calls[k].corr >= corr
+			return p > pid || p == pid && x.get(k).corr >= corr
 		})
 		if !match(k) {
 			return 0, 0
@@ -204,7 +243,8 @@ func (x *CallIndex) find(pid, corr int64) (first, n int) {
 
 // at is call i as a Call, reused.
 func (x *CallIndex) at(i int) *Call {
-	c, t := &x.calls[i], &x.threads[x.calls[i].thread]
+	c := x.get(i)
+	t := &x.threads[c.thread]
 	x.call = Call{Name: x.names[c.name], Start: c.start, End: c.end, Result: c.result, Corr: c.corr, PID: t.pid, TID: t.tid, Thread: t.name}
 	return &x.call
 }

@@ -79,3 +79,45 @@ func firstPID(cs []Call, corr int64) int64 {
 	}
 	return -1
 }
+
+// TestCallIndexInPlace adds more calls than a chunk holds, in order, so
+// that they are found where they were added; then more calls after the
+// lookups, out of order, so that all are moved and sorted: every call is
+// found, with the first added of a pair, either way.
+func TestCallIndexInPlace(t *testing.T) {
+	var x CallIndex
+	var want []Call
+	for corr := int64(1); corr <= 40_000; corr += 2 {
+		want = append(want, Call{Name: "cudaMemcpyAsync", Start: corr, End: corr + 1, Corr: corr, PID: 5, TID: 6})
+	}
+	for i := range want {
+		x.Add(&want[i])
+	}
+	ask := func(stage string) {
+		t.Helper()
+		for _, w := range want {
+			if got := x.Lookup(w.PID, w.Corr); got == nil || *got != w {
+				t.Fatalf("%s: Lookup(%d, %d) = %+v, want %+v", stage, w.PID, w.Corr, got, w)
+			}
+		}
+		if c := x.Lookup(5, 2); c != nil {
+			t.Errorf("%s: found a call never added: %+v", stage, c)
+		}
+	}
+	ask("in place")
+	if !x.inChunks || len(x.calls) != 0 {
+		t.Errorf("calls in order were moved: %d in the slice", len(x.calls))
+	}
+	more := []Call{{Name: "cudaMemcpy", Start: 7, End: 9, Corr: 4, PID: 5, TID: 6}, {Name: "cudaMemcpy", Start: -1, End: 3, Corr: 3, PID: 5, TID: 6}}
+	for i := range more {
+		x.Add(&more[i])
+	}
+	want = append(want, more[0])
+	ask("moved")
+	if x.inChunks || x.Len() != len(want)+1 {
+		t.Errorf("after more calls: in chunks %v, %d calls, want %d", x.inChunks, x.Len(), len(want)+1)
+	}
+	if c := x.First(3); c == nil || c.Start != 3 {
+		t.Errorf("First(3) = %+v, want the call added first (start 3)", c)
+	}
+}

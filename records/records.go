@@ -441,6 +441,7 @@ func (s Selection) WantsOp(k OpKind) bool {
 // Range, Call, Op, Sync, Event, Graph, APISum, CopySum, RangeSum, Counts.
 // Within a kind they come in the
 // input's own order; a consumer that needs time order sorts what it keeps.
+// CallsAhead, where a reader calls it, comes once before the first Call.
 // A record is the reader's to reuse once the function returns: keep a copy,
 // not the pointer.
 type Handler struct {
@@ -449,10 +450,17 @@ type Handler struct {
 	Gap   func(Gap) error
 	Range func(*Range) error
 	Call  func(*Call) error
-	Op    func(*Op) error
-	Sync  func(*Sync) error
-	Event func(*EventRecord) error
-	Graph func(*GraphLaunch) error
+	// CallsAhead is told how many calls the reader is about to hand on,
+	// where it counted them before reading them (Selection.ProgramThread
+	// picks the thread by counting its calls): a consumer that keeps every
+	// call can make room for them once, instead of growing, or moving,
+	// what it keeps. It is a hint of size: a consumer stays right when
+	// more or fewer calls come.
+	CallsAhead func(n int) error
+	Op         func(*Op) error
+	Sync       func(*Sync) error
+	Event      func(*EventRecord) error
+	Graph      func(*GraphLaunch) error
 
 	APISum   func(*APISum) error
 	CopySum  func(*CopySum) error
@@ -471,6 +479,7 @@ func Tee(hs ...Handler) Handler {
 		t.Gap = chainValue(t.Gap, h.Gap)
 		t.Range = chain(t.Range, h.Range)
 		t.Call = chain(t.Call, h.Call)
+		t.CallsAhead = chainValue(t.CallsAhead, h.CallsAhead)
 		t.Op = chain(t.Op, h.Op)
 		t.Sync = chain(t.Sync, h.Sync)
 		t.Event = chain(t.Event, h.Event)

@@ -150,7 +150,9 @@ func loadingIn(v []float64, m audit.Measure) float64 {
 // The way to pin each shipped capture after a fix shows, from a timeline
 // built by plain SQL over its export (audit.PinShownBy): the DataLoader's
 // pin thread, the prefetch program's tensors pinned before its loop, and
-// its batches pinned again every step; and, read as though they were
+// its batches pinned again every step, with 32 MiB batches (whose captures
+// the allocation rule was drawn from) and 48 MiB ones (which it was not);
+// and, read as though they were
 // PyTorch's, the captures of the programs that allocate their pinned
 // buffers once before their loops (cudaMallocHost, cuMemHostAlloc,
 // cupyx.empty_pinned), which the allocation rule, drawn from the prefetch
@@ -164,6 +166,8 @@ func TestWayToPinShownByPlainSQL(t *testing.T) {
 		{"train128-pinned", audit.ClueThread},
 		{"torch-prefetch-pinned", audit.CluePinnedFirst},
 		{"torch-prefetch-pineach", audit.CluePinnedAmong},
+		{"torch-prefetch48-pinned", audit.CluePinnedFirst},
+		{"torch-prefetch48-pineach", audit.CluePinnedAmong},
 		{"pipeline-pinned", audit.CluePinnedFirst},
 		{"driver-pinned", audit.CluePinnedFirst},
 		{"cupy-pinned", audit.CluePinnedFirst},

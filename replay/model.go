@@ -45,6 +45,20 @@ type model struct {
 	// typ holds the modelled quantities' classes and their uses.
 	typ   *typicals
 	sizes Sizes
+	// parkHead is the simulations' lists of parked cursors by node,
+	// emptied and used again by each.
+	parkHead []int32
+}
+
+// parkHeads returns a list head per call and op, every one empty.
+func (m *model) parkHeads() []int32 {
+	if m.parkHead == nil {
+		m.parkHead = make([]int32, m.tl.Calls.Len()+m.tl.Ops.Len())
+	}
+	for i := range m.parkHead {
+		m.parkHead[i] = -1
+	}
+	return m.parkHead
 }
 
 // params are the parts of the model the what-if changes.

@@ -40,6 +40,10 @@ var pairs = []pair{
 		fix: "DataLoader(pin_memory=True), 128-image batches, 4 workers"},
 	{name: "torch-pineach", before: "torch-prefetch-pageable", after: "torch-prefetch-pineach", pinBy: replay.PinByCopy,
 		fix: "tensor.pin_memory() of each batch, every step"},
+	{name: "torch-prefetch48", before: "torch-prefetch48-pageable", after: "torch-prefetch48-pinned",
+		fix: "tensor.pin_memory() once, 48 MiB batches"},
+	{name: "torch-pineach48", before: "torch-prefetch48-pageable", after: "torch-prefetch48-pineach", pinBy: replay.PinByCopy,
+		fix: "tensor.pin_memory() of each 48 MiB batch, every step"},
 }
 
 // Targets: the replay of the before capture within FitTarget of it, the

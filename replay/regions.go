@@ -141,11 +141,16 @@ type regions struct {
 	// copyCalls marks the calls that launched a host-device copy;
 	// pageableCalls those that launched one from pageable memory.
 	copyCalls, pageableCalls []bool
+	// over holds, per host-device copy, the part of its GPU time a kernel
+	// on another stream overlapped in the schedule being measured;
+	// pieces is overlapped's scratch.
+	over   []int64
+	pieces [][2]int64
 }
 
 func newRegions(tl *timeline.Timeline) *regions {
 	rg := &regions{tl: tl, kernels: make([][]int32, len(tl.Streams)), copyCalls: make([]bool, tl.Calls.Len()),
-		pageableCalls: make([]bool, tl.Calls.Len())}
+		pageableCalls: make([]bool, tl.Calls.Len()), over: make([]int64, tl.Ops.Len())}
 	seen := map[int32]int{}
 	for _, r := range tl.Ranges {
 		k, ok := seen[r.Name]
@@ -199,6 +204,12 @@ type measure struct {
 // measureAll measures every region in schedule s: CaptureRegion first,
 // then the range names in order of first appearance.
 func (rg *regions) measureAll(s *Schedule) []measure {
+	o := &rg.tl.Ops
+	for j := range o.Kind {
+		if o.Kind[j] == timeline.OpCopy && o.Dir[j].HostDevice() {
+			rg.over[j] = rg.overlapped(s, int32(j))
+		}
+	}
 	out := []measure{rg.capture(s)}
 	byName := map[int32]int{}
 	for k, n := range rg.names {
@@ -301,7 +312,7 @@ func (rg *regions) instance(s *Schedule, r timeline.Range) (start, end, copyNs, 
 			end = max(end, s.OpEnd[j])
 			if tl.Ops.Kind[j] == timeline.OpCopy && tl.Ops.Dir[j].HostDevice() {
 				copyNs += s.OpEnd[j] - s.OpStart[j]
-				over += rg.overlapped(s, j)
+				over += rg.over[j]
 			}
 		}
 		if rg.copyCalls[c] {
@@ -380,7 +391,7 @@ func (rg *regions) capture(s *Schedule) measure {
 		end = max(end, s.OpEnd[j])
 		if o.Kind[j] == timeline.OpCopy && o.Dir[j].HostDevice() {
 			m.copyNs += s.OpEnd[j] - s.OpStart[j]
-			m.overlapNs += rg.overlapped(s, int32(j))
+			m.overlapNs += rg.over[j]
 		}
 	}
 	m.instances = 1
@@ -405,7 +416,7 @@ func (rg *regions) overlapped(s *Schedule, j int32) int64 {
 	if ce <= cs || len(peers) == 0 {
 		return 0
 	}
-	var pieces [][2]int64
+	pieces := rg.pieces[:0]
 	for _, k := range peers {
 		ks := rg.kernels[k]
 		// Kernels of a stream run in order: find the first that ends
@@ -418,6 +429,7 @@ func (rg *regions) overlapped(s *Schedule, j int32) int64 {
 			}
 		}
 	}
+	rg.pieces = pieces
 	if len(pieces) == 0 {
 		return 0
 	}

@@ -51,10 +51,16 @@ type sim struct {
 	scur     []int32 // per stream, its next op
 	// tEnd is, per thread, the latest replayed end of its calls so far.
 	tEnd []int64
-	// parkedOn is what each cursor waits for (^0 none); parked lists the
-	// cursors waiting for a call's end or an op's start.
+	// parkedOn is what each cursor waits for (^0 none). The cursors
+	// waiting for a call's end or an op's start are a list per node:
+	// parkHead holds each node's latest (calls' ends first, then ops'
+	// starts; -1 none), parkNext each cursor's next, nParked the nodes
+	// with a list; woken holds a list while its cursors are pushed.
 	parkedOn []uint64
-	parked   map[uint64][]int32
+	parkHead []int32
+	parkNext []int32
+	nParked  int
+	woken    []int32
 	queued   []bool // cursor already in work
 	work     []int32
 	ready    readyHeap
@@ -83,9 +89,11 @@ func (m *model) simulate(ctx context.Context, p *params, sc *Schedule) error {
 	no := tl.Ops.Len()
 	s := &sim{m: m, p: p, tl: tl, nThreads: int32(len(tl.Threads)), s: sc,
 		tcur: make([]int32, len(tl.Threads)), scur: make([]int32, len(tl.Streams)), tEnd: make([]int64, len(tl.Threads)),
-		parked: map[uint64][]int32{}, inHeap: make([]bool, no)}
+		inHeap: make([]bool, no)}
 	ncur := len(tl.Threads) + len(tl.Streams)
 	s.parkedOn = make([]uint64, ncur)
+	s.parkNext = make([]int32, ncur)
+	s.parkHead = m.parkHeads()
 	s.queued = make([]bool, ncur)
 	for i := range tl.Threads {
 		s.tcur[i] = tl.Threads[i].First
@@ -140,23 +148,48 @@ func (s *sim) push(c int32) {
 	}
 }
 
+// park makes cursor wait for node n. A cursor waits for one node at a
+// time, and only wake (of that node) takes it off its list.
 func (s *sim) park(cursor int32, n uint64) {
 	s.parkedOn[cursor] = n
 	if n>>32 != nodeCallStart {
-		s.parked[n] = append(s.parked[n], cursor)
+		h := &s.parkHead[s.slot(n)]
+		if *h < 0 {
+			s.nParked++
+		}
+		s.parkNext[cursor] = *h
+		*h = cursor
 	}
 }
 
+// slot is the index in parkHead of a call's end or an op's start.
+func (s *sim) slot(n uint64) int32 {
+	i := int32(uint32(n))
+	if n>>32 == nodeOpStart {
+		i += int32(s.tl.Calls.Len())
+	}
+	return i
+}
+
+// wake pushes the cursors waiting for node n, in the order they parked.
 func (s *sim) wake(n uint64) {
-	if len(s.parked) == 0 {
+	if s.nParked == 0 {
 		return
 	}
-	if cs, ok := s.parked[n]; ok {
-		delete(s.parked, n)
-		for _, c := range cs {
-			s.parkedOn[c] = ^uint64(0)
-			s.push(c)
-		}
+	h := &s.parkHead[s.slot(n)]
+	if *h < 0 {
+		return
+	}
+	s.woken = s.woken[:0]
+	for c := *h; c >= 0; c = s.parkNext[c] {
+		s.woken = append(s.woken, c)
+	}
+	*h = -1
+	s.nParked--
+	for k := len(s.woken) - 1; k >= 0; k-- {
+		c := s.woken[k]
+		s.parkedOn[c] = ^uint64(0)
+		s.push(c)
 	}
 }
 

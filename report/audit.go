@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"image/color"
+	"sync"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -24,8 +25,16 @@ const (
 // AuditFiles are the names of the files an audit's report writes
 // (AuditReport.Files): the plot's only where it is drawn.
 func AuditFiles() []string {
-	p := Plot{Name: auditPlotName}
-	return []string{AuditMarkdownFile, AuditHTMLFile, p.PNGFile(), p.SVGFile()}
+	return append([]string{AuditMarkdownFile, AuditHTMLFile}, plotFiles(auditPlotName)...)
+}
+
+// AuditNames lists the files the report of out holds (AuditReport.Files),
+// without drawing anything: the plot's only where a region is judged.
+func AuditNames(out *audit.Output) []string {
+	if len(regionBarsOf(out).names) == 0 {
+		return []string{AuditMarkdownFile, AuditHTMLFile}
+	}
+	return AuditFiles()
 }
 
 // The series of the region plot, by name in Plot.Series: each judged
@@ -255,7 +264,8 @@ func (r *AuditReport) Markdown() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-var auditHTML = template.Must(template.New("audit").Parse(`<!DOCTYPE html>
+var auditHTML = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("audit").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -313,6 +323,7 @@ ul.notes li { margin: 3px 0; }
 </body>
 </html>
 `))
+})
 
 // HTML is the audit as one page: the same view as the text and Markdown,
 // in tables, with the plot inline.
@@ -326,7 +337,7 @@ func (r *AuditReport) HTML() ([]byte, error) {
 		page.Src = template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(r.Plot.PNG))
 	}
 	var b bytes.Buffer
-	if err := auditHTML.Execute(&b, page); err != nil {
+	if err := auditHTML().Execute(&b, page); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -47,6 +48,9 @@ func TestAuditReport(t *testing.T) {
 	files, err := rep.Files()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got, want := sortedNames(AuditNames(out)), names(files); !slices.Equal(got, want) {
+		t.Errorf("AuditNames = %v, Files holds %v", got, want)
 	}
 	for _, n := range []string{AuditMarkdownFile, AuditHTMLFile, "regions.png", "regions.svg"} {
 		if len(files[n]) == 0 {
@@ -117,13 +121,28 @@ func TestAuditReport(t *testing.T) {
 		t.Error("audit.html does not lead with the regions")
 	}
 	// One capture: its regions pinned; no region: no plot, and why.
-	one, err := BuildAudit(fixture(t, "train-pageable"))
+	oneOut := fixture(t, "train-pageable")
+	one, err := BuildAudit(oneOut)
 	if err != nil || one.Plot.PNG == nil || len(one.Plot.Series[SeriesAfter]) != 0 {
 		t.Errorf("one capture: %+v %v", one.Plot.Series, err)
 	}
-	empty, err := BuildAudit(&audit.Output{Before: &audit.Audit{Capture: "x"}})
+	emptyOut := &audit.Output{Before: &audit.Audit{Capture: "x"}}
+	empty, err := BuildAudit(emptyOut)
 	if err != nil || empty.Plot.PNG != nil || empty.Plot.Skipped == "" {
 		t.Errorf("empty audit plot = %+v, %v", empty.Plot, err)
+	}
+	// The names known before drawing are the files' names, plot or none.
+	for name, c := range map[string]struct {
+		out *audit.Output
+		rep *AuditReport
+	}{"one capture": {oneOut, one}, "no region": {emptyOut, empty}} {
+		files, err := c.rep.Files()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := sortedNames(AuditNames(c.out)), names(files); !slices.Equal(got, want) {
+			t.Errorf("%s: AuditNames = %v, Files holds %v", name, got, want)
+		}
 	}
 }
 
@@ -288,7 +307,7 @@ func TestAuditTextWidth(t *testing.T) {
 func TestAuditTextSays(t *testing.T) {
 	for name, want := range map[string][]string{
 		"pipeline": {"What to change (the CUDA runtime)", "cudaMallocHost or cudaHostAlloc", "pass       0.00     0.30    0.24", "warmup: faster, 274.9 ms before, 27.08 ms after (-90.1%, its one instance); held", "pass: faster"},
-		"train": {"step: no faster, 3.402 ms before, 3.420 ms after (median of 67 instances), though its copy calls held the host 0.762 ms per instance before and 0.054 ms after; held: every cost predicted it no faster (costs 3.435-3.439 ms: the copy calls' saved host time paid back on their thread), and it lies in the bound 3.162-3.678 ms of the predicted 3.436 ms",
+		"train": {"step: no faster, 3.402 ms before, 3.420 ms after (median of 67 instances), though its copy calls held the host 0.762 ms per instance before and 0.054 ms after; held: every cost predicted it no faster (costs 3.435-3.439 ms: the pin thread's copy takes the copy calls' saved host time back on their thread), and it lies in the bound 3.162-3.678 ms of the predicted 3.436 ms",
 			"as the capture after shows: its pt_data_pin thread made 124 CUDA calls",
 			"epoch: unavailable: 1472 ms before, 883.2 ms after (its one instance), but loading device code (the first launches' modules and libraries) held the host 437.9 ms inside it before and 172.1 ms after",
 			"so the time after cannot check the prediction 1475 ms (bound 1399-1550 ms)",
@@ -672,5 +691,30 @@ func TestAuditLinkWords(t *testing.T) {
 	read := &audit.Audit{Replay: &audit.Replay{Costs: []replay.CostUse{{GPUSource: audit.SourceLink, GPUFrom: "as written"}}}}
 	if w := costSourcesWords(read, read.Replay.Costs); !strings.HasSuffix(w, "(as written)") {
 		t.Errorf("read back: %q", w)
+	}
+}
+
+// TestNoGainWhy: the reason a region is predicted no faster follows the
+// way the what-if pinned, the same in the check's verdict and in what to
+// change: a copy into pinned memory (by the copying thread or a pin
+// thread) takes the saved host time back; buffers pinned in place leave
+// the region nothing to wait less for.
+func TestNoGainWhy(t *testing.T) {
+	for by, want := range map[replay.PinBy]string{
+		replay.PinByThread: "the pin thread's copy takes the copy calls' saved host time back on their thread",
+		replay.PinByCopy:   "the copy into pinned memory takes the copy calls' saved host time back on their thread",
+		replay.PinInPlace:  "its time does not wait on these copies",
+	} {
+		au := &audit.Audit{Replay: &audit.Replay{PinBy: by}}
+		if got := noGainWhy(au); got != want {
+			t.Errorf("pinned by %v: %q, want %q", by, got, want)
+		}
+		r := audit.RegionCheck{Why: audit.WhyNoGain}
+		if got := regionCheckWords(&r, noGainWhy(au)); !strings.Contains(got, "(costs ") || !strings.Contains(got, want) {
+			t.Errorf("pinned by %v: the check says %q", by, got)
+		}
+	}
+	if got := noGainWhy(&audit.Audit{}); got != "its time does not wait on these copies" {
+		t.Errorf("no replay: %q", got)
 	}
 }

@@ -618,7 +618,7 @@ func checkView(v *auditView, out *audit.Output, verbose bool) {
 			noCopies++
 			continue
 		}
-		v.Notes = append(v.Notes, regionCheckWords(&r))
+		v.Notes = append(v.Notes, regionCheckWords(&r, noGainWhy(out.Before)))
 	}
 	if noCopies > 0 {
 		v.Notes = append(v.Notes, fmt.Sprintf("%s above held no host-device copy call, so pinning does not change them: not judged", nounsOf(int64(noCopies), "region")))
@@ -646,8 +646,9 @@ func htodPredictedWords(c *audit.Check, p *audit.Prediction) string {
 	return fmt.Sprintf("predicted %s, bound %s to %s", ns(c.PredictedAfterNs), ns(c.PredictedAfterLowNs), ns(c.PredictedAfterHighNs))
 }
 
-// regionCheckWords explains one region's verdict.
-func regionCheckWords(r *audit.RegionCheck) string {
+// regionCheckWords explains one region's verdict; why is the reason its
+// prediction may be no faster (noGainWhy of the audit before).
+func regionCheckWords(r *audit.RegionCheck, why string) string {
 	mid, lo, hi := r.Predicted()
 	m := measureWords(r.Measure, r.Instances)
 	switch r.Why {
@@ -694,8 +695,8 @@ func regionCheckWords(r *audit.RegionCheck) string {
 	case audit.WhyTooWide:
 		return s + "; too wide to decide: " + bound + " holds the time before, so it allows no change: " + wideWords(r, lo, hi)
 	case audit.WhyNoGain:
-		return s + fmt.Sprintf("; held: every cost predicted it no faster (costs %s ms: the copy calls' saved host time paid back on their thread), and it lies in %s (widened by %s below and %s above)",
-			boundWords(lo, hi), bound, pctPlain(r.Tolerance.Low()), pctPlain(r.Tolerance.High()))
+		return s + fmt.Sprintf("; held: every cost predicted it no faster (costs %s ms: %s), and it lies in %s (widened by %s below and %s above)",
+			boundWords(lo, hi), why, bound, pctPlain(r.Tolerance.Low()), pctPlain(r.Tolerance.High()))
 	}
 	s += fmt.Sprintf(" (costs %s ms, widened by %s below and %s above)", boundWords(lo, hi), pctPlain(r.Tolerance.Low()), pctPlain(r.Tolerance.High()))
 	if r.Why != audit.WhyInBound && r.Why != audit.WhyNoGain {
@@ -834,12 +835,25 @@ func noGainWords(au *audit.Audit, name string) string {
 	if !audit.NoGain(r.Time(), low) {
 		return ""
 	}
-	why := "its time does not wait on these copies"
-	if au.Replay != nil && au.Replay.PinBy == replay.PinByThread {
-		why = "the pin thread's copy takes the copy calls' saved host time back on their thread"
-	}
 	return fmt.Sprintf("; pinning is predicted to make %s no faster: %s now, %s pinned (%s ms at every cost): %s",
-		name, msWords(r.Time()), msWords(mid), boundWords(low, high), why)
+		name, msWords(r.Time()), msWords(mid), boundWords(low, high), noGainWhy(au))
+}
+
+// noGainWhy says why every cost of an audit's what-if can predict a region
+// no faster, by the way the what-if pins: a host copy into pinned memory,
+// on the copying thread or by a pin thread of its interpreter, takes back
+// the host time the copy calls save; buffers pinned in place leave the
+// region nothing to wait less for.
+func noGainWhy(au *audit.Audit) string {
+	if au != nil && au.Replay != nil {
+		switch au.Replay.PinBy {
+		case replay.PinByThread:
+			return "the pin thread's copy takes the copy calls' saved host time back on their thread"
+		case replay.PinByCopy:
+			return "the copy into pinned memory takes the copy calls' saved host time back on their thread"
+		}
+	}
+	return "its time does not wait on these copies"
 }
 
 // fixWords is the fix of a pageable class in the framework's words.

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"html/template"
 	"io"
+	"sync"
 
 	"github.com/nsyscheck/nsyscheck/internal/textwrap"
 )
@@ -30,7 +31,7 @@ func writeHTML(w io.Writer, v *view, plots []Plot) error {
 		}
 		page.Plots = append(page.Plots, hp)
 	}
-	return htmlTmpl.Execute(w, page)
+	return htmlTmpl().Execute(w, page)
 }
 
 // pageCSS styles every page: a report and the index comparing several.
@@ -73,7 +74,8 @@ figure img { max-width: 100%; height: auto; border: 1px solid #e4e4e4; }
 // unit and a bound with its comparison on one line.
 var pageFuncs = template.FuncMap{"glue": textwrap.Glue}
 
-var htmlTmpl = template.Must(template.New("report").Funcs(pageFuncs).Parse(`<!DOCTYPE html>
+var htmlTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(pageFuncs).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -134,3 +136,4 @@ var htmlTmpl = template.Must(template.New("report").Funcs(pageFuncs).Parse(`<!DO
 {{with .Note}}<p class="note">{{.}}</p>{{end}}
 {{else}}<p class="missing">{{.Missing}}</p>
 {{end}}{{end}}`))
+})

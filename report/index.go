@@ -12,6 +12,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 
 	"gonum.org/v1/plot/plotter"
 
@@ -70,7 +71,7 @@ func BuildIndex(entries []Entry) (*Index, error) {
 func (ix *Index) Files() (map[string][]byte, error) {
 	v := ix.view()
 	var h bytes.Buffer
-	if err := indexTmpl.Execute(&h, v); err != nil {
+	if err := indexTmpl().Execute(&h, v); err != nil {
 		return nil, err
 	}
 	var m bytes.Buffer
@@ -312,17 +313,14 @@ func compareChart(entries []Entry) (chart, error) {
 	var verdicts, drawn []string
 	for i, e := range entries {
 		r := e.Result
-		from := predictions.PreferredOf(predictions.CopyRows.Of(r), func(c predictions.CopyRow) predictions.Source { return c.From })
 		col := captureColours[i%len(captureColours)]
 		name := path.Base(e.Dir)
 		for _, src := range []vocab.MemKind{vocab.MemPinned, vocab.MemPageable} {
 			var xys plotter.XYs
-			for _, c := range predictions.CopyRows.Of(r) {
-				if c.From == from && c.Direction == vocab.H2D && c.Source == src && c.Bytes > 0 && c.GBps > 0 {
-					xys = append(xys, plotter.XY{X: float64(c.Bytes) / (1 << 20), Y: c.GBps})
-					sizes[c.Bytes] = true
-					minY, maxY = math.Min(minY, c.GBps), math.Max(maxY, c.GBps)
-				}
+			for _, c := range compareRows(r, src) {
+				xys = append(xys, plotter.XY{X: float64(c.Bytes) / (1 << 20), Y: c.GBps})
+				sizes[c.Bytes] = true
+				minY, maxY = math.Min(minY, c.GBps), math.Max(maxY, c.GBps)
 			}
 			if len(xys) == 0 {
 				continue
@@ -365,6 +363,36 @@ func compareChart(entries []Entry) (chart, error) {
 	return ch, nil
 }
 
+// compareRows are the copy rows of r the comparison plot draws for host
+// memory of kind src: timed host-to-device copies by size, from the source
+// the rows prefer.
+func compareRows(r *predictions.Result, src vocab.MemKind) []predictions.CopyRow {
+	rows := predictions.CopyRows.Of(r)
+	from := predictions.PreferredOf(rows, func(c predictions.CopyRow) predictions.Source { return c.From })
+	var out []predictions.CopyRow
+	for _, c := range rows {
+		if c.From == from && c.Direction == vocab.H2D && c.Source == src && c.Bytes > 0 && c.GBps > 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// IndexNames lists the files the index of entries holds (Index.Files),
+// without drawing anything: the comparison plot's only where an entry has
+// rows for it.
+func IndexNames(entries []Entry) []string {
+	names := []string{IndexHTMLFile, IndexMarkdownFile}
+	for _, e := range entries {
+		for _, src := range []vocab.MemKind{vocab.MemPinned, vocab.MemPageable} {
+			if len(compareRows(e.Result, src)) > 0 {
+				return append(names, plotFiles(comparePlotName)...)
+			}
+		}
+	}
+	return names
+}
+
 // titleLines joins items with ", " after prefix into lines of at most width
 // characters (an item longer than that stands alone on its line).
 func titleLines(prefix string, items []string, width int) []string {
@@ -388,7 +416,8 @@ func titleLines(prefix string, items []string, width int) []string {
 	return append(lines, line)
 }
 
-var indexTmpl = template.Must(template.New("index").Funcs(pageFuncs).Parse(`<!DOCTYPE html>
+var indexTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("index").Funcs(pageFuncs).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -425,3 +454,4 @@ th.what { font-weight: normal; font-size: 13.5px; color: #444; min-width: 12em; 
 </body>
 </html>
 `))
+})

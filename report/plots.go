@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"image/color"
+	"image/png"
 	"math"
 	"sort"
 	"strconv"
@@ -680,6 +681,11 @@ func addBand(p *plot.Plot, ch *chart, b *predictions.Band) error {
 	return nil
 }
 
+// pngFast encodes the plots' PNGs at the fastest compression: about half
+// the time of the default for files about 5% larger (encoding was half of
+// drawing a report).
+var pngFast = png.Encoder{CompressionLevel: png.BestSpeed}
+
 // legendGap is the space between a plot's axes and its legend beneath.
 const legendGap = 6
 
@@ -695,7 +701,7 @@ func render(p *plot.Plot) (png, svg []byte, err error) {
 	img := vgimg.NewWith(vgimg.UseWH(plotWidth, height), vgimg.UseDPI(pngDPI))
 	drawWithLegend(p, draw.New(img))
 	var pb bytes.Buffer
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(&pb); err != nil {
+	if err := pngFast.Encode(&pb, img.Image()); err != nil {
 		return nil, nil, err
 	}
 	sc := vgsvg.New(plotWidth, height)

@@ -8,6 +8,7 @@ import (
 	"image/color"
 	"io"
 	"strings"
+	"sync"
 
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -224,6 +225,23 @@ type RanksReport struct {
 	Plot    Plot
 }
 
+// RanksNames lists the files the ranks' report of s holds
+// (RanksReport.Files), without drawing anything: the plot's only where a
+// rank has a region with copy calls to time.
+func RanksNames(s *ranks.Summary) []string {
+	names := []string{RanksMarkdownFile, RanksHTMLFile}
+	for _, row := range s.Rows {
+		if rankDrawn(row) {
+			return append(names, plotFiles(ranksPlotName)...)
+		}
+	}
+	return names
+}
+
+// rankDrawn reports whether the ranks' plot draws a row: a rank read
+// without error, with a region to time.
+func rankDrawn(row ranks.Row) bool { return row.Err == "" && row.Region != "" }
+
 // BuildRanks draws the ranks' plot: each rank's region time now and
 // predicted with the copies pinned, beside its peers' median.
 func BuildRanks(s *ranks.Summary) (*RanksReport, error) {
@@ -232,7 +250,7 @@ func BuildRanks(s *ranks.Summary) (*RanksReport, error) {
 	var names []string
 	var now, pinned plotter.Values
 	for _, row := range s.Rows {
-		if row.Err != "" || row.Region == "" {
+		if !rankDrawn(row) {
 			continue
 		}
 		names = append(names, row.Rank)
@@ -296,7 +314,8 @@ func BuildRanks(s *ranks.Summary) (*RanksReport, error) {
 // SeriesNow is the plotted series of the ranks' times now.
 const SeriesNow = "now"
 
-var ranksHTML = template.Must(template.New("ranks").Parse(`<!DOCTYPE html>
+var ranksHTML = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("ranks").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -327,6 +346,7 @@ figure { margin: 1.5em 0; } img { max-width: 100%; }
 </body>
 </html>
 `))
+})
 
 // HTML is the ranks' report as one page: the table, the ranks that stand
 // out, the plot inline.
@@ -348,7 +368,7 @@ func (r *RanksReport) HTML() ([]byte, error) {
 		page.Src = template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(r.Plot.PNG))
 	}
 	var b bytes.Buffer
-	if err := ranksHTML.Execute(&b, page); err != nil {
+	if err := ranksHTML().Execute(&b, page); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil

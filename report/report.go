@@ -161,6 +161,32 @@ func chartMakers(r *predictions.Result, link Link) []func() (chart, error) {
 	return out
 }
 
+// Names lists the files Files returns for r's report under opts, without
+// drawing anything: report.md, report.html, and the PNG and SVG of each
+// plot the input has the data for. A caller checks them against what a
+// folder holds before it pays for drawing.
+func Names(r *predictions.Result, opts Options) []string {
+	names := []string{MarkdownFile, HTMLFile}
+	if opts.NoPlots {
+		return names
+	}
+	for _, p := range predictions.Lesson.Parts() {
+		if p.Chart == nil {
+			continue
+		}
+		if c := p.Chart(r); c.Skipped == "" {
+			names = append(names, plotFiles(c.Name)...)
+		}
+	}
+	return names
+}
+
+// plotFiles are the PNG and SVG file names of the plot named name.
+func plotFiles(name string) []string {
+	p := Plot{Name: name}
+	return []string{p.PNGFile(), p.SVGFile()}
+}
+
 // Markdown renders the report as Markdown; images are linked by their file
 // names, relative to the report.
 func (rep *Report) Markdown() []byte {

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -312,12 +313,34 @@ func (w *folderWrite) cleanup() {
 	}
 }
 
-// checkOutputDir looks at dir before anything is written: it must be a
-// folder or absent (then its parent is created), and without overwrite none
-// of the names in list may exist in it already; a name that exists as a
-// folder is refused even with overwrite. It removes the temporary folders
-// that killed runs left in parent and dir, and says whether dir exists.
+// checkOutputDir looks at dir before anything is written (refusal): it
+// must be a folder or absent (then its parent is created), and without
+// overwrite none of the names in list may exist in it already; a name that
+// exists as a folder is refused even with overwrite. It removes the
+// temporary folders that killed runs left in parent and dir, and says
+// whether dir exists.
 func checkOutputDir(dir, parent string, list []string, overwrite bool) (bool, error) {
+	exists, err := refusal(dir, list, overwrite)
+	if err != nil {
+		return false, err
+	}
+	if !exists {
+		if err := os.MkdirAll(parent, 0o755); err != nil {
+			return false, fmt.Errorf("cannot create %s: %w", parent, unwrapPath(err))
+		}
+	}
+	sweepStale(parent)
+	if exists {
+		sweepStale(dir)
+	}
+	return exists, nil
+}
+
+// refusal is why files named list may not be written into dir, if they
+// may not: dir is a file, a name is a folder there, or (without overwrite)
+// a name exists there already or dir holds another kind of report. It
+// changes nothing, and says whether dir exists.
+func refusal(dir string, list []string, overwrite bool) (bool, error) {
 	st, err := os.Stat(dir)
 	exists := err == nil
 	switch {
@@ -326,15 +349,8 @@ func checkOutputDir(dir, parent string, list []string, overwrite bool) (bool, er
 	case exists && !st.IsDir():
 		return false, fmt.Errorf("%s is a file, not a folder: give a folder for the reports", dir)
 	case !exists:
-		if err := os.MkdirAll(parent, 0o755); err != nil {
-			return false, fmt.Errorf("cannot create %s: %w", parent, unwrapPath(err))
-		}
-	}
-	sweepStale(parent)
-	if !exists {
 		return false, nil
 	}
-	sweepStale(dir)
 	var clash []string
 	for _, n := range list {
 		st, err := os.Lstat(filepath.Join(dir, n))
@@ -354,6 +370,17 @@ func checkOutputDir(dir, parent string, list []string, overwrite bool) (bool, er
 		return false, &MixError{Dir: dir, Names: other}
 	}
 	return true, nil
+}
+
+// CheckNames makes the refusals WriteDir or WriteSet would make to write
+// files named names into dir (dir a file, a name a folder there, without
+// overwrite a name there already or another kind of report), without
+// writing anything, so that a caller can refuse before it draws the files.
+func CheckNames(dir string, names []string, overwrite bool) error {
+	list := append([]string(nil), names...)
+	sort.Strings(list)
+	_, err := refusal(filepath.Clean(dir), list, overwrite)
+	return err
 }
 
 // entryPages are the pages each kind of report opens with: a capture's,

@@ -109,6 +109,10 @@ type assumeKey struct {
 type assumptions struct {
 	at   map[assumeKey]int
 	list []Assumption
+	// last is the key added last and lastAt its entry in list (set with
+	// at): a run of calls mostly repeats one assumption.
+	last   assumeKey
+	lastAt int
 }
 
 func (a *assumptions) add(kind AssumptionKind, pid int64, api string, event, stream, corr int64) {
@@ -119,11 +123,16 @@ func (a *assumptions) addThread(kind AssumptionKind, pid, tid int64, api string,
 	k := assumeKey{kind, pid, api, event, stream, tid}
 	if a.at == nil {
 		a.at = map[assumeKey]int{}
+	} else if k == a.last {
+		a.list[a.lastAt].Count++
+		return
 	}
 	if i, ok := a.at[k]; ok {
 		a.list[i].Count++
+		a.last, a.lastAt = k, i
 		return
 	}
+	a.last, a.lastAt = k, len(a.list)
 	a.at[k] = len(a.list)
 	a.list = append(a.list, Assumption{Kind: kind, PID: pid, API: api, Event: event, Stream: stream, TID: tid, Count: 1, Corr: corr})
 }

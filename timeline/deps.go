@@ -34,8 +34,16 @@ type resolver struct {
 	// mismatch is the first record tied to a call of a kind that makes no
 	// such record (MismatchError).
 	mismatch *MismatchError
-	// byCorr lists calls in (pid, correlation id) order.
-	byCorr []int32
+	// byCorr lists calls in (pid, correlation id) order, corrKeys their
+	// correlation ids in that order (searched without a look-up per
+	// step); corrOf holds the last process looked up and its run there.
+	byCorr   []int32
+	corrKeys []int64
+	corrOf   struct {
+		pid      int64
+		calls    []int32
+		corrKeys []int64
+	}
 	// roles is the role of each interned name.
 	roles []Role
 	// launchMax is, per op, the latest launch time (its call's start, or
@@ -145,11 +153,10 @@ func (r *resolver) joinOps() {
 	t := r.t
 	cs := &t.Calls
 	n := cs.Len()
-	r.byCorr = identity(n)
-	if !sortByCorr(t, r.byCorr) {
-		slices.SortFunc(r.byCorr, func(x, y int32) int {
-			return cmp.Or(cmp.Compare(t.PID(x), t.PID(y)), cmp.Compare(cs.Corr[x], cs.Corr[y]), cmp.Compare(x, y))
-		})
+	r.byCorr = sortedPerProcess(t, cs.Corr)
+	r.corrKeys = make([]int64, n)
+	for k, c := range r.byCorr {
+		r.corrKeys[k] = cs.Corr[c]
 	}
 	o := &t.Ops
 	o.Call = make([]int32, o.Len())
@@ -217,39 +224,86 @@ func (r *resolver) mismatched(what string, pid, corr int64, api, why string) {
 	}
 }
 
-// sortByCorr puts calls (the identity) in (pid, correlation id, call)
-// order the fast way where it can: the calls of one process are one run
-// of indices (threads are in (pid, tid) order and calls in thread order),
-// so each run is sorted alone, as 64-bit keys of its correlation id
-// (CUPTI's are 32-bit) above the call's index. It returns false, calls
-// untouched, where an id does not fit or the processes are not in runs.
-func sortByCorr(t *Timeline, calls []int32) bool {
-	cs := &t.Calls
-	for i := 1; i < len(calls); i++ {
-		if t.PID(int32(i)) < t.PID(int32(i-1)) {
-			return false
-		}
+// sortedPerProcess returns the calls in (pid, key, call) order, key
+// indexed like the calls (their correlation ids, starts or ends). The
+// calls of one process are one run of indices (threads are in (pid, tid)
+// order and calls in thread order), and in each thread the keys mostly
+// rise already, so each process is sorted alone by a merge of its rising
+// runs, without a comparison that looks up each call's process. Where the
+// processes are not in runs it sorts with that comparison.
+func sortedPerProcess(t *Timeline, key []int64) []int32 {
+	calls := identity(len(key))
+	if !inProcessRuns(t) {
+		slices.SortFunc(calls, func(x, y int32) int {
+			return cmp.Or(cmp.Compare(t.PID(x), t.PID(y)), cmp.Compare(key[x], key[y]), cmp.Compare(x, y))
+		})
+		return calls
 	}
-	for _, c := range cs.Corr {
-		if c < 0 || c >= 1<<32 {
-			return false
-		}
-	}
-	keys := make([]uint64, 0, len(calls))
+	buf := make([]int32, len(calls))
 	for lo := 0; lo < len(calls); {
 		hi := lo + 1
 		for hi < len(calls) && t.PID(int32(hi)) == t.PID(int32(lo)) {
 			hi++
 		}
-		keys = keys[:0]
-		for i := lo; i < hi; i++ {
-			keys = append(keys, uint64(cs.Corr[i])<<32|uint64(i))
-		}
-		slices.Sort(keys)
-		for k, key := range keys {
-			calls[lo+k] = int32(key & (1<<32 - 1))
-		}
+		mergeRuns(calls[lo:hi], buf[lo:hi], key)
 		lo = hi
+	}
+	return calls
+}
+
+// mergeRuns sorts calls, increasing indices on entry, by (key, call): it
+// merges the runs in which the keys do not fall, neighbours pairwise, until
+// one is left. A merge takes the left run's call on equal keys, and the
+// left run's calls are the lower indices, so ties stay in call order.
+func mergeRuns(calls, buf []int32, key []int64) {
+	var ends []int // where each run ends
+	for i := 1; i <= len(calls); i++ {
+		if i == len(calls) || key[calls[i]] < key[calls[i-1]] {
+			ends = append(ends, i)
+		}
+	}
+	src, dst := calls, buf
+	for len(ends) > 1 {
+		merged := ends[:0]
+		lo := 0
+		for r := 0; r < len(ends); r += 2 {
+			if r+1 == len(ends) {
+				copy(dst[lo:ends[r]], src[lo:ends[r]])
+				merged = append(merged, ends[r])
+				break
+			}
+			mid, hi := ends[r], ends[r+1]
+			a, b, k := lo, mid, lo
+			for a < mid && b < hi {
+				if key[src[b]] < key[src[a]] {
+					dst[k] = src[b]
+					b++
+				} else {
+					dst[k] = src[a]
+					a++
+				}
+				k++
+			}
+			k += copy(dst[k:], src[a:mid])
+			copy(dst[k:], src[b:hi])
+			merged = append(merged, hi)
+			lo = hi
+		}
+		ends = merged
+		src, dst = dst, src
+	}
+	if len(calls) > 0 && &src[0] != &calls[0] {
+		copy(calls, src)
+	}
+}
+
+// inProcessRuns says whether the calls of each process are one run of
+// indices, the processes in increasing pid.
+func inProcessRuns(t *Timeline) bool {
+	for i := 1; i < len(t.Calls.Thread); i++ {
+		if t.PID(int32(i)) < t.PID(int32(i-1)) {
+			return false
+		}
 	}
 	return true
 }
@@ -257,16 +311,12 @@ func sortByCorr(t *Timeline, calls []int32) bool {
 // callByCorr finds the call of process pid with correlation id corr.
 func (r *resolver) callByCorr(pid, corr int64) int32 {
 	t := r.t
-	i := sort.Search(len(r.byCorr), func(k int) bool {
-		c := r.byCorr[k]
-		p := t.PID(c)
-		return p > pid || p == pid && t.Calls.Corr[c] >= corr
-	})
-	if i < len(r.byCorr) {
-		c := r.byCorr[i]
-		if t.PID(c) == pid && t.Calls.Corr[c] == corr {
-			return c
-		}
+	if r.corrOf.calls == nil || r.corrOf.pid != pid {
+		lo, hi := runOfPID(t, r.byCorr, pid)
+		r.corrOf.pid, r.corrOf.calls, r.corrOf.corrKeys = pid, r.byCorr[lo:hi], r.corrKeys[lo:hi]
+	}
+	if i, ok := slices.BinarySearch(r.corrOf.corrKeys, corr); ok {
+		return r.corrOf.calls[i]
 	}
 	return None
 }
@@ -280,10 +330,7 @@ func (r *resolver) index() {
 		r.roles[i] = RoleOf(n)
 	}
 	cs := &t.Calls
-	t.ByStart = identity(cs.Len())
-	slices.SortFunc(t.ByStart, func(x, y int32) int {
-		return cmp.Or(cmp.Compare(t.PID(x), t.PID(y)), cmp.Compare(cs.Start[x], cs.Start[y]), cmp.Compare(x, y))
-	})
+	t.ByStart = sortedPerProcess(t, cs.Start)
 	r.streamOf = make(map[[3]int64]int32, len(t.Streams))
 	r.pidStreams = map[int64][2]int32{}
 	for i, s := range t.Streams {
@@ -622,10 +669,8 @@ func (r *resolver) handoffs(ctx context.Context) error {
 	t := r.t
 	cs := &t.Calls
 	// Calls in (pid, end) order.
-	byEnd := slices.Clone(t.ByStart)
-	slices.SortFunc(byEnd, func(x, y int32) int {
-		return cmp.Or(cmp.Compare(t.PID(x), t.PID(y)), cmp.Compare(cs.End[x], cs.End[y]), cmp.Compare(x, y))
-	})
+	byEnd := sortedPerProcess(t, cs.End)
+	var ofPID []int32 // byEnd's calls of the process of the thread at hand
 	for th, thr := range t.Threads {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("building the timeline: %w", err)
@@ -633,11 +678,14 @@ func (r *resolver) handoffs(ctx context.Context) error {
 		if thr.Last-thr.First < 2 {
 			continue
 		}
+		if ofPID == nil || t.PID(ofPID[0]) != thr.PID {
+			ofPID = callsOfPID(t, byEnd, thr.PID)
+		}
 		prevEnd := cs.End[thr.First]
 		for i := thr.First + 1; i < thr.Last; i++ {
 			idle := cs.Start[i] - prevEnd
 			if idle >= HandoffMinIdleNs {
-				if from := r.wokenBy(byEnd, int32(th), thr.PID, prevEnd, cs.Start[i]); from != None {
+				if from := r.wokenBy(ofPID, int32(th), prevEnd, cs.Start[i]); from != None {
 					if wake := cs.Start[i] - cs.End[from]; float64(wake) <= HandoffMaxWakeShare*float64(idle) {
 						t.Handoffs = append(t.Handoffs, Handoff{Call: i, From: from})
 						r.b.assumed.add(AssumeHandoff, thr.PID, t.Name(cs.Name[i]), records.NoID, records.NoID, cs.Corr[i])
@@ -650,21 +698,31 @@ func (r *resolver) handoffs(ctx context.Context) error {
 	return nil
 }
 
-// wokenBy returns the call of another thread of process pid that ended
-// last in (after, at], None when there is none.
-func (r *resolver) wokenBy(byEnd []int32, th int32, pid, after, at int64) int32 {
-	t := r.t
-	cs := &t.Calls
-	k := sort.Search(len(byEnd), func(k int) bool {
-		c := byEnd[k]
-		p := t.PID(c)
-		return p > pid || p == pid && cs.End[c] > at
-	})
+// callsOfPID returns the run of calls of process pid in calls, which are
+// in (pid, ...) order.
+func callsOfPID(t *Timeline, calls []int32, pid int64) []int32 {
+	lo, hi := runOfPID(t, calls, pid)
+	return calls[lo:hi]
+}
+
+// runOfPID is where callsOfPID's run begins and ends in calls.
+func runOfPID(t *Timeline, calls []int32, pid int64) (lo, hi int) {
+	lo = sort.Search(len(calls), func(k int) bool { return t.PID(calls[k]) >= pid })
+	hi = lo + sort.Search(len(calls)-lo, func(k int) bool { return t.PID(calls[lo+k]) > pid })
+	return lo, hi
+}
+
+// wokenBy returns the call of another thread than th of th's process
+// (ofPID, its calls in end order) that ended last in (after, at], None
+// when there is none.
+func (r *resolver) wokenBy(ofPID []int32, th int32, after, at int64) int32 {
+	cs := &r.t.Calls
+	k := sort.Search(len(ofPID), func(k int) bool { return cs.End[ofPID[k]] > at })
 	const maxLook = 64 // calls of the thread itself ending in the window (nested calls)
 	for n := 0; k > 0 && n < maxLook; n++ {
 		k--
-		c := byEnd[k]
-		if t.PID(c) != pid || cs.End[c] <= after {
+		c := ofPID[k]
+		if cs.End[c] <= after {
 			return None
 		}
 		if cs.Thread[c] != th {

@@ -46,40 +46,37 @@ func TestInOrder(t *testing.T) {
 	}
 }
 
-// TestSortByCorr compares sortByCorr with one sort of all calls by (pid,
-// correlation id, call) on processes in runs of calls, with repeated ids;
-// and it declines, leaving the calls as they were, where the processes
-// are not in runs or an id does not fit in 32 bits.
-func TestSortByCorr(t *testing.T) {
+// TestSortedPerProcess compares sortedPerProcess with one sort of all
+// calls by (pid, key, call) where the processes are in runs of calls and
+// every key fits in 32 bits (correlation ids, repeated), where keys do not
+// (times past 2^32, negative ones), and where the processes are not in
+// runs.
+func TestSortedPerProcess(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for trial := range 200 {
+	for trial := range 300 {
 		n := 1 + rng.IntN(300)
 		tl := &Timeline{}
 		pids := 1 + rng.IntN(4)
 		for p := range pids {
 			tl.Threads = append(tl.Threads, Thread{PID: int64(10 + p)})
 		}
+		if trial%3 == 2 && pids > 1 { // processes out of order
+			tl.Threads[0].PID = 99
+		}
+		key := make([]int64, n)
 		for i := range n {
 			tl.Calls.Thread = append(tl.Calls.Thread, int32(i*pids/n))
-			tl.Calls.Corr = append(tl.Calls.Corr, int64(rng.IntN(n)))
+			key[i] = int64(rng.IntN(n))
+			if trial%3 == 1 {
+				key[i] = key[i]<<33 - 1<<40
+			}
 		}
 		want := identity(n)
 		slices.SortFunc(want, func(x, y int32) int {
-			return cmp.Or(cmp.Compare(tl.PID(x), tl.PID(y)), cmp.Compare(tl.Calls.Corr[x], tl.Calls.Corr[y]), cmp.Compare(x, y))
+			return cmp.Or(cmp.Compare(tl.PID(x), tl.PID(y)), cmp.Compare(key[x], key[y]), cmp.Compare(x, y))
 		})
-		got := identity(n)
-		if !sortByCorr(tl, got) || !slices.Equal(got, want) {
-			t.Fatalf("trial %d: sortByCorr %v, want %v", trial, got, want)
+		if got := sortedPerProcess(tl, key); !slices.Equal(got, want) {
+			t.Fatalf("trial %d: sortedPerProcess %v, want %v", trial, got, want)
 		}
-	}
-	tl := &Timeline{Threads: []Thread{{PID: 2}, {PID: 1}}}
-	tl.Calls.Thread, tl.Calls.Corr = []int32{0, 1}, []int64{5, 6}
-	if got := identity(2); sortByCorr(tl, got) || !slices.Equal(got, identity(2)) {
-		t.Errorf("processes out of order: sorted %v", got)
-	}
-	tl = &Timeline{Threads: []Thread{{PID: 1}}}
-	tl.Calls.Thread, tl.Calls.Corr = []int32{0, 0}, []int64{1 << 32, 6}
-	if got := identity(2); sortByCorr(tl, got) {
-		t.Errorf("a 33-bit id: sorted %v", got)
 	}
 }

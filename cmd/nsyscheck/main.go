@@ -6,32 +6,39 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
-	"runtime/debug"
+	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
+	"sync"
+	"time"
 )
-
-// softMemoryLimit is the heap size past which Go's collector works harder
-// rather than let the heap grow to twice what is live (GOGC's default): on
-// the 600,000-copy capture it keeps verify and audit near 230 MiB instead of
-// 290-300 MiB, at the same CPU time. It is soft: a larger live heap still
-// gets the memory it needs, the collector's share of the CPU capped by Go.
-// GOMEMLIMIT in the environment replaces it.
-const softMemoryLimit = 200 << 20
 
 // cpuProfileEnv names the environment variable that, set to a file name,
 // makes nsyscheck write a CPU profile of the whole command there (for `go
 // tool pprof`; docs/performance.md says how it is used).
 const cpuProfileEnv = "NSYSCHECK_CPUPROFILE"
 
+// memProfileEnv names the environment variable that, set to a file name,
+// makes nsyscheck write a heap profile there when the command ends (for
+// `go tool pprof -sample_index=inuse_space` or `alloc_space`;
+// docs/performance.md says how it is used). One allocation per 64 KiB is
+// sampled while it is set (Go's default is one per 512 KiB).
+const memProfileEnv = "NSYSCHECK_MEMPROFILE"
+
 func main() {
+	stopLimit := func() {}
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(softMemoryLimit)
+		stopLimit = followLiveHeap()
 	}
 	stop := startCPUProfile(os.Getenv(cpuProfileEnv))
+	stopMem := startMemProfile(os.Getenv(memProfileEnv))
 	code := Main(os.Args[1:], Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
+	stopMem()
 	stop()
+	stopLimit()
 	os.Exit(code)
 }
 
@@ -57,6 +64,63 @@ func startCPUProfile(path string) (stop func()) {
 		pprof.StopCPUProfile()
 		if err := f.Close(); err != nil {
 			fmt.Fprintf(os.Stderr, "nsyscheck: %s=%s: %v\n", cpuProfileEnv, path, err)
+		}
+	}
+}
+
+// startMemProfile samples the heap for a profile written to path when the
+// returned function is called (nothing when path is empty). The profile is
+// the one taken when the heap's live bytes were highest (looked at every
+// 50 ms, a profile taken each time they pass the highest seen by a tenth),
+// so that its in-use figures are those of the peak, and its alloc_space
+// everything allocated until then. A profile that cannot be written is said
+// on stderr.
+func startMemProfile(path string) (stop func()) {
+	if path == "" {
+		return func() {}
+	}
+	runtime.MemProfileRate = 64 << 10
+	var (
+		mu   sync.Mutex
+		peak bytes.Buffer
+		done = make(chan struct{})
+		wg   sync.WaitGroup
+	)
+	take := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		peak.Reset()
+		pprof.Lookup("heap").WriteTo(&peak, 0)
+	}
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		var highest uint64
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			metrics.Read(sample)
+			if live := sample[0].Value.Uint64(); live > highest+highest/10 {
+				highest = live
+				take()
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		wg.Wait()
+		if peak.Len() == 0 {
+			take()
+		}
+		err := os.WriteFile(path, peak.Bytes(), 0o644)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "nsyscheck: %s=%s: no heap profile: %v\n", memProfileEnv, path, err)
 		}
 	}
 }

@@ -17,6 +17,10 @@ import (
 // A signal while it is written stops the command with exit status 130
 // once the folder is in place whole.
 func runAuditReport(sig context.Context, opts *reportOptions, path string, out *audit.Output, s Streams) error {
+	// Refuse before drawing: the names are known from the audit alone.
+	if err := report.CheckNames(opts.Out, report.AuditNames(out), opts.Force); err != nil {
+		return &statusError{code: exitError, err: err}
+	}
 	rep, err := untilInterrupted(sig, func() (*report.AuditReport, error) { return report.BuildAudit(out) })
 	if sig.Err() != nil {
 		return interruptedWriting(nil, []string{opts.Out})
@@ -59,6 +63,10 @@ func runRanksReport(sig context.Context, opts *reportOptions, paths []string, s 
 	b, err := untilInterrupted(sig, func() (built, error) {
 		sum, _, err := check.AuditRanks(sig, paths, check.RanksOptions{})
 		if err != nil {
+			return built{}, err
+		}
+		// Refuse before drawing: the names are known from the ranks alone.
+		if err := report.CheckNames(opts.Out, report.RanksNames(sum), opts.Force); err != nil {
 			return built{}, err
 		}
 		rep, err := report.BuildRanks(sum)

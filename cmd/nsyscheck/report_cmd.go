@@ -159,6 +159,11 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 		dirs = reportFolders(opts.Out, paths, ids)
 	}
 	fs := check.Fleet(checked, 2)
+	// Refuse before drawing anything: the names every folder gets are
+	// known from the results, and drawing the plots is the costly part.
+	if err := refuseReportNames(results, dirs, opts, fs); err != nil {
+		return err
+	}
 	type built struct {
 		reps  []*report.Report
 		files []map[string][]byte
@@ -182,10 +187,6 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 	index, topFiles, err := buildTop(results, dirs, fs)
 	if err != nil {
 		return err
-	}
-	// Refuse before writing anything, so a refusal leaves no half-written set.
-	if clash := reportClashes(dirs, files, opts.Out, topFiles); !opts.Force && len(clash) > 0 {
-		return &statusError{code: exitError, err: fmt.Errorf("not replacing existing files (use --force to overwrite): %s", strings.Join(clash, ", "))}
 	}
 	if err := writeReports(sig, opts, results, dirs, reps, files, topFiles, s); err != nil {
 		return err
@@ -283,12 +284,8 @@ func buildTop(results []*predictions.Result, dirs []string, fs *fleet.Summary) (
 	top := map[string][]byte{}
 	var index *report.Index
 	if len(results) > 1 {
-		entries := make([]report.Entry, len(results))
-		for i, r := range results {
-			entries[i] = report.Entry{Result: r, Dir: filepath.Base(dirs[i])}
-		}
 		var err error
-		if index, err = report.BuildIndex(entries); err != nil {
+		if index, err = report.BuildIndex(indexEntries(results, dirs)); err != nil {
 			return nil, nil, &statusError{code: exitError, err: err}
 		}
 		files, err := index.Files()
@@ -309,13 +306,59 @@ func buildTop(results []*predictions.Result, dirs []string, fs *fleet.Summary) (
 	return index, top, nil
 }
 
+// indexEntries are the index's entries: each result with its folder,
+// relative to the index.
+func indexEntries(results []*predictions.Result, dirs []string) []report.Entry {
+	entries := make([]report.Entry, len(results))
+	for i, r := range results {
+		entries[i] = report.Entry{Result: r, Dir: filepath.Base(dirs[i])}
+	}
+	return entries
+}
+
+// refuseReportNames makes, before any report is drawn, the refusals the
+// writer would make once they are (report.CheckNames): without --force,
+// every file that exists already in one list; a folder that is a file, a
+// name that is a folder, or a folder holding another kind of report. The
+// names come from the results alone (report.Names, report.IndexNames).
+func refuseReportNames(results []*predictions.Result, dirs []string, opts *reportOptions, fs *fleet.Summary) error {
+	names := make([][]string, len(results))
+	for i, r := range results {
+		names[i] = report.Names(r, report.Options{})
+		if len(results) > 1 {
+			names[i] = append(names[i], inputMarker)
+		}
+	}
+	var top []string
+	if len(results) > 1 {
+		top = report.IndexNames(indexEntries(results, dirs))
+	}
+	if fs != nil {
+		top = append(top, report.FleetMarkdownFile)
+	}
+	if clash := reportClashes(dirs, names, opts.Out, top); !opts.Force && len(clash) > 0 {
+		return &statusError{code: exitError, err: fmt.Errorf("not replacing existing files (use --force to overwrite): %s", strings.Join(clash, ", "))}
+	}
+	for i, dir := range dirs {
+		if err := report.CheckNames(dir, names[i], opts.Force); err != nil {
+			return &statusError{code: exitError, err: err}
+		}
+	}
+	if len(top) > 0 {
+		if err := report.CheckNames(opts.Out, top, opts.Force); err != nil {
+			return &statusError{code: exitError, err: err}
+		}
+	}
+	return nil
+}
+
 // reportClashes lists, sorted, the files report would write that exist
-// already: each report's files in its folder (the input marker aside),
-// and the index and the fleet table (top) in out.
-func reportClashes(dirs []string, files []map[string][]byte, out string, top map[string][]byte) []string {
+// already: each report's files (names) in its folder (the input marker
+// aside), and the index and the fleet table (top) in out.
+func reportClashes(dirs []string, names [][]string, out string, top []string) []string {
 	var clash []string
 	for i, dir := range dirs {
-		for name := range files[i] {
+		for _, name := range names[i] {
 			if name == inputMarker {
 				continue // bookkeeping: the report beside it is what clashes
 			}
@@ -324,7 +367,7 @@ func reportClashes(dirs []string, files []map[string][]byte, out string, top map
 			}
 		}
 	}
-	for name := range top {
+	for _, name := range top {
 		if _, err := os.Lstat(filepath.Join(out, name)); err == nil {
 			clash = append(clash, filepath.Join(out, name))
 		}

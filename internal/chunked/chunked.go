@@ -34,6 +34,10 @@ func (c *List[T]) Len() int { return c.n }
 // At is value i.
 func (c *List[T]) At(i int) T { return c.chunks[i/Size][i%Size] }
 
+// Ptr is value i in place, to read or change without a copy; it holds
+// until the list is moved (AppendTo, Slice).
+func (c *List[T]) Ptr(i int) *T { return &c.chunks[i/Size][i%Size] }
+
 // Chunks are the values in order, chunk by chunk.
 func (c *List[T]) Chunks() [][]T { return c.chunks }
 

@@ -65,3 +65,17 @@ func TestAppendTo(t *testing.T) {
 		t.Errorf("an empty list changed the slice: %v", got)
 	}
 }
+
+// TestPtr changes values in place through Ptr, across chunks.
+func TestPtr(t *testing.T) {
+	var c List[int]
+	for i := range Size + 3 {
+		c.Add(i)
+	}
+	for _, i := range []int{0, Size - 1, Size, Size + 2} {
+		*c.Ptr(i) += 1000
+		if c.At(i) != i+1000 {
+			t.Errorf("At(%d) = %d after Ptr's change, want %d", i, c.At(i), i+1000)
+		}
+	}
+}

@@ -4,8 +4,12 @@ import (
 	"context"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"runtime/metrics"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/check"
@@ -126,16 +130,153 @@ func BenchmarkAudit100k(b *testing.B) {
 	b.ReportMetric(float64(res.AddedRuntime+res.SourceRuntime)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 }
 
+// BenchmarkAudit1M audits the generated capture of a million added API
+// calls (50,305 copies among them: bigcapture -n 1000000), NVIDIA's rule
+// left out, and reports the audit's CPU time per run (cpu-s) and, where
+// the sqlite3 shell is on PATH, that time over the shell's copy join of
+// the same file (x-join, the join's CPU time the median of 3 runs): the
+// scale target is 1.5 at most. Its calls go through the timeline, most of
+// them hand-offs between threads, and four replays.
+func BenchmarkAudit1M(b *testing.B) {
+	res, err := bigcapture.Generate(bigcapture.Config{Source: source, OutDir: b.TempDir(), Runtime: 1_000_000, Seed: 1, NoCSV: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rates, err := check.AuditRates(check.AuditOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	cpu0 := processCPU(b)
+	for b.Loop() {
+		au, err := check.AuditCapture(context.Background(), res.SQLite, rates, check.AuditOptions{NoRule: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if au.Copies == 0 || au.Replay == nil {
+			b.Fatalf("%d copies, replay %v", au.Copies, au.Replay)
+		}
+	}
+	cpu := (processCPU(b) - cpu0).Seconds() / float64(b.N)
+	b.StopTimer()
+	b.ReportMetric(cpu, "cpu-s")
+	if _, err := exec.LookPath("sqlite3"); err != nil {
+		return
+	}
+	var joins []float64
+	for range 3 {
+		m := Run([]string{"sqlite3", res.SQLite}, nil, Stdin(QueryCopyJoin))
+		if m.Err != nil || m.Exit != 0 {
+			b.Fatalf("sqlite3 copy join: exit %d, %v: %s", m.Exit, m.Err, m.Stderr)
+		}
+		joins = append(joins, m.CPU.Seconds())
+	}
+	b.ReportMetric(cpu/Median(joins), "x-join")
+}
+
+// processCPU is the user and system time this process has taken.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // manyCopies writes a capture of 600,000 small async copies in the real
 // capture's shape (bigcapture.ManyCopies), the size of many-copies-600k.
 func manyCopies(b *testing.B) *bigcapture.ManyResult {
 	b.Helper()
+	return manyCopiesOf(b, 600_000)
+}
+
+// manyCopiesOf writes a capture of n small async copies in the real
+// capture's shape.
+func manyCopiesOf(b *testing.B, n int) *bigcapture.ManyResult {
+	b.Helper()
 	res, err := bigcapture.ManyCopies(bigcapture.ManyConfig{Source: filepath.Join("..", "..", bigcapture.ManySource),
-		OutDir: b.TempDir(), Copies: 600_000})
+		OutDir: b.TempDir(), Copies: n})
 	if err != nil {
 		b.Fatal(err)
 	}
 	return res
+}
+
+// peakLiveHeap runs f and returns the most bytes the heap held live after
+// any collection while it ran (the runtime's own count, looked at every
+// millisecond), after a collection first so that what came before does
+// not count.
+func peakLiveHeap(f func()) uint64 {
+	runtime.GC()
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	done := make(chan struct{})
+	peak := make(chan uint64)
+	go func() {
+		var most uint64
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for {
+			metrics.Read(sample)
+			most = max(most, sample[0].Value.Uint64())
+			select {
+			case <-done:
+				peak <- most
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	f()
+	close(done)
+	return <-peak
+}
+
+// BenchmarkHeapPerCopy measures what verify and audit hold live at most on
+// captures of 200,000 and 600,000 small async copies in the real capture's
+// shape, and reports it at 600,000 (verify-MiB, audit-MiB) and as bytes
+// per copy between the two sizes (verify-B/copy, audit-B/copy): the growth
+// with the number of copies. The audit's is its timeline and replay (the
+// timeline and replay packages), docs/performance.md says how much of each.
+func BenchmarkHeapPerCopy(b *testing.B) {
+	sizes := []int{200_000, 600_000}
+	caps := make([]*bigcapture.ManyResult, len(sizes))
+	for i, n := range sizes {
+		caps[i] = manyCopiesOf(b, n)
+	}
+	rates, err := check.AuditRates(check.AuditOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	commands := []struct {
+		name string
+		run  func(path string) error
+	}{
+		{"verify", func(path string) error { _, err := check.Load(path, check.Options{}); return err }},
+		{"audit", func(path string) error {
+			_, err := check.AuditCapture(context.Background(), path, rates, check.AuditOptions{NoRule: true})
+			return err
+		}},
+	}
+	peaks := make([][]float64, len(commands))
+	b.ResetTimer()
+	for b.Loop() {
+		for c, cmd := range commands {
+			peaks[c] = peaks[c][:0]
+			for _, res := range caps {
+				var err error
+				peak := peakLiveHeap(func() { err = cmd.run(res.SQLite) })
+				if err != nil {
+					b.Fatalf("%s %s: %v", cmd.name, res.SQLite, err)
+				}
+				peaks[c] = append(peaks[c], float64(peak))
+			}
+		}
+	}
+	for c, cmd := range commands {
+		p := peaks[c]
+		b.ReportMetric(p[1]/(1<<20), cmd.name+"-MiB")
+		b.ReportMetric((p[1]-p[0])/float64(sizes[1]-sizes[0]), cmd.name+"-B/copy")
+	}
 }
 
 // BenchmarkAuditManyCopies600k audits 600,000 small async copies as

@@ -17,6 +17,9 @@
 #          batches with four workers, pageable and pin_memory=True, and the
 #          prefetch program pinning each batch again every step (--pin-each;
 #          its capture before is torch-prefetch-pageable)
+#   predict48  the ways to pin tried on batches of another size: the
+#          prefetch program with 48 MiB batches (--rows 12288), pageable,
+#          pinned once and pinned again every step
 #   big    many-copies-600k and torch-long (not shipped), and
 #          `nsys analyze -r cuda_memcpy_async:rows=-1` timed three times
 # A pair's captures are made REPEATS times (default 3); the one whose
@@ -243,6 +246,19 @@ phase_predict() {
     post "${names[@]}"
     processes "${names[@]}"
     pack predict-captures.tar.gz "${names[@]}"
+}
+
+phase_predict48() {
+    # Python alone: no CUDA program to build.
+    mkdir -p "$SRC" && cp "$here"/*.py "$SRC"/ || return 1
+    local prefetch=("$PY" "$SRC/torch_prefetch.py" --rows 12288)
+    pair torch-prefetch48-pageable all cuda,nvtx -- "${prefetch[@]}"
+    pair torch-prefetch48-pinned all cuda,nvtx -- "${prefetch[@]}" --pinned
+    pair torch-prefetch48-pineach all cuda,nvtx -- "${prefetch[@]}" --pin-each
+    local names=(torch-prefetch48-pageable torch-prefetch48-pinned torch-prefetch48-pineach)
+    post "${names[@]}"
+    processes "${names[@]}"
+    pack predict48-captures.tar.gz "${names[@]}"
 }
 
 # time_analyze SQLITE: nsys analyze of the rule, three runs, wall and max RSS.

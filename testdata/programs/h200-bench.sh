@@ -17,7 +17,8 @@
 # Peak memory is /usr/bin/time -v's maximum resident set size, else that of
 # python3's os.wait4 (the same getrusage figure); both count the largest
 # process of the command's tree. Then, unless RANKS=0, the audit of a job of
-# RANKS ranks (default 64: copies of the shipped many-copies-small export)
+# RANKS ranks (default 64: copies of RANKS_CAPTURE, by default the shipped
+# many-copies-small export)
 # on 1, 2, 4, ... workers up to the machine's cores (audit --ranks -j N),
 # for its speed-up over one worker. The outputs go to a temporary folder,
 # removed at the end; the capture is only read.
@@ -51,8 +52,8 @@ case "$export_path" in
     ;;
 esac
 
-# measure NAME RUN CMD...: run CMD, append "NAME RUN rc wall_s rss_kb" to
-# results.txt.
+# measure NAME RUN CMD...: run CMD, append "NAME RUN rc wall_s rss_kb cpu_s"
+# to results.txt (cpu_s: user and system time of CMD and its children).
 measure() {
     local name=$1 run=$2
     shift 2
@@ -63,7 +64,8 @@ measure() {
         wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' time.txt |
             awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; printf "%.2f", s }')
         rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' time.txt)
-        echo "$name $run $rc $wall $rss" >>results.txt
+        cpu=$(awk -F': ' '/User time \(seconds\)|System time \(seconds\)/ { s += $2 } END { printf "%.2f", s }' time.txt)
+        echo "$name $run $rc $wall $rss $cpu" >>results.txt
     else
         python3 - "$name" "$run" "$@" >>results.txt <<'EOF'
 import os, subprocess, sys, time
@@ -73,16 +75,16 @@ with open("out.txt", "wb") as out, open("err.txt", "wb") as err:
     p = subprocess.Popen(cmd, stdout=out, stderr=err)
     _, status, ru = os.wait4(p.pid, 0)
 wall = time.perf_counter() - t
-print(name, run, os.waitstatus_to_exitcode(status), f"{wall:.2f}", ru.ru_maxrss)
+print(name, run, os.waitstatus_to_exitcode(status), f"{wall:.2f}", ru.ru_maxrss, f"{ru.ru_utime + ru.ru_stime:.2f}")
 EOF
     fi
-    tail -n 1 results.txt | awk '{ printf "  %-13s run %s: rc %s, %s s, %.0f MiB\n", $1, $2, $3, $4, $5 / 1024 }'
+    tail -n 1 results.txt | awk '{ printf "  %-13s run %s: rc %s, %s s, %.0f MiB, %s s of CPU\n", $1, $2, $3, $4, $5 / 1024, $6 }'
 }
 
 echo "capture: $export_path"
 echo "nsyscheck: $("$nsyscheck" --version 2>/dev/null | head -n 1)"
 echo "nsys: $(nsys --version 2>/dev/null | head -n 1)"
-echo "cores: $(nproc)"
+echo "cores: $(nproc) ($(lscpu 2>/dev/null | sed -n 's/^Thread(s) per core: *//p' | head -n 1) thread(s) per core)"
 for run in $(seq "$RUNS"); do
     measure audit "$run" "$nsyscheck" audit "$export_path" --format json
     measure audit-norule "$run" "$nsyscheck" audit "$export_path" --format json --nvidia-rule off
@@ -115,7 +117,7 @@ EOF
 
 # The ranks of a job on more and more workers.
 ranks=${RANKS:-64}
-small=$root/testdata/captures/many-copies-small/many-copies-small.sqlite
+small=${RANKS_CAPTURE:-$root/testdata/captures/many-copies-small/many-copies-small.sqlite}
 if [ "$ranks" -gt 0 ] && [ -f "$small" ]; then
     mkdir -p job
     for r in $(seq 0 $((ranks - 1))); do cp "$small" "job/report.$r.sqlite"; done
@@ -135,12 +137,13 @@ import statistics
 rows = [l.split() for l in open("results.txt")]
 names = sorted({r[0] for r in rows}, key=lambda n: int(n.split("j")[1]))
 one = None
-print(f"{'workers':>7} {'wall s (median)':>16} {'speed-up':>9} {'peak MiB':>9} {'failed':>6}")
+print(f"{'workers':>7} {'wall s (median)':>16} {'speed-up':>9} {'CPU s (median)':>15} {'peak MiB':>9} {'failed':>6}")
 for n in names:
     rs = [r for r in rows if r[0] == n]
     w = statistics.median(float(r[3]) for r in rs)
     one = one or w
     bad = sum(1 for r in rs if int(r[2]) > 1)
-    print(f"{n.split('j')[1]:>7} {w:>16.2f} {one / w:>8.2f}x {statistics.median(int(r[4]) / 1024 for r in rs):>9.0f} {bad:>6}")
+    cpu = statistics.median(float(r[5]) for r in rs)
+    print(f"{n.split('j')[1]:>7} {w:>16.2f} {one / w:>8.2f}x {cpu:>15.2f} {statistics.median(int(r[4]) / 1024 for r in rs):>9.0f} {bad:>6}")
 EOF
 fi
