@@ -305,6 +305,10 @@ const (
 	MaxRateGBps = limits.FastestHostLinkGBps
 )
 
+// CheckFlagRate refuses a link rate given on the command line (flag names
+// it) outside [MinRateGBps, MaxRateGBps], NaN and infinities included.
+func CheckFlagRate(flag string, gbps float64) error { return checkRate(flag, gbps, false) }
+
 // checkRate refuses a rate outside [MinRateGBps, MaxRateGBps] (NaN and
 // infinities included), naming what gave it. A measured copy (measured
 // true) may seem to run limits.BurstShare above its link.

@@ -115,6 +115,12 @@ func consistencyCases() []badCase {
 		{group: "SQLite export", name: "audit: an event recording on a cudaLaunchKernel call's correlation id", cmd: "audit",
 			make: pipelineEdit(`UPDATE CUPTI_ACTIVITY_KIND_CUDA_EVENT SET correlationId = 132 WHERE rowid = (SELECT min(rowid) FROM CUPTI_ACTIVITY_KIND_CUDA_EVENT)`),
 			exit: 2, want: []string{"pipeline-pageable.sqlite", "a recording of event 1 of process 22 has correlation id 132, the id of a cudaLaunchKernel call, and that call records no event"}},
+		{group: "SQLite export", name: "audit: a NULL globalTid on one cudaLaunchKernel call (a call of no thread, once read as process 0)", cmd: "audit",
+			make: pipelineEdit(`UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET globalTid = NULL WHERE correlationId = 175`),
+			exit: 2, want: []string{"pipeline-pageable.sqlite", "table CUPTI_ACTIVITY_KIND_RUNTIME: column globalTid is NULL in 1 row"}},
+		{group: "SQLite export", name: "a NULL globalTid on one API call (once left out of the program's thread unsaid)",
+			make: sqliteEdit(`UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET globalTid = NULL WHERE rowid = 100`),
+			exit: 2, want: []string{"pinned.sqlite", "table CUPTI_ACTIVITY_KIND_RUNTIME: column globalTid is NULL in 1 row (the first: rowid 100)"}},
 		{group: "impossible values", name: "audit: every time shifted by 9.22e18 ns, near the largest int64", cmd: "audit",
 			make: func(t *testing.T, dir string) []string {
 				const by = "9223372030000000000"
