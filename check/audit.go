@@ -171,7 +171,7 @@ func auditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 	early := make(chan []diag.Diagnostic, 1)
 	go func() {
 		var out []diag.Diagnostic
-		for _, s := range scanFiles(ctx, src) {
+		for _, s := range scanFiles(ctx, src, nil) {
 			out = append(out, exposureDiagnostics(s.path, s.rep, s.err)...)
 		}
 		early <- out

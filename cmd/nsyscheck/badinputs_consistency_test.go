@@ -140,6 +140,15 @@ func consistencyCases() []badCase {
 				return []string{p, "--fail-on-exposure"}
 			},
 			exit: 3, want: []string{"pinned_cuda_memcpy_async.csv: secret (GitHub token)=ghp_…(40 chars)"}, never: []string{ruleToken}},
+		{group: "secrets in names", name: "verify --fail-on-exposure: a GitHub token in the GPU name of the program's results JSON beside the export",
+			make: func(t *testing.T, dir string) []string {
+				p := copyShipped(t, dir, "pinned.sqlite")
+				res := copyShipped(t, dir, "pinned.results.json")
+				writeFile(t, res, []byte(strings.Replace(string(readFile(t, res)), `"NVIDIA H200"`, `"NVIDIA H200 `+ruleToken+`"`, 1)))
+				return []string{p, "--fail-on-exposure"}
+			},
+			exit: 3, want: []string{"pinned.results.json: secret (GitHub token)=ghp_…(40 chars) in pinned.results.json line",
+				"not the program's own files: remove it from pinned.results.json before sharing"}, never: []string{ruleToken}},
 		{group: "SQLite export", name: "an export of schema 9.0.0, a major version newer than nsyscheck reads",
 			make: sqliteEdit(`UPDATE META_DATA_EXPORT SET value = '9.0.0' WHERE name = 'EXPORT_SCHEMA_VERSION'`),
 			exit: 0, want: []string{"warning schema-newer: the export's schema version is 9.0.0, a major version newer than 3.20.3"}},
