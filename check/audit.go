@@ -171,7 +171,7 @@ func auditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 	early := make(chan []diag.Diagnostic, 1)
 	go func() {
 		var out []diag.Diagnostic
-		for _, s := range scanFiles(ctx, src) {
+		for _, s := range scanFiles(ctx, src, nil) {
 			out = append(out, exposureDiagnostics(s.path, s.rep, s.err)...)
 		}
 		early <- out
@@ -304,6 +304,10 @@ const (
 	MinRateGBps = 0.01
 	MaxRateGBps = limits.FastestHostLinkGBps
 )
+
+// CheckFlagRate refuses a link rate given on the command line (flag names
+// it) outside [MinRateGBps, MaxRateGBps], NaN and infinities included.
+func CheckFlagRate(flag string, gbps float64) error { return checkRate(flag, gbps, false) }
 
 // checkRate refuses a rate outside [MinRateGBps, MaxRateGBps] (NaN and
 // infinities included), naming what gave it. A measured copy (measured

@@ -136,7 +136,7 @@ func Load(path string, opts Options) (*Checked, error) {
 	}
 	privacy.MaskCapture(c)
 	k := Evaluate(c)
-	k.scans = scanFiles(ctx, src)
+	k.scans = scanFiles(ctx, src, programFiles(c))
 	attachCoverage(k.Result, cov.Coverage(), det.Detect().Framework)
 	return k, nil
 }
@@ -171,8 +171,10 @@ type fileScan struct {
 // and its .nsys-rep) for what they expose, except nsyscheck's own export of
 // a report, which holds nothing the report does not; and, for a folder of
 // CSV reports, every report it reads, and NVIDIA's rule's CSV beside a
-// capture, which verify and audit read too (privacy.ScanCSV).
-func scanFiles(ctx context.Context, src *source.Source) []fileScan {
+// capture, which verify and audit read too (privacy.ScanCSV); and the
+// lesson program's own files verify read (its results JSON or transcript,
+// privacy.ScanText).
+func scanFiles(ctx context.Context, src *source.Source, programFiles []string) []fileScan {
 	var out []fileScan
 	for _, f := range scannable(src) {
 		rep, err := privacy.Scan(ctx, f)
@@ -185,6 +187,23 @@ func scanFiles(ctx context.Context, src *source.Source) []fileScan {
 	for _, p := range csvs {
 		rep, err := privacy.ScanCSV(ctx, p)
 		out = append(out, fileScan{path: p, rep: rep, err: err})
+	}
+	for _, p := range programFiles {
+		rep, err := privacy.ScanText(ctx, p)
+		out = append(out, fileScan{path: p, rep: rep, err: err})
+	}
+	return out
+}
+
+// programFiles are the lesson program's own files a capture was read from
+// (its results JSON or transcript, beside a trace or alone): the files it
+// read that are no trace.
+func programFiles(c *capture.Capture) []string {
+	var out []string
+	for _, p := range c.Files {
+		if l := strings.ToLower(p); strings.HasSuffix(l, ".json") || strings.HasSuffix(l, ".txt") {
+			out = append(out, p)
+		}
 	}
 	return out
 }

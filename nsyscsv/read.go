@@ -58,6 +58,9 @@ func Read(ctx context.Context, dir string, reports map[string]string, opts recor
 			return nil, err
 		}
 	}
+	if err := rd.checkRangeUnits(); err != nil {
+		return nil, err
+	}
 	if rd.held == 0 {
 		return nil, &inputerr.Error{Path: dir, Problem: "the reports " + strings.Join(rd.info.Files, ", ") + " hold no data rows",
 			Hint: "the capture may have traced nothing; profile with nsys profile -t cuda,nvtx"}
@@ -75,6 +78,10 @@ type reader struct {
 	info    *Info
 	gaps    []records.Gap
 	held    int // reports read that held at least one data row
+
+	// The span of the NVTX ranges read and of the calls and GPU
+	// operations, for checkRangeUnits.
+	rangeSpan, traceSpan timeSpan
 
 	api, gpu, nvtx *recordFile
 	apiSum         []records.APISum
@@ -427,6 +434,11 @@ func (rd *reader) emitRanges() error {
 			return err
 		}
 		any = true
+		if rg.Open {
+			rd.rangeSpan.add(rg.Start, rg.Start)
+		} else {
+			rd.rangeSpan.add(rg.Start, rg.End)
+		}
 		if !l.scoped {
 			return nil
 		}
@@ -500,6 +512,7 @@ func (rd *reader) emitCalls() error {
 		if err != nil {
 			return err
 		}
+		rd.traceSpan.add(call.Start, call.End)
 		if prev, ok := rd.twins.push(call); ok {
 			return hand(&prev)
 		}
@@ -602,6 +615,7 @@ func (rd *reader) gpuRows(fn func(*records.Op) error) error {
 			return err
 		}
 		g := &l.rec
+		rd.traceSpan.add(g.Start, g.End)
 		op = records.Op{Start: g.Start, End: g.End, Corr: g.Corr, PID: g.PID, Device: g.Device, Stream: g.Stream, Row: row}
 		switch {
 		case g.Memset:

@@ -222,7 +222,7 @@ func (r *reader) emitCalls() error {
 	if err != nil {
 		return err
 	}
-	gtidCol := col(r.rcols, nsysdb.ColGlobalTid)
+	gtidCol := must(r.rcols, nsysdb.ColGlobalTid) // a call without its thread is refused, not put in process 0
 	conds, none, err := r.runtimeFilter(table, gtidCol)
 	if err != nil || none {
 		return err

@@ -88,6 +88,18 @@ func (p *Plot) PNGFile() string { return p.Name + ".png" }
 // SVGFile is the plot's SVG file name.
 func (p *Plot) SVGFile() string { return p.Name + ".svg" }
 
+// Undrawn names the files of the plots the report does not draw (skipped
+// for want of data), which an earlier report in its folder may have left.
+func (rep *Report) Undrawn() []string {
+	var out []string
+	for i := range rep.Plots {
+		if p := &rep.Plots[i]; p.PNG == nil {
+			out = append(out, p.PNGFile(), p.SVGFile())
+		}
+	}
+	return out
+}
+
 // Report is one input's report.
 type Report struct {
 	Result  *predictions.Result

@@ -3,6 +3,7 @@ package report
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/audit"
@@ -218,9 +219,13 @@ func exposureWords(e privacy.Exposure) string {
 	case privacy.ExposesCredential:
 		f := e.Findings[0]
 		fix := "nsyscheck scrub writes a copy without it"
-		if strings.HasSuffix(e.File, ".csv") {
+		switch l := strings.ToLower(e.File); {
+		case strings.HasSuffix(l, ".csv"):
 			// scrub rewrites SQLite exports, not CSV reports.
 			fix = "scrub cleans the SQLite export, not its CSV reports: export them again from the scrubbed copy"
+		case strings.HasSuffix(l, ".json"), strings.HasSuffix(l, ".txt"):
+			// nor the lesson program's own files.
+			fix = "scrub cleans the SQLite export, not the program's own files: remove it from " + filepath.Base(e.File) + " before sharing"
 		}
 		s = fmt.Sprintf("%s %s=%s in %s looks like a credential; do not share this capture as it is (%s)",
 			f.Kind, f.Label(), f.Masked, f.Where, fix)

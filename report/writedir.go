@@ -38,10 +38,14 @@ var renameFile = os.Rename
 var PlaceHook func(dirs []string)
 
 // Folder is one folder of a set WriteSet writes: the files (by name) to
-// write into Dir.
+// write into Dir, and the names of files an earlier report in Dir may have
+// left that this one does not write (Stale: its plots not drawn), which
+// are removed with the rest of the earlier report so that no folder holds
+// one input's report beside another's plots.
 type Folder struct {
 	Dir   string
 	Files map[string][]byte
+	Stale []string
 }
 
 // writeFiles writes one folder as a set of one (WriteSet).
@@ -91,7 +95,7 @@ func WriteSet(set []Folder, overwrite bool) ([][]string, error) {
 			return nil, fmt.Errorf("two reports would be written to %s", dir)
 		}
 		seen[dir] = true
-		ws[i], dirs[i] = &folderWrite{dir: dir, files: f.Files, list: names(f.Files)}, dir
+		ws[i], dirs[i] = &folderWrite{dir: dir, files: f.Files, list: names(f.Files), stale: f.Stale}, dir
 	}
 	var created []string
 	defer func() {
@@ -146,6 +150,7 @@ type folderWrite struct {
 	dir   string
 	files map[string][]byte
 	list  []string // the files' names, sorted
+	stale []string // names of an earlier report's files this one does not write
 
 	exists, swap bool
 	tmp          string // the temporary folder the files were written into
@@ -153,6 +158,7 @@ type folderWrite struct {
 	whole    bool     // tmp was renamed to dir (dir did not exist)
 	swapped  bool     // tmp and dir were exchanged: tmp holds dir's old files
 	renamed  []string // names renamed into dir one by one
+	removed  []string // stale names moved out of dir into tmp
 	setAside map[string]bool
 }
 
@@ -171,7 +177,7 @@ func (w *folderWrite) stage(overwrite, noSwap bool) (created []string, err error
 	if err != nil {
 		return created, err
 	}
-	w.swap = w.exists && !noSwap && onlyReportFiles(w.dir, w.list) && dirWritable(parent)
+	w.swap = w.exists && !noSwap && onlyReportFiles(w.dir, append(append([]string(nil), w.list...), w.stale...)) && dirWritable(parent)
 	where := w.dir
 	if !w.exists || w.swap {
 		where = parent
@@ -256,6 +262,16 @@ func (w *folderWrite) place() error {
 		}
 		w.renamed = append(w.renamed, n)
 	}
+	for _, n := range w.stale {
+		target := filepath.Join(w.dir, n)
+		if st, err := os.Lstat(target); err != nil || !st.Mode().IsRegular() && st.Mode()&fs.ModeSymlink == 0 {
+			continue
+		}
+		if err := os.Rename(target, filepath.Join(w.tmp, setAsidePrefix+n)); err != nil {
+			return fmt.Errorf("cannot remove %s, an earlier report's file: %w", target, unwrapPath(err))
+		}
+		w.removed = append(w.removed, n)
+	}
 	return nil
 }
 
@@ -271,6 +287,11 @@ func (w *folderWrite) undo() {
 			w.swapped = false
 		}
 	default:
+		for i := len(w.removed) - 1; i >= 0; i-- {
+			n := w.removed[i]
+			_ = os.Rename(filepath.Join(w.tmp, setAsidePrefix+n), filepath.Join(w.dir, n))
+		}
+		w.removed = nil
 		for i := len(w.renamed) - 1; i >= 0; i-- {
 			n := w.renamed[i]
 			target := filepath.Join(w.dir, n)

@@ -115,6 +115,12 @@ func consistencyCases() []badCase {
 		{group: "SQLite export", name: "audit: an event recording on a cudaLaunchKernel call's correlation id", cmd: "audit",
 			make: pipelineEdit(`UPDATE CUPTI_ACTIVITY_KIND_CUDA_EVENT SET correlationId = 132 WHERE rowid = (SELECT min(rowid) FROM CUPTI_ACTIVITY_KIND_CUDA_EVENT)`),
 			exit: 2, want: []string{"pipeline-pageable.sqlite", "a recording of event 1 of process 22 has correlation id 132, the id of a cudaLaunchKernel call, and that call records no event"}},
+		{group: "SQLite export", name: "audit: a NULL globalTid on one cudaLaunchKernel call (a call of no thread, once read as process 0)", cmd: "audit",
+			make: pipelineEdit(`UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET globalTid = NULL WHERE correlationId = 175`),
+			exit: 2, want: []string{"pipeline-pageable.sqlite", "table CUPTI_ACTIVITY_KIND_RUNTIME: column globalTid is NULL in 1 row"}},
+		{group: "SQLite export", name: "a NULL globalTid on one API call (once left out of the program's thread unsaid)",
+			make: sqliteEdit(`UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET globalTid = NULL WHERE rowid = 100`),
+			exit: 2, want: []string{"pinned.sqlite", "table CUPTI_ACTIVITY_KIND_RUNTIME: column globalTid is NULL in 1 row (the first: rowid 100)"}},
 		{group: "impossible values", name: "audit: every time shifted by 9.22e18 ns, near the largest int64", cmd: "audit",
 			make: func(t *testing.T, dir string) []string {
 				const by = "9223372030000000000"
@@ -134,6 +140,15 @@ func consistencyCases() []badCase {
 				return []string{p, "--fail-on-exposure"}
 			},
 			exit: 3, want: []string{"pinned_cuda_memcpy_async.csv: secret (GitHub token)=ghp_…(40 chars)"}, never: []string{ruleToken}},
+		{group: "secrets in names", name: "verify --fail-on-exposure: a GitHub token in the GPU name of the program's results JSON beside the export",
+			make: func(t *testing.T, dir string) []string {
+				p := copyShipped(t, dir, "pinned.sqlite")
+				res := copyShipped(t, dir, "pinned.results.json")
+				writeFile(t, res, []byte(strings.Replace(string(readFile(t, res)), `"NVIDIA H200"`, `"NVIDIA H200 `+ruleToken+`"`, 1)))
+				return []string{p, "--fail-on-exposure"}
+			},
+			exit: 3, want: []string{"pinned.results.json: secret (GitHub token)=ghp_…(40 chars) in pinned.results.json line",
+				"not the program's own files: remove it from pinned.results.json before sharing"}, never: []string{ruleToken}},
 		{group: "SQLite export", name: "an export of schema 9.0.0, a major version newer than nsyscheck reads",
 			make: sqliteEdit(`UPDATE META_DATA_EXPORT SET value = '9.0.0' WHERE name = 'EXPORT_SCHEMA_VERSION'`),
 			exit: 0, want: []string{"warning schema-newer: the export's schema version is 9.0.0, a major version newer than 3.20.3"}},

@@ -84,6 +84,15 @@ func faultCases() []badCase {
 			}),
 			exit: 2, want: []string{"pinned_cuda_api_trace.csv", `column "Duration"`, "has no unit"},
 			notHeld: []string{"2", "4"}},
+		{group: "impossible values", name: "CSV: nvtx_pushpop_trace's time headers edited (ns) to (us), the values left in ns (the other reports in ns)",
+			make: nvtxUnitEdit("us"),
+			exit: 2, want: []string{"pinned_nvtx_pushpop_trace.csv", "header Start (us)", "units: the header says us, pinned_cuda_api_trace.csv says ns",
+				"more than 10x past the traced records' end"}, notHeld: []string{"1", "2", "3", "4"}},
+		{group: "impossible values", name: "audit: CSV nvtx_pushpop_trace's time headers edited (ns) to (ms)", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				return append(nvtxUnitEdit("ms")(t, dir), "--nvidia-rule", "off")
+			},
+			exit: 2, want: []string{"pinned_nvtx_pushpop_trace.csv", "units: the header says ms, pinned_cuda_api_trace.csv says ns"}},
 		{group: "impossible values", name: "results JSON: a key twice in one object",
 			make: func(t *testing.T, dir string) []string {
 				p := copyShipped(t, dir, "pinned.results.json")
@@ -553,4 +562,18 @@ func unbalancedQuote(t *testing.T, p string) {
 		}
 	}
 	writeFile(t, p, b.Bytes())
+}
+
+// nvtxUnitEdit copies the shipped CSV reports with nvtx_pushpop_trace's
+// time headers turned from (ns) to (unit), its values left as they are.
+func nvtxUnitEdit(unit string) func(t *testing.T, dir string) []string {
+	return func(t *testing.T, dir string) []string {
+		t.Helper()
+		args := csvEdit(func(s string) string { return s })(t, dir)
+		p := filepath.Join(dir, "pinned_nvtx_pushpop_trace.csv")
+		s := string(readFile(t, p))
+		head, rest, _ := strings.Cut(s, "\n")
+		writeFile(t, p, []byte(strings.ReplaceAll(head, "(ns)", "("+unit+")")+"\n"+rest))
+		return args
+	}
 }

@@ -108,8 +108,10 @@ file), and the rerun needs --force.`,
 func runReport(opts *reportOptions, paths []string, s Streams) error {
 	s, flush := messages(s)
 	defer flush()
-	if opts.PCIeGBps < 0 {
-		return &statusError{code: exitError, err: fmt.Errorf("--pcie-gbps %g: want a bandwidth above 0", opts.PCIeGBps)}
+	if opts.PCIeGBps != 0 { // 0: the run folder's rate, where there is one
+		if err := check.CheckFlagRate("--pcie-gbps", opts.PCIeGBps); err != nil {
+			return &statusError{code: exitError, err: err}
+		}
 	}
 	// A signal while the reports are written does not cut a folder short:
 	// each folder is put in place whole or not at all (WriteDir), and the
@@ -207,7 +209,7 @@ func writeReports(sig context.Context, opts *reportOptions, results []*predictio
 	}
 	set := make([]report.Folder, 0, len(dirs)+1)
 	for i, dir := range dirs {
-		set = append(set, report.Folder{Dir: dir, Files: files[i]})
+		set = append(set, report.Folder{Dir: dir, Files: files[i], Stale: reps[i].Undrawn()})
 	}
 	if len(topFiles) > 0 {
 		set = append(set, report.Folder{Dir: opts.Out, Files: topFiles})

@@ -33,7 +33,14 @@ const char *sqlite3_errmsg(sqlite3 *db);
 const char *sqlite3_errstr(int rc);
 void sqlite3_interrupt(sqlite3 *db);
 
-enum { ROW = 100, INTEGER = 1 };
+int sqlite3_config(int, ...);
+
+enum { ROW = 100, INTEGER = 1, CONFIG_MEMSTATUS = 9 };
+
+// memstatus_off stops SQLite counting its memory, which takes one mutex of
+// the whole process at every allocation; it must come before SQLite is
+// first used (SQLITE_MISUSE after).
+static int memstatus_off(void) { return sqlite3_config(CONFIG_MEMSTATUS, 0); }
 
 // step_batch steps s up to max rows, writing each row's ncol integer
 // values into out. It returns the rows written; *rc is the last step's
@@ -89,6 +96,13 @@ const (
 	openNoMutex    = 0x00008000
 	openPrivateCch = 0x00040000
 )
+
+// memStatusOff is what turning SQLite's memory statistics off returned (0
+// when they are off). SQLite counts every allocation under one mutex of
+// the process while they are on, so that the audits of many ranks at once,
+// each with connections of its own, queue on it; nothing here reads the
+// statistics. It is done when the program starts, before any connection.
+var memStatusOff = int(C.memstatus_off())
 
 // Available reports whether batches can be read in this build.
 const Available = true

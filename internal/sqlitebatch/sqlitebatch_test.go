@@ -128,3 +128,11 @@ func TestInterrupt(t *testing.T) {
 		t.Error("a cancelled query went on")
 	}
 }
+
+// TestMemStatusOff: SQLite's memory statistics, counted under one mutex of
+// the whole process, are off before the first connection opens.
+func TestMemStatusOff(t *testing.T) {
+	if memStatusOff != 0 {
+		t.Fatalf("sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0) returned %d", memStatusOff)
+	}
+}
