@@ -84,15 +84,15 @@ func (m *model) misfits() []Misfit {
 		c := o.Call[j]
 		at, known := int64(0), false
 		if c != timeline.None {
-			at, known = m.anchor(op)+m.latL[j], true
+			at, known = m.anchor(op)+m.latL.at(op), true
 			at = max(at, cs.Start[c])
 		}
 		if op > tl.Streams[o.Stream[j]].First {
-			if v := o.End[j-1] + m.latP[j]; !known || v > at {
+			if v := o.End[j-1] + m.latP.at(op); !known || v > at {
 				at, known = v, true
 			}
 		}
-		for k := m.swFirst[j]; k >= 0 && int(k) < len(tl.StreamWaits) && tl.StreamWaits[k].Op == op; k++ {
+		for k := m.streamWaitOf(op); k >= 0 && int(k) < len(tl.StreamWaits) && tl.StreamWaits[k].Op == op; k++ {
 			at = max(at, o.End[tl.StreamWaits[k].On]+m.swLat[k])
 		}
 		if f, ok := m.engineWait(op); ok {

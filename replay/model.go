@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -21,83 +22,77 @@ type model struct {
 	params
 	// Per call: the delay after the thread's previous call (after its end,
 	// or after its start for a nested call), and flags.
-	gap   []int64
+	gap   spans
 	flags []uint8
-	// handoff holds, by call, the call of another thread each call
-	// follows (flagHandoff marks those it holds; nil with none).
-	handoff []handoff
 	// pollLast holds, by call, the last query of the polling run each
 	// query but the last is in (flagPolling marks those; nil with none).
 	pollLast []int32
-	// Per op: the delay after its stream predecessor's end, and the copy
-	// engine it uses (-1 none).
-	latP   []int64
-	engine []int32
-	// swFirst is, per op, its first entry in tl.StreamWaits (-1 none);
-	// swLat the delay after each entry's op.
+	// Per op: the delay after its stream predecessor's end.
+	latP spans
+	// streamEngine is the copy engine of each stream's copies, by
+	// direction (host to device, device to host; -1 none): see engineOf.
+	streamEngine [][2]int32
+	// swFirst is, per op, its first entry in tl.StreamWaits (-1 none; nil
+	// when there are no entries: see streamWaitOf); swLat the delay after
+	// each entry's op.
 	swFirst []int32
 	swLat   []int64
 	// slots is the capacity of each engine; engineAt holds, per op, when an
 	// engine became free for a copy that waited for one in the capture
-	// (noEngineWait for the others), nil when none waited.
+	// (noEngineWait for the others), nil when none waited. Only the
+	// model's sampling and misfits read it: Replay lets it go before the
+	// simulations.
 	slots    []int
 	engineAt []int64
 	// typ holds the modelled quantities' classes and their uses.
 	typ   *typicals
 	sizes Sizes
-	// parkHead is the simulations' lists of parked cursors by node,
-	// emptied and used again by each.
-	parkHead []int32
+	// parkBits is the simulations' mark of the nodes cursors are parked
+	// on, a bit per call and op, cleared and used again by each.
+	parkBits []uint64
 }
 
-// parkHeads returns a list head per call and op, every one empty.
-func (m *model) parkHeads() []int32 {
-	if m.parkHead == nil {
-		m.parkHead = make([]int32, m.tl.Calls.Len()+m.tl.Ops.Len())
+// parkMarks returns a bit per call and op, every one clear.
+func (m *model) parkMarks() []uint64 {
+	if m.parkBits == nil {
+		m.parkBits = make([]uint64, (m.tl.Calls.Len()+m.tl.Ops.Len()+63)/64)
 	}
-	for i := range m.parkHead {
-		m.parkHead[i] = -1
-	}
-	return m.parkHead
+	clear(m.parkBits)
+	return m.parkBits
 }
 
 // params are the parts of the model the what-if changes.
 type params struct {
-	callDur  []int64 // a call's duration when it does not wait
+	callDur  spans   // a call's duration when it does not wait
 	callWait []int32 // index into waits, -1 none
 	waits    []simWait
-	opDur    []int64
+	opDur    spans
 	// latL is an op's delay after its call's start, or after its call's
 	// end where fromEnd (a call that does not wait for it).
-	latL    []int64
+	latL    spans
 	fromEnd []bool
 }
 
 func (p *params) clone() params {
-	return params{callDur: slices.Clone(p.callDur), callWait: slices.Clone(p.callWait), waits: slices.Clone(p.waits),
-		opDur: slices.Clone(p.opDur), latL: slices.Clone(p.latL), fromEnd: slices.Clone(p.fromEnd)}
-}
-
-// copyFrom overwrites p with q, reusing p's arrays.
-func (p *params) copyFrom(q *params) {
-	copy(p.callDur, q.callDur)
-	copy(p.callWait, q.callWait)
-	p.waits = append(p.waits[:0], q.waits...)
-	copy(p.opDur, q.opDur)
-	copy(p.latL, q.latL)
-	copy(p.fromEnd, q.fromEnd)
+	return params{callDur: p.callDur.clone(), callWait: slices.Clone(p.callWait), waits: slices.Clone(p.waits),
+		opDur: p.opDur.clone(), latL: p.latL.clone(), fromEnd: slices.Clone(p.fromEnd)}
 }
 
 const (
 	flagNested  uint8 = 1 << iota // began before the thread's previous call ended
 	flagFirst                     // the thread's first call: at its measured time
 	flagPolling                   // inside a polling run: pollLast holds the run's last query
-	flagHandoff                   // follows another thread's call: handoff holds it
+	flagHandoff                   // follows another thread's call: handoffOf finds it
 )
 
-type handoff struct {
-	from int32
-	wake int64
+// handoffOf is the call of another thread that call k follows (k has
+// flagHandoff), and its wake-up delay after that call's end, as measured.
+func (m *model) handoffOf(k int32) (from int32, wake int64) {
+	hs := m.tl.Handoffs // in call order
+	n, _ := slices.BinarySearchFunc(hs, k+1, func(h timeline.Handoff, c int32) int { return cmp.Compare(h.Call, c) })
+	h := hs[n-1] // the last of k's
+	cs := &m.tl.Calls
+	return h.From, cs.Start[k] - cs.End[h.From]
 }
 
 // simWait is how a waiting call's end (or, for a poll, its start) follows
@@ -136,13 +131,13 @@ func (m *model) calls() {
 	tl := m.tl
 	cs := &tl.Calls
 	n := cs.Len()
-	m.gap = make([]int64, n)
+	m.gap = newSpans(n)
 	m.flags = make([]uint8, n)
-	m.callDur = make([]int64, n)
+	m.callDur = newSpans(n)
 	m.callWait = make([]int32, n)
 	for i := range m.callWait {
 		m.callWait[i] = -1
-		m.callDur[i] = cs.End[i] - cs.Start[i]
+		m.callDur.set(int32(i), cs.End[i]-cs.Start[i])
 	}
 	for _, th := range tl.Threads {
 		var prevEnd int64
@@ -152,20 +147,16 @@ func (m *model) calls() {
 				m.flags[i] |= flagFirst
 			case cs.Start[i] < prevEnd:
 				m.flags[i] |= flagNested
-				m.gap[i] = cs.Start[i] - cs.Start[i-1]
+				m.gap.set(i, cs.Start[i]-cs.Start[i-1])
 			default:
-				m.gap[i] = cs.Start[i] - prevEnd
+				m.gap.set(i, cs.Start[i]-prevEnd)
 			}
 			if i == th.First || cs.End[i] > prevEnd {
 				prevEnd = cs.End[i]
 			}
 		}
 	}
-	if len(tl.Handoffs) > 0 {
-		m.handoff = make([]handoff, n)
-	}
 	for _, h := range tl.Handoffs {
-		m.handoff[h.Call] = handoff{from: h.From, wake: cs.Start[h.Call] - cs.End[h.From]}
 		m.flags[h.Call] |= flagHandoff
 	}
 }
@@ -314,6 +305,48 @@ func (m *model) launchKey(j int32) tkey {
 	return m.opKey(j, qLaunch)
 }
 
+// streamWaitOf is op j's first entry in tl.StreamWaits, -1 for none.
+func (m *model) streamWaitOf(j int32) int32 {
+	if m.swFirst == nil {
+		return -1
+	}
+	return m.swFirst[j]
+}
+
+// streamEngines finds the copy engine of each stream's copies in each
+// direction: the engine of the stream's device and the direction.
+func (m *model) streamEngines() {
+	tl := m.tl
+	m.streamEngine = make([][2]int32, len(tl.Streams))
+	for s := range m.streamEngine {
+		for d, dir := range [2]timeline.Dir{timeline.DirHtoD, timeline.DirDtoH} {
+			m.streamEngine[s][d] = -1
+			for e := range tl.Engines {
+				if tl.Engines[e].Device == tl.Streams[s].Device && tl.Engines[e].Dir == dir {
+					m.streamEngine[s][d] = int32(e)
+					break
+				}
+			}
+		}
+	}
+}
+
+// engineOf is the copy engine op j uses, -1 none: a host-device copy's
+// stream's, as tl.EngineOf finds it.
+func (m *model) engineOf(j int32) int32 {
+	o := &m.tl.Ops
+	if o.Kind[j] != timeline.OpCopy {
+		return -1
+	}
+	switch o.Dir[j] {
+	case timeline.DirHtoD:
+		return m.streamEngine[o.Stream[j]][0]
+	case timeline.DirDtoH:
+		return m.streamEngine[o.Stream[j]][1]
+	}
+	return -1
+}
+
 // waitsFor reports whether call c waits for op j.
 func (m *model) waitsFor(c, j int32) bool {
 	if w := m.callWait[c]; w >= 0 {
@@ -357,20 +390,23 @@ func (m *model) sampleLaunches() []sampledOp {
 	tl := m.tl
 	o := &tl.Ops
 	n := o.Len()
-	m.opDur = make([]int64, n)
-	m.latL = make([]int64, n)
+	m.opDur = newSpans(n)
+	m.latL = newSpans(n)
 	m.fromEnd = make([]bool, n)
-	m.latP = make([]int64, n)
-	m.engine = make([]int32, n)
-	m.swFirst = make([]int32, n)
-	for j := range m.swFirst {
-		m.swFirst[j] = -1
-		m.opDur[j] = o.End[j] - o.Start[j]
-		m.engine[j] = int32(tl.EngineOf(int32(j)))
+	m.latP = newSpans(n)
+	if len(tl.StreamWaits) > 0 {
+		m.swFirst = make([]int32, n)
+		for j := range m.swFirst {
+			m.swFirst[j] = -1
+		}
+	}
+	for j := range n {
+		m.opDur.set(int32(j), o.End[j]-o.Start[j])
 		if c := o.Call[j]; c != timeline.None {
 			m.fromEnd[j] = !m.waitsFor(c, int32(j))
 		}
 	}
+	m.streamEngines()
 	for k := len(tl.StreamWaits) - 1; k >= 0; k-- {
 		m.swFirst[tl.StreamWaits[k].Op] = int32(k)
 	}
@@ -387,7 +423,7 @@ func (m *model) sampleLaunches() []sampledOp {
 		if op > tl.Streams[o.Stream[j]].First {
 			s.at, s.kind = o.End[j-1], boundPred
 		}
-		for k := m.swFirst[j]; k >= 0 && k < int32(len(tl.StreamWaits)) && tl.StreamWaits[k].Op == op; k++ {
+		for k := m.streamWaitOf(op); k >= 0 && k < int32(len(tl.StreamWaits)) && tl.StreamWaits[k].Op == op; k++ {
 			if e := o.End[tl.StreamWaits[k].On]; s.kind == boundNone || e > s.at {
 				s.at, s.kind, s.sw = e, boundEvent, k
 			}
@@ -446,25 +482,26 @@ func (m *model) modelOps(sampled []sampledOp) {
 		op, s := int32(j), &sampled[j]
 		c := o.Call[j]
 		if c != timeline.None {
-			m.latL[j] = o.Start[j] - m.anchor(op)
+			lat := o.Start[j] - m.anchor(op)
 			if v, ok := m.typ.get(m.launchKey(op)); ok {
-				m.latL[j] = v
+				lat = v
 			}
 			if !m.fromEnd[j] {
-				m.latL[j] = max(m.latL[j], 0)
+				lat = max(lat, 0)
 			}
+			m.latL.set(op, lat)
 		}
 		if op > tl.Streams[o.Stream[j]].First {
 			if s.bound == boundPred {
-				m.latP[j] = max(o.Start[j]-s.at, 0)
+				m.latP.set(op, max(o.Start[j]-s.at, 0))
 			}
 			if c == timeline.None {
-				m.latP[j] = max(o.Start[j]-o.End[j-1], 0)
+				m.latP.set(op, max(o.Start[j]-o.End[j-1], 0))
 			} else if v, ok := m.typ.get(m.opKey(op, qQueue)); ok {
-				m.latP[j] = max(v, 0)
+				m.latP.set(op, max(v, 0))
 			}
 		}
-		for k := m.swFirst[j]; k >= 0 && k < int32(len(tl.StreamWaits)) && tl.StreamWaits[k].Op == op; k++ {
+		for k := m.streamWaitOf(op); k >= 0 && k < int32(len(tl.StreamWaits)) && tl.StreamWaits[k].Op == op; k++ {
 			if s.bound == boundEvent && s.sw == k {
 				m.swLat[k] = max(o.Start[j]-s.at, 0)
 			}
@@ -497,7 +534,7 @@ func (m *model) engineFree() []int64 {
 	cs := &tl.Calls
 	byEngine := make([][]int32, len(tl.Engines))
 	for j := range o.Kind {
-		if e := m.engine[j]; e >= 0 {
+		if e := m.engineOf(int32(j)); e >= 0 {
 			byEngine[e] = append(byEngine[e], int32(j))
 		}
 	}

@@ -144,13 +144,13 @@ type regions struct {
 	// over holds, per host-device copy, the part of its GPU time a kernel
 	// on another stream overlapped in the schedule being measured;
 	// pieces is overlapped's scratch.
-	over   []int64
+	over   spans
 	pieces [][2]int64
 }
 
 func newRegions(tl *timeline.Timeline) *regions {
 	rg := &regions{tl: tl, kernels: make([][]int32, len(tl.Streams)), copyCalls: make([]bool, tl.Calls.Len()),
-		pageableCalls: make([]bool, tl.Calls.Len()), over: make([]int64, tl.Ops.Len())}
+		pageableCalls: make([]bool, tl.Calls.Len()), over: newSpans(tl.Ops.Len())}
 	seen := map[int32]int{}
 	for _, r := range tl.Ranges {
 		k, ok := seen[r.Name]
@@ -207,7 +207,7 @@ func (rg *regions) measureAll(s *Schedule) []measure {
 	o := &rg.tl.Ops
 	for j := range o.Kind {
 		if o.Kind[j] == timeline.OpCopy && o.Dir[j].HostDevice() {
-			rg.over[j] = rg.overlapped(s, int32(j))
+			rg.over.set(int32(j), rg.overlapped(s, int32(j)))
 		}
 	}
 	out := []measure{rg.capture(s)}
@@ -312,7 +312,7 @@ func (rg *regions) instance(s *Schedule, r timeline.Range) (start, end, copyNs, 
 			end = max(end, s.OpEnd[j])
 			if tl.Ops.Kind[j] == timeline.OpCopy && tl.Ops.Dir[j].HostDevice() {
 				copyNs += s.OpEnd[j] - s.OpStart[j]
-				over += rg.over[j]
+				over += rg.over.at(j)
 			}
 		}
 		if rg.copyCalls[c] {
@@ -391,7 +391,7 @@ func (rg *regions) capture(s *Schedule) measure {
 		end = max(end, s.OpEnd[j])
 		if o.Kind[j] == timeline.OpCopy && o.Dir[j].HostDevice() {
 			m.copyNs += s.OpEnd[j] - s.OpStart[j]
-			m.overlapNs += rg.over[j]
+			m.overlapNs += rg.over.at(int32(j))
 		}
 	}
 	m.instances = 1

@@ -180,30 +180,8 @@ func Replay(ctx context.Context, tl *timeline.Timeline, opts Options) (*Result, 
 	}
 	m := newModel(tl, sizes)
 	res := &Result{}
-	rg := newRegions(tl)
-	measured := rg.measureAll(Measured(tl))
-	// One schedule, simulated into again for each run and measured at once.
-	sc := newSchedule(tl)
-	base := m.params
-	if err := m.simulate(ctx, &base, sc); err != nil {
-		return nil, err
-	}
-	res.Forced += sc.Forced
-	replayed := rg.measureAll(sc)
-	w := m.whatIf(coster, sizes, opts.PinBy, res)
-	var runs [3][]measure
-	scratch := base.clone()
-	for l := levelLow; l <= levelHigh; l++ {
-		scratch.copyFrom(&base)
-		w.apply(&scratch, l)
-		if err := m.simulate(ctx, &scratch, sc); err != nil {
-			return nil, err
-		}
-		res.Forced += sc.Forced
-		runs[l] = rg.measureAll(sc)
-	}
-	res.Regions = rg.compare(measured, replayed, runs)
-	res.Model = m.typ.list(tl, sizes)
+	// The misfits read the model as captured; what only they and the
+	// model's sampling need goes before the simulations.
 	res.Misfits = m.misfits()
 	for k, f := range res.Misfits {
 		if f.Late == 0 || k == MaxMisfits {
@@ -211,6 +189,30 @@ func Replay(ctx context.Context, tl *timeline.Timeline, opts Options) (*Result, 
 			break
 		}
 	}
+	m.engineAt = nil
+	rg := newRegions(tl)
+	measured := rg.measureAll(Measured(tl))
+	// One schedule, simulated into again for each run and measured at once.
+	sc := newSchedule(tl)
+	if err := m.simulate(ctx, &m.params, sc); err != nil {
+		return nil, err
+	}
+	res.Forced += sc.Forced
+	replayed := rg.measureAll(sc)
+	w := m.whatIf(coster, sizes, opts.PinBy, res)
+	var runs [3][]measure
+	// Each level re-costs the model's own params in place: apply writes
+	// the same entries at every level, so no copy of them is kept.
+	for l := levelLow; l <= levelHigh; l++ {
+		w.apply(&m.params, l)
+		if err := m.simulate(ctx, &m.params, sc); err != nil {
+			return nil, err
+		}
+		res.Forced += sc.Forced
+		runs[l] = rg.measureAll(sc)
+	}
+	res.Regions = rg.compare(measured, replayed, runs)
+	res.Model = m.typ.list(tl, sizes)
 	res.Assumptions = append(slices.Clone(tl.Assumptions), w.assumed...)
 	timeline.SortAssumptions(res.Assumptions)
 	return res, nil
@@ -253,6 +255,9 @@ type whatIf struct {
 	at map[assumeAt]int
 	// pinBy is how the buffers are taken to be pinned.
 	pinBy PinBy
+	// modelWaits is how many waits the model has; apply adds its own
+	// after them, and replaces those when it applies again.
+	modelWaits int
 }
 
 type assumeAt struct {
@@ -272,13 +277,12 @@ func (w *whatIf) assume(kind timeline.AssumptionKind, pid, stream int64, api str
 	w.assumed = append(w.assumed, timeline.Assumption{Kind: kind, PID: pid, API: api, Event: records.NoID, Stream: stream, Count: 1, Corr: corr})
 }
 
+// recost is one copy the what-if re-costs. The host time of copying its
+// buffer into pinned memory, which the high bound pays (PinByCopy; every
+// cost with PinByThread), is its pageable call's measured time.
 type recost struct {
 	op   int32
 	cost int32 // into whatIf.costs
-	// pinCopy is the host time of copying the buffer into pinned memory
-	// that the high bound pays (PinByCopy; every cost with PinByThread), 0
-	// otherwise.
-	pinCopy int64
 }
 
 // pinnedCost is one copy's pinned cost: its call's host time and its GPU
@@ -290,7 +294,7 @@ type pinnedCost struct {
 func (m *model) whatIf(coster Coster, sizes Sizes, pinBy PinBy, res *Result) *whatIf {
 	tl := m.tl
 	o := &tl.Ops
-	w := &whatIf{m: m, at: map[assumeAt]int{}, pinBy: pinBy}
+	w := &whatIf{m: m, at: map[assumeAt]int{}, pinBy: pinBy, modelWaits: len(m.waits)}
 	res.PinBy = pinBy
 	type useKey struct {
 		dir   vocab.CopyKind
@@ -362,12 +366,10 @@ func (m *model) whatIf(coster Coster, sizes Sizes, pinBy PinBy, res *Result) *wh
 		if n := len(w.costs); n == 0 || w.costs[n-1] != (pinnedCost{cost.CallNs, cost.GPUNs}) {
 			w.costs = append(w.costs, pinnedCost{cost.CallNs, cost.GPUNs})
 		}
-		rc := recost{op: op, cost: int32(len(w.costs) - 1)}
 		if pinBy.PaysCopy() && c != timeline.None {
-			rc.pinCopy = tl.Calls.Duration(c)
-			u.PinCopyNs += rc.pinCopy
+			u.PinCopyNs += tl.Calls.Duration(c)
 		}
-		w.recost = append(w.recost, rc)
+		w.recost = append(w.recost, recost{op: op, cost: int32(len(w.costs) - 1)})
 		u.PinnedCallNs = u.PinnedCallNs.Add(cost.CallNs)
 		u.PinnedGPUNs = u.PinnedGPUNs.Add(cost.GPUNs)
 		u.CallSource = mergeSource(u.CallSource, cost.CallSource)
@@ -427,30 +429,38 @@ func (w *whatIf) apply(p *params, l level) {
 	for _, r := range w.recost {
 		j := r.op
 		cost := &w.costs[r.cost]
-		p.opDur[j] = max(roundNs(cost.gpu.at(l)), 0)
+		p.opDur.set(j, max(roundNs(cost.gpu.at(l)), 0))
 		c := tl.Ops.Call[j]
 		if c == timeline.None {
 			continue
 		}
 		call := max(roundNs(cost.call.at(l)), 0)
-		if l == levelHigh || w.pinBy == PinByThread {
-			call += r.pinCopy
+		if w.pinBy.PaysCopy() && (l == levelHigh || w.pinBy == PinByThread) {
+			call += tl.Calls.Duration(c)
 		}
 		// A pinned copy starts as its call returns.
-		p.latL[j], p.fromEnd[j] = call, false
+		p.latL.set(j, call)
+		p.fromEnd[j] = false
 		switch timeline.RoleOf(tl.Name(tl.Calls.Name[c])) {
 		case timeline.RoleCopyBlocking:
 			on := []int32{j}
-			if wi := p.callWait[c]; wi >= 0 {
+			wi := p.callWait[c]
+			if wi >= 0 {
 				on = p.waits[wi].on
 			}
+			pinned := simWait{on: on, kind: timeline.WaitCopy, own: call}
+			if int(wi) >= w.modelWaits {
+				// The wait an earlier level (or copy) gave it: replaced.
+				p.waits[wi] = pinned
+				continue
+			}
 			p.callWait[c] = int32(len(p.waits))
-			p.waits = append(p.waits, simWait{on: on, kind: timeline.WaitCopy, own: call})
+			p.waits = append(p.waits, pinned)
 		case timeline.RoleCopyAsync:
 			if wi := p.callWait[c]; wi >= 0 && p.waits[wi].kind == timeline.WaitHeld {
 				p.callWait[c] = -1
 			}
-			p.callDur[c] = call
+			p.callDur.set(c, call)
 		}
 	}
 }

@@ -53,13 +53,14 @@ type sim struct {
 	tEnd []int64
 	// parkedOn is what each cursor waits for (^0 none). The cursors
 	// waiting for a call's end or an op's start are a list per node:
-	// parkHead holds each node's latest (calls' ends first, then ops'
-	// starts; -1 none), parkNext each cursor's next, nParked the nodes
-	// with a list; woken holds a list while its cursors are pushed.
+	// parkBits marks the nodes with one (by slot), lists holds each such
+	// node's latest cursor (as many as there are cursors at most, so
+	// looked through), parkNext each cursor's next; woken holds a list
+	// while its cursors are pushed.
 	parkedOn []uint64
-	parkHead []int32
+	parkBits []uint64
+	lists    []parkList
 	parkNext []int32
-	nParked  int
 	woken    []int32
 	queued   []bool // cursor already in work
 	work     []int32
@@ -93,7 +94,7 @@ func (m *model) simulate(ctx context.Context, p *params, sc *Schedule) error {
 	ncur := len(tl.Threads) + len(tl.Streams)
 	s.parkedOn = make([]uint64, ncur)
 	s.parkNext = make([]int32, ncur)
-	s.parkHead = m.parkHeads()
+	s.parkBits = m.parkMarks()
 	s.queued = make([]bool, ncur)
 	for i := range tl.Threads {
 		s.tcur[i] = tl.Threads[i].First
@@ -153,16 +154,38 @@ func (s *sim) push(c int32) {
 func (s *sim) park(cursor int32, n uint64) {
 	s.parkedOn[cursor] = n
 	if n>>32 != nodeCallStart {
-		h := &s.parkHead[s.slot(n)]
-		if *h < 0 {
-			s.nParked++
+		slot := s.slot(n)
+		if !s.marked(slot) {
+			s.parkBits[slot/64] |= 1 << (slot % 64)
+			s.parkNext[cursor] = -1
+			s.lists = append(s.lists, parkList{slot: slot, head: cursor})
+			return
 		}
-		s.parkNext[cursor] = *h
-		*h = cursor
+		l := &s.lists[s.listOf(slot)]
+		s.parkNext[cursor] = l.head
+		l.head = cursor
 	}
 }
 
-// slot is the index in parkHead of a call's end or an op's start.
+// parkList is the latest cursor parked on one node (by slot).
+type parkList struct {
+	slot, head int32
+}
+
+// marked reports whether a cursor is parked on the node of slot.
+func (s *sim) marked(slot int32) bool { return s.parkBits[slot/64]&(1<<(slot%64)) != 0 }
+
+// listOf is the place in lists of the marked node of slot.
+func (s *sim) listOf(slot int32) int {
+	for k := range s.lists {
+		if s.lists[k].slot == slot {
+			return k
+		}
+	}
+	panic(fmt.Sprintf("replay: node %d marked parked on without a list", slot))
+}
+
+// slot is the index in parkBits of a call's end or an op's start.
 func (s *sim) slot(n uint64) int32 {
 	i := int32(uint32(n))
 	if n>>32 == nodeOpStart {
@@ -173,19 +196,22 @@ func (s *sim) slot(n uint64) int32 {
 
 // wake pushes the cursors waiting for node n, in the order they parked.
 func (s *sim) wake(n uint64) {
-	if s.nParked == 0 {
+	if len(s.lists) == 0 {
 		return
 	}
-	h := &s.parkHead[s.slot(n)]
-	if *h < 0 {
+	slot := s.slot(n)
+	if !s.marked(slot) {
 		return
 	}
+	k := s.listOf(slot)
 	s.woken = s.woken[:0]
-	for c := *h; c >= 0; c = s.parkNext[c] {
+	for c := s.lists[k].head; c >= 0; c = s.parkNext[c] {
 		s.woken = append(s.woken, c)
 	}
-	*h = -1
-	s.nParked--
+	s.parkBits[slot/64] &^= 1 << (slot % 64)
+	last := len(s.lists) - 1
+	s.lists[k] = s.lists[last]
+	s.lists = s.lists[:last]
 	for k := len(s.woken) - 1; k >= 0; k-- {
 		c := s.woken[k]
 		s.parkedOn[c] = ^uint64(0)
@@ -245,7 +271,7 @@ func (s *sim) callStart(th, k int32) (int64, bool) {
 			if !ok {
 				return 0, false
 			}
-			return min(s.tEnd[th]+m.gap[k], end), true
+			return min(s.tEnd[th]+m.gap.at(k), end), true
 		}
 	}
 	if w := s.p.callWait[k]; w >= 0 && s.p.waits[w].kind == timeline.WaitPoll {
@@ -256,20 +282,20 @@ func (s *sim) callStart(th, k int32) (int64, bool) {
 	case m.flags[k]&flagFirst != 0:
 		at = cs.Start[k]
 	case m.flags[k]&flagNested != 0:
-		at = sc.CallStart[k-1] + m.gap[k]
+		at = sc.CallStart[k-1] + m.gap.at(k)
 	default:
-		at = s.tEnd[th] + m.gap[k]
+		at = s.tEnd[th] + m.gap.at(k)
 	}
 	if m.flags[k]&flagHandoff != 0 {
-		h := m.handoff[k]
-		from := sc.CallEnd[h.from]
+		hFrom, wake := m.handoffOf(k)
+		from := sc.CallEnd[hFrom]
 		if from == unknown {
-			s.park(th, node(nodeCallEnd, h.from))
+			s.park(th, node(nodeCallEnd, hFrom))
 			return 0, false
 		}
 		// The idle time was waiting: the thread resumes after the call
 		// that woke it, and not before its own previous call ended.
-		at = max(s.tEnd[th], from+h.wake)
+		at = max(s.tEnd[th], from+wake)
 	}
 	return at, true
 }
@@ -321,11 +347,11 @@ func (s *sim) callEnd(th, k int32) (int64, bool) {
 		if !ok {
 			return 0, false
 		}
-		return min(start+s.p.callDur[k], end), true
+		return min(start+s.p.callDur.at(k), end), true
 	}
 	wi := s.p.callWait[k]
 	if wi < 0 || s.p.waits[wi].kind == timeline.WaitPoll {
-		return start + s.p.callDur[k], true
+		return start + s.p.callDur.at(k), true
 	}
 	w := &s.p.waits[wi]
 	wEnd, wStart, ok := s.awaited(th, w.on)
@@ -361,7 +387,7 @@ func (s *sim) stepStream(st int32) {
 		if !ok {
 			return
 		}
-		if e := s.m.engine[j]; e >= 0 {
+		if e := s.m.engineOf(j); e >= 0 {
 			s.inHeap[j] = true
 			s.ready.push(readyOp{at: at, op: j})
 			return
@@ -381,19 +407,19 @@ func (s *sim) opReady(cursor, j int32) (int64, bool) {
 			s.park(cursor, node(nodeCallStart, c))
 			return 0, false
 		}
-		at, any = sc.CallStart[c]+s.p.latL[j], true
+		at, any = sc.CallStart[c]+s.p.latL.at(j), true
 		if s.p.fromEnd[j] {
 			if sc.CallEnd[c] == unknown {
 				s.park(cursor, node(nodeCallEnd, c))
 				return 0, false
 			}
-			at = max(sc.CallEnd[c]+s.p.latL[j], sc.CallStart[c])
+			at = max(sc.CallEnd[c]+s.p.latL.at(j), sc.CallStart[c])
 		}
 	}
 	if j > tl.Streams[o.Stream[j]].First {
-		at, any = max(at, sc.OpEnd[j-1]+m.latP[j]), true
+		at, any = max(at, sc.OpEnd[j-1]+m.latP.at(j)), true
 	}
-	for k := m.swFirst[j]; k >= 0 && int(k) < len(tl.StreamWaits) && tl.StreamWaits[k].Op == j; k++ {
+	for k := m.streamWaitOf(j); k >= 0 && int(k) < len(tl.StreamWaits) && tl.StreamWaits[k].Op == j; k++ {
 		e := tl.StreamWaits[k].On
 		if sc.OpStart[e] == unknown {
 			s.park(cursor, node(nodeOpStart, e))
@@ -411,7 +437,7 @@ func (s *sim) startOp(j int32, at int64) {
 	sc := s.s
 	s.steps++
 	sc.OpStart[j] = at
-	sc.OpEnd[j] = at + s.p.opDur[j]
+	sc.OpEnd[j] = at + s.p.opDur.at(j)
 	s.wake(node(nodeOpStart, j))
 	s.scur[s.tl.Ops.Stream[j]]++
 }
@@ -420,7 +446,7 @@ func (s *sim) startOp(j int32, at int64) {
 func (s *sim) startCopy(r readyOp) {
 	j := r.op
 	s.inHeap[j] = false
-	slots := s.free[s.m.engine[j]]
+	slots := s.free[s.m.engineOf(j)]
 	best := 0
 	for k := range slots {
 		if slots[k] < slots[best] {
@@ -428,7 +454,7 @@ func (s *sim) startCopy(r readyOp) {
 		}
 	}
 	at := max(r.at, slots[best])
-	slots[best] = at + s.p.opDur[j]
+	slots[best] = at + s.p.opDur.at(j)
 	s.startOp(j, at)
 	s.push(s.nThreads + s.tl.Ops.Stream[j])
 }
