@@ -2,7 +2,6 @@ package check
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/audit"
 	"github.com/nsyscheck/nsyscheck/diag"
+	"github.com/nsyscheck/nsyscheck/internal/fixture"
 	"github.com/nsyscheck/nsyscheck/nsysrule"
 )
 
@@ -82,8 +82,8 @@ func TestVerifyReadsTheRuleCSVOfItsCapture(t *testing.T) {
 		read bool
 	}{{"pinned_" + nsysrule.Name + ".csv", true}, {"other_" + nsysrule.Name + ".csv", false}} {
 		dir := t.TempDir()
-		copyFile(t, filepath.Join(from, "pinned.sqlite"), filepath.Join(dir, "pinned.sqlite"))
-		copyFile(t, filepath.Join(from, "pinned_"+nsysrule.Name+".csv"), filepath.Join(dir, c.csv))
+		fixture.Copy(t, filepath.Join(from, "pinned.sqlite"), filepath.Join(dir, "pinned.sqlite"))
+		fixture.Copy(t, filepath.Join(from, "pinned_"+nsysrule.Name+".csv"), filepath.Join(dir, c.csv))
 		ks, err := Paths([]string{filepath.Join(dir, "pinned.sqlite")}, Options{Nsys: filepath.Join(dir, "no-nsys")})
 		if err != nil {
 			t.Fatal(err)
@@ -95,16 +95,5 @@ func TestVerifyReadsTheRuleCSVOfItsCapture(t *testing.T) {
 		if r != nil && (r.File != c.csv || r.Flagged == 0 || !r.Agrees) {
 			t.Errorf("beside %s: %+v", c.csv, *r)
 		}
-	}
-}
-
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	b, err := os.ReadFile(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(to, b, 0o644); err != nil {
-		t.Fatal(err)
 	}
 }

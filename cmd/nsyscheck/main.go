@@ -83,8 +83,6 @@ func startMemProfile(path string) (stop func()) {
 	var (
 		mu   sync.Mutex
 		peak bytes.Buffer
-		done = make(chan struct{})
-		wg   sync.WaitGroup
 	)
 	take := func() {
 		mu.Lock()
@@ -93,28 +91,16 @@ func startMemProfile(path string) (stop func()) {
 		pprof.Lookup("heap").WriteTo(&peak, 0)
 	}
 	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		var highest uint64
-		tick := time.NewTicker(50 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-			}
-			metrics.Read(sample)
-			if live := sample[0].Value.Uint64(); live > highest+highest/10 {
-				highest = live
-				take()
-			}
+	var highest uint64
+	stopLooking := every(50*time.Millisecond, func() {
+		metrics.Read(sample)
+		if live := sample[0].Value.Uint64(); live > highest+highest/10 {
+			highest = live
+			take()
 		}
-	}()
+	})
 	return func() {
-		close(done)
-		wg.Wait()
+		stopLooking()
 		if peak.Len() == 0 {
 			take()
 		}

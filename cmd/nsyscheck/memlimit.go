@@ -36,30 +36,38 @@ func memLimitFor(live uint64) int64 {
 // grows (memLimitFor), looked at every liveHeapLook until stop is called.
 func followLiveHeap() (stop func()) {
 	debug.SetMemoryLimit(softMemoryLimit)
+	limit := int64(softMemoryLimit)
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	return every(liveHeapLook, func() {
+		metrics.Read(sample)
+		if sample[0].Value.Kind() != metrics.KindUint64 {
+			return
+		}
+		if l := memLimitFor(sample[0].Value.Uint64()); l > limit {
+			limit = l
+			debug.SetMemoryLimit(limit)
+		}
+	})
+}
+
+// every calls look on a goroutine of its own every d until stop is called;
+// stop returns once look has returned for the last time.
+func every(d time.Duration, look func()) (stop func()) {
 	var (
 		done = make(chan struct{})
 		wg   sync.WaitGroup
 	)
-	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		limit := int64(softMemoryLimit)
-		tick := time.NewTicker(liveHeapLook)
+		tick := time.NewTicker(d)
 		defer tick.Stop()
 		for {
 			select {
 			case <-done:
 				return
 			case <-tick.C:
-			}
-			metrics.Read(sample)
-			if sample[0].Value.Kind() != metrics.KindUint64 {
-				return
-			}
-			if l := memLimitFor(sample[0].Value.Uint64()); l > limit {
-				limit = l
-				debug.SetMemoryLimit(limit)
+				look()
 			}
 		}
 	}()
