@@ -142,7 +142,7 @@ func programCapture(path string, r io.Reader, format Format, kind string, parse 
 	if err != nil {
 		return nil, err
 	}
-	c := &Capture{Path: path, Format: format, Files: []string{path}, Program: m}
+	c := &Capture{Path: path, Format: format, Files: []string{path}, Program: m, ProgramFile: path}
 	fillMetaFromProgram(c, m)
 	programLacks(c, "a "+kind)
 	if err := validate(c); err != nil {
@@ -213,7 +213,7 @@ func attachProgram(c *Capture, siblings []string) {
 			setAside(c, p, reason)
 			continue
 		}
-		c.Program = pc.Program
+		c.Program, c.ProgramFile = pc.Program, p
 		c.Files = append(c.Files, p)
 		fillMetaFromProgram(c, pc.Program)
 		dropGap(c, records.FactProgram)

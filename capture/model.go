@@ -156,6 +156,10 @@ type Capture struct {
 	// Program holds the numbers the program itself reported (transcript,
 	// results JSON) or a measurements file; nil when the input has none.
 	Program *program.Measurements `json:"program,omitempty"`
+	// ProgramFile is the file Program was read from (a results JSON or a
+	// transcript, the input itself or beside its trace); "" when Program is
+	// nil.
+	ProgramFile string `json:"-"`
 
 	// Missing lists the facts this input cannot provide.
 	Missing []records.Gap `json:"missing,omitempty"`

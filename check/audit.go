@@ -171,7 +171,7 @@ func auditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 	early := make(chan []diag.Diagnostic, 1)
 	go func() {
 		var out []diag.Diagnostic
-		for _, s := range scanFiles(ctx, src, nil) {
+		for _, s := range scanFiles(ctx, src, "") {
 			out = append(out, exposureDiagnostics(s.path, s.rep, s.err)...)
 		}
 		early <- out
@@ -455,7 +455,7 @@ func startRule(ctx context.Context, src *source.Source, opts AuditOptions) <-cha
 	if src.Export != nil {
 		db = src.Export.Path
 	}
-	go func() { out <- nvidiaRule(ctx, ruleCSV(src), db, opts.Nsys, opts.Env) }()
+	go func() { out <- nvidiaRule(ctx, ruleCSV(src.Path), db, opts.Nsys, opts.Env) }()
 	return out
 }
 

@@ -136,7 +136,7 @@ func Load(path string, opts Options) (*Checked, error) {
 	}
 	privacy.MaskCapture(c)
 	k := Evaluate(c)
-	k.scans = scanFiles(ctx, src, programFiles(c))
+	k.scans = scanFiles(ctx, src, c.ProgramFile)
 	attachCoverage(k.Result, cov.Coverage(), det.Detect().Framework)
 	return k, nil
 }
@@ -172,48 +172,35 @@ type fileScan struct {
 // a report, which holds nothing the report does not; and, for a folder of
 // CSV reports, every report it reads, and NVIDIA's rule's CSV beside a
 // capture, which verify and audit read too (privacy.ScanCSV); and the
-// lesson program's own files verify read (its results JSON or transcript,
-// privacy.ScanText).
-func scanFiles(ctx context.Context, src *source.Source, programFiles []string) []fileScan {
+// lesson program's own file verify read (programFile: its results JSON or
+// transcript, "" for none; privacy.ScanText).
+func scanFiles(ctx context.Context, src *source.Source, programFile string) []fileScan {
 	var out []fileScan
 	for _, f := range scannable(src) {
 		rep, err := privacy.Scan(ctx, f)
 		out = append(out, fileScan{path: f.Path, rep: rep, err: err})
 	}
 	csvs := csvReports(src)
-	if p := ruleCSV(src); p != "" && !slices.Contains(csvs, p) {
+	if p := ruleCSV(src.Path); p != "" && !slices.Contains(csvs, p) {
 		csvs = append(csvs, p)
 	}
 	for _, p := range csvs {
 		rep, err := privacy.ScanCSV(ctx, p)
 		out = append(out, fileScan{path: p, rep: rep, err: err})
 	}
-	for _, p := range programFiles {
-		rep, err := privacy.ScanText(ctx, p)
-		out = append(out, fileScan{path: p, rep: rep, err: err})
+	if programFile != "" {
+		rep, err := privacy.ScanText(ctx, programFile)
+		out = append(out, fileScan{path: programFile, rep: rep, err: err})
 	}
 	return out
 }
 
-// programFiles are the lesson program's own files a capture was read from
-// (its results JSON or transcript, beside a trace or alone): the files it
-// read that are no trace.
-func programFiles(c *capture.Capture) []string {
-	var out []string
-	for _, p := range c.Files {
-		if l := strings.ToLower(p); strings.HasSuffix(l, ".json") || strings.HasSuffix(l, ".txt") {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// ruleCSV is NVIDIA's rule's CSV beside the source's capture (in its
+// ruleCSV is NVIDIA's rule's CSV beside the capture at path (in its
 // folder of CSV reports, or NAME_cuda_memcpy_async.csv beside NAME.sqlite),
 // "" when there is none: the one verify (Enrich) and the audit
 // (nvidiaRule) read, and the exposure scan scans.
-func ruleCSV(src *source.Source) string {
-	return nsysrule.Beside(src.Path, captureExts)
+func ruleCSV(path string) string {
+	return nsysrule.Beside(path, captureExts)
 }
 
 // csvReports are the CSV reports a folder source reads, in a fixed order.
@@ -256,7 +243,7 @@ func (k *Checked) Enrich(info *runinfo.Info) {
 	for _, n := range c.Notes {
 		addDiag(r, diag.Info, diag.Note{Of: diag.CodeInputSubstituted, Text: n})
 	}
-	if p := nsysrule.Beside(c.Path, captureExts); p != "" {
+	if p := ruleCSV(c.Path); p != "" {
 		if flagged, err := nsysrule.ReadCSV(p); err != nil {
 			addDiag(r, diag.Warning, diag.NsysRuleUnread{Err: err.Error()})
 		} else {

@@ -8,12 +8,8 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/regular"
+	"github.com/nsyscheck/nsyscheck/program"
 )
-
-// textLineMax is the longest line ScanText reads (a results JSON may be
-// written on one line); a longer one fails the scan rather than grow
-// without bound.
-const textLineMax = 64 << 20
 
 // ScanText reports the credentials a text file carries line by line: the
 // lesson program's own files beside a trace (its results JSON, its
@@ -29,7 +25,7 @@ func ScanText(ctx context.Context, path string) (*Report, error) {
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), textLineMax)
+	sc.Buffer(make([]byte, 0, 64<<10), program.MaxFile) // a results JSON may be one line
 	covered := map[string]bool{}
 	base := filepath.Base(path)
 	line := 0

@@ -713,13 +713,14 @@ func pinShownWords(p *audit.PinShown) string {
 	if p == nil {
 		return "its way to pin"
 	}
-	switch p.Clue {
-	case audit.ClueThread:
+	if p.Clue == audit.ClueThread {
 		return fmt.Sprintf("its %s thread made %s", p.Thread, nounsOf(int64(p.Calls), "CUDA call"))
-	case audit.CluePinnedFirst:
-		return fmt.Sprintf("its %s of pinned memory held the host %s, %s of it among its copies from pinned memory: pinned once, before them", nounsOf(int64(p.Allocs), "allocation"), ns(p.AllocNs), ns(p.AmongNs))
 	}
-	return fmt.Sprintf("its %s of pinned memory held the host %s, %s of it among its copies from pinned memory: pinned again as they went on", nounsOf(int64(p.Allocs), "allocation"), ns(p.AllocNs), ns(p.AmongNs))
+	when := "pinned again as they went on"
+	if p.Clue == audit.CluePinnedFirst {
+		when = "pinned once, before them"
+	}
+	return fmt.Sprintf("its %s of pinned memory held the host %s, %s of it among its copies from pinned memory: %s", nounsOf(int64(p.Allocs), "allocation"), ns(p.AllocNs), ns(p.AmongNs), when)
 }
 
 // notPredicted reports whether the check's regions have no prediction.

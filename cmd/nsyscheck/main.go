@@ -12,7 +12,6 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
-	"sync"
 	"time"
 )
 
@@ -22,9 +21,9 @@ import (
 const cpuProfileEnv = "NSYSCHECK_CPUPROFILE"
 
 // memProfileEnv names the environment variable that, set to a file name,
-// makes nsyscheck write a heap profile there when the command ends (for
-// `go tool pprof -sample_index=inuse_space` or `alloc_space`;
-// docs/performance.md says how it is used). One allocation per 64 KiB is
+// makes nsyscheck write there, when the command ends, the heap profile
+// taken at its peak (for `go tool pprof -sample_index=inuse_space` or
+// `alloc_space`; docs/performance.md says how it is used). One allocation per 64 KiB is
 // sampled while it is set (Go's default is one per 512 KiB).
 const memProfileEnv = "NSYSCHECK_MEMPROFILE"
 
@@ -80,13 +79,9 @@ func startMemProfile(path string) (stop func()) {
 		return func() {}
 	}
 	runtime.MemProfileRate = 64 << 10
-	var (
-		mu   sync.Mutex
-		peak bytes.Buffer
-	)
+	// take runs on the watcher's goroutine, and once more after it stopped.
+	var peak bytes.Buffer
 	take := func() {
-		mu.Lock()
-		defer mu.Unlock()
 		peak.Reset()
 		pprof.Lookup("heap").WriteTo(&peak, 0)
 	}
