@@ -138,7 +138,6 @@ type Accumulator struct {
 	// ranges places each copy's call in its thread's NVTX ranges, which
 	// arrive before the copies; batches holds the (process, correlation id)
 	// of the batch calls already counted.
-	pending []records.Range
 	ranges  *rangeIndex
 	batches map[[2]int64]bool
 
@@ -181,7 +180,7 @@ type classInput struct {
 func NewAccumulator() *Accumulator {
 	return &Accumulator{
 		classes: map[key]*Class{},
-		totals:  map[totalKey]*Total{}, batches: map[[2]int64]bool{},
+		totals:  map[totalKey]*Total{}, batches: map[[2]int64]bool{}, ranges: newRangeIndex(),
 		sync:   Finding{ID: FindingSecretlySync, Evidence: []Evidence{}},
 		noOver: Finding{ID: FindingNoOverlap, Evidence: []Evidence{}},
 	}
@@ -209,7 +208,7 @@ func (a *Accumulator) Handler(scan *capture.CopyScan) records.Handler {
 			return nil
 		},
 		Range: func(r *records.Range) error {
-			a.pending = append(a.pending, *r)
+			a.ranges.add(r)
 			return nil
 		},
 		Op: func(o *records.Op) error {
@@ -241,10 +240,6 @@ func (a *Accumulator) Handler(scan *capture.CopyScan) records.Handler {
 // once for a batch call that made several copies, inside the innermost
 // NVTX range of its thread that encloses it.
 func (a *Accumulator) Add(o *records.Op) {
-	if a.ranges == nil {
-		a.ranges = newRangeIndex(a.pending)
-		a.pending = nil
-	}
 	c := copyCall{Kind: o.Copy, Src: o.Src, Dst: o.Dst, Bytes: o.Bytes, Start: o.Start, End: o.End,
 		CorrelationID: o.Corr, PID: o.PID, Stream: o.Stream, Migration: o.Migration}
 	if call := o.Call; call != nil {
