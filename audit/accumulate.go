@@ -136,7 +136,8 @@ func (f *Finding) add(c *copyCall) {
 // Accumulator sums copies into an Audit as they are read.
 type Accumulator struct {
 	// ranges places each copy's call in its thread's NVTX ranges, which
-	// arrive before the copies; batches holds the (process, correlation id)
+	// arrive before the copies (nil once the counts, the last record, came);
+	// batches holds the (process, correlation id)
 	// of the batch calls already counted.
 	ranges  *rangeIndex
 	batches map[[2]int64]bool
@@ -223,6 +224,9 @@ func (a *Accumulator) Handler(scan *capture.CopyScan) records.Handler {
 			return nil
 		},
 		Counts: func(c *records.Counts) error {
+			// The counts come last: every copy has its range, and the
+			// index is let go before the replay begins.
+			a.ranges = nil
 			scan.APICalls, scan.Memsets = c.Calls, c.Memsets
 			switch {
 			case durationNs > 0:
@@ -251,6 +255,9 @@ func (a *Accumulator) Add(o *records.Op) {
 				c.HostNs = 0
 			}
 			a.batches[k] = true
+		}
+		if a.ranges == nil {
+			panic("audit: a copy handed to the accumulator after the trace's counts")
 		}
 		c.Range = a.ranges.innermost(c.PID, c.TID, c.CallStart, c.CallEnd)
 	}
