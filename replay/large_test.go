@@ -66,3 +66,32 @@ func worstMisfit(res *replay.Result) string {
 	f := res.Misfits[0]
 	return fmt.Sprintf("latest misfit %s: %d of %d late by %.3f ms in all", misfitClass(f), f.Late, f.Count, float64(f.LateNs)/1e6)
 }
+
+// BenchmarkLargeReplay replays each real large capture in the folder
+// LargeCapturesEnv names (NAME/NAME.sqlite), built once, as the audit
+// does: as captured and three times pinned, with the H200 run's rates
+// behind the capture's own costs.
+func BenchmarkLargeReplay(b *testing.B) {
+	dir := os.Getenv(LargeCapturesEnv)
+	if dir == "" {
+		b.Skipf("set %s to a folder of large captures (many-copies-600k, torch-long)", LargeCapturesEnv)
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*", "*.sqlite"))
+	if err != nil || len(files) == 0 {
+		b.Fatalf("%s=%s: no NAME/NAME.sqlite in it (%v)", LargeCapturesEnv, dir, err)
+	}
+	rates := runRates(b, h200Run)
+	for _, path := range files {
+		tl := buildExport(b, path, timeline.Options{})
+		b.Run(filepath.Base(filepath.Dir(path)), func(b *testing.B) {
+			runtime.GC()
+			b.ReportAllocs()
+			for b.Loop() {
+				opts := replay.Options{Coster: replay.Chain{replay.NewCaptureCoster(tl, auditSizes), rates}, Sizes: auditSizes}
+				if _, err := replay.Replay(b.Context(), tl, opts); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

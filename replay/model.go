@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -82,18 +81,8 @@ const (
 	flagNested  uint8 = 1 << iota // began before the thread's previous call ended
 	flagFirst                     // the thread's first call: at its measured time
 	flagPolling                   // inside a polling run: pollLast holds the run's last query
-	flagHandoff                   // follows another thread's call: handoffOf finds it
+	flagHandoff                   // follows another thread's call: sim.handoffOf finds it
 )
-
-// handoffOf is the call of another thread that call k follows (k has
-// flagHandoff), and its wake-up delay after that call's end, as measured.
-func (m *model) handoffOf(k int32) (from int32, wake int64) {
-	hs := m.tl.Handoffs // in call order
-	n, _ := slices.BinarySearchFunc(hs, k+1, func(h timeline.Handoff, c int32) int { return cmp.Compare(h.Call, c) })
-	h := hs[n-1] // the last of k's
-	cs := &m.tl.Calls
-	return h.From, cs.Start[k] - cs.End[h.From]
-}
 
 // simWait is how a waiting call's end (or, for a poll, its start) follows
 // the work it waits for: end = max(start + own, W + tail), W the latest
