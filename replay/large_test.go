@@ -9,7 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nsyscheck/nsyscheck/audit"
+	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/check"
+	"github.com/nsyscheck/nsyscheck/records"
 	"github.com/nsyscheck/nsyscheck/replay"
+	"github.com/nsyscheck/nsyscheck/source"
 	"github.com/nsyscheck/nsyscheck/timeline"
 )
 
@@ -68,9 +73,9 @@ func worstMisfit(res *replay.Result) string {
 }
 
 // BenchmarkLargeReplay replays each real large capture in the folder
-// LargeCapturesEnv names (NAME/NAME.sqlite), built once, as the audit
-// does: as captured and three times pinned, with the H200 run's rates
-// behind the capture's own costs.
+// LargeCapturesEnv names (NAME/NAME.sqlite), its timeline built once as
+// the audit builds it (from the stream of its records), with the audit's
+// costs and size classes: as captured and three times pinned.
 func BenchmarkLargeReplay(b *testing.B) {
 	dir := os.Getenv(LargeCapturesEnv)
 	if dir == "" {
@@ -80,18 +85,40 @@ func BenchmarkLargeReplay(b *testing.B) {
 	if err != nil || len(files) == 0 {
 		b.Fatalf("%s=%s: no NAME/NAME.sqlite in it (%v)", LargeCapturesEnv, dir, err)
 	}
-	rates := runRates(b, h200Run)
+	rates, err := check.AuditRates(check.AuditOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
 	for _, path := range files {
-		tl := buildExport(b, path, timeline.Options{})
+		tl := streamedTimeline(b, path)
 		b.Run(filepath.Base(filepath.Dir(path)), func(b *testing.B) {
 			runtime.GC()
 			b.ReportAllocs()
 			for b.Loop() {
-				opts := replay.Options{Coster: replay.Chain{replay.NewCaptureCoster(tl, auditSizes), rates}, Sizes: auditSizes}
-				if _, err := replay.Replay(b.Context(), tl, opts); err != nil {
+				if _, err := replay.Replay(b.Context(), tl, audit.ReplayOptions(tl, rates, replay.PinInPlace)); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
 	}
+}
+
+// streamedTimeline builds the timeline of the capture at path from the
+// stream of its records, as the audit does.
+func streamedTimeline(b *testing.B, path string) *timeline.Timeline {
+	b.Helper()
+	src, err := source.Open(b.Context(), path, source.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer src.Close()
+	tb := timeline.NewBuilder(b.Context(), timeline.Options{})
+	if _, err := capture.TraceOf(b.Context(), src, func(*capture.CopyScan) records.Handler { return tb.Handler() }); err != nil {
+		b.Fatalf("%s: %v", path, err)
+	}
+	tl, err := tb.Finish()
+	if err != nil {
+		b.Fatalf("%s: %v", path, err)
+	}
+	return tl
 }
