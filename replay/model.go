@@ -536,9 +536,11 @@ func (m *model) engineFree() []int64 {
 		}
 		slices.Sort(starts)
 		slices.Sort(ends)
+		// The ops come in stream order and each stream's in start order,
+		// so the values looked for mostly follow the last: counted from it.
+		startsUpTo, endsUpTo, endsUpToStart := upTo{xs: starts}, upTo{xs: ends}, upTo{xs: ends}
 		running := func(at int64) int { // copies with start <= at < end
-			return sort.Search(len(starts), func(k int) bool { return starts[k] > at }) -
-				sort.Search(len(ends), func(k int) bool { return ends[k] > at })
+			return startsUpTo.count(at) - endsUpTo.count(at)
 		}
 		for _, j := range ops {
 			c := o.Call[j]
@@ -547,7 +549,7 @@ func (m *model) engineFree() []int64 {
 			}
 			launch, start := cs.Start[c], o.Start[j]
 			// The latest end in (launch, start].
-			k := sort.Search(len(ends), func(k int) bool { return ends[k] > start }) - 1
+			k := endsUpToStart.count(start) - 1
 			if k < 0 || ends[k] <= launch {
 				continue
 			}
@@ -563,4 +565,29 @@ func (m *model) engineFree() []int64 {
 		}
 	}
 	return free
+}
+
+// upTo counts the values of a sorted slice at most v, searching from where
+// its last count ended: forward by doubling steps, then by halves, so that
+// a value after the last costs the log of the distance between them.
+type upTo struct {
+	xs []int64
+	n  int // the last count
+}
+
+func (u *upTo) count(v int64) int {
+	xs := u.xs
+	lo, hi := 0, u.n // the count lies in [lo, hi]
+	if hi == 0 || xs[hi-1] <= v {
+		lo, hi = hi, len(xs)
+		for step := 1; lo+step <= len(xs); step *= 2 {
+			if xs[lo+step-1] > v {
+				hi = lo + step - 1
+				break
+			}
+			lo += step
+		}
+	}
+	u.n = lo + sort.Search(hi-lo, func(k int) bool { return xs[lo+k] > v })
+	return u.n
 }
