@@ -139,13 +139,22 @@ type quantiles struct {
 }
 
 // quantilesOf is the 10th, 50th and 90th percentile of v as stat.Quantile
-// with stat.Empirical gives them (each a value of v), found by selection;
-// v is reordered.
+// with stat.Empirical gives them (each a value of v), found by selection:
+// the median first, then each of the others among the values on its side
+// of it; v is reordered.
 func quantilesOf(v []float64) (quantiles, bool) {
-	if len(v) < MinSamples {
+	n := len(v)
+	if n < MinSamples {
 		return quantiles{}, false
 	}
-	return quantiles{Bound{quantileOf(v, 0.1), quantileOf(v, 0.5), quantileOf(v, 0.9)}, len(v)}, true
+	lo, mid, hi := quantileRank(n, 0.1), quantileRank(n, 0.5), quantileRank(n, 0.9)
+	selectAt(v, mid)
+	q := Bound{Mid: v[mid]}
+	selectAt(v[:mid+1], lo)
+	q.Low = v[lo]
+	selectAt(v[mid:], hi-mid)
+	q.High = v[hi]
+	return quantiles{q, n}, true
 }
 
 // NewCaptureCoster gathers the pinned host-device copies of tl by

@@ -10,7 +10,7 @@ import (
 )
 
 // TestSelection: selectRank leaves the k smallest values first, and
-// quantileOf and trimmedMean give what sorting gives, on values with many
+// quantileOf, quantilesOf and trimmedMean give what sorting gives, on values with many
 // ties, sorted, reversed and random.
 func TestSelection(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -45,6 +45,13 @@ func TestSelection(t *testing.T) {
 			for _, p := range []float64{0.1, 0.5, 0.9, 0.333} {
 				if got, want := quantileOf(slices.Clone(f), p), stat.Quantile(p, stat.Empirical, fs, nil); got != want {
 					t.Errorf("n %d, kind %d: quantile %g = %g, want %g", n, kind, p, got, want)
+				}
+			}
+			if n >= MinSamples {
+				q, _ := quantilesOf(slices.Clone(f))
+				want := Bound{stat.Quantile(0.1, stat.Empirical, fs, nil), stat.Quantile(0.5, stat.Empirical, fs, nil), stat.Quantile(0.9, stat.Empirical, fs, nil)}
+				if q.q != want || q.n != n {
+					t.Errorf("n %d, kind %d: quantiles %+v of %d, want %+v", n, kind, q.q, q.n, want)
 				}
 			}
 			if got, want := trimmedMean(slices.Clone(v)), sortedTrimmedMean(sorted); got != want {

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"cmp"
+	"encoding/binary"
 	"math"
 	"slices"
 
@@ -209,25 +210,48 @@ const TrimShare = 0.01
 // finish takes the typical delays of every class of the quantities qs,
 // from their samples so far, and lets the samples go.
 func (t *typicals) finish(qs ...qcode) {
-	union := map[tkey][][]int64{}
+	// Each class's samples are the union of its finer classes' lists,
+	// named by their places in lists; a coarser class often holds the very
+	// lists of a finer one (one API launches a direction's copies), and
+	// the typical delay of one set of lists is taken once for all of them.
+	var lists [][]int64
+	union := map[tkey][]int32{}
 	for k, v := range t.samples {
 		if !slices.Contains(qs, k.q) {
 			continue
 		}
+		n := int32(len(lists))
+		lists = append(lists, *v)
 		lv := k.levels()
 		for i, l := range lv {
 			if i == 0 || l != lv[i-1] {
-				union[l] = append(union[l], *v)
+				union[l] = append(union[l], n)
 			}
 		}
 	}
+	type typical struct {
+		value int64
+		count int
+	}
+	bySet := map[string]typical{}
 	var scratch []int64
+	var set []byte
 	for k, parts := range union {
-		scratch = scratch[:0]
+		slices.Sort(parts)
+		set = set[:0]
 		for _, p := range parts {
-			scratch = append(scratch, p...)
+			set = binary.LittleEndian.AppendUint32(set, uint32(p))
 		}
-		t.value[k], t.count[k] = trimmedMean(scratch), len(scratch)
+		ty, ok := bySet[string(set)]
+		if !ok {
+			scratch = scratch[:0]
+			for _, p := range parts {
+				scratch = append(scratch, lists[p]...)
+			}
+			ty = typical{trimmedMean(scratch), len(scratch)}
+			bySet[string(set)] = ty
+		}
+		t.value[k], t.count[k] = ty.value, ty.count
 	}
 	for k := range t.samples {
 		if slices.Contains(qs, k.q) {
