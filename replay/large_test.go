@@ -75,7 +75,8 @@ func worstMisfit(res *replay.Result) string {
 // BenchmarkLargeReplay replays each real large capture in the folder
 // LargeCapturesEnv names (NAME/NAME.sqlite), its timeline built once as
 // the audit builds it (from the stream of its records), with the audit's
-// costs and size classes: as captured and three times pinned.
+// costs and size classes: as captured and three times pinned. cpu-s/op is
+// the process's CPU time per replay (the collector's included).
 func BenchmarkLargeReplay(b *testing.B) {
 	dir := os.Getenv(LargeCapturesEnv)
 	if dir == "" {
@@ -94,13 +95,24 @@ func BenchmarkLargeReplay(b *testing.B) {
 		b.Run(filepath.Base(filepath.Dir(path)), func(b *testing.B) {
 			runtime.GC()
 			b.ReportAllocs()
+			cpu0 := processCPU(b)
 			for b.Loop() {
 				if _, err := replay.Replay(b.Context(), tl, audit.ReplayOptions(tl, rates, replay.PinInPlace)); err != nil {
 					b.Fatal(err)
 				}
 			}
+			b.ReportMetric((processCPU(b)-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 		})
 	}
+}
+
+// processCPU is the user and system time this process has taken.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // streamedTimeline builds the timeline of the capture at path from the
