@@ -3,8 +3,8 @@ package replay
 import (
 	"math"
 	"slices"
-	"sort"
 
+	"github.com/nsyscheck/nsyscheck/internal/cursor"
 	"github.com/nsyscheck/nsyscheck/timeline"
 )
 
@@ -538,9 +538,12 @@ func (m *model) engineFree() []int64 {
 		slices.Sort(ends)
 		// The ops come in stream order and each stream's in start order,
 		// so the values looked for mostly follow the last: counted from it.
-		startsUpTo, endsUpTo, endsUpToStart := upTo{xs: starts}, upTo{xs: ends}, upTo{xs: ends}
+		var startsTo, endsTo, endsToStart cursor.Cursor
+		upTo := func(c *cursor.Cursor, xs []int64, at int64) int { // how many of xs are at most at
+			return c.Search(len(xs), func(k int) bool { return xs[k] > at })
+		}
 		running := func(at int64) int { // copies with start <= at < end
-			return startsUpTo.count(at) - endsUpTo.count(at)
+			return upTo(&startsTo, starts, at) - upTo(&endsTo, ends, at)
 		}
 		for _, j := range ops {
 			c := o.Call[j]
@@ -549,7 +552,7 @@ func (m *model) engineFree() []int64 {
 			}
 			launch, start := cs.Start[c], o.Start[j]
 			// The latest end in (launch, start].
-			k := endsUpToStart.count(start) - 1
+			k := upTo(&endsToStart, ends, start) - 1
 			if k < 0 || ends[k] <= launch {
 				continue
 			}
@@ -565,29 +568,4 @@ func (m *model) engineFree() []int64 {
 		}
 	}
 	return free
-}
-
-// upTo counts the values of a sorted slice at most v, searching from where
-// its last count ended: forward by doubling steps, then by halves, so that
-// a value after the last costs the log of the distance between them.
-type upTo struct {
-	xs []int64
-	n  int // the last count
-}
-
-func (u *upTo) count(v int64) int {
-	xs := u.xs
-	lo, hi := 0, u.n // the count lies in [lo, hi]
-	if hi == 0 || xs[hi-1] <= v {
-		lo, hi = hi, len(xs)
-		for step := 1; lo+step <= len(xs); step *= 2 {
-			if xs[lo+step-1] > v {
-				hi = lo + step - 1
-				break
-			}
-			lo += step
-		}
-	}
-	u.n = lo + sort.Search(hi-lo, func(k int) bool { return xs[lo+k] > v })
-	return u.n
 }
