@@ -10,8 +10,9 @@ import (
 )
 
 // TestSelection: selectRank leaves the k smallest values first, and
-// quantileOf, quantilesOf and trimmedMean give what sorting gives, on values with many
-// ties, sorted, reversed and random.
+// quantileOf, quantilesOf and trimmedMean (by its heaps, and by selection
+// where the values' sum could round) give what sorting gives, on values
+// with many ties, sorted, reversed and random, and negated.
 func TestSelection(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, n := range []int{1, 2, 3, 17, 100, 1000, 20_000} {
@@ -56,6 +57,16 @@ func TestSelection(t *testing.T) {
 			}
 			if got, want := trimmedMean(slices.Clone(v)), sortedTrimmedMean(sorted); got != want {
 				t.Errorf("n %d, kind %d: trimmed mean %d, want %d", n, kind, got, want)
+			}
+			if got, want := selectedMean(slices.Clone(v), int(float64(n)*TrimShare)), sortedTrimmedMean(sorted); got != want {
+				t.Errorf("n %d, kind %d: trimmed mean by selection %d, want %d", n, kind, got, want)
+			}
+			neg := make([]int64, n)
+			for i := range v {
+				neg[i] = -v[i]
+			}
+			if got, want := trimmedMean(neg), sortedTrimmedMean(slices.Sorted(slices.Values(neg))); got != want {
+				t.Errorf("n %d, kind %d: trimmed mean of the negated values %d, want %d", n, kind, got, want)
 			}
 		}
 	}
