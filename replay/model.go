@@ -542,9 +542,6 @@ func (m *model) engineFree() []int64 {
 		upTo := func(c *cursor.Cursor, xs []int64, at int64) int { // how many of xs are at most at
 			return c.Search(len(xs), func(k int) bool { return xs[k] > at })
 		}
-		running := func(at int64) int { // copies with start <= at < end
-			return upTo(&startsTo, starts, at) - upTo(&endsTo, ends, at)
-		}
 		for _, j := range ops {
 			c := o.Call[j]
 			if c == timeline.None {
@@ -556,7 +553,13 @@ func (m *model) engineFree() []int64 {
 			if k < 0 || ends[k] <= launch {
 				continue
 			}
-			if running(ends[k]-1) >= m.slots[e] {
+			// The copies running just before ends[k]: started before it,
+			// not ended before it (ends[:f] did).
+			f := k
+			if f > 0 && ends[f-1] == ends[k] {
+				f = upTo(&endsTo, ends, ends[k]-1)
+			}
+			if upTo(&startsTo, starts, ends[k]-1)-f >= m.slots[e] {
 				if free == nil {
 					free = make([]int64, o.Len())
 					for i := range free {

@@ -45,8 +45,6 @@ type resolver struct {
 		calls    []int32
 		corrKeys []int64
 	}
-	// roles is the role of each interned name.
-	roles []Role
 	// launchMax is, per op, the latest launch time (its call's start, or
 	// its own start without a call) of its stream up to it.
 	launchMax []int64
@@ -326,9 +324,9 @@ func (r *resolver) callByCorr(pid, corr int64) int32 {
 // process and the launch times per stream.
 func (r *resolver) index() {
 	t := r.t
-	r.roles = make([]Role, len(t.Names))
+	t.Roles = make([]Role, len(t.Names))
 	for i, n := range t.Names {
-		r.roles[i] = RoleOf(n)
+		t.Roles[i] = RoleOf(n)
 	}
 	cs := &t.Calls
 	t.ByStart = sortedPerProcess(t, cs.Start)
@@ -444,7 +442,7 @@ func (r *resolver) eventWork(pid, ev int64, call int32) (ops []int32, ok bool) {
 // roleOf is call i's role: by its name, else by its synchronisation
 // record's kind.
 func (r *resolver) roleOf(i int32) Role {
-	role := r.roles[r.t.Calls.Name[i]]
+	role := r.t.CallRole(i)
 	if role != RoleOther {
 		return role
 	}
