@@ -413,7 +413,7 @@ func (s *sim) stepStream(st int32) {
 		}
 		if e := s.m.engineOf(j); e >= 0 {
 			s.inHeap[j] = true
-			s.ready.push(readyOp{at: at, op: j})
+			s.ready.push(readyOp{at: at, op: j, engine: e})
 			return
 		}
 		s.startOp(j, at)
@@ -470,7 +470,7 @@ func (s *sim) startOp(j int32, at int64) {
 func (s *sim) startCopy(r readyOp) {
 	j := r.op
 	s.inHeap[j] = false
-	slots := s.free[s.m.engineOf(j)]
+	slots := s.free[r.engine]
 	best := 0
 	for k := range slots {
 		if slots[k] < slots[best] {
@@ -535,8 +535,8 @@ func (s *sim) unstick() bool {
 
 // readyOp is a copy waiting for its engine from time at.
 type readyOp struct {
-	at int64
-	op int32
+	at         int64
+	op, engine int32
 }
 
 // readyHeap orders ready copies by time, then op: a binary heap kept by
