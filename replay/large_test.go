@@ -12,6 +12,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/audit"
 	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/check"
+	"github.com/nsyscheck/nsyscheck/internal/perfbench"
 	"github.com/nsyscheck/nsyscheck/records"
 	"github.com/nsyscheck/nsyscheck/replay"
 	"github.com/nsyscheck/nsyscheck/source"
@@ -27,14 +28,7 @@ const LargeCapturesEnv = "NSYSCHECK_LARGE_CAPTURES"
 // heap of the timeline, and the process's peak RSS after each (run one
 // test at a time for a clean peak: go test ./replay -run LargeCaptures).
 func TestLargeCaptures(t *testing.T) {
-	dir := os.Getenv(LargeCapturesEnv)
-	if dir == "" {
-		t.Skipf("set %s to a folder of large captures (many-copies-600k, torch-long)", LargeCapturesEnv)
-	}
-	files, err := filepath.Glob(filepath.Join(dir, "*", "*.sqlite"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("%s=%s: no NAME/NAME.sqlite in it (%v)", LargeCapturesEnv, dir, err)
-	}
+	files := largeCaptures(t)
 	rates := runRates(t, h200Run)
 	for _, path := range files {
 		t0 := time.Now()
@@ -64,6 +58,21 @@ func TestLargeCaptures(t *testing.T) {
 	}
 }
 
+// largeCaptures lists the NAME/NAME.sqlite of the folder LargeCapturesEnv
+// names, and skips tb where it names none.
+func largeCaptures(tb testing.TB) []string {
+	tb.Helper()
+	dir := os.Getenv(LargeCapturesEnv)
+	if dir == "" {
+		tb.Skipf("set %s to a folder of large captures (many-copies-600k, torch-long)", LargeCapturesEnv)
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*", "*.sqlite"))
+	if err != nil || len(files) == 0 {
+		tb.Fatalf("%s=%s: no NAME/NAME.sqlite in it (%v)", LargeCapturesEnv, dir, err)
+	}
+	return files
+}
+
 func worstMisfit(res *replay.Result) string {
 	if len(res.Misfits) == 0 {
 		return "no misfit"
@@ -78,14 +87,7 @@ func worstMisfit(res *replay.Result) string {
 // costs and size classes: as captured and three times pinned. cpu-s/op is
 // the process's CPU time per replay (the collector's included).
 func BenchmarkLargeReplay(b *testing.B) {
-	dir := os.Getenv(LargeCapturesEnv)
-	if dir == "" {
-		b.Skipf("set %s to a folder of large captures (many-copies-600k, torch-long)", LargeCapturesEnv)
-	}
-	files, err := filepath.Glob(filepath.Join(dir, "*", "*.sqlite"))
-	if err != nil || len(files) == 0 {
-		b.Fatalf("%s=%s: no NAME/NAME.sqlite in it (%v)", LargeCapturesEnv, dir, err)
-	}
+	files := largeCaptures(b)
 	rates, err := check.AuditRates(check.AuditOptions{})
 	if err != nil {
 		b.Fatal(err)
@@ -95,24 +97,22 @@ func BenchmarkLargeReplay(b *testing.B) {
 		b.Run(filepath.Base(filepath.Dir(path)), func(b *testing.B) {
 			runtime.GC()
 			b.ReportAllocs()
-			cpu0 := processCPU(b)
+			cpu0, err := perfbench.ProcessCPU()
+			if err != nil {
+				b.Fatal(err)
+			}
 			for b.Loop() {
 				if _, err := replay.Replay(b.Context(), tl, audit.ReplayOptions(tl, rates, replay.PinInPlace)); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric((processCPU(b)-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+			cpu, err := perfbench.ProcessCPU()
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric((cpu-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 		})
 	}
-}
-
-// processCPU is the user and system time this process has taken.
-func processCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // streamedTimeline builds the timeline of the capture at path from the
