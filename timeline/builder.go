@@ -62,16 +62,14 @@ type Builder struct {
 	gaps    []records.Gap
 	assumed assumptions
 
-	// The last name interned, thread and stream looked up, with their
-	// indexes: records come in runs of one API, thread and stream.
-	lastName   string
-	lastNameAt int32
-	lastThread struct {
-		pid, tid int64
-		name     string
-		at       int32
-	}
-	lastStream struct {
+	// The last name interned, threads and stream looked up, with their
+	// indexes: records come in runs of one API, thread and stream, and a
+	// program's threads often take turns (a hand-off from one to the
+	// next), so the last few threads are kept.
+	lastName      string
+	lastNameAt    int32
+	recentThreads recentKeys[[2]int64]
+	lastStream    struct {
 		key [3]int64
 		at  int32
 	}
@@ -127,20 +125,27 @@ func (b *Builder) intern(s string) int32 {
 }
 
 func (b *Builder) thread(pid, tid int64, name string) int32 {
-	if l := &b.lastThread; len(b.threads) > 0 && l.pid == pid && l.tid == tid && l.name == name {
-		return l.at
+	k := [2]int64{pid, tid}
+	if i, ok := b.recentThreads.find(k); ok {
+		b.nameThread(int32(i), name)
+		return int32(i)
 	}
 	i := b.threadAt(pid, tid, name)
-	b.lastThread.pid, b.lastThread.tid, b.lastThread.name, b.lastThread.at = pid, tid, name, i
+	b.recentThreads.add(k, int(i))
 	return i
+}
+
+// nameThread names thread i name where it has no name yet.
+func (b *Builder) nameThread(i int32, name string) {
+	if name != "" && b.threads[i].Name == None {
+		b.threads[i].Name = b.intern(name)
+	}
 }
 
 func (b *Builder) threadAt(pid, tid int64, name string) int32 {
 	k := [2]int64{pid, tid}
 	if i, ok := b.threadIdx[k]; ok {
-		if name != "" && b.threads[i].Name == None {
-			b.threads[i].Name = b.intern(name)
-		}
+		b.nameThread(i, name)
 		return i
 	}
 	i := int32(len(b.threads))
