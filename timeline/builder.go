@@ -62,14 +62,12 @@ type Builder struct {
 	gaps    []records.Gap
 	assumed assumptions
 
-	// The last name interned, threads and stream looked up, with their
-	// indexes: records come in runs of one API, thread and stream, and a
-	// program's threads often take turns (a hand-off from one to the
-	// next), so the last few threads are kept.
-	lastName      string
-	lastNameAt    int32
-	recentThreads recentKeys[[2]int64]
-	lastStream    struct {
+	// The last name interned, thread and stream looked up, with their
+	// indexes: records come in runs of one API, thread and stream.
+	lastName   string
+	lastNameAt int32
+	lastThread int32
+	lastStream struct {
 		key [3]int64
 		at  int32
 	}
@@ -124,14 +122,27 @@ func (b *Builder) intern(s string) int32 {
 	return i
 }
 
+// scannedThreads is how many threads thread looks through before it asks
+// the map: a program's threads often take turns (a hand-off from one to
+// the next), and a few are found sooner one after the other than hashed.
+const scannedThreads = 64
+
 func (b *Builder) thread(pid, tid int64, name string) int32 {
-	k := [2]int64{pid, tid}
-	if i, ok := b.recentThreads.find(k); ok {
-		b.nameThread(int32(i), name)
-		return int32(i)
+	if l := b.lastThread; int(l) < len(b.threads) && b.threads[l].PID == pid && b.threads[l].TID == tid {
+		b.nameThread(l, name)
+		return l
+	}
+	if len(b.threads) <= scannedThreads {
+		for i := range b.threads {
+			if t := &b.threads[i]; t.PID == pid && t.TID == tid {
+				b.lastThread = int32(i)
+				b.nameThread(int32(i), name)
+				return int32(i)
+			}
+		}
 	}
 	i := b.threadAt(pid, tid, name)
-	b.recentThreads.add(k, int(i))
+	b.lastThread = i
 	return i
 }
 
