@@ -233,16 +233,66 @@ func NewCaptureCoster(tl *timeline.Timeline, sizes Sizes) *CaptureCoster {
 			cc.gpu[k] = q
 		}
 	}
-	for k, v := range call {
-		if q, ok := quantilesOf(*v); ok {
+	// A coarser list of calls holds every value of its finer ones, so one
+	// of the same length holds just one finer list's values (a capture's
+	// pinned calls mostly of one direction and size class) and has its
+	// quantiles: taken once, finest lists first.
+	type taken struct {
+		q  quantiles
+		ok bool
+	}
+	byKey := make(map[callKey]taken, len(call))
+	for _, coarse := range []int{0, 1, 2} { // class and direction; direction; neither
+		for k, v := range call {
+			if callCoarseness(k) != coarse {
+				continue
+			}
+			t, found := taken{}, false
+			for fk, ft := range byKey {
+				if callCoarseness(fk) == coarse-1 && finerCall(fk, k) && len(*call[fk]) == len(*v) {
+					t, found = ft, true
+					break
+				}
+			}
+			if !found {
+				t.q, t.ok = quantilesOf(*v)
+			}
+			byKey[k] = t
+			if !t.ok {
+				continue
+			}
 			if k.class < 0 {
-				cc.anyCall[k] = q
+				cc.anyCall[k] = t.q
 			} else {
-				cc.call[k] = q
+				cc.call[k] = t.q
 			}
 		}
 	}
 	return cc
+}
+
+// callCoarseness is 0 for a key of calls of one direction and size class,
+// 1 for one direction of every class, 2 for every direction.
+func callCoarseness(k callKey) int {
+	switch {
+	case k.class >= 0:
+		return 0
+	case k.dir != timeline.DirNone:
+		return 1
+	}
+	return 2
+}
+
+// finerCall reports whether key f's calls are among key k's, f one step
+// finer than k.
+func finerCall(f, k callKey) bool {
+	if f.async != k.async {
+		return false
+	}
+	if callCoarseness(k) == 1 {
+		return f.dir == k.dir
+	}
+	return true
 }
 
 // Pinned implements Coster: the GPU time needs pinned copies of the same
