@@ -323,7 +323,7 @@ func (m *model) whatIf(coster Coster, sizes Sizes, pinBy PinBy, res *Result) *wh
 		api := ""
 		if c != timeline.None {
 			api = tl.Name(tl.Calls.Name[c])
-			role := timeline.RoleOf(api)
+			role := tl.CallRole(c)
 			if role != timeline.RoleCopyAsync && role != timeline.RoleCopyBlocking {
 				res.Kept++
 				w.assume(timeline.AssumeGraphCopy, s.PID, s.ID, api, o.Corr[j])
@@ -441,7 +441,7 @@ func (w *whatIf) apply(p *params, l level) {
 		// A pinned copy starts as its call returns.
 		p.latL.set(j, call)
 		p.fromEnd[j] = false
-		switch timeline.RoleOf(tl.Name(tl.Calls.Name[c])) {
+		switch tl.CallRole(c) {
 		case timeline.RoleCopyBlocking:
 			on := []int32{j}
 			wi := p.callWait[c]
