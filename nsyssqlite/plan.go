@@ -316,8 +316,14 @@ func (r *reader) copyEnumsOf(kind, src, dst int64) (vocab.CopyKind, vocab.MemKin
 }
 
 // unknownEnum says that a copy's column holds an id its enum table lacks.
-func (r *reader) unknownEnum(col string, id int64, enum string) error {
-	return &inputerr.Error{Path: r.path, Where: "table " + r.tables[nsysdb.TableMemcpy],
+func (r *reader) unknownEnum(col string, id int64, enum string) *inputerr.Error {
+	return r.unknownEnumIn(nsysdb.TableMemcpy, col, id, enum)
+}
+
+// unknownEnumIn says that a column of the logical table holds an id its
+// enum table lacks.
+func (r *reader) unknownEnumIn(table, col string, id int64, enum string) *inputerr.Error {
+	return &inputerr.Error{Path: r.path, Where: "table " + r.tables[table],
 		Problem: fmt.Sprintf("%s %d is not one of the ids %s defines: an unknown enum value", col, id, r.tables[enum]),
 		Hint:    "the export is damaged or was edited; " + nsysdb.ExportHint}
 }

@@ -5,6 +5,20 @@ import (
 	"testing"
 )
 
+// shippedEdit copies the shipped export rel (under testdata/captures) into
+// dir, runs the statements on the copy and returns the audit's arguments
+// (NVIDIA's rule off).
+func shippedEdit(rel string, stmts ...string) func(t *testing.T, dir string) []string {
+	return func(t *testing.T, dir string) []string {
+		p := filepath.Join(dir, filepath.Base(rel))
+		writeFile(t, p, readFile(t, filepath.Join("../../testdata/captures", rel)))
+		db := openRW(t, p)
+		mustExec(t, db, stmts...)
+		db.Close()
+		return []string{p, "--nvidia-rule", "off"}
+	}
+}
+
 // replayCases: the records the replay's dependencies rest on
 // (synchronisations, event recordings, graph launches, migrations) that
 // contradict each other or name what nsys never writes, a check whose
@@ -22,7 +36,14 @@ func replayCases() []badCase {
 			return append(pipelineEdit(`SELECT 1`)(t, dir), "--expect", e)
 		}
 	}
+	const records = "records that contradict each other"
 	return []badCase{
+		{group: records, name: "audit: syncType 9 on every synchronisation record, an id ENUM_CUPTI_SYNC_TYPE does not define (once read past: the call named the kind)", cmd: "audit",
+			make: pipelineEdit(`UPDATE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION SET syncType = 9`),
+			exit: 2, want: []string{"pipeline-pageable.sqlite", "table CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, the synchronisation of correlation id 134: syncType 9 is not one of the ids ENUM_CUPTI_SYNC_TYPE defines"}},
+		{group: records, name: "audit managed: migrationCause 77 on every migration, an id ENUM_CUDA_UNIF_MEM_MIGRATION does not define (once passed as a pass)", cmd: "audit",
+			make: shippedEdit("managed/managed.sqlite", `UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET migrationCause = 77 WHERE migrationCause IS NOT NULL`),
+			exit: 2, want: []string{"managed.sqlite", "migrationCause 77 is not one of the ids ENUM_CUDA_UNIF_MEM_MIGRATION defines"}},
 		{group: expects, name: "audit --expect with a second JSON object after the first", cmd: "audit",
 			make: pipelineExpect(`{"copies": 192} {"copies": 5}`),
 			exit: 2, want: []string{"expect.json", "more than one JSON value in the file"}},
