@@ -94,7 +94,7 @@ func (r *reader) checkStreams(queryRow func(string, ...any) *sql.Row) error {
 	if err := queryRow(`SELECT count(*) FROM ` + q(streams) + ` WHERE ` + q(nsysdb.ColStreamID) + ` IS NOT NULL`).Scan(&listed); err != nil || listed == 0 {
 		return nil // no list to hold the records to
 	}
-	for _, logical := range []string{nsysdb.TableMemcpy, nsysdb.TableKernel, nsysdb.TableMemset, nsysdb.TableCUDAEvent, nsysdb.TableSync} {
+	for _, logical := range []string{nsysdb.TableMemcpy, nsysdb.TableKernel, nsysdb.TableMemset, nsysdb.TableCUDAEvent, nsysdb.TableSync, nsysdb.TableGraphTrace} {
 		table := r.tables[logical]
 		if table == "" {
 			continue

@@ -38,6 +38,21 @@ func replayCases() []badCase {
 	}
 	const records = "records that contradict each other"
 	return []badCase{
+		{group: records, name: "audit: every cudaEventSynchronize record ending 1 ns after it starts, before the kernel its event stood for", cmd: "audit",
+			make: pipelineEdit(`UPDATE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION SET end = start + 1 WHERE syncType = 1`),
+			exit: 2, want: []string{"pipeline-pageable.sqlite", "table CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, stream 13 of process 22, device 0: the kernel started at 1115658088 ns ends at 1116289962 ns, 597584 ns after the event synchronisation (correlation id 134) that waited for it ended"}},
+		{group: records, name: "audit: every synchronisation record 200 ms before its call", cmd: "audit",
+			make: pipelineEdit(`UPDATE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION SET start = start - 200000000, end = end - 200000000`),
+			exit: 2, want: []string{"pipeline-pageable.sqlite", "table CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, event synchronisation, correlation id 134 of process 22: the record runs [915692377, 916297686 ns], outside the cudaEventSynchronize call that made it [1115691441, 1116299467 ns]"}},
+		{group: records, name: "audit: every event recording twice", cmd: "audit",
+			make: pipelineEdit(`INSERT INTO CUPTI_ACTIVITY_KIND_CUDA_EVENT SELECT * FROM CUPTI_ACTIVITY_KIND_CUDA_EVENT`),
+			exit: 2, want: []string{"pipeline-pageable.sqlite", "table CUPTI_ACTIVITY_KIND_CUDA_EVENT, recording of event 1, correlation id 218 of process 22: a second recording by the call with this correlation id"}},
+		{group: records, name: "audit graph-whole: every graph launch traced twice", cmd: "audit",
+			make: shippedEdit("graph-whole/graph-whole.sqlite", `INSERT INTO CUPTI_ACTIVITY_KIND_GRAPH_TRACE SELECT * FROM CUPTI_ACTIVITY_KIND_GRAPH_TRACE`),
+			exit: 2, want: []string{"graph-whole.sqlite", "table CUPTI_ACTIVITY_KIND_GRAPH_TRACE, graph launch, correlation id 137 of process 22: a second record of the graph launch call"}},
+		{group: records, name: "audit graph-whole: graph launches on stream 777, which TARGET_INFO_CUDA_STREAM does not list", cmd: "audit",
+			make: shippedEdit("graph-whole/graph-whole.sqlite", `UPDATE CUPTI_ACTIVITY_KIND_GRAPH_TRACE SET streamId = 777`),
+			exit: 2, want: []string{"graph-whole.sqlite", "table CUPTI_ACTIVITY_KIND_GRAPH_TRACE: 30 rows name stream 777 (the first: rowid 1), which TARGET_INFO_CUDA_STREAM does not list"}},
 		{group: records, name: "audit: syncType 9 on every synchronisation record, an id ENUM_CUPTI_SYNC_TYPE does not define (once read past: the call named the kind)", cmd: "audit",
 			make: pipelineEdit(`UPDATE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION SET syncType = 9`),
 			exit: 2, want: []string{"pipeline-pageable.sqlite", "table CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, the synchronisation of correlation id 134: syncType 9 is not one of the ids ENUM_CUPTI_SYNC_TYPE defines"}},
