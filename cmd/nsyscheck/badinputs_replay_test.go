@@ -38,6 +38,15 @@ func replayCases() []badCase {
 	}
 	const records = "records that contradict each other"
 	return []badCase{
+		{group: "audit", name: "audit: every cudaEventSynchronize waits on event 999, never recorded (the replay's assumption once said in JSON alone)", cmd: "audit",
+			make: pipelineEdit(`UPDATE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION SET eventId = 999 WHERE syncType = 1`),
+			exit: 1, want: []string{"unresolved: 7 waits on an event no recording of which is in the trace before it (cudaEventSynchronize, pid 22, event 999, the first: correlation id 134): each keeps its measured time and waits for no GPU work"}},
+		{group: "audit", name: "audit: every CUDA_EVENT row's correlation id naming no call", cmd: "audit",
+			make: pipelineEdit(`UPDATE CUPTI_ACTIVITY_KIND_CUDA_EVENT SET correlationId = correlationId + 100000`),
+			exit: 1, want: []string{"unresolved: 6 event recordings without a recording call in the trace (pid 22, event 1, the first: correlation id 100218, stream 14)"}},
+		{group: "audit", name: "audit: every synchronisation record's correlation id naming no call", cmd: "audit",
+			make: pipelineEdit(`UPDATE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION SET correlationId = correlationId + 100000`),
+			exit: 1, want: []string{"unresolved: 7 event waits lacking the synchronisation record that names the event (cudaEventSynchronize, pid 22, the first: correlation id 134)"}},
 		{group: records, name: "audit: every cudaEventSynchronize record ending 1 ns after it starts, before the kernel its event stood for", cmd: "audit",
 			make: pipelineEdit(`UPDATE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION SET end = start + 1 WHERE syncType = 1`),
 			exit: 2, want: []string{"pipeline-pageable.sqlite", "table CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, stream 13 of process 22, device 0: the kernel started at 1115658088 ns ends at 1116289962 ns, 597584 ns after the event synchronisation (correlation id 134) that waited for it ended"}},
