@@ -593,6 +593,10 @@ func checkView(v *auditView, out *audit.Output, verbose bool) {
 		v.Answer = fmt.Sprintf("held: %d of %d judged regions lie in their predicted bound; %s", held, judged, strings.Join(rest, ", "))
 	case c.Verdict == audit.Died:
 		v.Answer = fmt.Sprintf("died: %d of %d judged regions lie outside their predicted bound", died, judged)
+	case len(missingAfter(c)) > 0:
+		names := missingAfter(c)
+		v.Answer = fmt.Sprintf("unavailable: the capture after has no region %s, which the check judges (renamed, or its ranges gone), so the fix cannot be checked there; --match %s=NAME compares it with a region named otherwise",
+			strings.Join(names, ", "), names[0])
 	case notPredicted(c):
 		v.Answer = "unavailable: " + notPredictedWords(c.Regions[0].NotPredicted)
 	case c.Unseen == nil && !c.Fix.Made:
@@ -1050,6 +1054,18 @@ func replayWords(au *audit.Audit) []string {
 		out = append(out, fmt.Sprintf("%s in a cycle were taken at their measured times", nounsOf(int64(rp.Forced), "dependency")))
 	}
 	return out
+}
+
+// missingAfter names the regions the check would judge that the capture
+// after lacks (audit.WhyMissing).
+func missingAfter(c *audit.Check) []string {
+	var names []string
+	for _, r := range c.Regions {
+		if r.Why == audit.WhyMissing {
+			names = append(names, r.Region.Name)
+		}
+	}
+	return names
 }
 
 // unresolvedWords says which dependency the capture names that the

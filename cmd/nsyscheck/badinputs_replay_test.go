@@ -37,7 +37,21 @@ func replayCases() []badCase {
 		}
 	}
 	const records = "records that contradict each other"
+	// pipelinePair audits the shipped pipeline-pageable export against a
+	// copy of pipeline-pinned, damaged by the statements.
+	pipelinePair := func(stmts ...string) func(t *testing.T, dir string) []string {
+		return func(t *testing.T, dir string) []string {
+			after := shippedEdit("pipeline-pinned/pipeline-pinned.sqlite", stmts...)(t, dir)
+			return append([]string{"../../testdata/captures/pipeline-pageable/pipeline-pageable.sqlite"}, after...)
+		}
+	}
 	return []badCase{
+		{group: "audit", name: "audit BEFORE AFTER: AFTER's region pass renamed pass2 (once held on warmup alone)", cmd: "audit",
+			make: pipelinePair(`UPDATE NVTX_EVENTS SET text = 'pass2' WHERE text = 'pass'`),
+			exit: 1, want: []string{"UNAVAILABLE", "unavailable: the capture after has no region pass, which the check judges (renamed, or its ranges gone), so the fix cannot be checked there; --match pass=NAME"}},
+		{group: "audit", name: "audit BEFORE AFTER: AFTER without its pass ranges", cmd: "audit",
+			make: pipelinePair(`DELETE FROM NVTX_EVENTS WHERE text = 'pass'`),
+			exit: 1, want: []string{"UNAVAILABLE", "the capture after has no region pass, which the check judges"}},
 		{group: "audit", name: "audit: every cudaEventSynchronize waits on event 999, never recorded (the replay's assumption once said in JSON alone)", cmd: "audit",
 			make: pipelineEdit(`UPDATE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION SET eventId = 999 WHERE syncType = 1`),
 			exit: 1, want: []string{"unresolved: 7 waits on an event no recording of which is in the trace before it (cudaEventSynchronize, pid 22, event 999, the first: correlation id 134): each keeps its measured time and waits for no GPU work"}},
