@@ -202,6 +202,8 @@ func TestReadRefusesImpossible(t *testing.T) {
 		{"negative low", func(a *audit.Audit) { a.Regions[step].PredictedMedianLowMs = -5 }, `("step").predictedMedianLowMs is -5, not a time`},
 		{"longer than the capture", func(a *audit.Audit) { a.Regions[step].MedianMs, a.Regions[step].SpanMs = 99999, 99999 }, `("step").medianMs is 99999 ms, longer than the whole capture`},
 		{"negative prediction", func(a *audit.Audit) { a.Prediction.AfterLowNs = -1 }, "prediction.afterLowNs is -1, below zero"},
+		{"copies against classes", func(a *audit.Audit) { a.Copies = 7 }, "copies is 7, but its classes hold 207 copies"},
+		{"finding past the copies", func(a *audit.Audit) { a.Findings[0].Count = a.Copies + 1 }, "counts 208 copies of the audit's 207"},
 		{"prediction outside its bound", func(a *audit.Audit) {
 			a.Prediction.AfterLowNs, a.Prediction.AfterNs, a.Prediction.AfterHighNs = 0, 9, 8
 		}, "prediction.after is 9, outside its own bound 0-8"},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -45,7 +46,12 @@ func replayCases() []badCase {
 			return append([]string{"../../testdata/captures/pipeline-pageable/pipeline-pageable.sqlite"}, after...)
 		}
 	}
+	const jsons = "JSON nested without end, and audits edited"
 	return []badCase{
+		{group: jsons, name: "report of an audit JSON whose copy count (7) contradicts its classes", cmd: "report",
+			make: editedAudit(func(results []map[string]any, check map[string]any) { results[0]["copies"] = 7 }),
+			exit: 2, want: []string{"audit.json", "copies is 7, but its classes hold 207 copies: the file was edited"}},
+		maskedReport(),
 		{group: "audit", name: "audit BEFORE AFTER: AFTER's region pass renamed pass2 (once held on warmup alone)", cmd: "audit",
 			make: pipelinePair(`UPDATE NVTX_EVENTS SET text = 'pass2' WHERE text = 'pass'`),
 			exit: 1, want: []string{"UNAVAILABLE", "unavailable: the capture after has no region pass, which the check judges (renamed, or its ranges gone), so the fix cannot be checked there; --match pass=NAME"}},
@@ -102,4 +108,29 @@ func replayCases() []badCase {
 			make: pipelineExpect(`{"framework": "pytorchh"}`),
 			exit: 2, want: []string{"expect.json", `framework: "pytorchh" is none of jax, pytorch, cupy, cuda-driver, cuda-runtime, unknown`}},
 	}
+}
+
+// maskedReport is report of an audit JSON edited to hold an AWS key in its
+// GPU's names: neither the Markdown nor the HTML it writes holds the key.
+func maskedReport() badCase {
+	var out string
+	return badCase{group: "JSON nested without end, and audits edited", name: "report of an audit JSON holding an AWS key in the GPU's name (the HTML once showed it)", cmd: "report",
+		make: func(t *testing.T, dir string) []string {
+			args := editedAudit(func(results []map[string]any, check map[string]any) {
+				for _, r := range results {
+					r["gpu"] = "NVIDIA H200 " + awsKey
+				}
+			})(t, dir)
+			out = args[2]
+			return args
+		},
+		exit: 0, want: []string{"audit.json", "audit.html"}, never: []string{awsKey},
+		check: func(t *testing.T, dir string) {
+			for _, name := range []string{"audit.html", "audit.md"} {
+				b := readFile(t, filepath.Join(out, name))
+				if strings.Contains(string(b), awsKey) || !strings.Contains(string(b), "NVIDIA H200 AKIA") {
+					t.Errorf("%s holds the planted key, or no GPU name", name)
+				}
+			}
+		}}
 }
