@@ -120,11 +120,11 @@ type crossCheck struct {
 	syncCalls, recordCalls []callStart
 	sortedSC, sortedRC     bool
 	events, graphs         corrSet // the event recordings' calls', the graph launches'
-	// recordings are the event recordings by process and event; eventSyncs
-	// the event synchronisations, checked against them once every record
-	// is in (finish).
-	recordings map[[2]int64][]recordingAt
-	eventSyncs []records.Sync
+	// recordings are the event recordings by process and event, which the
+	// reader hands on before the synchronisations; graphStreams the graph
+	// launches' spans by stream.
+	recordings   map[[2]int64][]recordingAt
+	graphStreams map[streamKey]*spans
 }
 
 // recordingAt is one recording of an event: when its call began, and the
@@ -249,7 +249,7 @@ func (s *corrSet) dup() (pc [2]int64, ok bool) {
 
 func newCrossCheck(ctx context.Context, format Format) *crossCheck {
 	return &crossCheck{ctx: ctx, format: format, ranges: map[rangeKey][][2]int64{}, threads: map[[2]int64]*spans{}, streams: map[streamKey]*spans{},
-		kernelStreams: map[streamKey]*spans{}, recordings: map[[2]int64][]recordingAt{}}
+		kernelStreams: map[streamKey]*spans{}, recordings: map[[2]int64][]recordingAt{}, graphStreams: map[streamKey]*spans{}}
 }
 
 // meta takes the capture's GPU and link.
@@ -428,7 +428,9 @@ func (x *crossCheck) op(o *records.Op) {
 // that made it, and that the copies and kernels it waited for ended within
 // the wait: those that started on its stream (a stream sync) or on any
 // stream of its device (a context sync) before the wait began. An event
-// synchronisation is checked once the event recordings are in (finish).
+// synchronisation is checked against the recording of its event it
+// waited for (the last whose call began before the wait): the work its
+// stream began before that call ends within the wait.
 func (x *crossCheck) sync(s *records.Sync) {
 	if s.Corr != 0 && x.syncs.add(s.PID, s.Corr) {
 		x.fail(fmt.Sprintf("%s synchronisation, correlation id %d of process %d", s.Kind, s.Corr, s.PID),
@@ -454,7 +456,7 @@ func (x *crossCheck) sync(s *records.Sync) {
 		keys = []streamKey{{s.PID, s.Device, s.Stream}}
 	case s.Kind == records.SyncContext:
 		seen := map[streamKey]bool{}
-		for _, m := range []map[streamKey]*spans{x.streams, x.kernelStreams} {
+		for _, m := range []map[streamKey]*spans{x.streams, x.kernelStreams, x.graphStreams} {
 			for k := range m {
 				if k.pid == s.PID && k.device == s.Device && !seen[k] {
 					seen[k] = true
@@ -464,7 +466,18 @@ func (x *crossCheck) sync(s *records.Sync) {
 		}
 		sort.Slice(keys, func(i, j int) bool { return keys[i].stream < keys[j].stream })
 	case s.Kind == records.SyncEvent && s.Event != records.NoID && waited:
-		x.eventSyncs = append(x.eventSyncs, *s)
+		// The work of the stream that recorded the event, begun before the
+		// last recording whose call began before the wait.
+		var last *recordingAt
+		rs := x.recordings[[2]int64{s.PID, s.Event}]
+		for j := range rs {
+			if rs[j].at < s.Start && (last == nil || rs[j].at > last.at) {
+				last = &rs[j]
+			}
+		}
+		if last != nil {
+			x.outlasts(last.stream, last.at-clockSkewNs, s, true)
+		}
 		return
 	}
 	for _, k := range keys {
@@ -481,8 +494,8 @@ func (x *crossCheck) outlasts(k streamKey, from int64, s *records.Sync, kernels 
 	for _, w := range []struct {
 		what string
 		sp   *spans
-	}{{"copy", x.streams[k]}, {"kernel", x.kernelStreams[k]}} {
-		if w.sp == nil || w.what == "kernel" && !kernels {
+	}{{"copy", x.streams[k]}, {"kernel", x.kernelStreams[k]}, {"graph launch", x.graphStreams[k]}} {
+		if w.sp == nil || w.what != "copy" && !kernels {
 			continue
 		}
 		if c, ok := w.sp.before(from); ok && c.end > s.End+clockSkewNs {
@@ -512,32 +525,19 @@ func (x *crossCheck) event(e *records.EventRecord) {
 	}
 }
 
-// graph checks that each graph launch call has one launch record.
+// graph checks that each graph launch call has one launch record, and
+// keeps its span on its stream for the synchronisations that waited for it.
 func (x *crossCheck) graph(g *records.GraphLaunch) {
 	if g.Corr != 0 && x.graphs.add(g.PID, g.Corr) {
 		x.fail(fmt.Sprintf("graph launch, correlation id %d of process %d", g.Corr, g.PID),
 			"a second record of the graph launch call with this correlation id, where a call launches its graph once: the trace holds a launch twice, or two traces were joined")
+		return
 	}
-}
-
-// eventWaits checks each event synchronisation against the recording of
-// its event it waited for (the last one whose call began before the wait):
-// the work of the recording's stream begun before that call ends within
-// the wait.
-func (x *crossCheck) eventWaits() {
-	for i := range x.eventSyncs {
-		s := &x.eventSyncs[i]
-		rs := x.recordings[[2]int64{s.PID, s.Event}]
-		var last *recordingAt
-		for j := range rs {
-			if rs[j].at < s.Start && (last == nil || rs[j].at > last.at) {
-				last = &rs[j]
-			}
-		}
-		if last != nil && x.outlasts(last.stream, last.at-clockSkewNs, s, true) {
-			return
-		}
+	k := streamKey{g.PID, g.Device, g.Stream}
+	if x.graphStreams[k] == nil {
+		x.graphStreams[k] = &spans{}
 	}
+	x.graphStreams[k].add(g.Start, g.End)
 }
 
 // Where the records a finish error is about came from.
@@ -545,7 +545,6 @@ const (
 	fromCalls  = "calls"
 	fromCopies = "copies"
 	fromRanges = "ranges"
-	fromSyncs  = "syncs"
 )
 
 // rangeEnd writes a range's end, "open" for one never popped.
@@ -596,9 +595,6 @@ func nesting(rs [][2]int64) (a, b [2]int64, ok bool) {
 func (x *crossCheck) finish() (from string, err error) {
 	if x.err != nil {
 		return "", x.err
-	}
-	if x.eventWaits(); x.err != nil {
-		return fromSyncs, x.err
 	}
 	for _, d := range []struct {
 		set  *corrSet

@@ -50,8 +50,7 @@ func Read(ctx context.Context, src *source.Source, opts records.Selection, h rec
 		info = &ReadInfo{Files: files, OtherThreads: si.OtherThreads,
 			Sources: Sources{API: t[nsysdb.TableRuntime], Memcpy: t[nsysdb.TableMemcpy], Kernel: t[nsysdb.TableKernel], NVTX: t[nsysdb.TableNVTX]}}
 		if from, err := x.finish(); err != nil {
-			table := map[string]string{fromCalls: info.Sources.API, fromCopies: info.Sources.Memcpy, fromRanges: info.Sources.NVTX,
-				fromSyncs: t[nsysdb.TableSync]}[from]
+			table := map[string]string{fromCalls: info.Sources.API, fromCopies: info.Sources.Memcpy, fromRanges: info.Sources.NVTX}[from]
 			if table != "" {
 				table = "table " + table
 			}
