@@ -296,7 +296,7 @@ func (x *crossCheck) call(c *records.Call) {
 		x.sortedCC = false
 	}
 	if c.Corr != 0 {
-		name := nsysdb.StripAPIVersion(c.Name)
+		name := c.Name // the readers strip its _vNNNN suffix
 		if _, ok := nsysdb.SyncKindOfCall(name); ok {
 			x.syncCalls = append(x.syncCalls, callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, name: name})
 			x.sortedSC = false
