@@ -170,6 +170,11 @@ const (
 // Replay replays tl as captured and with its pageable copies pinned, and
 // measures its regions in each.
 func Replay(ctx context.Context, tl *timeline.Timeline, opts Options) (*Result, error) {
+	return replay(ctx, tl, opts, indexAuto)
+}
+
+// replay is Replay, the regions' runs of calls read as mode says.
+func replay(ctx context.Context, tl *timeline.Timeline, opts Options, mode indexMode) (*Result, error) {
 	sizes := opts.Sizes
 	if sizes.Of == nil {
 		sizes = oneSize
@@ -191,6 +196,7 @@ func Replay(ctx context.Context, tl *timeline.Timeline, opts Options) (*Result, 
 	}
 	m.engineAt = nil
 	rg := newRegions(tl)
+	rg.mode = mode
 	measured := rg.measureAll(Measured(tl))
 	// One schedule, simulated into again for each run and measured at once.
 	sc := newSchedule(tl)
