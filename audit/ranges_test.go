@@ -11,25 +11,15 @@ import (
 	"github.com/nsyscheck/nsyscheck/records"
 )
 
-// stackInnermost is the innermost range by its definition, worked out
-// again for every span: the thread's ranges pushed in start order (the
-// one that ends later first of two pushed at once, one never popped
-// last) onto a stack that each push first
-// pops of the ranges ended before it, up to the last pushed at or before
-// the span's start; then, from the top of the stack down, the first range
-// that ends at or after the span's end.
-func stackInnermost(rs []records.Range, pid, tid, start, end int64) string {
+// pushOrder is the thread's ranges in the order stackInnermost pushes
+// them: in start order, the one that ends later first of two pushed at
+// once, one never popped last.
+func pushOrder(rs []records.Range, pid, tid int64) []records.Range {
 	var mine []records.Range
 	for _, r := range rs {
 		if r.PID == pid && r.TID == tid {
 			mine = append(mine, r)
 		}
-	}
-	endOf := func(r records.Range) int64 {
-		if r.Open {
-			return 1<<63 - 1
-		}
-		return r.End
 	}
 	slices.SortStableFunc(mine, func(a, b records.Range) int {
 		if c := cmp.Compare(a.Start, b.Start); c != 0 {
@@ -37,6 +27,22 @@ func stackInnermost(rs []records.Range, pid, tid, start, end int64) string {
 		}
 		return cmp.Compare(b.End, a.End) // an open range's End is 0: last of those pushed at once
 	})
+	return mine
+}
+
+// stackInnermost is the innermost range by its definition, worked out
+// again for every span: the thread's ranges (mine, in pushOrder) pushed
+// onto a stack that each push first pops of the ranges ended before it,
+// up to the last pushed at or before the span's start; then, from the top
+// of the stack down, the first range that ends at or after the span's
+// end.
+func stackInnermost(mine []records.Range, start, end int64) string {
+	endOf := func(r records.Range) int64 {
+		if r.Open {
+			return 1<<63 - 1
+		}
+		return r.End
+	}
 	var stack []records.Range
 	for _, r := range mine {
 		if r.Start > start {
@@ -99,11 +105,16 @@ func TestInnermostMatchesStack(t *testing.T) {
 		for i := range rs {
 			ix.add(&rs[i])
 		}
+		// Each thread's push order, sorted once: the spans do not change it.
+		order := map[int64][]records.Range{}
+		for tid := int64(1); tid <= 3; tid++ {
+			order[tid] = pushOrder(rs, 7, tid)
+		}
 		for q := 0; q < 2000; q++ {
 			tid := int64(1 + rng.IntN(3)) // thread 3 holds no range
 			s := rng.Int64N(span+50) - 20
 			e := s + rng.Int64N(60)
-			if got, want := ix.innermost(7, tid, s, e), stackInnermost(rs, 7, tid, s, e); got != want {
+			if got, want := ix.innermost(7, tid, s, e), stackInnermost(order[tid], s, e); got != want {
 				t.Fatalf("seed %d, %d ranges: innermost(tid %d, %d, %d) = %q, want %q", seed, n, tid, s, e, got, want)
 			}
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -35,12 +36,7 @@ func scrubSignalCases() []badCase {
 					t.Setenv("TMPDIR", tmp)
 					privacy.ScrubStepHook = func(s string) {
 						if s == step {
-							// The command's own handler catches it (exit 130);
-							// wait until it has.
-							if err := syscall.Kill(os.Getpid(), sig); err != nil {
-								t.Error(err)
-							}
-							time.Sleep(200 * time.Millisecond)
+							signalSelf(t, sig)
 						}
 					}
 					t.Cleanup(func() { privacy.ScrubStepHook = nil })
@@ -61,12 +57,7 @@ func scrubSignalCases() []badCase {
 			make: func(t *testing.T, dir string) []string {
 				p := copyShipped(t, dir, "pinned.sqlite")
 				dest = filepath.Join(t.TempDir(), "out")
-				report.PlaceHook = func([]string) {
-					if err := syscall.Kill(os.Getpid(), sig); err != nil {
-						t.Error(err)
-					}
-					time.Sleep(200 * time.Millisecond)
-				}
+				report.PlaceHook = func([]string) { signalSelf(t, sig) }
 				t.Cleanup(func() { report.PlaceHook = nil })
 				return []string{p, "-o", dest}
 			},
@@ -119,6 +110,33 @@ func scrubSignalCases() []badCase {
 			}
 		}})
 	return out
+}
+
+// handlerLag is how long signalSelf gives the command's signal handler,
+// once the signal has been handed to every handler of the process, to
+// cancel the command's context: one goroutine's wake-up.
+const handlerLag = 50 * time.Millisecond
+
+// signalSelf sends sig to the test's own process, where the command's own
+// handler catches it (exit 130), and returns once the command has seen it:
+// the process hands a signal to all its handlers at once, so once a
+// handler of the test's own has it, the command's has it too, and
+// handlerLag later it has cancelled the command's context.
+func signalSelf(t *testing.T, sig syscall.Signal) {
+	t.Helper()
+	got := make(chan os.Signal, 1)
+	signal.Notify(got, sig)
+	defer signal.Stop(got)
+	if err := syscall.Kill(os.Getpid(), sig); err != nil {
+		t.Error(err)
+		return
+	}
+	select {
+	case <-got:
+		time.Sleep(handlerLag)
+	case <-time.After(hangAfter):
+		t.Errorf("%s sent to the test's process never arrived", sig)
+	}
 }
 
 // assertEmpty fails when dir holds anything.

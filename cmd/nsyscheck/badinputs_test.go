@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -552,11 +550,7 @@ func snapshot(t *testing.T, dir string) map[string]string {
 			out[p] = fmt.Sprintf("%s/%d/%s", info.Mode(), info.Size(), info.ModTime().Format(time.RFC3339Nano))
 			return nil
 		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		out[p] = fmt.Sprintf("%x/%d/%s", sha256.Sum256(data), info.Size(), info.ModTime().Format(time.RFC3339Nano))
+		out[p] = fileDigest(t, p)
 		return nil
 	})
 	if err != nil {
@@ -623,10 +617,7 @@ func sqliteEdit(stmt string) func(t *testing.T, dir string) []string {
 		t.Helper()
 		p := copyShipped(t, dir, "pinned.sqlite")
 		copyShipped(t, dir, "pinned.results.json")
-		db, err := sql.Open("sqlite3", p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		db := openRW(t, p)
 		defer db.Close()
 		if _, err := db.Exec(stmt); err != nil {
 			t.Fatalf("%s: %v", stmt, err)
