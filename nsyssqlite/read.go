@@ -188,6 +188,7 @@ type reader struct {
 	uvmKinds            map[int64]bool // copy kinds that are unified-memory migrations
 	memKinds            map[int64]vocab.MemKind
 	migrations          map[int64]string
+	lastEnums           copyEnums // the last copy's enum ids and their names (decode)
 	nvtx                *nvtxPlan
 	threads             map[int64]string // thread names by global thread id, read once
 	// btClass is the event class of the runtime table's backtrace rows, -1
