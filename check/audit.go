@@ -152,7 +152,11 @@ func regionNames(au *audit.Audit) string {
 // stream, the scan reading the files' bytes and tables beside the stream,
 // and NVIDIA's rule runs beside them (nsys analyze on the export, else its
 // CSV beside the capture, each read down to its count and digest), so that
-// it costs no time of its own unless it disagrees with the audit.
+// it costs no time of its own unless it disagrees with the audit. An
+// SQLite export's checks of the whole file (SQLite's integrity check, the
+// checks over whole tables) run once the records have streamed, beside the
+// replay (capture.TraceThenCheck): the stream has the machine's cores to
+// itself, and no answer is given before the file has passed them.
 func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts AuditOptions) (*audit.Audit, error) {
 	au, _, err := auditCapture(ctx, path, rates, opts, nil)
 	return au, err
@@ -193,7 +197,7 @@ func auditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 	det := framework.NewDetector()
 	cov := coverage.NewWatcher()
 	var names privacy.CopyMasker // no credential in a name reaches a class key or a region
-	scan, err := capture.TraceOf(ctx, src, func(s *capture.CopyScan) records.Handler {
+	scan, checked, err := capture.TraceThenCheck(ctx, src, func(s *capture.CopyScan) records.Handler {
 		return names.Handler(records.Tee(acc.Handler(s), tb.Handler(), det.Handler(), cov.Handler()))
 	})
 	exposed := <-early
@@ -201,9 +205,15 @@ func auditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 		return nil, nil, coverRefusal(err, cov.Coverage(), det.Detect().Framework)
 	}
 	if err := ratesFit(path, scan.Meta.GPU, rates); err != nil {
+		if cerr := checked(); cerr != nil {
+			return nil, nil, cerr
+		}
 		return nil, nil, err
 	}
 	r, err := replayOf(ctx, tb, det.Detect(), rates, opts.PinBy, after)
+	if cerr := checked(); cerr != nil {
+		return nil, nil, cerr
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
