@@ -136,9 +136,9 @@ func (f *Finding) add(c *copyCall) {
 // Accumulator sums copies into an Audit as they are read.
 type Accumulator struct {
 	// ranges places each copy's call in its thread's NVTX ranges, which
-	// arrive before the copies; batches holds the (process, correlation id)
+	// arrive before the copies (nil once the counts, the last record, came);
+	// batches holds the (process, correlation id)
 	// of the batch calls already counted.
-	pending []records.Range
 	ranges  *rangeIndex
 	batches map[[2]int64]bool
 
@@ -181,7 +181,7 @@ type classInput struct {
 func NewAccumulator() *Accumulator {
 	return &Accumulator{
 		classes: map[key]*Class{},
-		totals:  map[totalKey]*Total{}, batches: map[[2]int64]bool{},
+		totals:  map[totalKey]*Total{}, batches: map[[2]int64]bool{}, ranges: newRangeIndex(),
 		sync:   Finding{ID: FindingSecretlySync, Evidence: []Evidence{}},
 		noOver: Finding{ID: FindingNoOverlap, Evidence: []Evidence{}},
 	}
@@ -209,7 +209,7 @@ func (a *Accumulator) Handler(scan *capture.CopyScan) records.Handler {
 			return nil
 		},
 		Range: func(r *records.Range) error {
-			a.pending = append(a.pending, *r)
+			a.ranges.add(r)
 			return nil
 		},
 		Op: func(o *records.Op) error {
@@ -224,6 +224,9 @@ func (a *Accumulator) Handler(scan *capture.CopyScan) records.Handler {
 			return nil
 		},
 		Counts: func(c *records.Counts) error {
+			// The counts come last: every copy has its range, and the
+			// index is let go before the replay begins.
+			a.ranges = nil
 			scan.APICalls, scan.Memsets = c.Calls, c.Memsets
 			switch {
 			case durationNs > 0:
@@ -241,10 +244,6 @@ func (a *Accumulator) Handler(scan *capture.CopyScan) records.Handler {
 // once for a batch call that made several copies, inside the innermost
 // NVTX range of its thread that encloses it.
 func (a *Accumulator) Add(o *records.Op) {
-	if a.ranges == nil {
-		a.ranges = newRangeIndex(a.pending)
-		a.pending = nil
-	}
 	c := copyCall{Kind: o.Copy, Src: o.Src, Dst: o.Dst, Bytes: o.Bytes, Start: o.Start, End: o.End,
 		CorrelationID: o.Corr, PID: o.PID, Stream: o.Stream, Migration: o.Migration}
 	if call := o.Call; call != nil {
@@ -256,6 +255,9 @@ func (a *Accumulator) Add(o *records.Op) {
 				c.HostNs = 0
 			}
 			a.batches[k] = true
+		}
+		if a.ranges == nil {
+			panic("audit: a copy handed to the accumulator after the trace's counts")
 		}
 		c.Range = a.ranges.innermost(c.PID, c.TID, c.CallStart, c.CallEnd)
 	}

@@ -1,128 +1,185 @@
 package audit
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 
 	"github.com/nsyscheck/nsyscheck/records"
 )
 
-// rangeIndex finds the innermost push/pop range of a thread that encloses a
-// span. Push/pop ranges nest on their thread, so each range's parent is the
-// closest earlier range that still encloses its start.
+// rangeIndex finds the innermost push/pop range of a thread that encloses
+// a span. It holds each range's start, end and name (an index into names,
+// each name kept once) and, per thread, the latest end of each block of
+// ranges, so that its memory is a few bytes over the ranges' own times
+// however deep they nest.
+//
+// Ranges are added as they are read (add) and sorted on the first search.
+// A thread's ranges sorted by start (of two pushed at once, the one that
+// ends later first: pushedEnd) nest as a stack: a range's enclosing ones are those still open
+// when it was pushed. A span [start, end] with start <= end lies in the
+// ones started at or before its start that end at or after its end; any
+// of those started earlier that a later push had closed ended before that
+// push, so before start, and so is not among them. The innermost is the
+// latest started of them: the last in sorted order whose end is at or
+// after the span's end.
 type rangeIndex struct {
 	byThread map[[2]int64]*threadRanges
+	names    []string
+	ids      map[string]int32
+	sorted   bool
 }
 
 type threadRanges struct {
-	start  []int64
-	end    []int64 // math.MaxInt64 for a range never popped
-	name   []string
-	parent []int32 // index of the enclosing range, -1 for none
-	depth  []int32 // ranges enclosing it, 0 for none
-	// up[k][i] is the 2^(k+1)-th ancestor of range i (-1 past the outermost)
-	// and late[k][i] the latest end among i and its 2^(k+1)-1 nearest
-	// ancestors: built where ranges nest deeper than linearDepth, so that a
-	// span's innermost enclosing range is found in O(log depth) steps up
-	// the chain rather than one step per level.
-	up   [][]int32
+	rs []rangeSpan
+	// late[0][b] is the latest end among rs[b*rangeFan:(b+1)*rangeFan],
+	// late[k][b] the latest among late[k-1]'s block b: a level for each
+	// factor rangeFan, up to one of at most rangeFan blocks.
 	late [][]int64
 }
 
-// linearDepth is the nesting up to which innermost walks the chain of
-// enclosing ranges one step at a time.
-const linearDepth = 16
-
-func newRangeIndex(rs []records.Range) *rangeIndex {
-	ix := &rangeIndex{byThread: map[[2]int64]*threadRanges{}}
-	sort.SliceStable(rs, func(i, j int) bool {
-		if rs[i].Start != rs[j].Start {
-			return rs[i].Start < rs[j].Start
-		}
-		return rs[i].End > rs[j].End // the outer of two ranges pushed at once first
-	})
-	stacks := map[[2]int64][]int32{}
-	for _, rg := range rs {
-		k := [2]int64{rg.PID, rg.TID}
-		t := ix.byThread[k]
-		if t == nil {
-			t = &threadRanges{}
-			ix.byThread[k] = t
-		}
-		end := rg.End
-		if rg.Open {
-			end = 1<<63 - 1
-		}
-		st := stacks[k]
-		for len(st) > 0 && t.end[st[len(st)-1]] < rg.Start {
-			st = st[:len(st)-1]
-		}
-		p, d := int32(-1), int32(0)
-		if len(st) > 0 {
-			p = st[len(st)-1]
-			d = t.depth[p] + 1
-		}
-		t.start = append(t.start, rg.Start)
-		t.end = append(t.end, end)
-		t.name = append(t.name, rg.Name)
-		t.parent = append(t.parent, p)
-		t.depth = append(t.depth, d)
-		stacks[k] = append(st, int32(len(t.start)-1))
-	}
-	for _, t := range ix.byThread {
-		t.lift()
-	}
-	return ix
+// rangeSpan is one range of a thread: end is math.MaxInt64 for a range
+// never popped, name an index into rangeIndex.names.
+type rangeSpan struct {
+	start, end int64
+	name       int32
 }
 
-// lift builds the jumps up the chain of enclosing ranges, where it is
-// deeper than linearDepth.
-func (t *threadRanges) lift() {
-	deepest := int32(0)
-	for _, d := range t.depth {
-		deepest = max(deepest, d)
+// pushedEnd orders ranges pushed at once: the one that ends later first,
+// as the outer one; one never popped last, its end being unknown.
+func (r rangeSpan) pushedEnd() int64 {
+	if r.end == 1<<63-1 {
+		return 0
 	}
-	if deepest <= linearDepth {
-		return
+	return r.end
+}
+
+// rangeFan is how many ranges (or blocks) one block of late spans: the
+// levels hold about 1/(rangeFan-1) of an end per range, and a search scans
+// at most 2*rangeFan ends per level.
+const rangeFan = 8
+
+func newRangeIndex() *rangeIndex {
+	return &rangeIndex{byThread: map[[2]int64]*threadRanges{}, ids: map[string]int32{}}
+}
+
+// add keeps range r, whose name is kept once for all ranges of that name.
+func (ix *rangeIndex) add(r *records.Range) {
+	k := [2]int64{r.PID, r.TID}
+	t := ix.byThread[k]
+	if t == nil {
+		t = &threadRanges{}
+		ix.byThread[k] = t
 	}
-	n := len(t.start)
-	prevUp, prevLate := t.parent, t.end // one step: the parent, and i's own end
-	for span := int32(1); span <= deepest; span *= 2 {
-		up, late := make([]int32, n), make([]int64, n)
-		for i := range n {
-			late[i] = prevLate[i]
-			if a := prevUp[i]; a >= 0 {
-				up[i] = prevUp[a]
-				late[i] = max(late[i], prevLate[a])
-			} else {
-				up[i] = -1
+	id, ok := ix.ids[r.Name]
+	if !ok {
+		id = int32(len(ix.names))
+		ix.ids[r.Name] = id
+		ix.names = append(ix.names, r.Name)
+	}
+	end := r.End
+	if r.Open {
+		end = 1<<63 - 1
+	}
+	t.rs = append(t.rs, rangeSpan{start: r.Start, end: end, name: id})
+	ix.sorted = false
+}
+
+// sort orders every thread's ranges and builds their levels of late ends.
+func (ix *rangeIndex) sort() {
+	for _, t := range ix.byThread {
+		slices.SortStableFunc(t.rs, func(a, b rangeSpan) int {
+			if c := cmp.Compare(a.start, b.start); c != 0 {
+				return c
+			}
+			return cmp.Compare(b.pushedEnd(), a.pushedEnd())
+		})
+		t.late = t.late[:0]
+		n := len(t.rs)
+		for level := 0; n > rangeFan; level++ {
+			blocks := make([]int64, (n+rangeFan-1)/rangeFan)
+			for b := range blocks {
+				lo, hi := b*rangeFan, min(b*rangeFan+rangeFan, n)
+				late := t.endAt(level, lo)
+				for i := lo + 1; i < hi; i++ {
+					late = max(late, t.endAt(level, i))
+				}
+				blocks[b] = late
+			}
+			t.late = append(t.late, blocks)
+			n = len(blocks)
+		}
+	}
+	ix.sorted = true
+}
+
+// endAt is entry i of a level: a range's end at level 0, a block's latest
+// end at level k+1 (late[k]).
+func (t *threadRanges) endAt(level, i int) int64 {
+	if level == 0 {
+		return t.rs[i].end
+	}
+	return t.late[level-1][i]
+}
+
+// levelLen is the number of entries of a level.
+func (t *threadRanges) levelLen(level int) int {
+	if level == 0 {
+		return len(t.rs)
+	}
+	return len(t.late[level-1])
+}
+
+// lastEnding is the last of the first n ranges that ends at or after end,
+// -1 for none: up the levels while the blocks before hold none, then down
+// into the last block that does.
+func (t *threadRanges) lastEnding(n int, end int64) int {
+	i, level := n-1, 0
+	for {
+		if i < 0 {
+			return -1
+		}
+		from := i - i%rangeFan
+		if level == len(t.late) {
+			from = 0 // the top level: scan it whole
+		}
+		for ; i >= from; i-- {
+			if t.endAt(level, i) >= end {
+				break
 			}
 		}
-		t.up, t.late = append(t.up, up), append(t.late, late)
-		prevUp, prevLate = up, late
+		if i >= from {
+			break
+		}
+		i, level = from/rangeFan-1, level+1
 	}
+	for ; level > 0; level-- {
+		// Block i of this level holds an end late enough: the last entry
+		// of it below that does.
+		lo := i * rangeFan
+		j := min(lo+rangeFan, t.levelLen(level-1)) - 1
+		for t.endAt(level-1, j) < end {
+			j--
+		}
+		i = j
+	}
+	return i
 }
 
 // innermost returns the name of the innermost range of thread (pid, tid)
-// that encloses [start, end], or "".
+// that encloses [start, end] (start <= end: the reader refuses a call that
+// ends before it starts), or "".
 func (ix *rangeIndex) innermost(pid, tid, start, end int64) string {
+	if !ix.sorted {
+		ix.sort()
+	}
 	t := ix.byThread[[2]int64{pid, tid}]
 	if t == nil {
 		return ""
 	}
-	// The last range pushed at or before start, then those enclosing it:
-	// each starts no later, so the first that ends no earlier than end
-	// encloses the span.
-	i := int32(sort.Search(len(t.start), func(i int) bool { return t.start[i] > start }) - 1)
-	for k := len(t.up) - 1; k >= 0 && i >= 0; k-- {
-		if t.late[k][i] < end {
-			i = t.up[k][i] // none of the 2^(k+1) ranges from i ends late enough
-		}
-	}
-	for i >= 0 {
-		if t.start[i] <= start && t.end[i] >= end {
-			return t.name[i]
-		}
-		i = t.parent[i]
+	n := sort.Search(len(t.rs), func(i int) bool { return t.rs[i].start > start })
+	if i := t.lastEnding(n, end); i >= 0 {
+		return ix.names[t.rs[i].name]
 	}
 	return ""
 }

@@ -31,44 +31,35 @@ func (r *reader) emitRanges() error {
 	if err != nil {
 		return r.tableError(table, err)
 	}
-	type raw struct {
-		rg  records.Range
-		t   nvtxText
-		dom int64
-	}
-	var raws []raw
+	// Each range is handed on as its row is read, its name looked up on
+	// the same connection where it is an id: the rows are not held.
+	defer rows.Close()
 	for rows.Next() {
-		var x raw
+		var rg records.Range
+		var t nvtxText
 		var end sql.NullInt64
-		var gtid int64
-		if err := rows.Scan(&x.rg.Start, &end, &x.t.text, &x.t.id, &gtid, &x.dom); err != nil {
-			rows.Close()
+		var gtid, dom int64
+		if err := rows.Scan(&rg.Start, &end, &t.text, &t.id, &gtid, &dom); err != nil {
 			return r.tableError(table, err)
 		}
 		if end.Valid {
-			x.rg.End = end.Int64
+			rg.End = end.Int64
 		} else {
-			x.rg.Open = true
+			rg.Open = true
 		}
 		if gtid != 0 {
-			x.rg.PID, x.rg.TID = r.split(gtid)
+			rg.PID, rg.TID = r.split(gtid)
 		}
-		raws = append(raws, x)
-	}
-	err = rows.Err()
-	rows.Close()
-	if err != nil {
-		return r.tableError(table, err)
-	}
-	for i := range raws {
-		rg := &raws[i].rg
-		if rg.Name, err = r.name(raws[i].t); err != nil {
+		if rg.Name, err = r.name(t); err != nil {
 			return err
 		}
-		rg.Domain = domains[raws[i].dom]
-		if err := r.h.Range(rg); err != nil {
+		rg.Domain = domains[dom]
+		if err := r.h.Range(&rg); err != nil {
 			return r.handled(table, err)
 		}
+	}
+	if err := rows.Err(); err != nil {
+		return r.tableError(table, err)
 	}
 	return nil
 }

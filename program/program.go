@@ -352,18 +352,12 @@ func bytesFromRate(gbps, ms float64) int64 {
 // ParseMeasurements decodes and validates JSON in the Measurements format;
 // name is used in errors. GBps left at 0 is filled in from bytes and time.
 func ParseMeasurements(r io.Reader, name string) (*Measurements, error) {
-	data, err := io.ReadAll(inputerr.Bounded(r, MaxFile, name, "a measurements file"))
+	hint := "see docs/measurements.md for the format"
+	data, err := readMeasurementsJSON(r, name, hint)
 	if err != nil {
-		if inputerr.Is(err) {
-			return nil, err
-		}
-		return nil, &inputerr.Error{Path: name, Problem: "cannot read the measurements", Err: err}
+		return nil, err
 	}
 	data = bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))
-	hint := "see docs/measurements.md for the format"
-	if at, deep := TooDeep(data); deep {
-		return nil, DeepError(name, at, hint)
-	}
 	if k := DuplicateKey(data); k != "" {
 		key := k[strings.LastIndexAny(k, ".]")+1:]
 		return nil, &inputerr.Error{Path: name, Where: k, Problem: "the key " + strconv.Quote(key) + " appears twice in one object, so which value holds is unclear",
@@ -579,29 +573,92 @@ const MaxJSONDepth = 64
 // reads data once, in constant memory, minding strings and their escapes;
 // it does not check that data is valid JSON (the decoder does).
 func TooDeep(data []byte) (offset int, deep bool) {
-	depth, inString, escaped := 0, false, false
-	for i, b := range data {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case b == '\\':
-				escaped = true
-			case b == '"':
-				inString = false
-			}
-		case b == '"':
-			inString = true
-		case b == '{' || b == '[':
-			if depth++; depth > MaxJSONDepth {
-				return i, true
-			}
-		case b == '}' || b == ']':
-			depth--
-		}
+	var sh jsonShape
+	if at := sh.scan(data, 0); at >= 0 && sh.deep {
+		return at, true
 	}
 	return 0, false
+}
+
+// MaxJSONString bounds one string of a measurements file: the program
+// writes names and versions of a few dozen bytes. A longer one is refused
+// as it streams in, before the file is held, so that a string the size of
+// the file is not held again by each reading of it.
+const MaxJSONString = 64 << 10
+
+// jsonShape follows a JSON stream byte by byte, in constant memory: how
+// deeply it nests and how long its current string has run.
+type jsonShape struct {
+	depth, strLen    int
+	inString, escape bool
+	// deep and long say which bound the stream broke, once scan found it.
+	deep, long bool
+	// maxString bounds a string's bytes, 0 for no bound.
+	maxString int
+}
+
+// scan follows data, which starts at byte from of the stream, and returns
+// the stream's offset where it first nests deeper than MaxJSONDepth or a
+// string runs past maxString, -1 while it does neither.
+func (sh *jsonShape) scan(data []byte, from int) int {
+	for i, b := range data {
+		switch {
+		case sh.inString:
+			switch {
+			case sh.escape:
+				sh.escape = false
+			case b == '\\':
+				sh.escape = true
+			case b == '"':
+				sh.inString = false
+				continue
+			}
+			if sh.strLen++; sh.maxString > 0 && sh.strLen > sh.maxString {
+				sh.long = true
+				return from + i
+			}
+		case b == '"':
+			sh.inString, sh.strLen = true, 0
+		case b == '{' || b == '[':
+			if sh.depth++; sh.depth > MaxJSONDepth {
+				sh.deep = true
+				return from + i
+			}
+		case b == '}' || b == ']':
+			sh.depth--
+		}
+	}
+	return -1
+}
+
+// readMeasurementsJSON reads a measurements file of at most MaxFile bytes,
+// stopping at the first byte that nests deeper than MaxJSONDepth or runs a
+// string past MaxJSONString: such a file is refused with only what came
+// before that byte held.
+func readMeasurementsJSON(r io.Reader, name, hint string) ([]byte, error) {
+	br := inputerr.Bounded(r, MaxFile, name, "a measurements file")
+	sh := jsonShape{maxString: MaxJSONString}
+	var data []byte
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := br.Read(buf)
+		if at := sh.scan(buf[:n], len(data)); at >= 0 {
+			if sh.deep {
+				return nil, DeepError(name, at, hint)
+			}
+			return nil, &inputerr.Error{Path: name, Where: "byte " + strconv.Itoa(at),
+				Problem: fmt.Sprintf("a string longer than %d KiB: not a file nsyscheck reads", MaxJSONString>>10), Hint: hint}
+		}
+		data = append(data, buf[:n]...)
+		switch {
+		case err == io.EOF:
+			return data, nil
+		case inputerr.Is(err):
+			return nil, err
+		case err != nil:
+			return nil, &inputerr.Error{Path: name, Problem: "cannot read the measurements", Err: err}
+		}
+	}
 }
 
 // DeepError is the problem of a JSON file nested too deeply (TooDeep).

@@ -2,6 +2,8 @@ package program
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -82,5 +84,61 @@ func TestTooDeep(t *testing.T) {
 	_, err := ParseMeasurements(strings.NewReader(deep), "deep.json")
 	if err == nil || !strings.Contains(err.Error(), "deep.json: byte 64: objects and arrays nested more than 64 levels deep") {
 		t.Errorf("ParseMeasurements of %d nested arrays: %v", MaxJSONDepth+1, err)
+	}
+}
+
+// endless is a stream of one byte without end, counting what was read.
+type endless struct {
+	b    byte
+	read int
+}
+
+func (e *endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = e.b
+	}
+	e.read += len(p)
+	return len(p), nil
+}
+
+// TestLongString: a string past MaxJSONString is refused at its byte as
+// the file streams in, before more of it is read than a buffer beyond the
+// bound; a string at the bound is read as any other.
+func TestLongString(t *testing.T) {
+	shipped, err := os.ReadFile("../testdata/captures/h200-pinned/pinned.results.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := []byte(`{"pad":"`)
+	x := &endless{b: 'x'}
+	_, err = ParseMeasurements(io.MultiReader(bytes.NewReader(head), x), "long.json")
+	at := len(head) + MaxJSONString
+	want := fmt.Sprintf("long.json: byte %d: a string longer than 64 KiB: not a file nsyscheck reads", at)
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("ParseMeasurements of an endless string: %v, want %q", err, want)
+	}
+	if x.read > 2*MaxJSONString {
+		t.Errorf("read %d bytes of the endless string before refusing it, want at most %d", x.read, 2*MaxJSONString)
+	}
+	// The shipped file with its GPU name the longest allowed, its escapes
+	// counted as bytes: read, the name whole.
+	name := strings.Repeat(`\"`, MaxJSONString/4) + strings.Repeat("g", MaxJSONString/2)
+	at = bytes.Index(shipped, []byte(`"gpu": "`)) + len(`"gpu": "`)
+	if at < len(`"gpu": "`) {
+		t.Fatal(`no "gpu": " in the shipped results JSON`)
+	}
+	end := at + bytes.IndexByte(shipped[at:], '"')
+	edited := append(append(append([]byte(nil), shipped[:at]...), name...), shipped[end:]...)
+	m, err := ParseMeasurements(bytes.NewReader(edited), "at-bound.json")
+	if err != nil {
+		t.Fatalf("a GPU name of %d bytes: %v", len(name), err)
+	}
+	if want := strings.ReplaceAll(name, `\"`, `"`); m.GPU != want {
+		t.Errorf("GPU name of %d bytes read as %d bytes", len(want), len(m.GPU))
+	}
+	// One byte more: refused.
+	edited = append(append(append([]byte(nil), shipped[:at]...), name+"g"...), shipped[end:]...)
+	if _, err := ParseMeasurements(bytes.NewReader(edited), "past.json"); err == nil || !strings.Contains(err.Error(), "a string longer than 64 KiB") {
+		t.Errorf("a GPU name of %d bytes: %v, want refused as too long", len(name)+1, err)
 	}
 }

@@ -215,72 +215,66 @@ func (rg *regions) measureAll(s *Schedule) []measure {
 	for k, n := range rg.names {
 		byName[n] = k
 	}
-	type inst struct {
-		thread       int32
-		start, end   int64
-		copyNs, over int64
-		hold         int64
-		pageable     int64
-		outside      int64
+	// Each region's instances as they are measured, in the timeline's
+	// order: the values its medians need, its sums, and each thread's
+	// instance before (its start and completion), for the periods and the
+	// backlog.
+	type region struct {
+		m                               measure
+		times, shares, outside, periods []float64
+		first, last                     int64
+		queued                          int
+		prev                            map[int32][2]int64
 	}
-	insts := make([][]inst, len(rg.names))
+	acc := make([]region, len(rg.names))
 	for k, n := range rg.counts {
-		insts[k] = make([]inst, 0, n)
+		acc[k] = region{times: make([]float64, 0, n), shares: make([]float64, 0, n), outside: make([]float64, 0, n),
+			periods: make([]float64, 0, n), prev: map[int32][2]int64{}}
 	}
 	for _, r := range rg.tl.Ranges {
-		in := inst{thread: r.Thread}
-		in.start, in.end, in.copyNs, in.over, in.hold, in.pageable, in.outside = rg.instance(s, r)
-		k := byName[r.Name]
-		insts[k] = append(insts[k], in)
+		start, end, copyNs, over, hold, pageable, outside := rg.instance(s, r)
+		a := &acc[byName[r.Name]]
+		m := &a.m
+		t := float64(end - start)
+		if len(a.times) == 0 {
+			a.first, a.last = start, end
+		}
+		a.times = append(a.times, t)
+		m.total += t
+		if t > 0 {
+			a.shares = append(a.shares, float64(hold)/t)
+		}
+		a.outside = append(a.outside, float64(outside))
+		a.first, a.last = min(a.first, start), max(a.last, end)
+		m.copyNs += copyNs
+		m.overlapNs += over
+		m.hold += hold
+		m.pageable += pageable
+		m.outside += float64(outside)
+		if p, ok := a.prev[r.Thread]; ok {
+			a.periods = append(a.periods, float64(start-p[0]))
+			if p[1] > start {
+				a.queued++
+			}
+		}
+		a.prev[r.Thread] = [2]int64{start, end}
 	}
-	for k := range rg.names {
-		is := insts[k]
-		var m measure
-		m.instances = len(is)
-		times := make([]float64, len(is))
-		shares := make([]float64, 0, len(is))
-		outside := make([]float64, len(is))
-		first, last := is[0].start, is[0].end
-		for i, in := range is {
-			times[i] = float64(in.end - in.start)
-			m.total += times[i]
-			if times[i] > 0 {
-				shares = append(shares, float64(in.hold)/times[i])
-			}
-			outside[i] = float64(in.outside)
-			first, last = min(first, in.start), max(last, in.end)
-			m.copyNs += in.copyNs
-			m.overlapNs += in.over
-			m.hold += in.hold
-			m.pageable += in.pageable
-			m.outside += outside[i]
-		}
-		m.median = median(times)
-		m.ci = medianCI(times)
-		m.outsideMedian = median(outside)
-		m.span = float64(last - first)
-		// Periods and backlog: instances of one thread in measured order.
-		byThread := map[int32][]inst{}
-		for _, in := range is {
-			byThread[in.thread] = append(byThread[in.thread], in)
-		}
-		periods := make([]float64, 0, len(is))
-		queued := 0
-		for _, ins := range byThread {
-			for i := 1; i < len(ins); i++ {
-				periods = append(periods, float64(ins[i].start-ins[i-1].start))
-				if ins[i-1].end > ins[i].start {
-					queued++
-				}
-			}
-		}
-		m.period = median(periods)
-		m.queued = float64(queued) / float64(len(is))
+	for k := range acc {
+		a := &acc[k]
+		m := a.m
+		m.instances = len(a.times)
+		m.median = median(a.times)
+		m.ci = medianCI(a.times)
+		m.outsideMedian = median(a.outside)
+		m.span = float64(a.last - a.first)
+		m.period = median(a.periods)
+		m.queued = float64(a.queued) / float64(m.instances)
 		if m.copyNs > 0 {
 			m.overlap = float64(m.overlapNs) / float64(m.copyNs)
 		}
-		m.hostShare = median(shares)
+		m.hostShare = median(a.shares)
 		out = append(out, m)
+		*a = region{}
 	}
 	return out
 }

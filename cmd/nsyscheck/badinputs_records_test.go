@@ -241,6 +241,14 @@ func recordCases() []badCase {
 				return []string{dir}
 			},
 			exit: 0, want: []string{"pinned.results.json", "was set aside", "nested more than 64 levels deep"}},
+		{group: jsons, name: "a 60 MB string inside the results JSON beside the capture (peak RSS 28 MiB, 262 MiB before)",
+			make: func(t *testing.T, dir string) []string {
+				copyShipped(t, dir, "pinned.sqlite")
+				shipped := string(readFile(t, filepath.Join(shippedDir, "pinned.results.json")))
+				writeFile(t, filepath.Join(dir, "pinned.results.json"), []byte(`{"pad": "`+strings.Repeat("x", 60e6)+`", `+shipped[strings.Index(shipped, "{")+1:]))
+				return []string{dir}
+			},
+			exit: 0, want: []string{"pinned.results.json", "was set aside", "a string longer than 64 KiB"}},
 		{group: jsons, name: "report of a 30 MB JSON of nested brackets", cmd: "report",
 			make: func(t *testing.T, dir string) []string {
 				p := filepath.Join(dir, "deep.json")

@@ -20,7 +20,8 @@
 # RANKS ranks (default 64: copies of RANKS_CAPTURE, by default the shipped
 # many-copies-small export)
 # on 1, 2, 4, ... workers up to the machine's cores (audit --ranks -j N),
-# for its speed-up over one worker. The outputs go to a temporary folder,
+# for its speed-up over one worker: once with every core free to the
+# workers, once with N workers bound to N cores (taskset). The outputs go to a temporary folder,
 # removed at the end; the capture is only read.
 set -u
 
@@ -124,26 +125,38 @@ if [ "$ranks" -gt 0 ] && [ -f "$small" ]; then
     echo
     echo "audit --ranks of $ranks ranks (copies of $(basename "$small")), by workers:"
     : >results.txt
+    # Two ways: N workers free to use every core ("ranks"), and N workers
+    # on N cores only (taskset -c 0-(N-1); Go sizes itself to the cores it
+    # is given), which is what "N cores" means: its N = 1 is the serial time.
     cores=$(nproc)
+    bind=
+    command -v taskset >/dev/null && bind=1
     for run in $(seq "$RUNS"); do
         j=1
         while [ "$j" -le "$cores" ]; do
             measure "ranks-j$j" "$run" "$nsyscheck" audit --ranks job -j "$j" --nvidia-rule off
+            if [ -n "$bind" ]; then
+                measure "cores-j$j" "$run" taskset -c "0-$((j - 1))" "$nsyscheck" audit --ranks job -j "$j" --nvidia-rule off
+            fi
             j=$((j * 2))
         done
     done
     python3 - <<'EOF'
 import statistics
 rows = [l.split() for l in open("results.txt")]
-names = sorted({r[0] for r in rows}, key=lambda n: int(n.split("j")[1]))
-one = None
-print(f"{'workers':>7} {'wall s (median)':>16} {'speed-up':>9} {'CPU s (median)':>15} {'peak MiB':>9} {'failed':>6}")
-for n in names:
-    rs = [r for r in rows if r[0] == n]
-    w = statistics.median(float(r[3]) for r in rs)
-    one = one or w
-    bad = sum(1 for r in rs if int(r[2]) > 1)
-    cpu = statistics.median(float(r[5]) for r in rs)
-    print(f"{n.split('j')[1]:>7} {w:>16.2f} {one / w:>8.2f}x {cpu:>15.2f} {statistics.median(int(r[4]) / 1024 for r in rs):>9.0f} {bad:>6}")
+for kind, title in [("ranks", "N workers, every core free to them"), ("cores", "N workers on N cores (taskset)")]:
+    names = sorted({r[0] for r in rows if r[0].startswith(kind + "-")}, key=lambda n: int(n.split("j")[1]))
+    if not names:
+        continue
+    print(title + ":")
+    one = None
+    print(f"{'N':>7} {'wall s (median)':>16} {'speed-up':>9} {'CPU s (median)':>15} {'peak MiB':>9} {'failed':>6}")
+    for n in names:
+        rs = [r for r in rows if r[0] == n]
+        w = statistics.median(float(r[3]) for r in rs)
+        one = one or w
+        bad = sum(1 for r in rs if int(r[2]) > 1)
+        cpu = statistics.median(float(r[5]) for r in rs)
+        print(f"{n.split('j')[1]:>7} {w:>16.2f} {one / w:>8.2f}x {cpu:>15.2f} {statistics.median(int(r[4]) / 1024 for r in rs):>9.0f} {bad:>6}")
 EOF
 fi
