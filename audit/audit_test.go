@@ -296,6 +296,15 @@ func TestCompareRegions(t *testing.T) {
 	if c := Compare(before, lone, nil); c.Verdict != Unavailable || c.Regions[1].Why != WhyMissing || c.Regions[1].Judged {
 		t.Errorf("missing region: %+v", c)
 	}
+	// A region to judge missing after beside one held: unavailable, never
+	// held on the rest; a region without copies missing after keeps its
+	// reason.
+	two := withRegions(auditOf(10, pg, mb4, 700_000), region(replay.CaptureRegion, 1, 100, 100), step, predicted(region("epoch", 1, 50, 50), 10, 9, 12), compile)
+	c = Compare(two, withRegions(auditOf(10, pin, mb4, 20_000), region("step", 10, 1.25, 12.5)), nil)
+	if c.Verdict != Unavailable || !c.Regions[1].Judged || c.Regions[1].Verdict != Held || c.Regions[2].Why != WhyMissing || c.Regions[2].Judged ||
+		c.Regions[3].Why != WhyNoCopies {
+		t.Errorf("a judged region missing after: %+v", c)
+	}
 	// A match compares differently named regions, and judges those alone.
 	halves := withRegions(auditOf(10, pg, mb4, 700_000), region(replay.CaptureRegion, 1, 100, 100), step, region("pinned", 10, 1.1, 11))
 	c = Compare(halves, halves, map[string]string{"step": "pinned"})

@@ -165,7 +165,7 @@ const (
 	WhyAbove     Why = "above-bound"   // died: slower than predicted
 	WhyBelow     Why = "below-bound"   // died: faster than predicted
 	WhyUnseen    Why = "unseen"        // unavailable: Check.Unseen
-	WhyMissing   Why = "missing"       // not judged: no such region after
+	WhyMissing   Why = "missing"       // not judged: a region to judge that the capture after lacks
 	WhyNotJudged Why = "not-judged"    // the whole capture beside NVTX ranges with copies
 	WhyNoCopies  Why = "no-copies"     // not judged: a range with no copy call
 	WhyUnmatched Why = "unmatched"     // not judged: the match names other regions
@@ -309,13 +309,15 @@ func Compare(before, after *Audit, match map[string]string) *Check {
 			judged[r.Name] = ""
 		}
 	}
-	var held, died int
+	var held, died, missing int
 	for _, r := range before.Regions {
 		rc := judgeRegion(r, after, match, judged[r.Name], c.Unseen != nil)
 		if rc.Judged && c.Unseen == nil && !c.Fix.Made {
 			rc.Verdict, rc.Why, rc.WideBy = Unavailable, WhyNotFixed, ""
 		}
 		switch {
+		case rc.Why == WhyMissing:
+			missing++
 		case !rc.Judged:
 		case rc.Verdict == Held:
 			held++
@@ -324,10 +326,12 @@ func Compare(before, after *Audit, match map[string]string) *Check {
 		}
 		c.Regions = append(c.Regions, rc)
 	}
+	// A region the check would judge that the capture after lacks (renamed,
+	// or its ranges gone) is a fact the check is missing: never a pass.
 	switch {
 	case died > 0:
 		c.Verdict = Died
-	case held > 0:
+	case held > 0 && missing == 0:
 		c.Verdict = Held
 	default:
 		c.Verdict = Unavailable
@@ -354,7 +358,10 @@ func judgeRegion(r Region, after *Audit, match map[string]string, skip Why, unse
 	rc.BoundHighMs = high * (1 + rc.Tolerance.High())
 	a := after.Region(rc.AfterName)
 	if a == nil {
-		rc.Judged, rc.Why = false, WhyMissing
+		rc.Judged, rc.Why = false, skip
+		if skip == "" {
+			rc.Why = WhyMissing
+		}
 		return rc
 	}
 	rc.AfterInstances, rc.AfterMedianMs, rc.AfterSpanMs = a.Instances, a.MedianMs, a.SpanMs

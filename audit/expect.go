@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nsyscheck/nsyscheck/framework"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/program"
 	"github.com/nsyscheck/nsyscheck/vocab"
@@ -86,10 +87,13 @@ func ReadExpectation(path string) (*Expectation, error) {
 		return nil, fmt.Errorf("%s: %s is given twice, so which value holds is unclear; keep one", path, k)
 	}
 	var e Expectation
-	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec := json.NewDecoder(strings.NewReader(strings.TrimPrefix(string(data), "\uFEFF")))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&e); err != nil {
 		return nil, fmt.Errorf("%s: not an expected-audit file (%v); want {\"copies\": N, \"findings\": {\"secretly-synchronous\": N}, \"nvidiaRule\": \"agree\", ...}", path, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%s: more than one JSON value in the file, so which expectation holds is unclear; keep one object", path)
 	}
 	if e.Copies == nil && e.PageableHtoD == nil && len(e.Findings) == 0 && e.NVIDIARule == "" &&
 		len(e.PredictionSources) == 0 && e.Verdict == "" && e.Framework == "" && len(e.Regions) == 0 &&
@@ -132,7 +136,9 @@ func (e *Expectation) invalid() string {
 	why := []string{count("copies", e.Copies), count("pageableHtod", e.PageableHtoD),
 		oneOf("nvidiaRule", e.NVIDIARule, "agree", "disagree", "unavailable"),
 		oneOf("verdict", e.Verdict, string(vocab.Held), string(vocab.Died), string(vocab.Unavailable)),
-		oneOf("answer", e.Answer, "pass", "fail", "unavailable")}
+		oneOf("answer", e.Answer, "pass", "fail", "unavailable"),
+		oneOf("framework", e.Framework, string(framework.JAX), string(framework.PyTorch), string(framework.CuPy), string(framework.Driver),
+			string(framework.Runtime), string(framework.Unknown))}
 	for _, m := range []struct {
 		key string
 		ns  map[string]int64
@@ -152,6 +158,10 @@ func (e *Expectation) invalid() string {
 				why = append(why, fmt.Sprintf("regions.%s.%s: %v is no share (want 0 or more)", name, w.key, *w.v))
 			}
 		}
+		if r.Instances != nil && *r.Instances < 0 {
+			why = append(why, fmt.Sprintf("regions.%s.instances: %d is no count (want 0 or more)", name, *r.Instances))
+		}
+		why = append(why, oneOf("regions."+name+".measure", r.Measure, string(MeasureMedian), string(MeasureSpan)))
 		if r.Verdict != nil {
 			why = append(why, oneOf("regions."+name+".verdict", *r.Verdict, string(vocab.Held), string(vocab.Died), string(vocab.Unavailable)))
 		}

@@ -22,6 +22,9 @@ func Plausible(au *Audit) error {
 	if au.SpanNs < 0 {
 		return fmt.Errorf("spanNs is %d, a negative capture span", au.SpanNs)
 	}
+	if err := countsAgree(au); err != nil {
+		return err
+	}
 	for i := range au.Regions {
 		r := &au.Regions[i]
 		at := fmt.Sprintf("regions[%d] (%q)", i, r.Name)
@@ -78,6 +81,32 @@ func Plausible(au *Audit) error {
 			if err := inBound(fmt.Sprintf("prediction.groups[%d].after", i), float64(g.AfterLowNs), float64(g.AfterNs), float64(g.AfterHighNs)); err != nil {
 				return err
 			}
+		}
+	}
+	return nil
+}
+
+// countsAgree refuses copy counts that contradict each other: the audit's
+// copies are its classes' copies, and no finding holds more of them.
+func countsAgree(au *Audit) error {
+	if au.Copies < 0 || au.Unmatched < 0 || au.Memsets < 0 {
+		return fmt.Errorf("copies %d, copiesWithoutCall %d, memsetsApart %d: a count below zero", au.Copies, au.Unmatched, au.Memsets)
+	}
+	if len(au.Classes) > 0 {
+		var n int64
+		for _, c := range au.Classes {
+			n += c.Count
+		}
+		if n != au.Copies {
+			return fmt.Errorf("copies is %d, but its classes hold %d copies", au.Copies, n)
+		}
+	}
+	if au.Unmatched > au.Copies {
+		return fmt.Errorf("copiesWithoutCall is %d, more than its %d copies", au.Unmatched, au.Copies)
+	}
+	for i, f := range au.Findings {
+		if f.Count < 0 || f.Count > au.Copies {
+			return fmt.Errorf("findings[%d] (%s) counts %d copies of the audit's %d", i, f.ID, f.Count, au.Copies)
 		}
 	}
 	return nil

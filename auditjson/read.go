@@ -189,7 +189,46 @@ func readOwn(path, what, again string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: byte %d: %s nested deeper than %d levels, which no audit writes: a malformed audit output; write it again with %s",
 			path, off, what, program.MaxJSONDepth, again)
 	}
-	return data, nil
+	return maskStrings(data), nil
+}
+
+// maskStrings masks the credentials in every string of an audit's JSON
+// (privacy.MaskSecrets), as the audit masked the capture's names when it
+// was written: a file written by another tool, or edited, carries none of
+// them into what is rendered from it, the HTML report among them. JSON
+// that does not decode is returned as it is, for the reader to refuse.
+func maskStrings(data []byte) []byte {
+	if len(privacy.FindSecrets(string(data))) == 0 {
+		return data
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return data
+	}
+	out, err := json.Marshal(maskValue(v))
+	if err != nil {
+		return data
+	}
+	return out
+}
+
+// maskValue masks the strings of a decoded JSON value in place.
+func maskValue(v any) any {
+	switch x := v.(type) {
+	case string:
+		return privacy.MaskSecrets(x)
+	case []any:
+		for i := range x {
+			x[i] = maskValue(x[i])
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = maskValue(x[k])
+		}
+	}
+	return v
 }
 
 // Failed is a rank's capture that could not be audited, and why.

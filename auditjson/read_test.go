@@ -202,6 +202,8 @@ func TestReadRefusesImpossible(t *testing.T) {
 		{"negative low", func(a *audit.Audit) { a.Regions[step].PredictedMedianLowMs = -5 }, `("step").predictedMedianLowMs is -5, not a time`},
 		{"longer than the capture", func(a *audit.Audit) { a.Regions[step].MedianMs, a.Regions[step].SpanMs = 99999, 99999 }, `("step").medianMs is 99999 ms, longer than the whole capture`},
 		{"negative prediction", func(a *audit.Audit) { a.Prediction.AfterLowNs = -1 }, "prediction.afterLowNs is -1, below zero"},
+		{"copies against classes", func(a *audit.Audit) { a.Copies = 7 }, "copies is 7, but its classes hold 207 copies"},
+		{"finding past the copies", func(a *audit.Audit) { a.Findings[0].Count = a.Copies + 1 }, "counts 208 copies of the audit's 207"},
 		{"prediction outside its bound", func(a *audit.Audit) {
 			a.Prediction.AfterLowNs, a.Prediction.AfterNs, a.Prediction.AfterHighNs = 0, 9, 8
 		}, "prediction.after is 9, outside its own bound 0-8"},
@@ -227,5 +229,72 @@ func TestReadRefusesImpossible(t *testing.T) {
 				t.Errorf("%s (%s): err %v, want one naming %q", c.name, kind, err, c.field)
 			}
 		}
+	}
+}
+
+// TestReadMasksCredentials: an audit's JSON edited to hold credentials in
+// the GPU's name, a region's name and a framework clue (the audit masks
+// them when it writes one) is read back with every one masked, so that no
+// renderer, the HTML report's among them, shows them; in a check and in
+// the audits of ranks alike.
+func TestReadMasksCredentials(t *testing.T) {
+	train, ok, err := ReadOutput(filepath.Join("..", "report", "testdata", "audits", "train.json"))
+	if !ok || err != nil {
+		t.Fatalf("the training pair: %v %v", ok, err)
+	}
+	const token = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
+	const aws = "AKIA" + "Z7QRSTUVWXYZ2345"
+	plant := func(a *audit.Audit) *audit.Audit {
+		b, _ := json.Marshal(FromAudit(a))
+		var j Audit
+		if err := json.Unmarshal(b, &j); err != nil {
+			t.Fatal(err)
+		}
+		au := toAudit(j)
+		au.GPU = "NVIDIA H200 " + aws
+		for i := range au.Regions {
+			au.Regions[i].Name += " " + token
+		}
+		if len(au.Framework.Clues) > 0 {
+			au.Framework.Clues[0].Name = "pt_" + token
+		}
+		return &au
+	}
+	before, after := plant(train.Before), plant(train.After)
+	check := audit.Compare(before, after, train.Check.Match)
+	b, _ := json.Marshal(FromAudit(before))
+	a, _ := json.Marshal(FromAudit(after))
+	c, _ := json.Marshal(FromCheck(check))
+	head := `"schemaVersion": 1, "tool": {"name": "nsyscheck", "version": "x"}, "inputs": ["a", "b"], `
+	dir := t.TempDir()
+	pair := filepath.Join(dir, "pair.json")
+	ranks := filepath.Join(dir, "ranks.json")
+	for p, body := range map[string]string{
+		pair:  `{"kind": "audit", ` + head + `"results": [` + string(b) + `, ` + string(a) + `], "check": ` + string(c) + `}`,
+		ranks: `{"kind": "audit-ranks", ` + head + `"results": [` + string(b) + `]}`,
+	} {
+		if !strings.Contains(body, token) || !strings.Contains(body, aws) {
+			t.Fatalf("%s: the credentials were not planted", p)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, ok, err := ReadOutput(pair)
+	if !ok || err != nil || out.After == nil || out.Check == nil {
+		t.Fatalf("the pair with credentials: %v %v", ok, err)
+	}
+	audits, _, ok, err := ReadRanks(ranks)
+	if !ok || err != nil || len(audits) != 1 {
+		t.Fatalf("the ranks with credentials: %v %v", ok, err)
+	}
+	for name, v := range map[string]any{"before": out.Before, "after": out.After, "check": out.Check, "rank": audits[0]} {
+		got, _ := json.Marshal(v)
+		if bytes.Contains(got, []byte(token)) || bytes.Contains(got, []byte(aws)) {
+			t.Errorf("%s read back holds a credential: %.300s", name, got)
+		}
+	}
+	if !strings.HasPrefix(out.Before.GPU, "NVIDIA H200 AKIA") || len(out.Before.Regions) != len(train.Before.Regions) {
+		t.Errorf("the masked audit lost its GPU or regions: %q, %d regions", out.Before.GPU, len(out.Before.Regions))
 	}
 }

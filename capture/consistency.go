@@ -50,9 +50,13 @@ const (
 //     run side by side): a record given twice, or two traces joined,
 //     overlaps itself; one kernel per launch;
 //   - a copy that started on a stream before a synchronisation of that
-//     stream (or its whole device) began ends before the wait ends, and
-//     one a blocking call waited for (returnsWhenDone) before it returned;
-//     one synchronisation record per synchronising call;
+//     stream (or its whole device) began ends before the wait ends, a
+//     kernel too where the call waited (not a query), and one a blocking
+//     call waited for (returnsWhenDone) before it returned; the copies and
+//     kernels an event synchronisation waited for (the work of the
+//     recording's stream begun before its recording call) end within it;
+//     one synchronisation record per synchronising call, within its call;
+//   - one recording per event recording call, one record per graph launch;
 //   - copies and memsets no faster than any link or memory;
 //   - a thread's NVTX push/pop ranges (in one domain) nested.
 //
@@ -99,10 +103,35 @@ type crossCheck struct {
 	joined   bool
 	sortedCC bool
 	streams  map[streamKey]*spans
-	// lastThread and lastStream are the spans last added to, with their
-	// keys: records come in runs of one thread and one stream.
-	lastThread lastSpans[[2]int64]
-	lastStream lastSpans[streamKey]
+	// kernelStreams are the kernels' spans by stream (graph nodes too),
+	// for the synchronisations that waited for them; kernels may overlap
+	// on a stream, so they are not checked against each other.
+	kernelStreams map[streamKey]*spans
+	// lastThread, lastStream and lastKernels are the spans last added to,
+	// with their keys: records come in runs of one thread and one stream.
+	lastThread  lastSpans[[2]int64]
+	lastStream  lastSpans[streamKey]
+	lastKernels lastSpans[streamKey]
+	// syncCalls and recordCalls are the synchronising calls and the event
+	// recording calls read, by (pid, corr) once sorted (sortedSC,
+	// sortedRC): a synchronisation record lies within its call, and an
+	// event recording stands for the work its stream began before its
+	// call.
+	syncCalls, recordCalls []callStart
+	sortedSC, sortedRC     bool
+	events, graphs         corrSet // the event recordings' calls', the graph launches'
+	// recordings are the event recordings by process and event, which the
+	// reader hands on before the synchronisations; graphStreams the graph
+	// launches' spans by stream.
+	recordings   map[[2]int64][]recordingAt
+	graphStreams map[streamKey]*spans
+}
+
+// recordingAt is one recording of an event: when its call began, and the
+// stream whose work it stands for.
+type recordingAt struct {
+	at     int64
+	stream streamKey
 }
 
 // lastSpans is the spans of one key of a map of spans, the one looked up
@@ -227,7 +256,8 @@ func (s *corrSet) dup() (pc [2]int64, ok bool) {
 }
 
 func newCrossCheck(ctx context.Context, format Format) *crossCheck {
-	return &crossCheck{ctx: ctx, format: format, ranges: map[rangeKey][][2]int64{}, threads: map[[2]int64]*spans{}, streams: map[streamKey]*spans{}}
+	return &crossCheck{ctx: ctx, format: format, ranges: map[rangeKey][][2]int64{}, threads: map[[2]int64]*spans{}, streams: map[streamKey]*spans{},
+		kernelStreams: map[streamKey]*spans{}, recordings: map[[2]int64][]recordingAt{}, graphStreams: map[streamKey]*spans{}}
 }
 
 // meta takes the capture's GPU and link.
@@ -272,6 +302,17 @@ func (x *crossCheck) call(c *records.Call) {
 	if !x.joined && nsysdb.IsCopyAPI(c.Name) {
 		x.copyCalls = append(x.copyCalls, callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, result: c.Result, name: c.Name})
 		x.sortedCC = false
+	}
+	if c.Corr != 0 {
+		name := c.Name // the readers strip its _vNNNN suffix
+		if _, ok := nsysdb.SyncKindOfCall(name); ok {
+			x.syncCalls = append(x.syncCalls, callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, name: name})
+			x.sortedSC = false
+		}
+		if nsysdb.IsEventRecordAPI(name) {
+			x.recordCalls = append(x.recordCalls, callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, name: name})
+			x.sortedRC = false
+		}
 	}
 	if c.Corr != 0 && nsysdb.IsLaunchAPI(c.Name) {
 		switch {
@@ -371,6 +412,9 @@ func (x *crossCheck) op(o *records.Op) {
 	case o.Kind == records.OpCopy && o.GraphNode == 0 && o.Migration == "" && !strings.Contains(callName, "Batch") && o.Corr != 0 && x.copies.add(o.PID, o.Corr):
 		x.fail(where(), fmt.Sprintf("a second copy of the %s call with this correlation id, where a copy call makes one copy: the trace holds a copy twice", callName))
 	}
+	if o.Kind == records.OpKernel {
+		x.lastKernels.of(x.kernelStreams, streamKey{o.PID, o.Device, o.Stream}).add(o.Start, o.End)
+	}
 	switch {
 	case o.GraphNode != 0:
 		return // a graph's nodes may run side by side on its stream
@@ -388,42 +432,120 @@ func (x *crossCheck) op(o *records.Op) {
 	x.lastStream.of(x.streams, streamKey{o.PID, o.Device, o.Stream}).add(o.Start, o.End)
 }
 
-// sync checks that the copies a synchronisation waited for ended within
+// sync checks a synchronisation record: that it lies within the call
+// that made it, and that the copies and kernels it waited for ended within
 // the wait: those that started on its stream (a stream sync) or on any
-// stream of its device (a context sync) before the wait began.
+// stream of its device (a context sync) before the wait began. An event
+// synchronisation is checked against the recording of its event it
+// waited for (the last whose call began before the wait): the work its
+// stream began before that call ends within the wait.
 func (x *crossCheck) sync(s *records.Sync) {
 	if s.Corr != 0 && x.syncs.add(s.PID, s.Corr) {
 		x.fail(fmt.Sprintf("%s synchronisation, correlation id %d of process %d", s.Kind, s.Corr, s.PID),
 			"a second synchronisation record of the call with this correlation id, where a call synchronises once: the trace holds a record twice, or two traces were joined")
 		return
 	}
+	c := findCall(x.syncCalls, &x.sortedSC, &records.Op{PID: s.PID, Corr: s.Corr})
+	if c != nil && (s.Start < c.start-clockSkewNs || s.End > c.end+clockSkewNs) {
+		x.fail(fmt.Sprintf("%s synchronisation, correlation id %d of process %d", s.Kind, s.Corr, s.PID),
+			fmt.Sprintf("the record runs [%d, %d ns], outside the %s call that made it [%d, %d ns]: a call's wait lies within the call", s.Start, s.End, c.name, c.start, c.end))
+		return
+	}
 	if s.PID == 0 {
 		return // no process to tie it to its streams
 	}
+	// waited: the record is of a call that waits until the work is done,
+	// not of a query, which nsys records whether or not it found the work
+	// done.
+	waited := c != nil && !strings.Contains(c.name, "Query")
 	var keys []streamKey
 	switch {
 	case s.Kind == records.SyncStream && s.Stream != records.NoID:
 		keys = []streamKey{{s.PID, s.Device, s.Stream}}
 	case s.Kind == records.SyncContext:
-		for k := range x.streams {
-			if k.pid == s.PID && k.device == s.Device {
-				keys = append(keys, k)
+		seen := map[streamKey]bool{}
+		for _, m := range []map[streamKey]*spans{x.streams, x.kernelStreams, x.graphStreams} {
+			for k := range m {
+				if k.pid == s.PID && k.device == s.Device && !seen[k] {
+					seen[k] = true
+					keys = append(keys, k)
+				}
 			}
 		}
 		sort.Slice(keys, func(i, j int) bool { return keys[i].stream < keys[j].stream })
+	case s.Kind == records.SyncEvent && s.Event != records.NoID && waited:
+		// The work of the stream that recorded the event, begun before the
+		// last recording whose call began before the wait.
+		var last *recordingAt
+		rs := x.recordings[[2]int64{s.PID, s.Event}]
+		for j := range rs {
+			if rs[j].at < s.Start && (last == nil || rs[j].at > last.at) {
+				last = &rs[j]
+			}
+		}
+		if last != nil {
+			x.outlasts(last.stream, last.at-clockSkewNs, s, true)
+		}
+		return
 	}
 	for _, k := range keys {
-		sp := x.streams[k]
-		if sp == nil {
-			continue
-		}
-		if c, ok := sp.before(s.Start); ok && c.end > s.End+clockSkewNs {
-			x.fail(fmt.Sprintf("stream %d of process %d, device %d", k.stream, k.pid, k.device),
-				fmt.Sprintf("the copy started at %d ns ends at %d ns, %d ns after the %s synchronisation (correlation id %d) that waited for it ended (%d ns): a copy cannot outlast the wait for it",
-					c.start, c.end, c.end-s.End, s.Kind, s.Corr, s.End))
+		if x.outlasts(k, s.Start, s, waited) {
 			return
 		}
 	}
+}
+
+// outlasts fails where the copy of stream k that started before from and
+// ended last, or with kernels its kernel, outlasts the synchronisation s
+// that waited for it.
+func (x *crossCheck) outlasts(k streamKey, from int64, s *records.Sync, kernels bool) bool {
+	for _, w := range []struct {
+		what string
+		sp   *spans
+	}{{"copy", x.streams[k]}, {"kernel", x.kernelStreams[k]}, {"graph launch", x.graphStreams[k]}} {
+		if w.sp == nil || w.what != "copy" && !kernels {
+			continue
+		}
+		if c, ok := w.sp.before(from); ok && c.end > s.End+clockSkewNs {
+			x.fail(fmt.Sprintf("stream %d of process %d, device %d", k.stream, k.pid, k.device),
+				fmt.Sprintf("the %s started at %d ns ends at %d ns, %d ns after the %s synchronisation (correlation id %d) that waited for it ended (%d ns): a %s cannot outlast the wait for it",
+					w.what, c.start, c.end, c.end-s.End, s.Kind, s.Corr, s.End, w.what))
+			return true
+		}
+	}
+	return false
+}
+
+// event keeps an event recording, for the event synchronisations that
+// waited for it: one recording per recording call.
+func (x *crossCheck) event(e *records.EventRecord) {
+	if e.Corr == 0 {
+		return
+	}
+	if x.events.add(e.PID, e.Corr) {
+		x.fail(fmt.Sprintf("recording of event %d, correlation id %d of process %d", e.Event, e.Corr, e.PID),
+			"a second recording by the call with this correlation id, where a call records its event once: the trace holds a record twice, or two traces were joined")
+		return
+	}
+	if c := findCall(x.recordCalls, &x.sortedRC, &records.Op{PID: e.PID, Corr: e.Corr}); c != nil && e.Event != records.NoID {
+		k := [2]int64{e.PID, e.Event}
+		x.recordings[k] = append(x.recordings[k], recordingAt{at: c.start, stream: streamKey{e.PID, e.Device, e.Stream}})
+	}
+}
+
+// graph checks that each graph launch call has one launch record, and
+// keeps its span on its stream for the synchronisations that waited for it.
+func (x *crossCheck) graph(g *records.GraphLaunch) {
+	if g.Corr != 0 && x.graphs.add(g.PID, g.Corr) {
+		x.fail(fmt.Sprintf("graph launch, correlation id %d of process %d", g.Corr, g.PID),
+			"a second record of the graph launch call with this correlation id, where a call launches its graph once: the trace holds a launch twice, or two traces were joined")
+		return
+	}
+	k := streamKey{g.PID, g.Device, g.Stream}
+	if x.graphStreams[k] == nil {
+		x.graphStreams[k] = &spans{}
+	}
+	x.graphStreams[k].add(g.Start, g.End)
 }
 
 // Where the records a finish error is about came from.

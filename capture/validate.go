@@ -131,6 +131,20 @@ func validating(ctx context.Context, h records.Handler, format Format) (records.
 			return h.Sync(s)
 		})
 	}
+	// The event recordings and graph launches are checked where h reads
+	// them (the audit's timeline).
+	if h.Event != nil {
+		out.Event = func(e *records.EventRecord) error {
+			x.event(e)
+			return check(func() error { return h.Event(e) })
+		}
+	}
+	if h.Graph != nil {
+		out.Graph = func(g *records.GraphLaunch) error {
+			x.graph(g)
+			return check(func() error { return h.Graph(g) })
+		}
+	}
 	if h.Range != nil {
 		out.Range = func(r *records.Range) error {
 			v.event("NVTX range ", r.Name, 0, 0, r.Start, r.End, r.Open)

@@ -306,6 +306,19 @@ func (r *reader) emitDiags() error {
 		if err := rows.Scan(&d.Timestamp, &sev, &src, &d.Text); err != nil {
 			return r.tableError(t, err)
 		}
+		// A level or source the export's enums do not define was never
+		// written by nsys: an error of its own would pass unread.
+		for _, e := range []struct {
+			col, enum string
+			id        int64
+			ids       map[int64]string
+		}{{nsysdb.ColSeverity, nsysdb.TableDiagSeverity, sev, severity}, {nsysdb.ColSource, nsysdb.TableDiagSource, src, source}} {
+			if _, ok := e.ids[e.id]; len(e.ids) > 0 && cols[e.col] && !ok {
+				err := r.unknownEnumIn(nsysdb.TableDiagnostic, e.col, e.id, e.enum)
+				err.Where += fmt.Sprintf(", the message at %d ns", d.Timestamp)
+				return err
+			}
+		}
 		d.Severity = nsysdb.SeverityOf(severity[sev])
 		d.Source = source[src]
 		if err := r.h.Diag(&d); err != nil {

@@ -111,8 +111,14 @@ func (r *reader) decode(c *copyRow) error {
 	if c.gpid != 0 {
 		c.op.PID, _ = r.split(c.gpid)
 	}
-	if c.migrate >= 0 {
-		c.op.Migration = r.migrations[c.migrate]
+	if c.migrate >= 0 && r.migrations != nil {
+		m, ok := r.migrations[c.migrate]
+		if !ok {
+			err := r.unknownEnum(nsysdb.ColMigration, c.migrate, nsysdb.TableMigration)
+			err.Where += fmt.Sprintf(", the unified-memory migration at %d ns", c.op.Start)
+			return err
+		}
+		c.op.Migration = m
 	}
 	// A unified-memory migration whose cause the export leaves out is one
 	// of unknown cause, so that no migration passes for a copy the program

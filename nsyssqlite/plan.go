@@ -94,7 +94,7 @@ func (r *reader) checkStreams(queryRow func(string, ...any) *sql.Row) error {
 	if err := queryRow(`SELECT count(*) FROM ` + q(streams) + ` WHERE ` + q(nsysdb.ColStreamID) + ` IS NOT NULL`).Scan(&listed); err != nil || listed == 0 {
 		return nil // no list to hold the records to
 	}
-	for _, logical := range []string{nsysdb.TableMemcpy, nsysdb.TableKernel, nsysdb.TableMemset, nsysdb.TableCUDAEvent, nsysdb.TableSync} {
+	for _, logical := range []string{nsysdb.TableMemcpy, nsysdb.TableKernel, nsysdb.TableMemset, nsysdb.TableCUDAEvent, nsysdb.TableSync, nsysdb.TableGraphTrace} {
 		table := r.tables[logical]
 		if table == "" {
 			continue
@@ -316,8 +316,14 @@ func (r *reader) copyEnumsOf(kind, src, dst int64) (vocab.CopyKind, vocab.MemKin
 }
 
 // unknownEnum says that a copy's column holds an id its enum table lacks.
-func (r *reader) unknownEnum(col string, id int64, enum string) error {
-	return &inputerr.Error{Path: r.path, Where: "table " + r.tables[nsysdb.TableMemcpy],
+func (r *reader) unknownEnum(col string, id int64, enum string) *inputerr.Error {
+	return r.unknownEnumIn(nsysdb.TableMemcpy, col, id, enum)
+}
+
+// unknownEnumIn says that a column of the logical table holds an id its
+// enum table lacks.
+func (r *reader) unknownEnumIn(table, col string, id int64, enum string) *inputerr.Error {
+	return &inputerr.Error{Path: r.path, Where: "table " + r.tables[table],
 		Problem: fmt.Sprintf("%s %d is not one of the ids %s defines: an unknown enum value", col, id, r.tables[enum]),
 		Hint:    "the export is damaged or was edited; " + nsysdb.ExportHint}
 }

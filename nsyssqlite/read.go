@@ -196,8 +196,11 @@ func read(ctx context.Context, db *sqlitefile.DB, path string, opts records.Sele
 	}
 	plan = r
 	send()
+	// The work a synchronisation waited for comes before it: the copies
+	// and kernels, the graph launches and the event recordings, so that
+	// each synchronisation record is checked against them as it passes.
 	steps := []func() error{r.emitMeta, r.emitDiags, r.emitGaps, r.emitRanges, r.emitCalls, r.emitOps,
-		r.emitSyncs, r.emitEvents, r.emitGraphs, r.emitCounts}
+		r.emitGraphs, r.emitEvents, r.emitSyncs, r.emitCounts}
 	for _, step := range steps {
 		if err = step(); err != nil {
 			break

@@ -2,6 +2,7 @@ package nsyssqlite
 
 import (
 	"database/sql"
+	"fmt"
 
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/records"
@@ -92,6 +93,18 @@ func (r *reader) emitSyncs() error {
 			}
 		}
 		sy.Stream, sy.Event = id(stream), id(event)
+		// The kind of synchronisation, where the export names its ids, is
+		// one of them: an id it does not define was never written by nsys.
+		for _, c := range []struct {
+			name string
+			v    int64
+		}{{nsysdb.ColSyncType, typ}, {nsysdb.ColOldSyncType, oldTyp}} {
+			if _, ok := enum[c.v]; len(enum) > 0 && cols[c.name] && c.v >= 0 && !ok {
+				err := r.unknownEnumIn(nsysdb.TableSync, c.name, c.v, nsysdb.TableSyncType)
+				err.Where += fmt.Sprintf(", the synchronisation of correlation id %d", sy.Corr)
+				return err
+			}
+		}
 		known := false
 		switch {
 		case byIndex:

@@ -633,8 +633,10 @@ var (
 	tokenQualifiers  = map[string]bool{"API": true, "AUTH": true, "ACCESS": true, "REFRESH": true, "SESSION": true,
 		"BOT": true, "GH": true, "HF": true, "NPM": true, "BEARER": true, "ID": true}
 	// A last word that makes the name describe a secret, not hold one:
-	// DB_PASSWORD_FILE, token_count, SECRET_NAME, auth_mode.
+	// DB_PASSWORD_FILE, token_count, SECRET_NAME, auth_mode; or a file's
+	// extension, as in the file name my-secret.json before ": ".
 	metaWords = map[string]bool{"FILE": true, "FILES": true, "PATH": true, "DIR": true, "NAME": true, "LEN": true,
+		"JSON": true, "SQLITE": true, "CSV": true, "TXT": true, "MD": true, "HTML": true, "LOG": true, "REP": true,
 		"LENGTH": true, "COUNT": true, "SIZE": true, "TYPE": true, "KIND": true, "MODE": true, "METHOD": true,
 		"ID": true, "IDS": true, "MIN": true, "MAX": true, "LIMIT": true, "TTL": true, "EXPIRY": true,
 		"EXPIRES": true, "TIMEOUT": true, "ENABLED": true, "DISABLED": true, "REQUIRED": true, "PROVIDER": true,

@@ -161,6 +161,9 @@ func TestSecretFormats(t *testing.T) {
 		{`"secretlySync": 12`, nil},
 		{"TIKTOKEN_CACHE_DIR=/tmp/x TOKENIZERS_PARALLELISM=false", nil},
 		{"DB_PASSWORD_FILE=/run/secrets/db password=$DB_PASSWORD auth=true", nil},
+		// A file's name before ": " (report's line of what it wrote) names
+		// no secret.
+		{"runs/my-secret.json: out/audit.html (4 files) token.sqlite: x/report.md api-key.nsys-rep: y.txt", nil},
 		{"key: value sort_key=name", nil},
 		{"AKIA123 task-" + strings.Repeat("q", 40) + " sk-learn ghp_short", nil},
 		{"model_hf_transformers_loading_stage npm_install_dependencies_now", nil},

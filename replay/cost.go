@@ -139,13 +139,22 @@ type quantiles struct {
 }
 
 // quantilesOf is the 10th, 50th and 90th percentile of v as stat.Quantile
-// with stat.Empirical gives them (each a value of v), found by selection;
-// v is reordered.
+// with stat.Empirical gives them (each a value of v), found by selection:
+// the median first, then each of the others among the values on its side
+// of it; v is reordered.
 func quantilesOf(v []float64) (quantiles, bool) {
-	if len(v) < MinSamples {
+	n := len(v)
+	if n < MinSamples {
 		return quantiles{}, false
 	}
-	return quantiles{Bound{quantileOf(v, 0.1), quantileOf(v, 0.5), quantileOf(v, 0.9)}, len(v)}, true
+	lo, mid, hi := quantileRank(n, 0.1), quantileRank(n, 0.5), quantileRank(n, 0.9)
+	selectAt(v, mid)
+	q := Bound{Mid: v[mid]}
+	selectAt(v[:mid+1], lo)
+	q.Low = v[lo]
+	selectAt(v[mid:], hi-mid)
+	q.High = v[hi]
+	return quantiles{q, n}, true
 }
 
 // NewCaptureCoster gathers the pinned host-device copies of tl by
@@ -224,16 +233,66 @@ func NewCaptureCoster(tl *timeline.Timeline, sizes Sizes) *CaptureCoster {
 			cc.gpu[k] = q
 		}
 	}
-	for k, v := range call {
-		if q, ok := quantilesOf(*v); ok {
+	// A coarser list of calls holds every value of its finer ones, so one
+	// of the same length holds just one finer list's values (a capture's
+	// pinned calls mostly of one direction and size class) and has its
+	// quantiles: taken once, finest lists first.
+	type taken struct {
+		q  quantiles
+		ok bool
+	}
+	byKey := make(map[callKey]taken, len(call))
+	for _, coarse := range []int{0, 1, 2} { // class and direction; direction; neither
+		for k, v := range call {
+			if callCoarseness(k) != coarse {
+				continue
+			}
+			t, found := taken{}, false
+			for fk, ft := range byKey {
+				if callCoarseness(fk) == coarse-1 && finerCall(fk, k) && len(*call[fk]) == len(*v) {
+					t, found = ft, true
+					break
+				}
+			}
+			if !found {
+				t.q, t.ok = quantilesOf(*v)
+			}
+			byKey[k] = t
+			if !t.ok {
+				continue
+			}
 			if k.class < 0 {
-				cc.anyCall[k] = q
+				cc.anyCall[k] = t.q
 			} else {
-				cc.call[k] = q
+				cc.call[k] = t.q
 			}
 		}
 	}
 	return cc
+}
+
+// callCoarseness is 0 for a key of calls of one direction and size class,
+// 1 for one direction of every class, 2 for every direction.
+func callCoarseness(k callKey) int {
+	switch {
+	case k.class >= 0:
+		return 0
+	case k.dir != timeline.DirNone:
+		return 1
+	}
+	return 2
+}
+
+// finerCall reports whether key f's calls are among key k's, f one step
+// finer than k.
+func finerCall(f, k callKey) bool {
+	if f.async != k.async {
+		return false
+	}
+	if callCoarseness(k) == 1 {
+		return f.dir == k.dir
+	}
+	return true
 }
 
 // Pinned implements Coster: the GPU time needs pinned copies of the same

@@ -57,14 +57,21 @@ func (m *model) misfits() []Misfit {
 	o := &tl.Ops
 	cs := &tl.Calls
 	by := map[misfitKey]*Misfit{}
+	// Consecutive calls and ops are mostly of one class: the last one's
+	// is kept at hand.
+	var lastKey misfitKey
+	var last *Misfit
 	add := func(k misfitKey, d, corr int64) {
-		f := by[k]
-		if f == nil {
-			f = &Misfit{What: "op", Class: classOf(tl, k.api, k.kind, k.dir, k.mem, k.wait, anyClass, oneSize)}
-			if k.call {
-				f.What = "call"
+		f := last
+		if f == nil || k != lastKey {
+			if f = by[k]; f == nil {
+				f = &Misfit{What: "op", Class: classOf(tl, k.api, k.kind, k.dir, k.mem, k.wait, anyClass, oneSize)}
+				if k.call {
+					f.What = "call"
+				}
+				by[k] = f
 			}
-			by[k] = f
+			lastKey, last = k, f
 		}
 		f.Count++
 		if d > 0 {

@@ -1,11 +1,10 @@
 package replay
 
 import (
-	"cmp"
 	"math"
 	"slices"
-	"sort"
 
+	"github.com/nsyscheck/nsyscheck/internal/cursor"
 	"github.com/nsyscheck/nsyscheck/timeline"
 )
 
@@ -82,18 +81,8 @@ const (
 	flagNested  uint8 = 1 << iota // began before the thread's previous call ended
 	flagFirst                     // the thread's first call: at its measured time
 	flagPolling                   // inside a polling run: pollLast holds the run's last query
-	flagHandoff                   // follows another thread's call: handoffOf finds it
+	flagHandoff                   // follows another thread's call: sim.handoffOf finds it
 )
-
-// handoffOf is the call of another thread that call k follows (k has
-// flagHandoff), and its wake-up delay after that call's end, as measured.
-func (m *model) handoffOf(k int32) (from int32, wake int64) {
-	hs := m.tl.Handoffs // in call order
-	n, _ := slices.BinarySearchFunc(hs, k+1, func(h timeline.Handoff, c int32) int { return cmp.Compare(h.Call, c) })
-	h := hs[n-1] // the last of k's
-	cs := &m.tl.Calls
-	return h.From, cs.Start[k] - cs.End[h.From]
-}
 
 // simWait is how a waiting call's end (or, for a poll, its start) follows
 // the work it waits for: end = max(start + own, W + tail), W the latest
@@ -547,9 +536,11 @@ func (m *model) engineFree() []int64 {
 		}
 		slices.Sort(starts)
 		slices.Sort(ends)
-		running := func(at int64) int { // copies with start <= at < end
-			return sort.Search(len(starts), func(k int) bool { return starts[k] > at }) -
-				sort.Search(len(ends), func(k int) bool { return ends[k] > at })
+		// The ops come in stream order and each stream's in start order,
+		// so the values looked for mostly follow the last: counted from it.
+		var startsTo, endsTo, endsToStart cursor.Cursor
+		upTo := func(c *cursor.Cursor, xs []int64, at int64) int { // how many of xs are at most at
+			return c.Search(len(xs), func(k int) bool { return xs[k] > at })
 		}
 		for _, j := range ops {
 			c := o.Call[j]
@@ -558,11 +549,17 @@ func (m *model) engineFree() []int64 {
 			}
 			launch, start := cs.Start[c], o.Start[j]
 			// The latest end in (launch, start].
-			k := sort.Search(len(ends), func(k int) bool { return ends[k] > start }) - 1
+			k := upTo(&endsToStart, ends, start) - 1
 			if k < 0 || ends[k] <= launch {
 				continue
 			}
-			if running(ends[k]-1) >= m.slots[e] {
+			// The copies running just before ends[k]: started before it,
+			// not ended before it (ends[:f] did).
+			f := k
+			if f > 0 && ends[f-1] == ends[k] {
+				f = upTo(&endsTo, ends, ends[k]-1)
+			}
+			if upTo(&startsTo, starts, ends[k]-1)-f >= m.slots[e] {
 				if free == nil {
 					free = make([]int64, o.Len())
 					for i := range free {

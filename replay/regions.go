@@ -146,6 +146,12 @@ type regions struct {
 	// pieces is overlapped's scratch.
 	over   spans
 	pieces [][2]int64
+	// mode, deep and ix are how the instances' runs of calls are read
+	// (runindex.go): deep once worked out, ix the index of the last
+	// schedule, its slices kept for the next.
+	mode indexMode
+	deep *bool
+	ix   *runIndex
 }
 
 func newRegions(tl *timeline.Timeline) *regions {
@@ -231,8 +237,18 @@ func (rg *regions) measureAll(s *Schedule) []measure {
 		acc[k] = region{times: make([]float64, 0, n), shares: make([]float64, 0, n), outside: make([]float64, 0, n),
 			periods: make([]float64, 0, n), prev: map[int32][2]int64{}}
 	}
+	var ix *runIndex
+	if rg.indexed() {
+		rg.ix = rg.index(s, rg.ix)
+		ix = rg.ix
+	}
 	for _, r := range rg.tl.Ranges {
-		start, end, copyNs, over, hold, pageable, outside := rg.instance(s, r)
+		var start, end, copyNs, over, hold, pageable, outside int64
+		if ix != nil {
+			start, end, copyNs, over, hold, pageable, outside = ix.instance(rg, s, r)
+		} else {
+			start, end, copyNs, over, hold, pageable, outside = rg.instance(s, r)
+		}
 		a := &acc[byName[r.Name]]
 		m := &a.m
 		t := float64(end - start)

@@ -170,6 +170,11 @@ const (
 // Replay replays tl as captured and with its pageable copies pinned, and
 // measures its regions in each.
 func Replay(ctx context.Context, tl *timeline.Timeline, opts Options) (*Result, error) {
+	return replay(ctx, tl, opts, indexAuto)
+}
+
+// replay is Replay, the regions' runs of calls read as mode says.
+func replay(ctx context.Context, tl *timeline.Timeline, opts Options, mode indexMode) (*Result, error) {
 	sizes := opts.Sizes
 	if sizes.Of == nil {
 		sizes = oneSize
@@ -191,6 +196,7 @@ func Replay(ctx context.Context, tl *timeline.Timeline, opts Options) (*Result, 
 	}
 	m.engineAt = nil
 	rg := newRegions(tl)
+	rg.mode = mode
 	measured := rg.measureAll(Measured(tl))
 	// One schedule, simulated into again for each run and measured at once.
 	sc := newSchedule(tl)
@@ -323,7 +329,7 @@ func (m *model) whatIf(coster Coster, sizes Sizes, pinBy PinBy, res *Result) *wh
 		api := ""
 		if c != timeline.None {
 			api = tl.Name(tl.Calls.Name[c])
-			role := timeline.RoleOf(api)
+			role := tl.CallRole(c)
 			if role != timeline.RoleCopyAsync && role != timeline.RoleCopyBlocking {
 				res.Kept++
 				w.assume(timeline.AssumeGraphCopy, s.PID, s.ID, api, o.Corr[j])
@@ -441,7 +447,7 @@ func (w *whatIf) apply(p *params, l level) {
 		// A pinned copy starts as its call returns.
 		p.latL.set(j, call)
 		p.fromEnd[j] = false
-		switch timeline.RoleOf(tl.Name(tl.Calls.Name[c])) {
+		switch tl.CallRole(c) {
 		case timeline.RoleCopyBlocking:
 			on := []int32{j}
 			wi := p.callWait[c]

@@ -60,7 +60,14 @@ func partition3[T cmp.Ordered](v []T) (lt, gt int) {
 // with r+1 >= p*n), found by selection; v is reordered. v must not be
 // empty.
 func quantileOf(v []float64, p float64) float64 {
-	n := len(v)
+	r := quantileRank(len(v), p)
+	selectAt(v, r)
+	return v[r]
+}
+
+// quantileRank is the rank of the p-quantile of n values as stat.Quantile
+// with stat.Empirical takes it: the smallest rank r with r+1 >= p*n.
+func quantileRank(n int, p float64) int {
 	at := p * float64(n)
 	r := min(max(int(math.Ceil(at))-1, 0), n-1)
 	for r > 0 && float64(r) >= at {
@@ -69,7 +76,12 @@ func quantileOf(v []float64, p float64) float64 {
 	for r < n-1 && float64(r+1) < at {
 		r++
 	}
+	return r
+}
+
+// selectAt reorders v so that its value of rank r is at v[r], the smaller
+// ones before it and the greater after.
+func selectAt[T cmp.Ordered](v []T, r int) {
 	selectRank(v, r)
 	selectRank(v[r:], 1)
-	return v[r]
 }

@@ -10,8 +10,9 @@ import (
 )
 
 // TestSelection: selectRank leaves the k smallest values first, and
-// quantileOf and trimmedMean give what sorting gives, on values with many
-// ties, sorted, reversed and random.
+// quantileOf, quantilesOf and trimmedMean (by its heaps, and by selection
+// where the values' sum could round) give what sorting gives, on values
+// with many ties, sorted, reversed and random, and negated.
 func TestSelection(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, n := range []int{1, 2, 3, 17, 100, 1000, 20_000} {
@@ -47,8 +48,25 @@ func TestSelection(t *testing.T) {
 					t.Errorf("n %d, kind %d: quantile %g = %g, want %g", n, kind, p, got, want)
 				}
 			}
+			if n >= MinSamples {
+				q, _ := quantilesOf(slices.Clone(f))
+				want := Bound{stat.Quantile(0.1, stat.Empirical, fs, nil), stat.Quantile(0.5, stat.Empirical, fs, nil), stat.Quantile(0.9, stat.Empirical, fs, nil)}
+				if q.q != want || q.n != n {
+					t.Errorf("n %d, kind %d: quantiles %+v of %d, want %+v", n, kind, q.q, q.n, want)
+				}
+			}
 			if got, want := trimmedMean(slices.Clone(v)), sortedTrimmedMean(sorted); got != want {
 				t.Errorf("n %d, kind %d: trimmed mean %d, want %d", n, kind, got, want)
+			}
+			if got, want := selectedMean(slices.Clone(v), int(float64(n)*TrimShare)), sortedTrimmedMean(sorted); got != want {
+				t.Errorf("n %d, kind %d: trimmed mean by selection %d, want %d", n, kind, got, want)
+			}
+			neg := make([]int64, n)
+			for i := range v {
+				neg[i] = -v[i]
+			}
+			if got, want := trimmedMean(neg), sortedTrimmedMean(slices.Sorted(slices.Values(neg))); got != want {
+				t.Errorf("n %d, kind %d: trimmed mean of the negated values %d, want %d", n, kind, got, want)
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sort"
 
 	"github.com/nsyscheck/nsyscheck/timeline"
 )
@@ -51,6 +52,8 @@ type sim struct {
 	scur     []int32 // per stream, its next op
 	// tEnd is, per thread, the latest replayed end of its calls so far.
 	tEnd []int64
+	// hcur is, per thread, where handoffOf last looked in tl.Handoffs.
+	hcur []int32
 	// parkedOn is what each cursor waits for (^0 none). The cursors
 	// waiting for a call's end or an op's start are a list per node:
 	// parkBits marks the nodes with one (by slot), lists holds each such
@@ -96,8 +99,10 @@ func (m *model) simulate(ctx context.Context, p *params, sc *Schedule) error {
 	s.parkNext = make([]int32, ncur)
 	s.parkBits = m.parkMarks()
 	s.queued = make([]bool, ncur)
+	s.hcur = make([]int32, len(tl.Threads))
 	for i := range tl.Threads {
 		s.tcur[i] = tl.Threads[i].First
+		s.hcur[i] = int32(sort.Search(len(tl.Handoffs), func(n int) bool { return tl.Handoffs[n].Call >= tl.Threads[i].First }))
 	}
 	for i := range tl.Streams {
 		s.scur[i] = tl.Streams[i].First
@@ -287,7 +292,7 @@ func (s *sim) callStart(th, k int32) (int64, bool) {
 		at = s.tEnd[th] + m.gap.at(k)
 	}
 	if m.flags[k]&flagHandoff != 0 {
-		hFrom, wake := m.handoffOf(k)
+		hFrom, wake := s.handoffOf(th, k)
 		from := sc.CallEnd[hFrom]
 		if from == unknown {
 			s.park(th, node(nodeCallEnd, hFrom))
@@ -298,6 +303,25 @@ func (s *sim) callStart(th, k int32) (int64, bool) {
 		at = max(s.tEnd[th], from+wake)
 	}
 	return at, true
+}
+
+// handoffOf is the call of another thread that call k of thread th
+// follows (k has flagHandoff), and its wake-up delay after that call's
+// end, as measured. A thread's calls are placed in order and its hand-offs
+// are one run of tl.Handoffs (in call order), so a cursor per thread finds
+// them: the last of k's entries.
+func (s *sim) handoffOf(th, k int32) (from int32, wake int64) {
+	hs := s.tl.Handoffs
+	n := s.hcur[th]
+	for hs[n].Call < k {
+		n++
+	}
+	for int(n)+1 < len(hs) && hs[n+1].Call == k {
+		n++
+	}
+	s.hcur[th] = n
+	cs := &s.tl.Calls
+	return hs[n].From, cs.Start[k] - cs.End[hs[n].From]
 }
 
 // pollStart is the start of the last query of a polling run: once the
@@ -389,7 +413,7 @@ func (s *sim) stepStream(st int32) {
 		}
 		if e := s.m.engineOf(j); e >= 0 {
 			s.inHeap[j] = true
-			s.ready.push(readyOp{at: at, op: j})
+			s.ready.push(readyOp{at: at, op: j, engine: e})
 			return
 		}
 		s.startOp(j, at)
@@ -446,7 +470,7 @@ func (s *sim) startOp(j int32, at int64) {
 func (s *sim) startCopy(r readyOp) {
 	j := r.op
 	s.inHeap[j] = false
-	slots := s.free[s.m.engineOf(j)]
+	slots := s.free[r.engine]
 	best := 0
 	for k := range slots {
 		if slots[k] < slots[best] {
@@ -511,8 +535,8 @@ func (s *sim) unstick() bool {
 
 // readyOp is a copy waiting for its engine from time at.
 type readyOp struct {
-	at int64
-	op int32
+	at         int64
+	op, engine int32
 }
 
 // readyHeap orders ready copies by time, then op: a binary heap kept by

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"cmp"
+	"encoding/binary"
 	"math"
 	"slices"
 
@@ -209,25 +210,48 @@ const TrimShare = 0.01
 // finish takes the typical delays of every class of the quantities qs,
 // from their samples so far, and lets the samples go.
 func (t *typicals) finish(qs ...qcode) {
-	union := map[tkey][][]int64{}
+	// Each class's samples are the union of its finer classes' lists,
+	// named by their places in lists; a coarser class often holds the very
+	// lists of a finer one (one API launches a direction's copies), and
+	// the typical delay of one set of lists is taken once for all of them.
+	var lists [][]int64
+	union := map[tkey][]int32{}
 	for k, v := range t.samples {
 		if !slices.Contains(qs, k.q) {
 			continue
 		}
+		n := int32(len(lists))
+		lists = append(lists, *v)
 		lv := k.levels()
 		for i, l := range lv {
 			if i == 0 || l != lv[i-1] {
-				union[l] = append(union[l], *v)
+				union[l] = append(union[l], n)
 			}
 		}
 	}
+	type typical struct {
+		value int64
+		count int
+	}
+	bySet := map[string]typical{}
 	var scratch []int64
+	var set []byte
 	for k, parts := range union {
-		scratch = scratch[:0]
+		slices.Sort(parts)
+		set = set[:0]
 		for _, p := range parts {
-			scratch = append(scratch, p...)
+			set = binary.LittleEndian.AppendUint32(set, uint32(p))
 		}
-		t.value[k], t.count[k] = trimmedMean(scratch), len(scratch)
+		ty, ok := bySet[string(set)]
+		if !ok {
+			scratch = scratch[:0]
+			for _, p := range parts {
+				scratch = append(scratch, lists[p]...)
+			}
+			ty = typical{trimmedMean(scratch), len(scratch)}
+			bySet[string(set)] = ty
+		}
+		t.value[k], t.count[k] = ty.value, ty.count
 	}
 	for k := range t.samples {
 		if slices.Contains(qs, k.q) {
@@ -238,12 +262,86 @@ func (t *typicals) finish(qs ...qcode) {
 }
 
 // trimmedMean is the mean of v without its TrimShare lowest and highest
-// values. v is reordered: the values kept are moved between the cut ones
-// by selection, not sorted, and summed in that order (the sum of integers
-// below 2^53 that it is in any real capture, whose order does not change
-// it).
+// values: their sum, less the sums of the values cut at each end (each
+// kept by a heap of the cut ones, in one pass), over how many are left.
+// Where the values' magnitudes sum to 2^53 or more, so that a sum in
+// float64 could round, it is taken as before by selection, and v is
+// reordered.
 func trimmedMean(v []int64) int64 {
 	cut := int(float64(len(v)) * TrimShare)
+	var sum int64
+	var mag uint64
+	for _, x := range v {
+		sum += x
+		if x < 0 {
+			mag += uint64(-x)
+		} else {
+			mag += uint64(x)
+		}
+		if mag >= 1<<53 {
+			return selectedMean(v, cut)
+		}
+	}
+	if cut > 0 {
+		sum -= lowestSum(v, cut, false) + lowestSum(v, cut, true)
+	}
+	return int64(math.Round(float64(sum) / float64(len(v)-2*cut)))
+}
+
+// lowestSum is the sum of the n lowest values of v (of the n highest where
+// high), kept in a heap whose root is the greatest of them (the high
+// values as their complements, ^x, which reverse their order).
+func lowestSum(v []int64, n int, high bool) int64 {
+	h := make([]int64, 0, n)
+	for _, x := range v {
+		if high {
+			x = ^x
+		}
+		if len(h) < n {
+			h = append(h, x)
+			for i := len(h) - 1; i > 0; {
+				p := (i - 1) / 2
+				if h[p] >= h[i] {
+					break
+				}
+				h[i], h[p] = h[p], h[i]
+				i = p
+			}
+			continue
+		}
+		if x >= h[0] {
+			continue
+		}
+		h[0] = x
+		for i := 0; ; {
+			l, r, m := 2*i+1, 2*i+2, i
+			if l < n && h[l] > h[m] {
+				m = l
+			}
+			if r < n && h[r] > h[m] {
+				m = r
+			}
+			if m == i {
+				break
+			}
+			h[i], h[m] = h[m], h[i]
+			i = m
+		}
+	}
+	var sum int64
+	for _, x := range h {
+		if high {
+			x = ^x
+		}
+		sum += x
+	}
+	return sum
+}
+
+// selectedMean is the mean of v without its cut lowest and highest values,
+// found by selection and summed in float64 in the order selection leaves
+// them; v is reordered.
+func selectedMean(v []int64, cut int) int64 {
 	if cut > 0 {
 		selectRank(v, cut)
 		selectRank(v[cut:], len(v)-2*cut)

@@ -593,6 +593,10 @@ func checkView(v *auditView, out *audit.Output, verbose bool) {
 		v.Answer = fmt.Sprintf("held: %d of %d judged regions lie in their predicted bound; %s", held, judged, strings.Join(rest, ", "))
 	case c.Verdict == audit.Died:
 		v.Answer = fmt.Sprintf("died: %d of %d judged regions lie outside their predicted bound", died, judged)
+	case len(missingAfter(c)) > 0:
+		names := missingAfter(c)
+		v.Answer = fmt.Sprintf("unavailable: the capture after has no region %s, which the check judges (renamed, or its ranges gone), so the fix cannot be checked there; --match %s=NAME compares it with a region named otherwise",
+			strings.Join(names, ", "), names[0])
 	case notPredicted(c):
 		v.Answer = "unavailable: " + notPredictedWords(c.Regions[0].NotPredicted)
 	case c.Unseen == nil && !c.Fix.Made:
@@ -1039,14 +1043,63 @@ func replayWords(au *audit.Audit) []string {
 	}
 	out := []string{replayNote(au)}
 	for _, a := range rp.Assumptions {
-		if a.Kind == timeline.AssumeCopyThread || a.Kind == timeline.AssumeNoCost || a.Kind == timeline.AssumeGraphCopy {
+		switch a.Kind {
+		case timeline.AssumeCopyThread, timeline.AssumeNoCost, timeline.AssumeGraphCopy:
 			out = append(out, fmt.Sprintf("assumed %s: %s (%s, pid %d)", a.Kind, nounsOf(int64(a.Count), "time"), a.API, a.PID))
+		case timeline.AssumeEventUnrecorded, timeline.AssumeEventUnknown, timeline.AssumeEventRecordWithoutCall, timeline.AssumeSyncStreamUnknown:
+			out = append(out, unresolvedWords(a))
 		}
 	}
 	if rp.Forced > 0 {
 		out = append(out, fmt.Sprintf("%s in a cycle were taken at their measured times", nounsOf(int64(rp.Forced), "dependency")))
 	}
 	return out
+}
+
+// missingAfter names the regions the check would judge that the capture
+// after lacks (audit.WhyMissing).
+func missingAfter(c *audit.Check) []string {
+	var names []string
+	for _, r := range c.Regions {
+		if r.Why == audit.WhyMissing {
+			names = append(names, r.Region.Name)
+		}
+	}
+	return names
+}
+
+// unresolvedWords says which dependency the capture names that the
+// timeline could not resolve, and what it assumed in its place: a trace
+// that lacks what its own records point to, never seen in a whole one.
+func unresolvedWords(a timeline.Assumption) string {
+	of := fmt.Sprintf("pid %d", a.PID)
+	if a.API != "" {
+		of = a.API + ", " + of
+	}
+	if a.Event >= 0 {
+		of += fmt.Sprintf(", event %d", a.Event)
+	}
+	if a.Corr != 0 {
+		of += fmt.Sprintf(", the first: correlation id %d", a.Corr)
+	}
+	n := int64(a.Count)
+	switch a.Kind {
+	case timeline.AssumeEventUnrecorded:
+		return fmt.Sprintf("unresolved: %s on an event no recording of which is in the trace before it (%s): each keeps its measured time and waits for no GPU work",
+			nounsOf(n, "wait"), of)
+	case timeline.AssumeEventUnknown:
+		return fmt.Sprintf("unresolved: %s lacking the synchronisation record that names the event (%s): each keeps its measured time and waits for no GPU work",
+			nounsOf(n, "event wait"), of)
+	case timeline.AssumeEventRecordWithoutCall:
+		if a.Stream >= 0 {
+			of += fmt.Sprintf(", stream %d", a.Stream)
+		}
+		return fmt.Sprintf("unresolved: %s without a recording call in the trace (%s): left out, so the waits on the event look for another recording",
+			nounsOf(n, "event recording"), of)
+	default: // timeline.AssumeSyncStreamUnknown
+		return fmt.Sprintf("unresolved: %s lacking the synchronisation record that names the stream (%s): each is taken to wait for the stream whose work ended last before it returned",
+			nounsOf(n, "stream synchronisation"), of)
+	}
 }
 
 // findingTitle is what a finding of the audit is, in words.

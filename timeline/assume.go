@@ -109,10 +109,10 @@ type assumeKey struct {
 type assumptions struct {
 	at   map[assumeKey]int
 	list []Assumption
-	// last is the key added last and lastAt its entry in list (set with
-	// at): a run of calls mostly repeats one assumption.
-	last   assumeKey
-	lastAt int
+	// recent holds the keys added last and their entries in list (set
+	// with at): a run of calls mostly repeats one assumption, or a few in
+	// turn (the threads of a hand-off).
+	recent recentKeys[assumeKey]
 }
 
 func (a *assumptions) add(kind AssumptionKind, pid int64, api string, event, stream, corr int64) {
@@ -121,20 +121,47 @@ func (a *assumptions) add(kind AssumptionKind, pid int64, api string, event, str
 
 func (a *assumptions) addThread(kind AssumptionKind, pid, tid int64, api string, event, stream, corr int64) {
 	k := assumeKey{kind, pid, api, event, stream, tid}
+	if i, ok := a.recent.find(k); ok {
+		a.list[i].Count++
+		return
+	}
 	if a.at == nil {
 		a.at = map[assumeKey]int{}
-	} else if k == a.last {
-		a.list[a.lastAt].Count++
-		return
 	}
-	if i, ok := a.at[k]; ok {
+	i, ok := a.at[k]
+	if ok {
 		a.list[i].Count++
-		a.last, a.lastAt = k, i
-		return
+	} else {
+		i = len(a.list)
+		a.at[k] = i
+		a.list = append(a.list, Assumption{Kind: kind, PID: pid, API: api, Event: event, Stream: stream, TID: tid, Count: 1, Corr: corr})
 	}
-	a.last, a.lastAt = k, len(a.list)
-	a.at[k] = len(a.list)
-	a.list = append(a.list, Assumption{Kind: kind, PID: pid, API: api, Event: event, Stream: stream, TID: tid, Count: 1, Corr: corr})
+	a.recent.add(k, i)
+}
+
+// recentKeys holds the last few keys found and their indexes, each new one
+// in place of the oldest: looked through before a map.
+type recentKeys[K comparable] struct {
+	keys      [8]K
+	at        [8]int
+	next, set int // where the next goes; how many are set
+}
+
+// find returns the index kept with k, false when k is not among them.
+func (r *recentKeys[K]) find(k K) (int, bool) {
+	for n := range r.set {
+		if r.keys[n] == k {
+			return r.at[n], true
+		}
+	}
+	return 0, false
+}
+
+// add keeps k with index at, in place of the oldest key.
+func (r *recentKeys[K]) add(k K, at int) {
+	r.keys[r.next], r.at[r.next] = k, at
+	r.next = (r.next + 1) % len(r.keys)
+	r.set = min(r.set+1, len(r.keys))
 }
 
 // sorted returns the assumptions by kind, process, API, event, stream,

@@ -66,11 +66,7 @@ type Builder struct {
 	// indexes: records come in runs of one API, thread and stream.
 	lastName   string
 	lastNameAt int32
-	lastThread struct {
-		pid, tid int64
-		name     string
-		at       int32
-	}
+	lastThread int32
 	lastStream struct {
 		key [3]int64
 		at  int32
@@ -126,21 +122,41 @@ func (b *Builder) intern(s string) int32 {
 	return i
 }
 
+// scannedThreads is how many threads thread looks through before it asks
+// the map: a program's threads often take turns (a hand-off from one to
+// the next), and a few are found sooner one after the other than hashed.
+const scannedThreads = 64
+
 func (b *Builder) thread(pid, tid int64, name string) int32 {
-	if l := &b.lastThread; len(b.threads) > 0 && l.pid == pid && l.tid == tid && l.name == name {
-		return l.at
+	if l := b.lastThread; int(l) < len(b.threads) && b.threads[l].PID == pid && b.threads[l].TID == tid {
+		b.nameThread(l, name)
+		return l
+	}
+	if len(b.threads) <= scannedThreads {
+		for i := range b.threads {
+			if t := &b.threads[i]; t.PID == pid && t.TID == tid {
+				b.lastThread = int32(i)
+				b.nameThread(int32(i), name)
+				return int32(i)
+			}
+		}
 	}
 	i := b.threadAt(pid, tid, name)
-	b.lastThread.pid, b.lastThread.tid, b.lastThread.name, b.lastThread.at = pid, tid, name, i
+	b.lastThread = i
 	return i
+}
+
+// nameThread names thread i name where it has no name yet.
+func (b *Builder) nameThread(i int32, name string) {
+	if name != "" && b.threads[i].Name == None {
+		b.threads[i].Name = b.intern(name)
+	}
 }
 
 func (b *Builder) threadAt(pid, tid int64, name string) int32 {
 	k := [2]int64{pid, tid}
 	if i, ok := b.threadIdx[k]; ok {
-		if name != "" && b.threads[i].Name == None {
-			b.threads[i].Name = b.intern(name)
-		}
+		b.nameThread(i, name)
 		return i
 	}
 	i := int32(len(b.threads))

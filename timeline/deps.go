@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/nsyscheck/nsyscheck/internal/cursor"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/records"
 )
@@ -44,8 +45,6 @@ type resolver struct {
 		calls    []int32
 		corrKeys []int64
 	}
-	// roles is the role of each interned name.
-	roles []Role
 	// launchMax is, per op, the latest launch time (its call's start, or
 	// its own start without a call) of its stream up to it.
 	launchMax []int64
@@ -325,9 +324,9 @@ func (r *resolver) callByCorr(pid, corr int64) int32 {
 // process and the launch times per stream.
 func (r *resolver) index() {
 	t := r.t
-	r.roles = make([]Role, len(t.Names))
+	t.Roles = make([]Role, len(t.Names))
 	for i, n := range t.Names {
-		r.roles[i] = RoleOf(n)
+		t.Roles[i] = RoleOf(n)
 	}
 	cs := &t.Calls
 	t.ByStart = sortedPerProcess(t, cs.Start)
@@ -443,7 +442,7 @@ func (r *resolver) eventWork(pid, ev int64, call int32) (ops []int32, ok bool) {
 // roleOf is call i's role: by its name, else by its synchronisation
 // record's kind.
 func (r *resolver) roleOf(i int32) Role {
-	role := r.roles[r.t.Calls.Name[i]]
+	role := r.t.CallRole(i)
 	if role != RoleOther {
 		return role
 	}
@@ -671,6 +670,9 @@ func (r *resolver) handoffs(ctx context.Context) error {
 	// Calls in (pid, end) order.
 	byEnd := sortedPerProcess(t, cs.End)
 	var ofPID []int32 // byEnd's calls of the process of the thread at hand
+	// A thread's calls start in order: the search for the calls that
+	// ended before each goes on from the last.
+	var at cursor.Cursor
 	for th, thr := range t.Threads {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("building the timeline: %w", err)
@@ -679,13 +681,13 @@ func (r *resolver) handoffs(ctx context.Context) error {
 			continue
 		}
 		if ofPID == nil || t.PID(ofPID[0]) != thr.PID {
-			ofPID = callsOfPID(t, byEnd, thr.PID)
+			ofPID, at = callsOfPID(t, byEnd, thr.PID), cursor.Cursor{}
 		}
 		prevEnd := cs.End[thr.First]
 		for i := thr.First + 1; i < thr.Last; i++ {
 			idle := cs.Start[i] - prevEnd
 			if idle >= HandoffMinIdleNs {
-				if from := r.wokenBy(ofPID, int32(th), prevEnd, cs.Start[i]); from != None {
+				if from := r.wokenBy(ofPID, &at, int32(th), prevEnd, cs.Start[i]); from != None {
 					if wake := cs.Start[i] - cs.End[from]; float64(wake) <= HandoffMaxWakeShare*float64(idle) {
 						t.Handoffs = append(t.Handoffs, Handoff{Call: i, From: from})
 						r.b.assumed.add(AssumeHandoff, thr.PID, t.Name(cs.Name[i]), records.NoID, records.NoID, cs.Corr[i])
@@ -714,10 +716,10 @@ func runOfPID(t *Timeline, calls []int32, pid int64) (lo, hi int) {
 
 // wokenBy returns the call of another thread than th of th's process
 // (ofPID, its calls in end order) that ended last in (after, at], None
-// when there is none.
-func (r *resolver) wokenBy(ofPID []int32, th int32, after, at int64) int32 {
+// when there is none; c is where the last search of ofPID ended.
+func (r *resolver) wokenBy(ofPID []int32, c *cursor.Cursor, th int32, after, at int64) int32 {
 	cs := &r.t.Calls
-	k := sort.Search(len(ofPID), func(k int) bool { return cs.End[ofPID[k]] > at })
+	k := c.Search(len(ofPID), func(k int) bool { return cs.End[ofPID[k]] > at })
 	const maxLook = 64 // calls of the thread itself ending in the window (nested calls)
 	for n := 0; k > 0 && n < maxLook; n++ {
 		k--

@@ -28,6 +28,8 @@ type Timeline struct {
 	// Names holds every interned string: API names, kernel names, thread
 	// names, range names.
 	Names []string
+	// Roles holds the role of each of Names, as RoleOf tells it.
+	Roles []Role
 	// Threads are the host threads that made calls or pushed ranges, in
 	// (pid, tid) order; each owns a contiguous run of Calls.
 	Threads []Thread
@@ -318,6 +320,14 @@ func (t *Timeline) Name(i int32) string {
 		return ""
 	}
 	return t.Names[i]
+}
+
+// CallRole is call i's role as its name tells it (RoleOf).
+func (t *Timeline) CallRole(i int32) Role {
+	if n := t.Calls.Name[i]; n >= 0 && int(n) < len(t.Roles) {
+		return t.Roles[n]
+	}
+	return RoleOf(t.Name(t.Calls.Name[i]))
 }
 
 // PID is the process of call i.

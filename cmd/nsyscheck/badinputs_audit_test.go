@@ -276,7 +276,7 @@ func assertNoSecretIn(t *testing.T, dir string) {
 
 // auditLine picks the lines of an audit that sum it up: what was read, the
 // findings, NVIDIA's rule, the verdict, what the capture exposes.
-var auditLine = regexp.MustCompile(`^\d+ CUDA API calls|^(secretly-synchronous|cannot-overlap): |^NVIDIA's |^verdict|"verdict"|^- \*\*`)
+var auditLine = regexp.MustCompile(`^(held|died|unavailable): |^unresolved: |^\d+ CUDA API calls|^(secretly-synchronous|cannot-overlap): |^NVIDIA's |^verdict|"verdict"|^- \*\*`)
 
 // auditAnswer sums up an audit's output for docs/bad-inputs.md.
 func auditAnswer(out string) string {

@@ -283,10 +283,13 @@ func readExpectation(path string) (*expectation, error) {
 		return nil, fmt.Errorf("%s: %s is given twice, so which verdict holds is unclear; keep one", path, k)
 	}
 	var e expectation
-	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec := json.NewDecoder(strings.NewReader(strings.TrimPrefix(string(data), "\uFEFF")))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&e); err != nil {
 		return nil, fmt.Errorf("%s: not an expected-verdicts file (%v); want {\"claims\": {\"1.floor\": \"held\", ...}, \"predictions\": {\"1\": \"held\", ...}}", path, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%s: more than one JSON value in the file, so which verdicts hold is unclear; keep one object", path)
 	}
 	if len(e.Claims) == 0 && len(e.Predictions) == 0 {
 		return nil, fmt.Errorf("%s: expects no verdicts; list claims and/or predictions", path)

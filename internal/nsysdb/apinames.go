@@ -44,6 +44,13 @@ func IsCopyAPI(name string) bool {
 // forms) or a CUDA graph (IsGraphLaunch).
 func IsLaunchAPI(name string) bool { return strings.Contains(name, "Launch") }
 
+// IsEventRecordAPI reports whether an API name (without its _vNNNN
+// suffix) records a CUDA event on a stream (cudaEventRecord,
+// cudaEventRecordWithFlags, cuEventRecord, ...).
+func IsEventRecordAPI(name string) bool {
+	return strings.HasPrefix(name, "cudaEventRecord") || strings.HasPrefix(name, "cuEventRecord")
+}
+
 // IsGraphLaunch reports whether an API name (without its _vNNNN suffix)
 // launches a CUDA graph (cudaGraphLaunch, cuGraphLaunch_ptsz, ...), whose
 // copies and kernels carry the launch's correlation id.

@@ -7,6 +7,7 @@ package perfbench
 import (
 	_ "embed"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -143,4 +144,13 @@ func lastLine(s string) string {
 		s = s[i+1:]
 	}
 	return s
+}
+
+// ProcessCPU is the user and system time this process has taken so far.
+func ProcessCPU() (time.Duration, error) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, fmt.Errorf("reading the process's CPU time: %w", err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
 }

@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -176,11 +175,11 @@ func BenchmarkAudit1M(b *testing.B) {
 
 // processCPU is the user and system time this process has taken.
 func processCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+	cpu, err := ProcessCPU()
+	if err != nil {
 		b.Fatal(err)
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return cpu
 }
 
 // manyCopies writes a capture of 600,000 small async copies in the real

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// shippedEdit copies the shipped export rel (under testdata/captures) into
+// dir, runs the statements on the copy and returns the audit's arguments
+// (NVIDIA's rule off).
+func shippedEdit(rel string, stmts ...string) func(t *testing.T, dir string) []string {
+	return func(t *testing.T, dir string) []string {
+		p := filepath.Join(dir, filepath.Base(rel))
+		writeFile(t, p, readFile(t, filepath.Join("../../testdata/captures", rel)))
+		db := openRW(t, p)
+		mustExec(t, db, stmts...)
+		db.Close()
+		return []string{p, "--nvidia-rule", "off"}
+	}
+}
+
+// replayCases: the records the replay's dependencies rest on
+// (synchronisations, event recordings, graph launches, migrations) that
+// contradict each other or name what nsys never writes, a check whose
+// AFTER lacks a region BEFORE judged, and --expect files holding more than
+// one value or values of no kind. Each is made from a shipped capture,
+// damaged the way the row says.
+func replayCases() []badCase {
+	const expects = "audit rates and --expect files"
+	// pipelineExpect writes body as the expectation of the shipped
+	// pipeline-pageable export, copied into dir.
+	pipelineExpect := func(body string) func(t *testing.T, dir string) []string {
+		return func(t *testing.T, dir string) []string {
+			e := filepath.Join(dir, "expect.json")
+			writeFile(t, e, []byte(body))
+			return append(pipelineEdit(`SELECT 1`)(t, dir), "--expect", e)
+		}
+	}
+	const records = "records that contradict each other"
+	// pipelinePair audits the shipped pipeline-pageable export against a
+	// copy of pipeline-pinned, damaged by the statements.
+	pipelinePair := func(stmts ...string) func(t *testing.T, dir string) []string {
+		return func(t *testing.T, dir string) []string {
+			after := shippedEdit("pipeline-pinned/pipeline-pinned.sqlite", stmts...)(t, dir)
+			return append([]string{"../../testdata/captures/pipeline-pageable/pipeline-pageable.sqlite"}, after...)
+		}
+	}
+	const jsons = "JSON nested without end, and audits edited"
+	return []badCase{
+		{group: jsons, name: "report of an audit JSON whose copy count (7) contradicts its classes", cmd: "report",
+			make: editedAudit(func(results []map[string]any, check map[string]any) { results[0]["copies"] = 7 }),
+			exit: 2, want: []string{"audit.json", "copies is 7, but its classes hold 207 copies: the file was edited"}},
+		maskedReport(),
+		{group: "audit", name: "audit BEFORE AFTER: AFTER's region pass renamed pass2 (once held on warmup alone)", cmd: "audit",
+			make: pipelinePair(`UPDATE NVTX_EVENTS SET text = 'pass2' WHERE text = 'pass'`),
+			exit: 1, want: []string{"UNAVAILABLE", "unavailable: the capture after has no region pass, which the check judges (renamed, or its ranges gone), so the fix cannot be checked there; --match pass=NAME"}},
+		{group: "audit", name: "audit BEFORE AFTER: AFTER without its pass ranges", cmd: "audit",
+			make: pipelinePair(`DELETE FROM NVTX_EVENTS WHERE text = 'pass'`),
+			exit: 1, want: []string{"UNAVAILABLE", "the capture after has no region pass, which the check judges"}},
+		{group: "audit", name: "audit: every cudaEventSynchronize waits on event 999, never recorded (the replay's assumption once said in JSON alone)", cmd: "audit",
+			make: pipelineEdit(`UPDATE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION SET eventId = 999 WHERE syncType = 1`),
+			exit: 1, want: []string{"unresolved: 7 waits on an event no recording of which is in the trace before it (cudaEventSynchronize, pid 22, event 999, the first: correlation id 134): each keeps its measured time and waits for no GPU work"}},
+		{group: "audit", name: "audit: every CUDA_EVENT row's correlation id naming no call", cmd: "audit",
+			make: pipelineEdit(`UPDATE CUPTI_ACTIVITY_KIND_CUDA_EVENT SET correlationId = correlationId + 100000`),
+			exit: 1, want: []string{"unresolved: 6 event recordings without a recording call in the trace (pid 22, event 1, the first: correlation id 100218, stream 14)"}},
+		{group: "audit", name: "audit: every synchronisation record's correlation id naming no call", cmd: "audit",
+			make: pipelineEdit(`UPDATE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION SET correlationId = correlationId + 100000`),
+			exit: 1, want: []string{"unresolved: 7 event waits lacking the synchronisation record that names the event (cudaEventSynchronize, pid 22, the first: correlation id 134)"}},
+		{group: records, name: "audit: every cudaEventSynchronize record ending 1 ns after it starts, before the kernel its event stood for", cmd: "audit",
+			make: pipelineEdit(`UPDATE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION SET end = start + 1 WHERE syncType = 1`),
+			exit: 2, want: []string{"pipeline-pageable.sqlite", "table CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, stream 13 of process 22, device 0: the kernel started at 1115658088 ns ends at 1116289962 ns, 597584 ns after the event synchronisation (correlation id 134) that waited for it ended"}},
+		{group: records, name: "audit: every synchronisation record 200 ms before its call", cmd: "audit",
+			make: pipelineEdit(`UPDATE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION SET start = start - 200000000, end = end - 200000000`),
+			exit: 2, want: []string{"pipeline-pageable.sqlite", "table CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, event synchronisation, correlation id 134 of process 22: the record runs [915692377, 916297686 ns], outside the cudaEventSynchronize call that made it [1115691441, 1116299467 ns]"}},
+		{group: records, name: "audit: every event recording twice", cmd: "audit",
+			make: pipelineEdit(`INSERT INTO CUPTI_ACTIVITY_KIND_CUDA_EVENT SELECT * FROM CUPTI_ACTIVITY_KIND_CUDA_EVENT`),
+			exit: 2, want: []string{"pipeline-pageable.sqlite", "table CUPTI_ACTIVITY_KIND_CUDA_EVENT, recording of event 1, correlation id 218 of process 22: a second recording by the call with this correlation id"}},
+		{group: records, name: "audit graph-whole: every graph launch traced twice", cmd: "audit",
+			make: shippedEdit("graph-whole/graph-whole.sqlite", `INSERT INTO CUPTI_ACTIVITY_KIND_GRAPH_TRACE SELECT * FROM CUPTI_ACTIVITY_KIND_GRAPH_TRACE`),
+			exit: 2, want: []string{"graph-whole.sqlite", "table CUPTI_ACTIVITY_KIND_GRAPH_TRACE, graph launch, correlation id 137 of process 22: a second record of the graph launch call"}},
+		{group: records, name: "audit graph-whole: graph launches 1000 times longer, past the cudaStreamSynchronize that waited for them", cmd: "audit",
+			make: shippedEdit("graph-whole/graph-whole.sqlite", `UPDATE CUPTI_ACTIVITY_KIND_GRAPH_TRACE SET end = start + (end - start) * 1000`),
+			exit: 2, want: []string{"graph-whole.sqlite", "table CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, stream 13 of process 22, device 0: the graph launch started at 587727756 ns ends at 771952756 ns, 184035604 ns after the stream synchronisation (correlation id 138) that waited for it ended"}},
+		{group: records, name: "audit graph-whole: graph launches on stream 777, which TARGET_INFO_CUDA_STREAM does not list", cmd: "audit",
+			make: shippedEdit("graph-whole/graph-whole.sqlite", `UPDATE CUPTI_ACTIVITY_KIND_GRAPH_TRACE SET streamId = 777`),
+			exit: 2, want: []string{"graph-whole.sqlite", "table CUPTI_ACTIVITY_KIND_GRAPH_TRACE: 30 rows name stream 777 (the first: rowid 1), which TARGET_INFO_CUDA_STREAM does not list"}},
+		{group: records, name: "audit: syncType 9 on every synchronisation record, an id ENUM_CUPTI_SYNC_TYPE does not define (once read past: the call named the kind)", cmd: "audit",
+			make: pipelineEdit(`UPDATE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION SET syncType = 9`),
+			exit: 2, want: []string{"pipeline-pageable.sqlite", "table CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, the synchronisation of correlation id 134: syncType 9 is not one of the ids ENUM_CUPTI_SYNC_TYPE defines"}},
+		{group: records, name: "audit: nsys's messages at severity 9, a level ENUM_DIAGNOSTIC_SEVERITY_LEVEL does not define (an error at it once passed unread)", cmd: "audit",
+			make: pipelineEdit(`UPDATE DIAGNOSTIC_EVENT SET severity = 9`),
+			exit: 2, want: []string{"pipeline-pageable.sqlite", "table DIAGNOSTIC_EVENT, the message at 0 ns: severity 9 is not one of the ids ENUM_DIAGNOSTIC_SEVERITY_LEVEL defines"}},
+		{group: records, name: "audit managed: migrationCause 77 on every migration, an id ENUM_CUDA_UNIF_MEM_MIGRATION does not define (once passed as a pass)", cmd: "audit",
+			make: shippedEdit("managed/managed.sqlite", `UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET migrationCause = 77 WHERE migrationCause IS NOT NULL`),
+			exit: 2, want: []string{"managed.sqlite", "migrationCause 77 is not one of the ids ENUM_CUDA_UNIF_MEM_MIGRATION defines"}},
+		{group: expects, name: "audit --expect with a second JSON object after the first", cmd: "audit",
+			make: pipelineExpect(`{"copies": 192} {"copies": 5}`),
+			exit: 2, want: []string{"expect.json", "more than one JSON value in the file"}},
+		{group: expects, name: "verify --expect with text after the object",
+			make: func(t *testing.T, dir string) []string {
+				e := filepath.Join(dir, "expect.json")
+				writeFile(t, e, []byte(`{"claims": {"1.floor": "held"}} {"claims": {"1.floor": "died"}}`))
+				return []string{copyShipped(t, dir, "pinned.sqlite"), "--expect", e}
+			},
+			exit: 2, want: []string{"expect.json", "more than one JSON value in the file"}},
+		{group: expects, name: "audit --expect with a region measure that is none (fortnight)", cmd: "audit",
+			make: pipelineExpect(`{"regions": {"pass": {"measure": "fortnight"}}}`),
+			exit: 2, want: []string{"expect.json", `regions.pass.measure: "fortnight" is none of median, span`}},
+		{group: expects, name: "audit --expect with a region of -5 instances", cmd: "audit",
+			make: pipelineExpect(`{"regions": {"pass": {"instances": -5}}}`),
+			exit: 2, want: []string{"expect.json", "regions.pass.instances: -5 is no count"}},
+		{group: expects, name: "audit --expect with a framework that is none (pytorchh)", cmd: "audit",
+			make: pipelineExpect(`{"framework": "pytorchh"}`),
+			exit: 2, want: []string{"expect.json", `framework: "pytorchh" is none of jax, pytorch, cupy, cuda-driver, cuda-runtime, unknown`}},
+	}
+}
+
+// maskedReport is report of an audit JSON edited to hold an AWS key in its
+// GPU's names: neither the Markdown nor the HTML it writes holds the key.
+func maskedReport() badCase {
+	var out string
+	return badCase{group: "JSON nested without end, and audits edited", name: "report of an audit JSON holding an AWS key in the GPU's name (the HTML once showed it)", cmd: "report",
+		make: func(t *testing.T, dir string) []string {
+			args := editedAudit(func(results []map[string]any, check map[string]any) {
+				for _, r := range results {
+					r["gpu"] = "NVIDIA H200 " + awsKey
+				}
+			})(t, dir)
+			out = args[2]
+			return args
+		},
+		exit: 0, want: []string{"audit.json", "audit.html"}, never: []string{awsKey},
+		check: func(t *testing.T, dir string) {
+			for _, name := range []string{"audit.html", "audit.md"} {
+				b := readFile(t, filepath.Join(out, name))
+				if strings.Contains(string(b), awsKey) || !strings.Contains(string(b), "NVIDIA H200 AKIA") {
+					t.Errorf("%s holds the planted key, or no GPU name", name)
+				}
+			}
+		}}
+}
