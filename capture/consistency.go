@@ -179,6 +179,10 @@ type corrSet struct {
 	pages map[[2]int64]*[4]uint64
 	n     int        // ids added
 	list  [][2]int64 // every id, once sparse
+	// lastKey and last are the page added to last: ids come in runs
+	// of one page.
+	lastKey [2]int64
+	last    *[4]uint64
 }
 
 // add adds (pid, corr) and reports whether it was there already; once the
@@ -193,7 +197,10 @@ func (s *corrSet) add(pid, corr int64) (dup bool) {
 		s.pages = map[[2]int64]*[4]uint64{}
 	}
 	k := [2]int64{pid, corr >> 8}
-	p := s.pages[k]
+	p := s.last
+	if p == nil || k != s.lastKey {
+		p = s.pages[k]
+	}
 	if p == nil {
 		if len(s.pages) >= sparsePages && len(s.pages)*sparseIDs > s.n {
 			s.sparse()
@@ -203,6 +210,7 @@ func (s *corrSet) add(pid, corr int64) (dup bool) {
 		p = new([4]uint64)
 		s.pages[k] = p
 	}
+	s.lastKey, s.last = k, p
 	bit := uint64(1) << (uint(corr) & 63)
 	w := &p[(corr>>6)&3]
 	dup = *w&bit != 0
@@ -229,7 +237,7 @@ func (s *corrSet) sparse() {
 			}
 		}
 	}
-	s.pages = nil
+	s.pages, s.last = nil, nil
 }
 
 // dup returns a (pid, corr) added twice once the set went sparse, ok false

@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"os"
@@ -455,5 +456,52 @@ func TestTraceCopiesIntegrity(t *testing.T) {
 	// The undamaged fixture streams as before.
 	if _, _, err := streamCopies(fixture.SQLite(t, refSQLite), Options{}); err != nil {
 		t.Errorf("undamaged: %v", err)
+	}
+}
+
+// TestTraceThenCheckIntegrity: with the checks of the whole export after
+// the stream, a damaged page the stream reads (the copy table) still fails
+// the read with the integrity check's error, and one it never reads (an
+// enum table no reader asks for) lets the read return, its checked then
+// giving the error, every time it is asked.
+func TestTraceThenCheckIntegrity(t *testing.T) {
+	trace := func(path string) (Checked, error) {
+		t.Helper()
+		src, err := source.Open(context.Background(), path, source.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { src.Close() })
+		_, checked, err := TraceThenCheck(context.Background(), src, func(*CopyScan) records.Handler {
+			return records.Handler{Op: func(*records.Op) error { return nil }}
+		})
+		return checked, err
+	}
+	failsCheck := func(err error) bool {
+		return err != nil && inputerr.Is(err) && strings.Contains(err.Error(), "fails SQLite's integrity check")
+	}
+
+	p := fixture.SQLite(t, refSQLite)
+	damageRoot(t, p, nsysdb.TableMemcpy)
+	if checked, err := trace(p); !failsCheck(err) || checked != nil {
+		t.Errorf("damaged %s: err = %v, checked %v; want the integrity check's error", nsysdb.TableMemcpy, err, checked != nil)
+	}
+
+	p = fixture.SQLite(t, refSQLite)
+	const unread = "ENUM_CUDA_FUNC_CACHE_CONFIG"
+	damageRoot(t, p, unread)
+	checked, err := trace(p)
+	if err != nil {
+		t.Fatalf("damaged %s, never read: the stream failed: %v", unread, err)
+	}
+	for range 2 {
+		if err := checked(); !failsCheck(err) {
+			t.Errorf("damaged %s: checked() = %v; want the integrity check's error", unread, err)
+		}
+	}
+
+	checked, err = trace(fixture.SQLite(t, refSQLite))
+	if err != nil || checked() != nil {
+		t.Errorf("undamaged: err = %v, checked() = %v", err, checked())
 	}
 }

@@ -31,6 +31,25 @@ type ReadInfo struct {
 // and the audit both read through Read. The program's own files hold no
 // trace, and are refused.
 func Read(ctx context.Context, src *source.Source, opts records.Selection, h records.Handler) (*ReadInfo, error) {
+	info, _, err := read(ctx, src, opts, h, false)
+	return info, err
+}
+
+// Checked waits for the checks of a whole input that a read left running
+// (nsyssqlite.StreamThenCheck) and returns their error, nil where the input
+// passed them; until then nothing the read handed on counts.
+type Checked = nsyssqlite.Checked
+
+// passed is the Checked of a read whose checks have ended.
+func passed() error { return nil }
+
+// read is Read; with later, an SQLite export's checks of the whole file
+// start once its records have streamed and run on after read returns
+// (checked waits for them). An error of the read's own that comes after
+// the stream waits for them, and theirs comes first, as if they had run
+// before.
+func read(ctx context.Context, src *source.Source, opts records.Selection, h records.Handler, later bool) (*ReadInfo, Checked, error) {
+	checked := Checked(passed)
 	h, x := validating(ctx, h, formatOf(src.Kind))
 	// The reader hands each copy the copy call it joined it to, so the
 	// check need not keep the copy calls to find them itself.
@@ -38,9 +57,15 @@ func Read(ctx context.Context, src *source.Source, opts records.Selection, h rec
 	var info *ReadInfo
 	switch src.Kind {
 	case nsysdb.KindSQLite, nsysdb.KindNsysRep:
-		si, err := nsyssqlite.Read(ctx, src.Export.DB, src.Export.Path, opts, h)
+		var si *nsyssqlite.Info
+		var err error
+		if later {
+			si, checked, err = nsyssqlite.StreamThenCheck(ctx, src.Export.DB, src.Export.Path, opts, h)
+		} else {
+			si, err = nsyssqlite.Read(ctx, src.Export.DB, src.Export.Path, opts, h)
+		}
 		if err != nil {
-			return nil, interrupted(ctx, src.Path, err)
+			return nil, nil, interrupted(ctx, src.Path, err)
 		}
 		files := []string{src.Export.Path}
 		if src.Report != nil {
@@ -50,16 +75,19 @@ func Read(ctx context.Context, src *source.Source, opts records.Selection, h rec
 		info = &ReadInfo{Files: files, OtherThreads: si.OtherThreads,
 			Sources: Sources{API: t[nsysdb.TableRuntime], Memcpy: t[nsysdb.TableMemcpy], Kernel: t[nsysdb.TableKernel], NVTX: t[nsysdb.TableNVTX]}}
 		if from, err := x.finish(); err != nil {
+			if cerr := checked(); cerr != nil {
+				return nil, nil, cerr
+			}
 			table := map[string]string{fromCalls: info.Sources.API, fromCopies: info.Sources.Memcpy, fromRanges: info.Sources.NVTX}[from]
 			if table != "" {
 				table = "table " + table
 			}
-			return nil, inputerr.Attribute(err, src.Export.Path, table)
+			return nil, nil, inputerr.Attribute(err, src.Export.Path, table)
 		}
 	case nsysdb.KindCSV:
 		ci, err := nsyscsv.Read(ctx, src.Dir, src.Reports, opts, h)
 		if err != nil {
-			return nil, interrupted(ctx, src.Path, err)
+			return nil, nil, interrupted(ctx, src.Path, err)
 		}
 		info = &ReadInfo{Files: ci.Files, OtherThreads: ci.OtherThreads, Sources: Sources(ci.Sources)}
 		if from, err := x.finish(); err != nil {
@@ -68,13 +96,13 @@ func Read(ctx context.Context, src *source.Source, opts records.Selection, h rec
 			if report == "" {
 				report = src.Dir
 			}
-			return nil, inputerr.Attribute(err, report, "")
+			return nil, nil, inputerr.Attribute(err, report, "")
 		}
 	default:
-		return nil, &inputerr.Error{Path: src.Path, Problem: "holds the program's own numbers, not a trace of its calls and copies",
+		return nil, nil, &inputerr.Error{Path: src.Path, Problem: "holds the program's own numbers, not a trace of its calls and copies",
 			Hint: "give the capture itself: a .nsys-rep, its SQLite export, or a folder of nsys stats CSV reports"}
 	}
-	return info, nil
+	return info, checked, nil
 }
 
 // interrupted says that a read stopped because ctx was cancelled, naming

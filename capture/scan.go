@@ -171,7 +171,18 @@ const UncopiedShare = 0.01
 // migration, which have no copy call of their own. Its host time would
 // otherwise count as 0, and a check after a fix could hold on it.
 func TraceOf(ctx context.Context, src *source.Source, feed func(*CopyScan) records.Handler) (*CopyScan, error) {
-	return scanOf(ctx, src, records.Selection{JoinCalls: true, Stacks: true}, feed)
+	scan, _, err := scanOf(ctx, src, records.Selection{JoinCalls: true, Stacks: true}, feed, false)
+	return scan, err
+}
+
+// TraceThenCheck is TraceOf, but an SQLite export's checks of the whole
+// file (SQLite's integrity check, the checks over whole tables) start once
+// its records have streamed and run on beside what the caller does next:
+// nothing read counts until checked returns nil, and its error, where the
+// file fails them, is the audit's. A refusal TraceOf would give waits for
+// them, and theirs comes first.
+func TraceThenCheck(ctx context.Context, src *source.Source, feed func(*CopyScan) records.Handler) (*CopyScan, Checked, error) {
+	return scanOf(ctx, src, records.Selection{JoinCalls: true, Stacks: true}, feed, true)
 }
 
 // CopiesOf reads the copies alone of an opened source's trace, each joined
@@ -179,11 +190,30 @@ func TraceOf(ctx context.Context, src *source.Source, feed func(*CopyScan) recor
 // audit's second read of its copies, where NVIDIA's rule and the audit
 // disagree on which copies come from pageable memory.
 func CopiesOf(ctx context.Context, src *source.Source, feed func(*CopyScan) records.Handler) (*CopyScan, error) {
-	return scanOf(ctx, src, records.Selection{JoinCalls: true, Ops: []records.OpKind{records.OpCopy}}, feed)
+	scan, _, err := scanOf(ctx, src, records.Selection{JoinCalls: true, Ops: []records.OpKind{records.OpCopy}}, feed, false)
+	return scan, err
 }
 
-// scanOf reads src with sel into the handler feed returns for the scan.
-func scanOf(ctx context.Context, src *source.Source, sel records.Selection, feed func(*CopyScan) records.Handler) (*CopyScan, error) {
+// scanOf reads src with sel into the handler feed returns for the scan,
+// the checks of the whole input after the stream where later says so
+// (read).
+func scanOf(ctx context.Context, src *source.Source, sel records.Selection, feed func(*CopyScan) records.Handler, later bool) (*CopyScan, Checked, error) {
+	scan, checked, err := scanChecked(ctx, src, sel, feed, later)
+	if err != nil && checked != nil {
+		if cerr := checked(); cerr != nil {
+			return nil, nil, cerr
+		}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return scan, checked, nil
+}
+
+// scanChecked is scanOf, its refusals after the read returned beside the
+// read's checks (checked, nil where the read itself failed), which scanOf
+// waits for.
+func scanChecked(ctx context.Context, src *source.Source, sel records.Selection, feed func(*CopyScan) records.Handler, later bool) (*CopyScan, Checked, error) {
 	scan := &CopyScan{Path: src.Path, Format: formatOf(src.Kind), Notes: src.Notes}
 	h := feed(scan)
 	var (
@@ -249,9 +279,9 @@ func scanOf(ctx context.Context, src *source.Source, sel records.Selection, feed
 		}
 		return next(o)
 	}
-	info, err := Read(ctx, src, sel, h)
+	info, checked, err := read(ctx, src, sel, h, later)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	scan.Files = info.Files
 	from := ""
@@ -264,31 +294,31 @@ func scanOf(ctx context.Context, src *source.Source, sel records.Selection, feed
 	switch {
 	case copies == 0:
 		why := orDefault(noCopies, orDefault(from, "the trace")+" holds no copy")
-		return nil, &inputerr.Error{Path: src.Path, Problem: ProblemNoCopies + " (" + why + "), so nothing says whether its copies were pinned",
+		return nil, checked, &inputerr.Error{Path: src.Path, Problem: ProblemNoCopies + " (" + why + "), so nothing says whether its copies were pinned",
 			Hint: "profile the program with nsys profile -t cuda and give that capture; " + exportAgain(src.Kind)}
 	case noBytes != "":
-		return nil, &inputerr.Error{Path: src.Path, Where: from,
+		return nil, checked, &inputerr.Error{Path: src.Path, Where: from,
 			Problem: fmt.Sprintf("the audit is unavailable: the %d copies have no size (%s), so what they moved and their size classes are unknown, not 0", copies, noBytes),
 			Hint:    "give the capture with its copies' sizes; " + exportAgain(src.Kind)}
 	case n > 0 && noCalls != "":
-		return nil, &inputerr.Error{Path: src.Path, Where: from,
+		return nil, checked, &inputerr.Error{Path: src.Path, Where: from,
 			Problem: fmt.Sprintf("the audit is unavailable: the %d copies join no API call, since the capture holds none (%s), so the host time they held is unknown, not 0", copies, noCalls),
 			Hint:    "the API trace is what times each copy's call; " + exportAgain(src.Kind)}
 	case n > 0:
 		o := uncalled[0]
-		return nil, &inputerr.Error{Path: src.Path, Where: from,
+		return nil, checked, &inputerr.Error{Path: src.Path, Where: from,
 			Problem: fmt.Sprintf("the audit is unavailable: %d of the %d copies join no API call (no copy call in %s has their correlation id in their process; the first: correlation id %d, process %d, %d bytes %s), so the host time they held is unknown, not 0",
 				n, copies, orDefault(info.Sources.API, "the API trace"), o.Corr, o.PID, o.Bytes, o.Copy),
 			Hint: "the capture is damaged or was edited (a NULL or wrong globalPid, calls deleted); " + exportAgain(src.Kind)}
 	}
 	if !noKinds && unclassed.n > 0 {
-		return nil, unclassed.refusal(src, from)
+		return nil, checked, unclassed.refusal(src, from)
 	}
 	for api, n := range capt.captured() {
 		calls[api] -= n
 	}
 	if err := uncopiedCalls(scan, src, info.Sources.API, from, calls, joined); err != nil {
-		return nil, err
+		return nil, checked, err
 	}
 	if src.Kind == nsysdb.KindCSV {
 		// The report prints sizes in MB to a few digits. The reader recovers
@@ -297,7 +327,7 @@ func scanOf(ctx context.Context, src *source.Source, sel records.Selection, feed
 		// general it can only round.
 		scan.Lack(records.FactMemcpyBytes, nsysdb.ReportGPUTrace+" gives bytes in MB rounded to its printed digits, so per-copy bytes are approximate")
 	}
-	return scan, nil
+	return scan, checked, nil
 }
 
 // unclassified counts the host-device copies whose host memory kind the

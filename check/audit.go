@@ -148,11 +148,16 @@ func regionNames(au *audit.Audit) string {
 // replays the timeline as captured and with its pageable copies pinned,
 // sets NVIDIA's rule beside it and scans the capture files for exposures.
 // The input is opened once (source.Open, stopped with ctx while nsys
-// exports a report); its capture files are scanned while the records
-// stream, the scan reading the files' bytes and tables beside the stream,
-// and NVIDIA's rule runs beside them (nsys analyze on the export, else its
+// exports a report); its capture files are scanned for exposures, the scan
+// reading the files' bytes and tables, and NVIDIA's rule runs beside them (nsys analyze on the export, else its
 // CSV beside the capture, each read down to its count and digest), so that
-// it costs no time of its own unless it disagrees with the audit.
+// it costs no time of its own unless it disagrees with the audit. An
+// SQLite export's checks of the whole file (SQLite's integrity check, the
+// checks over whole tables) and the exposure scan run once the records
+// have streamed, beside the replay (capture.TraceThenCheck): the stream's
+// two goroutines have the machine's cores to themselves, the replay's one
+// leaves one free, and no answer is given before the file has passed the
+// checks.
 func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts AuditOptions) (*audit.Audit, error) {
 	au, _, err := auditCapture(ctx, path, rates, opts, nil)
 	return au, err
@@ -169,13 +174,13 @@ func auditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 	}
 	defer src.Close()
 	early := make(chan []diag.Diagnostic, 1)
-	go func() {
+	exposures := func() {
 		var out []diag.Diagnostic
 		for _, s := range scanFiles(ctx, src, "") {
 			out = append(out, exposureDiagnostics(s.path, s.rep, s.err)...)
 		}
 		early <- out
-	}()
+	}
 	ruleCtx, stopRule := context.WithCancel(ctx)
 	rule := startRule(ruleCtx, src, opts)
 	var res *ruleResult
@@ -193,17 +198,32 @@ func auditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 	det := framework.NewDetector()
 	cov := coverage.NewWatcher()
 	var names privacy.CopyMasker // no credential in a name reaches a class key or a region
-	scan, err := capture.TraceOf(ctx, src, func(s *capture.CopyScan) records.Handler {
+	scan, checked, err := capture.TraceThenCheck(ctx, src, func(s *capture.CopyScan) records.Handler {
 		return names.Handler(records.Tee(acc.Handler(s), tb.Handler(), det.Handler(), cov.Handler()))
 	})
-	exposed := <-early
 	if err != nil {
 		return nil, nil, coverRefusal(err, cov.Coverage(), det.Detect().Framework)
 	}
+	// The exposure scan needs no record: it runs beside the replay too,
+	// on the stream's connection, given back.
+	go exposures()
+	var exposed []diag.Diagnostic
+	scanned := false
+	defer func() { // the scan ends before the files it reads close
+		if !scanned {
+			<-early
+		}
+	}()
 	if err := ratesFit(path, scan.Meta.GPU, rates); err != nil {
+		if cerr := checked(); cerr != nil {
+			return nil, nil, cerr
+		}
 		return nil, nil, err
 	}
 	r, err := replayOf(ctx, tb, det.Detect(), rates, opts.PinBy, after)
+	if cerr := checked(); cerr != nil {
+		return nil, nil, cerr
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -225,6 +245,7 @@ func auditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 			Text: fmt.Sprintf("%d of the %d copy calls have no copy record (%s): what they moved is not in the audit; nsys loses a few records of a long capture, more than %g%% refuse the audit",
 				n, scan.CopyCalls, capture.APICounts(scan.Uncopied), 100*capture.UncopiedShare)}})
 	}
+	exposed, scanned = <-early, true
 	au.Exposures = append(au.Exposures, exposed...)
 	got := <-rule
 	res = &got

@@ -8,6 +8,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/records"
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // emitOps hands on the GPU operations wanted: copies (joined to their calls
@@ -80,17 +81,33 @@ func (c *copyRow) dest() []any {
 		&c.migrate, &c.op.GraphNode}
 }
 
+// copyEnums is one (copy kind, source, destination) triple of enum ids
+// and what they name, and whether the kind is a unified-memory
+// migration's: copies come in runs of one triple, so the last one decoded
+// is kept (reader.lastEnums) and its maps are not looked up again.
+type copyEnums struct {
+	kind, src, dst int64
+	copy           vocab.CopyKind
+	from, to       vocab.MemKind
+	uvm, valid     bool
+}
+
 // decode names the row's enums and splits its process id.
 func (r *reader) decode(c *copyRow) error {
 	c.op.Kind = records.OpCopy
-	var err error
-	if c.op.Copy, c.op.Src, c.op.Dst, err = r.copyEnumsOf(c.kind, c.src, c.dst); err != nil {
-		var ie *inputerr.Error
-		if errors.As(err, &ie) {
-			ie.Where += fmt.Sprintf(", the copy with correlation id %d", c.op.Corr)
+	e := &r.lastEnums
+	if !e.valid || e.kind != c.kind || e.src != c.src || e.dst != c.dst {
+		k, from, to, err := r.copyEnumsOf(c.kind, c.src, c.dst)
+		if err != nil {
+			var ie *inputerr.Error
+			if errors.As(err, &ie) {
+				ie.Where += fmt.Sprintf(", the copy with correlation id %d", c.op.Corr)
+			}
+			return err
 		}
-		return err
+		*e = copyEnums{kind: c.kind, src: c.src, dst: c.dst, copy: k, from: from, to: to, uvm: r.uvmKinds[c.kind], valid: true}
 	}
+	c.op.Copy, c.op.Src, c.op.Dst = e.copy, e.from, e.to
 	if c.gpid != 0 {
 		c.op.PID, _ = r.split(c.gpid)
 	}
@@ -103,17 +120,13 @@ func (r *reader) decode(c *copyRow) error {
 		}
 		c.op.Migration = m
 	}
-	r.markMigration(c)
-	return nil
-}
-
-// markMigration names a unified-memory migration whose cause the export
-// leaves out as one of unknown cause, so that no migration passes for a
-// copy the program asked for.
-func (r *reader) markMigration(c *copyRow) {
-	if c.op.Migration == "" && r.uvmKinds[c.kind] {
+	// A unified-memory migration whose cause the export leaves out is one
+	// of unknown cause, so that no migration passes for a copy the program
+	// asked for.
+	if c.op.Migration == "" && e.uvm {
 		c.op.Migration = nsysdb.MigrationOf("")
 	}
+	return nil
 }
 
 // emitCopies hands on the copies, those of the calls read where
@@ -126,6 +139,9 @@ func (r *reader) emitCopies() error {
 	if r.joining {
 		from = table + " joined to " + r.tables[nsysdb.TableRuntime]
 	}
+	// A copy joins its call within its process where the runtime table
+	// names processes (else every call is of process 0).
+	byPID, anyPID := r.rcols[nsysdb.ColGlobalTid], r.anyPID()
 	err := r.ints(`SELECT `+r.copyColumns("")+` FROM `+q(table)+r.corrFilter(r.mcols), 12, func(v []int64) error {
 		c = copyRow{}
 		c.op.Start, c.op.End, c.op.Bytes, c.kind, c.src, c.dst = v[0], v[1], v[2], v[3], v[4], v[5]
@@ -142,10 +158,10 @@ func (r *reader) emitCopies() error {
 		// As a join in SQL would, a copy comes once with each call it
 		// joins: a call the trace holds twice gives its copy twice.
 		pid := c.op.PID
-		if !r.rcols[nsysdb.ColGlobalTid] {
+		if !byPID {
 			pid = 0
 		}
-		n, err := r.index.Each(pid, c.op.Corr, r.anyPID(), func(call *records.Call) error {
+		n, err := r.index.Each(pid, c.op.Corr, anyPID, func(call *records.Call) error {
 			call.Stack = r.stackOf(call.PID, c.op.Corr)
 			c.op.Call = call
 			return r.handled(from, r.h.Op(&c.op))

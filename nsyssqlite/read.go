@@ -25,6 +25,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
@@ -74,21 +75,81 @@ func Read(ctx context.Context, db *sqlitefile.DB, path string, opts records.Sele
 		tables <- terr
 	}()
 	info, err := read(ictx, db, path, opts, h, planned, tables)
-	ierr := <-integrity
-	switch {
-	case ctx.Err() != nil:
-		return nil, &inputerr.Error{Path: path, Problem: "interrupted while reading the export", Err: context.Cause(ctx)}
-	case ierr != nil:
-		return nil, ierr
-	case err != nil:
+	if rerr := readResult(ctx, path, <-integrity, nil); rerr != nil {
+		return nil, rerr
+	}
+	if err != nil {
 		return nil, err
 	}
 	return info, nil
 }
 
-// check runs on one connection of db, beside the stream: SQLite's
-// integrity check, then, once the stream has planned its read (planned),
-// the checks over every row of the tables it reads (checkTables).
+// Checked waits for the checks of a whole export that StreamThenCheck left
+// running and returns what Read would have returned: nil where the export
+// passed them (the records streamed count), else their error. It may be
+// called more than once.
+type Checked func() error
+
+// StreamThenCheck is Read, but it starts the checks of the whole export
+// (SQLite's integrity check, then the checks over whole tables) once the
+// records have streamed, and returns without waiting for them: they run
+// beside what the caller does next, on a connection of their own, and
+// nothing the stream handed on counts until checked returns nil. Where
+// the stream itself fails, it waits for them, and their error comes
+// first, as with Read. On a machine of two cores the stream's two
+// goroutines (SQLite's steps, the handler) then have both to themselves.
+func StreamThenCheck(ctx context.Context, db *sqlitefile.DB, path string, opts records.Selection, h records.Handler) (*Info, Checked, error) {
+	ictx, cancel := context.WithCancel(ctx)
+	streamed := make(chan struct{})
+	planned := make(chan *reader, 1)
+	integrity := make(chan error, 1)
+	tables := make(chan error, 1)
+	go func() {
+		<-streamed
+		ierr, terr := check(ictx, db, path, planned)
+		integrity <- ierr
+		tables <- terr
+	}()
+	info, err := read(ictx, db, path, opts, h, planned, nil)
+	close(streamed)
+	var (
+		once   sync.Once
+		result error
+	)
+	checked := func() error {
+		once.Do(func() {
+			ierr, terr := <-integrity, <-tables
+			cancel()
+			result = readResult(ctx, path, ierr, terr)
+		})
+		return result
+	}
+	if err != nil {
+		if cerr := checked(); cerr != nil {
+			return nil, nil, cerr
+		}
+		return nil, nil, err
+	}
+	return info, checked, nil
+}
+
+// readResult is the error of a read whose integrity check gave ierr and
+// whose checks over whole tables gave terr: the interruption where ctx was
+// cancelled, else the first of them.
+func readResult(ctx context.Context, path string, ierr, terr error) error {
+	switch {
+	case ctx.Err() != nil:
+		return &inputerr.Error{Path: path, Problem: "interrupted while reading the export", Err: context.Cause(ctx)}
+	case ierr != nil:
+		return ierr
+	}
+	return terr
+}
+
+// check runs on one connection of db, beside the stream or after it:
+// SQLite's integrity check, then, once the stream has planned its read
+// (planned), the checks over every row of the tables it reads
+// (checkTables).
 func check(ctx context.Context, db *sqlitefile.DB, path string, planned <-chan *reader) (integrity, tables error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
@@ -105,9 +166,9 @@ func check(ctx context.Context, db *sqlitefile.DB, path string, planned <-chan *
 }
 
 // read is Read's stream, on one connection of db. It hands its plan to
-// the checks beside it (planned: the reader once planned, else nil) and
-// waits for their answer (tables): a damage they find is the read's error,
-// whatever the stream met, as if they had run first.
+// the checks (planned: the reader once planned, else nil) and, where
+// tables is not nil, waits for their answer: a damage they find is the
+// read's error, whatever the stream met, as if they had run first.
 func read(ctx context.Context, db *sqlitefile.DB, path string, opts records.Selection, h records.Handler,
 	planned chan<- *reader, tables <-chan error) (*Info, error) {
 	var plan *reader
@@ -145,8 +206,10 @@ func read(ctx context.Context, db *sqlitefile.DB, path string, opts records.Sele
 			break
 		}
 	}
-	if cerr := <-tables; cerr != nil {
-		return nil, cerr
+	if tables != nil {
+		if cerr := <-tables; cerr != nil {
+			return nil, cerr
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -191,6 +254,7 @@ type reader struct {
 	uvmKinds            map[int64]bool // copy kinds that are unified-memory migrations
 	memKinds            map[int64]vocab.MemKind
 	migrations          map[int64]string
+	lastEnums           copyEnums // the last copy's enum ids and their names (decode)
 	nvtx                *nvtxPlan
 	threads             map[int64]string // thread names by global thread id, read once
 	// btClass is the event class of the runtime table's backtrace rows, -1
