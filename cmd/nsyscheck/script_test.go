@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -82,6 +83,7 @@ func TestScripts(t *testing.T) {
 			"sqlexec":   cmdSQLExec,
 			"await":     cmdAwait,
 			"awaitlock": cmdAwaitLock,
+			"opens":     cmdOpens,
 		},
 	})
 }
@@ -113,6 +115,32 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("exit status %d, want %d", got, want)
+	}
+}
+
+// cmdOpens: opens LO HI PATTERN FILE checks that between LO and HI lines
+// of FILE (a trace of the calls that open files) match the regular
+// expression PATTERN. An SQLite connection the stream gave back may be
+// the one its checks take up next, so the opens of one run vary within
+// such a range.
+func cmdOpens(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 4 {
+		ts.Fatalf("usage: opens LO HI PATTERN FILE")
+	}
+	lo, err1 := strconv.Atoi(args[0])
+	hi, err2 := strconv.Atoi(args[1])
+	re, err3 := regexp.Compile(args[2])
+	if err := errors.Join(err1, err2, err3); err != nil {
+		ts.Fatalf("opens: %v", err)
+	}
+	n := 0
+	for _, line := range strings.Split(ts.ReadFile(args[3]), "\n") {
+		if re.MatchString(line) {
+			n++
+		}
+	}
+	if n < lo || n > hi {
+		ts.Fatalf("%d opens match %s, want %d to %d", n, args[2], lo, hi)
 	}
 }
 
