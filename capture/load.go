@@ -107,6 +107,9 @@ func FromSource(ctx context.Context, src *source.Source, opts Options) (*Capture
 	if err != nil {
 		return nil, err
 	}
+	if err := info.Miscounted(src); err != nil {
+		return nil, err
+	}
 	keepCalls()
 	c.Files, c.Sources, c.OtherThreads = info.Files, info.Sources, info.OtherThreads
 	if c.Format == FormatCSV {

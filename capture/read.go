@@ -2,6 +2,7 @@ package capture
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/nsyscheck/nsyscheck/internal/chunked"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
@@ -21,6 +22,30 @@ type ReadInfo struct {
 	Sources Sources
 	// OtherThreads counts the calls records.Selection.ProgramThread left out.
 	OtherThreads []records.ThreadCount
+	// Collected is an SQLite export's count of the CUDA events nsys
+	// collected beside the records it holds of them (Miscounted).
+	Collected nsyssqlite.Collected
+}
+
+// Miscounted refuses an export whose records are not the CUDA events nsys
+// says it collected: fewer were lost or deleted after the capture (a
+// kernel missing from its stream moves the replay and the zero-copy
+// verdict, and its launch does not say it lacks it), more were added. The
+// readers call it last, once nothing more particular was found wrong, so
+// that a record the checks can name is named instead.
+func (info *ReadInfo) Miscounted(src *source.Source) error {
+	c := info.Collected
+	if !c.Known || c.Held() == c.Nsys {
+		return nil
+	}
+	what := fmt.Sprintf("%d fewer than nsys collected", c.Nsys-c.Held())
+	if c.Held() > c.Nsys {
+		what = fmt.Sprintf("%d more than nsys collected", c.Held()-c.Nsys)
+	}
+	return &inputerr.Error{Path: src.Path, Where: "table " + c.Table,
+		Problem: fmt.Sprintf("nsys says it collected %d CUDA events, and the export holds %d records of them (%d API calls, %d kernels, %d memory copies, %d memsets): %s, so this is not the trace nsys recorded and what it lacks or adds is unknown",
+			c.Nsys, c.Held(), c.Calls, c.Kernels, c.Copies, c.Memsets, what),
+		Hint: "records were lost, deleted or added after the capture; " + exportAgain(src.Kind)}
 }
 
 // Read streams the trace records of an opened source to h through the
@@ -72,7 +97,7 @@ func read(ctx context.Context, src *source.Source, opts records.Selection, h rec
 			files = []string{src.Report.Path, src.Export.Path}
 		}
 		t := si.Tables
-		info = &ReadInfo{Files: files, OtherThreads: si.OtherThreads,
+		info = &ReadInfo{Files: files, OtherThreads: si.OtherThreads, Collected: si.Collected,
 			Sources: Sources{API: t[nsysdb.TableRuntime], Memcpy: t[nsysdb.TableMemcpy], Kernel: t[nsysdb.TableKernel], NVTX: t[nsysdb.TableNVTX]}}
 		if from, err := x.finish(); err != nil {
 			if cerr := checked(); cerr != nil {

@@ -320,6 +320,9 @@ func scanChecked(ctx context.Context, src *source.Source, sel records.Selection,
 	if err := uncopiedCalls(scan, src, info.Sources.API, from, calls, joined); err != nil {
 		return nil, checked, err
 	}
+	if err := info.Miscounted(src); err != nil {
+		return nil, checked, err
+	}
 	if src.Kind == nsysdb.KindCSV {
 		// The report prints sizes in MB to a few digits. The reader recovers
 		// the size of a page-granular buffer, as the lesson's program copies

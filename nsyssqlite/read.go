@@ -44,6 +44,10 @@ type Info struct {
 	// (nsysdb.Resolve): CUPTI_ACTIVITY_KIND_RUNTIME_V2 for
 	// nsysdb.TableRuntime, say.
 	Tables map[string]string
+	// Collected is nsys's count of the CUDA events it collected beside the
+	// records the export holds of them; a consumer that has found nothing
+	// else wrong refuses an export where they differ (capture).
+	Collected Collected
 }
 
 // Read streams the records of the export at path, open as db, to h: only
@@ -200,7 +204,7 @@ func read(ctx context.Context, db *sqlitefile.DB, path string, opts records.Sele
 	// and kernels, the graph launches and the event recordings, so that
 	// each synchronisation record is checked against them as it passes.
 	steps := []func() error{r.emitMeta, r.emitDiags, r.emitGaps, r.emitRanges, r.emitCalls, r.emitOps,
-		r.emitGraphs, r.emitEvents, r.emitSyncs, r.emitCounts}
+		r.emitGraphs, r.emitEvents, r.emitSyncs, r.emitCounts, r.countCollected}
 	for _, step := range steps {
 		if err = step(); err != nil {
 			break

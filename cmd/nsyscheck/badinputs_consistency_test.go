@@ -62,6 +62,7 @@ func pipelineEdit(stmt string) func(t *testing.T, dir string) []string {
 		writeFile(t, p, readFile(t, "../../testdata/captures/pipeline-pageable/pipeline-pageable.sqlite"))
 		db := openRW(t, p)
 		mustExec(t, db, stmt)
+		recount(t, db)
 		db.Close()
 		return []string{p, "--nvidia-rule", "off"}
 	}

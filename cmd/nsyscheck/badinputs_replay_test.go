@@ -7,14 +7,16 @@ import (
 )
 
 // shippedEdit copies the shipped export rel (under testdata/captures) into
-// dir, runs the statements on the copy and returns the audit's arguments
-// (NVIDIA's rule off).
+// dir, runs the statements on the copy (nsys's count of the events it
+// collected following them) and returns the audit's arguments (NVIDIA's
+// rule off).
 func shippedEdit(rel string, stmts ...string) func(t *testing.T, dir string) []string {
 	return func(t *testing.T, dir string) []string {
 		p := filepath.Join(dir, filepath.Base(rel))
 		writeFile(t, p, readFile(t, filepath.Join("../../testdata/captures", rel)))
 		db := openRW(t, p)
 		mustExec(t, db, stmts...)
+		recount(t, db)
 		db.Close()
 		return []string{p, "--nvidia-rule", "off"}
 	}

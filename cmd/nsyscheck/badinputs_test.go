@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/internal/environ"
 	"github.com/nsyscheck/nsyscheck/internal/golden"
+	nsysrecount "github.com/nsyscheck/nsyscheck/internal/recount"
 )
 
 const shippedDir = "../../testdata/captures/h200-pinned"
@@ -610,9 +612,20 @@ func chmodReadOnly(t *testing.T, dir string) {
 	t.Cleanup(func() { _ = os.Chmod(dir, 0o755) })
 }
 
-// sqliteEdit copies the shipped SQLite export and its results JSON and runs
-// stmt on the copy of the export.
+// sqliteEdit copies the shipped export (and its results JSON) and runs
+// stmt on the copy. The edit stands for a run whose trace it is: nsys's
+// count of the CUDA events it collected follows the records (recounted).
 func sqliteEdit(stmt string) func(t *testing.T, dir string) []string {
+	return pinnedEdit(stmt, true)
+}
+
+// sqliteRaw is sqliteEdit with nsys's count of the events it collected
+// kept: records lost, deleted or added after the capture.
+func sqliteRaw(stmt string) func(t *testing.T, dir string) []string {
+	return pinnedEdit(stmt, false)
+}
+
+func pinnedEdit(stmt string, recounted bool) func(t *testing.T, dir string) []string {
 	return func(t *testing.T, dir string) []string {
 		t.Helper()
 		p := copyShipped(t, dir, "pinned.sqlite")
@@ -622,10 +635,22 @@ func sqliteEdit(stmt string) func(t *testing.T, dir string) []string {
 		if _, err := db.Exec(stmt); err != nil {
 			t.Fatalf("%s: %v", stmt, err)
 		}
+		if recounted {
+			recount(t, db)
+		}
 		if _, err := db.Exec(`VACUUM`); err != nil {
 			t.Fatal(err)
 		}
 		return []string{p}
+	}
+}
+
+// recount sets nsys's count of the CUDA events it collected in an edited
+// export to the records it holds.
+func recount(t *testing.T, db *sql.DB) {
+	t.Helper()
+	if err := nsysrecount.CUDAEvents(db); err != nil {
+		t.Fatal(err)
 	}
 }
 

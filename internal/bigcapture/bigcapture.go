@@ -25,6 +25,7 @@ import (
 	_ "github.com/mattn/go-sqlite3" // SQLite driver for database/sql
 
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+	"github.com/nsyscheck/nsyscheck/internal/recount"
 )
 
 // DefaultSource is the capture the generator scales by default, relative to
@@ -157,6 +158,11 @@ func Generate(cfg Config) (*Result, error) {
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, err
+	}
+	// nsys's count of the CUDA events it collected follows the records
+	// added, as in an export of a run that made them.
+	if err := recount.CUDAEvents(db); err != nil {
+		return nil, fmt.Errorf("%s: setting nsys's count of CUDA events: %w", res.SQLite, err)
 	}
 	if csvw != nil {
 		n, err := csvw.close()

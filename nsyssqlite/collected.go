@@ -1,0 +1,83 @@
+package nsyssqlite
+
+import (
+	"database/sql"
+
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+)
+
+// Collected is nsys's own count of the CUDA events it collected
+// (DIAGNOSTIC_EVENT: "Number of CUDA events collected: N.") beside the
+// records the export holds of them. nsys writes each such event as an API
+// call (the rows of call stacks aside), a kernel, a memory copy or a
+// memset, so the two agree in an export as nsys wrote it.
+type Collected struct {
+	// Known is false where nsys gave no count, or more than one (one a
+	// process is a count not seen in an export yet): nothing to hold the
+	// records to.
+	Known bool
+	// Nsys is nsys's count; Table the table that says it.
+	Nsys  int64
+	Table string
+	// The records the export holds.
+	Calls, Kernels, Copies, Memsets int64
+}
+
+// Held is the records the export holds of the events nsys counted.
+func (c Collected) Held() int64 { return c.Calls + c.Kernels + c.Copies + c.Memsets }
+
+// countCollected reads nsys's count of the CUDA events it collected and
+// counts the records the export holds of them (Info.Collected), on the
+// stream's connection once the records have streamed.
+func (r *reader) countCollected() error {
+	diag := r.tables[nsysdb.TableDiagnostic]
+	if diag == "" || r.tables[nsysdb.TableRuntime] == "" {
+		return nil
+	}
+	rows, err := r.query(`SELECT ` + q(nsysdb.ColText) + ` FROM ` + q(diag) + ` WHERE ` + q(nsysdb.ColText) + ` LIKE 'Number of % events collected%'`)
+	if err != nil {
+		return r.tableError(diag, err)
+	}
+	c := Collected{Table: diag}
+	counts := 0
+	for rows.Next() {
+		var text sql.NullString
+		if err := rows.Scan(&text); err != nil {
+			rows.Close()
+			return r.tableError(diag, err)
+		}
+		if kind, family, n := nsysdb.DiagOf(text.String); kind == nsysdb.DiagCollected && family == nsysdb.EventsCUDA {
+			c.Nsys = n
+			counts++
+		}
+	}
+	if err := rows.Err(); err != nil {
+		rows.Close()
+		return r.tableError(diag, err)
+	}
+	if err := rows.Close(); err != nil {
+		return r.tableError(diag, err)
+	}
+	if counts != 1 {
+		return nil
+	}
+	where := ""
+	if cond := r.callsOnly(""); cond != "" {
+		where = ` WHERE ` + cond
+	}
+	for _, t := range []struct {
+		logical, where string
+		n              *int64
+	}{{nsysdb.TableRuntime, where, &c.Calls}, {nsysdb.TableKernel, "", &c.Kernels}, {nsysdb.TableMemcpy, "", &c.Copies}, {nsysdb.TableMemset, "", &c.Memsets}} {
+		table := r.tables[t.logical]
+		if table == "" {
+			continue
+		}
+		if err := r.queryRow(`SELECT count(*) FROM ` + q(table) + t.where).Scan(t.n); err != nil {
+			return r.tableError(table, err)
+		}
+	}
+	c.Known = true
+	r.info.Collected = c
+	return nil
+}
