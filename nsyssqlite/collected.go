@@ -2,6 +2,7 @@ package nsyssqlite
 
 import (
 	"database/sql"
+	"strings"
 
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
@@ -13,8 +14,9 @@ import (
 // memset, so the two agree in an export as nsys wrote it.
 type Collected struct {
 	// Known is false where nsys gave no count, or more than one (one a
-	// process is a count not seen in an export yet): nothing to hold the
-	// records to.
+	// process is a count not seen in an export yet), or the export's
+	// schema is not one whose count is known to be the records written
+	// (countedSchema): nothing to hold the records to.
 	Known bool
 	// Nsys is nsys's count; Table the table that says it.
 	Nsys  int64
@@ -26,12 +28,18 @@ type Collected struct {
 // Held is the records the export holds of the events nsys counted.
 func (c Collected) Held() int64 { return c.Calls + c.Kernels + c.Copies + c.Memsets }
 
+// countedSchema is the export schema whose count of CUDA events is known
+// to be the records written (3.20, nsys 2025.3: 32 real exports, call
+// stacks among them). What another schema's count counts is not known,
+// so it is not held to the records.
+const countedSchema = "3.20."
+
 // countCollected reads nsys's count of the CUDA events it collected and
 // counts the records the export holds of them (Info.Collected), on the
 // stream's connection once the records have streamed.
 func (r *reader) countCollected() error {
 	diag := r.tables[nsysdb.TableDiagnostic]
-	if diag == "" || r.tables[nsysdb.TableRuntime] == "" {
+	if diag == "" || r.tables[nsysdb.TableRuntime] == "" || !strings.HasPrefix(r.schema, countedSchema) {
 		return nil
 	}
 	rows, err := r.query(`SELECT ` + q(nsysdb.ColText) + ` FROM ` + q(diag) + ` WHERE ` + q(nsysdb.ColText) + ` LIKE 'Number of % events collected%'`)
