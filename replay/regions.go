@@ -318,24 +318,41 @@ func (rg *regions) instance(s *Schedule, r timeline.Range) (start, end, copyNs, 
 		if tl.PID(c) != pid || tl.Calls.Start[c] > r.End {
 			break
 		}
-		for _, j := range tl.OpsOf(c) {
-			end = max(end, s.OpEnd[j])
-			if tl.Ops.Kind[j] == timeline.OpCopy && tl.Ops.Dir[j].HostDevice() {
-				copyNs += s.OpEnd[j] - s.OpStart[j]
-				over += rg.over.at(j)
-			}
-		}
-		if rg.copyCalls[c] {
-			hold += s.CallEnd[c] - s.CallStart[c]
-			if rg.pageableCalls[c] {
-				pageable += s.CallEnd[c] - s.CallStart[c]
-			}
-		}
+		latest, cn, ov, h, p := rg.callSums(s, c)
+		end = max(end, latest)
+		copyNs += cn
+		over += ov
+		hold += h
+		pageable += p
 		if tl.Calls.Thread[c] == r.Thread {
 			busy.add(s.CallStart[c], s.CallEnd[c])
 		}
 	}
 	return start, end, copyNs, over, hold, pageable, busy.outside()
+}
+
+// callSums is what call c adds to a region instance in schedule s: the
+// latest end of its ops (math.MinInt64 for none), its host-device copies'
+// GPU time and the part of it a kernel on another stream overlapped, and
+// its host time where it launched a host-device copy (and where one from
+// pageable memory).
+func (rg *regions) callSums(s *Schedule, c int32) (latest, copyNs, over, hold, pageable int64) {
+	tl := rg.tl
+	latest = math.MinInt64
+	for _, j := range tl.OpsOf(c) {
+		latest = max(latest, s.OpEnd[j])
+		if tl.Ops.Kind[j] == timeline.OpCopy && tl.Ops.Dir[j].HostDevice() {
+			copyNs += s.OpEnd[j] - s.OpStart[j]
+			over += rg.over.at(j)
+		}
+	}
+	if rg.copyCalls[c] {
+		hold = s.CallEnd[c] - s.CallStart[c]
+		if rg.pageableCalls[c] {
+			pageable = hold
+		}
+	}
+	return latest, copyNs, over, hold, pageable
 }
 
 // busyTime sums the time calls of one thread, in start order, covered

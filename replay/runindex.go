@@ -124,21 +124,7 @@ func (rg *regions) index(s *Schedule, ix *runIndex) *runIndex {
 	}
 	leaves := ix.latest[n:]
 	for k, c := range bs {
-		var copyNs, over, hold, pageable int64
-		latest := int64(math.MinInt64)
-		for _, j := range tl.OpsOf(c) {
-			latest = max(latest, s.OpEnd[j])
-			if tl.Ops.Kind[j] == timeline.OpCopy && tl.Ops.Dir[j].HostDevice() {
-				copyNs += s.OpEnd[j] - s.OpStart[j]
-				over += rg.over.at(j)
-			}
-		}
-		if rg.copyCalls[c] {
-			hold = s.CallEnd[c] - s.CallStart[c]
-			if rg.pageableCalls[c] {
-				pageable = hold
-			}
-		}
+		latest, copyNs, over, hold, pageable := rg.callSums(s, c)
 		ix.copyNs[k+1] = ix.copyNs[k] + copyNs
 		ix.over[k+1] = ix.over[k] + over
 		ix.hold[k+1] = ix.hold[k] + hold
