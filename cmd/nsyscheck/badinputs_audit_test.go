@@ -72,16 +72,16 @@ func auditCases() []badCase {
 	// RSS measured with GNU time, median of 3; docs/performance.md).
 	const ranges400k = `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i+1 FROM n WHERE i < 399999) `
 	const thread = `(SELECT globalTid FROM NVTX_EVENTS LIMIT 1)`
-	add(badCase{name: "audit: 400k nested NVTX ranges before the copies (20 MB export; peak RSS 107 MiB, 295 MiB before)",
+	add(badCase{name: "audit: 400k nested NVTX ranges before the copies (20 MB export; peak RSS in docs/performance.md)",
 		make: withArgs(sqliteEdit(ranges400k + `INSERT INTO NVTX_EVENTS(start, "end", eventType, rangeId, text, globalTid, domainId)
 			SELECT 1001 + i, 1999999 - i, 59, 1000000 + i, 'nest', ` + thread + `, 0 FROM n`)),
 		exit: 1, want: []string{"copies break the lesson's rule", "h2d-pageable", "nest"}})
-	add(badCase{name: "audit: 400k sibling NVTX ranges, one a step (peak RSS 111 MiB, 231 MiB before)",
+	add(badCase{name: "audit: 400k sibling NVTX ranges, one a step (peak RSS in docs/performance.md)",
 		make: withArgs(sqliteEdit(`CREATE TEMP TABLE t AS SELECT globalTid AS g FROM NVTX_EVENTS LIMIT 1; DELETE FROM NVTX_EVENTS; ` +
 			ranges400k + `INSERT INTO NVTX_EVENTS(start, "end", eventType, rangeId, text, globalTid, domainId)
 			SELECT 348946328 + i*5600, 348946328 + i*5600 + 5599, 59, 1000000 + i, 'step', (SELECT g FROM t), 0 FROM n`)),
 		exit: 1, want: []string{"copies break the lesson's rule", "median of 400000 instances"}})
-	add(badCase{name: "audit: 100k NVTX steps each holding fwd, layer and op (peak RSS 110 MiB, 219 MiB before)",
+	add(badCase{name: "audit: 100k NVTX steps each holding fwd, layer and op (peak RSS in docs/performance.md)",
 		make: withArgs(sqliteEdit(`CREATE TEMP TABLE t AS SELECT globalTid AS g FROM NVTX_EVENTS LIMIT 1; DELETE FROM NVTX_EVENTS;
 			WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i+1 FROM n WHERE i < 99999), d(d) AS (VALUES (0), (1), (2), (3))
 			INSERT INTO NVTX_EVENTS(start, "end", eventType, rangeId, text, globalTid, domainId)
