@@ -20,14 +20,13 @@ type CallIndex struct {
 	// into calls, and not at each growth of a slice. Calls that came in
 	// (pid, corr) order are not moved at all: they stay in their chunks, as
 	// kept (inChunks), where they are found in place.
-	added    chunked.List[indexedCall]
-	kept     chunked.List[indexedCall]
-	inChunks bool
-	sorted   bool // calls are in (pid, corr) order
-	checked  bool // sorted is known
-	names    []string
-	nameAt   map[string]int32
-	threads  []indexedThread
+	added   chunked.List[indexedCall]
+	kept    chunked.List[indexedCall]
+	sorted  bool // calls are in (pid, corr) order
+	checked bool // sorted is known
+	names   []string
+	nameAt  map[string]int32
+	threads []indexedThread
 	// last is the index of the last name and thread added; cursor the
 	// call found last; call is the Call handed out, reused.
 	lastName, lastThread int32
@@ -54,9 +53,12 @@ func (x *CallIndex) Len() int { return x.ordered() + x.added.Len() }
 // ordered is the number of calls ordered: in calls, or in kept's chunks.
 func (x *CallIndex) ordered() int { return len(x.calls) + x.kept.Len() }
 
+// inChunks reports whether the ordered calls stayed in kept's chunks.
+func (x *CallIndex) inChunks() bool { return x.kept.Len() > 0 }
+
 // get is ordered call i, in place.
 func (x *CallIndex) get(i int) *indexedCall {
-	if x.inChunks {
+	if x.inChunks() {
 		return x.kept.Ptr(i)
 	}
 	return &x.calls[i]
@@ -129,11 +131,9 @@ func (x *CallIndex) order() {
 	}
 	x.checked, x.sorted = true, true
 	if x.ordered() == 0 && x.inOrder(&x.added) {
-		x.kept, x.added, x.inChunks = x.added, chunked.List[indexedCall]{}, true
+		x.kept, x.added = x.added, chunked.List[indexedCall]{}
 	} else {
-		if x.inChunks {
-			x.calls, x.inChunks = x.kept.AppendTo(x.calls), false
-		}
+		x.calls = x.kept.AppendTo(x.calls) // empties kept
 		x.calls = x.added.AppendTo(x.calls)
 		for i := 1; i < len(x.calls); i++ {
 			if x.before(&x.calls[i], &x.calls[i-1]) {

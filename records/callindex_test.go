@@ -105,7 +105,7 @@ func TestCallIndexInPlace(t *testing.T) {
 		}
 	}
 	ask("in place")
-	if !x.inChunks || len(x.calls) != 0 {
+	if !x.inChunks() || len(x.calls) != 0 {
 		t.Errorf("calls in order were moved: %d in the slice", len(x.calls))
 	}
 	more := []Call{{Name: "cudaMemcpy", Start: 7, End: 9, Corr: 4, PID: 5, TID: 6}, {Name: "cudaMemcpy", Start: -1, End: 3, Corr: 3, PID: 5, TID: 6}}
@@ -114,8 +114,8 @@ func TestCallIndexInPlace(t *testing.T) {
 	}
 	want = append(want, more[0])
 	ask("moved")
-	if x.inChunks || x.Len() != len(want)+1 {
-		t.Errorf("after more calls: in chunks %v, %d calls, want %d", x.inChunks, x.Len(), len(want)+1)
+	if x.inChunks() || x.Len() != len(want)+1 {
+		t.Errorf("after more calls: in chunks %v, %d calls, want %d", x.inChunks(), x.Len(), len(want)+1)
 	}
 	if c := x.First(3); c == nil || c.Start != 3 {
 		t.Errorf("First(3) = %+v, want the call added first (start 3)", c)
