@@ -17,4 +17,4 @@ func ReplayRuns(ctx context.Context, tl *timeline.Timeline, opts Options, indexe
 }
 
 // RunsIndexed reports whether Replay reads tl's runs through the index.
-func RunsIndexed(tl *timeline.Timeline) bool { return newRegions(tl).indexed() }
+func RunsIndexed(tl *timeline.Timeline) bool { return runsIndexed(tl, indexAuto) }

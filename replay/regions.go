@@ -146,15 +146,16 @@ type regions struct {
 	// pieces is overlapped's scratch.
 	over   spans
 	pieces [][2]int64
-	// mode, deep and ix are how the instances' runs of calls are read
-	// (runindex.go): deep once worked out, ix the index of the last
+	// runsIndexed says whether the instances' runs of calls are read
+	// through an index (runindex.go); ix is the index of the last
 	// schedule, its slices kept for the next.
-	mode indexMode
-	deep *bool
-	ix   *runIndex
+	runsIndexed bool
+	ix          *runIndex
 }
 
-func newRegions(tl *timeline.Timeline) *regions {
+// newRegions finds the regions of tl, their instances' runs of calls to be
+// read as mode says.
+func newRegions(tl *timeline.Timeline, mode indexMode) *regions {
 	rg := &regions{tl: tl, kernels: make([][]int32, len(tl.Streams)), copyCalls: make([]bool, tl.Calls.Len()),
 		pageableCalls: make([]bool, tl.Calls.Len()), over: newSpans(tl.Ops.Len())}
 	seen := map[int32]int{}
@@ -188,6 +189,7 @@ func newRegions(tl *timeline.Timeline) *regions {
 			}
 		}
 	}
+	rg.runsIndexed = runsIndexed(tl, mode)
 	return rg
 }
 
@@ -238,17 +240,12 @@ func (rg *regions) measureAll(s *Schedule) []measure {
 			periods: make([]float64, 0, n), prev: map[int32][2]int64{}}
 	}
 	var ix *runIndex
-	if rg.indexed() {
+	if rg.runsIndexed {
 		rg.ix = rg.index(s, rg.ix)
 		ix = rg.ix
 	}
 	for _, r := range rg.tl.Ranges {
-		var start, end, copyNs, over, hold, pageable, outside int64
-		if ix != nil {
-			start, end, copyNs, over, hold, pageable, outside = ix.instance(rg, s, r)
-		} else {
-			start, end, copyNs, over, hold, pageable, outside = rg.instance(s, r)
-		}
+		start, end, copyNs, over, hold, pageable, outside := rg.instance(s, r, ix)
 		a := &acc[byName[r.Name]]
 		m := &a.m
 		t := float64(end - start)
@@ -300,24 +297,17 @@ func (rg *regions) measureAll(s *Schedule) []measure {
 // kernel on another stream overlapped, its copy calls' host time (and
 // that of the calls of pageable copies among them), and the host time its
 // thread spent outside calls between the range's push and pop.
-func (rg *regions) instance(s *Schedule, r timeline.Range) (start, end, copyNs, over, hold, pageable, outside int64) {
+func (rg *regions) instance(s *Schedule, r timeline.Range, ix *runIndex) (start, end, copyNs, over, hold, pageable, outside int64) {
 	tl := rg.tl
 	start = mark(s, tl, r.StartAt, r.Start)
 	end = mark(s, tl, r.EndAt, r.End)
-	pid := tl.Threads[r.Thread].PID
-	bs := tl.ByStart
-	lo := sort.Search(len(bs), func(k int) bool {
-		c := bs[k]
-		p := tl.PID(c)
-		return p > pid || p == pid && tl.Calls.Start[c] >= r.Start
-	})
 	pop := end
+	lo, hi := runOf(tl, tl.Threads[r.Thread].PID, r.Start, r.End)
+	if ix != nil {
+		return ix.instance(r, lo, hi, start, end, pop)
+	}
 	busy := busyTime{from: start, to: pop}
-	for k := lo; k < len(bs); k++ {
-		c := bs[k]
-		if tl.PID(c) != pid || tl.Calls.Start[c] > r.End {
-			break
-		}
+	for _, c := range tl.ByStart[lo:hi] {
 		latest, cn, ov, h, p := rg.callSums(s, c)
 		end = max(end, latest)
 		copyNs += cn

@@ -195,8 +195,7 @@ func replay(ctx context.Context, tl *timeline.Timeline, opts Options, mode index
 		}
 	}
 	m.engineAt = nil
-	rg := newRegions(tl)
-	rg.mode = mode
+	rg := newRegions(tl, mode)
 	measured := rg.measureAll(Measured(tl))
 	// One schedule, simulated into again for each run and measured at once.
 	sc := newSchedule(tl)

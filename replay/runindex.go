@@ -47,31 +47,25 @@ func runOf(tl *timeline.Timeline, pid, start, end int64) (lo, hi int) {
 	return lo, hi
 }
 
-// indexed reports whether measureAll reads the runs through a runIndex:
-// the runs of all instances are longer than runWorkFactor calls on mean.
-func (rg *regions) indexed() bool {
-	switch rg.mode {
+// runsIndexed reports whether measureAll reads the runs of tl's range
+// instances through a runIndex: as mode says, or, by itself, where the
+// runs are longer than runWorkFactor calls on mean.
+func runsIndexed(tl *timeline.Timeline, mode indexMode) bool {
+	switch mode {
 	case indexNever:
 		return false
 	case indexAlways:
 		return true
 	}
-	if rg.deep != nil {
-		return *rg.deep
-	}
-	tl := rg.tl
 	limit := int64(runWorkFactor) * int64(len(tl.Ranges)+1)
 	var work int64
-	deep := false
 	for _, r := range tl.Ranges {
 		lo, hi := runOf(tl, tl.Threads[r.Thread].PID, r.Start, r.End)
 		if work += int64(hi - lo); work > limit {
-			deep = true
-			break
+			return true
 		}
 	}
-	rg.deep = &deep
-	return deep
+	return false
 }
 
 // runIndex answers an instance's sums over its run of calls in one
@@ -149,13 +143,11 @@ func (rg *regions) index(s *Schedule, ix *runIndex) *runIndex {
 	return ix
 }
 
-// instance is regions.instance read through the index.
-func (ix *runIndex) instance(rg *regions, s *Schedule, r timeline.Range) (start, end, copyNs, over, hold, pageable, outside int64) {
-	tl := rg.tl
-	start = mark(s, tl, r.StartAt, r.Start)
-	end = mark(s, tl, r.EndAt, r.End)
-	pop := end
-	lo, hi := runOf(tl, tl.Threads[r.Thread].PID, r.Start, r.End)
+// instance is regions.instance of range r, whose calls are the run
+// [lo, hi) of ByStart, read through the index: from its start and its
+// end and pop marks, its completion, sums and the time its thread spent
+// outside calls.
+func (ix *runIndex) instance(r timeline.Range, lo, hi int, start, end, pop int64) (_, _, copyNs, over, hold, pageable, outside int64) {
 	if hi > lo {
 		end = max(end, ix.latest.max(lo, hi))
 	}
