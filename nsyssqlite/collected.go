@@ -69,23 +69,43 @@ func (r *reader) countCollected() error {
 	if counts != 1 {
 		return nil
 	}
-	where := ""
-	if cond := r.callsOnly(""); cond != "" {
-		where = ` WHERE ` + cond
-	}
 	for _, t := range []struct {
-		logical, where string
-		n              *int64
-	}{{nsysdb.TableRuntime, where, &c.Calls}, {nsysdb.TableKernel, "", &c.Kernels}, {nsysdb.TableMemcpy, "", &c.Copies}, {nsysdb.TableMemset, "", &c.Memsets}} {
-		table := r.tables[t.logical]
-		if table == "" {
-			continue
-		}
-		if err := r.queryRow(`SELECT count(*) FROM ` + q(table) + t.where).Scan(t.n); err != nil {
-			return r.tableError(table, err)
+		logical string
+		n       *int64
+	}{{nsysdb.TableRuntime, &c.Calls}, {nsysdb.TableKernel, &c.Kernels}, {nsysdb.TableMemcpy, &c.Copies}, {nsysdb.TableMemset, &c.Memsets}} {
+		var err error
+		if *t.n, err = r.rowCount(t.logical); err != nil {
+			return err
 		}
 	}
 	c.Known = true
 	r.info.Collected = c
 	return nil
+}
+
+// rowCount counts the rows of a logical table (0 where the export has
+// none), the runtime table's without its rows of call stacks (callsOnly),
+// each table once a read: the trace's counts and the count of what nsys
+// collected ask for the same ones.
+func (r *reader) rowCount(logical string) (int64, error) {
+	if n, ok := r.rows[logical]; ok {
+		return n, nil
+	}
+	table := r.tables[logical]
+	if table == "" {
+		return 0, nil
+	}
+	where := ""
+	if cond := r.callsOnly(""); cond != "" && logical == nsysdb.TableRuntime {
+		where = ` WHERE ` + cond
+	}
+	var n int64
+	if err := r.queryRow(`SELECT count(*) FROM ` + q(table) + where).Scan(&n); err != nil {
+		return 0, r.tableError(table, err)
+	}
+	if r.rows == nil {
+		r.rows = map[string]int64{}
+	}
+	r.rows[logical] = n
+	return n, nil
 }

@@ -235,6 +235,7 @@ type reader struct {
 	tables map[string]string // logical name -> table name in the file
 
 	strs    map[int64]string // StringIds cache
+	rows    map[string]int64 // row counts by logical table (rowCount)
 	strStmt *sql.Stmt
 	// batch is the connection the long scans run on (ints), nil until
 	// the first; batchDone gives it back to db.

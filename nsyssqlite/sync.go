@@ -260,8 +260,9 @@ func (r *reader) emitCounts() error {
 	if c := r.callsOnly(""); c != "" {
 		calls = ` WHERE ` + c
 	}
-	if err := r.queryRow(`SELECT count(*) FROM ` + q(t) + calls).Scan(&c.Calls); err != nil {
-		return r.tableError(t, err)
+	var err error
+	if c.Calls, err = r.rowCount(nsysdb.TableRuntime); err != nil {
+		return err
 	}
 	if r.h.Meta == nil {
 		r.readDuration()
@@ -273,10 +274,8 @@ func (r *reader) emitCounts() error {
 		}
 		c.FirstCall, c.LastCall = first.Int64, last.Int64
 	}
-	if m := r.tables[nsysdb.TableMemset]; m != "" {
-		if err := r.queryRow(`SELECT count(*) FROM ` + q(m)).Scan(&c.Memsets); err != nil {
-			return r.tableError(m, err)
-		}
+	if c.Memsets, err = r.rowCount(nsysdb.TableMemset); err != nil {
+		return err
 	}
 	return r.handled(t, r.h.Counts(&c))
 }
