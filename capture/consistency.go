@@ -1,9 +1,11 @@
 package capture
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -121,9 +123,11 @@ type crossCheck struct {
 	sortedSC, sortedRC     bool
 	events, graphs         corrSet // the event recordings' calls', the graph launches'
 	// recordings are the event recordings by process and event, which the
-	// reader hands on before the synchronisations; graphStreams the graph
-	// launches' spans by stream.
+	// reader hands on before the synchronisations, in order of their calls
+	// once sortedRec (recordingBefore); graphStreams the graph launches'
+	// spans by stream.
 	recordings   map[[2]int64][]recordingAt
+	sortedRec    bool
 	graphStreams map[streamKey]*spans
 }
 
@@ -476,14 +480,7 @@ func (x *crossCheck) sync(s *records.Sync) {
 	case s.Kind == records.SyncEvent && s.Event != records.NoID && waited:
 		// The work of the stream that recorded the event, begun before the
 		// last recording whose call began before the wait.
-		var last *recordingAt
-		rs := x.recordings[[2]int64{s.PID, s.Event}]
-		for j := range rs {
-			if rs[j].at < s.Start && (last == nil || rs[j].at > last.at) {
-				last = &rs[j]
-			}
-		}
-		if last != nil {
+		if last := x.recordingBefore(s.PID, s.Event, s.Start); last != nil {
 			x.outlasts(last.stream, last.at-clockSkewNs, s, true)
 		}
 		return
@@ -516,6 +513,30 @@ func (x *crossCheck) outlasts(k streamKey, from int64, s *records.Sync, kernels 
 	return false
 }
 
+// recordingBefore is the last recording of event ev of process pid whose
+// call began before at (the first kept of those that began at once), nil
+// for none. The recordings are put in order of their calls once, when
+// the synchronisations that look them up begin, so that a capture
+// recording one event and waiting for it every step takes a search a
+// wait, not a look at every recording.
+func (x *crossCheck) recordingBefore(pid, ev, at int64) *recordingAt {
+	if !x.sortedRec {
+		for _, rs := range x.recordings {
+			slices.SortStableFunc(rs, func(a, b recordingAt) int { return cmp.Compare(a.at, b.at) })
+		}
+		x.sortedRec = true
+	}
+	rs := x.recordings[[2]int64{pid, ev}]
+	i := sort.Search(len(rs), func(i int) bool { return rs[i].at >= at }) - 1
+	if i < 0 {
+		return nil
+	}
+	for i > 0 && rs[i-1].at == rs[i].at {
+		i--
+	}
+	return &rs[i]
+}
+
 // event keeps an event recording, for the event synchronisations that
 // waited for it: one recording per recording call.
 func (x *crossCheck) event(e *records.EventRecord) {
@@ -530,6 +551,7 @@ func (x *crossCheck) event(e *records.EventRecord) {
 	if c := findCall(x.recordCalls, &x.sortedRC, &records.Op{PID: e.PID, Corr: e.Corr}); c != nil && e.Event != records.NoID {
 		k := [2]int64{e.PID, e.Event}
 		x.recordings[k] = append(x.recordings[k], recordingAt{at: c.start, stream: streamKey{e.PID, e.Device, e.Stream}})
+		x.sortedRec = false
 	}
 }
 
