@@ -582,6 +582,7 @@ func checkView(v *auditView, out *audit.Output, verbose bool) {
 		v.Regions.Note = leftOut(left)
 	}
 	v.Shares = sharesTable(regions, checks)
+	missing := missingAfter(c)
 	switch {
 	case c.Verdict == audit.Held && held == judged:
 		v.Answer = fmt.Sprintf("held: every judged region's time after lies in its predicted bound (%d of %d)", held, judged)
@@ -593,10 +594,9 @@ func checkView(v *auditView, out *audit.Output, verbose bool) {
 		v.Answer = fmt.Sprintf("held: %d of %d judged regions lie in their predicted bound; %s", held, judged, strings.Join(rest, ", "))
 	case c.Verdict == audit.Died:
 		v.Answer = fmt.Sprintf("died: %d of %d judged regions lie outside their predicted bound", died, judged)
-	case len(missingAfter(c)) > 0:
-		names := missingAfter(c)
+	case len(missing) > 0:
 		v.Answer = fmt.Sprintf("unavailable: the capture after has no region %s, which the check judges (renamed, or its ranges gone), so the fix cannot be checked there; --match %s=NAME compares it with a region named otherwise",
-			strings.Join(names, ", "), names[0])
+			strings.Join(missing, ", "), missing[0])
 	case notPredicted(c):
 		v.Answer = "unavailable: " + notPredictedWords(c.Regions[0].NotPredicted)
 	case c.Unseen == nil && !c.Fix.Made:
