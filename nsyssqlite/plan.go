@@ -74,6 +74,9 @@ func (r *reader) checkTables(ctx context.Context, conn *sql.Conn) error {
 	if err := r.checkStreams(queryRow); err != nil {
 		return err
 	}
+	if err := r.checkContexts(queryRow); err != nil {
+		return err
+	}
 	return r.checkStop(queryRow)
 }
 
@@ -128,6 +131,63 @@ func (r *reader) checkStreams(queryRow func(string, ...any) *sql.Row) error {
 		return &inputerr.Error{Path: r.path, Where: "table " + table,
 			Problem: fmt.Sprintf("%s name stream %d (the first: rowid %d), which %s does not list among the program's streams: a reference that does not resolve, so the order of that work is unknown",
 				rowCount(n), stream, first, streams),
+			Hint: "the export is damaged or was edited; " + nsysdb.ExportHint}
+	}
+	return nil
+}
+
+// checkContexts checks that every synchronisation and event recording
+// names a device and context the program made
+// (TARGET_INFO_CUDA_CONTEXT_INFO lists each context with its device),
+// where the export lists them: the stream a wait or a recording names is
+// the stream of that device's context, and on a device the context is
+// not on it binds no work, so the replay's waits would change without a
+// word. Copies and kernels on an unlisted device are left to readGPU,
+// which says their GPU is unknown. One pass over each table's distinct
+// pairs.
+func (r *reader) checkContexts(queryRow func(string, ...any) *sql.Row) error {
+	contexts := r.tables[nsysdb.TableCUDAContext]
+	if contexts == "" {
+		return nil
+	}
+	dev, ctx := q(nsysdb.ColDeviceID), q(nsysdb.ColContextID)
+	var has, listed int64
+	if err := queryRow(`SELECT count(*) FROM pragma_table_info(?) WHERE name IN (?, ?)`, contexts, nsysdb.ColDeviceID, nsysdb.ColContextID).Scan(&has); err != nil {
+		return r.tableError(contexts, err)
+	}
+	if has < 2 {
+		return nil
+	}
+	if err := queryRow(`SELECT count(*) FROM ` + q(contexts)).Scan(&listed); err != nil || listed == 0 {
+		return nil // no list to hold the records to
+	}
+	for _, logical := range []string{nsysdb.TableSync, nsysdb.TableCUDAEvent} {
+		table := r.tables[logical]
+		if table == "" {
+			continue
+		}
+		if err := queryRow(`SELECT count(*) FROM pragma_table_info(?) WHERE name IN (?, ?)`, table, nsysdb.ColDeviceID, nsysdb.ColContextID).Scan(&has); err != nil {
+			return r.tableError(table, err)
+		}
+		if has < 2 {
+			continue
+		}
+		var device, context int64
+		err := queryRow(`SELECT `+dev+`, `+ctx+` FROM (SELECT DISTINCT `+dev+`, `+ctx+` FROM `+q(table)+` WHERE `+dev+` IS NOT NULL AND `+ctx+
+			` IS NOT NULL) AS d WHERE NOT EXISTS (SELECT 1 FROM `+q(contexts)+` AS c WHERE c.`+dev+` = d.`+dev+` AND c.`+ctx+` = d.`+ctx+`) LIMIT 1`).Scan(&device, &context)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			continue
+		case err != nil:
+			return r.tableError(table, err)
+		}
+		var n, first int64
+		if err := queryRow(`SELECT count(*), min(rowid) FROM `+q(table)+` WHERE `+dev+` = ? AND `+ctx+` = ?`, device, context).Scan(&n, &first); err != nil {
+			return r.tableError(table, err)
+		}
+		return &inputerr.Error{Path: r.path, Where: "table " + table,
+			Problem: fmt.Sprintf("%s name context %d on device %d (the first: rowid %d), which %s does not list among the program's contexts: a reference that does not resolve, so the streams they wait on or record are unknown",
+				rowCount(n), context, device, first, contexts),
 			Hint: "the export is damaged or was edited; " + nsysdb.ExportHint}
 	}
 	return nil
