@@ -48,6 +48,20 @@ func replayCases() []badCase {
 			return append([]string{"../../testdata/captures/pipeline-pageable/pipeline-pageable.sqlite"}, after...)
 		}
 	}
+	// countEdit is pipelineEdit without the recount: the statement damages
+	// nsys's own count of the CUDA events it collected.
+	countEdit := func(stmt string) func(t *testing.T, dir string) []string {
+		return func(t *testing.T, dir string) []string {
+			p := filepath.Join(dir, "pipeline-pageable.sqlite")
+			writeFile(t, p, readFile(t, "../../testdata/captures/pipeline-pageable/pipeline-pageable.sqlite"))
+			db := openRW(t, p)
+			mustExec(t, db, stmt)
+			db.Close()
+			return []string{p, "--nvidia-rule", "off"}
+		}
+	}
+	const counted = `UPDATE DIAGNOSTIC_EVENT SET text = 'Number of CUDA events collected: ' || char(9) || `
+	const countRow = ` WHERE text LIKE 'Number of CUDA events collected%'`
 	const jsons = "JSON nested without end, and audits edited"
 	return []badCase{
 		{group: jsons, name: "report of an audit JSON whose copy count (7) contradicts its classes", cmd: "report",
@@ -78,6 +92,15 @@ func replayCases() []badCase {
 		{group: records, name: "audit: every synchronisation record on device 5, whose context TARGET_INFO_CUDA_CONTEXT_INFO does not list (once said in the JSON alone)", cmd: "audit",
 			make: pipelineEdit(`UPDATE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION SET deviceId = 5`),
 			exit: 2, want: []string{"pipeline-pageable.sqlite", "table CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: 13 rows name context 1 on device 5 (the first: rowid 1), which TARGET_INFO_CUDA_CONTEXT_INFO does not list"}},
+		{group: records, name: "audit: nsys's count of the CUDA events it collected overflowing 64 bits (once passed unread)", cmd: "audit",
+			make: countEdit(counted + `'99999999999999999999999.'` + countRow),
+			exit: 2, want: []string{"pipeline-pageable.sqlite", "table DIAGNOSTIC_EVENT, rowid 4: nsys's count of the CUDA events it collected is not a count"}},
+		{group: records, name: "audit: nsys's count of the CUDA events written 7,22 (once read as 7)", cmd: "audit",
+			make: countEdit(counted + `'7,22.'` + countRow),
+			exit: 2, want: []string{"pipeline-pageable.sqlite", "table DIAGNOSTIC_EVENT, rowid 4: nsys's count of the CUDA events it collected is not a count"}},
+		{group: records, name: "audit: a second count of the CUDA events nsys collected, 9000 beside 722 (once passed unread)", cmd: "audit",
+			make: countEdit(`INSERT INTO DIAGNOSTIC_EVENT(timestamp, timestampType, source, severity, text, globalPid) SELECT timestamp + 1, timestampType, source, severity, 'Number of CUDA events collected: ' || char(9) || '9000.', globalPid FROM DIAGNOSTIC_EVENT` + countRow),
+			exit: 2, want: []string{"pipeline-pageable.sqlite", "nsys counts the CUDA events it collected twice for one process, 722 and 9000, where it counts once"}},
 		{group: records, name: "audit: every synchronisation record 200 ms before its call", cmd: "audit",
 			make: pipelineEdit(`UPDATE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION SET start = start - 200000000, end = end - 200000000`),
 			exit: 2, want: []string{"pipeline-pageable.sqlite", "table CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, event synchronisation, correlation id 134 of process 22: the record runs [915692377, 916297686 ns], outside the cudaEventSynchronize call that made it [1115691441, 1116299467 ns]"}},
