@@ -141,6 +141,17 @@ func replayCases() []badCase {
 		{group: expects, name: "audit --expect with a region of -5 instances", cmd: "audit",
 			make: pipelineExpect(`{"regions": {"pass": {"instances": -5}}}`),
 			exit: 2, want: []string{"expect.json", "regions.pass.instances: -5 is no count"}},
+		{group: expects, name: "audit --expect with copies given twice, once as Copies (once read as the last)", cmd: "audit",
+			make: pipelineExpect(`{"copies": 192, "Copies": 5}`),
+			exit: 2, want: []string{"expect.json", `Copies: keys are matched in their case; write "copies"`}},
+		{group: expects, name: "verify of a measurements file whose gpu key is written GPU",
+			make: func(t *testing.T, dir string) []string {
+				p := filepath.Join(dir, "pinned.results.json")
+				b := readFile(t, "../../testdata/captures/h200-pinned/pinned.results.json")
+				writeFile(t, p, []byte(strings.Replace(string(b), `"gpu"`, `"GPU"`, 1)))
+				return []string{p}
+			},
+			exit: 2, want: []string{"pinned.results.json", `GPU: keys are matched in their case, and this one is not "gpu"`}},
 		{group: expects, name: "audit --expect with a framework that is none (pytorchh)", cmd: "audit",
 			make: pipelineExpect(`{"framework": "pytorchh"}`),
 			exit: 2, want: []string{"expect.json", `framework: "pytorchh" is none of jax, pytorch, cupy, cuda-driver, cuda-runtime, unknown`}},
