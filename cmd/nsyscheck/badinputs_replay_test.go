@@ -68,6 +68,14 @@ func replayCases() []badCase {
 			make: editedAudit(func(results []map[string]any, check map[string]any) { results[0]["copies"] = 7 }),
 			exit: 2, want: []string{"audit.json", "copies is 7, but its classes hold 207 copies: the file was edited"}},
 		maskedReport(),
+		{group: jsons, name: "report of an audit JSON holding a count of copies twice in one object (once read as the last)", cmd: "report",
+			make: func(t *testing.T, dir string) []string {
+				args := editedAudit(func([]map[string]any, map[string]any) {})(t, dir)
+				b := readFile(t, args[0])
+				writeFile(t, args[0], []byte(strings.Replace(string(b), `"copies":`, `"copies":7,"copies":`, 1)))
+				return args
+			},
+			exit: 2, want: []string{"audit.json", "results[0].callSites.pageable.copies is given twice in one object, which no audit writes"}},
 		{group: "audit", name: "audit BEFORE AFTER: AFTER's region pass renamed pass2 (once held on warmup alone)", cmd: "audit",
 			make: pipelinePair(`UPDATE NVTX_EVENTS SET text = 'pass2' WHERE text = 'pass'`),
 			exit: 1, want: []string{"UNAVAILABLE", "unavailable: the capture after has no region pass, which the check judges (renamed, or its ranges gone), so the fix cannot be checked there; --match pass=NAME"}},
