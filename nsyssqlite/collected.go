@@ -99,12 +99,10 @@ func (r *reader) countCollected() error {
 	if counts != 1 {
 		return nil
 	}
-	for _, t := range []struct {
-		logical string
-		n       *int64
-	}{{nsysdb.TableRuntime, &c.Calls}, {nsysdb.TableKernel, &c.Kernels}, {nsysdb.TableMemcpy, &c.Copies}, {nsysdb.TableMemset, &c.Memsets}} {
+	held := map[string]*int64{nsysdb.TableRuntime: &c.Calls, nsysdb.TableKernel: &c.Kernels, nsysdb.TableMemcpy: &c.Copies, nsysdb.TableMemset: &c.Memsets}
+	for _, logical := range nsysdb.CUDAEventTables {
 		var err error
-		if *t.n, err = r.rowCount(t.logical); err != nil {
+		if *held[logical], err = r.rowCount(logical); err != nil {
 			return err
 		}
 	}

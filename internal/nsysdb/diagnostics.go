@@ -30,6 +30,12 @@ const (
 	EventsNVTX = "NVTX"
 )
 
+// CUDAEventTables are the tables whose rows nsys counts in "Number of CUDA
+// events collected": each CUDA event it collects is written as an API call
+// (the runtime table, its rows of call stacks aside), a kernel, a memory
+// copy or a memset.
+var CUDAEventTables = []string{TableRuntime, TableKernel, TableMemcpy, TableMemset}
+
 var (
 	notAllRe    = regexp.MustCompile(`(?i)^\s*not all (\S+) events might have been collected`)
 	noneRe      = regexp.MustCompile(`(?i)^\s*no (\S+) events collected`)
