@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/nsyscheck/nsyscheck/internal/ctlchar"
 	"github.com/nsyscheck/nsyscheck/predictions"
 )
 
@@ -58,7 +59,7 @@ func mdTable(w io.Writer, t tableView, level string) {
 	io.WriteString(w, "\n")
 	for _, row := range t.Rows {
 		for i, c := range row {
-			cells[i] = md(c)
+			cells[i] = md(ctlchar.Line(c))
 		}
 		fmt.Fprintf(w, "| %s |\n", strings.Join(cells[:len(row)], " | "))
 	}
