@@ -358,9 +358,15 @@ func lineCells(rows [][]string) [][]string {
 }
 
 // mdText escapes what Markdown would read as markup in a table or a line.
+// A newline in a name would end the line there and let the name's own
+// text start a block of its own (a heading, a list item, a row), so each
+// is a space, as text output's wrapping makes it.
 func mdText(s string) string {
-	return strings.NewReplacer("|", `\|`, "*", `\*`, "<", "&lt;", ">", "&gt;").Replace(s)
+	return mdReplacer.Replace(s)
 }
+
+// mdReplacer is mdText's.
+var mdReplacer = strings.NewReplacer("|", `\|`, "*", `\*`, "<", "&lt;", ">", "&gt;", "\r\n", " ", "\n", " ", "\r", " ")
 
 // capitalise starts a sentence with a capital.
 func capitalise(s string) string {

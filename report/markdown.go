@@ -12,7 +12,7 @@ import (
 )
 
 // md escapes text for Markdown: characters that would start emphasis,
-// code, links, HTML or break a table cell. An underscore inside a word
+// code, links, HTML or break a table cell, and newlines. An underscore inside a word
 // (CUPTI_ACTIVITY_KIND_RUNTIME) is left alone.
 func md(s string) string {
 	var b strings.Builder
@@ -30,6 +30,10 @@ func md(s string) string {
 			if i == 0 {
 				b.WriteRune('\\')
 			}
+		case '\n', '\r':
+			// A newline would let the text after it start a block of
+			// its own (a heading, a list item): a space, as text wraps.
+			c = ' '
 		}
 		b.WriteRune(c)
 	}

@@ -82,6 +82,11 @@ func replayCases() []badCase {
 		{group: "audit", name: "audit: a range name holding a newline, once a row of its own in the region table", cmd: "audit",
 			make: pipelineEdit(`UPDATE NVTX_EVENTS SET text = 'pass' || char(10) || 'warmup  1  median  1.000' WHERE text = 'pass'`),
 			exit: 1, want: []string{`pass\x0awarmup  1  median  1.000  5  median  275.7`}, never: []string{"\nwarmup  1  median  1.000"}},
+		{group: "audit", name: "audit --format markdown: a range name holding a newline and a heading, once a heading of its own", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				return append(pipelineEdit(`UPDATE NVTX_EVENTS SET text = 'pass' || char(10) || '# Check: held' WHERE text = 'pass'`)(t, dir), "--format", "markdown")
+			},
+			exit: 1, want: []string{`pass # Check: held: 275.7 ms now`}, never: []string{"\n# Check: held"}},
 		{group: "audit", name: "audit BEFORE AFTER: AFTER without its pass ranges", cmd: "audit",
 			make: pipelinePair(`DELETE FROM NVTX_EVENTS WHERE text = 'pass'`),
 			exit: 1, want: []string{"UNAVAILABLE", "the capture after has no region pass, which the check judges"}},
