@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
@@ -115,19 +116,14 @@ func (r *reader) checkStreams(queryRow func(string, ...any) *sql.Row) error {
 		if migrations > 0 {
 			where += ` AND ` + q(nsysdb.ColMigration) + ` IS NULL`
 		}
-		var stream int64
-		err := queryRow(`SELECT ` + s + ` FROM (SELECT DISTINCT ` + s + ` FROM ` + q(table) + ` WHERE ` + where + `) AS d WHERE NOT EXISTS (SELECT 1 FROM ` +
-			q(streams) + ` AS t WHERE t.` + s + ` = d.` + s + `) LIMIT 1`).Scan(&stream)
+		ids, n, first, err := unlisted(queryRow, table, streams, where, nsysdb.ColStreamID)
 		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			continue
 		case err != nil:
 			return r.tableError(table, err)
+		case ids == nil:
+			continue
 		}
-		var n, first int64
-		if err := queryRow(`SELECT count(*), min(rowid) FROM `+q(table)+` WHERE `+s+` = ?`, stream).Scan(&n, &first); err != nil {
-			return r.tableError(table, err)
-		}
+		stream := ids[0]
 		return &inputerr.Error{Path: r.path, Where: "table " + table,
 			Problem: fmt.Sprintf("%s name stream %d (the first: rowid %d), which %s does not list among the program's streams: a reference that does not resolve, so the order of that work is unknown",
 				rowCount(n), stream, first, streams),
@@ -172,25 +168,54 @@ func (r *reader) checkContexts(queryRow func(string, ...any) *sql.Row) error {
 		if has < 2 {
 			continue
 		}
-		var device, context int64
-		err := queryRow(`SELECT `+dev+`, `+ctx+` FROM (SELECT DISTINCT `+dev+`, `+ctx+` FROM `+q(table)+` WHERE `+dev+` IS NOT NULL AND `+ctx+
-			` IS NOT NULL) AS d WHERE NOT EXISTS (SELECT 1 FROM `+q(contexts)+` AS c WHERE c.`+dev+` = d.`+dev+` AND c.`+ctx+` = d.`+ctx+`) LIMIT 1`).Scan(&device, &context)
+		ids, n, first, err := unlisted(queryRow, table, contexts, dev+` IS NOT NULL AND `+ctx+` IS NOT NULL`, nsysdb.ColDeviceID, nsysdb.ColContextID)
 		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			continue
 		case err != nil:
 			return r.tableError(table, err)
+		case ids == nil:
+			continue
 		}
-		var n, first int64
-		if err := queryRow(`SELECT count(*), min(rowid) FROM `+q(table)+` WHERE `+dev+` = ? AND `+ctx+` = ?`, device, context).Scan(&n, &first); err != nil {
-			return r.tableError(table, err)
-		}
+		device, context := ids[0], ids[1]
 		return &inputerr.Error{Path: r.path, Where: "table " + table,
 			Problem: fmt.Sprintf("%s name context %d on device %d (the first: rowid %d), which %s does not list among the program's contexts: a reference that does not resolve, so the streams they wait on or record are unknown",
 				rowCount(n), context, device, first, contexts),
 			Hint: "the export is damaged or was edited; " + nsysdb.ExportHint}
 	}
 	return nil
+}
+
+// unlisted finds the first distinct values of cols among the rows of
+// table where holds that no row of list has (a reference that does not
+// resolve), with how many rows of table hold them and the first's rowid;
+// nil values where every one is listed.
+func unlisted(queryRow func(string, ...any) *sql.Row, table, list, where string, cols ...string) (vals []int64, n, first int64, err error) {
+	var sel, match, same []string
+	for _, c := range cols {
+		sel = append(sel, q(c))
+		match = append(match, `l.`+q(c)+` = d.`+q(c))
+		same = append(same, q(c)+` = ?`)
+	}
+	vals = make([]int64, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	err = queryRow(`SELECT ` + strings.Join(sel, `, `) + ` FROM (SELECT DISTINCT ` + strings.Join(sel, `, `) + ` FROM ` + q(table) + ` WHERE ` + where +
+		`) AS d WHERE NOT EXISTS (SELECT 1 FROM ` + q(list) + ` AS l WHERE ` + strings.Join(match, ` AND `) + `) LIMIT 1`).Scan(ptrs...)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, 0, 0, nil
+	case err != nil:
+		return nil, 0, 0, err
+	}
+	args := make([]any, len(vals))
+	for i, v := range vals {
+		args[i] = v
+	}
+	if err := queryRow(`SELECT count(*), min(rowid) FROM `+q(table)+` WHERE `+strings.Join(same, ` AND `), args...).Scan(&n, &first); err != nil {
+		return nil, 0, 0, err
+	}
+	return vals, n, first, nil
 }
 
 // checkStop checks that no record of the tables read ends after the trace

@@ -49,39 +49,29 @@ func MiscasedKey(data []byte, v any) (path, field string) {
 		}
 		d, isDelim := tok.(json.Delim)
 		switch {
-		case isDelim && d == '{' && t.Kind() == reflect.Struct:
+		case isDelim && d == '{' && (t.Kind() == reflect.Struct || t.Kind() == reflect.Map):
 			for dec.More() {
 				kt, err := dec.Token()
 				if err != nil {
 					return false
 				}
 				key, _ := kt.(string)
-				f, exact, ok := fieldOf(t, key)
-				if ok && !exact {
+				elem := t
+				if t.Kind() == reflect.Map {
+					elem = t.Elem()
+				} else if f, exact, ok := fieldOf(t, key); ok && !exact {
 					path, field = joinPath(at, key), f.name
 					return false
-				}
-				if !ok {
+				} else if ok {
+					elem = f.typ
+				} else {
 					vt, err := dec.Token()
 					if err != nil || !skip(vt) {
 						return false
 					}
 					continue
 				}
-				if !walk(f.typ, joinPath(at, key), depth+1) {
-					return false
-				}
-			}
-			_, err := dec.Token()
-			return err == nil
-		case isDelim && d == '{' && t.Kind() == reflect.Map:
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return false
-				}
-				key, _ := kt.(string)
-				if !walk(t.Elem(), joinPath(at, key), depth+1) {
+				if !walk(elem, joinPath(at, key), depth+1) {
 					return false
 				}
 			}
