@@ -130,11 +130,25 @@ type crossCheck struct {
 	sortedRec    bool
 	graphStreams map[streamKey]*spans
 	// waits are the cross-stream waits (cudaStreamWaitEvent) by the
-	// stream made to wait, each with the recording it waited for, in order
-	// of the waits once sortedWaits: the work a stream began before a
-	// recording includes what its waits held it for (waitedThrough).
-	waits       map[streamKey][]streamWait
-	sortedWaits bool
+	// stream made to wait, each with the recording it waited for, in the
+	// order they come, which is the order of their times in an export as
+	// nsys writes it: the work a stream began before a recording includes
+	// what its waits held it for (waitedThrough). Once a wait comes out of
+	// order (disordered), the synchronisations still to check against them
+	// are kept (deferred) and checked by finish, the waits sorted once.
+	waits      map[streamKey][]streamWait
+	disordered bool
+	deferred   []deferredSync
+}
+
+// deferredSync is what waitedThrough needs of a synchronisation whose check
+// waits for finish.
+type deferredSync struct {
+	stream streamKey
+	at     int64
+	end    int64
+	corr   int64
+	kind   records.SyncKind
 }
 
 // streamWait is one cross-stream wait: when it began, and the recording
@@ -510,7 +524,7 @@ func (x *crossCheck) sync(s *records.Sync) {
 			k := streamKey{s.PID, s.Device, s.Stream}
 			ws := x.waits[k]
 			if n := len(ws); n > 0 && ws[n-1].at > s.Start {
-				x.sortedWaits = false
+				x.disordered = true
 			}
 			x.waits[k] = append(ws, streamWait{at: s.Start, rec: *last})
 		}
@@ -536,11 +550,9 @@ func (x *crossCheck) waitedThrough(k streamKey, at int64, s *records.Sync) bool 
 	if len(x.waits) == 0 {
 		return false
 	}
-	if !x.sortedWaits {
-		for _, ws := range x.waits {
-			slices.SortStableFunc(ws, func(a, b streamWait) int { return cmp.Compare(a.at, b.at) })
-		}
-		x.sortedWaits = true
+	if x.disordered {
+		x.deferred = append(x.deferred, deferredSync{stream: k, at: at, end: s.End, corr: s.Corr, kind: s.Kind})
+		return false
 	}
 	for range maxWaitChain {
 		ws := x.waits[k]
@@ -640,6 +652,7 @@ const (
 	fromCalls  = "calls"
 	fromCopies = "copies"
 	fromRanges = "ranges"
+	fromSyncs  = "synchronisations"
 )
 
 // rangeEnd writes a range's end, "open" for one never popped.
@@ -690,6 +703,21 @@ func nesting(rs [][2]int64) (a, b [2]int64, ok bool) {
 func (x *crossCheck) finish() (from string, err error) {
 	if x.err != nil {
 		return "", x.err
+	}
+	if x.disordered {
+		for _, ws := range x.waits {
+			slices.SortStableFunc(ws, func(a, b streamWait) int { return cmp.Compare(a.at, b.at) })
+		}
+		x.disordered = false
+		for i, d := range x.deferred {
+			if i%recordsPerCheck == 0 && x.ctx.Err() != nil {
+				return "", context.Cause(x.ctx)
+			}
+			if x.waitedThrough(d.stream, d.at, &records.Sync{Kind: d.kind, Corr: d.corr, End: d.end}) {
+				return fromSyncs, x.err
+			}
+		}
+		x.deferred = nil
 	}
 	for _, d := range []struct {
 		set  *corrSet

@@ -105,6 +105,10 @@ func replayCases() []badCase {
 		{group: records, name: "audit: stream 14's kernels 40 times longer, past the cudaEventSynchronize that waited for them through stream 13's cudaStreamWaitEvent", cmd: "audit",
 			make: pipelineEdit(`UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET end = start + (end - start) * 40 WHERE streamId = 14`),
 			exit: 2, want: []string{"pipeline-pageable.sqlite", "table CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, stream 14 of process 22, device 0: the kernel started at 1384294973 ns ends at 1409549453 ns, 18237779 ns after the event synchronisation (correlation id 221) that waited for it ended"}},
+		{group: records, name: "audit: the synchronisation records in reverse order, stream 14's kernels 40 times longer (the waits checked once all are read)", cmd: "audit",
+			make: pipelineEdit(`CREATE TABLE s AS SELECT * FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION ORDER BY start DESC; DELETE FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+				INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION SELECT * FROM s; DROP TABLE s; UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET end = start + (end - start) * 40 WHERE streamId = 14`),
+			exit: 2, want: []string{"pipeline-pageable.sqlite", "table CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, stream 14 of process 22, device 0: the kernel started at 2219260351 ns ends at 2244514871 ns, 17670364 ns after the event synchronisation (correlation id 473) that waited for it ended"}},
 		{group: records, name: "audit: every synchronisation record on device 5, whose context TARGET_INFO_CUDA_CONTEXT_INFO does not list (once said in the JSON alone)", cmd: "audit",
 			make: pipelineEdit(`UPDATE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION SET deviceId = 5`),
 			exit: 2, want: []string{"pipeline-pageable.sqlite", "table CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: 13 rows name context 1 on device 5 (the first: rowid 1), which TARGET_INFO_CUDA_CONTEXT_INFO does not list"}},
