@@ -139,10 +139,57 @@ func (c *PinChooser) UnmarshalText(b []byte) error {
 	return fmt.Errorf("pinByFrom %q: want \"framework\", \"--pin-by\" or \"after\"", b)
 }
 
-// ruleSourceRead is the rule's source read back: its words, as written.
-func ruleSourceRead(words string) audit.RuleSource {
-	if words == "" {
+// RuleSourceKind is how NVIDIA's rule's copies were had
+// (audit.RuleSourceKind), spelt as the schema has it: "nsys-analyze", "csv"
+// for the rule's CSV beside the capture, or "scan" for the rule's
+// definition applied to the audit's own records.
+type RuleSourceKind audit.RuleSourceKind
+
+// ruleSourceKinds spell each kind a JSON names.
+var ruleSourceKinds = map[RuleSourceKind]string{
+	RuleSourceKind(audit.RuleSourceAnalyze): "nsys-analyze",
+	RuleSourceKind(audit.RuleSourceCSV):     "csv",
+	RuleSourceKind(audit.RuleSourceScan):    "scan",
+}
+
+// MarshalText spells the kind.
+func (k RuleSourceKind) MarshalText() ([]byte, error) {
+	if s, ok := ruleSourceKinds[k]; ok {
+		return []byte(s), nil
+	}
+	return nil, fmt.Errorf("no spelling for the rule's source kind %d", k)
+}
+
+// UnmarshalText reads a kind's spelling, refusing one the schema does not
+// have.
+func (k *RuleSourceKind) UnmarshalText(b []byte) error {
+	for v, s := range ruleSourceKinds {
+		if s == string(b) {
+			*k = v
+			return nil
+		}
+	}
+	return fmt.Errorf("sourceKind %q: want \"nsys-analyze\", \"csv\" or \"scan\"", b)
+}
+
+// sourceKindOf is the kind of a source as the JSON names it: none for a
+// source read back from a JSON that named none.
+func sourceKindOf(k audit.RuleSourceKind) RuleSourceKind {
+	if _, ok := ruleSourceKinds[RuleSourceKind(k)]; !ok {
+		return RuleSourceKind(audit.RuleSourceNone)
+	}
+	return RuleSourceKind(k)
+}
+
+// ruleSourceRead is the rule's source read back: its kind where the JSON
+// names one (an earlier JSON names none), and its words, as written.
+func ruleSourceRead(kind RuleSourceKind, words string) audit.RuleSource {
+	if words == "" && kind == RuleSourceKind(audit.RuleSourceNone) {
 		return audit.RuleSource{}
 	}
-	return audit.RuleSource{Kind: audit.RuleSourceRead, Text: words}
+	k := audit.RuleSourceKind(kind)
+	if k == audit.RuleSourceNone {
+		k = audit.RuleSourceRead
+	}
+	return audit.RuleSource{Kind: k, Text: words}
 }
