@@ -121,22 +121,35 @@ var pinChoosers = map[PinChooser]string{
 
 // MarshalText spells the chooser.
 func (c PinChooser) MarshalText() ([]byte, error) {
-	if s, ok := pinChoosers[c]; ok {
-		return []byte(s), nil
-	}
-	return nil, fmt.Errorf("no spelling for the way to pin's chooser %d", c)
+	return spell(pinChoosers, c, "the way to pin's chooser")
 }
 
 // UnmarshalText reads a chooser's spelling, refusing one the schema does
 // not have.
 func (c *PinChooser) UnmarshalText(b []byte) error {
-	for k, s := range pinChoosers {
+	return readSpelling(pinChoosers, b, c, "pinByFrom", `"framework", "--pin-by" or "after"`)
+}
+
+// spell is v's spelling in spellings, an error naming what v is where it
+// has none.
+func spell[T comparable](spellings map[T]string, v T, what string) ([]byte, error) {
+	if s, ok := spellings[v]; ok {
+		return []byte(s), nil
+	}
+	return nil, fmt.Errorf("no spelling for %s %v", what, v)
+}
+
+// readSpelling sets *v to the value spellings spells b, refusing a
+// spelling it does not have with the field's name and the spellings
+// wanted.
+func readSpelling[T comparable](spellings map[T]string, b []byte, v *T, field, want string) error {
+	for k, s := range spellings {
 		if s == string(b) {
-			*c = k
+			*v = k
 			return nil
 		}
 	}
-	return fmt.Errorf("pinByFrom %q: want \"framework\", \"--pin-by\" or \"after\"", b)
+	return fmt.Errorf("%s %q: want %s", field, b, want)
 }
 
 // RuleSourceKind is how NVIDIA's rule's copies were had
@@ -154,22 +167,13 @@ var ruleSourceKinds = map[RuleSourceKind]string{
 
 // MarshalText spells the kind.
 func (k RuleSourceKind) MarshalText() ([]byte, error) {
-	if s, ok := ruleSourceKinds[k]; ok {
-		return []byte(s), nil
-	}
-	return nil, fmt.Errorf("no spelling for the rule's source kind %d", k)
+	return spell(ruleSourceKinds, k, "the rule's source kind")
 }
 
 // UnmarshalText reads a kind's spelling, refusing one the schema does not
 // have.
 func (k *RuleSourceKind) UnmarshalText(b []byte) error {
-	for v, s := range ruleSourceKinds {
-		if s == string(b) {
-			*k = v
-			return nil
-		}
-	}
-	return fmt.Errorf("sourceKind %q: want \"nsys-analyze\", \"csv\" or \"scan\"", b)
+	return readSpelling(ruleSourceKinds, b, k, "sourceKind", `"nsys-analyze", "csv" or "scan"`)
 }
 
 // sourceKindOf is the kind of a source as the JSON names it: none for a
