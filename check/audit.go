@@ -520,8 +520,15 @@ func analyzeRule(ctx context.Context, db, nsysOverride string, env environ.Env) 
 		return ruleResult{note: "--nvidia-rule nsys: the capture has no SQLite export for nsys analyze to run on" + instead, close: func() {}}
 	}
 	nsysPath, err := exportcache.FindNsys(nsysOverride, env)
-	if err != nil {
-		return ruleResult{note: "--nvidia-rule nsys: nsys is not installed here (give --nsys PATH)" + instead, close: func() {}}
+	switch {
+	case err != nil && nsysOverride != "":
+		var ie *inputerr.Error
+		if errors.As(err, &ie) {
+			return ruleResult{note: "--nvidia-rule nsys: no nsys at --nsys " + nsysOverride + ": " + ie.Problem + instead, close: func() {}}
+		}
+		return ruleResult{note: "--nvidia-rule nsys: " + err.Error() + instead, close: func() {}}
+	case err != nil:
+		return ruleResult{note: "--nvidia-rule nsys: nsys is not installed here (install Nsight Systems, or give --nsys PATH)" + instead, close: func() {}}
 	}
 	a, err := nsysrule.Analyze(ctx, nsysPath, db, env)
 	if err != nil {
