@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/nsyscheck/nsyscheck/internal/chunked"
 	"github.com/nsyscheck/nsyscheck/records"
@@ -308,12 +307,8 @@ func (b *Builder) Finish() (*Timeline, error) {
 		return nil, fmt.Errorf("building the timeline: %w", err)
 	}
 	t := &Timeline{Names: b.names, Gaps: b.gaps}
-	// The threads' calls and the streams' ops are put in order at once:
-	// neither sort reads what the other writes.
-	var streams sync.WaitGroup
-	streams.Go(func() { b.sortStreams(t) })
 	b.sortThreads(t)
-	streams.Wait()
+	b.sortStreams(t)
 	if err := b.ctx.Err(); err != nil {
 		return nil, fmt.Errorf("building the timeline: %w", err)
 	}
