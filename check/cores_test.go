@@ -12,10 +12,9 @@ import (
 
 // The audit runs its stages beside one another (SQLite's steps and the
 // records' handler, the checks of the whole export and the exposure scan
-// beside the replay, NVIDIA's rule beside all of them, the timeline's
-// sorts of calls and of ops at once, the replay's model beside its
-// regions, its four runs two at a time): its answer must not depend on
-// which of them the scheduler runs first. Each audit here is made on one core,
+// beside the replay, NVIDIA's rule beside all of them, the replay's model
+// beside its regions, its four runs two at a time): its answer must not
+// depend on which of them the scheduler runs first. Each audit here is made on one core,
 // where the goroutines take turns, and on two, where they run at once, and
 // the JSON of the two must be the same, byte for byte.
 func TestAuditAlikeOnOneCoreAndTwo(t *testing.T) {
