@@ -61,6 +61,9 @@ func TestScripts(t *testing.T) {
 			// Keep nsyscheck's build and export caches inside the work folder.
 			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
 			env.Setenv("XDG_CACHE_HOME", filepath.Join(env.WorkDir, "cache"))
+			if dir := os.Getenv(scriptProfilesEnv); dir != "" {
+				env.Setenv(scriptProfilesEnv, dir)
+			}
 			for _, dir := range filepath.SplitList(env.Getenv("PATH")) {
 				if _, err := os.Stat(filepath.Join(dir, "nsyscheck")); err == nil {
 					env.Setenv("NSC_BIN", dir)
