@@ -3,6 +3,8 @@ package audit
 import (
 	"fmt"
 	"sort"
+
+	"github.com/nsyscheck/nsyscheck/records"
 )
 
 // Flagged is one copy NVIDIA's cuda_memcpy_async rule lists: the process
@@ -35,8 +37,9 @@ type RuleComparison struct {
 }
 
 // RuleSource says how the rule's copies were had: nsys analyze run on
-// the capture's export, or the rule's CSV beside the capture; or, read
-// back from JSON, its words as written.
+// the capture's export, the rule's CSV beside the capture, or the rule's
+// definition applied to the audit's own records; read back from JSON, its
+// kind and its words as written.
 type RuleSource struct {
 	Kind RuleSourceKind
 	// Path is the export nsys analyze ran on, or the CSV.
@@ -44,7 +47,8 @@ type RuleSource struct {
 	// Capped says the CSV holds exactly as many rows as nsys analyze lists
 	// by default (nsysrule.DefaultRows): it may lack copies.
 	Capped bool
-	// Text is the source in words, for RuleSourceRead.
+	// Text is the source in words as a JSON read back wrote them ("" for
+	// a source found here).
 	Text string
 }
 
@@ -56,7 +60,8 @@ const (
 	RuleSourceNone    RuleSourceKind = iota // not had
 	RuleSourceAnalyze                       // nsys analyze, run beside the audit's stream
 	RuleSourceCSV                           // the rule's CSV beside the capture
-	RuleSourceRead                          // words of a JSON read back
+	RuleSourceRead                          // words of a JSON read back, of no kind it names
+	RuleSourceScan                          // the rule's definition applied to the records the audit streamed; nsys did not run
 )
 
 // RuleRows streams the copies a rule lists, in its order, to yield; it
@@ -95,6 +100,40 @@ func ReadRule(rows RuleRows) (*RuleSide, error) {
 	}
 	return s, nil
 }
+
+// RuleScan answers the rule from the records the audit streams: each copy
+// the rule's definition lists (lists, of copies with their calls) is
+// summed, as it streams, into the
+// digest ReadRule takes of the rule's CSV, so that CompareRule sets the two
+// sides beside each other as it does for the CSV. Nothing of a copy is
+// kept.
+type RuleScan struct {
+	lists  func(*records.Op) bool
+	digest ruleDigest
+}
+
+// NewRuleScan returns a scan that sums the copies lists says the rule
+// lists.
+func NewRuleScan(lists func(*records.Op) bool) *RuleScan { return &RuleScan{lists: lists} }
+
+// Handler is the records.Handler that feeds the scan: the copies (each
+// with its call), nothing else.
+func (s *RuleScan) Handler() records.Handler {
+	return records.Handler{Op: func(o *records.Op) error {
+		// The copy by its call's process, as the accumulator takes the
+		// audit's (a CSV report names the process on the call alone).
+		if s.lists(o) && o.Call != nil {
+			s.digest.add(o.Call.PID, o.Start)
+		}
+		return nil
+	}}
+}
+
+// Side is the scan's answer as CompareRule takes it, once the records have
+// streamed; rows streams the copies the rule lists again (a second read of
+// the capture, in the rule's order), which CompareRule reads only where
+// the two sides' digests differ.
+func (s *RuleScan) Side(rows RuleRows) *RuleSide { return &RuleSide{rows: rows, digest: s.digest} }
 
 // CompareRule matches the copies the rule lists (theirs, from ReadRule)
 // with the audit's pageable async copies by process and GPU start, and

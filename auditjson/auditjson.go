@@ -121,28 +121,79 @@ var pinChoosers = map[PinChooser]string{
 
 // MarshalText spells the chooser.
 func (c PinChooser) MarshalText() ([]byte, error) {
-	if s, ok := pinChoosers[c]; ok {
-		return []byte(s), nil
-	}
-	return nil, fmt.Errorf("no spelling for the way to pin's chooser %d", c)
+	return spell(pinChoosers, c, "the way to pin's chooser")
 }
 
 // UnmarshalText reads a chooser's spelling, refusing one the schema does
 // not have.
 func (c *PinChooser) UnmarshalText(b []byte) error {
-	for k, s := range pinChoosers {
+	return readSpelling(pinChoosers, b, c, "pinByFrom", `"framework", "--pin-by" or "after"`)
+}
+
+// spell is v's spelling in spellings, an error naming what v is where it
+// has none.
+func spell[T comparable](spellings map[T]string, v T, what string) ([]byte, error) {
+	if s, ok := spellings[v]; ok {
+		return []byte(s), nil
+	}
+	return nil, fmt.Errorf("no spelling for %s %v", what, v)
+}
+
+// readSpelling sets *v to the value spellings spells b, refusing a
+// spelling it does not have with the field's name and the spellings
+// wanted.
+func readSpelling[T comparable](spellings map[T]string, b []byte, v *T, field, want string) error {
+	for k, s := range spellings {
 		if s == string(b) {
-			*c = k
+			*v = k
 			return nil
 		}
 	}
-	return fmt.Errorf("pinByFrom %q: want \"framework\", \"--pin-by\" or \"after\"", b)
+	return fmt.Errorf("%s %q: want %s", field, b, want)
 }
 
-// ruleSourceRead is the rule's source read back: its words, as written.
-func ruleSourceRead(words string) audit.RuleSource {
-	if words == "" {
+// RuleSourceKind is how NVIDIA's rule's copies were had
+// (audit.RuleSourceKind), spelt as the schema has it: "nsys-analyze", "csv"
+// for the rule's CSV beside the capture, or "scan" for the rule's
+// definition applied to the audit's own records.
+type RuleSourceKind audit.RuleSourceKind
+
+// ruleSourceKinds spell each kind a JSON names.
+var ruleSourceKinds = map[RuleSourceKind]string{
+	RuleSourceKind(audit.RuleSourceAnalyze): "nsys-analyze",
+	RuleSourceKind(audit.RuleSourceCSV):     "csv",
+	RuleSourceKind(audit.RuleSourceScan):    "scan",
+}
+
+// MarshalText spells the kind.
+func (k RuleSourceKind) MarshalText() ([]byte, error) {
+	return spell(ruleSourceKinds, k, "the rule's source kind")
+}
+
+// UnmarshalText reads a kind's spelling, refusing one the schema does not
+// have.
+func (k *RuleSourceKind) UnmarshalText(b []byte) error {
+	return readSpelling(ruleSourceKinds, b, k, "sourceKind", `"nsys-analyze", "csv" or "scan"`)
+}
+
+// sourceKindOf is the kind of a source as the JSON names it: none for a
+// source read back from a JSON that named none.
+func sourceKindOf(k audit.RuleSourceKind) RuleSourceKind {
+	if _, ok := ruleSourceKinds[RuleSourceKind(k)]; !ok {
+		return RuleSourceKind(audit.RuleSourceNone)
+	}
+	return RuleSourceKind(k)
+}
+
+// ruleSourceRead is the rule's source read back: its kind where the JSON
+// names one (an earlier JSON names none), and its words, as written.
+func ruleSourceRead(kind RuleSourceKind, words string) audit.RuleSource {
+	if words == "" && kind == RuleSourceKind(audit.RuleSourceNone) {
 		return audit.RuleSource{}
 	}
-	return audit.RuleSource{Kind: audit.RuleSourceRead, Text: words}
+	k := audit.RuleSourceKind(kind)
+	if k == audit.RuleSourceNone {
+		k = audit.RuleSourceRead
+	}
+	return audit.RuleSource{Kind: k, Text: words}
 }

@@ -543,6 +543,7 @@ func fromRuleComparison(v audit.RuleComparison) RuleComparison {
 		Rule:       v.Rule,
 		Available:  v.Available,
 		Source:     "", // in words: report gives them
+		SourceKind: sourceKindOf(v.Source.Kind),
 		Note:       v.Note,
 		RuleCount:  v.RuleCount,
 		AuditCount: v.AuditCount,
@@ -557,7 +558,7 @@ func toRuleComparison(j RuleComparison) audit.RuleComparison {
 	return audit.RuleComparison{
 		Rule:       j.Rule,
 		Available:  j.Available,
-		Source:     ruleSourceRead(j.Source),
+		Source:     ruleSourceRead(j.SourceKind, j.Source),
 		Note:       j.Note,
 		RuleCount:  j.RuleCount,
 		AuditCount: j.AuditCount,

@@ -189,6 +189,10 @@ func readOwn(path, what, again string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: byte %d: %s nested deeper than %d levels, which no audit writes: a malformed audit output; write it again with %s",
 			path, off, what, program.MaxJSONDepth, again)
 	}
+	if k := program.DuplicateKey(data); k != "" {
+		return nil, fmt.Errorf("%s: %s is given twice in one object, which no audit writes, so which value holds is unclear: an edited audit output; write it again with %s",
+			path, k, again)
+	}
 	return maskStrings(data), nil
 }
 

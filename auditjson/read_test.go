@@ -162,6 +162,37 @@ func TestPinChooser(t *testing.T) {
 		t.Errorf("an unknown chooser: %v", err)
 	}
 }
+
+// How NVIDIA's rule was had is spelt as the schema has it and read back
+// as its kind, with its words; a spelling the schema does not have is
+// refused, and a JSON of an earlier version, which names no kind, is read
+// as its words alone.
+func TestRuleSourceKind(t *testing.T) {
+	for k, want := range map[audit.RuleSourceKind]string{audit.RuleSourceAnalyze: `"nsys-analyze"`, audit.RuleSourceCSV: `"csv"`, audit.RuleSourceScan: `"scan"`} {
+		j := fromRuleComparison(audit.RuleComparison{Rule: "r", Available: true, Source: audit.RuleSource{Kind: k, Path: "p"}})
+		j.Source = "words"
+		b, err := json.Marshal(j)
+		var back RuleComparison
+		if err != nil || !bytes.Contains(b, []byte(`"sourceKind":`+want)) || json.Unmarshal(b, &back) != nil {
+			t.Fatalf("%d: %s %v", k, b, err)
+		}
+		if got := toRuleComparison(back).Source; got.Kind != k || got.Text != "words" {
+			t.Errorf("%d read back as %+v", k, got)
+		}
+	}
+	if got := toRuleComparison(RuleComparison{Source: "words"}).Source; got.Kind != audit.RuleSourceRead || got.Text != "words" {
+		t.Errorf("an earlier JSON's source read back as %+v", got)
+	}
+	b, _ := json.Marshal(fromRuleComparison(audit.RuleComparison{Rule: "r", Note: "not asked for"}))
+	if bytes.Contains(b, []byte("sourceKind")) {
+		t.Errorf("a rule not compared names a source kind: %s", b)
+	}
+	var k RuleSourceKind
+	if err := json.Unmarshal([]byte(`"guess"`), &k); err == nil || !strings.Contains(err.Error(), `sourceKind "guess"`) {
+		t.Errorf("an unknown kind: %v", err)
+	}
+}
+
 func TestReadRefusesImpossible(t *testing.T) {
 	train, ok, err := ReadOutput(filepath.Join("..", "report", "testdata", "audits", "train.json"))
 	if !ok || err != nil {

@@ -375,16 +375,18 @@ type Flagged struct {
 
 // RuleComparison is the JSON of audit.RuleComparison.
 type RuleComparison struct {
-	Rule       string     `json:"rule"`
-	Available  bool       `json:"available"`
-	Source     string     `json:"source,omitempty"`
-	Note       string     `json:"note,omitempty"`
-	RuleCount  int        `json:"ruleCount"`
-	AuditCount int        `json:"auditCount"`
-	Both       int        `json:"both"`
-	Agree      bool       `json:"agree"`
-	OnlyRule   []Flagged  `json:"onlyRule"`
-	OnlyAudit  []Evidence `json:"onlyAudit"`
+	Rule      string `json:"rule"`
+	Available bool   `json:"available"`
+	Source    string `json:"source,omitempty"`
+	// SourceKind is how the rule's copies were had, Source in words.
+	SourceKind RuleSourceKind `json:"sourceKind,omitempty"`
+	Note       string         `json:"note,omitempty"`
+	RuleCount  int            `json:"ruleCount"`
+	AuditCount int            `json:"auditCount"`
+	Both       int            `json:"both"`
+	Agree      bool           `json:"agree"`
+	OnlyRule   []Flagged      `json:"onlyRule"`
+	OnlyAudit  []Evidence     `json:"onlyAudit"`
 }
 
 // Tracing is the JSON of coverage.Tracing.

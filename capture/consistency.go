@@ -129,7 +129,39 @@ type crossCheck struct {
 	recordings   map[[2]int64][]recordingAt
 	sortedRec    bool
 	graphStreams map[streamKey]*spans
+	// waits are the cross-stream waits (cudaStreamWaitEvent) by the
+	// stream made to wait, each with the recording it waited for, in the
+	// order they come, which is the order of their times in an export as
+	// nsys writes it: the work a stream began before a recording includes
+	// what its waits held it for (waitedThrough). Once a wait comes out of
+	// order (disordered), the synchronisations still to check against them
+	// are kept (deferred) and checked by finish, the waits sorted once.
+	waits      map[streamKey][]streamWait
+	disordered bool
+	deferred   []deferredSync
 }
+
+// deferredSync is what waitedThrough needs of a synchronisation whose check
+// waits for finish.
+type deferredSync struct {
+	stream streamKey
+	at     int64
+	end    int64
+	corr   int64
+	kind   records.SyncKind
+}
+
+// streamWait is one cross-stream wait: when it began, and the recording
+// of the event it waited for.
+type streamWait struct {
+	at  int64
+	rec recordingAt
+}
+
+// maxWaitChain is how many cross-stream waits a synchronisation's check
+// follows back from the stream it waited for: a wait on a stream that
+// waited on another, and so on. Real pipelines chain two or three.
+const maxWaitChain = 16
 
 // recordingAt is one recording of an event: when its call began, and the
 // stream whose work it stands for.
@@ -261,7 +293,8 @@ func (s *corrSet) dup() (pc [2]int64, ok bool) {
 
 func newCrossCheck(ctx context.Context, format Format) *crossCheck {
 	return &crossCheck{ctx: ctx, format: format, ranges: map[rangeKey][][2]int64{}, threads: map[[2]int64]*spans{}, streams: map[streamKey]*spans{},
-		kernelStreams: map[streamKey]*spans{}, recordings: map[[2]int64][]recordingAt{}, graphStreams: map[streamKey]*spans{}}
+		kernelStreams: map[streamKey]*spans{}, recordings: map[[2]int64][]recordingAt{}, graphStreams: map[streamKey]*spans{},
+		waits: map[streamKey][]streamWait{}}
 }
 
 // meta takes the capture's GPU and link.
@@ -481,7 +514,19 @@ func (x *crossCheck) sync(s *records.Sync) {
 		// The work of the stream that recorded the event, begun before the
 		// last recording whose call began before the wait.
 		if last := x.recordingBefore(s.PID, s.Event, s.Start); last != nil {
-			x.outlasts(last.stream, last.at-clockSkewNs, s, true)
+			if !x.outlasts(last.stream, last.at-clockSkewNs, s, true) {
+				x.waitedThrough(last.stream, last.at, s)
+			}
+		}
+		return
+	case s.Kind == records.SyncStreamWait && s.Stream != records.NoID && s.Event != records.NoID:
+		if last := x.recordingBefore(s.PID, s.Event, s.Start); last != nil {
+			k := streamKey{s.PID, s.Device, s.Stream}
+			ws := x.waits[k]
+			if n := len(ws); n > 0 && ws[n-1].at > s.Start {
+				x.disordered = true
+			}
+			x.waits[k] = append(ws, streamWait{at: s.Start, rec: *last})
 		}
 		return
 	}
@@ -489,7 +534,39 @@ func (x *crossCheck) sync(s *records.Sync) {
 		if x.outlasts(k, s.Start, s, waited) {
 			return
 		}
+		if waited && s.Kind == records.SyncStream && x.waitedThrough(k, s.Start, s) {
+			return
+		}
 	}
+}
+
+// waitedThrough fails where work that a wait on stream k, begun before
+// at, held the stream for outlasts the synchronisation s: a stream that
+// waited (cudaStreamWaitEvent) for another's recording ran nothing after
+// the wait until the work that recording stood for was done, so a host
+// wait for the first stream waited for that work too. It follows the last
+// such wait of each stream back, up to maxWaitChain streams.
+func (x *crossCheck) waitedThrough(k streamKey, at int64, s *records.Sync) bool {
+	if len(x.waits) == 0 {
+		return false
+	}
+	if x.disordered {
+		x.deferred = append(x.deferred, deferredSync{stream: k, at: at, end: s.End, corr: s.Corr, kind: s.Kind})
+		return false
+	}
+	for range maxWaitChain {
+		ws := x.waits[k]
+		i := sort.Search(len(ws), func(i int) bool { return ws[i].at >= at }) - 1
+		if i < 0 {
+			return false
+		}
+		w := ws[i].rec
+		if x.outlasts(w.stream, w.at-clockSkewNs, s, true) {
+			return true
+		}
+		k, at = w.stream, w.at
+	}
+	return false
 }
 
 // outlasts fails where the copy of stream k that started before from and
@@ -575,6 +652,7 @@ const (
 	fromCalls  = "calls"
 	fromCopies = "copies"
 	fromRanges = "ranges"
+	fromSyncs  = "synchronisations"
 )
 
 // rangeEnd writes a range's end, "open" for one never popped.
@@ -625,6 +703,21 @@ func nesting(rs [][2]int64) (a, b [2]int64, ok bool) {
 func (x *crossCheck) finish() (from string, err error) {
 	if x.err != nil {
 		return "", x.err
+	}
+	if x.disordered {
+		for _, ws := range x.waits {
+			slices.SortStableFunc(ws, func(a, b streamWait) int { return cmp.Compare(a.at, b.at) })
+		}
+		x.disordered = false
+		for i, d := range x.deferred {
+			if i%recordsPerCheck == 0 && x.ctx.Err() != nil {
+				return "", context.Cause(x.ctx)
+			}
+			if x.waitedThrough(d.stream, d.at, &records.Sync{Kind: d.kind, Corr: d.corr, End: d.end}) {
+				return fromSyncs, x.err
+			}
+		}
+		x.deferred = nil
 	}
 	for _, d := range []struct {
 		set  *corrSet

@@ -103,7 +103,7 @@ func read(ctx context.Context, src *source.Source, opts records.Selection, h rec
 			if cerr := checked(); cerr != nil {
 				return nil, nil, cerr
 			}
-			table := map[string]string{fromCalls: info.Sources.API, fromCopies: info.Sources.Memcpy, fromRanges: info.Sources.NVTX}[from]
+			table := map[string]string{fromCalls: info.Sources.API, fromCopies: info.Sources.Memcpy, fromRanges: info.Sources.NVTX, fromSyncs: t[nsysdb.TableSync]}[from]
 			if table != "" {
 				table = "table " + table
 			}

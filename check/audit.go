@@ -41,8 +41,14 @@ type AuditOptions struct {
 	// Env is the environment NSYS, PATH and the user's cache folder are
 	// read from, and nsys analyze runs with (nil: the process's).
 	Env environ.Env
-	// NoRule leaves NVIDIA's rule out.
+	// NoRule leaves NVIDIA's rule out (--nvidia-rule off).
 	NoRule bool
+	// NsysRule has nsys analyze run NVIDIA's rule on the capture's SQLite
+	// export beside the stream (--nvidia-rule nsys), or says why it could
+	// not; otherwise the rule is read from its CSV beside the capture, or
+	// answered from the audit's own records (RuleSourceScan), with no run
+	// of nsys.
+	NsysRule bool
 	// RatesDir is a run folder of `nsyscheck run` whose pinned copy rates
 	// and PCIe link the prediction may use ("" for none).
 	RatesDir string
@@ -149,9 +155,12 @@ func regionNames(au *audit.Audit) string {
 // sets NVIDIA's rule beside it and scans the capture files for exposures.
 // The input is opened once (source.Open, stopped with ctx while nsys
 // exports a report); its capture files are scanned for exposures, the scan
-// reading the files' bytes and tables, and NVIDIA's rule runs beside them (nsys analyze on the export, else its
-// CSV beside the capture, each read down to its count and digest), so that
-// it costs no time of its own unless it disagrees with the audit. An
+// reading the files' bytes and tables. NVIDIA's rule is had beside them:
+// with AuditOptions.NsysRule, nsys analyze run on the export beside the
+// stream; else its CSV beside the capture, read beside the stream; else
+// the rule's definition applied to the records the stream reads anyway
+// (each read down to its count and digest), so that it costs no time of
+// its own unless it disagrees with the audit or nsys analyze outlasts it. An
 // SQLite export's checks of the whole file (SQLite's integrity check, the
 // checks over whole tables) and the exposure scan run once the records
 // have streamed, beside the replay (capture.TraceThenCheck): the stream's
@@ -182,7 +191,7 @@ func auditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 		early <- out
 	}
 	ruleCtx, stopRule := context.WithCancel(ctx)
-	rule := startRule(ruleCtx, src, opts)
+	rule, ruleScan := startRule(ruleCtx, src, opts)
 	var res *ruleResult
 	defer func() {
 		if res == nil { // an error ended the audit first
@@ -199,7 +208,7 @@ func auditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 	cov := coverage.NewWatcher()
 	var names privacy.CopyMasker // no credential in a name reaches a class key or a region
 	scan, checked, err := capture.TraceThenCheck(ctx, src, func(s *capture.CopyScan) records.Handler {
-		return names.Handler(records.Tee(acc.Handler(s), tb.Handler(), det.Handler(), cov.Handler()))
+		return names.Handler(records.Tee(acc.Handler(s), tb.Handler(), det.Handler(), cov.Handler(), ruleHandler(ruleScan)))
 	})
 	if err != nil {
 		return nil, nil, coverRefusal(err, cov.Coverage(), det.Detect().Framework)
@@ -253,10 +262,9 @@ func auditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 		au.RuleUnavailable(nsysrule.Name, res.note)
 		return au, shown, nil
 	}
-	again := func(a *audit.Accumulator) error {
-		var names privacy.CopyMasker
-		_, err := capture.CopiesOf(ctx, src, func(s *capture.CopyScan) records.Handler { return names.Handler(a.Handler(s)) })
-		return err
+	again := func(a *audit.Accumulator) error { return copiesAgain(ctx, src, a.Handler) }
+	if res.scan != nil {
+		res.side = res.scan.Side(scannedRows(ctx, src))
 	}
 	if _, err := au.CompareRule(nsysrule.Name, res.source, res.side, again); err != nil {
 		if ctx.Err() != nil {
@@ -454,77 +462,156 @@ func ratesFit(path, gpu string, rates *audit.Rates) error {
 
 // ruleResult is NVIDIA's rule as the audit takes it: the rule's copies,
 // read down to their count and digest (side), and how they were had
-// (source); or why they were not (note). close removes what nsys wrote.
+// (source); or why they were not (note); or, answered from the audit's own
+// records, the scan that sums them as they stream (side made of it once
+// they have). close removes what nsys wrote.
 type ruleResult struct {
 	side   *audit.RuleSide
+	scan   *audit.RuleScan
 	source audit.RuleSource
 	note   string
 	close  func()
 }
 
-// startRule has NVIDIA's cuda_memcpy_async rule's copies read beside the
-// stream: nsys analyze on the capture's SQLite export when nsys is
-// installed, else the rule's CSV beside the capture; the result comes on
-// the channel once it is read.
-func startRule(ctx context.Context, src *source.Source, opts AuditOptions) <-chan ruleResult {
+// startRule has NVIDIA's cuda_memcpy_async rule's copies had beside the
+// stream, the result on the channel once they are: with --nvidia-rule
+// nsys, nsys analyze on the capture's SQLite export; else the rule's CSV
+// beside the capture, nsys's own output, where there is one; else the
+// rule's definition applied to the records the audit streams, whose scan
+// it returns for the stream's handlers (nil where the rule is had
+// otherwise).
+func startRule(ctx context.Context, src *source.Source, opts AuditOptions) (<-chan ruleResult, *audit.RuleScan) {
 	out := make(chan ruleResult, 1)
-	if opts.NoRule {
+	switch beside := ruleCSV(src.Path); {
+	case opts.NoRule:
 		out <- ruleResult{note: "not asked for (--nvidia-rule off)", close: func() {}}
-		return out
+	case opts.NsysRule:
+		db := ""
+		if src.Export != nil {
+			db = src.Export.Path
+		}
+		go func() { out <- analyzeRule(ctx, db, opts.Nsys, opts.Env) }()
+	case beside != "":
+		go func() { out <- besideRule(beside) }()
+	default:
+		scan := audit.NewRuleScan(nsysrule.Lists)
+		out <- ruleResult{scan: scan, source: audit.RuleSource{Kind: audit.RuleSourceScan}, close: func() {}}
+		return out, scan
 	}
-	db := ""
-	if src.Export != nil {
-		db = src.Export.Path
-	}
-	go func() { out <- nvidiaRule(ctx, ruleCSV(src.Path), db, opts.Nsys, opts.Env) }()
-	return out
+	return out, nil
 }
 
-// nvidiaRule reads NVIDIA's cuda_memcpy_async rule's copies: run by nsys
-// analyze on the capture's SQLite export db ("" when it has none) when nsys
-// is installed, else read from the rule's CSV beside the capture (beside,
-// ruleCSV; "" when there is none); env is the environment nsys is found in
-// and runs with.
-func nvidiaRule(ctx context.Context, beside, db, nsysOverride string, env environ.Env) ruleResult {
-	var notes []string
-	if db != "" {
-		if nsysPath, err := exportcache.FindNsys(nsysOverride, env); err == nil {
-			a, err := nsysrule.Analyze(ctx, nsysPath, db, env)
-			if err == nil {
-				side, err := audit.ReadRule(ruleRows(a.CSV))
-				if err == nil {
-					return ruleResult{side: side, source: audit.RuleSource{Kind: audit.RuleSourceAnalyze, Path: db},
-						close: func() { a.Close() }}
-				}
-				a.Close()
-				return ruleResult{note: err.Error(), close: func() {}}
-			}
-			notes = append(notes, err.Error())
-		} else {
-			notes = append(notes, "nsys is not installed here")
-		}
-	} else {
-		notes = append(notes, "the capture has no SQLite export for nsys analyze")
+// ruleHandler is the handler that feeds the rule's scan, none where the
+// rule is had otherwise (scan nil).
+func ruleHandler(scan *audit.RuleScan) records.Handler {
+	if scan == nil {
+		return records.Handler{}
 	}
-	if beside != "" {
-		side, err := audit.ReadRule(ruleRows(beside))
+	return scan.Handler()
+}
+
+// analyzeRule runs NVIDIA's cuda_memcpy_async rule with nsys analyze on
+// the capture's SQLite export db ("" when it has none) and reads its
+// copies; env is the environment nsys is found in and runs with. Where it
+// cannot run, the note says why and what answers the rule instead.
+func analyzeRule(ctx context.Context, db, nsysOverride string, env environ.Env) ruleResult {
+	const instead = "; --nvidia-rule auto reads the rule's CSV beside the capture, else answers the rule from the audit's own records"
+	if db == "" {
+		return ruleResult{note: "--nvidia-rule nsys: the capture has no SQLite export for nsys analyze to run on" + instead, close: func() {}}
+	}
+	nsysPath, err := exportcache.FindNsys(nsysOverride, env)
+	switch {
+	case err != nil && nsysOverride != "":
+		var ie *inputerr.Error
+		if errors.As(err, &ie) {
+			return ruleResult{note: "--nvidia-rule nsys: no nsys at --nsys " + nsysOverride + ": " + ie.Problem + instead, close: func() {}}
+		}
+		return ruleResult{note: "--nvidia-rule nsys: " + err.Error() + instead, close: func() {}}
+	case err != nil:
+		return ruleResult{note: "--nvidia-rule nsys: nsys is not installed here (install Nsight Systems, or give --nsys PATH)" + instead, close: func() {}}
+	}
+	a, err := nsysrule.Analyze(ctx, nsysPath, db, env)
+	if err != nil {
+		return ruleResult{note: err.Error(), close: func() {}}
+	}
+	side, err := audit.ReadRule(ruleRows(a.CSV))
+	if err != nil {
+		a.Close()
+		return ruleResult{note: err.Error(), close: func() {}}
+	}
+	return ruleResult{side: side, source: audit.RuleSource{Kind: audit.RuleSourceAnalyze, Path: db}, close: func() { a.Close() }}
+}
+
+// besideRule reads NVIDIA's cuda_memcpy_async rule's copies from its CSV
+// beside the capture (ruleCSV).
+func besideRule(beside string) ruleResult {
+	side, err := audit.ReadRule(ruleRows(beside))
+	if err != nil {
+		return ruleResult{note: err.Error(), close: func() {}}
+	}
+	src := audit.RuleSource{Kind: audit.RuleSourceCSV, Path: beside, Capped: side.Count() == nsysrule.DefaultRows}
+	return ruleResult{side: side, source: src, close: func() {}}
+}
+
+// copiesAgain streams the capture's copies a second time, each joined to
+// its call and its names masked as the first read's were, into the
+// handler feed returns.
+func copiesAgain(ctx context.Context, src *source.Source, feed func(*capture.CopyScan) records.Handler) error {
+	var names privacy.CopyMasker
+	_, err := capture.CopiesOf(ctx, src, func(s *capture.CopyScan) records.Handler { return names.Handler(feed(s)) })
+	return err
+}
+
+// scannedRows streams the copies NVIDIA's rule lists by its definition
+// (listedRows), read again from the capture, as the audit compares them:
+// CompareRule reads them where the scan's answer and the audit's differ.
+func scannedRows(ctx context.Context, src *source.Source) audit.RuleRows {
+	return func(yield func(audit.Flagged) error) error {
+		rows, err := listedRows(ctx, src)
 		if err != nil {
-			return ruleResult{note: err.Error(), close: func() {}}
+			return err
 		}
-		src := audit.RuleSource{Kind: audit.RuleSourceCSV, Path: beside, Capped: side.Count() == nsysrule.DefaultRows}
-		return ruleResult{side: side, source: src, close: func() {}}
+		for _, r := range rows {
+			if err := yield(flaggedOf(r)); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
-	notes = append(notes, "no *_"+nsysrule.Name+".csv beside the capture")
-	return ruleResult{note: strings.Join(notes, "; "), close: func() {}}
+}
+
+// listedRows reads the capture's copies again and returns the rows NVIDIA's
+// rule writes of those its definition lists (nsysrule.Lists, RowOf), in
+// the rule's order.
+func listedRows(ctx context.Context, src *source.Source) ([]nsysrule.FlaggedCopy, error) {
+	var rows []nsysrule.FlaggedCopy
+	err := copiesAgain(ctx, src, func(*capture.CopyScan) records.Handler {
+		return records.Handler{Op: func(o *records.Op) error {
+			if nsysrule.Lists(o) {
+				rows = append(rows, nsysrule.RowOf(o))
+			}
+			return nil
+		}}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading the copies again to list those the %s rule lists: %w", nsysrule.Name, err)
+	}
+	nsysrule.SortRows(rows)
+	return rows, nil
 }
 
 // ruleRows streams the rule's CSV at path as the audit compares it.
 func ruleRows(path string) audit.RuleRows {
 	return func(yield func(audit.Flagged) error) error {
 		return nsysrule.EachCSV(path, func(r nsysrule.FlaggedCopy) error {
-			return yield(audit.Flagged{PID: r.PID, Start: r.Start, Duration: r.Duration, MB: r.MB})
+			return yield(flaggedOf(r))
 		})
 	}
+}
+
+// flaggedOf is a row of the rule as the audit compares it.
+func flaggedOf(r nsysrule.FlaggedCopy) audit.Flagged {
+	return audit.Flagged{PID: r.PID, Start: r.Start, Duration: r.Duration, MB: r.MB}
 }
 
 // captureExts end the names of the capture files a rule's CSV is found

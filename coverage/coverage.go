@@ -156,6 +156,9 @@ func (w *Watcher) diag(d *records.NsysDiag) error {
 	case nsysdb.DiagNone:
 		w.none[family] = true
 	case nsysdb.DiagCollected:
+		if n < 0 {
+			break // not a count: the reader refuses it
+		}
 		w.cov.Collected = append(w.cov.Collected, FamilyCount{Family: family, Events: n})
 	case nsysdb.DiagProcessing:
 		if w.cov.ImportError == "" {

@@ -1,8 +1,9 @@
 // Package nsysrule reads what NVIDIA's cuda_memcpy_async expert rule says
 // about a capture: the CSV that nsys analyze writes, one row per
 // asynchronous copy whose host side is pageable memory, with its columns
-// matched through internal/nsysdb's aliases; and runs the rule on an
-// export with no row limit.
+// matched through internal/nsysdb's aliases; runs the rule on an export
+// with no row limit; and applies the rule's definition to the records a
+// reader streams (scan.go), so that its answer is had without nsys.
 package nsysrule
 
 import (

@@ -2,8 +2,10 @@ package nsyssqlite
 
 import (
 	"database/sql"
+	"fmt"
 	"strings"
 
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
@@ -42,22 +44,50 @@ func (r *reader) countCollected() error {
 	if diag == "" || r.tables[nsysdb.TableRuntime] == "" || !strings.HasPrefix(r.schema, countedSchema) {
 		return nil
 	}
-	rows, err := r.query(`SELECT ` + q(nsysdb.ColText) + ` FROM ` + q(diag) + ` WHERE ` + q(nsysdb.ColText) + ` LIKE 'Number of % events collected%'`)
+	pid := "NULL"
+	if cols, err := r.columns(nsysdb.TableDiagnostic); err != nil {
+		return err
+	} else if cols[nsysdb.ColGlobalPid] {
+		pid = q(nsysdb.ColGlobalPid)
+	}
+	rows, err := r.query(`SELECT rowid, ` + q(nsysdb.ColText) + `, ` + pid + ` FROM ` + q(diag) + ` WHERE ` + q(nsysdb.ColText) + ` LIKE 'Number of % events collected%'`)
 	if err != nil {
 		return r.tableError(diag, err)
 	}
 	c := Collected{Table: diag}
 	counts := 0
+	// byProcess is each process's count: nsys counts once a process, so
+	// two counts of one process that differ were not both written by it.
+	byProcess := map[int64]int64{}
 	for rows.Next() {
-		var text sql.NullString
-		if err := rows.Scan(&text); err != nil {
+		var (
+			row  int64
+			text sql.NullString
+			gpid sql.NullInt64
+		)
+		if err := rows.Scan(&row, &text, &gpid); err != nil {
 			rows.Close()
 			return r.tableError(diag, err)
 		}
-		if kind, family, n := nsysdb.DiagOf(text.String); kind == nsysdb.DiagCollected && family == nsysdb.EventsCUDA {
-			c.Nsys = n
-			counts++
+		kind, family, n := nsysdb.DiagOf(text.String)
+		if kind != nsysdb.DiagCollected || family != nsysdb.EventsCUDA {
+			continue
 		}
+		if n < 0 {
+			rows.Close()
+			return &inputerr.Error{Path: r.path, Where: fmt.Sprintf("table %s, rowid %d", diag, row),
+				Problem: "nsys's count of the CUDA events it collected is not a count (nsys writes \"Number of CUDA events collected: N.\", N a whole number that fits 64 bits): the message was edited, so what the trace lacks or adds is unknown",
+				Hint:    "the export is damaged or was edited; " + nsysdb.ExportHint}
+		}
+		if prev, ok := byProcess[gpid.Int64]; ok && prev != n {
+			rows.Close()
+			return &inputerr.Error{Path: r.path, Where: fmt.Sprintf("table %s, rowid %d", diag, row),
+				Problem: fmt.Sprintf("nsys counts the CUDA events it collected twice for one process, %d and %d, where it counts once: the messages were edited or two traces were joined, so what the trace lacks or adds is unknown", prev, n),
+				Hint:    "the export is damaged or was edited; " + nsysdb.ExportHint}
+		}
+		byProcess[gpid.Int64] = n
+		c.Nsys = n
+		counts++
 	}
 	if err := rows.Err(); err != nil {
 		rows.Close()
@@ -69,12 +99,10 @@ func (r *reader) countCollected() error {
 	if counts != 1 {
 		return nil
 	}
-	for _, t := range []struct {
-		logical string
-		n       *int64
-	}{{nsysdb.TableRuntime, &c.Calls}, {nsysdb.TableKernel, &c.Kernels}, {nsysdb.TableMemcpy, &c.Copies}, {nsysdb.TableMemset, &c.Memsets}} {
+	held := map[string]*int64{nsysdb.TableRuntime: &c.Calls, nsysdb.TableKernel: &c.Kernels, nsysdb.TableMemcpy: &c.Copies, nsysdb.TableMemset: &c.Memsets}
+	for _, logical := range nsysdb.CUDAEventTables {
 		var err error
-		if *t.n, err = r.rowCount(t.logical); err != nil {
+		if *held[logical], err = r.rowCount(logical); err != nil {
 			return err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
@@ -74,6 +75,9 @@ func (r *reader) checkTables(ctx context.Context, conn *sql.Conn) error {
 	if err := r.checkStreams(queryRow); err != nil {
 		return err
 	}
+	if err := r.checkContexts(queryRow); err != nil {
+		return err
+	}
 	return r.checkStop(queryRow)
 }
 
@@ -112,25 +116,106 @@ func (r *reader) checkStreams(queryRow func(string, ...any) *sql.Row) error {
 		if migrations > 0 {
 			where += ` AND ` + q(nsysdb.ColMigration) + ` IS NULL`
 		}
-		var stream int64
-		err := queryRow(`SELECT ` + s + ` FROM (SELECT DISTINCT ` + s + ` FROM ` + q(table) + ` WHERE ` + where + `) AS d WHERE NOT EXISTS (SELECT 1 FROM ` +
-			q(streams) + ` AS t WHERE t.` + s + ` = d.` + s + `) LIMIT 1`).Scan(&stream)
+		ids, n, first, err := unlisted(queryRow, table, streams, where, nsysdb.ColStreamID)
 		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			continue
 		case err != nil:
 			return r.tableError(table, err)
+		case ids == nil:
+			continue
 		}
-		var n, first int64
-		if err := queryRow(`SELECT count(*), min(rowid) FROM `+q(table)+` WHERE `+s+` = ?`, stream).Scan(&n, &first); err != nil {
-			return r.tableError(table, err)
-		}
+		stream := ids[0]
 		return &inputerr.Error{Path: r.path, Where: "table " + table,
 			Problem: fmt.Sprintf("%s name stream %d (the first: rowid %d), which %s does not list among the program's streams: a reference that does not resolve, so the order of that work is unknown",
 				rowCount(n), stream, first, streams),
 			Hint: "the export is damaged or was edited; " + nsysdb.ExportHint}
 	}
 	return nil
+}
+
+// checkContexts checks that every synchronisation and event recording
+// names a device and context the program made
+// (TARGET_INFO_CUDA_CONTEXT_INFO lists each context with its device),
+// where the export lists them: the stream a wait or a recording names is
+// the stream of that device's context, and on a device the context is
+// not on it binds no work, so the replay's waits would change without a
+// word. Copies and kernels on an unlisted device are left to readGPU,
+// which says their GPU is unknown. One pass over each table's distinct
+// pairs.
+func (r *reader) checkContexts(queryRow func(string, ...any) *sql.Row) error {
+	contexts := r.tables[nsysdb.TableCUDAContext]
+	if contexts == "" {
+		return nil
+	}
+	dev, ctx := q(nsysdb.ColDeviceID), q(nsysdb.ColContextID)
+	var has, listed int64
+	if err := queryRow(`SELECT count(*) FROM pragma_table_info(?) WHERE name IN (?, ?)`, contexts, nsysdb.ColDeviceID, nsysdb.ColContextID).Scan(&has); err != nil {
+		return r.tableError(contexts, err)
+	}
+	if has < 2 {
+		return nil
+	}
+	if err := queryRow(`SELECT count(*) FROM ` + q(contexts)).Scan(&listed); err != nil || listed == 0 {
+		return nil // no list to hold the records to
+	}
+	for _, logical := range []string{nsysdb.TableSync, nsysdb.TableCUDAEvent} {
+		table := r.tables[logical]
+		if table == "" {
+			continue
+		}
+		if err := queryRow(`SELECT count(*) FROM pragma_table_info(?) WHERE name IN (?, ?)`, table, nsysdb.ColDeviceID, nsysdb.ColContextID).Scan(&has); err != nil {
+			return r.tableError(table, err)
+		}
+		if has < 2 {
+			continue
+		}
+		ids, n, first, err := unlisted(queryRow, table, contexts, dev+` IS NOT NULL AND `+ctx+` IS NOT NULL`, nsysdb.ColDeviceID, nsysdb.ColContextID)
+		switch {
+		case err != nil:
+			return r.tableError(table, err)
+		case ids == nil:
+			continue
+		}
+		device, context := ids[0], ids[1]
+		return &inputerr.Error{Path: r.path, Where: "table " + table,
+			Problem: fmt.Sprintf("%s name context %d on device %d (the first: rowid %d), which %s does not list among the program's contexts: a reference that does not resolve, so the streams they wait on or record are unknown",
+				rowCount(n), context, device, first, contexts),
+			Hint: "the export is damaged or was edited; " + nsysdb.ExportHint}
+	}
+	return nil
+}
+
+// unlisted finds the first distinct values of cols among the rows of
+// table where holds that no row of list has (a reference that does not
+// resolve), with how many rows of table hold them and the first's rowid;
+// nil values where every one is listed.
+func unlisted(queryRow func(string, ...any) *sql.Row, table, list, where string, cols ...string) (vals []int64, n, first int64, err error) {
+	var sel, match, same []string
+	for _, c := range cols {
+		sel = append(sel, q(c))
+		match = append(match, `l.`+q(c)+` = d.`+q(c))
+		same = append(same, q(c)+` = ?`)
+	}
+	vals = make([]int64, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	err = queryRow(`SELECT ` + strings.Join(sel, `, `) + ` FROM (SELECT DISTINCT ` + strings.Join(sel, `, `) + ` FROM ` + q(table) + ` WHERE ` + where +
+		`) AS d WHERE NOT EXISTS (SELECT 1 FROM ` + q(list) + ` AS l WHERE ` + strings.Join(match, ` AND `) + `) LIMIT 1`).Scan(ptrs...)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, 0, 0, nil
+	case err != nil:
+		return nil, 0, 0, err
+	}
+	args := make([]any, len(vals))
+	for i, v := range vals {
+		args[i] = v
+	}
+	if err := queryRow(`SELECT count(*), min(rowid) FROM `+q(table)+` WHERE `+strings.Join(same, ` AND `), args...).Scan(&n, &first); err != nil {
+		return nil, 0, 0, err
+	}
+	return vals, n, first, nil
 }
 
 // checkStop checks that no record of the tables read ends after the trace

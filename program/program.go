@@ -363,9 +363,13 @@ func ParseMeasurements(r io.Reader, name string) (*Measurements, error) {
 		return nil, &inputerr.Error{Path: name, Where: k, Problem: "the key " + strconv.Quote(key) + " appears twice in one object, so which value holds is unclear",
 			Hint: "keep one of them; " + hint}
 	}
+	var m Measurements
+	if k, f := MiscasedKey(data, &m); k != "" {
+		return nil, &inputerr.Error{Path: name, Where: k, Problem: "keys are matched in their case, and this one is not " + strconv.Quote(f),
+			Hint: "write " + strconv.Quote(f) + "; " + hint}
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	var m Measurements
 	if err := dec.Decode(&m); err != nil {
 		where := ""
 		var se *json.SyntaxError

@@ -498,6 +498,10 @@ func TestRuleSummary(t *testing.T) {
 			"NVIDIA's r rule (nsys analyze -r cuda_memcpy_async:rows=-1 on a.sqlite, run beside the audit's stream) agrees: it lists the same 1 pageable async copy"},
 		{audit.RuleComparison{Rule: "r", Source: audit.RuleSource{Kind: audit.RuleSourceCSV, Path: "a_cuda_memcpy_async.csv", Capped: true}, Available: true, Both: 1, RuleCount: 2, AuditCount: 3},
 			"NVIDIA's r rule (the rule's CSV beside the capture, a_cuda_memcpy_async.csv (exactly 50 rows: nsys analyze's default limit; make it with -r cuda_memcpy_async:rows=-1 to list every copy)) disagrees: it lists 2 copies, the audit 3 pageable async copies, 1 in both"},
+		{audit.RuleComparison{Rule: "r", Source: audit.RuleSource{Kind: audit.RuleSourceScan}, Available: true, Agree: true, Both: 2, RuleCount: 2, AuditCount: 2},
+			"NVIDIA's r rule (the rule's definition applied to this audit's records; nsys analyze did not run: --nvidia-rule nsys runs it) agrees: it lists the same 2 pageable async copies"},
+		{audit.RuleComparison{Rule: "r", Source: audit.RuleSource{Kind: audit.RuleSourceScan, Text: "as written"}, Available: true, Agree: true, Both: 1, RuleCount: 1, AuditCount: 1},
+			"NVIDIA's r rule (as written) agrees: it lists the same 1 pageable async copy"},
 		{audit.RuleComparison{Rule: "r", Note: "nsys is not installed"}, "NVIDIA's r rule: not compared: nsys is not installed"},
 	} {
 		if got := ruleSummary(&c.rc); got != c.want {

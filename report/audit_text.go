@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/nsyscheck/nsyscheck/audit"
+	"github.com/nsyscheck/nsyscheck/internal/ctlchar"
 )
 
 // WriteAudit renders an audit (and, with a capture after the fix, that
@@ -187,6 +188,7 @@ func writeAuditClasses(b *strings.Builder, t tableView, width int) {
 // (wrapped if longer than a line) with its numbers in columns beneath it,
 // or, narrower still, in words.
 func writeKeyedRows(b *strings.Builder, t tableView, width int) {
+	t.Rows = lineCells(t.Rows)
 	oneLine := append([][]string{t.Head}, t.Rows...)
 	if tableWidth(oneLine, len(t.Head)) <= width {
 		writeTable(b, oneLine, 1, width)
@@ -331,7 +333,7 @@ func writeMarkdownTable(ew *errWriter, t tableView) {
 	for _, r := range t.Rows {
 		ew.printf("|")
 		for _, c := range r {
-			ew.printf(" %s |", mdText(c))
+			ew.printf(" %s |", mdText(ctlchar.Line(c)))
 		}
 		ew.printf("\n")
 	}
@@ -341,10 +343,30 @@ func writeMarkdownTable(ew *errWriter, t tableView) {
 	ew.printf("\n")
 }
 
-// mdText escapes what Markdown would read as markup in a table or a line.
-func mdText(s string) string {
-	return strings.NewReplacer("|", `\|`, "*", `\*`, "<", "&lt;", ">", "&gt;").Replace(s)
+// lineCells is rows with each cell escaped for its one line of a table
+// (ctlchar.Line): a newline in a name would otherwise end the row there and
+// start one of the name's own that reads as the table's.
+func lineCells(rows [][]string) [][]string {
+	out := make([][]string, len(rows))
+	for i, r := range rows {
+		out[i] = make([]string, len(r))
+		for k, c := range r {
+			out[i][k] = ctlchar.Line(c)
+		}
+	}
+	return out
 }
+
+// mdText escapes what Markdown would read as markup in a table or a line.
+// A newline in a name would end the line there and let the name's own
+// text start a block of its own (a heading, a list item, a row), so each
+// is a space, as text output's wrapping makes it.
+func mdText(s string) string {
+	return mdReplacer.Replace(s)
+}
+
+// mdReplacer is mdText's.
+var mdReplacer = strings.NewReplacer("|", `\|`, "*", `\*`, "<", "&lt;", ">", "&gt;", "\r\n", " ", "\n", " ", "\r", " ")
 
 // capitalise starts a sentence with a capital.
 func capitalise(s string) string {

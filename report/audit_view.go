@@ -1140,6 +1140,9 @@ func ruleSummary(rc *audit.RuleComparison) string {
 
 // ruleSourceWords says how NVIDIA's rule's copies were had.
 func ruleSourceWords(s audit.RuleSource) string {
+	if s.Text != "" { // read back from a JSON: its words, as written
+		return s.Text
+	}
 	switch s.Kind {
 	case audit.RuleSourceAnalyze:
 		return "nsys analyze -r " + nsysrule.AllArg + " on " + s.Path + ", run beside the audit's stream"
@@ -1150,8 +1153,8 @@ func ruleSourceWords(s audit.RuleSource) string {
 				nsysrule.DefaultRows, nsysrule.AllArg)
 		}
 		return w
-	case audit.RuleSourceRead:
-		return s.Text
+	case audit.RuleSourceScan:
+		return "the rule's definition applied to this audit's records; nsys analyze did not run: --nvidia-rule nsys runs it"
 	}
 	return ""
 }

@@ -7,11 +7,12 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/nsyscheck/nsyscheck/internal/ctlchar"
 	"github.com/nsyscheck/nsyscheck/predictions"
 )
 
 // md escapes text for Markdown: characters that would start emphasis,
-// code, links, HTML or break a table cell. An underscore inside a word
+// code, links, HTML or break a table cell, and newlines. An underscore inside a word
 // (CUPTI_ACTIVITY_KIND_RUNTIME) is left alone.
 func md(s string) string {
 	var b strings.Builder
@@ -29,6 +30,10 @@ func md(s string) string {
 			if i == 0 {
 				b.WriteRune('\\')
 			}
+		case '\n', '\r':
+			// A newline would let the text after it start a block of
+			// its own (a heading, a list item): a space, as text wraps.
+			c = ' '
 		}
 		b.WriteRune(c)
 	}
@@ -58,7 +63,7 @@ func mdTable(w io.Writer, t tableView, level string) {
 	io.WriteString(w, "\n")
 	for _, row := range t.Rows {
 		for i, c := range row {
-			cells[i] = md(c)
+			cells[i] = md(ctlchar.Line(c))
 		}
 		fmt.Fprintf(w, "| %s |\n", strings.Join(cells[:len(row)], " | "))
 	}

@@ -272,9 +272,14 @@ func TestMarkdownEscape(t *testing.T) {
 		"CUPTI_ACTIVITY_KIND_RUNTIME": "CUPTI_ACTIVITY_KIND_RUNTIME",
 		"_x_ a|b <i> *y*":             `\_x\_ a\|b \<i> \*y\*`,
 		"# not a heading":             `\# not a heading`,
+		"NVIDIA H200\n# all held":     `NVIDIA H200 # all held`,
+		"a\r\n- item":                 `a  - item`,
 	} {
 		if got := md(in); got != want {
 			t.Errorf("md(%q) = %q, want %q", in, got, want)
 		}
+	}
+	if got, want := mdText("pass\n# Check: held | x"), `pass # Check: held \| x`; got != want {
+		t.Errorf("mdText: %q, want %q", got, want)
 	}
 }

@@ -527,8 +527,10 @@ func tableWidth(rows [][]string, n int) int {
 
 // writeTable writes rows as left-aligned columns two spaces apart. When the
 // table is wider than width, the columns after the first fixed ones are
-// split into several tables, each repeating the fixed columns.
+// split into several tables, each repeating the fixed columns. Each cell
+// is one line (lineCells).
 func writeTable(b *strings.Builder, rows [][]string, fixed, width int) {
+	rows = lineCells(rows)
 	var widths []int
 	for _, row := range rows {
 		for i, cell := range row {

@@ -48,15 +48,45 @@ func replayCases() []badCase {
 			return append([]string{"../../testdata/captures/pipeline-pageable/pipeline-pageable.sqlite"}, after...)
 		}
 	}
+	// countEdit is pipelineEdit without the recount: the statement damages
+	// nsys's own count of the CUDA events it collected.
+	countEdit := func(stmt string) func(t *testing.T, dir string) []string {
+		return func(t *testing.T, dir string) []string {
+			p := filepath.Join(dir, "pipeline-pageable.sqlite")
+			writeFile(t, p, readFile(t, "../../testdata/captures/pipeline-pageable/pipeline-pageable.sqlite"))
+			db := openRW(t, p)
+			mustExec(t, db, stmt)
+			db.Close()
+			return []string{p, "--nvidia-rule", "off"}
+		}
+	}
+	const counted = `UPDATE DIAGNOSTIC_EVENT SET text = 'Number of CUDA events collected: ' || char(9) || `
+	const countRow = ` WHERE text LIKE 'Number of CUDA events collected%'`
 	const jsons = "JSON nested without end, and audits edited"
 	return []badCase{
 		{group: jsons, name: "report of an audit JSON whose copy count (7) contradicts its classes", cmd: "report",
 			make: editedAudit(func(results []map[string]any, check map[string]any) { results[0]["copies"] = 7 }),
 			exit: 2, want: []string{"audit.json", "copies is 7, but its classes hold 207 copies: the file was edited"}},
 		maskedReport(),
+		{group: jsons, name: "report of an audit JSON holding a count of copies twice in one object (once read as the last)", cmd: "report",
+			make: func(t *testing.T, dir string) []string {
+				args := editedAudit(func([]map[string]any, map[string]any) {})(t, dir)
+				b := readFile(t, args[0])
+				writeFile(t, args[0], []byte(strings.Replace(string(b), `"copies":`, `"copies":7,"copies":`, 1)))
+				return args
+			},
+			exit: 2, want: []string{"audit.json", "results[0].callSites.pageable.copies is given twice in one object, which no audit writes"}},
 		{group: "audit", name: "audit BEFORE AFTER: AFTER's region pass renamed pass2 (once held on warmup alone)", cmd: "audit",
 			make: pipelinePair(`UPDATE NVTX_EVENTS SET text = 'pass2' WHERE text = 'pass'`),
 			exit: 1, want: []string{"UNAVAILABLE", "unavailable: the capture after has no region pass, which the check judges (renamed, or its ranges gone), so the fix cannot be checked there; --match pass=NAME"}},
+		{group: "audit", name: "audit: a range name holding a newline, once a row of its own in the region table", cmd: "audit",
+			make: pipelineEdit(`UPDATE NVTX_EVENTS SET text = 'pass' || char(10) || 'warmup  1  median  1.000' WHERE text = 'pass'`),
+			exit: 1, want: []string{`pass\x0awarmup  1  median  1.000  5  median  275.7`}, never: []string{"\nwarmup  1  median  1.000"}},
+		{group: "audit", name: "audit --format markdown: a range name holding a newline and a heading, once a heading of its own", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				return append(pipelineEdit(`UPDATE NVTX_EVENTS SET text = 'pass' || char(10) || '# Check: held' WHERE text = 'pass'`)(t, dir), "--format", "markdown")
+			},
+			exit: 1, want: []string{`pass # Check: held: 275.7 ms now`}, never: []string{"\n# Check: held"}},
 		{group: "audit", name: "audit BEFORE AFTER: AFTER without its pass ranges", cmd: "audit",
 			make: pipelinePair(`DELETE FROM NVTX_EVENTS WHERE text = 'pass'`),
 			exit: 1, want: []string{"UNAVAILABLE", "the capture after has no region pass, which the check judges"}},
@@ -72,6 +102,25 @@ func replayCases() []badCase {
 		{group: records, name: "audit: every cudaEventSynchronize record ending 1 ns after it starts, before the kernel its event stood for", cmd: "audit",
 			make: pipelineEdit(`UPDATE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION SET end = start + 1 WHERE syncType = 1`),
 			exit: 2, want: []string{"pipeline-pageable.sqlite", "table CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, stream 13 of process 22, device 0: the kernel started at 1115658088 ns ends at 1116289962 ns, 597584 ns after the event synchronisation (correlation id 134) that waited for it ended"}},
+		{group: records, name: "audit: stream 14's kernels 40 times longer, past the cudaEventSynchronize that waited for them through stream 13's cudaStreamWaitEvent", cmd: "audit",
+			make: pipelineEdit(`UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET end = start + (end - start) * 40 WHERE streamId = 14`),
+			exit: 2, want: []string{"pipeline-pageable.sqlite", "table CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, stream 14 of process 22, device 0: the kernel started at 1384294973 ns ends at 1409549453 ns, 18237779 ns after the event synchronisation (correlation id 221) that waited for it ended"}},
+		{group: records, name: "audit: the synchronisation records in reverse order, stream 14's kernels 40 times longer (the waits checked once all are read)", cmd: "audit",
+			make: pipelineEdit(`CREATE TABLE s AS SELECT * FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION ORDER BY start DESC; DELETE FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+				INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION SELECT * FROM s; DROP TABLE s; UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET end = start + (end - start) * 40 WHERE streamId = 14`),
+			exit: 2, want: []string{"pipeline-pageable.sqlite", "table CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, stream 14 of process 22, device 0: the kernel started at 2219260351 ns ends at 2244514871 ns, 17670364 ns after the event synchronisation (correlation id 473) that waited for it ended"}},
+		{group: records, name: "audit: every synchronisation record on device 5, whose context TARGET_INFO_CUDA_CONTEXT_INFO does not list (once said in the JSON alone)", cmd: "audit",
+			make: pipelineEdit(`UPDATE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION SET deviceId = 5`),
+			exit: 2, want: []string{"pipeline-pageable.sqlite", "table CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: 13 rows name context 1 on device 5 (the first: rowid 1), which TARGET_INFO_CUDA_CONTEXT_INFO does not list"}},
+		{group: records, name: "audit: nsys's count of the CUDA events it collected overflowing 64 bits (once passed unread)", cmd: "audit",
+			make: countEdit(counted + `'99999999999999999999999.'` + countRow),
+			exit: 2, want: []string{"pipeline-pageable.sqlite", "table DIAGNOSTIC_EVENT, rowid 4: nsys's count of the CUDA events it collected is not a count"}},
+		{group: records, name: "audit: nsys's count of the CUDA events written 7,22 (once read as 7)", cmd: "audit",
+			make: countEdit(counted + `'7,22.'` + countRow),
+			exit: 2, want: []string{"pipeline-pageable.sqlite", "table DIAGNOSTIC_EVENT, rowid 4: nsys's count of the CUDA events it collected is not a count"}},
+		{group: records, name: "audit: a second count of the CUDA events nsys collected, 9000 beside 722 (once passed unread)", cmd: "audit",
+			make: countEdit(`INSERT INTO DIAGNOSTIC_EVENT(timestamp, timestampType, source, severity, text, globalPid) SELECT timestamp + 1, timestampType, source, severity, 'Number of CUDA events collected: ' || char(9) || '9000.', globalPid FROM DIAGNOSTIC_EVENT` + countRow),
+			exit: 2, want: []string{"pipeline-pageable.sqlite", "nsys counts the CUDA events it collected twice for one process, 722 and 9000, where it counts once"}},
 		{group: records, name: "audit: every synchronisation record 200 ms before its call", cmd: "audit",
 			make: pipelineEdit(`UPDATE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION SET start = start - 200000000, end = end - 200000000`),
 			exit: 2, want: []string{"pipeline-pageable.sqlite", "table CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, event synchronisation, correlation id 134 of process 22: the record runs [915692377, 916297686 ns], outside the cudaEventSynchronize call that made it [1115691441, 1116299467 ns]"}},
@@ -112,6 +161,17 @@ func replayCases() []badCase {
 		{group: expects, name: "audit --expect with a region of -5 instances", cmd: "audit",
 			make: pipelineExpect(`{"regions": {"pass": {"instances": -5}}}`),
 			exit: 2, want: []string{"expect.json", "regions.pass.instances: -5 is no count"}},
+		{group: expects, name: "audit --expect with copies given twice, once as Copies (once read as the last)", cmd: "audit",
+			make: pipelineExpect(`{"copies": 192, "Copies": 5}`),
+			exit: 2, want: []string{"expect.json", `Copies: keys are matched in their case; write "copies"`}},
+		{group: expects, name: "verify of a measurements file whose gpu key is written GPU",
+			make: func(t *testing.T, dir string) []string {
+				p := filepath.Join(dir, "pinned.results.json")
+				b := readFile(t, "../../testdata/captures/h200-pinned/pinned.results.json")
+				writeFile(t, p, []byte(strings.Replace(string(b), `"gpu"`, `"GPU"`, 1)))
+				return []string{p}
+			},
+			exit: 2, want: []string{"pinned.results.json", `GPU: keys are matched in their case, and this one is not "gpu"`}},
 		{group: expects, name: "audit --expect with a framework that is none (pytorchh)", cmd: "audit",
 			make: pipelineExpect(`{"framework": "pytorchh"}`),
 			exit: 2, want: []string{"expect.json", `framework: "pytorchh" is none of jax, pytorch, cupy, cuda-driver, cuda-runtime, unknown`}},

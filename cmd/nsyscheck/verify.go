@@ -283,6 +283,9 @@ func readExpectation(path string) (*expectation, error) {
 		return nil, fmt.Errorf("%s: %s is given twice, so which verdict holds is unclear; keep one", path, k)
 	}
 	var e expectation
+	if k, f := program.MiscasedKey(data, &e); k != "" {
+		return nil, fmt.Errorf("%s: %s: keys are matched in their case; write %q", path, k, f)
+	}
 	dec := json.NewDecoder(strings.NewReader(strings.TrimPrefix(string(data), "\uFEFF")))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&e); err != nil {

@@ -21,6 +21,7 @@ const (
 	ColDstKind       = "dstKind"       // CUPTI_ACTIVITY_KIND_MEMCPY -> ENUM_CUDA_MEM_KIND
 	ColStreamID      = "streamId"      // GPU activity
 	ColDeviceID      = "deviceId"      // GPU activity
+	ColContextID     = "contextId"     // GPU activity, TARGET_INFO_CUDA_CONTEXT_INFO
 	ColShortName     = "shortName"     // CUPTI_ACTIVITY_KIND_KERNEL -> StringIds
 	ColDomainID      = "domainId"      // NVTX_EVENTS
 	ColText          = "text"          // NVTX_EVENTS, inline name

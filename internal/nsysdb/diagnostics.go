@@ -30,10 +30,17 @@ const (
 	EventsNVTX = "NVTX"
 )
 
+// CUDAEventTables are the tables whose rows nsys counts in "Number of CUDA
+// events collected": each CUDA event it collects is written as an API call
+// (the runtime table, its rows of call stacks aside), a kernel, a memory
+// copy or a memset.
+var CUDAEventTables = []string{TableRuntime, TableKernel, TableMemcpy, TableMemset}
+
 var (
 	notAllRe    = regexp.MustCompile(`(?i)^\s*not all (\S+) events might have been collected`)
 	noneRe      = regexp.MustCompile(`(?i)^\s*no (\S+) events collected`)
-	collectedRe = regexp.MustCompile(`(?i)^\s*number of (\S+) events collected:\s*(\d+)`)
+	collectedRe = regexp.MustCompile(`(?i)^\s*number of (\S+) events collected:\s*([^\s.]*)`)
+	countRe     = regexp.MustCompile(`^\d+$`)
 	droppedRe   = regexp.MustCompile(`(?i)\b(lost|dropped|discarded|overflow(ed)?)\b`)
 )
 
@@ -43,7 +50,8 @@ const processingPrefix = "error when processing events"
 
 // DiagOf tells what one of nsys's diagnostic texts reports: its kind, the
 // event family it names ("CUDA", "NVTX", ...; "" where it names none) and,
-// for DiagCollected, the count.
+// for DiagCollected, the count: -1 where what follows the colon is not a
+// count as nsys writes one (digits, then a full stop), or overflows.
 func DiagOf(text string) (kind DiagKind, family string, n int64) {
 	if m := notAllRe.FindStringSubmatch(text); m != nil {
 		return DiagNotAll, m[1], 0
@@ -53,9 +61,10 @@ func DiagOf(text string) (kind DiagKind, family string, n int64) {
 	}
 	if m := collectedRe.FindStringSubmatch(text); m != nil {
 		v, err := strconv.ParseInt(m[2], 10, 64)
-		if err == nil {
-			return DiagCollected, m[1], v
+		if err != nil || !countRe.MatchString(m[2]) {
+			v = -1
 		}
+		return DiagCollected, m[1], v
 	}
 	if strings.HasPrefix(strings.ToLower(strings.TrimSpace(text)), processingPrefix) {
 		return DiagProcessing, "", 0

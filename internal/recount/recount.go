@@ -14,9 +14,6 @@ import (
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
-// counted are the tables whose records nsys counts as CUDA events.
-var counted = []string{nsysdb.TableRuntime, nsysdb.TableKernel, nsysdb.TableMemcpy, nsysdb.TableMemset}
-
 // message starts the diagnostic that gives the count (DIAGNOSTIC_EVENT).
 const message = "Number of CUDA events collected: "
 
@@ -47,7 +44,7 @@ func CUDAEvents(db *sql.DB) error {
 		err := db.QueryRow(`SELECT EXISTS (SELECT 1 FROM "` + t + `")`).Scan(&n)
 		return n > 0, err
 	}
-	tables, err := nsysdb.Resolve(objs, hasRows, append([]string{nsysdb.TableDiagnostic, nsysdb.TableEventClass, nsysdb.TableCallchains}, counted...)...)
+	tables, err := nsysdb.Resolve(objs, hasRows, append([]string{nsysdb.TableDiagnostic, nsysdb.TableEventClass, nsysdb.TableCallchains}, nsysdb.CUDAEventTables...)...)
 	var bad *nsysdb.TableError
 	if errors.As(err, &bad) {
 		return nil // not tables as nsys writes them: the reader refuses the file first
@@ -59,7 +56,7 @@ func CUDAEvents(db *sql.DB) error {
 		return nil
 	}
 	var total int64
-	for _, logical := range counted {
+	for _, logical := range nsysdb.CUDAEventTables {
 		t := tables[logical]
 		if t == "" {
 			continue

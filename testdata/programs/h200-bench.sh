@@ -8,10 +8,12 @@
 # EXPORT is a .sqlite export or a .nsys-rep; a .nsys-rep is exported once
 # into the temporary folder first (nsys export, not timed), so that both
 # tools read the same export and neither exports in a timed run. The binary is bin/nsyscheck of the
-# checkout (make build), or NSYSCHECK=PATH; nsys must be on PATH. Three
+# checkout (make build), or NSYSCHECK=PATH; nsys must be on PATH. Four
 # commands are timed:
-#   audit        nsyscheck audit EXPORT --format json   (NVIDIA's rule runs
-#                beside the audit through nsys analyze, as a user gets it)
+#   audit        nsyscheck audit EXPORT --format json   (NVIDIA's rule
+#                answered from the audit's own records, as a user gets it)
+#   audit-nsys   nsyscheck audit EXPORT --format json --nvidia-rule nsys
+#                (the rule run beside the audit through nsys analyze)
 #   audit-norule nsyscheck audit EXPORT --format json --nvidia-rule off
 #   analyze      nsys analyze -r cuda_memcpy_async:rows=-1 --format csv
 # Peak memory is /usr/bin/time -v's maximum resident set size, else that of
@@ -88,6 +90,7 @@ echo "nsys: $(nsys --version 2>/dev/null | head -n 1)"
 echo "cores: $(nproc) ($(lscpu 2>/dev/null | sed -n 's/^Thread(s) per core: *//p' | head -n 1) thread(s) per core)"
 for run in $(seq "$RUNS"); do
     measure audit "$run" "$nsyscheck" audit "$export_path" --format json
+    measure audit-nsys "$run" "$nsyscheck" audit "$export_path" --format json --nvidia-rule nsys
     measure audit-norule "$run" "$nsyscheck" audit "$export_path" --format json --nvidia-rule off
     rm -f rule_*.csv
     measure analyze "$run" nsys analyze -r cuda_memcpy_async:rows=-1 --format csv -o rule "$export_path"
@@ -101,7 +104,7 @@ import statistics
 rows = [l.split() for l in open("results.txt")]
 print(f"{'command':<13} {'runs':>4} {'wall s (median)':>16} {'wall s (each)':>22} {'peak MiB (median)':>18} {'failed':>6}")
 med = {}
-for name in ["audit", "audit-norule", "analyze"]:
+for name in ["audit", "audit-nsys", "audit-norule", "analyze"]:
     rs = [r for r in rows if r[0] == name]
     if not rs:
         continue
@@ -111,7 +114,7 @@ for name in ["audit", "audit-norule", "analyze"]:
     med[name] = statistics.median(walls)
     print(f"{name:<13} {len(rs):>4} {med[name]:>16.2f} {' '.join(f'{w:.2f}' for w in walls):>22} {statistics.median(rss):>18.0f} {bad:>6}")
 if "analyze" in med and med["analyze"] > 0:
-    for name in ["audit", "audit-norule"]:
+    for name in ["audit", "audit-nsys", "audit-norule"]:
         if name in med:
             print(f"{name} / analyze: {med[name] / med['analyze']:.2f}x")
 EOF

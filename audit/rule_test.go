@@ -1,0 +1,81 @@
+package audit
+
+import (
+	"testing"
+
+	"github.com/nsyscheck/nsyscheck/nsysrule"
+	"github.com/nsyscheck/nsyscheck/records"
+	"github.com/nsyscheck/nsyscheck/vocab"
+)
+
+// manyCopies are n 4 KiB cudaMemcpyAsync copies with their calls, every
+// other one from pageable memory, as the 600,000-copy capture holds them.
+func manyCopies(n int) []records.Op {
+	ops := make([]records.Op, n)
+	for i := range ops {
+		start := int64(1_000_000 + i*5000)
+		src := vocab.MemPinned
+		if i%2 == 0 {
+			src = vocab.MemPageable
+		}
+		ops[i] = records.Op{Kind: records.OpCopy, Start: start, End: start + 2400, Corr: int64(i + 1), PID: 22, Bytes: 4096,
+			Copy: vocab.CopyHtoD, Src: src, Dst: vocab.MemDevice,
+			Call: &records.Call{Name: "cudaMemcpyAsync", Start: start - 3000, End: start - 1000, Corr: int64(i + 1), PID: 22, TID: 22}}
+	}
+	return ops
+}
+
+// TestRuleScanDigest: the scan's answer is the digest ReadRule takes of the
+// same copies as rows, and the audit's of its pageable async copies, so
+// that CompareRule finds them agreeing without reading anything again.
+func TestRuleScanDigest(t *testing.T) {
+	ops := manyCopies(1000)
+	s := NewRuleScan(nsysrule.Lists)
+	h := s.Handler()
+	var rows []Flagged
+	acc := NewAccumulator()
+	acc.ranges = newRangeIndex()
+	for i := range ops {
+		if err := h.Op(&ops[i]); err != nil {
+			t.Fatal(err)
+		}
+		acc.Add(&ops[i])
+		if nsysrule.Lists(&ops[i]) {
+			r := nsysrule.RowOf(&ops[i])
+			rows = append(rows, Flagged{PID: r.PID, Start: r.Start, Duration: r.Duration, MB: r.MB})
+		}
+	}
+	read, err := ReadRule(FlaggedRows(rows))
+	if err != nil {
+		t.Fatal(err)
+	}
+	side := s.Side(func(func(Flagged) error) error {
+		t.Error("the scan's rows read again though the sides agree")
+		return nil
+	})
+	if side.Count() != 500 || side.digest != read.digest || side.digest != acc.rule {
+		t.Errorf("the scan's %+v, the rows' %+v, the audit's %+v", side.digest, read.digest, acc.rule)
+	}
+	au := &Audit{rule: acc.rule}
+	rc, err := au.CompareRule("r", RuleSource{Kind: RuleSourceScan}, side, func(*Accumulator) error { t.Error("the copies read again"); return nil })
+	if err != nil || !rc.Agree || rc.Both != 500 {
+		t.Errorf("compared: %+v, %v", rc, err)
+	}
+}
+
+// BenchmarkRuleScan is the scan's cost a copy, beside the audit's stream:
+// the rule's definition and the digest of what it lists.
+func BenchmarkRuleScan(b *testing.B) {
+	ops := manyCopies(600_000)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s := NewRuleScan(nsysrule.Lists)
+		h := s.Handler()
+		for k := range ops {
+			_ = h.Op(&ops[k])
+		}
+		if s.digest.n != 300_000 {
+			b.Fatalf("%d copies listed", s.digest.n)
+		}
+	}
+}
