@@ -28,6 +28,13 @@ const cpuProfileEnv = "NSYSCHECK_CPUPROFILE"
 const memProfileEnv = "NSYSCHECK_MEMPROFILE"
 
 func main() {
+	os.Exit(command())
+}
+
+// command runs nsyscheck as a process does, with os.Args, the standard
+// streams, the soft memory limit and the profiles its environment asks
+// for, and returns its exit status (the test binary's scripts run it too).
+func command() int {
 	stopLimit := func() {}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		stopLimit = followLiveHeap()
@@ -38,7 +45,7 @@ func main() {
 	stopMem()
 	stop()
 	stopLimit()
-	os.Exit(code)
+	return code
 }
 
 // startCPUProfile starts a CPU profile written to path (none when path is

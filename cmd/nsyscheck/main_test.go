@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -12,13 +14,24 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(withShared{m}, map[string]func(){
 		"nsyscheck": func() {
-			os.Exit(Main(os.Args[1:], Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
+			if dir := os.Getenv(scriptProfilesEnv); dir != "" {
+				os.Setenv(cpuProfileEnv, filepath.Join(dir, fmt.Sprintf("nsyscheck-%d.prof", os.Getpid())))
+			}
+			os.Exit(command())
 		},
 		// A process that writes to an SQLite file without committing,
 		// until its stdin closes (SQLite's locks belong to a process).
 		"sqlite-writer": func() { os.Exit(sqliteWriter(os.Args[1])) },
 	})
 }
+
+// scriptProfilesEnv names a folder into which each nsyscheck process the
+// scripts start writes a CPU profile of its own (nsyscheck-PID.prof), to
+// see where the scripts' processes spend their time:
+//
+//	NSYSCHECK_SCRIPT_PROFILES=/tmp/p go test ./cmd/nsyscheck -run TestScripts
+//	go tool pprof -top /tmp/p/*.prof
+const scriptProfilesEnv = "NSYSCHECK_SCRIPT_PROFILES"
 
 // withShared runs the tests, then removes the inputs they shared.
 type withShared struct{ m *testing.M }
