@@ -210,6 +210,7 @@ func read(ctx context.Context, db *sqlitefile.DB, path string, opts records.Sele
 			break
 		}
 	}
+	r.letGo()
 	if tables != nil {
 		if cerr := <-tables; cerr != nil {
 			return nil, cerr
@@ -290,6 +291,18 @@ type reader struct {
 	// told to the handler before they are read (records.Handler.CallsAhead).
 	callsAhead int
 	syncsRead  bool
+}
+
+// letGo drops what only the stream needs once it has streamed: the
+// handler (and what it holds: the checks across records), the calls the
+// copies and synchronisations were joined to, the call stacks, the
+// program's correlation ids. The checks over whole tables hold the reader
+// while the caller goes on (the audit's replay) and need only its plan; on
+// the 600,000-copy capture the rest is about 50 MB.
+func (r *reader) letGo() {
+	r.h = records.Handler{}
+	r.index, r.syncCalls = records.CallIndex{}, records.CallIndex{}
+	r.stacks, r.wantCorr = nil, corrList{}
 }
 
 func (r *reader) close() {

@@ -46,18 +46,6 @@ type model struct {
 	// typ holds the modelled quantities' classes and their uses.
 	typ   *typicals
 	sizes Sizes
-	// parkBits is the simulations' mark of the nodes cursors are parked
-	// on, a bit per call and op, cleared and used again by each.
-	parkBits []uint64
-}
-
-// parkMarks returns a bit per call and op, every one clear.
-func (m *model) parkMarks() []uint64 {
-	if m.parkBits == nil {
-		m.parkBits = make([]uint64, (m.tl.Calls.Len()+m.tl.Ops.Len()+63)/64)
-	}
-	clear(m.parkBits)
-	return m.parkBits
 }
 
 // params are the parts of the model the what-if changes.
@@ -72,8 +60,12 @@ type params struct {
 	fromEnd []bool
 }
 
+// clone copies p for another what-if. The waits p holds are shared, not
+// copied: apply rewrites no wait it did not append itself, and the copy's
+// first append moves its waits to an array of its own (their capacity cut
+// to their length), so neither writes where the other reads.
 func (p *params) clone() params {
-	return params{callDur: p.callDur.clone(), callWait: slices.Clone(p.callWait), waits: slices.Clone(p.waits),
+	return params{callDur: p.callDur.clone(), callWait: slices.Clone(p.callWait), waits: slices.Clip(p.waits),
 		opDur: p.opDur.clone(), latL: p.latL.clone(), fromEnd: slices.Clone(p.fromEnd)}
 }
 

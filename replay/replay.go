@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/nsyscheck/nsyscheck/records"
 	"github.com/nsyscheck/nsyscheck/timeline"
@@ -183,7 +184,13 @@ func replay(ctx context.Context, tl *timeline.Timeline, opts Options, mode index
 	if coster == nil {
 		coster = NewCaptureCoster(tl, sizes)
 	}
-	m := newModel(tl, sizes)
+	// The model and the regions read the timeline alone: each is derived
+	// beside the other.
+	models := make(chan *model, 1)
+	go func() { models <- newModel(tl, sizes) }()
+	rg := newRegions(tl, mode)
+	measured := rg.measureAll(Measured(tl))
+	m := <-models
 	res := &Result{}
 	// The misfits read the model as captured; what only they and the
 	// model's sampling need goes before the simulations.
@@ -195,32 +202,71 @@ func replay(ctx context.Context, tl *timeline.Timeline, opts Options, mode index
 		}
 	}
 	m.engineAt = nil
-	rg := newRegions(tl, mode)
-	measured := rg.measureAll(Measured(tl))
-	// One schedule, simulated into again for each run and measured at once.
-	sc := newSchedule(tl)
-	if err := m.simulate(ctx, &m.params, sc); err != nil {
+	w := m.whatIf(coster, sizes, opts.PinBy, res)
+	// The four runs, two at a time, each pair simulated into a schedule
+	// of its own: as captured, then the high level, on the model's own
+	// params; the low and middle levels on a copy of them. Each level
+	// re-costs its params in place: apply writes the same entries at every
+	// level, so a level applied to params as captured gives what it gives
+	// after another level. The regions measure one schedule at a time,
+	// beside the other's simulation: their index of a schedule holds about
+	// as much as two schedules, and one is kept from run to run.
+	var (
+		replayed []measure
+		runs     [3][]measure
+		measures sync.Mutex
+	)
+	ours := &runner{m: m, rg: rg, measures: &measures, sc: newSchedule(tl)}
+	theirs := &runner{m: m, rg: rg, measures: &measures, sc: newSchedule(tl)}
+	pinned := m.params.clone()
+	done := make(chan error, 1)
+	go func() {
+		var err error
+		for l := levelLow; l <= levelMid && err == nil; l++ {
+			w.apply(&pinned, l)
+			runs[l], err = theirs.run(ctx, &pinned)
+		}
+		done <- err
+	}()
+	replayed, err := ours.run(ctx, &m.params)
+	if err == nil {
+		w.apply(&m.params, levelHigh)
+		runs[levelHigh], err = ours.run(ctx, &m.params)
+	}
+	if terr := <-done; err == nil {
+		err = terr
+	}
+	if err != nil {
 		return nil, err
 	}
-	res.Forced += sc.Forced
-	replayed := rg.measureAll(sc)
-	w := m.whatIf(coster, sizes, opts.PinBy, res)
-	var runs [3][]measure
-	// Each level re-costs the model's own params in place: apply writes
-	// the same entries at every level, so no copy of them is kept.
-	for l := levelLow; l <= levelHigh; l++ {
-		w.apply(&m.params, l)
-		if err := m.simulate(ctx, &m.params, sc); err != nil {
-			return nil, err
-		}
-		res.Forced += sc.Forced
-		runs[l] = rg.measureAll(sc)
-	}
+	res.Forced = ours.forced + theirs.forced
 	res.Regions = rg.compare(measured, replayed, runs)
 	res.Model = m.typ.list(tl, sizes)
 	res.Assumptions = append(slices.Clone(tl.Assumptions), w.assumed...)
 	timeline.SortAssumptions(res.Assumptions)
 	return res, nil
+}
+
+// runner simulates runs into one schedule of its own and measures the
+// regions in each, rg taken under measures; forced sums the dependencies
+// its runs forced.
+type runner struct {
+	m        *model
+	rg       *regions
+	measures *sync.Mutex
+	sc       *Schedule
+	forced   int
+}
+
+// run simulates the model under p and measures its regions.
+func (r *runner) run(ctx context.Context, p *params) ([]measure, error) {
+	if err := r.m.simulate(ctx, p, r.sc); err != nil {
+		return nil, err
+	}
+	r.forced += r.sc.Forced
+	r.measures.Lock()
+	defer r.measures.Unlock()
+	return r.rg.measureAll(r.sc), nil
 }
 
 // Simulate replays tl as captured and returns its schedule.

@@ -17,6 +17,10 @@ type Schedule struct {
 	// Forced counts the dependencies the simulation had to take at their
 	// measured time to go on (a cycle in what the capture recorded).
 	Forced int
+	// park is the simulation's mark of the nodes cursors are parked on, a
+	// bit per call and op, cleared and used again by each run into this
+	// schedule (nil for Measured's).
+	park []uint64
 }
 
 // Measured is the schedule the capture itself records.
@@ -78,10 +82,13 @@ type sim struct {
 // newSchedule returns a schedule for tl to simulate into.
 func newSchedule(tl *timeline.Timeline) *Schedule {
 	nc, no := tl.Calls.Len(), tl.Ops.Len()
-	return &Schedule{CallStart: make([]int64, nc), CallEnd: make([]int64, nc), OpStart: make([]int64, no), OpEnd: make([]int64, no)}
+	return &Schedule{CallStart: make([]int64, nc), CallEnd: make([]int64, nc), OpStart: make([]int64, no), OpEnd: make([]int64, no),
+		park: make([]uint64, (nc+no+63)/64)}
 }
 
-// simulate replays tl under params p into sc, which it overwrites.
+// simulate replays tl under params p into sc, which it overwrites. It
+// writes nothing of the model's: runs into schedules of their own may run
+// at once.
 func (m *model) simulate(ctx context.Context, p *params, sc *Schedule) error {
 	tl := m.tl
 	for _, v := range [][]int64{sc.CallStart, sc.CallEnd, sc.OpStart, sc.OpEnd} {
@@ -97,7 +104,8 @@ func (m *model) simulate(ctx context.Context, p *params, sc *Schedule) error {
 	ncur := len(tl.Threads) + len(tl.Streams)
 	s.parkedOn = make([]uint64, ncur)
 	s.parkNext = make([]int32, ncur)
-	s.parkBits = m.parkMarks()
+	clear(sc.park)
+	s.parkBits = sc.park
 	s.queued = make([]bool, ncur)
 	s.hcur = make([]int32, len(tl.Threads))
 	for i := range tl.Threads {
