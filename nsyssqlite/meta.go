@@ -32,8 +32,8 @@ func (r *reader) readMeta() {
 	}
 }
 
-// emitMeta completes the metadata (the GPUs, what nsys traced, the trace's
-// duration) and hands it on.
+// emitMeta completes the metadata (the GPUs, what nsys traced; the trace's
+// duration was read before the plan, prepare) and hands it on.
 func (r *reader) emitMeta() error {
 	if r.h.Meta == nil {
 		return nil
@@ -42,7 +42,6 @@ func (r *reader) emitMeta() error {
 		return err
 	}
 	r.tracing()
-	r.readDuration()
 	return r.handled("", r.h.Meta(&r.meta))
 }
 

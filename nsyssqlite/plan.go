@@ -106,7 +106,7 @@ func (r *reader) checkStreams(queryRow func(string, ...any) *sql.Row) error {
 		var has, migrations int64
 		if err := queryRow(`SELECT count(*) FILTER (WHERE name = ?), count(*) FILTER (WHERE name = ?) FROM pragma_table_info(?)`,
 			nsysdb.ColStreamID, nsysdb.ColMigration, table).Scan(&has, &migrations); err != nil {
-			return r.tableError(table, err)
+			return r.tableErrorOn(queryRow, table, err)
 		}
 		if has == 0 {
 			continue
@@ -119,7 +119,7 @@ func (r *reader) checkStreams(queryRow func(string, ...any) *sql.Row) error {
 		ids, n, first, err := unlisted(queryRow, table, streams, where, nsysdb.ColStreamID)
 		switch {
 		case err != nil:
-			return r.tableError(table, err)
+			return r.tableErrorOn(queryRow, table, err)
 		case ids == nil:
 			continue
 		}
@@ -149,7 +149,7 @@ func (r *reader) checkContexts(queryRow func(string, ...any) *sql.Row) error {
 	dev, ctx := q(nsysdb.ColDeviceID), q(nsysdb.ColContextID)
 	var has, listed int64
 	if err := queryRow(`SELECT count(*) FROM pragma_table_info(?) WHERE name IN (?, ?)`, contexts, nsysdb.ColDeviceID, nsysdb.ColContextID).Scan(&has); err != nil {
-		return r.tableError(contexts, err)
+		return r.tableErrorOn(queryRow, contexts, err)
 	}
 	if has < 2 {
 		return nil
@@ -163,7 +163,7 @@ func (r *reader) checkContexts(queryRow func(string, ...any) *sql.Row) error {
 			continue
 		}
 		if err := queryRow(`SELECT count(*) FROM pragma_table_info(?) WHERE name IN (?, ?)`, table, nsysdb.ColDeviceID, nsysdb.ColContextID).Scan(&has); err != nil {
-			return r.tableError(table, err)
+			return r.tableErrorOn(queryRow, table, err)
 		}
 		if has < 2 {
 			continue
@@ -171,7 +171,7 @@ func (r *reader) checkContexts(queryRow func(string, ...any) *sql.Row) error {
 		ids, n, first, err := unlisted(queryRow, table, contexts, dev+` IS NOT NULL AND `+ctx+` IS NOT NULL`, nsysdb.ColDeviceID, nsysdb.ColContextID)
 		switch {
 		case err != nil:
-			return r.tableError(table, err)
+			return r.tableErrorOn(queryRow, table, err)
 		case ids == nil:
 			continue
 		}
@@ -240,7 +240,7 @@ func (r *reader) checkStop(queryRow func(string, ...any) *sql.Row) error {
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 		case err != nil:
-			return r.tableError(table, err)
+			return r.tableErrorOn(queryRow, table, err)
 		default:
 			return &inputerr.Error{Path: r.path, Where: fmt.Sprintf("table %s, correlation id %d", table, corr),
 				Problem: fmt.Sprintf("a record ends at %d ns, %d ns after the trace stopped (%d ns, %s): no record outlasts its trace", end, end-r.stop, r.stop, r.tables[nsysdb.TableAnalysis]),
@@ -279,7 +279,7 @@ func (r *reader) checkReferences(queryRow func(string, ...any) *sql.Row) error {
 			// A call without a name is damage too, not a call to leave out.
 			var n, first sql.NullInt64
 			if err := queryRow(`SELECT count(*), min(rowid) FROM `+q(table)+` WHERE `+c+` IS NULL`).Scan(&n, &first); err != nil {
-				return r.tableError(table, err)
+				return r.tableErrorOn(queryRow, table, err)
 			}
 			if n.Int64 > 0 {
 				return &inputerr.Error{Path: r.path, Where: "table " + table,
@@ -293,7 +293,7 @@ func (r *reader) checkReferences(queryRow func(string, ...any) *sql.Row) error {
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 		case err != nil:
-			return r.tableError(table, err)
+			return r.tableErrorOn(queryRow, table, err)
 		default:
 			return r.unresolved(id, ref.logical, ref.col)
 		}

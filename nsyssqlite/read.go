@@ -322,6 +322,14 @@ func (r *reader) lack(f records.Fact, reason string) {
 // tableError reports that a table could not be read, e.g. because the file
 // is damaged.
 func (r *reader) tableError(table string, err error) error {
+	return r.tableErrorOn(r.queryRow, table, err)
+}
+
+// tableErrorOn is tableError for a read on another connection than the
+// stream's (the checks beside it): queryRow runs its queries there, so
+// that the count of NULLs it gives is read where the check ran, while the
+// stream goes on or after it has closed its own.
+func (r *reader) tableErrorOn(queryRow func(string, ...any) *sql.Row, table string, err error) error {
 	var ie *inputerr.Error
 	if errors.As(err, &ie) {
 		return err
@@ -330,7 +338,7 @@ func (r *reader) tableError(table string, err error) error {
 		return &inputerr.Error{Path: r.path, Where: "table " + table, Problem: "interrupted while reading the table", Err: context.Cause(r.ctx)}
 	}
 	if m := nullScan.FindStringSubmatch(err.Error()); m != nil {
-		return r.nullColumn(table, m[1])
+		return r.nullColumn(queryRow, table, m[1])
 	}
 	return &inputerr.Error{Path: r.path, Where: "table " + table, Problem: "cannot read the table", Err: err,
 		Hint: "the file may be damaged or truncated; " + nsysdb.ExportHint}
@@ -351,10 +359,10 @@ var nullScan = regexp.MustCompile(`Scan error on column index \d+, name "([^"]+)
 // nullColumn says that a column nsys always fills is NULL in table, in how
 // many rows and the first of them (where the table itself holds the
 // column: a query's own name for it is named alone).
-func (r *reader) nullColumn(table, col string) error {
+func (r *reader) nullColumn(queryRow func(string, ...any) *sql.Row, table, col string) error {
 	problem := fmt.Sprintf("column %s is NULL, where nsys always writes a value and the answer rests on it", col)
 	var n, first sql.NullInt64
-	if r.queryRow(`SELECT count(*), min(rowid) FROM `+q(table)+` WHERE `+q(col)+` IS NULL`).Scan(&n, &first) == nil && n.Int64 > 0 {
+	if queryRow(`SELECT count(*), min(rowid) FROM `+q(table)+` WHERE `+q(col)+` IS NULL`).Scan(&n, &first) == nil && n.Int64 > 0 {
 		problem = fmt.Sprintf("column %s is NULL in %s (the first: rowid %d), where nsys always writes a value and the answer rests on it", col, rowCount(n.Int64), first.Int64)
 	}
 	return &inputerr.Error{Path: r.path, Where: "table " + table, Problem: problem,
@@ -391,6 +399,8 @@ func (r *reader) prepare() error {
 		return err
 	}
 	r.readMeta()
+	// Read once, here, before the plan reaches the checks running beside
+	// the stream: checkStop reads r.stop from their goroutine.
 	r.readDuration()
 	if err := r.readHosts(); err != nil {
 		return err

@@ -89,7 +89,7 @@ func (r *reader) emitSyncs() error {
 			v    sql.NullInt64
 		}{{nsysdb.ColStreamID, stream}, {nsysdb.ColEventID, event}} {
 			if cols[c.name] && !c.v.Valid {
-				return r.nullColumn(table, c.name)
+				return r.nullColumn(r.queryRow, table, c.name)
 			}
 		}
 		sy.Stream, sy.Event = id(stream), id(event)
@@ -263,9 +263,6 @@ func (r *reader) emitCounts() error {
 	var err error
 	if c.Calls, err = r.rowCount(nsysdb.TableRuntime); err != nil {
 		return err
-	}
-	if r.h.Meta == nil {
-		r.readDuration()
 	}
 	if r.meta.DurationNs == 0 {
 		var first, last sql.NullInt64
