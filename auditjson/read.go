@@ -149,12 +149,7 @@ func ReadRanks(path string) (audits []*audit.Audit, failed []Failed, ok bool, er
 	}
 	var env struct {
 		Results []json.RawMessage `json:"results"`
-		Ranks   struct {
-			Rows []struct {
-				Capture string `json:"capture"`
-				Err     string `json:"error"`
-			} `json:"rows"`
-		} `json:"ranks"`
+		Ranks   rankRows          `json:"ranks"`
 	}
 	if err := json.Unmarshal(data, &env); err != nil {
 		return nil, nil, true, fmt.Errorf("%s: the audits of a job's ranks that cannot be read: %w", path, err)
@@ -181,14 +176,18 @@ func ReadRanks(path string) (audits []*audit.Audit, failed []Failed, ok bool, er
 // program.MiscasedKey: encoding/json would read {"SourceKind": "scan"}
 // into sourceKind, past DuplicateKey, whose keys are not alike.
 type ownKeys struct {
-	Results []Audit `json:"results"`
-	Check   *Check  `json:"check"`
-	Ranks   struct {
-		Rows []struct {
-			Capture string `json:"capture"`
-			Err     string `json:"error"`
-		} `json:"rows"`
-	} `json:"ranks"`
+	Results []Audit  `json:"results"`
+	Check   *Check   `json:"check"`
+	Ranks   rankRows `json:"ranks"`
+}
+
+// rankRows are the rows of audit --ranks's JSON that are read back: each
+// rank's capture, and why it could not be audited.
+type rankRows struct {
+	Rows []struct {
+		Capture string `json:"capture"`
+		Err     string `json:"error"`
+	} `json:"rows"`
 }
 
 // readOwn reads a file whose head says it is one of audit's outputs
