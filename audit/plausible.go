@@ -28,6 +28,9 @@ func Plausible(au *Audit) error {
 	if err := ruleAgrees(au.NVIDIA); err != nil {
 		return err
 	}
+	if err := ruleCountsClasses(au); err != nil {
+		return err
+	}
 	for i := range au.Regions {
 		r := &au.Regions[i]
 		at := fmt.Sprintf("regions[%d] (%q)", i, r.Name)
@@ -144,6 +147,25 @@ func ruleAgrees(rc *RuleComparison) error {
 		if f.Start < 0 || f.Duration < 0 || f.MB < 0 {
 			return fmt.Errorf("nvidiaRule.onlyRule[%d]: start %d ns, duration %d ns, %g MB: below zero", i, f.Start, f.Duration, f.MB)
 		}
+	}
+	return nil
+}
+
+// ruleCountsClasses refuses a comparison with NVIDIA's rule whose count
+// of the audit's pageable async copies is not what its classes hold (the
+// accumulator counts each such copy in both).
+func ruleCountsClasses(au *Audit) error {
+	if au.NVIDIA == nil || len(au.Classes) == 0 {
+		return nil
+	}
+	var n int64
+	for _, c := range au.Classes {
+		if c.APIKind == Async && c.HostMemory == Pageable {
+			n += c.Count
+		}
+	}
+	if n != int64(au.NVIDIA.AuditCount) {
+		return fmt.Errorf("nvidiaRule.auditCount is %d, but the audit's classes hold %d pageable async copies", au.NVIDIA.AuditCount, n)
 	}
 	return nil
 }

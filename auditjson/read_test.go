@@ -254,6 +254,8 @@ func TestReadRefusesImpossible(t *testing.T) {
 		{"a rule copy of negative time", func(a *audit.Audit) {
 			a.NVIDIA.Agree, a.NVIDIA.RuleCount, a.NVIDIA.OnlyRule = false, 141, []audit.Flagged{{PID: 1, Start: 1, Duration: -5}}
 		}, "nvidiaRule.onlyRule[0]: start 1 ns, duration -5 ns"},
+		{"rule's audit count against the classes", func(a *audit.Audit) { a.NVIDIA.AuditCount, a.NVIDIA.RuleCount, a.NVIDIA.Both = 7, 7, 7 },
+			"nvidiaRule.auditCount is 7, but the audit's classes hold 140 pageable async copies"},
 		{"rule not compared for no reason", func(a *audit.Audit) { a.NVIDIA.Available, a.NVIDIA.Note = false, "" }, "nvidiaRule is not compared, and its note does not say why"},
 	}
 	for _, c := range cases {
