@@ -25,6 +25,12 @@ func Plausible(au *Audit) error {
 	if err := countsAgree(au); err != nil {
 		return err
 	}
+	if err := ruleAgrees(au.NVIDIA); err != nil {
+		return err
+	}
+	if err := ruleCountsClasses(au); err != nil {
+		return err
+	}
 	for i := range au.Regions {
 		r := &au.Regions[i]
 		at := fmt.Sprintf("regions[%d] (%q)", i, r.Name)
@@ -108,6 +114,58 @@ func countsAgree(au *Audit) error {
 		if f.Count < 0 || f.Count > au.Copies {
 			return fmt.Errorf("findings[%d] (%s) counts %d copies of the audit's %d", i, f.ID, f.Count, au.Copies)
 		}
+	}
+	return nil
+}
+
+// ruleAgrees refuses a comparison with NVIDIA's rule that CompareRule
+// does not make: a count below zero, more copies in both lists than in
+// either, agreement that the counts deny (or disagreement they do not),
+// more copies named as one side's alone than that side has apart from the
+// other, a copy of negative time or size, or a rule not compared for no
+// reason.
+func ruleAgrees(rc *RuleComparison) error {
+	switch {
+	case rc == nil:
+		return nil
+	case !rc.Available:
+		if rc.Note == "" {
+			return fmt.Errorf("nvidiaRule is not compared, and its note does not say why")
+		}
+		return nil
+	case rc.RuleCount < 0 || rc.AuditCount < 0 || rc.Both < 0:
+		return fmt.Errorf("nvidiaRule: ruleCount %d, auditCount %d, both %d: a count below zero", rc.RuleCount, rc.AuditCount, rc.Both)
+	case rc.Both > rc.RuleCount || rc.Both > rc.AuditCount:
+		return fmt.Errorf("nvidiaRule: both is %d, more than the rule's %d copies or the audit's %d", rc.Both, rc.RuleCount, rc.AuditCount)
+	case rc.Agree != (rc.Both == rc.RuleCount && rc.Both == rc.AuditCount):
+		return fmt.Errorf("nvidiaRule: agree is %t, but the rule lists %d copies, the audit %d, %d in both", rc.Agree, rc.RuleCount, rc.AuditCount, rc.Both)
+	case len(rc.OnlyRule) > rc.RuleCount-rc.Both || len(rc.OnlyAudit) > rc.AuditCount-rc.Both:
+		return fmt.Errorf("nvidiaRule: onlyRule names %d copies and onlyAudit %d, more than the %d and %d that only one side lists",
+			len(rc.OnlyRule), len(rc.OnlyAudit), rc.RuleCount-rc.Both, rc.AuditCount-rc.Both)
+	}
+	for i, f := range rc.OnlyRule {
+		if f.Start < 0 || f.Duration < 0 || f.MB < 0 {
+			return fmt.Errorf("nvidiaRule.onlyRule[%d]: start %d ns, duration %d ns, %g MB: below zero", i, f.Start, f.Duration, f.MB)
+		}
+	}
+	return nil
+}
+
+// ruleCountsClasses refuses a comparison with NVIDIA's rule whose count
+// of the audit's pageable async copies is not what its classes hold (the
+// accumulator counts each such copy in both).
+func ruleCountsClasses(au *Audit) error {
+	if au.NVIDIA == nil || len(au.Classes) == 0 {
+		return nil
+	}
+	var n int64
+	for _, c := range au.Classes {
+		if c.APIKind == Async && c.HostMemory == Pageable {
+			n += c.Count
+		}
+	}
+	if n != int64(au.NVIDIA.AuditCount) {
+		return fmt.Errorf("nvidiaRule.auditCount is %d, but the audit's classes hold %d pageable async copies", au.NVIDIA.AuditCount, n)
 	}
 	return nil
 }

@@ -149,12 +149,7 @@ func ReadRanks(path string) (audits []*audit.Audit, failed []Failed, ok bool, er
 	}
 	var env struct {
 		Results []json.RawMessage `json:"results"`
-		Ranks   struct {
-			Rows []struct {
-				Capture string `json:"capture"`
-				Err     string `json:"error"`
-			} `json:"rows"`
-		} `json:"ranks"`
+		Ranks   rankRows          `json:"ranks"`
 	}
 	if err := json.Unmarshal(data, &env); err != nil {
 		return nil, nil, true, fmt.Errorf("%s: the audits of a job's ranks that cannot be read: %w", path, err)
@@ -177,6 +172,24 @@ func ReadRanks(path string) (audits []*audit.Audit, failed []Failed, ok bool, er
 	return audits, failed, true, nil
 }
 
+// ownKeys are the keys of audit's outputs that are read back, for
+// program.MiscasedKey: encoding/json would read {"SourceKind": "scan"}
+// into sourceKind, past DuplicateKey, whose keys are not alike.
+type ownKeys struct {
+	Results []Audit  `json:"results"`
+	Check   *Check   `json:"check"`
+	Ranks   rankRows `json:"ranks"`
+}
+
+// rankRows are the rows of audit --ranks's JSON that are read back: each
+// rank's capture, and why it could not be audited.
+type rankRows struct {
+	Rows []struct {
+		Capture string `json:"capture"`
+		Err     string `json:"error"`
+	} `json:"rows"`
+}
+
 // readOwn reads a file whose head says it is one of audit's outputs
 // (what, written by the command again): one too large or nested deeper
 // than any audit writes is a malformed output, and the error says so.
@@ -192,6 +205,10 @@ func readOwn(path, what, again string) ([]byte, error) {
 	if k := program.DuplicateKey(data); k != "" {
 		return nil, fmt.Errorf("%s: %s is given twice in one object, which no audit writes, so which value holds is unclear: an edited audit output; write it again with %s",
 			path, k, again)
+	}
+	if k, f := program.MiscasedKey(data, &ownKeys{}); k != "" {
+		return nil, fmt.Errorf("%s: %s: keys are matched in their case, and no audit writes this one (it would be read as %q): an edited audit output; write it again with %s",
+			path, k, f, again)
 	}
 	return maskStrings(data), nil
 }

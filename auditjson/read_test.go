@@ -84,6 +84,11 @@ func TestReadOutput(t *testing.T) {
 			"the audit before the fix has no prediction"},
 		"null result": {`{` + head + `"inputs": ["a"], "results": [null]}`, "a null result"},
 		"bad field":   {`{` + head + `"inputs": ["a"], "results": [{"copies": "many"}]}`, "cannot be read"},
+		// encoding/json reads a key in any case into its field.
+		"a key in another case": {`{` + head + `"inputs": ["a"], "results": [{"copies": 7, "nvidiaRule": {"sourceKind": "csv", "SourceKind": "scan"}}]}`,
+			`results[0].nvidiaRule.SourceKind: keys are matched in their case, and no audit writes this one (it would be read as "sourceKind")`},
+		"a check key in another case": {`{` + head + `"inputs": ["a", "b"], "results": [{"copies": 7}, {"copies": 8}], "Check": {"verdict": "held"}}`,
+			`Check: keys are matched in their case`},
 	} {
 		_, ok, err := ReadOutput(write(strings.ReplaceAll(name, " ", "-")+".json", c.body))
 		if !ok || err == nil || !strings.Contains(err.Error(), c.want) {
@@ -238,6 +243,20 @@ func TestReadRefusesImpossible(t *testing.T) {
 		{"prediction outside its bound", func(a *audit.Audit) {
 			a.Prediction.AfterLowNs, a.Prediction.AfterNs, a.Prediction.AfterHighNs = 0, 9, 8
 		}, "prediction.after is 9, outside its own bound 0-8"},
+		// NVIDIA's rule's comparison (140 copies each side, agreeing).
+		{"rule agrees on 5 of 140", func(a *audit.Audit) { a.NVIDIA.RuleCount, a.NVIDIA.Both = 5, 5 },
+			"nvidiaRule: agree is true, but the rule lists 5 copies, the audit 140, 5 in both"},
+		{"rule count below zero", func(a *audit.Audit) { a.NVIDIA.RuleCount, a.NVIDIA.Agree = -3, false }, "ruleCount -3, auditCount 140, both 140: a count below zero"},
+		{"both past the counts", func(a *audit.Audit) { a.NVIDIA.Both, a.NVIDIA.Agree = 500, false }, "both is 500, more than the rule's 140 copies"},
+		{"only the rule's past its count", func(a *audit.Audit) {
+			a.NVIDIA.Agree, a.NVIDIA.RuleCount, a.NVIDIA.OnlyRule = false, 141, []audit.Flagged{{PID: 1, Start: 1}, {PID: 1, Start: 2}}
+		}, "onlyRule names 2 copies and onlyAudit 0, more than the 1 and 0"},
+		{"a rule copy of negative time", func(a *audit.Audit) {
+			a.NVIDIA.Agree, a.NVIDIA.RuleCount, a.NVIDIA.OnlyRule = false, 141, []audit.Flagged{{PID: 1, Start: 1, Duration: -5}}
+		}, "nvidiaRule.onlyRule[0]: start 1 ns, duration -5 ns"},
+		{"rule's audit count against the classes", func(a *audit.Audit) { a.NVIDIA.AuditCount, a.NVIDIA.RuleCount, a.NVIDIA.Both = 7, 7, 7 },
+			"nvidiaRule.auditCount is 7, but the audit's classes hold 140 pageable async copies"},
+		{"rule not compared for no reason", func(a *audit.Audit) { a.NVIDIA.Available, a.NVIDIA.Note = false, "" }, "nvidiaRule is not compared, and its note does not say why"},
 	}
 	for _, c := range cases {
 		// A copy of the audit, edited: read back from its JSON.

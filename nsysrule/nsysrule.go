@@ -165,7 +165,7 @@ func readRow(cs *columns, rec []string) (FlaggedCopy, error) {
 	ns := func(i int, scale float64) (int64, error) {
 		c := cell(i)
 		v, err := strconv.ParseFloat(c, 64)
-		if err != nil || v < 0 || math.IsInf(v, 0) || v*scale > 9e18 {
+		if err != nil || math.IsNaN(v) || v < 0 || math.IsInf(v, 0) || v*scale > 9e18 {
 			return 0, fmt.Errorf("column %q: %q is not a time", cs.h.Names[i], c)
 		}
 		return int64(math.Round(v * scale)), nil
@@ -183,7 +183,7 @@ func readRow(cs *columns, rec []string) (FlaggedCopy, error) {
 	}
 	if c := cell(cs.bytes); cs.bytes >= 0 && c != "" {
 		v, err := strconv.ParseFloat(c, 64)
-		if !cs.bytesUnitKnown || err != nil || v < 0 || math.IsInf(v, 0) {
+		if !cs.bytesUnitKnown || err != nil || math.IsNaN(v) || v < 0 || math.IsInf(v, 0) {
 			return f, fmt.Errorf("column %q: %q is not a size", cs.h.Names[cs.bytes], c)
 		}
 		f.MB = v * cs.bytesScale

@@ -63,6 +63,11 @@ func TestReadCSVErrors(t *testing.T) {
 		{fifo, "read the cuda_memcpy_async rule's output: " + fifo + ": a FIFO"},
 		{write("nostart.csv", "Duration (ns),PID\n1,2\n"), `no "Start (ns)" column`},
 		{write("badpid.csv", "Start (ns),Duration (ns),PID\n1,2,x\n"), `data row 1: cannot read the cuda_memcpy_async rule's CSV: column "PID": "x" is not a process id`},
+		// ParseFloat reads NaN, which no comparison refuses: a duration
+		// that would be converted to -9223372036854775808 ns.
+		{write("nanduration.csv", "Start (ns),Duration (ns),PID\n1,NaN,2\n"), `column "Duration (ns)": "NaN" is not a time`},
+		{write("nanstart.csv", "Start (ns),Duration (ns),PID\n nan ,1,2\n"), `column "Start (ns)": "nan" is not a time`},
+		{write("nanbytes.csv", "Start (ns),Duration (ns),PID,Bytes (MB)\n1,1,2,NaN\n"), `column "Bytes (MB)": "NaN" is not a size`},
 		{write("short.csv", "Start (ns),Duration (ns),PID\n1,2\n"), "wrong number of fields"},
 	} {
 		_, err := ReadCSV(c.path)

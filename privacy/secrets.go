@@ -136,6 +136,34 @@ func (f *tokenFormat) startsAfter(before byte) bool {
 	return !tokenByte[before]
 }
 
+// afterEscape reports whether before ends with the escape of a character
+// as nsyscheck writes them: ctlchar's \xNN and \uNNNN, JSON's \uNNNN,
+// and Go's quoted \a \b \f \n \r \t \v. A control character before a
+// token is a boundary in the raw string; once the string is escaped (an
+// error quoting a cell, a name in JSON), the escape's last letter or digit
+// would otherwise glue itself to the token and hide it from the mask.
+func afterEscape(before string) bool {
+	n := len(before)
+	hexTail := func(digits int) bool {
+		if n < digits+2 || before[n-digits-2] != '\\' {
+			return false
+		}
+		for _, c := range []byte(before[n-digits:]) {
+			if !strings.ContainsRune("0123456789abcdefABCDEF", rune(c)) {
+				return false
+			}
+		}
+		return true
+	}
+	switch {
+	case n >= 2 && before[n-2] == '\\' && strings.IndexByte("abfnrtv", before[n-1]) >= 0:
+		return true
+	case hexTail(2) && before[n-3] == 'x', hexTail(4) && before[n-5] == 'u':
+		return true
+	}
+	return false
+}
+
 // tokenHead is how many of a token's first bytes tokenFormat.shape sees.
 const tokenHead = 8
 
@@ -739,7 +767,7 @@ func (f *finder) tokens(tf *tokenFormat) {
 		}
 		i += from
 		from = i + len(tf.prefix)
-		if i > 0 && !tf.startsAfter(f.s[i-1]) {
+		if i > 0 && !tf.startsAfter(f.s[i-1]) && !afterEscape(f.s[:i]) {
 			continue
 		}
 		body := i + len(tf.prefix)

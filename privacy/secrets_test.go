@@ -37,6 +37,15 @@ func TestFindSecrets(t *testing.T) {
 		{"./pinned --json out.json", nil},
 		{"async-pinned", nil},
 		{"TIKTOKEN_CACHE_DIR=/tmp/x", nil},
+		// A control character before a token, escaped before the mask
+		// sees it: Go's quoting (an error quoting a CSV cell), ctlchar's
+		// and JSON's escapes. The escape's last byte is no part of a word.
+		{`"\a` + aws + `" is not a time`, []string{aws}},
+		{`H200\x1b` + aws, []string{aws}},
+		{`H200\u001b` + gh, []string{gh}},
+		{`note\n` + gh, []string{gh}},
+		{`ax1b` + aws, nil},   // no backslash: a word going on
+		{`\u00zz` + aws, nil}, // not an escape
 	}
 	for _, c := range cases {
 		var want []secretWant

@@ -503,6 +503,11 @@ func TestRuleSummary(t *testing.T) {
 		{audit.RuleComparison{Rule: "r", Source: audit.RuleSource{Kind: audit.RuleSourceScan, Text: "as written"}, Available: true, Agree: true, Both: 1, RuleCount: 1, AuditCount: 1},
 			"NVIDIA's r rule (as written) agrees: it lists the same 1 pageable async copy"},
 		{audit.RuleComparison{Rule: "r", Note: "nsys is not installed"}, "NVIDIA's r rule: not compared: nsys is not installed"},
+		// Read back from a JSON whose kind names a file it does not name.
+		{audit.RuleComparison{Rule: "r", Source: audit.RuleSource{Kind: audit.RuleSourceCSV}, Available: true, Agree: true, Both: 1, RuleCount: 1, AuditCount: 1},
+			"NVIDIA's r rule (the rule's CSV beside the capture) agrees: it lists the same 1 pageable async copy"},
+		{audit.RuleComparison{Rule: "r", Source: audit.RuleSource{Kind: audit.RuleSourceAnalyze}, Available: true, Agree: true, Both: 1, RuleCount: 1, AuditCount: 1},
+			"NVIDIA's r rule (nsys analyze -r cuda_memcpy_async:rows=-1, run beside the audit's stream) agrees: it lists the same 1 pageable async copy"},
 	} {
 		if got := ruleSummary(&c.rc); got != c.want {
 			t.Errorf("ruleSummary(%+v) = %q, want %q", c.rc, got, c.want)

@@ -1138,6 +1138,15 @@ func ruleSummary(rc *audit.RuleComparison) string {
 		rc.Rule, ruleSourceWords(rc.Source), nounsOf(int64(rc.RuleCount), "copy"), nounsOf(int64(rc.AuditCount), "pageable async copy"), rc.Both)
 }
 
+// onPath is sep and path, or nothing where the source names no path (an
+// audit's JSON read back without its words).
+func onPath(sep, path string) string {
+	if path == "" {
+		return ""
+	}
+	return sep + path
+}
+
 // ruleSourceWords says how NVIDIA's rule's copies were had.
 func ruleSourceWords(s audit.RuleSource) string {
 	if s.Text != "" { // read back from a JSON: its words, as written
@@ -1145,9 +1154,9 @@ func ruleSourceWords(s audit.RuleSource) string {
 	}
 	switch s.Kind {
 	case audit.RuleSourceAnalyze:
-		return "nsys analyze -r " + nsysrule.AllArg + " on " + s.Path + ", run beside the audit's stream"
+		return "nsys analyze -r " + nsysrule.AllArg + onPath(" on ", s.Path) + ", run beside the audit's stream"
 	case audit.RuleSourceCSV:
-		w := "the rule's CSV beside the capture, " + s.Path
+		w := "the rule's CSV beside the capture" + onPath(", ", s.Path)
 		if s.Capped {
 			w += fmt.Sprintf(" (exactly %d rows: nsys analyze's default limit; make it with -r %s to list every copy)",
 				nsysrule.DefaultRows, nsysrule.AllArg)

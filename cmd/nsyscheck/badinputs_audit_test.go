@@ -155,6 +155,25 @@ func auditCases() []badCase {
 		// mid-name in the note the row looks for.
 		env:  map[string]string{"PATH": "/nonexistent", "NSYS": "", "COLUMNS": "400"},
 		exit: 1, want: []string{"pinned_cuda_memcpy_async.csv", "a FIFO (named pipe), not a file"}})
+	add(badCase{name: "audit: a duration of NaN in the NVIDIA rule's CSV beside the capture",
+		make: func(t *testing.T, dir string) []string {
+			p := copyShipped(t, dir, "pinned.sqlite")
+			rule := copyShipped(t, dir, "pinned_cuda_memcpy_async.csv")
+			lines := strings.SplitN(string(readFile(t, rule)), "\n", 3)
+			lines[1] = "NaN" + lines[1][strings.IndexByte(lines[1], ','):]
+			writeFile(t, rule, []byte(strings.Join(lines, "\n")))
+			return []string{p}
+		},
+		// strconv.ParseFloat reads NaN, which became a duration of
+		// -9223372036854775808 ns, and the rule agreed. Wide enough that
+		// the temporary path is not wrapped mid-name.
+		env:  map[string]string{"PATH": "/nonexistent", "NSYS": "", "COLUMNS": "400"},
+		exit: 1, want: []string{"pinned_cuda_memcpy_async.csv: data row 1", `column "Duration (ns)": "NaN" is not a time`},
+		never: []string{"agrees"}})
+	add(badCase{name: "audit: cuda_gpu_trace with a copy duration of BEL and a GitHub token (quoted in the error)",
+		make: withArgs(gpuTraceEdit(func(f []string) { f[1] = "\a" + ruleToken })),
+		// Quoted, the BEL is \a, whose a would glue itself to the token.
+		exit: 2, want: []string{"pinned_cuda_gpu_trace.csv", "Duration (ns)", "ghp_…(40 chars)"}, never: []string{ruleToken}})
 
 	// SQLite's own state: only committed data is counted.
 	add(badCase{name: "audit: WAL mode, every cudaMemcpyAsync deleted in a commit still in pinned.sqlite-wal",
