@@ -324,7 +324,7 @@ func (a *Accumulator) add(c *copyCall) {
 			cl.SecretlySync++
 			a.sync.add(c)
 		}
-		if kind == Async {
+		if comparedWithRule(kind, host) {
 			a.rule.add(c.PID, c.Start)
 			if a.list != nil {
 				a.list.match(c)

@@ -86,6 +86,11 @@ func KindOf(api string) APIKind {
 // graph launches.
 func returnsEarly(k APIKind) bool { return k == Async || k == Graph }
 
+// comparedWithRule reports whether the audit counts a copy of this kind
+// and host memory against NVIDIA's cuda_memcpy_async rule: an asynchronous
+// copy call from or to pageable memory.
+func comparedWithRule(k APIKind, host HostMemory) bool { return k == Async && host == Pageable }
+
 // HostMemory is the kind of the host side of a copy, in vocab's words.
 type HostMemory = vocab.MemKind
 

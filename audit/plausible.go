@@ -153,14 +153,14 @@ func ruleAgrees(rc *RuleComparison) error {
 
 // ruleCountsClasses refuses a comparison with NVIDIA's rule whose count
 // of the audit's pageable async copies is not what its classes hold (the
-// accumulator counts each such copy in both).
+// accumulator counts each copy comparedWithRule in both).
 func ruleCountsClasses(au *Audit) error {
 	if au.NVIDIA == nil || len(au.Classes) == 0 {
 		return nil
 	}
 	var n int64
 	for _, c := range au.Classes {
-		if c.APIKind == Async && c.HostMemory == Pageable {
+		if comparedWithRule(c.APIKind, c.HostMemory) {
 			n += c.Count
 		}
 	}
