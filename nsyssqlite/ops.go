@@ -172,7 +172,7 @@ func (r *reader) emitCopies() error {
 		c.op.Call = nil
 		return r.handled(from, r.h.Op(&c.op))
 	})
-	if err != nil {
+	if err = r.drained(from, err); err != nil {
 		return r.tableError(table, err)
 	}
 	return nil
@@ -239,7 +239,7 @@ func (r *reader) emitKernels() error {
 		}
 		return r.handled(table, r.h.Op(&k))
 	})
-	if err != nil {
+	if err = r.drained(table, err); err != nil {
 		return r.tableError(table, err)
 	}
 	return nil
@@ -265,7 +265,7 @@ func (r *reader) emitMemsets() error {
 		}
 		return r.handled(table, r.h.Op(&o))
 	})
-	if err != nil {
+	if err = r.drained(table, err); err != nil {
 		return r.tableError(table, err)
 	}
 	return nil

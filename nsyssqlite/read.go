@@ -392,6 +392,22 @@ func (r *reader) handled(table string, err error) error {
 	return inputerr.Attribute(err, r.path, where)
 }
 
+// drained is the error of a table's stream once its records are handed on
+// (err, nil where it ended well): a handler that handles them later
+// (records.Handler.Drain) has handled them all when it returns, and an
+// error it met on one of them comes first, named as the table's
+// (handled), as it would have where the handler had met it as the record
+// was given.
+func (r *reader) drained(table string, err error) error {
+	if r.h.Drain == nil {
+		return err
+	}
+	if derr := r.h.Drain(); derr != nil {
+		return r.handled(table, derr)
+	}
+	return err
+}
+
 // query runs a query on the reader's connection.
 func (r *reader) query(q string, args ...any) (*sql.Rows, error) {
 	return r.conn.QueryContext(r.ctx, q, args...)
