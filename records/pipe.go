@@ -212,19 +212,12 @@ func drained[T any](p *Piped, f func(*T) error) func(*T) error {
 	}
 }
 
-// drainedValue is drained for the kinds handed on by value.
+// drainedValue is drained for the kinds handed on by value (gaps, the
+// count of calls ahead: a few a read).
 func drainedValue[T any](p *Piped, f func(T) error) func(T) error {
 	if f == nil {
 		return nil
 	}
-	return func(v T) error {
-		if err := p.Drain(); err != nil {
-			return err
-		}
-		if err := f(v); err != nil {
-			p.fail(err)
-			return err
-		}
-		return nil
-	}
+	g := drained(p, func(v *T) error { return f(*v) })
+	return func(v T) error { return g(&v) }
 }
