@@ -163,11 +163,12 @@ func regionNames(au *audit.Audit) string {
 // (each read down to its count and digest), so that it costs no time of
 // its own unless it disagrees with the audit or nsys analyze outlasts it. An
 // SQLite export's checks of the whole file (SQLite's integrity check, the
-// checks over whole tables) and the exposure scan run once the records
-// have streamed, beside the replay (capture.TraceThenCheck): the stream's
-// two goroutines have the machine's cores to themselves, the replay's one
-// leaves one free, and no answer is given before the file has passed the
-// checks.
+// checks over whole tables) run once the records have streamed, and the
+// exposure scan once they have passed, beside the timeline's finish and the
+// replay (capture.TraceThenCheck): the stream's goroutines have the
+// machine's cores to themselves, one of these at a time takes the core the
+// finish and the replay leave, and no answer is given before the file has
+// passed the checks.
 func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts AuditOptions) (*audit.Audit, error) {
 	au, _, err := auditCapture(ctx, path, rates, opts, nil)
 	return au, err
@@ -221,8 +222,17 @@ func auditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 		return nil, nil, coverRefusal(err, cov.Coverage(), det.Detect().Framework)
 	}
 	// The exposure scan needs no record: it runs beside the replay too,
-	// on the stream's connection, given back.
-	go exposures()
+	// on the stream's connection, given back, once the checks of the
+	// whole export have ended, so that one of them at a time takes the
+	// core the timeline's finish and the replay leave; an export that
+	// fails them is refused, unscanned.
+	go func() {
+		if checked() != nil {
+			early <- nil
+			return
+		}
+		exposures()
+	}()
 	var exposed []diag.Diagnostic
 	scanned := false
 	defer func() { // the scan ends before the files it reads close
