@@ -1,0 +1,53 @@
+package main
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+// listCases: records that name what the export's own lists do not hold (a
+// context of another process, a GPU it does not name), a record past the
+// trace's stop without a correlation id, and the ranks --ranks reads from
+// capture names holding more than one number. Each is made from a shipped
+// capture, damaged or named the way the row says.
+func listCases() []badCase {
+	const lists = "lists and names"
+	// ranksOf copies the shipped pipeline-pageable and -pinned exports
+	// into dir under names, and returns --ranks's arguments.
+	ranksOf := func(names ...string) func(t *testing.T, dir string) []string {
+		return func(t *testing.T, dir string) []string {
+			args := []string{"--ranks"}
+			for i, n := range names {
+				src := "../../testdata/captures/pipeline-pinned/pipeline-pinned.sqlite"
+				if i == 0 {
+					src = "../../testdata/captures/pipeline-pageable/pipeline-pageable.sqlite"
+				}
+				p := filepath.Join(dir, n)
+				writeFile(t, p, readFile(t, src))
+				args = append(args, p)
+			}
+			return append(args, "--nvidia-rule", "off")
+		}
+	}
+	return []badCase{
+		{group: lists, name: "audit: every context TARGET_INFO_CUDA_CONTEXT_INFO lists given to process 99, the records' being 22 (once audited in silence)", cmd: "audit",
+			make: pipelineEdit(`UPDATE TARGET_INFO_CUDA_CONTEXT_INFO SET processId = 99`),
+			exit: 2, want: []string{"pipeline-pageable.sqlite", "table CUPTI_ACTIVITY_KIND_MEMCPY: 192 rows name context 1 on device 0 of process 22 (the pid in globalPid) (the first: rowid 1), which TARGET_INFO_CUDA_CONTEXT_INFO does not list", "export it again"}},
+		{group: lists, name: "audit: every kernel on device 5, whose context TARGET_INFO_CUDA_CONTEXT_INFO does not list (once a warning alone)", cmd: "audit",
+			make: pipelineEdit(`UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET deviceId = 5`),
+			exit: 2, want: []string{"pipeline-pageable.sqlite", "table CUPTI_ACTIVITY_KIND_KERNEL: 97 rows name context 1 on device 5 of process 22"}},
+		{group: lists, name: "audit: every kernel on device 5, TARGET_INFO_CUDA_CONTEXT_INFO dropped: TARGET_INFO_GPU does not list it (once a warning alone)", cmd: "audit",
+			make: shippedEdit("pipeline-pageable/pipeline-pageable.sqlite", `UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET deviceId = 5`, `DROP TABLE TARGET_INFO_CUDA_CONTEXT_INFO`),
+			exit: 2, want: []string{"pipeline-pageable.sqlite", "table CUPTI_ACTIVITY_KIND_KERNEL: 97 rows name device 5 (the first: rowid 1), which TARGET_INFO_GPU does not list among the capture's GPUs"}},
+		{group: lists, name: "audit: the last copy ending past the trace's stop, its correlationId NULL (once named correlation id 0)", cmd: "audit",
+			make: shippedEdit("pipeline-pageable/pipeline-pageable.sqlite", `CREATE TABLE m AS SELECT * FROM CUPTI_ACTIVITY_KIND_MEMCPY`, `DROP TABLE CUPTI_ACTIVITY_KIND_MEMCPY`,
+				`ALTER TABLE m RENAME TO CUPTI_ACTIVITY_KIND_MEMCPY`, `UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET correlationId = NULL, end = end + 9000000000000 WHERE rowid = 192`),
+			exit: 2, want: []string{"pipeline-pageable.sqlite", "table CUPTI_ACTIVITY_KIND_MEMCPY, rowid 192 (correlationId NULL): a record ends at"}},
+		{group: lists, name: "audit --ranks rank0-v2.sqlite rank1-v2.sqlite: ranks 0 and 1 (once refused as rank 2 given twice)", cmd: "audit",
+			make: ranksOf("rank0-v2.sqlite", "rank1-v2.sqlite"),
+			exit: 1, want: []string{"rank 0 from ", "rank0-v2.sqlite, rank 1 from ", "rank 0: 100% of its host-device copies are from pageable memory"}},
+		{group: lists, name: "audit --ranks rank0-v2.sqlite rank0.sqlite: one rank from two captures", cmd: "audit",
+			make: ranksOf("rank0-v2.sqlite", "rank0.sqlite"),
+			exit: 2, want: []string{"--ranks: rank 0 is given twice, as ", "rank0-v2.sqlite and as ", `the number right after "rank" in its file's name`}},
+	}
+}
