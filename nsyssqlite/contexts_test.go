@@ -61,3 +61,27 @@ func TestStopNamesNullCorrelation(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// A NULL globalPid on a synchronisation, event recording, kernel or
+// memset, which would make it a record of no process (its waits and
+// streams then of no one), is refused with the table, column and first
+// row named.
+func TestNullProcess(t *testing.T) {
+	h := records.Handler{Op: func(*records.Op) error { return nil }, Sync: func(*records.Sync) error { return nil },
+		Event: func(*records.EventRecord) error { return nil }}
+	for table, want := range map[string]string{
+		"CUPTI_ACTIVITY_KIND_SYNCHRONIZATION": "column globalPid is NULL in 1 row (the first: rowid 4)",
+		"CUPTI_ACTIVITY_KIND_CUDA_EVENT":      "column globalPid is NULL in 1 row (the first: rowid 4)",
+		"CUPTI_ACTIVITY_KIND_KERNEL":          "column globalPid is NULL in 1 row (the first: rowid 4)",
+		"CUPTI_ACTIVITY_KIND_MEMSET":          "column globalPid is NULL in 1 row (the first: rowid 4)",
+	} {
+		t.Run(table, func(t *testing.T) {
+			p := fixture.SQLite(t, trainPinned, append(nullable(table), `UPDATE `+table+` SET globalPid = NULL WHERE rowid = 4`)...)
+			_, err := Read(context.Background(), open(t, p), p, records.Selection{}, h)
+			var ie *inputerr.Error
+			if !errors.As(err, &ie) || ie.Where != "table "+table || !strings.Contains(ie.Problem, want) {
+				t.Errorf("got %v, want table %s: %q", err, table, want)
+			}
+		})
+	}
+}

@@ -132,8 +132,8 @@ func (r *reader) checkStreams(queryRow func(string, ...any) *sql.Row) error {
 	return nil
 }
 
-// checkContexts checks that every copy, kernel, memset, synchronisation
-// and event recording names a context the program made, on its device and
+// checkContexts checks that every copy, kernel, memset, synchronisation,
+// event recording and graph launch names a context the program made, on its device and
 // in its process (TARGET_INFO_CUDA_CONTEXT_INFO lists each context with
 // its device and the pid of its process; a record carries the pid in its
 // globalPid), where the export lists them: the stream a record names is a
@@ -159,7 +159,7 @@ func (r *reader) checkContexts(queryRow func(string, ...any) *sql.Row) error {
 		return nil // no list to hold the records to
 	}
 	dev, ctx := q(nsysdb.ColDeviceID), q(nsysdb.ColContextID)
-	for _, logical := range []string{nsysdb.TableMemcpy, nsysdb.TableKernel, nsysdb.TableMemset, nsysdb.TableSync, nsysdb.TableCUDAEvent} {
+	for _, logical := range []string{nsysdb.TableMemcpy, nsysdb.TableKernel, nsysdb.TableMemset, nsysdb.TableSync, nsysdb.TableCUDAEvent, nsysdb.TableGraphTrace} {
 		table := r.tables[logical]
 		if table == "" {
 			continue
