@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -43,6 +44,20 @@ func listCases() []badCase {
 			make: shippedEdit("pipeline-pageable/pipeline-pageable.sqlite", `CREATE TABLE m AS SELECT * FROM CUPTI_ACTIVITY_KIND_MEMCPY`, `DROP TABLE CUPTI_ACTIVITY_KIND_MEMCPY`,
 				`ALTER TABLE m RENAME TO CUPTI_ACTIVITY_KIND_MEMCPY`, `UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET correlationId = NULL, end = end + 9000000000000 WHERE rowid = 192`),
 			exit: 2, want: []string{"pipeline-pageable.sqlite", "table CUPTI_ACTIVITY_KIND_MEMCPY, rowid 192 (correlationId NULL): a record ends at"}},
+		{group: lists, name: "audit: every synchronisation's globalPid NULL (once read as no process, the replay's waits changed in silence)", cmd: "audit",
+			make: shippedEdit("pipeline-pageable/pipeline-pageable.sqlite", `CREATE TABLE s AS SELECT * FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION`, `DROP TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION`,
+				`ALTER TABLE s RENAME TO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION`, `UPDATE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION SET globalPid = NULL`),
+			exit: 2, want: []string{"pipeline-pageable.sqlite", "table CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: column globalPid is NULL in 13 rows (the first: rowid 1)"}},
+		{group: lists, name: "audit --rates a run folder whose run.json says the run failed (once its results were taken)", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				p := copyShipped(t, dir, "pinned.sqlite")
+				run := t.TempDir()
+				copyShipped(t, run, "pinned.results.json")
+				info := string(readFile(t, "../../testdata/captures/h200-run/run.json"))
+				writeFile(t, filepath.Join(run, "run.json"), []byte(strings.Replace(info, `"status": "complete",`, `"status": "failed", "failedStep": "profile",`, 1)))
+				return []string{p, "--rates", run, "--nvidia-rule", "off"}
+			},
+			exit: 2, want: []string{"run.json says the run is failed (at step profile), so its results may be partial or left from an earlier run"}},
 		{group: lists, name: "audit --ranks rank0-v2.sqlite rank1-v2.sqlite: ranks 0 and 1 (once refused as rank 2 given twice)", cmd: "audit",
 			make: ranksOf("rank0-v2.sqlite", "rank1-v2.sqlite"),
 			exit: 1, want: []string{"rank 0 from ", "rank0-v2.sqlite, rank 1 from ", "rank 0: 100% of its host-device copies are from pageable memory"}},
