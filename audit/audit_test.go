@@ -432,8 +432,28 @@ func TestSameProgram(t *testing.T) {
 	half.kernels = a.kernels
 	err = SameProgram(a, half)
 	if !errors.As(err, &e) || len(e.Differences) != 1 || e.Differences[0].Direction != vocab.CopyHtoD || e.Differences[0].Share != -0.5 ||
-		!strings.Contains(err.Error(), "HtoD bytes: 419.4 MB before, 209.7 MB after (-50.0%, more than 1%)") {
+		!strings.Contains(err.Error(), "HtoD bytes: 419.4 MB before, 209.7 MB after (-50.0%; the 209.7 MB between them is 50.0% of the 419.4 MB moved between host and device, more than 1%)") {
 		t.Errorf("half the bytes: %v", err)
+	}
+	// A direction that carries little may change by more than 1% of itself
+	// (one rank of a data-parallel job sends the model's parameters to the
+	// others once): 0.08 MB more of 3.2 MB device-to-host is +2.5% of the
+	// direction, 0.02% of the 419.4 MB moved.
+	dtoh := func(bytes int64) *copyCall {
+		return cp("cudaMemcpyAsync", vocab.CopyDtoH, dev, pin, bytes, 950_000_000, 950_010_000, 950_001_000, 950_009_000)
+	}
+	r0, r1 := auditOf(100, pin, mb4, 20_000, dtoh(3_280_000)), auditOf(100, pin, mb4, 20_000, dtoh(3_200_000))
+	r0.kernels, r1.kernels = a.kernels, a.kernels
+	if err := SameProgram(r1, r0); err != nil {
+		t.Errorf("a small direction's small change: %v", err)
+	}
+	// 4.4 MB more of it is 1.04% of all moved: another program.
+	more := auditOf(100, pin, mb4, 20_000, dtoh(7_600_000))
+	more.kernels = a.kernels
+	err = SameProgram(r1, more)
+	if !errors.As(err, &e) || len(e.Differences) != 1 || e.Differences[0].Direction != vocab.CopyDtoH || e.Differences[0].Moved != more.Sum(vocab.CopyHtoD, "", "").Bytes+7_600_020 ||
+		!strings.Contains(err.Error(), "DtoH bytes: 3.2 MB before, 7.6 MB after (+137.5%; the 4.4 MB between them is 1.03% of the 427.0 MB moved between host and device, more than 1%)") {
+		t.Errorf("a small direction's large change: %v", err)
 	}
 }
 

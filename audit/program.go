@@ -11,7 +11,11 @@ import (
 )
 
 // BytesTolerance is how far the bytes moved in either direction between
-// host and device may differ between two captures of one program.
+// host and device may differ between two captures of one program, as a
+// share of all the bytes the busier of the two moved between host and
+// device: a direction that carries little (the parameters one rank of a
+// data-parallel job sends the others once) may change by more than that
+// share of itself and still cost the program next to nothing.
 const BytesTolerance = 0.01
 
 // KernelTolerance is the largest share of a capture's kernel launches
@@ -34,6 +38,10 @@ type Difference struct {
 	Before int64
 	After  int64
 	Share  float64
+	// Moved is, for bytes, what BytesTolerance is a share of: the bytes
+	// the busier capture moved between host and device, both directions
+	// (0 in a difference written before it was kept).
+	Moved int64
 	// OnlyBefore and OnlyAfter name (at most maxNamed of, the most
 	// launched first) the kernels one capture launched and the other did
 	// not; NamesBefore and NamesAfter count them all.
@@ -70,8 +78,14 @@ func DifferenceWords(ds []Difference, one, other string) string {
 	for _, d := range ds {
 		switch d.What {
 		case DiffBytes:
-			parts = append(parts, fmt.Sprintf("%s bytes: %s %s, %s %s (%s, more than %.0f%%)",
-				d.Direction, mb(d.Before), one, mb(d.After), other, pctPast(d.Share, BytesTolerance, true), 100*BytesTolerance))
+			if d.Moved <= 0 {
+				parts = append(parts, fmt.Sprintf("%s bytes: %s %s, %s %s (%s, more than %.0f%%)",
+					d.Direction, mb(d.Before), one, mb(d.After), other, pctPast(d.Share, BytesTolerance, true), 100*BytesTolerance))
+				continue
+			}
+			parts = append(parts, fmt.Sprintf("%s bytes: %s %s, %s %s (%s; the %s between them is %s of the %s moved between host and device, more than %.0f%%)",
+				d.Direction, mb(d.Before), one, mb(d.After), other, change(d, one), mb(abs(d.After-d.Before)),
+				pctPast(float64(abs(d.After-d.Before))/float64(d.Moved), BytesTolerance, false), mb(d.Moved), 100*BytesTolerance))
 		case DiffKernels:
 			s := fmt.Sprintf("kernels: %s %s and %d %s of kernels the other capture never ran (%s, more than %.0f%%)",
 				launches(d.Before), one, d.After, other, pctPast(d.Share, KernelTolerance, false), 100*KernelTolerance)
@@ -110,21 +124,27 @@ func pctPast(share, tol float64, signed bool) string {
 
 // SameProgram returns a *NotSameProgram error when before and after moved
 // different bytes host-to-device or device-to-host (by more than
-// BytesTolerance) or ran different kernels (launches of names the other
-// never ran above KernelTolerance of either's), nil when they are alike.
+// BytesTolerance of all they moved) or ran different kernels (launches of
+// names the other never ran above KernelTolerance of either's), nil when
+// they are alike.
 func SameProgram(before, after *Audit) error {
 	e := &NotSameProgram{Before: before.Capture, After: after.Capture}
-	for _, dir := range []vocab.CopyKind{vocab.CopyHtoD, vocab.CopyDtoH} {
-		b, a := before.Sum(dir, "", "").Bytes, after.Sum(dir, "", "").Bytes
-		if b == a {
+	dirs := []vocab.CopyKind{vocab.CopyHtoD, vocab.CopyDtoH}
+	var b, a [2]int64
+	for i, dir := range dirs {
+		b[i], a[i] = before.Sum(dir, "", "").Bytes, after.Sum(dir, "", "").Bytes
+	}
+	moved := max(b[0]+b[1], a[0]+a[1])
+	for i, dir := range dirs {
+		if b[i] == a[i] {
 			continue
 		}
 		change := math.Inf(1)
-		if b > 0 {
-			change = float64(a-b) / float64(b)
+		if b[i] > 0 {
+			change = float64(a[i]-b[i]) / float64(b[i])
 		}
-		if math.Abs(change) > BytesTolerance {
-			e.Differences = append(e.Differences, Difference{What: DiffBytes, Direction: dir, Before: b, After: a, Share: change})
+		if float64(abs(a[i]-b[i])) > BytesTolerance*float64(moved) {
+			e.Differences = append(e.Differences, Difference{What: DiffBytes, Direction: dir, Before: b[i], After: a[i], Share: change, Moved: moved})
 		}
 	}
 	// An audit read back from its JSON carries no kernel counts (nil):
@@ -182,6 +202,22 @@ func ratio(n, total int64) float64 {
 		return 0
 	}
 	return float64(n) / float64(total)
+}
+
+// change writes a difference's relative change with one decimal and its
+// sign, or says that the first capture (one) moved none.
+func change(d Difference, one string) string {
+	if d.Before == 0 {
+		return "none " + one
+	}
+	return fmt.Sprintf("%+.1f%%", 100*d.Share)
+}
+
+func abs(n int64) int64 {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
 
 // mb is bytes as MB (1e6 bytes), for the refusal's words; under 0.1 MB as

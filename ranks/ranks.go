@@ -126,6 +126,7 @@ type differenceJSON struct {
 	Before      int64          `json:"before"`
 	After       int64          `json:"after"`
 	Share       float64        `json:"share"`
+	Moved       int64          `json:"moved,omitempty"`
 	OnlyBefore  []string       `json:"onlyBefore,omitempty"`
 	OnlyAfter   []string       `json:"onlyAfter,omitempty"`
 	NamesBefore int            `json:"namesBefore,omitempty"`

@@ -43,6 +43,68 @@ func replayExport(t *testing.T, path string, opts timeline.Options, coster repla
 	return tl, res
 }
 
+// sharedGPU names the shipped captures whose GPU other processes used at
+// the same time, and why their fit is held to 10% instead: what the others
+// ran is in no capture's trace of its own.
+var sharedGPU = map[string]string{
+	"ddp-ranks": "four ranks time-sliced one GPU: most kernels of rank 2 that start late have another rank's kernel on the GPU in the gap (TestSharedGPUDelaysKernels)",
+}
+
+// The ranks of ddp-ranks shared one GPU: of rank 2's kernels that start over
+// 20 µs after both their launch call's end and their stream's previous
+// kernel's end, most had a kernel of another rank running in that gap, by
+// plain SQL over the four captures (one machine, one clock). It is the
+// dependency no one rank's capture holds, and why sharedGPU holds them to a
+// wider fit.
+func TestSharedGPUDelaysKernels(t *testing.T) {
+	type kernel struct{ start, end, stream, callEnd int64 }
+	dir := filepath.Join("..", "testdata", "captures", "ddp-ranks")
+	kernels := func(rank int) []kernel {
+		db := openExport(t, filepath.Join(dir, fmt.Sprintf("report.%d.sqlite", rank)))
+		rows, err := db.Query(`SELECT k.start, k."end", k.streamId, r."end" FROM CUPTI_ACTIVITY_KIND_KERNEL AS k
+			JOIN CUPTI_ACTIVITY_KIND_RUNTIME AS r ON r.correlationId = k.correlationId ORDER BY k.start`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var ks []kernel
+		for rows.Next() {
+			var k kernel
+			if err := rows.Scan(&k.start, &k.end, &k.stream, &k.callEnd); err != nil {
+				t.Fatal(err)
+			}
+			ks = append(ks, k)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return ks
+	}
+	var others []kernel
+	for _, r := range []int{0, 1, 3} {
+		others = append(others, kernels(r)...)
+	}
+	busy := func(from, to int64) bool {
+		return slices.ContainsFunc(others, func(o kernel) bool { return o.start < to && o.end > from })
+	}
+	prev := map[int64]int64{}
+	late, shared := 0, 0
+	for _, k := range kernels(2) {
+		ready := max(k.callEnd, prev[k.stream])
+		prev[k.stream] = k.end
+		if k.start-ready > 20_000 {
+			late++
+			if busy(ready, k.start) {
+				shared++
+			}
+		}
+	}
+	t.Logf("rank 2: %d kernels start late, %d of them with another rank's kernel on the GPU in the gap", late, shared)
+	if late == 0 || 2*shared <= late {
+		t.Errorf("rank 2: %d of %d late kernels had another rank's kernel beside them: not most", shared, late)
+	}
+}
+
 // The replay as captured must reproduce every real capture within 5% per
 // region (median, span, period), though every delay behind a dependency is
 // its class's typical one, not the call's or op's own: the fit measures
@@ -57,13 +119,18 @@ func TestRealCapturesReplayAsCaptured(t *testing.T) {
 			t.Errorf("%s: %d dependencies forced", path, res.Forced)
 		}
 		rel, _ := filepath.Rel(filepath.Join("..", "testdata", "captures"), path)
+		bound := 0.05
+		if why, ok := sharedGPU[filepath.Dir(filepath.ToSlash(rel))]; ok {
+			bound = 0.10
+			fmt.Fprintf(&b, "\n(%s)", why)
+		}
 		fmt.Fprintf(&b, "\n%s: %d calls, %d ops\n", filepath.ToSlash(rel), tl.Calls.Len(), tl.Ops.Len())
 		fmt.Fprintf(&b, "  %-17s %4s %9s %9s %7s %9s %9s %7s\n", "region", "n", "median", "replayed", "fit", "span", "replayed", "fit")
 		for _, r := range res.Regions {
 			fmt.Fprintf(&b, "  %-17.17s %4d %9.3f %9.3f %+6.1f%% %9.3f %9.3f %+6.1f%%\n",
 				r.Name, r.Instances, r.MedianMs, r.ReplayMedianMs, 100*r.Fit.Median, r.SpanMs, r.ReplaySpanMs, 100*r.Fit.Span)
 			for _, f := range []float64{r.Fit.Median, r.Fit.Span, r.Fit.Period} {
-				if math.Abs(f) > 0.05 {
+				if math.Abs(f) > bound {
 					t.Errorf("%s: region %s replays %+.1f%% off (median, span, period fits %+v)", path, r.Name, 100*f, r.Fit)
 				}
 			}

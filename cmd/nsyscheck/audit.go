@@ -66,7 +66,7 @@ the spread of the region's instances; died otherwise; unavailable when the
 capture cannot show what the fix changed (XLA's own staging). The NVTX ranges
 with copy calls are judged when there are any, else the whole capture. It
 says when a region got no faster though its copy calls got shorter, and what
-pinning cost in the capture after. Two captures that moved different bytes (by more than 1%) or
+pinning cost in the capture after. Two captures that moved different bytes (by more than 1% of all they moved) or
 ran different kernels are refused: they are not one program before and after.
 --match NAME=AFTER_NAME compares differently named regions (two halves of one
 capture: audit CAPTURE CAPTURE --match pageable=pinned).

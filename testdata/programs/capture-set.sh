@@ -20,6 +20,10 @@
 #   predict48  the ways to pin tried on batches of another size: the
 #          prefetch program with 48 MiB batches (--rows 12288), pageable,
 #          pinned once and pinned again every step
+#   ranks  a data-parallel PyTorch job of four ranks on the one GPU (gloo),
+#          one capture per rank as a job makes them (nsys profile -o
+#          report.%q{RANK}), rank 2 loading from pageable memory and the
+#          others with pin_memory=True
 #   big    many-copies-600k and torch-long (not shipped), and
 #          `nsys analyze -r cuda_memcpy_async:rows=-1` timed three times
 # A pair's captures are made REPEATS times (default 3); the one whose
@@ -259,6 +263,60 @@ phase_predict48() {
     post "${names[@]}"
     processes "${names[@]}"
     pack predict48-captures.tar.gz "${names[@]}"
+}
+
+phase_ranks() {
+    mkdir -p "$SRC" && cp "$here"/*.py "$SRC"/ || return 1
+    local dir=$CAP/ddp-ranks world=4 r t0
+    rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || return 1
+    # The ranks share one PID namespace of their own, as the wrapper gives
+    # one program: a namespace per rank gives every rank's program the same
+    # PID, and nsys's CUDA injection, keyed by it, then collects no CUDA
+    # events at all. So the job runs the wrapper's real nsys itself, with
+    # the wrapper's minimal environment plus the rendezvous; each nsys needs
+    # a session name of its own (two at once are refused: "Session name
+    # 'profile-1' is already in use"), and a rank whose nsys failed leaves
+    # the others waiting at the rendezvous, hence a bound on each.
+    local real=/tmp/nsys-layout/target-linux-x64/nsys
+    [ -x "$real" ] || { echo "capture-set: no $real; source .device/nsys-env.sh first" >&2; return 1; }
+    t0=$(date +%s%N)
+    unshare --pid --fork --mount-proc env -i PATH=/tmp/nsys-layout/bin:/usr/local/cuda/bin:/usr/bin:/bin \
+        "LD_LIBRARY_PATH=$LD_LIBRARY_PATH" HOME=/tmp WORLD_SIZE=$world MASTER_ADDR=127.0.0.1 MASTER_PORT=29517 \
+        GLOO_SOCKET_IFNAME=lo bash -c '
+        real=$1 py=$2 src=$3 world=$4 bound=$5
+        for r in $(seq 0 $((world - 1))); do
+            RANK=$r timeout -k 10 "$bound" "$real" profile --session-new="rank$r" -t cuda,nvtx -s none --cpuctxsw=none \
+                -o "report.%q{RANK}" "$py" "$src/train_ddp.py" --pinned-ranks 0,1,3 >"report.$r.stdout.txt" 2>"report.$r.stderr.txt" &
+        done
+        wait' _ "$real" "$PY" "$SRC" "$world" "${RANK_TIMEOUT:-240}"
+    echo "== $world ranks $(ms_since "$t0") ms"
+    for r in $(seq 0 $((world - 1))); do
+        echo "rank $r: $(grep -E ' median [0-9.]+ ms|^rank ' "report.$r.stdout.txt" | paste -sd'|')"
+        [ -f "report.$r.nsys-rep" ] || tail -5 "report.$r.stderr.txt"
+    done
+    for r in $(seq 0 $((world - 1))); do
+        (
+            n=report.$r
+            nsys export --type sqlite -o "$n.sqlite" "$n.nsys-rep" >"$n.export.log" 2>&1 || echo "export rc=$? $n"
+            nsys analyze -r cuda_memcpy_async:rows=-1 --format csv -o "$n" "$n.sqlite" >"$n.analyze.log" 2>&1 || echo "analyze rc=$? $n"
+            [ -f "${n}_cuda_memcpy_async_rows=-1.csv" ] && mv "${n}_cuda_memcpy_async_rows=-1.csv" "${n}_cuda_memcpy_async.csv"
+        ) &
+    done
+    wait
+    rm -f ./*.qdstrm
+    processes_in "$dir"/report.*.sqlite
+    for r in $(seq 0 $((world - 1))); do
+        echo "report.$r: $("$PY" -c "import sqlite3,sys; d=sqlite3.connect(sys.argv[1]); print([(t, d.execute(f'select count(*) from {t}').fetchone()[0]) for (t,) in d.execute(\"select name from sqlite_master where type='table' and name like 'CUPTI%'\")])" "report.$r.sqlite")"
+    done
+    cd "$CAP" && tar czf "$OUT/ranks-captures.tar.gz" ddp-ranks && ls -la "$OUT/ranks-captures.tar.gz"
+}
+
+# processes_in SQLITE...: the processes each capture recorded.
+processes_in() {
+    local f
+    for f in "$@"; do
+        echo "$(basename "$f"): $("$PY" -c "import sqlite3,sys; print(', '.join(r[0] for r in sqlite3.connect(sys.argv[1]).execute('select name from PROCESSES')))" "$f")"
+    done
 }
 
 # time_analyze SQLITE: nsys analyze of the rule, three runs, wall and max RSS.
