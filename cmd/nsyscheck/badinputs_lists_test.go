@@ -1,15 +1,18 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
 // listCases: records that name what the export's own lists do not hold (a
-// context of another process, a GPU it does not name), a record past the
-// trace's stop without a correlation id, and the ranks --ranks reads from
-// capture names holding more than one number. Each is made from a shipped
+// context of another process, a GPU it does not name), records without
+// their process, a record past the trace's stop without a correlation id,
+// graph launch calls without their records, a run folder of a run that
+// failed, one capture given twice to report, and the ranks --ranks reads
+// from capture names holding more than one number. Each is made from a shipped
 // capture, damaged or named the way the row says.
 func listCases() []badCase {
 	const lists = "lists and names"
@@ -58,6 +61,19 @@ func listCases() []badCase {
 				return []string{p, "--rates", run, "--nvidia-rule", "off"}
 			},
 			exit: 2, want: []string{"run.json says the run is failed (at step profile), so its results may be partial or left from an earlier run"}},
+		{group: lists, name: "audit graph-whole: the last graph launch's record deleted, its cudaGraphLaunch call kept (once audited as if the graphs ran less)", cmd: "audit",
+			make: shippedEdit("graph-whole/graph-whole.sqlite", `DELETE FROM CUPTI_ACTIVITY_KIND_GRAPH_TRACE WHERE rowid = 30`),
+			exit: 2, want: []string{"graph-whole.sqlite", "30 graph launch calls succeeded, traced whole (--cuda-graph-trace=graph), but the trace holds 29 graph launch records"}},
+		{group: lists, name: "report of one capture given twice, once by a link (once two folders of one capture)", cmd: "report",
+			make: func(t *testing.T, dir string) []string {
+				p := copyShipped(t, dir, "pinned.sqlite")
+				link := filepath.Join(dir, "link.sqlite")
+				if err := os.Symlink(p, link); err != nil {
+					t.Fatal(err)
+				}
+				return []string{p, link, "-o", filepath.Join(t.TempDir(), "out")}
+			},
+			exit: 2, want: []string{"report: one capture is given twice, as ", "pinned.sqlite and as ", "link.sqlite: give each capture once"}},
 		{group: lists, name: "audit --ranks rank0-v2.sqlite rank1-v2.sqlite: ranks 0 and 1 (once refused as rank 2 given twice)", cmd: "audit",
 			make: ranksOf("rank0-v2.sqlite", "rank1-v2.sqlite"),
 			exit: 1, want: []string{"rank 0 from ", "rank0-v2.sqlite, rank 1 from ", "rank 0: 100% of its host-device copies are from pageable memory"}},
