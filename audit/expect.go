@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
@@ -80,23 +79,11 @@ func ReadExpectation(path string) (*Expectation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the expected audit: %w", err)
 	}
-	if at, deep := program.TooDeep(data); deep {
-		return nil, program.DeepError(path, at, "an expected-audit file is a few lines of JSON; see docs/audit.md")
-	}
-	if k := program.DuplicateKey(data); k != "" {
-		return nil, fmt.Errorf("%s: %s is given twice, so which value holds is unclear; keep one", path, k)
-	}
 	var e Expectation
-	if k, f := program.MiscasedKey(data, &e); k != "" {
-		return nil, fmt.Errorf("%s: %s: keys are matched in their case; write %q", path, k, f)
-	}
-	dec := json.NewDecoder(strings.NewReader(strings.TrimPrefix(string(data), "\uFEFF")))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&e); err != nil {
-		return nil, fmt.Errorf("%s: not an expected-audit file (%v); want {\"copies\": N, \"findings\": {\"secretly-synchronous\": N}, \"nvidiaRule\": \"agree\", ...}", path, err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("%s: more than one JSON value in the file, so which expectation holds is unclear; keep one object", path)
+	if err := program.DecodeHandWritten(path, data, &e, program.HandWritten{Kind: "an expected-audit file",
+		Want: `{"copies": N, "findings": {"secretly-synchronous": N}, "nvidiaRule": "agree", ...}`,
+		Deep: "an expected-audit file is a few lines of JSON; see docs/audit.md", Twice: "value holds", Many: "expectation holds"}); err != nil {
+		return nil, err
 	}
 	if e.Copies == nil && e.PageableHtoD == nil && len(e.Findings) == 0 && e.NVIDIARule == "" &&
 		len(e.PredictionSources) == 0 && e.Verdict == "" && e.Framework == "" && len(e.Regions) == 0 &&

@@ -665,6 +665,44 @@ func readMeasurementsJSON(r io.Reader, name, hint string) ([]byte, error) {
 	}
 }
 
+// HandWritten describes a small JSON file a user writes by hand (an --expect
+// file) for DecodeHandWritten's errors.
+type HandWritten struct {
+	// Kind names the file ("an expected-audit file"); Want shows one.
+	Kind, Want string
+	// Deep says what such a file is, for one nested too deeply.
+	Deep string
+	// Twice is what a key given twice leaves unclear ("value holds"), Many
+	// what more than one JSON value does ("expectation holds").
+	Twice, Many string
+}
+
+// DecodeHandWritten decodes data, the file at path, into v, refusing what
+// encoding/json would read in silence: nesting past MaxJSONDepth, a key
+// given twice in one object, a key in another case than v's, a key v has
+// no field for, and more than one JSON value. A leading byte-order mark is
+// skipped.
+func DecodeHandWritten(path string, data []byte, v any, f HandWritten) error {
+	if at, deep := TooDeep(data); deep {
+		return DeepError(path, at, f.Deep)
+	}
+	if k := DuplicateKey(data); k != "" {
+		return fmt.Errorf("%s: %s is given twice, so which %s is unclear; keep one", path, k, f.Twice)
+	}
+	if k, want := MiscasedKey(data, v); k != "" {
+		return fmt.Errorf("%s: %s: keys are matched in their case; write %q", path, k, want)
+	}
+	dec := json.NewDecoder(bytes.NewReader(bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%s: not %s (%v); want %s", path, f.Kind, err, f.Want)
+	}
+	if dec.More() {
+		return fmt.Errorf("%s: more than one JSON value in the file, so which %s is unclear; keep one object", path, f.Many)
+	}
+	return nil
+}
+
 // DeepError is the problem of a JSON file nested too deeply (TooDeep).
 func DeepError(path string, offset int, hint string) *inputerr.Error {
 	return &inputerr.Error{Path: path, Where: "byte " + strconv.Itoa(offset),

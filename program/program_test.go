@@ -142,3 +142,30 @@ func TestLongString(t *testing.T) {
 		t.Errorf("a GPU name of %d bytes: %v, want refused as too long", len(name)+1, err)
 	}
 }
+
+// DecodeHandWritten refuses what encoding/json would read in silence, each
+// with the file and what to do, and reads a file saved with a byte-order
+// mark.
+func TestDecodeHandWritten(t *testing.T) {
+	type file struct {
+		Copies int `json:"copies"`
+	}
+	f := HandWritten{Kind: "a test file", Want: `{"copies": N}`, Deep: "a test file is one object", Twice: "value holds", Many: "file holds"}
+	for _, c := range []struct{ data, want string }{
+		{strings.Repeat("[", MaxJSONDepth+1), "x.json: byte "},
+		{`{"copies": 1, "copies": 2}`, "x.json: copies is given twice, so which value holds is unclear; keep one"},
+		{`{"Copies": 1}`, `x.json: Copies: keys are matched in their case; write "copies"`},
+		{`{"copies": 1, "kernels": 2}`, `x.json: not a test file (json: unknown field "kernels"); want {"copies": N}`},
+		{`{"copies": 1} {"copies": 2}`, "x.json: more than one JSON value in the file, so which file holds is unclear; keep one object"},
+	} {
+		var v file
+		err := DecodeHandWritten("x.json", []byte(c.data), &v, f)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%.40s: %v, want %q", c.data, err, c.want)
+		}
+	}
+	var v file
+	if err := DecodeHandWritten("x.json", []byte("\xEF\xBB\xBF{\"copies\": 3}"), &v, f); err != nil || v.Copies != 3 {
+		t.Errorf("with a byte-order mark: %+v, %v", v, err)
+	}
+}

@@ -126,3 +126,22 @@ func TestCheckNames(t *testing.T) {
 		t.Errorf("CheckNames made a folder: %v", err)
 	}
 }
+
+// The ranks' plot says below each rank its pageable share and whether it
+// stands out, so that a rank standing out by its copies, not its time, is
+// seen in the plot too; past maxLabelled ranks, a star marks it.
+func TestRankLabels(t *testing.T) {
+	rows := []ranks.Row{{Rank: "0", Pageable: 0.06}, {Rank: "2", Pageable: 0.41, Outlier: true}}
+	if got, want := rankLabels(rows), []string{"0\n6% pageable", "2\n41% pageable\nstands out"}; !slices.Equal(got, want) {
+		t.Errorf("labels %q, want %q", got, want)
+	}
+	many := make([]ranks.Row, maxLabelled+1)
+	for i := range many {
+		many[i] = ranks.Row{Rank: string(rune('a' + i)), Pageable: 0.5}
+	}
+	many[3].Outlier = true
+	got := rankLabels(many)
+	if got[0] != "a" || got[3] != "d*" {
+		t.Errorf("past %d ranks: %q", maxLabelled, got)
+	}
+}

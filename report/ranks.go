@@ -268,22 +268,25 @@ func rankDrawn(row ranks.Row) bool { return row.Err == "" && row.Region != "" }
 func BuildRanks(s *ranks.Summary) (*RanksReport, error) {
 	r := &RanksReport{Summary: s, Plot: Plot{Name: ranksPlotName, Series: map[string]plotter.XYs{}}}
 	r.Plot.Title = "Region " + s.Region + " per rank, now and with the copies pinned"
-	var names []string
+	var drawn []ranks.Row
 	var now, pinned plotter.Values
 	for _, row := range s.Rows {
 		if !rankDrawn(row) {
 			continue
 		}
-		names = append(names, row.Rank)
+		drawn = append(drawn, row)
 		now = append(now, row.NowMs)
 		pinned = append(pinned, row.PinnedMs)
 	}
+	names := rankLabels(drawn)
 	if len(names) == 0 {
 		r.Plot.Skipped = "no rank has a region with copy calls to time"
 		return r, nil
 	}
 	p := newPlot(r.Plot.Title, "rank", "ms")
-	w := vg.Points(max(2, min(18, 360/float64(len(names)))))
+	// Two bars a rank, 0.4 of its slot apart, each at most 0.35 of a slot
+	// (the axis is about 440 points wide) so that they never overlap.
+	w := vg.Points(max(1, min(18, 150/float64(len(names)))))
 	for _, b := range []struct {
 		name, legend string
 		vs           plotter.Values
@@ -328,8 +331,33 @@ func BuildRanks(s *ranks.Summary) (*RanksReport, error) {
 		return nil, err
 	}
 	r.Plot.PNG, r.Plot.SVG = png, svg
-	r.Plot.Caption = "Each pair of bars is one rank's time of the region, now and predicted with its pageable copies pinned; the dashed line is the ranks' median now. A rank that stands out is named below the table."
+	r.Plot.Caption = "Each pair of bars is one rank's time of the region, now and predicted with its pageable copies pinned; the dashed line is the ranks' median now. Below each rank, the share of its host-device copies from pageable memory; a rank that stands out is marked (with a star past 16 ranks) and named below the table."
 	return r, nil
+}
+
+// maxLabelled is the most ranks whose axis labels say their pageable share
+// and whether they stand out; past it a label is the rank, with a star for
+// one that stands out.
+const maxLabelled = 16
+
+// rankLabels labels the plot's ranks, so that the plot shows why a rank
+// stands out where its time does not (its pageable share).
+func rankLabels(rows []ranks.Row) []string {
+	names := make([]string, len(rows))
+	for i, row := range rows {
+		switch {
+		case len(rows) > maxLabelled && row.Outlier:
+			names[i] = row.Rank + "*"
+		case len(rows) > maxLabelled:
+			names[i] = row.Rank
+		default:
+			names[i] = fmt.Sprintf("%s\n%.0f%% pageable", row.Rank, 100*row.Pageable)
+			if row.Outlier {
+				names[i] += "\nstands out"
+			}
+		}
+	}
+	return names
 }
 
 // SeriesNow is the plotted series of the ranks' times now.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -276,23 +275,11 @@ func readExpectation(path string) (*expectation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read expected verdicts: %s: %w", path, err)
 	}
-	if at, deep := program.TooDeep(data); deep {
-		return nil, program.DeepError(path, at, `an expected-verdicts file is {"claims": {...}, "predictions": {...}}`)
-	}
-	if k := program.DuplicateKey(data); k != "" {
-		return nil, fmt.Errorf("%s: %s is given twice, so which verdict holds is unclear; keep one", path, k)
-	}
 	var e expectation
-	if k, f := program.MiscasedKey(data, &e); k != "" {
-		return nil, fmt.Errorf("%s: %s: keys are matched in their case; write %q", path, k, f)
-	}
-	dec := json.NewDecoder(strings.NewReader(strings.TrimPrefix(string(data), "\uFEFF")))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&e); err != nil {
-		return nil, fmt.Errorf("%s: not an expected-verdicts file (%v); want {\"claims\": {\"1.floor\": \"held\", ...}, \"predictions\": {\"1\": \"held\", ...}}", path, err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("%s: more than one JSON value in the file, so which verdicts hold is unclear; keep one object", path)
+	if err := program.DecodeHandWritten(path, data, &e, program.HandWritten{Kind: "an expected-verdicts file",
+		Want: `{"claims": {"1.floor": "held", ...}, "predictions": {"1": "held", ...}}`,
+		Deep: `an expected-verdicts file is {"claims": {...}, "predictions": {...}}`, Twice: "verdict holds", Many: "verdicts hold"}); err != nil {
+		return nil, err
 	}
 	if len(e.Claims) == 0 && len(e.Predictions) == 0 {
 		return nil, fmt.Errorf("%s: expects no verdicts; list claims and/or predictions", path)
