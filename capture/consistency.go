@@ -58,7 +58,8 @@ const (
 //     kernels an event synchronisation waited for (the work of the
 //     recording's stream begun before its recording call) end within it;
 //     one synchronisation record per synchronising call, within its call;
-//   - one recording per event recording call, one record per graph launch;
+//   - one recording per event recording call, one record per graph launch,
+//     and, traced whole, a record for each graph launch call that succeeded;
 //   - copies and memsets no faster than any link or memory;
 //   - a thread's NVTX push/pop ranges (in one domain) nested.
 //
@@ -122,6 +123,13 @@ type crossCheck struct {
 	syncCalls, recordCalls []callStart
 	sortedSC, sortedRC     bool
 	events, graphs         corrSet // the event recordings' calls', the graph launches'
+	// graphTrace is nsys's --cuda-graph-trace level (records.Tracing);
+	// graphLaunches counts the graph launch calls that succeeded and
+	// graphRead says the graph launch records are read: traced whole, each
+	// has its record (finish).
+	graphTrace    string
+	graphLaunches int
+	graphRead     bool
 	// recordings are the event recordings by process and event, which the
 	// reader hands on before the synchronisations, in order of their calls
 	// once sortedRec (recordingBefore); graphStreams the graph launches'
@@ -300,6 +308,7 @@ func newCrossCheck(ctx context.Context, format Format) *crossCheck {
 // meta takes the capture's GPU and link.
 func (x *crossCheck) meta(m *records.Meta) {
 	x.gpu, x.pcieGen, x.pcieWidth = m.GPU, m.PCIeGen, m.PCIeWidth
+	x.graphTrace = m.Tracing.GraphTrace
 	x.boundsSet = false
 }
 
@@ -350,6 +359,9 @@ func (x *crossCheck) call(c *records.Call) {
 			x.recordCalls = append(x.recordCalls, callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, name: name})
 			x.sortedRC = false
 		}
+	}
+	if c.Result == 0 && nsysdb.IsGraphLaunch(c.Name) {
+		x.graphLaunches++
 	}
 	if c.Corr != 0 && nsysdb.IsLaunchAPI(c.Name) {
 		switch {
@@ -718,6 +730,15 @@ func (x *crossCheck) finish() (from string, err error) {
 			}
 		}
 		x.deferred = nil
+	}
+	// Traced whole, every graph launch that succeeded has its record
+	// (CUPTI_ACTIVITY_KIND_GRAPH_TRACE): fewer, and the work of the
+	// others is in no table, while nsys's count of the CUDA events it
+	// collected does not count them to tell.
+	if x.graphRead && x.graphTrace == "graph" && x.graphs.n < x.graphLaunches {
+		x.fail("graph launches", fmt.Sprintf("%d graph launch calls succeeded, traced whole (--cuda-graph-trace=graph), but the trace holds %d graph launch records, where each launch has one: records were lost or deleted, so what the graphs ran is unknown",
+			x.graphLaunches, x.graphs.n))
+		return fromCalls, x.err
 	}
 	for _, d := range []struct {
 		set  *corrSet

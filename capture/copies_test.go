@@ -213,6 +213,8 @@ func TestTraceCopiesJoin(t *testing.T) {
 		`INSERT INTO StringIds (id, value) VALUES (9001, 'cudaMemcpyBatchAsync_v12080')`,
 		// process 99's streams, listed as nsys lists a program's streams.
 		`INSERT INTO TARGET_INFO_CUDA_STREAM VALUES (21, 0, 1, 99, 1, 0, 2), (22, 0, 1, 99, 1, 0, 2), (23, 0, 1, 99, 1, 0, 2)`,
+		// and its context on device 0, as nsys lists each process's.
+		`INSERT INTO TARGET_INFO_CUDA_CONTEXT_INFO (nullStreamId, hwId, vmId, processId, deviceId, contextId) VALUES (20, 0, 1, 99, 0, 1)`,
 		// pid 99, thread 100: a pageable async copy, with the correlation id
 		// 1 that pid 22 uses too (ids are per process).
 		ins(rt, rcols, 1000, 1900, 1, gtid(99, 100), 1, 58, 0),

@@ -140,6 +140,7 @@ func validating(ctx context.Context, h records.Handler, format Format) (records.
 		}
 	}
 	if h.Graph != nil {
+		x.graphRead = h.Call != nil
 		out.Graph = func(g *records.GraphLaunch) error {
 			x.graph(g)
 			return check(func() error { return h.Graph(g) })

@@ -389,6 +389,17 @@ func readRunRates(dir string, r *audit.Rates) error {
 			Hint: "--rates takes the folder 'nsyscheck run' wrote (with run.json and pinned.results.json)"}
 	}
 	r.Source = dir
+	// A run that did not complete (failed, interrupted, or still running)
+	// may have left results of a step it did not finish, or of an earlier
+	// run in the same folder: its rates are of no run known to be whole.
+	if info := runinfo.Read(dir); info != nil && info.Status != "" && info.Status != "complete" {
+		problem := fmt.Sprintf("%s says the run is %s", runinfo.InfoFile, info.Status)
+		if info.FailedStep != "" {
+			problem += fmt.Sprintf(" (at step %s)", info.FailedStep)
+		}
+		return &inputerr.Error{Path: dir, Problem: problem + ", so its results may be partial or left from an earlier run",
+			Hint: "--rates takes the folder of a complete 'nsyscheck run'; run it again"}
+	}
 	results := filepath.Join(dir, runinfo.ResultsFile)
 	if _, err := os.Stat(results); err != nil {
 		m, _ := filepath.Glob(filepath.Join(dir, "*.results.json"))

@@ -70,7 +70,7 @@ func AuditRanks(ctx context.Context, args []string, opts RanksOptions) (*ranks.S
 	for _, a := range todo {
 		r := ranks.RankOf(a.Capture)
 		if first, ok := seen[r]; ok {
-			return nil, nil, fmt.Errorf("--ranks: rank %s is given twice, as %s and as %s: give each rank's capture once (a shard's JSON holds its ranks' audits)", r, first, a.Capture)
+			return nil, nil, fmt.Errorf("--ranks: rank %s is given twice, as %s and as %s (%s): give each rank's capture once (a shard's JSON holds its ranks' audits), or name each by its own rank", r, first, a.Capture, ranks.RankRule)
 		}
 		seen[r] = a.Capture
 	}

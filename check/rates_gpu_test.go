@@ -62,3 +62,25 @@ func TestRatesOfAnotherGPU(t *testing.T) {
 		t.Error("SameGPU")
 	}
 }
+
+// A run folder whose run.json says the run failed, was interrupted or is
+// still running is refused, naming its status and step: its results may
+// be partial, or an earlier run's.
+func TestRatesOfUnfinishedRun(t *testing.T) {
+	for _, status := range []string{"failed", "interrupted", "running"} {
+		dir := runFolderOn(t, "NVIDIA H200", "NVIDIA H200")
+		p := filepath.Join(dir, runinfo.InfoFile)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Replace(string(b), `"status": "complete",`, `"status": "`+status+`", "failedStep": "profile",`, 1)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err = AuditRates(AuditOptions{RatesDir: dir})
+		if err == nil || !strings.Contains(err.Error(), "run.json says the run is "+status+" (at step profile), so its results may be partial") {
+			t.Errorf("a %s run: %v", status, err)
+		}
+	}
+}

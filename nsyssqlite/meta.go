@@ -4,9 +4,9 @@ import (
 	"database/sql"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/records"
 )
@@ -118,9 +118,10 @@ func (r *reader) readDuration() {
 // readGPU names the GPU(s) the capture's copies and kernels ran on: with
 // one GPU name in TARGET_INFO_GPU, that one; with several, those the copy
 // and kernel tables name by device id (all where none matches). Where the
-// export names no GPU, or none for a device its copies or kernels ran on,
-// it records why (a FactGPU gap): the bounds that rest on the GPU's link
-// and memory are then the fastest there are.
+// export names no GPU it records why (a FactGPU gap): the bounds that rest
+// on the GPU's link and memory are then the fastest there are. Copies or
+// kernels on a device the GPUs it names do not hold are refused
+// (unlistedDevice).
 func (r *reader) readGPU() error {
 	table := r.tables[nsysdb.TableGPU]
 	if table == "" {
@@ -178,14 +179,14 @@ func (r *reader) readGPU() error {
 		return err
 	}
 	used := map[string]bool{}
-	var unlisted []string
+	var unlisted []int64
 	for _, dev := range devices {
 		if g, ok := cudaToGPU[dev]; ok && byGPU[g] != "" {
 			used[byGPU[g]] = true
 		} else if n := byCUDA[dev]; n != "" {
 			used[n] = true
 		} else if byGPU[dev] == "" || cols[nsysdb.ColCUDADevice] {
-			unlisted = append(unlisted, strconv.FormatInt(dev, 10))
+			unlisted = append(unlisted, dev)
 		}
 	}
 	if len(all) == 1 {
@@ -201,8 +202,42 @@ func (r *reader) readGPU() error {
 	sort.Strings(names)
 	r.meta.GPU = strings.Join(names, ", ")
 	if len(unlisted) > 0 {
-		r.lack(records.FactGPU, fmt.Sprintf("copies or kernels ran on device %s, which %s does not list, so their GPU is unknown: their rates are bounded by the link and memory of the GPU it lists (%s), which may not be theirs",
-			strings.Join(unlisted, ", "), table, r.meta.GPU))
+		return r.unlistedDevice(unlisted[0], table)
+	}
+	return nil
+}
+
+// unlistedDevice refuses copies or kernels on device dev, which the GPU
+// list (table) does not hold, as checkContexts refuses synchronisations
+// on a device the context list does not hold: a reference that does not
+// resolve, so the GPU those records ran on, and every rate bounded by it,
+// is unknown. It names the first table holding such a record, how many
+// rows and the first's rowid.
+func (r *reader) unlistedDevice(dev int64, table string) error {
+	for _, logical := range []string{nsysdb.TableMemcpy, nsysdb.TableKernel} {
+		t := r.tables[logical]
+		if t == "" {
+			continue
+		}
+		cols, err := r.columns(logical)
+		if err != nil {
+			return err
+		}
+		if !cols[nsysdb.ColDeviceID] {
+			continue
+		}
+		var n int64
+		var first sql.NullInt64
+		if err := r.queryRow(`SELECT count(*), min(rowid) FROM `+q(t)+` WHERE `+q(nsysdb.ColDeviceID)+` = ?`, dev).Scan(&n, &first); err != nil {
+			return r.tableError(t, err)
+		}
+		if n == 0 {
+			continue
+		}
+		return &inputerr.Error{Path: r.path, Where: "table " + t,
+			Problem: fmt.Sprintf("%s name device %d (the first: rowid %d), which %s does not list among the capture's GPUs: a reference that does not resolve, so the GPU that work ran on, and the bounds of its rates, are unknown",
+				rowCount(n), dev, first.Int64, table),
+			Hint: "the export is damaged or was edited; " + nsysdb.ExportHint}
 	}
 	return nil
 }

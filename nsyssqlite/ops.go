@@ -209,12 +209,13 @@ func (r *reader) anyPID() bool {
 
 // emitKernels hands on the kernel launches. They belong to the calls read
 // through cudaLaunchKernel's correlation ids; a program's thread that
-// launched none through it keeps its process's kernels.
+// launched none through it keeps its process's kernels. A NULL globalPid,
+// which would leave a kernel of no process, is refused (must).
 func (r *reader) emitKernels() error {
 	table := r.tables[nsysdb.TableKernel]
 	cols := r.kcols
 	qs := `SELECT ` + nsysdb.Cols(nsysdb.ColStart, nsysdb.ColEnd, nsysdb.ColShortName) + `, ` + col(cols, nsysdb.ColCorrelationID) + `, ` + must(cols, nsysdb.ColStreamID) + `, ` +
-		col(cols, nsysdb.ColGlobalPid) + `, ` + col(cols, nsysdb.ColDeviceID) + `, ` + col(cols, nsysdb.ColGraphNodeID) + ` FROM ` + q(table)
+		must(cols, nsysdb.ColGlobalPid) + `, ` + col(cols, nsysdb.ColDeviceID) + `, ` + col(cols, nsysdb.ColGraphNodeID) + ` FROM ` + q(table)
 	byCorr := !r.threadOnly || r.launches
 	if byCorr {
 		qs += r.corrFilter(cols)
@@ -254,7 +255,7 @@ func (r *reader) emitMemsets() error {
 	}
 	var o records.Op
 	err = r.ints(`SELECT `+nsysdb.Cols(nsysdb.ColStart, nsysdb.ColEnd)+`, `+col(cols, nsysdb.ColBytes)+`, `+col(cols, nsysdb.ColCorrelationID)+`, `+
-		must(cols, nsysdb.ColStreamID)+`, `+col(cols, nsysdb.ColDeviceID)+`, `+col(cols, nsysdb.ColGlobalPid)+`, `+col(cols, nsysdb.ColGraphNodeID)+
+		must(cols, nsysdb.ColStreamID)+`, `+col(cols, nsysdb.ColDeviceID)+`, `+must(cols, nsysdb.ColGlobalPid)+`, `+col(cols, nsysdb.ColGraphNodeID)+
 		` FROM `+q(table)+r.corrFilter(cols), 8, func(v []int64) error {
 		o = records.Op{Kind: records.OpMemset, Start: v[0], End: v[1], Bytes: v[2], Corr: v[3], Stream: v[4], Device: v[5], GraphNode: v[7]}
 		if !r.wantsCorr(cols, o.Corr) {

@@ -116,7 +116,7 @@ func (r *reader) checkStreams(queryRow func(string, ...any) *sql.Row) error {
 		if migrations > 0 {
 			where += ` AND ` + q(nsysdb.ColMigration) + ` IS NULL`
 		}
-		ids, n, first, err := unlisted(queryRow, table, streams, where, nsysdb.ColStreamID)
+		ids, n, first, err := unlisted(queryRow, table, streams, where, listRef{s, nsysdb.ColStreamID})
 		switch {
 		case err != nil:
 			return r.tableErrorOn(queryRow, table, err)
@@ -132,75 +132,110 @@ func (r *reader) checkStreams(queryRow func(string, ...any) *sql.Row) error {
 	return nil
 }
 
-// checkContexts checks that every synchronisation and event recording
-// names a device and context the program made
-// (TARGET_INFO_CUDA_CONTEXT_INFO lists each context with its device),
-// where the export lists them: the stream a wait or a recording names is
-// the stream of that device's context, and on a device the context is
-// not on it binds no work, so the replay's waits would change without a
-// word. Copies and kernels on an unlisted device are left to readGPU,
-// which says their GPU is unknown. One pass over each table's distinct
-// pairs.
+// checkContexts checks that every copy, kernel, memset, synchronisation,
+// event recording and graph launch names a context the program made, on its device and
+// in its process (TARGET_INFO_CUDA_CONTEXT_INFO lists each context with
+// its device and the pid of its process; a record carries the pid in its
+// globalPid), where the export lists them: the stream a record names is a
+// stream of its context, and work on a context the list does not hold
+// comes from another trace or was moved, so the order of the work, the
+// GPU it ran on and the waits the replay rests on would change without a
+// word. Unified-memory migrations, which nsys puts on no context of the
+// program's, are left out. One pass over each table's distinct triples.
 func (r *reader) checkContexts(queryRow func(string, ...any) *sql.Row) error {
 	contexts := r.tables[nsysdb.TableCUDAContext]
 	if contexts == "" {
 		return nil
 	}
-	dev, ctx := q(nsysdb.ColDeviceID), q(nsysdb.ColContextID)
-	var has, listed int64
-	if err := queryRow(`SELECT count(*) FROM pragma_table_info(?) WHERE name IN (?, ?)`, contexts, nsysdb.ColDeviceID, nsysdb.ColContextID).Scan(&has); err != nil {
+	listCols, err := tableColumns(queryRow, contexts, nsysdb.ColDeviceID, nsysdb.ColContextID, nsysdb.ColProcessID)
+	if err != nil {
 		return r.tableErrorOn(queryRow, contexts, err)
 	}
-	if has < 2 {
+	if !listCols[nsysdb.ColDeviceID] || !listCols[nsysdb.ColContextID] {
 		return nil
 	}
+	var listed int64
 	if err := queryRow(`SELECT count(*) FROM ` + q(contexts)).Scan(&listed); err != nil || listed == 0 {
 		return nil // no list to hold the records to
 	}
-	for _, logical := range []string{nsysdb.TableSync, nsysdb.TableCUDAEvent} {
+	dev, ctx := q(nsysdb.ColDeviceID), q(nsysdb.ColContextID)
+	for _, logical := range []string{nsysdb.TableMemcpy, nsysdb.TableKernel, nsysdb.TableMemset, nsysdb.TableSync, nsysdb.TableCUDAEvent, nsysdb.TableGraphTrace} {
 		table := r.tables[logical]
 		if table == "" {
 			continue
 		}
-		if err := queryRow(`SELECT count(*) FROM pragma_table_info(?) WHERE name IN (?, ?)`, table, nsysdb.ColDeviceID, nsysdb.ColContextID).Scan(&has); err != nil {
+		cols, err := tableColumns(queryRow, table, nsysdb.ColDeviceID, nsysdb.ColContextID, nsysdb.ColGlobalPid, nsysdb.ColMigration)
+		if err != nil {
 			return r.tableErrorOn(queryRow, table, err)
 		}
-		if has < 2 {
+		if !cols[nsysdb.ColDeviceID] || !cols[nsysdb.ColContextID] {
 			continue
 		}
-		ids, n, first, err := unlisted(queryRow, table, contexts, dev+` IS NOT NULL AND `+ctx+` IS NOT NULL`, nsysdb.ColDeviceID, nsysdb.ColContextID)
+		refs := []listRef{{dev, nsysdb.ColDeviceID}, {ctx, nsysdb.ColContextID}}
+		where := dev + ` IS NOT NULL AND ` + ctx + ` IS NOT NULL`
+		byProcess := cols[nsysdb.ColGlobalPid] && listCols[nsysdb.ColProcessID]
+		if byProcess {
+			pid := nsysdb.PIDExpr(q(nsysdb.ColGlobalPid))
+			refs = append(refs, listRef{pid, nsysdb.ColProcessID})
+			where += ` AND ` + q(nsysdb.ColGlobalPid) + ` IS NOT NULL`
+		}
+		if cols[nsysdb.ColMigration] {
+			where += ` AND ` + q(nsysdb.ColMigration) + ` IS NULL`
+		}
+		ids, n, first, err := unlisted(queryRow, table, contexts, where, refs...)
 		switch {
 		case err != nil:
 			return r.tableErrorOn(queryRow, table, err)
 		case ids == nil:
 			continue
 		}
-		device, context := ids[0], ids[1]
+		named := fmt.Sprintf("context %d on device %d", ids[1], ids[0])
+		if byProcess {
+			named += fmt.Sprintf(" of process %d (the pid in %s)", ids[2], nsysdb.ColGlobalPid)
+		}
 		return &inputerr.Error{Path: r.path, Where: "table " + table,
-			Problem: fmt.Sprintf("%s name context %d on device %d (the first: rowid %d), which %s does not list among the program's contexts: a reference that does not resolve, so the streams they wait on or record are unknown",
-				rowCount(n), context, device, first, contexts),
+			Problem: fmt.Sprintf("%s name %s (the first: rowid %d), which %s does not list among the program's contexts: a reference that does not resolve, so the device, the streams and the order of that work are unknown",
+				rowCount(n), named, first, contexts),
 			Hint: "the export is damaged or was edited; " + nsysdb.ExportHint}
 	}
 	return nil
 }
 
-// unlisted finds the first distinct values of cols among the rows of
+// tableColumns says which of names are columns of table.
+func tableColumns(queryRow func(string, ...any) *sql.Row, table string, names ...string) (map[string]bool, error) {
+	has := make(map[string]bool, len(names))
+	for _, name := range names {
+		var n int64
+		if err := queryRow(`SELECT count(*) FROM pragma_table_info(?) WHERE name = ?`, table, name).Scan(&n); err != nil {
+			return nil, err
+		}
+		has[name] = n > 0
+	}
+	return has, nil
+}
+
+// listRef is one part of a reference from a record to a list: the SQL
+// expression over the record's table and the list's column it must equal.
+type listRef struct{ expr, col string }
+
+// unlisted finds the first distinct values of refs among the rows of
 // table where holds that no row of list has (a reference that does not
 // resolve), with how many rows of table hold them and the first's rowid;
 // nil values where every one is listed.
-func unlisted(queryRow func(string, ...any) *sql.Row, table, list, where string, cols ...string) (vals []int64, n, first int64, err error) {
+func unlisted(queryRow func(string, ...any) *sql.Row, table, list, where string, refs ...listRef) (vals []int64, n, first int64, err error) {
 	var sel, match, same []string
-	for _, c := range cols {
-		sel = append(sel, q(c))
-		match = append(match, `l.`+q(c)+` = d.`+q(c))
-		same = append(same, q(c)+` = ?`)
+	for i, ref := range refs {
+		alias := fmt.Sprintf("v%d", i)
+		sel = append(sel, ref.expr+` AS `+alias)
+		match = append(match, `l.`+q(ref.col)+` = d.`+alias)
+		same = append(same, ref.expr+` = ?`)
 	}
-	vals = make([]int64, len(cols))
-	ptrs := make([]any, len(cols))
+	vals = make([]int64, len(refs))
+	ptrs := make([]any, len(refs))
 	for i := range vals {
 		ptrs[i] = &vals[i]
 	}
-	err = queryRow(`SELECT ` + strings.Join(sel, `, `) + ` FROM (SELECT DISTINCT ` + strings.Join(sel, `, `) + ` FROM ` + q(table) + ` WHERE ` + where +
+	err = queryRow(`SELECT * FROM (SELECT DISTINCT ` + strings.Join(sel, `, `) + ` FROM ` + q(table) + ` WHERE ` + where +
 		`) AS d WHERE NOT EXISTS (SELECT 1 FROM ` + q(list) + ` AS l WHERE ` + strings.Join(match, ` AND `) + `) LIMIT 1`).Scan(ptrs...)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
@@ -212,7 +247,7 @@ func unlisted(queryRow func(string, ...any) *sql.Row, table, list, where string,
 	for i, v := range vals {
 		args[i] = v
 	}
-	if err := queryRow(`SELECT count(*), min(rowid) FROM `+q(table)+` WHERE `+strings.Join(same, ` AND `), args...).Scan(&n, &first); err != nil {
+	if err := queryRow(`SELECT count(*), min(rowid) FROM `+q(table)+` WHERE `+where+` AND `+strings.Join(same, ` AND `), args...).Scan(&n, &first); err != nil {
 		return nil, 0, 0, err
 	}
 	return vals, n, first, nil
@@ -234,15 +269,28 @@ func (r *reader) checkStop(queryRow func(string, ...any) *sql.Row) error {
 		if table == "" || t.cols == nil {
 			continue
 		}
-		var corr, end int64
-		err := queryRow(`SELECT `+col(t.cols, nsysdb.ColCorrelationID)+`, `+q(nsysdb.ColEnd)+` FROM `+q(table)+` WHERE `+q(nsysdb.ColEnd)+` > ? LIMIT 1`,
-			r.stop+stopSlackNs).Scan(&corr, &end)
+		corrCol := "NULL"
+		if t.cols[nsysdb.ColCorrelationID] {
+			corrCol = q(nsysdb.ColCorrelationID)
+		}
+		var rowid, end int64
+		var corr sql.NullInt64
+		err := queryRow(`SELECT rowid, `+corrCol+`, `+q(nsysdb.ColEnd)+` FROM `+q(table)+` WHERE `+q(nsysdb.ColEnd)+` > ? LIMIT 1`,
+			r.stop+stopSlackNs).Scan(&rowid, &corr, &end)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 		case err != nil:
 			return r.tableErrorOn(queryRow, table, err)
 		default:
-			return &inputerr.Error{Path: r.path, Where: fmt.Sprintf("table %s, correlation id %d", table, corr),
+			where := fmt.Sprintf("table %s, correlation id %d", table, corr.Int64)
+			if !corr.Valid {
+				// No id to name it by: a NULL (or no) correlationId is not id 0.
+				where = fmt.Sprintf("table %s, rowid %d (%s NULL)", table, rowid, nsysdb.ColCorrelationID)
+				if !t.cols[nsysdb.ColCorrelationID] {
+					where = fmt.Sprintf("table %s, rowid %d", table, rowid)
+				}
+			}
+			return &inputerr.Error{Path: r.path, Where: where,
 				Problem: fmt.Sprintf("a record ends at %d ns, %d ns after the trace stopped (%d ns, %s): no record outlasts its trace", end, end-r.stop, r.stop, r.tables[nsysdb.TableAnalysis]),
 				Hint:    "the export is damaged or was edited; " + nsysdb.ExportHint}
 		}

@@ -56,7 +56,14 @@ func (r *reader) emitSyncs() error {
 		join += r.andCallsOnly("r.")
 		nameID = `r.` + q(nsysdb.ColNameID)
 	}
-	qs := `SELECT ` + s(nsysdb.ColStart) + `, ` + s(nsysdb.ColEnd) + `, ` + opt(nsysdb.ColCorrelationID, "0") + `, ` + opt(nsysdb.ColGlobalPid, "0") + `, ` +
+	// The process a record is of ties it to its call and to the streams
+	// it waited on: a NULL globalPid is refused (tableError names it), not
+	// read as no process.
+	pid := "0"
+	if cols[nsysdb.ColGlobalPid] {
+		pid = s(nsysdb.ColGlobalPid)
+	}
+	qs := `SELECT ` + s(nsysdb.ColStart) + `, ` + s(nsysdb.ColEnd) + `, ` + opt(nsysdb.ColCorrelationID, "0") + `, ` + pid + `, ` +
 		opt(nsysdb.ColDeviceID, "0") + `, ` + opt(nsysdb.ColStreamID, "NULL") + `, ` + opt(nsysdb.ColEventID, "NULL") + `, ` +
 		opt(nsysdb.ColSyncType, "0") + `, ` + opt(nsysdb.ColOldSyncType, "-1") + `, ` + nameID +
 		` FROM ` + q(table) + ` AS s`
@@ -174,7 +181,8 @@ func (r *reader) emitEvents() error {
 		}
 		return none
 	}
-	rows, err := r.query(`SELECT ` + opt(nsysdb.ColCorrelationID, "0") + `, ` + opt(nsysdb.ColGlobalPid, "0") + `, ` + opt(nsysdb.ColDeviceID, "0") + `, ` +
+	// A NULL globalPid is refused, as of a synchronisation (must).
+	rows, err := r.query(`SELECT ` + opt(nsysdb.ColCorrelationID, "0") + `, ` + must(cols, nsysdb.ColGlobalPid) + `, ` + opt(nsysdb.ColDeviceID, "0") + `, ` +
 		opt(nsysdb.ColStreamID, "NULL") + `, ` + opt(nsysdb.ColEventID, "NULL") + `, ` + opt(nsysdb.ColEventSyncID, "0") + ` FROM ` + q(table))
 	if err != nil {
 		return r.tableError(table, err)
@@ -218,7 +226,7 @@ func (r *reader) emitGraphs() error {
 	if err != nil {
 		return err
 	}
-	rows, err := r.query(`SELECT ` + nsysdb.Cols(nsysdb.ColStart, nsysdb.ColEnd) + `, ` + col(cols, nsysdb.ColCorrelationID) + `, ` + col(cols, nsysdb.ColGlobalPid) + `, ` +
+	rows, err := r.query(`SELECT ` + nsysdb.Cols(nsysdb.ColStart, nsysdb.ColEnd) + `, ` + col(cols, nsysdb.ColCorrelationID) + `, ` + must(cols, nsysdb.ColGlobalPid) + `, ` +
 		col(cols, nsysdb.ColDeviceID) + `, ` + col(cols, nsysdb.ColStreamID) + `, ` + col(cols, nsysdb.ColGraphID) + ` FROM ` + q(table))
 	if err != nil {
 		return r.tableError(table, err)

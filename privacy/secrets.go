@@ -161,6 +161,30 @@ func afterEscape(before string) bool {
 	case hexTail(2) && before[n-3] == 'x', hexTail(4) && before[n-5] == 'u':
 		return true
 	}
+	return afterCSI(before)
+}
+
+// afterCSI reports whether before ends with a terminal's control sequence
+// (ECMA-48 CSI: ESC [ or the one byte 0x9b, parameter bytes 0x30-0x3f,
+// intermediate bytes 0x20-0x2f, a final byte 0x40-0x7e), raw or with its
+// introducer escaped as nsyscheck writes it (\x1b[, \u001b[, \u009b):
+// the sequence's final letter ("J" of clear screen) would otherwise glue
+// itself to a token after it.
+func afterCSI(before string) bool {
+	n := len(before)
+	if n < 2 || before[n-1] < 0x40 || before[n-1] > 0x7e {
+		return false
+	}
+	i := n - 1
+	for i > 0 && before[i-1] >= 0x20 && before[i-1] <= 0x3f {
+		i--
+	}
+	head := before[:i]
+	for _, intro := range []string{`\x1b[`, `\x1B[`, `\u001b[`, `\u001B[`, `\x9b`, `\x9B`, `\u009b`, `\u009B`, "\x1b[", "\u009b"} {
+		if strings.HasSuffix(head, intro) {
+			return true
+		}
+	}
 	return false
 }
 

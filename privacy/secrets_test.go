@@ -46,6 +46,13 @@ func TestFindSecrets(t *testing.T) {
 		{`note\n` + gh, []string{gh}},
 		{`ax1b` + aws, nil},   // no backslash: a word going on
 		{`\u00zz` + aws, nil}, // not an escape
+		// A terminal's control sequence before a token (clear screen,
+		// colours), raw or escaped: its final letter is no part of a word.
+		{`rank0-\x1b[2J` + gh, []string{gh}},
+		{"rank0-\x1b[2J" + gh, []string{gh}},
+		{`H200\u001b[1;31m` + aws, []string{aws}},
+		{"H200\u009b0K" + aws, []string{aws}},
+		{`[2J` + aws, nil}, // no introducer: a word going on
 	}
 	for _, c := range cases {
 		var want []secretWant

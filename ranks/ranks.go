@@ -288,13 +288,35 @@ func regionOf(in []Audited) string {
 	return best
 }
 
-// rankNumber finds the last run of digits in a capture's base name.
-var rankNumber = regexp.MustCompile(`[0-9]+`)
+// rankNumber finds the runs of digits in a capture's base name;
+// rankWord a number right after the word rank (rank3, rank-3, RANK_3).
+var (
+	rankNumber = regexp.MustCompile(`[0-9]+`)
+	rankWord   = regexp.MustCompile(`(?i)rank[._-]?([0-9]+)`)
+)
 
-// RankOf names a capture's rank: the last number in its file's name
-// without its extensions (report.17.nsys-rep, rank-3.sqlite, rank3/), else
-// that name.
+// RankRule says, in words, how RankOf reads a rank from a name.
+const RankRule = `a capture's rank is the number right after "rank" in its file's name, as 3 in rank3-v2.sqlite, else the last number in it, as 17 in report.17.nsys-rep, else the name`
+
+// RankOf names a capture's rank, the number nsys's %q{RANK} puts in its
+// file's name without its extensions (RankRule): the number right after
+// the word rank (rank0-v2.sqlite, job_rank_3.sqlite), else the last
+// number (report.17.nsys-rep, shard-2.json, out/node3/), else that name.
 func RankOf(capture string) string {
+	r, _ := rankFrom(capture)
+	return r
+}
+
+// RankPlain says whether a capture's name gives its rank without a
+// choice: it holds one number, and that is the rank. Where a name holds
+// several numbers, or none, which file gave which rank is worth saying.
+func RankPlain(capture string) bool {
+	_, plain := rankFrom(capture)
+	return plain
+}
+
+// rankFrom is RankOf, and whether the name held one number alone.
+func rankFrom(capture string) (rank string, plain bool) {
 	base := filepath.Base(filepath.Clean(capture))
 	for _, ext := range []string{".nsyscheck.sqlite", ".sqlite", ".nsys-rep", ".qdrep", ".json"} {
 		if strings.HasSuffix(strings.ToLower(base), ext) {
@@ -302,14 +324,19 @@ func RankOf(capture string) string {
 			break
 		}
 	}
-	if m := rankNumber.FindAllString(base, -1); len(m) > 0 {
-		n := strings.TrimLeft(m[len(m)-1], "0")
-		if n == "" {
-			n = "0"
-		}
-		return n
+	numbers := rankNumber.FindAllString(base, -1)
+	var n string
+	if m := rankWord.FindAllStringSubmatch(base, -1); len(m) > 0 {
+		n = m[len(m)-1][1]
+	} else if len(numbers) > 0 {
+		n = numbers[len(numbers)-1]
+	} else {
+		return base, false
 	}
-	return base
+	if n = strings.TrimLeft(n, "0"); n == "" {
+		n = "0"
+	}
+	return n, len(numbers) == 1
 }
 
 // compareRanks orders ranks by number where both are numbers, numbers

@@ -12,13 +12,22 @@ import (
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
+// A rank is the number nsys's %q{RANK} puts in a name: after the word
+// rank where the name says it (rank0-v2 is rank 0, not 2), else the last
+// number; a name with several numbers, or none, is no plain one.
 func TestRankOf(t *testing.T) {
 	for in, want := range map[string]string{
 		"run/report.17.nsys-rep": "17", "run/report.017.sqlite": "17", "rank-3.sqlite": "3", "out/rank3/": "3",
 		"report.0.nsyscheck.sqlite": "0", "shard-2.json": "2", "capture.sqlite": "capture", "a/b": "b",
+		"rank0-v2.sqlite": "0", "rank1-v2.sqlite": "1", "job_RANK_12.nsys-rep": "12", "node3-rank-07.sqlite": "7", "run2/step-5.sqlite": "5",
 	} {
 		if got := RankOf(in); got != want {
 			t.Errorf("RankOf(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[string]bool{"report.17.nsys-rep": true, "rank3.sqlite": true, "rank0-v2.sqlite": false, "capture.sqlite": false, "node3-rank-07.sqlite": false} {
+		if got := RankPlain(in); got != want {
+			t.Errorf("RankPlain(%q) = %v, want %v", in, got, want)
 		}
 	}
 }

@@ -130,6 +130,9 @@ func peersValue(n int, v string) string {
 // which could not be audited.
 func ranksFindings(s *ranks.Summary) []string {
 	var out []string
+	if from := ranksFrom(s); from != "" {
+		out = append(out, from)
+	}
 	for _, f := range s.Findings {
 		r := s.Rows[f.Row]
 		switch f.Kind {
@@ -158,6 +161,24 @@ func ranksFindings(s *ranks.Summary) []string {
 		out = append(out, fmt.Sprintf("pinning should save the copy calls %s of host time over the ranks", ns(saved)))
 	}
 	return out
+}
+
+// ranksFrom says which capture gave which rank, where a capture's name
+// holds several numbers or none (ranks.RankPlain), so that the rank read
+// from it is a choice; "" where every name holds its rank alone.
+func ranksFrom(s *ranks.Summary) string {
+	plain := true
+	for _, r := range s.Rows {
+		plain = plain && ranks.RankPlain(r.Capture)
+	}
+	if plain {
+		return ""
+	}
+	var each []string
+	for _, r := range s.Rows {
+		each = append(each, fmt.Sprintf("rank %s from %s", r.Rank, r.Capture))
+	}
+	return "ranks from the captures' names (" + ranks.RankRule + "): " + strings.Join(each, ", ")
 }
 
 // RanksText writes the ranks' table as text, wrapped at the width.

@@ -50,9 +50,10 @@ func faultCases() []badCase {
 			make: sqliteEdit(`INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION SELECT * FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION`),
 			exit: 2, want: []string{"pinned.sqlite", "table CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "a second synchronisation record"},
 			notHeld: []string{"1", "2", "3", "4"}},
-		{group: "impossible values", name: "SQLite: copies on device 5, which TARGET_INFO_GPU does not list",
+		{group: "impossible values", name: "SQLite: copies on device 5, whose context TARGET_INFO_CUDA_CONTEXT_INFO does not list (once a warning alone)",
 			make: sqliteEdit(`UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET deviceId = 5`),
-			exit: 0, want: []string{"warning gpu-unknown: copies or kernels ran on device 5, which TARGET_INFO_GPU does not list"}},
+			exit: 2, want: []string{"pinned.sqlite", "table CUPTI_ACTIVITY_KIND_MEMCPY: 305 rows name context 1 on device 5 of process 22", "which TARGET_INFO_CUDA_CONTEXT_INFO does not list"},
+			notHeld: []string{"1", "2", "3", "4"}},
 		{group: "impossible values", name: "SQLite: a damaged page in a table nsyscheck does not read (fails integrity_check)",
 			make: func(t *testing.T, dir string) []string {
 				p := copyShipped(t, dir, "pinned.sqlite")

@@ -144,6 +144,10 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 	if err := refuseOwnOutput(append(append([]string(nil), paths...), opts.Reference), "nsyscheck report%s -o DIR"); err != nil {
 		return err
 	}
+	ids := inputIDs(paths)
+	if err := refuseRepeats(paths, ids); err != nil {
+		return err
+	}
 	checked, cleanup, err := loadAndCheck(sig, paths, opts.Nsys, s)
 	defer cleanup()
 	if err != nil {
@@ -153,7 +157,6 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 	if err := checkReference(sig, results, opts.Reference, opts.Nsys, s); err != nil {
 		return err
 	}
-	ids := inputIDs(paths)
 	dirs := []string{opts.Out}
 	if len(results) > 1 {
 		dirs = reportFolders(opts.Out, paths, ids)

@@ -104,6 +104,23 @@ func inputID(path string) string {
 	return "sha256:" + hex.EncodeToString(sum[:16])
 }
 
+// refuseRepeats refuses inputs that name one file twice (the same
+// inputID: one absolute path, links resolved), which would give one
+// capture two report folders and two rows of the index.
+func refuseRepeats(paths, ids []string) error {
+	first := map[string]string{}
+	for i, id := range ids {
+		if i >= len(paths) {
+			break
+		}
+		if p, ok := first[id]; ok {
+			return fmt.Errorf("report: one capture is given twice, as %s and as %s: give each capture once", p, paths[i])
+		}
+		first[id] = paths[i]
+	}
+	return nil
+}
+
 // ownFolder reports whether the report of the input id may be written to
 // dir: dir does not exist, is empty, or holds this input's report (its
 // marker names id). A folder holding another input's report, or anything

@@ -102,6 +102,7 @@ const (
 	tabThreads  = nsysdb.TableThreadNames
 	tabProcs    = nsysdb.TableProcesses
 	tabStreams  = nsysdb.TableCUDAStream
+	tabContexts = nsysdb.TableCUDAContext
 )
 
 // Generate writes the scaled capture (and its CSV report) described by cfg.
@@ -608,6 +609,22 @@ func (g *gen) run(csvw *csvWriter) error {
 		}
 		if _, err := g.tx.Exec(`INSERT INTO `+tabStreams+` (streamId, hwId, vmId, processId, contextId, priority, flag) VALUES (?, 0, 1, ?, ?, 0, 2)`,
 			t.stream, t.pid, t.ctx); err != nil {
+			return err
+		}
+	}
+	// And their contexts, on device 0, where the source lists the
+	// program's (work on a context it does not list for its process is
+	// refused as damage).
+	if err := g.tx.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?`, tabContexts).Scan(&lists); err != nil {
+		return err
+	}
+	for _, t := range threads {
+		if lists == 0 {
+			break
+		}
+		if _, err := g.tx.Exec(`INSERT INTO `+tabContexts+` (nullStreamId, hwId, vmId, processId, deviceId, contextId)
+			SELECT 7, 0, 1, ?1, 0, ?2 WHERE NOT EXISTS (SELECT 1 FROM `+tabContexts+` WHERE processId = ?1 AND deviceId = 0 AND contextId = ?2)`,
+			t.pid, t.ctx); err != nil {
 			return err
 		}
 	}

@@ -22,6 +22,7 @@ const (
 	ColStreamID      = "streamId"      // GPU activity
 	ColDeviceID      = "deviceId"      // GPU activity
 	ColContextID     = "contextId"     // GPU activity, TARGET_INFO_CUDA_CONTEXT_INFO
+	ColProcessID     = "processId"     // TARGET_INFO_CUDA_CONTEXT_INFO: the pid of a context's process
 	ColShortName     = "shortName"     // CUPTI_ACTIVITY_KIND_KERNEL -> StringIds
 	ColDomainID      = "domainId"      // NVTX_EVENTS
 	ColText          = "text"          // NVTX_EVENTS, inline name

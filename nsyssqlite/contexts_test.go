@@ -1,0 +1,87 @@
+package nsyssqlite
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/nsyscheck/nsyscheck/internal/fixture"
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
+	"github.com/nsyscheck/nsyscheck/records"
+)
+
+// Work on a context, device or process the export's lists do not hold is
+// refused like an unlisted stream: the table, how many rows, the first
+// and what to do. The shipped export reads.
+func TestUnlistedContexts(t *testing.T) {
+	h := records.Handler{Call: func(*records.Call) error { return nil }, Op: func(*records.Op) error { return nil },
+		Sync: func(*records.Sync) error { return nil }, Meta: func(*records.Meta) error { return nil }}
+	read := func(p string) error {
+		_, err := Read(context.Background(), open(t, p), p, records.Selection{}, h)
+		return err
+	}
+	if err := read(trainPinned); err != nil {
+		t.Fatalf("the shipped export: %v", err)
+	}
+	cases := []struct {
+		name  string
+		stmts []string
+		where string
+		want  string
+	}{
+		{"every context listed for another process", []string{`UPDATE TARGET_INFO_CUDA_CONTEXT_INFO SET processId = 99`}, "table CUPTI_ACTIVITY_KIND_MEMCPY",
+			"207 rows name context 1 on device 0 of process 22 (the pid in globalPid) (the first: rowid 1), which TARGET_INFO_CUDA_CONTEXT_INFO does not list among the program's contexts"},
+		{"the kernels on device 5", []string{`UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET deviceId = 5`}, "table CUPTI_ACTIVITY_KIND_KERNEL",
+			"rows name context 1 on device 5 of process 22 (the pid in globalPid) (the first: rowid 1), which TARGET_INFO_CUDA_CONTEXT_INFO does not list"},
+		{"the copies on device 5, no context list", []string{`UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET deviceId = 5`, `DROP TABLE TARGET_INFO_CUDA_CONTEXT_INFO`}, "table CUPTI_ACTIVITY_KIND_MEMCPY",
+			"207 rows name device 5 (the first: rowid 1), which TARGET_INFO_GPU does not list among the capture's GPUs"},
+		{"one memset of another process", []string{`UPDATE CUPTI_ACTIVITY_KIND_MEMSET SET globalPid = globalPid + (1 << 24) WHERE rowid = 3`}, "table CUPTI_ACTIVITY_KIND_MEMSET",
+			"1 row name context 1 on device 0 of process 23 (the pid in globalPid) (the first: rowid 3)"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := read(fixture.SQLite(t, trainPinned, tc.stmts...))
+			var ie *inputerr.Error
+			if !errors.As(err, &ie) || ie.Where != tc.where || !strings.Contains(ie.Problem, tc.want) || !strings.Contains(ie.Hint, "export it again") {
+				t.Errorf("got %v, want %s: %q", err, tc.where, tc.want)
+			}
+		})
+	}
+}
+
+// A record past the trace's stop whose correlationId is NULL is named by
+// its rowid, with the NULL said, not as correlation id 0.
+func TestStopNamesNullCorrelation(t *testing.T) {
+	p := fixture.SQLite(t, trainPinned, append(nullable("CUPTI_ACTIVITY_KIND_MEMCPY"),
+		`UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET correlationId = NULL, end = end + 9000000000000 WHERE rowid = 207`)...)
+	_, err := Read(context.Background(), open(t, p), p, records.Selection{}, records.Handler{Op: func(*records.Op) error { return nil }})
+	var ie *inputerr.Error
+	if !errors.As(err, &ie) || ie.Where != "table CUPTI_ACTIVITY_KIND_MEMCPY, rowid 207 (correlationId NULL)" || !strings.Contains(ie.Problem, "after the trace stopped") {
+		t.Errorf("got %v", err)
+	}
+}
+
+// A NULL globalPid on a synchronisation, event recording, kernel or
+// memset, which would make it a record of no process (its waits and
+// streams then of no one), is refused with the table, column and first
+// row named.
+func TestNullProcess(t *testing.T) {
+	h := records.Handler{Op: func(*records.Op) error { return nil }, Sync: func(*records.Sync) error { return nil },
+		Event: func(*records.EventRecord) error { return nil }}
+	for table, want := range map[string]string{
+		"CUPTI_ACTIVITY_KIND_SYNCHRONIZATION": "column globalPid is NULL in 1 row (the first: rowid 4)",
+		"CUPTI_ACTIVITY_KIND_CUDA_EVENT":      "column globalPid is NULL in 1 row (the first: rowid 4)",
+		"CUPTI_ACTIVITY_KIND_KERNEL":          "column globalPid is NULL in 1 row (the first: rowid 4)",
+		"CUPTI_ACTIVITY_KIND_MEMSET":          "column globalPid is NULL in 1 row (the first: rowid 4)",
+	} {
+		t.Run(table, func(t *testing.T) {
+			p := fixture.SQLite(t, trainPinned, append(nullable(table), `UPDATE `+table+` SET globalPid = NULL WHERE rowid = 4`)...)
+			_, err := Read(context.Background(), open(t, p), p, records.Selection{}, h)
+			var ie *inputerr.Error
+			if !errors.As(err, &ie) || ie.Where != "table "+table || !strings.Contains(ie.Problem, want) {
+				t.Errorf("got %v, want table %s: %q", err, table, want)
+			}
+		})
+	}
+}
