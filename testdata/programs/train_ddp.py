@@ -10,16 +10,15 @@ MASTER_PORT), as torchrun sets them. It prints every step's host time and
 their median."""
 import argparse
 import os
-import time
 
 import torch
 import torch.distributed as dist
-from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, TensorDataset
 from torch.utils.data.distributed import DistributedSampler
 
 from capseries import print_series
+from trainloop import classifier, train_epoch
 
 
 def ranks(text):
@@ -45,33 +44,11 @@ def main():
     loader = DataLoader(ds, batch_size=args.batch_size, sampler=sampler,
                         num_workers=args.workers, pin_memory=pin)
     dev = torch.device("cuda", 0)
-    model = nn.Sequential(
-        nn.Conv2d(3, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.AdaptiveAvgPool2d(1),
-        nn.Flatten(), nn.Linear(64, 10)).to(dev)
-    model = DistributedDataParallel(model)
-    opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    loss_fn = nn.CrossEntropyLoss()
-    torch.cuda.nvtx.range_push("epoch")
-    total = 0.0
-    starts = []
-    for step, (x, y) in enumerate(loader):
-        starts.append(time.perf_counter())
-        torch.cuda.nvtx.range_push("step")
-        x = x.to(dev, non_blocking=True)
-        y = y.to(dev, non_blocking=True)
-        opt.zero_grad(set_to_none=True)
-        loss = loss_fn(model(x), y)
-        loss.backward()
-        opt.step()
-        total += loss.item()
-        torch.cuda.nvtx.range_pop()
-    torch.cuda.nvtx.range_pop()
-    torch.cuda.synchronize()
-    starts.append(time.perf_counter())
+    model = DistributedDataParallel(classifier(dev))
+    times, steps, loss = train_epoch(loader, model, dev)
     dist.barrier()
-    print_series("step", [(b - a) * 1e3 for a, b in zip(starts, starts[1:])])
-    print(f"rank {rank} of {world} pin_memory={pin} batches={step + 1} mean loss {total / (step + 1):.4f}")
+    print_series("step", times)
+    print(f"rank {rank} of {world} pin_memory={pin} batches={steps} mean loss {loss:.4f}")
     dist.destroy_process_group()
 
 
