@@ -1,0 +1,36 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+)
+
+// jobCases: the captures of the real data-parallel job (ddp-ranks) given
+// to audit --ranks mixed with what is not of the job's one run: a rank
+// captured in another run of it.
+func jobCases() []badCase {
+	const jobs = "ranks of one job"
+	// job copies the job's four ranks into dir, runs stmts on rank 1's
+	// copy, and returns --ranks's arguments: the folder.
+	job := func(stmts ...string) func(t *testing.T, dir string) []string {
+		return func(t *testing.T, dir string) []string {
+			for r := 0; r < 4; r++ {
+				name := fmt.Sprintf("report.%d.sqlite", r)
+				writeFile(t, filepath.Join(dir, name), readFile(t, filepath.Join("../../testdata/captures/ddp-ranks", name)))
+			}
+			if len(stmts) > 0 {
+				db := openRW(t, filepath.Join(dir, "report.1.sqlite"))
+				mustExec(t, db, stmts...)
+				db.Close()
+			}
+			return []string{"--ranks", dir, "-j", "2", "--nvidia-rule", "off"}
+		}
+	}
+	return []badCase{
+		{group: jobs, name: "audit --ranks of the job, rank 1 captured a day later (its session start moved a day; once its peers' in silence)", cmd: "audit",
+			make: job(`UPDATE TARGET_INFO_SESSION_START_TIME SET utcEpochNs = utcEpochNs + 86400000000000`),
+			exit: 1, want: []string{"1 rank from another run of the job, compared only with ranks of their own run",
+				"report.1.sqlite was captured in another run of the job than rank 0's", "its session started 2026-12-03 05:20:22 UTC, rank 0's 2026-12-02 05:20:22 UTC"}},
+	}
+}
