@@ -8,7 +8,8 @@ import (
 
 // jobCases: the captures of the real data-parallel job (ddp-ranks) given
 // to audit --ranks mixed with what is not of the job's one run: a rank
-// captured in another run of it.
+// captured in another run of it; and by a pattern that matches what nsys
+// wrote beside each rank's export too.
 func jobCases() []badCase {
 	const jobs = "ranks of one job"
 	// job copies the job's four ranks into dir, runs stmts on rank 1's
@@ -27,10 +28,31 @@ func jobCases() []badCase {
 			return []string{"--ranks", dir, "-j", "2", "--nvidia-rule", "off"}
 		}
 	}
+	// whole copies every file of the job's folder (exports, nsys's stdout,
+	// the rule's CSVs) into dir and returns --ranks's arguments: pattern,
+	// joined to dir.
+	whole := func(pattern string) func(t *testing.T, dir string) []string {
+		return func(t *testing.T, dir string) []string {
+			src := "../../testdata/captures/ddp-ranks"
+			for r := 0; r < 4; r++ {
+				for _, f := range []string{".sqlite", ".stdout.txt", "_cuda_memcpy_async.csv"} {
+					name := fmt.Sprintf("report.%d%s", r, f)
+					writeFile(t, filepath.Join(dir, name), readFile(t, filepath.Join(src, name)))
+				}
+			}
+			return []string{"--ranks", filepath.Join(dir, pattern), "-j", "2", "--nvidia-rule", "off"}
+		}
+	}
 	return []badCase{
 		{group: jobs, name: "audit --ranks of the job, rank 1 captured a day later (its session start moved a day; once its peers' in silence)", cmd: "audit",
 			make: job(`UPDATE TARGET_INFO_SESSION_START_TIME SET utcEpochNs = utcEpochNs + 86400000000000`),
 			exit: 1, want: []string{"1 rank from another run of the job, compared only with ranks of their own run",
 				"report.1.sqlite was captured in another run of the job than rank 0's", "its session started 2026-12-03 05:20:22 UTC, rank 0's 2026-12-02 05:20:22 UTC"}},
+		{group: jobs, name: "audit --ranks 'DIR/report.*' over the job's folder: the pattern matches each rank's stdout and rule CSV too (once refused as rank 0 given twice, by its stdout)", cmd: "audit",
+			make: whole("report.*"),
+			exit: 1, want: []string{"Ranks of the job: 4 captures audited; 1 rank stands out against its peers"}},
+		{group: jobs, name: "audit --ranks 'DIR/*.txt' over the job's folder: nsys's stdout files alone", cmd: "audit",
+			make: whole("*.txt"),
+			exit: 2, want: []string{"*.txt: matches no capture: 4 files, none an export, a report or another input nsyscheck reads alone (the first: ", "report.0.stdout.txt", "give their folder"}},
 	}
 }
