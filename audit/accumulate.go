@@ -148,8 +148,9 @@ type Accumulator struct {
 	// rule is the digest of the pageable async copies, to compare with
 	// NVIDIA's cuda_memcpy_async rule; list, when not nil, sets each of
 	// them beside the rule's rows (Audit.CompareRule's second pass).
-	rule ruleDigest
-	list *ruleList
+	rule      ruleDigest
+	ruleBytes int64 // the bytes of the copies rule sums
+	list      *ruleList
 	// sessionStart is when the capture's session started (ns since 1970,
 	// UTC), 0 where the capture does not say.
 	sessionStart int64
@@ -330,6 +331,7 @@ func (a *Accumulator) add(c *copyCall) {
 		}
 		if comparedWithRule(kind, host) {
 			a.rule.add(c.PID, c.Start)
+			a.ruleBytes += c.Bytes
 			if a.list != nil {
 				a.list.match(c)
 			}

@@ -3,13 +3,16 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
 // jobCases: the captures of the real data-parallel job (ddp-ranks) given
 // to audit --ranks mixed with what is not of the job's one run: a rank
 // captured in another run of it; and by a pattern that matches what nsys
-// wrote beside each rank's export too.
+// wrote beside each rank's export too; and one rank's rule CSV (NVIDIA's
+// cuda_memcpy_async, read beside the export) listing its copies larger
+// than the export's records give them.
 func jobCases() []badCase {
 	const jobs = "ranks of one job"
 	// job copies the job's four ranks into dir, runs stmts on rank 1's
@@ -54,5 +57,15 @@ func jobCases() []badCase {
 		{group: jobs, name: "audit --ranks 'DIR/*.txt' over the job's folder: nsys's stdout files alone", cmd: "audit",
 			make: whole("*.txt"),
 			exit: 2, want: []string{"*.txt: matches no capture: 4 files, none an export, a report or another input nsyscheck reads alone (the first: ", "report.0.stdout.txt", "give their folder"}},
+		{group: jobs, name: "audit of rank 2 with its rule CSV beside listing the same copies, 50 of them 1 MB larger each (once it agreed: copies matched by start alone)", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				src := "../../testdata/captures/ddp-ranks/report.2"
+				p := filepath.Join(dir, "report.2.sqlite")
+				writeFile(t, p, readFile(t, src+".sqlite"))
+				rule := string(readFile(t, src+"_cuda_memcpy_async.csv"))
+				writeFile(t, filepath.Join(dir, "report.2_cuda_memcpy_async.csv"), []byte(strings.ReplaceAll(rule, ",Pageable,Device,0.", ",Pageable,Device,1.")))
+				return []string{p, "--format", "json"}
+			},
+			exit: 1, want: []string{`"agree": false`, `"ruleMB": `, `"auditMB": `}},
 	}
 }
