@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,7 +10,8 @@ import (
 
 // jobCases: the captures of the real data-parallel job (ddp-ranks) given
 // to audit --ranks mixed with what is not of the job's one run: a rank
-// captured in another run of it; and by a pattern that matches what nsys
+// captured in another run of it, one rank's capture given as two ranks;
+// and by a pattern that matches what nsys
 // wrote beside each rank's export too; and one rank's rule CSV (NVIDIA's
 // cuda_memcpy_async, read beside the export) listing its copies larger
 // than the export's records give them.
@@ -46,7 +48,32 @@ func jobCases() []badCase {
 			return []string{"--ranks", filepath.Join(dir, pattern), "-j", "2", "--nvidia-rule", "off"}
 		}
 	}
+	// twice copies the job's ranks 0 to 2 into dir and gives rank 2's
+	// capture as rank 3 too, by link (or copy): --ranks's arguments.
+	twice := func(link bool) func(t *testing.T, dir string) []string {
+		return func(t *testing.T, dir string) []string {
+			args := job()(t, dir)
+			r3 := filepath.Join(dir, "report.3.sqlite")
+			if err := os.Remove(r3); err != nil {
+				t.Fatal(err)
+			}
+			if link {
+				if err := os.Symlink("report.2.sqlite", r3); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				writeFile(t, r3, readFile(t, filepath.Join(dir, "report.2.sqlite")))
+			}
+			return args
+		}
+	}
 	return []badCase{
+		{group: jobs, name: "audit --ranks of the job, report.3.sqlite a link to rank 2's export (once audited as two ranks)", cmd: "audit",
+			make: twice(true),
+			exit: 2, want: []string{"--ranks: ranks 2 and 3 are one capture, given as ", "report.2.sqlite and as ", "report.3.sqlite (one file, by a link)"}},
+		{group: jobs, name: "audit --ranks of the job, rank 2's export copied as rank 3 (once audited as two ranks)", cmd: "audit",
+			make: twice(false),
+			exit: 2, want: []string{"--ranks: ranks 2 and 3 are one capture: ", "record one session, started at the same nanosecond (1796188822126930177 ns since 1970)"}},
 		{group: jobs, name: "audit --ranks of the job, rank 1 captured a day later (its session start moved a day; once its peers' in silence)", cmd: "audit",
 			make: job(`UPDATE TARGET_INFO_SESSION_START_TIME SET utcEpochNs = utcEpochNs + 86400000000000`),
 			exit: 1, want: []string{"1 rank from another run of the job, compared only with ranks of their own run",
