@@ -92,6 +92,7 @@ type crossCheck struct {
 	ranges    map[rangeKey][][2]int64 // NVTX push/pop ranges by thread and domain: start, end (open: never)
 	threads   map[[2]int64]*spans
 	copyCalls []callStart // the copy calls read, for copies that come without theirs
+	names     callNames   // the names of the calls kept
 	// launchCalls are the calls read that launch kernels (nsysdb.IsLaunchAPI), for
 	// the kernels, which come without theirs; sortedLC says they are in
 	// (pid, corr) order.
@@ -211,8 +212,34 @@ type streamKey struct{ pid, device, stream int64 }
 // callStart is one copy call's start, by process and correlation id.
 type callStart struct {
 	pid, corr, start, end, result int64
-	name                          string
+	// name is the call's name in callNames: no pointer, so that the lists
+	// of hundreds of thousands of calls grow and sort without the
+	// collector's work.
+	name uint32
 }
+
+// callNames interns the names of the calls a crossCheck keeps: a trace
+// makes its calls under a few dozen names.
+type callNames struct {
+	ids   map[string]uint32
+	names []string
+}
+
+// id is name's index, added where new.
+func (n *callNames) id(name string) uint32 {
+	if i, ok := n.ids[name]; ok {
+		return i
+	}
+	if n.ids == nil {
+		n.ids = map[string]uint32{}
+	}
+	i := uint32(len(n.names))
+	n.ids[name], n.names = i, append(n.names, name)
+	return i
+}
+
+// of is the name of index i.
+func (n *callNames) of(i uint32) string { return n.names[i] }
 
 // corrSet is a set of (process, correlation id) pairs that finds one
 // added twice: a bit for each in pages of 256 ids while they are dense
@@ -346,17 +373,17 @@ func (x *crossCheck) call(c *records.Call) {
 	}
 	x.lastThread.of(x.threads, [2]int64{c.PID, c.TID}).add(c.Start, c.End)
 	if !x.joined && nsysdb.IsCopyAPI(c.Name) {
-		x.copyCalls = append(x.copyCalls, callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, result: c.Result, name: c.Name})
+		x.copyCalls = append(x.copyCalls, callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, result: c.Result, name: x.names.id(c.Name)})
 		x.sortedCC = false
 	}
 	if c.Corr != 0 {
 		name := c.Name // the readers strip its _vNNNN suffix
 		if _, ok := nsysdb.SyncKindOfCall(name); ok {
-			x.syncCalls = append(x.syncCalls, callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, name: name})
+			x.syncCalls = append(x.syncCalls, callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, name: x.names.id(name)})
 			x.sortedSC = false
 		}
 		if nsysdb.IsEventRecordAPI(name) {
-			x.recordCalls = append(x.recordCalls, callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, name: name})
+			x.recordCalls = append(x.recordCalls, callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, name: x.names.id(name)})
 			x.sortedRC = false
 		}
 	}
@@ -370,7 +397,7 @@ func (x *crossCheck) call(c *records.Call) {
 		case x.launchPID != c.PID:
 			x.launchPID = -1
 		}
-		x.launchCalls = append(x.launchCalls, callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, result: c.Result, name: c.Name})
+		x.launchCalls = append(x.launchCalls, callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, result: c.Result, name: x.names.id(c.Name)})
 		x.sortedLC = false
 	}
 }
@@ -400,13 +427,11 @@ func findCall(calls []callStart, sorted *bool, o *records.Op) *callStart {
 		return nil
 	}
 	if !*sorted {
-		sort.Slice(calls, func(i, j int) bool {
-			a, b := calls[i], calls[j]
-			if a.pid != b.pid {
-				return a.pid < b.pid
-			}
-			return a.corr < b.corr
-		})
+		// The calls come in the order of their correlation ids, which
+		// count up in each process: most lists need no sort.
+		if !slices.IsSortedFunc(calls, byProcessAndCorr) {
+			slices.SortFunc(calls, byProcessAndCorr)
+		}
 		*sorted = true
 	}
 	i := sort.Search(len(calls), func(i int) bool {
@@ -417,6 +442,11 @@ func findCall(calls []callStart, sorted *bool, o *records.Op) *callStart {
 		return &calls[i]
 	}
 	return nil
+}
+
+// byProcessAndCorr orders calls by process, then correlation id.
+func byProcessAndCorr(a, b callStart) int {
+	return cmp.Or(cmp.Compare(a.pid, b.pid), cmp.Compare(a.corr, b.corr))
 }
 
 // op checks one GPU operation: its rate, that it started after its call,
@@ -439,13 +469,13 @@ func (x *crossCheck) op(o *records.Op) {
 		callName, callStart, callEnd, result = o.Call.Name, o.Call.Start, o.Call.End, o.Call.Result
 	case o.Kind == records.OpCopy:
 		if c := x.callOf(o); c != nil {
-			callName, callStart, callEnd, result = c.name, c.start, c.end, c.result
+			callName, callStart, callEnd, result = x.names.of(c.name), c.start, c.end, c.result
 		}
 	case o.Kind == records.OpKernel:
 		// Only its start is checked: a launch returns before its kernel
 		// runs, and its result is the launch's.
 		if c := x.launchOf(o); c != nil {
-			callName, callStart, callEnd = c.name, c.start, c.end
+			callName, callStart, callEnd = x.names.of(c.name), c.start, c.end
 		}
 	}
 	switch {
@@ -497,7 +527,7 @@ func (x *crossCheck) sync(s *records.Sync) {
 	c := findCall(x.syncCalls, &x.sortedSC, &records.Op{PID: s.PID, Corr: s.Corr})
 	if c != nil && (s.Start < c.start-clockSkewNs || s.End > c.end+clockSkewNs) {
 		x.fail(fmt.Sprintf("%s synchronisation, correlation id %d of process %d", s.Kind, s.Corr, s.PID),
-			fmt.Sprintf("the record runs [%d, %d ns], outside the %s call that made it [%d, %d ns]: a call's wait lies within the call", s.Start, s.End, c.name, c.start, c.end))
+			fmt.Sprintf("the record runs [%d, %d ns], outside the %s call that made it [%d, %d ns]: a call's wait lies within the call", s.Start, s.End, x.names.of(c.name), c.start, c.end))
 		return
 	}
 	if s.PID == 0 {
@@ -506,7 +536,7 @@ func (x *crossCheck) sync(s *records.Sync) {
 	// waited: the record is of a call that waits until the work is done,
 	// not of a query, which nsys records whether or not it found the work
 	// done.
-	waited := c != nil && !strings.Contains(c.name, "Query")
+	waited := c != nil && !strings.Contains(x.names.of(c.name), "Query")
 	var keys []streamKey
 	switch {
 	case s.Kind == records.SyncStream && s.Stream != records.NoID:

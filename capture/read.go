@@ -75,6 +75,16 @@ func passed() error { return nil }
 // before.
 func read(ctx context.Context, src *source.Source, opts records.Selection, h records.Handler, later bool) (*ReadInfo, Checked, error) {
 	checked := Checked(passed)
+	sqlite := src.Kind == nsysdb.KindSQLite || src.Kind == nsysdb.KindNsysRep
+	var piped *records.Piped
+	if later && sqlite {
+		// The audit's pass over a large export: its consumers handle the
+		// calls and copies on a goroutine of their own, beside the reader
+		// and these checks (records.Pipe); the reader drains the pipe at
+		// the end of each table, so an error is named as it was met.
+		h, piped = records.Pipe(h)
+		defer piped.Close()
+	}
 	h, x := validating(ctx, h, formatOf(src.Kind))
 	// The reader hands each copy the copy call it joined it to, so the
 	// check need not keep the copy calls to find them itself.
@@ -88,6 +98,11 @@ func read(ctx context.Context, src *source.Source, opts records.Selection, h rec
 			si, checked, err = nsyssqlite.StreamThenCheck(ctx, src.Export.DB, src.Export.Path, opts, h)
 		} else {
 			si, err = nsyssqlite.Read(ctx, src.Export.DB, src.Export.Path, opts, h)
+		}
+		if piped != nil {
+			if perr := piped.Close(); err == nil && perr != nil {
+				err = inputerr.Attribute(perr, src.Export.Path, "")
+			}
 		}
 		if err != nil {
 			return nil, nil, interrupted(ctx, src.Path, err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/trace"
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/audit"
@@ -162,11 +163,12 @@ func regionNames(au *audit.Audit) string {
 // (each read down to its count and digest), so that it costs no time of
 // its own unless it disagrees with the audit or nsys analyze outlasts it. An
 // SQLite export's checks of the whole file (SQLite's integrity check, the
-// checks over whole tables) and the exposure scan run once the records
-// have streamed, beside the replay (capture.TraceThenCheck): the stream's
-// two goroutines have the machine's cores to themselves, the replay's one
-// leaves one free, and no answer is given before the file has passed the
-// checks.
+// checks over whole tables) run once the records have streamed, and the
+// exposure scan once they have passed, beside the timeline's finish and the
+// replay (capture.TraceThenCheck): the stream's goroutines have the
+// machine's cores to themselves, one of these at a time takes the core the
+// finish and the replay leave, and no answer is given before the file has
+// passed the checks.
 func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts AuditOptions) (*audit.Audit, error) {
 	au, _, err := auditCapture(ctx, path, rates, opts, nil)
 	return au, err
@@ -177,6 +179,9 @@ func AuditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 // names no way); it returns too the way to pin the capture itself shows,
 // nil for none (audit.PinShownBy).
 func auditCapture(ctx context.Context, path string, rates *audit.Rates, opts AuditOptions, after *audit.PinShown) (*audit.Audit, *audit.PinShown, error) {
+	ctx, task := trace.NewTask(ctx, "audit")
+	defer task.End()
+	trace.Log(ctx, "capture", path)
 	src, err := source.Open(ctx, path, source.Options{Nsys: opts.Nsys, Env: opts.Env})
 	if err != nil {
 		return nil, nil, err
@@ -184,6 +189,7 @@ func auditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 	defer src.Close()
 	early := make(chan []diag.Diagnostic, 1)
 	exposures := func() {
+		defer trace.StartRegion(ctx, "exposure scan").End()
 		var out []diag.Diagnostic
 		for _, s := range scanFiles(ctx, src, "") {
 			out = append(out, exposureDiagnostics(s.path, s.rep, s.err)...)
@@ -207,15 +213,26 @@ func auditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 	det := framework.NewDetector()
 	cov := coverage.NewWatcher()
 	var names privacy.CopyMasker // no credential in a name reaches a class key or a region
+	streamed := trace.StartRegion(ctx, "stream")
 	scan, checked, err := capture.TraceThenCheck(ctx, src, func(s *capture.CopyScan) records.Handler {
 		return names.Handler(records.Tee(acc.Handler(s), tb.Handler(), det.Handler(), cov.Handler(), ruleHandler(ruleScan)))
 	})
+	streamed.End()
 	if err != nil {
 		return nil, nil, coverRefusal(err, cov.Coverage(), det.Detect().Framework)
 	}
 	// The exposure scan needs no record: it runs beside the replay too,
-	// on the stream's connection, given back.
-	go exposures()
+	// on the stream's connection, given back, once the checks of the
+	// whole export have ended, so that one of them at a time takes the
+	// core the timeline's finish and the replay leave; an export that
+	// fails them is refused, unscanned.
+	go func() {
+		if checked() != nil {
+			early <- nil
+			return
+		}
+		exposures()
+	}()
 	var exposed []diag.Diagnostic
 	scanned := false
 	defer func() { // the scan ends before the files it reads close
@@ -230,7 +247,10 @@ func auditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 		return nil, nil, err
 	}
 	r, err := replayOf(ctx, tb, det.Detect(), rates, opts.PinBy, after)
-	if cerr := checked(); cerr != nil {
+	waited := trace.StartRegion(ctx, "wait for the checks")
+	cerr := checked()
+	waited.End()
+	if cerr != nil {
 		return nil, nil, cerr
 	}
 	if err != nil {
@@ -254,9 +274,11 @@ func auditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 			Text: fmt.Sprintf("%d of the %d copy calls have no copy record (%s): what they moved is not in the audit; nsys loses a few records of a long capture, more than %g%% refuse the audit",
 				n, scan.CopyCalls, capture.APICounts(scan.Uncopied), 100*capture.UncopiedShare)}})
 	}
+	waited = trace.StartRegion(ctx, "wait for the exposure scan and the rule")
 	exposed, scanned = <-early, true
 	au.Exposures = append(au.Exposures, exposed...)
 	got := <-rule
+	waited.End()
 	res = &got
 	if res.note != "" {
 		au.RuleUnavailable(nsysrule.Name, res.note)
@@ -279,7 +301,9 @@ func auditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 // way to pin chosen from the framework, else as the capture after the fix
 // showed it (after, nil for none), unless pinBy names it.
 func replayOf(ctx context.Context, tb *timeline.Builder, det framework.Detection, rates *audit.Rates, pinBy string, after *audit.PinShown) (audit.Replayed, error) {
+	finished := trace.StartRegion(ctx, "timeline finish")
 	tl, err := tb.Finish()
+	finished.End()
 	if err != nil {
 		return audit.Replayed{}, err
 	}
@@ -296,7 +320,10 @@ func replayOf(ctx context.Context, tb *timeline.Builder, det framework.Detection
 		by, _ = replay.PinByOf(pinBy)
 		r.PinByFrom, r.Shown = audit.PinByFlag, nil
 	}
-	if r.Result, err = replay.Replay(ctx, tl, audit.ReplayOptions(tl, rates, by)); err != nil {
+	replayed := trace.StartRegion(ctx, "replay")
+	r.Result, err = replay.Replay(ctx, tl, audit.ReplayOptions(tl, rates, by))
+	replayed.End()
+	if err != nil {
 		return audit.Replayed{}, fmt.Errorf("replaying the timeline: %w", err)
 	}
 	return r, nil

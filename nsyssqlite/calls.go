@@ -305,7 +305,7 @@ func (r *reader) emitCalls() error {
 		}
 		return r.handled(table, r.h.Call(&a))
 	})
-	if err != nil {
+	if err = r.drained(table, err); err != nil {
 		return r.tableError(table, err)
 	}
 	return nil

@@ -172,7 +172,7 @@ func (r *reader) emitCopies() error {
 		c.op.Call = nil
 		return r.handled(from, r.h.Op(&c.op))
 	})
-	if err != nil {
+	if err = r.drained(from, err); err != nil {
 		return r.tableError(table, err)
 	}
 	return nil
@@ -240,7 +240,7 @@ func (r *reader) emitKernels() error {
 		}
 		return r.handled(table, r.h.Op(&k))
 	})
-	if err != nil {
+	if err = r.drained(table, err); err != nil {
 		return r.tableError(table, err)
 	}
 	return nil
@@ -266,7 +266,7 @@ func (r *reader) emitMemsets() error {
 		}
 		return r.handled(table, r.h.Op(&o))
 	})
-	if err != nil {
+	if err = r.drained(table, err); err != nil {
 		return r.tableError(table, err)
 	}
 	return nil

@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"runtime/trace"
 	"sort"
 	"strconv"
 	"strings"
@@ -160,10 +161,14 @@ func check(ctx context.Context, db *sqlitefile.DB, path string, planned <-chan *
 		return &inputerr.Error{Path: path, Problem: "cannot open the SQLite export", Err: err, Hint: nsysdb.ExportHint}, nil
 	}
 	defer conn.Close()
-	if err := db.Integrity(ctx, conn); err != nil {
+	checking := trace.StartRegion(ctx, "integrity check")
+	err = db.Integrity(ctx, conn)
+	checking.End()
+	if err != nil {
 		return err, nil
 	}
 	if r := <-planned; r != nil {
+		defer trace.StartRegion(ctx, "checks over whole tables").End()
 		return nil, r.checkTables(ctx, conn)
 	}
 	return nil, nil
@@ -203,10 +208,15 @@ func read(ctx context.Context, db *sqlitefile.DB, path string, opts records.Sele
 	// The work a synchronisation waited for comes before it: the copies
 	// and kernels, the graph launches and the event recordings, so that
 	// each synchronisation record is checked against them as it passes.
-	steps := []func() error{r.emitMeta, r.emitDiags, r.emitGaps, r.emitRanges, r.emitCalls, r.emitOps,
-		r.emitGraphs, r.emitEvents, r.emitSyncs, r.emitCounts, r.countCollected}
+	steps := []struct {
+		name string // the step's region in an execution trace
+		emit func() error
+	}{{"meta", r.emitMeta}, {"diagnostics", r.emitDiags}, {"gaps", r.emitGaps}, {"ranges", r.emitRanges},
+		{"calls", r.emitCalls}, {"ops", r.emitOps}, {"graphs", r.emitGraphs}, {"events", r.emitEvents},
+		{"syncs", r.emitSyncs}, {"counts", r.emitCounts}, {"collected", r.countCollected}}
 	for _, step := range steps {
-		if err = step(); err != nil {
+		trace.WithRegion(ctx, step.name, func() { err = step.emit() })
+		if err != nil {
 			break
 		}
 	}
@@ -380,6 +390,22 @@ func (r *reader) handled(table string, err error) error {
 		where = "table " + table
 	}
 	return inputerr.Attribute(err, r.path, where)
+}
+
+// drained is the error of a table's stream once its records are handed on
+// (err, nil where it ended well): a handler that handles them later
+// (records.Handler.Drain) has handled them all when it returns, and an
+// error it met on one of them comes first, named as the table's
+// (handled), as it would have where the handler had met it as the record
+// was given.
+func (r *reader) drained(table string, err error) error {
+	if r.h.Drain == nil {
+		return err
+	}
+	if derr := r.h.Drain(); derr != nil {
+		return r.handled(table, derr)
+	}
+	return err
 }
 
 // query runs a query on the reader's connection.

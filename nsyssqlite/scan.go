@@ -3,6 +3,7 @@ package nsyssqlite
 import (
 	"context"
 	"fmt"
+	"runtime/trace"
 
 	"github.com/nsyscheck/nsyscheck/internal/sqlitebatch"
 )
@@ -48,6 +49,7 @@ func (r *reader) ints(query string, n int, row func(v []int64) error) error {
 	}
 	go func() {
 		defer close(full)
+		defer trace.StartRegion(ctx, "sqlite steps").End()
 		for {
 			var b *intBatch
 			select {

@@ -470,6 +470,12 @@ type Handler struct {
 	CopySum  func(*CopySum) error
 	RangeSum func(*RangeSum) error
 	Counts   func(*Counts) error
+
+	// Drain, where set, is called by a reader once it has handed on the
+	// records of one table: a handler that handles them later than they
+	// are given (Pipe) has handled every one when it returns, and returns
+	// the first error it met, which the reader names as the table's.
+	Drain func() error
 }
 
 // Tee returns a Handler that hands every record to each of hs in turn; a
@@ -492,8 +498,24 @@ func Tee(hs ...Handler) Handler {
 		t.CopySum = chain(t.CopySum, h.CopySum)
 		t.RangeSum = chain(t.RangeSum, h.RangeSum)
 		t.Counts = chain(t.Counts, h.Counts)
+		t.Drain = chainDrain(t.Drain, h.Drain)
 	}
 	return t
+}
+
+func chainDrain(a, b func() error) func() error {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	return func() error {
+		if err := a(); err != nil {
+			return err
+		}
+		return b()
+	}
 }
 
 func chain[T any](a, b func(*T) error) func(*T) error {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime/trace"
 	"slices"
 	"sync"
 
@@ -187,9 +188,14 @@ func replay(ctx context.Context, tl *timeline.Timeline, opts Options, mode index
 	// The model and the regions read the timeline alone: each is derived
 	// beside the other.
 	models := make(chan *model, 1)
-	go func() { models <- newModel(tl, sizes) }()
+	go func() {
+		defer trace.StartRegion(ctx, "replay: model").End()
+		models <- newModel(tl, sizes)
+	}()
+	regioned := trace.StartRegion(ctx, "replay: regions and the capture's measure")
 	rg := newRegions(tl, mode)
 	measured := rg.measureAll(Measured(tl))
+	regioned.End()
 	m := <-models
 	res := &Result{}
 	// The misfits read the model as captured; what only they and the
@@ -260,12 +266,18 @@ type runner struct {
 
 // run simulates the model under p and measures its regions.
 func (r *runner) run(ctx context.Context, p *params) ([]measure, error) {
-	if err := r.m.simulate(ctx, p, r.sc); err != nil {
+	simulated := trace.StartRegion(ctx, "replay: simulate")
+	err := r.m.simulate(ctx, p, r.sc)
+	simulated.End()
+	if err != nil {
 		return nil, err
 	}
 	r.forced += r.sc.Forced
+	waited := trace.StartRegion(ctx, "replay: wait to measure")
 	r.measures.Lock()
+	waited.End()
 	defer r.measures.Unlock()
+	defer trace.StartRegion(ctx, "replay: measure").End()
 	return r.rg.measureAll(r.sc), nil
 }
 

@@ -8,10 +8,12 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
+	"runtime/trace"
 	"time"
 )
 
@@ -27,6 +29,13 @@ const cpuProfileEnv = "NSYSCHECK_CPUPROFILE"
 // sampled while it is set (Go's default is one per 512 KiB).
 const memProfileEnv = "NSYSCHECK_MEMPROFILE"
 
+// traceEnv names the environment variable that, set to a file name, makes
+// nsyscheck write an execution trace of the whole command there (for `go
+// tool trace`): the audit's stages are its regions, each on the goroutine
+// that runs it, so the trace shows what runs beside what and what waits
+// (docs/performance.md says how it is read).
+const traceEnv = "NSYSCHECK_TRACE"
+
 func main() {
 	os.Exit(command())
 }
@@ -41,7 +50,9 @@ func command() int {
 	}
 	stop := startCPUProfile(os.Getenv(cpuProfileEnv))
 	stopMem := startMemProfile(os.Getenv(memProfileEnv))
+	stopTrace := startTrace(os.Getenv(traceEnv))
 	code := Main(os.Args[1:], Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
+	stopTrace()
 	stopMem()
 	stop()
 	stopLimit()
@@ -52,24 +63,40 @@ func command() int {
 // empty) and returns what stops it. A profile that cannot be started is
 // said on stderr; the command runs on without it.
 func startCPUProfile(path string) (stop func()) {
+	return startWriting(cpuProfileEnv, path, "CPU profile", pprof.StartCPUProfile, pprof.StopCPUProfile)
+}
+
+// startTrace starts an execution trace written to path (none when path is
+// empty) and returns what stops it. A trace that cannot be started is said
+// on stderr; the command runs on without it.
+func startTrace(path string) (stop func()) {
+	return startWriting(traceEnv, path, "trace", trace.Start, trace.Stop)
+}
+
+// startWriting creates path, which the environment variable env named,
+// and starts what writes into it (start); the returned function ends it
+// (end) and closes the file. Nothing is started when path is empty; a
+// file that cannot be made or written is said on stderr, naming what (a
+// CPU profile, a trace) it was to hold.
+func startWriting(env, path, what string, start func(io.Writer) error, end func()) (stop func()) {
 	if path == "" {
 		return func() {}
 	}
 	f, err := os.Create(path)
 	if err == nil {
-		err = pprof.StartCPUProfile(f)
+		err = start(f)
 	}
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "nsyscheck: %s=%s: no CPU profile: %v\n", cpuProfileEnv, path, err)
+		fmt.Fprintf(os.Stderr, "nsyscheck: %s=%s: no %s: %v\n", env, path, what, err)
 		if f != nil {
 			f.Close()
 		}
 		return func() {}
 	}
 	return func() {
-		pprof.StopCPUProfile()
+		end()
 		if err := f.Close(); err != nil {
-			fmt.Fprintf(os.Stderr, "nsyscheck: %s=%s: %v\n", cpuProfileEnv, path, err)
+			fmt.Fprintf(os.Stderr, "nsyscheck: %s=%s: %v\n", env, path, err)
 		}
 	}
 }
