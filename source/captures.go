@@ -43,7 +43,7 @@ func Captures(arg string) ([]string, error) {
 			out = append(out, c...)
 		}
 		if len(out) == 0 {
-			return nil, &inputerr.Error{Path: arg, Problem: fmt.Sprintf("matches no capture: %d files, none an export, a report or another input nsyscheck reads alone (the first: %s)", len(skipped), skipped[0]),
+			return nil, &inputerr.Error{Path: arg, Problem: fmt.Sprintf("matches no capture: %s, none an export, a report or another input nsyscheck reads alone (the first: %s)", files(len(skipped)), skipped[0]),
 				Hint: "match the captures themselves, as 'run/report.*.nsys-rep', or give their folder"}
 		}
 		return onePerBase(dedupe(out)), nil
@@ -82,6 +82,14 @@ func Captures(arg string) ([]string, error) {
 		return out, nil
 	}
 	return []string{arg}, nil // one capture: the folder's own, as Open reads it
+}
+
+// files counts files in words.
+func files(n int) string {
+	if n == 1 {
+		return "1 file"
+	}
+	return fmt.Sprintf("%d files", n)
 }
 
 // mayBeCapture says whether a pattern's match may be a capture of its
