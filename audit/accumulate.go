@@ -148,9 +148,13 @@ type Accumulator struct {
 	// rule is the digest of the pageable async copies, to compare with
 	// NVIDIA's cuda_memcpy_async rule; list, when not nil, sets each of
 	// them beside the rule's rows (Audit.CompareRule's second pass).
-	rule   ruleDigest
-	list   *ruleList
-	totals map[totalKey]*Total
+	rule      ruleDigest
+	ruleBytes int64 // the bytes of the copies rule sums
+	list      *ruleList
+	// sessionStart is when the capture's session started (ns since 1970,
+	// UTC), 0 where the capture does not say.
+	sessionStart int64
+	totals       map[totalKey]*Total
 	// sites sums the pageable copies by the call site their stacks name.
 	sites siteAccumulator
 	// last is the class and total of the copy added last, by what keys
@@ -198,6 +202,7 @@ func (a *Accumulator) Handler(scan *capture.CopyScan) records.Handler {
 			scan.Meta = capture.Metadata{NsysVersion: m.NsysVersion, SchemaVersion: m.SchemaVersion, GPU: m.GPU,
 				Driver: m.Driver, CUDADriver: m.CUDADriver, OS: m.OS}
 			durationNs = m.DurationNs
+			a.sessionStart = m.SessionStartNs
 			return nil
 		},
 		Gap: func(g records.Gap) error {
@@ -326,6 +331,7 @@ func (a *Accumulator) add(c *copyCall) {
 		}
 		if comparedWithRule(kind, host) {
 			a.rule.add(c.PID, c.Start)
+			a.ruleBytes += c.Bytes
 			if a.list != nil {
 				a.list.match(c)
 			}

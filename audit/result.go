@@ -37,6 +37,10 @@ type Audit struct {
 	APICalls int64
 	SpanNs   int64
 	SpanFrom string
+	// SessionStartNs is the wall-clock time the capture's session started
+	// (ns since 1970, UTC) where the capture records it, 0 otherwise (a
+	// CSV folder, an audit read back from its JSON).
+	SessionStartNs int64
 
 	Copies    int64
 	Unmatched int64
@@ -89,6 +93,8 @@ type Audit struct {
 	// rule is the digest of the pageable async copies, for the rule's
 	// comparison (CompareRule).
 	rule ruleDigest
+	// ruleBytes sums the bytes of those copies.
+	ruleBytes int64
 	// kernels counts the kernel launches by name: with the bytes moved,
 	// what tells two captures of one program (SameProgram).
 	kernels map[string]int64
@@ -106,7 +112,8 @@ func (a *Accumulator) Finish(scan *capture.CopyScan, r Replayed) *Audit {
 	au := &Audit{Capture: scan.Path, Format: string(scan.Format), Files: scan.Files,
 		GPU: scan.Meta.GPU, NsysVersion: scan.Meta.NsysVersion, APICalls: scan.APICalls,
 		SpanNs: scan.Span, SpanFrom: scan.SpanFrom, Copies: scan.Copies, Unmatched: scan.Unmatched, Memsets: scan.Memsets,
-		Missing: scan.Missing, rule: a.rule, Classes: []*Class{}, TopOffenders: []*Class{},
+		SessionStartNs: a.sessionStart,
+		Missing:        scan.Missing, rule: a.rule, ruleBytes: a.ruleBytes, Classes: []*Class{}, TopOffenders: []*Class{},
 		Exposures: []diag.Diagnostic{}, CallSites: a.sites.finish()}
 	for _, c := range a.classes {
 		if c.GPUNs > 0 {

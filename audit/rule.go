@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/nsyscheck/nsyscheck/records"
@@ -30,6 +31,11 @@ type RuleComparison struct {
 	AuditCount int // pageable async copies the audit found
 	Both       int
 	Agree      bool
+	// RuleMB and AuditMB are, where the two list the same copies but of
+	// other sizes, the MB (1e6 bytes) each says they moved: the rule's
+	// sizes (printed to 1 kB a copy) against the records'; 0 otherwise.
+	RuleMB  float64
+	AuditMB float64
 	// OnlyRule and OnlyAudit list (at most MaxEvidence of) the copies one
 	// side has and the other has not.
 	OnlyRule  []Flagged
@@ -85,6 +91,8 @@ func FlaggedRows(rows []Flagged) RuleRows {
 type RuleSide struct {
 	rows   RuleRows
 	digest ruleDigest
+	// mb sums the sizes the rule gives its copies, in MB.
+	mb float64
 }
 
 // Count is how many copies the rule lists.
@@ -95,7 +103,7 @@ func (s *RuleSide) Count() int { return int(s.digest.n) }
 // kept.
 func ReadRule(rows RuleRows) (*RuleSide, error) {
 	s := &RuleSide{rows: rows}
-	if err := rows(func(f Flagged) error { s.digest.add(f.PID, f.Start); return nil }); err != nil {
+	if err := rows(func(f Flagged) error { s.digest.add(f.PID, f.Start); s.mb += f.MB; return nil }); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -110,6 +118,7 @@ func ReadRule(rows RuleRows) (*RuleSide, error) {
 type RuleScan struct {
 	lists  func(*records.Op) bool
 	digest ruleDigest
+	mb     float64
 }
 
 // NewRuleScan returns a scan that sums the copies lists says the rule
@@ -124,6 +133,7 @@ func (s *RuleScan) Handler() records.Handler {
 		// audit's (a CSV report names the process on the call alone).
 		if s.lists(o) && o.Call != nil {
 			s.digest.add(o.Call.PID, o.Start)
+			s.mb += float64(o.Bytes) / 1e6
 		}
 		return nil
 	}}
@@ -133,7 +143,9 @@ func (s *RuleScan) Handler() records.Handler {
 // streamed; rows streams the copies the rule lists again (a second read of
 // the capture, in the rule's order), which CompareRule reads only where
 // the two sides' digests differ.
-func (s *RuleScan) Side(rows RuleRows) *RuleSide { return &RuleSide{rows: rows, digest: s.digest} }
+func (s *RuleScan) Side(rows RuleRows) *RuleSide {
+	return &RuleSide{rows: rows, digest: s.digest, mb: s.mb}
+}
 
 // CompareRule matches the copies the rule lists (theirs, from ReadRule)
 // with the audit's pageable async copies by process and GPU start, and
@@ -149,6 +161,7 @@ func (au *Audit) CompareRule(rule string, source RuleSource, theirs *RuleSide, a
 	flagged := theirs.rows
 	if theirs.digest == au.rule {
 		rc.Both, rc.Agree = rc.RuleCount, true
+		rc.sizes(theirs.mb, au.ruleBytes)
 		au.NVIDIA = rc
 		return rc, nil
 	}
@@ -174,8 +187,25 @@ func (au *Audit) CompareRule(rule string, source RuleSource, theirs *RuleSide, a
 	}
 	rc.OnlyAudit = l.only.sorted()
 	rc.Agree = rc.Both == rc.RuleCount && rc.Both == rc.AuditCount
+	if rc.Agree {
+		rc.sizes(theirs.mb, au.ruleBytes)
+	}
 	au.NVIDIA = rc
 	return rc, nil
+}
+
+// sizes holds a comparison of the same copies to their sizes: the rule's
+// MB (ruleMB, each copy's printed to 1 kB) must come within half a kB a
+// copy of the bytes the audit's records give them (auditBytes), else the
+// two do not agree (a rule's CSV of another export, or an edited one) and
+// RuleMB and AuditMB say by how much. A rule that gives no size (a CSV
+// without its Bytes column: every size 0) is not held to them.
+func (rc *RuleComparison) sizes(ruleMB float64, auditBytes int64) {
+	auditMB := float64(auditBytes) / 1e6
+	if ruleMB <= 0 || math.Abs(ruleMB-auditMB) <= 0.0005*float64(rc.Both)+1e-9*math.Abs(auditMB) {
+		return
+	}
+	rc.Agree, rc.RuleMB, rc.AuditMB = false, ruleMB, auditMB
 }
 
 // RuleUnavailable records that the rule's output could not be had, and why.

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"math"
 	"testing"
 
 	"github.com/nsyscheck/nsyscheck/nsysrule"
@@ -56,10 +57,35 @@ func TestRuleScanDigest(t *testing.T) {
 	if side.Count() != 500 || side.digest != read.digest || side.digest != acc.rule {
 		t.Errorf("the scan's %+v, the rows' %+v, the audit's %+v", side.digest, read.digest, acc.rule)
 	}
-	au := &Audit{rule: acc.rule}
+	au := &Audit{rule: acc.rule, ruleBytes: acc.ruleBytes}
 	rc, err := au.CompareRule("r", RuleSource{Kind: RuleSourceScan}, side, func(*Accumulator) error { t.Error("the copies read again"); return nil })
-	if err != nil || !rc.Agree || rc.Both != 500 {
+	if err != nil || !rc.Agree || rc.Both != 500 || rc.RuleMB != 0 || rc.AuditMB != 0 {
 		t.Errorf("compared: %+v, %v", rc, err)
+	}
+	// The rule's CSV prints each size to 1 kB (0.004 MB for 4096 bytes):
+	// the same copies, their sizes within that rounding, agree; given ten
+	// times their size (a CSV of another export, or edited), they do not;
+	// rows without a size (a CSV without its Bytes column) are held to none.
+	for _, c := range []struct {
+		mb    float64
+		agree bool
+	}{{0.004, true}, {0.041, false}, {0, true}} {
+		edited := make([]Flagged, len(rows))
+		for i, f := range rows {
+			f.MB = c.mb
+			edited[i] = f
+		}
+		theirs, err := ReadRule(FlaggedRows(edited))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rc, err := au.CompareRule("r", RuleSource{Kind: RuleSourceCSV}, theirs, func(*Accumulator) error { t.Error("the copies read again"); return nil })
+		if err != nil || rc.Agree != c.agree || rc.Both != 500 {
+			t.Errorf("rule rows of %g MB: %+v, %v; want agree %v", c.mb, rc, err, c.agree)
+		}
+		if !c.agree && (math.Abs(rc.RuleMB-20.5) > 1e-9 || rc.AuditMB != 2.048) {
+			t.Errorf("rule rows of %g MB: rule %g MB, audit %g MB; want 20.5 and 2.048", c.mb, rc.RuleMB, rc.AuditMB)
+		}
 	}
 }
 

@@ -549,6 +549,8 @@ func fromRuleComparison(v audit.RuleComparison) RuleComparison {
 		AuditCount: v.AuditCount,
 		Both:       v.Both,
 		Agree:      v.Agree,
+		RuleMB:     v.RuleMB,
+		AuditMB:    v.AuditMB,
 		OnlyRule:   mapSlice(v.OnlyRule, fromFlagged),
 		OnlyAudit:  mapSlice(v.OnlyAudit, fromEvidence),
 	}
@@ -564,6 +566,8 @@ func toRuleComparison(j RuleComparison) audit.RuleComparison {
 		AuditCount: j.AuditCount,
 		Both:       j.Both,
 		Agree:      j.Agree,
+		RuleMB:     j.RuleMB,
+		AuditMB:    j.AuditMB,
 		OnlyRule:   mapSlice(j.OnlyRule, toFlagged),
 		OnlyAudit:  mapSlice(j.OnlyAudit, toEvidence),
 	}

@@ -385,6 +385,8 @@ type RuleComparison struct {
 	AuditCount int            `json:"auditCount"`
 	Both       int            `json:"both"`
 	Agree      bool           `json:"agree"`
+	RuleMB     float64        `json:"ruleMB,omitempty"`
+	AuditMB    float64        `json:"auditMB,omitempty"`
 	OnlyRule   []Flagged      `json:"onlyRule"`
 	OnlyAudit  []Evidence     `json:"onlyAudit"`
 }

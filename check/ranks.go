@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"sync"
 
@@ -74,6 +75,9 @@ func AuditRanks(ctx context.Context, args []string, opts RanksOptions) (*ranks.S
 		}
 		seen[r] = a.Capture
 	}
+	if err := oneFileTwice(todo, paths); err != nil {
+		return nil, nil, err
+	}
 	jobs := opts.Jobs
 	if jobs <= 0 {
 		jobs = runtime.NumCPU()
@@ -101,10 +105,55 @@ func AuditRanks(ctx context.Context, args []string, opts RanksOptions) (*ranks.S
 	if err := ctx.Err(); err != nil {
 		return nil, nil, fmt.Errorf("auditing the ranks: %w", context.Cause(ctx))
 	}
+	if err := oneSessionTwice(todo); err != nil {
+		return nil, nil, err
+	}
 	th := opts.Thresholds
 	if th == (ranks.Thresholds{}) {
 		th = ranks.DefaultThresholds
 	}
 	s := ranks.Summarize(todo, th)
 	return &s, todo, nil
+}
+
+// oneFileTwice refuses two ranks whose captures are one file (a link to
+// another rank's capture, or a hard link): the slots at paths of todo.
+func oneFileTwice(todo []ranks.Audited, paths []int) error {
+	type file struct {
+		capture string
+		info    os.FileInfo
+	}
+	var files []file
+	for _, i := range paths {
+		st, err := os.Stat(todo[i].Capture)
+		if err != nil {
+			continue // its audit says why
+		}
+		for _, f := range files {
+			if os.SameFile(f.info, st) {
+				return fmt.Errorf("--ranks: ranks %s and %s are one capture, given as %s and as %s (one file, by a link): give each rank's own capture",
+					ranks.RankOf(f.capture), ranks.RankOf(todo[i].Capture), f.capture, todo[i].Capture)
+			}
+		}
+		files = append(files, file{todo[i].Capture, st})
+	}
+	return nil
+}
+
+// oneSessionTwice refuses two ranks whose audits are of one capture
+// session: sessions that started at the same nanosecond are one (a rank's
+// capture copied under another rank's name).
+func oneSessionTwice(todo []ranks.Audited) error {
+	first := map[int64]string{}
+	for _, a := range todo {
+		if a.Audit == nil || a.Audit.SessionStartNs <= 0 {
+			continue
+		}
+		if c, ok := first[a.Audit.SessionStartNs]; ok {
+			return fmt.Errorf("--ranks: ranks %s and %s are one capture: %s and %s record one session, started at the same nanosecond (%d ns since 1970): give each rank's own capture",
+				ranks.RankOf(c), ranks.RankOf(a.Capture), c, a.Capture, a.Audit.SessionStartNs)
+		}
+		first[a.Audit.SessionStartNs] = a.Capture
+	}
+	return nil
 }

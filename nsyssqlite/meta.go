@@ -93,8 +93,10 @@ func (r *reader) readTracing() {
 }
 
 // readDuration reads the trace's duration and when it stopped from
-// ANALYSIS_DETAILS, where the export records them.
+// ANALYSIS_DETAILS, and when its session started from
+// TARGET_INFO_SESSION_START_TIME, where the export records them.
 func (r *reader) readDuration() {
+	r.readSessionStart()
 	t := r.tables[nsysdb.TableAnalysis]
 	if t == "" {
 		return
@@ -112,6 +114,24 @@ func (r *reader) readDuration() {
 	}
 	if r.queryRow(`SELECT max(`+q(nsysdb.ColStopTime)+`) FROM `+q(t)).Scan(&d) == nil && d.Int64 > 0 {
 		r.stop = d.Int64
+	}
+}
+
+// readSessionStart reads the wall-clock time the session started, where
+// the export records one (a single positive value).
+func (r *reader) readSessionStart() {
+	t := r.tables[nsysdb.TableSessionStart]
+	if t == "" {
+		return
+	}
+	cols, err := r.columns(nsysdb.TableSessionStart)
+	if err != nil || !cols[nsysdb.ColUTCEpochNs] {
+		return
+	}
+	var lo, hi sql.NullInt64
+	if r.queryRow(`SELECT min(`+q(nsysdb.ColUTCEpochNs)+`), max(`+q(nsysdb.ColUTCEpochNs)+`) FROM `+q(t)).Scan(&lo, &hi) == nil &&
+		lo.Valid && lo.Int64 > 0 && lo.Int64 == hi.Int64 {
+		r.meta.SessionStartNs = lo.Int64
 	}
 }
 

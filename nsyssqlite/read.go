@@ -570,7 +570,7 @@ func (r *reader) readTables() error {
 		nsysdb.TableMetaExport, nsysdb.TableMetaCapture, nsysdb.TableGPU, nsysdb.TableCUDADevice, nsysdb.TableSystemEnv,
 		nsysdb.TableThreadNames, nsysdb.TableAnalysis, nsysdb.TableSync, nsysdb.TableSyncType, nsysdb.TableCUDAEvent,
 		nsysdb.TableGraphTrace, nsysdb.TableDiagnostic, nsysdb.TableDiagSeverity, nsysdb.TableDiagSource, nsysdb.TableMigration,
-		nsysdb.TableEventClass, nsysdb.TableCallchains, nsysdb.TableProcesses, nsysdb.TableCUDAStream, nsysdb.TableCUDAContext)
+		nsysdb.TableEventClass, nsysdb.TableCallchains, nsysdb.TableProcesses, nsysdb.TableCUDAStream, nsysdb.TableCUDAContext, nsysdb.TableSessionStart)
 	var te *nsysdb.TableError
 	if errors.As(err, &te) {
 		if r.ctx.Err() != nil {

@@ -106,7 +106,44 @@ type Summary struct {
 	// one most ranks run (audit.SameProgram): their rows compare different
 	// work, and their peers are only ranks of their own program.
 	Unlike []Unlike `json:"unlike,omitempty"`
+	// OtherRun are the ranks of the job's program whose capture was made
+	// in another run of the job than the job's first rank's (their
+	// sessions lie more than MaxRunGapNs apart): compared only with ranks
+	// of their own run, as a rank of another program is.
+	OtherRun []OtherRun `json:"otherRun,omitempty"`
 }
+
+// MaxRunGapNs is how far apart in wall-clock time two ranks' captures may
+// lie, the one's end to the other's start, and still be of one run of a
+// job: its ranks start together, within seconds of each other.
+const MaxRunGapNs = 60_000_000_000
+
+// OtherRun is a rank whose capture was made in another run of the job
+// than the capture of the job's first audited rank (Peer): GapNs lie
+// between the one's end and the other's start; StartNs and PeerStartNs
+// are when their sessions started (ns since 1970, UTC).
+type OtherRun struct {
+	Rank        string `json:"rank"`
+	Capture     string `json:"capture"`
+	Peer        string `json:"peer"`
+	PeerCapture string `json:"peerCapture"`
+	GapNs       int64  `json:"gapNs"`
+	StartNs     int64  `json:"startNs"`
+	PeerStartNs int64  `json:"peerStartNs"`
+}
+
+// runGap is the wall-clock time between two captures, the earlier one's
+// end to the later one's start: at most 0 where they overlap, 0 where
+// either does not say when its session started.
+func runGap(a, b *audit.Audit) int64 {
+	if a.SessionStartNs <= 0 || b.SessionStartNs <= 0 {
+		return 0
+	}
+	return max(a.SessionStartNs, b.SessionStartNs) - min(a.SessionStartNs+max(a.SpanNs, 0), b.SessionStartNs+max(b.SpanNs, 0))
+}
+
+// sameRun says whether two captures may be of one run of a job.
+func sameRun(a, b *audit.Audit) bool { return runGap(a, b) <= MaxRunGapNs }
 
 // Unlike is a rank whose capture is not of the program of the first
 // audited rank (Peer): what differs between the two.
@@ -189,7 +226,7 @@ func Summarize(in []Audited, th Thresholds) Summary {
 	for i, a := range in {
 		rows = append(rows, indexed{rowOf(a, s.Region), group[i]})
 	}
-	s.Unlike = unlike(in, group, groups)
+	s.Unlike, s.OtherRun = unlike(in, group, groups)
 	slices.SortStableFunc(rows, func(a, b indexed) int { return compareRanks(a.row.Rank, b.row.Rank) })
 	for _, r := range rows {
 		s.Rows = append(s.Rows, r.row)
@@ -372,7 +409,9 @@ func programs(in []Audited) (group []int, groups []int) {
 	slices.SortStableFunc(order, func(x, y int) int { return compareRanks(RankOf(in[x].Capture), RankOf(in[y].Capture)) })
 	var size []int
 	for _, i := range order {
-		g := slices.IndexFunc(groups, func(first int) bool { return audit.SameProgram(in[first].Audit, in[i].Audit) == nil })
+		g := slices.IndexFunc(groups, func(first int) bool {
+			return audit.SameProgram(in[first].Audit, in[i].Audit) == nil && sameRun(in[first].Audit, in[i].Audit)
+		})
 		if g < 0 {
 			g = len(groups)
 			groups, size = append(groups, i), append(size, 0)
@@ -401,10 +440,11 @@ func programs(in []Audited) (group []int, groups []int) {
 }
 
 // unlike lists the audited ranks not of the job's program (group 0 of
-// programs), each beside the job's first rank, in rank order.
-func unlike(in []Audited, group, groups []int) []Unlike {
+// programs), each beside the job's first rank, in rank order; and those
+// of its program captured in another run of the job.
+func unlike(in []Audited, group, groups []int) ([]Unlike, []OtherRun) {
 	if len(groups) == 0 {
-		return nil
+		return nil, nil
 	}
 	ref := in[groups[0]]
 	idx := make([]int, 0, len(in))
@@ -415,17 +455,23 @@ func unlike(in []Audited, group, groups []int) []Unlike {
 	}
 	slices.SortStableFunc(idx, func(x, y int) int { return compareRanks(RankOf(in[x].Capture), RankOf(in[y].Capture)) })
 	var out []Unlike
+	var runs []OtherRun
 	for _, i := range idx {
 		a := in[i]
 		var e *audit.NotSameProgram
-		if errors.As(audit.SameProgram(ref.Audit, a.Audit), &e) {
-			for k := range e.Differences {
-				if math.IsInf(e.Differences[k].Share, 0) {
-					e.Differences[k].Share = 0 // the peer moved none: no share of nothing (JSON holds no infinity)
-				}
+		if !errors.As(audit.SameProgram(ref.Audit, a.Audit), &e) {
+			if !sameRun(ref.Audit, a.Audit) {
+				runs = append(runs, OtherRun{Rank: RankOf(a.Capture), Capture: a.Capture, Peer: RankOf(ref.Capture), PeerCapture: ref.Capture,
+					GapNs: runGap(ref.Audit, a.Audit), StartNs: a.Audit.SessionStartNs, PeerStartNs: ref.Audit.SessionStartNs})
 			}
-			out = append(out, Unlike{Rank: RankOf(a.Capture), Capture: a.Capture, Peer: RankOf(ref.Capture), PeerCapture: ref.Capture, Differences: e.Differences})
+			continue
 		}
+		for k := range e.Differences {
+			if math.IsInf(e.Differences[k].Share, 0) {
+				e.Differences[k].Share = 0 // the peer moved none: no share of nothing (JSON holds no infinity)
+			}
+		}
+		out = append(out, Unlike{Rank: RankOf(a.Capture), Capture: a.Capture, Peer: RankOf(ref.Capture), PeerCapture: ref.Capture, Differences: e.Differences})
 	}
-	return out
+	return out, runs
 }

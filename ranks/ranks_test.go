@@ -159,3 +159,33 @@ func TestUnlikeJSON(t *testing.T) {
 		t.Errorf("read back %+v (%v), want %+v", back, err, u)
 	}
 }
+
+// TestOtherRunIsNoPeer: a rank of the job's program whose session started
+// a day after the others' (a rank re-run beside the job's folder) is
+// listed as of another run beside the job's first rank and compared with
+// no rank of this run; a rank started 30 s after the others' end, or one
+// whose capture does not say when it started, is still a peer.
+func TestOtherRunIsNoPeer(t *testing.T) {
+	const start, span = int64(1796188822143396975), int64(13_808_483_210)
+	late := map[int]int64{1: 86_400_000_000_000, 2: span + 30_000_000_000, 3: -start}
+	var in []Audited
+	for r := 0; r < 4; r++ {
+		au := rankAudit(100, 0, 20, 20)
+		au.SpanNs, au.SessionStartNs = span, start+late[r]
+		in = append(in, Audited{Capture: "run/report." + string(rune('0'+r)) + ".sqlite", Audit: au})
+	}
+	s := Summarize(in, DefaultThresholds)
+	want := []OtherRun{{Rank: "1", Capture: "run/report.1.sqlite", Peer: "0", PeerCapture: "run/report.0.sqlite",
+		GapNs: 86_400_000_000_000 - span, StartNs: start + late[1], PeerStartNs: start}}
+	if !reflect.DeepEqual(s.OtherRun, want) {
+		t.Errorf("other run %+v, want %+v", s.OtherRun, want)
+	}
+	if len(s.Unlike) != 0 {
+		t.Errorf("unlike %+v, want none: every rank runs one program", s.Unlike)
+	}
+	for i, r := range s.Rows {
+		if want := map[bool]int{true: 0, false: 2}[i == 1]; r.Peers != want {
+			t.Errorf("rank %s has %d peers, want %d", r.Rank, r.Peers, want)
+		}
+	}
+}

@@ -273,6 +273,10 @@ type Meta struct {
 	// DurationNs is the trace's duration where the export records it, 0
 	// otherwise.
 	DurationNs int64 `json:"-"`
+	// SessionStartNs is the wall-clock time the capture's session started
+	// (ns since 1970, UTC) where the export records it, 0 otherwise: the
+	// captures of one job's ranks started together.
+	SessionStartNs int64 `json:"-"`
 	// Tracing is what nsys traced.
 	Tracing Tracing `json:"-"`
 	// Processes are the names of the processes the capture lists, one per

@@ -1134,6 +1134,10 @@ func ruleSummary(rc *audit.RuleComparison) string {
 	if rc.Agree {
 		return fmt.Sprintf("NVIDIA's %s rule (%s) agrees: it lists the same %s", rc.Rule, ruleSourceWords(rc.Source), nounsOf(int64(rc.Both), "pageable async copy"))
 	}
+	if rc.RuleMB != 0 || rc.AuditMB != 0 {
+		return fmt.Sprintf("NVIDIA's %s rule (%s) disagrees: it lists the same %s, but of %.3f MB, where the capture's records give them %.3f MB (its sizes are of another export, or were edited)",
+			rc.Rule, ruleSourceWords(rc.Source), nounsOf(int64(rc.Both), "pageable async copy"), rc.RuleMB, rc.AuditMB)
+	}
 	return fmt.Sprintf("NVIDIA's %s rule (%s) disagrees: it lists %s, the audit %s, %d in both",
 		rc.Rule, ruleSourceWords(rc.Source), nounsOf(int64(rc.RuleCount), "copy"), nounsOf(int64(rc.AuditCount), "pageable async copy"), rc.Both)
 }

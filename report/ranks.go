@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -98,6 +99,9 @@ func ranksLead(s *ranks.Summary) []string {
 	if n := len(s.Unlike); n > 0 {
 		lead += fmt.Sprintf("; %s not of the job's program, compared only with ranks of their own", counted(n, "rank", "ranks"))
 	}
+	if n := len(s.OtherRun); n > 0 {
+		lead += fmt.Sprintf("; %s from another run of the job, compared only with ranks of their own run", counted(n, "rank", "ranks"))
+	}
 	out := map[string]bool{}
 	for _, f := range s.Findings {
 		out[f.Rank] = true
@@ -152,6 +156,10 @@ func ranksFindings(s *ranks.Summary) []string {
 	for _, u := range s.Unlike {
 		out = append(out, fmt.Sprintf("rank %s: %s is not a capture of rank %s's program (%s), so its row compares other work: %s",
 			u.Rank, u.Capture, u.Peer, u.PeerCapture, audit.DifferenceWords(u.Differences, "in rank "+u.Peer, "in rank "+u.Rank)))
+	}
+	for _, o := range s.OtherRun {
+		out = append(out, fmt.Sprintf("rank %s: %s was captured in another run of the job than rank %s's (%s): its session started %s UTC, rank %s's %s UTC, %s from the one's end to the other's start (a run's ranks start together, within %s), so its row is compared only with ranks of its own run; give the captures of one run",
+			o.Rank, o.Capture, o.Peer, o.PeerCapture, utc(o.StartNs), o.Peer, utc(o.PeerStartNs), apart(o.GapNs), apart(ranks.MaxRunGapNs)))
 	}
 	var saved int64
 	for _, r := range s.Rows {
@@ -452,3 +460,11 @@ func (r *RanksReport) WriteDir(dir string, overwrite bool) ([]string, error) {
 	}
 	return writeFiles(dir, files, overwrite)
 }
+
+// utc writes a wall-clock time (ns since 1970) to the second, in UTC.
+func utc(epochNs int64) string {
+	return time.Unix(0, epochNs).UTC().Format("2006-01-02 15:04:05")
+}
+
+// apart writes a wall-clock span to the second (23h59m46s).
+func apart(n int64) string { return time.Duration(n).Round(time.Second).String() }

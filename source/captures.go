@@ -1,12 +1,15 @@
 package source
 
 import (
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
 // Captures lists the captures an argument names, each to be opened on its
@@ -27,12 +30,21 @@ func Captures(arg string) ([]string, error) {
 			return nil, &inputerr.Error{Path: arg, Problem: "matches no file", Hint: "check the pattern and the folder"}
 		}
 		var out []string
+		var skipped []string
 		for _, m := range matches {
+			if !mayBeCapture(m) {
+				skipped = append(skipped, m)
+				continue
+			}
 			c, err := Captures(m)
 			if err != nil {
 				return nil, err
 			}
 			out = append(out, c...)
+		}
+		if len(out) == 0 {
+			return nil, &inputerr.Error{Path: arg, Problem: fmt.Sprintf("matches no capture: %s, none an export, a report or another input nsyscheck reads alone (the first: %s)", files(len(skipped)), skipped[0]),
+				Hint: "match the captures themselves, as 'run/report.*.nsys-rep', or give their folder"}
 		}
 		return onePerBase(dedupe(out)), nil
 	}
@@ -70,6 +82,36 @@ func Captures(arg string) ([]string, error) {
 		return out, nil
 	}
 	return []string{arg}, nil // one capture: the folder's own, as Open reads it
+}
+
+// files counts files in words.
+func files(n int) string {
+	if n == 1 {
+		return "1 file"
+	}
+	return fmt.Sprintf("%d files", n)
+}
+
+// mayBeCapture says whether a pattern's match may be a capture of its
+// own: a folder, or a file that Sniff tells as an input other than one
+// CSV report (a capture's reports are read as their folder). A pattern
+// such as run/report.* also matches what nsys and the job wrote beside
+// the captures (report.0.stdout.txt, report.0_cuda_memcpy_async.csv),
+// which no reader takes alone; a file that cannot be read is kept, for
+// its reader to say why.
+func mayBeCapture(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return true
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return true
+	}
+	head := make([]byte, nsysdb.SniffSize)
+	n, _ := io.ReadFull(f, head)
+	k := nsysdb.Sniff(path, head[:n])
+	return k != nsysdb.KindUnknown && k != nsysdb.KindCSV
 }
 
 // onePerBase keeps one capture file of each base name in a folder, as a

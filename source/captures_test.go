@@ -61,3 +61,27 @@ func TestCaptures(t *testing.T) {
 		t.Errorf("a missing capture: err = %v", err)
 	}
 }
+
+// TestCapturesPatternOfJob: the pattern report.* over the real job's
+// folder (ddp-ranks) matches each rank's export, its nsys stdout and its
+// rule CSV; the ranks are the four exports (once each rank's stdout was
+// taken as a second capture of it). A pattern that matches only what
+// lies beside the captures is refused, naming the first match.
+func TestCapturesPatternOfJob(t *testing.T) {
+	job := filepath.Join("..", "testdata", "captures", "ddp-ranks")
+	got, err := Captures(filepath.Join(job, "report.*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, r := range []string{"0", "1", "2", "3"} {
+		want = append(want, filepath.Join(job, "report."+r+".sqlite"))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("Captures(report.*) = %v, want %v", got, want)
+	}
+	_, err = Captures(filepath.Join(job, "report.*_cuda_memcpy_async.csv"))
+	if err == nil || !strings.Contains(err.Error(), "matches no capture: 4 files") || !strings.Contains(err.Error(), "report.0_cuda_memcpy_async.csv") {
+		t.Errorf("a pattern of the rule's CSVs alone: err = %v", err)
+	}
+}

@@ -32,6 +32,7 @@ const (
 	ColGPUID         = "gpuId"         // TARGET_INFO_CUDA_DEVICE
 	ColCUDADevice    = "cuDevice"      // TARGET_INFO_GPU
 	ColDuration      = "duration"      // ANALYSIS_DETAILS: the trace's duration in ns
+	ColUTCEpochNs    = "utcEpochNs"    // TARGET_INFO_SESSION_START_TIME: the session's start, ns since 1970 (UTC)
 	ColStopTime      = "stopTime"      // ANALYSIS_DETAILS: the trace's stop on its clock (ns)
 	ColSyncType      = "syncType"      // CUPTI_ACTIVITY_KIND_SYNCHRONIZATION
 	ColOldSyncType   = "deprecatedSyncType"

@@ -36,8 +36,9 @@ const (
 	TableDiagSeverity  = "ENUM_DIAGNOSTIC_SEVERITY_LEVEL"
 	TableDiagSource    = "ENUM_DIAGNOSTIC_SOURCE_TYPE"
 	TableMigration     = "ENUM_CUDA_UNIF_MEM_MIGRATION"
-	TableCUDAStream    = "TARGET_INFO_CUDA_STREAM"       // the streams the program made
-	TableCUDAContext   = "TARGET_INFO_CUDA_CONTEXT_INFO" // the contexts the program made, each on its device
+	TableCUDAStream    = "TARGET_INFO_CUDA_STREAM"        // the streams the program made
+	TableCUDAContext   = "TARGET_INFO_CUDA_CONTEXT_INFO"  // the contexts the program made, each on its device
+	TableSessionStart  = "TARGET_INFO_SESSION_START_TIME" // the wall-clock time the capture's session started
 )
 
 // NoStream is the stream id nsys writes for a record of no stream (an

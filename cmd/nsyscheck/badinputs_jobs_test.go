@@ -1,0 +1,98 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// jobCases: the captures of the real data-parallel job (ddp-ranks) given
+// to audit --ranks mixed with what is not of the job's one run: a rank
+// captured in another run of it, one rank's capture given as two ranks;
+// and by a pattern that matches what nsys
+// wrote beside each rank's export too; and one rank's rule CSV (NVIDIA's
+// cuda_memcpy_async, read beside the export) listing its copies larger
+// than the export's records give them.
+func jobCases() []badCase {
+	const jobs = "ranks of one job"
+	// job copies the job's four ranks into dir, runs stmts on rank 1's
+	// copy, and returns --ranks's arguments: the folder.
+	job := func(stmts ...string) func(t *testing.T, dir string) []string {
+		return func(t *testing.T, dir string) []string {
+			for r := 0; r < 4; r++ {
+				name := fmt.Sprintf("report.%d.sqlite", r)
+				writeFile(t, filepath.Join(dir, name), readFile(t, filepath.Join("../../testdata/captures/ddp-ranks", name)))
+			}
+			if len(stmts) > 0 {
+				db := openRW(t, filepath.Join(dir, "report.1.sqlite"))
+				mustExec(t, db, stmts...)
+				db.Close()
+			}
+			return []string{"--ranks", dir, "-j", "2", "--nvidia-rule", "off"}
+		}
+	}
+	// whole copies every file of the job's folder (exports, nsys's stdout,
+	// the rule's CSVs) into dir and returns --ranks's arguments: pattern,
+	// joined to dir.
+	whole := func(pattern string) func(t *testing.T, dir string) []string {
+		return func(t *testing.T, dir string) []string {
+			src := "../../testdata/captures/ddp-ranks"
+			for r := 0; r < 4; r++ {
+				for _, f := range []string{".sqlite", ".stdout.txt", "_cuda_memcpy_async.csv"} {
+					name := fmt.Sprintf("report.%d%s", r, f)
+					writeFile(t, filepath.Join(dir, name), readFile(t, filepath.Join(src, name)))
+				}
+			}
+			return []string{"--ranks", filepath.Join(dir, pattern), "-j", "2", "--nvidia-rule", "off"}
+		}
+	}
+	// twice copies the job's ranks 0 to 2 into dir and gives rank 2's
+	// capture as rank 3 too, by link (or copy): --ranks's arguments.
+	twice := func(link bool) func(t *testing.T, dir string) []string {
+		return func(t *testing.T, dir string) []string {
+			args := job()(t, dir)
+			r3 := filepath.Join(dir, "report.3.sqlite")
+			if err := os.Remove(r3); err != nil {
+				t.Fatal(err)
+			}
+			if link {
+				if err := os.Symlink("report.2.sqlite", r3); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				writeFile(t, r3, readFile(t, filepath.Join(dir, "report.2.sqlite")))
+			}
+			return args
+		}
+	}
+	return []badCase{
+		{group: jobs, name: "audit --ranks of the job, report.3.sqlite a link to rank 2's export (once audited as two ranks)", cmd: "audit",
+			make: twice(true),
+			exit: 2, want: []string{"--ranks: ranks 2 and 3 are one capture, given as ", "report.2.sqlite and as ", "report.3.sqlite (one file, by a link)"}},
+		{group: jobs, name: "audit --ranks of the job, rank 2's export copied as rank 3 (once audited as two ranks)", cmd: "audit",
+			make: twice(false),
+			exit: 2, want: []string{"--ranks: ranks 2 and 3 are one capture: ", "record one session, started at the same nanosecond (1796188822126930177 ns since 1970)"}},
+		{group: jobs, name: "audit --ranks of the job, rank 1 captured a day later (its session start moved a day; once its peers' in silence)", cmd: "audit",
+			make: job(`UPDATE TARGET_INFO_SESSION_START_TIME SET utcEpochNs = utcEpochNs + 86400000000000`),
+			exit: 1, want: []string{"1 rank from another run of the job, compared only with ranks of their own run",
+				"report.1.sqlite was captured in another run of the job than rank 0's", "its session started 2026-12-03 05:20:22 UTC, rank 0's 2026-12-02 05:20:22 UTC"}},
+		{group: jobs, name: "audit --ranks 'DIR/report.*' over the job's folder: the pattern matches each rank's stdout and rule CSV too (once refused as rank 0 given twice, by its stdout)", cmd: "audit",
+			make: whole("report.*"),
+			exit: 1, want: []string{"Ranks of the job: 4 captures audited; 1 rank stands out against its peers"}},
+		{group: jobs, name: "audit --ranks 'DIR/*.txt' over the job's folder: nsys's stdout files alone", cmd: "audit",
+			make: whole("*.txt"),
+			exit: 2, want: []string{"*.txt: matches no capture: 4 files, none an export, a report or another input nsyscheck reads alone (the first: ", "report.0.stdout.txt", "give their folder"}},
+		{group: jobs, name: "audit of rank 2 with its rule CSV beside listing the same copies, 50 of them 1 MB larger each (once it agreed: copies matched by start alone)", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				src := "../../testdata/captures/ddp-ranks/report.2"
+				p := filepath.Join(dir, "report.2.sqlite")
+				writeFile(t, p, readFile(t, src+".sqlite"))
+				rule := string(readFile(t, src+"_cuda_memcpy_async.csv"))
+				writeFile(t, filepath.Join(dir, "report.2_cuda_memcpy_async.csv"), []byte(strings.ReplaceAll(rule, ",Pageable,Device,0.", ",Pageable,Device,1.")))
+				return []string{p, "--format", "json"}
+			},
+			exit: 1, want: []string{`"agree": false`, `"ruleMB": `, `"auditMB": `}},
+	}
+}
