@@ -124,7 +124,15 @@ ranks=${RANKS:-64}
 small=${RANKS_CAPTURE:-$root/testdata/captures/many-copies-small/many-copies-small.sqlite}
 if [ "$ranks" -gt 0 ] && [ -f "$small" ]; then
     mkdir -p job
-    for r in $(seq 0 $((ranks - 1))); do cp "$small" "job/report.$r.sqlite"; done
+    # Each copy its own session start, 1 ms apart, as each rank's nsys
+    # session has: audit --ranks refuses one capture given as two ranks.
+    for r in $(seq 0 $((ranks - 1))); do
+        cp "$small" "job/report.$r.sqlite" &&
+            python3 -c 'import sqlite3, sys
+d = sqlite3.connect(sys.argv[1])
+d.execute("UPDATE TARGET_INFO_SESSION_START_TIME SET utcEpochNs = utcEpochNs + ?", (int(sys.argv[2]) * 1000000,))
+d.commit()' "job/report.$r.sqlite" "$r"
+    done
     echo
     echo "audit --ranks of $ranks ranks (copies of $(basename "$small")), by workers:"
     : >results.txt
