@@ -283,10 +283,10 @@ func checkScrubPaths(f *source.File, out string, opts ScrubOptions) error {
 		if oi.IsDir() {
 			return &inputerr.Error{Path: out, Problem: "the output is a folder", Hint: "name a file to write"}
 		}
-		if what := regular.Describe(oi.Mode()); what != "" {
+		if what := regular.Kind(oi.Mode()); what != "" {
 			// --force replaces a file; a device or a pipe would be
 			// swapped for the copy, gone from the machine.
-			return &inputerr.Error{Path: out, Problem: "the output is " + what + ", which --force does not replace",
+			return &inputerr.Error{Path: out, Problem: "the output is " + what + ", not a file, which --force does not replace",
 				Hint: "name a file to write"}
 		}
 		if !opts.Force {
