@@ -427,6 +427,13 @@ func TestSameProgram(t *testing.T) {
 		!strings.Contains(err.Error(), "only after: other") {
 		t.Errorf("other kernels: %v", err)
 	}
+	// Half the launches of a kernel, its name kept, are another program's.
+	b.kernels = map[string]int64{"step": 500}
+	err = SameProgram(a, b)
+	if !errors.As(err, &e) || len(e.Differences) != 1 || e.Differences[0].What != DiffKernels || e.Differences[0].Before != 500 ||
+		e.Differences[0].After != 0 || e.Differences[0].NamesBefore != 0 || !strings.Contains(err.Error(), "kernels: 500 launches before and 0 after") {
+		t.Errorf("half the launches, names kept: %v", err)
+	}
 	b.kernels = a.kernels
 	half := auditOf(50, pin, mb4, 20_000)
 	half.kernels = a.kernels

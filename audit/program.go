@@ -19,8 +19,10 @@ import (
 const BytesTolerance = 0.01
 
 // KernelTolerance is the largest share of a capture's kernel launches
-// whose names the other capture never launched, for two captures of one
-// program (a library may pick another kernel now and then).
+// that the other capture did not match, name for name (launches of a name
+// past the other's count of it, names it never launched included), for
+// two captures of one program (a library may pick another kernel now and
+// then).
 const KernelTolerance = 0.01
 
 // maxNamed bounds the kernel names a Difference lists.
@@ -33,7 +35,8 @@ type Difference struct {
 	What      string
 	Direction vocab.CopyKind
 	// Before and After are the bytes moved, or for kernels the launches
-	// whose names the other capture never launched; Share the change (the
+	// the other capture did not match name for name (of a name it never
+	// launched, or past its count of the name); Share the change (the
 	// bytes' relative change, or the larger share of launches).
 	Before int64
 	After  int64
@@ -87,7 +90,7 @@ func DifferenceWords(ds []Difference, one, other string) string {
 				d.Direction, mb(d.Before), one, mb(d.After), other, change(d, one), mb(abs(d.After-d.Before)),
 				pctPast(float64(abs(d.After-d.Before))/float64(d.Moved), BytesTolerance, false), mb(d.Moved), 100*BytesTolerance))
 		case DiffKernels:
-			s := fmt.Sprintf("kernels: %s %s and %d %s of kernels the other capture never ran (%s, more than %.0f%%)",
+			s := fmt.Sprintf("kernels: %s %s and %d %s that the other capture did not launch as often, name for name (%s, more than %.0f%%)",
 				launches(d.Before), one, d.After, other, pctPast(d.Share, KernelTolerance, false), 100*KernelTolerance)
 			s += namesOnly(one, d.OnlyBefore, d.NamesBefore) + namesOnly(other, d.OnlyAfter, d.NamesAfter)
 			parts = append(parts, s)
@@ -124,9 +127,9 @@ func pctPast(share, tol float64, signed bool) string {
 
 // SameProgram returns a *NotSameProgram error when before and after moved
 // different bytes host-to-device or device-to-host (by more than
-// BytesTolerance of all they moved) or ran different kernels (launches of
-// names the other never ran above KernelTolerance of either's), nil when
-// they are alike.
+// BytesTolerance of all they moved) or ran different kernels (launches
+// the other did not match name for name above KernelTolerance of
+// either's), nil when they are alike.
 func SameProgram(before, after *Audit) error {
 	e := &NotSameProgram{Before: before.Capture, After: after.Capture}
 	dirs := []vocab.CopyKind{vocab.CopyHtoD, vocab.CopyDtoH}
@@ -163,8 +166,10 @@ func SameProgram(before, after *Audit) error {
 }
 
 // only lists (at most maxNamed, the most launched first) the kernels of
-// have that other never launched, how many names they are, their
-// launches, and have's launches in all.
+// have that other never launched and how many names they are; it counts
+// the launches of have that other does not match name for name (every
+// launch of a name other never launched, and those of a name past
+// other's count of it), and have's launches in all.
 func only(have, other map[string]int64) (names []string, distinct int, launches, total int64) {
 	type named struct {
 		name string
@@ -173,8 +178,8 @@ func only(have, other map[string]int64) (names []string, distinct int, launches,
 	var miss []named
 	for k, n := range have {
 		total += n
+		launches += max(0, n-other[k])
 		if other[k] == 0 {
-			launches += n
 			miss = append(miss, named{k, n})
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/leftover"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+	"github.com/nsyscheck/nsyscheck/internal/regular"
 	"github.com/nsyscheck/nsyscheck/internal/sqlitefile"
 	"github.com/nsyscheck/nsyscheck/source"
 )
@@ -281,6 +282,12 @@ func checkScrubPaths(f *source.File, out string, opts ScrubOptions) error {
 		}
 		if oi.IsDir() {
 			return &inputerr.Error{Path: out, Problem: "the output is a folder", Hint: "name a file to write"}
+		}
+		if what := regular.Kind(oi.Mode()); what != "" {
+			// --force replaces a file; a device or a pipe would be
+			// swapped for the copy, gone from the machine.
+			return &inputerr.Error{Path: out, Problem: "the output is " + what + ", not a file, which --force does not replace",
+				Hint: "name a file to write"}
 		}
 		if !opts.Force {
 			return existsError(out)

@@ -139,7 +139,17 @@ func runGap(a, b *audit.Audit) int64 {
 	if a.SessionStartNs <= 0 || b.SessionStartNs <= 0 {
 		return 0
 	}
-	return max(a.SessionStartNs, b.SessionStartNs) - min(a.SessionStartNs+max(a.SpanNs, 0), b.SessionStartNs+max(b.SpanNs, 0))
+	return max(a.SessionStartNs, b.SessionStartNs) - min(sessionEnd(a), sessionEnd(b))
+}
+
+// sessionEnd is when a capture's session ended (its start and span), at
+// most the largest time an int64 holds: a start edited near it (the year
+// 2262) must not wrap round to before 1970 and so lie beside every run.
+func sessionEnd(a *audit.Audit) int64 {
+	if end := a.SessionStartNs + max(a.SpanNs, 0); end >= a.SessionStartNs {
+		return end
+	}
+	return math.MaxInt64
 }
 
 // sameRun says whether two captures may be of one run of a job.

@@ -3,6 +3,7 @@ package ranks
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -165,6 +166,18 @@ func TestUnlikeJSON(t *testing.T) {
 // listed as of another run beside the job's first rank and compared with
 // no rank of this run; a rank started 30 s after the others' end, or one
 // whose capture does not say when it started, is still a peer.
+// A session start edited to the largest int64 (the year 2262) is another
+// run's, not one whose end wraps round to before 1970 and so lies beside
+// every run.
+func TestSessionStartAtMaxIsAnotherRun(t *testing.T) {
+	a, b := rankAudit(100, 0, 20, 20), rankAudit(100, 0, 20, 20)
+	a.SpanNs, a.SessionStartNs = 13_808_483_210, 1796188822143396975
+	b.SpanNs, b.SessionStartNs = 13_808_483_210, math.MaxInt64
+	if g := runGap(a, b); g != math.MaxInt64-(a.SessionStartNs+a.SpanNs) || sameRun(a, b) || sameRun(b, a) {
+		t.Errorf("gap %d, same run %v: want the start at the int64 limit another run's", g, sameRun(a, b))
+	}
+}
+
 func TestOtherRunIsNoPeer(t *testing.T) {
 	const start, span = int64(1796188822143396975), int64(13_808_483_210)
 	late := map[int]int64{1: 86_400_000_000_000, 2: span + 30_000_000_000, 3: -start}

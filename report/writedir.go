@@ -15,6 +15,7 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/internal/ctlchar"
 	"github.com/nsyscheck/nsyscheck/internal/leftover"
+	"github.com/nsyscheck/nsyscheck/internal/regular"
 	"github.com/nsyscheck/nsyscheck/privacy"
 )
 
@@ -357,6 +358,10 @@ func refusal(dir string, list []string, overwrite bool) (bool, error) {
 		switch {
 		case err == nil && st.IsDir():
 			return false, fmt.Errorf("%s is a folder; a report writes a file there: move it, or write the report elsewhere", filepath.Join(dir, n))
+		case err == nil && st.Mode()&fs.ModeSymlink == 0 && regular.Kind(st.Mode()) != "":
+			// --force replaces files; a FIFO or a device would be
+			// swapped for the page, gone from the machine.
+			return false, fmt.Errorf("%s is %s, not a file, which --force does not replace: move it, or write the report elsewhere", filepath.Join(dir, n), regular.Kind(st.Mode()))
 		case err == nil:
 			clash = append(clash, n)
 		case !errors.Is(err, fs.ErrNotExist):

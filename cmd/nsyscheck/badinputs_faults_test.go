@@ -171,6 +171,30 @@ func faultCases() []badCase {
 				return []string{mkfifo(t, dir, "pinned.sqlite"), "-o", filepath.Join(t.TempDir(), "shared.sqlite")}
 			},
 			exit: 2, want: []string{"pinned.sqlite", "a FIFO (named pipe), not a file"}},
+		{group: "FIFOs, devices and huge files", name: "scrub -o a FIFO, with --force (once the FIFO was replaced by the copy, as /dev/full would be)",
+			cmd: "scrub",
+			make: func(t *testing.T, dir string) []string {
+				p := copyShipped(t, dir, "pinned.sqlite")
+				return []string{p, "-o", mkfifo(t, dir, "shared.sqlite"), "--force"}
+			},
+			exit: 2, want: []string{"shared.sqlite", "the output is a FIFO (named pipe), not a file", "which --force does not replace"},
+			check: func(t *testing.T, dir string) {
+				if fi, err := os.Lstat(filepath.Join(dir, "shared.sqlite")); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+					t.Errorf("the FIFO OUT was replaced: %v %v", fi, err)
+				}
+			}},
+		{group: "FIFOs, devices and huge files", name: "report -o a folder whose report.html is a FIFO, with --force (once the FIFO was replaced by the page)",
+			cmd: "report",
+			make: func(t *testing.T, dir string) []string {
+				p := copyShipped(t, dir, "pinned.sqlite")
+				out := filepath.Join(t.TempDir(), "out")
+				if err := os.Mkdir(out, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				mkfifo(t, out, "report.html")
+				return []string{p, "-o", out, "--force"}
+			},
+			exit: 2, want: []string{"report.html is a FIFO (named pipe), not a file, which --force does not replace"}},
 		{group: "FIFOs, devices and huge files", name: "report given a folder whose pinned.sqlite is a FIFO",
 			cmd: "report",
 			make: func(t *testing.T, dir string) []string {

@@ -14,7 +14,8 @@ import (
 // and by a pattern that matches what nsys
 // wrote beside each rank's export too; and one rank's rule CSV (NVIDIA's
 // cuda_memcpy_async, read beside the export) listing its copies larger
-// than the export's records give them.
+// than the export's records give them; and a rank that launched half the
+// kernels its peers did, each name kept.
 func jobCases() []badCase {
 	const jobs = "ranks of one job"
 	// job copies the job's four ranks into dir, runs stmts on rank 1's
@@ -78,12 +79,18 @@ func jobCases() []badCase {
 			make: job(`UPDATE TARGET_INFO_SESSION_START_TIME SET utcEpochNs = utcEpochNs + 86400000000000`),
 			exit: 1, want: []string{"1 rank from another run of the job, compared only with ranks of their own run",
 				"report.1.sqlite was captured in another run of the job than rank 0's", "its session started 2026-12-03 05:20:22 UTC, rank 0's 2026-12-02 05:20:22 UTC"}},
+		{group: jobs, name: "audit --ranks of the job, rank 1's session start the largest int64, the year 2262 (once its end wrapped round to 1677 and it was a peer)", cmd: "audit",
+			make: job(`UPDATE TARGET_INFO_SESSION_START_TIME SET utcEpochNs = 9223372036854775807`),
+			exit: 1, want: []string{"1 rank from another run of the job", "its session started 2262-04-11 23:47:16 UTC, rank 0's 2026-12-02 05:20:22 UTC"}},
 		{group: jobs, name: "audit --ranks 'DIR/report.*' over the job's folder: the pattern matches each rank's stdout and rule CSV too (once refused as rank 0 given twice, by its stdout)", cmd: "audit",
 			make: whole("report.*"),
 			exit: 1, want: []string{"Ranks of the job: 4 captures audited; 1 rank stands out against its peers"}},
 		{group: jobs, name: "audit --ranks 'DIR/*.txt' over the job's folder: nsys's stdout files alone", cmd: "audit",
 			make: whole("*.txt"),
 			exit: 2, want: []string{"*.txt: matches no capture: 4 files, none an export, a report or another input nsyscheck reads alone (the first: ", "report.0.stdout.txt", "give their folder"}},
+		{group: jobs, name: "audit --ranks of the job, rank 1's every second kernel launch deleted, names kept, nsys's count of events dropped (once a peer: kernels compared by name alone)", cmd: "audit",
+			make: job(`DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE rowid % 2 = 0`, `DELETE FROM DIAGNOSTIC_EVENT`),
+			exit: 1, want: []string{"1 rank not of the job's program", "report.1.sqlite is not a capture of rank 0's program", "kernels: 940 launches in rank 0 and 0 in rank 1 that the other capture did not launch as often, name for name (50.0%, more than 1%)"}},
 		{group: jobs, name: "audit of rank 2 with its rule CSV beside listing the same copies, 50 of them 1 MB larger each (once it agreed: copies matched by start alone)", cmd: "audit",
 			make: func(t *testing.T, dir string) []string {
 				src := "../../testdata/captures/ddp-ranks/report.2"

@@ -44,17 +44,34 @@ func size(n int64) string {
 // Describe returns "" when mode is a regular file's, else what the file is
 // and why it is not read.
 func Describe(mode fs.FileMode) string {
+	k := Kind(mode)
+	switch {
+	case k == "":
+		return ""
+	case mode&fs.ModeNamedPipe != 0:
+		return k + ", not a file: reading it would wait for a writer"
+	case mode&fs.ModeCharDevice != 0, mode&fs.ModeDevice != 0:
+		return k + ", not a file: reading it may never end"
+	case mode.IsDir(), mode&fs.ModeSocket != 0:
+		return k + ", not a file"
+	}
+	return k
+}
+
+// Kind returns "" when mode is a regular file's, else what the file is
+// ("a FIFO (named pipe)", "a device", ...).
+func Kind(mode fs.FileMode) string {
 	switch {
 	case mode.IsRegular():
 		return ""
 	case mode.IsDir():
-		return "a folder, not a file"
+		return "a folder"
 	case mode&fs.ModeNamedPipe != 0:
-		return "a FIFO (named pipe), not a file: reading it would wait for a writer"
+		return "a FIFO (named pipe)"
 	case mode&fs.ModeCharDevice != 0, mode&fs.ModeDevice != 0:
-		return "a device, not a file: reading it may never end"
+		return "a device"
 	case mode&fs.ModeSocket != 0:
-		return "a socket, not a file"
+		return "a socket"
 	}
 	return "not a regular file"
 }
