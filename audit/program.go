@@ -87,7 +87,7 @@ func DifferenceWords(ds []Difference, one, other string) string {
 				continue
 			}
 			parts = append(parts, fmt.Sprintf("%s bytes: %s %s, %s %s (%s; the %s between them is %s of the %s moved between host and device, more than %.0f%%)",
-				d.Direction, mb(d.Before), one, mb(d.After), other, change(d, one), mb(abs(d.After-d.Before)),
+				d.Direction, mb(d.Before), one, mb(d.After), other, relativeChange(d, one), mb(abs(d.After-d.Before)),
 				pctPast(float64(abs(d.After-d.Before))/float64(d.Moved), BytesTolerance, false), mb(d.Moved), 100*BytesTolerance))
 		case DiffKernels:
 			s := fmt.Sprintf("kernels: %s %s and %d %s that the other capture did not launch as often, name for name (%s, more than %.0f%%)",
@@ -209,9 +209,9 @@ func ratio(n, total int64) float64 {
 	return float64(n) / float64(total)
 }
 
-// change writes a difference's relative change with one decimal and its
-// sign, or says that the first capture (one) moved none.
-func change(d Difference, one string) string {
+// relativeChange writes a difference's relative change with one decimal
+// and its sign, or says that the first capture (one) moved none.
+func relativeChange(d Difference, one string) string {
 	if d.Before == 0 {
 		return "none " + one
 	}
