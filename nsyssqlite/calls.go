@@ -274,6 +274,7 @@ func (r *reader) emitCalls() error {
 		nameID, gtid := v[2], v[5]
 		if seen != nil {
 			seen.row(a.End)
+			seen.thread(gtid)
 		}
 		if nameID != lastID {
 			name, ok := names[nameID]

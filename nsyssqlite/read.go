@@ -49,6 +49,10 @@ type Info struct {
 	// records the export holds of them; a consumer that has found nothing
 	// else wrong refuses an export where they differ (capture).
 	Collected Collected
+	// CallPIDs are the pids (nsysdb.SplitGlobalID) of the threads of every
+	// row of the runtime table (Tables names it), in order, where the
+	// stream read them all; nil where it did not.
+	CallPIDs []int64
 }
 
 // Read streams the records of the export at path, open as db, to h: only
@@ -231,6 +235,7 @@ func read(ctx context.Context, db *sqlitefile.DB, path string, opts records.Sele
 		return nil, err
 	}
 	r.info.Tables = r.tables
+	r.info.CallPIDs = r.callPIDs()
 	return r.info, nil
 }
 

@@ -2,6 +2,7 @@ package nsyssqlite
 
 import (
 	"database/sql"
+	"slices"
 
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
@@ -27,6 +28,10 @@ type seenTable struct {
 	// kernels'), lastDevice the last one added.
 	devices    map[int64]struct{}
 	lastDevice int64
+	// pids are the distinct pids (nsysdb.SplitGlobalID) of the calls'
+	// threads, lastGtid the last thread's global id they were added for.
+	pids     map[int64]struct{}
+	lastGtid int64
 	// streams and contexts are the distinct values; lastStream and
 	// lastContext the last one added (rows come in runs of one).
 	streams     map[int64]struct{}
@@ -48,7 +53,8 @@ func (r *reader) seeTable(logical string, whole bool) *seenTable {
 	if !whole {
 		return nil
 	}
-	s := &seenTable{allRows: true, streams: map[int64]struct{}{}, contexts: map[contextKey]struct{}{}, devices: map[int64]struct{}{}, lastDevice: -1}
+	s := &seenTable{allRows: true, streams: map[int64]struct{}{}, contexts: map[contextKey]struct{}{}, devices: map[int64]struct{}{}, lastDevice: -1,
+		pids: map[int64]struct{}{}, lastGtid: -1}
 	if r.seen == nil {
 		r.seen = map[string]*seenTable{}
 	}
@@ -62,6 +68,30 @@ func (s *seenTable) row(end int64) {
 	if end > s.maxEnd {
 		s.maxEnd = end
 	}
+}
+
+// thread notes the process of a call's thread, by its global id.
+func (s *seenTable) thread(gtid int64) {
+	if gtid != s.lastGtid || len(s.pids) == 0 {
+		s.lastGtid = gtid
+		pid, _ := nsysdb.SplitGlobalID(gtid)
+		s.pids[pid] = struct{}{}
+	}
+}
+
+// callPIDs is Info.CallPIDs: the pids of every call's thread, where the
+// stream read every row of the runtime table.
+func (r *reader) callPIDs() []int64 {
+	s := r.seen[nsysdb.TableRuntime]
+	if s == nil || !s.allRows {
+		return nil
+	}
+	out := make([]int64, 0, len(s.pids))
+	for p := range s.pids {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // device notes a row's device.

@@ -66,6 +66,25 @@ func TestChecksAfterTheStreamReadNoTableAgain(t *testing.T) {
 		}
 	}
 
+	// The processes of the calls' threads are SQLite's, for the exposure
+	// scan (privacy.Known).
+	var pids []int64
+	rows, err := open(t, trainPinned).Query(`SELECT DISTINCT ((globalTid >> 24) & 16777215) FROM CUPTI_ACTIVITY_KIND_RUNTIME ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var p int64
+		if err := rows.Scan(&p); err != nil {
+			t.Fatal(err)
+		}
+		pids = append(pids, p)
+	}
+	rows.Close()
+	if got := r.callPIDs(); !slices.Equal(got, pids) || len(pids) == 0 {
+		t.Errorf("call pids %v, SQLite's %v", got, pids)
+	}
+
 	// Beside the stream, the checks read every table themselves.
 	db := open(t, trainPinned)
 	planned := make(chan *reader, 1)
@@ -136,7 +155,8 @@ func TestChecksAfterTheStreamAsBeside(t *testing.T) {
 // The stream's row counts are SQLite's for the runtime table without its
 // rows of call stacks, where it holds them: the shipped capture with call
 // stacks counts as nsys does, and its checks still pass over the calls,
-// whose stacks' rows the stream leaves out.
+// whose stacks' rows the stream leaves out, and it names no processes of
+// every row for the exposure scan.
 func TestSeenCallsWithStacks(t *testing.T) {
 	const p = "../testdata/captures/pipeline-backtrace/pipeline-backtrace.sqlite"
 	r, err := streamThenCheck(t, p, auditHandler())
@@ -161,5 +181,8 @@ func TestSeenCallsWithStacks(t *testing.T) {
 	}
 	if !slices.Contains(r.passes, "CUPTI_ACTIVITY_KIND_RUNTIME") {
 		t.Errorf("passes %v: the stacks' rows were not checked", r.passes)
+	}
+	if pids := r.callPIDs(); pids != nil {
+		t.Errorf("call pids %v from calls without the stacks' rows", pids)
 	}
 }
