@@ -174,6 +174,7 @@ const (
 	WhyNoGain    Why = "no-gain"       // held: every cost predicted no gain, and the time after lies in the bound
 	WhyNoPredict Why = "not-predicted" // unavailable: the region has no prediction (Region.NotPredicted)
 	WhyStartUp   Why = "start-up"      // unavailable: its device code's loading differs between the captures (StartUpDiffers)
+	WhyInstances Why = "instances"     // unavailable: the region ran another number of times after (not the same work)
 )
 
 // What can widen a region's bound over its own time before (WideBy).
@@ -316,7 +317,7 @@ func Compare(before, after *Audit, match map[string]string) *Check {
 			rc.Verdict, rc.Why, rc.WideBy = Unavailable, WhyNotFixed, ""
 		}
 		switch {
-		case rc.Why == WhyMissing:
+		case rc.Why == WhyMissing, rc.Why == WhyInstances:
 			missing++
 		case !rc.Judged:
 		case rc.Verdict == Held:
@@ -374,6 +375,11 @@ func judgeRegion(r Region, after *Audit, match map[string]string, skip Why, unse
 		rc.Why = skip
 	case unseen:
 		rc.Verdict, rc.Why = Unavailable, WhyUnseen
+	case a.Instances != r.Instances:
+		// Ranges split, merged, lost or given twice: the median or span of
+		// other instances measures other work, so the region after is not
+		// the region predicted.
+		rc.Verdict, rc.Why = Unavailable, WhyInstances
 	case r.NotPredicted != nil:
 		rc.Verdict, rc.Why = Unavailable, WhyNoPredict
 	case rc.StartUpDiffers():

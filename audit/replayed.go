@@ -228,7 +228,7 @@ func (au *Audit) setReplay(r Replayed) {
 func (au *Audit) shareByRegion() {
 	for _, c := range au.Classes {
 		c.HostShare = 0
-		name := c.Range
+		name := replay.RegionOfRange(c.Range)
 		if name == "" {
 			name = replay.CaptureRegion
 		}

@@ -38,7 +38,7 @@ func loadingOf(tl *timeline.Timeline, names []string) map[string]replay.Outside 
 				ns += tl.Calls.Duration(c)
 			}
 		}
-		n := tl.Name(r.Name)
+		n := replay.RegionOfRange(tl.Name(r.Name))
 		per[n] = append(per[n], float64(ns)/1e6)
 	}
 	out := map[string]replay.Outside{}

@@ -50,7 +50,8 @@ const (
 //     per copy call (but a batch call's), none of a call that failed;
 //   - one copy at a time on a stream (not for CUDA graph nodes, which may
 //     run side by side): a record given twice, or two traces joined,
-//     overlaps itself; one kernel per launch;
+//     overlaps itself; one kernel per launch; no copy beside a kernel of
+//     its stream (kernels alone may overlap each other there);
 //   - a copy that started on a stream before a synchronisation of that
 //     stream (or its whole device) began ends before the wait ends, a
 //     kernel too where the call waited (not a query), and one a blocking
@@ -808,6 +809,16 @@ func (x *crossCheck) finish() (from string, err error) {
 				fmt.Sprintf("two copies, [%d, %d ns] and [%d, %d ns], overlap in time, where a stream runs one copy at a time: the trace holds a copy twice, or two traces were joined",
 					a.start, a.end, b.start, b.end))
 			return fromCopies, x.err
+		}
+		// A stream runs a copy after the kernels before it end and before
+		// those after it begin (only kernels may overlap each other).
+		if ks := x.kernelStreams[k]; ks != nil {
+			if c, kn, ok := crossing(s, ks); ok {
+				x.fail(fmt.Sprintf("stream %d of process %d, device %d", k.stream, k.pid, k.device),
+					fmt.Sprintf("a copy [%d, %d ns] and a kernel [%d, %d ns] overlap in time, where a stream runs a copy only once the kernels before it ended, and a kernel only once the copies before it ended: a record was moved or lengthened, or two traces were joined",
+						c.start, c.end, kn.start, kn.end))
+				return fromCopies, x.err
+			}
 		}
 	}
 	return "", nil

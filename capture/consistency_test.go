@@ -315,3 +315,56 @@ func TestSpansLog(t *testing.T) {
 		}
 	}
 }
+
+// TestCrossing: a stream's copies against its kernels, in both forms of
+// the kernels' spans (in order, and out of order), against every pair.
+func TestCrossing(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var seen [2]int
+	for trial := range 300 {
+		copies, kernels := &spans{}, &spans{}
+		var cs, ks []span
+		var at int64
+		for range 1 + rng.IntN(2*spanBlockLen) { // copies one after another
+			at += 1 + rng.Int64N(1000)
+			c := span{at, at + rng.Int64N(1000)}
+			at = c.end
+			copies.add(c.start, c.end)
+			cs = append(cs, c)
+		}
+		for range rng.IntN(1 + rng.IntN(2)*spanBlockLen) { // none to a few, or many
+			s := rng.Int64N(at + 1)
+			k := span{s, s + rng.Int64N(3)}
+			if trial%2 == 0 { // kernels in start order: the log's form
+				if n := len(ks); n > 0 && k.start < ks[n-1].start {
+					k = span{ks[n-1].start, ks[n-1].start + rng.Int64N(50)}
+				}
+			}
+			kernels.add(k.start, k.end)
+			ks = append(ks, k)
+		}
+		want := false
+		for _, c := range cs {
+			for _, k := range ks {
+				if k.start < c.end && k.end > c.start {
+					want = true
+				}
+			}
+		}
+		c, k, ok := crossing(copies, kernels)
+		if ok {
+			seen[1]++
+		} else {
+			seen[0]++
+		}
+		if ok != want {
+			t.Fatalf("trial %d: crossing ok %v, want %v", trial, ok, want)
+		}
+		if ok && !(k.start < c.end && k.end > c.start) {
+			t.Fatalf("trial %d: crossing gave copy %v and kernel %v, which do not overlap", trial, c, k)
+		}
+	}
+	if seen[0] < 20 || seen[1] < 20 {
+		t.Errorf("trials without and with an overlap: %v, want both at least 20", seen)
+	}
+}

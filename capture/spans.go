@@ -2,6 +2,7 @@ package capture
 
 import (
 	"encoding/binary"
+	"iter"
 	"sort"
 )
 
@@ -224,4 +225,46 @@ func (s *spanColumns) latest(n int) int {
 		}
 	}
 	return n
+}
+
+// inOrder yields the spans in start order (the log's order, or the
+// columns sorted).
+func (s *spans) inOrder(yield func(span) bool) {
+	if s.cols != nil {
+		s.cols.sort()
+		for i := range s.cols.start {
+			if !yield(s.cols.at(i)) {
+				return
+			}
+		}
+		return
+	}
+	s.each(0, yield)
+}
+
+// crossing returns the first span of a that a span of b overlaps (starts
+// before its end and ends after its start), with that span of b; ok is
+// false when none does. The spans of a overlap none of each other (their
+// overlap was checked first), so their ends rise with their starts and
+// one pass over both, in start order, finds it.
+func crossing(a, b *spans) (x, y span, ok bool) {
+	next, stop := iter.Pull(b.inOrder)
+	defer stop()
+	var latest span // of b's spans begun before the current span of a ends, the one that ends last
+	pending, more := next()
+	seen := false
+	a.inOrder(func(c span) bool {
+		for more && pending.start < c.end {
+			if !seen || pending.end > latest.end {
+				latest, seen = pending, true
+			}
+			pending, more = next()
+		}
+		if seen && latest.end > c.start {
+			x, y, ok = c, latest, true
+			return false
+		}
+		return true
+	})
+	return x, y, ok
 }

@@ -12,14 +12,25 @@ import (
 )
 
 // readMeta fills the metadata that META_DATA_EXPORT and
-// TARGET_INFO_SYSTEM_ENV hold. Absent tables or rows leave fields empty.
+// TARGET_INFO_SYSTEM_ENV hold. Absent tables or rows leave fields empty;
+// a schema version that is absent or cannot be read, like a newer major
+// one, leaves the export's schema a fact the capture lacks.
 func (r *reader) readMeta() {
-	if r.tables[nsysdb.TableMetaExport] != "" {
+	// unknown says why the schema is not known; every export nsys writes
+	// names it.
+	const unknown = "so what its tables and columns mean is not known to be what nsyscheck reads them as (Nsight Systems writes it as MAJOR.MINOR.MICRO, e.g. %s): an edited export, or another tool's (export the report again with Nsight Systems 2025.3 to be sure)"
+	if r.tables[nsysdb.TableMetaExport] == "" {
+		r.lack(records.FactSchema, fmt.Sprintf("the export has no %s table, which names its schema version, "+unknown, nsysdb.TableMetaExport, nsysdb.KnownSchema))
+	} else {
 		kv := r.nameValues(nsysdb.TableMetaExport, nsysdb.MetaProductVersion, nsysdb.MetaSchemaVersion)
 		r.meta.NsysVersion = kv[nsysdb.MetaProductVersion]
 		r.meta.SchemaVersion = kv[nsysdb.MetaSchemaVersion]
 		r.schema = r.meta.SchemaVersion
-		if nsysdb.NewerSchema(r.schema) {
+		switch {
+		case !nsysdb.ReadableSchema(r.schema):
+			r.lack(records.FactSchema, fmt.Sprintf("the export's schema version (%s in %s) is %s, "+unknown,
+				nsysdb.MetaSchemaVersion, nsysdb.TableMetaExport, schemaWords(r.schema), nsysdb.KnownSchema))
+		case nsysdb.NewerSchema(r.schema):
 			r.lack(records.FactSchema, fmt.Sprintf("the export's schema version is %s, a major version newer than %s, the one of the Nsight Systems release nsyscheck reads (2025.3): a new major version may give a table or column another meaning, so the numbers read from it may not be what they were (export the report with Nsight Systems 2025.3 to be sure)",
 				r.schema, nsysdb.KnownSchema))
 		}
@@ -462,4 +473,13 @@ func (r *reader) emitDiags() error {
 		return r.tableError(t, err)
 	}
 	return nil
+}
+
+// schemaWords names a schema version that cannot be read: absent, or as
+// written (quoted, so that no byte of it passes as is).
+func schemaWords(v string) string {
+	if v == "" {
+		return "absent"
+	}
+	return fmt.Sprintf("%q, not three unsigned numbers", v)
 }

@@ -1,11 +1,13 @@
 package predictions
 
 import (
+	"slices"
+
 	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/diag"
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/records"
 	"github.com/nsyscheck/nsyscheck/vocab"
-	"slices"
 )
 
 func unavailable(reason Why) Outcome { return UnavailableOutcome(reason) }
@@ -198,7 +200,11 @@ func Evaluate(c *capture.Capture) *Result {
 		diags.Add(diag.Warning, diag.Note{Of: CodeGPUUnknown, Text: c.Why(records.FactGPU)})
 	}
 	if hasTrace(c) && !c.Has(records.FactSchema) {
-		diags.Add(diag.Warning, diag.Note{Of: CodeSchemaNewer, Text: c.Why(records.FactSchema)})
+		code := CodeSchemaNewer
+		if !nsysdb.NewerSchema(c.Meta.SchemaVersion) {
+			code = CodeSchemaUnknown
+		}
+		diags.Add(diag.Warning, diag.Note{Of: code, Text: c.Why(records.FactSchema)})
 	}
 	if hasTrace(c) {
 		in := &Reading{Capture: c, From: SourceTrace, diags: diags}

@@ -60,6 +60,11 @@ const (
 	// CodeSchemaNewer: the export's schema is of a newer major version
 	// than the one nsyscheck reads, whose columns may mean other things.
 	CodeSchemaNewer diag.Code = "schema-newer"
+	// CodeSchemaUnknown: the export names no schema version that can be
+	// read (no META_DATA_EXPORT, or a version not MAJOR.MINOR.MICRO), so
+	// what its tables and columns mean is not known to be what nsyscheck
+	// reads them as.
+	CodeSchemaUnknown diag.Code = "schema-unknown"
 )
 
 // Source names where a number came from.

@@ -597,6 +597,8 @@ func checkView(v *auditView, out *audit.Output, verbose bool) {
 	case len(missing) > 0:
 		v.Answer = fmt.Sprintf("unavailable: the capture after has no region %s, which the check judges (renamed, or its ranges gone), so the fix cannot be checked there; --match %s=NAME compares it with a region named otherwise",
 			strings.Join(missing, ", "), missing[0])
+	case otherCountWords(c) != "":
+		v.Answer = "unavailable: " + otherCountWords(c) + ", so its ranges after are not the ones predicted and the fix cannot be checked there"
 	case notPredicted(c):
 		v.Answer = "unavailable: " + notPredictedWords(c.Regions[0].NotPredicted)
 	case c.Unseen == nil && !c.Fix.Made:
@@ -639,6 +641,18 @@ func checkView(v *auditView, out *audit.Output, verbose bool) {
 		replayNote(out.Before))
 }
 
+// otherCountWords says which judged regions ran another number of times
+// in the capture after (audit.WhyInstances), "" when none did.
+func otherCountWords(c *audit.Check) string {
+	var out []string
+	for _, r := range c.Regions {
+		if r.Why == audit.WhyInstances {
+			out = append(out, fmt.Sprintf("%s ran %d times before and %d after", r.Name, r.Instances, r.AfterInstances))
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
 // htodPredictedWords says what the check's prediction of the host-to-device
 // copy calls' host time was: none where the what-if found a pinned cost
 // for none of their pageable copies (the time after would be the time
@@ -673,6 +687,9 @@ func regionCheckWords(r *audit.RegionCheck, why string) string {
 	case audit.WhyNotFixed:
 		return fmt.Sprintf("%s: unavailable: %s before, %s after (%s), but the capture after did not make the fix, so it cannot check the prediction %s",
 			r.Name, msWords(r.Time()), msWords(r.AfterMs()), m, msWords(mid))
+	case audit.WhyInstances:
+		return fmt.Sprintf("%s: unavailable: %d instances before and %d after, so its ranges after are not the ones predicted (split, merged, lost or traced twice): its time after (%s) cannot check the prediction %s",
+			r.Name, r.Instances, r.AfterInstances, msWords(r.AfterMs()), msWords(mid))
 	case audit.WhyStartUp:
 		return fmt.Sprintf("%s: unavailable: %s before, %s after (%s), but loading device code (the first launches' modules and libraries) held the host %s inside it before and %s after: "+
 			"one-time start-up that differs from run to run, with host work the trace does not show beside it, so the time after cannot check the prediction %s (bound %s ms)",

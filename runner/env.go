@@ -42,8 +42,7 @@ func pidNamespacePrefix(ctx context.Context) ([]string, string) {
 	if os.Geteuid() != 0 {
 		prefix = []string{unshare, "--user", "--map-root-user", "--pid", "--fork", "--mount-proc"}
 	}
-	probe := exec.CommandContext(ctx, prefix[0], append(prefix[1:], "true")...)
-	if out, err := probe.CombinedOutput(); err != nil {
+	if out, err := askTool(ctx, prefix[0], append(prefix[1:], "true")...); err != nil {
 		return nil, "this machine does not allow a private PID namespace (" +
 			strings.TrimSpace(firstLine(string(out), err.Error())) + "), so nsys sees every process on the machine"
 	}

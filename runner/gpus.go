@@ -23,7 +23,7 @@ func ListGPUs(ctx context.Context) ([]runinfo.GPU, error) {
 	if err != nil {
 		return nil, &ToolError{Tool: "nvidia-smi", Looked: []string{"PATH"}, Hint: noGPUHint}
 	}
-	out, err := exec.CommandContext(ctx, smi, "--query-gpu="+gpuFields, "--format=csv,noheader,nounits").CombinedOutput()
+	out, err := askTool(ctx, smi, "--query-gpu="+gpuFields, "--format=csv,noheader,nounits")
 	if err != nil {
 		return nil, &ToolError{Tool: "nvidia-smi", Err: fmt.Errorf("%v: %s", err, strings.TrimSpace(string(out))),
 			Hint: "no usable NVIDIA GPU: check the driver (nvidia-smi must list a GPU); " + noGPUHint}

@@ -119,7 +119,7 @@ func topoNUMA(ctx context.Context, index int) (int, string, error) {
 	if err != nil {
 		return -1, "", fmt.Errorf("nvidia-smi topo -m: nvidia-smi not found")
 	}
-	out, err := exec.CommandContext(ctx, smi, "topo", "-m").CombinedOutput()
+	out, err := askTool(ctx, smi, "topo", "-m")
 	if err != nil {
 		return -1, "", fmt.Errorf("nvidia-smi topo -m failed (%v): %s", err, firstLine(string(out), ""))
 	}
@@ -246,7 +246,7 @@ func singleNodeNote(n *runinfo.NUMA) string {
 
 // probe runs prefix with `true` to see that the binding is allowed here.
 func probe(ctx context.Context, prefix []string) error {
-	out, err := exec.CommandContext(ctx, prefix[0], append(prefix[1:], "true")...).CombinedOutput()
+	out, err := askTool(ctx, prefix[0], append(prefix[1:], "true")...)
 	if err != nil {
 		return fmt.Errorf("%s", firstLine(string(out), err.Error()))
 	}

@@ -412,7 +412,13 @@ func (r *Run) profile(ctx context.Context, s *runinfo.Step, nsys string) error {
 		return &ProgramError{ExitCode: code, Message: msg}
 	}
 	rep := r.Path(runinfo.Base + ".nsys-rep")
-	if _, err := os.Stat(rep); err != nil {
+	st, err := os.Stat(rep)
+	if err == nil && st.Size() == 0 && runErr == nil {
+		// An interrupted import, or a full disk: no report is in it.
+		return fmt.Errorf("nsys profile left %s.nsys-rep empty (0 bytes), so the run has no capture (a full disk, or nsys stopped while writing it):\n%s",
+			runinfo.Base, tail(r.Path(runinfo.TranscriptFile), 15))
+	}
+	if err != nil {
 		if q := findQdstrm(r.Dir, r.Path(runinfo.TranscriptFile)); q != "" {
 			return fmt.Errorf("nsys left only %s and no %s.nsys-rep: its importer (QdstrmImporter) could not run, "+
 				"most often because libdw.so.1 is missing; install libdw1 (and libelf1) or a complete Nsight Systems, "+

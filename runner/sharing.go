@@ -23,8 +23,8 @@ func LookAtGPU(ctx context.Context, g runinfo.GPU, samples int, apart time.Durat
 	}
 	id := g.VisibleDevice()
 	var notes []string
-	out, err := exec.CommandContext(ctx, smi, "--query-compute-apps=pid,process_name,used_memory,gpu_uuid",
-		"--format=csv,noheader,nounits").CombinedOutput()
+	out, err := askTool(ctx, smi, "--query-compute-apps=pid,process_name,used_memory,gpu_uuid",
+		"--format=csv,noheader,nounits")
 	if err != nil {
 		notes = append(notes, fmt.Sprintf("nvidia-smi --query-compute-apps failed (%v): %s", err, firstLine(string(out), "")))
 	} else if procs, bad := parseComputeApps(string(out), g.UUID); bad != "" {
@@ -40,8 +40,8 @@ func LookAtGPU(ctx context.Context, g runinfo.GPU, samples int, apart time.Durat
 			case <-time.After(apart):
 			}
 		}
-		out, err := exec.CommandContext(ctx, smi, "--query-gpu=utilization.gpu", "--id="+id,
-			"--format=csv,noheader,nounits").CombinedOutput()
+		out, err := askTool(ctx, smi, "--query-gpu=utilization.gpu", "--id="+id,
+			"--format=csv,noheader,nounits")
 		if err != nil {
 			notes = append(notes, fmt.Sprintf("nvidia-smi --query-gpu=utilization.gpu failed (%v): %s", err, firstLine(string(out), "")))
 			break

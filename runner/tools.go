@@ -88,7 +88,7 @@ var versionLine = regexp.MustCompile(`(?m)(release [0-9.]+, V[0-9.]+|version [0-
 
 // ToolVersion runs "TOOL --version" and returns the most telling line.
 func ToolVersion(ctx context.Context, tool string) string {
-	out, err := exec.CommandContext(ctx, tool, "--version").CombinedOutput()
+	out, err := askTool(ctx, tool, "--version")
 	if err != nil && len(out) == 0 {
 		return "unknown (" + err.Error() + ")"
 	}

@@ -158,6 +158,17 @@ func consistencyCases() []badCase {
 				return append(sqliteEdit(`UPDATE META_DATA_EXPORT SET value = '9.0.0' WHERE name = 'EXPORT_SCHEMA_VERSION'`)(t, dir), off...)
 			},
 			exit: 1, want: []string{"the export's schema version is 9.0.0, a major version newer than 3.20.3"}},
+		{group: "SQLite export", name: "no META_DATA_EXPORT table (its schema version once taken as read, in silence)",
+			make: sqliteEdit(`DROP TABLE META_DATA_EXPORT`),
+			exit: 0, want: []string{"warning schema-unknown: the export has no META_DATA_EXPORT table, which names its schema version, so what its tables and columns mean is not known"}},
+		{group: "SQLite export", name: "audit: a schema version of 'abc' (once taken as read, in silence)", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				return append(sqliteEdit(`UPDATE META_DATA_EXPORT SET value = 'abc' WHERE name = 'EXPORT_SCHEMA_VERSION'`)(t, dir), off...)
+			},
+			exit: 1, want: []string{`note: schema: the export's schema version (EXPORT_SCHEMA_VERSION in META_DATA_EXPORT) is "abc", not three unsigned numbers`}},
+		{group: "SQLite export", name: "a schema version of -1.0.0 (once taken as read, in silence)",
+			make: sqliteEdit(`UPDATE META_DATA_EXPORT SET value = '-1.0.0' WHERE name = 'EXPORT_SCHEMA_VERSION'`),
+			exit: 0, want: []string{`warning schema-unknown: the export's schema version (EXPORT_SCHEMA_VERSION in META_DATA_EXPORT) is "-1.0.0", not three unsigned numbers`}},
 		{group: expects, name: "verify --expect with a verdict that is none (\"HELD\")",
 			make: expectFile(`{"claims": {"1.floor": "HELD"}}`),
 			exit: 2, want: []string{"expect.json", `claims.1.floor: "HELD" is no verdict (want held, died, unavailable)`}},

@@ -268,3 +268,14 @@ func TestAffinity(t *testing.T) {
 		}
 	}
 }
+
+func TestReadableSchema(t *testing.T) {
+	for v, want := range map[string]bool{
+		"3.20.3": true, "9.0.0": true, "3.99.0": true, "10.0.12": true,
+		"": false, "abc": false, "3.20": false, "-1.0.0": false, "3.20.3.1": false, "3..3": false, " 3.20.3": false, "3.20.3\x1b]0;x\a": false,
+	} {
+		if got := ReadableSchema(v); got != want {
+			t.Errorf("ReadableSchema(%q) = %v, want %v", v, got, want)
+		}
+	}
+}

@@ -88,6 +88,21 @@ func NewerSchema(version string) bool {
 	return major(version) > major(KnownSchema)
 }
 
+// ReadableSchema reports whether an export's schema version is written as
+// nsys writes it: MAJOR.MINOR.MICRO, three unsigned decimal numbers.
+func ReadableSchema(version string) bool {
+	parts := strings.Split(version, ".")
+	if len(parts) != 3 {
+		return false
+	}
+	for _, p := range parts {
+		if p == "" || strings.Trim(p, "0123456789") != "" {
+			return false
+		}
+	}
+	return true
+}
+
 // ExportHint tells the user how to make a fresh SQLite export.
 const ExportHint = "export it again with: nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep"
 
