@@ -154,6 +154,9 @@ type Accumulator struct {
 	// sessionStart is when the capture's session started (ns since 1970,
 	// UTC), 0 where the capture does not say.
 	sessionStart int64
+	// sessionFault says why the start the capture records cannot be a
+	// session's (records.Meta.SessionStartFault).
+	sessionFault string
 	totals       map[totalKey]*Total
 	// sites sums the pageable copies by the call site their stacks name.
 	sites siteAccumulator
@@ -202,7 +205,7 @@ func (a *Accumulator) Handler(scan *capture.CopyScan) records.Handler {
 			scan.Meta = capture.Metadata{NsysVersion: m.NsysVersion, SchemaVersion: m.SchemaVersion, GPU: m.GPU,
 				Driver: m.Driver, CUDADriver: m.CUDADriver, OS: m.OS}
 			durationNs = m.DurationNs
-			a.sessionStart = m.SessionStartNs
+			a.sessionStart, a.sessionFault = m.SessionStartNs, m.SessionStartFault
 			return nil
 		},
 		Gap: func(g records.Gap) error {

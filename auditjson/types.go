@@ -445,31 +445,38 @@ type Coverage struct {
 
 // Audit is the JSON of audit.Audit.
 type Audit struct {
-	Capture      string          `json:"capture"`
-	Format       string          `json:"format"`
-	Files        []string        `json:"files,omitempty"`
-	GPU          string          `json:"gpu,omitempty"`
-	NsysVersion  string          `json:"nsysVersion,omitempty"`
-	Framework    Detection       `json:"framework"`
-	Regions      []Region        `json:"regions"`
-	Gate         *Gate           `json:"failAbove,omitempty"`
-	APICalls     int64           `json:"apiCalls"`
-	SpanNs       int64           `json:"spanNs"`
-	SpanFrom     string          `json:"spanFrom"`
-	Copies       int64           `json:"copies"`
-	Unmatched    int64           `json:"copiesWithoutCall"`
-	Memsets      int64           `json:"memsetsApart"`
-	Totals       []Total         `json:"totals"`
-	Classes      []*Class        `json:"classes"`
-	TopOffenders []*Class        `json:"topOffenders"`
-	CallSites    *CallSites      `json:"callSites,omitempty"`
-	Findings     []Finding       `json:"findings"`
-	Prediction   *Prediction     `json:"prediction"`
-	Replay       *Replay         `json:"replay"`
-	PinAllocs    PinAllocs       `json:"pinAllocs"`
-	NVIDIA       *RuleComparison `json:"nvidiaRule,omitempty"`
-	Missing      []records.Gap   `json:"missing,omitempty"`
-	Coverage     *Coverage       `json:"coverage,omitempty"`
+	Capture     string    `json:"capture"`
+	Format      string    `json:"format"`
+	Files       []string  `json:"files,omitempty"`
+	GPU         string    `json:"gpu,omitempty"`
+	NsysVersion string    `json:"nsysVersion,omitempty"`
+	Framework   Detection `json:"framework"`
+	Regions     []Region  `json:"regions"`
+	Gate        *Gate     `json:"failAbove,omitempty"`
+	APICalls    int64     `json:"apiCalls"`
+	SpanNs      int64     `json:"spanNs"`
+	SpanFrom    string    `json:"spanFrom"`
+	// SessionStartNs is when the capture's session started (ns since
+	// 1970, UTC), where it records one; SessionStartFault why the start
+	// it records cannot be a session's. Both are left out where the
+	// capture has none (a CSV folder), as an audit's JSON written before
+	// they were carried leaves them out.
+	SessionStartNs    int64           `json:"sessionStartNs,omitempty"`
+	SessionStartFault string          `json:"sessionStartFault,omitempty"`
+	Copies            int64           `json:"copies"`
+	Unmatched         int64           `json:"copiesWithoutCall"`
+	Memsets           int64           `json:"memsetsApart"`
+	Totals            []Total         `json:"totals"`
+	Classes           []*Class        `json:"classes"`
+	TopOffenders      []*Class        `json:"topOffenders"`
+	CallSites         *CallSites      `json:"callSites,omitempty"`
+	Findings          []Finding       `json:"findings"`
+	Prediction        *Prediction     `json:"prediction"`
+	Replay            *Replay         `json:"replay"`
+	PinAllocs         PinAllocs       `json:"pinAllocs"`
+	NVIDIA            *RuleComparison `json:"nvidiaRule,omitempty"`
+	Missing           []records.Gap   `json:"missing,omitempty"`
+	Coverage          *Coverage       `json:"coverage,omitempty"`
 	// Diagnostics and Exposures are the audit's diagnostics and what the
 	// capture files reveal beyond the run, in words.
 	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`

@@ -111,6 +111,20 @@ type Summary struct {
 	// sessions lie more than MaxRunGapNs apart): compared only with ranks
 	// of their own run, as a rank of another program is.
 	OtherRun []OtherRun `json:"otherRun,omitempty"`
+	// BadStart are the ranks whose capture records a session start no
+	// session can have (audit.Audit.SessionStartFault): they cannot be
+	// told to be of the job's run or of another, so they are said, in
+	// rank order. A capture that records no start at all (a CSV folder,
+	// an audit's JSON written before it carried one) is not among them.
+	BadStart []BadStart `json:"badSessionStart,omitempty"`
+}
+
+// BadStart is a rank whose capture's session start cannot be a real one,
+// and why (Fault).
+type BadStart struct {
+	Rank    string `json:"rank"`
+	Capture string `json:"capture"`
+	Fault   string `json:"fault"`
 }
 
 // MaxRunGapNs is how far apart in wall-clock time two ranks' captures may
@@ -140,6 +154,19 @@ func runGap(a, b *audit.Audit) int64 {
 		return 0
 	}
 	return max(a.SessionStartNs, b.SessionStartNs) - min(sessionEnd(a), sessionEnd(b))
+}
+
+// badStarts lists the audited ranks whose capture's session start cannot
+// be a real one, in rank order.
+func badStarts(in []Audited) []BadStart {
+	var out []BadStart
+	for _, a := range in {
+		if a.Audit != nil && a.Audit.SessionStartFault != "" {
+			out = append(out, BadStart{Rank: RankOf(a.Capture), Capture: a.Capture, Fault: a.Audit.SessionStartFault})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b BadStart) int { return compareRanks(a.Rank, b.Rank) })
+	return out
 }
 
 // sessionEnd is when a capture's session ended (its start and span), at
@@ -237,6 +264,7 @@ func Summarize(in []Audited, th Thresholds) Summary {
 		rows = append(rows, indexed{rowOf(a, s.Region), group[i]})
 	}
 	s.Unlike, s.OtherRun = unlike(in, group, groups)
+	s.BadStart = badStarts(in)
 	slices.SortStableFunc(rows, func(a, b indexed) int { return compareRanks(a.row.Rank, b.row.Rank) })
 	for _, r := range rows {
 		s.Rows = append(s.Rows, r.row)
