@@ -150,6 +150,9 @@ type Accumulator struct {
 	// them beside the rule's rows (Audit.CompareRule's second pass).
 	rule      ruleDigest
 	ruleBytes int64 // the bytes of the copies rule sums
+	// ruleSizes sums a hash of each of those copies' process, start and
+	// size in kB (sizeHash), to compare with the rule's sizes copy by copy.
+	ruleSizes uint64
 	list      *ruleList
 	// sessionStart is when the capture's session started (ns since 1970,
 	// UTC), 0 where the capture does not say.
@@ -335,6 +338,7 @@ func (a *Accumulator) add(c *copyCall) {
 		if comparedWithRule(kind, host) {
 			a.rule.add(c.PID, c.Start)
 			a.ruleBytes += c.Bytes
+			a.ruleSizes += sizeHash(c.PID, c.Start, kBOfBytes(c.Bytes))
 			if a.list != nil {
 				a.list.match(c)
 			}

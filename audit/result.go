@@ -98,8 +98,10 @@ type Audit struct {
 	// rule is the digest of the pageable async copies, for the rule's
 	// comparison (CompareRule).
 	rule ruleDigest
-	// ruleBytes sums the bytes of those copies.
+	// ruleBytes sums the bytes of those copies, ruleSizes a hash of each
+	// one's process, start and size (Accumulator.ruleSizes).
 	ruleBytes int64
+	ruleSizes uint64
 	// kernels counts the kernel launches by name: with the bytes moved,
 	// what tells two captures of one program (SameProgram).
 	kernels map[string]int64
@@ -118,7 +120,7 @@ func (a *Accumulator) Finish(scan *capture.CopyScan, r Replayed) *Audit {
 		GPU: scan.Meta.GPU, NsysVersion: scan.Meta.NsysVersion, APICalls: scan.APICalls,
 		SpanNs: scan.Span, SpanFrom: scan.SpanFrom, Copies: scan.Copies, Unmatched: scan.Unmatched, Memsets: scan.Memsets,
 		SessionStartNs: a.sessionStart, SessionStartFault: a.sessionFault,
-		Missing: scan.Missing, rule: a.rule, ruleBytes: a.ruleBytes, Classes: []*Class{}, TopOffenders: []*Class{},
+		Missing: scan.Missing, rule: a.rule, ruleBytes: a.ruleBytes, ruleSizes: a.ruleSizes, Classes: []*Class{}, TopOffenders: []*Class{},
 		Exposures: []diag.Diagnostic{}, CallSites: a.sites.finish()}
 	for _, c := range a.classes {
 		if c.GPUNs > 0 {

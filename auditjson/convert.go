@@ -540,38 +540,46 @@ func toFlagged(j Flagged) audit.Flagged {
 
 func fromRuleComparison(v audit.RuleComparison) RuleComparison {
 	return RuleComparison{
-		Rule:       v.Rule,
-		Available:  v.Available,
-		Source:     "", // in words: report gives them
-		SourceKind: sourceKindOf(v.Source.Kind),
-		Note:       v.Note,
-		RuleCount:  v.RuleCount,
-		AuditCount: v.AuditCount,
-		Both:       v.Both,
-		Agree:      v.Agree,
-		RuleMB:     v.RuleMB,
-		AuditMB:    v.AuditMB,
-		OnlyRule:   mapSlice(v.OnlyRule, fromFlagged),
-		OnlyAudit:  mapSlice(v.OnlyAudit, fromEvidence),
+		Rule:        v.Rule,
+		Available:   v.Available,
+		Source:      "", // in words: report gives them
+		SourceKind:  sourceKindOf(v.Source.Kind),
+		Note:        v.Note,
+		RuleCount:   v.RuleCount,
+		AuditCount:  v.AuditCount,
+		Both:        v.Both,
+		Agree:       v.Agree,
+		RuleMB:      v.RuleMB,
+		AuditMB:     v.AuditMB,
+		SizesDiffer: v.SizesDiffer,
+		Sizes:       mapSlice(v.Sizes, fromSizeDiff),
+		OnlyRule:    mapSlice(v.OnlyRule, fromFlagged),
+		OnlyAudit:   mapSlice(v.OnlyAudit, fromEvidence),
 	}
 }
 
 func toRuleComparison(j RuleComparison) audit.RuleComparison {
 	return audit.RuleComparison{
-		Rule:       j.Rule,
-		Available:  j.Available,
-		Source:     ruleSourceRead(j.SourceKind, j.Source),
-		Note:       j.Note,
-		RuleCount:  j.RuleCount,
-		AuditCount: j.AuditCount,
-		Both:       j.Both,
-		Agree:      j.Agree,
-		RuleMB:     j.RuleMB,
-		AuditMB:    j.AuditMB,
-		OnlyRule:   mapSlice(j.OnlyRule, toFlagged),
-		OnlyAudit:  mapSlice(j.OnlyAudit, toEvidence),
+		Rule:        j.Rule,
+		Available:   j.Available,
+		Source:      ruleSourceRead(j.SourceKind, j.Source),
+		Note:        j.Note,
+		RuleCount:   j.RuleCount,
+		AuditCount:  j.AuditCount,
+		Both:        j.Both,
+		Agree:       j.Agree,
+		RuleMB:      j.RuleMB,
+		AuditMB:     j.AuditMB,
+		SizesDiffer: j.SizesDiffer,
+		Sizes:       mapSlice(j.Sizes, toSizeDiff),
+		OnlyRule:    mapSlice(j.OnlyRule, toFlagged),
+		OnlyAudit:   mapSlice(j.OnlyAudit, toEvidence),
 	}
 }
+
+func fromSizeDiff(v audit.SizeDiff) SizeDiff { return SizeDiff(v) }
+
+func toSizeDiff(j SizeDiff) audit.SizeDiff { return audit.SizeDiff(j) }
 
 func fromTracing(v coverage.Tracing) Tracing {
 	return Tracing(v)

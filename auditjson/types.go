@@ -371,6 +371,8 @@ type Flagged struct {
 	Start    int64   `json:"start"`
 	Duration int64   `json:"duration"`
 	MB       float64 `json:"mb"`
+	// Sized is not written: a row read back is set beside nothing.
+	Sized bool `json:"-"`
 }
 
 // RuleComparison is the JSON of audit.RuleComparison.
@@ -387,8 +389,19 @@ type RuleComparison struct {
 	Agree      bool           `json:"agree"`
 	RuleMB     float64        `json:"ruleMB,omitempty"`
 	AuditMB    float64        `json:"auditMB,omitempty"`
-	OnlyRule   []Flagged      `json:"onlyRule"`
-	OnlyAudit  []Evidence     `json:"onlyAudit"`
+	// SizesDiffer and Sizes are the copies both list that the rule
+	// gives other sizes than the records do, and which sizes.
+	SizesDiffer int64      `json:"sizesDiffer,omitempty"`
+	Sizes       []SizeDiff `json:"sizes,omitempty"`
+	OnlyRule    []Flagged  `json:"onlyRule"`
+	OnlyAudit   []Evidence `json:"onlyAudit"`
+}
+
+// SizeDiff is the JSON of audit.SizeDiff.
+type SizeDiff struct {
+	RuleMB  float64 `json:"ruleMB"`
+	AuditMB float64 `json:"auditMB"`
+	Copies  int64   `json:"copies"`
 }
 
 // Tracing is the JSON of coverage.Tracing.

@@ -108,6 +108,17 @@ func jobCases() []badCase {
 				writeFile(t, filepath.Join(dir, "report.2_cuda_memcpy_async.csv"), []byte(strings.ReplaceAll(rule, ",Pageable,Device,0.", ",Pageable,Device,1.")))
 				return []string{p, "--format", "json"}
 			},
-			exit: 1, want: []string{`"agree": false`, `"ruleMB": `, `"auditMB": `}},
+			exit: 1, want: []string{`"agree": false`, `"ruleMB": `, `"auditMB": `, `"sizesDiffer": 50,`}},
+		{group: jobs, name: "audit of rank 2 with its rule CSV beside, the sizes of its 0.074 MB copy and of a 0.003 MB one swapped, the total kept (once it agreed: sizes compared as a total)", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				src := "../../testdata/captures/ddp-ranks/report.2"
+				p := filepath.Join(dir, "report.2.sqlite")
+				writeFile(t, p, readFile(t, src+".sqlite"))
+				rule := string(readFile(t, src+"_cuda_memcpy_async.csv"))
+				rule = strings.Replace(strings.Replace(strings.Replace(rule, ",0.074,", ",X,", 1), ",0.003,", ",0.074,", 1), ",X,", ",0.003,", 1)
+				writeFile(t, filepath.Join(dir, "report.2_cuda_memcpy_async.csv"), []byte(rule))
+				return []string{p}
+			},
+			exit: 1, want: []string{"disagrees: it lists the same 93 pageable async copies, but gives 2 of them other sizes than the capture's records do (1 copy: 0.003 MB in the rule, 0.074 MB in the records; 1 copy: 0.074 MB in the rule, 0.003 MB in the records)"}},
 	}
 }
