@@ -81,7 +81,9 @@ func TestRuleScanDigest(t *testing.T) {
 	}{
 		{"each 0.004 MB", func(int) float64 { return 0.004 }, true, true, 0, nil, false},
 		{"each 0.041 MB", func(int) float64 { return 0.041 }, true, false, 500, []SizeDiff{{RuleMB: 0.041, AuditMB: 0.004, Copies: 500}}, true},
-		{"two sizes moved", func(i int) float64 { return map[int]float64{0: 0.003, 1: 0.005}[i] + map[bool]float64{true: 0.004}[i > 1] }, true, false, 2,
+		{"two sizes moved", func(i int) float64 {
+			return map[int]float64{0: 0.003, 1: 0.005}[i] + map[bool]float64{true: 0.004}[i > 1]
+		}, true, false, 2,
 			[]SizeDiff{{RuleMB: 0.003, AuditMB: 0.004, Copies: 1}, {RuleMB: 0.005, AuditMB: 0.004, Copies: 1}}, false},
 		{"no sizes", func(int) float64 { return 0 }, false, true, 0, nil, false},
 	} {
