@@ -147,7 +147,7 @@ func (r *reader) checkContexts(queryRow func(string, ...any) *sql.Row) error {
 	if contexts == "" {
 		return nil
 	}
-	listCols, err := tableColumns(queryRow, contexts, nsysdb.ColDeviceID, nsysdb.ColContextID, nsysdb.ColProcessID)
+	listCols, err := tableColumns(queryRow, contexts, nsysdb.ColDeviceID, nsysdb.ColContextID, nsysdb.ColProcessID, nsysdb.ColHwID, nsysdb.ColVMID)
 	if err != nil {
 		return r.tableErrorOn(queryRow, contexts, err)
 	}
@@ -179,6 +179,13 @@ func (r *reader) checkContexts(queryRow func(string, ...any) *sql.Row) error {
 			refs = append(refs, listRef{pid, nsysdb.ColProcessID})
 			where += ` AND ` + q(nsysdb.ColGlobalPid) + ` IS NOT NULL`
 		}
+		// The host too, where the list names it: a process of one pid on
+		// two hosts is two processes, each with its own contexts.
+		byHost := byProcess && listCols[nsysdb.ColHwID] && listCols[nsysdb.ColVMID]
+		if byHost {
+			hw, vm := nsysdb.HostExprs(q(nsysdb.ColGlobalPid))
+			refs = append(refs, listRef{hw, nsysdb.ColHwID}, listRef{vm, nsysdb.ColVMID})
+		}
 		if cols[nsysdb.ColMigration] {
 			where += ` AND ` + q(nsysdb.ColMigration) + ` IS NULL`
 		}
@@ -192,6 +199,9 @@ func (r *reader) checkContexts(queryRow func(string, ...any) *sql.Row) error {
 		named := fmt.Sprintf("context %d on device %d", ids[1], ids[0])
 		if byProcess {
 			named += fmt.Sprintf(" of process %d (the pid in %s)", ids[2], nsysdb.ColGlobalPid)
+		}
+		if byHost {
+			named += fmt.Sprintf(" on host %s %d, %s %d (in %s)", nsysdb.ColHwID, ids[3], nsysdb.ColVMID, ids[4], nsysdb.ColGlobalPid)
 		}
 		return &inputerr.Error{Path: r.path, Where: "table " + table,
 			Problem: fmt.Sprintf("%s name %s (the first: rowid %d), which %s does not list among the program's contexts: a reference that does not resolve, so the device, the streams and the order of that work are unknown",
