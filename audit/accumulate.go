@@ -160,6 +160,7 @@ type Accumulator struct {
 	// sessionFault says why the start the capture records cannot be a
 	// session's (records.Meta.SessionStartFault).
 	sessionFault string
+	job          string // the job the capture names (records.Meta.Job)
 	totals       map[totalKey]*Total
 	// sites sums the pageable copies by the call site their stacks name.
 	sites siteAccumulator
@@ -208,7 +209,7 @@ func (a *Accumulator) Handler(scan *capture.CopyScan) records.Handler {
 			scan.Meta = capture.Metadata{NsysVersion: m.NsysVersion, SchemaVersion: m.SchemaVersion, GPU: m.GPU,
 				Driver: m.Driver, CUDADriver: m.CUDADriver, OS: m.OS}
 			durationNs = m.DurationNs
-			a.sessionStart, a.sessionFault = m.SessionStartNs, m.SessionStartFault
+			a.sessionStart, a.sessionFault, a.job = m.SessionStartNs, m.SessionStartFault, m.Job
 			return nil
 		},
 		Gap: func(g records.Gap) error {

@@ -46,6 +46,10 @@ type Audit struct {
 	// export, whose rank cannot be told to be of its job's run or not;
 	// "" where the capture records a real start or none at all.
 	SessionStartFault string
+	// Job names the job the capture's process ran in, where its
+	// environment says: a scheduler's variable and a digest of its value
+	// (nsysdb.JobOf), which the ranks of one run share; "" otherwise.
+	Job string
 
 	Copies    int64
 	Unmatched int64
@@ -119,7 +123,7 @@ func (a *Accumulator) Finish(scan *capture.CopyScan, r Replayed) *Audit {
 	au := &Audit{Capture: scan.Path, Format: string(scan.Format), Files: scan.Files,
 		GPU: scan.Meta.GPU, NsysVersion: scan.Meta.NsysVersion, APICalls: scan.APICalls,
 		SpanNs: scan.Span, SpanFrom: scan.SpanFrom, Copies: scan.Copies, Unmatched: scan.Unmatched, Memsets: scan.Memsets,
-		SessionStartNs: a.sessionStart, SessionStartFault: a.sessionFault,
+		SessionStartNs: a.sessionStart, SessionStartFault: a.sessionFault, Job: a.job,
 		Missing: scan.Missing, rule: a.rule, ruleBytes: a.ruleBytes, ruleSizes: a.ruleSizes, Classes: []*Class{}, TopOffenders: []*Class{},
 		Exposures: []diag.Diagnostic{}, CallSites: a.sites.finish()}
 	for _, c := range a.classes {

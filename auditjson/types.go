@@ -474,22 +474,25 @@ type Audit struct {
 	// it records cannot be a session's. Both are left out where the
 	// capture has none (a CSV folder), as an audit's JSON written before
 	// they were carried leaves them out.
-	SessionStartNs    int64           `json:"sessionStartNs,omitempty"`
-	SessionStartFault string          `json:"sessionStartFault,omitempty"`
-	Copies            int64           `json:"copies"`
-	Unmatched         int64           `json:"copiesWithoutCall"`
-	Memsets           int64           `json:"memsetsApart"`
-	Totals            []Total         `json:"totals"`
-	Classes           []*Class        `json:"classes"`
-	TopOffenders      []*Class        `json:"topOffenders"`
-	CallSites         *CallSites      `json:"callSites,omitempty"`
-	Findings          []Finding       `json:"findings"`
-	Prediction        *Prediction     `json:"prediction"`
-	Replay            *Replay         `json:"replay"`
-	PinAllocs         PinAllocs       `json:"pinAllocs"`
-	NVIDIA            *RuleComparison `json:"nvidiaRule,omitempty"`
-	Missing           []records.Gap   `json:"missing,omitempty"`
-	Coverage          *Coverage       `json:"coverage,omitempty"`
+	SessionStartNs    int64  `json:"sessionStartNs,omitempty"`
+	SessionStartFault string `json:"sessionStartFault,omitempty"`
+	// Job is the job the capture names, a variable and a digest of its
+	// value (audit.Audit.Job); left out where it names none.
+	Job          string          `json:"job,omitempty"`
+	Copies       int64           `json:"copies"`
+	Unmatched    int64           `json:"copiesWithoutCall"`
+	Memsets      int64           `json:"memsetsApart"`
+	Totals       []Total         `json:"totals"`
+	Classes      []*Class        `json:"classes"`
+	TopOffenders []*Class        `json:"topOffenders"`
+	CallSites    *CallSites      `json:"callSites,omitempty"`
+	Findings     []Finding       `json:"findings"`
+	Prediction   *Prediction     `json:"prediction"`
+	Replay       *Replay         `json:"replay"`
+	PinAllocs    PinAllocs       `json:"pinAllocs"`
+	NVIDIA       *RuleComparison `json:"nvidiaRule,omitempty"`
+	Missing      []records.Gap   `json:"missing,omitempty"`
+	Coverage     *Coverage       `json:"coverage,omitempty"`
 	// Diagnostics and Exposures are the audit's diagnostics and what the
 	// capture files reveal beyond the run, in words.
 	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`

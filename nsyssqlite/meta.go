@@ -25,7 +25,8 @@ func (r *reader) readMeta() {
 		}
 	}
 	if r.tables[nsysdb.TableSystemEnv] != "" {
-		kv := r.nameValues(nsysdb.TableSystemEnv, nsysdb.EnvDriver, nsysdb.EnvCUDADriver, nsysdb.EnvOS)
+		kv := r.nameValues(nsysdb.TableSystemEnv, nsysdb.EnvDriver, nsysdb.EnvCUDADriver, nsysdb.EnvOS, nsysdb.EnvDevice)
+		r.meta.Job = nsysdb.JobOf(kv[nsysdb.EnvDevice])
 		r.meta.Driver = kv[nsysdb.EnvDriver]
 		r.meta.CUDADriver = kv[nsysdb.EnvCUDADriver]
 		r.meta.OS = kv[nsysdb.EnvOS]

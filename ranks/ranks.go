@@ -134,8 +134,9 @@ const MaxRunGapNs = 60_000_000_000
 
 // OtherRun is a rank whose capture was made in another run of the job
 // than the capture of the job's first audited rank (Peer): GapNs lie
-// between the one's end and the other's start; StartNs and PeerStartNs
-// are when their sessions started (ns since 1970, UTC).
+// between the one's end and the other's start (0 where they overlap);
+// StartNs and PeerStartNs are when their sessions started (ns since 1970,
+// UTC; 0 where a capture records none).
 type OtherRun struct {
 	Rank        string `json:"rank"`
 	Capture     string `json:"capture"`
@@ -144,6 +145,10 @@ type OtherRun struct {
 	GapNs       int64  `json:"gapNs"`
 	StartNs     int64  `json:"startNs"`
 	PeerStartNs int64  `json:"peerStartNs"`
+	// Job and PeerJob are the jobs the two captures name where they name
+	// two (audit.Audit.Job): another run of the job, whenever it started.
+	Job     string `json:"job,omitempty"`
+	PeerJob string `json:"peerJob,omitempty"`
 }
 
 // runGap is the wall-clock time between two captures, the earlier one's
@@ -179,8 +184,14 @@ func sessionEnd(a *audit.Audit) int64 {
 	return math.MaxInt64
 }
 
-// sameRun says whether two captures may be of one run of a job.
-func sameRun(a, b *audit.Audit) bool { return runGap(a, b) <= MaxRunGapNs }
+// sameRun says whether two captures may be of one run of a job: their
+// sessions lie within MaxRunGapNs of each other, and they name no two jobs.
+func sameRun(a, b *audit.Audit) bool {
+	return runGap(a, b) <= MaxRunGapNs && !otherJob(a, b)
+}
+
+// otherJob says whether two captures name two jobs (audit.Audit.Job).
+func otherJob(a, b *audit.Audit) bool { return a.Job != "" && b.Job != "" && a.Job != b.Job }
 
 // Unlike is a rank whose capture is not of the program of the first
 // audited rank (Peer): what differs between the two.
@@ -499,8 +510,12 @@ func unlike(in []Audited, group, groups []int) ([]Unlike, []OtherRun) {
 		var e *audit.NotSameProgram
 		if !errors.As(audit.SameProgram(ref.Audit, a.Audit), &e) {
 			if !sameRun(ref.Audit, a.Audit) {
-				runs = append(runs, OtherRun{Rank: RankOf(a.Capture), Capture: a.Capture, Peer: RankOf(ref.Capture), PeerCapture: ref.Capture,
-					GapNs: runGap(ref.Audit, a.Audit), StartNs: a.Audit.SessionStartNs, PeerStartNs: ref.Audit.SessionStartNs})
+				o := OtherRun{Rank: RankOf(a.Capture), Capture: a.Capture, Peer: RankOf(ref.Capture), PeerCapture: ref.Capture,
+					GapNs: max(runGap(ref.Audit, a.Audit), 0), StartNs: a.Audit.SessionStartNs, PeerStartNs: ref.Audit.SessionStartNs}
+				if otherJob(ref.Audit, a.Audit) {
+					o.Job, o.PeerJob = a.Audit.Job, ref.Audit.Job
+				}
+				runs = append(runs, o)
 			}
 			continue
 		}

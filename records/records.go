@@ -281,6 +281,10 @@ type Meta struct {
 	// a session's (0 ns, a NULL, two starts): "" where it records a real
 	// one or none at all (SessionStartNs 0 then says the capture lacks it).
 	SessionStartFault string `json:"-"`
+	// Job names the job the capture's process ran in, where its
+	// environment says (nsysdb.JobOf: a variable's name and a digest of
+	// its value), "" otherwise.
+	Job string `json:"-"`
 	// Tracing is what nsys traced.
 	Tracing Tracing `json:"-"`
 	// Processes are the names of the processes the capture lists, one per

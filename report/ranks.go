@@ -161,6 +161,11 @@ func ranksFindings(s *ranks.Summary) []string {
 			u.Rank, u.Capture, u.Peer, u.PeerCapture, audit.DifferenceWords(u.Differences, "in rank "+u.Peer, "in rank "+u.Rank)))
 	}
 	for _, o := range s.OtherRun {
+		if o.Job != "" {
+			out = append(out, fmt.Sprintf("rank %s: %s was captured in another run of the job than rank %s's (%s): its job is %s, rank %s's %s (the variable its scheduler set and a digest of its value), so its row is compared only with ranks of its own run; give the captures of one run",
+				o.Rank, o.Capture, o.Peer, o.PeerCapture, o.Job, o.Peer, o.PeerJob))
+			continue
+		}
 		out = append(out, fmt.Sprintf("rank %s: %s was captured in another run of the job than rank %s's (%s): its session started %s UTC, rank %s's %s UTC, %s from the one's end to the other's start (a run's ranks start together, within %s), so its row is compared only with ranks of its own run; give the captures of one run",
 			o.Rank, o.Capture, o.Peer, o.PeerCapture, utc(o.StartNs), o.Peer, utc(o.PeerStartNs), apart(o.GapNs), apart(ranks.MaxRunGapNs)))
 	}

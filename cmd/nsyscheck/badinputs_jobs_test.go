@@ -90,6 +90,18 @@ func jobCases() []badCase {
 			make: job(`UPDATE TARGET_INFO_SESSION_START_TIME SET utcEpochNs = -1`),
 			exit: 1, want: []string{"1 rank whose capture's session start cannot be a real one, not checked for another run",
 				"report.1.sqlite records a session start no capture can have: TARGET_INFO_SESSION_START_TIME.utcEpochNs holds -1 ns, a start at or before 1970"}},
+		{group: jobs, name: "audit --ranks of the job, each rank's environment naming SLURM job 100 but rank 1's job 200, the sessions 17 ms apart (once one run: the job unread)", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				args := job(`UPDATE TARGET_INFO_SYSTEM_ENV SET value = value || ';SLURM_JOB_ID=200' WHERE name = 'DeviceEnvironment'`)(t, dir)
+				for _, r := range []string{"0", "2", "3"} {
+					db := openRW(t, filepath.Join(dir, "report."+r+".sqlite"))
+					mustExec(t, db, `UPDATE TARGET_INFO_SYSTEM_ENV SET value = value || ';SLURM_JOB_ID=100' WHERE name = 'DeviceEnvironment'`)
+					db.Close()
+				}
+				return args
+			},
+			exit: 1, want: []string{"1 rank from another run of the job", "report.1.sqlite was captured in another run of the job than rank 0's",
+				"its job is SLURM_JOB_ID 27badc983df1, rank 0's SLURM_JOB_ID ad5736686512"}},
 		{group: jobs, name: "audit --ranks 'DIR/report.*' over the job's folder: the pattern matches each rank's stdout and rule CSV too (once refused as rank 0 given twice, by its stdout)", cmd: "audit",
 			make: whole("report.*"),
 			exit: 1, want: []string{"Ranks of the job: 4 captures audited; 1 rank stands out against its peers"}},
