@@ -68,6 +68,17 @@ func jobCases() []badCase {
 			return args
 		}
 	}
+	// ruleEdit copies rank 2's export into dir with its rule CSV beside,
+	// edited, and returns audit's arguments: the export, then more.
+	ruleEdit := func(edit func(string) string, more ...string) func(t *testing.T, dir string) []string {
+		return func(t *testing.T, dir string) []string {
+			src := "../../testdata/captures/ddp-ranks/report.2"
+			p := filepath.Join(dir, "report.2.sqlite")
+			writeFile(t, p, readFile(t, src+".sqlite"))
+			writeFile(t, filepath.Join(dir, "report.2_cuda_memcpy_async.csv"), []byte(edit(string(readFile(t, src+"_cuda_memcpy_async.csv")))))
+			return append([]string{p}, more...)
+		}
+	}
 	return []badCase{
 		{group: jobs, name: "audit --ranks of the job, report.3.sqlite a link to rank 2's export (once audited as two ranks)", cmd: "audit",
 			make: twice(true),
@@ -112,25 +123,14 @@ func jobCases() []badCase {
 			make: job(`DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE rowid % 2 = 0`, `DELETE FROM DIAGNOSTIC_EVENT`),
 			exit: 1, want: []string{"1 rank not of the job's program", "report.1.sqlite is not a capture of rank 0's program", "kernels: 940 launches in rank 0 and 0 in rank 1 that the other capture did not launch as often, name for name (50.0%, more than 1%)"}},
 		{group: jobs, name: "audit of rank 2 with its rule CSV beside listing the same copies, 50 of them 1 MB larger each (once it agreed: copies matched by start alone)", cmd: "audit",
-			make: func(t *testing.T, dir string) []string {
-				src := "../../testdata/captures/ddp-ranks/report.2"
-				p := filepath.Join(dir, "report.2.sqlite")
-				writeFile(t, p, readFile(t, src+".sqlite"))
-				rule := string(readFile(t, src+"_cuda_memcpy_async.csv"))
-				writeFile(t, filepath.Join(dir, "report.2_cuda_memcpy_async.csv"), []byte(strings.ReplaceAll(rule, ",Pageable,Device,0.", ",Pageable,Device,1.")))
-				return []string{p, "--format", "json"}
-			},
+			make: ruleEdit(func(rule string) string {
+				return strings.ReplaceAll(rule, ",Pageable,Device,0.", ",Pageable,Device,1.")
+			}, "--format", "json"),
 			exit: 1, want: []string{`"agree": false`, `"ruleMB": `, `"auditMB": `, `"sizesDiffer": 50,`}},
 		{group: jobs, name: "audit of rank 2 with its rule CSV beside, the sizes of its 0.074 MB copy and of a 0.003 MB one swapped, the total kept (once it agreed: sizes compared as a total)", cmd: "audit",
-			make: func(t *testing.T, dir string) []string {
-				src := "../../testdata/captures/ddp-ranks/report.2"
-				p := filepath.Join(dir, "report.2.sqlite")
-				writeFile(t, p, readFile(t, src+".sqlite"))
-				rule := string(readFile(t, src+"_cuda_memcpy_async.csv"))
-				rule = strings.Replace(strings.Replace(strings.Replace(rule, ",0.074,", ",X,", 1), ",0.003,", ",0.074,", 1), ",X,", ",0.003,", 1)
-				writeFile(t, filepath.Join(dir, "report.2_cuda_memcpy_async.csv"), []byte(rule))
-				return []string{p}
-			},
+			make: ruleEdit(func(rule string) string {
+				return strings.Replace(strings.Replace(strings.Replace(rule, ",0.074,", ",X,", 1), ",0.003,", ",0.074,", 1), ",X,", ",0.003,", 1)
+			}),
 			exit: 1, want: []string{"disagrees: it lists the same 93 pageable async copies, but gives 2 of them other sizes than the capture's records do (1 copy: 0.003 MB in the rule, 0.074 MB in the records; 1 copy: 0.074 MB in the rule, 0.003 MB in the records)"}},
 	}
 }
