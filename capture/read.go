@@ -25,6 +25,10 @@ type ReadInfo struct {
 	// Collected is an SQLite export's count of the CUDA events nsys
 	// collected beside the records it holds of them (Miscounted).
 	Collected nsyssqlite.Collected
+	// CallPIDs are the pids of the threads of every row of an SQLite
+	// export's runtime table (Sources.API), where the read saw them all
+	// (nsyssqlite.Info.CallPIDs); nil where it did not.
+	CallPIDs []int64
 }
 
 // Miscounted refuses an export whose records are not the CUDA events nsys
@@ -112,7 +116,7 @@ func read(ctx context.Context, src *source.Source, opts records.Selection, h rec
 			files = []string{src.Report.Path, src.Export.Path}
 		}
 		t := si.Tables
-		info = &ReadInfo{Files: files, OtherThreads: si.OtherThreads, Collected: si.Collected,
+		info = &ReadInfo{Files: files, OtherThreads: si.OtherThreads, Collected: si.Collected, CallPIDs: si.CallPIDs,
 			Sources: Sources{API: t[nsysdb.TableRuntime], Memcpy: t[nsysdb.TableMemcpy], Kernel: t[nsysdb.TableKernel], NVTX: t[nsysdb.TableNVTX]}}
 		if from, err := x.finish(); err != nil {
 			if cerr := checked(); cerr != nil {

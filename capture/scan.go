@@ -50,6 +50,11 @@ type CopyScan struct {
 	// Notes say when another file was read than the one named: the SQLite
 	// export beside a .nsys-rep, as Capture.Notes do for the model.
 	Notes []string
+	// CallPIDs are the processes of every call of an SQLite export's
+	// runtime table (ReadInfo.CallPIDs), for the exposure scan to take
+	// rather than find again; APITable names that table.
+	CallPIDs []int64
+	APITable string
 }
 
 // The sources of CopyScan.Span.
@@ -284,6 +289,7 @@ func scanChecked(ctx context.Context, src *source.Source, sel records.Selection,
 		return nil, nil, err
 	}
 	scan.Files = info.Files
+	scan.CallPIDs, scan.APITable = info.CallPIDs, info.Sources.API
 	from := ""
 	if t := info.Sources.Memcpy; t != "" {
 		from = "table " + t

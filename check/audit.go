@@ -188,10 +188,10 @@ func auditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 	}
 	defer src.Close()
 	early := make(chan []diag.Diagnostic, 1)
-	exposures := func() {
+	exposures := func(known privacy.Known) {
 		defer trace.StartRegion(ctx, "exposure scan").End()
 		var out []diag.Diagnostic
-		for _, s := range scanFiles(ctx, src, "") {
+		for _, s := range scanFiles(ctx, src, "", known) {
 			out = append(out, exposureDiagnostics(s.path, s.rep, s.err)...)
 		}
 		early <- out
@@ -231,7 +231,8 @@ func auditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 			early <- nil
 			return
 		}
-		exposures()
+		// The processes that made calls, which the stream read.
+		exposures(privacy.Known{RuntimeTable: scan.APITable, RuntimePIDs: scan.CallPIDs})
 	}()
 	var exposed []diag.Diagnostic
 	scanned := false

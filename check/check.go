@@ -136,7 +136,7 @@ func Load(path string, opts Options) (*Checked, error) {
 	}
 	privacy.MaskCapture(c)
 	k := Evaluate(c)
-	k.scans = scanFiles(ctx, src, c.ProgramFile)
+	k.scans = scanFiles(ctx, src, c.ProgramFile, privacy.Known{})
 	attachCoverage(k.Result, cov.Coverage(), det.Detect().Framework)
 	return k, nil
 }
@@ -174,10 +174,17 @@ type fileScan struct {
 // capture, which verify and audit read too (privacy.ScanCSV); and the
 // lesson program's own file verify read (programFile: its results JSON or
 // transcript, "" for none; privacy.ScanText).
-func scanFiles(ctx context.Context, src *source.Source, programFile string) []fileScan {
+//
+// known is what the read of the export found that the scan would find
+// again (privacy.Known); it holds for the export alone.
+func scanFiles(ctx context.Context, src *source.Source, programFile string, known privacy.Known) []fileScan {
 	var out []fileScan
 	for _, f := range scannable(src) {
-		rep, err := privacy.Scan(ctx, f)
+		k := privacy.Known{}
+		if src.Export != nil && f.Path == src.Export.Path {
+			k = known
+		}
+		rep, err := privacy.ScanKnown(ctx, f, k)
 		out = append(out, fileScan{path: f.Path, rep: rep, err: err})
 	}
 	csvs := csvReports(src)

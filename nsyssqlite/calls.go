@@ -230,6 +230,12 @@ func (r *reader) emitCalls() error {
 			r.syncAPI[id] = true
 		}
 	}
+	// Every call row is read where nothing but the rows of call stacks is
+	// left out, and every row of the table where it holds none.
+	seen := r.seeTable(nsysdb.TableRuntime, len(conds) == 0 && r.h.Call != nil && !r.threadOnly)
+	if seen != nil {
+		seen.allRows = r.btClass < 0
+	}
 	conds = r.withCallsOnly(conds)
 	if r.h.Call == nil {
 		// Only the copy calls, to join the copies to.
@@ -266,6 +272,10 @@ func (r *reader) emitCalls() error {
 	err = r.ints(qs, 6, func(v []int64) error {
 		a = records.Call{Start: v[0], End: v[1], Result: v[3], Corr: v[4]}
 		nameID, gtid := v[2], v[5]
+		if seen != nil {
+			seen.row(a.End)
+			seen.thread(gtid)
+		}
 		if nameID != lastID {
 			name, ok := names[nameID]
 			if !ok {

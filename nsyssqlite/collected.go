@@ -119,6 +119,11 @@ func (r *reader) rowCount(logical string) (int64, error) {
 	if n, ok := r.rows[logical]; ok {
 		return n, nil
 	}
+	if s := r.seen[logical]; s != nil {
+		// The stream read them all (the runtime table's calls without the
+		// rows of call stacks, as here), each step to its end.
+		return s.rows, nil
+	}
 	table := r.tables[logical]
 	if table == "" {
 		return 0, nil

@@ -212,35 +212,113 @@ func (r *reader) readGPU() error {
 	if err != nil {
 		return err
 	}
-	devices, err := r.usedDevices()
-	if err != nil {
+	gpus := &gpuList{table: table, cudaDevice: cols[nsysdb.ColCUDADevice], byGPU: byGPU, byCUDA: byCUDA, cudaToGPU: cudaToGPU}
+	if gpus.logicals, err = r.deviceTables(); err != nil {
 		return err
 	}
-	used := map[string]bool{}
-	var unlisted []int64
-	for _, dev := range devices {
-		if g, ok := cudaToGPU[dev]; ok && byGPU[g] != "" {
-			used[byGPU[g]] = true
-		} else if n := byCUDA[dev]; n != "" {
-			used[n] = true
-		} else if byGPU[dev] == "" || cols[nsysdb.ColCUDADevice] {
-			unlisted = append(unlisted, dev)
-		}
+	if len(all) == 1 && r.checksAfter {
+		// One GPU: the devices the records name only have to be listed,
+		// which the checks after the stream see from its records
+		// (checkDevices) without a pass of their own over the copies.
+		r.meta.GPU = strings.Join(sortedKeys(all), ", ")
+		r.gpus = gpus
+		return nil
 	}
+	devices, err := usedDevices(r.query, r.tables, gpus.logicals)
+	if err != nil {
+		return r.tableError(r.tables[nsysdb.TableMemcpy], err)
+	}
+	used, unlisted := gpus.resolve(devices)
 	if len(all) == 1 {
 		used = map[string]bool{}
 	}
 	if len(used) == 0 {
 		used = all
 	}
-	names := make([]string, 0, len(used))
-	for n := range used {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	r.meta.GPU = strings.Join(names, ", ")
+	r.meta.GPU = strings.Join(sortedKeys(used), ", ")
 	if len(unlisted) > 0 {
-		return r.unlistedDevice(unlisted[0], table)
+		return r.unlistedDevice(r.queryRow, gpus.logicals, unlisted[0], table)
+	}
+	return nil
+}
+
+// sortedKeys is the keys of m in order.
+func sortedKeys(m map[string]bool) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// gpuList is the capture's GPUs (TARGET_INFO_GPU, table) by GPU id and by
+// CUDA device id (where the table has a cuDevice column), the CUDA devices'
+// GPU ids (TARGET_INFO_CUDA_DEVICE), and the logical tables whose records
+// name a device (deviceTables).
+type gpuList struct {
+	table         string
+	cudaDevice    bool
+	byGPU, byCUDA map[int64]string
+	cudaToGPU     map[int64]int64
+	logicals      []string
+}
+
+// resolve names the GPUs of the CUDA device ids devices, and lists those
+// the GPUs do not hold.
+func (g *gpuList) resolve(devices []int64) (used map[string]bool, unlisted []int64) {
+	used = map[string]bool{}
+	for _, dev := range devices {
+		if id, ok := g.cudaToGPU[dev]; ok && g.byGPU[id] != "" {
+			used[g.byGPU[id]] = true
+		} else if n := g.byCUDA[dev]; n != "" {
+			used[n] = true
+		} else if g.byGPU[dev] == "" || g.cudaDevice {
+			unlisted = append(unlisted, dev)
+		}
+	}
+	return used, unlisted
+}
+
+// checkDevices refuses, where readGPU left it to the checks after the
+// stream (a capture of one GPU), a copy or kernel on a device the GPU list
+// does not hold, as readGPU does: from the devices the stream saw where it
+// read both tables whole, else (or where one is not listed, to say where)
+// from a pass over them.
+func (r *reader) checkDevices(tc tableChecks) error {
+	g := r.gpus
+	if g == nil {
+		return nil
+	}
+	if tc.seen != nil {
+		var devices []int64
+		whole := true
+		for _, logical := range g.logicals {
+			s := tc.seen[logical]
+			if s == nil {
+				whole = false
+				break
+			}
+			for d := range s.devices {
+				devices = append(devices, d)
+			}
+		}
+		if whole {
+			if _, unlisted := g.resolve(devices); len(unlisted) == 0 {
+				return nil
+			}
+		}
+	}
+	for _, logical := range g.logicals {
+		r.passes = append(r.passes, r.tables[logical])
+	}
+	devices, err := usedDevices(tc.queryRows, r.tables, g.logicals)
+	if err != nil {
+		return r.tableErrorOn(tc.queryRow, r.tables[nsysdb.TableMemcpy], err)
+	}
+	sort.Slice(devices, func(i, j int) bool { return devices[i] < devices[j] })
+	if _, unlisted := g.resolve(devices); len(unlisted) > 0 {
+		return r.unlistedDevice(tc.queryRow, g.logicals, unlisted[0], g.table)
 	}
 	return nil
 }
@@ -251,23 +329,13 @@ func (r *reader) readGPU() error {
 // resolve, so the GPU those records ran on, and every rate bounded by it,
 // is unknown. It names the first table holding such a record, how many
 // rows and the first's rowid.
-func (r *reader) unlistedDevice(dev int64, table string) error {
-	for _, logical := range []string{nsysdb.TableMemcpy, nsysdb.TableKernel} {
+func (r *reader) unlistedDevice(queryRow func(string, ...any) *sql.Row, logicals []string, dev int64, table string) error {
+	for _, logical := range logicals {
 		t := r.tables[logical]
-		if t == "" {
-			continue
-		}
-		cols, err := r.columns(logical)
-		if err != nil {
-			return err
-		}
-		if !cols[nsysdb.ColDeviceID] {
-			continue
-		}
 		var n int64
 		var first sql.NullInt64
-		if err := r.queryRow(`SELECT count(*), min(rowid) FROM `+q(t)+` WHERE `+q(nsysdb.ColDeviceID)+` = ?`, dev).Scan(&n, &first); err != nil {
-			return r.tableError(t, err)
+		if err := queryRow(`SELECT count(*), min(rowid) FROM `+q(t)+` WHERE `+q(nsysdb.ColDeviceID)+` = ?`, dev).Scan(&n, &first); err != nil {
+			return r.tableErrorOn(queryRow, t, err)
 		}
 		if n == 0 {
 			continue
@@ -283,9 +351,10 @@ func (r *reader) unlistedDevice(dev int64, table string) error {
 // unknownGPUBounds says what a capture of an unknown GPU is bounded by.
 const unknownGPUBounds = "a copy's rate is bounded by the fastest host link there is (NVLink-C2C, 450 GB/s) and the fastest memory, not the GPU's own"
 
-// usedDevices lists the CUDA device ids the copy and kernel tables name.
-func (r *reader) usedDevices() ([]int64, error) {
-	var parts []string
+// deviceTables lists the logical tables of copies and kernels the export
+// holds with a deviceId column.
+func (r *reader) deviceTables() ([]string, error) {
+	var out []string
 	for _, logical := range []string{nsysdb.TableMemcpy, nsysdb.TableKernel} {
 		if r.tables[logical] == "" {
 			continue
@@ -295,22 +364,32 @@ func (r *reader) usedDevices() ([]int64, error) {
 			return nil, err
 		}
 		if cols[nsysdb.ColDeviceID] {
-			parts = append(parts, `SELECT DISTINCT `+q(nsysdb.ColDeviceID)+` FROM `+q(r.tables[logical]))
+			out = append(out, logical)
 		}
+	}
+	return out, nil
+}
+
+// usedDevices lists the CUDA device ids the logical tables name (tables
+// names them in the file), through query.
+func usedDevices(query func(string, ...any) (*sql.Rows, error), tables map[string]string, logicals []string) ([]int64, error) {
+	var parts []string
+	for _, logical := range logicals {
+		parts = append(parts, `SELECT DISTINCT `+q(nsysdb.ColDeviceID)+` FROM `+q(tables[logical]))
 	}
 	if len(parts) == 0 {
 		return nil, nil
 	}
-	rows, err := r.query(strings.Join(parts, ` UNION `))
+	rows, err := query(strings.Join(parts, ` UNION `))
 	if err != nil {
-		return nil, r.tableError(r.tables[nsysdb.TableMemcpy], err)
+		return nil, err
 	}
 	defer rows.Close()
 	var out []int64
 	for rows.Next() {
 		var d sql.NullInt64
 		if err := rows.Scan(&d); err != nil {
-			return nil, r.tableError(r.tables[nsysdb.TableMemcpy], err)
+			return nil, err
 		}
 		if d.Valid {
 			out = append(out, d.Int64)

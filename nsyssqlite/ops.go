@@ -38,7 +38,7 @@ func (r *reader) emitOps() error {
 // copyColumns are the copy table's columns every copy query selects, as
 // expressions on the table named by alias ("" for none): start, end,
 // bytes, copy kind, the two memory kinds, correlation id, stream, device,
-// global process id, migration cause and graph node.
+// global process id, migration cause, graph node and context.
 func (r *reader) copyColumns(alias string) string {
 	c := func(name string) string { return alias + q(name) }
 	opt := func(name string) string {
@@ -66,19 +66,13 @@ func (r *reader) copyColumns(alias string) string {
 	}
 	return strings.Join([]string{c(nsysdb.ColStart), c(nsysdb.ColEnd), c(nsysdb.ColBytes), c(nsysdb.ColCopyKind), src, dst,
 		opt(nsysdb.ColCorrelationID), required(nsysdb.ColStreamID), opt(nsysdb.ColDeviceID), opt(nsysdb.ColGlobalPid),
-		migration, opt(nsysdb.ColGraphNodeID)}, ", ")
+		migration, opt(nsysdb.ColGraphNodeID), opt(nsysdb.ColContextID)}, ", ")
 }
 
 // copyRow is one row of copyColumns.
 type copyRow struct {
-	op                            records.Op
-	kind, src, dst, gpid, migrate int64
-}
-
-// dest lists where rows.Scan writes copyColumns.
-func (c *copyRow) dest() []any {
-	return []any{&c.op.Start, &c.op.End, &c.op.Bytes, &c.kind, &c.src, &c.dst, &c.op.Corr, &c.op.Stream, &c.op.Device, &c.gpid,
-		&c.migrate, &c.op.GraphNode}
+	op                                     records.Op
+	kind, src, dst, gpid, migrate, context int64
 }
 
 // copyEnums is one (copy kind, source, destination) triple of enum ids
@@ -142,10 +136,19 @@ func (r *reader) emitCopies() error {
 	// A copy joins its call within its process where the runtime table
 	// names processes (else every call is of process 0).
 	byPID, anyPID := r.rcols[nsysdb.ColGlobalTid], r.anyPID()
-	err := r.ints(`SELECT `+r.copyColumns("")+` FROM `+q(table)+r.corrFilter(r.mcols), 12, func(v []int64) error {
+	filter := r.corrFilter(r.mcols)
+	seen := r.seeTable(nsysdb.TableMemcpy, filter == "" && !r.threadOnly)
+	err := r.ints(`SELECT `+r.copyColumns("")+` FROM `+q(table)+filter, 13, func(v []int64) error {
 		c = copyRow{}
 		c.op.Start, c.op.End, c.op.Bytes, c.kind, c.src, c.dst = v[0], v[1], v[2], v[3], v[4], v[5]
-		c.op.Corr, c.op.Stream, c.op.Device, c.gpid, c.migrate, c.op.GraphNode = v[6], v[7], v[8], v[9], v[10], v[11]
+		c.op.Corr, c.op.Stream, c.op.Device, c.gpid, c.migrate, c.op.GraphNode, c.context = v[6], v[7], v[8], v[9], v[10], v[11], v[12]
+		if seen != nil {
+			seen.row(c.op.End)
+			seen.device(c.op.Device)
+			if c.migrate == -1 { // a migration's cause NULL, or no such column
+				seen.work(c.op.Stream, c.op.Device, c.context, c.gpid)
+			}
+		}
 		if !r.wantsCorr(r.mcols, c.op.Corr) {
 			return nil
 		}
@@ -215,15 +218,24 @@ func (r *reader) emitKernels() error {
 	table := r.tables[nsysdb.TableKernel]
 	cols := r.kcols
 	qs := `SELECT ` + nsysdb.Cols(nsysdb.ColStart, nsysdb.ColEnd, nsysdb.ColShortName) + `, ` + col(cols, nsysdb.ColCorrelationID) + `, ` + must(cols, nsysdb.ColStreamID) + `, ` +
-		must(cols, nsysdb.ColGlobalPid) + `, ` + col(cols, nsysdb.ColDeviceID) + `, ` + col(cols, nsysdb.ColGraphNodeID) + ` FROM ` + q(table)
+		must(cols, nsysdb.ColGlobalPid) + `, ` + col(cols, nsysdb.ColDeviceID) + `, ` + col(cols, nsysdb.ColGraphNodeID) + `, ` +
+		col(cols, nsysdb.ColContextID) + ` FROM ` + q(table)
 	byCorr := !r.threadOnly || r.launches
+	filter := ""
 	if byCorr {
-		qs += r.corrFilter(cols)
+		filter = r.corrFilter(cols)
 	}
+	qs += filter
+	seen := r.seeTable(nsysdb.TableKernel, filter == "" && !r.threadOnly)
 	var k records.Op
-	err := r.ints(qs, 8, func(v []int64) error {
+	err := r.ints(qs, 9, func(v []int64) error {
 		k = records.Op{Kind: records.OpKernel, Start: v[0], End: v[1], Corr: v[3], Stream: v[4], Device: v[6], GraphNode: v[7]}
 		nameID, gpid := v[2], v[5]
+		if seen != nil {
+			seen.row(k.End)
+			seen.device(k.Device)
+			seen.work(k.Stream, k.Device, v[8], gpid)
+		}
 		if gpid != 0 {
 			k.PID, _ = r.split(gpid)
 		}
@@ -254,10 +266,16 @@ func (r *reader) emitMemsets() error {
 		return err
 	}
 	var o records.Op
+	filter := r.corrFilter(cols)
+	seen := r.seeTable(nsysdb.TableMemset, filter == "" && !r.threadOnly)
 	err = r.ints(`SELECT `+nsysdb.Cols(nsysdb.ColStart, nsysdb.ColEnd)+`, `+col(cols, nsysdb.ColBytes)+`, `+col(cols, nsysdb.ColCorrelationID)+`, `+
-		must(cols, nsysdb.ColStreamID)+`, `+col(cols, nsysdb.ColDeviceID)+`, `+must(cols, nsysdb.ColGlobalPid)+`, `+col(cols, nsysdb.ColGraphNodeID)+
-		` FROM `+q(table)+r.corrFilter(cols), 8, func(v []int64) error {
+		must(cols, nsysdb.ColStreamID)+`, `+col(cols, nsysdb.ColDeviceID)+`, `+must(cols, nsysdb.ColGlobalPid)+`, `+col(cols, nsysdb.ColGraphNodeID)+`, `+
+		col(cols, nsysdb.ColContextID)+` FROM `+q(table)+filter, 9, func(v []int64) error {
 		o = records.Op{Kind: records.OpMemset, Start: v[0], End: v[1], Bytes: v[2], Corr: v[3], Stream: v[4], Device: v[5], GraphNode: v[7]}
+		if seen != nil {
+			seen.row(o.End)
+			seen.work(o.Stream, o.Device, v[8], v[6])
+		}
 		if !r.wantsCorr(cols, o.Corr) {
 			return nil
 		}

@@ -67,18 +67,40 @@ func (r *reader) plan() error {
 // selection reads it (checkReferences, checkStop), on conn, a connection
 // of the reader's database other than its own, so that it may run beside
 // the stream.
-func (r *reader) checkTables(ctx context.Context, conn *sql.Conn) error {
-	queryRow := func(q string, args ...any) *sql.Row { return conn.QueryRowContext(ctx, q, args...) }
-	if err := r.checkReferences(queryRow); err != nil {
+//
+// after says they run after the stream: where it succeeded, a table it
+// read whole is checked from what it saw (seenTable), and its rows are not
+// read again.
+func (r *reader) checkTables(ctx context.Context, conn *sql.Conn, after bool) error {
+	tc := tableChecks{
+		queryRow:  func(q string, args ...any) *sql.Row { return conn.QueryRowContext(ctx, q, args...) },
+		queryRows: func(q string, args ...any) (*sql.Rows, error) { return conn.QueryContext(ctx, q, args...) },
+		seen:      r.seenTables(after),
+	}
+	if err := r.checkReferences(tc); err != nil {
 		return err
 	}
-	if err := r.checkStreams(queryRow); err != nil {
+	if err := r.checkStreams(tc); err != nil {
 		return err
 	}
-	if err := r.checkContexts(queryRow); err != nil {
+	if err := r.checkContexts(tc); err != nil {
 		return err
 	}
-	return r.checkStop(queryRow)
+	if err := r.checkStop(tc); err != nil {
+		return err
+	}
+	// Last, as where readGPU holds the devices to the list itself: first
+	// of the stream's errors, after the checks'.
+	return r.checkDevices(tc)
+}
+
+// tableChecks is what the checks over whole tables query through, and what
+// the stream saw of the tables it read whole (nil where they read every
+// table themselves).
+type tableChecks struct {
+	queryRow  func(string, ...any) *sql.Row
+	queryRows func(string, ...any) (*sql.Rows, error)
+	seen      map[string]*seenTable
 }
 
 // checkStreams checks that every stream a copy, kernel, memset, event
@@ -89,7 +111,8 @@ func (r *reader) checkTables(ctx context.Context, conn *sql.Conn) error {
 // is unknown. Unified-memory migrations, which nsys puts on no stream of
 // the program's, and records of no stream (NoStream) are left out. One
 // pass over each table's distinct streams.
-func (r *reader) checkStreams(queryRow func(string, ...any) *sql.Row) error {
+func (r *reader) checkStreams(tc tableChecks) error {
+	queryRow := tc.queryRow
 	streams := r.tables[nsysdb.TableCUDAStream]
 	if streams == "" {
 		return nil
@@ -98,6 +121,10 @@ func (r *reader) checkStreams(queryRow func(string, ...any) *sql.Row) error {
 	if err := queryRow(`SELECT count(*) FROM ` + q(streams) + ` WHERE ` + q(nsysdb.ColStreamID) + ` IS NOT NULL`).Scan(&listed); err != nil || listed == 0 {
 		return nil // no list to hold the records to
 	}
+	var (
+		list             map[[3]int64]struct{} // the streams listed, read once a table was seen whole
+		listRead, listOK bool
+	)
 	for _, logical := range []string{nsysdb.TableMemcpy, nsysdb.TableKernel, nsysdb.TableMemset, nsysdb.TableCUDAEvent, nsysdb.TableSync, nsysdb.TableGraphTrace} {
 		table := r.tables[logical]
 		if table == "" {
@@ -111,11 +138,24 @@ func (r *reader) checkStreams(queryRow func(string, ...any) *sql.Row) error {
 		if has == 0 {
 			continue
 		}
+		if seen := tc.seen[logical]; seen != nil {
+			if !listRead {
+				var err error
+				if list, listOK, err = listedInts(tc.queryRows, streams, nsysdb.ColStreamID); err != nil {
+					return r.tableErrorOn(queryRow, streams, err)
+				}
+				listRead = true
+			}
+			if listOK && seen.streamsIn(list) {
+				continue
+			}
+		}
 		s := q(nsysdb.ColStreamID)
 		where := s + ` IS NOT NULL AND ` + s + ` != ` + strconv.FormatInt(nsysdb.NoStream, 10)
 		if migrations > 0 {
 			where += ` AND ` + q(nsysdb.ColMigration) + ` IS NULL`
 		}
+		r.passes = append(r.passes, table)
 		ids, n, first, err := unlisted(queryRow, table, streams, where, listRef{s, nsysdb.ColStreamID})
 		switch {
 		case err != nil:
@@ -142,7 +182,8 @@ func (r *reader) checkStreams(queryRow func(string, ...any) *sql.Row) error {
 // GPU it ran on and the waits the replay rests on would change without a
 // word. Unified-memory migrations, which nsys puts on no context of the
 // program's, are left out. One pass over each table's distinct triples.
-func (r *reader) checkContexts(queryRow func(string, ...any) *sql.Row) error {
+func (r *reader) checkContexts(tc tableChecks) error {
+	queryRow := tc.queryRow
 	contexts := r.tables[nsysdb.TableCUDAContext]
 	if contexts == "" {
 		return nil
@@ -159,6 +200,12 @@ func (r *reader) checkContexts(queryRow func(string, ...any) *sql.Row) error {
 		return nil // no list to hold the records to
 	}
 	dev, ctx := q(nsysdb.ColDeviceID), q(nsysdb.ColContextID)
+	// The contexts listed, by whether they are matched by process too,
+	// read once a table was seen whole.
+	var (
+		lists            [2]map[[3]int64]struct{}
+		listRead, listOK [2]bool
+	)
 	for _, logical := range []string{nsysdb.TableMemcpy, nsysdb.TableKernel, nsysdb.TableMemset, nsysdb.TableSync, nsysdb.TableCUDAEvent, nsysdb.TableGraphTrace} {
 		table := r.tables[logical]
 		if table == "" {
@@ -189,6 +236,26 @@ func (r *reader) checkContexts(queryRow func(string, ...any) *sql.Row) error {
 		if cols[nsysdb.ColMigration] {
 			where += ` AND ` + q(nsysdb.ColMigration) + ` IS NULL`
 		}
+		if seen := tc.seen[logical]; seen != nil {
+			li := 0
+			if byProcess {
+				li = 1
+			}
+			if !listRead[li] {
+				listRead[li] = true
+				listed := []string{nsysdb.ColDeviceID, nsysdb.ColContextID}
+				if byProcess {
+					listed = append(listed, nsysdb.ColProcessID)
+				}
+				if lists[li], listOK[li], err = listedInts(tc.queryRows, contexts, listed...); err != nil {
+					return r.tableErrorOn(queryRow, contexts, err)
+				}
+			}
+			if listOK[li] && seen.contextsIn(lists[li], byProcess) {
+				continue
+			}
+		}
+		r.passes = append(r.passes, table)
 		ids, n, first, err := unlisted(queryRow, table, contexts, where, refs...)
 		switch {
 		case err != nil:
@@ -267,7 +334,8 @@ func unlisted(queryRow func(string, ...any) *sql.Row, table, list, where string,
 // stopped (ANALYSIS_DETAILS.stopTime), whether or not the selection reads
 // its row: nsys stops a trace after its last record, so a later one was
 // shifted or comes from another trace. One pass over each table.
-func (r *reader) checkStop(queryRow func(string, ...any) *sql.Row) error {
+func (r *reader) checkStop(tc tableChecks) error {
+	queryRow := tc.queryRow
 	if r.stop == 0 {
 		return nil
 	}
@@ -279,12 +347,16 @@ func (r *reader) checkStop(queryRow func(string, ...any) *sql.Row) error {
 		if table == "" || t.cols == nil {
 			continue
 		}
+		if seen := tc.seen[t.logical]; seen != nil && seen.allRows && seen.maxEnd <= r.stop+stopSlackNs {
+			continue
+		}
 		corrCol := "NULL"
 		if t.cols[nsysdb.ColCorrelationID] {
 			corrCol = q(nsysdb.ColCorrelationID)
 		}
 		var rowid, end int64
 		var corr sql.NullInt64
+		r.passes = append(r.passes, table)
 		err := queryRow(`SELECT rowid, `+corrCol+`, `+q(nsysdb.ColEnd)+` FROM `+q(table)+` WHERE `+q(nsysdb.ColEnd)+` > ? LIMIT 1`,
 			r.stop+stopSlackNs).Scan(&rowid, &corr, &end)
 		switch {
@@ -317,7 +389,8 @@ const stopSlackNs = 1000
 // in the string table, whether or not the selection reads its row: a call
 // whose name id resolves to nothing is damage, not a call of another name.
 // One pass over each table's distinct ids.
-func (r *reader) checkReferences(queryRow func(string, ...any) *sql.Row) error {
+func (r *reader) checkReferences(tc tableChecks) error {
+	queryRow := tc.queryRow
 	refs := []struct {
 		logical, col string
 		wanted       bool
@@ -332,7 +405,14 @@ func (r *reader) checkReferences(queryRow func(string, ...any) *sql.Row) error {
 		if !ref.wanted || table == "" {
 			continue
 		}
+		if seen := tc.seen[ref.logical]; ref.logical != nsysdb.TableNVTX && seen != nil && seen.allRows {
+			// The stream read every row and named each: a NULL id would
+			// have failed it (no integer), an id the string table lacks
+			// too (reader.str).
+			continue
+		}
 		c := q(ref.col)
+		r.passes = append(r.passes, table)
 		if ref.logical == nsysdb.TableRuntime {
 			// A call without a name is damage too, not a call to leave out.
 			var n, first sql.NullInt64

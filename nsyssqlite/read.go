@@ -49,6 +49,10 @@ type Info struct {
 	// records the export holds of them; a consumer that has found nothing
 	// else wrong refuses an export where they differ (capture).
 	Collected Collected
+	// CallPIDs are the pids (nsysdb.SplitGlobalID) of the threads of every
+	// row of the runtime table (Tables names it), in order, where the
+	// stream read them all; nil where it did not.
+	CallPIDs []int64
 }
 
 // Read streams the records of the export at path, open as db, to h: only
@@ -72,7 +76,7 @@ func Read(ctx context.Context, db *sqlitefile.DB, path string, opts records.Sele
 	integrity := make(chan error, 1)
 	tables := make(chan error, 1)
 	go func() {
-		ierr, terr := check(ictx, db, path, planned)
+		ierr, terr := check(ictx, db, path, planned, false)
 		if ierr != nil || terr != nil {
 			cancel()
 		}
@@ -111,7 +115,7 @@ func StreamThenCheck(ctx context.Context, db *sqlitefile.DB, path string, opts r
 	tables := make(chan error, 1)
 	go func() {
 		<-streamed
-		ierr, terr := check(ictx, db, path, planned)
+		ierr, terr := check(ictx, db, path, planned, true)
 		integrity <- ierr
 		tables <- terr
 	}()
@@ -154,8 +158,8 @@ func readResult(ctx context.Context, path string, ierr, terr error) error {
 // check runs on one connection of db, beside the stream or after it:
 // SQLite's integrity check, then, once the stream has planned its read
 // (planned), the checks over every row of the tables it reads
-// (checkTables).
-func check(ctx context.Context, db *sqlitefile.DB, path string, planned <-chan *reader) (integrity, tables error) {
+// (checkTables); after says the stream has ended.
+func check(ctx context.Context, db *sqlitefile.DB, path string, planned <-chan *reader, after bool) (integrity, tables error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return &inputerr.Error{Path: path, Problem: "cannot open the SQLite export", Err: err, Hint: nsysdb.ExportHint}, nil
@@ -169,7 +173,7 @@ func check(ctx context.Context, db *sqlitefile.DB, path string, planned <-chan *
 	}
 	if r := <-planned; r != nil {
 		defer trace.StartRegion(ctx, "checks over whole tables").End()
-		return nil, r.checkTables(ctx, conn)
+		return nil, r.checkTables(ctx, conn, after)
 	}
 	return nil, nil
 }
@@ -195,7 +199,7 @@ func read(ctx context.Context, db *sqlitefile.DB, path string, opts records.Sele
 	}
 	defer conn.Close()
 	r := &reader{ctx: ctx, db: db, conn: conn, path: path, opts: opts, h: h, info: &Info{},
-		strs: map[int64]string{}}
+		strs: map[int64]string{}, checksAfter: tables == nil}
 	defer r.close()
 	if err := r.prepare(); err != nil {
 		return nil, err
@@ -220,6 +224,7 @@ func read(ctx context.Context, db *sqlitefile.DB, path string, opts records.Sele
 			break
 		}
 	}
+	r.streamed = err == nil
 	r.letGo()
 	if tables != nil {
 		if cerr := <-tables; cerr != nil {
@@ -230,6 +235,7 @@ func read(ctx context.Context, db *sqlitefile.DB, path string, opts records.Sele
 		return nil, err
 	}
 	r.info.Tables = r.tables
+	r.info.CallPIDs = r.callPIDs()
 	return r.info, nil
 }
 
@@ -301,6 +307,21 @@ type reader struct {
 	// told to the handler before they are read (records.Handler.CallsAhead).
 	callsAhead int
 	syncsRead  bool
+
+	// seen is what the stream saw of each table it read whole, by logical
+	// name (seeTable), and streamed says it succeeded: the checks over
+	// whole tables that run after it answer from them.
+	seen     map[string]*seenTable
+	streamed bool
+	// checksAfter says the checks over whole tables run after the stream
+	// (StreamThenCheck), and gpus is the GPU list readGPU left them to
+	// hold the records' devices to (checkDevices), nil for none.
+	checksAfter bool
+	gpus        *gpuList
+	// passes names, for each pass the checks over whole tables made over
+	// a table of records, the table: what the stream's records could not
+	// answer.
+	passes []string
 }
 
 // letGo drops what only the stream needs once it has streamed: the

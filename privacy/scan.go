@@ -47,9 +47,24 @@ const (
 //
 // Scan never writes to the file or beside it.
 func Scan(ctx context.Context, f *source.File) (*Report, error) {
+	return ScanKnown(ctx, f, Known{})
+}
+
+// Known is what a reader of the file already found that the scan would
+// otherwise find again: the processes of every row of the runtime table
+// (RuntimePIDs, in order), named RuntimeTable.
+type Known struct {
+	RuntimeTable string
+	RuntimePIDs  []int64
+}
+
+// ScanKnown is Scan, taking what known holds rather than reading it from
+// the file again: the same report, without the runtime table's pass where
+// the scan reads the table known names.
+func ScanKnown(ctx context.Context, f *source.File, known Known) (*Report, error) {
 	switch f.Kind {
 	case nsysdb.KindSQLite:
-		return scanSQLite(ctx, f)
+		return scanSQLite(ctx, f, known)
 	case nsysdb.KindNsysRep:
 		r := &Report{Path: f.Path, Format: "nsys-rep"}
 		r.Notes = append(r.Notes, "a .nsys-rep is searched as raw bytes only; its SQLite export gives a fuller answer")
@@ -74,7 +89,7 @@ func ScanPath(ctx context.Context, path string) (*Report, error) {
 	return Scan(ctx, f)
 }
 
-func scanSQLite(ctx context.Context, f *source.File) (*Report, error) {
+func scanSQLite(ctx context.Context, f *source.File, known Known) (*Report, error) {
 	// The committed state: what a -wal or hot -journal beside the file
 	// holds counts, and a file another program is writing was refused when
 	// it was opened.
@@ -91,7 +106,7 @@ func scanSQLite(ctx context.Context, f *source.File) (*Report, error) {
 		return nil, &inputerr.Error{Path: path, Problem: "cannot open the SQLite export", Err: err, Hint: nsysdb.ExportHint}
 	}
 	defer conn.Close()
-	s := &sqliteScan{db: scanDB{ctx: ctx, db: conn}, r: r}
+	s := &sqliteScan{db: scanDB{ctx: ctx, db: conn}, r: r, known: known}
 	// A step that fails does not stop the others, nor the search of the
 	// raw bytes: what they find is reported beside the failure, which the
 	// caller treats as a scan that could not clear the file.
@@ -131,6 +146,7 @@ type sqliteScan struct {
 	logical map[string]string // logical table -> the table that holds its data
 	roots   []int64
 	covered map[string]bool // name+"="+value of every structured finding
+	known   Known
 }
 
 func (s *sqliteScan) fail(where string, err error) error {
@@ -185,7 +201,7 @@ func (s *sqliteScan) run() error {
 		keep(&inputerr.Error{Path: s.r.Path, Problem: "cannot tell which table to scan", Err: err, Hint: nsysdb.ExportHint})
 		s.logical = nsysdb.ResolveTables(objNames(objs), scannedTables...)
 	}
-	pids, err := profiledPIDs(s.db, s.table)
+	pids, err := profiledPIDs(s.db, s.table, s.known)
 	if err != nil {
 		keep(s.fail("table "+s.table(nsysdb.TableRuntime), err))
 	}
@@ -228,13 +244,20 @@ func objNames(objs []nsysdb.SchemaObject) []string {
 
 // profiledPIDs returns the processes that made CUDA runtime (or driver)
 // calls, decoded from globalTid (nsysdb.PIDExpr); a call without one (the
-// column is nullable) names none.
-func profiledPIDs(db querier, table func(string) string) ([]int64, error) {
+// column is nullable) names none. The runtime table's are known's where it
+// names that table.
+func profiledPIDs(db querier, table func(string) string, known Known) ([]int64, error) {
 	seen := map[int64]bool{}
 	g := nsysdb.QuoteIdent(nsysdb.ColGlobalTid)
 	for _, logical := range []string{nsysdb.TableRuntime, nsysdb.TableDriver} {
 		t := table(logical)
 		if t == "" {
+			continue
+		}
+		if logical == nsysdb.TableRuntime && known.RuntimeTable == t && known.RuntimePIDs != nil {
+			for _, p := range known.RuntimePIDs {
+				seen[p] = true
+			}
 			continue
 		}
 		rows, err := db.Query(`SELECT DISTINCT ` + nsysdb.PIDExpr(g) + ` FROM ` + nsysdb.QuoteIdent(t) + ` WHERE ` + g + ` IS NOT NULL`)

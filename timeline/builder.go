@@ -404,8 +404,11 @@ func inOrderOf(owner *chunked.List[int32], start, end *chunked.List[int64], newI
 // ties by index. The records are put by owner first (a counting sort,
 // which keeps each owner's in index order), then each owner's are sorted
 // by (start, end) unless they are in that order already, as a thread's
-// calls and a stream's ops mostly come: the order of one sort of all by
-// (owner, start, end, index), at a pass over them where it holds.
+// calls mostly come: the order of one sort of all by (owner, start, end,
+// index), at a pass over them where it holds. An owner's records that
+// come in a few runs each in order, as a stream's copies, then its
+// kernels, then its memsets do (one table after another), are merged run
+// by run (mergeRuns), at a pass over them a merge.
 func inOrder(owner []int32, start, end []int64) []int32 {
 	owners := int32(0)
 	for _, o := range owner {
@@ -424,17 +427,62 @@ func inOrder(owner []int32, start, end []int64) []int32 {
 		perm[next[o]] = int32(i)
 		next[o]++
 	}
+	var runs []int
+	var buf []int32
 	for o := range owners {
 		run := perm[at[o]:at[o+1]]
-		if !slices.IsSortedFunc(run, func(x, y int32) int {
-			return cmp.Or(cmp.Compare(start[x], start[y]), cmp.Compare(end[x], end[y]))
-		}) {
+		runs = runs[:0]
+		for i := 1; i < len(run) && len(runs) <= maxMergedRuns; i++ {
+			if x, y := run[i-1], run[i]; start[y] < start[x] || start[y] == start[x] && end[y] < end[x] {
+				runs = append(runs, i)
+			}
+		}
+		switch {
+		case len(runs) == 0:
+		case len(runs) <= maxMergedRuns:
+			buf = mergeOrdered(run, append(runs, len(run)), start, end, buf)
+		default:
 			slices.SortFunc(run, func(x, y int32) int {
 				return cmp.Or(cmp.Compare(start[x], start[y]), cmp.Compare(end[x], end[y]), cmp.Compare(x, y))
 			})
 		}
 	}
 	return perm
+}
+
+// maxMergedRuns is how many breaks of order an owner's records may have
+// for inOrder to merge their runs rather than sort them.
+const maxMergedRuns = 16
+
+// mergeOrdered puts run, whose records are in (start, end) order between
+// the breaks at ends (each run's end, the last len(run)) and in index
+// order throughout, in (start, end, index) order: each run is merged into
+// the runs before it, the earlier one first on a tie, as its indexes are
+// the lower. buf is scratch space, returned for the next call.
+func mergeOrdered(run []int32, ends []int, start, end []int64, buf []int32) []int32 {
+	before := func(x, y int32) bool { // x goes before y, where x's run is the earlier
+		return start[x] < start[y] || start[x] == start[y] && end[x] <= end[y]
+	}
+	lo := ends[0]
+	for _, hi := range ends[1:] {
+		buf = append(buf[:0], run[:lo]...)
+		left, right, k := buf, run[lo:hi], 0
+		i, j := 0, 0
+		for i < len(left) && j < len(right) {
+			if before(left[i], right[j]) {
+				run[k] = left[i]
+				i++
+			} else {
+				run[k] = right[j]
+				j++
+			}
+			k++
+		}
+		k += copy(run[k:], left[i:])
+		copy(run[k:], right[j:]) // in place already: k == lo+j
+		lo = hi
+	}
+	return buf
 }
 
 func identity(n int) []int32 {

@@ -1,0 +1,189 @@
+package nsyssqlite
+
+import (
+	"database/sql"
+	"slices"
+
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+)
+
+// seenTable is what the stream saw of a table whose every row it read (a
+// query without a condition, no row left out before it was looked at): the
+// latest end, the distinct streams and the distinct (device, context,
+// process) triples of its rows that are no unified-memory migration. Once
+// the stream has succeeded, the checks over whole tables answer from it
+// instead of reading the table again: each such check holds that a set of
+// values is listed (the streams, the contexts) or bounded (the trace's
+// stop), and the values seen are those of every row the check's query
+// reads, or more. Where one value fails, the check's own query runs and
+// says where, so that its error is the one it gives alone.
+type seenTable struct {
+	// rows is how many rows were read; allRows says they are every row of
+	// the table (false for the runtime table's calls where the rows of
+	// call stacks were left out: its count is then the calls').
+	rows    int64
+	allRows bool
+	maxEnd  int64
+	// devices are the distinct devices of every row (the copies' and
+	// kernels'), lastDevice the last one added.
+	devices    map[int64]struct{}
+	lastDevice int64
+	// pids are the distinct pids (nsysdb.SplitGlobalID) of the calls'
+	// threads, lastGtid the last thread's global id they were added for.
+	pids     map[int64]struct{}
+	lastGtid int64
+	// streams and contexts are the distinct values; lastStream and
+	// lastContext the last one added (rows come in runs of one).
+	streams     map[int64]struct{}
+	contexts    map[contextKey]struct{}
+	lastStream  int64
+	lastContext contextKey
+	any         bool // a stream and a context were added
+}
+
+// contextKey is a record's device, context and pid (nsysdb.SplitGlobalID
+// of its globalPid: the decoding of nsysdb.PIDExpr, which the context
+// check's query uses).
+type contextKey struct{ device, context, pid int64 }
+
+// seeTable starts what the stream sees of the logical table, when its
+// query reads every row (whole), and returns it; nil where it does not,
+// for the table's checks to run their queries.
+func (r *reader) seeTable(logical string, whole bool) *seenTable {
+	if !whole {
+		return nil
+	}
+	s := &seenTable{allRows: true, streams: map[int64]struct{}{}, contexts: map[contextKey]struct{}{}, devices: map[int64]struct{}{}, lastDevice: -1,
+		pids: map[int64]struct{}{}, lastGtid: -1}
+	if r.seen == nil {
+		r.seen = map[string]*seenTable{}
+	}
+	r.seen[logical] = s
+	return s
+}
+
+// row notes a row and its end.
+func (s *seenTable) row(end int64) {
+	s.rows++
+	if end > s.maxEnd {
+		s.maxEnd = end
+	}
+}
+
+// thread notes the process of a call's thread, by its global id.
+func (s *seenTable) thread(gtid int64) {
+	if gtid != s.lastGtid || len(s.pids) == 0 {
+		s.lastGtid = gtid
+		pid, _ := nsysdb.SplitGlobalID(gtid)
+		s.pids[pid] = struct{}{}
+	}
+}
+
+// callPIDs is Info.CallPIDs: the pids of every call's thread, where the
+// stream read every row of the runtime table.
+func (r *reader) callPIDs() []int64 {
+	s := r.seen[nsysdb.TableRuntime]
+	if s == nil || !s.allRows {
+		return nil
+	}
+	out := make([]int64, 0, len(s.pids))
+	for p := range s.pids {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// device notes a row's device.
+func (s *seenTable) device(d int64) {
+	if d != s.lastDevice || len(s.devices) == 0 {
+		s.lastDevice = d
+		s.devices[d] = struct{}{}
+	}
+}
+
+// work notes the stream and the context of a row that is no
+// unified-memory migration; gpid is its globalPid (0 for none).
+func (s *seenTable) work(stream, device, context, gpid int64) {
+	pid, _ := nsysdb.SplitGlobalID(gpid)
+	k := contextKey{device, context, pid}
+	if s.any && stream == s.lastStream && k == s.lastContext {
+		return
+	}
+	s.any, s.lastStream, s.lastContext = true, stream, k
+	s.streams[stream] = struct{}{}
+	s.contexts[k] = struct{}{}
+}
+
+// seenTables is what the stream saw of the tables it read whole, for
+// checks that run after it succeeded; nil for checks that run beside it or
+// after a stream that failed, which read every table themselves.
+func (r *reader) seenTables(after bool) map[string]*seenTable {
+	if !after || !r.streamed {
+		return nil
+	}
+	return r.seen
+}
+
+// listedInts reads the distinct non-NULL integers of one or more columns
+// of a list table (TARGET_INFO_CUDA_STREAM, TARGET_INFO_CUDA_CONTEXT_INFO)
+// as keys; ok false where a value is no integer, for the check's own
+// query to compare as SQLite does.
+func listedInts(queryRows func(string, ...any) (*sql.Rows, error), table string, cols ...string) (keys map[[3]int64]struct{}, ok bool, err error) {
+	sel, where := "", ""
+	for i, c := range cols {
+		if i > 0 {
+			sel += ", "
+			where += " AND "
+		}
+		sel += q(c)
+		where += q(c) + " IS NOT NULL"
+	}
+	rows, err := queryRows(`SELECT DISTINCT ` + sel + ` FROM ` + q(table) + ` WHERE ` + where)
+	if err != nil {
+		return nil, false, err
+	}
+	defer rows.Close()
+	keys = map[[3]int64]struct{}{}
+	var k [3]int64
+	dest := make([]any, len(cols))
+	for i := range cols {
+		dest[i] = &k[i]
+	}
+	for rows.Next() {
+		if rows.Scan(dest...) != nil {
+			return nil, false, nil
+		}
+		keys[k] = struct{}{}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, err
+	}
+	return keys, true, nil
+}
+
+// streamsIn says every stream seen but NoStream is in listed (keys of one
+// stream id, listedInts).
+func (s *seenTable) streamsIn(listed map[[3]int64]struct{}) bool {
+	for id := range s.streams {
+		if _, ok := listed[[3]int64{id}]; !ok && id != nsysdb.NoStream {
+			return false
+		}
+	}
+	return true
+}
+
+// contextsIn says every (device, context) seen, with its process where
+// byProcess, is in listed (keys of those columns, listedInts).
+func (s *seenTable) contextsIn(listed map[[3]int64]struct{}, byProcess bool) bool {
+	for k := range s.contexts {
+		key := [3]int64{k.device, k.context}
+		if byProcess {
+			key[2] = k.pid
+		}
+		if _, ok := listed[key]; !ok {
+			return false
+		}
+	}
+	return true
+}
