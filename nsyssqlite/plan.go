@@ -122,7 +122,7 @@ func (r *reader) checkStreams(tc tableChecks) error {
 		return nil // no list to hold the records to
 	}
 	var (
-		list             map[[3]int64]struct{} // the streams listed, read once a table was seen whole
+		list             map[listKey]struct{} // the streams listed, read once a table was seen whole
 		listRead, listOK bool
 	)
 	for _, logical := range []string{nsysdb.TableMemcpy, nsysdb.TableKernel, nsysdb.TableMemset, nsysdb.TableCUDAEvent, nsysdb.TableSync, nsysdb.TableGraphTrace} {
@@ -200,11 +200,11 @@ func (r *reader) checkContexts(tc tableChecks) error {
 		return nil // no list to hold the records to
 	}
 	dev, ctx := q(nsysdb.ColDeviceID), q(nsysdb.ColContextID)
-	// The contexts listed, by whether they are matched by process too,
-	// read once a table was seen whole.
+	// The contexts listed, by whether they are matched by process (and
+	// host) too, read once a table was seen whole.
 	var (
-		lists            [2]map[[3]int64]struct{}
-		listRead, listOK [2]bool
+		lists            [3]map[listKey]struct{}
+		listRead, listOK [3]bool
 	)
 	for _, logical := range []string{nsysdb.TableMemcpy, nsysdb.TableKernel, nsysdb.TableMemset, nsysdb.TableSync, nsysdb.TableCUDAEvent, nsysdb.TableGraphTrace} {
 		table := r.tables[logical]
@@ -238,7 +238,10 @@ func (r *reader) checkContexts(tc tableChecks) error {
 		}
 		if seen := tc.seen[logical]; seen != nil {
 			li := 0
-			if byProcess {
+			switch {
+			case byHost:
+				li = 2
+			case byProcess:
 				li = 1
 			}
 			if !listRead[li] {
@@ -247,11 +250,14 @@ func (r *reader) checkContexts(tc tableChecks) error {
 				if byProcess {
 					listed = append(listed, nsysdb.ColProcessID)
 				}
+				if byHost {
+					listed = append(listed, nsysdb.ColHwID, nsysdb.ColVMID)
+				}
 				if lists[li], listOK[li], err = listedInts(tc.queryRows, contexts, listed...); err != nil {
 					return r.tableErrorOn(queryRow, contexts, err)
 				}
 			}
-			if listOK[li] && seen.contextsIn(lists[li], byProcess) {
+			if listOK[li] && seen.contextsIn(lists[li], byProcess, byHost) {
 				continue
 			}
 		}
