@@ -150,10 +150,17 @@ type Accumulator struct {
 	// them beside the rule's rows (Audit.CompareRule's second pass).
 	rule      ruleDigest
 	ruleBytes int64 // the bytes of the copies rule sums
+	// ruleSizes sums a hash of each of those copies' process, start and
+	// size in kB (sizeHash), to compare with the rule's sizes copy by copy.
+	ruleSizes uint64
 	list      *ruleList
 	// sessionStart is when the capture's session started (ns since 1970,
 	// UTC), 0 where the capture does not say.
 	sessionStart int64
+	// sessionFault says why the start the capture records cannot be a
+	// session's (records.Meta.SessionStartFault).
+	sessionFault string
+	job          string // the job the capture names (records.Meta.Job)
 	totals       map[totalKey]*Total
 	// sites sums the pageable copies by the call site their stacks name.
 	sites siteAccumulator
@@ -202,7 +209,7 @@ func (a *Accumulator) Handler(scan *capture.CopyScan) records.Handler {
 			scan.Meta = capture.Metadata{NsysVersion: m.NsysVersion, SchemaVersion: m.SchemaVersion, GPU: m.GPU,
 				Driver: m.Driver, CUDADriver: m.CUDADriver, OS: m.OS}
 			durationNs = m.DurationNs
-			a.sessionStart = m.SessionStartNs
+			a.sessionStart, a.sessionFault, a.job = m.SessionStartNs, m.SessionStartFault, m.Job
 			return nil
 		},
 		Gap: func(g records.Gap) error {
@@ -332,6 +339,7 @@ func (a *Accumulator) add(c *copyCall) {
 		if comparedWithRule(kind, host) {
 			a.rule.add(c.PID, c.Start)
 			a.ruleBytes += c.Bytes
+			a.ruleSizes += sizeHash(c.PID, c.Start, kBOfBytes(c.Bytes))
 			if a.list != nil {
 				a.list.match(c)
 			}

@@ -39,8 +39,17 @@ type Audit struct {
 	SpanFrom string
 	// SessionStartNs is the wall-clock time the capture's session started
 	// (ns since 1970, UTC) where the capture records it, 0 otherwise (a
-	// CSV folder, an audit read back from its JSON).
+	// CSV folder, an audit's JSON written before it carried one).
 	SessionStartNs int64
+	// SessionStartFault says why the start the capture records cannot be
+	// a session's (0 ns, before 1970, a NULL, two starts): a damaged
+	// export, whose rank cannot be told to be of its job's run or not;
+	// "" where the capture records a real start or none at all.
+	SessionStartFault string
+	// Job names the job the capture's process ran in, where its
+	// environment says: a scheduler's variable and a digest of its value
+	// (nsysdb.JobOf), which the ranks of one run share; "" otherwise.
+	Job string
 
 	Copies    int64
 	Unmatched int64
@@ -93,8 +102,10 @@ type Audit struct {
 	// rule is the digest of the pageable async copies, for the rule's
 	// comparison (CompareRule).
 	rule ruleDigest
-	// ruleBytes sums the bytes of those copies.
+	// ruleBytes sums the bytes of those copies, ruleSizes a hash of each
+	// one's process, start and size (Accumulator.ruleSizes).
 	ruleBytes int64
+	ruleSizes uint64
 	// kernels counts the kernel launches by name: with the bytes moved,
 	// what tells two captures of one program (SameProgram).
 	kernels map[string]int64
@@ -112,8 +123,8 @@ func (a *Accumulator) Finish(scan *capture.CopyScan, r Replayed) *Audit {
 	au := &Audit{Capture: scan.Path, Format: string(scan.Format), Files: scan.Files,
 		GPU: scan.Meta.GPU, NsysVersion: scan.Meta.NsysVersion, APICalls: scan.APICalls,
 		SpanNs: scan.Span, SpanFrom: scan.SpanFrom, Copies: scan.Copies, Unmatched: scan.Unmatched, Memsets: scan.Memsets,
-		SessionStartNs: a.sessionStart,
-		Missing:        scan.Missing, rule: a.rule, ruleBytes: a.ruleBytes, Classes: []*Class{}, TopOffenders: []*Class{},
+		SessionStartNs: a.sessionStart, SessionStartFault: a.sessionFault, Job: a.job,
+		Missing: scan.Missing, rule: a.rule, ruleBytes: a.ruleBytes, ruleSizes: a.ruleSizes, Classes: []*Class{}, TopOffenders: []*Class{},
 		Exposures: []diag.Diagnostic{}, CallSites: a.sites.finish()}
 	for _, c := range a.classes {
 		if c.GPUNs > 0 {

@@ -15,6 +15,8 @@ type Flagged struct {
 	Start    int64
 	Duration int64
 	MB       float64
+	// Sized says the rule gives the copy's size (MB 0 otherwise).
+	Sized bool
 }
 
 // RuleComparison sets the audit's pageable async copies beside the ones
@@ -36,10 +38,25 @@ type RuleComparison struct {
 	// sizes (printed to 1 kB a copy) against the records'; 0 otherwise.
 	RuleMB  float64
 	AuditMB float64
+	// SizesDiffer counts the copies both list that the rule gives
+	// another size than the records do (beyond the 1 kB the rule prints
+	// a size to), and Sizes says which sizes, most copies first (at most
+	// MaxEvidence); none where the rule gives no size at all.
+	SizesDiffer int64
+	Sizes       []SizeDiff
 	// OnlyRule and OnlyAudit list (at most MaxEvidence of) the copies one
 	// side has and the other has not.
 	OnlyRule  []Flagged
 	OnlyAudit []Evidence
+}
+
+// SizeDiff is one size the rule gives copies that the capture's records
+// give another: how many copies, of RuleMB in the rule and AuditMB in the
+// records (each to 1 kB).
+type SizeDiff struct {
+	RuleMB  float64
+	AuditMB float64
+	Copies  int64
 }
 
 // RuleSource says how the rule's copies were had: nsys analyze run on
@@ -91,8 +108,13 @@ func FlaggedRows(rows []Flagged) RuleRows {
 type RuleSide struct {
 	rows   RuleRows
 	digest ruleDigest
-	// mb sums the sizes the rule gives its copies, in MB.
-	mb float64
+	// mb sums the sizes the rule gives its copies, in MB; sizes sums a
+	// hash of each copy's process, start and size in kB (sizeHash).
+	mb    float64
+	sizes uint64
+	// sized says the rule gives a size for some copy: one that gives
+	// none (a CSV without its size column) is not held to the records'.
+	sized bool
 }
 
 // Count is how many copies the rule lists.
@@ -103,7 +125,13 @@ func (s *RuleSide) Count() int { return int(s.digest.n) }
 // kept.
 func ReadRule(rows RuleRows) (*RuleSide, error) {
 	s := &RuleSide{rows: rows}
-	if err := rows(func(f Flagged) error { s.digest.add(f.PID, f.Start); s.mb += f.MB; return nil }); err != nil {
+	if err := rows(func(f Flagged) error {
+		s.digest.add(f.PID, f.Start)
+		s.mb += f.MB
+		s.sizes += sizeHash(f.PID, f.Start, kBOfMB(f.MB))
+		s.sized = s.sized || f.Sized
+		return nil
+	}); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -119,6 +147,7 @@ type RuleScan struct {
 	lists  func(*records.Op) bool
 	digest ruleDigest
 	mb     float64
+	sizes  uint64
 }
 
 // NewRuleScan returns a scan that sums the copies lists says the rule
@@ -134,6 +163,7 @@ func (s *RuleScan) Handler() records.Handler {
 		if s.lists(o) && o.Call != nil {
 			s.digest.add(o.Call.PID, o.Start)
 			s.mb += float64(o.Bytes) / 1e6
+			s.sizes += sizeHash(o.Call.PID, o.Start, kBOfBytes(o.Bytes))
 		}
 		return nil
 	}}
@@ -144,28 +174,32 @@ func (s *RuleScan) Handler() records.Handler {
 // the capture, in the rule's order), which CompareRule reads only where
 // the two sides' digests differ.
 func (s *RuleScan) Side(rows RuleRows) *RuleSide {
-	return &RuleSide{rows: rows, digest: s.digest, mb: s.mb}
+	return &RuleSide{rows: rows, digest: s.digest, mb: s.mb, sizes: s.sizes, sized: s.digest.n > 0}
 }
 
 // CompareRule matches the copies the rule lists (theirs, from ReadRule)
 // with the audit's pageable async copies by process and GPU start, and
 // records the result in au.NVIDIA. Both sides are first compared whole, by
 // their counts and digests, which the accumulator took as the copies
-// streamed: when they agree, nothing else is read. When they differ, the
-// rule's rows are read again and held sorted, and again streams the
-// capture's copies a second time into the accumulator it is given, to
-// count the copies both list and name those only one does.
+// streamed (of each copy's process and start, and with its size to 1 kB):
+// when they agree, nothing else is read. When they differ, the rule's rows
+// are read again and held sorted, and again streams the capture's copies a
+// second time into the accumulator it is given, to count the copies both
+// list, name those only one does, and set each size the rule gives beside
+// the records' (SizesDiffer, Sizes). A rule that gives no size at all (a
+// CSV without its size column) is not held to the records' sizes.
 func (au *Audit) CompareRule(rule string, source RuleSource, theirs *RuleSide, again func(*Accumulator) error) (*RuleComparison, error) {
 	rc := &RuleComparison{Rule: rule, Available: true, Source: source, AuditCount: int(au.rule.n),
 		RuleCount: theirs.Count(), OnlyRule: []Flagged{}, OnlyAudit: []Evidence{}}
 	flagged := theirs.rows
-	if theirs.digest == au.rule {
+	sized := theirs.sized
+	if theirs.digest == au.rule && (!sized || theirs.sizes == au.ruleSizes) {
 		rc.Both, rc.Agree = rc.RuleCount, true
-		rc.sizes(theirs.mb, au.ruleBytes)
+		rc.sizes(sized, theirs.mb, au.ruleBytes)
 		au.NVIDIA = rc
 		return rc, nil
 	}
-	l := &ruleList{}
+	l := &ruleList{sized: sized, sizes: map[[2]int64]int64{}}
 	if err := flagged(func(f Flagged) error { l.rows = append(l.rows, f); return nil }); err != nil {
 		return nil, err
 	}
@@ -186,9 +220,11 @@ func (au *Audit) CompareRule(rule string, source RuleSource, theirs *RuleSide, a
 		}
 	}
 	rc.OnlyAudit = l.only.sorted()
+	rc.SizesDiffer, rc.Sizes = l.sizeDiffs()
 	rc.Agree = rc.Both == rc.RuleCount && rc.Both == rc.AuditCount
 	if rc.Agree {
-		rc.sizes(theirs.mb, au.ruleBytes)
+		rc.sizes(sized, theirs.mb, au.ruleBytes)
+		rc.Agree = rc.Agree && rc.SizesDiffer == 0
 	}
 	au.NVIDIA = rc
 	return rc, nil
@@ -199,10 +235,10 @@ func (au *Audit) CompareRule(rule string, source RuleSource, theirs *RuleSide, a
 // copy of the bytes the audit's records give them (auditBytes), else the
 // two do not agree (a rule's CSV of another export, or an edited one) and
 // RuleMB and AuditMB say by how much. A rule that gives no size (a CSV
-// without its Bytes column: every size 0) is not held to them.
-func (rc *RuleComparison) sizes(ruleMB float64, auditBytes int64) {
+// without its Bytes column: every size 0, sized false) is not held to them.
+func (rc *RuleComparison) sizes(sized bool, ruleMB float64, auditBytes int64) {
 	auditMB := float64(auditBytes) / 1e6
-	if ruleMB <= 0 || math.Abs(ruleMB-auditMB) <= 0.0005*float64(rc.Both)+1e-9*math.Abs(auditMB) {
+	if !sized || math.Abs(ruleMB-auditMB) <= 0.0005*float64(rc.Both)+1e-9*math.Abs(auditMB) {
 		return
 	}
 	rc.Agree, rc.RuleMB, rc.AuditMB = false, ruleMB, auditMB
@@ -229,6 +265,24 @@ func (d *ruleDigest) add(pid, start int64) {
 	d.mix += splitmix(uint64(start)*0xbf58476d1ce4e5b9 ^ uint64(pid) ^ 0x94d049bb133111eb)
 }
 
+// sizeHash is the hash of one copy, its process, start and size in kB,
+// that the sizes of the two sides sum: equal sums say each copy has one
+// size on both sides, to the 1 kB the rule prints a size to.
+func sizeHash(pid, start, kB int64) uint64 {
+	return splitmix(splitmix(uint64(pid)*0x9e3779b97f4a7c15^uint64(start)) ^ uint64(kB)*0xd6e8feb86659fd93)
+}
+
+// kBOfMB is a size the rule gives (MB, printed to 1 kB) in whole kB;
+// kBOfBytes a record's size in bytes, rounded to the kB the same way.
+func kBOfMB(mb float64) int64     { return int64(math.Round(mb * 1000)) }
+func kBOfBytes(bytes int64) int64 { return int64(math.Round(float64(bytes) / 1000)) }
+
+// sameSize says whether the rule's size of a copy (MB, to 1 kB) is the
+// records' (bytes): within the half kB its printing rounds off.
+func sameSize(mb float64, bytes int64) bool {
+	return math.Abs(mb*1e6-float64(bytes)) <= 500+1e-9*float64(bytes)
+}
+
 // splitmix is SplitMix64's finalizer: every bit of x moves about half the
 // bits of the result.
 func splitmix(x uint64) uint64 {
@@ -250,6 +304,10 @@ type ruleList struct {
 	seen  []bool
 	both  int
 	only  earliest
+	// sized says the rule gives sizes; sizes counts the copies both list
+	// whose sizes differ, by the rule's size and the records' (in kB).
+	sized bool
+	sizes map[[2]int64]int64
 }
 
 func (l *ruleList) index() {
@@ -265,24 +323,63 @@ func (l *ruleList) index() {
 }
 
 // match sets one of the audit's copies beside the rule's rows: the first
-// row of its process and start that no copy has matched yet.
+// row of its process and start that no copy has matched yet, of its size
+// where one is; a matched row of another size is counted in sizes.
 func (l *ruleList) match(c *copyCall) {
 	i := sort.Search(len(l.order), func(k int) bool {
 		r := l.rows[l.order[k]]
 		return r.PID > c.PID || r.PID == c.PID && r.Start >= c.Start
 	})
+	free := -1
 	for ; i < len(l.order); i++ {
 		r := l.rows[l.order[i]]
 		if r.PID != c.PID || r.Start != c.Start {
 			break
 		}
-		if !l.seen[l.order[i]] {
-			l.seen[l.order[i]] = true
-			l.both++
-			return
+		if l.seen[l.order[i]] {
+			continue
+		}
+		if free < 0 {
+			free = i
+		}
+		if !l.sized || sameSize(r.MB, c.Bytes) {
+			free = i
+			break
 		}
 	}
-	l.only.add(evidenceOf(c))
+	if free < 0 {
+		l.only.add(evidenceOf(c))
+		return
+	}
+	r := l.rows[l.order[free]]
+	l.seen[l.order[free]] = true
+	l.both++
+	if l.sized && !sameSize(r.MB, c.Bytes) {
+		l.sizes[[2]int64{kBOfMB(r.MB), kBOfBytes(c.Bytes)}]++
+	}
+}
+
+// sizeDiffs are the copies whose sizes differ, counted, and the sizes
+// that do, most copies first (of as many, the rule's smaller size first),
+// at most MaxEvidence.
+func (l *ruleList) sizeDiffs() (int64, []SizeDiff) {
+	var n int64
+	var out []SizeDiff
+	for k, c := range l.sizes {
+		n += c
+		out = append(out, SizeDiff{RuleMB: float64(k[0]) / 1000, AuditMB: float64(k[1]) / 1000, Copies: c})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Copies != b.Copies {
+			return a.Copies > b.Copies
+		}
+		if a.RuleMB != b.RuleMB {
+			return a.RuleMB < b.RuleMB
+		}
+		return a.AuditMB < b.AuditMB
+	})
+	return n, out[:min(len(out), MaxEvidence)]
 }
 
 // earliest keeps the MaxEvidence copies that started first on the GPU: a

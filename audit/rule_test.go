@@ -2,6 +2,7 @@ package audit
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/nsyscheck/nsyscheck/nsysrule"
@@ -43,7 +44,7 @@ func TestRuleScanDigest(t *testing.T) {
 		acc.Add(&ops[i])
 		if nsysrule.Lists(&ops[i]) {
 			r := nsysrule.RowOf(&ops[i])
-			rows = append(rows, Flagged{PID: r.PID, Start: r.Start, Duration: r.Duration, MB: r.MB})
+			rows = append(rows, Flagged{PID: r.PID, Start: r.Start, Duration: r.Duration, MB: r.MB, Sized: r.Sized})
 		}
 	}
 	read, err := ReadRule(FlaggedRows(rows))
@@ -54,37 +55,63 @@ func TestRuleScanDigest(t *testing.T) {
 		t.Error("the scan's rows read again though the sides agree")
 		return nil
 	})
-	if side.Count() != 500 || side.digest != read.digest || side.digest != acc.rule {
+	if side.Count() != 500 || side.digest != read.digest || side.digest != acc.rule || side.sizes != acc.ruleSizes || read.sizes != acc.ruleSizes {
 		t.Errorf("the scan's %+v, the rows' %+v, the audit's %+v", side.digest, read.digest, acc.rule)
 	}
-	au := &Audit{rule: acc.rule, ruleBytes: acc.ruleBytes}
+	au := &Audit{rule: acc.rule, ruleBytes: acc.ruleBytes, ruleSizes: acc.ruleSizes}
 	rc, err := au.CompareRule("r", RuleSource{Kind: RuleSourceScan}, side, func(*Accumulator) error { t.Error("the copies read again"); return nil })
 	if err != nil || !rc.Agree || rc.Both != 500 || rc.RuleMB != 0 || rc.AuditMB != 0 {
 		t.Errorf("compared: %+v, %v", rc, err)
 	}
 	// The rule's CSV prints each size to 1 kB (0.004 MB for 4096 bytes):
-	// the same copies, their sizes within that rounding, agree; given ten
-	// times their size (a CSV of another export, or edited), they do not;
-	// rows without a size (a CSV without its Bytes column) are held to none.
+	// the same copies, their sizes within that rounding, agree without
+	// the copies read again; given ten times their size (a CSV of another
+	// export, or edited), they do not, and the sizes that differ are
+	// named; two copies' sizes moved between them (0.003 and 0.005 MB, the
+	// total kept) do not either, though the totals agree; rows without a
+	// size (a CSV without its Bytes column) are held to none.
 	for _, c := range []struct {
-		mb    float64
+		name  string
+		mb    func(i int) float64
+		sized bool
 		agree bool
-	}{{0.004, true}, {0.041, false}, {0, true}} {
+		diff  int64
+		sizes []SizeDiff
+		total bool
+	}{
+		{"each 0.004 MB", func(int) float64 { return 0.004 }, true, true, 0, nil, false},
+		{"each 0.041 MB", func(int) float64 { return 0.041 }, true, false, 500, []SizeDiff{{RuleMB: 0.041, AuditMB: 0.004, Copies: 500}}, true},
+		{"two sizes moved", func(i int) float64 {
+			return map[int]float64{0: 0.003, 1: 0.005}[i] + map[bool]float64{true: 0.004}[i > 1]
+		}, true, false, 2,
+			[]SizeDiff{{RuleMB: 0.003, AuditMB: 0.004, Copies: 1}, {RuleMB: 0.005, AuditMB: 0.004, Copies: 1}}, false},
+		{"no sizes", func(int) float64 { return 0 }, false, true, 0, nil, false},
+	} {
 		edited := make([]Flagged, len(rows))
 		for i, f := range rows {
-			f.MB = c.mb
+			f.MB, f.Sized = c.mb(i), c.sized
 			edited[i] = f
 		}
 		theirs, err := ReadRule(FlaggedRows(edited))
 		if err != nil {
 			t.Fatal(err)
 		}
-		rc, err := au.CompareRule("r", RuleSource{Kind: RuleSourceCSV}, theirs, func(*Accumulator) error { t.Error("the copies read again"); return nil })
-		if err != nil || rc.Agree != c.agree || rc.Both != 500 {
-			t.Errorf("rule rows of %g MB: %+v, %v; want agree %v", c.mb, rc, err, c.agree)
+		again := func(a *Accumulator) error {
+			if c.agree {
+				t.Errorf("%s: the copies read again", c.name)
+			}
+			a.ranges = newRangeIndex()
+			for i := range ops {
+				a.Add(&ops[i])
+			}
+			return nil
 		}
-		if !c.agree && (math.Abs(rc.RuleMB-20.5) > 1e-9 || rc.AuditMB != 2.048) {
-			t.Errorf("rule rows of %g MB: rule %g MB, audit %g MB; want 20.5 and 2.048", c.mb, rc.RuleMB, rc.AuditMB)
+		rc, err := au.CompareRule("r", RuleSource{Kind: RuleSourceCSV}, theirs, again)
+		if err != nil || rc.Agree != c.agree || rc.Both != 500 || rc.SizesDiffer != c.diff || !slices.Equal(rc.Sizes, c.sizes) {
+			t.Errorf("%s: %+v, %v; want agree %v, %d sizes differing: %+v", c.name, rc, err, c.agree, c.diff, c.sizes)
+		}
+		if c.total != (rc.RuleMB != 0) || c.total && (math.Abs(rc.RuleMB-20.5) > 1e-9 || rc.AuditMB != 2.048) {
+			t.Errorf("%s: rule %g MB, audit %g MB; want 20.5 and 2.048: %v", c.name, rc.RuleMB, rc.AuditMB, c.total)
 		}
 	}
 }

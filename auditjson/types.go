@@ -371,6 +371,8 @@ type Flagged struct {
 	Start    int64   `json:"start"`
 	Duration int64   `json:"duration"`
 	MB       float64 `json:"mb"`
+	// Sized is not written: a row read back is set beside nothing.
+	Sized bool `json:"-"`
 }
 
 // RuleComparison is the JSON of audit.RuleComparison.
@@ -387,8 +389,19 @@ type RuleComparison struct {
 	Agree      bool           `json:"agree"`
 	RuleMB     float64        `json:"ruleMB,omitempty"`
 	AuditMB    float64        `json:"auditMB,omitempty"`
-	OnlyRule   []Flagged      `json:"onlyRule"`
-	OnlyAudit  []Evidence     `json:"onlyAudit"`
+	// SizesDiffer and Sizes are the copies both list that the rule
+	// gives other sizes than the records do, and which sizes.
+	SizesDiffer int64      `json:"sizesDiffer,omitempty"`
+	Sizes       []SizeDiff `json:"sizes,omitempty"`
+	OnlyRule    []Flagged  `json:"onlyRule"`
+	OnlyAudit   []Evidence `json:"onlyAudit"`
+}
+
+// SizeDiff is the JSON of audit.SizeDiff.
+type SizeDiff struct {
+	RuleMB  float64 `json:"ruleMB"`
+	AuditMB float64 `json:"auditMB"`
+	Copies  int64   `json:"copies"`
 }
 
 // Tracing is the JSON of coverage.Tracing.
@@ -445,17 +458,27 @@ type Coverage struct {
 
 // Audit is the JSON of audit.Audit.
 type Audit struct {
-	Capture      string          `json:"capture"`
-	Format       string          `json:"format"`
-	Files        []string        `json:"files,omitempty"`
-	GPU          string          `json:"gpu,omitempty"`
-	NsysVersion  string          `json:"nsysVersion,omitempty"`
-	Framework    Detection       `json:"framework"`
-	Regions      []Region        `json:"regions"`
-	Gate         *Gate           `json:"failAbove,omitempty"`
-	APICalls     int64           `json:"apiCalls"`
-	SpanNs       int64           `json:"spanNs"`
-	SpanFrom     string          `json:"spanFrom"`
+	Capture     string    `json:"capture"`
+	Format      string    `json:"format"`
+	Files       []string  `json:"files,omitempty"`
+	GPU         string    `json:"gpu,omitempty"`
+	NsysVersion string    `json:"nsysVersion,omitempty"`
+	Framework   Detection `json:"framework"`
+	Regions     []Region  `json:"regions"`
+	Gate        *Gate     `json:"failAbove,omitempty"`
+	APICalls    int64     `json:"apiCalls"`
+	SpanNs      int64     `json:"spanNs"`
+	SpanFrom    string    `json:"spanFrom"`
+	// SessionStartNs is when the capture's session started (ns since
+	// 1970, UTC), where it records one; SessionStartFault why the start
+	// it records cannot be a session's. Both are left out where the
+	// capture has none (a CSV folder), as an audit's JSON written before
+	// they were carried leaves them out.
+	SessionStartNs    int64  `json:"sessionStartNs,omitempty"`
+	SessionStartFault string `json:"sessionStartFault,omitempty"`
+	// Job is the job the capture names, a variable and a digest of its
+	// value (audit.Audit.Job); left out where it names none.
+	Job          string          `json:"job,omitempty"`
 	Copies       int64           `json:"copies"`
 	Unmatched    int64           `json:"copiesWithoutCall"`
 	Memsets      int64           `json:"memsetsApart"`

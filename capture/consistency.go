@@ -168,11 +168,6 @@ type streamWait struct {
 	rec recordingAt
 }
 
-// maxWaitChain is how many cross-stream waits a synchronisation's check
-// follows back from the stream it waited for: a wait on a stream that
-// waited on another, and so on. Real pipelines chain two or three.
-const maxWaitChain = 16
-
 // recordingAt is one recording of an event: when its call began, and the
 // stream whose work it stands for.
 type recordingAt struct {
@@ -588,7 +583,11 @@ func (x *crossCheck) sync(s *records.Sync) {
 // waited (cudaStreamWaitEvent) for another's recording ran nothing after
 // the wait until the work that recording stood for was done, so a host
 // wait for the first stream waited for that work too. It follows the last
-// such wait of each stream back, up to maxWaitChain streams.
+// such wait of each stream back, for as many steps as there are streams
+// that waited, and one: a chain of distinct streams is followed whole,
+// however long (real pipelines chain two or three); one that comes back to
+// a stream it passed (two streams waiting on each other every step) is cut
+// after as many steps, not followed back to the capture's start.
 func (x *crossCheck) waitedThrough(k streamKey, at int64, s *records.Sync) bool {
 	if len(x.waits) == 0 {
 		return false
@@ -597,7 +596,7 @@ func (x *crossCheck) waitedThrough(k streamKey, at int64, s *records.Sync) bool 
 		x.deferred = append(x.deferred, deferredSync{stream: k, at: at, end: s.End, corr: s.Corr, kind: s.Kind})
 		return false
 	}
-	for range maxWaitChain {
+	for range len(x.waits) + 1 {
 		ws := x.waits[k]
 		i := sort.Search(len(ws), func(i int) bool { return ws[i].at >= at }) - 1
 		if i < 0 {

@@ -650,7 +650,7 @@ func ruleRows(path string) audit.RuleRows {
 
 // flaggedOf is a row of the rule as the audit compares it.
 func flaggedOf(r nsysrule.FlaggedCopy) audit.Flagged {
-	return audit.Flagged{PID: r.PID, Start: r.Start, Duration: r.Duration, MB: r.MB}
+	return audit.Flagged{PID: r.PID, Start: r.Start, Duration: r.Duration, MB: r.MB, Sized: r.Sized}
 }
 
 // captureExts end the names of the capture files a rule's CSV is found

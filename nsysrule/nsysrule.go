@@ -51,6 +51,9 @@ type FlaggedCopy struct {
 	MB       float64 `json:"mb"`
 	PID      int64   `json:"pid"`
 	API      string  `json:"api"`
+	// Sized says the row gives the copy's size (a CSV without its size
+	// column, or a blank cell, gives none: MB is 0 then).
+	Sized bool `json:"-"`
 }
 
 // maxFile bounds the rule's CSV: a row per flagged copy, a few hundred
@@ -186,7 +189,7 @@ func readRow(cs *columns, rec []string) (FlaggedCopy, error) {
 		if !cs.bytesUnitKnown || err != nil || math.IsNaN(v) || v < 0 || math.IsInf(v, 0) {
 			return f, fmt.Errorf("column %q: %q is not a size", cs.h.Names[cs.bytes], c)
 		}
-		f.MB = v * cs.bytesScale
+		f.MB, f.Sized = v*cs.bytesScale, true
 	}
 	f.SrcKind, f.DstKind, f.API = cell(cs.srcKind), cell(cs.dstKind), cell(cs.api)
 	return f, nil

@@ -20,7 +20,7 @@ func TestReadCSVShipped(t *testing.T) {
 	if len(rows) != 6 {
 		t.Fatalf("%d rows, want the file's 6", len(rows))
 	}
-	want := FlaggedCopy{Start: 3027914197, Duration: 4064, SrcKind: "Pageable", DstKind: "Device", MB: 0.074, PID: 22, API: "cudaMemcpyAsync_v3020"}
+	want := FlaggedCopy{Start: 3027914197, Duration: 4064, SrcKind: "Pageable", DstKind: "Device", MB: 0.074, PID: 22, API: "cudaMemcpyAsync_v3020", Sized: true}
 	if rows[0] != want {
 		t.Errorf("first row %+v, want %+v", rows[0], want)
 	}
@@ -38,7 +38,7 @@ func TestReadCSVHeaders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := FlaggedCopy{Start: 1500, Duration: 250, SrcKind: "Pageable", DstKind: "Device", MB: 2.048, PID: 7, API: "cudaMemcpyAsync"}
+	want := FlaggedCopy{Start: 1500, Duration: 250, SrcKind: "Pageable", DstKind: "Device", MB: 2.048, PID: 7, API: "cudaMemcpyAsync", Sized: true}
 	if len(rows) != 1 || rows[0] != want {
 		t.Errorf("rows %+v, want %+v", rows, want)
 	}

@@ -64,7 +64,7 @@ func AsyncCopyAPI(name string) bool {
 // API without its _vNNNN suffix.
 func RowOf(o *records.Op) FlaggedCopy {
 	f := FlaggedCopy{Start: o.Start, Duration: o.End - o.Start, SrcKind: memLabels[o.Src], DstKind: memLabels[o.Dst],
-		MB: RoundMB(o.Bytes), PID: o.PID}
+		MB: RoundMB(o.Bytes), PID: o.PID, Sized: true}
 	if o.Call != nil {
 		// The process of the call, which a copy joins within its process:
 		// a folder of CSV reports names it on the call alone.

@@ -31,13 +31,17 @@ func TestUnlistedContexts(t *testing.T) {
 		want  string
 	}{
 		{"every context listed for another process", []string{`UPDATE TARGET_INFO_CUDA_CONTEXT_INFO SET processId = 99`}, "table CUPTI_ACTIVITY_KIND_MEMCPY",
-			"207 rows name context 1 on device 0 of process 22 (the pid in globalPid) (the first: rowid 1), which TARGET_INFO_CUDA_CONTEXT_INFO does not list among the program's contexts"},
+			"207 rows name context 1 on device 0 of process 22 (the pid in globalPid) on host hwId 0, vmId 1 (in globalPid) (the first: rowid 1), which TARGET_INFO_CUDA_CONTEXT_INFO does not list among the program's contexts"},
 		{"the kernels on device 5", []string{`UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET deviceId = 5`}, "table CUPTI_ACTIVITY_KIND_KERNEL",
-			"rows name context 1 on device 5 of process 22 (the pid in globalPid) (the first: rowid 1), which TARGET_INFO_CUDA_CONTEXT_INFO does not list"},
+			"rows name context 1 on device 5 of process 22 (the pid in globalPid) on host hwId 0, vmId 1 (in globalPid) (the first: rowid 1), which TARGET_INFO_CUDA_CONTEXT_INFO does not list"},
 		{"the copies on device 5, no context list", []string{`UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET deviceId = 5`, `DROP TABLE TARGET_INFO_CUDA_CONTEXT_INFO`}, "table CUPTI_ACTIVITY_KIND_MEMCPY",
 			"207 rows name device 5 (the first: rowid 1), which TARGET_INFO_GPU does not list among the capture's GPUs"},
+		{"every context listed on another host", []string{`UPDATE TARGET_INFO_CUDA_CONTEXT_INFO SET hwId = 3, vmId = 4`}, "table CUPTI_ACTIVITY_KIND_MEMCPY",
+			"207 rows name context 1 on device 0 of process 22 (the pid in globalPid) on host hwId 0, vmId 1 (in globalPid) (the first: rowid 1), which TARGET_INFO_CUDA_CONTEXT_INFO does not list"},
+		{"one kernel of the same pid on another host", []string{`UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET globalPid = globalPid + (1 << 56) WHERE rowid = 2`}, "table CUPTI_ACTIVITY_KIND_KERNEL",
+			"1 row name context 1 on device 0 of process 22 (the pid in globalPid) on host hwId 1, vmId 1 (in globalPid) (the first: rowid 2)"},
 		{"one memset of another process", []string{`UPDATE CUPTI_ACTIVITY_KIND_MEMSET SET globalPid = globalPid + (1 << 24) WHERE rowid = 3`}, "table CUPTI_ACTIVITY_KIND_MEMSET",
-			"1 row name context 1 on device 0 of process 23 (the pid in globalPid) (the first: rowid 3)"},
+			"1 row name context 1 on device 0 of process 23 (the pid in globalPid) on host hwId 0, vmId 1 (in globalPid) (the first: rowid 3)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

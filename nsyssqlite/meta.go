@@ -36,7 +36,8 @@ func (r *reader) readMeta() {
 		}
 	}
 	if r.tables[nsysdb.TableSystemEnv] != "" {
-		kv := r.nameValues(nsysdb.TableSystemEnv, nsysdb.EnvDriver, nsysdb.EnvCUDADriver, nsysdb.EnvOS)
+		kv := r.nameValues(nsysdb.TableSystemEnv, nsysdb.EnvDriver, nsysdb.EnvCUDADriver, nsysdb.EnvOS, nsysdb.EnvDevice)
+		r.meta.Job = nsysdb.JobOf(kv[nsysdb.EnvDevice])
 		r.meta.Driver = kv[nsysdb.EnvDriver]
 		r.meta.CUDADriver = kv[nsysdb.EnvCUDADriver]
 		r.meta.OS = kv[nsysdb.EnvOS]
@@ -129,7 +130,10 @@ func (r *reader) readDuration() {
 }
 
 // readSessionStart reads the wall-clock time the session started, where
-// the export records one (a single positive value).
+// the export records one (a single positive value). A table that holds
+// what no session can have started at (no row, a NULL, two different
+// starts, 0 ns or before 1970) is a fault of the export, not a capture
+// without a start: it is said in Meta.SessionStartFault.
 func (r *reader) readSessionStart() {
 	t := r.tables[nsysdb.TableSessionStart]
 	if t == "" {
@@ -139,9 +143,23 @@ func (r *reader) readSessionStart() {
 	if err != nil || !cols[nsysdb.ColUTCEpochNs] {
 		return
 	}
+	c := q(nsysdb.ColUTCEpochNs)
+	var rows, values int64
 	var lo, hi sql.NullInt64
-	if r.queryRow(`SELECT min(`+q(nsysdb.ColUTCEpochNs)+`), max(`+q(nsysdb.ColUTCEpochNs)+`) FROM `+q(t)).Scan(&lo, &hi) == nil &&
-		lo.Valid && lo.Int64 > 0 && lo.Int64 == hi.Int64 {
+	if r.queryRow(`SELECT count(*), count(`+c+`), min(`+c+`), max(`+c+`) FROM `+q(t)).Scan(&rows, &values, &lo, &hi) != nil {
+		return
+	}
+	at := t + "." + nsysdb.ColUTCEpochNs
+	switch {
+	case rows == 0:
+		r.meta.SessionStartFault = t + " holds no row, where nsys writes the session's start"
+	case values < rows:
+		r.meta.SessionStartFault = fmt.Sprintf("%s is NULL in %d of its %d rows", at, rows-values, rows)
+	case lo.Int64 != hi.Int64:
+		r.meta.SessionStartFault = fmt.Sprintf("%s holds two different starts, %d and %d ns, where a session has one", at, lo.Int64, hi.Int64)
+	case lo.Int64 <= 0:
+		r.meta.SessionStartFault = fmt.Sprintf("%s holds %d ns, a start at or before 1970", at, lo.Int64)
+	default:
 		r.meta.SessionStartNs = lo.Int64
 	}
 }

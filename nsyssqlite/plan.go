@@ -122,7 +122,7 @@ func (r *reader) checkStreams(tc tableChecks) error {
 		return nil // no list to hold the records to
 	}
 	var (
-		list             map[[3]int64]struct{} // the streams listed, read once a table was seen whole
+		list             map[listKey]struct{} // the streams listed, read once a table was seen whole
 		listRead, listOK bool
 	)
 	for _, logical := range []string{nsysdb.TableMemcpy, nsysdb.TableKernel, nsysdb.TableMemset, nsysdb.TableCUDAEvent, nsysdb.TableSync, nsysdb.TableGraphTrace} {
@@ -188,7 +188,7 @@ func (r *reader) checkContexts(tc tableChecks) error {
 	if contexts == "" {
 		return nil
 	}
-	listCols, err := tableColumns(queryRow, contexts, nsysdb.ColDeviceID, nsysdb.ColContextID, nsysdb.ColProcessID)
+	listCols, err := tableColumns(queryRow, contexts, nsysdb.ColDeviceID, nsysdb.ColContextID, nsysdb.ColProcessID, nsysdb.ColHwID, nsysdb.ColVMID)
 	if err != nil {
 		return r.tableErrorOn(queryRow, contexts, err)
 	}
@@ -200,11 +200,11 @@ func (r *reader) checkContexts(tc tableChecks) error {
 		return nil // no list to hold the records to
 	}
 	dev, ctx := q(nsysdb.ColDeviceID), q(nsysdb.ColContextID)
-	// The contexts listed, by whether they are matched by process too,
-	// read once a table was seen whole.
+	// The contexts listed, by whether they are matched by process (and
+	// host) too, read once a table was seen whole.
 	var (
-		lists            [2]map[[3]int64]struct{}
-		listRead, listOK [2]bool
+		lists            [3]map[listKey]struct{}
+		listRead, listOK [3]bool
 	)
 	for _, logical := range []string{nsysdb.TableMemcpy, nsysdb.TableKernel, nsysdb.TableMemset, nsysdb.TableSync, nsysdb.TableCUDAEvent, nsysdb.TableGraphTrace} {
 		table := r.tables[logical]
@@ -226,12 +226,22 @@ func (r *reader) checkContexts(tc tableChecks) error {
 			refs = append(refs, listRef{pid, nsysdb.ColProcessID})
 			where += ` AND ` + q(nsysdb.ColGlobalPid) + ` IS NOT NULL`
 		}
+		// The host too, where the list names it: a process of one pid on
+		// two hosts is two processes, each with its own contexts.
+		byHost := byProcess && listCols[nsysdb.ColHwID] && listCols[nsysdb.ColVMID]
+		if byHost {
+			hw, vm := nsysdb.HostExprs(q(nsysdb.ColGlobalPid))
+			refs = append(refs, listRef{hw, nsysdb.ColHwID}, listRef{vm, nsysdb.ColVMID})
+		}
 		if cols[nsysdb.ColMigration] {
 			where += ` AND ` + q(nsysdb.ColMigration) + ` IS NULL`
 		}
 		if seen := tc.seen[logical]; seen != nil {
 			li := 0
-			if byProcess {
+			switch {
+			case byHost:
+				li = 2
+			case byProcess:
 				li = 1
 			}
 			if !listRead[li] {
@@ -240,11 +250,14 @@ func (r *reader) checkContexts(tc tableChecks) error {
 				if byProcess {
 					listed = append(listed, nsysdb.ColProcessID)
 				}
+				if byHost {
+					listed = append(listed, nsysdb.ColHwID, nsysdb.ColVMID)
+				}
 				if lists[li], listOK[li], err = listedInts(tc.queryRows, contexts, listed...); err != nil {
 					return r.tableErrorOn(queryRow, contexts, err)
 				}
 			}
-			if listOK[li] && seen.contextsIn(lists[li], byProcess) {
+			if listOK[li] && seen.contextsIn(lists[li], byProcess, byHost) {
 				continue
 			}
 		}
@@ -259,6 +272,9 @@ func (r *reader) checkContexts(tc tableChecks) error {
 		named := fmt.Sprintf("context %d on device %d", ids[1], ids[0])
 		if byProcess {
 			named += fmt.Sprintf(" of process %d (the pid in %s)", ids[2], nsysdb.ColGlobalPid)
+		}
+		if byHost {
+			named += fmt.Sprintf(" on host %s %d, %s %d (in %s)", nsysdb.ColHwID, ids[3], nsysdb.ColVMID, ids[4], nsysdb.ColGlobalPid)
 		}
 		return &inputerr.Error{Path: r.path, Where: "table " + table,
 			Problem: fmt.Sprintf("%s name %s (the first: rowid %d), which %s does not list among the program's contexts: a reference that does not resolve, so the device, the streams and the order of that work are unknown",

@@ -477,24 +477,34 @@ func (r *reader) prepare() error {
 	return nil
 }
 
-// readHosts says whether PROCESSES lists two processes of one pid on two
-// hosts (global ids that differ above the pid): only then is the pid not
-// enough to tell a process. The table is not needed for any answer:
-// where it cannot be read, the pid is taken as enough, and the checks
-// across records still refuse a process's records twice.
+// readHosts says whether PROCESSES, or TARGET_INFO_CUDA_CONTEXT_INFO,
+// lists two processes of one pid on two hosts (global ids that differ
+// above the pid; contexts of one processId on two hwId, vmId): only then
+// is the pid not enough to tell a process. Neither table is needed for
+// any answer: where one cannot be read, the other decides, else the pid
+// is taken as enough, and the checks across records still refuse a
+// process's records twice (and checkContexts work on a host its list
+// does not name).
 func (r *reader) readHosts() error {
-	t := r.tables[nsysdb.TableProcesses]
-	if t == "" {
-		return nil
+	if t := r.tables[nsysdb.TableProcesses]; t != "" {
+		g := q(nsysdb.ColGlobalPid)
+		var n int64
+		err := r.queryRow(`SELECT count(*) FROM (SELECT 1 FROM ` + q(t) + ` WHERE ` + g + ` IS NOT NULL GROUP BY ` + nsysdb.PIDExpr(g) +
+			` HAVING count(DISTINCT ` + g + ` >> 48) > 1)`).Scan(&n)
+		if r.ctx.Err() != nil {
+			return r.tableError(t, err)
+		}
+		r.hosts = err == nil && n > 0
 	}
-	g := q(nsysdb.ColGlobalPid)
-	var n int64
-	err := r.queryRow(`SELECT count(*) FROM (SELECT 1 FROM ` + q(t) + ` WHERE ` + g + ` IS NOT NULL GROUP BY ` + nsysdb.PIDExpr(g) +
-		` HAVING count(DISTINCT ` + g + ` >> 48) > 1)`).Scan(&n)
-	if r.ctx.Err() != nil {
-		return r.tableError(t, err)
+	if t := r.tables[nsysdb.TableCUDAContext]; t != "" && !r.hosts {
+		var n int64
+		err := r.queryRow(`SELECT count(*) FROM (SELECT 1 FROM ` + q(t) + ` GROUP BY ` + q(nsysdb.ColProcessID) +
+			` HAVING count(DISTINCT ` + q(nsysdb.ColHwID) + ` * 256 + ` + q(nsysdb.ColVMID) + `) > 1)`).Scan(&n)
+		if r.ctx.Err() != nil {
+			return r.tableError(t, err)
+		}
+		r.hosts = err == nil && n > 0
 	}
-	r.hosts = err == nil && n > 0
 	return nil
 }
 

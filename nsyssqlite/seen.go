@@ -43,8 +43,13 @@ type seenTable struct {
 
 // contextKey is a record's device, context and pid (nsysdb.SplitGlobalID
 // of its globalPid: the decoding of nsysdb.PIDExpr, which the context
-// check's query uses).
-type contextKey struct{ device, context, pid int64 }
+// check's query uses), and its host's hardware and VM ids (the decoding
+// of nsysdb.HostExprs).
+type contextKey struct{ device, context, pid, hw, vm int64 }
+
+// listKey is one row of a list table's integer columns read as a key
+// (listedInts): as many of its values as columns were read, the rest 0.
+type listKey [5]int64
 
 // seeTable starts what the stream sees of the logical table, when its
 // query reads every row (whole), and returns it; nil where it does not,
@@ -106,7 +111,7 @@ func (s *seenTable) device(d int64) {
 // unified-memory migration; gpid is its globalPid (0 for none).
 func (s *seenTable) work(stream, device, context, gpid int64) {
 	pid, _ := nsysdb.SplitGlobalID(gpid)
-	k := contextKey{device, context, pid}
+	k := contextKey{device, context, pid, (gpid >> 56) & 255, (gpid >> 48) & 255}
 	if s.any && stream == s.lastStream && k == s.lastContext {
 		return
 	}
@@ -129,7 +134,7 @@ func (r *reader) seenTables(after bool) map[string]*seenTable {
 // of a list table (TARGET_INFO_CUDA_STREAM, TARGET_INFO_CUDA_CONTEXT_INFO)
 // as keys; ok false where a value is no integer, for the check's own
 // query to compare as SQLite does.
-func listedInts(queryRows func(string, ...any) (*sql.Rows, error), table string, cols ...string) (keys map[[3]int64]struct{}, ok bool, err error) {
+func listedInts(queryRows func(string, ...any) (*sql.Rows, error), table string, cols ...string) (keys map[listKey]struct{}, ok bool, err error) {
 	sel, where := "", ""
 	for i, c := range cols {
 		if i > 0 {
@@ -144,8 +149,8 @@ func listedInts(queryRows func(string, ...any) (*sql.Rows, error), table string,
 		return nil, false, err
 	}
 	defer rows.Close()
-	keys = map[[3]int64]struct{}{}
-	var k [3]int64
+	keys = map[listKey]struct{}{}
+	var k listKey
 	dest := make([]any, len(cols))
 	for i := range cols {
 		dest[i] = &k[i]
@@ -164,9 +169,9 @@ func listedInts(queryRows func(string, ...any) (*sql.Rows, error), table string,
 
 // streamsIn says every stream seen but NoStream is in listed (keys of one
 // stream id, listedInts).
-func (s *seenTable) streamsIn(listed map[[3]int64]struct{}) bool {
+func (s *seenTable) streamsIn(listed map[listKey]struct{}) bool {
 	for id := range s.streams {
-		if _, ok := listed[[3]int64{id}]; !ok && id != nsysdb.NoStream {
+		if _, ok := listed[listKey{id}]; !ok && id != nsysdb.NoStream {
 			return false
 		}
 	}
@@ -174,12 +179,16 @@ func (s *seenTable) streamsIn(listed map[[3]int64]struct{}) bool {
 }
 
 // contextsIn says every (device, context) seen, with its process where
-// byProcess, is in listed (keys of those columns, listedInts).
-func (s *seenTable) contextsIn(listed map[[3]int64]struct{}, byProcess bool) bool {
+// byProcess and its host too where byHost, is in listed (keys of those
+// columns, listedInts).
+func (s *seenTable) contextsIn(listed map[listKey]struct{}, byProcess, byHost bool) bool {
 	for k := range s.contexts {
-		key := [3]int64{k.device, k.context}
+		key := listKey{k.device, k.context}
 		if byProcess {
 			key[2] = k.pid
+		}
+		if byHost {
+			key[3], key[4] = k.hw, k.vm
 		}
 		if _, ok := listed[key]; !ok {
 			return false

@@ -111,6 +111,20 @@ type Summary struct {
 	// sessions lie more than MaxRunGapNs apart): compared only with ranks
 	// of their own run, as a rank of another program is.
 	OtherRun []OtherRun `json:"otherRun,omitempty"`
+	// BadStart are the ranks whose capture records a session start no
+	// session can have (audit.Audit.SessionStartFault): they cannot be
+	// told to be of the job's run or of another, so they are said, in
+	// rank order. A capture that records no start at all (a CSV folder,
+	// an audit's JSON written before it carried one) is not among them.
+	BadStart []BadStart `json:"badSessionStart,omitempty"`
+}
+
+// BadStart is a rank whose capture's session start cannot be a real one,
+// and why (Fault).
+type BadStart struct {
+	Rank    string `json:"rank"`
+	Capture string `json:"capture"`
+	Fault   string `json:"fault"`
 }
 
 // MaxRunGapNs is how far apart in wall-clock time two ranks' captures may
@@ -120,8 +134,9 @@ const MaxRunGapNs = 60_000_000_000
 
 // OtherRun is a rank whose capture was made in another run of the job
 // than the capture of the job's first audited rank (Peer): GapNs lie
-// between the one's end and the other's start; StartNs and PeerStartNs
-// are when their sessions started (ns since 1970, UTC).
+// between the one's end and the other's start (0 where they overlap);
+// StartNs and PeerStartNs are when their sessions started (ns since 1970,
+// UTC; 0 where a capture records none).
 type OtherRun struct {
 	Rank        string `json:"rank"`
 	Capture     string `json:"capture"`
@@ -130,6 +145,10 @@ type OtherRun struct {
 	GapNs       int64  `json:"gapNs"`
 	StartNs     int64  `json:"startNs"`
 	PeerStartNs int64  `json:"peerStartNs"`
+	// Job and PeerJob are the jobs the two captures name where they name
+	// two (audit.Audit.Job): another run of the job, whenever it started.
+	Job     string `json:"job,omitempty"`
+	PeerJob string `json:"peerJob,omitempty"`
 }
 
 // runGap is the wall-clock time between two captures, the earlier one's
@@ -142,6 +161,19 @@ func runGap(a, b *audit.Audit) int64 {
 	return max(a.SessionStartNs, b.SessionStartNs) - min(sessionEnd(a), sessionEnd(b))
 }
 
+// badStarts lists the audited ranks whose capture's session start cannot
+// be a real one, in rank order.
+func badStarts(in []Audited) []BadStart {
+	var out []BadStart
+	for _, a := range in {
+		if a.Audit != nil && a.Audit.SessionStartFault != "" {
+			out = append(out, BadStart{Rank: RankOf(a.Capture), Capture: a.Capture, Fault: a.Audit.SessionStartFault})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b BadStart) int { return compareRanks(a.Rank, b.Rank) })
+	return out
+}
+
 // sessionEnd is when a capture's session ended (its start and span), at
 // most the largest time an int64 holds: a start edited near it (the year
 // 2262) must not wrap round to before 1970 and so lie beside every run.
@@ -152,8 +184,14 @@ func sessionEnd(a *audit.Audit) int64 {
 	return math.MaxInt64
 }
 
-// sameRun says whether two captures may be of one run of a job.
-func sameRun(a, b *audit.Audit) bool { return runGap(a, b) <= MaxRunGapNs }
+// sameRun says whether two captures may be of one run of a job: their
+// sessions lie within MaxRunGapNs of each other, and they name no two jobs.
+func sameRun(a, b *audit.Audit) bool {
+	return runGap(a, b) <= MaxRunGapNs && !otherJob(a, b)
+}
+
+// otherJob says whether two captures name two jobs (audit.Audit.Job).
+func otherJob(a, b *audit.Audit) bool { return a.Job != "" && b.Job != "" && a.Job != b.Job }
 
 // Unlike is a rank whose capture is not of the program of the first
 // audited rank (Peer): what differs between the two.
@@ -237,6 +275,7 @@ func Summarize(in []Audited, th Thresholds) Summary {
 		rows = append(rows, indexed{rowOf(a, s.Region), group[i]})
 	}
 	s.Unlike, s.OtherRun = unlike(in, group, groups)
+	s.BadStart = badStarts(in)
 	slices.SortStableFunc(rows, func(a, b indexed) int { return compareRanks(a.row.Rank, b.row.Rank) })
 	for _, r := range rows {
 		s.Rows = append(s.Rows, r.row)
@@ -471,8 +510,12 @@ func unlike(in []Audited, group, groups []int) ([]Unlike, []OtherRun) {
 		var e *audit.NotSameProgram
 		if !errors.As(audit.SameProgram(ref.Audit, a.Audit), &e) {
 			if !sameRun(ref.Audit, a.Audit) {
-				runs = append(runs, OtherRun{Rank: RankOf(a.Capture), Capture: a.Capture, Peer: RankOf(ref.Capture), PeerCapture: ref.Capture,
-					GapNs: runGap(ref.Audit, a.Audit), StartNs: a.Audit.SessionStartNs, PeerStartNs: ref.Audit.SessionStartNs})
+				o := OtherRun{Rank: RankOf(a.Capture), Capture: a.Capture, Peer: RankOf(ref.Capture), PeerCapture: ref.Capture,
+					GapNs: max(runGap(ref.Audit, a.Audit), 0), StartNs: a.Audit.SessionStartNs, PeerStartNs: ref.Audit.SessionStartNs}
+				if otherJob(ref.Audit, a.Audit) {
+					o.Job, o.PeerJob = a.Audit.Job, ref.Audit.Job
+				}
+				runs = append(runs, o)
 			}
 			continue
 		}

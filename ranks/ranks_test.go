@@ -202,3 +202,44 @@ func TestOtherRunIsNoPeer(t *testing.T) {
 		}
 	}
 }
+
+// A rank whose capture records a start no session can have is said, in
+// rank order, with why; one whose capture records no start at all (a CSV
+// folder, an older audit's JSON) is not: that is no fault of its capture.
+func TestBadSessionStart(t *testing.T) {
+	var in []Audited
+	for _, r := range []string{"3", "1", "0", "2"} {
+		au := rankAudit(100, 0, 20, 20)
+		au.SpanNs, au.SessionStartNs = 13_808_483_210, 1796188822143396975
+		switch r {
+		case "1", "3":
+			au.SessionStartNs, au.SessionStartFault = 0, "TARGET_INFO_SESSION_START_TIME.utcEpochNs holds -"+r+" ns"
+		case "2":
+			au.SessionStartNs = 0
+		}
+		in = append(in, Audited{Capture: "run/report." + r + ".sqlite", Audit: au})
+	}
+	s := Summarize(in, DefaultThresholds)
+	want := []BadStart{{Rank: "1", Capture: "run/report.1.sqlite", Fault: "TARGET_INFO_SESSION_START_TIME.utcEpochNs holds -1 ns"},
+		{Rank: "3", Capture: "run/report.3.sqlite", Fault: "TARGET_INFO_SESSION_START_TIME.utcEpochNs holds -3 ns"}}
+	if !reflect.DeepEqual(s.BadStart, want) || len(s.OtherRun) != 0 {
+		t.Errorf("bad starts %+v, other runs %+v; want %+v and no other run", s.BadStart, s.OtherRun, want)
+	}
+}
+
+// Two captures that name two jobs are of two runs, however close their
+// sessions started; one that names none is set beside either.
+func TestOtherJobIsAnotherRun(t *testing.T) {
+	var in []Audited
+	for r, job := range []string{"SLURM_JOB_ID a", "SLURM_JOB_ID a", "", "SLURM_JOB_ID b"} {
+		au := rankAudit(100, 0, 20, 20)
+		au.SpanNs, au.SessionStartNs, au.Job = 13_808_483_210, 1796188822143396975+int64(r), job
+		in = append(in, Audited{Capture: "run/report." + string(rune('0'+r)) + ".sqlite", Audit: au})
+	}
+	s := Summarize(in, DefaultThresholds)
+	want := []OtherRun{{Rank: "3", Capture: "run/report.3.sqlite", Peer: "0", PeerCapture: "run/report.0.sqlite",
+		GapNs: 0, StartNs: 1796188822143396978, PeerStartNs: 1796188822143396975, Job: "SLURM_JOB_ID b", PeerJob: "SLURM_JOB_ID a"}}
+	if !reflect.DeepEqual(s.OtherRun, want) {
+		t.Errorf("other run %+v, want %+v", s.OtherRun, want)
+	}
+}

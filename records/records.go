@@ -277,6 +277,14 @@ type Meta struct {
 	// (ns since 1970, UTC) where the export records it, 0 otherwise: the
 	// captures of one job's ranks started together.
 	SessionStartNs int64 `json:"-"`
+	// SessionStartFault says why the start the export records cannot be
+	// a session's (0 ns, a NULL, two starts): "" where it records a real
+	// one or none at all (SessionStartNs 0 then says the capture lacks it).
+	SessionStartFault string `json:"-"`
+	// Job names the job the capture's process ran in, where its
+	// environment says (nsysdb.JobOf: a variable's name and a digest of
+	// its value), "" otherwise.
+	Job string `json:"-"`
 	// Tracing is what nsys traced.
 	Tracing Tracing `json:"-"`
 	// Processes are the names of the processes the capture lists, one per

@@ -1151,12 +1151,39 @@ func ruleSummary(rc *audit.RuleComparison) string {
 	if rc.Agree {
 		return fmt.Sprintf("NVIDIA's %s rule (%s) agrees: it lists the same %s", rc.Rule, ruleSourceWords(rc.Source), nounsOf(int64(rc.Both), "pageable async copy"))
 	}
+	if rc.SizesDiffer > 0 {
+		lists := fmt.Sprintf("it lists %s, the audit %s, %d in both, and gives %d of those", nounsOf(int64(rc.RuleCount), "copy"), nounsOf(int64(rc.AuditCount), "pageable async copy"), rc.Both, rc.SizesDiffer)
+		if rc.Both == rc.RuleCount && rc.Both == rc.AuditCount {
+			lists = fmt.Sprintf("it lists the same %s, but gives %d of them", nounsOf(int64(rc.Both), "pageable async copy"), rc.SizesDiffer)
+		}
+		total := ""
+		if rc.RuleMB != 0 || rc.AuditMB != 0 {
+			total = fmt.Sprintf(", %.3f MB in all where the records give %.3f MB", rc.RuleMB, rc.AuditMB)
+		}
+		return fmt.Sprintf("NVIDIA's %s rule (%s) disagrees: %s other sizes than the capture's records do (%s)%s (its sizes are of another export, or were edited)",
+			rc.Rule, ruleSourceWords(rc.Source), lists, sizeDiffWords(rc), total)
+	}
 	if rc.RuleMB != 0 || rc.AuditMB != 0 {
 		return fmt.Sprintf("NVIDIA's %s rule (%s) disagrees: it lists the same %s, but of %.3f MB, where the capture's records give them %.3f MB (its sizes are of another export, or were edited)",
 			rc.Rule, ruleSourceWords(rc.Source), nounsOf(int64(rc.Both), "pageable async copy"), rc.RuleMB, rc.AuditMB)
 	}
 	return fmt.Sprintf("NVIDIA's %s rule (%s) disagrees: it lists %s, the audit %s, %d in both",
 		rc.Rule, ruleSourceWords(rc.Source), nounsOf(int64(rc.RuleCount), "copy"), nounsOf(int64(rc.AuditCount), "pageable async copy"), rc.Both)
+}
+
+// sizeDiffWords says which sizes the rule gives copies that the records
+// give others, most copies first.
+func sizeDiffWords(rc *audit.RuleComparison) string {
+	var each []string
+	var told int64
+	for _, d := range rc.Sizes {
+		each = append(each, fmt.Sprintf("%s: %.3f MB in the rule, %.3f MB in the records", nounsOf(d.Copies, "copy"), d.RuleMB, d.AuditMB))
+		told += d.Copies
+	}
+	if rest := rc.SizesDiffer - told; rest > 0 {
+		each = append(each, fmt.Sprintf("%d more of other sizes", rest))
+	}
+	return strings.Join(each, "; ")
 }
 
 // onPath is sep and path, or nothing where the source names no path (an

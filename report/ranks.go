@@ -102,6 +102,9 @@ func ranksLead(s *ranks.Summary) []string {
 	if n := len(s.OtherRun); n > 0 {
 		lead += fmt.Sprintf("; %s from another run of the job, compared only with ranks of their own run", counted(n, "rank", "ranks"))
 	}
+	if n := len(s.BadStart); n > 0 {
+		lead += fmt.Sprintf("; %s whose capture's session start cannot be a real one, not checked for another run", counted(n, "rank", "ranks"))
+	}
 	out := map[string]bool{}
 	for _, f := range s.Findings {
 		out[f.Rank] = true
@@ -158,8 +161,17 @@ func ranksFindings(s *ranks.Summary) []string {
 			u.Rank, u.Capture, u.Peer, u.PeerCapture, audit.DifferenceWords(u.Differences, "in rank "+u.Peer, "in rank "+u.Rank)))
 	}
 	for _, o := range s.OtherRun {
+		if o.Job != "" {
+			out = append(out, fmt.Sprintf("rank %s: %s was captured in another run of the job than rank %s's (%s): its job is %s, rank %s's %s (the variable its scheduler set and a digest of its value), so its row is compared only with ranks of its own run; give the captures of one run",
+				o.Rank, o.Capture, o.Peer, o.PeerCapture, o.Job, o.Peer, o.PeerJob))
+			continue
+		}
 		out = append(out, fmt.Sprintf("rank %s: %s was captured in another run of the job than rank %s's (%s): its session started %s UTC, rank %s's %s UTC, %s from the one's end to the other's start (a run's ranks start together, within %s), so its row is compared only with ranks of its own run; give the captures of one run",
 			o.Rank, o.Capture, o.Peer, o.PeerCapture, utc(o.StartNs), o.Peer, utc(o.PeerStartNs), apart(o.GapNs), apart(ranks.MaxRunGapNs)))
+	}
+	for _, b := range s.BadStart {
+		out = append(out, fmt.Sprintf("rank %s: %s records a session start no capture can have: %s; so whether it is of this run of the job or of another cannot be told, and its row is compared with its program's ranks as if of this run (the export is damaged or was edited: export it again from its report)",
+			b.Rank, b.Capture, b.Fault))
 	}
 	var saved int64
 	for _, r := range s.Rows {

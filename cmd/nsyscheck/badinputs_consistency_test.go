@@ -9,9 +9,11 @@ import (
 
 // secondHost copies every record of the program's process (pid 22) to a
 // process of the same pid on another host: its global ids 2^56 higher
-// (the hardware bits of nsys's global id), as an export of a job's two
-// nodes holds them.
-const secondHost = `CREATE TEMP TABLE m AS SELECT * FROM CUPTI_ACTIVITY_KIND_MEMCPY; UPDATE m SET globalPid = globalPid + 72057594037927936;
+// (the hardware bits of nsys's global id), its contexts listed on that
+// host (hwId 1), as an export of a job's two nodes holds them; the
+// process listed in PROCESSES too (secondHostListed), or not.
+const secondHost = `INSERT INTO TARGET_INFO_CUDA_CONTEXT_INFO SELECT nullStreamId, hwId + 1, vmId, processId, deviceId, contextId, parentContextId, isGreenContext FROM TARGET_INFO_CUDA_CONTEXT_INFO WHERE processId = 22;
+	CREATE TEMP TABLE m AS SELECT * FROM CUPTI_ACTIVITY_KIND_MEMCPY; UPDATE m SET globalPid = globalPid + 72057594037927936;
 	INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY SELECT * FROM m;
 	CREATE TEMP TABLE k AS SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL; UPDATE k SET globalPid = globalPid + 72057594037927936;
 	INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT * FROM k;
@@ -21,8 +23,12 @@ const secondHost = `CREATE TEMP TABLE m AS SELECT * FROM CUPTI_ACTIVITY_KIND_MEM
 	INSERT INTO NVTX_EVENTS SELECT * FROM n;
 	CREATE TEMP TABLE r AS SELECT * FROM CUPTI_ACTIVITY_KIND_RUNTIME; UPDATE r SET globalTid = globalTid + 72057594037927936;
 	INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME SELECT * FROM r;
-	INSERT INTO PROCESSES SELECT globalPid + 72057594037927936, pid, name FROM PROCESSES WHERE pid = 22;
 	INSERT INTO ThreadNames SELECT nameId, priority, globalTid + 72057594037927936 FROM ThreadNames WHERE (globalTid >> 24) & 16777215 = 22`
+
+// secondHostListed is secondHost with the second host's process listed in
+// PROCESSES as well.
+const secondHostListed = secondHost + `;
+	INSERT INTO PROCESSES SELECT globalPid + 72057594037927936, pid, name FROM PROCESSES WHERE pid = 22`
 
 // nullable makes column col of table nullable, as an edited export may
 // hold it (nsys declares it NOT NULL), through the schema's own text.
@@ -235,12 +241,27 @@ func consistencyCases() []badCase {
 			make: beforeAfter(`UPDATE TARGET_INFO_GPU SET name = 'NVIDIA H200 NVL', uuid = 'GPU-0b1c', busLocation = '0000:01:00.0'`),
 			exit: 2, want: []string{"pinned.sqlite", "AFTER was captured on NVIDIA H200 NVL, BEFORE on NVIDIA H200", "capture AFTER on BEFORE's machine"}},
 		{group: records, name: "SQLite: the program's process again on a second host (the same pid, its own calls and copies: two processes, not two traces)",
-			make: sqliteEdit(secondHost),
+			make: sqliteEdit(secondHostListed),
 			exit: 0, want: []string{"prediction 1  held", "(thread 22 of process 16777238"}},
 		{group: records, name: "audit: the program's process again on a second host", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				return append(sqliteEdit(secondHostListed)(t, dir), "--nvidia-rule", "off")
+			},
+			exit: 1, want: []string{"610 copies"}},
+		{group: records, name: "audit: the program's process again on a second host, which its contexts name (hwId 1) and PROCESSES does not (once refused as one process's calls twice, by pid)", cmd: "audit",
 			make: func(t *testing.T, dir string) []string {
 				return append(sqliteEdit(secondHost)(t, dir), "--nvidia-rule", "off")
 			},
 			exit: 1, want: []string{"610 copies"}},
+		{group: records, name: "audit: the program's process again on a second host whose contexts are not listed (once taken for the first host's by pid)", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				return append(sqliteEdit(secondHostListed+`; DELETE FROM TARGET_INFO_CUDA_CONTEXT_INFO WHERE hwId = 1`)(t, dir), "--nvidia-rule", "off")
+			},
+			exit: 2, want: []string{"of process 22 (the pid in globalPid) on host hwId 1, vmId 1 (in globalPid)", "which TARGET_INFO_CUDA_CONTEXT_INFO does not list among the program's contexts"}},
+		{group: records, name: "audit: the context list on another host (hwId 3, vmId 4; once matched by pid alone)", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				return append(sqliteEdit(`UPDATE TARGET_INFO_CUDA_CONTEXT_INFO SET hwId = 3, vmId = 4`)(t, dir), "--nvidia-rule", "off")
+			},
+			exit: 2, want: []string{"on host hwId 0, vmId 1 (in globalPid)", "which TARGET_INFO_CUDA_CONTEXT_INFO does not list among the program's contexts"}},
 	}
 }

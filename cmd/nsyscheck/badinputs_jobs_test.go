@@ -68,6 +68,17 @@ func jobCases() []badCase {
 			return args
 		}
 	}
+	// ruleEdit copies rank 2's export into dir with its rule CSV beside,
+	// edited, and returns audit's arguments: the export, then more.
+	ruleEdit := func(edit func(string) string, more ...string) func(t *testing.T, dir string) []string {
+		return func(t *testing.T, dir string) []string {
+			src := "../../testdata/captures/ddp-ranks/report.2"
+			p := filepath.Join(dir, "report.2.sqlite")
+			writeFile(t, p, readFile(t, src+".sqlite"))
+			writeFile(t, filepath.Join(dir, "report.2_cuda_memcpy_async.csv"), []byte(edit(string(readFile(t, src+"_cuda_memcpy_async.csv")))))
+			return append([]string{p}, more...)
+		}
+	}
 	return []badCase{
 		{group: jobs, name: "audit --ranks of the job, report.3.sqlite a link to rank 2's export (once audited as two ranks)", cmd: "audit",
 			make: twice(true),
@@ -82,6 +93,26 @@ func jobCases() []badCase {
 		{group: jobs, name: "audit --ranks of the job, rank 1's session start the largest int64, the year 2262 (once its end wrapped round to 1677 and it was a peer)", cmd: "audit",
 			make: job(`UPDATE TARGET_INFO_SESSION_START_TIME SET utcEpochNs = 9223372036854775807`),
 			exit: 1, want: []string{"1 rank from another run of the job", "its session started 2262-04-11 23:47:16 UTC, rank 0's 2026-12-02 05:20:22 UTC"}},
+		{group: jobs, name: "audit --ranks of the job, rank 1's session start 0 ns (once read as no start: its run unchecked, in silence)", cmd: "audit",
+			make: job(`UPDATE TARGET_INFO_SESSION_START_TIME SET utcEpochNs = 0`),
+			exit: 1, want: []string{"1 rank whose capture's session start cannot be a real one, not checked for another run",
+				"report.1.sqlite records a session start no capture can have: TARGET_INFO_SESSION_START_TIME.utcEpochNs holds 0 ns, a start at or before 1970"}},
+		{group: jobs, name: "audit --ranks of the job, rank 1's session start -1 ns (once read as no start: its run unchecked, in silence)", cmd: "audit",
+			make: job(`UPDATE TARGET_INFO_SESSION_START_TIME SET utcEpochNs = -1`),
+			exit: 1, want: []string{"1 rank whose capture's session start cannot be a real one, not checked for another run",
+				"report.1.sqlite records a session start no capture can have: TARGET_INFO_SESSION_START_TIME.utcEpochNs holds -1 ns, a start at or before 1970"}},
+		{group: jobs, name: "audit --ranks of the job, each rank's environment naming SLURM job 100 but rank 1's job 200, the sessions 17 ms apart (once one run: the job unread)", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				args := job(`UPDATE TARGET_INFO_SYSTEM_ENV SET value = value || ';SLURM_JOB_ID=200' WHERE name = 'DeviceEnvironment'`)(t, dir)
+				for _, r := range []string{"0", "2", "3"} {
+					db := openRW(t, filepath.Join(dir, "report."+r+".sqlite"))
+					mustExec(t, db, `UPDATE TARGET_INFO_SYSTEM_ENV SET value = value || ';SLURM_JOB_ID=100' WHERE name = 'DeviceEnvironment'`)
+					db.Close()
+				}
+				return args
+			},
+			exit: 1, want: []string{"1 rank from another run of the job", "report.1.sqlite was captured in another run of the job than rank 0's",
+				"its job is SLURM_JOB_ID 27badc983df1, rank 0's SLURM_JOB_ID ad5736686512"}},
 		{group: jobs, name: "audit --ranks 'DIR/report.*' over the job's folder: the pattern matches each rank's stdout and rule CSV too (once refused as rank 0 given twice, by its stdout)", cmd: "audit",
 			make: whole("report.*"),
 			exit: 1, want: []string{"Ranks of the job: 4 captures audited; 1 rank stands out against its peers"}},
@@ -92,14 +123,14 @@ func jobCases() []badCase {
 			make: job(`DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE rowid % 2 = 0`, `DELETE FROM DIAGNOSTIC_EVENT`),
 			exit: 1, want: []string{"1 rank not of the job's program", "report.1.sqlite is not a capture of rank 0's program", "kernels: 940 launches in rank 0 and 0 in rank 1 that the other capture did not launch as often, name for name (50.0%, more than 1%)"}},
 		{group: jobs, name: "audit of rank 2 with its rule CSV beside listing the same copies, 50 of them 1 MB larger each (once it agreed: copies matched by start alone)", cmd: "audit",
-			make: func(t *testing.T, dir string) []string {
-				src := "../../testdata/captures/ddp-ranks/report.2"
-				p := filepath.Join(dir, "report.2.sqlite")
-				writeFile(t, p, readFile(t, src+".sqlite"))
-				rule := string(readFile(t, src+"_cuda_memcpy_async.csv"))
-				writeFile(t, filepath.Join(dir, "report.2_cuda_memcpy_async.csv"), []byte(strings.ReplaceAll(rule, ",Pageable,Device,0.", ",Pageable,Device,1.")))
-				return []string{p, "--format", "json"}
-			},
-			exit: 1, want: []string{`"agree": false`, `"ruleMB": `, `"auditMB": `}},
+			make: ruleEdit(func(rule string) string {
+				return strings.ReplaceAll(rule, ",Pageable,Device,0.", ",Pageable,Device,1.")
+			}, "--format", "json"),
+			exit: 1, want: []string{`"agree": false`, `"ruleMB": `, `"auditMB": `, `"sizesDiffer": 50,`}},
+		{group: jobs, name: "audit of rank 2 with its rule CSV beside, the sizes of its 0.074 MB copy and of a 0.003 MB one swapped, the total kept (once it agreed: sizes compared as a total)", cmd: "audit",
+			make: ruleEdit(func(rule string) string {
+				return strings.Replace(strings.Replace(strings.Replace(rule, ",0.074,", ",X,", 1), ",0.003,", ",0.074,", 1), ",X,", ",0.003,", 1)
+			}),
+			exit: 1, want: []string{"disagrees: it lists the same 93 pageable async copies, but gives 2 of them other sizes than the capture's records do (1 copy: 0.003 MB in the rule, 0.074 MB in the records; 1 copy: 0.074 MB in the rule, 0.003 MB in the records)"}},
 	}
 }

@@ -36,7 +36,7 @@ func listCases() []badCase {
 	return []badCase{
 		{group: lists, name: "audit: every context TARGET_INFO_CUDA_CONTEXT_INFO lists given to process 99, the records' being 22 (once audited in silence)", cmd: "audit",
 			make: pipelineEdit(`UPDATE TARGET_INFO_CUDA_CONTEXT_INFO SET processId = 99`),
-			exit: 2, want: []string{"pipeline-pageable.sqlite", "table CUPTI_ACTIVITY_KIND_MEMCPY: 192 rows name context 1 on device 0 of process 22 (the pid in globalPid) (the first: rowid 1), which TARGET_INFO_CUDA_CONTEXT_INFO does not list", "export it again"}},
+			exit: 2, want: []string{"pipeline-pageable.sqlite", "table CUPTI_ACTIVITY_KIND_MEMCPY: 192 rows name context 1 on device 0 of process 22 (the pid in globalPid) on host hwId 0, vmId 1 (in globalPid) (the first: rowid 1), which TARGET_INFO_CUDA_CONTEXT_INFO does not list", "export it again"}},
 		{group: lists, name: "audit: every kernel on device 5, whose context TARGET_INFO_CUDA_CONTEXT_INFO does not list (once a warning alone)", cmd: "audit",
 			make: pipelineEdit(`UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET deviceId = 5`),
 			exit: 2, want: []string{"pipeline-pageable.sqlite", "table CUPTI_ACTIVITY_KIND_KERNEL: 97 rows name context 1 on device 5 of process 22"}},

@@ -121,7 +121,7 @@ func replayCases() []badCase {
 			exit: 2, want: []string{"pipeline-pageable.sqlite", "table CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, stream 14 of process 22, device 0: the kernel started at 2219260351 ns ends at 2244514871 ns, 17670364 ns after the event synchronisation (correlation id 473) that waited for it ended"}},
 		{group: records, name: "audit: every synchronisation record on device 5, whose context TARGET_INFO_CUDA_CONTEXT_INFO does not list (once said in the JSON alone)", cmd: "audit",
 			make: pipelineEdit(`UPDATE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION SET deviceId = 5`),
-			exit: 2, want: []string{"pipeline-pageable.sqlite", "table CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: 13 rows name context 1 on device 5 of process 22 (the pid in globalPid) (the first: rowid 1), which TARGET_INFO_CUDA_CONTEXT_INFO does not list"}},
+			exit: 2, want: []string{"pipeline-pageable.sqlite", "table CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: 13 rows name context 1 on device 5 of process 22 (the pid in globalPid) on host hwId 0, vmId 1 (in globalPid) (the first: rowid 1), which TARGET_INFO_CUDA_CONTEXT_INFO does not list"}},
 		{group: records, name: "audit: nsys's count of the CUDA events it collected overflowing 64 bits (once passed unread)", cmd: "audit",
 			make: countEdit(counted + `'99999999999999999999999.'` + countRow),
 			exit: 2, want: []string{"pipeline-pageable.sqlite", "table DIAGNOSTIC_EVENT, rowid 4: nsys's count of the CUDA events it collected is not a count"}},

@@ -23,6 +23,8 @@ const (
 	ColDeviceID      = "deviceId"      // GPU activity
 	ColContextID     = "contextId"     // GPU activity, TARGET_INFO_CUDA_CONTEXT_INFO
 	ColProcessID     = "processId"     // TARGET_INFO_CUDA_CONTEXT_INFO: the pid of a context's process
+	ColHwID          = "hwId"          // TARGET_INFO_CUDA_CONTEXT_INFO: the hardware id of a context's host (HostExprs)
+	ColVMID          = "vmId"          // TARGET_INFO_CUDA_CONTEXT_INFO: the VM id of a context's host (HostExprs)
 	ColShortName     = "shortName"     // CUPTI_ACTIVITY_KIND_KERNEL -> StringIds
 	ColDomainID      = "domainId"      // NVTX_EVENTS
 	ColText          = "text"          // NVTX_EVENTS, inline name

@@ -260,6 +260,14 @@ func ProcessExpr(expr string) string {
 	return "(" + expr + " >> 24)"
 }
 
+// HostExprs are the SQL expressions that decode the host parts of the
+// global id in column expr: its hardware id (bits 56..63) and its VM id
+// (bits 48..55), as TARGET_INFO_CUDA_CONTEXT_INFO's hwId and vmId name a
+// context's host.
+func HostExprs(expr string) (hw, vm string) {
+	return "((" + expr + " >> 56) & 255)", "((" + expr + " >> 48) & 255)"
+}
+
 // TIDExpr is the SQL expression that decodes the tid from the global id in
 // column expr, the same decoding as SplitGlobalID.
 func TIDExpr(expr string) string {
