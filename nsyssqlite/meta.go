@@ -3,7 +3,8 @@ package nsyssqlite
 import (
 	"database/sql"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
@@ -231,7 +232,7 @@ func (r *reader) readGPU() error {
 		// One GPU: the devices the records name only have to be listed,
 		// which the checks after the stream see from its records
 		// (checkDevices) without a pass of their own over the copies.
-		r.meta.GPU = strings.Join(sortedKeys(all), ", ")
+		r.meta.GPU = strings.Join(slices.Sorted(maps.Keys(all)), ", ")
 		r.gpus = gpus
 		return nil
 	}
@@ -246,21 +247,11 @@ func (r *reader) readGPU() error {
 	if len(used) == 0 {
 		used = all
 	}
-	r.meta.GPU = strings.Join(sortedKeys(used), ", ")
+	r.meta.GPU = strings.Join(slices.Sorted(maps.Keys(used)), ", ")
 	if len(unlisted) > 0 {
 		return r.unlistedDevice(r.queryRow, gpus.logicals, unlisted[0], table)
 	}
 	return nil
-}
-
-// sortedKeys is the keys of m in order.
-func sortedKeys(m map[string]bool) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // gpuList is the capture's GPUs (TARGET_INFO_GPU, table) by GPU id and by
@@ -327,7 +318,6 @@ func (r *reader) checkDevices(tc tableChecks) error {
 	if err != nil {
 		return r.tableErrorOn(tc.queryRow, r.tables[nsysdb.TableMemcpy], err)
 	}
-	sort.Slice(devices, func(i, j int) bool { return devices[i] < devices[j] })
 	if _, unlisted := g.resolve(devices); len(unlisted) > 0 {
 		return r.unlistedDevice(tc.queryRow, g.logicals, unlisted[0], g.table)
 	}
@@ -382,7 +372,7 @@ func (r *reader) deviceTables() ([]string, error) {
 }
 
 // usedDevices lists the CUDA device ids the logical tables name (tables
-// names them in the file), through query.
+// names them in the file), in order, through query.
 func usedDevices(query func(string, ...any) (*sql.Rows, error), tables map[string]string, logicals []string) ([]int64, error) {
 	var parts []string
 	for _, logical := range logicals {
@@ -406,6 +396,7 @@ func usedDevices(query func(string, ...any) (*sql.Rows, error), tables map[strin
 			out = append(out, d.Int64)
 		}
 	}
+	slices.Sort(out)
 	return out, rows.Err()
 }
 

@@ -121,10 +121,7 @@ func (r *reader) checkStreams(tc tableChecks) error {
 	if err := queryRow(`SELECT count(*) FROM ` + q(streams) + ` WHERE ` + q(nsysdb.ColStreamID) + ` IS NOT NULL`).Scan(&listed); err != nil || listed == 0 {
 		return nil // no list to hold the records to
 	}
-	var (
-		list             map[listKey]struct{} // the streams listed, read once a table was seen whole
-		listRead, listOK bool
-	)
+	var list listedOnce // the streams listed, read once a table was seen whole
 	for _, logical := range []string{nsysdb.TableMemcpy, nsysdb.TableKernel, nsysdb.TableMemset, nsysdb.TableCUDAEvent, nsysdb.TableSync, nsysdb.TableGraphTrace} {
 		table := r.tables[logical]
 		if table == "" {
@@ -139,14 +136,11 @@ func (r *reader) checkStreams(tc tableChecks) error {
 			continue
 		}
 		if seen := tc.seen[logical]; seen != nil {
-			if !listRead {
-				var err error
-				if list, listOK, err = listedInts(tc.queryRows, streams, nsysdb.ColStreamID); err != nil {
-					return r.tableErrorOn(queryRow, streams, err)
-				}
-				listRead = true
+			keys, ok, err := list.get(tc, streams, nsysdb.ColStreamID)
+			if err != nil {
+				return r.tableErrorOn(queryRow, streams, err)
 			}
-			if listOK && seen.streamsIn(list) {
+			if ok && seen.streamsIn(keys) {
 				continue
 			}
 		}
@@ -200,12 +194,10 @@ func (r *reader) checkContexts(tc tableChecks) error {
 		return nil // no list to hold the records to
 	}
 	dev, ctx := q(nsysdb.ColDeviceID), q(nsysdb.ColContextID)
-	// The contexts listed, by whether they are matched by process (and
-	// host) too, read once a table was seen whole.
-	var (
-		lists            [3]map[listKey]struct{}
-		listRead, listOK [3]bool
-	)
+	// The contexts listed, by how many of the list's columns a record is
+	// matched on (device and context; its process; its host), read once a
+	// table was seen whole.
+	var lists [len(listKey{}) + 1]listedOnce
 	for _, logical := range []string{nsysdb.TableMemcpy, nsysdb.TableKernel, nsysdb.TableMemset, nsysdb.TableSync, nsysdb.TableCUDAEvent, nsysdb.TableGraphTrace} {
 		table := r.tables[logical]
 		if table == "" {
@@ -237,27 +229,15 @@ func (r *reader) checkContexts(tc tableChecks) error {
 			where += ` AND ` + q(nsysdb.ColMigration) + ` IS NULL`
 		}
 		if seen := tc.seen[logical]; seen != nil {
-			li := 0
-			switch {
-			case byHost:
-				li = 2
-			case byProcess:
-				li = 1
+			listed := make([]string, len(refs))
+			for i, ref := range refs {
+				listed[i] = ref.col
 			}
-			if !listRead[li] {
-				listRead[li] = true
-				listed := []string{nsysdb.ColDeviceID, nsysdb.ColContextID}
-				if byProcess {
-					listed = append(listed, nsysdb.ColProcessID)
-				}
-				if byHost {
-					listed = append(listed, nsysdb.ColHwID, nsysdb.ColVMID)
-				}
-				if lists[li], listOK[li], err = listedInts(tc.queryRows, contexts, listed...); err != nil {
-					return r.tableErrorOn(queryRow, contexts, err)
-				}
+			keys, ok, err := lists[len(refs)].get(tc, contexts, listed...)
+			if err != nil {
+				return r.tableErrorOn(queryRow, contexts, err)
 			}
-			if listOK[li] && seen.contextsIn(lists[li], byProcess, byHost) {
+			if ok && seen.contextsIn(keys, byProcess, byHost) {
 				continue
 			}
 		}

@@ -2,6 +2,7 @@ package nsyssqlite
 
 import (
 	"database/sql"
+	"maps"
 	"slices"
 
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
@@ -9,8 +10,10 @@ import (
 
 // seenTable is what the stream saw of a table whose every row it read (a
 // query without a condition, no row left out before it was looked at): the
-// latest end, the distinct streams and the distinct (device, context,
-// process) triples of its rows that are no unified-memory migration. Once
+// row count, the latest end, the distinct devices, the distinct streams
+// and the distinct contexts (device, context, process and host) of its
+// rows that are no unified-memory migration, and the processes of the
+// calls' threads. Once
 // the stream has succeeded, the checks over whole tables answer from it
 // instead of reading the table again: each such check holds that a set of
 // values is listed (the streams, the contexts) or bounded (the trace's
@@ -91,12 +94,7 @@ func (r *reader) callPIDs() []int64 {
 	if s == nil || !s.allRows {
 		return nil
 	}
-	out := make([]int64, 0, len(s.pids))
-	for p := range s.pids {
-		out = append(out, p)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(s.pids))
 }
 
 // device notes a row's device.
@@ -111,7 +109,8 @@ func (s *seenTable) device(d int64) {
 // unified-memory migration; gpid is its globalPid (0 for none).
 func (s *seenTable) work(stream, device, context, gpid int64) {
 	pid, _ := nsysdb.SplitGlobalID(gpid)
-	k := contextKey{device, context, pid, (gpid >> 56) & 255, (gpid >> 48) & 255}
+	hw, vm := nsysdb.HostIDs(gpid)
+	k := contextKey{device, context, pid, hw, vm}
 	if s.any && stream == s.lastStream && k == s.lastContext {
 		return
 	}
@@ -165,6 +164,25 @@ func listedInts(queryRows func(string, ...any) (*sql.Rows, error), table string,
 		return nil, false, err
 	}
 	return keys, true, nil
+}
+
+// listedOnce is a list table's keys (listedInts), read at the first
+// table seen whole that is held to them.
+type listedOnce struct {
+	keys     map[listKey]struct{}
+	read, ok bool
+}
+
+// get reads the list's keys of cols in table, the first time it is asked.
+func (l *listedOnce) get(tc tableChecks, table string, cols ...string) (map[listKey]struct{}, bool, error) {
+	if !l.read {
+		var err error
+		if l.keys, l.ok, err = listedInts(tc.queryRows, table, cols...); err != nil {
+			return nil, false, err
+		}
+		l.read = true
+	}
+	return l.keys, l.ok, nil
 }
 
 // streamsIn says every stream seen but NoStream is in listed (keys of one

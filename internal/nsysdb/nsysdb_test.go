@@ -50,6 +50,15 @@ func TestSplitGlobalID(t *testing.T) {
 	if got := PIDExpr("g"); got != "((g >> 24) & 16777215)" {
 		t.Errorf("PIDExpr = %q", got)
 	}
+	// The host's ids above the pid, as HostExprs decodes them in SQL.
+	for _, c := range []struct{ g, hw, vm int64 }{{281475345809430, 0, 1}, {3<<56 | 5<<48 | 22<<24 | 22, 3, 5}} {
+		if hw, vm := HostIDs(c.g); hw != c.hw || vm != c.vm {
+			t.Errorf("HostIDs(%d) = %d %d, want %d %d", c.g, hw, vm, c.hw, c.vm)
+		}
+	}
+	if hw, vm := HostExprs("g"); hw != "((g >> 56) & 255)" || vm != "((g >> 48) & 255)" {
+		t.Errorf("HostExprs = %q %q", hw, vm)
+	}
 }
 
 func TestMatchReport(t *testing.T) {

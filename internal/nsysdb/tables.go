@@ -268,6 +268,10 @@ func HostExprs(expr string) (hw, vm string) {
 	return "((" + expr + " >> 56) & 255)", "((" + expr + " >> 48) & 255)"
 }
 
+// HostIDs decodes the hardware and VM ids from global id g, the same
+// decoding as HostExprs.
+func HostIDs(g int64) (hw, vm int64) { return (g >> 56) & 255, (g >> 48) & 255 }
+
 // TIDExpr is the SQL expression that decodes the tid from the global id in
 // column expr, the same decoding as SplitGlobalID.
 func TIDExpr(expr string) string {
