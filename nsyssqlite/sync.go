@@ -65,7 +65,7 @@ func (r *reader) emitSyncs() error {
 	}
 	qs := `SELECT ` + s(nsysdb.ColStart) + `, ` + s(nsysdb.ColEnd) + `, ` + opt(nsysdb.ColCorrelationID, "0") + `, ` + pid + `, ` +
 		opt(nsysdb.ColDeviceID, "0") + `, ` + opt(nsysdb.ColStreamID, "NULL") + `, ` + opt(nsysdb.ColEventID, "NULL") + `, ` +
-		opt(nsysdb.ColSyncType, "0") + `, ` + opt(nsysdb.ColOldSyncType, "-1") + `, ` + nameID +
+		opt(nsysdb.ColSyncType, "0") + `, ` + opt(nsysdb.ColOldSyncType, "-1") + `, ` + nameID + `, ` + opt(nsysdb.ColEventSyncID, "0") +
 		` FROM ` + q(table) + ` AS s`
 	if !byIndex {
 		qs += ` LEFT JOIN ` + q(r.tables[nsysdb.TableRuntime]) + ` AS r ON ` + join
@@ -82,7 +82,7 @@ func (r *reader) emitSyncs() error {
 	)
 	for rows.Next() {
 		sy = records.Sync{}
-		if err := rows.Scan(&sy.Start, &sy.End, &sy.Corr, &gpid, &sy.Device, &stream, &event, &typ, &oldTyp, &nm); err != nil {
+		if err := rows.Scan(&sy.Start, &sy.End, &sy.Corr, &gpid, &sy.Device, &stream, &event, &typ, &oldTyp, &nm, &sy.Seq); err != nil {
 			return r.tableError(table, err)
 		}
 		if gpid != 0 {
@@ -100,6 +100,9 @@ func (r *reader) emitSyncs() error {
 			}
 		}
 		sy.Stream, sy.Event = id(stream), id(event)
+		if sy.Seq == invalidID || sy.Seq < 0 || sy.Event == records.NoID {
+			sy.Seq = 0
+		}
 		// The kind of synchronisation, where the export names its ids, is
 		// one of them: an id it does not define was never written by nsys.
 		for _, c := range []struct {

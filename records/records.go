@@ -193,6 +193,9 @@ type Sync struct {
 	Device int64
 	Stream int64 // the stream synchronised or made to wait, NoID for none
 	Event  int64 // the event waited for, NoID for none
+	// Seq names the recording of Event waited for (eventSyncId, the
+	// recording's EventRecord.Seq), 0 unknown.
+	Seq int64
 }
 
 // EventRecord is one recording of a CUDA event on a stream

@@ -1063,7 +1063,8 @@ func replayWords(au *audit.Audit) []string {
 		switch a.Kind {
 		case timeline.AssumeCopyThread, timeline.AssumeNoCost, timeline.AssumeGraphCopy:
 			out = append(out, fmt.Sprintf("assumed %s: %s (%s, pid %d)", a.Kind, nounsOf(int64(a.Count), "time"), a.API, a.PID))
-		case timeline.AssumeEventUnrecorded, timeline.AssumeEventUnknown, timeline.AssumeEventRecordWithoutCall, timeline.AssumeSyncStreamUnknown:
+		case timeline.AssumeEventUnrecorded, timeline.AssumeEventUnknown, timeline.AssumeEventRecordWithoutCall, timeline.AssumeSyncStreamUnknown,
+			timeline.AssumeEventRecordingUnmatched:
 			out = append(out, unresolvedWords(a))
 		}
 	}
@@ -1103,6 +1104,9 @@ func unresolvedWords(a timeline.Assumption) string {
 	switch a.Kind {
 	case timeline.AssumeEventUnrecorded:
 		return fmt.Sprintf("unresolved: %s on an event no recording of which is in the trace before it (%s): each keeps its measured time and waits for no GPU work",
+			nounsOf(n, "wait"), of)
+	case timeline.AssumeEventRecordingUnmatched:
+		return fmt.Sprintf("unresolved: %s naming a recording (by eventSyncId) the trace does not hold before it (%s): each is taken to wait for the event's last recording before it",
 			nounsOf(n, "wait"), of)
 	case timeline.AssumeEventUnknown:
 		return fmt.Sprintf("unresolved: %s lacking the synchronisation record that names the event (%s): each keeps its measured time and waits for no GPU work",

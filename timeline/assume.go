@@ -15,6 +15,12 @@ const (
 	// the trace (no CUDA event records, or none before the wait). The wait
 	// keeps its measured time and depends on no GPU work.
 	AssumeEventUnrecorded AssumptionKind = "event-unrecorded"
+	// AssumeEventRecordingUnmatched: a wait that names the recording it
+	// waited for (its eventSyncId) where the trace holds no such recording
+	// of the event before the wait (the recording is missing, or was made
+	// while the wait ran). It is taken to wait for the event's last
+	// recording before it.
+	AssumeEventRecordingUnmatched AssumptionKind = "event-recording-unmatched"
 	// AssumeSyncStreamUnknown: a stream synchronisation without its
 	// synchronisation record, so without its stream. It is taken to wait
 	// for the stream of its process whose work ended last before the call

@@ -52,12 +52,17 @@ type resolver struct {
 	// streams of each process as [lo, hi) into Streams.
 	streamOf   map[[3]int64]int32
 	pidStreams map[int64][2]int32
+	// link is the first EventLinkError found; run stops on it.
+	link *EventLinkError
 	// syncOf is the synchronisation record of each call that has one.
 	syncOf map[int32]*records.Sync
 	// recordsOf lists the event recordings each call made.
 	recordsOf map[int32][]*records.EventRecord
 	// recorded lists, per (pid, event), its recordings in time order.
 	recorded map[[2]int64][]recording
+	// bySeq finds a recording by (pid, eventSyncId), for the waits that
+	// name the one they waited for.
+	bySeq map[[2]int64]seqRecording
 	// pending lists, per stream, the cross-stream waits made on it, for the
 	// work recorded or synchronised on it before its next op.
 	pending map[int32][]pendingWait
@@ -65,7 +70,16 @@ type resolver struct {
 
 type recording struct {
 	at  int64   // the recording call's start
+	seq int64   // its eventSyncId, 0 unknown
 	ops []int32 // the work it stands for: its stream's last op before it and the stream's pending waits
+}
+
+// seqRecording is what a wait naming a recording by its eventSyncId is
+// held against: the event recorded, its call and that call's start.
+type seqRecording struct {
+	event int64
+	call  int32
+	at    int64
 }
 
 // pendingWait is a cudaStreamWaitEvent made at time at on a stream whose
@@ -95,9 +109,15 @@ func (r *resolver) run(ctx context.Context) error {
 		if r.mismatch != nil {
 			return r.mismatch
 		}
+		if r.link != nil {
+			return r.link
+		}
 	}
 	if err := r.waits(ctx); err != nil {
 		return err
+	}
+	if r.link != nil {
+		return r.link
 	}
 	if !r.b.opts.NoHandoffs {
 		if err := r.handoffs(ctx); err != nil {
@@ -214,6 +234,25 @@ type MismatchError struct {
 func (e *MismatchError) Error() string {
 	return fmt.Sprintf("%s of process %d has correlation id %d, the id of a %s call, %s: records of two calls share one id "+
 		"(a damaged or edited export; export the report again)", e.What, e.PID, e.Corr, e.API, e.Why)
+}
+
+// EventLinkError is a recording, or a wait on one, whose eventSyncId
+// contradicts the trace: two recordings sharing one, or a wait naming a
+// recording of another event or one made after the wait returned.
+type EventLinkError struct {
+	PID, Corr  int64 // the record's process and its call's correlation id
+	API        string
+	Event, Seq int64 // the event and the eventSyncId named
+	Wait       bool  // a wait (else a recording)
+	Why        string
+}
+
+func (e *EventLinkError) Error() string {
+	what := fmt.Sprintf("the recording of event %d of process %d by correlation id %d has eventSyncId %d", e.Event, e.PID, e.Corr, e.Seq)
+	if e.Wait {
+		what = fmt.Sprintf("the %s of process %d (correlation id %d) waits on event %d by eventSyncId %d", e.API, e.PID, e.Corr, e.Event, e.Seq)
+	}
+	return what + ", " + e.Why + " (a damaged or edited export; export the report again)"
 }
 
 // mismatched keeps the first MismatchError found; run stops on it.
@@ -394,6 +433,7 @@ func (r *resolver) tieSyncs() {
 func (r *resolver) tieEvents() {
 	r.recorded = map[[2]int64][]recording{}
 	r.recordsOf = map[int32][]*records.EventRecord{}
+	r.bySeq = map[[2]int64]seqRecording{}
 	for i := range r.b.events {
 		e := &r.b.events[i]
 		c := r.callByCorr(e.PID, e.Corr)
@@ -403,6 +443,14 @@ func (r *resolver) tieEvents() {
 		}
 		if api := r.t.Name(r.t.Calls.Name[c]); kernelLaunch(api) {
 			r.mismatched(fmt.Sprintf("a recording of event %d", e.Event), e.PID, e.Corr, api, "and that call records no event")
+		}
+		if e.Seq != 0 {
+			k := [2]int64{e.PID, e.Seq}
+			if was, dup := r.bySeq[k]; dup && r.link == nil {
+				r.link = &EventLinkError{PID: e.PID, Corr: e.Corr, Event: e.Event, Seq: e.Seq,
+					Why: fmt.Sprintf("and so does the recording of event %d by correlation id %d, where nsys gives each recording its own: a recording written twice", was.event, r.t.Calls.Corr[was.call])}
+			}
+			r.bySeq[k] = seqRecording{event: e.Event, call: c, at: r.t.Calls.Start[c]}
 		}
 		r.recordsOf[c] = append(r.recordsOf[c], e)
 	}
@@ -427,16 +475,51 @@ func (r *resolver) streamWork(s int32, at int64) []int32 {
 }
 
 // eventWork returns the work event ev of process pid stood for when call
-// started: its last recording before then. ok is false when the trace
-// holds no such recording.
-func (r *resolver) eventWork(pid, ev int64, call int32) (ops []int32, ok bool) {
+// started: the recording the wait names by its eventSyncId (seq, 0 when
+// it names none) where that recording was made before the call, else its
+// last recording before then. ok is false when the trace holds no such
+// recording; unmatched is true when the wait names a recording other
+// than the one taken (one the trace lacks, or made while the wait ran).
+func (r *resolver) eventWork(pid, ev, seq int64, call int32) (ops []int32, ok, unmatched bool) {
 	rs := r.recorded[[2]int64{pid, ev}]
 	at := r.t.Calls.Start[call]
 	k := sort.Search(len(rs), func(k int) bool { return rs[k].at >= at })
-	if k == 0 {
-		return nil, false
+	if seq != 0 {
+		for j := k - 1; j >= 0; j-- {
+			if rs[j].seq == seq {
+				return rs[j].ops, true, false
+			}
+		}
+		unmatched = true
 	}
-	return rs[k-1].ops, true
+	if k == 0 {
+		return nil, false, unmatched
+	}
+	return rs[k-1].ops, true, unmatched
+}
+
+// checkSeq holds a wait that names its recording by eventSyncId against
+// that recording: of another event, or made after the waiting call
+// returned, it is not what nsys writes, and the timeline is refused.
+func (r *resolver) checkSeq(i int32, api string, sync *records.Sync) {
+	if sync.Seq == 0 || r.link != nil {
+		return
+	}
+	rec, ok := r.bySeq[[2]int64{sync.PID, sync.Seq}]
+	if !ok {
+		return
+	}
+	cs := &r.t.Calls
+	base := EventLinkError{PID: sync.PID, Corr: cs.Corr[i], API: api, Event: sync.Event, Seq: sync.Seq, Wait: true}
+	switch {
+	case rec.event != sync.Event:
+		base.Why = fmt.Sprintf("the id of a recording of event %d (correlation id %d), not of event %d", rec.event, cs.Corr[rec.call], sync.Event)
+	case rec.at > cs.End[i]:
+		base.Why = fmt.Sprintf("a recording made by correlation id %d at %d ns, after the wait returned at %d ns", cs.Corr[rec.call], rec.at, cs.End[i])
+	default:
+		return
+	}
+	r.link = &base
 }
 
 // roleOf is call i's role: by its name, else by its synchronisation
@@ -589,9 +672,13 @@ func (r *resolver) eventOf(i int32, api string, sync *records.Sync, hasSync bool
 		r.b.assumed.add(AssumeEventUnknown, pid, api, records.NoID, records.NoID, corr)
 		return nil, false
 	}
-	ops, ok := r.eventWork(pid, sync.Event, i)
-	if !ok {
+	r.checkSeq(i, api, sync)
+	ops, ok, unmatched := r.eventWork(pid, sync.Event, sync.Seq, i)
+	switch {
+	case !ok:
 		r.b.assumed.add(AssumeEventUnrecorded, pid, api, sync.Event, records.NoID, corr)
+	case unmatched:
+		r.b.assumed.add(AssumeEventRecordingUnmatched, pid, api, sync.Event, records.NoID, corr)
 	}
 	return ops, ok
 }
@@ -613,7 +700,7 @@ func (r *resolver) streamWaits() {
 				ops = r.streamWork(s, at)
 			}
 			k := [2]int64{e.PID, e.Event}
-			r.recorded[k] = append(r.recorded[k], recording{at: at, ops: ops})
+			r.recorded[k] = append(r.recorded[k], recording{at: at, seq: e.Seq, ops: ops})
 		}
 		if r.roleOf(i) != RoleStreamWait {
 			continue
