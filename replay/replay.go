@@ -16,9 +16,13 @@ import (
 
 // Options say how to cost pinned copies.
 type Options struct {
-	// Coster costs the pinned copies; nil means the capture's own pinned
-	// copies (NewCaptureCoster with Sizes).
+	// Coster costs the pinned copies; nil means NewCoster's, else the
+	// capture's own pinned copies (NewCaptureCoster with Sizes).
 	Coster Coster
+	// NewCoster, where Coster is nil, makes the coster from the timeline
+	// once the replay has started, beside the model: the costs are first
+	// asked for after it.
+	NewCoster func() Coster
 	// Sizes are the size classes the costs are reported by (and the
 	// capture's own costs taken over). Of nil puts every size in one class.
 	Sizes Sizes
@@ -181,12 +185,8 @@ func replay(ctx context.Context, tl *timeline.Timeline, opts Options, mode index
 	if sizes.Of == nil {
 		sizes = oneSize
 	}
-	coster := opts.Coster
-	if coster == nil {
-		coster = NewCaptureCoster(tl, sizes)
-	}
-	// The model and the regions read the timeline alone: each is derived
-	// beside the other.
+	// The model, the regions and the coster read the timeline alone: the
+	// model is derived beside the other two.
 	models := make(chan *model, 1)
 	go func() {
 		defer trace.StartRegion(ctx, "replay: model").End()
@@ -196,19 +196,18 @@ func replay(ctx context.Context, tl *timeline.Timeline, opts Options, mode index
 	rg := newRegions(tl, mode)
 	measured := rg.measureAll(Measured(tl))
 	regioned.End()
+	coster := opts.Coster
+	if coster == nil {
+		costed := trace.StartRegion(ctx, "replay: coster")
+		if opts.NewCoster != nil {
+			coster = opts.NewCoster()
+		} else {
+			coster = NewCaptureCoster(tl, sizes)
+		}
+		costed.End()
+	}
 	m := <-models
 	res := &Result{}
-	// The misfits read the model as captured; what only they and the
-	// model's sampling need goes before the simulations.
-	res.Misfits = m.misfits()
-	for k, f := range res.Misfits {
-		if f.Late == 0 || k == MaxMisfits {
-			res.Misfits = res.Misfits[:k]
-			break
-		}
-	}
-	m.engineAt = nil
-	w := m.whatIf(coster, sizes, opts.PinBy, res)
 	// The four runs, two at a time, each pair simulated into a schedule
 	// of its own: as captured, then the high level, on the model's own
 	// params; the low and middle levels on a copy of them. Each level
@@ -216,7 +215,10 @@ func replay(ctx context.Context, tl *timeline.Timeline, opts Options, mode index
 	// level, so a level applied to params as captured gives what it gives
 	// after another level. The regions measure one schedule at a time,
 	// beside the other's simulation: their index of a schedule holds about
-	// as much as two schedules, and one is kept from run to run.
+	// as much as two schedules, and one is kept from run to run. The run
+	// as captured starts at once; the what-if and the copy of the params
+	// are made beside it, the misfits after it (they read the model as
+	// captured, before the high level re-costs it).
 	var (
 		replayed []measure
 		runs     [3][]measure
@@ -224,9 +226,14 @@ func replay(ctx context.Context, tl *timeline.Timeline, opts Options, mode index
 	)
 	ours := &runner{m: m, rg: rg, measures: &measures, sc: newSchedule(tl)}
 	theirs := &runner{m: m, rg: rg, measures: &measures, sc: newSchedule(tl)}
-	pinned := m.params.clone()
+	whatIfs := make(chan *whatIf, 1)
 	done := make(chan error, 1)
 	go func() {
+		// whatIf writes res's costs and counts, the run as captured its
+		// misfits: fields apart.
+		w := m.whatIf(coster, sizes, opts.PinBy, res)
+		pinned := m.params.clone()
+		whatIfs <- w
 		var err error
 		for l := levelLow; l <= levelMid && err == nil; l++ {
 			w.apply(&pinned, l)
@@ -235,6 +242,15 @@ func replay(ctx context.Context, tl *timeline.Timeline, opts Options, mode index
 		done <- err
 	}()
 	replayed, err := ours.run(ctx, &m.params)
+	res.Misfits = m.misfits()
+	for k, f := range res.Misfits {
+		if f.Late == 0 || k == MaxMisfits {
+			res.Misfits = res.Misfits[:k]
+			break
+		}
+	}
+	m.engineAt = nil
+	w := <-whatIfs
 	if err == nil {
 		w.apply(&m.params, levelHigh)
 		runs[levelHigh], err = ours.run(ctx, &m.params)
