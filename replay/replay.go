@@ -188,10 +188,16 @@ func replay(ctx context.Context, tl *timeline.Timeline, opts Options, mode index
 	// The model, the regions and the coster read the timeline alone: the
 	// model is derived beside the other two.
 	models := make(chan *model, 1)
+	engines := make(chan []int64, 1)
 	go func() {
 		defer trace.StartRegion(ctx, "replay: model").End()
-		models <- newModel(tl, sizes)
+		models <- newModelOf(tl, sizes, func() []int64 { return <-engines })
 	}()
+	// When the engines became free in the capture, which the model needs
+	// halfway, reads the timeline alone: found here, first.
+	engined := trace.StartRegion(ctx, "replay: engines")
+	engines <- engineFreeOf(tl)
+	engined.End()
 	regioned := trace.StartRegion(ctx, "replay: regions and the capture's measure")
 	rg := newRegions(tl, mode)
 	measured := rg.measureAll(Measured(tl))
@@ -206,8 +212,14 @@ func replay(ctx context.Context, tl *timeline.Timeline, opts Options, mode index
 		}
 		costed.End()
 	}
-	m := <-models
+	// The what-if's costs read the timeline and the coster alone: they
+	// are found beside the model too.
 	res := &Result{}
+	costed := trace.StartRegion(ctx, "replay: what-if")
+	w := newWhatIf(tl, coster, sizes, opts.PinBy, res)
+	costed.End()
+	m := <-models
+	w.of(m)
 	// The four runs, two at a time, each pair simulated into a schedule
 	// of its own: as captured, then the high level, on the model's own
 	// params; the low and middle levels on a copy of them. Each level
@@ -216,9 +228,8 @@ func replay(ctx context.Context, tl *timeline.Timeline, opts Options, mode index
 	// after another level. The regions measure one schedule at a time,
 	// beside the other's simulation: their index of a schedule holds about
 	// as much as two schedules, and one is kept from run to run. The run
-	// as captured starts at once; the what-if and the copy of the params
-	// are made beside it, the misfits after it (they read the model as
-	// captured, before the high level re-costs it).
+	// as captured starts at once, the misfits after it (they read the
+	// model as captured, before the high level re-costs it).
 	var (
 		replayed []measure
 		runs     [3][]measure
@@ -226,14 +237,9 @@ func replay(ctx context.Context, tl *timeline.Timeline, opts Options, mode index
 	)
 	ours := &runner{m: m, rg: rg, measures: &measures, sc: newSchedule(tl)}
 	theirs := &runner{m: m, rg: rg, measures: &measures, sc: newSchedule(tl)}
-	whatIfs := make(chan *whatIf, 1)
+	pinned := m.params.clone()
 	done := make(chan error, 1)
 	go func() {
-		// whatIf writes res's costs and counts, the run as captured its
-		// misfits: fields apart.
-		w := m.whatIf(coster, sizes, opts.PinBy, res)
-		pinned := m.params.clone()
-		whatIfs <- w
 		var err error
 		for l := levelLow; l <= levelMid && err == nil; l++ {
 			w.apply(&pinned, l)
@@ -250,7 +256,6 @@ func replay(ctx context.Context, tl *timeline.Timeline, opts Options, mode index
 		}
 	}
 	m.engineAt = nil
-	w := <-whatIfs
 	if err == nil {
 		w.apply(&m.params, levelHigh)
 		runs[levelHigh], err = ours.run(ctx, &m.params)
@@ -311,7 +316,8 @@ func Simulate(ctx context.Context, tl *timeline.Timeline) (*Schedule, error) {
 // at the middle of their costs.
 func SimulatePinned(ctx context.Context, tl *timeline.Timeline, coster Coster) (*Schedule, error) {
 	m := newModel(tl, oneSize)
-	w := m.whatIf(coster, oneSize, PinInPlace, &Result{})
+	w := newWhatIf(tl, coster, oneSize, PinInPlace, &Result{})
+	w.of(m)
 	p := m.params.clone()
 	w.apply(&p, levelMid)
 	sc := newSchedule(tl)
@@ -370,10 +376,16 @@ type pinnedCost struct {
 	call, gpu Bound
 }
 
-func (m *model) whatIf(coster Coster, sizes Sizes, pinBy PinBy, res *Result) *whatIf {
-	tl := m.tl
+// of names the model the what-if applies to.
+func (w *whatIf) of(m *model) {
+	w.m, w.modelWaits = m, len(m.waits)
+}
+
+// newWhatIf costs the pageable copies of tl pinned, and counts them into
+// res; the what-if applies to a model once of has named it.
+func newWhatIf(tl *timeline.Timeline, coster Coster, sizes Sizes, pinBy PinBy, res *Result) *whatIf {
 	o := &tl.Ops
-	w := &whatIf{m: m, at: map[assumeAt]int{}, pinBy: pinBy, modelWaits: len(m.waits)}
+	w := &whatIf{at: map[assumeAt]int{}, pinBy: pinBy}
 	res.PinBy = pinBy
 	type useKey struct {
 		dir   vocab.CopyKind
