@@ -52,9 +52,10 @@ func PinByOf(det framework.Detection) replay.PinBy {
 }
 
 // ReplayOptions are the replay's options for a capture: the one cost rule
-// and the way to pin, pinBy, as PinByOf or the user chose it.
+// (Coster, made by the replay beside its model) and the way to pin, pinBy,
+// as PinByOf or the user chose it.
 func ReplayOptions(tl *timeline.Timeline, rates *Rates, pinBy replay.PinBy) replay.Options {
-	return replay.Options{Coster: Coster(tl, rates), Sizes: Sizes, PinBy: pinBy}
+	return replay.Options{NewCoster: func() replay.Coster { return Coster(tl, rates) }, Sizes: Sizes, PinBy: pinBy}
 }
 
 // Replayed is what the audit takes from the replay of a capture's timeline.

@@ -43,6 +43,9 @@ type model struct {
 	// simulations.
 	slots    []int
 	engineAt []int64
+	// engines, when set, gives engineAt (engineFreeOf found beside the
+	// model); nil finds it in the model.
+	engines func() []int64
 	// typ holds the modelled quantities' classes and their uses.
 	typ   *typicals
 	sizes Sizes
@@ -95,7 +98,13 @@ type simWait struct {
 // newModel derives the model of tl's measured times; sizes are the size
 // classes of the copies' return delays.
 func newModel(tl *timeline.Timeline, sizes Sizes) *model {
-	m := &model{tl: tl, typ: newTypicals(), sizes: sizes}
+	return newModelOf(tl, sizes, nil)
+}
+
+// newModelOf is newModel, engines (nil for none) giving when an engine
+// became free for each copy that waited for one, as engineFreeOf.
+func newModelOf(tl *timeline.Timeline, sizes Sizes, engines func() []int64) *model {
+	m := &model{tl: tl, typ: newTypicals(), sizes: sizes, engines: engines}
 	m.calls()
 	waits := m.sampleWaits()
 	m.typ.finish(qReturn, qOwn, qPoll)
@@ -395,7 +404,11 @@ func (m *model) sampleLaunches() []sampledOp {
 	for _, e := range tl.Engines {
 		m.slots = append(m.slots, e.Capacity)
 	}
-	m.engineAt = m.engineFree()
+	if m.engines != nil {
+		m.engineAt = m.engines()
+	} else {
+		m.engineAt = m.engineFree()
+	}
 	out := make([]sampledOp, n)
 	for j := range o.Kind {
 		op, s := int32(j), &out[j]
@@ -503,6 +516,17 @@ func (m *model) engineWait(j int32) (int64, bool) {
 		return 0, false
 	}
 	return m.engineAt[j], true
+}
+
+// engineFreeOf is engineFree of a model of tl: it reads only tl's ops,
+// calls, streams and engines.
+func engineFreeOf(tl *timeline.Timeline) []int64 {
+	m := &model{tl: tl}
+	m.streamEngines()
+	for _, e := range tl.Engines {
+		m.slots = append(m.slots, e.Capacity)
+	}
+	return m.engineFree()
 }
 
 // engineFree finds, for each copy that waited for a copy engine in the

@@ -16,9 +16,13 @@ import (
 
 // Options say how to cost pinned copies.
 type Options struct {
-	// Coster costs the pinned copies; nil means the capture's own pinned
-	// copies (NewCaptureCoster with Sizes).
+	// Coster costs the pinned copies; nil means NewCoster's, else the
+	// capture's own pinned copies (NewCaptureCoster with Sizes).
 	Coster Coster
+	// NewCoster, where Coster is nil, makes the coster from the timeline
+	// once the replay has started, beside the model: the costs are first
+	// asked for after it.
+	NewCoster func() Coster
 	// Sizes are the size classes the costs are reported by (and the
 	// capture's own costs taken over). Of nil puts every size in one class.
 	Sizes Sizes
@@ -181,34 +185,41 @@ func replay(ctx context.Context, tl *timeline.Timeline, opts Options, mode index
 	if sizes.Of == nil {
 		sizes = oneSize
 	}
-	coster := opts.Coster
-	if coster == nil {
-		coster = NewCaptureCoster(tl, sizes)
-	}
-	// The model and the regions read the timeline alone: each is derived
-	// beside the other.
+	// The model, the regions and the coster read the timeline alone: the
+	// model is derived beside the other two.
 	models := make(chan *model, 1)
+	engines := make(chan []int64, 1)
 	go func() {
 		defer trace.StartRegion(ctx, "replay: model").End()
-		models <- newModel(tl, sizes)
+		models <- newModelOf(tl, sizes, func() []int64 { return <-engines })
 	}()
+	// When the engines became free in the capture, which the model needs
+	// halfway, reads the timeline alone: found here, first.
+	engined := trace.StartRegion(ctx, "replay: engines")
+	engines <- engineFreeOf(tl)
+	engined.End()
 	regioned := trace.StartRegion(ctx, "replay: regions and the capture's measure")
 	rg := newRegions(tl, mode)
 	measured := rg.measureAll(Measured(tl))
 	regioned.End()
-	m := <-models
-	res := &Result{}
-	// The misfits read the model as captured; what only they and the
-	// model's sampling need goes before the simulations.
-	res.Misfits = m.misfits()
-	for k, f := range res.Misfits {
-		if f.Late == 0 || k == MaxMisfits {
-			res.Misfits = res.Misfits[:k]
-			break
+	coster := opts.Coster
+	if coster == nil {
+		costed := trace.StartRegion(ctx, "replay: coster")
+		if opts.NewCoster != nil {
+			coster = opts.NewCoster()
+		} else {
+			coster = NewCaptureCoster(tl, sizes)
 		}
+		costed.End()
 	}
-	m.engineAt = nil
-	w := m.whatIf(coster, sizes, opts.PinBy, res)
+	// The what-if's costs read the timeline and the coster alone: they
+	// are found beside the model too.
+	res := &Result{}
+	costed := trace.StartRegion(ctx, "replay: what-if")
+	w := newWhatIf(tl, coster, sizes, opts.PinBy, res)
+	costed.End()
+	m := <-models
+	w.of(m)
 	// The four runs, two at a time, each pair simulated into a schedule
 	// of its own: as captured, then the high level, on the model's own
 	// params; the low and middle levels on a copy of them. Each level
@@ -216,7 +227,9 @@ func replay(ctx context.Context, tl *timeline.Timeline, opts Options, mode index
 	// level, so a level applied to params as captured gives what it gives
 	// after another level. The regions measure one schedule at a time,
 	// beside the other's simulation: their index of a schedule holds about
-	// as much as two schedules, and one is kept from run to run.
+	// as much as two schedules, and one is kept from run to run. The run
+	// as captured starts at once, the misfits after it (they read the
+	// model as captured, before the high level re-costs it).
 	var (
 		replayed []measure
 		runs     [3][]measure
@@ -235,6 +248,14 @@ func replay(ctx context.Context, tl *timeline.Timeline, opts Options, mode index
 		done <- err
 	}()
 	replayed, err := ours.run(ctx, &m.params)
+	res.Misfits = m.misfits()
+	for k, f := range res.Misfits {
+		if f.Late == 0 || k == MaxMisfits {
+			res.Misfits = res.Misfits[:k]
+			break
+		}
+	}
+	m.engineAt = nil
 	if err == nil {
 		w.apply(&m.params, levelHigh)
 		runs[levelHigh], err = ours.run(ctx, &m.params)
@@ -295,7 +316,8 @@ func Simulate(ctx context.Context, tl *timeline.Timeline) (*Schedule, error) {
 // at the middle of their costs.
 func SimulatePinned(ctx context.Context, tl *timeline.Timeline, coster Coster) (*Schedule, error) {
 	m := newModel(tl, oneSize)
-	w := m.whatIf(coster, oneSize, PinInPlace, &Result{})
+	w := newWhatIf(tl, coster, oneSize, PinInPlace, &Result{})
+	w.of(m)
 	p := m.params.clone()
 	w.apply(&p, levelMid)
 	sc := newSchedule(tl)
@@ -354,10 +376,16 @@ type pinnedCost struct {
 	call, gpu Bound
 }
 
-func (m *model) whatIf(coster Coster, sizes Sizes, pinBy PinBy, res *Result) *whatIf {
-	tl := m.tl
+// of names the model the what-if applies to.
+func (w *whatIf) of(m *model) {
+	w.m, w.modelWaits = m, len(m.waits)
+}
+
+// newWhatIf costs the pageable copies of tl pinned, and counts them into
+// res; the what-if applies to a model once of has named it.
+func newWhatIf(tl *timeline.Timeline, coster Coster, sizes Sizes, pinBy PinBy, res *Result) *whatIf {
 	o := &tl.Ops
-	w := &whatIf{m: m, at: map[assumeAt]int{}, pinBy: pinBy, modelWaits: len(m.waits)}
+	w := &whatIf{at: map[assumeAt]int{}, pinBy: pinBy}
 	res.PinBy = pinBy
 	type useKey struct {
 		dir   vocab.CopyKind
