@@ -49,8 +49,12 @@ type Finding struct {
 	// in the same kind of space (live or unused); 0 for one place.
 	More int `json:"more,omitempty"`
 
-	value  string // the full value, kept for Scrub; never printed
-	format string // the credential's format (FormatGitHub, ...), where FindSecrets told it
+	value string // the full value, kept for Scrub; never printed
+	// process is a process finding's globalPid >> 24 (host and pid), set
+	// (hasProcess) where two processes of the capture share its pid.
+	process    int64
+	hasProcess bool
+	format     string // the credential's format (FormatGitHub, ...), where FindSecrets told it
 }
 
 // Report is what Scan found in one file.

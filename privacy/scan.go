@@ -29,6 +29,9 @@ const (
 	whereMetaEnv   = nsysdb.TableMetaCapture + " row %s"
 	whereBlock     = nsysdb.TableStrings + " row %d (environment block no table refers to)"
 	whereProcess   = nsysdb.TableProcesses + " pid %d"
+	// whereProcessHost follows whereProcess where two processes share
+	// the pid: the process's own globalPid (its host and pid bits).
+	whereProcessHost = " globalPid %d"
 )
 
 // Scan reports what a capture file, opened by source, exposes. An SQLite
@@ -578,32 +581,94 @@ func (s *sqliteScan) processes() error {
 	if err != nil {
 		return s.fail("table "+s.table(nsysdb.TableThreadNames), err)
 	}
-	rows, err := s.db.Query(`SELECT ` + nsysdb.Cols(nsysdb.ColPID, nsysdb.ColName) + ` FROM ` + nsysdb.QuoteIdent(t) + ` ORDER BY 1`)
+	// Two processes of one pid (two hosts in one capture, a pid reused)
+	// are told apart by their globalPid's host and pid bits: only then is
+	// the profiled program matched by those, not by its pid alone.
+	byProcess, profiledKeys, err := s.profiledProcesses(t)
+	if err != nil {
+		return s.fail("table "+t, err)
+	}
+	gpid := "NULL"
+	if byProcess {
+		gpid = nsysdb.ProcessExpr(nsysdb.QuoteIdent(nsysdb.ColGlobalPid))
+	}
+	rows, err := s.db.Query(`SELECT ` + nsysdb.Cols(nsysdb.ColPID, nsysdb.ColName) + `, ` + gpid + ` FROM ` + nsysdb.QuoteIdent(t) + ` ORDER BY 1`)
 	if err != nil {
 		return s.fail("table "+t, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var pid sql.NullInt64
+		var pid, key sql.NullInt64
 		var name sql.NullString
-		if err := rows.Scan(&pid, &name); err != nil {
+		if err := rows.Scan(&pid, &name, &key); err != nil {
 			return s.fail("table "+t, err)
 		}
 		// A process's name is its command line: credentials in it count
 		// whoever the process is, the profiled program included.
 		where := fmt.Sprintf(whereProcess, pid.Int64)
+		if key.Valid {
+			where += fmt.Sprintf(whereProcessHost, key.Int64<<24)
+		}
 		for _, sec := range FindSecrets(name.String) {
 			s.addSecret(KindCommand, sec, where)
 		}
-		if profiled[pid.Int64] || isNsysProcess(name.String) || ChildOfProfiled(pid.Int64, spans) {
+		isProfiled := profiled[pid.Int64]
+		if key.Valid {
+			isProfiled = profiledKeys[key.Int64]
+		}
+		if isProfiled || isNsysProcess(name.String) || (!key.Valid && ChildOfProfiled(pid.Int64, spans)) {
 			continue
 		}
 		if command != "" && (name.String == command || filepath.Base(name.String) == filepath.Base(command)) {
 			continue
 		}
-		s.r.Findings = append(s.r.Findings, Finding{Kind: KindProcess, Name: MaskSecrets(name.String), Where: where})
+		f := Finding{Kind: KindProcess, Name: MaskSecrets(name.String), Where: where}
+		if key.Valid {
+			f.process, f.hasProcess = key.Int64, true
+		}
+		s.r.Findings = append(s.r.Findings, f)
 	}
 	return rows.Err()
+}
+
+// profiledProcesses says whether table t (PROCESSES) lists two processes of
+// one pid, each with a globalPid; if so it returns the processes (host and
+// pid bits, nsysdb.ProcessOf) that made CUDA runtime or driver calls.
+func (s *sqliteScan) profiledProcesses(t string) (bool, map[int64]bool, error) {
+	cols, err := tableColumns(s.db, t)
+	if err != nil {
+		return false, nil, err
+	}
+	hasGlobal := false
+	for _, c := range cols {
+		hasGlobal = hasGlobal || c.name == nsysdb.ColGlobalPid
+	}
+	if !hasGlobal {
+		return false, nil, nil
+	}
+	pid, g := nsysdb.QuoteIdent(nsysdb.ColPID), nsysdb.QuoteIdent(nsysdb.ColGlobalPid)
+	var n int
+	if err := s.db.QueryRow(`SELECT count(*) FROM (SELECT 1 FROM ` + nsysdb.QuoteIdent(t) + ` WHERE ` + pid + ` IS NOT NULL GROUP BY ` + pid +
+		` HAVING count(DISTINCT ` + g + `) > 1)`).Scan(&n); err != nil || n == 0 {
+		return false, nil, err
+	}
+	keys := map[int64]bool{}
+	tid := nsysdb.QuoteIdent(nsysdb.ColGlobalTid)
+	for _, logical := range []string{nsysdb.TableRuntime, nsysdb.TableDriver} {
+		rt := s.table(logical)
+		if rt == "" {
+			continue
+		}
+		ids, err := readRows(s.db, func(k *int64) []any { return []any{k} },
+			`SELECT DISTINCT `+nsysdb.ProcessExpr(tid)+` FROM `+nsysdb.QuoteIdent(rt)+` WHERE `+tid+` IS NOT NULL`)
+		if err != nil {
+			return false, nil, fmt.Errorf("table %s: %w", rt, err)
+		}
+		for _, k := range ids {
+			keys[k] = true
+		}
+	}
+	return true, keys, nil
 }
 
 // threadSpans returns the highest thread id ThreadNames records for each

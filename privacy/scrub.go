@@ -533,16 +533,26 @@ func (s *scrubber) stringBlock(table string, id int64, block []byte) error {
 }
 
 func (s *scrubber) processes() error {
-	procs := s.table(nsysdb.TableProcesses)
-	if procs == "" {
+	procs0 := s.table(nsysdb.TableProcesses)
+	if procs0 == "" {
 		return nil
 	}
 	threads, strs := s.table(nsysdb.TableThreadNames), s.table(nsysdb.TableStrings)
 	ppid, pname := nsysdb.QuoteIdent(nsysdb.ColPID), nsysdb.QuoteIdent(nsysdb.ColName)
-	var pids []int64
-	seen := map[int64]bool{}
+	// A process whose pid another process of the capture shares (a second
+	// host, a pid reused) is removed by its globalPid's host and pid bits
+	// (scrub_procs), never by the pid the profiled program may hold too.
+	var pids, procs []int64
+	seen, seenProc := map[int64]bool{}, map[int64]bool{}
 	for _, f := range s.rep.Findings {
 		if f.Kind != KindProcess {
+			continue
+		}
+		if f.hasProcess {
+			if !seenProc[f.process] {
+				seenProc[f.process] = true
+				procs = append(procs, f.process)
+			}
 			continue
 		}
 		var pid int64
@@ -551,10 +561,10 @@ func (s *scrubber) processes() error {
 			pids = append(pids, pid)
 		}
 	}
-	if len(pids) == 0 {
+	if len(pids) == 0 && len(procs) == 0 {
 		return nil
 	}
-	if _, err := s.tx.Exec(`CREATE TEMP TABLE scrub_pids (pid INTEGER PRIMARY KEY)`); err != nil {
+	if _, err := s.tx.Exec(`CREATE TEMP TABLE scrub_pids (pid INTEGER PRIMARY KEY); CREATE TEMP TABLE scrub_procs (proc INTEGER PRIMARY KEY)`); err != nil {
 		return err
 	}
 	for _, p := range pids {
@@ -562,22 +572,38 @@ func (s *scrubber) processes() error {
 			return err
 		}
 	}
+	for _, p := range procs {
+		if _, err := s.tx.Exec(`INSERT INTO scrub_procs VALUES (?)`, p); err != nil {
+			return err
+		}
+	}
+	// named is the condition that a row's global id (column key) names a
+	// removed process.
+	named := func(key string) string {
+		k := nsysdb.QuoteIdent(key)
+		return `(` + nsysdb.PIDExpr(k) + ` IN (SELECT pid FROM scrub_pids) OR ` + nsysdb.ProcessExpr(k) + ` IN (SELECT proc FROM scrub_procs))`
+	}
+	listed := `(` + ppid + ` IN (SELECT pid FROM scrub_pids)`
+	if s.hasColumn(procs0, nsysdb.ColGlobalPid) {
+		listed += ` OR ` + nsysdb.ProcessExpr(nsysdb.QuoteIdent(nsysdb.ColGlobalPid)) + ` IN (SELECT proc FROM scrub_procs)`
+	}
+	listed += `)`
 	// Thread-name strings of the removed processes, to drop afterwards
 	// where nothing else refers to them.
 	var nameIDs []int64
 	if s.hasColumn(threads, nsysdb.ColNameID) && s.hasColumn(threads, nsysdb.ColGlobalTid) {
 		var err error
 		nameIDs, err = readRows(s.tx, func(id *int64) []any { return []any{id} },
-			`SELECT DISTINCT `+nsysdb.QuoteIdent(nsysdb.ColNameID)+` FROM `+nsysdb.QuoteIdent(threads)+` WHERE `+nsysdb.PIDExpr(nsysdb.QuoteIdent(nsysdb.ColGlobalTid))+` IN (SELECT pid FROM scrub_pids)`)
+			`SELECT DISTINCT `+nsysdb.QuoteIdent(nsysdb.ColNameID)+` FROM `+nsysdb.QuoteIdent(threads)+` WHERE `+named(nsysdb.ColGlobalTid))
 		if err != nil {
 			return err
 		}
 	}
 	// Their names too: the snapshot interns them in the string table.
-	if _, err := s.tx.Exec(`CREATE TEMP TABLE scrub_names AS SELECT DISTINCT ` + pname + ` AS name FROM ` + nsysdb.QuoteIdent(procs) + ` WHERE ` + ppid + ` IN (SELECT pid FROM scrub_pids) AND ` + pname + ` IS NOT NULL`); err != nil {
+	if _, err := s.tx.Exec(`CREATE TEMP TABLE scrub_names AS SELECT DISTINCT ` + pname + ` AS name FROM ` + nsysdb.QuoteIdent(procs0) + ` WHERE ` + listed + ` AND ` + pname + ` IS NOT NULL`); err != nil {
 		return err
 	}
-	if _, err := s.tx.Exec(`DELETE FROM ` + nsysdb.QuoteIdent(procs) + ` WHERE ` + ppid + ` IN (SELECT pid FROM scrub_pids)`); err != nil {
+	if _, err := s.tx.Exec(`DELETE FROM ` + nsysdb.QuoteIdent(procs0) + ` WHERE ` + listed); err != nil {
 		return err
 	}
 	for _, t := range sortedKeys(s.tables) {
@@ -585,7 +611,7 @@ func (s *scrubber) processes() error {
 			if !s.hasColumn(t, key) {
 				continue
 			}
-			q := `DELETE FROM ` + nsysdb.QuoteIdent(t) + ` WHERE ` + nsysdb.PIDExpr(nsysdb.QuoteIdent(key)) + ` IN (SELECT pid FROM scrub_pids)`
+			q := `DELETE FROM ` + nsysdb.QuoteIdent(t) + ` WHERE ` + named(key)
 			if _, err := s.tx.Exec(q); err != nil {
 				return fmt.Errorf("table %s: %w", t, err)
 			}
@@ -594,7 +620,7 @@ func (s *scrubber) processes() error {
 	if err := s.dropStrings(strs, nameIDs); err != nil {
 		return err
 	}
-	_, err := s.tx.Exec(`DROP TABLE temp.scrub_pids; DROP TABLE temp.scrub_names`)
+	_, err := s.tx.Exec(`DROP TABLE temp.scrub_pids; DROP TABLE temp.scrub_procs; DROP TABLE temp.scrub_names`)
 	return err
 }
 

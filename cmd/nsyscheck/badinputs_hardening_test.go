@@ -44,6 +44,27 @@ func hardeningCases() []badCase {
 					}
 				}
 			}},
+		{group: "names that hold secrets or terminal escapes", name: "scrub: a process on a second host with the profiled program's pid 22 (once kept as the program)",
+			cmd: "scrub",
+			make: func(t *testing.T, dir string) []string {
+				p := sqliteEdit(secondHostPIDSQL)(t, dir)[0]
+				return []string{p, "-o", filepath.Join(dir, "shared.sqlite")}
+			},
+			mayWrite: true, exit: 0, want: []string{"removed or redacted 1 finding", "wallet-sync (PROCESSES pid 22 globalPid 216172782482882560)"},
+			check: func(t *testing.T, dir string) {
+				db := openRW(t, filepath.Join(dir, "shared.sqlite"))
+				defer db.Close()
+				var others, program, calls int
+				if err := db.QueryRow(`SELECT (SELECT count(*) FROM PROCESSES WHERE name LIKE '%wallet-sync%'), (SELECT count(*) FROM PROCESSES WHERE name = './pinned'), (SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME)`).Scan(&others, &program, &calls); err != nil {
+					t.Fatal(err)
+				}
+				if others != 0 || program != 1 || calls == 0 {
+					t.Errorf("the scrubbed copy holds %d second-host processes, %d profiled programs, %d runtime calls; want 0, 1, >0", others, program, calls)
+				}
+			}},
+		{group: "names that hold secrets or terminal escapes", name: "verify: a process on a second host with the profiled program's pid 22 (once not named as an exposure)",
+			make: sqliteEdit(secondHostPIDSQL),
+			exit: 0, want: []string{"wallet-sync (PROCESSES pid 22 globalPid 216172782482882560)", "prediction 4 held"}},
 	}
 	for _, format := range []string{"text", "json"} {
 		cases = append(cases, badCase{group: "names that hold secrets or terminal escapes",
@@ -101,3 +122,7 @@ func formatSecretValues() []string {
 	sort.Strings(out)
 	return out
 }
+
+// secondHostPIDSQL lists a process on hardware id 3 whose pid (22) is the
+// profiled program's: told apart only by its globalPid's host bits.
+const secondHostPIDSQL = `INSERT INTO PROCESSES (globalPid, pid, name) VALUES (216172782482882560, 22, '/home/alice/bin/wallet-sync')`
