@@ -186,33 +186,65 @@ func (r *reader) readGPU() error {
 		r.lack(records.FactGPU, fmt.Sprintf("%s has no %s column, so the GPU is unknown: %s", table, nsysdb.ColName, unknownGPUBounds))
 		return nil
 	}
-	rows, err := r.query(`SELECT ` + col(cols, nsysdb.ColID) + `, ` + col(cols, nsysdb.ColCUDADevice) + `, ifnull(` + q(nsysdb.ColName) + `, '') FROM ` + q(table))
+	// vmId is a GlobalId: the GPU's host (hardware and VM ids) in the
+	// bits above 48, as the records' globalPid holds theirs.
+	host := "-1"
+	if cols[nsysdb.ColVMID] {
+		host = `ifnull(` + q(nsysdb.ColVMID) + ` >> 48, -1)`
+	}
+	rows, err := r.query(`SELECT ` + col(cols, nsysdb.ColID) + `, ` + col(cols, nsysdb.ColCUDADevice) + `, ifnull(` + q(nsysdb.ColName) + `, ''), ` + host + ` FROM ` + q(table))
 	if err != nil {
 		return r.tableError(table, err)
 	}
-	byGPU := map[int64]string{}
-	byCUDA := map[int64]string{}
-	all := map[string]bool{}
+	type gpuRow struct {
+		id, cu, host int64
+		name         string
+	}
+	var listed []gpuRow
+	hosts := map[int64]bool{}
 	for rows.Next() {
-		var id, cu int64
-		var name string
-		if err := rows.Scan(&id, &cu, &name); err != nil {
+		var g gpuRow
+		if err := rows.Scan(&g.id, &g.cu, &g.name, &g.host); err != nil {
 			rows.Close()
 			return r.tableError(table, err)
 		}
-		if name == "" {
+		if g.name == "" {
 			continue
 		}
-		byGPU[id] = name
-		if cols[nsysdb.ColCUDADevice] {
-			byCUDA[cu] = name
-		}
-		all[name] = true
+		listed = append(listed, g)
+		hosts[g.host] = true
 	}
 	err = rows.Err()
 	rows.Close()
 	if err != nil {
 		return r.tableError(table, err)
+	}
+	// GPUs of several hosts share device ids: those of the hosts the
+	// copies and kernels ran on are the capture's.
+	if len(hosts) > 1 {
+		used, err := r.recordHosts()
+		if err != nil {
+			return err
+		}
+		var mine []gpuRow
+		for _, g := range listed {
+			if used[g.host] {
+				mine = append(mine, g)
+			}
+		}
+		if len(mine) > 0 {
+			listed = mine
+		}
+	}
+	byGPU := map[int64]string{}
+	byCUDA := map[int64]string{}
+	all := map[string]bool{}
+	for _, g := range listed {
+		byGPU[g.id] = g.name
+		if cols[nsysdb.ColCUDADevice] {
+			byCUDA[g.cu] = g.name
+		}
+		all[g.name] = true
 	}
 	if len(all) == 0 {
 		r.lack(records.FactGPU, fmt.Sprintf("%s names no GPU, so the GPU is unknown: %s", table, unknownGPUBounds))
@@ -366,6 +398,44 @@ func (r *reader) deviceTables() ([]string, error) {
 		}
 		if cols[nsysdb.ColDeviceID] {
 			out = append(out, logical)
+		}
+	}
+	return out, nil
+}
+
+// recordHosts lists the hosts (a globalPid's bits above 48: hardware and
+// VM ids) of the copies and kernels, for a GPU list that names GPUs of
+// several hosts.
+func (r *reader) recordHosts() (map[int64]bool, error) {
+	out := map[int64]bool{}
+	for _, logical := range []string{nsysdb.TableMemcpy, nsysdb.TableKernel} {
+		t := r.tables[logical]
+		if t == "" {
+			continue
+		}
+		cols, err := r.columns(logical)
+		if err != nil {
+			return nil, err
+		}
+		if !cols[nsysdb.ColGlobalPid] {
+			continue
+		}
+		rows, err := r.query(`SELECT DISTINCT ` + q(nsysdb.ColGlobalPid) + ` >> 48 FROM ` + q(t) + ` WHERE ` + q(nsysdb.ColGlobalPid) + ` IS NOT NULL`)
+		if err != nil {
+			return nil, r.tableError(t, err)
+		}
+		for rows.Next() {
+			var h int64
+			if err := rows.Scan(&h); err != nil {
+				rows.Close()
+				return nil, r.tableError(t, err)
+			}
+			out[h] = true
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, r.tableError(t, err)
 		}
 	}
 	return out, nil
