@@ -170,9 +170,13 @@ func readExport(t testing.TB, path string, h records.Handler) {
 		// The synchronising calls' names, by the words syncKindOf reads
 		// (joined rather than looked up per row: a correlated look-up
 		// scans every call once per record).
-		q(`WITH calls AS (SELECT r.correlationId c, (r.globalTid >> 24) & 16777215 pid, s.value api
+		// One row a call: a call recorded twice under one id (the runtime
+		// call and its versioned entry, in a capture with backtraces) names
+		// one synchronisation, not two.
+		q(`WITH calls AS (SELECT r.correlationId c, (r.globalTid >> 24) & 16777215 pid, min(s.value) api
 				FROM `+rt+` r JOIN StringIds s ON s.id = r.nameId
-				WHERE s.value LIKE '%Synchronize%' OR s.value LIKE '%WaitEvent%' OR s.value LIKE '%EventQuery%')
+				WHERE s.value LIKE '%Synchronize%' OR s.value LIKE '%WaitEvent%' OR s.value LIKE '%EventQuery%'
+				GROUP BY 1, 2)
 			SELECT y.start, y."end", y.correlationId, (y.globalPid >> 24) & 16777215, y.deviceId, y.streamId, y.eventId,
 			coalesce(e.name, ''), coalesce(c.api, '')
 			FROM `+st+` y LEFT JOIN ENUM_CUPTI_SYNC_TYPE e ON e.id = y.syncType

@@ -52,6 +52,8 @@ type resolver struct {
 	// streams of each process as [lo, hi) into Streams.
 	streamOf   map[[3]int64]int32
 	pidStreams map[int64][2]int32
+	// dupSync is the first DuplicateSyncError found; run stops on it.
+	dupSync *DuplicateSyncError
 	// link is the first EventLinkError found; run stops on it.
 	link *EventLinkError
 	// syncOf is the synchronisation record of each call that has one.
@@ -111,6 +113,9 @@ func (r *resolver) run(ctx context.Context) error {
 		}
 		if r.link != nil {
 			return r.link
+		}
+		if r.dupSync != nil {
+			return r.dupSync
 		}
 	}
 	if err := r.waits(ctx); err != nil {
@@ -234,6 +239,21 @@ type MismatchError struct {
 func (e *MismatchError) Error() string {
 	return fmt.Sprintf("%s of process %d has correlation id %d, the id of a %s call, %s: records of two calls share one id "+
 		"(a damaged or edited export; export the report again)", e.What, e.PID, e.Corr, e.API, e.Why)
+}
+
+// DuplicateSyncError is a synchronisation record written twice: two
+// records of one process alike in kind, device, stream, event, start and
+// end, which nsys never writes (each wait is one record).
+type DuplicateSyncError struct {
+	Sync      records.Sync // the second record
+	FirstCorr int64        // the first one's correlation id
+}
+
+func (e *DuplicateSyncError) Error() string {
+	s := e.Sync
+	return fmt.Sprintf("the synchronisation records of process %d by correlation ids %d and %d are one record twice "+
+		"(kind %s, device %d, stream %d, event %d, from %d to %d ns): a record written twice "+
+		"(a damaged or edited export; export the report again)", s.PID, e.FirstCorr, s.Corr, s.Kind, s.Device, s.Stream, s.Event, s.Start, s.End)
 }
 
 // EventLinkError is a recording, or a wait on one, whose eventSyncId
@@ -412,8 +432,21 @@ func (r *resolver) lastLaunched(s int32, at int64) int32 {
 // tieSyncs ties each synchronisation record to its call.
 func (r *resolver) tieSyncs() {
 	r.syncOf = make(map[int32]*records.Sync, len(r.b.syncs))
+	type syncKey struct {
+		pid, device, stream, event, start, end int64
+		kind                                   records.SyncKind
+	}
+	seen := make(map[syncKey]int64, len(r.b.syncs))
 	for i := range r.b.syncs {
 		s := &r.b.syncs[i]
+		k := syncKey{s.PID, s.Device, s.Stream, s.Event, s.Start, s.End, s.Kind}
+		if corr, dup := seen[k]; dup {
+			if r.dupSync == nil {
+				r.dupSync = &DuplicateSyncError{Sync: *s, FirstCorr: corr}
+			}
+			continue
+		}
+		seen[k] = s.Corr
 		c := r.callByCorr(s.PID, s.Corr)
 		if c == None {
 			continue

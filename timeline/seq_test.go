@@ -107,3 +107,17 @@ func TestEventRecordingIDsThatContradict(t *testing.T) {
 		})
 	}
 }
+
+// A synchronisation record written twice, under two correlation ids, is
+// refused: nsys writes one record a wait.
+func TestSyncRecordTwiceIsRefused(t *testing.T) {
+	c, _, _, wait := seqCapture(12)
+	again := c.Syncs[len(c.Syncs)-1]
+	again.Corr = wait + 1000
+	c.Syncs = append(c.Syncs, again)
+	_, err := c.Build(context.Background(), timeline.Options{})
+	var de *timeline.DuplicateSyncError
+	if !errors.As(err, &de) || de.FirstCorr != wait || de.Sync.Corr != wait+1000 {
+		t.Fatalf("err = %v, want a DuplicateSyncError of correlation ids %d and %d", err, wait, wait+1000)
+	}
+}
