@@ -533,8 +533,8 @@ func (s *scrubber) stringBlock(table string, id int64, block []byte) error {
 }
 
 func (s *scrubber) processes() error {
-	procs0 := s.table(nsysdb.TableProcesses)
-	if procs0 == "" {
+	procTable := s.table(nsysdb.TableProcesses)
+	if procTable == "" {
 		return nil
 	}
 	threads, strs := s.table(nsysdb.TableThreadNames), s.table(nsysdb.TableStrings)
@@ -584,7 +584,7 @@ func (s *scrubber) processes() error {
 		return `(` + nsysdb.PIDExpr(k) + ` IN (SELECT pid FROM scrub_pids) OR ` + nsysdb.ProcessExpr(k) + ` IN (SELECT proc FROM scrub_procs))`
 	}
 	listed := `(` + ppid + ` IN (SELECT pid FROM scrub_pids)`
-	if s.hasColumn(procs0, nsysdb.ColGlobalPid) {
+	if s.hasColumn(procTable, nsysdb.ColGlobalPid) {
 		listed += ` OR ` + nsysdb.ProcessExpr(nsysdb.QuoteIdent(nsysdb.ColGlobalPid)) + ` IN (SELECT proc FROM scrub_procs)`
 	}
 	listed += `)`
@@ -600,10 +600,10 @@ func (s *scrubber) processes() error {
 		}
 	}
 	// Their names too: the snapshot interns them in the string table.
-	if _, err := s.tx.Exec(`CREATE TEMP TABLE scrub_names AS SELECT DISTINCT ` + pname + ` AS name FROM ` + nsysdb.QuoteIdent(procs0) + ` WHERE ` + listed + ` AND ` + pname + ` IS NOT NULL`); err != nil {
+	if _, err := s.tx.Exec(`CREATE TEMP TABLE scrub_names AS SELECT DISTINCT ` + pname + ` AS name FROM ` + nsysdb.QuoteIdent(procTable) + ` WHERE ` + listed + ` AND ` + pname + ` IS NOT NULL`); err != nil {
 		return err
 	}
-	if _, err := s.tx.Exec(`DELETE FROM ` + nsysdb.QuoteIdent(procs0) + ` WHERE ` + listed); err != nil {
+	if _, err := s.tx.Exec(`DELETE FROM ` + nsysdb.QuoteIdent(procTable) + ` WHERE ` + listed); err != nil {
 		return err
 	}
 	for _, t := range sortedKeys(s.tables) {

@@ -32,9 +32,10 @@ const (
 type resolver struct {
 	t *Timeline
 	b *Builder
-	// mismatch is the first record tied to a call of a kind that makes no
-	// such record (MismatchError).
-	mismatch *MismatchError
+	// fault is the first refusal found (a MismatchError, EventLinkError or
+	// DuplicateSyncError: records that contradict one another); run stops
+	// on it.
+	fault error
 	// byCorr lists calls in (pid, correlation id) order, corrKeys their
 	// correlation ids in that order (searched without a look-up per
 	// step); corrOf holds the last process looked up and its run there.
@@ -52,10 +53,6 @@ type resolver struct {
 	// streams of each process as [lo, hi) into Streams.
 	streamOf   map[[3]int64]int32
 	pidStreams map[int64][2]int32
-	// dupSync is the first DuplicateSyncError found; run stops on it.
-	dupSync *DuplicateSyncError
-	// link is the first EventLinkError found; run stops on it.
-	link *EventLinkError
 	// syncOf is the synchronisation record of each call that has one.
 	syncOf map[int32]*records.Sync
 	// recordsOf lists the event recordings each call made.
@@ -108,21 +105,15 @@ func (r *resolver) run(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("building the timeline: %w", err)
 		}
-		if r.mismatch != nil {
-			return r.mismatch
-		}
-		if r.link != nil {
-			return r.link
-		}
-		if r.dupSync != nil {
-			return r.dupSync
+		if r.fault != nil {
+			return r.fault
 		}
 	}
 	if err := r.waits(ctx); err != nil {
 		return err
 	}
-	if r.link != nil {
-		return r.link
+	if r.fault != nil {
+		return r.fault
 	}
 	if !r.b.opts.NoHandoffs {
 		if err := r.handoffs(ctx); err != nil {
@@ -275,11 +266,17 @@ func (e *EventLinkError) Error() string {
 	return what + ", " + e.Why + " (a damaged or edited export; export the report again)"
 }
 
-// mismatched keeps the first MismatchError found; run stops on it.
-func (r *resolver) mismatched(what string, pid, corr int64, api, why string) {
-	if r.mismatch == nil {
-		r.mismatch = &MismatchError{What: what, PID: pid, Corr: corr, API: api, Why: why}
+// refuse keeps err, where it is the first refusal found; run stops on
+// it.
+func (r *resolver) refuse(err error) {
+	if r.fault == nil {
+		r.fault = err
 	}
+}
+
+// mismatched refuses the timeline with a MismatchError.
+func (r *resolver) mismatched(what string, pid, corr int64, api, why string) {
+	r.refuse(&MismatchError{What: what, PID: pid, Corr: corr, API: api, Why: why})
 }
 
 // sortedPerProcess returns the calls in (pid, key, call) order, key
@@ -441,9 +438,7 @@ func (r *resolver) tieSyncs() {
 		s := &r.b.syncs[i]
 		k := syncKey{s.PID, s.Device, s.Stream, s.Event, s.Start, s.End, s.Kind}
 		if corr, dup := seen[k]; dup {
-			if r.dupSync == nil {
-				r.dupSync = &DuplicateSyncError{Sync: *s, FirstCorr: corr}
-			}
+			r.refuse(&DuplicateSyncError{Sync: *s, FirstCorr: corr})
 			continue
 		}
 		seen[k] = s.Corr
@@ -479,9 +474,9 @@ func (r *resolver) tieEvents() {
 		}
 		if e.Seq != 0 {
 			k := [2]int64{e.PID, e.Seq}
-			if was, dup := r.bySeq[k]; dup && r.link == nil {
-				r.link = &EventLinkError{PID: e.PID, Corr: e.Corr, Event: e.Event, Seq: e.Seq,
-					Why: fmt.Sprintf("and so does the recording of event %d by correlation id %d, where nsys gives each recording its own: a recording written twice", was.event, r.t.Calls.Corr[was.call])}
+			if was, dup := r.bySeq[k]; dup {
+				r.refuse(&EventLinkError{PID: e.PID, Corr: e.Corr, Event: e.Event, Seq: e.Seq,
+					Why: fmt.Sprintf("and so does the recording of event %d by correlation id %d, where nsys gives each recording its own: a recording written twice", was.event, r.t.Calls.Corr[was.call])})
 			}
 			r.bySeq[k] = seqRecording{event: e.Event, call: c, at: r.t.Calls.Start[c]}
 		}
@@ -518,9 +513,13 @@ func (r *resolver) eventWork(pid, ev, seq int64, call int32) (ops []int32, ok, u
 	at := r.t.Calls.Start[call]
 	k := sort.Search(len(rs), func(k int) bool { return rs[k].at >= at })
 	if seq != 0 {
-		for j := k - 1; j >= 0; j-- {
-			if rs[j].seq == seq {
-				return rs[j].ops, true, false
+		// The recording by its id (bySeq), then among the event's
+		// recordings made at its call's start.
+		if rec, ok := r.bySeq[[2]int64{pid, seq}]; ok && rec.event == ev && rec.at < at {
+			for j := sort.Search(k, func(j int) bool { return rs[j].at >= rec.at }); j < k && rs[j].at == rec.at; j++ {
+				if rs[j].seq == seq {
+					return rs[j].ops, true, false
+				}
 			}
 		}
 		unmatched = true
@@ -535,7 +534,7 @@ func (r *resolver) eventWork(pid, ev, seq int64, call int32) (ops []int32, ok, u
 // that recording: of another event, or made after the waiting call
 // returned, it is not what nsys writes, and the timeline is refused.
 func (r *resolver) checkSeq(i int32, api string, sync *records.Sync) {
-	if sync.Seq == 0 || r.link != nil {
+	if sync.Seq == 0 || r.fault != nil {
 		return
 	}
 	rec, ok := r.bySeq[[2]int64{sync.PID, sync.Seq}]
@@ -552,7 +551,7 @@ func (r *resolver) checkSeq(i int32, api string, sync *records.Sync) {
 	default:
 		return
 	}
-	r.link = &base
+	r.refuse(&base)
 }
 
 // roleOf is call i's role: by its name, else by its synchronisation
