@@ -474,6 +474,9 @@ func (x *crossCheck) op(o *records.Op) {
 			callName, callStart, callEnd = x.names.of(c.name), c.start, c.end
 		}
 	}
+	if o.Kind == records.OpCopy && deviceOnly(o.Copy) && (hostMemory(o.Src) || hostMemory(o.Dst)) {
+		x.fail(where(), fmt.Sprintf("a %s copy, which moves device memory only, from %s to %s memory: its copy kind and its memory kinds contradict each other", o.Copy, o.Src, o.Dst))
+	}
 	switch {
 	case callName == "":
 	case o.Start < callStart-clockSkewNs:
@@ -836,6 +839,14 @@ func sortedKeys[K comparable, V any](m map[K]V, less func(a, b K) bool) []K {
 // hostDevice reports whether a copy crosses the link between host and
 // device.
 func hostDevice(k vocab.CopyKind) bool { return k == vocab.CopyHtoD || k == vocab.CopyDtoH }
+
+// deviceOnly reports whether a copy kind moves device memory alone: a
+// device-to-device or a peer copy has no host side.
+func deviceOnly(k vocab.CopyKind) bool { return k == vocab.CopyDtoD || k == vocab.CopyPtoP }
+
+// hostMemory reports whether a memory kind is host memory, pageable or
+// pinned (managed memory lives on either side).
+func hostMemory(m vocab.MemKind) bool { return m == vocab.MemPageable || m == vocab.MemPinned }
 
 // returnsWhenDone says whether the copy's call returns only once the copy
 // is done: a blocking copy call (neither async nor a graph's launch, nor a
