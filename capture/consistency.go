@@ -468,10 +468,10 @@ func (x *crossCheck) op(o *records.Op) {
 			callName, callStart, callEnd, result = x.names.of(c.name), c.start, c.end, c.result
 		}
 	case o.Kind == records.OpKernel:
-		// Only its start is checked: a launch returns before its kernel
-		// runs, and its result is the launch's.
+		// Only its start and result are checked: a launch returns before
+		// its kernel runs, and a launch that failed runs none.
 		if c := x.launchOf(o); c != nil {
-			callName, callStart, callEnd = x.names.of(c.name), c.start, c.end
+			callName, callStart, callEnd, result = x.names.of(c.name), c.start, c.end, c.result
 		}
 	}
 	if o.Kind == records.OpCopy && deviceOnly(o.Copy) && (hostMemory(o.Src) || hostMemory(o.Dst)) {
@@ -487,6 +487,8 @@ func (x *crossCheck) op(o *records.Op) {
 			o.End, o.End-callEnd, callName, callEnd, o.Copy))
 	case result != 0 && o.Kind == records.OpCopy:
 		x.fail(where(), fmt.Sprintf("the %s call that issued it returned error %d, yet the copy ran: a failed call copies nothing", callName, result))
+	case result != 0 && o.Kind == records.OpKernel:
+		x.fail(where(), fmt.Sprintf("the %s call that launched it returned error %d, yet the kernel ran: a failed launch runs nothing", callName, result))
 	case o.Kind == records.OpCopy && o.GraphNode == 0 && o.Migration == "" && !strings.Contains(callName, "Batch") && o.Corr != 0 && x.copies.add(o.PID, o.Corr):
 		x.fail(where(), fmt.Sprintf("a second copy of the %s call with this correlation id, where a copy call makes one copy: the trace holds a copy twice", callName))
 	}

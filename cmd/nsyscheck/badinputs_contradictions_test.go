@@ -1,12 +1,17 @@
 package main
 
 import (
+	"regexp"
 	"testing"
 )
 
+// launchIDs selects the string ids of the kernel launch calls.
+const launchIDs = `(SELECT id FROM StringIds WHERE value LIKE 'cudaLaunchKernel%')`
+
 // contradictionCases: records whose own fields contradict each other (a
-// copy kind against its memory kinds). Each is made from the shipped
-// captures, damaged the way the row says; verify and audit answer alike.
+// copy kind against its memory kinds, a kernel of a launch that failed).
+// Each is made from the shipped captures, damaged the way the row says;
+// verify and audit answer alike.
 func contradictionCases() []badCase {
 	const group = "records that contradict themselves"
 	off := []string{"--nvidia-rule", "off"}
@@ -14,6 +19,7 @@ func contradictionCases() []badCase {
 		return func(t *testing.T, dir string) []string { return append(mk(t, dir), off...) }
 	}
 	dtod := `UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET copyKind = 8 WHERE ` + asyncCopies
+	failedLaunch := `UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET returnValue = 700 WHERE nameId IN ` + launchIDs
 	return []badCase{
 		{group: group, name: "SQLite: the cudaMemcpyAsync copies made device-to-device, their memory kinds (pageable, pinned) kept (once no host copy and an audit PASS)",
 			make: sqliteEdit(dtod),
@@ -27,5 +33,23 @@ func contradictionCases() []badCase {
 				f[len(f)-1] = "[CUDA memcpy Device-to-Device]"
 			})), cmd: "audit",
 			exit: 2, want: []string{"pinned_cuda_gpu_trace.csv", "a DtoD copy, which moves device memory only, from pageable to device memory"}},
+		{group: group, name: "SQLite: every cudaLaunchKernel call returned error 700, its kernel kept (once 3.factor held on kernels that never ran)",
+			make: sqliteEdit(failedLaunch),
+			exit: 2, want: []string{"pinned.sqlite", "table CUPTI_ACTIVITY_KIND_KERNEL", "returned error 700, yet the kernel ran"},
+			notHeld: []string{"3"}},
+		{group: group, name: "audit: every cudaLaunchKernel call returned error 700, its kernel kept",
+			make: audit(pipelineEditArgs(failedLaunch)), cmd: "audit",
+			exit: 2, want: []string{"pipeline-pageable.sqlite", "returned error 700, yet the kernel ran"}},
+		{group: group, name: "CSV: cuda_api_trace with error 700 on every cudaLaunchKernel call",
+			make: csvEdit(func(s string) string {
+				return regexp.MustCompile(`(?m)^(\d+,\d+,cudaLaunchKernel),0,`).ReplaceAllString(s, "$1,700,")
+			}),
+			exit: 2, want: []string{"pinned_cuda_gpu_trace.csv", "returned error 700, yet the kernel ran"},
+			notHeld: []string{"3"}},
 	}
+}
+
+// pipelineEditArgs is pipelineEdit without its flags: the capture alone.
+func pipelineEditArgs(stmt string) func(t *testing.T, dir string) []string {
+	return func(t *testing.T, dir string) []string { return pipelineEdit(stmt)(t, dir)[:1] }
 }
