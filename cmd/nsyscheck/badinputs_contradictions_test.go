@@ -9,9 +9,10 @@ import (
 const launchIDs = `(SELECT id FROM StringIds WHERE value LIKE 'cudaLaunchKernel%')`
 
 // contradictionCases: records whose own fields contradict each other (a
-// copy kind against its memory kinds, a kernel of a launch that failed).
-// Each is made from the shipped captures, damaged the way the row says;
-// verify and audit answer alike.
+// copy kind against its memory kinds, a kernel of a launch that failed, a
+// memset that ends before it starts, which verify once did not read). Each
+// is made from the shipped captures, damaged the way the row says; verify
+// and audit answer alike.
 func contradictionCases() []badCase {
 	const group = "records that contradict themselves"
 	off := []string{"--nvidia-rule", "off"}
@@ -46,8 +47,22 @@ func contradictionCases() []badCase {
 			}),
 			exit: 2, want: []string{"pinned_cuda_gpu_trace.csv", "returned error 700, yet the kernel ran"},
 			notHeld: []string{"3"}},
+		{group: group, name: "SQLite: a memset that ends before it starts (once refused by the audit alone: verify read no memset)",
+			make: sqliteEdit(memsetBackwards),
+			exit: 2, want: []string{"pinned.sqlite", "table CUPTI_ACTIVITY_KIND_MEMSET", "correlation id 525: ends before it starts"},
+			notHeld: []string{"1", "2", "3", "4"}},
+		{group: group, name: "audit: a memset that ends before it starts",
+			make: audit(sqliteEdit(memsetBackwards)), cmd: "audit",
+			exit: 2, want: []string{"pinned.sqlite", "table CUPTI_ACTIVITY_KIND_MEMSET", "correlation id 525: ends before it starts"}},
+		{group: group, name: "CSV: cuda_gpu_trace with a memset of a negative duration",
+			make: gpuTraceRowEdit("[CUDA memset]", func(f []string) { f[1] = "-" + f[1] }),
+			exit: 2, want: []string{"pinned_cuda_gpu_trace.csv", "Duration (ns)"},
+			notHeld: []string{"1", "2", "3", "4"}},
 	}
 }
+
+// memsetBackwards makes the first memset end 10 ns before it starts.
+const memsetBackwards = `UPDATE CUPTI_ACTIVITY_KIND_MEMSET SET "end" = start - 10 WHERE rowid = (SELECT min(rowid) FROM CUPTI_ACTIVITY_KIND_MEMSET)`
 
 // pipelineEditArgs is pipelineEdit without its flags: the capture alone.
 func pipelineEditArgs(stmt string) func(t *testing.T, dir string) []string {
