@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 
@@ -86,8 +87,11 @@ type reader struct {
 	api, gpu, nvtx *recordFile
 	apiSum         []records.APISum
 	copySum        []records.CopySum
-	rangeSum       []records.RangeSum
-	counts         records.Counts
+	// The rows of cuda_gpu_mem_time_sum and _size_sum read, apart, for
+	// checkSums.
+	timeSum, sizeSum []records.CopySum
+	rangeSum         []records.RangeSum
+	counts           records.Counts
 	// With records.Selection.JoinCalls: the copy calls read, which the
 	// copies read after them are joined to, and the graph launches, whose
 	// copies are the graphs' nodes.
@@ -98,9 +102,12 @@ type reader struct {
 	// The summaries read only for checkSums, not handed on; and what the
 	// per-record reports held, counted as they were read.
 	apiSumRead, copySumRead bool
-	callsSeen               map[string]int64         // calls of cuda_api_trace by name
-	twins                   *twinRows                // nsys's backtrace rows of cuda_api_trace, left out
-	copiesSeen              map[vocab.CopyKind]int64 // copies of cuda_gpu_trace by kind
+	callsSeen               map[string]int64           // calls of cuda_api_trace by name
+	twins                   *twinRows                  // nsys's backtrace rows of cuda_api_trace, left out
+	copiesSeen              map[vocab.CopyKind]int64   // copies of cuda_gpu_trace by kind
+	copyNsSeen              map[vocab.CopyKind]int64   // their durations' total by kind
+	copyMBSeen              map[vocab.CopyKind]float64 // their sizes' total by kind, in MB
+	copySizes               bool                       // cuda_gpu_trace gives sizes (Bytes)
 }
 
 // migrationUnknown is Op.Migration of a unified-memory migration whose
@@ -167,8 +174,8 @@ func (rd *reader) open() error {
 }
 
 // readSumsToCheck reads the summaries that tally a per-record report read
-// (cuda_api_sum the calls, cuda_gpu_mem_time_sum the copies) where the
-// folder has them and the consumer did not ask for them, so that
+// (cuda_api_sum the calls, cuda_gpu_mem_time_sum and _size_sum the copies)
+// where the folder has them and the consumer did not ask for them, so that
 // checkSums compares them whatever the consumer reads.
 func (rd *reader) readSumsToCheck() error {
 	if p := rd.path(nsysdb.ReportAPISum); rd.h.APISum == nil && rd.api != nil && !rd.api.empty() && p != "" {
@@ -184,7 +191,15 @@ func (rd *reader) readSumsToCheck() error {
 		if err != nil && !errors.Is(err, errEmptyReport) {
 			return err
 		}
-		rd.copySum, rd.copySumRead = rows, true
+		rd.copySum, rd.copySumRead, rd.timeSum = rows, true, rows
+		rd.opened(p)
+	}
+	if p := rd.path(nsysdb.ReportMemSizeSum); rd.h.CopySum == nil && rd.gpu != nil && !rd.gpu.empty() && p != "" {
+		rows, err := readMemSum(p, true)
+		if err != nil && !errors.Is(err, errEmptyReport) {
+			return err
+		}
+		rd.sizeSum = rows
 		rd.opened(p)
 	}
 	return nil
@@ -208,16 +223,41 @@ func (rd *reader) checkSums() error {
 			}
 		}
 	}
-	if rd.copiesSeen != nil && rd.path(nsysdb.ReportMemTimeSum) != "" {
-		for _, s := range rd.copySum {
-			if n := rd.copiesSeen[s.Kind]; n != s.Count && s.TotalNs > 0 {
-				return &inputerr.Error{Path: rd.gpu.path, Problem: fmt.Sprintf("it holds %d %s copies where %s counts %d: one of the reports is cut short, or they come from two captures",
-					n, s.Kind, filepath.Base(rd.path(nsysdb.ReportMemTimeSum)), s.Count), Hint: hint}
-			}
+	if rd.copiesSeen == nil {
+		return nil
+	}
+	timeName, sizeName := filepath.Base(rd.path(nsysdb.ReportMemTimeSum)), filepath.Base(rd.path(nsysdb.ReportMemSizeSum))
+	for _, s := range rd.timeSum {
+		switch n, ns := rd.copiesSeen[s.Kind], rd.copyNsSeen[s.Kind]; {
+		case s.TotalNs <= 0:
+		case n != s.Count:
+			return &inputerr.Error{Path: rd.gpu.path, Problem: fmt.Sprintf("it holds %d %s copies where %s counts %d: one of the reports is cut short, or they come from two captures",
+				n, s.Kind, timeName, s.Count), Hint: hint}
+		case ns != s.TotalNs:
+			return &inputerr.Error{Path: rd.gpu.path, Problem: fmt.Sprintf("its %d %s copies last %d ns in all where %s totals %d ns: one of the reports was edited, or they come from two captures",
+				n, s.Kind, ns, timeName, s.TotalNs), Hint: hint}
+		}
+	}
+	for _, s := range rd.sizeSum {
+		n, mb := rd.copiesSeen[s.Kind], rd.copyMBSeen[s.Kind]
+		if n != s.Count {
+			return &inputerr.Error{Path: rd.gpu.path, Problem: fmt.Sprintf("it holds %d %s copies where %s counts %d: one of the reports is cut short, or they come from two captures",
+				n, s.Kind, sizeName, s.Count), Hint: hint}
+		}
+		// Each report rounds a size to its printed digits (a thousandth
+		// of an MB): the totals may differ by that much a copy.
+		// A trace without sizes has its refusal of its own.
+		if rd.copySizes && math.Abs(mb-s.TotalMB) > sizeSlackMB*float64(n+1) {
+			return &inputerr.Error{Path: rd.gpu.path, Problem: fmt.Sprintf("its %d %s copies move %.3f MB in all where %s totals %.3f MB: one of the reports was edited, or they come from two captures",
+				n, s.Kind, mb, sizeName, s.TotalMB), Hint: hint}
 		}
 	}
 	return nil
 }
+
+// sizeSlackMB is how far a total of sizes printed in MB may drift from
+// another report's, a copy: half of the thousandth each prints, twice.
+const sizeSlackMB = 0.001
 
 const makeHint = " --format csv --output BASE REPORT.nsys-rep"
 
@@ -309,6 +349,7 @@ func (rd *reader) readMemSums() error {
 		return err
 	}
 	rd.copySum = csvMergeMemSummary(timeRows, sizeRows)
+	rd.timeSum, rd.sizeSum = timeRows, sizeRows
 	switch {
 	case !haveTime && !haveSize:
 		rd.lack(records.FactMemSummary, "no *_cuda_gpu_mem_time_sum.csv or *_cuda_gpu_mem_size_sum.csv in "+rd.dir+
@@ -610,6 +651,7 @@ func (rd *reader) gpuRows(fn func(*records.Op) error) error {
 	any := false
 	var op records.Op // one record, reused for every row
 	rd.copiesSeen = map[vocab.CopyKind]int64{}
+	rd.copyNsSeen, rd.copyMBSeen, rd.copySizes = map[vocab.CopyKind]int64{}, map[vocab.CopyKind]float64{}, l.hasBytes
 	err = rf.rows(rd.ctx, func(row int, rec [][]byte) error {
 		if err := l.read(row, rec); err != nil {
 			return err
@@ -624,6 +666,8 @@ func (rd *reader) gpuRows(fn func(*records.Op) error) error {
 		case g.Copy:
 			any = true
 			rd.copiesSeen[g.Kind]++
+			rd.copyNsSeen[g.Kind] += g.End - g.Start
+			rd.copyMBSeen[g.Kind] += float64(g.Bytes) / 1e6
 			op.Kind, op.Copy, op.Src, op.Dst, op.Bytes = records.OpCopy, g.Kind, g.Src, g.Dst, g.Bytes
 			if g.Migration {
 				op.Migration = migrationUnknown

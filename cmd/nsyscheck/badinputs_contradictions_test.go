@@ -1,7 +1,9 @@
 package main
 
 import (
+	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -10,9 +12,10 @@ const launchIDs = `(SELECT id FROM StringIds WHERE value LIKE 'cudaLaunchKernel%
 
 // contradictionCases: records whose own fields contradict each other (a
 // copy kind against its memory kinds, a kernel of a launch that failed, a
-// memset that ends before it starts, which verify once did not read). Each
-// is made from the shipped captures, damaged the way the row says; verify
-// and audit answer alike.
+// memset that ends before it starts, which verify once did not read), and
+// summaries that contradict the trace they tally. Each is made from the
+// shipped captures, damaged the way the row says; verify and audit answer
+// alike.
 func contradictionCases() []badCase {
 	const group = "records that contradict themselves"
 	off := []string{"--nvidia-rule", "off"}
@@ -58,6 +61,40 @@ func contradictionCases() []badCase {
 			make: gpuTraceRowEdit("[CUDA memset]", func(f []string) { f[1] = "-" + f[1] }),
 			exit: 2, want: []string{"pinned_cuda_gpu_trace.csv", "Duration (ns)"},
 			notHeld: []string{"1", "2", "3", "4"}},
+		{group: group, name: "CSV: cuda_gpu_mem_size_sum counting 999 host-to-device copies where cuda_gpu_trace holds 156 (once held, the same count in cuda_gpu_mem_time_sum refused)",
+			make: summaryEdit("pinned_cuda_gpu_mem_size_sum.csv", "11645.485,156,", "11645.485,999,"),
+			exit: 2, want: []string{"pinned_cuda_gpu_trace.csv", "it holds 156 HtoD copies where pinned_cuda_gpu_mem_size_sum.csv counts 999"},
+			notHeld: []string{"1", "2", "3", "4"}},
+		{group: group, name: "audit: cuda_gpu_mem_size_sum counting 999 host-to-device copies where cuda_gpu_trace holds 156",
+			make: audit(summaryEdit("pinned_cuda_gpu_mem_size_sum.csv", "11645.485,156,", "11645.485,999,")), cmd: "audit",
+			exit: 2, want: []string{"pinned_cuda_gpu_trace.csv", "it holds 156 HtoD copies where pinned_cuda_gpu_mem_size_sum.csv counts 999"}},
+		{group: group, name: "CSV: cuda_gpu_mem_size_sum totalling 99645 MB of host-to-device copies where cuda_gpu_trace's move 11645 MB",
+			make: summaryEdit("pinned_cuda_gpu_mem_size_sum.csv", "11645.485,156,", "99645.485,156,"),
+			exit: 2, want: []string{"pinned_cuda_gpu_trace.csv", "its 156 HtoD copies move 11645.485 MB in all where pinned_cuda_gpu_mem_size_sum.csv totals 99645.485 MB"},
+			notHeld: []string{"1", "2", "3", "4"}},
+		{group: group, name: "CSV: cuda_gpu_mem_time_sum totalling 1 s more of host-to-device copies than cuda_gpu_trace's last",
+			make: summaryEdit("pinned_cuda_gpu_mem_time_sum.csv", "65.0,757345547,156,", "65.0,1757345547,156,"),
+			exit: 2, want: []string{"pinned_cuda_gpu_trace.csv", "its 156 HtoD copies last 757345547 ns in all where pinned_cuda_gpu_mem_time_sum.csv totals 1757345547 ns"},
+			notHeld: []string{"1", "2", "3", "4"}},
+		{group: group, name: "audit: cuda_gpu_mem_size_sum's total not a number (once refused by verify alone)",
+			make: audit(summaryEdit("pinned_cuda_gpu_mem_size_sum.csv", "11645.485,156,", "lots,156,")), cmd: "audit",
+			exit: 2, want: []string{"pinned_cuda_gpu_mem_size_sum.csv", `column "Total (MB)"`, "not a number"}},
+	}
+}
+
+// summaryEdit copies the shipped CSV reports and results JSON into dir and
+// replaces old by new, once, in the copy of the report named.
+func summaryEdit(report, old, new string) func(t *testing.T, dir string) []string {
+	return func(t *testing.T, dir string) []string {
+		t.Helper()
+		args := csvEdit(func(s string) string { return s })(t, dir)
+		p := filepath.Join(dir, report)
+		data := string(readFile(t, p))
+		if !strings.Contains(data, old) {
+			t.Fatalf("%s holds no %q", report, old)
+		}
+		writeFile(t, p, []byte(strings.Replace(data, old, new, 1)))
+		return args
 	}
 }
 
