@@ -213,7 +213,7 @@ func (rd *reader) readSumsToCheck() error {
 func (rd *reader) checkSums() error {
 	hint := "make the reports again from one capture with nsys stats --format csv"
 	if rd.twins != nil {
-		rd.apiSum = dropSumTwins(rd.apiSum, rd.callsSeen, rd.twins.twins)
+		rd.apiSum = dropSumTwins(rd.apiSum, rd.callsSeen, rd.twins.twins, rd.twins.twinNs)
 	}
 	if rd.callsSeen != nil {
 		for _, s := range rd.apiSum {

@@ -13,9 +13,9 @@ const launchIDs = `(SELECT id FROM StringIds WHERE value LIKE 'cudaLaunchKernel%
 // contradictionCases: records whose own fields contradict each other (a
 // copy kind against its memory kinds, a kernel of a launch that failed, a
 // memset that ends before it starts, which verify once did not read), and
-// summaries that contradict the trace they tally. Each is made from the
-// shipped captures, damaged the way the row says; verify and audit answer
-// alike.
+// summaries that contradict the trace they tally (and one that only seems
+// to). Each is made from the shipped captures, damaged the way the row
+// says; verify and audit answer alike.
 func contradictionCases() []badCase {
 	const group = "records that contradict themselves"
 	off := []string{"--nvidia-rule", "off"}
@@ -79,6 +79,19 @@ func contradictionCases() []badCase {
 		{group: group, name: "audit: cuda_gpu_mem_size_sum's total not a number (once refused by verify alone)",
 			make: audit(summaryEdit("pinned_cuda_gpu_mem_size_sum.csv", "11645.485,156,", "lots,156,")), cmd: "audit",
 			exit: 2, want: []string{"pinned_cuda_gpu_mem_size_sum.csv", `column "Total (MB)"`, "not a number"}},
+		{group: group, name: "audit: torch-prefetch-backtrace's CSV reports alone, whose cuda_api_sum tallies cuLaunchKernel's calls and stack records in one row (once refused: 195 calls where it counts 237)",
+			make: func(t *testing.T, dir string) []string {
+				src := "../../testdata/captures/torch-prefetch-backtrace"
+				matches, err := filepath.Glob(filepath.Join(src, "*.csv"))
+				if err != nil || len(matches) == 0 {
+					t.Fatalf("no shipped CSV reports in %s: %v", src, err)
+				}
+				for _, m := range matches {
+					writeFile(t, filepath.Join(dir, filepath.Base(m)), readFile(t, m))
+				}
+				return append([]string{dir}, off...)
+			}, cmd: "audit",
+			exit: 1, want: []string{"136 copies break the lesson's rule", "PyTorch"}},
 	}
 }
 
