@@ -14,8 +14,9 @@ const launchIDs = `(SELECT id FROM StringIds WHERE value LIKE 'cudaLaunchKernel%
 // copy kind against its memory kinds, a kernel of a launch that failed, a
 // memset that ends before it starts, which verify once did not read), and
 // summaries that contradict the trace they tally (and one that only seems
-// to). Each is made from the shipped captures, damaged the way the row
-// says; verify and audit answer alike.
+// to), and the program's failed correctness gate against its own timings.
+// Each is made from the shipped captures, damaged the way the row says;
+// verify and audit answer alike.
 func contradictionCases() []badCase {
 	const group = "records that contradict themselves"
 	off := []string{"--nvidia-rule", "off"}
@@ -92,6 +93,36 @@ func contradictionCases() []badCase {
 				return append([]string{dir}, off...)
 			}, cmd: "audit",
 			exit: 1, want: []string{"136 copies break the lesson's rule", "PyTorch"}},
+		{group: group, name: "results JSON: the program's h2d-pageable copy-back gate failed, its timings kept (once every claim they gave held)",
+			make: programEdit("pinned.results.json", `{"name": "h2d-pageable copy-back", "passed": true, "detail": ""}`, `{"name": "h2d-pageable copy-back", "passed": false, "detail": "byte 5 differs"}`),
+			exit: 1, want: []string{"prediction 1  unavailable", `the program's correctness gate "h2d-pageable copy-back" failed (byte 5 differs), so its timings cannot decide`},
+			notHeld: []string{"1", "2", "3", "4", "1.floor", "1.growth", "2.pageable", "2.pinned", "3.factor"}},
+		{group: group, name: "transcript: the program's kernel-zero-copy gate FAILED, its timings kept",
+			make: programEdit("pinned.transcript.txt", "gate kernel-zero-copy             ok", "gate kernel-zero-copy             FAILED: sum mismatch"),
+			exit: 1, want: []string{`the program's correctness gate "kernel-zero-copy" failed (sum mismatch), so its timings cannot decide`},
+			notHeld: []string{"1", "2", "3", "4", "1.floor", "1.growth", "2.pageable", "2.pinned", "3.factor"}},
+		{group: group, name: "the export, beside it a results JSON whose h2d-pageable copy-back gate failed (the trace decides)",
+			make: func(t *testing.T, dir string) []string {
+				args := programEdit("pinned.results.json", `{"name": "h2d-pageable copy-back", "passed": true, "detail": ""}`, `{"name": "h2d-pageable copy-back", "passed": false, "detail": "byte 5 differs"}`)(t, dir)
+				copyShipped(t, dir, "pinned.sqlite")
+				return []string{filepath.Join(filepath.Dir(args[0]), "pinned.sqlite")}
+			},
+			exit: 0, want: []string{"prediction 1  held", `gate-failed: the program's correctness gate "h2d-pageable copy-back" failed`}},
+	}
+}
+
+// programEdit copies the shipped program output named (transcript or
+// results JSON) into dir and replaces old by new, once, in the copy.
+func programEdit(name, old, new string) func(t *testing.T, dir string) []string {
+	return func(t *testing.T, dir string) []string {
+		t.Helper()
+		p := copyShipped(t, dir, name)
+		data := string(readFile(t, p))
+		if !strings.Contains(data, old) {
+			t.Fatalf("%s holds no %q", name, old)
+		}
+		writeFile(t, p, []byte(strings.Replace(data, old, new, 1)))
+		return []string{p}
 	}
 }
 
