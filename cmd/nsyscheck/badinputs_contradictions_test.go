@@ -12,11 +12,11 @@ const launchIDs = `(SELECT id FROM StringIds WHERE value LIKE 'cudaLaunchKernel%
 
 // contradictionCases: records whose own fields contradict each other (a
 // copy kind against its memory kinds, a kernel of a launch that failed, a
-// memset that ends before it starts, which verify once did not read), and
-// summaries that contradict the trace they tally (and one that only seems
-// to), and the program's failed correctness gate against its own timings.
-// Each is made from the shipped captures, damaged the way the row says;
-// verify and audit answer alike.
+// memset that ends before it starts, which verify once did not read, or of
+// a negative size), summaries that contradict the trace they tally (and
+// one that only seems to), and the program's failed correctness gate
+// against its own timings. Each is made from the shipped captures, damaged
+// the way the row says; verify and audit answer alike.
 func contradictionCases() []badCase {
 	const group = "records that contradict themselves"
 	off := []string{"--nvidia-rule", "off"}
@@ -58,6 +58,13 @@ func contradictionCases() []badCase {
 		{group: group, name: "audit: a memset that ends before it starts",
 			make: audit(sqliteEdit(memsetBackwards)), cmd: "audit",
 			exit: 2, want: []string{"pinned.sqlite", "table CUPTI_ACTIVITY_KIND_MEMSET", "correlation id 525: ends before it starts"}},
+		{group: group, name: "SQLite: every memset of -1 bytes (once held, a copy of -1 bytes refused)",
+			make: sqliteEdit(`UPDATE CUPTI_ACTIVITY_KIND_MEMSET SET bytes = -1`),
+			exit: 2, want: []string{"pinned.sqlite", "table CUPTI_ACTIVITY_KIND_MEMSET", "memset size -1 bytes is impossible"},
+			notHeld: []string{"1", "2", "3", "4"}},
+		{group: group, name: "audit: every memset of -1 bytes",
+			make: audit(sqliteEdit(`UPDATE CUPTI_ACTIVITY_KIND_MEMSET SET bytes = -1`)), cmd: "audit",
+			exit: 2, want: []string{"pinned.sqlite", "table CUPTI_ACTIVITY_KIND_MEMSET", "memset size -1 bytes is impossible"}},
 		{group: group, name: "CSV: cuda_gpu_trace with a memset of a negative duration",
 			make: gpuTraceRowEdit("[CUDA memset]", func(f []string) { f[1] = "-" + f[1] }),
 			exit: 2, want: []string{"pinned_cuda_gpu_trace.csv", "Duration (ns)"},
