@@ -115,6 +115,14 @@ func contradictionCases() []badCase {
 				return []string{filepath.Join(filepath.Dir(args[0]), "pinned.sqlite")}
 			},
 			exit: 0, want: []string{"prediction 1  held", `gate-failed: the program's correctness gate "h2d-pageable copy-back" failed`}},
+		{group: group, name: "verify --reference REF, REF a results JSON whose h2d-pageable copy-back gate failed (once its ratio held the check)",
+			make: func(t *testing.T, dir string) []string {
+				ref := programEdit("pinned.results.json", `{"name": "h2d-pageable copy-back", "passed": true, "detail": ""}`, `{"name": "h2d-pageable copy-back", "passed": false, "detail": "byte 5 differs"}`)(t, dir)[0]
+				p := filepath.Join(dir, "pinned.sqlite")
+				writeFile(t, p, readFile(t, filepath.Join(shippedDir, "pinned.sqlite")))
+				return []string{p, "--reference", ref}
+			},
+			exit: 1, want: []string{`pinned.results.json: the program's correctness gate "h2d-pageable copy-back" failed: its numbers give no ratio, so no check against the reference`}},
 	}
 }
 
