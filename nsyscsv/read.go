@@ -103,6 +103,8 @@ type reader struct {
 	// per-record reports held, counted as they were read.
 	apiSumRead, copySumRead bool
 	callsSeen               map[string]int64           // calls of cuda_api_trace by name
+	callNsSeen              map[string]int64           // their durations' total by name, where callTimes
+	callTimes               bool                       // every call's times were read
 	twins                   *twinRows                  // nsys's backtrace rows of cuda_api_trace, left out
 	copiesSeen              map[vocab.CopyKind]int64   // copies of cuda_gpu_trace by kind
 	copyNsSeen              map[vocab.CopyKind]int64   // their durations' total by kind
@@ -220,6 +222,10 @@ func (rd *reader) checkSums() error {
 			if n := rd.callsSeen[s.Name]; n != s.Calls {
 				return &inputerr.Error{Path: rd.api.path, Problem: fmt.Sprintf("it holds %d %s calls where %s counts %d: one of the reports is cut short, or they come from two captures",
 					n, s.Name, filepath.Base(rd.path(nsysdb.ReportAPISum)), s.Calls), Hint: hint}
+			}
+			if ns := rd.callNsSeen[s.Name]; rd.callTimes && ns != s.TotalNs {
+				return &inputerr.Error{Path: rd.api.path, Problem: fmt.Sprintf("its %d %s calls last %d ns in all where %s totals %d ns: one of the reports was edited, or they come from two captures",
+					rd.callsSeen[s.Name], s.Name, ns, filepath.Base(rd.path(nsysdb.ReportAPISum)), s.TotalNs), Hint: hint}
 			}
 		}
 	}
@@ -524,10 +530,11 @@ func (rd *reader) emitCalls() error {
 	if counting || rd.opts.JoinCalls {
 		opts = all // every call counts, and any may have issued a copy
 	}
-	rd.callsSeen = map[string]int64{}
+	rd.callsSeen, rd.callNsSeen, rd.callTimes = map[string]int64{}, map[string]int64{}, len(opts.APINames) == 0
 	rd.twins = newTwinRows()
 	hand := func(call *records.Call) error {
 		rd.callsSeen[call.Name]++
+		rd.callNsSeen[call.Name] += call.End - call.Start
 		if !opts.WantsAPI(call.Name) {
 			return nil
 		}
