@@ -62,6 +62,10 @@ func Read(ctx context.Context, dir string, reports map[string]string, opts recor
 	if err := rd.checkRangeUnits(); err != nil {
 		return nil, err
 	}
+	// After the units' check, which tells a unit edited in the header.
+	if err := rd.checkRangeSum(); err != nil {
+		return nil, err
+	}
 	if rd.held == 0 {
 		return nil, &inputerr.Error{Path: dir, Problem: "the reports " + strings.Join(rd.info.Files, ", ") + " hold no data rows",
 			Hint: "the capture may have traced nothing; profile with nsys profile -t cuda,nvtx"}
@@ -91,7 +95,11 @@ type reader struct {
 	// checkSums.
 	timeSum, sizeSum []records.CopySum
 	rangeSum         []records.RangeSum
-	counts           records.Counts
+	// Of nvtx_sum's rows, the push/pop ranges' (its Style), for checkSums;
+	// and what nvtx_pushpop_trace held of each range name (domain:name).
+	rangeSumPushPop []bool
+	rangesSeen      map[[2]string]*rangeTally
+	counts          records.Counts
 	// With records.Selection.JoinCalls: the copy calls read, which the
 	// copies read after them are joined to, and the graph launches, whose
 	// copies are the graphs' nodes.
@@ -101,15 +109,15 @@ type reader struct {
 
 	// The summaries read only for checkSums, not handed on; and what the
 	// per-record reports held, counted as they were read.
-	apiSumRead, copySumRead bool
-	callsSeen               map[string]int64           // calls of cuda_api_trace by name
-	callNsSeen              map[string]int64           // their durations' total by name, where callTimes
-	callTimes               bool                       // every call's times were read
-	twins                   *twinRows                  // nsys's backtrace rows of cuda_api_trace, left out
-	copiesSeen              map[vocab.CopyKind]int64   // copies of cuda_gpu_trace by kind
-	copyNsSeen              map[vocab.CopyKind]int64   // their durations' total by kind
-	copyMBSeen              map[vocab.CopyKind]float64 // their sizes' total by kind, in MB
-	copySizes               bool                       // cuda_gpu_trace gives sizes (Bytes)
+	apiSumRead, copySumRead, rangeSumRead bool
+	callsSeen                             map[string]int64           // calls of cuda_api_trace by name
+	callNsSeen                            map[string]int64           // their durations' total by name, where callTimes
+	callTimes                             bool                       // every call's times were read
+	twins                                 *twinRows                  // nsys's backtrace rows of cuda_api_trace, left out
+	copiesSeen                            map[vocab.CopyKind]int64   // copies of cuda_gpu_trace by kind
+	copyNsSeen                            map[vocab.CopyKind]int64   // their durations' total by kind
+	copyMBSeen                            map[vocab.CopyKind]float64 // their sizes' total by kind, in MB
+	copySizes                             bool                       // cuda_gpu_trace gives sizes (Bytes)
 }
 
 // migrationUnknown is Op.Migration of a unified-memory migration whose
@@ -196,6 +204,14 @@ func (rd *reader) readSumsToCheck() error {
 		rd.copySum, rd.copySumRead, rd.timeSum = rows, true, rows
 		rd.opened(p)
 	}
+	if p := rd.path(nsysdb.ReportNVTXSum); rd.h.RangeSum == nil && rd.nvtx != nil && !rd.nvtx.empty() && p != "" {
+		rows, pushPop, err := readNVTXSum(p)
+		if err != nil && !errors.Is(err, errEmptyReport) {
+			return err
+		}
+		rd.rangeSum, rd.rangeSumPushPop, rd.rangeSumRead = rows, pushPop, true
+		rd.opened(p)
+	}
 	if p := rd.path(nsysdb.ReportMemSizeSum); rd.h.CopySum == nil && rd.gpu != nil && !rd.gpu.empty() && p != "" {
 		rows, err := readMemSum(p, true)
 		if err != nil && !errors.Is(err, errEmptyReport) {
@@ -256,6 +272,63 @@ func (rd *reader) checkSums() error {
 		if rd.copySizes && math.Abs(mb-s.TotalMB) > sizeSlackMB*float64(n+1) {
 			return &inputerr.Error{Path: rd.gpu.path, Problem: fmt.Sprintf("its %d %s copies move %.3f MB in all where %s totals %.3f MB: one of the reports was edited, or they come from two captures",
 				n, s.Kind, mb, sizeName, s.TotalMB), Hint: hint}
+		}
+	}
+	return nil
+}
+
+// rangeTally is what nvtx_pushpop_trace held of one range name: how many
+// ranges, their durations' total, and whether one was never closed (whose
+// duration nvtx_sum may count otherwise).
+type rangeTally struct {
+	n, ns int64
+	open  bool
+}
+
+// tallyRange counts one range of nvtx_pushpop_trace under its name, for
+// checkRangeSum; the names are few, each a tally.
+func (rd *reader) tallyRange(r *records.Range) {
+	if rd.rangesSeen == nil {
+		rd.rangesSeen = map[[2]string]*rangeTally{}
+	}
+	k := [2]string{r.Domain, r.Name}
+	t := rd.rangesSeen[k]
+	if t == nil {
+		t = &rangeTally{}
+		rd.rangesSeen[k] = t
+	}
+	t.n++
+	if r.Open {
+		t.open = true
+	} else {
+		t.ns += r.End - r.Start
+	}
+}
+
+// checkRangeSum compares each push/pop row of nvtx_sum with the ranges of
+// its name in nvtx_pushpop_trace: their number and total time (a name with
+// a range never closed is compared by number alone).
+func (rd *reader) checkRangeSum() error {
+	hint := "make the reports again from one capture with nsys stats --format csv"
+	if rd.rangesSeen == nil && (rd.nvtx == nil || rd.nvtx.empty()) {
+		return nil
+	}
+	sumName := filepath.Base(rd.path(nsysdb.ReportNVTXSum))
+	for i, s := range rd.rangeSum {
+		if i >= len(rd.rangeSumPushPop) || !rd.rangeSumPushPop[i] {
+			continue
+		}
+		t := rd.rangesSeen[[2]string{s.Domain, s.Name}]
+		if t == nil {
+			t = &rangeTally{}
+		}
+		switch {
+		case t.n != s.Instances:
+			return &inputerr.Error{Path: rd.nvtx.path, Problem: fmt.Sprintf("it holds %d NVTX ranges named %q where %s counts %d: one of the reports is cut short, or they come from two captures",
+				t.n, s.Name, sumName, s.Instances), Hint: hint}
+		case !t.open && t.ns != s.TotalNs:
+			return &inputerr.Error{Path: rd.nvtx.path, Problem: fmt.Sprintf("its %d NVTX ranges named %q last %d ns in all where %s totals %d ns: one of the reports was edited, or they come from two captures",
+				t.n, s.Name, t.ns, sumName, s.TotalNs), Hint: hint}
 		}
 	}
 	return nil
@@ -372,7 +445,7 @@ func (rd *reader) readMemSums() error {
 
 func (rd *reader) readNVTXSum() error {
 	found, err := rd.readSummary(nsysdb.ReportNVTXSum, func(p string) (n int, err error) {
-		rd.rangeSum, err = readNVTXSum(p)
+		rd.rangeSum, rd.rangeSumPushPop, err = readNVTXSum(p)
 		return len(rd.rangeSum), err
 	}, func(p string) {
 		rd.lack(records.FactNVTXSummary, p+" is empty: the capture holds no NVTX ranges (traced without -t nvtx?)")
@@ -481,6 +554,7 @@ func (rd *reader) emitRanges() error {
 			return err
 		}
 		any = true
+		rd.tallyRange(&rg)
 		if rg.Open {
 			rd.rangeSpan.add(rg.Start, rg.Start)
 		} else {
@@ -731,6 +805,9 @@ func (rd *reader) emitSums() error {
 		}
 	}
 	for i := range rd.rangeSum {
+		if rd.rangeSumRead {
+			break
+		}
 		if err := rd.h.RangeSum(&rd.rangeSum[i]); err != nil {
 			return inputerr.Attribute(err, rd.path(nsysdb.ReportNVTXSum), "")
 		}
