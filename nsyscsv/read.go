@@ -53,6 +53,7 @@ func Read(ctx context.Context, dir string, reports map[string]string, opts recor
 	if err := rd.open(); err != nil {
 		return nil, err
 	}
+	rd.rangeTallies()
 	steps := []func() error{rd.emitGaps, rd.emitRanges, rd.emitCalls, rd.emitOps, rd.emitSums, rd.emitCounts}
 	for _, step := range steps {
 		if err := step(); err != nil {
@@ -98,7 +99,9 @@ type reader struct {
 	// Of nvtx_sum's rows, the push/pop ranges' (its Style), for checkSums;
 	// and what nvtx_pushpop_trace held of each range name (domain:name).
 	rangeSumPushPop []bool
-	rangesSeen      map[[2]string]*rangeTally
+	rangesSeen      map[[2]string]*rangeTally // the summary's push/pop names alone
+	unlisted        int64                     // ranges of the trace of a name the summary has no push/pop row of
+	firstUnlisted   string
 	counts          records.Counts
 	// With records.Selection.JoinCalls: the copy calls read, which the
 	// copies read after them are joined to, and the graph launches, whose
@@ -285,17 +288,35 @@ type rangeTally struct {
 	open  bool
 }
 
+// rangeTallies makes a tally for each push/pop row of nvtx_sum, where the
+// folder has one and the trace is read: the memory is the summary's,
+// whatever the trace holds.
+func (rd *reader) rangeTallies() {
+	if rd.nvtx == nil || rd.nvtx.empty() {
+		return
+	}
+	for i, s := range rd.rangeSum {
+		if i < len(rd.rangeSumPushPop) && rd.rangeSumPushPop[i] {
+			if rd.rangesSeen == nil {
+				rd.rangesSeen = map[[2]string]*rangeTally{}
+			}
+			rd.rangesSeen[[2]string{s.Domain, s.Name}] = &rangeTally{}
+		}
+	}
+}
+
 // tallyRange counts one range of nvtx_pushpop_trace under its name, for
-// checkRangeSum; the names are few, each a tally.
+// checkRangeSum: a name the summary lists, or one more unlisted.
 func (rd *reader) tallyRange(r *records.Range) {
 	if rd.rangesSeen == nil {
-		rd.rangesSeen = map[[2]string]*rangeTally{}
+		return
 	}
-	k := [2]string{r.Domain, r.Name}
-	t := rd.rangesSeen[k]
+	t := rd.rangesSeen[[2]string{r.Domain, r.Name}]
 	if t == nil {
-		t = &rangeTally{}
-		rd.rangesSeen[k] = t
+		if rd.unlisted++; rd.unlisted == 1 {
+			rd.firstUnlisted = r.Name
+		}
+		return
 	}
 	t.n++
 	if r.Open {
@@ -310,18 +331,19 @@ func (rd *reader) tallyRange(r *records.Range) {
 // a range never closed is compared by number alone).
 func (rd *reader) checkRangeSum() error {
 	hint := "make the reports again from one capture with nsys stats --format csv"
-	if rd.rangesSeen == nil && (rd.nvtx == nil || rd.nvtx.empty()) {
+	if rd.rangesSeen == nil {
 		return nil
 	}
 	sumName := filepath.Base(rd.path(nsysdb.ReportNVTXSum))
+	if rd.unlisted > 0 {
+		return &inputerr.Error{Path: rd.nvtx.path, Problem: fmt.Sprintf("it holds %d NVTX ranges of names %s lists no push/pop range of (the first: %q): one of the reports is cut short, or they come from two captures",
+			rd.unlisted, sumName, rd.firstUnlisted), Hint: hint}
+	}
 	for i, s := range rd.rangeSum {
 		if i >= len(rd.rangeSumPushPop) || !rd.rangeSumPushPop[i] {
 			continue
 		}
 		t := rd.rangesSeen[[2]string{s.Domain, s.Name}]
-		if t == nil {
-			t = &rangeTally{}
-		}
 		switch {
 		case t.n != s.Instances:
 			return &inputerr.Error{Path: rd.nvtx.path, Problem: fmt.Sprintf("it holds %d NVTX ranges named %q where %s counts %d: one of the reports is cut short, or they come from two captures",

@@ -98,6 +98,14 @@ func contradictionCases() []badCase {
 		{group: group, name: "audit: nvtx_sum totalling 400 ms more of h2d-pageable than nvtx_pushpop_trace's range lasts (once unread by the audit)",
 			make: audit(summaryEdit("pinned_nvtx_sum.csv", "48.6,539211927,1,", "48.6,939211927,1,")), cmd: "audit",
 			exit: 2, want: []string{"pinned_nvtx_pushpop_trace.csv", `its 1 NVTX ranges named "h2d-pageable" last 539211927 ns in all where pinned_nvtx_sum.csv totals 939211927 ns`}},
+		{group: group, name: "audit: nvtx_pushpop_trace's h2d-pinned range renamed h2d-pinned2, a name nvtx_sum does not list",
+			make: audit(func(t *testing.T, dir string) []string {
+				args := csvEdit(func(s string) string { return s })(t, dir)
+				p := filepath.Join(dir, "pinned_nvtx_pushpop_trace.csv")
+				writeFile(t, p, []byte(strings.Replace(string(readFile(t, p)), ",:h2d-pinned,", ",:h2d-pinned2,", 1)))
+				return args
+			}), cmd: "audit",
+			exit: 2, want: []string{"pinned_nvtx_pushpop_trace.csv", `it holds 1 NVTX ranges of names pinned_nvtx_sum.csv lists no push/pop range of (the first: "h2d-pinned2")`}},
 		{group: group, name: "audit: cuda_gpu_mem_size_sum's total not a number (once refused by verify alone)",
 			make: audit(summaryEdit("pinned_cuda_gpu_mem_size_sum.csv", "11645.485,156,", "lots,156,")), cmd: "audit",
 			exit: 2, want: []string{"pinned_cuda_gpu_mem_size_sum.csv", `column "Total (MB)"`, "not a number"}},
