@@ -445,12 +445,18 @@ func (r *resolver) launchOf(j int32) int64 {
 // blocking stream of its context, and an op on a blocking stream waits
 // for the NULL stream's work launched before it. Non-blocking streams are
 // not ordered with it. A process with work on several streams some of
-// whose kinds the input does not give is noted (AssumeStreamKindsUnknown).
+// whose kinds the input does not give, or a context listing two NULL
+// streams, is noted (AssumeStreamKindsUnknown), and its streams are left
+// independent.
 func (r *resolver) legacyOrder() {
 	t := r.t
 	type context struct {
 		null     int32
 		blocking []int32
+		// streams counts the context's streams with work, nulls those
+		// listed as its NULL stream: a context has one, so two say
+		// nothing of which it is.
+		streams, nulls int
 	}
 	var (
 		contexts []*context
@@ -476,11 +482,19 @@ func (r *resolver) legacyOrder() {
 				byKey[k] = c
 				contexts = append(contexts, c)
 			}
+			c.streams++
 			switch s.Kind {
 			case records.StreamNull:
 				c.null = int32(hi)
+				c.nulls++
 			case records.StreamBlocking:
 				c.blocking = append(c.blocking, int32(hi))
+			}
+		}
+		for _, c := range contexts {
+			if c.nulls > 1 && c.streams > 0 {
+				unknown += c.streams
+				c.streams = 0 // counted once, for this process
 			}
 		}
 		if unknown > 0 && hi-lo > 1 {
@@ -491,7 +505,7 @@ func (r *resolver) legacyOrder() {
 		lo = hi
 	}
 	for _, c := range contexts {
-		if c.null == None || len(c.blocking) == 0 {
+		if c.null == None || len(c.blocking) == 0 || c.nulls > 1 {
 			continue
 		}
 		if r.nullOf == nil {
