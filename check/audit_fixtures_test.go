@@ -78,6 +78,7 @@ var verdictPairs = []struct {
 	{"torch-prefetch-pageable", "torch-prefetch-pineach", "tensor.pin_memory() of each batch, every step", nil},
 	{"torch-prefetch48-pageable", "torch-prefetch48-pinned", "tensor.pin_memory() once, 48 MiB batches", nil},
 	{"torch-prefetch48-pageable", "torch-prefetch48-pineach", "tensor.pin_memory() of each 48 MiB batch, every step", nil},
+	{"nullstream-pageable", "nullstream-pinned", "cudaMallocHost, beside the legacy default stream", nil},
 }
 
 // TestVerdictTable audits every shipped pair as `nsyscheck audit BEFORE

@@ -216,7 +216,7 @@ func read(ctx context.Context, db *sqlitefile.DB, path string, opts records.Sele
 		name string // the step's region in an execution trace
 		emit func() error
 	}{{"meta", r.emitMeta}, {"diagnostics", r.emitDiags}, {"gaps", r.emitGaps}, {"ranges", r.emitRanges},
-		{"calls", r.emitCalls}, {"ops", r.emitOps}, {"graphs", r.emitGraphs}, {"events", r.emitEvents},
+		{"calls", r.emitCalls}, {"ops", r.emitOps}, {"graphs", r.emitGraphs}, {"streams", r.emitStreams}, {"events", r.emitEvents},
 		{"syncs", r.emitSyncs}, {"counts", r.emitCounts}, {"collected", r.countCollected}}
 	for _, step := range steps {
 		trace.WithRegion(ctx, step.name, func() { err = step.emit() })

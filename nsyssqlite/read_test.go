@@ -201,3 +201,37 @@ func TestCallsAheadTellsTheThreadsCalls(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamKinds: the streams TARGET_INFO_CUDA_STREAM lists, with how each
+// was made; a flag CUPTI does not define is refused, naming its row.
+func TestStreamKinds(t *testing.T) {
+	const otherCounts = "../testdata/captures/other-counts/other-counts.sqlite"
+	var got []records.Stream
+	h := records.Handler{Stream: func(s *records.Stream) error { got = append(got, *s); return nil }}
+	if _, err := Read(context.Background(), open(t, otherCounts), otherCounts, records.Selection{}, h); err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[int64]records.StreamKind{}
+	for _, s := range got {
+		if s.PID != 22 || s.Context != 1 {
+			t.Errorf("stream %+v: want pid 22, context 1", s)
+		}
+		kinds[s.ID] = s.Kind
+	}
+	want := map[int64]records.StreamKind{6: records.StreamBlocking, 7: records.StreamNull, 8: records.StreamNonBlocking,
+		9: records.StreamNonBlocking, 10: records.StreamNonBlocking, 11: records.StreamNonBlocking, 12: records.StreamBlocking,
+		13: records.StreamBlocking, 14: records.StreamNonBlocking}
+	if len(got) != len(want) || len(kinds) != len(want) {
+		t.Fatalf("streams %+v, want %v", got, want)
+	}
+	for id, k := range want {
+		if kinds[id] != k {
+			t.Errorf("stream %d is %v, want %v", id, kinds[id], k)
+		}
+	}
+	p := fixture.SQLite(t, otherCounts, `UPDATE TARGET_INFO_CUDA_STREAM SET flag = 9 WHERE streamId = 13`)
+	_, err := Read(context.Background(), open(t, p), p, records.Selection{}, h)
+	if err == nil || !strings.Contains(err.Error(), "table TARGET_INFO_CUDA_STREAM, rowid 1") || !strings.Contains(err.Error(), "stream 13 has flag 9") {
+		t.Errorf("a stream of flag 9: %v, want it refused naming its row", err)
+	}
+}

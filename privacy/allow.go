@@ -111,7 +111,9 @@ func InNsysBlock(name, value string, before []byte) bool {
 }
 
 // ThreadSpan is a profiled process and the highest thread id nsys recorded
-// for it.
+// for it. Where two processes share a pid, both are a globalPid's host and
+// pid bits (nsysdb.ProcessOf, MaxTID with its process's host bits), so that
+// ChildOfProfiled of a process's own bits finds children on its host only.
 type ThreadSpan struct {
 	PID, MaxTID int64
 }

@@ -577,16 +577,17 @@ func (s *sqliteScan) processes() error {
 		_ = s.db.QueryRow(`SELECT `+nsysdb.QuoteIdent(nsysdb.ColValue)+` FROM `+nsysdb.QuoteIdent(meta)+` WHERE `+nsysdb.QuoteIdent(nsysdb.ColName)+` = ?`, nsysdb.CaptureCommand).Scan(&command)
 		command, _, _ = strings.Cut(command, " ")
 	}
-	spans, err := s.threadSpans(profiled)
-	if err != nil {
-		return s.fail("table "+s.table(nsysdb.TableThreadNames), err)
-	}
 	// Two processes of one pid (two hosts in one capture, a pid reused)
 	// are told apart by their globalPid's host and pid bits: only then is
-	// the profiled program matched by those, not by its pid alone.
+	// the profiled program, and a child of it, matched by those, not by its
+	// pid alone.
 	byProcess, profiledKeys, err := s.profiledProcesses(t)
 	if err != nil {
 		return s.fail("table "+t, err)
+	}
+	spans, err := s.threadSpans(profiled, profiledKeys)
+	if err != nil {
+		return s.fail("table "+s.table(nsysdb.TableThreadNames), err)
 	}
 	gpid := "NULL"
 	if byProcess {
@@ -616,7 +617,11 @@ func (s *sqliteScan) processes() error {
 		if key.Valid {
 			isProfiled = profiledKeys[key.Int64]
 		}
-		if isProfiled || isNsysProcess(name.String) || (!key.Valid && ChildOfProfiled(pid.Int64, spans)) {
+		child := ChildOfProfiled(pid.Int64, spans)
+		if key.Valid {
+			child = ChildOfProfiled(key.Int64, spans)
+		}
+		if isProfiled || isNsysProcess(name.String) || child {
 			continue
 		}
 		if command != "" && (name.String == command || filepath.Base(name.String) == filepath.Base(command)) {
@@ -672,14 +677,21 @@ func (s *sqliteScan) profiledProcesses(t string) (bool, map[int64]bool, error) {
 }
 
 // threadSpans returns the highest thread id ThreadNames records for each
-// profiled process.
-func (s *sqliteScan) threadSpans(profiled map[int64]bool) ([]ThreadSpan, error) {
+// profiled process. With byKey (profiledProcesses's processes, where two
+// share a pid) the spans are of those processes' host and pid bits
+// (nsysdb.ProcessOf), MaxTID with the same host bits: a process is a child
+// by ChildOfProfiled of its own bits only on its parent's host.
+func (s *sqliteScan) threadSpans(profiled, byKey map[int64]bool) ([]ThreadSpan, error) {
 	t := s.table(nsysdb.TableThreadNames)
-	if t == "" || len(profiled) == 0 {
+	if t == "" || (len(profiled) == 0 && len(byKey) == 0) {
 		return nil, nil
 	}
 	g := nsysdb.QuoteIdent(nsysdb.ColGlobalTid)
-	rows, err := s.db.Query(`SELECT ` + nsysdb.PIDExpr(g) + `, max(` + nsysdb.TIDExpr(g) + `) FROM ` + nsysdb.QuoteIdent(t) + ` WHERE ` + g + ` IS NOT NULL GROUP BY 1`)
+	of, want := nsysdb.PIDExpr(g), profiled
+	if byKey != nil {
+		of, want = nsysdb.ProcessExpr(g), byKey
+	}
+	rows, err := s.db.Query(`SELECT ` + of + `, max(` + nsysdb.TIDExpr(g) + `) FROM ` + nsysdb.QuoteIdent(t) + ` WHERE ` + g + ` IS NOT NULL GROUP BY 1`)
 	if err != nil {
 		return nil, err
 	}
@@ -690,12 +702,19 @@ func (s *sqliteScan) threadSpans(profiled map[int64]bool) ([]ThreadSpan, error) 
 		if err := rows.Scan(&sp.PID, &sp.MaxTID); err != nil {
 			return nil, err
 		}
-		if profiled[sp.PID] {
+		if byKey != nil {
+			sp.MaxTID |= sp.PID &^ pidMask // the same host's ids
+		}
+		if want[sp.PID] {
 			out = append(out, sp)
 		}
 	}
 	return out, rows.Err()
 }
+
+// pidMask is the pid's bits in a process's host and pid bits
+// (nsysdb.ProcessOf).
+const pidMask = 1<<24 - 1
 
 // rawEnvRE finds NAME=value strings in raw bytes: an upper-case name of at
 // least two characters, an optional quote, and a printable value up to a

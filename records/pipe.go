@@ -70,6 +70,7 @@ func Pipe(h Handler) (Handler, *Piped) {
 		Sync:       drained(p, h.Sync),
 		Event:      drained(p, h.Event),
 		Graph:      drained(p, h.Graph),
+		Stream:     drained(p, h.Stream),
 		APISum:     drained(p, h.APISum),
 		CopySum:    drained(p, h.CopySum),
 		RangeSum:   drained(p, h.RangeSum),

@@ -224,6 +224,47 @@ type GraphLaunch struct {
 	Graph  int64 // the graph's id, 0 unknown
 }
 
+// StreamKind says how a stream was made, which decides how it is ordered
+// against its context's legacy default (NULL) stream.
+type StreamKind uint8
+
+// Stream kinds (CUPTI's stream creation flags).
+const (
+	// StreamKindUnknown: the input does not say.
+	StreamKindUnknown StreamKind = iota
+	// StreamBlocking: made without cudaStreamNonBlocking. Its work waits
+	// for the NULL stream's work launched before it, and the NULL stream's
+	// work waits for its work launched before that.
+	StreamBlocking
+	// StreamNonBlocking: made with cudaStreamNonBlocking; not ordered
+	// against the NULL stream.
+	StreamNonBlocking
+	// StreamNull: the legacy default stream of its context.
+	StreamNull
+)
+
+// String names the kind.
+func (k StreamKind) String() string {
+	switch k {
+	case StreamBlocking:
+		return "blocking"
+	case StreamNonBlocking:
+		return "non-blocking"
+	case StreamNull:
+		return "null"
+	}
+	return "unknown"
+}
+
+// Stream is one stream of the program as the trace lists it
+// (TARGET_INFO_CUDA_STREAM), with its context and how it was made.
+type Stream struct {
+	PID     int64
+	Context int64
+	ID      int64
+	Kind    StreamKind
+}
+
 // Severity is the level of a message nsys wrote about its own capture.
 type Severity uint8
 
@@ -453,7 +494,8 @@ func (s Selection) WantsOp(k OpKind) bool {
 // error stops the reader, which returns it.
 //
 // Records arrive one kind after another in this order: Meta, Diag, Gap,
-// Range, Call, Op, Sync, Event, Graph, APISum, CopySum, RangeSum, Counts.
+// Range, Call, Op, Sync, Event, Graph, Stream, APISum, CopySum, RangeSum,
+// Counts.
 // Within a kind they come in the
 // input's own order; a consumer that needs time order sorts what it keeps.
 // CallsAhead, where a reader calls it, comes once before the first Call.
@@ -476,6 +518,9 @@ type Handler struct {
 	Sync       func(*Sync) error
 	Event      func(*EventRecord) error
 	Graph      func(*GraphLaunch) error
+	// Stream lists the streams the input names with their kinds, where it
+	// does (an export's TARGET_INFO_CUDA_STREAM).
+	Stream func(*Stream) error
 
 	APISum   func(*APISum) error
 	CopySum  func(*CopySum) error
@@ -505,6 +550,7 @@ func Tee(hs ...Handler) Handler {
 		t.Sync = chain(t.Sync, h.Sync)
 		t.Event = chain(t.Event, h.Event)
 		t.Graph = chain(t.Graph, h.Graph)
+		t.Stream = chain(t.Stream, h.Stream)
 		t.APISum = chain(t.APISum, h.APISum)
 		t.CopySum = chain(t.CopySum, h.CopySum)
 		t.RangeSum = chain(t.RangeSum, h.RangeSum)

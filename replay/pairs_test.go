@@ -42,6 +42,8 @@ var pairs = []pair{
 		fix: "tensor.pin_memory() of each batch, every step"},
 	{name: "torch-prefetch48", before: "torch-prefetch48-pageable", after: "torch-prefetch48-pinned",
 		fix: "tensor.pin_memory() once, 48 MiB batches"},
+	{name: "nullstream", before: "nullstream-pageable", after: "nullstream-pinned",
+		fix: "cudaMallocHost, beside the legacy default stream"},
 	{name: "torch-pineach48", before: "torch-prefetch48-pageable", after: "torch-prefetch48-pineach", pinBy: replay.PinByCopy,
 		fix: "tensor.pin_memory() of each 48 MiB batch, every step"},
 }

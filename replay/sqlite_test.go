@@ -219,6 +219,29 @@ func readExport(t testing.TB, path string, h records.Handler) {
 				return h.Event(&x)
 			})
 	}
+	if st := table(t, db, "TARGET_INFO_CUDA_STREAM"); st != "" && h.Stream != nil {
+		// The kinds by the names of ENUM_CUPTI_STREAM_TYPE.
+		q(`SELECT s.processId, s.contextId, s.streamId, coalesce(e.name, '') FROM `+st+` s
+			LEFT JOIN ENUM_CUPTI_STREAM_TYPE e ON e.id = s.flag`,
+			func(r *sql.Rows) error {
+				var (
+					x    records.Stream
+					name string
+				)
+				if err := r.Scan(&x.PID, &x.Context, &x.ID, &name); err != nil {
+					return err
+				}
+				switch strings.TrimPrefix(name, "CUPTI_ACTIVITY_STREAM_CREATE_FLAG_") {
+				case "DEFAULT":
+					x.Kind = records.StreamBlocking
+				case "NON_BLOCKING":
+					x.Kind = records.StreamNonBlocking
+				case "NULL":
+					x.Kind = records.StreamNull
+				}
+				return h.Stream(&x)
+			})
+	}
 }
 
 // buildExport builds the timeline of an export.

@@ -1063,6 +1063,9 @@ func replayWords(au *audit.Audit) []string {
 		switch a.Kind {
 		case timeline.AssumeCopyThread, timeline.AssumeNoCost, timeline.AssumeGraphCopy:
 			out = append(out, fmt.Sprintf("assumed %s: %s (%s, pid %d)", a.Kind, nounsOf(int64(a.Count), "time"), a.API, a.PID))
+		case timeline.AssumeStreamKindsUnknown:
+			out = append(out, fmt.Sprintf("assumed %s: the trace does not say how %s of pid %d were made (which is the legacy default stream, which are ordered with it): replayed as independent but for the events that join them",
+				a.Kind, nounsOf(int64(a.Count), "stream"), a.PID))
 		case timeline.AssumeEventUnrecorded, timeline.AssumeEventUnknown, timeline.AssumeEventRecordWithoutCall, timeline.AssumeSyncStreamUnknown,
 			timeline.AssumeEventRecordingUnmatched:
 			out = append(out, unresolvedWords(a))

@@ -40,6 +40,14 @@ const (
 	// recording or synchronisation of its stream before the stream's next
 	// op binds those: the event recorded stands for the awaited work too.)
 	AssumeStreamWaitNoWork AssumptionKind = "stream-wait-no-later-work"
+	// AssumeStreamKindsUnknown: a process with work on several streams
+	// where the input does not say how some of them were made (no stream
+	// list, as in CSV reports, or a stream of unknown kind): which is the
+	// legacy default (NULL) stream, and which streams are ordered with it,
+	// is unknown, and they are taken to be independent of one another
+	// but for the events that join them. Count is how many of its streams
+	// with work are of unknown kind.
+	AssumeStreamKindsUnknown AssumptionKind = "stream-kinds-unknown"
 	// AssumeOpWithoutCall: a GPU operation whose launching call is not in
 	// the trace. It starts after its stream predecessor by its measured
 	// delay, or at its measured time when first on its stream.

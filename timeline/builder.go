@@ -53,6 +53,11 @@ type Builder struct {
 	threadIdx map[[2]int64]int32
 	streams   []Stream
 	streamIdx map[[3]int64]int32
+	// listed holds the streams the input lists, by (pid, stream id), with
+	// their context and kind (records.Stream).
+	listed map[[2]int64]listedStream
+	// listedPIDs are the processes whose streams the input lists.
+	listedPIDs map[int64]bool
 
 	calls   callColumns
 	ops     opColumns
@@ -73,6 +78,13 @@ type Builder struct {
 	}
 }
 
+// listedStream is one stream as the input lists it; twice with another
+// context or kind, its kind is unknown.
+type listedStream struct {
+	context int64
+	kind    records.StreamKind
+}
+
 type rawRange struct {
 	name, thread int32
 	start, end   int64
@@ -88,13 +100,14 @@ func NewBuilder(ctx context.Context, opts Options) *Builder {
 // syncs, event records, ranges, graph launches and gaps.
 func (b *Builder) Handler() records.Handler {
 	return records.Handler{
-		Gap:   b.gap,
-		Range: b.rng,
-		Call:  b.call,
-		Op:    b.op,
-		Sync:  b.sync,
-		Event: b.event,
-		Graph: b.graph,
+		Gap:    b.gap,
+		Range:  b.rng,
+		Call:   b.call,
+		Op:     b.op,
+		Sync:   b.sync,
+		Event:  b.event,
+		Graph:  b.graph,
+		Stream: b.listStream,
 	}
 }
 
@@ -292,6 +305,22 @@ func (b *Builder) sync(s *records.Sync) error {
 	return nil
 }
 
+func (b *Builder) listStream(s *records.Stream) error {
+	if b.listed == nil {
+		b.listed, b.listedPIDs = map[[2]int64]listedStream{}, map[int64]bool{}
+	}
+	b.listedPIDs[s.PID] = true
+	k := [2]int64{s.PID, s.ID}
+	l, seen := b.listed[k]
+	if seen && (l.context != s.Context || l.kind != s.Kind) {
+		l.kind = records.StreamKindUnknown
+	} else {
+		l = listedStream{context: s.Context, kind: s.Kind}
+	}
+	b.listed[k] = l
+	return nil
+}
+
 func (b *Builder) event(e *records.EventRecord) error {
 	if err := b.tick(); err != nil {
 		return err
@@ -366,6 +395,11 @@ func (b *Builder) sortStreams(t *Timeline) {
 	t.Ops.Dir = gatherList(&o.Dir, perm)
 	t.Ops.Src = gatherList(&o.Src, perm)
 	t.Ops.Dst = gatherList(&o.Dst, perm)
+	for i := range t.Streams {
+		if l, ok := b.listed[[2]int64{t.Streams[i].PID, t.Streams[i].ID}]; ok {
+			t.Streams[i].Context, t.Streams[i].Kind = l.context, l.kind
+		}
+	}
 	for i, s := range t.Ops.Stream {
 		if t.Streams[s].Last == 0 {
 			t.Streams[s].First = int32(i)

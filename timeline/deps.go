@@ -67,6 +67,10 @@ type resolver struct {
 	// pending lists, per stream, the cross-stream waits made on it, for the
 	// work recorded or synchronised on it before its next op.
 	pending map[int32][]pendingWait
+	// nullOf is, per stream, the NULL stream of its context where it is a
+	// blocking stream beside one (legacyOrder), None otherwise; nil where
+	// no context has both.
+	nullOf []int32
 }
 
 type recording struct {
@@ -101,7 +105,7 @@ func newResolver(t *Timeline, b *Builder) *resolver {
 }
 
 func (r *resolver) run(ctx context.Context) error {
-	steps := []func(){r.joinOps, r.index, r.tieSyncs, r.tieEvents, r.streamWaits}
+	steps := []func(){r.joinOps, r.index, r.legacyOrder, r.tieSyncs, r.tieEvents, r.streamWaits}
 	for _, step := range steps {
 		step()
 		if err := ctx.Err(); err != nil {
@@ -446,6 +450,100 @@ func (r *resolver) lastLaunched(s int32, at int64) int32 {
 	return st.First + int32(k) - 1
 }
 
+// launchOf is when op j was launched: its call's start, or its own start
+// without a call.
+func (r *resolver) launchOf(j int32) int64 {
+	if c := r.t.Ops.Call[j]; c != None {
+		return r.t.Calls.Start[c]
+	}
+	return r.t.Ops.Start[j]
+}
+
+// legacyOrder adds the order of each context's legacy default (NULL)
+// stream against its blocking streams (CUDA's legacy default stream): an
+// op on the NULL stream waits for the work launched before it on every
+// blocking stream of its context, and an op on a blocking stream waits
+// for the NULL stream's work launched before it. Non-blocking streams are
+// not ordered with it. A process with work on several streams some of
+// whose kinds the input does not give is noted (AssumeStreamKindsUnknown).
+func (r *resolver) legacyOrder() {
+	t := r.t
+	type context struct {
+		null     int32
+		blocking []int32
+	}
+	var (
+		contexts []*context
+		byKey    = map[[2]int64]*context{}
+	)
+	for lo := 0; lo < len(t.Streams); {
+		pid := t.Streams[lo].PID
+		hi, unknown := lo, 0
+		for ; hi < len(t.Streams) && t.Streams[hi].PID == pid; hi++ {
+			s := &t.Streams[hi]
+			if s.Kind == records.StreamKindUnknown {
+				// A stream a process's list leaves out carries no work of
+				// its own (unified-memory migrations): not one to order.
+				if _, listed := r.b.listed[[2]int64{pid, s.ID}]; listed || !r.b.listedPIDs[pid] {
+					unknown++
+				}
+				continue
+			}
+			k := [2]int64{pid, s.Context}
+			c := byKey[k]
+			if c == nil {
+				c = &context{null: None}
+				byKey[k] = c
+				contexts = append(contexts, c)
+			}
+			switch s.Kind {
+			case records.StreamNull:
+				c.null = int32(hi)
+			case records.StreamBlocking:
+				c.blocking = append(c.blocking, int32(hi))
+			}
+		}
+		if unknown > 0 && hi-lo > 1 {
+			for range unknown {
+				r.b.assumed.add(AssumeStreamKindsUnknown, pid, "", records.NoID, records.NoID, 0)
+			}
+		}
+		lo = hi
+	}
+	for _, c := range contexts {
+		if c.null == None || len(c.blocking) == 0 {
+			continue
+		}
+		if r.nullOf == nil {
+			r.nullOf = make([]int32, len(t.Streams))
+			for s := range r.nullOf {
+				r.nullOf[s] = None
+			}
+		}
+		n := t.Streams[c.null]
+		for _, b := range c.blocking {
+			r.nullOf[b] = c.null
+			bs := t.Streams[b]
+			// The NULL stream's ops wait for b's work before them.
+			last := None
+			for j := n.First; j < n.Last; j++ {
+				if p := r.lastLaunched(b, r.launchOf(j)); p != None && p != last {
+					t.StreamWaits = append(t.StreamWaits, StreamWait{Op: j, On: p, Implicit: true})
+					last = p
+				}
+			}
+			// b's ops wait for the NULL stream's work before them.
+			last = None
+			for j := bs.First; j < bs.Last; j++ {
+				if p := r.lastLaunched(c.null, r.launchOf(j)); p != None && p != last {
+					t.StreamWaits = append(t.StreamWaits, StreamWait{Op: j, On: p, Implicit: true})
+					last = p
+				}
+			}
+		}
+	}
+}
+
 // tieSyncs ties each synchronisation record to its call.
 func (r *resolver) tieSyncs() {
 	r.syncOf = make(map[int32]*records.Sync, len(r.b.syncs))
@@ -505,12 +603,18 @@ func (r *resolver) tieEvents() {
 }
 
 // streamWork is the work of stream s launched before time at: its last op
-// then, and the ops of the waits made on it that no op had followed by
-// then.
+// then, the ops of the waits made on it that no op had followed by then,
+// and for a blocking stream the last op launched by then on its context's
+// NULL stream, which its later work waits for.
 func (r *resolver) streamWork(s int32, at int64) []int32 {
 	var ops []int32
 	if j := r.lastLaunched(s, at); j != None {
 		ops = append(ops, j)
+	}
+	if r.nullOf != nil && r.nullOf[s] != None {
+		if j := r.lastLaunched(r.nullOf[s], at); j != None {
+			ops = append(ops, j)
+		}
 	}
 	ps := r.pending[s]
 	for k := range ps {
@@ -783,7 +887,19 @@ func (r *resolver) streamWaits() {
 		}
 		r.pending[w] = append(r.pending[w], pendingWait{at: at, until: until, ops: ops, call: i, event: sync.Event})
 	}
-	slices.SortFunc(t.StreamWaits, func(x, y StreamWait) int { return cmp.Or(cmp.Compare(x.Op, y.Op), cmp.Compare(x.On, y.On)) })
+	slices.SortFunc(t.StreamWaits, func(x, y StreamWait) int {
+		return cmp.Or(cmp.Compare(x.Op, y.Op), cmp.Compare(x.On, y.On), cmp.Compare(b2i(x.Implicit), b2i(y.Implicit)))
+	})
+	// An op made to wait for an event and ordered after the same op by
+	// the NULL stream waits once, for the event.
+	t.StreamWaits = slices.CompactFunc(t.StreamWaits, func(x, y StreamWait) bool { return x.Op == y.Op && x.On == y.On })
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // unusedWaits notes the stream waits that bound nothing: no later op of

@@ -52,8 +52,8 @@ type Timeline struct {
 	// Handoffs are calls whose start follows another thread's call, in
 	// call order (inferred; see Options.Handoffs).
 	Handoffs []Handoff
-	// StreamWaits are ops that wait for another stream's work through an
-	// event, in op order.
+	// StreamWaits are ops that wait for another stream's work, through an
+	// event or the legacy default stream's order, in op order.
 	StreamWaits []StreamWait
 	// Ranges are the NVTX ranges that were closed, in start order.
 	Ranges []Range
@@ -77,6 +77,11 @@ type Thread struct {
 // Stream is one GPU stream.
 type Stream struct {
 	PID, Device, ID int64
+	// Context and Kind are the stream's context and how it was made, where
+	// the input lists its streams (records.Stream); Kind is
+	// records.StreamKindUnknown otherwise.
+	Context int64
+	Kind    records.StreamKind
 	// Ops of the stream are Ops[First:Last].
 	First, Last int32
 }
@@ -281,10 +286,14 @@ type Handoff struct {
 	Call, From int32
 }
 
-// StreamWait is an op that waits, through cudaStreamWaitEvent, for the
-// work an event recorded on another stream: the op On.
+// StreamWait is an op that waits for an op On of another stream: through
+// cudaStreamWaitEvent, for the work an event recorded there, or by the
+// order of the legacy default (NULL) stream against the blocking streams
+// of its context (Implicit).
 type StreamWait struct {
 	Op, On int32
+	// Implicit marks an order no call asked for: the NULL stream's.
+	Implicit bool
 }
 
 // Range is one closed NVTX range instance.

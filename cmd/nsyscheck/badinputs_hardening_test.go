@@ -62,6 +62,28 @@ func hardeningCases() []badCase {
 					t.Errorf("the scrubbed copy holds %d second-host processes, %d profiled programs, %d runtime calls; want 0, 1, >0", others, program, calls)
 				}
 			}},
+		{group: "names that hold secrets or terminal escapes", name: "verify: beside a second host's pid 22, a child of the profiled program (pid 30, its host) and pid 30 on the second host (once both named)",
+			make: sqliteEdit(secondHostPIDSQL + "; " + childPIDsSQL),
+			exit: 0, want: []string{"miner (PROCESSES pid 30 globalPid 216172782617100288)", "wallet-sync (PROCESSES pid 22 globalPid 216172782482882560)", "prediction 4 held"},
+			never: []string{"pinned-worker"}},
+		{group: "names that hold secrets or terminal escapes", name: "scrub: beside a second host's pid 22, a child of the profiled program and pid 30 on the second host (the child kept, the other removed)",
+			cmd: "scrub",
+			make: func(t *testing.T, dir string) []string {
+				p := sqliteEdit(secondHostPIDSQL+"; "+childPIDsSQL)(t, dir)[0]
+				return []string{p, "-o", filepath.Join(dir, "shared.sqlite")}
+			},
+			mayWrite: true, exit: 0, want: []string{"removed or redacted 2 findings", "miner (PROCESSES pid 30 globalPid 216172782617100288)"},
+			check: func(t *testing.T, dir string) {
+				db := openRW(t, filepath.Join(dir, "shared.sqlite"))
+				defer db.Close()
+				var others, child int
+				if err := db.QueryRow(`SELECT (SELECT count(*) FROM PROCESSES WHERE name LIKE '%miner%' OR name LIKE '%wallet-sync%'), (SELECT count(*) FROM PROCESSES WHERE name = './pinned-worker')`).Scan(&others, &child); err != nil {
+					t.Fatal(err)
+				}
+				if others != 0 || child != 1 {
+					t.Errorf("the scrubbed copy holds %d second-host processes and %d children of the program; want 0 and 1", others, child)
+				}
+			}},
 		{group: "names that hold secrets or terminal escapes", name: "verify: a process on a second host with the profiled program's pid 22 (once not named as an exposure)",
 			make: sqliteEdit(secondHostPIDSQL),
 			exit: 0, want: []string{"wallet-sync (PROCESSES pid 22 globalPid 216172782482882560)", "prediction 4 held"}},
@@ -125,4 +147,8 @@ func formatSecretValues() []string {
 
 // secondHostPIDSQL lists a process on hardware id 3 whose pid (22) is the
 // profiled program's: told apart only by its globalPid's host bits.
+// childPIDsSQL adds pid 30 twice: a child of the profiled program on its
+// host (pid 22 made threads up to 39) and a process of the second host.
+const childPIDsSQL = `INSERT INTO PROCESSES (globalPid, pid, name) VALUES (281475480027136, 30, './pinned-worker'), (216172782617100288, 30, '/home/alice/bin/miner')`
+
 const secondHostPIDSQL = `INSERT INTO PROCESSES (globalPid, pid, name) VALUES (216172782482882560, 22, '/home/alice/bin/wallet-sync')`

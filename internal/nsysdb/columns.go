@@ -23,6 +23,7 @@ const (
 	ColDeviceID      = "deviceId"      // GPU activity
 	ColContextID     = "contextId"     // GPU activity, TARGET_INFO_CUDA_CONTEXT_INFO
 	ColProcessID     = "processId"     // TARGET_INFO_CUDA_CONTEXT_INFO: the pid of a context's process
+	ColStreamFlag    = "flag"          // TARGET_INFO_CUDA_STREAM -> ENUM_CUPTI_STREAM_TYPE
 	ColHwID          = "hwId"          // TARGET_INFO_CUDA_CONTEXT_INFO: the hardware id of a context's host (HostExprs)
 	ColVMID          = "vmId"          // TARGET_INFO_CUDA_CONTEXT_INFO: the VM id of a context's host (HostExprs)
 	ColShortName     = "shortName"     // CUPTI_ACTIVITY_KIND_KERNEL -> StringIds

@@ -20,6 +20,9 @@
 #   predict48  the ways to pin tried on batches of another size: the
 #          prefetch program with 48 MiB batches (--rows 12288), pageable,
 #          pinned once and pinned again every step
+#   nullstream  the legacy default stream beside a blocking, a non-blocking
+#          and the per-thread default stream (nullstream.cu), its host
+#          buffer pageable and pinned
 #   ranks  a data-parallel PyTorch job of four ranks on the one GPU (gloo),
 #          one capture per rank as a job makes them (nsys profile -o
 #          report.%q{RANK}), rank 2 loading from pageable memory and the
@@ -263,6 +266,18 @@ phase_predict48() {
     post "${names[@]}"
     processes "${names[@]}"
     pack predict48-captures.tar.gz "${names[@]}"
+}
+
+phase_nullstream() {
+    # The legacy default stream's order: one CUDA program, built alone.
+    mkdir -p "$SRC" && cp "$here"/nullstream.cu "$here"/*.h "$SRC"/ || return 1
+    (cd "$SRC" && "${NVCC[@]}" -o nullstream nullstream.cu) || return 1
+    pair nullstream-pageable blocking cuda,nvtx -- "$SRC/nullstream"
+    pair nullstream-pinned blocking cuda,nvtx -- "$SRC/nullstream" --pinned
+    local names=(nullstream-pageable nullstream-pinned)
+    post "${names[@]}"
+    processes "${names[@]}"
+    pack nullstream-captures.tar.gz "${names[@]}"
 }
 
 phase_ranks() {

@@ -23,7 +23,15 @@ type Capture struct {
 	Ops    []records.Op
 	Syncs  []records.Sync
 	Events []records.EventRecord
-	corr   int64
+	// Streams lists the streams with how they were made, where the test
+	// says (StreamOf).
+	Streams []records.Stream
+	corr    int64
+}
+
+// StreamOf lists stream id as one of the given kind, in context 1.
+func (c *Capture) StreamOf(id int64, kind records.StreamKind) {
+	c.Streams = append(c.Streams, records.Stream{PID: PID, Context: 1, ID: id, Kind: kind})
 }
 
 // Call adds a successful API call on thread tid and returns its
@@ -97,6 +105,11 @@ func (c *Capture) Emit(h records.Handler) error {
 	}
 	for i := range c.Events {
 		if err := h.Event(&c.Events[i]); err != nil {
+			return err
+		}
+	}
+	for i := range c.Streams {
+		if err := h.Stream(&c.Streams[i]); err != nil {
 			return err
 		}
 	}
@@ -285,6 +298,17 @@ func Generate(h records.Handler, s Shape) error {
 			if err := each(p.fn); err != nil {
 				return err
 			}
+		}
+	}
+	if h.Stream == nil {
+		return nil
+	}
+	// The loop's stream is the NULL stream, its side stream a non-blocking
+	// one, as PyTorch makes them.
+	for _, l := range []records.Stream{{PID: PID, Context: 1, ID: mainStream, Kind: records.StreamNull},
+		{PID: PID, Context: 1, ID: sideStream, Kind: records.StreamNonBlocking}} {
+		if err := h.Stream(&l); err != nil {
+			return err
 		}
 	}
 	return nil
