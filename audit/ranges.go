@@ -28,6 +28,11 @@ type rangeIndex struct {
 	names    []string
 	ids      map[string]int32
 	sorted   bool
+	// lastKey and last are the thread innermost looked up last, and its
+	// ranges (nil where it has none): copies come in runs of one thread.
+	lastKey [2]int64
+	last    *threadRanges
+	hasLast bool
 }
 
 type threadRanges struct {
@@ -82,7 +87,7 @@ func (ix *rangeIndex) add(r *records.Range) {
 		end = 1<<63 - 1
 	}
 	t.rs = append(t.rs, rangeSpan{start: r.Start, end: end, name: id})
-	ix.sorted = false
+	ix.sorted, ix.hasLast = false, false
 }
 
 // sort orders every thread's ranges and builds their levels of late ends.
@@ -173,7 +178,11 @@ func (ix *rangeIndex) innermost(pid, tid, start, end int64) string {
 	if !ix.sorted {
 		ix.sort()
 	}
-	t := ix.byThread[[2]int64{pid, tid}]
+	k := [2]int64{pid, tid}
+	if !ix.hasLast || ix.lastKey != k {
+		ix.lastKey, ix.last, ix.hasLast = k, ix.byThread[k], true
+	}
+	t := ix.last
 	if t == nil {
 		return ""
 	}

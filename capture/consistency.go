@@ -114,7 +114,10 @@ type crossCheck struct {
 	kernelStreams map[streamKey]*spans
 	// lastThread, lastStream and lastKernels are the spans last added to,
 	// with their keys: records come in runs of one thread and one stream.
-	lastThread  lastSpans[[2]int64]
+	lastThread lastSpans[[2]int64]
+	// lastName is what the last call's name is, as call asks: calls come
+	// in runs of one name.
+	lastName    callKinds
 	lastStream  lastSpans[streamKey]
 	lastKernels lastSpans[streamKey]
 	// syncCalls and recordCalls are the synchronising calls and the event
@@ -368,25 +371,26 @@ func (x *crossCheck) call(c *records.Call) {
 		x.fail(callWhere(c.Row, c.Name, c.Corr), fmt.Sprintf("another API call of process %d has the same correlation id, where each call has its own: the trace holds a call twice, or two traces were joined", c.PID))
 	}
 	x.lastThread.of(x.threads, [2]int64{c.PID, c.TID}).add(c.Start, c.End)
-	if !x.joined && nsysdb.IsCopyAPI(c.Name) {
+	k := x.lastName.of(c.Name)
+	if !x.joined && k.copy {
 		x.copyCalls = append(x.copyCalls, callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, result: c.Result, name: x.names.id(c.Name)})
 		x.sortedCC = false
 	}
 	if c.Corr != 0 {
 		name := c.Name // the readers strip its _vNNNN suffix
-		if _, ok := nsysdb.SyncKindOfCall(name); ok {
+		if k.sync {
 			x.syncCalls = append(x.syncCalls, callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, name: x.names.id(name)})
 			x.sortedSC = false
 		}
-		if nsysdb.IsEventRecordAPI(name) {
+		if k.record {
 			x.recordCalls = append(x.recordCalls, callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, name: x.names.id(name)})
 			x.sortedRC = false
 		}
 	}
-	if c.Result == 0 && nsysdb.IsGraphLaunch(c.Name) {
+	if c.Result == 0 && k.graph {
 		x.graphLaunches++
 	}
-	if c.Corr != 0 && nsysdb.IsLaunchAPI(c.Name) {
+	if c.Corr != 0 && k.launch {
 		switch {
 		case len(x.launchCalls) == 0:
 			x.launchPID = c.PID
@@ -396,6 +400,26 @@ func (x *crossCheck) call(c *records.Call) {
 		x.launchCalls = append(x.launchCalls, callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, result: c.Result, name: x.names.id(c.Name)})
 		x.sortedLC = false
 	}
+}
+
+// callKinds is what one API name is, among the kinds crossCheck.call
+// tells apart, kept for the name it was last asked of.
+type callKinds struct {
+	name                              string
+	known                             bool
+	copy, sync, record, graph, launch bool
+}
+
+// of returns what name is, looking it up only where it is not the name
+// asked of last.
+func (k *callKinds) of(name string) *callKinds {
+	if k.known && name == k.name {
+		return k
+	}
+	_, sync := nsysdb.SyncKindOfCall(name)
+	*k = callKinds{name: name, known: true, copy: nsysdb.IsCopyAPI(name), sync: sync,
+		record: nsysdb.IsEventRecordAPI(name), graph: nsysdb.IsGraphLaunch(name), launch: nsysdb.IsLaunchAPI(name)}
+	return k
 }
 
 // callOf finds the copy call read with the operation's process and

@@ -255,11 +255,14 @@ func scanChecked(ctx context.Context, src *source.Source, sel records.Selection,
 	// as TraceOf's does: asking for them would read and check the API
 	// table for a consumer of copies alone.)
 	calls, joined := map[string]int64{}, map[string]int64{}
+	// Calls come in runs of one name: each run's copy calls are counted
+	// apart and added to calls as the name changes, and once read.
+	callRun, joinRun := copyCount{into: calls}, copyCount{into: joined}
 	var capt streamCapture
 	if nextCall := h.Call; nextCall != nil {
 		h.Call = func(c *records.Call) error {
-			if c.Result == 0 && nsysdb.IsCopyAPI(c.Name) {
-				calls[c.Name]++
+			if c.Result == 0 {
+				callRun.add(c.Name)
 			}
 			capt.add(c)
 			return nextCall(c)
@@ -269,8 +272,8 @@ func scanChecked(ctx context.Context, src *source.Source, sel records.Selection,
 	h.Op = func(o *records.Op) error {
 		if o.Kind == records.OpCopy {
 			copies++
-			if o.Call != nil && nsysdb.IsCopyAPI(o.Call.Name) {
-				joined[o.Call.Name]++
+			if o.Call != nil {
+				joinRun.add(o.Call.Name)
 			}
 			if o.Call == nil && o.GraphNode == 0 && o.Migration == "" {
 				if n++; n == 1 {
@@ -288,6 +291,8 @@ func scanChecked(ctx context.Context, src *source.Source, sel records.Selection,
 	if err != nil {
 		return nil, nil, err
 	}
+	callRun.flush()
+	joinRun.flush()
 	scan.Files = info.Files
 	scan.CallPIDs, scan.APITable = info.CallPIDs, info.Sources.API
 	from := ""
@@ -451,4 +456,34 @@ func orDefault(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// copyCount counts the copy calls of each API name into a map, a run of one
+// name at a time: add looks a name up only where it is not the last one
+// added, and flush adds the run's count.
+type copyCount struct {
+	into  map[string]int64
+	name  string
+	copy  bool // name is a copy API's
+	n     int64
+	began bool
+}
+
+// add counts one call of name, where it is a copy API's.
+func (c *copyCount) add(name string) {
+	if !c.began || name != c.name {
+		c.flush()
+		c.name, c.copy, c.began = name, nsysdb.IsCopyAPI(name), true
+	}
+	if c.copy {
+		c.n++
+	}
+}
+
+// flush adds the run's count to the map.
+func (c *copyCount) flush() {
+	if c.n > 0 {
+		c.into[c.name] += c.n
+		c.n = 0
+	}
 }

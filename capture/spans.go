@@ -3,6 +3,7 @@ package capture
 import (
 	"encoding/binary"
 	"iter"
+	"slices"
 	"sort"
 )
 
@@ -60,6 +61,11 @@ func (s *spans) add(start, end int64) {
 	}
 	if s.n%spanBlockLen == 0 {
 		s.blocks = append(s.blocks, spanBlock{at: len(s.log), first: start, prevStart: s.prev.start, latest: s.latest})
+	}
+	if cap(s.log)-len(s.log) < 2*binary.MaxVarintLen64 {
+		// Doubled, where append grows a large slice by a quarter and
+		// copies the log each time.
+		s.log = slices.Grow(s.log, max(len(s.log), 256))
 	}
 	s.log = binary.AppendVarint(s.log, start-s.prev.start)
 	s.log = binary.AppendUvarint(s.log, uint64(end-start))

@@ -295,6 +295,7 @@ func (w *walker) tree(p int64, depth int) error {
 		return fmt.Errorf("page %d: %d cells do not fit", p, ncells)
 	}
 	used = append(used, span{h, h + hdr + 2*ncells})
+	heads := len(used) // the headers' spans; the cells' follow
 	text := false
 	if hdr == 12 {
 		right := int64(binary.BigEndian.Uint32(pg[h+8 : h+12]))
@@ -366,8 +367,18 @@ func (w *walker) tree(p int64, depth int) error {
 	}
 	w.spans[depth] = used
 
-	// The page's unused parts: what no live range covers.
-	slices.SortFunc(used, func(a, b span) int { return cmpInt64(a.lo, b.lo) })
+	// The page's unused parts: what no live range covers. SQLite writes a
+	// page's cells from its end down, so that they mostly lie in the
+	// reverse of their pointers' order: reversed, they are in order, and
+	// sorted only where they are not (only the union of the spans is read
+	// below, whatever the order of those that start together).
+	byLo := func(a, b span) int { return cmpInt64(a.lo, b.lo) }
+	if cells := used[heads:]; slices.IsSortedFunc(cells, func(a, b span) int { return byLo(b, a) }) {
+		slices.Reverse(cells)
+	}
+	if !slices.IsSortedFunc(used, byLo) {
+		slices.SortFunc(used, byLo)
+	}
 	base := (p - 1) * w.pageSize
 	cur := int64(0)
 	for _, u := range used {

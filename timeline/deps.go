@@ -38,13 +38,15 @@ type resolver struct {
 	fault error
 	// byCorr lists calls in (pid, correlation id) order, corrKeys their
 	// correlation ids in that order (searched without a look-up per
-	// step); corrOf holds the last process looked up and its run there.
+	// step); corrOf holds the last process looked up and its run there,
+	// and where in it the last id was found (at, -1 before one was).
 	byCorr   []int32
 	corrKeys []int64
 	corrOf   struct {
 		pid      int64
 		calls    []int32
 		corrKeys []int64
+		at       int
 	}
 	// launchMax is, per op, the latest launch time (its call's start, or
 	// its own start without a call) of its stream up to it.
@@ -372,13 +374,31 @@ func (r *resolver) callByCorr(pid, corr int64) int32 {
 	t := r.t
 	if r.corrOf.calls == nil || r.corrOf.pid != pid {
 		lo, hi := runOfPID(t, r.byCorr, pid)
-		r.corrOf.pid, r.corrOf.calls, r.corrOf.corrKeys = pid, r.byCorr[lo:hi], r.corrKeys[lo:hi]
+		r.corrOf.pid, r.corrOf.calls, r.corrOf.corrKeys, r.corrOf.at = pid, r.byCorr[lo:hi], r.corrKeys[lo:hi], -1
 	}
-	if i, ok := slices.BinarySearch(r.corrOf.corrKeys, corr); ok {
+	// A stream's ops come in the order of their calls' ids, with a few
+	// other calls between two: the first of the next few ids after the
+	// last found that is corr, and follows a smaller one, is where the
+	// search would find it.
+	keys := r.corrOf.corrKeys
+	if at := r.corrOf.at; at >= 0 {
+		for i := at + 1; i < len(keys) && i <= at+corrProbes; i++ {
+			if keys[i] == corr && keys[i-1] < corr {
+				r.corrOf.at = i
+				return r.corrOf.calls[i]
+			}
+		}
+	}
+	if i, ok := slices.BinarySearch(keys, corr); ok {
+		r.corrOf.at = i
 		return r.corrOf.calls[i]
 	}
 	return None
 }
+
+// corrProbes is how many ids after the last one found callByCorr looks at
+// before it searches.
+const corrProbes = 4
 
 // index builds the roles, the calls in start order, the streams per
 // process and the launch times per stream.
@@ -445,12 +465,18 @@ func (r *resolver) launchOf(j int32) int64 {
 // blocking stream of its context, and an op on a blocking stream waits
 // for the NULL stream's work launched before it. Non-blocking streams are
 // not ordered with it. A process with work on several streams some of
-// whose kinds the input does not give is noted (AssumeStreamKindsUnknown).
+// whose kinds the input does not give, or a context listing two NULL
+// streams, is noted (AssumeStreamKindsUnknown), and its streams are left
+// independent.
 func (r *resolver) legacyOrder() {
 	t := r.t
 	type context struct {
 		null     int32
 		blocking []int32
+		// streams counts the context's streams with work, nulls those
+		// listed as its NULL stream: a context has one, so two say
+		// nothing of which it is.
+		streams, nulls int
 	}
 	var (
 		contexts []*context
@@ -476,11 +502,19 @@ func (r *resolver) legacyOrder() {
 				byKey[k] = c
 				contexts = append(contexts, c)
 			}
+			c.streams++
 			switch s.Kind {
 			case records.StreamNull:
 				c.null = int32(hi)
+				c.nulls++
 			case records.StreamBlocking:
 				c.blocking = append(c.blocking, int32(hi))
+			}
+		}
+		for _, c := range contexts {
+			if c.nulls > 1 && c.streams > 0 {
+				unknown += c.streams
+				c.streams = 0 // counted once, for this process
 			}
 		}
 		if unknown > 0 && hi-lo > 1 {
@@ -491,7 +525,7 @@ func (r *resolver) legacyOrder() {
 		lo = hi
 	}
 	for _, c := range contexts {
-		if c.null == None || len(c.blocking) == 0 {
+		if c.null == None || len(c.blocking) == 0 || c.nulls > 1 {
 			continue
 		}
 		if r.nullOf == nil {

@@ -99,3 +99,20 @@ func TestStreamKindsUnknown(t *testing.T) {
 		t.Errorf("assumptions %+v, want %+v", tl.Assumptions, want)
 	}
 }
+
+// A context listing two NULL streams says nothing of which is its NULL
+// stream: its streams stay independent, and the timeline says so.
+func TestTwoNullStreams(t *testing.T) {
+	c, _, _, _, _, _, _ := nullCapture(false)
+	c.StreamOf(7, records.StreamNull)
+	c.StreamOf(13, records.StreamNull)
+	c.StreamOf(14, records.StreamNonBlocking)
+	tl := build(t, c, timeline.Options{})
+	if len(tl.StreamWaits) != 0 {
+		t.Errorf("stream waits %+v with two NULL streams, want none", tl.StreamWaits)
+	}
+	want := timeline.Assumption{Kind: timeline.AssumeStreamKindsUnknown, PID: timelinetest.PID, Event: -1, Stream: -1, Count: 3}
+	if !slices.Contains(tl.Assumptions, want) {
+		t.Errorf("assumptions %+v, want %+v", tl.Assumptions, want)
+	}
+}

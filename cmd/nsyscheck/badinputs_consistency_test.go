@@ -74,6 +74,20 @@ func pipelineEdit(stmt string) func(t *testing.T, dir string) []string {
 	}
 }
 
+// nullstreamEdit is pipelineEdit for the capture whose steps order the
+// legacy default stream against a blocking stream.
+func nullstreamEdit(stmt string) func(t *testing.T, dir string) []string {
+	return func(t *testing.T, dir string) []string {
+		p := filepath.Join(dir, "nullstream-pageable.sqlite")
+		writeFile(t, p, readFile(t, "../../testdata/captures/nullstream-pageable/nullstream-pageable.sqlite"))
+		db := openRW(t, p)
+		mustExec(t, db, stmt)
+		recount(t, db)
+		db.Close()
+		return []string{p, "--nvidia-rule", "off"}
+	}
+}
+
 // ruleToken is a credential planted in NVIDIA's rule's CSV.
 const ruleToken = "ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef0123"
 
@@ -143,6 +157,9 @@ func consistencyCases() []badCase {
 		{group: "SQLite export", name: "audit: every stream's kind unknown (flag 0), so which streams the NULL stream orders is unknown (once not said)", cmd: "audit",
 			make: pipelineEdit(`UPDATE TARGET_INFO_CUDA_STREAM SET flag = 0`),
 			exit: 1, want: []string{"assumed stream-kinds-unknown: the trace does not say how 2 streams of pid 22 were made"}},
+		{group: "SQLite export", name: "audit: a blocking stream listed as a second NULL stream of its context (once taken for the NULL stream)", cmd: "audit",
+			make: nullstreamEdit(`UPDATE TARGET_INFO_CUDA_STREAM SET flag = 3 WHERE streamId = 13`),
+			exit: 1, want: []string{"assumed stream-kinds-unknown: the trace does not say how 4 streams of pid 22 were made"}},
 		{group: "SQLite export", name: "audit: a NULL globalTid on one cudaLaunchKernel call (a call of no thread, once read as process 0)", cmd: "audit",
 			make: pipelineEdit(`UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET globalTid = NULL WHERE correlationId = 175`),
 			exit: 2, want: []string{"pipeline-pageable.sqlite", "table CUPTI_ACTIVITY_KIND_RUNTIME: column globalTid is NULL in 1 row"}},

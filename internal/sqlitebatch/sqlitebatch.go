@@ -25,6 +25,10 @@ int sqlite3_step(sqlite3_stmt *pStmt);
 int sqlite3_column_count(sqlite3_stmt *pStmt);
 const char *sqlite3_column_name(sqlite3_stmt *pStmt, int N);
 int sqlite3_column_type(sqlite3_stmt *pStmt, int iCol);
+typedef struct sqlite3_value sqlite3_value;
+sqlite3_value *sqlite3_column_value(sqlite3_stmt *pStmt, int iCol);
+int sqlite3_value_type(sqlite3_value *v);
+sqlite3_int64 sqlite3_value_int64(sqlite3_value *v);
 sqlite3_int64 sqlite3_column_int64(sqlite3_stmt *pStmt, int iCol);
 double sqlite3_column_double(sqlite3_stmt *pStmt, int iCol);
 const unsigned char *sqlite3_column_text(sqlite3_stmt *pStmt, int iCol);
@@ -42,13 +46,40 @@ enum { ROW = 100, INTEGER = 1, CONFIG_MEMSTATUS = 9 };
 // first used (SQLITE_MISUSE after).
 static int memstatus_off(void) { return sqlite3_config(CONFIG_MEMSTATUS, 0); }
 
+// columns_strided reports whether the current row's values lie at one
+// stride from each other, *stride apart, as sqlite3_column_value gives them
+// one by one (SQLite keeps a row's results as one array): then a value is
+// found from the first without a call that looks it up by its column.
+static int columns_strided(sqlite3_stmt *s, int ncol, long *stride) {
+	char *base = (char *)sqlite3_column_value(s, 0);
+	*stride = 0;
+	if (ncol > 1) {
+		*stride = (char *)sqlite3_column_value(s, 1) - base;
+	}
+	for (int i = 1; i < ncol; i++) {
+		if ((char *)sqlite3_column_value(s, i) != base + (long)i * *stride) {
+			return 0;
+		}
+	}
+	return 1;
+}
+
 // step_batch steps s up to max rows, writing each row's ncol integer
 // values into out. It returns the rows written; *rc is the last step's
 // result (ROW when it stopped at max or at a value that is not an
 // integer), *bad the column of that value in the row it stopped on (the
 // row not written), else -1.
+//
+// sqlite3_column_type and sqlite3_column_int64 each look the value up by
+// its column; a row's values are looked up once, the first through
+// sqlite3_column_value and the others at the stride the batch's first row
+// showed (checked column by column on it), or each through
+// sqlite3_column_value where that row showed none. The type and the value
+// are then read from it as those two calls read them.
 static int step_batch(sqlite3_stmt *s, int ncol, sqlite3_int64 *out, int max, int *rc, int *bad) {
 	int n = 0;
+	int strided = 0;
+	long stride = 0;
 	*bad = -1;
 	while (n < max) {
 		int r = sqlite3_step(s);
@@ -56,14 +87,19 @@ static int step_batch(sqlite3_stmt *s, int ncol, sqlite3_int64 *out, int max, in
 			*rc = r;
 			return n;
 		}
+		if (n == 0) {
+			strided = columns_strided(s, ncol, &stride);
+		}
 		sqlite3_int64 *v = out + (long)n * ncol;
+		char *base = (char *)sqlite3_column_value(s, 0);
 		for (int i = 0; i < ncol; i++) {
-			if (sqlite3_column_type(s, i) != INTEGER) {
+			sqlite3_value *c = strided ? (sqlite3_value *)(base + (long)i * stride) : sqlite3_column_value(s, i);
+			if (sqlite3_value_type(c) != INTEGER) {
 				*rc = ROW;
 				*bad = i;
 				return n;
 			}
-			v[i] = sqlite3_column_int64(s, i);
+			v[i] = sqlite3_value_int64(c);
 		}
 		n++;
 	}

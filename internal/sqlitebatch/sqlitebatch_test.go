@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	_ "github.com/mattn/go-sqlite3"
@@ -134,5 +135,70 @@ func TestInterrupt(t *testing.T) {
 func TestMemStatusOff(t *testing.T) {
 	if memStatusOff != 0 {
 		t.Fatalf("sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0) returned %d", memStatusOff)
+	}
+}
+
+// TestMixedRowsAsDatabaseSQL: rows of one to four columns whose values are
+// integers but for a few (text, a whole float, NULL further on), read in
+// batches of any size, are the values database/sql scans, up to the error
+// it meets, with its words: the values found at the stride of a batch's
+// first row, and those converted on the row a batch stops at.
+func TestMixedRowsAsDatabaseSQL(t *testing.T) {
+	c, err := Open("file::memory:?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	db, err := sql.Open("sqlite3", ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows := []string{"1, 2, 3, 4", "5, '6', 7, 8", "9, 10, 11.0, 12", "13, 14, 15, 16", "-17, 18, 19, '20'", "21, 22, 23, 24", "NULL, 26, 27, 28"}
+	for ncol := 1; ncol <= 4; ncol++ {
+		for upTo := 1; upTo <= len(rows); upTo++ {
+			q := `WITH t(a, b, c, d) AS (VALUES (` + strings.Join(rows[:upTo], `), (`) + `)) SELECT ` + strings.Join([]string{"a", "b", "c", "d"}[:ncol], ", ") + ` FROM t`
+			var want []int64
+			var werr error
+			sr, err := db.Query(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for sr.Next() {
+				v := make([]int64, ncol)
+				ptrs := make([]any, ncol)
+				for i := range v {
+					ptrs[i] = &v[i]
+				}
+				if werr = sr.Scan(ptrs...); werr != nil {
+					break
+				}
+				want = append(want, v...)
+			}
+			sr.Close()
+			for _, batch := range []int{1, 2, 3, 100} {
+				r, err := c.Query(context.Background(), q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got []int64
+				var gerr error
+				buf := make([]int64, ncol*batch)
+				for {
+					n, err := r.Next(context.Background(), buf)
+					got = append(got, buf[:ncol*n]...)
+					if gerr = err; err != nil || n == 0 {
+						break
+					}
+				}
+				r.Close()
+				switch {
+				case !slices.Equal(got, want):
+					t.Errorf("%d columns, %d rows, batches of %d: %v, want %v", ncol, upTo, batch, got, want)
+				case (gerr == nil) != (werr == nil) || gerr != nil && gerr.Error() != werr.Error():
+					t.Errorf("%d columns, %d rows, batches of %d: %v, want %v", ncol, upTo, batch, gerr, werr)
+				}
+			}
+		}
 	}
 }
