@@ -492,11 +492,14 @@ func (x *crossCheck) op(o *records.Op) {
 			callName, callStart, callEnd, result = x.names.of(c.name), c.start, c.end, c.result
 		}
 	case o.Kind == records.OpKernel:
-		// Only its start is checked: a launch returns before its kernel
-		// runs, and its result is the launch's.
+		// Only its start and result are checked: a launch returns before
+		// its kernel runs, and a launch that failed runs none.
 		if c := x.launchOf(o); c != nil {
-			callName, callStart, callEnd = x.names.of(c.name), c.start, c.end
+			callName, callStart, callEnd, result = x.names.of(c.name), c.start, c.end, c.result
 		}
+	}
+	if o.Kind == records.OpCopy && deviceOnly(o.Copy) && (hostMemory(o.Src) || hostMemory(o.Dst)) {
+		x.fail(where(), fmt.Sprintf("a %s copy, which moves device memory only, from %s to %s memory: its copy kind and its memory kinds contradict each other", o.Copy, o.Src, o.Dst))
 	}
 	switch {
 	case callName == "":
@@ -508,6 +511,8 @@ func (x *crossCheck) op(o *records.Op) {
 			o.End, o.End-callEnd, callName, callEnd, o.Copy))
 	case result != 0 && o.Kind == records.OpCopy:
 		x.fail(where(), fmt.Sprintf("the %s call that issued it returned error %d, yet the copy ran: a failed call copies nothing", callName, result))
+	case result != 0 && o.Kind == records.OpKernel:
+		x.fail(where(), fmt.Sprintf("the %s call that launched it returned error %d, yet the kernel ran: a failed launch runs nothing", callName, result))
 	case o.Kind == records.OpCopy && o.GraphNode == 0 && o.Migration == "" && !strings.Contains(callName, "Batch") && o.Corr != 0 && x.copies.add(o.PID, o.Corr):
 		x.fail(where(), fmt.Sprintf("a second copy of the %s call with this correlation id, where a copy call makes one copy: the trace holds a copy twice", callName))
 	}
@@ -860,6 +865,14 @@ func sortedKeys[K comparable, V any](m map[K]V, less func(a, b K) bool) []K {
 // hostDevice reports whether a copy crosses the link between host and
 // device.
 func hostDevice(k vocab.CopyKind) bool { return k == vocab.CopyHtoD || k == vocab.CopyDtoH }
+
+// deviceOnly reports whether a copy kind moves device memory alone: a
+// device-to-device or a peer copy has no host side.
+func deviceOnly(k vocab.CopyKind) bool { return k == vocab.CopyDtoD || k == vocab.CopyPtoP }
+
+// hostMemory reports whether a memory kind is host memory, pageable or
+// pinned (managed memory lives on either side).
+func hostMemory(m vocab.MemKind) bool { return m == vocab.MemPageable || m == vocab.MemPinned }
 
 // returnsWhenDone says whether the copy's call returns only once the copy
 // is done: a blocking copy call (neither async nor a graph's launch, nor a

@@ -87,10 +87,12 @@ func loadAs(path string, opts Options, kind nsysdb.Kind) (*Capture, error) {
 }
 
 // FromSource builds the capture of an opened source: a trace through Read
-// (with the loader's filters, opts.APINames and opts.ProgramThread, and no
-// memsets) into the model, with the program's numbers from the first of
-// the source's siblings that holds them; or the program's own numbers
-// through the program package.
+// (with the loader's filters, opts.APINames and opts.ProgramThread) into
+// the model, with the program's numbers from the first of the source's
+// siblings that holds them; or the program's own numbers through the
+// program package. Memsets are read for the checks across records alone
+// (the model holds none), so that verify refuses a damaged memset as the
+// audit does.
 func FromSource(ctx context.Context, src *source.Source, opts Options) (*Capture, error) {
 	switch src.Kind {
 	case nsysdb.KindJSON:
@@ -103,7 +105,7 @@ func FromSource(ctx context.Context, src *source.Source, opts Options) (*Capture
 	// so that the check across records needs not keep the copy calls.
 	h, keepCalls := collect(c)
 	info, err := Read(ctx, src, records.Selection{APINames: opts.APINames, ProgramThread: opts.ProgramThread, JoinCalls: true,
-		Ops: []records.OpKind{records.OpCopy, records.OpKernel}}, records.Tee(h, opts.Watch))
+		Ops: []records.OpKind{records.OpCopy, records.OpKernel, records.OpMemset}}, records.Tee(h, opts.Watch))
 	if err != nil {
 		return nil, err
 	}

@@ -99,7 +99,7 @@ func validating(ctx context.Context, h records.Handler, format Format) (records.
 			case records.OpKernel:
 				v.event("kernel ", o.Name, o.Row, o.Corr, o.Start, o.End, false)
 			default:
-				v.event("memset", "", o.Row, o.Corr, o.Start, o.End, false)
+				v.memset(o.Row, o.Corr, o.Start, o.End, o.Bytes)
 			}
 			if c := o.Call; c != nil {
 				v.event("CUDA API call ", c.Name, c.Row, c.Corr, c.Start, c.End, false)
@@ -186,6 +186,14 @@ func (v *validator) copy(kind vocab.CopyKind, row int, corr, start, end, bytes i
 	v.event("memory copy ", string(kind), row, corr, start, end, false)
 	if v.err == nil && (bytes < 0 || bytes > maxBytes) {
 		v.fail(v.where("memory copy "+string(kind), row, corr), fmt.Sprintf("copy size %d bytes is impossible", bytes))
+	}
+}
+
+// memset checks one memset's times and size, as copy a copy's.
+func (v *validator) memset(row int, corr, start, end, bytes int64) {
+	v.event("memset", "", row, corr, start, end, false)
+	if v.err == nil && (bytes < 0 || bytes > maxBytes) {
+		v.fail(v.where("memset", row, corr), fmt.Sprintf("memset size %d bytes is impossible", bytes))
 	}
 }
 

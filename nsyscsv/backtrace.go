@@ -17,12 +17,13 @@ import (
 // across records to refuse.
 type twinRows struct {
 	pending map[[2]int64]records.Call
-	// twins counts the backtrace rows left out, by call name.
-	twins map[string]int64
+	// twins counts the backtrace rows left out, by call name, and twinNs
+	// totals their durations.
+	twins, twinNs map[string]int64
 }
 
 func newTwinRows() *twinRows {
-	return &twinRows{pending: map[[2]int64]records.Call{}, twins: map[string]int64{}}
+	return &twinRows{pending: map[[2]int64]records.Call{}, twins: map[string]int64{}, twinNs: map[string]int64{}}
 }
 
 // push takes the next row's call and returns the previous row of its
@@ -37,6 +38,7 @@ func (t *twinRows) push(c records.Call) (prev records.Call, ok bool) {
 	}
 	if p.Corr == c.Corr && p.Name == c.Name && p.Start < c.Start && p.End > c.End {
 		t.twins[p.Name]++
+		t.twinNs[p.Name] += p.End - p.Start
 		return records.Call{}, false
 	}
 	return p, true
@@ -58,15 +60,27 @@ func (t *twinRows) flush() []records.Call {
 // once for its calls and once for the records of their stacks. Of two rows
 // of a name, the one whose count is the calls' is kept where the other's
 // is the records' (the smaller total where both counts agree: each record
-// spans its call). Anything else is left for checkSums to refuse.
-func dropSumTwins(sums []records.APISum, calls, twins map[string]int64) []records.APISum {
+// spans its call). Some APIs (cuLaunchKernel of a PyTorch capture with
+// --cudabacktrace) get one row, tallying the calls and the records
+// together: its count is then the calls' and the records', and it is read
+// as the calls' (their total less the records' durations; no minimum or
+// maximum, which may be a record's). Anything else is left for checkSums
+// to refuse.
+func dropSumTwins(sums []records.APISum, calls, twins, twinNs map[string]int64) []records.APISum {
 	rows := map[string][]int{}
 	for i, s := range sums {
 		rows[s.Name] = append(rows[s.Name], i)
 	}
 	drop := map[int]bool{}
 	for name, at := range rows {
-		if len(at) != 2 || twins[name] == 0 {
+		if twins[name] == 0 {
+			continue
+		}
+		if s := &sums[at[0]]; len(at) == 1 && s.Calls == calls[name]+twins[name] {
+			s.Calls, s.TotalNs, s.MinNs, s.MaxNs = calls[name], s.TotalNs-twinNs[name], 0, 0
+			continue
+		}
+		if len(at) != 2 {
 			continue
 		}
 		a, b := sums[at[0]], sums[at[1]]

@@ -92,9 +92,45 @@ func TestTwinRows(t *testing.T) {
 		t.Errorf("rows handed on %v, twins %v; want 2, 3, 4 and one twin", out, tw.twins)
 	}
 	sums := []records.APISum{{Name: "a", Calls: 4, TotalNs: 10}, {Name: "a", Calls: 3, TotalNs: 9}, {Name: "b", Calls: 2, TotalNs: 5}, {Name: "b", Calls: 2, TotalNs: 6}}
-	got := dropSumTwins(sums, map[string]int64{"a": 4, "b": 2}, map[string]int64{"a": 3, "b": 2})
+	got := dropSumTwins(sums, map[string]int64{"a": 4, "b": 2}, map[string]int64{"a": 3, "b": 2}, map[string]int64{"a": 9, "b": 6})
 	if len(got) != 2 || got[0].Calls != 4 || got[1].TotalNs != 5 {
 		t.Errorf("summary %v, want a's 4 calls and b's smaller total", got)
+	}
+	// One row tallying 5 calls and their 2 stack records together, as
+	// cuLaunchKernel's of a PyTorch capture: read as the 5 calls.
+	one := []records.APISum{{Name: "cuLaunchKernel", Calls: 7, TotalNs: 700, MinNs: 50, MaxNs: 200}}
+	got = dropSumTwins(one, map[string]int64{"cuLaunchKernel": 5}, map[string]int64{"cuLaunchKernel": 2}, map[string]int64{"cuLaunchKernel": 300})
+	if len(got) != 1 || got[0].Calls != 5 || got[0].TotalNs != 400 || got[0].MinNs != 0 || got[0].MaxNs != 0 {
+		t.Errorf("one row of calls and records: %+v, want 5 calls of 400 ns in all, no minimum or maximum", got)
+	}
+	// A row counting neither the calls nor the calls and records is kept
+	// as it is, for checkSums to refuse.
+	odd := []records.APISum{{Name: "cuLaunchKernel", Calls: 9, TotalNs: 700}}
+	if got = dropSumTwins(odd, map[string]int64{"cuLaunchKernel": 5}, map[string]int64{"cuLaunchKernel": 2}, map[string]int64{"cuLaunchKernel": 300}); got[0].Calls != 9 {
+		t.Errorf("a row of 9 against 5 calls and 2 records: %+v, want it kept as it is", got)
+	}
+}
+
+// TestBacktraceCaptureCSVReads: the CSV reports of a shipped PyTorch
+// capture with call stacks, whose cuda_api_sum tallies cuLaunchKernel's
+// calls and stack records in one row, read without a refusal, the calls
+// counted once.
+func TestBacktraceCaptureCSVReads(t *testing.T) {
+	dir := filepath.Join("..", "testdata", "captures", "torch-prefetch-backtrace")
+	reports := map[string]string{}
+	for _, k := range []string{nsysdb.ReportAPITrace, nsysdb.ReportAPISum} {
+		reports[k] = filepath.Join(dir, "torch-prefetch-backtrace_"+k+".csv")
+	}
+	var sums []records.APISum
+	h := records.Handler{Call: func(*records.Call) error { return nil },
+		APISum: func(s *records.APISum) error { sums = append(sums, *s); return nil }}
+	if _, err := Read(context.Background(), dir, reports, records.Selection{}, h); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sums {
+		if s.Name == "cuLaunchKernel" && s.Calls != 195 {
+			t.Errorf("cuLaunchKernel: %d calls, want the 195 of distinct correlation ids", s.Calls)
+		}
 	}
 }
 

@@ -566,7 +566,11 @@ type nvtxSumRow struct {
 	Total     csvNum `csv:"total"`
 	Instances csvNum `csv:"instances"`
 	Range     string `csv:"range"`
+	Style     string `csv:"style"`
 }
+
+// NVTXPushPop is nvtx_sum's Style of the ranges nvtx_pushpop_trace lists.
+const nvtxPushPop = "PushPop"
 
 // csvSplitRange splits nvtx_sum's "domain:name" ("":name for the default
 // domain, written ":name" since nsys 2023 and "name" before).
@@ -577,23 +581,26 @@ func csvSplitRange(s string) (domain, name string) {
 	return "", s
 }
 
-func readNVTXSum(path string) ([]records.RangeSum, error) {
+// readNVTXSum reads nvtx_sum's rows, and which of them are push/pop
+// ranges' (pushPop; none where the report has no Style column).
+func readNVTXSum(path string) (out []records.RangeSum, pushPop []bool, err error) {
 	var rows []nvtxSumRow
 	rh, _, err := csvReadSummary(path, nsysdb.ReportNVTXSum, nsysdb.NVTXSumColumns, &rows)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := make([]records.RangeSum, 0, len(rows))
+	_, styled := rh.Index["style"]
+	out, pushPop = make([]records.RangeSum, 0, len(rows)), make([]bool, 0, len(rows))
 	for i, r := range rows {
 		var s records.RangeSum
 		s.Domain, s.Name = csvSplitRange(r.Range)
 		if s.TotalNs, err = csvNsOf(path, rh, i+1, "total", r.Total); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if s.Instances, err = csvCountOf(path, rh, i+1, "instances", r.Instances); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		out = append(out, s)
+		out, pushPop = append(out, s), append(pushPop, styled && r.Style == nvtxPushPop)
 	}
-	return out, nil
+	return out, pushPop, nil
 }

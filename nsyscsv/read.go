@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 
@@ -52,6 +53,7 @@ func Read(ctx context.Context, dir string, reports map[string]string, opts recor
 	if err := rd.open(); err != nil {
 		return nil, err
 	}
+	rd.rangeTallies()
 	steps := []func() error{rd.emitGaps, rd.emitRanges, rd.emitCalls, rd.emitOps, rd.emitSums, rd.emitCounts}
 	for _, step := range steps {
 		if err := step(); err != nil {
@@ -59,6 +61,10 @@ func Read(ctx context.Context, dir string, reports map[string]string, opts recor
 		}
 	}
 	if err := rd.checkRangeUnits(); err != nil {
+		return nil, err
+	}
+	// After the units' check, which tells a unit edited in the header.
+	if err := rd.checkRangeSum(); err != nil {
 		return nil, err
 	}
 	if rd.held == 0 {
@@ -86,8 +92,17 @@ type reader struct {
 	api, gpu, nvtx *recordFile
 	apiSum         []records.APISum
 	copySum        []records.CopySum
-	rangeSum       []records.RangeSum
-	counts         records.Counts
+	// The rows of cuda_gpu_mem_time_sum and _size_sum read, apart, for
+	// checkSums.
+	timeSum, sizeSum []records.CopySum
+	rangeSum         []records.RangeSum
+	// Of nvtx_sum's rows, the push/pop ranges' (its Style), for checkSums;
+	// and what nvtx_pushpop_trace held of each range name (domain:name).
+	rangeSumPushPop []bool
+	rangesSeen      map[[2]string]*rangeTally // the summary's push/pop names alone
+	unlisted        int64                     // ranges of the trace of a name the summary has no push/pop row of
+	firstUnlisted   string
+	counts          records.Counts
 	// With records.Selection.JoinCalls: the copy calls read, which the
 	// copies read after them are joined to, and the graph launches, whose
 	// copies are the graphs' nodes.
@@ -97,10 +112,15 @@ type reader struct {
 
 	// The summaries read only for checkSums, not handed on; and what the
 	// per-record reports held, counted as they were read.
-	apiSumRead, copySumRead bool
-	callsSeen               map[string]int64         // calls of cuda_api_trace by name
-	twins                   *twinRows                // nsys's backtrace rows of cuda_api_trace, left out
-	copiesSeen              map[vocab.CopyKind]int64 // copies of cuda_gpu_trace by kind
+	apiSumRead, copySumRead, rangeSumRead bool
+	callsSeen                             map[string]int64           // calls of cuda_api_trace by name
+	callNsSeen                            map[string]int64           // their durations' total by name, where callTimes
+	callTimes                             bool                       // every call's times were read
+	twins                                 *twinRows                  // nsys's backtrace rows of cuda_api_trace, left out
+	copiesSeen                            map[vocab.CopyKind]int64   // copies of cuda_gpu_trace by kind
+	copyNsSeen                            map[vocab.CopyKind]int64   // their durations' total by kind
+	copyMBSeen                            map[vocab.CopyKind]float64 // their sizes' total by kind, in MB
+	copySizes                             bool                       // cuda_gpu_trace gives sizes (Bytes)
 }
 
 // migrationUnknown is Op.Migration of a unified-memory migration whose
@@ -167,8 +187,8 @@ func (rd *reader) open() error {
 }
 
 // readSumsToCheck reads the summaries that tally a per-record report read
-// (cuda_api_sum the calls, cuda_gpu_mem_time_sum the copies) where the
-// folder has them and the consumer did not ask for them, so that
+// (cuda_api_sum the calls, cuda_gpu_mem_time_sum and _size_sum the copies)
+// where the folder has them and the consumer did not ask for them, so that
 // checkSums compares them whatever the consumer reads.
 func (rd *reader) readSumsToCheck() error {
 	if p := rd.path(nsysdb.ReportAPISum); rd.h.APISum == nil && rd.api != nil && !rd.api.empty() && p != "" {
@@ -184,7 +204,23 @@ func (rd *reader) readSumsToCheck() error {
 		if err != nil && !errors.Is(err, errEmptyReport) {
 			return err
 		}
-		rd.copySum, rd.copySumRead = rows, true
+		rd.copySum, rd.copySumRead, rd.timeSum = rows, true, rows
+		rd.opened(p)
+	}
+	if p := rd.path(nsysdb.ReportNVTXSum); rd.h.RangeSum == nil && rd.nvtx != nil && !rd.nvtx.empty() && p != "" {
+		rows, pushPop, err := readNVTXSum(p)
+		if err != nil && !errors.Is(err, errEmptyReport) {
+			return err
+		}
+		rd.rangeSum, rd.rangeSumPushPop, rd.rangeSumRead = rows, pushPop, true
+		rd.opened(p)
+	}
+	if p := rd.path(nsysdb.ReportMemSizeSum); rd.h.CopySum == nil && rd.gpu != nil && !rd.gpu.empty() && p != "" {
+		rows, err := readMemSum(p, true)
+		if err != nil && !errors.Is(err, errEmptyReport) {
+			return err
+		}
+		rd.sizeSum = rows
 		rd.opened(p)
 	}
 	return nil
@@ -198,7 +234,7 @@ func (rd *reader) readSumsToCheck() error {
 func (rd *reader) checkSums() error {
 	hint := "make the reports again from one capture with nsys stats --format csv"
 	if rd.twins != nil {
-		rd.apiSum = dropSumTwins(rd.apiSum, rd.callsSeen, rd.twins.twins)
+		rd.apiSum = dropSumTwins(rd.apiSum, rd.callsSeen, rd.twins.twins, rd.twins.twinNs)
 	}
 	if rd.callsSeen != nil {
 		for _, s := range rd.apiSum {
@@ -206,18 +242,123 @@ func (rd *reader) checkSums() error {
 				return &inputerr.Error{Path: rd.api.path, Problem: fmt.Sprintf("it holds %d %s calls where %s counts %d: one of the reports is cut short, or they come from two captures",
 					n, s.Name, filepath.Base(rd.path(nsysdb.ReportAPISum)), s.Calls), Hint: hint}
 			}
+			if ns := rd.callNsSeen[s.Name]; rd.callTimes && ns != s.TotalNs {
+				return &inputerr.Error{Path: rd.api.path, Problem: fmt.Sprintf("its %d %s calls last %d ns in all where %s totals %d ns: one of the reports was edited, or they come from two captures",
+					rd.callsSeen[s.Name], s.Name, ns, filepath.Base(rd.path(nsysdb.ReportAPISum)), s.TotalNs), Hint: hint}
+			}
 		}
 	}
-	if rd.copiesSeen != nil && rd.path(nsysdb.ReportMemTimeSum) != "" {
-		for _, s := range rd.copySum {
-			if n := rd.copiesSeen[s.Kind]; n != s.Count && s.TotalNs > 0 {
-				return &inputerr.Error{Path: rd.gpu.path, Problem: fmt.Sprintf("it holds %d %s copies where %s counts %d: one of the reports is cut short, or they come from two captures",
-					n, s.Kind, filepath.Base(rd.path(nsysdb.ReportMemTimeSum)), s.Count), Hint: hint}
-			}
+	if rd.copiesSeen == nil {
+		return nil
+	}
+	timeName, sizeName := filepath.Base(rd.path(nsysdb.ReportMemTimeSum)), filepath.Base(rd.path(nsysdb.ReportMemSizeSum))
+	for _, s := range rd.timeSum {
+		switch n, ns := rd.copiesSeen[s.Kind], rd.copyNsSeen[s.Kind]; {
+		case s.TotalNs <= 0:
+		case n != s.Count:
+			return &inputerr.Error{Path: rd.gpu.path, Problem: fmt.Sprintf("it holds %d %s copies where %s counts %d: one of the reports is cut short, or they come from two captures",
+				n, s.Kind, timeName, s.Count), Hint: hint}
+		case ns != s.TotalNs:
+			return &inputerr.Error{Path: rd.gpu.path, Problem: fmt.Sprintf("its %d %s copies last %d ns in all where %s totals %d ns: one of the reports was edited, or they come from two captures",
+				n, s.Kind, ns, timeName, s.TotalNs), Hint: hint}
+		}
+	}
+	for _, s := range rd.sizeSum {
+		n, mb := rd.copiesSeen[s.Kind], rd.copyMBSeen[s.Kind]
+		if n != s.Count {
+			return &inputerr.Error{Path: rd.gpu.path, Problem: fmt.Sprintf("it holds %d %s copies where %s counts %d: one of the reports is cut short, or they come from two captures",
+				n, s.Kind, sizeName, s.Count), Hint: hint}
+		}
+		// Each report rounds a size to its printed digits (a thousandth
+		// of an MB): the totals may differ by that much a copy.
+		// A trace without sizes has its refusal of its own.
+		if rd.copySizes && math.Abs(mb-s.TotalMB) > sizeSlackMB*float64(n+1) {
+			return &inputerr.Error{Path: rd.gpu.path, Problem: fmt.Sprintf("its %d %s copies move %.3f MB in all where %s totals %.3f MB: one of the reports was edited, or they come from two captures",
+				n, s.Kind, mb, sizeName, s.TotalMB), Hint: hint}
 		}
 	}
 	return nil
 }
+
+// rangeTally is what nvtx_pushpop_trace held of one range name: how many
+// ranges, their durations' total, and whether one was never closed (whose
+// duration nvtx_sum may count otherwise).
+type rangeTally struct {
+	n, ns int64
+	open  bool
+}
+
+// rangeTallies makes a tally for each push/pop row of nvtx_sum, where the
+// folder has one and the trace is read: the memory is the summary's,
+// whatever the trace holds.
+func (rd *reader) rangeTallies() {
+	if rd.nvtx == nil || rd.nvtx.empty() {
+		return
+	}
+	for i, s := range rd.rangeSum {
+		if i < len(rd.rangeSumPushPop) && rd.rangeSumPushPop[i] {
+			if rd.rangesSeen == nil {
+				rd.rangesSeen = map[[2]string]*rangeTally{}
+			}
+			rd.rangesSeen[[2]string{s.Domain, s.Name}] = &rangeTally{}
+		}
+	}
+}
+
+// tallyRange counts one range of nvtx_pushpop_trace under its name, for
+// checkRangeSum: a name the summary lists, or one more unlisted.
+func (rd *reader) tallyRange(r *records.Range) {
+	if rd.rangesSeen == nil {
+		return
+	}
+	t := rd.rangesSeen[[2]string{r.Domain, r.Name}]
+	if t == nil {
+		if rd.unlisted++; rd.unlisted == 1 {
+			rd.firstUnlisted = r.Name
+		}
+		return
+	}
+	t.n++
+	if r.Open {
+		t.open = true
+	} else {
+		t.ns += r.End - r.Start
+	}
+}
+
+// checkRangeSum compares each push/pop row of nvtx_sum with the ranges of
+// its name in nvtx_pushpop_trace: their number and total time (a name with
+// a range never closed is compared by number alone).
+func (rd *reader) checkRangeSum() error {
+	hint := "make the reports again from one capture with nsys stats --format csv"
+	if rd.rangesSeen == nil {
+		return nil
+	}
+	sumName := filepath.Base(rd.path(nsysdb.ReportNVTXSum))
+	if rd.unlisted > 0 {
+		return &inputerr.Error{Path: rd.nvtx.path, Problem: fmt.Sprintf("it holds %d NVTX ranges of names %s lists no push/pop range of (the first: %q): one of the reports is cut short, or they come from two captures",
+			rd.unlisted, sumName, rd.firstUnlisted), Hint: hint}
+	}
+	for i, s := range rd.rangeSum {
+		if i >= len(rd.rangeSumPushPop) || !rd.rangeSumPushPop[i] {
+			continue
+		}
+		t := rd.rangesSeen[[2]string{s.Domain, s.Name}]
+		switch {
+		case t.n != s.Instances:
+			return &inputerr.Error{Path: rd.nvtx.path, Problem: fmt.Sprintf("it holds %d NVTX ranges named %q where %s counts %d: one of the reports is cut short, or they come from two captures",
+				t.n, s.Name, sumName, s.Instances), Hint: hint}
+		case !t.open && t.ns != s.TotalNs:
+			return &inputerr.Error{Path: rd.nvtx.path, Problem: fmt.Sprintf("its %d NVTX ranges named %q last %d ns in all where %s totals %d ns: one of the reports was edited, or they come from two captures",
+				t.n, s.Name, t.ns, sumName, s.TotalNs), Hint: hint}
+		}
+	}
+	return nil
+}
+
+// sizeSlackMB is how far a total of sizes printed in MB may drift from
+// another report's, a copy: half of the thousandth each prints, twice.
+const sizeSlackMB = 0.001
 
 const makeHint = " --format csv --output BASE REPORT.nsys-rep"
 
@@ -309,6 +450,7 @@ func (rd *reader) readMemSums() error {
 		return err
 	}
 	rd.copySum = csvMergeMemSummary(timeRows, sizeRows)
+	rd.timeSum, rd.sizeSum = timeRows, sizeRows
 	switch {
 	case !haveTime && !haveSize:
 		rd.lack(records.FactMemSummary, "no *_cuda_gpu_mem_time_sum.csv or *_cuda_gpu_mem_size_sum.csv in "+rd.dir+
@@ -325,7 +467,7 @@ func (rd *reader) readMemSums() error {
 
 func (rd *reader) readNVTXSum() error {
 	found, err := rd.readSummary(nsysdb.ReportNVTXSum, func(p string) (n int, err error) {
-		rd.rangeSum, err = readNVTXSum(p)
+		rd.rangeSum, rd.rangeSumPushPop, err = readNVTXSum(p)
 		return len(rd.rangeSum), err
 	}, func(p string) {
 		rd.lack(records.FactNVTXSummary, p+" is empty: the capture holds no NVTX ranges (traced without -t nvtx?)")
@@ -434,6 +576,7 @@ func (rd *reader) emitRanges() error {
 			return err
 		}
 		any = true
+		rd.tallyRange(&rg)
 		if rg.Open {
 			rd.rangeSpan.add(rg.Start, rg.Start)
 		} else {
@@ -483,10 +626,11 @@ func (rd *reader) emitCalls() error {
 	if counting || rd.opts.JoinCalls {
 		opts = all // every call counts, and any may have issued a copy
 	}
-	rd.callsSeen = map[string]int64{}
+	rd.callsSeen, rd.callNsSeen, rd.callTimes = map[string]int64{}, map[string]int64{}, len(opts.APINames) == 0
 	rd.twins = newTwinRows()
 	hand := func(call *records.Call) error {
 		rd.callsSeen[call.Name]++
+		rd.callNsSeen[call.Name] += call.End - call.Start
 		if !opts.WantsAPI(call.Name) {
 			return nil
 		}
@@ -610,6 +754,7 @@ func (rd *reader) gpuRows(fn func(*records.Op) error) error {
 	any := false
 	var op records.Op // one record, reused for every row
 	rd.copiesSeen = map[vocab.CopyKind]int64{}
+	rd.copyNsSeen, rd.copyMBSeen, rd.copySizes = map[vocab.CopyKind]int64{}, map[vocab.CopyKind]float64{}, l.hasBytes
 	err = rf.rows(rd.ctx, func(row int, rec [][]byte) error {
 		if err := l.read(row, rec); err != nil {
 			return err
@@ -624,6 +769,8 @@ func (rd *reader) gpuRows(fn func(*records.Op) error) error {
 		case g.Copy:
 			any = true
 			rd.copiesSeen[g.Kind]++
+			rd.copyNsSeen[g.Kind] += g.End - g.Start
+			rd.copyMBSeen[g.Kind] += float64(g.Bytes) / 1e6
 			op.Kind, op.Copy, op.Src, op.Dst, op.Bytes = records.OpCopy, g.Kind, g.Src, g.Dst, g.Bytes
 			if g.Migration {
 				op.Migration = migrationUnknown
@@ -680,6 +827,9 @@ func (rd *reader) emitSums() error {
 		}
 	}
 	for i := range rd.rangeSum {
+		if rd.rangeSumRead {
+			break
+		}
 		if err := rd.h.RangeSum(&rd.rangeSum[i]); err != nil {
 			return inputerr.Attribute(err, rd.path(nsysdb.ReportNVTXSum), "")
 		}

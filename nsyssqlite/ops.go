@@ -258,7 +258,11 @@ func (r *reader) emitKernels() error {
 	return nil
 }
 
-// emitMemsets hands on the memsets.
+// emitMemsets hands on the memsets: all of them, even where only the
+// program thread's calls are read (records.Selection.ProgramThread). No
+// consumer keeps a memset by its thread; they are read for the checks
+// across records, which a damaged memset of any thread fails, so that
+// verify refuses the memset the audit refuses.
 func (r *reader) emitMemsets() error {
 	table := r.tables[nsysdb.TableMemset]
 	cols, err := r.columns(nsysdb.TableMemset, nsysdb.ColStart, nsysdb.ColEnd)
@@ -266,19 +270,13 @@ func (r *reader) emitMemsets() error {
 		return err
 	}
 	var o records.Op
-	filter := r.corrFilter(cols)
-	seen := r.seeTable(nsysdb.TableMemset, filter == "" && !r.threadOnly)
+	seen := r.seeTable(nsysdb.TableMemset, true)
 	err = r.ints(`SELECT `+nsysdb.Cols(nsysdb.ColStart, nsysdb.ColEnd)+`, `+col(cols, nsysdb.ColBytes)+`, `+col(cols, nsysdb.ColCorrelationID)+`, `+
 		must(cols, nsysdb.ColStreamID)+`, `+col(cols, nsysdb.ColDeviceID)+`, `+must(cols, nsysdb.ColGlobalPid)+`, `+col(cols, nsysdb.ColGraphNodeID)+`, `+
-		col(cols, nsysdb.ColContextID)+` FROM `+q(table)+filter, 9, func(v []int64) error {
+		col(cols, nsysdb.ColContextID)+` FROM `+q(table), 9, func(v []int64) error {
 		o = records.Op{Kind: records.OpMemset, Start: v[0], End: v[1], Bytes: v[2], Corr: v[3], Stream: v[4], Device: v[5], GraphNode: v[7]}
-		if seen != nil {
-			seen.row(o.End)
-			seen.work(o.Stream, o.Device, v[8], v[6])
-		}
-		if !r.wantsCorr(cols, o.Corr) {
-			return nil
-		}
+		seen.row(o.End)
+		seen.work(o.Stream, o.Device, v[8], v[6])
 		if gpid := v[6]; gpid != 0 {
 			o.PID, _ = r.split(gpid)
 		}

@@ -287,6 +287,9 @@ func read(parts []*Part, in *Reading) *Numbers {
 	for _, g := range m.Gates {
 		if !g.Passed {
 			in.diags.Add(diag.Error, GateFailed{Name: g.Name, Detail: g.Detail})
+			if n.untrusted == nil {
+				n.untrusted = GateUntrusted{Program: programOf(in.Capture), Name: g.Name, Detail: g.Detail}
+			}
 		}
 	}
 	return n
@@ -299,7 +302,12 @@ func judge(prediction int, spec ClaimSpec, srcs []*Numbers, diags *diagList) Cla
 		Unit: spec.Unit, Verdict: Unavailable, Evidence: []Evidence{}, control: spec.Control}
 	var evals []Outcome
 	for _, n := range srcs {
-		evals = append(evals, spec.Eval(n))
+		e := spec.Eval(n)
+		if n.untrusted != nil {
+			// Its evidence is kept, to show what the numbers were.
+			e = Outcome{Verdict: Unavailable, Evidence: e.Evidence, Why: n.untrusted, Short: n.untrusted}
+		}
+		evals = append(evals, e)
 	}
 	decided := -1
 	for i, e := range evals {
@@ -423,6 +431,8 @@ func exercise(srcs []*Numbers) Exercise {
 		h, hWhy := sweepH2D.Get(n)
 		d2, dWhy := sweepD2H.Get(n)
 		switch {
+		case n.untrusted != nil:
+			reasons = append(reasons, SourceWhy{Source: n.From, Why: n.untrusted})
 		case h == nil:
 			reasons = append(reasons, SourceWhy{Source: n.From, Why: hWhy})
 		case d2 == nil:

@@ -152,6 +152,9 @@ type Numbers struct {
 	// The device-to-device reference copy, where the source has one.
 	deviceGBps float64
 	deviceFrom *DeviceCopyFrom
+	// untrusted, where set, is why none of the numbers may decide: the
+	// program's correctness gate failed.
+	untrusted Why
 }
 
 type slotValue struct {

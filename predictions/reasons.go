@@ -304,6 +304,14 @@ type ProgramNoGroupBytes struct{ Program Program }
 // move, not what the copies moved.
 type ProgramAskedBytes struct{ Program Program }
 
+// GateUntrusted: the program's correctness gate failed, so none of its
+// numbers may decide a claim: the copies or kernels it timed did not do
+// what they were asked.
+type GateUntrusted struct {
+	Program      Program
+	Name, Detail string
+}
+
 // The short reasons a control's "unchecked" note gives.
 
 // NoPerCopyRecords: no per-copy records; AddGPUTrace where the CSV
@@ -314,6 +322,7 @@ type NoPerCopyRecords struct{ AddGPUTrace bool }
 type ProgramGivesNoGroupBytes struct{}
 
 func (NoSources) isWhy()                {}
+func (GateUntrusted) isWhy()            {}
 func (NoAPITrace) isWhy()               {}
 func (NoCalls) isWhy()                  {}
 func (NoTopSize) isWhy()                {}

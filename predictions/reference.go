@@ -3,6 +3,7 @@ package predictions
 import (
 	"math"
 
+	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
@@ -55,29 +56,33 @@ type SlowRow struct {
 // is refused rather than compared with a warning: its ratio (about 1x)
 // says nothing of what pinning buys, and any verdict against it would be
 // made from a number known to be wrong.
+// Where Gate names one, the program's correctness gate of the input or
+// the reference failed, and its numbers give no ratio (GateUntrusted).
 type ReferenceWhy struct {
 	Reference bool
 	Path      string
 	NotPinned []string
+	Gate      string
 }
 
 // CheckReference checks r's exercise against ref, as the lesson asks.
 func CheckReference(r, ref *Result) ReferenceCheck {
 	rc := ReferenceCheck{Reference: ref.Input.Path, GPU: ref.Input.GPU, Verdict: Unavailable}
-	rc.Ratio, rc.From = exerciseH2D(r)
-	rc.RefRatio, rc.RefFrom = exerciseH2D(ref)
+	gate, refGate := failedGate(r.Diagnostics), failedGate(ref.Diagnostics)
+	rc.Ratio, rc.From = exerciseH2D(r, gate == "")
+	rc.RefRatio, rc.RefFrom = exerciseH2D(ref, refGate == "")
 	rc.Slower = slowerAt(r, ExerciseBytes)
 	// The input's own pinned buffer not pinned is what the check is there
 	// to show (its pinned rows slower, the ratio far below the
 	// reference's): it is judged. The reference's is refused.
 	if rc.Ratio == nil {
-		rc.Why = append(rc.Why, ReferenceWhy{Path: r.Input.Path})
+		rc.Why = append(rc.Why, ReferenceWhy{Path: r.Input.Path, Gate: gate})
 	}
 	if g := pinnedNotPinned(ref.Diagnostics); len(g) > 0 {
 		rc.RefRatio = nil
 		rc.Why = append(rc.Why, ReferenceWhy{Reference: true, Path: ref.Input.Path, NotPinned: g})
 	} else if rc.RefRatio == nil {
-		rc.Why = append(rc.Why, ReferenceWhy{Reference: true, Path: ref.Input.Path})
+		rc.Why = append(rc.Why, ReferenceWhy{Reference: true, Path: ref.Input.Path, Gate: refGate})
 	}
 	if len(rc.Why) > 0 {
 		return rc
@@ -90,10 +95,13 @@ func CheckReference(r, ref *Result) ReferenceCheck {
 
 // exerciseH2D is a result's host-to-device pageable/pinned ratio at
 // ExerciseBytes and its source: the trace's where it has the row, else the
-// program's.
-func exerciseH2D(r *Result) (*float64, Source) {
+// program's where program says its numbers may decide.
+func exerciseH2D(r *Result, program bool) (*float64, Source) {
 	rows := CopyRows.Of(r)
 	for _, from := range []Source{SourceTrace, SourceProgram} {
+		if from == SourceProgram && !program {
+			continue
+		}
 		for _, c := range rows {
 			if c.From == from && c.Direction == vocab.H2D && c.Bytes == ExerciseBytes && c.Ratio > 0 {
 				return ptr(c.Ratio), from
@@ -101,6 +109,17 @@ func exerciseH2D(r *Result) (*float64, Source) {
 		}
 	}
 	return nil, ""
+}
+
+// failedGate names the first of the program's correctness gates that
+// failed, "" where none did.
+func failedGate(ds []diag.Diagnostic) string {
+	for _, d := range ds {
+		if g, ok := d.Detail.(GateFailed); ok {
+			return g.Name
+		}
+	}
+	return ""
 }
 
 // slowerAt lists, per direction, the row at bytes whose pinned copy is

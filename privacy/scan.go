@@ -473,12 +473,16 @@ func (r *Report) addSecretOnce(covered map[string]bool, k Kind, sec Secret, wher
 	covered["="+sec.Value] = true
 }
 
-// textColumns runs the secret detector over every distinct string of every
-// text column of every table (StringIds with NVTX text, thread, kernel and
+// textColumns runs the secret detector over every string of every text
+// column of every table (StringIds with NVTX text, thread, kernel and
 // process names; NVTX_EVENTS text; anything a newer export adds), so that
-// a credential is found wherever the capture carries it.
+// a credential is found wherever the capture carries it. The strings are
+// read as the table holds them: SELECT DISTINCT would sort them all into a
+// temporary b-tree first (30 s for StringIds of 1.5M strings, where reading
+// them takes 2 s); a short string seen lately is not scanned again.
 func (s *sqliteScan) textColumns() error {
 	tables := sortedKeys(s.tables)
+	seen := recentStrings{}
 	for _, t := range tables {
 		cols, err := tableColumns(s.db, t)
 		if err != nil {
@@ -488,9 +492,7 @@ func (s *sqliteScan) textColumns() error {
 			if numericType(c.typ) {
 				continue
 			}
-			qc, qt := nsysdb.QuoteIdent(c.name), nsysdb.QuoteIdent(t)
-			rows, err := s.db.Query(`SELECT DISTINCT CAST(` + qc + ` AS BLOB) FROM ` + qt +
-				` WHERE typeof(` + qc + `) IN ('text', 'blob')`)
+			rows, err := s.db.Query(textQuery(t, c.name))
 			if err != nil {
 				return s.fail("table "+t, err)
 			}
@@ -500,6 +502,9 @@ func (s *sqliteScan) textColumns() error {
 				if err := rows.Scan(&b); err != nil {
 					rows.Close()
 					return s.fail("table "+t, err)
+				}
+				if seen.again(b) {
+					continue
 				}
 				for _, sec := range FindSecrets(string(b)) {
 					s.addSecret(KindSecret, sec, where)
@@ -512,6 +517,38 @@ func (s *sqliteScan) textColumns() error {
 		}
 	}
 	return nil
+}
+
+// textQuery selects the strings of a table's column, in the table's order.
+func textQuery(table, column string) string {
+	qc, qt := nsysdb.QuoteIdent(column), nsysdb.QuoteIdent(table)
+	return `SELECT CAST(` + qc + ` AS BLOB) FROM ` + qt + ` WHERE typeof(` + qc + `) IN ('text', 'blob')`
+}
+
+// recentStrings remembers the short strings a scan saw lately, so that a
+// column repeating a few values (an NVTX range's name on every instance)
+// is scanned once per value; its memory is bounded (recentMax strings of
+// at most recentLen bytes), whatever the capture holds.
+type recentStrings map[string]struct{}
+
+const (
+	recentMax = 4096
+	recentLen = 256
+)
+
+// again reports whether b was seen lately, and remembers it when short.
+func (r recentStrings) again(b []byte) bool {
+	if len(b) > recentLen {
+		return false
+	}
+	if _, ok := r[string(b)]; ok {
+		return true
+	}
+	if len(r) >= recentMax {
+		clear(r)
+	}
+	r[string(b)] = struct{}{}
+	return false
 }
 
 // numericType reports whether a declared column type holds numbers only

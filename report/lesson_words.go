@@ -531,6 +531,8 @@ func whyWords(w predictions.Why) string {
 		return programLabel(w.Program) + " gives no bytes per group of cudaMemcpyAsync calls (asyncCalls.pageableBytes/pinnedBytes)"
 	case predictions.ProgramAskedBytes:
 		return programLabel(w.Program) + " reports the bytes each copy was asked to move, not what the copies moved (no asyncCalls bytes)"
+	case predictions.GateUntrusted:
+		return fmt.Sprintf("%s: the program's correctness gate %q failed (%s), so its timings cannot decide", programLabel(w.Program), w.Name, w.Detail)
 	case predictions.NoPerCopyRecords:
 		if w.AddGPUTrace {
 			return "no per-copy records; add cuda_gpu_trace"

@@ -102,7 +102,7 @@ func referenceWords(rc *predictions.ReferenceCheck) string {
 		ref += ", " + rc.GPU
 	}
 	if rc.Verdict == predictions.Unavailable {
-		var lack, notPinned []string
+		var lack, notPinned, gates []string
 		for _, w := range rc.Why {
 			if len(w.NotPinned) > 0 {
 				of := w.Path
@@ -113,13 +113,21 @@ func referenceWords(rc *predictions.ReferenceCheck) string {
 					of, strings.Join(w.NotPinned, " and ")))
 				continue
 			}
+			if w.Gate != "" {
+				of := w.Path
+				if w.Reference {
+					of = "the reference " + w.Path
+				}
+				gates = append(gates, fmt.Sprintf("%s: the program's correctness gate %q failed: its numbers give no ratio", of, w.Gate))
+				continue
+			}
 			if w.Reference {
 				lack = append(lack, "the reference "+w.Path)
 			} else {
 				lack = append(lack, w.Path)
 			}
 		}
-		var why []string
+		why := gates
 		if len(notPinned) > 0 {
 			why = append(why, strings.Join(notPinned, "; ")+": its pinned buffer is not pinned, and its ratio compares pageable with pageable")
 		}

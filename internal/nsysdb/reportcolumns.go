@@ -52,6 +52,7 @@ var NVTXSumColumns = []ReportColumn{
 	{Field: "total", Aliases: []string{"totaltime"}, Required: true, Time: true, Display: "Total Time (ns)"},
 	{Field: "instances", Aliases: []string{"instances", "count"}, Required: true, Display: "Instances"},
 	{Field: "range", Aliases: []string{"range", "name"}, Required: true, Display: "Range"},
+	{Field: "style", Aliases: []string{"style"}, Display: "Style"},
 }
 
 // GPUTraceColumns are the cuda_gpu_trace (2022: gputrace) columns nsyscheck
