@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -351,56 +352,63 @@ func (n *csvNum) UnmarshalCSV(s string) error {
 	return nil
 }
 
-// csvCanonicalReader feeds gocsv a report whose header has been rewritten to
-// canonical field keys, so one struct tag matches every header variant.
-type csvCanonicalReader struct {
-	rows [][]string
-	pos  int
+// csvRowsDecoder hands gocsv a summary report a row at a time, its header
+// rewritten to canonical field keys so one struct tag matches every header
+// variant; once stop is set it ends the rows with errStopped.
+type csvRowsDecoder struct {
+	header []string
+	cr     *csv.Reader
+	stop   bool
 }
 
-func (r *csvCanonicalReader) Read() ([]string, error) {
-	if r.pos >= len(r.rows) {
-		return nil, io.EOF
+// errStopped ends a summary's rows once its consumer has failed on one.
+var errStopped = errors.New("summary read stopped")
+
+func (d *csvRowsDecoder) GetCSVRow() ([]string, error) {
+	if d.header != nil {
+		h := d.header
+		d.header = nil
+		return h, nil
 	}
-	r.pos++
-	return r.rows[r.pos-1], nil
+	if d.stop {
+		return nil, errStopped
+	}
+	return d.cr.Read()
 }
 
-func (r *csvCanonicalReader) ReadAll() ([][]string, error) {
-	rows := r.rows[r.pos:]
-	r.pos = len(r.rows)
-	return rows, nil
+func (d *csvRowsDecoder) GetCSVRows() ([][]string, error) {
+	return nil, errors.New("a summary report is read a row at a time")
 }
 
-// maxCSVSummary bounds a summary report, which is read whole: it has a row
-// per API name, copy kind or range name, a few kilobytes.
+// maxCSVSummary bounds a summary report: it has a row per API name, copy
+// kind or range name, a few kilobytes. It is read a row at a time, so what
+// it holds is what its consumer keeps of each row.
 const maxCSVSummary = 32 << 20
 
-// csvReadSummary reads a small summary report into out (a pointer to a slice of
-// structs tagged with canonical field keys) and returns the resolved header.
-func csvReadSummary(path, report string, cols []nsysdb.ReportColumn, out any) (*csvheader.Header, int, error) {
+// csvEachSummary reads a summary report a row at a time, decoding each
+// into a T (a struct tagged with canonical field keys) and handing it to
+// each with its 1-based data row, and returns the resolved header; each's
+// first error stops the read and is returned.
+func csvEachSummary[T any](path, report string, cols []nsysdb.ReportColumn, each func(rh *csvheader.Header, row int, r *T) error) (*csvheader.Header, error) {
 	f, _, err := inputerr.Open(path)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	defer f.Close()
 	cr := csv.NewReader(csvBomReader(inputerr.Bounded(f, maxCSVSummary, path, "an nsys stats "+report+" report")))
-	rows, err := cr.ReadAll()
+	head, err := cr.Read()
+	if err == io.EOF {
+		return nil, errEmptyReport
+	}
 	if err != nil {
-		var ie *inputerr.Error
-		if errors.As(err, &ie) {
-			return nil, 0, ie
-		}
-		return nil, 0, csvReadError(path, err)
+		return nil, csvSummaryReadError(path, err)
 	}
-	if len(rows) == 0 {
-		return nil, 0, errEmptyReport
-	}
-	rh, err := csvheader.Resolve(path, report, rows[0], cols)
+	head = slices.Clone(head)
+	rh, err := csvheader.Resolve(path, report, head, cols)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	canon := make([]string, len(rows[0]))
+	canon := make([]string, len(head))
 	for field, i := range rh.Index {
 		canon[i] = field
 	}
@@ -409,23 +417,47 @@ func csvReadSummary(path, report string, cols []nsysdb.ReportColumn, out any) (*
 			canon[i] = fmt.Sprintf("unused-%d", i)
 		}
 	}
-	rows[0] = canon
-	if len(rows) == 1 {
-		return rh, 0, nil
+	dec := &csvRowsDecoder{header: canon, cr: cr}
+	var (
+		row      int
+		consumed error
+	)
+	err = gocsv.UnmarshalDecoderToCallback(dec, func(r T) {
+		if consumed != nil {
+			return
+		}
+		row++
+		if consumed = each(rh, row, &r); consumed != nil {
+			dec.stop = true
+		}
+	})
+	if consumed != nil {
+		return nil, consumed
 	}
-	if err := gocsv.UnmarshalCSV(&csvCanonicalReader{rows: rows}, out); err != nil {
+	if err != nil {
 		var pe *csv.ParseError
-		if errors.As(err, &pe) {
+		if errors.As(err, &pe) && pe.Err != nil && !errors.Is(pe.Err, csv.ErrFieldCount) && !errors.Is(pe.Err, csv.ErrQuote) && !errors.Is(pe.Err, csv.ErrBareQuote) {
 			col := "?"
 			if pe.Column >= 1 && pe.Column <= len(rh.Names) {
 				col = rh.Names[pe.Column-1]
 			}
-			return nil, 0, &inputerr.Error{Path: path, Where: fmt.Sprintf("data row %d, column %q", pe.Line-1, col),
+			return nil, &inputerr.Error{Path: path, Where: fmt.Sprintf("data row %d, column %q", pe.Line-1, col),
 				Problem: "bad value", Err: pe.Err, Hint: "re-export the report with nsys stats --format csv"}
 		}
-		return nil, 0, &inputerr.Error{Path: path, Problem: "cannot decode the " + report + " report", Err: err}
+		return nil, csvSummaryReadError(path, err)
 	}
-	return rh, len(rows) - 1, nil
+	return rh, nil
+}
+
+// csvSummaryReadError is the error of a summary report the CSV reader
+// could not read: the file's own (too long, unreadable) as it is, else
+// the CSV's.
+func csvSummaryReadError(path string, err error) error {
+	var ie *inputerr.Error
+	if errors.As(err, &ie) {
+		return ie
+	}
+	return csvReadError(path, err)
 }
 
 // csvNsOf converts a decoded time cell to nanoseconds, checking its sign.
@@ -456,31 +488,31 @@ type apiSumRow struct {
 }
 
 func readAPISum(path string) ([]records.APISum, error) {
-	var rows []apiSumRow
-	rh, _, err := csvReadSummary(path, nsysdb.ReportAPISum, nsysdb.APISumColumns, &rows)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]records.APISum, 0, len(rows))
-	for i, r := range rows {
+	var out []records.APISum
+	_, err := csvEachSummary(path, nsysdb.ReportAPISum, nsysdb.APISumColumns, func(rh *csvheader.Header, row int, r *apiSumRow) error {
+		var err error
 		s := records.APISum{Name: nsysdb.StripAPIVersion(r.Name)}
-		if s.TotalNs, err = csvNsOf(path, rh, i+1, "total", r.Total); err != nil {
-			return nil, err
+		if s.TotalNs, err = csvNsOf(path, rh, row, "total", r.Total); err != nil {
+			return err
 		}
-		if s.Calls, err = csvCountOf(path, rh, i+1, "calls", r.Calls); err != nil {
-			return nil, err
+		if s.Calls, err = csvCountOf(path, rh, row, "calls", r.Calls); err != nil {
+			return err
 		}
 		if r.Min != nil {
-			if s.MinNs, err = csvNsOf(path, rh, i+1, "min", *r.Min); err != nil {
-				return nil, err
+			if s.MinNs, err = csvNsOf(path, rh, row, "min", *r.Min); err != nil {
+				return err
 			}
 		}
 		if r.Max != nil {
-			if s.MaxNs, err = csvNsOf(path, rh, i+1, "max", *r.Max); err != nil {
-				return nil, err
+			if s.MaxNs, err = csvNsOf(path, rh, row, "max", *r.Max); err != nil {
+				return err
 			}
 		}
 		out = append(out, s)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -496,39 +528,38 @@ func readMemSum(path string, sizes bool) ([]records.CopySum, error) {
 	if sizes {
 		report, cols = nsysdb.ReportMemSizeSum, nsysdb.MemSizeColumns
 	}
-	var rows []memSumRow
-	rh, _, err := csvReadSummary(path, report, cols, &rows)
-	if err != nil {
-		return nil, err
-	}
-	mbScale := 1.0
-	if sizes {
-		var ok bool
-		if mbScale, ok = csvheader.SizeScale(rh.Unit["total"]); !ok {
-			return nil, &inputerr.Error{Path: path, Where: "column " + strconv.Quote(rh.Names[rh.Index["total"]]),
-				Problem: "unknown size unit " + strconv.Quote(rh.Unit["total"]), Hint: "re-export with nsys stats --format csv"}
+	var (
+		out     []records.CopySum
+		at      = map[vocab.CopyKind]int{}
+		mbScale = 1.0
+		scaled  bool
+	)
+	_, err := csvEachSummary(path, report, cols, func(rh *csvheader.Header, row int, r *memSumRow) error {
+		if sizes && !scaled {
+			var ok bool
+			if mbScale, ok = csvheader.SizeScale(rh.Unit["total"]); !ok {
+				return &inputerr.Error{Path: path, Where: "column " + strconv.Quote(rh.Names[rh.Index["total"]]),
+					Problem: "unknown size unit " + strconv.Quote(rh.Unit["total"]), Hint: "re-export with nsys stats --format csv"}
+			}
+			scaled = true
 		}
-	}
-	var out []records.CopySum
-	at := map[vocab.CopyKind]int{}
-	for i, r := range rows {
 		kind, ok := nsysdb.ReportCopyKindOf(r.Op)
 		if !ok {
-			continue
+			return nil
 		}
-		count, err := csvCountOf(path, rh, i+1, "count", r.Count)
+		count, err := csvCountOf(path, rh, row, "count", r.Count)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		var ns int64
 		var mb float64
 		if sizes {
 			if r.Total.v < 0 {
-				return nil, csvRowError(path, i+1, rh.Names[rh.Index["total"]], r.Total.raw, "size must be a non-negative number", "re-export the report with nsys stats --format csv")
+				return csvRowError(path, row, rh.Names[rh.Index["total"]], r.Total.raw, "size must be a non-negative number", "re-export the report with nsys stats --format csv")
 			}
 			mb = r.Total.v * mbScale
-		} else if ns, err = csvNsOf(path, rh, i+1, "total", r.Total); err != nil {
-			return nil, err
+		} else if ns, err = csvNsOf(path, rh, row, "total", r.Total); err != nil {
+			return err
 		}
 		j, seen := at[kind]
 		if !seen {
@@ -539,6 +570,10 @@ func readMemSum(path string, sizes bool) ([]records.CopySum, error) {
 		out[j].Count += count
 		out[j].TotalNs += ns
 		out[j].TotalMB += mb
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -582,25 +617,31 @@ func csvSplitRange(s string) (domain, name string) {
 }
 
 // readNVTXSum reads nvtx_sum's rows, and which of them are push/pop
-// ranges' (pushPop; none where the report has no Style column).
-func readNVTXSum(path string) (out []records.RangeSum, pushPop []bool, err error) {
-	var rows []nvtxSumRow
-	rh, _, err := csvReadSummary(path, nsysdb.ReportNVTXSum, nsysdb.NVTXSumColumns, &rows)
-	if err != nil {
-		return nil, nil, err
-	}
-	_, styled := rh.Index["style"]
-	out, pushPop = make([]records.RangeSum, 0, len(rows)), make([]bool, 0, len(rows))
-	for i, r := range rows {
-		var s records.RangeSum
-		s.Domain, s.Name = csvSplitRange(r.Range)
-		if s.TotalNs, err = csvNsOf(path, rh, i+1, "total", r.Total); err != nil {
-			return nil, nil, err
+// ranges' (pushPop; none where the report has no Style column); with
+// pushPopOnly, the push/pop ranges' rows alone, which are all a check
+// against nvtx_pushpop_trace compares.
+func readNVTXSum(path string, pushPopOnly bool) (out []records.RangeSum, pushPop []bool, err error) {
+	_, err = csvEachSummary(path, nsysdb.ReportNVTXSum, nsysdb.NVTXSumColumns, func(rh *csvheader.Header, row int, r *nvtxSumRow) error {
+		_, styled := rh.Index["style"]
+		if pushPopOnly && (!styled || r.Style != nvtxPushPop) {
+			return nil
 		}
-		if s.Instances, err = csvCountOf(path, rh, i+1, "instances", r.Instances); err != nil {
-			return nil, nil, err
+		var (
+			s   records.RangeSum
+			err error
+		)
+		s.Domain, s.Name = csvSplitRange(r.Range)
+		if s.TotalNs, err = csvNsOf(path, rh, row, "total", r.Total); err != nil {
+			return err
+		}
+		if s.Instances, err = csvCountOf(path, rh, row, "instances", r.Instances); err != nil {
+			return err
 		}
 		out, pushPop = append(out, s), append(pushPop, styled && r.Style == nvtxPushPop)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	return out, pushPop, nil
 }

@@ -208,7 +208,7 @@ func (rd *reader) readSumsToCheck() error {
 		rd.opened(p)
 	}
 	if p := rd.path(nsysdb.ReportNVTXSum); rd.h.RangeSum == nil && rd.nvtx != nil && !rd.nvtx.empty() && p != "" {
-		rows, pushPop, err := readNVTXSum(p)
+		rows, pushPop, err := readNVTXSum(p, true)
 		if err != nil && !errors.Is(err, errEmptyReport) {
 			return err
 		}
@@ -467,7 +467,7 @@ func (rd *reader) readMemSums() error {
 
 func (rd *reader) readNVTXSum() error {
 	found, err := rd.readSummary(nsysdb.ReportNVTXSum, func(p string) (n int, err error) {
-		rd.rangeSum, rd.rangeSumPushPop, err = readNVTXSum(p)
+		rd.rangeSum, rd.rangeSumPushPop, err = readNVTXSum(p, false)
 		return len(rd.rangeSum), err
 	}, func(p string) {
 		rd.lack(records.FactNVTXSummary, p+" is empty: the capture holds no NVTX ranges (traced without -t nvtx?)")
