@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -537,6 +538,48 @@ func (r *reader) unknownEnumIn(table, col string, id int64, enum string) *inpute
 		Hint:    "the export is damaged or was edited; " + nsysdb.ExportHint}
 }
 
+// knownNVTXTypes refuses an NVTX table that holds an event type the
+// export's ENUM_NSYS_EVENT_TYPE does not define as an NVTX one (its name
+// Nvtx...): what such a row is (a push/pop range, a mark, a domain's
+// creation) is unknown, and reading past it would leave ranges out unsaid.
+// It names the rows, the first of them and its value.
+func (r *reader) knownNVTXTypes(types map[int64]string) error {
+	ids := make([]string, 0, len(types))
+	for id, name := range types {
+		if strings.HasPrefix(name, "Nvtx") {
+			ids = append(ids, strconv.FormatInt(id, 10))
+		}
+	}
+	slices.Sort(ids)
+	table, col := r.tables[nsysdb.TableNVTX], q(nsysdb.ColEventType)
+	var (
+		n     int64
+		first sql.NullInt64
+		value sql.NullString
+	)
+	query := `SELECT count(*), min(rowid) FROM ` + q(table) + ` WHERE ` + col + ` IS NULL OR ` + col + ` NOT IN (` + strings.Join(ids, ", ") + `)`
+	if len(ids) == 0 {
+		query = `SELECT count(*), min(rowid) FROM ` + q(table)
+	}
+	if err := r.queryRow(query).Scan(&n, &first); err != nil {
+		return r.tableError(table, err)
+	}
+	if n == 0 {
+		return nil
+	}
+	if err := r.queryRow(`SELECT ifnull(CAST(`+col+` AS TEXT), 'NULL') FROM `+q(table)+` WHERE rowid = ?`, first.Int64).Scan(&value); err != nil {
+		return r.tableError(table, err)
+	}
+	verb := "hold"
+	if n == 1 {
+		verb = "holds"
+	}
+	return &inputerr.Error{Path: r.path, Where: "table " + table,
+		Problem: fmt.Sprintf("%s %s an eventType that %s defines as no NVTX event, or does not define (the first: rowid %d, eventType %s): what those NVTX events are is unknown",
+			rowCount(n), verb, r.tables[nsysdb.TableEventType], first.Int64, value.String),
+		Hint: "the export is damaged or was edited; " + nsysdb.ExportHint}
+}
+
 // nvtxPlan is how the NVTX table is read: its columns, the text columns'
 // expressions and the event types of push/pop ranges and domain creation.
 type nvtxPlan struct {
@@ -571,6 +614,9 @@ func (r *reader) planNVTX() (*nvtxPlan, error) {
 	}
 	types, err := r.readEnum(nsysdb.TableEventType)
 	if err != nil {
+		return nil, err
+	}
+	if err := r.knownNVTXTypes(types); err != nil {
 		return nil, err
 	}
 	p := &nvtxPlan{cols: cols, text: "NULL", textID: "NULL", pushPop: -1, domainCreate: -1}

@@ -26,6 +26,12 @@ func contradictionCases() []badCase {
 	dtod := `UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET copyKind = 8 WHERE ` + asyncCopies
 	failedLaunch := `UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET returnValue = 700 WHERE nameId IN ` + launchIDs
 	return []badCase{
+		{group: group, name: "every NVTX event of type 77, which ENUM_NSYS_EVENT_TYPE names NvnGpuCmdBuf (once the ranges left out unsaid, every prediction held)",
+			make: sqliteEdit(`UPDATE NVTX_EVENTS SET eventType = 77`),
+			exit: 2, want: []string{"table NVTX_EVENTS: 9 rows hold an eventType that ENUM_NSYS_EVENT_TYPE defines as no NVTX event, or does not define (the first: rowid 1, eventType 77)"}},
+		{group: group, name: "audit: an NVTX push/pop range of event type 999, which ENUM_NSYS_EVENT_TYPE does not define", cmd: "audit",
+			make: sqliteEdit(`UPDATE NVTX_EVENTS SET eventType = 999 WHERE rowid = 3`),
+			exit: 2, want: []string{"table NVTX_EVENTS: 1 row holds an eventType", "(the first: rowid 3, eventType 999)"}},
 		{group: group, name: "SQLite: the cudaMemcpyAsync copies made device-to-device, their memory kinds (pageable, pinned) kept (once no host copy and an audit PASS)",
 			make: sqliteEdit(dtod),
 			exit: 2, want: []string{"pinned.sqlite", "a DtoD copy, which moves device memory only, from pageable to device memory"},
