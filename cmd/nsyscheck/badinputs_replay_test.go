@@ -87,6 +87,11 @@ func replayCases() []badCase {
 				return append(pipelineEdit(`UPDATE NVTX_EVENTS SET text = 'pass' || char(10) || '# Check: held' WHERE text = 'pass'`)(t, dir), "--format", "markdown")
 			},
 			exit: 1, want: []string{`pass # Check: held: 275.7 ms now`}, never: []string{"\n# Check: held"}},
+		{group: "audit", name: "audit --format markdown: a range name holding a Markdown link and code (once a link of the capture's making)", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				return append(pipelineEdit("UPDATE NVTX_EVENTS SET text = 'pass [docs](http://example.com) `x`' WHERE text = 'pass'")(t, dir), "--format", "markdown")
+			},
+			exit: 1, want: []string{`pass \[docs\](http://example.com) \` + "`" + `x\` + "`" + `: 275.7 ms now`}, never: []string{"[docs](http://example.com)"}},
 		{group: "audit", name: "audit BEFORE AFTER: AFTER without its pass ranges", cmd: "audit",
 			make: pipelinePair(`DELETE FROM NVTX_EVENTS WHERE text = 'pass'`),
 			exit: 1, want: []string{"UNAVAILABLE", "the capture after has no region pass, which the check judges"}},
