@@ -828,8 +828,8 @@ func adviceOf(au *audit.Audit) adviceView {
 			at[key] = i
 			a.Classes = append(a.Classes, adviceClass{Fix: fix})
 		}
-		a.Classes[i].Classes = append(a.Classes[i].Classes, fmt.Sprintf("%s: %s, %s, held the host %s (%s of its region)%s", c.Label(),
-			nounsOf(c.Count, "copy"), formatMB(c.Bytes), ns(c.HostNs), auditPct(c.HostShare), noGainWords(au, c.Range)))
+		a.Classes[i].Classes = append(a.Classes[i].Classes, fmt.Sprintf("%s: %s, %s, held the host %s (%s %s)%s", c.Label(),
+			nounsOf(c.Count, "copy"), formatMB(c.Bytes), ns(c.HostNs), auditPct(c.HostShare), shareWord(au, c), noGainWords(au, c.Range)))
 	}
 	if len(a.Classes) == 0 {
 		a.None = "no copy from pageable memory holds the host: nothing to pin"
@@ -941,8 +941,8 @@ func detailOf(au *audit.Audit, verbose bool) auditDetail {
 			auditPct(c.HostShare), ns(c.GPUNs), fmt.Sprintf("%.1f", c.GPUGBps)})
 	}
 	for _, c := range au.TopOffenders {
-		d.Offenders = append(d.Offenders, fmt.Sprintf("%s: %s, %s, held the host %s (%s of its region)",
-			c.Label(), nounsOf(c.Count, "copy"), formatMB(c.Bytes), ns(c.HostNs), auditPct(c.HostShare)))
+		d.Offenders = append(d.Offenders, fmt.Sprintf("%s: %s, %s, held the host %s (%s %s)",
+			c.Label(), nounsOf(c.Count, "copy"), formatMB(c.Bytes), ns(c.HostNs), auditPct(c.HostShare), shareWord(au, c)))
 	}
 	for _, f := range au.Findings {
 		fv := findingView{Head: fmt.Sprintf("%s: %s, %s, %s of host time", f.ID, nounsOf(f.Count, "copy"), formatMB(f.Bytes), ns(f.HostNs)),
@@ -1051,6 +1051,15 @@ func groupSourceWords(au *audit.Audit, g audit.GroupPrediction) string {
 	return g.Source
 }
 
+// shareWord says what a class's host share is of: its region, or the
+// whole capture where its NVTX range is no region (never closed).
+func shareWord(au *audit.Audit, c *audit.Class) string {
+	if c.Range != "" && len(au.Regions) > 0 && au.Region(replay.RegionOfRange(c.Range)) == nil {
+		return "of the whole capture"
+	}
+	return "of its region"
+}
+
 // replayWords says how far to trust the replay: what it assumed and the
 // classes of calls and ops the capture shows latest against it.
 func replayWords(au *audit.Audit) []string {
@@ -1066,6 +1075,9 @@ func replayWords(au *audit.Audit) []string {
 		case timeline.AssumeStreamKindsUnknown:
 			out = append(out, fmt.Sprintf("assumed %s: the trace does not say how %s of pid %d were made (which is the legacy default stream, which are ordered with it): replayed as independent but for the events that join them",
 				a.Kind, nounsOf(int64(a.Count), "stream"), a.PID))
+		case timeline.AssumeOpenRange:
+			out = append(out, fmt.Sprintf("assumed %s: %s of NVTX range %s (pid %d) never closed before the capture ended: left out of the regions, and its copies' share is of the whole capture",
+				a.Kind, counted(a.Count, "instance", "instances"), a.API, a.PID))
 		case timeline.AssumeEventUnrecorded, timeline.AssumeEventUnknown, timeline.AssumeEventRecordWithoutCall, timeline.AssumeSyncStreamUnknown,
 			timeline.AssumeEventRecordingUnmatched:
 			out = append(out, unresolvedWords(a))
