@@ -772,7 +772,7 @@ func notPredictedWords(n *audit.NotPredicted) string {
 		return fmt.Sprintf("not predicted: the what-if found no pinned cost for any of the capture's %s from pageable memory (a copy needs its call's time and its GPU time; a run folder, --rates RUN_DIR, gives both)",
 			nounsOf(int64(n.Uncosted), "copy"))
 	}
-	return fmt.Sprintf("not predicted: the replay ties no kernel to any of the capture's %s, so it cannot tell when the compute beside the copies runs (CSV reports tie none: give the SQLite export, nsys export --type sqlite)",
+	return fmt.Sprintf("not predicted: the replay ties no kernel to any of the capture's %s, so it cannot tell when the compute beside the copies runs (CSV reports name no process of a GPU operation, and tie none where the API trace holds several processes: give the SQLite export, nsys export --type sqlite)",
 		nounsOf(n.Launches, "launch call"))
 }
 
@@ -1079,7 +1079,7 @@ func replayWords(au *audit.Audit) []string {
 			out = append(out, fmt.Sprintf("assumed %s: %s of NVTX range %s (pid %d) never closed before the capture ended: left out of the regions, and its copies' share is of the whole capture",
 				a.Kind, counted(a.Count, "instance", "instances"), a.API, a.PID))
 		case timeline.AssumeEventUnrecorded, timeline.AssumeEventUnknown, timeline.AssumeEventRecordWithoutCall, timeline.AssumeSyncStreamUnknown,
-			timeline.AssumeEventRecordingUnmatched:
+			timeline.AssumeEventRecordingUnmatched, timeline.AssumeEventGuessed:
 			out = append(out, unresolvedWords(a))
 		}
 	}
@@ -1123,6 +1123,9 @@ func unresolvedWords(a timeline.Assumption) string {
 	case timeline.AssumeEventRecordingUnmatched:
 		return fmt.Sprintf("unresolved: %s naming a recording (by eventSyncId) the trace does not hold before it (%s): each is taken to wait for the event's last recording before it",
 			nounsOf(n, "wait"), of)
+	case timeline.AssumeEventGuessed:
+		return fmt.Sprintf("unresolved: %s lacking the synchronisation record that names the event (%s): each is taken to wait for the last work launched before it on every stream of its process that ended before it returned",
+			nounsOf(n, "event wait"), of)
 	case timeline.AssumeEventUnknown:
 		return fmt.Sprintf("unresolved: %s lacking the synchronisation record that names the event (%s): each keeps its measured time and waits for no GPU work",
 			nounsOf(n, "event wait"), of)
