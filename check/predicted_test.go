@@ -129,3 +129,37 @@ func TestCSVPairsAgree(t *testing.T) {
 		}
 	}
 }
+
+// A folder of reports lists no processes, so a DataLoader's workers
+// (which make no CUDA call) cannot be seen in it: the audit of one says
+// so where it pins as PyTorch does without them, and names --pin-by
+// pin-thread, which predicts the steps as the export does.
+func TestCSVDataLoaderUnseen(t *testing.T) {
+	dir := filepath.Join("..", "testdata", "captures")
+	for _, pin := range []string{"", "pin-thread"} {
+		csv, err := Audit(context.Background(), csvFolder(t, "train-pageable"), "", AuditOptions{NoRule: true, PinBy: pin})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := report.AuditText(&b, csv, report.TextOptions{Width: 10000}); err != nil {
+			t.Fatal(err)
+		}
+		said := strings.Contains(b.String(), "CSV reports list no processes: for a DataLoader with workers, pass --pin-by pin-thread")
+		if said != (pin == "") {
+			t.Errorf("--pin-by %q: the unseen workers said %v:\n%s", pin, said, b.String())
+		}
+		if pin == "" {
+			continue
+		}
+		db, err := Audit(context.Background(), filepath.Join(dir, "train-pageable"), "", AuditOptions{NoRule: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _, _ := db.Before.Region("step").Predicted()
+		got, _, _ := csv.Before.Region("step").Predicted()
+		if math.Abs(got/want-1) > 0.01 {
+			t.Errorf("step predicted %.4g ms from the reports with --pin-by pin-thread, %.4g from the export", got, want)
+		}
+	}
+}

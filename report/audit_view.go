@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/audit"
+	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/coverage"
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/framework"
@@ -418,6 +419,11 @@ func replayNote(au *audit.Audit) string {
 	if rp.PinBy == replay.PinByThread && au.Framework.LoaderWorkers > 0 {
 		from = fmt.Sprintf("as a DataLoader whose workers make the batches pins with pin_memory=True: the capture lists %s named %s",
 			counted(au.Framework.LoaderWorkers, "process", "processes"), framework.LoaderWorkerName)
+	}
+	if rp.PinByFrom == audit.PinByFramework && au.Framework.Framework == framework.PyTorch && au.Format == string(capture.FormatCSV) {
+		// A DataLoader's workers show only in the process list, which CSV
+		// reports do not carry.
+		from += " where no DataLoader's worker processes are seen (CSV reports list no processes: for a DataLoader with workers, pass --pin-by pin-thread)"
 	}
 	switch rp.PinByFrom {
 	case audit.PinByFlag:
