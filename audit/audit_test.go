@@ -130,6 +130,13 @@ func TestClassesAndFindings(t *testing.T) {
 			t.Errorf("class %s share = %g of the whole capture's 50 ms", c.Label(), c.HostShare)
 		}
 	}
+	// A class in a range that is no region (never closed, so left out of
+	// the regions) takes the whole capture's share, not none.
+	au.Regions = au.Regions[:1]
+	au.shareByRegion()
+	if want := float64(au.Classes[0].HostNs) / 50e6; au.Classes[0].Range != "step" || math.Abs(au.Classes[0].HostShare-want) > 1e-12 || want == 0 {
+		t.Errorf("step class, step no region: share %g, want %g of the whole capture", au.Classes[0].HostShare, want)
+	}
 }
 
 // region is a replayed region of n instances of a median of med ms and a

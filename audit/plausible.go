@@ -107,6 +107,9 @@ func countsAgree(au *Audit) error {
 			return fmt.Errorf("copies is %d, but its classes hold %d copies", au.Copies, n)
 		}
 	}
+	if err := totalsAgree(au); err != nil {
+		return err
+	}
 	if au.Unmatched > au.Copies {
 		return fmt.Errorf("copiesWithoutCall is %d, more than its %d copies", au.Unmatched, au.Copies)
 	}
@@ -178,6 +181,44 @@ func inBound(field string, low, mid, high float64) error {
 		return fmt.Errorf("%s bound is %g-%g around %g, below zero", field, low, high, mid)
 	case low > mid || mid > high:
 		return fmt.Errorf("%s is %g, outside its own bound %g-%g", field, mid, low, high)
+	}
+	return nil
+}
+
+// totalsAgree refuses totals that are not the sums of the audit's classes
+// by direction, host memory kind and API kind: the accumulator adds every
+// copy to its class and its total alike, so the two cannot differ.
+func totalsAgree(au *Audit) error {
+	if len(au.Classes) == 0 && len(au.Totals) == 0 {
+		return nil
+	}
+	sums := map[totalKey]Total{}
+	for _, c := range au.Classes {
+		k := totalKey{c.Direction, c.HostMemory, c.APIKind}
+		t := sums[k]
+		t.Count += c.Count
+		t.Bytes += c.Bytes
+		t.HostNs += c.HostNs
+		t.GPUNs += c.GPUNs
+		sums[k] = t
+	}
+	seen := map[totalKey]bool{}
+	for i, t := range au.Totals {
+		k := totalKey{t.Direction, t.HostMemory, t.APIKind}
+		if seen[k] {
+			return fmt.Errorf("totals[%d] (%s, %s, %s) is listed twice", i, t.Direction, t.HostMemory, t.APIKind)
+		}
+		seen[k] = true
+		c := sums[k]
+		if t.Count != c.Count || t.Bytes != c.Bytes || t.HostNs != c.HostNs || t.GPUNs != c.GPUNs {
+			return fmt.Errorf("totals[%d] (%s, %s, %s) sums %d copies, %d bytes, %d ns of host time and %d ns on the GPU, but its classes hold %d, %d, %d and %d",
+				i, t.Direction, t.HostMemory, t.APIKind, t.Count, t.Bytes, t.HostNs, t.GPUNs, c.Count, c.Bytes, c.HostNs, c.GPUNs)
+		}
+	}
+	for k, c := range sums {
+		if !seen[k] && c.Count > 0 {
+			return fmt.Errorf("the classes hold %d copies %s from %s host memory (%s) that no total sums", c.Count, k.dir, k.host, k.kind)
+		}
 	}
 	return nil
 }

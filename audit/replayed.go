@@ -225,15 +225,17 @@ func (au *Audit) setReplay(r Replayed) {
 
 // shareByRegion gives each class its share of its region (Region.ShareOf),
 // its NVTX range or the whole capture (replay.CaptureRegion) for a class
-// outside any range.
+// outside any range, or inside a range that is no region (one never
+// closed before the capture ended, which the regions leave out): a share
+// of nothing would read as none.
 func (au *Audit) shareByRegion() {
 	for _, c := range au.Classes {
 		c.HostShare = 0
-		name := replay.RegionOfRange(c.Range)
-		if name == "" {
-			name = replay.CaptureRegion
+		r := au.Region(replay.RegionOfRange(c.Range))
+		if r == nil {
+			r = au.Region(replay.CaptureRegion)
 		}
-		if r := au.Region(name); r != nil {
+		if r != nil {
 			c.HostShare = r.ShareOf(float64(c.HostNs) / 1e6)
 		}
 	}

@@ -142,6 +142,14 @@ func ReadRanks(path string) (audits []*audit.Audit, failed []Failed, ok bool, er
 	if err != nil {
 		return nil, nil, true, err
 	}
+	if own.SchemaVersion == nil {
+		// Past the head: the keys rewritten in another order.
+		var head struct {
+			SchemaVersion json.RawMessage `json:"schemaVersion"`
+		}
+		_ = json.Unmarshal(data, &head)
+		own.SchemaVersion = head.SchemaVersion
+	}
 	var version int
 	if err := json.Unmarshal(own.SchemaVersion, &version); err != nil || version != audit.EnvelopeVersion {
 		return nil, nil, true, fmt.Errorf("%s: the audits of a job's ranks of schemaVersion %s; this nsyscheck reads version %d: write them again with this nsyscheck's audit --ranks --format json",
@@ -164,10 +172,29 @@ func ReadRanks(path string) (audits []*audit.Audit, failed []Failed, ok bool, er
 		}
 		audits = append(audits, au)
 	}
-	for _, r := range env.Ranks.Rows {
+	audited := map[string]int{}
+	for _, au := range audits {
+		audited[au.Capture]++
+	}
+	for i, r := range env.Ranks.Rows {
 		if r.Err != "" {
 			failed = append(failed, Failed{Capture: r.Capture, Err: r.Err})
+			continue
 		}
+		if audited[r.Capture] == 0 {
+			return nil, nil, true, fmt.Errorf("%s: ranks.rows[%d] lists %s as audited, but no result holds its audit: the file was edited; write the audits again with nsyscheck audit --ranks --format json",
+				path, i, r.Capture)
+		}
+		audited[r.Capture]--
+	}
+	for _, au := range audits {
+		if audited[au.Capture] > 0 {
+			return nil, nil, true, fmt.Errorf("%s: the audit of %s is a result of the job, but no row of ranks.rows lists it: the file was edited; write the audits again with nsyscheck audit --ranks --format json",
+				path, au.Capture)
+		}
+	}
+	if len(audits) == 0 && len(failed) == 0 {
+		return nil, nil, true, fmt.Errorf("%s: the audits of a job's ranks hold no rank, audited or failed: write them again with nsyscheck audit --ranks --format json", path)
 	}
 	return audits, failed, true, nil
 }

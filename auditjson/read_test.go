@@ -3,6 +3,7 @@ package auditjson
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/nsyscheck/nsyscheck/audit"
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
@@ -239,6 +241,15 @@ func TestReadRefusesImpossible(t *testing.T) {
 		{"longer than the capture", func(a *audit.Audit) { a.Regions[step].MedianMs, a.Regions[step].SpanMs = 99999, 99999 }, `("step").medianMs is 99999 ms, longer than the whole capture`},
 		{"negative prediction", func(a *audit.Audit) { a.Prediction.AfterLowNs = -1 }, "prediction.afterLowNs is -1, below zero"},
 		{"copies against classes", func(a *audit.Audit) { a.Copies = 7 }, "copies is 7, but its classes hold 207 copies"},
+		{"a total past its classes", func(a *audit.Audit) { a.Totals[0].Bytes++ }, "totals[0] ("},
+		{"a total left out", func(a *audit.Audit) { a.Totals = a.Totals[1:] }, "that no total sums"},
+		{"a total's host memory renamed", func(a *audit.Audit) {
+			for i := range a.Totals {
+				if a.Totals[i].HostMemory == audit.Pinned {
+					a.Totals[i].HostMemory = audit.Pageable
+				}
+			}
+		}, "totals["},
 		{"finding past the copies", func(a *audit.Audit) { a.Findings[0].Count = a.Copies + 1 }, "counts 208 copies of the audit's 207"},
 		{"prediction outside its bound", func(a *audit.Audit) {
 			a.Prediction.AfterLowNs, a.Prediction.AfterNs, a.Prediction.AfterHighNs = 0, 9, 8
@@ -315,13 +326,14 @@ func TestReadMasksCredentials(t *testing.T) {
 	b, _ := json.Marshal(FromAudit(before))
 	a, _ := json.Marshal(FromAudit(after))
 	c, _ := json.Marshal(FromCheck(check))
+	capture, _ := json.Marshal(before.Capture)
 	head := `"schemaVersion": 1, "tool": {"name": "nsyscheck", "version": "x"}, "inputs": ["a", "b"], `
 	dir := t.TempDir()
 	pair := filepath.Join(dir, "pair.json")
 	ranks := filepath.Join(dir, "ranks.json")
 	for p, body := range map[string]string{
 		pair:  `{"kind": "audit", ` + head + `"results": [` + string(b) + `, ` + string(a) + `], "check": ` + string(c) + `}`,
-		ranks: `{"kind": "audit-ranks", ` + head + `"results": [` + string(b) + `]}`,
+		ranks: `{"kind": "audit-ranks", ` + head + `"results": [` + string(b) + `], "ranks": {"rows": [{"capture": ` + string(capture) + `}]}}`,
 	} {
 		if !strings.Contains(body, token) || !strings.Contains(body, aws) {
 			t.Fatalf("%s: the credentials were not planted", p)
@@ -346,5 +358,77 @@ func TestReadMasksCredentials(t *testing.T) {
 	}
 	if !strings.HasPrefix(out.Before.GPU, "NVIDIA H200 AKIA") || len(out.Before.Regions) != len(train.Before.Regions) {
 		t.Errorf("the masked audit lost its GPU or regions: %q, %d regions", out.Before.GPU, len(out.Before.Regions))
+	}
+}
+
+// TestReadRanksRowsAgree: the JSON of audit --ranks lists each rank's
+// capture in its rows and holds each audited one's audit in its results;
+// a file whose rows name an audit it does not hold, whose results hold an
+// audit no row names, or that holds no rank at all was edited, and is
+// refused rather than merged short of a rank.
+func TestReadRanksRowsAgree(t *testing.T) {
+	train, ok, err := ReadOutput(filepath.Join("..", "report", "testdata", "audits", "train.json"))
+	if !ok || err != nil {
+		t.Fatalf("the training pair: %v %v", ok, err)
+	}
+	b, _ := json.Marshal(FromAudit(train.Before))
+	capture, _ := json.Marshal(train.Before.Capture)
+	head := `{"kind": "audit-ranks", "schemaVersion": 1, "tool": {"name": "nsyscheck", "version": "x"}, "inputs": ["a"], `
+	row := `{"capture": ` + string(capture) + `}`
+	failed := `{"capture": "rank7.sqlite", "error": "rank7.sqlite: the file is empty"}`
+	dir := t.TempDir()
+	// Rewritten with its keys sorted, as jq -S writes it: the schema's
+	// version past the head, after the results.
+	// Eight ranks, so that the results pass the head.
+	rows, results := []string{row}, []string{string(b)}
+	for r := 1; r < 8; r++ {
+		name := fmt.Sprintf("rank%d.sqlite", r)
+		rows = append(rows, `{"capture": "`+name+`"}`)
+		results = append(results, strings.ReplaceAll(string(b), train.Before.Capture, name))
+	}
+	body := `{"inputs": ["a"], "kind": "audit-ranks", "ranks": {"rows": [` + strings.Join(rows, ", ") + `]}, "results": [` + strings.Join(results, ", ") +
+		`], "schemaVersion": 1, "tool": {"name": "nsyscheck", "version": "x"}}`
+	if strings.Index(body, `"schemaVersion"`) < nsysdb.SniffSize {
+		t.Fatalf("the sorted JSON's schemaVersion at byte %d, inside the head", strings.Index(body, `"schemaVersion"`))
+	}
+	sorted := filepath.Join(dir, "sorted.json")
+	if err := os.WriteFile(sorted, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if audits, _, ok, err := ReadRanks(sorted); !ok || err != nil || len(audits) != 8 {
+		t.Errorf("the ranks' JSON with its keys sorted: %d audits, want 8, %v %v", len(audits), ok, err)
+	}
+	for _, c := range []struct {
+		name, body, want string
+		ranks            int
+	}{
+		{"as written", `"results": [` + string(b) + `], "ranks": {"rows": [` + row + `]}`, "", 1},
+		{"as written, a rank failed", `"results": [` + string(b) + `], "ranks": {"rows": [` + row + `, ` + failed + `]}`, "", 2},
+		{"only failed ranks", `"results": [], "ranks": {"rows": [` + failed + `]}`, "", 1},
+		{"results emptied", `"results": [], "ranks": {"rows": [` + row + `]}`, "ranks.rows[0] lists " + train.Before.Capture + " as audited, but no result holds its audit", 0},
+		{"a row dropped", `"results": [` + string(b) + `], "ranks": {"rows": []}`, "no row of ranks.rows lists it", 0},
+		{"the result twice, one row", `"results": [` + string(b) + `, ` + string(b) + `], "ranks": {"rows": [` + row + `]}`, "no row of ranks.rows lists it", 0},
+		{"no rank at all", `"results": [], "ranks": {"rows": []}`, "hold no rank, audited or failed", 0},
+	} {
+		p := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-")+".json")
+		if err := os.WriteFile(p, []byte(head+c.body+"}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		audits, fails, ok, err := ReadRanks(p)
+		if !ok {
+			t.Fatalf("%s: not read as the audits of a job's ranks", c.name)
+		}
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("%s: %v", c.name, err)
+			}
+			if len(audits)+len(fails) != c.ranks {
+				t.Errorf("%s: %d audits and %d failed ranks, want %d in all", c.name, len(audits), len(fails), c.ranks)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), p) {
+			t.Errorf("%s: err %v, want one naming %s and %q", c.name, err, p, c.want)
+		}
 	}
 }

@@ -59,7 +59,8 @@ func crosscheck(t *testing.T, sqlitePath, csvDir string) {
 // export of the same capture: by correlation id, the direction, memory kinds,
 // bytes, start, end, stream and device of every copy and the base name,
 // start and end of every kernel; every range's name, domain, times and
-// thread. The process id is left out: cuda_gpu_trace has none.
+// thread; and each operation's process, which cuda_gpu_trace does not
+// name, taken from the one process of the API trace's calls.
 func TestCrosscheckGPUAndNVTXRecords(t *testing.T) {
 	for _, dir := range []string{"h200-pinned", "h200-pinned-nonvtx", "h200-run", "other-counts", "broken-pin", "torch-lesson"} {
 		t.Run(dir, func(t *testing.T) {
@@ -91,7 +92,6 @@ func TestCrosscheckGPUAndNVTXRecords(t *testing.T) {
 			}
 			byCorr := map[int64]Memcpy{}
 			for _, m := range db.Memcpys.All() {
-				m.PID = 0
 				byCorr[m.CorrelationID] = m
 			}
 			for _, m := range cs.Memcpys.All() {
@@ -101,7 +101,6 @@ func TestCrosscheckGPUAndNVTXRecords(t *testing.T) {
 			}
 			kern := map[int64]Kernel{}
 			for _, k := range db.Kernels {
-				k.PID = 0
 				kern[k.CorrelationID] = k
 			}
 			for _, k := range cs.Kernels {

@@ -226,18 +226,18 @@ func scanChecked(ctx context.Context, src *source.Source, sel records.Selection,
 		uncalled []records.Op // the first uncalled copy, and how many
 		n        int64
 	)
-	noCopies := ""   // why the trace has no copy records, as its reader says
-	noKinds := false // the trace names no memory kinds at all
-	noCalls := ""    // why the trace has no API calls, as its reader says
-	noBytes := ""    // why its copies have no sizes
+	noCopies := "" // why the trace has no copy records, as its reader says
+	noKinds := ""  // why the trace names no memory kinds at all
+	noCalls := ""  // why the trace has no API calls, as its reader says
+	noBytes := ""  // why its copies have no sizes
 	var unclassed unclassified
 	nextGap := h.Gap
 	h.Gap = func(g records.Gap) error {
 		if g.Fact == records.FactMemcpy && noCopies == "" {
 			noCopies = g.Reason
 		}
-		if g.Fact == records.FactMemoryKinds {
-			noKinds = true
+		if g.Fact == records.FactMemoryKinds && noKinds == "" {
+			noKinds = g.Reason
 		}
 		if g.Fact == records.FactAPITrace && noCalls == "" {
 			noCalls = g.Reason
@@ -322,7 +322,14 @@ func scanChecked(ctx context.Context, src *source.Source, sel records.Selection,
 				n, copies, orDefault(info.Sources.API, "the API trace"), o.Corr, o.PID, o.Bytes, o.Copy),
 			Hint: "the capture is damaged or was edited (a NULL or wrong globalPid, calls deleted); " + exportAgain(src.Kind)}
 	}
-	if !noKinds && unclassed.n > 0 {
+	switch {
+	case noKinds != "" && unclassed.hostDevice > 0:
+		// Every host-device copy of unknown kind, not one not pageable.
+		return nil, checked, &inputerr.Error{Path: src.Path, Where: orDefault(from, "the copy records"),
+			Problem: fmt.Sprintf("the audit is unavailable: the trace names no memory kind of any copy (%s), so whether its %d host-device copies were pinned is unknown, not pinned",
+				noKinds, unclassed.hostDevice),
+			Hint: "give the capture with its copies' memory kinds; " + exportAgain(src.Kind)}
+	case noKinds == "" && unclassed.n > 0:
 		return nil, checked, unclassed.refusal(src, from)
 	}
 	for api, n := range capt.captured() {

@@ -108,7 +108,11 @@ type reader struct {
 	// copies are the graphs' nodes.
 	joining bool
 	index   records.CallIndex
-	graphs  records.CallIndex
+	// onePID is the one process of the API trace's calls (0 where it
+	// holds none, or several: manyPIDs).
+	onePID   int64
+	manyPIDs bool
+	graphs   records.CallIndex
 
 	// The summaries read only for checkSums, not handed on; and what the
 	// per-record reports held, counted as they were read.
@@ -631,6 +635,12 @@ func (rd *reader) emitCalls() error {
 	hand := func(call *records.Call) error {
 		rd.callsSeen[call.Name]++
 		rd.callNsSeen[call.Name] += call.End - call.Start
+		switch {
+		case rd.onePID == 0 && !rd.manyPIDs:
+			rd.onePID = call.PID
+		case call.PID != rd.onePID:
+			rd.onePID, rd.manyPIDs = 0, true
+		}
 		if !opts.WantsAPI(call.Name) {
 			return nil
 		}
@@ -762,6 +772,9 @@ func (rd *reader) gpuRows(fn func(*records.Op) error) error {
 		g := &l.rec
 		rd.traceSpan.add(g.Start, g.End)
 		op = records.Op{Start: g.Start, End: g.End, Corr: g.Corr, PID: g.PID, Device: g.Device, Stream: g.Stream, Row: row}
+		if op.PID == 0 {
+			op.PID = rd.onePID // the report names no process: the calls' one
+		}
 		switch {
 		case g.Memset:
 			rd.counts.Memsets++

@@ -31,6 +31,10 @@ const (
 	FormatDigitalOcean = "DigitalOcean token"    // dop_v1_, doo_v1_, dor_v1_
 	FormatGoogleOAuth  = "Google OAuth token"    // ya29.
 	FormatAzureSAS     = "Azure SAS signature"   // sig=... in a shared access signature URL
+	FormatNVIDIA       = "NVIDIA API key"        // nvapi-
+	FormatDatabricks   = "Databricks token"      // dapi
+	FormatSlackHook    = "Slack webhook"         // hooks.slack.com/services/...
+	FormatSignedURL    = "signed URL signature"  // X-Amz-Signature=, X-Goog-Signature=
 )
 
 // Secret is a credential found inside a string by FindSecrets.
@@ -81,6 +85,8 @@ var (
 	// sasByte: a shared access signature's base64, URL-encoded (%2B, %2F,
 	// %3D) or not.
 	sasByte = byteClass(func(c byte) bool { return alnumByte[c] || strings.IndexByte("%+/=", c) >= 0 })
+	// hookByte: a webhook URL's path after its prefix (T…/B…/secret).
+	hookByte = byteClass(func(c byte) bool { return alnumByte[c] || c == '/' })
 )
 
 // tokenFormats are the well-known credential formats told by a prefix,
@@ -114,6 +120,25 @@ var tokenFormats = []tokenFormat{
 	{prefix: "ya29.", min: 30, format: FormatGoogleOAuth, class: tokenByte, loose: true},
 	{prefix: "xapp-", min: 20, format: FormatSlack, class: tokenByte, loose: true},
 	{prefix: "sig=", min: 30, format: FormatAzureSAS, class: sasByte},
+	{prefix: "nvapi-", min: 40, format: FormatNVIDIA, class: tokenByte, loose: true},
+	{prefix: "dapi", min: 32, format: FormatDatabricks, class: tokenByte, valid: hexHead},
+	{prefix: "hooks.slack.com/services/", min: 20, format: FormatSlackHook, class: hookByte, loose: true},
+	{prefix: "X-Amz-Signature=", min: 32, format: FormatSignedURL, class: alnumByte, loose: true},
+	{prefix: "X-Goog-Signature=", min: 32, format: FormatSignedURL, class: alnumByte, loose: true},
+}
+
+// hexHead: a Databricks token's body starts with 32 hex digits (dapi,
+// then the digits, then at times "-2"), which a word after "dapi" does not.
+func hexHead(body string) bool {
+	if len(body) < 32 {
+		return false
+	}
+	for _, c := range []byte(body[:32]) {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // sendGridShape: a SendGrid key's body is its id, a dot, and its secret

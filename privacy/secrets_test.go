@@ -126,6 +126,11 @@ var (
 	fakeSlackApp  = "xapp-1-A0123BCDE-1234567890-" + strings.Repeat("ab12", 8)
 	fakeSAS       = "sig=dD80ihBh5jfNpymO5Hg1IdiJIEvHcJpCMiCMnN%2FRnbI%3D"
 	fakeKeyID     = "8f2b6c0d1e3a4f5b6c7d8e9f0a1b2c3d4e5f6a7b"
+	fakeNVIDIA    = "nvapi-" + strings.Repeat("Qx7-kP2_", 8)
+	fakeDatabrick = "dapi" + strings.Repeat("0a9f", 8) + "-2"
+	fakeSlackHook = "hooks.slack.com/services/T0A1B2C3D/B4E5F6G7H/" + strings.Repeat("aZ3k", 6)
+	fakeAmzSig    = "X-Amz-Signature=" + strings.Repeat("3f7a9c1e", 8)
+	fakeGoogSig   = "X-Goog-Signature=" + strings.Repeat("9c1e3f7a", 16)
 	fakePEM       = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA1c8mUoFsH3xV\n9Zq0wK2bLm4Tn7Rp\n-----END RSA PRIVATE KEY-----"
 )
 
@@ -170,6 +175,11 @@ func TestSecretFormats(t *testing.T) {
 		{"https://acct.blob.core.windows.net/c/x?sv=2021-08-06&se=2026-01-01&sp=r&" + fakeSAS + "&x=1", []want{{fakeSAS, FormatAzureSAS}}},
 		{`{"type": "service_account", "private_key_id": "` + fakeKeyID + `"}`, []want{{fakeKeyID, FormatNamed}}},
 		{"env MYSQL_PWD=Tr0ub4dor3 mysql -u app", []want{{"Tr0ub4dor3", FormatNamed}}},
+		{"NIM model pull " + fakeNVIDIA + " done", []want{{fakeNVIDIA, FormatNVIDIA}}},
+		{"databricks " + fakeDatabrick, []want{{fakeDatabrick, FormatDatabricks}}},
+		{"notify https://" + fakeSlackHook + " ok", []want{{fakeSlackHook, FormatSlackHook}}},
+		{"https://b.s3.amazonaws.com/k?X-Amz-Date=20261201T000000Z&" + fakeAmzSig + "&x=1", []want{{fakeAmzSig, FormatSignedURL}}},
+		{"https://storage.googleapis.com/b/o?" + fakeGoogSig, []want{{fakeGoogSig, FormatSignedURL}}},
 
 		// Near misses.
 		{"max_tokens=512 tokens: 2048 token_count: 5", nil},
@@ -191,6 +201,7 @@ func TestSecretFormats(t *testing.T) {
 		{"PWD=/tmp/x SG.short.name pypi-AgEI dckr_pat_x ya29.short xapp-short sig=abc design=" + strings.Repeat("x", 40), nil},
 		{"SG.layer1.conv2.weight_gradient_accumulation_buffer", nil}, // a dotted name, not id.secret
 		{"key_id=7 private_key_id_file=/k.json", nil},
+		{"nvapi-short dapi_call dapiLoaderForTheWholeModelsTrainingSet hooks.slack.com/services/ X-Amz-Signature=abc", nil},
 	}
 	for _, c := range cases {
 		checkSecrets(t, c.in, c.want)

@@ -53,6 +53,9 @@ type Row struct {
 	Peers        int     `json:"peers"`
 	// Outlier is true when a finding names the rank.
 	Outlier bool `json:"outlier"`
+	// GPU is the GPU the rank's capture was made on ("" where it does
+	// not say).
+	GPU string `json:"gpu,omitempty"`
 }
 
 // Thresholds decide which ranks stand out.
@@ -89,6 +92,11 @@ type Finding struct {
 	Got        float64 `json:"got"`
 	PeerMedian float64 `json:"peerMedian"`
 	Threshold  float64 `json:"threshold"`
+	// GPU and PeerGPU, on a rank slower than its peers, are its GPU and
+	// the one most of its peers ran on, where none of them ran on its
+	// own: another GPU may be why it is slower. Empty otherwise.
+	GPU     string `json:"gpu,omitempty"`
+	PeerGPU string `json:"peerGpu,omitempty"`
 }
 
 // Summary is the job's table: a row per rank, in rank order, and the
@@ -304,7 +312,11 @@ func Summarize(in []Audited, th Thresholds) Summary {
 			continue
 		}
 		if r.NowMs > 0 && r.PeerNowMs > 0 && r.NowMs > th.SlowerThanPeers*r.PeerNowMs {
-			s.Findings = append(s.Findings, Finding{Row: i, Rank: r.Rank, Kind: KindSlower, Got: r.NowMs, PeerMedian: r.PeerNowMs, Threshold: th.SlowerThanPeers})
+			f := Finding{Row: i, Rank: r.Rank, Kind: KindSlower, Got: r.NowMs, PeerMedian: r.PeerNowMs, Threshold: th.SlowerThanPeers}
+			if peer := peerGPU(s.Rows, i, func(j int) bool { return rows[j].group == rows[i].group }); r.GPU != "" && peer != "" {
+				f.GPU, f.PeerGPU = r.GPU, peer
+			}
+			s.Findings = append(s.Findings, f)
 			r.Outlier = true
 		}
 		if r.Pageable > r.PeerPageable+th.PageableAbovePeers {
@@ -313,6 +325,26 @@ func Summarize(in []Audited, th Thresholds) Summary {
 		}
 	}
 	return s
+}
+
+// peerGPU is the GPU most of row i's peers (the other audited rows that
+// peer says are) ran on, the first in row order of two as common; "" where
+// one of them ran on row i's own GPU, or none names one.
+func peerGPU(rows []Row, i int, peer func(j int) bool) string {
+	count := map[string]int{}
+	best := ""
+	for j, p := range rows {
+		if j == i || p.Err != "" || p.GPU == "" || !peer(j) {
+			continue
+		}
+		if p.GPU == rows[i].GPU {
+			return ""
+		}
+		if count[p.GPU]++; count[p.GPU] > count[best] {
+			best = p.GPU
+		}
+	}
+	return best
 }
 
 // rowOf is one rank's row, its times those of the region named.
@@ -326,7 +358,7 @@ func rowOf(a Audited, region string) Row {
 		return r
 	}
 	au := a.Audit
-	r.Copies = au.Copies
+	r.Copies, r.GPU = au.Copies, au.GPU
 	var hd, pg int64
 	for _, t := range au.Totals {
 		if t.Direction == vocab.CopyHtoD || t.Direction == vocab.CopyDtoH {

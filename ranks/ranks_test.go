@@ -97,6 +97,38 @@ func TestSummarize(t *testing.T) {
 	}
 }
 
+// TestSlowerOnAnotherGPU: a rank slower than its peers that ran on
+// another GPU than every one of them says so, with the GPU most of them
+// ran on; a slow rank on its peers' GPU, or one whose capture names no
+// GPU, says nothing of GPUs.
+func TestSlowerOnAnotherGPU(t *testing.T) {
+	job := func(gpus ...string) Summary {
+		var in []Audited
+		for r, gpu := range gpus {
+			au := rankAudit(100, 0, 20, 20)
+			if r == 0 {
+				au = rankAudit(100, 0, 30, 30) // 1.5x its peers
+			}
+			au.GPU = gpu
+			in = append(in, Audited{Capture: "run/report." + string(rune('0'+r)) + ".sqlite", Audit: au})
+		}
+		s := Summarize(in, DefaultThresholds)
+		if len(s.Findings) != 1 || s.Findings[0].Rank != "0" || s.Findings[0].Kind != KindSlower {
+			t.Fatalf("%v: findings %+v, want rank 0 slower", gpus, s.Findings)
+		}
+		return s
+	}
+	const h200, t4, a100 = "NVIDIA H200", "Tesla T4", "NVIDIA A100-SXM4-80GB"
+	if f := job(t4, h200, a100, h200).Findings[0]; f.GPU != t4 || f.PeerGPU != h200 || job(t4, h200, a100, h200).Rows[0].GPU != t4 {
+		t.Errorf("rank 0 on a T4 beside H200s and an A100: %+v", f)
+	}
+	for _, gpus := range [][]string{{h200, h200, h200}, {t4, h200, t4}, {"", h200, h200}, {t4, "", ""}} {
+		if f := job(gpus...).Findings[0]; f.GPU != "" || f.PeerGPU != "" {
+			t.Errorf("%q: %+v, want no GPU said", gpus, f)
+		}
+	}
+}
+
 // TestOtherProgramIsNoPeer: a rank whose capture moves ten times the
 // bytes of the job's others runs another program; it is listed as unlike
 // beside the job's first rank, compared with no rank of the job, and the

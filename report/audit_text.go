@@ -357,16 +357,15 @@ func lineCells(rows [][]string) [][]string {
 	return out
 }
 
-// mdText escapes what Markdown would read as markup in a table or a line.
-// A newline in a name would end the line there and let the name's own
-// text start a block of its own (a heading, a list item, a row), so each
-// is a space, as text output's wrapping makes it.
+// mdText escapes what Markdown would read as markup in a table or a line
+// (md's escapes: emphasis, code, links, HTML, a table cell's end, a
+// heading), so that a name from a capture renders as the text it is. A
+// newline in a name would end the line there and let the name's own text
+// start a block of its own (a heading, a list item, a row), so each is a
+// space, as text output's wrapping makes it.
 func mdText(s string) string {
-	return mdReplacer.Replace(s)
+	return md(strings.ReplaceAll(s, "\r\n", " "))
 }
-
-// mdReplacer is mdText's.
-var mdReplacer = strings.NewReplacer("|", `\|`, "*", `\*`, "<", "&lt;", ">", "&gt;", "\r\n", " ", "\n", " ", "\r", " ")
 
 // capitalise starts a sentence with a capital.
 func capitalise(s string) string {

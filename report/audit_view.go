@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/audit"
+	"github.com/nsyscheck/nsyscheck/capture"
 	"github.com/nsyscheck/nsyscheck/coverage"
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/framework"
@@ -419,6 +420,11 @@ func replayNote(au *audit.Audit) string {
 		from = fmt.Sprintf("as a DataLoader whose workers make the batches pins with pin_memory=True: the capture lists %s named %s",
 			counted(au.Framework.LoaderWorkers, "process", "processes"), framework.LoaderWorkerName)
 	}
+	if rp.PinByFrom == audit.PinByFramework && au.Framework.Framework == framework.PyTorch && au.Format == string(capture.FormatCSV) {
+		// A DataLoader's workers show only in the process list, which CSV
+		// reports do not carry.
+		from += " where no DataLoader's worker processes are seen (CSV reports list no processes: for a DataLoader with workers, pass --pin-by pin-thread)"
+	}
 	switch rp.PinByFrom {
 	case audit.PinByFlag:
 		from = "as --pin-by says"
@@ -772,7 +778,7 @@ func notPredictedWords(n *audit.NotPredicted) string {
 		return fmt.Sprintf("not predicted: the what-if found no pinned cost for any of the capture's %s from pageable memory (a copy needs its call's time and its GPU time; a run folder, --rates RUN_DIR, gives both)",
 			nounsOf(int64(n.Uncosted), "copy"))
 	}
-	return fmt.Sprintf("not predicted: the replay ties no kernel to any of the capture's %s, so it cannot tell when the compute beside the copies runs (CSV reports tie none: give the SQLite export, nsys export --type sqlite)",
+	return fmt.Sprintf("not predicted: the replay ties no kernel to any of the capture's %s, so it cannot tell when the compute beside the copies runs (CSV reports name no process of a GPU operation, and tie none where the API trace holds several processes: give the SQLite export, nsys export --type sqlite)",
 		nounsOf(n.Launches, "launch call"))
 }
 
@@ -828,8 +834,8 @@ func adviceOf(au *audit.Audit) adviceView {
 			at[key] = i
 			a.Classes = append(a.Classes, adviceClass{Fix: fix})
 		}
-		a.Classes[i].Classes = append(a.Classes[i].Classes, fmt.Sprintf("%s: %s, %s, held the host %s (%s of its region)%s", c.Label(),
-			nounsOf(c.Count, "copy"), formatMB(c.Bytes), ns(c.HostNs), auditPct(c.HostShare), noGainWords(au, c.Range)))
+		a.Classes[i].Classes = append(a.Classes[i].Classes, fmt.Sprintf("%s: %s, %s, held the host %s (%s %s)%s", c.Label(),
+			nounsOf(c.Count, "copy"), formatMB(c.Bytes), ns(c.HostNs), auditPct(c.HostShare), shareWord(au, c), noGainWords(au, c.Range)))
 	}
 	if len(a.Classes) == 0 {
 		a.None = "no copy from pageable memory holds the host: nothing to pin"
@@ -941,8 +947,8 @@ func detailOf(au *audit.Audit, verbose bool) auditDetail {
 			auditPct(c.HostShare), ns(c.GPUNs), fmt.Sprintf("%.1f", c.GPUGBps)})
 	}
 	for _, c := range au.TopOffenders {
-		d.Offenders = append(d.Offenders, fmt.Sprintf("%s: %s, %s, held the host %s (%s of its region)",
-			c.Label(), nounsOf(c.Count, "copy"), formatMB(c.Bytes), ns(c.HostNs), auditPct(c.HostShare)))
+		d.Offenders = append(d.Offenders, fmt.Sprintf("%s: %s, %s, held the host %s (%s %s)",
+			c.Label(), nounsOf(c.Count, "copy"), formatMB(c.Bytes), ns(c.HostNs), auditPct(c.HostShare), shareWord(au, c)))
 	}
 	for _, f := range au.Findings {
 		fv := findingView{Head: fmt.Sprintf("%s: %s, %s, %s of host time", f.ID, nounsOf(f.Count, "copy"), formatMB(f.Bytes), ns(f.HostNs)),
@@ -1051,6 +1057,15 @@ func groupSourceWords(au *audit.Audit, g audit.GroupPrediction) string {
 	return g.Source
 }
 
+// shareWord says what a class's host share is of: its region, or the
+// whole capture where its NVTX range is no region (never closed).
+func shareWord(au *audit.Audit, c *audit.Class) string {
+	if c.Range != "" && len(au.Regions) > 0 && au.Region(replay.RegionOfRange(c.Range)) == nil {
+		return "of the whole capture"
+	}
+	return "of its region"
+}
+
 // replayWords says how far to trust the replay: what it assumed and the
 // classes of calls and ops the capture shows latest against it.
 func replayWords(au *audit.Audit) []string {
@@ -1066,8 +1081,11 @@ func replayWords(au *audit.Audit) []string {
 		case timeline.AssumeStreamKindsUnknown:
 			out = append(out, fmt.Sprintf("assumed %s: the trace does not say how %s of pid %d were made (which is the legacy default stream, which are ordered with it): replayed as independent but for the events that join them",
 				a.Kind, nounsOf(int64(a.Count), "stream"), a.PID))
+		case timeline.AssumeOpenRange:
+			out = append(out, fmt.Sprintf("assumed %s: %s of NVTX range %s (pid %d) never closed before the capture ended: left out of the regions, and its copies' share is of the whole capture",
+				a.Kind, counted(a.Count, "instance", "instances"), a.API, a.PID))
 		case timeline.AssumeEventUnrecorded, timeline.AssumeEventUnknown, timeline.AssumeEventRecordWithoutCall, timeline.AssumeSyncStreamUnknown,
-			timeline.AssumeEventRecordingUnmatched:
+			timeline.AssumeEventRecordingUnmatched, timeline.AssumeEventGuessed:
 			out = append(out, unresolvedWords(a))
 		}
 	}
@@ -1111,6 +1129,9 @@ func unresolvedWords(a timeline.Assumption) string {
 	case timeline.AssumeEventRecordingUnmatched:
 		return fmt.Sprintf("unresolved: %s naming a recording (by eventSyncId) the trace does not hold before it (%s): each is taken to wait for the event's last recording before it",
 			nounsOf(n, "wait"), of)
+	case timeline.AssumeEventGuessed:
+		return fmt.Sprintf("unresolved: %s lacking the synchronisation record that names the event (%s): each is taken to wait for the last work launched before it on every stream of its process that ended before it returned",
+			nounsOf(n, "event wait"), of)
 	case timeline.AssumeEventUnknown:
 		return fmt.Sprintf("unresolved: %s lacking the synchronisation record that names the event (%s): each keeps its measured time and waits for no GPU work",
 			nounsOf(n, "event wait"), of)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/nsyscheck/nsyscheck/fleet"
+	"github.com/nsyscheck/nsyscheck/ranks"
 )
 
 func fleetH200(name string, gpu int, h2d, d2h float64) fleet.Entry {
@@ -107,6 +108,29 @@ func TestFleetTextFitsWidth(t *testing.T) {
 	for _, f := range s.Findings {
 		if !strings.Contains(flat, findingWords(f)) {
 			t.Errorf("finding %q cut:\n%s", findingWords(f), out)
+		}
+	}
+}
+
+// A rank slower than its peers on another GPU than theirs is said so, in
+// text and Markdown, beside its time against theirs.
+func TestRanksSlowerOnAnotherGPU(t *testing.T) {
+	s := ranks.Summary{Region: "step", Rows: []ranks.Row{
+		{Rank: "0", Capture: "report.0.sqlite", NowMs: 30, Peers: 2, PeerNowMs: 20, GPU: "Tesla T4", Outlier: true},
+		{Rank: "1", Capture: "report.1.sqlite", NowMs: 20, Peers: 2, PeerNowMs: 25, GPU: "NVIDIA H200"},
+		{Rank: "2", Capture: "report.2.sqlite", NowMs: 20, Peers: 2, PeerNowMs: 25, GPU: "NVIDIA H200"},
+	}, Findings: []ranks.Finding{{Row: 0, Rank: "0", Kind: ranks.KindSlower, Got: 30, PeerMedian: 20, Threshold: 1.18, GPU: "Tesla T4", PeerGPU: "NVIDIA H200"}}}
+	const want = "rank 0: step takes 30 ms, 1.50x the median of its 2 peers, 20 ms (the limit is 1.18x); it ran on Tesla T4, where its peers ran on NVIDIA H200: another GPU, which may be why"
+	var text, md bytes.Buffer
+	if err := RanksText(&text, &s, TextOptions{Width: 1000}); err != nil {
+		t.Fatal(err)
+	}
+	if err := RanksMarkdown(&md, &s); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"text": text.String(), "markdown": md.String()} {
+		if !strings.Contains(out, want) {
+			t.Errorf("%s lacks %q:\n%s", name, want, out)
 		}
 	}
 }

@@ -144,8 +144,12 @@ func ranksFindings(s *ranks.Summary) []string {
 		r := s.Rows[f.Row]
 		switch f.Kind {
 		case ranks.KindSlower:
-			out = append(out, fmt.Sprintf("rank %s: %s takes %.4g ms, %.2fx %s (the limit is %.2fx)",
-				f.Rank, s.Region, f.Got, f.Got/f.PeerMedian, peersValue(r.Peers, fmt.Sprintf("%.4g ms", f.PeerMedian)), f.Threshold))
+			line := fmt.Sprintf("rank %s: %s takes %.4g ms, %.2fx %s (the limit is %.2fx)",
+				f.Rank, s.Region, f.Got, f.Got/f.PeerMedian, peersValue(r.Peers, fmt.Sprintf("%.4g ms", f.PeerMedian)), f.Threshold)
+			if f.GPU != "" {
+				line += fmt.Sprintf("; it ran on %s, where its peers ran on %s: another GPU, which may be why", f.GPU, f.PeerGPU)
+			}
+			out = append(out, line)
 		case ranks.KindPageable:
 			out = append(out, fmt.Sprintf("rank %s: %.0f%% of its host-device copies are from pageable memory, against %s (the limit is %.0f points more)",
 				f.Rank, 100*f.Got, peersValue(r.Peers, fmt.Sprintf("%.0f%%", 100*f.PeerMedian)), 100*f.Threshold))

@@ -30,6 +30,13 @@ const (
 	// without its record. It is taken to wait for every stream of its
 	// process.
 	AssumeSyncDeviceAllStreams AssumptionKind = "sync-device-all-streams"
+	// AssumeEventGuessed: a host wait on an event (cudaEventSynchronize, a
+	// polling run of cudaEventQuery) without its synchronisation record, so
+	// without its event (CSV reports hold none): it is taken to wait, as a
+	// device synchronisation does, for the last work launched before it on
+	// each stream of its process that ended before it returned (work that
+	// ended later it cannot have waited for).
+	AssumeEventGuessed AssumptionKind = "event-guessed"
 	// AssumeEventUnknown: an event synchronisation, query or stream wait
 	// without its synchronisation record, so without its event. It keeps
 	// its measured time and depends on no GPU work.

@@ -813,6 +813,13 @@ func (r *resolver) waitOf(i int32, add func(call int32, kind WaitKind, first int
 			add(i, WaitDevice, None, ops...)
 		}
 	case RoleEventSync:
+		if !hasSync || sync.Event == records.NoID {
+			if ops := r.guessEvent(i, cs.Start[i]); len(ops) > 0 {
+				r.b.assumed.add(AssumeEventGuessed, pid, api, records.NoID, records.NoID, cs.Corr[i])
+				add(i, WaitEvent, None, ops...)
+				return
+			}
+		}
 		if ops, ok := r.eventOf(i, api, sync, hasSync); ok && len(ops) > 0 {
 			add(i, WaitEvent, None, ops...)
 		}
@@ -828,10 +835,46 @@ func (r *resolver) waitOf(i int32, add func(call int32, kind WaitKind, first int
 		if first == i {
 			return // found the event complete at once: no wait
 		}
+		if !hasSync || sync.Event == records.NoID {
+			if ops := r.guessEvent(i, cs.Start[first]); len(ops) > 0 {
+				r.b.assumed.add(AssumeEventGuessed, pid, api, records.NoID, records.NoID, cs.Corr[i])
+				add(i, WaitPoll, first, ops...)
+				return
+			}
+		}
 		if ops, ok := r.eventOf(i, api, sync, hasSync); ok && len(ops) > 0 {
 			add(i, WaitPoll, first, ops...)
 		}
 	}
+}
+
+// guessEvent is the work a host wait on an event, call i, whose event the
+// trace does not name (no synchronisation record: CSV reports hold none)
+// is taken to have waited for: of each stream of its process, the last op
+// launched before since (the wait's start; a poll's first query) that
+// ended before the call returned. An event stands for work launched
+// before it was recorded, and the wait returns once that work ends: the
+// wait cannot have waited for work that ended after it, and is taken to
+// have waited for all the rest, on every stream, as a device
+// synchronisation does. nil where no op of the process qualifies.
+func (r *resolver) guessEvent(i int32, since int64) []int32 {
+	t := r.t
+	end := t.Calls.End[i]
+	var ops []int32
+	span := r.pidStreams[t.PID(i)]
+	for s := span[0]; s < span[1]; s++ {
+		last := r.lastLaunched(s, since)
+		if last == None {
+			continue
+		}
+		first := t.Streams[s].First
+		// A stream's ops end in its order: the last that ended in time.
+		k := sort.Search(int(last-first+1), func(k int) bool { return t.Ops.End[first+int32(k)] > end })
+		if k > 0 {
+			ops = append(ops, first+int32(k)-1)
+		}
+	}
+	return ops
 }
 
 // eventOf resolves the event call i synchronised on to the work it stood

@@ -200,8 +200,12 @@ func TestEventWaits(t *testing.T) {
 	// An event never recorded in the trace.
 	lost := c.Call(1, "cudaEventSynchronize", 800, 900)
 	c.Sync(records.SyncEvent, lost, records.NoID, 77, 800, 900)
-	// An event synchronisation without its record.
-	bare := c.Call(1, "cudaEventSynchronize", 910, 920)
+	// An event synchronisation without its record (as CSV reports hold
+	// none): taken to wait for every stream's last work that ended before
+	// it returned; stream 9's kernel, still running when it returned, is
+	// not among it.
+	k3 := c.Launch(1, 925, 928, 9, 930, 2000)
+	bare := c.Call(1, "cudaEventSynchronize", 950, 960)
 	tl := build(t, &c, timeline.Options{})
 	if want := []timeline.StreamWait{{Op: opOf(t, tl, k2), On: opOf(t, tl, k1)}}; !slices.Equal(tl.StreamWaits, want) {
 		t.Errorf("stream waits %+v, want %+v", tl.StreamWaits, want)
@@ -210,14 +214,19 @@ func TestEventWaits(t *testing.T) {
 	if w == nil || w.Kind != timeline.WaitPoll || w.PollFirst != callOf(t, tl, q1) || !slices.Equal(w.On, []int32{opOf(t, tl, k1)}) {
 		t.Errorf("poll's wait = %+v, want event-poll from the first query on stream 7's kernel", w)
 	}
-	for _, corr := range []int64{once, lost, bare} {
+	for _, corr := range []int64{once, lost} {
 		if w := waitOf(tl, callOf(t, tl, corr)); w != nil {
 			t.Errorf("call %d waits: %+v", corr, w)
 		}
 	}
+	w = waitOf(tl, callOf(t, tl, bare))
+	if want := slices.Sorted(slices.Values([]int32{opOf(t, tl, k1), opOf(t, tl, k2)})); w == nil || w.Kind != timeline.WaitEvent ||
+		!slices.Equal(slices.Sorted(slices.Values(w.On)), want) || slices.Contains(w.On, opOf(t, tl, k3)) {
+		t.Errorf("the bare event sync's wait = %+v, want an event-sync on %v", w, want)
+	}
 	for _, want := range []timeline.Assumption{
 		{Kind: timeline.AssumeEventUnrecorded, PID: 1, API: "cudaEventSynchronize", Event: 77, Stream: -1, Count: 1, Corr: lost},
-		{Kind: timeline.AssumeEventUnknown, PID: 1, API: "cudaEventSynchronize", Event: -1, Stream: -1, Count: 1, Corr: bare},
+		{Kind: timeline.AssumeEventGuessed, PID: 1, API: "cudaEventSynchronize", Event: -1, Stream: -1, Count: 1, Corr: bare},
 	} {
 		if !slices.Contains(tl.Assumptions, want) {
 			t.Errorf("assumptions %+v lack %+v", tl.Assumptions, want)

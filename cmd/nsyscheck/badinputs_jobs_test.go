@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -79,7 +80,51 @@ func jobCases() []badCase {
 			return append([]string{p}, more...)
 		}
 	}
+	// shards audits ranks 0 and 1 and ranks 2 and 3 of the job as two
+	// shards (audit --ranks --format json each), edits the first shard's
+	// JSON and returns --ranks's arguments: the two JSON files.
+	shards := func(edit func(env map[string]any)) func(t *testing.T, dir string) []string {
+		return func(t *testing.T, dir string) []string {
+			src := "../../testdata/captures/ddp-ranks/"
+			var files []string
+			for i, pair := range [][]string{{"report.0", "report.1"}, {"report.2", "report.3"}} {
+				code, out, stderr := runMain(t, []string{"audit", "--ranks", "--format", "json", "--nvidia-rule", "off",
+					src + pair[0] + ".sqlite", src + pair[1] + ".sqlite"})
+				if code != exitDied && code != exitHeld {
+					t.Fatalf("audit --ranks of %v: %d %s", pair, code, stderr)
+				}
+				if i == 0 {
+					var env map[string]any
+					if err := json.Unmarshal([]byte(out), &env); err != nil {
+						t.Fatal(err)
+					}
+					edit(env)
+					b, err := json.Marshal(env)
+					if err != nil {
+						t.Fatal(err)
+					}
+					out = string(b)
+				}
+				p := filepath.Join(dir, fmt.Sprintf("shard%d.json", i))
+				writeFile(t, p, []byte(out))
+				files = append(files, p)
+			}
+			return append([]string{"--ranks"}, files...)
+		}
+	}
 	return []badCase{
+		{group: jobs, name: "audit --ranks of two shards' JSON, the first's results emptied, its rows kept (once merged as a job of ranks 2 and 3 alone)", cmd: "audit",
+			make: shards(func(env map[string]any) { env["results"] = []any{} }),
+			exit: 2, want: []string{"shard0.json: ranks.rows[0] lists ", "report.0.sqlite as audited, but no result holds its audit: the file was edited"}},
+		{group: jobs, name: "audit --ranks of two shards' JSON, rank 0's pinned host-to-device total renamed pageable (once it stood out, at 61% pageable)", cmd: "audit",
+			make: shards(func(env map[string]any) {
+				for _, t := range env["results"].([]any)[0].(map[string]any)["totals"].([]any) {
+					if t := t.(map[string]any); t["direction"] == "HtoD" && t["hostMemory"] == "pinned" {
+						t["hostMemory"] = "pageable"
+					}
+				}
+			}),
+			exit: 2, want: []string{"shard0.json: result 1: an audit that cannot be read: totals[", "(HtoD, pageable, async) is listed twice: the file was edited"}},
 		{group: jobs, name: "audit --ranks of the job, report.3.sqlite a link to rank 2's export (once audited as two ranks)", cmd: "audit",
 			make: twice(true),
 			exit: 2, want: []string{"--ranks: ranks 2 and 3 are one capture, given as ", "report.2.sqlite and as ", "report.3.sqlite (one file, by a link)"}},

@@ -87,6 +87,16 @@ func replayCases() []badCase {
 				return append(pipelineEdit(`UPDATE NVTX_EVENTS SET text = 'pass' || char(10) || '# Check: held' WHERE text = 'pass'`)(t, dir), "--format", "markdown")
 			},
 			exit: 1, want: []string{`pass # Check: held: 275.7 ms now`}, never: []string{"\n# Check: held"}},
+		{group: "audit", name: "audit --format markdown: a range name holding a Markdown link and code (once a link of the capture's making)", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				return append(pipelineEdit("UPDATE NVTX_EVENTS SET text = 'pass [docs](http://example.com) `x`' WHERE text = 'pass'")(t, dir), "--format", "markdown")
+			},
+			exit: 1, want: []string{`pass \[docs\](http://example.com) \` + "`" + `x\` + "`" + `: 275.7 ms now`}, never: []string{"[docs](http://example.com)"}},
+		{group: "audit", name: "audit: the warmup range never closed before the capture ended (its end NULL; once its copies held 0.0% of a region left out, in silence)", cmd: "audit",
+			make: pipelineEdit(`UPDATE NVTX_EVENTS SET end = NULL WHERE text = 'warmup'`),
+			exit: 1, want: []string{"assumed open-range: 1 instance of NVTX range warmup (pid 22) never closed before the capture ended: left out of the regions",
+				"stream 13 [warmup]: 8 copies, 536.9 MB, held the host 79.3 ms (4.8% of the whole capture)"},
+			never: []string{"(0.0% of its region)"}},
 		{group: "audit", name: "audit BEFORE AFTER: AFTER without its pass ranges", cmd: "audit",
 			make: pipelinePair(`DELETE FROM NVTX_EVENTS WHERE text = 'pass'`),
 			exit: 1, want: []string{"UNAVAILABLE", "the capture after has no region pass, which the check judges"}},

@@ -83,6 +83,10 @@ var formatSecrets = map[string]string{
 	"Azure SAS signature":   "dD80ihBh5jfNpymO5Hg1IdiJIEvHcJpCMiCMnN%2FRnbI%3D",
 	"GCP private key id":    "8f2b6c0d1e3a4f5b6c7d8e9f0a1b2c3d4e5f6a7b",
 	"MySQL password":        "Tr0ub4dor-mysql-3",
+	"NVIDIA API key":        "nvapi-" + strings.Repeat("Qx7-kP2_", 8),
+	"Databricks token":      "dapi" + strings.Repeat("0a9f", 8),
+	"Slack webhook":         "T0A1B2C3D/B4E5F6G7H/" + strings.Repeat("aZ3k", 6),
+	"signed URL signature":  strings.Repeat("3f7a9c1e", 8),
 }
 
 // plantFormatsSQL plants formatSecrets in NVTX range names (one range per
@@ -101,6 +105,8 @@ func plantFormatsSQL(rangeText string) string {
 		"cloud " + s["DigitalOcean token"] + " " + s["Google OAuth token"] + " " + s["Slack app token"],
 		"blob ?sv=2021-08-06&sp=r&sig=" + s["Azure SAS signature"] + " MYSQL_PWD=" + s["MySQL password"],
 		`sa {"private_key_id": "` + s["GCP private key id"] + `"}`,
+		"nim " + s["NVIDIA API key"] + " " + s["Databricks token"] + " https://hooks.slack.com/services/" + s["Slack webhook"],
+		"https://b.s3.amazonaws.com/k?X-Amz-Signature=" + s["signed URL signature"],
 	}
 	var q strings.Builder
 	for i, n := range names {

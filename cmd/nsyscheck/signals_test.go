@@ -202,6 +202,10 @@ func makeBigExport(t *testing.T, p string) {
 		`INSERT INTO TARGET_INFO_CUDA_STREAM VALUES (99, 0, 1, 22, 1, 0, 2)`,
 		// The trace stops after its last record.
 		`UPDATE ANALYSIS_DETAILS SET stopTime = (SELECT t0 FROM p) + 13000000000, duration = (SELECT t0 FROM p) + 13000000000 - startTime`)
+	// nsys's count of the events it collected holds the added ones:
+	// without it the export is refused as edited as soon as its records
+	// are counted, and a signal after that finds the command ended.
+	recount(t, db)
 }
 
 // bigMeasurements puts a measurements file of 200,000 copy rows, which
