@@ -268,6 +268,21 @@ func TestReadRefusesImpossible(t *testing.T) {
 		{"rule's audit count against the classes", func(a *audit.Audit) { a.NVIDIA.AuditCount, a.NVIDIA.RuleCount, a.NVIDIA.Both = 7, 7, 7 },
 			"nvidiaRule.auditCount is 7, but the audit's classes hold 140 pageable async copies"},
 		{"rule not compared for no reason", func(a *audit.Audit) { a.NVIDIA.Available, a.NVIDIA.Note = false, "" }, "nvidiaRule is not compared, and its note does not say why"},
+		// Numbers that contradict one another, each rendered once as it was.
+		{"pinning more copies than the groups", func(a *audit.Audit) { a.Prediction.Count = 99999 }, "prediction.count is 99999, but its groups sum 140"},
+		{"a saving that is not before less after", func(a *audit.Audit) { a.Prediction.SavedNs = -5 }, "prediction.savedNs is -5 ns, but the host time before (49989140 ns) less that after"},
+		{"host time before against the groups", func(a *audit.Audit) { a.Prediction.BeforeNs = 1 }, "prediction.beforeNs is 1, but its groups sum 49989140"},
+		{"negative instances", func(a *audit.Audit) { a.Regions[step].Instances = -3 }, `("step").instances is -3, below zero`},
+		{"pageable calls past all copy calls", func(a *audit.Audit) { a.Regions[step].PageableCallMs = a.Regions[step].CopyCallMs * 5 }, `("step").pageableCallMs is`},
+		{"pageable share past the copy calls'", func(a *audit.Audit) { a.Regions[step].PageableShare = 3 }, `("step").pageableShare is 3, above hostShare.measured`},
+		{"negative API calls", func(a *audit.Audit) { a.APICalls = -4 }, "apiCalls -4: a count below zero"},
+		{"a class of negative bytes", func(a *audit.Audit) { a.Classes[0].Bytes = -1 }, "classes[0] holds"},
+		{"more secretly synchronous copies than a class holds", func(a *audit.Audit) { a.Classes[0].SecretlySync = a.Classes[0].Count + 1 }, "classes[0] counts"},
+		{"a finding of negative bytes", func(a *audit.Audit) { a.Findings[0].Bytes = -5 }, "holds -5 bytes"},
+		{"an evidence copy's call of negative time", func(a *audit.Audit) { a.Findings[0].Evidence[0].CallNs = -100 }, "evidence[0] (correlation id"},
+		{"more pageable call sites than copies", func(a *audit.Audit) { a.CallSites.Pageable.Copies = 100000 }, "callSites.pageable holds 100000 copies"},
+		{"more copies re-costed than the audit holds", func(a *audit.Audit) { a.Replay.Recosted = 99999 }, "replay: recosted 99999"},
+		{"negative pinned allocations", func(a *audit.Audit) { a.PinAllocs.Calls = -1 }, "pinAllocs: -1 calls"},
 	}
 	for _, c := range cases {
 		// A copy of the audit, edited: read back from its JSON.

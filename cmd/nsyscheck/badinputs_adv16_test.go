@@ -10,7 +10,31 @@ import (
 // a scrub whose own output once read as a leak.
 func outputCases() []badCase {
 	const scrubs = "names that hold secrets or terminal escapes"
+	const jsons = "JSON nested without end, and audits edited"
+	prediction := func(results []map[string]any) map[string]any { return results[0]["prediction"].(map[string]any) }
+	region := func(results []map[string]any, i int) map[string]any {
+		return results[0]["regions"].([]any)[i].(map[string]any)
+	}
 	return []badCase{
+		{group: jsons, name: "report of an audit JSON pinning 99999 pageable copies where its groups hold 140 (once rendered as pinning 99999)", cmd: "report",
+			make: editedAudit(func(results []map[string]any, check map[string]any) { prediction(results)["count"] = 99999 }),
+			exit: 2, want: []string{"audit.json", "prediction.count is 99999, but its groups sum 140: the file was edited"},
+			never: []string{"pinning the 99999"}},
+		{group: jsons, name: "report of an audit JSON whose saving is not the host time before less after (once rendered as saving -5 ns)", cmd: "report",
+			make: editedAudit(func(results []map[string]any, check map[string]any) { prediction(results)["savedNs"] = -5 }),
+			exit: 2, want: []string{"audit.json", "prediction.savedNs is -5 ns, but the host time before", "the file was edited"}},
+		{group: jsons, name: "report of an audit JSON whose region ran -3 times (once rendered as the median of -3 instances)", cmd: "report",
+			make: editedAudit(func(results []map[string]any, check map[string]any) { region(results, 1)["instances"] = -3 }),
+			exit: 2, want: []string{"audit.json", `regions[1] ("epoch").instances is -3, below zero`}},
+		{group: jsons, name: "report of an audit JSON whose pageable copy calls outlast all its copy calls", cmd: "report",
+			make: editedAudit(func(results []map[string]any, check map[string]any) {
+				r := region(results, 0)
+				r["pageableCallMs"] = r["copyCallMs"].(float64) * 5
+			}),
+			exit: 2, want: []string{"audit.json", `regions[0] ("(capture)").pageableCallMs is`, "longer than all its copy calls' copyCallMs"}},
+		{group: jsons, name: "report of an audit JSON counting -4 CUDA API calls", cmd: "report",
+			make: editedAudit(func(results []map[string]any, check map[string]any) { results[0]["apiCalls"] = -4 }),
+			exit: 2, want: []string{"audit.json", "apiCalls -4: a count below zero"}},
 		{group: scrubs, name: `scrub: "export TOKEN=..." as a string of StringIds, its record's next field glued on (once its "[redacted]" read as a leak and nothing was written)`,
 			cmd: "scrub",
 			make: func(t *testing.T, dir string) []string {
