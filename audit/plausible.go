@@ -124,6 +124,9 @@ func countsAgree(au *Audit) error {
 	if err := totalsAgree(au); err != nil {
 		return err
 	}
+	if err := offendersAreClasses(au); err != nil {
+		return err
+	}
 	if au.Unmatched > au.Copies {
 		return fmt.Errorf("copiesWithoutCall is %d, more than its %d copies", au.Unmatched, au.Copies)
 	}
@@ -339,6 +342,31 @@ func totalsAgree(au *Audit) error {
 	for k, c := range sums {
 		if !seen[k] && c.Count > 0 {
 			return fmt.Errorf("the classes hold %d copies %s from %s host memory (%s) that no total sums", c.Count, k.dir, k.host, k.kind)
+		}
+	}
+	return nil
+}
+
+// offendersAreClasses refuses a top offender that is not one of the
+// audit's classes as they are, or not of pageable or unknown host memory:
+// the audit takes them from its classes.
+func offendersAreClasses(au *Audit) error {
+	for i, t := range au.TopOffenders {
+		if t == nil {
+			return fmt.Errorf("topOffenders[%d] is null", i)
+		}
+		if t.HostMemory != Pageable && t.HostMemory != UnknownHost {
+			return fmt.Errorf("topOffenders[%d] (%s) is of %s host memory, which no offender is", i, t.Label(), t.HostMemory)
+		}
+		found := false
+		for _, c := range au.Classes {
+			if c != nil && *c == *t {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return fmt.Errorf("topOffenders[%d] (%s: %d copies, %d bytes, %d ns of host time) is none of the audit's classes", i, t.Label(), t.Count, t.Bytes, t.HostNs)
 		}
 	}
 	return nil

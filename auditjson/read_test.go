@@ -283,6 +283,19 @@ func TestReadRefusesImpossible(t *testing.T) {
 		{"more pageable call sites than copies", func(a *audit.Audit) { a.CallSites.Pageable.Copies = 100000 }, "callSites.pageable holds 100000 copies"},
 		{"more copies re-costed than the audit holds", func(a *audit.Audit) { a.Replay.Recosted = 99999 }, "replay: recosted 99999"},
 		{"negative pinned allocations", func(a *audit.Audit) { a.PinAllocs.Calls = -1 }, "pinAllocs: -1 calls"},
+		{"a top offender none of the classes", func(a *audit.Audit) {
+			top := *a.TopOffenders[0]
+			top.Count = 99999
+			a.TopOffenders[0] = &top
+		}, "topOffenders[0] (cudaMemcpyAsync HtoD pageable"},
+		{"a pinned class as a top offender", func(a *audit.Audit) {
+			for _, c := range a.Classes {
+				if c.HostMemory == audit.Pinned {
+					a.TopOffenders[0] = c
+					break
+				}
+			}
+		}, "is of pinned host memory, which no offender is"},
 	}
 	for _, c := range cases {
 		// A copy of the audit, edited: read back from its JSON.

@@ -32,6 +32,11 @@ func outputCases() []badCase {
 				r["pageableCallMs"] = r["copyCallMs"].(float64) * 5
 			}),
 			exit: 2, want: []string{"audit.json", `regions[0] ("(capture)").pageableCallMs is`, "longer than all its copy calls' copyCallMs"}},
+		{group: jsons, name: "report of an audit JSON whose first top offender holds 99999 copies, none of its classes (once rendered as 99999 copies)", cmd: "report",
+			make: editedAudit(func(results []map[string]any, check map[string]any) {
+				results[0]["topOffenders"].([]any)[0].(map[string]any)["count"] = 99999
+			}),
+			exit: 2, want: []string{"audit.json", "topOffenders[0] (cudaMemcpyAsync HtoD pageable 1MiB-16MiB", "is none of the audit's classes: the file was edited"}},
 		{group: jsons, name: "report of an audit JSON counting -4 CUDA API calls", cmd: "report",
 			make: editedAudit(func(results []map[string]any, check map[string]any) { results[0]["apiCalls"] = -4 }),
 			exit: 2, want: []string{"audit.json", "apiCalls -4: a count below zero"}},
