@@ -460,3 +460,55 @@ func TestReadRanksRowsAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestReadRefusesNulls reads the training audit with a null for one
+// element of its lists: once a null class crashed the reader, and a null
+// region or finding was rendered as a row of nothing.
+func TestReadRefusesNulls(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "report", "testdata", "audits", "train.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cases := []struct {
+		name, key, want string
+	}{
+		{"a null class", `"classes": [`, "classes[0] is null"},
+		{"a null region", `"regions": [`, "regions[0] is null"},
+		{"a null finding", `"findings": [`, "findings[0] is null"},
+		{"a null evidence copy", `"evidence": [`, "findings[0].evidence[0] is null"},
+	}
+	for _, c := range cases {
+		i := bytes.Index(data, []byte(c.key))
+		if i < 0 {
+			t.Fatalf("%s: train.json holds no %s", c.name, c.key)
+		}
+		edited := append(append(append([]byte{}, data[:i+len(c.key)]...), "null, "...), data[i+len(c.key):]...)
+		p := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-")+".json")
+		if err := os.WriteFile(p, edited, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, ok, err := ReadOutput(p)
+		if !ok || err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), c.want) ||
+			!strings.Contains(err.Error(), "the file was edited") {
+			t.Errorf("%s: ok %v, err %v; want one naming %s and %q", c.name, ok, err, p, c.want)
+		}
+	}
+}
+
+func TestNullInArray(t *testing.T) {
+	cases := []struct {
+		in, at string
+	}{
+		{`{"a": [1, {"b": null}, "null"], "c": {"d": [[true, false], [null]]}}`, "c.d[1][0]"},
+		{`{"k\"ey": ["x\"null", null]}`, `k"ey[1]`},
+		{`{"a": null, "b": [{"c": null}]}`, ""},
+		{`[{}, {}, null]`, "[2]"},
+	}
+	for _, c := range cases {
+		at, ok := nullInArray([]byte(c.in))
+		if at != c.at || ok != (c.at != "") {
+			t.Errorf("nullInArray(%s) = %q, %v; want %q", c.in, at, ok, c.at)
+		}
+	}
+}

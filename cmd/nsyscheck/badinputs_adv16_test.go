@@ -37,6 +37,11 @@ func outputCases() []badCase {
 				results[0]["topOffenders"].([]any)[0].(map[string]any)["count"] = 99999
 			}),
 			exit: 2, want: []string{"audit.json", "topOffenders[0] (cudaMemcpyAsync HtoD pageable 1MiB-16MiB", "is none of the audit's classes: the file was edited"}},
+		{group: jsons, name: "report of an audit JSON with a null among its classes (once a crash)", cmd: "report",
+			make: editedAudit(func(results []map[string]any, check map[string]any) {
+				results[0]["classes"] = append(results[0]["classes"].([]any), nil)
+			}),
+			exit: 2, want: []string{"audit.json", "classes[5] is null, where no audit writes one: the file was edited"}, never: []string{"panic"}},
 		{group: jsons, name: "report of an audit JSON counting -4 CUDA API calls", cmd: "report",
 			make: editedAudit(func(results []map[string]any, check map[string]any) { results[0]["apiCalls"] = -4 }),
 			exit: 2, want: []string{"audit.json", "apiCalls -4: a count below zero"}},
