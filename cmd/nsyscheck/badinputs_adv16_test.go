@@ -15,7 +15,31 @@ func outputCases() []badCase {
 	region := func(results []map[string]any, i int) map[string]any {
 		return results[0]["regions"].([]any)[i].(map[string]any)
 	}
+	const expects = "audit rates and --expect files"
+	// trainExpect copies the training capture before the fix and its
+	// shipped expected audit, edited (old replaced by new), into dir.
+	trainExpect := func(old, new string) func(t *testing.T, dir string) []string {
+		return func(t *testing.T, dir string) []string {
+			const shipped = "../../testdata/captures/train-pageable/"
+			body := string(readFile(t, shipped+"audit-expect.json"))
+			if !strings.Contains(body, old) {
+				t.Fatalf("the shipped expected audit holds no %s", old)
+			}
+			c, e := filepath.Join(dir, "train-pageable.sqlite"), filepath.Join(dir, "audit-expect.json")
+			writeFile(t, c, readFile(t, shipped+"train-pageable.sqlite"))
+			writeFile(t, e, []byte(strings.Replace(body, old, new, 1)))
+			return []string{c, "--expect", e, "--nvidia-rule", "off"}
+		}
+	}
 	return []badCase{
+		{group: expects, name: "audit --expect with more pageable host-to-device copies (900) than copies (207)", cmd: "audit",
+			make: trainExpect(`"pageableHtod": 140`, `"pageableHtod": 900`),
+			exit: 2, want: []string{"audit-expect.json: pageableHtod: 900 pageable host-to-device copies, more than the 207 copies in all (copies)"}},
+		{group: expects, name: "audit --expect whose check holds while its region step dies", cmd: "audit",
+			make: trainExpect(`"verdict": "held",
+      "faster": false`, `"verdict": "died",
+      "faster": false`),
+			exit: 2, want: []string{"audit-expect.json: verdict: held, but regions.step.verdict is died, and a check dies when a region it judges dies"}},
 		{group: jsons, name: "report of an audit JSON pinning 99999 pageable copies where its groups hold 140 (once rendered as pinning 99999)", cmd: "report",
 			make: editedAudit(func(results []map[string]any, check map[string]any) { prediction(results)["count"] = 99999 }),
 			exit: 2, want: []string{"audit.json", "prediction.count is 99999, but its groups sum 140: the file was edited"},
