@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -43,6 +44,19 @@ func outputCases() []badCase {
 		{group: expects, name: `audit --expect of the shipped expected audit copied away from the capture its "against" names (once refused as a missing input of the user's)`, cmd: "audit",
 			make: trainExpect(`"against"`, `"against"`),
 			exit: 2, want: []string{`audit-expect.json: "against": "../train-pinned" names`, "(relative to the file's folder), which does not exist", "or give it as AFTER"}},
+		{group: expects, name: "audit --rates of the shipped run folder with its run.json cut short (once read as no record: its status and GPU unread, its rates used)", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				const run = "../../testdata/captures/h200-run/"
+				rates := filepath.Join(dir, "run")
+				if err := os.Mkdir(rates, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				info := readFile(t, run+"run.json")
+				writeFile(t, filepath.Join(rates, "run.json"), info[:len(info)/3])
+				writeFile(t, filepath.Join(rates, "pinned.results.json"), readFile(t, run+"pinned.results.json"))
+				return []string{"../../testdata/captures/train-pageable", "--rates", rates, "--nvidia-rule", "off"}
+			},
+			exit: 2, want: []string{"run/run.json: not a run's record (is it cut short?), so the run is not known to have completed, nor on which GPU", "run it again"}},
 		{group: jsons, name: "report of an audit JSON pinning 99999 pageable copies where its groups hold 140 (once rendered as pinning 99999)", cmd: "report",
 			make: editedAudit(func(results []map[string]any, check map[string]any) { prediction(results)["count"] = 99999 }),
 			exit: 2, want: []string{"audit.json", "prediction.count is 99999, but its groups sum 140: the file was edited"},
