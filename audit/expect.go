@@ -156,9 +156,44 @@ func (e *Expectation) invalid() string {
 			why = append(why, oneOf("regions."+name+".verdict", *r.Verdict, string(vocab.Held), string(vocab.Died), string(vocab.Unavailable)))
 		}
 	}
+	why = append(why, e.contradiction())
 	for _, w := range why {
 		if w != "" {
 			return w
+		}
+	}
+	return ""
+}
+
+// contradiction says which two values of the expectation no one audit
+// gives together, "" when none: more pageable host-to-device copies, or
+// copies of a finding or of API kinds, than copies in all; a region that
+// died beside a check that did not (a check dies when one region it
+// judges dies).
+func (e *Expectation) contradiction() string {
+	if e.Copies != nil {
+		if e.PageableHtoD != nil && *e.PageableHtoD > *e.Copies {
+			return fmt.Sprintf("pageableHtod: %d pageable host-to-device copies, more than the %d copies in all (copies)", *e.PageableHtoD, *e.Copies)
+		}
+		for _, k := range slices.Sorted(maps.Keys(e.Findings)) {
+			if n := e.Findings[k]; n > *e.Copies {
+				return fmt.Sprintf("findings.%s: %d copies, more than the %d copies in all (copies)", k, n, *e.Copies)
+			}
+		}
+		var kinds int64 // at most copies: no sum overflows
+		for _, k := range slices.Sorted(maps.Keys(e.APIKinds)) {
+			n := max(e.APIKinds[k], 0)
+			if n > *e.Copies-kinds {
+				return fmt.Sprintf("apiKinds: the copies of its API kinds add up to more than the %d copies in all (copies)", *e.Copies)
+			}
+			kinds += n
+		}
+	}
+	if e.Verdict != "" && e.Verdict != string(vocab.Died) {
+		for _, name := range slices.Sorted(maps.Keys(e.Regions)) {
+			if v := e.Regions[name].Verdict; v != nil && *v == string(vocab.Died) {
+				return fmt.Sprintf("verdict: %s, but regions.%s.verdict is died, and a check dies when a region it judges dies", e.Verdict, name)
+			}
 		}
 	}
 	return ""

@@ -39,3 +39,38 @@ func TestReadExpectationRefusesNoValue(t *testing.T) {
 		}
 	}
 }
+
+// TestReadExpectationRefusesContradiction edits the shipped expected audit
+// of the training pair into values no one audit gives together: each is
+// refused, naming the file and both keys, not compared into differences
+// that never go away.
+func TestReadExpectationRefusesContradiction(t *testing.T) {
+	shipped, err := os.ReadFile(filepath.Join("..", "testdata", "captures", "train-pageable", "audit-expect.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ name, old, new, want string }{
+		{"more pageable copies than copies", `"pageableHtod": 140`, `"pageableHtod": 900`,
+			"pageableHtod: 900 pageable host-to-device copies, more than the 207 copies in all (copies)"},
+		{"a finding past the copies", `"secretly-synchronous": 140`, `"secretly-synchronous": 500`,
+			"findings.secretly-synchronous: 500 copies, more than the 207 copies in all (copies)"},
+		{"API kinds past the copies", `"copies": 207,`, `"copies": 207, "apiKinds": {"async": 200, "blocking": 9223372036854775807},`,
+			"apiKinds: the copies of its API kinds add up to more than the 207 copies in all (copies)"},
+		{"a region died beside a check held", `"verdict": "held",
+      "faster": false`, `"verdict": "died",
+      "faster": false`, "verdict: held, but regions.step.verdict is died, and a check dies when a region it judges dies"},
+	}
+	for _, c := range cases {
+		body := strings.Replace(string(shipped), c.old, c.new, 1)
+		if body == string(shipped) {
+			t.Fatalf("%s: the shipped file holds no %s", c.name, c.old)
+		}
+		p := filepath.Join(t.TempDir(), "audit-expect.json")
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadExpectation(p); err == nil || !strings.Contains(err.Error(), p+": "+c.want) {
+			t.Errorf("%s: err = %v, want %q", c.name, err, c.want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // spanSlack is how far, in ms, a region's times may pass the capture's
@@ -12,11 +13,14 @@ import (
 const spanSlack = 0.001
 
 // Plausible refuses an audit read back whose numbers no audit makes: a
-// negative or non-finite time, a prediction outside its own bound (low,
-// predicted, high in that order), a region longer than the whole capture
-// (the trace's duration, where the export records it) or whose median
-// instance outlasts its span. A file edited by hand is
-// refused, naming the field, rather than rendered.
+// negative or non-finite time, count or share, a prediction outside its
+// own bound (low, predicted, high in that order) or whose totals and
+// saving are not what its groups give, a region longer than the whole
+// capture (the trace's duration, where the export records it), whose
+// median instance outlasts its span or whose pageable copy calls outlast
+// all its copy calls, more copies re-costed, at call sites or in a class's
+// findings than the audit holds. A file edited by hand is refused, naming
+// the field, rather than rendered.
 func Plausible(au *Audit) error {
 	capMs := float64(au.SpanNs) / 1e6
 	if au.SpanNs < 0 {
@@ -42,6 +46,7 @@ func Plausible(au *Audit) error {
 			{"predictedMedianMs", r.PredictedMedianMs}, {"predictedMedianLowMs", r.PredictedMedianLowMs}, {"predictedMedianHighMs", r.PredictedMedianHighMs},
 			{"predictedSpanMs", r.PredictedSpanMs}, {"predictedSpanLowMs", r.PredictedSpanLowMs}, {"predictedSpanHighMs", r.PredictedSpanHighMs},
 			{"copyCallMs", r.CopyCallMs}, {"pageableCallMs", r.PageableCallMs},
+			{"outside.medianMs", r.Outside.MedianMs}, {"outside.totalMs", r.Outside.TotalMs},
 		}
 		for _, t := range times {
 			if math.IsNaN(t.ms) || math.IsInf(t.ms, 0) || t.ms < 0 {
@@ -55,6 +60,9 @@ func Plausible(au *Audit) error {
 					return fmt.Errorf("%s.%s is %g ms, longer than the whole capture (spanNs %d, %.3f ms)", at, t.name, t.ms, au.SpanNs, capMs)
 				}
 			}
+		}
+		if err := regionAgrees(at, r); err != nil {
+			return err
 		}
 		if r.Instances > 0 && r.MedianMs > r.SpanMs+spanSlack {
 			return fmt.Errorf("%s.medianMs is %g ms, longer than the region's span (spanMs %g)", at, r.MedianMs, r.SpanMs)
@@ -89,18 +97,24 @@ func Plausible(au *Audit) error {
 			}
 		}
 	}
-	return nil
+	return predictionAgrees(au)
 }
 
 // countsAgree refuses copy counts that contradict each other: the audit's
 // copies are its classes' copies, and no finding holds more of them.
 func countsAgree(au *Audit) error {
-	if au.Copies < 0 || au.Unmatched < 0 || au.Memsets < 0 {
-		return fmt.Errorf("copies %d, copiesWithoutCall %d, memsetsApart %d: a count below zero", au.Copies, au.Unmatched, au.Memsets)
+	if au.Copies < 0 || au.Unmatched < 0 || au.Memsets < 0 || au.APICalls < 0 {
+		return fmt.Errorf("copies %d, copiesWithoutCall %d, memsetsApart %d, apiCalls %d: a count below zero", au.Copies, au.Unmatched, au.Memsets, au.APICalls)
 	}
 	if len(au.Classes) > 0 {
 		var n int64
-		for _, c := range au.Classes {
+		for i, c := range au.Classes {
+			if c.Count < 0 || c.Bytes < 0 || c.HostNs < 0 || c.GPUNs < 0 || c.SecretlySync < 0 {
+				return fmt.Errorf("classes[%d] holds %d copies, %d bytes, %d ns of host time, %d ns on the GPU, %d secretly synchronous: a count below zero", i, c.Count, c.Bytes, c.HostNs, c.GPUNs, c.SecretlySync)
+			}
+			if c.SecretlySync > c.Count {
+				return fmt.Errorf("classes[%d] counts %d secretly synchronous copies of its %d", i, c.SecretlySync, c.Count)
+			}
 			n += c.Count
 		}
 		if n != au.Copies {
@@ -110,6 +124,9 @@ func countsAgree(au *Audit) error {
 	if err := totalsAgree(au); err != nil {
 		return err
 	}
+	if err := offendersAreClasses(au); err != nil {
+		return err
+	}
 	if au.Unmatched > au.Copies {
 		return fmt.Errorf("copiesWithoutCall is %d, more than its %d copies", au.Unmatched, au.Copies)
 	}
@@ -117,6 +134,113 @@ func countsAgree(au *Audit) error {
 		if f.Count < 0 || f.Count > au.Copies {
 			return fmt.Errorf("findings[%d] (%s) counts %d copies of the audit's %d", i, f.ID, f.Count, au.Copies)
 		}
+		if f.Bytes < 0 || f.HostNs < 0 {
+			return fmt.Errorf("findings[%d] (%s) holds %d bytes and %d ns of host time: below zero", i, f.ID, f.Bytes, f.HostNs)
+		}
+		for j, e := range f.Evidence {
+			if e.Bytes < 0 || e.CallNs < 0 || e.GPUNs < 0 || e.CallStart < 0 || e.GPUStart < 0 {
+				return fmt.Errorf("findings[%d] (%s).evidence[%d] (correlation id %d): %d bytes, a call of %d ns at %d ns, a copy of %d ns at %d ns: below zero",
+					i, f.ID, j, e.CorrelationID, e.Bytes, e.CallNs, e.CallStart, e.GPUNs, e.GPUStart)
+			}
+		}
+	}
+	if p := au.PinAllocs; p.Calls < 0 || p.HostNs < 0 {
+		return fmt.Errorf("pinAllocs: %d calls holding %d ns of host time: below zero", p.Calls, p.HostNs)
+	}
+	if r := au.Replay; r != nil {
+		if r.Recosted < 0 || r.Uncosted < 0 || r.Kept < 0 || r.Forced < 0 {
+			return fmt.Errorf("replay: recosted %d, uncosted %d, kept %d, forced %d: a count below zero", r.Recosted, r.Uncosted, r.Kept, r.Forced)
+		}
+		if int64(r.Recosted)+int64(r.Uncosted) > au.Copies {
+			return fmt.Errorf("replay: recosted %d and uncosted %d pageable copies, more than the audit's %d copies", r.Recosted, r.Uncosted, au.Copies)
+		}
+	}
+	if cs := au.CallSites; cs != nil {
+		for _, t := range []struct {
+			name string
+			v    SiteTotals
+		}{{"pageable", cs.Pageable}, {"withoutStack", cs.Unsited}} {
+			if t.v.Copies < 0 || t.v.Bytes < 0 || t.v.HostNs < 0 || t.v.Copies > au.Copies {
+				return fmt.Errorf("callSites.%s holds %d copies, %d bytes, %d ns of host time, of the audit's %d copies", t.name, t.v.Copies, t.v.Bytes, t.v.HostNs, au.Copies)
+			}
+		}
+	}
+	return nil
+}
+
+// regionAgrees refuses a region's numbers that contradict each other: a
+// negative count of instances or share, pageable copy calls holding the
+// host longer than all its copy calls, or a pageable share above the
+// share of all copy calls (Region.ShareOf).
+func regionAgrees(at string, r *Region) error {
+	shares := []struct {
+		name string
+		v    float64
+	}{{"hostShare.measured", r.HostShare.Measured}, {"hostShare.predicted", r.HostShare.Predicted}, {"pageableShare", r.PageableShare}}
+	for _, sh := range shares {
+		if math.IsNaN(sh.v) || math.IsInf(sh.v, 0) || sh.v < 0 {
+			return fmt.Errorf("%s.%s is %g, not a share", at, sh.name, sh.v)
+		}
+	}
+	switch {
+	case r.Instances < 0:
+		return fmt.Errorf("%s.instances is %d, below zero", at, r.Instances)
+	case r.PageableCallMs > r.CopyCallMs+spanSlack:
+		return fmt.Errorf("%s.pageableCallMs is %g ms, longer than all its copy calls' copyCallMs %g ms, of which it is a part", at, r.PageableCallMs, r.CopyCallMs)
+	case r.PageableShare > r.HostShare.Measured+shareSlack:
+		return fmt.Errorf("%s.pageableShare is %g, above hostShare.measured %g, the share of all its copy calls, of which it is a part", at, r.PageableShare, r.HostShare.Measured)
+	}
+	return nil
+}
+
+// shareSlack is how far a region's pageable share may pass its copy calls'
+// share before it is impossible: the two are rounded apart.
+const shareSlack = 1e-9
+
+// predictionAgrees refuses a prediction whose totals are not the sums of
+// its groups (predict adds each group to them), whose saving is not the
+// host time before less the time after, or that pins more copies than the
+// audit holds.
+func predictionAgrees(au *Audit) error {
+	p := au.Prediction
+	if p == nil {
+		return nil
+	}
+	var sum Prediction
+	var htod int64
+	for _, g := range p.Groups {
+		sum.Count += g.Count
+		sum.Bytes += g.Bytes
+		sum.BeforeNs += g.BeforeNs
+		sum.AfterNs += g.AfterNs
+		sum.AfterLowNs += g.AfterLowNs
+		sum.AfterHighNs += g.AfterHighNs
+		if g.Direction == vocab.CopyHtoD {
+			htod += g.BeforeNs
+		}
+	}
+	for _, t := range []struct {
+		name       string
+		total, sum int64
+	}{{"count", p.Count, sum.Count}, {"bytes", p.Bytes, sum.Bytes}, {"beforeNs", p.BeforeNs, sum.BeforeNs}, {"afterNs", p.AfterNs, sum.AfterNs},
+		{"afterLowNs", p.AfterLowNs, sum.AfterLowNs}, {"afterHighNs", p.AfterHighNs, sum.AfterHighNs}, {"htod.pageableBeforeNs", p.HtoD.PageableBeforeNs, htod}} {
+		if t.total != t.sum {
+			return fmt.Errorf("prediction.%s is %d, but its groups sum %d", t.name, t.total, t.sum)
+		}
+	}
+	for _, t := range []struct {
+		name         string
+		saved, after int64
+	}{{"savedNs", p.SavedNs, p.AfterNs}, {"savedLowNs", p.SavedLowNs, p.AfterHighNs}, {"savedHighNs", p.SavedHighNs, p.AfterLowNs}} {
+		if t.saved != p.BeforeNs-t.after {
+			return fmt.Errorf("prediction.%s is %d ns, but the host time before (%d ns) less that after (%d ns) is %d ns", t.name, t.saved, p.BeforeNs, t.after, p.BeforeNs-t.after)
+		}
+	}
+	if p.Count > au.Copies {
+		return fmt.Errorf("prediction pins %d pageable copies, more than the audit's %d copies", p.Count, au.Copies)
+	}
+	if p.HtoD.PageableBeforeNs > p.HtoD.BeforeNs {
+		return fmt.Errorf("prediction.htod.pageableBeforeNs is %d ns, more than all host-to-device copy calls' beforeNs %d ns, of which it is a part", p.HtoD.PageableBeforeNs, p.HtoD.BeforeNs)
 	}
 	return nil
 }
@@ -218,6 +342,31 @@ func totalsAgree(au *Audit) error {
 	for k, c := range sums {
 		if !seen[k] && c.Count > 0 {
 			return fmt.Errorf("the classes hold %d copies %s from %s host memory (%s) that no total sums", c.Count, k.dir, k.host, k.kind)
+		}
+	}
+	return nil
+}
+
+// offendersAreClasses refuses a top offender that is not one of the
+// audit's classes as they are, or not of pageable or unknown host memory:
+// the audit takes them from its classes.
+func offendersAreClasses(au *Audit) error {
+	for i, t := range au.TopOffenders {
+		if t == nil {
+			return fmt.Errorf("topOffenders[%d] is null", i)
+		}
+		if t.HostMemory != Pageable && t.HostMemory != UnknownHost {
+			return fmt.Errorf("topOffenders[%d] (%s) is of %s host memory, which no offender is", i, t.Label(), t.HostMemory)
+		}
+		found := false
+		for _, c := range au.Classes {
+			if c != nil && *c == *t {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return fmt.Errorf("topOffenders[%d] (%s: %d copies, %d bytes, %d ns of host time) is none of the audit's classes", i, t.Label(), t.Count, t.Bytes, t.HostNs)
 		}
 	}
 	return nil

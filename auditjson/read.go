@@ -34,6 +34,9 @@ func readAudit(data json.RawMessage) (*audit.Audit, error) {
 	if err := json.Unmarshal(data, &j); err != nil {
 		return nil, err
 	}
+	if at, ok := nullInArray(data); ok {
+		return nil, fmt.Errorf("%s is null, where no audit writes one: the file was edited; write it again with nsyscheck audit --format json", at)
+	}
 	au := toAudit(j)
 	if err := audit.Plausible(&au); err != nil {
 		return nil, fmt.Errorf("%w: the file was edited; write it again with nsyscheck audit --format json", err)

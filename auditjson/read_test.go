@@ -268,6 +268,34 @@ func TestReadRefusesImpossible(t *testing.T) {
 		{"rule's audit count against the classes", func(a *audit.Audit) { a.NVIDIA.AuditCount, a.NVIDIA.RuleCount, a.NVIDIA.Both = 7, 7, 7 },
 			"nvidiaRule.auditCount is 7, but the audit's classes hold 140 pageable async copies"},
 		{"rule not compared for no reason", func(a *audit.Audit) { a.NVIDIA.Available, a.NVIDIA.Note = false, "" }, "nvidiaRule is not compared, and its note does not say why"},
+		// Numbers that contradict one another, each rendered once as it was.
+		{"pinning more copies than the groups", func(a *audit.Audit) { a.Prediction.Count = 99999 }, "prediction.count is 99999, but its groups sum 140"},
+		{"a saving that is not before less after", func(a *audit.Audit) { a.Prediction.SavedNs = -5 }, "prediction.savedNs is -5 ns, but the host time before (49989140 ns) less that after"},
+		{"host time before against the groups", func(a *audit.Audit) { a.Prediction.BeforeNs = 1 }, "prediction.beforeNs is 1, but its groups sum 49989140"},
+		{"negative instances", func(a *audit.Audit) { a.Regions[step].Instances = -3 }, `("step").instances is -3, below zero`},
+		{"pageable calls past all copy calls", func(a *audit.Audit) { a.Regions[step].PageableCallMs = a.Regions[step].CopyCallMs * 5 }, `("step").pageableCallMs is`},
+		{"pageable share past the copy calls'", func(a *audit.Audit) { a.Regions[step].PageableShare = 3 }, `("step").pageableShare is 3, above hostShare.measured`},
+		{"negative API calls", func(a *audit.Audit) { a.APICalls = -4 }, "apiCalls -4: a count below zero"},
+		{"a class of negative bytes", func(a *audit.Audit) { a.Classes[0].Bytes = -1 }, "classes[0] holds"},
+		{"more secretly synchronous copies than a class holds", func(a *audit.Audit) { a.Classes[0].SecretlySync = a.Classes[0].Count + 1 }, "classes[0] counts"},
+		{"a finding of negative bytes", func(a *audit.Audit) { a.Findings[0].Bytes = -5 }, "holds -5 bytes"},
+		{"an evidence copy's call of negative time", func(a *audit.Audit) { a.Findings[0].Evidence[0].CallNs = -100 }, "evidence[0] (correlation id"},
+		{"more pageable call sites than copies", func(a *audit.Audit) { a.CallSites.Pageable.Copies = 100000 }, "callSites.pageable holds 100000 copies"},
+		{"more copies re-costed than the audit holds", func(a *audit.Audit) { a.Replay.Recosted = 99999 }, "replay: recosted 99999"},
+		{"negative pinned allocations", func(a *audit.Audit) { a.PinAllocs.Calls = -1 }, "pinAllocs: -1 calls"},
+		{"a top offender none of the classes", func(a *audit.Audit) {
+			top := *a.TopOffenders[0]
+			top.Count = 99999
+			a.TopOffenders[0] = &top
+		}, "topOffenders[0] (cudaMemcpyAsync HtoD pageable"},
+		{"a pinned class as a top offender", func(a *audit.Audit) {
+			for _, c := range a.Classes {
+				if c.HostMemory == audit.Pinned {
+					a.TopOffenders[0] = c
+					break
+				}
+			}
+		}, "is of pinned host memory, which no offender is"},
 	}
 	for _, c := range cases {
 		// A copy of the audit, edited: read back from its JSON.
@@ -429,6 +457,58 @@ func TestReadRanksRowsAgree(t *testing.T) {
 		}
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), p) {
 			t.Errorf("%s: err %v, want one naming %s and %q", c.name, err, p, c.want)
+		}
+	}
+}
+
+// TestReadRefusesNulls reads the training audit with a null for one
+// element of its lists: once a null class crashed the reader, and a null
+// region or finding was rendered as a row of nothing.
+func TestReadRefusesNulls(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "report", "testdata", "audits", "train.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cases := []struct {
+		name, key, want string
+	}{
+		{"a null class", `"classes": [`, "classes[0] is null"},
+		{"a null region", `"regions": [`, "regions[0] is null"},
+		{"a null finding", `"findings": [`, "findings[0] is null"},
+		{"a null evidence copy", `"evidence": [`, "findings[0].evidence[0] is null"},
+	}
+	for _, c := range cases {
+		i := bytes.Index(data, []byte(c.key))
+		if i < 0 {
+			t.Fatalf("%s: train.json holds no %s", c.name, c.key)
+		}
+		edited := append(append(append([]byte{}, data[:i+len(c.key)]...), "null, "...), data[i+len(c.key):]...)
+		p := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-")+".json")
+		if err := os.WriteFile(p, edited, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, ok, err := ReadOutput(p)
+		if !ok || err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), c.want) ||
+			!strings.Contains(err.Error(), "the file was edited") {
+			t.Errorf("%s: ok %v, err %v; want one naming %s and %q", c.name, ok, err, p, c.want)
+		}
+	}
+}
+
+func TestNullInArray(t *testing.T) {
+	cases := []struct {
+		in, at string
+	}{
+		{`{"a": [1, {"b": null}, "null"], "c": {"d": [[true, false], [null]]}}`, "c.d[1][0]"},
+		{`{"k\"ey": ["x\"null", null]}`, `k"ey[1]`},
+		{`{"a": null, "b": [{"c": null}]}`, ""},
+		{`[{}, {}, null]`, "[2]"},
+	}
+	for _, c := range cases {
+		at, ok := nullInArray([]byte(c.in))
+		if at != c.at || ok != (c.at != "") {
+			t.Errorf("nullInArray(%s) = %q, %v; want %q", c.in, at, ok, c.at)
 		}
 	}
 }

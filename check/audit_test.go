@@ -211,3 +211,41 @@ func TestAuditRefusesAnotherProgram(t *testing.T) {
 		t.Errorf("--pin-by glue: %v", err)
 	}
 }
+
+// TestAuditRatesDamagedRunInfo gives --rates the shipped run folder with
+// its run.json cut short, and with a negative rated link: once the first
+// was taken as no record at all (the run's status, GPU and link unread,
+// its rates used) and the second as an unknown link. Both are refused,
+// naming run.json.
+func TestAuditRatesDamagedRunInfo(t *testing.T) {
+	src := filepath.Join("..", "testdata", "captures", "h200-run")
+	info, err := os.ReadFile(filepath.Join(src, runinfo.InfoFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	results, err := os.ReadFile(filepath.Join(src, runinfo.ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		info []byte
+		want string
+	}{
+		{"cut short", info[:len(info)/3], "not a run's record (is it cut short?), so the run is not known to have completed"},
+		{"a negative rated link", []byte(strings.Replace(string(info), `"ratedGBps": 63.01538461538462`, `"ratedGBps": -5`, 1)),
+			"the link's rated rate -5: give a rate in GB/s between 0.01 and 450"},
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, runinfo.InfoFile), c.info, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, runinfo.ResultsFile), results, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := AuditRates(AuditOptions{RatesDir: dir})
+		if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, runinfo.InfoFile)+": "+c.want) {
+			t.Errorf("%s: %v; want %q", c.name, err, c.want)
+		}
+	}
+}

@@ -398,6 +398,9 @@ func (s *rawSearch) envHit(name, value string, start, end int64, clean bool) {
 	if !clean && (len(v.Value) < 8 || !LooksSecretName(v.Name)) {
 		return // a fragment: compressed or binary bytes follow
 	}
+	if !clean && s.gluedInLive(v, off) {
+		return
+	}
 	if v.Value == "" {
 		return
 	}
@@ -413,6 +416,26 @@ func (s *rawSearch) envHit(name, value string, start, end int64, clean bool) {
 			s.inSecret = append(s.inSecret, span{start, end})
 		}
 	}
+}
+
+// gluedInLive reports whether a NAME=value hit at off, in live space, is
+// a value the structured scan already read (reported, or Redacted by
+// scrub) with the bytes of the record's next field glued on: a string
+// cell "export TOKEN=[redacted]" stored before a record header that reads
+// as value bytes.
+func (s *rawSearch) gluedInLive(v EnvVar, off int64) bool {
+	if s.pm == nil || s.pm.inUnused(off) {
+		return false
+	}
+	if strings.HasPrefix(v.Value, Redacted) {
+		return true
+	}
+	for nv := range s.covered {
+		if val, ok := strings.CutPrefix(nv, v.Name+"="); ok && val != "" && strings.HasPrefix(v.Value, val) {
+			return true
+		}
+	}
+	return false
 }
 
 // inNsysBlock reports whether a hit at off is a fragment of nsys's own

@@ -647,3 +647,53 @@ func TestScanStringsUnsorted(t *testing.T) {
 		t.Error("a long string taken as seen: only short strings are remembered")
 	}
 }
+
+// TestScrubAssignmentInString plants "export TOKEN=..." as a string of the
+// real capture's StringIds: its record's next field follows the value in
+// the file's bytes, with nothing between that ends it. The scan reports
+// it once (the string, not also its raw bytes with the glue), and the
+// scrubbed copy, whose string reads "export TOKEN=[redacted]" before that
+// glue, is written and scans clean.
+func TestScrubAssignmentInString(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.sqlite")
+	if err := copyFile("../testdata/captures/h200-pinned/pinned.sqlite", nil, in); err != nil {
+		t.Fatal(err)
+	}
+	const secret = "abcdefsecretvalue"
+	db, err := sql.Open("sqlite3", nsysdb.URI(in, "mode=rw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`INSERT INTO StringIds (id, value) VALUES (999999, ?)`, "export TOKEN="+secret); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := ScanPath(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := find(rep, KindSecret, "TOKEN", false); len(got) != 1 || got[0].InRawBytes() {
+		t.Errorf("scan of the planted string: %+v, want one finding in StringIds", got)
+	}
+	out := filepath.Join(dir, "shared.sqlite")
+	if _, err := Scrub(in, out, ScrubOptions{}); err != nil {
+		t.Fatalf("Scrub: %v", err)
+	}
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(raw, []byte(secret)) {
+		t.Errorf("%q survives in the scrubbed file", secret)
+	}
+	after, err := ScanPath(context.Background(), out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !after.Clean() {
+		t.Errorf("scrubbed copy has findings: %+v", after.Findings)
+	}
+}

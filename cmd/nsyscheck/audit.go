@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -11,6 +13,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/audit"
 	"github.com/nsyscheck/nsyscheck/check"
 	"github.com/nsyscheck/nsyscheck/diag"
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/nsysrule"
 	"github.com/nsyscheck/nsyscheck/ranks"
 	"github.com/nsyscheck/nsyscheck/report"
@@ -222,7 +225,13 @@ func runAudit(opts *auditOptions, args []string, s Streams) error {
 			return &statusError{code: exitError, err: err}
 		}
 		if expect.Against != "" && len(args) == 1 {
-			args = append(args, filepath.Join(filepath.Dir(opts.Expect), expect.Against))
+			against := filepath.Join(filepath.Dir(opts.Expect), expect.Against)
+			if _, err := os.Stat(against); errors.Is(err, fs.ErrNotExist) {
+				return &statusError{code: exitError, err: &inputerr.Error{Path: opts.Expect, Where: `"against"`,
+					Problem: fmt.Sprintf("%q names %s (relative to the file's folder), which does not exist", expect.Against, against),
+					Hint:    "name the capture after the fix relative to " + filepath.Dir(opts.Expect) + ", or give it as AFTER"}}
+			}
+			args = append(args, against)
 		}
 		if match == nil {
 			match = expect.Match

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/nsyscheck/nsyscheck/audit"
@@ -78,5 +79,25 @@ func TestAuditJSONReadBack(t *testing.T) {
 		if !ok || err != nil || got.Check == nil {
 			t.Errorf("%v: read back %v %v", p, ok, err)
 		}
+	}
+}
+
+// TestAuditExpectAgainstMissing copies the shipped expected audit of the
+// training capture, whose "against" names ../train-pinned, away from that
+// capture: the audit is refused naming the expected-audit file, its key
+// and the path it resolved, not as a missing input of the user's.
+func TestAuditExpectAgainstMissing(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "train-pageable")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const shipped = "../../testdata/captures/train-pageable/"
+	e := filepath.Join(dir, "audit-expect.json")
+	writeFile(t, e, readFile(t, shipped+"audit-expect.json"))
+	code, _, stderr := runMain(t, []string{"audit", shipped, "--expect", e, "--nvidia-rule", "off"})
+	want := e + `: "against": "../train-pinned" names ` + filepath.Join(filepath.Dir(dir), "train-pinned") + " (relative to the file's folder), which does not exist"
+	// The message is wrapped to the terminal's width.
+	if code != exitError || !strings.Contains(strings.Join(strings.Fields(stderr), " "), want) {
+		t.Errorf("exit %d, stderr %s; want %d and %q", code, stderr, exitError, want)
 	}
 }

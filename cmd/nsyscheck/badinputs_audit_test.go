@@ -148,7 +148,7 @@ func auditCases() []badCase {
 			mkfifo(t, run, "run.json")
 			return append([]string{p, "--rates", run}, off...)
 		},
-		exit: 1, want: []string{"secretly-synchronous: 11 copies"}})
+		exit: 2, want: []string{"run.json: cannot read the run's record", "a FIFO (named pipe), not a file"}})
 	add(badCase{name: "audit: the NVIDIA rule's CSV beside the capture is a FIFO",
 		make: func(t *testing.T, dir string) []string {
 			p := copyShipped(t, dir, "pinned.sqlite")
