@@ -89,3 +89,44 @@ func TestNullProcess(t *testing.T) {
 		})
 	}
 }
+
+// Work on a stream the stream list (TARGET_INFO_CUDA_STREAM) holds for
+// another process, context or host is refused, naming the table, the
+// stream, the first record's row and the list's row, beside the stream
+// (Read) and after it (StreamThenCheck) alike. A context the program
+// never made is said as such first.
+func TestStreamOfAnotherOwner(t *testing.T) {
+	const pipeline = "../testdata/captures/nullstream-pinned/nullstream-pinned.sqlite"
+	h := auditHandler()
+	cases := []struct {
+		name  string
+		stmts []string
+		where string
+		want  string
+	}{
+		{"stream 13 listed for process 23", []string{`UPDATE TARGET_INFO_CUDA_STREAM SET processId = 23 WHERE streamId = 13`}, "table CUPTI_ACTIVITY_KIND_MEMCPY",
+			"42 rows put work on stream 13 of context 1 of process 22 on host hwId 0, vmId 1 (the first: rowid 1), where TARGET_INFO_CUDA_STREAM lists stream 13 of context 1 of process 23 on host hwId 0, vmId 1 (rowid 1): the records and the list disagree on whose stream it is"},
+		{"stream 7 listed in context 2", []string{`UPDATE TARGET_INFO_CUDA_STREAM SET contextId = 2 WHERE streamId = 7`}, "table CUPTI_ACTIVITY_KIND_KERNEL",
+			"rows put work on stream 7 of context 1 of process 22 on host hwId 0, vmId 1 (the first: rowid 2), where TARGET_INFO_CUDA_STREAM lists stream 7 of context 2 of process 22 on host hwId 0, vmId 1 (rowid 8)"},
+		{"stream 14 listed on another host", []string{`UPDATE TARGET_INFO_CUDA_STREAM SET hwId = 3 WHERE streamId = 14`}, "table CUPTI_ACTIVITY_KIND_MEMCPY",
+			"where TARGET_INFO_CUDA_STREAM lists stream 14 of context 1 of process 22 on host hwId 3, vmId 1 (rowid 4)"},
+		{"a kernel of a context never made", []string{`UPDATE TARGET_INFO_CUDA_STREAM SET processId = 23 WHERE streamId = 13`, `UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET contextId = 9 WHERE rowid = 3`},
+			"table CUPTI_ACTIVITY_KIND_KERNEL", "1 row name context 9 on device 0 of process 22"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := fixture.SQLite(t, pipeline, tc.stmts...)
+			_, beside := Read(context.Background(), open(t, p), p, records.Selection{JoinCalls: true}, h)
+			_, after := streamThenCheck(t, p, h)
+			for _, err := range []error{beside, after} {
+				var ie *inputerr.Error
+				if !errors.As(err, &ie) || ie.Path != p || ie.Where != tc.where || !strings.Contains(ie.Problem, tc.want) || !strings.Contains(ie.Hint, "export it again") {
+					t.Errorf("got %v, want %s: %q", err, tc.where, tc.want)
+				}
+			}
+		})
+	}
+	if _, err := streamThenCheck(t, pipeline, h); err != nil {
+		t.Fatalf("the shipped export: %v", err)
+	}
+}

@@ -81,11 +81,15 @@ func (r *reader) checkTables(ctx context.Context, conn *sql.Conn, after bool) er
 	if err := r.checkReferences(tc); err != nil {
 		return err
 	}
-	if err := r.checkStreams(tc); err != nil {
+	owners, err := r.checkStreams(tc)
+	if err != nil {
 		return err
 	}
 	if err := r.checkContexts(tc); err != nil {
 		return err
+	}
+	if owners != nil {
+		return owners
 	}
 	if err := r.checkStop(tc); err != nil {
 		return err
@@ -106,65 +110,152 @@ type tableChecks struct {
 
 // checkStreams checks that every stream a copy, kernel, memset, event
 // record or synchronisation names is one the program made
-// (TARGET_INFO_CUDA_STREAM), where the export lists them: a record on a
-// stream that never existed was moved or comes from another trace, and
+// (TARGET_INFO_CUDA_STREAM), where the export lists them, and made in the
+// record's context, process and host, as far as the record and the list
+// name them: a record on a stream that never existed, or on one of
+// another context or process, was moved or comes from another trace, and
 // the order of the work on its stream, which the audit's replay rests on,
 // is unknown. Unified-memory migrations, which nsys puts on no stream of
 // the program's, and records of no stream (NoStream) are left out. One
 // pass over each table's distinct streams.
-func (r *reader) checkStreams(tc tableChecks) error {
+//
+// A record on a stream the list holds for another context or process
+// (owners) is returned apart, for checkTables to give once checkContexts
+// has held the record's context to its list: a context the program never
+// made is said as such first.
+func (r *reader) checkStreams(tc tableChecks) (owners, err error) {
 	queryRow := tc.queryRow
 	streams := r.tables[nsysdb.TableCUDAStream]
 	if streams == "" {
-		return nil
+		return nil, nil
 	}
 	var listed int64
 	if err := queryRow(`SELECT count(*) FROM ` + q(streams) + ` WHERE ` + q(nsysdb.ColStreamID) + ` IS NOT NULL`).Scan(&listed); err != nil || listed == 0 {
-		return nil // no list to hold the records to
+		return nil, nil // no list to hold the records to
 	}
-	var list listedOnce // the streams listed, read once a table was seen whole
+	listCols, err := tableColumns(queryRow, streams, nsysdb.ColContextID, nsysdb.ColProcessID, nsysdb.ColHwID, nsysdb.ColVMID)
+	if err != nil {
+		return nil, r.tableErrorOn(queryRow, streams, err)
+	}
+	lists := map[string]*listedOnce{} // the streams listed, by the columns read, once a table was seen whole
 	for _, logical := range []string{nsysdb.TableMemcpy, nsysdb.TableKernel, nsysdb.TableMemset, nsysdb.TableCUDAEvent, nsysdb.TableSync, nsysdb.TableGraphTrace} {
 		table := r.tables[logical]
 		if table == "" {
 			continue
 		}
-		var has, migrations int64
-		if err := queryRow(`SELECT count(*) FILTER (WHERE name = ?), count(*) FILTER (WHERE name = ?) FROM pragma_table_info(?)`,
-			nsysdb.ColStreamID, nsysdb.ColMigration, table).Scan(&has, &migrations); err != nil {
-			return r.tableErrorOn(queryRow, table, err)
+		cols, err := tableColumns(queryRow, table, nsysdb.ColStreamID, nsysdb.ColMigration, nsysdb.ColContextID, nsysdb.ColGlobalPid)
+		if err != nil {
+			return nil, r.tableErrorOn(queryRow, table, err)
 		}
-		if has == 0 {
+		if !cols[nsysdb.ColStreamID] {
 			continue
 		}
+		s := q(nsysdb.ColStreamID)
+		refs := []listRef{{expr: s, col: nsysdb.ColStreamID}}
+		byContext := cols[nsysdb.ColContextID] && listCols[nsysdb.ColContextID]
+		if byContext {
+			refs = append(refs, listRef{expr: q(nsysdb.ColContextID), col: nsysdb.ColContextID, nullable: true})
+		}
+		byProcess := cols[nsysdb.ColGlobalPid] && listCols[nsysdb.ColProcessID]
+		if byProcess {
+			refs = append(refs, listRef{expr: nsysdb.PIDExpr(q(nsysdb.ColGlobalPid)), col: nsysdb.ColProcessID, nullable: true})
+		}
+		byHost := byProcess && listCols[nsysdb.ColHwID] && listCols[nsysdb.ColVMID]
+		if byHost {
+			hw, vm := nsysdb.HostExprs(q(nsysdb.ColGlobalPid))
+			refs = append(refs, listRef{expr: hw, col: nsysdb.ColHwID, nullable: true}, listRef{expr: vm, col: nsysdb.ColVMID, nullable: true})
+		}
 		if seen := tc.seen[logical]; seen != nil {
-			keys, ok, err := list.get(tc, streams, nsysdb.ColStreamID)
-			if err != nil {
-				return r.tableErrorOn(queryRow, streams, err)
+			listed := make([]string, len(refs))
+			for i, ref := range refs {
+				listed[i] = ref.col
 			}
-			if ok && seen.streamsIn(keys) {
+			key := strings.Join(listed, ",")
+			if lists[key] == nil {
+				lists[key] = &listedOnce{}
+			}
+			keys, ok, err := lists[key].get(tc, streams, listed...)
+			if err != nil {
+				return nil, r.tableErrorOn(queryRow, streams, err)
+			}
+			if ok && seen.streamsIn(keys, byContext, byProcess, byHost) {
 				continue
 			}
 		}
-		s := q(nsysdb.ColStreamID)
 		where := s + ` IS NOT NULL AND ` + s + ` != ` + strconv.FormatInt(nsysdb.NoStream, 10)
-		if migrations > 0 {
+		if cols[nsysdb.ColMigration] {
 			where += ` AND ` + q(nsysdb.ColMigration) + ` IS NULL`
 		}
 		r.passes = append(r.passes, table)
-		ids, n, first, err := unlisted(queryRow, table, streams, where, listRef{s, nsysdb.ColStreamID})
+		ids, n, first, err := unlisted(queryRow, table, streams, where, refs...)
 		switch {
 		case err != nil:
-			return r.tableErrorOn(queryRow, table, err)
+			return nil, r.tableErrorOn(queryRow, table, err)
 		case ids == nil:
 			continue
 		}
 		stream := ids[0]
-		return &inputerr.Error{Path: r.path, Where: "table " + table,
-			Problem: fmt.Sprintf("%s name stream %d (the first: rowid %d), which %s does not list among the program's streams: a reference that does not resolve, so the order of that work is unknown",
-				rowCount(n), stream, first, streams),
-			Hint: "the export is damaged or was edited; " + nsysdb.ExportHint}
+		at, of, err := r.streamListed(queryRow, streams, stream, refs)
+		if err != nil {
+			return nil, r.tableErrorOn(queryRow, streams, err)
+		}
+		if at == 0 {
+			return nil, &inputerr.Error{Path: r.path, Where: "table " + table,
+				Problem: fmt.Sprintf("%s name stream %d (the first: rowid %d), which %s does not list among the program's streams: a reference that does not resolve, so the order of that work is unknown",
+					rowCount(n), stream, first, streams),
+				Hint: "the export is damaged or was edited; " + nsysdb.ExportHint}
+		}
+		if owners == nil {
+			owners = &inputerr.Error{Path: r.path, Where: "table " + table,
+				Problem: fmt.Sprintf("%s put work on stream %d%s (the first: rowid %d), where %s lists stream %d%s (rowid %d): the records and the list disagree on whose stream it is, so the order of that work is unknown",
+					rowCount(n), stream, streamOwner(refs, ids), first, streams, stream, streamOwner(refs, of), at),
+				Hint: "the export is damaged or was edited; " + nsysdb.ExportHint}
+		}
 	}
-	return nil
+	return owners, nil
+}
+
+// streamListed finds the first row of the stream list (table) that lists
+// stream: its rowid (0 for none) and its values of refs' columns.
+func (r *reader) streamListed(queryRow func(string, ...any) *sql.Row, table string, stream int64, refs []listRef) (rowid int64, vals []int64, err error) {
+	sel := []string{"rowid"}
+	for _, ref := range refs {
+		sel = append(sel, `ifnull(`+q(ref.col)+`, -1)`)
+	}
+	vals = make([]int64, len(refs))
+	dest := []any{&rowid}
+	for i := range vals {
+		dest = append(dest, &vals[i])
+	}
+	err = queryRow(`SELECT `+strings.Join(sel, `, `)+` FROM `+q(table)+` WHERE `+q(nsysdb.ColStreamID)+` = ? ORDER BY rowid LIMIT 1`, stream).Scan(dest...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil, nil
+	}
+	return rowid, vals, err
+}
+
+// streamOwner says whose a stream is, from the values of refs (the
+// stream id first): " of context 1 of process 22 on host hwId 0, vmId
+// 1"; a value read as NULL (-1) is left out.
+func streamOwner(refs []listRef, vals []int64) string {
+	out := ""
+	for i := 1; i < len(refs) && i < len(vals); i++ {
+		v := vals[i]
+		if v < 0 {
+			continue
+		}
+		switch refs[i].col {
+		case nsysdb.ColContextID:
+			out += fmt.Sprintf(" of context %d", v)
+		case nsysdb.ColProcessID:
+			out += fmt.Sprintf(" of process %d", v)
+		case nsysdb.ColHwID:
+			out += fmt.Sprintf(" on host %s %d", nsysdb.ColHwID, v)
+		case nsysdb.ColVMID:
+			out += fmt.Sprintf(", %s %d", nsysdb.ColVMID, v)
+		}
+	}
+	return out
 }
 
 // checkContexts checks that every copy, kernel, memset, synchronisation,
@@ -211,12 +302,12 @@ func (r *reader) checkContexts(tc tableChecks) error {
 		if !cols[nsysdb.ColDeviceID] || !cols[nsysdb.ColContextID] {
 			continue
 		}
-		refs := []listRef{{dev, nsysdb.ColDeviceID}, {ctx, nsysdb.ColContextID}}
+		refs := []listRef{{expr: dev, col: nsysdb.ColDeviceID}, {expr: ctx, col: nsysdb.ColContextID}}
 		where := dev + ` IS NOT NULL AND ` + ctx + ` IS NOT NULL`
 		byProcess := cols[nsysdb.ColGlobalPid] && listCols[nsysdb.ColProcessID]
 		if byProcess {
 			pid := nsysdb.PIDExpr(q(nsysdb.ColGlobalPid))
-			refs = append(refs, listRef{pid, nsysdb.ColProcessID})
+			refs = append(refs, listRef{expr: pid, col: nsysdb.ColProcessID})
 			where += ` AND ` + q(nsysdb.ColGlobalPid) + ` IS NOT NULL`
 		}
 		// The host too, where the list names it: a process of one pid on
@@ -224,7 +315,7 @@ func (r *reader) checkContexts(tc tableChecks) error {
 		byHost := byProcess && listCols[nsysdb.ColHwID] && listCols[nsysdb.ColVMID]
 		if byHost {
 			hw, vm := nsysdb.HostExprs(q(nsysdb.ColGlobalPid))
-			refs = append(refs, listRef{hw, nsysdb.ColHwID}, listRef{vm, nsysdb.ColVMID})
+			refs = append(refs, listRef{expr: hw, col: nsysdb.ColHwID}, listRef{expr: vm, col: nsysdb.ColVMID})
 		}
 		if cols[nsysdb.ColMigration] {
 			where += ` AND ` + q(nsysdb.ColMigration) + ` IS NULL`
@@ -279,18 +370,30 @@ func tableColumns(queryRow func(string, ...any) *sql.Row, table string, names ..
 }
 
 // listRef is one part of a reference from a record to a list: the SQL
-// expression over the record's table and the list's column it must equal.
-type listRef struct{ expr, col string }
+// expression over the record's table and the list's column it must equal;
+// nullable says a NULL value matches any (the reference is held on its
+// other parts) and is read as -1.
+type listRef struct {
+	expr, col string
+	nullable  bool
+}
 
 // unlisted finds the first distinct values of refs among the rows of
 // table where holds that no row of list has (a reference that does not
 // resolve), with how many rows of table hold them and the first's rowid;
 // nil values where every one is listed.
 func unlisted(queryRow func(string, ...any) *sql.Row, table, list, where string, refs ...listRef) (vals []int64, n, first int64, err error) {
-	var sel, match, same []string
+	var sel, out, match, same []string
 	for i, ref := range refs {
 		alias := fmt.Sprintf("v%d", i)
 		sel = append(sel, ref.expr+` AS `+alias)
+		if ref.nullable {
+			out = append(out, `ifnull(d.`+alias+`, -1)`)
+			match = append(match, `(d.`+alias+` IS NULL OR l.`+q(ref.col)+` = d.`+alias+`)`)
+			same = append(same, `ifnull(`+ref.expr+`, -1) = ?`)
+			continue
+		}
+		out = append(out, `d.`+alias)
 		match = append(match, `l.`+q(ref.col)+` = d.`+alias)
 		same = append(same, ref.expr+` = ?`)
 	}
@@ -299,7 +402,7 @@ func unlisted(queryRow func(string, ...any) *sql.Row, table, list, where string,
 	for i := range vals {
 		ptrs[i] = &vals[i]
 	}
-	err = queryRow(`SELECT * FROM (SELECT DISTINCT ` + strings.Join(sel, `, `) + ` FROM ` + q(table) + ` WHERE ` + where +
+	err = queryRow(`SELECT ` + strings.Join(out, `, `) + ` FROM (SELECT DISTINCT ` + strings.Join(sel, `, `) + ` FROM ` + q(table) + ` WHERE ` + where +
 		`) AS d WHERE NOT EXISTS (SELECT 1 FROM ` + q(list) + ` AS l WHERE ` + strings.Join(match, ` AND `) + `) LIMIT 1`).Scan(ptrs...)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):

@@ -1,0 +1,19 @@
+package main
+
+// ownerCases: records that the capture's own lists and orders contradict
+// (a stream listed for another process or context than its work's, an op
+// running while the op the legacy default stream makes it wait for still
+// ran). Each is made from a shipped capture, damaged the way the row
+// says; verify and audit answer alike.
+func ownerCases() []badCase {
+	const group = "lists and orders the records contradict"
+	return []badCase{
+		{group: group, name: "SQLite: TARGET_INFO_CUDA_STREAM lists the copies' stream 7 for process 23, its copies of process 22 (once read as the program's stream)",
+			make: sqliteEdit(`UPDATE TARGET_INFO_CUDA_STREAM SET processId = 23 WHERE streamId = 7`),
+			exit: 2, want: []string{"pinned.sqlite", "table CUPTI_ACTIVITY_KIND_MEMCPY: 283 rows put work on stream 7 of context 1 of process 22", "where TARGET_INFO_CUDA_STREAM lists stream 7 of context 1 of process 23", "(rowid 6)"},
+			notHeld: []string{"2", "4"}},
+		{group: group, name: "audit: TARGET_INFO_CUDA_STREAM lists blocking stream 13 in context 2, its work in context 1", cmd: "audit",
+			make: nullstreamEdit(`UPDATE TARGET_INFO_CUDA_STREAM SET contextId = 2 WHERE streamId = 13`),
+			exit: 2, want: []string{"nullstream-pageable.sqlite", "put work on stream 13 of context 1 of process 22", "lists stream 13 of context 2 of process 22", "(rowid 1)"}},
+	}
+}
