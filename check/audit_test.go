@@ -11,8 +11,10 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/audit"
 	"github.com/nsyscheck/nsyscheck/framework"
+	"github.com/nsyscheck/nsyscheck/internal/fixture"
 	"github.com/nsyscheck/nsyscheck/replay"
 	"github.com/nsyscheck/nsyscheck/runinfo"
+	"github.com/nsyscheck/nsyscheck/timeline"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
@@ -209,5 +211,22 @@ func TestAuditRefusesAnotherProgram(t *testing.T) {
 	if _, err := Audit(context.Background(), filepath.Join(dir, "train-pinned"), "", AuditOptions{PinBy: "glue"}); err == nil ||
 		!strings.Contains(err.Error(), "in-place") {
 		t.Errorf("--pin-by glue: %v", err)
+	}
+}
+
+// The shipped capture whose steps order the legacy default stream against
+// a blocking stream, its NULL-stream kernel moved to start while the
+// blocking stream's kernel before it ran, is refused naming both ops
+// (timeline.LegacyOrderError) and the export, not replayed on.
+func TestAuditRefusesLegacyOrderContradicted(t *testing.T) {
+	src := filepath.Join("..", "testdata", "captures", "nullstream-pageable", "nullstream-pageable.sqlite")
+	p := fixture.SQLite(t, src, `UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = (SELECT k.end - 50000 FROM CUPTI_ACTIVITY_KIND_KERNEL k WHERE k.rowid = 1) WHERE rowid = 2`)
+	_, err := AuditCapture(context.Background(), p, nil, AuditOptions{NoRule: true})
+	var le *timeline.LegacyOrderError
+	if !errors.As(err, &le) || le.Waiting.Corr != 132 || le.On.Corr != 129 || !strings.HasPrefix(err.Error(), p+": ") {
+		t.Fatalf("err = %v, want the export's LegacyOrderError of correlation id 132 waiting on 129", err)
+	}
+	if _, err := AuditCapture(context.Background(), src, nil, AuditOptions{NoRule: true}); err != nil {
+		t.Fatalf("the shipped capture: %v", err)
 	}
 }

@@ -15,5 +15,8 @@ func ownerCases() []badCase {
 		{group: group, name: "audit: TARGET_INFO_CUDA_STREAM lists blocking stream 13 in context 2, its work in context 1", cmd: "audit",
 			make: nullstreamEdit(`UPDATE TARGET_INFO_CUDA_STREAM SET contextId = 2 WHERE streamId = 13`),
 			exit: 2, want: []string{"nullstream-pageable.sqlite", "put work on stream 13 of context 1 of process 22", "lists stream 13 of context 2 of process 22", "(rowid 1)"}},
+		{group: group, name: "audit: a kernel on the legacy default stream moved to start before the blocking stream's kernel it waits for ended (once replayed on)", cmd: "audit",
+			make: nullstreamEdit(`UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = (SELECT k.end - 50000 FROM CUPTI_ACTIVITY_KIND_KERNEL k WHERE k.rowid = 1) WHERE rowid = 2`),
+			exit: 2, want: []string{"nullstream-pageable.sqlite", "on legacy default (NULL) stream 7 of process 22", "started before the kernel spin", "correlation id 129) on blocking stream 13", "the ops' times contradict the order the streams' kinds imply"}},
 	}
 }
