@@ -591,7 +591,11 @@ func (r *reader) planCopies() error {
 		r.lack(records.FactCorrelation, fmt.Sprintf("table %s has no %s column", table, nsysdb.ColCorrelationID))
 	}
 	if r.mcols[nsysdb.ColMigration] {
-		for id, n := range r.optionalEnum(nsysdb.TableMigration) {
+		causes, err := r.optionalEnum(nsysdb.TableMigration)
+		if err != nil {
+			return err
+		}
+		for id, n := range causes {
 			if r.migrations == nil {
 				r.migrations = map[int64]string{}
 			}
