@@ -69,6 +69,7 @@ type transcript struct {
 	part                    int
 	asyncBytes, kernelBytes int64
 	seen                    map[string]int // row key -> line
+	gates                   map[string]int // gate name -> line
 	found                   bool           // a part header or the reference line was read
 	line                    int
 }
@@ -159,6 +160,35 @@ func (t *transcript) dup(key string) error {
 	return nil
 }
 
+// gateOnce refuses a gate the transcript already reported: the program
+// prints each gate once, so a second line of one (the same verdict or
+// the other) is an edited transcript or two runs' lines, and which holds
+// is unclear.
+func (t *transcript) gateOnce(g Gate) error {
+	if t.gates == nil {
+		t.gates = map[string]int{}
+	}
+	first, dup := t.gates[g.Name]
+	if !dup {
+		t.gates[g.Name] = t.line
+		return nil
+	}
+	was := "passed"
+	for _, old := range t.m.Gates {
+		if old.Name == g.Name && !old.Passed {
+			was = "failed"
+		}
+	}
+	now := "passed"
+	if !g.Passed {
+		now = "failed"
+	}
+	return &inputerr.Error{Path: t.name, Where: fmt.Sprintf("lines %d and %d", first, t.line),
+		Problem: fmt.Sprintf("the correctness gate %q is reported twice (%s on line %d, %s on line %d), where the program reports each once: which holds is unclear",
+			g.Name, was, first, now, t.line),
+		Hint: "the transcript should be the unedited stdout of one run of the pinned program"}
+}
+
 // noOutput explains a transcript without a part: a failed gate, or no
 // program output at all.
 func (t *transcript) noOutput() error {
@@ -188,13 +218,18 @@ func (t *transcript) header(s string) (handled bool, err error) {
 		}
 		m.GPU, m.Driver, m.CUDA = g[1], g[4], g[5]
 	case strings.HasPrefix(s, "gate "):
-		if g := reGateFail.FindStringSubmatch(s); g != nil {
-			m.Gates = append(m.Gates, Gate{Name: g[1], Passed: false, Detail: g[2]})
-		} else if g := reGateOK.FindStringSubmatch(s); g != nil {
-			m.Gates = append(m.Gates, Gate{Name: g[1], Passed: true})
+		var g Gate
+		if f := reGateFail.FindStringSubmatch(s); f != nil {
+			g = Gate{Name: f[1], Passed: false, Detail: f[2]}
+		} else if f := reGateOK.FindStringSubmatch(s); f != nil {
+			g = Gate{Name: f[1], Passed: true}
 		} else {
 			return true, t.bad(t.line, "malformed gate line")
 		}
+		if err := t.gateOnce(g); err != nil {
+			return true, err
+		}
+		m.Gates = append(m.Gates, g)
 	case strings.HasPrefix(s, "Part "):
 		return true, t.partHeader(s)
 	case strings.HasPrefix(s, "Reference:"):
@@ -557,10 +592,11 @@ func validateRest(m *Measurements) *fieldError {
 		if strings.TrimSpace(g.Name) == "" {
 			return fe(p+".name", "must not be empty")
 		}
-		if j, ok := names[g.Name]; ok {
-			return fe(p, "repeats gates[%d] (%s)", j, g.Name)
+		name := strings.TrimSpace(g.Name)
+		if j, ok := names[name]; ok {
+			return fe(p, "repeats gates[%d] (%s): the program reports each gate once, so which of the two holds is unclear", j, name)
 		}
-		names[g.Name] = i
+		names[name] = i
 	}
 	return nil
 }
