@@ -35,13 +35,34 @@ var errEmptyReport = errors.New("empty report")
 func BoundedReader(r io.Reader) io.Reader { return csvBomReader(r) }
 
 // csvBomReader strips a leading UTF-8 byte-order mark and bounds the length
-// of a record (csvBound): every CSV report is read through it.
+// of a record (csvBound): every CSV report is read through it. A report
+// saved as UTF-16 or UTF-32 (inputerr.TextEncoding) is not read: its
+// first read fails with the *inputerr.EncodingError, for the caller to
+// name the file (csvReadError).
 func csvBomReader(r io.Reader) io.Reader {
 	br := bufio.NewReaderSize(&csvBound{r: r, max: maxCSVRecord, line: 1, recLine: 1}, 64<<10)
+	if b, _ := br.Peek(64); inputerr.TextEncoding(b) != nil {
+		return bufio.NewReader(failedReader{inputerr.TextEncoding(b)})
+	}
 	if b, err := br.Peek(3); err == nil && bytes.Equal(b, []byte{0xEF, 0xBB, 0xBF}) {
 		_, _ = br.Discard(3)
 	}
 	return br
+}
+
+// failedReader fails every read with its error.
+type failedReader struct{ err error }
+
+func (f failedReader) Read([]byte) (int, error) { return 0, f.err }
+
+// csvEncodingError names the report at path where err is a read of one
+// saved in another encoding than UTF-8; nil otherwise.
+func csvEncodingError(path string, err error) *inputerr.Error {
+	var ee *inputerr.EncodingError
+	if !errors.As(err, &ee) {
+		return nil
+	}
+	return inputerr.NotUTF8(path, ee, "make the report again with nsys stats --format csv")
 }
 
 // maxCSVRecord bounds one record of a report (a line, or the lines a quoted
@@ -174,6 +195,9 @@ func csvRowError(path string, row int, column, value, problem, hint string) *inp
 
 // csvReadError converts an encoding/csv error into an *inputerr.Error.
 func csvReadError(path string, err error) *inputerr.Error {
+	if ee := csvEncodingError(path, err); ee != nil {
+		return ee
+	}
 	var long *errCSVRecordTooLong
 	if errors.As(err, &long) {
 		return &inputerr.Error{Path: path, Where: fmt.Sprintf("line %d", long.line), Problem: "malformed CSV", Err: long,
@@ -657,6 +681,9 @@ func csvSummaryKeysAt(path, report string, cols []nsysdb.ReportColumn, keyIdx []
 // could not read: the file's own (too long, unreadable) as it is, else
 // the CSV's.
 func csvSummaryReadError(path string, err error) error {
+	if ee := csvEncodingError(path, err); ee != nil {
+		return ee
+	}
 	var ie *inputerr.Error
 	if errors.As(err, &ie) {
 		return ie

@@ -188,6 +188,9 @@ func readCSVRecords(r io.Reader, path, report string, cols []nsysdb.ReportColumn
 // csvScanError says where csvScanner stopped and why: a record past the
 // bound (on its first line), a quote out of place, or a failed read.
 func csvScanError(path, where string, err error) *inputerr.Error {
+	if ee := csvEncodingError(path, err); ee != nil {
+		return ee
+	}
 	var long *errCSVRecordTooLong
 	if errors.As(err, &long) {
 		return csvReadError(path, err)

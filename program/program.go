@@ -74,10 +74,21 @@ type transcript struct {
 	line                    int
 }
 
-// ParseTranscript parses the program's stdout; name is used in errors.
+// ParseTranscript parses the program's stdout; name is used in errors. A
+// transcript saved as UTF-16 or UTF-32 is refused as such, not read as
+// text without the program's lines; a UTF-8 byte-order mark is skipped.
 func ParseTranscript(r io.Reader, name string) (*Measurements, error) {
 	t := &transcript{m: &Measurements{Schema: Schema, Source: "program transcript"}, name: name, seen: map[string]int{}}
-	sc := bufio.NewScanner(r)
+	br := bufio.NewReader(r)
+	if head, _ := br.Peek(64); inputerr.TextEncoding(head) != nil {
+		return nil, inputerr.NotUTF8(name, inputerr.TextEncoding(head), "save the program's stdout again as it wrote it (./pinned > FILE in a POSIX shell)")
+	}
+	// A UTF-8 byte-order mark (an editor's) is no part of the first line,
+	// which would otherwise not read as the device line.
+	if head, _ := br.Peek(3); bytes.Equal(head, []byte("\xEF\xBB\xBF")) {
+		_, _ = br.Discard(3)
+	}
+	sc := bufio.NewScanner(br)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
 	for sc.Scan() {
 		t.line++
@@ -391,6 +402,9 @@ func ParseMeasurements(r io.Reader, name string) (*Measurements, error) {
 	data, err := readMeasurementsJSON(r, name, hint)
 	if err != nil {
 		return nil, err
+	}
+	if e := inputerr.TextEncoding(data); e != nil {
+		return nil, inputerr.NotUTF8(name, e, "write it again with the program (--json FILE), or by hand as docs/measurements.md shows")
 	}
 	data = bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))
 	if k := DuplicateKey(data); k != "" {
@@ -716,9 +730,12 @@ type HandWritten struct {
 // DecodeHandWritten decodes data, the file at path, into v, refusing what
 // encoding/json would read in silence: nesting past MaxJSONDepth, a key
 // given twice in one object, a key in another case than v's, a key v has
-// no field for, and more than one JSON value. A leading byte-order mark is
-// skipped.
+// no field for, and more than one JSON value, and a file saved as UTF-16
+// or UTF-32. A leading UTF-8 byte-order mark is skipped.
 func DecodeHandWritten(path string, data []byte, v any, f HandWritten) error {
+	if e := inputerr.TextEncoding(data); e != nil {
+		return inputerr.NotUTF8(path, e, "write it again in UTF-8")
+	}
 	if at, deep := TooDeep(data); deep {
 		return DeepError(path, at, f.Deep)
 	}

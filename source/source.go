@@ -243,6 +243,9 @@ func openFile(ctx context.Context, path string, opts Options) (*Source, error) {
 		return openCSV(filepath.Dir(path))
 	}
 	file.Close()
+	if e := inputerr.TextEncoding(head); e != nil {
+		return nil, inputerr.NotUTF8(path, e, "give the file as nsys or the program wrote it")
+	}
 	return nil, errUnrecognised(path)
 }
 
