@@ -133,9 +133,12 @@ func (r *reader) checkStreams(tc tableChecks) (owners, err error) {
 	if err := queryRow(`SELECT count(*) FROM ` + q(streams) + ` WHERE ` + q(nsysdb.ColStreamID) + ` IS NOT NULL`).Scan(&listed); err != nil || listed == 0 {
 		return nil, nil // no list to hold the records to
 	}
-	listCols, err := tableColumns(queryRow, streams, nsysdb.ColContextID, nsysdb.ColProcessID, nsysdb.ColHwID, nsysdb.ColVMID)
+	listCols, err := tableColumns(queryRow, streams, nsysdb.ColContextID, nsysdb.ColProcessID, nsysdb.ColHwID, nsysdb.ColVMID, nsysdb.ColStreamFlag)
 	if err != nil {
 		return nil, r.tableErrorOn(queryRow, streams, err)
+	}
+	if err := r.streamsOnce(queryRow, streams, listCols); err != nil {
+		return nil, err
 	}
 	lists := map[string]*listedOnce{} // the streams listed, by the columns read, once a table was seen whole
 	for _, logical := range []string{nsysdb.TableMemcpy, nsysdb.TableKernel, nsysdb.TableMemset, nsysdb.TableCUDAEvent, nsysdb.TableSync, nsysdb.TableGraphTrace} {
@@ -213,6 +216,68 @@ func (r *reader) checkStreams(tc tableChecks) (owners, err error) {
 		}
 	}
 	return owners, nil
+}
+
+// streamsOnce refuses a stream list (TARGET_INFO_CUDA_STREAM) that lists
+// one stream of a process twice, naming both rows: nsys lists each stream
+// once, with its context and how it was made, so two rows of one (alike
+// or not) leave whose stream it is and how it orders its work unclear.
+// One GROUP BY over the list, a row a stream.
+func (r *reader) streamsOnce(queryRow func(string, ...any) *sql.Row, table string, listCols map[string]bool) error {
+	key := []string{q(nsysdb.ColStreamID)}
+	for _, c := range []string{nsysdb.ColProcessID, nsysdb.ColHwID, nsysdb.ColVMID} {
+		if listCols[c] {
+			key = append(key, q(c))
+		}
+	}
+	var stream, first, second int64
+	err := queryRow(`SELECT `+q(nsysdb.ColStreamID)+`, min(rowid), max(rowid) FROM `+q(table)+` WHERE `+q(nsysdb.ColStreamID)+
+		` IS NOT NULL GROUP BY `+strings.Join(key, `, `)+` HAVING count(*) > 1 ORDER BY min(rowid) LIMIT 1`).Scan(&stream, &first, &second)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil
+	case err != nil:
+		return r.tableErrorOn(queryRow, table, err)
+	}
+	describe := func(rowid int64) string {
+		sel := []string{`ifnull(` + q(nsysdb.ColProcessID) + `, -1)`, `-1`, `-1`}
+		if !listCols[nsysdb.ColProcessID] {
+			sel[0] = `-1`
+		}
+		if listCols[nsysdb.ColContextID] {
+			sel[1] = `ifnull(` + q(nsysdb.ColContextID) + `, -1)`
+		}
+		if listCols[nsysdb.ColStreamFlag] {
+			sel[2] = `ifnull(` + q(nsysdb.ColStreamFlag) + `, -1)`
+		}
+		var pid, ctx, flag int64
+		if queryRow(`SELECT `+strings.Join(sel, `, `)+` FROM `+q(table)+` WHERE rowid = ?`, rowid).Scan(&pid, &ctx, &flag) != nil {
+			return fmt.Sprintf("rowid %d", rowid)
+		}
+		out := fmt.Sprintf("rowid %d", rowid)
+		if ctx >= 0 {
+			out += fmt.Sprintf(": context %d", ctx)
+		}
+		if k, ok := streamKinds[flag]; ok {
+			kind := k.String()
+			if k == records.StreamNull {
+				kind = "the NULL stream"
+			}
+			out += ", " + kind
+		} else if flag >= 0 {
+			out += fmt.Sprintf(", flag %d", flag)
+		}
+		return out
+	}
+	of := ""
+	var pid int64
+	if listCols[nsysdb.ColProcessID] && queryRow(`SELECT `+q(nsysdb.ColProcessID)+` FROM `+q(table)+` WHERE rowid = ?`, first).Scan(&pid) == nil {
+		of = fmt.Sprintf(" of process %d", pid)
+	}
+	return &inputerr.Error{Path: r.path, Where: fmt.Sprintf("table %s, rowids %d and %d", table, first, second),
+		Problem: fmt.Sprintf("stream %d%s is listed twice (%s; %s), where nsys lists each stream once: whose stream it is and how it orders its work are unclear",
+			stream, of, describe(first), describe(second)),
+		Hint: "the export is damaged or was edited; " + nsysdb.ExportHint}
 }
 
 // streamListed finds the first row of the stream list (table) that lists
