@@ -118,6 +118,11 @@ func ParseTranscript(r io.Reader, name string) (*Measurements, error) {
 	if !t.found {
 		return nil, t.noOutput()
 	}
+	if rows, gate := uncheckedRows(t.m); gate != "" {
+		return nil, &inputerr.Error{Path: name,
+			Problem: fmt.Sprintf("the transcript reports the timings of %s without the correctness gate %q that checks them, where it reports the program's other gates: %s", rows, gate, uncheckedWhy),
+			Hint:    "the transcript should be the unedited stdout of one run of the pinned program"}
+	}
 	return t.m, nil
 }
 
@@ -612,8 +617,50 @@ func validateRest(m *Measurements) *fieldError {
 		}
 		names[name] = i
 	}
+	if rows, gate := uncheckedRows(m); gate != "" {
+		return fe("gates", "lack %q, the correctness gate that checks the timings of %s, where they hold the program's other gates: %s", gate, rows, uncheckedWhy)
+	}
 	return nil
 }
+
+// uncheckedRows finds, in a file that reports the program's correctness
+// gates, rows that no gate it reports checks: the program checks each
+// direction and source of its copies ("h2d-pinned copy-back") and each
+// kernel variant ("kernel-zero-copy") before it prints their timings, and
+// stops at a gate that fails, so rows without their gate beside the other
+// gates come from an edited file or two runs' put together, and would be
+// held unchecked. It returns the first such rows' words ("h2d pinned
+// copies") and the gate missing; "" where there are none, or where the
+// file reports no gate at all (a measurements file written by hand) or
+// a gate that failed (its numbers are then untrusted whole, and the
+// program stopped at it).
+func uncheckedRows(m *Measurements) (rows, gate string) {
+	if len(m.Gates) == 0 {
+		return "", ""
+	}
+	have := make(map[string]bool, len(m.Gates))
+	for _, g := range m.Gates {
+		if !g.Passed {
+			return "", ""
+		}
+		have[strings.TrimSpace(g.Name)] = true
+	}
+	for _, c := range m.Copies {
+		if g := c.Direction + "-" + c.Source + " copy-back"; !have[g] {
+			return c.Direction + " " + c.Source + " copies", g
+		}
+	}
+	for _, k := range m.Kernels {
+		if g := "kernel-" + k.Variant; !have[g] {
+			return "the " + k.Variant + " kernel's launches", g
+		}
+	}
+	return "", ""
+}
+
+// uncheckedWhy is why rows without their gate (uncheckedRows) are
+// refused.
+const uncheckedWhy = "an edited file, or two runs' output put together, whose timings cannot be held unchecked"
 
 // MaxJSONDepth bounds how deeply the JSON files a user gives may nest
 // objects and arrays: a measurements file nests three levels, an audit's
