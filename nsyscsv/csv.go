@@ -243,6 +243,9 @@ type csvScanner struct {
 	br     *bufio.Reader
 	rec    []byte   // the current record, quotes undone in place
 	fields [][]byte // the current record's fields, into rec
+	// unended says the file's last line ends without its newline, which
+	// nsys writes at the end of every line: the file is cut short.
+	unended bool
 }
 
 func newCSVScanner(r io.Reader) *csvScanner {
@@ -273,6 +276,7 @@ func (s *csvScanner) readLine() error {
 		}
 		if err == io.EOF && s.rec[len(s.rec)-1] != '\n' {
 			s.rec = append(s.rec, '\n')
+			s.unended = true
 		}
 		if k := len(s.rec); k-n >= 2 && s.rec[k-2] == '\r' {
 			s.rec[k-2] = '\n'

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -57,5 +58,31 @@ func summaryRewrite(report string, edit func(string) string) func(t *testing.T, 
 		p := filepath.Join(dir, report)
 		writeFile(t, p, []byte(edit(string(readFile(t, p)))))
 		return args
+	}
+}
+
+// cutCases: per-record reports cut short inside their last row's last
+// cell, the row still whole in its cells.
+func cutCases() []badCase {
+	const group = "CSV traces cut short"
+	return []badCase{
+		{group: group, name: "cuda_api_trace cut 3 bytes into its last row's thread name (once held)",
+			make: csvEdit(func(s string) string { return s[:len(s)-4] }),
+			exit: 2, want: []string{"pinned_cuda_api_trace.csv: data row 474 (the last): the last line ends without its newline"},
+			notHeld: []string{"4", "4.calltime"}},
+		{group: group, name: "audit: cuda_gpu_trace cut into its last copy's name, the summaries gone (once audited, the copy left out unsaid)", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				auditCSV(t, dir)
+				for _, r := range []string{"cuda_api_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum", "nvtx_sum"} {
+					if err := os.Remove(filepath.Join(dir, "pinned_"+r+".csv")); err != nil {
+						t.Fatal(err)
+					}
+				}
+				p := filepath.Join(dir, "pinned_cuda_gpu_trace.csv")
+				b := readFile(t, p)
+				writeFile(t, p, b[:len(b)-4])
+				return []string{dir, "--nvidia-rule", "off"}
+			},
+			exit: 2, want: []string{"pinned_cuda_gpu_trace.csv: data row 335 (the last): the last line ends without its newline"}},
 	}
 }
