@@ -230,3 +230,21 @@ func TestAuditRefusesLegacyOrderContradicted(t *testing.T) {
 		t.Fatalf("the shipped capture: %v", err)
 	}
 }
+
+// The shipped pipeline whose copies on stream 13 wait, by
+// cudaStreamWaitEvent, for the copy an event recorded on stream 14, its
+// recorded copy made to end after the waiting copy started, is refused
+// naming both copies and the wait (timeline.EventWaitError): once audited
+// as a PASS.
+func TestAuditRefusesEventWaitContradicted(t *testing.T) {
+	src := filepath.Join("..", "testdata", "captures", "pipeline-pinned", "pipeline-pinned.sqlite")
+	p := fixture.SQLite(t, src, `UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET end = (SELECT m.start + 20000 FROM CUPTI_ACTIVITY_KIND_MEMCPY m WHERE m.correlationId = 223) WHERE correlationId = 218`)
+	_, err := AuditCapture(context.Background(), p, nil, AuditOptions{NoRule: true})
+	var we *timeline.EventWaitError
+	if !errors.As(err, &we) || we.Waiting.Corr != 223 || we.On.Corr != 218 || we.Wait != 220 || !strings.HasPrefix(err.Error(), p+": ") {
+		t.Fatalf("err = %v, want the export's EventWaitError of copy 223 waiting on copy 218 by correlation id 220", err)
+	}
+	if _, err := AuditCapture(context.Background(), src, nil, AuditOptions{NoRule: true}); err != nil {
+		t.Fatalf("the shipped capture: %v", err)
+	}
+}

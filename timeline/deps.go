@@ -562,28 +562,32 @@ func (r *resolver) legacyOrder() {
 
 // heldToOrder refuses the timeline where op j, which the legacy default
 // stream's order makes wait for op p of another stream of its context,
-// started before p ended (LegacyOrderError). Only an order certain from
-// the calls is held: j's launching call started after p's returned (or,
-// where p has no call, after p started), so that p was queued first
-// whatever the threads did inside their calls.
+// started before p ended (LegacyOrderError).
 func (r *resolver) heldToOrder(j, p int32) {
+	if r.contradicts(j, p) {
+		r.refuse(&LegacyOrderError{Waiting: r.opRef(j), On: r.opRef(p)})
+	}
+}
+
+// contradicts says op j, made to wait for op p, started before p ended
+// where the order is certain from the calls: j's launching call started
+// after p's returned (or, where p has no call, after p started), so that p
+// was queued first whatever the threads did inside their calls.
+func (r *resolver) contradicts(j, p int32) bool {
 	t := r.t
 	o := &t.Ops
 	if o.Start[j] >= o.End[p] {
-		return
+		return false
 	}
 	cj := o.Call[j]
 	if cj == None {
-		return
+		return false
 	}
 	queued := o.Start[p]
 	if cp := o.Call[p]; cp != None {
 		queued = t.Calls.End[cp]
 	}
-	if queued > t.Calls.Start[cj] {
-		return
-	}
-	r.refuse(&LegacyOrderError{Waiting: r.opRef(j), On: r.opRef(p)})
+	return queued <= t.Calls.Start[cj]
 }
 
 // opRef describes op j for an error.
@@ -632,6 +636,23 @@ type LegacyOrderError struct {
 func (e *LegacyOrderError) Error() string {
 	return fmt.Sprintf("%s started before %s ended, where the legacy default stream's order makes it wait for that op, queued first: "+
 		"the ops' times contradict the order the streams' kinds imply (a damaged or edited export; export the report again)", e.Waiting, e.On)
+}
+
+// EventWaitError is an op that a cudaStreamWaitEvent makes wait for the
+// work an event recorded on another stream, and that the capture shows
+// running while that work ran: the capture contradicts the wait it
+// records, so the times or the records that tie the wait to its event
+// were edited, and the replay would rest on a wait the GPU did not make.
+type EventWaitError struct {
+	Waiting, On OpRef
+	// Wait is the cudaStreamWaitEvent call's correlation id, Event the
+	// event it waited on.
+	Wait, Event int64
+}
+
+func (e *EventWaitError) Error() string {
+	return fmt.Sprintf("%s started before %s ended, where the cudaStreamWaitEvent of correlation id %d makes it wait for that op, which event %d recorded: "+
+		"the ops' times contradict the wait the trace records (a damaged or edited export; export the report again)", e.Waiting, e.On, e.Wait, e.Event)
 }
 
 // tieSyncs ties each synchronisation record to its call.
@@ -972,6 +993,9 @@ func (r *resolver) streamWaits() {
 			for _, e := range ops {
 				if t.Ops.Stream[e] != w {
 					t.StreamWaits = append(t.StreamWaits, StreamWait{Op: next, On: e})
+					if r.contradicts(next, e) {
+						r.refuse(&EventWaitError{Waiting: r.opRef(next), On: r.opRef(e), Wait: cs.Corr[i], Event: sync.Event})
+					}
 				}
 			}
 		}

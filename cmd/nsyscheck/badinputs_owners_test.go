@@ -1,9 +1,9 @@
 package main
 
 // ownerCases: records that the capture's own lists and orders contradict
-// (a stream listed for another process or context than its work's, an op
-// running while the op the legacy default stream makes it wait for still
-// ran). Each is made from a shipped capture, damaged the way the row
+// (a stream listed for another process or context than its work's, or
+// twice; an op running while the op the legacy default stream, or a
+// cudaStreamWaitEvent, makes it wait for still ran). Each is made from a shipped capture, damaged the way the row
 // says; verify and audit answer alike.
 func ownerCases() []badCase {
 	const group = "lists and orders the records contradict"
@@ -25,5 +25,9 @@ func ownerCases() []badCase {
 		{group: group, name: "audit: a kernel on the legacy default stream moved to start before the blocking stream's kernel it waits for ended (once replayed on)", cmd: "audit",
 			make: nullstreamEdit(`UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = (SELECT k.end - 50000 FROM CUPTI_ACTIVITY_KIND_KERNEL k WHERE k.rowid = 1) WHERE rowid = 2`),
 			exit: 2, want: []string{"nullstream-pageable.sqlite", "on legacy default (NULL) stream 7 of process 22", "started before the kernel spin", "correlation id 129) on blocking stream 13", "the ops' times contradict the order the streams' kinds imply"}},
+		{group: group, name: "audit: the copy an event recorded on stream 14 made to end after the copy a cudaStreamWaitEvent makes wait for it started (once a PASS)", cmd: "audit",
+			make: shippedEdit("pipeline-pinned/pipeline-pinned.sqlite", `UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET end = (SELECT m.start + 20000 FROM CUPTI_ACTIVITY_KIND_MEMCPY m WHERE m.correlationId = 223) WHERE correlationId = 218`),
+			exit: 2, want: []string{"pipeline-pinned.sqlite", "the copy (correlation id 223) on non-blocking stream 13", "started before the copy (correlation id 218) on non-blocking stream 14",
+				"where the cudaStreamWaitEvent of correlation id 220 makes it wait for that op"}},
 	}
 }
