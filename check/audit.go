@@ -393,7 +393,11 @@ func readRunRates(dir string, r *audit.Rates) error {
 	// A run that did not complete (failed, interrupted, or still running)
 	// may have left results of a step it did not finish, or of an earlier
 	// run in the same folder: its rates are of no run known to be whole.
-	if info := runinfo.Read(dir); info != nil && info.Status != "" && info.Status != "complete" {
+	info, err := runinfo.ReadStrict(dir)
+	if err != nil {
+		return err
+	}
+	if info != nil && info.Status != "" && info.Status != "complete" {
 		problem := fmt.Sprintf("%s says the run is %s", runinfo.InfoFile, info.Status)
 		if info.FailedStep != "" {
 			problem += fmt.Sprintf(" (at step %s)", info.FailedStep)
@@ -435,7 +439,7 @@ func readRunRates(dir string, r *audit.Rates) error {
 			}
 		}
 	}
-	info := runinfo.Read(dir)
+	// info is run.json as read above.
 	r.GPU = c.Meta.GPU
 	if info != nil && info.GPU != nil && info.GPU.Name != "" {
 		if r.GPU != "" && !SameGPU(r.GPU, info.GPU.Name) {

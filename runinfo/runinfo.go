@@ -6,13 +6,18 @@
 package runinfo
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/regular"
 	"github.com/nsyscheck/nsyscheck/nsysrule"
 )
@@ -343,6 +348,29 @@ func (i Info) TracedCUDA() bool {
 // the profile.
 func (i Info) SharedGPU() bool {
 	return i.Sharing != nil && i.Sharing.Foreign
+}
+
+// ReadStrict reads run.json in the run folder dir for what rests on it (a
+// run's rates): nil and no error where there is none, an error naming the
+// file where one is there but cannot be read (a FIFO, a huge or damaged
+// file, one saved as UTF-16), which is not taken for none.
+func ReadStrict(dir string) (*Info, error) {
+	p := filepath.Join(dir, InfoFile)
+	if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	data, err := inputerr.ReadFile(p, MaxInfoFile, "a run folder's "+InfoFile)
+	if err != nil {
+		return nil, err
+	}
+	if e := inputerr.TextEncoding(data); e != nil {
+		return nil, inputerr.NotUTF8(p, e, "run nsyscheck run again")
+	}
+	var info Info
+	if err := json.Unmarshal(bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF")), &info); err != nil {
+		return nil, &inputerr.Error{Path: p, Problem: "cannot be read as the run's record", Err: err, Hint: "run nsyscheck run again"}
+	}
+	return &info, nil
 }
 
 // Read reads run.json in the run folder dir; nil where there is none or it

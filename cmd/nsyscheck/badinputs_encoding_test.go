@@ -48,6 +48,18 @@ func encodingCases() []badCase {
 				return []string{dir}
 			},
 			exit: 2, want: []string{"pinned.results.json: the file is UTF-16LE text (with a byte-order mark)"}},
+		{group: group, name: "audit --rates a run folder whose run.json was saved as UTF-16LE (once read as no run.json: whether the run completed unknown, its rates taken)", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				p := copyShipped(t, dir, "pinned.sqlite")
+				run := t.TempDir()
+				for _, name := range []string{"pinned.results.json", "run.json"} {
+					writeFile(t, filepath.Join(run, name), readFile(t, filepath.Join("../../testdata/captures/h200-run", name)))
+				}
+				rj := filepath.Join(run, "run.json")
+				writeFile(t, rj, utf16Bytes(string(readFile(t, rj)), false, true))
+				return append([]string{p, "--rates", run}, off...)
+			},
+			exit: 2, want: []string{"run.json: the file is UTF-16LE text (with a byte-order mark)", "run nsyscheck run again"}},
 		{group: group, name: "the transcript with a UTF-8 byte-order mark (once its device line unread, the GPU unnamed)",
 			make: reencoded("pinned.transcript.txt", func(s string) string { return "\ufeff" + s }),
 			exit: 1, want: []string{"(program transcript), NVIDIA H200", "prediction 1  held"}},
