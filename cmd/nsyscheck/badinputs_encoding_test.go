@@ -60,6 +60,17 @@ func encodingCases() []badCase {
 				return append([]string{p, "--rates", run}, off...)
 			},
 			exit: 2, want: []string{"run.json: the file is UTF-16LE text (with a byte-order mark)", "run nsyscheck run again"}},
+		{group: group, name: "report of an audit's JSON saved as UTF-16LE (once read as a measurements file, invalid at byte 1)", cmd: "report",
+			make: func(t *testing.T, dir string) []string {
+				code, out, stderr := runMain(t, []string{"audit", "../../testdata/captures/train-pageable", "--format", "json", "--nvidia-rule", "off"})
+				if code != exitDied {
+					t.Fatalf("audit of train-pageable: %d %s", code, stderr)
+				}
+				p := filepath.Join(dir, "audit.json")
+				writeFile(t, p, utf16Bytes(out, false, true))
+				return []string{p, "-o", filepath.Join(t.TempDir(), "out")}
+			},
+			exit: 2, want: []string{"audit.json: the file is UTF-16LE text (with a byte-order mark)"}},
 		{group: group, name: "the transcript with a UTF-8 byte-order mark (once its device line unread, the GPU unnamed)",
 			make: reencoded("pinned.transcript.txt", func(s string) string { return "\ufeff" + s }),
 			exit: 1, want: []string{"(program transcript), NVIDIA H200", "prediction 1  held"}},
