@@ -165,3 +165,25 @@ func TestStreamListedTwice(t *testing.T) {
 		t.Errorf("stream 13 of another process too: %v", err)
 	}
 }
+
+// A context the context list (TARGET_INFO_CUDA_CONTEXT_INFO) lists twice
+// for one process, on another device or alike, is refused naming both
+// rows, beside the stream and after it (once read past: the records'
+// device matched one of the two).
+func TestContextListedTwice(t *testing.T) {
+	const shipped = "../testdata/captures/pipeline-pageable/pipeline-pageable.sqlite"
+	h := auditHandler()
+	p := fixture.SQLite(t, shipped, `INSERT INTO TARGET_INFO_CUDA_CONTEXT_INFO SELECT nullStreamId, hwId, vmId, processId, deviceId + 1, contextId, parentContextId, isGreenContext FROM TARGET_INFO_CUDA_CONTEXT_INFO`)
+	_, beside := Read(context.Background(), open(t, p), p, records.Selection{JoinCalls: true}, h)
+	_, after := streamThenCheck(t, p, h)
+	for _, err := range []error{beside, after} {
+		var ie *inputerr.Error
+		if !errors.As(err, &ie) || ie.Path != p || ie.Where != "table TARGET_INFO_CUDA_CONTEXT_INFO, rowids 1 and 2" ||
+			!strings.Contains(ie.Problem, "context 1 of process 22 is listed twice (on device 0, and on device 1)") {
+			t.Errorf("got %v", err)
+		}
+	}
+	if _, err := streamThenCheck(t, shipped, h); err != nil {
+		t.Fatalf("the shipped export: %v", err)
+	}
+}

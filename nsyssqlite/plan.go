@@ -350,6 +350,9 @@ func (r *reader) checkContexts(tc tableChecks) error {
 	if err := queryRow(`SELECT count(*) FROM ` + q(contexts)).Scan(&listed); err != nil || listed == 0 {
 		return nil // no list to hold the records to
 	}
+	if err := r.contextsOnce(queryRow, contexts, listCols); err != nil {
+		return err
+	}
 	dev, ctx := q(nsysdb.ColDeviceID), q(nsysdb.ColContextID)
 	// The contexts listed, by how many of the list's columns a record is
 	// matched on (device and context; its process; its host), read once a
@@ -419,6 +422,41 @@ func (r *reader) checkContexts(tc tableChecks) error {
 			Hint: "the export is damaged or was edited; " + nsysdb.ExportHint}
 	}
 	return nil
+}
+
+// contextsOnce refuses a context list (TARGET_INFO_CUDA_CONTEXT_INFO) that
+// lists one context of a process twice, naming both rows: nsys lists each
+// context once, on its device, so two rows of one leave the device of its
+// work and its NULL stream unclear. One GROUP BY over the list.
+func (r *reader) contextsOnce(queryRow func(string, ...any) *sql.Row, table string, listCols map[string]bool) error {
+	key := []string{q(nsysdb.ColContextID)}
+	for _, c := range []string{nsysdb.ColProcessID, nsysdb.ColHwID, nsysdb.ColVMID} {
+		if listCols[c] {
+			key = append(key, q(c))
+		}
+	}
+	var context, first, second, dev1, dev2 int64
+	err := queryRow(`SELECT `+q(nsysdb.ColContextID)+`, min(rowid), max(rowid) FROM `+q(table)+` WHERE `+q(nsysdb.ColContextID)+
+		` IS NOT NULL GROUP BY `+strings.Join(key, `, `)+` HAVING count(*) > 1 ORDER BY min(rowid) LIMIT 1`).Scan(&context, &first, &second)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil
+	case err != nil:
+		return r.tableErrorOn(queryRow, table, err)
+	}
+	on := ""
+	dq := `SELECT ifnull(` + q(nsysdb.ColDeviceID) + `, -1) FROM ` + q(table) + ` WHERE rowid = ?`
+	if queryRow(dq, first).Scan(&dev1) == nil && queryRow(dq, second).Scan(&dev2) == nil {
+		on = fmt.Sprintf(" (on device %d, and on device %d)", dev1, dev2)
+	}
+	of := ""
+	var pid int64
+	if listCols[nsysdb.ColProcessID] && queryRow(`SELECT `+q(nsysdb.ColProcessID)+` FROM `+q(table)+` WHERE rowid = ?`, first).Scan(&pid) == nil {
+		of = fmt.Sprintf(" of process %d", pid)
+	}
+	return &inputerr.Error{Path: r.path, Where: fmt.Sprintf("table %s, rowids %d and %d", table, first, second),
+		Problem: fmt.Sprintf("context %d%s is listed twice%s, where nsys lists each context once: the device of its work and its NULL stream are unclear", context, of, on),
+		Hint:    "the export is damaged or was edited; " + nsysdb.ExportHint}
 }
 
 // tableColumns says which of names are columns of table.
