@@ -120,7 +120,9 @@ func FromSource(ctx context.Context, src *source.Source, opts Options) (*Capture
 		c.Lack(records.FactProgram, "an Nsight Systems export holds no numbers printed by the program; give its transcript or results JSON as well")
 	}
 	c.Sort()
-	attachProgram(c, src.Siblings)
+	if err := attachProgram(c, src.Siblings); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
@@ -193,8 +195,10 @@ func fillMetaFromProgram(c *Capture, m *program.Measurements) {
 
 // attachProgram reads the first of the siblings that exists and reads as
 // the program's output as c.Program; the others that exist but do not read
-// go to c.SetAside.
-func attachProgram(c *Capture, siblings []string) {
+// go to c.SetAside. A sibling saved as UTF-16 or UTF-32 is the program's
+// output in another encoding, not another file: it is refused
+// (inputerr.NotUTF8), not set aside.
+func attachProgram(c *Capture, siblings []string) error {
 	for _, p := range siblings {
 		st, err := os.Stat(p)
 		if err != nil || st.IsDir() {
@@ -202,6 +206,9 @@ func attachProgram(c *Capture, siblings []string) {
 				setAside(c, p, "cannot read it: "+err.Error())
 			}
 			continue
+		}
+		if e := headEncoding(p); e != nil {
+			return inputerr.NotUTF8(p, e, "give the file as the program wrote it")
 		}
 		var pc *Capture
 		if strings.HasSuffix(strings.ToLower(p), ".json") {
@@ -222,8 +229,23 @@ func attachProgram(c *Capture, siblings []string) {
 		c.Files = append(c.Files, p)
 		fillMetaFromProgram(c, pc.Program)
 		dropGap(c, records.FactProgram)
-		return
+		return nil
 	}
+	return nil
+}
+
+// headEncoding is the encoding of the text file at path where its first
+// bytes show it UTF-16 or UTF-32 (inputerr.TextEncoding), nil otherwise or
+// where it cannot be read (its reading then says why).
+func headEncoding(path string) *inputerr.EncodingError {
+	f, _, err := inputerr.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	head := make([]byte, 64)
+	n, _ := io.ReadFull(f, head)
+	return inputerr.TextEncoding(head[:n])
 }
 
 // setAside records a sibling file that was not used, once.

@@ -2,10 +2,8 @@ package check
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/trace"
@@ -20,7 +18,6 @@ import (
 	"github.com/nsyscheck/nsyscheck/internal/environ"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/limits"
-	"github.com/nsyscheck/nsyscheck/internal/regular"
 	"github.com/nsyscheck/nsyscheck/nsysrule"
 	"github.com/nsyscheck/nsyscheck/privacy"
 	"github.com/nsyscheck/nsyscheck/records"
@@ -393,7 +390,7 @@ func readRunRates(dir string, r *audit.Rates) error {
 			Hint: "--rates takes the folder 'nsyscheck run' wrote (with run.json and pinned.results.json)"}
 	}
 	r.Source = dir
-	info, err := readRunInfo(dir)
+	info, err := runinfo.ReadStrict(dir)
 	if err != nil {
 		return err
 	}
@@ -465,27 +462,6 @@ func readRunRates(dir string, r *audit.Rates) error {
 			Hint: "--rates takes the folder of a complete 'nsyscheck run'"}
 	}
 	return nil
-}
-
-// readRunInfo reads the run.json of a run folder given to --rates: nil
-// where the folder has none, an error naming it where it cannot be read
-// as a run's record (cut short, not JSON): a record that says nothing of
-// the run is no proof that it completed, nor of its GPU and link.
-func readRunInfo(dir string) (*runinfo.Info, error) {
-	p := filepath.Join(dir, runinfo.InfoFile)
-	data, err := regular.ReadFile(p, runinfo.MaxInfoFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	hint := "--rates takes the folder of a complete 'nsyscheck run'; run it again"
-	if err != nil {
-		return nil, &inputerr.Error{Path: p, Problem: "cannot read the run's record", Err: err, Hint: hint}
-	}
-	var info runinfo.Info
-	if err := json.Unmarshal(data, &info); err != nil {
-		return nil, &inputerr.Error{Path: p, Problem: "not a run's record (is it cut short?), so the run is not known to have completed, nor on which GPU", Err: err, Hint: hint}
-	}
-	return &info, nil
 }
 
 // SameGPU says whether two GPU names, as nsys, nvidia-smi and the

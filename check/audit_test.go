@@ -11,8 +11,10 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/audit"
 	"github.com/nsyscheck/nsyscheck/framework"
+	"github.com/nsyscheck/nsyscheck/internal/fixture"
 	"github.com/nsyscheck/nsyscheck/replay"
 	"github.com/nsyscheck/nsyscheck/runinfo"
+	"github.com/nsyscheck/nsyscheck/timeline"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
@@ -247,5 +249,40 @@ func TestAuditRatesDamagedRunInfo(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, runinfo.InfoFile)+": "+c.want) {
 			t.Errorf("%s: %v; want %q", c.name, err, c.want)
 		}
+	}
+}
+
+// The shipped capture whose steps order the legacy default stream against
+// a blocking stream, its NULL-stream kernel moved to start while the
+// blocking stream's kernel before it ran, is refused naming both ops
+// (timeline.LegacyOrderError) and the export, not replayed on.
+func TestAuditRefusesLegacyOrderContradicted(t *testing.T) {
+	src := filepath.Join("..", "testdata", "captures", "nullstream-pageable", "nullstream-pageable.sqlite")
+	p := fixture.SQLite(t, src, `UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = (SELECT k.end - 50000 FROM CUPTI_ACTIVITY_KIND_KERNEL k WHERE k.rowid = 1) WHERE rowid = 2`)
+	_, err := AuditCapture(context.Background(), p, nil, AuditOptions{NoRule: true})
+	var le *timeline.LegacyOrderError
+	if !errors.As(err, &le) || le.Waiting.Corr != 132 || le.On.Corr != 129 || !strings.HasPrefix(err.Error(), p+": ") {
+		t.Fatalf("err = %v, want the export's LegacyOrderError of correlation id 132 waiting on 129", err)
+	}
+	if _, err := AuditCapture(context.Background(), src, nil, AuditOptions{NoRule: true}); err != nil {
+		t.Fatalf("the shipped capture: %v", err)
+	}
+}
+
+// The shipped pipeline whose copies on stream 13 wait, by
+// cudaStreamWaitEvent, for the copy an event recorded on stream 14, its
+// recorded copy made to end after the waiting copy started, is refused
+// naming both copies and the wait (timeline.EventWaitError): once audited
+// as a PASS.
+func TestAuditRefusesEventWaitContradicted(t *testing.T) {
+	src := filepath.Join("..", "testdata", "captures", "pipeline-pinned", "pipeline-pinned.sqlite")
+	p := fixture.SQLite(t, src, `UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET end = (SELECT m.start + 20000 FROM CUPTI_ACTIVITY_KIND_MEMCPY m WHERE m.correlationId = 223) WHERE correlationId = 218`)
+	_, err := AuditCapture(context.Background(), p, nil, AuditOptions{NoRule: true})
+	var we *timeline.EventWaitError
+	if !errors.As(err, &we) || we.Waiting.Corr != 223 || we.On.Corr != 218 || we.Wait != 220 || !strings.HasPrefix(err.Error(), p+": ") {
+		t.Fatalf("err = %v, want the export's EventWaitError of copy 223 waiting on copy 218 by correlation id 220", err)
+	}
+	if _, err := AuditCapture(context.Background(), src, nil, AuditOptions{NoRule: true}); err != nil {
+		t.Fatalf("the shipped capture: %v", err)
 	}
 }

@@ -3,9 +3,11 @@ package nsyscsv
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"math"
 	"slices"
@@ -33,13 +35,34 @@ var errEmptyReport = errors.New("empty report")
 func BoundedReader(r io.Reader) io.Reader { return csvBomReader(r) }
 
 // csvBomReader strips a leading UTF-8 byte-order mark and bounds the length
-// of a record (csvBound): every CSV report is read through it.
+// of a record (csvBound): every CSV report is read through it. A report
+// saved as UTF-16 or UTF-32 (inputerr.TextEncoding) is not read: its
+// first read fails with the *inputerr.EncodingError, for the caller to
+// name the file (csvReadError).
 func csvBomReader(r io.Reader) io.Reader {
 	br := bufio.NewReaderSize(&csvBound{r: r, max: maxCSVRecord, line: 1, recLine: 1}, 64<<10)
+	if b, _ := br.Peek(64); inputerr.TextEncoding(b) != nil {
+		return bufio.NewReader(failedReader{inputerr.TextEncoding(b)})
+	}
 	if b, err := br.Peek(3); err == nil && bytes.Equal(b, []byte{0xEF, 0xBB, 0xBF}) {
 		_, _ = br.Discard(3)
 	}
 	return br
+}
+
+// failedReader fails every read with its error.
+type failedReader struct{ err error }
+
+func (f failedReader) Read([]byte) (int, error) { return 0, f.err }
+
+// csvEncodingError names the report at path where err is a read of one
+// saved in another encoding than UTF-8; nil otherwise.
+func csvEncodingError(path string, err error) *inputerr.Error {
+	var ee *inputerr.EncodingError
+	if !errors.As(err, &ee) {
+		return nil
+	}
+	return inputerr.NotUTF8(path, ee, "make the report again with nsys stats --format csv")
 }
 
 // maxCSVRecord bounds one record of a report (a line, or the lines a quoted
@@ -172,6 +195,9 @@ func csvRowError(path string, row int, column, value, problem, hint string) *inp
 
 // csvReadError converts an encoding/csv error into an *inputerr.Error.
 func csvReadError(path string, err error) *inputerr.Error {
+	if ee := csvEncodingError(path, err); ee != nil {
+		return ee
+	}
 	var long *errCSVRecordTooLong
 	if errors.As(err, &long) {
 		return &inputerr.Error{Path: path, Where: fmt.Sprintf("line %d", long.line), Problem: "malformed CSV", Err: long,
@@ -217,6 +243,9 @@ type csvScanner struct {
 	br     *bufio.Reader
 	rec    []byte   // the current record, quotes undone in place
 	fields [][]byte // the current record's fields, into rec
+	// unended says the file's last line ends without its newline, which
+	// nsys writes at the end of every line: the file is cut short.
+	unended bool
 }
 
 func newCSVScanner(r io.Reader) *csvScanner {
@@ -247,6 +276,7 @@ func (s *csvScanner) readLine() error {
 		}
 		if err == io.EOF && s.rec[len(s.rec)-1] != '\n' {
 			s.rec = append(s.rec, '\n')
+			s.unended = true
 		}
 		if k := len(s.rec); k-n >= 2 && s.rec[k-2] == '\r' {
 			s.rec[k-2] = '\n'
@@ -354,11 +384,21 @@ func (n *csvNum) UnmarshalCSV(s string) error {
 
 // csvRowsDecoder hands gocsv a summary report a row at a time, its header
 // rewritten to canonical field keys so one struct tag matches every header
-// variant; once stop is set it ends the rows with errStopped.
+// variant; once stop is set it ends the rows with errStopped. rows gets
+// the line each row handed on starts on and its key (the fields of
+// keyIdx), in order: gocsv reads the next row while the last is handled.
 type csvRowsDecoder struct {
 	header []string
 	cr     *csv.Reader
 	stop   bool
+	keyIdx []int
+	rows   chan csvRowAt
+}
+
+// csvRowAt is where a summary's row starts and what it sums (its key).
+type csvRowAt struct {
+	line int
+	key  string
 }
 
 // errStopped ends a summary's rows once its consumer has failed on one.
@@ -373,11 +413,50 @@ func (d *csvRowsDecoder) GetCSVRow() ([]string, error) {
 	if d.stop {
 		return nil, errStopped
 	}
-	return d.cr.Read()
+	rec, err := d.cr.Read()
+	if err == nil {
+		line, _ := d.cr.FieldPos(0)
+		d.rows <- csvRowAt{line: line, key: csvRowKey(rec, d.keyIdx)}
+	}
+	return rec, err
 }
 
 func (d *csvRowsDecoder) GetCSVRows() ([][]string, error) {
 	return nil, errors.New("a summary report is read a row at a time")
+}
+
+// csvRowKey is the fields of rec at idx, each quoted, joined by ", ".
+func csvRowKey(rec []string, idx []int) string {
+	var b strings.Builder
+	for i, j := range idx {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if j < len(rec) {
+			b.WriteString(strconv.Quote(rec[j]))
+		}
+	}
+	return b.String()
+}
+
+// csvTail passes a report through, noting how many lines it holds and
+// whether its last byte ends a line: nsys ends every line of a report
+// with a newline, so a file whose last line does not end was cut short,
+// maybe inside a row whose fields still parse.
+type csvTail struct {
+	r     io.Reader
+	lines int // newlines read
+	last  byte
+	any   bool
+}
+
+func (t *csvTail) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if n > 0 {
+		t.lines += bytes.Count(p[:n], []byte{'\n'})
+		t.last, t.any = p[n-1], true
+	}
+	return n, err
 }
 
 // maxCSVSummary bounds a summary report: it has a row per API name, copy
@@ -385,28 +464,25 @@ func (d *csvRowsDecoder) GetCSVRows() ([][]string, error) {
 // it holds is what its consumer keeps of each row.
 const maxCSVSummary = 32 << 20
 
-// csvEachSummary reads a summary report a row at a time, decoding each
-// into a T (a struct tagged with canonical field keys) and handing it to
-// each with its 1-based data row, and returns the resolved header; each's
-// first error stops the read and is returned.
-func csvEachSummary[T any](path, report string, cols []nsysdb.ReportColumn, each func(rh *csvheader.Header, row int, r *T) error) (*csvheader.Header, error) {
-	f, _, err := inputerr.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	cr := csv.NewReader(csvBomReader(inputerr.Bounded(f, maxCSVSummary, path, "an nsys stats "+report+" report")))
+// csvSummaryHint is what to do about a summary report that is damaged.
+const csvSummaryHint = "make the report again with nsys stats --format csv"
+
+// csvOpenSummary opens a summary report and reads its header: the CSV
+// reader on its rows, the header resolved and the canonical field key of
+// each column; errEmptyReport for a file of no header at all.
+func csvOpenSummary(f io.Reader, path, report string, cols []nsysdb.ReportColumn) (*csv.Reader, *csvheader.Header, []string, error) {
+	cr := csv.NewReader(csvBomReader(f))
 	head, err := cr.Read()
 	if err == io.EOF {
-		return nil, errEmptyReport
+		return nil, nil, nil, errEmptyReport
 	}
 	if err != nil {
-		return nil, csvSummaryReadError(path, err)
+		return nil, nil, nil, csvSummaryReadError(path, err)
 	}
 	head = slices.Clone(head)
 	rh, err := csvheader.Resolve(path, report, head, cols)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	canon := make([]string, len(head))
 	for field, i := range rh.Index {
@@ -417,17 +493,58 @@ func csvEachSummary[T any](path, report string, cols []nsysdb.ReportColumn, each
 			canon[i] = fmt.Sprintf("unused-%d", i)
 		}
 	}
-	dec := &csvRowsDecoder{header: canon, cr: cr}
+	return cr, rh, canon, nil
+}
+
+// csvEachSummary reads a summary report a row at a time, decoding each
+// into a T (a struct tagged with canonical field keys) and handing it to
+// each with its 1-based data row and the line it starts on, and returns
+// the resolved header; each's first error stops the read and is returned.
+//
+// keys are the fields that name what a row sums (an API; a copy kind; a
+// range and its style), as the report writes them: nsys writes at most
+// most rows of each (one; two of an API in a capture with call stacks,
+// whose second row checkSums holds to the trace), so a name on more rows
+// is refused, naming the lines, as is a
+// report cut short (its last line without its newline) or one of a
+// header and no row, which nsys never writes (a report with nothing to
+// say is an empty file: errEmptyReport). The names are held as 64-bit
+// hashes, 16 bytes a row, compared once the rows are read; rows of one
+// hash are read again and compared as written before they are refused.
+func csvEachSummary[T any](path, report string, cols []nsysdb.ReportColumn, keys []string, most int, each func(rh *csvheader.Header, row, line int, r *T) error) (*csvheader.Header, error) {
+	f, _, err := inputerr.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	tail := &csvTail{r: inputerr.Bounded(f, maxCSVSummary, path, "an nsys stats "+report+" report")}
+	cr, rh, canon, err := csvOpenSummary(tail, path, report, cols)
+	if err != nil {
+		return nil, err
+	}
+	var keyIdx []int
+	for _, k := range keys {
+		if i, ok := rh.Index[k]; ok {
+			keyIdx = append(keyIdx, i)
+		}
+	}
+	dec := &csvRowsDecoder{header: canon, cr: cr, keyIdx: keyIdx, rows: make(chan csvRowAt, 2)}
 	var (
 		row      int
 		consumed error
+		seed     = maphash.MakeSeed()
+		hashes   []csvRowHash // each row's key hashed, with its line
 	)
 	err = gocsv.UnmarshalDecoderToCallback(dec, func(r T) {
+		at := <-dec.rows
 		if consumed != nil {
 			return
 		}
 		row++
-		if consumed = each(rh, row, &r); consumed != nil {
+		if len(keyIdx) > 0 {
+			hashes = append(hashes, csvRowHash{h: maphash.String(seed, at.key), line: at.line})
+		}
+		if consumed = each(rh, row, at.line, &r); consumed != nil {
 			dec.stop = true
 		}
 	})
@@ -446,13 +563,131 @@ func csvEachSummary[T any](path, report string, cols []nsysdb.ReportColumn, each
 		}
 		return nil, csvSummaryReadError(path, err)
 	}
+	if lines, key := csvRepeated(path, report, cols, keyIdx, hashes, most); lines != nil {
+		return nil, &inputerr.Error{Path: path, Where: "lines " + csvLines(lines),
+			Problem: fmt.Sprintf("%s is listed %s, where nsys writes %s, so which of them holds is unclear", key, csvTimes(len(lines)), csvRowsOfOne(most)),
+			Hint:    "the report was edited, or two reports were joined; " + csvSummaryHint}
+	}
+	switch {
+	case tail.any && tail.last != '\n':
+		return nil, &inputerr.Error{Path: path, Where: fmt.Sprintf("line %d", tail.lines+1),
+			Problem: "the last line ends without its newline, where nsys ends every line: the file is cut short, maybe inside a row, whose numbers then cannot be trusted",
+			Hint:    "copy the report again, or " + csvSummaryHint}
+	case row == 0:
+		return nil, &inputerr.Error{Path: path, Where: "line 2",
+			Problem: "the report has its header and no row, which nsys never writes (a report with nothing to say is an empty file): the file is cut short after its header, so what it sums is unknown, not none",
+			Hint:    "copy the report again, or " + csvSummaryHint}
+	}
 	return rh, nil
+}
+
+// csvLines writes line numbers as "2 and 9", "2, 5 and 9".
+func csvLines(lines []int) string {
+	var b strings.Builder
+	for i, l := range lines {
+		switch {
+		case i == 0:
+		case i == len(lines)-1:
+			b.WriteString(" and ")
+		default:
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(l))
+	}
+	return b.String()
+}
+
+// csvTimes says n times in words: "twice", "3 times".
+func csvTimes(n int) string {
+	if n == 2 {
+		return "twice"
+	}
+	return strconv.Itoa(n) + " times"
+}
+
+// csvRowsOfOne says how many rows nsys writes of one name.
+func csvRowsOfOne(most int) string {
+	if most == 1 {
+		return "one row of each"
+	}
+	return fmt.Sprintf("at most %d rows of each", most)
+}
+
+// csvRowHash is a summary row's key hashed, and the line the row starts
+// on: 16 bytes a row, where the rows themselves are not kept.
+type csvRowHash struct {
+	h    uint64
+	line int
+}
+
+// csvRepeated finds a key the summary at path lists on more than most
+// rows, from its rows' hashes: the lines of the first most+1 rows of it
+// and the key, where the rows whose most+1-th row comes first are read
+// again and hold one key as written; nil where there is none.
+func csvRepeated(path, report string, cols []nsysdb.ReportColumn, keyIdx []int, hashes []csvRowHash, most int) ([]int, string) {
+	slices.SortFunc(hashes, func(a, b csvRowHash) int { return cmp.Or(cmp.Compare(a.h, b.h), cmp.Compare(a.line, b.line)) })
+	var runs [][]int // the first most+1 lines of each hash on more than most rows
+	for i := 0; i < len(hashes); {
+		j := i
+		for j < len(hashes) && hashes[j].h == hashes[i].h {
+			j++
+		}
+		if j-i > most {
+			lines := make([]int, most+1)
+			for k := range lines {
+				lines[k] = hashes[i+k].line
+			}
+			runs = append(runs, lines)
+		}
+		i = j
+	}
+	slices.SortFunc(runs, func(a, b []int) int { return cmp.Compare(a[most], b[most]) })
+	for _, lines := range runs {
+		keys := csvSummaryKeysAt(path, report, cols, keyIdx, lines)
+		same := len(keys) == len(lines)
+		for _, k := range keys {
+			same = same && k == keys[0]
+		}
+		if same {
+			return lines, keys[0]
+		}
+	}
+	return nil, ""
+}
+
+// csvSummaryKeysAt reads the summary at path again as far as the rows that
+// start on lines (in order) and returns their keys (csvRowKey of keyIdx),
+// fewer where it cannot.
+func csvSummaryKeysAt(path, report string, cols []nsysdb.ReportColumn, keyIdx []int, lines []int) []string {
+	f, _, err := inputerr.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	cr, _, _, err := csvOpenSummary(inputerr.Bounded(f, maxCSVSummary, path, "an nsys stats "+report+" report"), path, report, cols)
+	if err != nil {
+		return nil
+	}
+	var keys []string
+	for len(keys) < len(lines) {
+		rec, err := cr.Read()
+		if err != nil {
+			return keys
+		}
+		if l, _ := cr.FieldPos(0); l == lines[len(keys)] {
+			keys = append(keys, csvRowKey(rec, keyIdx))
+		}
+	}
+	return keys
 }
 
 // csvSummaryReadError is the error of a summary report the CSV reader
 // could not read: the file's own (too long, unreadable) as it is, else
 // the CSV's.
 func csvSummaryReadError(path string, err error) error {
+	if ee := csvEncodingError(path, err); ee != nil {
+		return ee
+	}
 	var ie *inputerr.Error
 	if errors.As(err, &ie) {
 		return ie
@@ -489,9 +724,9 @@ type apiSumRow struct {
 
 func readAPISum(path string) ([]records.APISum, error) {
 	var out []records.APISum
-	_, err := csvEachSummary(path, nsysdb.ReportAPISum, nsysdb.APISumColumns, func(rh *csvheader.Header, row int, r *apiSumRow) error {
+	_, err := csvEachSummary(path, nsysdb.ReportAPISum, nsysdb.APISumColumns, []string{"name"}, 2, func(rh *csvheader.Header, row, line int, r *apiSumRow) error {
 		var err error
-		s := records.APISum{Name: nsysdb.StripAPIVersion(r.Name)}
+		s := records.APISum{Name: nsysdb.StripAPIVersion(r.Name), Line: line}
 		if s.TotalNs, err = csvNsOf(path, rh, row, "total", r.Total); err != nil {
 			return err
 		}
@@ -534,7 +769,7 @@ func readMemSum(path string, sizes bool) ([]records.CopySum, error) {
 		mbScale = 1.0
 		scaled  bool
 	)
-	_, err := csvEachSummary(path, report, cols, func(rh *csvheader.Header, row int, r *memSumRow) error {
+	_, err := csvEachSummary(path, report, cols, []string{"op"}, 1, func(rh *csvheader.Header, row, _ int, r *memSumRow) error {
 		if sizes && !scaled {
 			var ok bool
 			if mbScale, ok = csvheader.SizeScale(rh.Unit["total"]); !ok {
@@ -621,7 +856,7 @@ func csvSplitRange(s string) (domain, name string) {
 // pushPopOnly, the push/pop ranges' rows alone, which are all a check
 // against nvtx_pushpop_trace compares.
 func readNVTXSum(path string, pushPopOnly bool) (out []records.RangeSum, pushPop []bool, err error) {
-	_, err = csvEachSummary(path, nsysdb.ReportNVTXSum, nsysdb.NVTXSumColumns, func(rh *csvheader.Header, row int, r *nvtxSumRow) error {
+	_, err = csvEachSummary(path, nsysdb.ReportNVTXSum, nsysdb.NVTXSumColumns, []string{"range", "style"}, 1, func(rh *csvheader.Header, row, _ int, r *nvtxSumRow) error {
 		_, styled := rh.Index["style"]
 		if pushPopOnly && (!styled || r.Style != nvtxPushPop) {
 			return nil

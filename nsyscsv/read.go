@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
@@ -240,6 +241,9 @@ func (rd *reader) checkSums() error {
 	if rd.twins != nil {
 		rd.apiSum = dropSumTwins(rd.apiSum, rd.callsSeen, rd.twins.twins, rd.twins.twinNs)
 	}
+	if err := rd.apiSumOnce(); err != nil {
+		return err
+	}
 	if rd.callsSeen != nil {
 		for _, s := range rd.apiSum {
 			if n := rd.callsSeen[s.Name]; n != s.Calls {
@@ -280,6 +284,35 @@ func (rd *reader) checkSums() error {
 			return &inputerr.Error{Path: rd.gpu.path, Problem: fmt.Sprintf("its %d %s copies move %.3f MB in all where %s totals %.3f MB: one of the reports was edited, or they come from two captures",
 				n, s.Kind, mb, sizeName, s.TotalMB), Hint: hint}
 		}
+	}
+	return nil
+}
+
+// apiSumOnce refuses cuda_api_sum where it lists an API on two rows that
+// the trace's backtrace rows do not tell apart (dropSumTwins keeps one of
+// the two where they do): nsys lists an API twice only in a capture with
+// call stacks, once for the calls and once for their stacks' records, so
+// two rows of one name are otherwise a row written twice, or two captures'
+// rows, and which holds is unclear. The summary has a row per API name.
+func (rd *reader) apiSumOnce() error {
+	if len(rd.apiSum) < 2 {
+		return nil
+	}
+	lines := make(map[string]int, len(rd.apiSum))
+	for _, s := range rd.apiSum {
+		first, dup := lines[s.Name]
+		if !dup {
+			lines[s.Name] = s.Line
+			continue
+		}
+		why := "and cuda_api_trace's calls account for neither row alone"
+		if rd.callsSeen == nil {
+			why = "and no cuda_api_trace was read to tell the calls' row from their stacks' records'"
+		}
+		return &inputerr.Error{Path: rd.path(nsysdb.ReportAPISum), Where: fmt.Sprintf("lines %d and %d", first, s.Line),
+			Problem: fmt.Sprintf("%s is listed twice, %s (nsys lists an API twice only in a capture with call stacks, once for the calls and once for the records of their stacks): which row holds is unclear",
+				strconv.Quote(s.Name), why),
+			Hint: "the report was edited, or two reports were joined; make the reports again from one capture with nsys stats --format csv"}
 	}
 	return nil
 }

@@ -113,6 +113,16 @@ func (rf *recordFile) rows(ctx context.Context, fn func(n int, rec [][]byte) err
 			return &inputerr.Error{Path: rf.path, Where: fmt.Sprintf("data row %d", n), Problem: "interrupted while reading the report", Err: context.Cause(ctx)}
 		}
 		rec, err := rf.sc.next()
+		if err == io.EOF && rf.sc.unended {
+			// Its rows were handed on: the error refuses them all.
+			where := "line 1 (the header)"
+			if n > 1 {
+				where = fmt.Sprintf("data row %d (the last)", n-1)
+			}
+			return &inputerr.Error{Path: rf.path, Where: where,
+				Problem: "the last line ends without its newline, where nsys ends every line: the file is cut short, maybe inside that row, whose values then cannot be trusted",
+				Hint:    "copy the report again, or make it again with nsys stats --format csv"}
+		}
 		if err == io.EOF {
 			return nil
 		}
@@ -188,6 +198,9 @@ func readCSVRecords(r io.Reader, path, report string, cols []nsysdb.ReportColumn
 // csvScanError says where csvScanner stopped and why: a record past the
 // bound (on its first line), a quote out of place, or a failed read.
 func csvScanError(path, where string, err error) *inputerr.Error {
+	if ee := csvEncodingError(path, err); ee != nil {
+		return ee
+	}
 	var long *errCSVRecordTooLong
 	if errors.As(err, &long) {
 		return csvReadError(path, err)

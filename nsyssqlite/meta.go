@@ -514,8 +514,14 @@ func (r *reader) emitDiags() error {
 	if err != nil {
 		return err
 	}
-	severity := r.optionalEnum(nsysdb.TableDiagSeverity)
-	source := r.optionalEnum(nsysdb.TableDiagSource)
+	severity, err := r.optionalEnum(nsysdb.TableDiagSeverity)
+	if err != nil {
+		return err
+	}
+	source, err := r.optionalEnum(nsysdb.TableDiagSource)
+	if err != nil {
+		return err
+	}
 	rows, err := r.query(`SELECT ` + col(cols, nsysdb.ColTimestamp) + `, ` + col(cols, nsysdb.ColSeverity) + `, ` + col(cols, nsysdb.ColSource) +
 		`, ifnull(` + q(nsysdb.ColText) + `, '') FROM ` + q(t))
 	if err != nil {

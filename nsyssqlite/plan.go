@@ -81,11 +81,15 @@ func (r *reader) checkTables(ctx context.Context, conn *sql.Conn, after bool) er
 	if err := r.checkReferences(tc); err != nil {
 		return err
 	}
-	if err := r.checkStreams(tc); err != nil {
+	owners, err := r.checkStreams(tc)
+	if err != nil {
 		return err
 	}
 	if err := r.checkContexts(tc); err != nil {
 		return err
+	}
+	if owners != nil {
+		return owners
 	}
 	if err := r.checkStop(tc); err != nil {
 		return err
@@ -106,65 +110,217 @@ type tableChecks struct {
 
 // checkStreams checks that every stream a copy, kernel, memset, event
 // record or synchronisation names is one the program made
-// (TARGET_INFO_CUDA_STREAM), where the export lists them: a record on a
-// stream that never existed was moved or comes from another trace, and
+// (TARGET_INFO_CUDA_STREAM), where the export lists them, and made in the
+// record's context, process and host, as far as the record and the list
+// name them: a record on a stream that never existed, or on one of
+// another context or process, was moved or comes from another trace, and
 // the order of the work on its stream, which the audit's replay rests on,
 // is unknown. Unified-memory migrations, which nsys puts on no stream of
 // the program's, and records of no stream (NoStream) are left out. One
 // pass over each table's distinct streams.
-func (r *reader) checkStreams(tc tableChecks) error {
+//
+// A record on a stream the list holds for another context or process
+// (owners) is returned apart, for checkTables to give once checkContexts
+// has held the record's context to its list: a context the program never
+// made is said as such first.
+func (r *reader) checkStreams(tc tableChecks) (owners, err error) {
 	queryRow := tc.queryRow
 	streams := r.tables[nsysdb.TableCUDAStream]
 	if streams == "" {
-		return nil
+		return nil, nil
 	}
 	var listed int64
 	if err := queryRow(`SELECT count(*) FROM ` + q(streams) + ` WHERE ` + q(nsysdb.ColStreamID) + ` IS NOT NULL`).Scan(&listed); err != nil || listed == 0 {
-		return nil // no list to hold the records to
+		return nil, nil // no list to hold the records to
 	}
-	var list listedOnce // the streams listed, read once a table was seen whole
+	listCols, err := tableColumns(queryRow, streams, nsysdb.ColContextID, nsysdb.ColProcessID, nsysdb.ColHwID, nsysdb.ColVMID, nsysdb.ColStreamFlag)
+	if err != nil {
+		return nil, r.tableErrorOn(queryRow, streams, err)
+	}
+	if err := r.streamsOnce(queryRow, streams, listCols); err != nil {
+		return nil, err
+	}
+	lists := map[string]*listedOnce{} // the streams listed, by the columns read, once a table was seen whole
 	for _, logical := range []string{nsysdb.TableMemcpy, nsysdb.TableKernel, nsysdb.TableMemset, nsysdb.TableCUDAEvent, nsysdb.TableSync, nsysdb.TableGraphTrace} {
 		table := r.tables[logical]
 		if table == "" {
 			continue
 		}
-		var has, migrations int64
-		if err := queryRow(`SELECT count(*) FILTER (WHERE name = ?), count(*) FILTER (WHERE name = ?) FROM pragma_table_info(?)`,
-			nsysdb.ColStreamID, nsysdb.ColMigration, table).Scan(&has, &migrations); err != nil {
-			return r.tableErrorOn(queryRow, table, err)
+		cols, err := tableColumns(queryRow, table, nsysdb.ColStreamID, nsysdb.ColMigration, nsysdb.ColContextID, nsysdb.ColGlobalPid)
+		if err != nil {
+			return nil, r.tableErrorOn(queryRow, table, err)
 		}
-		if has == 0 {
+		if !cols[nsysdb.ColStreamID] {
 			continue
 		}
+		s := q(nsysdb.ColStreamID)
+		refs := []listRef{{expr: s, col: nsysdb.ColStreamID}}
+		byContext := cols[nsysdb.ColContextID] && listCols[nsysdb.ColContextID]
+		if byContext {
+			refs = append(refs, listRef{expr: q(nsysdb.ColContextID), col: nsysdb.ColContextID, nullable: true})
+		}
+		byProcess := cols[nsysdb.ColGlobalPid] && listCols[nsysdb.ColProcessID]
+		if byProcess {
+			refs = append(refs, listRef{expr: nsysdb.PIDExpr(q(nsysdb.ColGlobalPid)), col: nsysdb.ColProcessID, nullable: true})
+		}
+		byHost := byProcess && listCols[nsysdb.ColHwID] && listCols[nsysdb.ColVMID]
+		if byHost {
+			hw, vm := nsysdb.HostExprs(q(nsysdb.ColGlobalPid))
+			refs = append(refs, listRef{expr: hw, col: nsysdb.ColHwID, nullable: true}, listRef{expr: vm, col: nsysdb.ColVMID, nullable: true})
+		}
 		if seen := tc.seen[logical]; seen != nil {
-			keys, ok, err := list.get(tc, streams, nsysdb.ColStreamID)
-			if err != nil {
-				return r.tableErrorOn(queryRow, streams, err)
+			listed := make([]string, len(refs))
+			for i, ref := range refs {
+				listed[i] = ref.col
 			}
-			if ok && seen.streamsIn(keys) {
+			key := strings.Join(listed, ",")
+			if lists[key] == nil {
+				lists[key] = &listedOnce{}
+			}
+			keys, ok, err := lists[key].get(tc, streams, listed...)
+			if err != nil {
+				return nil, r.tableErrorOn(queryRow, streams, err)
+			}
+			if ok && seen.streamsIn(keys, byContext, byProcess, byHost) {
 				continue
 			}
 		}
-		s := q(nsysdb.ColStreamID)
 		where := s + ` IS NOT NULL AND ` + s + ` != ` + strconv.FormatInt(nsysdb.NoStream, 10)
-		if migrations > 0 {
+		if cols[nsysdb.ColMigration] {
 			where += ` AND ` + q(nsysdb.ColMigration) + ` IS NULL`
 		}
 		r.passes = append(r.passes, table)
-		ids, n, first, err := unlisted(queryRow, table, streams, where, listRef{s, nsysdb.ColStreamID})
+		ids, n, first, err := unlisted(queryRow, table, streams, where, refs...)
 		switch {
 		case err != nil:
-			return r.tableErrorOn(queryRow, table, err)
+			return nil, r.tableErrorOn(queryRow, table, err)
 		case ids == nil:
 			continue
 		}
 		stream := ids[0]
-		return &inputerr.Error{Path: r.path, Where: "table " + table,
-			Problem: fmt.Sprintf("%s name stream %d (the first: rowid %d), which %s does not list among the program's streams: a reference that does not resolve, so the order of that work is unknown",
-				rowCount(n), stream, first, streams),
-			Hint: "the export is damaged or was edited; " + nsysdb.ExportHint}
+		at, of, err := r.streamListed(queryRow, streams, stream, refs)
+		if err != nil {
+			return nil, r.tableErrorOn(queryRow, streams, err)
+		}
+		if at == 0 {
+			return nil, &inputerr.Error{Path: r.path, Where: "table " + table,
+				Problem: fmt.Sprintf("%s name stream %d (the first: rowid %d), which %s does not list among the program's streams: a reference that does not resolve, so the order of that work is unknown",
+					rowCount(n), stream, first, streams),
+				Hint: "the export is damaged or was edited; " + nsysdb.ExportHint}
+		}
+		if owners == nil {
+			owners = &inputerr.Error{Path: r.path, Where: "table " + table,
+				Problem: fmt.Sprintf("%s put work on stream %d%s (the first: rowid %d), where %s lists stream %d%s (rowid %d): the records and the list disagree on whose stream it is, so the order of that work is unknown",
+					rowCount(n), stream, streamOwner(refs, ids), first, streams, stream, streamOwner(refs, of), at),
+				Hint: "the export is damaged or was edited; " + nsysdb.ExportHint}
+		}
 	}
-	return nil
+	return owners, nil
+}
+
+// streamsOnce refuses a stream list (TARGET_INFO_CUDA_STREAM) that lists
+// one stream of a process twice, naming both rows: nsys lists each stream
+// once, with its context and how it was made, so two rows of one (alike
+// or not) leave whose stream it is and how it orders its work unclear.
+// One GROUP BY over the list, a row a stream.
+func (r *reader) streamsOnce(queryRow func(string, ...any) *sql.Row, table string, listCols map[string]bool) error {
+	key := []string{q(nsysdb.ColStreamID)}
+	for _, c := range []string{nsysdb.ColProcessID, nsysdb.ColHwID, nsysdb.ColVMID} {
+		if listCols[c] {
+			key = append(key, q(c))
+		}
+	}
+	var stream, first, second int64
+	err := queryRow(`SELECT `+q(nsysdb.ColStreamID)+`, min(rowid), max(rowid) FROM `+q(table)+` WHERE `+q(nsysdb.ColStreamID)+
+		` IS NOT NULL GROUP BY `+strings.Join(key, `, `)+` HAVING count(*) > 1 ORDER BY min(rowid) LIMIT 1`).Scan(&stream, &first, &second)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil
+	case err != nil:
+		return r.tableErrorOn(queryRow, table, err)
+	}
+	describe := func(rowid int64) string {
+		sel := []string{`ifnull(` + q(nsysdb.ColProcessID) + `, -1)`, `-1`, `-1`}
+		if !listCols[nsysdb.ColProcessID] {
+			sel[0] = `-1`
+		}
+		if listCols[nsysdb.ColContextID] {
+			sel[1] = `ifnull(` + q(nsysdb.ColContextID) + `, -1)`
+		}
+		if listCols[nsysdb.ColStreamFlag] {
+			sel[2] = `ifnull(` + q(nsysdb.ColStreamFlag) + `, -1)`
+		}
+		var pid, ctx, flag int64
+		if queryRow(`SELECT `+strings.Join(sel, `, `)+` FROM `+q(table)+` WHERE rowid = ?`, rowid).Scan(&pid, &ctx, &flag) != nil {
+			return fmt.Sprintf("rowid %d", rowid)
+		}
+		out := fmt.Sprintf("rowid %d", rowid)
+		if ctx >= 0 {
+			out += fmt.Sprintf(": context %d", ctx)
+		}
+		if k, ok := streamKinds[flag]; ok {
+			kind := k.String()
+			if k == records.StreamNull {
+				kind = "the NULL stream"
+			}
+			out += ", " + kind
+		} else if flag >= 0 {
+			out += fmt.Sprintf(", flag %d", flag)
+		}
+		return out
+	}
+	of := ""
+	var pid int64
+	if listCols[nsysdb.ColProcessID] && queryRow(`SELECT `+q(nsysdb.ColProcessID)+` FROM `+q(table)+` WHERE rowid = ?`, first).Scan(&pid) == nil {
+		of = fmt.Sprintf(" of process %d", pid)
+	}
+	return &inputerr.Error{Path: r.path, Where: fmt.Sprintf("table %s, rowids %d and %d", table, first, second),
+		Problem: fmt.Sprintf("stream %d%s is listed twice (%s; %s), where nsys lists each stream once: whose stream it is and how it orders its work are unclear",
+			stream, of, describe(first), describe(second)),
+		Hint: "the export is damaged or was edited; " + nsysdb.ExportHint}
+}
+
+// streamListed finds the first row of the stream list (table) that lists
+// stream: its rowid (0 for none) and its values of refs' columns.
+func (r *reader) streamListed(queryRow func(string, ...any) *sql.Row, table string, stream int64, refs []listRef) (rowid int64, vals []int64, err error) {
+	sel := []string{"rowid"}
+	for _, ref := range refs {
+		sel = append(sel, `ifnull(`+q(ref.col)+`, -1)`)
+	}
+	vals = make([]int64, len(refs))
+	dest := []any{&rowid}
+	for i := range vals {
+		dest = append(dest, &vals[i])
+	}
+	err = queryRow(`SELECT `+strings.Join(sel, `, `)+` FROM `+q(table)+` WHERE `+q(nsysdb.ColStreamID)+` = ? ORDER BY rowid LIMIT 1`, stream).Scan(dest...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil, nil
+	}
+	return rowid, vals, err
+}
+
+// streamOwner says whose a stream is, from the values of refs (the
+// stream id first): " of context 1 of process 22 on host hwId 0, vmId
+// 1"; a value read as NULL (-1) is left out.
+func streamOwner(refs []listRef, vals []int64) string {
+	out := ""
+	for i := 1; i < len(refs) && i < len(vals); i++ {
+		v := vals[i]
+		if v < 0 {
+			continue
+		}
+		switch refs[i].col {
+		case nsysdb.ColContextID:
+			out += fmt.Sprintf(" of context %d", v)
+		case nsysdb.ColProcessID:
+			out += fmt.Sprintf(" of process %d", v)
+		case nsysdb.ColHwID:
+			out += fmt.Sprintf(" on host %s %d", nsysdb.ColHwID, v)
+		case nsysdb.ColVMID:
+			out += fmt.Sprintf(", %s %d", nsysdb.ColVMID, v)
+		}
+	}
+	return out
 }
 
 // checkContexts checks that every copy, kernel, memset, synchronisation,
@@ -194,6 +350,9 @@ func (r *reader) checkContexts(tc tableChecks) error {
 	if err := queryRow(`SELECT count(*) FROM ` + q(contexts)).Scan(&listed); err != nil || listed == 0 {
 		return nil // no list to hold the records to
 	}
+	if err := r.contextsOnce(queryRow, contexts, listCols); err != nil {
+		return err
+	}
 	dev, ctx := q(nsysdb.ColDeviceID), q(nsysdb.ColContextID)
 	// The contexts listed, by how many of the list's columns a record is
 	// matched on (device and context; its process; its host), read once a
@@ -211,12 +370,12 @@ func (r *reader) checkContexts(tc tableChecks) error {
 		if !cols[nsysdb.ColDeviceID] || !cols[nsysdb.ColContextID] {
 			continue
 		}
-		refs := []listRef{{dev, nsysdb.ColDeviceID}, {ctx, nsysdb.ColContextID}}
+		refs := []listRef{{expr: dev, col: nsysdb.ColDeviceID}, {expr: ctx, col: nsysdb.ColContextID}}
 		where := dev + ` IS NOT NULL AND ` + ctx + ` IS NOT NULL`
 		byProcess := cols[nsysdb.ColGlobalPid] && listCols[nsysdb.ColProcessID]
 		if byProcess {
 			pid := nsysdb.PIDExpr(q(nsysdb.ColGlobalPid))
-			refs = append(refs, listRef{pid, nsysdb.ColProcessID})
+			refs = append(refs, listRef{expr: pid, col: nsysdb.ColProcessID})
 			where += ` AND ` + q(nsysdb.ColGlobalPid) + ` IS NOT NULL`
 		}
 		// The host too, where the list names it: a process of one pid on
@@ -224,7 +383,7 @@ func (r *reader) checkContexts(tc tableChecks) error {
 		byHost := byProcess && listCols[nsysdb.ColHwID] && listCols[nsysdb.ColVMID]
 		if byHost {
 			hw, vm := nsysdb.HostExprs(q(nsysdb.ColGlobalPid))
-			refs = append(refs, listRef{hw, nsysdb.ColHwID}, listRef{vm, nsysdb.ColVMID})
+			refs = append(refs, listRef{expr: hw, col: nsysdb.ColHwID}, listRef{expr: vm, col: nsysdb.ColVMID})
 		}
 		if cols[nsysdb.ColMigration] {
 			where += ` AND ` + q(nsysdb.ColMigration) + ` IS NULL`
@@ -265,6 +424,41 @@ func (r *reader) checkContexts(tc tableChecks) error {
 	return nil
 }
 
+// contextsOnce refuses a context list (TARGET_INFO_CUDA_CONTEXT_INFO) that
+// lists one context of a process twice, naming both rows: nsys lists each
+// context once, on its device, so two rows of one leave the device of its
+// work and its NULL stream unclear. One GROUP BY over the list.
+func (r *reader) contextsOnce(queryRow func(string, ...any) *sql.Row, table string, listCols map[string]bool) error {
+	key := []string{q(nsysdb.ColContextID)}
+	for _, c := range []string{nsysdb.ColProcessID, nsysdb.ColHwID, nsysdb.ColVMID} {
+		if listCols[c] {
+			key = append(key, q(c))
+		}
+	}
+	var context, first, second, dev1, dev2 int64
+	err := queryRow(`SELECT `+q(nsysdb.ColContextID)+`, min(rowid), max(rowid) FROM `+q(table)+` WHERE `+q(nsysdb.ColContextID)+
+		` IS NOT NULL GROUP BY `+strings.Join(key, `, `)+` HAVING count(*) > 1 ORDER BY min(rowid) LIMIT 1`).Scan(&context, &first, &second)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil
+	case err != nil:
+		return r.tableErrorOn(queryRow, table, err)
+	}
+	on := ""
+	dq := `SELECT ifnull(` + q(nsysdb.ColDeviceID) + `, -1) FROM ` + q(table) + ` WHERE rowid = ?`
+	if queryRow(dq, first).Scan(&dev1) == nil && queryRow(dq, second).Scan(&dev2) == nil {
+		on = fmt.Sprintf(" (on device %d, and on device %d)", dev1, dev2)
+	}
+	of := ""
+	var pid int64
+	if listCols[nsysdb.ColProcessID] && queryRow(`SELECT `+q(nsysdb.ColProcessID)+` FROM `+q(table)+` WHERE rowid = ?`, first).Scan(&pid) == nil {
+		of = fmt.Sprintf(" of process %d", pid)
+	}
+	return &inputerr.Error{Path: r.path, Where: fmt.Sprintf("table %s, rowids %d and %d", table, first, second),
+		Problem: fmt.Sprintf("context %d%s is listed twice%s, where nsys lists each context once: the device of its work and its NULL stream are unclear", context, of, on),
+		Hint:    "the export is damaged or was edited; " + nsysdb.ExportHint}
+}
+
 // tableColumns says which of names are columns of table.
 func tableColumns(queryRow func(string, ...any) *sql.Row, table string, names ...string) (map[string]bool, error) {
 	has := make(map[string]bool, len(names))
@@ -279,18 +473,30 @@ func tableColumns(queryRow func(string, ...any) *sql.Row, table string, names ..
 }
 
 // listRef is one part of a reference from a record to a list: the SQL
-// expression over the record's table and the list's column it must equal.
-type listRef struct{ expr, col string }
+// expression over the record's table and the list's column it must equal;
+// nullable says a NULL value matches any (the reference is held on its
+// other parts) and is read as -1.
+type listRef struct {
+	expr, col string
+	nullable  bool
+}
 
 // unlisted finds the first distinct values of refs among the rows of
 // table where holds that no row of list has (a reference that does not
 // resolve), with how many rows of table hold them and the first's rowid;
 // nil values where every one is listed.
 func unlisted(queryRow func(string, ...any) *sql.Row, table, list, where string, refs ...listRef) (vals []int64, n, first int64, err error) {
-	var sel, match, same []string
+	var sel, out, match, same []string
 	for i, ref := range refs {
 		alias := fmt.Sprintf("v%d", i)
 		sel = append(sel, ref.expr+` AS `+alias)
+		if ref.nullable {
+			out = append(out, `ifnull(d.`+alias+`, -1)`)
+			match = append(match, `(d.`+alias+` IS NULL OR l.`+q(ref.col)+` = d.`+alias+`)`)
+			same = append(same, `ifnull(`+ref.expr+`, -1) = ?`)
+			continue
+		}
+		out = append(out, `d.`+alias)
 		match = append(match, `l.`+q(ref.col)+` = d.`+alias)
 		same = append(same, ref.expr+` = ?`)
 	}
@@ -299,7 +505,7 @@ func unlisted(queryRow func(string, ...any) *sql.Row, table, list, where string,
 	for i := range vals {
 		ptrs[i] = &vals[i]
 	}
-	err = queryRow(`SELECT * FROM (SELECT DISTINCT ` + strings.Join(sel, `, `) + ` FROM ` + q(table) + ` WHERE ` + where +
+	err = queryRow(`SELECT ` + strings.Join(out, `, `) + ` FROM (SELECT DISTINCT ` + strings.Join(sel, `, `) + ` FROM ` + q(table) + ` WHERE ` + where +
 		`) AS d WHERE NOT EXISTS (SELECT 1 FROM ` + q(list) + ` AS l WHERE ` + strings.Join(match, ` AND `) + `) LIMIT 1`).Scan(ptrs...)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
@@ -488,7 +694,11 @@ func (r *reader) planCopies() error {
 		r.lack(records.FactCorrelation, fmt.Sprintf("table %s has no %s column", table, nsysdb.ColCorrelationID))
 	}
 	if r.mcols[nsysdb.ColMigration] {
-		for id, n := range r.optionalEnum(nsysdb.TableMigration) {
+		causes, err := r.optionalEnum(nsysdb.TableMigration)
+		if err != nil {
+			return err
+		}
+		for id, n := range causes {
 			if r.migrations == nil {
 				r.migrations = map[int64]string{}
 			}

@@ -711,46 +711,75 @@ func (r *reader) unresolved(id int64, from, col string) error {
 
 // readEnum reads an ENUM_* table as id -> name.
 func (r *reader) readEnum(logical string) (map[int64]string, error) {
+	m, conflict, err := r.enumTable(logical)
+	if conflict != nil {
+		return nil, conflict
+	}
+	return m, err
+}
+
+// enumTable reads an ENUM_* table as id -> name: err where it cannot be
+// read, conflict where it reads but contradicts itself (an id defined as
+// two names, or a name defined at two ids), which nsys never writes, so
+// that what the ids in the records name is unclear.
+func (r *reader) enumTable(logical string) (out map[int64]string, conflict, err error) {
 	if _, err := r.columns(logical, nsysdb.ColID, nsysdb.ColName); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	table := r.tables[logical]
-	rows, err := r.query(`SELECT ` + q(nsysdb.ColID) + `, ifnull(` + q(nsysdb.ColName) + `, '') FROM ` + q(table))
+	rows, err := r.query(`SELECT ` + q(nsysdb.ColID) + `, ifnull(` + q(nsysdb.ColName) + `, '') FROM ` + q(table) + ` ORDER BY rowid`)
 	if err != nil {
-		return nil, r.tableError(table, err)
+		return nil, nil, r.tableError(table, err)
 	}
 	defer rows.Close()
-	out := map[int64]string{}
+	out = map[int64]string{}
+	ids := map[string]int64{} // the id of each name, the first it was given
+	twice := func(problem string) error {
+		return &inputerr.Error{Path: r.path, Where: "table " + table,
+			Problem: problem, Hint: "the export is damaged or was edited; " + nsysdb.ExportHint}
+	}
 	for rows.Next() {
 		var id int64
 		var name string
 		if err := rows.Scan(&id, &name); err != nil {
-			return nil, r.tableError(table, err)
+			return nil, nil, r.tableError(table, err)
 		}
 		if old, dup := out[id]; dup && old != name {
-			return nil, &inputerr.Error{Path: r.path, Where: "table " + table,
-				Problem: fmt.Sprintf("id %d is defined twice, as %s and as %s, so what it names is unclear (nsys defines each id once)", id, old, name),
-				Hint:    "the export is damaged or was edited; " + nsysdb.ExportHint}
+			return nil, twice(fmt.Sprintf("id %d is defined twice, as %s and as %s, so what it names is unclear (nsys defines each id once)", id, old, name)), nil
+		}
+		if first, dup := ids[name]; dup && first != id && name != "" {
+			return nil, twice(fmt.Sprintf("%s is defined at two ids, %d and %d, so which of them the records mean by it is unclear (nsys defines each name once)", name, first, id)), nil
 		}
 		out[id] = name
+		if _, dup := ids[name]; !dup {
+			ids[name] = id
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, r.tableError(table, err)
+		return nil, nil, r.tableError(table, err)
 	}
-	return out, nil
+	return out, nil, nil
 }
 
 // optionalEnum reads an ENUM_* table where the export has one; empty
-// otherwise, or where it cannot be read (the names it gives are optional).
-func (r *reader) optionalEnum(logical string) map[int64]string {
+// otherwise, or where it cannot be read (the names it gives are
+// optional). One that contradicts itself is refused all the same
+// (enumTable): a name read at the wrong id is not a name left out.
+func (r *reader) optionalEnum(logical string) (map[int64]string, error) {
 	if r.tables[logical] == "" {
-		return map[int64]string{}
+		return map[int64]string{}, nil
 	}
-	m, err := r.readEnum(logical)
-	if err != nil {
-		return map[int64]string{}
+	m, conflict, err := r.enumTable(logical)
+	switch {
+	case conflict != nil:
+		return nil, conflict
+	case err != nil:
+		if r.ctx.Err() != nil {
+			return nil, err
+		}
+		return map[int64]string{}, nil
 	}
-	return m
+	return m, nil
 }
 
 // nameValues looks up rows by name in a (name, value) table; a name that

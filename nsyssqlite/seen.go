@@ -11,7 +11,8 @@ import (
 // seenTable is what the stream saw of a table whose every row it read (a
 // query without a condition, no row left out before it was looked at): the
 // row count, the latest end, the distinct devices, the distinct streams
-// and the distinct contexts (device, context, process and host) of its
+// (each with its context, process and host) and the distinct contexts
+// (device, context, process and host) of its
 // rows that are no unified-memory migration, and the processes of the
 // calls' threads. Once
 // the stream has succeeded, the checks over whole tables answer from it
@@ -37,7 +38,7 @@ type seenTable struct {
 	lastGtid int64
 	// streams and contexts are the distinct values; lastStream and
 	// lastContext the last one added (rows come in runs of one).
-	streams     map[int64]struct{}
+	streams     map[streamKey]struct{}
 	contexts    map[contextKey]struct{}
 	lastStream  int64
 	lastContext contextKey
@@ -50,6 +51,11 @@ type seenTable struct {
 // of nsysdb.HostExprs).
 type contextKey struct{ device, context, pid, hw, vm int64 }
 
+// streamKey is a record's stream with the context and the process and
+// host (decoded as in contextKey) it ran for: what TARGET_INFO_CUDA_STREAM
+// lists of the stream.
+type streamKey struct{ stream, context, pid, hw, vm int64 }
+
 // listKey is one row of a list table's integer columns read as a key
 // (listedInts): as many of its values as columns were read, the rest 0.
 type listKey [5]int64
@@ -61,7 +67,7 @@ func (r *reader) seeTable(logical string, whole bool) *seenTable {
 	if !whole {
 		return nil
 	}
-	s := &seenTable{allRows: true, streams: map[int64]struct{}{}, contexts: map[contextKey]struct{}{}, devices: map[int64]struct{}{}, lastDevice: -1,
+	s := &seenTable{allRows: true, streams: map[streamKey]struct{}{}, contexts: map[contextKey]struct{}{}, devices: map[int64]struct{}{}, lastDevice: -1,
 		pids: map[int64]struct{}{}, lastGtid: -1}
 	if r.seen == nil {
 		r.seen = map[string]*seenTable{}
@@ -115,7 +121,7 @@ func (s *seenTable) work(stream, device, context, gpid int64) {
 		return
 	}
 	s.any, s.lastStream, s.lastContext = true, stream, k
-	s.streams[stream] = struct{}{}
+	s.streams[streamKey{stream, context, pid, hw, vm}] = struct{}{}
 	s.contexts[k] = struct{}{}
 }
 
@@ -185,11 +191,24 @@ func (l *listedOnce) get(tc tableChecks, table string, cols ...string) (map[list
 	return l.keys, l.ok, nil
 }
 
-// streamsIn says every stream seen but NoStream is in listed (keys of one
-// stream id, listedInts).
-func (s *seenTable) streamsIn(listed map[listKey]struct{}) bool {
-	for id := range s.streams {
-		if _, ok := listed[listKey{id}]; !ok && id != nsysdb.NoStream {
+// streamsIn says every stream seen but NoStream is in listed (keys of
+// the stream id, then its context where byContext, its process where
+// byProcess and its host where byHost, in that order: listedInts).
+func (s *seenTable) streamsIn(listed map[listKey]struct{}, byContext, byProcess, byHost bool) bool {
+	for k := range s.streams {
+		if k.stream == nsysdb.NoStream {
+			continue
+		}
+		key, n := listKey{k.stream}, 1
+		for _, part := range []struct {
+			on bool
+			v  []int64
+		}{{byContext, []int64{k.context}}, {byProcess, []int64{k.pid}}, {byHost, []int64{k.hw, k.vm}}} {
+			if part.on {
+				n += copy(key[n:], part.v)
+			}
+		}
+		if _, ok := listed[key]; !ok {
 			return false
 		}
 	}

@@ -135,6 +135,8 @@ func TestChecksAfterTheStreamAsBeside(t *testing.T) {
 		{"a call whose name resolves to nothing", []string{`UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET nameId = 99999999 WHERE rowid = 12`}},
 		{"a kernel whose name resolves to nothing", []string{`UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET shortName = 99999998 WHERE rowid = 5`}},
 		{"the streams listed as halves", []string{`UPDATE TARGET_INFO_CUDA_STREAM SET streamId = streamId + 0.5`}},
+		{"a stream listed for another process", []string{`UPDATE TARGET_INFO_CUDA_STREAM SET processId = 23 WHERE streamId = (SELECT streamId FROM CUPTI_ACTIVITY_KIND_MEMCPY LIMIT 1)`}},
+		{"a stream listed in another context", []string{`UPDATE TARGET_INFO_CUDA_STREAM SET contextId = 2 WHERE streamId = (SELECT streamId FROM CUPTI_ACTIVITY_KIND_KERNEL LIMIT 1)`}},
 	}
 	h := auditHandler()
 	for _, tc := range cases {

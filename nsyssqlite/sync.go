@@ -32,7 +32,10 @@ func (r *reader) emitSyncs() error {
 	if err != nil {
 		return err
 	}
-	enum := r.optionalEnum(nsysdb.TableSyncType)
+	enum, err := r.optionalEnum(nsysdb.TableSyncType)
+	if err != nil {
+		return err
+	}
 	ids, err := r.apiNameIDs(nsysdb.SyncAPIs())
 	if err != nil {
 		return err

@@ -69,14 +69,26 @@ type transcript struct {
 	part                    int
 	asyncBytes, kernelBytes int64
 	seen                    map[string]int // row key -> line
+	gates                   map[string]int // gate name -> line
 	found                   bool           // a part header or the reference line was read
 	line                    int
 }
 
-// ParseTranscript parses the program's stdout; name is used in errors.
+// ParseTranscript parses the program's stdout; name is used in errors. A
+// transcript saved as UTF-16 or UTF-32 is refused as such, not read as
+// text without the program's lines; a UTF-8 byte-order mark is skipped.
 func ParseTranscript(r io.Reader, name string) (*Measurements, error) {
 	t := &transcript{m: &Measurements{Schema: Schema, Source: "program transcript"}, name: name, seen: map[string]int{}}
-	sc := bufio.NewScanner(r)
+	br := bufio.NewReader(r)
+	if head, _ := br.Peek(64); inputerr.TextEncoding(head) != nil {
+		return nil, inputerr.NotUTF8(name, inputerr.TextEncoding(head), "save the program's stdout again as it wrote it (./pinned > FILE in a POSIX shell)")
+	}
+	// A UTF-8 byte-order mark (an editor's) is no part of the first line,
+	// which would otherwise not read as the device line.
+	if head, _ := br.Peek(3); bytes.Equal(head, []byte("\xEF\xBB\xBF")) {
+		_, _ = br.Discard(3)
+	}
+	sc := bufio.NewScanner(br)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
 	for sc.Scan() {
 		t.line++
@@ -105,6 +117,11 @@ func ParseTranscript(r io.Reader, name string) (*Measurements, error) {
 	}
 	if !t.found {
 		return nil, t.noOutput()
+	}
+	if rows, gate := uncheckedRows(t.m); gate != "" {
+		return nil, &inputerr.Error{Path: name,
+			Problem: fmt.Sprintf("the transcript reports the timings of %s without the correctness gate %q that checks them, where it reports the program's other gates: %s", rows, gate, uncheckedWhy),
+			Hint:    "the transcript should be the unedited stdout of one run of the pinned program"}
 	}
 	return t.m, nil
 }
@@ -159,6 +176,35 @@ func (t *transcript) dup(key string) error {
 	return nil
 }
 
+// gateOnce refuses a gate the transcript already reported: the program
+// prints each gate once, so a second line of one (the same verdict or
+// the other) is an edited transcript or two runs' lines, and which holds
+// is unclear.
+func (t *transcript) gateOnce(g Gate) error {
+	if t.gates == nil {
+		t.gates = map[string]int{}
+	}
+	first, dup := t.gates[g.Name]
+	if !dup {
+		t.gates[g.Name] = t.line
+		return nil
+	}
+	was := "passed"
+	for _, old := range t.m.Gates {
+		if old.Name == g.Name && !old.Passed {
+			was = "failed"
+		}
+	}
+	now := "passed"
+	if !g.Passed {
+		now = "failed"
+	}
+	return &inputerr.Error{Path: t.name, Where: fmt.Sprintf("lines %d and %d", first, t.line),
+		Problem: fmt.Sprintf("the correctness gate %q is reported twice (%s on line %d, %s on line %d), where the program reports each once: which holds is unclear",
+			g.Name, was, first, now, t.line),
+		Hint: "the transcript should be the unedited stdout of one run of the pinned program"}
+}
+
 // noOutput explains a transcript without a part: a failed gate, or no
 // program output at all.
 func (t *transcript) noOutput() error {
@@ -188,13 +234,18 @@ func (t *transcript) header(s string) (handled bool, err error) {
 		}
 		m.GPU, m.Driver, m.CUDA = g[1], g[4], g[5]
 	case strings.HasPrefix(s, "gate "):
-		if g := reGateFail.FindStringSubmatch(s); g != nil {
-			m.Gates = append(m.Gates, Gate{Name: g[1], Passed: false, Detail: g[2]})
-		} else if g := reGateOK.FindStringSubmatch(s); g != nil {
-			m.Gates = append(m.Gates, Gate{Name: g[1], Passed: true})
+		var g Gate
+		if f := reGateFail.FindStringSubmatch(s); f != nil {
+			g = Gate{Name: f[1], Passed: false, Detail: f[2]}
+		} else if f := reGateOK.FindStringSubmatch(s); f != nil {
+			g = Gate{Name: f[1], Passed: true}
 		} else {
 			return true, t.bad(t.line, "malformed gate line")
 		}
+		if err := t.gateOnce(g); err != nil {
+			return true, err
+		}
+		m.Gates = append(m.Gates, g)
 	case strings.HasPrefix(s, "Part "):
 		return true, t.partHeader(s)
 	case strings.HasPrefix(s, "Reference:"):
@@ -356,6 +407,9 @@ func ParseMeasurements(r io.Reader, name string) (*Measurements, error) {
 	data, err := readMeasurementsJSON(r, name, hint)
 	if err != nil {
 		return nil, err
+	}
+	if e := inputerr.TextEncoding(data); e != nil {
+		return nil, inputerr.NotUTF8(name, e, "write it again with the program (--json FILE), or by hand as docs/measurements.md shows")
 	}
 	data = bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))
 	if k := DuplicateKey(data); k != "" {
@@ -557,13 +611,56 @@ func validateRest(m *Measurements) *fieldError {
 		if strings.TrimSpace(g.Name) == "" {
 			return fe(p+".name", "must not be empty")
 		}
-		if j, ok := names[g.Name]; ok {
-			return fe(p, "repeats gates[%d] (%s)", j, g.Name)
+		name := strings.TrimSpace(g.Name)
+		if j, ok := names[name]; ok {
+			return fe(p, "repeats gates[%d] (%s): the program reports each gate once, so which of the two holds is unclear", j, name)
 		}
-		names[g.Name] = i
+		names[name] = i
+	}
+	if rows, gate := uncheckedRows(m); gate != "" {
+		return fe("gates", "lack %q, the correctness gate that checks the timings of %s, where they hold the program's other gates: %s", gate, rows, uncheckedWhy)
 	}
 	return nil
 }
+
+// uncheckedRows finds, in a file that reports the program's correctness
+// gates, rows that no gate it reports checks: the program checks each
+// direction and source of its copies ("h2d-pinned copy-back") and each
+// kernel variant ("kernel-zero-copy") before it prints their timings, and
+// stops at a gate that fails, so rows without their gate beside the other
+// gates come from an edited file or two runs' put together, and would be
+// held unchecked. It returns the first such rows' words ("h2d pinned
+// copies") and the gate missing; "" where there are none, or where the
+// file reports no gate at all (a measurements file written by hand) or
+// a gate that failed (its numbers are then untrusted whole, and the
+// program stopped at it).
+func uncheckedRows(m *Measurements) (rows, gate string) {
+	if len(m.Gates) == 0 {
+		return "", ""
+	}
+	have := make(map[string]bool, len(m.Gates))
+	for _, g := range m.Gates {
+		if !g.Passed {
+			return "", ""
+		}
+		have[strings.TrimSpace(g.Name)] = true
+	}
+	for _, c := range m.Copies {
+		if g := c.Direction + "-" + c.Source + " copy-back"; !have[g] {
+			return c.Direction + " " + c.Source + " copies", g
+		}
+	}
+	for _, k := range m.Kernels {
+		if g := "kernel-" + k.Variant; !have[g] {
+			return "the " + k.Variant + " kernel's launches", g
+		}
+	}
+	return "", ""
+}
+
+// uncheckedWhy is why rows without their gate (uncheckedRows) are
+// refused.
+const uncheckedWhy = "an edited file, or two runs' output put together, whose timings cannot be held unchecked"
 
 // MaxJSONDepth bounds how deeply the JSON files a user gives may nest
 // objects and arrays: a measurements file nests three levels, an audit's
@@ -680,9 +777,12 @@ type HandWritten struct {
 // DecodeHandWritten decodes data, the file at path, into v, refusing what
 // encoding/json would read in silence: nesting past MaxJSONDepth, a key
 // given twice in one object, a key in another case than v's, a key v has
-// no field for, and more than one JSON value. A leading byte-order mark is
-// skipped.
+// no field for, and more than one JSON value, and a file saved as UTF-16
+// or UTF-32. A leading UTF-8 byte-order mark is skipped.
 func DecodeHandWritten(path string, data []byte, v any, f HandWritten) error {
+	if e := inputerr.TextEncoding(data); e != nil {
+		return inputerr.NotUTF8(path, e, "write it again in UTF-8")
+	}
 	if at, deep := TooDeep(data); deep {
 		return DeepError(path, at, f.Deep)
 	}

@@ -350,6 +350,9 @@ type APISum struct {
 	TotalNs int64
 	MinNs   int64 // 0 where the summary has no such column
 	MaxNs   int64
+	// Line is the report's line the row starts on, 0 where the input is
+	// no report.
+	Line int
 }
 
 // CopySum is one copy kind's totals (cuda_gpu_mem_time_sum and

@@ -6,13 +6,18 @@
 package runinfo
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/regular"
 	"github.com/nsyscheck/nsyscheck/nsysrule"
 )
@@ -343,6 +348,30 @@ func (i Info) TracedCUDA() bool {
 // the profile.
 func (i Info) SharedGPU() bool {
 	return i.Sharing != nil && i.Sharing.Foreign
+}
+
+// ReadStrict reads run.json in the run folder dir for what rests on it (a
+// run's rates): nil and no error where there is none, an error naming the
+// file where one is there but cannot be read (a FIFO, a huge or damaged
+// file, one saved as UTF-16), which is not taken for none.
+func ReadStrict(dir string) (*Info, error) {
+	const strictHint = "give the folder of a complete 'nsyscheck run', or run it again"
+	p := filepath.Join(dir, InfoFile)
+	if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	data, err := inputerr.ReadFile(p, MaxInfoFile, "a run folder's "+InfoFile)
+	if err != nil {
+		return nil, err
+	}
+	if e := inputerr.TextEncoding(data); e != nil {
+		return nil, inputerr.NotUTF8(p, e, strictHint)
+	}
+	var info Info
+	if err := json.Unmarshal(bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF")), &info); err != nil {
+		return nil, &inputerr.Error{Path: p, Problem: "not a run's record (is it cut short?), so the run is not known to have completed, nor on which GPU", Err: err, Hint: strictHint}
+	}
+	return &info, nil
 }
 
 // Read reads run.json in the run folder dir; nil where there is none or it

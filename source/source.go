@@ -226,6 +226,12 @@ func openFile(ctx context.Context, path string, opts Options) (*Source, error) {
 		s.Export = file
 		return s, openDB(file)
 	case nsysdb.KindJSON, nsysdb.KindTranscript:
+		// Told by its name alone: one saved as UTF-16 may be any of the
+		// JSON files nsyscheck reads (its own outputs among them).
+		if e := inputerr.TextEncoding(head); e != nil && kind == nsysdb.KindJSON {
+			file.Close()
+			return nil, inputerr.NotUTF8(path, e, "give the file as the program or nsyscheck wrote it")
+		}
 		if out := ownOutputOf(head); kind == nsysdb.KindJSON && out != nil {
 			file.Close()
 			return nil, &inputerr.Error{Path: path, Problem: "nsyscheck " + out.Kind + "'s own JSON output, not a capture",
@@ -243,6 +249,9 @@ func openFile(ctx context.Context, path string, opts Options) (*Source, error) {
 		return openCSV(filepath.Dir(path))
 	}
 	file.Close()
+	if e := inputerr.TextEncoding(head); e != nil {
+		return nil, inputerr.NotUTF8(path, e, "give the file as nsys or the program wrote it")
+	}
 	return nil, errUnrecognised(path)
 }
 

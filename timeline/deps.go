@@ -544,6 +544,7 @@ func (r *resolver) legacyOrder() {
 				if p := r.lastLaunched(b, r.launchOf(j)); p != None && p != last {
 					t.StreamWaits = append(t.StreamWaits, StreamWait{Op: j, On: p, Implicit: true})
 					last = p
+					r.heldToOrder(j, p)
 				}
 			}
 			// b's ops wait for the NULL stream's work before them.
@@ -552,10 +553,106 @@ func (r *resolver) legacyOrder() {
 				if p := r.lastLaunched(c.null, r.launchOf(j)); p != None && p != last {
 					t.StreamWaits = append(t.StreamWaits, StreamWait{Op: j, On: p, Implicit: true})
 					last = p
+					r.heldToOrder(j, p)
 				}
 			}
 		}
 	}
+}
+
+// heldToOrder refuses the timeline where op j, which the legacy default
+// stream's order makes wait for op p of another stream of its context,
+// started before p ended (LegacyOrderError).
+func (r *resolver) heldToOrder(j, p int32) {
+	if r.contradicts(j, p) {
+		r.refuse(&LegacyOrderError{Waiting: r.opRef(j), On: r.opRef(p)})
+	}
+}
+
+// contradicts says op j, made to wait for op p, started before p ended
+// where the order is certain from the calls: j's launching call started
+// after p's returned (or, where p has no call, after p started), so that p
+// was queued first whatever the threads did inside their calls.
+func (r *resolver) contradicts(j, p int32) bool {
+	t := r.t
+	o := &t.Ops
+	if o.Start[j] >= o.End[p] {
+		return false
+	}
+	cj := o.Call[j]
+	if cj == None {
+		return false
+	}
+	queued := o.Start[p]
+	if cp := o.Call[p]; cp != None {
+		queued = t.Calls.End[cp]
+	}
+	return queued <= t.Calls.Start[cj]
+}
+
+// opRef describes op j for an error.
+func (r *resolver) opRef(j int32) OpRef {
+	t := r.t
+	s := t.Streams[t.Ops.Stream[j]]
+	return OpRef{Kind: t.Ops.Kind[j], Name: t.Name(t.Ops.Name[j]), PID: s.PID, Device: s.Device, Stream: s.ID, StreamKind: s.Kind,
+		Corr: t.Ops.Corr[j], Start: t.Ops.Start[j], End: t.Ops.End[j]}
+}
+
+// OpRef names a GPU operation in an error: what it is, where it ran, the
+// correlation id of its launching call and its span.
+type OpRef struct {
+	Kind       OpKind
+	Name       string // a kernel's name, "" otherwise
+	PID        int64
+	Device     int64
+	Stream     int64
+	StreamKind records.StreamKind
+	Corr       int64
+	Start, End int64
+}
+
+func (o OpRef) String() string {
+	what := "the " + o.Kind.String()
+	if o.Name != "" {
+		what += " " + o.Name
+	}
+	kind := o.StreamKind.String()
+	if o.StreamKind == records.StreamNull {
+		kind = "legacy default (NULL)"
+	}
+	return fmt.Sprintf("%s (correlation id %d) on %s stream %d of process %d, device %d, [%d, %d ns]", what, o.Corr, kind, o.Stream, o.PID, o.Device, o.Start, o.End)
+}
+
+// LegacyOrderError is an op that the legacy default (NULL) stream's order
+// makes wait for an op of another stream of its context, launched before
+// it, and that the capture shows running while that op ran: the capture
+// contradicts the order the streams' kinds (TARGET_INFO_CUDA_STREAM)
+// imply, so either the kinds or the times were edited, and the replay
+// would rest on waits the GPU did not make.
+type LegacyOrderError struct {
+	Waiting, On OpRef
+}
+
+func (e *LegacyOrderError) Error() string {
+	return fmt.Sprintf("%s started before %s ended, where the legacy default stream's order makes it wait for that op, queued first: "+
+		"the ops' times contradict the order the streams' kinds imply (a damaged or edited export; export the report again)", e.Waiting, e.On)
+}
+
+// EventWaitError is an op that a cudaStreamWaitEvent makes wait for the
+// work an event recorded on another stream, and that the capture shows
+// running while that work ran: the capture contradicts the wait it
+// records, so the times or the records that tie the wait to its event
+// were edited, and the replay would rest on a wait the GPU did not make.
+type EventWaitError struct {
+	Waiting, On OpRef
+	// Wait is the cudaStreamWaitEvent call's correlation id, Event the
+	// event it waited on.
+	Wait, Event int64
+}
+
+func (e *EventWaitError) Error() string {
+	return fmt.Sprintf("%s started before %s ended, where the cudaStreamWaitEvent of correlation id %d makes it wait for that op, which event %d recorded: "+
+		"the ops' times contradict the wait the trace records (a damaged or edited export; export the report again)", e.Waiting, e.On, e.Wait, e.Event)
 }
 
 // tieSyncs ties each synchronisation record to its call.
@@ -939,6 +1036,9 @@ func (r *resolver) streamWaits() {
 			for _, e := range ops {
 				if t.Ops.Stream[e] != w {
 					t.StreamWaits = append(t.StreamWaits, StreamWait{Op: next, On: e})
+					if r.contradicts(next, e) {
+						r.refuse(&EventWaitError{Waiting: r.opRef(next), On: r.opRef(e), Wait: cs.Corr[i], Event: sync.Event})
+					}
 				}
 			}
 		}

@@ -1,7 +1,9 @@
 package timeline_test
 
 import (
+	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/nsyscheck/nsyscheck/records"
@@ -114,5 +116,60 @@ func TestTwoNullStreams(t *testing.T) {
 	want := timeline.Assumption{Kind: timeline.AssumeStreamKindsUnknown, PID: timelinetest.PID, Event: -1, Stream: -1, Count: 3}
 	if !slices.Contains(tl.Assumptions, want) {
 		t.Errorf("assumptions %+v, want %+v", tl.Assumptions, want)
+	}
+}
+
+// An op the legacy default stream's order makes wait for another's,
+// queued before it, yet shown running while that op ran, is refused
+// naming both (LegacyOrderError), either way round: a NULL-stream kernel
+// overlapping the blocking stream's kernel before it, and a blocking
+// stream's kernel overlapping the NULL stream's. Where the calls overlap
+// on two threads, which op was queued first is not known: no refusal.
+func TestLegacyOrderContradicted(t *testing.T) {
+	cases := []struct {
+		name            string
+		make            func(c *timelinetest.Capture) (waiting, on int64)
+		refused         bool
+		waitKind, onStr string
+	}{
+		{"a NULL-stream kernel running beside the blocking kernel before it", func(c *timelinetest.Capture) (int64, int64) {
+			b := c.Launch(1, 0, 10, 13, 20, 400)
+			n := c.Launch(1, 20, 30, 7, 300, 500)
+			return n, b
+		}, true, "legacy default (NULL) stream 7", "blocking stream 13"},
+		{"a blocking kernel running beside the NULL-stream kernel before it", func(c *timelinetest.Capture) (int64, int64) {
+			n := c.Launch(1, 0, 10, 7, 20, 400)
+			b := c.Launch(1, 20, 30, 13, 100, 500)
+			return b, n
+		}, true, "blocking stream 13", "legacy default (NULL) stream 7"},
+		{"two threads' launches overlapping: the order is not known", func(c *timelinetest.Capture) (int64, int64) {
+			b := c.Launch(1, 0, 50, 13, 60, 400)
+			n := c.Launch(2, 20, 30, 7, 300, 500)
+			return n, b
+		}, false, "", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &timelinetest.Capture{}
+			waiting, on := tc.make(c)
+			c.StreamOf(7, records.StreamNull)
+			c.StreamOf(13, records.StreamBlocking)
+			_, err := c.Build(t.Context(), timeline.Options{})
+			var le *timeline.LegacyOrderError
+			if !tc.refused {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			if !errors.As(err, &le) || le.Waiting.Corr != waiting || le.On.Corr != on {
+				t.Fatalf("err = %v, want a LegacyOrderError of correlation id %d waiting on %d", err, waiting, on)
+			}
+			for _, want := range []string{tc.waitKind, tc.onStr, "the ops' times contradict the order the streams' kinds imply"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("%v\nsays no %q", err, want)
+				}
+			}
+		})
 	}
 }

@@ -9,10 +9,11 @@ import (
 
 // secondHost copies every record of the program's process (pid 22) to a
 // process of the same pid on another host: its global ids 2^56 higher
-// (the hardware bits of nsys's global id), its contexts listed on that
-// host (hwId 1), as an export of a job's two nodes holds them; the
-// process listed in PROCESSES too (secondHostListed), or not.
+// (the hardware bits of nsys's global id), its contexts and streams
+// listed on that host (hwId 1), as an export of a job's two nodes holds
+// them; the process listed in PROCESSES too (secondHostListed), or not.
 const secondHost = `INSERT INTO TARGET_INFO_CUDA_CONTEXT_INFO SELECT nullStreamId, hwId + 1, vmId, processId, deviceId, contextId, parentContextId, isGreenContext FROM TARGET_INFO_CUDA_CONTEXT_INFO WHERE processId = 22;
+	INSERT INTO TARGET_INFO_CUDA_STREAM SELECT streamId, hwId + 1, vmId, processId, contextId, priority, flag FROM TARGET_INFO_CUDA_STREAM WHERE processId = 22;
 	CREATE TEMP TABLE m AS SELECT * FROM CUPTI_ACTIVITY_KIND_MEMCPY; UPDATE m SET globalPid = globalPid + 72057594037927936;
 	INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY SELECT * FROM m;
 	CREATE TEMP TABLE k AS SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL; UPDATE k SET globalPid = globalPid + 72057594037927936;

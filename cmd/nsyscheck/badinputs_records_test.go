@@ -131,6 +131,13 @@ func recordCases() []badCase {
 				CREATE TABLE ENUM_CUDA_MEMCPY_OPER (id INTEGER, name TEXT, label TEXT); INSERT INTO ENUM_CUDA_MEMCPY_OPER SELECT * FROM e;
 				INSERT INTO ENUM_CUDA_MEMCPY_OPER SELECT id, 'CUDA_MEMCPY_KIND_DTOH', label FROM e WHERE name LIKE '%HTOD'; DROP TABLE e`),
 			exit: 2, want: []string{"pinned.sqlite", "table ENUM_CUDA_MEMCPY_OPER", "is defined twice"}},
+		{group: records, name: "SQLite: ENUM_CUDA_MEMCPY_OPER naming id 2 CUDA_MEMCPY_KIND_HTOD as well as id 1 (once the device-to-host copies read as host-to-device, every prediction held)",
+			make: sqliteEdit(`UPDATE ENUM_CUDA_MEMCPY_OPER SET name = 'CUDA_MEMCPY_KIND_HTOD' WHERE id = 2`),
+			exit: 2, want: []string{"pinned.sqlite", "table ENUM_CUDA_MEMCPY_OPER: CUDA_MEMCPY_KIND_HTOD is defined at two ids, 1 and 2"},
+			notHeld: []string{"1", "2", "3", "4"}},
+		{group: records, name: "audit: ENUM_CUPTI_SYNC_TYPE naming id 3 (stream synchronisation) as event synchronisation, id 1's name (once audited)", cmd: "audit",
+			make: audit(sqliteEdit(`UPDATE ENUM_CUPTI_SYNC_TYPE SET name = 'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE' WHERE id = 3`)),
+			exit: 2, want: []string{"pinned.sqlite", "table ENUM_CUPTI_SYNC_TYPE: CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE is defined at two ids, 1 and 3"}},
 		{group: records, name: "SQLite: the h2d-pinned NVTX range moved to end inside d2h-pageable (ranges that do not nest)",
 			make: sqliteEdit(`UPDATE NVTX_EVENTS SET "end" = "end" + 200000000 WHERE text = 'h2d-pinned'`),
 			exit: 2, want: []string{"pinned.sqlite", "table NVTX_EVENTS", "overlap without one holding the other"},
