@@ -145,7 +145,7 @@ func TestCSVDataLoaderUnseen(t *testing.T) {
 		if err := report.AuditText(&b, csv, report.TextOptions{Width: 10000}); err != nil {
 			t.Fatal(err)
 		}
-		said := strings.Contains(b.String(), "CSV reports list no processes: for a DataLoader with workers, pass --pin-by pin-thread")
+		said := strings.Contains(b.String(), "CSV reports list no processes, so a DataLoader's workers cannot be seen: if its batches come from one, pass --pin-by pin-thread")
 		if said != (pin == "") {
 			t.Errorf("--pin-by %q: the unseen workers said %v:\n%s", pin, said, b.String())
 		}

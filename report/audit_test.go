@@ -21,6 +21,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/framework"
 	"github.com/nsyscheck/nsyscheck/internal/golden"
+	"github.com/nsyscheck/nsyscheck/timeline"
 	"github.com/nsyscheck/nsyscheck/replay"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
@@ -725,5 +726,34 @@ func TestNoGainWhy(t *testing.T) {
 	}
 	if got := noGainWhy(&audit.Audit{}); got != "its time does not wait on these copies" {
 		t.Errorf("no replay: %q", got)
+	}
+}
+
+// The region table says which NVTX ranges are no region because an
+// instance never closed: once for one capture, or for a check where both
+// captures lack the same; before and after apart where they differ.
+func TestRegionsNoteOpenRanges(t *testing.T) {
+	open := func(names ...string) *audit.Audit {
+		au := &audit.Audit{Replay: &audit.Replay{}}
+		for _, n := range names {
+			au.Replay.Assumptions = append(au.Replay.Assumptions, timeline.Assumption{Kind: timeline.AssumeOpenRange, API: n, PID: 22, Count: 1})
+		}
+		return au
+	}
+	for _, c := range []struct {
+		name          string
+		left          int
+		before, after *audit.Audit
+		want          string
+	}{
+		{"none", 0, open(), nil, ""},
+		{"one capture", 0, open("warmup", "warmup"), nil, "not a region: warmup, never closed before the capture ended"},
+		{"both alike, regions left out", 2, open("warmup"), open("warmup"), "2 more regions not shown: -v lists every one, --format json holds them; not a region: warmup, never closed before the capture ended"},
+		{"after only", 0, open(), open("step", "epoch"), "not a region after: step and epoch, never closed before the capture ended"},
+		{"both, apart", 0, open("warmup"), open("step"), "not a region before: warmup, never closed before the capture ended; not a region after: step, never closed before the capture ended"},
+	} {
+		if got := regionsNote(c.left, c.before, c.after); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
 	}
 }

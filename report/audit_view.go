@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/audit"
@@ -271,9 +272,7 @@ func oneView(v *auditView, au *audit.Audit, verbose bool) {
 			pctSigned(r.FitError()), pinned, bound})
 		regions = append(regions, r)
 	}
-	if left > 0 {
-		v.Regions.Note = leftOut(left)
-	}
+	v.Regions.Note = regionsNote(left, au, nil)
 	v.Shares = sharesTable(regions, nil)
 	findings := int64(0)
 	for _, f := range au.Findings {
@@ -362,6 +361,46 @@ func shownRegions(rs []audit.Region, judged func(int) bool, verbose bool) (shown
 }
 
 // leftOut is the line that counts the regions not listed.
+// regionsNote says what the region table leaves out: regions past the
+// first few (left of them), and the NVTX ranges that are no region
+// because an instance never closed, in before and, for a check, after.
+func regionsNote(left int, before, after *audit.Audit) string {
+	var parts []string
+	if left > 0 {
+		parts = append(parts, leftOut(left))
+	}
+	b, a := openRanges(before), openRanges(after)
+	const never = "never closed before the capture ended"
+	switch {
+	case after == nil || slices.Equal(a, b):
+		if len(b) > 0 {
+			parts = append(parts, fmt.Sprintf("not a region: %s, %s", joinWords(b), never))
+		}
+	default:
+		for i, names := range [][]string{b, a} {
+			if len(names) > 0 {
+				parts = append(parts, fmt.Sprintf("not a region %s: %s, %s", []string{"before", "after"}[i], joinWords(names), never))
+			}
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// openRanges names the NVTX ranges the replay left out of au's regions
+// because an instance never closed before the capture ended.
+func openRanges(au *audit.Audit) []string {
+	if au == nil || au.Replay == nil {
+		return nil
+	}
+	var names []string
+	for _, a := range au.Replay.Assumptions {
+		if a.Kind == timeline.AssumeOpenRange && !slices.Contains(names, a.API) {
+			names = append(names, a.API)
+		}
+	}
+	return names
+}
+
 func leftOut(n int) string {
 	return fmt.Sprintf("%d more %s not shown: -v lists every one, --format json holds them", n, map[bool]string{true: "region", false: "regions"}[n == 1])
 }
@@ -420,11 +459,9 @@ func replayNote(au *audit.Audit) string {
 		from = fmt.Sprintf("as a DataLoader whose workers make the batches pins with pin_memory=True: the capture lists %s named %s",
 			counted(au.Framework.LoaderWorkers, "process", "processes"), framework.LoaderWorkerName)
 	}
-	if rp.PinByFrom == audit.PinByFramework && au.Framework.Framework == framework.PyTorch && au.Format == string(capture.FormatCSV) {
-		// A DataLoader's workers show only in the process list, which CSV
-		// reports do not carry.
-		from += " where no DataLoader's worker processes are seen (CSV reports list no processes: for a DataLoader with workers, pass --pin-by pin-thread)"
-	}
+	// A DataLoader's workers show only in the process list, which CSV
+	// reports do not carry.
+	unseen := rp.PinByFrom == audit.PinByFramework && au.Framework.Framework == framework.PyTorch && au.Format == string(capture.FormatCSV)
 	switch rp.PinByFrom {
 	case audit.PinByFlag:
 		from = "as --pin-by says"
@@ -440,6 +477,9 @@ func replayNote(au *audit.Audit) string {
 	}
 	if rp.Kept > 0 {
 		s += fmt.Sprintf("; %s made by CUDA graphs were kept as measured", nounsOf(int64(rp.Kept), "copy"))
+	}
+	if unseen {
+		s += "; CSV reports list no processes, so a DataLoader's workers cannot be seen: if its batches come from one, pass --pin-by pin-thread"
 	}
 	return s + "; " + costSourcesWords(au, rp.Costs)
 }
@@ -584,9 +624,7 @@ func checkView(v *auditView, out *audit.Output, verbose bool) {
 		regions = append(regions, r.Region)
 		checks = append(checks, r)
 	}
-	if left > 0 {
-		v.Regions.Note = leftOut(left)
-	}
+	v.Regions.Note = regionsNote(left, out.Before, out.After)
 	v.Shares = sharesTable(regions, checks)
 	missing := missingAfter(c)
 	switch {
