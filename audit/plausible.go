@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/nsyscheck/nsyscheck/capture"
-	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
 // spanSlack is how far, in ms, a region's times may pass the capture's
@@ -207,18 +206,10 @@ func predictionAgrees(au *Audit) error {
 		return nil
 	}
 	var sum Prediction
-	var htod int64
 	for _, g := range p.Groups {
-		sum.Count += g.Count
-		sum.Bytes += g.Bytes
-		sum.BeforeNs += g.BeforeNs
-		sum.AfterNs += g.AfterNs
-		sum.AfterLowNs += g.AfterLowNs
-		sum.AfterHighNs += g.AfterHighNs
-		if g.Direction == vocab.CopyHtoD {
-			htod += g.BeforeNs
-		}
+		sum.add(g)
 	}
+	htod := sum.HtoD.PageableBeforeNs
 	for _, t := range []struct {
 		name       string
 		total, sum int64

@@ -165,19 +165,8 @@ func predict(au *Audit, costs []replay.CostUse) *Prediction {
 		g.AfterNs, g.AfterLowNs, g.AfterHighNs = round(after.Mid+kept), round(after.Low+kept), round(after.High+kept)
 		sources[g.Source] = true
 		p.Groups = append(p.Groups, g)
-		p.Count += g.Count
-		p.Bytes += g.Bytes
-		p.BeforeNs += g.BeforeNs
-		p.AfterNs += g.AfterNs
-		p.AfterLowNs += g.AfterLowNs
-		p.AfterHighNs += g.AfterHighNs
+		p.add(g)
 		p.PinCopyNs += c.PinCopyNs
-		if g.Direction == vocab.CopyHtoD {
-			p.HtoD.PageableBeforeNs += g.BeforeNs
-			p.HtoD.AfterNs += g.AfterNs
-			p.HtoD.AfterLowNs += g.AfterLowNs
-			p.HtoD.AfterHighNs += g.AfterHighNs
-		}
 	}
 	slices.SortStableFunc(p.Groups, func(x, y GroupPrediction) int {
 		return cmp.Or(-cmp.Compare(x.Direction, y.Direction), cmp.Compare(x.APIKind, y.APIKind), cmp.Compare(BucketIndex(x.SizeBucket), BucketIndex(y.SizeBucket)))
@@ -198,6 +187,24 @@ func predict(au *Audit, costs []replay.CostUse) *Prediction {
 	p.HtoD.AfterLowNs += rest
 	p.HtoD.AfterHighNs += rest
 	return p
+}
+
+// add counts group g into the prediction's totals: its copies, bytes and
+// host time before and after, and, for a host-to-device group, the
+// host-to-device share of them.
+func (p *Prediction) add(g GroupPrediction) {
+	p.Count += g.Count
+	p.Bytes += g.Bytes
+	p.BeforeNs += g.BeforeNs
+	p.AfterNs += g.AfterNs
+	p.AfterLowNs += g.AfterLowNs
+	p.AfterHighNs += g.AfterHighNs
+	if g.Direction == vocab.CopyHtoD {
+		p.HtoD.PageableBeforeNs += g.BeforeNs
+		p.HtoD.AfterNs += g.AfterNs
+		p.HtoD.AfterLowNs += g.AfterLowNs
+		p.HtoD.AfterHighNs += g.AfterHighNs
+	}
 }
 
 // BucketIndex is the index in Buckets of a bucket's name, -1 for none.
