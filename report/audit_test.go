@@ -21,8 +21,8 @@ import (
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/framework"
 	"github.com/nsyscheck/nsyscheck/internal/golden"
-	"github.com/nsyscheck/nsyscheck/timeline"
 	"github.com/nsyscheck/nsyscheck/replay"
+	"github.com/nsyscheck/nsyscheck/timeline"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
@@ -312,7 +312,7 @@ func TestAuditTextSays(t *testing.T) {
 			"as the capture after shows: its pt_data_pin thread made 124 CUDA calls",
 			"epoch: unavailable: 1472 ms before, 883.2 ms after (its one instance), but loading device code (the first launches' modules and libraries) held the host 437.9 ms inside it before and 172.1 ms after",
 			"so the time after cannot check the prediction 1475 ms (bound 1399-1550 ms)",
-			"held: 1 of 2 judged regions lie in their predicted bound; 0 too wide to decide, 1 decided by start-up",
+			"held: 1 of 2 judged regions lie in their predicted bound (1 decided by start-up); not faster after: step",
 			"pinning cost the capture after", "cudaHostAlloc calls"},
 		"jax": {"UNAVAILABLE", "cannot show what the fix changed", "--sample=process-tree", "What to change (JAX (XLA))",
 			"no copy the capture holds is from pageable memory; what pinning would save may lie outside what the capture shows (see framework-staging)",
@@ -753,6 +753,31 @@ func TestRegionsNoteOpenRanges(t *testing.T) {
 		{"both, apart", 0, open("warmup"), open("step"), "not a region before: warmup, never closed before the capture ended; not a region after: step, never closed before the capture ended"},
 	} {
 		if got := regionsNote(c.left, c.before, c.after); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// A check's answer says which regions the fix made faster: those held,
+// died or too wide to decide, each by its measured time after, never one
+// start-up decides or one not judged.
+func TestFasterWords(t *testing.T) {
+	region := func(name string, judged bool, v vocab.Verdict, why audit.Why, faster bool) audit.RegionCheck {
+		return audit.RegionCheck{Region: audit.Region{Region: replay.Region{Name: name}}, Judged: judged, Verdict: v, Why: why, Faster: faster, AfterInstances: 1}
+	}
+	for _, c := range []struct {
+		name    string
+		regions []audit.RegionCheck
+		want    string
+	}{
+		{"none decided", []audit.RegionCheck{region("epoch", true, audit.Unavailable, audit.WhyStartUp, true)}, ""},
+		{"held, not faster", []audit.RegionCheck{region("(capture)", false, "", "", true), region("epoch", true, audit.Unavailable, audit.WhyStartUp, true),
+			region("step", true, audit.Held, "", false)}, "; not faster after: step"},
+		{"all faster", []audit.RegionCheck{region("warmup", true, audit.Unavailable, audit.WhyTooWide, true), region("step", true, audit.Held, "", true)},
+			"; faster after: warmup and step"},
+		{"mixed", []audit.RegionCheck{region("a", true, audit.Died, "", true), region("b", true, audit.Held, "", false)}, "; faster after: a; not faster: b"},
+	} {
+		if got := fasterWords(&audit.Check{Regions: c.regions}); got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
 	}

@@ -566,6 +566,34 @@ func joinWords(s []string) string {
 	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }
 
+// fasterWords says, after a check's verdict, which of the judged regions
+// whose times after are what the fix made of them (held, died, or too
+// wide to decide; not those start-up decides) got faster and which did
+// not: the verdict is about the prediction, and a user asks about the
+// time.
+func fasterWords(c *audit.Check) string {
+	var faster, not []string
+	for _, r := range c.Regions {
+		if !r.Judged || r.AfterInstances == 0 || (r.Verdict != audit.Held && r.Verdict != audit.Died && r.Why != audit.WhyTooWide) {
+			continue
+		}
+		if r.Faster {
+			faster = append(faster, r.Name)
+		} else {
+			not = append(not, r.Name)
+		}
+	}
+	switch {
+	case len(not) == 0 && len(faster) > 0:
+		return "; faster after: " + joinWords(faster)
+	case len(faster) == 0 && len(not) > 0:
+		return "; not faster after: " + joinWords(not)
+	case len(not) > 0:
+		return "; faster after: " + joinWords(faster) + "; not faster: " + joinWords(not)
+	}
+	return ""
+}
+
 // checkView is the answer of a check: each region before, predicted and
 // after, with its verdict.
 func checkView(v *auditView, out *audit.Output, verbose bool) {
@@ -629,15 +657,18 @@ func checkView(v *auditView, out *audit.Output, verbose bool) {
 	missing := missingAfter(c)
 	switch {
 	case c.Verdict == audit.Held && held == judged:
-		v.Answer = fmt.Sprintf("held: every judged region's time after lies in its predicted bound (%d of %d)", held, judged)
+		v.Answer = fmt.Sprintf("held: every judged region's time after lies in its predicted bound (%d of %d)", held, judged) + fasterWords(c)
 	case c.Verdict == audit.Held:
-		rest := []string{fmt.Sprintf("%d too wide to decide", wide)}
+		var rest []string
+		if wide > 0 {
+			rest = append(rest, fmt.Sprintf("%d too wide to decide", wide))
+		}
 		if startUp > 0 {
 			rest = append(rest, fmt.Sprintf("%d decided by start-up", startUp))
 		}
-		v.Answer = fmt.Sprintf("held: %d of %d judged regions lie in their predicted bound; %s", held, judged, strings.Join(rest, ", "))
+		v.Answer = fmt.Sprintf("held: %d of %d judged regions lie in their predicted bound (%s)", held, judged, strings.Join(rest, ", ")) + fasterWords(c)
 	case c.Verdict == audit.Died:
-		v.Answer = fmt.Sprintf("died: %d of %d judged regions lie outside their predicted bound", died, judged)
+		v.Answer = fmt.Sprintf("died: %d of %d judged regions lie outside their predicted bound", died, judged) + fasterWords(c)
 	case len(missing) > 0:
 		v.Answer = fmt.Sprintf("unavailable: the capture after has no region %s, which the check judges (renamed, or its ranges gone), so the fix cannot be checked there; --match %s=NAME compares it with a region named otherwise",
 			strings.Join(missing, ", "), missing[0])
@@ -657,7 +688,7 @@ func checkView(v *auditView, out *audit.Output, verbose bool) {
 			parts = append(parts, fmt.Sprintf("%s decided by start-up: its loading of device code differs between the captures",
 				nounsOf(int64(startUp), "judged region")))
 		}
-		v.Answer = "unavailable: " + strings.Join(parts, "; ")
+		v.Answer = "unavailable: " + strings.Join(parts, "; ") + fasterWords(c)
 	default:
 		v.Answer = "unavailable: no region could be judged"
 	}
