@@ -293,7 +293,11 @@ func oneView(v *auditView, au *audit.Audit, verbose bool) {
 			pctPlain(g.Limit), pctPlain(g.Limit), joinWords(over))
 	case findings > 0:
 		v.Verdict = "fail"
-		v.Answer = fmt.Sprintf("%s break the lesson's rule (pin the buffers that feed cudaMemcpyAsync)", nounsOf(findings, "copy"))
+		verb, them := "break", "them"
+		if findings == 1 {
+			verb, them = "breaks", "it"
+		}
+		v.Answer = fmt.Sprintf("%s %s the lesson's rule (pin the buffers that feed cudaMemcpyAsync)", nounsOf(findings, "copy"), verb) + gainWords(au, them)
 	default:
 		v.Verdict = "pass"
 		v.Answer = "no copy breaks the lesson's rule"
@@ -564,6 +568,51 @@ func joinWords(s []string) string {
 		return s[0]
 	}
 	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+}
+
+// gainWords says, after an audit's finding, what pinning its copies is
+// predicted to do to the regions it judges: which get faster, by how much,
+// or that none does, so the rule broken does not read as time to be won.
+func gainWords(au *audit.Audit, them string) string {
+	var faster, unsure, same []string
+	for _, r := range au.Judged() {
+		if r.NotPredicted != nil || r.Time() <= 0 {
+			continue
+		}
+		mid, _, hi := r.Predicted()
+		gain := fmt.Sprintf("%s %.1f%%", r.Name, 100*(1-mid/r.Time()))
+		switch least := r.Time() * (1 - audit.MinGain); {
+		case hi < least:
+			faster = append(faster, gain)
+		case mid < least:
+			unsure = append(unsure, gain)
+		default:
+			same = append(same, fmt.Sprintf("%s %s ms now, %s ms pinned", r.Name, auditMs(r.Time()), auditMs(mid)))
+		}
+	}
+	var parts []string
+	if len(faster) > 0 {
+		parts = append(parts, joinWords(firstFew(faster))+" faster")
+	}
+	if len(unsure) > 0 {
+		parts = append(parts, joinWords(firstFew(unsure))+" faster at the middle cost (none at the high)")
+	}
+	switch {
+	case len(parts) > 0:
+		return "; pinning " + them + " is predicted to make " + strings.Join(parts, ", and ")
+	case len(same) > 0:
+		return "; pinning " + them + " is predicted to make no region faster (" + strings.Join(same, "; ") + ")"
+	}
+	return ""
+}
+
+// firstFew keeps a headline's list short: the first three, then how many
+// more.
+func firstFew(s []string) []string {
+	if len(s) <= 3 {
+		return s
+	}
+	return append(s[:3:3], fmt.Sprintf("%d more", len(s)-3))
 }
 
 // fasterWords says, after a check's verdict, which of the judged regions
