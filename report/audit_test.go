@@ -776,6 +776,8 @@ func TestFasterWords(t *testing.T) {
 		{"all faster", []audit.RegionCheck{region("warmup", true, audit.Unavailable, audit.WhyTooWide, true), region("step", true, audit.Held, "", true)},
 			"; faster after: warmup and step"},
 		{"mixed", []audit.RegionCheck{region("a", true, audit.Died, "", true), region("b", true, audit.Held, "", false)}, "; faster after: a; not faster: b"},
+		{"matched", []audit.RegionCheck{{Region: audit.Region{Region: replay.Region{Name: "pass-pageable"}}, AfterName: "pass-pinned", Judged: true, Verdict: audit.Held, Faster: true, AfterInstances: 5}},
+			"; faster after: pass-pageable -> pass-pinned"},
 	} {
 		if got := fasterWords(&audit.Check{Regions: c.regions}); got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)

@@ -626,10 +626,14 @@ func fasterWords(c *audit.Check) string {
 		if !r.Judged || r.AfterInstances == 0 || (r.Verdict != audit.Held && r.Verdict != audit.Died && r.Why != audit.WhyTooWide) {
 			continue
 		}
+		name := r.Name
+		if r.AfterName != "" && r.AfterName != r.Name {
+			name += " -> " + r.AfterName
+		}
 		if r.Faster {
-			faster = append(faster, r.Name)
+			faster = append(faster, name)
 		} else {
-			not = append(not, r.Name)
+			not = append(not, name)
 		}
 	}
 	switch {
