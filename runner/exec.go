@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/nsyscheck/nsyscheck/internal/nsys"
 )
@@ -15,6 +17,22 @@ import (
 // (nsys.Command), so that cancelling ctx stops it and all it started.
 func command(ctx context.Context, dir string, env []string, name string, args ...string) *exec.Cmd {
 	return nsys.Command(ctx, dir, env, name, args...)
+}
+
+// quickCommand is command for a program with nothing to save when it is
+// stopped (nvcc, nsys export, stats, analyze): cancelling kills its group
+// at once, rather than asking it to end and waiting for it, so a program
+// that ignores SIGTERM cannot hold Ctrl-C or --timeout up.
+func quickCommand(ctx context.Context, dir string, env []string, name string, args ...string) *exec.Cmd {
+	cmd := command(ctx, dir, env, name, args...)
+	cmd.Cancel = func() error {
+		if cmd.Process == nil {
+			return nil
+		}
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	cmd.WaitDelay = time.Second
+	return cmd
 }
 
 // runLogged runs cmd with stdout and stderr both written to logPath (and to

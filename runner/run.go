@@ -183,7 +183,9 @@ func (r *Run) Step(ctx context.Context, name string, fn func(s *runinfo.Step) er
 	start := time.Now()
 	r.progress("• %-8s …", name)
 	err := fn(&s)
-	if err == nil && ctx.Err() != nil {
+	if ctx.Err() != nil {
+		// A program stopped by Ctrl-C or --timeout fails as killed: the
+		// step stopped, it did not fail of itself.
 		err = ctx.Err()
 	}
 	s.Seconds = time.Since(start).Seconds()
@@ -427,7 +429,8 @@ func (r *Run) profile(ctx context.Context, s *runinfo.Step, nsys string) error {
 		if runErr != nil {
 			return fmt.Errorf("nsys profile failed (%v):\n%s", runErr, tail(r.Path(runinfo.TranscriptFile), 15))
 		}
-		return fmt.Errorf("nsys profile wrote no %s.nsys-rep:\n%s", runinfo.Base, tail(r.Path(runinfo.TranscriptFile), 15))
+		return fmt.Errorf("nsys profile exited 0 but wrote no %s.nsys-rep, so the run has no capture: check that the nsys found (%s) is Nsight Systems, or pass --nsys PATH; its output, in %s:\n%s",
+			runinfo.Base, nsys, runinfo.TranscriptFile, tail(r.Path(runinfo.TranscriptFile), 15))
 	}
 	if runErr != nil {
 		return fmt.Errorf("nsys profile failed (%v):\n%s", runErr, tail(r.Path(runinfo.TranscriptFile), 15))
@@ -442,17 +445,23 @@ func (r *Run) export(ctx context.Context, s *runinfo.Step, nsys string) error {
 	raw := r.Path(runinfo.Base + ".export.sqlite")
 	args := []string{"export", "--type", "sqlite", "--output", raw, runinfo.Base + ".nsys-rep"}
 	s.Commands = append(s.Commands, commandLine(nsys, args...))
-	cmd := command(ctx, r.Dir, os.Environ(), nsys, args...)
+	cmd := quickCommand(ctx, r.Dir, os.Environ(), nsys, args...)
 	if err := runLogged(cmd, r.Path("export.log"), nil); err != nil {
 		return fmt.Errorf("nsys export failed (%v):\n%s", err, tail(r.Path("export.log"), 15))
 	}
-	if _, err := os.Stat(raw); err != nil {
+	st, err := os.Stat(raw)
+	if err != nil {
 		return fmt.Errorf("nsys export wrote no %s:\n%s", raw, tail(r.Path("export.log"), 15))
+	}
+	if st.Size() == 0 {
+		return fmt.Errorf("nsys export exited 0 but left %s empty (0 bytes), so the run has no export (a full disk, or an nsys that is no Nsight Systems: run %s by hand):\n%s",
+			raw, commandLine(nsys, args...), tail(r.Path("export.log"), 15))
 	}
 	// Compact into the shipped export so no stale bytes survive in free pages.
 	s.Commands = append(s.Commands, "VACUUM INTO "+runinfo.Base+".sqlite")
 	if err := vacuumInto(raw, r.Path(runinfo.Base+".sqlite")); err != nil {
-		return fmt.Errorf("compact the SQLite export: %w", err)
+		return fmt.Errorf("nsys export wrote %s, which cannot be read as an SQLite database (%v), so it is no export: run %s by hand, or check that the nsys found is Nsight Systems (pass --nsys PATH):\n%s",
+			raw, err, commandLine(nsys, args...), tail(r.Path("export.log"), 15))
 	}
 	return os.Remove(raw)
 }
@@ -469,7 +478,7 @@ func vacuumInto(src, dst string) error {
 
 func (r *Run) stats(ctx context.Context, s *runinfo.Step, nsys string) error {
 	// nsys 2025.3 exits 1 after listing its reports, so the list decides.
-	help, helpErr := command(ctx, r.Dir, os.Environ(), nsys, "stats", "--help-reports").CombinedOutput()
+	help, helpErr := askTool(ctx, nsys, "stats", "--help-reports")
 	reports, err := StatsReports(string(help))
 	if err != nil {
 		if helpErr != nil {
@@ -483,11 +492,22 @@ func (r *Run) stats(ctx context.Context, s *runinfo.Step, nsys string) error {
 	args := []string{"stats", "--report", strings.Join(reports, ","), "--format", "csv",
 		"--output", runinfo.Base, runinfo.Base + ".sqlite"}
 	s.Commands = append(s.Commands, commandLine(nsys, args...))
-	cmd := command(ctx, r.Dir, os.Environ(), nsys, args...)
+	cmd := quickCommand(ctx, r.Dir, os.Environ(), nsys, args...)
 	if err := runLogged(cmd, r.Path("stats.log"), nil); err != nil {
 		return fmt.Errorf("nsys stats failed (%v):\n%s", err, tail(r.Path("stats.log"), 15))
 	}
-	return nil
+	// A report without records of its kind is skipped, so one may be
+	// missing; none at all is a stats that did nothing.
+	if len(reports) == 0 {
+		return nil
+	}
+	for _, name := range reports {
+		if _, err := os.Stat(r.Path(runinfo.Base + "_" + name + ".csv")); err == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("nsys stats exited 0 but wrote none of the %d CSV reports asked for (%s_%s.csv, ...): run %s by hand, or check that the nsys found is Nsight Systems (pass --nsys PATH):\n%s",
+		len(reports), runinfo.Base, reports[0], commandLine(nsys, args...), tail(r.Path("stats.log"), 15))
 }
 
 // programMessage returns the program's own error lines ("pinned: ...") from
@@ -543,6 +563,9 @@ func tail(path string, n int) string {
 		if strings.TrimSpace(l) != "" {
 			lines = append(lines, l)
 		}
+	}
+	if len(lines) == 0 {
+		return "  (" + filepath.Base(path) + " is empty: it printed nothing)"
 	}
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
@@ -664,9 +687,13 @@ func (r *Run) build(ctx context.Context, s *runinfo.Step, nvcc string) error {
 		r.Info.BuildCache = cached
 		return nil
 	}
-	cmd := command(ctx, r.Dir, os.Environ(), nvcc, args...)
+	cmd := quickCommand(ctx, r.Dir, os.Environ(), nvcc, args...)
 	if err := runLogged(cmd, r.Path("build.log"), nil); err != nil {
 		return fmt.Errorf("nvcc failed (%v); its output is in %s:\n%s", err, r.Path("build.log"), tail(r.Path("build.log"), 15))
+	}
+	if st, err := os.Stat(r.Path(runinfo.Base)); err != nil || st.IsDir() || st.Size() == 0 || st.Mode()&0o111 == 0 {
+		return fmt.Errorf("nvcc exited 0 but wrote no program %s to profile (check that %s is the CUDA compiler, or pass --nvcc PATH); its output is in %s:\n%s",
+			r.Path(runinfo.Base), nvcc, r.Path("build.log"), tail(r.Path("build.log"), 15))
 	}
 	if cached != "" {
 		r.storeBuild(cached)

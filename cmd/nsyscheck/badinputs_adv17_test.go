@@ -1,5 +1,13 @@
 package main
 
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
 // shareCases: audits read back whose shares no audit makes, and other
 // inputs once answered without a word of what went wrong.
 func shareCases() []badCase {
@@ -34,4 +42,87 @@ func shareCases() []badCase {
 			}),
 			exit: 2, want: []string{"audit.json", `regions[2] ("step").overlap.measured is 1.7, above 1, where it is a part of a whole`}},
 	}
+}
+
+// fakeTools writes into a folder of its own an nvidia-smi that lists one
+// H200, and nvcc and nsys of the shell bodies given (run after each answers
+// --version; an empty body is a tool that works as the real one does),
+// and returns run's arguments with them, its run folder in dir.
+func fakeTools(t *testing.T, dir, nvcc, nsys string) []string {
+	t.Helper()
+	bin := t.TempDir()
+	shipped, err := filepath.Abs(filepath.Join(shippedDir, "pinned.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nvcc == "" {
+		nvcc = "out=; while [ $# -gt 0 ]; do case \"$1\" in -o) out=$2; shift;; esac; shift; done\nprintf '#!/bin/sh\\n' > \"$out\"; chmod +x \"$out\"\n"
+	}
+	if nsys == "" {
+		nsys = "out=; while [ $# -gt 0 ]; do case \"$1\" in --output|-o) out=$2; shift;; esac; shift; done\n" +
+			"case \"$cmd\" in\nprofile) echo rep > pinned.nsys-rep; echo '{}' > pinned.results.json;;\nexport) cp '" + shipped + "' \"$out\";;\n" +
+			"stats) for r in cuda_api_sum cuda_api_trace cuda_gpu_mem_time_sum cuda_gpu_mem_size_sum nvtx_sum; do echo x > \"${out}_$r.csv\"; done;;\nesac\n"
+	}
+	for name, body := range map[string]string{
+		"nvidia-smi": "case \"$*\" in *query-gpu*) echo 'NVIDIA H200, 550.54, 9.0, 5, 5, 16, 16, 0, 00000000:19:00.0, GPU-1234';; esac\n",
+		"nvcc":       "[ \"$1\" = --version ] && { echo 'Cuda compilation tools, release 12.4, V12.4.131'; exit 0; }\n" + nvcc,
+		"nsys": "[ \"$1\" = --version ] && { echo 'NVIDIA Nsight Systems version 2025.3.1'; exit 0; }\n" +
+			"[ \"$2\" = --help-reports ] && { printf 'cuda_api_sum\\ncuda_api_trace\\ncuda_gpu_mem_time_sum\\ncuda_gpu_mem_size_sum\\nnvtx_sum\\n'; exit 1; }\n" +
+			"[ \"$2\" = --help-rules ] && exit 1\ncmd=$1\n" + nsys,
+	} {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"+body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("NSYSCHECK_LOCK_DIR", t.TempDir())
+	t.Setenv("NSYSCHECK_SAMPLE_APART", "1ms")
+	return []string{"-o", filepath.Join(dir, "run"), "--nvcc", filepath.Join(bin, "nvcc"), "--nsys", filepath.Join(bin, "nsys"),
+		"--no-pid-namespace", "--no-bind", "--quiet"}
+}
+
+// runCases: nsyscheck run with stand-ins for nvcc and nsys that fail, hang,
+// write garbage or nothing, or exit 0 without their output.
+func runCases() []badCase {
+	const runs = "run with tools that misbehave"
+	tools := func(nvcc, nsys string, more ...string) func(t *testing.T, dir string) []string {
+		return func(t *testing.T, dir string) []string { return append(fakeTools(t, dir, nvcc, nsys), more...) }
+	}
+	return []badCase{
+		{group: runs, name: "the stand-ins as tools that work: the shipped export verified", cmd: "run", serial: true, mayWrite: true,
+			make: tools("", ""), exit: 0, want: []string{"prediction 1  held"}},
+		{group: runs, name: "nsys answering --version without end, with --timeout 3s (once 2 GB of memory in 4 s, and 47 s to stop)", cmd: "run", serial: true, mayWrite: true,
+			make: func(t *testing.T, dir string) []string {
+				args := fakeTools(t, dir, "", "")
+				nsys := args[5]
+				writeFile(t, nsys, []byte("#!/bin/sh\nexec yes garbage-version-line\n"))
+				if err := os.Chmod(nsys, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				return append(args, "--timeout", "3s")
+			},
+			exit: 2, want: []string{`step "detect" stopped: --timeout 3s reached`}},
+		{group: runs, name: "nvcc exiting 0 without writing the program (once found only when nsys could not start it)", cmd: "run", serial: true, mayWrite: true,
+			make: tools("exit 0\n", ""), exit: 2, want: []string{`step "build" failed: nvcc exited 0 but wrote no program`, "check that", "is the CUDA compiler, or pass --nvcc PATH", "(build.log is empty: it printed nothing)"}},
+		{group: runs, name: "nsys profile exiting 0 without a report or a word (once a message ending in nothing)", cmd: "run", serial: true, mayWrite: true,
+			make: tools("", "exit 0\n"), exit: 2, want: []string{`step "profile" failed: nsys profile exited 0 but wrote no pinned.nsys-rep`, "or pass --nsys PATH", "(pinned.transcript.txt is empty: it printed nothing)"}},
+		{group: runs, name: "nsys export writing garbage (once \"compact the SQLite export: file is not a database\", naming neither file nor tool)", cmd: "run", serial: true, mayWrite: true,
+			make: tools("", "[ \"$cmd\" = profile ] && { echo rep > pinned.nsys-rep; echo '{}' > pinned.results.json; }\n[ \"$cmd\" = export ] && { out=$5; echo garbage > \"$out\"; }\nexit 0\n"),
+			exit: 2, want: []string{`step "export" failed: nsys export wrote`, "pinned.export.sqlite, which cannot be read as an SQLite database (file is not a database)", "by hand"}},
+		{group: runs, name: "nsys export exiting 0 with an empty file (once compacted into an empty export)", cmd: "run", serial: true, mayWrite: true,
+			make: tools("", "[ \"$cmd\" = profile ] && { echo rep > pinned.nsys-rep; echo '{}' > pinned.results.json; }\n[ \"$cmd\" = export ] && : > \"$5\"\nexit 0\n"),
+			exit: 2, want: []string{`step "export" failed: nsys export exited 0 but left`, "pinned.export.sqlite empty (0 bytes)"}},
+		{group: runs, name: "nsys stats exiting 0 without a CSV report (once a complete run without its reports)", cmd: "run", serial: true, mayWrite: true,
+			make: tools("", "[ \"$cmd\" = profile ] && { echo rep > pinned.nsys-rep; echo '{}' > pinned.results.json; }\n[ \"$cmd\" = export ] && cp '"+shippedAbs()+"' \"$5\"\nexit 0\n"),
+			exit: 2, want: []string{`step "stats" failed: nsys stats exited 0 but wrote none of the 5 CSV reports asked for (pinned_cuda_api_sum.csv, ...)`}},
+		{group: runs, name: "SIGINT while an nvcc that ignores SIGTERM builds (once ten seconds to stop)", cmd: "run", serial: true, mayWrite: true,
+			make: tools("trap '' TERM INT\nwhile :; do sleep 0.1; done\n", ""), run: signalledAfter(syscall.SIGINT, 3*time.Second),
+			exit: exitSignal, want: []string{`step "build" stopped: interrupt signal received`}},
+	}
+}
+
+// shippedAbs is the shipped export's absolute path.
+func shippedAbs() string {
+	p, _ := filepath.Abs(filepath.Join(shippedDir, "pinned.sqlite"))
+	return p
 }
