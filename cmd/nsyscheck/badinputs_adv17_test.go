@@ -28,7 +28,25 @@ func shareCases() []badCase {
 			}
 		}
 	}
+	// danglingOut gives the shipped export and, as the command's -o, a link
+	// in dir to a path that does not exist, under it the folders below.
+	danglingOut := func(below ...string) func(t *testing.T, dir string) []string {
+		return func(t *testing.T, dir string) []string {
+			p := copyShipped(t, dir, "pinned.sqlite")
+			out := filepath.Join(t.TempDir(), "out")
+			if err := os.Symlink(filepath.Join(filepath.Dir(out), "gone"), out); err != nil {
+				t.Fatal(err)
+			}
+			return []string{p, "-o", filepath.Join(append([]string{out}, below...)...)}
+		}
+	}
 	return []badCase{
+		{group: "report output", name: "report -o a link to a folder that does not exist (once \"cannot move the report into out: not a directory\")", cmd: "report",
+			make: danglingOut(), exit: 2, want: []string{"out is a link to", "gone, which does not exist: create that folder first, remove the link, or give another folder for the reports"}},
+		{group: "report output", name: "report -o a folder under a link to nothing (once \"cannot create out: file exists\")", cmd: "report",
+			make: danglingOut("sub"), exit: 2, want: []string{"out is a link to", "gone, which does not exist: create that folder first"}},
+		{group: "report output", name: "scrub -o a link to nothing (once \"the output file already exists\")", cmd: "scrub",
+			make: danglingOut(), exit: 2, want: []string{"out: the output is a link to", "gone, which does not exist", "or use --force to replace the link itself, writing nothing where it points"}},
 		{group: jsons, name: "report of an audit JSON whose class held -50% of its region (once rendered as -50.0%)", cmd: "report",
 			make: editedAudit(classShare(0.2, -0.5)),
 			exit: 2, want: []string{"audit.json", "classes[0] (cudaMemcpyAsync HtoD pageable 1MiB-16MiB", "hostShare is -0.5, not a share", "the file was edited"},
