@@ -1,10 +1,14 @@
 package privacy
 
 import (
+	"bytes"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
 // A scrub's output that is a link to nothing is named as such, not as a
@@ -25,5 +29,56 @@ func TestExistsErrorDanglingLink(t *testing.T) {
 	}
 	if err := existsError(filepath.Join(dir, "file.sqlite")); !strings.Contains(err.Error(), "the output file already exists") {
 		t.Errorf("a file: %v", err)
+	}
+}
+
+// A credential in a table's SQL outside its names (a DEFAULT clause, a
+// comment) is redacted in that SQL: the table keeps its columns and its
+// default works; once, nothing was written, with a message blaming the
+// capture's nsys version.
+func TestScrubCredentialInTableSQL(t *testing.T) {
+	const token = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.sqlite")
+	if err := copyFile("../testdata/captures/h200-pinned/pinned.sqlite", nil, in); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite3", nsysdb.URI(in, "mode=rw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`CREATE TABLE NOTES (id INTEGER, cmd TEXT DEFAULT 'export GITHUB_TOKEN=` + token + `')`,
+		"CREATE TABLE MORE (id INTEGER -- " + token + "\n)",
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "shared.sqlite")
+	if _, err := Scrub(in, out, ScrubOptions{}); err != nil {
+		t.Fatalf("Scrub: %v", err)
+	}
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(raw, []byte(token[4:])) {
+		t.Error("the token survives in the scrubbed file")
+	}
+	db, err = sql.Open("sqlite3", nsysdb.URI(out, "mode=rw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var cmd string
+	if _, err := db.Exec(`INSERT INTO NOTES (id) VALUES (1)`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRow(`SELECT cmd FROM NOTES`).Scan(&cmd); err != nil || cmd != "export GITHUB_TOKEN="+Redacted {
+		t.Errorf("the default after scrubbing: %q %v", cmd, err)
 	}
 }

@@ -110,7 +110,8 @@ const nsysRepScrubHint = "the report format cannot be rewritten; scrub its SQLit
 //   - replaces every credential-looking value Scan found, in any text
 //     column, and a working folder under a user's home;
 //   - drops the tables, views, indexes and triggers named with a
-//     credential and renames the columns that are (schemaNames);
+//     credential, renames the columns that are, and redacts a credential
+//     elsewhere in a table's SQL, a DEFAULT clause or a comment (schemaNames);
 //
 // then writes the result with VACUUM INTO a temporary file beside out, which
 // rebuilds every page so that no stale bytes survive, checks it with Scan,

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -47,6 +48,19 @@ func shareCases() []badCase {
 			make: danglingOut("sub"), exit: 2, want: []string{"out is a link to", "gone, which does not exist: create that folder first"}},
 		{group: "report output", name: "scrub -o a link to nothing (once \"the output file already exists\")", cmd: "scrub",
 			make: danglingOut(), exit: 2, want: []string{"out: the output is a link to", "gone, which does not exist", "or use --force to replace the link itself, writing nothing where it points"}},
+		{group: "names that hold secrets or terminal escapes", name: `scrub: a table whose DEFAULT clause holds "GITHUB_TOKEN=ghp_..." (once nothing written, blaming the capture's nsys version)`,
+			cmd: "scrub",
+			make: func(t *testing.T, dir string) []string {
+				p := sqliteEdit(`CREATE TABLE NOTES (id INTEGER, cmd TEXT DEFAULT 'export GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789')`)(t, dir)[0]
+				return []string{p, "-o", filepath.Join(dir, "shared.sqlite")}
+			},
+			mayWrite: true, exit: 0, want: []string{"removed or redacted 2 findings", `secret GITHUB_TOKEN=ghp_…(42 chars) in the schema: table "NOTES" (the SQL that made it)`},
+			never: []string{"abcdefghijklmnopqrstuvwxyz0123456789", "survived scrubbing"},
+			check: func(t *testing.T, dir string) {
+				if strings.Contains(string(readFile(t, filepath.Join(dir, "shared.sqlite"))), "abcdefghijklmnopqrstuvwxyz0123456789") {
+					t.Error("the scrubbed copy holds the token")
+				}
+			}},
 		{group: jsons, name: "report of an audit JSON whose class held -50% of its region (once rendered as -50.0%)", cmd: "report",
 			make: editedAudit(classShare(0.2, -0.5)),
 			exit: 2, want: []string{"audit.json", "classes[0] (cudaMemcpyAsync HtoD pageable 1MiB-16MiB", "hostShare is -0.5, not a share", "the file was edited"},
