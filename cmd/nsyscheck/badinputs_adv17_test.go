@@ -61,6 +61,17 @@ func shareCases() []badCase {
 					t.Error("the scrubbed copy holds the token")
 				}
 			}},
+		{group: "run folders", name: "verify of the shipped run folder with its run.json cut short (once read as none: the run's link, and any trace-lost or shared-GPU warning, dropped beside verdicts that held)",
+			make: func(t *testing.T, dir string) []string {
+				const run = "../../testdata/captures/h200-run/"
+				for _, name := range []string{"pinned.sqlite", "pinned.results.json", "pinned.transcript.txt"} {
+					writeFile(t, filepath.Join(dir, name), readFile(t, run+name))
+				}
+				info := readFile(t, run+"run.json")
+				writeFile(t, filepath.Join(dir, "run.json"), info[:len(info)/3])
+				return []string{dir}
+			},
+			exit: 2, want: []string{"run.json: not a run's record (is it cut short?), so the run is not known to have completed, nor on which GPU", "run it again", "once copied out"}},
 		{group: jsons, name: "report of an audit JSON whose class held -50% of its region (once rendered as -50.0%)", cmd: "report",
 			make: editedAudit(classShare(0.2, -0.5)),
 			exit: 2, want: []string{"audit.json", "classes[0] (cudaMemcpyAsync HtoD pageable 1MiB-16MiB", "hostShare is -0.5, not a share", "the file was edited"},
