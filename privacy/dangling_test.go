@@ -82,3 +82,17 @@ func TestScrubCredentialInTableSQL(t *testing.T) {
 		t.Errorf("the default after scrubbing: %q %v", cmd, err)
 	}
 }
+
+// A CSV report saved as UTF-16 is named so, as every reader of the CSV
+// reports names it, not as a CSV that cannot be read at row 1.
+func TestScanCSVUTF16(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "pinned_cuda_api_sum.csv")
+	if err := os.WriteFile(p, []byte("\xff\xfeT\x00i\x00m\x00e\x00\n\x00"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ScanCSV(t.Context(), p)
+	if err == nil || !strings.Contains(err.Error(), "the file is UTF-16LE text (with a byte-order mark), not UTF-8") ||
+		!strings.Contains(err.Error(), "iconv -f UTF-16LE") || strings.Contains(err.Error(), "row 1") {
+		t.Errorf("a UTF-16 report: %v", err)
+	}
+}

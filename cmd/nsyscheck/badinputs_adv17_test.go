@@ -72,6 +72,16 @@ func shareCases() []badCase {
 				return []string{dir}
 			},
 			exit: 2, want: []string{"run.json: not a run's record (is it cut short?), so the run is not known to have completed, nor on which GPU", "run it again", "once copied out"}},
+		{group: "text saved as UTF-16", name: "the export with NVIDIA's rule's CSV beside it saved as UTF-16LE (once its columns listed as garbage, and its scan failed \"at row 1\")",
+			make: func(t *testing.T, dir string) []string {
+				p := copyShipped(t, dir, "pinned.sqlite")
+				rule := "pinned_cuda_memcpy_async.csv"
+				writeFile(t, filepath.Join(dir, rule), utf16Bytes(string(readFile(t, filepath.Join(shippedDir, rule))), false, true))
+				return []string{p}
+			},
+			exit: 0, want: []string{"pinned_cuda_memcpy_async.csv: the file is UTF-16LE text (with a byte-order mark), not UTF-8",
+				"nsys stats --report cuda_memcpy_async --format csv", "could not scan", "iconv -f UTF-16LE -t UTF-8"},
+			never: []string{`\x00`, "row 1"}},
 		{group: jsons, name: "report of an audit JSON whose class held -50% of its region (once rendered as -50.0%)", cmd: "report",
 			make: editedAudit(classShare(0.2, -0.5)),
 			exit: 2, want: []string{"audit.json", "classes[0] (cudaMemcpyAsync HtoD pageable 1MiB-16MiB", "hostShare is -0.5, not a share", "the file was edited"},
