@@ -212,7 +212,8 @@ func regionAgrees(at string, r *Region) error {
 
 // classSharesAgree refuses a class whose share of its region is not the
 // one its region gives its host time (Region.ShareOf, as the audit sets
-// it): below zero, or a number edited apart from the region's.
+// it): below zero, or a number edited apart from the region's; or whose
+// rates are not its bytes over its times.
 func classSharesAgree(au *Audit) error {
 	for i, c := range au.Classes {
 		if c == nil {
@@ -220,6 +221,20 @@ func classSharesAgree(au *Audit) error {
 		}
 		if math.IsNaN(c.HostShare) || math.IsInf(c.HostShare, 0) || c.HostShare < 0 {
 			return fmt.Errorf("classes[%d] (%s).hostShare is %g, not a share", i, c.Label(), c.HostShare)
+		}
+		// Its rates are its bytes over its times (Finish).
+		for _, rate := range []struct {
+			name string
+			v    float64
+			ns   int64
+		}{{"gpuGBps", c.GPUGBps, c.GPUNs}, {"hostGBps", c.HostGBps, c.HostNs}} {
+			want := 0.0
+			if rate.ns > 0 {
+				want = float64(c.Bytes) / float64(rate.ns)
+			}
+			if math.IsNaN(rate.v) || !near(rate.v, want) {
+				return fmt.Errorf("classes[%d] (%s).%s is %g GB/s, but its %d bytes in %d ns are %g GB/s", i, c.Label(), rate.name, rate.v, c.Bytes, rate.ns, want)
+			}
 		}
 		r := au.Region(replay.RegionOfRange(c.Range))
 		if r == nil {

@@ -29,6 +29,11 @@ func TestPlausibleShares(t *testing.T) {
 	}{
 		{"a class's share below zero", func(au *Audit) { au.Classes[0].HostShare = -0.5 }, "hostShare is -0.5, not a share"},
 		{"a class's share not its region's", func(au *Audit) { au.Classes[0].HostShare = 4 }, `hostShare is 4, but its 4000000 ns of host time are a share of 0.2 of its region "step"`},
+		{"a class's GPU rate not its bytes over its time", func(au *Audit) {
+			c := au.Classes[0]
+			c.Bytes, c.GPUNs, c.GPUGBps = 1000, 100, 99
+			au.Totals[0].Bytes, au.Totals[0].GPUNs = 1000, 100
+		}, "gpuGBps is 99 GB/s, but its 1000 bytes in 100 ns are 10 GB/s"},
 		{"copies overlapped past their time", func(au *Audit) { au.Regions[0].Overlap.Measured = 1.7 }, `regions[0] ("step").overlap.measured is 1.7, above 1`},
 		{"more instances queued than ran", func(au *Audit) { au.Regions[0].Queued.Predicted = 2 }, `queued.predicted is 2, above 1`},
 		{"one instance's share not its calls' time over its time", func(au *Audit) {

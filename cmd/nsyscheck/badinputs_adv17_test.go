@@ -89,6 +89,14 @@ func shareCases() []badCase {
 		{group: jsons, name: "report of an audit JSON whose class held 400% of its region, not the share its host time gives (once rendered as 400.0%)", cmd: "report",
 			make: editedAudit(classShare(0.2, 4)),
 			exit: 2, want: []string{"audit.json", "hostShare is 4, but its 48640880 ns of host time are a share of 0.21551276396611266 of its region \"step\"", "the file was edited"}},
+		{group: jsons, name: "report of an audit JSON whose class's GPU rate is 10 times its bytes over its time (once rendered as 65.0 GB/s)", cmd: "report",
+			make: editedAudit(func(results []map[string]any, check map[string]any) {
+				for _, k := range []string{"classes", "topOffenders"} {
+					c := results[0][k].([]any)[0].(map[string]any)
+					c["gpuGBps"] = c["gpuGBps"].(float64) * 10
+				}
+			}),
+			exit: 2, want: []string{"audit.json", "classes[0] (cudaMemcpyAsync HtoD pageable 1MiB-16MiB", ".gpuGBps is", "but its 210763776 bytes in", "the file was edited"}},
 		{group: jsons, name: "report of an audit JSON whose region's copies were overlapped 170% of their time (once accepted)", cmd: "report",
 			make: editedAudit(func(results []map[string]any, check map[string]any) {
 				region(results, 2)["overlap"].(map[string]any)["measured"] = 1.7
