@@ -82,6 +82,17 @@ func shareCases() []badCase {
 			exit: 0, want: []string{"pinned_cuda_memcpy_async.csv: the file is UTF-16LE text (with a byte-order mark), not UTF-8",
 				"nsys stats --report cuda_memcpy_async --format csv", "could not scan", "iconv -f UTF-16LE -t UTF-8"},
 			never: []string{`\x00`, "row 1"}},
+		{group: "NVTX ranges", name: "audit: a library's NVTX range \"step\" in a domain of its own, at each of the program's steps (once 134 steps of median 1.438 ms, their copies 0.0% of them)", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				p := filepath.Join(dir, "train.sqlite")
+				writeFile(t, p, readFile(t, "../../testdata/captures/train-pageable/train-pageable.sqlite"))
+				db := openRW(t, p)
+				mustExec(t, db, `INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, domainId) VALUES (0, 0, 75, 'lib', (SELECT globalTid FROM NVTX_EVENTS LIMIT 1), 7)`,
+					`INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, domainId) SELECT start, start + 1000, 59, 'step', globalTid, 7 FROM NVTX_EVENTS WHERE text = 'step' AND eventType = 59`)
+				db.Close()
+				return []string{p, "--nvidia-rule", "off"}
+			},
+			exit: 1, want: []string{"step (NVTX domain lib)  67", "step: 3.402 ms now (median of 67 instances)", "its copy calls hold the host 22.6% of it now"}},
 		{group: jsons, name: "report of an audit JSON whose class held -50% of its region (once rendered as -50.0%)", cmd: "report",
 			make: editedAudit(classShare(0.2, -0.5)),
 			exit: 2, want: []string{"audit.json", "classes[0] (cudaMemcpyAsync HtoD pageable 1MiB-16MiB", "hostShare is -0.5, not a share", "the file was edited"},
