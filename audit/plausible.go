@@ -68,6 +68,9 @@ func Plausible(au *Audit) error {
 		if err := regionAgrees(at, r); err != nil {
 			return err
 		}
+		if r.Instances == 0 && (r.MedianMs > 0 || r.SpanMs > 0 || r.TotalMs > 0 || r.CopyCallMs > 0) {
+			return fmt.Errorf("%s.instances is 0, but the region has a time (medianMs %g, spanMs %g, totalMs %g, copyCallMs %g): a region without an instance has none", at, r.MedianMs, r.SpanMs, r.TotalMs, r.CopyCallMs)
+		}
 		if r.Instances > 0 && r.MedianMs > r.SpanMs+spanSlack {
 			return fmt.Errorf("%s.medianMs is %g ms, longer than the region's span (spanMs %g)", at, r.MedianMs, r.SpanMs)
 		}

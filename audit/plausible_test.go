@@ -34,6 +34,7 @@ func TestPlausibleShares(t *testing.T) {
 			c.Bytes, c.GPUNs, c.GPUGBps = 1000, 100, 99
 			au.Totals[0].Bytes, au.Totals[0].GPUNs = 1000, 100
 		}, "gpuGBps is 99 GB/s, but its 1000 bytes in 100 ns are 10 GB/s"},
+		{"a region of no instance that took time", func(au *Audit) { au.Regions[0].Instances = 0 }, `regions[0] ("step").instances is 0, but the region has a time (medianMs 2`},
 		{"copies overlapped past their time", func(au *Audit) { au.Regions[0].Overlap.Measured = 1.7 }, `regions[0] ("step").overlap.measured is 1.7, above 1`},
 		{"more instances queued than ran", func(au *Audit) { au.Regions[0].Queued.Predicted = 2 }, `queued.predicted is 2, above 1`},
 		{"one instance's share not its calls' time over its time", func(au *Audit) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,6 +109,28 @@ func shareCases() []badCase {
 				}
 			}),
 			exit: 2, want: []string{"audit.json", "classes[0] (cudaMemcpyAsync HtoD pageable 1MiB-16MiB", ".gpuGBps is", "but its 210763776 bytes in", "the file was edited"}},
+		{group: jsons, name: "report of the audit JSON of one capture whose region \"step\" ran 0 times yet has a median (once rendered as \"the median of 0 instances\")", cmd: "report",
+			make: func(t *testing.T, dir string) []string {
+				code, out, stderr := runMain(t, []string{"audit", "../../testdata/captures/train-pageable", "--format", "json", "--nvidia-rule", "off"})
+				if code != exitDied {
+					t.Fatalf("audit of the training capture: %d %s", code, stderr)
+				}
+				var env map[string]any
+				if err := json.Unmarshal([]byte(out), &env); err != nil {
+					t.Fatal(err)
+				}
+				results := []map[string]any{env["results"].([]any)[0].(map[string]any)}
+				region(results, 2)["instances"] = 0
+				b, err := json.Marshal(env)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p := filepath.Join(dir, "audit.json")
+				writeFile(t, p, b)
+				return []string{p, "-o", filepath.Join(t.TempDir(), "out")}
+			},
+			never: []string{"median of 0 instances"},
+			exit:  2, want: []string{"audit.json", `regions[2] ("step").instances is 0, but the region has a time`, "a region without an instance has none"}},
 		{group: jsons, name: "report of an audit JSON whose region's copies were overlapped 170% of their time (once accepted)", cmd: "report",
 			make: editedAudit(func(results []map[string]any, check map[string]any) {
 				region(results, 2)["overlap"].(map[string]any)["measured"] = 1.7
