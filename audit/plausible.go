@@ -68,6 +68,11 @@ func Plausible(au *Audit) error {
 		if err := regionAgrees(at, r); err != nil {
 			return err
 		}
+		// The measure follows the predicted backlog (MeasureOf), chosen
+		// before a prediction taken off zeroes it.
+		if want := MeasureOf(r.Region); r.NotPredicted == nil && r.Measure != "" && r.Measure != want {
+			return fmt.Errorf("%s.measure is %s, but its %d instances, a share of %g of them predicted to run behind the host, are measured by their %s", at, r.Measure, r.Instances, r.Queued.Predicted, want)
+		}
 		if r.Instances == 0 && (r.MedianMs > 0 || r.SpanMs > 0 || r.TotalMs > 0 || r.CopyCallMs > 0) {
 			return fmt.Errorf("%s.instances is 0, but the region has a time (medianMs %g, spanMs %g, totalMs %g, copyCallMs %g): a region without an instance has none", at, r.MedianMs, r.SpanMs, r.TotalMs, r.CopyCallMs)
 		}

@@ -10,7 +10,7 @@ import (
 // sharedAudit is an audit of one class in one region of 10 instances, its
 // class's share the one the region gives it.
 func sharedAudit() *Audit {
-	r := Region{Region: replay.Region{Name: "step", Instances: 10, MedianMs: 2, SpanMs: 30, TotalMs: 20, CopyCallMs: 4,
+	r := Region{Measure: MeasureMedian, Region: replay.Region{Name: "step", Instances: 10, MedianMs: 2, SpanMs: 30, TotalMs: 20, CopyCallMs: 4,
 		HostShare: replay.Share{Measured: 0.2}, Overlap: replay.Share{Measured: 0.5}, Queued: replay.Share{Measured: 0.1}}}
 	c := &Class{ClassKey: ClassKey{Range: "step"}, Count: 1, HostNs: 4_000_000}
 	au := &Audit{Copies: 1, Classes: []*Class{c}, Totals: []Total{{Count: 1, HostNs: 4_000_000}}, Regions: []Region{r}}
@@ -35,6 +35,7 @@ func TestPlausibleShares(t *testing.T) {
 			au.Totals[0].Bytes, au.Totals[0].GPUNs = 1000, 100
 		}, "gpuGBps is 99 GB/s, but its 1000 bytes in 100 ns are 10 GB/s"},
 		{"a region of no instance that took time", func(au *Audit) { au.Regions[0].Instances = 0 }, `regions[0] ("step").instances is 0, but the region has a time (medianMs 2`},
+		{"a region measured by its span, no instance behind the host", func(au *Audit) { au.Regions[0].Measure = MeasureSpan }, `regions[0] ("step").measure is span, but its 10 instances, a share of 0 of them predicted to run behind the host, are measured by their median`},
 		{"copies overlapped past their time", func(au *Audit) { au.Regions[0].Overlap.Measured = 1.7 }, `regions[0] ("step").overlap.measured is 1.7, above 1`},
 		{"more instances queued than ran", func(au *Audit) { au.Regions[0].Queued.Predicted = 2 }, `queued.predicted is 2, above 1`},
 		{"one instance's share not its calls' time over its time", func(au *Audit) {

@@ -110,32 +110,41 @@ func shareCases() []badCase {
 			}),
 			exit: 2, want: []string{"audit.json", "classes[0] (cudaMemcpyAsync HtoD pageable 1MiB-16MiB", ".gpuGBps is", "but its 210763776 bytes in", "the file was edited"}},
 		{group: jsons, name: "report of the audit JSON of one capture whose region \"step\" ran 0 times yet has a median (once rendered as \"the median of 0 instances\")", cmd: "report",
-			make: func(t *testing.T, dir string) []string {
-				code, out, stderr := runMain(t, []string{"audit", "../../testdata/captures/train-pageable", "--format", "json", "--nvidia-rule", "off"})
-				if code != exitDied {
-					t.Fatalf("audit of the training capture: %d %s", code, stderr)
-				}
-				var env map[string]any
-				if err := json.Unmarshal([]byte(out), &env); err != nil {
-					t.Fatal(err)
-				}
-				results := []map[string]any{env["results"].([]any)[0].(map[string]any)}
-				region(results, 2)["instances"] = 0
-				b, err := json.Marshal(env)
-				if err != nil {
-					t.Fatal(err)
-				}
-				p := filepath.Join(dir, "audit.json")
-				writeFile(t, p, b)
-				return []string{p, "-o", filepath.Join(t.TempDir(), "out")}
-			},
+			make:  oneAudit(func(r map[string]any) { region([]map[string]any{r}, 2)["instances"] = 0 }),
 			never: []string{"median of 0 instances"},
 			exit:  2, want: []string{"audit.json", `regions[2] ("step").instances is 0, but the region has a time`, "a region without an instance has none"}},
+		{group: jsons, name: "report of the audit JSON of one capture whose region \"step\" is measured by its span, no instance behind the host (once rendered as \"span of 67 instances: most ran behind the host\")", cmd: "report",
+			make: oneAudit(func(r map[string]any) { region([]map[string]any{r}, 2)["measure"] = "span" }),
+			exit: 2, want: []string{"audit.json", `regions[2] ("step").measure is span, but its 67 instances, a share of 0 of them predicted to run behind the host, are measured by their median`},
+			never: []string{"most ran behind the host"}},
 		{group: jsons, name: "report of an audit JSON whose region's copies were overlapped 170% of their time (once accepted)", cmd: "report",
 			make: editedAudit(func(results []map[string]any, check map[string]any) {
 				region(results, 2)["overlap"].(map[string]any)["measured"] = 1.7
 			}),
 			exit: 2, want: []string{"audit.json", `regions[2] ("step").overlap.measured is 1.7, above 1, where it is a part of a whole`}},
+	}
+}
+
+// oneAudit writes the JSON of the audit of the training capture before
+// the fix, alone, edited, and gives report's arguments for it.
+func oneAudit(edit func(result map[string]any)) func(t *testing.T, dir string) []string {
+	return func(t *testing.T, dir string) []string {
+		code, out, stderr := runMain(t, []string{"audit", "../../testdata/captures/train-pageable", "--format", "json", "--nvidia-rule", "off"})
+		if code != exitDied {
+			t.Fatalf("audit of the training capture: %d %s", code, stderr)
+		}
+		var env map[string]any
+		if err := json.Unmarshal([]byte(out), &env); err != nil {
+			t.Fatal(err)
+		}
+		edit(env["results"].([]any)[0].(map[string]any))
+		b, err := json.Marshal(env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, "audit.json")
+		writeFile(t, p, b)
+		return []string{p, "-o", filepath.Join(t.TempDir(), "out")}
 	}
 }
 
