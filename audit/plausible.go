@@ -215,6 +215,11 @@ func regionAgrees(at string, r *Region) error {
 	case r.PageableShare > r.HostShare.Measured+shareSlack:
 		return fmt.Errorf("%s.pageableShare is %g, above hostShare.measured %g, the share of all its copy calls, of which it is a part", at, r.PageableShare, r.HostShare.Measured)
 	}
+	// What --fail-above limits is the share its pageable calls' time is
+	// of the region (regionsOf).
+	if want := r.ShareOf(r.PageableCallMs); !near(r.PageableShare, want) {
+		return fmt.Errorf("%s.pageableShare is %g, but its pageable copy calls' %g ms are a share of %g of it", at, r.PageableShare, r.PageableCallMs, want)
+	}
 	return nil
 }
 

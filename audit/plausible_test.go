@@ -36,6 +36,7 @@ func TestPlausibleShares(t *testing.T) {
 		}, "gpuGBps is 99 GB/s, but its 1000 bytes in 100 ns are 10 GB/s"},
 		{"a region of no instance that took time", func(au *Audit) { au.Regions[0].Instances = 0 }, `regions[0] ("step").instances is 0, but the region has a time (medianMs 2`},
 		{"a region measured by its span, no instance behind the host", func(au *Audit) { au.Regions[0].Measure = MeasureSpan }, `regions[0] ("step").measure is span, but its 10 instances, a share of 0 of them predicted to run behind the host, are measured by their median`},
+		{"a pageable share not its pageable calls' time", func(au *Audit) { au.Regions[0].PageableShare = 0.15 }, `pageableShare is 0.15, but its pageable copy calls' 0 ms are a share of 0 of it`},
 		{"copies overlapped past their time", func(au *Audit) { au.Regions[0].Overlap.Measured = 1.7 }, `regions[0] ("step").overlap.measured is 1.7, above 1`},
 		{"more instances queued than ran", func(au *Audit) { au.Regions[0].Queued.Predicted = 2 }, `queued.predicted is 2, above 1`},
 		{"one instance's share not its calls' time over its time", func(au *Audit) {

@@ -117,6 +117,9 @@ func shareCases() []badCase {
 			make: oneAudit(func(r map[string]any) { region([]map[string]any{r}, 2)["measure"] = "span" }),
 			exit: 2, want: []string{"audit.json", `regions[2] ("step").measure is span, but its 67 instances, a share of 0 of them predicted to run behind the host, are measured by their median`},
 			never: []string{"most ran behind the host"}},
+		{group: jsons, name: "report of the audit JSON of one capture whose region \"step\" holds a pageable share of 5%, not the 22.1% its pageable calls' time gives (once rendered as 5.0%)", cmd: "report",
+			make: oneAudit(func(r map[string]any) { region([]map[string]any{r}, 2)["pageableShare"] = 0.05 }),
+			exit: 2, want: []string{"audit.json", `regions[2] ("step").pageableShare is 0.05, but its pageable copy calls'`, "ms are a share of 0.22"}},
 		{group: jsons, name: "report of an audit JSON whose region's copies were overlapped 170% of their time (once accepted)", cmd: "report",
 			make: editedAudit(func(results []map[string]any, check map[string]any) {
 				region(results, 2)["overlap"].(map[string]any)["measured"] = 1.7
