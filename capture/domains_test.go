@@ -2,8 +2,11 @@ package capture
 
 import (
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
@@ -50,5 +53,54 @@ func TestRangesOfOneNameInTwoDomains(t *testing.T) {
 		if names[n] != k {
 			t.Errorf("%d ranges named %q, want %d (all: %v)", names[n], n, k, names)
 		}
+	}
+}
+
+// The same in a folder of CSV reports, where nvtx_sum lists each domain's
+// ranges of the name apart.
+func TestCSVRangesOfOneNameInTwoDomains(t *testing.T) {
+	src := "../testdata/captures/train-pageable/"
+	dir := t.TempDir()
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".csv") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(b)
+		switch {
+		case strings.HasSuffix(e.Name(), "_nvtx_pushpop_trace.csv"):
+			var out []string
+			for _, l := range strings.Split(text, "\n") {
+				out = append(out, l)
+				if f := strings.Split(l, ","); len(f) > 7 && f[5] == ":step" {
+					s, _ := strconv.ParseInt(f[0], 10, 64)
+					out = append(out, fmt.Sprintf("%d,%d,1000,0,1000,lib:step,%s,%s,2,0,,,,lib:step", s, s+1000, f[6], f[7]))
+				}
+			}
+			text = strings.Join(out, "\n")
+		case strings.HasSuffix(e.Name(), "_nvtx_sum.csv"):
+			text = strings.TrimRight(text, "\n") + "\n0.0,67000,67,1000.0,1000.0,1000,1000,0.0,PushPop,lib:step\n"
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := Load(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]int{}
+	for _, r := range c.Ranges {
+		names[r.Name]++
+	}
+	if names["step"] != 67 || names["step (NVTX domain lib)"] != 67 {
+		t.Errorf("ranges by name: %v, want 67 step and 67 step (NVTX domain lib)", names)
 	}
 }

@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -94,6 +96,30 @@ func shareCases() []badCase {
 				return []string{p, "--nvidia-rule", "off"}
 			},
 			exit: 1, want: []string{"step (NVTX domain lib)  67", "step: 3.402 ms now (median of 67 instances)", "its copy calls hold the host 22.6% of it now"}},
+		{group: "NVTX ranges", name: "audit of the training capture's CSV reports with a library's ranges \"lib:step\" at each of the program's steps, nvtx_sum listing them (once 134 steps of median 1.438 ms)", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				const src = "../../testdata/captures/train-pageable/"
+				for _, name := range []string{"cuda_api_sum", "cuda_api_trace", "cuda_gpu_mem_size_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_trace", "cuda_memcpy_async", "nvtx_pushpop_trace", "nvtx_sum"} {
+					text := string(readFile(t, src+"train-pageable_"+name+".csv"))
+					switch name {
+					case "nvtx_pushpop_trace":
+						var out []string
+						for _, l := range strings.Split(text, "\n") {
+							out = append(out, l)
+							if f := strings.Split(l, ","); len(f) > 7 && f[5] == ":step" {
+								s, _ := strconv.ParseInt(f[0], 10, 64)
+								out = append(out, fmt.Sprintf("%d,%d,1000,0,1000,lib:step,%s,%s,2,0,,,,lib:step", s, s+1000, f[6], f[7]))
+							}
+						}
+						text = strings.Join(out, "\n")
+					case "nvtx_sum":
+						text = strings.TrimRight(text, "\n") + "\n0.0,67000,67,1000.0,1000.0,1000,1000,0.0,PushPop,lib:step\n"
+					}
+					writeFile(t, filepath.Join(dir, "train-pageable_"+name+".csv"), []byte(text))
+				}
+				return []string{dir, "--nvidia-rule", "off"}
+			},
+			exit: 1, want: []string{"step (NVTX domain lib)  67", "step: 3.402 ms now (median of 67 instances)"}},
 		{group: jsons, name: "report of an audit JSON whose class held -50% of its region (once rendered as -50.0%)", cmd: "report",
 			make: editedAudit(classShare(0.2, -0.5)),
 			exit: 2, want: []string{"audit.json", "classes[0] (cudaMemcpyAsync HtoD pageable 1MiB-16MiB", "hostShare is -0.5, not a share", "the file was edited"},
