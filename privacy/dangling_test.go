@@ -96,3 +96,22 @@ func TestScanCSVUTF16(t *testing.T) {
 		t.Errorf("a UTF-16 report: %v", err)
 	}
 }
+
+// A folder given to scrub is refused naming the export in it to give, not
+// with advice to copy "the data into a regular file".
+func TestScrubFolder(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "pinned_cuda_api_sum.csv"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Scrub(dir, filepath.Join(t.TempDir(), "out.sqlite"), ScrubOptions{})
+	if err == nil || !strings.Contains(err.Error(), "a folder: scrub writes a shareable copy of one SQLite export, and CSV reports cannot be scrubbed") || strings.Contains(err.Error(), "regular file") {
+		t.Errorf("a folder of CSV reports: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pinned.sqlite"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Scrub(dir, filepath.Join(t.TempDir(), "out.sqlite"), ScrubOptions{}); err == nil || !strings.Contains(err.Error(), "give the SQLite export in it, "+filepath.Join(dir, "pinned.sqlite")) {
+		t.Errorf("a run folder: %v", err)
+	}
+}

@@ -123,6 +123,9 @@ func Scrub(in, out string, opts ScrubOptions) (*Report, error) {
 	if out == "" {
 		return nil, &inputerr.Error{Path: in, Problem: "no output file given", Hint: "name the shareable copy to write, e.g. capture.shared.sqlite"}
 	}
+	if err := notAFolder(in); err != nil {
+		return nil, err
+	}
 	f, err := source.OpenFile(in)
 	if err != nil {
 		return nil, err
@@ -255,6 +258,20 @@ func placeScrubbed(tmpOut, out string, force bool) error {
 			Hint: "check that the folder is writable"}
 	}
 	return nil
+}
+
+// notAFolder refuses a folder given to scrub (of CSV reports, or a run's),
+// naming the export in it to give instead: Scrub rewrites one SQLite file.
+func notAFolder(in string) error {
+	st, err := os.Stat(in)
+	if err != nil || !st.IsDir() {
+		return nil
+	}
+	hint := "give the capture's SQLite export (nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep), scrub it, and make CSV reports from the scrubbed copy (nsys stats --format csv)"
+	if m, _ := filepath.Glob(filepath.Join(in, "*.sqlite")); len(m) == 1 {
+		hint = "give the SQLite export in it, " + m[0] + ", and make CSV reports from the scrubbed copy where you need them (nsys stats --format csv)"
+	}
+	return &inputerr.Error{Path: in, Problem: "a folder: scrub writes a shareable copy of one SQLite export, and CSV reports cannot be scrubbed", Hint: hint}
 }
 
 func existsError(out string) error {

@@ -120,6 +120,14 @@ func shareCases() []badCase {
 				return []string{dir, "--nvidia-rule", "off"}
 			},
 			exit: 1, want: []string{"step (NVTX domain lib)  67", "step: 3.402 ms now (median of 67 instances)"}},
+		{group: "report output", name: "scrub of a folder holding the export and a CSV report (once \"a folder, not a file (copy the data into a regular file and give that)\")", cmd: "scrub",
+			make: func(t *testing.T, dir string) []string {
+				copyShipped(t, dir, "pinned.sqlite")
+				copyShipped(t, dir, "pinned_cuda_api_sum.csv")
+				return []string{dir, "-o", filepath.Join(t.TempDir(), "shared.sqlite")}
+			},
+			exit: 2, want: []string{"a folder: scrub writes a shareable copy of one SQLite export, and CSV reports cannot be scrubbed", "give the SQLite export in it,", "pinned.sqlite"},
+			never: []string{"regular file"}},
 		{group: jsons, name: "report of an audit JSON whose class held -50% of its region (once rendered as -50.0%)", cmd: "report",
 			make: editedAudit(classShare(0.2, -0.5)),
 			exit: 2, want: []string{"audit.json", "classes[0] (cudaMemcpyAsync HtoD pageable 1MiB-16MiB", "hostShare is -0.5, not a share", "the file was edited"},
