@@ -510,6 +510,9 @@ func (r *Run) stats(ctx context.Context, s *runinfo.Step, nsys string) error {
 		len(reports), runinfo.Base, reports[0], commandLine(nsys, args...), tail(r.Path("stats.log"), 15))
 }
 
+// maxProgramLines bounds the program's error lines a message quotes.
+const maxProgramLines = 20
+
 // programMessage returns the program's own error lines ("pinned: ...") from
 // the transcript, joined, or "".
 func programMessage(transcript string) string {
@@ -521,10 +524,20 @@ func programMessage(transcript string) string {
 	var lines []string
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	more := 0
 	for sc.Scan() {
 		if line := sc.Text(); strings.HasPrefix(line, runinfo.Base+": ") {
+			// A program that says the same without end is told by its
+			// first lines.
+			if len(lines) == maxProgramLines {
+				more++
+				continue
+			}
 			lines = append(lines, strings.TrimPrefix(line, runinfo.Base+": "))
 		}
+	}
+	if more > 0 {
+		lines = append(lines, fmt.Sprintf("and %d more such lines", more))
 	}
 	return strings.Join(lines, "; ")
 }
@@ -535,7 +548,7 @@ func findQdstrm(dir, transcript string) string {
 	if m, _ := filepath.Glob(filepath.Join(dir, "*.qdstrm")); len(m) > 0 {
 		return m[0]
 	}
-	data, err := os.ReadFile(transcript)
+	data, err := readEnd(transcript, maxLogTail)
 	if err != nil {
 		return ""
 	}
@@ -551,9 +564,29 @@ func findQdstrm(dir, transcript string) string {
 	return ""
 }
 
+// maxLogTail bounds what is read of a log's end for a message (a tool may
+// write gigabytes to it before it fails).
+const maxLogTail = 1 << 20
+
+// readEnd reads the last limit bytes of the file at path, all of a shorter
+// one.
+func readEnd(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	from := max(st.Size()-limit, 0)
+	return io.ReadAll(io.NewSectionReader(f, from, st.Size()-from))
+}
+
 // tail returns the last n lines of a file, for error messages.
 func tail(path string, n int) string {
-	data, err := os.ReadFile(path)
+	data, err := readEnd(path, maxLogTail)
 	if err != nil {
 		return ""
 	}
