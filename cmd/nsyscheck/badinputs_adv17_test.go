@@ -256,6 +256,17 @@ func runCases() []badCase {
 		{group: runs, name: "nsys stats exiting 0 without a CSV report (once a complete run without its reports)", cmd: "run", serial: true, mayWrite: true,
 			make: tools("", "[ \"$cmd\" = profile ] && { echo rep > pinned.nsys-rep; echo '{}' > pinned.results.json; }\n[ \"$cmd\" = export ] && cp '"+shippedAbs()+"' \"$5\"\nexit 0\n"),
 			exit: 2, want: []string{`step "stats" failed: nsys stats exited 0 but wrote none of the 5 CSV reports asked for (pinned_cuda_api_sum.csv, ...)`}},
+		{group: runs, name: "run --gpu all where nvidia-smi lists GPU index 0 twice (once the second GPU run into the first's folder, asking for another --out)", cmd: "run", serial: true, mayWrite: true,
+			make: func(t *testing.T, dir string) []string {
+				args := fakeTools(t, dir, "", "")
+				smi := filepath.Join(filepath.Dir(args[3]), "nvidia-smi")
+				writeFile(t, smi, []byte("#!/bin/sh\ncase \"$*\" in *query-gpu*) echo 'NVIDIA H200, 550.54, 9.0, 5, 5, 16, 16, 0, 00000000:19:00.0, GPU-1234'; echo 'NVIDIA H200, 550.54, 9.0, 5, 5, 16, 16, 0, 00000000:1A:00.0, GPU-5678';; esac\n"))
+				if err := os.Chmod(smi, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				return append(args, "--gpu", "all")
+			},
+			exit: 2, want: []string{`step "detect" failed: nvidia-smi unusable: it lists GPU index 0 twice (bus 00000000:19:00.0 and bus 00000000:1A:00.0)`, "check the driver"}},
 		{group: runs, name: "SIGINT while an nvcc that ignores SIGTERM builds (once ten seconds to stop)", cmd: "run", serial: true, mayWrite: true,
 			make: tools("trap '' TERM INT\nwhile :; do sleep 0.1; done\n", ""), run: signalledAfter(syscall.SIGINT, 3*time.Second),
 			exit: exitSignal, want: []string{`step "build" stopped: interrupt signal received`}},
