@@ -7,8 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
-	"time"
 
 	"github.com/nsyscheck/nsyscheck/internal/nsys"
 )
@@ -24,15 +22,7 @@ func command(ctx context.Context, dir string, env []string, name string, args ..
 // at once, rather than asking it to end and waiting for it, so a program
 // that ignores SIGTERM cannot hold Ctrl-C or --timeout up.
 func quickCommand(ctx context.Context, dir string, env []string, name string, args ...string) *exec.Cmd {
-	cmd := command(ctx, dir, env, name, args...)
-	cmd.Cancel = func() error {
-		if cmd.Process == nil {
-			return nil
-		}
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
-	cmd.WaitDelay = time.Second
-	return cmd
+	return nsys.KillOnCancel(command(ctx, dir, env, name, args...))
 }
 
 // runLogged runs cmd with stdout and stderr both written to logPath (and to

@@ -185,6 +185,20 @@ func oneAudit(edit func(result map[string]any)) func(t *testing.T, dir string) [
 	}
 }
 
+// stubbornNsys is slowNsys ignoring SIGTERM, its child too.
+func stubbornNsys(t *testing.T) string {
+	t.Helper()
+	p := slowNsys(t)
+	script := string(readFile(t, p))
+	script = strings.Replace(script, "#!/bin/sh\n", "#!/bin/sh\ntrap '' TERM INT\n", 1)
+	script = strings.Replace(script, "sleep 300 &", "(trap '' TERM INT; exec sleep 300) &", 1)
+	writeFile(t, p, []byte(script))
+	if err := os.Chmod(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // fakeTools writes into a folder of its own an nvidia-smi that lists one
 // H200, and nvcc and nsys of the shell bodies given (run after each answers
 // --version; an empty body is a tool that works as the real one does),
@@ -267,6 +281,12 @@ func runCases() []badCase {
 				return append(args, "--gpu", "all")
 			},
 			exit: 2, want: []string{`step "detect" failed: nvidia-smi unusable: it lists GPU index 0 twice (bus 00000000:19:00.0 and bus 00000000:1A:00.0)`, "check the driver"}},
+		{group: "interruptions", name: "verify gets SIGINT while an nsys that ignores SIGTERM exports the .nsys-rep (once it ran on after nsyscheck ended, and its child)",
+			run: interrupted(syscall.SIGINT),
+			make: func(t *testing.T, dir string) []string {
+				return []string{"--nsys", stubbornNsys(t), copyShipped(t, dir, "pinned.nsys-rep")}
+			},
+			exit: exitSignal, want: []string{"pinned.nsys-rep: interrupted while nsys exported the report", "partial export removed"}},
 		{group: runs, name: "SIGINT while an nvcc that ignores SIGTERM builds (once ten seconds to stop)", cmd: "run", serial: true, mayWrite: true,
 			make: tools("trap '' TERM INT\nwhile :; do sleep 0.1; done\n", ""), run: signalledAfter(syscall.SIGINT, 3*time.Second),
 			exit: exitSignal, want: []string{`step "build" stopped: interrupt signal received`}},

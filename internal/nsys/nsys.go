@@ -148,6 +148,22 @@ func Command(ctx context.Context, dir string, env []string, name string, args ..
 	return cmd
 }
 
+// KillOnCancel makes a Command with nothing to save when it is stopped (an
+// export whose partial output is removed, a build, a question) stop at
+// once when its context ends: its whole group is killed, rather than asked
+// to end and waited for, so that one that ignores SIGTERM neither holds
+// Ctrl-C up nor outlives nsyscheck.
+func KillOnCancel(cmd *exec.Cmd) *exec.Cmd {
+	cmd.Cancel = func() error {
+		if cmd.Process == nil {
+			return nil
+		}
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	cmd.WaitDelay = time.Second
+	return cmd
+}
+
 // Run runs a Command with its output to w and then kills whatever of its
 // process group is left, so nothing it started outlives it.
 func Run(cmd *exec.Cmd, w io.Writer) error {
