@@ -142,6 +142,11 @@ func New(opts Options, version string) (*Run, error) {
 	}
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		if errors.Is(err, os.ErrExist) {
+			if target, lerr := os.Readlink(dir); lerr == nil {
+				if _, serr := os.Stat(dir); errors.Is(serr, os.ErrNotExist) {
+					return nil, fmt.Errorf("run folder %s is a link to %s, which does not exist; nsyscheck makes a new folder and never writes through a link: remove the link, or pass another --out", dir, target)
+				}
+			}
 			return nil, fmt.Errorf("run folder %s already exists; nsyscheck never overwrites a run: pass another --out", dir)
 		}
 		return nil, fmt.Errorf("create run folder: %w", err)

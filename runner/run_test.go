@@ -117,3 +117,19 @@ func TestProgramMessageBounded(t *testing.T) {
 		t.Errorf("programMessage of 5000 lines: %d quoted, ending %q", strings.Count(got, "CUDA error"), got[len(got)-40:])
 	}
 }
+
+// A --out that is a link to nothing is named so: once "already exists".
+func TestNewDanglingLink(t *testing.T) {
+	dir := t.TempDir()
+	link := filepath.Join(dir, "run")
+	if err := os.Symlink(filepath.Join(dir, "gone"), link); err != nil {
+		t.Fatal(err)
+	}
+	_, err := New(Options{Dir: link}, "test")
+	if err == nil || !strings.Contains(err.Error(), link+" is a link to "+filepath.Join(dir, "gone")+", which does not exist") {
+		t.Errorf("a link to nothing: %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "gone")); !os.IsNotExist(err) {
+		t.Errorf("the link's target was made: %v", err)
+	}
+}

@@ -287,6 +287,29 @@ func runCases() []badCase {
 				return []string{"--nsys", stubbornNsys(t), copyShipped(t, dir, "pinned.nsys-rep")}
 			},
 			exit: exitSignal, want: []string{"pinned.nsys-rep: interrupted while nsys exported the report", "partial export removed"}},
+		{group: runs, name: "run -o a link to nothing (once \"already exists\")", cmd: "run", serial: true, mayWrite: true,
+			make: func(t *testing.T, dir string) []string {
+				args := fakeTools(t, dir, "", "")
+				if err := os.Symlink(filepath.Join(dir, "gone"), args[1]); err != nil {
+					t.Fatal(err)
+				}
+				return args
+			},
+			exit: 2, want: []string{"run is a link to", "gone, which does not exist; nsyscheck makes a new folder and never writes through a link: remove the link, or pass another --out"},
+			check: func(t *testing.T, dir string) {
+				if _, err := os.Lstat(filepath.Join(dir, "gone")); !os.IsNotExist(err) {
+					t.Errorf("the link's target was made: %v", err)
+				}
+			}},
+		{group: runs, name: "run --gpu all -o a link to nothing (once \"mkdir: file exists\")", cmd: "run", serial: true, mayWrite: true,
+			make: func(t *testing.T, dir string) []string {
+				args := fakeTools(t, dir, "", "")
+				if err := os.Symlink(filepath.Join(dir, "gone"), args[1]); err != nil {
+					t.Fatal(err)
+				}
+				return append(args, "--gpu", "all")
+			},
+			exit: 2, want: []string{"run is a link to", "gone, which does not exist; nsyscheck makes a new folder and never writes through a link"}},
 		{group: runs, name: "SIGINT while an nvcc that ignores SIGTERM builds (once ten seconds to stop)", cmd: "run", serial: true, mayWrite: true,
 			make: tools("trap '' TERM INT\nwhile :; do sleep 0.1; done\n", ""), run: signalledAfter(syscall.SIGINT, 3*time.Second),
 			exit: exitSignal, want: []string{`step "build" stopped: interrupt signal received`}},
