@@ -115,3 +115,17 @@ func TestScrubFolder(t *testing.T) {
 		t.Errorf("a run folder: %v", err)
 	}
 }
+
+// A scrub's output in a folder that is a link to nothing says so, not
+// "create it first" of a name that exists.
+func TestScrubOutputUnderDanglingLink(t *testing.T) {
+	dir := t.TempDir()
+	link := filepath.Join(dir, "out")
+	if err := os.Symlink(filepath.Join(dir, "gone"), link); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Scrub("../testdata/captures/h200-pinned/pinned.sqlite", filepath.Join(link, "shared.sqlite"), ScrubOptions{})
+	if err == nil || !strings.Contains(err.Error(), "the output folder is a link to "+filepath.Join(dir, "gone")+", which does not exist") {
+		t.Errorf("an output under a link to nothing: %v", err)
+	}
+}

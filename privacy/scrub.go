@@ -324,6 +324,10 @@ func checkScrubPaths(f *source.File, out string, opts ScrubOptions) error {
 		return &inputerr.Error{Path: out, Problem: "cannot check the output file", Err: err, Hint: "check the path"}
 	}
 	if st, err := os.Stat(filepath.Dir(outAbs)); err != nil || !st.IsDir() {
+		if target, lerr := os.Readlink(filepath.Dir(outAbs)); lerr == nil {
+			return &inputerr.Error{Path: out, Problem: fmt.Sprintf("the output folder is a link to %s, which does not exist", ctlchar.Escape(target)),
+				Hint: "create that folder first, or name an output in another folder"}
+		}
 		return &inputerr.Error{Path: out, Problem: "the output folder does not exist", Err: err, Hint: "create it first"}
 	}
 	return nil

@@ -120,6 +120,8 @@ func shareCases() []badCase {
 				return []string{dir, "--nvidia-rule", "off"}
 			},
 			exit: 1, want: []string{"step (NVTX domain lib)  67", "step: 3.402 ms now (median of 67 instances)"}},
+		{group: "report output", name: "scrub -o a file in a folder that is a link to nothing (once \"the output folder does not exist (create it first)\")", cmd: "scrub",
+			make: danglingOut("shared.sqlite"), exit: 2, want: []string{"shared.sqlite: the output folder is a link to", "gone, which does not exist", "create that folder first, or name an output in another folder"}},
 		{group: "report output", name: "scrub of a folder holding the export and a CSV report (once \"a folder, not a file (copy the data into a regular file and give that)\")", cmd: "scrub",
 			make: func(t *testing.T, dir string) []string {
 				copyShipped(t, dir, "pinned.sqlite")
