@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/replay"
 )
 
 // spanSlack is how far, in ms, a region's times may pass the capture's
@@ -32,6 +33,9 @@ func Plausible(au *Audit) error {
 		return err
 	}
 	if err := ruleCountsClasses(au); err != nil {
+		return err
+	}
+	if err := classSharesAgree(au); err != nil {
 		return err
 	}
 	for i := range au.Regions {
@@ -62,6 +66,14 @@ func Plausible(au *Audit) error {
 		}
 		if err := regionAgrees(at, r); err != nil {
 			return err
+		}
+		// The measure follows the predicted backlog (MeasureOf), chosen
+		// before a prediction taken off zeroes it.
+		if want := MeasureOf(r.Region); r.NotPredicted == nil && r.Measure != "" && r.Measure != want {
+			return fmt.Errorf("%s.measure is %s, but its %d instances, a share of %g of them predicted to run behind the host, are measured by their %s", at, r.Measure, r.Instances, r.Queued.Predicted, want)
+		}
+		if r.Instances == 0 && (r.MedianMs > 0 || r.SpanMs > 0 || r.TotalMs > 0 || r.CopyCallMs > 0) {
+			return fmt.Errorf("%s.instances is 0, but the region has a time (medianMs %g, spanMs %g, totalMs %g, copyCallMs %g): a region without an instance has none", at, r.MedianMs, r.SpanMs, r.TotalMs, r.CopyCallMs)
 		}
 		if r.Instances > 0 && r.MedianMs > r.SpanMs+spanSlack {
 			return fmt.Errorf("%s.medianMs is %g ms, longer than the region's span (spanMs %g)", at, r.MedianMs, r.SpanMs)
@@ -175,11 +187,24 @@ func regionAgrees(at string, r *Region) error {
 	shares := []struct {
 		name string
 		v    float64
-	}{{"hostShare.measured", r.HostShare.Measured}, {"hostShare.predicted", r.HostShare.Predicted}, {"pageableShare", r.PageableShare}}
-	for _, sh := range shares {
+	}{{"hostShare.measured", r.HostShare.Measured}, {"hostShare.predicted", r.HostShare.Predicted}, {"pageableShare", r.PageableShare},
+		{"overlap.measured", r.Overlap.Measured}, {"overlap.predicted", r.Overlap.Predicted},
+		{"queued.measured", r.Queued.Measured}, {"queued.predicted", r.Queued.Predicted}}
+	for k, sh := range shares {
 		if math.IsNaN(sh.v) || math.IsInf(sh.v, 0) || sh.v < 0 {
 			return fmt.Errorf("%s.%s is %g, not a share", at, sh.name, sh.v)
 		}
+		// A copy's GPU time overlapped is a part of it, and the instances
+		// queued a part of the instances: neither passes 1. Copy calls of
+		// several threads may hold the host longer than an instance.
+		if k >= 3 && sh.v > 1+shareSlack {
+			return fmt.Errorf("%s.%s is %g, above 1, where it is a part of a whole", at, sh.name, sh.v)
+		}
+	}
+	// A single instance's share is its copy calls' host time over its time.
+	if r.Instances == 1 && r.MedianMs > 0 && r.TotalMs > 0 && !near(r.HostShare.Measured*r.MedianMs, r.CopyCallMs) {
+		return fmt.Errorf("%s.hostShare.measured is %g, but its one instance of %g ms held the host %g ms in copy calls, a share of %g",
+			at, r.HostShare.Measured, r.MedianMs, r.CopyCallMs, r.CopyCallMs/r.MedianMs)
 	}
 	switch {
 	case r.Instances < 0:
@@ -189,7 +214,60 @@ func regionAgrees(at string, r *Region) error {
 	case r.PageableShare > r.HostShare.Measured+shareSlack:
 		return fmt.Errorf("%s.pageableShare is %g, above hostShare.measured %g, the share of all its copy calls, of which it is a part", at, r.PageableShare, r.HostShare.Measured)
 	}
+	// What --fail-above limits is the share its pageable calls' time is
+	// of the region (regionsOf), in every audit whose regions carry
+	// totalMs.
+	if want := r.ShareOf(r.PageableCallMs); r.TotalMs > 0 && !near(r.PageableShare, want) {
+		return fmt.Errorf("%s.pageableShare is %g, but its pageable copy calls' %g ms are a share of %g of it", at, r.PageableShare, r.PageableCallMs, want)
+	}
 	return nil
+}
+
+// classSharesAgree refuses a class whose share of its region is not the
+// one its region gives its host time (Region.ShareOf, as the audit sets
+// it): below zero, or a number edited apart from the region's; or whose
+// rates are not its bytes over its times.
+func classSharesAgree(au *Audit) error {
+	for i, c := range au.Classes {
+		if c == nil {
+			continue
+		}
+		if math.IsNaN(c.HostShare) || math.IsInf(c.HostShare, 0) || c.HostShare < 0 {
+			return fmt.Errorf("classes[%d] (%s).hostShare is %g, not a share", i, c.Label(), c.HostShare)
+		}
+		// Its rates are its bytes over its times (Finish).
+		for _, rate := range []struct {
+			name string
+			v    float64
+			ns   int64
+		}{{"gpuGBps", c.GPUGBps, c.GPUNs}, {"hostGBps", c.HostGBps, c.HostNs}} {
+			want := 0.0
+			if rate.ns > 0 {
+				want = float64(c.Bytes) / float64(rate.ns)
+			}
+			if math.IsNaN(rate.v) || !near(rate.v, want) {
+				return fmt.Errorf("classes[%d] (%s).%s is %g GB/s, but its %d bytes in %d ns are %g GB/s", i, c.Label(), rate.name, rate.v, c.Bytes, rate.ns, want)
+			}
+		}
+		r := au.Region(replay.RegionOfRange(c.Range))
+		if r == nil {
+			r = au.Region(replay.CaptureRegion)
+		}
+		if r == nil || r.TotalMs <= 0 {
+			// An earlier audit without regions shared out the capture's
+			// span; one whose regions carry no totalMs, its copy calls'.
+			continue
+		}
+		if want := r.ShareOf(float64(c.HostNs) / 1e6); !near(c.HostShare, want) {
+			return fmt.Errorf("classes[%d] (%s).hostShare is %g, but its %d ns of host time are a share of %g of its region %q", i, c.Label(), c.HostShare, c.HostNs, want, r.Name)
+		}
+	}
+	return nil
+}
+
+// near reports whether a and b agree but for rounding.
+func near(a, b float64) bool {
+	return math.Abs(a-b) <= 1e-9*max(math.Abs(a), math.Abs(b), 1e-3)
 }
 
 // shareSlack is how far a region's pageable share may pass its copy calls'

@@ -12,6 +12,7 @@ package check
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -93,7 +94,18 @@ func Paths(paths []string, opts Options) ([]*Checked, error) {
 		if err != nil {
 			return nil, err
 		}
-		k.Enrich(runinfo.Read(folderOf(k.Capture.Path)))
+		// A run folder's run.json qualifies the verdicts (a trace that lost
+		// calls, a GPU shared with other work): one that cannot be read is
+		// refused, not read as none, which would drop those warnings.
+		info, err := runinfo.ReadStrict(folderOf(k.Capture.Path))
+		if err != nil {
+			var ie *inputerr.Error
+			if errors.As(err, &ie) {
+				ie.Hint = "give the folder of a complete 'nsyscheck run' or run it again; a capture copied into this folder is read apart from it once copied out"
+			}
+			return nil, err
+		}
+		k.Enrich(info)
 		out = append(out, k)
 	}
 	return out, nil

@@ -1,6 +1,9 @@
 package check
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/nsyscheck/nsyscheck/diag"
@@ -78,5 +81,28 @@ func TestExposureScanned(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no capture-exposes diagnostic on the exposed export: %v", ks[0].Result.Diagnostics)
+	}
+}
+
+// A run folder whose run.json is cut short is refused: read as none, it
+// dropped the run's link, and would drop a trace-lost or shared-GPU
+// warning, beside verdicts that held.
+func TestPathsRunFolderCutRunJSON(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"pinned.sqlite", "pinned.results.json", "run.json"} {
+		b, err := os.ReadFile(filepath.Join("../testdata/captures/h200-run", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "run.json" {
+			b = b[:len(b)/3]
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := Paths([]string{filepath.Join(dir, "pinned.sqlite")}, Options{})
+	if err == nil || !strings.Contains(err.Error(), "run.json: not a run's record (is it cut short?)") || !strings.Contains(err.Error(), "once copied out") {
+		t.Errorf("a cut run.json: %v", err)
 	}
 }

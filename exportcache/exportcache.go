@@ -19,7 +19,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/nsyscheck/nsyscheck/internal/environ"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
@@ -386,8 +385,8 @@ func exportSQLite(ctx context.Context, nsysPath string, rep Report, dir, dst str
 	if strings.HasPrefix(arg, "-") {
 		arg = "./" + arg // a file name, never an option of nsys
 	}
-	cmd := nsys.Command(ctx, "", nil, nsysPath, "export", "--type", "sqlite", "--force-overwrite", "true", "--output", tmp, arg)
-	cmd.WaitDelay = 5 * time.Second
+	// A stopped export is removed: nothing of it is worth waiting for.
+	cmd := nsys.KillOnCancel(nsys.Command(ctx, "", nil, nsysPath, "export", "--type", "sqlite", "--force-overwrite", "true", "--output", tmp, arg))
 	out, runErr := nsys.CombinedOutput(cmd)
 	if ctx.Err() != nil {
 		return &inputerr.Error{Path: report, Problem: "interrupted while nsys exported the report; nsys was stopped and its partial export removed",

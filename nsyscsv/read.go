@@ -597,6 +597,24 @@ func (rd *reader) emitGaps() error {
 	return nil
 }
 
+// sharedRangeNames are the names nvtx_sum lists push/pop ranges of in
+// more than one NVTX domain; none where the folder has no nvtx_sum.
+func (rd *reader) sharedRangeNames() map[string]bool {
+	first := map[string]string{}
+	shared := map[string]bool{}
+	for i, s := range rd.rangeSum {
+		if i >= len(rd.rangeSumPushPop) || !rd.rangeSumPushPop[i] {
+			continue
+		}
+		if d, ok := first[s.Name]; !ok {
+			first[s.Name] = s.Domain
+		} else if d != s.Domain {
+			shared[s.Name] = true
+		}
+	}
+	return shared
+}
+
 // emitRanges hands on the NVTX ranges, where they can be placed on a
 // thread.
 func (rd *reader) emitRanges() error {
@@ -605,6 +623,7 @@ func (rd *reader) emitRanges() error {
 		return nil
 	}
 	l := newNVTXTraceLayout(rf.path, rf.head)
+	shared := rd.sharedRangeNames()
 	any := false
 	var rg records.Range // one record, reused for every row
 	err := rf.rows(rd.ctx, func(row int, rec [][]byte) error {
@@ -614,6 +633,11 @@ func (rd *reader) emitRanges() error {
 		}
 		any = true
 		rd.tallyRange(&rg)
+		if rg.Domain != "" && shared[rg.Name] {
+			// Another domain's range of the name is another region, as
+			// the SQLite export's reader names it.
+			rg.Name += " (NVTX domain " + rg.Domain + ")"
+		}
 		if rg.Open {
 			rd.rangeSpan.add(rg.Start, rg.Start)
 		} else {

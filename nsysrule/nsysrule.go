@@ -22,6 +22,7 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/internal/csvheader"
 	"github.com/nsyscheck/nsyscheck/internal/environ"
+	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsys"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/internal/regular"
@@ -88,6 +89,11 @@ func EachCSV(path string, yield func(FlaggedCopy) error) error {
 	}
 	defer f.Close()
 	br := bufio.NewReaderSize(io.LimitReader(f, maxFile), 1<<16)
+	if head, _ := br.Peek(64); inputerr.TextEncoding(head) != nil {
+		// Read as UTF-8, every other byte is zero: its columns would be
+		// named as garbage.
+		return inputerr.NotUTF8(path, inputerr.TextEncoding(head), "make the report again with nsys stats --report "+Name+" --format csv")
+	}
 	if bom, err := br.Peek(3); err == nil && string(bom) == "\uFEFF" {
 		_, _ = br.Discard(3)
 	}

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
@@ -23,6 +24,13 @@ func (r *reader) emitRanges() error {
 	if p.domainCreate >= 0 && p.cols[nsysdb.ColDomainID] {
 		var err error
 		if domains, err = r.readNVTXDomains(table, p); err != nil {
+			return err
+		}
+	}
+	shared := map[string]bool{}
+	if p.cols[nsysdb.ColDomainID] {
+		var err error
+		if shared, err = r.sharedRangeNames(table, p); err != nil {
 			return err
 		}
 	}
@@ -54,6 +62,12 @@ func (r *reader) emitRanges() error {
 			return err
 		}
 		rg.Domain = domains[dom]
+		if dom != 0 && shared[rg.Name] {
+			// Another domain's range of the name (a library's "step"
+			// beside the program's) is another region, not more
+			// instances of it: it is named with its domain.
+			rg.Name = domainRangeName(rg.Name, rg.Domain, dom)
+		}
 		if err := r.h.Range(&rg); err != nil {
 			return r.handled(table, err)
 		}
@@ -77,6 +91,57 @@ func (r *reader) name(t nvtxText) (string, error) {
 		return r.str(t.id.Int64, nsysdb.TableNVTX, nsysdb.ColTextID)
 	}
 	return t.text.String, nil
+}
+
+// sharedRangeNames are the names of push/pop ranges that more than one
+// NVTX domain holds: a pass over the distinct names and domains alone.
+func (r *reader) sharedRangeNames(table string, p *nvtxPlan) (map[string]bool, error) {
+	rows, err := r.query(`SELECT DISTINCT `+col(p.cols, nsysdb.ColDomainID)+`, `+p.text+`, `+p.textID+` FROM `+q(table)+` WHERE `+q(nsysdb.ColEventType)+` = ?`, p.pushPop)
+	if err != nil {
+		return nil, r.tableError(table, err)
+	}
+	type named struct {
+		dom int64
+		t   nvtxText
+	}
+	var ns []named
+	for rows.Next() {
+		var n named
+		if err := rows.Scan(&n.dom, &n.t.text, &n.t.id); err != nil {
+			rows.Close()
+			return nil, r.tableError(table, err)
+		}
+		ns = append(ns, n)
+	}
+	err = rows.Err()
+	rows.Close()
+	if err != nil {
+		return nil, r.tableError(table, err)
+	}
+	first := map[string]int64{}
+	shared := map[string]bool{}
+	for _, n := range ns {
+		name, err := r.name(n.t)
+		if err != nil {
+			return nil, err
+		}
+		if d, ok := first[name]; !ok {
+			first[name] = n.dom
+		} else if d != n.dom {
+			shared[name] = true
+		}
+	}
+	return shared, nil
+}
+
+// domainRangeName names a range of a domain other than the default one
+// whose name another domain's ranges hold too: "step (NVTX domain lib)",
+// by the domain's id where its creation is not in the export.
+func domainRangeName(name, domain string, id int64) string {
+	if domain == "" {
+		domain = strconv.FormatInt(id, 10)
+	}
+	return name + " (NVTX domain " + domain + ")"
 }
 
 // readNVTXDomains names the NVTX domains by id, from their creation events.

@@ -54,6 +54,10 @@ func ScanCSV(ctx context.Context, path string) (*Report, error) {
 		}
 		if err != nil {
 			r.sort()
+			var ee *inputerr.EncodingError
+			if errors.As(err, &ee) {
+				return r, inputerr.NotUTF8(path, ee, "make the report again with nsys stats --format csv")
+			}
 			return r, &inputerr.Error{Path: path, Where: fmt.Sprintf("row %d", row), Problem: "cannot be read as CSV, so it was not scanned whole for secrets",
 				Err: err, Hint: "export the CSV reports again (nsys stats --format csv)"}
 		}

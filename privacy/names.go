@@ -3,7 +3,9 @@ package privacy
 import (
 	"database/sql"
 	"fmt"
+	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
@@ -63,9 +65,8 @@ func (s *sqliteScan) schemaNames() error {
 // trigger whose name holds a credential is dropped (nsys names its own
 // tables with fixed words, so nothing nsyscheck reads is lost); a view,
 // index or trigger whose SQL holds one is dropped too; a column whose name
-// holds one is renamed [redacted]_N. A table whose own SQL holds a
-// credential elsewhere (a comment, a default) cannot be rewritten here:
-// the scan of the copy then finds it and Scrub writes nothing.
+// holds one is renamed [redacted]_N. A credential elsewhere in a table's
+// own SQL (a comment, a default) is redacted in that SQL (tableSQL).
 func (s *scrubber) schemaNames() error {
 	objs, err := readSchema(s.tx)
 	if err != nil {
@@ -96,7 +97,82 @@ func (s *scrubber) schemaNames() error {
 			s.tables[o.name][i].name = to
 		}
 	}
+	return s.tableSQL()
+}
+
+// tableSQL redacts the credentials a table's own SQL holds outside its
+// name and its columns' names (a DEFAULT clause, a comment, a CHECK), in
+// the SQL the schema keeps: ALTER TABLE cannot reach them, and the scan of
+// the copy would find them. Each value becomes Redacted in place, so the
+// table keeps its columns and rows; SQL that no longer parses after that
+// is refused, naming the table and what to do.
+func (s *scrubber) tableSQL() error {
+	objs, err := readSchema(s.tx)
+	if err != nil {
+		return err
+	}
+	var version int64
+	edited := false
+	for _, o := range objs {
+		if o.typ != "table" || !o.ddl.Valid {
+			continue
+		}
+		secs := FindSecrets(o.ddl.String)
+		if len(secs) == 0 {
+			continue
+		}
+		ddl := o.ddl.String
+		for _, v := range secretValues(secs) {
+			ddl = strings.ReplaceAll(ddl, v, Redacted)
+		}
+		if !edited {
+			if err := s.tx.QueryRow(`PRAGMA schema_version`).Scan(&version); err != nil {
+				return err
+			}
+			if _, err := s.tx.Exec(`PRAGMA writable_schema = ON`); err != nil {
+				return fmt.Errorf("redact a credential in the SQL of table %s: %w", MaskSecrets(o.name), err)
+			}
+			edited = true
+		}
+		if _, err := s.tx.Exec(`UPDATE sqlite_schema SET sql = ? WHERE type = 'table' AND name = ?`, ddl, o.name); err != nil {
+			return fmt.Errorf("redact a credential in the SQL of table %s: %w", MaskSecrets(o.name), err)
+		}
+	}
+	if !edited {
+		return nil
+	}
+	// A new schema version makes SQLite read the edited SQL again.
+	if _, err := s.tx.Exec(`PRAGMA schema_version = ` + strconv.FormatInt(version+1, 10)); err != nil {
+		return err
+	}
+	if _, err := s.tx.Exec(`PRAGMA writable_schema = OFF`); err != nil {
+		return err
+	}
+	for _, o := range objs {
+		if o.typ != "table" || len(FindSecrets(o.ddl.String)) == 0 {
+			continue
+		}
+		if _, err := s.tx.Exec(`SELECT * FROM ` + nsysdb.QuoteIdent(o.name) + ` LIMIT 0`); err != nil {
+			return fmt.Errorf("table %s: its SQL holds a credential, and the SQL no longer parses once it is redacted: drop the table (sqlite3 FILE 'DROP TABLE %s'), which no Nsight Systems export has, and scrub again",
+				MaskSecrets(o.name), nsysdb.QuoteIdent(MaskSecrets(o.name)))
+		}
+	}
 	return nil
+}
+
+// secretValues are the values of secs, longest first, so that a value
+// inside another is redacted with it.
+func secretValues(secs []Secret) []string {
+	var out []string
+	for _, sec := range secs {
+		// A value read up to the next space may take in the quote and
+		// the parenthesis that close it in SQL: those stay.
+		if v := strings.TrimRight(sec.Value, `'"),;`); len(v) >= 4 {
+			out = append(out, v)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
+	return out
 }
 
 // dropWord is the DROP statement's word for a schema type.

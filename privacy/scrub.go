@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nsyscheck/nsyscheck/internal/ctlchar"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/leftover"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
@@ -109,7 +110,8 @@ const nsysRepScrubHint = "the report format cannot be rewritten; scrub its SQLit
 //   - replaces every credential-looking value Scan found, in any text
 //     column, and a working folder under a user's home;
 //   - drops the tables, views, indexes and triggers named with a
-//     credential and renames the columns that are (schemaNames);
+//     credential, renames the columns that are, and redacts a credential
+//     elsewhere in a table's SQL, a DEFAULT clause or a comment (schemaNames);
 //
 // then writes the result with VACUUM INTO a temporary file beside out, which
 // rebuilds every page so that no stale bytes survive, checks it with Scan,
@@ -120,6 +122,9 @@ const nsysRepScrubHint = "the report format cannot be rewritten; scrub its SQLit
 func Scrub(in, out string, opts ScrubOptions) (*Report, error) {
 	if out == "" {
 		return nil, &inputerr.Error{Path: in, Problem: "no output file given", Hint: "name the shareable copy to write, e.g. capture.shared.sqlite"}
+	}
+	if err := notAFolder(in); err != nil {
+		return nil, err
 	}
 	f, err := source.OpenFile(in)
 	if err != nil {
@@ -255,7 +260,30 @@ func placeScrubbed(tmpOut, out string, force bool) error {
 	return nil
 }
 
+// notAFolder refuses a folder given to scrub (of CSV reports, or a run's),
+// naming the export in it to give instead: Scrub rewrites one SQLite file.
+func notAFolder(in string) error {
+	st, err := os.Stat(in)
+	if err != nil || !st.IsDir() {
+		return nil
+	}
+	hint := "give the capture's SQLite export (nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep), scrub it, and make CSV reports from the scrubbed copy (nsys stats --format csv)"
+	if m, _ := filepath.Glob(filepath.Join(in, "*.sqlite")); len(m) == 1 {
+		hint = "give the SQLite export in it, " + m[0] + ", and make CSV reports from the scrubbed copy where you need them (nsys stats --format csv)"
+	}
+	return &inputerr.Error{Path: in, Problem: "a folder: scrub writes a shareable copy of one SQLite export, and CSV reports cannot be scrubbed", Hint: hint}
+}
+
 func existsError(out string) error {
+	if st, err := os.Lstat(out); err == nil && st.Mode()&os.ModeSymlink != 0 {
+		if _, err := os.Stat(out); errors.Is(err, os.ErrNotExist) {
+			// A link to nothing reads as no file, but it is one: --force
+			// replaces the link, and writes nothing where it points.
+			target, _ := os.Readlink(out)
+			return &inputerr.Error{Path: out, Problem: fmt.Sprintf("the output is a link to %s, which does not exist", ctlchar.Escape(target)),
+				Hint: "remove the link, choose another name, or use --force to replace the link itself, writing nothing where it points"}
+		}
+	}
 	return &inputerr.Error{Path: out, Problem: "the output file already exists",
 		Hint: "choose another name, or use --force to replace it"}
 }
@@ -296,6 +324,10 @@ func checkScrubPaths(f *source.File, out string, opts ScrubOptions) error {
 		return &inputerr.Error{Path: out, Problem: "cannot check the output file", Err: err, Hint: "check the path"}
 	}
 	if st, err := os.Stat(filepath.Dir(outAbs)); err != nil || !st.IsDir() {
+		if target, lerr := os.Readlink(filepath.Dir(outAbs)); lerr == nil {
+			return &inputerr.Error{Path: out, Problem: fmt.Sprintf("the output folder is a link to %s, which does not exist", ctlchar.Escape(target)),
+				Hint: "create that folder first, or name an output in another folder"}
+		}
 		return &inputerr.Error{Path: out, Problem: "the output folder does not exist", Err: err, Hint: "create it first"}
 	}
 	return nil

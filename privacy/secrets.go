@@ -438,7 +438,9 @@ func (f *finder) endPass() {
 // "…(19 chars)" or "ghp_…(40 chars)" (or "ghp_…", where the value was cut
 // at its "(" or at white space), or Redacted.
 func masked(v string) bool {
-	t := strings.Trim(v, `"'`)
+	// A value read up to white space may take in the quote and the
+	// parenthesis closing it (SQL's DEFAULT 'X=[redacted]').
+	t := strings.TrimRight(strings.Trim(v, `"'`), `"'),;`)
 	// Mask shows at most a format's prefix (github_pat_) before its "…(".
 	return t == Redacted || strings.Contains(v[:min(len(v), 16)], "…(") || strings.HasSuffix(v, "…")
 }

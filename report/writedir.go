@@ -337,6 +337,26 @@ func checkOutputDir(dir, parent string, list []string, overwrite bool) (bool, er
 	return exists, nil
 }
 
+// danglingLink refuses an output folder that is, or lies in, a link to
+// nothing: the report would be renamed over the link, or its folders
+// could not be made through it.
+func danglingLink(dir string) error {
+	for d := filepath.Clean(dir); d != filepath.Dir(d); d = filepath.Dir(d) {
+		st, err := os.Lstat(d)
+		if err != nil {
+			continue
+		}
+		if st.Mode()&fs.ModeSymlink != 0 {
+			if _, err := os.Stat(d); errors.Is(err, fs.ErrNotExist) {
+				target, _ := os.Readlink(d)
+				return fmt.Errorf("%s is a link to %s, which does not exist: create that folder first, remove the link, or give another folder for the reports", d, ctlchar.Escape(target))
+			}
+		}
+		return nil
+	}
+	return nil
+}
+
 // refusal is why files named list may not be written into dir, if they
 // may not: dir is a file, a name is a folder there, or (without overwrite)
 // a name exists there already or dir holds another kind of report. It
@@ -350,6 +370,9 @@ func refusal(dir string, list []string, overwrite bool) (bool, error) {
 	case exists && !st.IsDir():
 		return false, fmt.Errorf("%s is a file, not a folder: give a folder for the reports", dir)
 	case !exists:
+		if err := danglingLink(dir); err != nil {
+			return false, err
+		}
 		return false, nil
 	}
 	var clash []string

@@ -334,3 +334,24 @@ func TestWriteSetStagingFailure(t *testing.T) {
 		t.Errorf("the folders the set made are still there")
 	}
 }
+
+// TestWriteFilesDanglingLink: an output folder that is, or lies under, a
+// link to nothing is refused naming the link and where it points (once
+// "cannot move the report into DIR: not a directory", or "cannot create
+// DIR: file exists"), and nothing is made where it points.
+func TestWriteFilesDanglingLink(t *testing.T) {
+	dir := t.TempDir()
+	link, target := filepath.Join(dir, "out"), filepath.Join(dir, "gone")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{link, filepath.Join(link, "sub", "deeper")} {
+		_, err := writeFiles(out, someFiles(), true)
+		if err == nil || !strings.Contains(err.Error(), link+" is a link to "+target+", which does not exist: create that folder first") {
+			t.Errorf("%s: %v", out, err)
+		}
+	}
+	if _, err := os.Lstat(target); !os.IsNotExist(err) {
+		t.Errorf("the link's target was made: %v", err)
+	}
+}

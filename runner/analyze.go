@@ -16,14 +16,14 @@ func (r *Run) analyze(ctx context.Context, s *runinfo.Step, nsys string) *runinf
 	a := &runinfo.Analyze{Rule: nsysrule.Name, Flagged: []nsysrule.FlaggedCopy{}}
 	// The rule list decides, not the exit status: nsys 2025.3 exits non-zero
 	// after printing help.
-	help, _ := command(ctx, r.Dir, os.Environ(), nsys, "analyze", "--help-rules").CombinedOutput()
+	help, _ := askTool(ctx, nsys, "analyze", "--help-rules")
 	if !strings.Contains(string(help), nsysrule.Name) {
 		a.Note = "this nsys has no " + nsysrule.Name + " rule (nsys analyze --help-rules does not list it)"
 		return a
 	}
 	args := []string{"analyze", "-r", nsysrule.Name, "--format", "csv", "-o", runinfo.Base, runinfo.Base + ".sqlite"}
 	s.Commands = append(s.Commands, commandLine(nsys, args...))
-	cmd := command(ctx, r.Dir, os.Environ(), nsys, args...)
+	cmd := quickCommand(ctx, r.Dir, os.Environ(), nsys, args...)
 	if err := runLogged(cmd, r.Path("analyze.log"), nil); err != nil {
 		a.Note = fmt.Sprintf("nsys analyze failed (%v): %s", err, strings.TrimSpace(tail(r.Path("analyze.log"), 3)))
 		return a

@@ -11,14 +11,15 @@ import (
 )
 
 // askLimit bounds one question a run asks a tool before it profiles
-// (nvidia-smi's queries, nvcc --version, nsys --version, a binding tried
-// with `true`). Each answers within seconds; one that does not (a wedged
+// (nvidia-smi's queries, nvcc --version, nsys --version, the reports and
+// rules nsys lists, a binding tried with `true`). Each answers within seconds; one that does not (a wedged
 // driver, a wrapper script waiting on something) is an answer in itself,
 // not a reason for the run to wait for ever. A variable for the tests.
 var askLimit = 60 * time.Second
 
 // askTool runs name with args, bounded by askLimit and ctx, and returns
-// its stdout and stderr together. It runs in its own process group
+// its stdout and stderr together (their head and tail, where a tool writes
+// without end: nsys.OutputBuffer). It runs in its own process group
 // (nsys.Command): cancelling stops it and everything it started, and
 // whatever of the group is left once it ends is killed, so a child that
 // holds its output open cannot keep the run waiting after it is stopped

@@ -17,6 +17,14 @@ func command(ctx context.Context, dir string, env []string, name string, args ..
 	return nsys.Command(ctx, dir, env, name, args...)
 }
 
+// quickCommand is command for a program with nothing to save when it is
+// stopped (nvcc, nsys export, stats, analyze): cancelling kills its group
+// at once, rather than asking it to end and waiting for it, so a program
+// that ignores SIGTERM cannot hold Ctrl-C or --timeout up.
+func quickCommand(ctx context.Context, dir string, env []string, name string, args ...string) *exec.Cmd {
+	return nsys.KillOnCancel(command(ctx, dir, env, name, args...))
+}
+
 // runLogged runs cmd with stdout and stderr both written to logPath (and to
 // tee, when not nil). It returns the exit error, if any.
 func runLogged(cmd *exec.Cmd, logPath string, tee io.Writer) error {

@@ -56,6 +56,13 @@ func parseGPUList(out string) ([]runinfo.GPU, error) {
 			}
 			g.BusID, g.UUID = known(parts[8]), known(parts[9])
 		}
+		for _, o := range gpus {
+			// Each GPU's run folder and lock are named by its index.
+			if o.Index == g.Index {
+				return nil, &ToolError{Tool: "nvidia-smi", Err: fmt.Errorf("it lists GPU index %d twice (bus %s and bus %s)", g.Index, dashIfNone(o.BusID), dashIfNone(g.BusID)),
+					Hint: "no GPU can be told by its index; check the driver (nvidia-smi -L lists each GPU once)"}
+			}
+		}
 		gpus = append(gpus, g)
 	}
 	if len(gpus) == 0 {
@@ -63,6 +70,14 @@ func parseGPUList(out string) ([]runinfo.GPU, error) {
 			Hint: "check the driver (nvidia-smi must list a GPU); " + noGPUHint}
 	}
 	return gpus, nil
+}
+
+// dashIfNone is s, or "-" where it is empty.
+func dashIfNone(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 // known turns nvidia-smi's placeholders for a missing value into "".

@@ -53,6 +53,13 @@ func TestParseGPUListAndSelect(t *testing.T) {
 	if _, err := parseGPUList("\n"); err == nil {
 		t.Error("an empty list accepted")
 	}
+	// Two GPUs of one index: --gpu all once ran the second into the
+	// first's run folder, and asked for another --out.
+	twice := "NVIDIA H200, 580.65.06, 9.0, 5, 5, 16, 16, 0, 00000000:19:00.0, GPU-aaaa\n" +
+		"NVIDIA H200, 580.65.06, 9.0, 5, 5, 16, 16, 0, 00000000:9A:00.0, GPU-bbbb\n"
+	if _, err := parseGPUList(twice); err == nil || !strings.Contains(err.Error(), "it lists GPU index 0 twice (bus 00000000:19:00.0 and bus 00000000:9A:00.0)") {
+		t.Errorf("one index twice: %v", err)
+	}
 }
 
 func TestSysfsBusID(t *testing.T) {

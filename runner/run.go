@@ -142,6 +142,11 @@ func New(opts Options, version string) (*Run, error) {
 	}
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		if errors.Is(err, os.ErrExist) {
+			if target, lerr := os.Readlink(dir); lerr == nil {
+				if _, serr := os.Stat(dir); errors.Is(serr, os.ErrNotExist) {
+					return nil, fmt.Errorf("run folder %s is a link to %s, which does not exist; nsyscheck makes a new folder and never writes through a link: remove the link, or pass another --out", dir, target)
+				}
+			}
 			return nil, fmt.Errorf("run folder %s already exists; nsyscheck never overwrites a run: pass another --out", dir)
 		}
 		return nil, fmt.Errorf("create run folder: %w", err)
@@ -183,7 +188,9 @@ func (r *Run) Step(ctx context.Context, name string, fn func(s *runinfo.Step) er
 	start := time.Now()
 	r.progress("• %-8s …", name)
 	err := fn(&s)
-	if err == nil && ctx.Err() != nil {
+	if ctx.Err() != nil {
+		// A program stopped by Ctrl-C or --timeout fails as killed: the
+		// step stopped, it did not fail of itself.
 		err = ctx.Err()
 	}
 	s.Seconds = time.Since(start).Seconds()
@@ -427,7 +434,8 @@ func (r *Run) profile(ctx context.Context, s *runinfo.Step, nsys string) error {
 		if runErr != nil {
 			return fmt.Errorf("nsys profile failed (%v):\n%s", runErr, tail(r.Path(runinfo.TranscriptFile), 15))
 		}
-		return fmt.Errorf("nsys profile wrote no %s.nsys-rep:\n%s", runinfo.Base, tail(r.Path(runinfo.TranscriptFile), 15))
+		return fmt.Errorf("nsys profile exited 0 but wrote no %s.nsys-rep, so the run has no capture: check that the nsys found (%s) is Nsight Systems, or pass --nsys PATH; its output, in %s:\n%s",
+			runinfo.Base, nsys, runinfo.TranscriptFile, tail(r.Path(runinfo.TranscriptFile), 15))
 	}
 	if runErr != nil {
 		return fmt.Errorf("nsys profile failed (%v):\n%s", runErr, tail(r.Path(runinfo.TranscriptFile), 15))
@@ -442,17 +450,23 @@ func (r *Run) export(ctx context.Context, s *runinfo.Step, nsys string) error {
 	raw := r.Path(runinfo.Base + ".export.sqlite")
 	args := []string{"export", "--type", "sqlite", "--output", raw, runinfo.Base + ".nsys-rep"}
 	s.Commands = append(s.Commands, commandLine(nsys, args...))
-	cmd := command(ctx, r.Dir, os.Environ(), nsys, args...)
+	cmd := quickCommand(ctx, r.Dir, os.Environ(), nsys, args...)
 	if err := runLogged(cmd, r.Path("export.log"), nil); err != nil {
 		return fmt.Errorf("nsys export failed (%v):\n%s", err, tail(r.Path("export.log"), 15))
 	}
-	if _, err := os.Stat(raw); err != nil {
+	st, err := os.Stat(raw)
+	if err != nil {
 		return fmt.Errorf("nsys export wrote no %s:\n%s", raw, tail(r.Path("export.log"), 15))
+	}
+	if st.Size() == 0 {
+		return fmt.Errorf("nsys export exited 0 but left %s empty (0 bytes), so the run has no export (a full disk, or an nsys that is no Nsight Systems: run %s by hand):\n%s",
+			raw, commandLine(nsys, args...), tail(r.Path("export.log"), 15))
 	}
 	// Compact into the shipped export so no stale bytes survive in free pages.
 	s.Commands = append(s.Commands, "VACUUM INTO "+runinfo.Base+".sqlite")
 	if err := vacuumInto(raw, r.Path(runinfo.Base+".sqlite")); err != nil {
-		return fmt.Errorf("compact the SQLite export: %w", err)
+		return fmt.Errorf("nsys export wrote %s, which cannot be read as an SQLite database (%v), so it is no export: run %s by hand, or check that the nsys found is Nsight Systems (pass --nsys PATH):\n%s",
+			raw, err, commandLine(nsys, args...), tail(r.Path("export.log"), 15))
 	}
 	return os.Remove(raw)
 }
@@ -469,7 +483,7 @@ func vacuumInto(src, dst string) error {
 
 func (r *Run) stats(ctx context.Context, s *runinfo.Step, nsys string) error {
 	// nsys 2025.3 exits 1 after listing its reports, so the list decides.
-	help, helpErr := command(ctx, r.Dir, os.Environ(), nsys, "stats", "--help-reports").CombinedOutput()
+	help, helpErr := askTool(ctx, nsys, "stats", "--help-reports")
 	reports, err := StatsReports(string(help))
 	if err != nil {
 		if helpErr != nil {
@@ -483,12 +497,26 @@ func (r *Run) stats(ctx context.Context, s *runinfo.Step, nsys string) error {
 	args := []string{"stats", "--report", strings.Join(reports, ","), "--format", "csv",
 		"--output", runinfo.Base, runinfo.Base + ".sqlite"}
 	s.Commands = append(s.Commands, commandLine(nsys, args...))
-	cmd := command(ctx, r.Dir, os.Environ(), nsys, args...)
+	cmd := quickCommand(ctx, r.Dir, os.Environ(), nsys, args...)
 	if err := runLogged(cmd, r.Path("stats.log"), nil); err != nil {
 		return fmt.Errorf("nsys stats failed (%v):\n%s", err, tail(r.Path("stats.log"), 15))
 	}
-	return nil
+	// A report without records of its kind is skipped, so one may be
+	// missing; none at all is a stats that did nothing.
+	if len(reports) == 0 {
+		return nil
+	}
+	for _, name := range reports {
+		if _, err := os.Stat(r.Path(runinfo.Base + "_" + name + ".csv")); err == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("nsys stats exited 0 but wrote none of the %d CSV reports asked for (%s_%s.csv, ...): run %s by hand, or check that the nsys found is Nsight Systems (pass --nsys PATH):\n%s",
+		len(reports), runinfo.Base, reports[0], commandLine(nsys, args...), tail(r.Path("stats.log"), 15))
 }
+
+// maxProgramLines bounds the program's error lines a message quotes.
+const maxProgramLines = 20
 
 // programMessage returns the program's own error lines ("pinned: ...") from
 // the transcript, joined, or "".
@@ -501,10 +529,20 @@ func programMessage(transcript string) string {
 	var lines []string
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	more := 0
 	for sc.Scan() {
 		if line := sc.Text(); strings.HasPrefix(line, runinfo.Base+": ") {
+			// A program that says the same without end is told by its
+			// first lines.
+			if len(lines) == maxProgramLines {
+				more++
+				continue
+			}
 			lines = append(lines, strings.TrimPrefix(line, runinfo.Base+": "))
 		}
+	}
+	if more > 0 {
+		lines = append(lines, fmt.Sprintf("and %d more such lines", more))
 	}
 	return strings.Join(lines, "; ")
 }
@@ -515,7 +553,7 @@ func findQdstrm(dir, transcript string) string {
 	if m, _ := filepath.Glob(filepath.Join(dir, "*.qdstrm")); len(m) > 0 {
 		return m[0]
 	}
-	data, err := os.ReadFile(transcript)
+	data, err := readEnd(transcript, maxLogTail)
 	if err != nil {
 		return ""
 	}
@@ -531,9 +569,29 @@ func findQdstrm(dir, transcript string) string {
 	return ""
 }
 
+// maxLogTail bounds what is read of a log's end for a message (a tool may
+// write gigabytes to it before it fails).
+const maxLogTail = 1 << 20
+
+// readEnd reads the last limit bytes of the file at path, all of a shorter
+// one.
+func readEnd(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	from := max(st.Size()-limit, 0)
+	return io.ReadAll(io.NewSectionReader(f, from, st.Size()-from))
+}
+
 // tail returns the last n lines of a file, for error messages.
 func tail(path string, n int) string {
-	data, err := os.ReadFile(path)
+	data, err := readEnd(path, maxLogTail)
 	if err != nil {
 		return ""
 	}
@@ -543,6 +601,9 @@ func tail(path string, n int) string {
 		if strings.TrimSpace(l) != "" {
 			lines = append(lines, l)
 		}
+	}
+	if len(lines) == 0 {
+		return "  (" + filepath.Base(path) + " is empty: it printed nothing)"
 	}
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
@@ -664,9 +725,13 @@ func (r *Run) build(ctx context.Context, s *runinfo.Step, nvcc string) error {
 		r.Info.BuildCache = cached
 		return nil
 	}
-	cmd := command(ctx, r.Dir, os.Environ(), nvcc, args...)
+	cmd := quickCommand(ctx, r.Dir, os.Environ(), nvcc, args...)
 	if err := runLogged(cmd, r.Path("build.log"), nil); err != nil {
 		return fmt.Errorf("nvcc failed (%v); its output is in %s:\n%s", err, r.Path("build.log"), tail(r.Path("build.log"), 15))
+	}
+	if st, err := os.Stat(r.Path(runinfo.Base)); err != nil || st.IsDir() || st.Size() == 0 || st.Mode()&0o111 == 0 {
+		return fmt.Errorf("nvcc exited 0 but wrote no program %s to profile (check that %s is the CUDA compiler, or pass --nvcc PATH); its output is in %s:\n%s",
+			r.Path(runinfo.Base), nvcc, r.Path("build.log"), tail(r.Path("build.log"), 15))
 	}
 	if cached != "" {
 		r.storeBuild(cached)

@@ -80,3 +80,56 @@ func TestCommandLineQuotes(t *testing.T) {
 		t.Errorf("got %s, want %s", got, want)
 	}
 }
+
+// A log of gigabytes is read no further than its end for a message: once
+// read whole into memory.
+func TestTailReadsTheEnd(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "export.log")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A sparse file of 4 GiB, its last line written.
+	if err := f.Truncate(4 << 30); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte("\nthe closing error\n"), 4<<30); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if got := tail(p, 3); !strings.Contains(got, "the closing error") {
+		t.Errorf("tail of a 4 GiB log: %q", got)
+	}
+	if got := tail(filepath.Join(t.TempDir(), "empty.log"), 3); got != "" {
+		t.Errorf("tail of no log: %q", got)
+	}
+}
+
+// A program that writes its error line without end is quoted by its first
+// lines.
+func TestProgramMessageBounded(t *testing.T) {
+	p := filepath.Join(t.TempDir(), runinfo.TranscriptFile)
+	if err := os.WriteFile(p, []byte(strings.Repeat(runinfo.Base+": CUDA error\n", 5000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := programMessage(p)
+	if strings.Count(got, "CUDA error") != maxProgramLines || !strings.HasSuffix(got, "and 4980 more such lines") {
+		t.Errorf("programMessage of 5000 lines: %d quoted, ending %q", strings.Count(got, "CUDA error"), got[len(got)-40:])
+	}
+}
+
+// A --out that is a link to nothing is named so: once "already exists".
+func TestNewDanglingLink(t *testing.T) {
+	dir := t.TempDir()
+	link := filepath.Join(dir, "run")
+	if err := os.Symlink(filepath.Join(dir, "gone"), link); err != nil {
+		t.Fatal(err)
+	}
+	_, err := New(Options{Dir: link}, "test")
+	if err == nil || !strings.Contains(err.Error(), link+" is a link to "+filepath.Join(dir, "gone")+", which does not exist") {
+		t.Errorf("a link to nothing: %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "gone")); !os.IsNotExist(err) {
+		t.Errorf("the link's target was made: %v", err)
+	}
+}

@@ -157,8 +157,11 @@ func StatsReports(helpReports string) ([]string, error) {
 			known = append(known, k)
 		}
 		sort.Strings(known)
-		return names, errors.New("nsys stats does not offer the report(s) " + strings.Join(missing, ", ") +
-			"; it lists: " + strings.Join(known, " "))
+		lists := "it lists: " + strings.Join(known, " ")
+		if len(known) == 0 {
+			lists = "nsys stats --help-reports listed no report at all: check that the nsys found is Nsight Systems (run it by hand), or pass --nsys PATH"
+		}
+		return names, errors.New("nsys stats does not offer the report(s) " + strings.Join(missing, ", ") + "; " + lists)
 	}
 	return names, nil
 }

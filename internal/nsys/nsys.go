@@ -148,6 +148,22 @@ func Command(ctx context.Context, dir string, env []string, name string, args ..
 	return cmd
 }
 
+// KillOnCancel makes a Command with nothing to save when it is stopped (an
+// export whose partial output is removed, a build, a question) stop at
+// once when its context ends: its whole group is killed, rather than asked
+// to end and waited for, so that one that ignores SIGTERM neither holds
+// Ctrl-C up nor outlives nsyscheck.
+func KillOnCancel(cmd *exec.Cmd) *exec.Cmd {
+	cmd.Cancel = func() error {
+		if cmd.Process == nil {
+			return nil
+		}
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	cmd.WaitDelay = time.Second
+	return cmd
+}
+
 // Run runs a Command with its output to w and then kills whatever of its
 // process group is left, so nothing it started outlives it.
 func Run(cmd *exec.Cmd, w io.Writer) error {
@@ -158,12 +174,66 @@ func Run(cmd *exec.Cmd, w io.Writer) error {
 	return err
 }
 
-// CombinedOutput runs a Command and returns its stdout and stderr together,
-// then kills whatever of its process group is left.
+// CombinedOutput runs a Command and returns its stdout and stderr together
+// (their head and tail where they are longer than the bound of
+// OutputBuffer), then kills whatever of its process group is left.
 func CombinedOutput(cmd *exec.Cmd) ([]byte, error) {
-	out, err := cmd.CombinedOutput()
-	killGroup(cmd)
-	return out, err
+	var out OutputBuffer
+	err := Run(cmd, &out)
+	return out.Bytes(), err
+}
+
+// Bounds of OutputBuffer: what it keeps of the start of a program's output
+// and of its end.
+const (
+	outputHead = 256 << 10
+	outputTail = 64 << 10
+)
+
+// OutputBuffer keeps what a program writes, up to its bounds: the first
+// outputHead bytes (a version, a list of reports) and the last outputTail
+// (its closing error), so a program that writes without end (a wrapper in
+// a loop, a tool gone wrong) holds no more memory than that.
+type OutputBuffer struct {
+	head, tail []byte
+	// start is where the tail's oldest byte is in tail, once it wrapped.
+	start   int
+	dropped int64
+}
+
+func (b *OutputBuffer) Write(p []byte) (int, error) {
+	n := len(p)
+	if room := outputHead - len(b.head); room > 0 {
+		k := min(room, len(p))
+		b.head = append(b.head, p[:k]...)
+		p = p[k:]
+	}
+	for len(p) > 0 {
+		if len(b.tail) < outputTail {
+			k := min(outputTail-len(b.tail), len(p))
+			b.tail = append(b.tail, p[:k]...)
+			p = p[k:]
+			continue
+		}
+		// The tail is full: overwrite its oldest bytes.
+		k := min(outputTail-b.start, len(p))
+		copy(b.tail[b.start:], p[:k])
+		b.start = (b.start + k) % outputTail
+		b.dropped += int64(k)
+		p = p[k:]
+	}
+	return n, nil
+}
+
+// Bytes is the output kept: all of it, or its head, a line saying how much
+// was left out, and its tail.
+func (b *OutputBuffer) Bytes() []byte {
+	out := append([]byte{}, b.head...)
+	if b.dropped > 0 {
+		out = append(out, fmt.Sprintf("\n[... %d bytes of output left out ...]\n", b.dropped)...)
+	}
+	out = append(out, b.tail[b.start:]...)
+	return append(out, b.tail[:b.start]...)
 }
 
 func killGroup(cmd *exec.Cmd) {
@@ -172,15 +242,24 @@ func killGroup(cmd *exec.Cmd) {
 	}
 }
 
+// versionLimit bounds Version's wait for nsys --version.
+const versionLimit = 10 * time.Second
+
 // Version returns ", version X" for nsys, or "" when it cannot tell.
 func Version(ctx context.Context, nsys string) string {
+	// The answer comes at once; one that does not is no version.
+	ctx, cancel := context.WithTimeout(ctx, versionLimit)
+	defer cancel()
 	cmd := Command(ctx, "", nil, nsys, "--version")
-	out, err := cmd.Output()
+	cmd.WaitDelay = time.Second
+	var out OutputBuffer
+	cmd.Stdout = &out
+	err := cmd.Run()
 	killGroup(cmd)
 	if err != nil {
 		return ""
 	}
-	line := strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
+	line := strings.TrimSpace(strings.SplitN(string(out.Bytes()), "\n", 2)[0])
 	if i := strings.LastIndex(line, "version "); i >= 0 {
 		line = line[i+len("version "):]
 	}

@@ -92,3 +92,25 @@ func TestRunKillsGroup(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+func TestOutputBufferBounded(t *testing.T) {
+	var b OutputBuffer
+	b.Write([]byte("first line\n"))
+	line := []byte(strings.Repeat("x", 999) + "\n")
+	for range 2000 {
+		b.Write(line)
+	}
+	b.Write([]byte("last error\n"))
+	out := string(b.Bytes())
+	if len(out) > outputHead+outputTail+100 {
+		t.Errorf("kept %d bytes of 2 MB", len(out))
+	}
+	if !strings.HasPrefix(out, "first line\n") || !strings.HasSuffix(out, "x\nlast error\n") || !strings.Contains(out, "bytes of output left out") {
+		t.Errorf("the head, the tail or the gap is lost: %q ... %q", out[:20], out[len(out)-20:])
+	}
+	var small OutputBuffer
+	small.Write([]byte("version 2025.3.1\n"))
+	if got := string(small.Bytes()); got != "version 2025.3.1\n" {
+		t.Errorf("a short answer: %q", got)
+	}
+}
