@@ -19,6 +19,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/internal/csvheader"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+	"github.com/nsyscheck/nsyscheck/internal/words"
 	"github.com/nsyscheck/nsyscheck/records"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
@@ -583,18 +584,11 @@ func csvEachSummary[T any](path, report string, cols []nsysdb.ReportColumn, keys
 
 // csvLines writes line numbers as "2 and 9", "2, 5 and 9".
 func csvLines(lines []int) string {
-	var b strings.Builder
+	s := make([]string, len(lines))
 	for i, l := range lines {
-		switch {
-		case i == 0:
-		case i == len(lines)-1:
-			b.WriteString(" and ")
-		default:
-			b.WriteString(", ")
-		}
-		b.WriteString(strconv.Itoa(l))
+		s[i] = strconv.Itoa(l)
 	}
-	return b.String()
+	return words.List(s)
 }
 
 // csvTimes says n times in words: "twice", "3 times".

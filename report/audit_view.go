@@ -11,6 +11,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/coverage"
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/framework"
+	"github.com/nsyscheck/nsyscheck/internal/words"
 	"github.com/nsyscheck/nsyscheck/nsysrule"
 	"github.com/nsyscheck/nsyscheck/replay"
 	"github.com/nsyscheck/nsyscheck/timeline"
@@ -290,7 +291,7 @@ func oneView(v *auditView, au *audit.Audit, verbose bool) {
 		}
 		v.Verdict = "fail"
 		v.Answer = fmt.Sprintf("--fail-above %s: fails: copies from pageable memory hold the host for more than %s of the median instance of %s",
-			pctPlain(g.Limit), pctPlain(g.Limit), joinWords(over))
+			pctPlain(g.Limit), pctPlain(g.Limit), words.List(over))
 	case findings > 0:
 		v.Verdict = "fail"
 		verb, them := "break", "them"
@@ -364,7 +365,6 @@ func shownRegions(rs []audit.Region, judged func(int) bool, verbose bool) (shown
 	return shown, len(rs) - len(shown)
 }
 
-// leftOut is the line that counts the regions not listed.
 // regionsNote says what the region table leaves out: regions past the
 // first few (left of them), and the NVTX ranges that are no region
 // because an instance never closed, in before and, for a check, after.
@@ -378,12 +378,12 @@ func regionsNote(left int, before, after *audit.Audit) string {
 	switch {
 	case after == nil || slices.Equal(a, b):
 		if len(b) > 0 {
-			parts = append(parts, fmt.Sprintf("not a region: %s, %s", joinWords(b), never))
+			parts = append(parts, fmt.Sprintf("not a region: %s, %s", words.List(b), never))
 		}
 	default:
 		for i, names := range [][]string{b, a} {
 			if len(names) > 0 {
-				parts = append(parts, fmt.Sprintf("not a region %s: %s, %s", []string{"before", "after"}[i], joinWords(names), never))
+				parts = append(parts, fmt.Sprintf("not a region %s: %s, %s", []string{"before", "after"}[i], words.List(names), never))
 			}
 		}
 	}
@@ -405,6 +405,7 @@ func openRanges(au *audit.Audit) []string {
 	return names
 }
 
+// leftOut is the line that counts the regions not listed.
 func leftOut(n int) string {
 	return fmt.Sprintf("%d more %s not shown: -v lists every one, --format json holds them", n, map[bool]string{true: "region", false: "regions"}[n == 1])
 }
@@ -530,7 +531,7 @@ func costSourcesWords(au *audit.Audit, costs []replay.CostUse) string {
 		if len(out) == 0 {
 			return "nowhere"
 		}
-		return joinWords(out)
+		return words.List(out)
 	}
 	s := "call times from " + list(calls) + ", copy times from " + list(gpus)
 	for _, c := range costs {
@@ -556,18 +557,7 @@ func sourcesWords(p *audit.Prediction) string {
 	for _, s := range p.Sources {
 		out = append(out, costSourceNames[s])
 	}
-	return joinWords(out)
-}
-
-// joinWords joins words as a sentence does: "a, b and c".
-func joinWords(s []string) string {
-	switch len(s) {
-	case 0:
-		return ""
-	case 1:
-		return s[0]
-	}
-	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+	return words.List(out)
 }
 
 // gainWords says, after an audit's finding, what pinning its copies is
@@ -581,10 +571,10 @@ func gainWords(au *audit.Audit, them string) string {
 		}
 		mid, _, hi := r.Predicted()
 		gain := fmt.Sprintf("%s %.1f%%", r.Name, 100*(1-mid/r.Time()))
-		switch least := r.Time() * (1 - audit.MinGain); {
-		case hi < least:
+		switch {
+		case !audit.NoGain(r.Time(), hi):
 			faster = append(faster, gain)
-		case mid < least:
+		case !audit.NoGain(r.Time(), mid):
 			unsure = append(unsure, gain)
 		default:
 			same = append(same, fmt.Sprintf("%s %s ms now, %s ms pinned", r.Name, auditMs(r.Time()), auditMs(mid)))
@@ -592,10 +582,10 @@ func gainWords(au *audit.Audit, them string) string {
 	}
 	var parts []string
 	if len(faster) > 0 {
-		parts = append(parts, joinWords(firstFew(faster))+" faster")
+		parts = append(parts, words.List(firstFew(faster))+" faster")
 	}
 	if len(unsure) > 0 {
-		parts = append(parts, joinWords(firstFew(unsure))+" faster at the middle cost (none at the high)")
+		parts = append(parts, words.List(firstFew(unsure))+" faster at the middle cost (none at the high)")
 	}
 	switch {
 	case len(parts) > 0:
@@ -626,25 +616,30 @@ func fasterWords(c *audit.Check) string {
 		if !r.Judged || r.AfterInstances == 0 || (r.Verdict != audit.Held && r.Verdict != audit.Died && r.Why != audit.WhyTooWide) {
 			continue
 		}
-		name := r.Name
-		if r.AfterName != "" && r.AfterName != r.Name {
-			name += " -> " + r.AfterName
-		}
 		if r.Faster {
-			faster = append(faster, name)
+			faster = append(faster, pairName(r))
 		} else {
-			not = append(not, name)
+			not = append(not, pairName(r))
 		}
 	}
 	switch {
 	case len(not) == 0 && len(faster) > 0:
-		return "; faster after: " + joinWords(faster)
+		return "; faster after: " + words.List(faster)
 	case len(faster) == 0 && len(not) > 0:
-		return "; not faster after: " + joinWords(not)
+		return "; not faster after: " + words.List(not)
 	case len(not) > 0:
-		return "; faster after: " + joinWords(faster) + "; not faster: " + joinWords(not)
+		return "; faster after: " + words.List(faster) + "; not faster: " + words.List(not)
 	}
 	return ""
+}
+
+// pairName names a region a check compares: its name, with the region
+// after's where --match pairs it with one named otherwise.
+func pairName(r audit.RegionCheck) string {
+	if r.AfterName != "" && r.AfterName != r.Name {
+		return r.Name + " -> " + r.AfterName
+	}
+	return r.Name
 }
 
 // checkView is the answer of a check: each region before, predicted and
@@ -694,11 +689,7 @@ func checkView(v *auditView, out *audit.Output, verbose bool) {
 		if r.NotPredicted != nil {
 			predicted, bound = "-", "not predicted"
 		}
-		name := r.Name
-		if r.AfterName != r.Name {
-			name += " -> " + r.AfterName
-		}
-		v.Regions.Rows = append(v.Regions.Rows, []string{name, string(r.Measure), auditMs(r.Time()), predicted, bound, after, verdict})
+		v.Regions.Rows = append(v.Regions.Rows, []string{pairName(r), string(r.Measure), auditMs(r.Time()), predicted, bound, after, verdict})
 		if r.Judged {
 			v.Regions.setVerdict(len(v.Regions.Head)-1, r.Verdict)
 		}

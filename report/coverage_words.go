@@ -7,6 +7,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/coverage"
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/framework"
+	"github.com/nsyscheck/nsyscheck/internal/words"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
@@ -28,7 +29,7 @@ func coverageWords(d diag.Detail) (string, bool) {
 			}
 			parts[i] = fmt.Sprintf("%s (the first: %q)", plural(m.Count, m.Severity), first)
 		}
-		return "nsys wrote " + joinWords(parts) + " about this capture", true
+		return "nsys wrote " + words.List(parts) + " about this capture", true
 	case coverage.Incomplete:
 		return incompleteWords(d), true
 	case coverage.NotTraced:
@@ -65,7 +66,7 @@ func coverageWords(d diag.Detail) (string, bool) {
 func incompleteWords(d coverage.Incomplete) string {
 	var said []string
 	if len(d.NotAll) > 0 {
-		s := "nsys says not every " + joinWords(d.NotAll) + " event might have been collected"
+		s := "nsys says not every " + words.List(d.NotAll) + " event might have been collected"
 		if kept := collectedWords(d); kept != "" {
 			s += " (it kept " + kept + ")"
 		}
@@ -98,7 +99,7 @@ func collectedWords(d coverage.Incomplete) string {
 			}
 		}
 	}
-	return joinWords(parts)
+	return words.List(parts)
 }
 
 // migrationWords says what the unified-memory migrations moved and cost.
@@ -143,7 +144,7 @@ func migrationWords(d coverage.Migrations) string {
 	}
 	s := fmt.Sprintf("%s moved %s in %s on the GPU with no call of the program: the driver moving managed memory, not a copy from a host buffer, "+
 		"so no pinning candidate; %s; by cause: %s",
-		counted(int(count), "unified-memory migration", "unified-memory migrations"), formatMB(bytes), ns(gpu), joinWords(byDir), joinWords(byCause))
+		counted(int(count), "unified-memory migration", "unified-memory migrations"), formatMB(bytes), ns(gpu), words.List(byDir), words.List(byCause))
 	if p, f := causes["prefetch"], causes["fault"]; p != nil && f != nil && p.GPUNs > 0 && f.GPUNs > 0 && f.Bytes > 0 {
 		pr, fr := float64(p.Bytes)/float64(p.GPUNs), float64(f.Bytes)/float64(f.GPUNs)
 		if pr > fr {
@@ -206,7 +207,7 @@ func hiddenWords(codes []diag.Code) string {
 	for i, c := range codes {
 		names[i] = string(c)
 	}
-	return "the capture may lack copies and kernels the run made (see " + joinWords(names) + ")"
+	return "the capture may lack copies and kernels the run made (see " + words.List(names) + ")"
 }
 
 // savingHiddenWords says that what pinning would save may lie outside what
@@ -216,7 +217,7 @@ func savingHiddenWords(codes []diag.Code) string {
 	for i, c := range codes {
 		names[i] = string(c)
 	}
-	return "what pinning would save may lie outside what the capture shows (see " + joinWords(names) + ")"
+	return "what pinning would save may lie outside what the capture shows (see " + words.List(names) + ")"
 }
 
 // tracingWords says what nsys traced, where the export records it ("" where

@@ -16,6 +16,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/auditjson"
 	"github.com/nsyscheck/nsyscheck/check"
 	"github.com/nsyscheck/nsyscheck/fleet"
+	"github.com/nsyscheck/nsyscheck/internal/words"
 	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/report"
 )
@@ -411,6 +412,5 @@ func topNames(out string, top map[string][]byte) []string {
 // auditFilesHelp names the files of an audit's report, as report writes
 // them (report.AuditFiles), for report's help.
 func auditFilesHelp() string {
-	names := report.AuditFiles()
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	return words.List(report.AuditFiles())
 }
