@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/nsyscheck/nsyscheck/capture"
-	"github.com/nsyscheck/nsyscheck/replay"
 )
 
 // spanSlack is how far, in ms, a region's times may pass the capture's
@@ -249,10 +248,7 @@ func classSharesAgree(au *Audit) error {
 				return fmt.Errorf("classes[%d] (%s).%s is %g GB/s, but its %d bytes in %d ns are %g GB/s", i, c.Label(), rate.name, rate.v, c.Bytes, rate.ns, want)
 			}
 		}
-		r := au.Region(replay.RegionOfRange(c.Range))
-		if r == nil {
-			r = au.Region(replay.CaptureRegion)
-		}
+		r := au.regionOfClass(c)
 		if r == nil || r.TotalMs <= 0 {
 			// An earlier audit without regions shared out the capture's
 			// span; one whose regions carry no totalMs, its copy calls'.

@@ -231,14 +231,19 @@ func (au *Audit) setReplay(r Replayed) {
 func (au *Audit) shareByRegion() {
 	for _, c := range au.Classes {
 		c.HostShare = 0
-		r := au.Region(replay.RegionOfRange(c.Range))
-		if r == nil {
-			r = au.Region(replay.CaptureRegion)
-		}
-		if r != nil {
+		if r := au.regionOfClass(c); r != nil {
 			c.HostShare = r.ShareOf(float64(c.HostNs) / 1e6)
 		}
 	}
+}
+
+// regionOfClass is the region a class's share is of (shareByRegion): its
+// NVTX range's, else the whole capture's; nil where the audit has neither.
+func (au *Audit) regionOfClass(c *Class) *Region {
+	if r := au.Region(replay.RegionOfRange(c.Range)); r != nil {
+		return r
+	}
+	return au.Region(replay.CaptureRegion)
 }
 
 // hostDevice reports whether a copy direction crosses the host-device link.
