@@ -42,11 +42,8 @@ func BoundedReader(r io.Reader) io.Reader { return csvBomReader(r) }
 // name the file (csvReadError).
 func csvBomReader(r io.Reader) io.Reader {
 	br := bufio.NewReaderSize(&csvBound{r: r, max: maxCSVRecord, line: 1, recLine: 1}, 64<<10)
-	if b, _ := br.Peek(64); inputerr.TextEncoding(b) != nil {
-		return bufio.NewReader(failedReader{inputerr.TextEncoding(b)})
-	}
-	if b, err := br.Peek(3); err == nil && bytes.Equal(b, []byte{0xEF, 0xBB, 0xBF}) {
-		_, _ = br.Discard(3)
+	if e := inputerr.StartText(br); e != nil {
+		return bufio.NewReader(failedReader{e})
 	}
 	return br
 }

@@ -89,13 +89,10 @@ func EachCSV(path string, yield func(FlaggedCopy) error) error {
 	}
 	defer f.Close()
 	br := bufio.NewReaderSize(io.LimitReader(f, maxFile), 1<<16)
-	if head, _ := br.Peek(64); inputerr.TextEncoding(head) != nil {
+	if e := inputerr.StartText(br); e != nil {
 		// Read as UTF-8, every other byte is zero: its columns would be
 		// named as garbage.
-		return inputerr.NotUTF8(path, inputerr.TextEncoding(head), "make the report again with nsys stats --report "+Name+" --format csv")
-	}
-	if bom, err := br.Peek(3); err == nil && string(bom) == "\uFEFF" {
-		_, _ = br.Discard(3)
+		return inputerr.NotUTF8(path, e, "make the report again with nsys stats --report "+Name+" --format csv")
 	}
 	cr := csv.NewReader(br)
 	cr.ReuseRecord = true

@@ -80,13 +80,10 @@ type transcript struct {
 func ParseTranscript(r io.Reader, name string) (*Measurements, error) {
 	t := &transcript{m: &Measurements{Schema: Schema, Source: "program transcript"}, name: name, seen: map[string]int{}}
 	br := bufio.NewReader(r)
-	if head, _ := br.Peek(64); inputerr.TextEncoding(head) != nil {
-		return nil, inputerr.NotUTF8(name, inputerr.TextEncoding(head), "save the program's stdout again as it wrote it (./pinned > FILE in a POSIX shell)")
-	}
-	// A UTF-8 byte-order mark (an editor's) is no part of the first line,
-	// which would otherwise not read as the device line.
-	if head, _ := br.Peek(3); bytes.Equal(head, []byte("\xEF\xBB\xBF")) {
-		_, _ = br.Discard(3)
+	// A UTF-8 byte-order mark is skipped: the first line would otherwise
+	// not read as the device line.
+	if e := inputerr.StartText(br); e != nil {
+		return nil, inputerr.NotUTF8(name, e, "save the program's stdout again as it wrote it (./pinned > FILE in a POSIX shell)")
 	}
 	sc := bufio.NewScanner(br)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)

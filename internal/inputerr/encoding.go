@@ -1,6 +1,10 @@
 package inputerr
 
-import "fmt"
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+)
 
 // EncodingError is a read of a text input whose first bytes show it was
 // saved as UTF-16 or UTF-32, not the UTF-8 that nsys and the program write
@@ -64,4 +68,19 @@ func TextEncoding(head []byte) *EncodingError {
 func NotUTF8(path string, e *EncodingError, remake string) *Error {
 	return &Error{Path: path, Problem: e.Error() + ", which nsys and the program write: saved again by an editor or a PowerShell > redirect?",
 		Hint: "save it as UTF-8 (iconv -f " + e.Encoding + " -t UTF-8 FILE > NEW), or " + remake}
+}
+
+// StartText reads the start of a text input through br: the encoding of
+// one saved as UTF-16 or UTF-32 (TextEncoding of its first bytes), not
+// to be read on; else nil, a leading UTF-8 byte-order mark (an editor's)
+// skipped, which is no part of the first line.
+func StartText(br *bufio.Reader) *EncodingError {
+	head, _ := br.Peek(64)
+	if e := TextEncoding(head); e != nil {
+		return e
+	}
+	if bytes.HasPrefix(head, []byte("\xEF\xBB\xBF")) {
+		_, _ = br.Discard(3)
+	}
+	return nil
 }

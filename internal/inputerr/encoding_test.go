@@ -1,6 +1,8 @@
 package inputerr
 
 import (
+	"bufio"
+	"io"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -54,5 +56,31 @@ func TestTextEncoding(t *testing.T) {
 	e := NotUTF8("x.csv", &EncodingError{Encoding: "UTF-16LE", BOM: true}, "make the report again")
 	if s := e.Error(); !strings.HasPrefix(s, "x.csv: the file is UTF-16LE text (with a byte-order mark), not UTF-8") || !strings.Contains(s, "iconv -f UTF-16LE -t UTF-8") {
 		t.Errorf("error: %s", s)
+	}
+}
+
+// StartText refuses a UTF-16 start, skips a UTF-8 byte-order mark, and
+// leaves plain UTF-8 as it is.
+func TestStartText(t *testing.T) {
+	for _, c := range []struct {
+		name, in, rest, enc string
+	}{
+		{"utf-8", "Time,Name\n", "Time,Name\n", ""},
+		{"utf-8 with a mark", "\xEF\xBB\xBFTime,Name\n", "Time,Name\n", ""},
+		{"utf-16le with a mark", "\xFF\xFET\x00i\x00", "", "UTF-16LE"},
+		{"short", "T", "T", ""},
+	} {
+		br := bufio.NewReader(strings.NewReader(c.in))
+		e := StartText(br)
+		if c.enc != "" {
+			if e == nil || e.Encoding != c.enc {
+				t.Errorf("%s: %v, want %s", c.name, e, c.enc)
+			}
+			continue
+		}
+		rest, _ := io.ReadAll(br)
+		if e != nil || string(rest) != c.rest {
+			t.Errorf("%s: %v, rest %q, want %q", c.name, e, rest, c.rest)
+		}
 	}
 }
