@@ -275,14 +275,11 @@ func notAFolder(in string) error {
 }
 
 func existsError(out string) error {
-	if st, err := os.Lstat(out); err == nil && st.Mode()&os.ModeSymlink != 0 {
-		if _, err := os.Stat(out); errors.Is(err, os.ErrNotExist) {
-			// A link to nothing reads as no file, but it is one: --force
-			// replaces the link, and writes nothing where it points.
-			target, _ := os.Readlink(out)
-			return &inputerr.Error{Path: out, Problem: fmt.Sprintf("the output is a link to %s, which does not exist", ctlchar.Escape(target)),
-				Hint: "remove the link, choose another name, or use --force to replace the link itself, writing nothing where it points"}
-		}
+	if target, ok := regular.DanglingLink(out); ok {
+		// A link to nothing reads as no file, but it is one: --force
+		// replaces the link, and writes nothing where it points.
+		return &inputerr.Error{Path: out, Problem: fmt.Sprintf("the output is a link to %s, which does not exist", ctlchar.Escape(target)),
+			Hint: "remove the link, choose another name, or use --force to replace the link itself, writing nothing where it points"}
 	}
 	return &inputerr.Error{Path: out, Problem: "the output file already exists",
 		Hint: "choose another name, or use --force to replace it"}

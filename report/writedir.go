@@ -342,15 +342,11 @@ func checkOutputDir(dir, parent string, list []string, overwrite bool) (bool, er
 // could not be made through it.
 func danglingLink(dir string) error {
 	for d := filepath.Clean(dir); d != filepath.Dir(d); d = filepath.Dir(d) {
-		st, err := os.Lstat(d)
-		if err != nil {
+		if _, err := os.Lstat(d); err != nil {
 			continue
 		}
-		if st.Mode()&fs.ModeSymlink != 0 {
-			if _, err := os.Stat(d); errors.Is(err, fs.ErrNotExist) {
-				target, _ := os.Readlink(d)
-				return fmt.Errorf("%s is a link to %s, which does not exist: create that folder first, remove the link, or give another folder for the reports", d, ctlchar.Escape(target))
-			}
+		if target, ok := regular.DanglingLink(d); ok {
+			return fmt.Errorf("%s is a link to %s, which does not exist: create that folder first, remove the link, or give another folder for the reports", d, ctlchar.Escape(target))
 		}
 		return nil
 	}

@@ -21,6 +21,7 @@ import (
 	_ "github.com/mattn/go-sqlite3" // SQLite driver for compaction
 
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+	"github.com/nsyscheck/nsyscheck/internal/regular"
 	"github.com/nsyscheck/nsyscheck/kernels"
 	"github.com/nsyscheck/nsyscheck/runinfo"
 )
@@ -120,6 +121,15 @@ func (e *ProgramError) Error() string {
 	return fmt.Sprintf("%s (exit status %d): %s", what, e.ExitCode, e.Message)
 }
 
+// LinkToNothing refuses a run folder that is a symbolic link to nothing:
+// a run makes its folder new and never writes through a link.
+func LinkToNothing(dir string) error {
+	if target, ok := regular.DanglingLink(dir); ok {
+		return fmt.Errorf("run folder %s is a link to %s, which does not exist; nsyscheck makes a new folder and never writes through a link: remove the link, or pass another --out", dir, target)
+	}
+	return nil
+}
+
 // New creates the run folder and its run.json (status "running") and an
 // INCOMPLETE marker that only a finished run removes. It never reuses an
 // existing folder.
@@ -142,10 +152,8 @@ func New(opts Options, version string) (*Run, error) {
 	}
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		if errors.Is(err, os.ErrExist) {
-			if target, lerr := os.Readlink(dir); lerr == nil {
-				if _, serr := os.Stat(dir); errors.Is(serr, os.ErrNotExist) {
-					return nil, fmt.Errorf("run folder %s is a link to %s, which does not exist; nsyscheck makes a new folder and never writes through a link: remove the link, or pass another --out", dir, target)
-				}
+			if err := LinkToNothing(dir); err != nil {
+				return nil, err
 			}
 			return nil, fmt.Errorf("run folder %s already exists; nsyscheck never overwrites a run: pass another --out", dir)
 		}

@@ -274,8 +274,8 @@ func runAll(ctx context.Context, opts *runOptions, ropts runner.Options, gpus []
 	}
 	if _, err := os.Stat(parent); err == nil {
 		return &statusError{code: exitError, err: fmt.Errorf("run folder %s already exists; nsyscheck never overwrites a run: pass another --out", parent)}
-	} else if target, lerr := os.Readlink(parent); lerr == nil {
-		return &statusError{code: exitError, err: fmt.Errorf("run folder %s is a link to %s, which does not exist; nsyscheck makes a new folder and never writes through a link: remove the link, or pass another --out", parent, target)}
+	} else if err := runner.LinkToNothing(parent); err != nil {
+		return &statusError{code: exitError, err: err}
 	}
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return &statusError{code: exitError, err: fmt.Errorf("create the run folder %s: %w", parent, err)}

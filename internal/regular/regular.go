@@ -5,6 +5,7 @@
 package regular
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -124,4 +125,19 @@ func ReadAll(r io.Reader, path string, max int64) ([]byte, error) {
 		return nil, &TooLargeError{Path: path, Max: max}
 	}
 	return data, nil
+}
+
+// DanglingLink reports whether path is a symbolic link to nothing, and
+// where it points: it reads as no file, yet a file cannot be made there
+// (or is made in place of the link), nor a folder through it.
+func DanglingLink(path string) (target string, ok bool) {
+	st, err := os.Lstat(path)
+	if err != nil || st.Mode()&fs.ModeSymlink == 0 {
+		return "", false
+	}
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		return "", false
+	}
+	target, _ = os.Readlink(path)
+	return target, true
 }

@@ -57,3 +57,28 @@ func TestRefusesAtOnce(t *testing.T) {
 		t.Errorf("a missing file: %v, want ErrNotExist", err)
 	}
 }
+
+// DanglingLink tells a link to nothing from a link to a file, a file and
+// a path that is not there.
+func TestDanglingLink(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dangling, live := filepath.Join(dir, "dangling"), filepath.Join(dir, "live")
+	if err := os.Symlink(filepath.Join(dir, "gone"), dangling); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(file, live); err != nil {
+		t.Fatal(err)
+	}
+	if target, ok := DanglingLink(dangling); !ok || target != filepath.Join(dir, "gone") {
+		t.Errorf("a link to nothing: %q, %v", target, ok)
+	}
+	for _, p := range []string{live, file, filepath.Join(dir, "none")} {
+		if _, ok := DanglingLink(p); ok {
+			t.Errorf("%s read as a link to nothing", p)
+		}
+	}
+}
