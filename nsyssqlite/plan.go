@@ -224,20 +224,12 @@ func (r *reader) checkStreams(tc tableChecks) (owners, err error) {
 // or not) leave whose stream it is and how it orders its work unclear.
 // One GROUP BY over the list, a row a stream.
 func (r *reader) streamsOnce(queryRow func(string, ...any) *sql.Row, table string, listCols map[string]bool) error {
-	key := []string{q(nsysdb.ColStreamID)}
-	for _, c := range []string{nsysdb.ColProcessID, nsysdb.ColHwID, nsysdb.ColVMID} {
-		if listCols[c] {
-			key = append(key, q(c))
-		}
-	}
-	var stream, first, second int64
-	err := queryRow(`SELECT `+q(nsysdb.ColStreamID)+`, min(rowid), max(rowid) FROM `+q(table)+` WHERE `+q(nsysdb.ColStreamID)+
-		` IS NOT NULL GROUP BY `+strings.Join(key, `, `)+` HAVING count(*) > 1 ORDER BY min(rowid) LIMIT 1`).Scan(&stream, &first, &second)
+	stream, first, second, found, err := listedTwice(queryRow, table, nsysdb.ColStreamID, listCols)
 	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return nil
 	case err != nil:
 		return r.tableErrorOn(queryRow, table, err)
+	case !found:
+		return nil
 	}
 	describe := func(rowid int64) string {
 		sel := []string{`ifnull(` + q(nsysdb.ColProcessID) + `, -1)`, `-1`, `-1`}
@@ -269,15 +261,41 @@ func (r *reader) streamsOnce(queryRow func(string, ...any) *sql.Row, table strin
 		}
 		return out
 	}
-	of := ""
-	var pid int64
-	if listCols[nsysdb.ColProcessID] && queryRow(`SELECT `+q(nsysdb.ColProcessID)+` FROM `+q(table)+` WHERE rowid = ?`, first).Scan(&pid) == nil {
-		of = fmt.Sprintf(" of process %d", pid)
-	}
+	of := processOfRow(queryRow, table, listCols, first)
 	return &inputerr.Error{Path: r.path, Where: fmt.Sprintf("table %s, rowids %d and %d", table, first, second),
 		Problem: fmt.Sprintf("stream %d%s is listed twice (%s; %s), where nsys lists each stream once: whose stream it is and how it orders its work are unclear",
 			stream, of, describe(first), describe(second)),
 		Hint: "the export is damaged or was edited; " + nsysdb.ExportHint}
+}
+
+// listedTwice finds the first id (of column idCol) that a list of nsys's
+// (TARGET_INFO_CUDA_STREAM, TARGET_INFO_CUDA_CONTEXT_INFO) holds on two
+// rows for one process and host, as far as the list has those columns
+// (listCols): the id and the first and last of its rows, and found; not
+// found where none is. One GROUP BY over the list.
+func listedTwice(queryRow func(string, ...any) *sql.Row, table, idCol string, listCols map[string]bool) (id, first, second int64, found bool, err error) {
+	key := []string{q(idCol)}
+	for _, c := range []string{nsysdb.ColProcessID, nsysdb.ColHwID, nsysdb.ColVMID} {
+		if listCols[c] {
+			key = append(key, q(c))
+		}
+	}
+	err = queryRow(`SELECT `+q(idCol)+`, min(rowid), max(rowid) FROM `+q(table)+` WHERE `+q(idCol)+
+		` IS NOT NULL GROUP BY `+strings.Join(key, `, `)+` HAVING count(*) > 1 ORDER BY min(rowid) LIMIT 1`).Scan(&id, &first, &second)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, 0, 0, false, nil
+	}
+	return id, first, second, err == nil, err
+}
+
+// processOfRow says whose a list's row is, " of process 22", where the
+// list names processes; "" otherwise.
+func processOfRow(queryRow func(string, ...any) *sql.Row, table string, listCols map[string]bool, rowid int64) string {
+	var pid int64
+	if listCols[nsysdb.ColProcessID] && queryRow(`SELECT `+q(nsysdb.ColProcessID)+` FROM `+q(table)+` WHERE rowid = ?`, rowid).Scan(&pid) == nil {
+		return fmt.Sprintf(" of process %d", pid)
+	}
+	return ""
 }
 
 // streamListed finds the first row of the stream list (table) that lists
@@ -429,31 +447,20 @@ func (r *reader) checkContexts(tc tableChecks) error {
 // context once, on its device, so two rows of one leave the device of its
 // work and its NULL stream unclear. One GROUP BY over the list.
 func (r *reader) contextsOnce(queryRow func(string, ...any) *sql.Row, table string, listCols map[string]bool) error {
-	key := []string{q(nsysdb.ColContextID)}
-	for _, c := range []string{nsysdb.ColProcessID, nsysdb.ColHwID, nsysdb.ColVMID} {
-		if listCols[c] {
-			key = append(key, q(c))
-		}
-	}
-	var context, first, second, dev1, dev2 int64
-	err := queryRow(`SELECT `+q(nsysdb.ColContextID)+`, min(rowid), max(rowid) FROM `+q(table)+` WHERE `+q(nsysdb.ColContextID)+
-		` IS NOT NULL GROUP BY `+strings.Join(key, `, `)+` HAVING count(*) > 1 ORDER BY min(rowid) LIMIT 1`).Scan(&context, &first, &second)
+	context, first, second, found, err := listedTwice(queryRow, table, nsysdb.ColContextID, listCols)
 	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return nil
 	case err != nil:
 		return r.tableErrorOn(queryRow, table, err)
+	case !found:
+		return nil
 	}
+	var dev1, dev2 int64
 	on := ""
 	dq := `SELECT ifnull(` + q(nsysdb.ColDeviceID) + `, -1) FROM ` + q(table) + ` WHERE rowid = ?`
 	if queryRow(dq, first).Scan(&dev1) == nil && queryRow(dq, second).Scan(&dev2) == nil {
 		on = fmt.Sprintf(" (on device %d, and on device %d)", dev1, dev2)
 	}
-	of := ""
-	var pid int64
-	if listCols[nsysdb.ColProcessID] && queryRow(`SELECT `+q(nsysdb.ColProcessID)+` FROM `+q(table)+` WHERE rowid = ?`, first).Scan(&pid) == nil {
-		of = fmt.Sprintf(" of process %d", pid)
-	}
+	of := processOfRow(queryRow, table, listCols, first)
 	return &inputerr.Error{Path: r.path, Where: fmt.Sprintf("table %s, rowids %d and %d", table, first, second),
 		Problem: fmt.Sprintf("context %d%s is listed twice%s, where nsys lists each context once: the device of its work and its NULL stream are unclear", context, of, on),
 		Hint:    "the export is damaged or was edited; " + nsysdb.ExportHint}
