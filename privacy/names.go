@@ -112,7 +112,7 @@ func (s *scrubber) tableSQL() error {
 		return err
 	}
 	var version int64
-	edited := false
+	var edited []string // the tables whose SQL was redacted
 	for _, o := range objs {
 		if o.typ != "table" || !o.ddl.Valid {
 			continue
@@ -125,20 +125,20 @@ func (s *scrubber) tableSQL() error {
 		for _, v := range secretValues(secs) {
 			ddl = strings.ReplaceAll(ddl, v, Redacted)
 		}
-		if !edited {
+		if len(edited) == 0 {
 			if err := s.tx.QueryRow(`PRAGMA schema_version`).Scan(&version); err != nil {
 				return err
 			}
 			if _, err := s.tx.Exec(`PRAGMA writable_schema = ON`); err != nil {
 				return fmt.Errorf("redact a credential in the SQL of table %s: %w", MaskSecrets(o.name), err)
 			}
-			edited = true
 		}
 		if _, err := s.tx.Exec(`UPDATE sqlite_schema SET sql = ? WHERE type = 'table' AND name = ?`, ddl, o.name); err != nil {
 			return fmt.Errorf("redact a credential in the SQL of table %s: %w", MaskSecrets(o.name), err)
 		}
+		edited = append(edited, o.name)
 	}
-	if !edited {
+	if len(edited) == 0 {
 		return nil
 	}
 	// A new schema version makes SQLite read the edited SQL again.
@@ -148,13 +148,10 @@ func (s *scrubber) tableSQL() error {
 	if _, err := s.tx.Exec(`PRAGMA writable_schema = OFF`); err != nil {
 		return err
 	}
-	for _, o := range objs {
-		if o.typ != "table" || len(FindSecrets(o.ddl.String)) == 0 {
-			continue
-		}
-		if _, err := s.tx.Exec(`SELECT * FROM ` + nsysdb.QuoteIdent(o.name) + ` LIMIT 0`); err != nil {
+	for _, name := range edited {
+		if _, err := s.tx.Exec(`SELECT * FROM ` + nsysdb.QuoteIdent(name) + ` LIMIT 0`); err != nil {
 			return fmt.Errorf("table %s: its SQL holds a credential, and the SQL no longer parses once it is redacted: drop the table (sqlite3 FILE 'DROP TABLE %s'), which no Nsight Systems export has, and scrub again",
-				MaskSecrets(o.name), nsysdb.QuoteIdent(MaskSecrets(o.name)))
+				MaskSecrets(name), nsysdb.QuoteIdent(MaskSecrets(name)))
 		}
 	}
 	return nil
