@@ -2,13 +2,12 @@ package capture
 
 import (
 	"database/sql"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/nsyscheck/nsyscheck/internal/fixture"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
@@ -73,21 +72,7 @@ func TestCSVRangesOfOneNameInTwoDomains(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		text := string(b)
-		switch {
-		case strings.HasSuffix(e.Name(), "_nvtx_pushpop_trace.csv"):
-			var out []string
-			for _, l := range strings.Split(text, "\n") {
-				out = append(out, l)
-				if f := strings.Split(l, ","); len(f) > 7 && f[5] == ":step" {
-					s, _ := strconv.ParseInt(f[0], 10, 64)
-					out = append(out, fmt.Sprintf("%d,%d,1000,0,1000,lib:step,%s,%s,2,0,,,,lib:step", s, s+1000, f[6], f[7]))
-				}
-			}
-			text = strings.Join(out, "\n")
-		case strings.HasSuffix(e.Name(), "_nvtx_sum.csv"):
-			text = strings.TrimRight(text, "\n") + "\n0.0,67000,67,1000.0,1000.0,1000,1000,0.0,PushPop,lib:step\n"
-		}
+		text := fixture.LibrarySteps(e.Name(), string(b))
 		if err := os.WriteFile(filepath.Join(dir, e.Name()), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -2,14 +2,14 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nsyscheck/nsyscheck/internal/fixture"
 )
 
 // shareCases: audits read back whose shares no audit makes, and other
@@ -100,22 +100,9 @@ func shareCases() []badCase {
 			make: func(t *testing.T, dir string) []string {
 				const src = "../../testdata/captures/train-pageable/"
 				for _, name := range []string{"cuda_api_sum", "cuda_api_trace", "cuda_gpu_mem_size_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_trace", "cuda_memcpy_async", "nvtx_pushpop_trace", "nvtx_sum"} {
-					text := string(readFile(t, src+"train-pageable_"+name+".csv"))
-					switch name {
-					case "nvtx_pushpop_trace":
-						var out []string
-						for _, l := range strings.Split(text, "\n") {
-							out = append(out, l)
-							if f := strings.Split(l, ","); len(f) > 7 && f[5] == ":step" {
-								s, _ := strconv.ParseInt(f[0], 10, 64)
-								out = append(out, fmt.Sprintf("%d,%d,1000,0,1000,lib:step,%s,%s,2,0,,,,lib:step", s, s+1000, f[6], f[7]))
-							}
-						}
-						text = strings.Join(out, "\n")
-					case "nvtx_sum":
-						text = strings.TrimRight(text, "\n") + "\n0.0,67000,67,1000.0,1000.0,1000,1000,0.0,PushPop,lib:step\n"
-					}
-					writeFile(t, filepath.Join(dir, "train-pageable_"+name+".csv"), []byte(text))
+					file := "train-pageable_" + name + ".csv"
+					text := fixture.LibrarySteps(file, string(readFile(t, src+file)))
+					writeFile(t, filepath.Join(dir, file), []byte(text))
 				}
 				return []string{dir, "--nvidia-rule", "off"}
 			},
