@@ -13,6 +13,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/limits"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+	"github.com/nsyscheck/nsyscheck/internal/strcache"
 	"github.com/nsyscheck/nsyscheck/records"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
@@ -115,9 +116,8 @@ type crossCheck struct {
 	// lastThread, lastStream and lastKernels are the spans last added to,
 	// with their keys: records come in runs of one thread and one stream.
 	lastThread lastSpans[[2]int64]
-	// lastName is what the last call's name is, as call asks: calls come
-	// in runs of one name.
-	lastName    callKinds
+	// kinds is what each API name is, as call asks (kindsOf).
+	kinds       strcache.Cache[callKinds]
 	lastStream  lastSpans[streamKey]
 	lastKernels lastSpans[streamKey]
 	// syncCalls and recordCalls are the synchronising calls and the event
@@ -371,7 +371,7 @@ func (x *crossCheck) call(c *records.Call) {
 		x.fail(callWhere(c.Row, c.Name, c.Corr), fmt.Sprintf("another API call of process %d has the same correlation id, where each call has its own: the trace holds a call twice, or two traces were joined", c.PID))
 	}
 	x.lastThread.of(x.threads, [2]int64{c.PID, c.TID}).add(c.Start, c.End)
-	k := x.lastName.of(c.Name)
+	k := x.kindsOf(c.Name)
 	if !x.joined && k.copy {
 		x.copyCalls = append(x.copyCalls, callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, result: c.Result, name: x.names.id(c.Name)})
 		x.sortedCC = false
@@ -403,22 +403,21 @@ func (x *crossCheck) call(c *records.Call) {
 }
 
 // callKinds is what one API name is, among the kinds crossCheck.call
-// tells apart, kept for the name it was last asked of.
+// tells apart.
 type callKinds struct {
-	name                              string
-	known                             bool
 	copy, sync, record, graph, launch bool
 }
 
-// of returns what name is, looking it up only where it is not the name
-// asked of last.
-func (k *callKinds) of(name string) *callKinds {
-	if k.known && name == k.name {
+// kindsOf returns what name is, looked up once for each name the cache
+// holds.
+func (x *crossCheck) kindsOf(name string) callKinds {
+	if k, ok := x.kinds.Get(name); ok {
 		return k
 	}
 	_, sync := nsysdb.SyncKindOfCall(name)
-	*k = callKinds{name: name, known: true, copy: nsysdb.IsCopyAPI(name), sync: sync,
+	k := callKinds{copy: nsysdb.IsCopyAPI(name), sync: sync,
 		record: nsysdb.IsEventRecordAPI(name), graph: nsysdb.IsGraphLaunch(name), launch: nsysdb.IsLaunchAPI(name)}
+	x.kinds.Put(name, k)
 	return k
 }
 
