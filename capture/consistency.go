@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nsyscheck/nsyscheck/internal/chunked"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/limits"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
@@ -93,22 +94,19 @@ type crossCheck struct {
 	syncs     corrSet                 // the synchronisations' calls' (one record each)
 	ranges    map[rangeKey][][2]int64 // NVTX push/pop ranges by thread and domain: start, end (open: never)
 	threads   map[[2]int64]*spans
-	copyCalls []callStart // the copy calls read, for copies that come without theirs
-	names     callNames   // the names of the calls kept
+	copyCalls callList  // the copy calls read, for copies that come without theirs
+	names     callNames // the names of the calls kept
 	// launchCalls are the calls read that launch kernels (nsysdb.IsLaunchAPI), for
-	// the kernels, which come without theirs; sortedLC says they are in
-	// (pid, corr) order.
-	launchCalls []callStart
-	sortedLC    bool
+	// the kernels, which come without theirs.
+	launchCalls callList
 	// launchPID is the one process of the launch calls, -1 once they are
 	// of more than one: a report's kernels that name no process (a CSV
 	// cuda_gpu_trace) are then that process's.
 	launchPID int64
 	// joined: the reader joins each copy to its copy call (JoinCalls), so
 	// copyCalls is not kept: a copy without a call has none among the calls.
-	joined   bool
-	sortedCC bool
-	streams  map[streamKey]*spans
+	joined  bool
+	streams map[streamKey]*spans
 	// kernelStreams are the kernels' spans by stream (graph nodes too),
 	// for the synchronisations that waited for them; kernels may overlap
 	// on a stream, so they are not checked against each other.
@@ -121,12 +119,10 @@ type crossCheck struct {
 	lastStream  lastSpans[streamKey]
 	lastKernels lastSpans[streamKey]
 	// syncCalls and recordCalls are the synchronising calls and the event
-	// recording calls read, by (pid, corr) once sorted (sortedSC,
-	// sortedRC): a synchronisation record lies within its call, and an
-	// event recording stands for the work its stream began before its
-	// call.
-	syncCalls, recordCalls []callStart
-	sortedSC, sortedRC     bool
+	// recording calls read: a synchronisation record lies within its
+	// call, and an event recording stands for the work its stream began
+	// before its call.
+	syncCalls, recordCalls callList
 	events, graphs         corrSet // the event recordings' calls', the graph launches'
 	// graphTrace is nsys's --cuda-graph-trace level (records.Tracing);
 	// graphLaunches counts the graph launch calls that succeeded and
@@ -373,18 +369,15 @@ func (x *crossCheck) call(c *records.Call) {
 	x.lastThread.of(x.threads, [2]int64{c.PID, c.TID}).add(c.Start, c.End)
 	k := x.kindsOf(c.Name)
 	if !x.joined && k.copy {
-		x.copyCalls = append(x.copyCalls, callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, result: c.Result, name: x.names.id(c.Name)})
-		x.sortedCC = false
+		x.copyCalls.add(callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, result: c.Result, name: x.names.id(c.Name)})
 	}
 	if c.Corr != 0 {
 		name := c.Name // the readers strip its _vNNNN suffix
 		if k.sync {
-			x.syncCalls = append(x.syncCalls, callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, name: x.names.id(name)})
-			x.sortedSC = false
+			x.syncCalls.add(callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, name: x.names.id(name)})
 		}
 		if k.record {
-			x.recordCalls = append(x.recordCalls, callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, name: x.names.id(name)})
-			x.sortedRC = false
+			x.recordCalls.add(callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, name: x.names.id(name)})
 		}
 	}
 	if c.Result == 0 && k.graph {
@@ -392,13 +385,12 @@ func (x *crossCheck) call(c *records.Call) {
 	}
 	if c.Corr != 0 && k.launch {
 		switch {
-		case len(x.launchCalls) == 0:
+		case x.launchCalls.len() == 0:
 			x.launchPID = c.PID
 		case x.launchPID != c.PID:
 			x.launchPID = -1
 		}
-		x.launchCalls = append(x.launchCalls, callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, result: c.Result, name: x.names.id(c.Name)})
-		x.sortedLC = false
+		x.launchCalls.add(callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, result: c.Result, name: x.names.id(c.Name)})
 	}
 }
 
@@ -424,7 +416,7 @@ func (x *crossCheck) kindsOf(name string) callKinds {
 // callOf finds the copy call read with the operation's process and
 // correlation id, nil when none was read.
 func (x *crossCheck) callOf(o *records.Op) *callStart {
-	return findCall(x.copyCalls, &x.sortedCC, o)
+	return x.copyCalls.find(o.PID, o.Corr)
 }
 
 // launchOf finds the launch call read with the kernel's process and
@@ -433,31 +425,51 @@ func (x *crossCheck) launchOf(o *records.Op) *callStart {
 	if o.PID == 0 && x.launchPID > 0 {
 		k := *o
 		k.PID = x.launchPID
-		return findCall(x.launchCalls, &x.sortedLC, &k)
+		return x.launchCalls.find(k.PID, k.Corr)
 	}
-	return findCall(x.launchCalls, &x.sortedLC, o)
+	return x.launchCalls.find(o.PID, o.Corr)
 }
 
-// findCall finds the call of calls with the operation's process and
-// correlation id, sorting them by (pid, corr) first where sorted says
-// they are not.
-func findCall(calls []callStart, sorted *bool, o *records.Op) *callStart {
-	if o.Corr == 0 || len(calls) == 0 {
+// callList is a list of calls kept to be found by process and
+// correlation id: read into a chunked list, which never moves what it
+// holds as it grows, and moved into one slice sorted by (pid, corr) when
+// first searched (again once more came).
+type callList struct {
+	read   chunked.List[callStart]
+	calls  []callStart
+	sorted bool
+}
+
+// add keeps c.
+func (l *callList) add(c callStart) {
+	l.read.Add(c)
+	l.sorted = false
+}
+
+// len is how many calls the list holds.
+func (l *callList) len() int { return len(l.calls) + l.read.Len() }
+
+// find returns the call of process pid with correlation id corr, nil
+// when none was kept (or corr is 0).
+func (l *callList) find(pid, corr int64) *callStart {
+	if corr == 0 || l.len() == 0 {
 		return nil
 	}
-	if !*sorted {
+	if !l.sorted {
+		l.calls = l.read.AppendTo(l.calls)
 		// The calls come in the order of their correlation ids, which
 		// count up in each process: most lists need no sort.
-		if !slices.IsSortedFunc(calls, byProcessAndCorr) {
-			slices.SortFunc(calls, byProcessAndCorr)
+		if !slices.IsSortedFunc(l.calls, byProcessAndCorr) {
+			slices.SortFunc(l.calls, byProcessAndCorr)
 		}
-		*sorted = true
+		l.sorted = true
 	}
+	calls := l.calls
 	i := sort.Search(len(calls), func(i int) bool {
 		c := calls[i]
-		return c.pid > o.PID || c.pid == o.PID && c.corr >= o.Corr
+		return c.pid > pid || c.pid == pid && c.corr >= corr
 	})
-	if i < len(calls) && calls[i].pid == o.PID && calls[i].corr == o.Corr {
+	if i < len(calls) && calls[i].pid == pid && calls[i].corr == corr {
 		return &calls[i]
 	}
 	return nil
@@ -548,7 +560,7 @@ func (x *crossCheck) sync(s *records.Sync) {
 			"a second synchronisation record of the call with this correlation id, where a call synchronises once: the trace holds a record twice, or two traces were joined")
 		return
 	}
-	c := findCall(x.syncCalls, &x.sortedSC, &records.Op{PID: s.PID, Corr: s.Corr})
+	c := x.syncCalls.find(s.PID, s.Corr)
 	if c != nil && (s.Start < c.start-clockSkewNs || s.End > c.end+clockSkewNs) {
 		x.fail(fmt.Sprintf("%s synchronisation, correlation id %d of process %d", s.Kind, s.Corr, s.PID),
 			fmt.Sprintf("the record runs [%d, %d ns], outside the %s call that made it [%d, %d ns]: a call's wait lies within the call", s.Start, s.End, x.names.of(c.name), c.start, c.end))
@@ -695,7 +707,7 @@ func (x *crossCheck) event(e *records.EventRecord) {
 			"a second recording by the call with this correlation id, where a call records its event once: the trace holds a record twice, or two traces were joined")
 		return
 	}
-	if c := findCall(x.recordCalls, &x.sortedRC, &records.Op{PID: e.PID, Corr: e.Corr}); c != nil && e.Event != records.NoID {
+	if c := x.recordCalls.find(e.PID, e.Corr); c != nil && e.Event != records.NoID {
 		k := [2]int64{e.PID, e.Event}
 		x.recordings[k] = append(x.recordings[k], recordingAt{at: c.start, stream: streamKey{e.PID, e.Device, e.Stream}})
 		x.sortedRec = false
