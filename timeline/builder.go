@@ -337,12 +337,39 @@ func (b *Builder) Finish() (*Timeline, error) {
 	}
 	t := &Timeline{Names: b.names, Gaps: b.gaps}
 	b.sortThreads(t)
-	b.sortStreams(t)
-	if err := b.ctx.Err(); err != nil {
-		return nil, fmt.Errorf("building the timeline: %w", err)
+	// The hand-offs read the calls and their threads alone, which are
+	// sorted now and not changed again: they are found beside the
+	// streams' sort and the resolver, into assumptions of their own.
+	type found struct {
+		handoffs []Handoff
+		assumed  assumptions
+		err      error
 	}
-	r := newResolver(t, b)
-	if err := r.run(b.ctx); err != nil {
+	var handed chan found
+	if !b.opts.NoHandoffs {
+		handed = make(chan found, 1)
+		go func() {
+			var f found
+			f.handoffs, f.err = handoffs(b.ctx, t, &f.assumed)
+			handed <- f
+		}()
+	}
+	b.sortStreams(t)
+	err := b.ctx.Err()
+	if err != nil {
+		err = fmt.Errorf("building the timeline: %w", err)
+	} else {
+		err = newResolver(t, b).run(b.ctx)
+	}
+	if handed != nil {
+		f := <-handed
+		if err == nil {
+			err = f.err
+		}
+		t.Handoffs = f.handoffs
+		b.assumed.merge(&f.assumed)
+	}
+	if err != nil {
 		return nil, err
 	}
 	t.Assumptions = b.assumed.sorted()
