@@ -431,10 +431,22 @@ func (x *crossCheck) launchOf(o *records.Op) *callStart {
 }
 
 // callList is a list of calls kept to be found by process and
-// correlation id: read into a chunked list, which never moves what it
-// holds as it grows, and moved into one slice sorted by (pid, corr) when
-// first searched (again once more came).
+// correlation id, one list a process: each read into a chunked list, which
+// never moves what it holds as it grows, and moved into one slice in
+// correlation-id order when first searched (again once more came). A
+// process's calls come in the order of their correlation ids, which count
+// up in each process, so a list read in time order needs no sort, however
+// the processes' calls were interleaved.
 type callList struct {
+	procs []procCalls
+	at    map[int64]int // procs' index by process
+	last  int           // the index of the process added to last
+	n     int
+}
+
+// procCalls are one process's calls of a callList.
+type procCalls struct {
+	pid    int64
 	read   chunked.List[callStart]
 	calls  []callStart
 	sorted bool
@@ -442,43 +454,55 @@ type callList struct {
 
 // add keeps c.
 func (l *callList) add(c callStart) {
-	l.read.Add(c)
-	l.sorted = false
+	if l.n == 0 || l.procs[l.last].pid != c.pid {
+		k, ok := l.at[c.pid]
+		if !ok {
+			if l.at == nil {
+				l.at = map[int64]int{}
+			}
+			k = len(l.procs)
+			l.at[c.pid] = k
+			l.procs = append(l.procs, procCalls{pid: c.pid})
+		}
+		l.last = k
+	}
+	p := &l.procs[l.last]
+	p.read.Add(c)
+	p.sorted = false
+	l.n++
 }
 
 // len is how many calls the list holds.
-func (l *callList) len() int { return len(l.calls) + l.read.Len() }
+func (l *callList) len() int { return l.n }
 
 // find returns the call of process pid with correlation id corr, nil
 // when none was kept (or corr is 0).
 func (l *callList) find(pid, corr int64) *callStart {
-	if corr == 0 || l.len() == 0 {
+	if corr == 0 || l.n == 0 {
 		return nil
 	}
-	if !l.sorted {
-		l.calls = l.read.AppendTo(l.calls)
-		// The calls come in the order of their correlation ids, which
-		// count up in each process: most lists need no sort.
-		if !slices.IsSortedFunc(l.calls, byProcessAndCorr) {
-			slices.SortFunc(l.calls, byProcessAndCorr)
-		}
-		l.sorted = true
+	k, ok := l.at[pid]
+	if !ok {
+		return nil
 	}
-	calls := l.calls
-	i := sort.Search(len(calls), func(i int) bool {
-		c := calls[i]
-		return c.pid > pid || c.pid == pid && c.corr >= corr
-	})
-	if i < len(calls) && calls[i].pid == pid && calls[i].corr == corr {
+	p := &l.procs[k]
+	if !p.sorted {
+		p.calls = p.read.AppendTo(p.calls)
+		if !slices.IsSortedFunc(p.calls, byCorr) {
+			slices.SortFunc(p.calls, byCorr)
+		}
+		p.sorted = true
+	}
+	calls := p.calls
+	i := sort.Search(len(calls), func(i int) bool { return calls[i].corr >= corr })
+	if i < len(calls) && calls[i].corr == corr {
 		return &calls[i]
 	}
 	return nil
 }
 
-// byProcessAndCorr orders calls by process, then correlation id.
-func byProcessAndCorr(a, b callStart) int {
-	return cmp.Or(cmp.Compare(a.pid, b.pid), cmp.Compare(a.corr, b.corr))
-}
+// byCorr orders one process's calls by correlation id.
+func byCorr(a, b callStart) int { return cmp.Compare(a.corr, b.corr) }
 
 // op checks one GPU operation: its rate, that it started after its call,
 // a kernel's launch; it keeps a copy's span on its stream.
