@@ -216,20 +216,25 @@ type callStart struct {
 // callNames interns the names of the calls a crossCheck keeps: a trace
 // makes its calls under a few dozen names.
 type callNames struct {
-	ids   map[string]uint32
-	names []string
+	ids    map[string]uint32
+	names  []string
+	recent strcache.Cache[uint32] // names looked up lately, found without hashing
 }
 
 // id is name's index, added where new.
 func (n *callNames) id(name string) uint32 {
-	if i, ok := n.ids[name]; ok {
+	if i, ok := n.recent.Get(name); ok {
 		return i
 	}
-	if n.ids == nil {
-		n.ids = map[string]uint32{}
+	i, ok := n.ids[name]
+	if !ok {
+		if n.ids == nil {
+			n.ids = map[string]uint32{}
+		}
+		i = uint32(len(n.names))
+		n.ids[name], n.names = i, append(n.names, name)
 	}
-	i := uint32(len(n.names))
-	n.ids[name], n.names = i, append(n.names, name)
+	n.recent.Put(name, i)
 	return i
 }
 
