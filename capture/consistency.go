@@ -10,9 +10,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nsyscheck/nsyscheck/internal/chunked"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/internal/limits"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+	"github.com/nsyscheck/nsyscheck/internal/strcache"
 	"github.com/nsyscheck/nsyscheck/records"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
@@ -92,22 +94,19 @@ type crossCheck struct {
 	syncs     corrSet                 // the synchronisations' calls' (one record each)
 	ranges    map[rangeKey][][2]int64 // NVTX push/pop ranges by thread and domain: start, end (open: never)
 	threads   map[[2]int64]*spans
-	copyCalls []callStart // the copy calls read, for copies that come without theirs
-	names     callNames   // the names of the calls kept
+	copyCalls callList  // the copy calls read, for copies that come without theirs
+	names     callNames // the names of the calls kept
 	// launchCalls are the calls read that launch kernels (nsysdb.IsLaunchAPI), for
-	// the kernels, which come without theirs; sortedLC says they are in
-	// (pid, corr) order.
-	launchCalls []callStart
-	sortedLC    bool
+	// the kernels, which come without theirs.
+	launchCalls callList
 	// launchPID is the one process of the launch calls, -1 once they are
 	// of more than one: a report's kernels that name no process (a CSV
 	// cuda_gpu_trace) are then that process's.
 	launchPID int64
 	// joined: the reader joins each copy to its copy call (JoinCalls), so
 	// copyCalls is not kept: a copy without a call has none among the calls.
-	joined   bool
-	sortedCC bool
-	streams  map[streamKey]*spans
+	joined  bool
+	streams map[streamKey]*spans
 	// kernelStreams are the kernels' spans by stream (graph nodes too),
 	// for the synchronisations that waited for them; kernels may overlap
 	// on a stream, so they are not checked against each other.
@@ -115,18 +114,15 @@ type crossCheck struct {
 	// lastThread, lastStream and lastKernels are the spans last added to,
 	// with their keys: records come in runs of one thread and one stream.
 	lastThread lastSpans[[2]int64]
-	// lastName is what the last call's name is, as call asks: calls come
-	// in runs of one name.
-	lastName    callKinds
+	// kinds is what each API name is, as call asks (kindsOf).
+	kinds       strcache.Cache[callKinds]
 	lastStream  lastSpans[streamKey]
 	lastKernels lastSpans[streamKey]
 	// syncCalls and recordCalls are the synchronising calls and the event
-	// recording calls read, by (pid, corr) once sorted (sortedSC,
-	// sortedRC): a synchronisation record lies within its call, and an
-	// event recording stands for the work its stream began before its
-	// call.
-	syncCalls, recordCalls []callStart
-	sortedSC, sortedRC     bool
+	// recording calls read: a synchronisation record lies within its
+	// call, and an event recording stands for the work its stream began
+	// before its call.
+	syncCalls, recordCalls callList
 	events, graphs         corrSet // the event recordings' calls', the graph launches'
 	// graphTrace is nsys's --cuda-graph-trace level (records.Tracing);
 	// graphLaunches counts the graph launch calls that succeeded and
@@ -220,20 +216,25 @@ type callStart struct {
 // callNames interns the names of the calls a crossCheck keeps: a trace
 // makes its calls under a few dozen names.
 type callNames struct {
-	ids   map[string]uint32
-	names []string
+	ids    map[string]uint32
+	names  []string
+	recent strcache.Cache[uint32] // names looked up lately, found without hashing
 }
 
 // id is name's index, added where new.
 func (n *callNames) id(name string) uint32 {
-	if i, ok := n.ids[name]; ok {
+	if i, ok := n.recent.Get(name); ok {
 		return i
 	}
-	if n.ids == nil {
-		n.ids = map[string]uint32{}
+	i, ok := n.ids[name]
+	if !ok {
+		if n.ids == nil {
+			n.ids = map[string]uint32{}
+		}
+		i = uint32(len(n.names))
+		n.ids[name], n.names = i, append(n.names, name)
 	}
-	i := uint32(len(n.names))
-	n.ids[name], n.names = i, append(n.names, name)
+	n.recent.Put(name, i)
 	return i
 }
 
@@ -371,20 +372,17 @@ func (x *crossCheck) call(c *records.Call) {
 		x.fail(callWhere(c.Row, c.Name, c.Corr), fmt.Sprintf("another API call of process %d has the same correlation id, where each call has its own: the trace holds a call twice, or two traces were joined", c.PID))
 	}
 	x.lastThread.of(x.threads, [2]int64{c.PID, c.TID}).add(c.Start, c.End)
-	k := x.lastName.of(c.Name)
+	k := x.kindsOf(c.Name)
 	if !x.joined && k.copy {
-		x.copyCalls = append(x.copyCalls, callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, result: c.Result, name: x.names.id(c.Name)})
-		x.sortedCC = false
+		x.copyCalls.add(callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, result: c.Result, name: x.names.id(c.Name)})
 	}
 	if c.Corr != 0 {
 		name := c.Name // the readers strip its _vNNNN suffix
 		if k.sync {
-			x.syncCalls = append(x.syncCalls, callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, name: x.names.id(name)})
-			x.sortedSC = false
+			x.syncCalls.add(callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, name: x.names.id(name)})
 		}
 		if k.record {
-			x.recordCalls = append(x.recordCalls, callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, name: x.names.id(name)})
-			x.sortedRC = false
+			x.recordCalls.add(callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, name: x.names.id(name)})
 		}
 	}
 	if c.Result == 0 && k.graph {
@@ -392,40 +390,38 @@ func (x *crossCheck) call(c *records.Call) {
 	}
 	if c.Corr != 0 && k.launch {
 		switch {
-		case len(x.launchCalls) == 0:
+		case x.launchCalls.len() == 0:
 			x.launchPID = c.PID
 		case x.launchPID != c.PID:
 			x.launchPID = -1
 		}
-		x.launchCalls = append(x.launchCalls, callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, result: c.Result, name: x.names.id(c.Name)})
-		x.sortedLC = false
+		x.launchCalls.add(callStart{pid: c.PID, corr: c.Corr, start: c.Start, end: c.End, result: c.Result, name: x.names.id(c.Name)})
 	}
 }
 
 // callKinds is what one API name is, among the kinds crossCheck.call
-// tells apart, kept for the name it was last asked of.
+// tells apart.
 type callKinds struct {
-	name                              string
-	known                             bool
 	copy, sync, record, graph, launch bool
 }
 
-// of returns what name is, looking it up only where it is not the name
-// asked of last.
-func (k *callKinds) of(name string) *callKinds {
-	if k.known && name == k.name {
+// kindsOf returns what name is, looked up once for each name the cache
+// holds.
+func (x *crossCheck) kindsOf(name string) callKinds {
+	if k, ok := x.kinds.Get(name); ok {
 		return k
 	}
 	_, sync := nsysdb.SyncKindOfCall(name)
-	*k = callKinds{name: name, known: true, copy: nsysdb.IsCopyAPI(name), sync: sync,
+	k := callKinds{copy: nsysdb.IsCopyAPI(name), sync: sync,
 		record: nsysdb.IsEventRecordAPI(name), graph: nsysdb.IsGraphLaunch(name), launch: nsysdb.IsLaunchAPI(name)}
+	x.kinds.Put(name, k)
 	return k
 }
 
 // callOf finds the copy call read with the operation's process and
 // correlation id, nil when none was read.
 func (x *crossCheck) callOf(o *records.Op) *callStart {
-	return findCall(x.copyCalls, &x.sortedCC, o)
+	return x.copyCalls.find(o.PID, o.Corr)
 }
 
 // launchOf finds the launch call read with the kernel's process and
@@ -434,40 +430,84 @@ func (x *crossCheck) launchOf(o *records.Op) *callStart {
 	if o.PID == 0 && x.launchPID > 0 {
 		k := *o
 		k.PID = x.launchPID
-		return findCall(x.launchCalls, &x.sortedLC, &k)
+		return x.launchCalls.find(k.PID, k.Corr)
 	}
-	return findCall(x.launchCalls, &x.sortedLC, o)
+	return x.launchCalls.find(o.PID, o.Corr)
 }
 
-// findCall finds the call of calls with the operation's process and
-// correlation id, sorting them by (pid, corr) first where sorted says
-// they are not.
-func findCall(calls []callStart, sorted *bool, o *records.Op) *callStart {
-	if o.Corr == 0 || len(calls) == 0 {
+// callList is a list of calls kept to be found by process and
+// correlation id, one list a process: each read into a chunked list, which
+// never moves what it holds as it grows, and moved into one slice in
+// correlation-id order when first searched (again once more came). A
+// process's calls come in the order of their correlation ids, which count
+// up in each process, so a list read in time order needs no sort, however
+// the processes' calls were interleaved.
+type callList struct {
+	procs []procCalls
+	at    map[int64]int // procs' index by process
+	last  int           // the index of the process added to last
+	n     int
+}
+
+// procCalls are one process's calls of a callList.
+type procCalls struct {
+	pid    int64
+	read   chunked.List[callStart]
+	calls  []callStart
+	sorted bool
+}
+
+// add keeps c.
+func (l *callList) add(c callStart) {
+	if l.n == 0 || l.procs[l.last].pid != c.pid {
+		k, ok := l.at[c.pid]
+		if !ok {
+			if l.at == nil {
+				l.at = map[int64]int{}
+			}
+			k = len(l.procs)
+			l.at[c.pid] = k
+			l.procs = append(l.procs, procCalls{pid: c.pid})
+		}
+		l.last = k
+	}
+	p := &l.procs[l.last]
+	p.read.Add(c)
+	p.sorted = false
+	l.n++
+}
+
+// len is how many calls the list holds.
+func (l *callList) len() int { return l.n }
+
+// find returns the call of process pid with correlation id corr, nil
+// when none was kept (or corr is 0).
+func (l *callList) find(pid, corr int64) *callStart {
+	if corr == 0 || l.n == 0 {
 		return nil
 	}
-	if !*sorted {
-		// The calls come in the order of their correlation ids, which
-		// count up in each process: most lists need no sort.
-		if !slices.IsSortedFunc(calls, byProcessAndCorr) {
-			slices.SortFunc(calls, byProcessAndCorr)
-		}
-		*sorted = true
+	k, ok := l.at[pid]
+	if !ok {
+		return nil
 	}
-	i := sort.Search(len(calls), func(i int) bool {
-		c := calls[i]
-		return c.pid > o.PID || c.pid == o.PID && c.corr >= o.Corr
-	})
-	if i < len(calls) && calls[i].pid == o.PID && calls[i].corr == o.Corr {
+	p := &l.procs[k]
+	if !p.sorted {
+		p.calls = p.read.AppendTo(p.calls)
+		if !slices.IsSortedFunc(p.calls, byCorr) {
+			slices.SortFunc(p.calls, byCorr)
+		}
+		p.sorted = true
+	}
+	calls := p.calls
+	i := sort.Search(len(calls), func(i int) bool { return calls[i].corr >= corr })
+	if i < len(calls) && calls[i].corr == corr {
 		return &calls[i]
 	}
 	return nil
 }
 
-// byProcessAndCorr orders calls by process, then correlation id.
-func byProcessAndCorr(a, b callStart) int {
-	return cmp.Or(cmp.Compare(a.pid, b.pid), cmp.Compare(a.corr, b.corr))
-}
+// byCorr orders one process's calls by correlation id.
+func byCorr(a, b callStart) int { return cmp.Compare(a.corr, b.corr) }
 
 // op checks one GPU operation: its rate, that it started after its call,
 // a kernel's launch; it keeps a copy's span on its stream.
@@ -549,7 +589,7 @@ func (x *crossCheck) sync(s *records.Sync) {
 			"a second synchronisation record of the call with this correlation id, where a call synchronises once: the trace holds a record twice, or two traces were joined")
 		return
 	}
-	c := findCall(x.syncCalls, &x.sortedSC, &records.Op{PID: s.PID, Corr: s.Corr})
+	c := x.syncCalls.find(s.PID, s.Corr)
 	if c != nil && (s.Start < c.start-clockSkewNs || s.End > c.end+clockSkewNs) {
 		x.fail(fmt.Sprintf("%s synchronisation, correlation id %d of process %d", s.Kind, s.Corr, s.PID),
 			fmt.Sprintf("the record runs [%d, %d ns], outside the %s call that made it [%d, %d ns]: a call's wait lies within the call", s.Start, s.End, x.names.of(c.name), c.start, c.end))
@@ -696,7 +736,7 @@ func (x *crossCheck) event(e *records.EventRecord) {
 			"a second recording by the call with this correlation id, where a call records its event once: the trace holds a record twice, or two traces were joined")
 		return
 	}
-	if c := findCall(x.recordCalls, &x.sortedRC, &records.Op{PID: e.PID, Corr: e.Corr}); c != nil && e.Event != records.NoID {
+	if c := x.recordCalls.find(e.PID, e.Corr); c != nil && e.Event != records.NoID {
 		k := [2]int64{e.PID, e.Event}
 		x.recordings[k] = append(x.recordings[k], recordingAt{at: c.start, stream: streamKey{e.PID, e.Device, e.Stream}})
 		x.sortedRec = false

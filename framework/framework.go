@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+	"github.com/nsyscheck/nsyscheck/internal/strcache"
 	"github.com/nsyscheck/nsyscheck/records"
 )
 
@@ -131,8 +132,8 @@ var order = []Name{JAX, PyTorch, CuPy}
 
 // Detector gathers a capture's clues from its records.
 type Detector struct {
-	clues map[int]*Clue   // by index into marks
-	seen  map[string]int8 // names already matched: index+1 into marks, -1 none
+	clues map[int]*Clue    // by index into marks
+	seen  map[seenKey]int8 // names already matched: index+1 into marks, -1 none
 	// copy calls of the runtime (cudaMemcpy*) and of the driver API
 	// (cuMemcpy*), and calls of each in all.
 	runtime, driver           int64
@@ -140,12 +141,24 @@ type Detector struct {
 	python                    bool
 	backtraces                bool
 	loaderWorkers             int
-	// last is, per kind of clue (lastOf), the last name noted and its
-	// index into marks (as seen holds it): a thread's calls come in runs.
-	last [4]lastNote
+	// recent is, per kind of clue (lastOf), the names noted lately and
+	// their index into marks (as seen holds it), found without hashing.
+	recent [4]strcache.Cache[int8]
+	// apis is what each API name called is (apiOf).
+	apis strcache.Cache[api]
 }
 
-// lastOf is the index of a kind of clue in Detector.last.
+// seenKey is a name of a kind, as Detector.seen holds it.
+type seenKey struct {
+	kind ClueKind
+	name string
+}
+
+// api is what Detector.call counts of an API name: whether it is the
+// runtime's or the driver's, and whether it copies.
+type api struct{ runtime, copy bool }
+
+// lastOf is the index of a kind of clue in Detector.recent.
 func lastOf(kind ClueKind) int {
 	switch kind {
 	case ClueThread:
@@ -158,17 +171,12 @@ func lastOf(kind ClueKind) int {
 	return 3
 }
 
-type lastNote struct {
-	name string
-	i    int8
-}
-
 // maxSeen bounds the names a Detector remembers having matched.
 const maxSeen = 1 << 14
 
 // NewDetector returns an empty Detector.
 func NewDetector() *Detector {
-	return &Detector{clues: map[int]*Clue{}, seen: map[string]int8{}}
+	return &Detector{clues: map[int]*Clue{}, seen: map[seenKey]int8{}}
 }
 
 // Handler returns the records.Handler that feeds the detector: the
@@ -208,14 +216,14 @@ func (d *Detector) call(c *records.Call) {
 	if strings.HasPrefix(c.Thread, "python") {
 		d.python = true
 	}
-	rt := strings.HasPrefix(c.Name, runtimePrefix)
-	if rt {
+	a := d.apiOf(c.Name)
+	if a.runtime {
 		d.runtimeCalls++
 	} else {
 		d.driverCalls++
 	}
-	if nsysdb.IsCopyAPI(c.Name) {
-		if rt {
+	if a.copy {
+		if a.runtime {
 			d.runtime++
 		} else {
 			d.driver++
@@ -223,17 +231,28 @@ func (d *Detector) call(c *records.Call) {
 	}
 }
 
+// apiOf returns what an API name is, looked up once for each name the
+// cache holds.
+func (d *Detector) apiOf(name string) api {
+	if a, ok := d.apis.Get(name); ok {
+		return a
+	}
+	a := api{runtime: strings.HasPrefix(name, runtimePrefix), copy: nsysdb.IsCopyAPI(name)}
+	d.apis.Put(name, a)
+	return a
+}
+
 // note counts a name of a kind against the marks.
 func (d *Detector) note(kind ClueKind, name string) {
 	if name == "" {
 		return
 	}
-	last := &d.last[lastOf(kind)]
-	if last.name != "" && last.name == name {
-		d.count(last.i, name)
+	recent := &d.recent[lastOf(kind)]
+	if i, ok := recent.Get(name); ok {
+		d.count(i, name)
 		return
 	}
-	key := string(kind) + "\x00" + name
+	key := seenKey{kind, name}
 	i, ok := d.seen[key]
 	if !ok {
 		i = -1
@@ -248,7 +267,7 @@ func (d *Detector) note(kind ClueKind, name string) {
 		}
 		d.seen[key] = i
 	}
-	*last = lastNote{name: name, i: i}
+	recent.Put(name, i)
 	d.count(i, name)
 }
 

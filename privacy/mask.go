@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/internal/strcache"
 	"github.com/nsyscheck/nsyscheck/records"
 )
 
@@ -63,12 +64,12 @@ func MaskCapture(c *capture.Capture) {
 // to maskMemo of them).
 type CopyMasker struct {
 	memo map[string]string
-	// last is, per field masked (see the slot constants), the last name
-	// given and its mask: consecutive records mostly carry the same ones.
-	last [slots]struct{ in, out string }
+	// recent is, per field masked (see the slot constants), the names
+	// given lately and their masks, found without hashing.
+	recent [slots]strcache.Cache[string]
 }
 
-// The fields a CopyMasker masks, each with its own last name.
+// The fields a CopyMasker masks, each with its own recent names.
 const (
 	slotCallName = iota
 	slotCallThread
@@ -112,9 +113,9 @@ func (m *CopyMasker) mask(slot int, s string) string {
 	if s == "" {
 		return s
 	}
-	l := &m.last[slot]
-	if s == l.in {
-		return l.out
+	recent := &m.recent[slot]
+	if v, ok := recent.Get(s); ok {
+		return v
 	}
 	v, ok := m.memo[s]
 	if !ok {
@@ -124,7 +125,7 @@ func (m *CopyMasker) mask(slot int, s string) string {
 		}
 		m.memo[s] = v
 	}
-	l.in, l.out = s, v
+	recent.Put(s, v)
 	return v
 }
 

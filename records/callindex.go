@@ -1,6 +1,7 @@
 package records
 
 import (
+	"cmp"
 	"slices"
 	"sort"
 
@@ -143,7 +144,9 @@ func (x *CallIndex) order() {
 		}
 	}
 	if !x.sorted {
-		sort.SliceStable(x.calls, func(i, j int) bool { return x.before(&x.calls[i], &x.calls[j]) })
+		slices.SortStableFunc(x.calls, func(a, b indexedCall) int {
+			return cmp.Or(cmp.Compare(x.threads[a.thread].pid, x.threads[b.thread].pid), cmp.Compare(a.corr, b.corr))
+		})
 		x.sorted = true
 	}
 	x.cursor = 0

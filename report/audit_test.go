@@ -784,3 +784,32 @@ func TestFasterWords(t *testing.T) {
 		}
 	}
 }
+
+// TestGainWords holds the verdict line's gains to the three costs of the
+// bound: a region is named faster at the highest cost that makes it so,
+// and "no region faster" only where no cost does, as the advice's "no
+// faster" (at every cost) says.
+func TestGainWords(t *testing.T) {
+	region := func(name string, now, mid, low, high float64) audit.Region {
+		var r audit.Region
+		r.Name, r.Instances, r.CopyCallMs, r.MedianMs = name, 3, 1, now
+		r.PredictedMedianMs, r.PredictedMedianLowMs, r.PredictedMedianHighMs = mid, low, high
+		return r
+	}
+	for _, c := range []struct {
+		name    string
+		regions []audit.Region
+		want    string
+	}{
+		{"faster at every cost", []audit.Region{region("step", 10, 4, 3, 5)}, "; pinning them is predicted to make step 60.0% faster"},
+		{"middle only", []audit.Region{region("step", 10, 8, 7, 10)}, "; pinning them is predicted to make step 20.0% faster at the middle cost (none at the high)"},
+		{"low only", []audit.Region{region("step", 10, 9.95, 8, 10.5)}, "; pinning them is predicted to make step 20.0% faster only at the low cost (none at the middle)"},
+		{"no cost", []audit.Region{region("step", 10, 10.1, 9.95, 11)}, "; pinning them is predicted to make no region faster (step 10.00 ms now, 10.10 ms pinned)"},
+		{"low only beside none", []audit.Region{region("a", 10, 10, 9, 11), region("b", 10, 10, 10, 10)},
+			"; pinning them is predicted to make a 10.0% faster only at the low cost (none at the middle)"},
+	} {
+		if got := gainWords(&audit.Audit{Regions: c.regions}, "them"); got != c.want {
+			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
+		}
+	}
+}

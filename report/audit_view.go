@@ -562,20 +562,24 @@ func sourcesWords(p *audit.Prediction) string {
 
 // gainWords says, after an audit's finding, what pinning its copies is
 // predicted to do to the regions it judges: which get faster, by how much,
-// or that none does, so the rule broken does not read as time to be won.
+// at which of the bound's costs, or that none does at any cost (as the
+// advice's "no faster" says), so the rule broken does not read as time to
+// be won.
 func gainWords(au *audit.Audit, them string) string {
-	var faster, unsure, same []string
+	var faster, unsure, lowOnly, same []string
 	for _, r := range au.Judged() {
 		if r.NotPredicted != nil || r.Time() <= 0 {
 			continue
 		}
-		mid, _, hi := r.Predicted()
-		gain := fmt.Sprintf("%s %.1f%%", r.Name, 100*(1-mid/r.Time()))
+		mid, low, hi := r.Predicted()
+		gain := func(at float64) string { return fmt.Sprintf("%s %.1f%%", r.Name, 100*(1-at/r.Time())) }
 		switch {
 		case !audit.NoGain(r.Time(), hi):
-			faster = append(faster, gain)
+			faster = append(faster, gain(mid))
 		case !audit.NoGain(r.Time(), mid):
-			unsure = append(unsure, gain)
+			unsure = append(unsure, gain(mid))
+		case !audit.NoGain(r.Time(), low):
+			lowOnly = append(lowOnly, gain(low))
 		default:
 			same = append(same, fmt.Sprintf("%s %s ms now, %s ms pinned", r.Name, auditMs(r.Time()), auditMs(mid)))
 		}
@@ -586,6 +590,9 @@ func gainWords(au *audit.Audit, them string) string {
 	}
 	if len(unsure) > 0 {
 		parts = append(parts, words.List(firstFew(unsure))+" faster at the middle cost (none at the high)")
+	}
+	if len(lowOnly) > 0 {
+		parts = append(parts, words.List(firstFew(lowOnly))+" faster only at the low cost (none at the middle)")
 	}
 	switch {
 	case len(parts) > 0:

@@ -160,6 +160,23 @@ func (a *assumptions) addThread(kind AssumptionKind, pid, tid int64, api string,
 	a.recent.add(k, i)
 }
 
+// merge adds the assumptions o holds to a, each counted as often as o
+// counted it (its first correlation id kept where a had none of its key).
+func (a *assumptions) merge(o *assumptions) {
+	for _, x := range o.list {
+		k := assumeKey{x.Kind, x.PID, x.API, x.Event, x.Stream, x.TID}
+		if i, ok := a.at[k]; ok {
+			a.list[i].Count += x.Count
+			continue
+		}
+		if a.at == nil {
+			a.at = map[assumeKey]int{}
+		}
+		a.at[k] = len(a.list)
+		a.list = append(a.list, x)
+	}
+}
+
 // recentKeys holds the last few keys found and their indexes, each new one
 // in place of the oldest: looked through before a map.
 type recentKeys[K comparable] struct {

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/nsyscheck/nsyscheck/internal/chunked"
+	"github.com/nsyscheck/nsyscheck/internal/strcache"
 	"github.com/nsyscheck/nsyscheck/records"
 )
 
@@ -67,12 +68,12 @@ type Builder struct {
 	gaps    []records.Gap
 	assumed assumptions
 
-	// The last name interned, thread and stream looked up, with their
-	// indexes: records come in runs of one API, thread and stream.
-	lastName   string
-	lastNameAt int32
-	lastThread int32
-	lastStream struct {
+	// The names interned lately, found without hashing, and the last
+	// thread and stream looked up, with their indexes: records come in
+	// runs of one thread and stream.
+	recentNames strcache.Cache[int32]
+	lastThread  int32
+	lastStream  struct {
 		key [3]int64
 		at  int32
 	}
@@ -122,8 +123,8 @@ func (b *Builder) tick() error {
 }
 
 func (b *Builder) intern(s string) int32 {
-	if s == b.lastName && len(b.names) > 0 {
-		return b.lastNameAt
+	if i, ok := b.recentNames.Get(s); ok {
+		return i
 	}
 	i, ok := b.nameIdx[s]
 	if !ok {
@@ -131,7 +132,7 @@ func (b *Builder) intern(s string) int32 {
 		b.names = append(b.names, s)
 		b.nameIdx[s] = i
 	}
-	b.lastName, b.lastNameAt = s, i
+	b.recentNames.Put(s, i)
 	return i
 }
 
@@ -337,12 +338,39 @@ func (b *Builder) Finish() (*Timeline, error) {
 	}
 	t := &Timeline{Names: b.names, Gaps: b.gaps}
 	b.sortThreads(t)
-	b.sortStreams(t)
-	if err := b.ctx.Err(); err != nil {
-		return nil, fmt.Errorf("building the timeline: %w", err)
+	// The hand-offs read the calls and their threads alone, which are
+	// sorted now and not changed again: they are found beside the
+	// streams' sort and the resolver, into assumptions of their own.
+	type found struct {
+		handoffs []Handoff
+		assumed  assumptions
+		err      error
 	}
-	r := newResolver(t, b)
-	if err := r.run(b.ctx); err != nil {
+	var handed chan found
+	if !b.opts.NoHandoffs {
+		handed = make(chan found, 1)
+		go func() {
+			var f found
+			f.handoffs, f.err = handoffs(b.ctx, t, &f.assumed)
+			handed <- f
+		}()
+	}
+	b.sortStreams(t)
+	err := b.ctx.Err()
+	if err != nil {
+		err = fmt.Errorf("building the timeline: %w", err)
+	} else {
+		err = newResolver(t, b).run(b.ctx)
+	}
+	if handed != nil {
+		f := <-handed
+		if err == nil {
+			err = f.err
+		}
+		t.Handoffs = f.handoffs
+		b.assumed.merge(&f.assumed)
+	}
+	if err != nil {
 		return nil, err
 	}
 	t.Assumptions = b.assumed.sorted()

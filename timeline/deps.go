@@ -121,11 +121,6 @@ func (r *resolver) run(ctx context.Context) error {
 	if r.fault != nil {
 		return r.fault
 	}
-	if !r.b.opts.NoHandoffs {
-		if err := r.handoffs(ctx); err != nil {
-			return err
-		}
-	}
 	r.ranges()
 	r.engines()
 	r.copyThreads()
@@ -1075,10 +1070,11 @@ func (r *resolver) unusedWaits() {
 }
 
 // handoffs infers, for each call after an idle stretch of its thread, the
-// call of another thread of its process it resumed after.
-func (r *resolver) handoffs(ctx context.Context) error {
-	t := r.t
+// call of another thread of its process it resumed after, in call order,
+// and notes each in assumed. It reads t's calls and threads alone.
+func handoffs(ctx context.Context, t *Timeline, assumed *assumptions) ([]Handoff, error) {
 	cs := &t.Calls
+	var found []Handoff
 	// Calls in (pid, end) order.
 	byEnd := sortedPerProcess(t, cs.End)
 	var ofPID []int32 // byEnd's calls of the process of the thread at hand
@@ -1087,7 +1083,7 @@ func (r *resolver) handoffs(ctx context.Context) error {
 	var at cursor.Cursor
 	for th, thr := range t.Threads {
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("building the timeline: %w", err)
+			return nil, fmt.Errorf("building the timeline: %w", err)
 		}
 		if thr.Last-thr.First < 2 {
 			continue
@@ -1099,17 +1095,17 @@ func (r *resolver) handoffs(ctx context.Context) error {
 		for i := thr.First + 1; i < thr.Last; i++ {
 			idle := cs.Start[i] - prevEnd
 			if idle >= HandoffMinIdleNs {
-				if from := r.wokenBy(ofPID, &at, int32(th), prevEnd, cs.Start[i]); from != None {
+				if from := wokenBy(cs, ofPID, &at, int32(th), prevEnd, cs.Start[i]); from != None {
 					if wake := cs.Start[i] - cs.End[from]; float64(wake) <= HandoffMaxWakeShare*float64(idle) {
-						t.Handoffs = append(t.Handoffs, Handoff{Call: i, From: from})
-						r.b.assumed.add(AssumeHandoff, thr.PID, t.Name(cs.Name[i]), records.NoID, records.NoID, cs.Corr[i])
+						found = append(found, Handoff{Call: i, From: from})
+						assumed.add(AssumeHandoff, thr.PID, t.Name(cs.Name[i]), records.NoID, records.NoID, cs.Corr[i])
 					}
 				}
 			}
 			prevEnd = max(prevEnd, cs.End[i])
 		}
 	}
-	return nil
+	return found, nil
 }
 
 // callsOfPID returns the run of calls of process pid in calls, which are
@@ -1129,8 +1125,7 @@ func runOfPID(t *Timeline, calls []int32, pid int64) (lo, hi int) {
 // wokenBy returns the call of another thread than th of th's process
 // (ofPID, its calls in end order) that ended last in (after, at], None
 // when there is none; c is where the last search of ofPID ended.
-func (r *resolver) wokenBy(ofPID []int32, c *cursor.Cursor, th int32, after, at int64) int32 {
-	cs := &r.t.Calls
+func wokenBy(cs *Calls, ofPID []int32, c *cursor.Cursor, th int32, after, at int64) int32 {
 	k := c.Search(len(ofPID), func(k int) bool { return cs.End[ofPID[k]] > at })
 	const maxLook = 64 // calls of the thread itself ending in the window (nested calls)
 	for n := 0; k > 0 && n < maxLook; n++ {
