@@ -38,7 +38,9 @@ func lostTraceFallback(path string, err error, info *runinfo.Info) (*capture.Cap
 	}
 	dir := folderOf(path)
 	if info == nil {
-		info = runinfo.Read(dir)
+		// A run.json that cannot be read is no run known to have traced
+		// CUDA: the error stands, as where there is none.
+		info, _ = runinfo.ReadStrict(dir)
 	}
 	if info == nil || !info.TracedCUDA() {
 		return nil, nil

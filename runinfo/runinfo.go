@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
-	"github.com/nsyscheck/nsyscheck/internal/regular"
 	"github.com/nsyscheck/nsyscheck/nsysrule"
 )
 
@@ -372,18 +371,4 @@ func ReadStrict(dir string) (*Info, error) {
 		return nil, &inputerr.Error{Path: p, Problem: "not a run's record (is it cut short?), so the run is not known to have completed, nor on which GPU", Err: err, Hint: strictHint}
 	}
 	return &info, nil
-}
-
-// Read reads run.json in the run folder dir; nil where there is none or it
-// cannot be read (a FIFO, a huge or damaged file).
-func Read(dir string) *Info {
-	data, err := regular.ReadFile(filepath.Join(dir, InfoFile), MaxInfoFile)
-	if err != nil {
-		return nil
-	}
-	var info Info
-	if json.Unmarshal(data, &info) != nil {
-		return nil
-	}
-	return &info
 }

@@ -10,17 +10,17 @@ import (
 // TestReadShippedRun reads the run.json of a shipped run folder: the GPU,
 // its link, what was traced and that the GPU was not shared.
 func TestReadShippedRun(t *testing.T) {
-	info := Read("../testdata/captures/h200-run")
-	if info == nil || info.GPU == nil {
-		t.Fatal("no run.json read")
+	info, err := ReadStrict("../testdata/captures/h200-run")
+	if err != nil || info == nil || info.GPU == nil {
+		t.Fatalf("no run.json read: %v", err)
 	}
 	if info.Status != "complete" || info.GPU.PCIe.RatedGBps <= 0 || !info.TracedCUDA() || info.SharedGPU() {
 		t.Errorf("status %q, link %.1f GB/s, traced CUDA %v, shared %v", info.Status, info.GPU.PCIe.RatedGBps, info.TracedCUDA(), info.SharedGPU())
 	}
 }
 
-// TestReadRefuses: no run.json, a FIFO in its place and a damaged one all
-// read as none, without blocking.
+// TestReadRefuses: a FIFO in run.json's place and a damaged one are
+// errors, read without blocking; none is none.
 func TestReadRefuses(t *testing.T) {
 	empty, fifo, bad := t.TempDir(), t.TempDir(), t.TempDir()
 	if err := syscall.Mkfifo(filepath.Join(fifo, InfoFile), 0o644); err != nil {
@@ -29,9 +29,12 @@ func TestReadRefuses(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bad, InfoFile), []byte("{not json"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, dir := range []string{empty, fifo, bad} {
-		if info := Read(dir); info != nil {
-			t.Errorf("%s: read %+v", dir, info)
+	if info, err := ReadStrict(empty); info != nil || err != nil {
+		t.Errorf("no run.json: %+v, %v", info, err)
+	}
+	for _, dir := range []string{fifo, bad} {
+		if info, err := ReadStrict(dir); info != nil || err == nil {
+			t.Errorf("%s: read %+v, %v", dir, info, err)
 		}
 	}
 }

@@ -905,16 +905,7 @@ func (r *resolver) waitOf(i int32, add func(call int32, kind WaitKind, first int
 			add(i, WaitDevice, None, ops...)
 		}
 	case RoleEventSync:
-		if !hasSync || sync.Event == records.NoID {
-			if ops := r.guessEvent(i, cs.Start[i]); len(ops) > 0 {
-				r.b.assumed.add(AssumeEventGuessed, pid, api, records.NoID, records.NoID, cs.Corr[i])
-				add(i, WaitEvent, None, ops...)
-				return
-			}
-		}
-		if ops, ok := r.eventOf(i, api, sync, hasSync); ok && len(ops) > 0 {
-			add(i, WaitEvent, None, ops...)
-		}
+		r.eventWait(i, cs.Start[i], WaitEvent, None, api, sync, hasSync, add)
 	case RoleEventQuery:
 		if cs.Result[i] != 0 {
 			return // a not-ready query: part of a run its successful query ends
@@ -927,16 +918,25 @@ func (r *resolver) waitOf(i int32, add func(call int32, kind WaitKind, first int
 		if first == i {
 			return // found the event complete at once: no wait
 		}
-		if !hasSync || sync.Event == records.NoID {
-			if ops := r.guessEvent(i, cs.Start[first]); len(ops) > 0 {
-				r.b.assumed.add(AssumeEventGuessed, pid, api, records.NoID, records.NoID, cs.Corr[i])
-				add(i, WaitPoll, first, ops...)
-				return
-			}
+		r.eventWait(i, cs.Start[first], WaitPoll, first, api, sync, hasSync, add)
+	}
+}
+
+// eventWait adds the wait of call i, a host wait of kind on an event that
+// began at since (polled from call first, for WaitPoll), on the work the
+// event stood for; where the trace names no event, on the work guessed
+// (guessEvent), noted as an assumption.
+func (r *resolver) eventWait(i int32, since int64, kind WaitKind, first int32, api string, sync *records.Sync, hasSync bool,
+	add func(call int32, kind WaitKind, first int32, ops ...int32)) {
+	if !hasSync || sync.Event == records.NoID {
+		if ops := r.guessEvent(i, since); len(ops) > 0 {
+			r.b.assumed.add(AssumeEventGuessed, r.t.PID(i), api, records.NoID, records.NoID, r.t.Calls.Corr[i])
+			add(i, kind, first, ops...)
+			return
 		}
-		if ops, ok := r.eventOf(i, api, sync, hasSync); ok && len(ops) > 0 {
-			add(i, WaitPoll, first, ops...)
-		}
+	}
+	if ops, ok := r.eventOf(i, api, sync, hasSync); ok && len(ops) > 0 {
+		add(i, kind, first, ops...)
 	}
 }
 
