@@ -1,0 +1,118 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nsyscheck/nsyscheck/internal/proctest"
+)
+
+// stopCases: programs that ignore SIGTERM when nsyscheck is stopped, and
+// outputs that are links to nothing or to a file.
+func stopCases() []badCase {
+	// stubbornVersion is stubbornNsys answering "version not supported" to
+	// export and hanging, SIGTERM ignored, only on --version.
+	stubbornVersion := func(t *testing.T) string {
+		p := stubbornNsys(t)
+		script := string(readFile(t, p))
+		script = strings.Replace(script, "trap '' TERM INT\n",
+			"trap '' TERM INT\n[ \"$1\" = --version ] || { echo 'ERROR: this report version not supported' >&2; exit 1; }\n", 1)
+		writeFile(t, p, []byte(script))
+		if err := os.Chmod(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	childGone := func(pidFile string) func(t *testing.T, dir string) {
+		return func(t *testing.T, dir string) {
+			b, err := os.ReadFile(filepath.Join(dir, pidFile))
+			if err != nil {
+				t.Fatalf("the stand-in never started its child: %v", err)
+			}
+			pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+			if pid > 0 && !proctest.Gone(pid, 2*time.Second) {
+				syscall.Kill(pid, syscall.SIGKILL)
+				t.Errorf("the stand-in's child %d outlived nsyscheck", pid)
+			}
+		}
+	}
+	return []badCase{
+		{group: "run with tools that misbehave", name: "SIGINT while an nsys profile that ignores SIGTERM profiles (once ten seconds to stop)", cmd: "run", serial: true, mayWrite: true,
+			make: func(t *testing.T, dir string) []string {
+				return fakeTools(t, dir, "", "trap '' TERM INT\n(trap '' TERM INT; exec sleep 300) &\necho $! > child.pid\nwait\n")
+			},
+			run:  signalledAfter(syscall.SIGINT, 3*time.Second),
+			exit: exitSignal, want: []string{`step "profile" stopped: interrupt signal received`},
+			check: childGone(filepath.Join("run", "child.pid"))},
+		{group: "interruptions", name: "audit --nvidia-rule nsys gets SIGINT while an nsys that ignores SIGTERM runs the rule (once it ran on after nsyscheck ended, and its child, and its folder was left)",
+			cmd: "audit", run: interrupted(syscall.SIGINT), mayWrite: true,
+			make: func(t *testing.T, dir string) []string {
+				tmp := filepath.Join(dir, "tmp")
+				if err := os.Mkdir(tmp, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				t.Setenv("TMPDIR", tmp)
+				// Its child starts once the audit has read the export, so
+				// that the signal comes while nsyscheck waits for the rule.
+				p := stubbornNsys(t)
+				writeFile(t, p, []byte(strings.Replace(string(readFile(t, p)), "(trap", "sleep 1\n(trap", 1)))
+				return []string{"--nvidia-rule", "nsys", "--nsys", p, copyShipped(t, dir, "pinned.sqlite")}
+			},
+			exit: exitSignal, want: []string{"interrupted while auditing", "pinned.sqlite; nothing was written"},
+			check: func(t *testing.T, dir string) {
+				if left, _ := os.ReadDir(filepath.Join(dir, "tmp")); len(left) != 0 {
+					t.Errorf("nsys analyze's folder was left: %s", left[0].Name())
+				}
+			}},
+		{group: "interruptions", name: "verify gets SIGINT while it asks an nsys too old to export the report, which ignores SIGTERM, its version (once it ran on after nsyscheck ended, and its child)",
+			run: interrupted(syscall.SIGINT),
+			make: func(t *testing.T, dir string) []string {
+				return []string{"--nsys", stubbornVersion(t), copyShipped(t, dir, "pinned.nsys-rep")}
+			},
+			exit: exitSignal, want: []string{"pinned.nsys-rep: interrupted while nsys exported the report"}},
+		{group: "report output", name: "scrub --force -o a link to nothing (once the link replaced by the copy)", cmd: "scrub",
+			make: func(t *testing.T, dir string) []string {
+				p := copyShipped(t, dir, "pinned.sqlite")
+				out := filepath.Join(t.TempDir(), "out")
+				if err := os.Symlink(filepath.Join(filepath.Dir(out), "gone"), out); err != nil {
+					t.Fatal(err)
+				}
+				writeFile(t, filepath.Join(dir, "out.path"), []byte(out))
+				return []string{p, "--force", "-o", out}
+			},
+			exit: 2, want: []string{"out: the output is a link to", "gone, which does not exist; scrub neither writes through a link nor replaces one, even with --force", "remove the link, or choose another name"},
+			check: func(t *testing.T, dir string) {
+				out := string(readFile(t, filepath.Join(dir, "out.path")))
+				if st, err := os.Lstat(out); err != nil || st.Mode()&os.ModeSymlink == 0 {
+					t.Errorf("the link was replaced: %v", err)
+				}
+			}},
+		{group: "report output", name: "scrub -o a file in a folder that is a link to a file (once \"cannot check the output file: not a directory\")", cmd: "scrub",
+			make: func(t *testing.T, dir string) []string {
+				p := copyShipped(t, dir, "pinned.sqlite")
+				other := t.TempDir()
+				writeFile(t, filepath.Join(other, "notes.txt"), []byte("notes\n"))
+				link := filepath.Join(other, "out")
+				if err := os.Symlink(filepath.Join(other, "notes.txt"), link); err != nil {
+					t.Fatal(err)
+				}
+				return []string{p, "-o", filepath.Join(link, "shared.sqlite")}
+			},
+			exit: 2, want: []string{"shared.sqlite: the output folder is a link to", "notes.txt, which is a file, not a folder", "name an output in a folder"},
+			never: []string{"does not exist", "not a directory"}},
+		{group: "report output", name: "scrub -o a file in a folder that is a file (once \"cannot check the output file: not a directory\")", cmd: "scrub",
+			make: func(t *testing.T, dir string) []string {
+				p := copyShipped(t, dir, "pinned.sqlite")
+				other := t.TempDir()
+				writeFile(t, filepath.Join(other, "out"), []byte("notes\n"))
+				return []string{p, "-o", filepath.Join(other, "out", "shared.sqlite")}
+			},
+			exit: 2, want: []string{"shared.sqlite: the output folder", "out is a file, not a folder", "name an output in a folder"},
+			never: []string{"does not exist", "not a directory"}},
+	}
+}
