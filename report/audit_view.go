@@ -766,7 +766,11 @@ func otherCountWords(c *audit.Check) string {
 	var out []string
 	for _, r := range c.Regions {
 		if r.Why == audit.WhyInstances {
-			out = append(out, fmt.Sprintf("%s ran %d times before and %d after", r.Name, r.Instances, r.AfterInstances))
+			after := fmt.Sprint(r.AfterInstances)
+			if (r.Instances == 1) != (r.AfterInstances == 1) {
+				after = plural(r.AfterInstances, "time")
+			}
+			out = append(out, fmt.Sprintf("%s ran %s before and %s after", r.Name, plural(r.Instances, "time"), after))
 		}
 	}
 	return strings.Join(out, ", ")

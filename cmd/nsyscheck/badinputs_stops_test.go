@@ -41,7 +41,42 @@ func stopCases() []badCase {
 			}
 		}
 	}
+	// shard writes the JSON of audit --ranks of ranks 0 and 1 of the job
+	// into dir as shard0.json, and returns its path.
+	shard := func(t *testing.T, dir string) string {
+		const src = "../../testdata/captures/ddp-ranks/"
+		code, out, stderr := runMain(t, []string{"audit", "--ranks", "--format", "json", "--nvidia-rule", "off", src + "report.0.sqlite", src + "report.1.sqlite"})
+		if code != exitDied && code != exitHeld {
+			t.Fatalf("audit --ranks of ranks 0 and 1: %d %s", code, stderr)
+		}
+		p := filepath.Join(dir, "shard0.json")
+		writeFile(t, p, []byte(out))
+		return p
+	}
+	const train = "../../testdata/captures/train-"
 	return []badCase{
+		{group: "audit", name: "audit CAPTURE CAPTURE --match h2d-pageable=h2d-pinned --match h2d-pinned=h2d-pinned: one region after matched to two before (once its one time judged against both predictions, held)", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				p := copyShipped(t, dir, "pinned.sqlite")
+				return []string{p, p, "--nvidia-rule", "off", "--match", "h2d-pageable=h2d-pinned", "--match", "h2d-pinned=h2d-pinned"}
+			},
+			exit: 2, want: []string{"--match: region h2d-pinned of AFTER is matched twice, to h2d-pageable and to h2d-pinned of CAPTURE", "match each region of AFTER once"}},
+		{group: "audit", name: "audit BEFORE AFTER --match step=epoch: a region of 67 instances before matched to one of one after (once \"ran 67 times before and 1 after\")", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				return []string{train + "pageable/train-pageable.sqlite", train + "pinned/train-pinned.sqlite", "--nvidia-rule", "off", "--match", "step=epoch"}
+			},
+			exit: 1, want: []string{"unavailable: step ran 67 times before and 1 time after, so its ranges after are not the ones predicted"}},
+		{group: "ranks of one job", name: "audit --ranks of one shard's JSON given twice (once rank 0 named twice by its capture alone, neither time by the JSON given)", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				p := shard(t, dir)
+				return []string{"--ranks", p, p}
+			},
+			exit: 2, want: []string{"--ranks: rank 0 is given twice, as ", "report.0.sqlite (audited in ", "shard0.json) and as "}},
+		{group: "ranks of one job", name: "audit --ranks of a shard's JSON and rank 1's export again (once named by the capture alone, not the JSON)", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				return []string{"--ranks", shard(t, dir), "../../testdata/captures/ddp-ranks/report.1.sqlite"}
+			},
+			exit: 2, want: []string{"--ranks: rank 1 is given twice, as ", "report.1.sqlite (audited in ", "shard0.json) and as ../../testdata/captures/ddp-ranks/report.1.sqlite"}},
 		{group: "run with tools that misbehave", name: "SIGINT while an nsys profile that ignores SIGTERM profiles (once ten seconds to stop)", cmd: "run", serial: true, mayWrite: true,
 			make: func(t *testing.T, dir string) []string {
 				return fakeTools(t, dir, "", "trap '' TERM INT\n(trap '' TERM INT; exec sleep 300) &\necho $! > child.pid\nwait\n")
