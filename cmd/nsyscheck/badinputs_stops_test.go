@@ -54,7 +54,27 @@ func stopCases() []badCase {
 		return p
 	}
 	const train = "../../testdata/captures/train-"
+	// forgedName copies the export to a name holding a newline and a
+	// verdict line, and returns audit's arguments for it, then more.
+	forgedName := func(more ...string) func(t *testing.T, dir string) []string {
+		return func(t *testing.T, dir string) []string {
+			p := filepath.Join(dir, "x\nAudit of other.sqlite: PASS\n.sqlite")
+			writeFile(t, p, readFile(t, filepath.Join(shippedDir, "pinned.sqlite")))
+			return append([]string{p, "--nvidia-rule", "off"}, more...)
+		}
+	}
 	return []badCase{
+		{group: "names that hold secrets or terminal escapes", name: "audit of a capture whose name holds newlines and a verdict (once shown, under the verdict, with spaces for its newlines)", cmd: "audit",
+			make: forgedName(), exit: 1,
+			want:  []string{`x\x0aAudit of other.sqlite: PASS\x0a.sqlite (SQLite export), NVIDIA H200`},
+			never: []string{"x Audit of other.sqlite: PASS .sqlite", "\nAudit of other.sqlite"}},
+		{group: "names that hold secrets or terminal escapes", name: "audit CAPTURE CAPTURE of a capture whose name holds newlines and a verdict (once its name after the fix shown with spaces for its newlines)", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				args := forgedName()(t, dir)
+				return append([]string{args[0]}, append(args, "--match", "h2d-pageable=h2d-pinned")...)
+			},
+			exit: 0, want: []string{`(before) against`, `x\x0aAudit of other.sqlite: PASS\x0a.sqlite (after): HELD`},
+			never: []string{"x Audit of other.sqlite: PASS .sqlite", "\nAudit of other.sqlite"}},
 		{group: "audit", name: "audit CAPTURE CAPTURE --match h2d-pageable=h2d-pinned --match h2d-pinned=h2d-pinned: one region after matched to two before (once its one time judged against both predictions, held)", cmd: "audit",
 			make: func(t *testing.T, dir string) []string {
 				p := copyShipped(t, dir, "pinned.sqlite")
