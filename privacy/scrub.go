@@ -284,6 +284,32 @@ func existsError(out string) error {
 		Hint: "choose another name, or use --force to replace it"}
 }
 
+// sidecarSuffixes name the files SQLite keeps beside a database: its
+// write-ahead log, its rollback journal and the log's shared memory.
+var sidecarSuffixes = []string{"-wal", "-journal", "-shm"}
+
+// sidecarOutput refuses an output named as one of the input's SQLite
+// sidecars (in-wal, in-journal, in-shm, in its folder): SQLite takes such
+// a file for the input's own state, so opening the input would delete the
+// copy, or, were it the input's real -wal replaced with --force, lose what
+// the input holds there.
+func sidecarOutput(in, out string) error {
+	ib, ob := filepath.Base(in), filepath.Base(out)
+	for _, suf := range sidecarSuffixes {
+		if ob != ib+suf {
+			continue
+		}
+		id, err1 := os.Stat(filepath.Dir(in))
+		od, err2 := os.Stat(filepath.Dir(out))
+		if err1 != nil || err2 != nil || !os.SameFile(id, od) {
+			return nil
+		}
+		return &inputerr.Error{Path: out, Problem: fmt.Sprintf("the output is named as the input's SQLite %s file, which SQLite reads as part of %s: the next program to open the input would delete the copy, or take it for the input's own state; Scrub never modifies its input", suf, ib),
+			Hint: "name the output otherwise, as " + strings.TrimSuffix(ib, filepath.Ext(ib)) + ".scrubbed.sqlite"}
+	}
+	return nil
+}
+
 // danglingOutput refuses an output that is a link to nothing, --force or
 // not, as report and run refuse one: it reads as no file, yet the copy
 // would replace the link, not be written where it points.
@@ -333,6 +359,9 @@ func checkScrubPaths(f *source.File, out string, opts ScrubOptions) error {
 	if err1 == nil && err2 == nil && filepath.Clean(inAbs) == filepath.Clean(outAbs) {
 		return &inputerr.Error{Path: out, Problem: "the output is the input; Scrub never modifies its input",
 			Hint: "name a different output file"}
+	}
+	if err := sidecarOutput(in, out); err != nil {
+		return err
 	}
 	if err := danglingOutput(out); err != nil {
 		return err

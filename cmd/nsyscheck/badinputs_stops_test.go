@@ -64,6 +64,19 @@ func stopCases() []badCase {
 		}
 	}
 	return []badCase{
+		{group: "report output", name: "scrub -o the input's name with -wal added (once written there, and deleted by SQLite when the input was next opened)", cmd: "scrub",
+			make: func(t *testing.T, dir string) []string {
+				p := copyShipped(t, dir, "pinned.sqlite")
+				return []string{p, "-o", p + "-wal"}
+			},
+			exit: 2, want: []string{"pinned.sqlite-wal: the output is named as the input's SQLite -wal file, which SQLite reads as part of pinned.sqlite", "Scrub never modifies its input", "name the output otherwise, as pinned.scrubbed.sqlite"}},
+		{group: "report output", name: "scrub --force -o the input's -journal, which exists (once replaced with the copy)", cmd: "scrub",
+			make: func(t *testing.T, dir string) []string {
+				p := copyShipped(t, dir, "pinned.sqlite")
+				writeFile(t, p+"-journal", nil)
+				return []string{p, "--force", "-o", p + "-journal"}
+			},
+			exit: 2, want: []string{"pinned.sqlite-journal: the output is named as the input's SQLite -journal file"}},
 		{group: "names that hold secrets or terminal escapes", name: "audit of a capture whose name holds newlines and a verdict (once shown, under the verdict, with spaces for its newlines)", cmd: "audit",
 			make: forgedName(), exit: 1,
 			want:  []string{`x\x0aAudit of other.sqlite: PASS\x0a.sqlite (SQLite export), NVIDIA H200`},
