@@ -63,7 +63,25 @@ func stopCases() []badCase {
 			return append([]string{p, "--nvidia-rule", "off"}, more...)
 		}
 	}
+	// aJSON writes data as capture.json in dir and returns audit's
+	// arguments for it.
+	aJSON := func(data []byte) func(t *testing.T, dir string) []string {
+		return func(t *testing.T, dir string) []string {
+			p := filepath.Join(dir, "capture.json")
+			writeFile(t, p, data)
+			return []string{p, "--nvidia-rule", "off"}
+		}
+	}
 	return []badCase{
+		{group: "audit", name: "audit of an empty .json (once \"holds the program's own numbers\")", cmd: "audit",
+			make: aJSON(nil), exit: 2, want: []string{"capture.json: the file is empty, neither the program's numbers nor an audit's output"}},
+		{group: "audit", name: "audit of a .json of 64 KiB of zero bytes (once \"holds the program's own numbers\")", cmd: "audit",
+			make: aJSON(make([]byte, 64<<10)), exit: 2, want: []string{"capture.json: the file starts with only zero bytes (an interrupted copy or download?), so it is not JSON"}},
+		{group: "audit", name: "audit of a .json holding a CSV report (once \"holds the program's own numbers\")", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				return aJSON(readFile(t, filepath.Join(shippedDir, "pinned_cuda_api_sum.csv")))(t, dir)
+			},
+			exit: 2, want: []string{"capture.json: not JSON (byte 1: invalid character", "give the capture itself"}},
 		{group: "report output", name: "scrub -o the input's name with -wal added (once written there, and deleted by SQLite when the input was next opened)", cmd: "scrub",
 			make: func(t *testing.T, dir string) []string {
 				p := copyShipped(t, dir, "pinned.sqlite")
