@@ -73,6 +73,14 @@ func stopCases() []badCase {
 		}
 	}
 	return []badCase{
+		{group: "ranks of one job", name: "report of a shard's JSON of audit --ranks and an audit's JSON of one capture (once \"the shard: audit-ranks's own JSON output, not a capture\")", cmd: "report",
+			make: func(t *testing.T, dir string) []string {
+				p := shard(t, dir)
+				one := oneAudit(func(map[string]any) {})(t, dir)
+				return []string{p, one[0], "-o", filepath.Join(t.TempDir(), "out")}
+			},
+			exit: 2, want: []string{"report: ", "shard0.json is the JSON of audit --ranks, which report merges with other such JSON alone, and ", "audit.json is not", "or merge them all first (nsyscheck audit --ranks --format json FILES > job.json, then report job.json)"},
+			never: []string{"not a capture"}},
 		{group: "audit", name: "audit of an empty .json (once \"holds the program's own numbers\")", cmd: "audit",
 			make: aJSON(nil), exit: 2, want: []string{"capture.json: the file is empty, neither the program's numbers nor an audit's output"}},
 		{group: "audit", name: "audit of a .json of 64 KiB of zero bytes (once \"holds the program's own numbers\")", cmd: "audit",
