@@ -363,6 +363,18 @@ func checkScrubPaths(f *source.File, out string, opts ScrubOptions) error {
 	if err := sidecarOutput(in, out); err != nil {
 		return err
 	}
+	if strings.HasSuffix(out, string(filepath.Separator)) {
+		// A folder's name: the copy would be a file named for the folder
+		// inside the folder, and the work done first fail at its end.
+		if st, err := os.Stat(out); err != nil || !st.IsDir() {
+			there := "there is none there"
+			if st, err := os.Stat(filepath.Clean(out)); err == nil && !st.IsDir() {
+				there = filepath.Clean(out) + " is a file"
+			}
+			return &inputerr.Error{Path: out, Problem: "the output ends in " + string(filepath.Separator) + ", so it names a folder, and " + there,
+				Hint: "name a file to write, as " + filepath.Join(out, "shared.sqlite") + " in a folder that exists"}
+		}
+	}
 	if err := danglingOutput(out); err != nil {
 		return err
 	}

@@ -73,6 +73,20 @@ func stopCases() []badCase {
 		}
 	}
 	return []badCase{
+		{group: "report output", name: "scrub -o a folder's name ending in /, the folder missing (once the export scrubbed, then \"cannot scrub the export: open ...tmp: no such file or directory\", blaming the export)", cmd: "scrub",
+			make: func(t *testing.T, dir string) []string {
+				return []string{copyShipped(t, dir, "pinned.sqlite"), "-o", filepath.Join(t.TempDir(), "new") + string(filepath.Separator)}
+			},
+			exit: 2, want: []string{"new/: the output ends in /, so it names a folder, and there is none there", "name a file to write, as", "new/shared.sqlite in a folder that exists"},
+			never: []string{"complete nsys SQLite export", "working copy"}},
+		{group: "report output", name: "scrub -o a file's name with / after it (once the export scrubbed, then \"cannot scrub the export: ... not a directory\")", cmd: "scrub",
+			make: func(t *testing.T, dir string) []string {
+				other := t.TempDir()
+				writeFile(t, filepath.Join(other, "notes"), []byte("notes\n"))
+				return []string{copyShipped(t, dir, "pinned.sqlite"), "-o", filepath.Join(other, "notes") + string(filepath.Separator)}
+			},
+			exit: 2, want: []string{"notes/: the output ends in /, so it names a folder, and ", "notes is a file"},
+			never: []string{"complete nsys SQLite export", "working copy"}},
 		{group: "ranks of one job", name: "report of a shard's JSON of audit --ranks and an audit's JSON of one capture (once \"the shard: audit-ranks's own JSON output, not a capture\")", cmd: "report",
 			make: func(t *testing.T, dir string) []string {
 				p := shard(t, dir)
