@@ -1,7 +1,10 @@
 package capture
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/nsyscheck/nsyscheck/internal/chunked"
@@ -143,7 +146,13 @@ func read(ctx context.Context, src *source.Source, opts records.Selection, h rec
 			return nil, nil, inputerr.Attribute(err, report, "")
 		}
 	default:
-		return nil, nil, &inputerr.Error{Path: src.Path, Problem: "holds the program's own numbers, not a trace of its calls and copies",
+		problem := "holds the program's own numbers, not a trace of its calls and copies"
+		if src.Kind == nsysdb.KindJSON {
+			if what := notJSON(src.Path); what != "" {
+				problem = what + ", neither the program's numbers nor an audit's output, and not a trace of its calls and copies"
+			}
+		}
+		return nil, nil, &inputerr.Error{Path: src.Path, Problem: problem,
 			Hint: "give the capture itself: a .nsys-rep, its SQLite export, or a folder of nsys stats CSV reports"}
 	}
 	return info, checked, nil
@@ -226,4 +235,27 @@ func collect(c *Capture) (records.Handler, func()) {
 			return nil
 		},
 	}, func() { c.Calls = calls.AppendTo(sized) }
+}
+
+// notJSON says why the file at path, named .json, is no JSON at all,
+// judged by its start: empty, only zero bytes there, or a first character
+// no JSON begins with; "" when it starts as JSON does.
+func notJSON(path string) string {
+	head, err := nsysdb.Head(path, 4096)
+	if err != nil {
+		return ""
+	}
+	if len(head) == 0 {
+		return "the file is empty"
+	}
+	if len(bytes.Trim(head, "\x00")) == 0 {
+		return "the file starts with only zero bytes (an interrupted copy or download?), so it is not JSON"
+	}
+	if _, err := json.NewDecoder(bytes.NewReader(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")))).Token(); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return fmt.Sprintf("not JSON (byte %d: %v)", se.Offset, se)
+		}
+	}
+	return ""
 }

@@ -42,6 +42,9 @@ func AuditRanks(ctx context.Context, args []string, opts RanksOptions) (*ranks.S
 	// to audit, or what an audit's JSON held.
 	var todo []ranks.Audited
 	var paths []int
+	// shown names each slot in a message: its capture, and the JSON it was
+	// read from, which is what was given.
+	var shown []string
 	for _, arg := range args {
 		if audits, failed, ok, err := auditjson.ReadRanks(arg); ok {
 			if err != nil {
@@ -49,9 +52,11 @@ func AuditRanks(ctx context.Context, args []string, opts RanksOptions) (*ranks.S
 			}
 			for _, au := range audits {
 				todo = append(todo, ranks.Audited{Capture: au.Capture, Audit: au})
+				shown = append(shown, au.Capture+" (audited in "+arg+")")
 			}
 			for _, f := range failed {
 				todo = append(todo, ranks.Audited{Capture: f.Capture, Err: errors.New(f.Err)})
+				shown = append(shown, f.Capture+" (in "+arg+")")
 			}
 			continue
 		}
@@ -62,18 +67,19 @@ func AuditRanks(ctx context.Context, args []string, opts RanksOptions) (*ranks.S
 		for _, c := range cs {
 			paths = append(paths, len(todo))
 			todo = append(todo, ranks.Audited{Capture: c})
+			shown = append(shown, c)
 		}
 	}
 	if len(todo) == 0 {
 		return nil, nil, errors.New("--ranks: no capture to audit")
 	}
 	seen := map[string]string{}
-	for _, a := range todo {
+	for i, a := range todo {
 		r := ranks.RankOf(a.Capture)
 		if first, ok := seen[r]; ok {
-			return nil, nil, fmt.Errorf("--ranks: rank %s is given twice, as %s and as %s (%s): give each rank's capture once (a shard's JSON holds its ranks' audits), or name each by its own rank", r, first, a.Capture, ranks.RankRule)
+			return nil, nil, fmt.Errorf("--ranks: rank %s is given twice, as %s and as %s (%s): give each rank's capture once (a shard's JSON holds its ranks' audits), or name each by its own rank", r, first, shown[i], ranks.RankRule)
 		}
-		seen[r] = a.Capture
+		seen[r] = shown[i]
 	}
 	if err := oneFileTwice(todo, paths); err != nil {
 		return nil, nil, err
@@ -105,7 +111,7 @@ func AuditRanks(ctx context.Context, args []string, opts RanksOptions) (*ranks.S
 	if err := ctx.Err(); err != nil {
 		return nil, nil, fmt.Errorf("auditing the ranks: %w", context.Cause(ctx))
 	}
-	if err := oneSessionTwice(todo); err != nil {
+	if err := oneSessionTwice(todo, shown); err != nil {
 		return nil, nil, err
 	}
 	th := opts.Thresholds
@@ -142,18 +148,18 @@ func oneFileTwice(todo []ranks.Audited, paths []int) error {
 
 // oneSessionTwice refuses two ranks whose audits are of one capture
 // session: sessions that started at the same nanosecond are one (a rank's
-// capture copied under another rank's name).
-func oneSessionTwice(todo []ranks.Audited) error {
-	first := map[int64]string{}
-	for _, a := range todo {
+// capture copied under another rank's name). shown names each slot.
+func oneSessionTwice(todo []ranks.Audited, shown []string) error {
+	first := map[int64]int{}
+	for i, a := range todo {
 		if a.Audit == nil || a.Audit.SessionStartNs <= 0 {
 			continue
 		}
-		if c, ok := first[a.Audit.SessionStartNs]; ok {
+		if j, ok := first[a.Audit.SessionStartNs]; ok {
 			return fmt.Errorf("--ranks: ranks %s and %s are one capture: %s and %s record one session, started at the same nanosecond (%d ns since 1970): give each rank's own capture",
-				ranks.RankOf(c), ranks.RankOf(a.Capture), c, a.Capture, a.Audit.SessionStartNs)
+				ranks.RankOf(todo[j].Capture), ranks.RankOf(a.Capture), shown[j], shown[i], a.Audit.SessionStartNs)
 		}
-		first[a.Audit.SessionStartNs] = a.Capture
+		first[a.Audit.SessionStartNs] = i
 	}
 	return nil
 }

@@ -388,12 +388,20 @@ func exportSQLite(ctx context.Context, nsysPath string, rep Report, dir, dst str
 	// A stopped export is removed: nothing of it is worth waiting for.
 	cmd := nsys.KillOnCancel(nsys.Command(ctx, "", nil, nsysPath, "export", "--type", "sqlite", "--force-overwrite", "true", "--output", tmp, arg))
 	out, runErr := nsys.CombinedOutput(cmd)
-	if ctx.Err() != nil {
+	interrupted := func() error {
 		return &inputerr.Error{Path: report, Problem: "interrupted while nsys exported the report; nsys was stopped and its partial export removed",
 			Err: context.Cause(ctx)}
 	}
+	if ctx.Err() != nil {
+		return interrupted()
+	}
 	if runErr != nil {
-		return nsysExportError(nsysPath, rep, out, runErr)
+		err := nsysExportError(ctx, nsysPath, rep, out, runErr)
+		if ctx.Err() != nil {
+			// Stopped while nsys was asked its version.
+			return interrupted()
+		}
+		return err
 	}
 	got := tmp
 	if _, err := os.Stat(got); err != nil {
@@ -435,7 +443,7 @@ func outputError(out []byte) error {
 }
 
 // nsysExportError explains a failed nsys export.
-func nsysExportError(nsysPath string, rep Report, out []byte, runErr error) error {
+func nsysExportError(ctx context.Context, nsysPath string, rep Report, out []byte, runErr error) error {
 	report := rep.Path
 	var exit *exec.ExitError
 	if !errors.As(runErr, &exit) {
@@ -448,7 +456,7 @@ func nsysExportError(nsysPath string, rep Report, out []byte, runErr error) erro
 	lower := strings.ToLower(string(out))
 	if strings.Contains(lower, "version not supported") || strings.Contains(lower, "unsupported version") ||
 		strings.Contains(lower, "version is not supported") {
-		version := nsys.Version(context.Background(), nsysPath)
+		version := nsys.Version(ctx, nsysPath)
 		hint := "install Nsight Systems 2025.3 or newer and pass --nsys PATH, " +
 			"or export the report where it was made (nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep) and give the .sqlite"
 		for _, other := range nsys.Installed() {

@@ -244,7 +244,7 @@ func (a *Analysis) Close() error { return os.RemoveAll(a.dir) }
 
 // Analyze runs the rule with no row limit on an SQLite export into a
 // temporary folder, which Close removes. nsys runs in its own process
-// group, stopped whole when ctx is cancelled, with the environment env
+// group, killed whole when ctx is cancelled, with the environment env
 // (nil: the process's).
 func Analyze(ctx context.Context, nsysPath, db string, env environ.Env) (*Analysis, error) {
 	tmp, err := os.MkdirTemp("", "nsyscheck-analyze-")
@@ -252,7 +252,10 @@ func Analyze(ctx context.Context, nsysPath, db string, env environ.Env) (*Analys
 		return nil, fmt.Errorf("nsys analyze: %w", err)
 	}
 	base := filepath.Join(tmp, "rule")
-	out, err := nsys.CombinedOutput(nsys.Command(ctx, "", env.List(), nsysPath, "analyze", "-r", AllArg, "--format", "csv", "-o", base, db))
+	// A stopped rule's CSV is removed unread: nsys is killed at once, so
+	// one that ignores SIGTERM neither holds Ctrl-C up nor outlives
+	// nsyscheck, and its folder is gone before nsyscheck exits.
+	out, err := nsys.CombinedOutput(nsys.KillOnCancel(nsys.Command(ctx, "", env.List(), nsysPath, "analyze", "-r", AllArg, "--format", "csv", "-o", base, db)))
 	if err != nil {
 		os.RemoveAll(tmp)
 		msg := strings.TrimSpace(string(out))

@@ -12,7 +12,7 @@ import (
 )
 
 // A scrub's output that is a link to nothing is named as such, not as a
-// file that exists.
+// file that exists, and refused with --force too.
 func TestExistsErrorDanglingLink(t *testing.T) {
 	dir := t.TempDir()
 	link := filepath.Join(dir, "shared.sqlite")
@@ -21,7 +21,7 @@ func TestExistsErrorDanglingLink(t *testing.T) {
 	}
 	err := existsError(link)
 	if !strings.Contains(err.Error(), "the output is a link to "+filepath.Join(dir, "gone.sqlite")+", which does not exist") ||
-		!strings.Contains(err.Error(), "--force to replace the link itself") {
+		!strings.Contains(err.Error(), "scrub neither writes through a link nor replaces one, even with --force") {
 		t.Errorf("a link to nothing: %v", err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "file.sqlite"), nil, 0o644); err != nil {
@@ -127,5 +127,21 @@ func TestScrubOutputUnderDanglingLink(t *testing.T) {
 	_, err := Scrub("../testdata/captures/h200-pinned/pinned.sqlite", filepath.Join(link, "shared.sqlite"), ScrubOptions{})
 	if err == nil || !strings.Contains(err.Error(), "the output folder is a link to "+filepath.Join(dir, "gone")+", which does not exist") {
 		t.Errorf("an output under a link to nothing: %v", err)
+	}
+}
+
+// Scrub --force onto a link to nothing refuses it and leaves the link.
+func TestScrubForceDanglingLink(t *testing.T) {
+	dir := t.TempDir()
+	link := filepath.Join(dir, "shared.sqlite")
+	if err := os.Symlink(filepath.Join(dir, "gone.sqlite"), link); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Scrub("../testdata/captures/h200-pinned/pinned.sqlite", link, ScrubOptions{Force: true})
+	if err == nil || !strings.Contains(err.Error(), "which does not exist; scrub neither writes through a link nor replaces one") {
+		t.Errorf("--force onto a link to nothing: %v", err)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v", err)
 	}
 }

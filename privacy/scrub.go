@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/nsyscheck/nsyscheck/internal/ctlchar"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
@@ -275,14 +277,73 @@ func notAFolder(in string) error {
 }
 
 func existsError(out string) error {
-	if target, ok := regular.DanglingLink(out); ok {
-		// A link to nothing reads as no file, but it is one: --force
-		// replaces the link, and writes nothing where it points.
-		return &inputerr.Error{Path: out, Problem: fmt.Sprintf("the output is a link to %s, which does not exist", ctlchar.Escape(target)),
-			Hint: "remove the link, choose another name, or use --force to replace the link itself, writing nothing where it points"}
+	if err := danglingOutput(out); err != nil {
+		return err
 	}
 	return &inputerr.Error{Path: out, Problem: "the output file already exists",
 		Hint: "choose another name, or use --force to replace it"}
+}
+
+// sidecarSuffixes name the files SQLite keeps beside a database: its
+// write-ahead log, its rollback journal and the log's shared memory.
+var sidecarSuffixes = []string{"-wal", "-journal", "-shm"}
+
+// sidecarOutput refuses an output named as one of the input's SQLite
+// sidecars (in-wal, in-journal, in-shm, in its folder): SQLite takes such
+// a file for the input's own state, so opening the input would delete the
+// copy, or, were it the input's real -wal replaced with --force, lose what
+// the input holds there.
+func sidecarOutput(in, out string) error {
+	ib, ob := filepath.Base(in), filepath.Base(out)
+	for _, suf := range sidecarSuffixes {
+		if ob != ib+suf {
+			continue
+		}
+		id, err1 := os.Stat(filepath.Dir(in))
+		od, err2 := os.Stat(filepath.Dir(out))
+		if err1 != nil || err2 != nil || !os.SameFile(id, od) {
+			return nil
+		}
+		return &inputerr.Error{Path: out, Problem: fmt.Sprintf("the output is named as the input's SQLite %s file, which SQLite reads as part of %s: the next program to open the input would delete the copy, or take it for the input's own state; Scrub never modifies its input", suf, ib),
+			Hint: "name the output otherwise, as " + strings.TrimSuffix(ib, filepath.Ext(ib)) + ".scrubbed.sqlite"}
+	}
+	return nil
+}
+
+// danglingOutput refuses an output that is a link to nothing, --force or
+// not, as report and run refuse one: it reads as no file, yet the copy
+// would replace the link, not be written where it points.
+func danglingOutput(out string) error {
+	target, ok := regular.DanglingLink(out)
+	if !ok {
+		return nil
+	}
+	return &inputerr.Error{Path: out, Problem: fmt.Sprintf("the output is a link to %s, which does not exist; scrub neither writes through a link nor replaces one, even with --force", ctlchar.Escape(target)),
+		Hint: "remove the link, or choose another name"}
+}
+
+// outputFolderError is why the folder of out, dir, which os.Stat could
+// not find as a folder, cannot take the copy (st and err are os.Stat's):
+// a link to nothing, a link to a file, a file, or a folder that does not
+// exist.
+func outputFolderError(out, dir string, st fs.FileInfo, err error) error {
+	if target, ok := regular.DanglingLink(dir); ok {
+		return &inputerr.Error{Path: out, Problem: fmt.Sprintf("the output folder is a link to %s, which does not exist", ctlchar.Escape(target)),
+			Hint: "create that folder first, or name an output in another folder"}
+	}
+	if err == nil {
+		what := "a file"
+		if k := regular.Kind(st.Mode()); k != "" {
+			what = k
+		}
+		if target, lerr := os.Readlink(dir); lerr == nil {
+			return &inputerr.Error{Path: out, Problem: fmt.Sprintf("the output folder is a link to %s, which is %s, not a folder", ctlchar.Escape(target), what),
+				Hint: "name an output in a folder"}
+		}
+		return &inputerr.Error{Path: out, Problem: "the output folder " + dir + " is " + what + ", not a folder",
+			Hint: "name an output in a folder"}
+	}
+	return &inputerr.Error{Path: out, Problem: "the output folder does not exist", Err: err, Hint: "create it first"}
 }
 
 func checkScrubPaths(f *source.File, out string, opts ScrubOptions) error {
@@ -298,6 +359,24 @@ func checkScrubPaths(f *source.File, out string, opts ScrubOptions) error {
 	if err1 == nil && err2 == nil && filepath.Clean(inAbs) == filepath.Clean(outAbs) {
 		return &inputerr.Error{Path: out, Problem: "the output is the input; Scrub never modifies its input",
 			Hint: "name a different output file"}
+	}
+	if err := sidecarOutput(in, out); err != nil {
+		return err
+	}
+	if strings.HasSuffix(out, string(filepath.Separator)) {
+		// A folder's name: the copy would be a file named for the folder
+		// inside the folder, and the work done first fail at its end.
+		if st, err := os.Stat(out); err != nil || !st.IsDir() {
+			there := "there is none there"
+			if st, err := os.Stat(filepath.Clean(out)); err == nil && !st.IsDir() {
+				there = filepath.Clean(out) + " is a file"
+			}
+			return &inputerr.Error{Path: out, Problem: "the output ends in " + string(filepath.Separator) + ", so it names a folder, and " + there,
+				Hint: "name a file to write, as " + filepath.Join(out, "shared.sqlite") + " in a folder that exists"}
+		}
+	}
+	if err := danglingOutput(out); err != nil {
+		return err
 	}
 	oi, err := os.Stat(out)
 	if err == nil {
@@ -317,15 +396,12 @@ func checkScrubPaths(f *source.File, out string, opts ScrubOptions) error {
 		if !opts.Force {
 			return existsError(out)
 		}
-	} else if !errors.Is(err, os.ErrNotExist) {
+	} else if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+		// Not a folder on the way is the folder's to tell, below.
 		return &inputerr.Error{Path: out, Problem: "cannot check the output file", Err: err, Hint: "check the path"}
 	}
 	if st, err := os.Stat(filepath.Dir(outAbs)); err != nil || !st.IsDir() {
-		if target, lerr := os.Readlink(filepath.Dir(outAbs)); lerr == nil {
-			return &inputerr.Error{Path: out, Problem: fmt.Sprintf("the output folder is a link to %s, which does not exist", ctlchar.Escape(target)),
-				Hint: "create that folder first, or name an output in another folder"}
-		}
-		return &inputerr.Error{Path: out, Problem: "the output folder does not exist", Err: err, Hint: "create it first"}
+		return outputFolderError(out, filepath.Dir(outAbs), st, err)
 	}
 	return nil
 }

@@ -813,3 +813,29 @@ func TestGainWords(t *testing.T) {
 		}
 	}
 }
+
+// A capture's path keeps its letters and shows a newline in it as \x0a
+// wherever the audit names it: Markdown's sentences once began it with a
+// capital ("Runs/..."), and text's wrapping once showed its newline as a
+// space.
+func TestAuditKeepsCapturePath(t *testing.T) {
+	out := fixture(t, "train")
+	out.Before.Capture = "runs/pin\nned.sqlite"
+	out.Check.Before = out.Before.Capture
+	var md strings.Builder
+	if err := AuditMarkdown(&md, out); err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	if err := AuditText(&text, out, TextOptions{Width: 80}); err != nil {
+		t.Fatal(err)
+	}
+	for name, got := range map[string]string{"markdown": md.String(), "text": text.String()} {
+		if strings.Contains(got, "Runs/") || strings.Contains(got, "pin ned") || strings.Contains(got, "pin\nned") {
+			t.Errorf("%s changes the capture's path:\n%s", name, got)
+		}
+	}
+	if !strings.Contains(text.String(), `runs/pin\x0aned.sqlite (SQLite export)`) {
+		t.Errorf("text lacks the path escaped:\n%s", text.String())
+	}
+}

@@ -53,7 +53,7 @@ func AuditText(w io.Writer, out *audit.Output, opts TextOptions) error {
 	var b strings.Builder
 	head := strings.ToUpper(v.Verdict)
 	if out.Check != nil {
-		writePath(&b, "Check of "+out.Check.Before, "(before) against "+out.Check.After+" (after): "+head, width)
+		writePath(&b, "Check of "+out.Check.Before, "(before) against "+ctlchar.Line(out.Check.After)+" (after): "+head, width)
 	} else {
 		writePath(&b, "Audit of "+out.Before.Capture+":", head, width)
 	}
@@ -288,8 +288,13 @@ func AuditMarkdown(w io.Writer, out *audit.Output) error {
 	}
 	for _, d := range v.Audits {
 		ew.printf("## %s\n\n", mdText(d.Title))
-		for _, a := range d.About {
-			ew.printf("%s.\n\n", mdText(capitalise(a)))
+		for i, a := range d.About {
+			if i > 0 {
+				// The first starts with the capture's path, which a
+				// capital would change.
+				a = capitalise(a)
+			}
+			ew.printf("%s.\n\n", mdText(a))
 		}
 		writeMarkdownTable(ew, d.Totals)
 		writeMarkdownTable(ew, d.Classes)

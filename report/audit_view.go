@@ -11,6 +11,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/coverage"
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/framework"
+	"github.com/nsyscheck/nsyscheck/internal/ctlchar"
 	"github.com/nsyscheck/nsyscheck/internal/words"
 	"github.com/nsyscheck/nsyscheck/nsysrule"
 	"github.com/nsyscheck/nsyscheck/replay"
@@ -156,9 +157,11 @@ func nounsOf(n int64, noun string) string {
 
 // aboutAudit is the line naming an audit's capture.
 func aboutAudit(au *audit.Audit) string {
-	s := au.Capture + " (" + formatName(au.Format) + ")"
+	// One line's names: a newline in the path (or an edited export's GPU
+	// name) would read, once wrapped, as a space the name does not hold.
+	s := ctlchar.Line(au.Capture) + " (" + formatName(au.Format) + ")"
 	if au.GPU != "" {
-		s += ", " + au.GPU
+		s += ", " + ctlchar.Line(au.GPU)
 	}
 	fw := frameworkWords[au.Framework.Framework]
 	if fw == "" {
@@ -251,7 +254,7 @@ func limitsOf(out *audit.Output) []limitView {
 // oneView is the answer of a one-capture audit: its regions now and
 // predicted with their copies pinned.
 func oneView(v *auditView, au *audit.Audit, verbose bool) {
-	v.Title = "Audit of " + au.Capture
+	v.Title = "Audit of " + ctlchar.Line(au.Capture)
 	v.About = []string{aboutAudit(au)}
 	v.Regions = tableView{Title: "Regions (ms): now, the replay's fit, and predicted with the copies pinned",
 		Head:  []string{"region", "n", "time", "now", "fit", "pinned", "bound"},
@@ -653,7 +656,7 @@ func pairName(r audit.RegionCheck) string {
 // after, with its verdict.
 func checkView(v *auditView, out *audit.Output, verbose bool) {
 	c := out.Check
-	v.Title = fmt.Sprintf("Check of %s against %s", c.Before, c.After)
+	v.Title = fmt.Sprintf("Check of %s against %s", ctlchar.Line(c.Before), ctlchar.Line(c.After))
 	v.About = []string{"before: " + aboutAudit(out.Before), "after: " + aboutAudit(out.After)}
 	v.Verdict = string(c.Verdict)
 	v.Regions = tableView{Title: "Regions (ms): before, predicted with the copies pinned, after",
@@ -773,7 +776,11 @@ func otherCountWords(c *audit.Check) string {
 	var out []string
 	for _, r := range c.Regions {
 		if r.Why == audit.WhyInstances {
-			out = append(out, fmt.Sprintf("%s ran %d times before and %d after", r.Name, r.Instances, r.AfterInstances))
+			after := fmt.Sprint(r.AfterInstances)
+			if (r.Instances == 1) != (r.AfterInstances == 1) {
+				after = plural(r.AfterInstances, "time")
+			}
+			out = append(out, fmt.Sprintf("%s ran %s before and %s after", r.Name, plural(r.Instances, "time"), after))
 		}
 	}
 	return strings.Join(out, ", ")
@@ -1033,7 +1040,7 @@ func fixWords(fw framework.Name, dir vocab.CopyKind, kind audit.APIKind) []strin
 
 // detailOf is one capture's classes, findings, prediction and the rest.
 func detailOf(au *audit.Audit, verbose bool) auditDetail {
-	d := auditDetail{Title: "Audit of " + au.Capture}
+	d := auditDetail{Title: "Audit of " + ctlchar.Line(au.Capture)}
 	hidden := au.Hidden()
 	counts := fmt.Sprintf("%d CUDA API calls in %s of host time (%s); %s (%d without an API call in the trace), %s kept apart",
 		au.APICalls, ns(au.SpanNs), au.SpanFrom, nounsOf(au.Copies, "copy"), au.Unmatched, nounsOf(au.Memsets, "memset"))

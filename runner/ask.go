@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"syscall"
 	"time"
 
 	"github.com/nsyscheck/nsyscheck/internal/nsys"
@@ -27,16 +26,10 @@ var askLimit = 60 * time.Second
 func askTool(ctx context.Context, name string, args ...string) ([]byte, error) {
 	actx, cancel := context.WithTimeout(ctx, askLimit)
 	defer cancel()
-	cmd := nsys.Command(actx, "", nil, name, args...)
 	// A question has nothing to save: stop the whole group at once (a
-	// child may ignore SIGTERM), and wait at most a second for its output.
-	cmd.Cancel = func() error {
-		if cmd.Process == nil {
-			return nil
-		}
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
-	cmd.WaitDelay = time.Second
+	// child may ignore SIGTERM), wait at most a second for its output, and
+	// kill it too should nsyscheck die first (nsys.KillOnCancel).
+	cmd := nsys.KillOnCancel(nsys.Command(actx, "", nil, name, args...))
 	out, err := nsys.CombinedOutput(cmd)
 	if err != nil && ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) {
 		err = fmt.Errorf("no answer within %s", askLimit)

@@ -194,6 +194,10 @@ func matchOf(flags []string) (map[string]string, error) {
 		return nil, nil
 	}
 	m := map[string]string{}
+	// of is the region of CAPTURE each region of AFTER is matched to: one
+	// region after, judged against two before, would be one time checked
+	// against two predictions.
+	of := map[string]string{}
 	for _, f := range flags {
 		b, a, ok := strings.Cut(f, "=")
 		if !ok || b == "" || a == "" {
@@ -202,7 +206,11 @@ func matchOf(flags []string) (map[string]string, error) {
 		if _, dup := m[b]; dup {
 			return nil, fmt.Errorf("--match: region %s is matched twice; keep one", b)
 		}
+		if first, dup := of[a]; dup {
+			return nil, fmt.Errorf("--match: region %s of AFTER is matched twice, to %s and to %s of CAPTURE, so its one time would be judged against two predictions; match each region of AFTER once", a, first, b)
+		}
 		m[b] = a
+		of[a] = b
 	}
 	return m, nil
 }

@@ -50,7 +50,7 @@ func shareCases() []badCase {
 		{group: "report output", name: "report -o a folder under a link to nothing (once \"cannot create out: file exists\")", cmd: "report",
 			make: danglingOut("sub"), exit: 2, want: []string{"out is a link to", "gone, which does not exist: create that folder first"}},
 		{group: "report output", name: "scrub -o a link to nothing (once \"the output file already exists\")", cmd: "scrub",
-			make: danglingOut(), exit: 2, want: []string{"out: the output is a link to", "gone, which does not exist", "or use --force to replace the link itself, writing nothing where it points"}},
+			make: danglingOut(), exit: 2, want: []string{"out: the output is a link to", "gone, which does not exist; scrub neither writes through a link nor replaces one, even with --force", "remove the link, or choose another name"}},
 		{group: "names that hold secrets or terminal escapes", name: `scrub: a table whose DEFAULT clause holds "GITHUB_TOKEN=ghp_..." (once nothing written, blaming the capture's nsys version)`,
 			cmd: "scrub",
 			make: func(t *testing.T, dir string) []string {

@@ -122,6 +122,9 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 	if ranksJSON(paths) {
 		return runRanksReport(sig, opts, paths, s)
 	}
+	if err := mixedRanksJSON(paths); err != nil {
+		return err
+	}
 	if len(paths) == 1 {
 		// An audit written by `audit --format json` is rendered as such.
 		type read struct {

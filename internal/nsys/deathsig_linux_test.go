@@ -21,12 +21,19 @@ import (
 // waits to be killed.
 const deathParentEnv = "NSYSCHECK_TEST_DEATH_PARENT"
 
+// deathQuestionEnv makes the parent start the stand-in as a program with
+// nothing to save (KillOnCancel).
+const deathQuestionEnv = "NSYSCHECK_TEST_DEATH_QUESTION"
+
 func init() {
 	standIn := os.Getenv(deathParentEnv)
 	if standIn == "" {
 		return
 	}
 	cmd := Command(context.Background(), "", nil, standIn)
+	if os.Getenv(deathQuestionEnv) != "" {
+		cmd = KillOnCancel(cmd)
+	}
 	if err := cmd.Start(); err != nil {
 		fmt.Println("error", err)
 		os.Exit(1)
@@ -97,5 +104,56 @@ func TestKilledParent(t *testing.T) {
 	}
 	if !proctest.Gone(child, 5*time.Second) {
 		t.Errorf("the stand-in's child (pid %d) still runs after nsyscheck was killed", child)
+	}
+}
+
+// TestKilledParentQuestion: nsyscheck killed by SIGKILL while a program
+// with nothing to save (KillOnCancel: nsys --version, nsys analyze, a
+// question a run asks) runs, one that ignores SIGTERM: its death signal is
+// SIGKILL, so it does not live on, where SIGTERM left it running.
+func TestKilledParentQuestion(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	dir := t.TempDir()
+	standIn := filepath.Join(dir, "nsys")
+	if err := os.WriteFile(standIn, []byte("#!/bin/sh\ntrap '' TERM INT\nwhile :; do sleep 0.05; done\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := exec.Command(self, "-test.run=^$")
+	parent.Env = append(os.Environ(), deathParentEnv+"="+standIn, deathQuestionEnv+"=1")
+	out, err := parent.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := parent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		_ = parent.Process.Kill()
+		t.Fatalf("the parent said nothing: %v", err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil {
+		_ = parent.Process.Kill()
+		t.Fatalf("the parent said %q", line)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(-pid, syscall.SIGKILL) })
+	// Past its trap: the stand-in ignores SIGTERM.
+	time.Sleep(200 * time.Millisecond)
+	if proctest.Gone(pid, 0) {
+		t.Fatal("the stand-in ended before its parent was killed")
+	}
+	if err := parent.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = parent.Wait()
+	if !proctest.Gone(pid, 2*time.Second) {
+		t.Errorf("the stand-in (pid %d), which ignores SIGTERM, still runs after its parent was killed", pid)
 	}
 }

@@ -127,11 +127,18 @@ func versionNumbers(s string) []int {
 	return out
 }
 
+// StopGrace is how long a Command has, once its context ends (Ctrl-C,
+// --timeout), to stop on SIGTERM before it is killed, and Run kills what
+// is left of its group: what a stopped step leaves is not kept, so the
+// grace only lets nsys stop the program it profiles and its helpers, and
+// one that ignores SIGTERM holds Ctrl-C up no longer than this.
+const StopGrace = 500 * time.Millisecond
+
 // Command prepares a program (nsys, or one nsys or the build runs) started
 // with an argument list in its own process group, so that cancelling ctx
-// (Ctrl-C, --timeout) stops it and every process it started; where the OS
-// has one, a death signal stops it if nsyscheck itself is killed
-// (procAttr).
+// (Ctrl-C, --timeout) stops it and every process it started, asked with
+// SIGTERM and killed StopGrace later; where the OS has one, a death signal
+// stops it if nsyscheck itself is killed (procAttr).
 func Command(ctx context.Context, dir string, env []string, name string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
@@ -144,7 +151,9 @@ func Command(ctx context.Context, dir string, env []string, name string, args ..
 		// The whole group: nsys, its launcher and the profiled program.
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
 	}
-	cmd.WaitDelay = 10 * time.Second
+	// Past the grace, exec kills the process, and Run or CombinedOutput
+	// the rest of its group.
+	cmd.WaitDelay = StopGrace
 	return cmd
 }
 
@@ -153,6 +162,9 @@ func Command(ctx context.Context, dir string, env []string, name string, args ..
 // once when its context ends: its whole group is killed, rather than asked
 // to end and waited for, so that one that ignores SIGTERM neither holds
 // Ctrl-C up nor outlives nsyscheck.
+//
+// Its death signal is SIGKILL too (hardDeath): one that ignores SIGTERM
+// does not outlive a nsyscheck that exits, or is killed, before it ends.
 func KillOnCancel(cmd *exec.Cmd) *exec.Cmd {
 	cmd.Cancel = func() error {
 		if cmd.Process == nil {
@@ -161,6 +173,7 @@ func KillOnCancel(cmd *exec.Cmd) *exec.Cmd {
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
 	cmd.WaitDelay = time.Second
+	hardDeath(cmd.SysProcAttr)
 	return cmd
 }
 
@@ -245,13 +258,15 @@ func killGroup(cmd *exec.Cmd) {
 // versionLimit bounds Version's wait for nsys --version.
 const versionLimit = 10 * time.Second
 
-// Version returns ", version X" for nsys, or "" when it cannot tell.
+// Version returns ", version X" for nsys, or "" when it cannot tell. A
+// question with nothing to save, it is killed with its group at once when
+// ctx ends (KillOnCancel), so one that ignores SIGTERM neither holds
+// Ctrl-C up nor outlives nsyscheck.
 func Version(ctx context.Context, nsys string) string {
 	// The answer comes at once; one that does not is no version.
 	ctx, cancel := context.WithTimeout(ctx, versionLimit)
 	defer cancel()
-	cmd := Command(ctx, "", nil, nsys, "--version")
-	cmd.WaitDelay = time.Second
+	cmd := KillOnCancel(Command(ctx, "", nil, nsys, "--version"))
 	var out OutputBuffer
 	cmd.Stdout = &out
 	err := cmd.Run()

@@ -10,3 +10,11 @@ import "syscall"
 func procAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 }
+
+// hardDeath makes a death signal SIGKILL, for a program with nothing to
+// save (KillOnCancel), which may ignore SIGTERM.
+func hardDeath(a *syscall.SysProcAttr) {
+	if a != nil {
+		a.Pdeathsig = syscall.SIGKILL
+	}
+}

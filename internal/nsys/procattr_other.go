@@ -9,3 +9,6 @@ import "syscall"
 func procAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true}
 }
+
+// hardDeath: there is no death signal to make SIGKILL.
+func hardDeath(*syscall.SysProcAttr) {}
