@@ -26,7 +26,6 @@ var (
 	})
 	schemeStartByte = byteClass(func(c byte) bool { return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' })
 	urlUserByte     = byteClass(func(c byte) bool { return c > ' ' && !strings.ContainsRune(`/:@"';`, rune(c)) })
-	urlPassByte     = byteClass(func(c byte) bool { return c > ' ' && !strings.ContainsRune(`/@"';`, rune(c)) })
 	urlHostByte     = byteClass(func(c byte) bool { return c > ' ' && !strings.ContainsRune(`/"';`, rune(c)) })
 )
 
@@ -333,7 +332,9 @@ func (s *rawSearch) searchURL(a, b int64) error {
 		if start >= sep {
 			continue
 		}
-		// user ":" password "@" host, each at least one byte.
+		// user ":" password "@" host: the user may be empty, the password
+		// and host are at least one byte, the password runs to the last "@"
+		// a host follows (urlCredRE).
 		user := sep + 3
 		userEnd, err := s.runEnd(user, urlUserByte)
 		if err != nil {
@@ -341,24 +342,26 @@ func (s *rawSearch) searchURL(a, b int64) error {
 		}
 		if c, ok, err := s.byteAt(userEnd); err != nil {
 			return err
-		} else if userEnd == user || !ok || c != ':' {
+		} else if !ok || c != ':' {
 			continue
 		}
-		passEnd, err := s.runEnd(userEnd+1, urlPassByte)
+		authEnd, err := s.runEnd(userEnd+1, urlHostByte)
 		if err != nil {
 			return err
 		}
-		if c, ok, err := s.byteAt(passEnd); err != nil {
-			return err
-		} else if passEnd == userEnd+1 || !ok || c != '@' {
-			continue
-		}
-		end, err := s.runEnd(passEnd+1, urlHostByte)
+		auth, err := s.text(userEnd+1, authEnd)
 		if err != nil {
 			return err
 		}
-		if end == passEnd+1 {
+		at := passwordEnd(auth)
+		if at < 0 {
 			continue
+		}
+		end := userEnd + 1 + int64(at) + 1
+		if k := strings.IndexByte(auth[at+1:], '@'); k >= 0 {
+			end += int64(k)
+		} else {
+			end += int64(len(auth) - at - 1)
 		}
 		u, err := s.text(start, end)
 		if err != nil {
@@ -447,6 +450,18 @@ func (s *rawSearch) inNsysBlock(v EnvVar, off int64) bool {
 		return false
 	}
 	return InNsysBlock(v.Name, v.Value, before)
+}
+
+// passwordEnd returns where the password of a URL's password "@" host
+// (auth, the bytes after the user's ":") ends: at its last "@" with at
+// least one byte before it and a byte other than "@" after it, or -1.
+func passwordEnd(auth string) int {
+	for q := len(auth) - 2; q >= 1; q-- {
+		if auth[q] == '@' && auth[q+1] != '@' {
+			return q
+		}
+	}
+	return -1
 }
 
 func (s *rawSearch) urlHit(u string, start int64) {

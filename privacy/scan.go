@@ -766,7 +766,7 @@ var rawGlue = []string{"ENVIRONMENT_VARIABLE"}
 //
 // Both patterns define what the raw search (raw.go) finds; it finds the same
 // matches without running them over every byte (see the tests).
-var rawURLRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@"';\x00-\x1f]+:[^/\s@"';\x00-\x1f]+@[^/\s"';\x00-\x1f]+`)
+var rawURLRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@"';\x00-\x1f]*:[^/\s"';\x00-\x1f]+@[^/\s"';@\x00-\x1f]+`)
 
 // coveredURL reports whether a credential URL is part of a value some
 // structured finding already holds.

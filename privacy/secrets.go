@@ -282,8 +282,11 @@ func (r *tokenRun) jwtAt(i, body int) bool {
 }
 
 // urlCredRE matches scheme://user:password@host. The user and password may
-// not hold "/", "@" or white space; the password must not be empty.
-var urlCredRE = regexp.MustCompile(`\b([A-Za-z][A-Za-z0-9+.\-]*)://([^/\s:@"';]+):([^/\s@"';]+)@([^/\s"';]+)`)
+// not hold "/" or white space; the user may be empty (redis://:password@host)
+// and holds no ":" or "@"; the password must not be empty and runs to the
+// authority's last "@" (p@ss written unescaped is all of it), so the host
+// holds no "@".
+var urlCredRE = regexp.MustCompile(`\b([A-Za-z][A-Za-z0-9+.\-]*)://([^/\s:@"';]*):([^/\s"';]+)@([^/\s"';@]+)`)
 
 // URLCredential is a user:password pair found in a URL.
 type URLCredential struct {

@@ -166,6 +166,8 @@ func TestSecretFormats(t *testing.T) {
 		{"Authorization: Basic YWxhZGRpbjpvcGVuc2VzYW1l", []want{{"YWxhZGRpbjpvcGVuc2VzYW1l", FormatNamed}}},
 		{"accessToken=abc-123-def", []want{{"abc-123-def", FormatNamed}}},
 		{"sync --db postgres://app:pw123@db/x", []want{{"postgres://app:pw123@db", FormatURL}}},
+		{"cache redis://:s3cretPassw0rd@redis-host:6379/0", []want{{"redis://:s3cretPassw0rd@redis-host:6379", FormatURL}}},
+		{"mirror https://alice:p@ssw0rdXYZ@host.example.com/x", []want{{"https://alice:p@ssw0rdXYZ@host.example.com", FormatURL}}},
 		{"upload " + fakePyPI, []want{{fakePyPI, FormatPyPI}}},
 		{"login " + fakeDocker, []want{{fakeDocker, FormatDocker}}},
 		{"mail " + fakeSendGrid + ".", []want{{fakeSendGrid, FormatSendGrid}}},
@@ -197,6 +199,7 @@ func TestSecretFormats(t *testing.T) {
 		{"-----BEGIN CERTIFICATE-----\nMIIB", nil},
 		{"the bearer of bad news; xoxo-hugs", nil},
 		{"https://example.com/a:b time 12:30 a == b", nil},
+		{"ssh://git@host:22/x http://[::1]:8080/a@b mailto:bob@example.com", nil},
 		{"sha 3f786850e387550fdab836ed7e6dc881de23001b", nil},
 		{"PWD=/tmp/x SG.short.name pypi-AgEI dckr_pat_x ya29.short xapp-short sig=abc design=" + strings.Repeat("x", 40), nil},
 		{"SG.layer1.conv2.weight_gradient_accumulation_buffer", nil}, // a dotted name, not id.secret

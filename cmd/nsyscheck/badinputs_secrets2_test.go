@@ -1,0 +1,41 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// secretFormatCases: credentials in forms the scan once missed, or masked
+// only in part.
+func secretFormatCases() []badCase {
+	const group = "credentials the scan once missed"
+	const redis = "connect redis://:s3cretPassw0rd@redis-host:6379/0"
+	plantRedis := sqliteEdit(`INSERT INTO StringIds (id, value) VALUES (99999, '` + redis + `')`)
+	notIn := func(name string, secrets ...string) func(t *testing.T, dir string) {
+		return func(t *testing.T, dir string) {
+			b := string(readFile(t, filepath.Join(dir, name)))
+			for _, s := range secrets {
+				if strings.Contains(b, s) {
+					t.Errorf("%s holds %q", name, s)
+				}
+			}
+		}
+	}
+	return []badCase{
+		{group: group, name: "verify --fail-on-exposure: a redis URL with a password and no user (redis://:PASSWORD@host) in the strings (once not found: exit 0)",
+			make: func(t *testing.T, dir string) []string { return append(plantRedis(t, dir), "--fail-on-exposure") },
+			exit: 3, want: []string{"secret (url)=…(39 chars) in table StringIds column value looks like a credential"},
+			never: []string{"s3cretPassw0rd"}},
+		{group: group, name: "scrub: a redis URL with a password and no user in the strings (once kept in the copy)", cmd: "scrub",
+			make: func(t *testing.T, dir string) []string {
+				return []string{plantRedis(t, dir)[0], "-o", filepath.Join(dir, "shared.sqlite")}
+			},
+			mayWrite: true, exit: 0, want: []string{"removed or redacted 1 finding", "secret (url)=…(39 chars) in table StringIds"},
+			never: []string{"s3cretPassw0rd"}, check: notIn("shared.sqlite", "s3cretPassw0rd")},
+		{group: group, name: "a GPU name holding a URL whose password holds an unescaped @ (https://alice:p@ssw0rdXYZ@host; once printed as https://alice:…(1 char)@ssw0rdXYZ@host)",
+			make: sqliteEdit(`UPDATE TARGET_INFO_GPU SET name = 'NVIDIA H200 https://alice:p@ssw0rdXYZ@host.example.com/x'`),
+			exit: 0, want: []string{"NVIDIA H200 https://alice:…(11 chars)@host.example.com/x", "prediction 4 held"},
+			never: []string{"ssw0rdXYZ"}},
+	}
+}
