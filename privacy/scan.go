@@ -497,22 +497,41 @@ func (s *sqliteScan) textColumns() error {
 				return s.fail("table "+t, err)
 			}
 			where := "table " + t + " column " + c.name
+			var key *keyTail // a private key whose lines are the strings after it
+			var keys []int
 			for rows.Next() {
 				var b []byte
 				if err := rows.Scan(&b); err != nil {
 					rows.Close()
 					return s.fail("table "+t, err)
 				}
-				if seen.again(b) {
-					continue
+				if key != nil {
+					if more, ended := key.next(b); !more {
+						key.done(s.r, ended)
+						key = nil
+					}
 				}
-				for _, sec := range FindSecrets(string(b)) {
-					s.addSecret(KindSecret, sec, where)
+				if !seen.again(b) {
+					for _, sec := range FindSecrets(string(b)) {
+						s.addSecret(KindSecret, sec, where)
+					}
+				}
+				if bytes.Contains(b, []byte("-----BEGIN")) && openKey(string(b)) {
+					if at := s.r.keyFinding(string(b)); at >= 0 {
+						key = &keyTail{at: at}
+						keys = append(keys, at)
+					}
 				}
 			}
 			rows.Close()
 			if err := rows.Err(); err != nil {
 				return s.fail("table "+t, err)
+			}
+			if key != nil {
+				key.done(s.r, false)
+			}
+			for _, at := range keys {
+				keyRows(&s.r.Findings[at], where)
 			}
 		}
 	}

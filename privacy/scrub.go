@@ -663,6 +663,12 @@ func (s *scrubber) secrets() error {
 			seen[f.value] = true
 			values = append(values, []byte(f.value))
 		}
+		for _, line := range f.lines {
+			if len(line) >= 4 && !seen[line] {
+				seen[line] = true
+				values = append(values, []byte(line))
+			}
+		}
 	}
 	if len(values) == 0 {
 		return nil

@@ -12,6 +12,8 @@ func secretFormatCases() []badCase {
 	const group = "credentials the scan once missed"
 	const redis = "connect redis://:s3cretPassw0rd@redis-host:6379/0"
 	plantRedis := sqliteEdit(`INSERT INTO StringIds (id, value) VALUES (99999, '` + redis + `')`)
+	keyLines := []string{"MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun", "VTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK", "pRq2bwKf"}
+	plantKey := sqliteEdit(`INSERT INTO StringIds (id, value) VALUES (99990, '-----BEGIN RSA PRIVATE KEY-----'), (99991, '` + keyLines[0] + `'), (99992, '` + keyLines[1] + `'), (99993, '` + keyLines[2] + `'), (99994, '-----END RSA PRIVATE KEY-----')`)
 	notIn := func(name string, secrets ...string) func(t *testing.T, dir string) {
 		return func(t *testing.T, dir string) {
 			b := string(readFile(t, filepath.Join(dir, name)))
@@ -23,6 +25,16 @@ func secretFormatCases() []badCase {
 		}
 	}
 	return []badCase{
+		{group: group, name: "verify --fail-on-exposure: a private key a line a string of StringIds (once its BEGIN line alone told)",
+			make: func(t *testing.T, dir string) []string { return append(plantKey(t, dir), "--fail-on-exposure") },
+			exit: 3, want: []string{"secret (private key)=…(31 chars) in table StringIds column value and 3 strings after it (the key's lines) looks like a credential"},
+			never: keyLines},
+		{group: group, name: "scrub: a private key a line a string of StringIds (once its BEGIN line alone redacted, the key's lines kept in the copy)", cmd: "scrub",
+			make: func(t *testing.T, dir string) []string {
+				return []string{plantKey(t, dir)[0], "-o", filepath.Join(dir, "shared.sqlite")}
+			},
+			mayWrite: true, exit: 0, want: []string{"removed or redacted 1 finding", "and 3 strings after it (the key's lines)"},
+			never: keyLines, check: notIn("shared.sqlite", keyLines...)},
 		{group: group, name: "verify --fail-on-exposure: a redis URL with a password and no user (redis://:PASSWORD@host) in the strings (once not found: exit 0)",
 			make: func(t *testing.T, dir string) []string { return append(plantRedis(t, dir), "--fail-on-exposure") },
 			exit: 3, want: []string{"secret (url)=…(39 chars) in table StringIds column value looks like a credential"},
