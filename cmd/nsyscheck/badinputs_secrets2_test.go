@@ -14,6 +14,8 @@ func secretFormatCases() []badCase {
 	plantRedis := sqliteEdit(`INSERT INTO StringIds (id, value) VALUES (99999, '` + redis + `')`)
 	keyLines := []string{"MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun", "VTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK", "pRq2bwKf"}
 	plantKey := sqliteEdit(`INSERT INTO StringIds (id, value) VALUES (99990, '-----BEGIN RSA PRIVATE KEY-----'), (99991, '` + keyLines[0] + `'), (99992, '` + keyLines[1] + `'), (99993, '` + keyLines[2] + `'), (99994, '-----END RSA PRIVATE KEY-----')`)
+	tokens := []string{"hvs.CAESI" + strings.Repeat("Vq3x", 8), "gsk_" + strings.Repeat("aB3d", 13), "0123456789abcdef0123456789abcdef", "Tr0ub4dor3xyz"}
+	plantTokens := sqliteEdit(`INSERT INTO StringIds (id, value) VALUES (99990, 'vault login ` + tokens[0] + `'), (99991, 'llm ` + tokens[1] + `'), (99992, 'export KAGGLE_KEY=` + tokens[2] + `'), (99993, '/usr/bin/curl -sS -u alice:` + tokens[3] + ` https://example.com/x')`)
 	notIn := func(name string, secrets ...string) func(t *testing.T, dir string) {
 		return func(t *testing.T, dir string) {
 			b := string(readFile(t, filepath.Join(dir, name)))
@@ -25,6 +27,16 @@ func secretFormatCases() []badCase {
 		}
 	}
 	return []badCase{
+		{group: group, name: "verify --fail-on-exposure: a HashiCorp Vault token, a Groq key, KAGGLE_KEY=... and curl -u USER:PASSWORD in the strings (once none found: exit 0)",
+			make: func(t *testing.T, dir string) []string { return append(plantTokens(t, dir), "--fail-on-exposure") },
+			exit: 3, want: []string{"secret (HashiCorp Vault token)=hvs.…(41 chars) in table StringIds", "secret (Groq key)=gsk_…(56 chars) in table StringIds", "secret KAGGLE_KEY=…(32 chars) in table StringIds", "secret password=…(13 chars) in table StringIds"},
+			never: tokens},
+		{group: group, name: "scrub: a HashiCorp Vault token, a Groq key, KAGGLE_KEY=... and curl -u USER:PASSWORD in the strings (once kept in the copy)", cmd: "scrub",
+			make: func(t *testing.T, dir string) []string {
+				return []string{plantTokens(t, dir)[0], "-o", filepath.Join(dir, "shared.sqlite")}
+			},
+			mayWrite: true, exit: 0, want: []string{"removed or redacted 4 findings"},
+			never: tokens, check: notIn("shared.sqlite", tokens...)},
 		{group: group, name: "verify --fail-on-exposure: a private key a line a string of StringIds (once its BEGIN line alone told)",
 			make: func(t *testing.T, dir string) []string { return append(plantKey(t, dir), "--fail-on-exposure") },
 			exit: 3, want: []string{"secret (private key)=…(31 chars) in table StringIds column value and 3 strings after it (the key's lines) looks like a credential"},
