@@ -63,6 +63,11 @@ type rawSearch struct {
 	allowed  map[string][]string
 	inSecret []span // NAME=value hits already reported as credentials
 	env, url rawHits
+	// text counts what FindSecrets finds in the text of unused space
+	// (unusedText) that the other searches do not.
+	free rawHits
+	// hitSpans are the bytes of the other searches' hits in unused space.
+	hitSpans []span
 	// tokEnd is, per token prefix, the end of its last match; tok counts
 	// the bare tokens of well-known formats (ghp_..., AKIA...).
 	tokEnd map[string]int64
@@ -88,7 +93,7 @@ func newRawSearch(f io.ReaderAt, size int64, pm *pageMap, covered map[string]boo
 	return &rawSearch{f: f, size: size, pm: pm, covered: covered, allowed: map[string][]string{},
 		env: rawHits{counts: map[rawKey]int{}, first: map[rawKey]int64{}},
 		url: rawHits{counts: map[rawKey]int{}, first: map[rawKey]int64{}},
-		tok: rawHits{counts: map[rawKey]int{}, first: map[rawKey]int64{}}, tokEnd: map[string]int64{},
+		tok: rawHits{counts: map[rawKey]int{}, first: map[rawKey]int64{}}, free: rawHits{counts: map[rawKey]int{}, first: map[rawKey]int64{}}, tokEnd: map[string]int64{},
 		tokRun: map[string]*tokenRun{}}
 }
 
@@ -381,6 +386,10 @@ func (s *rawSearch) add(h *rawHits, k Kind, name, value string, off int64) {
 	if s.pm != nil && !unused && (k != KindSecret || s.covered[name+"="+value] || s.covered["="+value]) {
 		return
 	}
+	if unused && h != &s.free {
+		// The bytes of the hit: a name, its "=", and the value.
+		s.hitSpans = append(s.hitSpans, span{off, off + int64(len(name)+1+len(value))})
+	}
 	key := rawKey{k, name, value, unused}
 	if _, ok := h.counts[key]; !ok {
 		h.order = append(h.order, key)
@@ -497,7 +506,7 @@ func (s *rawSearch) tailOfAllowed(name, value string) bool {
 // findings appends what was found to r: NAME=value hits, then URLs, each
 // in the order of their first offset.
 func (s *rawSearch) findings(r *Report) {
-	for _, h := range []*rawHits{&s.env, &s.url, &s.tok} {
+	for _, h := range []*rawHits{&s.env, &s.url, &s.tok, &s.free} {
 		for _, key := range h.order {
 			if key.kind == KindEnv && s.tailOfAllowed(key.name, key.value) {
 				continue
@@ -527,6 +536,9 @@ func (r *Report) addRaw(ctx context.Context, f io.ReaderAt, size int64, pm *page
 		err = s.search(0, size)
 	} else {
 		err = pm.regions(size, s.search)
+	}
+	if err == nil {
+		err = s.unusedText(ctx)
 	}
 	if err != nil {
 		return err

@@ -16,6 +16,8 @@ func secretFormatCases() []badCase {
 	plantKey := sqliteEdit(`INSERT INTO StringIds (id, value) VALUES (99990, '-----BEGIN RSA PRIVATE KEY-----'), (99991, '` + keyLines[0] + `'), (99992, '` + keyLines[1] + `'), (99993, '` + keyLines[2] + `'), (99994, '-----END RSA PRIVATE KEY-----')`)
 	tokens := []string{"hvs.CAESI" + strings.Repeat("Vq3x", 8), "gsk_" + strings.Repeat("aB3d", 13), "0123456789abcdef0123456789abcdef", "Tr0ub4dor3xyz"}
 	plantTokens := sqliteEdit(`INSERT INTO StringIds (id, value) VALUES (99990, 'vault login ` + tokens[0] + `'), (99991, 'llm ` + tokens[1] + `'), (99992, 'export KAGGLE_KEY=` + tokens[2] + `'), (99993, '/usr/bin/curl -sS -u alice:` + tokens[3] + ` https://example.com/x')`)
+	freeKey := "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBYr8n2aTq5rE0uQ9Y3bdCq0aL2Wm1sVnXo7GkJfPzQxoAoGCCqGSM49\n-----END EC PRIVATE KEY-----"
+	deleted := deletedStrings("a note of no interest", "db_password=LowerPassw0rd55", "loaded "+freeKey, "run --password FreePassw0rd77 now")
 	notIn := func(name string, secrets ...string) func(t *testing.T, dir string) {
 		return func(t *testing.T, dir string) {
 			b := string(readFile(t, filepath.Join(dir, name)))
@@ -27,6 +29,10 @@ func secretFormatCases() []badCase {
 		}
 	}
 	return []badCase{
+		{group: group, name: "verify --fail-on-exposure: deleted strings \"--password X\", \"db_password=X\" and a private key, left in unused pages (once none found: exit 0)",
+			make: func(t *testing.T, dir string) []string { return append(deleted(t, dir), "--fail-on-exposure") },
+			exit: 3, want: []string{"found in unused pages of the file", "password=…(14 chars) at offset", "db_password=…(15 chars) at offset", "(private key)=…(124 chars) at offset"},
+			never: []string{"FreePassw0rd77", "LowerPassw0rd55", "MHcCAQEEIBYr8n2aTq5"}},
 		{group: group, name: "verify --fail-on-exposure: a HashiCorp Vault token, a Groq key, KAGGLE_KEY=... and curl -u USER:PASSWORD in the strings (once none found: exit 0)",
 			make: func(t *testing.T, dir string) []string { return append(plantTokens(t, dir), "--fail-on-exposure") },
 			exit: 3, want: []string{"secret (HashiCorp Vault token)=hvs.…(41 chars) in table StringIds", "secret (Groq key)=gsk_…(56 chars) in table StringIds", "secret KAGGLE_KEY=…(32 chars) in table StringIds", "secret password=…(13 chars) in table StringIds"},
@@ -61,5 +67,25 @@ func secretFormatCases() []badCase {
 			make: sqliteEdit(`UPDATE TARGET_INFO_GPU SET name = 'NVIDIA H200 https://alice:p@ssw0rdXYZ@host.example.com/x'`),
 			exit: 0, want: []string{"NVIDIA H200 https://alice:…(11 chars)@host.example.com/x", "prediction 4 held"},
 			never: []string{"ssw0rdXYZ"}},
+	}
+}
+
+// deletedStrings copies the shipped export, adds the strings to StringIds
+// and deletes them, their bytes left in the file's unused space.
+func deletedStrings(strs ...string) func(t *testing.T, dir string) []string {
+	return func(t *testing.T, dir string) []string {
+		p := copyShipped(t, dir, "pinned.sqlite")
+		copyShipped(t, dir, "pinned.results.json")
+		db := openRW(t, p)
+		db.SetMaxOpenConns(1)
+		mustExec(t, db, `PRAGMA secure_delete = OFF`)
+		for i, s := range strs {
+			if _, err := db.Exec(`INSERT INTO StringIds (id, value) VALUES (?, ?)`, 990100+i, s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		mustExec(t, db, `DELETE FROM StringIds WHERE id >= 990100`)
+		db.Close()
+		return []string{p}
 	}
 }
