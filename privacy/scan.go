@@ -488,6 +488,9 @@ func (s *sqliteScan) textColumns() error {
 		if err != nil {
 			return s.fail("table "+t, err)
 		}
+		if err := s.textInNumbers(t, cols, seen); err != nil {
+			return err
+		}
 		for _, c := range cols {
 			if numericType(c.typ) {
 				continue
@@ -534,6 +537,53 @@ func (s *sqliteScan) textColumns() error {
 				keyRows(&s.r.Findings[at], where)
 			}
 		}
+	}
+	return nil
+}
+
+// textInNumbers runs the secret detector over the strings stored in the
+// columns of table t declared as numbers (SQLite keeps a string that is no
+// number as it is, whatever the column's type), in one pass over the table.
+func (s *sqliteScan) textInNumbers(t string, cols []column, seen recentStrings) error {
+	var sel, cond []string
+	var names []string
+	for _, c := range cols {
+		if !numericType(c.typ) {
+			continue
+		}
+		qc := nsysdb.QuoteIdent(c.name)
+		sel = append(sel, `CASE WHEN typeof(`+qc+`) IN ('text', 'blob') THEN CAST(`+qc+` AS BLOB) END`)
+		cond = append(cond, `typeof(`+qc+`) IN ('text', 'blob')`)
+		names = append(names, c.name)
+	}
+	if len(sel) == 0 {
+		return nil
+	}
+	rows, err := s.db.Query(`SELECT ` + strings.Join(sel, ", ") + ` FROM ` + nsysdb.QuoteIdent(t) + ` WHERE ` + strings.Join(cond, " OR "))
+	if err != nil {
+		return s.fail("table "+t, err)
+	}
+	defer rows.Close()
+	vals := make([][]byte, len(sel))
+	ptrs := make([]any, len(sel))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return s.fail("table "+t, err)
+		}
+		for i, b := range vals {
+			if b == nil || seen.again(b) {
+				continue
+			}
+			for _, sec := range FindSecrets(string(b)) {
+				s.addSecret(KindSecret, sec, "table "+t+" column "+names[i])
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return s.fail("table "+t, err)
 	}
 	return nil
 }

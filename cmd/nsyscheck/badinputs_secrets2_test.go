@@ -18,6 +18,8 @@ func secretFormatCases() []badCase {
 	plantTokens := sqliteEdit(`INSERT INTO StringIds (id, value) VALUES (99990, 'vault login ` + tokens[0] + `'), (99991, 'llm ` + tokens[1] + `'), (99992, 'export KAGGLE_KEY=` + tokens[2] + `'), (99993, '/usr/bin/curl -sS -u alice:` + tokens[3] + ` https://example.com/x')`)
 	freeKey := "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBYr8n2aTq5rE0uQ9Y3bdCq0aL2Wm1sVnXo7GkJfPzQxoAoGCCqGSM49\n-----END EC PRIVATE KEY-----"
 	deleted := deletedStrings("a note of no interest", "db_password=LowerPassw0rd55", "loaded "+freeKey, "run --password FreePassw0rd77 now")
+	intCol := []string{"ghp_" + strings.Repeat("i9Nt", 9), "IntColPassw0rd"}
+	plantIntCol := sqliteEdit(`CREATE TABLE EXTRA (id INTEGER, n INTEGER); INSERT INTO EXTRA VALUES (1, '` + intCol[0] + `'), (2, 'db password: ` + intCol[1] + `')`)
 	notIn := func(name string, secrets ...string) func(t *testing.T, dir string) {
 		return func(t *testing.T, dir string) {
 			b := string(readFile(t, filepath.Join(dir, name)))
@@ -29,6 +31,16 @@ func secretFormatCases() []badCase {
 		}
 	}
 	return []badCase{
+		{group: group, name: "verify --fail-on-exposure: a GitHub token and \"password: X\" stored in a column declared INTEGER (once the token told only as raw bytes, the password not at all)",
+			make: func(t *testing.T, dir string) []string { return append(plantIntCol(t, dir), "--fail-on-exposure") },
+			exit: 3, want: []string{"secret (GitHub token)=ghp_…(40 chars) in table EXTRA column n", "secret password=…(14 chars) in table EXTRA column n"},
+			never: intCol},
+		{group: group, name: "scrub: a GitHub token and \"password: X\" stored in a column declared INTEGER (once nothing written, the token \"survived scrubbing\")", cmd: "scrub",
+			make: func(t *testing.T, dir string) []string {
+				return []string{plantIntCol(t, dir)[0], "-o", filepath.Join(dir, "shared.sqlite")}
+			},
+			mayWrite: true, exit: 0, want: []string{"removed or redacted 2 findings"},
+			never: intCol, check: notIn("shared.sqlite", intCol...)},
 		{group: group, name: "verify --fail-on-exposure: deleted strings \"--password X\", \"db_password=X\" and a private key, left in unused pages (once none found: exit 0)",
 			make: func(t *testing.T, dir string) []string { return append(deleted(t, dir), "--fail-on-exposure") },
 			exit: 3, want: []string{"found in unused pages of the file", "password=…(14 chars) at offset", "db_password=…(15 chars) at offset", "(private key)=…(124 chars) at offset"},
