@@ -109,12 +109,15 @@ func scanSQLite(ctx context.Context, f *source.File, known Known) (*Report, erro
 		return nil, &inputerr.Error{Path: path, Problem: "cannot open the SQLite export", Err: err, Hint: nsysdb.ExportHint}
 	}
 	defer conn.Close()
-	s := &sqliteScan{db: scanDB{ctx: ctx, db: conn}, r: r, known: known}
+	s := &sqliteScan{db: scanDB{ctx: ctx, db: conn}, r: r, known: known, file: f}
 	// A step that fails does not stop the others, nor the search of the
 	// raw bytes: what they find is reported beside the failure, which the
 	// caller treats as a scan that could not clear the file.
 	failed := s.run()
-	pm, err := buildPageMap(f, f.Size, s.roots)
+	pm, err := s.pm, s.pmErr
+	if pm == nil && err == nil {
+		pm, err = buildPageMap(f, f.Size, s.roots)
+	}
 	if err != nil {
 		r.Notes = append(r.Notes, "the file's pages could not be parsed ("+err.Error()+"), so raw hits are not told apart as live or unused")
 		pm = nil
@@ -150,6 +153,14 @@ type sqliteScan struct {
 	roots   []int64
 	covered map[string]bool // name+"="+value of every structured finding
 	known   Known
+
+	// file is the export's file, its page map built once the schema is
+	// read (pm, or pmErr where its pages could not be parsed); rootOf
+	// gives a table's root page.
+	file   *source.File
+	pm     *pageMap
+	pmErr  error
+	rootOf map[string]int64
 }
 
 func (s *sqliteScan) fail(where string, err error) error {
@@ -165,6 +176,7 @@ func (s *sqliteScan) table(logical string) string { return s.logical[logical] }
 func (s *sqliteScan) run() error {
 	s.tables = map[string]bool{}
 	s.covered = map[string]bool{}
+	s.rootOf = map[string]int64{}
 	schemaErr := func(err error) error {
 		return &inputerr.Error{Path: s.r.Path, Problem: "cannot read the database schema", Err: err, Hint: nsysdb.ExportHint}
 	}
@@ -186,11 +198,17 @@ func (s *sqliteScan) run() error {
 		}
 		if root.Valid && root.Int64 > 0 {
 			s.roots = append(s.roots, root.Int64)
+			if o.Type == "table" {
+				s.rootOf[o.Name] = root.Int64
+			}
 		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return schemaErr(err)
+	}
+	if s.file != nil {
+		s.pm, s.pmErr = buildPageMap(s.file, s.file.Size, s.roots)
 	}
 	// Views are left out: the scan never runs the query one holds.
 	var first error
@@ -545,6 +563,11 @@ func (s *sqliteScan) textColumns() error {
 // columns of table t declared as numbers (SQLite keeps a string that is no
 // number as it is, whatever the column's type), in one pass over the table.
 func (s *sqliteScan) textInNumbers(t string, cols []column, seen recentStrings) error {
+	if s.pm != nil {
+		if holds, known := s.pm.textRoots[s.rootOf[t]]; known && !holds {
+			return nil // no page of the table holds a string
+		}
+	}
 	var sel, cond []string
 	var names []string
 	for _, c := range cols {
