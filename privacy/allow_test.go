@@ -71,6 +71,9 @@ func TestURLCredentials(t *testing.T) {
 		{"see http_proxy=http://u:pw@proxy:3128 and more", 1, "u", "pw", "proxy:3128"},
 		{"git+ssh://me:tok-123@host", 1, "me", "tok-123", "host"},
 		{"a;b=https://x:y@h;c=ftp://p:q@r", 2, "x", "y", "h"},
+		{"redis://:s3cretPassw0rd@redis-host:6379/0", 1, "", "s3cretPassw0rd", "redis-host:6379"}, // no user
+		{"https://alice:p@ssw0rd@host.example.com/x", 1, "alice", "p@ssw0rd", "host.example.com"}, // "@" unescaped
+		{"https://:@example.com", 0, "", "", ""},
 		{"https://example.com/path", 0, "", "", ""},
 		{"https://user@example.com", 0, "", "", ""},  // no password
 		{"https://user:@example.com", 0, "", "", ""}, // empty password

@@ -29,6 +29,9 @@ type pageMap struct {
 	nPages   int64
 	unused   []span   // sorted, disjoint
 	numeric  []uint64 // bit p: page p is a b-tree page whose live bytes hold no text
+	// textRoots tells, for each root page walked, whether a page of its
+	// b-tree holds text.
+	textRoots map[int64]bool
 }
 
 // inUnused reports whether the byte at off lies in an unused part of the file.
@@ -125,10 +128,13 @@ func buildPageMap(f io.ReaderAt, size int64, roots []int64) (*pageMap, error) {
 		state: make([]byte, nPages+1), other: make(map[int64][]span)}
 
 	all := append([]int64{1}, roots...)
+	textRoots := map[int64]bool{}
 	for _, r := range all {
+		w.anyText = false
 		if err := w.tree(r, 0); err != nil {
 			return nil, err
 		}
+		textRoots[r] = textRoots[r] || w.anyText
 	}
 	// Pointer-map pages of auto-vacuum databases hold only page numbers;
 	// treat them as used so their zero bytes do not count as unused.
@@ -158,7 +164,7 @@ func buildPageMap(f io.ReaderAt, size int64, roots []int64) (*pageMap, error) {
 	}
 
 	slices.SortFunc(w.btUnused, func(a, b span) int { return cmpInt64(a.lo, b.lo) })
-	m := &pageMap{pageSize: pageSize, nPages: nPages, numeric: make([]uint64, nPages/64+1)}
+	m := &pageMap{pageSize: pageSize, nPages: nPages, numeric: make([]uint64, nPages/64+1), textRoots: textRoots}
 	bi := 0
 	var scratch []span
 	for p := int64(1); p <= nPages; p++ {
@@ -241,6 +247,7 @@ type walker struct {
 	btUnused []span           // unused ranges (file offsets) of the b-tree pages read so far
 	bufs     [][]byte         // one page buffer per b-tree depth
 	spans    [][]span         // one scratch list of live ranges per b-tree depth
+	anyText  bool             // a page of the tree being walked holds text
 }
 
 func (w *walker) mark(page, lo, hi int64) {
@@ -394,6 +401,7 @@ func (w *walker) tree(p int64, depth int) error {
 	if !text {
 		w.state[p] |= pageNumeric
 	}
+	w.anyText = w.anyText || text
 	return nil
 }
 

@@ -26,7 +26,6 @@ var (
 	})
 	schemeStartByte = byteClass(func(c byte) bool { return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' })
 	urlUserByte     = byteClass(func(c byte) bool { return c > ' ' && !strings.ContainsRune(`/:@"';`, rune(c)) })
-	urlPassByte     = byteClass(func(c byte) bool { return c > ' ' && !strings.ContainsRune(`/@"';`, rune(c)) })
 	urlHostByte     = byteClass(func(c byte) bool { return c > ' ' && !strings.ContainsRune(`/"';`, rune(c)) })
 )
 
@@ -64,6 +63,11 @@ type rawSearch struct {
 	allowed  map[string][]string
 	inSecret []span // NAME=value hits already reported as credentials
 	env, url rawHits
+	// text counts what FindSecrets finds in the text of unused space
+	// (unusedText) that the other searches do not.
+	free rawHits
+	// hitSpans are the bytes of the other searches' hits in unused space.
+	hitSpans []span
 	// tokEnd is, per token prefix, the end of its last match; tok counts
 	// the bare tokens of well-known formats (ghp_..., AKIA...).
 	tokEnd map[string]int64
@@ -89,7 +93,7 @@ func newRawSearch(f io.ReaderAt, size int64, pm *pageMap, covered map[string]boo
 	return &rawSearch{f: f, size: size, pm: pm, covered: covered, allowed: map[string][]string{},
 		env: rawHits{counts: map[rawKey]int{}, first: map[rawKey]int64{}},
 		url: rawHits{counts: map[rawKey]int{}, first: map[rawKey]int64{}},
-		tok: rawHits{counts: map[rawKey]int{}, first: map[rawKey]int64{}}, tokEnd: map[string]int64{},
+		tok: rawHits{counts: map[rawKey]int{}, first: map[rawKey]int64{}}, free: rawHits{counts: map[rawKey]int{}, first: map[rawKey]int64{}}, tokEnd: map[string]int64{},
 		tokRun: map[string]*tokenRun{}}
 }
 
@@ -333,7 +337,9 @@ func (s *rawSearch) searchURL(a, b int64) error {
 		if start >= sep {
 			continue
 		}
-		// user ":" password "@" host, each at least one byte.
+		// user ":" password "@" host: the user may be empty, the password
+		// and host are at least one byte, the password runs to the last "@"
+		// a host follows (urlCredRE).
 		user := sep + 3
 		userEnd, err := s.runEnd(user, urlUserByte)
 		if err != nil {
@@ -341,24 +347,26 @@ func (s *rawSearch) searchURL(a, b int64) error {
 		}
 		if c, ok, err := s.byteAt(userEnd); err != nil {
 			return err
-		} else if userEnd == user || !ok || c != ':' {
+		} else if !ok || c != ':' {
 			continue
 		}
-		passEnd, err := s.runEnd(userEnd+1, urlPassByte)
+		authEnd, err := s.runEnd(userEnd+1, urlHostByte)
 		if err != nil {
 			return err
 		}
-		if c, ok, err := s.byteAt(passEnd); err != nil {
-			return err
-		} else if passEnd == userEnd+1 || !ok || c != '@' {
-			continue
-		}
-		end, err := s.runEnd(passEnd+1, urlHostByte)
+		auth, err := s.text(userEnd+1, authEnd)
 		if err != nil {
 			return err
 		}
-		if end == passEnd+1 {
+		at := passwordEnd(auth)
+		if at < 0 {
 			continue
+		}
+		end := userEnd + 1 + int64(at) + 1
+		if k := strings.IndexByte(auth[at+1:], '@'); k >= 0 {
+			end += int64(k)
+		} else {
+			end += int64(len(auth) - at - 1)
 		}
 		u, err := s.text(start, end)
 		if err != nil {
@@ -377,6 +385,10 @@ func (s *rawSearch) add(h *rawHits, k Kind, name, value string, off int64) {
 	unused := s.pm != nil && s.pm.inUnused(off)
 	if s.pm != nil && !unused && (k != KindSecret || s.covered[name+"="+value] || s.covered["="+value]) {
 		return
+	}
+	if unused && h != &s.free {
+		// The bytes of the hit: a name, its "=", and the value.
+		s.hitSpans = append(s.hitSpans, span{off, off + int64(len(name)+1+len(value))})
 	}
 	key := rawKey{k, name, value, unused}
 	if _, ok := h.counts[key]; !ok {
@@ -449,6 +461,18 @@ func (s *rawSearch) inNsysBlock(v EnvVar, off int64) bool {
 	return InNsysBlock(v.Name, v.Value, before)
 }
 
+// passwordEnd returns where the password of a URL's password "@" host
+// (auth, the bytes after the user's ":") ends: at its last "@" with at
+// least one byte before it and a byte other than "@" after it, or -1.
+func passwordEnd(auth string) int {
+	for q := len(auth) - 2; q >= 1; q-- {
+		if auth[q] == '@' && auth[q+1] != '@' {
+			return q
+		}
+	}
+	return -1
+}
+
 func (s *rawSearch) urlHit(u string, start int64) {
 	if len(URLCredentials(u)) == 0 || strings.Contains(u, Redacted) {
 		return
@@ -482,7 +506,7 @@ func (s *rawSearch) tailOfAllowed(name, value string) bool {
 // findings appends what was found to r: NAME=value hits, then URLs, each
 // in the order of their first offset.
 func (s *rawSearch) findings(r *Report) {
-	for _, h := range []*rawHits{&s.env, &s.url, &s.tok} {
+	for _, h := range []*rawHits{&s.env, &s.url, &s.tok, &s.free} {
 		for _, key := range h.order {
 			if key.kind == KindEnv && s.tailOfAllowed(key.name, key.value) {
 				continue
@@ -512,6 +536,9 @@ func (r *Report) addRaw(ctx context.Context, f io.ReaderAt, size int64, pm *page
 		err = s.search(0, size)
 	} else {
 		err = pm.regions(size, s.search)
+	}
+	if err == nil {
+		err = s.unusedText(ctx)
 	}
 	if err != nil {
 		return err

@@ -50,6 +50,9 @@ type Finding struct {
 	More int `json:"more,omitempty"`
 
 	value string // the full value, kept for Scrub; never printed
+	// lines are the rest of a private key whose BEGIN line is value, each
+	// a string after it in the same column (keyTail), kept for Scrub.
+	lines []string
 	// process is a process finding's globalPid >> 24 (host and pid), set
 	// (hasProcess) where two processes of the capture share its pid.
 	process    int64

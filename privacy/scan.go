@@ -109,12 +109,15 @@ func scanSQLite(ctx context.Context, f *source.File, known Known) (*Report, erro
 		return nil, &inputerr.Error{Path: path, Problem: "cannot open the SQLite export", Err: err, Hint: nsysdb.ExportHint}
 	}
 	defer conn.Close()
-	s := &sqliteScan{db: scanDB{ctx: ctx, db: conn}, r: r, known: known}
+	s := &sqliteScan{db: scanDB{ctx: ctx, db: conn}, r: r, known: known, file: f}
 	// A step that fails does not stop the others, nor the search of the
 	// raw bytes: what they find is reported beside the failure, which the
 	// caller treats as a scan that could not clear the file.
 	failed := s.run()
-	pm, err := buildPageMap(f, f.Size, s.roots)
+	pm, err := s.pm, s.pmErr
+	if pm == nil && err == nil {
+		pm, err = buildPageMap(f, f.Size, s.roots)
+	}
 	if err != nil {
 		r.Notes = append(r.Notes, "the file's pages could not be parsed ("+err.Error()+"), so raw hits are not told apart as live or unused")
 		pm = nil
@@ -150,6 +153,14 @@ type sqliteScan struct {
 	roots   []int64
 	covered map[string]bool // name+"="+value of every structured finding
 	known   Known
+
+	// file is the export's file, its page map built once the schema is
+	// read (pm, or pmErr where its pages could not be parsed); rootOf
+	// gives a table's root page.
+	file   *source.File
+	pm     *pageMap
+	pmErr  error
+	rootOf map[string]int64
 }
 
 func (s *sqliteScan) fail(where string, err error) error {
@@ -165,6 +176,7 @@ func (s *sqliteScan) table(logical string) string { return s.logical[logical] }
 func (s *sqliteScan) run() error {
 	s.tables = map[string]bool{}
 	s.covered = map[string]bool{}
+	s.rootOf = map[string]int64{}
 	schemaErr := func(err error) error {
 		return &inputerr.Error{Path: s.r.Path, Problem: "cannot read the database schema", Err: err, Hint: nsysdb.ExportHint}
 	}
@@ -186,11 +198,17 @@ func (s *sqliteScan) run() error {
 		}
 		if root.Valid && root.Int64 > 0 {
 			s.roots = append(s.roots, root.Int64)
+			if o.Type == "table" {
+				s.rootOf[o.Name] = root.Int64
+			}
 		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return schemaErr(err)
+	}
+	if s.file != nil {
+		s.pm, s.pmErr = buildPageMap(s.file, s.file.Size, s.roots)
 	}
 	// Views are left out: the scan never runs the query one holds.
 	var first error
@@ -488,6 +506,9 @@ func (s *sqliteScan) textColumns() error {
 		if err != nil {
 			return s.fail("table "+t, err)
 		}
+		if err := s.textInNumbers(t, cols, seen); err != nil {
+			return err
+		}
 		for _, c := range cols {
 			if numericType(c.typ) {
 				continue
@@ -497,24 +518,95 @@ func (s *sqliteScan) textColumns() error {
 				return s.fail("table "+t, err)
 			}
 			where := "table " + t + " column " + c.name
+			var key *keyTail // a private key whose lines are the strings after it
+			var keys []int
 			for rows.Next() {
 				var b []byte
 				if err := rows.Scan(&b); err != nil {
 					rows.Close()
 					return s.fail("table "+t, err)
 				}
-				if seen.again(b) {
-					continue
+				if key != nil {
+					if more, ended := key.next(b); !more {
+						key.done(s.r, ended)
+						key = nil
+					}
 				}
-				for _, sec := range FindSecrets(string(b)) {
-					s.addSecret(KindSecret, sec, where)
+				if !seen.again(b) {
+					for _, sec := range FindSecrets(string(b)) {
+						s.addSecret(KindSecret, sec, where)
+					}
+				}
+				if bytes.Contains(b, []byte("-----BEGIN")) && openKey(string(b)) {
+					if at := s.r.keyFinding(string(b)); at >= 0 {
+						key = &keyTail{at: at}
+						keys = append(keys, at)
+					}
 				}
 			}
 			rows.Close()
 			if err := rows.Err(); err != nil {
 				return s.fail("table "+t, err)
 			}
+			if key != nil {
+				key.done(s.r, false)
+			}
+			for _, at := range keys {
+				keyRows(&s.r.Findings[at], where)
+			}
 		}
+	}
+	return nil
+}
+
+// textInNumbers runs the secret detector over the strings stored in the
+// columns of table t declared as numbers (SQLite keeps a string that is no
+// number as it is, whatever the column's type), in one pass over the table.
+func (s *sqliteScan) textInNumbers(t string, cols []column, seen recentStrings) error {
+	if s.pm != nil {
+		if holds, known := s.pm.textRoots[s.rootOf[t]]; known && !holds {
+			return nil // no page of the table holds a string
+		}
+	}
+	var sel, cond []string
+	var names []string
+	for _, c := range cols {
+		if !numericType(c.typ) {
+			continue
+		}
+		qc := nsysdb.QuoteIdent(c.name)
+		sel = append(sel, `CASE WHEN typeof(`+qc+`) IN ('text', 'blob') THEN CAST(`+qc+` AS BLOB) END`)
+		cond = append(cond, `typeof(`+qc+`) IN ('text', 'blob')`)
+		names = append(names, c.name)
+	}
+	if len(sel) == 0 {
+		return nil
+	}
+	rows, err := s.db.Query(`SELECT ` + strings.Join(sel, ", ") + ` FROM ` + nsysdb.QuoteIdent(t) + ` WHERE ` + strings.Join(cond, " OR "))
+	if err != nil {
+		return s.fail("table "+t, err)
+	}
+	defer rows.Close()
+	vals := make([][]byte, len(sel))
+	ptrs := make([]any, len(sel))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return s.fail("table "+t, err)
+		}
+		for i, b := range vals {
+			if b == nil || seen.again(b) {
+				continue
+			}
+			for _, sec := range FindSecrets(string(b)) {
+				s.addSecret(KindSecret, sec, "table "+t+" column "+names[i])
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return s.fail("table "+t, err)
 	}
 	return nil
 }
@@ -766,7 +858,7 @@ var rawGlue = []string{"ENVIRONMENT_VARIABLE"}
 //
 // Both patterns define what the raw search (raw.go) finds; it finds the same
 // matches without running them over every byte (see the tests).
-var rawURLRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@"';\x00-\x1f]+:[^/\s@"';\x00-\x1f]+@[^/\s"';\x00-\x1f]+`)
+var rawURLRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@"';\x00-\x1f]*:[^/\s"';\x00-\x1f]+@[^/\s"';@\x00-\x1f]+`)
 
 // coveredURL reports whether a credential URL is part of a value some
 // structured finding already holds.

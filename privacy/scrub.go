@@ -739,16 +739,19 @@ func (s *scrubber) secrets() error {
 			seen[f.value] = true
 			values = append(values, []byte(f.value))
 		}
+		for _, line := range f.lines {
+			if len(line) >= 4 && !seen[line] {
+				seen[line] = true
+				values = append(values, []byte(line))
+			}
+		}
 	}
 	if len(values) == 0 {
 		return nil
 	}
 	for _, t := range sortedKeys(s.tables) {
 		for _, c := range s.tables[t] {
-			if numericType(c.typ) {
-				continue
-			}
-			if err := s.replaceIn(t, c.name, values); err != nil {
+			if err := s.replaceIn(t, c.name, numericType(c.typ), values); err != nil {
 				return fmt.Errorf("table %s column %s: %w", t, c.name, err)
 			}
 		}
@@ -756,7 +759,10 @@ func (s *scrubber) secrets() error {
 	return nil
 }
 
-func (s *scrubber) replaceIn(table, col string, values [][]byte) error {
+// replaceIn redacts the values wherever the strings of a table's column
+// hold them; in a column declared as numbers (numeric), only the strings
+// SQLite kept as they are.
+func (s *scrubber) replaceIn(table, col string, numeric bool, values [][]byte) error {
 	qc := nsysdb.QuoteIdent(col)
 	var conds []string
 	args := make([]any, 0, len(values))
@@ -764,7 +770,11 @@ func (s *scrubber) replaceIn(table, col string, values [][]byte) error {
 		conds = append(conds, `instr(CAST(`+qc+` AS BLOB), ?) > 0`)
 		args = append(args, v)
 	}
-	q := `SELECT rowid, CAST(` + qc + ` AS BLOB), typeof(` + qc + `) FROM ` + nsysdb.QuoteIdent(table) + ` WHERE ` + strings.Join(conds, " OR ")
+	where := strings.Join(conds, " OR ")
+	if numeric {
+		where = `typeof(` + qc + `) IN ('text', 'blob') AND (` + where + `)`
+	}
+	q := `SELECT rowid, CAST(` + qc + ` AS BLOB), typeof(` + qc + `) FROM ` + nsysdb.QuoteIdent(table) + ` WHERE ` + where
 	type hit struct {
 		id  int64
 		b   []byte

@@ -35,6 +35,16 @@ const (
 	FormatDatabricks   = "Databricks token"      // dapi
 	FormatSlackHook    = "Slack webhook"         // hooks.slack.com/services/...
 	FormatSignedURL    = "signed URL signature"  // X-Amz-Signature=, X-Goog-Signature=
+	FormatVault        = "HashiCorp Vault token" // hvs., hvb., hvr.
+	FormatGrafana      = "Grafana token"         // glc_, glsa_
+	FormatSentry       = "Sentry token"          // sntrys_, sntryu_
+	FormatGroq         = "Groq key"              // gsk_
+	FormatReplicate    = "Replicate token"       // r8_
+	FormatShopify      = "Shopify token"         // shpat_, shpss_, shpca_, shppa_
+	FormatNewRelic     = "New Relic key"         // NRAK-
+	FormatAtlassian    = "Atlassian token"       // ATATT3
+	FormatAge          = "age secret key"        // AGE-SECRET-KEY-1
+	FormatDiscordHook  = "Discord webhook"       // discord.com/api/webhooks/...
 )
 
 // Secret is a credential found inside a string by FindSecrets.
@@ -87,6 +97,8 @@ var (
 	sasByte = byteClass(func(c byte) bool { return alnumByte[c] || strings.IndexByte("%+/=", c) >= 0 })
 	// hookByte: a webhook URL's path after its prefix (T…/B…/secret).
 	hookByte = byteClass(func(c byte) bool { return alnumByte[c] || c == '/' })
+	// discordHookByte: a Discord webhook's id, "/", and its token.
+	discordHookByte = byteClass(func(c byte) bool { return tokenByte[c] || c == '/' })
 )
 
 // tokenFormats are the well-known credential formats told by a prefix,
@@ -125,6 +137,23 @@ var tokenFormats = []tokenFormat{
 	{prefix: "hooks.slack.com/services/", min: 20, format: FormatSlackHook, class: hookByte, loose: true},
 	{prefix: "X-Amz-Signature=", min: 32, format: FormatSignedURL, class: alnumByte, loose: true},
 	{prefix: "X-Goog-Signature=", min: 32, format: FormatSignedURL, class: alnumByte, loose: true},
+	{prefix: "hvs.", min: 24, format: FormatVault, class: tokenByte, loose: true},
+	{prefix: "hvb.", min: 24, format: FormatVault, class: tokenByte, loose: true},
+	{prefix: "hvr.", min: 24, format: FormatVault, class: tokenByte, loose: true},
+	{prefix: "glc_", min: 32, format: FormatGrafana, class: tokenByte, loose: true},
+	{prefix: "glsa_", min: 32, format: FormatGrafana, class: tokenByte, loose: true},
+	{prefix: "sntrys_", min: 40, format: FormatSentry, class: tokenByte, loose: true},
+	{prefix: "sntryu_", min: 40, format: FormatSentry, class: alnumByte, loose: true},
+	{prefix: "gsk_", min: 40, format: FormatGroq, class: alnumByte, loose: true},
+	{prefix: "r8_", min: 30, format: FormatReplicate, class: alnumByte},
+	{prefix: "shpat_", min: 32, format: FormatShopify, class: alnumByte, loose: true},
+	{prefix: "shpss_", min: 32, format: FormatShopify, class: alnumByte, loose: true},
+	{prefix: "shpca_", min: 32, format: FormatShopify, class: alnumByte, loose: true},
+	{prefix: "shppa_", min: 32, format: FormatShopify, class: alnumByte, loose: true},
+	{prefix: "NRAK-", min: 27, format: FormatNewRelic, class: upperNumByte, loose: true},
+	{prefix: "ATATT3", min: 60, format: FormatAtlassian, class: tokenByte, loose: true},
+	{prefix: "AGE-SECRET-KEY-1", min: 50, format: FormatAge, class: upperNumByte, loose: true},
+	{prefix: "discord.com/api/webhooks/", min: 40, format: FormatDiscordHook, class: discordHookByte, loose: true},
 }
 
 // hexHead: a Databricks token's body starts with 32 hex digits (dapi,
@@ -282,8 +311,11 @@ func (r *tokenRun) jwtAt(i, body int) bool {
 }
 
 // urlCredRE matches scheme://user:password@host. The user and password may
-// not hold "/", "@" or white space; the password must not be empty.
-var urlCredRE = regexp.MustCompile(`\b([A-Za-z][A-Za-z0-9+.\-]*)://([^/\s:@"';]+):([^/\s@"';]+)@([^/\s"';]+)`)
+// not hold "/" or white space; the user may be empty (redis://:password@host)
+// and holds no ":" or "@"; the password must not be empty and runs to the
+// authority's last "@" (p@ss written unescaped is all of it), so the host
+// holds no "@".
+var urlCredRE = regexp.MustCompile(`\b([A-Za-z][A-Za-z0-9+.\-]*)://([^/\s:@"';]*):([^/\s"';]+)@([^/\s"';@]+)`)
 
 // URLCredential is a user:password pair found in a URL.
 type URLCredential struct {
@@ -344,7 +376,8 @@ func LooksSecretValue(value string) bool {
 //     not part of it), and the argument after --NAME or -NAME unless it is
 //     another option, where NAME names a secret (secretName: password,
 //     passwd, secret, token, api_key, client_secret, MYSQL_PWD,
-//     private_key_id, ...);
+//     private_key_id, ...); after curl, the password of -u USER:PASSWORD
+//     (--user, -U, --proxy-user);
 //   - the same names followed by "=" or ":" anywhere else (password: X,
 //     "token": "X", Server=db;Password=X;, ?api_key=X&), the value quoted
 //     or running to white space or punctuation, a scheme word before it
@@ -353,7 +386,9 @@ func LooksSecretValue(value string) bool {
 //   - tokens of well-known formats (tokenFormats: GitHub, GitLab, Slack,
 //     Stripe, npm, PyPI, Docker, SendGrid, DigitalOcean, Google API keys
 //     and OAuth tokens, AWS access key ids, Azure SAS signatures, JWTs,
-//     OpenAI and Hugging Face keys), and a bearer token after "Bearer ";
+//     OpenAI and Hugging Face keys, HashiCorp Vault, Grafana, Sentry, Groq,
+//     Replicate, Shopify, New Relic and Atlassian tokens, age secret keys,
+//     Discord webhooks), and a bearer token after "Bearer ";
 //   - in a string holding an AWS access key id, the 40-character secret
 //     access key beside it.
 //
@@ -508,9 +543,28 @@ type arg struct {
 // name names a secret.
 func (f *finder) namedArgs() {
 	args := splitArgs(f.s)
+	curl := false // after curl, -u USER:PASSWORD gives a password
 	for i, a := range args {
 		text := a.text
 		opt := strings.TrimLeft(text, "-")
+		if base := text[strings.LastIndexByte(text, '/')+1:]; base == "curl" || base == "curl.exe" {
+			curl = true
+		} else if text == "|" || text == "&&" || text == "||" || strings.HasSuffix(text, ";") {
+			curl = false // the next command
+		}
+		if curl && opt != text && curlUserOpts[opt] && i+1 < len(args) {
+			next := args[i+1]
+			if _, pw, ok := strings.Cut(next.text, ":"); ok && secretValue("user", pw) {
+				f.add("password", pw, next.off+len(next.text)-len(pw), FormatNamed)
+			}
+			continue
+		}
+		if name, value, ok := strings.Cut(opt, "="); ok && curl && opt != text && curlUserOpts[name] {
+			if _, pw, ok := strings.Cut(value, ":"); ok && secretValue("user", pw) {
+				f.add("password", pw, a.off+len(text)-len(pw), FormatNamed)
+			}
+			continue
+		}
 		if name, value, ok := strings.Cut(opt, "="); ok {
 			v, q := unquote(value)
 			if allNameBytes(name) && secretName(name) && secretValue(name, v) {
@@ -522,6 +576,9 @@ func (f *finder) namedArgs() {
 		}
 	}
 }
+
+// curlUserOpts are curl's options whose value is USER:PASSWORD.
+var curlUserOpts = map[string]bool{"u": true, "user": true, "U": true, "proxy-user": true}
 
 // unquote strips one quote from the start of v and the same quote from
 // its end, and says how many bytes it took from the start (0 or 1).
@@ -706,7 +763,11 @@ var (
 	secretNameWords = map[string]bool{"PASSWORD": true, "PASSWD": true, "PASSPHRASE": true, "SECRET": true, "TOKEN": true,
 		"CREDENTIAL": true, "CREDENTIALS": true, "AUTHORIZATION": true, "AUTH": true, "APIKEY": true}
 	keyQualifiers = map[string]bool{"API": true, "ACCESS": true, "SECRET": true, "PRIVATE": true, "CLIENT": true,
-		"SIGNING": true, "ENCRYPTION": true, "MASTER": true, "AUTH": true, "SSH": true, "ACCOUNT": true}
+		"SIGNING": true, "ENCRYPTION": true, "MASTER": true, "AUTH": true, "SSH": true, "ACCOUNT": true,
+		// A storage account's key, and the keys of services named by the
+		// service alone (KAGGLE_KEY, OPENAI_KEY).
+		"STORAGE": true, "KAGGLE": true, "OPENAI": true, "ANTHROPIC": true, "WANDB": true, "NGC": true,
+		"GEMINI": true, "COHERE": true, "MISTRAL": true, "GROQ": true, "REPLICATE": true, "PINECONE": true}
 	// Glued words: DBPASSWORD, HFSECRET, APITOKEN (not TIKTOKEN).
 	gluedSecretWords = []string{"PASSWORD", "PASSWD", "SECRET", "APIKEY", "ACCESSKEY", "SECRETKEY", "PRIVATEKEY"}
 	tokenQualifiers  = map[string]bool{"API": true, "AUTH": true, "ACCESS": true, "REFRESH": true, "SESSION": true,

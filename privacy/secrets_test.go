@@ -127,6 +127,16 @@ var (
 	fakeSAS       = "sig=dD80ihBh5jfNpymO5Hg1IdiJIEvHcJpCMiCMnN%2FRnbI%3D"
 	fakeKeyID     = "8f2b6c0d1e3a4f5b6c7d8e9f0a1b2c3d4e5f6a7b"
 	fakeNVIDIA    = "nvapi-" + strings.Repeat("Qx7-kP2_", 8)
+	fakeVault     = "hvs.CAESI" + strings.Repeat("Vq3x", 8)
+	fakeGrafana   = "glc_eyJvIjoiMTIz" + strings.Repeat("Nk9x", 8)
+	fakeSentry    = "sntrys_eyJpYXQiOjE2" + strings.Repeat("Mzk_", 8)
+	fakeGroq      = "gsk_" + strings.Repeat("aB3d", 13)
+	fakeReplicate = "r8_" + strings.Repeat("Zx9Q", 9) + "a"
+	fakeShopify   = "shpat_" + strings.Repeat("0a1b2c3d", 4)
+	fakeNewRelic  = "NRAK-" + strings.Repeat("A1B2C3D4E", 3)
+	fakeAtlassian = "ATATT3xFfGF0" + strings.Repeat("Tq-8_w", 12)
+	fakeAge       = "AGE-SECRET-KEY-1" + strings.Repeat("QRSTUVWXYZ", 6)
+	fakeDiscord   = "discord.com/api/webhooks/123456789012345678/" + strings.Repeat("Ab-9_", 13)
 	fakeDatabrick = "dapi" + strings.Repeat("0a9f", 8) + "-2"
 	fakeSlackHook = "hooks.slack.com/services/T0A1B2C3D/B4E5F6G7H/" + strings.Repeat("aZ3k", 6)
 	fakeAmzSig    = "X-Amz-Signature=" + strings.Repeat("3f7a9c1e", 8)
@@ -166,6 +176,8 @@ func TestSecretFormats(t *testing.T) {
 		{"Authorization: Basic YWxhZGRpbjpvcGVuc2VzYW1l", []want{{"YWxhZGRpbjpvcGVuc2VzYW1l", FormatNamed}}},
 		{"accessToken=abc-123-def", []want{{"abc-123-def", FormatNamed}}},
 		{"sync --db postgres://app:pw123@db/x", []want{{"postgres://app:pw123@db", FormatURL}}},
+		{"cache redis://:s3cretPassw0rd@redis-host:6379/0", []want{{"redis://:s3cretPassw0rd@redis-host:6379", FormatURL}}},
+		{"mirror https://alice:p@ssw0rdXYZ@host.example.com/x", []want{{"https://alice:p@ssw0rdXYZ@host.example.com", FormatURL}}},
 		{"upload " + fakePyPI, []want{{fakePyPI, FormatPyPI}}},
 		{"login " + fakeDocker, []want{{fakeDocker, FormatDocker}}},
 		{"mail " + fakeSendGrid + ".", []want{{fakeSendGrid, FormatSendGrid}}},
@@ -181,7 +193,26 @@ func TestSecretFormats(t *testing.T) {
 		{"https://b.s3.amazonaws.com/k?X-Amz-Date=20261201T000000Z&" + fakeAmzSig + "&x=1", []want{{fakeAmzSig, FormatSignedURL}}},
 		{"https://storage.googleapis.com/b/o?" + fakeGoogSig, []want{{fakeGoogSig, FormatSignedURL}}},
 
+		{"vault " + fakeVault + " ok", []want{{fakeVault, FormatVault}}},
+		{"grafana " + fakeGrafana, []want{{fakeGrafana, FormatGrafana}}},
+		{"SENTRY_DSN_NOTE " + fakeSentry, []want{{fakeSentry, FormatSentry}}},
+		{"llm " + fakeGroq + " done", []want{{fakeGroq, FormatGroq}}},
+		{"predict " + fakeReplicate, []want{{fakeReplicate, FormatReplicate}}},
+		{"shop " + fakeShopify, []want{{fakeShopify, FormatShopify}}},
+		{"apm " + fakeNewRelic, []want{{fakeNewRelic, FormatNewRelic}}},
+		{"jira " + fakeAtlassian, []want{{fakeAtlassian, FormatAtlassian}}},
+		{"age " + fakeAge, []want{{fakeAge, FormatAge}}},
+		{"notify https://" + fakeDiscord + " ok", []want{{fakeDiscord, FormatDiscordHook}}},
+		{"KAGGLE_KEY=0123456789abcdef0123456789abcdef", []want{{"0123456789abcdef0123456789abcdef", FormatNamed}}},
+		{"OPENAI_KEY=k9a8b7c6d5e4 AZURE_STORAGE_KEY=c3RvcmFnZWtleQ==", []want{{"k9a8b7c6d5e4", FormatNamed}, {"c3RvcmFnZWtleQ==", FormatNamed}}},
+
+		{"/usr/bin/curl -sS -u alice:Tr0ub4dor3 https://x/y", []want{{"Tr0ub4dor3", FormatNamed}}},
+		{"curl --user=bob:hunter2hunter2 --proxy-user carol:S3cr3tPr0xy https://x", []want{{"hunter2hunter2", FormatNamed}, {"S3cr3tPr0xy", FormatNamed}}},
+
 		// Near misses.
+		{"docker run -u 1000:1000 img; python -u train.py; curl -u alice: https://x; sort -u a:b", nil},
+		{"hvs.short glc_x gsk_small r8_x shpat_ NRAK-1 ATATT3 AGE-SECRET-KEY-1 discord.com/api/webhooks/1", nil},
+		{"CACHE_KEY=abc PRIMARY_KEY=id kaggle_key_file=/k.json OPENAI_KEY_NAME=default", nil},
 		{"max_tokens=512 tokens: 2048 token_count: 5", nil},
 		{"secretly-synchronous: 67 copies", nil},
 		{`"secretlySync": 12`, nil},
@@ -197,6 +228,7 @@ func TestSecretFormats(t *testing.T) {
 		{"-----BEGIN CERTIFICATE-----\nMIIB", nil},
 		{"the bearer of bad news; xoxo-hugs", nil},
 		{"https://example.com/a:b time 12:30 a == b", nil},
+		{"ssh://git@host:22/x http://[::1]:8080/a@b mailto:bob@example.com", nil},
 		{"sha 3f786850e387550fdab836ed7e6dc881de23001b", nil},
 		{"PWD=/tmp/x SG.short.name pypi-AgEI dckr_pat_x ya29.short xapp-short sig=abc design=" + strings.Repeat("x", 40), nil},
 		{"SG.layer1.conv2.weight_gradient_accumulation_buffer", nil}, // a dotted name, not id.secret

@@ -425,13 +425,19 @@ func ParseMeasurements(r io.Reader, name string) (*Measurements, error) {
 		where := ""
 		var se *json.SyntaxError
 		var te *json.UnmarshalTypeError
+		// The line of the byte the decoder stopped at: a field's path
+		// (copies.ms) does not say which element of a list holds it.
+		line := func(off int64) string {
+			off = min(max(off-1, 0), int64(len(data)))
+			return "line " + strconv.Itoa(1+bytes.Count(data[:off], []byte("\n")))
+		}
 		switch {
 		case errors.As(err, &se):
-			where = "byte " + strconv.FormatInt(se.Offset, 10)
+			where = line(se.Offset) + ", byte " + strconv.FormatInt(se.Offset, 10)
 		case errors.As(err, &te):
-			where = te.Field
-			if where == "" {
-				where = "byte " + strconv.FormatInt(te.Offset, 10)
+			where = line(te.Offset)
+			if te.Field != "" {
+				where = te.Field + " (" + where + ")"
 			}
 		}
 		if err == io.EOF {

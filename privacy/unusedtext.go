@@ -1,0 +1,110 @@
+package privacy
+
+import (
+	"context"
+	"io"
+	"sort"
+)
+
+// The raw search finds NAME=value with an upper-case name, credential URLs
+// and tokens of well-known formats in any bytes; in unused space (a deleted
+// row's bytes, free pages) it also runs FindSecrets over each run of text,
+// so that what the structured scan finds in a live string — a private key
+// block, --password X, db_password=X, "token": "X" — is found there too
+// once the row is deleted.
+
+// unusedTextMax bounds the text of one run FindSecrets reads at once: a
+// longer run is read in pieces that overlap by unusedTextOverlap bytes.
+const (
+	unusedTextMax     = 1 << 20
+	unusedTextOverlap = 4096
+)
+
+// unusedTextMin is the shortest run of text worth reading (password=X).
+const unusedTextMin = 8
+
+// textByte is a byte of a string's text: printable ASCII, white space, or a
+// byte of a UTF-8 character.
+var textByte = byteClass(func(c byte) bool { return c >= 0x20 && c != 0x7f || c == '\t' || c == '\n' || c == '\r' })
+
+// unusedText runs FindSecrets over the runs of text in the unused parts of
+// the file (pm.unused), and counts, as unused hits, the named values and
+// private keys found there that no other raw hit holds.
+func (s *rawSearch) unusedText(ctx context.Context) error {
+	if s.pm == nil {
+		return nil
+	}
+	sort.Slice(s.hitSpans, func(i, j int) bool { return s.hitSpans[i].lo < s.hitSpans[j].lo })
+	var run []byte
+	runAt := int64(-1)
+	flush := func() {
+		if len(run) >= unusedTextMin {
+			s.textHits(string(run), runAt)
+		}
+		run, runAt = run[:0], -1
+	}
+	buf := make([]byte, 64<<10)
+	prevEnd := int64(-1)
+	for _, sp := range s.pm.unused {
+		if sp.lo != prevEnd {
+			flush()
+		}
+		prevEnd = sp.hi
+		for lo := sp.lo; lo < sp.hi && lo < s.size; {
+			if ctx != nil && ctx.Err() != nil {
+				return context.Cause(ctx)
+			}
+			n := int(min(int64(len(buf)), sp.hi-lo, s.size-lo))
+			if _, err := s.f.ReadAt(buf[:n], lo); err != nil && err != io.EOF {
+				return err
+			}
+			for i, c := range buf[:n] {
+				if !textByte[c] {
+					flush()
+					continue
+				}
+				if runAt < 0 {
+					runAt = lo + int64(i)
+				}
+				run = append(run, c)
+				if len(run) >= unusedTextMax {
+					s.textHits(string(run), runAt)
+					keep := run[len(run)-unusedTextOverlap:]
+					runAt += int64(len(run) - len(keep))
+					run = append(run[:0], keep...)
+				}
+			}
+			lo += int64(n)
+		}
+	}
+	flush()
+	return nil
+}
+
+// textHits counts the named values and private keys FindSecrets finds in
+// text, a run of text at offset at in unused space, that no hit counted
+// already overlaps.
+func (s *rawSearch) textHits(text string, at int64) {
+	for _, sec := range FindSecrets(text) {
+		if sec.Format != FormatNamed && sec.Format != FormatPrivateKey {
+			continue
+		}
+		lo := at + int64(sec.Offset)
+		if s.heldByHit(lo, lo+int64(len(sec.Value))) {
+			continue
+		}
+		s.add(&s.free, KindSecret, sec.Name, sec.Value, lo)
+	}
+}
+
+// heldByHit reports whether the bytes [lo, hi) overlap a hit the other raw
+// searches counted in unused space (s.hitSpans, sorted by their start).
+func (s *rawSearch) heldByHit(lo, hi int64) bool {
+	i := sort.Search(len(s.hitSpans), func(i int) bool { return s.hitSpans[i].lo >= hi })
+	for j := i - 1; j >= 0 && j >= i-64; j-- {
+		if s.hitSpans[j].hi > lo {
+			return true
+		}
+	}
+	return false
+}
