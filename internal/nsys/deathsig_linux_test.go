@@ -58,30 +58,7 @@ func TestKilledParent(t *testing.T) {
 	if err := os.WriteFile(standIn, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	parent := exec.Command(self, "-test.run=^$")
-	parent.Env = append(os.Environ(), deathParentEnv+"="+standIn)
-	out, err := parent.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := parent.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		_ = parent.Process.Kill()
-		t.Fatalf("the parent said nothing: %v", err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(line))
-	if err != nil {
-		_ = parent.Process.Kill()
-		t.Fatalf("the parent said %q", line)
-	}
-	t.Cleanup(func() { _ = syscall.Kill(-pid, syscall.SIGKILL) })
+	parent, pid := startParent(t, deathParentEnv+"="+standIn)
 	// The stand-in has started its child once it wrote the child's pid.
 	var child int
 	for deadline := time.Now().Add(5 * time.Second); child == 0; {
@@ -120,12 +97,32 @@ func TestKilledParentQuestion(t *testing.T) {
 	if err := os.WriteFile(standIn, []byte("#!/bin/sh\ntrap '' TERM INT\nwhile :; do sleep 0.05; done\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	parent, pid := startParent(t, deathParentEnv+"="+standIn, deathQuestionEnv+"=1")
+	// Past its trap: the stand-in ignores SIGTERM.
+	time.Sleep(200 * time.Millisecond)
+	if proctest.Gone(pid, 0) {
+		t.Fatal("the stand-in ended before its parent was killed")
+	}
+	if err := parent.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = parent.Wait()
+	if !proctest.Gone(pid, 2*time.Second) {
+		t.Errorf("the stand-in (pid %d), which ignores SIGTERM, still runs after its parent was killed", pid)
+	}
+}
+
+// startParent starts this test binary as the parent of a stand-in, with
+// env added to its environment, and returns it and the stand-in's pid as
+// it reports it; the stand-in's group is killed when the test ends.
+func startParent(t *testing.T, env ...string) (*exec.Cmd, int) {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	parent := exec.Command(self, "-test.run=^$")
-	parent.Env = append(os.Environ(), deathParentEnv+"="+standIn, deathQuestionEnv+"=1")
+	parent.Env = append(os.Environ(), env...)
 	out, err := parent.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -144,16 +141,5 @@ func TestKilledParentQuestion(t *testing.T) {
 		t.Fatalf("the parent said %q", line)
 	}
 	t.Cleanup(func() { _ = syscall.Kill(-pid, syscall.SIGKILL) })
-	// Past its trap: the stand-in ignores SIGTERM.
-	time.Sleep(200 * time.Millisecond)
-	if proctest.Gone(pid, 0) {
-		t.Fatal("the stand-in ended before its parent was killed")
-	}
-	if err := parent.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = parent.Wait()
-	if !proctest.Gone(pid, 2*time.Second) {
-		t.Errorf("the stand-in (pid %d), which ignores SIGTERM, still runs after its parent was killed", pid)
-	}
+	return parent, pid
 }
