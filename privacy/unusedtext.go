@@ -37,11 +37,15 @@ func (s *rawSearch) unusedText(ctx context.Context) error {
 	sort.Slice(s.hitSpans, func(i, j int) bool { return s.hitSpans[i].lo < s.hitSpans[j].lo })
 	var run []byte
 	runAt := int64(-1)
+	// read is where the run's last piece read ended, for a run longer
+	// than unusedTextMax: its next piece starts unusedTextOverlap bytes
+	// before, and what lies whole in those bytes was counted already.
+	read := int64(-1)
 	flush := func() {
 		if len(run) >= unusedTextMin {
-			s.textHits(string(run), runAt)
+			s.textHits(string(run), runAt, read)
 		}
-		run, runAt = run[:0], -1
+		run, runAt, read = run[:0], -1, -1
 	}
 	buf := make([]byte, 64<<10)
 	prevEnd := int64(-1)
@@ -68,7 +72,8 @@ func (s *rawSearch) unusedText(ctx context.Context) error {
 				}
 				run = append(run, c)
 				if len(run) >= unusedTextMax {
-					s.textHits(string(run), runAt)
+					s.textHits(string(run), runAt, read)
+					read = runAt + int64(len(run))
 					keep := run[len(run)-unusedTextOverlap:]
 					runAt += int64(len(run) - len(keep))
 					run = append(run[:0], keep...)
@@ -83,14 +88,15 @@ func (s *rawSearch) unusedText(ctx context.Context) error {
 
 // textHits counts the named values and private keys FindSecrets finds in
 // text, a run of text at offset at in unused space, that no hit counted
-// already overlaps.
-func (s *rawSearch) textHits(text string, at int64) {
+// already overlaps, nor lies whole before read (the end of the piece of
+// the same run read before this one, -1 for none).
+func (s *rawSearch) textHits(text string, at, read int64) {
 	for _, sec := range FindSecrets(text) {
 		if sec.Format != FormatNamed && sec.Format != FormatPrivateKey {
 			continue
 		}
 		lo := at + int64(sec.Offset)
-		if s.heldByHit(lo, lo+int64(len(sec.Value))) {
+		if hi := lo + int64(len(sec.Value)); hi <= read || s.heldByHit(lo, hi) {
 			continue
 		}
 		s.add(&s.free, KindSecret, sec.Name, sec.Value, lo)
