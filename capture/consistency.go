@@ -428,9 +428,7 @@ func (x *crossCheck) callOf(o *records.Op) *callStart {
 // correlation id, nil when none was read.
 func (x *crossCheck) launchOf(o *records.Op) *callStart {
 	if o.PID == 0 && x.launchPID > 0 {
-		k := *o
-		k.PID = x.launchPID
-		return x.launchCalls.find(k.PID, k.Corr)
+		return x.launchCalls.find(x.launchPID, o.Corr)
 	}
 	return x.launchCalls.find(o.PID, o.Corr)
 }
