@@ -43,12 +43,12 @@ func runAuditReport(sig context.Context, opts *reportOptions, path string, out *
 }
 
 // ranksJSON reports whether every path is the JSON of audit --ranks
-// --format json (kind audit-ranks, as source.OwnOutput tells it), which report renders as the job's
-// table, the shards merged into one.
-// mixedRanksJSON refuses paths of which some, not all, are the JSON of
-// audit --ranks: report merges such shards with one another alone, and
-// would otherwise tell the shard it cannot read as "not a capture".
-func mixedRanksJSON(paths []string) error {
+// --format json (kind audit-ranks, as source.OwnOutput tells it), which
+// report renders as the job's table, the shards merged into one. Paths of
+// which some, not all, are such JSON are refused: report merges shards
+// with one another alone, and would otherwise tell the shard it cannot
+// read as "not a capture".
+func ranksJSON(paths []string) (bool, error) {
 	shard, other := "", ""
 	for _, p := range paths {
 		if out, ok := source.OwnOutput(p); ok && out.Kind == source.OutputAuditRanks {
@@ -60,19 +60,10 @@ func mixedRanksJSON(paths []string) error {
 		}
 	}
 	if shard == "" || other == "" {
-		return nil
+		return shard != "", nil
 	}
-	return &statusError{code: exitError, err: fmt.Errorf("report: %s is the JSON of audit --ranks, which report merges with other such JSON alone, and %s is not: give the JSON of the job's --ranks audits alone (report shard-*.json -o DIR), or merge them all first (nsyscheck audit --ranks --format json FILES > job.json, then report job.json)",
+	return false, &statusError{code: exitError, err: fmt.Errorf("report: %s is the JSON of audit --ranks, which report merges with other such JSON alone, and %s is not: give the JSON of the job's --ranks audits alone (report shard-*.json -o DIR), or merge them all first (nsyscheck audit --ranks --format json FILES > job.json, then report job.json)",
 		shownPath(shard), shownPath(other))}
-}
-
-func ranksJSON(paths []string) bool {
-	for _, p := range paths {
-		if out, ok := source.OwnOutput(p); !ok || out.Kind != source.OutputAuditRanks {
-			return false
-		}
-	}
-	return len(paths) > 0
 }
 
 // runRanksReport writes the report of a job's ranks from the JSON of its

@@ -119,11 +119,10 @@ func runReport(opts *reportOptions, paths []string, s Streams) error {
 	// command then stops with exit status 130, saying which were written.
 	sig, stopSig := signalContext()
 	defer stopSig()
-	if ranksJSON(paths) {
-		return runRanksReport(sig, opts, paths, s)
-	}
-	if err := mixedRanksJSON(paths); err != nil {
+	if all, err := ranksJSON(paths); err != nil {
 		return err
+	} else if all {
+		return runRanksReport(sig, opts, paths, s)
 	}
 	if len(paths) == 1 {
 		// An audit written by `audit --format json` is rendered as such.
