@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"sort"
 
 	"github.com/nsyscheck/nsyscheck/audit"
 	"github.com/nsyscheck/nsyscheck/coverage"
@@ -162,7 +161,13 @@ func ReadRanks(path string) (audits []*audit.Audit, failed []Failed, ok bool, er
 		Results []json.RawMessage `json:"results"`
 		Ranks   rankRows          `json:"ranks"`
 	}
+	var table struct {
+		Ranks json.RawMessage `json:"ranks"`
+	}
 	if err := json.Unmarshal(data, &env); err != nil {
+		return nil, nil, true, fmt.Errorf("%s: the audits of a job's ranks that cannot be read: %w", path, err)
+	}
+	if err := json.Unmarshal(data, &table); err != nil {
 		return nil, nil, true, fmt.Errorf("%s: the audits of a job's ranks that cannot be read: %w", path, err)
 	}
 	for i, raw := range env.Results {
@@ -198,6 +203,9 @@ func ReadRanks(path string) (audits []*audit.Audit, failed []Failed, ok bool, er
 	}
 	if len(audits) == 0 && len(failed) == 0 {
 		return nil, nil, true, fmt.Errorf("%s: the audits of a job's ranks hold no rank, audited or failed: write them again with nsyscheck audit --ranks --format json", path)
+	}
+	if err := rowsAgree(path, table.Ranks, audits, failed); err != nil {
+		return nil, nil, true, err
 	}
 	return audits, failed, true, nil
 }
@@ -304,32 +312,12 @@ func checkAgrees(path string, out *audit.Output) error {
 		return fmt.Errorf("%s: the check's verdict is %s, but the numbers of its two audits give %s: the file was edited; write it again with nsyscheck audit BEFORE AFTER --format json",
 			path, out.Check.Verdict, again.Verdict)
 	}
-	if field := firstDifference(out.Check, again); field != "" {
+	held, _ := json.Marshal(FromCheck(out.Check))
+	made, _ := json.Marshal(FromCheck(again))
+	if field, _, _ := firstDifference(held, made, true); field != "" {
 		return fmt.Errorf("%s: the check's %s is not what its two audits give: the file was edited; write it again with nsyscheck audit BEFORE AFTER --format json", path, field)
 	}
 	return nil
-}
-
-// firstDifference names the first field of the check's JSON whose value
-// differs between a and b, "" when none does.
-func firstDifference(a, b *audit.Check) string {
-	var ma, mb map[string]json.RawMessage
-	ja, _ := json.Marshal(FromCheck(a))
-	jb, _ := json.Marshal(FromCheck(b))
-	if json.Unmarshal(ja, &ma) != nil || json.Unmarshal(jb, &mb) != nil {
-		return "whole"
-	}
-	keys := make([]string, 0, len(ma))
-	for k := range ma {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if !bytes.Equal(ma[k], mb[k]) {
-			return k
-		}
-	}
-	return ""
 }
 
 // readLegacy reads the audit's JSON as it was before the envelope.

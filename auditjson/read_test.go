@@ -13,6 +13,7 @@ import (
 
 	"github.com/nsyscheck/nsyscheck/audit"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+	"github.com/nsyscheck/nsyscheck/ranks"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
 
@@ -426,11 +427,21 @@ func TestReadRanksRowsAgree(t *testing.T) {
 	if audits, _, ok, err := ReadRanks(sorted); !ok || err != nil || len(audits) != 8 {
 		t.Errorf("the ranks' JSON with its keys sorted: %d audits, want 8, %v %v", len(audits), ok, err)
 	}
+	// The row as audit --ranks writes it, every number, and with one
+	// number edited.
+	made := ranks.Summarize([]ranks.Audited{{Capture: train.Before.Capture, Audit: train.Before}}, ranks.DefaultThresholds)
+	full, _ := json.Marshal(made.Rows[0])
+	edited := strings.Replace(string(full), `"copies":207`, `"copies":1`, 1)
+	if edited == string(full) {
+		t.Fatalf("the training rank's row holds no \"copies\":207: %s", full)
+	}
 	for _, c := range []struct {
 		name, body, want string
 		ranks            int
 	}{
 		{"as written", `"results": [` + string(b) + `], "ranks": {"rows": [` + row + `]}`, "", 1},
+		{"as written, every number", `"results": [` + string(b) + `], "ranks": {"rows": [` + string(full) + `]}`, "", 1},
+		{"a row's copies edited", `"results": [` + string(b) + `], "ranks": {"rows": [` + edited + `]}`, "ranks.rows[0].copies of " + train.Before.Capture + " is 1, but the shard's audits give 207: the file was edited", 0},
 		{"as written, a rank failed", `"results": [` + string(b) + `], "ranks": {"rows": [` + row + `, ` + failed + `]}`, "", 2},
 		{"only failed ranks", `"results": [], "ranks": {"rows": [` + failed + `]}`, "", 1},
 		{"results emptied", `"results": [], "ranks": {"rows": [` + row + `]}`, "ranks.rows[0] lists " + train.Before.Capture + " as audited, but no result holds its audit", 0},
