@@ -21,6 +21,9 @@ type RanksOptions struct {
 	Jobs int
 	// Thresholds decide which ranks stand out (zero: ranks.DefaultThresholds).
 	Thresholds ranks.Thresholds
+	// Asked names the request in messages about the paths given: "--ranks"
+	// (audit's flag, the default) or "report" (which merges shards' JSON).
+	Asked string
 }
 
 // AuditRanks audits each capture the arguments name (source.Captures: a
@@ -45,10 +48,32 @@ func AuditRanks(ctx context.Context, args []string, opts RanksOptions) (*ranks.S
 	// shown names each slot in a message: its capture, and the JSON it was
 	// read from, which is what was given.
 	var shown []string
+	asked := opts.Asked
+	if asked == "" {
+		asked = "--ranks"
+	}
+	// jsons are the shards' JSON files read so far, to tell one given twice.
+	type given struct {
+		path string
+		info os.FileInfo
+	}
+	var jsons []given
 	for _, arg := range args {
 		if audits, failed, ok, err := auditjson.ReadRanks(arg); ok {
 			if err != nil {
 				return nil, nil, err
+			}
+			if st, err := os.Stat(arg); err == nil {
+				for _, g := range jsons {
+					switch {
+					case !os.SameFile(g.info, st):
+					case g.path == arg:
+						return nil, nil, fmt.Errorf("%s: %s is given twice, and each of its ranks with it: give each shard's JSON once", asked, arg)
+					default:
+						return nil, nil, fmt.Errorf("%s: %s and %s are one file (by a link), the JSON of one shard, whose ranks would each count twice: give each shard's JSON once", asked, g.path, arg)
+					}
+				}
+				jsons = append(jsons, given{arg, st})
 			}
 			for _, au := range audits {
 				todo = append(todo, ranks.Audited{Capture: au.Capture, Audit: au})
@@ -71,17 +96,17 @@ func AuditRanks(ctx context.Context, args []string, opts RanksOptions) (*ranks.S
 		}
 	}
 	if len(todo) == 0 {
-		return nil, nil, errors.New("--ranks: no capture to audit")
+		return nil, nil, fmt.Errorf("%s: no capture to audit", asked)
 	}
 	seen := map[string]string{}
 	for i, a := range todo {
 		r := ranks.RankOf(a.Capture)
 		if first, ok := seen[r]; ok {
-			return nil, nil, fmt.Errorf("--ranks: rank %s is given twice, as %s and as %s (%s): give each rank's capture once (a shard's JSON holds its ranks' audits), or name each by its own rank", r, first, shown[i], ranks.RankRule)
+			return nil, nil, fmt.Errorf("%s: rank %s is given twice, as %s and as %s (%s): give each rank's capture once (a shard's JSON holds its ranks' audits), or name each by its own rank", asked, r, first, shown[i], ranks.RankRule)
 		}
 		seen[r] = shown[i]
 	}
-	if err := oneFileTwice(todo, paths); err != nil {
+	if err := oneFileTwice(asked, todo, paths); err != nil {
 		return nil, nil, err
 	}
 	jobs := opts.Jobs
@@ -111,7 +136,7 @@ func AuditRanks(ctx context.Context, args []string, opts RanksOptions) (*ranks.S
 	if err := ctx.Err(); err != nil {
 		return nil, nil, fmt.Errorf("auditing the ranks: %w", context.Cause(ctx))
 	}
-	if err := oneSessionTwice(todo, shown); err != nil {
+	if err := oneSessionTwice(asked, todo, shown); err != nil {
 		return nil, nil, err
 	}
 	th := opts.Thresholds
@@ -124,7 +149,7 @@ func AuditRanks(ctx context.Context, args []string, opts RanksOptions) (*ranks.S
 
 // oneFileTwice refuses two ranks whose captures are one file (a link to
 // another rank's capture, or a hard link): the slots at paths of todo.
-func oneFileTwice(todo []ranks.Audited, paths []int) error {
+func oneFileTwice(asked string, todo []ranks.Audited, paths []int) error {
 	type file struct {
 		capture string
 		info    os.FileInfo
@@ -137,8 +162,8 @@ func oneFileTwice(todo []ranks.Audited, paths []int) error {
 		}
 		for _, f := range files {
 			if os.SameFile(f.info, st) {
-				return fmt.Errorf("--ranks: ranks %s and %s are one capture, given as %s and as %s (one file, by a link): give each rank's own capture",
-					ranks.RankOf(f.capture), ranks.RankOf(todo[i].Capture), f.capture, todo[i].Capture)
+				return fmt.Errorf("%s: ranks %s and %s are one capture, given as %s and as %s (one file, by a link): give each rank's own capture",
+					asked, ranks.RankOf(f.capture), ranks.RankOf(todo[i].Capture), f.capture, todo[i].Capture)
 			}
 		}
 		files = append(files, file{todo[i].Capture, st})
@@ -149,15 +174,15 @@ func oneFileTwice(todo []ranks.Audited, paths []int) error {
 // oneSessionTwice refuses two ranks whose audits are of one capture
 // session: sessions that started at the same nanosecond are one (a rank's
 // capture copied under another rank's name). shown names each slot.
-func oneSessionTwice(todo []ranks.Audited, shown []string) error {
+func oneSessionTwice(asked string, todo []ranks.Audited, shown []string) error {
 	first := map[int64]int{}
 	for i, a := range todo {
 		if a.Audit == nil || a.Audit.SessionStartNs <= 0 {
 			continue
 		}
 		if j, ok := first[a.Audit.SessionStartNs]; ok {
-			return fmt.Errorf("--ranks: ranks %s and %s are one capture: %s and %s record one session, started at the same nanosecond (%d ns since 1970): give each rank's own capture",
-				ranks.RankOf(todo[j].Capture), ranks.RankOf(a.Capture), shown[j], shown[i], a.Audit.SessionStartNs)
+			return fmt.Errorf("%s: ranks %s and %s are one capture: %s and %s record one session, started at the same nanosecond (%d ns since 1970): give each rank's own capture",
+				asked, ranks.RankOf(todo[j].Capture), ranks.RankOf(a.Capture), shown[j], shown[i], a.Audit.SessionStartNs)
 		}
 		first[a.Audit.SessionStartNs] = i
 	}

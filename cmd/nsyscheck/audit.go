@@ -359,6 +359,11 @@ func runAuditRanks(opts *auditOptions, args []string, s Streams) error {
 	shown := make([]string, len(args))
 	for i, a := range args {
 		shown[i] = shownPath(a)
+		if opts.Format == "json" && filepath.IsAbs(a) {
+			// A shard's JSON is merged where it was not written: the
+			// path shown relative to this folder would name nothing there.
+			shown[i] = filepath.Clean(a)
+		}
 	}
 	type result struct {
 		s *ranks.Summary

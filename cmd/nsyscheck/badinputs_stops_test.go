@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -139,12 +141,47 @@ func stopCases() []badCase {
 				return []string{train + "pageable/train-pageable.sqlite", train + "pinned/train-pinned.sqlite", "--nvidia-rule", "off", "--match", "step=epoch"}
 			},
 			exit: 1, want: []string{"unavailable: step ran 67 times before and 1 time after, so its ranges after are not the ones predicted"}},
-		{group: "ranks of one job", name: "audit --ranks of one shard's JSON given twice (once rank 0 named twice by its capture alone, neither time by the JSON given)", cmd: "audit",
+		{group: "ranks of one job", name: "audit --ranks of one shard's JSON given twice (once rank 0 named twice by its capture alone, not the JSON as given twice)", cmd: "audit",
 			make: func(t *testing.T, dir string) []string {
 				p := shard(t, dir)
 				return []string{"--ranks", p, p}
 			},
-			exit: 2, want: []string{"--ranks: rank 0 is given twice, as ", "report.0.sqlite (audited in ", "shard0.json) and as "}},
+			exit: 2, want: []string{"--ranks: ", "shard0.json is given twice, and each of its ranks with it: give each shard's JSON once"}},
+		{group: "ranks of one job", name: "report of one shard's JSON given twice (once \"--ranks: rank 0 is given twice\", a flag report does not have)", cmd: "report",
+			make: func(t *testing.T, dir string) []string {
+				p := shard(t, dir)
+				return []string{p, p, "-o", filepath.Join(t.TempDir(), "out")}
+			},
+			exit: 2, want: []string{"report: ", "shard0.json is given twice, and each of its ranks with it"},
+			never: []string{"--ranks:"}},
+		{group: "ranks of one job", name: "audit --ranks of a shard's JSON and a link to it (once rank 0 named twice by its capture alone)", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				p := shard(t, dir)
+				l := filepath.Join(dir, "again.json")
+				if err := os.Symlink(p, l); err != nil {
+					t.Fatal(err)
+				}
+				return []string{"--ranks", p, l}
+			},
+			exit: 2, want: []string{"--ranks: ", "shard0.json and ", "again.json are one file (by a link), the JSON of one shard, whose ranks would each count twice"}},
+		{group: "ranks of one job", name: "report of a shard's JSON whose row says rank 1 copies nothing from pageable memory (once merged from the audits again, the edit dropped without a word)", cmd: "report",
+			make: func(t *testing.T, dir string) []string {
+				p := shard(t, dir)
+				dec := json.NewDecoder(bytes.NewReader(readFile(t, p)))
+				dec.UseNumber()
+				var env map[string]any
+				if err := dec.Decode(&env); err != nil {
+					t.Fatal(err)
+				}
+				env["ranks"].(map[string]any)["rows"].([]any)[1].(map[string]any)["pageableShare"] = json.Number("0")
+				data, err := json.MarshalIndent(env, "", "  ")
+				if err != nil {
+					t.Fatal(err)
+				}
+				writeFile(t, p, data)
+				return []string{p, "-o", filepath.Join(t.TempDir(), "out")}
+			},
+			exit: 2, want: []string{"shard0.json: ranks.rows[1].pageableShare of ", "report.1.sqlite is 0, but the shard's audits give 0.0", "the file was edited"}},
 		{group: "ranks of one job", name: "audit --ranks of a shard's JSON and rank 1's export again (once named by the capture alone, not the JSON)", cmd: "audit",
 			make: func(t *testing.T, dir string) []string {
 				return []string{"--ranks", shard(t, dir), "../../testdata/captures/ddp-ranks/report.1.sqlite"}

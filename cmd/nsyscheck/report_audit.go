@@ -73,7 +73,7 @@ func runRanksReport(sig context.Context, opts *reportOptions, paths []string, s 
 		rep *report.RanksReport
 	}
 	b, err := untilInterrupted(sig, func() (built, error) {
-		sum, _, err := check.AuditRanks(sig, paths, check.RanksOptions{})
+		sum, _, err := check.AuditRanks(sig, paths, check.RanksOptions{Asked: "report"})
 		if err != nil {
 			return built{}, err
 		}
