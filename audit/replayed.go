@@ -220,6 +220,11 @@ func (au *Audit) setReplay(r Replayed) {
 		au.Replay.Misfits = []replay.Misfit{}
 	}
 	au.PinAllocs = pinAllocsOf(r.Timeline)
+	for _, c := range au.Classes {
+		if c.Range != "" {
+			c.Range = r.Timeline.RangeOn(c.Range, c.PID, c.TID)
+		}
+	}
 	au.shareByRegion()
 }
 

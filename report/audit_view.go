@@ -1208,6 +1208,9 @@ func replayWords(au *audit.Audit) []string {
 		case timeline.AssumeStreamKindsUnknown:
 			out = append(out, fmt.Sprintf("assumed %s: the trace does not say how %s of pid %d were made (which is the legacy default stream, which are ordered with it): replayed as independent but for the events that join them",
 				a.Kind, nounsOf(int64(a.Count), "stream"), a.PID))
+		case timeline.AssumeRangeThreads:
+			out = append(out, fmt.Sprintf("assumed %s: NVTX range %s (pid %d) is opened on %d threads, whose ranges are different work: each thread's are a region of their own, %s to %s, the threads numbered in the order of their first range of it",
+				a.Kind, a.API, a.PID, a.Count, timeline.RangeOnThread(a.API, 0), timeline.RangeOnThread(a.API, a.Count-1)))
 		case timeline.AssumeOpenRange:
 			out = append(out, fmt.Sprintf("assumed %s: %s of NVTX range %s (pid %d) never closed before the capture ended: left out of the regions, and its copies' share is of the whole capture",
 				a.Kind, counted(a.Count, "instance", "instances"), a.API, a.PID))

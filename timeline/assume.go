@@ -86,6 +86,12 @@ const (
 	// AssumeOpenRange: an NVTX range never closed before the capture ended;
 	// it is left out of the regions.
 	AssumeOpenRange AssumptionKind = "open-range"
+	// AssumeRangeThreads: an NVTX range name opened on several threads;
+	// each thread's ranges are a region of their own, "NAME (thread K)",
+	// K counting the threads from 1 in the order of their first range of
+	// the name. API is the name, Count how many threads, PID the first
+	// thread's process.
+	AssumeRangeThreads AssumptionKind = "range-on-threads"
 	// AssumeGraphWhole: a CUDA graph launch traced whole: it occupies its
 	// stream for its measured time, and its copies are not re-costed.
 	AssumeGraphWhole AssumptionKind = "graph-whole"

@@ -338,6 +338,7 @@ func (b *Builder) Finish() (*Timeline, error) {
 	}
 	t := &Timeline{Names: b.names, Gaps: b.gaps}
 	b.sortThreads(t)
+	b.splitRangeThreads(t)
 	// The hand-offs read the calls and their threads alone, which are
 	// sorted now and not changed again: they are found beside the
 	// streams' sort and the resolver, into assumptions of their own.

@@ -64,6 +64,11 @@ type Timeline struct {
 	Assumptions []Assumption
 	// Gaps are the facts the input said it cannot provide.
 	Gaps []records.Gap
+	// SplitRanges are the NVTX range names opened on several threads, each
+	// with its threads in the order of their first range of it: the ranges
+	// of each thread are named apart (RangeOn), and Ranges holds those
+	// names.
+	SplitRanges map[string][]int32
 }
 
 // Thread is one host thread.

@@ -444,3 +444,38 @@ func TestCopiesOffTheMainThreadAndMigrations(t *testing.T) {
 		}
 	}
 }
+
+// TestRangeNameOnThreads: an NVTX name opened on several threads is a
+// region per thread, numbered by each thread's first range of it; a name
+// on one thread keeps its name.
+func TestRangeNameOnThreads(t *testing.T) {
+	var c timelinetest.Capture
+	c.Call(1, "cudaLaunchKernel", 100, 110)
+	c.Call(2, "cudaLaunchKernel", 100, 110)
+	c.Range(2, "step", 40, 90) // thread 2 opens step first
+	c.Range(1, "step", 50, 150)
+	c.Range(2, "step", 160, 170)
+	c.Range(1, "epoch", 0, 400)
+	tl := build(t, &c, timeline.Options{})
+	var got []string
+	for _, r := range tl.Ranges {
+		got = append(got, tl.Name(r.Name)+"@"+string(rune('0'+tl.Threads[r.Thread].TID)))
+	}
+	want := []string{"epoch@1", "step (thread 1)@2", "step (thread 2)@1", "step (thread 1)@2"}
+	if !slices.Equal(got, want) {
+		t.Errorf("ranges %q, want %q", got, want)
+	}
+	for _, c := range []struct {
+		name string
+		tid  int64
+		want string
+	}{{"step", 2, "step (thread 1)"}, {"step", 1, "step (thread 2)"}, {"step", 3, "step"}, {"epoch", 1, "epoch"}} {
+		if got := tl.RangeOn(c.name, timelinetest.PID, c.tid); got != c.want {
+			t.Errorf("RangeOn(%q, tid %d) = %q, want %q", c.name, c.tid, got, c.want)
+		}
+	}
+	i := slices.IndexFunc(tl.Assumptions, func(a timeline.Assumption) bool { return a.Kind == timeline.AssumeRangeThreads })
+	if i < 0 || tl.Assumptions[i].API != "step" || tl.Assumptions[i].Count != 2 {
+		t.Errorf("assumptions %+v: want one range-on-threads for step, of 2 threads", tl.Assumptions)
+	}
+}

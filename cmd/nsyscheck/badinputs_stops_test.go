@@ -141,6 +141,14 @@ func stopCases() []badCase {
 				return []string{train + "pageable/train-pageable.sqlite", train + "pinned/train-pinned.sqlite", "--nvidia-rule", "off", "--match", "step=epoch"}
 			},
 			exit: 1, want: []string{"unavailable: step ran 67 times before and 1 time after, so its ranges after are not the ones predicted"}},
+		{group: "audit", name: "audit of the training export with its 67 step ranges opened again on a second thread, each a third as long (once one region step of 134 instances, its median 2.931 ms, mixing the two)", cmd: "audit",
+			make: shippedEdit("train-pageable/train-pageable.sqlite",
+				`INSERT INTO NVTX_EVENTS(start, end, eventType, rangeId, category, color, text, globalTid, endGlobalTid, textId, domainId)
+				 SELECT start + 100000, start + 100000 + (end - start) / 3, eventType, rangeId, category, color, text, 281475345809471, endGlobalTid, textId, domainId
+				 FROM NVTX_EVENTS e WHERE coalesce(e.text, (SELECT value FROM StringIds WHERE id = e.textId)) = 'step'`),
+			exit: 1, want: []string{"step (thread 1)  67  median  3.402", "step (thread 2)  67  median  1.140",
+				"assumed range-on-threads: NVTX range step (pid 22) is opened on 2 threads"},
+			never: []string{"134"}},
 		{group: "ranks of one job", name: "audit --ranks of one shard's JSON given twice (once rank 0 named twice by its capture alone, not the JSON as given twice)", cmd: "audit",
 			make: func(t *testing.T, dir string) []string {
 				p := shard(t, dir)
