@@ -1,11 +1,13 @@
 package inputerr
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -81,5 +83,43 @@ func TestAttribute(t *testing.T) {
 	plain := errors.New("plain")
 	if Attribute(plain, "x", "y") != plain {
 		t.Error("a plain error was changed")
+	}
+}
+
+// TestReadFile reads a file of exactly the limit whole, refuses one a
+// byte longer before reading it, and holds a file once: the bytes it
+// allocates are about the file's size, where growing a buffer by
+// doubling held up to twice the file.
+func TestReadFile(t *testing.T) {
+	dir := t.TempDir()
+	const max = 8 << 20
+	data := bytes.Repeat([]byte("0123456789abcdef"), max/16)
+	at := filepath.Join(dir, "at-limit.json")
+	over := filepath.Join(dir, "over.json")
+	if err := os.WriteFile(at, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(over, append(data, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got, err := ReadFile(at, max, "a test file")
+	runtime.ReadMemStats(&after)
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("the file at the limit: %d bytes read, %v", len(got), err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > max+max/4 {
+		t.Errorf("reading %d bytes allocated %d", max, alloc)
+	}
+	runtime.ReadMemStats(&before)
+	_, err = ReadFile(over, max, "a test file")
+	runtime.ReadMemStats(&after)
+	var e *Error
+	if !errors.As(err, &e) || !strings.Contains(err.Error(), "more than 8 MiB, far larger than a test file can be") {
+		t.Fatalf("the file over the limit: %v", err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+		t.Errorf("refusing a file over the limit allocated %d bytes", alloc)
 	}
 }

@@ -32,12 +32,39 @@ func Open(path string) (*os.File, fs.FileInfo, error) {
 // rule's CSV) as Open opens it, refusing one of more than max bytes; what
 // names the file in that error ("an expected-audit file").
 func ReadFile(path string, max int64, what string) ([]byte, error) {
-	f, _, err := Open(path)
+	f, info, err := Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(Bounded(f, max, path, what))
+	if info.Size() > max {
+		// Refused before a byte is read: reading up to the limit first
+		// would hold it, and more while the buffer grew.
+		return nil, tooLarge(path, max, what)
+	}
+	// Read into a buffer of the file's size and a byte more, to see the
+	// end, where io.ReadAll grows one by doubling, holding up to twice
+	// the file at once; a file that grows meanwhile is still held to max.
+	r := Bounded(f, max, path, what)
+	buf := make([]byte, info.Size()+1)
+	n, err := io.ReadFull(r, buf)
+	switch {
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return buf[:n], nil
+	case err != nil:
+		return nil, err
+	}
+	rest, err := io.ReadAll(r) // it grew since its size was taken
+	if err != nil {
+		return nil, err
+	}
+	return append(buf, rest...), nil
+}
+
+// tooLarge is the error of a file of more than max bytes.
+func tooLarge(path string, max int64, what string) error {
+	return &Error{Path: path, Problem: fmt.Sprintf("more than %d MiB, far larger than %s can be", max>>20, what),
+		Hint: "give the right file; a damaged or foreign file can be this large"}
 }
 
 // UnwrapPath drops the path an *fs.PathError repeats: Error names it
@@ -82,8 +109,7 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 		if n, _ := l.r.Read(one[:]); n == 0 {
 			return 0, io.EOF
 		}
-		return 0, &Error{Path: l.path, Problem: fmt.Sprintf("more than %d MiB, far larger than %s can be", l.max>>20, l.what),
-			Hint: "give the right file; a damaged or foreign file can be this large"}
+		return 0, tooLarge(l.path, l.max, l.what)
 	}
 	if int64(len(p)) > l.left {
 		p = p[:l.left]
