@@ -21,6 +21,9 @@ func rowsAgree(path string, raw json.RawMessage, audits []*audit.Audit, failed [
 		Thresholds ranks.Thresholds  `json:"thresholds"`
 		Rows       []json.RawMessage `json:"rows"`
 	}
+	if len(raw) == 0 {
+		return nil // no table, and so no rows to hold to the audits
+	}
 	if err := json.Unmarshal(raw, &held); err != nil {
 		return fmt.Errorf("%s: ranks: a table that cannot be read: %w", path, err)
 	}

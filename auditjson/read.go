@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/nsyscheck/nsyscheck/audit"
 	"github.com/nsyscheck/nsyscheck/coverage"
@@ -159,16 +160,16 @@ func ReadRanks(path string) (audits []*audit.Audit, failed []Failed, ok bool, er
 	}
 	var env struct {
 		Results []json.RawMessage `json:"results"`
-		Ranks   rankRows          `json:"ranks"`
-	}
-	var table struct {
-		Ranks json.RawMessage `json:"ranks"`
+		Table   json.RawMessage   `json:"ranks"`
+		Ranks   rankRows          `json:"-"`
 	}
 	if err := json.Unmarshal(data, &env); err != nil {
 		return nil, nil, true, fmt.Errorf("%s: the audits of a job's ranks that cannot be read: %w", path, err)
 	}
-	if err := json.Unmarshal(data, &table); err != nil {
-		return nil, nil, true, fmt.Errorf("%s: the audits of a job's ranks that cannot be read: %w", path, err)
+	if len(env.Table) > 0 {
+		if err := json.Unmarshal(env.Table, &env.Ranks); err != nil {
+			return nil, nil, true, fmt.Errorf("%s: the audits of a job's ranks that cannot be read: ranks: %w", path, err)
+		}
 	}
 	for i, raw := range env.Results {
 		au, err := readAudit(raw)
@@ -204,7 +205,7 @@ func ReadRanks(path string) (audits []*audit.Audit, failed []Failed, ok bool, er
 	if len(audits) == 0 && len(failed) == 0 {
 		return nil, nil, true, fmt.Errorf("%s: the audits of a job's ranks hold no rank, audited or failed: write them again with nsyscheck audit --ranks --format json", path)
 	}
-	if err := rowsAgree(path, table.Ranks, audits, failed); err != nil {
+	if err := rowsAgree(path, env.Table, audits, failed); err != nil {
 		return nil, nil, true, err
 	}
 	return audits, failed, true, nil
@@ -240,6 +241,10 @@ func readOwn(path, what, again string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: byte %d: %s nested deeper than %d levels, which no audit writes: a malformed audit output; write it again with %s",
 			path, off, what, program.MaxJSONDepth, again)
 	}
+	// Mostly blanks between values (an output padded or edited): read
+	// compacted, so that each scan below reads the values alone, and the
+	// blanks are let go before they are read over and over.
+	data = compactBlanks(data)
 	if k := program.DuplicateKey(data); k != "" {
 		return nil, fmt.Errorf("%s: %s is given twice in one object, which no audit writes, so which value holds is unclear: an edited audit output; write it again with %s",
 			path, k, again)
@@ -249,6 +254,48 @@ func readOwn(path, what, again string) ([]byte, error) {
 			path, k, f, again)
 	}
 	return maskStrings(data), nil
+}
+
+// compactBlanks returns JSON data without the blanks (space, tab, newline,
+// carriage return) between its tokens when they are most of it, else data
+// as it is. A run of blanks between two tokens neither of which is a
+// bracket, brace, colon, comma or string stays one space, so that data
+// reads as the same tokens, valid or not (1 2 does not become 12).
+func compactBlanks(data []byte) []byte {
+	// At most this many are blanks outside strings: most files are read
+	// as they are after a count that runs at memory speed.
+	if bytes.Count(data, []byte(" "))+bytes.Count(data, []byte("\n"))+bytes.Count(data, []byte("\t"))+bytes.Count(data, []byte("\r")) <= len(data)/2 {
+		return data
+	}
+	out := make([]byte, 0, 1<<16)
+	in, esc, gap := false, false, false
+	bare := func(c byte) bool { return !strings.ContainsRune("{}[]:,\"", rune(c)) }
+	for _, c := range data {
+		switch {
+		case esc:
+			esc = false
+		case in && c == '\\':
+			esc = true
+		case in:
+			if c == '"' {
+				in = false
+			}
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			gap = true
+			continue
+		case c == '"':
+			in = true
+		}
+		if gap && len(out) > 0 && bare(out[len(out)-1]) && bare(c) {
+			out = append(out, ' ')
+		}
+		gap = false
+		out = append(out, c)
+	}
+	if len(out) > len(data)/2 {
+		return data // the blanks were in strings
+	}
+	return out
 }
 
 // maskStrings masks the credentials in every string of an audit's JSON
