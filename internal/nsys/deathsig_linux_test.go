@@ -38,8 +38,10 @@ func init() {
 		fmt.Println("error", err)
 		os.Exit(1)
 	}
+	g := startGuard(cmd) // as Run starts one
 	fmt.Println(cmd.Process.Pid)
 	time.Sleep(time.Hour)
+	g.release()
 	os.Exit(1)
 }
 
@@ -142,4 +144,49 @@ func startParent(t *testing.T, env ...string) (*exec.Cmd, int) {
 	}
 	t.Cleanup(func() { _ = syscall.Kill(-pid, syscall.SIGKILL) })
 	return parent, pid
+}
+
+// TestKilledParentGrandchild: nsyscheck killed by SIGKILL while a program
+// it runs has started one of its own, and both ignore SIGTERM (or, with
+// nothing to save, the first is killed by its death signal and leaves its
+// child behind): the death signal reaches the first alone, and the
+// group's guard stops the rest, where both once ran on.
+func TestKilledParentGrandchild(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	for _, c := range []struct {
+		name string
+		env  []string
+	}{{"command", nil}, {"question", []string{deathQuestionEnv + "=1"}}} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			childPid := filepath.Join(dir, "child")
+			standIn := filepath.Join(dir, "nsys")
+			script := "#!/bin/sh\ntrap '' TERM INT\n(trap '' TERM INT; exec sleep 3600) &\necho $! > '" + childPid + "'\nwait\n"
+			if err := os.WriteFile(standIn, []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			parent, pid := startParent(t, append([]string{deathParentEnv + "=" + standIn}, c.env...)...)
+			var child int
+			for deadline := time.Now().Add(5 * time.Second); child == 0; {
+				data, _ := os.ReadFile(childPid)
+				child, _ = strconv.Atoi(strings.TrimSpace(string(data)))
+				if child == 0 && time.Now().After(deadline) {
+					t.Fatal("the stand-in started no child")
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if err := parent.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			_ = parent.Wait()
+			if !proctest.Gone(pid, 3*time.Second) {
+				t.Errorf("the stand-in (pid %d) still runs after its parent was killed", pid)
+			}
+			if !proctest.Gone(child, 3*time.Second) {
+				t.Errorf("the stand-in's child (pid %d), which ignores SIGTERM, still runs after nsyscheck was killed", child)
+			}
+		})
+	}
 }

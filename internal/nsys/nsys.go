@@ -178,13 +178,12 @@ func KillOnCancel(cmd *exec.Cmd) *exec.Cmd {
 }
 
 // Run runs a Command with its output to w and then kills whatever of its
-// process group is left, so nothing it started outlives it.
+// process group is left, so nothing it started outlives it; a guard stops
+// the group should nsyscheck die first (startGuard).
 func Run(cmd *exec.Cmd, w io.Writer) error {
 	cmd.Stdout = w
 	cmd.Stderr = w
-	err := cmd.Run()
-	killGroup(cmd)
-	return err
+	return runGuarded(cmd)
 }
 
 // CombinedOutput runs a Command and returns its stdout and stderr together
@@ -269,9 +268,7 @@ func Version(ctx context.Context, nsys string) string {
 	cmd := KillOnCancel(Command(ctx, "", nil, nsys, "--version"))
 	var out OutputBuffer
 	cmd.Stdout = &out
-	err := cmd.Run()
-	killGroup(cmd)
-	if err != nil {
+	if err := runGuarded(cmd); err != nil {
 		return ""
 	}
 	line := strings.TrimSpace(strings.SplitN(string(out.Bytes()), "\n", 2)[0])
