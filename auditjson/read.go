@@ -359,8 +359,12 @@ func checkAgrees(path string, out *audit.Output) error {
 		return fmt.Errorf("%s: the check's verdict is %s, but the numbers of its two audits give %s: the file was edited; write it again with nsyscheck audit BEFORE AFTER --format json",
 			path, out.Check.Verdict, again.Verdict)
 	}
-	held, _ := json.Marshal(FromCheck(out.Check))
-	made, _ := json.Marshal(FromCheck(again))
+	var held, made map[string]json.RawMessage
+	a, _ := json.Marshal(FromCheck(out.Check))
+	b, _ := json.Marshal(FromCheck(again))
+	if json.Unmarshal(a, &held) != nil || json.Unmarshal(b, &made) != nil {
+		return fmt.Errorf("%s: the check cannot be made again from its two audits: write it again with nsyscheck audit BEFORE AFTER --format json", path)
+	}
 	if field, _, _ := firstDifference(held, made, true); field != "" {
 		return fmt.Errorf("%s: the check's %s is not what its two audits give: the file was edited; write it again with nsyscheck audit BEFORE AFTER --format json", path, field)
 	}
