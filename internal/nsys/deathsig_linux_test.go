@@ -61,16 +61,7 @@ func TestKilledParent(t *testing.T) {
 		t.Fatal(err)
 	}
 	parent, pid := startParent(t, deathParentEnv+"="+standIn)
-	// The stand-in has started its child once it wrote the child's pid.
-	var child int
-	for deadline := time.Now().Add(5 * time.Second); child == 0; {
-		data, _ := os.ReadFile(childPid)
-		child, _ = strconv.Atoi(strings.TrimSpace(string(data)))
-		if child == 0 && time.Now().After(deadline) {
-			t.Fatal("the stand-in nsys started no child")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	child := childOf(t, childPid)
 	if proctest.Gone(pid, 0) {
 		t.Fatal("the stand-in nsys ended before its parent was killed")
 	}
@@ -168,15 +159,7 @@ func TestKilledParentGrandchild(t *testing.T) {
 				t.Fatal(err)
 			}
 			parent, pid := startParent(t, append([]string{deathParentEnv + "=" + standIn}, c.env...)...)
-			var child int
-			for deadline := time.Now().Add(5 * time.Second); child == 0; {
-				data, _ := os.ReadFile(childPid)
-				child, _ = strconv.Atoi(strings.TrimSpace(string(data)))
-				if child == 0 && time.Now().After(deadline) {
-					t.Fatal("the stand-in started no child")
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
+			child := childOf(t, childPid)
 			if err := parent.Process.Signal(syscall.SIGKILL); err != nil {
 				t.Fatal(err)
 			}
@@ -188,5 +171,21 @@ func TestKilledParentGrandchild(t *testing.T) {
 				t.Errorf("the stand-in's child (pid %d), which ignores SIGTERM, still runs after nsyscheck was killed", child)
 			}
 		})
+	}
+}
+
+// childOf waits for the stand-in to write its child's pid into path (it
+// has started its child then) and returns it.
+func childOf(t *testing.T, path string) int {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		data, _ := os.ReadFile(path)
+		if child, _ := strconv.Atoi(strings.TrimSpace(string(data))); child != 0 {
+			return child
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the stand-in started no child")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
