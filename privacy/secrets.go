@@ -654,6 +654,9 @@ var mysqlCommands = map[string]bool{"mysql": true, "mysqldump": true, "mysqladmi
 // mysqlCommands; it may follow other bytes, as the bytes of a record's
 // header glue themselves to a deleted command line's first word.
 func mysqlCommand(base string) bool {
+	if !strings.Contains(base, "mysql") && !strings.Contains(base, "mariadb") {
+		return false
+	}
 	base = strings.TrimSuffix(base, ".exe")
 	for c := range mysqlCommands {
 		if strings.HasSuffix(base, c) && (len(base) == len(c) || !strings.HasSuffix(base, "lib"+c)) {
@@ -898,7 +901,7 @@ var (
 // about (FILE, PATH, COUNT, TYPE, ...). SECRETLY, TOKENS and TIKTOKEN name
 // nothing secret.
 func secretName(name string) bool {
-	if len(name) < 4 { // AUTH, the shortest
+	if len(name) < 4 || !mayNameSecret(name) { // AUTH, the shortest
 		return false
 	}
 	words := nameWords(name)
@@ -924,6 +927,21 @@ func secretName(name string) bool {
 			if len(w) > len(g) && strings.HasSuffix(w, g) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// secretNameParts are what every name secretName accepts holds, in any
+// case: each word it looks for, glued or not, holds one.
+var secretNameParts = []string{"pass", "secret", "token", "credential", "auth", "key", "pwd"}
+
+// mayNameSecret reports whether name holds one of secretNameParts, so that
+// a name that cannot name a secret is told without splitting it into words.
+func mayNameSecret(name string) bool {
+	for _, p := range secretNameParts {
+		if indexASCIIFold(name, 0, p) >= 0 {
+			return true
 		}
 	}
 	return false
