@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -76,4 +77,20 @@ func TestUnusedTextDistinctCap(t *testing.T) {
 	if kept != 5 || over != 1 || hits != 21 {
 		t.Errorf("%d values kept, %d counted past the cap, %d hits; want 5, 1, 21: %+v", kept, over, hits, r.Findings)
 	}
+}
+
+// TestScrubManyStaleValues: a capture whose deleted rows hold more
+// distinct credentials than one SQLite expression may test is scrubbed,
+// where the query looking for them all at once was refused.
+func TestScrubManyStaleValues(t *testing.T) {
+	dir := t.TempDir()
+	in := deletedPasswordsFixture(t, dir, 50, 10)
+	rep, err := ScanPath(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Findings) <= 1000 {
+		t.Fatalf("%d findings in the deleted rows, want more than 1000", len(rep.Findings))
+	}
+	scrubHoldsNone(t, in, filepath.Join(dir, "shared.sqlite"), []string{"Pw000007c0", "Run000007c0", "Tk000007c0"})
 }
