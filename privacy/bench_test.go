@@ -2,11 +2,15 @@ package privacy
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/nsyscheck/nsyscheck/internal/bigcapture"
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 )
 
 // BenchmarkScan1M scans a capture with 1M added CUDA API rows (about
@@ -46,5 +50,76 @@ func BenchmarkFindSecretsRepeats(b *testing.B) {
 				FindSecrets(s)
 			}
 		})
+	}
+}
+
+// deletedPasswordsFixture copies a clean capture and adds, then deletes,
+// rows of dense password text: each row holds perRow distinct
+// db_password=..., --password ... and "token": "..." values, so that the
+// file's unused pages hold rows*perRow*3 stale credentials.
+func deletedPasswordsFixture(tb testing.TB, dir string, rows, perRow int) string {
+	tb.Helper()
+	dst := filepath.Join(dir, "deleted.sqlite")
+	if err := copyFile(filepath.Join("..", bigcapture.DefaultSource), nil, dst); err != nil {
+		tb.Fatal(err)
+	}
+	db, err := sql.Open("sqlite3", nsysdb.URI(dst, "mode=rw"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer db.Close()
+	tx, err := db.Begin()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := tx.Exec(`CREATE TABLE notes (id INTEGER PRIMARY KEY, v TEXT)`); err != nil {
+		tb.Fatal(err)
+	}
+	var b strings.Builder
+	for r := 0; r < rows; r++ {
+		b.Reset()
+		for k := 0; k < perRow; k++ {
+			n := r*perRow + k
+			fmt.Fprintf(&b, "db_password=Pw%08x --password Run%08x {\"token\": \"Tk%08x\"} ", n, n, n)
+		}
+		if _, err := tx.Exec(`INSERT INTO notes (v) VALUES (?)`, b.String()); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		tb.Fatal(err)
+	}
+	// Deleted in a transaction of its own: pages a transaction both
+	// writes and frees may never reach the file.
+	if _, err := db.Exec(`DELETE FROM notes`); err != nil {
+		tb.Fatal(err)
+	}
+	return dst
+}
+
+// BenchmarkScanDeletedPasswords scans a capture whose unused pages hold
+// 20,000 deleted rows of dense password text (about 600,000 stale values),
+// the unused-space text pass's worst case.
+func BenchmarkScanDeletedPasswords(b *testing.B) {
+	path := deletedPasswordsFixture(b, b.TempDir(), 20_000, 10)
+	if out := os.Getenv("NSYSCHECK_BENCH_KEEP"); out != "" {
+		if err := copyFile(path, nil, out); err != nil {
+			b.Fatal(err)
+		}
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	b.ResetTimer()
+	for b.Loop() {
+		r, err := ScanPath(context.Background(), path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if r.Clean() {
+			b.Fatal("no finding in the deleted rows")
+		}
 	}
 }

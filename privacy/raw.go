@@ -87,7 +87,31 @@ type rawHits struct {
 	counts map[rawKey]int
 	first  map[rawKey]int64
 	order  []rawKey
+	// unused is how many distinct values in unused space counts holds;
+	// past rawUnusedMax, the hits of further values are only counted, by
+	// kind and name, in over.
+	unused int
+	over   map[rawKey]*overCount
+	overAt []rawKey // over's keys, in first-seen order
 }
+
+// overCount counts the hits in unused space past rawUnusedMax distinct
+// values: how many, and the first one's offset.
+type overCount struct {
+	n     int
+	first int64
+}
+
+// OtherValues is the masked value of a finding that counts the hits in
+// unused space of more distinct values than the scan keeps (rawUnusedMax).
+const OtherValues = "…(other values)"
+
+// rawUnusedMax bounds the distinct values in unused space one kind of raw
+// search keeps (each one a finding, its value kept for Scrub): a file whose
+// deleted rows hold millions of distinct stale values is reported with
+// these, and the rest counted by name. Scrub's copy keeps no unused space,
+// so the values not kept leave no byte in it.
+var rawUnusedMax = 10_000
 
 func newRawSearch(f io.ReaderAt, size int64, pm *pageMap, covered map[string]bool) *rawSearch {
 	return &rawSearch{f: f, size: size, pm: pm, covered: covered, allowed: map[string][]string{},
@@ -392,10 +416,36 @@ func (s *rawSearch) add(h *rawHits, k Kind, name, value string, off int64) {
 	}
 	key := rawKey{k, name, value, unused}
 	if _, ok := h.counts[key]; !ok {
+		if unused && h.unused >= rawUnusedMax {
+			h.addOver(rawKey{kind: k, name: name, unused: true}, off)
+			return
+		}
+		if unused {
+			h.unused++
+		}
 		h.order = append(h.order, key)
 		h.first[key] = off
 	}
 	h.counts[key]++
+}
+
+// addOver counts a hit in unused space past rawUnusedMax distinct values
+// under its kind and name (under its kind alone past rawUnusedMax names).
+func (h *rawHits) addOver(key rawKey, off int64) {
+	if h.over == nil {
+		h.over = map[rawKey]*overCount{}
+	}
+	c := h.over[key]
+	if c == nil && len(h.over) >= rawUnusedMax {
+		key.name = ""
+		c = h.over[key]
+	}
+	if c == nil {
+		c = &overCount{first: off}
+		h.over[key] = c
+		h.overAt = append(h.overAt, key)
+	}
+	c.n++
 }
 
 func (s *rawSearch) envHit(name, value string, start, end int64, clean bool) {
@@ -505,6 +555,9 @@ func (s *rawSearch) tailOfAllowed(name, value string) bool {
 
 // findings appends what was found to r: NAME=value hits, then URLs, each
 // in the order of their first offset.
+//
+// The hits in unused space of values past rawUnusedMax come last, one
+// finding a kind and name, its value OtherValues and More counting them.
 func (s *rawSearch) findings(r *Report) {
 	for _, h := range []*rawHits{&s.env, &s.url, &s.tok, &s.free} {
 		for _, key := range h.order {
@@ -517,6 +570,12 @@ func (s *rawSearch) findings(r *Report) {
 			}
 			r.Findings = append(r.Findings, Finding{Kind: key.kind, Name: key.name, Where: where, Offset: h.first[key],
 				Masked: maskFor(key.kind, key.value), Unused: key.unused, More: h.counts[key] - 1, value: key.value})
+		}
+		for _, key := range h.overAt {
+			c := h.over[key]
+			where := "raw bytes at offset " + strconv.FormatInt(c.first, 10) + " (" + UnusedPages + ")"
+			r.Findings = append(r.Findings, Finding{Kind: key.kind, Name: key.name, Where: where, Offset: c.first,
+				Masked: OtherValues, Unused: true, More: c.n - 1})
 		}
 	}
 }

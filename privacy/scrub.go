@@ -759,14 +759,30 @@ func (s *scrubber) secrets() error {
 	return nil
 }
 
+// replaceBatch is how many values one query of replaceIn looks for:
+// SQLite refuses an expression of more than 1000 terms.
+const replaceBatch = 500
+
 // replaceIn redacts the values wherever the strings of a table's column
 // hold them; in a column declared as numbers (numeric), only the strings
-// SQLite kept as they are.
+// SQLite kept as they are. The rows are looked for replaceBatch values a
+// query; a row found redacts every value it holds.
 func (s *scrubber) replaceIn(table, col string, numeric bool, values [][]byte) error {
+	for lo := 0; lo < len(values); lo += replaceBatch {
+		if err := s.replaceSome(table, col, numeric, values[lo:min(len(values), lo+replaceBatch)], values); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// replaceSome redacts all the values in the rows of a table's column that
+// hold one of some.
+func (s *scrubber) replaceSome(table, col string, numeric bool, some, values [][]byte) error {
 	qc := nsysdb.QuoteIdent(col)
 	var conds []string
-	args := make([]any, 0, len(values))
-	for _, v := range values {
+	args := make([]any, 0, len(some))
+	for _, v := range some {
 		conds = append(conds, `instr(CAST(`+qc+` AS BLOB), ?) > 0`)
 		args = append(args, v)
 	}

@@ -317,9 +317,14 @@ func (r *tokenRun) jwtAt(i, body int) bool {
 // holds no "@".
 var urlCredRE = regexp.MustCompile(`\b([A-Za-z][A-Za-z0-9+.\-]*)://([^/\s:@"';]*):([^/\s"';]+)@([^/\s"';@]+)`)
 
+// escapedURLCredRE matches the same URL with its slashes escaped as JSON
+// writes them: scheme:\/\/user:password@host or scheme:\u002F\u002F...; the
+// user, password and host hold no backslash.
+var escapedURLCredRE = regexp.MustCompile(`\b([A-Za-z][A-Za-z0-9+.\-]*):(?:\\/|\\u002[fF]){2}([^/\\\s:@"';]*):([^/\\\s"';]+)@([^/\\\s"';@]+)`)
+
 // URLCredential is a user:password pair found in a URL.
 type URLCredential struct {
-	URL      string // the whole match, scheme://user:password@host
+	URL      string // the whole match, scheme://user:password@host (its slashes escaped, as it stood)
 	Scheme   string
 	User     string
 	Password string
@@ -327,15 +332,29 @@ type URLCredential struct {
 	Offset   int // byte offset of the match in the searched text
 }
 
-// URLCredentials returns every scheme://user:password@host in s.
+// URLCredentials returns every scheme://user:password@host in s, and every
+// one whose slashes JSON escaped (scheme:\/\/user:password@host,
+// scheme:\u002F\u002Fuser:password@host), in the order of their offsets.
 func URLCredentials(s string) []URLCredential {
-	if !strings.Contains(s, "://") {
+	out := urlCredentials(s, urlCredRE)
+	if strings.Contains(s, `:\/\/`) || strings.Contains(s, `:\u002`) {
+		esc := urlCredentials(s, escapedURLCredRE)
+		if len(esc) > 0 {
+			out = append(out, esc...)
+			sort.SliceStable(out, func(i, j int) bool { return out[i].Offset < out[j].Offset })
+		}
+	}
+	return out
+}
+
+func urlCredentials(s string, re *regexp.Regexp) []URLCredential {
+	if re == urlCredRE && !strings.Contains(s, "://") {
 		return nil
 	}
 	var out []URLCredential
 	// The matches first (a fast scan), then each one's parts.
-	for _, whole := range urlCredRE.FindAllStringIndex(s, -1) {
-		m := urlCredRE.FindStringSubmatchIndex(s[whole[0]:whole[1]])
+	for _, whole := range re.FindAllStringIndex(s, -1) {
+		m := re.FindStringSubmatchIndex(s[whole[0]:whole[1]])
 		for i := range m {
 			m[i] += whole[0]
 		}
@@ -368,7 +387,8 @@ func LooksSecretValue(value string) bool {
 // text, a thread name, a table or column name, a StringIds value, an
 // environment entry, a line nsyscheck prints). It reports
 //
-//   - a URL with a user and password;
+//   - a URL with a user and password, its slashes escaped as JSON writes
+//     them or not;
 //   - a private key (a PEM block: from its BEGIN line to its END line, or
 //     to the end of its base64 body where the END line is missing);
 //   - the value of NAME=VALUE, --NAME=VALUE and -NAME=VALUE arguments (s
@@ -377,7 +397,10 @@ func LooksSecretValue(value string) bool {
 //     another option, where NAME names a secret (secretName: password,
 //     passwd, secret, token, api_key, client_secret, MYSQL_PWD,
 //     private_key_id, ...); after curl, the password of -u USER:PASSWORD
-//     (--user, -U, --proxy-user);
+//     (--user, -U, --proxy-user); after a MySQL or MariaDB client
+//     (mysqlCommands), the password of -pPASSWORD; after aws configure
+//     set, the value of aws_secret_access_key, aws_access_key_id and
+//     aws_session_token; after wandb login, a 40-digit hex key;
 //   - the same names followed by "=" or ":" anywhere else (password: X,
 //     "token": "X", Server=db;Password=X;, ?api_key=X&), the value quoted
 //     or running to white space or punctuation, a scheme word before it
@@ -543,14 +566,40 @@ type arg struct {
 // name names a secret.
 func (f *finder) namedArgs() {
 	args := splitArgs(f.s)
-	curl := false // after curl, -u USER:PASSWORD gives a password
+	curl := false  // after curl, -u USER:PASSWORD gives a password
+	mysql := false // after mysql, mysqldump, ..., -pPASSWORD does
+	wandb := -1    // the offset in args of wandb's login
 	for i, a := range args {
 		text := a.text
 		opt := strings.TrimLeft(text, "-")
-		if base := text[strings.LastIndexByte(text, '/')+1:]; base == "curl" || base == "curl.exe" {
+		base := text[strings.LastIndexByte(text, '/')+1:]
+		switch {
+		case base == "curl" || base == "curl.exe":
 			curl = true
-		} else if text == "|" || text == "&&" || text == "||" || strings.HasSuffix(text, ";") {
-			curl = false // the next command
+		case mysqlCommand(base) && commandAt(args, i):
+			mysql = true
+		case strings.HasSuffix(base, "wandb") && i+1 < len(args) && args[i+1].text == "login": // glued bytes too, as mysqlCommand
+			wandb = i + 1
+		case text == "|" || text == "&&" || text == "||" || strings.HasSuffix(text, ";"):
+			curl, mysql, wandb = false, false, -1 // the next command
+		}
+		if mysql && len(text) > 2 && text[0] == '-' && text[1] == 'p' {
+			if v, q := unquote(text[2:]); secretValue("password", v) {
+				f.add("password", v, a.off+2+q, FormatNamed)
+			}
+			continue
+		}
+		if wandb >= 0 && i > wandb && isHexKey(text) {
+			f.add("wandb_api_key", text, a.off, FormatNamed)
+			continue
+		}
+		if text == "set" && i > 0 && args[i-1].text == "configure" && i+2 < len(args) {
+			// aws configure set [profile.NAME.]aws_secret_access_key VALUE
+			name := args[i+1].text
+			name = name[strings.LastIndexByte(name, '.')+1:]
+			if v := args[i+2]; awsConfigKeys[strings.ToLower(name)] && secretValue(name, v.text) {
+				f.add(name, v.text, v.off, FormatNamed)
+			}
 		}
 		if curl && opt != text && curlUserOpts[opt] && i+1 < len(args) {
 			next := args[i+1]
@@ -575,6 +624,66 @@ func (f *finder) namedArgs() {
 			f.add(opt, args[i+1].text, args[i+1].off, FormatNamed)
 		}
 	}
+}
+
+// commandAt reports whether args[i] stands where a command's name does:
+// first, after a shell's separator, after NAME=VALUE settings or a word that
+// runs the command after it (sudo, env, exec, time, nohup).
+func commandAt(args []arg, i int) bool {
+	for i > 0 {
+		p := args[i-1].text
+		switch {
+		case p == "|" || p == "&&" || p == "||" || strings.HasSuffix(p, ";"):
+			return true
+		case p == "sudo" || p == "env" || p == "exec" || p == "time" || p == "nohup":
+		case strings.IndexByte(p, '=') > 0 && p[0] != '-':
+		default:
+			return false
+		}
+		i--
+	}
+	return true
+}
+
+// mysqlCommands are the MySQL and MariaDB clients whose -pPASSWORD (the
+// password glued to -p) is a password.
+var mysqlCommands = map[string]bool{"mysql": true, "mysqldump": true, "mysqladmin": true, "mariadb": true,
+	"mysqlimport": true, "mysqlshow": true, "mysqlcheck": true, "mariadb-dump": true, "mariadb-admin": true}
+
+// mysqlCommand reports whether base, a command's file name, is one of
+// mysqlCommands; it may follow other bytes, as the bytes of a record's
+// header glue themselves to a deleted command line's first word.
+func mysqlCommand(base string) bool {
+	if !strings.Contains(base, "mysql") && !strings.Contains(base, "mariadb") {
+		return false
+	}
+	base = strings.TrimSuffix(base, ".exe")
+	for c := range mysqlCommands {
+		if strings.HasSuffix(base, c) && (len(base) == len(c) || !strings.HasSuffix(base, "lib"+c)) {
+			return true
+		}
+	}
+	return false
+}
+
+// awsConfigKeys are the settings aws configure set writes a credential to.
+var awsConfigKeys = map[string]bool{"aws_secret_access_key": true, "aws_access_key_id": true, "aws_session_token": true}
+
+// isHexKey reports whether v is a Weights & Biases API key: 40 hex digits,
+// after "local-" and a name for a local server's.
+func isHexKey(v string) bool {
+	if i := strings.LastIndexByte(v, '-'); i >= 0 && strings.HasPrefix(v, "local-") {
+		v = v[i+1:]
+	}
+	if len(v) != 40 {
+		return false
+	}
+	for _, c := range []byte(v) {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 // curlUserOpts are curl's options whose value is USER:PASSWORD.
@@ -792,7 +901,7 @@ var (
 // about (FILE, PATH, COUNT, TYPE, ...). SECRETLY, TOKENS and TIKTOKEN name
 // nothing secret.
 func secretName(name string) bool {
-	if len(name) < 4 { // AUTH, the shortest
+	if len(name) < 4 || !mayNameSecret(name) { // AUTH, the shortest
 		return false
 	}
 	words := nameWords(name)
@@ -818,6 +927,21 @@ func secretName(name string) bool {
 			if len(w) > len(g) && strings.HasSuffix(w, g) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// secretNameParts are what every name secretName accepts holds, in any
+// case: each word it looks for, glued or not, holds one.
+var secretNameParts = []string{"pass", "secret", "token", "credential", "auth", "key", "pwd"}
+
+// mayNameSecret reports whether name holds one of secretNameParts, so that
+// a name that cannot name a secret is told without splitting it into words.
+func mayNameSecret(name string) bool {
+	for _, p := range secretNameParts {
+		if indexASCIIFold(name, 0, p) >= 0 {
+			return true
 		}
 	}
 	return false
@@ -1074,7 +1198,8 @@ func MaskURL(s string) string {
 	creds := URLCredentials(s)
 	for i := len(creds) - 1; i >= 0; i-- {
 		c := creds[i]
-		masked := c.Scheme + "://" + c.User + ":" + Mask(c.Password) + "@" + c.Host
+		head := c.URL[:len(c.URL)-len(c.Host)-len(c.Password)-len(c.User)-2] // scheme:// as written
+		masked := head + c.User + ":" + Mask(c.Password) + "@" + c.Host
 		s = s[:c.Offset] + masked + s[c.Offset+len(c.URL):]
 	}
 	return s

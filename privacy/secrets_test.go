@@ -128,6 +128,7 @@ var (
 	fakeKeyID     = "8f2b6c0d1e3a4f5b6c7d8e9f0a1b2c3d4e5f6a7b"
 	fakeNVIDIA    = "nvapi-" + strings.Repeat("Qx7-kP2_", 8)
 	fakeVault     = "hvs.CAESI" + strings.Repeat("Vq3x", 8)
+	fakeWandb     = "0a1b2c3d4e5f60718293a4b5c6d7e8f901234567"
 	fakeGrafana   = "glc_eyJvIjoiMTIz" + strings.Repeat("Nk9x", 8)
 	fakeSentry    = "sntrys_eyJpYXQiOjE2" + strings.Repeat("Mzk_", 8)
 	fakeGroq      = "gsk_" + strings.Repeat("aB3d", 13)
@@ -208,8 +209,29 @@ func TestSecretFormats(t *testing.T) {
 
 		{"/usr/bin/curl -sS -u alice:Tr0ub4dor3 https://x/y", []want{{"Tr0ub4dor3", FormatNamed}}},
 		{"curl --user=bob:hunter2hunter2 --proxy-user carol:S3cr3tPr0xy https://x", []want{{"hunter2hunter2", FormatNamed}, {"S3cr3tPr0xy", FormatNamed}}},
+		{"aws configure set aws_secret_access_key " + fakeAWSSecret + " --profile ci", []want{{fakeAWSSecret, FormatNamed}}},
+		{"aws configure set default.aws_access_key_id " + fakeAWSID, []want{{fakeAWSID, FormatNamed}}},
+		{"aws configure set profile.ci.aws_session_token FwoGZXIvYXdzEJr//////////wEaDOnq", []want{{"FwoGZXIvYXdzEJr//////////wEaDOnq", FormatNamed}}},
+		{"wandb login " + fakeWandb, []want{{fakeWandb, FormatNamed}}},
+		{"/opt/venv/bin/wandb login --relogin --host https://wandb.example.com " + fakeWandb, []want{{fakeWandb, FormatNamed}}},
+		{"export WANDB_API_KEY=" + fakeWandb, []want{{fakeWandb, FormatNamed}}},
+		{"mysql -u root -pTr0ub4dor3 -h db app", []want{{"Tr0ub4dor3", FormatNamed}}},
+		{"sh -c cd /srv && sudo MYSQL_HOST=db mysql -pK1ng-of-db", []want{{"K1ng-of-db", FormatNamed}}},
+		{"/usr/bin/mysqldump -uroot -p'S3cr3t-dump' app > app.sql", []want{{"S3cr3t-dump", FormatNamed}}},
+		{"mysqladmin -pAdm1nPw status; mariadb -p0451 -e 'select 1'", []want{{"Adm1nPw", FormatNamed}, {"0451", FormatNamed}}},
+		{`{"url": "https:\/\/alice:Tr0ub4dor3@db.example.com\/x"}`, []want{{`https:\/\/alice:Tr0ub4dor3@db.example.com`, FormatURL}}},
+		{`{"url": "postgres:\u002F\u002Fapp:pw123@db\u002Fx"}`, []want{{`postgres:\u002F\u002Fapp:pw123@db`, FormatURL}}},
+		{`"mirror":"https:\u002f\u002fbob:hunter2hunter2@h"`, []want{{`https:\u002f\u002fbob:hunter2hunter2@h`, FormatURL}}},
 
 		// Near misses.
+		{"mkdir -p /tmp/x && cp -p a b; gcc -pthread -pipe x.c; mysql -p; mysql -P 3306 -p", nil},
+		{"gcc -o mysql mysql.c -pthread; ls mysql -pv; echo mysqldump -ptoo", nil},
+		{"ssh -p 2222 host; nc -p 8080; pg_dump -p 5432 -pfoo app; docker run -p8080:80 img", nil},
+		{"wandb login; wandb login --relogin; wandb sync 3f786850e387550fdab836ed7e6dc881de23001b", nil},
+		{"git checkout 3f786850e387550fdab836ed7e6dc881de23001b; wandb login --host https://x", nil},
+		{"aws configure set region us-east-1; aws configure set default.output json; aws configure list", nil},
+		{`{"url": "https:\/\/example.com\/a:b@c", "p": "http:\u002F\u002Fhost\u002Fx"}`, nil},
+		{"ncclKernel_AllReduce_RING_LL_Sum_float volta_sgemm_128x64_nn /home/user/.cache/torch/kernels:1", nil},
 		{"docker run -u 1000:1000 img; python -u train.py; curl -u alice: https://x; sort -u a:b", nil},
 		{"hvs.short glc_x gsk_small r8_x shpat_ NRAK-1 ATATT3 AGE-SECRET-KEY-1 discord.com/api/webhooks/1", nil},
 		{"CACHE_KEY=abc PRIMARY_KEY=id kaggle_key_file=/k.json OPENAI_KEY_NAME=default", nil},
@@ -528,4 +550,81 @@ func TestSecretsInSchemaNames(t *testing.T) {
 	if err := sdb.QueryRow(`SELECT id, "`+Redacted+`_1" FROM kept`).Scan(&id, &v); err != nil || id != 1 || v != "row" {
 		t.Errorf("the table whose column was renamed: %d %q %v", id, v, err)
 	}
+}
+
+// TestCommandFormsScrubbed: the passwords of aws configure set, wandb
+// login, mysql -pPASSWORD and a URL whose slashes JSON escaped are found in
+// a live string and in a deleted row's bytes, and Scrub's copy holds none.
+func TestCommandFormsScrubbed(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "forms.sqlite")
+	if err := copyFile("../testdata/captures/h200-pinned/pinned.sqlite", nil, in); err != nil {
+		t.Fatal(err)
+	}
+	live := []string{"Tr0ub4dor3-aws-" + strings.Repeat("k", 25), fakeWandb, "Live-my-Pw-91", "Esc4ped-Live-Pw"}
+	gone := []string{"Gone-aws-" + strings.Repeat("q", 31), "9f8e7d6c5b4a39281706f5e4d3c2b1a098765432", "Gone-my-Pw-17", "Esc4ped-Gone-Pw"}
+	text := func(v []string) []string {
+		return []string{
+			"aws configure set aws_secret_access_key " + v[0],
+			"wandb login --relogin " + v[1],
+			"/usr/bin/mysqldump -u root -p" + v[2] + " app",
+			`{"db": "postgres:\/\/app:` + v[3] + `@db.example.com\/x"}`,
+		}
+	}
+	db, err := sql.Open("sqlite3", nsysdb.URI(in, "mode=rw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec := func(q string, args ...any) {
+		t.Helper()
+		if _, err := db.Exec(q, args...); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	exec(`CREATE TABLE notes (id INTEGER PRIMARY KEY, v TEXT)`)
+	for i, s := range text(live) {
+		exec(`INSERT INTO StringIds (id, value) VALUES (?, ?)`, 99980+i, s)
+	}
+	for i, s := range text(gone) {
+		exec(`INSERT INTO notes (id, v) VALUES (?, ?)`, i, s+" "+strings.Repeat("pad ", 40))
+	}
+	exec(`DELETE FROM notes`)
+	db.Close()
+	rep, err := ScanPath(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := map[string]Finding{}
+	for _, f := range rep.Findings {
+		found[f.value] = f
+	}
+	for _, v := range live {
+		if _, ok := found[v]; !ok && !foundInURL(found, v) {
+			t.Errorf("Scan missed %q in a live string; found %v", v, found)
+		}
+	}
+	for _, v := range gone {
+		f, ok := found[v]
+		if !ok {
+			for k, g := range found {
+				if strings.Contains(k, v) {
+					f, ok = g, true
+				}
+			}
+		}
+		if !ok || !f.Unused {
+			t.Errorf("Scan missed %q in a deleted row (found: %v, unused: %v)", v, ok, f.Unused)
+		}
+	}
+	scrubHoldsNone(t, in, filepath.Join(dir, "shared.sqlite"), append(append([]string{}, live...), gone...))
+}
+
+// foundInURL reports whether a URL found holds the password v.
+func foundInURL(found map[string]Finding, v string) bool {
+	for k := range found {
+		if strings.Contains(k, ":"+v+"@") {
+			return true
+		}
+	}
+	return false
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"sort"
+	"strings"
 )
 
 // The raw search finds NAME=value with an upper-case name, credential URLs
@@ -86,13 +87,16 @@ func (s *rawSearch) unusedText(ctx context.Context) error {
 	return nil
 }
 
-// textHits counts the named values and private keys FindSecrets finds in
+// textHits counts the named values, private keys and URLs with escaped
+// slashes FindSecrets finds in
 // text, a run of text at offset at in unused space, that no hit counted
 // already overlaps, nor lies whole before read (the end of the piece of
 // the same run read before this one, -1 for none).
 func (s *rawSearch) textHits(text string, at, read int64) {
 	for _, sec := range FindSecrets(text) {
-		if sec.Format != FormatNamed && sec.Format != FormatPrivateKey {
+		// A URL is the URL search's, unless JSON escaped its slashes.
+		escapedURL := sec.Format == FormatURL && !strings.Contains(sec.Value, "://")
+		if sec.Format != FormatNamed && sec.Format != FormatPrivateKey && !escapedURL {
 			continue
 		}
 		lo := at + int64(sec.Offset)

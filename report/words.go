@@ -243,15 +243,28 @@ func exposureWords(e privacy.Exposure) string {
 				rest = append(rest, f)
 			}
 		}
-		s = fmt.Sprintf("%s (stale bytes no query shows, readable by anyone with the file): %s", privacy.UnusedPages, plural(len(e.Findings), "string"))
+		s = fmt.Sprintf("%s (stale bytes no query shows, readable by anyone with the file): %s", privacy.UnusedPages, plural(stringsTold(e.Findings), "string"))
 		if len(secrets) > 0 {
-			s += fmt.Sprintf(", %d of them credential-like: %s", len(secrets), findingNames(secrets, 8, true))
+			s += fmt.Sprintf(", %d of them credential-like: %s", stringsTold(secrets), findingNames(secrets, 8, true))
 		}
 		if len(rest) > 0 {
 			s += "; environment: " + findingNames(rest, 8, false)
 		}
 	}
 	return e.File + ": " + s
+}
+
+// stringsTold is how many strings findings tell: one a finding, and each
+// hit of a finding that counts values past the scan's cap
+// (privacy.OtherValues).
+func stringsTold(fs []privacy.Finding) int {
+	n := len(fs)
+	for _, f := range fs {
+		if f.Masked == privacy.OtherValues {
+			n += f.More
+		}
+	}
+	return n
 }
 
 // findingNames names findings, at most limit of them, with their masked

@@ -20,6 +20,8 @@ func secretFormatCases() []badCase {
 	deleted := deletedStrings("a note of no interest", "db_password=LowerPassw0rd55", "loaded "+freeKey, "run --password FreePassw0rd77 now")
 	intCol := []string{"ghp_" + strings.Repeat("i9Nt", 9), "IntColPassw0rd"}
 	plantIntCol := sqliteEdit(`CREATE TABLE EXTRA (id INTEGER, n INTEGER); INSERT INTO EXTRA VALUES (1, '` + intCol[0] + `'), (2, 'db password: ` + intCol[1] + `')`)
+	forms := []string{"AwsSecr3t" + strings.Repeat("Kq9", 10) + "x", "0a1b2c3d4e5f60718293a4b5c6d7e8f901234567", "MyDump-Pw-451", "Esc4ped-Url-Pw"}
+	plantForms := sqliteEdit(`INSERT INTO StringIds (id, value) VALUES (99990, 'aws configure set aws_secret_access_key ` + forms[0] + `'), (99991, 'wandb login ` + forms[1] + `'), (99992, '/usr/bin/mysqldump -u root -p` + forms[2] + ` app'), (99993, '{"db": "postgres:\/\/app:` + forms[3] + `@db.example.com\/x"}')`)
 	notIn := func(name string, secrets ...string) func(t *testing.T, dir string) {
 		return func(t *testing.T, dir string) {
 			b := string(readFile(t, filepath.Join(dir, name)))
@@ -31,6 +33,16 @@ func secretFormatCases() []badCase {
 		}
 	}
 	return []badCase{
+		{group: group, name: "verify --fail-on-exposure: aws configure set aws_secret_access_key X, wandb login KEY, mysqldump -pPASSWORD and a JSON-escaped URL with a password in the strings (once none found: exit 0)",
+			make: func(t *testing.T, dir string) []string { return append(plantForms(t, dir), "--fail-on-exposure") },
+			exit: 3, want: []string{"secret aws_secret_access_key=…(40 chars) in table StringIds", "secret wandb_api_key=…(40 chars) in table StringIds", "secret password=…(13 chars) in table StringIds", "secret (url)="},
+			never: forms},
+		{group: group, name: "scrub: aws configure set aws_secret_access_key X, wandb login KEY, mysqldump -pPASSWORD and a JSON-escaped URL with a password in the strings (once kept in the copy)", cmd: "scrub",
+			make: func(t *testing.T, dir string) []string {
+				return []string{plantForms(t, dir)[0], "-o", filepath.Join(dir, "shared.sqlite")}
+			},
+			mayWrite: true, exit: 0, want: []string{"removed or redacted 4 findings"},
+			never: forms, check: notIn("shared.sqlite", forms...)},
 		{group: group, name: "verify --fail-on-exposure: a GitHub token and \"password: X\" stored in a column declared INTEGER (once the token told only as raw bytes, the password not at all)",
 			make: func(t *testing.T, dir string) []string { return append(plantIntCol(t, dir), "--fail-on-exposure") },
 			exit: 3, want: []string{"secret (GitHub token)=ghp_…(40 chars) in table EXTRA column n", "secret password=…(14 chars) in table EXTRA column n"},
