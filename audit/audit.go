@@ -16,8 +16,9 @@
 package audit
 
 import (
+	"cmp"
 	"github.com/nsyscheck/nsyscheck/source"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -220,18 +221,32 @@ func (k key) classKey() ClassKey {
 // name no bucket has: a class read back from JSON another nsyscheck wrote).
 func (k ClassKey) Bucket() int { return max(BucketIndex(k.SizeBucket), 0) }
 
-// sortClasses orders classes by host time, then bytes, then key.
+// sortClasses orders classes by host time, then bytes, then key, classes
+// alike in all three in the order they came: each sorted with its place,
+// where a stable sort's merges in place moved 600,000 classes (one an NVTX
+// range name each) for seconds.
 func sortClasses(cs []*Class) {
-	sort.SliceStable(cs, func(i, j int) bool {
-		a, b := cs[i], cs[j]
+	type placed struct {
+		c  *Class
+		at int
+	}
+	ps := make([]placed, len(cs))
+	for i, c := range cs {
+		ps[i] = placed{c, i}
+	}
+	slices.SortFunc(ps, func(x, y placed) int {
+		a, b := x.c, y.c
 		if a.HostNs != b.HostNs {
-			return a.HostNs > b.HostNs
+			return cmp.Compare(b.HostNs, a.HostNs)
 		}
 		if a.Bytes != b.Bytes {
-			return a.Bytes > b.Bytes
+			return cmp.Compare(b.Bytes, a.Bytes)
 		}
-		return a.label() < b.label()
+		return cmp.Or(strings.Compare(a.label(), b.label()), cmp.Compare(x.at, y.at))
 	})
+	for i, p := range ps {
+		cs[i] = p.c
+	}
 }
 
 // Label is a short one-line name of the class.

@@ -311,8 +311,9 @@ func Compare(before, after *Audit, match map[string]string) *Check {
 		}
 	}
 	var held, died, missing int
+	afterRegions := after.RegionIndex()
 	for _, r := range before.Regions {
-		rc := judgeRegion(r, after, match, judged[r.Name], c.Unseen != nil)
+		rc := judgeRegion(r, afterRegions, match, judged[r.Name], c.Unseen != nil)
 		if rc.Judged && c.Unseen == nil && !c.Fix.Made {
 			rc.Verdict, rc.Why, rc.WideBy = Unavailable, WhyNotFixed, ""
 		}
@@ -344,7 +345,7 @@ func Compare(before, after *Audit, match map[string]string) *Check {
 // after: its time after against the predicted bound of its measure,
 // widened by the tolerance; skip says why the region is not judged, ""
 // when it is.
-func judgeRegion(r Region, after *Audit, match map[string]string, skip Why, unseen bool) RegionCheck {
+func judgeRegion(r Region, after RegionIndex, match map[string]string, skip Why, unseen bool) RegionCheck {
 	rc := RegionCheck{Region: r, AfterName: r.Name, Judged: skip == ""}
 	if n := match[r.Name]; n != "" {
 		rc.AfterName = n

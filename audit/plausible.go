@@ -227,6 +227,7 @@ func regionAgrees(at string, r *Region) error {
 // it): below zero, or a number edited apart from the region's; or whose
 // rates are not its bytes over its times.
 func classSharesAgree(au *Audit) error {
+	regions := au.RegionIndex()
 	for i, c := range au.Classes {
 		if c == nil {
 			continue
@@ -248,7 +249,7 @@ func classSharesAgree(au *Audit) error {
 				return fmt.Errorf("classes[%d] (%s).%s is %g GB/s, but its %d bytes in %d ns are %g GB/s", i, c.Label(), rate.name, rate.v, c.Bytes, rate.ns, want)
 			}
 		}
-		r := au.regionOfClass(c)
+		r := regions.ofClass(c)
 		if r == nil || r.TotalMs <= 0 {
 			// An earlier audit without regions shared out the capture's
 			// span; one whose regions carry no totalMs, its copy calls'.

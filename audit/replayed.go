@@ -234,21 +234,22 @@ func (au *Audit) setReplay(r Replayed) {
 // closed before the capture ended, which the regions leave out): a share
 // of nothing would read as none.
 func (au *Audit) shareByRegion() {
+	regions := au.RegionIndex()
 	for _, c := range au.Classes {
 		c.HostShare = 0
-		if r := au.regionOfClass(c); r != nil {
+		if r := regions.ofClass(c); r != nil {
 			c.HostShare = r.ShareOf(float64(c.HostNs) / 1e6)
 		}
 	}
 }
 
-// regionOfClass is the region a class's share is of (shareByRegion): its
-// NVTX range's, else the whole capture's; nil where the audit has neither.
-func (au *Audit) regionOfClass(c *Class) *Region {
-	if r := au.Region(replay.RegionOfRange(c.Range)); r != nil {
+// ofClass is the region a class's share is of (shareByRegion): its NVTX
+// range's, else the whole capture's; nil where the audit has neither.
+func (x RegionIndex) ofClass(c *Class) *Region {
+	if r := x.Region(replay.RegionOfRange(c.Range)); r != nil {
 		return r
 	}
-	return au.Region(replay.CaptureRegion)
+	return x.Region(replay.CaptureRegion)
 }
 
 // hostDevice reports whether a copy direction crosses the host-device link.

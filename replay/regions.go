@@ -231,27 +231,35 @@ func (rg *regions) measureAll(s *Schedule) []measure {
 			rg.over.set(int32(j), rg.overlapped(s, int32(j)))
 		}
 	}
-	out := []measure{rg.capture(s)}
-	byName := map[int32]int{}
+	out := make([]measure, 1, 1+len(rg.names))
+	out[0] = rg.capture(s)
+	byName := make(map[int32]int, len(rg.names))
 	for k, n := range rg.names {
 		byName[n] = k
 	}
 	// Each region's instances as they are measured, in the timeline's
 	// order: the values its medians need, its sums, and each thread's
 	// instance before (its start and completion), for the periods and the
-	// backlog.
+	// backlog. The values of every region lie in one array per kind, each
+	// region's a run of it as long as its instances (counts), so that a
+	// capture of as many regions as ranges holds a few numbers a range,
+	// not a few slices and a map a region.
 	type region struct {
 		m                               measure
 		times, shares, outside, periods []float64
 		first, last                     int64
 		queued                          int
-		prev                            map[int32][2]int64
 	}
 	acc := make([]region, len(rg.names))
-	for k, n := range rg.counts {
-		acc[k] = region{times: make([]float64, 0, n), shares: make([]float64, 0, n), outside: make([]float64, 0, n),
-			periods: make([]float64, 0, n), prev: map[int32][2]int64{}}
+	n := len(rg.tl.Ranges)
+	allTimes, allShares, allOutside, allPeriods := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	at := 0
+	for k, c := range rg.counts {
+		acc[k] = region{times: allTimes[at : at : at+c], shares: allShares[at : at : at+c], outside: allOutside[at : at : at+c], periods: allPeriods[at : at : at+c]}
+		at += c
 	}
+	// prev is each thread's last instance of a region, by (region, thread).
+	prev := map[[2]int32][2]int64{}
 	var ix *runIndex
 	if rg.runsIndexed {
 		rg.ix = rg.index(s, rg.ix)
@@ -259,7 +267,8 @@ func (rg *regions) measureAll(s *Schedule) []measure {
 	}
 	for _, r := range rg.tl.Ranges {
 		start, end, copyNs, over, hold, pageable, outside := rg.instance(s, r, ix)
-		a := &acc[byName[r.Name]]
+		k := byName[r.Name]
+		a := &acc[k]
 		m := &a.m
 		t := float64(end - start)
 		if len(a.times) == 0 {
@@ -277,13 +286,14 @@ func (rg *regions) measureAll(s *Schedule) []measure {
 		m.hold += hold
 		m.pageable += pageable
 		m.outside += float64(outside)
-		if p, ok := a.prev[r.Thread]; ok {
+		key := [2]int32{int32(k), r.Thread}
+		if p, ok := prev[key]; ok {
 			a.periods = append(a.periods, float64(start-p[0]))
 			if p[1] > start {
 				a.queued++
 			}
 		}
-		a.prev[r.Thread] = [2]int64{start, end}
+		prev[key] = [2]int64{start, end}
 	}
 	for k := range acc {
 		a := &acc[k]
