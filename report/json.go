@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -114,10 +115,46 @@ func VerifyEnvelope(results []*predictions.Result, version string) Envelope {
 }
 
 // WriteJSON writes v as indented JSON without HTML escaping, so that ">="
-// reads as itself.
+// reads as itself. The document goes to w in pieces of about jsonPiece
+// bytes, each ending at the end of a line: a writer that masks what it is
+// given (privacy.MaskWriter) then reads a piece at a time, not a copy of a
+// document of hundreds of megabytes, and loses nothing, as a JSON string
+// holds no newline of its own (the encoder writes \n).
 func WriteJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(linePieces{w})
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+// linePieces passes each Write on to W in pieces (writeLines).
+type linePieces struct{ W io.Writer }
+
+func (l linePieces) Write(p []byte) (int, error) {
+	if err := writeLines(l.W, p, jsonPiece); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// jsonPiece is about how much of a JSON document WriteJSON writes at once.
+const jsonPiece = 64 << 10
+
+// writeLines writes data to w in pieces of at least size bytes (the last
+// may be shorter), each ending just after a newline where data has one
+// past size bytes on.
+func writeLines(w io.Writer, data []byte, size int) error {
+	for len(data) > 0 {
+		n := len(data)
+		if n > size {
+			if i := bytes.IndexByte(data[size:], '\n'); i >= 0 {
+				n = size + i + 1
+			}
+		}
+		if _, err := w.Write(data[:n]); err != nil {
+			return err
+		}
+		data = data[n:]
+	}
+	return nil
 }

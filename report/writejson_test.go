@@ -1,0 +1,76 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/nsyscheck/nsyscheck/privacy"
+)
+
+// TestWriteJSONInPieces: a document of many pieces written through the
+// masking writer is the document masked whole, every credential masked
+// wherever a piece ends, and each piece ends at a line's end.
+func TestWriteJSONInPieces(t *testing.T) {
+	var v []map[string]string
+	for i := range 4000 {
+		v = append(v, map[string]string{
+			"name": fmt.Sprintf("step %d --password hunter%dxyz", i, i),
+			"url":  fmt.Sprintf("postgres://admin:s3cr3t%d@db.internal:5432/x", i),
+			"key":  "AKIA" + strings.Repeat(string(rune('A'+i%26)), 16),
+		})
+	}
+	var whole bytes.Buffer
+	enc := json.NewEncoder(&whole)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	if whole.Len() < 4*jsonPiece {
+		t.Fatalf("the document is %d bytes, too few pieces of %d to test", whole.Len(), jsonPiece)
+	}
+	var pieces []int
+	rec := writes(func(p []byte) { pieces = append(pieces, len(p)) })
+	var got bytes.Buffer
+	if err := WriteJSON(privacy.MaskWriter{W: &tee{&got, rec}}, v); err != nil {
+		t.Fatal(err)
+	}
+	want := privacy.MaskSecrets(whole.String())
+	if got.String() != want {
+		t.Fatalf("masked in pieces, %d bytes, differs from masked whole, %d bytes", got.Len(), len(want))
+	}
+	if strings.Contains(got.String(), "hunter17xyz") || strings.Contains(got.String(), "s3cr3t17") {
+		t.Errorf("a credential is left unmasked")
+	}
+	if len(pieces) < 4 {
+		t.Errorf("%d pieces, want several", len(pieces))
+	}
+	var lines bytes.Buffer
+	if err := writeLines(writes(func(p []byte) {
+		if p[len(p)-1] != '\n' {
+			t.Errorf("a piece of %d bytes ends inside a line", len(p))
+		}
+		lines.Write(p)
+	}), whole.Bytes(), jsonPiece); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(lines.Bytes(), whole.Bytes()) {
+		t.Error("the pieces do not make the document")
+	}
+}
+
+// writes is a writer that hands each write to its function.
+type writes func(p []byte)
+
+func (r writes) Write(p []byte) (int, error) { r(p); return len(p), nil }
+
+// tee writes to w and hands r each write.
+type tee struct {
+	w *bytes.Buffer
+	r writes
+}
+
+func (t *tee) Write(p []byte) (int, error) { t.r(p); return t.w.Write(p) }
