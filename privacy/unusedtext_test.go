@@ -20,14 +20,7 @@ func TestUnusedTextLongRun(t *testing.T) {
 	copy(data[inOverlap:], " "+secret+" ")
 	copy(data[100:], " "+secret+" ")
 	copy(data[len(data)-200:], " "+secret+" ")
-	size := int64(len(data))
-	pm := &pageMap{unused: []span{{0, size}}}
-	s := newRawSearch(bytes.NewReader(data), size, pm, map[string]bool{})
-	if err := s.unusedText(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	var r Report
-	s.findings(&r)
+	r := unusedFindings(t, data)
 	n := 0
 	for _, f := range r.Findings {
 		if strings.Contains(f.Name, "password") {
@@ -51,14 +44,7 @@ func TestUnusedTextDistinctCap(t *testing.T) {
 	}
 	b.WriteString("\x00 db_password=Hunter0003 \x00") // a value kept, seen again
 	data := []byte(b.String())
-	size := int64(len(data))
-	pm := &pageMap{unused: []span{{0, size}}}
-	s := newRawSearch(bytes.NewReader(data), size, pm, map[string]bool{})
-	if err := s.unusedText(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	var r Report
-	s.findings(&r)
+	r := unusedFindings(t, data)
 	kept, over, hits := 0, 0, 0
 	for _, f := range r.Findings {
 		if f.Name != "db_password" || !f.Unused {
@@ -93,4 +79,19 @@ func TestScrubManyStaleValues(t *testing.T) {
 		t.Fatalf("%d findings in the deleted rows, want more than 1000", len(rep.Findings))
 	}
 	scrubHoldsNone(t, in, filepath.Join(dir, "shared.sqlite"), []string{"Pw000007c0", "Run000007c0", "Tk000007c0"})
+}
+
+// unusedFindings runs the unused-text pass over data, all of it unused
+// space, and returns what it found.
+func unusedFindings(t *testing.T, data []byte) Report {
+	t.Helper()
+	size := int64(len(data))
+	pm := &pageMap{unused: []span{{0, size}}}
+	s := newRawSearch(bytes.NewReader(data), size, pm, map[string]bool{})
+	if err := s.unusedText(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var r Report
+	s.findings(&r)
+	return r
 }
