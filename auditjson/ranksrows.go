@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 
 	"github.com/nsyscheck/nsyscheck/audit"
@@ -47,22 +48,24 @@ func rowsAgree(path string, raw json.RawMessage, audits []*audit.Audit, failed [
 	// the merge compares each rank with the job's ranks again.
 	relative := map[string]bool{"peerNowMs": true, "peerPageableShare": true, "peers": true, "outlier": true}
 	for i, rawRow := range held.Rows {
-		var capture struct {
-			Capture string `json:"capture"`
-		}
-		_ = json.Unmarshal(rawRow, &capture)
-		at := byCapture[capture.Capture]
-		if len(at) == 0 {
-			continue // ReadRanks names a row without its audit
-		}
-		byCapture[capture.Capture] = at[1:]
-		var want map[string]json.RawMessage
-		if b, err := json.Marshal(made.Rows[at[0]]); err != nil || json.Unmarshal(b, &want) != nil {
-			return fmt.Errorf("%s: ranks.rows[%d]: %v", path, i, err)
-		}
 		var got map[string]json.RawMessage
 		if err := json.Unmarshal(rawRow, &got); err != nil {
 			return fmt.Errorf("%s: ranks.rows[%d]: a row that cannot be read: %w", path, i, err)
+		}
+		var capture string
+		_ = json.Unmarshal(got["capture"], &capture)
+		at := byCapture[capture]
+		if len(at) == 0 {
+			continue // ReadRanks names a row without its audit
+		}
+		byCapture[capture] = at[1:]
+		b, err := json.Marshal(made.Rows[at[0]])
+		if err != nil {
+			return err
+		}
+		var want map[string]json.RawMessage
+		if err := json.Unmarshal(b, &want); err != nil {
+			return err
 		}
 		for k := range relative {
 			delete(want, k)
@@ -70,7 +73,7 @@ func rowsAgree(path string, raw json.RawMessage, audits []*audit.Audit, failed [
 		}
 		if key, g, w := firstDifference(got, want, false); key != "" {
 			return fmt.Errorf("%s: ranks.rows[%d].%s of %s is %s, but the shard's audits give %s: the file was edited; write the audits again with nsyscheck audit --ranks --format json",
-				path, i, key, capture.Capture, g, w)
+				path, i, key, capture, g, w)
 		}
 	}
 	return nil
@@ -110,7 +113,8 @@ func firstDifference(a, b map[string]json.RawMessage, all bool) (key, got, want 
 }
 
 // sameJSON reports whether two JSON values are one value: numbers equal
-// as written, strings, objects and arrays alike whatever their spacing.
+// as written, strings, objects and arrays alike whatever their spacing
+// and the order of their keys.
 func sameJSON(x, y json.RawMessage) bool {
 	var vx, vy any
 	dx := json.NewDecoder(bytes.NewReader(x))
@@ -120,5 +124,5 @@ func sameJSON(x, y json.RawMessage) bool {
 	if dx.Decode(&vx) != nil || dy.Decode(&vy) != nil {
 		return false
 	}
-	return fmt.Sprint(vx) == fmt.Sprint(vy)
+	return reflect.DeepEqual(vx, vy)
 }
