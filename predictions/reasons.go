@@ -109,6 +109,21 @@ type MixedHosts struct {
 	Kinds int
 }
 
+// CopiesOnGPUs: the copies a part sets side by side ran on more than one
+// GPU (Dir is the part 1 sweep's direction, empty for part 2's
+// cudaMemcpyAsync groups), so their times are not one GPU's.
+type CopiesOnGPUs struct {
+	Dir       vocab.Direction
+	Devices   []DeviceCopies
+	CopyTable string
+}
+
+// DeviceCopies counts the copies that ran on one GPU (its device id).
+type DeviceCopies struct {
+	Device int64
+	Copies int
+}
+
 // RangeHoldsNoCopies: a part 1 range holds no copies of its direction.
 type RangeHoldsNoCopies struct {
 	Range  string
@@ -343,6 +358,7 @@ func (CallWithoutCopy) isWhy()          {}
 func (AsyncWithoutSync) isWhy()         {}
 func (NoSharedSize) isWhy()             {}
 func (MixedHosts) isWhy()               {}
+func (CopiesOnGPUs) isWhy()             {}
 func (RangeHoldsNoCopies) isWhy()       {}
 func (MemcpyWithoutCopy) isWhy()        {}
 func (AllPageable) isWhy()              {}

@@ -355,6 +355,31 @@ type callCopy struct {
 // ms is the operation's duration on the thread in milliseconds.
 func (g callCopy) ms() float64 { return float64(g.end-g.call.Start) / 1e6 }
 
+// oneGPU returns why copies a part sets side by side cannot measure it
+// when they ran on more than one GPU (the devices of their copy records,
+// counted), nil when on one: one GPU's rate set against another's says
+// nothing of pinning.
+func (t *traceCtx) oneGPU(dir vocab.Direction, devices map[int64]int) Why {
+	if len(devices) < 2 {
+		return nil
+	}
+	w := CopiesOnGPUs{Dir: dir, CopyTable: t.cpyTab}
+	for d, n := range devices {
+		w.Devices = append(w.Devices, DeviceCopies{Device: d, Copies: n})
+	}
+	slices.SortFunc(w.Devices, func(a, b DeviceCopies) int { return cmp.Compare(a.Device, b.Device) })
+	return w
+}
+
+// countDevices adds the GPU of each copy of groups to devices.
+func countDevices(devices map[int64]int, groups ...[]callCopy) {
+	for _, g := range groups {
+		for _, o := range g {
+			devices[o.cp.Device]++
+		}
+	}
+}
+
 // part1 finds one direction's sweep in the trace.
 func (t *traceCtx) part1(dir vocab.Direction) (*sweepData, Why) {
 	if !t.c.Has(records.FactMemcpy) {
@@ -504,6 +529,15 @@ func (t *traceCtx) part1NVTX(dir vocab.Direction) (*sweepData, Why) {
 	sd := &sweepData{dir: dir, pageable: map[int64]timing{}, pinned: map[int64]timing{}, table: t.apiTab}
 	if sd.sizes = t.sharedSizes(dir, bySrc); len(sd.sizes) == 0 {
 		return nil, NoSharedSize{Dir: dir}
+	}
+	devices := map[int64]int{}
+	for _, src := range sources {
+		for _, b := range sd.sizes {
+			countDevices(devices, bySrc[src][b])
+		}
+	}
+	if why := t.oneGPU(dir, devices); why != nil {
+		return nil, why
 	}
 	how.Shaped = lessonShaped(bySrc[vocab.MemPageable]) && lessonShaped(bySrc[vocab.MemPinned]) && anyAsync == 0
 	for _, src := range sources {
@@ -733,6 +767,15 @@ func (t *traceCtx) part1Runs(dir vocab.Direction) (*sweepData, Why) {
 	if sd.sizes = t.runSizes(dir, runs); len(sd.sizes) == 0 {
 		return nil, NoRuns{Kind: kind, Thread: t.thread()}
 	}
+	devices := map[int64]int{}
+	for _, src := range sources {
+		for _, b := range sd.sizes {
+			countDevices(devices, runs[runKey{kind, vocab.MemKind(src), b}][0])
+		}
+	}
+	if why := t.oneGPU(dir, devices); why != nil {
+		return nil, why
+	}
 	for _, src := range sources {
 		for _, b := range sd.sizes {
 			run := runs[runKey{kind, vocab.MemKind(src), b}][0]
@@ -783,6 +826,7 @@ func (t *traceCtx) part2() (*asyncData, Why) {
 		return nil, NoStreamSync{Thread: t.thread()}
 	}
 	ad := &asyncData{side: map[vocab.MemKind]*asyncSide{}}
+	devices := map[int64]int{}
 	for _, src := range sources {
 		g := groups[src]
 		mixed := false
@@ -807,6 +851,7 @@ func (t *traceCtx) part2() (*asyncData, Why) {
 				if m.Kind != vocab.CopyHtoD {
 					return nil, AsyncNotHtoD{Call: t.ref(a), Kind: m.Kind}
 				}
+				devices[m.Device]++
 				t.checkHostKind("async-"+string(src), src, &m, vocab.H2D)
 				if s.totalBytes > 0 && m.Bytes != s.bytes {
 					mixed = true
@@ -822,6 +867,9 @@ func (t *traceCtx) part2() (*asyncData, Why) {
 		s.completionMs = mean(comp)
 		s.at = t.records(GroupKey{Source: src}, g)
 		ad.side[src] = s
+	}
+	if why := t.oneGPU("", devices); why != nil {
+		return nil, why
 	}
 	ad.how = AsyncMethod{Groups: how, APITable: t.apiTab, CopyTable: t.cpyTab, WithCopies: withCopies}
 	ad.table = t.apiTab

@@ -453,6 +453,17 @@ func whyWords(w predictions.Why) string {
 		return fmt.Sprintf("NVTX ranges %s-pageable and %s-pinned share no copy size", w.Dir, w.Dir)
 	case predictions.MixedHosts:
 		return fmt.Sprintf("NVTX range %q holds %s copies of %s from host memory of %d kinds, so its group is ambiguous", w.Range, w.Kind, sizeName(w.Bytes), w.Kinds)
+	case predictions.CopiesOnGPUs:
+		what := "the cudaMemcpyAsync groups' copies"
+		if w.Dir != "" {
+			what = fmt.Sprintf("the %s sweep's copies", w.Dir)
+		}
+		on := make([]string, len(w.Devices))
+		for i, d := range w.Devices {
+			on[i] = fmt.Sprintf("device %d: %s", d.Device, counted(d.Copies, "copy", "copies"))
+		}
+		return fmt.Sprintf("%s ran on %d GPUs (%s, by %s), so their times are not one GPU's: profile the program with one GPU visible (CUDA_VISIBLE_DEVICES)",
+			what, len(w.Devices), strings.Join(on, ", "), w.CopyTable)
 	case predictions.RangeHoldsNoCopies:
 		return fmt.Sprintf("NVTX range %q holds no %s cudaMemcpy or cudaMemcpyAsync copies on thread %s", w.Range, w.Kind, threadID(w.Thread))
 	case predictions.MemcpyWithoutCopy:
