@@ -8,11 +8,13 @@
 package nsyscsv
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -55,7 +57,7 @@ func Read(ctx context.Context, dir string, reports map[string]string, opts recor
 		return nil, err
 	}
 	rd.rangeTallies()
-	steps := []func() error{rd.emitGaps, rd.emitRanges, rd.emitCalls, rd.emitOps, rd.emitSums, rd.emitCounts}
+	steps := []func() error{rd.emitMeta, rd.emitGaps, rd.emitRanges, rd.emitCalls, rd.emitOps, rd.emitSums, rd.emitCounts}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return nil, err
@@ -85,6 +87,8 @@ type reader struct {
 	info    *Info
 	gaps    []records.Gap
 	held    int // reports read that held at least one data row
+	// gpuName names the GPU(s) of the GPU trace's rows (readGPUNames).
+	gpuName string
 
 	// The span of the NVTX ranges read and of the calls and GPU
 	// operations, for checkRangeUnits.
@@ -549,6 +553,11 @@ func (rd *reader) openGPUTrace() error {
 		return nil
 	}
 	rd.info.Sources.Memcpy, rd.info.Sources.Kernel = filepath.Base(p), filepath.Base(p)
+	if rd.h.Meta != nil || rd.h.Op != nil {
+		if err := rd.readGPUNames(); err != nil {
+			return err
+		}
+	}
 	if rd.h.Op != nil && rd.opts.WantsOp(records.OpCopy) {
 		if !hasColumns(rf, "bytes") {
 			rd.lack(records.FactMemcpyBytes, p+" has no Bytes column")
@@ -558,6 +567,78 @@ func (rd *reader) openGPUTrace() error {
 		}
 	}
 	return nil
+}
+
+// readGPUNames names the GPU each row of the GPU trace ran on from its
+// Device cells ("NVIDIA H200 (0)": the GPU's name, then its device id), in
+// a pass of its own before the records stream, so that each record is
+// checked against the bounds of the GPUs the report names; the names of
+// several GPUs are joined, in order, as an export's are. A device id
+// named as two GPUs is refused; a report without the column, or that
+// numbers its devices without naming them, leaves the GPU unknown (a
+// FactGPU gap).
+func (rd *reader) readGPUNames() error {
+	rf := rd.gpu
+	col, ok := rf.head.Index["device"]
+	if !ok {
+		rd.lack(records.FactGPU, fmt.Sprintf("%s has no Device column, so the GPU is unknown: %s", rf.path, nsysdb.UnknownGPUBounds))
+		return nil
+	}
+	type named struct {
+		name string
+		row  int
+	}
+	byID := map[string]named{}
+	var last []byte // the cell of the row before: most rows repeat it
+	err := rf.rows(rd.ctx, func(row int, rec [][]byte) error {
+		cell := bytes.TrimSpace(rec[col])
+		if len(cell) == 0 || bytes.Equal(cell, last) {
+			return nil
+		}
+		last = append(last[:0], cell...)
+		name, id := strings.TrimSpace(string(cell)), ""
+		if i := strings.LastIndexByte(name, '('); i >= 0 && strings.HasSuffix(name, ")") {
+			name, id = strings.TrimSpace(name[:i]), name[i+1:len(name)-1]
+		} else {
+			name, id = "", name
+		}
+		if first, ok := byID[id]; ok && first.name != name {
+			return csvRowError(rf.path, row, rf.head.Names[col], string(cell),
+				fmt.Sprintf("data row %d names device %s %q, this row another GPU", first.row, id, first.name),
+				"the report was edited, or joins two captures' rows; make it again with nsys stats --format csv")
+		} else if !ok {
+			byID[id] = named{name, row}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := rf.rewind(); err != nil {
+		return err
+	}
+	var names []string
+	for _, n := range byID {
+		if n.name == "" {
+			rd.lack(records.FactGPU, fmt.Sprintf("%s numbers the devices without naming their GPUs, so the GPU is unknown: %s", rf.path, nsysdb.UnknownGPUBounds))
+			return nil
+		}
+		if !slices.Contains(names, n.name) {
+			names = append(names, n.name)
+		}
+	}
+	slices.Sort(names)
+	rd.gpuName = strings.Join(names, ", ")
+	return nil
+}
+
+// emitMeta hands on what the reports say of the capture: the GPU the GPU
+// trace names (readGPUNames), before any record.
+func (rd *reader) emitMeta() error {
+	if rd.h.Meta == nil || rd.gpuName == "" {
+		return nil
+	}
+	return rd.h.Meta(&records.Meta{GPU: rd.gpuName})
 }
 
 func (rd *reader) openNVTXTrace() error {

@@ -175,7 +175,7 @@ func (r *reader) readSessionStart() {
 func (r *reader) readGPU() error {
 	table := r.tables[nsysdb.TableGPU]
 	if table == "" {
-		r.lack(records.FactGPU, fmt.Sprintf("the export has no %s table, so the GPU is unknown: %s", nsysdb.TableGPU, unknownGPUBounds))
+		r.lack(records.FactGPU, fmt.Sprintf("the export has no %s table, so the GPU is unknown: %s", nsysdb.TableGPU, nsysdb.UnknownGPUBounds))
 		return nil
 	}
 	cols, err := r.columns(nsysdb.TableGPU)
@@ -183,7 +183,7 @@ func (r *reader) readGPU() error {
 		return err
 	}
 	if !cols[nsysdb.ColName] {
-		r.lack(records.FactGPU, fmt.Sprintf("%s has no %s column, so the GPU is unknown: %s", table, nsysdb.ColName, unknownGPUBounds))
+		r.lack(records.FactGPU, fmt.Sprintf("%s has no %s column, so the GPU is unknown: %s", table, nsysdb.ColName, nsysdb.UnknownGPUBounds))
 		return nil
 	}
 	// vmId is a GlobalId: the GPU's host (hardware and VM ids) in the
@@ -247,7 +247,7 @@ func (r *reader) readGPU() error {
 		all[g.name] = true
 	}
 	if len(all) == 0 {
-		r.lack(records.FactGPU, fmt.Sprintf("%s names no GPU, so the GPU is unknown: %s", table, unknownGPUBounds))
+		r.lack(records.FactGPU, fmt.Sprintf("%s names no GPU, so the GPU is unknown: %s", table, nsysdb.UnknownGPUBounds))
 		return nil
 	}
 	// CUDA device id -> GPU id, from TARGET_INFO_CUDA_DEVICE where present,
@@ -380,9 +380,6 @@ func (r *reader) unlistedDevice(queryRow func(string, ...any) *sql.Row, logicals
 	}
 	return nil
 }
-
-// unknownGPUBounds says what a capture of an unknown GPU is bounded by.
-const unknownGPUBounds = "a copy's rate is bounded by the fastest host link there is (NVLink-C2C, 450 GB/s) and the fastest memory, not the GPU's own"
 
 // deviceTables lists the logical tables of copies and kernels the export
 // holds with a deviceId column.

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"testing"
 )
 
@@ -22,6 +23,31 @@ func gpuCases() []badCase {
 		UPDATE s SET streamId = 20, contextId = 2; INSERT INTO TARGET_INFO_CUDA_STREAM SELECT * FROM s;
 		UPDATE s SET streamId = 21, flag = 1; INSERT INTO TARGET_INFO_CUDA_STREAM SELECT * FROM s;
 		UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET deviceId = 1, contextId = 2, streamId = 20 WHERE correlationId = 135`
+	// csvRows copies the shipped CSV reports but the summaries named in
+	// leave, and rewrites the GPU trace's rows that match row as with.
+	csvRows := func(row, with string, leave ...string) func(t *testing.T, dir string) []string {
+		return func(t *testing.T, dir string) []string {
+			matches, err := filepath.Glob(filepath.Join(shippedDir, "*.csv"))
+			if err != nil || len(matches) == 0 {
+				t.Fatalf("no shipped CSV reports: %v", err)
+			}
+			for _, m := range matches {
+				if !slices.Contains(leave, filepath.Base(m)) {
+					copyShipped(t, dir, filepath.Base(m))
+				}
+			}
+			p := filepath.Join(dir, "pinned_cuda_gpu_trace.csv")
+			re := regexp.MustCompile(row)
+			data := readFile(t, p)
+			if !re.Match(data) {
+				t.Fatalf("%s: no row matches %s", p, row)
+			}
+			if err := os.WriteFile(p, re.ReplaceAll(data, []byte(with)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return []string{dir}
+		}
+	}
 	return []badCase{
 		{group: "SQLite export", name: "a second GPU listed, and one timed 1 MiB pageable copy ran on it (no program results beside it)",
 			make: func(t *testing.T, dir string) []string {
@@ -36,26 +62,14 @@ func gpuCases() []badCase {
 			exit: 1, notHeld: []string{"1.floor", "1.growth"},
 			want: []string{"the h2d sweep's copies ran on 2 GPUs (device 0: 129 copies, device 1: 1 copy, by CUPTI_ACTIVITY_KIND_MEMCPY)"}},
 		{group: "CSV reports", name: "one timed 1 MiB pageable copy's row names another GPU, NVIDIA A100 (1) (no program results beside them)",
-			make: func(t *testing.T, dir string) []string {
-				matches, err := filepath.Glob(filepath.Join(shippedDir, "*.csv"))
-				if err != nil || len(matches) == 0 {
-					t.Fatalf("no shipped CSV reports: %v", err)
-				}
-				for _, m := range matches {
-					copyShipped(t, dir, filepath.Base(m))
-				}
-				p := filepath.Join(dir, "pinned_cuda_gpu_trace.csv")
-				row := regexp.MustCompile(`(?m)^([0-9]+,[0-9]+,135,.*)NVIDIA H200 \(0\)`)
-				data := readFile(t, p)
-				if !row.Match(data) {
-					t.Fatalf("%s: no copy of correlation id 135", p)
-				}
-				if err := os.WriteFile(p, row.ReplaceAll(data, []byte("${1}NVIDIA A100 (1)")), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return []string{dir}
-			},
+			make: csvRows(`(?m)^([0-9]+,[0-9]+,135,.*)NVIDIA H200 \(0\)`, "${1}NVIDIA A100 (1)"),
 			exit: 1, notHeld: []string{"1.floor", "1.growth"},
 			want: []string{"the h2d sweep's copies ran on 2 GPUs (device 0: 129 copies, device 1: 1 copy, by pinned_cuda_gpu_trace.csv)"}},
+		{group: "CSV reports", name: "a timed 256 MiB pinned copy at 122 GB/s, over the H200's 63 GB/s link, without the summaries (the GPU once unnamed, so held at the fastest link there is)",
+			make: csvRows(`(?m)^1006851927,4848089,`, "1006851927,2200000,", "pinned_cuda_gpu_mem_time_sum.csv", "pinned_cuda_gpu_mem_size_sum.csv"),
+			exit: 2, want: []string{"pinned_cuda_gpu_trace.csv: data row 3 (memory copy HtoD): 268435456 bytes in 2200000 ns: impossible: 122 GB/s over a link of 63.02 GB/s (PCIe 5.0 x16 of the NVIDIA H200"}},
+		{group: "CSV reports", name: "one row names device 0 as an NVIDIA A100, the others as the NVIDIA H200", cmd: "audit",
+			make: csvRows(`(?m)^([0-9]+,[0-9]+,135,.*)NVIDIA H200 \(0\)`, "${1}NVIDIA A100 (0)"),
+			exit: 2, want: []string{`pinned_cuda_gpu_trace.csv: data row 8, column "Device": data row 1 names device 0 "NVIDIA H200", this row another GPU: "NVIDIA A100 (0)"`}},
 	}
 }

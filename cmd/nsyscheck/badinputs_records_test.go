@@ -188,7 +188,7 @@ func recordCases() []badCase {
 			notHeld: []string{"1.floor", "1"}},
 		{group: records, name: "audit: cuda_gpu_trace with a copy of 268 MB in 1 ns", cmd: "audit",
 			make: audit(gpuTraceEdit(func(f []string) { f[1] = "1" })),
-			exit: 2, want: []string{"pinned_cuda_gpu_trace.csv", "data row 1 (memory copy HtoD)", "impossible: 2.684e+08 GB/s over a link of 450 GB/s (NVLink-C2C, the fastest host link there is"}},
+			exit: 2, want: []string{"pinned_cuda_gpu_trace.csv", "data row 1 (memory copy HtoD)", "impossible: 2.684e+08 GB/s over a link of 63.02 GB/s (PCIe 5.0 x16 of the NVIDIA H200"}},
 		{group: records, name: "CSV: cuda_api_trace with its header again inside (two reports in one file)",
 			make: csvEdit(func(s string) string { return s + s }),
 			exit: 2, want: []string{"pinned_cuda_api_trace.csv", "the header again, inside the report"},

@@ -101,3 +101,7 @@ func StatsNames(listed map[string]bool) (names, missing []string) {
 	}
 	return names, missing
 }
+
+// UnknownGPUBounds says what bounds a record's rates where the input names
+// no GPU.
+const UnknownGPUBounds = "a copy's rate is bounded by the fastest host link there is (NVLink-C2C, 450 GB/s) and the fastest memory, not the GPU's own"
