@@ -71,6 +71,7 @@ type Kernel struct {
 	End           int64  `json:"end"`
 	CorrelationID int64  `json:"correlationId"`
 	Stream        int64  `json:"stream"`
+	Device        int64  `json:"device"`
 	PID           int64  `json:"pid"`
 }
 

@@ -218,7 +218,7 @@ func collect(c *Capture) (records.Handler, func()) {
 				c.Memcpys.Append(Memcpy{Kind: o.Copy, Src: o.Src, Dst: o.Dst, Bytes: o.Bytes, Start: o.Start, End: o.End,
 					CorrelationID: o.Corr, Stream: o.Stream, Device: o.Device, PID: o.PID})
 			case records.OpKernel:
-				c.Kernels = append(c.Kernels, Kernel{Name: o.Name, Start: o.Start, End: o.End, CorrelationID: o.Corr, Stream: o.Stream, PID: o.PID})
+				c.Kernels = append(c.Kernels, Kernel{Name: o.Name, Start: o.Start, End: o.End, CorrelationID: o.Corr, Stream: o.Stream, Device: o.Device, PID: o.PID})
 			}
 			return nil
 		},

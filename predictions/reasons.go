@@ -114,14 +114,22 @@ type MixedHosts struct {
 // cudaMemcpyAsync groups), so their times are not one GPU's.
 type CopiesOnGPUs struct {
 	Dir       vocab.Direction
-	Devices   []DeviceCopies
+	Devices   []DeviceCount
 	CopyTable string
 }
 
-// DeviceCopies counts the copies that ran on one GPU (its device id).
-type DeviceCopies struct {
+// DeviceCount counts the copies or kernels that ran on one GPU (its
+// device id).
+type DeviceCount struct {
 	Device int64
-	Copies int
+	N      int
+}
+
+// KernelsOnGPUs: part 3's timed kernels ran on more than one GPU, so the
+// two variants' times are not one GPU's.
+type KernelsOnGPUs struct {
+	Devices     []DeviceCount
+	KernelTable string
 }
 
 // RangeHoldsNoCopies: a part 1 range holds no copies of its direction.
@@ -359,6 +367,7 @@ func (AsyncWithoutSync) isWhy()         {}
 func (NoSharedSize) isWhy()             {}
 func (MixedHosts) isWhy()               {}
 func (CopiesOnGPUs) isWhy()             {}
+func (KernelsOnGPUs) isWhy()            {}
 func (RangeHoldsNoCopies) isWhy()       {}
 func (MemcpyWithoutCopy) isWhy()        {}
 func (AllPageable) isWhy()              {}

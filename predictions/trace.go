@@ -363,12 +363,17 @@ func (t *traceCtx) oneGPU(dir vocab.Direction, devices map[int64]int) Why {
 	if len(devices) < 2 {
 		return nil
 	}
-	w := CopiesOnGPUs{Dir: dir, CopyTable: t.cpyTab}
+	return CopiesOnGPUs{Dir: dir, Devices: deviceCounts(devices), CopyTable: t.cpyTab}
+}
+
+// deviceCounts lists devices' counts in device order.
+func deviceCounts(devices map[int64]int) []DeviceCount {
+	var out []DeviceCount
 	for d, n := range devices {
-		w.Devices = append(w.Devices, DeviceCopies{Device: d, Copies: n})
+		out = append(out, DeviceCount{Device: d, N: n})
 	}
-	slices.SortFunc(w.Devices, func(a, b DeviceCopies) int { return cmp.Compare(a.Device, b.Device) })
-	return w
+	slices.SortFunc(out, func(a, b DeviceCount) int { return cmp.Compare(a.Device, b.Device) })
+	return out
 }
 
 // countDevices adds the GPU of each copy of groups to devices.
@@ -1143,6 +1148,15 @@ func (t *traceCtx) part3(prog *program.Measurements) (*kernelData, Why) {
 		groups[vocab.DeviceResident] = all[1+warmups : launchPerVar]
 		groups[vocab.ZeroCopy] = all[launchPerVar+1+warmups:]
 		how = KernelsByOrder{KernelTable: t.kernTab, Owner: owner}
+	}
+	devices := map[int64]int{}
+	for _, v := range variants {
+		for _, l := range groups[v] {
+			devices[l.k.Device]++
+		}
+	}
+	if len(devices) > 1 {
+		return nil, KernelsOnGPUs{Devices: deviceCounts(devices), KernelTable: t.kernTab}
 	}
 	kd := &kernelData{ms: map[vocab.Variant]timing{}, how: how, table: t.kernTab}
 	kd.bytes, kd.bytesFrom = kernelBytesOf(prog, t.diags)

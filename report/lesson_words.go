@@ -460,10 +460,17 @@ func whyWords(w predictions.Why) string {
 		}
 		on := make([]string, len(w.Devices))
 		for i, d := range w.Devices {
-			on[i] = fmt.Sprintf("device %d: %s", d.Device, counted(d.Copies, "copy", "copies"))
+			on[i] = fmt.Sprintf("device %d: %s", d.Device, counted(d.N, "copy", "copies"))
 		}
 		return fmt.Sprintf("%s ran on %d GPUs (%s, by %s), so their times are not one GPU's: profile the program with one GPU visible (CUDA_VISIBLE_DEVICES)",
 			what, len(w.Devices), strings.Join(on, ", "), w.CopyTable)
+	case predictions.KernelsOnGPUs:
+		on := make([]string, len(w.Devices))
+		for i, d := range w.Devices {
+			on[i] = fmt.Sprintf("device %d: %s", d.Device, plural(d.N, "kernel"))
+		}
+		return fmt.Sprintf("the timed kernels ran on %d GPUs (%s, by %s), so the two variants' times are not one GPU's: profile the program with one GPU visible (CUDA_VISIBLE_DEVICES)",
+			len(w.Devices), strings.Join(on, ", "), w.KernelTable)
 	case predictions.RangeHoldsNoCopies:
 		return fmt.Sprintf("NVTX range %q holds no %s cudaMemcpy or cudaMemcpyAsync copies on thread %s", w.Range, w.Kind, threadID(w.Thread))
 	case predictions.MemcpyWithoutCopy:

@@ -21,8 +21,21 @@ func gpuCases() []badCase {
 		INSERT INTO TARGET_INFO_GPU SELECT * FROM g;
 		CREATE TEMP TABLE s AS SELECT * FROM TARGET_INFO_CUDA_STREAM WHERE streamId = 7;
 		UPDATE s SET streamId = 20, contextId = 2; INSERT INTO TARGET_INFO_CUDA_STREAM SELECT * FROM s;
-		UPDATE s SET streamId = 21, flag = 1; INSERT INTO TARGET_INFO_CUDA_STREAM SELECT * FROM s;
-		UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET deviceId = 1, contextId = 2, streamId = 20 WHERE correlationId = 135`
+		UPDATE s SET streamId = 21, flag = 1; INSERT INTO TARGET_INFO_CUDA_STREAM SELECT * FROM s;`
+	// onSecond exports the shipped capture with the second GPU listed and
+	// the rows of table that match where moved onto it.
+	onSecond := func(table, where string) func(t *testing.T, dir string) []string {
+		return func(t *testing.T, dir string) []string {
+			p := copyShipped(t, dir, "pinned.sqlite")
+			db := openRW(t, p)
+			defer db.Close()
+			mustExec(t, db, `PRAGMA journal_mode = MEMORY`, `PRAGMA temp_store = MEMORY`, secondGPU,
+				`UPDATE `+table+` SET deviceId = 1, contextId = 2, streamId = 20 WHERE `+where)
+			recount(t, db)
+			mustExec(t, db, `VACUUM`)
+			return []string{p}
+		}
+	}
 	// csvRows copies the shipped CSV reports but the summaries named in
 	// leave, and rewrites the GPU trace's rows that match row as with.
 	csvRows := func(row, with string, leave ...string) func(t *testing.T, dir string) []string {
@@ -50,17 +63,13 @@ func gpuCases() []badCase {
 	}
 	return []badCase{
 		{group: "SQLite export", name: "a second GPU listed, and one timed 1 MiB pageable copy ran on it (no program results beside it)",
-			make: func(t *testing.T, dir string) []string {
-				p := copyShipped(t, dir, "pinned.sqlite")
-				db := openRW(t, p)
-				defer db.Close()
-				mustExec(t, db, `PRAGMA journal_mode = MEMORY`, `PRAGMA temp_store = MEMORY`, secondGPU)
-				recount(t, db)
-				mustExec(t, db, `VACUUM`)
-				return []string{p}
-			},
+			make: onSecond("CUPTI_ACTIVITY_KIND_MEMCPY", "correlationId = 135"),
 			exit: 1, notHeld: []string{"1.floor", "1.growth"},
 			want: []string{"the h2d sweep's copies ran on 2 GPUs (device 0: 129 copies, device 1: 1 copy, by CUPTI_ACTIVITY_KIND_MEMCPY)"}},
+		{group: "SQLite export", name: "a second GPU listed, and the last zero-copy kernel ran on it (no program results beside it)",
+			make: onSecond("CUPTI_ACTIVITY_KIND_KERNEL", "correlationId = (SELECT max(correlationId) FROM CUPTI_ACTIVITY_KIND_KERNEL)"),
+			exit: 1, notHeld: []string{"3.factor"},
+			want: []string{"the timed kernels ran on 2 GPUs (device 0: 19 kernels, device 1: 1 kernel, by CUPTI_ACTIVITY_KIND_KERNEL)"}},
 		{group: "CSV reports", name: "one timed 1 MiB pageable copy's row names another GPU, NVIDIA A100 (1) (no program results beside them)",
 			make: csvRows(`(?m)^([0-9]+,[0-9]+,135,.*)NVIDIA H200 \(0\)`, "${1}NVIDIA A100 (1)"),
 			exit: 1, notHeld: []string{"1.floor", "1.growth"},
