@@ -446,6 +446,9 @@ func (l *gpuTraceLayout) read(row int, rec [][]byte) error {
 	if err != nil {
 		return err
 	}
+	if g.Start > math.MaxInt64-dur {
+		return csvRowError(l.path, row, l.rh.Names[l.iDur], cell(l.iDur), "start + duration overflows", hint)
+	}
 	g.End = g.Start + dur
 	if g.Corr, err = csvParseInt(cell(l.iCorr)); err != nil || g.Corr < 0 {
 		return csvRowError(l.path, row, l.rh.Names[l.iCorr], cell(l.iCorr), "count must be a whole non-negative number", hint)

@@ -8,9 +8,10 @@ import (
 	"testing"
 )
 
-// gpuCases: the lesson's captures whose timed copies ran on more than one
-// GPU, in each format, without the program's own results beside them (the
-// trace alone decides).
+// gpuCases: the lesson's captures whose timed copies or kernels ran on
+// more than one GPU, in each format, without the program's own results
+// beside them (the trace alone decides); CSV reports that name their GPU
+// two ways, or whose copies outrun its link or the largest time.
 func gpuCases() []badCase {
 	// secondGPU lists a second GPU (an A100, device 1) with a context and
 	// a stream of its own, and moves the first timed 1 MiB pageable
@@ -80,5 +81,8 @@ func gpuCases() []badCase {
 		{group: "CSV reports", name: "one row names device 0 as an NVIDIA A100, the others as the NVIDIA H200", cmd: "audit",
 			make: csvRows(`(?m)^([0-9]+,[0-9]+,135,.*)NVIDIA H200 \(0\)`, "${1}NVIDIA A100 (0)"),
 			exit: 2, want: []string{`pinned_cuda_gpu_trace.csv: data row 8, column "Device": data row 1 names device 0 "NVIDIA H200", this row another GPU: "NVIDIA A100 (0)"`}},
+		{group: "CSV reports", name: "cuda_gpu_trace: a copy's start and duration each near the largest time, their sum past it (once named as ending before it starts, at -1616 ns)",
+			make: csvRows(`(?m)^1343085254,21824,`, "9223372036854775000,9223372036854775000,"),
+			exit: 2, want: []string{`pinned_cuda_gpu_trace.csv: data row 8, column "Duration (ns)": start + duration overflows: "9223372036854775000"`}},
 	}
 }
