@@ -811,8 +811,11 @@ func (rd *reader) emitCalls() error {
 		return nil
 	})
 	if err == nil {
+		// The calls held back to tell nsys's backtrace rows, handed on
+		// once the rows are read: an error is of this report too.
 		for _, c := range rd.twins.flush() {
 			if err = hand(&c); err != nil {
+				err = inputerr.Attribute(err, rf.path, "")
 				break
 			}
 		}

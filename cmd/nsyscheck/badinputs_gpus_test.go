@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -84,5 +85,15 @@ func gpuCases() []badCase {
 		{group: "CSV reports", name: "cuda_gpu_trace: a copy's start and duration each near the largest time, their sum past it (once named as ending before it starts, at -1616 ns)",
 			make: csvRows(`(?m)^1343085254,21824,`, "9223372036854775000,9223372036854775000,"),
 			exit: 2, want: []string{`pinned_cuda_gpu_trace.csv: data row 8, column "Duration (ns)": start + duration overflows: "9223372036854775000"`}},
+		{group: "CSV reports", name: "cuda_api_trace: a cudaMemcpy call's row again as its last row (the message once named no file)",
+			make: csvEdit(func(s string) string {
+				for _, l := range strings.Split(s, "\n") {
+					if strings.Contains(l, ",cudaMemcpy,0,135,") {
+						return s + l + "\n"
+					}
+				}
+				return s
+			}),
+			exit: 2, want: []string{"pinned_cuda_api_trace.csv: data row 475 (CUDA API call cudaMemcpy): another API call of process 22 has the same correlation id"}},
 	}
 }
