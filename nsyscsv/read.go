@@ -9,9 +9,11 @@ package nsyscsv
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
 	"slices"
@@ -260,10 +262,39 @@ func (rd *reader) checkSums() error {
 			}
 		}
 	}
+	// A summary lists every name and kind of the trace it sums: one the
+	// trace holds and the summary lacks is as cut short as a count that
+	// differs.
+	if rd.callsSeen != nil && len(rd.apiSum) > 0 {
+		listed := map[string]bool{}
+		for _, s := range rd.apiSum {
+			listed[s.Name] = true
+		}
+		if name, n := unlisted(rd.callsSeen, listed); n > 0 {
+			return &inputerr.Error{Path: rd.api.path, Problem: fmt.Sprintf("it holds %d %s calls where %s lists none: one of the reports is cut short, or they come from two captures",
+				n, name, filepath.Base(rd.path(nsysdb.ReportAPISum))), Hint: hint}
+		}
+	}
 	if rd.copiesSeen == nil {
 		return nil
 	}
 	timeName, sizeName := filepath.Base(rd.path(nsysdb.ReportMemTimeSum)), filepath.Base(rd.path(nsysdb.ReportMemSizeSum))
+	for _, sum := range []struct {
+		rows []records.CopySum
+		name string
+	}{{rd.timeSum, timeName}, {rd.sizeSum, sizeName}} {
+		if len(sum.rows) == 0 {
+			continue
+		}
+		listed := map[vocab.CopyKind]bool{}
+		for _, s := range sum.rows {
+			listed[s.Kind] = true
+		}
+		if kind, n := unlisted(rd.copiesSeen, listed); n > 0 {
+			return &inputerr.Error{Path: rd.gpu.path, Problem: fmt.Sprintf("it holds %d %s copies where %s lists none: one of the reports is cut short, or they come from two captures",
+				n, kind, sum.name), Hint: hint}
+		}
+	}
 	for _, s := range rd.timeSum {
 		switch n, ns := rd.copiesSeen[s.Kind], rd.copyNsSeen[s.Kind]; {
 		case s.TotalNs <= 0:
@@ -824,6 +855,18 @@ func (rd *reader) emitCalls() error {
 		rd.held++
 	}
 	return err
+}
+
+// unlisted returns the first key, in order, that seen counts and listed
+// lacks, and its count (0 for none).
+func unlisted[K cmp.Ordered](seen map[K]int64, listed map[K]bool) (K, int64) {
+	for _, k := range slices.Sorted(maps.Keys(seen)) {
+		if seen[k] > 0 && !listed[k] {
+			return k, seen[k]
+		}
+	}
+	var none K
+	return none, 0
 }
 
 // count adds a call to the trace's counts.

@@ -24,7 +24,25 @@ func summaryCases() []badCase {
 	}
 	inLastField := func(s string) string { return strings.TrimSuffix(s, "\n")[:len(s)-4] }
 	headerOnly := func(s string) string { return strings.SplitAfter(s, "\n")[0] }
+	// without drops the summary's row of the name.
+	without := func(name string) func(string) string {
+		return func(s string) string {
+			var keep []string
+			for _, l := range strings.SplitAfter(s, "\n") {
+				if !strings.HasSuffix(strings.TrimSpace(l), ","+name) {
+					keep = append(keep, l)
+				}
+			}
+			return strings.Join(keep, "")
+		}
+	}
 	return []badCase{
+		{group: group, name: "cuda_api_sum without its cudaMalloc row (once held: a name the summary lacks went unseen)",
+			make: summaryRewrite("pinned_cuda_api_sum.csv", without("cudaMalloc")),
+			exit: 2, want: []string{"pinned_cuda_api_trace.csv: it holds 2 cudaMalloc calls where pinned_cuda_api_sum.csv lists none"}},
+		{group: group, name: "audit: cuda_gpu_mem_time_sum without its device-to-host row", cmd: "audit",
+			make: audit(summaryRewrite("pinned_cuda_gpu_mem_time_sum.csv", without("[CUDA memcpy Device-to-Host]"))),
+			exit: 2, want: []string{"pinned_cuda_gpu_trace.csv: it holds 136 DtoH copies where pinned_cuda_gpu_mem_time_sum.csv lists none"}},
 		{group: group, name: "cuda_api_sum listing cudaMemcpy twice, its row again at the end (once held)",
 			make: summaryRewrite("pinned_cuda_api_sum.csv", firstRowTwice),
 			exit: 2, want: []string{"pinned_cuda_api_sum.csv: lines 2 and 21", `"cudaMemcpy" is listed twice`},
