@@ -3,12 +3,16 @@ package capture
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/nsyscheck/nsyscheck/internal/ctlchar"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
+	"github.com/nsyscheck/nsyscheck/internal/limits"
 	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/program"
 	"github.com/nsyscheck/nsyscheck/records"
@@ -223,6 +227,11 @@ func attachProgram(c *Capture, siblings []string) error {
 				reason = ie.Problem
 			}
 			setAside(c, p, reason)
+			continue
+		}
+		if g := pc.Program.GPU; g != "" && c.Meta.GPU != "" && !slices.ContainsFunc(strings.Split(c.Meta.GPU, ", "), func(m string) bool { return limits.SameGPU(m, g) }) {
+			// Numbers of a run on another GPU are another run's.
+			setAside(c, p, fmt.Sprintf("it was run on %s, where the capture ran on %s", ctlchar.Line(g), ctlchar.Line(c.Meta.GPU)))
 			continue
 		}
 		c.Program, c.ProgramFile = pc.Program, p

@@ -191,7 +191,7 @@ func auditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 	exposures := func(known privacy.Known) {
 		defer trace.StartRegion(ctx, "exposure scan").End()
 		var out []diag.Diagnostic
-		for _, s := range scanFiles(ctx, src, "", known) {
+		for _, s := range scanFiles(ctx, src, nil, known) {
 			out = append(out, exposureDiagnostics(s.path, s.rep, s.err)...)
 		}
 		early <- out
@@ -441,7 +441,7 @@ func readRunRates(dir string, r *audit.Rates) error {
 	}
 	r.GPU = c.Meta.GPU
 	if info != nil && info.GPU != nil && info.GPU.Name != "" {
-		if r.GPU != "" && !SameGPU(r.GPU, info.GPU.Name) {
+		if r.GPU != "" && !limits.SameGPU(r.GPU, info.GPU.Name) {
 			return &inputerr.Error{Path: dir,
 				Problem: fmt.Sprintf("%s says the run used %s, its %s %s: the folder mixes two runs, so its rates are of no one GPU", runinfo.InfoFile, info.GPU.Name, filepath.Base(results), r.GPU),
 				Hint:    "give --rates the folder of one complete 'nsyscheck run' on the capture's machine"}
@@ -464,23 +464,12 @@ func readRunRates(dir string, r *audit.Rates) error {
 	return nil
 }
 
-// SameGPU says whether two GPU names, as nsys, nvidia-smi and the
-// program's results write them, name one model: equal but for case,
-// spaces and NVIDIA's prefix.
-func SameGPU(a, b string) bool {
-	norm := func(s string) string {
-		s = strings.Join(strings.Fields(strings.ToLower(s)), " ")
-		return strings.TrimPrefix(s, "nvidia ")
-	}
-	return norm(a) == norm(b)
-}
-
 // sameMachine refuses a check of AFTER captured on another GPU than
 // BEFORE: the prediction prices BEFORE's copies on BEFORE's GPU and link,
 // so AFTER's times from another GPU would test another machine, not the
 // fix. Audits that name no GPU are taken as they are.
 func sameMachine(path string, before, after *audit.Audit) error {
-	if before.GPU == "" || after.GPU == "" || SameGPU(before.GPU, after.GPU) {
+	if before.GPU == "" || after.GPU == "" || limits.SameGPU(before.GPU, after.GPU) {
 		return nil
 	}
 	return &inputerr.Error{Path: path,
@@ -494,7 +483,7 @@ func sameMachine(path string, before, after *audit.Audit) error {
 // number that reads as this capture's.) Rates or a capture that name no
 // GPU are taken as they are.
 func ratesFit(path, gpu string, rates *audit.Rates) error {
-	if rates == nil || rates.GPU == "" || gpu == "" || SameGPU(gpu, rates.GPU) {
+	if rates == nil || rates.GPU == "" || gpu == "" || limits.SameGPU(gpu, rates.GPU) {
 		return nil
 	}
 	return &inputerr.Error{Path: path,

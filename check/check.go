@@ -148,7 +148,7 @@ func Load(path string, opts Options) (*Checked, error) {
 	}
 	privacy.MaskCapture(c)
 	k := Evaluate(c)
-	k.scans = scanFiles(ctx, src, c.ProgramFile, privacy.Known{})
+	k.scans = scanFiles(ctx, src, programFiles(c), privacy.Known{})
 	attachCoverage(k.Result, cov.Coverage(), det.Detect().Framework)
 	return k, nil
 }
@@ -189,7 +189,7 @@ type fileScan struct {
 //
 // known is what the read of the export found that the scan would find
 // again (privacy.Known); it holds for the export alone.
-func scanFiles(ctx context.Context, src *source.Source, programFile string, known privacy.Known) []fileScan {
+func scanFiles(ctx context.Context, src *source.Source, programFiles []string, known privacy.Known) []fileScan {
 	var out []fileScan
 	for _, f := range scannable(src) {
 		k := privacy.Known{}
@@ -207,9 +207,26 @@ func scanFiles(ctx context.Context, src *source.Source, programFile string, know
 		rep, err := privacy.ScanCSV(ctx, p)
 		out = append(out, fileScan{path: p, rep: rep, err: err})
 	}
-	if programFile != "" {
-		rep, err := privacy.ScanText(ctx, programFile)
-		out = append(out, fileScan{path: programFile, rep: rep, err: err})
+	for _, p := range programFiles {
+		rep, err := privacy.ScanText(ctx, p)
+		out = append(out, fileScan{path: p, rep: rep, err: err})
+	}
+	return out
+}
+
+// programFiles are the program's files beside the capture that the scan
+// reads: the one its numbers came from, and those set aside (another
+// run's, another program's), which lie beside it all the same and go
+// where it goes.
+func programFiles(c *capture.Capture) []string {
+	var out []string
+	if c.ProgramFile != "" {
+		out = append(out, c.ProgramFile)
+	}
+	for _, s := range c.SetAside {
+		if st, err := os.Stat(s.Path); err == nil && st.Mode().IsRegular() && !slices.Contains(out, s.Path) {
+			out = append(out, s.Path)
+		}
 	}
 	return out
 }

@@ -58,9 +58,6 @@ func TestRatesOfAnotherGPU(t *testing.T) {
 	if _, err := AuditCapture(context.Background(), capture, rates, AuditOptions{NoRule: true}); err != nil {
 		t.Errorf("rates of the capture's GPU: %v", err)
 	}
-	if !SameGPU("NVIDIA  H200", "nvidia h200") || !SameGPU("H200", "NVIDIA H200") || SameGPU("NVIDIA H200", "NVIDIA H100") {
-		t.Error("SameGPU")
-	}
 }
 
 // A run folder whose run.json says the run failed, was interrupted or is

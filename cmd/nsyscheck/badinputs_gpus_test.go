@@ -95,5 +95,13 @@ func gpuCases() []badCase {
 				return s
 			}),
 			exit: 2, want: []string{"pinned_cuda_api_trace.csv: data row 475 (CUDA API call cudaMemcpy): another API call of process 22 has the same correlation id"}},
+		{group: "SQLite export", name: "the results JSON beside it names another GPU, an NVIDIA GH200 (once taken as the program's numbers of this capture)",
+			make: func(t *testing.T, dir string) []string {
+				p := copyShipped(t, dir, "pinned.sqlite")
+				r := copyShipped(t, dir, "pinned.results.json")
+				writeFile(t, r, []byte(strings.Replace(string(readFile(t, r)), `"gpu": "NVIDIA H200"`, `"gpu": "NVIDIA GH200 480GB"`, 1)))
+				return []string{p}
+			},
+			exit: 0, want: []string{"pinned.results.json, beside the capture, was set aside: it is not this program's output (it was run on NVIDIA GH200 480GB, where the capture ran on NVIDIA H200)"}},
 	}
 }

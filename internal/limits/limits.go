@@ -130,3 +130,14 @@ func Kernel(variant vocab.Variant, gpu string, gen, width int) (b Bound, memory 
 	link := HostLink(gpu, gen, width)
 	return Bound{GBps: 2 * link.GBps, Of: "both directions of " + link.Of}, false
 }
+
+// SameGPU says whether two GPU names, as nsys, nvidia-smi and the
+// program's results write them, name one model: equal but for case,
+// spaces and NVIDIA's prefix.
+func SameGPU(a, b string) bool {
+	norm := func(s string) string {
+		s = strings.Join(strings.Fields(strings.ToLower(s)), " ")
+		return strings.TrimPrefix(s, "nvidia ")
+	}
+	return norm(a) == norm(b)
+}

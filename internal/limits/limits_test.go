@@ -39,3 +39,11 @@ func TestBounds(t *testing.T) {
 		t.Errorf("84,633 GB/s device to device: %q", why)
 	}
 }
+
+// SameGPU tells one model however its name is written, and two models
+// apart.
+func TestSameGPU(t *testing.T) {
+	if !SameGPU("NVIDIA  H200", "nvidia h200") || !SameGPU("H200", "NVIDIA H200") || SameGPU("NVIDIA H200", "NVIDIA H100") {
+		t.Error("SameGPU")
+	}
+}
