@@ -196,6 +196,12 @@ func (au *Audit) setReplay(r Replayed) {
 			au.Regions[i].Loading = &l
 		}
 	}
+	unresolved := unresolvedOf(r.Timeline, names)
+	for i := range au.Regions {
+		if u, ok := unresolved[au.Regions[i].Name]; ok {
+			au.Regions[i].Unresolved = &u
+		}
+	}
 	au.kernels = kernelsOf(r.Timeline)
 	why := &NotPredicted{}
 	if res.Recosted == 0 {

@@ -157,7 +157,16 @@ func fromRegion(v audit.Region) Region {
 		PageableShare: v.PageableShare,
 		NotPredicted:  mapPtr(v.NotPredicted, fromNotPredicted),
 		Loading:       mapPtr(v.Loading, fromReplayOutside),
+		Unresolved:    mapPtr(v.Unresolved, fromUnresolved),
 	}
+}
+
+func fromUnresolved(v audit.Unresolved) Unresolved {
+	return Unresolved(v)
+}
+
+func toUnresolved(j Unresolved) audit.Unresolved {
+	return audit.Unresolved(j)
 }
 
 func toRegion(j Region) audit.Region {
@@ -167,6 +176,7 @@ func toRegion(j Region) audit.Region {
 		PageableShare: j.PageableShare,
 		NotPredicted:  mapPtr(j.NotPredicted, toNotPredicted),
 		Loading:       mapPtr(j.Loading, toReplayOutside),
+		Unresolved:    mapPtr(j.Unresolved, toUnresolved),
 	}
 }
 

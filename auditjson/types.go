@@ -95,6 +95,13 @@ type NotPredicted struct {
 	NoCalls  bool  `json:"noCalls,omitempty"`
 }
 
+// Unresolved is the JSON of audit.Unresolved.
+type Unresolved struct {
+	Waits        int  `json:"waits"`
+	EventRecords int  `json:"eventRecords"`
+	NoTable      bool `json:"noTable,omitempty"`
+}
+
 // Region is the JSON of audit.Region.
 type Region struct {
 	ReplayRegion
@@ -102,6 +109,7 @@ type Region struct {
 	PageableShare float64        `json:"pageableShare"`
 	NotPredicted  *NotPredicted  `json:"notPredicted,omitempty"`
 	Loading       *ReplayOutside `json:"loading,omitempty"`
+	Unresolved    *Unresolved    `json:"unresolved,omitempty"`
 }
 
 // GateRegion is the JSON of audit.GateRegion.

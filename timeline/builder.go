@@ -375,6 +375,9 @@ func (b *Builder) Finish() (*Timeline, error) {
 		return nil, err
 	}
 	t.Assumptions = b.assumed.sorted()
+	slices.Sort(t.Unresolved)
+	t.Unresolved = slices.Compact(t.Unresolved)
+	t.EventRecords = len(b.events)
 	// What the timeline holds sorted is not kept twice.
 	b.syncs, b.events, b.ranges = nil, nil, nil
 	return t, nil

@@ -982,6 +982,7 @@ func (r *resolver) eventOf(i int32, api string, sync *records.Sync, hasSync bool
 	switch {
 	case !ok:
 		r.b.assumed.add(AssumeEventUnrecorded, pid, api, sync.Event, records.NoID, corr)
+		r.t.Unresolved = append(r.t.Unresolved, i)
 	case unmatched:
 		r.b.assumed.add(AssumeEventRecordingUnmatched, pid, api, sync.Event, records.NoID, corr)
 	}

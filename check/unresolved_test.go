@@ -1,0 +1,67 @@
+package check
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/nsyscheck/nsyscheck/audit"
+	"github.com/nsyscheck/nsyscheck/internal/fixture"
+)
+
+// The shipped pipeline and PyTorch prefetch captures wait across streams
+// (cudaStreamWaitEvent) and on events (cudaEventSynchronize, polled
+// cudaEventQuery). Without their CUDA event records (the table dropped, or
+// emptied) no wait can be tied to the work it waited for, and the replay
+// takes each to wait for none: every region a wait lies in is unavailable
+// (audit.WhyUnresolved), never held, where the shipped exports hold.
+func TestAuditUnresolvedWaitsUnavailable(t *testing.T) {
+	captures := filepath.Join("..", "testdata", "captures")
+	for _, c := range []struct {
+		before, after string
+		regions       map[string]int // region -> unresolved waits in it
+	}{
+		{"pipeline-pageable/pipeline-pageable.sqlite", "pipeline-pinned/pipeline-pinned.sqlite", map[string]int{"warmup": 2, "pass": 10}},
+		{"torch-prefetch-pageable/torch-prefetch-pageable.sqlite", "torch-prefetch-pinned/torch-prefetch-pinned.sqlite", map[string]int{"warmup": 6, "step": 60}},
+	} {
+		before, after := filepath.Join(captures, c.before), filepath.Join(captures, c.after)
+		shipped, err := Audit(context.Background(), before, after, AuditOptions{NoRule: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if shipped.Check.Verdict != audit.Held {
+			t.Fatalf("%s: the shipped pair: %s, want held", c.before, shipped.Check.Verdict)
+		}
+		for _, r := range shipped.Check.Regions {
+			if r.Unresolved != nil {
+				t.Errorf("%s: the shipped export's region %s has %d unresolved waits", c.before, r.Name, r.Unresolved.Waits)
+			}
+		}
+		for _, damage := range []struct {
+			stmt    string
+			noTable bool
+		}{{`DROP TABLE CUPTI_ACTIVITY_KIND_CUDA_EVENT`, true}, {`DELETE FROM CUPTI_ACTIVITY_KIND_CUDA_EVENT`, false}} {
+			p := fixture.SQLite(t, before, damage.stmt)
+			out, err := Audit(context.Background(), p, after, AuditOptions{NoRule: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Check.Verdict != audit.Unavailable {
+				t.Errorf("%s, %s: %s, want unavailable", c.before, damage.stmt, out.Check.Verdict)
+			}
+			for _, r := range out.Check.Regions {
+				want, judged := c.regions[r.Name]
+				if !judged {
+					continue
+				}
+				if r.Verdict != audit.Unavailable || r.Why != audit.WhyUnresolved || r.Unresolved == nil {
+					t.Errorf("%s, %s: region %s: %s (%s), want unavailable (unresolved)", c.before, damage.stmt, r.Name, r.Verdict, r.Why)
+					continue
+				}
+				if u := r.Unresolved; u.Waits != want || u.EventRecords != 0 || u.NoTable != damage.noTable {
+					t.Errorf("%s, %s: region %s: %+v, want %d waits, no event records, no table %v", c.before, damage.stmt, r.Name, *u, want, damage.noTable)
+				}
+			}
+		}
+	}
+}
