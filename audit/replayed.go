@@ -2,6 +2,7 @@ package audit
 
 import (
 	"cmp"
+	"github.com/nsyscheck/nsyscheck/capture"
 	"slices"
 	"strings"
 
@@ -196,7 +197,7 @@ func (au *Audit) setReplay(r Replayed) {
 			au.Regions[i].Loading = &l
 		}
 	}
-	unresolved := unresolvedOf(r.Timeline, names)
+	unresolved := unresolvedOf(r.Timeline, names, au.Format != string(capture.FormatCSV))
 	for i := range au.Regions {
 		if u, ok := unresolved[au.Regions[i].Name]; ok {
 			au.Regions[i].Unresolved = &u

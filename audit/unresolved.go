@@ -13,14 +13,23 @@ import (
 // Unresolved is what a region's replay rests on that the capture cannot
 // say: waits on an event no recording of which is in the trace before
 // them (timeline.AssumeEventUnrecorded, the capture's
-// timeline.Timeline.Unresolved). The replay takes each to wait for no GPU
-// work, so a time replayed across one is a guess, and a check cannot
-// judge the region by it.
+// timeline.Timeline.Unresolved), and, in an SQLite export, waits on an
+// event without the synchronisation record that names it
+// (timeline.AssumeEventUnknown, timeline.Timeline.Unnamed; CSV reports
+// hold no such record at all, and their waits are replayed as
+// docs/audit.md says). The replay takes each to wait for no GPU work, so
+// a time replayed across one is a guess, and a check cannot judge the
+// region by it.
 type Unresolved struct {
 	// Waits counts the unresolved waits made inside the region's
 	// instances (by its process, between a range's push and pop; all of
 	// them for replay.CaptureRegion).
 	Waits int
+	// Unnamed counts those of Waits without their synchronisation record;
+	// NoSyncTable says the export has no
+	// CUPTI_ACTIVITY_KIND_SYNCHRONIZATION table at all.
+	Unnamed     int
+	NoSyncTable bool
 	// EventRecords counts the CUDA event recordings the capture holds;
 	// NoTable says the export has no CUPTI_ACTIVITY_KIND_CUDA_EVENT table
 	// at all.
@@ -29,22 +38,42 @@ type Unresolved struct {
 }
 
 // unresolvedOf counts, per region name (names), the unresolved waits of
-// tl inside its instances; regions with none are not in the map.
-func unresolvedOf(tl *timeline.Timeline, names []string) map[string]Unresolved {
-	if len(tl.Unresolved) == 0 {
+// tl inside its instances (with unnamed, those without their
+// synchronisation record too); regions with none are not in the map.
+func unresolvedOf(tl *timeline.Timeline, names []string, unnamed bool) map[string]Unresolved {
+	waits := slices.Clone(tl.Unresolved)
+	isUnnamed := map[int32]bool{}
+	if unnamed {
+		waits = append(waits, tl.Unnamed...)
+		for _, c := range tl.Unnamed {
+			isUnnamed[c] = true
+		}
+	}
+	if len(waits) == 0 {
 		return nil
 	}
 	base := Unresolved{EventRecords: tl.EventRecords}
 	for _, g := range tl.Gaps {
-		if g.Fact == records.FactEvents {
+		switch g.Fact {
+		case records.FactEvents:
 			base.NoTable = true
+		case records.FactSync:
+			base.NoSyncTable = true
 		}
 	}
-	waits := slices.Clone(tl.Unresolved)
 	slices.SortFunc(waits, func(x, y int32) int {
 		return cmp.Or(cmp.Compare(tl.PID(x), tl.PID(y)), cmp.Compare(tl.Calls.Start[x], tl.Calls.Start[y]))
 	})
-	per := map[string]int{replay.CaptureRegion: len(waits)}
+	count := func(ws []int32) [2]int {
+		n := [2]int{len(ws), 0}
+		for _, c := range ws {
+			if isUnnamed[c] {
+				n[1]++
+			}
+		}
+		return n
+	}
+	per := map[string][2]int{replay.CaptureRegion: count(waits)}
 	for _, r := range tl.Ranges {
 		pid := tl.Threads[r.Thread].PID
 		lo := sort.Search(len(waits), func(k int) bool {
@@ -56,14 +85,15 @@ func unresolvedOf(tl *timeline.Timeline, names []string) map[string]Unresolved {
 			return tl.PID(c) != pid || tl.Calls.Start[c] > r.End
 		})
 		if hi > lo {
-			per[replay.RegionOfRange(tl.Name(r.Name))] += hi - lo
+			n, in := replay.RegionOfRange(tl.Name(r.Name)), count(waits[lo:hi])
+			per[n] = [2]int{per[n][0] + in[0], per[n][1] + in[1]}
 		}
 	}
 	out := map[string]Unresolved{}
 	for _, n := range names {
-		if k := per[n]; k > 0 {
+		if k := per[n]; k[0] > 0 {
 			u := base
-			u.Waits = k
+			u.Waits, u.Unnamed = k[0], k[1]
 			out[n] = u
 		}
 	}

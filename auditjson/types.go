@@ -98,6 +98,8 @@ type NotPredicted struct {
 // Unresolved is the JSON of audit.Unresolved.
 type Unresolved struct {
 	Waits        int  `json:"waits"`
+	Unnamed      int  `json:"unnamed,omitempty"`
+	NoSyncTable  bool `json:"noSyncTable,omitempty"`
 	EventRecords int  `json:"eventRecords"`
 	NoTable      bool `json:"noTable,omitempty"`
 }

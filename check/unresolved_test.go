@@ -12,17 +12,20 @@ import (
 // The shipped pipeline and PyTorch prefetch captures wait across streams
 // (cudaStreamWaitEvent) and on events (cudaEventSynchronize, polled
 // cudaEventQuery). Without their CUDA event records (the table dropped, or
-// emptied) no wait can be tied to the work it waited for, and the replay
-// takes each to wait for none: every region a wait lies in is unavailable
-// (audit.WhyUnresolved), never held, where the shipped exports hold.
+// emptied) no wait can be tied to the work it waited for, and without
+// their synchronisation records no wait names its event; the replay takes
+// each such wait to wait for none: every region one lies in is
+// unavailable (audit.WhyUnresolved), never held, where the shipped
+// exports hold.
 func TestAuditUnresolvedWaitsUnavailable(t *testing.T) {
 	captures := filepath.Join("..", "testdata", "captures")
 	for _, c := range []struct {
 		before, after string
 		regions       map[string]int // region -> unresolved waits in it
+		unnamed       map[string]int // the same without the synchronisation records
 	}{
-		{"pipeline-pageable/pipeline-pageable.sqlite", "pipeline-pinned/pipeline-pinned.sqlite", map[string]int{"warmup": 2, "pass": 10}},
-		{"torch-prefetch-pageable/torch-prefetch-pageable.sqlite", "torch-prefetch-pinned/torch-prefetch-pinned.sqlite", map[string]int{"warmup": 6, "step": 60}},
+		{"pipeline-pageable/pipeline-pageable.sqlite", "pipeline-pinned/pipeline-pinned.sqlite", map[string]int{"warmup": 2, "pass": 10}, map[string]int{"warmup": 1, "pass": 5}},
+		{"torch-prefetch-pageable/torch-prefetch-pageable.sqlite", "torch-prefetch-pinned/torch-prefetch-pinned.sqlite", map[string]int{"warmup": 6, "step": 60}, map[string]int{"warmup": 5, "step": 60}},
 	} {
 		before, after := filepath.Join(captures, c.before), filepath.Join(captures, c.after)
 		shipped, err := Audit(context.Background(), before, after, AuditOptions{NoRule: true})
@@ -38,9 +41,10 @@ func TestAuditUnresolvedWaitsUnavailable(t *testing.T) {
 			}
 		}
 		for _, damage := range []struct {
-			stmt    string
-			noTable bool
-		}{{`DROP TABLE CUPTI_ACTIVITY_KIND_CUDA_EVENT`, true}, {`DELETE FROM CUPTI_ACTIVITY_KIND_CUDA_EVENT`, false}} {
+			stmt             string
+			noTable, noSync bool
+		}{{`DROP TABLE CUPTI_ACTIVITY_KIND_CUDA_EVENT`, true, false}, {`DELETE FROM CUPTI_ACTIVITY_KIND_CUDA_EVENT`, false, false},
+			{`DROP TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION`, false, true}} {
 			p := fixture.SQLite(t, before, damage.stmt)
 			out, err := Audit(context.Background(), p, after, AuditOptions{NoRule: true})
 			if err != nil {
@@ -51,6 +55,11 @@ func TestAuditUnresolvedWaitsUnavailable(t *testing.T) {
 			}
 			for _, r := range out.Check.Regions {
 				want, judged := c.regions[r.Name]
+				records, unnamed := 0, 0
+				if damage.noSync {
+					want, judged = c.unnamed[r.Name]
+					records, unnamed = -1, want
+				}
 				if !judged {
 					continue
 				}
@@ -58,8 +67,10 @@ func TestAuditUnresolvedWaitsUnavailable(t *testing.T) {
 					t.Errorf("%s, %s: region %s: %s (%s), want unavailable (unresolved)", c.before, damage.stmt, r.Name, r.Verdict, r.Why)
 					continue
 				}
-				if u := r.Unresolved; u.Waits != want || u.EventRecords != 0 || u.NoTable != damage.noTable {
-					t.Errorf("%s, %s: region %s: %+v, want %d waits, no event records, no table %v", c.before, damage.stmt, r.Name, *u, want, damage.noTable)
+				u := r.Unresolved
+				if u.Waits != want || u.Unnamed != unnamed || u.NoTable != damage.noTable || u.NoSyncTable != damage.noSync ||
+					records == 0 && u.EventRecords != 0 || records < 0 && u.EventRecords == 0 {
+					t.Errorf("%s, %s: region %s: %+v, want %d waits, %d unnamed, no event table %v, no sync table %v", c.before, damage.stmt, r.Name, *u, want, unnamed, damage.noTable, damage.noSync)
 				}
 			}
 		}

@@ -946,14 +946,35 @@ const unresolvedWaitWords = "on an event (cudaStreamWaitEvent, cudaEventSynchron
 // unresolvedWhy says why the capture cannot resolve its waits on events,
 // and what to do.
 func unresolvedWhy(u *audit.Unresolved) string {
-	switch {
-	case u.NoTable:
-		return fmt.Sprintf("the export has no %s table, so no wait on an event can be tied to the work it waited for; export the report with an Nsight Systems release whose SQLite export writes that table (a newer nsys: nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep)", nsysdb.TableCUDAEvent)
-	case u.EventRecords == 0:
-		return fmt.Sprintf("the export's %s table is empty, so no wait on an event can be tied to the work it waited for; export the report again (nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep), with a newer nsys if it is empty again", nsysdb.TableCUDAEvent)
+	var why []string
+	const export = "nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep"
+	if recorded := u.Waits - u.Unnamed; recorded > 0 {
+		of := ""
+		if u.Unnamed > 0 {
+			of = fmt.Sprintf("for %d of them, ", recorded)
+		}
+		switch {
+		case u.NoTable:
+			why = append(why, fmt.Sprintf("%sthe export has no %s table, so no wait on an event can be tied to the work it waited for; export the report with an Nsight Systems release whose SQLite export writes that table (a newer nsys: %s)", of, nsysdb.TableCUDAEvent, export))
+		case u.EventRecords == 0:
+			why = append(why, fmt.Sprintf("%sthe export's %s table is empty, so no wait on an event can be tied to the work it waited for; export the report again (%s), with a newer nsys if it is empty again", of, nsysdb.TableCUDAEvent, export))
+		default:
+			why = append(why, fmt.Sprintf("%sthe export's %s table (%s) holds no recording of their events before them: the events were recorded before the capture began, or the export lost the records; start the capture before the events are first recorded, or export the report again (%s)",
+				of, nsysdb.TableCUDAEvent, nounsOf(int64(u.EventRecords), "recording"), export))
+		}
 	}
-	return fmt.Sprintf("the export's %s table (%s) holds no recording of their events before them: the events were recorded before the capture began, or the export lost the records; start the capture before the events are first recorded, or export the report again (nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep)",
-		nsysdb.TableCUDAEvent, nounsOf(int64(u.EventRecords), "recording"))
+	if u.Unnamed > 0 {
+		of := ""
+		if u.Unnamed < u.Waits {
+			of = fmt.Sprintf("for %d of them, ", u.Unnamed)
+		}
+		if u.NoSyncTable {
+			why = append(why, fmt.Sprintf("%sthe export has no %s table, whose records name the event each wait waited for; export the report with an Nsight Systems release whose SQLite export writes that table (%s)", of, nsysdb.TableSync, export))
+		} else {
+			why = append(why, fmt.Sprintf("%sthe export's %s table has no record of the wait, which would name its event: the export lost them; export the report again (%s)", of, nsysdb.TableSync, export))
+		}
+	}
+	return strings.Join(why, "; ")
 }
 
 // unresolvedRegionWords says what a region's replay rests on that the

@@ -377,6 +377,8 @@ func (b *Builder) Finish() (*Timeline, error) {
 	t.Assumptions = b.assumed.sorted()
 	slices.Sort(t.Unresolved)
 	t.Unresolved = slices.Compact(t.Unresolved)
+	slices.Sort(t.Unnamed)
+	t.Unnamed = slices.Compact(t.Unnamed)
 	t.EventRecords = len(b.events)
 	// What the timeline holds sorted is not kept twice.
 	b.syncs, b.events, b.ranges = nil, nil, nil

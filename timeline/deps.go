@@ -975,6 +975,7 @@ func (r *resolver) eventOf(i int32, api string, sync *records.Sync, hasSync bool
 	pid, corr := r.t.PID(i), r.t.Calls.Corr[i]
 	if !hasSync || sync.Event == records.NoID {
 		r.b.assumed.add(AssumeEventUnknown, pid, api, records.NoID, records.NoID, corr)
+		r.t.Unnamed = append(r.t.Unnamed, i)
 		return nil, false
 	}
 	r.checkSeq(i, api, sync)

@@ -69,6 +69,11 @@ type Timeline struct {
 	// replay takes each to wait for no GPU work, which the capture does
 	// not say, so what is replayed across one rests on a guess.
 	Unresolved []int32
+	// Unnamed are the waits on an event without the synchronisation
+	// record that names the event (AssumeEventUnknown), in call order:
+	// each is replayed as waiting for no GPU work. CSV reports hold no
+	// such record at all; an SQLite export that lacks one lost it.
+	Unnamed []int32
 	// EventRecords counts the CUDA event recordings the input held
 	// (CUPTI_ACTIVITY_KIND_CUDA_EVENT's rows): 0 where the export has no
 	// such table, or an empty one.

@@ -32,5 +32,9 @@ func faults20Cases() []badCase {
 			make: pairEdit("torch-prefetch", `DELETE FROM CUPTI_ACTIVITY_KIND_CUDA_EVENT`),
 			exit: 1, want: []string{"UNAVAILABLE", "the replay of warmup (6 waits) and step (60 waits) rests on waits on an event",
 				"the export's CUPTI_ACTIVITY_KIND_CUDA_EVENT table is empty"}},
+		{group: "audit", name: "audit BEFORE AFTER: BEFORE without its CUPTI_ACTIVITY_KIND_SYNCHRONIZATION table, no wait naming its event (once held)", cmd: "audit",
+			make: pairEdit("pipeline", `DROP TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION`),
+			exit: 1, want: []string{"UNAVAILABLE", "the replay of warmup (1 wait) and pass (5 waits) rests on waits on an event",
+				"the export has no CUPTI_ACTIVITY_KIND_SYNCHRONIZATION table, whose records name the event each wait waited for"}},
 	}
 }
