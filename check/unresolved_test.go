@@ -41,7 +41,7 @@ func TestAuditUnresolvedWaitsUnavailable(t *testing.T) {
 			}
 		}
 		for _, damage := range []struct {
-			stmt             string
+			stmt            string
 			noTable, noSync bool
 		}{{`DROP TABLE CUPTI_ACTIVITY_KIND_CUDA_EVENT`, true, false}, {`DELETE FROM CUPTI_ACTIVITY_KIND_CUDA_EVENT`, false, false},
 			{`DROP TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION`, false, true}} {
