@@ -639,7 +639,18 @@ func fromCoverage(v coverage.Coverage) Coverage {
 		NodeCopies:    v.NodeCopies,
 		NodeBytes:     v.NodeBytes,
 		Migrations:    mapSlice(v.Migrations, fromMigration),
+		ZeroKernels:   v.ZeroKernels,
+		FirstZero:     firstZeroOf(v),
 	}
+}
+
+// firstZeroOf is the first kernel of no time, nil where none is.
+func firstZeroOf(v coverage.Coverage) *OpRef {
+	if v.ZeroKernels == 0 {
+		return nil
+	}
+	r := OpRef(v.FirstZeroKernel)
+	return &r
 }
 
 func toCoverage(j Coverage) coverage.Coverage {
@@ -658,6 +669,13 @@ func toCoverage(j Coverage) coverage.Coverage {
 		NodeCopies:    j.NodeCopies,
 		NodeBytes:     j.NodeBytes,
 		Migrations:    mapSlice(j.Migrations, toMigration),
+		ZeroKernels:   j.ZeroKernels,
+		FirstZeroKernel: func() coverage.OpRef {
+			if j.FirstZero == nil {
+				return coverage.OpRef{}
+			}
+			return coverage.OpRef(*j.FirstZero)
+		}(),
 	}
 }
 

@@ -464,6 +464,15 @@ type Coverage struct {
 	NodeCopies    int64         `json:"nodeCopies"`
 	NodeBytes     int64         `json:"nodeBytes"`
 	Migrations    []Migration   `json:"migrations"`
+	ZeroKernels   int64         `json:"zeroKernels,omitempty"`
+	FirstZero     *OpRef        `json:"firstZeroKernel,omitempty"`
+}
+
+// OpRef is the JSON of coverage.OpRef.
+type OpRef struct {
+	Name string `json:"name,omitempty"`
+	Corr int64  `json:"correlationId"`
+	Row  int    `json:"row,omitempty"`
 }
 
 // Audit is the JSON of audit.Audit.

@@ -511,6 +511,12 @@ func byCorr(a, b callStart) int { return cmp.Compare(a.corr, b.corr) }
 // a kernel's launch; it keeps a copy's span on its stream.
 func (x *crossCheck) op(o *records.Op) {
 	where := func() string { return opWhere(o.Row, opWhat(o), o.Corr) }
+	if o.Kind != records.OpKernel && o.Bytes > 0 && o.Duration() == 0 {
+		// Moving a byte takes time: a copy or memset of bytes in no time
+		// is an infinite bandwidth, however few the bytes (a rate bound
+		// alone passes a few bytes in 1 ns).
+		x.fail(where(), fmt.Sprintf("%d bytes in 0 ns (it ends when it starts): an infinite bandwidth, which no %s has: the time or the size is wrong", o.Bytes, opNoun(o.Kind)))
+	}
 	if o.Kind != records.OpKernel && o.Bytes > 0 {
 		device, host := x.bounds()
 		bound, memory := device, true
@@ -939,6 +945,14 @@ func opWhat(o *records.Op) string {
 // correlation id.
 func callWhere(row int, name string, corr int64) string {
 	return opWhere(row, "CUDA API call "+name, corr)
+}
+
+// opNoun names an operation of kind k.
+func opNoun(k records.OpKind) string {
+	if k == records.OpMemset {
+		return "memset"
+	}
+	return "copy"
 }
 
 // opWhere names a record: its data row in a CSV report, else its

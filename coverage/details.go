@@ -27,6 +27,8 @@ const (
 	// CodeStaging: a framework stages its host-to-device copies through
 	// pinned buffers of its own, CPU work no CUDA call shows.
 	CodeStaging diag.Code = "framework-staging"
+	// CodeZeroKernels: kernels the trace gives no time.
+	CodeZeroKernels diag.Code = "kernel-zero-time"
 )
 
 // NsysMessages is what nsys wrote about its capture at warning level and
@@ -92,7 +94,19 @@ type Staging struct {
 	OSRT      bool
 }
 
+// ZeroKernels says the trace gives Count kernels no time (each ends when
+// it starts; the first: First): no kernel runs in no time, so their
+// records are damaged, and every number a kernel's time enters takes
+// theirs as 0 ns. Claims are the verdicts of verify's that kernels' times
+// decided, which they touch.
+type ZeroKernels struct {
+	Count  int64
+	First  OpRef
+	Claims []string
+}
+
 // Code is the detail's code.
+func (ZeroKernels) Code() diag.Code  { return CodeZeroKernels }
 func (NsysMessages) Code() diag.Code { return CodeNsys }
 func (Incomplete) Code() diag.Code   { return CodeIncomplete }
 func (NotTraced) Code() diag.Code    { return CodeNotTraced }
@@ -123,6 +137,9 @@ func (c *Coverage) CaptureDiagnostics(fw framework.Name) []diag.Diagnostic {
 	}
 	if len(c.Messages) > 0 {
 		out = append(out, diag.Diagnostic{Level: diag.Warning, Detail: NsysMessages{Messages: c.Messages}})
+	}
+	if c.ZeroKernels > 0 {
+		out = append(out, diag.Diagnostic{Level: diag.Warning, Detail: ZeroKernels{Count: c.ZeroKernels, First: c.FirstZeroKernel}})
 	}
 	return out
 }
@@ -171,7 +188,7 @@ func HidesSaving(ds []diag.Diagnostic) []diag.Code {
 // IsCode reports whether a diagnostic's code is one of coverage's.
 func IsCode(code diag.Code) bool {
 	switch code {
-	case CodeNsys, CodeIncomplete, CodeNotTraced, CodeGraphsWhole, CodeGraphNodes, CodeMigrations, CodeStaging:
+	case CodeNsys, CodeIncomplete, CodeNotTraced, CodeGraphsWhole, CodeGraphNodes, CodeMigrations, CodeStaging, CodeZeroKernels:
 		return true
 	}
 	return false

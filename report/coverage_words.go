@@ -48,6 +48,8 @@ func coverageWords(d diag.Detail) (string, bool) {
 			counted(int(d.Copies), "copy", "copies"), formatMB(d.Bytes), counted(int(d.Launches), "CUDA graph launch", "CUDA graph launches")), true
 	case coverage.Migrations:
 		return migrationWords(d), true
+	case coverage.ZeroKernels:
+		return zeroKernelWords(d), true
 	case coverage.Staging:
 		fw := frameworkWords[d.Framework]
 		if c := clueWords(framework.Detection{Clues: []framework.Clue{d.Clue}}); d.Clue.Name != "" && c != "" {
@@ -59,6 +61,27 @@ func coverageWords(d diag.Detail) (string, bool) {
 			fw, counted(int(d.Pinned), "host-to-device copy", "host-to-device copies")), true
 	}
 	return "", false
+}
+
+// zeroKernelWords says which kernels the trace gives no time and what
+// that touches.
+func zeroKernelWords(d coverage.ZeroKernels) string {
+	first := fmt.Sprintf("correlation id %d", d.First.Corr)
+	if d.First.Row > 0 {
+		first = fmt.Sprintf("data row %d", d.First.Row)
+	}
+	if d.First.Name != "" {
+		first = fmt.Sprintf("%q, %s", d.First.Name, first)
+	}
+	end, their := "end when they start", "their records are damaged, and every number a kernel's time enters (a kernel's rate, the compute a copy overlaps, the replay's GPU work) takes theirs as 0 ns"
+	if d.Count == 1 {
+		end, their = "ends when it starts", "its record is damaged, and every number a kernel's time enters (a kernel's rate, the compute a copy overlaps, the replay's GPU work) takes it as 0 ns"
+	}
+	s := fmt.Sprintf("%s of the trace %s (the first: %s): no kernel runs in no time, so %s", counted(int(d.Count), "kernel", "kernels"), end, first, their)
+	if len(d.Claims) > 0 {
+		s += "; the verdicts it touches: " + strings.Join(d.Claims, ", ")
+	}
+	return s
 }
 
 // incompleteWords says what nsys did not keep of its capture and what
@@ -191,6 +214,8 @@ func coverageAdvice(d diag.Detail) string {
 			return "to see the page faults behind them, profile with nsys profile --cuda-um-gpu-page-faults=true --cuda-um-cpu-page-faults=true; " + prefetchAdvice
 		}
 		return prefetchAdvice
+	case coverage.ZeroKernels:
+		return "export the report again (nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep); if its kernels still last 0 ns, profile again"
 	case coverage.Staging:
 		return "to see the staging, profile the CPU too: nsys profile -t cuda,osrt --sample=process-tree --python-sampling=true (without nvtx: nsys 2025.3 lost JAX's CUDA events under -t cuda,nvtx)"
 	}

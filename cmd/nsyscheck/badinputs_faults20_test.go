@@ -23,7 +23,30 @@ func pairEdit(name, stmt string) func(t *testing.T, dir string) []string {
 
 // faults20Cases: missing data is never a pass, impossible data never held.
 func faults20Cases() []badCase {
+	const prefetch = "torch-prefetch-pageable/torch-prefetch-pageable.sqlite"
+	// The first timed device-resident launch of the shipped H200 capture
+	// (the sixth kernel by start: after the gate and the warm-ups).
+	const timedKernel = `(SELECT rowid FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY start LIMIT 1 OFFSET 5)`
 	return []badCase{
+		{group: "impossible values", name: "audit: copies of under 64 bytes that end when they start (once held: a rate bound passes a few bytes in 1 ns)", cmd: "audit",
+			make: shippedEdit(prefetch, `UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET "end" = start WHERE bytes < 64`),
+			exit: 2, want: []string{"torch-prefetch-pageable.sqlite", "40 bytes in 0 ns (it ends when it starts): an infinite bandwidth, which no copy has"}},
+		{group: "impossible values", name: "audit: memsets that end when they start", cmd: "audit",
+			make: shippedEdit(prefetch, `UPDATE CUPTI_ACTIVITY_KIND_MEMSET SET "end" = start`),
+			exit: 2, want: []string{"torch-prefetch-pageable.sqlite", "bytes in 0 ns (it ends when it starts): an infinite bandwidth, which no memset has"}},
+		{group: "impossible values", name: "SQLite: a timed kernel that ends when it starts, the program's own timings beside it (3.factor decided by them)",
+			make: sqliteEdit(`UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET "end" = start WHERE rowid IN ` + timedKernel),
+			exit: 0, want: []string{"evidence: program: predicted loss", "warning kernel-zero-time: 1 kernel of the trace ends when it starts"}},
+		{group: "impossible values", name: "SQLite: a timed kernel that ends when it starts, the export alone (once 3.factor held on it, 43.43x)",
+			make: func(t *testing.T, dir string) []string {
+				return shippedEdit("h200-pinned/pinned.sqlite", `UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET "end" = start WHERE rowid IN `+timedKernel)(t, dir)[:1]
+			},
+			exit: 1, want: []string{"1 launch of the timed device-resident kernels in CUPTI_ACTIVITY_KIND_KERNEL ends when it starts (the first: correlation id 542)",
+				"warning kernel-zero-time: 1 kernel of the trace ends when it starts", "the verdicts it touches: 3.factor"},
+			notHeld: []string{"3", "3.factor"}},
+		{group: "impossible values", name: "audit: kernels that end when they start (once silent)", cmd: "audit",
+			make: shippedEdit("h200-pinned/pinned.sqlite", `UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET "end" = start WHERE rowid <= 2`),
+			exit: 1, want: []string{"warning kernel-zero-time: 2 kernels of the trace end when they start (the first: \"scaleCopy\", correlation id 527)"}},
 		{group: "audit", name: "audit BEFORE AFTER: BEFORE without its CUPTI_ACTIVITY_KIND_CUDA_EVENT table, its cross-stream waits unresolved (once held)", cmd: "audit",
 			make: pairEdit("pipeline", `DROP TABLE CUPTI_ACTIVITY_KIND_CUDA_EVENT`),
 			exit: 1, want: []string{"UNAVAILABLE", "unavailable: the replay of warmup (2 waits) and pass (10 waits) rests on waits on an event",

@@ -252,7 +252,9 @@ func TestAuditJSONMatchesSchema(t *testing.T) {
 	// regions' unresolved waits and why unresolved.
 	unrecorded := pairEdit("pipeline", `DROP TABLE CUPTI_ACTIVITY_KIND_CUDA_EVENT`)(t, t.TempDir())
 	runs = append(runs, unrecorded[:2])
-	valid, refused, substituted, unresolved := 0, 0, false, false
+	// An audit whose kernels end when they start: coverage's zeroKernels.
+	runs = append(runs, shippedEdit("h200-pinned/pinned.sqlite", `UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET "end" = start WHERE rowid <= 2`)(t, t.TempDir()))
+	valid, refused, substituted, unresolved, zeroKernels := 0, 0, false, false, false
 	for _, args := range runs {
 		out, status, errOut := auditJSON(t, env, args...)
 		if status == exitError {
@@ -271,13 +273,14 @@ func TestAuditJSONMatchesSchema(t *testing.T) {
 		valid++
 		substituted = substituted || strings.Contains(out, `"code": "input-substituted"`)
 		unresolved = unresolved || strings.Contains(out, `"why": "unresolved"`) && strings.Contains(out, `"unresolved": {`)
+		zeroKernels = zeroKernels || strings.Contains(out, `"zeroKernels": 2`) && strings.Contains(out, `"code": "kernel-zero-time"`)
 		if strings.Contains(out, `\u003c`) || strings.Contains(out, `\u003e`) {
 			t.Errorf("audit %v: HTML-escaped JSON", args)
 		}
 	}
 	t.Logf("%d audits validated, %d refusals", valid, refused)
-	if valid < 10 || refused < 2 || !substituted || !unresolved {
-		t.Errorf("only %d audits and %d refusals validated (input-substituted seen: %v, unresolved waits seen: %v)", valid, refused, substituted, unresolved)
+	if valid < 10 || refused < 2 || !substituted || !unresolved || !zeroKernels {
+		t.Errorf("only %d audits and %d refusals validated (input-substituted seen: %v, unresolved waits seen: %v, kernels of no time seen: %v)", valid, refused, substituted, unresolved, zeroKernels)
 	}
 	// An input that cannot be read is refused as unreadable.
 	if out, status, _ := auditJSON(t, env, filepath.Join(t.TempDir(), "none")); status != exitError || !strings.Contains(out, `"code": "unreadable"`) || validateOutput([]byte(out)) != nil {
