@@ -28,6 +28,9 @@ func faults20Cases() []badCase {
 	// (the sixth kernel by start: after the gate and the warm-ups).
 	const timedKernel = `(SELECT rowid FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY start LIMIT 1 OFFSET 5)`
 	return []badCase{
+		{group: "names that hold secrets or terminal escapes", name: "audit: an NVTX range named with CR, ESC [2J, BEL and a newline (once escaped in the region table, and parted by spaces in the sentences around it)", cmd: "audit",
+			make: shippedEdit("pipeline-pageable/pipeline-pageable.sqlite", `UPDATE NVTX_EVENTS SET text = 'pa' || char(13) || 'ss' || char(27) || '[2J' || char(7) || 'y' || char(10) || 'z' WHERE text = 'pass'`),
+			exit: 1, want: []string{`pa\x0dss\x1b[2J\x07y\x0az: 275.7 ms now`, `[pa\x0dss\x1b[2J\x07y\x0az]: 40 copies`}},
 		{group: "impossible values", name: "audit: copies of under 64 bytes that end when they start (once held: a rate bound passes a few bytes in 1 ns)", cmd: "audit",
 			make: shippedEdit(prefetch, `UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET "end" = start WHERE bytes < 64`),
 			exit: 2, want: []string{"torch-prefetch-pageable.sqlite", "40 bytes in 0 ns (it ends when it starts): an infinite bandwidth, which no copy has"}},
