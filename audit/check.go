@@ -377,11 +377,6 @@ func judgeRegion(r Region, after RegionIndex, match map[string]string, skip Why,
 		rc.Why = skip
 	case unseen:
 		rc.Verdict, rc.Why = Unavailable, WhyUnseen
-	case r.Unresolved != nil:
-		// A wait the capture cannot tie to the work it waited for is
-		// replayed as waiting for none: the prediction across it is a
-		// guess, and a time after in its bound would prove nothing.
-		rc.Verdict, rc.Why = Unavailable, WhyUnresolved
 	case a.Instances != r.Instances:
 		// Ranges split, merged, lost or given twice: the median or span of
 		// other instances measures other work, so the region after is not
@@ -389,6 +384,11 @@ func judgeRegion(r Region, after RegionIndex, match map[string]string, skip Why,
 		rc.Verdict, rc.Why = Unavailable, WhyInstances
 	case r.NotPredicted != nil:
 		rc.Verdict, rc.Why = Unavailable, WhyNoPredict
+	case r.Unresolved != nil:
+		// A wait the capture cannot tie to the work it waited for is
+		// replayed as waiting for none: the prediction across it is a
+		// guess, and a time after in its bound would prove nothing.
+		rc.Verdict, rc.Why = Unavailable, WhyUnresolved
 	case rc.StartUpDiffers():
 		rc.Verdict, rc.Why = Unavailable, WhyStartUp
 	case t > rc.BoundHighMs:

@@ -569,8 +569,11 @@ func (x *crossCheck) op(o *records.Op) {
 	case o.Kind == records.OpKernel:
 		// Kernels may overlap on a stream (programmatic dependent launch:
 		// JAX's on the H200 do, by up to 256 ns), but one launch runs one
-		// kernel; a report cannot tell a graph's kernels apart.
-		if o.Corr != 0 && x.format != FormatCSV && x.kernels.add(o.PID, o.Corr) {
+		// kernel; a report cannot tell a graph's kernels apart, which share
+		// their launch's correlation id, but a kernel whose call is a
+		// launch of one kernel it can.
+		oneLaunch := x.format != FormatCSV || callName != "" && !nsysdb.IsGraphLaunch(callName)
+		if o.Corr != 0 && oneLaunch && x.kernels.add(o.PID, o.Corr) {
 			x.fail(where(), fmt.Sprintf("another kernel of process %d has the same correlation id, where one launch runs one kernel: the trace holds a kernel twice, or two traces were joined", o.PID))
 		}
 		return

@@ -730,8 +730,12 @@ func (rd *reader) emitCalls() error {
 		return nil
 	})
 	if err == nil {
+		// The calls held for a twin row after the last one are the
+		// report's too: a problem with one names the file, as with any
+		// other row (rf.rows attributes those).
 		for _, c := range rd.twins.flush() {
 			if err = hand(&c); err != nil {
+				err = inputerr.Attribute(err, rf.path, "")
 				break
 			}
 		}

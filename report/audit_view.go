@@ -831,6 +831,11 @@ func regionCheckWords(r *audit.RegionCheck, why string) string {
 	case audit.WhyUnresolved:
 		return fmt.Sprintf("%s: unavailable: %s before, %s after (%s); the replay predicted %s, but %s", r.Name, msWords(r.Time()), msWords(r.AfterMs()), m, msWords(mid), unresolvedRegionWords(r.Unresolved))
 	case audit.WhyNotFixed:
+		if r.NotPredicted != nil {
+			// No prediction to check: its zeroed fields are no time.
+			return fmt.Sprintf("%s: unavailable: %s before, %s after (%s), but the capture after did not make the fix, and the region is %s",
+				r.Name, msWords(r.Time()), msWords(r.AfterMs()), m, notPredictedWords(r.NotPredicted))
+		}
 		return fmt.Sprintf("%s: unavailable: %s before, %s after (%s), but the capture after did not make the fix, so it cannot check the prediction %s",
 			r.Name, msWords(r.Time()), msWords(r.AfterMs()), m, msWords(mid))
 	case audit.WhyInstances:

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -22,6 +23,36 @@ func pairEdit(name, stmt string) func(t *testing.T, dir string) []string {
 	}
 }
 
+// pipelineCSV copies the CSV reports of the shipped pipeline-pageable
+// capture (the API and GPU traces and the NVTX ranges) into dir and
+// rewrites report (cuda_gpu_trace, ...) with edit.
+func pipelineCSV(report string, edit func(string) string) func(t *testing.T, dir string) []string {
+	return func(t *testing.T, dir string) []string {
+		for _, r := range []string{"cuda_api_trace", "cuda_gpu_trace", "nvtx_pushpop_trace"} {
+			name := "pipeline-pageable_" + r + ".csv"
+			data := string(readFile(t, "../../testdata/captures/pipeline-pageable/"+name))
+			if r == report {
+				data = edit(data)
+			}
+			writeFile(t, filepath.Join(dir, name), []byte(data))
+		}
+		return []string{dir, "--nvidia-rule", "off"}
+	}
+}
+
+// againRow appends the first row of a CSV report that holds match once
+// more at its end.
+func againRow(match string) func(string) string {
+	return func(s string) string {
+		for _, l := range strings.Split(s, "\n")[1:] {
+			if strings.Contains(l, match) {
+				return strings.TrimRight(s, "\n") + "\n" + l + "\n"
+			}
+		}
+		return s
+	}
+}
+
 // faults20Cases: missing data is never a pass, impossible data never held.
 func faults20Cases() []badCase {
 	const prefetch = "torch-prefetch-pageable/torch-prefetch-pageable.sqlite"
@@ -35,7 +66,25 @@ func faults20Cases() []badCase {
 	for i := range 10600 {
 		stale = append(stale, fmt.Sprintf("db_password=Stale%05dPw", i))
 	}
+	// The pipeline export cut to one copy, its call and nothing else the
+	// GPU ran: a (capture) region of a single op, no NVTX range.
+	const oneCopy = `DELETE FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE rowid > 1;
+		DELETE FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE nameId IN (SELECT id FROM StringIds WHERE value LIKE 'cudaMemcpy%')
+			AND correlationId NOT IN (SELECT correlationId FROM CUPTI_ACTIVITY_KIND_MEMCPY);
+		DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL; DELETE FROM NVTX_EVENTS`
 	return []badCase{
+		{group: "audit", name: "audit CAPTURE CAPTURE: the pipeline export cut to one copy, a (capture) region of a single op (once \"cannot check the prediction 0.000 ms\", a prediction it did not make)", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				args := shippedEdit("pipeline-pageable/pipeline-pageable.sqlite", oneCopy)(t, dir)
+				return append([]string{args[0]}, args...)
+			},
+			exit: 1, want: []string{"(capture): unavailable: 9.901 ms before, 9.901 ms after (its one instance), but the capture after did not make the fix, and the region is not predicted: the what-if found no pinned cost"}},
+		{group: "CSV reports", name: "audit: the last cuda_api_trace row twice (once \"nsyscheck: : data row 434\": no file named)", cmd: "audit",
+			make: pipelineCSV("cuda_api_trace", againRow("cudaMemcpyAsync")),
+			exit: 2, want: []string{"pipeline-pageable_cuda_api_trace.csv: data row 434 (CUDA API call cudaMemcpyAsync): another API call of process 22 has the same correlation id"}},
+		{group: "CSV reports", name: "audit: a kernel row of cuda_gpu_trace twice, its launch a cudaLaunchKernel (once taken as a second kernel of one launch, and a check called it another program)", cmd: "audit",
+			make: pipelineCSV("cuda_gpu_trace", againRow("process(float")),
+			exit: 2, want: []string{"pipeline-pageable_cuda_gpu_trace.csv: data row 290 (kernel process): another kernel of process 22 has the same correlation id, where one launch runs one kernel"}},
 		{group: "credentials the scan once missed", name: "verify: 10,600 distinct deleted passwords left in unused pages (once \"and 9993 more\" after 8 named of 10,519 strings: the findings left out, not their strings)",
 			make: deletedStrings(stale...),
 			exit: 0, want: []string{"10519 strings, 10519 of them credential-like", "at offset 12767, and 10511 more"},
