@@ -15,7 +15,9 @@ import (
 // them (timeline.AssumeEventUnrecorded, the capture's
 // timeline.Timeline.Unresolved), and, in an SQLite export, waits on an
 // event without the synchronisation record that names it
-// (timeline.AssumeEventUnknown, timeline.Timeline.Unnamed; CSV reports
+// (timeline.AssumeEventUnknown, timeline.Timeline.Unnamed), or naming a
+// recording the trace does not hold (timeline.AssumeEventRecordingUnmatched,
+// timeline.Timeline.Unmatched; CSV reports
 // hold no such record at all, and their waits are replayed as
 // docs/audit.md says). The replay takes each to wait for no GPU work, so
 // a time replayed across one is a guess, and a check cannot judge the
@@ -30,6 +32,10 @@ type Unresolved struct {
 	// CUPTI_ACTIVITY_KIND_SYNCHRONIZATION table at all.
 	Unnamed     int
 	NoSyncTable bool
+	// Unmatched counts those of Waits whose synchronisation record names
+	// a recording of their event (eventSyncId) the trace does not hold
+	// before them: replayed as waiting for the event's last recording.
+	Unmatched int
 	// EventRecords counts the CUDA event recordings the capture holds;
 	// NoTable says the export has no CUPTI_ACTIVITY_KIND_CUDA_EVENT table
 	// at all.
@@ -41,12 +47,15 @@ type Unresolved struct {
 // tl inside its instances (with unnamed, those without their
 // synchronisation record too); regions with none are not in the map.
 func unresolvedOf(tl *timeline.Timeline, names []string, unnamed bool) map[string]Unresolved {
-	waits := slices.Clone(tl.Unresolved)
-	isUnnamed := map[int32]bool{}
+	waits := append(slices.Clone(tl.Unresolved), tl.Unmatched...)
+	kind := map[int32]int{} // 1 unnamed, 2 unmatched
+	for _, c := range tl.Unmatched {
+		kind[c] = 2
+	}
 	if unnamed {
 		waits = append(waits, tl.Unnamed...)
 		for _, c := range tl.Unnamed {
-			isUnnamed[c] = true
+			kind[c] = 1
 		}
 	}
 	if len(waits) == 0 {
@@ -64,16 +73,16 @@ func unresolvedOf(tl *timeline.Timeline, names []string, unnamed bool) map[strin
 	slices.SortFunc(waits, func(x, y int32) int {
 		return cmp.Or(cmp.Compare(tl.PID(x), tl.PID(y)), cmp.Compare(tl.Calls.Start[x], tl.Calls.Start[y]))
 	})
-	count := func(ws []int32) [2]int {
-		n := [2]int{len(ws), 0}
+	count := func(ws []int32) [3]int {
+		n := [3]int{len(ws), 0, 0}
 		for _, c := range ws {
-			if isUnnamed[c] {
-				n[1]++
+			if k := kind[c]; k > 0 {
+				n[k]++
 			}
 		}
 		return n
 	}
-	per := map[string][2]int{replay.CaptureRegion: count(waits)}
+	per := map[string][3]int{replay.CaptureRegion: count(waits)}
 	for _, r := range tl.Ranges {
 		pid := tl.Threads[r.Thread].PID
 		lo := sort.Search(len(waits), func(k int) bool {
@@ -86,14 +95,14 @@ func unresolvedOf(tl *timeline.Timeline, names []string, unnamed bool) map[strin
 		})
 		if hi > lo {
 			n, in := replay.RegionOfRange(tl.Name(r.Name)), count(waits[lo:hi])
-			per[n] = [2]int{per[n][0] + in[0], per[n][1] + in[1]}
+			per[n] = [3]int{per[n][0] + in[0], per[n][1] + in[1], per[n][2] + in[2]}
 		}
 	}
 	out := map[string]Unresolved{}
 	for _, n := range names {
 		if k := per[n]; k[0] > 0 {
 			u := base
-			u.Waits, u.Unnamed = k[0], k[1]
+			u.Waits, u.Unnamed, u.Unmatched = k[0], k[1], k[2]
 			out[n] = u
 		}
 	}

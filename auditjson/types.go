@@ -100,6 +100,7 @@ type Unresolved struct {
 	Waits        int  `json:"waits"`
 	Unnamed      int  `json:"unnamed,omitempty"`
 	NoSyncTable  bool `json:"noSyncTable,omitempty"`
+	Unmatched    int  `json:"unmatched,omitempty"`
 	EventRecords int  `json:"eventRecords"`
 	NoTable      bool `json:"noTable,omitempty"`
 }

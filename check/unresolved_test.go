@@ -76,3 +76,30 @@ func TestAuditUnresolvedWaitsUnavailable(t *testing.T) {
 		}
 	}
 }
+
+// The shipped pipeline with the last recording of event 2 deleted: the
+// wait whose synchronisation record names that recording (eventSyncId 14)
+// is replayed as waiting for the event's recording before it, a guess, so
+// its region is unavailable (once held); warmup, without such a wait,
+// still holds.
+func TestAuditUnmatchedRecordingUnavailable(t *testing.T) {
+	captures := filepath.Join("..", "testdata", "captures")
+	p := fixture.SQLite(t, filepath.Join(captures, "pipeline-pageable", "pipeline-pageable.sqlite"),
+		`DELETE FROM CUPTI_ACTIVITY_KIND_CUDA_EVENT WHERE eventId = 2 AND eventSyncId = 14`)
+	out, err := Audit(context.Background(), p, filepath.Join(captures, "pipeline-pinned", "pipeline-pinned.sqlite"), AuditOptions{NoRule: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range out.Check.Regions {
+		switch r.Name {
+		case "pass":
+			if u := r.Unresolved; r.Why != audit.WhyUnresolved || u == nil || u.Waits != 1 || u.Unmatched != 1 || u.Unnamed != 0 {
+				t.Errorf("pass: %s (%s), %+v; want unavailable, 1 wait naming a recording not held", r.Verdict, r.Why, u)
+			}
+		case "warmup":
+			if r.Verdict != audit.Held || r.Unresolved != nil {
+				t.Errorf("warmup: %s (%s), %+v; want held", r.Verdict, r.Why, r.Unresolved)
+			}
+		}
+	}
+}

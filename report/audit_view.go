@@ -946,38 +946,40 @@ func unresolvedRegions(c *audit.Check) ([]string, *audit.Unresolved) {
 }
 
 // unresolvedWaitWords says what a replay across unresolved waits rests on.
-const unresolvedWaitWords = "on an event (cudaStreamWaitEvent, cudaEventSynchronize, a polling cudaEventQuery) the capture cannot resolve, each replayed as waiting for no GPU work"
+const unresolvedWaitWords = "on an event (cudaStreamWaitEvent, cudaEventSynchronize, a polling cudaEventQuery) the capture cannot resolve"
 
 // unresolvedWhy says why the capture cannot resolve its waits on events,
-// and what to do.
+// what the replay assumed of them, and what to do.
 func unresolvedWhy(u *audit.Unresolved) string {
 	var why []string
 	const export = "nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep"
-	if recorded := u.Waits - u.Unnamed; recorded > 0 {
-		of := ""
-		if u.Unnamed > 0 {
-			of = fmt.Sprintf("for %d of them, ", recorded)
+	const none = ", and each is replayed as waiting for no GPU work"
+	of := func(n int) string {
+		if n < u.Waits {
+			return fmt.Sprintf("for %d of them, ", n)
 		}
+		return ""
+	}
+	if recorded := u.Waits - u.Unnamed - u.Unmatched; recorded > 0 {
 		switch {
 		case u.NoTable:
-			why = append(why, fmt.Sprintf("%sthe export has no %s table, so no wait on an event can be tied to the work it waited for; export the report with an Nsight Systems release whose SQLite export writes that table (a newer nsys: %s)", of, nsysdb.TableCUDAEvent, export))
+			why = append(why, fmt.Sprintf("%sthe export has no %s table, so no wait on an event can be tied to the work it waited for%s; export the report with an Nsight Systems release whose SQLite export writes that table (a newer nsys: %s)", of(recorded), nsysdb.TableCUDAEvent, none, export))
 		case u.EventRecords == 0:
-			why = append(why, fmt.Sprintf("%sthe export's %s table is empty, so no wait on an event can be tied to the work it waited for; export the report again (%s), with a newer nsys if it is empty again", of, nsysdb.TableCUDAEvent, export))
+			why = append(why, fmt.Sprintf("%sthe export's %s table is empty, so no wait on an event can be tied to the work it waited for%s; export the report again (%s), with a newer nsys if it is empty again", of(recorded), nsysdb.TableCUDAEvent, none, export))
 		default:
-			why = append(why, fmt.Sprintf("%sthe export's %s table (%s) holds no recording of their events before them: the events were recorded before the capture began, or the export lost the records; start the capture before the events are first recorded, or export the report again (%s)",
-				of, nsysdb.TableCUDAEvent, nounsOf(int64(u.EventRecords), "recording"), export))
+			why = append(why, fmt.Sprintf("%sthe export's %s table (%s) holds no recording of their events before them%s: the events were recorded before the capture began, or the export lost the records; start the capture before the events are first recorded, or export the report again (%s)",
+				of(recorded), nsysdb.TableCUDAEvent, nounsOf(int64(u.EventRecords), "recording"), none, export))
 		}
 	}
 	if u.Unnamed > 0 {
-		of := ""
-		if u.Unnamed < u.Waits {
-			of = fmt.Sprintf("for %d of them, ", u.Unnamed)
-		}
 		if u.NoSyncTable {
-			why = append(why, fmt.Sprintf("%sthe export has no %s table, whose records name the event each wait waited for; export the report with an Nsight Systems release whose SQLite export writes that table (%s)", of, nsysdb.TableSync, export))
+			why = append(why, fmt.Sprintf("%sthe export has no %s table, whose records name the event each wait waited for%s; export the report with an Nsight Systems release whose SQLite export writes that table (%s)", of(u.Unnamed), nsysdb.TableSync, none, export))
 		} else {
-			why = append(why, fmt.Sprintf("%sthe export's %s table has no record of the wait, which would name its event: the export lost them; export the report again (%s)", of, nsysdb.TableSync, export))
+			why = append(why, fmt.Sprintf("%sthe export's %s table has no record of the wait, which would name its event%s: the export lost them; export the report again (%s)", of(u.Unnamed), nsysdb.TableSync, none, export))
 		}
+	}
+	if u.Unmatched > 0 {
+		why = append(why, fmt.Sprintf("%sthe recording of the event their synchronisation record names (by eventSyncId) is not in the export's %s table before them, so each is replayed as waiting for the event's last recording before it, a guess: the export lost the records; export the report again (%s)", of(u.Unmatched), nsysdb.TableCUDAEvent, export))
 	}
 	return strings.Join(why, "; ")
 }

@@ -986,6 +986,7 @@ func (r *resolver) eventOf(i int32, api string, sync *records.Sync, hasSync bool
 		r.t.Unresolved = append(r.t.Unresolved, i)
 	case unmatched:
 		r.b.assumed.add(AssumeEventRecordingUnmatched, pid, api, sync.Event, records.NoID, corr)
+		r.t.Unmatched = append(r.t.Unmatched, i)
 	}
 	return ops, ok
 }

@@ -74,6 +74,12 @@ type Timeline struct {
 	// each is replayed as waiting for no GPU work. CSV reports hold no
 	// such record at all; an SQLite export that lacks one lost it.
 	Unnamed []int32
+	// Unmatched are the waits whose synchronisation record names a
+	// recording of their event (its eventSyncId) the trace does not hold
+	// before them (AssumeEventRecordingUnmatched), in call order: each is
+	// replayed as waiting for the event's last recording before it, a
+	// guess where the trace lost the one named.
+	Unmatched []int32
 	// EventRecords counts the CUDA event recordings the input held
 	// (CUPTI_ACTIVITY_KIND_CUDA_EVENT's rows): 0 where the export has no
 	// such table, or an empty one.
