@@ -640,42 +640,50 @@ func fromCoverage(v coverage.Coverage) Coverage {
 		NodeBytes:     v.NodeBytes,
 		Migrations:    mapSlice(v.Migrations, fromMigration),
 		ZeroKernels:   v.ZeroKernels,
-		FirstZero:     firstZeroOf(v),
+		FirstZero:     firstZeroOf(v.ZeroKernels, v.FirstZeroKernel),
+		ZeroCalls:     v.ZeroCopyCalls,
+		FirstZeroCall: firstZeroOf(v.ZeroCopyCalls, v.FirstZeroCopyCall),
 	}
 }
 
-// firstZeroOf is the first kernel of no time, nil where none is.
-func firstZeroOf(v coverage.Coverage) *OpRef {
-	if v.ZeroKernels == 0 {
+// firstZeroOf is the first of n records of no time, nil where there
+// are none.
+func firstZeroOf(n int64, first coverage.OpRef) *OpRef {
+	if n == 0 {
 		return nil
 	}
-	r := OpRef(v.FirstZeroKernel)
+	r := OpRef(first)
 	return &r
+}
+
+// opRefOf is the coverage.OpRef of j, the zero one for none.
+func opRefOf(j *OpRef) coverage.OpRef {
+	if j == nil {
+		return coverage.OpRef{}
+	}
+	return coverage.OpRef(*j)
 }
 
 func toCoverage(j Coverage) coverage.Coverage {
 	return coverage.Coverage{
-		Tracing:       toTracing(j.Tracing),
-		Messages:      mapSlice(j.Messages, toMessages),
-		NotAll:        j.NotAll,
-		None:          j.None,
-		Collected:     mapSlice(j.Collected, toFamilyCount),
-		ImportError:   j.ImportError,
-		Dropped:       j.Dropped,
-		GraphLaunches: j.GraphLaunches,
-		Graphs:        j.Graphs,
-		GraphGPUNs:    j.GraphGPUNs,
-		NodeLaunches:  j.NodeLaunches,
-		NodeCopies:    j.NodeCopies,
-		NodeBytes:     j.NodeBytes,
-		Migrations:    mapSlice(j.Migrations, toMigration),
-		ZeroKernels:   j.ZeroKernels,
-		FirstZeroKernel: func() coverage.OpRef {
-			if j.FirstZero == nil {
-				return coverage.OpRef{}
-			}
-			return coverage.OpRef(*j.FirstZero)
-		}(),
+		Tracing:           toTracing(j.Tracing),
+		Messages:          mapSlice(j.Messages, toMessages),
+		NotAll:            j.NotAll,
+		None:              j.None,
+		Collected:         mapSlice(j.Collected, toFamilyCount),
+		ImportError:       j.ImportError,
+		Dropped:           j.Dropped,
+		GraphLaunches:     j.GraphLaunches,
+		Graphs:            j.Graphs,
+		GraphGPUNs:        j.GraphGPUNs,
+		NodeLaunches:      j.NodeLaunches,
+		NodeCopies:        j.NodeCopies,
+		NodeBytes:         j.NodeBytes,
+		Migrations:        mapSlice(j.Migrations, toMigration),
+		ZeroKernels:       j.ZeroKernels,
+		FirstZeroKernel:   opRefOf(j.FirstZero),
+		ZeroCopyCalls:     j.ZeroCalls,
+		FirstZeroCopyCall: opRefOf(j.FirstZeroCall),
 	}
 }
 

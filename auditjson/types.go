@@ -467,6 +467,8 @@ type Coverage struct {
 	Migrations    []Migration   `json:"migrations"`
 	ZeroKernels   int64         `json:"zeroKernels,omitempty"`
 	FirstZero     *OpRef        `json:"firstZeroKernel,omitempty"`
+	ZeroCalls     int64         `json:"zeroCopyCalls,omitempty"`
+	FirstZeroCall *OpRef        `json:"firstZeroCopyCall,omitempty"`
 }
 
 // OpRef is the JSON of coverage.OpRef.

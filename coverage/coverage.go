@@ -64,6 +64,11 @@ type Coverage struct {
 	// at their start); FirstZeroKernel is the first of them read.
 	ZeroKernels     int64
 	FirstZeroKernel OpRef
+	// ZeroCopyCalls counts the copies whose call the trace gives no time
+	// (its end at its start); FirstZeroCopyCall is the first such call
+	// read (Name its API).
+	ZeroCopyCalls     int64
+	FirstZeroCopyCall OpRef
 }
 
 // OpRef names one GPU operation of the trace: its kernel name, its
@@ -212,8 +217,8 @@ func severityName(s records.Severity) string {
 	return "warning"
 }
 
-// op counts a copy a graph launch ran as a node, or a migration, and a
-// kernel of no time.
+// op counts a copy a graph launch ran as a node, or a migration, a
+// kernel of no time and a copy whose call took none.
 func (w *Watcher) op(o *records.Op) {
 	if o.Kind == records.OpKernel && o.Duration() == 0 {
 		if w.cov.ZeroKernels == 0 {
@@ -223,6 +228,12 @@ func (w *Watcher) op(o *records.Op) {
 	}
 	if o.Kind != records.OpCopy {
 		return
+	}
+	if c := o.Call; c != nil && c.End == c.Start {
+		if w.cov.ZeroCopyCalls == 0 {
+			w.cov.FirstZeroCopyCall = OpRef{Name: c.Name, Corr: c.Corr, Row: c.Row}
+		}
+		w.cov.ZeroCopyCalls++
 	}
 	switch {
 	case o.Migration != "":

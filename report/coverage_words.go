@@ -50,6 +50,8 @@ func coverageWords(d diag.Detail) (string, bool) {
 		return migrationWords(d), true
 	case coverage.ZeroKernels:
 		return zeroKernelWords(d), true
+	case coverage.ZeroCopyCalls:
+		return zeroCopyCallWords(d), true
 	case coverage.Staging:
 		fw := frameworkWords[d.Framework]
 		if c := clueWords(framework.Detection{Clues: []framework.Clue{d.Clue}}); d.Clue.Name != "" && c != "" {
@@ -82,6 +84,21 @@ func zeroKernelWords(d coverage.ZeroKernels) string {
 		s += "; the verdicts it touches: " + strings.Join(d.Claims, ", ")
 	}
 	return s
+}
+
+// zeroCopyCallWords says which copies' calls the trace gives no time and
+// what that touches.
+func zeroCopyCallWords(d coverage.ZeroCopyCalls) string {
+	first := fmt.Sprintf("%s, correlation id %d", d.First.Name, d.First.Corr)
+	if d.First.Row > 0 {
+		first = fmt.Sprintf("%s, data row %d", d.First.Name, d.First.Row)
+	}
+	their, end := "their calls end when they start", "their records are damaged"
+	if d.Count == 1 {
+		their, end = "its call ends when it starts", "its record is damaged"
+	}
+	return fmt.Sprintf("%s of the trace: %s (the first: %s): no call returns in no time, so %s, and the host time a copy call holds, which the shares, the costs and the replay rest on, takes theirs as 0 ns",
+		counted(int(d.Count), "copy", "copies"), their, first, end)
 }
 
 // incompleteWords says what nsys did not keep of its capture and what
@@ -214,6 +231,8 @@ func coverageAdvice(d diag.Detail) string {
 			return "to see the page faults behind them, profile with nsys profile --cuda-um-gpu-page-faults=true --cuda-um-cpu-page-faults=true; " + prefetchAdvice
 		}
 		return prefetchAdvice
+	case coverage.ZeroCopyCalls:
+		return "export the report again (nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep); if its calls still last 0 ns, profile again"
 	case coverage.ZeroKernels:
 		return "export the report again (nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep); if its kernels still last 0 ns, profile again"
 	case coverage.Staging:

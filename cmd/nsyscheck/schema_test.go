@@ -253,7 +253,10 @@ func TestAuditJSONMatchesSchema(t *testing.T) {
 	unrecorded := pairEdit("pipeline", `DROP TABLE CUPTI_ACTIVITY_KIND_CUDA_EVENT`)(t, t.TempDir())
 	runs = append(runs, unrecorded[:2])
 	// An audit whose kernels end when they start: coverage's zeroKernels.
-	runs = append(runs, shippedEdit("h200-pinned/pinned.sqlite", `UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET "end" = start WHERE rowid <= 2`)(t, t.TempDir()))
+	// An audit whose kernels and copy calls end when they start:
+	// coverage's zeroKernels and zeroCopyCalls.
+	runs = append(runs, shippedEdit("h200-pinned/pinned.sqlite", `UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET "end" = start WHERE rowid <= 2`,
+		`UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET "end" = start WHERE nameId IN `+asyncIDs)(t, t.TempDir()))
 	valid, refused, substituted, unresolved, zeroKernels := 0, 0, false, false, false
 	for _, args := range runs {
 		out, status, errOut := auditJSON(t, env, args...)
@@ -273,7 +276,8 @@ func TestAuditJSONMatchesSchema(t *testing.T) {
 		valid++
 		substituted = substituted || strings.Contains(out, `"code": "input-substituted"`)
 		unresolved = unresolved || strings.Contains(out, `"why": "unresolved"`) && strings.Contains(out, `"unresolved": {`)
-		zeroKernels = zeroKernels || strings.Contains(out, `"zeroKernels": 2`) && strings.Contains(out, `"code": "kernel-zero-time"`)
+		zeroKernels = zeroKernels || strings.Contains(out, `"zeroKernels": 2`) && strings.Contains(out, `"code": "kernel-zero-time"`) &&
+			strings.Contains(out, `"zeroCopyCalls": `) && strings.Contains(out, `"code": "copy-call-zero-time"`)
 		if strings.Contains(out, `\u003c`) || strings.Contains(out, `\u003e`) {
 			t.Errorf("audit %v: HTML-escaped JSON", args)
 		}
