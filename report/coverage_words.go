@@ -70,7 +70,7 @@ func coverageWords(d diag.Detail) (string, bool) {
 func zeroKernelWords(d coverage.ZeroKernels) string {
 	first := fmt.Sprintf("correlation id %d", d.First.Corr)
 	if d.First.Row > 0 {
-		first = fmt.Sprintf("data row %d", d.First.Row)
+		first = fmt.Sprintf("data row %d of cuda_gpu_trace", d.First.Row)
 	}
 	if d.First.Name != "" {
 		first = fmt.Sprintf("%q, %s", d.First.Name, first)
@@ -86,12 +86,22 @@ func zeroKernelWords(d coverage.ZeroKernels) string {
 	return s
 }
 
+// remakeWords says how to make the input of the record again: a CSV
+// report (a record with a data row) from the report file, else the SQLite
+// export.
+func remakeWords(r coverage.OpRef) string {
+	if r.Row > 0 {
+		return "make the CSV reports again (nsys stats --format csv --report cuda_api_trace,cuda_gpu_trace REPORT.nsys-rep)"
+	}
+	return "export the report again (nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep)"
+}
+
 // zeroCopyCallWords says which copies' calls the trace gives no time and
 // what that touches.
 func zeroCopyCallWords(d coverage.ZeroCopyCalls) string {
 	first := fmt.Sprintf("%s, correlation id %d", d.First.Name, d.First.Corr)
 	if d.First.Row > 0 {
-		first = fmt.Sprintf("%s, data row %d", d.First.Name, d.First.Row)
+		first = fmt.Sprintf("%s, data row %d of cuda_api_trace", d.First.Name, d.First.Row)
 	}
 	their, end := "their calls end when they start", "their records are damaged"
 	if d.Count == 1 {
@@ -232,9 +242,9 @@ func coverageAdvice(d diag.Detail) string {
 		}
 		return prefetchAdvice
 	case coverage.ZeroCopyCalls:
-		return "export the report again (nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep); if its calls still last 0 ns, profile again"
+		return remakeWords(d.First) + "; if its calls still last 0 ns, profile again"
 	case coverage.ZeroKernels:
-		return "export the report again (nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep); if its kernels still last 0 ns, profile again"
+		return remakeWords(d.First) + "; if its kernels still last 0 ns, profile again"
 	case coverage.Staging:
 		return "to see the staging, profile the CPU too: nsys profile -t cuda,osrt --sample=process-tree --python-sampling=true (without nvtx: nsys 2025.3 lost JAX's CUDA events under -t cuda,nvtx)"
 	}

@@ -111,6 +111,15 @@ func faults20Cases() []badCase {
 		{group: "impossible values", name: "audit BEFORE AFTER: BEFORE's cudaMemcpyAsync calls ending when they start (once a verdict, died, with no word of them)", cmd: "audit",
 			make: pairEdit("pipeline", `UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET "end" = start WHERE nameId IN `+asyncIDs),
 			exit: 1, want: []string{"warning copy-call-zero-time: before: 192 copies of the trace: their calls end when they start (the first: cudaMemcpyAsync, correlation id 138)"}},
+		{group: "impossible values", name: "audit: a CSV report's kernel of 0 ns (Duration (ns) 0)", cmd: "audit",
+			make: pipelineCSV("cuda_gpu_trace", func(s string) string {
+				lines := strings.Split(s, "\n")
+				cells := strings.SplitN(lines[1], ",", 3) // the first row: a kernel
+				lines[1] = cells[0] + ",0," + cells[2]
+				return strings.Join(lines, "\n")
+			}),
+			exit: 1, want: []string{"warning kernel-zero-time: 1 kernel of the trace ends when it starts (the first: \"process\", data row 1 of cuda_gpu_trace)",
+				"make the CSV reports again (nsys stats --format csv"}},
 		{group: "impossible values", name: "audit: kernels that end when they start (once silent)", cmd: "audit",
 			make: shippedEdit("h200-pinned/pinned.sqlite", `UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET "end" = start WHERE rowid <= 2`),
 			exit: 1, want: []string{"warning kernel-zero-time: 2 kernels of the trace end when they start (the first: \"scaleCopy\", correlation id 527)"}},
