@@ -161,20 +161,21 @@ type Why string
 
 // What decides a region.
 const (
-	WhyInBound   Why = "in-bound"      // held: the time after lies in the bound
-	WhyAbove     Why = "above-bound"   // died: slower than predicted
-	WhyBelow     Why = "below-bound"   // died: faster than predicted
-	WhyUnseen    Why = "unseen"        // unavailable: Check.Unseen
-	WhyMissing   Why = "missing"       // not judged: a region to judge that the capture after lacks
-	WhyNotJudged Why = "not-judged"    // the whole capture beside NVTX ranges with copies
-	WhyNoCopies  Why = "no-copies"     // not judged: a range with no copy call
-	WhyUnmatched Why = "unmatched"     // not judged: the match names other regions
-	WhyNotFixed  Why = "not-fixed"     // unavailable: the capture after did not make the fix (Check.Fix)
-	WhyTooWide   Why = "too-wide"      // unavailable: the bound holds the time before, so it allows no change
-	WhyNoGain    Why = "no-gain"       // held: every cost predicted no gain, and the time after lies in the bound
-	WhyNoPredict Why = "not-predicted" // unavailable: the region has no prediction (Region.NotPredicted)
-	WhyStartUp   Why = "start-up"      // unavailable: its device code's loading differs between the captures (StartUpDiffers)
-	WhyInstances Why = "instances"     // unavailable: the region ran another number of times after (not the same work)
+	WhyInBound    Why = "in-bound"      // held: the time after lies in the bound
+	WhyAbove      Why = "above-bound"   // died: slower than predicted
+	WhyBelow      Why = "below-bound"   // died: faster than predicted
+	WhyUnseen     Why = "unseen"        // unavailable: Check.Unseen
+	WhyMissing    Why = "missing"       // not judged: a region to judge that the capture after lacks
+	WhyNotJudged  Why = "not-judged"    // the whole capture beside NVTX ranges with copies
+	WhyNoCopies   Why = "no-copies"     // not judged: a range with no copy call
+	WhyUnmatched  Why = "unmatched"     // not judged: the match names other regions
+	WhyNotFixed   Why = "not-fixed"     // unavailable: the capture after did not make the fix (Check.Fix)
+	WhyTooWide    Why = "too-wide"      // unavailable: the bound holds the time before, so it allows no change
+	WhyNoGain     Why = "no-gain"       // held: every cost predicted no gain, and the time after lies in the bound
+	WhyNoPredict  Why = "not-predicted" // unavailable: the region has no prediction (Region.NotPredicted)
+	WhyStartUp    Why = "start-up"      // unavailable: its device code's loading differs between the captures (StartUpDiffers)
+	WhyInstances  Why = "instances"     // unavailable: the region ran another number of times after (not the same work)
+	WhyUnresolved Why = "unresolved"    // unavailable: its replay rests on waits the capture before cannot resolve (Region.Unresolved)
 )
 
 // What can widen a region's bound over its own time before (WideBy).
@@ -383,6 +384,11 @@ func judgeRegion(r Region, after RegionIndex, match map[string]string, skip Why,
 		rc.Verdict, rc.Why = Unavailable, WhyInstances
 	case r.NotPredicted != nil:
 		rc.Verdict, rc.Why = Unavailable, WhyNoPredict
+	case r.Unresolved != nil:
+		// A wait the capture cannot tie to the work it waited for is
+		// replayed as waiting for none: the prediction across it is a
+		// guess, and a time after in its bound would prove nothing.
+		rc.Verdict, rc.Why = Unavailable, WhyUnresolved
 	case rc.StartUpDiffers():
 		rc.Verdict, rc.Why = Unavailable, WhyStartUp
 	case t > rc.BoundHighMs:

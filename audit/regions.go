@@ -43,6 +43,10 @@ type Region struct {
 	// (loadingOf), which a check weighs against the capture after's; nil,
 	// and absent from the JSON, when none did.
 	Loading *replay.Outside
+	// Unresolved is set, and absent from the JSON when not, where the
+	// region's replay rests on waits the capture cannot resolve: a check
+	// cannot judge it (WhyUnresolved).
+	Unresolved *Unresolved
 }
 
 // LoadingMs is the host time calls that load device code (LoadsModule)

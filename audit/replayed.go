@@ -2,6 +2,7 @@ package audit
 
 import (
 	"cmp"
+	"github.com/nsyscheck/nsyscheck/capture"
 	"slices"
 	"strings"
 
@@ -194,6 +195,12 @@ func (au *Audit) setReplay(r Replayed) {
 	for i := range au.Regions {
 		if l, ok := loading[au.Regions[i].Name]; ok {
 			au.Regions[i].Loading = &l
+		}
+	}
+	unresolved := unresolvedOf(r.Timeline, names, au.Format != string(capture.FormatCSV))
+	for i := range au.Regions {
+		if u, ok := unresolved[au.Regions[i].Name]; ok {
+			au.Regions[i].Unresolved = &u
 		}
 	}
 	au.kernels = kernelsOf(r.Timeline)

@@ -157,7 +157,16 @@ func fromRegion(v audit.Region) Region {
 		PageableShare: v.PageableShare,
 		NotPredicted:  mapPtr(v.NotPredicted, fromNotPredicted),
 		Loading:       mapPtr(v.Loading, fromReplayOutside),
+		Unresolved:    mapPtr(v.Unresolved, fromUnresolved),
 	}
+}
+
+func fromUnresolved(v audit.Unresolved) Unresolved {
+	return Unresolved(v)
+}
+
+func toUnresolved(j Unresolved) audit.Unresolved {
+	return audit.Unresolved(j)
 }
 
 func toRegion(j Region) audit.Region {
@@ -167,6 +176,7 @@ func toRegion(j Region) audit.Region {
 		PageableShare: j.PageableShare,
 		NotPredicted:  mapPtr(j.NotPredicted, toNotPredicted),
 		Loading:       mapPtr(j.Loading, toReplayOutside),
+		Unresolved:    mapPtr(j.Unresolved, toUnresolved),
 	}
 }
 
@@ -629,25 +639,51 @@ func fromCoverage(v coverage.Coverage) Coverage {
 		NodeCopies:    v.NodeCopies,
 		NodeBytes:     v.NodeBytes,
 		Migrations:    mapSlice(v.Migrations, fromMigration),
+		ZeroKernels:   v.ZeroKernels,
+		FirstZero:     firstZeroOf(v.ZeroKernels, v.FirstZeroKernel),
+		ZeroCalls:     v.ZeroCopyCalls,
+		FirstZeroCall: firstZeroOf(v.ZeroCopyCalls, v.FirstZeroCopyCall),
 	}
+}
+
+// firstZeroOf is the first of n records of no time, nil where there
+// are none.
+func firstZeroOf(n int64, first coverage.OpRef) *OpRef {
+	if n == 0 {
+		return nil
+	}
+	r := OpRef(first)
+	return &r
+}
+
+// opRefOf is the coverage.OpRef of j, the zero one for none.
+func opRefOf(j *OpRef) coverage.OpRef {
+	if j == nil {
+		return coverage.OpRef{}
+	}
+	return coverage.OpRef(*j)
 }
 
 func toCoverage(j Coverage) coverage.Coverage {
 	return coverage.Coverage{
-		Tracing:       toTracing(j.Tracing),
-		Messages:      mapSlice(j.Messages, toMessages),
-		NotAll:        j.NotAll,
-		None:          j.None,
-		Collected:     mapSlice(j.Collected, toFamilyCount),
-		ImportError:   j.ImportError,
-		Dropped:       j.Dropped,
-		GraphLaunches: j.GraphLaunches,
-		Graphs:        j.Graphs,
-		GraphGPUNs:    j.GraphGPUNs,
-		NodeLaunches:  j.NodeLaunches,
-		NodeCopies:    j.NodeCopies,
-		NodeBytes:     j.NodeBytes,
-		Migrations:    mapSlice(j.Migrations, toMigration),
+		Tracing:           toTracing(j.Tracing),
+		Messages:          mapSlice(j.Messages, toMessages),
+		NotAll:            j.NotAll,
+		None:              j.None,
+		Collected:         mapSlice(j.Collected, toFamilyCount),
+		ImportError:       j.ImportError,
+		Dropped:           j.Dropped,
+		GraphLaunches:     j.GraphLaunches,
+		Graphs:            j.Graphs,
+		GraphGPUNs:        j.GraphGPUNs,
+		NodeLaunches:      j.NodeLaunches,
+		NodeCopies:        j.NodeCopies,
+		NodeBytes:         j.NodeBytes,
+		Migrations:        mapSlice(j.Migrations, toMigration),
+		ZeroKernels:       j.ZeroKernels,
+		FirstZeroKernel:   opRefOf(j.FirstZero),
+		ZeroCopyCalls:     j.ZeroCalls,
+		FirstZeroCopyCall: opRefOf(j.FirstZeroCall),
 	}
 }
 

@@ -95,6 +95,16 @@ type NotPredicted struct {
 	NoCalls  bool  `json:"noCalls,omitempty"`
 }
 
+// Unresolved is the JSON of audit.Unresolved.
+type Unresolved struct {
+	Waits        int  `json:"waits"`
+	Unnamed      int  `json:"unnamed,omitempty"`
+	NoSyncTable  bool `json:"noSyncTable,omitempty"`
+	Unmatched    int  `json:"unmatched,omitempty"`
+	EventRecords int  `json:"eventRecords"`
+	NoTable      bool `json:"noTable,omitempty"`
+}
+
 // Region is the JSON of audit.Region.
 type Region struct {
 	ReplayRegion
@@ -102,6 +112,7 @@ type Region struct {
 	PageableShare float64        `json:"pageableShare"`
 	NotPredicted  *NotPredicted  `json:"notPredicted,omitempty"`
 	Loading       *ReplayOutside `json:"loading,omitempty"`
+	Unresolved    *Unresolved    `json:"unresolved,omitempty"`
 }
 
 // GateRegion is the JSON of audit.GateRegion.
@@ -454,6 +465,17 @@ type Coverage struct {
 	NodeCopies    int64         `json:"nodeCopies"`
 	NodeBytes     int64         `json:"nodeBytes"`
 	Migrations    []Migration   `json:"migrations"`
+	ZeroKernels   int64         `json:"zeroKernels,omitempty"`
+	FirstZero     *OpRef        `json:"firstZeroKernel,omitempty"`
+	ZeroCalls     int64         `json:"zeroCopyCalls,omitempty"`
+	FirstZeroCall *OpRef        `json:"firstZeroCopyCall,omitempty"`
+}
+
+// OpRef is the JSON of coverage.OpRef.
+type OpRef struct {
+	Name string `json:"name,omitempty"`
+	Corr int64  `json:"correlationId"`
+	Row  int    `json:"row,omitempty"`
 }
 
 // Audit is the JSON of audit.Audit.

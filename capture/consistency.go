@@ -511,6 +511,12 @@ func byCorr(a, b callStart) int { return cmp.Compare(a.corr, b.corr) }
 // a kernel's launch; it keeps a copy's span on its stream.
 func (x *crossCheck) op(o *records.Op) {
 	where := func() string { return opWhere(o.Row, opWhat(o), o.Corr) }
+	if o.Kind != records.OpKernel && o.Bytes > 0 && o.Duration() == 0 {
+		// Moving a byte takes time: a copy or memset of bytes in no time
+		// is an infinite bandwidth, however few the bytes (a rate bound
+		// alone passes a few bytes in 1 ns).
+		x.fail(where(), fmt.Sprintf("%d bytes in 0 ns (it ends when it starts): an infinite bandwidth, which no %s has: the time or the size is wrong", o.Bytes, opNoun(o.Kind)))
+	}
 	if o.Kind != records.OpKernel && o.Bytes > 0 {
 		device, host := x.bounds()
 		bound, memory := device, true
@@ -563,8 +569,11 @@ func (x *crossCheck) op(o *records.Op) {
 	case o.Kind == records.OpKernel:
 		// Kernels may overlap on a stream (programmatic dependent launch:
 		// JAX's on the H200 do, by up to 256 ns), but one launch runs one
-		// kernel; a report cannot tell a graph's kernels apart.
-		if o.Corr != 0 && x.format != FormatCSV && x.kernels.add(o.PID, o.Corr) {
+		// kernel; a report cannot tell a graph's kernels apart, which share
+		// their launch's correlation id, but a kernel whose call is a
+		// launch of one kernel it can.
+		oneLaunch := x.format != FormatCSV || callName != "" && !nsysdb.IsGraphLaunch(callName)
+		if o.Corr != 0 && oneLaunch && x.kernels.add(o.PID, o.Corr) {
 			x.fail(where(), fmt.Sprintf("another kernel of process %d has the same correlation id, where one launch runs one kernel: the trace holds a kernel twice, or two traces were joined", o.PID))
 		}
 		return
@@ -939,6 +948,14 @@ func opWhat(o *records.Op) string {
 // correlation id.
 func callWhere(row int, name string, corr int64) string {
 	return opWhere(row, "CUDA API call "+name, corr)
+}
+
+// opNoun names an operation of kind k.
+func opNoun(k records.OpKind) string {
+	if k == records.OpMemset {
+		return "memset"
+	}
+	return "copy"
 }
 
 // opWhere names a record: its data row in a CSV report, else its

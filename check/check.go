@@ -167,8 +167,31 @@ func attachCoverage(r *predictions.Result, c *coverage.Coverage, fw framework.Na
 			}
 			d.Detail = inc
 		}
+		if z, ok := d.Detail.(coverage.ZeroKernels); ok {
+			z.Claims = kernelClaims(r)
+			d.Detail = z
+		}
 		addDiag(r, d.Level, d.Detail)
 	}
+}
+
+// kernelClaims are the claims of r of a part that reads kernel launches
+// (predictions.Part.APINames) decided from the trace, or left unavailable:
+// those a kernel's time in the trace enters.
+func kernelClaims(r *predictions.Result) []string {
+	kernels := map[int]bool{}
+	for _, p := range predictions.Lesson.Parts() {
+		if slices.ContainsFunc(p.APINames, func(api string) bool { return strings.Contains(api, "Launch") }) {
+			kernels[p.ID] = true
+		}
+	}
+	var out []string
+	for _, cl := range r.Claims {
+		if kernels[cl.Prediction] && (cl.From == predictions.SourceTrace || cl.Verdict == predictions.Unavailable) {
+			out = append(out, cl.ID)
+		}
+	}
+	return out
 }
 
 // fileScan is what privacy.Scan found in one capture file, or why it could

@@ -60,6 +60,23 @@ type Coverage struct {
 	NodeBytes    int64
 	// Migrations are the unified-memory migrations by direction and cause.
 	Migrations []Migration
+	// ZeroKernels counts the kernels the trace gives no time (their end
+	// at their start); FirstZeroKernel is the first of them read.
+	ZeroKernels     int64
+	FirstZeroKernel OpRef
+	// ZeroCopyCalls counts the copies whose call the trace gives no time
+	// (its end at its start); FirstZeroCopyCall is the first such call
+	// read (Name its API).
+	ZeroCopyCalls     int64
+	FirstZeroCopyCall OpRef
+}
+
+// OpRef names one GPU operation of the trace: its kernel name, its
+// correlation id, and its data row in a CSV report (0 otherwise).
+type OpRef struct {
+	Name string
+	Corr int64
+	Row  int
 }
 
 // Tracing is what nsys was asked to trace, as the export's metadata says.
@@ -200,10 +217,23 @@ func severityName(s records.Severity) string {
 	return "warning"
 }
 
-// op counts a copy a graph launch ran as a node, or a migration.
+// op counts a copy a graph launch ran as a node, or a migration, a
+// kernel of no time and a copy whose call took none.
 func (w *Watcher) op(o *records.Op) {
+	if o.Kind == records.OpKernel && o.Duration() == 0 {
+		if w.cov.ZeroKernels == 0 {
+			w.cov.FirstZeroKernel = OpRef{Name: o.Name, Corr: o.Corr, Row: o.Row}
+		}
+		w.cov.ZeroKernels++
+	}
 	if o.Kind != records.OpCopy {
 		return
+	}
+	if c := o.Call; c != nil && c.End == c.Start {
+		if w.cov.ZeroCopyCalls == 0 {
+			w.cov.FirstZeroCopyCall = OpRef{Name: c.Name, Corr: c.Corr, Row: c.Row}
+		}
+		w.cov.ZeroCopyCalls++
 	}
 	switch {
 	case o.Migration != "":

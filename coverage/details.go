@@ -27,6 +27,10 @@ const (
 	// CodeStaging: a framework stages its host-to-device copies through
 	// pinned buffers of its own, CPU work no CUDA call shows.
 	CodeStaging diag.Code = "framework-staging"
+	// CodeZeroKernels: kernels the trace gives no time.
+	CodeZeroKernels diag.Code = "kernel-zero-time"
+	// CodeZeroCopyCalls: copy calls the trace gives no time.
+	CodeZeroCopyCalls diag.Code = "copy-call-zero-time"
 )
 
 // NsysMessages is what nsys wrote about its capture at warning level and
@@ -92,14 +96,36 @@ type Staging struct {
 	OSRT      bool
 }
 
+// ZeroKernels says the trace gives Count kernels no time (each ends when
+// it starts; the first: First): no kernel runs in no time, so their
+// records are damaged, and every number a kernel's time enters takes
+// theirs as 0 ns. Claims are the verdicts of verify's that kernels' times
+// decided, which they touch.
+type ZeroKernels struct {
+	Count  int64
+	First  OpRef
+	Claims []string
+}
+
+// ZeroCopyCalls says the trace gives the calls of Count copies no time
+// (the first: First, its API in Name): no call returns in no time, so
+// their records are damaged, and the host time a copy call holds, which
+// the audit's shares, costs and replay rest on, takes theirs as 0 ns.
+type ZeroCopyCalls struct {
+	Count int64
+	First OpRef
+}
+
 // Code is the detail's code.
-func (NsysMessages) Code() diag.Code { return CodeNsys }
-func (Incomplete) Code() diag.Code   { return CodeIncomplete }
-func (NotTraced) Code() diag.Code    { return CodeNotTraced }
-func (GraphsWhole) Code() diag.Code  { return CodeGraphsWhole }
-func (GraphNodes) Code() diag.Code   { return CodeGraphNodes }
-func (Migrations) Code() diag.Code   { return CodeMigrations }
-func (Staging) Code() diag.Code      { return CodeStaging }
+func (ZeroCopyCalls) Code() diag.Code { return CodeZeroCopyCalls }
+func (ZeroKernels) Code() diag.Code   { return CodeZeroKernels }
+func (NsysMessages) Code() diag.Code  { return CodeNsys }
+func (Incomplete) Code() diag.Code    { return CodeIncomplete }
+func (NotTraced) Code() diag.Code     { return CodeNotTraced }
+func (GraphsWhole) Code() diag.Code   { return CodeGraphsWhole }
+func (GraphNodes) Code() diag.Code    { return CodeGraphNodes }
+func (Migrations) Code() diag.Code    { return CodeMigrations }
+func (Staging) Code() diag.Code       { return CodeStaging }
 
 // CaptureDiagnostics is what the capture says of itself as a whole, which
 // every command reports beside its verdicts: the events nsys did not keep,
@@ -123,6 +149,12 @@ func (c *Coverage) CaptureDiagnostics(fw framework.Name) []diag.Diagnostic {
 	}
 	if len(c.Messages) > 0 {
 		out = append(out, diag.Diagnostic{Level: diag.Warning, Detail: NsysMessages{Messages: c.Messages}})
+	}
+	if c.ZeroKernels > 0 {
+		out = append(out, diag.Diagnostic{Level: diag.Warning, Detail: ZeroKernels{Count: c.ZeroKernels, First: c.FirstZeroKernel}})
+	}
+	if c.ZeroCopyCalls > 0 {
+		out = append(out, diag.Diagnostic{Level: diag.Warning, Detail: ZeroCopyCalls{Count: c.ZeroCopyCalls, First: c.FirstZeroCopyCall}})
 	}
 	return out
 }
@@ -171,7 +203,7 @@ func HidesSaving(ds []diag.Diagnostic) []diag.Code {
 // IsCode reports whether a diagnostic's code is one of coverage's.
 func IsCode(code diag.Code) bool {
 	switch code {
-	case CodeNsys, CodeIncomplete, CodeNotTraced, CodeGraphsWhole, CodeGraphNodes, CodeMigrations, CodeStaging:
+	case CodeNsys, CodeIncomplete, CodeNotTraced, CodeGraphsWhole, CodeGraphNodes, CodeMigrations, CodeStaging, CodeZeroKernels, CodeZeroCopyCalls:
 		return true
 	}
 	return false

@@ -56,3 +56,26 @@ func TestImpossibleKernelRate(t *testing.T) {
 		t.Errorf("shipped capture: 3.factor %s, want held", v)
 	}
 }
+
+// A timed kernel the trace gives no time (its end at its start) is a
+// damaged record: 3.factor is unavailable, naming it, where a mean over
+// it once held (43.43x, the shipped capture's 39.19x).
+func TestZeroKernelTime(t *testing.T) {
+	// The sixth kernel by start: the first timed device-resident launch
+	// (after the gate and the warm-ups).
+	const zero = `UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET "end" = start WHERE rowid IN
+		(SELECT rowid FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY start LIMIT 1 OFFSET 5)`
+	c, err := capture.Load(fixture.SQLite(t, shippedPinned, zero), capture.Options{APINames: Names()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Evaluate(c)
+	cl := r.Claim("3.factor")
+	why, ok := whyOf(cl).(ZeroKernelTime)
+	if cl.Verdict != Unavailable || !ok || why.Count != 1 || why.Corr != 542 || why.Variant != "device-resident" {
+		t.Fatalf("3.factor %s, why %#v; want unavailable, one device-resident launch of correlation id 542", cl.Verdict, whyOf(cl))
+	}
+	if v := r.Claim("1.floor").Verdict; v != Held {
+		t.Errorf("1.floor %s: the damage is in part 3 alone", v)
+	}
+}

@@ -235,6 +235,17 @@ type ImpossibleKernelRate struct {
 	Reason      string  // limits.Bound.Exceeded's "impossible: …"
 }
 
+// ZeroKernelTime: a timed kernel of a variant ends when it starts in the
+// trace (Corr its correlation id, Count how many of the variant's do): no
+// kernel runs in no time, so its record is damaged, and a mean over it
+// would be less than the kernels took.
+type ZeroKernelTime struct {
+	Variant     vocab.Variant
+	KernelTable string
+	Corr        int64
+	Count       int
+}
+
 // RangeHoldsNoLaunches: a part 3 range holds no kernel launches.
 type RangeHoldsNoLaunches struct {
 	Range string
@@ -386,6 +397,7 @@ func (NoBytes) isWhy()                  {}
 func (LaunchCount) isWhy()              {}
 func (RangeHoldsNoLaunches) isWhy()     {}
 func (ImpossibleKernelRate) isWhy()     {}
+func (ZeroKernelTime) isWhy()           {}
 func (ProgramBadSource) isWhy()         {}
 func (ProgramTwoRows) isWhy()           {}
 func (ProgramNoTime) isWhy()            {}

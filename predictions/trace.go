@@ -1161,6 +1161,22 @@ func (t *traceCtx) part3(prog *program.Measurements) (*kernelData, Why) {
 	kd := &kernelData{ms: map[vocab.Variant]timing{}, how: how, table: t.kernTab}
 	kd.bytes, kd.bytesFrom = kernelBytesOf(prog, t.diags)
 	for _, v := range variants {
+		// A kernel of no time is a damaged record, not a fast kernel: a
+		// mean over it would be less than the kernels took.
+		zero := ZeroKernelTime{Variant: v, KernelTable: t.kernTab}
+		for _, l := range groups[v] {
+			if l.k.Duration() == 0 {
+				if zero.Count == 0 {
+					zero.Corr = l.k.CorrelationID
+				}
+				zero.Count++
+			}
+		}
+		if zero.Count > 0 {
+			return nil, zero
+		}
+	}
+	for _, v := range variants {
 		tm := timing{runs: len(groups[v])}
 		for _, l := range groups[v] {
 			tm.durMs = append(tm.durMs, float64(l.k.Duration())/1e6)

@@ -12,6 +12,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/framework"
 	"github.com/nsyscheck/nsyscheck/internal/ctlchar"
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/internal/words"
 	"github.com/nsyscheck/nsyscheck/nsysrule"
 	"github.com/nsyscheck/nsyscheck/replay"
@@ -326,9 +327,13 @@ func oneView(v *auditView, au *audit.Audit, verbose bool) {
 				pctPlain(r.HostShare.Measured), pctPlain(r.PageableShare)))
 			continue
 		}
-		v.Notes = append(v.Notes, fmt.Sprintf("%s: %s now (%s), %s predicted with its copies pinned (bound %s ms, %s): its copy calls hold the host %s of it now, %s from pageable memory",
+		note := fmt.Sprintf("%s: %s now (%s), %s predicted with its copies pinned (bound %s ms, %s): its copy calls hold the host %s of it now, %s from pageable memory",
 			r.Name, msWords(r.Time()), measureWords(r.Measure, r.Instances), msWords(mid), boundWords(lo, hi), pctSigned(mid/r.Time()-1),
-			pctPlain(r.HostShare.Measured), pctPlain(r.PageableShare)))
+			pctPlain(r.HostShare.Measured), pctPlain(r.PageableShare))
+		if r.Unresolved != nil {
+			note += "; the prediction is a guess: " + unresolvedRegionWords(r.Unresolved)
+		}
+		v.Notes = append(v.Notes, note)
 	}
 	v.Notes = append(v.Notes, replayNote(au))
 }
@@ -709,6 +714,7 @@ func checkView(v *auditView, out *audit.Output, verbose bool) {
 	v.Regions.Note = regionsNote(left, out.Before, out.After)
 	v.Shares = sharesTable(regions, checks)
 	missing := missingAfter(c)
+	unresolved, firstUnresolved := unresolvedRegions(c)
 	switch {
 	case c.Verdict == audit.Held && held == judged:
 		v.Answer = fmt.Sprintf("held: every judged region's time after lies in its predicted bound (%d of %d)", held, judged) + fasterWords(c)
@@ -720,12 +726,17 @@ func checkView(v *auditView, out *audit.Output, verbose bool) {
 		if startUp > 0 {
 			rest = append(rest, fmt.Sprintf("%d decided by start-up", startUp))
 		}
+		if len(unresolved) > 0 {
+			rest = append(rest, fmt.Sprintf("%d resting on unresolved waits", len(unresolved)))
+		}
 		v.Answer = fmt.Sprintf("held: %d of %d judged regions lie in their predicted bound (%s)", held, judged, strings.Join(rest, ", ")) + fasterWords(c)
 	case c.Verdict == audit.Died:
 		v.Answer = fmt.Sprintf("died: %d of %d judged regions lie outside their predicted bound", died, judged) + fasterWords(c)
 	case len(missing) > 0:
 		v.Answer = fmt.Sprintf("unavailable: the capture after has no region %s, which the check judges (renamed, or its ranges gone), so the fix cannot be checked there; --match %s=NAME compares it with a region named otherwise",
 			strings.Join(missing, ", "), missing[0])
+	case len(unresolved) > 0:
+		v.Answer = fmt.Sprintf("unavailable: the replay of %s rests on waits %s: %s", words.List(unresolved), unresolvedWaitWords, unresolvedWhy(firstUnresolved))
 	case otherCountWords(c) != "":
 		v.Answer = "unavailable: " + otherCountWords(c) + ", so its ranges after are not the ones predicted and the fix cannot be checked there"
 	case notPredicted(c):
@@ -817,7 +828,14 @@ func regionCheckWords(r *audit.RegionCheck, why string) string {
 			r.Name, msWords(r.Time()), msWords(r.AfterMs()), m, msWords(mid))
 	case audit.WhyNoPredict:
 		return fmt.Sprintf("%s: unavailable: %s before, %s after (%s), %s", r.Name, msWords(r.Time()), msWords(r.AfterMs()), m, notPredictedWords(r.NotPredicted))
+	case audit.WhyUnresolved:
+		return fmt.Sprintf("%s: unavailable: %s before, %s after (%s); the replay predicted %s, but %s", r.Name, msWords(r.Time()), msWords(r.AfterMs()), m, msWords(mid), unresolvedRegionWords(r.Unresolved))
 	case audit.WhyNotFixed:
+		if r.NotPredicted != nil {
+			// No prediction to check: its zeroed fields are no time.
+			return fmt.Sprintf("%s: unavailable: %s before, %s after (%s), but the capture after did not make the fix, and the region is %s",
+				r.Name, msWords(r.Time()), msWords(r.AfterMs()), m, notPredictedWords(r.NotPredicted))
+		}
 		return fmt.Sprintf("%s: unavailable: %s before, %s after (%s), but the capture after did not make the fix, so it cannot check the prediction %s",
 			r.Name, msWords(r.Time()), msWords(r.AfterMs()), m, msWords(mid))
 	case audit.WhyInstances:
@@ -907,6 +925,69 @@ func notPredictedWords(n *audit.NotPredicted) string {
 	}
 	return fmt.Sprintf("not predicted: the replay ties no kernel to any of the capture's %s, so it cannot tell when the compute beside the copies runs (CSV reports name no process of a GPU operation, and tie none where the API trace holds several processes: give the SQLite export, nsys export --type sqlite)",
 		nounsOf(n.Launches, "launch call"))
+}
+
+// unresolvedRegions names the judged regions of the check that its
+// capture before's unresolved waits leave unavailable
+// (audit.WhyUnresolved), each with its count of waits, and the first
+// one's waits.
+func unresolvedRegions(c *audit.Check) ([]string, *audit.Unresolved) {
+	var names []string
+	var first *audit.Unresolved
+	for _, r := range c.Regions {
+		if r.Why == audit.WhyUnresolved {
+			if first == nil {
+				first = r.Unresolved
+			}
+			names = append(names, fmt.Sprintf("%s (%s)", r.Name, nounsOf(int64(r.Unresolved.Waits), "wait")))
+		}
+	}
+	return names, first
+}
+
+// unresolvedWaitWords says what a replay across unresolved waits rests on.
+const unresolvedWaitWords = "on an event (cudaStreamWaitEvent, cudaEventSynchronize, a polling cudaEventQuery) the capture cannot resolve"
+
+// unresolvedWhy says why the capture cannot resolve its waits on events,
+// what the replay assumed of them, and what to do.
+func unresolvedWhy(u *audit.Unresolved) string {
+	var why []string
+	const export = "nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep"
+	const none = ", and each is replayed as waiting for no GPU work"
+	of := func(n int) string {
+		if n < u.Waits {
+			return fmt.Sprintf("for %d of them, ", n)
+		}
+		return ""
+	}
+	if recorded := u.Waits - u.Unnamed - u.Unmatched; recorded > 0 {
+		switch {
+		case u.NoTable:
+			why = append(why, fmt.Sprintf("%sthe export has no %s table, so no wait on an event can be tied to the work it waited for%s; export the report with an Nsight Systems release whose SQLite export writes that table (a newer nsys: %s)", of(recorded), nsysdb.TableCUDAEvent, none, export))
+		case u.EventRecords == 0:
+			why = append(why, fmt.Sprintf("%sthe export's %s table is empty, so no wait on an event can be tied to the work it waited for%s; export the report again (%s), with a newer nsys if it is empty again", of(recorded), nsysdb.TableCUDAEvent, none, export))
+		default:
+			why = append(why, fmt.Sprintf("%sthe export's %s table (%s) holds no recording of their events before them%s: the events were recorded before the capture began, or the export lost the records; start the capture before the events are first recorded, or export the report again (%s)",
+				of(recorded), nsysdb.TableCUDAEvent, nounsOf(int64(u.EventRecords), "recording"), none, export))
+		}
+	}
+	if u.Unnamed > 0 {
+		if u.NoSyncTable {
+			why = append(why, fmt.Sprintf("%sthe export has no %s table, whose records name the event each wait waited for%s; export the report with an Nsight Systems release whose SQLite export writes that table (%s)", of(u.Unnamed), nsysdb.TableSync, none, export))
+		} else {
+			why = append(why, fmt.Sprintf("%sthe export's %s table has no record of the wait, which would name its event%s: the export lost them; export the report again (%s)", of(u.Unnamed), nsysdb.TableSync, none, export))
+		}
+	}
+	if u.Unmatched > 0 {
+		why = append(why, fmt.Sprintf("%sthe recording of the event their synchronisation record names (by eventSyncId) is not in the export's %s table before them, so each is replayed as waiting for the event's last recording before it, a guess: the export lost the records; export the report again (%s)", of(u.Unmatched), nsysdb.TableCUDAEvent, export))
+	}
+	return strings.Join(why, "; ")
+}
+
+// unresolvedRegionWords says what a region's replay rests on that the
+// capture cannot say, and what to do.
+func unresolvedRegionWords(u *audit.Unresolved) string {
+	return fmt.Sprintf("its replay rests on %s %s: %s", nounsOf(int64(u.Waits), "wait"), unresolvedWaitWords, unresolvedWhy(u))
 }
 
 // notFixedWords says that the capture after still makes the pageable

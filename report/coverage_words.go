@@ -48,6 +48,10 @@ func coverageWords(d diag.Detail) (string, bool) {
 			counted(int(d.Copies), "copy", "copies"), formatMB(d.Bytes), counted(int(d.Launches), "CUDA graph launch", "CUDA graph launches")), true
 	case coverage.Migrations:
 		return migrationWords(d), true
+	case coverage.ZeroKernels:
+		return zeroKernelWords(d), true
+	case coverage.ZeroCopyCalls:
+		return zeroCopyCallWords(d), true
 	case coverage.Staging:
 		fw := frameworkWords[d.Framework]
 		if c := clueWords(framework.Detection{Clues: []framework.Clue{d.Clue}}); d.Clue.Name != "" && c != "" {
@@ -59,6 +63,52 @@ func coverageWords(d diag.Detail) (string, bool) {
 			fw, counted(int(d.Pinned), "host-to-device copy", "host-to-device copies")), true
 	}
 	return "", false
+}
+
+// zeroKernelWords says which kernels the trace gives no time and what
+// that touches.
+func zeroKernelWords(d coverage.ZeroKernels) string {
+	first := fmt.Sprintf("correlation id %d", d.First.Corr)
+	if d.First.Row > 0 {
+		first = fmt.Sprintf("data row %d of cuda_gpu_trace", d.First.Row)
+	}
+	if d.First.Name != "" {
+		first = fmt.Sprintf("%q, %s", d.First.Name, first)
+	}
+	end, their := "end when they start", "their records are damaged, and every number a kernel's time enters (a kernel's rate, the compute a copy overlaps, the replay's GPU work) takes theirs as 0 ns"
+	if d.Count == 1 {
+		end, their = "ends when it starts", "its record is damaged, and every number a kernel's time enters (a kernel's rate, the compute a copy overlaps, the replay's GPU work) takes it as 0 ns"
+	}
+	s := fmt.Sprintf("%s of the trace %s (the first: %s): no kernel runs in no time, so %s", counted(int(d.Count), "kernel", "kernels"), end, first, their)
+	if len(d.Claims) > 0 {
+		s += "; the verdicts it touches: " + strings.Join(d.Claims, ", ")
+	}
+	return s
+}
+
+// remakeWords says how to make the input of the record again: a CSV
+// report (a record with a data row) from the report file, else the SQLite
+// export.
+func remakeWords(r coverage.OpRef) string {
+	if r.Row > 0 {
+		return "make the CSV reports again (nsys stats --format csv --report cuda_api_trace,cuda_gpu_trace REPORT.nsys-rep)"
+	}
+	return "export the report again (nsys export --type sqlite -o FILE.sqlite REPORT.nsys-rep)"
+}
+
+// zeroCopyCallWords says which copies' calls the trace gives no time and
+// what that touches.
+func zeroCopyCallWords(d coverage.ZeroCopyCalls) string {
+	first := fmt.Sprintf("%s, correlation id %d", d.First.Name, d.First.Corr)
+	if d.First.Row > 0 {
+		first = fmt.Sprintf("%s, data row %d of cuda_api_trace", d.First.Name, d.First.Row)
+	}
+	their, end := "their calls end when they start", "their records are damaged"
+	if d.Count == 1 {
+		their, end = "its call ends when it starts", "its record is damaged"
+	}
+	return fmt.Sprintf("%s of the trace: %s (the first: %s): no call returns in no time, so %s, and the host time a copy call holds, which the shares, the costs and the replay rest on, takes theirs as 0 ns",
+		counted(int(d.Count), "copy", "copies"), their, first, end)
 }
 
 // incompleteWords says what nsys did not keep of its capture and what
@@ -191,6 +241,10 @@ func coverageAdvice(d diag.Detail) string {
 			return "to see the page faults behind them, profile with nsys profile --cuda-um-gpu-page-faults=true --cuda-um-cpu-page-faults=true; " + prefetchAdvice
 		}
 		return prefetchAdvice
+	case coverage.ZeroCopyCalls:
+		return remakeWords(d.First) + "; if its calls still last 0 ns, profile again"
+	case coverage.ZeroKernels:
+		return remakeWords(d.First) + "; if its kernels still last 0 ns, profile again"
 	case coverage.Staging:
 		return "to see the staging, profile the CPU too: nsys profile -t cuda,osrt --sample=process-tree --python-sampling=true (without nvtx: nsys 2025.3 lost JAX's CUDA events under -t cuda,nvtx)"
 	}

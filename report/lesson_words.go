@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/nsyscheck/nsyscheck/capture"
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/predictions"
 	"github.com/nsyscheck/nsyscheck/vocab"
 )
@@ -511,6 +512,13 @@ func whyWords(w predictions.Why) string {
 	case predictions.ImpossibleKernelRate:
 		return fmt.Sprintf("the %s kernels in %s move %d bytes in %.4g ms a launch: %s: a kernel's time in the trace is wrong",
 			w.Variant, w.KernelTable, w.Bytes, w.Ms, w.Reason)
+	case predictions.ZeroKernelTime:
+		verb := "end"
+		if w.Count == 1 {
+			verb = "ends"
+		}
+		return fmt.Sprintf("%s of the timed %s kernels in %s %s when it starts (the first: correlation id %d): no kernel runs in no time, so the trace's kernel times are damaged (%s)",
+			counted(w.Count, "launch", "launches"), w.Variant, w.KernelTable, verb, w.Corr, nsysdb.ExportHint)
 	case predictions.RangeHoldsNoLaunches:
 		return fmt.Sprintf("NVTX range %q holds no kernel launches %s", w.Range, ownerText(w.Owner))
 	case predictions.ProgramBadSource:

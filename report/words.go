@@ -268,12 +268,16 @@ func stringsTold(fs []privacy.Finding) int {
 }
 
 // findingNames names findings, at most limit of them, with their masked
-// values where asked, a process's place, a raw hit's offset.
+// values where asked, a process's place, a raw hit's offset; the rest by
+// the strings they tell (stringsTold).
 func findingNames(fs []privacy.Finding, limit int, withValues bool) string {
 	var parts []string
 	for i, f := range fs {
 		if i == limit {
-			parts = append(parts, fmt.Sprintf("and %d more", len(fs)-limit))
+			// What is left out, in the strings the findings tell, as the
+			// count before the list is (a finding of the values past the
+			// scan's cap tells many).
+			parts = append(parts, fmt.Sprintf("and %d more", stringsTold(fs[limit:])))
 			break
 		}
 		s := f.Label()

@@ -375,6 +375,13 @@ func (b *Builder) Finish() (*Timeline, error) {
 		return nil, err
 	}
 	t.Assumptions = b.assumed.sorted()
+	slices.Sort(t.Unresolved)
+	t.Unresolved = slices.Compact(t.Unresolved)
+	slices.Sort(t.Unnamed)
+	t.Unnamed = slices.Compact(t.Unnamed)
+	slices.Sort(t.Unmatched)
+	t.Unmatched = slices.Compact(t.Unmatched)
+	t.EventRecords = len(b.events)
 	// What the timeline holds sorted is not kept twice.
 	b.syncs, b.events, b.ranges = nil, nil, nil
 	return t, nil

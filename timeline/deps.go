@@ -975,6 +975,7 @@ func (r *resolver) eventOf(i int32, api string, sync *records.Sync, hasSync bool
 	pid, corr := r.t.PID(i), r.t.Calls.Corr[i]
 	if !hasSync || sync.Event == records.NoID {
 		r.b.assumed.add(AssumeEventUnknown, pid, api, records.NoID, records.NoID, corr)
+		r.t.Unnamed = append(r.t.Unnamed, i)
 		return nil, false
 	}
 	r.checkSeq(i, api, sync)
@@ -982,8 +983,10 @@ func (r *resolver) eventOf(i int32, api string, sync *records.Sync, hasSync bool
 	switch {
 	case !ok:
 		r.b.assumed.add(AssumeEventUnrecorded, pid, api, sync.Event, records.NoID, corr)
+		r.t.Unresolved = append(r.t.Unresolved, i)
 	case unmatched:
 		r.b.assumed.add(AssumeEventRecordingUnmatched, pid, api, sync.Event, records.NoID, corr)
+		r.t.Unmatched = append(r.t.Unmatched, i)
 	}
 	return ops, ok
 }

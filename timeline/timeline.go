@@ -64,6 +64,26 @@ type Timeline struct {
 	Assumptions []Assumption
 	// Gaps are the facts the input said it cannot provide.
 	Gaps []records.Gap
+	// Unresolved are the waits on an event no recording of which is in
+	// the trace before them (AssumeEventUnrecorded), in call order: the
+	// replay takes each to wait for no GPU work, which the capture does
+	// not say, so what is replayed across one rests on a guess.
+	Unresolved []int32
+	// Unnamed are the waits on an event without the synchronisation
+	// record that names the event (AssumeEventUnknown), in call order:
+	// each is replayed as waiting for no GPU work. CSV reports hold no
+	// such record at all; an SQLite export that lacks one lost it.
+	Unnamed []int32
+	// Unmatched are the waits whose synchronisation record names a
+	// recording of their event (its eventSyncId) the trace does not hold
+	// before them (AssumeEventRecordingUnmatched), in call order: each is
+	// replayed as waiting for the event's last recording before it, a
+	// guess where the trace lost the one named.
+	Unmatched []int32
+	// EventRecords counts the CUDA event recordings the input held
+	// (CUPTI_ACTIVITY_KIND_CUDA_EVENT's rows): 0 where the export has no
+	// such table, or an empty one.
+	EventRecords int
 	// SplitRanges are the NVTX range names opened on several threads, each
 	// with its threads in the order of their first range of it: the ranges
 	// of each thread are named apart (RangeOn), and Ranges holds those

@@ -248,7 +248,16 @@ func TestAuditJSONMatchesSchema(t *testing.T) {
 		[]string{filepath.Join(pageable, "train-pageable.nsys-rep")},
 		[]string{filepath.Join(captures, "h200-pinned", "pinned.sqlite"), "--rates", filepath.Join(captures, "h200-run")},
 		[]string{pageable, "--nvidia-rule", "off"})
-	valid, refused, substituted := 0, 0, false
+	// A check whose capture before lacks its CUDA event records: its
+	// regions' unresolved waits and why unresolved.
+	unrecorded := pairEdit("pipeline", `DROP TABLE CUPTI_ACTIVITY_KIND_CUDA_EVENT`)(t, t.TempDir())
+	runs = append(runs, unrecorded[:2])
+	// An audit whose kernels end when they start: coverage's zeroKernels.
+	// An audit whose kernels and copy calls end when they start:
+	// coverage's zeroKernels and zeroCopyCalls.
+	runs = append(runs, shippedEdit("h200-pinned/pinned.sqlite", `UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET "end" = start WHERE rowid <= 2`,
+		`UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET "end" = start WHERE nameId IN `+asyncIDs)(t, t.TempDir()))
+	valid, refused, substituted, unresolved, zeroKernels := 0, 0, false, false, false
 	for _, args := range runs {
 		out, status, errOut := auditJSON(t, env, args...)
 		if status == exitError {
@@ -266,13 +275,16 @@ func TestAuditJSONMatchesSchema(t *testing.T) {
 		}
 		valid++
 		substituted = substituted || strings.Contains(out, `"code": "input-substituted"`)
+		unresolved = unresolved || strings.Contains(out, `"why": "unresolved"`) && strings.Contains(out, `"unresolved": {`)
+		zeroKernels = zeroKernels || strings.Contains(out, `"zeroKernels": 2`) && strings.Contains(out, `"code": "kernel-zero-time"`) &&
+			strings.Contains(out, `"zeroCopyCalls": `) && strings.Contains(out, `"code": "copy-call-zero-time"`)
 		if strings.Contains(out, `\u003c`) || strings.Contains(out, `\u003e`) {
 			t.Errorf("audit %v: HTML-escaped JSON", args)
 		}
 	}
 	t.Logf("%d audits validated, %d refusals", valid, refused)
-	if valid < 10 || refused < 2 || !substituted {
-		t.Errorf("only %d audits and %d refusals validated (input-substituted seen: %v)", valid, refused, substituted)
+	if valid < 10 || refused < 2 || !substituted || !unresolved || !zeroKernels {
+		t.Errorf("only %d audits and %d refusals validated (input-substituted seen: %v, unresolved waits seen: %v, kernels of no time seen: %v)", valid, refused, substituted, unresolved, zeroKernels)
 	}
 	// An input that cannot be read is refused as unreadable.
 	if out, status, _ := auditJSON(t, env, filepath.Join(t.TempDir(), "none")); status != exitError || !strings.Contains(out, `"code": "unreadable"`) || validateOutput([]byte(out)) != nil {

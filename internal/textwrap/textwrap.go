@@ -13,6 +13,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/nsyscheck/nsyscheck/internal/ctlchar"
 )
 
 // units are the words that belong to the number before them.
@@ -54,9 +56,12 @@ func isUnit(w string) bool {
 
 // tokens splits text into the words lines are filled with: a number and
 // the unit or word it counts are one token, a space between them ("7.6 ms",
-// "8 files"), and so are a comparison and the number after it.
+// "8 files"), and so are a comparison and the number after it. The text is
+// escaped first as a table's cell is (ctlchar.Line): a CR, newline,
+// vertical tab, form feed or NEL inside a name would otherwise part the
+// words there, as a space, where the table shows \x0d.
 func tokens(text string) []string {
-	words := strings.Fields(text)
+	words := strings.Fields(ctlchar.Line(text))
 	out := make([]string, 0, len(words))
 	for i := 0; i < len(words); i++ {
 		w := words[i]

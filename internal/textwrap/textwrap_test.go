@@ -130,3 +130,13 @@ func TestCapWords(t *testing.T) {
 		t.Errorf("CapWriter wrote %q", b.String())
 	}
 }
+
+// The control characters a table's cell escapes are escaped in wrapped
+// text too, each where it stands: a CR, newline or NEL in a word once
+// parted it, as a space.
+func TestWrapEscapesControls(t *testing.T) {
+	got := strings.Join(Wrap("range pa\rss\x1b[2J\ay\nz\u0085w: 40 copies", 80, Options{}), "\n")
+	if want := `range pa\x0dss\x1b[2J\x07y\x0az\u0085w: 40 copies`; got != want {
+		t.Errorf("Wrap = %q, want %q", got, want)
+	}
+}
