@@ -93,3 +93,49 @@ func hasGap(gaps []records.Gap, f records.Fact) bool {
 	}
 	return false
 }
+
+// BenchmarkGPUNames measures the pass that names the GPU before the
+// records stream, beside the pass that reads the same rows as records, on
+// the shipped GPU trace's rows repeated to 600,000.
+func BenchmarkGPUNames(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "captures", "h200-pinned", "pinned_cuda_gpu_trace.csv"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	head, body, _ := strings.Cut(string(data), "\n")
+	rows := strings.Count(body, "\n")
+	var sb strings.Builder
+	sb.WriteString(head + "\n")
+	for n := 0; n < 600_000; n += rows {
+		sb.WriteString(body)
+	}
+	p := filepath.Join(b.TempDir(), "big_cuda_gpu_trace.csv")
+	if err := os.WriteFile(p, []byte(sb.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	open := func(b *testing.B) *reader {
+		rf, err := openRecords(p, nsysdb.ReportGPUTrace, nsysdb.GPUTraceColumns)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return &reader{ctx: context.Background(), gpu: rf, h: records.Handler{Op: func(*records.Op) error { return nil }}}
+	}
+	b.Run("names", func(b *testing.B) {
+		for b.Loop() {
+			rd := open(b)
+			if err := rd.readGPUNames(); err != nil || rd.gpuName != "NVIDIA H200" {
+				b.Fatalf("%q, %v", rd.gpuName, err)
+			}
+			rd.gpu.close()
+		}
+	})
+	b.Run("records", func(b *testing.B) {
+		for b.Loop() {
+			rd := open(b)
+			if err := rd.gpuRows(func(*records.Op) error { return nil }); err != nil {
+				b.Fatal(err)
+			}
+			rd.gpu.close()
+		}
+	})
+}
