@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"github.com/nsyscheck/nsyscheck/diag"
 	"github.com/nsyscheck/nsyscheck/internal/inputerr"
 	"github.com/nsyscheck/nsyscheck/predictions"
+	"github.com/nsyscheck/nsyscheck/privacy"
 	"github.com/nsyscheck/nsyscheck/ranks"
 	"github.com/nsyscheck/nsyscheck/source"
 )
@@ -116,10 +116,11 @@ func VerifyEnvelope(results []*predictions.Result, version string) Envelope {
 
 // WriteJSON writes v as indented JSON without HTML escaping, so that ">="
 // reads as itself. The document goes to w in pieces of about jsonPiece
-// bytes, each ending at the end of a line: a writer that masks what it is
-// given (privacy.MaskWriter) then reads a piece at a time, not a copy of a
-// document of hundreds of megabytes, and loses nothing, as a JSON string
-// holds no newline of its own (the encoder writes \n).
+// bytes, each ending at the end of a line where no credential can span
+// the cut (privacy.Pieces): a writer that masks what it is given
+// (privacy.MaskWriter) then reads a piece at a time, not a copy of a
+// document of hundreds of megabytes, and masks it as it would mask the
+// document whole.
 func WriteJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(linePieces{w})
 	enc.SetIndent("", "  ")
@@ -137,24 +138,22 @@ func (l linePieces) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// jsonPiece is about how much of a JSON document WriteJSON writes at once.
+// jsonPiece is about how much of a JSON document WriteJSON writes at once,
+// and of a text document capped does.
 const jsonPiece = 64 << 10
 
-// writeLines writes data to w in pieces of at least size bytes (the last
-// may be shorter), each ending just after a newline where data has one
-// past size bytes on.
-func writeLines(w io.Writer, data []byte, size int) error {
-	for len(data) > 0 {
-		n := len(data)
-		if n > size {
-			if i := bytes.IndexByte(data[size:], '\n'); i >= 0 {
-				n = size + i + 1
-			}
+// writeLines writes data to w in the pieces privacy.Pieces cuts it into:
+// of at least size bytes (the last may be shorter), each ending just after
+// a newline that no credential spans.
+func writeLines[T string | []byte](w io.Writer, data T, size int) error {
+	return privacy.Pieces(data, size, func(p T) error {
+		var err error
+		switch p := any(p).(type) {
+		case string:
+			_, err = io.WriteString(w, p)
+		case []byte:
+			_, err = w.Write(p)
 		}
-		if _, err := w.Write(data[:n]); err != nil {
-			return err
-		}
-		data = data[n:]
-	}
-	return nil
+		return err
+	})
 }

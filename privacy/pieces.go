@@ -1,0 +1,214 @@
+package privacy
+
+import (
+	"strings"
+	"unsafe"
+)
+
+// Pieces calls write with doc in pieces of at least size bytes (the last
+// may be shorter), in order, so that MaskSecrets of each piece, the masks
+// joined, is MaskSecrets(doc): a writer that masks each write it is given
+// (MaskWriter) then masks a document of hundreds of megabytes a piece at a
+// time, as it would mask it whole.
+//
+// A piece ends just after a line end where no secret FindSecrets finds can
+// span the cut. Most forms end at a line's end (a token, a URL, NAME=VALUE,
+// a Bearer token); those that do not decide where a piece may end:
+//   - a private key block runs from its BEGIN line to its END line, or over
+//     the base64 lines after BEGIN where there is no END: no piece ends
+//     inside one;
+//   - the arguments of a command are split at white space, line ends too:
+//     no piece ends after an option naming a secret (--password, whose
+//     value may be the next line's first word), after aws configure or
+//     set, or before a word that a MySQL client's name looked back past
+//     (sudo, env, NAME=VALUE); and after curl, a MySQL client or wandb,
+//     whose options further on are read with them, no piece ends at all;
+//   - an AWS secret access key is told by an access key id anywhere in the
+//     string: a document holding one and a run of bytes that may be such a
+//     key (or may become one once a token glued to it is masked to its
+//     prefix, AKIA…) goes out whole.
+//
+// Where no line end qualifies, the rest of the document is one piece.
+func Pieces[T string | []byte](doc T, size int, write func(T) error) error {
+	var ends []int
+	switch d := any(doc).(type) {
+	case string:
+		ends = pieceEnds(d, size)
+	case []byte:
+		// Read in place, not copied: nothing writes to d while it is cut.
+		ends = pieceEnds(unsafe.String(unsafe.SliceData(d), len(d)), size)
+	}
+	for _, end := range ends {
+		if err := write(doc[:end]); err != nil {
+			return err
+		}
+		doc = doc[end:]
+	}
+	return nil
+}
+
+// pieceEnds returns the lengths of doc's pieces, in order (see Pieces).
+func pieceEnds(doc string, size int) []int {
+	n := len(doc)
+	if n <= size || awsKeyIDIn(doc) && awsSecretRunIn(doc) {
+		return []int{n}
+	}
+	blocks := pemBlocks(doc)
+	var ends []int
+	start := 0            // where the piece being cut starts
+	cand := -1            // a line end after which the piece may end, pending the next word
+	var last, prev string // the last two words, quotes stripped as splitArgs strips them
+	for i := 0; i < n; {
+		for i < n && isArgSep(doc[i]) {
+			if doc[i] == '\n' && cand < 0 && i+1-start >= size && quietAfter(prev, last) && !inBlock(&blocks, i+1) {
+				cand = i + 1
+			}
+			i++
+		}
+		if i == n {
+			break
+		}
+		j := i
+		for j < n && !isArgSep(doc[j]) {
+			j++
+		}
+		text := doc[i:j]
+		if len(text) >= 2 && (text[0] == '"' || text[0] == '\'') && text[len(text)-1] == text[0] {
+			text = text[1 : len(text)-1]
+		}
+		if cand >= 0 {
+			if quietBefore(text) {
+				ends = append(ends, cand-start)
+				start = cand
+			}
+			cand = -1
+		}
+		if commandState(text) {
+			break // curl, a MySQL client, wandb: the rest is one piece
+		}
+		prev, last = last, text
+		i = j
+	}
+	if cand >= 0 { // only white space follows
+		ends = append(ends, cand-start)
+		start = cand
+	}
+	if start < n {
+		ends = append(ends, n-start)
+	}
+	return ends
+}
+
+// quietAfter reports whether namedArgs, at the words prev and last ending a
+// piece, looks at none of the words after them: last is no option naming a
+// secret (--token VALUE), nor aws configure set's configure or set, and prev
+// is no set (set NAME VALUE).
+func quietAfter(prev, last string) bool {
+	if opt := strings.TrimLeft(last, "-"); opt != last && secretName(opt) {
+		return false
+	}
+	return last != "configure" && last != "set" && prev != "set"
+}
+
+// quietBefore reports whether the first word of a piece is one that
+// commandAt, looking back from a MySQL client's name, stops at: not a
+// command that runs the next (sudo, env, ...), not NAME=VALUE, not a MySQL
+// client's name itself.
+func quietBefore(text string) bool {
+	switch {
+	case text == "sudo" || text == "env" || text == "exec" || text == "time" || text == "nohup":
+		return false
+	case strings.IndexByte(text, '=') > 0 && text[0] != '-':
+		return false
+	}
+	return !mysqlCommand(text[strings.LastIndexByte(text, '/')+1:])
+}
+
+// commandState reports whether a word may start what namedArgs carries
+// from word to word until a shell's separator: curl's -u, a MySQL client's
+// -p, wandb login's key. Masking never makes such a word, nor a separator
+// the mask of a value kept, so where one stands no later cut is sure.
+func commandState(text string) bool {
+	base := text[strings.LastIndexByte(text, '/')+1:]
+	return base == "curl" || base == "curl.exe" || mysqlCommand(base) || strings.HasSuffix(base, "wandb")
+}
+
+// awsKeyIDIn reports whether doc may hold an AWS access key id: AKIA or
+// ASIA and 16 upper-case letters or digits.
+func awsKeyIDIn(doc string) bool {
+	for i := 0; i+20 <= len(doc); i++ {
+		if doc[i] != 'A' || !(doc[i+1] == 'K' || doc[i+1] == 'S') || doc[i+2] != 'I' || doc[i+3] != 'A' {
+			continue
+		}
+		k := i + 4
+		for k < i+20 && upperNumByte[doc[k]] {
+			k++
+		}
+		if k == i+20 {
+			return true
+		}
+	}
+	return false
+}
+
+// awsSecretRunIn reports whether doc holds a run of bytes awsSecrets may
+// take for a secret access key, or that may grow into one: 34 or more
+// bytes of awsSecretByte (a mask keeps at most 6 bytes of a token's prefix
+// glued to the bytes before it, as ATATT3…, and none after).
+func awsSecretRunIn(doc string) bool {
+	run := 0
+	for i := 0; i < len(doc); i++ {
+		if !awsSecretByte[doc[i]] {
+			run = 0
+			continue
+		}
+		if run++; run >= 34 {
+			return true
+		}
+	}
+	return false
+}
+
+// pemBlocks returns the spans [start, end) of the private key blocks
+// privateKeys finds in doc, by offset. An END line glued to the bytes before
+// it (a token holding "-----END") may vanish when that token is masked, the
+// block then running on to a later END: such a block is taken to run to
+// the end of doc.
+func pemBlocks(doc string) [][2]int {
+	if !strings.Contains(doc, "-----BEGIN") {
+		return nil
+	}
+	begins, ends := pemBegin.FindAllStringIndex(doc, -1), pemEnd.FindAllStringIndex(doc, -1)
+	var blocks [][2]int
+	last := 0
+	for _, m := range begins {
+		if m[0] < last {
+			continue
+		}
+		for len(ends) > 0 && ends[0][0] < m[1] {
+			ends = ends[1:]
+		}
+		var end int
+		switch {
+		case len(ends) == 0:
+			end = pemBodyEnd(doc, m[1])
+		case ends[0][0] > 0 && tokenByte[doc[ends[0][0]-1]]:
+			end = len(doc)
+		default:
+			end = ends[0][1]
+		}
+		blocks = append(blocks, [2]int{m[0], end})
+		last = end
+	}
+	return blocks
+}
+
+// inBlock reports whether a cut at offset c falls inside one of blocks,
+// dropping from the front the blocks that end before c (cuts are asked
+// for at growing offsets).
+func inBlock(blocks *[][2]int, c int) bool {
+	for len(*blocks) > 0 && (*blocks)[0][1] <= c {
+		*blocks = (*blocks)[1:]
+	}
+	return len(*blocks) > 0 && (*blocks)[0][0] < c
+}
