@@ -130,7 +130,7 @@ func quietBefore(text string) bool {
 // the mask of a value kept, so where one stands no later cut is sure.
 func commandState(text string) bool {
 	base := text[strings.LastIndexByte(text, '/')+1:]
-	return base == "curl" || base == "curl.exe" || mysqlCommand(base) || strings.HasSuffix(base, "wandb")
+	return curlCommand(base) || mysqlCommand(base) || strings.HasSuffix(base, "wandb")
 }
 
 // awsKeyIDIn reports whether doc may hold an AWS access key id: AKIA or

@@ -574,7 +574,7 @@ func (f *finder) namedArgs() {
 		opt := strings.TrimLeft(text, "-")
 		base := text[strings.LastIndexByte(text, '/')+1:]
 		switch {
-		case base == "curl" || base == "curl.exe":
+		case curlCommand(base):
 			curl = true
 		case mysqlCommand(base) && commandAt(args, i):
 			mysql = true
@@ -664,6 +664,14 @@ func mysqlCommand(base string) bool {
 		}
 	}
 	return false
+}
+
+// curlCommand reports whether base, a command's file name, is curl's; it
+// may follow other bytes, as mysqlCommand's may (a deleted row's record
+// header glued to "curl"), but not "lib" (libcurl names no command).
+func curlCommand(base string) bool {
+	base = strings.TrimSuffix(base, ".exe")
+	return strings.HasSuffix(base, "curl") && !strings.HasSuffix(base, "libcurl")
 }
 
 // awsConfigKeys are the settings aws configure set writes a credential to.

@@ -93,7 +93,7 @@ func (s *rawSearch) unusedText(ctx context.Context) error {
 // already overlaps, nor lies whole before read (the end of the piece of
 // the same run read before this one, -1 for none).
 func (s *rawSearch) textHits(text string, at, read int64) {
-	for _, sec := range FindSecrets(text) {
+	for _, sec := range unusedSecrets(text) {
 		// A URL is the URL search's, unless JSON escaped its slashes.
 		escapedURL := sec.Format == FormatURL && !strings.Contains(sec.Value, "://")
 		if sec.Format != FormatNamed && sec.Format != FormatPrivateKey && !escapedURL {
@@ -105,6 +105,59 @@ func (s *rawSearch) textHits(text string, at, read int64) {
 		}
 		s.add(&s.free, KindSecret, sec.Name, sec.Value, lo)
 	}
+}
+
+// unusedSecrets returns what FindSecrets finds in text, a run of text in
+// unused space, and what it finds once the first byte or two are dropped
+// where they may be a deleted record's header glued to its string's first
+// word: "=--password X", "Gtoken=X", "Asudo mysql -pX" hide the option,
+// the name or the command from FindSecrets, which reads the glued bytes as
+// part of the word. What the second reading finds that overlaps nothing
+// the first found is added, by offset.
+func unusedSecrets(text string) []Secret {
+	found := FindSecrets(text)
+	for k := 1; k <= 2 && k < len(text); k++ {
+		if !gluedWord(text[k:]) {
+			continue
+		}
+		for _, sec := range FindSecrets(text[k:]) {
+			sec.Offset += k
+			if !overlapsAny(found, sec) {
+				found = append(found, sec)
+			}
+		}
+	}
+	sort.SliceStable(found, func(i, j int) bool { return found[i].Offset < found[j].Offset })
+	return found
+}
+
+// gluedWord reports whether the first word of text is one FindSecrets
+// reads for what it is, or for what stands after it, so that bytes glued
+// before it would hide it: an option (-p, --token), NAME=VALUE or NAME:
+// VALUE, or a word that runs the command after it (sudo, env, ...).
+func gluedWord(text string) bool {
+	end := 0
+	for end < len(text) && !isArgSep(text[end]) {
+		end++
+	}
+	w := text[:end]
+	switch {
+	case w == "":
+		return false
+	case w[0] == '-' || strings.ContainsAny(w, "=:"):
+		return true
+	}
+	return w == "sudo" || w == "env" || w == "exec" || w == "time" || w == "nohup"
+}
+
+// overlapsAny reports whether sec overlaps one of found.
+func overlapsAny(found []Secret, sec Secret) bool {
+	for _, o := range found {
+		if sec.Offset < o.Offset+len(o.Value) && o.Offset < sec.Offset+len(sec.Value) {
+			return true
+		}
+	}
+	return false
 }
 
 // heldByHit reports whether the bytes [lo, hi) overlap a hit the other raw
