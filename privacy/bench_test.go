@@ -123,3 +123,27 @@ func BenchmarkScanDeletedPasswords(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkScrubStaleValues scrubs a capture whose unused pages hold about
+// 10,000 distinct stale credential values (deleted rows of password text):
+// every text column of every table is searched for all of them.
+func BenchmarkScrubStaleValues(b *testing.B) {
+	dir := b.TempDir()
+	in := deletedPasswordsFixture(b, dir, 340, 10)
+	if out := os.Getenv("NSYSCHECK_BENCH_KEEP"); out != "" {
+		if err := copyFile(in, nil, out); err != nil {
+			b.Fatal(err)
+		}
+	}
+	out := filepath.Join(dir, "shared.sqlite")
+	b.ResetTimer()
+	for b.Loop() {
+		rep, err := Scrub(in, out, ScrubOptions{Force: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(rep.Findings) < 9000 {
+			b.Fatalf("%d findings, want about 10,000", len(rep.Findings))
+		}
+	}
+}
