@@ -147,3 +147,31 @@ func BenchmarkScrubStaleValues(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkScanBeginLines scans a capture whose log table holds 50,000
+// distinct strings each ending with a private key's BEGIN line: each is
+// searched for secrets once, for the report and for the key after it.
+func BenchmarkScanBeginLines(b *testing.B) {
+	in := filepath.Join(b.TempDir(), "begins.sqlite")
+	if err := copyFile(filepath.Join("..", bigcapture.DefaultSource), nil, in); err != nil {
+		b.Fatal(err)
+	}
+	db, err := sql.Open("sqlite3", nsysdb.URI(in, "mode=rw"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, q := range []string{`CREATE TABLE log (id INTEGER PRIMARY KEY, line TEXT)`,
+		`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i+1 FROM n WHERE i < 49999)
+		INSERT INTO log (line) SELECT 'loading key number ' || i || ' of the run, from the vault: -----BEGIN RSA PRIVATE KEY-----' FROM n`} {
+		if _, err := db.Exec(q); err != nil {
+			b.Fatal(err)
+		}
+	}
+	db.Close()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := ScanPath(context.Background(), in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
