@@ -55,12 +55,14 @@ func pieceEnds(doc string, size int) []int {
 	}
 	blocks := pemBlocks(doc)
 	var ends []int
-	start := 0            // where the piece being cut starts
-	cand := -1            // a line end after which the piece may end, pending the next word
-	var last, prev string // the last two words, quotes stripped as splitArgs strips them
+	start := 0 // where the piece being cut starts
+	cand := -1 // a line end after which the piece may end, pending the next word
+	// recent are the last words, quotes stripped as splitArgs strips
+	// them, the last at recent[0].
+	var recent [netrcReach]string
 	for i := 0; i < n; {
 		for i < n && isArgSep(doc[i]) {
-			if doc[i] == '\n' && cand < 0 && i+1-start >= size && quietAfter(prev, last) && !inBlock(&blocks, i+1) {
+			if doc[i] == '\n' && cand < 0 && i+1-start >= size && quietAfter(&recent) && !inBlock(&blocks, i+1) {
 				cand = i + 1
 			}
 			i++
@@ -86,7 +88,8 @@ func pieceEnds(doc string, size int) []int {
 		if commandState(text) {
 			break // curl, a MySQL client, wandb: the rest is one piece
 		}
-		prev, last = last, text
+		copy(recent[1:], recent[:len(recent)-1])
+		recent[0] = text
 		i = j
 	}
 	if cand >= 0 { // only white space follows
@@ -99,15 +102,23 @@ func pieceEnds(doc string, size int) []int {
 	return ends
 }
 
-// quietAfter reports whether namedArgs, at the words prev and last ending a
-// piece, looks at none of the words after them: last is no option naming a
-// secret (--token VALUE), nor aws configure set's configure or set, and prev
-// is no set (set NAME VALUE).
-func quietAfter(prev, last string) bool {
+// quietAfter reports whether namedArgs, at the words ending a piece
+// (recent, the last first), looks at none of the words after them: the
+// last is no option naming a secret (--token VALUE), nor aws configure
+// set's configure or set, nor a .netrc entry's password; the one before is
+// no set (set NAME VALUE); and none of them starts a .netrc entry, whose
+// password may follow in the next piece.
+func quietAfter(recent *[netrcReach]string) bool {
+	last := recent[0]
 	if opt := strings.TrimLeft(last, "-"); opt != last && secretName(opt) {
 		return false
 	}
-	return last != "configure" && last != "set" && prev != "set"
+	for _, w := range recent {
+		if netrcWords[w] {
+			return false
+		}
+	}
+	return last != "configure" && last != "set" && last != "password" && recent[1] != "set"
 }
 
 // quietBefore reports whether the first word of a piece is one that

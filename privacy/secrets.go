@@ -584,7 +584,8 @@ func (f *finder) namedArgs() {
 			curl, mysql, wandb = false, false, -1 // the next command
 		}
 		if mysql && len(text) > 2 && text[0] == '-' && text[1] == 'p' {
-			if v, q := unquote(text[2:]); secretValue("password", v) {
+			if v, q := unquote(text[2:]); secretValue("password", trimClose(v)) {
+				v = trimClose(v)
 				f.add("password", v, a.off+2+q, FormatNamed)
 			}
 			continue
@@ -597,39 +598,83 @@ func (f *finder) namedArgs() {
 			// aws configure set [profile.NAME.]aws_secret_access_key VALUE
 			name := args[i+1].text
 			name = name[strings.LastIndexByte(name, '.')+1:]
-			if v := args[i+2]; awsConfigKeys[strings.ToLower(name)] && secretValue(name, v.text) {
-				f.add(name, v.text, v.off, FormatNamed)
+			if v := args[i+2]; awsConfigKeys[strings.ToLower(name)] && secretValue(name, trimClose(v.text)) {
+				f.add(name, trimClose(v.text), v.off, FormatNamed)
 			}
 		}
 		if curl && opt != text && curlUserOpts[opt] && i+1 < len(args) {
 			next := args[i+1]
-			if _, pw, ok := strings.Cut(next.text, ":"); ok && secretValue("user", pw) {
-				f.add("password", pw, next.off+len(next.text)-len(pw), FormatNamed)
+			if _, pw, ok := strings.Cut(next.text, ":"); ok && secretValue("user", trimClose(pw)) {
+				f.add("password", trimClose(pw), next.off+len(next.text)-len(pw), FormatNamed)
 			}
 			continue
 		}
 		if name, value, ok := strings.Cut(opt, "="); ok && curl && opt != text && curlUserOpts[name] {
-			if _, pw, ok := strings.Cut(value, ":"); ok && secretValue("user", pw) {
-				f.add("password", pw, a.off+len(text)-len(pw), FormatNamed)
+			if _, pw, ok := strings.Cut(value, ":"); ok && secretValue("user", trimClose(pw)) {
+				f.add("password", trimClose(pw), a.off+len(text)-len(pw), FormatNamed)
+			}
+			continue
+		}
+		if text == "password" && i+1 < len(args) && netrcEntry(args, i) {
+			// .netrc: machine HOST login USER password PASSWORD
+			next := args[i+1]
+			v, at := trimClose(next.text), next.off
+			if qv, ok := f.quoted(next.off, next.text); ok {
+				v, at = qv, next.off+1
+			}
+			if secretValue("password", v) {
+				f.add("password", v, at, FormatNamed)
 			}
 			continue
 		}
 		if name, value, ok := strings.Cut(opt, "="); ok {
+			at := a.off + len(text) - len(opt) + len(name) + 1
 			v, q := unquote(value)
-			if allNameBytes(name) && secretName(name) && secretValue(name, v) {
-				f.add(name, v, a.off+len(text)-len(opt)+len(name)+1+q, FormatNamed)
+			v = trimClose(v)
+			if qv, ok := f.quoted(at, value); ok {
+				v, q = qv, 1
 			}
-		} else if opt != text && secretName(opt) && i+1 < len(args) && !strings.HasPrefix(args[i+1].text, "-") &&
-			secretValue(opt, args[i+1].text) {
-			f.add(opt, args[i+1].text, args[i+1].off, FormatNamed)
+			if allNameBytes(name) && secretName(name) && secretValue(name, v) {
+				f.add(name, v, at+q, FormatNamed)
+			}
+		} else if opt != text && secretName(opt) && i+1 < len(args) && !strings.HasPrefix(args[i+1].text, "-") {
+			next := args[i+1]
+			v, at := trimClose(next.text), next.off
+			if qv, ok := f.quoted(next.off, next.text); ok {
+				v, at = qv, next.off+1
+			}
+			if secretValue(opt, v) {
+				f.add(opt, v, at, FormatNamed)
+			}
 		}
 	}
 }
 
+// netrcWords start a .netrc entry or name its user; netrcReach is how many
+// words before "password" one of them may stand (machine HOST login USER).
+var netrcWords = map[string]bool{"machine": true, "default": true, "login": true}
+
+const netrcReach = 4
+
+// netrcEntry reports whether args[i], "password", is a .netrc entry's: one
+// of netrcWords stands at most netrcReach words before it.
+func netrcEntry(args []arg, i int) bool {
+	for j := max(0, i-netrcReach); j < i; j++ {
+		if netrcWords[args[j].text] {
+			return true
+		}
+	}
+	return false
+}
+
 // commandAt reports whether args[i] stands where a command's name does:
-// first, after a shell's separator, after NAME=VALUE settings or a word that
-// runs the command after it (sudo, env, exec, time, nohup).
+// opening a quoted string, first, after a shell's separator, after
+// NAME=VALUE settings or a word that runs the command after it (sudo, env,
+// exec, time, nohup).
 func commandAt(args []arg, i int) bool {
+	if t := args[i].text; t[0] == '"' || t[0] == '\'' {
+		return true // the first word of a quoted command: {"cmd": "mysql -pX"}
+	}
 	for i > 0 {
 		p := args[i-1].text
 		switch {
@@ -664,6 +709,39 @@ func mysqlCommand(base string) bool {
 		}
 	}
 	return false
+}
+
+// quoted returns the value of a word that opens a quote it does not close
+// (a passphrase of several words: --password "my secret phrase",
+// PASSWORD='a b'): the string from the word's quote, at off in the
+// searched string, to the same quote closing it on the same line. ok is
+// false for a word not quoted, or quoted whole, or a quote never closed.
+func (f *finder) quoted(off int, word string) (string, bool) {
+	if len(word) == 0 || word[0] != '"' && word[0] != '\'' {
+		return "", false
+	}
+	q := word[0]
+	if len(word) >= 2 && strings.IndexByte(word[1:], q) >= 0 {
+		return "", false // closed inside the word: unquote's and trimClose's
+	}
+	for j := off + 1; j < len(f.s) && f.s[j] != '\n'; j++ {
+		if f.s[j] == q && f.s[j-1] != '\\' {
+			return f.s[off+1 : j], true
+		}
+	}
+	return "", false
+}
+
+// trimClose drops from a value read to white space the quote that closes
+// the string it stood in and the punctuation after it: in
+// {"cmd": "run --password X"}, the word after --password is X"}, the
+// password X. A quote followed by anything else is the value's own.
+func trimClose(v string) string {
+	i := strings.IndexAny(v, `"'`)
+	if i <= 0 || strings.Trim(v[i+1:], `"',;:)]}`) != "" {
+		return v
+	}
+	return v[:i]
 }
 
 // curlCommand reports whether base, a command's file name, is curl's; it

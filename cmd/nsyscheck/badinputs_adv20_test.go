@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // adv20Cases: credentials in deleted rows, names and printed strings that
 // the scan, scrub or the masking once missed.
@@ -14,6 +17,22 @@ func adv20Cases() []badCase {
 			},
 			exit: 3, want: []string{"found in unused pages of the file", "4 of them credential-like", "password=…(10 chars) at offset", "token=…(14 chars) at offset"},
 			never: glued},
+		{group: group, name: "verify --fail-on-exposure: a passphrase of several words in quotes (--password \"my secret phrase\"), a .netrc entry's password and mysql -pX in a JSON string (once the words after the first shown, the others not found: exit 0)",
+			make: func(t *testing.T, dir string) []string {
+				return append(sqliteEdit(`INSERT INTO StringIds (id, value) VALUES (99990, 'backup --password "my secret phrase" now'),
+					(99991, 'machine api.example.com login bob password N3trcPw77'), (99992, '{"cmd": "mysql -pJs0nMyPw1"}')`)(t, dir), "--fail-on-exposure")
+			},
+			exit: 3, want: []string{"secret password=…(16 chars) in table StringIds", "secret password=…(9 chars) in table StringIds", "password=…(9 chars)"},
+			never: []string{"secret phrase", "N3trcPw77", "Js0nMyPw1"}},
+		{group: group, name: "verify: the program's results JSON beside the capture holding --password X in its source (once the value taken with its closing quote and comma: …(14 chars))",
+			make: func(t *testing.T, dir string) []string {
+				p := copyShipped(t, dir, "pinned.sqlite")
+				r := copyShipped(t, dir, "pinned.results.json")
+				writeFile(t, r, []byte(strings.Replace(string(readFile(t, r)), `"source": "pinned.cu results"`, `"source": "pinned.cu results --password JsonSrcPw123"`, 1)))
+				return []string{p}
+			},
+			exit: 0, want: []string{"secret password=…(12 chars) in pinned.results.json line"},
+			never: []string{"JsonSrcPw123", "…(14 chars)"}},
 	}
 }
 

@@ -1,0 +1,81 @@
+package privacy
+
+import (
+	"database/sql"
+	"path/filepath"
+	"testing"
+
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
+)
+
+// TestQuotedAndNetrcValues: a passphrase of several words in quotes is
+// the secret whole, where the words after its first were shown; a value
+// that a JSON string's closing quote ends is the value alone, not its
+// quote and comma; a .netrc entry's password is one.
+func TestQuotedAndNetrcValues(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string
+	}{
+		{`password='my secret phrase'`, []string{"my secret phrase"}},
+		{`--password "my secret phrase" --x`, []string{"my secret phrase"}},
+		{`PGPASSWORD="my secret" psql`, []string{"my secret"}},
+		{`--token "never closed`, []string{`"never`}},
+		{`{"source": "pinned.cu results --password JsonSrcPw123", "x": 1}`, []string{"JsonSrcPw123"}},
+		{`{"cmd": "mysql -pS3cret99"}`, []string{"S3cret99"}},
+		{`{"u": "curl -u bob:S3cretPw99"}`, []string{"S3cretPw99"}},
+		{`password="abc12345",`, []string{"abc12345"}},
+		{`--password it's"own`, []string{`it's"own`}}, // a quote inside the value is its own
+		{"machine api.example.com login bob password s3cr3tPW", []string{"s3cr3tPW"}},
+		{"machine api.example.com\n  login bob\n  password s3cr3tPW\n", []string{"s3cr3tPW"}},
+		{"default login bob password 'two words'", []string{"two words"}},
+		{"login reset password", nil},
+		{"user password reset page", nil},
+		{"the password was rotated", nil},
+	} {
+		var want []secretWant
+		for _, v := range c.want {
+			want = append(want, secretWant{value: v})
+		}
+		checkSecrets(t, c.in, want)
+	}
+}
+
+// TestShippedStringsHoldNoSecret: the strings of every shipped capture
+// (kernel, API and thread names, NVTX ranges, paths, metadata) hold
+// nothing the detector takes for a credential.
+func TestShippedStringsHoldNoSecret(t *testing.T) {
+	paths, err := filepath.Glob("../testdata/captures/*/*.sqlite")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no shipped capture found: %v", err)
+	}
+	n := 0
+	for _, p := range paths {
+		db, err := sql.Open("sqlite3", nsysdb.URI(p, "mode=ro"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []string{`SELECT value FROM StringIds`, `SELECT coalesce(text, '') FROM NVTX_EVENTS`,
+			`SELECT coalesce(value, '') FROM META_DATA_CAPTURE`, `SELECT coalesce(value, '') FROM META_DATA_EXPORT`} {
+			rows, err := db.Query(q)
+			if err != nil {
+				continue // a capture without the table
+			}
+			for rows.Next() {
+				var s string
+				if err := rows.Scan(&s); err != nil {
+					t.Fatal(err)
+				}
+				n++
+				if secs := FindSecrets(s); len(secs) > 0 {
+					t.Errorf("%s: %q taken for a credential: %+v", filepath.Base(p), s, secs)
+				}
+			}
+			rows.Close()
+		}
+		db.Close()
+	}
+	if n < 1000 {
+		t.Errorf("%d strings read from %d captures, want thousands", n, len(paths))
+	}
+}
