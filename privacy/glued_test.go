@@ -25,6 +25,31 @@ func TestUnusedGluedHeaderByte(t *testing.T) {
 		{"api_key=Zq7Xw2Vb9Nm4Lk8Jh", "Zq7Xw2Vb9Nm4Lk8Jh"}, // 25: "?"
 		{"curl -H 'Authorization: Bearer abcdef0123456789ABCDEFghijkl' https://api.example.com/v1", "abcdef0123456789ABCDEFghijkl"},
 	}
+	var texts []string
+	for _, r := range rows {
+		texts = append(texts, r.text)
+	}
+	p, raw := deletedRowsFixture(t, texts)
+	rep, err := ScanPath(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		i := bytes.Index(raw, []byte(r.text))
+		if i < 1 || !textByte[raw[i-1]] {
+			t.Fatalf("%q: not in the file after a text byte (at %d): the case is not made", r.text, i)
+		}
+		if !hasValue(rep, r.secret, true) {
+			t.Errorf("%q after the byte %q: %q not found in unused space: %+v", r.text, raw[i-1], r.secret, rep.Findings)
+		}
+	}
+}
+
+// deletedRowsFixture copies the shipped export, adds texts to StringIds,
+// then strings it keeps after them, and deletes texts with secure_delete
+// off; it returns the copy and its bytes.
+func deletedRowsFixture(t *testing.T, texts []string) (string, []byte) {
+	t.Helper()
 	p := filepath.Join(t.TempDir(), "glued.sqlite")
 	if err := copyFile("../testdata/captures/h200-pinned/pinned.sqlite", nil, p); err != nil {
 		t.Fatal(err)
@@ -37,8 +62,8 @@ func TestUnusedGluedHeaderByte(t *testing.T) {
 	if _, err := db.Exec(`PRAGMA secure_delete = OFF`); err != nil {
 		t.Fatal(err)
 	}
-	for i, r := range rows {
-		if _, err := db.Exec(`INSERT INTO StringIds (id, value) VALUES (?, ?)`, 990300+i, r.text); err != nil {
+	for i, text := range texts {
+		if _, err := db.Exec(`INSERT INTO StringIds (id, value) VALUES (?, ?)`, 990300+i, text); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -56,17 +81,23 @@ func TestUnusedGluedHeaderByte(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p, raw
+}
+
+// TestUnusedBearer: a Bearer token and curl's --oauth2-bearer TOKEN in
+// deleted rows are found in the unused pages, as they are in a live
+// string, where the unused-space pass kept only named values and keys.
+func TestUnusedBearer(t *testing.T) {
+	tokens := []string{"abcdef0123456789ABCDEFghijkl", "Zyxwvu9876543210ZYXWVUtsrqpo"}
+	p, _ := deletedRowsFixture(t, []string{`curl -H "Bearer ` + tokens[0] + `" https://api.example.com/v1/models`,
+		"curl --oauth2-bearer " + tokens[1] + " https://api.example.com/v1/models"})
 	rep, err := ScanPath(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range rows {
-		i := bytes.Index(raw, []byte(r.text))
-		if i < 1 || !textByte[raw[i-1]] {
-			t.Fatalf("%q: not in the file after a text byte (at %d): the case is not made", r.text, i)
-		}
-		if !hasValue(rep, r.secret, true) {
-			t.Errorf("%q after the byte %q: %q not found in unused space: %+v", r.text, raw[i-1], r.secret, rep.Findings)
+	for _, tok := range tokens {
+		if !hasValue(rep, tok, true) {
+			t.Errorf("%s not found in unused space: %+v", tok, rep.Findings)
 		}
 	}
 }

@@ -956,7 +956,9 @@ func isAuthScheme(w string) bool {
 // that do (API_KEY, SECRET_ACCESS_KEY, privateKey).
 var (
 	secretNameWords = map[string]bool{"PASSWORD": true, "PASSWD": true, "PASSPHRASE": true, "SECRET": true, "TOKEN": true,
-		"CREDENTIAL": true, "CREDENTIALS": true, "AUTHORIZATION": true, "AUTH": true, "APIKEY": true}
+		"CREDENTIAL": true, "CREDENTIALS": true, "AUTHORIZATION": true, "AUTH": true, "APIKEY": true,
+		// curl's --oauth2-bearer TOKEN.
+		"BEARER": true}
 	keyQualifiers = map[string]bool{"API": true, "ACCESS": true, "SECRET": true, "PRIVATE": true, "CLIENT": true,
 		"SIGNING": true, "ENCRYPTION": true, "MASTER": true, "AUTH": true, "SSH": true, "ACCOUNT": true,
 		// A storage account's key, and the keys of services named by the
@@ -1020,7 +1022,7 @@ func secretName(name string) bool {
 
 // secretNameParts are what every name secretName accepts holds, in any
 // case: each word it looks for, glued or not, holds one.
-var secretNameParts = []string{"pass", "secret", "token", "credential", "auth", "key", "pwd"}
+var secretNameParts = []string{"pass", "secret", "token", "credential", "auth", "key", "pwd", "bearer"}
 
 // mayNameSecret reports whether name holds one of secretNameParts, so that
 // a name that cannot name a secret is told without splitting it into words.

@@ -87,16 +87,18 @@ func (s *rawSearch) unusedText(ctx context.Context) error {
 	return nil
 }
 
-// textHits counts the named values, private keys and URLs with escaped
-// slashes FindSecrets finds in
-// text, a run of text at offset at in unused space, that no hit counted
+// textHits counts the named values, private keys, Bearer tokens, AWS
+// secret keys and URLs with escaped slashes FindSecrets finds in text, a run of text at offset at in unused space, that no hit counted
 // already overlaps, nor lies whole before read (the end of the piece of
 // the same run read before this one, -1 for none).
 func (s *rawSearch) textHits(text string, at, read int64) {
 	for _, sec := range unusedSecrets(text) {
 		// A URL is the URL search's, unless JSON escaped its slashes.
 		escapedURL := sec.Format == FormatURL && !strings.Contains(sec.Value, "://")
-		if sec.Format != FormatNamed && sec.Format != FormatPrivateKey && !escapedURL {
+		// A Bearer token and an AWS secret key beside its id no other raw
+		// search finds.
+		if sec.Format != FormatNamed && sec.Format != FormatPrivateKey && sec.Format != FormatBearer &&
+			sec.Format != FormatAWSSecret && !escapedURL {
 			continue
 		}
 		lo := at + int64(sec.Offset)

@@ -17,6 +17,13 @@ func adv20Cases() []badCase {
 			},
 			exit: 3, want: []string{"found in unused pages of the file", "4 of them credential-like", "password=…(10 chars) at offset", "token=…(14 chars) at offset"},
 			never: glued},
+		{group: group, name: "verify --fail-on-exposure: deleted strings holding curl -H \"Bearer TOKEN\" and curl --oauth2-bearer TOKEN (once none found in the unused pages, though found in a live string: exit 0)",
+			make: func(t *testing.T, dir string) []string {
+				return append(deletedKept(`curl -H "Bearer abcdef0123456789ABCDEFghijkl" https://api.example.com/v1/models`,
+					"curl --oauth2-bearer Zyxwvu9876543210ZYXWVUtsrqpo https://api.example.com/v1/models")(t, dir), "--fail-on-exposure")
+			},
+			exit: 3, want: []string{"found in unused pages of the file", "2 of them credential-like", "oauth2-bearer=…(28 chars) at offset", "(token)=…(28 chars) at offset"},
+			never: []string{"abcdef0123456789ABCDEFghijkl", "Zyxwvu9876543210ZYXWVUtsrqpo"}},
 		{group: group, name: "verify --fail-on-exposure: a passphrase of several words in quotes (--password \"my secret phrase\"), a .netrc entry's password and mysql -pX in a JSON string (once the words after the first shown, the others not found: exit 0)",
 			make: func(t *testing.T, dir string) []string {
 				return append(sqliteEdit(`INSERT INTO StringIds (id, value) VALUES (99990, 'backup --password "my secret phrase" now'),
