@@ -11,7 +11,9 @@ import (
 // TestQuotedAndNetrcValues: a passphrase of several words in quotes is
 // the secret whole, where the words after its first were shown; a value
 // that a JSON string's closing quote ends is the value alone, not its
-// quote and comma; a .netrc entry's password is one.
+// quote and comma; a .netrc entry's password is one, and so are the
+// passwords of sshpass -p, redis-cli -a and docker login -p, not the ports
+// of ssh -p, redis-cli -p or docker run -p.
 func TestQuotedAndNetrcValues(t *testing.T) {
 	for _, c := range []struct {
 		in   string
@@ -29,6 +31,15 @@ func TestQuotedAndNetrcValues(t *testing.T) {
 		{"machine api.example.com login bob password s3cr3tPW", []string{"s3cr3tPW"}},
 		{"machine api.example.com\n  login bob\n  password s3cr3tPW\n", []string{"s3cr3tPW"}},
 		{"default login bob password 'two words'", []string{"two words"}},
+		{"sshpass -p 'Ssh Pw 1' ssh -p 22 host", []string{"Ssh Pw 1"}}, // ssh's -p is its port
+		{"/usr/bin/sshpass -pSshPw22 scp a b", []string{"SshPw22"}},
+		{"redis-cli -h cache -p 6379 -a R3disPw99 ping", []string{"R3disPw99"}}, // redis-cli's -p is its port
+		{"redis-cli --user app --pass R3disPw98", []string{"R3disPw98"}},
+		{"docker login -u bob -p D0ckerPw77 registry.example.com", []string{"D0ckerPw77"}},
+		{"podman login -p P0dmanPw66 quay.io", []string{"P0dmanPw66"}},
+		{"docker run -p 8080:80 nginx", nil},
+		{"redis-cli -a", nil},
+		{"sshpass -p", nil},
 		{"login reset password", nil},
 		{"user password reset page", nil},
 		{"the password was rotated", nil},

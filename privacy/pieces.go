@@ -106,8 +106,9 @@ func pieceEnds(doc string, size int) []int {
 // (recent, the last first), looks at none of the words after them: the
 // last is no option naming a secret (--token VALUE), nor aws configure
 // set's configure or set, nor a .netrc entry's password; the one before is
-// no set (set NAME VALUE); and none of them starts a .netrc entry, whose
-// password may follow in the next piece.
+// no set (set NAME VALUE); none of them starts a .netrc entry, whose
+// password may follow in the next piece; and they are not sshpass or its
+// -p, whose password follows.
 func quietAfter(recent *[netrcReach]string) bool {
 	last := recent[0]
 	if opt := strings.TrimLeft(last, "-"); opt != last && secretName(opt) {
@@ -117,6 +118,9 @@ func quietAfter(recent *[netrcReach]string) bool {
 		if netrcWords[w] {
 			return false
 		}
+	}
+	if sshpassCommand(last) || strings.HasPrefix(last, "-p") && sshpassCommand(recent[1]) {
+		return false // sshpass -p PASSWORD
 	}
 	return last != "configure" && last != "set" && last != "password" && recent[1] != "set"
 }
@@ -137,11 +141,13 @@ func quietBefore(text string) bool {
 
 // commandState reports whether a word may start what namedArgs carries
 // from word to word until a shell's separator: curl's -u, a MySQL client's
-// -p, wandb login's key. Masking never makes such a word, nor a separator
-// the mask of a value kept, so where one stands no later cut is sure.
+// -p, wandb login's key, redis-cli's -a, docker login's -p. Masking never
+// makes such a word, nor a separator the mask of a value kept, so where
+// one stands no later cut is sure.
 func commandState(text string) bool {
 	base := text[strings.LastIndexByte(text, '/')+1:]
-	return curlCommand(base) || mysqlCommand(base) || strings.HasSuffix(base, "wandb")
+	return curlCommand(base) || mysqlCommand(base) || strings.HasSuffix(base, "wandb") ||
+		strings.HasSuffix(base, "redis-cli") || loginCommand(base)
 }
 
 // awsKeyIDIn reports whether doc may hold an AWS access key id: AKIA or

@@ -70,7 +70,7 @@ func TestPiecesMaskAsWhole(t *testing.T) {
 		"-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----", "MIIEvQIBADANBgkqhkiG9w0B",
 		"token=abc123def", "password:", "\"quoted value\"", "Bearer", "abcdefghijklmnop1234",
 		"https://u:pw12345@host", "ghp_abcdefghijklmnopqrstuvwxyz0123", "AKIAIOSFODNN7EXAMPLE", "x", "time",
-		"PASSWORD", "sk-", "-p", "'it''s'", "\\n", "machine", "login", "password", "default", "\"my", "phrase\"", "pw\"}"}
+		"PASSWORD", "sk-", "-p", "'it''s'", "\\n", "machine", "login", "password", "default", "\"my", "phrase\"", "pw\"}", "sshpass", "redis-cli", "-a", "docker", "podman", "/usr/bin/sshpass"}
 	seps := []string{" ", " ", " ", "\n", "\n", "\n\n", "\t", "\n  "}
 	r := rand.New(rand.NewSource(1))
 	for round := 0; round < 3000; round++ {

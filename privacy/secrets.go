@@ -569,6 +569,9 @@ func (f *finder) namedArgs() {
 	curl := false  // after curl, -u USER:PASSWORD gives a password
 	mysql := false // after mysql, mysqldump, ..., -pPASSWORD does
 	wandb := -1    // the offset in args of wandb's login
+	// after redis-cli, -a PASSWORD and --pass PASSWORD; after docker or
+	// podman login, -p PASSWORD: the options whose value is a password.
+	var pwOpts map[string]bool
 	for i, a := range args {
 		text := a.text
 		opt := strings.TrimLeft(text, "-")
@@ -580,8 +583,37 @@ func (f *finder) namedArgs() {
 			mysql = true
 		case strings.HasSuffix(base, "wandb") && i+1 < len(args) && args[i+1].text == "login": // glued bytes too, as mysqlCommand
 			wandb = i + 1
+		case strings.HasSuffix(base, "redis-cli"): // glued bytes too, as curlCommand
+			pwOpts = redisPasswordOpts
+		case loginCommand(base) && i+1 < len(args) && args[i+1].text == "login":
+			pwOpts = loginPasswordOpts
 		case text == "|" || text == "&&" || text == "||" || strings.HasSuffix(text, ";"):
-			curl, mysql, wandb = false, false, -1 // the next command
+			curl, mysql, wandb, pwOpts = false, false, -1, nil // the next command
+		}
+		if i > 0 && strings.HasPrefix(text, "-p") && sshpassCommand(args[i-1].text) {
+			// sshpass -p PASSWORD, sshpass -pPASSWORD
+			v, at := text[2:], a.off+2
+			if v == "" && i+1 < len(args) {
+				v, at = args[i+1].text, args[i+1].off
+				if qv, ok := f.quoted(at, v); ok {
+					v, at = qv, at+1
+				}
+			}
+			if v = trimClose(v); secretValue("password", v) {
+				f.add("password", v, at, FormatNamed)
+			}
+			continue
+		}
+		if pwOpts[opt] && opt != text && i+1 < len(args) && !strings.HasPrefix(args[i+1].text, "-") {
+			next := args[i+1]
+			v, at := trimClose(next.text), next.off
+			if qv, ok := f.quoted(next.off, next.text); ok {
+				v, at = qv, next.off+1
+			}
+			if secretValue("password", v) {
+				f.add("password", v, at, FormatNamed)
+			}
+			continue
 		}
 		if mysql && len(text) > 2 && text[0] == '-' && text[1] == 'p' {
 			if v, q := unquote(text[2:]); secretValue("password", trimClose(v)) {
@@ -742,6 +774,25 @@ func trimClose(v string) string {
 		return v
 	}
 	return v[:i]
+}
+
+// The options whose value is a password after redis-cli, and after
+// docker login or podman login (loginCommand).
+var (
+	redisPasswordOpts = map[string]bool{"a": true, "pass": true}
+	loginPasswordOpts = map[string]bool{"p": true}
+)
+
+// loginCommand reports whether base is docker's or podman's, whose login
+// takes -p PASSWORD (glued bytes before it too, as curlCommand's).
+func loginCommand(base string) bool {
+	return strings.HasSuffix(base, "docker") || strings.HasSuffix(base, "podman")
+}
+
+// sshpassCommand reports whether the word text is sshpass, whose -p gives
+// the password (a path to it, glued bytes before it too).
+func sshpassCommand(text string) bool {
+	return strings.HasSuffix(text[strings.LastIndexByte(text, '/')+1:], "sshpass")
 }
 
 // curlCommand reports whether base, a command's file name, is curl's; it

@@ -31,6 +31,14 @@ func adv20Cases() []badCase {
 			},
 			exit: 3, want: []string{"secret password=…(16 chars) in table StringIds", "secret password=…(9 chars) in table StringIds", "password=…(9 chars)"},
 			never: []string{"secret phrase", "N3trcPw77", "Js0nMyPw1"}},
+		{group: group, name: "verify --fail-on-exposure: sshpass -p PASSWORD, redis-cli -a PASSWORD and docker login -p PASSWORD in the strings, beside ssh -p PORT and docker run -p PORTS (once none found: exit 0)",
+			make: func(t *testing.T, dir string) []string {
+				return append(sqliteEdit(`INSERT INTO StringIds (id, value) VALUES (99990, 'sshpass -p Ssh9Pw11 ssh -p 2222 host'),
+					(99991, 'redis-cli -h cache -p 6379 -a R3disPw99 ping'), (99992, 'docker login -u bob -p D0ckerPw77 registry.example.com'),
+					(99993, 'docker run -p 8080:80 nginx')`)(t, dir), "--fail-on-exposure")
+			},
+			exit: 3, want: []string{"secret password=…(8 chars) in table StringIds", "secret password=…(9 chars) in table StringIds", "secret password=…(10 chars) in table StringIds"},
+			never: []string{"Ssh9Pw11", "R3disPw99", "D0ckerPw77", "…(4 chars) in table StringIds", "…(5 chars) in table StringIds"}},
 		{group: group, name: "verify: the program's results JSON beside the capture holding --password X in its source (once the value taken with its closing quote and comma: …(14 chars))",
 			make: func(t *testing.T, dir string) []string {
 				p := copyShipped(t, dir, "pinned.sqlite")
