@@ -393,14 +393,19 @@ func LooksSecretValue(value string) bool {
 //     to the end of its base64 body where the END line is missing);
 //   - the value of NAME=VALUE, --NAME=VALUE and -NAME=VALUE arguments (s
 //     is split at white space and NUL bytes, quotes around an argument are
-//     not part of it), and the argument after --NAME or -NAME unless it is
-//     another option, where NAME names a secret (secretName: password,
-//     passwd, secret, token, api_key, client_secret, MYSQL_PWD,
-//     private_key_id, ...); after curl, the password of -u USER:PASSWORD
-//     (--user, -U, --proxy-user); after a MySQL or MariaDB client
-//     (mysqlCommands), the password of -pPASSWORD; after aws configure
-//     set, the value of aws_secret_access_key, aws_access_key_id and
-//     aws_session_token; after wandb login, a 40-digit hex key;
+//     not part of it, a value opening a quote runs to its closing quote,
+//     and the quote closing a string the value stood in, and what follows
+//     it, is not part of it), and the argument after --NAME or -NAME
+//     unless it is another option, where NAME names a secret (secretName:
+//     password, passwd, secret, token, api_key, client_secret, MYSQL_PWD,
+//     private_key_id, oauth2-bearer, ...); after curl, the password of -u
+//     USER:PASSWORD (--user, -U, --proxy-user); after a MySQL or MariaDB
+//     client (mysqlCommands), the password of -pPASSWORD; after aws
+//     configure set, the value of aws_secret_access_key, aws_access_key_id
+//     and aws_session_token; after wandb login, a 40-digit hex key; the
+//     password of sshpass -p, of redis-cli -a and --pass, of docker and
+//     podman login -p; a .netrc entry's password (machine HOST login USER
+//     password PASSWORD);
 //   - the same names followed by "=" or ":" anywhere else (password: X,
 //     "token": "X", Server=db;Password=X;, ?api_key=X&), the value quoted
 //     or running to white space or punctuation, a scheme word before it
