@@ -20,9 +20,11 @@ import (
 //   - the arguments of a command are split at white space, line ends too:
 //     no piece ends after an option naming a secret (--password, whose
 //     value may be the next line's first word), after aws configure or
-//     set, or before a word that a MySQL client's name looked back past
-//     (sudo, env, NAME=VALUE); and after curl, a MySQL client or wandb,
-//     whose options further on are read with them, no piece ends at all;
+//     set, after sshpass or its -p, within a .netrc entry's reach of its
+//     password, or before a word that a MySQL client's name looked back
+//     past (sudo, env, NAME=VALUE); and after curl, a MySQL client, wandb,
+//     redis-cli, docker or podman, whose options further on are read with
+//     them, no piece ends at all;
 //   - an AWS secret access key is told by an access key id anywhere in the
 //     string: a document holding one and a run of bytes that may be such a
 //     key (or may become one once a token glued to it is masked to its
@@ -86,7 +88,7 @@ func pieceEnds(doc string, size int) []int {
 			cand = -1
 		}
 		if commandState(text) {
-			break // curl, a MySQL client, wandb: the rest is one piece
+			break // curl, a MySQL client, wandb, ...: the rest is one piece
 		}
 		copy(recent[1:], recent[:len(recent)-1])
 		recent[0] = text
