@@ -1,6 +1,7 @@
 package privacy
 
 import (
+	"io"
 	"strings"
 	"unsafe"
 )
@@ -20,7 +21,7 @@ import (
 //   - the arguments of a command are split at white space, line ends too:
 //     no piece ends after an option naming a secret (--password, whose
 //     value may be the next line's first word), after aws configure or
-//     set, after sshpass or its -p, within a .netrc entry's reach of its
+//     set, after sshpass or its -p, between a .netrc entry's login and its
 //     password, or before a word that a MySQL client's name looked back
 //     past (sudo, env, NAME=VALUE); and after curl, a MySQL client, wandb,
 //     redis-cli, docker or podman, whose options further on are read with
@@ -35,10 +36,9 @@ func Pieces[T string | []byte](doc T, size int, write func(T) error) error {
 	var ends []int
 	switch d := any(doc).(type) {
 	case string:
-		ends = pieceEnds(d, size)
+		ends, _ = pieceEnds(d, size, true)
 	case []byte:
-		// Read in place, not copied: nothing writes to d while it is cut.
-		ends = pieceEnds(unsafe.String(unsafe.SliceData(d), len(d)), size)
+		ends, _ = pieceEnds(inPlace(d), size, true)
 	}
 	for _, end := range ends {
 		if err := write(doc[:end]); err != nil {
@@ -49,19 +49,25 @@ func Pieces[T string | []byte](doc T, size int, write func(T) error) error {
 	return nil
 }
 
+// inPlace reads b as a string, in place, not copied: nothing writes to b
+// while it is cut.
+func inPlace(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
 // pieceEnds returns the lengths of doc's pieces, in order (see Pieces).
-func pieceEnds(doc string, size int) []int {
+// Where doc is not final (more of the document follows it), a line end
+// followed by white space alone is no end yet, and stuck says that no cut
+// is sure after the last end returned (curl, ...: see commandState).
+func pieceEnds(doc string, size int, final bool) (ends []int, stuck bool) {
 	n := len(doc)
-	if n <= size || awsKeyIDIn(doc) && awsSecretRunIn(doc) {
-		return []int{n}
+	if n <= size && final || awsKeyIDIn(doc) && awsSecretRunIn(doc) {
+		return []int{n}, true
 	}
 	blocks := pemBlocks(doc)
-	var ends []int
 	start := 0 // where the piece being cut starts
 	cand := -1 // a line end after which the piece may end, pending the next word
-	// recent are the last words, quotes stripped as splitArgs strips
+	// recent are the last two words, quotes stripped as splitArgs strips
 	// them, the last at recent[0].
-	var recent [netrcReach]string
+	var recent [2]string
 	for i := 0; i < n; {
 		for i < n && isArgSep(doc[i]) {
 			if doc[i] == '\n' && cand < 0 && i+1-start >= size && quietAfter(&recent) && !inBlock(&blocks, i+1) {
@@ -76,6 +82,9 @@ func pieceEnds(doc string, size int) []int {
 		for j < n && !isArgSep(doc[j]) {
 			j++
 		}
+		if j == n && !final {
+			break // a word that may go on in what follows
+		}
 		text := doc[i:j]
 		if len(text) >= 2 && (text[0] == '"' || text[0] == '\'') && text[len(text)-1] == text[0] {
 			text = text[1 : len(text)-1]
@@ -88,37 +97,97 @@ func pieceEnds(doc string, size int) []int {
 			cand = -1
 		}
 		if commandState(text) {
+			stuck = true
 			break // curl, a MySQL client, wandb, ...: the rest is one piece
 		}
 		copy(recent[1:], recent[:len(recent)-1])
 		recent[0] = text
 		i = j
 	}
-	if cand >= 0 { // only white space follows
+	if cand >= 0 && final { // only white space follows
 		ends = append(ends, cand-start)
 		start = cand
 	}
 	if start < n {
 		ends = append(ends, n-start)
 	}
-	return ends
+	return ends, stuck
+}
+
+// PieceWriter passes a document written to it in parts on to W in the
+// pieces Pieces would cut the document into whole, holding back what
+// follows the last sure cut; Flush writes the rest. It holds no more than
+// a few pieces, unless no cut is sure (curl, ... in the text: the rest is
+// held to the end). A document that WholeOnly reports must go to Pieces
+// whole instead: what decides its cuts may come later in it.
+type PieceWriter struct {
+	W       io.Writer
+	Size    int
+	pending []byte
+	stuck   bool
+}
+
+// Write holds p, and writes on the pieces that end before its last sure
+// cut.
+func (w *PieceWriter) Write(p []byte) (int, error) {
+	w.pending = append(w.pending, p...)
+	if w.stuck || len(w.pending) < 2*w.Size {
+		return len(p), nil
+	}
+	ends, stuck := pieceEnds(inPlace(w.pending), w.Size, false)
+	w.stuck = stuck
+	done := 0
+	for _, end := range ends[:len(ends)-1] { // the last piece may go on
+		if _, err := w.W.Write(w.pending[done : done+end]); err != nil {
+			return 0, err
+		}
+		done += end
+	}
+	w.pending = append(w.pending[:0], w.pending[done:]...)
+	return len(p), nil
+}
+
+// Flush writes what is held, in pieces.
+func (w *PieceWriter) Flush() error {
+	ends, _ := pieceEnds(inPlace(w.pending), w.Size, true)
+	done := 0
+	for _, end := range ends {
+		if _, err := w.W.Write(w.pending[done : done+end]); err != nil {
+			return err
+		}
+		done += end
+	}
+	w.pending, w.stuck = w.pending[:0], false
+	return nil
+}
+
+// WholeOnly reports whether doc, a document's text with or without the
+// white space and line ends that a PieceWriter will be given between its
+// words, holds what decides a cut from further on: a private key's BEGIN
+// line (its END may come lines later), or an AWS access key id with what
+// may be its secret key anywhere else. Such a document goes to Pieces
+// whole.
+func WholeOnly(doc []byte) bool {
+	s := inPlace(doc)
+	return strings.Contains(s, "-----BEGIN") || awsKeyIDIn(s) && awsSecretRunIn(s)
 }
 
 // quietAfter reports whether namedArgs, at the words ending a piece
 // (recent, the last first), looks at none of the words after them: the
 // last is no option naming a secret (--token VALUE), nor aws configure
 // set's configure or set, nor a .netrc entry's password; the one before is
-// no set (set NAME VALUE); none of them starts a .netrc entry, whose
-// password may follow in the next piece; and they are not sshpass or its
-// -p, whose password follows.
-func quietAfter(recent *[netrcReach]string) bool {
+// no set (set NAME VALUE); neither is a .netrc entry's login or machine,
+// whose password may follow in the next piece; and they are not sshpass or
+// its -p, whose password follows. Masking a secret leaves two words where
+// it was: no mask brings a word nearer a cut than these two.
+func quietAfter(recent *[2]string) bool {
 	last := recent[0]
 	if opt := strings.TrimLeft(last, "-"); opt != last && secretName(opt) {
 		return false
 	}
 	for _, w := range recent {
-		if netrcWords[w] {
-			return false
+		if w == "login" || w == "machine" {
+			return false // login USER | password PASSWORD
 		}
 	}
 	if sshpassCommand(last) || strings.HasPrefix(last, "-p") && sshpassCommand(recent[1]) {

@@ -89,6 +89,25 @@ func TestPiecesMaskAsWhole(t *testing.T) {
 			if got, _ := maskedPieces(t, doc, size); got != want {
 				t.Fatalf("pieces of %d of %q:\n%q\nmasked whole:\n%q", size, doc, got, want)
 			}
+			if WholeOnly([]byte(doc)) {
+				continue
+			}
+			// Written in parts of any length, as an encoder writes.
+			var b strings.Builder
+			pw := &PieceWriter{W: writerFunc(func(p []byte) { b.WriteString(MaskSecrets(string(p))) }), Size: size}
+			for rest := doc; rest != ""; {
+				k := min(len(rest), 1+r.Intn(3*size))
+				if _, err := pw.Write([]byte(rest[:k])); err != nil {
+					t.Fatal(err)
+				}
+				rest = rest[k:]
+			}
+			if err := pw.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			if b.String() != want {
+				t.Fatalf("written in parts, pieces of %d of %q:\n%q\nmasked whole:\n%q", size, doc, b.String(), want)
+			}
 		}
 	}
 }
@@ -109,3 +128,8 @@ func BenchmarkPieces(b *testing.B) {
 		}
 	}
 }
+
+// writerFunc is a writer that hands each write to its function.
+type writerFunc func(p []byte)
+
+func (f writerFunc) Write(p []byte) (int, error) { f(p); return len(p), nil }

@@ -687,21 +687,14 @@ func (f *finder) namedArgs() {
 	}
 }
 
-// netrcWords start a .netrc entry or name its user; netrcReach is how many
-// words before "password" one of them may stand (machine HOST login USER).
-var netrcWords = map[string]bool{"machine": true, "default": true, "login": true}
-
-const netrcReach = 4
-
-// netrcEntry reports whether args[i], "password", is a .netrc entry's: one
-// of netrcWords stands at most netrcReach words before it.
+// netrcEntry reports whether args[i], "password", is a .netrc entry's:
+// the word two before it is login or machine (machine HOST login USER
+// password PASSWORD, default login USER password PASSWORD, machine HOST
+// password PASSWORD). The distance is fixed, not a reach: masking a
+// secret of several words between them leaves two, so a mask never brings
+// login that close to a password that was not.
 func netrcEntry(args []arg, i int) bool {
-	for j := max(0, i-netrcReach); j < i; j++ {
-		if netrcWords[args[j].text] {
-			return true
-		}
-	}
-	return false
+	return i >= 2 && (args[i-2].text == "login" || args[i-2].text == "machine")
 }
 
 // commandAt reports whether args[i] stands where a command's name does:
