@@ -119,3 +119,50 @@ func TestTextInPieces(t *testing.T) {
 		t.Errorf("pieces of %v bytes, want several, the first just past the key's end", pieces)
 	}
 }
+
+// TestWriteJSONIndentsAsEncoder: the document WriteJSON writes, indented
+// a part at a time, is byte for byte encoding/json's indented encoding:
+// empty objects and arrays, strings holding quotes, backslashes, braces,
+// escapes and "<>&", nested values, and documents of many pieces.
+func TestWriteJSONIndentsAsEncoder(t *testing.T) {
+	type row struct {
+		Name  string            `json:"name"`
+		N     int               `json:"n"`
+		F     float64           `json:"f"`
+		Tags  []string          `json:"tags"`
+		Empty map[string]int    `json:"empty"`
+		Nil   []int             `json:"nil"`
+		Sub   map[string]any    `json:"sub,omitempty"`
+		More  []map[string]bool `json:"more"`
+	}
+	var big []row
+	for i := range 3000 {
+		big = append(big, row{Name: fmt.Sprintf(`step "%d" \ {x: [1, 2]} <a&b> é `+"\t\n\u2028", i), N: i, F: float64(i) / 7,
+			Tags: []string{}, Empty: map[string]int{}, Sub: map[string]any{"k": []any{1, "two", nil, true, map[string]any{}}},
+			More: []map[string]bool{{}, {"a": true}}})
+	}
+	for _, v := range []any{nil, 1, "x", []int{}, map[string]int{}, []any{[]any{}, map[string]any{"": []any{}}}, big[:1], big} {
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		n := 0
+		if err := WriteJSON(writes(func(p []byte) { got.Write(p); n++ }), v); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			i := 0
+			for i < min(got.Len(), want.Len()) && got.Bytes()[i] == want.Bytes()[i] {
+				i++
+			}
+			t.Fatalf("%T: %d bytes differ from the encoder's %d at %d: %q", v, got.Len(), want.Len(), i, got.Bytes()[max(0, i-40):min(got.Len(), i+40)])
+		}
+		if want.Len() > 4*jsonPiece && n < 4 {
+			t.Errorf("%d bytes in %d writes, want pieces", want.Len(), n)
+		}
+	}
+}
