@@ -52,6 +52,37 @@ func TestQuotedAndNetrcValues(t *testing.T) {
 	}
 }
 
+// TestCredentialForms: the forms of the list are credentials in
+// live strings (GitLab, an Azure connection string's AccountKey, an OpenAI
+// project key, URL query tokens, HF_TOKEN=), masked whole; words and paths
+// that look like them are not.
+func TestCredentialForms(t *testing.T) {
+	azureKey := "abc123DEF456ghi789JKL012mno345PQR678stu901VWX234yz+/ab=="
+	for _, c := range []struct {
+		in   string
+		want []string
+	}{
+		{"git clone https://oauth2:glpat-abcdefghij0123456789@gitlab.com/x.git", []string{"https://oauth2:glpat-abcdefghij0123456789@gitlab.com"}},
+		{"token glpat-abcdefghij0123456789 set", []string{"glpat-abcdefghij0123456789"}},
+		{"DefaultEndpointsProtocol=https;AccountName=foo;AccountKey=" + azureKey + ";EndpointSuffix=core.windows.net", []string{azureKey}},
+		{"OPENAI_API_KEY sk-proj-abcDEF123_-ghiJKL456mnoPQR789stuVWX012yzABC345", []string{"sk-proj-abcDEF123_-ghiJKL456mnoPQR789stuVWX012yzABC345"}},
+		{"GET https://example.com/api?token=abc123def456ghi HTTP/1.1", []string{"abc123def456ghi"}},
+		{"https://example.com/api?a=1&access_token=abc123def456ghi&b=2", []string{"abc123def456ghi"}},
+		{"HF_TOKEN=abcdef123456789xyz python train.py", []string{"abcdef123456789xyz"}},
+		{"xoxb-123456789012-123456789012-abcdefABCDEFabcdef", []string{"xoxb-123456789012-123456789012-abcdefABCDEFabcdef"}},
+		{"void gemm_kernel_sk_proj<float>(float*, int)", nil},
+		{"/home/user/hf_cache/models/glpat_notes.txt", nil},
+		{"task-proj-manager step", nil},
+		{"AccountKeyRotation", nil},
+	} {
+		var want []secretWant
+		for _, v := range c.want {
+			want = append(want, secretWant{value: v})
+		}
+		checkSecrets(t, c.in, want)
+	}
+}
+
 // TestShippedStringsHoldNoSecret: the strings of every shipped capture
 // (kernel, API and thread names, NVTX ranges, paths, metadata) hold
 // nothing the detector takes for a credential.
