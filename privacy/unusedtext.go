@@ -115,14 +115,16 @@ func (s *rawSearch) textHits(text string, at, read int64) {
 // word: "=--password X", "Gtoken=X", "Asudo mysql -pX" hide the option,
 // the name or the command from FindSecrets, which reads the glued bytes as
 // part of the word. What the second reading finds that overlaps nothing
-// the first found is added, by offset.
+// the first found is added, by offset. The second reading is of the first
+// line alone, up to gluedReach bytes: what the first word hides stands
+// beside it, and a run of many rows' text is not read three times.
 func unusedSecrets(text string) []Secret {
 	found := FindSecrets(text)
 	for k := 1; k <= 2 && k < len(text); k++ {
-		if !gluedWord(text[k:]) {
+		if !gluedWord(text, k) {
 			continue
 		}
-		for _, sec := range FindSecrets(text[k:]) {
+		for _, sec := range FindSecrets(firstLine(text[k:])) {
 			sec.Offset += k
 			if !overlapsAny(found, sec) {
 				found = append(found, sec)
@@ -133,22 +135,60 @@ func unusedSecrets(text string) []Secret {
 	return found
 }
 
-// gluedWord reports whether the first word of text is one FindSecrets
-// reads for what it is, or for what stands after it, so that bytes glued
-// before it would hide it: an option (-p, --token), NAME=VALUE or NAME:
-// VALUE, or a word that runs the command after it (sudo, env, ...).
-func gluedWord(text string) bool {
+// gluedReach bounds what unusedSecrets reads again after glued bytes.
+const gluedReach = 1024
+
+// firstLine returns text up to its first line end, or up to the last
+// white space before gluedReach bytes where the line is longer (a value is
+// not cut).
+func firstLine(text string) string {
+	if i := strings.IndexByte(text, '\n'); i >= 0 {
+		text = text[:i]
+	}
+	if len(text) <= gluedReach {
+		return text
+	}
+	text = text[:gluedReach]
+	if i := strings.LastIndexAny(text, " \t\x00"); i > 0 {
+		text = text[:i]
+	}
+	return text
+}
+
+// gluedWord reports whether dropping the first k bytes of text changes
+// what FindSecrets reads its first word as: an option (=--password X), a
+// name of a secret before "=" or ":" (5token=X), or a word that runs the
+// command after it (=sudo mysql -pX). Where the glued bytes hide nothing
+// (Xdb_password=X names a password either way), text is not read again.
+func gluedWord(text string, k int) bool {
 	end := 0
 	for end < len(text) && !isArgSep(text[end]) {
 		end++
 	}
 	w := text[:end]
-	switch {
-	case w == "":
+	if len(w) <= k {
 		return false
-	case w[0] == '-' || strings.ContainsAny(w, "=:"):
+	}
+	v := w[k:]
+	switch {
+	case v[0] == '-' && w[0] != '-':
+		return true
+	case runsNext(v) && !runsNext(w):
 		return true
 	}
+	name := func(s string) string {
+		if i := strings.IndexAny(s, "=:"); i > 0 {
+			return strings.Trim(s[:i], `"'`)
+		}
+		return ""
+	}
+	n := name(v)
+	return n != "" && secretName(n) && !secretName(name(w))
+}
+
+// runsNext reports whether w runs the command after it, as commandAt
+// reads it.
+func runsNext(w string) bool {
 	return w == "sudo" || w == "env" || w == "exec" || w == "time" || w == "nohup"
 }
 
