@@ -123,3 +123,55 @@ func BenchmarkScanDeletedPasswords(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkScrubStaleValues scrubs a capture whose unused pages hold about
+// 10,000 distinct stale credential values (deleted rows of password text):
+// every text column of every table is searched for all of them.
+func BenchmarkScrubStaleValues(b *testing.B) {
+	dir := b.TempDir()
+	in := deletedPasswordsFixture(b, dir, 340, 10)
+	if out := os.Getenv("NSYSCHECK_BENCH_KEEP"); out != "" {
+		if err := copyFile(in, nil, out); err != nil {
+			b.Fatal(err)
+		}
+	}
+	out := filepath.Join(dir, "shared.sqlite")
+	b.ResetTimer()
+	for b.Loop() {
+		rep, err := Scrub(in, out, ScrubOptions{Force: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(rep.Findings) < 9000 {
+			b.Fatalf("%d findings, want about 10,000", len(rep.Findings))
+		}
+	}
+}
+
+// BenchmarkScanBeginLines scans a capture whose log table holds 50,000
+// distinct strings each ending with a private key's BEGIN line: each is
+// searched for secrets once, for the report and for the key after it.
+func BenchmarkScanBeginLines(b *testing.B) {
+	in := filepath.Join(b.TempDir(), "begins.sqlite")
+	if err := copyFile(filepath.Join("..", bigcapture.DefaultSource), nil, in); err != nil {
+		b.Fatal(err)
+	}
+	db, err := sql.Open("sqlite3", nsysdb.URI(in, "mode=rw"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, q := range []string{`CREATE TABLE log (id INTEGER PRIMARY KEY, line TEXT)`,
+		`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i+1 FROM n WHERE i < 49999)
+		INSERT INTO log (line) SELECT 'loading key number ' || i || ' of the run, from the vault: -----BEGIN RSA PRIVATE KEY-----' FROM n`} {
+		if _, err := db.Exec(q); err != nil {
+			b.Fatal(err)
+		}
+	}
+	db.Close()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := ScanPath(context.Background(), in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

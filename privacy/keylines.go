@@ -118,10 +118,10 @@ func keyBody(s string) bool {
 	return true
 }
 
-// keyFinding returns the index of the finding of the private key whose
-// BEGIN line is s, or -1.
-func (r *Report) keyFinding(s string) int {
-	for _, sec := range FindSecrets(s) {
+// keyFinding returns the index of the finding of the private key among
+// secs, what FindSecrets found in a string holding its BEGIN line, or -1.
+func (r *Report) keyFinding(secs []Secret) int {
+	for _, sec := range secs {
 		if sec.Format != FormatPrivateKey {
 			continue
 		}

@@ -64,3 +64,43 @@ func TestKeyLinesInRows(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyLinesRepeatedBegin: a BEGIN line seen just before in the column
+// (a log that loads the same key twice) is not searched again for the
+// report, yet its key's lines are still found from the secrets of that
+// string, and scrub removes both copies of them.
+func TestKeyLinesRepeatedBegin(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "twice.sqlite")
+	if err := copyFile("../testdata/captures/h200-pinned/pinned.sqlite", nil, in); err != nil {
+		t.Fatal(err)
+	}
+	body := []string{"MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun", "VTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK"}
+	other := []string{"QyNTUxOQAAACBvUHJpdmF0ZUtleUJvZHlGb3JUZXN0aW5nT25seQAAAJgAAAAAAA", "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtz"}
+	db, err := sql.Open("sqlite3", nsysdb.URI(in, "mode=rw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`CREATE TABLE log (id INTEGER PRIMARY KEY, line TEXT)`,
+		`INSERT INTO log (line) VALUES ('-----BEGIN RSA PRIVATE KEY-----'), ('` + strings.Join(body, "'), ('") + `'), ('-----END RSA PRIVATE KEY-----'),
+			('-----BEGIN RSA PRIVATE KEY-----'), ('` + strings.Join(other, "'), ('") + `'), ('-----END RSA PRIVATE KEY-----')`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	db.Close()
+	rep, err := ScanPath(t.Context(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range rep.Findings {
+		n += len(f.lines)
+	}
+	if n != 4 {
+		t.Errorf("%d key lines found, want both keys' 2: %+v", n, rep.Findings)
+	}
+	scrubHoldsNone(t, in, filepath.Join(dir, "shared.sqlite"), append(body, other...))
+}

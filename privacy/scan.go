@@ -532,13 +532,21 @@ func (s *sqliteScan) textColumns() error {
 						key = nil
 					}
 				}
+				// The string's secrets, found once: for the report, and
+				// for the key whose lines may follow.
+				var secs []Secret
+				searched := false
 				if !seen.again(b) {
-					for _, sec := range FindSecrets(string(b)) {
+					secs, searched = FindSecrets(string(b)), true
+					for _, sec := range secs {
 						s.addSecret(KindSecret, sec, where)
 					}
 				}
 				if bytes.Contains(b, []byte("-----BEGIN")) && openKey(string(b)) {
-					if at := s.r.keyFinding(string(b)); at >= 0 {
+					if !searched {
+						secs = FindSecrets(string(b))
+					}
+					if at := s.r.keyFinding(secs); at >= 0 {
 						key = &keyTail{at: at}
 						keys = append(keys, at)
 					}

@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -749,9 +751,10 @@ func (s *scrubber) secrets() error {
 	if len(values) == 0 {
 		return nil
 	}
+	m := newValueMatcher(values)
 	for _, t := range sortedKeys(s.tables) {
 		for _, c := range s.tables[t] {
-			if err := s.replaceIn(t, c.name, numericType(c.typ), values); err != nil {
+			if err := s.replaceIn(t, c.name, numericType(c.typ), m); err != nil {
 				return fmt.Errorf("table %s column %s: %w", t, c.name, err)
 			}
 		}
@@ -759,61 +762,122 @@ func (s *scrubber) secrets() error {
 	return nil
 }
 
-// replaceBatch is how many values one query of replaceIn looks for:
-// SQLite refuses an expression of more than 1000 terms.
-const replaceBatch = 500
-
-// replaceIn redacts the values wherever the strings of a table's column
-// hold them; in a column declared as numbers (numeric), only the strings
-// SQLite kept as they are. The rows are looked for replaceBatch values a
-// query; a row found redacts every value it holds.
-func (s *scrubber) replaceIn(table, col string, numeric bool, values [][]byte) error {
-	for lo := 0; lo < len(values); lo += replaceBatch {
-		if err := s.replaceSome(table, col, numeric, values[lo:min(len(values), lo+replaceBatch)], values); err != nil {
+// replaceIn redacts the values m looks for wherever the strings of a
+// table's column hold them; in a column declared as numbers (numeric),
+// only the strings SQLite kept as they are. The column is read once, its
+// rows' bytes searched for every value at once (m), and only the rows that
+// hold one are written, where a query per few hundred values made SQLite
+// compile and run an expression of hundreds of terms per column again and
+// again (10,000 stale values: most of a scrub's 10 s).
+func (s *scrubber) replaceIn(table, col string, numeric bool, m *valueMatcher) error {
+	qc := nsysdb.QuoteIdent(col)
+	where := qc + ` IS NOT NULL`
+	if numeric {
+		where = `typeof(` + qc + `) IN ('text', 'blob')`
+	}
+	type hit struct {
+		id  int64
+		val any
+	}
+	var hits []hit
+	rows, err := s.tx.Query(`SELECT rowid, CAST(` + qc + ` AS BLOB), typeof(` + qc + `) FROM ` + nsysdb.QuoteIdent(table) + ` WHERE ` + where)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var (
+		id  int64
+		b   []byte
+		typ string
+	)
+	for rows.Next() {
+		if err := rows.Scan(&id, &b, &typ); err != nil {
+			return err
+		}
+		nb, ok := m.redact(b)
+		if !ok {
+			continue
+		}
+		var val any = string(nb)
+		if typ == "blob" {
+			val = nb
+		}
+		hits = append(hits, hit{id, val})
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	rows.Close()
+	for _, h := range hits {
+		if _, err := s.tx.Exec(`UPDATE `+nsysdb.QuoteIdent(table)+` SET `+qc+` = ? WHERE rowid = ?`, h.val, h.id); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// replaceSome redacts all the values in the rows of a table's column that
-// hold one of some.
-func (s *scrubber) replaceSome(table, col string, numeric bool, some, values [][]byte) error {
-	qc := nsysdb.QuoteIdent(col)
-	var conds []string
-	args := make([]any, 0, len(some))
-	for _, v := range some {
-		conds = append(conds, `instr(CAST(`+qc+` AS BLOB), ?) > 0`)
-		args = append(args, v)
-	}
-	where := strings.Join(conds, " OR ")
-	if numeric {
-		where = `typeof(` + qc + `) IN ('text', 'blob') AND (` + where + `)`
-	}
-	q := `SELECT rowid, CAST(` + qc + ` AS BLOB), typeof(` + qc + `) FROM ` + nsysdb.QuoteIdent(table) + ` WHERE ` + where
-	type hit struct {
-		id  int64
-		b   []byte
-		typ string
-	}
-	hits, err := readRows(s.tx, func(h *hit) []any { return []any{&h.id, &h.b, &h.typ} }, q, args...)
-	if err != nil {
-		return err
-	}
-	for _, h := range hits {
-		nb := h.b
-		for _, v := range values {
-			nb = bytes.ReplaceAll(nb, v, []byte(Redacted))
+// valueMatcher finds, in one pass over some bytes, which of many values
+// (each of 4 bytes or more) they hold: the values are found by their first
+// 4 bytes, a table of their first 2 passing over most offsets at once.
+type valueMatcher struct {
+	values [][]byte
+	head2  [1 << 16]bool
+	byHead map[uint32][]int32
+}
+
+func newValueMatcher(values [][]byte) *valueMatcher {
+	m := &valueMatcher{values: values, byHead: map[uint32][]int32{}}
+	for i, v := range values {
+		if len(v) < 4 {
+			continue // secrets keeps none: a value this short would redact at random
 		}
-		var val any = string(nb)
-		if h.typ == "blob" {
-			val = nb
+		m.head2[uint16(v[0])|uint16(v[1])<<8] = true
+		k := head4(v)
+		m.byHead[k] = append(m.byHead[k], int32(i))
+	}
+	return m
+}
+
+func head4(b []byte) uint32 {
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+}
+
+// found returns, in the values' order, the values b holds.
+func (m *valueMatcher) found(b []byte) []int {
+	var out []int
+	for i := 0; i+4 <= len(b); i++ {
+		if !m.head2[uint16(b[i])|uint16(b[i+1])<<8] {
+			continue
 		}
-		if _, err := s.tx.Exec(`UPDATE `+nsysdb.QuoteIdent(table)+` SET `+nsysdb.QuoteIdent(col)+` = ? WHERE rowid = ?`, val, h.id); err != nil {
-			return err
+		for _, k := range m.byHead[head4(b[i:])] {
+			if bytes.HasPrefix(b[i:], m.values[k]) {
+				out = append(out, int(k))
+			}
 		}
 	}
-	return nil
+	if len(out) < 2 {
+		return out
+	}
+	sort.Ints(out)
+	return slices.Compact(out)
+}
+
+// redact replaces, in the values' order, every value b holds with
+// Redacted, and again while the result still holds one (a value that only
+// the redaction of another made); ok is false where b holds none.
+func (m *valueMatcher) redact(b []byte) (nb []byte, ok bool) {
+	nb = b
+	for round := 0; round < 8; round++ {
+		found := m.found(nb)
+		if len(found) == 0 {
+			break
+		}
+		ok = true
+		for _, k := range found {
+			nb = bytes.ReplaceAll(nb, m.values[k], []byte(Redacted))
+		}
+	}
+	return nb, ok
 }
 
 // dropStrings deletes, from the string table strs, the removed processes'

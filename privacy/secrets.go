@@ -393,14 +393,19 @@ func LooksSecretValue(value string) bool {
 //     to the end of its base64 body where the END line is missing);
 //   - the value of NAME=VALUE, --NAME=VALUE and -NAME=VALUE arguments (s
 //     is split at white space and NUL bytes, quotes around an argument are
-//     not part of it), and the argument after --NAME or -NAME unless it is
-//     another option, where NAME names a secret (secretName: password,
-//     passwd, secret, token, api_key, client_secret, MYSQL_PWD,
-//     private_key_id, ...); after curl, the password of -u USER:PASSWORD
-//     (--user, -U, --proxy-user); after a MySQL or MariaDB client
-//     (mysqlCommands), the password of -pPASSWORD; after aws configure
-//     set, the value of aws_secret_access_key, aws_access_key_id and
-//     aws_session_token; after wandb login, a 40-digit hex key;
+//     not part of it, a value opening a quote runs to its closing quote,
+//     and the quote closing a string the value stood in, and what follows
+//     it, is not part of it), and the argument after --NAME or -NAME
+//     unless it is another option, where NAME names a secret (secretName:
+//     password, passwd, secret, token, api_key, client_secret, MYSQL_PWD,
+//     private_key_id, oauth2-bearer, ...); after curl, the password of -u
+//     USER:PASSWORD (--user, -U, --proxy-user); after a MySQL or MariaDB
+//     client (mysqlCommands), the password of -pPASSWORD; after aws
+//     configure set, the value of aws_secret_access_key, aws_access_key_id
+//     and aws_session_token; after wandb login, a 40-digit hex key; the
+//     password of sshpass -p, of redis-cli -a and --pass, of docker and
+//     podman login -p; a .netrc entry's password (machine HOST login USER
+//     password PASSWORD);
 //   - the same names followed by "=" or ":" anywhere else (password: X,
 //     "token": "X", Server=db;Password=X;, ?api_key=X&), the value quoted
 //     or running to white space or punctuation, a scheme word before it
@@ -569,22 +574,55 @@ func (f *finder) namedArgs() {
 	curl := false  // after curl, -u USER:PASSWORD gives a password
 	mysql := false // after mysql, mysqldump, ..., -pPASSWORD does
 	wandb := -1    // the offset in args of wandb's login
+	// after redis-cli, -a PASSWORD and --pass PASSWORD; after docker or
+	// podman login, -p PASSWORD: the options whose value is a password.
+	var pwOpts map[string]bool
 	for i, a := range args {
 		text := a.text
 		opt := strings.TrimLeft(text, "-")
 		base := text[strings.LastIndexByte(text, '/')+1:]
 		switch {
-		case base == "curl" || base == "curl.exe":
+		case curlCommand(base):
 			curl = true
 		case mysqlCommand(base) && commandAt(args, i):
 			mysql = true
 		case strings.HasSuffix(base, "wandb") && i+1 < len(args) && args[i+1].text == "login": // glued bytes too, as mysqlCommand
 			wandb = i + 1
+		case strings.HasSuffix(base, "redis-cli"): // glued bytes too, as curlCommand
+			pwOpts = redisPasswordOpts
+		case loginCommand(base) && i+1 < len(args) && args[i+1].text == "login":
+			pwOpts = loginPasswordOpts
 		case text == "|" || text == "&&" || text == "||" || strings.HasSuffix(text, ";"):
-			curl, mysql, wandb = false, false, -1 // the next command
+			curl, mysql, wandb, pwOpts = false, false, -1, nil // the next command
+		}
+		if i > 0 && strings.HasPrefix(text, "-p") && sshpassCommand(args[i-1].text) {
+			// sshpass -p PASSWORD, sshpass -pPASSWORD
+			v, at := text[2:], a.off+2
+			if v == "" && i+1 < len(args) {
+				v, at = args[i+1].text, args[i+1].off
+				if qv, ok := f.quoted(at, v); ok {
+					v, at = qv, at+1
+				}
+			}
+			if v = trimClose(v); secretValue("password", v) {
+				f.add("password", v, at, FormatNamed)
+			}
+			continue
+		}
+		if pwOpts[opt] && opt != text && i+1 < len(args) && !strings.HasPrefix(args[i+1].text, "-") {
+			next := args[i+1]
+			v, at := trimClose(next.text), next.off
+			if qv, ok := f.quoted(next.off, next.text); ok {
+				v, at = qv, next.off+1
+			}
+			if secretValue("password", v) {
+				f.add("password", v, at, FormatNamed)
+			}
+			continue
 		}
 		if mysql && len(text) > 2 && text[0] == '-' && text[1] == 'p' {
-			if v, q := unquote(text[2:]); secretValue("password", v) {
+			if v, q := unquote(text[2:]); secretValue("password", trimClose(v)) {
+				v = trimClose(v)
 				f.add("password", v, a.off+2+q, FormatNamed)
 			}
 			continue
@@ -597,39 +635,76 @@ func (f *finder) namedArgs() {
 			// aws configure set [profile.NAME.]aws_secret_access_key VALUE
 			name := args[i+1].text
 			name = name[strings.LastIndexByte(name, '.')+1:]
-			if v := args[i+2]; awsConfigKeys[strings.ToLower(name)] && secretValue(name, v.text) {
-				f.add(name, v.text, v.off, FormatNamed)
+			if v := args[i+2]; awsConfigKeys[strings.ToLower(name)] && secretValue(name, trimClose(v.text)) {
+				f.add(name, trimClose(v.text), v.off, FormatNamed)
 			}
 		}
 		if curl && opt != text && curlUserOpts[opt] && i+1 < len(args) {
 			next := args[i+1]
-			if _, pw, ok := strings.Cut(next.text, ":"); ok && secretValue("user", pw) {
-				f.add("password", pw, next.off+len(next.text)-len(pw), FormatNamed)
+			if _, pw, ok := strings.Cut(next.text, ":"); ok && secretValue("user", trimClose(pw)) {
+				f.add("password", trimClose(pw), next.off+len(next.text)-len(pw), FormatNamed)
 			}
 			continue
 		}
 		if name, value, ok := strings.Cut(opt, "="); ok && curl && opt != text && curlUserOpts[name] {
-			if _, pw, ok := strings.Cut(value, ":"); ok && secretValue("user", pw) {
-				f.add("password", pw, a.off+len(text)-len(pw), FormatNamed)
+			if _, pw, ok := strings.Cut(value, ":"); ok && secretValue("user", trimClose(pw)) {
+				f.add("password", trimClose(pw), a.off+len(text)-len(pw), FormatNamed)
+			}
+			continue
+		}
+		if text == "password" && i+1 < len(args) && netrcEntry(args, i) {
+			// .netrc: machine HOST login USER password PASSWORD
+			next := args[i+1]
+			v, at := trimClose(next.text), next.off
+			if qv, ok := f.quoted(next.off, next.text); ok {
+				v, at = qv, next.off+1
+			}
+			if secretValue("password", v) {
+				f.add("password", v, at, FormatNamed)
 			}
 			continue
 		}
 		if name, value, ok := strings.Cut(opt, "="); ok {
+			at := a.off + len(text) - len(opt) + len(name) + 1
 			v, q := unquote(value)
-			if allNameBytes(name) && secretName(name) && secretValue(name, v) {
-				f.add(name, v, a.off+len(text)-len(opt)+len(name)+1+q, FormatNamed)
+			v = trimClose(v)
+			if qv, ok := f.quoted(at, value); ok {
+				v, q = qv, 1
 			}
-		} else if opt != text && secretName(opt) && i+1 < len(args) && !strings.HasPrefix(args[i+1].text, "-") &&
-			secretValue(opt, args[i+1].text) {
-			f.add(opt, args[i+1].text, args[i+1].off, FormatNamed)
+			if allNameBytes(name) && secretName(name) && secretValue(name, v) {
+				f.add(name, v, at+q, FormatNamed)
+			}
+		} else if opt != text && secretName(opt) && i+1 < len(args) && !strings.HasPrefix(args[i+1].text, "-") {
+			next := args[i+1]
+			v, at := trimClose(next.text), next.off
+			if qv, ok := f.quoted(next.off, next.text); ok {
+				v, at = qv, next.off+1
+			}
+			if secretValue(opt, v) {
+				f.add(opt, v, at, FormatNamed)
+			}
 		}
 	}
 }
 
+// netrcEntry reports whether args[i], "password", is a .netrc entry's:
+// the word two before it is login or machine (machine HOST login USER
+// password PASSWORD, default login USER password PASSWORD, machine HOST
+// password PASSWORD). The distance is fixed, not a reach: masking a
+// secret of several words between them leaves two, so a mask never brings
+// login that close to a password that was not.
+func netrcEntry(args []arg, i int) bool {
+	return i >= 2 && (args[i-2].text == "login" || args[i-2].text == "machine")
+}
+
 // commandAt reports whether args[i] stands where a command's name does:
-// first, after a shell's separator, after NAME=VALUE settings or a word that
-// runs the command after it (sudo, env, exec, time, nohup).
+// opening a quoted string, first, after a shell's separator, after
+// NAME=VALUE settings or a word that runs the command after it (sudo, env,
+// exec, time, nohup).
 func commandAt(args []arg, i int) bool {
+	if t := args[i].text; t[0] == '"' || t[0] == '\'' {
+		return true // the first word of a quoted command: {"cmd": "mysql -pX"}
+	}
 	for i > 0 {
 		p := args[i-1].text
 		switch {
@@ -664,6 +739,66 @@ func mysqlCommand(base string) bool {
 		}
 	}
 	return false
+}
+
+// quoted returns the value of a word that opens a quote it does not close
+// (a passphrase of several words: --password "my secret phrase",
+// PASSWORD='a b'): the string from the word's quote, at off in the
+// searched string, to the same quote closing it on the same line. ok is
+// false for a word not quoted, or quoted whole, or a quote never closed.
+func (f *finder) quoted(off int, word string) (string, bool) {
+	if len(word) == 0 || word[0] != '"' && word[0] != '\'' {
+		return "", false
+	}
+	q := word[0]
+	if len(word) >= 2 && strings.IndexByte(word[1:], q) >= 0 {
+		return "", false // closed inside the word: unquote's and trimClose's
+	}
+	for j := off + 1; j < len(f.s) && f.s[j] != '\n'; j++ {
+		if f.s[j] == q && f.s[j-1] != '\\' {
+			return f.s[off+1 : j], true
+		}
+	}
+	return "", false
+}
+
+// trimClose drops from a value read to white space the quote that closes
+// the string it stood in and the punctuation after it: in
+// {"cmd": "run --password X"}, the word after --password is X"}, the
+// password X. A quote followed by anything else is the value's own.
+func trimClose(v string) string {
+	i := strings.IndexAny(v, `"'`)
+	if i <= 0 || strings.Trim(v[i+1:], `"',;:)]}`) != "" {
+		return v
+	}
+	return v[:i]
+}
+
+// The options whose value is a password after redis-cli, and after
+// docker login or podman login (loginCommand).
+var (
+	redisPasswordOpts = map[string]bool{"a": true, "pass": true}
+	loginPasswordOpts = map[string]bool{"p": true}
+)
+
+// loginCommand reports whether base is docker's or podman's, whose login
+// takes -p PASSWORD (glued bytes before it too, as curlCommand's).
+func loginCommand(base string) bool {
+	return strings.HasSuffix(base, "docker") || strings.HasSuffix(base, "podman")
+}
+
+// sshpassCommand reports whether the word text is sshpass, whose -p gives
+// the password (a path to it, glued bytes before it too).
+func sshpassCommand(text string) bool {
+	return strings.HasSuffix(text[strings.LastIndexByte(text, '/')+1:], "sshpass")
+}
+
+// curlCommand reports whether base, a command's file name, is curl's; it
+// may follow other bytes, as mysqlCommand's may (a deleted row's record
+// header glued to "curl"), but not "lib" (libcurl names no command).
+func curlCommand(base string) bool {
+	base = strings.TrimSuffix(base, ".exe")
+	return strings.HasSuffix(base, "curl") && !strings.HasSuffix(base, "libcurl")
 }
 
 // awsConfigKeys are the settings aws configure set writes a credential to.
@@ -870,7 +1005,9 @@ func isAuthScheme(w string) bool {
 // that do (API_KEY, SECRET_ACCESS_KEY, privateKey).
 var (
 	secretNameWords = map[string]bool{"PASSWORD": true, "PASSWD": true, "PASSPHRASE": true, "SECRET": true, "TOKEN": true,
-		"CREDENTIAL": true, "CREDENTIALS": true, "AUTHORIZATION": true, "AUTH": true, "APIKEY": true}
+		"CREDENTIAL": true, "CREDENTIALS": true, "AUTHORIZATION": true, "AUTH": true, "APIKEY": true,
+		// curl's --oauth2-bearer TOKEN.
+		"BEARER": true}
 	keyQualifiers = map[string]bool{"API": true, "ACCESS": true, "SECRET": true, "PRIVATE": true, "CLIENT": true,
 		"SIGNING": true, "ENCRYPTION": true, "MASTER": true, "AUTH": true, "SSH": true, "ACCOUNT": true,
 		// A storage account's key, and the keys of services named by the
@@ -934,7 +1071,7 @@ func secretName(name string) bool {
 
 // secretNameParts are what every name secretName accepts holds, in any
 // case: each word it looks for, glued or not, holds one.
-var secretNameParts = []string{"pass", "secret", "token", "credential", "auth", "key", "pwd"}
+var secretNameParts = []string{"pass", "secret", "token", "credential", "auth", "key", "pwd", "bearer"}
 
 // mayNameSecret reports whether name holds one of secretNameParts, so that
 // a name that cannot name a secret is told without splitting it into words.

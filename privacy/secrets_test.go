@@ -22,7 +22,7 @@ func TestFindSecrets(t *testing.T) {
 		{"backup.sh --password=Backup-Pass-771", []string{"Backup-Pass-771"}},
 		{"./pinned --json out.json --password Run-Pass-552", []string{"Run-Pass-552"}},
 		{"./pinned --json out.json --password=Run-Pass-552 --other x", []string{"Run-Pass-552"}},
-		{"tool -token 'tok value'", []string{"'tok"}},
+		{"tool -token 'tok value'", []string{"tok value"}}, // the quoted words whole, not "'tok" with "value'" shown
 		{`tool --api-key="k3y-v4lue"`, []string{"k3y-v4lue"}},
 		{"env GITHUB_TOKEN=abc123 ./x", []string{"abc123"}},
 		{"epoch 3 " + gh + " done", []string{gh}},
@@ -73,17 +73,18 @@ type secretWant struct{ value, format string }
 // the second time.
 func checkSecrets(t *testing.T, s string, want []secretWant) {
 	t.Helper()
-	var got, wanted []string
+	var got, wanted, formats []string
 	for _, sec := range FindSecrets(s) {
 		if s[sec.Offset:sec.Offset+len(sec.Value)] != sec.Value {
 			t.Errorf("FindSecrets(%q): offset %d does not point at %q", s, sec.Offset, sec.Value)
 		}
 		got = append(got, sec.Value+" "+sec.Format)
+		formats = append(formats, sec.Format)
 	}
 	for i, w := range want {
 		f := w.format
 		if f == "" && i < len(got) {
-			_, f, _ = strings.Cut(got[i], " ") // any format
+			f = formats[i] // any format
 		}
 		wanted = append(wanted, w.value+" "+f)
 	}

@@ -87,16 +87,18 @@ func (s *rawSearch) unusedText(ctx context.Context) error {
 	return nil
 }
 
-// textHits counts the named values, private keys and URLs with escaped
-// slashes FindSecrets finds in
-// text, a run of text at offset at in unused space, that no hit counted
+// textHits counts the named values, private keys, Bearer tokens, AWS
+// secret keys and URLs with escaped slashes FindSecrets finds in text, a run of text at offset at in unused space, that no hit counted
 // already overlaps, nor lies whole before read (the end of the piece of
 // the same run read before this one, -1 for none).
 func (s *rawSearch) textHits(text string, at, read int64) {
-	for _, sec := range FindSecrets(text) {
+	for _, sec := range unusedSecrets(text) {
 		// A URL is the URL search's, unless JSON escaped its slashes.
 		escapedURL := sec.Format == FormatURL && !strings.Contains(sec.Value, "://")
-		if sec.Format != FormatNamed && sec.Format != FormatPrivateKey && !escapedURL {
+		// A Bearer token and an AWS secret key beside its id no other raw
+		// search finds.
+		if sec.Format != FormatNamed && sec.Format != FormatPrivateKey && sec.Format != FormatBearer &&
+			sec.Format != FormatAWSSecret && !escapedURL {
 			continue
 		}
 		lo := at + int64(sec.Offset)
@@ -105,6 +107,99 @@ func (s *rawSearch) textHits(text string, at, read int64) {
 		}
 		s.add(&s.free, KindSecret, sec.Name, sec.Value, lo)
 	}
+}
+
+// unusedSecrets returns what FindSecrets finds in text, a run of text in
+// unused space, and what it finds once the first byte or two are dropped
+// where they may be a deleted record's header glued to its string's first
+// word: "=--password X", "Gtoken=X", "Asudo mysql -pX" hide the option,
+// the name or the command from FindSecrets, which reads the glued bytes as
+// part of the word. What the second reading finds that overlaps nothing
+// the first found is added, by offset. The second reading is of the first
+// line alone, up to gluedReach bytes: what the first word hides stands
+// beside it, and a run of many rows' text is not read three times.
+func unusedSecrets(text string) []Secret {
+	found := FindSecrets(text)
+	for k := 1; k <= 2 && k < len(text); k++ {
+		if !gluedWord(text, k) {
+			continue
+		}
+		for _, sec := range FindSecrets(firstLine(text[k:])) {
+			sec.Offset += k
+			if !overlapsAny(found, sec) {
+				found = append(found, sec)
+			}
+		}
+	}
+	sort.SliceStable(found, func(i, j int) bool { return found[i].Offset < found[j].Offset })
+	return found
+}
+
+// gluedReach bounds what unusedSecrets reads again after glued bytes.
+const gluedReach = 1024
+
+// firstLine returns text up to its first line end, or up to the last
+// white space before gluedReach bytes where the line is longer (a value is
+// not cut).
+func firstLine(text string) string {
+	if i := strings.IndexByte(text, '\n'); i >= 0 {
+		text = text[:i]
+	}
+	if len(text) <= gluedReach {
+		return text
+	}
+	text = text[:gluedReach]
+	if i := strings.LastIndexAny(text, " \t\x00"); i > 0 {
+		text = text[:i]
+	}
+	return text
+}
+
+// gluedWord reports whether dropping the first k bytes of text changes
+// what FindSecrets reads its first word as: an option (=--password X), a
+// name of a secret before "=" or ":" (5token=X), or a word that runs the
+// command after it (=sudo mysql -pX). Where the glued bytes hide nothing
+// (Xdb_password=X names a password either way), text is not read again.
+func gluedWord(text string, k int) bool {
+	end := 0
+	for end < len(text) && !isArgSep(text[end]) {
+		end++
+	}
+	w := text[:end]
+	if len(w) <= k {
+		return false
+	}
+	v := w[k:]
+	switch {
+	case v[0] == '-' && w[0] != '-':
+		return true
+	case runsNext(v) && !runsNext(w):
+		return true
+	}
+	name := func(s string) string {
+		if i := strings.IndexAny(s, "=:"); i > 0 {
+			return strings.Trim(s[:i], `"'`)
+		}
+		return ""
+	}
+	n := name(v)
+	return n != "" && secretName(n) && !secretName(name(w))
+}
+
+// runsNext reports whether w runs the command after it, as commandAt
+// reads it.
+func runsNext(w string) bool {
+	return w == "sudo" || w == "env" || w == "exec" || w == "time" || w == "nohup"
+}
+
+// overlapsAny reports whether sec overlaps one of found.
+func overlapsAny(found []Secret, sec Secret) bool {
+	for _, o := range found {
+		if sec.Offset < o.Offset+len(o.Value) && o.Offset < sec.Offset+len(sec.Value) {
+			return true
+		}
+	}
+	return false
 }
 
 // heldByHit reports whether the bytes [lo, hi) overlap a hit the other raw

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/nsyscheck/nsyscheck/fleet"
 	"github.com/nsyscheck/nsyscheck/internal/textwrap"
@@ -63,14 +64,62 @@ func Write(w io.Writer, format string, results []*predictions.Result, opts Write
 	return WriteFleet(w, format, opts.Fleet, opts.Text)
 }
 
-// capped runs write on w through textwrap.CapWriter: in text for a
-// terminal, a word too long to read (a megabyte NVTX name) is shown by its
-// start and its length, wherever the text names it.
+// capped runs write on w through a capWriter: in text for a terminal, a
+// word too long to read (a megabyte NVTX name) is shown by its start and
+// its length, wherever the text names it; and a document written at once
+// goes on to w in pieces, as WriteJSON's does.
 func capped(w io.Writer, write func(io.Writer) error) error {
-	cw := &textwrap.CapWriter{W: w}
+	cw := &capWriter{w: w}
 	err := write(cw)
 	if ferr := cw.Flush(); err == nil {
 		err = ferr
 	}
 	return err
+}
+
+// capWriter passes what is written through it to w with textwrap.CapWords
+// applied line by line, a line held until its newline or Flush, as
+// textwrap.CapWriter does; the lines it passes on go in the pieces
+// writeLines cuts them into, so that a writer that masks each write
+// (privacy.MaskWriter) masks a piece at a time, as it would mask them
+// whole. A document handed over as a string (io.WriteString) is not
+// copied.
+type capWriter struct {
+	w    io.Writer
+	held string
+}
+
+func (c *capWriter) Write(p []byte) (int, error) {
+	if _, err := c.WriteString(string(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func (c *capWriter) WriteString(s string) (int, error) {
+	n := len(s)
+	if c.held != "" {
+		s = c.held + s
+		c.held = ""
+	}
+	i := strings.LastIndexByte(s, '\n')
+	if i < 0 {
+		c.held = s
+		return n, nil
+	}
+	c.held = strings.Clone(s[i+1:])
+	if err := writeLines(c.w, textwrap.CapWords(s[:i+1]), jsonPiece); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// Flush writes a last line without its newline.
+func (c *capWriter) Flush() error {
+	if c.held == "" {
+		return nil
+	}
+	s := c.held
+	c.held = ""
+	return writeLines(c.w, textwrap.CapWords(s), jsonPiece)
 }

@@ -277,7 +277,7 @@ func badCases() []badCase {
 			exit: 2, want: []string{"build.log", "not an input nsyscheck reads", "program's stdout"}},
 	}
 	cases = append(append(append(append(append(append(append(append(append(append(append(append(append(cases, faultCases()...), scrubSignalCases()...), longStepCases()...), auditCases()...), hardeningCases()...), append(append(append(append(recordCases(), consistencyCases()...), replayCases()...), listCases()...), jobCases()...)...), contradictionCases()...), ownerCases()...), summaryCases()...), gateCases()...), encodingCases()...), cutCases()...), outputCases()...)
-	cases = append(append(append(append(append(append(append(append(cases, shareCases()...), runCases()...), stopCases()...), secretFormatCases()...), jsonPlaceCases()...), adv19Cases()...), gpuCases()...), faults20Cases()...)
+	cases = append(append(append(append(append(append(append(append(append(cases, shareCases()...), runCases()...), stopCases()...), secretFormatCases()...), jsonPlaceCases()...), adv19Cases()...), gpuCases()...), faults20Cases()...), adv20Cases()...)
 	return cases
 }
 
