@@ -610,14 +610,7 @@ func (f *finder) namedArgs() {
 			continue
 		}
 		if pwOpts[opt] && opt != text && i+1 < len(args) && !strings.HasPrefix(args[i+1].text, "-") {
-			next := args[i+1]
-			v, at := trimClose(next.text), next.off
-			if qv, ok := f.quoted(next.off, next.text); ok {
-				v, at = qv, next.off+1
-			}
-			if secretValue("password", v) {
-				f.add("password", v, at, FormatNamed)
-			}
+			f.addPassword(args[i+1])
 			continue
 		}
 		if mysql && len(text) > 2 && text[0] == '-' && text[1] == 'p' {
@@ -654,14 +647,7 @@ func (f *finder) namedArgs() {
 		}
 		if text == "password" && i+1 < len(args) && netrcEntry(args, i) {
 			// .netrc: machine HOST login USER password PASSWORD
-			next := args[i+1]
-			v, at := trimClose(next.text), next.off
-			if qv, ok := f.quoted(next.off, next.text); ok {
-				v, at = qv, next.off+1
-			}
-			if secretValue("password", v) {
-				f.add("password", v, at, FormatNamed)
-			}
+			f.addPassword(args[i+1])
 			continue
 		}
 		if name, value, ok := strings.Cut(opt, "="); ok {
@@ -684,6 +670,18 @@ func (f *finder) namedArgs() {
 				f.add(opt, v, at, FormatNamed)
 			}
 		}
+	}
+}
+
+// addPassword adds the word w, a password given after the word that names
+// it, as a password: the quoted string it opens whole, where it opens one.
+func (f *finder) addPassword(w arg) {
+	v, at := trimClose(w.text), w.off
+	if qv, ok := f.quoted(w.off, w.text); ok {
+		v, at = qv, w.off+1
+	}
+	if secretValue("password", v) {
+		f.add("password", v, at, FormatNamed)
 	}
 }
 
