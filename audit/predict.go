@@ -29,14 +29,16 @@ type Rates struct {
 	GPU string
 }
 
-// LinkOrigin says where a link's rate came from: assumed (a PCIe
-// generation and width no input gave), given with --link-gbps, or the
-// rated link of a run folder's GPU (its run.json).
+// LinkOrigin says where a link's rate came from: assumed (the usual link
+// of the capture's GPU, else PCIe 5.0 x16: no input gave it), given with
+// --link-gbps, or the rated link of a run folder's GPU (its run.json).
 type LinkOrigin struct {
 	Kind LinkKind
 	// Gen and Width are the PCIe link's generation and lanes (assumed, or
-	// the run's); GPU names the run's GPU and File its run.json.
+	// the run's), 0 for a link of another kind, which Name names
+	// (NVLink-C2C); GPU names the run's GPU and File its run.json.
 	Gen, Width int
+	Name       string
 	GPU, File  string
 	// GBps is the rate it gives.
 	GBps float64

@@ -247,7 +247,7 @@ func auditCapture(ctx context.Context, path string, rates *audit.Rates, opts Aud
 		}
 		return nil, nil, err
 	}
-	r, err := replayOf(ctx, tb, det.Detect(), rates, opts.PinBy, after)
+	r, err := replayOf(ctx, tb, det.Detect(), linkOfGPU(rates, scan.Meta.GPU), opts.PinBy, after)
 	waited := trace.StartRegion(ctx, "wait for the checks")
 	cerr := checked()
 	waited.End()
@@ -489,6 +489,21 @@ func ratesFit(path, gpu string, rates *audit.Rates) error {
 	return &inputerr.Error{Path: path,
 		Problem: fmt.Sprintf("the capture was made on %s, the --rates run folder %s on %s: its pinned rates would predict another GPU's copies", gpu, rates.Source, rates.GPU),
 		Hint:    "give --rates a run of 'nsyscheck run' on the capture's machine, or leave it out to predict from the capture's own copies and the link"}
+}
+
+// linkOfGPU is rates with the link a capture of the GPU named gpu
+// crosses where no input gave one: the GPU's usual link as
+// limits.GPUs know it (an A100's PCIe 4.0 x16, a GH200's NVLink-C2C), in
+// place of the PCIe 5.0 x16 assumed for a GPU they do not know.
+func linkOfGPU(rates *audit.Rates, gpu string) *audit.Rates {
+	g := limits.Of(gpu)
+	if rates == nil || rates.Link.Kind != audit.LinkAssumed || g == nil {
+		return rates
+	}
+	r := *rates
+	r.LinkGBps = g.LinkGBps
+	r.Link = audit.LinkOrigin{Kind: audit.LinkAssumed, Gen: g.Gen, Width: g.Width, Name: g.Link, GBps: g.LinkGBps}
+	return &r
 }
 
 // ruleResult is NVIDIA's rule as the audit takes it: the rule's copies,

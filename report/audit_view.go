@@ -505,6 +505,9 @@ func linkWords(o audit.LinkOrigin) string {
 	case audit.LinkRun:
 		return fmt.Sprintf("PCIe %d.0 x%d of %s, from %s", o.Gen, o.Width, o.GPU, o.File)
 	}
+	if o.Gen == 0 && o.Name != "" {
+		return fmt.Sprintf("assumed %s, %.1f GB/s; pass --link-gbps or --rates to give the real link", o.Name, o.GBps)
+	}
 	return fmt.Sprintf("assumed PCIe %d.0 x%d, %.1f GB/s; pass --link-gbps or --rates to give the real link", o.Gen, o.Width, o.GBps)
 }
 

@@ -136,7 +136,7 @@ interrupted.`,
 	}
 	addFormatFlag(cmd, &opts.Format, "output format: text, json or markdown")
 	cmd.Flags().StringVar(&opts.Rates, "rates", "", "a run folder of 'nsyscheck run' on the same machine (`RUN_DIR`) whose pinned copy rates the prediction may use")
-	cmd.Flags().Float64Var(&opts.LinkGBps, "link-gbps", 0, "the host-device link rate in GB/s, when no measured rate is at hand (default: the run folder's, else PCIe 5.0 x16)")
+	cmd.Flags().Float64Var(&opts.LinkGBps, "link-gbps", 0, "the host-device link rate in GB/s, when no measured rate is at hand (default: the run folder's, else the usual link of the capture's GPU, else PCIe 5.0 x16)")
 	cmd.Flags().StringVar(&opts.Nsys, "nsys", "", "nsys executable, to export .nsys-rep files and run NVIDIA's rule")
 	cmd.Flags().StringVar(&opts.Rule, "nvidia-rule", ruleAuto, "NVIDIA's "+nsysrule.Name+" rule beside the audit: auto (its CSV beside the capture, else answered from the audit's own records; no nsys run), nsys (run by nsys analyze beside the audit, which waits for it: seconds on a large capture) or off")
 	_ = cmd.RegisterFlagCompletionFunc("nvidia-rule", cobra.FixedCompletions([]string{ruleAuto, ruleNsys, ruleOff}, cobra.ShellCompDirectiveNoFileComp))

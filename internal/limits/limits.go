@@ -35,9 +35,13 @@ const UnknownMemoryGBps = 10000
 type GPU struct {
 	// Match is the part of the name nsys gives ("NVIDIA H200") that tells
 	// it; the table is searched in order, so GH200 comes before H200.
-	Match      string
+	Match string
+	// Link names its usual host link, LinkGBps its rate; Gen and Width
+	// are the link's PCIe generation and lanes (0 for another kind of
+	// link).
 	Link       string
 	LinkGBps   float64
+	Gen, Width int
 	Memory     string
 	MemoryGBps float64
 }
@@ -45,14 +49,14 @@ type GPU struct {
 // GPUs are the GPUs the bounds know, by name.
 var GPUs = []GPU{
 	{Match: "GH200", Link: "NVLink-C2C", LinkGBps: 450, Memory: "HBM3e", MemoryGBps: 4900},
-	{Match: "H200", Link: "PCIe 5.0 x16", LinkGBps: runinfo.RatedGBps(5, 16), Memory: "HBM3e", MemoryGBps: 4800},
-	{Match: "H100", Link: "PCIe 5.0 x16", LinkGBps: runinfo.RatedGBps(5, 16), Memory: "HBM3", MemoryGBps: 3350},
-	{Match: "A100", Link: "PCIe 4.0 x16", LinkGBps: runinfo.RatedGBps(4, 16), Memory: "HBM2e", MemoryGBps: 2039},
-	{Match: "L40", Link: "PCIe 4.0 x16", LinkGBps: runinfo.RatedGBps(4, 16), Memory: "GDDR6", MemoryGBps: 864},
-	{Match: "L4", Link: "PCIe 4.0 x16", LinkGBps: runinfo.RatedGBps(4, 16), Memory: "GDDR6", MemoryGBps: 300},
-	{Match: "A10", Link: "PCIe 4.0 x16", LinkGBps: runinfo.RatedGBps(4, 16), Memory: "GDDR6", MemoryGBps: 600},
-	{Match: "V100", Link: "PCIe 3.0 x16", LinkGBps: runinfo.RatedGBps(3, 16), Memory: "HBM2", MemoryGBps: 900},
-	{Match: "T4", Link: "PCIe 3.0 x16", LinkGBps: runinfo.RatedGBps(3, 16), Memory: "GDDR6", MemoryGBps: 320},
+	{Match: "H200", Link: "PCIe 5.0 x16", LinkGBps: runinfo.RatedGBps(5, 16), Gen: 5, Width: 16, Memory: "HBM3e", MemoryGBps: 4800},
+	{Match: "H100", Link: "PCIe 5.0 x16", LinkGBps: runinfo.RatedGBps(5, 16), Gen: 5, Width: 16, Memory: "HBM3", MemoryGBps: 3350},
+	{Match: "A100", Link: "PCIe 4.0 x16", LinkGBps: runinfo.RatedGBps(4, 16), Gen: 4, Width: 16, Memory: "HBM2e", MemoryGBps: 2039},
+	{Match: "L40", Link: "PCIe 4.0 x16", LinkGBps: runinfo.RatedGBps(4, 16), Gen: 4, Width: 16, Memory: "GDDR6", MemoryGBps: 864},
+	{Match: "L4", Link: "PCIe 4.0 x16", LinkGBps: runinfo.RatedGBps(4, 16), Gen: 4, Width: 16, Memory: "GDDR6", MemoryGBps: 300},
+	{Match: "A10", Link: "PCIe 4.0 x16", LinkGBps: runinfo.RatedGBps(4, 16), Gen: 4, Width: 16, Memory: "GDDR6", MemoryGBps: 600},
+	{Match: "V100", Link: "PCIe 3.0 x16", LinkGBps: runinfo.RatedGBps(3, 16), Gen: 3, Width: 16, Memory: "HBM2", MemoryGBps: 900},
+	{Match: "T4", Link: "PCIe 3.0 x16", LinkGBps: runinfo.RatedGBps(3, 16), Gen: 3, Width: 16, Memory: "GDDR6", MemoryGBps: 320},
 }
 
 // Of finds the GPU of a name in the table, nil when it is not there.
