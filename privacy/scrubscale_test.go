@@ -5,32 +5,27 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
-	"time"
 )
 
 // TestScrubStaleValuesScale: a capture whose deleted rows hold about
-// 10,000 distinct credentials is scrubbed of all of them in a few seconds
-// at most, where a query per 500 values per column took 10 to 13 s on the
-// 2-core machine this was measured on (now 0.4 s: the limit leaves room
-// for a slow or busy machine).
+// 10,000 distinct credentials is scrubbed of all of them, and a scrub of
+// the scrubbed copy finds none of them again. How long it takes is
+// BenchmarkScrubStaleValues' (a query per 500 values per column took 10 to
+// 13 s on the 2-core machine this was measured on, one pass a column 0.4
+// s).
 func TestScrubStaleValuesScale(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a capture of 10,000 stale values")
 	}
 	dir := t.TempDir()
 	in := deletedPasswordsFixture(t, dir, 340, 10)
-	start := time.Now()
 	out := filepath.Join(dir, "shared.sqlite")
 	rep, err := Scrub(in, out, ScrubOptions{})
-	took := time.Since(start)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(rep.Findings) < 9000 {
 		t.Fatalf("%d findings, want about 10,000", len(rep.Findings))
-	}
-	if took > 5*time.Second {
-		t.Errorf("scrub of %d findings took %v, want under 5 s", len(rep.Findings), took.Round(time.Millisecond))
 	}
 	var secrets []string
 	for _, n := range []int{0, 1234, 3399} {
