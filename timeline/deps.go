@@ -32,6 +32,9 @@ const (
 type resolver struct {
 	t *Timeline
 	b *Builder
+	// opsBuf holds the ops of the wait waitOf is making, copied out by
+	// its add.
+	opsBuf []int32
 	// fault is the first refusal found (a MismatchError, EventLinkError or
 	// DuplicateSyncError: records that contradict one another); run stops
 	// on it.
@@ -809,16 +812,14 @@ func (r *resolver) roleOf(i int32) Role {
 // waits finds, thread by thread, what each call waited for.
 func (r *resolver) waits(ctx context.Context) error {
 	t := r.t
-	var on []int32 // the backing array of every Wait.On
-	type pending struct {
-		w        Wait
-		from, to int
-	}
-	var ws []pending
+	// on is the backing array of every Wait.On, ends each wait's end in it:
+	// the waits are made in place, their On set once on stops growing.
+	var on, ends []int32
+	t.Waits = nil
 	add := func(call int32, kind WaitKind, first int32, ops ...int32) {
-		from := len(on)
 		on = append(on, ops...)
-		ws = append(ws, pending{Wait{Call: call, Kind: kind, PollFirst: first}, from, len(on)})
+		ends = append(ends, int32(len(on)))
+		t.Waits = append(t.Waits, Wait{Call: call, Kind: kind, PollFirst: first})
 	}
 	for th := range t.Threads {
 		if err := ctx.Err(); err != nil {
@@ -828,10 +829,13 @@ func (r *resolver) waits(ctx context.Context) error {
 			r.waitOf(i, add)
 		}
 	}
-	t.Waits = make([]Wait, len(ws))
-	for k, p := range ws {
-		p.w.On = on[p.from:p.to:p.to]
-		t.Waits[k] = p.w
+	if t.Waits == nil {
+		t.Waits = []Wait{}
+	}
+	from := int32(0)
+	for k, to := range ends {
+		t.Waits[k].On = on[from:to:to]
+		from = to
 	}
 	r.unusedWaits()
 	return nil
@@ -845,22 +849,24 @@ func (r *resolver) waitOf(i int32, add func(call int32, kind WaitKind, first int
 	sync, hasSync := r.syncOf[i]
 	switch r.roleOf(i) {
 	case RoleCopyBlocking:
-		var ops []int32
+		ops := r.opsBuf[:0]
 		for _, j := range t.OpsOf(i) {
 			if t.Ops.Kind[j] == OpCopy {
 				ops = append(ops, j)
 			}
 		}
+		r.opsBuf = ops
 		if len(ops) > 0 {
 			add(i, WaitCopy, None, ops...)
 		}
 	case RoleCopyAsync:
-		var ops []int32
+		ops := r.opsBuf[:0]
 		for _, j := range t.OpsOf(i) {
 			if t.Ops.Pageable(j) && cs.End[i] > t.Ops.Start[j] {
 				ops = append(ops, j)
 			}
 		}
+		r.opsBuf = ops
 		if len(ops) > 0 {
 			add(i, WaitHeld, None, ops...)
 		}
@@ -891,7 +897,7 @@ func (r *resolver) waitOf(i int32, add func(call int32, kind WaitKind, first int
 		if !hasSync {
 			r.b.assumed.add(AssumeSyncDeviceAllStreams, pid, api, records.NoID, records.NoID, cs.Corr[i])
 		}
-		var ops []int32
+		ops := r.opsBuf[:0]
 		span := r.pidStreams[pid]
 		for s := span[0]; s < span[1]; s++ {
 			if hasSync && sync.Device != t.Streams[s].Device {
@@ -901,6 +907,7 @@ func (r *resolver) waitOf(i int32, add func(call int32, kind WaitKind, first int
 				ops = append(ops, j)
 			}
 		}
+		r.opsBuf = ops
 		if len(ops) > 0 {
 			add(i, WaitDevice, None, ops...)
 		}
