@@ -1196,25 +1196,44 @@ func (r *resolver) engines() {
 	// Each copy's start and end as one sortable number: the time doubled,
 	// plus one for a start, so that at equal times an end comes first and
 	// back-to-back copies share an engine. Counted first, so that each
-	// key's edges are allocated once.
-	counts := map[key]int{}
+	// key's edges are allocated once. Consecutive copies are mostly of one
+	// key: the last one's place is kept at hand.
+	var (
+		keys   []key
+		counts []int
+		places = map[key]int{}
+		last   = -1
+	)
+	placeOf := func(k key) int {
+		if last >= 0 && keys[last] == k {
+			return last
+		}
+		n, ok := places[k]
+		if !ok {
+			n = len(keys)
+			places[k] = n
+			keys, counts = append(keys, k), append(counts, 0)
+		}
+		last = n
+		return n
+	}
 	for j := range o.Kind {
 		if o.Kind[j] == OpCopy && o.Dir[j].HostDevice() {
-			counts[key{t.Streams[o.Stream[j]].Device, o.Dir[j]}] += 2
+			counts[placeOf(key{t.Streams[o.Stream[j]].Device, o.Dir[j]})] += 2
 		}
 	}
-	edges := make(map[key][]int64, len(counts))
-	for k, n := range counts {
-		edges[k] = make([]int64, 0, n)
+	edges := make([][]int64, len(keys))
+	for n := range edges {
+		edges[n] = make([]int64, 0, counts[n])
 	}
 	for j := range o.Kind {
 		if o.Kind[j] != OpCopy || !o.Dir[j].HostDevice() {
 			continue
 		}
-		k := key{t.Streams[o.Stream[j]].Device, o.Dir[j]}
-		edges[k] = append(edges[k], o.Start[j]<<1|1, o.End[j]<<1)
+		n := placeOf(key{t.Streams[o.Stream[j]].Device, o.Dir[j]})
+		edges[n] = append(edges[n], o.Start[j]<<1|1, o.End[j]<<1)
 	}
-	for k, es := range edges {
+	for n, es := range edges {
 		slices.Sort(es)
 		most, now := 1, 0
 		for _, e := range es {
@@ -1225,7 +1244,7 @@ func (r *resolver) engines() {
 			}
 			most = max(most, now)
 		}
-		t.Engines = append(t.Engines, Engine{Device: k.dev, Dir: k.dir, Capacity: most})
+		t.Engines = append(t.Engines, Engine{Device: keys[n].dev, Dir: keys[n].dir, Capacity: most})
 	}
 	slices.SortFunc(t.Engines, func(x, y Engine) int { return cmp.Or(cmp.Compare(x.Device, y.Device), cmp.Compare(x.Dir, y.Dir)) })
 }
