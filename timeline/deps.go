@@ -844,10 +844,23 @@ func (r *resolver) waits(ctx context.Context) error {
 func (r *resolver) waitOf(i int32, add func(call int32, kind WaitKind, first int32, ops ...int32)) {
 	t := r.t
 	cs := &t.Calls
-	pid := t.PID(i)
-	api := t.Name(cs.Name[i])
-	sync, hasSync := r.syncOf[i]
-	switch r.roleOf(i) {
+	role := r.roleOf(i)
+	var (
+		pid     int64
+		api     string
+		sync    *records.Sync
+		hasSync bool
+	)
+	// A copy's wait reads neither its process, its name nor a
+	// synchronisation record, and a call of another role waits for
+	// nothing: those are looked up for the synchronisations alone.
+	switch role {
+	case RoleStreamSync, RoleDeviceSync, RoleEventSync, RoleEventQuery:
+		pid = t.PID(i)
+		api = t.Name(cs.Name[i])
+		sync, hasSync = r.syncOf[i]
+	}
+	switch role {
 	case RoleCopyBlocking:
 		ops := r.opsBuf[:0]
 		for _, j := range t.OpsOf(i) {
