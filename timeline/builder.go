@@ -567,45 +567,17 @@ func identity(n int) []int32 {
 }
 
 // gatherList returns the values of l reordered by perm, and empties l.
-// Where perm is the identity, the values are l's in their order; runs of
-// consecutive indexes are copied whole.
+// Where perm is the identity, the values are l's in their order.
 func gatherList[T any](l *chunked.List[T], perm []int32) []T {
 	if len(perm) > 0 && l.Len() == len(perm) && isIdentity(perm) {
 		return l.Slice()
 	}
 	out := make([]T, len(perm))
-	chunks := l.Chunks()
-	for i := 0; i < len(perm); {
-		p := int(perm[i])
-		n := runAt(perm, i)
-		if n < minCopiedRun {
-			for k := range n {
-				out[i+k] = l.At(p + k)
-			}
-			i += n
-			continue
-		}
-		for n > 0 {
-			c := chunks[p/chunked.Size][p%chunked.Size:]
-			m := copy(out[i:i+min(n, len(c))], c)
-			i, p, n = i+m, p+m, n-m
-		}
+	for i, p := range perm {
+		out[i] = l.At(int(p))
 	}
 	*l = chunked.List[T]{}
 	return out
-}
-
-// minCopiedRun is the shortest run of consecutive indexes gather and
-// gatherList copy whole rather than value by value.
-const minCopiedRun = 16
-
-// runAt is how many indexes of perm from i on follow one another.
-func runAt(perm []int32, i int) int {
-	n := 1
-	for i+n < len(perm) && perm[i+n] == perm[i]+int32(n) {
-		n++
-	}
-	return n
 }
 
 // isIdentity reports whether perm leaves every index where it is: records
@@ -619,22 +591,11 @@ func isIdentity(perm []int32) bool {
 	return true
 }
 
-// gather returns s reordered by perm, runs of consecutive indexes copied
-// whole.
+// gather returns s reordered by perm.
 func gather[T any](s []T, perm []int32) []T {
 	out := make([]T, len(perm))
-	for i := 0; i < len(perm); {
-		p := int(perm[i])
-		n := runAt(perm, i)
-		if n < minCopiedRun {
-			for k := range n {
-				out[i+k] = s[p+k]
-			}
-			i += n
-			continue
-		}
-		copy(out[i:i+n], s[p:p+n])
-		i += n
+	for i, p := range perm {
+		out[i] = s[p]
 	}
 	return out
 }
