@@ -160,8 +160,8 @@ func quantilesOf(v []float64) (quantiles, bool) {
 // NewCaptureCoster gathers the pinned host-device copies of tl by
 // direction and size class.
 func NewCaptureCoster(tl *timeline.Timeline, sizes Sizes) *CaptureCoster {
-	gpu := map[gpuKey]*[]float64{}
-	call := map[callKey]*[]float64{}
+	gpu := map[gpuKey]*sizedList{}
+	call := map[callKey]*sizedList{}
 	// Consecutive copies are mostly of one direction, size class and API:
 	// the lists of the last one's keys are kept at hand.
 	var last struct {
@@ -169,67 +169,91 @@ func NewCaptureCoster(tl *timeline.Timeline, sizes Sizes) *CaptureCoster {
 		dir        timeline.Dir
 		class      int
 		api        int32
-		gpu        *[]float64
-		calls      [3]*[]float64
+		gpu        *sizedList
+		calls      [3]*sizedList
 		async, use bool
 	}
-	list := func(m map[callKey]*[]float64, k callKey) *[]float64 {
+	list := func(m map[callKey]*sizedList, k callKey) *sizedList {
 		l := m[k]
 		if l == nil {
-			l = new([]float64)
+			l = new(sizedList)
 			m[k] = l
 		}
 		return l
 	}
 	o := &tl.Ops
-	for j := range o.Kind {
-		op := int32(j)
-		if o.HostMem(op) != timeline.MemPinned || o.Bytes[j] <= 0 {
-			continue
-		}
-		dir, class := o.Dir[j], sizes.Of(o.Bytes[j])
-		c := o.Call[j]
-		api := timeline.None
-		if c != timeline.None {
-			api = tl.Calls.Name[c]
-		}
-		if !last.ok || last.dir != dir || last.class != class || last.api != api {
-			last.ok, last.dir, last.class, last.api = true, dir, class, api
-			k := gpuKey{dir, class}
-			if last.gpu = gpu[k]; last.gpu == nil {
-				last.gpu = new([]float64)
-				gpu[k] = last.gpu
+	// The copies are gone through twice: counted into their lists, then
+	// added to them, each list made as long as it will be.
+	for pass := range 2 {
+		counting := pass == 0
+		if !counting {
+			for _, l := range gpu {
+				l.v = make([]float64, 0, l.n)
 			}
-			last.use = false
-			if api != timeline.None {
-				switch timeline.RoleOf(tl.Name(api)) {
-				case timeline.RoleCopyAsync:
-					last.async, last.use = true, true
-				case timeline.RoleCopyBlocking:
-					last.async, last.use = false, true
+			for _, l := range call {
+				l.v = make([]float64, 0, l.n)
+			}
+		}
+		last.ok = false
+		for j := range o.Kind {
+			op := int32(j)
+			if o.HostMem(op) != timeline.MemPinned || o.Bytes[j] <= 0 {
+				continue
+			}
+			dir, class := o.Dir[j], sizes.Of(o.Bytes[j])
+			c := o.Call[j]
+			api := timeline.None
+			if c != timeline.None {
+				api = tl.Calls.Name[c]
+			}
+			if !last.ok || last.dir != dir || last.class != class || last.api != api {
+				last.ok, last.dir, last.class, last.api = true, dir, class, api
+				k := gpuKey{dir, class}
+				if last.gpu = gpu[k]; last.gpu == nil {
+					last.gpu = new(sizedList)
+					gpu[k] = last.gpu
+				}
+				last.use = false
+				if api != timeline.None {
+					switch timeline.RoleOf(tl.Name(api)) {
+					case timeline.RoleCopyAsync:
+						last.async, last.use = true, true
+					case timeline.RoleCopyBlocking:
+						last.async, last.use = false, true
+					}
+				}
+				if last.use {
+					for i, k := range []callKey{{dir, last.async, class}, {dir, last.async, -1}, {timeline.DirNone, last.async, -1}} {
+						last.calls[i] = list(call, k)
+					}
 				}
 			}
-			if last.use {
-				for i, k := range []callKey{{dir, last.async, class}, {dir, last.async, -1}, {timeline.DirNone, last.async, -1}} {
-					last.calls[i] = list(call, k)
+			usesCall := c != timeline.None && last.use
+			if counting {
+				last.gpu.n++
+				if usesCall {
+					for _, l := range last.calls {
+						l.n++
+					}
 				}
+				continue
 			}
-		}
-		*last.gpu = append(*last.gpu, float64(o.Duration(op))/float64(o.Bytes[j]))
-		if c == timeline.None || !last.use {
-			continue
-		}
-		host := float64(tl.Calls.Duration(c))
-		if !last.async {
-			host = max(host-float64(o.Duration(op)), 0)
-		}
-		for _, l := range last.calls {
-			*l = append(*l, host)
+			last.gpu.v = append(last.gpu.v, float64(o.Duration(op))/float64(o.Bytes[j]))
+			if !usesCall {
+				continue
+			}
+			host := float64(tl.Calls.Duration(c))
+			if !last.async {
+				host = max(host-float64(o.Duration(op)), 0)
+			}
+			for _, l := range last.calls {
+				l.v = append(l.v, host)
+			}
 		}
 	}
 	cc := &CaptureCoster{sizes: sizes, gpu: map[gpuKey]quantiles{}, call: map[callKey]quantiles{}, anyCall: map[callKey]quantiles{}}
 	for k, v := range gpu {
-		if q, ok := quantilesOf(*v); ok {
+		if q, ok := quantilesOf(v.v); ok {
 			cc.gpu[k] = q
 		}
 	}
@@ -249,13 +273,13 @@ func NewCaptureCoster(tl *timeline.Timeline, sizes Sizes) *CaptureCoster {
 			}
 			t, found := taken{}, false
 			for fk, ft := range byKey {
-				if callCoarseness(fk) == coarse-1 && finerCall(fk, k) && len(*call[fk]) == len(*v) {
+				if callCoarseness(fk) == coarse-1 && finerCall(fk, k) && len(call[fk].v) == len(v.v) {
 					t, found = ft, true
 					break
 				}
 			}
 			if !found {
-				t.q, t.ok = quantilesOf(*v)
+				t.q, t.ok = quantilesOf(v.v)
 			}
 			byKey[k] = t
 			if !t.ok {
@@ -269,6 +293,13 @@ func NewCaptureCoster(tl *timeline.Timeline, sizes Sizes) *CaptureCoster {
 		}
 	}
 	return cc
+}
+
+// sizedList is a list of values and, before they are added, how many
+// there will be.
+type sizedList struct {
+	v []float64
+	n int
 }
 
 // callCoarseness is 0 for a key of calls of one direction and size class,

@@ -295,6 +295,20 @@ func (m *model) launchKey(j int32) tkey {
 	return m.opKey(j, qLaunch)
 }
 
+// launchKeyOf is launchKey(j) from k, op j's opKey for a quantity that
+// is not a launch's (whose API is timeline.None): the same class but for
+// the quantity and the API.
+func (m *model) launchKeyOf(j int32, k tkey) tkey {
+	k.q = qLaunch
+	if m.fromEnd[j] {
+		k.q = qSubmit
+	}
+	if c := m.tl.Ops.Call[j]; c != timeline.None {
+		k.api = m.tl.Calls.Name[c]
+	}
+	return k
+}
+
 // streamWaitOf is op j's first entry in tl.StreamWaits, -1 for none.
 func (m *model) streamWaitOf(j int32) int32 {
 	if m.swFirst == nil {
@@ -448,17 +462,19 @@ func (m *model) sampleQueues(sampled []sampledOp) {
 		if s.bound == boundLaunch || s.bound == boundNone {
 			continue
 		}
+		k := m.opKey(op, qQueue)
 		if o.Call[j] != timeline.None {
-			if v, ok := m.typ.get(m.launchKey(op)); ok && s.at <= m.anchor(op)+v {
+			if v, ok := m.typ.get(m.launchKeyOf(op, k)); ok && s.at <= m.anchor(op)+v {
 				s.bound = boundEither
 				continue
 			}
 		}
 		switch s.bound {
 		case boundPred:
-			m.typ.add(m.opKey(op, qQueue), o.Start[j]-s.at)
+			m.typ.add(k, o.Start[j]-s.at)
 		case boundEvent:
-			m.typ.add(m.opKey(op, qEvent), o.Start[j]-s.at)
+			k.q = qEvent
+			m.typ.add(k, o.Start[j]-s.at)
 		}
 	}
 }
@@ -475,9 +491,12 @@ func (m *model) modelOps(sampled []sampledOp) {
 	for j := range o.Kind {
 		op, s := int32(j), &sampled[j]
 		c := o.Call[j]
+		queue := m.opKey(op, qQueue)
+		event := queue
+		event.q = qEvent
 		if c != timeline.None {
 			lat := o.Start[j] - m.anchor(op)
-			if v, ok := m.typ.get(m.launchKey(op)); ok {
+			if v, ok := m.typ.get(m.launchKeyOf(op, queue)); ok {
 				lat = v
 			}
 			if !m.fromEnd[j] {
@@ -491,7 +510,7 @@ func (m *model) modelOps(sampled []sampledOp) {
 			}
 			if c == timeline.None {
 				m.latP.set(op, max(o.Start[j]-o.End[j-1], 0))
-			} else if v, ok := m.typ.get(m.opKey(op, qQueue)); ok {
+			} else if v, ok := m.typ.get(queue); ok {
 				m.latP.set(op, max(v, 0))
 			}
 		}
@@ -499,7 +518,7 @@ func (m *model) modelOps(sampled []sampledOp) {
 			if s.bound == boundEvent && s.sw == k {
 				m.swLat[k] = max(o.Start[j]-s.at, 0)
 			}
-			if v, ok := m.typ.get(m.opKey(op, qEvent)); ok {
+			if v, ok := m.typ.get(event); ok {
 				m.swLat[k] = max(v, 0)
 			}
 		}

@@ -225,14 +225,22 @@ type measure struct {
 // measureAll measures every region in schedule s: CaptureRegion first,
 // then the range names in order of first appearance.
 func (rg *regions) measureAll(s *Schedule) []measure {
+	// The ops' part of the capture's measure is summed as the overlaps are
+	// found: the latest end, the host-device copies' GPU time and overlap.
 	o := &rg.tl.Ops
+	var ops opSums
+	ops.end = math.MinInt64
 	for j := range o.Kind {
+		ops.end = max(ops.end, s.OpEnd[j])
 		if o.Kind[j] == timeline.OpCopy && o.Dir[j].HostDevice() {
-			rg.over.set(int32(j), rg.overlapped(s, int32(j)))
+			over := rg.overlapped(s, int32(j))
+			rg.over.set(int32(j), over)
+			ops.copyNs += s.OpEnd[j] - s.OpStart[j]
+			ops.overlapNs += over
 		}
 	}
 	out := make([]measure, 1, 1+len(rg.names))
-	out[0] = rg.capture(s)
+	out[0] = rg.capture(s, ops)
 	byName := make(map[int32]int, len(rg.names))
 	for k, n := range rg.names {
 		byName[n] = k
@@ -385,9 +393,17 @@ func (b *busyTime) add(start, end int64) {
 // outside is the time within [from, to] no call covered.
 func (b *busyTime) outside() int64 { return max(b.to-b.from-b.sum, 0) }
 
+// opSums is what the ops of a schedule add to the capture's measure: the
+// latest end (math.MinInt64 for none), the host-device copies' GPU time
+// and the part of it a kernel on another stream overlapped.
+type opSums struct {
+	end, copyNs, overlapNs int64
+}
+
 // capture measures CaptureRegion: from the first host-device copy call
-// (else the first call that launched anything) to the last op's end.
-func (rg *regions) capture(s *Schedule) measure {
+// (else the first call that launched anything) to the last op's end; ops
+// are the ops' sums in s.
+func (rg *regions) capture(s *Schedule, ops opSums) measure {
 	tl := rg.tl
 	var m measure
 	start, anyStart := int64(0), int64(0)
@@ -425,15 +441,8 @@ func (rg *regions) capture(s *Schedule) measure {
 	if !anyFound {
 		return m
 	}
-	end := start
-	o := &tl.Ops
-	for j := range o.Kind {
-		end = max(end, s.OpEnd[j])
-		if o.Kind[j] == timeline.OpCopy && o.Dir[j].HostDevice() {
-			m.copyNs += s.OpEnd[j] - s.OpStart[j]
-			m.overlapNs += rg.over.at(int32(j))
-		}
-	}
+	end := max(start, ops.end)
+	m.copyNs, m.overlapNs = ops.copyNs, ops.overlapNs
 	m.instances = 1
 	m.median = float64(end - start)
 	m.span = m.median

@@ -196,6 +196,11 @@ func (t *typicals) add(k tkey, v int64) {
 		}
 		l.k, l.v = k, s
 	}
+	if len(*l.v) == cap(*l.v) {
+		// Doubled, where append grows a large slice by a quarter and
+		// copies the samples each time.
+		*l.v = slices.Grow(*l.v, max(len(*l.v), 64))
+	}
 	*l.v = append(*l.v, v)
 }
 

@@ -465,6 +465,9 @@ func inOrderOf(owner *chunked.List[int32], start, end *chunked.List[int64], newI
 		o[i] = newIdx[o[i]]
 	}
 	perm = inOrder(o, s, e)
+	if len(perm) > 0 && isIdentity(perm) {
+		return perm, o, s, e
+	}
 	starts, s = gather(s, perm), nil
 	ends, e = gather(e, perm), nil
 	return perm, gather(o, perm), starts, ends
@@ -564,13 +567,28 @@ func identity(n int) []int32 {
 }
 
 // gatherList returns the values of l reordered by perm, and empties l.
+// Where perm is the identity, the values are l's in their order.
 func gatherList[T any](l *chunked.List[T], perm []int32) []T {
+	if len(perm) > 0 && l.Len() == len(perm) && isIdentity(perm) {
+		return l.Slice()
+	}
 	out := make([]T, len(perm))
 	for i, p := range perm {
 		out[i] = l.At(int(p))
 	}
 	*l = chunked.List[T]{}
 	return out
+}
+
+// isIdentity reports whether perm leaves every index where it is: records
+// that came in their order, as a single thread's calls mostly do.
+func isIdentity(perm []int32) bool {
+	for i, p := range perm {
+		if p != int32(i) {
+			return false
+		}
+	}
+	return true
 }
 
 // gather returns s reordered by perm.

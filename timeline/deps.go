@@ -32,6 +32,9 @@ const (
 type resolver struct {
 	t *Timeline
 	b *Builder
+	// opsBuf holds the ops of the wait waitOf is making, copied out by
+	// its add.
+	opsBuf []int32
 	// fault is the first refusal found (a MismatchError, EventLinkError or
 	// DuplicateSyncError: records that contradict one another); run stops
 	// on it.
@@ -809,16 +812,14 @@ func (r *resolver) roleOf(i int32) Role {
 // waits finds, thread by thread, what each call waited for.
 func (r *resolver) waits(ctx context.Context) error {
 	t := r.t
-	var on []int32 // the backing array of every Wait.On
-	type pending struct {
-		w        Wait
-		from, to int
-	}
-	var ws []pending
+	// on is the backing array of every Wait.On, ends each wait's end in it:
+	// the waits are made in place, their On set once on stops growing.
+	var on, ends []int32
+	t.Waits = nil
 	add := func(call int32, kind WaitKind, first int32, ops ...int32) {
-		from := len(on)
 		on = append(on, ops...)
-		ws = append(ws, pending{Wait{Call: call, Kind: kind, PollFirst: first}, from, len(on)})
+		ends = append(ends, int32(len(on)))
+		t.Waits = append(t.Waits, Wait{Call: call, Kind: kind, PollFirst: first})
 	}
 	for th := range t.Threads {
 		if err := ctx.Err(); err != nil {
@@ -828,10 +829,13 @@ func (r *resolver) waits(ctx context.Context) error {
 			r.waitOf(i, add)
 		}
 	}
-	t.Waits = make([]Wait, len(ws))
-	for k, p := range ws {
-		p.w.On = on[p.from:p.to:p.to]
-		t.Waits[k] = p.w
+	if t.Waits == nil {
+		t.Waits = []Wait{}
+	}
+	from := int32(0)
+	for k, to := range ends {
+		t.Waits[k].On = on[from:to:to]
+		from = to
 	}
 	r.unusedWaits()
 	return nil
@@ -840,27 +844,42 @@ func (r *resolver) waits(ctx context.Context) error {
 func (r *resolver) waitOf(i int32, add func(call int32, kind WaitKind, first int32, ops ...int32)) {
 	t := r.t
 	cs := &t.Calls
-	pid := t.PID(i)
-	api := t.Name(cs.Name[i])
-	sync, hasSync := r.syncOf[i]
-	switch r.roleOf(i) {
+	role := r.roleOf(i)
+	var (
+		pid     int64
+		api     string
+		sync    *records.Sync
+		hasSync bool
+	)
+	// A copy's wait reads neither its process, its name nor a
+	// synchronisation record, and a call of another role waits for
+	// nothing: those are looked up for the synchronisations alone.
+	switch role {
+	case RoleStreamSync, RoleDeviceSync, RoleEventSync, RoleEventQuery:
+		pid = t.PID(i)
+		api = t.Name(cs.Name[i])
+		sync, hasSync = r.syncOf[i]
+	}
+	switch role {
 	case RoleCopyBlocking:
-		var ops []int32
+		ops := r.opsBuf[:0]
 		for _, j := range t.OpsOf(i) {
 			if t.Ops.Kind[j] == OpCopy {
 				ops = append(ops, j)
 			}
 		}
+		r.opsBuf = ops
 		if len(ops) > 0 {
 			add(i, WaitCopy, None, ops...)
 		}
 	case RoleCopyAsync:
-		var ops []int32
+		ops := r.opsBuf[:0]
 		for _, j := range t.OpsOf(i) {
 			if t.Ops.Pageable(j) && cs.End[i] > t.Ops.Start[j] {
 				ops = append(ops, j)
 			}
 		}
+		r.opsBuf = ops
 		if len(ops) > 0 {
 			add(i, WaitHeld, None, ops...)
 		}
@@ -891,7 +910,7 @@ func (r *resolver) waitOf(i int32, add func(call int32, kind WaitKind, first int
 		if !hasSync {
 			r.b.assumed.add(AssumeSyncDeviceAllStreams, pid, api, records.NoID, records.NoID, cs.Corr[i])
 		}
-		var ops []int32
+		ops := r.opsBuf[:0]
 		span := r.pidStreams[pid]
 		for s := span[0]; s < span[1]; s++ {
 			if hasSync && sync.Device != t.Streams[s].Device {
@@ -901,6 +920,7 @@ func (r *resolver) waitOf(i int32, add func(call int32, kind WaitKind, first int
 				ops = append(ops, j)
 			}
 		}
+		r.opsBuf = ops
 		if len(ops) > 0 {
 			add(i, WaitDevice, None, ops...)
 		}
@@ -1189,25 +1209,44 @@ func (r *resolver) engines() {
 	// Each copy's start and end as one sortable number: the time doubled,
 	// plus one for a start, so that at equal times an end comes first and
 	// back-to-back copies share an engine. Counted first, so that each
-	// key's edges are allocated once.
-	counts := map[key]int{}
+	// key's edges are allocated once. Consecutive copies are mostly of one
+	// key: the last one's place is kept at hand.
+	var (
+		keys   []key
+		counts []int
+		places = map[key]int{}
+		last   = -1
+	)
+	placeOf := func(k key) int {
+		if last >= 0 && keys[last] == k {
+			return last
+		}
+		n, ok := places[k]
+		if !ok {
+			n = len(keys)
+			places[k] = n
+			keys, counts = append(keys, k), append(counts, 0)
+		}
+		last = n
+		return n
+	}
 	for j := range o.Kind {
 		if o.Kind[j] == OpCopy && o.Dir[j].HostDevice() {
-			counts[key{t.Streams[o.Stream[j]].Device, o.Dir[j]}] += 2
+			counts[placeOf(key{t.Streams[o.Stream[j]].Device, o.Dir[j]})] += 2
 		}
 	}
-	edges := make(map[key][]int64, len(counts))
-	for k, n := range counts {
-		edges[k] = make([]int64, 0, n)
+	edges := make([][]int64, len(keys))
+	for n := range edges {
+		edges[n] = make([]int64, 0, counts[n])
 	}
 	for j := range o.Kind {
 		if o.Kind[j] != OpCopy || !o.Dir[j].HostDevice() {
 			continue
 		}
-		k := key{t.Streams[o.Stream[j]].Device, o.Dir[j]}
-		edges[k] = append(edges[k], o.Start[j]<<1|1, o.End[j]<<1)
+		n := placeOf(key{t.Streams[o.Stream[j]].Device, o.Dir[j]})
+		edges[n] = append(edges[n], o.Start[j]<<1|1, o.End[j]<<1)
 	}
-	for k, es := range edges {
+	for n, es := range edges {
 		slices.Sort(es)
 		most, now := 1, 0
 		for _, e := range es {
@@ -1218,7 +1257,7 @@ func (r *resolver) engines() {
 			}
 			most = max(most, now)
 		}
-		t.Engines = append(t.Engines, Engine{Device: k.dev, Dir: k.dir, Capacity: most})
+		t.Engines = append(t.Engines, Engine{Device: keys[n].dev, Dir: keys[n].dir, Capacity: most})
 	}
 	slices.SortFunc(t.Engines, func(x, y Engine) int { return cmp.Or(cmp.Compare(x.Device, y.Device), cmp.Compare(x.Dir, y.Dir)) })
 }
