@@ -79,6 +79,11 @@ func TestGPUNamedByTheDeviceColumn(t *testing.T) {
 		t.Errorf("device 0 named as two GPUs: %v", err)
 	}
 
+	dir, reports = gpuTraceOf(t, func(s string) string { return strings.ReplaceAll(s, "NVIDIA H200 (0)", "") })
+	if r, err := readMeta(dir, reports); err != nil || r.metas != 0 || r.ops == 0 || !hasGap(r.gaps, records.FactGPU) {
+		t.Errorf("Device cells all empty: %+v, error %v; want no GPU named, and the GPU said unknown", r, err)
+	}
+
 	dir, reports = gpuTraceOf(t, func(s string) string { return strings.ReplaceAll(s, "NVIDIA H200 (0)", "0") })
 	if r, err := readMeta(dir, reports); err != nil || r.metas != 0 || r.ops == 0 || !hasGap(r.gaps, records.FactGPU) {
 		t.Errorf("devices by number alone: %+v, error %v; want no GPU named, and the GPU said unknown", r, err)

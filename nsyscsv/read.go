@@ -658,6 +658,10 @@ func (rd *reader) readGPUNames() error {
 			names = append(names, n.name)
 		}
 	}
+	if len(names) == 0 {
+		rd.lack(records.FactGPU, fmt.Sprintf("%s names no device in its Device cells, so the GPU is unknown: %s", rf.path, nsysdb.UnknownGPUBounds))
+		return nil
+	}
 	slices.Sort(names)
 	rd.gpuName = strings.Join(names, ", ")
 	return nil
