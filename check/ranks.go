@@ -2,13 +2,17 @@ package check
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/nsyscheck/nsyscheck/auditjson"
+	"github.com/nsyscheck/nsyscheck/internal/nsysdb"
 	"github.com/nsyscheck/nsyscheck/ranks"
 	"github.com/nsyscheck/nsyscheck/source"
 )
@@ -139,6 +143,9 @@ func AuditRanks(ctx context.Context, args []string, opts RanksOptions) (*ranks.S
 	if err := oneSessionTwice(asked, todo, shown); err != nil {
 		return nil, nil, err
 	}
+	if err := oneTraceTwice(asked, todo, shown); err != nil {
+		return nil, nil, err
+	}
 	th := opts.Thresholds
 	if th == (ranks.Thresholds{}) {
 		th = ranks.DefaultThresholds
@@ -187,4 +194,53 @@ func oneSessionTwice(asked string, todo []ranks.Audited, shown []string) error {
 		first[a.Audit.SessionStartNs] = i
 	}
 	return nil
+}
+
+// oneTraceTwice refuses two ranks whose captures name no session start
+// (folders of CSV reports) and whose API traces are one, byte for byte: a
+// rank's reports copied under another rank's name, where two ranks' traces
+// never agree to the nanosecond. Audits read back from a shard's JSON are
+// compared where their reports are at hand.
+func oneTraceTwice(asked string, todo []ranks.Audited, shown []string) error {
+	first := map[[sha256.Size]byte]int{}
+	for i, a := range todo {
+		if a.Audit == nil || a.Audit.SessionStartNs > 0 {
+			continue
+		}
+		trace := ""
+		for _, f := range a.Audit.Files {
+			if strings.HasSuffix(f, "_"+nsysdb.ReportAPITrace+".csv") {
+				trace = f
+			}
+		}
+		if trace == "" {
+			continue
+		}
+		sum, err := fileSum(trace)
+		if err != nil {
+			continue // a report no longer there: nothing to compare
+		}
+		if j, ok := first[sum]; ok {
+			return fmt.Errorf("%s: ranks %s and %s are one capture: %s and %s hold the same API trace, byte for byte, where two ranks' calls never agree to the nanosecond: give each rank's own capture",
+				asked, ranks.RankOf(todo[j].Capture), ranks.RankOf(a.Capture), shown[j], shown[i])
+		}
+		first[sum] = i
+	}
+	return nil
+}
+
+// fileSum is the SHA-256 of the file at path.
+func fileSum(path string) ([sha256.Size]byte, error) {
+	var sum [sha256.Size]byte
+	f, err := os.Open(path)
+	if err != nil {
+		return sum, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return sum, err
+	}
+	copy(sum[:], h.Sum(nil))
+	return sum, nil
 }

@@ -103,5 +103,25 @@ func gpuCases() []badCase {
 				return []string{p}
 			},
 			exit: 0, want: []string{"pinned.results.json, beside the capture, was set aside: it is not this program's output (it was run on NVIDIA GH200 480GB, where the capture ran on NVIDIA H200)"}},
+		{group: "ranks of one job", name: "audit --ranks: two folders of CSV reports, one rank's reports copied as another's (CSV reports name no session start; once two ranks)", cmd: "audit",
+			make: func(t *testing.T, dir string) []string {
+				matches, err := filepath.Glob(filepath.Join(shippedDir, "*.csv"))
+				if err != nil || len(matches) == 0 {
+					t.Fatalf("no shipped CSV reports: %v", err)
+				}
+				var args []string
+				for _, rank := range []string{"report.0", "report.1"} {
+					out := filepath.Join(dir, rank)
+					if err := os.MkdirAll(out, 0o755); err != nil {
+						t.Fatal(err)
+					}
+					for _, m := range matches {
+						writeFile(t, filepath.Join(out, rank+strings.TrimPrefix(filepath.Base(m), "pinned")), readFile(t, m))
+					}
+					args = append(args, out)
+				}
+				return append([]string{"--ranks"}, args...)
+			},
+			exit: 2, want: []string{"--ranks: ranks 0 and 1 are one capture", "hold the same API trace, byte for byte"}},
 	}
 }
