@@ -113,7 +113,9 @@ func TestFleetTextFitsWidth(t *testing.T) {
 }
 
 // A rank slower than its peers on another GPU than theirs is said so, in
-// text and Markdown, beside its time against theirs.
+// text and Markdown, beside its time against theirs; and the GPUs the
+// ranks ran on are named, each with its ranks, where they are of more than
+// one kind.
 func TestRanksSlowerOnAnotherGPU(t *testing.T) {
 	s := ranks.Summary{Region: "step", Rows: []ranks.Row{
 		{Rank: "0", Capture: "report.0.sqlite", NowMs: 30, Peers: 2, PeerNowMs: 20, GPU: "Tesla T4", Outlier: true},
@@ -128,9 +130,21 @@ func TestRanksSlowerOnAnotherGPU(t *testing.T) {
 	if err := RanksMarkdown(&md, &s); err != nil {
 		t.Fatal(err)
 	}
+	const kinds = "the ranks ran on 2 kinds of GPU: Tesla T4 (rank 0), NVIDIA H200 (ranks 1, 2); each row's times are set beside its peers' whichever GPU they ran on"
 	for name, out := range map[string]string{"text": text.String(), "markdown": md.String()} {
-		if !strings.Contains(out, want) {
-			t.Errorf("%s lacks %q:\n%s", name, want, out)
+		for _, w := range []string{want, kinds} {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s lacks %q:\n%s", name, w, out)
+			}
 		}
+	}
+	// Ranks of one GPU are not said to be of kinds.
+	one := ranks.Summary{Region: "step", Rows: s.Rows[1:]}
+	text.Reset()
+	if err := RanksText(&text, &one, TextOptions{Width: 1000}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(text.String(), "kinds of GPU") {
+		t.Errorf("ranks of one GPU said to be of kinds:\n%s", text.String())
 	}
 }

@@ -140,6 +140,9 @@ func ranksFindings(s *ranks.Summary) []string {
 	if from := ranksFrom(s); from != "" {
 		out = append(out, from)
 	}
+	if gpus := ranksGPUs(s); gpus != "" {
+		out = append(out, gpus)
+	}
 	for _, f := range s.Findings {
 		r := s.Rows[f.Row]
 		switch f.Kind {
@@ -185,6 +188,36 @@ func ranksFindings(s *ranks.Summary) []string {
 		out = append(out, fmt.Sprintf("pinning should save the copy calls %s of host time over the ranks", ns(saved)))
 	}
 	return out
+}
+
+// ranksGPUs names the GPUs the ranks ran on where they ran on more than
+// one kind, each with its ranks, since a row's times are set beside its
+// peers' whatever they ran on; "" where every rank audited names one GPU
+// (or none).
+func ranksGPUs(s *ranks.Summary) string {
+	var gpus []string
+	of := map[string][]string{}
+	for _, r := range s.Rows {
+		if r.Err != "" || r.GPU == "" {
+			continue
+		}
+		if of[r.GPU] == nil {
+			gpus = append(gpus, r.GPU)
+		}
+		of[r.GPU] = append(of[r.GPU], r.Rank)
+	}
+	if len(gpus) < 2 {
+		return ""
+	}
+	parts := make([]string, len(gpus))
+	for i, g := range gpus {
+		word := "rank"
+		if len(of[g]) > 1 {
+			word = "ranks"
+		}
+		parts[i] = fmt.Sprintf("%s (%s %s)", g, word, strings.Join(of[g], ", "))
+	}
+	return fmt.Sprintf("the ranks ran on %d kinds of GPU: %s; each row's times are set beside its peers' whichever GPU they ran on", len(gpus), strings.Join(parts, ", "))
 }
 
 // ranksFrom says which capture gave which rank, where a capture's name
