@@ -627,12 +627,7 @@ func (rd *reader) readGPUNames() error {
 			return nil
 		}
 		last = append(last[:0], cell...)
-		name, id := strings.TrimSpace(string(cell)), ""
-		if i := strings.LastIndexByte(name, '('); i >= 0 && strings.HasSuffix(name, ")") {
-			name, id = strings.TrimSpace(name[:i]), name[i+1:len(name)-1]
-		} else {
-			name, id = "", name
-		}
+		name, id := deviceCell(string(cell))
 		if first, ok := byID[id]; ok && first.name != name {
 			return csvRowError(rf.path, row, rf.head.Names[col], string(cell),
 				fmt.Sprintf("data row %d names device %s %q, this row another GPU", first.row, id, first.name),

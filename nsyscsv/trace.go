@@ -543,11 +543,19 @@ func csvBytes(cell string, scale float64) (int64, error) {
 
 // deviceIndex extracts the device number from "NVIDIA H200 (0)".
 func deviceIndex(s string) string {
+	_, id := deviceCell(s)
+	return id
+}
+
+// deviceCell splits a Device cell, "NVIDIA H200 (0)", into the GPU's name
+// and its device id; a cell without the parenthesis is an id alone, of no
+// name.
+func deviceCell(s string) (name, id string) {
 	s = strings.TrimSpace(s)
 	if i := strings.LastIndexByte(s, '('); i >= 0 && strings.HasSuffix(s, ")") {
-		return s[i+1 : len(s)-1]
+		return strings.TrimSpace(s[:i]), s[i+1 : len(s)-1]
 	}
-	return s
+	return "", s
 }
 
 // memKindOf maps a report's memory kind ("Pageable", "Device Static") to
