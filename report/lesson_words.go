@@ -459,19 +459,11 @@ func whyWords(w predictions.Why) string {
 		if w.Dir != "" {
 			what = fmt.Sprintf("the %s sweep's copies", w.Dir)
 		}
-		on := make([]string, len(w.Devices))
-		for i, d := range w.Devices {
-			on[i] = fmt.Sprintf("device %d: %s", d.Device, counted(d.N, "copy", "copies"))
-		}
 		return fmt.Sprintf("%s ran on %d GPUs (%s, by %s), so their times are not one GPU's: profile the program with one GPU visible (CUDA_VISIBLE_DEVICES)",
-			what, len(w.Devices), strings.Join(on, ", "), w.CopyTable)
+			what, len(w.Devices), devicesWords(w.Devices, "copy", "copies"), w.CopyTable)
 	case predictions.KernelsOnGPUs:
-		on := make([]string, len(w.Devices))
-		for i, d := range w.Devices {
-			on[i] = fmt.Sprintf("device %d: %s", d.Device, plural(d.N, "kernel"))
-		}
 		return fmt.Sprintf("the timed kernels ran on %d GPUs (%s, by %s), so the two variants' times are not one GPU's: profile the program with one GPU visible (CUDA_VISIBLE_DEVICES)",
-			len(w.Devices), strings.Join(on, ", "), w.KernelTable)
+			len(w.Devices), devicesWords(w.Devices, "kernel", "kernels"), w.KernelTable)
 	case predictions.RangeHoldsNoCopies:
 		return fmt.Sprintf("NVTX range %q holds no %s cudaMemcpy or cudaMemcpyAsync copies on thread %s", w.Range, w.Kind, threadID(w.Thread))
 	case predictions.MemcpyWithoutCopy:
@@ -791,3 +783,13 @@ func tableViewOf(t predictions.Table) tableView {
 
 // noteWords is a table's note in words.
 func noteWords(f predictions.Fact) string { return factWords(f) }
+
+// devicesWords counts the records on each device: "device 0: 129 copies,
+// device 1: 1 copy".
+func devicesWords(ds []predictions.DeviceCount, one, many string) string {
+	on := make([]string, len(ds))
+	for i, d := range ds {
+		on[i] = fmt.Sprintf("device %d: %s", d.Device, counted(d.N, one, many))
+	}
+	return strings.Join(on, ", ")
+}
