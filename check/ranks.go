@@ -199,30 +199,41 @@ func oneSessionTwice(asked string, todo []ranks.Audited, shown []string) error {
 // oneTraceTwice refuses two ranks whose captures name no session start
 // (folders of CSV reports) and whose API traces are one, byte for byte: a
 // rank's reports copied under another rank's name, where two ranks' traces
-// never agree to the nanosecond. Audits read back from a shard's JSON are
-// compared where their reports are at hand.
+// never agree to the nanosecond. Only traces of one size are read and
+// compared; audits read back from a shard's JSON are compared where their
+// reports are at hand.
 func oneTraceTwice(asked string, todo []ranks.Audited, shown []string) error {
-	first := map[[sha256.Size]byte]int{}
+	traces := make([]string, len(todo))
+	sizes := make([]int64, len(todo))
+	ofSize := map[int64]int{} // traces of each size
 	for i, a := range todo {
 		if a.Audit == nil || a.Audit.SessionStartNs > 0 {
 			continue
 		}
-		trace := ""
 		for _, f := range a.Audit.Files {
 			if strings.HasSuffix(f, "_"+nsysdb.ReportAPITrace+".csv") {
-				trace = f
+				traces[i] = f
 			}
 		}
-		if trace == "" {
+		if st, err := os.Stat(traces[i]); traces[i] != "" && err == nil {
+			sizes[i] = st.Size()
+			ofSize[sizes[i]]++
+		} else {
+			traces[i] = "" // a report no longer there: nothing to compare
+		}
+	}
+	first := map[[sha256.Size]byte]int{}
+	for i, trace := range traces {
+		if trace == "" || ofSize[sizes[i]] < 2 {
 			continue
 		}
 		sum, err := fileSum(trace)
 		if err != nil {
-			continue // a report no longer there: nothing to compare
+			continue
 		}
 		if j, ok := first[sum]; ok {
 			return fmt.Errorf("%s: ranks %s and %s are one capture: %s and %s hold the same API trace, byte for byte, where two ranks' calls never agree to the nanosecond: give each rank's own capture",
-				asked, ranks.RankOf(todo[j].Capture), ranks.RankOf(a.Capture), shown[j], shown[i])
+				asked, ranks.RankOf(todo[j].Capture), ranks.RankOf(todo[i].Capture), shown[j], shown[i])
 		}
 		first[sum] = i
 	}
